@@ -1,0 +1,335 @@
+"""The `pi-session` command line: one click group, thin commands, errors as one clean line.
+
+Commands only parse options, call the library and print; every failure the library can raise
+is turned into a one-line message and an exit code (1 usage, 2 bad input, 3 remote/auth).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from exporter import __version__
+from exporter.discover import (
+    SessionLookupError,
+    resolve_session_arg,
+    scan_summary,
+    session_files,
+)
+from exporter.formatting import fmt_cost, fmt_datetime, fmt_duration, fmt_int, one_line
+from exporter.loader import SessionFormatError, load_session
+from exporter.session import Session
+from exporter.usage import Usage, compute_stats
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class CliError(click.ClickException):
+    """A clean one-line failure with a chosen exit code."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"pi-session: error: {self.format_message()}", err=True)
+
+
+class SessionGroup(click.Group):
+    """Maps library exceptions to clean errors so no input ever shows a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from exporter.publish.errors import PublishError
+
+        try:
+            return super().invoke(ctx)
+        except (SessionFormatError, SessionLookupError) as error:
+            raise CliError(str(error), 2) from None
+        except PublishError as error:
+            raise CliError(str(error), error.exit_code) from None
+        except UnicodeError as error:
+            raise CliError(f"text encoding problem: {error}", 2) from None
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            raise CliError(f"{where}{error.strerror or error}", 2) from None
+
+
+def session_argument(func: F) -> F:
+    """SESSION plus the options that locate it, shared by every command that reads one."""
+    func = click.option(
+        "--sessions-dir",
+        type=click.Path(file_okay=False, path_type=str),
+        help="Folder of Pi sessions (default: ~/.pi/agent/sessions).",
+    )(func)
+    func = click.option("--demo", is_flag=True, help="Use the real session bundled as a demo.")(
+        func
+    )
+    return click.argument("session", required=False)(func)
+
+
+def open_session(
+    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
+) -> Session:
+    """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
+    path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
+    loaded = load_session(path)
+    if leaf:
+        try:
+            loaded.set_leaf(leaf)
+        except KeyError as error:
+            raise CliError(str(error.args[0]), 1) from None
+    report_diagnostics(loaded)
+    return loaded
+
+
+def report_diagnostics(session: Session, limit: int = 20) -> None:
+    problems = [d for d in session.diagnostics if d.severity != "info"]
+    for diagnostic in problems[:limit]:
+        click.echo(f"pi-session: warning: {diagnostic}", err=True)
+    if len(problems) > limit:
+        click.echo(f"pi-session: warning: … and {len(problems) - limit} more", err=True)
+
+
+@click.group(cls=SessionGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pi-session")
+def cli() -> None:
+    """Export, inspect and share Pi coding-agent sessions."""
+
+
+# --- list ---------------------------------------------------------------------------------
+
+
+@cli.command("list")
+@click.option("--cwd", "cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
+@click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
+@click.option("--sessions-dir", type=click.Path(file_okay=False), help="Folder of Pi sessions.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+def list_command(
+    cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool
+) -> None:
+    """List sessions, newest first, without parsing every message."""
+    if cwd and all_projects:
+        raise CliError("use either --cwd or --all", 1)
+    scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
+    summaries = [scan_summary(p) for p in session_files(sessions_dir, scope)]
+    summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
+    if as_json:
+        for summary in summaries:
+            click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
+        return
+    if not summaries:
+        where = "any project" if scope is None else scope
+        click.echo(f"no sessions for {where}", err=True)
+        return
+    rows = [
+        [
+            fmt_datetime(s.modified)[:16],
+            one_line(s.title, 48),
+            one_line(s.cwd, 30) if scope is None else "",
+            fmt_int(s.messages),
+            str(s.branches),
+            fmt_int(s.tokens),
+            fmt_cost(s.cost),
+            s.id[:8],
+        ]
+        for s in summaries
+    ]
+    headers = [
+        "last activity",
+        "session",
+        "project" if scope is None else "",
+        "messages",
+        "branches",
+        "tokens",
+        "cost",
+        "id",
+    ]
+    keep = [i for i, h in enumerate(headers) if h]
+    click.echo(
+        render_table(
+            [headers[i] for i in keep], [[r[i] for i in keep] for r in rows], right={3, 4, 5, 6}
+        )
+    )
+
+
+def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
+    right = right or set()
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
+
+    def fmt(row: list[str]) -> str:
+        cells = [
+            str(c).rjust(w) if i in right else str(c).ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        return "  ".join(cells).rstrip()
+
+    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+# --- stats --------------------------------------------------------------------------------
+
+
+def stats_document(session: Session) -> dict[str, Any]:
+    """The `stats --json` object; later tools and checks rely on these keys."""
+    stats = compute_stats(session)
+    return {
+        "id": session.id,
+        "name": session.name,
+        "title": session.title,
+        "cwd": session.header.cwd,
+        "parent_session": session.header.parent_session,
+        "version": session.version,
+        "path": session.path,
+        "entries": len(session.entries),
+        "leaf_id": session.leaf_id,
+        "active_path": session.active_path,
+        "branches": len(stats.branches),
+        "forks": len(session.fork_ids),
+        "labels": dict(session.labels),
+        "started": stats.started.isoformat() if stats.started else None,
+        "ended": stats.ended.isoformat() if stats.ended else None,
+        "duration_seconds": stats.duration_seconds,
+        "models": stats.models_used,
+        "messages": dict(stats.roles),
+        "compactions": stats.compactions,
+        "errors": stats.errors,
+        "aborted": stats.aborted,
+        "usage": {
+            "all": stats.all.as_dict(),
+            "active_path": stats.active_path.as_dict(),
+            "by_model": [{"model": m, **u.as_dict()} for m, u in stats.by_model_all],
+            "by_model_active_path": [{"model": m, **u.as_dict()} for m, u in stats.by_model_path],
+            "by_branch": [
+                {
+                    "leaf_id": b.branch.leaf_id,
+                    "fork_id": b.branch.fork_id,
+                    "active": b.branch.is_active,
+                    "entries": b.entries,
+                    "first_prompt": b.first_prompt,
+                    "last_activity": b.last_activity.isoformat() if b.last_activity else None,
+                    **b.usage.as_dict(),
+                }
+                for b in stats.branches
+            ],
+        },
+        "tools": {name: {"calls": t.calls, "errors": t.errors} for name, t in stats.tools.items()},
+        "diagnostics": [d.as_dict() for d in session.diagnostics],
+    }
+
+
+def _usage_rows(items: list[tuple[str, Usage]]) -> list[list[str]]:
+    total = Usage()
+    rows = []
+    for name, usage in items:
+        total.add(usage)
+        rows.append(_usage_cells(name, usage))
+    rows.append(_usage_cells("total", total))
+    return rows
+
+
+def _usage_cells(name: str, usage: Usage) -> list[str]:
+    return [
+        name,
+        fmt_int(usage.turns),
+        fmt_int(usage.input),
+        fmt_int(usage.output),
+        fmt_int(usage.cache_read),
+        fmt_int(usage.cache_write),
+        fmt_cost(usage.cost),
+    ]
+
+
+USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
+
+
+@cli.command("stats")
+@session_argument
+@click.option("--leaf", help="Entry id (or unique prefix) to treat as the active leaf.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def stats_command(
+    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None, as_json: bool
+) -> None:
+    """Header facts and usage tables: this path vs all branches, per model, branch and tool."""
+    loaded = open_session(session, demo, sessions_dir, leaf)
+    if as_json:
+        click.echo(json.dumps(stats_document(loaded), ensure_ascii=False, indent=2))
+        return
+    stats = compute_stats(loaded)
+    numeric = {1, 2, 3, 4, 5, 6}
+    lines = [
+        f"{loaded.title}",
+        f"  id        {loaded.id}  (file v{loaded.version})",
+        f"  project   {loaded.header.cwd or 'unknown'}",
+        f"  started   {fmt_datetime(stats.started)}",
+        f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
+        f"  models    {', '.join(stats.models_used) or 'none'}",
+        f"  entries   {fmt_int(len(loaded.entries))}, messages "
+        + ", ".join(f"{n} {r}" for r, n in stats.roles.most_common()),
+        f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
+        f"{stats.compactions}, labels {stats.labels}, errors {stats.errors}, aborted {stats.aborted}",
+        "",
+        "Usage on this path (root → leaf)",
+        render_table(USAGE_HEADERS, _usage_rows(stats.by_model_path), numeric),
+        "",
+        "Usage on all branches",
+        render_table(USAGE_HEADERS, _usage_rows(stats.by_model_all), numeric),
+        "",
+        "Branches",
+        render_table(
+            ["", "leaf", "forks at", "entries", "tokens", "cost", "first prompt"],
+            [
+                [
+                    "*" if b.branch.is_active else "",
+                    b.branch.leaf_id[:10],
+                    (b.branch.fork_id or "root")[:10],
+                    fmt_int(b.entries),
+                    fmt_int(b.usage.total_tokens),
+                    fmt_cost(b.usage.cost),
+                    one_line(b.first_prompt, 50),
+                ]
+                for b in stats.branches
+            ],
+            {3, 4, 5},
+        ),
+    ]
+    if stats.tools:
+        lines += [
+            "",
+            "Tools",
+            render_table(
+                ["tool", "calls", "errors"],
+                [[n, fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()],
+                {1, 2},
+            ),
+        ]
+    click.echo("\n".join(lines))
+
+
+def _register_commands() -> None:
+    """Commands that live in their own modules (each owns one job) join the group here."""
+    import importlib
+
+    for module, name in (
+        ("exporter.export_cli", "export_command"),
+        ("exporter.redact_cli", "redact_command"),
+        ("exporter.share_cli", "share_command"),
+    ):
+        with contextlib.suppress(ImportError):  # TODO(dev): drop once every module exists
+            cli.add_command(getattr(importlib.import_module(module), name))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    cli.main(args=argv, prog_name="pi-session")
+
+
+_register_commands()
+
+__all__ = ["CliError", "cli", "main", "open_session", "session_argument", "stats_document"]

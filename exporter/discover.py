@@ -1,0 +1,299 @@
+"""Where sessions live, how a SESSION argument resolves, and a cheap summary for listings.
+
+Listing must stay fast with thousands of sessions, so :func:`scan_summary` reads each line's
+fixed-order prefix (Pi writes ``{"type","id","parentId","timestamp",...}``) and parses only
+the small parts it needs (usage objects, the first prompt, names) instead of every message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from exporter.entries import as_dict, as_number, as_str, blocks_text
+from exporter.session import parse_time
+
+DEMO_FILE_NAME = "demo-session.jsonl"
+
+
+class SessionLookupError(LookupError):
+    """A SESSION argument matched no file, or several."""
+
+
+def agent_dir(env: dict[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    configured = env.get("PI_CODING_AGENT_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
+
+
+def sessions_root(sessions_dir: str | os.PathLike[str] | None = None) -> Path:
+    return Path(sessions_dir).expanduser() if sessions_dir else agent_dir() / "sessions"
+
+
+def encode_cwd(cwd: str) -> str:
+    """Pi's folder name for a project: ``--<cwd minus one leading slash, / \\ : as ->--``."""
+    trimmed = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
+    return "--" + re.sub(r"[/\\:]", "-", trimmed) + "--"
+
+
+def demo_session_path() -> Path:
+    """The real branched session shipped inside the package for ``--demo``."""
+    return Path(str(resources.files("exporter") / "demo" / DEMO_FILE_NAME))
+
+
+def session_files(
+    sessions_dir: str | os.PathLike[str] | None = None, cwd: str | None = None
+) -> list[Path]:
+    """Session files of one project (``cwd``) or of all projects, newest first (by mtime)."""
+    root = sessions_root(sessions_dir)
+    if cwd is not None:
+        folders = [root / encode_cwd(os.path.abspath(cwd))]
+    else:
+        folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+        if root.is_dir():
+            folders.append(root)
+    files: list[tuple[float, Path]] = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in folder.glob("*.jsonl"):
+            try:
+                files.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+    files.sort(key=lambda item: (-item[0], str(item[1])))
+    return [path for _, path in files]
+
+
+def _id_from_name(path: Path) -> str:
+    return path.stem.rsplit("_", 1)[-1]
+
+
+def resolve_session_arg(
+    session: str | None,
+    *,
+    demo: bool = False,
+    sessions_dir: str | os.PathLike[str] | None = None,
+    cwd: str | None = None,
+) -> Path:
+    """A path; else a session id or unique id prefix (this project first); else the latest."""
+    if demo:
+        return demo_session_path()
+    cwd = cwd or os.getcwd()
+    if session is None:
+        latest = session_files(sessions_dir, cwd)
+        if not latest:
+            raise SessionLookupError(
+                f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}; "
+                "pass a SESSION file or id, or --demo"
+            )
+        return latest[0]
+    candidate = Path(session).expanduser()
+    if candidate.is_file():
+        return candidate
+    if candidate.exists():
+        raise SessionLookupError(f"{session} is not a file")
+    for scope in (cwd, None):
+        matches = [
+            p for p in session_files(sessions_dir, scope) if _id_from_name(p).startswith(session)
+        ]
+        unique = sorted(set(matches))
+        if len(unique) == 1:
+            return unique[0]
+        if len(unique) > 1:
+            listed = ", ".join(f"{_id_from_name(p)} ({p.parent.name})" for p in unique[:8])
+            more = f" and {len(unique) - 8} more" if len(unique) > 8 else ""
+            raise SessionLookupError(f"session id prefix {session!r} is ambiguous: {listed}{more}")
+    raise SessionLookupError(f"no session file or session id matches {session!r}")
+
+
+# --- cheap summaries for `list` -----------------------------------------------------------
+
+_PREFIX = re.compile(
+    rb'\{"type":"([A-Za-z_]+)","id":"((?:[^"\\]|\\.)*)","parentId":(null|"(?:[^"\\]|\\.)*"),'
+    rb'"timestamp":"([^"\\]*)"(?:,"message":\{"role":"([A-Za-z]+)")?'
+)
+_USAGE_KEY = b'"usage":'
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    path: Path
+    id: str = ""
+    cwd: str = ""
+    name: str | None = None
+    first_prompt: str | None = None
+    started: datetime | None = None
+    modified: datetime | None = None
+    entries: int = 0
+    messages: int = 0
+    branches: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    version: int = 1
+    error: str | None = None
+    _ids: set[str] = field(default_factory=set, repr=False)
+    _parents: set[str] = field(default_factory=set, repr=False)
+
+    @property
+    def title(self) -> str:
+        return self.name or self.first_prompt or "(no messages)"
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "cwd": self.cwd,
+            "name": self.name,
+            "first_prompt": self.first_prompt,
+            "started": self.started.isoformat() if self.started else None,
+            "modified": self.modified.isoformat() if self.modified else None,
+            "entries": self.entries,
+            "messages": self.messages,
+            "branches": self.branches,
+            "tokens": {
+                "input": self.input,
+                "output": self.output,
+                "cache_read": self.cache_read,
+                "cache_write": self.cache_write,
+            },
+            "cost": round(self.cost, 6),
+            "error": self.error,
+        }
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+
+
+def _add_usage(summary: SessionSummary, usage: Any) -> None:
+    usage = as_dict(usage)
+    summary.input += int(as_number(usage.get("input")))
+    summary.output += int(as_number(usage.get("output")))
+    summary.cache_read += int(as_number(usage.get("cacheRead")))
+    summary.cache_write += int(as_number(usage.get("cacheWrite")))
+    cost = as_dict(usage.get("cost"))
+    total = cost.get("total")
+    if isinstance(total, (int, float)) and not isinstance(total, bool):
+        summary.cost += float(total)
+    else:
+        summary.cost += sum(
+            as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
+        )
+
+
+def _usage_from_tail(raw: bytes) -> Any:
+    at = raw.rfind(_USAGE_KEY)
+    if at < 0:
+        return None
+    tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(tail)
+    except ValueError:
+        return None
+    return value
+
+
+def _note_activity(summary: SessionSummary, timestamp: str | None) -> None:
+    moment = parse_time(timestamp)
+    if moment and (summary.modified is None or moment > summary.modified):
+        summary.modified = moment
+
+
+def scan_summary(path: Path) -> SessionSummary:
+    """Summarise a session for listings without parsing message bodies (see module doc)."""
+    summary = SessionSummary(path=path)
+    try:
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if number == 1:
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")
+                    header = _loads(raw)
+                    if isinstance(header, dict) and header.get("type") == "session":
+                        summary.id = as_str(header.get("id")) or _id_from_name(path)
+                        summary.cwd = as_str(header.get("cwd")) or ""
+                        summary.started = parse_time(header.get("timestamp"))
+                        version = header.get("version")
+                        summary.version = version if isinstance(version, int) else 1
+                        continue
+                    summary.id = _id_from_name(path)
+                if raw.strip():
+                    _scan_line(summary, raw, number)
+    except OSError as error:
+        summary.error = error.strerror or str(error)
+    if summary.version < 2:
+        summary.branches = 1 if summary.entries else 0
+    else:
+        summary.branches = len(summary._ids - summary._parents)
+    summary._ids = set()
+    summary._parents = set()
+    if summary.modified is None:
+        summary.modified = summary.started
+    if summary.modified is None:
+        with contextlib.suppress(OSError):
+            summary.modified = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
+    return summary
+
+
+def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
+    match = _PREFIX.match(raw)
+    if match:
+        entry_type = match.group(1).decode()
+        entry_id = match.group(2).decode("utf-8", errors="replace")
+        parent = match.group(3)
+        timestamp = match.group(4).decode()
+        role = match.group(5).decode() if match.group(5) else None
+        parent_id = None if parent == b"null" else parent[1:-1].decode("utf-8", errors="replace")
+        value: Any = None
+    else:
+        value = _loads(raw)
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            return
+        entry_type = value["type"]
+        entry_id = as_str(value.get("id")) or f"L{number}"
+        parent_id = as_str(value.get("parentId"))
+        timestamp = as_str(value.get("timestamp"))
+        role = as_str(as_dict(value.get("message")).get("role"))
+    if entry_type == "session":
+        return
+    summary.entries += 1
+    summary._ids.add(entry_id)
+    if parent_id and parent_id != entry_id:
+        summary._parents.add(parent_id)
+    if entry_type == "session_info":
+        value = value if value is not None else _loads(raw)
+        name = as_str(as_dict(value).get("name"))
+        summary.name = name.strip() or None if name else None
+        return
+    if entry_type != "message":
+        return
+    summary.messages += 1
+    if role == "assistant":
+        usage = as_dict(value.get("message")).get("usage") if value else _usage_from_tail(raw)
+        if usage is not None:
+            _add_usage(summary, usage)
+        _note_activity(summary, timestamp)
+    elif role == "user":
+        _note_activity(summary, timestamp)
+        if summary.first_prompt is None:
+            value = value if value is not None else _loads(raw)
+            text = blocks_text(as_dict(as_dict(value).get("message")).get("content")).strip()
+            if text:
+                summary.first_prompt = text

@@ -1,0 +1,349 @@
+"""Typed views over raw session entries.
+
+Each class wraps the entry's JSON object (``raw``) instead of copying it: unknown fields are
+kept for free, memory stays close to the parsed JSON, and every accessor is defensive because
+a session file is untrusted and may hold any JSON type in any field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+KNOWN_ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+# Entry types that the model sees (§1.11 of the format reference).
+CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+
+
+def as_str(value: Any) -> str | None:
+    """Return ``value`` when it is a string, else None (fields may hold any JSON type)."""
+    return value if isinstance(value, str) else None
+
+
+def as_number(value: Any) -> float:
+    """Numbers only (bools are not numbers here); anything else counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    return float(value)
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def content_blocks(content: Any) -> list[dict[str, Any]]:
+    """Normalise message content (a string or a list of blocks) to a list of dict blocks."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [block for block in as_list(content) if isinstance(block, dict)]
+
+
+def blocks_text(content: Any) -> str:
+    """The text blocks of some content joined with newlines (Pi's rule for user text)."""
+    parts = [as_str(b.get("text")) for b in content_blocks(content) if b.get("type") == "text"]
+    return "\n".join(p for p in parts if p)
+
+
+@dataclass(slots=True)
+class Entry:
+    """One line of the session file that belongs to the tree.
+
+    ``id`` may differ from ``raw["id"]``: legacy v1 entries get ids derived from their line
+    number, and a duplicate id is renamed so each entry stays addressable.
+    """
+
+    raw: dict[str, Any]
+    line: int
+    id: str
+    parent_id: str | None
+    type: str
+
+    @property
+    def timestamp(self) -> str | None:
+        return as_str(self.raw.get("timestamp"))
+
+    @property
+    def is_known_type(self) -> bool:
+        return self.type in KNOWN_ENTRY_TYPES
+
+
+@dataclass(slots=True)
+class MessageEntry(Entry):
+    """A ``message`` entry; ``role`` tells which message view applies."""
+
+    @property
+    def message(self) -> dict[str, Any]:
+        return as_dict(self.raw.get("message"))
+
+    @property
+    def role(self) -> str:
+        return as_str(self.message.get("role")) or "unknown"
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        return content_blocks(self.message.get("content"))
+
+    @property
+    def text(self) -> str:
+        return blocks_text(self.message.get("content"))
+
+    # assistant ---------------------------------------------------------------
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        if self.role != "assistant":
+            return []
+        return [b for b in self.content if b.get("type") == "toolCall"]
+
+    @property
+    def provider(self) -> str | None:
+        return as_str(self.message.get("provider"))
+
+    @property
+    def model(self) -> str | None:
+        return as_str(self.message.get("model"))
+
+    @property
+    def model_key(self) -> str | None:
+        """``provider/model`` for assistant turns (the key of the per-model tables)."""
+        if self.role != "assistant":
+            return None
+        model = self.model
+        if not model:
+            return None
+        return f"{self.provider}/{model}" if self.provider else model
+
+    @property
+    def stop_reason(self) -> str | None:
+        return as_str(self.message.get("stopReason"))
+
+    @property
+    def error_message(self) -> str | None:
+        return as_str(self.message.get("errorMessage"))
+
+    # toolResult --------------------------------------------------------------
+    @property
+    def tool_call_id(self) -> str | None:
+        return as_str(self.message.get("toolCallId"))
+
+    @property
+    def tool_name(self) -> str | None:
+        return as_str(self.message.get("toolName"))
+
+    @property
+    def is_error(self) -> bool:
+        return self.message.get("isError") is True
+
+    @property
+    def details(self) -> dict[str, Any]:
+        return as_dict(self.message.get("details"))
+
+    # bashExecution -----------------------------------------------------------
+    @property
+    def command(self) -> str:
+        return as_str(self.message.get("command")) or ""
+
+    @property
+    def output(self) -> str:
+        return as_str(self.message.get("output")) or ""
+
+    @property
+    def exit_code(self) -> int | None:
+        code = self.message.get("exitCode")
+        return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+    @property
+    def excluded_from_context(self) -> bool:
+        return self.message.get("excludeFromContext") is True
+
+    # custom (hookMessage in v2) --------------------------------------------
+    @property
+    def custom_type(self) -> str | None:
+        return as_str(self.message.get("customType"))
+
+    @property
+    def display(self) -> bool:
+        return self.message.get("display") is not False
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangeEntry(Entry):
+    @property
+    def thinking_level(self) -> str:
+        return as_str(self.raw.get("thinkingLevel")) or "?"
+
+
+@dataclass(slots=True)
+class ModelChangeEntry(Entry):
+    @property
+    def provider(self) -> str | None:
+        return as_str(self.raw.get("provider"))
+
+    @property
+    def model_id(self) -> str | None:
+        return as_str(self.raw.get("modelId"))
+
+    @property
+    def model_key(self) -> str | None:
+        if not self.model_id:
+            return None
+        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
+
+
+@dataclass(slots=True)
+class CompactionEntry(Entry):
+    @property
+    def summary(self) -> str:
+        return as_str(self.raw.get("summary")) or ""
+
+    @property
+    def first_kept_entry_id(self) -> str | None:
+        return as_str(self.raw.get("firstKeptEntryId"))
+
+    @property
+    def tokens_before(self) -> int:
+        return int(as_number(self.raw.get("tokensBefore")))
+
+    @property
+    def details(self) -> dict[str, Any]:
+        return as_dict(self.raw.get("details"))
+
+
+@dataclass(slots=True)
+class BranchSummaryEntry(Entry):
+    @property
+    def summary(self) -> str:
+        return as_str(self.raw.get("summary")) or ""
+
+    @property
+    def from_id(self) -> str | None:
+        return as_str(self.raw.get("fromId"))
+
+    @property
+    def details(self) -> dict[str, Any]:
+        return as_dict(self.raw.get("details"))
+
+
+@dataclass(slots=True)
+class CustomEntry(Entry):
+    @property
+    def custom_type(self) -> str:
+        return as_str(self.raw.get("customType")) or "?"
+
+    @property
+    def data(self) -> Any:
+        return self.raw.get("data")
+
+
+@dataclass(slots=True)
+class CustomMessageEntry(Entry):
+    @property
+    def custom_type(self) -> str:
+        return as_str(self.raw.get("customType")) or "?"
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        return content_blocks(self.raw.get("content"))
+
+    @property
+    def text(self) -> str:
+        return blocks_text(self.raw.get("content"))
+
+    @property
+    def display(self) -> bool:
+        return self.raw.get("display") is True
+
+
+@dataclass(slots=True)
+class LabelEntry(Entry):
+    @property
+    def target_id(self) -> str | None:
+        return as_str(self.raw.get("targetId"))
+
+    @property
+    def label(self) -> str | None:
+        """The label text; None or "" clears the target's label."""
+        return as_str(self.raw.get("label"))
+
+
+@dataclass(slots=True)
+class SessionInfoEntry(Entry):
+    @property
+    def name(self) -> str | None:
+        name = as_str(self.raw.get("name"))
+        return name.strip() or None if name else None
+
+
+@dataclass(slots=True)
+class UnknownEntry(Entry):
+    """An entry type this version does not know: kept with its raw JSON, shown under "All"."""
+
+
+ENTRY_CLASSES: dict[str, type[Entry]] = {
+    "message": MessageEntry,
+    "thinking_level_change": ThinkingLevelChangeEntry,
+    "model_change": ModelChangeEntry,
+    "compaction": CompactionEntry,
+    "branch_summary": BranchSummaryEntry,
+    "custom": CustomEntry,
+    "custom_message": CustomMessageEntry,
+    "label": LabelEntry,
+    "session_info": SessionInfoEntry,
+}
+
+
+def make_entry(raw: dict[str, Any], line: int, entry_id: str, parent_id: str | None) -> Entry:
+    entry_type = as_str(raw.get("type")) or "unknown"
+    cls = ENTRY_CLASSES.get(entry_type, UnknownEntry)
+    return cls(raw=raw, line=line, id=entry_id, parent_id=parent_id, type=entry_type)
+
+
+@dataclass(slots=True)
+class Header:
+    """The ``session`` line. ``version`` is the file's original version (before migration)."""
+
+    raw: dict[str, Any]
+    line: int
+    version: int
+    synthesized: bool = False
+
+    @property
+    def id(self) -> str:
+        return as_str(self.raw.get("id")) or ""
+
+    @property
+    def timestamp(self) -> str | None:
+        return as_str(self.raw.get("timestamp"))
+
+    @property
+    def cwd(self) -> str:
+        return as_str(self.raw.get("cwd")) or ""
+
+    @property
+    def parent_session(self) -> str | None:
+        return as_str(self.raw.get("parentSession")) or as_str(self.raw.get("branchedFrom"))
+
+
+@dataclass(slots=True)
+class DamagedLine:
+    """A line that could not become an entry; its text is kept so nothing is lost."""
+
+    line: int
+    kind: str
+    message: str
+    text: str

@@ -1,0 +1,62 @@
+"""Human formatting shared by the CLI and the HTML page (numbers, money, dates, durations)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+def fmt_int(value: int | float) -> str:
+    return f"{int(value):,}"
+
+
+def fmt_cost(value: float) -> str:
+    """Dollars with the "$" that Pi's page loses; sub-cent amounts keep 4 decimals."""
+    if value and abs(value) < 0.01:
+        return f"${value:,.4f}"
+    return f"${value:,.2f}"
+
+
+def fmt_tokens_short(value: int | float) -> str:
+    value = int(value)
+    if value < 1000:
+        return str(value)
+    if value < 10_000:
+        return f"{value / 1000:.1f}k"
+    if value < 1_000_000:
+        return f"{value // 1000}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+def fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    seconds = round(seconds)
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h {minutes}m"
+    if hours:
+        return f"{hours}h {minutes}m"
+    if minutes:
+        return f"{minutes}m {secs}s"
+    return f"{secs}s"
+
+
+def fmt_datetime(moment: datetime | None) -> str:
+    """ISO-like date and time with the UTC offset, e.g. ``2025-06-01 10:01:00 +00:00``."""
+    if moment is None:
+        return "unknown"
+    return moment.strftime("%Y-%m-%d %H:%M:%S ") + (
+        moment.strftime("%z")[:3] + ":" + moment.strftime("%z")[3:]
+        if moment.utcoffset() is not None
+        else ""
+    )
+
+
+def one_line(text: str | None, limit: int = 80) -> str:
+    """Collapse whitespace and cut to ``limit`` characters with an ellipsis."""
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

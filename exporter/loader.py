@@ -1,0 +1,323 @@
+"""Bytes -> Session: tolerant JSONL parsing, diagnostics and in-memory v1/v2 -> v3 migration.
+
+This is the only module that knows JSON quirks and legacy versions. It never writes: the
+file is opened read-only, and legacy files are migrated in memory (Pi rewrites them on disk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
+from exporter.session import Diagnostic, Session
+
+CURRENT_VERSION = 3
+_BOM = b"\xef\xbb\xbf"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class SessionFormatError(ValueError):
+    """The input holds nothing usable as a Pi session (empty, binary, another JSON format)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = text.replace("\n", " ").replace("\r", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def iter_parsed_lines(
+    lines: Iterable[bytes], diagnostics: list[Diagnostic], damaged: list[DamagedLine]
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for every line that parses as JSON.
+
+    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines and
+    keeps every unparsable line as a damaged record with a diagnostic.
+    """
+    pending: tuple[int, str, str, bool] | None = None  # a failure we may call "truncated"
+    for number, raw in enumerate(lines, start=1):
+        if number == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        ends_with_newline = raw.endswith(b"\n")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            diagnostics.append(
+                Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes replaced with U+FFFD")
+            )
+        if not text.strip():
+            continue
+        if pending is not None:
+            _record_bad_line(*pending[:3], diagnostics, damaged)
+            pending = None
+        try:
+            value = _decoder.decode(text)
+        except ValueError as error:
+            pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline)
+            continue
+        yield number, value
+    if pending is not None:
+        number, text, error, ends_with_newline = pending
+        if not ends_with_newline:
+            diagnostics.append(
+                Diagnostic(
+                    number,
+                    "truncated",
+                    "last line is cut off (the session was still being written?)",
+                )
+            )
+            damaged.append(DamagedLine(number, "truncated", "last line is cut off", text))
+        else:
+            _record_bad_line(number, text, error, diagnostics, damaged)
+
+
+def _record_bad_line(
+    number: int, text: str, error: str, diagnostics: list[Diagnostic], damaged: list[DamagedLine]
+) -> None:
+    message = f"not valid JSON ({_short(error, 60)})"
+    diagnostics.append(Diagnostic(number, "invalid-json", message))
+    damaged.append(DamagedLine(number, "invalid-json", message, text))
+
+
+def _looks_like_entry(value: dict[str, Any]) -> bool:
+    entry_type = value.get("type")
+    if not isinstance(entry_type, str) or entry_type == "session":
+        return False
+    return entry_type in KNOWN_ENTRY_TYPES or ("id" in value and "parentId" in value)
+
+
+def _header_id_from_path(path: str | None) -> str:
+    if not path:
+        return "unknown"
+    stem = Path(path).name.rsplit(".", 1)[0]
+    return stem.rsplit("_", 1)[-1] or stem
+
+
+def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int) -> int:
+    version = header.get("version")
+    if version is None:
+        return 1
+    if isinstance(version, int) and not isinstance(version, bool) and version in (1, 2, 3):
+        return version
+    if isinstance(version, int) and not isinstance(version, bool) and version > CURRENT_VERSION:
+        diagnostics.append(
+            Diagnostic(line, "newer-version", f"file version {version} is newer; read as v3")
+        )
+        return version
+    diagnostics.append(Diagnostic(line, "bad-version", f"version {version!r} unknown; read as v3"))
+    return CURRENT_VERSION
+
+
+def build_session(
+    parsed: list[tuple[int, Any]],
+    diagnostics: list[Diagnostic],
+    damaged: list[DamagedLine],
+    *,
+    path: str | None = None,
+    leaf_id: str | None = None,
+) -> Session:
+    """Turn parsed JSON lines into a Session (header rules, migration, typed entries)."""
+    header: Header | None = None
+    first_object = next(((n, v) for n, v in parsed if isinstance(v, dict)), None)
+    if first_object and first_object[1].get("type") == "session":
+        line, raw = first_object
+        header = Header(raw=raw, line=line, version=_version_of(raw, diagnostics, line))
+        if not isinstance(raw.get("id"), str):
+            raw_id = _header_id_from_path(path)
+            diagnostics.append(
+                Diagnostic(line, "bad-header", f"header has no string id; using {raw_id!r}")
+            )
+    elif any(isinstance(v, dict) and v.get("type") in KNOWN_ENTRY_TYPES for _, v in parsed):
+        first_entry = next(v for _, v in parsed if isinstance(v, dict) and _looks_like_entry(v))
+        has_ids = any(isinstance(v, dict) and "id" in v for _, v in parsed)
+        synthesized = {
+            "type": "session",
+            "version": CURRENT_VERSION if has_ids else 1,
+            "id": _header_id_from_path(path),
+            "timestamp": as_str(first_entry.get("timestamp")) or "",
+            "cwd": "",
+        }
+        header = Header(raw=synthesized, line=0, version=synthesized["version"], synthesized=True)
+        diagnostics.append(
+            Diagnostic(0, "missing-header", "no session header line; a header was synthesized")
+        )
+    if header is None:
+        name = f"{path}: " if path else ""
+        if not parsed and not damaged:
+            raise SessionFormatError(f"{name}file is empty, not a Pi session")
+        raise SessionFormatError(
+            f"{name}not a Pi session file (no session header and no Pi entries"
+            f"{f'; {len(damaged)} unparsable lines' if damaged else ''})"
+        )
+    if not isinstance(header.raw.get("id"), str):
+        header.raw = {**header.raw, "id": _header_id_from_path(path)}
+    entries = _make_entries(parsed, header, diagnostics, damaged)
+    header.raw.setdefault("version", header.version)
+    return Session.build(
+        header, entries, damaged=damaged, diagnostics=diagnostics, path=path, leaf_id=leaf_id
+    )
+
+
+def _make_entries(
+    parsed: list[tuple[int, Any]],
+    header: Header,
+    diagnostics: list[Diagnostic],
+    damaged: list[DamagedLine],
+) -> list[Entry]:
+    legacy = header.version < 2
+    entries: list[Entry] = []
+    previous_id: str | None = None
+    # Pi resolves v1 firstKeptEntryIndex against every parsed JSON value, header at index 0.
+    id_at_index: dict[int, str] = {}
+    for index, (number, value) in enumerate(parsed):
+        if value is header.raw:
+            continue
+        if not isinstance(value, dict):
+            kind = "not-an-object"
+            message = f"line is JSON {type(value).__name__}, not an object"
+            diagnostics.append(Diagnostic(number, kind, message))
+            damaged.append(DamagedLine(number, kind, message, _dump_raw(value)))
+            continue
+        entry_type = value.get("type")
+        if entry_type == "session":
+            message = "a second session header; ignored like Pi does"
+            diagnostics.append(Diagnostic(number, "extra-header", message))
+            damaged.append(DamagedLine(number, "extra-header", message, _dump_raw(value)))
+            continue
+        if not isinstance(entry_type, str):
+            message = "object has no string 'type'; not a session entry"
+            diagnostics.append(Diagnostic(number, "not-an-entry", message))
+            damaged.append(DamagedLine(number, "not-an-entry", message, _dump_raw(value)))
+            continue
+        if legacy:
+            entry_id = f"L{number}"
+            value["id"] = entry_id
+            value["parentId"] = previous_id
+            _migrate_v1_compaction(value, parsed, id_at_index)
+            id_at_index[index] = entry_id
+            parent_id = previous_id
+        else:
+            entry_id, parent_id = _v3_ids(value, number, diagnostics)
+        if header.version < 3 and entry_type == "message":
+            message = value.get("message")
+            if isinstance(message, dict) and message.get("role") == "hookMessage":
+                message["role"] = "custom"
+        if entry_type == "message" and not isinstance(value.get("message"), dict):
+            diagnostics.append(
+                Diagnostic(number, "bad-message", "message entry without a message object")
+            )
+        if entry_type not in KNOWN_ENTRY_TYPES:
+            diagnostics.append(
+                Diagnostic(
+                    number, "unknown-type", f"unknown entry type {_short(entry_type, 40)!r}", "info"
+                )
+            )
+        entries.append(make_entry(value, number, entry_id, parent_id))
+        previous_id = entry_id
+    return entries
+
+
+def _v3_ids(
+    value: dict[str, Any], number: int, diagnostics: list[Diagnostic]
+) -> tuple[str, str | None]:
+    raw_id = value.get("id")
+    if isinstance(raw_id, str) and raw_id:
+        entry_id = raw_id
+    else:
+        entry_id = f"L{number}"
+        diagnostics.append(
+            Diagnostic(number, "missing-id", f"entry has no string id; using {entry_id!r}")
+        )
+    parent = value.get("parentId", _MISSING)
+    if parent is None:
+        return entry_id, None
+    if isinstance(parent, str):
+        return entry_id, parent
+    kind = "missing-parent" if parent is _MISSING else "bad-parent"
+    diagnostics.append(Diagnostic(number, kind, "entry has no usable parentId; shown as a root"))
+    return entry_id, None
+
+
+_MISSING = object()
+
+
+def _migrate_v1_compaction(
+    value: dict[str, Any], parsed: list[tuple[int, Any]], id_at_index: dict[int, str]
+) -> None:
+    """v1 ``firstKeptEntryIndex`` -> ``firstKeptEntryId`` with Pi's exact index semantics."""
+    if value.get("type") != "compaction" or "firstKeptEntryIndex" not in value:
+        return
+    index = value.pop("firstKeptEntryIndex")
+    if isinstance(index, int) and not isinstance(index, bool) and index in id_at_index:
+        value["firstKeptEntryId"] = id_at_index[index]
+
+
+def _dump_raw(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parse_session_bytes(
+    data: bytes, *, path: str | None = None, leaf_id: str | None = None
+) -> Session:
+    """Load a session from bytes already in memory (tests, stdin, downloads)."""
+    lines = data.split(b"\n")
+    # Re-attach the newline so the truncation check sees which lines were complete.
+    with_newlines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    diagnostics: list[Diagnostic] = []
+    damaged: list[DamagedLine] = []
+    parsed = list(iter_parsed_lines(with_newlines, diagnostics, damaged))
+    return build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
+
+
+def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) -> Session:
+    """Read a session file read-only. Raises SessionFormatError or OSError with clear text."""
+    file_path = os.fspath(path)
+    diagnostics: list[Diagnostic] = []
+    damaged: list[DamagedLine] = []
+    with open(file_path, "rb") as handle:
+        parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
+    return build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+
+
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    yield from handle
+
+
+def dumps_line(value: Any) -> str:
+    """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def session_records(session: Session) -> list[dict[str, Any]]:
+    """Header and entries as JSON objects in file order (v3 after migration)."""
+    header = dict(session.header.raw)
+    header["version"] = CURRENT_VERSION
+    return [header, *(entry.raw for entry in session.entries)]
+
+
+def session_to_jsonl(session: Session) -> str:
+    """The session as v3 JSONL text (what `redact -o` writes and the page lets you download)."""
+    return "".join(dumps_line(record) + "\n" for record in session_records(session))
+
+
+def session_from_records(
+    records: Iterable[dict[str, Any]], *, path: str | None = None, leaf_id: str | None = None
+) -> Session:
+    """Build a Session from JSON objects (e.g. a redacted copy); line numbers are positions."""
+    parsed = [(number, record) for number, record in enumerate(records, start=1)]
+    return build_session(parsed, [], [], path=path, leaf_id=leaf_id)

@@ -1,0 +1,449 @@
+"""The in-memory session: header, typed entries and the tree queries everything else reads.
+
+A ``Session`` is built once by the loader and then only read. Tree facts (children, roots,
+active path, branches, tool-call pairing) are computed in O(n) on construction so renderers
+and publishers never scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from exporter.entries import (
+    CONTEXT_ENTRY_TYPES,
+    CompactionEntry,
+    DamagedLine,
+    Entry,
+    Header,
+    LabelEntry,
+    MessageEntry,
+    SessionInfoEntry,
+    as_str,
+    make_entry,
+)
+
+__all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", "parse_time"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something wrong in the file, reported to the user (``line`` is 1-based, 0 = whole file)."""
+
+    line: int
+    kind: str
+    message: str
+    severity: str = "warning"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "kind": self.kind, "message": self.message}
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return f"{where}{self.message} [{self.kind}]"
+
+
+@dataclass(slots=True)
+class Branch:
+    """One leaf of the tree and the entries that only it owns.
+
+    ``fork_id`` is the entry where it leaves an earlier branch (None for the active branch and
+    for separate roots); ``entry_ids`` run from just below the fork down to the leaf, so the
+    branches partition the tree and per-branch totals add up to the whole.
+    """
+
+    leaf_id: str
+    fork_id: str | None
+    entry_ids: list[str]
+    is_active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRef:
+    """Where a tool call lives: the assistant entry and the call's index in its content."""
+
+    entry_id: str
+    block_index: int
+    call_id: str
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse an ISO timestamp (with ``Z``) or epoch milliseconds; None when unusable."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def _sort_key(entry: Entry) -> float:
+    parsed = parse_time(entry.timestamp)
+    return parsed.timestamp() if parsed else float("inf")
+
+
+@dataclass(slots=True)
+class Session:
+    """A loaded session. Build it with :func:`exporter.loader.load_session`."""
+
+    header: Header
+    entries: list[Entry]
+    damaged: list[DamagedLine] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    path: str | None = None
+    leaf_id: str | None = None
+    by_id: dict[str, Entry] = field(default_factory=dict)
+    children: dict[str, list[str]] = field(default_factory=dict)
+    roots: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    label_times: dict[str, str] = field(default_factory=dict)
+    name: str | None = None
+    _call_for_result: dict[str, ToolCallRef] = field(default_factory=dict)
+    _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    _parent: dict[str, str | None] = field(default_factory=dict)
+
+    # construction ------------------------------------------------------------
+    @classmethod
+    def build(
+        cls,
+        header: Header,
+        entries: list[Entry],
+        *,
+        damaged: Iterable[DamagedLine] = (),
+        diagnostics: Iterable[Diagnostic] = (),
+        path: str | None = None,
+        leaf_id: str | None = None,
+    ) -> Session:
+        """Index entries into a tree; repairs (duplicates, cycles, orphans) become diagnostics."""
+        session = cls(
+            header=header,
+            entries=list(entries),
+            damaged=list(damaged),
+            diagnostics=list(diagnostics),
+            path=path,
+        )
+        session._index()
+        session._replay_labels_and_name()
+        session._pair_tool_calls()
+        if leaf_id is not None:
+            session.set_leaf(leaf_id)
+        return session
+
+    def _index(self) -> None:
+        diagnostics = self.diagnostics
+        by_id: dict[str, Entry] = {}
+        for entry in self.entries:
+            if entry.id in by_id:
+                original = entry.id
+                n = 2
+                while f"{original}~{n}" in by_id:
+                    n += 1
+                entry.id = f"{original}~{n}"
+                diagnostics.append(
+                    Diagnostic(
+                        entry.line,
+                        "duplicate-id",
+                        f"id {original!r} already used on line {by_id[original].line}; "
+                        f"kept as {entry.id!r}",
+                    )
+                )
+            by_id[entry.id] = entry
+        self.by_id = by_id
+
+        parent: dict[str, str | None] = {}
+        for entry in self.entries:
+            pid = entry.parent_id
+            if pid is None or pid == entry.id:
+                parent[entry.id] = None
+            elif pid not in by_id:
+                parent[entry.id] = None
+                diagnostics.append(
+                    Diagnostic(
+                        entry.line,
+                        "orphan",
+                        f"parent {pid!r} of entry {entry.id!r} does not exist; shown as a root",
+                    )
+                )
+            else:
+                parent[entry.id] = pid
+        self._break_cycles(parent)
+        self._parent = parent
+
+        children: dict[str, list[str]] = {}
+        roots: list[str] = []
+        for entry in self.entries:
+            pid = parent[entry.id]
+            if pid is None:
+                roots.append(entry.id)
+            else:
+                children.setdefault(pid, []).append(entry.id)
+        for kids in children.values():
+            if len(kids) > 1:
+                kids.sort(key=lambda i: _sort_key(by_id[i]))
+        if len(roots) > 1:
+            roots.sort(key=lambda i: _sort_key(by_id[i]))
+        self.children = children
+        self.roots = roots
+        self.leaf_id = self.entries[-1].id if self.entries else None
+
+    def _break_cycles(self, parent: dict[str, str | None]) -> None:
+        """Find parentId cycles (Pi hangs on them) and cut each at its first entry in file order."""
+        state: dict[str, int] = {}  # 1 = on the current walk, 2 = known to reach a root
+        line_of = {e.id: e.line for e in self.entries}
+        for start in parent:
+            if state.get(start) == 2:
+                continue
+            walk: list[str] = []
+            node: str | None = start
+            while node is not None and state.get(node) is None:
+                state[node] = 1
+                walk.append(node)
+                node = parent[node]
+            if node is not None and state.get(node) == 1:
+                cycle = walk[walk.index(node) :]
+                cut = min(cycle, key=lambda i: line_of[i])
+                parent[cut] = None
+                self.diagnostics.append(
+                    Diagnostic(
+                        line_of[cut],
+                        "cycle",
+                        f"parentId cycle through {len(cycle)} entries; entry {cut!r} "
+                        "made a root to break it",
+                    )
+                )
+            for item in walk:
+                state[item] = 2
+
+    def _replay_labels_and_name(self) -> None:
+        labels: dict[str, str] = {}
+        times: dict[str, str] = {}
+        name: str | None = None
+        for entry in self.entries:
+            if isinstance(entry, LabelEntry):
+                target = entry.target_id
+                if target is None:
+                    continue
+                if entry.label:
+                    labels[target] = entry.label
+                    times[target] = entry.timestamp or ""
+                else:
+                    labels.pop(target, None)
+                    times.pop(target, None)
+            elif isinstance(entry, SessionInfoEntry):
+                name = entry.name
+        # Labels of ids that do not exist are kept: they still say something about the file.
+        self.labels = labels
+        self.label_times = times
+        self.name = name
+
+    def _pair_tool_calls(self) -> None:
+        """Pair each toolResult with the nearest call of the same id above it, per path.
+
+        Ids repeat across branches, so a global map would be wrong; a DFS keeps a stack of
+        visible calls per id and pops them on the way back up, O(n) overall.
+        """
+        visible: dict[str, list[ToolCallRef]] = {}
+        call_for_result: dict[str, ToolCallRef] = {}
+        results_for_call: dict[tuple[str, int], list[str]] = {}
+        by_id = self.by_id
+        stack: list[tuple[str, bool]] = [(r, False) for r in reversed(self.roots)]
+        while stack:
+            entry_id, leaving = stack.pop()
+            entry = by_id[entry_id]
+            is_message = isinstance(entry, MessageEntry)
+            if leaving:
+                if is_message and entry.role == "assistant":
+                    for ref in self._calls_of(entry):
+                        refs = visible.get(ref.call_id)
+                        if refs:
+                            refs.pop()
+                continue
+            if is_message:
+                role = entry.role
+                if role == "assistant":
+                    for ref in self._calls_of(entry):
+                        visible.setdefault(ref.call_id, []).append(ref)
+                elif role == "toolResult":
+                    call_id = entry.tool_call_id
+                    refs = visible.get(call_id) if call_id else None
+                    if refs:
+                        ref = refs[-1]
+                        results_for_call.setdefault((ref.entry_id, ref.block_index), []).append(
+                            entry_id
+                        )
+                        call_for_result[entry_id] = ref
+            stack.append((entry_id, True))
+            kids = self.children.get(entry_id)
+            if kids:
+                stack.extend((k, False) for k in reversed(kids))
+        self._call_for_result = call_for_result
+        self._results_for_call = results_for_call
+
+    @staticmethod
+    def _calls_of(entry: MessageEntry) -> Iterator[ToolCallRef]:
+        content = entry.message.get("content")
+        if not isinstance(content, list):
+            return
+        for index, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                call_id = as_str(block.get("id"))
+                if call_id:
+                    yield ToolCallRef(entry.id, index, call_id)
+
+    # queries ---------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.header.id
+
+    @property
+    def version(self) -> int:
+        return self.header.version
+
+    def set_leaf(self, leaf_id: str) -> None:
+        """Choose which leaf is active (KeyError with a clear message when unknown)."""
+        if leaf_id not in self.by_id:
+            matches = [i for i in self.by_id if i.startswith(leaf_id)]
+            if len(matches) != 1:
+                raise KeyError(f"no entry with id {leaf_id!r} in this session")
+            leaf_id = matches[0]
+        self.leaf_id = leaf_id
+
+    def parent_of(self, entry_id: str) -> str | None:
+        return self._parent.get(entry_id)
+
+    def path_to(self, entry_id: str) -> list[str]:
+        """Entry ids from the root down to ``entry_id`` (cycle-free by construction)."""
+        path: list[str] = []
+        node: str | None = entry_id
+        while node is not None:
+            path.append(node)
+            node = self._parent.get(node)
+        path.reverse()
+        return path
+
+    @property
+    def active_path(self) -> list[str]:
+        return self.path_to(self.leaf_id) if self.leaf_id else []
+
+    def active_entries(self) -> list[Entry]:
+        return [self.by_id[i] for i in self.active_path]
+
+    @property
+    def fork_ids(self) -> list[str]:
+        """Entries with more than one child, in file order."""
+        return [e.id for e in self.entries if len(self.children.get(e.id, ())) > 1]
+
+    @property
+    def leaf_ids(self) -> list[str]:
+        """Entries with no children, in file order."""
+        return [e.id for e in self.entries if e.id not in self.children]
+
+    def walk(self, start: str | None = None) -> Iterator[str]:
+        """Depth-first pre-order over the tree (or a subtree), children in timestamp order."""
+        stack = [start] if start else list(reversed(self.roots))
+        while stack:
+            entry_id = stack.pop()
+            yield entry_id
+            kids = self.children.get(entry_id)
+            if kids:
+                stack.extend(reversed(kids))
+
+    def branches(self) -> list[Branch]:
+        """One branch per leaf, the active one first, then in tree order (see :class:`Branch`)."""
+        owned: set[str] = set()
+        result: list[Branch] = []
+        leaves = set(self.leaf_ids)
+        ordered = [self.leaf_id] if self.leaf_id in leaves else []
+        ordered += [i for i in self.walk() if i in leaves and i != self.leaf_id]
+        for leaf in ordered:
+            ids: list[str] = []
+            node: str | None = leaf
+            while node is not None and node not in owned:
+                ids.append(node)
+                node = self._parent.get(node)
+            ids.reverse()
+            owned.update(ids)
+            result.append(Branch(leaf, node, ids, leaf == self.leaf_id))
+        return result
+
+    def call_for_result(self, result_entry_id: str) -> ToolCallRef | None:
+        return self._call_for_result.get(result_entry_id)
+
+    def result_for_call(
+        self, assistant_entry_id: str, block_index: int, within: set[str] | None = None
+    ) -> Entry | None:
+        """The call's result: the first in file order, or the one among ``within`` ids.
+
+        One call can have several results when the tree forks between call and result.
+        """
+        for result_id in self._results_for_call.get((assistant_entry_id, block_index), ()):
+            if within is None or result_id in within:
+                return self.by_id[result_id]
+        return None
+
+    @property
+    def title(self) -> str:
+        """Session name, else the first user prompt (file order), else the id."""
+        if self.name:
+            return self.name
+        prompt = self.first_prompt()
+        return prompt or (f"Session {self.id}" if self.id else "Untitled session")
+
+    def first_prompt(self, entry_ids: Iterable[str] | None = None) -> str | None:
+        """The first non-empty user text among ``entry_ids`` (default: the whole file)."""
+        source = (self.by_id[i] for i in entry_ids) if entry_ids is not None else self.entries
+        for entry in source:
+            if isinstance(entry, MessageEntry) and entry.role == "user":
+                text = entry.text.strip()
+                if text:
+                    return text
+        return None
+
+    def context_status(self) -> dict[str, str]:
+        """For the active path: entry id -> id of the compaction that took it out of context.
+
+        Mirrors ``buildSessionContext`` (§1.11): after a compaction only entries from its
+        ``firstKeptEntryId`` on stay; an unknown ``firstKeptEntryId`` keeps nothing before it.
+        Only the entries the model would otherwise see are marked.
+        """
+        path = self.active_path
+        position = {entry_id: i for i, entry_id in enumerate(path)}
+        dropped: dict[str, str] = {}
+        for index, entry_id in enumerate(path):
+            entry = self.by_id[entry_id]
+            if not isinstance(entry, CompactionEntry):
+                continue
+            kept_from = position.get(entry.first_kept_entry_id or "", index)
+            kept_from = min(kept_from, index)
+            for earlier in path[:kept_from]:
+                candidate = self.by_id[earlier]
+                if earlier not in dropped and candidate.type in CONTEXT_ENTRY_TYPES:
+                    dropped[earlier] = entry_id
+        # Entries between an older compaction's kept span and a newer compaction stay dropped
+        # only if the newer one drops them; the loop above already applies that ordering.
+        return dropped
+
+    def entry(self, entry_id: str) -> Entry:
+        return self.by_id[entry_id]
+
+    def iter_messages(self, entry_ids: Iterable[str] | None = None) -> Iterator[MessageEntry]:
+        source = (self.by_id[i] for i in entry_ids) if entry_ids is not None else self.entries
+        for entry in source:
+            if isinstance(entry, MessageEntry):
+                yield entry
+
+
+def new_entry(raw: dict[str, Any], line: int, entry_id: str, parent_id: str | None) -> Entry:
+    """Re-exported for the loader and for code that builds sessions from records."""
+    return make_entry(raw, line, entry_id, parent_id)

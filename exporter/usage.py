@@ -1,0 +1,271 @@
+"""Tokens and cost: totals for all branches vs the active path, per model, branch and tool.
+
+Pi's page sums every branch into one number; here every total says which scope it covers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from exporter.entries import (
+    CompactionEntry,
+    Entry,
+    MessageEntry,
+    ModelChangeEntry,
+    as_dict,
+    as_number,
+)
+from exporter.session import Branch, Session, parse_time
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token and cost totals of some assistant turns."""
+
+    turns: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: float = 0.0
+    turns_without_usage: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.turns += other.turns
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.total_tokens += other.total_tokens
+        self.cost += other.cost
+        self.turns_without_usage += other.turns_without_usage
+
+    @property
+    def context_tokens(self) -> int:
+        """What the model read this turn: fresh input plus cached prompt."""
+        return self.input + self.cache_read + self.cache_write
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "turns": self.turns,
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "total_tokens": self.total_tokens,
+            "cost": round(self.cost, 6),
+        }
+
+
+def turn_usage(entry: MessageEntry) -> Usage:
+    """Usage of one assistant message; missing usage counts as zero and is noted."""
+    raw = entry.message.get("usage")
+    if not isinstance(raw, dict):
+        return Usage(turns=1, turns_without_usage=1)
+    cost = as_dict(raw.get("cost"))
+    total_cost = cost.get("total")
+    if isinstance(total_cost, (int, float)) and not isinstance(total_cost, bool):
+        cost_value = float(total_cost)
+    else:
+        cost_value = sum(
+            as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
+        )
+    tokens = (
+        int(as_number(raw.get("input"))),
+        int(as_number(raw.get("output"))),
+        int(as_number(raw.get("cacheRead"))),
+        int(as_number(raw.get("cacheWrite"))),
+    )
+    total = raw.get("totalTokens")
+    total_tokens = int(as_number(total)) if total is not None else sum(tokens)
+    return Usage(1, *tokens, total_tokens=total_tokens, cost=cost_value)
+
+
+def sum_usage(entries: Iterable[Entry]) -> Usage:
+    total = Usage()
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            total.add(turn_usage(entry))
+    return total
+
+
+def usage_by_model(entries: Iterable[Entry]) -> list[tuple[str, Usage]]:
+    """Per ``provider/model``, in first-seen order."""
+    result: dict[str, Usage] = {}
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            key = entry.model_key or "(unknown model)"
+            result.setdefault(key, Usage()).add(turn_usage(entry))
+    return list(result.items())
+
+
+@dataclass(slots=True)
+class ToolStats:
+    calls: int = 0
+    errors: int = 0
+    missing_results: int = 0
+
+
+@dataclass(slots=True)
+class BranchStats:
+    branch: Branch
+    usage: Usage
+    entries: int
+    first_prompt: str | None
+    last_activity: datetime | None
+    labels: list[str]
+
+
+@dataclass(slots=True)
+class ContextPoint:
+    """One assistant turn on the active path, for the context-size chart."""
+
+    entry_id: str
+    context_tokens: int
+    cumulative_cost: float
+    compaction_before: str | None = None
+
+
+@dataclass(slots=True)
+class SessionStats:
+    all: Usage
+    active_path: Usage
+    by_model_all: list[tuple[str, Usage]]
+    by_model_path: list[tuple[str, Usage]]
+    branches: list[BranchStats]
+    tools: dict[str, ToolStats]
+    roles: Counter[str]
+    models_used: list[str]
+    compactions: int
+    labels: int
+    errors: int
+    aborted: int
+    length_stops: int
+    started: datetime | None
+    ended: datetime | None
+    context_series: list[ContextPoint] = field(default_factory=list)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started and self.ended:
+            return max(0.0, (self.ended - self.started).total_seconds())
+        return None
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(t.calls for t in self.tools.values())
+
+
+def _models_used(entries: Iterable[Entry]) -> list[str]:
+    """Models from model changes AND assistant messages (Pi's header counts only the latter)."""
+    seen: dict[str, None] = {}
+    for entry in entries:
+        key = entry.model_key if isinstance(entry, (ModelChangeEntry, MessageEntry)) else None
+        if key:
+            seen.setdefault(key, None)
+    return list(seen)
+
+
+def _tool_stats(session: Session) -> dict[str, ToolStats]:
+    tools: dict[str, ToolStats] = {}
+    for entry in session.iter_messages():
+        if entry.role != "assistant":
+            continue
+        content = entry.message.get("content")
+        if not isinstance(content, list):
+            continue
+        for index, block in enumerate(content):
+            if not isinstance(block, dict) or block.get("type") != "toolCall":
+                continue
+            name = block.get("name") if isinstance(block.get("name"), str) else "(unnamed)"
+            stats = tools.setdefault(name, ToolStats())
+            stats.calls += 1
+            result = session.result_for_call(entry.id, index)
+            if result is None:
+                stats.missing_results += 1
+            elif isinstance(result, MessageEntry) and result.is_error:
+                stats.errors += 1
+    return dict(sorted(tools.items(), key=lambda item: (-item[1].calls, item[0])))
+
+
+def _last_activity(entries: Iterable[Entry]) -> datetime | None:
+    latest: datetime | None = None
+    for entry in entries:
+        moment = parse_time(entry.timestamp)
+        if moment and (latest is None or moment > latest):
+            latest = moment
+    return latest
+
+
+def _context_series(session: Session) -> list[ContextPoint]:
+    series: list[ContextPoint] = []
+    cumulative = 0.0
+    pending_compaction: str | None = None
+    for entry in session.active_entries():
+        if isinstance(entry, CompactionEntry):
+            pending_compaction = entry.id
+        elif isinstance(entry, MessageEntry) and entry.role == "assistant":
+            usage = turn_usage(entry)
+            cumulative += usage.cost
+            series.append(
+                ContextPoint(entry.id, usage.context_tokens, cumulative, pending_compaction)
+            )
+            pending_compaction = None
+    return series
+
+
+def compute_stats(session: Session) -> SessionStats:
+    """Everything the header, tables and chart need, in O(n)."""
+    path_entries = session.active_entries()
+    roles: Counter[str] = Counter()
+    errors = aborted = length = compactions = 0
+    for entry in session.entries:
+        if isinstance(entry, MessageEntry):
+            roles[entry.role] += 1
+            if entry.role == "assistant":
+                reason = entry.stop_reason
+                errors += reason == "error"
+                aborted += reason == "aborted"
+                length += reason == "length"
+        elif isinstance(entry, CompactionEntry):
+            compactions += 1
+    branch_stats = []
+    for branch in session.branches():
+        own = [session.by_id[i] for i in branch.entry_ids]
+        branch_stats.append(
+            BranchStats(
+                branch=branch,
+                usage=sum_usage(own),
+                entries=len(own),
+                first_prompt=session.first_prompt(branch.entry_ids),
+                last_activity=_last_activity(own),
+                labels=[session.labels[i] for i in branch.entry_ids if i in session.labels],
+            )
+        )
+    times = [t for t in (parse_time(e.timestamp) for e in session.entries) if t]
+    started = parse_time(session.header.timestamp) or (min(times) if times else None)
+    if times and started and min(times) < started:
+        started = min(times)
+    return SessionStats(
+        all=sum_usage(session.entries),
+        active_path=sum_usage(path_entries),
+        by_model_all=usage_by_model(session.entries),
+        by_model_path=usage_by_model(path_entries),
+        branches=branch_stats,
+        tools=_tool_stats(session),
+        roles=roles,
+        models_used=_models_used(session.entries),
+        compactions=compactions,
+        labels=len(session.labels),
+        errors=errors,
+        aborted=aborted,
+        length_stops=length,
+        started=started,
+        ended=max(times) if times else started,
+        context_series=_context_series(session),
+    )
