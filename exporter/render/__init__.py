@@ -1,0 +1,258 @@
+"""Session -> one self-contained HTML page (server-rendered; the script only enhances).
+
+Entry points: :func:`render_session`. Templates and static files are found next to the
+package when installed from a wheel (``exporter/_data``) or at the top of a source checkout.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from exporter import __version__
+from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line
+from exporter.loader import session_to_jsonl
+from exporter.render.chart import build_chart
+from exporter.render.view import PageBuilder, anchor_for, damaged_views
+from exporter.session import Session, parse_time
+from exporter.usage import Usage, compute_stats
+
+__all__ = ["RenderOptions", "asset_dir", "render_session"]
+
+_HOME = re.compile(r"^(?:/home|/Users)/[^/]+(?=/|$)")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(slots=True)
+class RenderOptions:
+    """How to render: theme, whether to embed the JSONL, and the leaf to show."""
+
+    theme: str = "auto"  # auto | light | dark
+    embed_jsonl: bool = True
+    source_name: str | None = None
+
+
+def asset_dir(kind: str) -> Path:
+    """``templates`` or ``static``: from the installed wheel, else from the source checkout."""
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "_data" / kind, package.parent / kind):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"pi-session-export is missing its {kind}/ folder (broken install?)")
+
+
+def _short_time(iso: str) -> str:
+    moment = parse_time(iso)
+    if moment is None:
+        return iso
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment.utcoffset() is not None else iso
+
+
+def _compact_iso(iso: str) -> str:
+    """Machine-readable time without sub-seconds (the page shows minutes at most)."""
+    moment = parse_time(iso)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment and moment.utcoffset() is not None and not moment.utcoffset() else iso
+
+
+_KIND_LABELS = {
+    "user": "User",
+    "assistant": "Assistant",
+    "toolResult": "Tool result",
+    "bashExecution": "Shell (!)",
+    "customMessage": "Extension message",
+    "compaction": "Compaction",
+    "branchSummary": "Branch summary",
+    "custom": "Extension data",
+    "marker": "·",
+    "unknown": "Unknown",
+}
+_ROLE_LABELS = {
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "tool results",
+    "bashExecution": "shell commands",
+    "custom": "extension messages",
+}
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(asset_dir("templates"))),
+        autoescape=True,
+        trim_blocks=False,
+        lstrip_blocks=False,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["short_time"] = _short_time
+    env.filters["anchor"] = anchor_for
+    env.filters["compact_iso"] = _compact_iso
+    env.filters["cost"] = fmt_cost
+    env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
+    env.filters["role_label"] = lambda role: _ROLE_LABELS.get(role, role)
+    return env
+
+
+@lru_cache(maxsize=1)
+def _static() -> tuple[str, str]:
+    """The page CSS (with Pygments colours for both themes) and the enhancement script."""
+    from exporter.render.pygments_css import pygments_css
+
+    folder = asset_dir("static")
+    css = _minify_css((folder / "page.css").read_text(encoding="utf-8")) + pygments_css()
+    js = (folder / "page.js").read_text(encoding="utf-8")
+    return css, js
+
+
+def _minify_css(css: str) -> str:
+    """Drop comments and indentation: the CSS ships inside every page."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    css = re.sub(r"\s*\n\s*", "\n", css)
+    return re.sub(r"\s*([{};])\s*", r"\1", css).strip()
+
+
+def _csp(css: str, js: str) -> str:
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+    return (
+        "default-src 'none'; img-src data:; "
+        f"style-src 'sha256-{digest(css)}'; script-src 'sha256-{digest(js)}'; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def display_path(path: str) -> str:
+    """Shorten home directories to ``~`` for display (the data itself is not changed)."""
+    return _HOME.sub("~", path) if path else path
+
+
+def _usage_rows(items: list[tuple[str, Usage]]) -> list[list[str]]:
+    total = Usage()
+    rows = []
+    for name, usage in items:
+        total.add(usage)
+        rows.append(_cells(name, usage))
+    rows.append(_cells("Total", total))
+    return rows
+
+
+def _cells(name: str, usage: Usage) -> list[str]:
+    return [
+        name,
+        fmt_int(usage.turns),
+        fmt_int(usage.input),
+        fmt_int(usage.output),
+        fmt_int(usage.cache_read),
+        fmt_int(usage.cache_write),
+        fmt_cost(usage.cost),
+    ]
+
+
+def _embed(session: Session) -> str:
+    data = gzip.compress(session_to_jsonl(session).encode("utf-8"), 9, mtime=0)
+    return base64.b64encode(data).decode("ascii")
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def render_session(session: Session, options: RenderOptions | None = None) -> str:
+    """Render the whole session (active path + folded branches) to one HTML string."""
+    options = options or RenderOptions()
+    if options.theme not in ("auto", "light", "dark"):
+        raise ValueError(f"unknown theme {options.theme!r} (auto, light or dark)")
+    stats = compute_stats(session)
+    builder = PageBuilder(session, display_path)
+    items = builder.transcript()
+    outline = builder.outline()
+    css, js = _static()
+    branches = []
+    for b in stats.branches:
+        first = b.branch.entry_ids[0] if b.branch.entry_ids else b.branch.leaf_id
+        fork = b.branch.fork_id
+        branches.append(
+            {
+                "active": b.branch.is_active,
+                "fork_anchor": anchor_for(fork) if fork else None,
+                "fork_text": fork or "root",
+                "first_prompt": one_line(b.first_prompt or "(no prompt)", 70),
+                "link": anchor_for(first) if b.branch.is_active else "branch-" + anchor_for(first),
+                "labels": b.labels,
+                "entries": fmt_int(b.entries),
+                "tokens": fmt_int(b.usage.total_tokens),
+                "cost": fmt_cost(b.usage.cost),
+                "last_activity": _iso(b.last_activity),
+            }
+        )
+    labels = [
+        {
+            "anchor": anchor_for(target),
+            "label": label,
+            "text": one_line(_entry_text(session, target), 60),
+        }
+        for target, label in session.labels.items()
+        if target in session.by_id
+    ]
+    source = options.source_name or (Path(session.path).name if session.path else "session.jsonl")
+    context = {
+        "version": __version__,
+        "theme": options.theme,
+        "csp": _csp(css, js),
+        "css": Markup(css),
+        "js": Markup(js),
+        "title": session.title if len(session.title) <= 120 else one_line(session.title, 120),
+        "started": _iso(stats.started),
+        "ended": _iso(stats.ended),
+        "duration": fmt_duration(stats.duration_seconds),
+        "cwd": display_path(session.header.cwd),
+        "session_id": session.id,
+        "parent_session": session.header.parent_session,
+        "models": stats.models_used,
+        "entry_count": len(session.entries),
+        "roles": stats.roles.most_common(),
+        "tools": list(stats.tools.items()),
+        "branch_count": len(stats.branches),
+        "compactions": stats.compactions,
+        "label_count": len(session.labels),
+        "errors": stats.errors,
+        "aborted": stats.aborted,
+        "cost_path": fmt_cost(stats.active_path.cost),
+        "cost_all": fmt_cost(stats.all.cost),
+        "labels": labels,
+        "diagnostics": [d for d in session.diagnostics if d.severity != "info"],
+        "usage_scopes": [
+            {"caption": "This path (root → current leaf)", "rows": _usage_rows(stats.by_model_path)},
+            {"caption": "All branches", "rows": _usage_rows(stats.by_model_all)},
+        ],
+        "branches": branches if len(branches) > 1 else [],
+        "chart": build_chart(stats.context_series),
+        "items": items,
+        "outline": outline,
+        "path_length": len(session.active_path),
+        "damaged": damaged_views(session.damaged),
+        "embed": _embed(session) if options.embed_jsonl else None,
+        "download_name": f"{session.id or 'session'}.jsonl",
+        "source_name": source,
+    }
+    html = _environment().get_template("page.html.j2").render(context)
+    if _SURROGATES.search(html):
+        html = _SURROGATES.sub("\ufffd", html)
+    return html
+
+
+def _entry_text(session: Session, entry_id: str) -> str:
+    from exporter.render.view import outline_text
+
+    return outline_text(session.by_id[entry_id])[0]

@@ -1,0 +1,100 @@
+"""An inline SVG chart (no JavaScript): context size per turn and cumulative cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exporter.formatting import fmt_cost, fmt_tokens_short
+from exporter.usage import ContextPoint
+
+WIDTH, HEIGHT = 720, 200
+LEFT, RIGHT, TOP, BOTTOM = 52, 56, 14, 26
+
+
+@dataclass(slots=True)
+class Chart:
+    """Precomputed SVG geometry; the template only prints these strings."""
+
+    width: int
+    height: int
+    context_path: str
+    cost_path: str
+    compactions: list[tuple[float, str]]
+    y_ticks: list[tuple[float, str]]
+    cost_ticks: list[tuple[float, str]]
+    x_ticks: list[tuple[float, str]]
+    points: list[tuple[float, float, str, str]]
+    turns: int
+    max_context: int
+    total_cost: float
+    plot_left: int = LEFT
+    plot_right: int = WIDTH - RIGHT
+    plot_top: int = TOP
+    plot_bottom: int = HEIGHT - BOTTOM
+
+
+def _nice_max(value: float) -> float:
+    if value <= 0:
+        return 1.0
+    magnitude = 10 ** (len(str(int(value))) - 1) if value >= 1 else 0.01
+    for step in (1, 2, 2.5, 5, 10):
+        if step * magnitude >= value:
+            return step * magnitude
+    return 10 * magnitude
+
+
+def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | None:
+    """None when there is nothing to plot (fewer than two assistant turns)."""
+    if len(series) < 2:
+        return None
+    inner_w = WIDTH - LEFT - RIGHT
+    inner_h = HEIGHT - TOP - BOTTOM
+    max_ctx = _nice_max(max(p.context_tokens for p in series))
+    max_cost = _nice_max(series[-1].cumulative_cost) if series[-1].cumulative_cost > 0 else 1.0
+    n = len(series)
+
+    def x(i: int) -> float:
+        return LEFT + inner_w * i / (n - 1)
+
+    def y_ctx(v: float) -> float:
+        return TOP + inner_h * (1 - v / max_ctx)
+
+    def y_cost(v: float) -> float:
+        return TOP + inner_h * (1 - v / max_cost)
+
+    step = max(1, n // max_points)
+    indices = list(range(0, n, step))
+    if indices[-1] != n - 1:
+        indices.append(n - 1)
+    ctx_path = "M" + " L".join(f"{x(i):.1f},{y_ctx(series[i].context_tokens):.1f}" for i in indices)
+    cost_path = "M" + " L".join(
+        f"{x(i):.1f},{y_cost(series[i].cumulative_cost):.1f}" for i in indices
+    )
+    compactions = [(x(i), p.compaction_before or "") for i, p in enumerate(series) if p.compaction_before]
+    y_ticks = [(y_ctx(max_ctx * f), fmt_tokens_short(max_ctx * f)) for f in (0, 0.5, 1)]
+    cost_ticks = [(y_cost(max_cost * f), fmt_cost(max_cost * f)) for f in (0, 0.5, 1)]
+    x_ticks = [(x(i), str(i + 1)) for i in sorted({0, (n - 1) // 2, n - 1})]
+    points = [
+        (
+            x(i),
+            y_ctx(series[i].context_tokens),
+            series[i].entry_id,
+            f"turn {i + 1}: {series[i].context_tokens:,} tokens in context, "
+            f"{fmt_cost(series[i].cumulative_cost)} so far",
+        )
+        for i in indices
+    ] if n <= 200 else []
+    return Chart(
+        width=WIDTH,
+        height=HEIGHT,
+        context_path=ctx_path,
+        cost_path=cost_path,
+        compactions=compactions,
+        y_ticks=y_ticks,
+        cost_ticks=cost_ticks,
+        x_ticks=x_ticks,
+        points=points,
+        turns=n,
+        max_context=max(p.context_tokens for p in series),
+        total_cost=series[-1].cumulative_cost,
+    )

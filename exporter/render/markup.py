@@ -1,0 +1,269 @@
+"""Markdown (markdown-it-py, raw HTML off, safe links) and syntax highlighting (Pygments).
+
+Everything returned here is safe HTML built from untrusted text: markdown-it escapes text,
+raw HTML is disabled, links are limited to http(s)/mailto/fragments, remote images become
+links (never loaded), and highlighted code is escaped token by token.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from html import escape
+from collections.abc import Iterator
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from mdit_py_plugins.tasklists import tasklists_plugin
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.token import STANDARD_TYPES, Token
+from pygments.util import ClassNotFound
+
+# Highlighting is the slowest part of a render; beyond these sizes code is shown plain
+# (still complete), which keeps big sessions fast to export and small to ship.
+MAX_HIGHLIGHT_CHARS = 60_000
+MAX_HIGHLIGHT_LINES = 1_500
+
+_SAFE_LINK = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
+_DATA_IMAGE = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.I)
+_SAFE_MIME = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
+
+# file extension / name -> Pygments alias (a superset of Pi's map, dockerfile included)
+_EXTENSIONS = {
+    "ts": "typescript",
+    "tsx": "tsx",
+    "mts": "typescript",
+    "cts": "typescript",
+    "js": "javascript",
+    "jsx": "jsx",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "py": "python",
+    "pyi": "python",
+    "rb": "ruby",
+    "rs": "rust",
+    "go": "go",
+    "java": "java",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "swift": "swift",
+    "scala": "scala",
+    "c": "c",
+    "h": "c",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "cs": "csharp",
+    "php": "php",
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "fish": "fish",
+    "ps1": "powershell",
+    "sql": "sql",
+    "html": "html",
+    "htm": "html",
+    "vue": "html",
+    "svelte": "html",
+    "css": "css",
+    "scss": "scss",
+    "less": "less",
+    "json": "json",
+    "jsonl": "json",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "toml": "toml",
+    "ini": "ini",
+    "cfg": "ini",
+    "xml": "xml",
+    "svg": "xml",
+    "md": "markdown",
+    "markdown": "markdown",
+    "lua": "lua",
+    "r": "r",
+    "pl": "perl",
+    "ex": "elixir",
+    "exs": "elixir",
+    "erl": "erlang",
+    "hs": "haskell",
+    "ml": "ocaml",
+    "clj": "clojure",
+    "dart": "dart",
+    "zig": "zig",
+    "nix": "nix",
+    "tf": "terraform",
+    "proto": "protobuf",
+    "graphql": "graphql",
+    "diff": "diff",
+    "patch": "diff",
+    "dockerfile": "docker",
+    "mk": "make",
+    "cmake": "cmake",
+    "gradle": "groovy",
+}
+_FILE_NAMES = {
+    "dockerfile": "docker", "containerfile": "docker", "makefile": "make",
+    "gnumakefile": "make", "cmakelists.txt": "cmake", "gemfile": "ruby", "rakefile": "ruby",
+    ".bashrc": "bash", ".zshrc": "bash", ".profile": "bash",
+}  # fmt: skip
+
+
+def _validate_link(url: str) -> bool:
+    return bool(_SAFE_LINK.match(url.strip())) or bool(_DATA_IMAGE.match(url.strip()))
+
+
+@lru_cache(maxsize=128)
+def lexer_for(language: str | None) -> Lexer | None:
+    """A cached Pygments lexer for an alias (None when unknown: plain text, never a guess)."""
+    if not language:
+        return None
+    try:
+        return get_lexer_by_name(language.lower(), stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+def language_for_path(path: str | None) -> str | None:
+    """Language alias from a file name: its extension, or well-known names like Dockerfile."""
+    if not path:
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name in _FILE_NAMES:
+        return _FILE_NAMES[name]
+    if name.startswith("dockerfile"):
+        return "docker"
+    if "." not in name:
+        return None
+    return _EXTENSIONS.get(name.rsplit(".", 1)[-1])
+
+
+_PLAIN = frozenset(
+    {Token.Text, Token.Text.Whitespace, Token.Punctuation, Token.Name, Token.Name.Other,
+     Token.Generic, Token.Other}
+)  # fmt: skip
+
+
+def _css_class(token_type: Any) -> str:
+    while token_type not in STANDARD_TYPES:
+        token_type = token_type.parent
+    return STANDARD_TYPES[token_type]
+
+
+def highlight_lines(text: str, language: str | None, first: int | None = None) -> list[str]:
+    """Escaped HTML per line, with token spans that never cross a line break.
+
+    Splitting per line lets callers show the first or last lines and fold the rest. With
+    ``first`` only that many leading lines are highlighted (what a reader sees before
+    expanding; the rest stays plain), which keeps big pages small and fast to build.
+    Oversized input is returned escaped but not highlighted.
+    """
+    lexer = lexer_for(language)
+    if lexer is None:
+        return [escape(line, quote=False) for line in text.split("\n")]
+    if first is not None:
+        cut = -1
+        for _ in range(first):
+            cut = text.find("\n", cut + 1)
+            if cut < 0:
+                break
+        if cut >= 0:
+            head = highlight_lines(text[:cut], language)
+            return head + [escape(line, quote=False) for line in text[cut + 1 :].split("\n")]
+    if len(text) > MAX_HIGHLIGHT_CHARS or text.count("\n") > MAX_HIGHLIGHT_LINES:
+        return [escape(line, quote=False) for line in text.split("\n")]
+    lines: list[str] = []
+    current: list[str] = []
+    for css, value in _merged_tokens(lexer, text):
+        for index, piece in enumerate(value.split("\n")):
+            if index:
+                lines.append("".join(current))
+                current = []
+            if piece:
+                escaped = escape(piece, quote=False)
+                current.append(f"<span class={css}>{escaped}</span>" if css else escaped)
+    lines.append("".join(current))
+    if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
+    """Tokens as (css class, text), merging neighbours of the same class; plain names,
+    punctuation and whitespace get no class (they are not coloured), so most of a file's
+    tokens need no markup at all."""
+    css_now, buffer = "", []
+    for token_type, value in lexer.get_tokens(text):
+        css = "" if token_type in _PLAIN else _css_class(token_type)
+        if css != css_now and buffer:
+            yield css_now, "".join(buffer)
+            buffer = []
+        css_now = css
+        buffer.append(value)
+    if buffer:
+        yield css_now, "".join(buffer)
+
+
+def highlight(text: str, language: str | None) -> Markup:
+    return Markup("\n".join(highlight_lines(text, language)))
+
+
+def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    info = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    language = info.lower() if lexer_for(info) else None
+    body = "\n".join(highlight_lines(token.content.rstrip("\n"), language))
+    label = f'<span class="code-lang">{escape(info)}</span>' if info else ""
+    return f'<div class="code">{label}<pre><code>{body}</code></pre></div>\n'
+
+
+def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """Inline data: images render; remote images become plain links (never fetched)."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = escape(renderer.renderInlineAsText(token.children or [], options, env))
+    if _DATA_IMAGE.match(src):
+        return f'<img class="md-img" src="{escape(src)}" alt="{alt}">'
+    label = alt or escape(src)
+    return f'<a class="remote-img" href="{escape(src)}" rel="noreferrer noopener">🖼 {label}</a>'
+
+
+def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    href = str(token.attrGet("href") or "")
+    if not href.startswith("#"):
+        token.attrSet("rel", "noreferrer noopener")
+    return renderer.renderToken(tokens, idx, options, env)
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
+    md.enable(["table", "strikethrough"])
+    md.use(tasklists_plugin)
+    md.validateLink = _validate_link
+    md.add_render_rule("fence", _fence)
+    md.add_render_rule("code_block", _fence)
+    md.add_render_rule("image", _image)
+    md.add_render_rule("link_open", _link_open)
+    return md
+
+
+def markdown(text: str) -> Markup:
+    """Render untrusted Markdown to safe HTML."""
+    if not text:
+        return Markup("")
+    return Markup(_markdown().render(text))
+
+
+def safe_image_src(mime_type: Any, data: Any) -> str | None:
+    """A data: URI for an image block, or None when its MIME type or data is not safe."""
+    if not isinstance(mime_type, str) or mime_type.lower() not in _SAFE_MIME:
+        return None
+    if not isinstance(data, str) or not _BASE64.match(data):
+        return None
+    return f"data:{mime_type.lower()};base64,{data}"

@@ -1,0 +1,299 @@
+"""View models for tool calls: one small object per call that the template can print as is.
+
+Each built-in tool (bash, read, write, edit, ls, find, grep) gets a tailored view; any other
+tool shows its name, its arguments as highlighted JSON and its result text. Long text is
+folded, never cut: the hidden part is in the page inside a <details> block.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from markupsafe import Markup
+
+from exporter.entries import MessageEntry, as_dict, as_number, as_str, content_blocks
+from exporter.render.markup import highlight_lines, language_for_path, safe_image_src
+
+BASH_TAIL_LINES = 12
+READ_HEAD_LINES = 12
+GENERIC_HEAD_LINES = 12
+DIFF_FOLD_LINES = 60
+_EXIT_CODE = re.compile(r"(?:Command exited with code|exit code:?)\s*(-?\d+)\s*$", re.I)
+
+
+@dataclass(slots=True)
+class Folded:
+    """Some lines of HTML, part visible and part inside a collapsed block."""
+
+    visible: Markup
+    hidden: Markup | None = None
+    hidden_lines: int = 0
+    hidden_first: bool = False  # True: the fold comes before the visible tail (bash output)
+    total_lines: int = 0
+
+
+def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
+    """Fold escaped/highlighted lines so ``keep`` of them show; nothing is dropped."""
+    total = len(lines)
+    if total <= keep + 3:  # folding away two lines helps nobody
+        return Folded(Markup("\n".join(lines)), total_lines=total)
+    if tail:
+        hidden, visible = lines[: total - keep], lines[total - keep :]
+    else:
+        visible, hidden = lines[:keep], lines[keep:]
+    return Folded(
+        Markup("\n".join(visible)),
+        Markup("\n".join(hidden)),
+        len(hidden),
+        hidden_first=tail,
+        total_lines=total,
+    )
+
+
+def plain_lines(text: str) -> list[str]:
+    return [escape(line, quote=False) for line in text.rstrip("\n").split("\n")] if text else []
+
+
+@dataclass(slots=True)
+class ImageView:
+    src: str | None
+    mime_type: str
+
+
+@dataclass(slots=True)
+class ToolView:
+    """Everything the template needs for one call and its result."""
+
+    call_id: str
+    name: str
+    kind: str
+    title: str = ""
+    subtitle: str = ""
+    path: str | None = None
+    command: Markup | None = None
+    args_json: Folded | None = None
+    body: Folded | None = None  # content from the arguments (write) or the diff (edit)
+    body_label: str = ""
+    diff: bool = False
+    output: Folded | None = None
+    images: list[ImageView] = field(default_factory=list)
+    status: str = "pending"  # ok | error | pending
+    exit_code: int | None = None
+    notes: list[str] = field(default_factory=list)
+    result_entry_id: str | None = None
+    result_time: str | None = None
+    invalid_args: list[str] = field(default_factory=list)
+    same_output_as: str | None = None  # anchor of an earlier result with identical output
+
+
+def _arg(args: dict[str, Any], name: str, view: ToolView) -> str | None:
+    value = args.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    view.invalid_args.append(name)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _json_lines(value: Any) -> list[str]:
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return highlight_lines(text, "json")
+
+
+def _result_text(result: MessageEntry | None) -> str:
+    return result.text if result else ""
+
+
+def _result_images(result: MessageEntry | None) -> list[ImageView]:
+    if result is None:
+        return []
+    images = []
+    for block in result.content:
+        if block.get("type") == "image":
+            mime = as_str(block.get("mimeType")) or "?"
+            images.append(ImageView(safe_image_src(mime, block.get("data")), mime))
+    return images
+
+
+_DIFF_TAGS = {"+": ("<ins>", "</ins>"), "-": ("<del>", "</del>"), "@": ('<span class="dh">', "</span>")}
+_CONTEXT = ("<span>", "</span>")
+
+
+def _diff_lines(diff: str) -> list[str]:
+    """One short block element per diff line, coloured by its leading +/- (Pi diffs carry
+    line numbers after it); <ins>/<del> keep the markup small and say what the line is."""
+    out = []
+    for line in diff.rstrip("\n").split("\n"):
+        opening, closing = _DIFF_TAGS.get(line[:1], _CONTEXT)
+        out.append(f"{opening}{escape(line, quote=False)}{closing}")
+    return out
+
+
+def _computed_diff(old: str, new: str, path: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), path, path, n=2
+        )
+    )
+
+
+def build_tool_view(
+    call: dict[str, Any], result: MessageEntry | None, display_path: Any = None
+) -> ToolView:
+    """The view of one ``toolCall`` block and its paired result (None = no result found)."""
+    show = display_path or (lambda p: p)
+    name = as_str(call.get("name")) or "(unnamed tool)"
+    args = call.get("arguments")
+    view = ToolView(call_id=as_str(call.get("id")) or "", name=name, kind="generic")
+    if result is not None:
+        view.status = "error" if result.is_error else "ok"
+        view.result_entry_id = result.id
+        view.result_time = result.timestamp
+    if not isinstance(args, dict):
+        view.args_json = fold(_json_lines(args), GENERIC_HEAD_LINES)
+        view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+        view.images = _result_images(result)
+        return view
+    builder = _BUILDERS.get(name)
+    if builder is None:
+        _generic(view, args, result)
+    else:
+        builder(view, args, result, show)
+    return view
+
+
+def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) -> None:
+    view.args_json = fold(_json_lines(args), GENERIC_HEAD_LINES)
+    view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+    view.images = _result_images(result)
+
+
+def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
+    view.kind = "bash"
+    command = _arg(args, "command", view) or ""
+    view.command = Markup("\n".join(highlight_lines(command, "bash")))
+    timeout = args.get("timeout")
+    if timeout is not None:
+        view.subtitle = f"timeout {as_number(timeout):g}s"
+    text = _result_text(result).rstrip("\n")
+    match = _EXIT_CODE.search(text[-200:])
+    if match:
+        view.exit_code = int(match.group(1))
+    view.output = fold(plain_lines(text), BASH_TAIL_LINES, tail=True)
+    view.images = _result_images(result)
+
+
+def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
+    view.kind = "read"
+    path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
+    view.path = show(path)
+    offset, limit = args.get("offset"), args.get("limit")
+    if offset is not None or limit is not None:
+        start = int(as_number(offset)) or 1
+        view.subtitle = f":{start}-{start + int(as_number(limit)) - 1}" if limit else f":{start}-"
+    text = _result_text(result)
+    language = language_for_path(path)
+    lines = highlight_lines(text.rstrip("\n"), language, READ_HEAD_LINES) if text else []
+    view.output = fold(lines, READ_HEAD_LINES)
+    view.images = _result_images(result)
+    truncation = as_dict(result.details.get("truncation")) if result else {}
+    if truncation:
+        view.notes.append("the read tool truncated this file for the model (see the last line)")
+
+
+def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
+    view.kind = "write"
+    path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
+    view.path = show(path)
+    content = _arg(args, "content", view) or ""
+    language = language_for_path(path)
+    lines = highlight_lines(content.rstrip("\n"), language, READ_HEAD_LINES) if content else []
+    view.subtitle = f"{len(lines):,} lines"
+    view.body = fold(lines, READ_HEAD_LINES)
+    view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+
+
+def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
+    view.kind = "edit"
+    path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
+    view.path = show(path)
+    diff = as_str(result.details.get("diff")) if result else None
+    if not diff:
+        old = _arg(args, "oldText", view) or _arg(args, "old_string", view)
+        new = _arg(args, "newText", view) or _arg(args, "new_string", view)
+        if old is not None or new is not None:
+            diff = _computed_diff(old or "", new or "", path)
+            view.body_label = "diff computed from the call's oldText/newText"
+    if diff:
+        view.diff = True
+        lines = _diff_lines(diff)
+        view.body = fold(lines, DIFF_FOLD_LINES)
+        added = sum(
+            1 for line in diff.split("\n") if line.startswith("+") and not line.startswith("+++")
+        )
+        removed = sum(
+            1 for line in diff.split("\n") if line.startswith("-") and not line.startswith("---")
+        )
+        view.subtitle = f"+{added} −{removed}"
+    view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+
+
+def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
+    view.kind = view.name
+    path = _arg(args, "path", view) or "."
+    view.path = show(path)
+    pattern = _arg(args, "pattern", view)
+    parts = []
+    if pattern:
+        parts.append(f"/{pattern}/" if view.name == "grep" else pattern)
+    for key in ("glob", "limit", "ignoreCase", "context"):
+        if key in args:
+            parts.append(f"{key}={json.dumps(args[key], ensure_ascii=False)}")
+    text = _result_text(result).rstrip("\n")
+    count = len([line for line in text.split("\n") if line.strip()]) if text else 0
+    unit = {"grep": "matching lines", "find": "files", "ls": "entries"}[view.name]
+    view.title = " ".join(parts)
+    view.subtitle = f"{count:,} {unit}"
+    view.output = fold(plain_lines(text), 20)
+
+
+_BUILDERS = {
+    "bash": _bash,
+    "read": _read,
+    "write": _write,
+    "edit": _edit,
+    "ls": _listing,
+    "find": _listing,
+    "grep": _listing,
+}
+
+
+def standalone_result_view(
+    result: MessageEntry, call: dict[str, Any] | None, show: Any
+) -> ToolView:
+    """A result whose call is not in the same block (another branch, or no call found)."""
+    if call is not None:
+        return build_tool_view(call, result, show)
+    view = ToolView(
+        call_id=result.tool_call_id or "", name=result.tool_name or "(unknown tool)", kind="generic"
+    )
+    view.status = "error" if result.is_error else "ok"
+    view.result_entry_id = result.id
+    view.result_time = result.timestamp
+    view.notes.append("no matching tool call was found above this result")
+    view.output = fold(plain_lines(result.text), GENERIC_HEAD_LINES)
+    view.images = _result_images(result)
+    return view
+
+
+def non_text_blocks(content: Any) -> list[dict[str, Any]]:
+    return [b for b in content_blocks(content) if b.get("type") not in ("text", "image")]
