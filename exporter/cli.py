@@ -273,7 +273,8 @@ def stats_command(
         f"  entries   {fmt_int(len(loaded.entries))}, messages "
         + ", ".join(f"{n} {r}" for r, n in stats.roles.most_common()),
         f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
-        f"{stats.compactions}, labels {stats.labels}, errors {stats.errors}, aborted {stats.aborted}",
+        f"{stats.compactions}, labels {stats.labels}, errors {stats.errors}, "
+        f"aborted {stats.aborted}",
         "",
         "Usage on this path (root → leaf)",
         render_table(USAGE_HEADERS, _usage_rows(stats.by_model_path), numeric),

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -61,7 +60,11 @@ def _short_time(iso: str) -> str:
 def _compact_iso(iso: str) -> str:
     """Machine-readable time without sub-seconds (the page shows minutes at most)."""
     moment = parse_time(iso)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment and moment.utcoffset() is not None and not moment.utcoffset() else iso
+    return (
+        moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if moment and moment.utcoffset() is not None and not moment.utcoffset()
+        else iso
+    )
 
 
 _KIND_LABELS = {
@@ -207,7 +210,8 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
     ]
     source = options.source_name or (Path(session.path).name if session.path else "session.jsonl")
     context = {
-        "version": __version__,
+        "tool_version": __version__,
+        "file_version": session.version,
         "theme": options.theme,
         "csp": _csp(css, js),
         "css": Markup(css),
@@ -233,7 +237,10 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
         "labels": labels,
         "diagnostics": [d for d in session.diagnostics if d.severity != "info"],
         "usage_scopes": [
-            {"caption": "This path (root → current leaf)", "rows": _usage_rows(stats.by_model_path)},
+            {
+                "caption": "This path (root → current leaf)",
+                "rows": _usage_rows(stats.by_model_path),
+            },
             {"caption": "All branches", "rows": _usage_rows(stats.by_model_all)},
         ],
         "branches": branches if len(branches) > 1 else [],

@@ -70,20 +70,26 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
     cost_path = "M" + " L".join(
         f"{x(i):.1f},{y_cost(series[i].cumulative_cost):.1f}" for i in indices
     )
-    compactions = [(x(i), p.compaction_before or "") for i, p in enumerate(series) if p.compaction_before]
+    compactions = [
+        (x(i), p.compaction_before or "") for i, p in enumerate(series) if p.compaction_before
+    ]
     y_ticks = [(y_ctx(max_ctx * f), fmt_tokens_short(max_ctx * f)) for f in (0, 0.5, 1)]
     cost_ticks = [(y_cost(max_cost * f), fmt_cost(max_cost * f)) for f in (0, 0.5, 1)]
     x_ticks = [(x(i), str(i + 1)) for i in sorted({0, (n - 1) // 2, n - 1})]
-    points = [
-        (
-            x(i),
-            y_ctx(series[i].context_tokens),
-            series[i].entry_id,
-            f"turn {i + 1}: {series[i].context_tokens:,} tokens in context, "
-            f"{fmt_cost(series[i].cumulative_cost)} so far",
-        )
-        for i in indices
-    ] if n <= 200 else []
+    points = (
+        [
+            (
+                x(i),
+                y_ctx(series[i].context_tokens),
+                series[i].entry_id,
+                f"turn {i + 1}: {series[i].context_tokens:,} tokens in context, "
+                f"{fmt_cost(series[i].cumulative_cost)} so far",
+            )
+            for i in indices
+        ]
+        if n <= 200
+        else []
+    )
     return Chart(
         width=WIDTH,
         height=HEIGHT,

@@ -8,9 +8,9 @@ links (never loaded), and highlighted code is escaped token by token.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from html import escape
-from collections.abc import Iterator
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -229,7 +229,7 @@ def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
     if _DATA_IMAGE.match(src):
         return f'<img class="md-img" src="{escape(src)}" alt="{alt}">'
     label = alt or escape(src)
-    return f'<a class="remote-img" href="{escape(src)}" rel="noreferrer noopener">🖼 {label}</a>'
+    return f'<a class="remote-img" href="{escape(src)}" rel="noreferrer noopener">{label}</a>'
 
 
 def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:

@@ -44,7 +44,8 @@ def pygments_css() -> str:
         return ";".join(f"--h-{css}:{colour}" for css, (colour, _, _) in sorted(colours.items()))
 
     return (
-        "\n" + "\n".join(rules)
+        "\n"
+        + "\n".join(rules)
         + f"\n:root{{{variables(light)}}}"
         + f"\n:root[data-theme=dark]{{{variables(dark)}}}"
         + "\n@media (prefers-color-scheme: dark){:root:not([data-theme=light]){"

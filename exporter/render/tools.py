@@ -124,7 +124,11 @@ def _result_images(result: MessageEntry | None) -> list[ImageView]:
     return images
 
 
-_DIFF_TAGS = {"+": ("<ins>", "</ins>"), "-": ("<del>", "</del>"), "@": ('<span class="dh">', "</span>")}
+_DIFF_TAGS = {
+    "+": ("<ins>", "</ins>"),
+    "-": ("<del>", "</del>"),
+    "@": ('<span class="dh">', "</span>"),
+}
 _CONTEXT = ("<span>", "</span>")
 
 
