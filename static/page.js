@@ -43,7 +43,7 @@
     var open = items.some(function (d) { return !d.open; });
     items.forEach(function (d) { d.open = open; });
   }
-  var toggles = { "toggle-thinking": "details.thinking", "toggle-tools": ".tool details.fold" };
+  var toggles = { "toggle-thinking": "details.thinking", "toggle-tools": ".tool details.fold, details.skill, details.summary-block" };
   Object.keys(toggles).forEach(function (id) {
     var b = $("#" + id);
     show(b);

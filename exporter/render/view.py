@@ -67,6 +67,7 @@ class Part:
     image: ImageView | None = None
     tool_entry_anchor: str | None = None
     redacted: bool = False
+    name: str = ""
 
 
 @dataclass(slots=True)
@@ -322,12 +323,25 @@ class PageBuilder:
         )
 
 
+_SKILL = re.compile(r'^<skill name="([^"]*)"(?: location="([^"]*)")?>\n?(.*?)\n?</skill>\n*', re.S)
+
+
+def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
+    """Pi wraps a skill invocation as ``<skill name=…>body</skill>`` before the prompt."""
+    match = _SKILL.match(text)
+    if not match:
+        return None, text
+    return (match.group(1), match.group(3)), text[match.end() :]
+
+
 def outline_text(entry: Entry) -> tuple[str, str, bool]:
     """Row text, role class and whether the Default filter hides it."""
     if isinstance(entry, MessageEntry):
         role = entry.role
         if role == "user":
-            return f"user: {one_line(entry.text, OUTLINE_CHARS) or '(image)'}", "user", False
+            skill, text = split_skill(entry.text)
+            prefix = f"skill: {skill[0]} · " if skill else ""
+            return f"{prefix}user: {one_line(text, OUTLINE_CHARS) or '(image)'}", "user", False
         if role == "assistant":
             text = one_line(entry.text, OUTLINE_CHARS)
             if entry.stop_reason == "aborted":
@@ -394,7 +408,11 @@ def _message(
     if role == "user":
         view.classes.append("is-user")
         view.parts = _images_of(entry.content)
-        view.html = markdown(entry.text)
+        skill, text = split_skill(entry.text)
+        if skill is not None:
+            name, body = skill
+            view.parts.insert(0, Part("skill", html=markdown(body), name=name))
+        view.html = markdown(text)
     elif role == "assistant":
         _assistant(builder, entry, view, line_set)
     elif role == "toolResult":
@@ -526,7 +544,7 @@ def _branch_summary(
 ) -> None:
     view.kind = "branchSummary"
     view.html = markdown(entry.summary)
-    view.title = "Branch summary" + (f" (from {entry.from_id})" if entry.from_id else "")
+    view.title = f"branched away from {entry.from_id}" if entry.from_id else ""
 
 
 def _custom_message(
