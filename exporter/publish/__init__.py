@@ -1,0 +1,1 @@
+"""Publishers: share an export as a secret GitHub gist or a Hugging Face dataset."""

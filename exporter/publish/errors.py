@@ -1,0 +1,105 @@
+"""Errors shared by every publisher (GitHub gists now, Hugging Face later).
+
+Each error carries a one-line, human message that the CLI prints as is, and the
+process exit code to use, so the CLI never has to know which backend failed.
+Messages must never contain a token: publishers build them from status codes,
+server messages and hints only.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+__all__ = [
+    "AuthError",
+    "NetworkError",
+    "NoTokenError",
+    "NotFoundError",
+    "PublishError",
+    "RateLimitError",
+    "TooLargeError",
+    "ValidationError",
+]
+
+
+def _one_line(message: str) -> str:
+    """Collapse whitespace so a server message can never break the one-line contract."""
+    return " ".join(message.split())
+
+
+class PublishError(Exception):
+    """A publish step failed; ``str(err)`` is the one-line message for the user.
+
+    ``exit_code`` defaults to 3 (remote or auth failure); ``status`` is the HTTP
+    status that caused it, when there was one.
+    """
+
+    exit_code: int = 3
+
+    def __init__(
+        self, message: str, *, status: int | None = None, exit_code: int | None = None
+    ) -> None:
+        self.message = _one_line(message)
+        self.status = status
+        if exit_code is not None:
+            self.exit_code = exit_code
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, status={self.status!r})"
+
+
+class NoTokenError(PublishError):
+    """No credentials were found anywhere we looked."""
+
+
+class AuthError(PublishError):
+    """The server rejected the credentials, or they lack the needed permission."""
+
+
+class RateLimitError(PublishError):
+    """The server asked us to slow down for longer than we are willing to wait.
+
+    ``wait_seconds`` is how long to wait (None if unknown) and ``retry_at`` the
+    local, timezone-aware time after which a retry should succeed.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        wait_seconds: float | None = None,
+        retry_at: datetime | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, status=status)
+        self.wait_seconds = wait_seconds
+        self.retry_at = retry_at
+
+
+class NotFoundError(PublishError):
+    """The remote object (gist, repo) does not exist or is not visible to us."""
+
+
+class ValidationError(PublishError):
+    """The server refused the payload (HTTP 422 and friends)."""
+
+
+class NetworkError(PublishError):
+    """The server could not be reached or kept failing (timeouts, refused, 5xx)."""
+
+
+class TooLargeError(PublishError):
+    """The export is too big for this destination; a usage error, hence exit code 2."""
+
+    exit_code = 2
+
+    def __init__(
+        self, message: str, *, size_bytes: int | None = None, limit_bytes: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.size_bytes = size_bytes
+        self.limit_bytes = limit_bytes

@@ -1,0 +1,794 @@
+"""Share an export as a secret GitHub gist through the REST API (``requests``).
+
+Why the REST API and not ``gh gist create``: it works with a plain token (CI,
+GitHub Enterprise, machines without ``gh``), lets us update the same gist on
+re-share, and gives precise errors. ``gh`` is still used, when present, as one
+place to find a token.
+
+Contract (see docs: REST "Gists", "Rate limits for the REST API"):
+``POST /gists`` -> 201, ``PATCH /gists/{id}`` -> 200, ``DELETE /gists/{id}`` -> 204.
+The token is sent only in the ``Authorization`` header and never appears in a
+message, exception, log line or repr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any, TypedDict
+from urllib.parse import quote, urlsplit
+
+import requests
+
+from exporter.publish.errors import (
+    AuthError,
+    NetworkError,
+    NotFoundError,
+    NoTokenError,
+    PublishError,
+    RateLimitError,
+    TooLargeError,
+    ValidationError,
+)
+
+try:
+    from exporter import __version__ as _VERSION
+except ImportError:  # pragma: no cover - only while the package is half-built
+    _VERSION = "0"
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "DEFAULT_VIEWER",
+    "GIST_MAX_BYTES",
+    "GIST_WARN_BYTES",
+    "Gist",
+    "GistClient",
+    "GistFile",
+    "ShareState",
+    "check_size",
+    "files_size",
+    "github_host",
+    "is_enterprise",
+    "resolve_github_token",
+    "share_files",
+    "viewer_link",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+DEFAULT_VIEWER = "https://gisthost.github.io/"
+DEFAULT_FILENAME = "session.html"
+
+#: The API returns at most 1 MB of content per file; beyond it viewers must
+#: follow ``raw_url`` (gisthost does, gistpreview does not).
+GIST_WARN_BYTES = 1024 * 1024
+#: Files over 10 MB are only promised through ``git clone``, and big uploads
+#: tend to fail with HTTP 502, so refuse by default.
+GIST_MAX_BYTES = 10 * 1024 * 1024
+
+#: Longest rate-limit wait we sit out automatically (once) instead of failing.
+MAX_AUTO_WAIT = 60.0
+#: Wait GitHub recommends for a secondary limit that names no time.
+SECONDARY_LIMIT_WAIT = 60.0
+#: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
+LARGE_BODY_TIMEOUT = 120.0
+
+TOKEN_HINT = (
+    "create a classic token with the `gist` scope (or a fine-grained token with "
+    '"Gists: read and write") and set GH_TOKEN or pass --token, or run `gh auth login`'
+)
+
+
+# --------------------------------------------------------------------------- hosts
+
+
+def _hostname(api_url: str) -> str:
+    return (urlsplit(api_url).hostname or "").lower()
+
+
+def github_host(api_url: str) -> str:
+    """Host that ``gh`` and the token variables refer to (``api.github.com`` -> ``github.com``).
+
+    GHES serves the API at ``https://HOST/api/v3`` (-> ``HOST``), GHE.com at
+    ``https://api.SUB.ghe.com`` (-> ``SUB.ghe.com``).
+    """
+    parts = urlsplit(api_url)
+    host = (parts.hostname or "").lower()
+    if host in ("api.github.com", "github.com"):
+        return "github.com"
+    if host.startswith("api.") and host.endswith(".ghe.com"):
+        return host[len("api.") :]
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+def is_enterprise(api_url: str) -> bool:
+    """True for any API other than api.github.com: public gist viewers can't read those gists."""
+    return _hostname(api_url) not in ("api.github.com", "github.com")
+
+
+def _uses_enterprise_vars(api_url: str) -> bool:
+    """GHES hosts read GH_ENTERPRISE_TOKEN first; github.com and *.ghe.com do not (as in gh)."""
+    return is_enterprise(api_url) and not _hostname(api_url).endswith(".ghe.com")
+
+
+def _state_key(api_url: str) -> str:
+    """Stable key for an API root, so two hosts never share gist ids."""
+    parts = urlsplit(api_url.rstrip("/"))
+    return f"{parts.netloc.lower()}{parts.path}"
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def resolve_github_token(
+    explicit: str | None,
+    api_url: str = DEFAULT_API_URL,
+    env: Mapping[str, str] = os.environ,
+    gh_binary: str = "gh",
+    *,
+    gh_timeout: float = 10.0,
+) -> str:
+    """Find a token: ``--token``, then env vars for the host, then ``gh auth token``.
+
+    For GHES hosts ``GH_ENTERPRISE_TOKEN``/``GITHUB_ENTERPRISE_TOKEN`` come before
+    ``GH_TOKEN``/``GITHUB_TOKEN`` (gh's precedence). Raises ``NoTokenError`` with a
+    one-line hint when nothing is found.
+    """
+    candidates = [explicit]
+    if _uses_enterprise_vars(api_url):
+        candidates += [env.get("GH_ENTERPRISE_TOKEN"), env.get("GITHUB_ENTERPRISE_TOKEN")]
+    candidates += [env.get("GH_TOKEN"), env.get("GITHUB_TOKEN")]
+    for candidate in candidates:
+        if candidate and candidate.strip():
+            return candidate.strip()
+
+    host = github_host(api_url)
+    token = _token_from_gh(gh_binary, host, env, gh_timeout)
+    if token:
+        return token
+
+    if _uses_enterprise_vars(api_url):
+        raise NoTokenError(
+            f"No GitHub token found for {host}: create a token with the `gist` scope on "
+            f"{host} and set GH_ENTERPRISE_TOKEN or pass --token, "
+            f"or run `gh auth login --hostname {host}`."
+        )
+    raise NoTokenError(f"No GitHub token found: {TOKEN_HINT}.")
+
+
+def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: float) -> str | None:
+    """Ask ``gh auth token``; any failure (missing, logged out, hung) just means no token."""
+    search_path = env.get("PATH")
+    if not search_path:
+        return None
+    gh = shutil.which(gh_binary, path=search_path)
+    if gh is None:
+        return None
+    try:
+        proc = subprocess.run(
+            [gh, "auth", "token", "--hostname", host],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        log.debug("`gh auth token` could not be run for %s", host)
+        return None
+    if proc.returncode != 0:
+        log.debug("`gh auth token` exited %d for %s", proc.returncode, host)
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else None
+
+
+# --------------------------------------------------------------------------- model
+
+
+class GistFile(TypedDict):
+    """What we keep of a gist file: enough for viewers and size warnings."""
+
+    raw_url: str
+    size: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Gist:
+    """A created or updated gist; URLs come from GitHub's answer, never built by us."""
+
+    id: str
+    html_url: str
+    files: dict[str, GistFile] = field(default_factory=dict)
+    public: bool = False
+    description: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Gist:
+        """Parse a ``gist`` / ``gist-simple`` body; raise ``PublishError`` if it isn't one."""
+        if not isinstance(data, dict) or not data.get("id"):
+            raise PublishError("GitHub returned an unexpected answer (no gist id in the response).")
+        files: dict[str, GistFile] = {}
+        raw_files = data.get("files")
+        if isinstance(raw_files, dict):
+            for name, info in raw_files.items():
+                if isinstance(info, dict):
+                    files[str(name)] = GistFile(
+                        raw_url=str(info.get("raw_url") or ""),
+                        size=int(info.get("size") or 0),
+                        truncated=bool(info.get("truncated", False)),
+                    )
+        return cls(
+            id=str(data["id"]),
+            html_url=str(data.get("html_url") or ""),
+            files=files,
+            public=bool(data.get("public", False)),
+            description=str(data.get("description") or ""),
+        )
+
+
+# --------------------------------------------------------------------------- client
+
+
+def _format_wait(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, math.ceil(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{math.ceil(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _format_local_time(moment: datetime, now: datetime) -> str:
+    """Local clock time; the date is added only when it isn't today."""
+    fmt = "%H:%M:%S" if moment.date() == now.date() else "%Y-%m-%d %H:%M:%S"
+    zone = moment.strftime("%Z")
+    return f"{moment.strftime(fmt)} {zone}".strip()
+
+
+def _connection_reason(exc: Exception, timeout: float) -> str:
+    """Short, token-free reason for a transport failure."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connection timed out"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return f"no answer within {timeout:g} s"
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        return "connection closed in the middle of the answer"
+    text = str(exc).lower()
+    if "refused" in text:
+        return "connection refused"
+    if any(s in text for s in ("name or service", "nodename", "getaddrinfo", "resolve")):
+        return "host name could not be resolved"
+    if any(s in text for s in ("remotedisconnected", "aborted", "reset by peer", "closed")):
+        return "connection closed by the server"
+    return "connection failed"
+
+
+class GistClient:
+    """Minimal GitHub gist client with retries, rate-limit handling and clear errors.
+
+    ``sleep`` and ``clock`` are injectable so tests run instantly; ``session``
+    lets callers share a ``requests.Session``.
+    """
+
+    def __init__(
+        self,
+        api_url: str = DEFAULT_API_URL,
+        token: str | None = None,
+        *,
+        timeout: float = 30,
+        max_tries: int = 3,
+        sleep: Callable[[float], None] = time.sleep,
+        user_agent: str | None = None,
+        clock: Callable[[], float] = time.time,
+        session: requests.Session | None = None,
+    ) -> None:
+        if not token or not token.strip():
+            raise NoTokenError(f"No GitHub token given: {TOKEN_HINT}.")
+        self.api_url = api_url.rstrip("/")
+        self._token = token.strip()
+        self.timeout = float(timeout)
+        self.max_tries = max(1, int(max_tries))
+        self.user_agent = user_agent or f"pi-session-export/{_VERSION}"
+        self._sleep = sleep
+        self._clock = clock
+        self._session = session or requests.Session()
+        self._where = urlsplit(self.api_url).netloc or self.api_url
+
+    def __repr__(self) -> str:
+        return f"GistClient(api_url={self.api_url!r})"
+
+    def close(self) -> None:
+        """Release pooled connections."""
+        self._session.close()
+
+    def __enter__(self) -> GistClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public API ---------------------------------------------------------------
+
+    def create(self, files: Mapping[str, str], description: str, public: bool = False) -> Gist:
+        """Create a gist (secret unless ``public``); 404 here means the token lacks gist rights."""
+        body = {
+            "description": description,
+            "public": bool(public),
+            "files": {name: {"content": content} for name, content in files.items()},
+        }
+        resp = self._request("POST", "/gists", body=body)
+        return self._gist_or_raise(resp, operation="create")
+
+    def update(
+        self, gist_id: str, files: Mapping[str, str], description: str | None = None
+    ) -> Gist:
+        """Replace the named files (others stay) and the description; id and URLs stay stable."""
+        body: dict[str, Any] = {
+            "files": {name: {"content": content} for name, content in files.items()}
+        }
+        if description is not None:
+            body["description"] = description
+        resp = self._request("PATCH", self._gist_path(gist_id), body=body)
+        return self._gist_or_raise(resp, operation="update", gist_id=gist_id)
+
+    def get(self, gist_id: str) -> Gist:
+        """Fetch a gist (mainly to check sizes/``truncated`` after upload)."""
+        resp = self._request("GET", self._gist_path(gist_id))
+        return self._gist_or_raise(resp, operation="get", gist_id=gist_id)
+
+    def delete(self, gist_id: str) -> None:
+        """Delete a gist; ``NotFoundError`` if it is already gone."""
+        resp = self._request("DELETE", self._gist_path(gist_id))
+        if resp.status_code not in (204, 200):
+            self._raise_for(resp, operation="delete", gist_id=gist_id)
+
+    # -- internals ------------------------------------------------------------------
+
+    @staticmethod
+    def _gist_path(gist_id: str) -> str:
+        # Quote so an id from a tampered state file can't escape the /gists/ path.
+        return f"/gists/{quote(str(gist_id), safe='')}"
+
+    def _headers(self, has_body: bool) -> dict[str, str]:
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": self.user_agent,
+            "Authorization": f"Bearer {self._token}",
+        }
+        if has_body:
+            headers["Content-Type"] = "application/json; charset=utf-8"
+        return headers
+
+    def _scrub(self, text: str) -> str:
+        """Belt and braces: hide the token should a server ever echo it back."""
+        return text.replace(self._token, "***") if self._token else text
+
+    def _request(
+        self, method: str, path: str, *, body: dict[str, Any] | None = None
+    ) -> requests.Response:
+        """Send one API call, retrying transport errors/5xx and one short rate limit."""
+        url = f"{self.api_url}{path}"
+        payload = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        headers = self._headers(payload is not None)
+        timeout = self.timeout
+        if payload is not None and len(payload) > GIST_WARN_BYTES:
+            timeout = max(timeout, LARGE_BODY_TIMEOUT)
+
+        failures = 0
+        waited_for_rate_limit = False
+        while True:
+            try:
+                resp = self._session.request(
+                    method, url, data=payload, headers=headers, timeout=timeout
+                )
+            except requests.exceptions.SSLError as exc:
+                raise NetworkError(
+                    f"TLS error talking to {self._where}; check the --api-url and your "
+                    "certificates (REQUESTS_CA_BUNDLE)."
+                ) from exc
+            except (
+                requests.exceptions.Timeout,
+                requests.exceptions.ConnectionError,
+                requests.exceptions.ChunkedEncodingError,
+            ) as exc:
+                failures += 1
+                reason = _connection_reason(exc, timeout)
+                if failures < self.max_tries:
+                    self._backoff(failures, reason)
+                    continue
+                raise NetworkError(
+                    f"Could not reach GitHub at {self._where} after {failures} "
+                    f"{'try' if failures == 1 else 'tries'} ({reason}); check your network "
+                    "and --api-url, then try again."
+                ) from exc
+
+            if resp.status_code >= 500:
+                failures += 1
+                if failures < self.max_tries:
+                    self._backoff(failures, f"HTTP {resp.status_code}")
+                    continue
+                raise NetworkError(
+                    f"GitHub answered HTTP {resp.status_code} {failures} "
+                    f"{'time' if failures == 1 else 'times'} in a row; it may be having "
+                    "problems or the upload is too big. Try again later, or publish to "
+                    "Hugging Face instead.",
+                    status=resp.status_code,
+                )
+
+            if resp.status_code in (403, 429):
+                wait = self._rate_limit_wait(resp)
+                if wait is not None:
+                    if not waited_for_rate_limit and wait <= MAX_AUTO_WAIT:
+                        waited_for_rate_limit = True
+                        log.info("GitHub rate limit hit; waiting %s before one retry", wait)
+                        self._sleep(wait)
+                        continue
+                    raise self._rate_limit_error(resp, wait)
+            return resp
+
+    def _backoff(self, failures: int, reason: str) -> None:
+        delay = float(min(2 ** (failures - 1), 30))
+        log.info(
+            "GitHub request failed (%s), try %d/%d; retrying in %g s",
+            reason,
+            failures,
+            self.max_tries,
+            delay,
+        )
+        self._sleep(delay)
+
+    def _rate_limit_wait(self, resp: requests.Response) -> float | None:
+        """Seconds to wait if this 403/429 is a rate limit, else None (a permission error)."""
+        retry_after = resp.headers.get("retry-after")
+        if retry_after:
+            try:
+                return max(0.0, float(retry_after))
+            except ValueError:
+                try:
+                    moment = parsedate_to_datetime(retry_after)
+                    return max(0.0, moment.timestamp() - self._clock())
+                except (TypeError, ValueError):
+                    return SECONDARY_LIMIT_WAIT
+        if resp.headers.get("x-ratelimit-remaining") == "0":
+            try:
+                reset = float(resp.headers.get("x-ratelimit-reset", ""))
+            except ValueError:
+                return SECONDARY_LIMIT_WAIT
+            # +1 s: the reset epoch is whole seconds and clocks drift a little.
+            return max(0.0, reset - self._clock()) + 1.0
+        if resp.status_code == 429 or "rate limit" in self._server_message(resp)[0].lower():
+            return SECONDARY_LIMIT_WAIT
+        return None
+
+    def _rate_limit_error(self, resp: requests.Response, wait: float) -> RateLimitError:
+        now_ts = self._clock()
+        now = datetime.fromtimestamp(now_ts, tz=timezone.utc).astimezone()
+        retry_at = datetime.fromtimestamp(now_ts + wait, tz=timezone.utc).astimezone()
+        message, _ = self._server_message(resp)
+        detail = f": {message}" if message else ""
+        return RateLimitError(
+            self._scrub(
+                f"GitHub rate limit reached (HTTP {resp.status_code}{detail}); try again in "
+                f"{_format_wait(wait)}, after {_format_local_time(retry_at, now)}."
+            ),
+            wait_seconds=wait,
+            retry_at=retry_at,
+            status=resp.status_code,
+        )
+
+    def _server_message(self, resp: requests.Response) -> tuple[str, list[str]]:
+        """GitHub's ``message`` and flattened ``errors`` from an error body, if it is JSON."""
+        try:
+            data = resp.json()
+        except ValueError:
+            return "", []
+        if not isinstance(data, dict):
+            return "", []
+        message = str(data.get("message") or "")[:300]
+        details: list[str] = []
+        errors = data.get("errors")
+        if isinstance(errors, list):
+            for err in errors[:5]:
+                if isinstance(err, dict):
+                    text = err.get("message") or " ".join(
+                        str(err[k]) for k in ("resource", "field", "code") if err.get(k)
+                    )
+                    details.append(str(text)[:200])
+                elif err:
+                    details.append(str(err)[:200])
+        return message, details
+
+    def _gist_or_raise(
+        self, resp: requests.Response, *, operation: str, gist_id: str | None = None
+    ) -> Gist:
+        if resp.status_code not in (200, 201):
+            self._raise_for(resp, operation=operation, gist_id=gist_id)
+        try:
+            data = resp.json()
+        except ValueError:
+            raise PublishError(
+                f"GitHub returned HTTP {resp.status_code} with a body that is not JSON.",
+                status=resp.status_code,
+            ) from None
+        return Gist.from_json(data)
+
+    def _raise_for(
+        self, resp: requests.Response, *, operation: str, gist_id: str | None = None
+    ) -> None:
+        """Turn a non-success answer into the matching one-line ``PublishError``."""
+        status = resp.status_code
+        message, details = self._server_message(resp)
+        said = f": {message}" if message else ""
+        if status == 401:
+            text = (
+                f"GitHub rejected the token (401){said}; it is invalid, expired or revoked. "
+                f"Use a new one: {TOKEN_HINT}."
+            )
+            raise AuthError(self._scrub(text), status=status)
+        if status == 404 and operation == "create":
+            text = (
+                "GitHub answered 404 to creating a gist: token cannot create gists "
+                '(missing gist scope?); fine-grained tokens need "Gists: read and write", '
+                "and GitHub App installation tokens cannot use gists."
+            )
+            raise AuthError(text, status=status)
+        if status == 404:
+            text = f"Gist {gist_id} was not found (deleted, or not visible to this token)."
+            raise NotFoundError(self._scrub(text), status=status)
+        if status == 403:
+            text = (
+                f"GitHub refused to {operation} the gist (403){said}; the token lacks "
+                'permission (classic tokens need the gist scope, fine-grained ones "Gists: '
+                'read and write").'
+            )
+            raise AuthError(self._scrub(text), status=status)
+        if status == 422:
+            extra = f" ({'; '.join(details)})" if details else ""
+            text = f"GitHub rejected the gist (422){said}{extra}."
+            raise ValidationError(self._scrub(text), status=status)
+        raise PublishError(
+            self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
+            status=status,
+        )
+
+
+# --------------------------------------------------------------------------- viewers
+
+
+def _pi_style_link(base: str, gist_id: str) -> str:
+    """Pi's rule for PI_SHARE_VIEWER_URL: the gist id goes after ``#``, replacing any fragment."""
+    base = base.strip()
+    base = base.split("#", 1)[0] + "#"
+    return f"{base}{gist_id}"
+
+
+def _viewer_file(gist: Gist) -> str:
+    if not gist.files or DEFAULT_FILENAME in gist.files:
+        return DEFAULT_FILENAME
+    html = [name for name in gist.files if name.lower().endswith((".html", ".htm"))]
+    return html[0] if html else next(iter(gist.files))
+
+
+def viewer_link(
+    gist: Gist,
+    api_url: str = DEFAULT_API_URL,
+    template: str | None = None,
+    env: Mapping[str, str] = os.environ,
+) -> str:
+    """Link that renders the shared HTML in a browser (gists themselves show only source).
+
+    Order: ``template`` (``{id}``/``{file}`` placeholders; without ``{id}`` it is a
+    base URL used like PI_SHARE_VIEWER_URL) > the gist's ``html_url`` for non-github.com
+    APIs (public viewers only read api.github.com) > ``PI_SHARE_VIEWER_URL`` (``base#id``,
+    as Pi does) > gisthost, which follows ``raw_url`` for files over 1 MB.
+    """
+    if template:
+        if "{id}" in template:
+            return template.replace("{id}", gist.id).replace("{file}", _viewer_file(gist))
+        return _pi_style_link(template, gist.id)
+    if is_enterprise(api_url):
+        return gist.html_url
+    base = (env.get("PI_SHARE_VIEWER_URL") or "").strip()
+    if base:
+        return _pi_style_link(base, gist.id)
+    return f"{DEFAULT_VIEWER}?{gist.id}/{_viewer_file(gist)}"
+
+
+# --------------------------------------------------------------------------- state
+
+
+def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
+    """``$XDG_STATE_HOME/pi-session-export/gists.json`` (XDG ignores relative values)."""
+    xdg = (env.get("XDG_STATE_HOME") or "").strip()
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "state"
+    return base / "pi-session-export" / "gists.json"
+
+
+class ShareState:
+    """Remembers which gist holds which session, so re-sharing updates the same link.
+
+    Keyed by API root and session id. The file is rewritten atomically; an
+    unreadable or corrupt file counts as empty (and is replaced on the next write).
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_state_path()
+        self.corrupt = False
+
+    def __repr__(self) -> str:
+        return f"ShareState(path={str(self.path)!r})"
+
+    def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
+        self.corrupt = False
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError):
+            self.corrupt = True
+            return {}
+        try:
+            data = json.loads(text)
+        except ValueError:
+            self.corrupt = True
+            return {}
+        gists = data.get("gists") if isinstance(data, dict) else None
+        if not isinstance(gists, dict):
+            self.corrupt = True
+            return {}
+        clean: dict[str, dict[str, dict[str, Any]]] = {}
+        for host, sessions in gists.items():
+            if not isinstance(sessions, dict):
+                continue
+            for session_id, entry in sessions.items():
+                if isinstance(entry, dict) and isinstance(entry.get("gist_id"), str):
+                    clean.setdefault(str(host), {})[str(session_id)] = entry
+        return clean
+
+    def _save(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(
+            {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
+        )
+        # mkstemp creates the file 0600: secret gist ids are effectively access keys.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".gists.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):  # never mask the real error
+                os.unlink(tmp)
+            raise
+
+    def entry(self, api_url: str, session_id: str) -> dict[str, Any] | None:
+        """The stored record (``gist_id``, ``public``, ``updated_at``) or None."""
+        return self._load().get(_state_key(api_url), {}).get(session_id)
+
+    def get(self, api_url: str, session_id: str) -> str | None:
+        """The gist id last used for this session on this API, if any."""
+        found = self.entry(api_url, session_id)
+        return found["gist_id"] if found else None
+
+    def remember(
+        self, api_url: str, session_id: str, gist_id: str, *, public: bool = False
+    ) -> None:
+        """Record (or replace) the gist for a session."""
+        gists = self._load()
+        gists.setdefault(_state_key(api_url), {})[session_id] = {
+            "gist_id": gist_id,
+            "public": bool(public),
+            "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        self._save(gists)
+
+    def forget(self, api_url: str, session_id: str) -> bool:
+        """Drop the record; True if there was one."""
+        gists = self._load()
+        sessions = gists.get(_state_key(api_url), {})
+        if session_id not in sessions:
+            return False
+        del sessions[session_id]
+        if not sessions:
+            del gists[_state_key(api_url)]
+        self._save(gists)
+        return True
+
+
+# --------------------------------------------------------------------------- share
+
+
+def share_files(
+    client: GistClient,
+    state: ShareState,
+    session_id: str,
+    files: Mapping[str, str],
+    description: str,
+    *,
+    public: bool = False,
+    new: bool = False,
+) -> tuple[Gist, str]:
+    """Create or update the session's gist; returns the gist and "created" or "updated".
+
+    A known gist is PATCHed so the link stays stable; if it vanished (404) we create
+    a new one. Visibility can't be changed by PATCH, so a different ``public``
+    also creates a new gist.
+    """
+    gist: Gist | None = None
+    action = "created"
+    known = None if new else state.entry(client.api_url, session_id)
+    if known and bool(known.get("public", False)) == bool(public):
+        try:
+            gist = client.update(known["gist_id"], files, description)
+            action = "updated"
+        except NotFoundError:
+            log.info("remembered gist for session %s is gone; creating a new one", session_id)
+    if gist is None:
+        gist = client.create(files, description, public=public)
+        action = "created"
+    try:
+        state.remember(client.api_url, session_id, gist.id, public=public)
+    except OSError as exc:
+        # The gist exists; failing now would hide its link. Re-share will just create anew.
+        log.warning("could not save share state to %s: %s", state.path, exc.strerror or exc)
+    return gist, action
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def files_size(files: Mapping[str, str]) -> int:
+    """Upload size in bytes (UTF-8), which is what GitHub's limits count."""
+    return sum(len(content.encode("utf-8")) for content in files.values())
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def check_size(total_bytes: int, force: bool = False) -> str | None:
+    """Warning text above 1 MB; ``TooLargeError`` above 10 MB unless ``force``."""
+    if total_bytes > GIST_MAX_BYTES and not force:
+        raise TooLargeError(
+            f"The export is {_mb(total_bytes)}, above the {_mb(GIST_MAX_BYTES)} gist limit; "
+            "make it smaller with --no-tool-output or --active-branch-only, publish it to "
+            "Hugging Face instead, or pass --force to try anyway.",
+            size_bytes=total_bytes,
+            limit_bytes=GIST_MAX_BYTES,
+        )
+    if total_bytes > GIST_MAX_BYTES:
+        return (
+            f"Warning: the export is {_mb(total_bytes)}; GitHub often fails on gists this big "
+            "and viewers may not load it (consider --no-tool-output, --active-branch-only or "
+            "Hugging Face)."
+        )
+    if total_bytes > GIST_WARN_BYTES:
+        return (
+            f"Warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MB "
+            "in its API, so only viewers that follow raw_url (like gisthost) will show it "
+            "(--no-tool-output or --active-branch-only make it smaller)."
+        )
+    return None

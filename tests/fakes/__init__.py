@@ -1,0 +1,1 @@
+"""Loopback fakes of remote services, so publish tests never touch the internet."""

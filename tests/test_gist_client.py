@@ -1,0 +1,695 @@
+"""GistClient, token resolution, share state and viewer links, over real HTTP to a loopback fake."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import requests
+
+from exporter.publish.errors import (
+    AuthError,
+    NetworkError,
+    NotFoundError,
+    NoTokenError,
+    PublishError,
+    RateLimitError,
+    TooLargeError,
+    ValidationError,
+)
+from exporter.publish.gist import (
+    GIST_MAX_BYTES,
+    Gist,
+    GistClient,
+    ShareState,
+    check_size,
+    files_size,
+    github_host,
+    resolve_github_token,
+    share_files,
+    viewer_link,
+)
+from tests.fakes.github import (  # noqa: F401  (fixture import)
+    FakeGitHub,
+    closed_port_url,
+    fake_github_fixture,
+)
+
+TOKEN = "ghp_fake_test_token_0123456789"
+HTML = "<!doctype html><title>Pi session</title><p>héllo ✓</p>"
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep any proxy settings away from 127.0.0.1 traffic."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+class SleepRecorder:
+    """Injected ``sleep``: records waits instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
+
+
+@pytest.fixture
+def client(fake_github: FakeGitHub, sleeps: SleepRecorder) -> GistClient:
+    return GistClient(fake_github.base_url, TOKEN, sleep=sleeps, timeout=5)
+
+
+def assert_no_token(err: BaseException, token: str = TOKEN) -> None:
+    assert token not in str(err)
+    assert token not in repr(err)
+    assert "\n" not in str(err)
+
+
+# --------------------------------------------------------------------------- happy paths
+
+
+def test_create_sends_the_documented_request(client: GistClient, fake_github: FakeGitHub) -> None:
+    gist = client.create({"session.html": HTML}, "Pi session 2026-11-30")
+
+    req = fake_github.last
+    assert (req.method, req.path) == ("POST", "/gists")
+    assert req.header("Accept") == "application/vnd.github+json"
+    assert req.header("X-GitHub-Api-Version") == "2022-11-28"
+    assert re.fullmatch(r"pi-session-export/\S+", req.header("User-Agent") or "")
+    assert req.header("Authorization") == f"Bearer {TOKEN}"
+    assert (req.header("Content-Type") or "").startswith("application/json")
+    assert req.json["public"] is False
+    assert req.json["description"] == "Pi session 2026-11-30"
+    assert list(req.json["files"]) == ["session.html"]
+    assert req.json["files"]["session.html"]["content"] == HTML
+
+    assert re.fullmatch(r"[0-9a-f]{32}", gist.id)
+    assert gist.html_url == f"{fake_github.base_url}/gist-html/{gist.id}"
+    info = gist.files["session.html"]
+    assert info["size"] == len(HTML.encode("utf-8"))
+    assert info["truncated"] is False
+    assert requests.get(info["raw_url"], timeout=5).content.decode("utf-8") == HTML
+    assert fake_github.gists[gist.id]["public"] is False
+
+
+def test_create_public_only_when_asked(client: GistClient, fake_github: FakeGitHub) -> None:
+    gist = client.create({"session.html": HTML}, "d", public=True)
+    assert fake_github.last.json["public"] is True
+    assert gist.public is True
+
+
+def test_update_patches_same_gist(client: GistClient, fake_github: FakeGitHub) -> None:
+    first = client.create({"session.html": HTML}, "v1")
+    second = client.update(first.id, {"session.html": "<p>v2</p>"}, "v2")
+
+    req = fake_github.last
+    assert (req.method, req.path) == ("PATCH", f"/gists/{first.id}")
+    assert req.header("Authorization") == f"Bearer {TOKEN}"
+    assert "public" not in req.json
+    assert req.json == {"files": {"session.html": {"content": "<p>v2</p>"}}, "description": "v2"}
+    assert second.id == first.id and second.html_url == first.html_url
+    assert fake_github.content(first.id) == "<p>v2</p>"
+    assert len(fake_github.gists[first.id]["history"]) == 2
+
+
+def test_get_reports_truncation_of_big_files(client: GistClient) -> None:
+    big = "x" * (1024 * 1024 + 10)
+    gist = client.get(client.create({"session.html": big}, "big").id)
+    assert gist.files["session.html"]["truncated"] is True
+    assert gist.files["session.html"]["size"] == len(big)
+
+
+def test_delete(client: GistClient, fake_github: FakeGitHub) -> None:
+    gist = client.create({"session.html": HTML}, "d")
+    assert client.delete(gist.id) is None
+    assert (fake_github.last.method, fake_github.last.path) == ("DELETE", f"/gists/{gist.id}")
+    assert gist.id not in fake_github.gists
+    with pytest.raises(NotFoundError) as err:
+        client.delete(gist.id)
+    assert gist.id in str(err.value)
+
+
+def test_update_unknown_gist_is_not_found(client: GistClient) -> None:
+    with pytest.raises(NotFoundError) as err:
+        client.update("0" * 32, {"session.html": HTML}, "d")
+    assert err.value.exit_code == 3
+    assert err.value.status == 404
+
+
+def test_enterprise_prefix(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:
+    client = GistClient(fake_github.ghes_url + "/", TOKEN, sleep=sleeps)
+    gist = client.create({"session.html": HTML}, "ghes")
+    assert fake_github.last.path == "/api/v3/gists"
+    client.update(gist.id, {"session.html": "<p>2</p>"}, "ghes")
+    assert fake_github.last.path == f"/api/v3/gists/{gist.id}"
+    assert viewer_link(gist, fake_github.ghes_url) == gist.html_url
+
+
+# --------------------------------------------------------------------------- share_files
+
+
+def test_share_files_creates_then_updates(
+    client: GistClient, fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    state = ShareState(tmp_path / "gists.json")
+    gist1, action1 = share_files(client, state, "sess-1", {"session.html": HTML}, "one")
+    gist2, action2 = share_files(client, state, "sess-1", {"session.html": "<p>2</p>"}, "two")
+    assert (action1, action2) == ("created", "updated")
+    assert gist2.id == gist1.id
+    assert state.get(client.api_url, "sess-1") == gist1.id
+    assert fake_github.requests_to() == ["POST /gists", f"PATCH /gists/{gist1.id}"]
+
+    gist3, action3 = share_files(client, state, "sess-1", {"session.html": HTML}, "x", new=True)
+    assert action3 == "created" and gist3.id != gist1.id
+    assert state.get(client.api_url, "sess-1") == gist3.id
+
+
+def test_share_files_falls_back_to_create_when_gist_is_gone(
+    client: GistClient, fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    state = ShareState(tmp_path / "gists.json")
+    stale = "f" * 32
+    state.remember(client.api_url, "sess-1", stale)
+
+    gist, action = share_files(client, state, "sess-1", {"session.html": HTML}, "again")
+
+    assert action == "created"
+    assert gist.id != stale
+    assert fake_github.requests_to() == [f"PATCH /gists/{stale}", "POST /gists"]
+    assert state.get(client.api_url, "sess-1") == gist.id
+
+
+def test_share_files_public_change_creates_new_gist(
+    client: GistClient, fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    state = ShareState(tmp_path / "gists.json")
+    secret, _ = share_files(client, state, "s", {"session.html": HTML}, "d")
+    public, action = share_files(client, state, "s", {"session.html": HTML}, "d", public=True)
+    assert action == "created" and public.id != secret.id and public.public
+    assert fake_github.requests_to() == ["POST /gists", "POST /gists"]
+
+
+# --------------------------------------------------------------------------- auth errors
+
+
+def test_bad_token_is_401_auth_error(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:
+    wrong = "ghp_wrong_token_ABCDEFGHIJ"
+    client = GistClient(fake_github.base_url, wrong, sleep=sleeps)
+    with pytest.raises(AuthError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert str(err.value).startswith("GitHub rejected the token (401)")
+    assert "Bad credentials" in str(err.value)
+    assert err.value.exit_code == 3
+    assert_no_token(err.value, wrong)
+    assert wrong not in repr(client)
+    assert sleeps.calls == []
+
+
+def test_404_on_create_means_missing_gist_scope(sleeps: SleepRecorder) -> None:
+    noscope = "ghp_no_gist_scope_ZYXWVUT"
+    with FakeGitHub(tokens=[noscope], no_scope_tokens=[noscope]) as fake:
+        client = GistClient(fake.base_url, noscope, sleep=sleeps)
+        with pytest.raises(AuthError) as err:
+            client.create({"session.html": HTML}, "d")
+    assert "token cannot create gists (missing gist scope?)" in str(err.value)
+    assert err.value.status == 404
+    assert_no_token(err.value, noscope)
+
+
+def test_403_without_rate_limit_is_permission_error(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.fail(403, body={"message": "Resource not accessible by personal access token"})
+    with pytest.raises(AuthError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert "(403)" in str(err.value)
+    assert "Resource not accessible" in str(err.value)
+    assert "permission" in str(err.value)
+    assert not isinstance(err.value, RateLimitError)
+    assert sleeps.calls == []
+    assert len(fake_github.requests) == 1
+
+
+# --------------------------------------------------------------------------- rate limits
+
+
+def test_short_primary_rate_limit_is_retried_once(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.rate_limit(reset_in=30, status=403)
+    gist = client.create({"session.html": HTML}, "d")
+    assert gist.id in fake_github.gists
+    assert fake_github.requests_to() == ["POST /gists", "POST /gists"]
+    assert len(sleeps.calls) == 1
+    assert 0 < sleeps.calls[0] <= 60
+
+
+def test_rate_limit_retry_happens_only_once(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.rate_limit(reset_in=10, status=429, times=5)
+    with pytest.raises(RateLimitError):
+        client.create({"session.html": HTML}, "d")
+    assert len(fake_github.requests) == 2
+    assert len(sleeps.calls) == 1
+
+
+def test_long_rate_limit_raises_with_local_retry_time(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.rate_limit(reset_in=3600)
+    with pytest.raises(RateLimitError) as err:
+        client.create({"session.html": HTML}, "d")
+    exc = err.value
+    assert sleeps.calls == []
+    assert len(fake_github.requests) == 1
+    assert exc.wait_seconds is not None and 3500 < exc.wait_seconds <= 3602
+    assert exc.retry_at is not None and exc.retry_at.tzinfo is not None
+    assert exc.retry_at.strftime("%H:%M:%S") in str(exc)
+    assert "min" in str(exc) and "rate limit" in str(exc)
+    assert exc.exit_code == 3
+    assert_no_token(exc)
+
+
+def test_retry_after_header_is_honoured(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.secondary_rate_limit(retry_after=5)
+    client.create({"session.html": HTML}, "d")
+    assert sleeps.calls == [5.0]
+    assert len(fake_github.requests) == 2
+
+
+def test_long_retry_after_raises(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.secondary_rate_limit(retry_after=120, status=403)
+    with pytest.raises(RateLimitError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert err.value.wait_seconds == 120
+    assert "2 min" in str(err.value)
+    assert sleeps.calls == []
+
+
+def test_rate_limit_time_uses_injected_clock(fake_github: FakeGitHub) -> None:
+    now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc).timestamp()
+    client = GistClient(fake_github.base_url, TOKEN, sleep=lambda s: None, clock=lambda: now)
+    fake_github.fail(
+        403,
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 7200)},
+        body={"message": "API rate limit exceeded for user ID 1."},
+    )
+    with pytest.raises(RateLimitError) as err:
+        client.create({"session.html": HTML}, "d")
+    expected = datetime.fromtimestamp(now + 7201, tz=timezone.utc).astimezone()
+    assert err.value.retry_at == expected
+    assert expected.strftime("%H:%M:%S") in str(err.value)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def test_422_reports_githubs_validation_message(
+    client: GistClient, fake_github: FakeGitHub
+) -> None:
+    with pytest.raises(ValidationError) as err:
+        client.create({"session.html": ""}, "empty")
+    text = str(err.value)
+    assert "(422): Validation Failed" in text and "missing_field" in text
+    assert err.value.exit_code == 3
+    assert fake_github.gists == {}
+
+
+def test_422_uses_error_messages_when_present(client: GistClient, fake_github: FakeGitHub) -> None:
+    fake_github.fail(
+        422,
+        body={
+            "message": "Validation Failed",
+            "errors": [{"resource": "Gist", "code": "custom", "message": "contents are too big"}],
+        },
+    )
+    with pytest.raises(ValidationError, match="contents are too big"):
+        client.create({"session.html": HTML}, "d")
+
+
+# --------------------------------------------------------------------------- network
+
+
+def test_5xx_is_retried_with_backoff(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.fail(500, times=2)
+    gist = client.create({"session.html": HTML}, "d")
+    assert gist.id in fake_github.gists
+    assert fake_github.requests_to() == ["POST /gists"] * 3
+    assert sleeps.calls == [1.0, 2.0]
+
+
+def test_5xx_every_time_is_network_error(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.fail(500, times=3)
+    with pytest.raises(NetworkError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert "HTTP 500" in str(err.value) and "3 times" in str(err.value)
+    assert err.value.status == 500 and err.value.exit_code == 3
+    assert len(fake_github.requests) == 3
+    assert sleeps.calls == [1.0, 2.0]
+    assert_no_token(err.value)
+
+
+def test_max_tries_is_respected(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:
+    client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, max_tries=1)
+    fake_github.fail(502)
+    with pytest.raises(NetworkError):
+        client.create({"session.html": HTML}, "d")
+    assert len(fake_github.requests) == 1 and sleeps.calls == []
+
+
+def test_connection_refused_is_network_error(sleeps: SleepRecorder) -> None:
+    client = GistClient(closed_port_url(), TOKEN, sleep=sleeps, timeout=2)
+    with pytest.raises(NetworkError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert "connection refused" in str(err.value)
+    assert "3 tries" in str(err.value)
+    assert sleeps.calls == [1.0, 2.0]
+    assert_no_token(err.value)
+
+
+def test_dropped_connection_is_retried(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    fake_github.drop_connection(times=1, method="POST")
+    gist = client.create({"session.html": HTML}, "d")
+    assert gist.id in fake_github.gists
+    assert len(fake_github.requests) == 2
+    assert sleeps.calls == [1.0]
+
+
+def test_timeouts_become_network_error(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:
+    client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, timeout=0.2, max_tries=2)
+    fake_github.hang(1.0, times=2)
+    with pytest.raises(NetworkError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert "no answer within 0.2 s" in str(err.value)
+    assert sleeps.calls == [1.0]
+
+
+def test_token_never_leaks_into_errors_or_logs(
+    fake_github: FakeGitHub, sleeps: SleepRecorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps)
+    errors: list[PublishError] = []
+    # A hostile server echoing the token back must not get it printed either.
+    fake_github.fail(400, body={"message": f"token {TOKEN} is odd"})
+    fake_github.fail(500, times=3)
+    fake_github.fail(403, body={"message": f"nope {TOKEN}"})
+    fake_github.fail(422, body={"message": "Validation Failed", "errors": [f"bad {TOKEN}"]})
+    fake_github.rate_limit(reset_in=5000)
+    for _ in range(5):
+        with pytest.raises(PublishError) as err:
+            client.create({"session.html": HTML}, "d")
+        errors.append(err.value)
+    with pytest.raises(NotFoundError) as nf:
+        client.update("nope", {"session.html": HTML})
+    errors.append(nf.value)
+    for exc in errors:
+        assert_no_token(exc)
+    assert TOKEN not in caplog.text
+    assert TOKEN not in repr(client)
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def write_fake_gh(directory: Path, body: str) -> Path:
+    """Put an executable ``gh`` shell script in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / "gh"
+    script.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return script
+
+
+def test_explicit_token_wins() -> None:
+    env = {"GH_TOKEN": "env1", "GITHUB_TOKEN": "env2"}
+    assert resolve_github_token("  explicit  ", env=env) == "explicit"
+
+
+def test_gh_token_before_github_token() -> None:
+    assert resolve_github_token(None, env={"GH_TOKEN": "a", "GITHUB_TOKEN": "b"}) == "a"
+    assert resolve_github_token(None, env={"GH_TOKEN": " ", "GITHUB_TOKEN": "b"}) == "b"
+
+
+def test_github_com_ignores_enterprise_vars() -> None:
+    env = {"GH_ENTERPRISE_TOKEN": "ent", "GITHUB_TOKEN": "dotcom"}
+    assert resolve_github_token(None, "https://api.github.com", env=env) == "dotcom"
+
+
+def test_enterprise_vars_come_first_for_ghes() -> None:
+    api = "https://ghe.example.com/api/v3"
+    env = {
+        "GH_TOKEN": "gh",
+        "GITHUB_TOKEN": "github",
+        "GH_ENTERPRISE_TOKEN": "ent1",
+        "GITHUB_ENTERPRISE_TOKEN": "ent2",
+    }
+    assert resolve_github_token(None, api, env=env) == "ent1"
+    del env["GH_ENTERPRISE_TOKEN"]
+    assert resolve_github_token(None, api, env=env) == "ent2"
+    del env["GITHUB_ENTERPRISE_TOKEN"]
+    assert resolve_github_token(None, api, env=env) == "gh"
+
+
+def test_gh_auth_token_is_asked_with_hostname(tmp_path: Path) -> None:
+    bindir = tmp_path / "bin"
+    argfile = tmp_path / "args.txt"
+    write_fake_gh(bindir, f'echo "$@" > "{argfile}"\necho gho_from_gh_cli')
+    env = {"PATH": str(bindir), "HOME": str(tmp_path)}
+
+    assert resolve_github_token(None, "https://api.github.com", env=env) == "gho_from_gh_cli"
+    assert argfile.read_text(encoding="utf-8").split() == [
+        "auth",
+        "token",
+        "--hostname",
+        "github.com",
+    ]
+    assert resolve_github_token(None, "https://ghe.example.com/api/v3", env=env)
+    assert argfile.read_text(encoding="utf-8").split()[-1] == "ghe.example.com"
+
+
+def test_env_var_beats_gh(tmp_path: Path) -> None:
+    bindir = tmp_path / "bin"
+    write_fake_gh(bindir, "echo gho_from_gh_cli")
+    env = {"PATH": str(bindir), "GITHUB_TOKEN": "from_env"}
+    assert resolve_github_token(None, env=env) == "from_env"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "echo 'not logged in' >&2; exit 1",  # gh logged out
+        "echo",  # empty output
+        "exec sleep 5",  # hung gh (killed by the timeout)
+    ],
+)
+def test_gh_failures_mean_no_token(tmp_path: Path, script: str) -> None:
+    bindir = tmp_path / "bin"
+    write_fake_gh(bindir, script)
+    with pytest.raises(NoTokenError):
+        resolve_github_token(None, env={"PATH": str(bindir)}, gh_timeout=0.5)
+
+
+def test_no_token_message_explains_how_to_get_one(tmp_path: Path) -> None:
+    with pytest.raises(NoTokenError) as err:
+        resolve_github_token(None, env={"PATH": str(tmp_path)})
+    text = str(err.value)
+    assert "\n" not in text
+    assert "gist" in text and "Gists: read and write" in text
+    assert "GH_TOKEN" in text and "gh auth login" in text
+    assert err.value.exit_code == 3
+
+    with pytest.raises(NoTokenError) as ent:
+        resolve_github_token(None, "https://ghe.example.com/api/v3", env={})
+    assert "GH_ENTERPRISE_TOKEN" in str(ent.value)
+    assert "--hostname ghe.example.com" in str(ent.value)
+
+
+def test_github_host() -> None:
+    assert github_host("https://api.github.com") == "github.com"
+    assert github_host("https://ghe.example.com/api/v3") == "ghe.example.com"
+    assert github_host("https://api.acme.ghe.com") == "acme.ghe.com"
+    assert github_host("http://127.0.0.1:8080") == "127.0.0.1:8080"
+
+
+def test_client_requires_a_token() -> None:
+    with pytest.raises(NoTokenError):
+        GistClient("https://api.github.com", "")
+
+
+# --------------------------------------------------------------------------- state
+
+
+def test_state_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "gists.json"
+    state = ShareState(path)
+    assert state.get("https://api.github.com", "s1") is None
+    state.remember("https://api.github.com", "s1", "abc")
+    state.remember("https://ghe.example.com/api/v3", "s1", "def")
+    state.remember("https://api.github.com", "sessión-ü", "ghi")
+
+    again = ShareState(path)
+    assert again.get("https://api.github.com/", "s1") == "abc"
+    assert again.get("https://ghe.example.com/api/v3", "s1") == "def"
+    assert again.get("https://api.github.com", "sessión-ü") == "ghi"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["version"] == 1
+    assert "sessión-ü" in path.read_text(encoding="utf-8")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in path.parent.iterdir()] == ["gists.json"]  # no temp files left
+
+    assert again.forget("https://api.github.com", "s1") is True
+    assert again.forget("https://api.github.com", "s1") is False
+    assert again.get("https://api.github.com", "s1") is None
+    assert again.get("https://ghe.example.com/api/v3", "s1") == "def"
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"gists": 3}', "\udcff"])
+def test_corrupt_state_is_treated_as_empty(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "gists.json"
+    path.write_bytes(content.encode("utf-8", errors="surrogateescape"))
+    state = ShareState(path)
+    assert state.get("https://api.github.com", "s1") is None
+    assert state.corrupt is True
+    state.remember("https://api.github.com", "s1", "abc")
+    assert ShareState(path).get("https://api.github.com", "s1") == "abc"
+
+
+def test_default_state_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert ShareState().path == tmp_path / "xdg" / "pi-session-export" / "gists.json"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    expected = tmp_path / "home" / ".local" / "state" / "pi-session-export" / "gists.json"
+    assert ShareState().path == expected
+
+
+# --------------------------------------------------------------------------- viewer links
+
+
+GIST = Gist(
+    id="0123456789abcdef0123456789abcdef",
+    html_url="https://gist.github.com/0123456789abcdef0123456789abcdef",
+    files={"session.html": {"raw_url": "https://r/x", "size": 10, "truncated": False}},
+)
+
+
+def test_viewer_link_default_is_gisthost() -> None:
+    assert viewer_link(GIST, env={}) == f"https://gisthost.github.io/?{GIST.id}/session.html"
+
+
+def test_viewer_link_template_wins() -> None:
+    env = {"PI_SHARE_VIEWER_URL": "https://pi.dev/session/"}
+    link = viewer_link(GIST, template="https://v.example/?{id}/{file}", env=env)
+    assert link == f"https://v.example/?{GIST.id}/session.html"
+    ghes = viewer_link(GIST, "https://ghe.example.com/api/v3", "https://v/{id}", env=env)
+    assert ghes == f"https://v/{GIST.id}"
+
+
+def test_viewer_link_pi_share_viewer_url() -> None:
+    env = {"PI_SHARE_VIEWER_URL": "https://pi.dev/session/"}
+    assert viewer_link(GIST, env=env) == f"https://pi.dev/session/#{GIST.id}"
+    env = {"PI_SHARE_VIEWER_URL": "https://me.github.io/viewer/#old"}
+    assert viewer_link(GIST, env=env) == f"https://me.github.io/viewer/#{GIST.id}"
+
+
+def test_viewer_link_enterprise_uses_html_url() -> None:
+    env = {"PI_SHARE_VIEWER_URL": "https://pi.dev/session/"}
+    assert viewer_link(GIST, "https://ghe.example.com/api/v3", env=env) == GIST.html_url
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def test_check_size() -> None:
+    assert check_size(500_000, force=False) is None
+    warning = check_size(3 * 1024 * 1024, force=False)
+    assert warning and "3.0 MB" in warning and "raw_url" in warning
+    with pytest.raises(TooLargeError) as err:
+        check_size(GIST_MAX_BYTES + 1, force=False)
+    text = str(err.value)
+    assert err.value.exit_code == 2
+    for hint in ("--no-tool-output", "--active-branch-only", "Hugging Face", "--force"):
+        assert hint in text
+    assert check_size(GIST_MAX_BYTES + 1, force=True)
+
+
+def test_files_size_counts_utf8_bytes() -> None:
+    assert files_size({"a": "é", "b": "ab"}) == 4
+
+
+# --------------------------------------------------------------------------- the fake itself
+
+
+def test_fake_requires_bearer_for_writes(fake_github: FakeGitHub) -> None:
+    url = f"{fake_github.base_url}/gists"
+    body = {"files": {"session.html": {"content": "x"}}}
+    assert requests.post(url, json=body, timeout=5).status_code == 401
+    bad = requests.post(url, json=body, headers={"Authorization": "Bearer nope"}, timeout=5)
+    assert bad.status_code == 401 and bad.json()["message"] == "Bad credentials"
+    ok = requests.post(url, json=body, headers={"Authorization": f"token {TOKEN}"}, timeout=5)
+    assert ok.status_code == 201
+    assert ok.headers["Location"] == f"{url}/{ok.json()['id']}"
+    assert ok.headers["x-ratelimit-remaining"].isdigit()
+    assert ok.headers["Content-Type"] == "application/json; charset=utf-8"
+
+
+def test_fake_patch_rules(fake_github: FakeGitHub) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    base = fake_github.base_url
+    created = requests.post(
+        f"{base}/gists",
+        json={"files": {"a.html": {"content": "1"}, "b.txt": {"content": "2"}}},
+        headers=auth,
+        timeout=5,
+    ).json()
+    url = f"{base}/gists/{created['id']}"
+    assert requests.patch(url, json={}, headers=auth, timeout=5).status_code == 422
+    patched = requests.patch(
+        url,
+        json={"public": True, "files": {"a.html": {"filename": "c.html"}, "b.txt": None}},
+        headers=auth,
+        timeout=5,
+    ).json()
+    assert set(patched["files"]) == {"c.html"}
+    assert patched["public"] is False
+    assert requests.get(url, timeout=5).json()["files"]["c.html"]["content"] == "1"
+    assert requests.delete(url, headers=auth, timeout=5).status_code == 204
+    assert requests.get(url, timeout=5).status_code == 404
+
+
+def test_fake_502_above_body_limit() -> None:
+    with FakeGitHub(max_body_bytes=1000) as fake:
+        client = GistClient(fake.base_url, TOKEN, sleep=lambda s: None, max_tries=1)
+        with pytest.raises(NetworkError, match="HTTP 502"):
+            client.create({"session.html": "x" * 2000}, "big")
+
+
+def test_fake_is_loopback_only(fake_github: FakeGitHub) -> None:
+    assert fake_github.base_url.startswith("http://127.0.0.1:")
+    assert os.environ.get("NO_PROXY") == "127.0.0.1,localhost"
