@@ -13,20 +13,15 @@ message, exception, log line or repr.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
 import os
-import shutil
-import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from typing import Any, TypedDict
 from urllib.parse import quote, urlsplit
 
@@ -42,6 +37,14 @@ from exporter.publish.errors import (
     TooLargeError,
     ValidationError,
 )
+from exporter.publish.github_auth import (
+    DEFAULT_API_URL,
+    TOKEN_HINT,
+    github_host,
+    is_enterprise,
+    resolve_github_token,
+)
+from exporter.publish.share_state import ShareState
 
 try:
     from exporter import __version__ as _VERSION
@@ -68,7 +71,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 DEFAULT_VIEWER = "https://gisthost.github.io/"
 DEFAULT_FILENAME = "session.html"
@@ -86,118 +88,6 @@ MAX_AUTO_WAIT = 60.0
 SECONDARY_LIMIT_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
-
-TOKEN_HINT = (
-    "create a classic token with the `gist` scope (or a fine-grained token with "
-    '"Gists: read and write") and set GH_TOKEN or pass --token, or run `gh auth login`'
-)
-
-
-# --------------------------------------------------------------------------- hosts
-
-
-def _hostname(api_url: str) -> str:
-    return (urlsplit(api_url).hostname or "").lower()
-
-
-def github_host(api_url: str) -> str:
-    """Host that ``gh`` and the token variables refer to (``api.github.com`` -> ``github.com``).
-
-    GHES serves the API at ``https://HOST/api/v3`` (-> ``HOST``), GHE.com at
-    ``https://api.SUB.ghe.com`` (-> ``SUB.ghe.com``).
-    """
-    parts = urlsplit(api_url)
-    host = (parts.hostname or "").lower()
-    if host in ("api.github.com", "github.com"):
-        return "github.com"
-    if host.startswith("api.") and host.endswith(".ghe.com"):
-        return host[len("api.") :]
-    return f"{host}:{parts.port}" if parts.port else host
-
-
-def is_enterprise(api_url: str) -> bool:
-    """True for any API other than api.github.com: public gist viewers can't read those gists."""
-    return _hostname(api_url) not in ("api.github.com", "github.com")
-
-
-def _uses_enterprise_vars(api_url: str) -> bool:
-    """GHES hosts read GH_ENTERPRISE_TOKEN first; github.com and *.ghe.com do not (as in gh)."""
-    return is_enterprise(api_url) and not _hostname(api_url).endswith(".ghe.com")
-
-
-def _state_key(api_url: str) -> str:
-    """Stable key for an API root, so two hosts never share gist ids."""
-    parts = urlsplit(api_url.rstrip("/"))
-    return f"{parts.netloc.lower()}{parts.path}"
-
-
-# --------------------------------------------------------------------------- tokens
-
-
-def resolve_github_token(
-    explicit: str | None,
-    api_url: str = DEFAULT_API_URL,
-    env: Mapping[str, str] = os.environ,
-    gh_binary: str = "gh",
-    *,
-    gh_timeout: float = 10.0,
-) -> str:
-    """Find a token: ``--token``, then env vars for the host, then ``gh auth token``.
-
-    For GHES hosts ``GH_ENTERPRISE_TOKEN``/``GITHUB_ENTERPRISE_TOKEN`` come before
-    ``GH_TOKEN``/``GITHUB_TOKEN`` (gh's precedence). Raises ``NoTokenError`` with a
-    one-line hint when nothing is found.
-    """
-    candidates = [explicit]
-    if _uses_enterprise_vars(api_url):
-        candidates += [env.get("GH_ENTERPRISE_TOKEN"), env.get("GITHUB_ENTERPRISE_TOKEN")]
-    candidates += [env.get("GH_TOKEN"), env.get("GITHUB_TOKEN")]
-    for candidate in candidates:
-        if candidate and candidate.strip():
-            return candidate.strip()
-
-    host = github_host(api_url)
-    token = _token_from_gh(gh_binary, host, env, gh_timeout)
-    if token:
-        return token
-
-    if _uses_enterprise_vars(api_url):
-        raise NoTokenError(
-            f"No GitHub token found for {host}: create a token with the `gist` scope on "
-            f"{host} and set GH_ENTERPRISE_TOKEN or pass --token, "
-            f"or run `gh auth login --hostname {host}`."
-        )
-    raise NoTokenError(f"No GitHub token found: {TOKEN_HINT}.")
-
-
-def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: float) -> str | None:
-    """Ask ``gh auth token``; any failure (missing, logged out, hung) just means no token."""
-    search_path = env.get("PATH")
-    if not search_path:
-        return None
-    gh = shutil.which(gh_binary, path=search_path)
-    if gh is None:
-        return None
-    try:
-        proc = subprocess.run(
-            [gh, "auth", "token", "--hostname", host],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        log.debug("`gh auth token` could not be run for %s", host)
-        return None
-    if proc.returncode != 0:
-        log.debug("`gh auth token` exited %d for %s", proc.returncode, host)
-        return None
-    lines = proc.stdout.strip().splitlines()
-    return lines[0].strip() if lines and lines[0].strip() else None
 
 
 # --------------------------------------------------------------------------- model
@@ -611,111 +501,6 @@ def viewer_link(
     if base:
         return _pi_style_link(base, gist.id)
     return f"{DEFAULT_VIEWER}?{gist.id}/{_viewer_file(gist)}"
-
-
-# --------------------------------------------------------------------------- state
-
-
-def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
-    """``$XDG_STATE_HOME/pi-session-export/gists.json`` (XDG ignores relative values)."""
-    xdg = (env.get("XDG_STATE_HOME") or "").strip()
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "state"
-    return base / "pi-session-export" / "gists.json"
-
-
-class ShareState:
-    """Remembers which gist holds which session, so re-sharing updates the same link.
-
-    Keyed by API root and session id. The file is rewritten atomically; an
-    unreadable or corrupt file counts as empty (and is replaced on the next write).
-    """
-
-    VERSION = 1
-
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else default_state_path()
-        self.corrupt = False
-
-    def __repr__(self) -> str:
-        return f"ShareState(path={str(self.path)!r})"
-
-    def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
-        self.corrupt = False
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except (OSError, UnicodeDecodeError):
-            self.corrupt = True
-            return {}
-        try:
-            data = json.loads(text)
-        except ValueError:
-            self.corrupt = True
-            return {}
-        gists = data.get("gists") if isinstance(data, dict) else None
-        if not isinstance(gists, dict):
-            self.corrupt = True
-            return {}
-        clean: dict[str, dict[str, dict[str, Any]]] = {}
-        for host, sessions in gists.items():
-            if not isinstance(sessions, dict):
-                continue
-            for session_id, entry in sessions.items():
-                if isinstance(entry, dict) and isinstance(entry.get("gist_id"), str):
-                    clean.setdefault(str(host), {})[str(session_id)] = entry
-        return clean
-
-    def _save(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(
-            {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
-        )
-        # mkstemp creates the file 0600: secret gist ids are effectively access keys.
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".gists.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):  # never mask the real error
-                os.unlink(tmp)
-            raise
-
-    def entry(self, api_url: str, session_id: str) -> dict[str, Any] | None:
-        """The stored record (``gist_id``, ``public``, ``updated_at``) or None."""
-        return self._load().get(_state_key(api_url), {}).get(session_id)
-
-    def get(self, api_url: str, session_id: str) -> str | None:
-        """The gist id last used for this session on this API, if any."""
-        found = self.entry(api_url, session_id)
-        return found["gist_id"] if found else None
-
-    def remember(
-        self, api_url: str, session_id: str, gist_id: str, *, public: bool = False
-    ) -> None:
-        """Record (or replace) the gist for a session."""
-        gists = self._load()
-        gists.setdefault(_state_key(api_url), {})[session_id] = {
-            "gist_id": gist_id,
-            "public": bool(public),
-            "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        }
-        self._save(gists)
-
-    def forget(self, api_url: str, session_id: str) -> bool:
-        """Drop the record; True if there was one."""
-        gists = self._load()
-        sessions = gists.get(_state_key(api_url), {})
-        if session_id not in sessions:
-            return False
-        del sessions[session_id]
-        if not sessions:
-            del gists[_state_key(api_url)]
-        self._save(gists)
-        return True
 
 
 # --------------------------------------------------------------------------- share

@@ -1,0 +1,127 @@
+"""Where a GitHub token comes from, and which host an API URL means.
+
+Order: ``--token``, then the environment (``GH_TOKEN``/``GITHUB_TOKEN``; Enterprise hosts read
+``GH_ENTERPRISE_TOKEN``/``GITHUB_ENTERPRISE_TOKEN`` first, as ``gh`` does), then
+``gh auth token --hostname HOST``. A token never appears in a message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from exporter.publish.errors import NoTokenError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://api.github.com"
+
+TOKEN_HINT = (
+    "create a classic token with the `gist` scope (or a fine-grained token with "
+    '"Gists: read and write") and set GH_TOKEN or pass --token, or run `gh auth login`'
+)
+
+
+# --------------------------------------------------------------------------- hosts
+
+
+def _hostname(api_url: str) -> str:
+    return (urlsplit(api_url).hostname or "").lower()
+
+
+def github_host(api_url: str) -> str:
+    """Host that ``gh`` and the token variables refer to (``api.github.com`` -> ``github.com``).
+
+    GHES serves the API at ``https://HOST/api/v3`` (-> ``HOST``), GHE.com at
+    ``https://api.SUB.ghe.com`` (-> ``SUB.ghe.com``).
+    """
+    parts = urlsplit(api_url)
+    host = (parts.hostname or "").lower()
+    if host in ("api.github.com", "github.com"):
+        return "github.com"
+    if host.startswith("api.") and host.endswith(".ghe.com"):
+        return host[len("api.") :]
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+def is_enterprise(api_url: str) -> bool:
+    """True for any API other than api.github.com: public gist viewers can't read those gists."""
+    return _hostname(api_url) not in ("api.github.com", "github.com")
+
+
+def _uses_enterprise_vars(api_url: str) -> bool:
+    """GHES hosts read GH_ENTERPRISE_TOKEN first; github.com and *.ghe.com do not (as in gh)."""
+    return is_enterprise(api_url) and not _hostname(api_url).endswith(".ghe.com")
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def resolve_github_token(
+    explicit: str | None,
+    api_url: str = DEFAULT_API_URL,
+    env: Mapping[str, str] = os.environ,
+    gh_binary: str = "gh",
+    *,
+    gh_timeout: float = 10.0,
+) -> str:
+    """Find a token: ``--token``, then env vars for the host, then ``gh auth token``.
+
+    For GHES hosts ``GH_ENTERPRISE_TOKEN``/``GITHUB_ENTERPRISE_TOKEN`` come before
+    ``GH_TOKEN``/``GITHUB_TOKEN`` (gh's precedence). Raises ``NoTokenError`` with a
+    one-line hint when nothing is found.
+    """
+    candidates = [explicit]
+    if _uses_enterprise_vars(api_url):
+        candidates += [env.get("GH_ENTERPRISE_TOKEN"), env.get("GITHUB_ENTERPRISE_TOKEN")]
+    candidates += [env.get("GH_TOKEN"), env.get("GITHUB_TOKEN")]
+    for candidate in candidates:
+        if candidate and candidate.strip():
+            return candidate.strip()
+
+    host = github_host(api_url)
+    token = _token_from_gh(gh_binary, host, env, gh_timeout)
+    if token:
+        return token
+
+    if _uses_enterprise_vars(api_url):
+        raise NoTokenError(
+            f"No GitHub token found for {host}: create a token with the `gist` scope on "
+            f"{host} and set GH_ENTERPRISE_TOKEN or pass --token, "
+            f"or run `gh auth login --hostname {host}`."
+        )
+    raise NoTokenError(f"No GitHub token found: {TOKEN_HINT}.")
+
+
+def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: float) -> str | None:
+    """Ask ``gh auth token``; any failure (missing, logged out, hung) just means no token."""
+    search_path = env.get("PATH")
+    if not search_path:
+        return None
+    gh = shutil.which(gh_binary, path=search_path)
+    if gh is None:
+        return None
+    try:
+        proc = subprocess.run(
+            [gh, "auth", "token", "--hostname", host],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        log.debug("`gh auth token` could not be run for %s", host)
+        return None
+    if proc.returncode != 0:
+        log.debug("`gh auth token` exited %d for %s", proc.returncode, host)
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else None

@@ -1,0 +1,124 @@
+"""Which gist holds which session, so sharing again updates the same link."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+
+def _state_key(api_url: str) -> str:
+    """Stable key for an API root, so two hosts never share gist ids."""
+    parts = urlsplit(api_url.rstrip("/"))
+    return f"{parts.netloc.lower()}{parts.path}"
+
+
+# --------------------------------------------------------------------------- state
+
+
+def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
+    """``$XDG_STATE_HOME/pi-session-export/gists.json`` (XDG ignores relative values)."""
+    xdg = (env.get("XDG_STATE_HOME") or "").strip()
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "state"
+    return base / "pi-session-export" / "gists.json"
+
+
+class ShareState:
+    """Remembers which gist holds which session, so re-sharing updates the same link.
+
+    Keyed by API root and session id. The file is rewritten atomically; an
+    unreadable or corrupt file counts as empty (and is replaced on the next write).
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_state_path()
+        self.corrupt = False
+
+    def __repr__(self) -> str:
+        return f"ShareState(path={str(self.path)!r})"
+
+    def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
+        self.corrupt = False
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError):
+            self.corrupt = True
+            return {}
+        try:
+            data = json.loads(text)
+        except ValueError:
+            self.corrupt = True
+            return {}
+        gists = data.get("gists") if isinstance(data, dict) else None
+        if not isinstance(gists, dict):
+            self.corrupt = True
+            return {}
+        clean: dict[str, dict[str, dict[str, Any]]] = {}
+        for host, sessions in gists.items():
+            if not isinstance(sessions, dict):
+                continue
+            for session_id, entry in sessions.items():
+                if isinstance(entry, dict) and isinstance(entry.get("gist_id"), str):
+                    clean.setdefault(str(host), {})[str(session_id)] = entry
+        return clean
+
+    def _save(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(
+            {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
+        )
+        # mkstemp creates the file 0600: secret gist ids are effectively access keys.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".gists.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):  # never mask the real error
+                os.unlink(tmp)
+            raise
+
+    def entry(self, api_url: str, session_id: str) -> dict[str, Any] | None:
+        """The stored record (``gist_id``, ``public``, ``updated_at``) or None."""
+        return self._load().get(_state_key(api_url), {}).get(session_id)
+
+    def get(self, api_url: str, session_id: str) -> str | None:
+        """The gist id last used for this session on this API, if any."""
+        found = self.entry(api_url, session_id)
+        return found["gist_id"] if found else None
+
+    def remember(
+        self, api_url: str, session_id: str, gist_id: str, *, public: bool = False
+    ) -> None:
+        """Record (or replace) the gist for a session."""
+        gists = self._load()
+        gists.setdefault(_state_key(api_url), {})[session_id] = {
+            "gist_id": gist_id,
+            "public": bool(public),
+            "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        self._save(gists)
+
+    def forget(self, api_url: str, session_id: str) -> bool:
+        """Drop the record; True if there was one."""
+        gists = self._load()
+        sessions = gists.get(_state_key(api_url), {})
+        if session_id not in sessions:
+            return False
+        del sessions[session_id]
+        if not sessions:
+            del gists[_state_key(api_url)]
+        self._save(gists)
+        return True
