@@ -6,7 +6,7 @@ is turned into a one-line message and an exit code (1 usage, 2 bad input, 3 remo
 
 from __future__ import annotations
 
-import contextlib
+import importlib
 import json
 import os
 from collections.abc import Callable
@@ -40,14 +40,44 @@ class CliError(click.ClickException):
         click.echo(f"pi-session: error: {self.format_message()}", err=True)
 
 
+# Commands in their own modules, imported only when used: `export` must not pay for
+# `requests` or `huggingface_hub` at start-up.
+LAZY_COMMANDS = {
+    "export": ("exporter.export_cli", "export_command"),
+    "redact": ("exporter.redact_cli", "redact_command"),
+    "share": ("exporter.share_cli", "share_command"),
+}
+
+
 class SessionGroup(click.Group):
-    """Maps library exceptions to clean errors so no input ever shows a traceback."""
+    """Loads command modules lazily and maps library exceptions to clean one-line errors."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            error.exit_code = 1
+            raise
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            module, attr = LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         from exporter.publish.errors import PublishError
 
         try:
             return super().invoke(ctx)
+        except click.UsageError as error:
+            error.exit_code = 1  # our contract: 1 usage, 2 bad input, 3 remote
+            raise
         except (SessionFormatError, SessionLookupError) as error:
             raise CliError(str(error), 2) from None
         except PublishError as error:
@@ -313,24 +343,9 @@ def stats_command(
     click.echo("\n".join(lines))
 
 
-def _register_commands() -> None:
-    """Commands that live in their own modules (each owns one job) join the group here."""
-    import importlib
-
-    for module, name in (
-        ("exporter.export_cli", "export_command"),
-        ("exporter.redact_cli", "redact_command"),
-        ("exporter.share_cli", "share_command"),
-    ):
-        with contextlib.suppress(ImportError):  # TODO(dev): drop once every module exists
-            cli.add_command(getattr(importlib.import_module(module), name))
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     cli.main(args=argv, prog_name="pi-session")
 
-
-_register_commands()
 
 __all__ = ["CliError", "cli", "main", "open_session", "session_argument", "stats_document"]

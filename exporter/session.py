@@ -314,8 +314,11 @@ class Session:
         """Choose which leaf is active (KeyError with a clear message when unknown)."""
         if leaf_id not in self.by_id:
             matches = [i for i in self.by_id if i.startswith(leaf_id)]
-            if len(matches) != 1:
+            if not matches:
                 raise KeyError(f"no entry with id {leaf_id!r} in this session")
+            if len(matches) > 1:
+                shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
+                raise KeyError(f"entry id prefix {leaf_id!r} is ambiguous: {shown}")
             leaf_id = matches[0]
         self.leaf_id = leaf_id
 

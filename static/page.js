@@ -87,6 +87,10 @@
     var el = findTarget(id);
     if (!el) return false;
     for (var p = el.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+    if (!el.getClientRects().length) {  // hidden by the current filter: show everything
+      var all = doc.getElementById("flt-all");
+      if (all) all.checked = true;
+    }
     el.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
     el.classList.add("highlight");
     setTimeout(function () { el.classList.remove("highlight"); }, 2000);
@@ -96,14 +100,23 @@
     if (row) { row.classList.add("current"); lastRow = row; }
     return true;
   }
+  function hashId() {
+    var h = location.hash.slice(1);
+    try { return decodeURIComponent(h); } catch (e) { return h; }
+  }
   function fromLocation() {
-    var hash = decodeURIComponent(location.hash.slice(1));
+    var hash = hashId();
     if (hash && reveal(hash, false)) return;
     var params = new URLSearchParams(location.search);
     var target = params.get("targetId");
     if (target) reveal(target, false);
   }
-  window.addEventListener("hashchange", function () { reveal(decodeURIComponent(location.hash.slice(1)), true); });
+  window.addEventListener("hashchange", function () { reveal(hashId(), true); });
+  // Following an outline link to the hash already in the address bar fires no hashchange.
+  $("#tree").addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest("a[href^='#']");
+    if (a && a.getAttribute("href") === location.hash) reveal(hashId(), true);
+  });
   fromLocation();
 
   // Copy link: clicking an entry's "#" copies its address too.

@@ -22,7 +22,7 @@ from exporter import __version__
 from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line
 from exporter.loader import session_to_jsonl
 from exporter.render.chart import build_chart
-from exporter.render.view import PageBuilder, anchor_for, damaged_views
+from exporter.render.view import PageBuilder, damaged_views
 from exporter.session import Session, parse_time
 from exporter.usage import Usage, compute_stats
 
@@ -98,7 +98,6 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["short_time"] = _short_time
-    env.filters["anchor"] = anchor_for
     env.filters["compact_iso"] = _compact_iso
     env.filters["cost"] = fmt_cost
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
@@ -188,10 +187,10 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
         branches.append(
             {
                 "active": b.branch.is_active,
-                "fork_anchor": anchor_for(fork) if fork else None,
+                "fork_anchor": builder.anchor(fork) if fork else None,
                 "fork_text": fork or "root",
                 "first_prompt": one_line(b.first_prompt or "(no prompt)", 70),
-                "link": anchor_for(first) if b.branch.is_active else "branch-" + anchor_for(first),
+                "link": builder.anchor(first),
                 "labels": b.labels,
                 "entries": fmt_int(b.entries),
                 "tokens": fmt_int(b.usage.total_tokens),
@@ -201,7 +200,7 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
         )
     labels = [
         {
-            "anchor": anchor_for(target),
+            "anchor": builder.anchor(target),
             "label": label,
             "text": one_line(_entry_text(session, target), 60),
         }
@@ -210,6 +209,7 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
     ]
     source = options.source_name or (Path(session.path).name if session.path else "session.jsonl")
     context = {
+        "anchor": builder.anchor,
         "tool_version": __version__,
         "file_version": session.version,
         "theme": options.theme,

@@ -8,6 +8,7 @@ deep or pathological trees cannot overflow the stack the way Pi's page does.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -48,13 +49,39 @@ OUTLINE_CHARS = 80
 _SAFE_ANCHOR = re.compile(r"^[A-Za-z][A-Za-z0-9_.:~-]{0,80}$")
 
 
-def anchor_for(entry_id: str) -> str:
-    """A DOM id: the entry id itself when it is a safe token, else a stable derived one."""
-    if _SAFE_ANCHOR.match(entry_id):
-        return entry_id
-    if _SAFE_ANCHOR.match("e" + entry_id):
-        return "e" + entry_id
-    return "e-" + entry_id.encode("utf-8", "surrogatepass").hex()[:64]
+# ids the page itself uses, and prefixes of ids it derives (branch blocks, damaged lines)
+RESERVED_IDS = frozenset(
+    {"tree", "sidebar", "content", "transcript", "usage", "usage-h", "chart-title", "damaged",
+     "theme-toggle", "toggle-thinking", "toggle-tools", "download-jsonl", "tree-search",
+     "tree-status", "session-jsonl"}
+)  # fmt: skip
+RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
+
+
+def build_anchors(entry_ids: list[str]) -> dict[str, str]:
+    """A unique, safe DOM id for every entry (in file order, so they are stable).
+
+    The entry id itself when it is a plain token that collides with nothing; else a
+    stable ``e-<hash>``. Session ids are untrusted and may look like the page's own ids.
+    """
+    anchors: dict[str, str] = {}
+    used: set[str] = set(RESERVED_IDS)
+    for entry_id in entry_ids:
+        candidate = entry_id
+        if (
+            not _SAFE_ANCHOR.match(candidate)
+            or candidate in used
+            or candidate.startswith(RESERVED_PREFIXES)
+        ):
+            digest = hashlib.sha256(entry_id.encode("utf-8", "surrogatepass")).hexdigest()
+            candidate = "e-" + digest[:24]
+            n = 2
+            while candidate in used:
+                candidate = f"e-{digest[:24]}-{n}"
+                n += 1
+        anchors[entry_id] = candidate
+        used.add(candidate)
+    return anchors
 
 
 @dataclass(slots=True)
@@ -148,7 +175,12 @@ class PageBuilder:
         self.path_set = set(session.active_path)
         self.compacted = session.context_status()
         self.consumed: set[str] = set()
+        self.anchors = build_anchors([e.id for e in session.entries])
         self.outputs_seen: dict[int, tuple[str, str]] = {}
+
+    def anchor(self, entry_id: str) -> str:
+        """The DOM id of an entry (see :func:`build_anchors`)."""
+        return self.anchors.get(entry_id) or "e-missing"
 
     def dedupe_output(self, tool: ToolView, anchor: str) -> None:
         """Show a long output once; later identical outputs link to the first one."""
@@ -232,7 +264,7 @@ class PageBuilder:
         times = [t for t in (parse_time(e.timestamp) for e in entries) if t]
         return BranchInfo(
             first_id=first_id,
-            anchor="branch-" + anchor_for(first_id),
+            anchor="branch-" + self.anchor(first_id),
             first_prompt=one_line(session.first_prompt(ids) or "(no prompt)", 90),
             entries=len(ids),
             cost=fmt_cost(usage.cost),
@@ -248,7 +280,7 @@ class PageBuilder:
         label = session.labels.get(entry.id)
         view = EntryView(
             id=entry.id,
-            anchor=anchor_for(entry.id),
+            anchor=self.anchor(entry.id),
             kind=entry.type,
             type=entry.type,
             time=entry.timestamp,
@@ -257,7 +289,7 @@ class PageBuilder:
         if label:
             view.classes.append("is-labeled")
         if entry.id in self.compacted:
-            view.compacted_by = self.compacted[entry.id]
+            view.compacted_by = self.anchor(self.compacted[entry.id])
             view.classes.append("compacted")
         builder = _ENTRY_BUILDERS.get(type(entry))
         if builder is None:
@@ -312,7 +344,7 @@ class PageBuilder:
         on_path = entry_id in self.path_set
         return OutlineRow(
             "row",
-            anchor=anchor_for(entry_id),
+            anchor=self.anchor(entry_id),
             entry_id=entry_id,
             text=text,
             role=role,
@@ -487,7 +519,7 @@ def _assistant(
             anchor = None
             if result is not None:
                 builder.consumed.add(result.id)
-                anchor = anchor_for(result.id)
+                anchor = builder.anchor(result.id)
                 builder.dedupe_output(tool, anchor)
             view.parts.append(Part("tool", tool=tool, tool_entry_anchor=anchor))
         elif kind == "image":
@@ -638,3 +670,8 @@ def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
         }
         for d in damaged
     ]
+
+
+def anchor_for(session: Session, entry_id: str) -> str:
+    """The DOM id the page gives ``entry_id`` (for tests and tools that link into a page)."""
+    return build_anchors([e.id for e in session.entries])[entry_id]

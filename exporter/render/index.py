@@ -1,0 +1,285 @@
+"""Site index and project pages: session rows -> one self-contained, sortable HTML listing.
+
+Rows are small JSON-friendly dicts (:func:`session_row`) so a site build can keep them in its
+manifest and rebuild the index without re-reading unchanged sessions. The listing is complete
+without JavaScript (server-sorted by last activity); ``static/index.js`` only adds sorting,
+filtering, local times and the theme toggle, allowed by the same hash-based CSP as the pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
+from typing import Any
+
+from markupsafe import Markup
+
+from exporter import __version__
+from exporter.entries import MessageEntry
+from exporter.formatting import fmt_cost, one_line
+from exporter.render import _csp, _environment, _minify_css, asset_dir, display_path
+from exporter.session import Session, parse_time
+from exporter.usage import compute_stats, turn_usage
+
+__all__ = ["project_slug", "render_listing", "session_row"]
+
+_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+MAX_DAYS = 366
+
+
+def project_slug(cwd: str) -> str:
+    """Stable, unique, file-name-safe: ``<folder name>-<8 hex of the full path>``."""
+    base = cwd.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    base = _UNSAFE.sub("-", base.lower()).strip("-.")[:40] or "project"
+    return f"{base}-{hashlib.sha256(cwd.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _day(moment: datetime) -> str:
+    if moment.utcoffset() is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.date().isoformat()
+
+
+def session_row(session: Session) -> dict[str, Any]:
+    """What the index needs about one rendered session (all branches counted once)."""
+    stats = compute_stats(session)
+    by_day: dict[str, float] = defaultdict(float)
+    for entry in session.entries:
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            moment = parse_time(entry.timestamp) or stats.ended
+            if moment is not None:
+                by_day[_day(moment)] += turn_usage(entry).cost
+    first = session.first_prompt()
+    return {
+        "id": session.id,
+        "name": session.name,
+        "title": one_line(session.name or first or f"Session {session.id}", 160),
+        "first_prompt": one_line(first, 160) if session.name and first else None,
+        "cwd": session.header.cwd or "",
+        "started": _iso(stats.started),
+        "last_activity": _iso(stats.ended),
+        "messages": sum(stats.roles.values()),
+        "entries": len(session.entries),
+        "branches": len(stats.branches),
+        "models": stats.models_used,
+        "tokens": stats.all.total_tokens,
+        "cost": round(stats.all.cost, 6),
+        "cost_by_day": {d: round(c, 6) for d, c in sorted(by_day.items()) if c},
+        "problems": sum(1 for d in session.diagnostics if d.severity != "info"),
+    }
+
+
+# --- view model ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class DayChart:
+    """Cost per day as SVG geometry (bars, ticks); the template only prints these numbers."""
+
+    width: int
+    height: int
+    bars: list[tuple[float, float, float, float, str]]  # x, y, w, h, tooltip
+    y_ticks: list[tuple[float, str]]
+    x_ticks: list[tuple[float, str, str]]  # x, label, text-anchor
+    days: int
+    first: str
+    last: str
+    total: float
+    earlier: float  # cost before the charted window
+    table: list[tuple[str, str, int]]  # day, cost, sessions (newest first), for readers
+    plot_left: int = 56
+    plot_right: int = 704
+    plot_bottom: int = 156
+
+
+def _nice(value: float) -> float:
+    if value <= 0:
+        return 1.0
+    magnitude = 10.0 ** (len(str(int(value))) - 1) if value >= 1 else 0.01
+    while magnitude > value:
+        magnitude /= 10
+    for step in (1, 2, 2.5, 5, 10):
+        if step * magnitude >= value:
+            return step * magnitude
+    return 10 * magnitude
+
+
+def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
+    """Daily bars from the first to the last day with cost (at most the last 366 days)."""
+    cost: dict[str, float] = defaultdict(float)
+    sessions: dict[str, int] = defaultdict(int)
+    for row in rows:
+        for day, amount in (row.get("cost_by_day") or {}).items():
+            cost[day] += amount
+            sessions[day] += 1
+    if not cost:
+        return None
+    last = date.fromisoformat(max(cost))
+    first = max(date.fromisoformat(min(cost)), last - timedelta(days=MAX_DAYS - 1))
+    earlier = sum(v for d, v in cost.items() if date.fromisoformat(d) < first)
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    chart = DayChart(720, 180, [], [], [], len(days), first.isoformat(), last.isoformat(), 0, 0, [])
+    chart.total, chart.earlier = sum(cost.values()), earlier
+    top, inner_h = 12, chart.plot_bottom - 12
+    inner_w = chart.plot_right - chart.plot_left
+    peak = _nice(max(cost.get(d.isoformat(), 0.0) for d in days))
+    step = inner_w / len(days)
+    for i, day in enumerate(days):
+        key = day.isoformat()
+        amount = cost.get(key, 0.0)
+        if amount <= 0:
+            continue
+        height = max(inner_h * amount / peak, 1.0)
+        count = sessions[key]
+        tip = f"{key}: {fmt_cost(amount)} ({count} session{'s' if count != 1 else ''})"
+        width = min(max(step * 0.8, 1.0), 36.0)
+        x = chart.plot_left + i * step + (step - width) / 2
+        chart.bars.append((x, chart.plot_bottom - height, width, height, tip))
+    chart.table = [(d, fmt_cost(cost[d]), sessions[d]) for d in sorted(cost, reverse=True)]
+    chart.y_ticks = [(chart.plot_bottom - inner_h * f, _money_tick(peak * f)) for f in (0, 0.5, 1)]
+    chart.y_ticks = [(y, label) for y, label in chart.y_ticks if y >= top]
+    picks = sorted({0, (len(days) - 1) // 2, len(days) - 1})
+    anchors = {0: "start", len(days) - 1: "end"} if len(days) > 1 else {}
+    chart.x_ticks = [
+        (chart.plot_left + (i + 0.5) * step, days[i].isoformat(), anchors.get(i, "middle"))
+        for i in picks
+    ]
+    return chart
+
+
+def _money_tick(value: float) -> str:
+    """Short axis labels ($0.005, $12.5, $1.5k): long ones would not fit left of the plot."""
+    if value >= 1000:
+        return f"${value / 1000:,.4g}k"
+    return f"${value:.4g}" if value >= 1 or value == 0 else f"${value:.2g}"
+
+
+def _when(iso: str | None) -> str:
+    moment = parse_time(iso)
+    if moment is None:
+        return ""
+    if moment.utcoffset() is not None:
+        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _sort_time(iso: str | None) -> str:
+    moment = parse_time(iso)
+    return f"{moment.timestamp():.0f}" if moment else "0"
+
+
+def _session_view(row: dict[str, Any], base: str, project_links: dict[str, str]) -> dict[str, Any]:
+    cwd = row.get("cwd") or ""
+    error = row.get("error")
+    return {
+        "href": base + row["page"] if row.get("page") and not error else None,
+        "title": row.get("title") or row.get("file") or "?",
+        "subtitle": row.get("first_prompt"),
+        "id": row.get("id") or "",
+        "file": row.get("file") or "",
+        "error": error,
+        "project": display_path(cwd) if cwd else "",
+        "project_href": base + project_links[cwd] if cwd in project_links else None,
+        "when": _when(row.get("last_activity")),
+        "when_iso": row.get("last_activity") or "",
+        "when_sort": _sort_time(row.get("last_activity")),
+        "messages": row.get("messages", 0),
+        "branches": row.get("branches", 0),
+        "models": ", ".join(row.get("models") or []),
+        "tokens": row.get("tokens", 0),
+        "cost": row.get("cost", 0.0),
+        "problems": row.get("problems", 0),
+    }
+
+
+def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = [r for r in rows if not r.get("error")]
+    times = sorted((r["last_activity"] for r in ok if r.get("last_activity")), key=_instant)
+    starts = [r.get("started") or r["last_activity"] for r in ok if r.get("last_activity")]
+    starts.sort(key=_instant)
+    return {
+        "sessions": len(ok),
+        "failed": len(rows) - len(ok),
+        "messages": sum(r.get("messages", 0) for r in ok),
+        "branches": sum(r.get("branches", 0) for r in ok),
+        "tokens": sum(r.get("tokens", 0) for r in ok),
+        "cost": sum(r.get("cost", 0.0) for r in ok),
+        "first": starts[0] if starts else None,
+        "last": times[-1] if times else None,
+        "last_when": _when(times[-1]) if times else "",
+        "first_when": _when(starts[0]) if starts else "",
+        "last_sort": _sort_time(times[-1]) if times else "0",
+    }
+
+
+def _instant(iso: str | None) -> float:
+    moment = parse_time(iso)
+    return moment.timestamp() if moment else 0.0
+
+
+def _by_recency(row: dict[str, Any]) -> tuple[float, str]:
+    return (-_instant(row.get("last_activity")), row.get("title") or "")
+
+
+def render_listing(
+    rows: list[dict[str, Any]],
+    *,
+    project_pages: dict[str, str] | None = None,
+    project: str | None = None,
+    theme: str = "auto",
+) -> str:
+    """The site index (``project`` None) or one project's page (one folder deeper).
+
+    ``project_pages`` maps a cwd to its page path relative to the site root; when given on the
+    index, a per-project totals table links to them.
+    """
+    project_pages = project_pages or {}
+    base = "../" if project is not None else ""
+    ordered = sorted(rows, key=_by_recency)
+    projects = []
+    if project is None and len(project_pages) > 1:
+        grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in ordered:
+            if not row.get("error"):
+                grouped[row.get("cwd") or ""].append(row)
+        for cwd, members in grouped.items():
+            totals = _totals(members)
+            totals.update(name=display_path(cwd) or "unknown", href=project_pages.get(cwd), cwd=cwd)
+            projects.append(totals)
+        projects.sort(key=lambda p: -float(p["last_sort"]))
+    heading = "Pi sessions" if project is None else (display_path(project) or "unknown project")
+    css, js = _assets()
+    context = {
+        "tool_version": __version__,
+        "theme": theme,
+        "csp": _csp(css, js),
+        "css": Markup(css),
+        "js": Markup(js),
+        "title": heading if project is None else f"{heading} · Pi sessions",
+        "heading": heading,
+        "up_href": "../index.html" if project is not None else None,
+        "show_project": project is None,
+        "sessions": [_session_view(r, base, project_pages) for r in ordered],
+        "projects": projects,
+        "totals": _totals(rows),
+        "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
+        "chart": day_chart([r for r in rows if not r.get("error")]),
+    }
+    return _environment().get_template("index.html.j2").render(context)
+
+
+@lru_cache(maxsize=1)
+def _assets() -> tuple[str, str]:
+    """page.css (for the shared look and themes) + index.css, and the listing script."""
+    folder = asset_dir("static")
+    css = _minify_css((folder / "page.css").read_text(encoding="utf-8"))
+    css += "\n" + _minify_css((folder / "index.css").read_text(encoding="utf-8"))
+    return css, (folder / "index.js").read_text(encoding="utf-8")

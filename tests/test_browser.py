@@ -1,0 +1,509 @@
+"""The page in real Chromium: inert with hostile input, complete without JavaScript, and the
+enhancements (search, keys, deep links, theme, JSONL download) work without any network.
+
+Pages are served from a loopback HTTP server (an http origin, so localStorage works); every
+page opened is watched for dialogs, console errors, uncaught errors and requests other than
+the page itself. Skipped when Chromium is missing, failed instead when CI is set.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from exporter.loader import load_session, parse_session_bytes
+from exporter.render import RenderOptions, render_session
+from exporter.render.view import anchor_for
+from tests.browser_util import (
+    CORPUS,
+    PageServer,
+    Viewer,
+    branch_depth,
+    load_fixture,
+    parse_fixture,
+    render_fixture,
+)
+from tests.xss_corpus import corpus_text_markers
+
+pytest_plugins = ["tests.browser_util"]
+pytestmark = pytest.mark.browser
+
+SAMPLER = "every-entry-type.jsonl"
+BRANCHED = "pi-branched-1.jsonl"
+V1_COMPACTION = "pi-v1-before-compaction.jsonl"
+LONG = "long-tokens"
+PHONE = {"width": 390, "height": 844}
+LONG_PATH = (
+    "/home/alice/projects/customer-portal/packages/frontend/src/components/settings/"
+    "NotificationPreferencesPanel.tsx"
+)
+LONG_ID = "notification_preferences_panel_rewrite_with_server_side_validation_v2"
+
+
+def long_token_session() -> bytes:
+    """Long unbroken tokens where real sessions have them: file paths, API error JSON,
+    extension and model ids, labels."""
+
+    def line(**fields: Any) -> str:
+        return json.dumps(fields)
+
+    def message(entry_id: str, parent: str | None, n: int, **body: Any) -> str:
+        stamp = f"2025-01-01T00:00:{n:02d}Z"
+        return line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=body)
+
+    error = '400 {"type":"error","error":{"type":"invalid_request_error","message":"' + (
+        "messages.1.content.0.tool_result.content.0.image.source.base64.data:_too_large" * 2
+    )
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": LONG_PATH}},
+        {"type": "toolCall", "id": "c2", "name": "grep", "arguments": {"pattern": LONG_ID,
+                                                                       "path": LONG_PATH}},
+        {"type": "toolCall", "id": "c3", "name": "mcp__" + LONG_ID, "arguments": {"q": LONG_ID}},
+    ]  # fmt: skip
+    lines = [
+        line(type="session", version=3, id="long", timestamp="2025-01-01T00:00:00Z", cwd=LONG_PATH),
+        message("u1", None, 1, role="user", content=f"Please fix {LONG_PATH} ({LONG_ID})"),
+        message(
+            "a1", "u1", 2, role="assistant", provider="anthropic", model=LONG_ID,
+            content=[{"type": "text", "text": "Looking."}, *calls],
+            stopReason="error", errorMessage=error,
+        ),
+        message("r1", "a1", 3, role="toolResult", toolCallId="c1", toolName="read",
+                content=[{"type": "text", "text": LONG_PATH}]),
+        message("r3", "r1", 4, role="toolResult", toolCallId="c3", toolName="mcp__" + LONG_ID,
+                content=[{"type": "text", "text": LONG_ID}]),
+        line(type="custom_message", id="m1", parentId="r3", timestamp="2025-01-01T00:00:05Z",
+             customType=LONG_ID, content="extension note", display=True),
+        line(type="compaction", id="k1", parentId="m1", timestamp="2025-01-01T00:00:06Z",
+             summary="Summary", firstKeptEntryId="m1", tokensBefore=5000,
+             details={"readFiles": [LONG_PATH], "modifiedFiles": [LONG_PATH]}),
+        line(type="label", id="l1", parentId="k1", timestamp="2025-01-01T00:00:07Z",
+             targetId="u1", label=LONG_ID),
+        line(type="model_change", id="mc", parentId="l1", timestamp="2025-01-01T00:00:08Z",
+             provider="openrouter", modelId=LONG_ID),
+        message("b1", "mc", 9, role="bashExecution", command=f"cat {LONG_PATH}", output="ok",
+                exitCode=0, truncated=True, fullOutputPath="/tmp/" + LONG_ID + ".log"),
+        message("u2", "b1", 10, role="user", content="thanks"),
+    ]  # fmt: skip
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+@pytest.fixture(scope="session")
+def published(page_server: PageServer) -> dict[str, str]:
+    """Name -> URL; each page is rendered (cached) and written once per run."""
+    urls: dict[str, str] = {}
+    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION):
+        urls[name] = page_server.publish(name.replace(".jsonl", ".html"), render_fixture(name))
+    long_session = parse_session_bytes(long_token_session())
+    urls[LONG] = page_server.publish("long-tokens.html", render_session(long_session))
+    dark = render_session(load_fixture(SAMPLER), RenderOptions(theme="dark"))
+    urls["dark"] = page_server.publish("sampler-dark.html", dark)
+    return urls
+
+
+@pytest.fixture
+def view(viewer: Viewer, published: dict[str, str]) -> Viewer:
+    """The shared viewer, with the pages already published."""
+    return viewer
+
+
+def clean(viewer: Viewer) -> None:
+    """No dialog, console error, uncaught error or request beyond the page, on any page."""
+    viewer.assert_clean()
+
+
+def visible(page: Any, entry_id: str) -> bool:
+    return page.locator(f'[data-entry-id="{entry_id}"]').first.is_visible()
+
+
+def in_viewport(page: Any, selector: str) -> bool:
+    return page.eval_on_selector(
+        selector,
+        """el => { const r = el.getBoundingClientRect();
+                   return r.height > 0 && r.bottom > 0 && r.top < innerHeight; }""",
+    )
+
+
+def open_everything(page: Any) -> None:
+    page.click('label[for="flt-all"]')
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+
+
+# --- hostile input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_xss_corpus_is_inert(view: Viewer, published: dict[str, str], js: bool) -> None:
+    page = view.open(published[CORPUS], js=js)
+    open_everything(page)
+    page.mouse.wheel(0, 100_000)
+    for _ in range(3):
+        page.keyboard.press("End")
+    page.wait_for_timeout(300)
+    text = page.text_content("main") or ""
+    for marker in corpus_text_markers():
+        assert marker in text, f"{marker!r} should be shown as text"
+    if js:
+        assert page.evaluate("window.__pwned") is None
+        assert page.evaluate("window.__cspViolations") == []
+        assert page.is_visible("#theme-toggle"), "the page's own script must still run"
+        for key in ("t", "o", "/", "Escape"):
+            page.keyboard.press(key)
+        assert page.evaluate("window.__pwned") is None
+    else:
+        assert not page.is_visible("#theme-toggle")
+    assert page.locator("iframe, object, embed, script[src], link, base").count() == 0
+    bad_images = page.eval_on_selector_all(
+        "img", "els => els.map(e => e.getAttribute('src')).filter(s => !s.startsWith('data:'))"
+    )
+    assert bad_images == []
+    clean(view)
+
+
+def test_xss_corpus_deep_links_with_hostile_ids(view: Viewer, published: dict[str, str]) -> None:
+    session = load_fixture(CORPUS)
+    target = next(e.id for e in session.entries if "Nested A" in json.dumps(e.raw))
+    assert target not in session.active_path
+    for suffix in (f"#{quote(target, safe='')}", f"?targetId={quote(target, safe='')}"):
+        page = view.open(published[CORPUS] + suffix)
+        selector = f'[id="{anchor_for(session, target)}"]'
+        page.wait_for_selector(selector + ".highlight", timeout=1500)
+        assert page.evaluate("window.__pwned") is None
+    clean(view)
+
+
+# --- without JavaScript ------------------------------------------------------------------------
+
+
+def open_sampler_branch(page: Any) -> None:
+    """The sampler's leaf is e25 (last line), so e02…e23 form the one collapsed branch."""
+    branch = page.locator("details.branch#branch-e02")
+    assert branch.get_attribute("open") is None
+    assert not visible(page, "e03")
+    branch.locator("summary").first.click()
+    assert branch.get_attribute("open") is not None
+    assert visible(page, "e03")
+
+
+def test_page_without_javascript_is_complete(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER], js=False)
+    assert "Look at this" in page.inner_text("#e01")
+    assert page.is_visible("#e01 img")
+    assert "alternate path question" in page.inner_text("#e25")
+    assert "approach" in page.inner_text("#e24")
+    assert re.fullmatch(r"2025-06-01 10:\d\d UTC", page.locator("#e01 time").inner_text())
+    assert not page.is_visible("#theme-toggle") and not page.is_visible("#tree-search")
+    assert not page.is_visible("#download-jsonl")
+    assert page.is_visible("#tree") and page.locator("#tree li").count() > 20
+    open_sampler_branch(page)
+    assert "I'll inspect things." in page.inner_text("#e03")
+    # thinking is collapsed and opens on click
+    thinking = page.locator("#e03 details.thinking")
+    assert thinking.get_attribute("open") is None
+    assert not page.locator("#e03 details.thinking .md").is_visible()
+    thinking.locator("summary").click()
+    assert page.locator("#e03 details.thinking .md").is_visible()
+    # folded tool output opens on click
+    fold = page.locator("#e04 details.fold")
+    assert not fold.locator("pre").is_visible()
+    fold.locator("summary").click()
+    assert "def f7" in fold.locator("pre").inner_text()
+    # images enlarge on click (a CSS-only checkbox puts them in a fixed overlay)
+    position = "e => getComputedStyle(e).position"
+    assert page.eval_on_selector("#e01 img", position) != "fixed"
+    page.click("#e01 label.zoom")
+    assert page.eval_on_selector("#e01 img", position) == "fixed"
+    clean(view)
+
+
+def test_filters_work_without_javascript(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER], js=False)
+    open_sampler_branch(page)
+    tree_row = 'li:has(> a[href="#e19"])'
+    # Default: extension data, hidden custom messages and labels are hidden
+    assert not visible(page, "e19") and not visible(page, "e18") and not visible(page, "e22")
+    assert visible(page, "e17") and visible(page, "e03")
+    assert not page.is_visible(f"#tree {tree_row}")
+    page.click('label[for="flt-all"]')
+    assert visible(page, "e19") and visible(page, "e18") and visible(page, "e22")
+    assert page.is_visible(f"#tree {tree_row}")
+    from playwright.sync_api import expect
+
+    page.locator("#e19").scroll_into_view_if_needed()
+    expect(page.locator("#e19")).to_contain_text('"token": "sk-secret"', use_inner_text=True)
+    page.click('label[for="flt-user"]')
+    assert visible(page, "e01") and visible(page, "e20") and visible(page, "e25")
+    assert not visible(page, "e03") and not visible(page, "e14") and not visible(page, "e17")
+    assert not visible(page, "e24")
+    assert page.is_visible('#tree li:has(> a[href="#e01"])')
+    assert not page.is_visible('#tree li:has(> a[href="#e03"])')
+    page.click('label[for="flt-notools"]')
+    assert visible(page, "e03") and not visible(page, "e04") and not visible(page, "e11")
+    page.click('label[for="flt-labeled"]')
+    assert visible(page, "e01") and not visible(page, "e03") and not visible(page, "e20")
+    page.click('label[for="flt-default"]')
+    assert not visible(page, "e19") and visible(page, "e03") and visible(page, "e04")
+    clean(view)
+
+
+# --- with JavaScript ---------------------------------------------------------------------------
+
+
+def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED])
+    rows = page.locator("#tree li:not(.sub)")
+    total = rows.count()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "tree-search"
+    session = load_fixture(BRANCHED)
+    prompt = session.first_prompt() or ""
+    term = max(re.findall(r"[A-Za-z]{5,}", prompt), key=len).lower()
+    page.keyboard.type(f"user: {term}")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(100)
+    shown = page.locator("#tree li:not(.sub):not(.search-miss)")
+    texts = [t.lower() for t in shown.all_inner_texts()]
+    assert 0 < len(texts) < total
+    assert all("user:" in t and term in t for t in texts)
+    assert "match" in page.inner_text("#tree-status")
+    page.keyboard.press("Escape")
+    assert page.input_value("#tree-search") == ""
+    assert page.locator("#tree li.search-miss").count() == 0
+    assert "match" not in page.inner_text("#tree-status")
+    assert page.evaluate("document.activeElement.id") != "tree-search"
+    clean(view)
+
+
+def test_keys_toggle_thinking_and_tool_output(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER])
+    thinking = "details.thinking"
+    folds = ".tool details.fold"
+
+    def states(selector: str) -> list[bool]:
+        return page.eval_on_selector_all(selector, "els => els.map(e => e.open)")
+
+    assert states(thinking) and not any(states(thinking))
+    assert states(folds) and not any(states(folds))
+    page.keyboard.press("t")
+    assert all(states(thinking)) and not any(states(folds))
+    page.keyboard.press("o")
+    assert all(states(folds))
+    page.keyboard.press("t")
+    page.keyboard.press("o")
+    assert not any(states(thinking)) and not any(states(folds))
+    page.click("#toggle-thinking")
+    assert all(states(thinking))
+    page.click("#toggle-tools")
+    assert all(states(folds))
+    clean(view)
+
+
+def _nested_target() -> tuple[str, str]:
+    """A user or assistant entry inside a branch inside a branch (collapsed twice)."""
+    session = load_fixture(BRANCHED)
+    page = parse_fixture(BRANCHED)
+    for entry in session.entries:
+        element = page.by_entry[entry.id][0]
+        role = entry.raw.get("message", {}).get("role") if entry.type == "message" else None
+        if (
+            branch_depth(element) >= 2
+            and role in ("user", "assistant")
+            and element.tag == "article"
+        ):
+            return entry.id, anchor_for(session, entry.id)
+    pytest.fail("pi-branched-1 has no entry two branches deep")
+
+
+def _assert_revealed(page: Any, anchor: str) -> None:
+    selector = f'[id="{anchor}"]'
+    page.wait_for_selector(selector + ".highlight", timeout=1500)
+    closed = page.eval_on_selector(
+        selector,
+        """el => { const out = []; for (let p = el.parentElement; p; p = p.parentElement)
+                     if (p.tagName === 'DETAILS' && !p.open) out.push(p.id); return out; }""",
+    )
+    assert closed == []
+    assert page.is_visible(selector)
+    page.wait_for_timeout(100)
+    assert in_viewport(page, selector), "the target is scrolled into view"
+    row = page.locator(f'#tree a[href="#{anchor}"]').locator("xpath=..")
+    assert "current" in (row.get_attribute("class") or "")
+
+
+def test_deep_link_opens_the_enclosing_branches(view: Viewer, published: dict[str, str]) -> None:
+    entry_id, anchor = _nested_target()
+    page = view.open(f"{published[BRANCHED]}#{anchor}")
+    _assert_revealed(page, anchor)
+    page = view.open(f"{published[BRANCHED]}?targetId={quote(entry_id, safe='')}")
+    _assert_revealed(page, anchor)
+    clean(view)
+
+
+def test_outline_link_opens_a_collapsed_branch(view: Viewer, published: dict[str, str]) -> None:
+    _, anchor = _nested_target()
+    page = view.open(published[BRANCHED])
+    assert not page.is_visible(f'[id="{anchor}"]')
+    page.click(f'#tree a[href="#{anchor}"]')
+    _assert_revealed(page, anchor)
+    # closing the branch again and clicking the same link (same #hash) must reopen it
+    page.evaluate("document.querySelectorAll('details.branch').forEach(d => d.open = false)")
+    page.mouse.wheel(0, -100_000)
+    assert not page.is_visible(f'[id="{anchor}"]')
+    page.click(f'#tree a[href="#{anchor}"]')
+    page.wait_for_timeout(100)
+    assert page.is_visible(f'[id="{anchor}"]') and in_viewport(page, f'[id="{anchor}"]')
+    clean(view)
+
+
+def test_malformed_fragment_does_not_break_the_script(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A hand-edited or truncated link like page.html#abc%E0%A4 must not kill the script:
+    decodeURIComponent throws on it, and everything set up after it is lost."""
+    page = view.open(published[SAMPLER] + "#abc%E0%A4%A")
+    assert view.watch(page).page_errors == []
+    page.keyboard.press("t")
+    assert all(page.eval_on_selector_all("details.thinking", "els => els.map(e => e.open)"))
+    clean(view)
+
+
+def test_deep_link_to_an_entry_hidden_by_the_default_filter(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """#e19 is extension data (hidden by Default) inside the collapsed branch: the link must
+    still show it, not scroll to an invisible element."""
+    page = view.open(f"{published[SAMPLER]}#e19")
+    page.wait_for_selector("#e19.highlight", state="attached", timeout=1500)
+    assert page.evaluate("document.getElementById('branch-e02').open")
+    assert page.is_visible("#e19"), "the target stays hidden by the Default filter"
+    assert in_viewport(page, "#e19")
+    clean(view)
+
+
+def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> None:
+    context = view.context(timezone_id="Asia/Tokyo", locale="en-US")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = view.open(published[SAMPLER], context=context)
+    stamp = page.get_attribute("#e01 time", "datetime") or ""
+    local = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Tokyo"))
+    hour = local.hour % 12 or 12
+    expected = f"{local:%b} {local.day}, {local.year}, {hour}:{local:%M:%S} {local:%p}"
+    assert page.inner_text("#e01 time").replace("\u202f", " ") == expected
+    assert page.get_attribute("#e01 time", "title") == stamp
+    page.click("#e01 a.ts")
+    assert "copied" in (page.get_attribute("#e01 a.ts", "class") or "")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == published[SAMPLER] + "#e01"
+    clean(view)
+
+
+def test_theme_toggle_is_remembered(view: Viewer, published: dict[str, str]) -> None:
+    context = view.context(color_scheme="light")
+    page = view.open(published[SAMPLER], context=context)
+
+    def background() -> str:
+        return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+    assert page.get_attribute("html", "data-theme") is None
+    light = background()
+    page.click("#theme-toggle")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    dark = background()
+    assert dark != light
+    page.reload()
+    assert page.get_attribute("html", "data-theme") == "dark"
+    assert background() == dark
+    page.click("#theme-toggle")
+    page.reload()
+    assert page.get_attribute("html", "data-theme") == "light"
+    assert background() == light
+    # the system preference applies until the reader chooses
+    dark_page = view.open(published[SAMPLER], color_scheme="dark")
+    assert dark_page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
+    dark_page.click("#theme-toggle")
+    assert dark_page.get_attribute("html", "data-theme") == "light"
+    clean(view)
+
+
+def test_theme_option_is_the_initial_theme(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published["dark"], color_scheme="light")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(20, 22, 27)"
+    page.click("#theme-toggle")
+    assert page.get_attribute("html", "data-theme") == "light"
+    clean(view)
+
+
+@pytest.mark.parametrize("name", [BRANCHED, CORPUS])
+def test_jsonl_download_round_trip(
+    view: Viewer, published: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    page = view.open(published[name])
+    with page.expect_download() as info:
+        page.click("#download-jsonl")
+    download = info.value
+    target = tmp_path / "downloaded.jsonl"
+    download.save_as(target)
+    original = load_fixture(name)
+    copy = load_session(target)
+    assert [(e.id, e.parent_id, e.type) for e in copy.entries] == [
+        (e.id, e.parent_id, e.type) for e in original.entries
+    ]
+    assert copy.leaf_id == original.leaf_id
+    assert copy.id == original.id
+    assert copy.labels == original.labels
+    assert [e.raw for e in copy.entries] == [e.raw for e in original.entries]
+    if name == BRANCHED:
+        assert download.suggested_filename == f"{original.id}.jsonl"
+    clean(view)
+
+
+@pytest.mark.parametrize("name", [SAMPLER, BRANCHED, V1_COMPACTION, LONG, CORPUS])
+def test_phone_width_has_no_horizontal_scroll(
+    view: Viewer, published: dict[str, str], name: str
+) -> None:
+    page = view.open(published[name], viewport=PHONE)
+    open_everything(page)
+    page.wait_for_timeout(100)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    cut = overflowing(page)
+    assert width <= PHONE["width"] + 1 and cut == [], (
+        f"page is {width}px wide on a {PHONE['width']}px phone; text beyond the right edge "
+        f"(scrolling sideways, or clipped by the entry's paint containment): {cut}"
+    )
+    clean(view)
+
+
+def overflowing(page: Any) -> list[str]:
+    """The innermost elements whose content sticks out of the viewport (outside scrollers)."""
+    return page.evaluate(
+        """() => {
+          const scrolls = e => { for (let p = e.parentElement; p; p = p.parentElement)
+                                   if (getComputedStyle(p).overflowX !== 'visible') return true;
+                                 return false; };
+          const sticks = e => e.getBoundingClientRect().left + e.scrollWidth > innerWidth + 1;
+          return [...document.querySelectorAll('body *')]
+            .filter(e => getComputedStyle(e).overflowX === 'visible' && !scrolls(e) && sticks(e)
+                         && ![...e.children].some(sticks))
+            .slice(0, 12)
+            .map(e => e.tagName.toLowerCase() + '.' + [...e.classList].join('.') + ': '
+                      + e.textContent.slice(0, 40));
+        }"""
+    )
+
+
+def test_print_hides_the_sidebar(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER])
+    assert page.is_visible("#sidebar")
+    page.emulate_media(media="print")
+    assert not page.is_visible("#sidebar")
+    assert not page.is_visible(".actions")
+    assert page.is_visible("#transcript") and visible(page, "e01")
+    clean(view)

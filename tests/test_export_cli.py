@@ -1,0 +1,249 @@
+"""`pi-session export`: output naming, stdout mode, exit codes, clean errors, inputs untouched."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.loader import load_session
+from exporter.render.view import anchor_for
+from tests.browser_util import CORPUS, V1_FIXTURES, fixture_path, parse_html, unicode_session
+from tests.xss_corpus import build_corpus
+
+SAMPLER = "every-entry-type.jsonl"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def copy_fixture(name: str, folder: Path) -> Path:
+    target = folder / name
+    shutil.copyfile(fixture_path(name), target)
+    return target
+
+
+def assert_clean_error(stderr: str) -> None:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("pi-session: error: "), stderr
+    assert "Traceback" not in stderr
+
+
+def test_default_output_name_in_the_current_folder(runner: CliRunner, in_tmp: Path) -> None:
+    (in_tmp / "in").mkdir()
+    source = copy_fixture(SAMPLER, in_tmp / "in")
+    result = runner.invoke(cli, ["export", str(source)])
+    assert result.exit_code == 0, result.output
+    expected = in_tmp / "pi-session-every-entry-type.html"
+    assert expected.is_file()
+    assert result.stdout.strip() == "pi-session-every-entry-type.html"
+    assert (in_tmp / result.stdout.strip()).resolve() == expected.resolve()
+    page = parse_html(expected.read_text(encoding="utf-8"))
+    assert {e.id for e in load_session(source).entries} == set(page.by_entry)
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["in", expected.name], "no temp files"
+
+
+def test_output_option_writes_there_and_prints_the_path(runner: CliRunner, in_tmp: Path) -> None:
+    target = in_tmp / "out" / "page.html"
+    target.parent.mkdir()
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(target)
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in target.parent.iterdir()] == ["page.html"]
+
+
+def test_existing_output_is_replaced_atomically(runner: CliRunner, in_tmp: Path) -> None:
+    """A rename over the old file (new inode): readers never see a half-written page."""
+    target = in_tmp / "page.html"
+    target.write_text("old page", encoding="utf-8")
+    before = target.stat().st_ino
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert target.stat().st_ino != before
+    assert [p.name for p in in_tmp.iterdir()] == ["page.html"]
+
+
+def test_dash_writes_the_page_to_stdout_only(runner: CliRunner, in_tmp: Path) -> None:
+    corpus = in_tmp / CORPUS
+    corpus.write_bytes(build_corpus())
+    result = runner.invoke(cli, ["export", str(corpus), "-o", "-"])
+    assert result.exit_code == 0, result.stderr
+    html = result.stdout_bytes.decode("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    assert set(parse_html(html).by_entry) == {e.id for e in load_session(corpus).entries}
+    assert "pi-session: warning:" in result.stderr, "damaged lines are reported on stderr"
+    assert sorted(p.name for p in in_tmp.iterdir()) == [CORPUS], "nothing written"
+
+
+def test_theme_leaf_and_no_embed_options(runner: CliRunner, in_tmp: Path) -> None:
+    source = str(fixture_path(SAMPLER))
+    result = runner.invoke(
+        cli, ["export", source, "-o", "-", "--theme", "dark", "--no-embed", "--leaf", "e25"]
+    )
+    assert result.exit_code == 0, result.stderr
+    page = parse_html(result.stdout_bytes.decode("utf-8"))
+    (html,) = page.all(lambda e: e.tag == "html")
+    assert html.get("data-theme") == "dark"
+    assert not page.all(lambda e: e.get("id") == "session-jsonl")
+    (leaf,) = page.all(lambda e: e.tag == "li" and e.has_class("leaf"))
+    assert leaf.find_all(lambda e: e.tag == "a")[0].get("href") == "#e25"
+
+
+def test_leaf_accepts_a_unique_prefix_only(runner: CliRunner, in_tmp: Path) -> None:
+    source = fixture_path("pi-branched-1.jsonl")
+    session = load_session(source)
+    other = next(i for i in session.leaf_ids if i != session.leaf_id)
+    result = runner.invoke(cli, ["export", str(source), "-o", "-", "--leaf", other[:6]])
+    assert result.exit_code == 0, result.stderr
+    (leaf,) = parse_html(result.stdout_bytes.decode("utf-8")).all(
+        lambda e: e.tag == "li" and e.has_class("leaf")
+    )
+    assert leaf.find_all(lambda e: e.tag == "a")[0].get("href") == "#" + anchor_for(session, other)
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", "-", "--leaf", "e2"])
+    assert result.exit_code == 1, "e2 is ambiguous (e20 … e25)"
+    assert_clean_error(result.stderr)
+
+
+def test_unknown_leaf_is_a_usage_error(runner: CliRunner, in_tmp: Path) -> None:
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "--leaf", "nope"])
+    assert result.exit_code == 1
+    assert_clean_error(result.stderr)
+    assert "nope" in result.stderr
+    assert list(in_tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--theme", "purple"], ["--no-such-option"], ["-o"]],
+    ids=["bad-theme", "unknown-option", "missing-value"],
+)
+def test_usage_errors_exit_1(runner: CliRunner, in_tmp: Path, args: list[str]) -> None:
+    """The spec: exit 1 for usage errors, 2 for bad input (click's own default is 2)."""
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), *args])
+    assert "Traceback" not in result.output
+    assert result.exit_code == 1, f"usage error exited {result.exit_code}: {result.stderr}"
+
+
+BAD_INPUTS = {
+    "missing": None,
+    "empty": b"",
+    "binary": bytes(range(256)) * 4,
+    "other-json": b'{"name": "package", "version": "1.0.0"}\n[1, 2, 3]\n',
+    "html": b"<!DOCTYPE html><html><body>not a session</body></html>\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_INPUTS))
+def test_bad_input_exits_2_with_one_clean_line(runner: CliRunner, in_tmp: Path, kind: str) -> None:
+    path = in_tmp / f"{kind}.jsonl"
+    data = BAD_INPUTS[kind]
+    if data is not None:
+        path.write_bytes(data)
+    result = runner.invoke(cli, ["export", str(path), "--sessions-dir", str(in_tmp / "none")])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert_clean_error(result.stderr)
+    assert result.stdout == ""
+    assert sorted(p.name for p in in_tmp.iterdir()) == ([path.name] if data is not None else [])
+
+
+def test_a_folder_as_input_or_output_is_refused(runner: CliRunner, in_tmp: Path) -> None:
+    result = runner.invoke(cli, ["export", str(in_tmp)])
+    assert result.exit_code == 2
+    assert_clean_error(result.stderr)
+    (in_tmp / "out").mkdir()
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", str(in_tmp / "out")])
+    assert result.exit_code == 1
+    assert_clean_error(result.stderr)
+    assert list((in_tmp / "out").iterdir()) == []
+
+
+@pytest.mark.parametrize("name", [SAMPLER, *V1_FIXTURES])
+def test_input_file_is_never_modified(runner: CliRunner, in_tmp: Path, name: str) -> None:
+    """Pi rewrites legacy v1 files in place; the exporter must only read."""
+    source = copy_fixture(name, in_tmp)
+    os.utime(source, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+    before = (source.read_bytes(), source.stat().st_mtime_ns)
+    source.chmod(0o444)
+    result = runner.invoke(cli, ["export", str(source), "-o", str(in_tmp / "page.html")])
+    assert result.exit_code == 0, result.output
+    assert (source.read_bytes(), source.stat().st_mtime_ns) == before
+
+
+def test_demo_session(runner: CliRunner, in_tmp: Path) -> None:
+    result = runner.invoke(cli, ["export", "--demo", "-o", "demo.html"])
+    assert result.exit_code == 0, result.output
+    page = parse_html((in_tmp / "demo.html").read_text(encoding="utf-8"))
+    assert page.by_entry and page.branches()
+
+
+def test_open_hands_the_file_to_the_browser(
+    runner: CliRunner, in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **k: opened.append(url) or True)
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", "p.html", "--open"])
+    assert result.exit_code == 0, result.output
+    assert opened == [(in_tmp / "p.html").resolve().as_uri()]
+
+
+def test_unicode_session_through_the_cli(runner: CliRunner, in_tmp: Path) -> None:
+    source = in_tmp / "ünï-😀.jsonl"
+    source.write_bytes(unicode_session())
+    result = runner.invoke(cli, ["export", str(source)])
+    assert result.exit_code == 0, result.output
+    written = in_tmp / "pi-session-ünï-😀.html"
+    html = written.read_bytes().decode("utf-8")  # strict UTF-8
+    assert "中文字符" in html
+
+
+# --- the real command, in a subprocess ------------------------------------------------------
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PI_CODING_AGENT_DIR",)}
+    env["PYTHONIOENCODING"] = "utf-8"
+    return subprocess.run(
+        [sys.executable, "-m", "exporter", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_subprocess_export_and_bad_input(tmp_path: Path) -> None:
+    source = copy_fixture("pi-branched-1.jsonl", tmp_path)
+    done = run_cli("export", str(source), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "pi-session-pi-branched-1.html\n"
+    assert "Traceback" not in done.stderr
+    html = (tmp_path / "pi-session-pi-branched-1.html").read_text(encoding="utf-8")
+    assert set(parse_html(html).by_entry) == {e.id for e in load_session(source).entries}
+
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
+    failed = run_cli("export", str(junk), cwd=tmp_path)
+    assert failed.returncode == 2
+    assert failed.stdout == ""
+    assert_clean_error(failed.stderr)

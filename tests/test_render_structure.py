@@ -1,0 +1,516 @@
+"""Structure of the rendered page, checked on every session fixture without a browser.
+
+The HTML is parsed with the stdlib parser (``tests.browser_util.parse_html``) and compared
+with the loaded session: every entry exactly once, unique DOM ids, message text present,
+tool calls next to their results, one branch block per alternative at each fork, a CSP that
+forbids the network, a working embedded JSONL, ``--leaf``, ``--no-embed``, determinism.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from exporter.entries import MessageEntry
+from exporter.loader import load_session, parse_session_bytes, session_to_jsonl
+from exporter.render import RenderOptions, render_session
+from exporter.render.view import anchor_for
+from exporter.session import Session
+from tests.browser_util import (
+    ALL_PAGES,
+    BRANCHED,
+    FIXTURE_NAMES,
+    UNICODE_TEXTS,
+    V1_FIXTURES,
+    Element,
+    Page,
+    branch_depth,
+    fixture_path,
+    load_fixture,
+    load_fresh,
+    parse_fixture,
+    parse_html,
+    render_fixture,
+    unicode_session,
+)
+
+every_fixture = pytest.mark.parametrize("name", ALL_PAGES)
+
+_LINK_DEST = re.compile(r"\]\([^)]*\)")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_ENTITY = re.compile(r"&#?\w+;")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_WORD = re.compile(r"[^\W_]{3,}")
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def plain_words(markdown_text: str, limit: int = 40) -> list[str]:
+    """Distinctive words of the first ``limit`` characters that survive Markdown rendering."""
+    text = _IMAGE.sub(" ", markdown_text)
+    text = _LINK_DEST.sub("]", text)
+    text = _ENTITY.sub(" ", text)
+    text = _TAG.sub(" ", text)  # raw HTML shows as text, but skill tags get their own view
+    return _WORD.findall(text[:limit])
+
+
+def expected_branch_blocks(session: Session) -> int:
+    """Every non-main child of a fork opens one block (forks inside branches too), and every
+    extra root is a branch of its own."""
+    forks = sum(len(kids) - 1 for kids in session.children.values() if len(kids) > 1)
+    return forks + max(0, len(session.roots) - 1)
+
+
+def enclosing_entry(element: Element) -> Element | None:
+    return next((a for a in element.ancestors() if a.get("data-entry-id") is not None), None)
+
+
+def output_text(element: Element) -> str:
+    """The text of a tool box's output blocks (visible and folded parts, in page order)."""
+    blocks = element.find_all(lambda e: e.tag == "pre" and e.has_class("out"))
+    return norm("\n".join(b.text for b in blocks))
+
+
+def sidebar(page: Page) -> Element:
+    return page.one(lambda e: e.tag == "nav" and e.get("id") == "sidebar")
+
+
+# --- every fixture -------------------------------------------------------------------------
+
+
+def test_fixtures_are_there() -> None:
+    assert len(FIXTURE_NAMES) >= 7, FIXTURE_NAMES
+    assert all(load_fixture(name).entries for name in ALL_PAGES)
+
+
+@every_fixture
+def test_every_entry_appears_exactly_once(name: str) -> None:
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    ids = [e.id for e in session.entries]
+    assert len(set(ids)) == len(ids)
+    missing = [i for i in ids if i not in page.by_entry]
+    twice = {i: len(v) for i, v in page.by_entry.items() if len(v) != 1}
+    unknown = sorted(set(page.by_entry) - set(ids))
+    assert (missing, twice, unknown) == ([], {}, [])
+    for entry_id in ids:
+        element = page.by_entry[entry_id][0]
+        assert element.get("id") == anchor_for(session, entry_id)
+        assert element.tag in ("article", "div")
+    side = sidebar(page)
+    assert not side.find_all(lambda e: e.get("data-entry-id") is not None)
+    rows = side.find_all(lambda e: e.tag == "li" and not e.has_class("sub"))
+    assert len(rows) == len(ids), "one outline row per entry"
+    hrefs = [r.find_all(lambda e: e.tag == "a")[0].get("href") for r in rows]
+    assert sorted(hrefs) == sorted("#" + anchor_for(session, i) for i in ids)
+
+
+@every_fixture
+def test_dom_ids_are_unique_and_fragment_links_resolve(name: str) -> None:
+    page = parse_fixture(name)
+    duplicates = {k: len(v) for k, v in page.by_dom_id.items() if len(v) > 1}
+    assert duplicates == {}
+    assert not [e for e in page.elements if e.duplicate_attrs]
+    broken = sorted(
+        {
+            e.get("href")
+            for e in page.elements
+            if (e.get("href") or "").startswith("#") and e.get("href")[1:] not in page.by_dom_id  # type: ignore[index]
+        }
+    )
+    assert broken == [], f"links to ids that are not in the page: {broken[:10]}"
+
+
+@every_fixture
+def test_user_and_assistant_text_is_present(name: str) -> None:
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    problems = []
+    checked = 0
+    for entry in session.entries:
+        if not isinstance(entry, MessageEntry) or entry.role not in ("user", "assistant"):
+            continue
+        texts: list[str] = []
+        if entry.role == "user":
+            texts = [entry.text]
+        else:
+            content = entry.message.get("content")
+            if isinstance(content, str):
+                texts = [content]
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "text":
+                    texts.append(block.get("text") or "")
+                elif isinstance(block, dict) and block.get("type") == "thinking":
+                    texts.append(block.get("thinking") or "")
+        rendered = page.entry(entry.id).text
+        for text in texts:
+            words = plain_words(text)
+            checked += bool(words)
+            lost = [w for w in words if w not in rendered]
+            if lost:
+                problems.append((entry.id, text[:40], lost))
+    assert problems == []
+    assert checked > 0
+
+
+@every_fixture
+def test_tool_calls_sit_next_to_their_results(name: str) -> None:
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    for entry in session.entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        if entry.role == "assistant":
+            calls = entry.tool_calls
+            article = page.entry(entry.id)
+            boxes = [
+                e
+                for e in article.iter()
+                if e.tag == "div" and e.has_class("tool") and enclosing_entry(e) is article
+            ]
+            names = [next(x for x in box.iter() if x.has_class("tool-name")).text for box in boxes]
+            expected = [
+                c.get("name") if isinstance(c.get("name"), str) else "(unnamed tool)" for c in calls
+            ]
+            assert names == expected, f"{entry.id}: tool boxes out of order or missing"
+        elif entry.role == "toolResult":
+            element = page.entry(entry.id)
+            ref = session.call_for_result(entry.id)
+            if element.tag == "div":
+                assert element.has_class("tool") and ref is not None
+                owner = enclosing_entry(element)
+                assert owner is not None and owner.get("data-entry-id") == ref.entry_id
+                assert owner.tag == "article"
+                content = session.by_id[ref.entry_id].raw["message"]["content"]
+                position = [i for i, b in enumerate(content) if b.get("type") == "toolCall"]
+                boxes = [
+                    e
+                    for e in owner.iter()
+                    if e.tag == "div" and e.has_class("tool") and enclosing_entry(e) is owner
+                ]
+                assert boxes.index(element) == position.index(ref.block_index)
+            else:
+                assert element.tag == "article" and element.has_class("k-toolResult")
+                assert element.find_all(lambda e: e.has_class("tool"))
+
+
+@every_fixture
+def test_branch_blocks_match_forks(name: str) -> None:
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    blocks = page.branches()
+    assert len(blocks) == expected_branch_blocks(session)
+    for block in blocks:
+        assert block.get("open") is None, "branches start collapsed"
+        summary = block.children[0]
+        assert isinstance(summary, Element) and summary.tag == "summary"
+        assert norm(summary.text).startswith("Branch ") and len(norm(summary.text)) > 10
+    on_path = set(session.active_path)
+    for entry in session.entries:
+        depth = branch_depth(page.entry(entry.id))
+        assert (depth == 0) == (entry.id in on_path), entry.id
+
+
+@every_fixture
+def test_each_branch_block_follows_its_fork(name: str) -> None:
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    anchors = {"branch-" + anchor_for(session, e.id): e.id for e in session.entries}
+    for block in page.branches():
+        first = anchors[block.get("id") or ""]
+        fork = session.parent_of(first)
+        assert page.entry(first) in list(block.iter())
+        if fork is None:  # another root: a top-level block after the main line
+            assert first in session.roots and first not in session.active_path
+            assert block.parent is not None and block.parent.get("id") == "transcript"
+            continue
+        siblings = [c for c in block.parent.children if isinstance(c, Element)]  # type: ignore[union-attr]
+        before = siblings[: siblings.index(block)]
+        while before and before[-1].tag == "details" and before[-1].has_class("branch"):
+            before.pop()
+        assert before, f"branch {first} opens before any entry"
+        fork_element = page.entry(fork)
+        assert before[-1] is fork_element or before[-1] in fork_element.ancestors(), (
+            f"branch {first} does not follow its fork {fork}"
+        )
+
+
+@every_fixture
+def test_results_are_never_cut_silently(name: str) -> None:
+    """The full text of every tool result and shell output is in the page (maybe folded)."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    for entry in session.entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        if entry.role == "toolResult":
+            full = entry.text
+        elif entry.role == "bashExecution":
+            full = entry.output
+        else:
+            continue
+        if not full.strip():
+            continue
+        element = page.entry(entry.id)
+        same = element.find_all(lambda e: e.has_class("same-output"))
+        if same:
+            link = same[0].find_all(lambda e: e.tag == "a")[0].get("href") or "#"
+            (element,) = page.by_dom_id[link[1:]]
+        assert norm(full) in output_text(element), f"{entry.id}: output incomplete"
+
+
+@every_fixture
+def test_page_cannot_reach_the_network(name: str) -> None:
+    page = parse_fixture(name)
+    assert page.declarations and page.declarations[0].lower() == "doctype html"
+    (meta,) = page.all(
+        lambda e: e.tag == "meta" and e.get("http-equiv") == "Content-Security-Policy"
+    )
+    policy = {
+        d.split()[0]: d.split()[1:] for d in (meta.get("content") or "").split(";") if d.strip()
+    }
+    assert policy["default-src"] == ["'none'"]
+    assert policy["img-src"] == ["data:"]
+    for directive in ("connect-src", "font-src", "media-src", "frame-src", "object-src"):
+        assert directive not in policy, f"{directive} must fall back to default-src 'none'"
+    scripts = page.all(lambda e: e.tag == "script")
+    code = [s for s in scripts if s.get("type") is None]
+    data = [s for s in scripts if s.get("type") == "application/json"]
+    assert len(code) == 1 and len(data) == 1 and len(scripts) == 2
+    assert all(s.get("src") is None for s in scripts)
+
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+    assert policy["script-src"] == [f"'sha256-{digest(code[0].raw_text)}'"]
+    (style,) = page.all(lambda e: e.tag == "style")
+    assert policy["style-src"] == [f"'sha256-{digest(style.raw_text)}'"]
+    forbidden = {"link", "iframe", "object", "embed", "base", "form", "frame", "audio", "video"}
+    assert not page.all(lambda e: e.tag in forbidden)
+    for element in page.elements:
+        for attr in ("src", "srcset", "poster", "data", "action", "formaction", "background"):
+            value = element.get(attr)
+            if value is not None:
+                assert attr == "src" and value.startswith("data:image/"), (element.tag, attr)
+        href = element.get("href") or element.get("xlink:href")
+        if href is not None:
+            assert re.match(r"(#|https?:|mailto:)", href, re.I), href
+        assert "url(" not in (element.get("style") or "")
+        assert not [k for k in element.attrs if k.startswith("on")], element.tag
+    css = style.raw_text
+    assert "@import" not in css
+    assert not re.findall(r"url\((?!\s*['\"]?data:)", css)
+
+
+@every_fixture
+def test_embedded_jsonl_loads_to_the_same_tree(name: str) -> None:
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    (block,) = page.all(lambda e: e.get("id") == "session-jsonl")
+    raw = block.raw_text
+    assert "<" not in raw and "&" not in raw
+    assert block.get("data-file") == f"{session.id}.jsonl"
+    text = gzip.decompress(base64.b64decode(json.loads(raw))).decode("utf-8")
+    assert text == session_to_jsonl(session)
+    copy = parse_session_bytes(text.encode("utf-8"))
+    assert [(e.id, e.parent_id) for e in copy.entries] == [
+        (e.id, e.parent_id) for e in session.entries
+    ]
+    assert copy.leaf_id == session.leaf_id
+    assert copy.active_path == session.active_path
+    assert page.all(lambda e: e.tag == "button" and e.get("id") == "download-jsonl")
+
+
+@every_fixture
+def test_render_is_deterministic(name: str) -> None:
+    again = render_session(load_fresh(name))
+    assert again == render_fixture(name)
+
+
+# --- single cases --------------------------------------------------------------------------
+
+
+def test_render_is_deterministic_across_processes() -> None:
+    """Hash seeds differ between processes; the bytes must not (v1 and v3 files)."""
+    names = ["every-entry-type.jsonl", "pi-branched-1.jsonl", V1_FIXTURES[1]]
+    program = (
+        "import hashlib, sys\n"
+        "from exporter.loader import load_session\n"
+        "from exporter.render import render_session\n"
+        "for p in sys.argv[1:]:\n"
+        "    html = render_session(load_session(p)).encode('utf-8')\n"
+        "    print(hashlib.sha256(html).hexdigest())\n"
+    )
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", program, *(str(fixture_path(n)) for n in names)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            timeout=120,
+        )
+        outputs.append(done.stdout.split())
+    here = [hashlib.sha256(render_fixture(n).encode("utf-8")).hexdigest() for n in names]
+    assert outputs[0] == outputs[1] == here
+
+
+@pytest.mark.parametrize("name", BRANCHED)
+def test_leaf_option_changes_the_main_line(name: str) -> None:
+    default = load_fixture(name)
+    other = next(i for i in reversed(default.leaf_ids) if i not in default.active_path)
+    session = load_session(fixture_path(name), leaf_id=other)
+    assert session.leaf_id == other
+    page = parse_html(render_session(session))
+    assert branch_depth(page.entry(other)) == 0
+    assert branch_depth(page.entry(default.leaf_id)) >= 1  # type: ignore[arg-type]
+    main = {i for i, els in page.by_entry.items() if branch_depth(els[0]) == 0}
+    assert main == set(session.active_path)
+    (leaf_row,) = page.all(lambda e: e.tag == "li" and e.has_class("leaf"))
+    assert leaf_row.find_all(lambda e: e.tag == "a")[0].get("href") == "#" + anchor_for(
+        session, other
+    )
+    default_page = parse_fixture(name)
+    (old_row,) = default_page.all(lambda e: e.tag == "li" and e.has_class("leaf"))
+    assert old_row.find_all(lambda e: e.tag == "a")[0].get("href") != "#" + anchor_for(
+        session, other
+    )
+
+
+def test_no_embed_leaves_the_jsonl_out() -> None:
+    session = load_fixture("every-entry-type.jsonl")
+    html = render_session(session, RenderOptions(embed_jsonl=False))
+    page = parse_html(html)
+    assert not page.all(lambda e: e.get("id") in ("session-jsonl", "download-jsonl"))
+    assert not page.all(lambda e: e.tag == "script" and e.get("type") == "application/json")
+    assert set(page.by_entry) == {e.id for e in session.entries}
+    assert len(html) < len(render_fixture("every-entry-type.jsonl"))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_theme_option_sets_the_initial_theme(theme: str) -> None:
+    page = parse_html(render_session(load_fixture("every-entry-type.jsonl"), RenderOptions(theme)))
+    (html,) = page.all(lambda e: e.tag == "html")
+    assert html.get("data-theme") == theme
+    (auto,) = parse_fixture("every-entry-type.jsonl").all(lambda e: e.tag == "html")
+    assert auto.get("data-theme") is None
+    with pytest.raises(ValueError):
+        render_session(load_fixture("every-entry-type.jsonl"), RenderOptions("purple"))
+
+
+def _line(**fields: object) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def test_unicode_and_lone_surrogates_render() -> None:
+    session = parse_session_bytes(unicode_session())
+    html = render_session(session)
+    html.encode("utf-8")  # strict: no lone surrogate may reach the page
+    page = parse_html(html)
+    assert set(page.by_entry) == {e.id for e in session.entries}
+    user = norm(page.entry("u1-中文").text)
+    for text in UNICODE_TEXTS.values():
+        for word in plain_words(text, 200):
+            assert word in user
+    assistant = page.entry("a1-🙂").text
+    assert "lone \ufffd half" in assistant and "\ufffd low" in assistant
+    assert "ラベル 🏷️" in page.entry("u1-中文").text
+    assert norm("出力 🙂\n" * 30) in output_text(page.entry("r1"))
+    assert render_session(parse_session_bytes(unicode_session())) == html
+
+
+def test_entry_ids_that_collide_with_page_ids_keep_dom_ids_unique() -> None:
+    """Entry ids are arbitrary strings; their DOM ids must not clash with each other or with
+    the page's own ids, or #fragments and outline links lead to the wrong element."""
+    long = "same long prefix " * 4
+    chain = ["tree", "sidebar", "transcript", "1abc", "e1abc", long + "one", long + "two", "x"]
+    lines = [_line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/")]
+    # two alternatives at "tree": the block of "y" is "branch-y", an entry's id already
+    for number, (entry_id, text) in enumerate([("branch-y", "an id like a block id"), ("y", "y")]):
+        lines.append(
+            _line(
+                type="message",
+                id=entry_id,
+                parentId="tree",
+                timestamp=f"2025-01-01T00:00:3{number}Z",
+                message={"role": "user", "content": text},
+            )
+        )
+    parent = None
+    for number, entry_id in enumerate(chain):  # the last line is the leaf: "x"
+        lines.append(
+            _line(
+                type="message",
+                id=entry_id,
+                parentId=parent,
+                timestamp=f"2025-01-01T00:00:{number + 1:02d}Z",
+                message={"role": "user", "content": f"message {number}"},
+            )
+        )
+        parent = entry_id
+    session = parse_session_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    page = parse_html(render_session(session))
+    assert {e.id for e in session.entries} == set(page.by_entry)
+    duplicates = sorted(k for k, v in page.by_dom_id.items() if len(v) > 1)
+    assert duplicates == [], f"DOM ids used more than once: {duplicates}"
+
+
+# --- what each entry type looks like (the hand-written sampler) ----------------------------
+
+
+def test_every_entry_type_is_shown_as_specified() -> None:
+    page = parse_fixture("every-entry-type.jsonl")
+
+    def text(entry_id: str) -> str:
+        return norm(page.entry(entry_id).text)
+
+    user = page.entry("e01")
+    assert "raw html" in text("e01") and not page.all(
+        lambda e: e.tag == "div" and "raw html" in e.raw_text
+    )
+    (img,) = user.find_all(lambda e: e.tag == "img")
+    assert (img.get("src") or "").startswith("data:image/png;base64,")
+    assert any(a.tag == "label" and a.has_class("zoom") for a in img.ancestors())
+    assert "important" in text("e01"), "label badge on its target"
+    assistant = page.entry("e03")
+    (thinking,) = assistant.find_all(lambda e: e.tag == "details" and e.has_class("thinking"))
+    assert thinking.get("open") is None, "thinking is collapsed by default"
+    kinds = [
+        c
+        for e in assistant.iter()
+        if e.tag == "div" and e.has_class("tool")
+        for c in e.classes
+        if c.startswith("tool-")
+    ]
+    expected = ["read", "bash", "edit", "write", "ls", "grep", "find", "generic"]
+    assert kinds == [f"tool-{k}" for k in expected]
+    assert "anthropic/claude-x" in text("e03")
+    assert page.entry("e03").find_all(lambda e: e.tag == "ins") and page.entry("e03").find_all(
+        lambda e: e.tag == "del"
+    )
+    assert "Aborted" in text("e12") and "st-aborted" in page.entry("e12").classes
+    assert "overlo" in text("e13") and "st-error" in page.entry("e13").classes
+    assert "make test" in text("e14") and "exit 1" in text("e14")
+    assert "openai/gpt-5" in text("e15")
+    compaction = page.entry("e16")
+    assert "123,456" in text("e16")
+    (summary,) = compaction.find_all(lambda e: e.tag == "details")
+    assert summary.get("open") is None and "Goal" in summary.text
+    assert "array content" in text("e17") and "hide-default" not in page.entry("e17").classes
+    assert "secret hidden" in text("e18") and "hide-default" in page.entry("e18").classes
+    assert "sk-secret" in text("e19") and "hide-default" in page.entry("e19").classes
+    assert "hide-default" in page.entry("e22").classes
+    assert "Sampler session" in text("e23")
+    assert "approach" in text("e24") and "A" in text("e24")
