@@ -122,3 +122,8 @@ class ShareState:
             del gists[_state_key(api_url)]
         self._save(gists)
         return True
+
+    def sessions_for(self, api_url: str, gist_id: str) -> list[str]:
+        """Session ids remembered for a gist (to forget them when it is deleted)."""
+        sessions = self._load().get(_state_key(api_url), {})
+        return [sid for sid, entry in sessions.items() if entry.get("gist_id") == gist_id]

@@ -1,0 +1,575 @@
+"""Named secret detectors: where in a string a secret sits, never what to do about it.
+
+Every pattern is linear: bounded quantifiers over disjoint classes, a literal first so the
+regex engine can skip ahead, and context checks (word boundary, placeholder, "looks random")
+done in Python on the rare matches. `Scanner.find` runs them all plus exact literal secrets
+and returns merged, non-overlapping spans; `redact.py` turns spans into placeholders.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+__all__ = [
+    "DETECTORS",
+    "DETECTOR_NAMES",
+    "DETECTOR_VERSION",
+    "KNOWN_PREFIXES",
+    "Detector",
+    "Finding",
+    "Scanner",
+    "is_placeholder",
+    "is_secret_assignment",
+    "name_strength",
+    "scan",
+]
+
+# Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
+DETECTOR_VERSION = "2025.06-1"
+
+Span = tuple[int, int]
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
+_LOWER, _UPPER, _DIGIT = re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]")
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A secret at ``text[start:end]`` found by ``detector`` (the name, not the secret)."""
+
+    start: int
+    end: int
+    detector: str
+
+
+def _at_boundary(text: str, start: int) -> bool:
+    """True when no word character glues onto ``start`` (a JSON escape like ``\\n`` is a gap)."""
+    if start == 0 or text[start - 1] not in _WORD:
+        return True
+    return _ESCAPE.search(text, max(0, start - 6), start) is not None
+
+
+def _is_dummy(body: str) -> bool:
+    low = body.lower()
+    return len(set(low)) < 5 or "xxxx" in low or "****" in body or "0000000" in body
+
+
+def _mixed(body: str) -> bool:
+    """Random-looking: two of lower/upper/digit and not a ``xxxx`` dummy."""
+    classes = sum(1 for p in (_LOWER, _UPPER, _DIGIT) if p.search(body))
+    return classes >= 2 and not _is_dummy(body)
+
+
+def _not_dummy(body: str) -> bool:
+    return not _is_dummy(body)
+
+
+# --- names and values: what counts as "sensitive" and what is only a placeholder -----------
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+KNOWN_PREFIXES = (
+    "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "hf_",
+    "xox", "AKIA", "ASIA", "AIza", "gsk_", "xai-", "csk-", "npm_", "pypi-", "eyJ", "whsec_",
+)  # fmt: skip
+_PLACEHOLDER_EXACT = _words(
+    "none null nil undefined true false string number boolean bool any unknown object "
+    "required optional secret secrets password passwd pass token key apikey api_key auth "
+    "bearer basic value values env empty default hidden unset changeit admin root test "
+    "testing foo bar baz example sample dummy fake mock todo tbd n/a na guest anonymous"
+)
+_PLACEHOLDER_PARTS = (
+    "your", "placeholder", "example", "changeme", "change_me", "change-me", "replace", "redacted",
+    "dummy", "fake", "sample", "xxxx", "****", "...", "…", "{{", "${", "$(", "-here", "_here",
+    "insert", "process.env", "os.environ", "secrets.",
+)  # fmt: skip
+
+
+# $VAR, ${VAR}, $1, %APPDATA%, <TOKEN>, {token}, %s
+_VARIABLE = re.compile(r"\$\{?\w+\}?|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
+
+
+@functools.lru_cache(maxsize=4096)  # names and values repeat a lot
+def is_placeholder(value: str) -> bool:
+    """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…"""
+    stripped = value.strip().strip("\"'`=")
+    low = stripped.lower()
+    if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
+        return True
+    return len(set(low)) <= 2 or any(part in low for part in _PLACEHOLDER_PARTS)
+
+
+_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "passcode"})
+_STRONG_WORDS = _words(
+    "secret secrets credential credentials cookie cookies apikey privatekey accesskey "
+    "secretkey authtoken accesstoken refreshtoken sessiontoken clientsecret authorization"
+)
+_WEAK_WORDS = frozenset({"key", "token", "auth"})
+_QUALIFIERS = _words(
+    "api access secret private auth refresh session bearer client master signing encryption "
+    "oauth personal bot app deploy admin service account id csrf xsrf webhook license "
+    "registry ssh gpg jwt github gh gitlab npm pypi hf huggingface openai anthropic slack "
+    "stripe aws azure gcp groq xai cerebras openrouter gemini google discord telegram twilio "
+    "sendgrid mailgun"
+)
+_VALUE_SUFFIXES = frozenset({"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string"})
+
+
+@functools.lru_cache(maxsize=4096)  # names and values repeat a lot
+def _name_words(name: str) -> tuple[str, ...]:
+    words = [w.lower() for w in _SPLIT.findall(name.rsplit(".", 1)[-1])]
+    while len(words) > 1 and (words[-1] in _VALUE_SUFFIXES or words[-1].isdigit()):
+        words.pop()
+    return tuple(words)
+
+
+def name_strength(name: str) -> str | None:
+    """How sensitive a field/variable name is: "password", "strong", "weak" or None.
+
+    Only the last word counts (``apiKey``, ``GITHUB_TOKEN`` yes; ``keyData``, ``max_tokens``,
+    ``SSH_AUTH_SOCK``, ``author`` no); ``key``/``token``/``auth`` alone are "weak" unless a
+    qualifier such as ``api``/``access``/a provider name comes right before.
+    """
+    words = _name_words(name)
+    last = words[-1] if words else ""
+    if last in _PASSWORD_WORDS:
+        return "password"
+    if last in _STRONG_WORDS:
+        return "strong"
+    if last in _WEAK_WORDS:
+        return "strong" if len(words) > 1 and words[-2] in _QUALIFIERS else "weak"
+    return None
+
+
+_SPACE = re.compile(r"\s")
+_PATHLIKE = re.compile(r"(?:[A-Za-z]:[\\/]|~/|\.{0,2}/)\S*|[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+/?")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://")
+_NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:\-]*[a-zA-Z]{0,3}")
+_CODE = re.compile(r"[A-Za-z_$#][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$#][\w$]*)*")
+_BRACKETS = re.compile(r"[()\[\]{}<>]")
+_WORDLIKE = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*|[a-z][a-z0-9]*(?:[-_.:/][a-z][a-z0-9]*)+")
+_HEXISH = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{7,}|[0-9A-F]{7,}", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool) -> bool:
+    """Is ``name = value`` a secret rather than code, prose, a label or a placeholder?
+
+    ``quoted``: a string literal or a JSON value. ``env_style``: ``NAME=value`` with no spaces
+    (shell, .env, ``--flag=value``), where a bare word is a literal, not a variable.
+    """
+    strength = name_strength(name)
+    if strength is None or not (5 if strength == "password" else 8) <= len(value) <= 1024:
+        return False
+    if _SPACE.search(value) or is_placeholder(value) or _NUMBERISH.fullmatch(value):
+        return False
+    if _PATHLIKE.fullmatch(value) or _URL.match(value):
+        return False
+    if value.startswith(KNOWN_PREFIXES):
+        return True
+    if not quoted and not env_style:  # `token = options.token`, `apiKey: getKey()`, `Array<T>`
+        chain = _CODE.fullmatch(value)
+        dotted = strength != "password" and any(sep in value for sep in (".", "::", "->"))
+        if _BRACKETS.search(value) or (chain and (dotted or not _DIGIT.search(value))):
+            return False
+    if strength == "password":
+        return True
+    # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back.
+    if _WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in value.lower():
+        return False
+    if strength == "strong":
+        return True
+    return _mixed(value) and bool(_DIGIT.search(value)) and not _HEXISH.fullmatch(value)
+
+
+class Detector:
+    """One named detector. ``triggers``/``lower_triggers`` are cheap substring pre-checks."""
+
+    name: str
+    summary: str
+    triggers: tuple[str, ...] = ()
+    lower_triggers: tuple[str, ...] = ()
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:  # pragma: no cover
+        """Spans of secrets; ``lower`` is ``text`` lowercased, index for index."""
+        raise NotImplementedError
+
+
+class RegexDetector(Detector):
+    """A token format that starts with a fixed literal (fast search) checked in Python.
+
+    With ``edges`` the match must not be glued to word characters on either side, so a
+    random base64 blob that happens to contain ``sk-`` or ``AKIA`` is not a key.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        summary: str,
+        pattern: str,
+        triggers: tuple[str, ...],
+        check: Callable[[str], bool] = _not_dummy,
+        group: int = 0,
+        edges: bool = True,
+    ) -> None:
+        self.name, self.summary, self.triggers = name, summary, triggers
+        self._re, self._check, self._group, self._edges = re.compile(pattern), check, group, edges
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        size = len(text)
+        for match in self._re.finditer(text):
+            if self._edges:
+                after = match.end()
+                glued = after < size and text[after] in _WORD
+                if glued or not _at_boundary(text, match.start()):
+                    continue
+            start, end = match.span(self._group)
+            if self._check(text[start:end]):
+                yield start, end
+
+
+class PrivateKeyDetector(Detector):
+    """PEM/OpenSSH/PGP private key blocks, BEGIN to END; a truncated block to its last byte.
+
+    One forward cursor for END markers keeps this linear however many BEGINs there are.
+    """
+
+    name, summary = "private-key", "-----BEGIN ... PRIVATE KEY----- blocks"
+    triggers = ("-----BEGIN ",)
+    _begin = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+    _end = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+    _body = re.compile(r"[A-Za-z0-9+/=:,\-\s\\]{0,100000}")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        done = 0
+        end: re.Match[str] | None = None
+        ends_left = True
+        for begin in self._begin.finditer(text):
+            if begin.start() < done:
+                continue
+            if ends_left and (end is None or end.start() < begin.end()):
+                end = self._end.search(text, begin.end())
+                ends_left = end is not None
+            # A cut-off block (no END anywhere after it) is taken up to its last key byte.
+            done = end.end() if ends_left and end else self._body.match(text, begin.end()).end()
+            yield begin.start(), done
+
+
+class AwsSecretDetector(Detector):
+    """AWS secret access keys: after a ``secret_access_key`` name, or near an ``AKIA`` id.
+
+    The 40-character candidate must mix upper, lower and digits, so git SHAs never match.
+    One pass for candidates; an id is "near" within 300 characters (bisect over id offsets).
+    """
+
+    name, summary = "aws-secret-key", "40-char AWS secret keys named or next to an AKIA id"
+    triggers = ("AKIA", "ASIA", "ABIA", "ACCA")
+    lower_triggers = ("secret",)
+    _named = re.compile(
+        r"secret_?(?:access_?)?key(?:\\{0,3}[\"'])?[ \t]{0,4}[:=][ \t]{0,4}(?:\\{0,3}[\"'])?"
+        r"([a-z0-9/+]{40})(?![a-z0-9/+=])"
+    )
+    _ids = re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}")
+    _candidate = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+    window = 300
+
+    @staticmethod
+    def _ok(value: str) -> bool:
+        return bool(_LOWER.search(value) and _UPPER.search(value) and _DIGIT.search(value))
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "secret" in lower:
+            for match in self._named.finditer(lower):
+                if self._ok(text[match.start(1) : match.end(1)]):
+                    yield match.span(1)
+        ids = [match.start() for match in self._ids.finditer(text)]
+        if not ids:
+            return
+        for match in self._candidate.finditer(text):
+            nearest = bisect.bisect_left(ids, match.start() - self.window - 20)
+            near = nearest < len(ids) and ids[nearest] <= match.end() + self.window
+            if near and self._ok(match.group()):
+                yield match.span()
+
+
+class AuthHeaderDetector(Detector):
+    """``Authorization: Bearer|Basic|Token VALUE``, a bare ``Bearer <token>``, Cookie headers."""
+
+    name, summary = "auth-header", "Authorization/Bearer/Basic values and Cookie headers"
+    lower_triggers = ("auth", "bearer", "cookie")
+    _q = r"(?:\\{0,3}[\"'])?"
+    _sources = (
+        rf"authorization{_q}[ \t]{{0,4}}[:=][ \t]{{0,4}}{_q}[ \t]{{0,4}}"
+        r"(?:(?:bearer|basic|token|bot|digest)[ \t]{1,4})?([a-z0-9._~+/\-]{6,4096}=*)",
+        r"bearer[ \t]{1,4}([a-z0-9._~+/\-]{16,4096}=*)",
+        rf"cookie{_q}[ \t]{{0,4}}:[ \t]{{0,4}}{_q}([^\r\n\"'\\]{{8,4096}})",
+    )
+    _patterns = tuple(re.compile(s) for s in _sources)
+    _cookie = re.compile(r"[A-Za-z0-9_.\-]{1,64}=(\S{8,})")
+
+    def _ok(self, kind: int, value: str) -> bool:
+        if kind == 2:
+            pair = self._cookie.match(value)
+            return pair is not None and not is_placeholder(pair.group(1))
+        if is_placeholder(value) or len(value) < 8 or _WORDLIKE.fullmatch(value):
+            return False
+        return kind == 0 or _mixed(value)
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for kind, pattern in enumerate(self._patterns):
+            for match in pattern.finditer(lower):
+                at = match.start()  # Proxy-Authorization and Set-Cookie count as well
+                if _at_boundary(text, at) or lower.endswith(("proxy-", "set-"), 0, at):
+                    start, end = match.span(1)
+                    if self._ok(kind, text[start:end]):
+                        yield start, end
+
+
+class JwtDetector(Detector):
+    """JSON web tokens ``eyJ….eyJ….signature``.
+
+    The header run is matched greedily on its own and the rest checked from where it ends, so
+    a long run full of ``eyJ`` is consumed once instead of being retried at each of them.
+    """
+
+    name, summary = "jwt", "eyJ….eyJ….signature JSON web tokens"
+    triggers = ("eyJ",)
+    _head = re.compile(r"eyJ[A-Za-z0-9_\-]{5,4000}")
+    _rest = re.compile(r"\.eyJ[A-Za-z0-9_\-]{5,8000}\.[A-Za-z0-9_\-]{0,4000}")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for head in self._head.finditer(text):
+            rest = self._rest.match(text, head.end())
+            if rest is None or not _at_boundary(text, head.start()):
+                continue
+            end = rest.end()
+            if (end == len(text) or text[end] not in _WORD) and _not_dummy(
+                text[head.start() : end]
+            ):
+                yield head.start(), end
+
+
+def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
+    """The name must end in the word (plus a value/number suffix): ``keyData`` never matches."""
+    suffix = r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string))?(?:[_\-]?[0-9]{1,3})?"
+    return {
+        word: re.compile(
+            rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
+            r"(?P<sep>:=|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
+            rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
+            rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{{least},512}}={{0,2}}))"
+        )
+        for word, (tail, least) in words.items()
+    }
+
+
+class AssignmentDetector(Detector):
+    """``NAME=value``, ``name: "value"``, ``--name=value`` where NAME looks sensitive.
+
+    One literal-anchored regex per sensitive word runs over the lowercased text; the full
+    name is recovered by scanning left, then `is_secret_assignment` decides.
+    """
+
+    name, summary = "secret-assignment", 'NAME=value / "name": "value" with a sensitive name'
+    # word -> (what may follow it inside the name, shortest value worth a look)
+    _words: ClassVar[dict[str, tuple[str, int]]] = {
+        "key": ("", 8),
+        "token": ("", 8),
+        "secret": ("s?", 8),
+        "pass": ("(?:word|wd|phrase|code)?", 5),
+        "pwd": ("", 5),
+        "cookie": ("s?", 8),
+        "credential": ("s?", 8),
+        "auth": ("(?:orization)?", 8),
+    }
+    lower_triggers = tuple(_words)
+    _patterns = _compile_each(_words)
+    _name_chars = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        seen: set[int] = set()
+        for word, pattern in self._patterns.items():
+            if word not in lower:
+                continue
+            for match in pattern.finditer(lower):
+                span = self._check(text, match, seen)
+                if span:
+                    yield span
+
+    def _check(self, text: str, match: re.Match[str], seen: set[int]) -> Span | None:
+        start = match.start()
+        limit = max(0, start - 64)
+        while start > limit and text[start - 1] in self._name_chars:
+            start -= 1
+        if start in seen:
+            return None
+        seen.add(start)
+        name = text[start : match.end("tail")]
+        quoted = match.group("open") is not None
+        group = "qv" if quoted else "uv"
+        value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        bare = name.lstrip("-")
+        env_style = (
+            not quoted
+            and match.group("sep") == "="
+            and not match.group("sp1")
+            and not match.group("sp2")
+            and match.group("close") is None
+            and (bare.upper() == bare or name.startswith("--"))
+        )
+        if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
+            return match.span(group)
+        return None
+
+
+def _has_digit(body: str) -> bool:
+    return bool(_DIGIT.search(body)) and not _is_dummy(body)
+
+
+_ANY = r"[A-Za-z0-9_\-]"
+# Token formats with a fixed prefix: name, what it catches, pattern, prefix literals, check,
+# the group that holds the secret. Order is priority: overlapping spans are named after the
+# longest hit, ties go to the earlier detector.
+# fmt: off
+_TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int], ...] = (
+    ("anthropic-key", "sk-ant-… keys", rf"sk-ant-{_ANY}{{20,300}}", ("sk-",), _mixed, 0),
+    ("openrouter-key", "sk-or-v1-… keys", rf"sk-or-{_ANY}{{20,300}}", ("sk-",), _mixed, 0),
+    ("openai-key", "sk-…, sk-proj-…, sk-svcacct-…, sk-admin-… keys",
+     rf"sk-(?:(?:proj|svcacct|admin)-{_ANY}{{20,300}}|(?!ant-|or-)[A-Za-z0-9]{{20,300}})",
+     ("sk-",), _mixed, 0),
+    ("groq-key", "gsk_… keys", r"gsk_[A-Za-z0-9]{40,80}", ("gsk_",), _mixed, 0),
+    ("xai-key", "xai-… keys", r"xai-[A-Za-z0-9]{40,120}", ("xai-",), _mixed, 0),
+    ("cerebras-key", "csk-… keys", r"csk-[A-Za-z0-9]{32,80}", ("csk-",), _mixed, 0),
+    ("google-api-key", "AIza… API keys", rf"AIza{_ANY}{{35}}", ("AIza",), _not_dummy, 0),
+    ("github-token", "ghp_/gho_/ghu_/ghs_/ghr_ and github_pat_ tokens",
+     r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}", ("gh", "github_pat_"),
+     _not_dummy, 0),
+    ("gitlab-token", "glpat-… tokens", rf"glpat-{_ANY}{{20,64}}", ("glpat-",), _mixed, 0),
+    ("huggingface-token", "hf_… tokens", r"hf_[A-Za-z0-9]{30,64}", ("hf_",), _mixed, 0),
+    ("aws-access-key-id", "AKIA…/ASIA… access key ids", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
+     AwsSecretDetector.triggers, _not_dummy, 0),
+    ("slack-token", "xoxb-/xoxp-/xoxa-/xoxe-… tokens",
+     r"xox(?:[abposr]|e(?:\.xox[abposr])?)-[A-Za-z0-9\-]{10,300}", ("xox",), _has_digit, 0),
+    ("stripe-key", "sk_live_/rk_live_ (and _test_) keys, whsec_ secrets",
+     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,64}",
+     ("_live_", "_test_", "whsec_"), _mixed, 0),
+    ("npm-token", "npm_… tokens", r"npm_[A-Za-z0-9]{36}", ("npm_",), _mixed, 0),
+    ("pypi-token", "pypi-Ag… upload tokens", rf"pypi-Ag{_ANY}{{50,1000}}", ("pypi-Ag",),
+     _not_dummy, 0),
+)
+# fmt: on
+_UNGLUED = (  # formats whose secret sits inside a longer match
+    RegexDetector(
+        "slack-webhook",
+        "hooks.slack.com webhook paths",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/\-]{20,200})",
+        ("hooks.slack.com/",),
+        group=1,
+        edges=False,
+    ),
+    RegexDetector(
+        "url-credentials",
+        "the password in scheme://user:password@host",
+        r"://[^\s:/?#@\"'<>\\]{0,256}:([^\s/?#@\"'<>\\]{1,256})@",
+        ("://",),
+        check=lambda value: not is_placeholder(value),
+        group=1,
+        edges=False,
+    ),
+)
+DETECTORS: tuple[Detector, ...] = (
+    PrivateKeyDetector(),
+    *(RegexDetector(n, s, p, t, check=c, group=g) for n, s, p, t, c, g in _TOKEN_FORMATS),
+    JwtDetector(),
+    AwsSecretDetector(),
+    *_UNGLUED,
+    AuthHeaderDetector(),
+    AssignmentDetector(),
+)
+DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
+LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just above it
+MIN_SCAN_LENGTH = 8  # no detector matches anything shorter
+
+
+class Scanner:
+    """All detectors plus exact literal secrets, longest first; one per session redaction."""
+
+    def __init__(
+        self, literals: Iterable[tuple[str, str]] = (), detectors: Iterable[Detector] = DETECTORS
+    ) -> None:
+        self.detectors = tuple(detectors)
+        unique = {value: label for value, label in literals if value}
+        self.literals = sorted(unique.items(), key=lambda item: (-len(item[0]), item[0]))
+        self._priority = {d.name: i for i, d in enumerate(self.detectors)}
+        # One substring pass per distinct trigger, then only the detectors that were triggered.
+        self._triggers = self._index(d.triggers for d in self.detectors)
+        self._lower_triggers = self._index(d.lower_triggers for d in self.detectors)
+
+    @staticmethod
+    def _index(per_detector: Iterable[tuple[str, ...]]) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = {}
+        for position, triggers in enumerate(per_detector):
+            for trigger in triggers:
+                index.setdefault(trigger, []).append(position)
+        return index
+
+    def _rank(self, detector: str) -> float:
+        return self._priority.get(detector, LITERAL_PRIORITY - 0.5)
+
+    def raw_hits(self, text: str) -> list[tuple[int, int, str]]:
+        """Every hit of every detector and literal, overlapping, unsorted."""
+        hits: list[tuple[int, int, str]] = []
+        if len(text) >= MIN_SCAN_LENGTH:
+            lower = text.lower()
+            if len(lower) != len(text):  # e.g. "İ" lowercases to two characters
+                lower = text.translate(_ASCII_LOWER)
+            active = {i for t, ids in self._triggers.items() if t in text for i in ids}
+            active.update(i for t, ids in self._lower_triggers.items() if t in lower for i in ids)
+            for position in sorted(active):
+                detector = self.detectors[position]
+                hits.extend((s, e, detector.name) for s, e in detector.find(text, lower))
+        for value, label in self.literals:
+            index = text.find(value)
+            while index >= 0:
+                hits.append((index, index + len(value), label))
+                index = text.find(value, index + len(value))
+        return hits
+
+    def merge(self, hits: list[tuple[int, int, str]]) -> list[Finding]:
+        """Union overlapping hits; each union is named by its longest hit, then by priority."""
+        merged: list[Finding] = []
+        best = (0, 0.0)
+        for start, end, name in sorted(hits):
+            score = (start - end, self._rank(name))
+            if merged and start < merged[-1].end:
+                last = merged[-1]
+                label = name if score < best else last.detector
+                best = min(best, score)
+                merged[-1] = Finding(last.start, max(last.end, end), label)
+            else:
+                merged.append(Finding(start, end, name))
+                best = score
+        return merged
+
+    def find(self, text: str) -> list[Finding]:
+        """Sorted, non-overlapping secret spans in ``text``."""
+        hits = self.raw_hits(text)
+        return self.merge(hits) if hits else []
+
+
+def scan(text: str) -> list[Finding]:
+    """Convenience for tests and debugging: the built-in detectors over one string."""
+    return _DEFAULT.find(text)
+
+
+_DEFAULT = Scanner()

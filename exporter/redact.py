@@ -1,0 +1,534 @@
+"""What leaves the machine: secret scrubbing plus the share policy, on a copy of a Session.
+
+`apply_policy` never mutates its input. It picks the entries to keep (active branch,
+hidden entries), re-parents children of dropped entries to their nearest kept ancestor,
+trims content the policy excludes (thinking, tool output, images, signatures), then walks
+every string of every record once: detectors and literal secrets become stable
+placeholders (``[REDACTED:github-token:1]``), the home directory becomes ``~`` and the user
+name ``<user>``. The report says what was replaced and where, never the secret itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import getpass
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exporter.detectors import (
+    DETECTOR_VERSION,
+    Finding,
+    Scanner,
+    is_secret_assignment,
+    name_strength,
+)
+from exporter.entries import CustomMessageEntry, DamagedLine, Entry, MessageEntry, blocks_text
+from exporter.fsutil import atomic_write_text
+from exporter.loader import session_from_records, session_records
+from exporter.session import Session
+
+__all__ = [
+    "Hit",
+    "RedactionPolicy",
+    "RedactionReport",
+    "apply_policy",
+    "env_secret_values",
+    "sensitive_env_values",
+]
+
+MIN_LITERAL = 4  # shorter --secret values would shred ordinary words
+_GENERIC_USERS = frozenset((
+    "root", "user", "admin", "administrator", "dev", "developer", "ubuntu", "debian", "runner",
+    "pi", "node", "app", "www", "web", "build", "ci", "docker", "vagrant", "ec2-user", "git",
+    "nobody", "default", "guest", "test", "home", "users", "me", "local", "worker", "service",
+))  # fmt: skip
+_ACTIONS = {  # report.actions key -> how the summary line names it
+    "home_paths": "home paths -> ~",
+    "user_names": "user names -> <user>",
+    "entries_dropped": "entries dropped",
+    "thinking_blocks_dropped": "thinking blocks dropped",
+    "signatures_dropped": "signatures dropped",
+    "tool_outputs_omitted": "tool outputs omitted",
+    "images_omitted": "images omitted",
+}
+_ID_FIELDS = frozenset({"id", "parentId", "targetId", "fromId", "firstKeptEntryId"})
+_SIGNATURES = ("thinkingSignature", "thoughtSignature", "textSignature")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OWNER_HOME = re.compile(
+    r"(/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)"
+)
+
+
+@dataclass(frozen=True)
+class RedactionPolicy:
+    """Everything that decides what a published copy contains (see the CLI's policy options)."""
+
+    redact: bool = True
+    active_branch_only: bool = False
+    no_thinking: bool = False
+    no_tool_output: bool = False
+    no_images: bool = False
+    drop_hidden: bool = False
+    keep_paths: bool = False
+    secrets: tuple[str, ...] = ()
+    env_secrets: bool = True
+    home: str | None = None
+    user: str | None = None
+
+    def literal_secrets(self, environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+        """(value, detector name) of every exact secret: ``--secret``/``--env-file``, env."""
+        found = [(s, "literal-secret") for s in self.secrets if len(s) >= MIN_LITERAL]
+        if self.env_secrets:
+            values = env_secret_values(os.environ if environ is None else environ)
+            found += [(value, "env-secret") for value in values]
+        return found
+
+    def identity(self, environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+        """The local home directories and user names to hide (explicit ones win)."""
+        env = os.environ if environ is None else environ
+        home = self.home or env.get("HOME") or _home_dir()
+        user = self.user or env.get("USER") or env.get("LOGNAME") or _login_name()
+        return [home] if home else [], [user] if user else []
+
+    def key(self, environ: Mapping[str, str] | None = None) -> str:
+        """Stable hash of everything that changes the output (publishing caches on it).
+
+        Secrets enter only through a slow salted hash, so the key cannot confirm a guess.
+        """
+        flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name in ("secrets", "home", "user"):
+            flags.pop(name)
+        payload: dict[str, Any] = {"detectors": DETECTOR_VERSION, **flags}
+        if self.redact:
+            secrets = tuple(sorted({v for v, _ in self.literal_secrets(environ)}))
+            payload["secrets"] = _slow_digest(secrets)
+            if not self.keep_paths:
+                payload["identity"] = _slow_digest(tuple(map(tuple, self.identity(environ))))
+        text = json.dumps(payload, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _home_dir() -> str | None:
+    try:
+        return str(Path.home())
+    except RuntimeError:  # no HOME and no passwd entry
+        return None
+
+
+def _login_name() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers)
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _slow_digest(values: tuple[Any, ...]) -> str:
+    data = json.dumps(values, ensure_ascii=True).encode()
+    return hashlib.pbkdf2_hmac("sha256", data, b"pi-session-export/redaction-key", 20_000).hex()
+
+
+def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """Values of ``NAME=value`` pairs whose name looks sensitive and whose value looks real."""
+    found = []
+    for name, value in pairs:
+        if is_secret_assignment(name, value, quoted=False, env_style=True):
+            found.append(value)
+    return found
+
+
+def env_secret_values(environ: Mapping[str, str]) -> list[str]:
+    """The process environment's secrets, e.g. a real ``OPENAI_API_KEY`` leaked into output."""
+    return sensitive_env_values(environ.items())
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One replaced secret: where (entry id, JSON path) and by which detector. No secret."""
+
+    entry_id: str | None
+    json_path: str
+    detector: str
+    placeholder: str
+
+
+@dataclass
+class RedactionReport:
+    """Counts per detector, the hits, and what the share policy removed."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    hits: list[Hit] = field(default_factory=list)
+    actions: dict[str, int] = field(default_factory=dict)
+    redacted: bool = True
+    policy_key: str = ""
+    detector_version: str = DETECTOR_VERSION
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def count(self, action: str, n: int = 1) -> None:
+        if n:
+            self.actions[action] = self.actions.get(action, 0) + n
+
+    def per_entry(self) -> dict[str | None, dict[str, int]]:
+        """entry id (None: header or damaged line) -> detector -> hits."""
+        table: dict[str | None, dict[str, int]] = {}
+        for hit in self.hits:
+            row = table.setdefault(hit.entry_id, {})
+            row[hit.detector] = row.get(hit.detector, 0) + 1
+        return table
+
+    def summary_line(self) -> str:
+        """One line for stderr, e.g. ``redact: 3 secrets in 2 entries (jwt 2, …); …``."""
+        parts = []
+        if not self.redacted:
+            parts.append("secret scan off")
+        elif self.total:
+            kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=_by_count))
+            parts.append(f"{self.total} secrets in {len(self.per_entry())} entries ({kinds})")
+        else:
+            parts.append("no secrets found")
+        actions = self.actions
+        parts += [f"{label}: {actions[k]}" for k, label in _ACTIONS.items() if actions.get(k)]
+        return "redact: " + "; ".join(parts)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The JSONL report: a summary line, then one line per hit."""
+        yield {
+            "type": "summary",
+            "detector_version": self.detector_version,
+            "policy_key": self.policy_key,
+            "redacted": self.redacted,
+            "total": self.total,
+            "counts": dict(sorted(self.counts.items())),
+            "actions": dict(sorted(self.actions.items())),
+        }
+        for hit in self.hits:
+            yield {"type": "hit", **dataclasses.asdict(hit)}
+
+    def write_jsonl(self, path: str | os.PathLike[str]) -> None:
+        """Write the full report atomically (temp file + rename)."""
+        atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in self.records()))
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
+def _alternation(words: list[str], before: str, after: str) -> re.Pattern[str] | None:
+    return re.compile(f"{before}(?:{'|'.join(map(re.escape, words))}){after}") if words else None
+
+
+class _PathPrivacy:
+    """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic)."""
+
+    def __init__(self, homes: Iterable[str], users: Iterable[str], report: RedactionReport):
+        stripped = {h.rstrip("/\\") for h in homes}
+        self.homes = sorted((h for h in stripped if len(h) > 1), key=len, reverse=True)
+        names = {u for u in users if len(u) >= 3 and u.lower() not in _GENERIC_USERS}
+        self.users = sorted(names, key=len, reverse=True)
+        self._home = _alternation(self.homes, r"(?<![\w.\-])", r"(?![\w\-])")
+        self._user = _alternation(self.users, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
+        self.report = report
+
+    def apply(self, text: str) -> str:
+        if self._home and any(home in text for home in self.homes):
+            text, n = self._home.subn("~", text)
+            self.report.count("home_paths", n)
+        if self._user and any(user in text for user in self.users):
+            text, n = self._user.subn("<user>", text)
+            self.report.count("user_names", n)
+        return text
+
+
+_Node = tuple[Any, str | int] | None  # (parent node, key): a JSON path built only on a hit
+
+
+def _json_path(node: _Node) -> str:
+    parts: list[str] = []
+    while node is not None:
+        node, key = node
+        if isinstance(key, int):
+            parts.append(f"[{key}]")
+        elif _IDENTIFIER.fullmatch(key):
+            parts.append(f".{key}")
+        else:
+            parts.append(f"[{json.dumps(key, ensure_ascii=True)}]")
+    return "$" + "".join(reversed(parts))
+
+
+def _opaque_fields(obj: dict[str, Any]) -> tuple[str, ...]:
+    """Fields holding base64 payloads (image data, v1 attachments): never secret text."""
+    kind = obj.get("type")
+    if kind == "image" or ("mimeType" in obj and "data" in obj):
+        return ("data",)
+    if kind in ("image", "document") and "mimeType" in obj:
+        return ("content", "preview")
+    return ()
+
+
+class _Redactor:
+    """Copies records, replacing secrets by numbered placeholders and hiding paths."""
+
+    def __init__(
+        self, scanner: Scanner | None, privacy: _PathPrivacy | None, report: RedactionReport
+    ) -> None:
+        self.scanner, self.privacy, self.report = scanner, privacy, report
+        self.active = scanner is not None or privacy is not None
+        self.placeholders: dict[str, str] = {}  # secret -> placeholder, stable in one session
+        self.numbers: dict[str, int] = {}
+        self.same_keys: set[str] = set()  # dict keys known to come through unchanged
+
+    def record(self, record: dict[str, Any], entry_id: str | None) -> dict[str, Any]:
+        """A deep copy of one JSON record, every string transformed; iterative (any depth)."""
+        out: dict[str, Any] = {}
+        stack: list[tuple[Any, Any, _Node]] = [(record, out, None)]
+        while stack:
+            source, target, node = stack.pop()
+            if isinstance(source, dict):
+                opaque = _opaque_fields(source)
+                for key, value in source.items():
+                    new_key = self._key(key, entry_id, node) if isinstance(key, str) else key
+                    while new_key in target:
+                        new_key = f"{new_key}~"
+                    here = (node, new_key)
+                    if isinstance(value, str):
+                        keep = (node is None and key in _ID_FIELDS) or (
+                            key in opaque and _BASE64.fullmatch(value)
+                        )
+                        target[new_key] = value if keep else self.text(value, entry_id, here, key)
+                    else:
+                        target[new_key] = self._container(value, here, stack)
+            else:
+                for index, value in enumerate(source):
+                    here = (node, index)
+                    if isinstance(value, str):
+                        target.append(self.text(value, entry_id, here, None))
+                    else:
+                        target.append(self._container(value, here, stack))
+        return out
+
+    @staticmethod
+    def _container(value: Any, node: _Node, stack: list[tuple[Any, Any, _Node]]) -> Any:
+        if isinstance(value, dict):
+            copy: Any = {}
+        elif isinstance(value, list):
+            copy = []
+        else:
+            return value
+        stack.append((value, copy, node))
+        return copy
+
+    def _key(self, key: str, entry_id: str | None, node: _Node) -> str:
+        if not self.active or key in self.same_keys:
+            return key
+        new = self.text(key, entry_id, node, None)
+        if new == key:
+            self.same_keys.add(key)
+        return new
+
+    def text(self, value: str, entry_id: str | None, node: _Node, field: str | None) -> str:
+        """One string: secrets -> placeholders (a sensitive field name covers it all), paths."""
+        if not self.active:
+            return value
+        if self.scanner is not None:
+            findings = self.scanner.find(value)
+            sensitive = field and name_strength(field)
+            if sensitive and is_secret_assignment(field, value, quoted=True, env_style=False):
+                hits = [(f.start, f.end, f.detector) for f in findings]
+                findings = self.scanner.merge([*hits, (0, len(value), "secret-assignment")])
+            if findings:
+                value = self._replace(value, findings, entry_id, node)
+        if self.privacy is not None:
+            value = self.privacy.apply(value)
+        return value
+
+    def _replace(
+        self, value: str, findings: list[Finding], entry_id: str | None, node: _Node
+    ) -> str:
+        parts: list[str] = []
+        position = 0
+        path = _json_path(node)
+        for finding in findings:
+            secret = value[finding.start : finding.end]
+            placeholder = self.placeholders.get(secret)
+            if placeholder is None:
+                number = self.numbers[finding.detector] = self.numbers.get(finding.detector, 0) + 1
+                placeholder = self.placeholders[secret] = f"[REDACTED:{finding.detector}:{number}]"
+            parts += (value[position : finding.start], placeholder)
+            position = finding.end
+            counts = self.report.counts
+            counts[finding.detector] = counts.get(finding.detector, 0) + 1
+            self.report.hits.append(Hit(entry_id, path, finding.detector, placeholder))
+        parts.append(value[position:])
+        return "".join(parts)
+
+
+def _is_hidden(entry: Entry) -> bool:
+    """Never shown by Pi: custom state, ``display:false`` custom messages."""
+    if entry.type == "custom":
+        return True
+    if isinstance(entry, (CustomMessageEntry, MessageEntry)):
+        return not entry.display
+    return False
+
+
+def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionReport) -> list[Any]:
+    out: list[Any] = []
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "thinking" and policy.no_thinking:
+            report.count("thinking_blocks_dropped")
+        elif kind == "image" and policy.no_images:
+            report.count("images_omitted")
+            mime = str(block.get("mimeType", "image"))[:60]
+            out.append({"type": "text", "text": f"[image omitted by share policy: {mime}]"})
+        elif kind and policy.drop_hidden and any(name in block for name in _SIGNATURES):
+            report.count("signatures_dropped")
+            out.append({k: v for k, v in block.items() if k not in _SIGNATURES})
+        else:
+            out.append(block)
+    return out
+
+
+def _omitted(text: str) -> str:
+    lines = text.count("\n") + 1 if text else 0
+    plural = "" if lines == 1 else "s"
+    return f"[tool output omitted by share policy: {lines} line{plural}, {len(text)} characters]"
+
+
+def _edit_message(
+    message: dict[str, Any], policy: RedactionPolicy, report: RedactionReport
+) -> dict[str, Any]:
+    role = message.get("role")
+    new = dict(message)
+    if isinstance(message.get("content"), list):
+        new["content"] = _edit_blocks(message["content"], policy, report)
+    if policy.no_tool_output and role == "toolResult":
+        report.count("tool_outputs_omitted")
+        new["content"] = [{"type": "text", "text": _omitted(blocks_text(message.get("content")))}]
+        new.pop("details", None)
+    if policy.no_tool_output and role == "bashExecution" and isinstance(new.get("output"), str):
+        report.count("tool_outputs_omitted")
+        new["output"] = _omitted(new["output"])
+    if policy.no_images and isinstance(message.get("attachments"), list):
+        attachments = []
+        for item in message["attachments"]:
+            if isinstance(item, dict) and item.get("type") == "image":
+                report.count("images_omitted")
+                item = {k: v for k, v in item.items() if k not in ("content", "preview")}
+            attachments.append(item)
+        new["attachments"] = attachments
+    return new
+
+
+def _edit_entry(
+    raw: dict[str, Any], policy: RedactionPolicy, report: RedactionReport
+) -> dict[str, Any]:
+    """A shallow copy with the policy's content cuts (the walker deep-copies afterwards)."""
+    if raw.get("type") == "message" and isinstance(raw.get("message"), dict):
+        return {**raw, "message": _edit_message(raw["message"], policy, report)}
+    if raw.get("type") == "custom_message" and isinstance(raw.get("content"), list):
+        return {**raw, "content": _edit_blocks(raw["content"], policy, report)}
+    return raw
+
+
+def _select(session: Session, policy: RedactionPolicy) -> tuple[list[Entry], dict[str, str | None]]:
+    """Kept entries (leaf last) and new raw parent ids for those whose parent was dropped."""
+    active = set(session.active_path) if policy.active_branch_only else None
+    kept = [
+        e
+        for e in session.entries
+        if (active is None or e.id in active) and not (policy.drop_hidden and _is_hidden(e))
+    ]
+    kept_ids = {e.id for e in kept}
+    nearest: dict[str, str | None] = {}  # dropped id -> its nearest kept ancestor
+
+    def kept_ancestor(entry_id: str) -> str | None:
+        walked = []
+        node = session.parent_of(entry_id)
+        while node is not None and node not in kept_ids:
+            if node in nearest:
+                node = nearest[node]
+                break
+            walked.append(node)
+            node = session.parent_of(node)
+        nearest.update(dict.fromkeys(walked, node))
+        return node
+
+    reparent: dict[str, str | None] = {}
+    for entry in kept:
+        parent = session.parent_of(entry.id)
+        if parent is not None and parent not in kept_ids:
+            ancestor = kept_ancestor(entry.id)
+            reparent[entry.id] = session.by_id[ancestor].raw.get("id") if ancestor else None
+    leaf = session.leaf_id
+    if leaf is not None and leaf not in kept_ids:
+        leaf = kept_ancestor(leaf)
+    if leaf is not None and kept[-1].id != leaf:  # Pi opens on the last line
+        kept.append(kept.pop(next(i for i, e in enumerate(kept) if e.id == leaf)))
+    return kept, reparent
+
+
+def _first_kept(session: Session, entry: Entry, kept_ids: set[str]) -> str | None:
+    """A compaction's ``firstKeptEntryId`` moved to the next kept entry on its path."""
+    target = entry.raw.get("firstKeptEntryId")
+    if not isinstance(target, str) or target not in session.by_id or target in kept_ids:
+        return None
+    path = session.path_to(entry.id)
+    if target not in path:
+        return None
+    following = path[path.index(target) :]
+    return next((session.by_id[i].raw.get("id") for i in following if i in kept_ids), None)
+
+
+def apply_policy(
+    session: Session, policy: RedactionPolicy, *, environ: Mapping[str, str] | None = None
+) -> tuple[Session, RedactionReport]:
+    """A redacted copy of ``session`` under ``policy`` and the report; the input is untouched.
+
+    ``environ`` (default ``os.environ``) supplies env secrets and the home/user to hide.
+    """
+    environ = os.environ if environ is None else environ
+    report = RedactionReport(redacted=policy.redact, policy_key=policy.key(environ))
+    kept, reparent = _select(session, policy)
+    report.count("entries_dropped", len(session.entries) - len(kept))
+    scanner = privacy = None
+    if policy.redact:
+        scanner = Scanner(policy.literal_secrets(environ))
+        if not policy.keep_paths:
+            homes, users = policy.identity(environ)
+            owner = _OWNER_HOME.match(session.header.cwd)
+            if owner:
+                homes.append(owner.group(1))
+                users.append(re.split(r"[\\/]", owner.group(1))[-1])
+            privacy = _PathPrivacy(homes, users, report)
+    redactor = _Redactor(scanner, privacy, report)
+    records = [redactor.record(session_records(session)[0], None)]
+    kept_ids = {e.id for e in kept}
+    for entry in kept:
+        raw = _edit_entry(entry.raw, policy, report)
+        if entry.id in reparent:
+            raw = {**raw, "parentId": reparent[entry.id]}
+        if entry.type == "compaction" and (moved := _first_kept(session, entry, kept_ids)):
+            raw = {**raw, "firstKeptEntryId": moved}
+        records.append(redactor.record(raw, entry.id))
+    path = session.path
+    if path is not None and privacy is not None:
+        path = privacy.apply(path)
+    result = session_from_records(records, path=path)
+    result.damaged = [
+        DamagedLine(d.line, d.kind, d.message, redactor.text(d.text, None, (None, "line"), None))
+        for d in session.damaged
+    ]
+    result.diagnostics = list(session.diagnostics)
+    return result, report

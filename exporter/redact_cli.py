@@ -1,0 +1,204 @@
+"""`pi-session redact` and the share-policy options that export, share and publish reuse.
+
+`policy_options` adds the same flags to every publishing command; `policy_from_options`
+turns the parsed values (including ``--secret`` files and ``--env-file`` contents) into a
+`RedactionPolicy`; `finish_report` prints the one-line summary and writes ``--report``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from exporter.cli import CliError, open_session, session_argument
+from exporter.fsutil import atomic_write_bytes
+from exporter.loader import SessionFormatError, session_to_jsonl
+from exporter.redact import (
+    MIN_LITERAL,
+    RedactionPolicy,
+    RedactionReport,
+    apply_policy,
+    sensitive_env_values,
+)
+
+__all__ = [
+    "finish_report",
+    "parse_env_text",
+    "policy_from_options",
+    "policy_options",
+    "redact_command",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_ENV_LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
+
+
+def policy_options(
+    redact_default: bool, drop_hidden_default: bool | None = None
+) -> Callable[[F], F]:
+    """The shared policy flags; hidden entries are dropped by default whenever redacting is."""
+    hidden = redact_default if drop_hidden_default is None else drop_hidden_default
+    options = [
+        click.option(
+            "--redact/--no-redact",
+            default=redact_default,
+            show_default=True,
+            help="Replace secrets, the home folder and the user name before anything is written.",
+        ),
+        click.option("--active-branch-only", is_flag=True, help="Keep only the active branch."),
+        click.option("--no-thinking", is_flag=True, help="Drop thinking text and signatures."),
+        click.option(
+            "--no-tool-output", is_flag=True, help="Keep tool calls; replace results by a note."
+        ),
+        click.option("--no-images", is_flag=True, help="Replace images by a one-line note."),
+        click.option(
+            "--drop-hidden/--keep-hidden",
+            default=hidden,
+            show_default=True,
+            help="Drop custom entries, display:false messages and thinking signatures.",
+        ),
+        click.option("--keep-paths", is_flag=True, help="Keep the home folder and user name."),
+        click.option(
+            "--secret",
+            "secret",
+            multiple=True,
+            metavar="VALUE|FILE",
+            help="A literal secret to remove, or a file of them (one per line). Repeatable.",
+        ),
+        click.option(
+            "--env-file",
+            "env_file",
+            multiple=True,
+            type=click.Path(exists=True, dir_okay=False),
+            help="Remove the values of sensitive NAME=value lines of this file. Repeatable.",
+        ),
+        click.option(
+            "--no-env-secrets",
+            is_flag=True,
+            help="Do not remove the values of this process's sensitive environment variables.",
+        ),
+        click.option(
+            "--report",
+            "report",
+            type=click.Path(dir_okay=False, writable=True),
+            help="Write the full redaction report (JSONL, no secrets) to FILE.",
+        ),
+    ]
+
+    def decorate(func: F) -> F:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def parse_env_text(text: str) -> list[tuple[str, str]]:
+    """``export NAME=value`` / ``NAME=value`` lines (quotes and trailing comments removed)."""
+    pairs = []
+    for line in text.splitlines():
+        match = _ENV_LINE.match(line)
+        if not match:
+            continue
+        value = match.group(2).strip()
+        if value[:1] in ("'", '"'):
+            end = value.find(value[0], 1)
+            value = value[1:end] if end > 0 else value[1:]
+        else:
+            value = value.split(" #", 1)[0].strip()
+        pairs.append((match.group(1), value))
+    return pairs
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise CliError(f"{what}: cannot read {path}: {error.strerror}", 2) from None
+
+
+def _is_file(value: str) -> bool:
+    try:
+        return Path(value).is_file()
+    except (OSError, ValueError):  # a long or NUL-bearing secret is no file name
+        return False
+
+
+def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]:
+    found: list[str] = []
+    for value in values:
+        if _is_file(value):
+            lines = _read(value, "--secret").splitlines()
+            found += [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
+        else:
+            found.append(value)
+    short = [s for s in found if len(s) < MIN_LITERAL]
+    if short:  # a usage error (exit 1): such a value would shred ordinary words
+        raise CliError(f"--secret values need {MIN_LITERAL}+ characters ({len(short)} shorter)", 1)
+    for path in env_files:
+        found += sensitive_env_values(parse_env_text(_read(path, "--env-file")))
+    return tuple(dict.fromkeys(found))
+
+
+def policy_from_options(**options: Any) -> RedactionPolicy:
+    """A policy from `policy_options` values; other keyword arguments are ignored."""
+    return RedactionPolicy(
+        redact=bool(options.get("redact", True)),
+        active_branch_only=bool(options.get("active_branch_only")),
+        no_thinking=bool(options.get("no_thinking")),
+        no_tool_output=bool(options.get("no_tool_output")),
+        no_images=bool(options.get("no_images")),
+        drop_hidden=bool(options.get("drop_hidden")),
+        keep_paths=bool(options.get("keep_paths")),
+        secrets=_secrets(options.get("secret") or (), options.get("env_file") or ()),
+        env_secrets=not options.get("no_env_secrets"),
+    )
+
+
+def finish_report(report: RedactionReport, report_path: str | None) -> None:
+    """The summary on stderr; the full JSONL report when ``--report`` asked for it."""
+    click.echo(f"pi-session: {report.summary_line()}", err=True)
+    if report_path:
+        report.write_jsonl(report_path)
+        click.echo(f"pi-session: report written to {report_path}", err=True)
+
+
+def default_output_name(session_path: str | None) -> str:
+    stem = Path(session_path).stem if session_path else "session"
+    return f"{stem}.redacted.jsonl"
+
+
+@click.command("redact")
+@session_argument
+@click.option(
+    "-o", "--output", "output", help="Output file (default: <name>.redacted.jsonl; - for stdout)."
+)
+@policy_options(redact_default=True)
+def redact_command(
+    session: str | None, demo: bool, sessions_dir: str | None, output: str | None, **options: Any
+) -> None:
+    """Write a redacted copy of SESSION that is still a valid Pi session (same tree and ids)."""
+    policy = policy_from_options(**options)
+    try:
+        loaded = open_session(session, demo, sessions_dir)
+    except SessionFormatError as error:
+        raise CliError(str(error), 2) from None
+    redacted, report = apply_policy(loaded, policy)
+    data = session_to_jsonl(redacted).encode("utf-8")
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        target = Path(output or default_output_name(loaded.path))
+        if target.is_dir():
+            raise CliError(f"{target} is a folder; give a file name with -o", 1)
+        if loaded.path and target.exists() and target.samefile(loaded.path):
+            raise CliError("refusing to overwrite the input session; choose another -o", 1)
+        atomic_write_bytes(target, data)
+        click.echo(f"pi-session: wrote {target}", err=True)
+    finish_report(report, options.get("report"))

@@ -1,0 +1,114 @@
+"""`pi-session share`: one session as a secret GitHub gist, and a link that renders the page.
+
+Redaction is on and hidden entries are dropped by default; the same session shared again
+updates the same gist (so links keep working); `--dry-run` writes the exact upload locally.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from exporter.cli import CliError, open_session, session_argument
+from exporter.export_cli import prepare_session
+from exporter.formatting import fmt_datetime, one_line
+from exporter.fsutil import atomic_write_text
+from exporter.loader import session_to_jsonl
+from exporter.publish.gist import (
+    DEFAULT_API_URL,
+    GistClient,
+    ShareState,
+    check_size,
+    files_size,
+    resolve_github_token,
+    share_files,
+    viewer_link,
+)
+from exporter.redact_cli import finish_report, policy_from_options, policy_options
+from exporter.render import RenderOptions, render_session
+from exporter.session import Session, parse_time
+
+
+def gist_description(session: Session) -> str:
+    """``Pi session: <title> (<date>)`` as the gist list shows it."""
+    started = parse_time(session.header.timestamp)
+    date = fmt_datetime(started)[:10] if started else "undated"
+    return f"Pi session: {one_line(session.title, 80)} ({date})"
+
+
+def _delete(gist_id: str, api_url: str, token: str | None) -> None:
+    client = GistClient(api_url, resolve_github_token(token, api_url))
+    client.delete(gist_id)
+    state = ShareState()
+    for session_id in state.sessions_for(api_url, gist_id):
+        state.forget(api_url, session_id)
+    click.echo(f"Deleted gist {gist_id}")
+
+
+@click.command("share")
+@session_argument
+@click.option("--leaf", help="Entry id (or unique prefix) whose branch the page shows.")
+@policy_options(redact_default=True)
+@click.option("--public", is_flag=True, help="Create a public gist (default: secret).")
+@click.option("--new", "new_gist", is_flag=True, help="Create a new gist instead of updating.")
+@click.option("--delete", "delete_gist", metavar="GIST", help="Delete this gist and forget it.")
+@click.option("--dry-run", is_flag=True, help="Write the exact upload locally; no network.")
+@click.option("--token", help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN, `gh auth token`).")
+@click.option("--api-url", default=DEFAULT_API_URL, show_default=True, help="GitHub API root.")
+@click.option("--viewer-url", help="Link template with {id}, e.g. https://host/?{id}.")
+@click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
+@click.option("--force", is_flag=True, help="Upload even above the 10 MB gist limit.")
+def share_command(
+    session: str | None,
+    demo: bool,
+    sessions_dir: str | None,
+    leaf: str | None,
+    public: bool,
+    new_gist: bool,
+    delete_gist: str | None,
+    dry_run: bool,
+    token: str | None,
+    api_url: str,
+    viewer_url: str | None,
+    with_jsonl: bool,
+    force: bool,
+    **policy_values: Any,
+) -> None:
+    """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
+    if delete_gist:
+        _delete(delete_gist, api_url, token)
+        return
+    policy = policy_from_options(**policy_values)
+    loaded = open_session(session, demo, sessions_dir, leaf)
+    prepared, report = prepare_session(loaded, policy)
+    files = {"session.html": render_session(prepared, RenderOptions())}
+    if with_jsonl:
+        files["session.jsonl"] = session_to_jsonl(prepared)
+    if report is not None:
+        finish_report(report, policy_values.get("report"))
+    elif not policy.redact:
+        click.echo("pi-session: warning: --no-redact: the session is uploaded as it is", err=True)
+    size = files_size(files)
+    warning = check_size(size, force)
+    if warning:
+        click.echo(f"pi-session: {warning}", err=True)
+    if dry_run:
+        stem = Path(loaded.path).stem if loaded.path else "session"
+        for name, text in files.items():
+            target = Path(f"pi-session-share-{stem}.{name.rsplit('.', 1)[-1]}")
+            atomic_write_text(target, text)
+            click.echo(str(target))
+        click.echo(f"pi-session: dry run: {size:,} bytes would be uploaded; nothing sent", err=True)
+        return
+    client = GistClient(api_url, resolve_github_token(token, api_url))
+    description = gist_description(prepared)
+    gist, action = share_files(
+        client, ShareState(), prepared.id, files, description, public=public, new=new_gist
+    )
+    if not gist.id:
+        raise CliError("GitHub answered without a gist id", 3)
+    click.echo(f"pi-session: gist {action} ({'public' if public else 'secret'})", err=True)
+    click.echo(f"Gist: {gist.html_url}")
+    click.echo(f"View: {viewer_link(gist, api_url, viewer_url)}")

@@ -1,0 +1,252 @@
+"""`pi-session share` end to end: real HTTP to a loopback fake GitHub, real sessions."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.loader import load_session, parse_session_bytes
+from tests.fakes.github import FakeGitHub, closed_port_url
+
+FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+FIXTURE = FIXTURES / "fixtures" / "pi-branched-1.jsonl"
+PLANTED_GITHUB = "ghp_" + "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"
+PLANTED_ENV = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+
+
+@pytest.fixture
+def fake() -> FakeGitHub:
+    with FakeGitHub() as server:
+        yield server
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """An isolated environment: state dir, token, no gh, loopback without proxies."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PI_SHARE_VIEWER_URL", raising=False)
+    values = {
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "GH_TOKEN": fake.token,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "PATH": str(tmp_path / "empty-bin"),
+    }
+    (tmp_path / "empty-bin").mkdir()
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    return values
+
+
+@pytest.fixture
+def secret_session(tmp_path: Path) -> Path:
+    """A copy of a real session with a GitHub token planted in a tool result."""
+    lines = FIXTURE.read_text(encoding="utf-8").split("\n")
+    for index, line in enumerate(lines):
+        if '"role":"toolResult"' in line:
+            record = json.loads(line)
+            record["message"]["content"][0]["text"] += f"\nexport GITHUB_TOKEN={PLANTED_GITHUB}\n"
+            record["message"]["content"][0]["text"] += f"OPENAI={PLANTED_ENV}\n"
+            lines[index] = json.dumps(record, ensure_ascii=False)
+            break
+    path = tmp_path / "planted.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def share(fake: FakeGitHub, *args: str) -> object:
+    return CliRunner().invoke(cli, ["share", *args, "--api-url", fake.base_url])
+
+
+def test_share_creates_a_secret_gist_with_the_rendered_page(fake: FakeGitHub, env: dict) -> None:
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 0, result.output
+    posts = [r for r in fake.requests if r.method == "POST"]
+    assert len(posts) == 1
+    request = posts[0]
+    assert request.route == "/gists"
+    assert request.header("Accept") == "application/vnd.github+json"
+    assert request.header("X-GitHub-Api-Version") == "2022-11-28"
+    assert (request.header("User-Agent") or "").startswith("pi-session-export/")
+    assert request.header("Authorization") == f"Bearer {fake.token}"
+    assert request.json["public"] is False
+    assert set(request.json["files"]) == {"session.html"}
+    assert request.json["description"].startswith("Pi session: ")
+    html = request.json["files"]["session.html"]["content"]
+    assert "Content-Security-Policy" in html and 'data-entry-id="' in html
+    gist_id = next(iter(fake.gists))
+    gist_line = next(line for line in result.output.splitlines() if line.startswith("Gist: "))
+    assert gist_line.endswith(gist_id)
+    # a loopback API is not github.com, so the link is the gist's own page (as on Enterprise)
+    assert f"View: {gist_line[len('Gist: ') :]}" in result.output
+    assert fake.token not in result.output
+
+
+def test_reshare_patches_the_same_gist_and_new_forces_a_new_one(
+    fake: FakeGitHub, env: dict
+) -> None:
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    first = next(iter(fake.gists))
+    again = share(fake, str(FIXTURE))
+    assert again.exit_code == 0, again.output
+    assert fake.requests[-1].method == "PATCH"
+    assert fake.requests[-1].route == f"/gists/{first}"
+    assert len(fake.gists) == 1
+    fresh = share(fake, str(FIXTURE), "--new")
+    assert fresh.exit_code == 0
+    assert fake.requests[-1].method == "POST"
+    assert len(fake.gists) == 2
+
+
+def test_delete_removes_the_gist_and_forgets_it(fake: FakeGitHub, env: dict) -> None:
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    deleted = share(fake, "--delete", gist_id)
+    assert deleted.exit_code == 0, deleted.output
+    assert fake.requests[-1].method == "DELETE"
+    assert gist_id not in fake.gists
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    assert fake.requests[-1].method == "POST"  # forgotten: a new gist, not a PATCH
+
+
+def test_patch_on_a_vanished_gist_creates_a_new_one(fake: FakeGitHub, env: dict) -> None:
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    fake.gists.clear()
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 0, result.output
+    methods = [r.method for r in fake.requests[-2:]]
+    assert methods == ["PATCH", "POST"]
+
+
+def test_planted_secrets_never_reach_the_server(
+    fake: FakeGitHub, env: dict, secret_session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED_ENV)
+    result = share(fake, str(secret_session), "--with-jsonl")
+    assert result.exit_code == 0, result.output
+    body = b"".join(r.body for r in fake.requests)
+    assert PLANTED_GITHUB.encode() not in body
+    assert PLANTED_ENV.encode() not in body
+    assert b"[REDACTED:" in body
+    assert "redact" in result.output  # the summary line on stderr (mixed in by CliRunner)
+    # the uploaded JSONL is still a valid session with the same ids
+    jsonl = fake.requests[-1].json["files"]["session.jsonl"]["content"]
+    uploaded = parse_session_bytes(jsonl.encode("utf-8"))
+    original = load_session(secret_session)
+    assert set(uploaded.by_id) <= set(original.by_id)
+    assert uploaded.leaf_id == original.leaf_id
+
+
+def test_no_redact_uploads_as_is_with_a_warning(
+    fake: FakeGitHub, env: dict, secret_session: Path
+) -> None:
+    result = share(fake, str(secret_session), "--no-redact", "--keep-hidden")
+    assert result.exit_code == 0
+    assert "uploaded as it is" in result.output
+    assert PLANTED_GITHUB.encode() in fake.requests[-1].body
+
+
+def test_dry_run_writes_the_exact_bytes_and_sends_nothing(fake: FakeGitHub, env: dict) -> None:
+    result = share(fake, str(FIXTURE), "--dry-run", "--with-jsonl")
+    assert result.exit_code == 0, result.output
+    assert fake.requests == []
+    written = [
+        Path(line) for line in result.output.splitlines() if line.endswith((".html", ".jsonl"))
+    ]
+    assert {p.suffix for p in written} == {".html", ".jsonl"}
+    size = sum(p.stat().st_size for p in written)
+    assert f"{size:,} bytes" in result.output
+
+
+def test_public_only_when_asked(fake: FakeGitHub, env: dict) -> None:
+    assert share(fake, str(FIXTURE), "--public").exit_code == 0
+    assert fake.requests[-1].json["public"] is True
+
+
+def test_viewer_templates(fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = share(fake, str(FIXTURE), "--viewer-url", "https://view.example/?{id}")
+    gist_id = next(iter(fake.gists))
+    assert f"View: https://view.example/?{gist_id}" in result.output
+
+
+def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) -> None:
+    monkeypatch.delenv("GH_TOKEN")
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 3
+    assert "gist" in result.output and "token" in result.output.lower()
+    assert "Traceback" not in result.output
+    assert fake.requests == []
+
+
+def test_token_falls_back_to_gh(fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("GH_TOKEN")
+    gh = tmp_path / "empty-bin" / "gh"
+    gh.write_text(f"#!/bin/sh\necho {fake.token}\n", encoding="utf-8")
+    gh.chmod(gh.stat().st_mode | stat.S_IEXEC)
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 0, result.output
+    assert fake.requests[-1].header("Authorization") == f"Bearer {fake.token}"
+
+
+def test_rejected_token_exit_3(fake: FakeGitHub, env: dict, monkeypatch) -> None:
+    monkeypatch.setenv("GH_TOKEN", "ghp_wrongwrongwrongwrongwrongwrongwrong0")
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 3
+    assert "rejected the token" in result.output
+    assert "ghp_wrongwrong" not in result.output
+
+
+def test_server_errors_are_retried_then_reported(fake: FakeGitHub, env: dict) -> None:
+    fake.fail(502, times=1)
+    ok = share(fake, str(FIXTURE))
+    assert ok.exit_code == 0, ok.output  # one retry absorbed the 502
+
+
+def test_refused_connection_exit_3(env: dict, monkeypatch) -> None:
+    monkeypatch.setattr("time.sleep", lambda s: None)
+    result = CliRunner().invoke(cli, ["share", str(FIXTURE), "--api-url", closed_port_url()])
+    assert result.exit_code == 3
+    assert "Traceback" not in result.output
+
+
+def test_too_large_needs_force(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    header = {"type": "session", "version": 3, "id": "big-1", "timestamp": "2025-01-01T00:00:00Z"}
+    user = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2025-01-01T00:00:01Z",
+        "message": {"role": "user", "content": "x " * 5_600_000},
+    }
+    big.write_text(json.dumps(header) + "\n" + json.dumps(user) + "\n", encoding="utf-8")
+    refused = share(fake, str(big))
+    assert refused.exit_code == 2
+    assert "--no-tool-output" in refused.output
+    assert fake.requests == []
+    forced = share(fake, str(big), "--force")
+    assert forced.exit_code == 0, forced.output
+
+
+def test_real_subprocess(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "exporter", "share", "--demo", "--api-url", fake.base_url],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("Gist: ")
+    assert fake.token not in run.stdout + run.stderr
