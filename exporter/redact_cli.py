@@ -200,5 +200,5 @@ def redact_command(
         if loaded.path and target.exists() and target.samefile(loaded.path):
             raise CliError("refusing to overwrite the input session; choose another -o", 1)
         atomic_write_bytes(target, data)
-        click.echo(f"pi-session: wrote {target}", err=True)
+        click.echo(str(target))  # like `export`: the file written, on stdout
     finish_report(report, options.get("report"))

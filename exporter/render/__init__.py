@@ -260,6 +260,6 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
 
 
 def _entry_text(session: Session, entry_id: str) -> str:
-    from exporter.render.view import outline_text
+    from exporter.render.entry_views import outline_text
 
     return outline_text(session.by_id[entry_id])[0]

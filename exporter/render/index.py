@@ -225,8 +225,10 @@ def _instant(iso: str | None) -> float:
     return moment.timestamp() if moment else 0.0
 
 
-def _by_recency(row: dict[str, Any]) -> tuple[float, str]:
-    return (-_instant(row.get("last_activity")), row.get("title") or "")
+def _by_recency(row: dict[str, Any]) -> tuple[float, str, str]:
+    """Newest first; ties broken by title and page, so the output never depends on order."""
+    page = row.get("page") or row.get("file") or ""
+    return (-_instant(row.get("last_activity")), row.get("title") or "", page)
 
 
 def render_listing(
@@ -254,7 +256,7 @@ def render_listing(
             totals = _totals(members)
             totals.update(name=display_path(cwd) or "unknown", href=project_pages.get(cwd), cwd=cwd)
             projects.append(totals)
-        projects.sort(key=lambda p: -float(p["last_sort"]))
+        projects.sort(key=lambda p: (-float(p["last_sort"]), p["name"]))
     heading = "Pi sessions" if project is None else (display_path(project) or "unknown project")
     css, js = _assets()
     context = {

@@ -1,0 +1,353 @@
+"""Per-entry-type views: what each kind of entry shows in the transcript.
+
+Each builder fills an :class:`EntryView` from a typed entry; tool calls are paired with
+their results on the same main line, and long outputs are shown once (see PageBuilder).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from exporter.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    as_str,
+)
+from exporter.formatting import fmt_cost, fmt_int, one_line
+from exporter.render.markup import highlight, markdown, safe_image_src
+from exporter.render.model import EntryView, Part
+from exporter.render.tools import (
+    ImageView,
+    ToolView,
+    build_tool_view,
+    fold,
+    plain_lines,
+    standalone_result_view,
+)
+from exporter.usage import turn_usage
+
+if TYPE_CHECKING:
+    from exporter.render.view import PageBuilder
+
+OUTLINE_CHARS = 80
+
+
+def _short_tool(call: dict[str, Any]) -> str:
+    name = as_str(call.get("name")) or "?"
+    args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+    for key in ("command", "path", "pattern", "file_path"):
+        if isinstance(args.get(key), str):
+            return f"[{name}: {one_line(args[key], 50)}]"
+    return f"[{name}]"
+
+
+_SKILL = re.compile(r'^<skill name="([^"]*)"(?: location="([^"]*)")?>\n?(.*?)\n?</skill>\n*', re.S)
+
+
+def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
+    """Pi wraps a skill invocation as ``<skill name=…>body</skill>`` before the prompt."""
+    match = _SKILL.match(text)
+    if not match:
+        return None, text
+    return (match.group(1), match.group(3)), text[match.end() :]
+
+
+def outline_text(entry: Entry) -> tuple[str, str, bool]:
+    """Row text, role class and whether the Default filter hides it."""
+    if isinstance(entry, MessageEntry):
+        role = entry.role
+        if role == "user":
+            skill, text = split_skill(entry.text)
+            prefix = f"skill: {skill[0]} · " if skill else ""
+            return f"{prefix}user: {one_line(text, OUTLINE_CHARS) or '(image)'}", "user", False
+        if role == "assistant":
+            text = one_line(entry.text, OUTLINE_CHARS)
+            if entry.stop_reason == "aborted":
+                return f"assistant: (aborted) {text}".rstrip(), "assistant", False
+            if entry.stop_reason == "error":
+                return f"assistant: error: {one_line(entry.error_message, 80)}", "error", False
+            if not text and entry.tool_calls:
+                calls = " ".join(_short_tool(c) for c in entry.tool_calls[:3])
+                return f"assistant: {calls}", "assistant", False
+            return f"assistant: {text or '(no text)'}", "assistant", False
+        if role == "toolResult":
+            return (
+                f"[{entry.tool_name or '?'} result] {one_line(entry.text, 60)}",
+                "toolResult",
+                False,
+            )
+        if role == "bashExecution":
+            return f"[bash]: {one_line(entry.command, 80)}", "bash", False
+        if role == "custom":
+            return (
+                f"[{entry.custom_type or 'custom'}]: {one_line(entry.text, 80)}",
+                "custom",
+                not entry.display,
+            )
+        return f"[{role}]", "other", True
+    if isinstance(entry, CompactionEntry):
+        return f"[compaction: {fmt_int(entry.tokens_before)} tokens]", "compaction", False
+    if isinstance(entry, BranchSummaryEntry):
+        return f"[branch summary]: {one_line(entry.summary, 80)}", "summary", False
+    if isinstance(entry, CustomMessageEntry):
+        return f"[{entry.custom_type}]: {one_line(entry.text, 80)}", "custom", not entry.display
+    if isinstance(entry, ModelChangeEntry):
+        return f"[model: {entry.model_key or '?'}]", "meta", True
+    if isinstance(entry, ThinkingLevelChangeEntry):
+        return f"[thinking: {entry.thinking_level}]", "meta", True
+    if isinstance(entry, LabelEntry):
+        return f"[label: {one_line(entry.label or '(cleared)', 40)}]", "meta", True
+    if isinstance(entry, SessionInfoEntry):
+        return f"[name: {one_line(entry.name or '(cleared)', 60)}]", "meta", False
+    if isinstance(entry, CustomEntry):
+        return f"[{entry.custom_type}] (extension data)", "hidden", True
+    return f"[{one_line(entry.type, 40)}]", "hidden", True
+
+
+def _images_of(blocks: list[dict[str, Any]]) -> list[Part]:
+    parts = []
+    for block in blocks:
+        if block.get("type") == "image":
+            mime = as_str(block.get("mimeType")) or "?"
+            parts.append(
+                Part("image", image=ImageView(safe_image_src(mime, block.get("data")), mime))
+            )
+    return parts
+
+
+def _message(
+    builder: PageBuilder, entry: MessageEntry, view: EntryView, line_set: set[str]
+) -> None:
+    role = entry.role
+    view.kind = role
+    if role == "user":
+        view.classes.append("is-user")
+        view.parts = _images_of(entry.content)
+        skill, text = split_skill(entry.text)
+        if skill is not None:
+            name, body = skill
+            view.parts.insert(0, Part("skill", html=markdown(body), name=name))
+        view.html = markdown(text)
+    elif role == "assistant":
+        _assistant(builder, entry, view, line_set)
+    elif role == "toolResult":
+        ref = builder.session.call_for_result(entry.id)
+        call = None
+        if ref is not None:
+            owner = builder.session.by_id[ref.entry_id]
+            content = owner.raw.get("message", {}).get("content")  # type: ignore[union-attr]
+            call = content[ref.block_index] if isinstance(content, list) else None
+        view.kind = "toolResult"
+        view.classes.append("is-tool")
+        tool = standalone_result_view(entry, call, builder.show)
+        builder.dedupe_output(tool, view.anchor)
+        view.parts = [Part("tool", tool=tool)]
+        view.status = view.parts[0].tool.status  # type: ignore[union-attr]
+    elif role == "bashExecution":
+        view.kind = "bashExecution"
+        view.html = highlight(entry.command, "bash")
+        output = fold(plain_lines(entry.output), 12, tail=True)
+        view.parts = [Part("output", html=None)]
+        view.parts[0].tool = ToolView(call_id="", name="bash", kind="bashExecution", output=output)
+        code = entry.exit_code
+        cancelled = entry.message.get("cancelled") is True
+        view.status = "error" if cancelled or (code not in (None, 0)) else "ok"
+        notes = []
+        if code is not None:
+            notes.append(f"exit {code}")
+        if cancelled:
+            notes.append("cancelled")
+        if entry.message.get("truncated") is True:
+            path = as_str(entry.message.get("fullOutputPath"))
+            notes.append(f"output truncated by Pi{f' (full output: {path})' if path else ''}")
+        if entry.excluded_from_context:
+            notes.append("!! not sent to the model")
+            view.classes.append("excluded")
+        view.notes = notes
+    elif role == "custom":
+        view.kind = "customMessage"
+        view.title = entry.custom_type or "custom"
+        view.parts = _images_of(entry.content)
+        view.html = markdown(entry.text)
+        if not entry.display:
+            view.classes.append("hide-default")
+            view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
+    else:
+        unknown_view(builder, entry, view)
+
+
+def _assistant(
+    builder: PageBuilder, entry: MessageEntry, view: EntryView, line_set: set[str]
+) -> None:
+    session = builder.session
+    content = entry.message.get("content")
+    blocks = content if isinstance(content, list) else []
+    for index, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            view.parts.append(Part("text", html=markdown(as_str(block.get("text")) or "")))
+        elif kind == "thinking":
+            text = as_str(block.get("thinking")) or ""
+            redacted = block.get("redacted") is True
+            if text or redacted:
+                view.parts.append(Part("thinking", html=markdown(text), redacted=redacted))
+        elif kind == "toolCall":
+            # Results on other branches render there, next to a copy of the call.
+            result = session.result_for_call(entry.id, index, within=line_set)
+            tool = build_tool_view(
+                block, result if isinstance(result, MessageEntry) else None, builder.show
+            )
+            anchor = None
+            if result is not None:
+                builder.consumed.add(result.id)
+                anchor = builder.anchor(result.id)
+                builder.dedupe_output(tool, anchor)
+            view.parts.append(Part("tool", tool=tool, tool_entry_anchor=anchor))
+        elif kind == "image":
+            view.parts.extend(_images_of([block]))
+        else:
+            view.parts.append(
+                Part(
+                    "other", html=highlight(json.dumps(block, ensure_ascii=False, indent=2), "json")
+                )
+            )
+    if isinstance(content, str):
+        view.parts.append(Part("text", html=markdown(content)))
+    usage = turn_usage(entry)
+    model = entry.model_key or "unknown model"
+    if usage.turns_without_usage:
+        view.meta = f"{model} · no usage recorded"
+    else:
+        view.meta = (
+            f"{model} · in {fmt_int(usage.input)} · out {fmt_int(usage.output)}"
+            f" · cache {fmt_int(usage.cache_read)}/{fmt_int(usage.cache_write)}"
+            f" · {fmt_cost(usage.cost)}"
+        )
+    reason = entry.stop_reason
+    if reason == "error":
+        view.status = "error"
+        view.notes.append(f"Error: {entry.error_message or 'the model call failed'}")
+    elif reason == "aborted":
+        view.status = "aborted"
+        view.notes.append("Aborted by the user")
+    elif reason == "length":
+        view.status = "length"
+        view.notes.append("Stopped: output token limit reached (stopReason: length)")
+
+
+def _compaction(
+    builder: PageBuilder, entry: CompactionEntry, view: EntryView, line_set: set[str]
+) -> None:
+    view.title = f"Compacted from {fmt_int(entry.tokens_before)} tokens"
+    view.html = markdown(entry.summary)
+    details = entry.details
+    for key, label in (("readFiles", "read"), ("modifiedFiles", "modified")):
+        files = details.get(key)
+        if isinstance(files, list) and files:
+            shown = ", ".join(builder.show(str(f)) for f in files[:20])
+            more = f" and {len(files) - 20} more" if len(files) > 20 else ""
+            view.notes.append(f"{label}: {shown}{more}")
+    kept = entry.first_kept_entry_id
+    if kept and kept in builder.session.by_id:
+        view.notes.append(f"context kept from entry {kept}")
+
+
+def _branch_summary(
+    builder: PageBuilder, entry: BranchSummaryEntry, view: EntryView, line_set: set[str]
+) -> None:
+    view.kind = "branchSummary"
+    view.html = markdown(entry.summary)
+    view.title = f"branched away from {entry.from_id}" if entry.from_id else ""
+
+
+def _custom_message(
+    builder: PageBuilder, entry: CustomMessageEntry, view: EntryView, line_set: set[str]
+) -> None:
+    view.kind = "customMessage"
+    view.title = entry.custom_type
+    view.parts = _images_of(entry.content)
+    view.html = markdown(entry.text)
+    if not entry.display:
+        view.classes.append("hide-default")
+        view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
+
+
+def _json_view(view: EntryView, value: Any) -> None:
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        text = repr(value)
+    view.parts = [Part("json", html=highlight(text, "json"))]
+
+
+def _custom(builder: PageBuilder, entry: CustomEntry, view: EntryView, line_set: set[str]) -> None:
+    view.title = entry.custom_type
+    view.classes.append("hide-default")
+    _json_view(view, entry.data)
+
+
+def _model_change(
+    builder: PageBuilder, entry: ModelChangeEntry, view: EntryView, line_set: set[str]
+) -> None:
+    view.kind = "marker"
+    view.title = f"Model: {entry.model_key or '?'}"
+
+
+def _thinking_change(
+    builder: PageBuilder, entry: ThinkingLevelChangeEntry, view: EntryView, line_set: set[str]
+) -> None:
+    view.kind = "marker"
+    view.title = f"Thinking level: {entry.thinking_level}"
+
+
+def _session_info(
+    builder: PageBuilder, entry: SessionInfoEntry, view: EntryView, line_set: set[str]
+) -> None:
+    view.kind = "marker"
+    view.title = f"Session named “{entry.name}”" if entry.name else "Session name cleared"
+
+
+def _label(builder: PageBuilder, entry: LabelEntry, view: EntryView, line_set: set[str]) -> None:
+    view.kind = "marker"
+    target = entry.target_id or "?"
+    view.title = (
+        f"Label “{entry.label}” on {target}" if entry.label else f"Label cleared on {target}"
+    )
+    view.classes.append("hide-default")
+
+
+def unknown_view(
+    builder: PageBuilder, entry: Entry, view: EntryView, line_set: set[str] | None = None
+) -> None:
+    view.kind = "unknown"
+    view.title = f"Unknown entry type “{entry.type}”"
+    if isinstance(entry, MessageEntry):
+        view.title = f"Message with unknown role “{entry.role}”"
+    view.classes.append("hide-default")
+    _json_view(view, entry.raw)
+
+
+ENTRY_BUILDERS: dict[type, Callable[..., None]] = {
+    MessageEntry: _message,
+    CompactionEntry: _compaction,
+    BranchSummaryEntry: _branch_summary,
+    CustomMessageEntry: _custom_message,
+    CustomEntry: _custom,
+    ModelChangeEntry: _model_change,
+    ThinkingLevelChangeEntry: _thinking_change,
+    SessionInfoEntry: _session_info,
+    LabelEntry: _label,
+}

@@ -1,0 +1,82 @@
+"""Small view objects the templates print: entries, their parts, branch blocks, outline rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from markupsafe import Markup
+
+from exporter.render.tools import ImageView, ToolView
+
+
+@dataclass(slots=True)
+class Part:
+    """One block of a message, in its original order: text, thinking, tool or image."""
+
+    kind: str
+    html: Markup | None = None
+    tool: ToolView | None = None
+    image: ImageView | None = None
+    tool_entry_anchor: str | None = None
+    redacted: bool = False
+    name: str = ""
+
+
+@dataclass(slots=True)
+class EntryView:
+    id: str
+    anchor: str
+    kind: str
+    type: str
+    time: str | None
+    label: str | None = None
+    classes: list[str] = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)
+    title: str = ""
+    meta: str = ""
+    html: Markup | None = None
+    notes: list[str] = field(default_factory=list)
+    compacted_by: str | None = None
+    status: str = ""
+    forks_here: int = 0
+
+    @property
+    def css(self) -> str:
+        return " ".join([f"k-{self.kind}", *self.classes])
+
+
+@dataclass(slots=True)
+class BranchInfo:
+    """Summary line of a collapsed alternative branch."""
+
+    first_id: str
+    anchor: str
+    first_prompt: str
+    entries: int
+    cost: str
+    last_activity: str | None
+    labels: list[str]
+    depth: int
+    contains_leaf: bool
+
+
+@dataclass(slots=True)
+class Item:
+    """A transcript token: an entry, or the start/end of a branch block."""
+
+    kind: str  # entry | open | close
+    entry: EntryView | None = None
+    branch: BranchInfo | None = None
+
+
+@dataclass(slots=True)
+class OutlineRow:
+    kind: str  # open | close | row
+    anchor: str = ""
+    entry_id: str = ""
+    text: str = ""
+    role: str = ""
+    classes: str = ""
+    label: str | None = None
+    on_path: bool = False
+    is_leaf: bool = False

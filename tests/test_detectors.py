@@ -1,0 +1,280 @@
+"""Detectors: each one finds its format and nothing else; placeholders and code are not secrets;
+10 MB adversarial strings stay linear; the reviewed hit list on the real fixtures holds."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from exporter.detectors import (
+    DETECTOR_NAMES,
+    DETECTOR_VERSION,
+    DETECTORS,
+    Scanner,
+    is_placeholder,
+    name_strength,
+    scan,
+)
+from exporter.loader import load_session
+from exporter.redact import RedactionPolicy, apply_policy
+from tests.secret_corpus import TOKEN_KINDS, make_secret, rand
+
+# Token kind of the corpus -> the detector that must name it.
+TOKEN_DETECTOR = {
+    "openai-project": "openai-key",
+    "openai-legacy": "openai-key",
+    "anthropic": "anthropic-key",
+    "openrouter": "openrouter-key",
+    "groq": "groq-key",
+    "xai": "xai-key",
+    "cerebras": "cerebras-key",
+    "google": "google-api-key",
+    "github-classic": "github-token",
+    "github-fine-grained": "github-token",
+    "gitlab": "gitlab-token",
+    "huggingface": "huggingface-token",
+    "aws-key-id": "aws-access-key-id",
+    "slack": "slack-token",
+    "stripe": "stripe-key",
+    "npm": "npm-token",
+    "pypi": "pypi-token",
+    "jwt": "jwt",
+}
+R = random.Random(7)
+AWS_SECRET = rand(R, 40, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/")
+BEARER = rand(R, 40)
+# (detector, text, the secret that must be covered)
+POSITIVES = [
+    ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
+    ("aws-secret-key", f"AKIA{rand(R, 16, 'ABCDEFGHIJ0123456789')},{AWS_SECRET}", AWS_SECRET),
+    ("auth-header", f"Authorization: Bearer {BEARER}", BEARER),
+    ("auth-header", f'-H "authorization: token {BEARER}"', BEARER),
+    ("auth-header", "Authorization: Basic ZGVwbG95Omh1bnRlcjI=", "ZGVwbG95Omh1bnRlcjI="),
+    ("auth-header", f"bearer {BEARER}", BEARER),
+    ("auth-header", f"Cookie: sid={BEARER}; theme=dark", f"sid={BEARER}; theme=dark"),
+    ("private-key", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----",
+     "MHcCAQEE"),
+    ("private-key", "out: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk", "b3BlbnNzaC1rZXk"),
+    ("url-credentials", "git clone https://bob:Pa55w0rd!x@git.example.com/r.git", "Pa55w0rd!x"),
+    ("url-credentials", "redis://:s3cr3tValue@cache:6379/0", "s3cr3tValue"),
+    ("slack-webhook", "https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx",
+     "T0001/B0002/abcdefghijklmnopqrstuvwx"),
+    ("secret-assignment", "export DB_PASSWORD=hunter2hunter", "hunter2hunter"),
+    ("secret-assignment", 'config = {"api_key": "k3y-Value-123456"}', "k3y-Value-123456"),
+    ("secret-assignment", '{\\"password\\":\\"hunter22\\"}', "hunter22"),
+    ("secret-assignment", "  password: n0t.a.var1able", "n0t.a.var1able"),
+    ("secret-assignment", "deploy --api-key=Zx81kfjs0dkdf99 --verbose", "Zx81kfjs0dkdf99"),
+    ("secret-assignment", "CLIENT_SECRET='abcDEF123456ghi'", "abcDEF123456ghi"),
+    ("secret-assignment", "GITHUB_TOKEN_2=Qw3rty123456Asdfg", "Qw3rty123456Asdfg"),
+    ("secret-assignment", "//registry.npmjs.org/:_authToken=0a1b2c3d-4e5f-6789-abcd-ef0123456789",
+     "0a1b2c3d-4e5f-6789-abcd-ef0123456789"),
+]  # fmt: skip
+NEGATIVES = [
+    "sk-learn is a package; task-management-system-component-v2",
+    "sk-" + "a" * 19,
+    "the flag is sk-abcdefghijklmnopqrstuvwxyzabcd (all lower case words)",
+    "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "AKIA" + "A" * 16,
+    "xAKIAABCDEFGHIJ0123456",
+    "commit 3f2a9c1d5e7b8a0f1234567890abcdef12345678 and 3F2A9C1D5E7B8A0F1234567890ABCDEF12345678",
+    "id: 550e8400-e29b-41d4-a716-446655440000",
+    "hf_hub_download(repo_id, filename)",
+    "https://github.com/badlogic/pi-mono and git@github.com:foo/bar.git",
+    "http://localhost:8080/path@v2",
+    "Bearer tokens are short-lived; Authorization: Bearer ${TOKEN}",
+    "Authorization: Bearer $GITHUB_TOKEN",
+    "Authorization: Basic <base64>",
+    "cookie: string; cookies: req.headers.cookie",
+    "xoxb-not-a-real-token-here",
+    "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+    "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+]
+ASSIGNMENT_NEGATIVES = [
+    "ANTHROPIC_API_KEY=sk-ant-...",
+    "OPENAI_API_KEY=${OPENAI_API_KEY}",
+    "OPENAI_API_KEY=$OPENAI_API_KEY",
+    "API_KEY=<TOKEN>",
+    "api_key: your-api-key-here",
+    "password: xxx",
+    "PASSWORD=********",
+    "secret = 'changeme'",
+    'token: ""',
+    "GITHUB_TOKEN=[REDACTED:github-token:1]",
+    "apiKey = await getApiKey()",
+    "const token = options.token;",
+    "apiKey: string",
+    "pwd = process.cwd()",
+    "PWD=/home/alice/project",
+    "keyData === other",
+    "max_tokens=4096",
+    "author: Mario Zechner",
+    "SSH_AUTH_SOCK=/tmp/ssh-abc/agent.1",
+    "key: 'ArrowUp'",
+    "storageKey = 'pi-session-tree-state'",
+    "cacheKey: '3f2a9c1d5e7b8a0f1234567890abcdef'",
+    '{"key": "550e8400-e29b-41d4-a716-446655440000"}',
+    "token: '}'",
+    "password_hint = 'first pet'",
+    "SECRET_KEY_PATH=/etc/app/secret.key",
+]
+
+
+@pytest.mark.parametrize("kind", TOKEN_KINDS)
+def test_each_token_format_is_found(kind: str) -> None:
+    rng = random.Random(kind)
+    for _ in range(5):
+        planted = make_secret(kind, rng)
+        findings = scan(planted.text)
+        (secret,) = planted.secrets
+        covering = [f for f in findings if f.start <= planted.text.index(secret) < f.end]
+        assert covering, (kind, planted.text)
+        f = covering[0]
+        assert planted.text[f.start : f.end] == secret, (kind, planted.text)
+        assert f.detector == TOKEN_DETECTOR[kind]
+
+
+@pytest.mark.parametrize("prefix", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"])
+def test_every_github_prefix(prefix: str) -> None:
+    token = prefix + rand(random.Random(prefix), 36)
+    assert [(f.detector, f.start, f.end) for f in scan(f"x {token}")] == [("github-token", 2, 42)]
+
+
+@pytest.mark.parametrize(("detector", "text", "secret"), POSITIVES)
+def test_other_detectors_find_their_secret(detector: str, text: str, secret: str) -> None:
+    findings = scan(text)
+    start = text.index(secret)
+    covering = [f for f in findings if f.start <= start and start + len(secret) <= f.end]
+    assert covering, (detector, findings)
+    assert covering[0].detector == detector
+
+
+@pytest.mark.parametrize("text", NEGATIVES + ASSIGNMENT_NEGATIVES)
+def test_not_a_secret(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+def test_every_detector_is_named_and_tested() -> None:
+    assert len(set(DETECTOR_NAMES)) == len(DETECTOR_NAMES) >= 20
+    assert all(d.summary for d in DETECTORS)
+    tested = set(TOKEN_DETECTOR.values()) | {d for d, _, _ in POSITIVES}
+    assert tested == set(DETECTOR_NAMES)
+    assert isinstance(DETECTOR_VERSION, str) and DETECTOR_VERSION
+
+
+@pytest.mark.parametrize(
+    ("name", "strength"),
+    [
+        ("password", "password"), ("DB_PASS", "password"), ("pwd", "password"),
+        ("apiKey", "strong"), ("OPENAI_API_KEY", "strong"), ("x-api-key", "strong"),
+        ("GITHUB_TOKEN", "strong"), ("client_secret", "strong"), ("Cookie", "strong"),
+        ("secretAccessKey", "strong"), ("apiKeyValue", "strong"), ("API_KEY_2", "strong"),
+        ("token", "weak"), ("cacheKey", "weak"), ("auth", "weak"),
+        ("keyData", None), ("max_tokens", None), ("tokensBefore", None), ("author", None),
+        ("SSH_AUTH_SOCK", None), ("OLDPWD", None), ("passwordHint", None), ("keys", None),
+    ],
+)  # fmt: skip
+def test_name_strength(name: str, strength: str | None) -> None:
+    assert name_strength(name) == strength
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", "your-key-here", "xxx", "<TOKEN>", "${VAR}", "$VAR", "***", "changeme", "%APPDATA%",
+     "[REDACTED:jwt:3]", "sk-ant-...", "{api_key}", "process.env.KEY", "none", "dummy-token"],
+)  # fmt: skip
+def test_placeholders(value: str) -> None:
+    assert is_placeholder(value)
+
+
+def test_real_values_are_not_placeholders() -> None:
+    for value in ("hunter2hunter", "Zx81kfjs0dkdf99", "p%40ss:w0rd", "$ecret-Pa55"):
+        assert not is_placeholder(value), value
+
+
+def test_boundaries_and_json_escapes() -> None:
+    token = "ghp_" + rand(random.Random(1), 36)
+    assert scan("x" + token) == []  # glued onto a word: part of something else
+    assert scan(token + "_suffix") == []
+    escaped = json.dumps({"out": f"token:\n{token}"})  # JSON text inside a string
+    assert [escaped[f.start : f.end] for f in scan(escaped)] == [token]
+
+
+def test_overlaps_merge_and_keep_the_specific_name() -> None:
+    token = "ghp_" + rand(random.Random(2), 36)
+    text = f"GITHUB_TOKEN={token}"
+    (finding,) = scan(text)
+    assert (text[finding.start : finding.end], finding.detector) == (token, "github-token")
+    scanner = Scanner([("abc-literal-1", "literal-secret"), ("abc-literal-12", "literal-secret")])
+    (finding,) = scanner.find("x abc-literal-123 y")
+    assert "x abc-literal-123 y"[finding.start : finding.end] == "abc-literal-12"
+
+
+N = 10_000_000
+FAST_SHAPES = {
+    "a-run": lambda: "a" * N,
+    "sk-repeated": lambda: "sk-" * (N // 3),
+    "equals-chain": lambda: "=" * N,
+    "a=-chain": lambda: "a=" * (N // 2),
+    "base64-blob": lambda: base64.b64encode(random.Random(1).randbytes(N * 3 // 4)).decode(),
+    "base64url-lines": lambda: (
+        "\n".join(
+            base64.urlsafe_b64encode(random.Random(2).randbytes(57 * 1000)).decode()[i : i + 76]
+            for i in range(0, 76 * 1000, 76)
+        )
+        * (N // 77_000)
+    ),
+    "eyJ-repeated": lambda: "eyJ" * (N // 6) + "." + "eyJ" * (N // 6),
+    "pem-begin-repeated": lambda: "-----BEGIN RSA PRIVATE KEY-----" * (N // 31),
+    "url-repeated": lambda: "://a:" * (N // 5),
+    "backslashes": lambda: "\\" * N,
+    "json-nesting": lambda: '{"a":' * (N // 5),
+}
+DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs per candidate
+    "key=": "key=",
+    "password=": "password=",
+    "akia": "AKIA" + "A" * 16 + " ",
+    "authorization": "Authorization: Bearer ",
+    "cookie": "cookie: ",
+    "json-key": '"key": "',
+}
+
+
+def _cpu_seconds(text: str) -> float:
+    start = time.process_time()
+    scan(text)
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("shape", FAST_SHAPES)
+def test_ten_megabyte_adversarial_string_under_a_second(shape: str) -> None:
+    text = FAST_SHAPES[shape]()
+    assert len(text) >= N * 0.99
+    assert _cpu_seconds(text) < 1.0
+
+
+@pytest.mark.parametrize("shape", DENSE_SHAPES)
+def test_dense_candidates_stay_linear(shape: str) -> None:
+    unit = DENSE_SHAPES[shape]
+    small = _cpu_seconds(unit * (N // 10 // len(unit)))
+    big = _cpu_seconds(unit * (N // len(unit)))
+    assert big < 4.0
+    assert big < 15 * small + 0.3, (small, big)
+
+
+# Reviewed list of what the detectors hit in ../shared/fixtures: (file, entry id, JSON path,
+# detector). The only hit is the fixture's deliberately planted custom-entry token.
+EXPECTED_FIXTURE_HITS = [("every-entry-type.jsonl", "e19", "$.data.token", "secret-assignment")]
+
+
+def test_fixture_false_positives_match_the_reviewed_list(fixtures_dir: Path) -> None:
+    policy = RedactionPolicy(keep_paths=True, env_secrets=False)
+    hits = []
+    for path in sorted(fixtures_dir.glob("*.jsonl")):
+        _, report = apply_policy(load_session(path), policy, environ={})
+        hits += [(path.name, h.entry_id, h.json_path, h.detector) for h in report.hits]
+    assert hits == EXPECTED_FIXTURE_HITS

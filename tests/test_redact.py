@@ -1,0 +1,455 @@
+"""Redaction and share policy: planted secrets all vanish, policies cut what they say, the copy
+is still a valid Pi session (checked by Pi itself), and nothing touches the input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+import exporter.redact as redact_module
+from exporter.cli import cli
+from exporter.loader import dumps_line, load_session, session_to_jsonl
+from exporter.redact import RedactionPolicy, apply_policy
+from exporter.redact_cli import policy_from_options, policy_options
+from exporter.session import Session
+from tests.conftest import FIXTURES_DIR, run_node
+from tests.secret_corpus import FIELDS, KINDS, plant_corpus, rand
+
+try:  # the HTML check switches itself on once the renderer exists
+    from exporter.render import render_session
+except ImportError:  # pragma: no cover
+    render_session = None
+
+R = random.Random(11)
+GHP = "ghp_" + rand(R, 36)
+GHP2 = "ghp_" + rand(R, 36)
+ENV_VALUE = rand(R, 32)
+BRANCHED = [FIXTURES_DIR / f"pi-branched-{i}.jsonl" for i in (1, 2, 3, 4)]
+SAMPLER = FIXTURES_DIR / "every-entry-type.jsonl"
+NO_ENV: dict[str, str] = {}
+
+
+def run(session: Session, **policy: Any) -> tuple[Session, Any]:
+    policy.setdefault("env_secrets", False)
+    return apply_policy(session, RedactionPolicy(**policy), environ=NO_ENV)
+
+
+def msg(role: str, content: Any, i: int, parent: int | None, **extra: Any) -> dict[str, Any]:
+    message = {"role": role, "content": content, "timestamp": 0, **extra}
+    parent_id = None if parent is None else f"m{parent}"
+    stamp = f"2025-01-01T00:00:{i:02d}Z"
+    return {"type": "message", "message": message, "id": f"m{i}", "parentId": parent_id,
+            "timestamp": stamp}  # fmt: skip
+
+
+def header(cwd: str = "/home/alice/proj") -> dict[str, Any]:
+    return {
+        "type": "session",
+        "version": 3,
+        "id": "s1",
+        "timestamp": "2025-01-01T00:00:00Z",
+        "cwd": cwd,
+    }
+
+
+def entries_text(session: Session) -> str:
+    return session_to_jsonl(session)
+
+
+# --- the planted-secret corpus ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def carriers(request: pytest.FixtureRequest) -> list[list[dict[str, Any]]]:
+    """Sessions written by Pi's SessionManager (gen-sessions.mjs); Pi-written fixtures locally
+    when node/Pi are missing (CI fails instead, see conftest.unavailable)."""
+    try:
+        files = request.getfixturevalue("generated_sessions").files[:8]
+    except pytest.skip.Exception:
+        files = BRANCHED[:3]
+    return [[json.loads(x) for x in f.read_text("utf-8").splitlines() if x.strip()] for f in files]
+
+
+def test_planted_secrets_all_disappear(
+    carriers: list[list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    corpus = plant_corpus(copy.deepcopy(carriers), 264, seed=20250601)
+    assert len(corpus.planted) >= 200 and len({p.kind for p in corpus.planted}) == len(KINDS) >= 15
+    assert {p.field for p in corpus.planted} == set(FIELDS)
+    policy = RedactionPolicy(secrets=corpus.literal_secrets())
+    environ = {"HOME": "/home/dev", "USER": "dev", **corpus.env()}
+    leaks, found = [], 0
+    for index, records in enumerate(corpus.carriers):
+        path = tmp_path / f"carrier{index}.jsonl"
+        path.write_text("".join(dumps_line(r) + "\n" for r in records), "utf-8")
+        redacted, report = apply_policy(load_session(path), policy, environ=environ)
+        found += report.total
+        outputs = {
+            "jsonl": session_to_jsonl(redacted),
+            "report": "\n".join(json.dumps(r) for r in report.records()) + report.summary_line(),
+        }
+        if render_session is not None:
+            outputs["html"] = render_session(redacted)
+        for planted in (p for p in corpus.planted if p.carrier == index):
+            for secret in planted.secrets:
+                leaks += [
+                    (planted.kind, planted.field, k) for k, v in outputs.items() if secret in v
+                ]
+    assert leaks == []
+    assert found >= len(corpus.planted)
+
+
+# --- policies ---------------------------------------------------------------------------------
+
+
+def test_input_session_and_file_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(SAMPLER.read_bytes())
+    stat = path.stat()
+    session = load_session(path)
+    before, raws = session_to_jsonl(session), copy.deepcopy([e.raw for e in session.entries])
+    run(session, drop_hidden=True, no_thinking=True, no_tool_output=True, no_images=True)
+    assert session_to_jsonl(session) == before and [e.raw for e in session.entries] == raws
+    assert path.read_bytes() == SAMPLER.read_bytes() and path.stat().st_mtime_ns == stat.st_mtime_ns
+
+
+def test_no_thinking_no_tool_output_no_images() -> None:
+    session = load_session(SAMPLER)
+    out, report = run(session, no_thinking=True, no_tool_output=True, no_images=True)
+    text = entries_text(out)
+    assert '"type":"thinking"' not in text and '"type":"image"' not in text
+    assert "Let me think" not in text and "def f0" not in text and "FAIL 1" not in text
+    assert (
+        '"diff"' not in text
+        and "[tool output omitted by share policy: 16 lines, 183 characters]" in text
+    )
+    assert "[image omitted by share policy: image/png]" in text
+    assert '"toolCall"' in text and '"command":"make test"' in text  # calls are kept
+    assert report.actions["images_omitted"] == 1 and report.actions["tool_outputs_omitted"] >= 9
+
+
+def test_drop_hidden_and_signatures(write_session: Callable[..., Path]) -> None:
+    think = {"type": "thinking", "thinking": "hm", "thinkingSignature": "EqQBCkgIARAB"}
+    call = {"type": "toolCall", "id": "c", "name": "ls", "arguments": {}, "thoughtSignature": "x"}
+    records = [
+        header(),
+        msg("user", "hi", 1, None),
+        {"type": "custom", "customType": "state", "data": {}, "id": "c2", "parentId": "m1"},
+        msg("assistant", [think, call], 3, None),
+        {"type": "custom_message", "customType": "x", "content": "hidden", "display": False,
+         "id": "c4", "parentId": "m3"},
+        msg("custom", "also hidden", 5, None, display=False, customType="y"),
+        msg("user", "bye", 6, None),
+    ]  # fmt: skip
+    records[3]["parentId"], records[5]["parentId"], records[6]["parentId"] = "c2", "c4", "m5"
+    session = load_session(write_session(records))
+    out, report = run(session, drop_hidden=True)
+    assert [e.id for e in out.entries] == ["m1", "m3", "m6"]
+    assert [e.parent_id for e in out.entries] == [None, "m1", "m3"]  # nearest kept ancestor
+    assert "Signature" not in entries_text(out) and report.actions["signatures_dropped"] == 2
+    kept, _ = run(session, drop_hidden=False)
+    assert len(kept.entries) == 6 and "thinkingSignature" in entries_text(kept)
+
+
+@pytest.mark.parametrize("path", [*BRANCHED, SAMPLER], ids=lambda p: p.name)
+@pytest.mark.parametrize("flags", [{"active_branch_only": True}, {"drop_hidden": True},
+                                   {"active_branch_only": True, "drop_hidden": True}])  # fmt: skip
+def test_tree_stays_valid_after_dropping(path: Path, flags: dict[str, bool]) -> None:
+    session = load_session(path)
+    out, report = run(session, **flags)
+    ids = [e.raw["id"] for e in out.entries]
+    assert set(ids) <= {e.raw["id"] for e in session.entries} and len(set(ids)) == len(ids)
+    assert all(e.raw["parentId"] is None or e.raw["parentId"] in ids for e in out.entries)
+    assert report.actions.get("entries_dropped", 0) == len(session.entries) - len(ids)
+    expected = session.leaf_id
+    while expected is not None and expected not in ids:
+        expected = session.parent_of(expected)
+    assert out.leaf_id == expected and out.entries[-1].id == expected  # Pi opens the last line
+    if flags.get("active_branch_only"):
+        assert set(ids) <= set(session.active_path) and not out.fork_ids
+    for entry in out.entries:  # a kept compaction still points at a kept entry on its path
+        if entry.type == "compaction" and entry.raw.get("firstKeptEntryId") in session.by_id:
+            assert entry.raw["firstKeptEntryId"] in out.path_to(entry.id)
+
+
+def test_compaction_first_kept_moves_to_next_kept_entry(write_session: Callable[..., Path]) -> None:
+    hidden = {"type": "custom_message", "customType": "x", "content": "h", "display": False,
+              "id": "h2", "parentId": "m1"}  # fmt: skip
+    compaction = {"type": "compaction", "summary": "s", "firstKeptEntryId": "h2",
+                  "tokensBefore": 1, "id": "k4", "parentId": "m3"}  # fmt: skip
+    records = [header(), msg("user", "a", 1, None), hidden, msg("user", "b", 3, None), compaction]
+    records[3]["parentId"] = "h2"
+    out, _ = run(load_session(write_session(records)), drop_hidden=True)
+    assert out.by_id["k4"].raw["firstKeptEntryId"] == "m3"
+    assert out.by_id["m3"].parent_id == "m1"
+
+
+def test_no_redact_changes_no_string(write_session: Callable[..., Path]) -> None:
+    records = [header("/home/alice/p"), msg("user", f"token {GHP} in /home/alice/p", 1, None)]
+    session = load_session(write_session(records))
+    out, report = run(session, redact=False, home="/home/alice", user="alice")
+    assert entries_text(out) == entries_text(session) and report.total == 0
+    assert report.summary_line().startswith("redact: secret scan off")
+
+
+# --- secrets, numbering, report ---------------------------------------------------------------
+
+
+def test_stable_numbering_and_report_without_secrets(
+    write_session: Callable[..., Path], tmp_path: Path
+) -> None:
+    records = [header(), msg("user", f"a {GHP} b {GHP2}", 1, None),
+               msg("assistant", [{"type": "text", "text": f"again {GHP}"}], 2, 1)]  # fmt: skip
+    out, report = run(load_session(write_session(records)))
+    text = entries_text(out)
+    assert GHP not in text and GHP2 not in text
+    assert "a [REDACTED:github-token:1] b [REDACTED:github-token:2]" in text
+    assert "again [REDACTED:github-token:1]" in text
+    assert report.counts == {"github-token": 3} and report.per_entry() == {
+        "m1": {"github-token": 2},
+        "m2": {"github-token": 1},
+    }
+    assert [h.json_path for h in report.hits] == ["$.message.content", "$.message.content",
+                                                  "$.message.content[0].text"]  # fmt: skip
+    report.write_jsonl(tmp_path / "r.jsonl")
+    written = (tmp_path / "r.jsonl").read_text("utf-8")
+    lines = [json.loads(x) for x in written.splitlines()]
+    assert lines[0]["type"] == "summary" and lines[0]["counts"] == {"github-token": 3}
+    assert len(lines) == 4 and all(line["type"] == "hit" for line in lines[1:])
+    for shown in (written, report.summary_line(), repr(report)):
+        assert GHP not in shown and GHP2 not in shown
+    expected = "redact: 3 secrets in 2 entries (github-token 3); home paths -> ~: 1"
+    assert report.summary_line() == expected
+
+
+def test_redacting_twice_finds_nothing_new(write_session: Callable[..., Path]) -> None:
+    records = [header(), msg("user", f"export GITHUB_TOKEN={GHP}\npassword: s3cr3t.Value", 1, None)]
+    once, first = run(load_session(write_session(records)))
+    twice, second = run(once)
+    assert first.total == 2 and second.total == 0
+    assert entries_text(once) == entries_text(twice)
+
+
+def test_json_in_strings_and_structured_fields(write_session: Callable[..., Path]) -> None:
+    args = json.dumps({"command": f"export GITHUB_TOKEN={GHP}", "env": {"api_key": "k3y123456789"}})
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": args}
+    data = {"apiKey": "Zq81x0LmNop", "user": {"password": "hunter2!"}, "key": "ArrowUp"}
+    custom = {"type": "custom", "customType": "s", "data": data, "id": "c2", "parentId": "m1"}
+    records = [header(), msg("assistant", [call], 1, None), custom]
+    out, report = run(load_session(write_session(records)))
+    new_args = json.loads(out.by_id["m1"].raw["message"]["content"][0]["arguments"])
+    assert new_args == {"command": "export GITHUB_TOKEN=[REDACTED:github-token:1]",
+                        "env": {"api_key": "[REDACTED:secret-assignment:1]"}}  # fmt: skip
+    assert out.by_id["c2"].raw["data"] == {
+        "apiKey": "[REDACTED:secret-assignment:2]",
+        "user": {"password": "[REDACTED:secret-assignment:3]"},
+        "key": "ArrowUp",
+    }
+    assert "$.data.user.password" in {h.json_path for h in report.hits}
+
+
+def test_images_are_not_scanned_but_their_metadata_is(write_session: Callable[..., Path]) -> None:
+    looks_like_key = "AKIA0123456789ABCDEF/+abc="  # base64 that happens to match a key id
+    image = {"type": "image", "data": looks_like_key, "mimeType": f"image/png; {GHP}"}
+    text_data = {"type": "image", "data": f"not base64 {GHP2}", "mimeType": "image/png"}
+    out, report = run(
+        load_session(write_session([header(), msg("user", [image, text_data], 1, None)]))
+    )
+    content = out.by_id["m1"].raw["message"]["content"]
+    assert content[0]["data"] == looks_like_key and GHP not in content[0]["mimeType"]
+    assert GHP2 not in content[1]["data"] and report.total == 2
+
+
+def test_env_secrets_on_and_off(
+    write_session: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACME_DEPLOY_TOKEN", ENV_VALUE)
+    monkeypatch.setenv("PWD", "/home/alice/proj")  # a sensitive-looking name with a non-secret
+    session = load_session(write_session([header(), msg("user", f"got {ENV_VALUE} ok", 1, None)]))
+    out, report = apply_policy(session, RedactionPolicy(keep_paths=True))
+    assert ENV_VALUE not in entries_text(out) and report.counts == {"env-secret": 1}
+    assert "/home/alice/proj" in entries_text(out)
+    out, report = apply_policy(session, RedactionPolicy(keep_paths=True, env_secrets=False))
+    assert ENV_VALUE in entries_text(out) and report.total == 0
+
+
+def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -> None:
+    text = "cd /Users/bob/x; ls /home/alice/proj /home/alice2; bob and alice; the dev server"
+    records = [header("/home/alice/proj"), msg("user", text, 1, None)]
+    session = load_session(write_session(records))
+    out, report = run(session, home="/Users/bob", user="bob")
+    assert out.by_id["m1"].raw["message"]["content"] == (
+        "cd ~/x; ls ~/proj /home/alice2; <user> and <user>; the dev server"
+    )
+    assert out.header.cwd == "~/proj" and report.actions == {"home_paths": 3, "user_names": 2}
+    generic, _ = run(
+        load_session(write_session([header("/home/dev/p"), msg("user", "dev x", 1, None)]))
+    )
+    assert generic.header.cwd == "~/p" and "dev x" in entries_text(generic)
+    kept, _ = run(session, home="/Users/bob", user="bob", keep_paths=True)
+    assert entries_text(kept) == entries_text(session)
+
+
+def test_bad_input_shapes(write_session: Callable[..., Path]) -> None:
+    deep: Any = {"leaf": f"token={GHP}"}
+    for _ in range(400):
+        deep = {"d": deep}
+    result = {"toolCallId": "c", "toolName": "x", "isError": False, "details": deep}
+    huge = "a" * 10_000_000 + f" {GHP}"
+    records = [header(), msg("toolResult", [{"type": "text", "text": huge}], 1, None, **result),
+               msg("user", "lone \ud800 surrogate " + GHP2, 2, 1)]  # fmt: skip
+    session = load_session(write_session(records))
+    start = time.process_time()
+    out, report = run(session)
+    assert time.process_time() - start < 3.0
+    text = entries_text(out)
+    assert GHP not in text and GHP2 not in text and report.total == 3
+    assert "\\ud800" in text
+    assert max(len(h.json_path) for h in report.hits) > 800  # 400 levels deep
+
+
+def test_damaged_lines_are_redacted(write_session: Callable[..., Path]) -> None:
+    path = write_session([header(), msg("user", "hi", 1, None), f'{{"broken": "{GHP}'])
+    out, _ = run(load_session(path))
+    assert len(out.damaged) == 1 and GHP not in out.damaged[0].text
+
+
+def test_policy_key_is_stable_and_secret_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = RedactionPolicy(secrets=("hunter2hunter",), home="/h", user="u")
+    key = base.key(NO_ENV)
+    assert key == RedactionPolicy(secrets=("hunter2hunter",), home="/h", user="u").key(NO_ENV)
+    assert "hunter2" not in key and len(key) == 64
+    variants = [RedactionPolicy(**{**base.__dict__, flag: not getattr(base, flag)}) for flag in
+                ("redact", "active_branch_only", "no_thinking", "no_tool_output", "no_images",
+                 "drop_hidden", "keep_paths", "env_secrets")]  # fmt: skip
+    variants += [RedactionPolicy(secrets=("other-secret",), home="/h", user="u")]
+    assert len({v.key(NO_ENV) for v in variants} | {key}) == len(variants) + 1
+    assert base.key({"ACME_API_TOKEN": ENV_VALUE}) != key  # env secrets count...
+    off = RedactionPolicy(env_secrets=False, home="/h", user="u")
+    assert off.key({"ACME_API_TOKEN": ENV_VALUE}) == off.key(NO_ENV)  # ...only when used
+    monkeypatch.setattr(redact_module, "DETECTOR_VERSION", "next")
+    assert base.key(NO_ENV) != key
+
+
+# --- Pi's own SessionManager accepts the redacted copy ----------------------------------------
+
+PI_OPEN = """
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+const [pkg, ...files] = process.argv.slice(1);
+const { SessionManager } = await import(pathToFileURL(pkg).href);
+for (const file of files) {
+  const dir = mkdtempSync(join(tmpdir(), "pi-redacted-"));
+  const copy = join(dir, "s.jsonl");
+  copyFileSync(file, copy);
+  const sm = SessionManager.open(copy, join(dir, "sessions"));
+  const entries = sm.getEntries();
+  const ids = new Set(entries.map((e) => e.id));
+  console.log(JSON.stringify({
+    header: sm.getHeader()?.id ?? null, entries: entries.length, leaf: sm.getLeafId() ?? null,
+    dangling: entries.filter((e) => e.parentId !== null && !ids.has(e.parentId)).length,
+    rewritten: !readFileSync(copy).equals(readFileSync(file)),
+  }));
+}
+"""
+
+
+@pytest.mark.pi
+def test_pi_session_manager_opens_the_redacted_copy(pi_pkg: Path, tmp_path: Path) -> None:
+    cases = [
+        (BRANCHED[3], None, {"active_branch_only": True, "drop_hidden": True, "no_thinking": True}),
+        (BRANCHED[0], None, {"drop_hidden": True, "no_tool_output": True, "no_images": True}),
+        (SAMPLER, None, {"drop_hidden": True}),
+        (SAMPLER, "e23", {"drop_hidden": True}),  # a leaf that is not the last line
+        (FIXTURES_DIR / "pi-large-session.jsonl", None, {}),
+        (FIXTURES_DIR / "pi-v1-before-compaction.jsonl", None, {"active_branch_only": True}),
+    ]
+    files, expected = [], []
+    for number, (path, leaf, flags) in enumerate(cases):
+        out, _ = run(load_session(path, leaf_id=leaf), **flags)
+        assert leaf is None or out.leaf_id == leaf
+        target = tmp_path / f"out{number}.jsonl"
+        target.write_text(session_to_jsonl(out), "utf-8")
+        files.append(str(target))
+        expected.append({"header": out.id, "entries": len(out.entries), "leaf": out.leaf_id,
+                         "dangling": 0, "rewritten": False})  # fmt: skip
+    output = run_node(["--input-type=module", "-e", PI_OPEN, str(pi_pkg), *files])
+    assert [json.loads(line) for line in output.splitlines()] == expected
+
+
+# --- the CLI ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ACME_DEPLOY_TOKEN", ENV_VALUE)
+    return tmp_path
+
+
+def test_cli_redact_writes_a_copy_and_a_report(in_tmp: Path) -> None:
+    source = in_tmp / "in.jsonl"
+    planted = f"Let me think {GHP} {ENV_VALUE} hunter2hunter"
+    source.write_text(SAMPLER.read_text("utf-8").replace("Let me think", planted), "utf-8")
+    (in_tmp / "secrets.txt").write_text("# one per line\nhunter2hunter\n", "utf-8")
+    stat = source.stat()
+    args = ["redact", str(source), "--secret", "secrets.txt", "--report", "rep.jsonl"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    written = (in_tmp / "in.redacted.jsonl").read_text("utf-8")
+    assert GHP not in written and ENV_VALUE not in written and "hunter2hunter" not in written
+    assert "[REDACTED:literal-secret:1]" in written and "[REDACTED:env-secret:1]" in written
+    assert load_session(in_tmp / "in.redacted.jsonl").leaf_id == "e25"
+    assert '"customType":"state"' not in written  # hidden dropped by default
+    assert result.stdout.strip() == "in.redacted.jsonl"
+    summary = [x for x in result.stderr.splitlines() if x.startswith("pi-session: redact: ")]
+    assert summary and summary[0].startswith("pi-session: redact: 3 secrets in 1 entries")
+    assert GHP not in result.stderr and GHP not in (in_tmp / "rep.jsonl").read_text("utf-8")
+    assert source.stat().st_mtime_ns == stat.st_mtime_ns and "Let me think" in source.read_text()
+    stdout = CliRunner().invoke(cli, ["redact", str(source), "-o", "-", "--keep-hidden",
+                                      "--no-env-secrets", "--no-redact"])  # fmt: skip
+    assert (
+        stdout.exit_code == 0
+        and ENV_VALUE in stdout.stdout
+        and '"customType":"state"' in stdout.stdout
+    )
+
+
+def test_cli_errors_are_one_line(in_tmp: Path) -> None:
+    (in_tmp / "bad.jsonl").write_text("not json\n", "utf-8")
+    result = CliRunner().invoke(cli, ["redact", "bad.jsonl"])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    (in_tmp / "s.jsonl").write_bytes(SAMPLER.read_bytes())
+    result = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "s.jsonl"])
+    assert result.exit_code == 1 and "refusing" in result.stderr
+    assert (in_tmp / "s.jsonl").read_bytes() == SAMPLER.read_bytes()
+    result = CliRunner().invoke(cli, ["redact", "s.jsonl", "--secret", "ab"])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+
+
+def test_policy_options_and_env_file(in_tmp: Path) -> None:
+    (in_tmp / ".env").write_text(f"export ACME_TOKEN='{ENV_VALUE}'\nDEBUG=1\nKEY=xxx\n", "utf-8")
+    seen: dict[str, Any] = {}
+
+    @click.command()
+    @policy_options(redact_default=False)
+    def export(**options: Any) -> None:
+        seen.update(options)
+
+    assert CliRunner().invoke(export, ["--env-file", ".env", "--no-images"]).exit_code == 0
+    policy = policy_from_options(**seen, unrelated="ignored")
+    assert policy == RedactionPolicy(redact=False, no_images=True, secrets=(ENV_VALUE,))
+    assert policy_from_options() == RedactionPolicy()
+    assert os.environ["ACME_DEPLOY_TOKEN"] == ENV_VALUE
