@@ -182,6 +182,13 @@ def test_xss_corpus_deep_links_with_hostile_ids(view: Viewer, published: dict[st
 # --- without JavaScript ------------------------------------------------------------------------
 
 
+def shown_text(page: Any, selector: str) -> str:
+    """Rendered text of an element; scrolled into view first because entries use
+    ``content-visibility: auto`` and Chromium reports no innerText for skipped ones."""
+    page.locator(selector).first.scroll_into_view_if_needed()
+    return page.inner_text(selector)
+
+
 def open_sampler_branch(page: Any) -> None:
     """The sampler's leaf is e25 (last line), so e02…e23 form the one collapsed branch."""
     branch = page.locator("details.branch#branch-e02")
@@ -194,16 +201,16 @@ def open_sampler_branch(page: Any) -> None:
 
 def test_page_without_javascript_is_complete(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[SAMPLER], js=False)
-    assert "Look at this" in page.inner_text("#e01")
+    assert "Look at this" in shown_text(page, "#e01")
     assert page.is_visible("#e01 img")
-    assert "alternate path question" in page.inner_text("#e25")
-    assert "approach" in page.inner_text("#e24")
+    assert "alternate path question" in shown_text(page, "#e25")
+    assert "approach" in shown_text(page, "#e24")
     assert re.fullmatch(r"2025-06-01 10:\d\d UTC", page.locator("#e01 time").inner_text())
     assert not page.is_visible("#theme-toggle") and not page.is_visible("#tree-search")
     assert not page.is_visible("#download-jsonl")
     assert page.is_visible("#tree") and page.locator("#tree li").count() > 20
     open_sampler_branch(page)
-    assert "I'll inspect things." in page.inner_text("#e03")
+    assert "I'll inspect things." in shown_text(page, "#e03")
     # thinking is collapsed and opens on click
     thinking = page.locator("#e03 details.thinking")
     assert thinking.get_attribute("open") is None
@@ -272,11 +279,11 @@ def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> 
     texts = [t.lower() for t in shown.all_inner_texts()]
     assert 0 < len(texts) < total
     assert all("user:" in t and term in t for t in texts)
-    assert "match" in page.inner_text("#tree-status")
+    assert "match" in shown_text(page, "#tree-status")
     page.keyboard.press("Escape")
     assert page.input_value("#tree-search") == ""
     assert page.locator("#tree li.search-miss").count() == 0
-    assert "match" not in page.inner_text("#tree-status")
+    assert "match" not in shown_text(page, "#tree-status")
     assert page.evaluate("document.activeElement.id") != "tree-search"
     clean(view)
 
@@ -395,7 +402,7 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     local = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Tokyo"))
     hour = local.hour % 12 or 12
     expected = f"{local:%b} {local.day}, {local.year}, {hour}:{local:%M:%S} {local:%p}"
-    assert page.inner_text("#e01 time").replace("\u202f", " ") == expected
+    assert shown_text(page, "#e01 time").replace("\u202f", " ") == expected
     assert page.get_attribute("#e01 time", "title") == stamp
     page.click("#e01 a.ts")
     assert "copied" in (page.get_attribute("#e01 a.ts", "class") or "")
