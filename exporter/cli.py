@@ -46,6 +46,7 @@ LAZY_COMMANDS = {
     "export": ("exporter.export_cli", "export_command"),
     "redact": ("exporter.redact_cli", "redact_command"),
     "share": ("exporter.share_cli", "share_command"),
+    "publish": ("exporter.publish_cli", "publish_command"),
 }
 
 

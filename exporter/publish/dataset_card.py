@@ -1,0 +1,221 @@
+"""What a published dataset repo contains besides the sessions: index, manifest and card.
+
+Everything here is a pure function of its inputs (no clock, no paths of this machine), so
+re-publishing an unchanged set of sessions produces byte-identical files and therefore no
+commit. The index has one fixed schema (``INDEX_FIELDS``) so ``datasets`` and the Hub's viewer
+infer a single table; the manifest is what the next ``publish`` diffs against.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from exporter import __version__
+from exporter.detectors import DETECTOR_VERSION
+from exporter.formatting import one_line
+from exporter.redact import RedactionPolicy
+from exporter.session import Session
+from exporter.usage import compute_stats
+
+__all__ = [
+    "INDEX_FIELDS",
+    "MANIFEST_SCHEMA",
+    "index_row",
+    "render_card",
+    "render_index",
+    "render_manifest",
+]
+
+MANIFEST_SCHEMA = 1
+SESSION_FORMAT_DOC = (
+    "https://github.com/badlogic/pi-mono/blob/main/packages/coding-agent/docs/session.md"
+)
+# name -> JSON type (None is allowed only for the two timestamps).
+INDEX_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str,
+    "name": str,
+    "project": str,
+    "started_at": (str, type(None)),
+    "ended_at": (str, type(None)),
+    "models": list,
+    "entries": int,
+    "branches": int,
+    "messages": int,
+    "tool_calls": int,
+    "input_tokens": int,
+    "output_tokens": int,
+    "cache_read_tokens": int,
+    "cache_write_tokens": int,
+    "cost": float,
+    "path": str,
+    "sha256": str,
+    "bytes": int,
+}
+
+
+def _iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[str, Any]:
+    """One ``index.jsonl`` row for a redacted session (every field always present, typed)."""
+    stats = compute_stats(session)
+    usage = stats.all
+    return {
+        "id": session.id,
+        "name": one_line(session.title, 120),
+        "project": session.header.cwd or "",
+        "started_at": _iso(stats.started),
+        "ended_at": _iso(stats.ended),
+        "models": list(stats.models_used),
+        "entries": len(session.entries),
+        "branches": len(stats.branches),
+        "messages": sum(stats.roles.values()),
+        "tool_calls": stats.tool_calls,
+        "input_tokens": usage.input,
+        "output_tokens": usage.output,
+        "cache_read_tokens": usage.cache_read,
+        "cache_write_tokens": usage.cache_write,
+        "cost": round(float(usage.cost), 6),
+        "path": path,
+        "sha256": sha256,
+        "bytes": size,
+    }
+
+
+def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """``index.jsonl``: rows sorted by path, keys in ``INDEX_FIELDS`` order."""
+    lines = [
+        json.dumps({k: row.get(k) for k in INDEX_FIELDS}, ensure_ascii=False)
+        for row in sorted(rows, key=lambda r: str(r.get("path")))
+    ]
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def render_manifest(sessions: Mapping[str, Mapping[str, Any]]) -> bytes:
+    """``manifest.json``: per published path its source hash, redaction key and output hash."""
+    document = {
+        "schema_version": MANIFEST_SCHEMA,
+        "generator": f"pi-session-export {__version__}",
+        "detector_version": DETECTOR_VERSION,
+        "sessions": {path: dict(sessions[path]) for path in sorted(sessions)},
+    }
+    return (json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+
+
+def _policy_lines(policy: RedactionPolicy) -> list[str]:
+    lines = [
+        f"- Secrets found by the detectors (version `{DETECTOR_VERSION}`), values of the "
+        "publisher's sensitive environment variables and any `--secret` values are replaced "
+        "by placeholders such as `[REDACTED:github-token:1]`.",
+    ]
+    if not policy.keep_paths:
+        lines.append("- The home folder is shown as `~` and the user name as `<user>`.")
+    lines.append("- Hidden entries (custom entries, `display: false` messages) are dropped.")
+    extra = {
+        "active_branch_only": "only the active branch of each session is kept",
+        "no_thinking": "thinking text and signatures are removed",
+        "no_tool_output": "tool results are replaced by a note",
+        "no_images": "images are replaced by a note",
+    }
+    lines += [f"- Also: {text}." for flag, text in extra.items() if getattr(policy, flag)]
+    return lines
+
+
+def render_card(
+    repo_id: str,
+    rows: Iterable[Mapping[str, Any]],
+    sessions: Mapping[str, Mapping[str, Any]],
+    policy: RedactionPolicy,
+    *,
+    has_html: bool = False,
+) -> bytes:
+    """``README.md``: YAML metadata (``configs`` -> ``index.jsonl``) and a short description."""
+    rows = list(rows)
+    found: dict[str, int] = {}
+    for entry in sessions.values():
+        for name, n in (entry.get("redactions") or {}).items():
+            found[name] = found.get(name, 0) + int(n)
+    total = sum(found.values())
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(found.items(), key=lambda i: (-i[1], i[0])))
+    times = sorted(t for r in rows for t in (r.get("started_at"), r.get("ended_at")) if t)
+    span = f"{times[0][:10]} to {times[-1][:10]}" if times else "n/a"
+
+    def tokens(key: str) -> str:
+        return f"{sum(int(r.get(key) or 0) for r in rows):,}"
+
+    name = repo_id.split("/")[-1]
+    front = [
+        "---",
+        f"pretty_name: {json.dumps(f'Pi coding-agent sessions: {name}')}",
+        "license: other",
+        "tags:",
+        "- agent-traces",
+        "- pi",
+        "- coding-agent",
+        "task_categories:",
+        "- text-generation",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        "  - split: train",
+        "    path: index.jsonl",
+        "---",
+    ]
+    body = [
+        "",
+        f"# Pi coding-agent sessions: {name}",
+        "",
+        "Sessions of the [Pi](https://github.com/badlogic/pi-mono) coding agent, published "
+        f"with `pi-session publish` (pi-session-export {__version__}).",
+        "",
+        "| | |",
+        "|---|--:|",
+        f"| sessions | {len(rows):,} |",
+        f"| projects | {len({r.get('project') for r in rows}):,} |",
+        f"| messages | {sum(int(r.get('messages') or 0) for r in rows):,} |",
+        f"| tool calls | {sum(int(r.get('tool_calls') or 0) for r in rows):,} |",
+        f"| input / output tokens | {tokens('input_tokens')} / {tokens('output_tokens')} |",
+        f"| cache read / write tokens | {tokens('cache_read_tokens')} / "
+        f"{tokens('cache_write_tokens')} |",
+        f"| cost (USD, as recorded) | {sum(float(r.get('cost') or 0) for r in rows):,.2f} |",
+        f"| activity | {span} |",
+        "",
+        "## Files",
+        "",
+        "- `sessions/<YYYY-MM>/<file>.jsonl`: the redacted Pi session files, one JSON object "
+        f"per line ([format]({SESSION_FORMAT_DOC})); the Hub's Agent Traces viewer reads them.",
+        "- `index.jsonl`: one row per session (the default config): "
+        + ", ".join(f"`{k}`" for k in INDEX_FIELDS)
+        + ".",
+        "- `manifest.json`: per file the source hash, the redaction key and the published "
+        "SHA-256, so the next publish uploads only what changed.",
+    ]
+    if has_html:
+        body.append("- `html/`: a static site (`html/index.html`) to browse the sessions.")
+    body += [
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        f'index = load_dataset("{repo_id}", split="train")',
+        "```",
+        "",
+        "## How the data was redacted",
+        "",
+        *_policy_lines(policy),
+        f"- Replacements in the published files: {total:,}" + (f" ({kinds})." if kinds else "."),
+        "",
+        "Automatic redaction is not a guarantee: review the sessions before making this dataset "
+        "public.",
+        "",
+        "## License",
+        "",
+        "Not chosen yet (`license: other` is a placeholder): edit this card to state the terms.",
+        "",
+    ]
+    return "\n".join(front + body).encode("utf-8")

@@ -1,0 +1,185 @@
+"""Turning a diff into commits that each leave the repo consistent.
+
+Consistency after an interruption: **every commit carries the manifest, index and card of
+the repo as it stands after that commit** (not only the last one). A commit adds or removes
+at most ~100 files; the manifest it carries lists exactly the sessions present once it lands:
+the untouched ones, the ones this commit and the earlier ones added or updated (an update
+not yet committed keeps its old entry, since the old file is still there) minus the removed
+ones. So if the network dies after commit 2 of 5, the repo at commit 2 is a complete,
+smaller publication; the re-run reads that manifest, skips what commits 1-2 uploaded (same
+source hash and redaction key, file present), and commits the rest. Nothing is duplicated
+(paths are deterministic) and no manifest ever names a missing file. The last commit carries
+the final manifest, index and card. Metadata files whose bytes did not change are left out
+(compared by git blob id), so a run with nothing to do makes no commit at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exporter.publish.hub_plan import Prepared, RemoteState, git_oid
+
+__all__ = [
+    "MAX_BYTES_PER_COMMIT",
+    "MAX_FILES_PER_COMMIT",
+    "META_FILES",
+    "Commit",
+    "Op",
+    "html_ops",
+    "plan_commits",
+    "prune_ops",
+    "session_ops",
+]
+
+MAX_FILES_PER_COMMIT = 100  # the Hub's advice (repositories-recommendations)
+MAX_BYTES_PER_COMMIT = 100 * 1024 * 1024  # what huggingface_hub's own pipeline batches
+META_FILES = ("manifest.json", "index.jsonl", "README.md")
+HTML_DIR = "html/"
+RenderMeta = Callable[[dict[str, dict[str, Any]], dict[str, dict[str, Any]]], dict[str, bytes]]
+
+
+@dataclass
+class Op:
+    """One change: ``add``/``update`` upload ``local``; ``remove`` deletes; ``refresh`` only
+    updates the manifest entry (same published bytes, e.g. a source edit that redaction hid)."""
+
+    action: str
+    path: str
+    size: int = 0
+    local: Path | None = None
+    entry: dict[str, Any] | None = None
+    row: dict[str, Any] | None = None
+    secrets: int = 0
+
+    @property
+    def uploads(self) -> bool:
+        return self.action in ("add", "update")
+
+    @property
+    def is_session(self) -> bool:
+        return self.path.startswith("sessions/")
+
+
+@dataclass
+class Commit:
+    ops: list[Op] = field(default_factory=list)
+    metadata: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def files(self) -> int:
+        return sum(op.action != "refresh" for op in self.ops) + len(self.metadata)
+
+
+def session_ops(prepared: Iterable[Prepared], remote: RemoteState, key: str) -> list[Op]:
+    """add / update / refresh for each successfully prepared session."""
+    ops = []
+    for item in prepared:
+        if item.error is not None:
+            continue
+        path = item.source.repo_path
+        entry = {
+            "id": str(item.row.get("id", "")),
+            "source_sha256": item.source_sha256,
+            "redaction_key": key,
+            "sha256": item.sha256,
+            "bytes": item.size,
+            "redactions": dict(sorted(item.redactions.items())),
+        }
+        there = remote.files.get(path)
+        action = "refresh" if there and there.oid == item.oid else "update" if there else "add"
+        secrets = sum(item.redactions.values())
+        ops.append(Op(action, path, item.size, item.staged, entry, item.row, secrets))
+    return ops
+
+
+def prune_ops(remote: RemoteState, keep_paths: set[str], keep_names: set[str]) -> list[Op]:
+    """Remove remote session files that are not in this run's selection."""
+    return [
+        Op("remove", path, info.size)
+        for path, info in sorted(remote.files.items())
+        if path.startswith("sessions/")
+        and path.endswith(".jsonl")
+        and path not in keep_paths
+        and path.rsplit("/", 1)[-1] not in keep_names
+    ]
+
+
+def html_ops(site: Path, remote: RemoteState, skip: Callable[[str], bool]) -> list[Op]:
+    """Mirror the built site under ``html/``: upload what differs, delete what is gone."""
+    ops, local = [], set()
+    for folder, dirs, names in os.walk(site):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            file = Path(folder) / name
+            rel = file.relative_to(site).as_posix()
+            if name.startswith(".") or skip(rel):
+                continue
+            path = HTML_DIR + rel
+            local.add(path)
+            data = file.read_bytes()
+            there = remote.files.get(path)
+            if there is None or there.oid != git_oid(data):
+                ops.append(Op("update" if there else "add", path, len(data), file))
+    gone = [p for p in remote.files if p.startswith(HTML_DIR) and p not in local]
+    return ops + [Op("remove", p, remote.files[p].size) for p in sorted(gone)]
+
+
+def _chunks(ops: list[Op]) -> list[list[Op]]:
+    """At most MAX_FILES_PER_COMMIT files (metadata included) and ~MAX_BYTES per commit."""
+    limit = MAX_FILES_PER_COMMIT - len(META_FILES)
+    chunks: list[list[Op]] = []
+    current: list[Op] = []
+    size = 0
+    for op in ops:
+        cost = op.size if op.uploads else 0
+        if current and (len(current) >= limit or size + cost > MAX_BYTES_PER_COMMIT):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(op)
+        size += cost
+    return [*chunks, current] if current else chunks
+
+
+def plan_commits(
+    ops: list[Op], remote: RemoteState, render_meta: RenderMeta
+) -> tuple[list[Commit], dict[str, dict[str, Any]]]:
+    """Removals, then sessions, then html, chunked; each commit with its own snapshot metadata.
+
+    Returns the commits and the manifest entries of the final state.
+    """
+    keep = set(remote.manifest) & set(remote.files) & set(remote.rows)
+    entries = {p: remote.manifest[p] for p in keep}
+    rows = {p: remote.rows[p] for p in keep}
+    current = {name: remote.files[name].oid for name in META_FILES if name in remote.files}
+    refresh = [op for op in ops if op.action == "refresh"]
+    order = {"remove": 0, "add": 1, "update": 1}
+    payload = sorted(
+        (op for op in ops if op.action != "refresh"),
+        key=lambda op: (not op.is_session, order[op.action], op.path),
+    )
+    commits = []
+    for chunk in _chunks(payload) or [[]]:
+        chunk = refresh + chunk if not commits else chunk
+        for op in chunk:
+            if not op.is_session:
+                continue
+            if op.action == "remove":
+                entries.pop(op.path, None)
+                rows.pop(op.path, None)
+            else:
+                entries[op.path] = op.entry or {}
+                rows[op.path] = op.row or {}
+        meta = {
+            name: data
+            for name, data in render_meta(entries, rows).items()
+            if current.get(name) != git_oid(data)
+        }
+        if not meta and not any(op.action != "refresh" for op in chunk):
+            continue
+        current.update((name, git_oid(data)) for name, data in meta.items())
+        commits.append(Commit(chunk, meta))
+    return commits, entries

@@ -1,0 +1,362 @@
+"""The local half of ``pi-session publish``: where each session goes, what changed, and the
+redacted files, prepared in parallel.
+
+Skipping is decided before any parsing: a session whose source SHA-256 and redaction key
+match the remote manifest (and whose file is still in the repo tree) is not even loaded. The
+others are loaded, redacted with the publish policy (hidden entries dropped) and written to a
+staging folder by worker processes; a session that fails is reported, never fatal.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from exporter.export_cli import prepare_session
+from exporter.loader import parse_session_bytes, session_to_jsonl
+from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
+from exporter.redact import RedactionPolicy
+from exporter.session import Session, parse_time
+
+__all__ = [
+    "Prepared",
+    "RemoteFile",
+    "RemoteState",
+    "Source",
+    "build_html",
+    "classify",
+    "git_oid",
+    "html_cache_dir",
+    "prepare_all",
+    "probe_sources",
+    "redact_for_page",
+]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def git_oid(data: bytes) -> str:
+    """The git blob SHA-1 the Hub reports for a regular file: equal oid, identical bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Source:
+    """A local session file and its place in the repo (``sessions/<YYYY-MM>/<name>.jsonl``)."""
+
+    path: Path
+    repo_path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    size: int
+    oid: str
+
+
+@dataclass
+class RemoteState:
+    """The repo at one commit: its tree, and the manifest and index rows found there."""
+
+    exists: bool = False
+    head: str | None = None
+    private: bool = True
+    files: dict[str, RemoteFile] = field(default_factory=dict)
+    manifest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def load_manifest(self, data: bytes) -> None:
+        """Accept only our schema; anything else means "re-check every session"."""
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except ValueError:
+            doc = None
+        sessions = doc.get("sessions") if isinstance(doc, dict) else None
+        if not isinstance(sessions, dict) or doc.get("schema_version") != MANIFEST_SCHEMA:
+            self.problems.append("remote manifest.json is unreadable or from another version")
+            return
+        self.manifest = {p: e for p, e in sessions.items() if isinstance(e, dict)}
+
+    def load_index(self, data: bytes) -> None:
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict) and isinstance(row.get("path"), str):
+                self.rows[row["path"]] = row
+
+
+# --- choosing repo paths ----------------------------------------------------------------------
+
+
+def _month(path: Path, first_line: bytes) -> str:
+    """``YYYY-MM`` (UTC) of the header timestamp, else of the file's mtime."""
+    moment: datetime | None = None
+    try:
+        header = json.loads(first_line.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+        moment = parse_time(header.get("timestamp")) if isinstance(header, dict) else None
+    except ValueError:
+        pass
+    if moment is None:
+        moment = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m")
+
+
+def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path, str]]]:
+    """Hash each file and give it a unique repo path; unreadable files are returned as failed."""
+    sources: list[Source] = []
+    failed: list[tuple[Path, str]] = []
+    used: set[str] = set()
+    for path in sorted(dict.fromkeys(Path(os.path.abspath(p)) for p in paths)):
+        digest, size, first = hashlib.sha256(), 0, b""
+        try:
+            with open(path, "rb") as handle:
+                first = handle.readline()
+                digest.update(first)
+                size = len(first)
+                for block in iter(lambda h=handle: h.read(1 << 20), b""):
+                    digest.update(block)
+                    size += len(block)
+            month = _month(path, first)
+        except OSError as error:
+            failed.append((path, error.strerror or str(error)))
+            continue
+        stem = _UNSAFE.sub("-", path.name.removesuffix(".jsonl")).strip("-.") or "session"
+        repo_path, n = f"sessions/{month}/{stem}.jsonl", 1
+        while repo_path.lower() in used:
+            n += 1
+            repo_path = f"sessions/{month}/{stem}-{n}.jsonl"
+        used.add(repo_path.lower())
+        sources.append(Source(path, repo_path, digest.hexdigest(), size))
+    return sources, failed
+
+
+def classify(
+    sources: list[Source], remote: RemoteState, key: str
+) -> tuple[list[Source], list[Source]]:
+    """(unchanged, to prepare): unchanged = same source hash and redaction key, file present."""
+    unchanged, todo = [], []
+    for source in sources:
+        entry = remote.manifest.get(source.repo_path) or {}
+        there = remote.files.get(source.repo_path)
+        same = (
+            entry.get("source_sha256") == source.sha256
+            and entry.get("redaction_key") == key
+            and there is not None
+            and there.size == entry.get("bytes")
+            and source.repo_path in remote.rows
+        )
+        (unchanged if same else todo).append(source)
+    return unchanged, todo
+
+
+# --- preparing (worker processes) ------------------------------------------------------------
+
+
+@dataclass
+class Prepared:
+    """One redacted session ready to upload (``error`` set when it could not be prepared)."""
+
+    source: Source
+    error: str | None = None
+    source_sha256: str = ""
+    sha256: str = ""
+    size: int = 0
+    oid: str = ""
+    staged: Path | None = None
+    row: dict[str, Any] = field(default_factory=dict)
+    redactions: dict[str, int] = field(default_factory=dict)
+    actions: dict[str, int] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Task:
+    source: str
+    repo_path: str
+    staged: str
+    policy: RedactionPolicy
+    want_records: bool
+
+
+def redact_for_page(policy: RedactionPolicy, session: Session) -> Session:
+    """The publish policy as a site ``transform`` (top level, so it pickles to workers)."""
+    return prepare_session(session, policy)[0]
+
+
+def _prepare_one(task: _Task) -> dict[str, Any]:
+    """Load, redact, write the staged copy and describe it; never raises."""
+    try:
+        with open(task.source, "rb") as handle:
+            data = handle.read()
+        source_sha = hashlib.sha256(data).hexdigest()
+        redacted, report = prepare_session(parse_session_bytes(data, path=task.source), task.policy)
+        del data
+        out = session_to_jsonl(redacted).encode("utf-8")
+        Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
+        Path(task.staged).write_bytes(out)
+        sha = hashlib.sha256(out).hexdigest()
+        return {
+            "source_sha256": source_sha,
+            "sha256": sha,
+            "size": len(out),
+            "oid": git_oid(out),
+            "row": index_row(redacted, path=task.repo_path, sha256=sha, size=len(out)),
+            "redactions": dict(report.counts) if report else {},
+            "actions": dict(report.actions) if report else {},
+            "records": list(report.records()) if report and task.want_records else [],
+        }
+    except Exception as error:  # a broken session (or a bug) must not stop the batch
+        name = Path(task.source).name
+        text = " ".join(str(error).replace(task.source, name).split()).removeprefix(f"{name}: ")
+        return {"error": text[:300] or type(error).__name__}
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """forkserver where available: the caller may have threads (fork would copy their locks)."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _run(tasks: list[_Task], jobs: int, done: Callable[[_Task, dict[str, Any]], None]) -> None:
+    """Inline for one job; else a pool. After a worker dies, the rest go one at a time."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            done(task, _prepare_one(task))
+        return
+    pending, workers = tasks, min(jobs, len(tasks))
+    while pending:
+        finished: set[int] = set()
+        pool = ProcessPoolExecutor(workers, mp_context=_context())
+        futures: dict[Any, int] = {}
+        try:
+            futures = {pool.submit(_prepare_one, t): i for i, t in enumerate(pending)}
+            for future in as_completed(futures):
+                done(pending[futures[future]], future.result())
+                finished.add(futures[future])
+        except BrokenProcessPool:
+            for future, i in futures.items():  # finished before the pool broke: keep them
+                if i not in finished and future.done() and future.exception() is None:
+                    done(pending[i], future.result())
+                    finished.add(i)
+        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        left = [i for i in range(len(pending)) if i not in finished]
+        if left and workers == 1:  # FIFO with one worker: the oldest unfinished task killed it
+            culprit = pending[left.pop(0)]
+            done(culprit, {"error": "the worker process died (crash or out of memory)"})
+        pending, workers = [pending[i] for i in left], 1
+
+
+class Progress:
+    """A one-line bar on stderr (only when it is a terminal), redrawn at most 10 times/s."""
+
+    def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
+        self.total, self.label, self.done = total, label, 0
+        self.enabled = (sys.stderr.isatty() if enabled is None else enabled) and total > 0
+        self.start = self.last = time.monotonic()
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.1 and self.done < self.total):
+            return
+        self.last = now
+        filled = int(28 * self.done / self.total)
+        bar = "#" * filled + "." * (28 - filled)
+        sys.stderr.write(
+            f"\r{self.label} [{bar}] {self.done}/{self.total} {now - self.start:.0f} s"
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def prepare_all(
+    sources: list[Source],
+    policy: RedactionPolicy,
+    staging: Path,
+    *,
+    jobs: int,
+    progress: bool | None = None,
+    want_records: bool = False,
+) -> list[Prepared]:
+    """Redact every source into ``staging`` with ``jobs`` processes, biggest first."""
+    by_path = {str(s.path): s for s in sources}
+    tasks = [
+        _Task(str(s.path), s.repo_path, str(staging / f"{i}.jsonl"), policy, want_records)
+        for i, s in enumerate(sorted(sources, key=lambda s: -s.size))
+    ]
+    results: list[Prepared] = []
+    bar = Progress(len(tasks), "redacting", progress)
+
+    def done(task: _Task, out: dict[str, Any]) -> None:
+        item = Prepared(by_path[task.source], **out)
+        if item.error is None:
+            item.staged = Path(task.staged)
+        results.append(item)
+        bar.step()
+
+    try:
+        _run(tasks, jobs, done)
+    finally:
+        bar.close()
+    return sorted(results, key=lambda p: p.source.repo_path)
+
+
+# --- the html site ----------------------------------------------------------------------------
+
+
+def html_cache_dir(endpoint: str, repo_id: str) -> Path:
+    """Where the redacted site is kept between runs, so only changed pages are re-rendered."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
+    return root / "pi-session-export" / "publish-html" / digest
+
+
+def build_html(
+    files: list[Path],
+    out: Path,
+    policy: RedactionPolicy,
+    key: str,
+    *,
+    jobs: int,
+    progress: bool | None = None,
+) -> None:
+    """The static site of ``files``, redacted with the publish policy (``exporter.site``
+    re-renders a page only when its source, the options or the policy key changed)."""
+    from exporter.render import RenderOptions
+    from exporter.site import build_site
+
+    transform = functools.partial(redact_for_page, policy)
+    build_site(
+        files,
+        out,
+        jobs=jobs,
+        render_options=RenderOptions(),
+        options_key=key,
+        transform=transform,
+        progress=progress,
+    )

@@ -1,0 +1,213 @@
+"""`pi-session publish`: many sessions -> one (private) Hugging Face dataset, incrementally.
+
+Redaction is always on here: no ``--no-redact``, ``--keep-hidden``, ``--keep-paths`` or
+``--no-env-secrets``; the policy options that are offered can only remove more. The command
+picks the sessions, prints the plan or the result, and leaves the work to
+``exporter.publish.hub.publish``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from exporter.cli import CliError, render_table
+from exporter.discover import resolve_session_arg, scan_summary, session_files
+from exporter.formatting import fmt_int
+from exporter.fsutil import atomic_write_text
+from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
+from exporter.redact_cli import policy_from_options, policy_options
+
+__all__ = ["publish_command", "select_files"]
+
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
+_ACTION_LABELS = {
+    "home_paths": "home paths -> ~",
+    "user_names": "user names -> <user>",
+    "entries_dropped": "entries dropped",
+    "thinking_blocks_dropped": "thinking blocks dropped",
+    "signatures_dropped": "signatures dropped",
+    "tool_outputs_omitted": "tool outputs omitted",
+    "images_omitted": "images omitted",
+}
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def select_files(
+    sessions: tuple[str, ...],
+    cwd: str | None,
+    all_projects: bool,
+    sessions_dir: str | None,
+    since: datetime | None,
+) -> list[Path]:
+    """SESSION arguments, ``--all``, ``--cwd DIR`` or this folder's sessions; then ``--since``."""
+    if sum((bool(sessions), cwd is not None, all_projects)) > 1:
+        raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
+    if sessions:
+        files = [resolve_session_arg(s, sessions_dir=sessions_dir) for s in sessions]
+    else:
+        files = session_files(sessions_dir, None if all_projects else os.path.abspath(cwd or "."))
+    if since is not None:
+        limit = since if since.tzinfo else since.astimezone()
+        files = [f for f in files if (m := scan_summary(f).modified) is not None and m >= limit]
+    return list(dict.fromkeys(files))
+
+
+def redaction_line(result: PublishResult) -> str:
+    """``redact: 7 secrets in 3 sessions (github-token 4, …); home paths -> ~: 12``."""
+    total = sum(result.redactions.values())
+    if not result.prepared:
+        return "redact: nothing new to redact"
+    if total:
+        kinds = sorted(result.redactions.items(), key=lambda i: (-i[1], i[0]))
+        where = sum(1 for op in result.ops if op.secrets)
+        text = f"{total} secrets in {where} sessions ({', '.join(f'{k} {n}' for k, n in kinds)})"
+    else:
+        text = "no secrets found"
+    parts = [text] + [
+        f"{label}: {result.actions[k]}"
+        for k, label in _ACTION_LABELS.items()
+        if result.actions.get(k)
+    ]
+    return "redact: " + "; ".join(parts)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n:,} B"
+
+
+def _counts(result: PublishResult) -> str:
+    unchanged = result.unchanged + result.count("refresh")
+    return (
+        f"{result.count('add')} added, {result.count('update')} updated, "
+        f"{result.count('remove')} removed, {unchanged} unchanged, {len(result.failed)} failed"
+    )
+
+
+def print_dry_run(result: PublishResult, repo_id: str) -> None:
+    """The table of what would change, with sizes; nothing was written anywhere remote."""
+    state = "exists" if result.exists else "would be created"
+    click.echo(f"dry run: {repo_id} ({state}, {'private' if result.private else 'public'})")
+    rows = [
+        [op.action, op.path, fmt_int(op.size), fmt_int(op.secrets) if op.uploads else ""]
+        for op in result.ops
+        if op.is_session and op.action != "refresh"
+    ]
+    if rows:
+        click.echo(render_table(["action", "path", "bytes", "secrets"], rows, right={2, 3}))
+    html = [op for op in result.ops if not op.is_session]
+    if html:
+        upload = sum(op.size for op in html if op.uploads)
+        gone = sum(op.action == "remove" for op in html)
+        click.echo(f"html/: {len(html) - gone} files to upload ({_size(upload)}), {gone} to delete")
+    upload = sum(op.size for op in result.ops if op.uploads)
+    click.echo(
+        f"would be {_counts(result)}; {result.planned_commits} commit(s), "
+        f"{_size(upload)} to upload; nothing was sent"
+    )
+
+
+@click.command("publish")
+@click.argument("repo_id")
+@click.argument("sessions", nargs=-1)
+@click.option("--cwd", type=click.Path(file_okay=False), help="This project's sessions.")
+@click.option("--all", "all_projects", is_flag=True, help="Every session of every project.")
+@click.option("--sessions-dir", type=click.Path(file_okay=False), help="Folder of Pi sessions.")
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]),
+    metavar="DATE",
+    help="Only sessions whose last activity is on or after DATE (YYYY-MM-DD, local time).",
+)
+@click.option("--public", is_flag=True, help="Create the dataset public (default: private).")
+@click.option("--html", is_flag=True, help="Also upload a static site under html/.")
+@click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; send nothing.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPUs).")
+@click.option(
+    "--endpoint",
+    envvar="HF_ENDPOINT",
+    default=DEFAULT_ENDPOINT,
+    show_default=True,
+    help="Hub URL (also HF_ENDPOINT).",
+)
+@click.option("--token", help="Hub token (default: HF_TOKEN, then `hf auth login`'s token).")
+@policy_options(redact_default=True)
+def publish_command(
+    repo_id: str,
+    sessions: tuple[str, ...],
+    cwd: str | None,
+    all_projects: bool,
+    sessions_dir: str | None,
+    since: datetime | None,
+    public: bool,
+    html: bool,
+    prune: bool,
+    dry_run: bool,
+    jobs: int | None,
+    endpoint: str,
+    token: str | None,
+    **policy_values: Any,
+) -> None:
+    """Publish sessions (default: this folder's) to the dataset REPO_ID, redacted, incrementally.
+
+    Layout: sessions/<YYYY-MM>/<file>.jsonl, index.jsonl, manifest.json, README.md (and html/).
+    Unchanged sessions are skipped; a re-run after an interruption finishes the job.
+    """
+    if not _REPO_ID.fullmatch(repo_id):
+        raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
+    if prune and (sessions or since):
+        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
+    files = select_files(sessions, cwd, all_projects, sessions_dir, since)
+    if not files:
+        raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)
+    forced = {"redact": True, "drop_hidden": True, "keep_paths": False, "no_env_secrets": False}
+    policy = policy_from_options(**{**policy_values, **forced})
+    report_path = policy_values.get("report")
+    request = PublishRequest(
+        repo_id=repo_id,
+        files=files,
+        policy=policy,
+        endpoint=endpoint,
+        token=token,
+        public=public,
+        dry_run=dry_run,
+        prune=prune,
+        html=html,
+        jobs=jobs or _cpu_count(),
+        want_records=bool(report_path),
+    )
+    result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
+    for warning in result.warnings:
+        click.echo(f"pi-session: warning: {warning}", err=True)
+    for path, error in result.failed:
+        click.echo(f"pi-session: warning: skipped {path.name}: {error}", err=True)
+    click.echo(f"pi-session: {redaction_line(result)}", err=True)
+    if report_path:
+        lines = [json.dumps(r, ensure_ascii=True) for r in result.records]
+        atomic_write_text(report_path, "".join(line + "\n" for line in lines))
+        click.echo(f"pi-session: report written to {report_path}", err=True)
+    if dry_run:
+        print_dry_run(result, repo_id)
+        return
+    done = f"{len(result.commits)} commit(s)" if result.commits else "nothing changed, no commit"
+    click.echo(f"{repo_id}: {result.sessions} sessions; {_counts(result)}; {done}")
+    click.echo(result.url)
+
+
+# Publishing always redacts, drops hidden entries, hides the home folder and user name and
+# removes the environment's secrets: the switches that would weaken that are not offered.
+_WEAKENING = ("redact", "drop_hidden", "keep_paths", "no_env_secrets")
+publish_command.params = [p for p in publish_command.params if p.name not in _WEAKENING]

@@ -1,0 +1,540 @@
+"""A loopback fake of the Hugging Face Hub for the real ``huggingface_hub`` 2.4 client (stdlib).
+
+It speaks the contract of ``publish-apis.md`` §4.2 for dataset repos: create, info, tree,
+preupload (always ``regular``, so bytes travel base64 in the NDJSON commit and Xet is never
+contacted), commit, validate-yaml, resolve (HEAD/GET) and whoami. Repos live in memory with a
+snapshot per commit sha; every request and commit is recorded; failures can be injected.
+
+Usage::
+
+    with FakeHub() as fake:                       # or the ``fake_hub`` fixture
+        api = HfApi(endpoint=fake.url, token=fake.token)
+        fake.fail(503, path="/commit/")            # next commit gets HTTP 503
+        fake.rate_limit(path="/commit/")           # 429 + RateLimit "api";r=0;t=0
+        fake.drop_commits_after(2)                 # the 3rd commit from now: connection dropped
+        fake.drop_commits_after(2, applied=True)   # ... applied, then the answer is lost
+        fake.files("alice/sessions"), fake.commits, fake.routes("POST"), fake.received_bytes()
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import re
+import secrets
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+import pytest
+import yaml
+
+__all__ = ["READ_TOKEN", "TOKEN", "Account", "Failure", "FakeHub", "fake_hub_fixture", "git_oid"]
+
+TOKEN = "hf_fakewritetoken0123456789abcdefgh"
+READ_TOKEN = "hf_fakereadtoken0123456789abcdefghi"
+GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
+_REPO_API = re.compile(
+    r"/api/(dataset|model|space)s/([^/]+/[^/]+)(?:/(\w[\w-]*)(?:/([^/]+)(/.*)?)?)?"
+)
+_RESOLVE = re.compile(r"/(datasets/|spaces/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)")
+
+
+def git_oid(data: bytes) -> str:
+    """The git blob SHA-1 the Hub reports as a regular file's ``oid``."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass
+class Account:
+    name: str
+    role: str = "write"  # "write" or "read"
+    orgs: tuple[str, ...] = ()
+
+
+@dataclass
+class Request:
+    method: str
+    route: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+    json: Any = None
+
+
+@dataclass
+class Commit:
+    repo_id: str
+    sha: str
+    parent: str | None
+    summary: str
+    added: list[str]
+    deleted: list[str]
+
+
+@dataclass
+class Repo:
+    repo_id: str
+    repo_type: str
+    private: bool
+    sha: str
+    files: dict[str, bytes]
+    history: dict[str, dict[str, bytes]] = field(default_factory=dict)
+
+
+@dataclass
+class Failure:
+    """The next ``times`` matching requests: answer ``status`` or ``drop`` the connection.
+
+    ``applied``: handle the request normally first, then drop (the answer is lost).
+    ``after_commits``: match only once that many commits exist in the fake.
+    """
+
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    action: str = "respond"
+    times: int = 1
+    method: str | None = None
+    path: str | None = None
+    after_commits: int = 0
+    applied: bool = False
+
+    def matches(self, method: str, route: str, commits: int) -> bool:
+        if self.times <= 0 or commits < self.after_commits:
+            return False
+        if self.method and self.method.upper() != method:
+            return False
+        return not (self.path and not re.search(self.path, route))
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    fake: FakeHub
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Dropped connections are expected; stay quiet."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """No per-request logging."""
+
+    def do_GET(self) -> None:
+        self.server.fake._handle(self)
+
+    do_POST = do_HEAD = do_PUT = do_DELETE = do_GET
+
+
+class FakeHub:
+    """In-memory Hub on 127.0.0.1 with request recording and failure injection."""
+
+    def __init__(self, accounts: dict[str, Account] | None = None, page_size: int = 1000):
+        self.accounts = accounts or {
+            TOKEN: Account("alice", "write", ("team",)),
+            READ_TOKEN: Account("alice", "read"),
+        }
+        self.token = TOKEN
+        self.page_size = page_size
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.requests: list[Request] = []
+        self.commits: list[Commit] = []
+        self.failures: list[Failure] = []
+        self._lock = threading.RLock()
+        self._server: _Server | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> FakeHub:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = self
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "FakeHub is not running"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # -- failure injection -----------------------------------------------------------------
+
+    def inject(self, failure: Failure) -> Failure:
+        with self._lock:
+            self.failures.append(failure)
+        return failure
+
+    def fail(self, status: int, *, headers: dict[str, str] | None = None, body: Any = None,
+             **match: Any) -> Failure:  # fmt: skip
+        """Answer the next matching requests (``times``, ``method``, ``path`` regex) with
+        ``status``; the body defaults to JSON ``{"error": ...}``."""
+        return self.inject(Failure(status, dict(headers or {}), body, **match))
+
+    def rate_limit(self, *, reset: int = 0, retry_after: int | None = None, **match: Any):
+        """429 with the Hub's ``RateLimit`` headers (``t`` = seconds until the window resets)."""
+        headers = {
+            "RateLimit": f'"api";r=0;t={reset}',
+            "RateLimit-Policy": '"fixed window";"api";q=1000;w=300',
+        }
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        body = {"error": "You have exceeded our hourly quotas for action: commit."}
+        return self.fail(429, headers=headers, body=body, **match)
+
+    def drop_connection(self, **match: Any) -> Failure:
+        """Close the connection without an answer (the client sees a network error)."""
+        return self.inject(Failure(action="drop", **match))
+
+    def drop_commits_after(self, n: int, *, applied: bool = False, times: int = 1) -> Failure:
+        """Let ``n`` more commits through, then drop the connection of the next one(s)."""
+        with self._lock:
+            after = len(self.commits) + n
+        failure = Failure(action="drop", times=times, method="POST", path=r"/commit/")
+        failure.after_commits, failure.applied = after, applied
+        return self.inject(failure)
+
+    # -- inspection ------------------------------------------------------------------------
+
+    def repo(self, repo_id: str, repo_type: str = "dataset") -> Repo:
+        return self.repos[(repo_type, repo_id)]
+
+    def files(self, repo_id: str, repo_type: str = "dataset") -> dict[str, bytes]:
+        return dict(self.repo(repo_id, repo_type).files)
+
+    def routes(self, method: str | None = None, route: str | None = None) -> list[str]:
+        """``"METHOD route"`` strings for asserting call sequences."""
+        return [
+            f"{r.method} {r.route}"
+            for r in self.requests
+            if (method is None or r.method == method.upper())
+            and (route is None or re.search(route, r.route))
+        ]
+
+    def received_bytes(self) -> bytes:
+        """Every request body, plus the decoded base64 payloads (commit files, samples)."""
+        chunks: list[bytes] = []
+        for r in self.requests:
+            chunks.append(r.body)
+            for line in r.body.splitlines() if r.route.split("/")[-2:-1] == ["commit"] else []:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    chunks.append(base64.b64decode(json.loads(line)["value"]["content"]))
+            for item in (r.json or {}).get("files", []) if isinstance(r.json, dict) else []:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    chunks.append(base64.b64decode(item["sample"]))
+        return b"\n".join(chunks)
+
+    def clear_requests(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    def new_repo(self, repo_id: str, *, private: bool = True, repo_type: str = "dataset") -> Repo:
+        """A repo as the Hub creates it: one initial commit with ``.gitattributes``."""
+        sha = secrets.token_hex(20)
+        files = {".gitattributes": GITATTRIBUTES}
+        repo = Repo(repo_id, repo_type, private, sha, files, {sha: dict(files)})
+        with self._lock:
+            self.repos[(repo_type, repo_id)] = repo
+        return repo
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    def _read_body(self, h: _Handler) -> bytes:
+        if h.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while (size := int(h.rfile.readline().strip() or b"0", 16)) > 0:
+                data += h.rfile.read(size)
+                h.rfile.readline()
+            h.rfile.readline()
+            return data
+        length = int(h.headers.get("Content-Length") or 0)
+        return h.rfile.read(length) if length else b""
+
+    def _handle(self, h: _Handler) -> None:
+        parts = urlsplit(h.path)
+        body = self._read_body(h)
+        parsed = None
+        if body and "ndjson" not in (h.headers.get("Content-Type") or ""):
+            with contextlib.suppress(UnicodeDecodeError, ValueError):
+                parsed = json.loads(body)
+        route = unquote(parts.path)
+        r = Request(h.command, route, parse_qs(parts.query), dict(h.headers.items()), body, parsed)
+        with self._lock:
+            self.requests.append(r)
+            failure = next(
+                (f for f in self.failures if f.matches(h.command, route, len(self.commits))), None
+            )
+            if failure is not None:
+                failure.times -= 1
+        base = f"http://{h.headers.get('Host') or self.url.split('//', 1)[1]}"
+        if failure is not None and not failure.applied:
+            if failure.action == "drop":
+                return self._drop(h)
+            payload = failure.body if failure.body is not None else {"error": "injected failure"}
+            return self._send(h, failure.status, payload, failure.headers)
+        try:
+            status, payload, headers = self._route(r, base)
+        except Exception as error:  # a bug in the fake must show up as a 500, not a hang
+            status, payload, headers = 500, {"error": f"fake hub bug: {error!r}"}, {}
+        if failure is not None:
+            return self._drop(h)
+        self._send(h, status, payload, headers)
+
+    @staticmethod
+    def _drop(h: _Handler) -> None:
+        h.close_connection = True
+        with contextlib.suppress(OSError):
+            h.connection.shutdown(socket.SHUT_RDWR)
+
+    @staticmethod
+    def _send(h: _Handler, status: int, payload: Any, headers: dict[str, str]) -> None:
+        if isinstance(payload, bytes):
+            data, ctype = payload, "application/octet-stream"
+        else:
+            data, ctype = json.dumps(payload).encode(), "application/json; charset=utf-8"
+        try:
+            h.send_response(status)
+            h.send_header("Content-Type", ctype)
+            for name, value in headers.items():
+                h.send_header(name, value)
+            if "Content-Length" not in headers:
+                h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            if h.command != "HEAD":
+                h.wfile.write(data)
+        except OSError:
+            h.close_connection = True
+
+    # -- routes ----------------------------------------------------------------------------
+
+    def _account(self, r: Request) -> tuple[Account | None, bool]:
+        """(account, bad_token): no header is anonymous; an unknown token is a 401."""
+        value = r.headers.get("authorization") or r.headers.get("Authorization")
+        if not value:
+            return None, False
+        token = value.partition(" ")[2].strip()
+        return self.accounts.get(token), token not in self.accounts
+
+    def _route(self, r: Request, base: str) -> tuple[int, Any, dict[str, str]]:
+        account, bad = self._account(r)
+        if bad:
+            msg = "Invalid credentials in Authorization header"
+            return 401, {"error": msg}, {"X-Error-Message": msg}
+        if r.route == "/api/whoami-v2" and r.method == "GET":
+            if account is None:
+                return 401, {"error": "Invalid credentials in Authorization header"}, {}
+            orgs = [{"name": o} for o in account.orgs]
+            return 200, {"type": "user", "name": account.name, "orgs": orgs}, {}
+        if r.route == "/api/repos/create" and r.method == "POST":
+            return self._create(r, account, base)
+        if r.route == "/api/validate-yaml" and r.method == "POST":
+            return self._validate_yaml(r)
+        if match := _RESOLVE.fullmatch(r.route):
+            kind = (match.group(1) or "models/").rstrip("s/")
+            return self._resolve(r, account, kind, match.group(2), match.group(3), match.group(4))
+        if match := _REPO_API.fullmatch(r.route):
+            return self._repo_api(r, account, base, *match.groups())
+        return 404, {"error": f"fake hub: no route for {r.method} {r.route}"}, {}
+
+    def _visible(self, kind: str, repo_id: str, account: Account | None) -> Repo | None:
+        repo = self.repos.get((kind, repo_id))
+        if repo is None or (repo.private and not self._member(account, repo_id)):
+            return None
+        return repo
+
+    @staticmethod
+    def _member(account: Account | None, repo_id: str) -> bool:
+        ns = repo_id.split("/", 1)[0]
+        return account is not None and (ns == account.name or ns in account.orgs)
+
+    @staticmethod
+    def _not_found(what: str = "Repository") -> tuple[int, Any, dict[str, str]]:
+        code = {"Repository": "RepoNotFound", "Revision": "RevisionNotFound"}.get(what)
+        headers = {"X-Error-Code": code or "EntryNotFound", "X-Error-Message": f"{what} not found"}
+        return 404, {"error": f"{what} not found"}, headers
+
+    def _forbidden(self, account: Account | None, repo_id: str) -> tuple[int, Any, dict] | None:
+        if account is None:
+            return 401, {"error": "You must be authenticated to write"}, {}
+        if account.role != "write" or not self._member(account, repo_id):
+            ns = repo_id.split("/", 1)[0]
+            return 403, {"error": f"You don't have the rights to write to {ns}"}, {}
+        return None
+
+    def _create(self, r: Request, account: Account | None, base: str) -> tuple[int, Any, dict]:
+        body = r.json or {}
+        kind = body.get("type") or "model"
+        ns = body.get("organization") or (account.name if account else "")
+        repo_id = f"{ns}/{body.get('name')}"
+        url = f"{base}/{'datasets/' if kind == 'dataset' else ''}{repo_id}"
+        with self._lock:
+            if (kind, repo_id) in self.repos and self._visible(kind, repo_id, account):
+                return 409, {"error": "You already created this dataset repo", "url": url}, {}
+            if denied := self._forbidden(account, repo_id):
+                return denied
+            self.new_repo(repo_id, private=body.get("visibility") != "public", repo_type=kind)
+        return 200, {"url": url, "name": repo_id, "id": repo_id}, {}
+
+    def _validate_yaml(self, r: Request) -> tuple[int, Any, dict]:
+        text = (r.json or {}).get("content") or ""
+        errors = []
+        match = re.match(r"---\n(.*?)\n---\n", text, re.S)
+        try:
+            meta = yaml.safe_load(match.group(1)) if match else {}
+        except yaml.YAMLError as error:
+            errors.append({"message": f"YAML does not parse: {error}"})
+            meta = {}
+        for config in (meta or {}).get("configs") or []:
+            if not isinstance(config, dict) or not isinstance(config.get("config_name"), str):
+                errors.append({"message": '"configs" items need a config_name'})
+            elif not config.get("data_files"):
+                errors.append({"message": f"config {config['config_name']} has no data_files"})
+        return (400 if errors else 200), {"errors": errors, "warnings": []}, {}
+
+    def _revision(self, repo: Repo, rev: str) -> dict[str, bytes] | None:
+        return repo.files if rev in ("main", repo.sha) else repo.history.get(rev)
+
+    def _resolve(
+        self, r: Request, account: Account | None, kind: str, repo_id: str, rev: str, path: str
+    ) -> tuple[int, Any, dict]:
+        repo = self._visible(kind, repo_id, account)
+        if repo is None:
+            return self._not_found()
+        files = self._revision(repo, unquote(rev))
+        if files is None:
+            return self._not_found("Revision")
+        sha = repo.sha if rev == "main" else rev
+        if path not in files:
+            status, body, headers = self._not_found("Entry")
+            return status, body, {**headers, "X-Repo-Commit": sha}
+        data = files[path]
+        headers = {"X-Repo-Commit": sha, "ETag": f'"{git_oid(data)}"'}
+        if r.method == "HEAD":
+            headers["Content-Length"] = str(len(data))
+        return 200, data, headers
+
+    def _repo_api(self, r: Request, account: Account | None, base: str, kind: str, repo_id: str,
+                  action: str | None, rev: str | None, rest: str | None) -> Any:  # fmt: skip
+        with self._lock:
+            repo = self._visible(kind, repo_id, account)
+            if repo is None:
+                return self._not_found()
+            if action in ("preupload", "commit") and (denied := self._forbidden(account, repo_id)):
+                return denied
+            if action is None or (action == "revision" and rev):
+                files = self._revision(repo, unquote(rev or "main"))
+                if files is None:
+                    return self._not_found("Revision")
+                sha = repo.sha if rev in (None, "main") else rev
+                siblings = [{"rfilename": p} for p in sorted(files)]
+                info = dict(id=repo_id, sha=sha, private=repo.private, siblings=siblings)
+                return 200, {**info, "disabled": False, "gated": False}, {}
+            if action == "tree" and rev:
+                return self._tree(r, repo, base, unquote(rev), unquote(rest or "").lstrip("/"))
+            if action == "preupload" and rev:
+                paths = [f["path"] for f in (r.json or {}).get("files") or []]
+                oids = {p: git_oid(repo.files[p]) if p in repo.files else None for p in paths}
+                answer = [dict(path=p, uploadMode="regular", shouldIgnore=False, oid=oids[p])
+                          for p in paths]  # fmt: skip
+                return 200, {"files": answer}, {}
+            if action == "commit" and rev:
+                return self._commit(r, repo, base)
+        return 404, {"error": f"fake hub: no route for {r.method} {r.route}"}, {}
+
+    def _tree(
+        self, r: Request, repo: Repo, base: str, rev: str, prefix: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        files = self._revision(repo, rev)
+        if files is None:
+            return self._not_found("Revision")
+        recursive = (r.query.get("recursive") or ["false"])[0].lower() == "true"
+        folder = prefix.rstrip("/") + "/" if prefix else ""
+        entries: dict[str, dict[str, Any]] = {}
+        for path in sorted(files):
+            if not path.startswith(folder):
+                continue
+            parts = path[len(folder) :].split("/")
+            for depth in range(1, len(parts)):
+                sub = folder + "/".join(parts[:depth])
+                entries.setdefault(
+                    sub, {"type": "directory", "oid": git_oid(sub.encode()), "path": sub}
+                )
+                if not recursive:
+                    break
+            if recursive or len(parts) == 1:
+                data = files[path]
+                entries[path] = dict(type="file", oid=git_oid(data), size=len(data), path=path)
+        listing = list(entries.values())
+        start = int((r.query.get("cursor") or ["0"])[0])
+        page = listing[start : start + self.page_size]
+        headers: dict[str, str] = {}
+        if start + self.page_size < len(listing):
+            query = (
+                f"recursive={str(recursive).lower()}&expand=false&cursor={start + self.page_size}"
+            )
+            headers["Link"] = f'<{base}{quote(r.route)}?{query}>; rel="next"'
+        return 200, page, headers
+
+    def _commit(self, r: Request, repo: Repo, base: str) -> tuple[int, Any, dict]:
+        lines = [json.loads(line) for line in r.body.splitlines() if line.strip()]
+        header = next((x["value"] for x in lines if x.get("key") == "header"), {})
+        parent = header.get("parentCommit")
+        if parent and parent != repo.sha:
+            return 412, {"error": "A commit has happened since. Please refresh and try again."}, {}
+        files = dict(repo.files)
+        added, deleted = [], []
+        for item in lines:
+            key, value = item.get("key"), item.get("value") or {}
+            if key == "file":
+                files[value["path"]] = base64.b64decode(value["content"])
+                added.append(value["path"])
+            elif key == "deletedFile":
+                if files.pop(value["path"], None) is None:
+                    return 404, {"error": "A file with this name doesn't exist"}, {}
+                deleted.append(value["path"])
+            elif key == "deletedFolder":
+                gone = [p for p in files if p.startswith(value["path"].rstrip("/") + "/")]
+                for path in gone:
+                    del files[path]
+                deleted += gone
+            elif key == "lfsFile":
+                return 400, {"error": "fake hub: LFS uploads are not supported"}, {}
+        sha = secrets.token_hex(20)
+        repo.files, repo.sha = files, sha
+        repo.history[sha] = dict(files)
+        self.commits.append(
+            Commit(repo.repo_id, sha, parent, header.get("summary", ""), added, deleted)
+        )
+        prefix = "datasets/" if repo.repo_type == "dataset" else ""
+        url = f"{base}/{prefix}{repo.repo_id}/commit/{sha}"
+        answer = dict(success=True, commitOid=sha, commitUrl=url, pullRequestUrl=None)
+        return 200, {**answer, "hookOutput": ""}, {}
+
+
+@pytest.fixture(name="fake_hub")
+def fake_hub_fixture() -> Iterator[FakeHub]:
+    """A running FakeHub per test (import ``fake_hub_fixture`` into a test module)."""
+    with FakeHub() as fake:
+        yield fake

@@ -1,0 +1,597 @@
+"""`pi-session publish` end to end against the loopback fake Hub, with the real huggingface_hub.
+
+The fake answers ``regular`` in preupload, so every byte travels base64 in the NDJSON commit
+and the fake sees (and we can check) all of it. Nothing may leave 127.0.0.1: the endpoint is
+always explicit, name resolution of other hosts fails in-process, and subprocesses get a dead
+proxy for anything that is not loopback.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import importlib.util
+import json
+import os
+import random
+import re
+import socket
+import string
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from exporter.cli import LAZY_COMMANDS, cli
+from exporter.discover import encode_cwd
+from exporter.loader import parse_session_bytes
+from exporter.publish import hub_commits
+from exporter.publish.dataset_card import INDEX_FIELDS
+from exporter.redact import RedactionPolicy
+from tests.conftest import REPO, GeneratedSessions
+from tests.fakes.hub import READ_TOKEN, TOKEN, FakeHub, fake_hub_fixture
+from tests.fakes.hub import git_oid as fake_oid
+
+__all__ = ["fake_hub_fixture"]
+
+REPO_ID = "alice/sessions"
+SMALL = ["every-entry-type.jsonl", "pi-branched-1.jsonl", "pi-branched-2.jsonl"]
+PROJECTS = ["/home/dev/projects/webapp", "/home/dev/projects/api", "/home/dev/work/tools"]
+COMMAND = ("exporter.publish_cli", "publish_command")
+HAS_SITE = importlib.util.find_spec("exporter.site") is not None
+
+
+@pytest.fixture(autouse=True)
+def hub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Isolated HF home and cache, no telemetry or offline mode, no DNS except loopback."""
+    import huggingface_hub.constants as hf_constants
+
+    home = tmp_path / "hf-home"
+    home.mkdir()
+    for name, value in {
+        "HF_HOME": str(home),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hf_constants, "HF_HUB_DISABLE_TELEMETRY", True)
+    monkeypatch.setattr(hf_constants, "HF_TOKEN_PATH", str(home / "token"))
+    monkeypatch.setattr(hf_constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
+    monkeypatch.setitem(LAZY_COMMANDS, "publish", COMMAND)
+    real = socket.getaddrinfo
+
+    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in ("127.0.0.1", "localhost", "::1", None):
+            raise OSError(f"test tried to reach {host}")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", loopback_only)
+
+
+@dataclass
+class Corpus:
+    root: Path
+    files: list[Path]
+    secrets: list[str]
+
+
+def _rand(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _plant(rng: random.Random) -> list[str]:
+    return [
+        "ghp_" + _rand(rng, 36),
+        "hf_" + _rand(rng, 34),
+        "AKIA" + _rand(rng, 16, string.ascii_uppercase + string.digits),
+    ]
+
+
+def make_corpus(root: Path, fixtures: Path, count: int = 20, seed: int = 7) -> Corpus:
+    """``count`` sessions from the fixtures: new ids, three projects, twelve months, and a
+    user message appended at the leaf (a distinct last activity in 2027, the month after the
+    start), carrying planted secrets in every fourth session."""
+    rng = random.Random(seed)
+    files, planted = [], []
+    for i in range(count):
+        lines = (fixtures / SMALL[i % len(SMALL)]).read_bytes().splitlines()
+        header = json.loads(lines[0])
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        month, day, minute = 1 + i % 12, 1 + i % 27, i % 60
+        stamp = f"2026-{month:02d}-{day:02d}T10:{minute:02d}:00.000Z"
+        header.update(id=sid, cwd=PROJECTS[i % len(PROJECTS)], timestamp=stamp)
+        text = f"question {i}"
+        if i % 4 == 0:
+            secrets = _plant(rng)
+            planted += secrets
+            text = f"use {secrets[0]} and HF {secrets[1]}; aws_access_key_id={secrets[2]}"
+        last = json.loads(lines[-1])["id"]
+        message = {"role": "user", "content": text, "timestamp": 1800000000000 + i}
+        entry = {"type": "message", "id": f"plant{i:03d}", "parentId": last,
+                 "timestamp": f"2027-{month:02d}-{day:02d}T11:{minute:02d}:00.000Z",
+                 "message": message}  # fmt: skip
+        body = [json.dumps(header).encode(), *lines[1:], json.dumps(entry).encode()]
+        folder = root / encode_cwd(header["cwd"])
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{stamp.replace(':', '-').replace('.', '-')}_{sid}.jsonl"
+        path.write_bytes(b"\n".join(body) + b"\n")
+        files.append(path)
+    return Corpus(root, files, planted)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, fixtures_dir: Path) -> Corpus:
+    return make_corpus(tmp_path / "sessions", fixtures_dir)
+
+
+@pytest.fixture
+def small(tmp_path: Path, fixtures_dir: Path) -> Corpus:
+    """Eight sessions (two with secrets), for the tests about one behaviour."""
+    return make_corpus(tmp_path / "sessions", fixtures_dir, count=8)
+
+
+def publish(fake: FakeHub, corpus: Corpus, *extra: str, token: str | None = TOKEN) -> Result:
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(corpus.root)]
+    args += ["--endpoint", fake.url, "-j", "2", *extra]
+    if token:
+        args += ["--token", token]
+    return CliRunner().invoke(cli, args, catch_exceptions=False)
+
+
+def remote_json(fake: FakeHub, name: str) -> Any:
+    return json.loads(fake.files(REPO_ID)[name])
+
+
+def index_rows(fake: FakeHub) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in fake.files(REPO_ID)["index.jsonl"].splitlines()]
+
+
+def session_paths(fake: FakeHub) -> set[str]:
+    return {p for p in fake.files(REPO_ID) if p.startswith("sessions/")}
+
+
+def assert_consistent(fake: FakeHub) -> None:
+    """Manifest, index and tree agree, and every published file is what they say."""
+    files = fake.files(REPO_ID)
+    manifest = remote_json(fake, "manifest.json")["sessions"]
+    rows = {r["path"]: r for r in index_rows(fake)}
+    assert set(manifest) == set(rows) == session_paths(fake)
+    for path, entry in manifest.items():
+        data = files[path]
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"] == rows[path]["sha256"]
+        assert len(data) == entry["bytes"] == rows[path]["bytes"]
+
+
+# --- the fake speaks what huggingface_hub 2.4 sends ----------------------------------------
+
+
+def test_fake_hub_contract_with_the_real_client(tmp_path: Path) -> None:
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from huggingface_hub.errors import (
+        HfHubHTTPError,
+        RemoteEntryNotFoundError,
+        RepositoryNotFoundError,
+    )
+
+    with FakeHub(page_size=2) as fake:
+        api = HfApi(endpoint=fake.url, token=TOKEN)
+        url = api.create_repo(REPO_ID, repo_type="dataset", private=True, exist_ok=True)
+        assert url == api.create_repo(REPO_ID, repo_type="dataset", exist_ok=True)  # 409 path
+        head = api.repo_info(REPO_ID, repo_type="dataset").sha
+        card = b"---\nconfigs:\n- config_name: default\n  data_files: index.jsonl\n---\n"
+        ops = [CommitOperationAdd(f"d/{i}.txt", b"%d" % i) for i in range(3)]
+        info = api.create_commit(
+            REPO_ID, [*ops, CommitOperationAdd("README.md", card)], commit_message="one",
+            repo_type="dataset", parent_commit=head,
+        )  # fmt: skip
+        again = api.create_commit(
+            REPO_ID, [CommitOperationAdd("d/0.txt", b"0")], commit_message="same",
+            repo_type="dataset",
+        )  # fmt: skip
+        assert again.oid == info.oid and len(fake.commits) == 1  # preupload oid: no-op
+        tree = api.list_repo_tree(REPO_ID, repo_type="dataset", recursive=True)
+        assert {t.path for t in tree} >= {"d", "d/0.txt", "d/2.txt", "README.md"}
+        got = api.hf_hub_download(REPO_ID, "d/1.txt", repo_type="dataset", cache_dir=tmp_path)
+        assert Path(got).read_bytes() == b"1"
+        with pytest.raises(RemoteEntryNotFoundError):
+            api.hf_hub_download(REPO_ID, "nope", repo_type="dataset", cache_dir=tmp_path)
+        with pytest.raises(HfHubHTTPError) as stale:
+            api.create_commit(REPO_ID, [CommitOperationDelete("d/0.txt")], commit_message="x",
+                              repo_type="dataset", parent_commit=head)  # fmt: skip
+        assert stale.value.response.status_code == 412
+        with pytest.raises(RepositoryNotFoundError):
+            api.repo_info("alice/missing", repo_type="dataset")
+        with pytest.raises(HfHubHTTPError) as bad:
+            HfApi(endpoint=fake.url, token="hf_nope").repo_info(REPO_ID, repo_type="dataset")
+        assert bad.value.response.status_code == 401
+    assert fake.routes()[:3] == [
+        "POST /api/repos/create",
+        "POST /api/repos/create",
+        "GET /api/datasets/alice/sessions",
+    ]
+    assert "POST /api/validate-yaml" in fake.routes()
+
+
+# --- the end-to-end story --------------------------------------------------------------------
+
+
+def test_publish_rerun_and_change_one(fake_hub: FakeHub, corpus: Corpus) -> None:
+    result = publish(fake_hub, corpus)
+    assert result.exit_code == 0, result.output
+    assert fake_hub.url + "/datasets/alice/sessions" in result.stdout
+    assert "20 added" in result.stdout
+    repo = fake_hub.repo(REPO_ID)
+    assert repo.private
+    create = next(r for r in fake_hub.requests if r.route == "/api/repos/create")
+    assert create.json["visibility"] == "private"
+    assert len(fake_hub.commits) == 1
+    files = fake_hub.files(REPO_ID)
+    # Layout: sessions/<YYYY-MM>/<original name>, by the header's month.
+    expected = set()
+    for path in corpus.files:
+        month = json.loads(path.read_bytes().splitlines()[0])["timestamp"][:7]
+        expected.add(f"sessions/{month}/{path.name}")
+    assert session_paths(fake_hub) == expected
+    assert_consistent(fake_hub)
+    # The index: one fixed schema, typed, one row per session.
+    rows = index_rows(fake_hub)
+    assert len(rows) == 20
+    for row in rows:
+        assert list(row) == list(INDEX_FIELDS)
+        for name, kind in INDEX_FIELDS.items():
+            assert isinstance(row[name], kind), (name, row[name])
+        assert not row["project"].startswith("/home/dev")  # the home folder became ~
+    # The manifest: source hashes and the policy's redaction key.
+    manifest = remote_json(fake_hub, "manifest.json")
+    assert manifest["schema_version"] == 1
+    key = RedactionPolicy(redact=True, drop_hidden=True).key()
+    by_name = {Path(p).name: e for p, e in manifest["sessions"].items()}
+    for path in corpus.files:
+        entry = by_name[path.name]
+        assert entry["source_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert entry["redaction_key"] == key
+    assert sum(sum(e["redactions"].values()) for e in manifest["sessions"].values()) >= 15
+    # The card's YAML parses and points the default config at index.jsonl.
+    card = files["README.md"].decode()
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert {"agent-traces", "pi"} <= set(front["tags"])
+    assert front["configs"] == [
+        {"config_name": "default", "data_files": [{"split": "train", "path": "index.jsonl"}]}
+    ]
+    assert front["license"] == "other" and "| sessions | 20 |" in card
+    from huggingface_hub import DatasetCard
+
+    data = DatasetCard(card).data  # huggingface_hub's own card-metadata parser agrees
+    assert data.configs == front["configs"] and "agent-traces" in data.tags
+    # Published sessions are Pi sessions without hidden entries or the planted secrets.
+    received = fake_hub.received_bytes()
+    for secret in corpus.secrets:
+        assert secret.encode() not in received
+        assert secret.encode() not in b"".join(files.values())
+    for path in session_paths(fake_hub):
+        session = parse_session_bytes(files[path])
+        assert session.entries and not any(e.type == "custom" for e in session.entries)
+    assert b"/home/dev/" not in received
+
+    # Re-run with nothing changed: reads only, no commit.
+    fake_hub.clear_requests()
+    again = publish(fake_hub, corpus)
+    assert again.exit_code == 0, again.output
+    assert "no commit" in again.stdout and "20 unchanged" in again.stdout
+    assert len(fake_hub.commits) == 1
+    assert fake_hub.routes("POST") == []
+
+    # Change one session: only it, the index, the manifest (and the card's counts) go up.
+    changed = corpus.files[5]
+    last = json.loads(changed.read_bytes().splitlines()[-1])["id"]
+    message = {"role": "user", "content": "one more question", "timestamp": 1}
+    extra = {"type": "message", "id": "more0001", "parentId": last,
+             "timestamp": "2027-12-30T12:00:00.000Z", "message": message}  # fmt: skip
+    with changed.open("ab") as handle:
+        handle.write(json.dumps(extra).encode() + b"\n")
+    third = publish(fake_hub, corpus)
+    assert third.exit_code == 0, third.output
+    assert "1 updated" in third.stdout and "19 unchanged" in third.stdout
+    assert len(fake_hub.commits) == 2
+    commit = fake_hub.commits[-1]
+    assert commit.parent == fake_hub.commits[0].sha
+    sessions_sent = [p for p in commit.added if p.startswith("sessions/")]
+    assert sessions_sent == [p for p in session_paths(fake_hub) if p.endswith(changed.name)]
+    assert (
+        {"index.jsonl", "manifest.json"}
+        <= set(commit.added)
+        <= {
+            *sessions_sent,
+            "index.jsonl",
+            "manifest.json",
+            "README.md",
+        }
+    )
+    assert_consistent(fake_hub)
+
+
+@pytest.mark.parametrize("applied", [False, True], ids=["lost-commit", "lost-answer"])
+def test_interrupted_batch_resumes_without_duplicates(
+    fake_hub: FakeHub,
+    tmp_path: Path,
+    fixtures_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    applied: bool,
+) -> None:
+    corpus = make_corpus(tmp_path / "sessions", fixtures_dir, count=12)
+    monkeypatch.setattr(hub_commits, "MAX_FILES_PER_COMMIT", 6)  # 3 sessions per commit: 4 commits
+    fake_hub.drop_commits_after(2, applied=applied)
+    failed = publish(fake_hub, corpus)
+    assert failed.exit_code == 3
+    assert "cannot reach 127.0.0.1" in failed.stderr and "re-run" in failed.stderr
+    assert "Traceback" not in failed.output
+    done = 3 if applied else 2
+    assert len(fake_hub.commits) == done
+    assert len(session_paths(fake_hub)) == 3 * done
+    assert_consistent(fake_hub)  # every commit carried the manifest of what it contained
+    earlier = set(session_paths(fake_hub))
+
+    fake_hub.clear_requests()
+    resumed = publish(fake_hub, corpus)
+    assert resumed.exit_code == 0, resumed.output
+    assert f"{3 * done} unchanged" in resumed.stdout
+    later = [p for c in fake_hub.commits[done:] for p in c.added if p.startswith("sessions/")]
+    assert len(later) == len(set(later)) == 12 - 3 * done
+    assert not set(later) & earlier  # nothing uploaded twice
+    assert len(session_paths(fake_hub)) == 12
+    assert_consistent(fake_hub)
+    assert [c.parent for c in fake_hub.commits[1:]] == [c.sha for c in fake_hub.commits[:-1]]
+
+
+def test_rate_limited_commit_waits_and_retries(fake_hub: FakeHub, small: Corpus) -> None:
+    fake_hub.rate_limit(path=r"/commit/", reset=0)
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert "rate limited by 127.0.0.1" in result.stderr and "waiting 1 s" in result.stderr
+    assert len(fake_hub.commits) == 1
+
+
+def test_long_rate_limit_is_a_clear_error(fake_hub: FakeHub, small: Corpus) -> None:
+    fake_hub.rate_limit(path=r"/commit/", reset=3600)
+    result = publish(fake_hub, small)
+    assert result.exit_code == 3
+    assert "rate limited by 127.0.0.1:" in result.stderr
+    assert "while committing: retry after" in result.stderr
+    assert fake_hub.commits == []
+
+
+@pytest.mark.parametrize(
+    ("repo_id", "token", "inject", "message"),
+    [
+        (REPO_ID, None, None, "no Hugging Face token: pass --token, set HF_TOKEN"),
+        (REPO_ID, "hf_invalidtoken000000000000000000", None, "rejected the token"),
+        (REPO_ID, READ_TOKEN, None, "no write access to 'alice'"),
+        ("bob/sessions", TOKEN, None, "no write access to 'bob'"),
+        (REPO_ID, TOKEN, "gone", "dataset alice/sessions not found on 127.0.0.1:"),
+        (REPO_ID, TOKEN, "down", "answered HTTP 503 while committing"),
+    ],
+    ids=["no-token", "invalid-token", "read-only-token", "other-namespace", "not-found", "5xx"],
+)
+def test_auth_and_remote_errors_are_one_line(
+    fake_hub: FakeHub,
+    small: Corpus,
+    repo_id: str,
+    token: str | None,
+    inject: str | None,
+    message: str,
+) -> None:
+    if token == READ_TOKEN:
+        fake_hub.new_repo(REPO_ID)
+    if inject == "gone":
+        fake_hub.fail(404, path="/commit/", headers={"X-Error-Code": "RepoNotFound"})
+    if inject == "down":
+        fake_hub.fail(503, path="/commit/")
+    args = ["publish", repo_id, "--all", "--sessions-dir", str(small.root)]
+    args += ["--endpoint", fake_hub.url, "-j", "1"] + (["--token", token] if token else [])
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 3, result.output
+    lines = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert "Traceback" not in result.output
+    if token:
+        assert token not in result.output
+
+
+def test_unreachable_endpoint(small: Corpus) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root), "--endpoint", url]
+    result = CliRunner().invoke(cli, [*args, "--token", TOKEN], catch_exceptions=False)
+    assert result.exit_code == 3
+    assert "cannot reach 127.0.0.1" in result.stderr
+
+
+def test_concurrent_publisher_is_detected(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from exporter.publish.hub import HubRepo
+
+    original = HubRepo.commit
+
+    def other_publisher_first(self: HubRepo, *args: Any, **kwargs: Any) -> str:
+        repo = fake_hub.repo(REPO_ID)
+        repo.sha = "f" * 40  # someone else committed since we read the head
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HubRepo, "commit", other_publisher_first)
+    result = publish(fake_hub, small)
+    assert result.exit_code == 3
+    assert "changed on the Hub while publishing (another publisher?)" in result.stderr
+
+
+def test_dry_run_reports_and_sends_nothing(fake_hub: FakeHub, small: Corpus) -> None:
+    result = publish(fake_hub, small, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert fake_hub.repos == {} and fake_hub.routes("POST") == []
+    assert "would be created, private" in result.stdout
+    assert result.stdout.count("\nadd ") == 8 and "nothing was sent" in result.stdout
+    assert "redact: 6 secrets in 2 sessions" in result.stderr
+    # After a real publish, a changed and a deleted session show as update / remove.
+    assert publish(fake_hub, small).exit_code == 0
+    small.files[0].write_bytes(small.files[0].read_bytes() + b"\n")  # same output: refresh
+    small.files[1].unlink()
+    small.files[2].write_bytes(small.files[2].read_bytes().replace(b"question 2", b"Q2"))
+    fake_hub.clear_requests()
+    plan = publish(fake_hub, small, "--dry-run", "--prune")
+    assert plan.exit_code == 0, plan.output
+    assert fake_hub.routes("POST") == [] and len(fake_hub.commits) == 1
+    assert "would be 0 added, 1 updated, 1 removed, 6 unchanged" in plan.stdout
+    assert "1 commit(s)" in plan.stdout  # the refreshed source hash still needs the manifest
+
+
+def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
+    broken = small.files[3].with_name("2026-01-01T00-00-00-000Z_broken.jsonl")
+    broken.write_bytes(b"\x00\x01 not a session\n")
+    first = publish(fake_hub, small)
+    assert first.exit_code == 0, first.output
+    assert "skipped 2026-01-01T00-00-00-000Z_broken.jsonl: not a Pi session" in first.stderr
+    assert "8 added" in first.stdout and "1 failed" in first.stdout
+    gone = small.files[2]
+    gone.unlink()
+    kept = publish(fake_hub, small)
+    assert "0 removed" in kept.stdout and len(session_paths(fake_hub)) == 8
+    pruned = publish(fake_hub, small, "--prune")
+    assert pruned.exit_code == 0, pruned.output
+    assert "1 removed" in pruned.stdout
+    assert fake_hub.commits[-1].deleted == [p for p in fake_hub.commits[0].added if gone.name in p]
+    assert len(session_paths(fake_hub)) == 7
+    assert_consistent(fake_hub)
+
+
+def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
+    one = str(small.files[0])
+    for args, text in [
+        (["publish", REPO_ID, one, "--prune"], "--prune needs a whole selection"),
+        (["publish", REPO_ID, one, "--all"], "use only one of"),
+        (["publish", "no-namespace"], "REPO_ID must look like namespace/name"),
+        (["publish", REPO_ID, "--no-redact"], "No such option"),
+        (["publish", REPO_ID, "--keep-hidden"], "No such option"),
+        (["publish", REPO_ID, "--keep-paths"], "No such option"),
+        (["publish", REPO_ID, "--no-env-secrets"], "No such option"),
+    ]:
+        result = CliRunner().invoke(cli, [*args, "--endpoint", fake_hub.url])
+        assert result.exit_code in (1, 2) and text in result.output, (args, result.output)
+
+
+def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
+    args = ["--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1", "--dry-run"]
+    selection = ["--all", "--sessions-dir", str(corpus.root), "--since", "2027-10-01"]
+    late = CliRunner().invoke(cli, ["publish", REPO_ID, *selection, *args])
+    assert late.exit_code == 0, late.output
+    months = [line.split()[1][9:16] for line in late.stdout.splitlines() if line.startswith("add")]
+    assert sorted(set(months)) == ["2026-10", "2026-11", "2026-12"]
+    two = CliRunner().invoke(cli, ["publish", REPO_ID, *map(str, corpus.files[:2]), *args])
+    assert two.exit_code == 0 and two.stdout.count("\nadd ") == 2, two.output
+
+
+def test_public_repo_and_paged_tree(small: Corpus) -> None:
+    with FakeHub(page_size=4) as fake:  # the tree listing needs several pages
+        first = publish(fake, small, "--public")
+        assert first.exit_code == 0, first.output
+        assert not fake.repo(REPO_ID).private
+        again = publish(fake, small)
+        assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+        assert "alice/sessions is public" in again.stderr
+        assert len(fake.routes("GET", r"/tree/")) >= 4
+
+
+def _subprocess_env(home: Path, cache: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
+    env.update(
+        HF_HOME=str(home),
+        XDG_CACHE_HOME=str(cache),
+        HF_HUB_DISABLE_TELEMETRY="1",
+        NO_PROXY="127.0.0.1,localhost",
+        HTTPS_PROXY="http://127.0.0.1:9",  # anything not loopback fails fast
+        HTTP_PROXY="http://127.0.0.1:9",
+        PYTHONPATH=str(REPO),
+    )
+    return env
+
+
+def test_cli_subprocess_uses_the_token_file(fake_hub: FakeHub, small: Corpus, tmp_path: Path):
+    home = tmp_path / "sub-home"
+    home.mkdir()
+    (home / "token").write_text(TOKEN, encoding="utf-8")  # what `hf auth login` writes
+    code = (
+        "from exporter.cli import LAZY_COMMANDS, main\n"
+        f"LAZY_COMMANDS.setdefault('publish', {COMMAND!r})\n"
+        "main()\n"
+    )
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root), "-j", "2"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args, "--endpoint", fake_hub.url],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=_subprocess_env(home, tmp_path / "sub-cache"),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "8 added" in done.stdout and TOKEN not in done.stdout + done.stderr
+    auth = {
+        r.headers.get("authorization") or r.headers.get("Authorization") for r in fake_hub.requests
+    }
+    assert auth == {f"Bearer {TOKEN}"}
+    assert_consistent(fake_hub)
+
+
+@pytest.mark.skipif(not HAS_SITE, reason="enable when exporter.site exists")
+def test_html_site_is_uploaded_redacted(fake_hub: FakeHub, small: Corpus) -> None:
+    result = publish(fake_hub, small, "--html")
+    assert result.exit_code == 0, result.output
+    files = fake_hub.files(REPO_ID)
+    pages = [p for p in files if p.startswith("html/")]
+    assert "html/index.html" in files and len(pages) > 8
+    assert not any(Path(p).name.startswith(".") for p in pages)  # the site's own manifest stays
+    assert "`html/`" in files["README.md"].decode()
+    received = fake_hub.received_bytes()
+    embedded = [  # each page carries the (redacted) session as gzip+base64 JSONL
+        gzip.decompress(base64.b64decode(blob))
+        for page in pages
+        for blob in re.findall(rb'id="session-jsonl"[^>]*>"([A-Za-z0-9+/=]+)"', files[page])
+    ]
+    assert len(embedded) == 8
+    for secret in small.secrets:
+        assert secret.encode() not in received
+        assert not any(secret.encode() in data for data in embedded)
+    assert len(fake_hub.commits) == 1
+    again = publish(fake_hub, small, "--html")
+    assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+    assert {fake_oid(d) for d in fake_hub.files(REPO_ID).values()} == {
+        fake_oid(d) for d in files.values()
+    }
+
+
+def test_generated_sessions_publish_and_rerun(
+    fake_hub: FakeHub, generated_sessions: GeneratedSessions
+) -> None:
+    """Sessions written by Pi's own SessionManager (the suite's shared generated set)."""
+    count = len(generated_sessions.files)
+    corpus = Corpus(generated_sessions.folder, generated_sessions.files, [])
+    result = publish(fake_hub, corpus)
+    assert result.exit_code == 0, f"{result.output} {generated_sessions.describe()}"
+    assert f"{count} added" in result.stdout
+    assert_consistent(fake_hub)
+    rows = index_rows(fake_hub)
+    assert len(rows) == count and all(r["messages"] > 0 and r["entries"] > 0 for r in rows)
+    again = publish(fake_hub, corpus)
+    assert "no commit" in again.stdout and len(fake_hub.commits) == 1
