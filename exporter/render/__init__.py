@@ -10,6 +10,7 @@ import base64
 import gzip
 import hashlib
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -161,9 +162,8 @@ def _cells(name: str, usage: Usage) -> list[str]:
     ]
 
 
-def _embed(session: Session) -> str:
-    data = gzip.compress(session_to_jsonl(session).encode("utf-8"), 9, mtime=0)
-    return base64.b64encode(data).decode("ascii")
+def _embed(jsonl: bytes) -> str:
+    return base64.b64encode(gzip.compress(jsonl, 9, mtime=0)).decode("ascii")
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -175,6 +175,20 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
     options = options or RenderOptions()
     if options.theme not in ("auto", "light", "dark"):
         raise ValueError(f"unknown theme {options.theme!r} (auto, light or dark)")
+    # zlib releases the GIL: compress the embedded copy while the page is being built.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        embedded = (
+            pool.submit(_embed, session_to_jsonl(session).encode("utf-8"))
+            if options.embed_jsonl
+            else None
+        )
+        html = _render_page(session, options, embedded)
+    if _SURROGATES.search(html):
+        html = _SURROGATES.sub("\ufffd", html)
+    return html
+
+
+def _render_page(session: Session, options: RenderOptions, embedded: Future[str] | None) -> str:
     stats = compute_stats(session)
     builder = PageBuilder(session, display_path)
     items = builder.transcript()
@@ -249,14 +263,11 @@ def render_session(session: Session, options: RenderOptions | None = None) -> st
         "outline": outline,
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),
-        "embed": _embed(session) if options.embed_jsonl else None,
+        "embed": embedded.result() if embedded is not None else None,
         "download_name": f"{session.id or 'session'}.jsonl",
         "source_name": source,
     }
-    html = _environment().get_template("page.html.j2").render(context)
-    if _SURROGATES.search(html):
-        html = _SURROGATES.sub("\ufffd", html)
-    return html
+    return _environment().get_template("page.html.j2").render(context)
 
 
 def _entry_text(session: Session, entry_id: str) -> str:

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from html import escape
 from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
 
 from exporter.entries import (
     BranchSummaryEntry,
@@ -156,7 +159,7 @@ def _message(
         view.status = view.parts[0].tool.status  # type: ignore[union-attr]
     elif role == "bashExecution":
         view.kind = "bashExecution"
-        view.html = highlight(entry.command, "bash")
+        view.html = Markup(escape(entry.command, quote=False))
         output = fold(plain_lines(entry.output), 12, tail=True)
         view.parts = [Part("output", html=None)]
         view.parts[0].tool = ToolView(call_id="", name="bash", kind="bashExecution", output=output)

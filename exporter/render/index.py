@@ -61,7 +61,7 @@ def session_row(session: Session) -> dict[str, Any]:
     return {
         "id": session.id,
         "name": session.name,
-        "title": one_line(session.name or first or f"Session {session.id}", 160),
+        "title": one_line(session.name or first or f"Session {session.id}", 120),
         "first_prompt": one_line(first, 160) if session.name and first else None,
         "cwd": session.header.cwd or "",
         "started": _iso(stats.started),

@@ -184,7 +184,7 @@ def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) 
 def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
     view.kind = "bash"
     command = _arg(args, "command", view) or ""
-    view.command = Markup("\n".join(highlight_lines(command, "bash")))
+    view.command = Markup(escape(command, quote=False))
     timeout = args.get("timeout")
     if timeout is not None:
         view.subtitle = f"timeout {as_number(timeout):g}s"

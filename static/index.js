@@ -1,0 +1,117 @@
+/* pi-session-export site index: progressive enhancement only. The table is complete and
+   sorted by last activity without this script; it adds column sorting, a filter box, local
+   times and the theme toggle. No network access (the page's CSP forbids it anyway). */
+(function () {
+  "use strict";
+  var doc = document, root = doc.documentElement;
+  var THEME_KEY = "pi-session-export:theme";
+
+  function $(sel, el) { return (el || doc).querySelector(sel); }
+  function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
+
+  // Theme: the same stored choice as the session pages.
+  try {
+    var stored = localStorage.getItem(THEME_KEY);
+    if (stored === "light" || stored === "dark") root.setAttribute("data-theme", stored);
+  } catch (e) { /* storage may be blocked (file://, sandboxed iframe) */ }
+  function effectiveTheme() {
+    var t = root.getAttribute("data-theme");
+    if (t) return t;
+    return window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  var themeButton = $("#theme-toggle");
+  if (themeButton) {
+    var label = function () { themeButton.textContent = effectiveTheme() === "dark" ? "☀ Light" : "☾ Dark"; };
+    themeButton.hidden = false; label();
+    themeButton.addEventListener("click", function () {
+      var next = effectiveTheme() === "dark" ? "light" : "dark";
+      root.setAttribute("data-theme", next);
+      try { localStorage.setItem(THEME_KEY, next); } catch (e) { /* ignore */ }
+      label();
+    });
+  }
+
+  // Local times (the server wrote UTC).
+  var fmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  $all("time[datetime]").forEach(function (t) {
+    var d = new Date(t.getAttribute("datetime"));
+    if (!isNaN(d)) { t.title = t.getAttribute("datetime"); t.textContent = fmt.format(d); }
+  });
+
+  var table = $("#session-table");
+  if (!table) return;
+  var body = table.tBodies[0];
+  var rows = $all("tr", body).filter(function (r) { return r.cells.length > 1; });
+  var heads = $all("thead th", table);
+
+  // Sorting: click a header (or Enter/Space on it); a second click reverses the order.
+  var keys = new Map(), note = $("#sort-note");
+  function key(row, col, numeric) {
+    var cached = keys.get(row) || {};
+    keys.set(row, cached);
+    if (col in cached) return cached[col];
+    var cell = row.cells[col], value = numeric ? 0 : "";
+    if (cell && numeric) { value = parseFloat(cell.getAttribute("data-sort")); if (isNaN(value)) value = 0; }
+    else if (cell) value = cell.textContent.trim().toLowerCase();
+    return (cached[col] = value);
+  }
+  function sortBy(col, dir) {
+    var numeric = heads[col].getAttribute("data-type") === "num";
+    var keyed = rows.map(function (r, i) { return [key(r, col, numeric), i, r]; });
+    keyed.sort(function (a, b) {
+      var c = numeric ? a[0] - b[0] : a[0].localeCompare(b[0]);
+      return (dir === "ascending" ? c : -c) || a[1] - b[1];
+    });
+    rows = keyed.map(function (k) { return k[2]; });
+    var frag = doc.createDocumentFragment();
+    rows.forEach(function (r) { frag.appendChild(r); });
+    body.appendChild(frag);
+    heads.forEach(function (h, i) {
+      if (i === col) h.setAttribute("aria-sort", dir); else h.removeAttribute("aria-sort");
+    });
+    if (note) note.hidden = !(col === 0 && dir === "descending");
+  }
+  heads.forEach(function (th, col) {
+    var button = doc.createElement("button");
+    button.type = "button"; button.className = "sort";
+    button.textContent = th.textContent;
+    button.title = "Sort by " + th.textContent.toLowerCase();
+    th.textContent = ""; th.appendChild(button);
+    button.addEventListener("click", function () {
+      var current = th.getAttribute("aria-sort");
+      var numeric = th.getAttribute("data-type") === "num";
+      var dir = current ? (current === "ascending" ? "descending" : "ascending") : (numeric ? "descending" : "ascending");
+      sortBy(col, dir);
+    });
+  });
+
+  // Filter: every whitespace-separated term must occur in the row's text (AND).
+  var input = $("#filter"), status = $("#filter-status"), texts = null;
+  function applyFilter() {
+    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!texts) texts = new Map(rows.map(function (r) { return [r, r.textContent.toLowerCase()]; }));
+    var shown = 0, cost = 0;
+    rows.forEach(function (r) {
+      var text = texts.get(r), hit = true;
+      for (var j = 0; j < terms.length && hit; j++) hit = text.indexOf(terms[j]) !== -1;
+      r.classList.toggle("filtered-out", !hit);
+      if (hit) { shown++; cost += parseFloat(r.cells[r.cells.length - 1].getAttribute("data-sort")) || 0; }
+    });
+    status.textContent = terms.length
+      ? shown + " of " + rows.length + " sessions · $" + cost.toFixed(2)
+      : rows.length + " sessions";
+  }
+  if (input) {
+    input.hidden = false;
+    var pending = 0;
+    input.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(applyFilter, rows.length > 2000 ? 120 : 20); });
+    input.addEventListener("keydown", function (ev) {
+      if (ev.key === "Escape") { input.value = ""; applyFilter(); }
+    });
+    doc.addEventListener("keydown", function (ev) {
+      var tag = (ev.target.tagName || "").toLowerCase();
+      if (ev.key === "/" && tag !== "input" && tag !== "textarea" && !ev.ctrlKey && !ev.metaKey) { ev.preventDefault(); input.focus(); }
+    });
+    if (input.value) applyFilter(); else status.textContent = rows.length + " sessions";
+  }
+})();
