@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -118,6 +119,23 @@ def open_session(
     return loaded
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def echo_json(text: str) -> None:
+    """Print JSON that may hold lone surrogates (valid in Pi's files, not in UTF-8).
+
+    ``json.dumps(..., ensure_ascii=False)`` leaves them raw; as ``\\uXXXX`` escapes the
+    output is valid UTF-8 and parses back to the same string.
+    """
+    click.echo(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def echo_text(text: str) -> None:
+    """Print human text; a lone surrogate is shown as U+FFFD instead of crashing."""
+    click.echo(_SURROGATE.sub("\ufffd", text))
+
+
 def report_diagnostics(session: Session, limit: int = 20) -> None:
     problems = [d for d in session.diagnostics if d.severity != "info"]
     for diagnostic in problems[:limit]:
@@ -151,7 +169,7 @@ def list_command(
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
     if as_json:
         for summary in summaries:
-            click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
+            echo_json(json.dumps(summary.as_dict(), ensure_ascii=False))
         return
     if not summaries:
         where = "any project" if scope is None else scope
@@ -181,7 +199,7 @@ def list_command(
         "id",
     ]
     keep = [i for i, h in enumerate(headers) if h]
-    click.echo(
+    echo_text(
         render_table(
             [headers[i] for i in keep], [[r[i] for i in keep] for r in rows], right={3, 4, 5, 6}
         )
@@ -290,7 +308,7 @@ def stats_command(
     """Header facts and usage tables: this path vs all branches, per model, branch and tool."""
     loaded = open_session(session, demo, sessions_dir, leaf)
     if as_json:
-        click.echo(json.dumps(stats_document(loaded), ensure_ascii=False, indent=2))
+        echo_json(json.dumps(stats_document(loaded), ensure_ascii=False, indent=2))
         return
     stats = compute_stats(loaded)
     numeric = {1, 2, 3, 4, 5, 6}
@@ -341,7 +359,7 @@ def stats_command(
                 {1, 2},
             ),
         ]
-    click.echo("\n".join(lines))
+    echo_text("\n".join(lines))
 
 
 def main(argv: list[str] | None = None) -> None:

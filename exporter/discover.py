@@ -222,11 +222,19 @@ def scan_summary(path: Path) -> SessionSummary:
     summary = SessionSummary(path=path)
     try:
         with open(path, "rb") as handle:
+            looking_for_header = True
             for number, raw in enumerate(handle, start=1):
                 if number == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
+                if not raw.strip():
+                    continue
+                if looking_for_header:
+                    # Like the loader: the header is the first object with a string "type".
                     header = _loads(raw)
-                    if isinstance(header, dict) and header.get("type") == "session":
+                    if not isinstance(header, dict) or not isinstance(header.get("type"), str):
+                        continue
+                    looking_for_header = False
+                    if header.get("type") == "session":
                         summary.id = as_str(header.get("id")) or _id_from_name(path)
                         summary.cwd = as_str(header.get("cwd")) or ""
                         summary.started = parse_time(header.get("timestamp"))
@@ -234,8 +242,7 @@ def scan_summary(path: Path) -> SessionSummary:
                         summary.version = version if isinstance(version, int) else 1
                         continue
                     summary.id = _id_from_name(path)
-                if raw.strip():
-                    _scan_line(summary, raw, number)
+                _scan_line(summary, raw, number)
     except OSError as error:
         summary.error = error.strerror or str(error)
     if summary.version < 2:
@@ -253,6 +260,8 @@ def scan_summary(path: Path) -> SessionSummary:
 
 
 def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
+    if not raw.endswith(b"\n") and _loads(raw) is None:
+        return  # a cut-off last line: the loader reports it, it is no entry
     match = _PREFIX.match(raw)
     if match:
         entry_type = match.group(1).decode()

@@ -6,6 +6,9 @@ file is opened read-only, and legacy files are migrated in memory (Pi rewrites t
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import gc
 import json
 import os
 import re
@@ -42,35 +45,48 @@ def iter_parsed_lines(
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for every line that parses as JSON.
 
-    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines and
-    keeps every unparsable line as a damaged record with a diagnostic.
+    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines (JSON
+    whitespace only) and keeps every unparsable line as a damaged record with a diagnostic.
     """
-    pending: tuple[int, str, str, bool] | None = None  # a failure we may call "truncated"
+    # One key object per distinct key for the whole file (json only shares keys within a line).
+    keys: dict[str, str] = {}
+    decoder = json.JSONDecoder(
+        parse_constant=_reject_constant,
+        object_pairs_hook=lambda pairs: {keys.setdefault(k, k): v for k, v in pairs},
+    )
+    pending: tuple[int, str, str, bool, Diagnostic | None] | None = None  # maybe "truncated"
     for number, raw in enumerate(lines, start=1):
         if number == 1 and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
         ends_with_newline = raw.endswith(b"\n")
+        bad_utf8: Diagnostic | None = None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             text = raw.decode("utf-8", errors="replace")
-            diagnostics.append(
-                Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes replaced with U+FFFD")
+            bad_utf8 = Diagnostic(
+                number, "invalid-utf8", "invalid UTF-8 bytes replaced with U+FFFD"
             )
-        if not text.strip():
+            if not ends_with_newline and _cut_inside_a_character(raw):
+                bad_utf8 = None  # the truncation warning below explains it
+        if not text.strip(_JSON_SPACE):
             continue
         if pending is not None:
-            _record_bad_line(*pending[:3], diagnostics, damaged)
+            _flush(pending, diagnostics, damaged)
             pending = None
         try:
-            value = _decoder.decode(text)
+            value = decoder.decode(text)
         except ValueError as error:
-            pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline)
+            pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline, bad_utf8)
             continue
+        if bad_utf8:
+            diagnostics.append(bad_utf8)
         yield number, value
     if pending is not None:
-        number, text, error, ends_with_newline = pending
+        number, text, _, ends_with_newline, bad_utf8 = pending
         if not ends_with_newline:
+            if bad_utf8:
+                diagnostics.append(bad_utf8)
             diagnostics.append(
                 Diagnostic(
                     number,
@@ -80,7 +96,30 @@ def iter_parsed_lines(
             )
             damaged.append(DamagedLine(number, "truncated", "last line is cut off", text))
         else:
-            _record_bad_line(number, text, error, diagnostics, damaged)
+            _flush(pending, diagnostics, damaged)
+
+
+_JSON_SPACE = " \t\r\n"
+
+
+def _cut_inside_a_character(raw: bytes) -> bool:
+    """True when the only bad UTF-8 is an incomplete character at the very end."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(raw, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _flush(
+    pending: tuple[int, str, str, bool, Diagnostic | None],
+    diagnostics: list[Diagnostic],
+    damaged: list[DamagedLine],
+) -> None:
+    number, text, error, _, bad_utf8 = pending
+    if bad_utf8:
+        diagnostics.append(bad_utf8)
+    _record_bad_line(number, text, error, diagnostics, damaged)
 
 
 def _record_bad_line(
@@ -130,7 +169,10 @@ def build_session(
 ) -> Session:
     """Turn parsed JSON lines into a Session (header rules, migration, typed entries)."""
     header: Header | None = None
-    first_object = next(((n, v) for n, v in parsed if isinstance(v, dict)), None)
+    first_object = next(
+        ((n, v) for n, v in parsed if isinstance(v, dict) and isinstance(v.get("type"), str)),
+        None,
+    )
     if first_object and first_object[1].get("type") == "session":
         line, raw = first_object
         header = Header(raw=raw, line=line, version=_version_of(raw, diagnostics, line))
@@ -162,7 +204,7 @@ def build_session(
             f"{f'; {len(damaged)} unparsable lines' if damaged else ''})"
         )
     if not isinstance(header.raw.get("id"), str):
-        header.raw = {**header.raw, "id": _header_id_from_path(path)}
+        header.raw["id"] = _header_id_from_path(path)
     entries = _make_entries(parsed, header, diagnostics, damaged)
     header.raw.setdefault("version", header.version)
     return Session.build(
@@ -277,8 +319,9 @@ def parse_session_bytes(
     with_newlines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []
-    parsed = list(iter_parsed_lines(with_newlines, diagnostics, damaged))
-    return build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
+    with _gc_paused():
+        parsed = list(iter_parsed_lines(with_newlines, diagnostics, damaged))
+        return build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
 
 
 def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) -> Session:
@@ -286,9 +329,22 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     file_path = os.fspath(path)
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []
-    with open(file_path, "rb") as handle:
-        parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
-    return build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+    with _gc_paused():
+        with open(file_path, "rb") as handle:
+            parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
+        return build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Parsed JSON has no reference cycles: the cyclic GC only slows a big load down."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:

@@ -143,9 +143,16 @@ class Session:
     def _index(self) -> None:
         diagnostics = self.diagnostics
         by_id: dict[str, Entry] = {}
+        latest: dict[str, str] = {}  # file id -> id of the latest entry so far with that id
+        self_parent: set[int] = set()  # id() of entries whose parentId is their own id
         for entry in self.entries:
+            original = entry.id
+            pid = entry.parent_id
+            if pid is not None and pid == original:
+                self_parent.add(id(entry))  # Pi: parentId === id means a root
+            elif pid is not None and pid in latest:
+                entry.parent_id = latest[pid]  # the entry it was written after
             if entry.id in by_id:
-                original = entry.id
                 n = 2
                 while f"{original}~{n}" in by_id:
                     n += 1
@@ -159,12 +166,13 @@ class Session:
                     )
                 )
             by_id[entry.id] = entry
+            latest[original] = entry.id
         self.by_id = by_id
 
         parent: dict[str, str | None] = {}
         for entry in self.entries:
             pid = entry.parent_id
-            if pid is None or pid == entry.id:
+            if pid is None or pid == entry.id or id(entry) in self_parent:
                 parent[entry.id] = None
             elif pid not in by_id:
                 parent[entry.id] = None
@@ -422,17 +430,22 @@ class Session:
         """
         path = self.active_path
         position = {entry_id: i for i, entry_id in enumerate(path)}
+        compactions = [
+            (i, e)
+            for i, e in enumerate(map(self.by_id.__getitem__, path))
+            if isinstance(e, CompactionEntry)
+        ]
         dropped: dict[str, str] = {}
-        for index, entry_id in enumerate(path):
-            entry = self.by_id[entry_id]
-            if not isinstance(entry, CompactionEntry):
-                continue
-            kept_from = position.get(entry.first_kept_entry_id or "", index)
-            kept_from = min(kept_from, index)
+        if not compactions:
+            return dropped
+        last_index, last = compactions[-1]
+        final_kept = min(position.get(last.first_kept_entry_id or "", last_index), last_index)
+        for index, entry in compactions:
+            kept_from = min(position.get(entry.first_kept_entry_id or "", index), index, final_kept)
             for earlier in path[:kept_from]:
                 candidate = self.by_id[earlier]
                 if earlier not in dropped and candidate.type in CONTEXT_ENTRY_TYPES:
-                    dropped[earlier] = entry_id
+                    dropped[earlier] = entry.id
         # Entries between an older compaction's kept span and a newer compaction stay dropped
         # only if the newer one drops them; the loop above already applies that ordering.
         return dropped

@@ -1,0 +1,515 @@
+"""Many sessions -> a static site: ``index.html``, one page per session, one per project.
+
+Incremental: a manifest in the site folder remembers, per source file (keyed by a digest of
+its path: the folder gets published), its size, mtime and SHA-256, the tool version and the
+options, plus the index row, so a rebuild re-renders only what changed and rebuilds the index
+from the manifest. Rendering runs in a process pool; a worker writes its page itself and hands
+back only a small row, and a session that fails (or even kills its worker) is reported
+without stopping the batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import multiprocessing
+import os
+import pickle
+import re
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from exporter import __version__
+from exporter.fsutil import atomic_write_text
+from exporter.loader import SessionFormatError, parse_session_bytes
+from exporter.render import RenderOptions, render_session
+from exporter.render.index import project_slug, render_listing, session_row
+from exporter.session import Session
+
+__all__ = [
+    "MANIFEST_NAME",
+    "SiteError",
+    "SiteReport",
+    "build_site",
+    "default_jobs",
+    "files_since",
+    "make_options_key",
+    "parse_since",
+    "source_id",
+]
+
+MANIFEST_NAME = ".pi-session-site.json"
+MANIFEST_FORMAT = 1
+SAVE_EVERY = 10.0  # seconds between manifest checkpoints during long builds
+_STEM_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_OWNED_PAGE = re.compile(r"^(?:sessions/[a-z0-9._-]+/[A-Za-z0-9._-]+|projects/[a-z0-9._-]+)\.html$")
+_PAGE_OPTIONS = {f.name for f in dataclasses.fields(RenderOptions)}
+
+Transform = Callable[[Session], Session]
+
+
+class SiteError(Exception):
+    """The site folder cannot be used (e.g. it holds files this tool did not write)."""
+
+
+@dataclass(slots=True)
+class SiteReport:
+    """What a build did; ``failed`` lists (source file, error) for this run."""
+
+    rendered: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: list[tuple[Path, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    index_path: Path = Path("index.html")
+    sessions: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"{self.sessions} sessions: {self.rendered} rendered, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed in {self.seconds:.1f} s"
+        )
+
+
+def make_options_key(options: RenderOptions, *extra: str) -> str:
+    """A short digest of everything that changes a page (render options + e.g. the policy)."""
+    data = dataclasses.asdict(options)
+    data.pop("source_name", None)
+    text = json.dumps([data, *extra], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """``YYYY-MM-DD`` (local midnight), an ISO date-time, or ``7d`` / ``12h`` / ``2w`` ago."""
+    now = now or datetime.now().astimezone()
+    match = re.fullmatch(r"\s*(\d+)\s*([hdw])\s*", text)
+    if match:
+        amount, unit = int(match.group(1)), match.group(2)
+        return now - timedelta(hours=amount * {"h": 1, "d": 24, "w": 168}[unit])
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        message = f"--since {text!r}: use YYYY-MM-DD, an ISO date-time, or 7d/12h/2w"
+        raise ValueError(message) from None
+    return moment if moment.tzinfo else moment.astimezone()
+
+
+def files_since(files: Iterable[Path], since: datetime) -> list[Path]:
+    """Files modified at or after ``since`` (Pi appends, so mtime is the last activity)."""
+    limit = since.timestamp()
+    kept = []
+    for path in files:
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime >= limit:
+                kept.append(path)
+    return kept
+
+
+# --- worker -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    sid: str
+    source: str
+    stem: str
+    out_dir: str
+    options: RenderOptions
+    transform: Transform | None
+
+
+def _render_task(task: _Task) -> dict[str, Any]:
+    """Load, transform, render and write one page; return its manifest entry (never raises)."""
+    name = Path(task.source).name
+    entry: dict[str, Any] = {"file": name, "stem": task.stem, "page": None, "error": None}
+    try:
+        with open(task.source, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            data = handle.read()
+        entry.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
+        entry["sha256"] = hashlib.sha256(data).hexdigest()
+        session = parse_session_bytes(data, path=task.source)
+        del data
+        if task.transform is not None:
+            session = task.transform(session)
+        row = session_row(session)
+        page = f"sessions/{project_slug(row['cwd'])}/{task.stem}.html"
+        options = task.options
+        if "index_href" in _PAGE_OPTIONS:  # pages link back once RenderOptions supports it
+            options = dataclasses.replace(options, **{"index_href": "../../index.html"})
+        html = render_session(session, options)
+        target = Path(task.out_dir) / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(target, html)
+        entry.update(page=page, row=row)
+    except (SessionFormatError, OSError) as error:
+        text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        entry["error"] = _one_line(text, task.source)
+    except Exception as error:  # a bug or a policy failure must not stop the batch
+        entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source)
+    return entry
+
+
+def _one_line(text: str, source: str, limit: int = 300) -> str:
+    """One line, without the source's absolute path (the index may be published)."""
+    name = Path(source).name
+    text = " ".join(text.replace(source, name).split()).removeprefix(f"{name}: ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    """fork on Linux when single-threaded (fast, no re-import of ``__main__``), else forkserver."""
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform.startswith("linux") and "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["exporter.site"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor | None:
+    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
+    pool = ProcessPoolExecutor(workers, mp_context=_mp_context())
+    try:
+        pool.submit(os.getpid).result()
+    except BrokenProcessPool:
+        pool.shutdown(wait=True)
+        return None
+    return pool
+
+
+def _run_tasks(
+    tasks: list[_Task], jobs: int, handle: Callable[[_Task, dict[str, Any]], None]
+) -> None:
+    """Inline for one task or one job; else a pool. After a worker dies, go on one at a time."""
+    pending, workers = tasks, min(jobs, len(tasks))
+    pool = _start_pool(workers) if workers > 1 else None
+    if pool is None:
+        for task in tasks:
+            handle(task, _render_task(task))
+        return
+    while pending:
+        done: set[int] = set()
+        futures: dict[Future[dict[str, Any]], int] = {}
+        try:
+            try:
+                for i, task in enumerate(pending):
+                    futures[pool.submit(_render_task, task)] = i
+                for future in as_completed(futures):
+                    handle(pending[futures[future]], future.result())
+                    done.add(futures[future])
+            except BrokenProcessPool:
+                pass
+            for future, i in futures.items():  # finished before the pool broke: keep them
+                if i not in done and future.done() and future.exception() is None:
+                    handle(pending[i], future.result())
+                    done.add(i)
+        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        left = [i for i in range(len(pending)) if i not in done]
+        if left and workers == 1:  # one worker, FIFO: the oldest unfinished task killed it
+            culprit = pending[left.pop(0)]
+            died = {"file": Path(culprit.source).name, "stem": culprit.stem, "error": _DIED}
+            handle(culprit, died | {"page": None})
+        pending, workers = [pending[i] for i in left], 1
+        pool = ProcessPoolExecutor(1, mp_context=_mp_context()) if pending else pool
+
+
+_DIED = "the worker process died while rendering this session (crash or out of memory)"
+
+
+# --- progress ------------------------------------------------------------------------------
+
+
+class _Progress:
+    """A one-line bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled = total, enabled and total > 0
+        self.start = self.last = time.monotonic()
+        self.width = 0
+
+    def update(self, done: int, failed: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.1 and done < self.total):
+            return
+        self.last = now
+        elapsed = now - self.start
+        filled = int(28 * done / self.total)
+        eta = f" · eta {elapsed / done * (self.total - done):.0f} s" if done else ""
+        bad = f" · {failed} failed" if failed else ""
+        bar = "#" * filled + "." * (28 - filled)
+        line = f"\r[{bar}] {done}/{self.total}{bad} · {elapsed:.0f} s{eta}"
+        self.width = max(self.width, len(line))
+        sys.stderr.write(line.ljust(self.width))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+
+
+# --- manifest and build --------------------------------------------------------------------
+
+
+def _load_manifest(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    ok = isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
+    return data if ok and isinstance(data.get("sessions"), dict) else {}
+
+
+def _save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]) -> None:
+    """One session per line (diffable), streamed to a temp file and renamed (atomic, and
+    without holding the whole document in memory twice)."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+    head = {"format": MANIFEST_FORMAT, "generator": f"pi-session-export {__version__}"}
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
+            out.write(dump(head)[:-1] + f',"project_pages":{dump(projects)},"sessions":{{')
+            for n, (key, value) in enumerate(sorted(sessions.items())):
+                out.write(f"{',' if n else ''}\n{dump(key)}:{dump(value)}")
+            out.write("\n}}\n")
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _delete_page(out_dir: Path, page: Any) -> None:
+    """Delete a page this tool wrote (paths from the manifest are checked, never trusted)."""
+    if not isinstance(page, str) or not _OWNED_PAGE.match(page):
+        return
+    target = out_dir / page
+    with contextlib.suppress(OSError):
+        target.unlink()
+    with contextlib.suppress(OSError):
+        target.parent.rmdir()  # only succeeds when the project folder is now empty
+
+
+def _check_folder(out_dir: Path, manifest_path: Path) -> None:
+    if manifest_path.exists():
+        return
+    foreign = [n for n in ("index.html", "sessions", "projects") if (out_dir / n).exists()]
+    if foreign:
+        raise SiteError(
+            f"{out_dir} already has {', '.join(foreign)} but no {MANIFEST_NAME}: "
+            "not a pi-session site; choose an empty or new folder"
+        )
+
+
+def source_id(path: str | os.PathLike[str]) -> str:
+    """Manifest key of a source file: a digest, so a published site holds no local paths."""
+    text = os.path.abspath(path)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _safe_stem(path: str, used: set[str]) -> str:
+    base = _STEM_UNSAFE.sub("-", Path(path).stem).strip("-.")[:120] or "session"
+    stem, n = base, 1
+    while stem.lower() in used:
+        n += 1
+        stem = f"{base}-{n}"
+    used.add(stem.lower())
+    return stem
+
+
+def _sha256_file(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _is_unchanged(entry: dict[str, Any], source: str, out_dir: Path, key: str) -> bool:
+    """Same tool, options and bytes, and the page is still there; hash only if stat differs."""
+    same_build = (entry.get("tool_version"), entry.get("options_key")) == (__version__, key)
+    page = entry.get("page")
+    ours = isinstance(page, str) and _OWNED_PAGE.match(page)  # the manifest is not trusted
+    if entry.get("error") or not same_build or not ours or not (out_dir / page).is_file():
+        return False
+    try:
+        info = os.stat(source)
+        if (info.st_size, info.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
+            return True
+        same = info.st_size == entry.get("size") and _sha256_file(source) == entry.get("sha256")
+    except OSError:
+        return False
+    if same:
+        entry["mtime_ns"] = info.st_mtime_ns  # touched, not changed: stat matches next time
+    return same
+
+
+def _failed_row(source: str, error: str) -> dict[str, Any]:
+    mtime = None
+    with contextlib.suppress(OSError):
+        mtime = datetime.fromtimestamp(os.stat(source).st_mtime, timezone.utc).isoformat()
+    return {"file": Path(source).name, "error": error, "last_activity": mtime}
+
+
+def build_site(
+    files: list[Path],
+    out_dir: Path,
+    *,
+    jobs: int | None = None,
+    force: bool = False,
+    render_options: RenderOptions | None = None,
+    options_key: str = "",
+    transform: Transform | None = None,
+    progress: bool | None = None,
+) -> SiteReport:
+    """Render ``files`` into ``out_dir`` incrementally; the index lists exactly ``files``.
+
+    ``transform`` (e.g. a redaction policy) runs on each session before rendering; with more
+    than one job it must be picklable (a top-level function or a ``functools.partial``).
+    ``progress``: None shows a bar when stderr is a terminal, True always, False never.
+    """
+    started = time.monotonic()
+    options = render_options or RenderOptions()
+    key = f"{make_options_key(options)}:{options_key}"
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    manifest_path = out_dir / MANIFEST_NAME
+    _check_folder(out_dir, manifest_path)
+    manifest = _load_manifest(manifest_path)
+    sessions: dict[str, dict[str, Any]] = manifest.get("sessions", {})
+    projects: dict[str, str] = manifest.get("project_pages") or {}
+    report = SiteReport(index_path=out_dir / "index.html")
+    sources = {source_id(path): path for path in map(os.path.abspath, files)}
+    for sid in [s for s in sessions if s not in sources]:
+        _delete_page(out_dir, sessions.pop(sid).get("page"))
+        report.removed += 1
+    if not manifest:
+        _save_manifest(manifest_path, sessions, projects)  # claim the folder before writing
+    used = {str(e.get("stem", "")).lower() for e in sessions.values()}
+    tasks: list[_Task] = []
+    for sid, source in sorted(sources.items(), key=lambda item: item[1]):
+        entry = sessions.get(sid)
+        if entry is not None and not force and _is_unchanged(entry, source, out_dir, key):
+            report.unchanged += 1
+            continue
+        stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
+        tasks.append(_Task(sid, source, stem, str(out_dir), options, transform))
+    tasks.sort(key=lambda t: -_size(t.source))  # big first: better balance across workers
+    jobs = max(1, jobs or default_jobs())
+    if jobs > 1 and len(tasks) > 1 and transform is not None:
+        _check_picklable(transform)
+    bar = _Progress(len(tasks), sys.stderr.isatty() if progress is None else progress)
+    last_save = time.monotonic()
+
+    def handle(task: _Task, result: dict[str, Any]) -> None:
+        nonlocal last_save
+        old = sessions.get(task.sid) or {}
+        if old.get("page") and old.get("page") != result.get("page"):
+            _delete_page(out_dir, old["page"])
+        result.update(tool_version=__version__, options_key=key)
+        if result["error"]:
+            result["row"] = _failed_row(task.source, result["error"])
+            report.failed.append((Path(task.source), result["error"]))
+        else:
+            report.rendered += 1
+            result["row"].update(file=Path(task.source).name, page=result["page"])
+        sessions[task.sid] = result
+        bar.update(report.rendered + len(report.failed), len(report.failed))
+        if time.monotonic() - last_save > SAVE_EVERY:
+            _save_manifest(manifest_path, sessions, projects)
+            last_save = time.monotonic()
+
+    try:
+        _run_tasks(tasks, jobs, handle)
+    finally:
+        bar.close()
+        if tasks:  # a checkpoint: pages on disk and manifest agree even if listings fail
+            _save_manifest(manifest_path, sessions, projects)
+    projects = _write_listings(out_dir, sessions, projects, options.theme)
+    _save_manifest(manifest_path, sessions, projects)
+    _sweep(out_dir, {e.get("page") for e in sessions.values()} | set(projects.values()))
+    report.sessions = len(sessions)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _write_listings(
+    out_dir: Path, sessions: dict[str, dict[str, Any]], old: dict[str, str], theme: str
+) -> dict[str, str]:
+    """index.html, plus projects/<slug>.html when there are several projects; stale ones go."""
+    rows = [e["row"] for e in sessions.values() if isinstance(e.get("row"), dict)]
+    cwds = sorted({r.get("cwd") or "" for r in rows if not r.get("error")})
+    pages = {cwd: f"projects/{project_slug(cwd)}.html" for cwd in cwds} if len(cwds) > 1 else {}
+    for page in set(old.values()) - set(pages.values()):
+        _delete_page(out_dir, page)
+    if pages:
+        (out_dir / "projects").mkdir(exist_ok=True)
+    for cwd, page in pages.items():
+        members = [r for r in rows if (r.get("cwd") or "") == cwd and not r.get("error")]
+        _write_if_changed(out_dir / page, render_listing(members, project=cwd, theme=theme))
+    _write_if_changed(
+        out_dir / "index.html", render_listing(rows, project_pages=pages, theme=theme)
+    )
+    return pages
+
+
+def _sweep(out_dir: Path, keep: set[Any]) -> None:
+    """Delete pages and temp files no manifest entry owns (left by an interrupted build)."""
+    for folder in ("sessions", "projects"):
+        root = out_dir / folder
+        for path in sorted(root.rglob("*")) if root.is_dir() else []:
+            rel = path.relative_to(out_dir).as_posix()
+            if not path.is_file() or rel in keep:
+                continue
+            if path.name.startswith(".") and path.name.endswith(".tmp"):
+                path.unlink(missing_ok=True)
+            else:
+                _delete_page(out_dir, rel)  # only names this tool writes
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Keep the file (and its mtime) when nothing changed: friendlier to git and rsync."""
+    with contextlib.suppress(OSError):
+        if path.read_text(encoding="utf-8") == text:
+            return
+    atomic_write_text(path, text)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _size(path: str) -> int:
+    with contextlib.suppress(OSError):
+        return os.stat(path).st_size
+    return 0
+
+
+def _check_picklable(transform: Transform) -> None:
+    try:
+        pickle.dumps(transform)
+    except Exception as error:
+        message = "transform must be picklable (a top-level function or functools.partial)"
+        raise TypeError(f"{message}: {error}") from None

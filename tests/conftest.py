@@ -1,0 +1,361 @@
+"""Shared test fixtures: the real session fixtures, the real Pi (node) and Pi-written sessions.
+
+* ``SHARED`` is the repository's sibling ``shared/`` folder (override with ``PI_SHARED_DIR``).
+* A test that takes a ``pi_fixture`` argument runs once per file in ``shared/fixtures``.
+* ``pi_home`` installs the pinned Pi with ``shared/tools/install-pi.sh``. Without node or Pi the
+  tests that need it are skipped, or fail when ``CI`` is set (CI must run them).
+* ``generated_sessions`` writes fresh sessions with Pi's own ``SessionManager``
+  (``shared/tools/gen-sessions.mjs``) once per test session. The seeds are random, printed in
+  the report header, and can be pinned with ``PI_GEN_SEEDS=1,2,3`` to reproduce a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+FIXTURES_DIR = SHARED / "fixtures"
+FIXTURE_FILES = sorted(FIXTURES_DIR.glob("*.jsonl"))
+PI_REFERENCE_SCRIPT = REPO / "tests" / "node" / "pi_reference.mjs"
+PI_PACKAGE = Path("node_modules/@mariozechner/pi-coding-agent/dist/index.js")
+
+# Sessions written by gen-sessions.mjs: GEN_PER_SEED sessions for each seed (>= 21 in all).
+GEN_SEEDS: list[int] = [
+    int(s) for s in os.environ.get("PI_GEN_SEEDS", "").split(",") if s.strip()
+] or random.SystemRandom().sample(range(1, 1_000_000), 3)
+GEN_PER_SEED = -(-21 // len(GEN_SEEDS))
+GEN_COUNT = GEN_PER_SEED * len(GEN_SEEDS)
+NODE_TIMEOUT = 180  # seconds; Pi hangs on some inputs and must never hang the suite
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    seeds = ",".join(map(str, GEN_SEEDS))
+    return [
+        f"pi-session-export: shared fixtures from {SHARED}",
+        f"pi-session-export: gen-sessions seeds {seeds} ({GEN_PER_SEED} sessions each; "
+        f"reproduce with PI_GEN_SEEDS={seeds})",
+    ]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "pi_fixture" in metafunc.fixturenames:
+        metafunc.parametrize("pi_fixture", FIXTURE_FILES, ids=[p.name for p in FIXTURE_FILES])
+    if "generated_index" in metafunc.fixturenames:
+        metafunc.parametrize("generated_index", range(GEN_COUNT), ids=lambda i: f"gen{i:02d}")
+
+
+def unavailable(reason: str) -> None:
+    """Skip locally, but fail under CI: the Pi-backed tests are required there."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this is an error)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    if not (FIXTURES_DIR / "README.md").is_file() or not FIXTURE_FILES:
+        pytest.fail(f"shared fixtures not found in {FIXTURES_DIR} (set PI_SHARED_DIR)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir(shared: Path) -> Path:
+    return shared / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    path = shutil.which("node")
+    if path is None:
+        unavailable("node is not installed")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def pi_home(shared: Path, node: str) -> Path:
+    """The folder of the pinned Pi install (installed on first use, then cached)."""
+    script = shared / "tools" / "install-pi.sh"
+    try:
+        done = subprocess.run(
+            ["bash", str(script)], capture_output=True, text=True, timeout=900, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        unavailable(f"install-pi.sh did not run: {error}")
+        raise AssertionError("unreachable") from error
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        unavailable(f"install-pi.sh failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    home = Path(lines[-1])
+    if not (home / PI_PACKAGE).is_file():
+        unavailable(f"Pi package missing under {home}")
+    return home
+
+
+@pytest.fixture(scope="session")
+def pi_pkg(pi_home: Path) -> Path:
+    """Pi's ``dist/index.js`` (exports ``SessionManager``)."""
+    return pi_home / PI_PACKAGE
+
+
+def run_node(args: Sequence[str], timeout: float = NODE_TIMEOUT) -> str:
+    """Run node and return stdout; a timeout kills it (SIGKILL: Pi may spin in sync code)."""
+    done = subprocess.run(
+        ["node", *args], capture_output=True, text=True, encoding="utf-8", timeout=timeout
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"node {' '.join(args[:2])} failed: {done.stderr[-2000:]}")
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
+def node_runner(node: str) -> Callable[..., str]:
+    """``run_node(args, timeout)``: stdout of a node script, killed (SIGKILL) on timeout."""
+    return run_node
+
+
+@pytest.fixture(scope="session")
+def pi_reference(pi_pkg: Path) -> Callable[[Sequence[Path]], list[dict[str, Any]]]:
+    """Run tests/node/pi_reference.mjs once over many files; one record per file, in order."""
+
+    def run(files: Sequence[Path]) -> list[dict[str, Any]]:
+        out = run_node([str(PI_REFERENCE_SCRIPT), "--pkg", str(pi_pkg), *map(str, files)])
+        records = [json.loads(line) for line in out.splitlines() if line.strip()]
+        assert [r["file"] for r in records] == [str(f) for f in files]
+        return records
+
+    return run
+
+
+@dataclass(frozen=True)
+class GeneratedSessions:
+    seeds: list[int]
+    files: list[Path]
+    folder: Path
+
+    def describe(self, index: int | None = None) -> str:
+        which = f"{self.files[index].name} " if index is not None else ""
+        seeds = ",".join(map(str, self.seeds))
+        return f"{which}(gen-sessions seeds {seeds}; reproduce with PI_GEN_SEEDS={seeds})"
+
+
+@pytest.fixture(scope="session")
+def generated_sessions(
+    shared: Path, pi_pkg: Path, tmp_path_factory: pytest.TempPathFactory
+) -> GeneratedSessions:
+    """GEN_COUNT sessions written by Pi's SessionManager, laid out like ~/.pi/agent/sessions."""
+    root = tmp_path_factory.mktemp("pi-sessions")
+    folder = root / "--home-dev-projects-webapp--"  # gen-sessions' default cwd, encoded
+    folder.mkdir()
+    source = shared / "fixtures" / "pi-large-session.jsonl"
+    print(f"generating sessions with seeds {GEN_SEEDS} into {folder}")
+    procs = [
+        subprocess.Popen(
+            [
+                "node",
+                str(shared / "tools" / "gen-sessions.mjs"),
+                *("--pkg", str(pi_pkg), "--source", str(source), "--out", str(folder)),
+                *("--count", str(GEN_PER_SEED), "--seed", str(seed)),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        for seed in GEN_SEEDS
+    ]
+    files: list[Path] = []
+    for seed, proc in zip(GEN_SEEDS, procs, strict=True):
+        try:
+            out, err = proc.communicate(timeout=NODE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        assert proc.returncode == 0, f"gen-sessions --seed {seed} failed: {err[-2000:]}"
+        written = [Path(line) for line in out.splitlines() if line.strip()]
+        assert len(written) == GEN_PER_SEED, out
+        files += written
+    assert len(files) == GEN_COUNT >= 20
+    assert all(f.parent == folder and f.is_file() for f in files)
+    return GeneratedSessions(list(GEN_SEEDS), files, root)
+
+
+@pytest.fixture
+def write_session(tmp_path: Path) -> Callable[..., Path]:
+    """Write session lines (dicts become compact JSON, str/bytes are raw) to a temp file."""
+    counter = iter(range(1_000_000))
+
+    def write(
+        lines: Sequence[dict[str, Any] | str | bytes],
+        name: str | None = None,
+        newline: bytes = b"\n",
+        final_newline: bool = True,
+    ) -> Path:
+        data = dump_lines(lines, newline)
+        if not final_newline and data.endswith(newline):
+            data = data[: -len(newline)]
+        path = tmp_path / (name or f"2025-01-01T00-00-00-000Z_session{next(counter)}.jsonl")
+        path.write_bytes(data)
+        return path
+
+    return write
+
+
+def iso(second: int) -> str:
+    """A Pi-style ISO timestamp ``second`` seconds after 2025-01-01T00:00:00Z."""
+    minutes, seconds = divmod(second, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"2025-01-01T{hours:02d}:{minutes:02d}:{seconds:02d}.000Z"
+
+
+class Build:
+    """Builders for session lines in Pi's key order (``type, id, parentId, timestamp, ...``)."""
+
+    @staticmethod
+    def header(session_id: str = "sess-0001", version: int | None = 3, **extra: Any) -> dict:
+        head: dict[str, Any] = {"type": "session"}
+        if version is not None:
+            head["version"] = version
+        head.update(id=session_id, timestamp=iso(0), cwd="/home/dev/proj")
+        head.update(extra)
+        return head
+
+    @staticmethod
+    def entry(kind: str, entry_id: str | None, parent: str | None, second: int, **fields: Any):
+        line: dict[str, Any] = {"type": kind}
+        if entry_id is not None:
+            line["id"] = entry_id
+            line["parentId"] = parent
+        line["timestamp"] = iso(second)
+        line.update(fields)
+        return line
+
+    @classmethod
+    def user(cls, entry_id: str | None, parent: str | None, text: str = "hi", second: int = 1):
+        message = {"role": "user", "content": text, "timestamp": 1735689600000 + second}
+        return cls.entry("message", entry_id, parent, second, message=message)
+
+    @staticmethod
+    def usage(inp: int = 10, out: int = 5, cost: float | None = 0.01, **extra: Any) -> dict:
+        usage: dict[str, Any] = {
+            "input": inp,
+            "output": out,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": inp + out,
+        }
+        if cost is not None:
+            usage["cost"] = {
+                "input": cost / 2,
+                "output": cost / 2,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "total": cost,
+            }
+        usage.update(extra)
+        return usage
+
+    @classmethod
+    def assistant(
+        cls,
+        entry_id: str | None,
+        parent: str | None,
+        text: str = "ok",
+        second: int = 2,
+        calls: Sequence[tuple[str, str]] = (),
+        usage: dict | None = None,
+        model: str = "claude-x",
+        provider: str = "anthropic",
+        **extra: Any,
+    ) -> dict:
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        content += [
+            {"type": "toolCall", "id": call_id, "name": name, "arguments": {}}
+            for call_id, name in calls
+        ]
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "api": "anthropic-messages",
+            "provider": provider,
+            "model": model,
+            "usage": cls.usage() if usage is None else usage,
+            "stopReason": "toolUse" if calls else "stop",
+            "timestamp": 1735689600000 + second,
+        }
+        message.update(extra)
+        return cls.entry("message", entry_id, parent, second, message=message)
+
+    @classmethod
+    def tool_result(
+        cls,
+        entry_id: str | None,
+        parent: str | None,
+        call_id: str,
+        name: str = "bash",
+        second: int = 3,
+        is_error: bool = False,
+    ) -> dict:
+        message = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": [{"type": "text", "text": "done"}],
+            "isError": is_error,
+            "timestamp": 1735689600000 + second,
+        }
+        return cls.entry("message", entry_id, parent, second, message=message)
+
+    @classmethod
+    def label(cls, entry_id: str, parent: str | None, target: str, label: Any, second: int = 9):
+        fields = {"targetId": target} if label is None else {"targetId": target, "label": label}
+        return cls.entry("label", entry_id, parent, second, **fields)
+
+    @classmethod
+    def name(cls, entry_id: str, parent: str | None, name: Any, second: int = 9):
+        fields = {} if name is None else {"name": name}
+        return cls.entry("session_info", entry_id, parent, second, **fields)
+
+
+@pytest.fixture(scope="session")
+def build() -> type[Build]:
+    return Build
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def pi_json(value: Any) -> str:
+    """``JSON.stringify`` as Pi writes lines: compact, raw UTF-8, lone surrogates escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def dump_lines(lines: Sequence[dict[str, Any] | str | bytes], newline: bytes = b"\n") -> bytes:
+    """Encode session lines like Pi (one per line); str and bytes lines are written as given."""
+    out = []
+    for line in lines:
+        if isinstance(line, bytes):
+            out.append(line)
+        elif isinstance(line, str):
+            out.append(line.encode("utf-8"))
+        else:
+            out.append(pi_json(line).encode("utf-8"))
+    return b"".join(chunk + newline for chunk in out)
+
+
+@pytest.fixture(scope="session")
+def dump() -> Callable[..., bytes]:
+    return dump_lines

@@ -1,0 +1,435 @@
+"""`pi-session list` and `pi-session stats`: output, exit codes, one-line errors.
+
+Exit codes: 0 loaded (maybe with warnings on stderr), 1 usage error, 2 unusable input.
+Most tests use click's CliRunner; ``test_real_subprocess`` runs the installed command.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from exporter.cli import cli
+from exporter.discover import encode_cwd
+from exporter.loader import load_session
+
+STATS_KEYS = {
+    "id",
+    "name",
+    "title",
+    "cwd",
+    "parent_session",
+    "version",
+    "path",
+    "entries",
+    "leaf_id",
+    "active_path",
+    "branches",
+    "forks",
+    "labels",
+    "started",
+    "ended",
+    "duration_seconds",
+    "models",
+    "messages",
+    "compactions",
+    "errors",
+    "aborted",
+    "usage",
+    "tools",
+    "diagnostics",
+}
+USAGE_KEYS = {"turns", "input", "output", "cache_read", "cache_write", "total_tokens", "cost"}
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+
+
+def assert_one_line_error(result: Result, code: int, *needles: str) -> None:
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("pi-session: error: ")
+    assert "Traceback" not in result.stderr + result.stdout
+    for needle in needles:
+        assert needle in lines[0]
+
+
+# --- stats ------------------------------------------------------------------------------------
+
+
+def test_stats_json_on_every_fixture(pi_fixture: Path) -> None:
+    result = run("stats", str(pi_fixture), "--json")
+    assert result.exit_code == 0
+    assert result.stderr == ""  # real files load without warnings
+    doc = json.loads(result.stdout)
+    assert set(doc) == STATS_KEYS
+    session = load_session(pi_fixture)
+    assert doc["id"] == session.id and doc["path"] == str(pi_fixture)
+    assert doc["entries"] == len(session.entries)
+    assert doc["leaf_id"] == session.leaf_id == doc["active_path"][-1]
+    assert doc["active_path"] == session.active_path
+    assert doc["branches"] == len(session.leaf_ids) == len(doc["usage"]["by_branch"])
+    assert doc["forks"] == len(session.fork_ids)
+    assert doc["labels"] == session.labels and doc["name"] == session.name
+    assert doc["title"] == session.title
+    assert doc["version"] == session.version
+    assert sum(doc["messages"].values()) == sum(1 for _ in session.iter_messages())
+    assert doc["diagnostics"] == []
+    usage = doc["usage"]
+    assert set(usage) == {"all", "active_path", "by_model", "by_model_active_path", "by_branch"}
+    assert set(usage["all"]) == set(usage["active_path"]) == USAGE_KEYS
+    by_branch = usage["by_branch"]
+    assert sum(b["entries"] for b in by_branch) == doc["entries"]
+    assert math.isclose(sum(b["cost"] for b in by_branch), usage["all"]["cost"], abs_tol=1e-5)
+    assert sum(b["turns"] for b in by_branch) == usage["all"]["turns"]
+    assert sum(m["turns"] for m in usage["by_model"]) == usage["all"]["turns"]
+    assert [b["active"] for b in by_branch] == [True] + [False] * (len(by_branch) - 1)
+    assert by_branch[0]["leaf_id"] == doc["leaf_id"]
+    assert all(set(t) == {"calls", "errors"} for t in doc["tools"].values())
+    assert doc["started"] <= doc["ended"]
+
+
+def test_stats_text(fixtures_dir: Path) -> None:
+    result = run("stats", str(fixtures_dir / "pi-branched-2.jsonl"))
+    assert result.exit_code == 0 and result.stderr == ""
+    out = result.stdout
+    assert out.splitlines()[0] == "Refactor auth module"
+    for needle in (
+        "01a229f4-a346-7019-99dc-c72325edfccd",
+        "(file v3)",
+        "/home/dev/projects/webapp",
+        "Usage on this path (root → leaf)",
+        "Usage on all branches",
+        "Branches",
+        "Tools",
+        "branches  7",
+        "$14.38",
+    ):
+        assert needle in out, needle
+
+
+def test_stats_leaf_option(fixtures_dir: Path) -> None:
+    path = str(fixtures_dir / "every-entry-type.jsonl")
+    default = json.loads(run("stats", path, "--json").stdout)
+    assert default["leaf_id"] == "e25" and default["active_path"] == ["e01", "e24", "e25"]
+    chosen = json.loads(run("stats", path, "--json", "--leaf", "e23").stdout)
+    assert chosen["leaf_id"] == "e23" and len(chosen["active_path"]) == 23
+    assert chosen["usage"]["active_path"]["turns"] == 4
+    assert chosen["usage"]["all"] == default["usage"]["all"]
+    assert [b["active"] for b in chosen["usage"]["by_branch"]] == [True, False]
+
+
+def test_stats_unknown_leaf_is_a_usage_error(fixtures_dir: Path) -> None:
+    result = run("stats", str(fixtures_dir / "every-entry-type.jsonl"), "--leaf", "nope")
+    assert_one_line_error(result, 1, "no entry with id 'nope'")
+    assert result.stdout == ""
+    ambiguous = run("stats", str(fixtures_dir / "every-entry-type.jsonl"), "--leaf", "e2")
+    assert_one_line_error(ambiguous, 1, "ambiguous", "e20", "e25")
+
+
+def test_stats_demo() -> None:
+    result = run("stats", "--demo", "--json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc["path"].endswith("demo-session.jsonl") and doc["branches"] > 1
+
+
+def test_stats_warnings_go_to_stderr_and_exit_0(build, write_session) -> None:
+    path = write_session(
+        [
+            build.header(),
+            build.user("u1", None),
+            "{broken",
+            build.user("u2", "missing-parent"),
+            build.assistant("a1", "u2"),
+            '{"type":"message","id":"cut',
+        ],
+        final_newline=False,
+    )
+    result = run("stats", str(path), "--json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)  # stdout stays clean JSON
+    assert sorted((d["line"], d["kind"]) for d in doc["diagnostics"]) == [
+        (3, "invalid-json"),
+        (4, "orphan"),
+        (6, "truncated"),
+    ]
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 3
+    assert all(w.startswith("pi-session: warning: line ") for w in warnings)
+    assert any("[truncated]" in w for w in warnings)
+    text = run("stats", str(path))
+    assert text.exit_code == 0 and text.stderr == result.stderr
+
+
+def test_stats_many_warnings_are_capped(build, write_session) -> None:
+    path = write_session([build.header(), build.user("u1", None)] + ["{bad"] * 30)
+    result = run("stats", str(path))
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert len(lines) == 21 and lines[-1] == "pi-session: warning: … and 10 more"
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"", "empty"),
+        (b"\n\n  \n", "empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00binary\xff\xfe", "not a Pi session"),
+        (b'{"name": "pkg",\n "version": "1.0"}\n', "not a Pi session"),
+        (b'{"type":"user","uuid":"x"}\n', "not a Pi session"),
+    ],
+    ids=["empty", "blank", "binary", "json-document", "other-jsonl"],
+)
+def test_stats_unusable_input_is_exit_2_one_line(tmp_path: Path, content: bytes, needle: str):
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(content)
+    for args in (("stats", str(path)), ("stats", str(path), "--json")):
+        result = run(*args)
+        assert_one_line_error(result, 2, needle, str(path))
+        assert result.stdout == ""
+
+
+def test_stats_missing_session_is_exit_2(tmp_path: Path) -> None:
+    result = run("stats", str(tmp_path / "nope.jsonl"), "--sessions-dir", str(tmp_path))
+    assert_one_line_error(result, 2, "no session file or session id matches")
+    result = run("stats", str(tmp_path), "--sessions-dir", str(tmp_path))
+    assert_one_line_error(result, 2, "is not a file")
+
+
+def test_stats_resolves_ids_and_the_latest_session(
+    tmp_path: Path, build, dump, monkeypatch
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    root = tmp_path / "agent" / "sessions"
+    folder = root / encode_cwd(str(project))
+    folder.mkdir(parents=True)
+    for n, session_id in enumerate(["0a1b2c3d-1111", "0a1b9999-2222"]):
+        path = folder / f"2025-01-0{n + 1}T00-00-00-000Z_{session_id}.jsonl"
+        path.write_bytes(
+            dump([build.header(session_id=session_id), build.user("u", None, session_id)])
+        )
+        os.utime(path, (1_700_000_000 + n, 1_700_000_000 + n))
+    monkeypatch.chdir(project)
+    env = {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    latest = run("stats", "--json", env=env)
+    assert latest.exit_code == 0 and json.loads(latest.stdout)["id"] == "0a1b9999-2222"
+    by_prefix = run("stats", "0a1b2", "--json", env=env)
+    assert json.loads(by_prefix.stdout)["id"] == "0a1b2c3d-1111"
+    via_option = run("stats", "0a1b2", "--json", "--sessions-dir", str(root))
+    assert json.loads(via_option.stdout)["id"] == "0a1b2c3d-1111"
+    ambiguous = run("stats", "0a1b", env=env)
+    assert_one_line_error(ambiguous, 2, "ambiguous", "0a1b2c3d-1111", "0a1b9999-2222")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    none = run("stats", env=env)
+    assert_one_line_error(none, 2, "no Pi sessions for", str(elsewhere))
+
+
+def test_unknown_option_is_a_usage_error_exit_1(fixtures_dir: Path) -> None:
+    """Exit 1 is for usage errors, 2 for unusable input (cli.py's own contract).
+
+    Product bug: click reports usage errors (unknown option, missing value) with its default
+    exit code 2, so a script cannot tell a typo from a broken session file.
+    """
+    result = run("stats", str(fixtures_dir / "every-entry-type.jsonl"), "--no-such-option")
+    assert result.exit_code == 1
+    result = run("stats", str(fixtures_dir / "every-entry-type.jsonl"), "--leaf")
+    assert result.exit_code == 1
+
+
+def test_stats_json_with_lone_surrogates(build, write_session) -> None:
+    """Pi writes lone surrogates as ``\\udXXX`` escapes; they must survive ``stats --json``.
+
+    Product bug: the JSON is printed with ensure_ascii=False, so the surrogate reaches the
+    UTF-8 stream and the command dies with "text encoding problem" (exit 2); `list` too.
+    """
+    path = write_session(
+        [
+            build.header(),
+            build.user("u1", None, "prompt \ud83d alone"),
+            build.name("n1", "u1", "name \udc00 here"),
+            build.label("l1", "n1", "u1", "lab\ud800el"),
+        ]
+    )
+    result = run("stats", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["name"] == "name \udc00 here"
+    assert doc["labels"] == {"u1": "lab\ud800el"}
+    text = run("stats", str(path))
+    assert text.exit_code == 0, text.stderr
+    listed = run("list", "--all", "--json", "--sessions-dir", str(path.parent))
+    assert listed.exit_code == 0, listed.stderr
+    assert json.loads(listed.stdout)["name"] == "name \udc00 here"
+    table = run("list", "--all", "--sessions-dir", str(path.parent))
+    assert table.exit_code == 0, table.stderr
+
+
+# --- list -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sessions(tmp_path: Path, fixtures_dir: Path) -> dict:
+    """Fixture copies laid out like ~/.pi/agent/sessions for two projects."""
+    project = tmp_path / "home" / "dev" / "projects" / "webapp"
+    other = tmp_path / "work" / "other"
+    project.mkdir(parents=True)
+    other.mkdir(parents=True)
+    root = tmp_path / "agent" / "sessions"
+    layout = {
+        project: ["pi-branched-1.jsonl", "pi-branched-2.jsonl", "every-entry-type.jsonl"],
+        other: ["pi-large-session.jsonl"],
+    }
+    copies = {}
+    mtime = 1_700_000_000
+    for cwd, names in layout.items():
+        folder = root / encode_cwd(str(cwd))
+        folder.mkdir(parents=True)
+        for name in names:
+            copy = folder / f"2025-01-01T00-00-00-000Z_{name.removesuffix('.jsonl')}.jsonl"
+            copy.write_bytes((fixtures_dir / name).read_bytes())
+            mtime += 100
+            os.utime(copy, (mtime, mtime))
+            copies[name] = copy
+    return {"root": root, "project": project, "other": other, "copies": copies}
+
+
+def test_list_json_for_a_project(sessions: dict) -> None:
+    result = run("list", "--cwd", str(sessions["project"]), "--sessions-dir", str(sessions["root"]))
+    assert result.exit_code == 0
+    result = run(
+        "list", "--cwd", str(sessions["project"]), "--sessions-dir", str(sessions["root"]), "--json"
+    )
+    assert result.exit_code == 0 and result.stderr == ""
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 3
+    by_path = {row["path"]: row for row in rows}
+    names = ("pi-branched-1.jsonl", "pi-branched-2.jsonl", "every-entry-type.jsonl")
+    assert set(by_path) == {str(sessions["copies"][n]) for n in names}
+    modified = [row["modified"] for row in rows]
+    assert modified == sorted(modified, reverse=True)  # newest activity first
+    for path, row in by_path.items():
+        stats = json.loads(run("stats", path, "--json").stdout)
+        assert row["id"] == stats["id"]
+        assert row["name"] == stats["name"]
+        assert row["messages"] == sum(stats["messages"].values())
+        assert row["branches"] == stats["branches"]
+        assert row["entries"] == stats["entries"]
+        assert math.isclose(row["cost"], stats["usage"]["all"]["cost"], abs_tol=1e-5)
+        all_usage = stats["usage"]["all"]
+        assert row["tokens"] == {k: all_usage[k] for k in row["tokens"]}
+        assert row["error"] is None
+
+
+def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
+    env = {"PI_CODING_AGENT_DIR": str(sessions["root"].parent)}
+    everything = run("list", "--all", "--json", env=env)
+    assert everything.exit_code == 0
+    rows = [json.loads(line) for line in everything.stdout.splitlines()]
+    assert len(rows) == 4
+    assert {r["cwd"] for r in rows} == {  # the header's cwd, not the folder's
+        "/home/dev/projects/webapp",
+        "/home/alice/proj",
+        "/Users/badlogic/workspaces/pi-mono",
+    }
+    monkeypatch.chdir(sessions["other"])
+    here = run("list", "--json", env=env)
+    assert [json.loads(line)["id"] for line in here.stdout.splitlines()] == [
+        "d703a1a9-1b7b-4fb1-b512-c9738b1fe617"
+    ]
+    table = run("list", "--all", env=env)
+    assert table.exit_code == 0
+    lines = table.stdout.splitlines()
+    assert lines[0].split()[:3] == ["last", "activity", "session"] and "project" in lines[0]
+    assert len(lines) == 2 + 4
+    assert any("Refactor auth module" in line for line in lines)
+    assert any("Sampler session" in line and "$0.14" in line for line in lines)
+
+
+def test_list_empty_and_conflicting_options(tmp_path: Path) -> None:
+    empty = run("list", "--sessions-dir", str(tmp_path), "--cwd", str(tmp_path))
+    assert empty.exit_code == 0 and empty.stdout == ""
+    assert "no sessions for" in empty.stderr
+    as_json = run("list", "--sessions-dir", str(tmp_path), "--all", "--json")
+    assert as_json.exit_code == 0 and as_json.stdout == ""
+    both = run("list", "--cwd", str(tmp_path), "--all")
+    assert_one_line_error(both, 1, "either --cwd or --all")
+
+
+# --- a real process -----------------------------------------------------------------------------
+
+
+def test_real_subprocess(sessions: dict, tmp_path: Path, build, dump) -> None:
+    """The installed entry point: clean stdout, warnings on stderr, exit codes, no traceback."""
+    command = [sys.executable, "-m", "exporter"]
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(sessions["root"].parent), "PYTHONUTF8": "1"}
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(dump([build.header(), build.user("u1", None), "{bad"]) + b'{"type":')
+    done = subprocess.run(
+        [*command, "stats", str(damaged), "--json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["entries"] == 1
+    warnings = done.stderr.splitlines()
+    assert len(warnings) == 2
+    assert warnings[0].startswith("pi-session: warning: line 3: not valid JSON (")
+    assert warnings[0].endswith("[invalid-json]")
+    assert warnings[1] == (
+        "pi-session: warning: line 4: last line is cut off "
+        "(the session was still being written?) [truncated]"
+    )
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    done = subprocess.run(
+        [*command, "stats", str(empty)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"pi-session: error: {empty}: file is empty, not a Pi session\n"
+    done = subprocess.run(
+        [*command, "list", "--all", "--json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    assert len(done.stdout.splitlines()) == 4
+
+
+def test_cli_never_touches_the_input(sessions: dict) -> None:
+    """`stats` and `list` read the files only: same bytes, same mtime (v1 files included)."""
+    copies = list(sessions["copies"].values())
+
+    def fingerprint() -> dict:
+        return {p: (p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_size) for p in copies}
+
+    before = fingerprint()
+    for path in copies:
+        assert run("stats", str(path), "--json").exit_code == 0
+        assert run("stats", str(path)).exit_code == 0
+    assert run("list", "--all", "--json", "--sessions-dir", str(sessions["root"])).exit_code == 0
+    assert run("list", "--all", "--sessions-dir", str(sessions["root"])).exit_code == 0
+    assert fingerprint() == before

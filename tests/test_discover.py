@@ -1,0 +1,314 @@
+"""Where sessions live, how SESSION resolves, and the fast listing summary (``scan_summary``)."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from exporter.discover import (
+    SessionLookupError,
+    agent_dir,
+    demo_session_path,
+    encode_cwd,
+    resolve_session_arg,
+    scan_summary,
+    session_files,
+    sessions_root,
+)
+from exporter.loader import load_session
+from exporter.session import Session, parse_time
+from exporter.usage import compute_stats
+
+# --- locations --------------------------------------------------------------------------------
+
+
+def test_agent_dir_honours_pi_coding_agent_dir(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert agent_dir({}) == tmp_path / "home" / ".pi" / "agent"
+    assert agent_dir({"PI_CODING_AGENT_DIR": "/opt/pi"}) == Path("/opt/pi")
+    assert agent_dir({"PI_CODING_AGENT_DIR": "~/custom"}) == tmp_path / "home" / "custom"
+    assert agent_dir({"PI_CODING_AGENT_DIR": ""}) == tmp_path / "home" / ".pi" / "agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    assert agent_dir() == tmp_path / "agent"
+    assert sessions_root() == tmp_path / "agent" / "sessions"
+    assert sessions_root(tmp_path / "elsewhere") == tmp_path / "elsewhere"
+    assert sessions_root("~/s") == tmp_path / "home" / "s"
+    monkeypatch.delenv("PI_CODING_AGENT_DIR")
+    assert sessions_root() == tmp_path / "home" / ".pi" / "agent" / "sessions"
+
+
+@pytest.mark.parametrize(
+    ("cwd", "folder"),
+    [
+        ("/home/dev/projects/webapp", "--home-dev-projects-webapp--"),
+        ("/", "----"),
+        ("/a:b\\c/d", "--a-b-c-d--"),
+        ("C:\\Users\\me\\proj", "--C--Users-me-proj--"),
+        ("\\\\server\\share", "---server-share--"),  # only ONE leading separator is dropped
+        ("//double", "---double--"),
+        ("relative/dir", "--relative-dir--"),
+        ("/with space/ünï 会话", "--with space-ünï 会话--"),
+        ("/trailing/", "--trailing---"),
+    ],
+)
+def test_encode_cwd(cwd: str, folder: str) -> None:
+    assert encode_cwd(cwd) == folder
+
+
+# --- a fake ~/.pi/agent/sessions --------------------------------------------------------------
+
+
+def _session_file(folder: Path, session_id: str, mtime: int, build, dump, cwd: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"2025-01-01T00-00-{mtime % 60:02d}-000Z_{session_id}.jsonl"
+    path.write_bytes(
+        dump(
+            [
+                build.header(session_id=session_id, cwd=cwd),
+                build.user("u1", None, f"prompt of {session_id}"),
+                build.assistant("a1", "u1"),
+            ]
+        )
+    )
+    os.utime(path, (1_700_000_000 + mtime, 1_700_000_000 + mtime))
+    return path
+
+
+@pytest.fixture
+def tree(tmp_path: Path, build, dump) -> dict:
+    """Two projects plus a loose file, with known mtimes."""
+    root = tmp_path / "sessions"
+    proj = tmp_path / "work" / "proj"
+    other = tmp_path / "work" / "other"
+    proj.mkdir(parents=True)
+    other.mkdir(parents=True)
+    here, there = root / encode_cwd(str(proj)), root / encode_cwd(str(other))
+    files = {
+        "aaaa1111": _session_file(here, "aaaa1111-0000", 10, build, dump, str(proj)),
+        "aaaa2222": _session_file(here, "aaaa2222-0000", 30, build, dump, str(proj)),
+        "bbbb1111": _session_file(here, "bbbb1111-0000", 20, build, dump, str(proj)),
+        "aaaa3333": _session_file(there, "aaaa3333-0000", 40, build, dump, str(other)),
+        "cccc1111": _session_file(there, "cccc1111-0000", 5, build, dump, str(other)),
+        "loose": _session_file(root, "dddd1111-0000", 1, build, dump, "/x"),
+    }
+    (here / "notes.txt").write_text("not a session", encoding="utf-8")
+    (here / "sub").mkdir()
+    return {"root": root, "proj": proj, "other": other, "files": files}
+
+
+def test_session_files_per_project_and_all_newest_first(tree: dict) -> None:
+    files = tree["files"]
+    assert session_files(tree["root"], str(tree["proj"])) == [
+        files["aaaa2222"],
+        files["bbbb1111"],
+        files["aaaa1111"],
+    ]
+    assert session_files(tree["root"]) == [
+        files[k] for k in ("aaaa3333", "aaaa2222", "bbbb1111", "aaaa1111", "cccc1111", "loose")
+    ]
+    assert session_files(tree["root"], "/nowhere") == []
+    assert session_files(tree["root"] / "missing") == []
+
+
+def test_session_files_default_to_the_agent_dir(tree: dict, monkeypatch) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tree["root"].parent))
+    assert session_files(None, str(tree["proj"]))[0] == tree["files"]["aaaa2222"]
+
+
+def test_resolve_a_path(tree: dict, monkeypatch) -> None:
+    target = tree["files"]["cccc1111"]
+    assert resolve_session_arg(str(target), sessions_dir=tree["root"]) == target
+    monkeypatch.chdir(target.parent)
+    assert resolve_session_arg(target.name, sessions_dir=tree["root"]) == Path(target.name)
+    with pytest.raises(SessionLookupError, match="is not a file"):
+        resolve_session_arg(str(tree["root"]), sessions_dir=tree["root"])
+
+
+def test_resolve_an_id_or_unique_prefix(tree: dict) -> None:
+    files, root, proj = tree["files"], tree["root"], str(tree["proj"])
+    assert resolve_session_arg("bbbb1111-0000", sessions_dir=root, cwd=proj) == files["bbbb1111"]
+    assert resolve_session_arg("bb", sessions_dir=root, cwd=proj) == files["bbbb1111"]
+    # Another project's session is found too when nothing in this project matches.
+    assert resolve_session_arg("cccc", sessions_dir=root, cwd=proj) == files["cccc1111"]
+    assert resolve_session_arg("dddd", sessions_dir=root, cwd=proj) == files["loose"]
+    # "aaaa3" is unique; "aaaa" is ambiguous here, "aaaa3333" lives in the other project.
+    assert resolve_session_arg("aaaa3", sessions_dir=root, cwd=proj) == files["aaaa3333"]
+    # Unique within this project wins over matches elsewhere.
+    found = resolve_session_arg("aaaa3", sessions_dir=root, cwd=str(tree["other"]))
+    assert found == files["aaaa3333"]
+
+
+def test_ambiguous_prefix_lists_the_candidates(tree: dict) -> None:
+    with pytest.raises(SessionLookupError) as error:
+        resolve_session_arg("aaaa", sessions_dir=tree["root"], cwd=str(tree["proj"]))
+    message = str(error.value)
+    assert "ambiguous" in message and "'aaaa'" in message
+    assert "aaaa1111-0000" in message and "aaaa2222-0000" in message
+    assert encode_cwd(str(tree["proj"])) in message
+    assert "aaaa3333" not in message  # this project's matches are listed first
+
+
+def test_ambiguous_prefix_lists_at_most_eight(tmp_path: Path, build, dump) -> None:
+    folder = tmp_path / "sessions" / "--p--"
+    for n in range(11):
+        _session_file(folder, f"feed{n:04d}", n, build, dump, "/p")
+    with pytest.raises(SessionLookupError, match="and 3 more") as error:
+        resolve_session_arg("feed", sessions_dir=tmp_path / "sessions", cwd="/p")
+    assert str(error.value).count("feed0") == 8
+
+
+def test_omitted_session_is_the_latest_of_this_project(tree: dict) -> None:
+    root = tree["root"]
+    here = resolve_session_arg(None, sessions_dir=root, cwd=str(tree["proj"]))
+    assert here == tree["files"]["aaaa2222"]
+    there = resolve_session_arg(None, sessions_dir=root, cwd=str(tree["other"]))
+    assert there == tree["files"]["aaaa3333"]
+
+
+def test_no_session_is_a_clear_error(tree: dict, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-project"
+    empty.mkdir()
+    with pytest.raises(SessionLookupError) as error:
+        resolve_session_arg(None, sessions_dir=tree["root"], cwd=str(empty))
+    message = str(error.value)
+    assert str(empty) in message and str(tree["root"]) in message and "--demo" in message
+    with pytest.raises(SessionLookupError, match="no session file or session id matches 'zz'"):
+        resolve_session_arg("zz", sessions_dir=tree["root"], cwd=str(empty))
+
+
+def test_demo_session_is_bundled_and_loads() -> None:
+    path = demo_session_path()
+    assert resolve_session_arg("ignored", demo=True) == path
+    session = load_session(path)
+    assert session.version == 3 and len(session.entries) > 100 and len(session.branches()) > 1
+    assert session.damaged == [] and session.diagnostics == []
+
+
+# --- scan_summary vs the full loader ----------------------------------------------------------
+
+
+def full_facts(session: Session) -> dict:
+    stats = compute_stats(session)
+    usage = stats.all
+    return {
+        "id": session.id,
+        "cwd": session.header.cwd,
+        "name": session.name,
+        "first_prompt": session.first_prompt(),
+        "entries": len(session.entries),
+        "messages": sum(1 for _ in session.iter_messages()),
+        "branches": len(session.branches()),
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "tokens": usage.input + usage.output + usage.cache_read + usage.cache_write,
+        "cost": usage.cost,
+        "version": session.version,
+    }
+
+
+def scan_facts(path: Path) -> dict:
+    summary = scan_summary(path)
+    assert summary.error is None
+    return {
+        "id": summary.id,
+        "cwd": summary.cwd,
+        "name": summary.name,
+        "first_prompt": summary.first_prompt,
+        "entries": summary.entries,
+        "messages": summary.messages,
+        "branches": summary.branches,
+        "input": summary.input,
+        "output": summary.output,
+        "cache_read": summary.cache_read,
+        "cache_write": summary.cache_write,
+        "tokens": summary.tokens,
+        "cost": summary.cost,
+        "version": summary.version,
+    }
+
+
+def assert_agree(path: Path, context: str = "") -> None:
+    scanned, full = scan_facts(path), full_facts(load_session(path))
+    assert math.isclose(scanned.pop("cost"), full.pop("cost"), rel_tol=1e-9, abs_tol=1e-12), context
+    assert scanned == full, context
+
+
+def test_scan_summary_agrees_with_the_loader_on_every_fixture(pi_fixture: Path) -> None:
+    assert_agree(pi_fixture)
+    summary = scan_summary(pi_fixture)
+    session = load_session(pi_fixture)
+    assert summary.started == parse_time(session.header.timestamp) is not None
+    assert summary.modified is not None
+    assert summary.title == (session.name or session.first_prompt())
+    record = summary.as_dict()
+    assert set(record) == {
+        "id",
+        "path",
+        "cwd",
+        "name",
+        "first_prompt",
+        "started",
+        "modified",
+        "entries",
+        "messages",
+        "branches",
+        "tokens",
+        "cost",
+        "error",
+    }
+    assert record["path"] == str(pi_fixture) and record["error"] is None
+
+
+@pytest.mark.pi
+def test_scan_summary_agrees_with_the_loader_on_generated_sessions(generated_sessions) -> None:
+    for index, path in enumerate(generated_sessions.files):
+        assert_agree(path, generated_sessions.describe(index))
+
+
+def test_scan_summary_modified_is_the_latest_message(build, write_session) -> None:
+    lines = [
+        build.header(),
+        build.user("u1", None, "q", 5),
+        build.assistant("a1", "u1", second=50),
+        build.entry("custom", "c", "a1", 3000),  # not a message: does not count
+    ]
+    summary = scan_summary(write_session(lines))
+    assert summary.modified.isoformat() == "2025-01-01T00:00:50+00:00"
+    assert summary.started.isoformat() == "2025-01-01T00:00:00+00:00"
+
+
+def test_scan_summary_of_an_unreadable_path(tmp_path: Path) -> None:
+    summary = scan_summary(tmp_path / "gone_abc.jsonl")
+    assert summary.error and summary.entries == 0
+    assert summary.title == "(no messages)"
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["bom", "crlf", "blank-lines", "leading-blank-line", "garbage-first-line", "truncated-tail"],
+)
+def test_scan_summary_agrees_on_damaged_copies(fixtures_dir: Path, tmp_path: Path, variant) -> None:
+    """The listing and ``stats`` must not disagree about the same file.
+
+    Product bugs: ``scan_summary`` only looks for the header on physical line 1, so a blank or
+    garbage first line makes a v3 file look like v1 (one branch, id taken from the file name);
+    and its fast path counts a cut-off last line whose prefix is intact as one more message.
+    """
+    source = (fixtures_dir / "pi-branched-2.jsonl").read_bytes()
+    assistant = next(line for line in source.splitlines() if b'"role":"assistant"' in line)
+    data = {
+        "bom": b"\xef\xbb\xbf" + source,
+        "crlf": source.replace(b"\n", b"\r\n"),
+        "blank-lines": source.replace(b"\n", b"\n\n"),
+        "leading-blank-line": b"\n" + source,
+        "garbage-first-line": b"#!garbage\n" + source,
+        "truncated-tail": source + assistant[: assistant.index(b"assistant") + 40],
+    }[variant]
+    path = tmp_path / "2025-01-01T00-00-00-000Z_copy.jsonl"
+    path.write_bytes(data)
+    assert_agree(path, variant)

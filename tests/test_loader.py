@@ -1,0 +1,593 @@
+"""The loader: real fixtures, JSONL parsing rules, diagnostics, legacy migration, read-only.
+
+Expected counts come from the fixtures README and from Pi 0.73.1's own SessionManager
+(``tests/node/pi_reference.mjs``); the differential test re-checks them against Pi live.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from exporter.discover import scan_summary
+from exporter.entries import (
+    CompactionEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    UnknownEntry,
+)
+from exporter.loader import (
+    SessionFormatError,
+    dumps_line,
+    load_session,
+    parse_session_bytes,
+    session_to_jsonl,
+)
+from exporter.session import Session
+
+# name -> (version, entries, messages, leaf id, leaves, labels, name, entry types that must match)
+EXPECTED = {
+    "every-entry-type.jsonl": (
+        3, 25, 16, "e25", 2, 1, "Sampler session",
+        {"compaction": 1, "custom_message": 2, "custom": 1, "branch_summary": 1, "label": 1},
+    ),
+    "pi-branched-1.jsonl": (
+        3, 212, 190, "8e17e3cc", 7, 9, None, {"branch_summary": 3, "compaction": 1, "label": 9},
+    ),
+    "pi-branched-2.jsonl": (
+        3, 343, 315, "2ed5a06c", 7, 7, "Refactor auth module",
+        {"custom_message": 3, "session_info": 1, "compaction": 1},
+    ),
+    "pi-branched-3.jsonl": (
+        3, 318, 296, "e48888e5", 5, 6, None, {"custom_message": 4, "branch_summary": 2},
+    ),
+    "pi-branched-4.jsonl": (
+        3, 1435, 1348, "26b59b92", 6, 63, "会话树导出", {"custom": 3, "compaction": 1},
+    ),
+    "pi-large-session.jsonl": (
+        1, 1018, 914, "L1019", 1, 0, None, {"thinking_level_change": 103, "model_change": 1},
+    ),
+    "pi-v1-before-compaction.jsonl": (
+        1, 1002, 990, "L1003", 1, 0, None, {"compaction": 2, "model_change": 5},
+    ),
+}  # fmt: skip
+
+
+def parse(data: bytes, **kwargs) -> Session:
+    return parse_session_bytes(data, **kwargs)
+
+
+def kinds(session: Session) -> list[str]:
+    return [d.kind for d in session.diagnostics]
+
+
+# --- real fixtures ------------------------------------------------------------------------
+
+
+def test_every_fixture_is_covered(fixtures_dir: Path) -> None:
+    assert sorted(p.name for p in fixtures_dir.glob("*.jsonl")) == sorted(EXPECTED)
+
+
+def test_fixture_loads_with_expected_counts(pi_fixture: Path) -> None:
+    version, entries, messages, leaf, leaves, labels, name, types = EXPECTED[pi_fixture.name]
+    session = load_session(pi_fixture)
+    assert session.version == version
+    assert len(session.entries) == entries
+    assert sum(1 for _ in session.iter_messages()) == messages
+    assert session.leaf_id == leaf == session.entries[-1].id
+    assert len(session.leaf_ids) == len(session.branches()) == leaves
+    assert len(session.labels) == labels
+    assert session.name == name
+    counted = Counter(e.type for e in session.entries)
+    assert {t: counted[t] for t in types} == types
+    # Real files are clean: nothing damaged, no warnings, one root, ids unique.
+    assert session.damaged == []
+    assert [d for d in session.diagnostics if d.severity != "info"] == []
+    assert len(session.roots) == 1
+    assert len(session.by_id) == entries
+    # Every non-blank line after the header is one entry, in file order.
+    raw_lines = [n for n, line in enumerate(pi_fixture.read_bytes().split(b"\n"), 1) if line]
+    assert [e.line for e in session.entries] == raw_lines[1:]
+    assert session.header.line == raw_lines[0]
+
+
+def test_fixture_roles_match_readme(fixtures_dir: Path) -> None:
+    v1 = load_session(fixtures_dir / "pi-v1-before-compaction.jsonl")
+    roles = Counter(m.role for m in v1.iter_messages())
+    assert roles["bashExecution"] == 3
+    sampler = load_session(fixtures_dir / "every-entry-type.jsonl")
+    assert set(Counter(m.role for m in sampler.iter_messages())) == {
+        "user",
+        "assistant",
+        "toolResult",
+        "bashExecution",
+    }
+    assert sorted({e.type for e in sampler.entries}) == sorted(
+        {
+            "message",
+            "thinking_level_change",
+            "model_change",
+            "compaction",
+            "branch_summary",
+            "custom",
+            "custom_message",
+            "label",
+            "session_info",
+        }
+    )
+    hidden = [e for e in sampler.entries if isinstance(e, CustomMessageEntry) and not e.display]
+    assert [e.custom_type for e in hidden] == ["hidden-ext"]
+
+
+def test_fixture_header_fields(fixtures_dir: Path) -> None:
+    v1 = load_session(fixtures_dir / "pi-v1-before-compaction.jsonl")
+    assert v1.id == "ffae836b-9420-4060-ac13-7745215f90ff"
+    assert v1.header.cwd == "/Users/badlogic/workspaces/pi-mono"
+    # v1's branchedFrom is the old name of parentSession.
+    assert v1.header.parent_session.endswith("d97339c6-6c10-4827-846b-9ff1d9c3dc37.jsonl")
+    assert v1.header.raw["thinkingLevel"] == "off"  # legacy fields survive verbatim
+
+
+# --- parsing rules ----------------------------------------------------------------------------
+
+
+def _small(build) -> list[dict]:
+    return [
+        build.header(),
+        build.user("u1", None, "first 会话 🌙"),
+        build.assistant("a1", "u1", "answer"),
+        build.user("u2", "a1", "second"),
+    ]
+
+
+def _shape(session: Session) -> list[tuple[str, str | None, str]]:
+    return [(e.id, session.parent_of(e.id), e.type) for e in session.entries]
+
+
+def test_bom_crlf_and_blank_lines_load_like_plain(build, dump) -> None:
+    lines = _small(build)
+    plain = parse(dump(lines))
+    assert kinds(plain) == []
+    variants = {
+        "bom": b"\xef\xbb\xbf" + dump(lines),
+        "crlf": dump(lines, newline=b"\r\n"),
+        "bom+crlf": b"\xef\xbb\xbf" + dump(lines, newline=b"\r\n"),
+        "blank lines": b"\n  \n" + dump(lines).replace(b"\n", b"\n\n \t\n\r\n") + b"\n\n",
+    }
+    for name, data in variants.items():
+        session = parse(data)
+        assert _shape(session) == _shape(plain), name
+        assert kinds(session) == [], name
+        assert session.damaged == [], name
+        assert session.id == "sess-0001", name
+        # CR never leaks into the values.
+        assert session.first_prompt() == "first 会话 🌙", name
+    # Line numbers stay the real ones even with blank lines in between.
+    spaced = parse(b"\n" + dump(lines).replace(b"\n", b"\n\n"))
+    assert [e.line for e in spaced.entries] == [4, 6, 8]
+
+
+def test_split_on_newline_only(build, dump) -> None:
+    tricky = "a\u2028b\u2029c\u0085d\x0be\x0cf\x1cg\x1dh\x1ei\rj"
+    lines = [build.header(), build.user("u1", None, tricky), build.user("u2", "u1", "next")]
+    data = dump(lines)
+    assert len(data.decode("utf-8").splitlines()) > 3  # str.splitlines would break these lines
+    session = parse(data)
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert session.entries[0].text == tricky
+    assert kinds(session) == []
+
+
+@pytest.mark.parametrize("junk", ["\x1c\x1d", "\u0085"])
+def test_junk_line_of_unicode_separators_is_reported(build, dump, junk: str) -> None:
+    """Only JSON whitespace (space, tab, CR, LF) makes a line blank.
+
+    Product bug: ``str.strip()`` also strips U+001C..U+001F and U+0085, so a line holding only
+    those bytes is dropped silently (no diagnostic, no damaged record). Neither JSON nor JS's
+    ``trim()`` treats them as whitespace.
+    """
+    session = parse(dump([build.header(), build.user("u1", None), junk, build.user("u2", "u1")]))
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert [(d.line, d.kind, d.text) for d in session.damaged] == [(3, "invalid-json", junk)]
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "invalid-json")]
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_rejected(build, dump, constant: str) -> None:
+    bad = '{"type":"message","id":"x","parentId":"u1","timestamp":"t","message":{"role":"assistant"'
+    bad += ',"usage":{"input":' + constant + "}}}"
+    data = dump([build.header(), build.user("u1", None), bad, build.user("u2", "u1")])
+    session = parse(data)
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert [(d.line, d.kind) for d in session.damaged] == [(3, "invalid-json")]
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "invalid-json")]
+    assert session.damaged[0].text == bad
+    assert constant in session.diagnostics[0].message or "not valid JSON" in (
+        session.diagnostics[0].message
+    )
+
+
+@pytest.mark.parametrize("line", ["[1,2]", "42", '"text"', "null", "true", "{}"])
+def test_non_object_or_typeless_lines_are_damaged(build, dump, line: str) -> None:
+    data = dump([build.header(), build.user("u1", None), line, build.user("u2", "u1")])
+    session = parse(data)
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert len(session.damaged) == 1
+    damaged = session.damaged[0]
+    assert damaged.line == 3
+    assert damaged.kind in {"not-an-object", "not-an-entry"}
+    assert json.loads(damaged.text) == json.loads(line)
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(3, damaged.kind)]
+
+
+def test_invalid_utf8_is_replaced_and_reported(build, dump) -> None:
+    good = dump([build.user("u1", None, "caf\u00e9 XX")]).rstrip(b"\n")
+    broken = good.replace("\u00e9".encode(), b"\xe9").replace(b"XX", b"\xff\xfe")
+    data = dump([build.header()]) + broken + b"\n" + dump([build.user("u2", "u1")])
+    session = parse(data)
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert session.entries[0].text == "caf\ufffd \ufffd\ufffd"
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(2, "invalid-utf8")]
+    assert session.damaged == []  # the line still parsed: it is an entry, not damage
+
+
+def test_every_malformed_line_is_a_diagnostic_and_a_damaged_record(build, dump) -> None:
+    lines = [
+        build.header(),
+        build.user("u1", None),
+        "{not json",
+        "[1]",
+        '{"no":"type"}',
+        build.header(session_id="second-header"),
+        '{"type":"message","id":"x",',
+        build.user("u2", "u1"),
+    ]
+    session = parse(dump(lines))
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    damaged = sorted((d.line, d.kind) for d in session.damaged)
+    assert damaged == [
+        (3, "invalid-json"),
+        (4, "not-an-object"),
+        (5, "not-an-entry"),
+        (6, "extra-header"),
+        (7, "invalid-json"),
+    ]
+    assert sorted((d.line, d.kind) for d in session.diagnostics) == damaged
+    for diagnostic in session.diagnostics:
+        assert diagnostic.message
+        assert diagnostic.as_dict() == {
+            "line": diagnostic.line,
+            "kind": diagnostic.kind,
+            "message": diagnostic.message,
+        }
+        assert str(diagnostic).startswith(f"line {diagnostic.line}: ")
+    assert {d.line: d.text for d in session.damaged}[3] == "{not json"
+    assert session.id == "sess-0001"  # the second header is ignored, like Pi does
+
+
+@pytest.mark.parametrize("cut", [1, 20, 60, -2])
+def test_truncated_last_line_is_exactly_one_warning(build, dump, cut: int) -> None:
+    last = dump([build.assistant("a2", "u2", "the end")]).rstrip(b"\n")
+    data = dump([build.header(), build.user("u1", None), build.user("u2", "u1")]) + last[:cut]
+    session = parse(data)
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(4, "truncated")]
+    assert [(d.line, d.kind, d.text) for d in session.damaged] == [
+        (4, "truncated", last[:cut].decode())
+    ]
+    assert session.leaf_id == "u2"
+
+
+def test_truncated_line_cut_inside_a_multibyte_character_is_one_warning(build, dump) -> None:
+    """A writer killed mid-line easily cuts a CJK or emoji character in half.
+
+    Product bug: the loader reports ``invalid-utf8`` AND ``truncated`` for the same line.
+    """
+    last = dump([build.user("u3", "u2", "会话树导出")]).rstrip(b"\n")
+    cut = last.index("话".encode()) + 1  # one byte into a 3-byte character
+    data = dump([build.header(), build.user("u1", None), build.user("u2", "u1")]) + last[:cut]
+    session = parse(data)
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert [(d.line, d.kind) for d in session.damaged] == [(4, "truncated")]
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(4, "truncated")]
+
+
+def test_bad_line_in_the_middle_or_with_newline_is_not_truncation(build, dump) -> None:
+    head = dump([build.header(), build.user("u1", None)])
+    mid = parse(head + b'{"type":"mess\n' + dump([build.user("u2", "u1")]))
+    assert kinds(mid) == ["invalid-json"]
+    ended = parse(head + b'{"type":"mess\n')  # complete line (has its newline), still bad
+    assert kinds(ended) == ["invalid-json"]
+    trailing_blank = parse(head + b"\n\n" + b'{"type":"mess')
+    assert kinds(trailing_blank) == ["truncated"]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [],
+        [""],
+        ["", "   ", "\t"],
+    ],
+    ids=["empty", "newline", "whitespace"],
+)
+def test_empty_input_is_a_format_error(lines: list[str], dump) -> None:
+    with pytest.raises(SessionFormatError, match="empty"):
+        parse(dump(lines))
+
+
+OTHER_FORMATS = {
+    "png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x08" + bytes(range(256)),
+    "gzip": b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + bytes(range(200, 256)) * 3,
+    "random": bytes((i * 7919 + 13) % 256 for i in range(4096)),
+    "utf16": '{"type":"session","version":3,"id":"x"}\n'.encode("utf-16"),
+    "json-document": json.dumps({"name": "pkg", "version": "1.0"}, indent=2).encode(),
+    "json-array": b'[{"type":"session","id":"x"}]\n',
+    "other-jsonl": b'{"type":"user","uuid":"1","message":{"role":"user","content":"hi"}}\n'
+    b'{"type":"assistant","uuid":"2","parentUuid":"1"}\n',
+    "markdown": b"# Notes\n\n- a\n- b\n",
+    "only-garbage": b"{oops\n{still bad\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_FORMATS))
+def test_other_formats_are_format_errors(name: str, tmp_path: Path) -> None:
+    data = OTHER_FORMATS[name]
+    with pytest.raises(SessionFormatError) as error:
+        parse(data)
+    assert "not a Pi session" in str(error.value)
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(SessionFormatError, match=re.escape(str(path))):
+        load_session(path)
+    assert isinstance(error.value, ValueError)
+
+
+def test_missing_header_with_entries_synthesizes_one(build, write_session) -> None:
+    path = write_session(
+        [build.user("u1", None), build.assistant("a1", "u1")],
+        name="2025-06-01T10-00-00-000Z_01a2b3c4-dead-beef.jsonl",
+    )
+    session = load_session(path)
+    assert session.header.synthesized
+    assert session.header.line == 0
+    assert session.id == "01a2b3c4-dead-beef"  # from Pi's file name pattern
+    assert session.version == 3
+    assert [e.id for e in session.entries] == ["u1", "a1"]
+    assert session.active_path == ["u1", "a1"]
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(0, "missing-header")]
+    assert session.header.timestamp == session.entries[0].timestamp
+
+
+def test_junk_object_before_the_header_does_not_hide_it(build, dump) -> None:
+    """Product bug: the header is only looked for in the FIRST JSON object, whatever its type,
+    so a stray ``{}`` line demotes the real header to a damaged "second session header" (its
+    id and cwd are lost), or makes a header-only file "not a Pi session" at all."""
+    session = parse(dump(["{}", build.header(), build.user("u1", None)]))
+    assert not session.header.synthesized
+    assert (session.id, session.header.cwd) == ("sess-0001", "/home/dev/proj")
+    assert [(d.line, d.kind) for d in session.damaged] == [(1, "not-an-entry")]
+    assert [e.id for e in session.entries] == ["u1"]
+    header_only = parse(dump(['{"meta":1}', build.header()]))
+    assert header_only.id == "sess-0001" and header_only.entries == []
+
+
+def test_missing_header_on_legacy_entries_reads_them_as_v1(build, dump) -> None:
+    session = parse(dump([build.user(None, None, "a"), build.user(None, None, "b")]))
+    assert session.header.synthesized and session.version == 1
+    assert session.active_path == ["L1", "L2"]
+    assert kinds(session) == ["missing-header"]
+
+
+def test_header_version_oddities(build, dump) -> None:
+    newer = parse(dump([build.header(version=7), build.user("u1", None)]))
+    assert kinds(newer) == ["newer-version"] and newer.entries[0].id == "u1"
+    odd = parse(dump([build.header(version="3"), build.user("u1", None)]))
+    assert kinds(odd) == ["bad-version"] and odd.version == 3
+
+
+def test_header_without_string_id_is_reported_once(build, dump) -> None:
+    """Product bug: the header line is also reported as a damaged "second session header"."""
+    lines = [build.header(session_id=None), build.user("u1", None)]
+    session = parse(dump(lines), path="2025-01-01T00-00-00-000Z_abc.jsonl")
+    assert session.id == "abc"
+    assert [e.id for e in session.entries] == ["u1"]
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(1, "bad-header")]
+    assert session.damaged == []
+
+
+def test_wrong_field_types_never_raise_and_are_reported(build, dump) -> None:
+    lines = [
+        build.header(),
+        build.user("u1", None),
+        {"type": "message", "id": 5, "parentId": "u1", "timestamp": 7, "message": "text"},
+        {"type": "message", "id": "m2", "parentId": ["u1"], "message": {"role": 3}},
+        {"type": "label", "id": "l1", "parentId": "m2", "targetId": 9, "label": {"x": 1}},
+        {"type": "session_info", "id": "n1", "parentId": "l1", "name": 12},
+        {"type": "compaction", "id": "c1", "parentId": "n1", "firstKeptEntryId": 4},
+        {"type": "model_change", "id": "mc", "parentId": "c1", "provider": [], "modelId": {}},
+    ]
+    session = parse(dump(lines))
+    assert [e.id for e in session.entries] == ["u1", "L3", "m2", "l1", "n1", "c1", "mc"]
+    assert set(kinds(session)) == {"missing-id", "bad-message", "bad-parent"}
+    assert session.name is None and session.labels == {}
+    message = session.by_id["m2"]
+    assert isinstance(message, MessageEntry) and message.role == "unknown"
+    compaction = session.by_id["c1"]
+    assert isinstance(compaction, CompactionEntry) and compaction.first_kept_entry_id is None
+    assert session.by_id["mc"].model_key is None
+
+
+# --- legacy versions -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-v1-before-compaction.jsonl"])
+def test_v1_is_a_linear_chain_with_deterministic_ids(fixtures_dir: Path, name: str) -> None:
+    first = load_session(fixtures_dir / name)
+    assert first.version == 1
+    second = load_session(fixtures_dir / name)
+    assert [e.id for e in first.entries] == [e.id for e in second.entries]
+    assert [e.raw for e in first.entries] == [e.raw for e in second.entries]
+    ids = [e.id for e in first.entries]
+    assert len(set(ids)) == len(ids)
+    assert [first.parent_of(i) for i in ids] == [None, *ids[:-1]]
+    assert first.active_path == ids
+    assert first.fork_ids == [] and len(first.branches()) == 1
+    # Migration happens in memory only and ids are recorded in the raw JSON, Pi's key order.
+    assert list(first.entries[5].raw)[-2:] == ["id", "parentId"]
+
+
+def test_v1_fixture_first_kept_entry_index(fixtures_dir: Path) -> None:
+    """§1.6: index into every parsed value, header at 0 (the file has no blank/bad lines)."""
+    session = load_session(fixtures_dir / "pi-v1-before-compaction.jsonl")
+    compactions = [e for e in session.entries if isinstance(e, CompactionEntry)]
+    assert [(c.line, c.first_kept_entry_id) for c in compactions] == [
+        (360, "L294"),  # firstKeptEntryIndex 293 -> parsed[293] -> line 294
+        (629, "L552"),  # firstKeptEntryIndex 551
+    ]
+    for compaction in compactions:
+        assert "firstKeptEntryIndex" not in compaction.raw
+        assert list(compaction.raw)[-3:] == ["id", "parentId", "firstKeptEntryId"]
+    assert [c.tokens_before for c in compactions] == [175004, 185014]
+
+
+def _v1_compaction_file(build, dump, index) -> bytes:
+    return dump(
+        [
+            build.header(version=None),  # parsed[0]
+            build.user(None, None, "one"),  # line 2, parsed[1]
+            "{garbage",  # line 3, not parsed
+            "",  # line 4, blank
+            build.user(None, None, "two"),  # line 5, parsed[2]
+            build.assistant(None, None, "three"),  # line 6, parsed[3]
+            build.entry("compaction", None, None, 7, summary="s", firstKeptEntryIndex=index),
+            build.user(None, None, "after"),  # line 8, parsed[5]
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [
+        (2, "L5"),  # counts parsed values, not lines: the garbage and blank lines do not count
+        (1, "L2"),
+        (3, "L6"),
+        (0, None),  # the header
+        (4, None),  # itself: Pi stores its own new id here; the context is the same
+        (5, None),  # forward index: no firstKeptEntryId
+        (99, None),
+        (-1, None),
+        (True, None),
+    ],
+)
+def test_v1_first_kept_entry_index_semantics(build, dump, index, expected) -> None:
+    session = parse(_v1_compaction_file(build, dump, index))
+    compaction = next(e for e in session.entries if isinstance(e, CompactionEntry))
+    assert compaction.first_kept_entry_id == expected
+    assert "firstKeptEntryIndex" not in compaction.raw
+    assert ("firstKeptEntryId" in compaction.raw) == (expected is not None)
+    assert [e.id for e in session.entries] == ["L2", "L5", "L6", "L7", "L8"]
+    assert kinds(session) == ["invalid-json"]
+
+
+def test_v2_hook_message_becomes_custom(build, dump) -> None:
+    hook = build.entry(
+        "message",
+        "h1",
+        "u1",
+        3,
+        message={"role": "hookMessage", "customType": "ext", "content": "hi", "display": True},
+    )
+    session = parse(dump([build.header(version=2), build.user("u1", None), hook]))
+    assert session.version == 2
+    entry = session.by_id["h1"]
+    assert isinstance(entry, MessageEntry)
+    assert entry.role == "custom" and entry.custom_type == "ext" and entry.display
+    assert session.active_path == ["u1", "h1"]
+    # v3 files keep a literal hookMessage role (no migration applies to them).
+    v3 = parse(dump([build.header(version=3), build.user("u1", None), hook]))
+    assert v3.by_id["h1"].role == "hookMessage"
+
+
+def test_unknown_entry_types_roles_and_fields_are_preserved(build, dump) -> None:
+    alien = build.entry("telepathy", "t1", "u1", 2, payload={"deep": [1, {"x": None}]}, extra=1)
+    odd_role = build.entry(
+        "message", "m1", "t1", 3, message={"role": "oracle", "content": "??", "mood": "calm"}
+    )
+    user = build.user("u2", "m1")
+    user["futureField"] = {"kept": True}
+    lines = [build.header(futureHeader=1), build.user("u1", None), alien, odd_role, user]
+    session = parse(dump(lines))
+    assert [e.id for e in session.entries] == ["u1", "t1", "m1", "u2"]
+    unknown = session.by_id["t1"]
+    assert isinstance(unknown, UnknownEntry) and not unknown.is_known_type
+    assert unknown.raw == alien
+    assert session.by_id["m1"].role == "oracle"
+    assert session.by_id["m1"].raw == odd_role
+    assert session.by_id["u2"].raw["futureField"] == {"kept": True}
+    assert session.header.raw["futureHeader"] == 1
+    assert [(d.kind, d.severity) for d in session.diagnostics] == [("unknown-type", "info")]
+    assert session.active_path == ["u1", "t1", "m1", "u2"]
+    # Nothing is lost when the session is written back out as JSONL.
+    records = [json.loads(line) for line in session_to_jsonl(session).splitlines()]
+    assert records[2] == alien and records[3] == odd_role and records[4] == user
+
+
+def test_lone_surrogates_cjk_and_emoji_survive(build, dump) -> None:
+    text = "lone \ud800 high, \udfff low, 会话树导出, emoji 🌙👩‍💻, pair \U0001f600"
+    lines = [build.header(), build.user("u1", None, text), build.name("n1", "u1", "名前 \udc00")]
+    data = dump(lines)
+    assert b"\\ud800" in data and b"\\udfff" in data  # Pi escapes lone surrogates
+    session = parse(data)
+    assert session.entries[0].text == text
+    assert session.name == "名前 \udc00"
+    assert kinds(session) == []
+    line = dumps_line(session.entries[0].raw)
+    line.encode("utf-8")  # writable as UTF-8: the surrogates stay escaped
+    assert "\\ud800" in line and "会话树导出" in line and "🌙" in line
+    assert json.loads(line) == session.entries[0].raw
+
+
+# --- read-only -------------------------------------------------------------------------------
+
+
+def _fingerprint(path: Path) -> tuple[str, int, int, int]:
+    info = path.stat()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest, info.st_size, info.st_mtime_ns, stat.S_IMODE(info.st_mode)
+
+
+def test_loading_never_touches_the_input(fixtures_dir: Path, tmp_path: Path, build, dump) -> None:
+    """Pi rewrites v1/v2 files and truncates invalid ones on open; we must not change a byte."""
+    copies = []
+    for source in sorted(fixtures_dir.glob("*.jsonl")):
+        copy = tmp_path / source.name
+        copy.write_bytes(source.read_bytes())
+        copies.append(copy)
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(
+        b"\xef\xbb\xbf" + dump([build.header(version=2), build.user("u1", None), "{bad"])[:-3]
+    )
+    headless = tmp_path / "headless.jsonl"
+    headless.write_bytes(dump([build.user("u1", None)]))
+    copies += [damaged, headless]
+    old = 1_500_000_000
+    for index, path in enumerate(copies):
+        os.utime(path, ns=(old * 10**9, (old + index) * 10**9))
+        path.chmod(0o444)  # a read-only file must load too
+    before = {p: _fingerprint(p) for p in copies}
+    for path in copies:
+        session = load_session(path)
+        if session.entries:
+            session.set_leaf(session.entries[0].id)
+        scan_summary(path)
+        load_session(str(path), leaf_id=session.entries[0].id)
+    assert {p: _fingerprint(p) for p in copies} == before
+    assert all(_fingerprint(p)[2] == (old + i) * 10**9 for i, p in enumerate(copies))
