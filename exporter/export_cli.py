@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 import webbrowser
 from pathlib import Path
@@ -10,35 +12,12 @@ from typing import Any
 import click
 
 from exporter.cli import CliError, open_session, session_argument
+from exporter.discover import session_files, sessions_root
 from exporter.fsutil import atomic_write_text
-from exporter.redact import RedactionPolicy, RedactionReport, apply_policy
+from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
+from exporter.redact import RedactionPolicy
 from exporter.redact_cli import finish_report, policy_from_options, policy_options
 from exporter.render import RenderOptions, render_session
-from exporter.session import Session
-
-
-def policy_changes_nothing(policy: RedactionPolicy) -> bool:
-    """True when the policy would copy the session unchanged (plain local export)."""
-    return not (
-        policy.redact
-        or policy.active_branch_only
-        or policy.no_thinking
-        or policy.no_tool_output
-        or policy.no_images
-        or policy.drop_hidden
-    )
-
-
-def prepare_session(
-    session: Session, policy: RedactionPolicy
-) -> tuple[Session, RedactionReport | None]:
-    """Apply the share policy (keeping the chosen leaf); skip the copy when it is a no-op."""
-    if policy_changes_nothing(policy):
-        return session, None
-    prepared, report = apply_policy(session, policy)
-    if session.leaf_id and session.leaf_id in prepared.by_id:
-        prepared.set_leaf(session.leaf_id)
-    return prepared, report
 
 
 def default_output_name(session_path: str | None) -> str:
@@ -62,6 +41,25 @@ def default_output_name(session_path: str | None) -> str:
 )
 @click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
+@click.option(
+    "--all",
+    "all_sessions",
+    is_flag=True,
+    help="Every session (of all projects, or of --cwd) as a static site in the -o folder.",
+)
+@click.option(
+    "--cwd", type=click.Path(file_okay=False), help="With --all: only this project's sessions."
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), help="With --all: worker processes (default: CPUs)."
+)
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="With --all: only sessions active since DATE (YYYY-MM-DD, ISO time, 7d, 12h, 2w); "
+    "pages of older sessions are removed from the site.",
+)
+@click.option("--force", is_flag=True, help="With --all: render every session again.")
 @policy_options(redact_default=False)
 def export_command(
     session: str | None,
@@ -72,10 +70,27 @@ def export_command(
     theme: str,
     no_embed: bool,
     open_page: bool,
+    all_sessions: bool,
+    cwd: str | None,
+    jobs: int | None,
+    since: str | None,
+    force: bool,
     **policy_values: Any,
 ) -> None:
-    """Render SESSION (default: the latest session of this folder) to one HTML file."""
+    """Render SESSION (default: the latest session of this folder) to one HTML file.
+
+    With --all, every session becomes a page of a static site in the -o folder, with an
+    index; rebuilding only renders what changed.
+    """
     policy = policy_from_options(**policy_values)
+    if all_sessions:
+        if session or demo or leaf or policy_values.get("report"):
+            raise CliError("--all exports every session: drop SESSION, --demo, --leaf, --report", 1)
+        options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
+        export_site(sessions_dir, output, cwd, jobs, since, force, options, policy, open_page)
+        return
+    if cwd or jobs or since or force:
+        raise CliError("--cwd, --jobs, --since and --force only go with --all", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
     prepared, report = prepare_session(loaded, policy)
     options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
@@ -93,3 +108,55 @@ def export_command(
     click.echo(str(target))
     if open_page:
         webbrowser.open(target.resolve().as_uri())
+
+
+def export_site(
+    sessions_dir: str | None,
+    output: str | None,
+    cwd: str | None,
+    jobs: int | None,
+    since: str | None,
+    force: bool,
+    options: RenderOptions,
+    policy: RedactionPolicy,
+    open_page: bool,
+) -> None:
+    """`export --all`: build or update the site; per-session failures are warnings."""
+    from exporter.site import SiteError, build_site, files_since, parse_since
+
+    if not output or output == "-":
+        raise CliError("--all needs -o SITE_DIR (a folder)", 1)
+    target = Path(output)
+    if target.exists() and not target.is_dir():
+        raise CliError(f"{target} is a file; --all writes a folder", 1)
+    scope = os.path.abspath(cwd) if cwd else None
+    files = session_files(sessions_dir, scope)
+    where = f"{scope} under " if scope else ""
+    if not files:  # a wrong --sessions-dir must not empty an existing site
+        raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)
+    if since:
+        try:
+            files = files_since(files, parse_since(since))
+        except ValueError as error:
+            raise CliError(str(error), 1) from None
+        if not files:
+            raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
+    plain = policy_changes_nothing(policy)
+    try:
+        report = build_site(
+            files,
+            target,
+            jobs=jobs,
+            force=force,
+            render_options=options,
+            options_key=policy.key(),  # with the render options: a change rebuilds every page
+            transform=None if plain else functools.partial(policy_transform, policy),
+        )
+    except SiteError as error:
+        raise CliError(str(error), 1) from None
+    for path, error in report.failed:
+        click.echo(f"pi-session: warning: {path}: {error}", err=True)
+    click.echo(str(report.index_path))
+    click.echo(f"pi-session: {report.summary()}", err=True)
+    if open_page:
+        webbrowser.open(report.index_path.resolve().as_uri())

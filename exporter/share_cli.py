@@ -12,10 +12,10 @@ from typing import Any
 import click
 
 from exporter.cli import CliError, open_session, session_argument
-from exporter.export_cli import prepare_session
 from exporter.formatting import fmt_datetime, one_line
 from exporter.fsutil import atomic_write_text
 from exporter.loader import session_to_jsonl
+from exporter.prepare import prepare_session
 from exporter.publish.gist import (
     DEFAULT_API_URL,
     GistClient,

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from exporter.export_cli import prepare_session
+from exporter.prepare import prepare_session
 from exporter.loader import parse_session_bytes, session_to_jsonl
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
 from exporter.redact import RedactionPolicy

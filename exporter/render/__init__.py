@@ -40,6 +40,7 @@ class RenderOptions:
     theme: str = "auto"  # auto | light | dark
     embed_jsonl: bool = True
     source_name: str | None = None
+    index_href: str | None = None  # a link back to the site index (set by `export --all`)
 
 
 def asset_dir(kind: str) -> Path:
@@ -266,6 +267,7 @@ def _render_page(session: Session, options: RenderOptions, embedded: Future[str]
         "embed": embedded.result() if embedded is not None else None,
         "download_name": f"{session.id or 'session'}.jsonl",
         "source_name": source,
+        "index_href": options.index_href,
     }
     return _environment().get_template("page.html.j2").render(context)
 

@@ -1,0 +1,244 @@
+/**
+ * pi-session-export inside Pi: `/export-html [path] [options]` and `/share-html [options]`.
+ *
+ * Both commands run our Python CLI (`pi-session export|share`) on the session file Pi has open
+ * and pass Pi's *current* leaf with `--leaf`, so the page's main transcript is the branch the user
+ * is on right now (after `/tree` the in-memory leaf is often not the last entry of the file, and
+ * `pi --export` always shows the file's last leaf). Results and failures come back as one
+ * `ctx.ui.notify` each; nothing here throws into Pi.
+ *
+ * Loaded by Pi through the `pi.extensions` key of the package.json next to this file (jiti
+ * compiles the TypeScript on the fly, so there is no build step and no runtime dependency).
+ */
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExecResult, ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+
+const CLI_NAME = "pi-session";
+const INSTALL_HINT =
+  "Install it with `pip install pi-session-export` (or `pipx install pi-session-export`), " +
+  "or set PI_SESSION_BIN to the full path of the pi-session executable.";
+// Rendering a large session takes seconds; sharing may retry a slow network a few times.
+const EXPORT_TIMEOUT_MS = 120_000;
+const SHARE_TIMEOUT_MS = 300_000;
+const STATUS_KEY = "pi-session-export";
+
+type Level = "info" | "warning" | "error";
+
+/** A failure we report as one notification (as opposed to a bug, which we report too). */
+class UserError extends Error {}
+
+/**
+ * Split a command line into words: whitespace separates, '...' and "..." group (inside double
+ * quotes \" and \\ are escapes). Backslashes outside quotes stay literal so Windows paths work.
+ */
+export function splitArgs(text: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === quote) quote = null;
+      else if (quote === '"' && ch === "\\" && (text[i + 1] === '"' || text[i + 1] === "\\")) word += text[++i];
+      else word += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      inWord = true;
+    } else if (/\s/.test(ch)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += ch;
+      inWord = true;
+    }
+  }
+  if (quote) throw new UserError(`unterminated ${quote} quote in: ${text}`);
+  if (inWord) words.push(word);
+  return words;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `pi-session` this extension was installed with: the package lives in
+ * `<prefix>/lib/pythonX.Y/site-packages/exporter/pi_extension` (POSIX) or
+ * `<prefix>\Lib\site-packages\exporter\pi_extension` (Windows), and the console script in
+ * `<prefix>/bin` or `<prefix>\Scripts`. Preferring it keeps extension and CLI versions in step
+ * and works when that virtualenv is not on PATH. Editable installs have no such layout.
+ */
+function bundledCli(extensionDir: string): string | undefined {
+  const sitePackages = dirname(dirname(extensionDir));
+  if (!["site-packages", "dist-packages"].includes(basename(sitePackages))) return undefined;
+  const candidates =
+    process.platform === "win32"
+      ? [join(sitePackages, "..", "..", "Scripts", `${CLI_NAME}.exe`)]
+      : [join(sitePackages, "..", "..", "..", "bin", CLI_NAME)];
+  return candidates.map((c) => resolve(c)).find(isExecutableFile);
+}
+
+function cliOnPath(env: NodeJS.ProcessEnv): string | undefined {
+  const names =
+    process.platform === "win32"
+      ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").map((ext) => CLI_NAME + ext.toLowerCase())
+      : [CLI_NAME];
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    for (const name of names) {
+      const candidate = join(dir, name);
+      if (isExecutableFile(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/** PI_SESSION_BIN, else the CLI installed alongside this package, else `pi-session` on PATH. */
+export function findCli(env: NodeJS.ProcessEnv, extensionDir: string): string {
+  const override = env.PI_SESSION_BIN?.trim();
+  if (override) {
+    if (isExecutableFile(override)) return override;
+    throw new UserError(`PI_SESSION_BIN is set to ${override}, which is not an executable file.`);
+  }
+  const found = bundledCli(extensionDir) ?? cliOnPath(env);
+  if (!found) throw new UserError(`pi-session is not installed or not on PATH. ${INSTALL_HINT}`);
+  return found;
+}
+
+/** The session file and current leaf as Pi has them in memory right now. */
+function currentSession(ctx: ExtensionCommandContext): { file: string; leaf: string } {
+  const file = ctx.sessionManager.getSessionFile();
+  if (!file) throw new UserError("This session is not saved to a file (pi --no-session), so there is nothing to export.");
+  // Pi writes a new session file only once the first assistant reply arrives.
+  if (!existsSync(file)) throw new UserError("Pi has not saved this session yet; try again after the first reply.");
+  const leaf = ctx.sessionManager.getLeafId();
+  if (!leaf) throw new UserError("The current branch is empty (you are before the first message); nothing to export.");
+  return { file, leaf };
+}
+
+const withoutPrefix = (line: string) => line.replace(/^pi-session:\s*/, "");
+
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
+export function failureReason(result: ExecResult, timeoutMs: number): string {
+  if (result.killed) return `timed out after ${Math.round(timeoutMs / 1000)} s`;
+  const err = lines(result.stderr);
+  const own = err.find((l) => l.startsWith("pi-session: error:"));
+  if (own) return own.slice("pi-session: error:".length).trim();
+  const usage = err.find((l) => l.startsWith("Error:")); // click usage errors (exit 1)
+  if (usage) return usage.slice("Error:".length).trim();
+  return err.at(-1) ?? lines(result.stdout).at(-1) ?? `exit code ${result.code}`;
+}
+
+/** Notify in the TUI / RPC client; print/JSON modes have no UI, so say it on stderr there. */
+function report(ctx: ExtensionCommandContext, message: string, level: Level): void {
+  if (ctx.hasUI) ctx.ui.notify(message, level);
+  else process.stderr.write(`${message}\n`);
+}
+
+interface RunSpec {
+  what: "export" | "share";
+  status: string;
+  timeoutMs: number;
+  /** Words after `pi-session <what> SESSION --leaf LEAF`. */
+  args: (ctx: ExtensionCommandContext) => string[];
+  /** The success notification, from the CLI's stdout and its informational stderr lines. */
+  success: (stdout: string, notes: string[], ctx: ExtensionCommandContext) => string;
+}
+
+async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunSpec): Promise<void> {
+  try {
+    const cli = findCli(process.env, extensionDir);
+    const { file, leaf } = currentSession(ctx);
+    const argv = [spec.what, file, "--leaf", leaf, ...spec.args(ctx)];
+    if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, spec.status);
+    let result: ExecResult;
+    try {
+      result = await pi.exec(cli, argv, { cwd: ctx.cwd, timeout: spec.timeoutMs });
+    } finally {
+      if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
+    }
+    if (result.code !== 0 || result.killed) {
+      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs)}`, "error");
+      return;
+    }
+    const notes = lines(result.stderr).filter((l) => l.startsWith("pi-session:")).map(withoutPrefix);
+    const warned = notes.some((n) => n.startsWith("warning:"));
+    report(ctx, spec.success(result.stdout, notes, ctx), warned ? "warning" : "info");
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    report(ctx, `/${spec.what}-html failed: ${message}`, "error");
+  }
+}
+
+function expandHome(path: string): string {
+  return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
+}
+
+/** Options from an environment variable first, so options typed after the command win. */
+function envArgs(name: string): string[] {
+  return splitArgs(process.env[name] ?? "");
+}
+
+const extensionDir = dirname(fileURLToPath(import.meta.url));
+
+export default function piSessionExport(pi: ExtensionAPI): void {
+  pi.registerCommand("export-html", {
+    description: "Export this session's current branch to HTML with pi-session: /export-html [path] [options]",
+    handler: (rawArgs, ctx) =>
+      runCli(pi, ctx, {
+        what: "export",
+        status: "Exporting session to HTML…",
+        timeoutMs: EXPORT_TIMEOUT_MS,
+        args: (c) => {
+          const words = splitArgs(rawArgs);
+          // A first word that is not an option is the output file, relative to Pi's folder.
+          const output = words[0] && !words[0].startsWith("-") ? words.shift() : undefined;
+          const target = output ? ["-o", resolve(c.cwd, expandHome(output))] : [];
+          return [...envArgs("PI_SESSION_EXPORT_ARGS"), ...target, ...words];
+        },
+        success: (stdout, notes, c) => {
+          // The CLI prints the written path (relative to its working directory, Pi's cwd).
+          const written = lines(stdout).at(-1);
+          const where = written ? resolve(c.cwd, written) : "(no path printed)";
+          return [`Exported to ${where}`, ...notes].join("\n");
+        },
+      }),
+  });
+
+  pi.registerCommand("share-html", {
+    description: "Share this session's current branch as a secret gist with pi-session: /share-html [options]",
+    handler: (rawArgs, ctx) =>
+      runCli(pi, ctx, {
+        what: "share",
+        status: "Sharing session as a gist…",
+        timeoutMs: SHARE_TIMEOUT_MS,
+        args: () => [...envArgs("PI_SESSION_SHARE_ARGS"), ...splitArgs(rawArgs)],
+        success: (stdout, notes) => {
+          const out = lines(stdout);
+          const view = out.find((l) => l.startsWith("View:"))?.slice(5).trim();
+          const gist = out.find((l) => l.startsWith("Gist:"))?.slice(5).trim();
+          // --dry-run and --delete print other things; show them as they are.
+          const head = view ? [`Shared: ${view}`, ...(gist ? [`Gist: ${gist}`] : [])] : out;
+          return [...head, ...notes].join("\n");
+        },
+      }),
+  });
+}

@@ -1,0 +1,77 @@
+"""`pi-session pi-extension`: the Pi package with `/export-html` and `/share-html`.
+
+The package (``exporter/pi_extension``: a ``package.json`` with a ``pi`` key and one TypeScript
+extension) ships inside this Python distribution, so the extension and the CLI it calls always
+come from the same install. Without options the command prints the package folder (for
+``pi install <folder>`` or ``pi -e <folder>``); ``--install`` runs ``pi install`` itself.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from exporter.cli import CliError
+
+PI_INSTALL_HINT = "npm install -g @mariozechner/pi-coding-agent"
+
+
+def extension_dir() -> Path:
+    """The installed package folder, from the wheel as from a source checkout.
+
+    Pi needs a real folder on disk (it stores the path in its settings and loads files from
+    it), so a zipped install, where ``resources.files`` is not a ``Path``, cannot be used.
+    """
+    folder = resources.files("exporter") / "pi_extension"
+    if not isinstance(folder, Path) or not (folder / "package.json").is_file():
+        raise CliError(f"the Pi package is missing from this installation ({folder})", 2)
+    return folder
+
+
+@click.command("pi-extension")
+@click.option(
+    "--install",
+    is_flag=True,
+    help="Run `pi install FOLDER`: Pi then offers /export-html and /share-html.",
+)
+@click.option(
+    "-l",
+    "--local",
+    is_flag=True,
+    help="With --install: this project's .pi/settings.json instead of the global settings.",
+)
+@click.option(
+    "--pi",
+    "pi_binary",
+    default="pi",
+    show_default=True,
+    metavar="PATH",
+    help="The Pi executable used by --install.",
+)
+def pi_extension_command(install: bool, local: bool, pi_binary: str) -> None:
+    """Print the folder of the Pi package with /export-html and /share-html, or install it."""
+    folder = extension_dir()
+    if not install:
+        if local or pi_binary != "pi":
+            raise CliError("--local and --pi only apply with --install", 1)
+        click.echo(str(folder))
+        return
+    executable = shutil.which(pi_binary)
+    if executable is None:
+        raise CliError(
+            f"Pi not found: {pi_binary!r} (install it with `{PI_INSTALL_HINT}` or pass --pi PATH)",
+            2,
+        )
+    # Pi prints its own progress and errors; let them through unchanged.
+    command = [executable, "install", str(folder), *(["-l"] if local else [])]
+    try:
+        done = subprocess.run(command, check=False)
+    except OSError as error:
+        raise CliError(f"could not run {executable}: {error.strerror or error}", 2) from None
+    if done.returncode != 0:
+        raise CliError(f"`pi install {folder}` failed (exit code {done.returncode})", 2)
+    click.echo("In Pi, run /reload (or restart Pi), then /export-html or /share-html.", err=True)

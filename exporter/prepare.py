@@ -1,0 +1,35 @@
+"""Apply a share policy to a session before rendering or uploading it."""
+
+from __future__ import annotations
+
+from exporter.redact import RedactionPolicy, RedactionReport, apply_policy
+from exporter.session import Session
+
+
+def policy_changes_nothing(policy: RedactionPolicy) -> bool:
+    """True when the policy would copy the session unchanged (plain local export)."""
+    return not (
+        policy.redact
+        or policy.active_branch_only
+        or policy.no_thinking
+        or policy.no_tool_output
+        or policy.no_images
+        or policy.drop_hidden
+    )
+
+
+def prepare_session(
+    session: Session, policy: RedactionPolicy
+) -> tuple[Session, RedactionReport | None]:
+    """Apply the share policy (keeping the chosen leaf); skip the copy when it is a no-op."""
+    if policy_changes_nothing(policy):
+        return session, None
+    prepared, report = apply_policy(session, policy)
+    if session.leaf_id and session.leaf_id in prepared.by_id:
+        prepared.set_leaf(session.leaf_id)
+    return prepared, report
+
+
+def policy_transform(policy: RedactionPolicy, session: Session) -> Session:
+    """The policy as a site transform: top level, so ``partial(policy_transform, p)`` pickles."""
+    return prepare_session(session, policy)[0]

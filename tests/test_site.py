@@ -1,0 +1,460 @@
+"""`build_site`: index and page structure, links, incremental rebuilds, failures, parallelism.
+
+Sessions are built from the shared fixtures in Pi's sessions-dir layout
+(``--<encoded cwd>--/<timestamp>_<id>.jsonl``) with rewritten headers, so no Node is needed;
+one test also builds a site from sessions written by Pi's own SessionManager.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from exporter.discover import encode_cwd, session_files
+from exporter.render import RenderOptions
+from exporter.session import Session
+from exporter.site import (
+    MANIFEST_NAME,
+    SiteError,
+    build_site,
+    files_since,
+    make_options_key,
+    parse_since,
+    source_id,
+)
+from tests.browser_util import Element, parse_html, shared_dir
+
+REPO = Path(__file__).resolve().parents[1]
+ALPHA, BETA = "/home/alice/alpha", "/home/alice/beta"
+
+
+def _variant(lines: list[str], sid: str, cwd: str, day: int, cost: float, name: str) -> str:
+    """every-entry-type.jsonl as another session: id, project, date, name and one more turn."""
+    header = json.loads(lines[0]) | {"id": sid, "cwd": cwd}
+    date = f"2025-06-{day:02d}T"
+    body = [
+        line.replace("2025-06-01T", date).replace("Sampler session", name) for line in lines[1:]
+    ]
+    extra = {
+        "type": "message",
+        "id": "x1",
+        "parentId": "e25",
+        "timestamp": f"{date}11:00:00.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": f"Answer for {name}"}],
+            "provider": "anthropic",
+            "model": "claude-x",
+            "usage": {"input": 10, "output": 5, "totalTokens": 15, "cost": {"total": cost}},
+            "stopReason": "stop",
+            "timestamp": 0,
+        },
+    }
+    header["timestamp"] = f"{date}10:00:00.000Z"
+    return "\n".join([json.dumps(header), *body, json.dumps(extra)]) + "\n"
+
+
+def make_sessions(root: Path) -> dict[str, Path]:
+    """12 sessions in 2 projects plus one broken file; returns {label: path}."""
+    fixtures = shared_dir() / "fixtures"
+    lines = (fixtures / "every-entry-type.jsonl").read_text(encoding="utf-8").splitlines()
+    made: dict[str, Path] = {}
+    for index in range(10):
+        cwd = ALPHA if index % 2 == 0 else BETA
+        folder = root / encode_cwd(cwd)
+        folder.mkdir(parents=True, exist_ok=True)
+        sid = f"0000000{index}-aaaa-7bbb-8ccc-dddddddddddd"
+        day = index + 1
+        path = folder / f"2025-06-{day:02d}T10-00-00-000Z_{sid}.jsonl"
+        text = _variant(lines, sid, cwd, day, cost=0.25 * (index + 1), name=f"Session {index}")
+        path.write_text(text, encoding="utf-8")
+        made[f"s{index}"] = path
+    for label, name, cwd in (("b1", "pi-branched-1", ALPHA), ("b2", "pi-branched-2", BETA)):
+        raw = (fixtures / f"{name}.jsonl").read_text(encoding="utf-8").split("\n", 1)
+        header = json.loads(raw[0]) | {"cwd": cwd}
+        path = root / encode_cwd(cwd) / f"2026-11-30T00-57-07-315Z_{header['id']}.jsonl"
+        path.write_text(json.dumps(header) + "\n" + raw[1], encoding="utf-8")
+        made[label] = path
+    broken = root / encode_cwd(BETA) / "2025-07-01T00-00-00-000Z_broken.jsonl"
+    broken.write_bytes(b"\x00\x01 this is not JSON\n")
+    made["broken"] = broken
+    return made
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
+    root = tmp_path / "sessions"
+    return root, make_sessions(root)
+
+
+def files_of(root: Path) -> list[Path]:
+    return session_files(root)
+
+
+def links(path: Path) -> list[str]:
+    page = parse_html(path.read_text(encoding="utf-8"))
+    found = [e.get("href") or e.get("src") for e in page.elements if e.get("href") or e.get("src")]
+    return [u for u in found if u and not u.startswith(("#", "data:"))]
+
+
+def session_rows(index: Path) -> list[Element]:
+    page = parse_html(index.read_text(encoding="utf-8"))
+    table = page.one(lambda e: e.get("id") == "session-table")
+    return [e for e in table.iter() if e.tag == "tr" and e.parent and e.parent.tag == "tbody"]
+
+
+def row_pages(index: Path) -> list[str]:
+    hrefs = []
+    for row in session_rows(index):
+        title = next(e for e in row.iter() if e.tag == "td" and e.has_class("title"))
+        hrefs += [a.get("href") or "" for a in title.iter() if a.tag == "a"]
+    return hrefs
+
+
+def manifest(site: Path) -> dict:
+    return json.loads((site / MANIFEST_NAME).read_text(encoding="utf-8"))
+
+
+def build(root: Path, site: Path, **kwargs) -> object:
+    kwargs.setdefault("jobs", 1)
+    return build_site(files_of(root), site, progress=False, **kwargs)
+
+
+# --- structure ---------------------------------------------------------------------------------
+
+
+def test_index_lists_every_session_once_and_every_link_resolves(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    report = build(root, site)
+    assert (report.rendered, report.unchanged, report.removed) == (12, 0, 0)
+    assert [p.name for p, _ in report.failed] == [made["broken"].name]
+    assert report.index_path == site / "index.html"
+    rows = session_rows(site / "index.html")
+    assert len(rows) == 13
+    pages = row_pages(site / "index.html")
+    assert len(pages) == 12 == len(set(pages))
+    assert all(p.startswith("sessions/") and p.endswith(".html") for p in pages)
+    on_disk = sorted(str(p.relative_to(site)) for p in (site / "sessions").rglob("*.html"))
+    assert sorted(pages) == on_disk
+    project_pages = sorted((site / "projects").glob("*.html"))
+    assert len(project_pages) == 2
+    for listing in [site / "index.html", *project_pages, *(site / p for p in pages)]:
+        for url in links(listing):
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc:  # links inside a transcript are the session's own
+                assert listing.parent.parent.name == "sessions", url
+                continue
+            assert not url.startswith("/"), url
+            assert (listing.parent / unquote(parts.path)).resolve().is_file(), (listing, url)
+    # each project page lists its own sessions once, and the index links to both projects
+    listed = sorted(len(session_rows(p)) for p in project_pages)
+    assert listed == [6, 6]
+    index_links = links(site / "index.html")
+    assert sorted({u for u in index_links if u.startswith("projects/")}) == sorted(
+        f"projects/{p.name}" for p in project_pages
+    )
+
+
+def test_session_pages_are_full_pages_with_the_csp(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    entry = manifest(site)["sessions"][source_id(made["s3"])]
+    html = (site / entry["page"]).read_text(encoding="utf-8")
+    page = parse_html(html)
+    assert page.one(lambda e: e.get("id") == "transcript")
+    assert page.one(lambda e: e.get("id") == "session-jsonl")  # the JSONL download
+    csp = page.one(lambda e: e.get("http-equiv") == "Content-Security-Policy").get("content")
+    assert "default-src 'none'" in (csp or "")
+    assert "Session 3" in page.all(lambda e: e.tag == "h1")[0].text
+    assert entry["page"].startswith("sessions/beta-")
+    index_csp = parse_html((site / "index.html").read_text(encoding="utf-8")).one(
+        lambda e: e.get("http-equiv") == "Content-Security-Policy"
+    )
+    assert "default-src 'none'" in (index_csp.get("content") or "")
+    assert "connect-src" not in (index_csp.get("content") or "")
+
+
+def test_index_rows_hold_the_numbers_in_a_sensible_order(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    rows = session_rows(site / "index.html")
+    times = [float(r.children[0].get("data-sort") or 0) for r in rows if isinstance(r, Element)]
+    assert times == sorted(times, reverse=True)  # last activity, newest first, without JS
+    text = (site / "index.html").read_text(encoding="utf-8")
+    assert "Cost per day" in text and "<svg" in text and 'class="bar"' in text
+    assert "Projects" in text and "~/alpha" in text and "~/beta" in text
+    entry = manifest(site)["sessions"][source_id(made["s0"])]
+    row = entry["row"]
+    assert row["title"] == "Session 0" and row["cwd"] == ALPHA
+    assert row["messages"] > 0 and row["branches"] == 2 and row["tokens"] > 0
+    assert row["models"] and row["cost_by_day"] == {"2025-06-01": pytest.approx(row["cost"])}
+    for key in ("file", "size", "mtime_ns", "sha256", "page", "tool_version", "options_key"):
+        assert entry[key], key
+    text = (site / MANIFEST_NAME).read_text(encoding="utf-8")
+    assert str(root) not in text and "/home/alice/alpha" in text  # no local paths, only cwds
+
+
+def test_a_broken_session_is_listed_with_its_error(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    report = build(root, site, jobs=2)
+    assert report.rendered == 12 and len(report.failed) == 1
+    failed = [r for r in session_rows(site / "index.html") if r.has_class("failed")]
+    assert len(failed) == 1
+    assert made["broken"].name in failed[0].text and "not a Pi session" in failed[0].text
+    assert str(made["broken"].parent) not in failed[0].text  # no absolute paths published
+    assert report.summary().endswith(f"1 failed in {report.seconds:.1f} s")
+
+
+# --- incremental -------------------------------------------------------------------------------
+
+
+def page_mtimes(site: Path) -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in (site / "sessions").rglob("*.html")}
+
+
+def test_rebuild_with_nothing_changed_renders_nothing(corpus, tmp_path):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    before = page_mtimes(site)
+    index_before = (site / "index.html").stat().st_mtime_ns
+    report = build(root, site)
+    assert (report.rendered, report.unchanged, report.removed) == (0, 12, 0)
+    assert len(report.failed) == 1  # broken files are retried, and still reported
+    assert page_mtimes(site) == before
+    assert (site / "index.html").stat().st_mtime_ns == index_before  # not even rewritten
+
+
+def test_touch_without_change_is_caught_by_the_hash(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    os.utime(made["s1"], ns=(1, 10**18))
+    assert build(root, site).rendered == 0
+    assert manifest(site)["sessions"][source_id(made["s1"])]["mtime_ns"] == 10**18
+
+
+def test_a_changed_session_is_rendered_again(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    with open(made["s2"], "a", encoding="utf-8") as handle:
+        info = {"type": "session_info", "id": "n1", "parentId": "x1", "name": "Renamed session"}
+        handle.write(json.dumps(info | {"timestamp": "2025-06-20T09:00:00.000Z"}) + "\n")
+    report = build(root, site)
+    assert (report.rendered, report.unchanged) == (1, 11)
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "Renamed session" in index and ">Session 2<" not in index
+    page = site / manifest(site)["sessions"][source_id(made["s2"])]["page"]
+    assert "Renamed session" in page.read_text(encoding="utf-8")
+
+
+def test_a_removed_session_leaves_the_index_and_its_page_is_deleted(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    page = site / manifest(site)["sessions"][source_id(made["s4"])]["page"]
+    assert page.is_file()
+    made["s4"].unlink()
+    report = build(root, site)
+    assert (report.rendered, report.unchanged, report.removed) == (0, 11, 1)
+    assert not page.exists()
+    assert source_id(made["s4"]) not in manifest(site)["sessions"]
+    assert len(session_rows(site / "index.html")) == 12
+    assert "Session 4" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_option_changes_and_force_rebuild_everything(corpus, tmp_path):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site, options_key="policy-a")
+    assert build(root, site, options_key="policy-b").rendered == 12
+    assert build(root, site, options_key="policy-b").rendered == 0
+    dark = RenderOptions(theme="dark")
+    assert build(root, site, options_key="policy-b", render_options=dark).rendered == 12
+    report = build(root, site, options_key="policy-b", render_options=dark, force=True)
+    assert (report.rendered, report.unchanged) == (12, 0)
+    assert 'data-theme="dark"' in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_deleted_page_is_rendered_again(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    page = site / manifest(site)["sessions"][source_id(made["b1"])]["page"]
+    page.unlink()
+    assert build(root, site).rendered == 1 and page.is_file()
+
+
+def test_a_session_moving_to_another_project_moves_its_page(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    old = site / manifest(site)["sessions"][source_id(made["s0"])]["page"]
+    lines = made["s0"].read_text(encoding="utf-8").split("\n", 1)
+    header = json.loads(lines[0]) | {"cwd": "/home/alice/gamma"}
+    made["s0"].write_text(json.dumps(header) + "\n" + lines[1], encoding="utf-8")
+    assert build(root, site).rendered == 1
+    new = site / manifest(site)["sessions"][source_id(made["s0"])]["page"]
+    assert not old.exists() and new.is_file() and "/gamma-" in str(new)
+    assert len(list((site / "projects").glob("*.html"))) == 3
+
+
+def test_one_project_has_no_project_pages(corpus, tmp_path):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    assert len(list((site / "projects").glob("*.html"))) == 2
+    alpha = session_files(root, ALPHA)
+    build_site(alpha, site, jobs=1, progress=False)
+    assert list((site / "projects").glob("*.html")) == []
+    assert "Projects</h2>" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+# --- parallel, transforms, failures ------------------------------------------------------------
+
+
+def rename(session: Session, prefix: str) -> Session:
+    session.name = f"{prefix} {session.title}"
+    return session
+
+
+def crash_on_session_5(session: Session) -> Session:
+    if session.id.startswith("00000005"):
+        os._exit(3)  # a worker dying (segfault, OOM kill) must not stop the batch
+    return session
+
+
+def test_jobs_2_builds_the_same_site_as_jobs_1(corpus, tmp_path):
+    root, _ = corpus
+    build(root, tmp_path / "one", jobs=1)
+    report = build(root, tmp_path / "two", jobs=2)
+    assert report.rendered == 12
+    one = (tmp_path / "one" / "index.html").read_text(encoding="utf-8")
+    assert (tmp_path / "two" / "index.html").read_text(encoding="utf-8") == one
+    before = (tmp_path / "two" / "index.html").stat().st_mtime_ns
+    assert build(root, tmp_path / "two", jobs=2).unchanged == 12
+    assert (tmp_path / "two" / "index.html").stat().st_mtime_ns == before  # same bytes
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_transform_runs_before_rendering(corpus, tmp_path, jobs):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site, jobs=jobs, transform=functools.partial(rename, prefix="[redacted]"))
+    assert "[redacted] Session 7" in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_an_unpicklable_transform_is_refused_up_front(corpus, tmp_path):
+    root, _ = corpus
+    with pytest.raises(TypeError, match="picklable"):
+        build(root, tmp_path / "site", jobs=2, transform=lambda s: s)
+
+
+def test_a_dying_worker_fails_only_its_session(corpus, tmp_path):
+    root, made = corpus
+    site = tmp_path / "site"
+    report = build(root, site, jobs=2, transform=crash_on_session_5)
+    failed = {p.name: error for p, error in report.failed}
+    assert set(failed) == {made["s5"].name, made["broken"].name}
+    assert "worker process died" in failed[made["s5"].name]
+    assert report.rendered == 11
+    assert len(row_pages(site / "index.html")) == 11
+
+
+def test_a_folder_with_foreign_files_is_refused(corpus, tmp_path):
+    root, _ = corpus
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("my own page", encoding="utf-8")
+    with pytest.raises(SiteError, match="not a pi-session site"):
+        build(root, site)
+    assert (site / "index.html").read_text(encoding="utf-8") == "my own page"
+
+
+def test_manifest_paths_are_not_trusted_for_deletion(corpus, tmp_path):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    victim = tmp_path / "victim.html"
+    victim.write_text("keep", encoding="utf-8")
+    data = manifest(site)
+    data["sessions"]["/nowhere/gone.jsonl"] = {"page": "../victim.html", "stem": "gone"}
+    (site / MANIFEST_NAME).write_text(json.dumps(data), encoding="utf-8")
+    assert build(root, site).removed == 1
+    assert victim.read_text(encoding="utf-8") == "keep"
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(corpus, tmp_path, capsys):
+    root, _ = corpus
+    build_site(files_of(root), tmp_path / "a", jobs=1)  # stderr is not a TTY here
+    assert capsys.readouterr().err == ""
+    build_site(files_of(root), tmp_path / "b", jobs=1, progress=True)
+    assert "13/13" in capsys.readouterr().err
+
+
+def test_since_and_options_key_helpers(corpus):
+    root, made = corpus
+    now = datetime(2025, 7, 10, 12, tzinfo=timezone.utc)
+    assert parse_since("7d", now) == now - timedelta(days=7)
+    assert parse_since("2025-06-03T00:00:00Z") == datetime(2025, 6, 3, tzinfo=timezone.utc)
+    assert parse_since("2025-06-03").tzinfo is not None
+    with pytest.raises(ValueError, match="since"):
+        parse_since("last tuesday")
+    os.utime(made["s0"], (1, datetime(2020, 1, 1, tzinfo=timezone.utc).timestamp()))
+    recent = files_since(files_of(root), datetime(2021, 1, 1, tzinfo=timezone.utc))
+    assert made["s0"] not in recent and len(recent) == 12
+    assert make_options_key(RenderOptions()) == make_options_key(RenderOptions(source_name="x"))
+    assert make_options_key(RenderOptions()) != make_options_key(RenderOptions(), "policy")
+
+
+# --- sessions written by Pi itself -------------------------------------------------------------
+
+
+@pytest.mark.pi
+def test_sessions_generated_by_pi(tmp_path):
+    if shutil.which("node") is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required in CI")
+        pytest.skip("node is not installed")
+    folder = tmp_path / "sessions" / encode_cwd("/home/dev/projects/webapp")
+    env = dict(os.environ, SHARED=str(shared_dir()))
+    done = subprocess.run(
+        ["bash", str(REPO / "bench" / "gen_corpus.sh"), str(folder), "3", "7"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    report = build_site(session_files(tmp_path / "sessions"), tmp_path / "site", jobs=2)
+    assert (report.rendered, len(report.failed)) == (3, 0)
+    assert len(row_pages(tmp_path / "site" / "index.html")) == 3
+
+
+def test_pages_left_by_an_interrupted_build_are_swept(corpus, tmp_path):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    orphan = site / "sessions" / "alpha-00000000" / "gone.html"
+    orphan.parent.mkdir()
+    orphan.write_text("<p>rendered, then the build was interrupted</p>", encoding="utf-8")
+    temp = site / "sessions" / ".page.html.abc123.tmp"
+    temp.write_text("half", encoding="utf-8")
+    mine = site / "sessions" / "notes.txt"  # not a name this tool writes: kept
+    mine.write_text("mine", encoding="utf-8")
+    assert build(root, site).rendered == 0
+    assert not orphan.exists() and not orphan.parent.exists() and not temp.exists()
+    assert mine.read_text(encoding="utf-8") == "mine"

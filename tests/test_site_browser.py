@@ -1,0 +1,165 @@
+"""The site index in Chromium, opened from file:// as a downloaded folder would be.
+
+Sorting by column, the filter box, the theme toggle, links into session and project pages,
+no network requests and no console or CSP errors; with JavaScript off the table is complete
+and newest first. Skipped without Chromium unless CI is set (see tests/browser_util.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exporter.discover import session_files
+from exporter.site import build_site
+
+expect = pytest.importorskip("playwright.sync_api").expect
+pytest_plugins = ["tests.browser_util"]
+pytestmark = pytest.mark.browser
+
+_WATCH = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__csp.push(e.violatedDirective + " " + e.blockedURI);
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.test_site import make_sessions  # after pytest_plugins: keeps assert rewriting
+
+    base = tmp_path_factory.mktemp("site-browser")
+    make_sessions(base / "sessions")
+    report = build_site(session_files(base / "sessions"), base / "site", jobs=1, progress=False)
+    assert report.rendered == 12
+    return base / "site"
+
+
+class Tab:
+    """A page plus everything it requested or complained about."""
+
+    def __init__(self, context: Any) -> None:
+        self.page = context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else 0)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def assert_clean(self, allowed: set[str]) -> None:
+        assert self.errors == []
+        foreign = [u for u in self.requests if u.split("#")[0] not in allowed]
+        assert foreign == [], f"network requests: {foreign}"
+        assert self.page.evaluate("window.__csp || []") == []
+
+
+@pytest.fixture
+def tab(pw_browser: Any) -> Iterator[Tab]:
+    context = pw_browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(_WATCH)
+    try:
+        yield Tab(context)
+    finally:
+        context.close()
+
+
+def titles(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        "#session-table tbody tr:not(.filtered-out) td.title",
+        "cells => cells.map(c => (c.querySelector('a') || c).firstChild.textContent.trim())",
+    )
+
+
+def column(page: Any, index: int) -> list[float]:
+    return page.eval_on_selector_all(
+        "#session-table tbody tr",
+        f"rows => rows.map(r => parseFloat(r.cells[{index}].getAttribute('data-sort')))",
+    )
+
+
+def test_sorting_by_column_headers(site: Path, tab: Tab) -> None:
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.goto(url)
+    newest_first = column(page, 0)
+    assert newest_first == sorted(newest_first, reverse=True)
+    initial = titles(page)
+    cost = page.locator("#session-table thead th", has_text="Cost")
+    cost.locator("button").click()
+    assert cost.get_attribute("aria-sort") == "descending"
+    assert column(page, 7) == sorted(column(page, 7), reverse=True)
+    cost.locator("button").click()
+    assert cost.get_attribute("aria-sort") == "ascending"
+    assert column(page, 7) == sorted(column(page, 7))
+    page.locator("#session-table thead th", has_text="Session").locator("button").click()
+    names = [t.lower() for t in titles(page)]
+    assert names == sorted(names) and titles(page) != initial
+    assert page.locator("#session-table thead th[aria-sort]").count() == 1
+    tab.assert_clean({url})
+
+
+def test_filter_box_filters_rows(site: Path, tab: Tab) -> None:
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.goto(url)
+    box = page.locator("#filter")
+    assert box.is_visible()
+    assert page.locator("#filter-status").text_content() == "13 sessions"
+    box.fill("alpha")
+    expect(page.locator("tr.filtered-out")).to_have_count(7)
+    assert len(titles(page)) == 6
+    assert page.locator("#filter-status").text_content().startswith("6 of 13 sessions")
+    box.fill("00000007 ALPHA")  # every term must match: no row has both
+    expect(page.locator("tr.filtered-out")).to_have_count(13)
+    box.fill("00000007")
+    expect(page.locator("tr.filtered-out")).to_have_count(12)
+    assert titles(page) == ["Session 7"]
+    box.press("Escape")
+    assert page.locator("#session-table tbody tr:not(.filtered-out)").count() == 13
+    tab.assert_clean({url})
+
+
+def test_links_theme_and_pages_open_cleanly(site: Path, tab: Tab) -> None:
+    index = (site / "index.html").as_uri()
+    page = tab.page
+    page.goto(index)
+    page.locator("#theme-toggle").click()
+    assert page.evaluate("document.documentElement.getAttribute('data-theme')") in ("dark", "light")
+    link = page.locator("#session-table td.title a", has_text="Session 4")
+    target = (site / link.get_attribute("href")).as_uri()
+    link.click()
+    page.wait_for_url(target)
+    assert page.locator("#transcript").count() == 1
+    page.goto(index)
+    project = page.locator("#projects a").first
+    project_url = (site / project.get_attribute("href")).as_uri()
+    project.click()
+    page.wait_for_url(project_url)
+    assert page.locator("#session-table tbody tr").count() == 6
+    page.locator(".crumbs a").click()
+    page.wait_for_url(index)
+    tab.assert_clean({index, target, project_url})
+
+
+def test_readable_without_javascript(site: Path, pw_browser: Any) -> None:
+    context = pw_browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto((site / "index.html").as_uri())
+        rows = page.locator("#session-table tbody tr")
+        assert rows.count() == 13
+        assert all(rows.nth(i).is_visible() for i in range(13))
+        assert not page.locator("#filter").is_visible()
+        assert page.locator("#session-table thead button").count() == 0
+        times = column(page, 0)
+        assert times == sorted(times, reverse=True)
+        assert page.locator("tr.failed").count() == 1
+        assert page.locator("#cost-per-day svg rect.bar").count() >= 1
+        assert page.locator("#cost-per-day .daytable tbody tr").count() >= 11  # every day
+        assert page.locator("#projects tbody tr").count() == 3  # two projects + total
+    finally:
+        context.close()
