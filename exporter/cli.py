@@ -48,6 +48,7 @@ LAZY_COMMANDS = {
     "redact": ("exporter.redact_cli", "redact_command"),
     "share": ("exporter.share_cli", "share_command"),
     "publish": ("exporter.publish_cli", "publish_command"),
+    "pi-extension": ("exporter.pi_extension_cli", "pi_extension_command"),
 }
 
 

@@ -7,8 +7,12 @@
  * `pi --export` always shows the file's last leaf). Results and failures come back as one
  * `ctx.ui.notify` each; nothing here throws into Pi.
  *
- * Loaded by Pi through the `pi.extensions` key of the package.json next to this file (jiti
- * compiles the TypeScript on the fly, so there is no build step and no runtime dependency).
+ * The CLI is PI_SESSION_BIN, else the `pi-session` installed next to this package (same wheel),
+ * else `pi-session` on PATH. Default options can be set in PI_SESSION_EXPORT_ARGS and
+ * PI_SESSION_SHARE_ARGS; options typed after the command come later and so win.
+ *
+ * Pi loads this file through the `pi.extensions` key of the package.json next to it (jiti compiles
+ * the TypeScript on the fly: no build step, and no dependencies beyond Node's standard library).
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -24,17 +28,20 @@ const INSTALL_HINT =
 const EXPORT_TIMEOUT_MS = 120_000;
 const SHARE_TIMEOUT_MS = 300_000;
 const STATUS_KEY = "pi-session-export";
+// Export warnings can run to 20 lines; a notification should stay readable.
+const MAX_NOTES = 5;
+const extensionDir = dirname(fileURLToPath(import.meta.url));
 
 type Level = "info" | "warning" | "error";
 
-/** A failure we report as one notification (as opposed to a bug, which we report too). */
+/** An expected failure (bad input, missing CLI): its message is the whole notification. */
 class UserError extends Error {}
 
 /**
  * Split a command line into words: whitespace separates, '...' and "..." group (inside double
  * quotes \" and \\ are escapes). Backslashes outside quotes stay literal so Windows paths work.
  */
-export function splitArgs(text: string): string[] {
+function splitArgs(text: string): string[] {
   const words: string[] = [];
   let word = "";
   let inWord = false;
@@ -79,14 +86,14 @@ function isExecutableFile(path: string): boolean {
  * `<prefix>/bin` or `<prefix>\Scripts`. Preferring it keeps extension and CLI versions in step
  * and works when that virtualenv is not on PATH. Editable installs have no such layout.
  */
-function bundledCli(extensionDir: string): string | undefined {
-  const sitePackages = dirname(dirname(extensionDir));
+function bundledCli(packageDir: string): string | undefined {
+  const sitePackages = dirname(dirname(packageDir));
   if (!["site-packages", "dist-packages"].includes(basename(sitePackages))) return undefined;
-  const candidates =
+  const cli =
     process.platform === "win32"
-      ? [join(sitePackages, "..", "..", "Scripts", `${CLI_NAME}.exe`)]
-      : [join(sitePackages, "..", "..", "..", "bin", CLI_NAME)];
-  return candidates.map((c) => resolve(c)).find(isExecutableFile);
+      ? resolve(sitePackages, "..", "..", "Scripts", `${CLI_NAME}.exe`)
+      : resolve(sitePackages, "..", "..", "..", "bin", CLI_NAME);
+  return isExecutableFile(cli) ? cli : undefined;
 }
 
 function cliOnPath(env: NodeJS.ProcessEnv): string | undefined {
@@ -105,13 +112,13 @@ function cliOnPath(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** PI_SESSION_BIN, else the CLI installed alongside this package, else `pi-session` on PATH. */
-export function findCli(env: NodeJS.ProcessEnv, extensionDir: string): string {
+function findCli(env: NodeJS.ProcessEnv, packageDir: string): string {
   const override = env.PI_SESSION_BIN?.trim();
   if (override) {
     if (isExecutableFile(override)) return override;
     throw new UserError(`PI_SESSION_BIN is set to ${override}, which is not an executable file.`);
   }
-  const found = bundledCli(extensionDir) ?? cliOnPath(env);
+  const found = bundledCli(packageDir) ?? cliOnPath(env);
   if (!found) throw new UserError(`pi-session is not installed or not on PATH. ${INSTALL_HINT}`);
   return found;
 }
@@ -137,7 +144,7 @@ function lines(text: string): string[] {
 }
 
 /** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
-export function failureReason(result: ExecResult, timeoutMs: number): string {
+function failureReason(result: ExecResult, timeoutMs: number): string {
   if (result.killed) return `timed out after ${Math.round(timeoutMs / 1000)} s`;
   const err = lines(result.stderr);
   const own = err.find((l) => l.startsWith("pi-session: error:"));
@@ -179,11 +186,15 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
       report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs)}`, "error");
       return;
     }
+    // The CLI's informational stderr lines (redaction summary, warnings), without the prefix.
     const notes = lines(result.stderr).filter((l) => l.startsWith("pi-session:")).map(withoutPrefix);
     const warned = notes.some((n) => n.startsWith("warning:"));
+    if (notes.length > MAX_NOTES) notes.splice(MAX_NOTES, Infinity, `… and ${notes.length - MAX_NOTES} more`);
     report(ctx, spec.success(result.stdout, notes, ctx), warned ? "warning" : "info");
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // Never let an exception reach Pi: it would only log it, and the user would see nothing.
+    const message =
+      error instanceof UserError ? error.message : `unexpected error in the pi-session extension: ${String(error)}`;
     report(ctx, `/${spec.what}-html failed: ${message}`, "error");
   }
 }
@@ -197,11 +208,9 @@ function envArgs(name: string): string[] {
   return splitArgs(process.env[name] ?? "");
 }
 
-const extensionDir = dirname(fileURLToPath(import.meta.url));
-
 export default function piSessionExport(pi: ExtensionAPI): void {
   pi.registerCommand("export-html", {
-    description: "Export this session's current branch to HTML with pi-session: /export-html [path] [options]",
+    description: "Export the current branch to HTML with pi-session: [path] [export options]",
     handler: (rawArgs, ctx) =>
       runCli(pi, ctx, {
         what: "export",
@@ -224,7 +233,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
   });
 
   pi.registerCommand("share-html", {
-    description: "Share this session's current branch as a secret gist with pi-session: /share-html [options]",
+    description: "Share the current branch as a secret gist with pi-session: [share options]",
     handler: (rawArgs, ctx) =>
       runCli(pi, ctx, {
         what: "share",

@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from exporter.prepare import prepare_session
 from exporter.loader import parse_session_bytes, session_to_jsonl
+from exporter.prepare import prepare_session
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
 from exporter.redact import RedactionPolicy
 from exporter.session import Session, parse_time

@@ -1,0 +1,454 @@
+// The Pi package in exporter/pi_extension, end to end through the real Pi (npm
+// @mariozechner/pi-coding-agent, pinned by ../shared/tools/install-pi.sh):
+//
+//   node --test tests/node/extension.test.mjs
+//
+// `pi install` registers the package in a throwaway HOME, `pi --mode rpc` loads it with Pi's own
+// extension loader, and slash commands sent as RPC prompts run /export-html and /share-html on a
+// copy of a branched fixture session. Extension commands never call the model, so no API key or
+// network is needed; sharing goes to the loopback fake gist API in tests/fakes/github.py.
+//
+// Inputs (all optional): PI_HOME (else install-pi.sh is run), PI_SESSION_BIN (else the repo's
+// .venv / .venv-ci, $VIRTUAL_ENV or PATH), PI_SHARED_DIR (else ../shared). A missing Pi,
+// pi-session, Python or fixture skips the tests locally and fails them when CI is set.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const SHARED = process.env.PI_SHARED_DIR || resolve(REPO, "..", "shared");
+const FIXTURE = join(SHARED, "fixtures", "pi-branched-1.jsonl");
+const EXTENSION_DIR = join(REPO, "exporter", "pi_extension");
+const PI_CLI_IN_HOME = join("node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+const RPC_TIMEOUT_MS = 30_000;
+
+// --- prerequisites ----------------------------------------------------------------------------
+
+function isExecutable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name) {
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, name))
+    .find(isExecutable);
+}
+
+function findPiCli() {
+  let home = process.env.PI_HOME;
+  if (!home) {
+    // Cached after the first run; this is what CI does before exporting PI_HOME.
+    const done = spawnSync("bash", [join(SHARED, "tools", "install-pi.sh")], { encoding: "utf8", timeout: 600_000 });
+    home = done.status === 0 ? done.stdout.trim().split("\n").at(-1) : undefined;
+    if (!home) return { missing: `install-pi.sh failed: ${(done.stderr || String(done.error)).slice(-500)}` };
+  }
+  const cli = join(home, PI_CLI_IN_HOME);
+  return existsSync(cli) ? { cli } : { missing: `Pi is not installed under ${home}` };
+}
+
+function findPiSession() {
+  const candidates = [
+    process.env.PI_SESSION_BIN,
+    join(REPO, ".venv", "bin", "pi-session"),
+    join(REPO, ".venv-ci", "bin", "pi-session"),
+    process.env.VIRTUAL_ENV && join(process.env.VIRTUAL_ENV, "bin", "pi-session"),
+    onPath("pi-session"),
+  ];
+  const bin = candidates.find((c) => c && isExecutable(c));
+  if (!bin) return { missing: "pi-session is not installed (set PI_SESSION_BIN or create .venv)" };
+  // The fake gist server needs the same environment (it imports pytest and tests.fakes).
+  const python = [join(dirname(bin), "python"), onPath("python3")].find((c) => c && isExecutable(c));
+  return python ? { bin, python } : { missing: "no Python found to run the fake gist server" };
+}
+
+function prerequisites() {
+  if (!existsSync(FIXTURE)) return { missing: `fixture not found: ${FIXTURE} (set PI_SHARED_DIR)` };
+  const pi = findPiCli();
+  if (pi.missing) return pi;
+  const cli = findPiSession();
+  if (cli.missing) return cli;
+  return { piCli: pi.cli, piSession: cli.bin, python: cli.python };
+}
+
+const found = prerequisites();
+const IN_CI = Boolean(process.env.CI);
+// Locally a missing tool skips the suite; under CI it is an error (before() throws).
+const suiteOptions = found.missing && !IN_CI ? { skip: found.missing } : {};
+
+// --- helpers ----------------------------------------------------------------------------------
+
+/** The loopback fake gist API, in a Python child that lives until its stdin closes. */
+async function startFakeGitHub(python, tmp) {
+  const script = `
+import json, sys
+from tests.fakes.github import FakeGitHub
+# A second server that knows no valid token: every request gets 401 Bad credentials.
+with FakeGitHub() as fake, FakeGitHub(tokens=("not-the-test-token",)) as deny:
+    print(json.dumps({"url": fake.base_url, "token": fake.token, "denyUrl": deny.base_url}), flush=True)
+    for line in sys.stdin:
+        word, _, arg = line.strip().partition(" ")
+        if word == "requests":
+            print(json.dumps(fake.requests_to()), flush=True)
+        elif word == "html":
+            print(json.dumps(fake.content(arg)), flush=True)
+`;
+  const child = spawn(python, ["-c", script], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH, HOME: tmp, PYTHONDONTWRITEBYTECODE: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const lines = jsonLines(child.stdout);
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const ask = async (question) => {
+    if (question) child.stdin.write(`${question}\n`);
+    return withTimeout(lines.next(), 10_000, () => `fake GitHub did not answer: ${stderr}`);
+  };
+  const info = await ask();
+  const close = () => {
+    child.stdin.end(); // the script's loop ends and the servers shut down
+    setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+  };
+  return { ...info, ask, close };
+}
+
+/** Yields one parsed JSON object per LF-terminated line (Pi's RPC framing is strict LF). */
+function jsonLines(stream) {
+  let buffer = "";
+  const queue = [];
+  const waiting = [];
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk) => {
+    buffer += chunk;
+    let at;
+    while ((at = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, at).replace(/\r$/, "");
+      buffer = buffer.slice(at + 1);
+      if (!line.trim()) continue;
+      let value;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = { type: "unparsed", line };
+      }
+      if (waiting.length) waiting.shift()(value);
+      else queue.push(value);
+    }
+  });
+  return { next: () => (queue.length ? Promise.resolve(queue.shift()) : new Promise((r) => waiting.push(r))) };
+}
+
+function withTimeout(promise, ms, explain) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(explain())), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** `pi --mode rpc` with a JSONL client: request/response by id, notifications collected. */
+class PiRpc {
+  constructor(piCli, args, env, cwd) {
+    this.child = spawn(process.execPath, [piCli, "--mode", "rpc", ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    this.stderr = "";
+    this.child.stderr.on("data", (d) => (this.stderr += d));
+    this.notifications = [];
+    this.extensionErrors = [];
+    this.pending = new Map();
+    this.nextId = 1;
+    this.exited = new Promise((r) => this.child.on("exit", (code, signal) => r({ code, signal })));
+    const lines = jsonLines(this.child.stdout);
+    const pump = async () => {
+      for (;;) {
+        const msg = await lines.next();
+        if (msg.type === "response" && this.pending.has(msg.id)) {
+          this.pending.get(msg.id)(msg);
+          this.pending.delete(msg.id);
+        } else if (msg.type === "extension_ui_request" && msg.method === "notify") {
+          this.notifications.push({ message: msg.message, level: msg.notifyType ?? "info" });
+        } else if (msg.type === "extension_error") {
+          this.extensionErrors.push(msg);
+        }
+      }
+    };
+    pump();
+  }
+
+  request(command) {
+    const id = `req-${this.nextId++}`;
+    const response = new Promise((r) => this.pending.set(id, r));
+    this.child.stdin.write(`${JSON.stringify({ ...command, id })}\n`);
+    return withTimeout(response, RPC_TIMEOUT_MS, () => `no response to ${JSON.stringify(command)}; pi stderr: ${this.stderr}`);
+  }
+
+  /** Run a slash command; Pi answers the prompt only after the handler returned. */
+  async command(text) {
+    const start = this.notifications.length;
+    const response = await this.request({ type: "prompt", message: text });
+    assert.equal(response.success, true, `prompt ${text} failed: ${JSON.stringify(response)}`);
+    assert.deepEqual(this.extensionErrors, [], "the extension threw into Pi");
+    return this.notifications.slice(start);
+  }
+
+  async close() {
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * For every `data-entry-id` on the page: is it inside a `<details class="branch ...">` block?
+ * The main transcript (root to the chosen leaf) is exactly the entries outside those blocks.
+ */
+function branchMembership(html) {
+  const inBranch = new Map();
+  const stack = [];
+  const tokens = /<details\b([^>]*)>|<\/details\s*>|data-entry-id="([^"]+)"/g;
+  for (const m of html.matchAll(tokens)) {
+    if (m[0].startsWith("</")) stack.pop();
+    else if (m[0].startsWith("<details")) stack.push(/class="branch\b/.test(m[1]));
+    else inBranch.set(m[2], [...(inBranch.get(m[2]) ?? []), stack.includes(true)]);
+  }
+  return inBranch;
+}
+
+function assertMainLineEndsAt(html, leaf, notOnMainLine) {
+  const membership = branchMembership(html);
+  assert.ok(membership.has(leaf), `entry ${leaf} is not on the page`);
+  assert.ok(membership.get(leaf).every((inside) => !inside), `entry ${leaf} is inside a branch block`);
+  assert.ok(
+    membership.get(notOnMainLine).every((inside) => inside),
+    `entry ${notOnMainLine} (the file's last leaf) should be folded into a branch block`,
+  );
+}
+
+/** Session entries, plus a branch tip that is not the file's last entry (Pi's default leaf). */
+function describeSession(path) {
+  const entries = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type !== "session");
+  const parents = new Set(entries.map((e) => e.parentId));
+  const lastLeaf = entries.at(-1).id;
+  // An assistant tip: navigating to it makes it the leaf (a user entry would select its parent).
+  const otherLeaf = entries.find(
+    (e) => !parents.has(e.id) && e.id !== lastLeaf && e.type === "message" && e.message.role === "assistant",
+  )?.id;
+  return { lastLeaf, otherLeaf };
+}
+
+// A tiny second extension, loaded with -e: the RPC protocol has no tree navigation, so this
+// moves Pi's in-memory leaf the way /tree does (ctx.navigateTree, no summary: no model call).
+const NAVIGATE_EXTENSION = `
+export default function (pi) {
+  pi.registerCommand("test-goto", {
+    handler: async (args, ctx) => {
+      await ctx.navigateTree(args.trim(), { summarize: false });
+      ctx.ui.notify("leaf " + ctx.sessionManager.getLeafId(), "info");
+    },
+  });
+}
+`;
+
+// --- the tests --------------------------------------------------------------------------------
+
+describe("Pi package: /export-html and /share-html", suiteOptions, () => {
+  let tmp;
+  let project;
+  let session;
+  let fake;
+  let pi;
+  let env;
+  let tree;
+
+  before(async () => {
+    if (found.missing) throw new Error(`${found.missing} (CI is set, so this is an error)`);
+    tmp = mkdtempSync(join(tmpdir(), "pi-ext-test-"));
+    const home = join(tmp, "home");
+    project = join(tmp, "project");
+    for (const dir of [home, project, join(tmp, "state"), join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
+
+    // Pi may append to the session file, and refuses a session whose cwd does not exist: use a
+    // copy whose header points at our project folder.
+    session = join(project, "session.jsonl");
+    const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
+    writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
+    tree = describeSession(session);
+    assert.ok(tree.otherLeaf, "the fixture should have a second branch");
+
+    fake = await startFakeGitHub(found.python, tmp);
+
+    // Only what Pi and the CLI need: no user config, API keys or tokens from the outer env.
+    env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      TMPDIR: join(tmp, "tmp"), // jiti's compile cache
+      PI_OFFLINE: "1",
+      PI_TELEMETRY: "0",
+      XDG_STATE_HOME: join(tmp, "state"), // share state (gist ids per session)
+      GH_TOKEN: fake.token,
+      PI_SESSION_BIN: found.piSession,
+      // Default share options from the environment; options typed after /share-html win.
+      PI_SESSION_SHARE_ARGS: `--api-url ${fake.url}`,
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+
+    // Install the package the way users do; Pi records the folder in ~/.pi/agent/settings.json.
+    const install = spawnSync(process.execPath, [found.piCli, "install", EXTENSION_DIR], { env, encoding: "utf8", timeout: 30_000 });
+    assert.equal(install.status, 0, `pi install failed: ${install.stderr}`);
+    const helper = join(tmp, "navigate.js");
+    writeFileSync(helper, NAVIGATE_EXTENSION);
+    pi = new PiRpc(found.piCli, ["--session", session, "-e", helper], env, project);
+  });
+
+  after(async () => {
+    await pi?.close();
+    fake?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test("pi install registers both commands from the package", async () => {
+    const settings = JSON.parse(readFileSync(join(env.HOME, ".pi", "agent", "settings.json"), "utf8"));
+    assert.equal(settings.packages.length, 1);
+    const { data } = await pi.request({ type: "get_commands" });
+    const ours = data.commands.filter((c) => c.sourceInfo?.baseDir === EXTENSION_DIR);
+    assert.deepEqual(ours.map((c) => c.name).sort(), ["export-html", "share-html"]);
+    assert.ok(ours.every((c) => c.source === "extension" && c.sourceInfo.origin === "package"));
+  });
+
+  test("/export-html writes the page for Pi's current leaf, not the file's last entry", async () => {
+    const moved = await pi.command(`/test-goto ${tree.otherLeaf}`);
+    assert.deepEqual(moved, [{ message: `leaf ${tree.otherLeaf}`, level: "info" }]);
+
+    const target = join(tmp, "out dir", "my page.html"); // quoting keeps the spaces
+    mkdirSync(dirname(target));
+    const notes = await pi.command(`/export-html "${target}"`);
+    assert.deepEqual(notes, [{ message: `Exported to ${target}`, level: "info" }]);
+    assertMainLineEndsAt(readFileSync(target, "utf8"), tree.otherLeaf, tree.lastLeaf);
+
+    // No path: the CLI's default name, in Pi's working folder.
+    const [plain] = await pi.command("/export-html --theme dark");
+    const expected = join(project, "pi-session-session.html");
+    assert.deepEqual(plain, { message: `Exported to ${expected}`, level: "info" });
+    assert.match(readFileSync(expected, "utf8"), /data-entry-id/);
+  });
+
+  test("/share-html uploads the current branch to the fake gist API and reports the link", async () => {
+    await pi.command(`/test-goto ${tree.otherLeaf}`);
+    const notes = await pi.command("/share-html"); // --api-url comes from PI_SESSION_SHARE_ARGS
+    assert.equal(notes.length, 1, JSON.stringify(notes));
+    const [{ message, level }] = notes;
+    assert.equal(level, "info");
+    const link = message.match(/^Shared: (http:\/\/127\.0\.0\.1:\d+\/gist-html\/(\w+))$/m);
+    assert.ok(link, message);
+    assert.ok(link[1].startsWith(fake.url), message);
+    assert.match(message, /^Gist: http:\/\/127\.0\.0\.1/m);
+    assert.match(message, /gist created \(secret\)/);
+    assert.deepEqual(await fake.ask("requests"), ["POST /gists"]);
+    assertMainLineEndsAt(await fake.ask(`html ${link[2]}`), tree.otherLeaf, tree.lastLeaf);
+
+    // Sharing again updates the same gist, with explicit options this time.
+    const [again] = await pi.command(`/share-html --api-url ${fake.url} --no-thinking`);
+    assert.match(again.message, /gist updated \(secret\)/);
+    assert.deepEqual(await fake.ask("requests"), ["POST /gists", `PATCH /gists/${link[2]}`]);
+  });
+
+  test("failures come back as one error notification and Pi keeps going", async () => {
+    const cases = [
+      // Typed options win over PI_SESSION_SHARE_ARGS: this server rejects the token.
+      [`/share-html --api-url ${fake.denyUrl}`, /^\/share-html failed: GitHub rejected the token \(401\)/],
+      ["/share-html --no-such-option", /^\/share-html failed: No such option.*--no-such-option/],
+      ['/export-html "unclosed', /^\/export-html failed: unterminated " quote/],
+    ];
+    for (const [command, expected] of cases) {
+      const notes = await pi.command(command);
+      assert.equal(notes.length, 1, `${command}: ${JSON.stringify(notes)}`);
+      assert.equal(notes[0].level, "error", command);
+      assert.match(notes[0].message, expected);
+    }
+    const state = await pi.request({ type: "get_state" });
+    assert.equal(state.success, true);
+    assert.equal(state.data.sessionFile, session);
+  });
+
+  test("without pi-session on PATH, /export-html says how to install it", async () => {
+    const emptyBin = join(tmp, "empty-bin");
+    mkdirSync(emptyBin, { recursive: true });
+    const { PI_SESSION_BIN: _unused, ...rest } = env;
+    const bare = new PiRpc(found.piCli, ["--session", session], { ...rest, PATH: emptyBin }, project);
+    try {
+      const notes = await bare.command("/export-html");
+      assert.equal(notes.length, 1, JSON.stringify(notes));
+      assert.equal(notes[0].level, "error");
+      assert.match(notes[0].message, /pi-session is not installed.*pip install pi-session-export/);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test("installed from a wheel, it runs the pi-session next to it with the exact arguments", { skip: process.platform === "win32" }, async () => {
+    // The layout pip gives: <venv>/lib/pythonX.Y/site-packages/exporter/pi_extension and
+    // <venv>/bin/pi-session. Here pi-session is a stand-in that records its arguments.
+    const venv = join(tmp, "venv");
+    const packageDir = join(venv, "lib", "python3.12", "site-packages", "exporter", "pi_extension");
+    cpSync(EXTENSION_DIR, packageDir, { recursive: true });
+    const record = join(tmp, "argv.json");
+    const fakeCli = join(venv, "bin", "pi-session");
+    mkdirSync(dirname(fakeCli));
+    writeFileSync(
+      fakeCli,
+      `#!${process.execPath}
+const args = process.argv.slice(2);
+require("node:fs").writeFileSync(process.env.FAKE_CLI_RECORD, JSON.stringify(args));
+if (args[0] === "export") console.log("written.html");
+else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?abc");
+`,
+      { mode: 0o755 },
+    );
+    const emptyBin = join(tmp, "empty-bin-2");
+    mkdirSync(emptyBin);
+    const home = join(tmp, "home-2"); // without the package installed above (names would clash)
+    mkdirSync(home);
+    const { PI_SESSION_BIN: _unused, ...rest } = env;
+    const piEnv = {
+      ...rest,
+      HOME: home,
+      PATH: emptyBin, // so only the bundled lookup can find it
+      FAKE_CLI_RECORD: record,
+      PI_SESSION_EXPORT_ARGS: "--no-embed",
+      PI_SESSION_SHARE_ARGS: `--viewer-url 'https://view.example/?{id}'`,
+    };
+    const wheelPi = new PiRpc(found.piCli, ["--session", session, "-e", packageDir, "-e", join(tmp, "navigate.js")], piEnv, project);
+    const argv = () => JSON.parse(readFileSync(record, "utf8"));
+    try {
+      await wheelPi.command(`/test-goto ${tree.otherLeaf}`);
+      const [exported] = await wheelPi.command("/export-html ~/pages/out.html --theme dark");
+      assert.deepEqual(exported, { message: `Exported to ${join(project, "written.html")}`, level: "info" });
+      assert.deepEqual(argv(), [
+        "export", session, "--leaf", tree.otherLeaf, "--no-embed",
+        "-o", join(home, "pages", "out.html"), "--theme", "dark",
+      ]);
+      const [shared] = await wheelPi.command("/share-html --public");
+      assert.deepEqual(shared, { message: "Shared: https://view.example/?abc\nGist: https://gist.example/abc", level: "info" });
+      assert.deepEqual(argv(), [
+        "share", session, "--leaf", tree.otherLeaf, "--viewer-url", "https://view.example/?{id}", "--public",
+      ]);
+    } finally {
+      await wheelPi.close();
+    }
+  });
+});
