@@ -25,7 +25,7 @@ from exporter.discover import (
 from exporter.formatting import fmt_cost, fmt_datetime, fmt_duration, fmt_int, one_line
 from exporter.loader import SessionFormatError, load_session
 from exporter.session import Session
-from exporter.usage import Usage, compute_stats
+from exporter.usage import compute_stats, usage_rows
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -274,28 +274,6 @@ def stats_document(session: Session) -> dict[str, Any]:
     }
 
 
-def _usage_rows(items: list[tuple[str, Usage]]) -> list[list[str]]:
-    total = Usage()
-    rows = []
-    for name, usage in items:
-        total.add(usage)
-        rows.append(_usage_cells(name, usage))
-    rows.append(_usage_cells("total", total))
-    return rows
-
-
-def _usage_cells(name: str, usage: Usage) -> list[str]:
-    return [
-        name,
-        fmt_int(usage.turns),
-        fmt_int(usage.input),
-        fmt_int(usage.output),
-        fmt_int(usage.cache_read),
-        fmt_int(usage.cache_write),
-        fmt_cost(usage.cost),
-    ]
-
-
 USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
 
 
@@ -327,10 +305,10 @@ def stats_command(
         f"aborted {stats.aborted}",
         "",
         "Usage on this path (root → leaf)",
-        render_table(USAGE_HEADERS, _usage_rows(stats.by_model_path), numeric),
+        render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),
         "",
         "Usage on all branches",
-        render_table(USAGE_HEADERS, _usage_rows(stats.by_model_all), numeric),
+        render_table(USAGE_HEADERS, usage_rows(stats.by_model_all, "total"), numeric),
         "",
         "Branches",
         render_table(

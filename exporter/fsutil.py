@@ -5,24 +5,32 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write to a temp file in the same folder, then rename over the target."""
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -> Iterator[IO[Any]]:
+    """Write a temp file in the same folder, then rename it over ``path`` (only on success)."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+        with os.fdopen(handle, mode, **kwargs) as stream:
+            yield stream
         os.chmod(temp_name, 0o644)
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
-    return target
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    with atomic_open(path, "wb") as stream:
+        stream.write(data)
+    return Path(path)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:

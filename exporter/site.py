@@ -20,7 +20,6 @@ import os
 import pickle
 import re
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
-from exporter.fsutil import atomic_write_text
+from exporter.fsutil import atomic_open, atomic_write_text
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import project_slug, render_listing, session_row
@@ -283,19 +282,11 @@ def _save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str
     without holding the whole document in memory twice)."""
     dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
     head = {"format": MANIFEST_FORMAT, "generator": f"pi-session-export {__version__}"}
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
-            out.write(dump(head)[:-1] + f',"project_pages":{dump(projects)},"sessions":{{')
-            for n, (key, value) in enumerate(sorted(sessions.items())):
-                out.write(f"{',' if n else ''}\n{dump(key)}:{dump(value)}")
-            out.write("\n}}\n")
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    with atomic_open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+        out.write(dump(head)[:-1] + f',"project_pages":{dump(projects)},"sessions":{{')
+        for n, (key, value) in enumerate(sorted(sessions.items())):
+            out.write(f"{',' if n else ''}\n{dump(key)}:{dump(value)}")
+        out.write("\n}}\n")
 
 
 def _delete_page(out_dir: Path, page: Any) -> None:

@@ -19,6 +19,7 @@ from exporter.entries import (
     as_dict,
     as_number,
 )
+from exporter.formatting import fmt_cost, fmt_int
 from exporter.session import Branch, Session, parse_time
 
 
@@ -60,6 +61,27 @@ class Usage:
             "total_tokens": self.total_tokens,
             "cost": round(self.cost, 6),
         }
+
+
+def usage_rows(items: list[tuple[str, Usage]], total_label: str = "Total") -> list[list[str]]:
+    """Formatted table rows (model, turns, input, output, cache read/write, cost) + a total."""
+    total = Usage()
+    rows = []
+    for name, usage in [*items, (total_label, total)]:
+        if usage is not total:
+            total.add(usage)
+        rows.append(
+            [
+                name,
+                fmt_int(usage.turns),
+                fmt_int(usage.input),
+                fmt_int(usage.output),
+                fmt_int(usage.cache_read),
+                fmt_int(usage.cache_write),
+                fmt_cost(usage.cost),
+            ]
+        )
+    return rows
 
 
 def turn_usage(entry: MessageEntry) -> Usage:

@@ -25,7 +25,7 @@ from exporter.loader import session_to_jsonl
 from exporter.render.chart import build_chart
 from exporter.render.view import PageBuilder, damaged_views
 from exporter.session import Session, parse_time
-from exporter.usage import Usage, compute_stats
+from exporter.usage import compute_stats, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
@@ -141,28 +141,6 @@ def display_path(path: str) -> str:
     return _HOME.sub("~", path) if path else path
 
 
-def _usage_rows(items: list[tuple[str, Usage]]) -> list[list[str]]:
-    total = Usage()
-    rows = []
-    for name, usage in items:
-        total.add(usage)
-        rows.append(_cells(name, usage))
-    rows.append(_cells("Total", total))
-    return rows
-
-
-def _cells(name: str, usage: Usage) -> list[str]:
-    return [
-        name,
-        fmt_int(usage.turns),
-        fmt_int(usage.input),
-        fmt_int(usage.output),
-        fmt_int(usage.cache_read),
-        fmt_int(usage.cache_write),
-        fmt_cost(usage.cost),
-    ]
-
-
 def _embed(jsonl: bytes) -> str:
     return base64.b64encode(gzip.compress(jsonl, 9, mtime=0)).decode("ascii")
 
@@ -254,9 +232,9 @@ def _render_page(session: Session, options: RenderOptions, embedded: Future[str]
         "usage_scopes": [
             {
                 "caption": "This path (root → current leaf)",
-                "rows": _usage_rows(stats.by_model_path),
+                "rows": usage_rows(stats.by_model_path),
             },
-            {"caption": "All branches", "rows": _usage_rows(stats.by_model_all)},
+            {"caption": "All branches", "rows": usage_rows(stats.by_model_all)},
         ],
         "branches": branches if len(branches) > 1 else [],
         "chart": build_chart(stats.context_series),
