@@ -172,10 +172,20 @@ def highlight_lines(text: str, language: str | None, first: int | None = None) -
             if cut < 0:
                 break
         if cut >= 0:
-            head = highlight_lines(text[:cut], language)
+            head = list(_highlighted(text[:cut], language))
             return head + [escape(line, quote=False) for line in text[cut + 1 :].split("\n")]
     if len(text) > MAX_HIGHLIGHT_CHARS or text.count("\n") > MAX_HIGHLIGHT_LINES:
         return [escape(line, quote=False) for line in text.split("\n")]
+    return list(_highlighted(text, language))
+
+
+@lru_cache(maxsize=512)
+def _highlighted(text: str, language: str) -> tuple[str, ...]:
+    """Lexing is the costly part; sessions re-read the same files, so identical code is
+    highlighted once per process."""
+    lexer = lexer_for(language)
+    if lexer is None:
+        return tuple(escape(line, quote=False) for line in text.split("\n"))
     lines: list[str] = []
     current: list[str] = []
     for css, value in _merged_tokens(lexer, text):
@@ -189,7 +199,7 @@ def highlight_lines(text: str, language: str | None, first: int | None = None) -
     lines.append("".join(current))
     if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
         lines.pop()
-    return lines
+    return tuple(lines)
 
 
 def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
