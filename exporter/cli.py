@@ -137,6 +137,12 @@ def echo_text(text: str) -> None:
     click.echo(_SURROGATE.sub("\ufffd", text))
 
 
+def refuse_input(target: str | os.PathLike[str] | None, source: str | None) -> None:
+    """Never write over the session being read (an -o or --report pointing at it)."""
+    if target and source and os.path.exists(target) and os.path.samefile(target, source):
+        raise CliError(f"refusing to overwrite the input session {source}; choose another path", 1)
+
+
 def report_diagnostics(session: Session, limit: int = 20) -> None:
     problems = [d for d in session.diagnostics if d.severity != "info"]
     for diagnostic in problems[:limit]:

@@ -17,8 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from exporter.entries import as_dict, as_number, as_str, blocks_text
+from exporter.entries import as_dict, as_str, blocks_text
 from exporter.session import parse_time
+from exporter.usage import usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
 
@@ -183,20 +184,13 @@ def _loads(raw: bytes) -> Any:
         return None
 
 
-def _add_usage(summary: SessionSummary, usage: Any) -> None:
-    usage = as_dict(usage)
-    summary.input += int(as_number(usage.get("input")))
-    summary.output += int(as_number(usage.get("output")))
-    summary.cache_read += int(as_number(usage.get("cacheRead")))
-    summary.cache_write += int(as_number(usage.get("cacheWrite")))
-    cost = as_dict(usage.get("cost"))
-    total = cost.get("total")
-    if isinstance(total, (int, float)) and not isinstance(total, bool):
-        summary.cost += float(total)
-    else:
-        summary.cost += sum(
-            as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
-        )
+def _add_usage(summary: SessionSummary, raw: Any) -> None:
+    usage = usage_from_raw(raw)
+    summary.input += usage.input
+    summary.output += usage.output
+    summary.cache_read += usage.cache_read
+    summary.cache_write += usage.cache_write
+    summary.cost += usage.cost
 
 
 def _usage_from_tail(raw: bytes) -> Any:

@@ -7,6 +7,7 @@ a session file is untrusted and may hold any JSON type in any field.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,8 @@ def as_number(value: Any) -> float:
     """Numbers only (bools are not numbers here); anything else counts as 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0.0
-    return float(value)
+    number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+    return number if math.isfinite(number) else 0.0  # 1e400 parses as inf: not a number here
 
 
 def as_list(value: Any) -> list[Any]:

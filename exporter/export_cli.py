@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, open_session, session_argument
+from exporter.cli import CliError, open_session, refuse_input, session_argument
 from exporter.discover import session_files, sessions_root
 from exporter.fsutil import atomic_write_text
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
@@ -92,11 +92,12 @@ def export_command(
     if cwd or jobs or since or force:
         raise CliError("--cwd, --jobs, --since and --force only go with --all", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
+    refuse_input(policy_values.get("report"), loaded.path)
     prepared, report = prepare_session(loaded, policy)
     options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
     html = render_session(prepared, options)
     if report is not None:
-        finish_report(report, policy_values.get("report"))
+        finish_report(report, policy_values.get("report"), [loaded.path])
     if output == "-":
         sys.stdout.buffer.write(html.encode("utf-8"))
         sys.stdout.flush()
@@ -104,6 +105,7 @@ def export_command(
     target = Path(output or default_output_name(loaded.path))
     if target.is_dir():
         raise CliError(f"{target} is a folder; give a file name with -o", 1)
+    refuse_input(target, loaded.path)
     atomic_write_text(target, html)
     click.echo(str(target))
     if open_page:

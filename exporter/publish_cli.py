@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, render_table
+from exporter.cli import CliError, refuse_input, render_table
 from exporter.discover import resolve_session_arg, scan_summary, session_files
 from exporter.formatting import fmt_int
 from exporter.fsutil import atomic_write_text
@@ -176,6 +176,8 @@ def publish_command(
     forced = {"redact": True, "drop_hidden": True, "keep_paths": False, "no_env_secrets": False}
     policy = policy_from_options(**{**policy_values, **forced})
     report_path = policy_values.get("report")
+    for source in files:  # check before publishing, not after
+        refuse_input(report_path, str(source))
     request = PublishRequest(
         repo_id=repo_id,
         files=files,

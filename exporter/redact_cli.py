@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from exporter.cli import CliError, open_session, session_argument
+from exporter.cli import CliError, open_session, refuse_input, session_argument
 from exporter.fsutil import atomic_write_bytes
 from exporter.loader import SessionFormatError, session_to_jsonl
 from exporter.redact import (
@@ -160,10 +160,14 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
     )
 
 
-def finish_report(report: RedactionReport, report_path: str | None) -> None:
+def finish_report(
+    report: RedactionReport, report_path: str | None, sources: Iterable[str | None] = ()
+) -> None:
     """The summary on stderr; the full JSONL report when ``--report`` asked for it."""
     click.echo(f"pi-session: {report.summary_line()}", err=True)
     if report_path:
+        for source in sources:
+            refuse_input(report_path, source)
         report.write_jsonl(report_path)
         click.echo(f"pi-session: report written to {report_path}", err=True)
 
@@ -188,6 +192,7 @@ def redact_command(
         loaded = open_session(session, demo, sessions_dir)
     except SessionFormatError as error:
         raise CliError(str(error), 2) from None
+    refuse_input(options.get("report"), loaded.path)
     redacted, report = apply_policy(loaded, policy)
     data = session_to_jsonl(redacted).encode("utf-8")
     if output == "-":
@@ -197,8 +202,7 @@ def redact_command(
         target = Path(output or default_output_name(loaded.path))
         if target.is_dir():
             raise CliError(f"{target} is a folder; give a file name with -o", 1)
-        if loaded.path and target.exists() and target.samefile(loaded.path):
-            raise CliError("refusing to overwrite the input session; choose another -o", 1)
+        refuse_input(target, loaded.path)
         atomic_write_bytes(target, data)
         click.echo(str(target))  # like `export`: the file written, on stdout
-    finish_report(report, options.get("report"))
+    finish_report(report, options.get("report"), [loaded.path])

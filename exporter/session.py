@@ -22,7 +22,6 @@ from exporter.entries import (
     MessageEntry,
     SessionInfoEntry,
     as_str,
-    make_entry,
 )
 
 __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", "parse_time"]
@@ -458,8 +457,3 @@ class Session:
         for entry in source:
             if isinstance(entry, MessageEntry):
                 yield entry
-
-
-def new_entry(raw: dict[str, Any], line: int, entry_id: str, parent_id: str | None) -> Entry:
-    """Re-exported for the loader and for code that builds sessions from records."""
-    return make_entry(raw, line, entry_id, parent_id)

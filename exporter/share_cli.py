@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, open_session, session_argument
+from exporter.cli import CliError, open_session, refuse_input, session_argument
 from exporter.formatting import fmt_datetime, one_line
 from exporter.fsutil import atomic_write_text
 from exporter.loader import session_to_jsonl
@@ -82,12 +82,13 @@ def share_command(
         return
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
+    refuse_input(policy_values.get("report"), loaded.path)
     prepared, report = prepare_session(loaded, policy)
     files = {"session.html": render_session(prepared, RenderOptions())}
     if with_jsonl:
         files["session.jsonl"] = session_to_jsonl(prepared)
     if report is not None:
-        finish_report(report, policy_values.get("report"))
+        finish_report(report, policy_values.get("report"), [loaded.path])
     elif not policy.redact:
         click.echo("pi-session: warning: --no-redact: the session is uploaded as it is", err=True)
     size = files_size(files)

@@ -86,13 +86,18 @@ def usage_rows(items: list[tuple[str, Usage]], total_label: str = "Total") -> li
 
 def turn_usage(entry: MessageEntry) -> Usage:
     """Usage of one assistant message; missing usage counts as zero and is noted."""
-    raw = entry.message.get("usage")
+    return usage_from_raw(entry.message.get("usage"))
+
+
+def usage_from_raw(raw: Any) -> Usage:
+    """One turn's ``usage`` object: ``cost.total``, else the sum of its parts; any bad value
+    counts as zero. Shared with the listing scan so both always agree."""
     if not isinstance(raw, dict):
         return Usage(turns=1, turns_without_usage=1)
     cost = as_dict(raw.get("cost"))
     total_cost = cost.get("total")
     if isinstance(total_cost, (int, float)) and not isinstance(total_cost, bool):
-        cost_value = float(total_cost)
+        cost_value = as_number(total_cost)
     else:
         cost_value = sum(
             as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")

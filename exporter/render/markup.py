@@ -171,7 +171,7 @@ def highlight_lines(text: str, language: str | None, first: int | None = None) -
             cut = text.find("\n", cut + 1)
             if cut < 0:
                 break
-        if cut >= 0:
+        if 0 <= cut <= MAX_HIGHLIGHT_CHARS:
             head = list(_highlighted(text[:cut], language))
             return head + [escape(line, quote=False) for line in text[cut + 1 :].split("\n")]
     if len(text) > MAX_HIGHLIGHT_CHARS or text.count("\n") > MAX_HIGHLIGHT_LINES:

@@ -16,7 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from exporter.entries import MessageEntry, as_dict, as_number, as_str, content_blocks
+from exporter.entries import MessageEntry, as_dict, as_number, as_str
 from exporter.render.markup import highlight_lines, language_for_path, safe_image_src
 
 BASH_TAIL_LINES = 12
@@ -297,7 +297,3 @@ def standalone_result_view(
     view.output = fold(plain_lines(result.text), GENERIC_HEAD_LINES)
     view.images = _result_images(result)
     return view
-
-
-def non_text_blocks(content: Any) -> list[dict[str, Any]]:
-    return [b for b in content_blocks(content) if b.get("type") not in ("text", "image")]
