@@ -16,8 +16,10 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -359,3 +361,19 @@ def dump_lines(lines: Sequence[dict[str, Any] | str | bytes], newline: bytes = b
 @pytest.fixture(scope="session")
 def dump() -> Callable[..., bytes]:
     return dump_lines
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Fail instead of hanging (Pi's own getBranch loops forever on a parent cycle)."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"took more than {seconds}s: a hang?")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -25,9 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +35,7 @@ from exporter.entries import CompactionEntry, MessageEntry
 from exporter.loader import load_session
 from exporter.session import Session
 from exporter.usage import compute_stats
+from tests.conftest import time_limit
 
 pytestmark = pytest.mark.pi
 
@@ -74,20 +72,6 @@ for (const cwd of spec.cwds) {
 }
 rmSync(root, { recursive: true, force: true });
 """
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def expire(signum, frame):
-        raise TimeoutError(f"took more than {seconds}s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def python_facts(session: Session) -> dict[str, Any]:

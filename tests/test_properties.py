@@ -10,10 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-import signal
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ from exporter.discover import scan_summary
 from exporter.loader import SessionFormatError, parse_session_bytes, session_to_jsonl
 from exporter.session import Session
 from exporter.usage import Usage, compute_stats
+from tests.conftest import time_limit
 
 SETTINGS = settings(
     max_examples=150,
@@ -48,20 +46,6 @@ ID_POOL = [f"e{i}" for i in range(8)]  # small on purpose: collisions, cycles, f
 ENTRY_TYPES = [*sorted(PI_ENTRY_TYPES), "telepathy", ""]
 SURROGATE = re.compile("[\ud800-\udfff]")
 ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage", "oracle"]
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def expire(signum, frame):
-        raise TimeoutError(f"took more than {seconds}s: a hang?")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 # --- strategies -------------------------------------------------------------------------------

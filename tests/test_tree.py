@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,22 +10,7 @@ import pytest
 from exporter.entries import CompactionEntry, MessageEntry
 from exporter.loader import load_session, parse_session_bytes
 from exporter.session import Session
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Fail instead of hanging (Pi's own getBranch loops forever on a parent cycle)."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"took more than {seconds}s: hang?")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.conftest import time_limit
 
 
 def load(dump, lines) -> Session:
