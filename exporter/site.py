@@ -15,16 +15,11 @@ import dataclasses
 import functools
 import hashlib
 import json
-import multiprocessing
 import os
 import pickle
 import re
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,6 +31,7 @@ from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import project_slug, render_listing, session_row
 from exporter.session import Session
+from exporter.workers import ProgressBar, fork_context, run_tasks
 
 __all__ = [
     "MANIFEST_NAME",
@@ -168,101 +164,14 @@ def _one_line(text: str, source: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
-    """fork on Linux when single-threaded (fast, no re-import of ``__main__``), else forkserver."""
-    methods = multiprocessing.get_all_start_methods()
-    if sys.platform.startswith("linux") and "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    if "forkserver" in methods:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["exporter.site"])
-        return context
-    return multiprocessing.get_context("spawn")
-
-
-def _start_pool(workers: int) -> ProcessPoolExecutor | None:
-    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
-    pool = ProcessPoolExecutor(workers, mp_context=_mp_context())
-    try:
-        pool.submit(os.getpid).result()
-    except BrokenProcessPool:
-        pool.shutdown(wait=True)
-        return None
-    return pool
-
-
-def _run_tasks(
-    tasks: list[_Task], jobs: int, handle: Callable[[_Task, dict[str, Any]], None]
-) -> None:
-    """Inline for one task or one job; else a pool. After a worker dies, go on one at a time."""
-    pending, workers = tasks, min(jobs, len(tasks))
-    pool = _start_pool(workers) if workers > 1 else None
-    if pool is None:
-        for task in tasks:
-            handle(task, _render_task(task))
-        return
-    while pending:
-        done: set[int] = set()
-        futures: dict[Future[dict[str, Any]], int] = {}
-        try:
-            try:
-                for i, task in enumerate(pending):
-                    futures[pool.submit(_render_task, task)] = i
-                for future in as_completed(futures):
-                    handle(pending[futures[future]], future.result())
-                    done.add(futures[future])
-            except BrokenProcessPool:
-                pass
-            for future, i in futures.items():  # finished before the pool broke: keep them
-                if i not in done and future.done() and future.exception() is None:
-                    handle(pending[i], future.result())
-                    done.add(i)
-        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-        left = [i for i in range(len(pending)) if i not in done]
-        if left and workers == 1:  # one worker, FIFO: the oldest unfinished task killed it
-            culprit = pending[left.pop(0)]
-            died = {"file": Path(culprit.source).name, "stem": culprit.stem, "error": _DIED}
-            handle(culprit, died | {"page": None})
-        pending, workers = [pending[i] for i in left], 1
-        pool = ProcessPoolExecutor(1, mp_context=_mp_context()) if pending else pool
-
-
 _DIED = "the worker process died while rendering this session (crash or out of memory)"
 
 
+def _died(task: _Task) -> dict[str, Any]:
+    return {"file": Path(task.source).name, "stem": task.stem, "error": _DIED, "page": None}
+
+
 # --- progress ------------------------------------------------------------------------------
-
-
-class _Progress:
-    """A one-line bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.enabled = total, enabled and total > 0
-        self.start = self.last = time.monotonic()
-        self.width = 0
-
-    def update(self, done: int, failed: int) -> None:
-        now = time.monotonic()
-        if not self.enabled or (now - self.last < 0.1 and done < self.total):
-            return
-        self.last = now
-        elapsed = now - self.start
-        filled = int(28 * done / self.total)
-        eta = f" · eta {elapsed / done * (self.total - done):.0f} s" if done else ""
-        bad = f" · {failed} failed" if failed else ""
-        bar = "#" * filled + "." * (28 - filled)
-        line = f"\r[{bar}] {done}/{self.total}{bad} · {elapsed:.0f} s{eta}"
-        self.width = max(self.width, len(line))
-        sys.stderr.write(line.ljust(self.width))
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.width:
-            sys.stderr.write("\r" + " " * self.width + "\r")
-            sys.stderr.flush()
 
 
 # --- manifest and build --------------------------------------------------------------------
@@ -408,7 +317,7 @@ def build_site(
     jobs = max(1, jobs or default_jobs())
     if jobs > 1 and len(tasks) > 1 and transform is not None:
         _check_picklable(transform)
-    bar = _Progress(len(tasks), sys.stderr.isatty() if progress is None else progress)
+    bar = ProgressBar(len(tasks), progress)
     last_save = time.monotonic()
 
     def handle(task: _Task, result: dict[str, Any]) -> None:
@@ -430,7 +339,14 @@ def build_site(
             last_save = time.monotonic()
 
     try:
-        _run_tasks(tasks, jobs, handle)
+        run_tasks(
+            tasks,
+            _render_task,
+            handle,
+            jobs=jobs,
+            died=_died,
+            context=lambda: fork_context("exporter.site"),
+        )
     finally:
         bar.close()
         if tasks:  # a checkpoint: pages on disk and manifest agree even if listings fail

@@ -12,14 +12,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import multiprocessing
 import os
 import re
-import sys
-import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,6 +25,7 @@ from exporter.prepare import prepare_session
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
 from exporter.redact import RedactionPolicy
 from exporter.session import Session, parse_time
+from exporter.workers import ProgressBar, run_tasks, server_context
 
 __all__ = [
     "Prepared",
@@ -229,71 +225,6 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         return {"error": text[:300] or type(error).__name__}
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    """forkserver where available: the caller may have threads (fork would copy their locks)."""
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-def _run(tasks: list[_Task], jobs: int, done: Callable[[_Task, dict[str, Any]], None]) -> None:
-    """Inline for one job; else a pool. After a worker dies, the rest go one at a time."""
-    if jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            done(task, _prepare_one(task))
-        return
-    pending, workers = tasks, min(jobs, len(tasks))
-    while pending:
-        finished: set[int] = set()
-        pool = ProcessPoolExecutor(workers, mp_context=_context())
-        futures: dict[Any, int] = {}
-        try:
-            futures = {pool.submit(_prepare_one, t): i for i, t in enumerate(pending)}
-            for future in as_completed(futures):
-                done(pending[futures[future]], future.result())
-                finished.add(futures[future])
-        except BrokenProcessPool:
-            for future, i in futures.items():  # finished before the pool broke: keep them
-                if i not in finished and future.done() and future.exception() is None:
-                    done(pending[i], future.result())
-                    finished.add(i)
-        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-        left = [i for i in range(len(pending)) if i not in finished]
-        if left and workers == 1:  # FIFO with one worker: the oldest unfinished task killed it
-            culprit = pending[left.pop(0)]
-            done(culprit, {"error": "the worker process died (crash or out of memory)"})
-        pending, workers = [pending[i] for i in left], 1
-
-
-class Progress:
-    """A one-line bar on stderr (only when it is a terminal), redrawn at most 10 times/s."""
-
-    def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
-        self.total, self.label, self.done = total, label, 0
-        self.enabled = (sys.stderr.isatty() if enabled is None else enabled) and total > 0
-        self.start = self.last = time.monotonic()
-
-    def step(self) -> None:
-        self.done += 1
-        now = time.monotonic()
-        if not self.enabled or (now - self.last < 0.1 and self.done < self.total):
-            return
-        self.last = now
-        filled = int(28 * self.done / self.total)
-        bar = "#" * filled + "." * (28 - filled)
-        sys.stderr.write(
-            f"\r{self.label} [{bar}] {self.done}/{self.total} {now - self.start:.0f} s"
-        )
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-
-
 def prepare_all(
     sources: list[Source],
     policy: RedactionPolicy,
@@ -310,17 +241,24 @@ def prepare_all(
         for i, s in enumerate(sorted(sources, key=lambda s: -s.size))
     ]
     results: list[Prepared] = []
-    bar = Progress(len(tasks), "redacting", progress)
+    bar = ProgressBar(len(tasks), progress, label="redacting")
 
     def done(task: _Task, out: dict[str, Any]) -> None:
         item = Prepared(by_path[task.source], **out)
         if item.error is None:
             item.staged = Path(task.staged)
         results.append(item)
-        bar.step()
+        bar.update(len(results))
 
     try:
-        _run(tasks, jobs, done)
+        run_tasks(
+            tasks,
+            _prepare_one,
+            done,
+            jobs=jobs,
+            died=lambda task: {"error": "the worker process died (crash or out of memory)"},
+            context=lambda: server_context("exporter.publish.hub_plan"),
+        )
     finally:
         bar.close()
     return sorted(results, key=lambda p: p.source.repo_path)

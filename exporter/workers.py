@@ -1,0 +1,131 @@
+"""Batch work over a process pool that survives crashed workers, and a progress bar.
+
+Shared by the static site (rendering) and Hugging Face publishing (redaction): a session
+that crashes or exhausts a worker must fail alone, never the batch.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Context = multiprocessing.context.BaseContext
+
+
+def fork_context(preload: str) -> Context:
+    """fork on Linux when single-threaded (fast, no re-import of ``__main__``), else
+    forkserver (fork would copy other threads' locks), else spawn."""
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform.startswith("linux") and "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return server_context(preload)
+
+
+def server_context(preload: str) -> Context:
+    """forkserver where available (safe when the caller has threads), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([preload])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
+    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
+    pool = ProcessPoolExecutor(workers, mp_context=context)
+    try:
+        pool.submit(os.getpid).result()
+    except BrokenProcessPool:
+        pool.shutdown(wait=True)
+        return None
+    return pool
+
+
+def run_tasks(
+    tasks: Sequence[T],
+    work: Callable[[T], dict[str, Any]],
+    handle: Callable[[T, dict[str, Any]], None],
+    *,
+    jobs: int,
+    died: Callable[[T], dict[str, Any]],
+    context: Callable[[], Context],
+) -> None:
+    """Run ``work`` on every task and ``handle`` each result in this process.
+
+    Inline for one job or one task (or when no pool starts); else a pool. When a worker
+    dies, results already finished are kept and the rest run one at a time, so the task
+    that kills a worker is found (FIFO) and reported with ``died(task)``.
+    """
+    workers = min(jobs, len(tasks))
+    pool = _start_pool(workers, context()) if workers > 1 else None
+    if pool is None:
+        for task in tasks:
+            handle(task, work(task))
+        return
+    pending = list(tasks)
+    while pending:
+        done: set[int] = set()
+        futures: dict[Future[dict[str, Any]], int] = {}
+        try:
+            try:
+                for i, task in enumerate(pending):
+                    futures[pool.submit(work, task)] = i
+                for future in as_completed(futures):
+                    handle(pending[futures[future]], future.result())
+                    done.add(futures[future])
+            except BrokenProcessPool:
+                pass
+            for future, i in futures.items():  # finished before the pool broke: keep them
+                if i not in done and future.done() and future.exception() is None:
+                    handle(pending[i], future.result())
+                    done.add(i)
+        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        left = [i for i in range(len(pending)) if i not in done]
+        if left and workers == 1:  # one worker, FIFO: the oldest unfinished task killed it
+            culprit = pending[left.pop(0)]
+            handle(culprit, died(culprit))
+        pending, workers = [pending[i] for i in left], 1
+        if pending:
+            pool = ProcessPoolExecutor(1, mp_context=context())
+
+
+class ProgressBar:
+    """A one-line bar on stderr (by default only when it is a terminal), at most 10 redraws/s."""
+
+    def __init__(self, total: int, enabled: bool | None = None, label: str = "") -> None:
+        enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.total, self.enabled, self.label = total, enabled and total > 0, label
+        self.start = self.last = time.monotonic()
+        self.width = 0
+
+    def update(self, done: int, failed: int = 0) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.1 and done < self.total):
+            return
+        self.last = now
+        elapsed = now - self.start
+        filled = int(28 * done / self.total)
+        eta = f" · eta {elapsed / done * (self.total - done):.0f} s" if done else ""
+        bad = f" · {failed} failed" if failed else ""
+        bar = "#" * filled + "." * (28 - filled)
+        prefix = f"{self.label} " if self.label else ""
+        line = f"\r{prefix}[{bar}] {done}/{self.total}{bad} · {elapsed:.0f} s{eta}"
+        self.width = max(self.width, len(line))
+        sys.stderr.write(line.ljust(self.width))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
