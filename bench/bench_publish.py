@@ -33,6 +33,7 @@ REPO = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(REPO))
 import bench_export as common  # noqa: E402
+import bench_site  # noqa: E402
 
 from tests.fakes.hub import TOKEN, FakeHub  # noqa: E402
 
@@ -45,33 +46,6 @@ CHILD = (
     "LAZY_COMMANDS.setdefault('publish', ('exporter.publish_cli', 'publish_command'))\n"
     "main()\n"
 )
-
-
-def corpus(count: int) -> Path:
-    """COUNT generated sessions in PROJECTS project folders, generated once and cached."""
-    root = OUT / f"publish-corpus-{count}"
-    if (root / ".complete").is_file():
-        return root
-    shutil.rmtree(root, ignore_errors=True)
-    print(f"generating {count} sessions into {root} ...", file=sys.stderr)
-    env = dict(os.environ, SHARED=str(common.shared_dir()))
-    for k in range(PROJECTS):
-        n = count // PROJECTS + (1 if k < count % PROJECTS else 0)
-        cwd = f"/home/dev/projects/p{k}"
-        folder = root / ("--" + cwd[1:].replace("/", "-") + "--")
-        script = str(BENCH_DIR / "gen_corpus.sh")
-        subprocess.run(
-            ["bash", script, str(folder), str(n), str(k + 1)],
-            check=True,
-            env=env,
-            stdout=subprocess.DEVNULL,
-        )
-        for path in folder.glob("*.jsonl"):  # one project per folder
-            head, rest = path.read_bytes().split(b"\n", 1)
-            header = json.loads(head) | {"cwd": cwd}
-            path.write_bytes(json.dumps(header).encode() + b"\n" + rest)
-    (root / ".complete").write_text(str(count), encoding="utf-8")
-    return root
 
 
 @dataclass
@@ -148,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noop-runs", type=int, default=3, help="no-op re-runs (default 3)")
     parser.add_argument("--write-results", action="store_true", help="update RESULTS.md")
     args = parser.parse_args(argv)
-    source = corpus(args.count)
+    source = bench_site.corpus(args.count, "publish")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-publish-") as tmp, FakeHub() as fake:
         work = Path(tmp)

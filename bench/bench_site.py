@@ -41,9 +41,9 @@ CHILD_ENV = dict(os.environ)
 # --- corpus ------------------------------------------------------------------------------------
 
 
-def corpus(count: int) -> Path:
-    """COUNT sessions in PROJECTS project folders, generated once and cached."""
-    root = OUT / f"site-corpus-{count}"
+def corpus(count: int, name: str = "site") -> Path:
+    """COUNT sessions in PROJECTS project folders, generated once and cached (bench/out)."""
+    root = OUT / f"{name}-corpus-{count}"
     if (root / ".complete").is_file():
         return root
     shutil.rmtree(root, ignore_errors=True)
