@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from exporter.redact import RedactionPolicy, RedactionReport, apply_policy
+from typing import TYPE_CHECKING
+
+from exporter.policy import RedactionPolicy
 from exporter.session import Session
+
+if TYPE_CHECKING:
+    from exporter.redact import RedactionReport
 
 
 def policy_changes_nothing(policy: RedactionPolicy) -> bool:
@@ -24,6 +29,8 @@ def prepare_session(
     """Apply the share policy (keeping the chosen leaf); skip the copy when it is a no-op."""
     if policy_changes_nothing(policy):
         return session, None
+    from exporter.redact import apply_policy  # the detectors load only when a policy applies
+
     prepared, report = apply_policy(session, policy)
     if session.leaf_id and session.leaf_id in prepared.by_id:
         prepared.set_leaf(session.leaf_id)

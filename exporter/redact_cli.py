@@ -11,20 +11,17 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from exporter.cli import CliError, open_session, refuse_input, session_argument
 from exporter.fsutil import atomic_write_bytes
 from exporter.loader import SessionFormatError, session_to_jsonl
-from exporter.redact import (
-    MIN_LITERAL,
-    RedactionPolicy,
-    RedactionReport,
-    apply_policy,
-    sensitive_env_values,
-)
+from exporter.policy import MIN_LITERAL, RedactionPolicy
+
+if TYPE_CHECKING:
+    from exporter.redact import RedactionReport
 
 __all__ = [
     "finish_report",
@@ -141,6 +138,8 @@ def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]
     if short:  # a usage error (exit 1): such a value would shred ordinary words
         raise CliError(f"--secret values need {MIN_LITERAL}+ characters ({len(short)} shorter)", 1)
     for path in env_files:
+        from exporter.redact import sensitive_env_values  # the detectors load only when used
+
         found += sensitive_env_values(parse_env_text(_read(path, "--env-file")))
     return tuple(dict.fromkeys(found))
 
@@ -193,6 +192,8 @@ def redact_command(
     except SessionFormatError as error:
         raise CliError(str(error), 2) from None
     refuse_input(options.get("report"), loaded.path)
+    from exporter.redact import apply_policy
+
     redacted, report = apply_policy(loaded, policy)
     data = session_to_jsonl(redacted).encode("utf-8")
     if output == "-":

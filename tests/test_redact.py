@@ -16,7 +16,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import exporter.redact as redact_module
+import exporter.detectors as detectors_module
 from exporter.cli import cli
 from exporter.loader import dumps_line, load_session, session_to_jsonl
 from exporter.redact import RedactionPolicy, apply_policy
@@ -337,7 +337,7 @@ def test_policy_key_is_stable_and_secret_free(monkeypatch: pytest.MonkeyPatch) -
     assert base.key({"ACME_API_TOKEN": ENV_VALUE}) != key  # env secrets count...
     off = RedactionPolicy(env_secrets=False, home="/h", user="u")
     assert off.key({"ACME_API_TOKEN": ENV_VALUE}) == off.key(NO_ENV)  # ...only when used
-    monkeypatch.setattr(redact_module, "DETECTOR_VERSION", "next")
+    monkeypatch.setattr(detectors_module, "DETECTOR_VERSION", "next")
     assert base.key(NO_ENV) != key
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from exporter import __version__
 from exporter.detectors import DETECTOR_VERSION
 from exporter.formatting import one_line
-from exporter.redact import RedactionPolicy
+from exporter.policy import RedactionPolicy
 from exporter.session import Session
 from exporter.usage import compute_stats
 

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from exporter import __version__
+from exporter.policy import RedactionPolicy
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
 from exporter.publish.errors import (
     AuthError,
@@ -42,7 +43,6 @@ from exporter.publish.hub_plan import (
     prepare_all,
     probe_sources,
 )
-from exporter.redact import RedactionPolicy
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 

@@ -1,0 +1,95 @@
+"""What a shared or published copy keeps: the redaction and share policy, and its key.
+
+Kept apart from the redaction engine (``exporter.redact``) so a plain export, which uses
+no policy, does not load and compile the secret detectors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import getpass
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MIN_LITERAL", "RedactionPolicy"]
+
+MIN_LITERAL = 4  # shorter --secret values would shred ordinary words
+
+
+@dataclass(frozen=True)
+class RedactionPolicy:
+    """Everything that decides what a published copy contains (see the CLI's policy options)."""
+
+    redact: bool = True
+    active_branch_only: bool = False
+    no_thinking: bool = False
+    no_tool_output: bool = False
+    no_images: bool = False
+    drop_hidden: bool = False
+    keep_paths: bool = False
+    secrets: tuple[str, ...] = ()
+    env_secrets: bool = True
+    home: str | None = None
+    user: str | None = None
+
+    def literal_secrets(self, environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+        """(value, detector name) of every exact secret: ``--secret``/``--env-file``, env."""
+        found = [(s, "literal-secret") for s in self.secrets if len(s) >= MIN_LITERAL]
+        if self.env_secrets:
+            from exporter.redact import env_secret_values
+
+            values = env_secret_values(os.environ if environ is None else environ)
+            found += [(value, "env-secret") for value in values]
+        return found
+
+    def identity(self, environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+        """The local home directories and user names to hide (explicit ones win)."""
+        env = os.environ if environ is None else environ
+        home = self.home or env.get("HOME") or _home_dir()
+        user = self.user or env.get("USER") or env.get("LOGNAME") or _login_name()
+        return [home] if home else [], [user] if user else []
+
+    def key(self, environ: Mapping[str, str] | None = None) -> str:
+        """Stable hash of everything that changes the output (publishing caches on it).
+
+        Secrets enter only through a slow salted hash, so the key cannot confirm a guess.
+        """
+        flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name in ("secrets", "home", "user"):
+            flags.pop(name)
+        from exporter.detectors import DETECTOR_VERSION
+
+        payload: dict[str, Any] = {"detectors": DETECTOR_VERSION, **flags}
+        if self.redact:
+            secrets = tuple(sorted({v for v, _ in self.literal_secrets(environ)}))
+            payload["secrets"] = _slow_digest(secrets)
+            if not self.keep_paths:
+                payload["identity"] = _slow_digest(tuple(map(tuple, self.identity(environ))))
+        text = json.dumps(payload, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _home_dir() -> str | None:
+    try:
+        return str(Path.home())
+    except RuntimeError:  # no HOME and no passwd entry
+        return None
+
+
+def _login_name() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers)
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _slow_digest(values: tuple[Any, ...]) -> str:
+    data = json.dumps(values, ensure_ascii=True).encode()
+    return hashlib.pbkdf2_hmac("sha256", data, b"pi-session-export/redaction-key", 20_000).hex()
