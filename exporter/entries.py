@@ -8,7 +8,7 @@ a session file is untrusted and may hold any JSON type in any field.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 KNOWN_ENTRY_TYPES = frozenset(
@@ -89,13 +89,22 @@ class Entry:
 class MessageEntry(Entry):
     """A ``message`` entry; ``role`` tells which message view applies."""
 
+    # Token usage parsed once (exporter.usage.turn_usage): the header, tables, chart, branch
+    # blocks and the turn's own footer all need it.
+    usage_cache: Any = field(default=None, init=False, repr=False, compare=False)
+    # The role decides every view and statistic; read it from the JSON once.
+    role_cache: str | None = field(default=None, init=False, repr=False, compare=False)
+
     @property
     def message(self) -> dict[str, Any]:
         return as_dict(self.raw.get("message"))
 
     @property
     def role(self) -> str:
-        return as_str(self.message.get("role")) or "unknown"
+        role = self.role_cache
+        if role is None:
+            role = self.role_cache = as_str(self.message.get("role")) or "unknown"
+        return role
 
     @property
     def content(self) -> list[dict[str, Any]]:
@@ -183,15 +192,17 @@ class MessageEntry(Entry):
         return self.message.get("display") is not False
 
 
-@dataclass(slots=True)
 class ThinkingLevelChangeEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def thinking_level(self) -> str:
         return as_str(self.raw.get("thinkingLevel")) or "?"
 
 
-@dataclass(slots=True)
 class ModelChangeEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def provider(self) -> str | None:
         return as_str(self.raw.get("provider"))
@@ -207,8 +218,9 @@ class ModelChangeEntry(Entry):
         return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
 
 
-@dataclass(slots=True)
 class CompactionEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def summary(self) -> str:
         return as_str(self.raw.get("summary")) or ""
@@ -226,8 +238,9 @@ class CompactionEntry(Entry):
         return as_dict(self.raw.get("details"))
 
 
-@dataclass(slots=True)
 class BranchSummaryEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def summary(self) -> str:
         return as_str(self.raw.get("summary")) or ""
@@ -241,8 +254,9 @@ class BranchSummaryEntry(Entry):
         return as_dict(self.raw.get("details"))
 
 
-@dataclass(slots=True)
 class CustomEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def custom_type(self) -> str:
         return as_str(self.raw.get("customType")) or "?"
@@ -252,8 +266,9 @@ class CustomEntry(Entry):
         return self.raw.get("data")
 
 
-@dataclass(slots=True)
 class CustomMessageEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def custom_type(self) -> str:
         return as_str(self.raw.get("customType")) or "?"
@@ -271,8 +286,9 @@ class CustomMessageEntry(Entry):
         return self.raw.get("display") is True
 
 
-@dataclass(slots=True)
 class LabelEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def target_id(self) -> str | None:
         return as_str(self.raw.get("targetId"))
@@ -283,17 +299,19 @@ class LabelEntry(Entry):
         return as_str(self.raw.get("label"))
 
 
-@dataclass(slots=True)
 class SessionInfoEntry(Entry):
+    __slots__ = ()  # the typed view adds no fields
+
     @property
     def name(self) -> str | None:
         name = as_str(self.raw.get("name"))
         return name.strip() or None if name else None
 
 
-@dataclass(slots=True)
 class UnknownEntry(Entry):
     """An entry type this version does not know: kept with its raw JSON, shown under "All"."""
+
+    __slots__ = ()
 
 
 ENTRY_CLASSES: dict[str, type[Entry]] = {

@@ -85,8 +85,14 @@ def usage_rows(items: list[tuple[str, Usage]], total_label: str = "Total") -> li
 
 
 def turn_usage(entry: MessageEntry) -> Usage:
-    """Usage of one assistant message; missing usage counts as zero and is noted."""
-    return usage_from_raw(entry.message.get("usage"))
+    """Usage of one assistant message; missing usage counts as zero and is noted.
+
+    Parsed once per entry and shared (callers only read it; ``Usage.add`` is called on
+    fresh totals, never on a turn's own object)."""
+    usage = entry.usage_cache
+    if usage is None:
+        usage = entry.usage_cache = usage_from_raw(entry.message.get("usage"))
+    return usage
 
 
 def usage_from_raw(raw: Any) -> Usage:
@@ -123,12 +129,23 @@ def sum_usage(entries: Iterable[Entry]) -> Usage:
 
 def usage_by_model(entries: Iterable[Entry]) -> list[tuple[str, Usage]]:
     """Per ``provider/model``, in first-seen order."""
+    return _scope_usage(entries)[1]
+
+
+def _scope_usage(entries: Iterable[Entry]) -> tuple[Usage, list[tuple[str, Usage]]]:
+    """The total and the per-model split of one scope, in a single pass."""
+    total = Usage()
     result: dict[str, Usage] = {}
     for entry in entries:
         if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            usage = turn_usage(entry)
+            total.add(usage)
             key = entry.model_key or "(unknown model)"
-            result.setdefault(key, Usage()).add(turn_usage(entry))
-    return list(result.items())
+            per_model = result.get(key)
+            if per_model is None:
+                per_model = result[key] = Usage()
+            per_model.add(usage)
+    return total, list(result.items())
 
 
 @dataclass(slots=True)
@@ -278,11 +295,13 @@ def compute_stats(session: Session) -> SessionStats:
     started = parse_time(session.header.timestamp) or (min(times) if times else None)
     if times and started and min(times) < started:
         started = min(times)
+    all_total, by_model_all = _scope_usage(session.entries)
+    path_total, by_model_path = _scope_usage(path_entries)
     return SessionStats(
-        all=sum_usage(session.entries),
-        active_path=sum_usage(path_entries),
-        by_model_all=usage_by_model(session.entries),
-        by_model_path=usage_by_model(path_entries),
+        all=all_total,
+        active_path=path_total,
+        by_model_all=by_model_all,
+        by_model_path=by_model_path,
         branches=branch_stats,
         tools=_tool_stats(session),
         roles=roles,
