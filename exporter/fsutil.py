@@ -35,3 +35,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8", errors="surrogateescape"))
+
+
+def user_cache_dir(*parts: str) -> Path:
+    """``$XDG_CACHE_HOME/pi-session-export/...`` (else ``~/.cache``; relative XDG values are
+    ignored, as the XDG spec says)."""
+    xdg = (os.environ.get("XDG_CACHE_HOME") or "").strip()
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base.joinpath("pi-session-export", *parts)

@@ -20,10 +20,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from exporter.fsutil import user_cache_dir
 from exporter.loader import parse_session_bytes, session_to_jsonl
+from exporter.policy import RedactionPolicy
 from exporter.prepare import prepare_session
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
-from exporter.redact import RedactionPolicy
 from exporter.session import Session, parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
 
@@ -269,9 +270,8 @@ def prepare_all(
 
 def html_cache_dir(endpoint: str, repo_id: str) -> Path:
     """Where the redacted site is kept between runs, so only changed pages are re-rendered."""
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
-    return root / "pi-session-export" / "publish-html" / digest
+    return user_cache_dir("publish-html", digest)
 
 
 def build_html(
