@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import webbrowser
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,8 @@ import click
 from exporter.cli import CliError, open_session, refuse_input, session_argument
 from exporter.discover import session_files, sessions_root
 from exporter.fsutil import atomic_write_text
+from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
-from exporter.redact import RedactionPolicy
 from exporter.redact_cli import finish_report, policy_from_options, policy_options
 from exporter.render import RenderOptions, render_session
 
@@ -51,7 +50,11 @@ def default_output_name(session_path: str | None) -> str:
     "--cwd", type=click.Path(file_okay=False), help="With --all: only this project's sessions."
 )
 @click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), help="With --all: worker processes (default: CPUs)."
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes (default: one per CPU, up to 8 for one page): pages of --all, "
+    "or parts of one big transcript. -j 1 renders in this process.",
 )
 @click.option(
     "--since",
@@ -89,12 +92,12 @@ def export_command(
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
         export_site(sessions_dir, output, cwd, jobs, since, force, options, policy, open_page)
         return
-    if cwd or jobs or since or force:
-        raise CliError("--cwd, --jobs, --since and --force only go with --all", 1)
+    if cwd or since or force:
+        raise CliError("--cwd, --since and --force only go with --all", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
     refuse_input(policy_values.get("report"), loaded.path)
     prepared, report = prepare_session(loaded, policy)
-    options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
+    options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
     html = render_session(prepared, options)
     if report is not None:
         finish_report(report, policy_values.get("report"), [loaded.path])
@@ -109,6 +112,8 @@ def export_command(
     atomic_write_text(target, html)
     click.echo(str(target))
     if open_page:
+        import webbrowser
+
         webbrowser.open(target.resolve().as_uri())
 
 
@@ -161,4 +166,6 @@ def export_site(
     click.echo(str(report.index_path))
     click.echo(f"pi-session: {report.summary()}", err=True)
     if open_page:
+        import webbrowser
+
         webbrowser.open(report.index_path.resolve().as_uri())

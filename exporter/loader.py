@@ -331,8 +331,42 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     damaged: list[DamagedLine] = []
     with _gc_paused():
         with open(file_path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
             parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
-        return build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+        session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+    if _is_pristine(session):
+        session.source_stamp = (stat.st_size, stat.st_mtime_ns)
+    return session
+
+
+def _is_pristine(session: Session) -> bool:
+    """True when re-serialising the session would only reproduce the file's own content."""
+    header = session.header
+    return (
+        header.version == CURRENT_VERSION
+        and not header.synthesized
+        and not session.damaged
+        and not session.diagnostics
+    )
+
+
+def read_pristine_source(session: Session) -> bytes | None:
+    """The file's bytes when it is still exactly what was loaded (see ``source_stamp``).
+
+    Saves re-encoding every entry for the page's embedded copy; None when the session was
+    transformed, repaired or migrated, or the file changed since it was read.
+    """
+    if session.source_stamp is None or session.path is None:
+        return None
+    try:
+        with open(session.path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if (stat.st_size, stat.st_mtime_ns) != session.source_stamp:
+                return None
+            data = handle.read()
+    except OSError:
+        return None
+    return data if len(data) == session.source_stamp[0] else None
 
 
 @contextlib.contextmanager

@@ -82,6 +82,7 @@ def make_options_key(options: RenderOptions, *extra: str) -> str:
     """A short digest of everything that changes a page (render options + e.g. the policy)."""
     data = dataclasses.asdict(options)
     data.pop("source_name", None)
+    data.pop("jobs", None)  # how many processes render a page never changes it
     text = json.dumps([data, *extra], sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

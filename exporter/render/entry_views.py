@@ -154,7 +154,7 @@ def _message(
         view.kind = "toolResult"
         view.classes.append("is-tool")
         tool = standalone_result_view(entry, call, builder.show)
-        builder.dedupe_output(tool, view.anchor)
+        builder.dedupe_output(tool)
         view.parts = [Part("tool", tool=tool)]
         view.status = view.parts[0].tool.status  # type: ignore[union-attr]
     elif role == "bashExecution":
@@ -214,10 +214,9 @@ def _assistant(
                 block, result if isinstance(result, MessageEntry) else None, builder.show
             )
             anchor = None
-            if result is not None:
-                builder.consumed.add(result.id)
+            if result is not None:  # shown here, so the plan skips its own entry
                 anchor = builder.anchor(result.id)
-                builder.dedupe_output(tool, anchor)
+                builder.dedupe_output(tool)
             view.parts.append(Part("tool", tool=tool, tool_entry_anchor=anchor))
         elif kind == "image":
             view.parts.extend(_images_of([block]))

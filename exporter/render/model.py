@@ -62,11 +62,18 @@ class BranchInfo:
 
 @dataclass(slots=True)
 class Item:
-    """A transcript token: an entry, or the start/end of a branch block."""
+    """A transcript token: an entry, or the start/end of a branch block.
+
+    Planned first (which entry goes where), rendered later (``html``), possibly in another
+    process: an entry's HTML depends only on the plan, never on entries rendered before it.
+    """
 
     kind: str  # entry | open | close
-    entry: EntryView | None = None
     branch: BranchInfo | None = None
+    entry_id: str = ""
+    line_set: frozenset[str] | set[str] = frozenset()  # the main line the entry sits on
+    forks_here: int = 0
+    html: Markup | None = None
 
 
 @dataclass(slots=True)

@@ -70,26 +70,51 @@ class PageBuilder:
         self.compacted = session.context_status()
         self.consumed: set[str] = set()
         self.anchors = build_anchors([e.id for e in session.entries])
-        self.outputs_seen: dict[int, tuple[str, str]] = {}
+        # Filled by plan(): results shown inside their call, and repeated long outputs.
+        self.consumed: set[str] = set()
+        self.same_output: dict[str, str] = {}
+        self._outputs_seen: dict[int, tuple[str, str]] = {}
 
     def anchor(self, entry_id: str) -> str:
         """The DOM id of an entry (see :func:`build_anchors`)."""
         return self.anchors.get(entry_id) or "e-missing"
 
-    def dedupe_output(self, tool: ToolView, anchor: str) -> None:
+    def dedupe_output(self, tool: ToolView) -> None:
         """Show a long output once; later identical outputs link to the first one."""
-        if tool.result_entry_id is None or tool.output is None:
-            return
-        result = self.session.by_id[tool.result_entry_id]
+        if tool.result_entry_id is not None and tool.output is not None:
+            tool.same_output_as = self.same_output.get(tool.result_entry_id)
+
+    def _note_output(self, result: Entry) -> None:
+        """Record a shown result in page order (plan time), for :meth:`dedupe_output`."""
         text = result.text if isinstance(result, MessageEntry) else ""
         if len(text) < DEDUPE_MIN_CHARS:
             return
         key = hash(text)
-        first = self.outputs_seen.get(key)
+        first = self._outputs_seen.get(key)
         if first is not None and first[1] == text:
-            tool.same_output_as = first[0]
+            self.same_output[result.id] = first[0]
         else:
-            self.outputs_seen[key] = (anchor, text)
+            self._outputs_seen[key] = (self.anchor(result.id), text)
+
+    def _note_results(self, entry: Entry, line_set: set[str]) -> None:
+        """What rendering ``entry`` shows besides itself: the results of its tool calls
+        (they render next to their call, not again on their own) and its outputs."""
+        if not isinstance(entry, MessageEntry):
+            return
+        role = entry.role
+        if role == "toolResult":
+            self._note_output(entry)
+        elif role == "assistant":
+            content = entry.message.get("content")
+            if not isinstance(content, list):
+                return
+            for index, block in enumerate(content):
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    result = self.session.result_for_call(entry.id, index, within=line_set)
+                    if result is not None:
+                        self.consumed.add(result.id)
+                        if isinstance(result, MessageEntry):
+                            self._note_output(result)
 
     # -- main line of a subtree -----------------------------------------------------
     def main_line(self, start: str) -> list[str]:
@@ -104,8 +129,12 @@ class PageBuilder:
             line.append(node)
         return line
 
-    def transcript(self) -> list[Item]:
-        """Items in page order; each fork's alternatives follow the fork entry directly."""
+    def plan(self) -> list[Item]:
+        """Items in page order; each fork's alternatives follow the fork entry directly.
+
+        Entry items are not rendered yet (see :meth:`render_item`): planning fixes every
+        decision that depends on page order, so items can then be rendered in any order.
+        """
         session = self.session
         if not session.roots:
             return []
@@ -135,15 +164,16 @@ class PageBuilder:
         _, line, line_set, position, depth = task
         for index in range(position, len(line)):
             entry_id = line[index]
-            view = None
+            item = None
             if entry_id not in self.consumed:
-                view = self.entry_view(self.session.by_id[entry_id], line_set)
-                items.append(Item("entry", entry=view))
+                item = Item("entry", entry_id=entry_id, line_set=line_set)
+                items.append(item)
+                self._note_results(self.session.by_id[entry_id], line_set)
             kids = self.session.children.get(entry_id, ())
             alternatives = [k for k in kids if k not in line_set] if len(kids) > 1 else []
             if alternatives:
-                if view is not None:
-                    view.forks_here = len(alternatives)
+                if item is not None:
+                    item.forks_here = len(alternatives)
                 work.append(("line", line, line_set, index + 1, depth))
                 for alt in reversed(alternatives):
                     work += [("close",), ("line", *self._line(alt), 0, depth + 1)]
@@ -169,8 +199,11 @@ class PageBuilder:
         )
 
     # -- one entry ------------------------------------------------------------------
-    def entry_view(self, entry: Entry, line_set: set[str]) -> EntryView:
+    def entry_view(self, item: Item) -> EntryView:
+        """The view of a planned entry item (pure: reads the plan, changes nothing)."""
         session = self.session
+        entry = session.by_id[item.entry_id]
+        line_set = item.line_set
         label = session.labels.get(entry.id)
         view = EntryView(
             id=entry.id,
@@ -179,6 +212,7 @@ class PageBuilder:
             type=entry.type,
             time=entry.timestamp,
             label=label,
+            forks_here=item.forks_here,
         )
         if label:
             view.classes.append("is-labeled")

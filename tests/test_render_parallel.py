@@ -1,0 +1,166 @@
+"""Rendering on several CPUs: the same page as one process, and failures fall back safely.
+
+The parallel path only forks when no other thread runs, and the test process has threads
+(servers, browsers) left by other tests, so each forking scenario runs in a fresh Python.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_FILES, REPO
+
+from exporter.loader import load_session
+from exporter.render import RenderOptions, render_session
+from exporter.render.parallel import MIN_ITEMS_PER_WORKER, ForkedMap, available_workers, can_fork
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX only")
+
+# Tool results render inside their call, so a page has about half as many entry items as lines.
+BIG_FIXTURES = [p for p in FIXTURE_FILES if sum(1 for _ in p.open("rb")) > 4 * MIN_ITEMS_PER_WORKER]
+
+
+def in_fresh_python(scenario: str, *args: str) -> None:
+    """Run ``scenario(*args)`` of this module in a new interpreter (no stray threads)."""
+    code = (
+        "import sys\n"
+        "import test_render_parallel as t\n"
+        f"getattr(t, {scenario!r})(*sys.argv[1:])\n"
+        "print('scenario passed')\n"
+    )
+    path = os.pathsep.join([str(REPO / "tests"), str(REPO)])
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("scenario passed"), result.stdout[-1000:]
+
+
+def test_there_are_fixtures_big_enough_to_fork() -> None:
+    assert len(BIG_FIXTURES) >= 3, [p.name for p in FIXTURE_FILES]
+
+
+def same_page_in_parallel(path: str) -> None:
+    forks = []
+    original = ForkedMap.start
+
+    def counting_start(self: ForkedMap) -> ForkedMap:  # type: ignore[type-arg]
+        started = original(self)
+        forks.append(len(started._children))
+        return started
+
+    ForkedMap.start = counting_start  # type: ignore[method-assign]
+    serial = render_session(load_session(path), RenderOptions(jobs=1))
+    parallel = render_session(load_session(path), RenderOptions(jobs=3))
+    assert forks[0] == 0 and forks[1] >= 2, forks
+    assert parallel == serial
+
+
+@pytest.mark.parametrize("path", BIG_FIXTURES, ids=lambda p: p.name)
+def test_parallel_page_is_identical_to_the_serial_one(path: Path) -> None:
+    in_fresh_python("same_page_in_parallel", str(path))
+
+
+def test_work_really_runs_in_other_processes_and_keeps_its_order() -> None:
+    in_fresh_python("runs_in_children")
+
+
+def runs_in_children() -> None:
+    items = list(range(4 * MIN_ITEMS_PER_WORKER))
+    parent = os.getpid()
+    mapped = ForkedMap(lambda i: f"{i}:{os.getpid()}", items, workers=2).start()
+    assert len(mapped._children) == 2
+    results = mapped.results()
+    assert [int(r.split(":")[0]) for r in results] == items
+    pids = {int(r.split(":")[1]) for r in results}
+    assert len(pids) == 2 and parent not in pids
+    # stripes: neighbours in the same stripe went to the same child
+    assert results[0].split(":")[1] == results[1].split(":")[1]
+
+
+def test_small_inputs_and_one_worker_stay_in_this_process() -> None:
+    parent = str(os.getpid())
+    few = ForkedMap(lambda i: str(os.getpid()), list(range(MIN_ITEMS_PER_WORKER)), 8).start()
+    assert few._children == [] and set(few.results()) == {parent}
+    one = ForkedMap(lambda i: str(os.getpid()), list(range(1000)), 1).start()
+    assert one._children == [] and set(one.results()) == {parent}
+
+
+def test_a_child_that_dies_is_replaced_by_this_process() -> None:
+    in_fresh_python("dead_child")
+
+
+def dead_child() -> None:
+    parent = os.getpid()
+
+    def render(i: int) -> str:
+        if os.getpid() != parent and i == 5:
+            os._exit(9)  # killed mid-way, sends nothing
+        return f"item {i}"
+
+    items = list(range(3 * MIN_ITEMS_PER_WORKER))
+    mapped = ForkedMap(render, items, workers=2).start()
+    assert len(mapped._children) == 2
+    assert mapped.results() == [f"item {i}" for i in items]
+
+
+def test_a_child_that_raises_is_replaced_by_this_process() -> None:
+    in_fresh_python("raising_child")
+
+
+def raising_child() -> None:
+    parent = os.getpid()
+
+    def render(i: int) -> str:
+        if os.getpid() != parent and i % 7 == 0:
+            raise ValueError("boom")
+        return f"<p>{i}</p>"
+
+    items = list(range(3 * MIN_ITEMS_PER_WORKER))
+    mapped = ForkedMap(render, items, workers=3).start()
+    assert len(mapped._children) == 3
+    assert mapped.results() == [f"<p>{i}</p>" for i in items]
+
+
+def test_close_reaps_children_that_were_never_collected() -> None:
+    in_fresh_python("reaped_children")
+
+
+def reaped_children() -> None:
+    mapped = ForkedMap(lambda i: "x" * 10_000, list(range(1000)), workers=2).start()
+    pids = [child.pid for child in mapped._children]
+    assert len(pids) == 2
+    mapped.close()
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not can_fork()
+        mapped = ForkedMap(lambda i: str(os.getpid()), list(range(1000)), 2).start()
+        assert mapped._children == []
+        assert set(mapped.results()) == {str(os.getpid())}
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_worker_count() -> None:
+    assert available_workers(3) == 3
+    assert 1 <= available_workers(None) <= 8
+    assert available_workers(0) == available_workers(None)

@@ -1,0 +1,191 @@
+"""The export's shortcuts never change what a page says: the embedded copy of an unchanged
+file is the file itself, caches tolerate anything, and a plain export skips the detectors."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES_DIR, REPO
+
+import exporter.render.markup as markup
+from exporter.loader import (
+    load_session,
+    parse_session_bytes,
+    read_pristine_source,
+    session_to_jsonl,
+)
+from exporter.redact import RedactionPolicy, apply_policy
+from exporter.render import render_session
+from exporter.render.template_cache import QuietBytecodeCache, template_cache
+from exporter.usage import turn_usage
+
+GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00Z",
+          "cwd": "/work/proj"}  # fmt: skip
+
+
+def user(text: str) -> dict[str, object]:
+    message = {"role": "user", "content": text, "timestamp": 1735689601000}
+    return {"type": "message", "id": "m1", "parentId": None,
+            "timestamp": "2025-01-01T00:00:01Z", "message": message}  # fmt: skip
+
+
+def embedded_bytes(html: str) -> bytes:
+    (blob,) = re.findall(r'id="session-jsonl"[^>]*>("[A-Za-z0-9+/=]*")</script>', html)
+    return gzip.decompress(base64.b64decode(json.loads(blob)))
+
+
+def copy_fixture(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / name
+    shutil.copyfile(FIXTURES_DIR / name, target)
+    return target
+
+
+def test_an_unchanged_v3_file_is_embedded_byte_for_byte(tmp_path: Path) -> None:
+    path = copy_fixture(tmp_path, "pi-branched-2.jsonl")
+    session = load_session(path)
+    assert session.source_stamp == (path.stat().st_size, path.stat().st_mtime_ns)
+    data = embedded_bytes(render_session(session))
+    assert data == path.read_bytes()
+    copy = parse_session_bytes(data)
+    assert [(e.id, e.parent_id) for e in copy.entries] == [
+        (e.id, e.parent_id) for e in session.entries
+    ]
+
+
+def test_a_file_changed_after_loading_is_not_embedded(tmp_path: Path) -> None:
+    path = copy_fixture(tmp_path, "pi-branched-1.jsonl")
+    session = load_session(path)
+    with path.open("ab") as handle:  # Pi appended a turn while we were rendering
+        handle.write(b'{"type":"label","id":"zz","parentId":null,"targetId":"x","label":"y"}\n')
+    assert read_pristine_source(session) is None
+    assert embedded_bytes(render_session(session)) == session_to_jsonl(session).encode("utf-8")
+
+
+def test_same_size_rewrite_is_caught_by_the_mtime(tmp_path: Path) -> None:
+    path = copy_fixture(tmp_path, "pi-branched-1.jsonl")
+    session = load_session(path)
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b'"user"', b'"USER"', 1))
+    os.utime(path, ns=(session.source_stamp[1] + 5_000_000_000,) * 2)  # type: ignore[index]
+    assert read_pristine_source(session) is None
+
+
+@pytest.mark.parametrize(
+    "name", ["pi-v1-before-compaction.jsonl", "every-entry-type.jsonl", "pi-branched-4.jsonl"]
+)
+def test_migrated_or_repaired_files_embed_their_v3_serialisation(tmp_path: Path, name: str) -> None:
+    session = load_session(copy_fixture(tmp_path, name))
+    expected_pristine = session.version == 3 and not session.diagnostics and not session.damaged
+    assert (session.source_stamp is not None) == expected_pristine
+    data = embedded_bytes(render_session(session))
+    if not expected_pristine:
+        assert data == session_to_jsonl(session).encode("utf-8")
+
+
+def test_damaged_file_is_serialised(write_session: Callable[..., Path]) -> None:
+    path = write_session([HEADER, user("hi"), '{"broken": '])
+    session = load_session(path)
+    assert session.damaged and session.source_stamp is None
+    assert embedded_bytes(render_session(session)) == session_to_jsonl(session).encode("utf-8")
+
+
+def test_a_redacted_copy_never_embeds_the_original_file(write_session: Callable[..., Path]) -> None:
+    path = write_session([HEADER, user(f"my token is {GHP}")])
+    session = load_session(path)
+    assert session.source_stamp is not None  # the original would qualify...
+    redacted, _ = apply_policy(session, RedactionPolicy(env_secrets=False))
+    assert redacted.source_stamp is None  # ...its redacted copy does not
+    html = render_session(redacted)
+    assert GHP not in html and GHP.encode() not in embedded_bytes(html)
+
+
+def test_unknown_code_languages_never_trigger_a_plugin_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pygments.lexers
+
+    def scan() -> None:
+        raise AssertionError("plugin entry points scanned")
+
+    monkeypatch.setattr(pygments.lexers, "find_plugin_lexers", scan)
+    markup.lexer_for.cache_clear()
+    try:
+        assert markup.lexer_for("no-such-language-zz") is None
+        assert markup.lexer_for("TypeScript") is not None
+        html = markup.markdown("```weird-lang\nx = 1\n```")
+        assert "x = 1" in html
+    finally:
+        markup.lexer_for.cache_clear()
+
+
+def test_template_cache_lives_under_xdg_cache_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache = template_cache()
+    assert isinstance(cache, QuietBytecodeCache)
+    assert Path(cache.directory) == tmp_path / "cache" / "pi-session-export" / "templates"
+    monkeypatch.setenv("PI_SESSION_NO_TEMPLATE_CACHE", "1")
+    assert template_cache() is None
+
+
+def run_export(tmp_path: Path, env: dict[str, str], out: str = "page.html") -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "exporter", "export", "--demo", "-o", str(tmp_path / out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return (tmp_path / out).read_text(encoding="utf-8")
+
+
+def test_pages_are_the_same_with_a_cold_warm_broken_or_unwritable_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    env = {"XDG_CACHE_HOME": str(cache)}
+    cold = run_export(tmp_path, env, "cold.html")
+    compiled = list((cache / "pi-session-export" / "templates").iterdir())
+    assert compiled, "the cache was not written"
+    assert run_export(tmp_path, env, "warm.html") == cold
+    for entry in compiled:  # garbage in every cache file
+        entry.write_bytes(b"\x00not bytecode")
+    assert run_export(tmp_path, env, "broken.html") == cold
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be", encoding="utf-8")
+    assert run_export(tmp_path, {"XDG_CACHE_HOME": str(blocked)}, "nocache.html") == cold
+
+
+def test_a_plain_export_does_not_load_the_secret_detectors(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from exporter.cli import main\n"
+        f"sys.argv = ['pi-session', 'export', '--demo', '-o', {str(tmp_path / 'p.html')!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('detectors' if 'exporter.detectors' in sys.modules else 'clean', file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+    assert result.stderr.strip().endswith("clean"), result.stderr
+    assert (tmp_path / "p.html").stat().st_size > 10_000
+
+
+def test_turn_usage_is_parsed_once_per_entry() -> None:
+    session = load_session(FIXTURES_DIR / "pi-branched-1.jsonl")
+    turn = next(e for e in session.iter_messages() if e.role == "assistant")
+    assert turn_usage(turn) is turn_usage(turn)
+    assert turn.role_cache == "assistant"
