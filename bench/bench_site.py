@@ -78,6 +78,7 @@ def snapshot_code() -> Path:
     shutil.rmtree(code, ignore_errors=True)
     for name in ("exporter", "templates", "static"):
         shutil.copytree(REPO / name, code / name, ignore=shutil.ignore_patterns("__pycache__"))
+    common.byte_compile(code / "exporter")  # as a real install has them
     CHILD_ENV["PYTHONPATH"] = str(code)  # ahead of the editable install's path entry
     return code
 

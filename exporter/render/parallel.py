@@ -52,7 +52,9 @@ class _Child:
 class ForkedMap(Generic[T]):
     """``render`` over ``items``, started in children now, collected by :meth:`results`.
 
-    The caller goes on with other work in between (the header, tables, outline).
+    The caller goes on with other work in between (the header, tables, outline). Calling
+    ``gc.freeze()`` first (render_session does) keeps the children's cyclic GC away from the
+    shared objects, so their memory pages stay shared.
     """
 
     render: Callable[[T], str]
@@ -67,14 +69,10 @@ class ForkedMap(Generic[T]):
         shares: list[list[int]] = [[] for _ in range(count)]
         for stripe, begin in enumerate(range(0, len(self.items), STRIPE)):
             shares[stripe % count].extend(range(begin, min(begin + STRIPE, len(self.items))))
-        gc.freeze()  # children then leave the shared objects' pages alone (copy-on-write)
-        try:
-            for indices in shares:
-                child = self._fork(indices)
-                if child is not None:
-                    self._children.append(child)
-        finally:
-            gc.unfreeze()
+        for indices in shares:
+            child = self._fork(indices)
+            if child is not None:
+                self._children.append(child)
         return self
 
     def _fork(self, indices: list[int]) -> _Child | None:
