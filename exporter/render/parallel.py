@@ -22,7 +22,9 @@ T = TypeVar("T")
 
 MAX_WORKERS = 8
 MIN_ITEMS_PER_WORKER = 150  # below this a fork costs more than it saves
-STRIPE = 32  # items are dealt to children in stripes, which evens out slow stretches
+STRIPE = 32  # items are dealt out in stripes, which evens out slow stretches
+# This process is one of the workers, but it also builds the rest of the page meanwhile.
+PARENT_WEIGHT = 0.8
 
 
 def available_workers(requested: int | None) -> int:
@@ -61,15 +63,16 @@ class ForkedMap(Generic[T]):
     items: Sequence[T]
     workers: int = 1
     _children: list[_Child] = field(default_factory=list)
+    _own: list[int] | None = None  # this process's share; None = everything
 
     def start(self) -> ForkedMap[T]:
+        """Fork ``workers - 1`` children (none for small inputs); this process is the last."""
         count = min(self.workers, len(self.items) // MIN_ITEMS_PER_WORKER)
         if count < 2 or not can_fork():
             return self
-        shares: list[list[int]] = [[] for _ in range(count)]
-        for stripe, begin in enumerate(range(0, len(self.items), STRIPE)):
-            shares[stripe % count].extend(range(begin, min(begin + STRIPE, len(self.items))))
-        for indices in shares:
+        shares = _deal(len(self.items), [PARENT_WEIGHT] + [1.0] * (count - 1))
+        self._own = shares[0]
+        for indices in shares[1:]:
             child = self._fork(indices)
             if child is not None:
                 self._children.append(child)
@@ -110,6 +113,8 @@ class ForkedMap(Generic[T]):
     def results(self) -> list[str]:
         """Every item's HTML in order; shares whose child failed are rendered here."""
         done: dict[int, str] = {}
+        for index in self._own or ():  # while the children finish theirs
+            done[index] = str(self.render(self.items[index]))
         for child in self._children:
             for index, html in zip(child.indices, self._collect(child) or (), strict=False):
                 done[index] = html
@@ -148,3 +153,12 @@ class ForkedMap(Generic[T]):
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(child.pid, 0)
         self._children = []
+
+
+def _deal(count: int, weights: list[float]) -> list[list[int]]:
+    """Indices ``0..count-1`` in stripes, each to the worker furthest below its weight."""
+    shares: list[list[int]] = [[] for _ in weights]
+    for begin in range(0, count, STRIPE):
+        worker = min(range(len(weights)), key=lambda i: len(shares[i]) / weights[i])
+        shares[worker].extend(range(begin, min(begin + STRIPE, count)))
+    return shares
