@@ -189,3 +189,42 @@ def test_turn_usage_is_parsed_once_per_entry() -> None:
     turn = next(e for e in session.iter_messages() if e.role == "assistant")
     assert turn_usage(turn) is turn_usage(turn)
     assert turn.role_cache == "assistant"
+
+
+def _strings(value: object, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+
+
+def test_markdown_without_the_html_rules_renders_exactly_as_with_them() -> None:
+    """The two raw-HTML rules are dropped for speed: every string of every fixture and of
+    the XSS corpus must render as markdown-it does with them (html off either way)."""
+    from markdown_it import MarkdownIt
+
+    from tests.xss_corpus import build_corpus
+
+    reference = markup._markdown.__wrapped__()  # a fresh instance, then put the rules back
+    reference.enable(["html_block", "html_inline"])
+    assert isinstance(reference, MarkdownIt)
+    lines = build_corpus().decode("utf-8", "replace").splitlines()
+    for path in sorted(FIXTURES_DIR.glob("*.jsonl")):
+        lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
+    texts = [
+        "<script>alert(1)</script>", "a <b>bold</b>", "<div>\n\n*x*\n\n</div>", "<!-- c -->",
+        "<?php x ?>", "<![CDATA[x]]>", "<a href='javascript:x'>y</a>", "<http://a.b> <x@y.z>",
+        "`<code>`", "<pre>\nx\n</pre>", "&lt;x&gt; &amp; &#x41;", "<img src=x onerror=alert(1)>",
+    ]  # fmt: skip
+    for line in lines:
+        try:
+            _strings(json.loads(line), texts)
+        except ValueError:
+            texts.append(line)
+    ours = markup._markdown()
+    differ = [t for t in texts if ours.render(t) != reference.render(t)]
+    assert len(texts) > 10_000 and differ == []
