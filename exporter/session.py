@@ -110,7 +110,8 @@ class Session:
     name: str | None = None
     # (size, mtime_ns) of the file when it was read unchanged: a v3 file with no damage and
     # no repairs, whose bytes ARE this session's JSONL. Only load_session sets it; any copy
-    # (redacted, rebuilt from records) has None and is serialised instead.
+    # (redacted, rebuilt from records) has None and is serialised instead. Code that edits
+    # entries in place must set it to None, or the page would embed the unedited file.
     source_stamp: tuple[int, int] | None = None
     _call_for_result: dict[str, ToolCallRef] = field(default_factory=dict)
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
