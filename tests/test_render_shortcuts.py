@@ -57,6 +57,7 @@ def test_an_unchanged_v3_file_is_embedded_byte_for_byte(tmp_path: Path) -> None:
     assert session.source_stamp == (path.stat().st_size, path.stat().st_mtime_ns)
     data = embedded_bytes(render_session(session))
     assert data == path.read_bytes()
+    assert data != session_to_jsonl(session).encode("utf-8")  # Pi's bytes, not our re-encoding
     copy = parse_session_bytes(data)
     assert [(e.id, e.parent_id) for e in copy.entries] == [
         (e.id, e.parent_id) for e in session.entries
