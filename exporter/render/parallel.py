@@ -23,8 +23,10 @@ T = TypeVar("T")
 MAX_WORKERS = 8
 MIN_ITEMS_PER_WORKER = 150  # below this a fork costs more than it saves
 STRIPE = 32  # items are dealt out in stripes, which evens out slow stretches
-# This process is one of the workers, but it also builds the rest of the page meanwhile.
-PARENT_WEIGHT = 0.8
+# This process is one of the workers, but it also builds the rest of the page meanwhile
+# and compresses the embedded copy: with a smaller share it finishes with the children
+# (25 MB session, 2 CPUs: 0.6 is ~0.1 s faster than 0.8; no difference on small pages).
+PARENT_WEIGHT = 0.6
 
 
 def available_workers(requested: int | None) -> int:
