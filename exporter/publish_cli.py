@@ -22,20 +22,12 @@ from exporter.discover import resolve_session_arg, scan_summary, session_files
 from exporter.formatting import fmt_int
 from exporter.fsutil import atomic_write_text
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
+from exporter.redact import action_counts
 from exporter.redact_cli import policy_from_options, policy_options
 
 __all__ = ["publish_command", "select_files"]
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
-_ACTION_LABELS = {
-    "home_paths": "home paths -> ~",
-    "user_names": "user names -> <user>",
-    "entries_dropped": "entries dropped",
-    "thinking_blocks_dropped": "thinking blocks dropped",
-    "signatures_dropped": "signatures dropped",
-    "tool_outputs_omitted": "tool outputs omitted",
-    "images_omitted": "images omitted",
-}
 
 
 def _cpu_count() -> int:
@@ -76,12 +68,7 @@ def redaction_line(result: PublishResult) -> str:
         text = f"{total} secrets in {where} sessions ({', '.join(f'{k} {n}' for k, n in kinds)})"
     else:
         text = "no secrets found"
-    parts = [text] + [
-        f"{label}: {result.actions[k]}"
-        for k, label in _ACTION_LABELS.items()
-        if result.actions.get(k)
-    ]
-    return "redact: " + "; ".join(parts)
+    return "redact: " + "; ".join([text, *action_counts(result.actions)])
 
 
 def _size(n: int) -> str:

@@ -32,9 +32,11 @@ from exporter.policy import RedactionPolicy
 from exporter.session import Session
 
 __all__ = [
+    "ACTION_LABELS",
     "Hit",
     "RedactionPolicy",
     "RedactionReport",
+    "action_counts",
     "apply_policy",
     "env_secret_values",
     "sensitive_env_values",
@@ -45,7 +47,7 @@ _GENERIC_USERS = frozenset((
     "pi", "node", "app", "www", "web", "build", "ci", "docker", "vagrant", "ec2-user", "git",
     "nobody", "default", "guest", "test", "home", "users", "me", "local", "worker", "service",
 ))  # fmt: skip
-_ACTIONS = {  # report.actions key -> how the summary line names it
+ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "home_paths": "home paths -> ~",
     "user_names": "user names -> <user>",
     "entries_dropped": "entries dropped",
@@ -61,6 +63,11 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWNER_HOME = re.compile(
     r"(/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)"
 )
+
+
+def action_counts(actions: Mapping[str, int]) -> list[str]:
+    """``label: count`` for each share-policy action that happened, in a fixed order."""
+    return [f"{label}: {actions[k]}" for k, label in ACTION_LABELS.items() if actions.get(k)]
 
 
 def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
@@ -124,9 +131,7 @@ class RedactionReport:
             parts.append(f"{self.total} secrets in {len(self.per_entry())} entries ({kinds})")
         else:
             parts.append("no secrets found")
-        actions = self.actions
-        parts += [f"{label}: {actions[k]}" for k, label in _ACTIONS.items() if actions.get(k)]
-        return "redact: " + "; ".join(parts)
+        return "redact: " + "; ".join(parts + action_counts(self.actions))
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The JSONL report: a summary line, then one line per hit."""
