@@ -1,35 +1,12 @@
 /* pi-session-export site index: progressive enhancement only. The table is complete and
-   sorted by last activity without this script; it adds column sorting, a filter box, local
-   times and the theme toggle. No network access (the page's CSP forbids it anyway). */
+   sorted by last activity without this script; it adds column sorting, a filter box and local
+   times (the theme toggle is theme.js). No network access (the page's CSP forbids it anyway). */
 (function () {
   "use strict";
-  var doc = document, root = doc.documentElement;
-  var THEME_KEY = "pi-session-export:theme";
+  var doc = document;
 
   function $(sel, el) { return (el || doc).querySelector(sel); }
   function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
-
-  // Theme: the same stored choice as the session pages.
-  try {
-    var stored = localStorage.getItem(THEME_KEY);
-    if (stored === "light" || stored === "dark") root.setAttribute("data-theme", stored);
-  } catch (e) { /* storage may be blocked (file://, sandboxed iframe) */ }
-  function effectiveTheme() {
-    var t = root.getAttribute("data-theme");
-    if (t) return t;
-    return window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
-  }
-  var themeButton = $("#theme-toggle");
-  if (themeButton) {
-    var label = function () { themeButton.textContent = effectiveTheme() === "dark" ? "☀ Light" : "☾ Dark"; };
-    themeButton.hidden = false; label();
-    themeButton.addEventListener("click", function () {
-      var next = effectiveTheme() === "dark" ? "light" : "dark";
-      root.setAttribute("data-theme", next);
-      try { localStorage.setItem(THEME_KEY, next); } catch (e) { /* ignore */ }
-      label();
-    });
-  }
 
   // Local times (the server wrote UTC).
   var fmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });

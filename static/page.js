@@ -1,34 +1,13 @@
 /* pi-session-export: progressive enhancement only. The page is complete without this script;
-   it adds local times, search, keyboard shortcuts, deep links, theme toggle, copy links and
-   the JSONL download. No network access (the page's CSP forbids it anyway). */
+   it adds local times, search, keyboard shortcuts, deep links, copy links and the JSONL
+   download (the theme toggle is theme.js). No network access (the page's CSP forbids it anyway). */
 (function () {
   "use strict";
-  var doc = document, root = doc.documentElement;
-  var THEME_KEY = "pi-session-export:theme";
+  var doc = document;
 
   function $(sel, el) { return (el || doc).querySelector(sel); }
   function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
   function show(el) { if (el) el.hidden = false; }
-
-  // Theme: stored choice wins; the toggle flips the effective theme and remembers it.
-  try {
-    var stored = localStorage.getItem(THEME_KEY);
-    if (stored === "light" || stored === "dark") root.setAttribute("data-theme", stored);
-  } catch (e) { /* storage may be blocked (file://, sandboxed iframe) */ }
-  function effectiveTheme() {
-    var t = root.getAttribute("data-theme");
-    if (t) return t;
-    return window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
-  }
-  var themeButton = $("#theme-toggle");
-  function labelTheme() { themeButton.textContent = effectiveTheme() === "dark" ? "☀ Light" : "☾ Dark"; }
-  show(themeButton); labelTheme();
-  themeButton.addEventListener("click", function () {
-    var next = effectiveTheme() === "dark" ? "light" : "dark";
-    root.setAttribute("data-theme", next);
-    try { localStorage.setItem(THEME_KEY, next); } catch (e) { /* ignore */ }
-    labelTheme();
-  });
 
   // Local times (the server wrote UTC). Formatted by hand: Intl costs ~50 ms at start-up.
   function pad(n) { return n < 10 ? "0" + n : "" + n; }

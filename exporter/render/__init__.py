@@ -125,8 +125,13 @@ def _static() -> tuple[str, str]:
 
     folder = asset_dir("static")
     css = _minify_css((folder / "page.css").read_text(encoding="utf-8")) + pygments_css()
-    js = (folder / "page.js").read_text(encoding="utf-8")
+    js = shared_script(folder, "page.js")
     return css, js
+
+
+def shared_script(folder: Path, name: str) -> str:
+    """``theme.js`` (the theme toggle every page has) followed by the page's own script."""
+    return "\n".join((folder / n).read_text(encoding="utf-8") for n in ("theme.js", name))
 
 
 def _minify_css(css: str) -> str:

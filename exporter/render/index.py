@@ -21,7 +21,14 @@ from markupsafe import Markup
 from exporter import __version__
 from exporter.entries import MessageEntry
 from exporter.formatting import fmt_cost, one_line
-from exporter.render import _csp, _environment, _minify_css, asset_dir, display_path
+from exporter.render import (
+    _csp,
+    _environment,
+    _minify_css,
+    asset_dir,
+    display_path,
+    shared_script,
+)
 from exporter.session import Session, parse_time
 from exporter.usage import compute_stats, turn_usage
 
@@ -284,4 +291,4 @@ def _assets() -> tuple[str, str]:
     folder = asset_dir("static")
     css = _minify_css((folder / "page.css").read_text(encoding="utf-8"))
     css += "\n" + _minify_css((folder / "index.css").read_text(encoding="utf-8"))
-    return css, (folder / "index.js").read_text(encoding="utf-8")
+    return css, shared_script(folder, "index.js")
