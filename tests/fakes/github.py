@@ -31,11 +31,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
+
+from tests.fakes.loopback import LoopbackFake, QuietHandler
 
 __all__ = [
     "DEFAULT_TOKEN",
@@ -112,33 +113,14 @@ def _file_type(name: str) -> tuple[str, str | None]:
     return "text/plain", "Text"
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # don't wait for handlers hanging on purpose
-    fake: FakeGitHub
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that hang up (timeouts, drops) are expected here; stay quiet."""
+class _Handler(QuietHandler):
+    do_POST = do_PATCH = do_DELETE = do_PUT = QuietHandler.do_GET
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silence per-request logging to stderr."""
-
-    def do_GET(self) -> None:
-        self.server.fake._handle(self)
-
-    do_POST = do_GET
-    do_PATCH = do_GET
-    do_DELETE = do_GET
-    do_PUT = do_GET
-
-
-class FakeGitHub:
+class FakeGitHub(LoopbackFake):
     """In-memory gist API on 127.0.0.1 with request recording and failure injection."""
+
+    handler = _Handler
 
     def __init__(
         self,
@@ -160,42 +142,6 @@ class FakeGitHub:
         self.failures: list[Failure] = []
         self.rate_remaining = 5000
         self._lock = threading.Lock()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle --------------------------------------------------------------------
-
-    def start(self) -> FakeGitHub:
-        """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.fake = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the listening socket."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None, "FakeGitHub is not running"
-        return int(self._server.server_address[1])
 
     @property
     def base_url(self) -> str:

@@ -28,12 +28,13 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import pytest
 import yaml
+
+from tests.fakes.loopback import LoopbackFake, QuietHandler
 
 __all__ = ["READ_TOKEN", "TOKEN", "Account", "Failure", "FakeHub", "fake_hub_fixture", "git_oid"]
 
@@ -114,30 +115,14 @@ class Failure:
         return not (self.path and not re.search(self.path, route))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    fake: FakeHub
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Dropped connections are expected; stay quiet."""
+class _Handler(QuietHandler):
+    do_POST = do_HEAD = do_PUT = do_DELETE = QuietHandler.do_GET
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """No per-request logging."""
-
-    def do_GET(self) -> None:
-        self.server.fake._handle(self)
-
-    do_POST = do_HEAD = do_PUT = do_DELETE = do_GET
-
-
-class FakeHub:
+class FakeHub(LoopbackFake):
     """In-memory Hub on 127.0.0.1 with request recording and failure injection."""
+
+    handler = _Handler
 
     def __init__(self, accounts: dict[str, Account] | None = None, page_size: int = 1000):
         self.accounts = accounts or {
@@ -151,34 +136,10 @@ class FakeHub:
         self.commits: list[Commit] = []
         self.failures: list[Failure] = []
         self._lock = threading.RLock()
-        self._server: _Server | None = None
-
-    # -- lifecycle -------------------------------------------------------------------------
-
-    def start(self) -> FakeHub:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeHub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "FakeHub is not running"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
     # -- failure injection -----------------------------------------------------------------
 
