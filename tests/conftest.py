@@ -32,6 +32,20 @@ FIXTURES_DIR = SHARED / "fixtures"
 FIXTURE_FILES = sorted(FIXTURES_DIR.glob("*.jsonl"))
 PI_REFERENCE_SCRIPT = REPO / "tests" / "node" / "pi_reference.mjs"
 PI_PACKAGE = Path("node_modules/@mariozechner/pi-coding-agent/dist/index.js")
+# The nine entry types of the format reference (§1.4), spelled out independently of the code.
+PI_ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
 
 # Sessions written by gen-sessions.mjs: GEN_PER_SEED sessions for each seed (>= 21 in all).
 GEN_SEEDS: list[int] = [

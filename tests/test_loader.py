@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import PI_ENTRY_TYPES
 
 from exporter.discover import scan_summary
 from exporter.entries import (
@@ -109,19 +110,7 @@ def test_fixture_roles_match_readme(fixtures_dir: Path) -> None:
         "toolResult",
         "bashExecution",
     }
-    assert sorted({e.type for e in sampler.entries}) == sorted(
-        {
-            "message",
-            "thinking_level_change",
-            "model_change",
-            "compaction",
-            "branch_summary",
-            "custom",
-            "custom_message",
-            "label",
-            "session_info",
-        }
-    )
+    assert sorted({e.type for e in sampler.entries}) == sorted(PI_ENTRY_TYPES)
     hidden = [e for e in sampler.entries if isinstance(e, CustomMessageEntry) and not e.display]
     assert [e.custom_type for e in hidden] == ["hidden-ext"]
 

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from conftest import PI_ENTRY_TYPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,18 +30,6 @@ SETTINGS = settings(
     deadline=3000,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-# The nine entry types of the format reference (§1.4), spelled out independently of the code.
-PI_ENTRY_TYPES = {
-    "message",
-    "thinking_level_change",
-    "model_change",
-    "compaction",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "label",
-    "session_info",
-}
 ENTRY_KINDS = ("entry", "known")
 ID_POOL = [f"e{i}" for i in range(8)]  # small on purpose: collisions, cycles, forward refs
 ENTRY_TYPES = [*sorted(PI_ENTRY_TYPES), "telepathy", ""]
