@@ -35,17 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bench_export as common  # shared helpers: paths, facts, RESULTS.md
 
+from tests.browser_util import CHROMIUM_ARGS as CHROMIUM_FLAGS  # the same browser as the tests
+
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1280, "height": 800}
 TARGET_LOAD_RATIO = 0.3
 TARGET_10K_LOAD_MS = 3000.0
