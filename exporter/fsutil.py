@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,8 +38,13 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 
 def user_cache_dir(*parts: str) -> Path:
-    """``$XDG_CACHE_HOME/pi-session-export/...`` (else ``~/.cache``; relative XDG values are
-    ignored, as the XDG spec says)."""
-    xdg = (os.environ.get("XDG_CACHE_HOME") or "").strip()
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    """``$XDG_CACHE_HOME/pi-session-export/...`` (else ``~/.cache/...``)."""
+    return xdg_dir("XDG_CACHE_HOME", ".cache", *parts)
+
+
+def xdg_dir(variable: str, default: str, *parts: str, env: Mapping[str, str] = os.environ) -> Path:
+    """``$variable/pi-session-export/...``, else ``~/<default>/...``; relative values of the
+    variable are ignored, as the XDG spec says."""
+    value = (env.get(variable) or "").strip()
+    base = Path(value) if value and os.path.isabs(value) else Path.home() / default
     return base.joinpath("pi-session-export", *parts)

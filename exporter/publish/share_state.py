@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from exporter.fsutil import xdg_dir
+
 
 def _state_key(api_url: str) -> str:
     """Stable key for an API root, so two hosts never share gist ids."""
@@ -24,9 +26,7 @@ def _state_key(api_url: str) -> str:
 
 def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
     """``$XDG_STATE_HOME/pi-session-export/gists.json`` (XDG ignores relative values)."""
-    xdg = (env.get("XDG_STATE_HOME") or "").strip()
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "state"
-    return base / "pi-session-export" / "gists.json"
+    return xdg_dir("XDG_STATE_HOME", ".local/state", "gists.json", env=env)
 
 
 class ShareState:
