@@ -11,15 +11,29 @@ from typing import IO, Any
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -> Iterator[IO[Any]]:
-    """Write a temp file in the same folder, then rename it over ``path`` (only on success)."""
+def atomic_open(
+    path: str | os.PathLike[str],
+    mode: str = "wb",
+    *,
+    permissions: int = 0o644,
+    durable: bool = False,
+    **kwargs: Any,
+) -> Iterator[IO[Any]]:
+    """Write a temp file in the same folder, then rename it over ``path`` (only on success).
+
+    ``permissions`` are set before the rename (0o600 for files holding secrets, so they are
+    never readable by others); ``durable`` fsyncs the data first.
+    """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(handle, mode, **kwargs) as stream:
             yield stream
-        os.chmod(temp_name, 0o644)
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
+        os.chmod(temp_name, permissions)
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from exporter.fsutil import xdg_dir
+from exporter.fsutil import atomic_open, xdg_dir
 
 
 def _state_key(api_url: str) -> str:
@@ -77,18 +75,11 @@ class ShareState:
         text = json.dumps(
             {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
         )
-        # mkstemp creates the file 0600: secret gist ids are effectively access keys.
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".gists.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):  # never mask the real error
-                os.unlink(tmp)
-            raise
+        # 0600: secret gist ids are effectively access keys.
+        with atomic_open(
+            self.path, "w", encoding="utf-8", permissions=0o600, durable=True
+        ) as handle:
+            handle.write(text + "\n")
 
     def entry(self, api_url: str, session_id: str) -> dict[str, Any] | None:
         """The stored record (``gist_id``, ``public``, ``updated_at``) or None."""
