@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -22,7 +21,15 @@ from exporter.discover import (
     scan_summary,
     session_files,
 )
-from exporter.formatting import fmt_cost, fmt_datetime, fmt_duration, fmt_int, one_line
+from exporter.formatting import (
+    escape_surrogates,
+    fmt_cost,
+    fmt_datetime,
+    fmt_duration,
+    fmt_int,
+    one_line,
+    replace_surrogates,
+)
 from exporter.loader import SessionFormatError, load_session
 from exporter.session import Session
 from exporter.usage import compute_stats, usage_rows
@@ -120,21 +127,18 @@ def open_session(
     return loaded
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def echo_json(text: str) -> None:
     """Print JSON that may hold lone surrogates (valid in Pi's files, not in UTF-8).
 
     ``json.dumps(..., ensure_ascii=False)`` leaves them raw; as ``\\uXXXX`` escapes the
     output is valid UTF-8 and parses back to the same string.
     """
-    click.echo(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    click.echo(escape_surrogates(text))
 
 
 def echo_text(text: str) -> None:
     """Print human text; a lone surrogate is shown as U+FFFD instead of crashing."""
-    click.echo(_SURROGATE.sub("\ufffd", text))
+    click.echo(replace_surrogates(text))
 
 
 def refuse_input(target: str | os.PathLike[str] | None, source: str | None) -> None:

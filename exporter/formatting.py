@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def fmt_int(value: int | float) -> str:
@@ -60,3 +63,14 @@ def one_line(text: str | None, limit: int = 80) -> str:
         return ""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def escape_surrogates(text: str) -> str:
+    """Lone surrogates (valid in Pi's JSON, not in UTF-8) as ``\\uXXXX`` escapes, so JSON
+    text stays valid UTF-8 and parses back to the same string."""
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def replace_surrogates(text: str) -> str:
+    """Lone surrogates as U+FFFD, for text shown to people."""
+    return _LONE_SURROGATE.sub("\ufffd", text)

@@ -11,17 +11,16 @@ import contextlib
 import gc
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
+from exporter.formatting import escape_surrogates
 from exporter.session import Diagnostic, Session
 
 CURRENT_VERSION = 3
 _BOM = b"\xef\xbb\xbf"
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class SessionFormatError(ValueError):
@@ -387,10 +386,7 @@ def _lines(handle: BinaryIO) -> Iterator[bytes]:
 
 def dumps_line(value: Any) -> str:
     """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if _SURROGATE.search(text):
-        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text
+    return escape_surrogates(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def session_records(session: Session) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ import jinja2
 from markupsafe import Markup
 
 from exporter import __version__
-from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line
+from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, replace_surrogates
 from exporter.loader import read_pristine_source, session_to_jsonl
 from exporter.render.chart import build_chart
 from exporter.render.model import Item
@@ -36,7 +36,6 @@ from exporter.usage import compute_stats, usage_rows
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
 _HOME = re.compile(r"^(?:/home|/Users)/[^/]+(?=/|$)")
-_SURROGATES = re.compile("[\ud800-\udfff]")
 EMBED_BEST_COMPRESSION_BYTES = 8_000_000
 
 
@@ -218,7 +217,7 @@ def _render(session: Session, options: RenderOptions) -> str:
     try:  # the common case, and 5x faster than searching a big page for surrogates
         html.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates from the session: not encodable, so replace
-        html = _SURROGATES.sub("\ufffd", html)
+        html = replace_surrogates(html)
     return html
 
 

@@ -24,6 +24,7 @@ from exporter.formatting import fmt_cost, one_line
 from exporter.render import (
     _csp,
     _environment,
+    _iso,
     _minify_css,
     asset_dir,
     display_path,
@@ -43,10 +44,6 @@ def project_slug(cwd: str) -> str:
     base = cwd.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     base = _UNSAFE.sub("-", base.lower()).strip("-.")[:40] or "project"
     return f"{base}-{hashlib.sha256(cwd.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
 
 
 def _day(moment: datetime) -> str:
