@@ -16,16 +16,9 @@ from exporter.formatting import fmt_datetime, one_line
 from exporter.fsutil import atomic_write_text
 from exporter.loader import session_to_jsonl
 from exporter.prepare import prepare_session
-from exporter.publish.gist import (
-    DEFAULT_API_URL,
-    GistClient,
-    ShareState,
-    check_size,
-    files_size,
-    resolve_github_token,
-    share_files,
-    viewer_link,
-)
+from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
+from exporter.publish.gist_share import check_size, files_size, share_files, viewer_link
+from exporter.publish.share_state import ShareState
 from exporter.redact_cli import finish_report, policy_from_options, policy_options
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time

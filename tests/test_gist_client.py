@@ -23,18 +23,15 @@ from exporter.publish.errors import (
     TooLargeError,
     ValidationError,
 )
-from exporter.publish.gist import (
+from exporter.publish.gist import Gist, GistClient, github_host, resolve_github_token
+from exporter.publish.gist_share import (
     GIST_MAX_BYTES,
-    Gist,
-    GistClient,
-    ShareState,
     check_size,
     files_size,
-    github_host,
-    resolve_github_token,
     share_files,
     viewer_link,
 )
+from exporter.publish.share_state import ShareState
 from tests.fakes.github import (  # noqa: F401  (fixture import)
     FakeGitHub,
     closed_port_url,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,7 +33,6 @@ from exporter.publish.errors import (
     NoTokenError,
     PublishError,
     RateLimitError,
-    TooLargeError,
     ValidationError,
 )
 from exporter.publish.github_auth import (
@@ -44,7 +42,6 @@ from exporter.publish.github_auth import (
     is_enterprise,
     resolve_github_token,
 )
-from exporter.publish.share_state import ShareState
 
 try:
     from exporter import __version__ as _VERSION
@@ -53,34 +50,22 @@ except ImportError:  # pragma: no cover - only while the package is half-built
 
 __all__ = [
     "DEFAULT_API_URL",
-    "DEFAULT_VIEWER",
-    "GIST_MAX_BYTES",
     "GIST_WARN_BYTES",
     "Gist",
     "GistClient",
     "GistFile",
-    "ShareState",
-    "check_size",
-    "files_size",
     "github_host",
     "is_enterprise",
     "resolve_github_token",
-    "share_files",
-    "viewer_link",
 ]
 
 log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
-DEFAULT_VIEWER = "https://gisthost.github.io/"
-DEFAULT_FILENAME = "session.html"
 
 #: The API returns at most 1 MB of content per file; beyond it viewers must
 #: follow ``raw_url`` (gisthost does, gistpreview does not).
 GIST_WARN_BYTES = 1024 * 1024
-#: Files over 10 MB are only promised through ``git clone``, and big uploads
-#: tend to fail with HTTP 502, so refuse by default.
-GIST_MAX_BYTES = 10 * 1024 * 1024
 
 #: Longest rate-limit wait we sit out automatically (once) instead of failing.
 MAX_AUTO_WAIT = 60.0
@@ -459,121 +444,3 @@ class GistClient:
             self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
             status=status,
         )
-
-
-# --------------------------------------------------------------------------- viewers
-
-
-def _pi_style_link(base: str, gist_id: str) -> str:
-    """Pi's rule for PI_SHARE_VIEWER_URL: the gist id goes after ``#``, replacing any fragment."""
-    base = base.strip()
-    base = base.split("#", 1)[0] + "#"
-    return f"{base}{gist_id}"
-
-
-def _viewer_file(gist: Gist) -> str:
-    if not gist.files or DEFAULT_FILENAME in gist.files:
-        return DEFAULT_FILENAME
-    html = [name for name in gist.files if name.lower().endswith((".html", ".htm"))]
-    return html[0] if html else next(iter(gist.files))
-
-
-def viewer_link(
-    gist: Gist,
-    api_url: str = DEFAULT_API_URL,
-    template: str | None = None,
-    env: Mapping[str, str] = os.environ,
-) -> str:
-    """Link that renders the shared HTML in a browser (gists themselves show only source).
-
-    Order: ``template`` (``{id}``/``{file}`` placeholders; without ``{id}`` it is a
-    base URL used like PI_SHARE_VIEWER_URL) > the gist's ``html_url`` for non-github.com
-    APIs (public viewers only read api.github.com) > ``PI_SHARE_VIEWER_URL`` (``base#id``,
-    as Pi does) > gisthost, which follows ``raw_url`` for files over 1 MB.
-    """
-    if template:
-        if "{id}" in template:
-            return template.replace("{id}", gist.id).replace("{file}", _viewer_file(gist))
-        return _pi_style_link(template, gist.id)
-    if is_enterprise(api_url):
-        return gist.html_url
-    base = (env.get("PI_SHARE_VIEWER_URL") or "").strip()
-    if base:
-        return _pi_style_link(base, gist.id)
-    return f"{DEFAULT_VIEWER}?{gist.id}/{_viewer_file(gist)}"
-
-
-# --------------------------------------------------------------------------- share
-
-
-def share_files(
-    client: GistClient,
-    state: ShareState,
-    session_id: str,
-    files: Mapping[str, str],
-    description: str,
-    *,
-    public: bool = False,
-    new: bool = False,
-) -> tuple[Gist, str]:
-    """Create or update the session's gist; returns the gist and "created" or "updated".
-
-    A known gist is PATCHed so the link stays stable; if it vanished (404) we create
-    a new one. Visibility can't be changed by PATCH, so a different ``public``
-    also creates a new gist.
-    """
-    gist: Gist | None = None
-    action = "created"
-    known = None if new else state.entry(client.api_url, session_id)
-    if known and bool(known.get("public", False)) == bool(public):
-        try:
-            gist = client.update(known["gist_id"], files, description)
-            action = "updated"
-        except NotFoundError:
-            log.info("remembered gist for session %s is gone; creating a new one", session_id)
-    if gist is None:
-        gist = client.create(files, description, public=public)
-        action = "created"
-    try:
-        state.remember(client.api_url, session_id, gist.id, public=public)
-    except OSError as exc:
-        # The gist exists; failing now would hide its link. Re-share will just create anew.
-        log.warning("could not save share state to %s: %s", state.path, exc.strerror or exc)
-    return gist, action
-
-
-# --------------------------------------------------------------------------- sizes
-
-
-def files_size(files: Mapping[str, str]) -> int:
-    """Upload size in bytes (UTF-8), which is what GitHub's limits count."""
-    return sum(len(content.encode("utf-8")) for content in files.values())
-
-
-def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
-
-
-def check_size(total_bytes: int, force: bool = False) -> str | None:
-    """Warning text above 1 MB; ``TooLargeError`` above 10 MB unless ``force``."""
-    if total_bytes > GIST_MAX_BYTES and not force:
-        raise TooLargeError(
-            f"The export is {_mb(total_bytes)}, above the {_mb(GIST_MAX_BYTES)} gist limit; "
-            "make it smaller with --no-tool-output or --active-branch-only, publish it to "
-            "Hugging Face instead, or pass --force to try anyway.",
-            size_bytes=total_bytes,
-            limit_bytes=GIST_MAX_BYTES,
-        )
-    if total_bytes > GIST_MAX_BYTES:
-        return (
-            f"Warning: the export is {_mb(total_bytes)}; GitHub often fails on gists this big "
-            "and viewers may not load it (consider --no-tool-output, --active-branch-only or "
-            "Hugging Face)."
-        )
-    if total_bytes > GIST_WARN_BYTES:
-        return (
-            f"Warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MB "
-            "in its API, so only viewers that follow raw_url (like gisthost) will show it "
-            "(--no-tool-output or --active-branch-only make it smaller)."
-        )
-    return None
