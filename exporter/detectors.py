@@ -9,23 +9,30 @@ and returns merged, non-overlapping spans; `redact.py` turns spans into placehol
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from exporter.secret_heuristics import (
+    DIGIT,
+    LOWER,
+    UPPER,
+    WORDLIKE,
+    is_dummy,
+    is_placeholder,
+    is_secret_assignment,
+    looks_random,
+    not_dummy,
+)
+
 __all__ = [
     "DETECTORS",
     "DETECTOR_NAMES",
     "DETECTOR_VERSION",
-    "KNOWN_PREFIXES",
     "Detector",
     "Finding",
     "Scanner",
-    "is_placeholder",
-    "is_secret_assignment",
-    "name_strength",
     "scan",
 ]
 
@@ -35,7 +42,6 @@ DETECTOR_VERSION = "2025.06-1"
 Span = tuple[int, int]
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
-_LOWER, _UPPER, _DIGIT = re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]")
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
@@ -53,143 +59,6 @@ def _at_boundary(text: str, start: int) -> bool:
     if start == 0 or text[start - 1] not in _WORD:
         return True
     return _ESCAPE.search(text, max(0, start - 6), start) is not None
-
-
-def _is_dummy(body: str) -> bool:
-    low = body.lower()
-    return len(set(low)) < 5 or "xxxx" in low or "****" in body or "0000000" in body
-
-
-def _mixed(body: str) -> bool:
-    """Random-looking: two of lower/upper/digit and not a ``xxxx`` dummy."""
-    classes = sum(1 for p in (_LOWER, _UPPER, _DIGIT) if p.search(body))
-    return classes >= 2 and not _is_dummy(body)
-
-
-def _not_dummy(body: str) -> bool:
-    return not _is_dummy(body)
-
-
-# --- names and values: what counts as "sensitive" and what is only a placeholder -----------
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-KNOWN_PREFIXES = (
-    "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "hf_",
-    "xox", "AKIA", "ASIA", "AIza", "gsk_", "xai-", "csk-", "npm_", "pypi-", "eyJ", "whsec_",
-)  # fmt: skip
-_PLACEHOLDER_EXACT = _words(
-    "none null nil undefined true false string number boolean bool any unknown object "
-    "required optional secret secrets password passwd pass token key apikey api_key auth "
-    "bearer basic value values env empty default hidden unset changeit admin root test "
-    "testing foo bar baz example sample dummy fake mock todo tbd n/a na guest anonymous"
-)
-_PLACEHOLDER_PARTS = (
-    "your", "placeholder", "example", "changeme", "change_me", "change-me", "replace", "redacted",
-    "dummy", "fake", "sample", "xxxx", "****", "...", "…", "{{", "${", "$(", "-here", "_here",
-    "insert", "process.env", "os.environ", "secrets.",
-)  # fmt: skip
-
-
-# $VAR, ${VAR}, $1, %APPDATA%, <TOKEN>, {token}, %s
-_VARIABLE = re.compile(r"\$\{?\w+\}?|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
-
-
-@functools.lru_cache(maxsize=4096)  # names and values repeat a lot
-def is_placeholder(value: str) -> bool:
-    """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…"""
-    stripped = value.strip().strip("\"'`=")
-    low = stripped.lower()
-    if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
-        return True
-    return len(set(low)) <= 2 or any(part in low for part in _PLACEHOLDER_PARTS)
-
-
-_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "passcode"})
-_STRONG_WORDS = _words(
-    "secret secrets credential credentials cookie cookies apikey privatekey accesskey "
-    "secretkey authtoken accesstoken refreshtoken sessiontoken clientsecret authorization"
-)
-_WEAK_WORDS = frozenset({"key", "token", "auth"})
-_QUALIFIERS = _words(
-    "api access secret private auth refresh session bearer client master signing encryption "
-    "oauth personal bot app deploy admin service account id csrf xsrf webhook license "
-    "registry ssh gpg jwt github gh gitlab npm pypi hf huggingface openai anthropic slack "
-    "stripe aws azure gcp groq xai cerebras openrouter gemini google discord telegram twilio "
-    "sendgrid mailgun"
-)
-_VALUE_SUFFIXES = frozenset({"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string"})
-
-
-@functools.lru_cache(maxsize=4096)  # names and values repeat a lot
-def _name_words(name: str) -> tuple[str, ...]:
-    words = [w.lower() for w in _SPLIT.findall(name.rsplit(".", 1)[-1])]
-    while len(words) > 1 and (words[-1] in _VALUE_SUFFIXES or words[-1].isdigit()):
-        words.pop()
-    return tuple(words)
-
-
-def name_strength(name: str) -> str | None:
-    """How sensitive a field/variable name is: "password", "strong", "weak" or None.
-
-    Only the last word counts (``apiKey``, ``GITHUB_TOKEN`` yes; ``keyData``, ``max_tokens``,
-    ``SSH_AUTH_SOCK``, ``author`` no); ``key``/``token``/``auth`` alone are "weak" unless a
-    qualifier such as ``api``/``access``/a provider name comes right before.
-    """
-    words = _name_words(name)
-    last = words[-1] if words else ""
-    if last in _PASSWORD_WORDS:
-        return "password"
-    if last in _STRONG_WORDS:
-        return "strong"
-    if last in _WEAK_WORDS:
-        return "strong" if len(words) > 1 and words[-2] in _QUALIFIERS else "weak"
-    return None
-
-
-_SPACE = re.compile(r"\s")
-_PATHLIKE = re.compile(r"(?:[A-Za-z]:[\\/]|~/|\.{0,2}/)\S*|[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+/?")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://")
-_NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:\-]*[a-zA-Z]{0,3}")
-_CODE = re.compile(r"[A-Za-z_$#][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$#][\w$]*)*")
-_BRACKETS = re.compile(r"[()\[\]{}<>]")
-_WORDLIKE = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*|[a-z][a-z0-9]*(?:[-_.:/][a-z][a-z0-9]*)+")
-_HEXISH = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{7,}|[0-9A-F]{7,}", re.I)
-
-
-@functools.lru_cache(maxsize=4096)
-def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool) -> bool:
-    """Is ``name = value`` a secret rather than code, prose, a label or a placeholder?
-
-    ``quoted``: a string literal or a JSON value. ``env_style``: ``NAME=value`` with no spaces
-    (shell, .env, ``--flag=value``), where a bare word is a literal, not a variable.
-    """
-    strength = name_strength(name)
-    if strength is None or not (5 if strength == "password" else 8) <= len(value) <= 1024:
-        return False
-    if _SPACE.search(value) or is_placeholder(value) or _NUMBERISH.fullmatch(value):
-        return False
-    if _PATHLIKE.fullmatch(value) or _URL.match(value):
-        return False
-    if value.startswith(KNOWN_PREFIXES):
-        return True
-    if not quoted and not env_style:  # `token = options.token`, `apiKey: getKey()`, `Array<T>`
-        chain = _CODE.fullmatch(value)
-        dotted = strength != "password" and any(sep in value for sep in (".", "::", "->"))
-        if _BRACKETS.search(value) or (chain and (dotted or not _DIGIT.search(value))):
-            return False
-    if strength == "password":
-        return True
-    # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back.
-    if _WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in value.lower():
-        return False
-    if strength == "strong":
-        return True
-    return _mixed(value) and bool(_DIGIT.search(value)) and not _HEXISH.fullmatch(value)
 
 
 class Detector:
@@ -218,7 +87,7 @@ class RegexDetector(Detector):
         summary: str,
         pattern: str,
         triggers: tuple[str, ...],
-        check: Callable[[str], bool] = _not_dummy,
+        check: Callable[[str], bool] = not_dummy,
         group: int = 0,
         edges: bool = True,
     ) -> None:
@@ -285,7 +154,7 @@ class AwsSecretDetector(Detector):
 
     @staticmethod
     def _ok(value: str) -> bool:
-        return bool(_LOWER.search(value) and _UPPER.search(value) and _DIGIT.search(value))
+        return bool(LOWER.search(value) and UPPER.search(value) and DIGIT.search(value))
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if "secret" in lower:
@@ -321,9 +190,9 @@ class AuthHeaderDetector(Detector):
         if kind == 2:
             pair = self._cookie.match(value)
             return pair is not None and not is_placeholder(pair.group(1))
-        if is_placeholder(value) or len(value) < 8 or _WORDLIKE.fullmatch(value):
+        if is_placeholder(value) or len(value) < 8 or WORDLIKE.fullmatch(value):
             return False
-        return kind == 0 or _mixed(value)
+        return kind == 0 or looks_random(value)
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for kind, pattern in enumerate(self._patterns):
@@ -353,9 +222,7 @@ class JwtDetector(Detector):
             if rest is None or not _at_boundary(text, head.start()):
                 continue
             end = rest.end()
-            if (end == len(text) or text[end] not in _WORD) and _not_dummy(
-                text[head.start() : end]
-            ):
+            if (end == len(text) or text[end] not in _WORD) and not_dummy(text[head.start() : end]):
                 yield head.start(), end
 
 
@@ -433,7 +300,7 @@ class AssignmentDetector(Detector):
 
 
 def _has_digit(body: str) -> bool:
-    return bool(_DIGIT.search(body)) and not _is_dummy(body)
+    return bool(DIGIT.search(body)) and not is_dummy(body)
 
 
 _ANY = r"[A-Za-z0-9_\-]"
@@ -442,30 +309,30 @@ _ANY = r"[A-Za-z0-9_\-]"
 # longest hit, ties go to the earlier detector.
 # fmt: off
 _TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int], ...] = (
-    ("anthropic-key", "sk-ant-… keys", rf"sk-ant-{_ANY}{{20,300}}", ("sk-",), _mixed, 0),
-    ("openrouter-key", "sk-or-v1-… keys", rf"sk-or-{_ANY}{{20,300}}", ("sk-",), _mixed, 0),
+    ("anthropic-key", "sk-ant-… keys", rf"sk-ant-{_ANY}{{20,300}}", ("sk-",), looks_random, 0),
+    ("openrouter-key", "sk-or-v1-… keys", rf"sk-or-{_ANY}{{20,300}}", ("sk-",), looks_random, 0),
     ("openai-key", "sk-…, sk-proj-…, sk-svcacct-…, sk-admin-… keys",
      rf"sk-(?:(?:proj|svcacct|admin)-{_ANY}{{20,300}}|(?!ant-|or-)[A-Za-z0-9]{{20,300}})",
-     ("sk-",), _mixed, 0),
-    ("groq-key", "gsk_… keys", r"gsk_[A-Za-z0-9]{40,80}", ("gsk_",), _mixed, 0),
-    ("xai-key", "xai-… keys", r"xai-[A-Za-z0-9]{40,120}", ("xai-",), _mixed, 0),
-    ("cerebras-key", "csk-… keys", r"csk-[A-Za-z0-9]{32,80}", ("csk-",), _mixed, 0),
-    ("google-api-key", "AIza… API keys", rf"AIza{_ANY}{{35}}", ("AIza",), _not_dummy, 0),
+     ("sk-",), looks_random, 0),
+    ("groq-key", "gsk_… keys", r"gsk_[A-Za-z0-9]{40,80}", ("gsk_",), looks_random, 0),
+    ("xai-key", "xai-… keys", r"xai-[A-Za-z0-9]{40,120}", ("xai-",), looks_random, 0),
+    ("cerebras-key", "csk-… keys", r"csk-[A-Za-z0-9]{32,80}", ("csk-",), looks_random, 0),
+    ("google-api-key", "AIza… API keys", rf"AIza{_ANY}{{35}}", ("AIza",), not_dummy, 0),
     ("github-token", "ghp_/gho_/ghu_/ghs_/ghr_ and github_pat_ tokens",
      r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}", ("gh", "github_pat_"),
-     _not_dummy, 0),
-    ("gitlab-token", "glpat-… tokens", rf"glpat-{_ANY}{{20,64}}", ("glpat-",), _mixed, 0),
-    ("huggingface-token", "hf_… tokens", r"hf_[A-Za-z0-9]{30,64}", ("hf_",), _mixed, 0),
+     not_dummy, 0),
+    ("gitlab-token", "glpat-… tokens", rf"glpat-{_ANY}{{20,64}}", ("glpat-",), looks_random, 0),
+    ("huggingface-token", "hf_… tokens", r"hf_[A-Za-z0-9]{30,64}", ("hf_",), looks_random, 0),
     ("aws-access-key-id", "AKIA…/ASIA… access key ids", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
-     AwsSecretDetector.triggers, _not_dummy, 0),
+     AwsSecretDetector.triggers, not_dummy, 0),
     ("slack-token", "xoxb-/xoxp-/xoxa-/xoxe-… tokens",
      r"xox(?:[abposr]|e(?:\.xox[abposr])?)-[A-Za-z0-9\-]{10,300}", ("xox",), _has_digit, 0),
     ("stripe-key", "sk_live_/rk_live_ (and _test_) keys, whsec_ secrets",
      r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,64}",
-     ("_live_", "_test_", "whsec_"), _mixed, 0),
-    ("npm-token", "npm_… tokens", r"npm_[A-Za-z0-9]{36}", ("npm_",), _mixed, 0),
+     ("_live_", "_test_", "whsec_"), looks_random, 0),
+    ("npm-token", "npm_… tokens", r"npm_[A-Za-z0-9]{36}", ("npm_",), looks_random, 0),
     ("pypi-token", "pypi-Ag… upload tokens", rf"pypi-Ag{_ANY}{{50,1000}}", ("pypi-Ag",),
-     _not_dummy, 0),
+     not_dummy, 0),
 )
 # fmt: on
 _UNGLUED = (  # formats whose secret sits inside a longer match

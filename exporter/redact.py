@@ -18,17 +18,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from exporter.detectors import (
-    DETECTOR_VERSION,
-    Finding,
-    Scanner,
-    is_secret_assignment,
-    name_strength,
-)
+from exporter.detectors import DETECTOR_VERSION, Finding, Scanner
 from exporter.entries import CustomMessageEntry, DamagedLine, Entry, MessageEntry, blocks_text
 from exporter.fsutil import atomic_write_text
 from exporter.loader import session_from_records, session_records
 from exporter.policy import RedactionPolicy
+from exporter.secret_heuristics import is_secret_assignment, name_strength
 from exporter.session import Session
 
 __all__ = [

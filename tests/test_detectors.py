@@ -11,17 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from exporter.detectors import (
-    DETECTOR_NAMES,
-    DETECTOR_VERSION,
-    DETECTORS,
-    Scanner,
-    is_placeholder,
-    name_strength,
-    scan,
-)
+from exporter.detectors import DETECTOR_NAMES, DETECTOR_VERSION, DETECTORS, Scanner, scan
 from exporter.loader import load_session
 from exporter.redact import RedactionPolicy, apply_policy
+from exporter.secret_heuristics import is_placeholder, name_strength
 from tests.secret_corpus import TOKEN_KINDS, make_secret, rand
 
 # Token kind of the corpus -> the detector that must name it.

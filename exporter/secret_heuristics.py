@@ -1,0 +1,162 @@
+"""Names and values: which field or variable names are sensitive, which values are only
+placeholders or dummies, and when ``name = value`` is a secret rather than code or prose.
+
+The detectors (``detectors.py``) and the structured redaction (``redact.py``) both ask these
+questions; a change here changes what gets redacted, so bump ``detectors.DETECTOR_VERSION``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = [
+    "DIGIT",
+    "KNOWN_PREFIXES",
+    "LOWER",
+    "UPPER",
+    "WORDLIKE",
+    "is_dummy",
+    "is_placeholder",
+    "is_secret_assignment",
+    "looks_random",
+    "name_strength",
+    "not_dummy",
+]
+
+LOWER, UPPER, DIGIT = re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]")
+
+
+def is_dummy(body: str) -> bool:
+    """``xxxx``, ``****``, ``0000000`` or too few distinct characters to be a real key."""
+    low = body.lower()
+    return len(set(low)) < 5 or "xxxx" in low or "****" in body or "0000000" in body
+
+
+def looks_random(body: str) -> bool:
+    """Random-looking: two of lower/upper/digit and not a ``xxxx`` dummy."""
+    classes = sum(1 for p in (LOWER, UPPER, DIGIT) if p.search(body))
+    return classes >= 2 and not is_dummy(body)
+
+
+def not_dummy(body: str) -> bool:
+    return not is_dummy(body)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+KNOWN_PREFIXES = (
+    "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "hf_",
+    "xox", "AKIA", "ASIA", "AIza", "gsk_", "xai-", "csk-", "npm_", "pypi-", "eyJ", "whsec_",
+)  # fmt: skip
+_PLACEHOLDER_EXACT = _words(
+    "none null nil undefined true false string number boolean bool any unknown object "
+    "required optional secret secrets password passwd pass token key apikey api_key auth "
+    "bearer basic value values env empty default hidden unset changeit admin root test "
+    "testing foo bar baz example sample dummy fake mock todo tbd n/a na guest anonymous"
+)
+_PLACEHOLDER_PARTS = (
+    "your", "placeholder", "example", "changeme", "change_me", "change-me", "replace", "redacted",
+    "dummy", "fake", "sample", "xxxx", "****", "...", "…", "{{", "${", "$(", "-here", "_here",
+    "insert", "process.env", "os.environ", "secrets.",
+)  # fmt: skip
+
+
+# $VAR, ${VAR}, $1, %APPDATA%, <TOKEN>, {token}, %s
+_VARIABLE = re.compile(r"\$\{?\w+\}?|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
+
+
+@functools.lru_cache(maxsize=4096)  # names and values repeat a lot
+def is_placeholder(value: str) -> bool:
+    """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…"""
+    stripped = value.strip().strip("\"'`=")
+    low = stripped.lower()
+    if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
+        return True
+    return len(set(low)) <= 2 or any(part in low for part in _PLACEHOLDER_PARTS)
+
+
+_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "passcode"})
+_STRONG_WORDS = _words(
+    "secret secrets credential credentials cookie cookies apikey privatekey accesskey "
+    "secretkey authtoken accesstoken refreshtoken sessiontoken clientsecret authorization"
+)
+_WEAK_WORDS = frozenset({"key", "token", "auth"})
+_QUALIFIERS = _words(
+    "api access secret private auth refresh session bearer client master signing encryption "
+    "oauth personal bot app deploy admin service account id csrf xsrf webhook license "
+    "registry ssh gpg jwt github gh gitlab npm pypi hf huggingface openai anthropic slack "
+    "stripe aws azure gcp groq xai cerebras openrouter gemini google discord telegram twilio "
+    "sendgrid mailgun"
+)
+_VALUE_SUFFIXES = frozenset({"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string"})
+
+
+@functools.lru_cache(maxsize=4096)  # names and values repeat a lot
+def _name_words(name: str) -> tuple[str, ...]:
+    words = [w.lower() for w in _SPLIT.findall(name.rsplit(".", 1)[-1])]
+    while len(words) > 1 and (words[-1] in _VALUE_SUFFIXES or words[-1].isdigit()):
+        words.pop()
+    return tuple(words)
+
+
+def name_strength(name: str) -> str | None:
+    """How sensitive a field/variable name is: "password", "strong", "weak" or None.
+
+    Only the last word counts (``apiKey``, ``GITHUB_TOKEN`` yes; ``keyData``, ``max_tokens``,
+    ``SSH_AUTH_SOCK``, ``author`` no); ``key``/``token``/``auth`` alone are "weak" unless a
+    qualifier such as ``api``/``access``/a provider name comes right before.
+    """
+    words = _name_words(name)
+    last = words[-1] if words else ""
+    if last in _PASSWORD_WORDS:
+        return "password"
+    if last in _STRONG_WORDS:
+        return "strong"
+    if last in _WEAK_WORDS:
+        return "strong" if len(words) > 1 and words[-2] in _QUALIFIERS else "weak"
+    return None
+
+
+_SPACE = re.compile(r"\s")
+_PATHLIKE = re.compile(r"(?:[A-Za-z]:[\\/]|~/|\.{0,2}/)\S*|[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+/?")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://")
+_NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:\-]*[a-zA-Z]{0,3}")
+_CODE = re.compile(r"[A-Za-z_$#][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$#][\w$]*)*")
+_BRACKETS = re.compile(r"[()\[\]{}<>]")
+WORDLIKE = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*|[a-z][a-z0-9]*(?:[-_.:/][a-z][a-z0-9]*)+")
+_HEXISH = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{7,}|[0-9A-F]{7,}", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool) -> bool:
+    """Is ``name = value`` a secret rather than code, prose, a label or a placeholder?
+
+    ``quoted``: a string literal or a JSON value. ``env_style``: ``NAME=value`` with no spaces
+    (shell, .env, ``--flag=value``), where a bare word is a literal, not a variable.
+    """
+    strength = name_strength(name)
+    if strength is None or not (5 if strength == "password" else 8) <= len(value) <= 1024:
+        return False
+    if _SPACE.search(value) or is_placeholder(value) or _NUMBERISH.fullmatch(value):
+        return False
+    if _PATHLIKE.fullmatch(value) or _URL.match(value):
+        return False
+    if value.startswith(KNOWN_PREFIXES):
+        return True
+    if not quoted and not env_style:  # `token = options.token`, `apiKey: getKey()`, `Array<T>`
+        chain = _CODE.fullmatch(value)
+        dotted = strength != "password" and any(sep in value for sep in (".", "::", "->"))
+        if _BRACKETS.search(value) or (chain and (dotted or not DIGIT.search(value))):
+            return False
+    if strength == "password":
+        return True
+    # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back.
+    if WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in value.lower():
+        return False
+    if strength == "strong":
+        return True
+    return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
