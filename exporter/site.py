@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import hashlib
 import json
 import os
@@ -26,11 +25,23 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
-from exporter.fsutil import atomic_open, atomic_write_text
+from exporter.fsutil import atomic_write_text
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import project_slug, render_listing, session_row
 from exporter.session import Session
+from exporter.site_manifest import (
+    MANIFEST_NAME,
+    SiteError,
+    check_folder,
+    delete_page,
+    is_unchanged,
+    load_manifest,
+    save_manifest,
+    source_id,
+    sweep,
+    write_if_changed,
+)
 from exporter.workers import ProgressBar, fork_context, run_tasks
 
 __all__ = [
@@ -45,18 +56,11 @@ __all__ = [
     "source_id",
 ]
 
-MANIFEST_NAME = ".pi-session-site.json"
-MANIFEST_FORMAT = 1
 SAVE_EVERY = 10.0  # seconds between manifest checkpoints during long builds
 _STEM_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_OWNED_PAGE = re.compile(r"^(?:sessions/[a-z0-9._-]+/[A-Za-z0-9._-]+|projects/[a-z0-9._-]+)\.html$")
 _PAGE_OPTIONS = {f.name for f in dataclasses.fields(RenderOptions)}
 
 Transform = Callable[[Session], Session]
-
-
-class SiteError(Exception):
-    """The site folder cannot be used (e.g. it holds files this tool did not write)."""
 
 
 @dataclass(slots=True)
@@ -172,59 +176,7 @@ def _died(task: _Task) -> dict[str, Any]:
     return {"file": Path(task.source).name, "stem": task.stem, "error": _DIED, "page": None}
 
 
-# --- progress ------------------------------------------------------------------------------
-
-
-# --- manifest and build --------------------------------------------------------------------
-
-
-def _load_manifest(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    ok = isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
-    return data if ok and isinstance(data.get("sessions"), dict) else {}
-
-
-def _save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]) -> None:
-    """One session per line (diffable), streamed to a temp file and renamed (atomic, and
-    without holding the whole document in memory twice)."""
-    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
-    head = {"format": MANIFEST_FORMAT, "generator": f"pi-session-export {__version__}"}
-    with atomic_open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
-        out.write(dump(head)[:-1] + f',"project_pages":{dump(projects)},"sessions":{{')
-        for n, (key, value) in enumerate(sorted(sessions.items())):
-            out.write(f"{',' if n else ''}\n{dump(key)}:{dump(value)}")
-        out.write("\n}}\n")
-
-
-def _delete_page(out_dir: Path, page: Any) -> None:
-    """Delete a page this tool wrote (paths from the manifest are checked, never trusted)."""
-    if not isinstance(page, str) or not _OWNED_PAGE.match(page):
-        return
-    target = out_dir / page
-    with contextlib.suppress(OSError):
-        target.unlink()
-    with contextlib.suppress(OSError):
-        target.parent.rmdir()  # only succeeds when the project folder is now empty
-
-
-def _check_folder(out_dir: Path, manifest_path: Path) -> None:
-    if manifest_path.exists():
-        return
-    foreign = [n for n in ("index.html", "sessions", "projects") if (out_dir / n).exists()]
-    if foreign:
-        raise SiteError(
-            f"{out_dir} already has {', '.join(foreign)} but no {MANIFEST_NAME}: "
-            "not a pi-session site; choose an empty or new folder"
-        )
-
-
-def source_id(path: str | os.PathLike[str]) -> str:
-    """Manifest key of a source file: a digest, so a published site holds no local paths."""
-    text = os.path.abspath(path)
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+# --- build ----------------------------------------------------------------------------------
 
 
 def _safe_stem(path: str, used: set[str]) -> str:
@@ -235,33 +187,6 @@ def _safe_stem(path: str, used: set[str]) -> str:
         stem = f"{base}-{n}"
     used.add(stem.lower())
     return stem
-
-
-def _sha256_file(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _is_unchanged(entry: dict[str, Any], source: str, out_dir: Path, key: str) -> bool:
-    """Same tool, options and bytes, and the page is still there; hash only if stat differs."""
-    same_build = (entry.get("tool_version"), entry.get("options_key")) == (__version__, key)
-    page = entry.get("page")
-    ours = isinstance(page, str) and _OWNED_PAGE.match(page)  # the manifest is not trusted
-    if entry.get("error") or not same_build or not ours or not (out_dir / page).is_file():
-        return False
-    try:
-        info = os.stat(source)
-        if (info.st_size, info.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
-            return True
-        same = info.st_size == entry.get("size") and _sha256_file(source) == entry.get("sha256")
-    except OSError:
-        return False
-    if same:
-        entry["mtime_ns"] = info.st_mtime_ns  # touched, not changed: stat matches next time
-    return same
 
 
 def _failed_row(source: str, error: str) -> dict[str, Any]:
@@ -294,22 +219,22 @@ def build_site(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest_path = out_dir / MANIFEST_NAME
-    _check_folder(out_dir, manifest_path)
-    manifest = _load_manifest(manifest_path)
+    check_folder(out_dir, manifest_path)
+    manifest = load_manifest(manifest_path)
     sessions: dict[str, dict[str, Any]] = manifest.get("sessions", {})
     projects: dict[str, str] = manifest.get("project_pages") or {}
     report = SiteReport(index_path=out_dir / "index.html")
     sources = {source_id(path): path for path in map(os.path.abspath, files)}
     for sid in [s for s in sessions if s not in sources]:
-        _delete_page(out_dir, sessions.pop(sid).get("page"))
+        delete_page(out_dir, sessions.pop(sid).get("page"))
         report.removed += 1
     if not manifest:
-        _save_manifest(manifest_path, sessions, projects)  # claim the folder before writing
+        save_manifest(manifest_path, sessions, projects)  # claim the folder before writing
     used = {str(e.get("stem", "")).lower() for e in sessions.values()}
     tasks: list[_Task] = []
     for sid, source in sorted(sources.items(), key=lambda item: item[1]):
         entry = sessions.get(sid)
-        if entry is not None and not force and _is_unchanged(entry, source, out_dir, key):
+        if entry is not None and not force and is_unchanged(entry, source, out_dir, key):
             report.unchanged += 1
             continue
         stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
@@ -325,7 +250,7 @@ def build_site(
         nonlocal last_save
         old = sessions.get(task.sid) or {}
         if old.get("page") and old.get("page") != result.get("page"):
-            _delete_page(out_dir, old["page"])
+            delete_page(out_dir, old["page"])
         result.update(tool_version=__version__, options_key=key)
         if result["error"]:
             result["row"] = _failed_row(task.source, result["error"])
@@ -336,7 +261,7 @@ def build_site(
         sessions[task.sid] = result
         bar.update(report.rendered + len(report.failed), len(report.failed))
         if time.monotonic() - last_save > SAVE_EVERY:
-            _save_manifest(manifest_path, sessions, projects)
+            save_manifest(manifest_path, sessions, projects)
             last_save = time.monotonic()
 
     try:
@@ -351,10 +276,10 @@ def build_site(
     finally:
         bar.close()
         if tasks:  # a checkpoint: pages on disk and manifest agree even if listings fail
-            _save_manifest(manifest_path, sessions, projects)
+            save_manifest(manifest_path, sessions, projects)
     projects = _write_listings(out_dir, sessions, projects, options.theme)
-    _save_manifest(manifest_path, sessions, projects)
-    _sweep(out_dir, {e.get("page") for e in sessions.values()} | set(projects.values()))
+    save_manifest(manifest_path, sessions, projects)
+    sweep(out_dir, {e.get("page") for e in sessions.values()} | set(projects.values()))
     report.sessions = len(sessions)
     report.seconds = time.monotonic() - started
     return report
@@ -368,38 +293,14 @@ def _write_listings(
     cwds = sorted({r.get("cwd") or "" for r in rows if not r.get("error")})
     pages = {cwd: f"projects/{project_slug(cwd)}.html" for cwd in cwds} if len(cwds) > 1 else {}
     for page in set(old.values()) - set(pages.values()):
-        _delete_page(out_dir, page)
+        delete_page(out_dir, page)
     if pages:
         (out_dir / "projects").mkdir(exist_ok=True)
     for cwd, page in pages.items():
         members = [r for r in rows if (r.get("cwd") or "") == cwd and not r.get("error")]
-        _write_if_changed(out_dir / page, render_listing(members, project=cwd, theme=theme))
-    _write_if_changed(
-        out_dir / "index.html", render_listing(rows, project_pages=pages, theme=theme)
-    )
+        write_if_changed(out_dir / page, render_listing(members, project=cwd, theme=theme))
+    write_if_changed(out_dir / "index.html", render_listing(rows, project_pages=pages, theme=theme))
     return pages
-
-
-def _sweep(out_dir: Path, keep: set[Any]) -> None:
-    """Delete pages and temp files no manifest entry owns (left by an interrupted build)."""
-    for folder in ("sessions", "projects"):
-        root = out_dir / folder
-        for path in sorted(root.rglob("*")) if root.is_dir() else []:
-            rel = path.relative_to(out_dir).as_posix()
-            if not path.is_file() or rel in keep:
-                continue
-            if path.name.startswith(".") and path.name.endswith(".tmp"):
-                path.unlink(missing_ok=True)
-            else:
-                _delete_page(out_dir, rel)  # only names this tool writes
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    """Keep the file (and its mtime) when nothing changed: friendlier to git and rsync."""
-    with contextlib.suppress(OSError):
-        if path.read_text(encoding="utf-8") == text:
-            return
-    atomic_write_text(path, text)
 
 
 def default_jobs() -> int:

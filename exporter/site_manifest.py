@@ -1,0 +1,139 @@
+"""The site folder's bookkeeping: its manifest (what each page was built from), which files
+in the folder this tool owns, and the checks that decide a page can be kept as it is.
+
+Paths read from the manifest are never trusted: a page is touched only when its name matches
+the names this tool writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from exporter import __version__
+from exporter.fsutil import atomic_open, atomic_write_text
+
+__all__ = [
+    "MANIFEST_NAME",
+    "SiteError",
+    "check_folder",
+    "delete_page",
+    "is_unchanged",
+    "load_manifest",
+    "save_manifest",
+    "source_id",
+    "sweep",
+    "write_if_changed",
+]
+
+MANIFEST_NAME = ".pi-session-site.json"
+MANIFEST_FORMAT = 1
+OWNED_PAGE = re.compile(r"^(?:sessions/[a-z0-9._-]+/[A-Za-z0-9._-]+|projects/[a-z0-9._-]+)\.html$")
+
+
+class SiteError(Exception):
+    """The site folder cannot be used (e.g. it holds files this tool did not write)."""
+
+
+def load_manifest(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    ok = isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
+    return data if ok and isinstance(data.get("sessions"), dict) else {}
+
+
+def save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]) -> None:
+    """One session per line (diffable), streamed to a temp file and renamed (atomic, and
+    without holding the whole document in memory twice)."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+    head = {"format": MANIFEST_FORMAT, "generator": f"pi-session-export {__version__}"}
+    with atomic_open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+        out.write(dump(head)[:-1] + f',"project_pages":{dump(projects)},"sessions":{{')
+        for n, (key, value) in enumerate(sorted(sessions.items())):
+            out.write(f"{',' if n else ''}\n{dump(key)}:{dump(value)}")
+        out.write("\n}}\n")
+
+
+def delete_page(out_dir: Path, page: Any) -> None:
+    """Delete a page this tool wrote (paths from the manifest are checked, never trusted)."""
+    if not isinstance(page, str) or not OWNED_PAGE.match(page):
+        return
+    target = out_dir / page
+    with contextlib.suppress(OSError):
+        target.unlink()
+    with contextlib.suppress(OSError):
+        target.parent.rmdir()  # only succeeds when the project folder is now empty
+
+
+def check_folder(out_dir: Path, manifest_path: Path) -> None:
+    if manifest_path.exists():
+        return
+    foreign = [n for n in ("index.html", "sessions", "projects") if (out_dir / n).exists()]
+    if foreign:
+        raise SiteError(
+            f"{out_dir} already has {', '.join(foreign)} but no {MANIFEST_NAME}: "
+            "not a pi-session site; choose an empty or new folder"
+        )
+
+
+def source_id(path: str | os.PathLike[str]) -> str:
+    """Manifest key of a source file: a digest, so a published site holds no local paths."""
+    text = os.path.abspath(path)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _sha256_file(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def is_unchanged(entry: dict[str, Any], source: str, out_dir: Path, key: str) -> bool:
+    """Same tool, options and bytes, and the page is still there; hash only if stat differs."""
+    same_build = (entry.get("tool_version"), entry.get("options_key")) == (__version__, key)
+    page = entry.get("page")
+    ours = isinstance(page, str) and OWNED_PAGE.match(page)  # the manifest is not trusted
+    if entry.get("error") or not same_build or not ours or not (out_dir / page).is_file():
+        return False
+    try:
+        info = os.stat(source)
+        if (info.st_size, info.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
+            return True
+        same = info.st_size == entry.get("size") and _sha256_file(source) == entry.get("sha256")
+    except OSError:
+        return False
+    if same:
+        entry["mtime_ns"] = info.st_mtime_ns  # touched, not changed: stat matches next time
+    return same
+
+
+def sweep(out_dir: Path, keep: set[Any]) -> None:
+    """Delete pages and temp files no manifest entry owns (left by an interrupted build)."""
+    for folder in ("sessions", "projects"):
+        root = out_dir / folder
+        for path in sorted(root.rglob("*")) if root.is_dir() else []:
+            rel = path.relative_to(out_dir).as_posix()
+            if not path.is_file() or rel in keep:
+                continue
+            if path.name.startswith(".") and path.name.endswith(".tmp"):
+                path.unlink(missing_ok=True)
+            else:
+                delete_page(out_dir, rel)  # only names this tool writes
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Keep the file (and its mtime) when nothing changed: friendlier to git and rsync."""
+    with contextlib.suppress(OSError):
+        if path.read_text(encoding="utf-8") == text:
+            return
+    atomic_write_text(path, text)
