@@ -1,0 +1,141 @@
+"""What a share policy keeps of a session before any text is redacted: which entries stay
+(hidden ones, other branches), how kept entries are re-linked over dropped parents, and the
+content cuts (thinking, tool output, images, signatures), each counted in the report.
+
+``redact.apply_policy`` runs these, then redacts the text of what is left.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from exporter.entries import CustomMessageEntry, Entry, MessageEntry, blocks_text
+from exporter.policy import RedactionPolicy
+from exporter.session import Session
+
+if TYPE_CHECKING:
+    from exporter.redact import RedactionReport
+
+__all__ = ["cut_content", "moved_first_kept", "select_entries"]
+
+_SIGNATURES = ("thinkingSignature", "thoughtSignature", "textSignature")
+
+
+def _is_hidden(entry: Entry) -> bool:
+    """Never shown by Pi: custom state, ``display:false`` custom messages."""
+    if entry.type == "custom":
+        return True
+    if isinstance(entry, (CustomMessageEntry, MessageEntry)):
+        return not entry.display
+    return False
+
+
+def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionReport) -> list[Any]:
+    out: list[Any] = []
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "thinking" and policy.no_thinking:
+            report.count("thinking_blocks_dropped")
+        elif kind == "image" and policy.no_images:
+            report.count("images_omitted")
+            mime = str(block.get("mimeType", "image"))[:60]
+            out.append({"type": "text", "text": f"[image omitted by share policy: {mime}]"})
+        elif kind and policy.drop_hidden and any(name in block for name in _SIGNATURES):
+            report.count("signatures_dropped")
+            out.append({k: v for k, v in block.items() if k not in _SIGNATURES})
+        else:
+            out.append(block)
+    return out
+
+
+def _omitted(text: str) -> str:
+    lines = text.count("\n") + 1 if text else 0
+    plural = "" if lines == 1 else "s"
+    return f"[tool output omitted by share policy: {lines} line{plural}, {len(text)} characters]"
+
+
+def _edit_message(
+    message: dict[str, Any], policy: RedactionPolicy, report: RedactionReport
+) -> dict[str, Any]:
+    role = message.get("role")
+    new = dict(message)
+    if isinstance(message.get("content"), list):
+        new["content"] = _edit_blocks(message["content"], policy, report)
+    if policy.no_tool_output and role == "toolResult":
+        report.count("tool_outputs_omitted")
+        new["content"] = [{"type": "text", "text": _omitted(blocks_text(message.get("content")))}]
+        new.pop("details", None)
+    if policy.no_tool_output and role == "bashExecution" and isinstance(new.get("output"), str):
+        report.count("tool_outputs_omitted")
+        new["output"] = _omitted(new["output"])
+    if policy.no_images and isinstance(message.get("attachments"), list):
+        attachments = []
+        for item in message["attachments"]:
+            if isinstance(item, dict) and item.get("type") == "image":
+                report.count("images_omitted")
+                item = {k: v for k, v in item.items() if k not in ("content", "preview")}
+            attachments.append(item)
+        new["attachments"] = attachments
+    return new
+
+
+def cut_content(
+    raw: dict[str, Any], policy: RedactionPolicy, report: RedactionReport
+) -> dict[str, Any]:
+    """A shallow copy with the policy's content cuts (the walker deep-copies afterwards)."""
+    if raw.get("type") == "message" and isinstance(raw.get("message"), dict):
+        return {**raw, "message": _edit_message(raw["message"], policy, report)}
+    if raw.get("type") == "custom_message" and isinstance(raw.get("content"), list):
+        return {**raw, "content": _edit_blocks(raw["content"], policy, report)}
+    return raw
+
+
+def select_entries(
+    session: Session, policy: RedactionPolicy
+) -> tuple[list[Entry], dict[str, str | None]]:
+    """Kept entries (leaf last) and new raw parent ids for those whose parent was dropped."""
+    active = set(session.active_path) if policy.active_branch_only else None
+    kept = [
+        e
+        for e in session.entries
+        if (active is None or e.id in active) and not (policy.drop_hidden and _is_hidden(e))
+    ]
+    kept_ids = {e.id for e in kept}
+    nearest: dict[str, str | None] = {}  # dropped id -> its nearest kept ancestor
+
+    def kept_ancestor(entry_id: str) -> str | None:
+        walked = []
+        node = session.parent_of(entry_id)
+        while node is not None and node not in kept_ids:
+            if node in nearest:
+                node = nearest[node]
+                break
+            walked.append(node)
+            node = session.parent_of(node)
+        nearest.update(dict.fromkeys(walked, node))
+        return node
+
+    reparent: dict[str, str | None] = {}
+    for entry in kept:
+        parent = session.parent_of(entry.id)
+        if parent is not None and parent not in kept_ids:
+            ancestor = kept_ancestor(entry.id)
+            reparent[entry.id] = session.by_id[ancestor].raw.get("id") if ancestor else None
+    leaf = session.leaf_id
+    if leaf is not None and leaf not in kept_ids:
+        leaf = kept_ancestor(leaf)
+    if leaf is not None and kept[-1].id != leaf:  # Pi opens on the last line
+        kept.append(kept.pop(next(i for i, e in enumerate(kept) if e.id == leaf)))
+    return kept, reparent
+
+
+def moved_first_kept(session: Session, entry: Entry, kept_ids: set[str]) -> str | None:
+    """A compaction's ``firstKeptEntryId`` moved to the next kept entry on its path."""
+    target = entry.raw.get("firstKeptEntryId")
+    if not isinstance(target, str) or target not in session.by_id or target in kept_ids:
+        return None
+    path = session.path_to(entry.id)
+    if target not in path:
+        return None
+    following = path[path.index(target) :]
+    return next((session.by_id[i].raw.get("id") for i in following if i in kept_ids), None)
