@@ -37,11 +37,13 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2025.06-1"
+DETECTOR_VERSION = "2026.11-1"
 
 Span = tuple[int, int]
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
+_STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
+_ANSI_END = re.compile(r"\x1b\[[0-9;]{0,12}m\Z")
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
@@ -55,10 +57,13 @@ class Finding:
 
 
 def _at_boundary(text: str, start: int) -> bool:
-    """True when no word character glues onto ``start`` (a JSON escape like ``\\n`` is a gap)."""
+    """True when no word character glues onto ``start``: a JSON escape like ``\\n`` or a
+    terminal colour code like ``ESC[32m`` (coloured tool output) is a gap."""
     if start == 0 or text[start - 1] not in _WORD:
         return True
-    return _ESCAPE.search(text, max(0, start - 6), start) is not None
+    if _ESCAPE.search(text, max(0, start - 6), start) is not None:
+        return True
+    return text[start - 1] == "m" and _ANSI_END.search(text, max(0, start - 16), start) is not None
 
 
 class Detector:
@@ -228,7 +233,9 @@ class JwtDetector(Detector):
 
 def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
     """The name must end in the word (plus a value/number suffix): ``keyData`` never matches."""
-    suffix = r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string))?(?:[_\-]?[0-9]{1,3})?"
+    suffix = (
+        r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string|base))?(?:[_\-]?[0-9]{1,3})?"
+    )
     return {
         word: re.compile(
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
@@ -268,10 +275,15 @@ class AssignmentDetector(Detector):
         for word, pattern in self._patterns.items():
             if word not in lower:
                 continue
-            for match in pattern.finditer(lower):
+            # A rejected match resumes at its value: in `s/PASSWORD=.*/PASSWORD=hunter2/` the
+            # first "value" swallows the second, real assignment.
+            match = pattern.search(lower)
+            while match:
                 span = self._check(text, match, seen)
                 if span:
                     yield span
+                group = "qv" if match.group("open") is not None else "uv"
+                match = pattern.search(lower, match.end() if span else match.start(group))
 
     def _check(self, text: str, match: re.Match[str], seen: set[int]) -> Span | None:
         start = match.start()
@@ -285,6 +297,9 @@ class AssignmentDetector(Detector):
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        after = match.end(group)
+        if not quoted and value.endswith("=") and after < len(text) and text[after] not in _STOP:
+            return None  # `.*/PASSWORD=` in `s/PASSWORD=.*/PASSWORD=x/`: another NAME=, no value
         bare = name.lstrip("-")
         env_style = (
             not quoted
@@ -297,6 +312,82 @@ class AssignmentDetector(Detector):
         if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
             return match.span(group)
         return None
+
+
+# A command-line value: bare or quoted, never a $VARIABLE, ends at whitespace or ; & | < > )
+_CLI_VALUE = r"(?P<q>[\"']?)(?P<v>[^\s\"'`;&|<>()]{4,512})(?P=q)(?![^\s;&|<>)])"
+_SEGMENT_ENDS = ("\n", "|", ";", "&")
+_COMMAND_WINDOW = 300  # how far back a flag's command may start
+
+
+class CommandLineDetector(Detector):
+    """Secrets given as their own command-line argument: ``--password VALUE``, ``--token
+    VALUE`` (any flag whose name looks sensitive), ``mysql -pVALUE``, ``docker login -p
+    VALUE``, ``curl -u user:VALUE``, ``sshpass -p VALUE``.
+
+    ``-p``/``-u`` only count after the commands that use them for passwords: elsewhere they
+    are ports, parents and users (``ssh -p 2222``, ``mkdir -p``). The flag is found first
+    and its command looked up in the text before it (same command, bounded window), so
+    text full of command names or flags stays linear.
+    """
+
+    name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
+    lower_triggers = ("--", "-p", "-u")
+    _flag = re.compile(
+        r"(?<![\w\-])--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
+        r"(?:(?P<fq>[\"'])(?P<fv>[^\"'\r\n]{5,512})(?P=fq)|(?P<uv>[^\s\"'`;&|<>()$]{5,512}))"
+    )
+    _password = re.compile(r"(?<![\w\-])-p(?P<sp>[ \t]*)" + _CLI_VALUE)
+    _user = re.compile(r"(?<![\w\-])(?:-u|--user)[ \t]*[\"']?[^\s:\"'@]{1,128}:" + _CLI_VALUE)
+    _mysql = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb)\b")
+    _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
+    _sshpass = re.compile(r"\bsshpass\b")
+    _curl = re.compile(r"\bcurl\b")
+
+    @staticmethod
+    def _command(lower: str, at: int) -> str:
+        """The command line ``at`` belongs to, from its start (or the window's) to ``at``."""
+        low = max(0, at - _COMMAND_WINDOW)
+        start = max(lower.rfind(end, low, at) for end in _SEGMENT_ENDS)
+        return lower[max(start + 1, low) : at]
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "--" in lower:
+            for match in self._flag.finditer(lower):
+                group = "fv" if match.group("fq") else "uv"
+                start, end = match.span(group)
+                quoted = group == "fv"
+                if is_secret_assignment(
+                    match.group("name"), text[start:end], quoted=quoted, env_style=not quoted
+                ):
+                    yield start, end
+        commands = (
+            ("mysql" in lower or "mariadb" in lower, "sshpass" in lower, "login" in lower)
+            if "-p" in lower
+            else (False, False, False)
+        )
+        if any(commands):
+            mysql, sshpass, login = commands
+            for match in self._password.finditer(lower):
+                line = self._command(lower, match.start())
+                glued = not match.group("sp")
+                if (
+                    (mysql and glued and self._mysql.search(line))
+                    or (sshpass and self._sshpass.search(line))
+                    or (login and not glued and self._login.search(line))
+                ):
+                    yield from self._value(text, match)
+        if "curl" in lower:
+            for match in self._user.finditer(lower):
+                if self._curl.search(self._command(lower, match.start())):
+                    yield from self._value(text, match)
+
+    @staticmethod
+    def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
+        start, end = match.span("v")
+        value = text[start:end]
+        if not is_placeholder(value) and not value.startswith(("$", "%", "-")):
+            yield start, end
 
 
 def _has_digit(body: str) -> bool:
@@ -333,6 +424,9 @@ _TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool
     ("npm-token", "npm_… tokens", r"npm_[A-Za-z0-9]{36}", ("npm_",), looks_random, 0),
     ("pypi-token", "pypi-Ag… upload tokens", rf"pypi-Ag{_ANY}{{50,1000}}", ("pypi-Ag",),
      not_dummy, 0),
+    ("sendgrid-key", "SG.….… API keys", rf"SG\.{_ANY}{{22}}\.{_ANY}{{43}}", ("SG.",), not_dummy, 0),
+    ("telegram-bot-token", "<bot id>:AA… bot tokens", rf"(?:bot)?([0-9]{{8,10}}:AA{_ANY}{{33}})",
+     (":AA",), not_dummy, 1),
 )
 # fmt: on
 _UNGLUED = (  # formats whose secret sits inside a longer match
@@ -341,6 +435,14 @@ _UNGLUED = (  # formats whose secret sits inside a longer match
         "hooks.slack.com webhook paths",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/\-]{20,200})",
         ("hooks.slack.com/",),
+        group=1,
+        edges=False,
+    ),
+    RegexDetector(
+        "discord-webhook",
+        "discord.com/api/webhooks/<id>/<token> paths",
+        r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/([A-Za-z0-9_\-]{60,80})",
+        ("/api/webhooks/",),
         group=1,
         edges=False,
     ),
@@ -362,6 +464,7 @@ DETECTORS: tuple[Detector, ...] = (
     *_UNGLUED,
     AuthHeaderDetector(),
     AssignmentDetector(),
+    CommandLineDetector(),
 )
 DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
 LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just above it

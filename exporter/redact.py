@@ -203,6 +203,16 @@ def _opaque_fields(obj: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
+def _named_value(obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    """``{"name": "DB_PASSWORD", "value": "…"}`` (k8s/ECS env, Postman headers): the value
+    is judged under the name it carries, not under the word "value"."""
+    for name_key, value_key in (("name", "value"), ("key", "value"), ("Name", "Value")):
+        name = obj.get(name_key)
+        if isinstance(name, str) and isinstance(obj.get(value_key), str):
+            return value_key, name
+    return None, None
+
+
 class _Redactor:
     """Copies records, replacing secrets by numbered placeholders and hiding paths."""
 
@@ -223,6 +233,7 @@ class _Redactor:
             source, target, node = stack.pop()
             if isinstance(source, dict):
                 opaque = _opaque_fields(source)
+                value_key, value_name = _named_value(source)
                 for key, value in source.items():
                     new_key = self._key(key, entry_id, node) if isinstance(key, str) else key
                     while new_key in target:
@@ -232,14 +243,18 @@ class _Redactor:
                         keep = (node is None and key in _ID_FIELDS) or (
                             key in opaque and _BASE64.fullmatch(value)
                         )
-                        target[new_key] = value if keep else self.text(value, entry_id, here, key)
+                        field = value_name if key == value_key else key
+                        target[new_key] = value if keep else self.text(value, entry_id, here, field)
                     else:
                         target[new_key] = self._container(value, here, stack)
             else:
+                # ["Authorization", "Basic …"]: a header or variable as a two-item list.
+                pair = len(source) == 2 and isinstance(source[0], str)
                 for index, value in enumerate(source):
                     here = (node, index)
                     if isinstance(value, str):
-                        target.append(self.text(value, entry_id, here, None))
+                        field = source[0] if pair and index == 1 else None
+                        target.append(self.text(value, entry_id, here, field))
                     else:
                         target.append(self._container(value, here, stack))
         return out

@@ -92,7 +92,13 @@ _QUALIFIERS = _words(
     "stripe aws azure gcp groq xai cerebras openrouter gemini google discord telegram twilio "
     "sendgrid mailgun"
 )
-_VALUE_SUFFIXES = frozenset({"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string"})
+_VALUE_SUFFIXES = frozenset(
+    {"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string", "base"}
+)  # SECRET_KEY_BASE is Rails' secret key
+# Names glued into one word, like PGPASSWORD or JWTSECRET: only unambiguous endings count
+# ("pass" alone would make "bypass" and "compass" passwords).
+_GLUED_PASSWORD = ("password", "passwd", "passphrase", "passcode")
+_GLUED_STRONG = ("secret", "secrets")
 
 
 @functools.lru_cache(maxsize=4096)  # names and values repeat a lot
@@ -118,6 +124,10 @@ def name_strength(name: str) -> str | None:
         return "strong"
     if last in _WEAK_WORDS:
         return "strong" if len(words) > 1 and words[-2] in _QUALIFIERS else "weak"
+    if last.endswith(_GLUED_PASSWORD):
+        return "password"
+    if last.endswith(_GLUED_STRONG):
+        return "strong"
     return None
 
 
@@ -129,6 +139,13 @@ _CODE = re.compile(r"[A-Za-z_$#][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$#][\w$]*)*")
 _BRACKETS = re.compile(r"[()\[\]{}<>]")
 WORDLIKE = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*|[a-z][a-z0-9]*(?:[-_.:/][a-z][a-z0-9]*)+")
 _HEXISH = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{7,}|[0-9A-F]{7,}", re.I)
+# A UUID or 32+ hex digits: how Consul, Snyk, Sonar, CircleCI, Heroku, Postmark... tokens look.
+_TOKEN_HEX = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{32,}", re.I)
+# `Authorization: Basic dXNlcjpwYXNz`: the scheme word, then the credential.
+_AUTH_SCHEME = re.compile(
+    r"(?i:basic|bearer|token|bot|digest|negotiate|apikey|api-key|sso-key)[ \t]+(\S{8,1024})"
+)
+_MAX_PASSPHRASE_WORDS = 8
 
 
 @functools.lru_cache(maxsize=4096)
@@ -141,7 +158,9 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
     strength = name_strength(name)
     if strength is None or not (5 if strength == "password" else 8) <= len(value) <= 1024:
         return False
-    if _SPACE.search(value) or is_placeholder(value) or _NUMBERISH.fullmatch(value):
+    if _SPACE.search(value):
+        return _spaced_secret(name, value, strength, literal=quoted or env_style)
+    if is_placeholder(value) or _NUMBERISH.fullmatch(value):
         return False
     if _PATHLIKE.fullmatch(value) or _URL.match(value):
         return False
@@ -159,4 +178,19 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return False
     if strength == "strong":
         return True
+    if _name_words(name)[-1] == "token" and _TOKEN_HEX.fullmatch(value):
+        return True  # hex under a *key* name is more often a hash, a cache or idempotency key
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
+
+
+def _spaced_secret(name: str, value: str, strength: str, *, literal: bool) -> bool:
+    """A value with spaces: an auth header (``Basic dXNl…``) or a literal passphrase."""
+    scheme = _AUTH_SCHEME.fullmatch(value.strip())
+    if scheme:
+        credential = scheme.group(1)
+        return not is_placeholder(credential) and not WORDLIKE.fullmatch(credential)
+    if strength != "password" or not literal or is_placeholder(value):
+        return False
+    words = value.split()
+    prose = len(words) > _MAX_PASSPHRASE_WORDS or value.rstrip().endswith((".", ":", "?", "!"))
+    return not prose and "\n" not in value and _name_words(name)[-1] not in value.lower()

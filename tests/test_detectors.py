@@ -66,6 +66,36 @@ POSITIVES = [
     ("secret-assignment", "GITHUB_TOKEN_2=Qw3rty123456Asdfg", "Qw3rty123456Asdfg"),
     ("secret-assignment", "//registry.npmjs.org/:_authToken=0a1b2c3d-4e5f-6789-abcd-ef0123456789",
      "0a1b2c3d-4e5f-6789-abcd-ef0123456789"),
+    # Found by an adversarial review (each leaked before): glued names, hex/UUID tokens under
+    # a *_TOKEN name, Rails' SECRET_KEY_BASE, a second assignment inside a sed expression.
+    ("secret-assignment", "PGPASSWORD=S3cretPassw0rd psql -h db", "S3cretPassw0rd"),
+    ("secret-assignment", "export CONSUL_HTTP_TOKEN=3f6c2a9e-8b1d-4c7a-9e2f-5d4b1a0c7e93",
+     "3f6c2a9e-8b1d-4c7a-9e2f-5d4b1a0c7e93"),
+    ("secret-assignment", "SONAR_TOKEN=0123456789abcdef0123456789abcdef01234567",
+     "0123456789abcdef0123456789abcdef01234567"),
+    ("secret-assignment", "SECRET_KEY_BASE=a8f5f167f44f4964e6c998dee827110c3f2b8c7d9e1a2b3c",
+     "a8f5f167f44f4964e6c998dee827110c3f2b8c7d9e1a2b3c"),
+    ("secret-assignment", "sed -i 's/PASSWORD=.*/PASSWORD=Hunter2Hunter2/' .env", "Hunter2Hunter2"),
+    ("secret-assignment", 'headers = {"Authorization": "Basic YWRtaW46UzNjcmV0UGFzc3cwcmQ="}',
+     "YWRtaW46UzNjcmV0UGFzc3cwcmQ="),
+    ("cli-secret", "mysql -u root -pS3cretPassw0rd -h db", "S3cretPassw0rd"),
+    ("cli-secret", "mysqldump --single-transaction -p'Hunter2Hunter2' shop", "Hunter2Hunter2"),
+    ("cli-secret", "curl -u admin:S3cretPassw0rd https://ci.example.com/api", "S3cretPassw0rd"),
+    ("cli-secret", "docker login -u bob -p S3cretPassw0rd registry.example.com", "S3cretPassw0rd"),
+    ("cli-secret", "./deploy.sh --password S3cretPassw0rd --env prod", "S3cretPassw0rd"),
+    ("cli-secret", 'tool --client-secret "aB3dE5gH7jK9mN1p" run', "aB3dE5gH7jK9mN1p"),
+    ("cli-secret", "vercel --token q8Zt3LmN9pR2sV5wX7yB4c deploy", "q8Zt3LmN9pR2sV5wX7yB4c"),
+    ("cli-secret", "sshpass -p 'Hunter2Hunter2' ssh deploy@host", "Hunter2Hunter2"),
+    ("github-token", "\x1b[32mghp_abcdefghijklmnopqrstuvwxyzABCDEF123456\x1b[0m",
+     "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"),
+    ("sendgrid-key", "key SG.abcdefghijk1mnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGH1JKLMNOPQ",
+     "SG.abcdefghijk1mnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGH1JKLMNOPQ"),
+    ("telegram-bot-token",
+     "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4/getMe",
+     "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4"),
+    ("discord-webhook", "https://discord.com/api/webhooks/123456789012345678/"
+     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdef",
+     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdef"),
 ]  # fmt: skip
 NEGATIVES = [
     "sk-learn is a package; task-management-system-component-v2",
@@ -114,6 +144,21 @@ ASSIGNMENT_NEGATIVES = [
     "token: '}'",
     "password_hint = 'first pet'",
     "SECRET_KEY_PATH=/etc/app/secret.key",
+    # -p / -u / flags that are not secrets
+    "ssh -p 2222 deploy@host",
+    "mkdir -p src/components/forms",
+    "docker login --password-stdin registry.example.com",
+    "mysql -p shop_db",
+    "curl -u $CI_USER:$CI_PASSWORD https://ci.example.com",
+    "git log --author someone --since yesterday",
+    "pi --token-file ~/.config/token",
+    "deploy --password $DB_PASSWORD",
+    'deploy --password "${DB_PASSWORD}"',
+    "ssh-add --key ~/.ssh/id_ed25519",
+    "aws secretsmanager get-secret-value --secret-id prod/db",
+    "the --password flag reads the password from the prompt",
+    "bypass=true compass=north",
+    "PAGE_TOKEN=next",
 ]
 
 
@@ -234,6 +279,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "authorization": "Authorization: Bearer ",
     "cookie": "cookie: ",
     "json-key": '"key": "',
+    "cli-flag": "--password ",
+    "cli-command": "curl ",
+    "cli-mysql-flag": "mysql -p x ",
 }
 
 

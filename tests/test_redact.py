@@ -258,6 +258,70 @@ def test_json_in_strings_and_structured_fields(write_session: Callable[..., Path
     assert "$.data.user.password" in {h.json_path for h in report.hits}
 
 
+# Realistic leaks an adversarial review found (each survived before): secrets as separate
+# command-line arguments, glued names, hex/UUID tokens, headers and env lists in tool arguments,
+# passphrases with spaces, a secret in the session name.
+REVIEW_SECRETS = {
+    "mysql": "S3cretPassw0rd-my",
+    "curl": "S3cretPassw0rd-cu",
+    "docker": "S3cretPassw0rd-dk",
+    "flag": "S3cretPassw0rd-fl",
+    "pg": "S3cretPassw0rd-pg",
+    "consul": "3f6c2a9e-8b1d-4c7a-9e2f-5d4b1a0c7e93",
+    "basic": "YWRtaW46UzNjcmV0UGFzc3cwcmQ=",
+    "ghtoken": "0123456789abcdef0123456789abcdef01234567",
+    "k8s": "S3cretPassw0rd-k8",
+    "phrase": "correct horse battery staple",
+    "title": "S3cretPassw0rd-ti",
+}
+
+
+def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:
+    s = REVIEW_SECRETS
+    command = (
+        f"mysql -u root -p{s['mysql']} -h db && curl -u admin:{s['curl']} https://ci.example.com"
+        f" && docker login -u bob -p {s['docker']} reg.example.com && ./deploy --password "
+        f"{s['flag']} && PGPASSWORD={s['pg']} psql && export CONSUL_HTTP_TOKEN={s['consul']}"
+    )
+    args = {
+        "command": command,
+        "headers": {"Authorization": f"Basic {s['basic']}"},
+        "headerList": [["Authorization", f"token {s['ghtoken']}"], ["Accept", "text/html"]],
+        "env": [{"name": "DB_PASSWORD", "value": s["k8s"]}, {"name": "PORT", "value": "8080"}],
+        "user": {"password": s["phrase"], "hint": "The password must be long."},
+    }
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": args}
+    named = {"type": "session_info", "name": f"curl -u admin:{s['title']} https://x.example.com",
+             "id": "n1", "parentId": "m1", "timestamp": "2025-01-01T00:00:02Z"}  # fmt: skip
+    records = [header(), msg("assistant", [call], 1, None), named]
+    out, report = run(load_session(write_session(records)), keep_paths=True)
+    text = entries_text(out)
+    assert [name for name, secret in s.items() if secret in text] == []
+    kept = out.by_id["m1"].raw["message"]["content"][0]["arguments"]
+    assert kept["env"][1] == {"name": "PORT", "value": "8080"}  # only the secret goes
+    assert kept["headerList"][1] == ["Accept", "text/html"]
+    assert kept["user"]["hint"] == "The password must be long."
+    assert {"cli-secret", "secret-assignment"} <= set(report.counts)
+
+
+def test_env_file_and_environment_names_the_review_found(in_tmp: Path) -> None:
+    env = (
+        f"PGPASSWORD={REVIEW_SECRETS['pg']}\nCONSUL_HTTP_TOKEN={REVIEW_SECRETS['consul']}\n"
+        f'DB_PASSWORD="{REVIEW_SECRETS["phrase"]}"\nNODE_ENV=production\nPORT=3000\n'
+    )
+    (in_tmp / "my.env").write_text(env, "utf-8")
+    seen: dict[str, Any] = {}
+
+    @click.command()
+    @policy_options(redact_default=True)
+    def export(**options: Any) -> None:
+        seen.update(options)
+
+    assert CliRunner().invoke(export, ["--env-file", "my.env"]).exit_code == 0
+    wanted = {REVIEW_SECRETS[k] for k in ("pg", "consul", "phrase")}
+    assert set(policy_from_options(**seen).secrets) == wanted
+
+
 def test_images_are_not_scanned_but_their_metadata_is(write_session: Callable[..., Path]) -> None:
     looks_like_key = "AKIA0123456789ABCDEF/+abc="  # base64 that happens to match a key id
     image = {"type": "image", "data": looks_like_key, "mimeType": f"image/png; {GHP}"}
