@@ -91,8 +91,13 @@ def long_token_session() -> bytes:
         message("b1", "mc", 9, role="bashExecution", command=f"cat {LONG_PATH}", output="ok",
                 exitCode=0, truncated=True, fullOutputPath="/tmp/" + LONG_ID + ".log"),
         message("u2", "b1", 10, role="user", content="thanks"),
+        message("a2", "u2", 11, role="assistant", provider="anthropic", model="m",
+                content=[{"type": "text", "text": ALIGNED_TABLE}]),
     ]  # fmt: skip
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+ALIGNED_TABLE = "| a | b | c | d |\n|:--|--:|:-:|---|\n| left | right | center | plain |"
 
 
 @pytest.fixture(scope="session")
@@ -467,6 +472,22 @@ def test_jsonl_download_round_trip(
     assert [e.raw for e in copy.entries] == [e.raw for e in original.entries]
     if name == BRANCHED:
         assert download.suggested_filename == f"{original.id}.jsonl"
+    clean(view)
+
+
+def test_aligned_table_columns_without_inline_styles(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Markdown column alignment is a class: the CSP would block (and log) inline styles."""
+    page = view.open(published[LONG])
+    cells = page.eval_on_selector_all(
+        ".md table td",
+        "cells => cells.map(c => [c.textContent, getComputedStyle(c).textAlign,"
+        " c.hasAttribute('style')])",
+    )
+    assert cells == [["left", "left", False], ["right", "right", False],
+                     ["center", "center", False], ["plain", "left", False]]  # fmt: skip
+    assert page.evaluate("window.__cspViolations") == []
     clean(view)
 
 

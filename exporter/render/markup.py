@@ -117,6 +117,11 @@ def _validate_link(url: str) -> bool:
     return bool(_SAFE_LINK.match(url.strip())) or bool(_DATA_IMAGE.match(url.strip()))
 
 
+# Lexers that never finish on some short inputs (Pygments 2.19-2.21): a code fence tagged
+# ```tnt holding "b", or ```mcschema holding "<!--", would hang the export. Plain text instead.
+_HANGING_LEXERS = frozenset({"TNTLexer", "MCSchemaLexer"})
+
+
 @lru_cache(maxsize=1)
 def _builtin_aliases() -> frozenset[str]:
     """Aliases of the lexers Pygments ships. Asking Pygments about any other name makes it
@@ -124,7 +129,12 @@ def _builtin_aliases() -> frozenset[str]:
     and would make pages depend on whatever plugins happen to be installed."""
     from pygments.lexers._mapping import LEXERS
 
-    return frozenset(alias for _, _, aliases, _, _ in LEXERS.values() for alias in aliases)
+    return frozenset(
+        alias
+        for name, (_, _, aliases, _, _) in LEXERS.items()
+        if name not in _HANGING_LEXERS
+        for alias in aliases
+    )
 
 
 @lru_cache(maxsize=128)
@@ -260,6 +270,20 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
     return renderer.renderToken(tokens, idx, options, env)
 
 
+_ALIGN_CLASS = {f"text-align:{side}": f"al-{side}" for side in ("left", "center", "right")}
+
+
+def _cell_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """Column alignment as a class: the page's CSP allows no inline ``style`` attributes."""
+    token = tokens[idx]
+    style = token.attrGet("style")
+    if style is not None:
+        del token.attrs["style"]
+        if style in _ALIGN_CLASS:
+            token.attrSet("class", _ALIGN_CLASS[style])
+    return renderer.renderToken(tokens, idx, options, env)
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
@@ -273,6 +297,8 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("code_block", _fence)
     md.add_render_rule("image", _image)
     md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("th_open", _cell_open)
+    md.add_render_rule("td_open", _cell_open)
     return md
 
 
