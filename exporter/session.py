@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import MAXYEAR, MINYEAR, datetime, timezone
 from typing import Any
 
 from exporter.entries import (
@@ -78,7 +78,14 @@ def parse_time(value: Any) -> datetime | None:
             parsed = datetime.fromisoformat(text)
         except ValueError:
             return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        if not parsed.tzinfo:
+            return parsed.replace(tzinfo=timezone.utc)
+        if parsed.year in (MINYEAR, MAXYEAR):  # 0001-01-01T00:00+14:00 is before year 1 in UTC
+            try:
+                parsed.astimezone(timezone.utc)
+            except OverflowError:
+                return None
+        return parsed
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             return datetime.fromtimestamp(value / 1000, tz=timezone.utc)

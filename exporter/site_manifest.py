@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
+from exporter.formatting import escape_surrogates
 from exporter.fsutil import atomic_open, atomic_write_text
 
 __all__ = [
@@ -53,9 +54,13 @@ def load_manifest(path: Path) -> dict[str, Any]:
 def save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]) -> None:
     """One session per line (diffable), streamed to a temp file and renamed (atomic, and
     without holding the whole document in memory twice)."""
-    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+    compact = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+
+    def dump(value: Any) -> str:  # lone surrogates (session text, odd file names) as \uXXXX
+        return escape_surrogates(compact(value))
+
     head = {"format": MANIFEST_FORMAT, "generator": f"pi-session-export {__version__}"}
-    with atomic_open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+    with atomic_open(path, "w", encoding="utf-8") as out:
         out.write(dump(head)[:-1] + f',"project_pages":{dump(projects)},"sessions":{{')
         for n, (key, value) in enumerate(sorted(sessions.items())):
             out.write(f"{',' if n else ''}\n{dump(key)}:{dump(value)}")

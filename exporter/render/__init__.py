@@ -23,7 +23,7 @@ import jinja2
 from markupsafe import Markup
 
 from exporter import __version__
-from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, replace_surrogates
+from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
 from exporter.loader import read_pristine_source, session_to_jsonl
 from exporter.render.chart import build_chart
 from exporter.render.model import Item
@@ -214,11 +214,7 @@ def _render(session: Session, options: RenderOptions) -> str:
             html = _render_page(session, options, builder, items, rendering, embedded)
     finally:
         rendering.close()
-    try:  # the common case, and 5x faster than searching a big page for surrogates
-        html.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates from the session: not encodable, so replace
-        html = replace_surrogates(html)
-    return html
+    return writable_page(html)
 
 
 def _render_page(

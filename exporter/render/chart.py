@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 
 from exporter.formatting import fmt_cost, fmt_tokens_short
@@ -33,14 +35,27 @@ class Chart:
     plot_bottom: int = HEIGHT - BOTTOM
 
 
-def _nice_max(value: float) -> float:
-    if value <= 0:
+def nice_ceiling(value: float) -> float:
+    """The axis maximum: the smallest 1, 2, 2.5, 5 or 10 times a power of ten >= ``value``.
+
+    Absurd totals (a session whose costs add up past the float range) get no rounding, and
+    nothing that is not a positive number gets an axis above 1.
+    """
+    if not value > 0:  # zero, negative, NaN
         return 1.0
-    magnitude = 10 ** (len(str(int(value))) - 1) if value >= 1 else 0.01
+    if not math.isfinite(value):
+        return sys.float_info.max
+    magnitude = 10.0 ** math.floor(math.log10(value))
     for step in (1, 2, 2.5, 5, 10):
-        if step * magnitude >= value:
-            return step * magnitude
-    return 10 * magnitude
+        ceiling = step * magnitude
+        if ceiling >= value * (1 - 1e-12):
+            return ceiling if math.isfinite(ceiling) else value
+    return value
+
+
+def on_axis(value: float, top: float) -> float:
+    """A plotted value inside 0..top (overflowed sums and negative costs stay on the chart)."""
+    return min(max(value, 0.0), top) if math.isfinite(value) else (top if value > 0 else 0.0)
 
 
 def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | None:
@@ -49,18 +64,18 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
         return None
     inner_w = WIDTH - LEFT - RIGHT
     inner_h = HEIGHT - TOP - BOTTOM
-    max_ctx = _nice_max(max(p.context_tokens for p in series))
-    max_cost = _nice_max(series[-1].cumulative_cost) if series[-1].cumulative_cost > 0 else 1.0
+    max_ctx = nice_ceiling(max(p.context_tokens for p in series))
+    max_cost = nice_ceiling(series[-1].cumulative_cost)
     n = len(series)
 
     def x(i: int) -> float:
         return LEFT + inner_w * i / (n - 1)
 
     def y_ctx(v: float) -> float:
-        return TOP + inner_h * (1 - v / max_ctx)
+        return TOP + inner_h * (1 - on_axis(v, max_ctx) / max_ctx)
 
     def y_cost(v: float) -> float:
-        return TOP + inner_h * (1 - v / max_cost)
+        return TOP + inner_h * (1 - on_axis(v, max_cost) / max_cost)
 
     step = max(1, n // max_points)
     indices = list(range(0, n, step))

@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.entries import MessageEntry
-from exporter.formatting import fmt_cost, one_line
+from exporter.formatting import fmt_cost, one_line, writable_page
 from exporter.render import (
     _csp,
     _environment,
@@ -30,6 +30,7 @@ from exporter.render import (
     display_path,
     shared_script,
 )
+from exporter.render.chart import nice_ceiling, on_axis
 from exporter.session import Session, parse_time
 from exporter.usage import compute_stats, turn_usage
 
@@ -104,18 +105,6 @@ class DayChart:
     plot_bottom: int = 156
 
 
-def _nice(value: float) -> float:
-    if value <= 0:
-        return 1.0
-    magnitude = 10.0 ** (len(str(int(value))) - 1) if value >= 1 else 0.01
-    while magnitude > value:
-        magnitude /= 10
-    for step in (1, 2, 2.5, 5, 10):
-        if step * magnitude >= value:
-            return step * magnitude
-    return 10 * magnitude
-
-
 def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
     """Daily bars from the first to the last day with cost (at most the last 366 days)."""
     cost: dict[str, float] = defaultdict(float)
@@ -127,21 +116,22 @@ def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
     if not cost:
         return None
     last = date.fromisoformat(max(cost))
-    first = max(date.fromisoformat(min(cost)), last - timedelta(days=MAX_DAYS - 1))
+    window_start = date.fromordinal(max(1, last.toordinal() - MAX_DAYS + 1))  # year 1 is fine
+    first = max(date.fromisoformat(min(cost)), window_start)
     earlier = sum(v for d, v in cost.items() if date.fromisoformat(d) < first)
     days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
     chart = DayChart(720, 180, [], [], [], len(days), first.isoformat(), last.isoformat(), 0, 0, [])
     chart.total, chart.earlier = sum(cost.values()), earlier
     top, inner_h = 12, chart.plot_bottom - 12
     inner_w = chart.plot_right - chart.plot_left
-    peak = _nice(max(cost.get(d.isoformat(), 0.0) for d in days))
+    peak = nice_ceiling(max(cost.get(d.isoformat(), 0.0) for d in days))
     step = inner_w / len(days)
     for i, day in enumerate(days):
         key = day.isoformat()
         amount = cost.get(key, 0.0)
         if amount <= 0:
             continue
-        height = max(inner_h * amount / peak, 1.0)
+        height = max(inner_h * on_axis(amount, peak) / peak, 1.0)
         count = sessions[key]
         tip = f"{key}: {fmt_cost(amount)} ({count} session{'s' if count != 1 else ''})"
         width = min(max(step * 0.8, 1.0), 36.0)
@@ -279,7 +269,7 @@ def render_listing(
         "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
         "chart": day_chart([r for r in rows if not r.get("error")]),
     }
-    return _environment().get_template("index.html.j2").render(context)
+    return writable_page(_environment().get_template("index.html.j2").render(context))
 
 
 @lru_cache(maxsize=1)
