@@ -180,7 +180,7 @@ class SessionSummary:
 def _loads(raw: bytes) -> Any:
     try:
         return json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
         return None
 
 
@@ -200,7 +200,7 @@ def _usage_from_tail(raw: bytes) -> Any:
     tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
     try:
         value, _ = json.JSONDecoder().raw_decode(tail)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value
 

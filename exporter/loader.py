@@ -78,6 +78,10 @@ def iter_parsed_lines(
         except ValueError as error:
             pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline, bad_utf8)
             continue
+        except RecursionError:  # ~1,000 nested arrays: valid JSON, deeper than Python parses
+            reason = "JSON nested too deeply to read"
+            pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
+            continue
         if bad_utf8:
             diagnostics.append(bad_utf8)
         yield number, value
@@ -127,6 +131,11 @@ def _record_bad_line(
     message = f"not valid JSON ({_short(error, 60)})"
     diagnostics.append(Diagnostic(number, "invalid-json", message))
     damaged.append(DamagedLine(number, "invalid-json", message, text))
+
+
+def _has_known_type(value: dict[str, Any]) -> bool:
+    entry_type = value.get("type")  # may be any JSON value, even an unhashable list
+    return isinstance(entry_type, str) and entry_type in KNOWN_ENTRY_TYPES
 
 
 def _looks_like_entry(value: dict[str, Any]) -> bool:
@@ -180,7 +189,7 @@ def build_session(
             diagnostics.append(
                 Diagnostic(line, "bad-header", f"header has no string id; using {raw_id!r}")
             )
-    elif any(isinstance(v, dict) and v.get("type") in KNOWN_ENTRY_TYPES for _, v in parsed):
+    elif any(isinstance(v, dict) and _has_known_type(v) for _, v in parsed):
         first_entry = next(v for _, v in parsed if isinstance(v, dict) and _looks_like_entry(v))
         has_ids = any(isinstance(v, dict) and "id" in v for _, v in parsed)
         synthesized = {

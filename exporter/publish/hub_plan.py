@@ -82,7 +82,7 @@ class RemoteState:
         """Accept only our schema; anything else means "re-check every session"."""
         try:
             doc = json.loads(data.decode("utf-8"))
-        except ValueError:
+        except (ValueError, RecursionError):
             doc = None
         sessions = doc.get("sessions") if isinstance(doc, dict) else None
         if not isinstance(sessions, dict) or doc.get("schema_version") != MANIFEST_SCHEMA:
@@ -94,7 +94,7 @@ class RemoteState:
         for line in data.decode("utf-8", errors="replace").splitlines():
             try:
                 row = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(row, dict) and isinstance(row.get("path"), str):
                 self.rows[row["path"]] = row
@@ -109,7 +109,7 @@ def _month(path: Path, first_line: bytes) -> str:
     try:
         header = json.loads(first_line.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
         moment = parse_time(header.get("timestamp")) if isinstance(header, dict) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     if moment is None:
         moment = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)

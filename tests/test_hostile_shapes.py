@@ -1,0 +1,209 @@
+"""Regressions from an adversarial review: valid but extreme sessions never hang, never crash.
+
+Each case is a session a hostile or broken tool could write: a code fence for a Pygments lexer
+that never finishes, costs that add up past the float range, timestamps at the ends of the
+calendar, lone surrogates in what the site index shows, JSON nested deeper than Python parses,
+a header whose ``type`` is not a string. Single pages go through the CLI; the site build too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.render.chart import nice_ceiling, on_axis
+from exporter.render.markup import lexer_for
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _header(sid: str = "s1", timestamp: str = "2026-01-01T00:00:00.000Z") -> dict[str, Any]:
+    return {"type": "session", "version": 3, "id": sid, "timestamp": timestamp, "cwd": "/w"}
+
+
+def _user(eid: str, parent: str | None, text: str, second: int = 1) -> dict[str, Any]:
+    return {"type": "message", "id": eid, "parentId": parent,
+            "timestamp": f"2026-01-01T00:00:{second:02d}.000Z",
+            "message": {"role": "user", "content": text, "timestamp": 1}}  # fmt: skip
+
+
+def _assistant(eid: str, parent: str, cost: float, timestamp: str) -> dict[str, Any]:
+    usage = {
+        "input": 10,
+        "output": 5,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 15,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost},
+    }
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": timestamp,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                        "provider": "p", "model": "m", "usage": usage, "stopReason": "stop",
+                        "timestamp": 1}}  # fmt: skip
+
+
+def _write(path: Path, records: list[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _export(source: Path, out: Path) -> Any:
+    result = CliRunner().invoke(cli, ["export", str(source), "-o", str(out), "-j", "1"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    return result
+
+
+def _site(sessions_dir: Path, out: Path) -> Any:
+    args = ["export", "--all", "--sessions-dir", str(sessions_dir), "-o", str(out), "-j", "1"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    return result
+
+
+# --- Pygments lexers that never finish -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "body"), [("tnt", "b"), ("mcschema", "<!--")])
+def test_code_fences_for_hanging_lexers_render_as_plain_text(
+    tmp_path: Path, language: str, body: str
+) -> None:
+    assert lexer_for(language) is None
+    source = _write(
+        tmp_path / "s.jsonl", [_header(), _user("u1", None, f"```{language}\n{body}\n```")]
+    )
+    out = tmp_path / "out.html"
+    # A fresh process with a deadline: a regression would hang, not fail.
+    code = "from exporter.cli import main; main()"
+    args = [sys.executable, "-c", code, "export", str(source), "-o", str(out), "-j", "1"]
+    done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert f'<span class="code-lang">{language}</span>' in html
+
+
+# --- costs past the float range, the axis maximum --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "ceiling"),
+    [(0.003, 0.005), (0.41, 0.5), (0.1, 0.1), (7, 10), (150, 200), (1000, 1000), (0, 1.0),
+     (-3, 1.0), (float("nan"), 1.0)],
+)  # fmt: skip
+def test_nice_ceiling_is_a_round_number_at_or_above(value: float, ceiling: float) -> None:
+    assert nice_ceiling(value) == pytest.approx(ceiling)
+    if value > 0:
+        assert nice_ceiling(value) >= value  # 0.41 used to get an axis of 0.1
+
+
+def test_nice_ceiling_and_on_axis_survive_overflowed_sums() -> None:
+    top = nice_ceiling(math.inf)
+    assert math.isfinite(top) and nice_ceiling(1.7e308) == 1.7e308
+    assert on_axis(math.inf, top) == top and on_axis(-math.inf, top) == 0.0
+    assert on_axis(-5.0, 10.0) == 0.0 and on_axis(50.0, 10.0) == 10.0
+
+
+def test_costs_that_overflow_render_a_page_and_a_site(tmp_path: Path) -> None:
+    records: list[Any] = [_header(), _user("u1", None, "go")]
+    parent = "u1"
+    for n in range(3):
+        records.append(_assistant(f"a{n}", parent, 1.7e308, f"2026-01-01T00:01:0{n}.000Z"))
+        parent = f"a{n}"
+    source = _write(tmp_path / "one" / "s.jsonl", records)
+    out = tmp_path / "page.html"
+    assert _export(source, out).exit_code == 0
+    html = out.read_text(encoding="utf-8")
+    chart = html.split('<figure class="chart"', 1)[1].split("</figure>")[0]
+    coordinates = re.findall(r'\s(?:d|cx|cy|x|y|x1|x2|y1|y2|width|height)="([^"]*)"', chart)
+    assert coordinates and not [c for c in coordinates if "inf" in c or "nan" in c]
+    _write(tmp_path / "one" / "t.jsonl", [_header("s2"), *records[1:]])
+    result = _site(tmp_path / "one", tmp_path / "site")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+# --- timestamps at the ends of the calendar ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("header_time", "turn_time"),
+    [
+        ("0001-01-01T00:00:00+14:00", "2026-01-01T00:01:00.000Z"),  # before year 1 in UTC
+        ("2026-01-01T00:00:00.000Z", "0001-01-01T00:00:00Z"),  # a day chart ending in year 1
+        ("2026-01-01T00:00:00.000Z", "9999-12-31T23:59:59-14:00"),  # after year 9999 in UTC
+    ],
+)
+def test_extreme_timestamps_build_the_site(
+    tmp_path: Path, header_time: str, turn_time: str
+) -> None:
+    folder = tmp_path / "sessions"
+    _write(folder / "odd.jsonl", [_header("odd", header_time), _user("u1", None, "hi"),
+                                  _assistant("a1", "u1", 0.5, turn_time)])  # fmt: skip
+    _write(folder / "plain.jsonl", [_header("plain"), _user("u1", None, "hello")])  # no cost
+    result = _site(folder, tmp_path / "site")
+    assert result.exit_code == 0, result.output
+    assert "2 rendered" in result.output and " 0 failed" in result.output, result.output
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<code>odd</code>" in index and "<code>plain</code>" in index
+
+
+# --- lone surrogates in what the site index shows ---------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["name", "prompt", "cwd"])
+def test_lone_surrogates_never_stop_the_site_index(tmp_path: Path, field: str) -> None:
+    folder = tmp_path / "sessions"
+    header = _header("sur")
+    prompt = "hello"
+    extra: list[Any] = []
+    if field == "cwd":
+        header["cwd"] = "/w/\ud800"
+    elif field == "prompt":
+        prompt = "bad \ud800 prompt"
+    else:
+        extra = [{"type": "session_info", "id": "n1", "parentId": "u1",
+                  "timestamp": "2026-01-01T00:00:02.000Z", "name": "name \ud800"}]  # fmt: skip
+    # json.dumps writes the lone surrogate as the escape \ud800, as Pi's JSON.stringify does.
+    _write(folder / "sur.jsonl", [header, _user("u1", None, prompt), *extra])
+    _write(folder / "plain.jsonl", [_header("plain"), _user("u1", None, "fine")])
+    for _ in range(2):  # and the rebuild, with the row already in the manifest
+        result = _site(folder, tmp_path / "site")
+        assert result.exit_code == 0, result.output
+        index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+        assert "\ufffd" in index
+
+
+# --- loader: nesting and header shapes --------------------------------------------------------
+
+
+def test_json_nested_deeper_than_python_parses_is_a_damaged_line(tmp_path: Path) -> None:
+    deep = '{"type":"custom","customType":"c","id":"c1","parentId":"u1",' + (
+        '"timestamp":"2026-01-01T00:00:03.000Z","data":' + "[" * 3000 + "]" * 3000 + "}"
+    )
+    source = _write(tmp_path / "s.jsonl", [_header(), _user("u1", None, "hi"), deep,
+                                           _user("u2", "u1", "after", 4)])  # fmt: skip
+    result = _export(source, tmp_path / "out.html")
+    assert result.exit_code == 0, result.output
+    assert "nested too deeply" in result.output
+    html = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert 'data-entry-id="u2"' in html  # the lines around it still load
+
+
+def test_header_type_that_is_not_a_string(tmp_path: Path) -> None:
+    header = {**_header(), "type": ["session"]}
+    source = _write(tmp_path / "s.jsonl", [header, _user("u1", None, "hi")])
+    result = _export(source, tmp_path / "out.html")
+    assert result.exit_code == 0, result.output
+    assert 'data-entry-id="u1"' in (tmp_path / "out.html").read_text(encoding="utf-8")
