@@ -320,6 +320,11 @@ _SEGMENT_ENDS = ("\n", "|", ";", "&")
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
 
 
+def _flag_start(text: str, at: int) -> bool:
+    """A flag starts a word: ``-p`` in ``mysql -p`` counts, in ``re-parse`` or ``---p`` not."""
+    return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_-")
+
+
 class CommandLineDetector(Detector):
     """Secrets given as their own command-line argument: ``--password VALUE``, ``--token
     VALUE`` (any flag whose name looks sensitive), ``mysql -pVALUE``, ``docker login -p
@@ -334,11 +339,13 @@ class CommandLineDetector(Detector):
     name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
     lower_triggers = ("--", "-p", "-u")
     _flag = re.compile(
-        r"(?<![\w\-])--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
+        r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
         r"(?:(?P<fq>[\"'])(?P<fv>[^\"'\r\n]{5,512})(?P=fq)|(?P<uv>[^\s\"'`;&|<>()$]{5,512}))"
     )
-    _password = re.compile(r"(?<![\w\-])-p(?P<sp>[ \t]*)" + _CLI_VALUE)
-    _user = re.compile(r"(?<![\w\-])(?:-u|--user)[ \t]*[\"']?[^\s:\"'@]{1,128}:" + _CLI_VALUE)
+    # Each pattern starts with its literal so the regex engine can skip ahead to it (a leading
+    # look-behind would make it try every position); "not glued to a word" is checked after.
+    _password = re.compile(r"-p(?P<sp>[ \t]*)" + _CLI_VALUE)
+    _user = re.compile(r"-(?:u|-user)[ \t]*[\"']?[^\s:\"'@]{1,128}:" + _CLI_VALUE)
     _mysql = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb)\b")
     _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
     _sshpass = re.compile(r"\bsshpass\b")
@@ -354,6 +361,8 @@ class CommandLineDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if "--" in lower:
             for match in self._flag.finditer(lower):
+                if not _flag_start(lower, match.start()):
+                    continue
                 group = "fv" if match.group("fq") else "uv"
                 start, end = match.span(group)
                 quoted = group == "fv"
@@ -369,6 +378,8 @@ class CommandLineDetector(Detector):
         if any(commands):
             mysql, sshpass, login = commands
             for match in self._password.finditer(lower):
+                if not _flag_start(lower, match.start()):
+                    continue
                 line = self._command(lower, match.start())
                 glued = not match.group("sp")
                 if (
@@ -379,7 +390,8 @@ class CommandLineDetector(Detector):
                     yield from self._value(text, match)
         if "curl" in lower:
             for match in self._user.finditer(lower):
-                if self._curl.search(self._command(lower, match.start())):
+                at = match.start()
+                if _flag_start(lower, at) and self._curl.search(self._command(lower, at)):
                     yield from self._value(text, match)
 
     @staticmethod
