@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import click
 
@@ -145,6 +146,17 @@ def refuse_input(target: str | os.PathLike[str] | None, source: str | None) -> N
     """Never write over the session being read (an -o or --report pointing at it)."""
     if target and source and os.path.exists(target) and os.path.samefile(target, source):
         raise CliError(f"refusing to overwrite the input session {source}; choose another path", 1)
+
+
+def check_http_url(url: str, option: str) -> None:
+    """An API root must be an http(s) URL with a host; anything else is a usage error."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # e.g. "http://[::1" (an unclosed IPv6 bracket)
+        parts, host = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not host:
+        raise click.BadParameter(f"{url!r} is not an http(s) URL with a host", param_hint=option)
 
 
 def report_diagnostics(session: Session, limit: int = 20) -> None:

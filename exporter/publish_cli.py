@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, refuse_input, render_table
+from exporter.cli import CliError, check_http_url, refuse_input, render_table
 from exporter.discover import resolve_session_arg, scan_summary, session_files
 from exporter.formatting import fmt_int
 from exporter.fsutil import atomic_write_text
@@ -155,6 +155,7 @@ def publish_command(
     """
     if not _REPO_ID.fullmatch(repo_id):
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
+    check_http_url(endpoint, "--endpoint")
     if prune and (sessions or since):
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)

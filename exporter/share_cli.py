@@ -11,7 +11,13 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, open_session, refuse_input, session_argument
+from exporter.cli import (
+    CliError,
+    check_http_url,
+    open_session,
+    refuse_input,
+    session_argument,
+)
 from exporter.formatting import fmt_datetime, one_line
 from exporter.fsutil import atomic_write_text
 from exporter.loader import session_to_jsonl
@@ -31,8 +37,15 @@ def gist_description(session: Session) -> str:
     return f"Pi session: {one_line(session.title, 80)} ({date})"
 
 
-def _delete(gist_id: str, api_url: str, token: str | None) -> None:
-    client = GistClient(api_url, resolve_github_token(token, api_url))
+def _notify(message: str) -> None:
+    click.echo(f"pi-session: {message}", err=True)
+
+
+def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:
+    if dry_run:
+        click.echo(f"pi-session: dry run: would delete gist {gist_id}; nothing sent", err=True)
+        return
+    client = GistClient(api_url, resolve_github_token(token, api_url), notify=_notify)
     client.delete(gist_id)
     state = ShareState()
     for session_id in state.sessions_for(api_url, gist_id):
@@ -70,8 +83,14 @@ def share_command(
     **policy_values: Any,
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
+    check_http_url(api_url, "--api-url")
     if delete_gist:
-        _delete(delete_gist, api_url, token)
+        others = {"SESSION": session or demo, "--public": public, "--new": new_gist,
+                  "--with-jsonl": with_jsonl, "--leaf": leaf}  # fmt: skip
+        mixed = [name for name, used in others.items() if used]
+        if mixed:
+            raise click.UsageError(f"--delete takes no {', '.join(mixed)}")
+        _delete(delete_gist, api_url, token, dry_run)
         return
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
@@ -96,10 +115,14 @@ def share_command(
             click.echo(str(target))
         click.echo(f"pi-session: dry run: {size:,} bytes would be uploaded; nothing sent", err=True)
         return
-    client = GistClient(api_url, resolve_github_token(token, api_url))
+    client = GistClient(api_url, resolve_github_token(token, api_url), notify=_notify)
     description = gist_description(prepared)
+    state = ShareState()
+    state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
+    if state.corrupt:
+        _notify(f"warning: {state.path} could not be read; a new gist is created")
     gist, action = share_files(
-        client, ShareState(), prepared.id, files, description, public=public, new=new_gist
+        client, state, prepared.id, files, description, public=public, new=new_gist
     )
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)

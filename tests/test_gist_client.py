@@ -349,23 +349,44 @@ def test_422_uses_error_messages_when_present(client: GistClient, fake_github: F
 def test_5xx_is_retried_with_backoff(
     client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
 ) -> None:
-    fake_github.fail(500, times=2)
     gist = client.create({"session.html": HTML}, "d")
-    assert gist.id in fake_github.gists
-    assert fake_github.requests_to() == ["POST /gists"] * 3
+    fake_github.fail(500, times=2)
+    client.update(gist.id, {"session.html": HTML + "v2"})
+    assert fake_github.requests_to() == ["POST /gists"] + [f"PATCH /gists/{gist.id}"] * 3
     assert sleeps.calls == [1.0, 2.0]
 
 
 def test_5xx_every_time_is_network_error(
     client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
 ) -> None:
+    gist = client.create({"session.html": HTML}, "d")
     fake_github.fail(500, times=3)
     with pytest.raises(NetworkError) as err:
-        client.create({"session.html": HTML}, "d")
+        client.update(gist.id, {"session.html": HTML})
     assert "HTTP 500" in str(err.value) and "3 times" in str(err.value)
     assert err.value.status == 500 and err.value.exit_code == 3
-    assert len(fake_github.requests) == 3
+    assert len(fake_github.requests) == 4
     assert sleeps.calls == [1.0, 2.0]
+    assert_no_token(err.value)
+
+
+@pytest.mark.parametrize("failure", ["502", "drop", "hang"])
+def test_create_is_never_sent_twice(
+    fake_github: FakeGitHub, sleeps: SleepRecorder, failure: str
+) -> None:
+    """GitHub may have created the gist before the 502, the dropped connection or the timeout:
+    retrying the POST could leave a second secret copy of the session behind."""
+    client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, timeout=0.3)
+    if failure == "502":
+        fake_github.fail(502)
+    elif failure == "drop":
+        fake_github.drop_connection(method="POST")
+    else:
+        fake_github.hang(1.0, method="POST")
+    with pytest.raises(NetworkError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert "not retrying" in str(err.value) and "gist.github.com" in str(err.value)
+    assert fake_github.requests_to() == ["POST /gists"] and sleeps.calls == []
     assert_no_token(err.value)
 
 
@@ -390,18 +411,19 @@ def test_connection_refused_is_network_error(sleeps: SleepRecorder) -> None:
 def test_dropped_connection_is_retried(
     client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder
 ) -> None:
-    fake_github.drop_connection(times=1, method="POST")
     gist = client.create({"session.html": HTML}, "d")
-    assert gist.id in fake_github.gists
-    assert len(fake_github.requests) == 2
+    fake_github.drop_connection(times=1, method="PATCH")
+    client.update(gist.id, {"session.html": HTML + "v2"})
+    assert len(fake_github.requests) == 3
     assert sleeps.calls == [1.0]
 
 
 def test_timeouts_become_network_error(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:
     client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, timeout=0.2, max_tries=2)
+    gist = client.create({"session.html": HTML}, "d")
     fake_github.hang(1.0, times=2)
     with pytest.raises(NetworkError) as err:
-        client.create({"session.html": HTML}, "d")
+        client.get(gist.id)
     assert "no answer within 0.2 s" in str(err.value)
     assert sleeps.calls == [1.0]
 
@@ -414,7 +436,7 @@ def test_token_never_leaks_into_errors_or_logs(
     errors: list[PublishError] = []
     # A hostile server echoing the token back must not get it printed either.
     fake_github.fail(400, body={"message": f"token {TOKEN} is odd"})
-    fake_github.fail(500, times=3)
+    fake_github.fail(500)
     fake_github.fail(403, body={"message": f"nope {TOKEN}"})
     fake_github.fail(422, body={"message": "Validation Failed", "errors": [f"bad {TOKEN}"]})
     fake_github.rate_limit(reset_in=5000)

@@ -409,6 +409,33 @@ def test_auth_and_remote_errors_are_one_line(
         assert token not in result.output
 
 
+def test_a_server_echoing_the_token_never_gets_it_printed(fake_hub: FakeHub, small: Corpus) -> None:
+    echo = {"error": f"token {TOKEN} is bad"}
+    fake_hub.fail(400, body=echo, headers={"X-Error-Message": f"hdr {TOKEN}"}, path="/commit/")
+    result = publish(fake_hub, small)
+    assert result.exit_code == 3 and "error:" in result.output
+    assert TOKEN not in result.output and "***" in result.output
+
+
+@pytest.mark.parametrize("token", [f"{TOKEN}\n", f"hf_A B{TOKEN}", "hf_x\r\nX-Evil: 1"])
+def test_tokens_with_control_characters_are_refused(
+    fake_hub: FakeHub, small: Corpus, token: str
+) -> None:
+    result = publish(fake_hub, small, token=token)
+    if token.strip() == TOKEN:  # surrounding whitespace is only trimmed
+        assert result.exit_code == 0, result.output
+        return
+    assert result.exit_code == 1 and "control characters" in result.output
+    assert token.strip() not in result.output
+
+
+def test_bad_endpoint_is_a_usage_error(small: Corpus) -> None:
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root)]
+    result = CliRunner().invoke(cli, [*args, "--endpoint", "http://[::1", "--token", TOKEN])
+    assert result.exit_code == 1 and "--endpoint" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_unreachable_endpoint(small: Corpus) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

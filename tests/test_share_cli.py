@@ -208,9 +208,50 @@ def test_rejected_token_exit_3(fake: FakeGitHub, env: dict, monkeypatch) -> None
 
 
 def test_server_errors_are_retried_then_reported(fake: FakeGitHub, env: dict) -> None:
-    fake.fail(502, times=1)
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    fake.fail(502, times=1, method="PATCH")
     ok = share(fake, str(FIXTURE))
-    assert ok.exit_code == 0, ok.output  # one retry absorbed the 502
+    assert ok.exit_code == 0, ok.output  # one retry of the update absorbed the 502
+    assert "retrying in 1 s" in ok.stderr  # the wait is shown, not silent
+
+
+def test_a_failed_create_is_reported_not_repeated(fake: FakeGitHub, env: dict) -> None:
+    fake.fail(502, times=1)
+    failed = share(fake, str(FIXTURE))
+    assert failed.exit_code == 3 and "not retrying" in failed.output
+    assert [r.method for r in fake.requests] == ["POST"]
+
+
+def test_delete_with_dry_run_sends_nothing(fake: FakeGitHub, env: dict) -> None:
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    dry = share(fake, "--delete", gist_id, "--dry-run")
+    assert dry.exit_code == 0 and "would delete" in dry.output
+    assert gist_id in fake.gists and [r.method for r in fake.requests] == ["POST"]
+    mixed = share(fake, str(FIXTURE), "--delete", gist_id)
+    assert mixed.exit_code == 1 and "--delete takes no SESSION" in mixed.output
+
+
+@pytest.mark.parametrize("token", ["ghp_FAKEtoken\n123", "ghp_FAKE\r\nX-Evil: 1", "ghp_ FAKE"])
+def test_tokens_with_control_characters_are_refused_unprinted(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    for source in ("--token", "GH_TOKEN"):
+        if source == "GH_TOKEN":
+            monkeypatch.setenv("GH_TOKEN", token)
+            result = share(fake, str(FIXTURE))
+        else:
+            result = share(fake, str(FIXTURE), "--token", token)
+        assert result.exit_code == 1, result.output
+        assert "control characters" in result.output
+        assert "FAKE" not in result.output and fake.requests == []
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "ftp://example.com", "not a url", "http://"])
+def test_bad_api_urls_are_usage_errors(env: dict, url: str) -> None:
+    result = CliRunner().invoke(cli, ["share", str(FIXTURE), "--api-url", url])
+    assert result.exit_code == 1 and "--api-url" in result.output, result.output
+    assert "Traceback" not in result.output
 
 
 def test_refused_connection_exit_3(env: dict, monkeypatch) -> None:

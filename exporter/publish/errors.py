@@ -103,3 +103,30 @@ class TooLargeError(PublishError):
         super().__init__(message)
         self.size_bytes = size_bytes
         self.limit_bytes = limit_bytes
+
+
+def clean_token(token: str | None, service: str) -> str | None:
+    """The token without surrounding whitespace; None when blank.
+
+    Spaces or control characters inside (a pasted newline) would go into an HTTP header and
+    the HTTP library's error would quote that header, token included: refuse them here with a
+    message that never shows the token.
+    """
+    if token is None or not token.strip():
+        return None
+    token = token.strip()
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in token):
+        raise AuthError(
+            f"the {service} token contains spaces or control characters (a pasted newline?); "
+            "pass it again without them",
+            exit_code=1,
+        )
+    return token
+
+
+def scrubbed(error: PublishError, secret: str | None) -> PublishError:
+    """``error`` with every occurrence of ``secret`` (a token a server echoed back) hidden."""
+    if secret and secret in error.message:
+        error.message = error.message.replace(secret, "***")
+        error.args = (error.message,)
+    return error

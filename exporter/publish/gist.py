@@ -34,6 +34,7 @@ from exporter.publish.errors import (
     PublishError,
     RateLimitError,
     ValidationError,
+    clean_token,
 )
 from exporter.publish.github_auth import (
     DEFAULT_API_URL,
@@ -73,6 +74,13 @@ MAX_AUTO_WAIT = 60.0
 SECONDARY_LIMIT_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
+#: Longest wait a rate-limit message names; longer (or unreadable) header values count as this.
+MAX_REPORTED_WAIT = 24 * 3600.0
+_MAYBE_CREATED = (
+    "Creating the gist failed ({reason}) after GitHub may already have received it; not "
+    "retrying, so that no second copy is made. Check your secret gists on "
+    "https://gist.github.com/ before sharing again."
+)
 
 
 # --------------------------------------------------------------------------- model
@@ -108,7 +116,7 @@ class Gist:
                 if isinstance(info, dict):
                     files[str(name)] = GistFile(
                         raw_url=str(info.get("raw_url") or ""),
-                        size=int(info.get("size") or 0),
+                        size=_size(info.get("size")),
                         truncated=bool(info.get("truncated", False)),
                     )
         return cls(
@@ -121,6 +129,22 @@ class Gist:
 
 
 # --------------------------------------------------------------------------- client
+
+
+def _size(value: Any) -> int:
+    """A file size from the answer; anything but a sane number counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if math.isfinite(value) and 0 <= value < 2**53 else 0
+
+
+def _maybe_received(exc: Exception) -> bool:
+    """False only when the connection was never made (the request cannot have arrived)."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return False
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    # urllib3's NewConnectionError (by name: urllib3 is requests' dependency, not ours)
+    return not any(kind.__name__ == "NewConnectionError" for kind in type(reason).__mro__)
 
 
 def _format_wait(seconds: float) -> str:
@@ -174,17 +198,20 @@ class GistClient:
         user_agent: str | None = None,
         clock: Callable[[], float] = time.time,
         session: requests.Session | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
-        if not token or not token.strip():
+        cleaned = clean_token(token, "GitHub")
+        if cleaned is None:
             raise NoTokenError(f"No GitHub token given: {TOKEN_HINT}.")
         self.api_url = api_url.rstrip("/")
-        self._token = token.strip()
+        self._token = cleaned
         self.timeout = float(timeout)
         self.max_tries = max(1, int(max_tries))
         self.user_agent = user_agent or f"pi-session-export/{_VERSION}"
         self._sleep = sleep
         self._clock = clock
         self._session = session or requests.Session()
+        self._notify = notify or (lambda message: log.info("%s", message))
         self._where = urlsplit(self.api_url).netloc or self.api_url
 
     def __repr__(self) -> str:
@@ -287,6 +314,8 @@ class GistClient:
             ) as exc:
                 failures += 1
                 reason = _connection_reason(exc, timeout)
+                if method == "POST" and _maybe_received(exc):
+                    raise NetworkError(_MAYBE_CREATED.format(reason=reason)) from exc
                 if failures < self.max_tries:
                     self._backoff(failures, reason)
                     continue
@@ -298,6 +327,11 @@ class GistClient:
 
             if resp.status_code >= 500:
                 failures += 1
+                if method == "POST":  # GitHub may have created it anyway: never create twice
+                    raise NetworkError(
+                        _MAYBE_CREATED.format(reason=f"HTTP {resp.status_code}"),
+                        status=resp.status_code,
+                    )
                 if failures < self.max_tries:
                     self._backoff(failures, f"HTTP {resp.status_code}")
                     continue
@@ -314,7 +348,9 @@ class GistClient:
                 if wait is not None:
                     if not waited_for_rate_limit and wait <= MAX_AUTO_WAIT:
                         waited_for_rate_limit = True
-                        log.info("GitHub rate limit hit; waiting %s before one retry", wait)
+                        self._notify(
+                            f"GitHub rate limit hit; waiting {_format_wait(wait)} before one retry"
+                        )
                         self._sleep(wait)
                         continue
                     raise self._rate_limit_error(resp, wait)
@@ -322,17 +358,21 @@ class GistClient:
 
     def _backoff(self, failures: int, reason: str) -> None:
         delay = float(min(2 ** (failures - 1), 30))
-        log.info(
-            "GitHub request failed (%s), try %d/%d; retrying in %g s",
-            reason,
-            failures,
-            self.max_tries,
-            delay,
+        self._notify(
+            f"GitHub request failed ({reason}), try {failures}/{self.max_tries}; "
+            f"retrying in {delay:g} s"
         )
         self._sleep(delay)
 
     def _rate_limit_wait(self, resp: requests.Response) -> float | None:
-        """Seconds to wait if this 403/429 is a rate limit, else None (a permission error)."""
+        """Seconds to wait if this 403/429 is a rate limit, else None (a permission error);
+        a nonsense header (``inf``, a reset centuries away) counts as a day."""
+        wait = self._raw_rate_limit_wait(resp)
+        if wait is None:
+            return None
+        return wait if math.isfinite(wait) and wait <= MAX_REPORTED_WAIT else MAX_REPORTED_WAIT
+
+    def _raw_rate_limit_wait(self, resp: requests.Response) -> float | None:
         retry_after = resp.headers.get("retry-after")
         if retry_after:
             try:

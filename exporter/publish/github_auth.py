@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from exporter.publish.errors import NoTokenError
+from exporter.publish.errors import NoTokenError, clean_token
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +80,9 @@ def resolve_github_token(
         candidates += [env.get("GH_ENTERPRISE_TOKEN"), env.get("GITHUB_ENTERPRISE_TOKEN")]
     candidates += [env.get("GH_TOKEN"), env.get("GITHUB_TOKEN")]
     for candidate in candidates:
-        if candidate and candidate.strip():
-            return candidate.strip()
+        token = clean_token(candidate, "GitHub")
+        if token:
+            return token
 
     host = github_host(api_url)
     token = _token_from_gh(gh_binary, host, env, gh_timeout)

@@ -31,6 +31,8 @@ from exporter.publish.errors import (
     PublishError,
     RateLimitError,
     ValidationError,
+    clean_token,
+    scrubbed,
 )
 from exporter.publish.hub_commits import Commit, Op, html_ops, plan_commits, prune_ops, session_ops
 from exporter.publish.hub_plan import (
@@ -60,14 +62,19 @@ def default_token() -> str | None:
     return get_token()
 
 
+MAX_REPORTED_WAIT = 24 * 3600.0
+
+
 def _rate_wait(headers: Any, attempt: int) -> float:
     from huggingface_hub.utils import parse_ratelimit_headers
 
     info = parse_ratelimit_headers(headers)
     if info is not None and info.remaining == 0:
-        return info.reset_in_seconds + 1.0
-    value = (headers.get("retry-after") or "").strip()
-    return float(value) if value.isdigit() else float(min(60, 2 ** (attempt + 1)))
+        wait = info.reset_in_seconds + 1.0
+    else:
+        value = (headers.get("retry-after") or "").strip()
+        wait = float(value) if value.isdigit() else float(min(60, 2 ** (attempt + 1)))
+    return min(wait, MAX_REPORTED_WAIT)  # a reset centuries away would overflow the clock
 
 
 class HubRepo:
@@ -89,6 +96,7 @@ class HubRepo:
         self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
         self.host = urlsplit(self.endpoint).netloc or self.endpoint
         self.notify, self.max_wait = notify, max_wait
+        self._token = token  # only to hide it should a server echo it back
         self.api = HfApi(
             endpoint=self.endpoint,
             token=token or False,
@@ -110,7 +118,7 @@ class HubRepo:
             except HfHubHTTPError as error:
                 response = getattr(error, "response", None)
                 if response is None or response.status_code != 429:
-                    raise self._translate(error, what) from None
+                    raise scrubbed(self._translate(error, what), self._token) from None
                 wait = _rate_wait(response.headers, attempt)
                 if attempt == RATE_RETRIES or wait > self.max_wait:
                     retry_at = datetime.now().astimezone() + timedelta(seconds=wait)
@@ -124,7 +132,7 @@ class HubRepo:
                 self.notify(f"rate limited by {self.host}; waiting {wait:.0f} s")
                 time.sleep(wait)
             except Exception as error:
-                raise self._translate(error, what) from None
+                raise scrubbed(self._translate(error, what), self._token) from None
         raise AssertionError("unreachable")
 
     def _translate(self, error: Exception, what: str) -> PublishError:
@@ -346,7 +354,7 @@ def _commit_all(
 
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
     """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
-    token = req.token or default_token()
+    token = clean_token(req.token, "Hugging Face") or clean_token(default_token(), "Hugging Face")
     if not token and not req.dry_run:
         raise NoTokenError(
             "no Hugging Face token: pass --token, set HF_TOKEN or run `hf auth login`"

@@ -54,7 +54,7 @@ class ShareState:
             return {}
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             self.corrupt = True
             return {}
         gists = data.get("gists") if isinstance(data, dict) else None
