@@ -18,7 +18,7 @@ import os
 import pickle
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -32,6 +32,7 @@ from exporter.render.index import project_slug, render_listing, session_row
 from exporter.session import Session
 from exporter.site_manifest import (
     MANIFEST_NAME,
+    STEM,
     SiteError,
     check_folder,
     delete_page,
@@ -56,6 +57,7 @@ __all__ = [
     "source_id",
 ]
 
+LOCK_NAME = ".pi-session-site.lock"
 SAVE_EVERY = 10.0  # seconds between manifest checkpoints during long builds
 _STEM_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _PAGE_OPTIONS = {f.name for f in dataclasses.fields(RenderOptions)}
@@ -95,15 +97,15 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     """``YYYY-MM-DD`` (local midnight), an ISO date-time, or ``7d`` / ``12h`` / ``2w`` ago."""
     now = now or datetime.now().astimezone()
     match = re.fullmatch(r"\s*(\d+)\s*([hdw])\s*", text)
-    if match:
-        amount, unit = int(match.group(1)), match.group(2)
-        return now - timedelta(hours=amount * {"h": 1, "d": 24, "w": 168}[unit])
     try:
+        if match:
+            amount, unit = int(match.group(1)), match.group(2)
+            return now - timedelta(hours=amount * {"h": 1, "d": 24, "w": 168}[unit])
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        return moment if moment.tzinfo else moment.astimezone()
+    except (ValueError, OverflowError):  # "1000000d" reaches before year 1
         message = f"--since {text!r}: use YYYY-MM-DD, an ISO date-time, or 7d/12h/2w"
         raise ValueError(message) from None
-    return moment if moment.tzinfo else moment.astimezone()
 
 
 def files_since(files: Iterable[Path], since: datetime) -> list[Path]:
@@ -213,11 +215,46 @@ def build_site(
     than one job it must be picklable (a top-level function or a ``functools.partial``).
     ``progress``: None shows a bar when stderr is a terminal, True always, False never.
     """
-    started = time.monotonic()
     options = render_options or RenderOptions()
-    key = f"{make_options_key(options)}:{options_key}"
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    with _build_lock(out_dir):
+        return _build(files, out_dir, jobs, force, options, options_key, transform, progress)
+
+
+@contextlib.contextmanager
+def _build_lock(out_dir: Path) -> Iterator[None]:
+    """One build per site folder: two at once would sweep each other's pages away."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks here, builds are not guarded
+        yield
+        return
+    with open(out_dir / LOCK_NAME, "a+b") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SiteError(
+                f"another pi-session build is writing {out_dir}; wait for it to finish"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _build(
+    files: list[Path],
+    out_dir: Path,
+    jobs: int | None,
+    force: bool,
+    options: RenderOptions,
+    options_key: str,
+    transform: Transform | None,
+    progress: bool | None,
+) -> SiteReport:
+    started = time.monotonic()
+    key = f"{make_options_key(options)}:{options_key}"
     manifest_path = out_dir / MANIFEST_NAME
     check_folder(out_dir, manifest_path)
     manifest = load_manifest(manifest_path)
@@ -238,6 +275,8 @@ def build_site(
             report.unchanged += 1
             continue
         stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
+        if not STEM.fullmatch(stem):  # never a path: load_manifest checked it, check again
+            stem = _safe_stem(source, used)
         tasks.append(_Task(sid, source, stem, str(out_dir), options, transform))
     tasks.sort(key=lambda t: -_size(t.source))  # big first: better balance across workers
     jobs = max(1, jobs or default_jobs())

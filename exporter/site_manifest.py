@@ -11,6 +11,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -43,12 +44,66 @@ class SiteError(Exception):
 
 
 def load_manifest(path: Path) -> dict[str, Any]:
+    """The manifest, keeping only entries shaped as this tool writes them.
+
+    The site folder may come from anywhere (a clone, a download): an entry with another
+    shape is dropped, so that session is simply rendered again, and nothing read here can
+    name a file outside the folder.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     ok = isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
-    return data if ok and isinstance(data.get("sessions"), dict) else {}
+    if not ok or not isinstance(data.get("sessions"), dict):
+        return {}
+    sessions = {k: v for k, v in data["sessions"].items() if _valid_entry(v)}
+    pages = data.get("project_pages")
+    if not isinstance(pages, dict):
+        pages = {}
+    pages = {k: v for k, v in pages.items() if isinstance(v, str) and OWNED_PAGE.match(v)}
+    return {**data, "sessions": sessions, "project_pages": pages}
+
+
+STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,159}")  # what site._safe_stem produces
+_ROW_NUMBERS = ("messages", "entries", "branches", "tokens", "cost", "problems")
+_ROW_TEXTS = ("id", "name", "title", "first_prompt", "cwd", "started", "last_activity",
+              "file", "page", "error")  # fmt: skip
+
+
+def _valid_entry(entry: Any) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    stem, page, row = entry.get("stem"), entry.get("page"), entry.get("row")
+    if stem is not None and not (isinstance(stem, str) and STEM.fullmatch(stem)):
+        return False
+    if page is not None and not (isinstance(page, str) and OWNED_PAGE.match(page)):
+        return False
+    return row is None or _valid_row(row)
+
+
+def _valid_row(row: Any) -> bool:
+    if not isinstance(row, dict):
+        return False
+    if any(not _finite_number(row.get(key, 0)) for key in _ROW_NUMBERS):
+        return False
+    if any(not isinstance(row.get(key), (str, type(None))) for key in _ROW_TEXTS):
+        return False
+    models = row.get("models", [])
+    if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
+        return False
+    by_day = row.get("cost_by_day", {})
+    return isinstance(by_day, dict) and all(
+        isinstance(day, str) and _DAY.fullmatch(day) and _finite_number(cost)
+        for day, cost in by_day.items()
+    )
+
+
+_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]) -> None:

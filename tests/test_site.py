@@ -393,8 +393,54 @@ def test_manifest_paths_are_not_trusted_for_deletion(corpus, tmp_path):
     data = manifest(site)
     data["sessions"]["/nowhere/gone.jsonl"] = {"page": "../victim.html", "stem": "gone"}
     (site / MANIFEST_NAME).write_text(json.dumps(data), encoding="utf-8")
-    assert build(root, site).removed == 1
+    build(root, site)  # an entry with a page this tool never writes is dropped on load
     assert victim.read_text(encoding="utf-8") == "keep"
+    assert "/nowhere/gone.jsonl" not in manifest(site)["sessions"]
+
+
+def test_a_tampered_manifest_never_writes_outside_the_site(corpus, tmp_path):
+    """A stem read from the manifest names the page file: it must never be a path."""
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    data = manifest(site)
+    for entry in data["sessions"].values():
+        entry.update(stem="../../../x/../../ESCAPED", size=0)
+    (site / MANIFEST_NAME).write_text(json.dumps(data), encoding="utf-8")
+    report = build_site(files_of(root), site, jobs=1, force=True)
+    assert len(report.failed) == 1 and report.rendered == 12  # the corpus's one broken file
+    assert not list(tmp_path.glob("ESCAPED*")) and not (tmp_path / "x").exists()
+    assert not any("ESCAPED" in page.name for page in site.rglob("*.html"))
+
+
+TAMPERS = {  # name -> (change to a good manifest, whether sessions must be rendered again)
+    "entry-not-object": (lambda d: d["sessions"].update({k: "x" for k in list(d["sessions"])[:2]}),
+                         True),
+    "pages-list": (lambda d: d.update(project_pages=["a"]), False),
+    "cost-text": (lambda d: [e["row"].update(cost="abc") for e in d["sessions"].values()], True),
+    "messages-null": (lambda d: [e["row"].update(messages=None) for e in d["sessions"].values()],
+                      True),
+    "bad-day": (lambda d: [e["row"].update(cost_by_day={"notaday": 1})
+                           for e in d["sessions"].values()], True),
+    "models-int": (lambda d: [e["row"].update(models=5) for e in d["sessions"].values()], True),
+    "row-list": (lambda d: [e.update(row=[1]) for e in d["sessions"].values()], True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", TAMPERS)
+def test_a_manifest_with_wrong_types_is_rebuilt_not_a_crash(corpus, tmp_path, name):
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    data = manifest(site)
+    tamper, rerender = TAMPERS[name]
+    tamper(data)
+    (site / MANIFEST_NAME).write_text(json.dumps(data), encoding="utf-8")
+    report = build_site(files_of(root), site, jobs=1)
+    assert len(report.failed) == 1 and report.sessions == 13  # the corpus's one broken file
+    assert (report.rendered >= 1) == rerender  # dropped entries are rendered again
+    assert (site / "index.html").is_file()
+    assert build_site(files_of(root), site, jobs=1).unchanged == 12
 
 
 def test_progress_bar_only_when_asked_or_on_a_terminal(corpus, tmp_path, capsys):
