@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -128,13 +129,25 @@ def open_session(
     return loaded
 
 
-def echo_json(text: str) -> None:
-    """Print JSON that may hold lone surrogates (valid in Pi's files, not in UTF-8).
+def echo_json(document: Any, indent: int | None = None) -> None:
+    """Print a document as strict JSON.
 
-    ``json.dumps(..., ensure_ascii=False)`` leaves them raw; as ``\\uXXXX`` escapes the
-    output is valid UTF-8 and parses back to the same string.
+    Lone surrogates (valid in Pi's files, not in UTF-8) become ``\\uXXXX`` escapes, so the
+    output is valid UTF-8 and parses back to the same string; a number that overflowed
+    (costs adding up past the float range) becomes null, as JSON has no Infinity.
     """
+    text = json.dumps(_finite(document), ensure_ascii=False, indent=indent, allow_nan=False)
     click.echo(escape_surrogates(text))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def echo_text(text: str) -> None:
@@ -192,7 +205,7 @@ def list_command(
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
     if as_json:
         for summary in summaries:
-            echo_json(json.dumps(summary.as_dict(), ensure_ascii=False))
+            echo_json(summary.as_dict())
         return
     if not summaries:
         where = "any project" if scope is None else scope
@@ -309,7 +322,7 @@ def stats_command(
     """Header facts and usage tables: this path vs all branches, per model, branch and tool."""
     loaded = open_session(session, demo, sessions_dir, leaf)
     if as_json:
-        echo_json(json.dumps(stats_document(loaded), ensure_ascii=False, indent=2))
+        echo_json(stats_document(loaded), indent=2)
         return
     stats = compute_stats(loaded)
     numeric = {1, 2, 3, 4, 5, 6}

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -66,9 +67,11 @@ def session_files(
             continue
         for path in folder.glob("*.jsonl"):
             try:
-                files.append((path.stat().st_mtime, path))
+                info = path.stat()
             except OSError:
                 continue
+            if stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader
+                files.append((info.st_mtime, path))
     files.sort(key=lambda item: (-item[0], str(item[1])))
     return [path for _, path in files]
 

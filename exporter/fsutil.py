@@ -26,7 +26,10 @@ def atomic_open(
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as error:  # name the file asked for, not our temp file's random name
+        raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         with os.fdopen(handle, mode, **kwargs) as stream:
             yield stream

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -207,3 +208,71 @@ def test_header_type_that_is_not_a_string(tmp_path: Path) -> None:
     result = _export(source, tmp_path / "out.html")
     assert result.exit_code == 0, result.output
     assert 'data-entry-id="u1"' in (tmp_path / "out.html").read_text(encoding="utf-8")
+
+
+# --- the site folder and the session folder ---------------------------------------------------
+
+
+def test_a_second_build_into_the_same_folder_is_refused(tmp_path: Path) -> None:
+    import fcntl
+
+    from exporter.site import LOCK_NAME, SiteError, build_site
+
+    folder = tmp_path / "sessions"
+    source = _write(folder / "a.jsonl", [_header("a"), _user("u1", None, "hi")])
+    out = tmp_path / "site"
+    out.mkdir()
+    with open(out / LOCK_NAME, "a+b") as held:  # another build holds the folder
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(SiteError, match="another pi-session build"):
+            build_site([source], out, jobs=1)
+        result = _site(folder, out)
+        assert result.exit_code != 0 and "another pi-session build" in result.output
+    assert build_site([source], out, jobs=1).rendered == 1  # released: builds again
+
+
+def test_a_fifo_named_like_a_session_is_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions" / "--w--"
+    _write(folder / "real.jsonl", [_header("real"), _user("u1", None, "hi")])
+    os.mkfifo(folder / "pipe.jsonl")  # opening it would block forever
+    args = ["list", "--all", "--sessions-dir", str(tmp_path / "sessions")]
+    listed = subprocess.run(
+        [sys.executable, "-c", "from exporter.cli import main; main()", *args],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert listed.returncode == 0 and "real" in listed.stdout and "pipe" not in listed.stdout
+    result = _site(tmp_path / "sessions", tmp_path / "site")
+    assert result.exit_code == 0 and "1 rendered" in result.output
+
+
+@pytest.mark.parametrize("since", ["1000000d", "99999999999d", "0001-01-01"])
+def test_since_out_of_range_is_a_clear_error(tmp_path: Path, since: str) -> None:
+    folder = tmp_path / "sessions"
+    _write(folder / "a.jsonl", [_header("a"), _user("u1", None, "hi")])
+    args = ["export", "--all", "--sessions-dir", str(folder), "-o", str(tmp_path / "s")]
+    result = CliRunner().invoke(cli, [*args, "--since", since])
+    assert result.exit_code == 1 and "--since" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_json_outputs_stay_json_when_costs_overflow(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions" / "--w--"
+    records: list[Any] = [_header("inf"), _user("u1", None, "go")]
+    records += [_assistant("a1", "u1", 1.7e308, "2026-01-01T00:01:00.000Z"),
+                _assistant("a2", "a1", 1.7e308, "2026-01-01T00:02:00.000Z")]  # fmt: skip
+    source = _write(folder / "inf.jsonl", records)
+    for args in (["list", "--all", "--json"], ["stats", str(source), "--json"]):
+        result = CliRunner().invoke(cli, [*args, "--sessions-dir", str(tmp_path / "sessions")])
+        assert result.exit_code == 0, result.output
+        for chunk in _json_documents(result.stdout):
+            json.loads(chunk, parse_constant=_reject)  # strict: no Infinity, no NaN
+
+
+def _json_documents(text: str) -> list[str]:
+    """``list --json`` prints one object per line; ``stats --json`` one indented document."""
+    stripped = text.strip()
+    return [stripped] if stripped.startswith("{\n") else stripped.splitlines()
+
+
+def _reject(constant: str) -> None:
+    raise AssertionError(f"not strict JSON: {constant}")
