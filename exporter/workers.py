@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -38,9 +39,22 @@ def server_context(preload: str) -> Context:
     return multiprocessing.get_context("spawn")
 
 
+def _die_with_parent() -> None:
+    """Workers of a build that was killed (SIGKILL, OOM) would wait for work forever: on
+    Linux, ask the kernel to end each worker when its parent goes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
     """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
-    pool = ProcessPoolExecutor(workers, mp_context=context)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with_parent)
     try:
         pool.submit(os.getpid).result()
     except BrokenProcessPool:

@@ -276,3 +276,66 @@ def _json_documents(text: str) -> list[str]:
 
 def _reject(constant: str) -> None:
     raise AssertionError(f"not strict JSON: {constant}")
+
+
+SLOW_BUILD = """
+import sys, time
+from pathlib import Path
+from exporter.site import build_site
+
+def slow(session):
+    time.sleep(60)
+    return session
+
+if __name__ == "__main__":
+    files = sorted(Path(sys.argv[1]).glob("*.jsonl"))
+    build_site(files, Path(sys.argv[2]), jobs=2, transform=slow)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_end_when_the_build_is_killed(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    folder = tmp_path / "sessions"
+    for name in ("a", "b", "c"):
+        _write(folder / f"{name}.jsonl", [_header(name), _user("u1", None, "hi")])
+    script = tmp_path / "slow_build.py"
+    script.write_text(SLOW_BUILD, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    build = subprocess.Popen([sys.executable, str(script), str(folder), str(tmp_path / "site")],
+                             env=env)  # fmt: skip
+    workers: list[int] = []
+    deadline = time.monotonic() + 30
+    while len(workers) < 2 and time.monotonic() < deadline:  # the pool's two workers
+        time.sleep(0.2)
+        workers = _children(build.pid)
+    assert len(workers) >= 2, "the build never started its workers"
+    build.send_signal(signal.SIGKILL)
+    build.wait(10)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if _alive(pid)], "workers outlived the killed build"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
