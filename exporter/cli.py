@@ -22,6 +22,7 @@ from exporter.discover import (
     resolve_session_arg,
     scan_summary,
     session_files,
+    sessions_root,
 )
 from exporter.formatting import (
     escape_surrogates,
@@ -209,7 +210,9 @@ def list_command(
         return
     if not summaries:
         where = "any project" if scope is None else scope
-        click.echo(f"no sessions for {where}", err=True)
+        root = sessions_root(sessions_dir)
+        missing = "" if root.is_dir() else f" ({root} does not exist)"
+        click.echo(f"no sessions for {where}{missing}", err=True)
         return
     rows = [
         [

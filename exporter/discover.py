@@ -103,7 +103,7 @@ def resolve_session_arg(
     if candidate.is_file():
         return candidate
     if candidate.exists():
-        raise SessionLookupError(f"{session} is not a file")
+        raise SessionLookupError(f"{session!r} is not a file")
     for scope in (cwd, None):
         matches = [
             p for p in session_files(sessions_dir, scope) if _id_from_name(p).startswith(session)
