@@ -151,6 +151,8 @@ class SessionSummary:
 
     @property
     def title(self) -> str:
+        if self.error:
+            return f"(unreadable: {self.error})"
         return self.name or self.first_prompt or "(no messages)"
 
     @property
