@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.entries import as_dict, as_str, blocks_text
+from exporter.loader import header_version
 from exporter.session import parse_time
 from exporter.usage import usage_from_raw
 
@@ -237,8 +238,7 @@ def scan_summary(path: Path) -> SessionSummary:
                         summary.id = as_str(header.get("id")) or _id_from_name(path)
                         summary.cwd = as_str(header.get("cwd")) or ""
                         summary.started = parse_time(header.get("timestamp"))
-                        version = header.get("version")
-                        summary.version = version if isinstance(version, int) else 1
+                        summary.version = header_version(header.get("version"))
                         continue
                     summary.id = _id_from_name(path)
                 _scan_line(summary, raw, number)
@@ -261,6 +261,8 @@ def scan_summary(path: Path) -> SessionSummary:
 def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     if not raw.endswith(b"\n") and _loads(raw) is None:
         return  # a cut-off last line: the loader reports it, it is no entry
+    if not raw.rstrip(b" \t\r\n").endswith(b"}"):
+        return  # cut off mid-file (a crash, then more appended): damaged, as the loader says
     match = _PREFIX.match(raw)
     if match:
         entry_type = match.group(1).decode()

@@ -44,8 +44,9 @@ def iter_parsed_lines(
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for every line that parses as JSON.
 
-    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines (JSON
-    whitespace only) and keeps every unparsable line as a damaged record with a diagnostic.
+    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines (what
+    JavaScript's ``trim()`` empties, as Pi does) and keeps every unparsable line as a damaged record
+    with a diagnostic.
     """
     # One key object per distinct key for the whole file (json only shares keys within a line).
     keys: dict[str, str] = {}
@@ -68,7 +69,7 @@ def iter_parsed_lines(
             )
             if not ends_with_newline and _cut_inside_a_character(raw):
                 bad_utf8 = None  # the truncation warning below explains it
-        if not text.strip(_JSON_SPACE):
+        if not text.strip(_JS_SPACE):
             continue
         if pending is not None:
             _flush(pending, diagnostics, damaged)
@@ -102,7 +103,12 @@ def iter_parsed_lines(
             _flush(pending, diagnostics, damaged)
 
 
-_JSON_SPACE = " \t\r\n"
+# What JavaScript's trim() removes, so a line Pi skips as blank is blank here too: \v and \f
+# and Unicode spaces are; U+001C..U+001F and U+0085 (Python's str.strip() takes them) are not.
+_JS_SPACE = (
+    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 
 def _cut_inside_a_character(raw: bytes) -> bool:
@@ -152,19 +158,29 @@ def _header_id_from_path(path: str | None) -> str:
     return stem.rsplit("_", 1)[-1] or stem
 
 
-def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int) -> int:
-    version = header.get("version")
+def header_version(version: Any) -> int:
+    """How a header's ``version`` field is read: absent is v1 (Pi's oldest files), 1-3 and
+    newer numbers are themselves, anything else (``"3"``, ``true``, ``0``) is read as v3."""
     if version is None:
         return 1
-    if isinstance(version, int) and not isinstance(version, bool) and version in (1, 2, 3):
+    if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
         return version
-    if isinstance(version, int) and not isinstance(version, bool) and version > CURRENT_VERSION:
-        diagnostics.append(
-            Diagnostic(line, "newer-version", f"file version {version} is newer; read as v3")
-        )
-        return version
-    diagnostics.append(Diagnostic(line, "bad-version", f"version {version!r} unknown; read as v3"))
     return CURRENT_VERSION
+
+
+def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int) -> int:
+    version = header.get("version")
+    number = header_version(version)
+    whole = isinstance(version, int) and not isinstance(version, bool) and version >= 1
+    if version is None or (whole and number <= CURRENT_VERSION):
+        return number
+    if whole:
+        message = f"file version {version} is newer; read as v3"
+        diagnostics.append(Diagnostic(line, "newer-version", message))
+    else:
+        message = f"version {version!r} unknown; read as v3"
+        diagnostics.append(Diagnostic(line, "bad-version", message))
+    return number
 
 
 def build_session(

@@ -290,8 +290,9 @@ def test_scan_summary_of_an_unreadable_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "variant",
-    ["bom", "crlf", "blank-lines", "leading-blank-line", "garbage-first-line", "truncated-tail"],
-)
+    ["bom", "crlf", "blank-lines", "leading-blank-line", "garbage-first-line", "truncated-tail",
+     "truncated-mid-file", "version-as-text", "vertical-tab-line"],
+)  # fmt: skip
 def test_scan_summary_agrees_on_damaged_copies(fixtures_dir: Path, tmp_path: Path, variant) -> None:
     """The listing and ``stats`` must not disagree about the same file.
 
@@ -308,6 +309,12 @@ def test_scan_summary_agrees_on_damaged_copies(fixtures_dir: Path, tmp_path: Pat
         "leading-blank-line": b"\n" + source,
         "garbage-first-line": b"#!garbage\n" + source,
         "truncated-tail": source + assistant[: assistant.index(b"assistant") + 40],
+        # A crash cut a line, then the session went on (an adversarial review's case):
+        "truncated-mid-file": source.replace(
+            assistant, assistant[: assistant.index(b"assistant") + 40] + b"\n" + assistant, 1
+        ),
+        "version-as-text": source.replace(b'"version":3', b'"version":"3"', 1),
+        "vertical-tab-line": source.replace(b"\n", b"\n\x0b\n", 3),
     }[variant]
     path = tmp_path / "2025-01-01T00-00-00-000Z_copy.jsonl"
     path.write_bytes(data)

@@ -174,9 +174,17 @@ def test_split_on_newline_only(build, dump) -> None:
     assert kinds(session) == []
 
 
+@pytest.mark.parametrize("space", ["\x0b", "\x0c \t", "\u00a0\u3000", "\ufeff"])
+def test_lines_js_trim_empties_are_blank(build, dump, space: str) -> None:
+    """Pi skips a line when ``line.trim()`` is empty: \\v, \\f and Unicode spaces count."""
+    session = parse(dump([build.header(), build.user("u1", None), space, build.user("u2", "u1")]))
+    assert [e.id for e in session.entries] == ["u1", "u2"]
+    assert session.damaged == [] and session.diagnostics == []
+
+
 @pytest.mark.parametrize("junk", ["\x1c\x1d", "\u0085"])
 def test_junk_line_of_unicode_separators_is_reported(build, dump, junk: str) -> None:
-    """Only JSON whitespace (space, tab, CR, LF) makes a line blank.
+    """Only what JavaScript's trim() removes (Pi's blank-line test) makes a line blank.
 
     Product bug: ``str.strip()`` also strips U+001C..U+001F and U+0085, so a line holding only
     those bytes is dropped silently (no diagnostic, no damaged record). Neither JSON nor JS's

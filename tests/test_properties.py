@@ -201,6 +201,14 @@ def _reject(name: str) -> Any:
     raise ValueError(name)
 
 
+# ECMAScript's WhiteSpace and LineTerminator code points: what Pi's line.trim() removes.
+JS_TRIM = (
+    "\t\n\v\f\r \xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000\ufeff")
+)
+
+
 def classify(data: bytes) -> dict[int, str]:
     """Line number -> blank, bad, scalar, session, known or entry (no exporter code)."""
     kinds = {}
@@ -208,7 +216,7 @@ def classify(data: bytes) -> dict[int, str]:
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         line = raw.decode("utf-8", errors="replace")
-        if not line.strip():
+        if not line.strip(JS_TRIM):
             kinds[number] = "blank"
             continue
         try:
