@@ -268,7 +268,7 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
         entry_type = match.group(1).decode()
         entry_id = match.group(2).decode("utf-8", errors="replace")
         parent = match.group(3)
-        timestamp = match.group(4).decode()
+        timestamp = match.group(4).decode("utf-8", errors="replace")  # any bytes may be there
         role = match.group(5).decode() if match.group(5) else None
         parent_id = None if parent == b"null" else parent[1:-1].decode("utf-8", errors="replace")
         value: Any = None

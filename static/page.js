@@ -33,13 +33,19 @@
     b.addEventListener("click", function () { toggleAll(toggles[id]); });
   });
 
-  // Search over the tree outline: every whitespace-separated term must match (AND).
+  // Search: a row matches when every whitespace-separated term (AND) is in its outline text
+  // or anywhere in its entry (message text, tool calls and results, thinking).
+  show($(".keys"));  // the shortcuts exist only with this script
   var search = $("#tree-search"), status = $("#tree-status"), statusText = status ? status.textContent : "";
   var rows = $all("#tree li:not(.sub)"), texts = null;
   show(search);
+  function rowText(row) {
+    var a = $("a", row), el = a ? doc.getElementById(a.getAttribute("href").slice(1)) : null;
+    return (row.textContent + "\n" + (el ? el.textContent : "")).toLowerCase();
+  }
   function runSearch() {
     var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    if (!texts) texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+    if (!texts) texts = rows.map(rowText);
     var shown = 0;
     for (var i = 0; i < rows.length; i++) {
       var hit = true;
@@ -75,13 +81,29 @@
       if (all) all.checked = true;
     }
     el.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
+    if (smooth) {  // the reader asked for it: keyboard focus follows (Tab continues from here)
+      if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+      el.focus({ preventScroll: true });
+    }
     el.classList.add("highlight");
     setTimeout(function () { el.classList.remove("highlight"); }, 2000);
     var anchor = el.id, link = anchor && window.CSS && CSS.escape ? $('#tree a[href="#' + CSS.escape(anchor) + '"]') : null;
     var row = link ? link.parentElement : null;
-    if (lastRow) lastRow.classList.remove("current");
-    if (row) { row.classList.add("current"); lastRow = row; }
+    if (lastRow) { lastRow.classList.remove("current"); $("a", lastRow).removeAttribute("aria-current"); }
+    if (row) {
+      row.classList.add("current"); lastRow = row;
+      link.setAttribute("aria-current", "location");
+      followInOutline(row);
+    }
     return true;
+  }
+  // Keep the current row visible in the outline without moving the page itself.
+  function followInOutline(row) {
+    var side = $("#sidebar");
+    if (!side || side.scrollHeight <= side.clientHeight) return;
+    var top = row.getBoundingClientRect().top - side.getBoundingClientRect().top + side.scrollTop;
+    var room = side.clientHeight;
+    if (top < side.scrollTop + 60 || top > side.scrollTop + room - 40) side.scrollTop = Math.max(0, top - room / 3);
   }
   function hashId() {
     var h = location.hash.slice(1);
@@ -117,6 +139,9 @@
     var tag = (ev.target.tagName || "").toLowerCase();
     var typing = tag === "input" || tag === "textarea" || tag === "select" || ev.target.isContentEditable;
     if (ev.key === "Escape") {
+      var zoomed = $all(".zoom-toggle:checked");
+      zoomed.forEach(function (z) { z.checked = false; });
+      if (zoomed.length) return;
       if (search.value) { search.value = ""; runSearch(); }
       if (typing) ev.target.blur();
       return;

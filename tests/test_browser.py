@@ -293,6 +293,87 @@ def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> 
     clean(view)
 
 
+def test_search_reads_the_entries_not_only_the_outline(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A word that is only inside a skill body (not in any outline row) is still found, the
+    count is announced (role=status) and Enter moves keyboard focus to the entry."""
+    page = view.open(published[SAMPLER])
+    assert "pdftotext" not in page.inner_text("#tree").lower()
+    page.keyboard.press("/")
+    page.keyboard.type("pdftotext")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(100)
+    assert page.get_attribute("#tree-status", "role") == "status"
+    assert shown_text(page, "#tree-status").startswith("1 / ")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    focused = page.evaluate("document.activeElement.getAttribute('data-entry-id')")
+    assert focused and "pdftotext" in page.evaluate("document.activeElement.textContent")
+    assert page.locator("#tree a[aria-current=location]").count() == 1
+    clean(view)
+
+
+def test_outline_follows_a_deep_link(view: Viewer, published: dict[str, str]) -> None:
+    session = load_fixture(V1_COMPACTION)
+    deep = next(  # the last user prompt: far down the outline, shown by the default filter
+        i for i in reversed(session.active_path) if getattr(session.by_id[i], "role", "") == "user"
+    )
+    page = view.open(published[V1_COMPACTION] + "#" + deep)
+    page.wait_for_timeout(200)
+    current = page.locator("#tree li.current a")
+    assert current.count() == 1 and current.get_attribute("aria-current") == "location"
+    assert page.evaluate("document.getElementById('sidebar').scrollTop") > 0
+    assert in_viewport(page, "#tree li.current")
+    clean(view)
+
+
+def test_zoomed_image_fills_the_screen_and_esc_closes_it(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    page = view.open(published[SAMPLER])
+    zoom = page.locator("label.zoom").first
+    zoom.scroll_into_view_if_needed()
+    zoom.click()
+    box = page.evaluate(
+        "(() => { const r = document.querySelector('.zoom-toggle:checked + img')"
+        ".getBoundingClientRect(); return [r.width, r.height, r.left, r.top]; })()"
+    )
+    assert box[0] >= 300, box  # an 8 px image is shown big enough to see
+    assert box[2] >= 0 and box[2] + box[0] <= 1280 and box[3] >= 0, box  # on screen
+    page.keyboard.press("Escape")
+    assert page.locator(".zoom-toggle:checked").count() == 0
+    clean(view)
+
+
+def test_printing_from_a_dark_system_is_light(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER], color_scheme="dark")
+    screen = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.emulate_media(media="print")
+    printed = page.evaluate(
+        "[getComputedStyle(document.body).backgroundColor,"
+        " getComputedStyle(document.querySelector('.entry.k-user')).backgroundColor,"
+        " getComputedStyle(document.querySelector('.entry.k-user')).color]"
+    )
+    assert screen != printed[0]
+    lightness = [sum(int(v) for v in re.findall(r"\d+", c)[:3]) for c in printed]
+    assert lightness[0] > 600 and lightness[1] > 600 and lightness[2] < 200, printed
+    clean(view)
+
+
+def test_message_headings_stay_below_the_page_outline(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A message's # headings must not read as the page's own h1/h2 sections."""
+    page = view.open(published[SAMPLER])
+    assert page.locator(".md h1, .md h2, .md h3").count() == 0
+    assert page.locator("h1").count() == 1
+    assert page.is_hidden(".keys") is False  # the shortcuts line: shown with the script
+    no_js = view.open(published[SAMPLER], js=False)
+    assert no_js.is_hidden(".keys")  # and hidden when there is no script to answer them
+    clean(view)
+
+
 def test_keys_toggle_thinking_and_tool_output(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[SAMPLER])
     thinking = "details.thinking"

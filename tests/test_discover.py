@@ -319,3 +319,13 @@ def test_scan_summary_agrees_on_damaged_copies(fixtures_dir: Path, tmp_path: Pat
     path = tmp_path / "2025-01-01T00-00-00-000Z_copy.jsonl"
     path.write_bytes(data)
     assert_agree(path, variant)
+
+
+def test_scan_summary_with_invalid_utf8_in_a_timestamp(tmp_path: Path) -> None:
+    """Found by the property test: bytes that are not UTF-8 inside the fast-path prefix."""
+    header = b'{"type":"session","version":3,"id":"s","timestamp":"2025-01-01","cwd":"/p"}'
+    entry = b'{"type":"custom","id":"n0","parentId":null,"timestamp":"\x80025-01-01","x":""}'
+    path = tmp_path / "2025-01-01T00-00-00-000Z_s.jsonl"
+    path.write_bytes(header + b"\n" + entry + b"\n")
+    summary = scan_summary(path)
+    assert summary.entries == 1 and summary.error is None

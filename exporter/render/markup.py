@@ -270,6 +270,14 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
     return renderer.renderToken(tokens, idx, options, env)
 
 
+def _heading(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """A message's ``#`` headings become h4-h6: the page's own outline (h1 title, h2 sections,
+    entries) stays what screen readers navigate by."""
+    token = tokens[idx]
+    token.tag = f"h{min(int(token.tag[1]) + 3, 6)}"
+    return renderer.renderToken(tokens, idx, options, env)
+
+
 _ALIGN_CLASS = {f"text-align:{side}": f"al-{side}" for side in ("left", "center", "right")}
 
 
@@ -297,6 +305,8 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("code_block", _fence)
     md.add_render_rule("image", _image)
     md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("heading_open", _heading)
+    md.add_render_rule("heading_close", _heading)
     md.add_render_rule("th_open", _cell_open)
     md.add_render_rule("td_open", _cell_open)
     return md
