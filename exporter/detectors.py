@@ -17,6 +17,7 @@ from typing import ClassVar
 from exporter.secret_heuristics import (
     DIGIT,
     LOWER,
+    PLAIN_WORD,
     UPPER,
     WORDLIKE,
     is_dummy,
@@ -314,10 +315,21 @@ class AssignmentDetector(Detector):
         return None
 
 
-# A command-line value: bare or quoted, never a $VARIABLE, ends at whitespace or ; & | < > )
-_CLI_VALUE = r"(?P<q>[\"']?)(?P<v>[^\s\"'`;&|<>()]{4,512})(?P=q)(?![^\s;&|<>)])"
+# A command-line value, bare or quoted, never a $VARIABLE; it ends at whitespace or ; & | < > ).
+# (?=(...))\1 takes the longest run once and never backtracks into it (Python 3.10 has no
+# possessive quantifiers), and a match consumes its run: "-p-p-p..." or "-pa-pa-pa..." after
+# "mysql" would otherwise cost up to 512 steps per "-p".
+_CLI_VALUE = (
+    r"(?P<q>[\"']?)(?=(?P<run>[^\-\s\"'`;&|<>()][^\s\"'`;&|<>()]{3,511}))(?P<v>(?P=run))(?P=q)"
+)
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
+
+
+def _prose_or_flag(value: str) -> bool:
+    """A plain word or the next option, not a secret: ``--password option``, ``-p flag``,
+    ``mkdir -p /tmp/build``. Real passwords and tokens mix in digits or symbols."""
+    return value[0] in "-/~." or bool(PLAIN_WORD.fullmatch(value))
 
 
 def _flag_start(text: str, at: int) -> bool:
@@ -344,11 +356,15 @@ class CommandLineDetector(Detector):
     )
     # Each pattern starts with its literal so the regex engine can skip ahead to it (a leading
     # look-behind would make it try every position); "not glued to a word" is checked after.
+    # Both run over the text itself, not lowercased: mysql's -P3306 is a port, -p3306 a password.
     _password = re.compile(r"-p(?P<sp>[ \t]*)" + _CLI_VALUE)
-    _user = re.compile(r"-(?:u|-user)[ \t]*[\"']?[^\s:\"'@]{1,128}:" + _CLI_VALUE)
+    _user = re.compile(  # curl -u user:pass, -u 'user:pass', --user "user:pass"
+        r"-(?:u|-user)[ \t]*(?P<q>[\"']?)[^\-\s:\"'@][^\s:\"'@]{0,127}:"
+        r"(?=(?P<run>[^\s\"'@;&|<>()]{4,512}))(?P<v>(?P=run))(?P=q)"
+    )
     _mysql = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb)\b")
     _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
-    _sshpass = re.compile(r"\bsshpass\b")
+    _sshpass = re.compile(r"\bsshpass(?:[ \t]+-[a-oq-z][^ \t]*)*[ \t]*\Z")  # its own -p
     _curl = re.compile(r"\bcurl\b")
 
     @staticmethod
@@ -365,9 +381,11 @@ class CommandLineDetector(Detector):
                     continue
                 group = "fv" if match.group("fq") else "uv"
                 start, end = match.span(group)
-                quoted = group == "fv"
+                value, quoted = text[start:end], group == "fv"
+                if _prose_or_flag(value):  # "--password followed by", "--password --host db"
+                    continue
                 if is_secret_assignment(
-                    match.group("name"), text[start:end], quoted=quoted, env_style=not quoted
+                    match.group("name"), value, quoted=quoted, env_style=not quoted
                 ):
                     yield start, end
         commands = (
@@ -377,28 +395,31 @@ class CommandLineDetector(Detector):
         )
         if any(commands):
             mysql, sshpass, login = commands
-            for match in self._password.finditer(lower):
-                if not _flag_start(lower, match.start()):
+            for match in self._password.finditer(text):
+                if not _flag_start(text, match.start()):
                     continue
                 line = self._command(lower, match.start())
                 glued = not match.group("sp")
-                if (
-                    (mysql and glued and self._mysql.search(line))
-                    or (sshpass and self._sshpass.search(line))
-                    or (login and not glued and self._login.search(line))
+                if (  # a substring test first: the regexes only run where the command is
+                    (mysql and glued and "m" in line and self._mysql.search(line))
+                    or (sshpass and "sshpass" in line and self._sshpass.search(line))
+                    or (login and not glued and "login" in line and self._login.search(line))
                 ):
                     yield from self._value(text, match)
         if "curl" in lower:
-            for match in self._user.finditer(lower):
+            for match in self._user.finditer(text):
                 at = match.start()
-                if _flag_start(lower, at) and self._curl.search(self._command(lower, at)):
+                if not _flag_start(text, at):
+                    continue
+                line = self._command(lower, at)
+                if "curl" in line and self._curl.search(line):
                     yield from self._value(text, match)
 
     @staticmethod
     def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
         start, end = match.span("v")
         value = text[start:end]
-        if not is_placeholder(value) and not value.startswith(("$", "%", "-")):
+        if not is_placeholder(value) and not _prose_or_flag(value) and value[0] not in "$%":
             yield start, end
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "DIGIT",
     "KNOWN_PREFIXES",
     "LOWER",
+    "PLAIN_WORD",
     "UPPER",
     "WORDLIKE",
     "is_dummy",
@@ -137,6 +138,7 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://")
 _NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:\-]*[a-zA-Z]{0,3}")
 _CODE = re.compile(r"[A-Za-z_$#][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$#][\w$]*)*")
 _BRACKETS = re.compile(r"[()\[\]{}<>]")
+PLAIN_WORD = re.compile(r"[A-Za-z]+")  # "email", "option": words, not passwords
 WORDLIKE = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*|[a-z][a-z0-9]*(?:[-_.:/][a-z][a-z0-9]*)+")
 _HEXISH = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{7,}|[0-9A-F]{7,}", re.I)
 # A UUID or 32+ hex digits: how Consul, Snyk, Sonar, CircleCI, Heroku, Postmark... tokens look.
@@ -159,7 +161,7 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
     if strength is None or not (5 if strength == "password" else 8) <= len(value) <= 1024:
         return False
     if _SPACE.search(value):
-        return _spaced_secret(name, value, strength, literal=quoted or env_style)
+        return _spaced_secret(name, value, strength, env_style=env_style)
     if is_placeholder(value) or _NUMBERISH.fullmatch(value):
         return False
     if _PATHLIKE.fullmatch(value) or _URL.match(value):
@@ -172,7 +174,9 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         if _BRACKETS.search(value) or (chain and (dotted or not DIGIT.search(value))):
             return False
     if strength == "password":
-        return True
+        # In code and JSON a plain word is a label ("password": "email" in a schema's list of
+        # required fields); in NAME=value lines of a shell or .env file it is the password.
+        return env_style or not PLAIN_WORD.fullmatch(value)
     # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back.
     if WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in value.lower():
         return False
@@ -183,13 +187,15 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
 
 
-def _spaced_secret(name: str, value: str, strength: str, *, literal: bool) -> bool:
-    """A value with spaces: an auth header (``Basic dXNl…``) or a literal passphrase."""
+def _spaced_secret(name: str, value: str, strength: str, *, env_style: bool) -> bool:
+    """A value with spaces: an auth header (``Basic dXNl…``), or a passphrase, but only as
+    the value of an environment variable or .env line: in code and JSON, words under a
+    password name are far more often a message ("must be 8+ chars") than a passphrase."""
     scheme = _AUTH_SCHEME.fullmatch(value.strip())
     if scheme:
         credential = scheme.group(1)
         return not is_placeholder(credential) and not WORDLIKE.fullmatch(credential)
-    if strength != "password" or not literal or is_placeholder(value):
+    if strength != "password" or not env_style or is_placeholder(value):
         return False
     words = value.split()
     prose = len(words) > _MAX_PASSPHRASE_WORDS or value.rstrip().endswith((".", ":", "?", "!"))

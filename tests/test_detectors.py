@@ -86,6 +86,9 @@ POSITIVES = [
     ("cli-secret", 'tool --client-secret "aB3dE5gH7jK9mN1p" run', "aB3dE5gH7jK9mN1p"),
     ("cli-secret", "vercel --token q8Zt3LmN9pR2sV5wX7yB4c deploy", "q8Zt3LmN9pR2sV5wX7yB4c"),
     ("cli-secret", "sshpass -p 'Hunter2Hunter2' ssh deploy@host", "Hunter2Hunter2"),
+    ("cli-secret", 'curl -u "bob:Tr0ub4dor" https://api.example.com', "Tr0ub4dor"),
+    ("cli-secret", "curl --user 'bob:Tr0ub4dor' https://api.example.com", "Tr0ub4dor"),
+    ("cli-secret", "sshpass -p pw12 scp -P 8022 f host:", "pw12"),
     ("github-token", "\x1b[32mghp_abcdefghijklmnopqrstuvwxyzABCDEF123456\x1b[0m",
      "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"),
     ("sendgrid-key", "key SG.abcdefghijk1mnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGH1JKLMNOPQ",
@@ -159,6 +162,19 @@ ASSIGNMENT_NEGATIVES = [
     "the --password flag reads the password from the prompt",
     "bypass=true compass=north",
     "PAGE_TOKEN=next",
+    # false positives a review of the first version found
+    "Use --password followed by your password",
+    "run mysql with the --password option",
+    "mysql --password --host db",
+    "docker login -p flag is insecure",
+    "The docker login -p option exposes it",
+    "mysql -h db -P3306 -uroot -p mydb",
+    "mysqldump -P3307 shop",
+    "sshpass -p x ssh -p 8022 host",
+    "sshpass -f pwfile ssh host mkdir -p /tmp/build",
+    '"password": "must be 8+ chars"',
+    'password: "at least 8 characters"',
+    '{ pass: "3 of 4" }',
 ]
 
 
@@ -269,6 +285,9 @@ FAST_SHAPES = {
     "eyJ-repeated": lambda: "eyJ" * (N // 6) + "." + "eyJ" * (N // 6),
     "pem-begin-repeated": lambda: "-----BEGIN RSA PRIVATE KEY-----" * (N // 31),
     "url-repeated": lambda: "://a:" * (N // 5),
+    "mysql-then-p-run": lambda: "mysql " + "-p" * (N // 2),  # one command, endless flags
+    "mysql-then-pa-run": lambda: "mysql " + "-pa" * (N // 3),
+    "curl-then-u-run": lambda: "curl " + "-u" * (N // 2),
     "backslashes": lambda: "\\" * N,
     "json-nesting": lambda: '{"a":' * (N // 5),
 }

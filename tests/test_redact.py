@@ -272,6 +272,7 @@ REVIEW_SECRETS = {
     "ghtoken": "0123456789abcdef0123456789abcdef01234567",
     "k8s": "S3cretPassw0rd-k8",
     "phrase": "correct horse battery staple",
+    "pw": "Tr0ub4dor&3x",
     "title": "S3cretPassw0rd-ti",
 }
 
@@ -288,7 +289,8 @@ def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:
         "headers": {"Authorization": f"Basic {s['basic']}"},
         "headerList": [["Authorization", f"token {s['ghtoken']}"], ["Accept", "text/html"]],
         "env": [{"name": "DB_PASSWORD", "value": s["k8s"]}, {"name": "PORT", "value": "8080"}],
-        "user": {"password": s["phrase"], "hint": "The password must be long."},
+        "user": {"password": s["pw"], "hint": "must be 8+ chars"},
+        "required": ["password", "email"],
     }
     call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": args}
     named = {"type": "session_info", "name": f"curl -u admin:{s['title']} https://x.example.com",
@@ -296,11 +298,13 @@ def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:
     records = [header(), msg("assistant", [call], 1, None), named]
     out, report = run(load_session(write_session(records)), keep_paths=True)
     text = entries_text(out)
-    assert [name for name, secret in s.items() if secret in text] == []
+    in_json = {k: v for k, v in s.items() if k != "phrase"}  # passphrases: only in env files
+    assert [name for name, secret in in_json.items() if secret in text] == []
     kept = out.by_id["m1"].raw["message"]["content"][0]["arguments"]
     assert kept["env"][1] == {"name": "PORT", "value": "8080"}  # only the secret goes
     assert kept["headerList"][1] == ["Accept", "text/html"]
-    assert kept["user"]["hint"] == "The password must be long."
+    assert kept["user"]["hint"] == "must be 8+ chars"  # messages are not passwords
+    assert kept["required"] == ["password", "email"]  # nor a schema's list of fields
     assert {"cli-secret", "secret-assignment"} <= set(report.counts)
 
 
