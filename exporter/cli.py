@@ -85,6 +85,7 @@ class SessionGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         from exporter.publish.errors import PublishError
+        from exporter.site_manifest import SiteError
 
         try:
             return super().invoke(ctx)
@@ -95,6 +96,8 @@ class SessionGroup(click.Group):
             raise CliError(str(error), 2) from None
         except PublishError as error:
             raise CliError(str(error), error.exit_code) from None
+        except SiteError as error:  # a site folder in use or not ours (export --all, --html)
+            raise CliError(str(error), 1) from None
         except UnicodeError as error:
             raise CliError(f"text encoding problem: {error}", 2) from None
         except OSError as error:

@@ -218,6 +218,7 @@ def build_site(
     options = render_options or RenderOptions()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    check_folder(out_dir, out_dir / MANIFEST_NAME)  # refuse a foreign folder before touching it
     with _build_lock(out_dir):
         return _build(files, out_dir, jobs, force, options, options_key, transform, progress)
 
@@ -256,7 +257,6 @@ def _build(
     started = time.monotonic()
     key = f"{make_options_key(options)}:{options_key}"
     manifest_path = out_dir / MANIFEST_NAME
-    check_folder(out_dir, manifest_path)
     manifest = load_manifest(manifest_path)
     sessions: dict[str, dict[str, Any]] = manifest.get("sessions", {})
     projects: dict[str, str] = manifest.get("project_pages") or {}

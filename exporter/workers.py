@@ -39,22 +39,39 @@ def server_context(preload: str) -> Context:
     return multiprocessing.get_context("spawn")
 
 
-def _die_with_parent() -> None:
-    """Workers of a build that was killed (SIGKILL, OOM) would wait for work forever: on
-    Linux, ask the kernel to end each worker when its parent goes."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
+def _die_with(build: int) -> None:
+    """Workers of a build that was killed (SIGKILL, OOM) would wait for work forever.
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    A forked worker asks Linux to end it with its parent (PR_SET_PDEATHSIG); a forkserver or
+    spawn worker's parent is the server, which outlives the build, so each worker also checks
+    every second that the build process still exists.
+    """
+    if sys.platform.startswith("linux") and os.getppid() == build:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(build, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:  # exists but is not ours to signal: still alive
+                pass
+
+    threading.Thread(target=watch, name="watch-build", daemon=True).start()
 
 
 def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
     """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with_parent)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+    )
     try:
         pool.submit(os.getpid).result()
     except BrokenProcessPool:

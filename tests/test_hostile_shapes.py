@@ -133,6 +133,8 @@ def test_costs_that_overflow_render_a_page_and_a_site(tmp_path: Path) -> None:
     result = _site(tmp_path / "one", tmp_path / "site")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "site" / "index.html").is_file()
+    again = _site(tmp_path / "one", tmp_path / "site")  # the manifest row is valid: kept
+    assert "0 rendered, 2 unchanged" in again.output, again.output
 
 
 # --- timestamps at the ends of the calendar ---------------------------------------------------
@@ -279,22 +281,26 @@ def _reject(constant: str) -> None:
 
 
 SLOW_BUILD = """
-import sys, time
+import os, sys, threading, time
 from pathlib import Path
 from exporter.site import build_site
 
 def slow(session):
+    (Path(sys.argv[3]) / str(os.getpid())).write_text("")  # this worker's pid, for the test
     time.sleep(60)
     return session
 
 if __name__ == "__main__":
+    if sys.argv[4] == "threaded":  # another thread: the pool then uses a forkserver, not fork
+        threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
     files = sorted(Path(sys.argv[1]).glob("*.jsonl"))
     build_site(files, Path(sys.argv[2]), jobs=2, transform=slow)
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_workers_end_when_the_build_is_killed(tmp_path: Path) -> None:
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork/forkserver: Linux")
+@pytest.mark.parametrize("mode", ["fork", "threaded"])
+def test_workers_end_when_the_build_is_killed(tmp_path: Path, mode: str) -> None:
     import signal
     import time
 
@@ -304,33 +310,22 @@ def test_workers_end_when_the_build_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "slow_build.py"
     script.write_text(SLOW_BUILD, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    build = subprocess.Popen([sys.executable, str(script), str(folder), str(tmp_path / "site")],
-                             env=env)  # fmt: skip
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    args = [str(script), str(folder), str(tmp_path / "site"), str(pids), mode]
+    build = subprocess.Popen([sys.executable, *args], env=env)
     workers: list[int] = []
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while len(workers) < 2 and time.monotonic() < deadline:  # the pool's two workers
         time.sleep(0.2)
-        workers = _children(build.pid)
+        workers = [int(p.name) for p in pids.iterdir()]
     assert len(workers) >= 2, "the build never started its workers"
     build.send_signal(signal.SIGKILL)
     build.wait(10)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 15
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not [pid for pid in workers if _alive(pid)], "workers outlived the killed build"
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -339,3 +334,22 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_refused_folder_gets_no_lock_file(tmp_path: Path) -> None:
+    from exporter.site import LOCK_NAME, SiteError, build_site
+
+    source = _write(tmp_path / "s" / "a.jsonl", [_header("a"), _user("u1", None, "hi")])
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "index.html").write_text("mine", encoding="utf-8")
+    with pytest.raises(SiteError):
+        build_site([source], foreign, jobs=1)
+    assert sorted(p.name for p in foreign.iterdir()) == ["index.html"]
+    assert not (foreign / LOCK_NAME).exists()
+
+
+def test_rate_limit_header_with_a_non_ascii_digit() -> None:
+    from exporter.publish.hub import _rate_wait
+
+    assert _rate_wait({"retry-after": "\u00b2"}, 0) == 2.0  # "²": not a number of seconds

@@ -424,6 +424,8 @@ TAMPERS = {  # name -> (change to a good manifest, whether sessions must be rend
                            for e in d["sessions"].values()], True),
     "models-int": (lambda d: [e["row"].update(models=5) for e in d["sessions"].values()], True),
     "row-list": (lambda d: [e.update(row=[1]) for e in d["sessions"].values()], True),
+    "huge-int": (lambda d: [e["row"].update(tokens=10**400) for e in d["sessions"].values()],
+                 False),
 }  # fmt: skip
 
 

@@ -73,7 +73,8 @@ def _rate_wait(headers: Any, attempt: int) -> float:
         wait = info.reset_in_seconds + 1.0
     else:
         value = (headers.get("retry-after") or "").strip()
-        wait = float(value) if value.isdigit() else float(min(60, 2 ** (attempt + 1)))
+        numeric = value.isascii() and value.isdigit()  # "²".isdigit() is True
+        wait = float(value) if numeric else float(min(60, 2 ** (attempt + 1)))
     return min(wait, MAX_REPORTED_WAIT)  # a reset centuries away would overflow the clock
 
 

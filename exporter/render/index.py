@@ -9,7 +9,9 @@ filtering, local times and the theme toggle, allowed by the same hash-based CSP 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -53,6 +55,12 @@ def _day(moment: datetime) -> str:
     return moment.date().isoformat()
 
 
+def _money(value: float) -> float:
+    """Rounded, and finite: costs that add up past the float range are stored as the largest
+    float, so the manifest stays valid JSON and the row is not rebuilt on every run."""
+    return round(value, 6) if math.isfinite(value) else sys.float_info.max
+
+
 def session_row(session: Session) -> dict[str, Any]:
     """What the index needs about one rendered session (all branches counted once)."""
     stats = compute_stats(session)
@@ -76,8 +84,8 @@ def session_row(session: Session) -> dict[str, Any]:
         "branches": len(stats.branches),
         "models": stats.models_used,
         "tokens": stats.all.total_tokens,
-        "cost": round(stats.all.cost, 6),
-        "cost_by_day": {d: round(c, 6) for d, c in sorted(by_day.items()) if c},
+        "cost": _money(stats.all.cost),
+        "cost_by_day": {d: _money(c) for d, c in sorted(by_day.items()) if c},
         "problems": sum(1 for d in session.diagnostics if d.severity != "info"),
     }
 
