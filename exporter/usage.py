@@ -256,6 +256,8 @@ def _context_series(session: Session) -> list[ContextPoint]:
         elif isinstance(entry, MessageEntry) and entry.role == "assistant":
             usage = turn_usage(entry)
             cumulative += usage.cost
+            if not usage.context_tokens:  # an aborted or failed turn reported no usage: plotting
+                continue  # it at 0 would draw a context drop that never happened
             series.append(
                 ContextPoint(entry.id, usage.context_tokens, cumulative, pending_compaction)
             )

@@ -353,3 +353,27 @@ def test_rate_limit_header_with_a_non_ascii_digit() -> None:
     from exporter.publish.hub import _rate_wait
 
     assert _rate_wait({"retry-after": "\u00b2"}, 0) == 2.0  # "²": not a number of seconds
+
+
+def test_turns_without_usage_are_not_plotted_at_zero(tmp_path: Path) -> None:
+    """An aborted turn reports no usage; a point at 0 would draw a context drop."""
+    from exporter.loader import load_session
+    from exporter.usage import compute_stats
+
+    aborted = _assistant("a2", "a1", 0.0, "2026-01-01T00:02:00.000Z")
+    aborted["message"].update(stopReason="aborted", usage={"input": 0, "output": 0})
+    records = [_header(), _user("u1", None, "go"),
+               _assistant("a1", "u1", 0.5, "2026-01-01T00:01:00.000Z"), aborted,
+               _assistant("a3", "a2", 0.5, "2026-01-01T00:03:00.000Z")]  # fmt: skip
+    session = load_session(_write(tmp_path / "s.jsonl", records))
+    series = compute_stats(session).context_series
+    assert [p.entry_id for p in series] == ["a1", "a3"]
+    assert min(p.context_tokens for p in series) > 0
+
+
+def test_counts_read_in_the_singular_for_one(tmp_path: Path) -> None:
+    from exporter.render import _role_label
+
+    assert _role_label("bashExecution", 1) == "shell command"
+    assert _role_label("bashExecution", 2) == "shell commands"
+    assert _role_label("toolResult", 1) == "tool result" and _role_label("odd", 1) == "odd"

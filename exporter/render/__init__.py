@@ -90,13 +90,18 @@ _KIND_LABELS = {
     "marker": "·",
     "unknown": "Unknown",
 }
-_ROLE_LABELS = {
-    "user": "user",
-    "assistant": "assistant",
-    "toolResult": "tool results",
-    "bashExecution": "shell commands",
-    "custom": "extension messages",
+_ROLE_LABELS = {  # role -> (one, several)
+    "user": ("user", "user"),
+    "assistant": ("assistant", "assistant"),
+    "toolResult": ("tool result", "tool results"),
+    "bashExecution": ("shell command", "shell commands"),
+    "custom": ("extension message", "extension messages"),
 }
+
+
+def _role_label(role: str, count: int) -> str:
+    one, several = _ROLE_LABELS.get(role, (role, role))
+    return one if count == 1 else several
 
 
 @lru_cache(maxsize=1)
@@ -113,7 +118,7 @@ def _environment() -> jinja2.Environment:
     env.filters["compact_iso"] = _compact_iso
     env.filters["cost"] = fmt_cost
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
-    env.filters["role_label"] = lambda role: _ROLE_LABELS.get(role, role)
+    env.filters["role_label"] = _role_label
     return env
 
 
