@@ -64,7 +64,8 @@ def _die_with(build: int) -> None:
             except OSError:  # exists but is not ours to signal: still alive
                 pass
 
-    threading.Thread(target=watch, name="watch-build", daemon=True).start()
+    if os.name == "posix":  # on Windows os.kill(pid, 0) would send CTRL_C_EVENT, not probe
+        threading.Thread(target=watch, name="watch-build", daemon=True).start()
 
 
 def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
