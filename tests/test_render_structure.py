@@ -517,3 +517,31 @@ def test_every_entry_type_is_shown_as_specified() -> None:
     assert "hide-default" in page.entry("e22").classes
     assert "Sampler session" in text("e23")
     assert "approach" in text("e24") and "A" in text("e24")
+
+
+def test_syntax_colours_are_readable_in_both_themes_and_print_light() -> None:
+    """Every highlighted token reaches WCAG AA (4.5:1) on the code background, and the dark
+    colours apply only on screens (a printout from a dark system stays readable)."""
+    from exporter.render import pygments_css as colours
+
+    for style, background in ((colours.LIGHT_STYLE, colours.LIGHT_CODE_BG),
+                              (colours.DARK_STYLE, colours.DARK_CODE_BG)):  # fmt: skip
+        worst = min(
+            colours._contrast(c, background)
+            for c, _, _ in colours._colours(style, background).values()
+        )
+        assert worst >= 4.5, (style, worst)
+    css = colours.pygments_css()
+    dark_blocks = [line for line in css.splitlines() if "data-theme" in line]
+    assert dark_blocks and all(line.startswith("@media screen") for line in dark_blocks)
+
+
+def test_branch_previews_name_a_skill_instead_of_showing_its_xml() -> None:
+    html = render_fixture("every-entry-type.jsonl")
+    table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
+    summaries = re.findall(
+        r'<details class="branch[^"]*"[^>]*>\s*<summary>(.*?)</summary>', html, re.S
+    )
+    previews = table + "".join(summaries)
+    assert "skill: pdf · please convert the file" in previews
+    assert "&lt;skill" not in previews

@@ -26,6 +26,7 @@ from exporter import __version__
 from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
 from exporter.loader import read_pristine_source, session_to_jsonl
 from exporter.render.chart import build_chart
+from exporter.render.entry_views import prompt_preview
 from exporter.render.model import Item
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
@@ -242,7 +243,7 @@ def _render_page(
                 "active": b.branch.is_active,
                 "fork_anchor": builder.anchor(fork) if fork else None,
                 "fork_text": fork or "root",
-                "first_prompt": one_line(b.first_prompt or "(no prompt)", 70),
+                "first_prompt": prompt_preview(b.first_prompt, 70),
                 "link": builder.anchor(first),
                 "labels": b.labels,
                 "entries": fmt_int(b.entries),

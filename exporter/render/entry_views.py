@@ -66,6 +66,15 @@ def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
     return (match.group(1), match.group(3)), text[match.end() :]
 
 
+def prompt_preview(text: str | None, limit: int) -> str:
+    """A prompt as one readable line: a skill invocation by its name, not its XML wrapper."""
+    if not text:
+        return "(no prompt)"
+    skill, rest = split_skill(text)
+    line = one_line(rest, limit) or "(image)"
+    return f"skill: {skill[0]} · {line}" if skill else line
+
+
 def outline_text(entry: Entry) -> tuple[str, str, bool]:
     """Row text, role class and whether the Default filter hides it."""
     if isinstance(entry, MessageEntry):

@@ -13,10 +13,15 @@ from pygments.token import STANDARD_TYPES
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
+# The code backgrounds of page.css (--code-bg) and the contrast every token must reach on
+# them: WCAG AA for normal text is 4.5:1, a little margin for anti-aliasing.
+LIGHT_CODE_BG, DARK_CODE_BG = "#f3f4f7", "#12141a"
+MIN_CONTRAST = 4.6
 
 
-def _colours(style_name: str) -> dict[str, tuple[str, bool, bool]]:
-    """css class -> (colour, bold, italic) for tokens that have a colour in this style."""
+def _colours(style_name: str, background: str) -> dict[str, tuple[str, bool, bool]]:
+    """css class -> (colour, bold, italic) for tokens that have a colour in this style, each
+    colour adjusted until it is readable on ``background``."""
     style = get_style_by_name(style_name)
     result = {}
     for token_type, css in STANDARD_TYPES.items():
@@ -24,14 +29,42 @@ def _colours(style_name: str) -> dict[str, tuple[str, bool, bool]]:
             continue
         info = style.style_for_token(token_type)
         if info["color"]:
-            result[css] = ("#" + info["color"], bool(info["bold"]), bool(info["italic"]))
+            colour = _readable("#" + info["color"], background)
+            result[css] = (colour, bool(info["bold"]), bool(info["italic"]))
     return result
+
+
+def _readable(colour: str, background: str) -> str:
+    """``colour``, mixed step by step toward black (light background) or white (dark) until
+    its contrast with ``background`` reaches MIN_CONTRAST."""
+    toward = 0.0 if _luminance(background) > 0.5 else 255.0
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    for step in range(21):
+        mixed = [round(c + (toward - c) * step / 20) for c in rgb]
+        candidate = "#" + "".join(f"{c:02x}" for c in mixed)
+        if _contrast(candidate, background) >= MIN_CONTRAST:
+            return candidate
+    return candidate
+
+
+def _luminance(colour: str) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(int(colour[i : i + 2], 16)) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
 
 
 @lru_cache(maxsize=1)
 def pygments_css() -> str:
-    light = _colours(LIGHT_STYLE)
-    dark = _colours(DARK_STYLE)
+    light = _colours(LIGHT_STYLE, LIGHT_CODE_BG)
+    dark = _colours(DARK_STYLE, DARK_CODE_BG)
     classes = sorted(set(light) | set(dark))
     rules = []
     for css in classes:
@@ -47,8 +80,8 @@ def pygments_css() -> str:
         "\n"
         + "\n".join(rules)
         + f"\n:root{{{variables(light)}}}"
-        + f"\n:root[data-theme=dark]{{{variables(dark)}}}"
-        + "\n@media (prefers-color-scheme: dark){:root:not([data-theme=light]){"
+        + f"\n@media screen{{:root[data-theme=dark]{{{variables(dark)}}}}}"  # print: light
+        + "\n@media screen and (prefers-color-scheme: dark){:root:not([data-theme=light]){"
         + variables(dark)
         + "}}\n"
     )

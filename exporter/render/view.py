@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from exporter.entries import DamagedLine, Entry, MessageEntry
-from exporter.formatting import fmt_cost, one_line
-from exporter.render.entry_views import ENTRY_BUILDERS, outline_text, unknown_view
+from exporter.formatting import fmt_cost
+from exporter.render.entry_views import ENTRY_BUILDERS, outline_text, prompt_preview, unknown_view
 from exporter.render.model import BranchInfo, EntryView, Item, OutlineRow
 from exporter.render.tools import ToolView, fold, plain_lines
 from exporter.session import Session, parse_time
@@ -189,7 +189,7 @@ class PageBuilder:
         return BranchInfo(
             first_id=first_id,
             anchor="branch-" + self.anchor(first_id),
-            first_prompt=one_line(session.first_prompt(ids) or "(no prompt)", 90),
+            first_prompt=prompt_preview(session.first_prompt(ids), 90),
             entries=len(ids),
             cost=fmt_cost(usage.cost),
             last_activity=max(times).isoformat() if times else None,
