@@ -8,6 +8,7 @@ server messages and hints only.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 __all__ = [
@@ -19,6 +20,9 @@ __all__ = [
     "RateLimitError",
     "TooLargeError",
     "ValidationError",
+    "bounded_wait",
+    "clean_token",
+    "scrubbed",
 ]
 
 
@@ -103,6 +107,16 @@ class TooLargeError(PublishError):
         super().__init__(message)
         self.size_bytes = size_bytes
         self.limit_bytes = limit_bytes
+
+
+#: Longest wait a rate-limit message names; longer or nonsense header values count as this.
+MAX_REPORTED_WAIT = 24 * 3600.0
+
+
+def bounded_wait(seconds: float) -> float:
+    """A server-named wait that clocks and messages can use: ``inf`` or a reset centuries
+    away (they would overflow ``datetime``) counts as a day."""
+    return seconds if math.isfinite(seconds) and seconds <= MAX_REPORTED_WAIT else MAX_REPORTED_WAIT
 
 
 def clean_token(token: str | None, service: str) -> str | None:

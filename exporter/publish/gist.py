@@ -34,6 +34,7 @@ from exporter.publish.errors import (
     PublishError,
     RateLimitError,
     ValidationError,
+    bounded_wait,
     clean_token,
 )
 from exporter.publish.github_auth import (
@@ -74,8 +75,6 @@ MAX_AUTO_WAIT = 60.0
 SECONDARY_LIMIT_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
-#: Longest wait a rate-limit message names; longer (or unreadable) header values count as this.
-MAX_REPORTED_WAIT = 24 * 3600.0
 _MAYBE_CREATED = (
     "Creating the gist failed ({reason}) after GitHub may already have received it; not "
     "retrying, so that no second copy is made. Check your secret gists on "
@@ -370,7 +369,7 @@ class GistClient:
         wait = self._raw_rate_limit_wait(resp)
         if wait is None:
             return None
-        return wait if math.isfinite(wait) and wait <= MAX_REPORTED_WAIT else MAX_REPORTED_WAIT
+        return bounded_wait(wait)
 
     def _raw_rate_limit_wait(self, resp: requests.Response) -> float | None:
         retry_after = resp.headers.get("retry-after")

@@ -31,6 +31,7 @@ from exporter.publish.errors import (
     PublishError,
     RateLimitError,
     ValidationError,
+    bounded_wait,
     clean_token,
     scrubbed,
 )
@@ -62,9 +63,6 @@ def default_token() -> str | None:
     return get_token()
 
 
-MAX_REPORTED_WAIT = 24 * 3600.0
-
-
 def _rate_wait(headers: Any, attempt: int) -> float:
     from huggingface_hub.utils import parse_ratelimit_headers
 
@@ -75,7 +73,7 @@ def _rate_wait(headers: Any, attempt: int) -> float:
         value = (headers.get("retry-after") or "").strip()
         numeric = value.isascii() and value.isdigit()  # "²".isdigit() is True
         wait = float(value) if numeric else float(min(60, 2 ** (attempt + 1)))
-    return min(wait, MAX_REPORTED_WAIT)  # a reset centuries away would overflow the clock
+    return bounded_wait(wait)
 
 
 class HubRepo:
