@@ -66,13 +66,16 @@ def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
     return (match.group(1), match.group(3)), text[match.end() :]
 
 
-def prompt_preview(text: str | None, limit: int) -> str:
-    """A prompt as one readable line: a skill invocation by its name, not its XML wrapper."""
-    if not text:
-        return "(no prompt)"
+def _skill_and_line(text: str, limit: int) -> tuple[str, str]:
+    """``("skill: pdf · ", "the prompt")``: a skill invocation by its name, not its XML
+    wrapper, then the prompt as one line ("(image)" when it has no text)."""
     skill, rest = split_skill(text)
-    line = one_line(rest, limit) or "(image)"
-    return f"skill: {skill[0]} · {line}" if skill else line
+    return (f"skill: {skill[0]} · " if skill else ""), one_line(rest, limit) or "(image)"
+
+
+def prompt_preview(text: str | None, limit: int) -> str:
+    """A prompt as one readable line, e.g. for a branch's first prompt."""
+    return "".join(_skill_and_line(text, limit)) if text else "(no prompt)"
 
 
 def outline_text(entry: Entry) -> tuple[str, str, bool]:
@@ -80,9 +83,8 @@ def outline_text(entry: Entry) -> tuple[str, str, bool]:
     if isinstance(entry, MessageEntry):
         role = entry.role
         if role == "user":
-            skill, text = split_skill(entry.text)
-            prefix = f"skill: {skill[0]} · " if skill else ""
-            return f"{prefix}user: {one_line(text, OUTLINE_CHARS) or '(image)'}", "user", False
+            prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS)
+            return f"{prefix}user: {line}", "user", False
         if role == "assistant":
             text = one_line(entry.text, OUTLINE_CHARS)
             if entry.stop_reason == "aborted":
