@@ -56,7 +56,11 @@
     status.textContent = terms.length ? shown + " / " + rows.length + " entries match" : statusText;
   }
   var pending = 0;
-  search.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(runSearch, rows.length > 3000 ? 120 : 30); });
+  var outlineOpen = doc.getElementById("outline-open");  // folds the outline on narrow screens
+  search.addEventListener("input", function () {
+    if (outlineOpen && search.value) outlineOpen.checked = true;  // the matches are outline rows
+    clearTimeout(pending); pending = setTimeout(runSearch, rows.length > 3000 ? 120 : 30);
+  });
   search.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") {
       var first = rows.filter(function (r) { return !r.classList.contains("search-miss") && r.offsetParent; })[0];

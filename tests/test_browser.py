@@ -614,3 +614,49 @@ def test_print_hides_the_sidebar(view: Viewer, published: dict[str, str]) -> Non
     assert not page.is_visible(".actions")
     assert page.is_visible("#transcript") and visible(page, "e01")
     clean(view)
+
+
+@pytest.mark.parametrize("js", [True, False])
+def test_phone_opens_on_the_session_with_the_outline_folded(
+    view: Viewer, published: dict[str, str], js: bool
+) -> None:
+    """On a phone the outline would push the session below the first screen: it folds
+    behind a toggle that works without JavaScript, and search unfolds it (with the script)."""
+    page = view.open(published[BRANCHED], js=js, viewport=PHONE, is_mobile=True, has_touch=True)
+    title_top = page.eval_on_selector("h1", "el => el.getBoundingClientRect().top")
+    assert title_top < 260, f"the title starts {title_top}px down the first screen"
+    assert not page.is_visible("#tree") and page.is_visible(".outline-toggle")
+    page.click(".outline-toggle")
+    assert shown_rows(page) > 10
+    page.click(".outline-toggle")
+    assert not page.is_visible("#tree")
+    if js:
+        page.fill("#tree-search", "codeblock")
+        page.wait_for_selector("#tree li.search-miss", state="attached")
+        page.wait_for_timeout(100)
+        assert 0 < shown_rows(page) < 40
+    clean(view)
+
+
+def shown_rows(page: Any) -> int:
+    return page.evaluate(
+        "[...document.querySelectorAll('#tree a')].filter(a => a.offsetParent).length"
+    )
+
+
+def test_phone_controls_are_big_enough_to_tap(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED], viewport=PHONE, is_mobile=True, has_touch=True)
+    page.click(".outline-toggle")
+    small = page.evaluate(
+        """() => [...document.querySelectorAll(
+                    'button, .filters label, .outline-toggle, #tree a, summary')]
+              .filter(e => e.offsetParent !== null)
+              .map(e => [e.getBoundingClientRect().height,
+                         e.tagName + ' ' + e.textContent.slice(0, 30)])
+              .filter(([h]) => h < 30)
+              .slice(0, 8)"""
+    )
+    assert small == [], f"controls under 30px high on a touch screen: {small}"
+    tick = page.eval_on_selector(".chart .tick", "el => el.getBoundingClientRect().height")
+    assert tick >= 8, f"chart labels are {tick:.1f}px high on a phone"
+    clean(view)

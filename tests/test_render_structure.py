@@ -545,3 +545,22 @@ def test_branch_previews_name_a_skill_instead_of_showing_its_xml() -> None:
     previews = table + "".join(summaries)
     assert "skill: pdf · please convert the file" in previews
     assert "&lt;skill" not in previews
+
+
+def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
+    """An entry whose id equals one of the page's own ids gets a hashed anchor instead, but
+    only if the page's ids are listed: a new control added to a template must be too."""
+    from pathlib import Path
+
+    from exporter.render.view import RESERVED_IDS, RESERVED_PREFIXES
+
+    templates = Path(__file__).resolve().parent.parent / "templates"
+    fixed = set()
+    for name in ("page.html.j2", "entry.html.j2", "macros.html.j2"):
+        text = (templates / name).read_text(encoding="utf-8")
+        fixed |= set(re.findall(r'\bid="([A-Za-z][\w-]*)"', text))
+    assert "outline-open" in fixed and "tree" in fixed
+    unlisted = sorted(
+        i for i in fixed if i not in RESERVED_IDS and not i.startswith(RESERVED_PREFIXES)
+    )
+    assert unlisted == [], f"page ids an entry id could take: {unlisted}"

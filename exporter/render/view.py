@@ -29,7 +29,7 @@ _SAFE_ANCHOR = re.compile(r"^[A-Za-z][A-Za-z0-9_.:~-]{0,80}$")
 RESERVED_IDS = frozenset(
     {"tree", "sidebar", "content", "transcript", "usage", "usage-h", "chart-title", "damaged",
      "theme-toggle", "toggle-thinking", "toggle-tools", "download-jsonl", "tree-search",
-     "tree-status", "session-jsonl"}
+     "tree-status", "session-jsonl", "outline-open"}
 )  # fmt: skip
 RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
 
