@@ -65,6 +65,38 @@ def one_line(text: str | None, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+# Markdown syntax a one-line preview shows as noise: emphasis, code spans, links, images,
+# heading / quote / list markers and code fences. Each pattern is anchored on its literal
+# delimiters and never spans lines, so a hostile text costs linear time.
+_MD_LINE_MARKS = re.compile(
+    r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|```+[^\n`]*$|~~~+.*$)", re.M
+)
+_MD_IMAGE = re.compile(r"!\[([^\]\n]{0,200})\]\([^)\n]{0,500}\)")
+_MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\([^)\s]{0,500}(?:[ \t]+\"[^\"\n]{0,200}\")?\)")
+_MD_CODE = re.compile(r"`([^`\n]{1,200})`")
+_MD_STRONG = re.compile(r"\*\*(?=\S)([^*\n]{1,200}?)(?<=\S)\*\*")  # not __: __init__
+_MD_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])")
+_MD_CHARS = frozenset("#>-*+`~[")
+
+
+def plain_line(text: str | None, limit: int = 80) -> str:
+    """A Markdown text as one plain line (``**Fix** the `auth` [bug](u)`` → ``Fix the auth
+    bug``), cut to ``limit``: for titles and previews, where markup would show as noise."""
+    if not text:
+        return ""
+    head = text[: limit * 4 + 200]  # only what can be shown; keeps huge texts cheap
+    cut = len(head) < len(text)
+    if not _MD_CHARS.isdisjoint(head):
+        head = _MD_LINE_MARKS.sub("", head)
+        head = _MD_IMAGE.sub(lambda m: m.group(1) or "image", head)
+        head = _MD_LINK.sub(r"\1", head)
+        head = _MD_CODE.sub(r"\1", head)
+        head = _MD_STRONG.sub(r"\1", head)
+        head = _MD_EMPHASIS.sub(r"\1", head)
+    line = one_line(head, limit)
+    return one_line(line + " …", limit) if cut and not line.endswith("…") else line
+
+
 def escape_surrogates(text: str) -> str:
     """Lone surrogates (valid in Pi's JSON, not in UTF-8) as ``\\uXXXX`` escapes, so JSON
     text stays valid UTF-8 and parses back to the same string."""

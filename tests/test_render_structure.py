@@ -564,3 +564,59 @@ def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
         i for i in fixed if i not in RESERVED_IDS and not i.startswith(RESERVED_PREFIXES)
     )
     assert unlisted == [], f"page ids an entry id could take: {unlisted}"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("**Fix** the `auth` [bug](https://x.test/1) now", "Fix the auth bug now"),
+        ("# Plan\n\n- step *one*\n- step two", "Plan step one step two"),
+        ("> quoted **text**", "quoted text"),
+        ("```python\nprint(1)\n```", "print(1)"),
+        ("see ![diagram](data:image/png;base64,AAAA) here", "see diagram here"),
+        # not Markdown syntax: arithmetic, snake_case, dunder names stay as written
+        ("2*3*4 = 24 in a_b_c and __init__.py", "2*3*4 = 24 in a_b_c and __init__.py"),
+        ("a lone * star and `unclosed", "a lone * star and `unclosed"),
+    ],
+)
+def test_previews_show_markdown_as_plain_text(text: str, expected: str) -> None:
+    from exporter.formatting import plain_line
+
+    assert plain_line(text, 200) == expected
+
+
+def test_previews_of_huge_hostile_markdown_stay_fast_and_say_they_were_cut() -> None:
+    import time
+
+    from exporter.formatting import plain_line
+
+    for text in ("*" * 200_000 + "a", "[" * 200_000 + "x](y)", "`a" * 100_000, "**a " * 50_000):
+        started = time.perf_counter()
+        line = plain_line(text, 60)
+        assert time.perf_counter() - started < 0.5
+        assert len(line) <= 60 and line.endswith("…")
+
+
+def test_title_outline_and_branch_preview_show_a_markdown_prompt_as_plain_text() -> None:
+    prompt = "**Refactor** the `auth` module, see [the doc](https://x.test/d)"
+    lines = [_line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/")]
+    for number, (entry_id, parent) in enumerate([("u1", None), ("u2", None)]):
+        lines.append(
+            _line(
+                type="message",
+                id=entry_id,
+                parentId=parent,
+                timestamp=f"2025-01-01T00:00:0{number + 1}Z",
+                message={"role": "user", "content": prompt if entry_id == "u1" else "*other*"},
+            )
+        )
+    session = parse_session_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    page = parse_html(render_session(session))  # the leaf is u2: u1 is a branch at the root
+    plain = "Refactor the auth module, see the doc"
+    assert norm(page.one(lambda e: e.tag == "h1").text) == plain
+    rows = page.all(lambda e: e.tag == "a" and e.parent is not None and e.parent.tag == "li")
+    assert any(plain in norm(a.text) for a in rows)
+    summaries = [norm(b.children[0].text) for b in page.branches()]
+    assert summaries and plain in summaries[0], summaries
+    # the message itself is still rendered as Markdown
+    assert page.entry("u1").find_all(lambda e: e.tag == "strong")

@@ -270,7 +270,7 @@ def _render_page(
         "csp": _csp(css, js),
         "css": Markup(css),
         "js": Markup(js),
-        "title": session.title if len(session.title) <= 120 else one_line(session.title, 120),
+        "title": page_title(session),
         "started": _iso(stats.started),
         "ended": _iso(stats.ended),
         "duration": fmt_duration(stats.duration_seconds),
@@ -318,6 +318,15 @@ def _with_html(items: list[Item], entry_html: list[str]) -> list[Item]:
         if item.kind == "entry":
             item.html = Markup(next(rendered))
     return items
+
+
+def page_title(session: Session) -> str:
+    """The session's name as written; else its first prompt as one plain line (a prompt's
+    Markdown, skill wrapper and line breaks are noise in a heading)."""
+    if session.name:
+        return session.name if len(session.name) <= 120 else one_line(session.name, 120)
+    first = session.first_prompt()
+    return prompt_preview(first, 120) if first else session.title
 
 
 def _entry_text(session: Session, entry_id: str) -> str:

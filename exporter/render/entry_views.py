@@ -27,7 +27,7 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import fmt_cost, fmt_int, one_line
+from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
 from exporter.render.tools import (
@@ -70,7 +70,7 @@ def _skill_and_line(text: str, limit: int) -> tuple[str, str]:
     """``("skill: pdf · ", "the prompt")``: a skill invocation by its name, not its XML
     wrapper, then the prompt as one line ("(image)" when it has no text)."""
     skill, rest = split_skill(text)
-    return (f"skill: {skill[0]} · " if skill else ""), one_line(rest, limit) or "(image)"
+    return (f"skill: {skill[0]} · " if skill else ""), plain_line(rest, limit) or "(image)"
 
 
 def prompt_preview(text: str | None, limit: int) -> str:
@@ -86,7 +86,7 @@ def outline_text(entry: Entry) -> tuple[str, str, bool]:
             prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS)
             return f"{prefix}user: {line}", "user", False
         if role == "assistant":
-            text = one_line(entry.text, OUTLINE_CHARS)
+            text = plain_line(entry.text, OUTLINE_CHARS)
             if entry.stop_reason == "aborted":
                 return f"assistant: (aborted) {text}".rstrip(), "assistant", False
             if entry.stop_reason == "error":
@@ -105,7 +105,7 @@ def outline_text(entry: Entry) -> tuple[str, str, bool]:
             return f"[bash]: {one_line(entry.command, 80)}", "bash", False
         if role == "custom":
             return (
-                f"[{entry.custom_type or 'custom'}]: {one_line(entry.text, 80)}",
+                f"[{entry.custom_type or 'custom'}]: {plain_line(entry.text, 80)}",
                 "custom",
                 not entry.display,
             )
@@ -113,9 +113,9 @@ def outline_text(entry: Entry) -> tuple[str, str, bool]:
     if isinstance(entry, CompactionEntry):
         return f"[compaction: {fmt_int(entry.tokens_before)} tokens]", "compaction", False
     if isinstance(entry, BranchSummaryEntry):
-        return f"[branch summary]: {one_line(entry.summary, 80)}", "summary", False
+        return f"[branch summary]: {plain_line(entry.summary, 80)}", "summary", False
     if isinstance(entry, CustomMessageEntry):
-        return f"[{entry.custom_type}]: {one_line(entry.text, 80)}", "custom", not entry.display
+        return f"[{entry.custom_type}]: {plain_line(entry.text, 80)}", "custom", not entry.display
     if isinstance(entry, ModelChangeEntry):
         return f"[model: {entry.model_key or '?'}]", "meta", True
     if isinstance(entry, ThinkingLevelChangeEntry):

@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.entries import MessageEntry
-from exporter.formatting import fmt_cost, one_line, writable_page
+from exporter.formatting import fmt_cost, writable_page
 from exporter.render import (
     _csp,
     _environment,
@@ -30,9 +30,11 @@ from exporter.render import (
     _minify_css,
     asset_dir,
     display_path,
+    page_title,
     shared_script,
 )
 from exporter.render.chart import nice_ceiling, on_axis
+from exporter.render.entry_views import prompt_preview
 from exporter.session import Session, parse_time
 from exporter.usage import compute_stats, turn_usage
 
@@ -74,8 +76,8 @@ def session_row(session: Session) -> dict[str, Any]:
     return {
         "id": session.id,
         "name": session.name,
-        "title": one_line(session.name or first or f"Session {session.id}", 120),
-        "first_prompt": one_line(first, 160) if session.name and first else None,
+        "title": page_title(session),
+        "first_prompt": prompt_preview(first, 160) if session.name and first else None,
         "cwd": session.header.cwd or "",
         "started": _iso(stats.started),
         "last_activity": _iso(stats.ended),
