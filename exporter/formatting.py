@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from operator import methodcaller
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -76,7 +77,8 @@ _MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\([^)\s]{0,500}(?:[ \t]+\"[^\"\n]{0,
 _MD_CODE = re.compile(r"`([^`\n]{1,200})`")
 _MD_STRONG = re.compile(r"\*\*(?=\S)([^*\n]{1,200}?)(?<=\S)\*\*")  # not __: __init__
 _MD_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])")
-_MD_CHARS = frozenset("#>-*+`~[")
+_FIRST_GROUP = methodcaller("group", 1)  # a C-level callable: cheaper than r"\1" per match
+_MD_ANY = re.compile(r"[#>*+`~\[-]")
 
 
 def plain_line(text: str | None, limit: int = 80) -> str:
@@ -86,13 +88,16 @@ def plain_line(text: str | None, limit: int = 80) -> str:
         return ""
     head = text[: limit * 4 + 200]  # only what can be shown; keeps huge texts cheap
     cut = len(head) < len(text)
-    if not _MD_CHARS.isdisjoint(head):
+    if _MD_ANY.search(head):
         head = _MD_LINE_MARKS.sub("", head)
-        head = _MD_IMAGE.sub(lambda m: m.group(1) or "image", head)
-        head = _MD_LINK.sub(r"\1", head)
-        head = _MD_CODE.sub(r"\1", head)
-        head = _MD_STRONG.sub(r"\1", head)
-        head = _MD_EMPHASIS.sub(r"\1", head)
+        if "[" in head:
+            head = _MD_IMAGE.sub(lambda m: m.group(1) or "image", head)
+            head = _MD_LINK.sub(_FIRST_GROUP, head)
+        if "`" in head:
+            head = _MD_CODE.sub(_FIRST_GROUP, head)
+        if "*" in head:
+            head = _MD_STRONG.sub(_FIRST_GROUP, head)
+            head = _MD_EMPHASIS.sub(_FIRST_GROUP, head)
     line = one_line(head, limit)
     return one_line(line + " …", limit) if cut and not line.endswith("…") else line
 
