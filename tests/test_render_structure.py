@@ -620,3 +620,23 @@ def test_title_outline_and_branch_preview_show_a_markdown_prompt_as_plain_text()
     assert summaries and plain in summaries[0], summaries
     # the message itself is still rendered as Markdown
     assert page.entry("u1").find_all(lambda e: e.tag == "strong")
+
+
+@pytest.mark.parametrize("name", BRANCHED)
+def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> None:
+    """ "context kept from entry X" and "branched away from X" are links to X, not bare ids."""
+    session = load_fixture(name)
+    page = parse_html(render_fixture(name))
+    expected = {}
+    for entry in session.entries:
+        kept = getattr(entry, "first_kept_entry_id", None)
+        source = getattr(entry, "from_id", None)
+        for target in (kept, source):
+            if target and target in session.by_id:
+                expected.setdefault(entry.id, set()).add("#" + anchor_for(session, target))
+    assert len(expected) >= 2
+    for entry_id, hrefs in expected.items():
+        links = {a.get("href") for a in page.entry(entry_id).find_all(lambda e: e.tag == "a")}
+        assert hrefs <= links, (entry_id, hrefs, links)
+        for href in hrefs:
+            assert page.by_dom_id.get(href[1:]), href

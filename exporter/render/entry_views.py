@@ -261,6 +261,13 @@ def _assistant(
         view.notes.append("Stopped: output token limit reached (stopReason: length)")
 
 
+def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
+    """``entry <id>`` as a link to it when the file has it (a #fragment the page resolves)."""
+    if entry_id not in builder.session.by_id:
+        return f"entry {entry_id}"
+    return Markup('<a href="#{}">entry {}</a>').format(builder.anchor(entry_id), entry_id)
+
+
 def _compaction(
     builder: PageBuilder, entry: CompactionEntry, view: EntryView, line_set: set[str]
 ) -> None:
@@ -275,7 +282,7 @@ def _compaction(
             view.notes.append(f"{label}: {shown}{more}")
     kept = entry.first_kept_entry_id
     if kept and kept in builder.session.by_id:
-        view.notes.append(f"context kept from entry {kept}")
+        view.notes.append(Markup("context kept from {}").format(_entry_link(builder, kept)))
 
 
 def _branch_summary(
@@ -283,7 +290,8 @@ def _branch_summary(
 ) -> None:
     view.kind = "branchSummary"
     view.html = markdown(entry.summary)
-    view.title = f"branched away from {entry.from_id}" if entry.from_id else ""
+    if entry.from_id:
+        view.title = Markup("branched away from {}").format(_entry_link(builder, entry.from_id))
 
 
 def _custom_message(
