@@ -62,19 +62,26 @@ def session_files(
         folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
         if root.is_dir():
             folders.append(root)
-    files: list[tuple[float, Path]] = []
+    # one path per file: a symlink (or hard link) to a session listed elsewhere would count
+    # it, its tokens and its cost twice; the real path wins over a link to it
+    by_file: dict[tuple[int, int], tuple[bool, str, float, Path]] = {}
     for folder in folders:
         if not folder.is_dir():
             continue
         for path in folder.glob("*.jsonl"):
             try:
                 info = path.stat()
+                linked = path.is_symlink()
             except OSError:
                 continue
-            if stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader
-                files.append((info.st_mtime, path))
-    files.sort(key=lambda item: (-item[0], str(item[1])))
-    return [path for _, path in files]
+            if not stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader
+                continue
+            candidate = (linked, str(path), info.st_mtime, path)
+            key = (info.st_dev, info.st_ino)
+            if key not in by_file or candidate[:2] < by_file[key][:2]:
+                by_file[key] = candidate
+    files = sorted(by_file.values(), key=lambda item: (-item[2], item[1]))
+    return [path for *_, path in files]
 
 
 def _id_from_name(path: Path) -> str:

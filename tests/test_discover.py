@@ -113,6 +113,22 @@ def test_session_files_per_project_and_all_newest_first(tree: dict) -> None:
     assert session_files(tree["root"] / "missing") == []
 
 
+def test_a_session_linked_into_another_folder_is_listed_once(tree: dict) -> None:
+    """A symlink (or hard link) to a listed session would count its tokens and cost twice;
+    the real path is the one kept, whichever folder is read first."""
+    files = tree["files"]
+    real = files["aaaa3333"]
+    link = real.parent.parent / encode_cwd(str(tree["proj"])) / ("0000-" + real.name)
+    link.symlink_to(real)
+    hard = tree["root"] / ("zzzz-" + real.name)
+    os.link(real, hard)
+    listed = session_files(tree["root"])
+    assert listed.count(real) == 1 and link not in listed and hard not in listed
+    assert len(listed) == len(files)
+    # within one project the link is the only path to it: it is listed there
+    assert link in session_files(tree["root"], str(tree["proj"]))
+
+
 def test_session_files_default_to_the_agent_dir(tree: dict, monkeypatch) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tree["root"].parent))
     assert session_files(None, str(tree["proj"]))[0] == tree["files"]["aaaa2222"]
