@@ -1,0 +1,208 @@
+"""Detectors that judge a value by what names it: ``NAME=value`` assignments and secrets
+passed as command-line arguments (``--password X``, ``mysql -pX``, ``curl -u user:X``).
+
+The value alone would not say "secret"; the name or flag before it does, and
+`secret_heuristics` decides whether the pair is one. Patterns stay linear as in `detectors`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import ClassVar
+
+from exporter.detector_base import Detector, Span
+from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_assignment
+
+_STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
+
+
+def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
+    """The name must end in the word (plus a value/number suffix): ``keyData`` never matches."""
+    suffix = (
+        r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string|base))?(?:[_\-]?[0-9]{1,3})?"
+    )
+    return {
+        word: re.compile(
+            rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
+            r"(?P<sep>:=|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
+            rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
+            rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{{least},512}}={{0,2}}))"
+        )
+        for word, (tail, least) in words.items()
+    }
+
+
+class AssignmentDetector(Detector):
+    """``NAME=value``, ``name: "value"``, ``--name=value`` where NAME looks sensitive.
+
+    One literal-anchored regex per sensitive word runs over the lowercased text; the full
+    name is recovered by scanning left, then `is_secret_assignment` decides.
+    """
+
+    name, summary = "secret-assignment", 'NAME=value / "name": "value" with a sensitive name'
+    # word -> (what may follow it inside the name, shortest value worth a look)
+    _words: ClassVar[dict[str, tuple[str, int]]] = {
+        "key": ("", 8),
+        "token": ("", 8),
+        "secret": ("s?", 8),
+        "pass": ("(?:word|wd|phrase|code)?", 5),
+        "pwd": ("", 5),
+        "cookie": ("s?", 8),
+        "credential": ("s?", 8),
+        "auth": ("(?:orization)?", 8),
+    }
+    lower_triggers = tuple(_words)
+    _patterns = _compile_each(_words)
+    _name_chars = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        seen: set[int] = set()
+        for word, pattern in self._patterns.items():
+            if word not in lower:
+                continue
+            # A rejected match resumes at its value: in `s/PASSWORD=.*/PASSWORD=hunter2/` the
+            # first "value" swallows the second, real assignment.
+            match = pattern.search(lower)
+            while match:
+                span = self._check(text, match, seen)
+                if span:
+                    yield span
+                group = "qv" if match.group("open") is not None else "uv"
+                match = pattern.search(lower, match.end() if span else match.start(group))
+
+    def _check(self, text: str, match: re.Match[str], seen: set[int]) -> Span | None:
+        start = match.start()
+        limit = max(0, start - 64)
+        while start > limit and text[start - 1] in self._name_chars:
+            start -= 1
+        if start in seen:
+            return None
+        seen.add(start)
+        name = text[start : match.end("tail")]
+        quoted = match.group("open") is not None
+        group = "qv" if quoted else "uv"
+        value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        after = match.end(group)
+        if not quoted and value.endswith("=") and after < len(text) and text[after] not in _STOP:
+            return None  # `.*/PASSWORD=` in `s/PASSWORD=.*/PASSWORD=x/`: another NAME=, no value
+        bare = name.lstrip("-")
+        env_style = (
+            not quoted
+            and match.group("sep") == "="
+            and not match.group("sp1")
+            and not match.group("sp2")
+            and match.group("close") is None
+            and (bare.upper() == bare or name.startswith("--"))
+        )
+        if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
+            return match.span(group)
+        return None
+
+
+# A command-line value, bare or quoted, never a $VARIABLE; it ends at whitespace or ; & | < > ).
+# (?=(...))\1 takes the longest run once and never backtracks into it (Python 3.10 has no
+# possessive quantifiers), and a match consumes its run: "-p-p-p..." or "-pa-pa-pa..." after
+# "mysql" would otherwise cost up to 512 steps per "-p".
+_CLI_VALUE = (
+    r"(?P<q>[\"']?)(?=(?P<run>[^\-\s\"'`;&|<>()][^\s\"'`;&|<>()]{3,511}))(?P<v>(?P=run))(?P=q)"
+)
+_SEGMENT_ENDS = ("\n", "|", ";", "&")
+_COMMAND_WINDOW = 300  # how far back a flag's command may start
+
+
+def _prose_or_flag(value: str) -> bool:
+    """A plain word or the next option, not a secret: ``--password option``, ``-p flag``,
+    ``mkdir -p /tmp/build``. Real passwords and tokens mix in digits or symbols."""
+    return value[0] in "-/~." or bool(PLAIN_WORD.fullmatch(value))
+
+
+def _flag_start(text: str, at: int) -> bool:
+    """A flag starts a word: ``-p`` in ``mysql -p`` counts, in ``re-parse`` or ``---p`` not."""
+    return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_-")
+
+
+class CommandLineDetector(Detector):
+    """Secrets given as their own command-line argument: ``--password VALUE``, ``--token
+    VALUE`` (any flag whose name looks sensitive), ``mysql -pVALUE``, ``docker login -p
+    VALUE``, ``curl -u user:VALUE``, ``sshpass -p VALUE``.
+
+    ``-p``/``-u`` only count after the commands that use them for passwords: elsewhere they
+    are ports, parents and users (``ssh -p 2222``, ``mkdir -p``). The flag is found first
+    and its command looked up in the text before it (same command, bounded window), so
+    text full of command names or flags stays linear.
+    """
+
+    name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
+    lower_triggers = ("--", "-p", "-u")
+    _flag = re.compile(
+        r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
+        r"(?:(?P<fq>[\"'])(?P<fv>[^\"'\r\n]{5,512})(?P=fq)|(?P<uv>[^\s\"'`;&|<>()$]{5,512}))"
+    )
+    # Each pattern starts with its literal so the regex engine can skip ahead to it (a leading
+    # look-behind would make it try every position); "not glued to a word" is checked after.
+    # Both run over the text itself, not lowercased: mysql's -P3306 is a port, -p3306 a password.
+    _password = re.compile(r"-p(?P<sp>[ \t]*)" + _CLI_VALUE)
+    _user = re.compile(  # curl -u user:pass, -u 'user:pass', --user "user:pass"
+        r"-(?:u|-user)[ \t]*(?P<q>[\"']?)[^\-\s:\"'@][^\s:\"'@]{0,127}:"
+        r"(?=(?P<run>[^\s\"'@;&|<>()]{4,512}))(?P<v>(?P=run))(?P=q)"
+    )
+    _mysql = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb)\b")
+    _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
+    _sshpass = re.compile(r"\bsshpass(?:[ \t]+-[a-oq-z][^ \t]*)*[ \t]*\Z")  # its own -p
+    _curl = re.compile(r"\bcurl\b")
+
+    @staticmethod
+    def _command(lower: str, at: int) -> str:
+        """The command line ``at`` belongs to, from its start (or the window's) to ``at``."""
+        low = max(0, at - _COMMAND_WINDOW)
+        start = max(lower.rfind(end, low, at) for end in _SEGMENT_ENDS)
+        return lower[max(start + 1, low) : at]
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "--" in lower:
+            for match in self._flag.finditer(lower):
+                if not _flag_start(lower, match.start()):
+                    continue
+                group = "fv" if match.group("fq") else "uv"
+                start, end = match.span(group)
+                value, quoted = text[start:end], group == "fv"
+                if _prose_or_flag(value):  # "--password followed by", "--password --host db"
+                    continue
+                if is_secret_assignment(
+                    match.group("name"), value, quoted=quoted, env_style=not quoted
+                ):
+                    yield start, end
+        commands = (
+            ("mysql" in lower or "mariadb" in lower, "sshpass" in lower, "login" in lower)
+            if "-p" in lower
+            else (False, False, False)
+        )
+        if any(commands):
+            mysql, sshpass, login = commands
+            for match in self._password.finditer(text):
+                if not _flag_start(text, match.start()):
+                    continue
+                line = self._command(lower, match.start())
+                glued = not match.group("sp")
+                if (  # a substring test first: the regexes only run where the command is
+                    (mysql and glued and "m" in line and self._mysql.search(line))
+                    or (sshpass and "sshpass" in line and self._sshpass.search(line))
+                    or (login and not glued and "login" in line and self._login.search(line))
+                ):
+                    yield from self._value(text, match)
+        if "curl" in lower:
+            for match in self._user.finditer(text):
+                at = match.start()
+                if not _flag_start(text, at):
+                    continue
+                line = self._command(lower, at)
+                if "curl" in line and self._curl.search(line):
+                    yield from self._value(text, match)
+
+    @staticmethod
+    def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
+        start, end = match.span("v")
+        value = text[start:end]
+        if not is_placeholder(value) and not _prose_or_flag(value) and value[0] not in "$%":
+            yield start, end
