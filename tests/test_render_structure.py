@@ -640,3 +640,22 @@ def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> 
         assert hrefs <= links, (entry_id, hrefs, links)
         for href in hrefs:
             assert page.by_dom_id.get(href[1:]), href
+
+
+def test_entry_ids_are_their_own_fragments_even_when_they_start_with_a_digit() -> None:
+    """Pi's ids are 8 hex digits, most starting with a digit: ``#401efcdb`` must work with
+    JavaScript off, so such an id is the element's id. An id with a trailing newline is not
+    a plain token and gets a hashed anchor."""
+    from exporter.render.view import build_anchors
+
+    anchors = build_anchors(["401efcdb", "c5ac0fde", "abc\n", "9", "tree", "e-1"])
+    assert anchors["401efcdb"] == "401efcdb" and anchors["c5ac0fde"] == "c5ac0fde"
+    assert anchors["9"] == "9"
+    for unsafe in ("abc\n", "tree", "e-1"):
+        assert anchors[unsafe].startswith("e-") and "\n" not in anchors[unsafe]
+    session = load_fixture("pi-branched-4.jsonl")
+    page = parse_html(render_fixture("pi-branched-4.jsonl"))
+    digit_first = [e.id for e in session.entries if e.id[0].isdigit()]
+    assert len(digit_first) > 100
+    for entry_id in digit_first:
+        assert page.entry(entry_id).get("id") == entry_id

@@ -22,7 +22,7 @@ from exporter.session import Session, parse_time
 from exporter.usage import sum_usage
 
 DEDUPE_MIN_CHARS = 400
-_SAFE_ANCHOR = re.compile(r"^[A-Za-z][A-Za-z0-9_.:~-]{0,80}$")
+_SAFE_ANCHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:~-]{0,80}\Z")  # HTML ids may start with a digit
 
 
 # ids the page itself uses, and prefixes of ids it derives (branch blocks, damaged lines)
