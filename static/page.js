@@ -46,13 +46,15 @@
   function runSearch() {
     var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     if (!texts) texts = rows.map(rowText);
-    var shown = 0;
+    var hits = [];
     for (var i = 0; i < rows.length; i++) {
       var hit = true;
       for (var j = 0; j < terms.length && hit; j++) hit = texts[i].indexOf(terms[j]) !== -1;
       rows[i].classList.toggle("search-miss", !hit);
-      if (hit) shown++;
+      if (hit) hits.push(rows[i]);
     }
+    // count what the reader sees: rows the active filter hides are not matches on screen
+    var shown = terms.length ? hits.filter(function (r) { return r.offsetParent !== null; }).length : 0;
     status.textContent = terms.length ? shown + " / " + rows.length + " entries match" : statusText;
   }
   var pending = 0;
@@ -61,6 +63,9 @@
     if (outlineOpen && search.value) outlineOpen.checked = true;  // the matches are outline rows
     clearTimeout(pending); pending = setTimeout(runSearch, rows.length > 3000 ? 120 : 30);
   });
+  // The floating "Outline" link on narrow screens: unfold the outline it leads to.
+  var toOutline = $(".to-outline");
+  if (toOutline && outlineOpen) toOutline.addEventListener("click", function () { outlineOpen.checked = true; });
   search.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") {
       var first = rows.filter(function (r) { return !r.classList.contains("search-miss") && r.offsetParent; })[0];
@@ -76,7 +81,7 @@
     return el;
   }
   var lastRow = null;
-  function reveal(id, smooth) {
+  function reveal(id, asked) {
     var el = findTarget(id);
     if (!el) return false;
     for (var p = el.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
@@ -84,8 +89,15 @@
       var all = doc.getElementById("flt-all");
       if (all) all.checked = true;
     }
-    el.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
-    if (smooth) {  // the reader asked for it: keyboard focus follows (Tab continues from here)
+    // An instant scroll, checked again once the entries around the target have rendered:
+    // off-screen entries have placeholder heights (content-visibility), so a smooth scroll
+    // aimed at the first estimate ends up far from the target.
+    el.scrollIntoView({ block: "center" });
+    requestAnimationFrame(function () { requestAnimationFrame(function () {
+      var box = el.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > innerHeight) el.scrollIntoView({ block: "center" });
+    }); });
+    if (asked) {  // the reader asked for it: keyboard focus follows (Tab continues from here)
       if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
       el.focus({ preventScroll: true });
     }
@@ -141,7 +153,9 @@
   doc.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var tag = (ev.target.tagName || "").toLowerCase();
-    var typing = tag === "input" || tag === "textarea" || tag === "select" || ev.target.isContentEditable;
+    // a filter radio or the outline checkbox keeps focus after a click: keys still work there
+    var typing = (tag === "input" && /^(search|text)$/.test(ev.target.type)) || tag === "textarea" ||
+      tag === "select" || ev.target.isContentEditable;
     if (ev.key === "Escape") {
       var zoomed = $all(".zoom-toggle:checked");
       zoomed.forEach(function (z) { z.checked = false; });
@@ -154,6 +168,18 @@
     if (ev.key === "/") { ev.preventDefault(); search.focus(); }
     else if (ev.key === "t") toggleAll(toggles["toggle-thinking"]);
     else if (ev.key === "o") toggleAll(toggles["toggle-tools"]);
+  });
+
+  // Printing: open what the print stylesheet unfolds (for browsers without ::details-content),
+  // and close it again afterwards.
+  var printOpened = [];
+  window.addEventListener("beforeprint", function () {
+    printOpened = $all("details:not(.branch):not([open])");
+    printOpened.forEach(function (d) { d.open = true; });
+  });
+  window.addEventListener("afterprint", function () {
+    printOpened.forEach(function (d) { d.open = false; });
+    printOpened = [];
   });
 
   // Download JSONL: the page carries the session gzip-compressed; rebuild the file locally.

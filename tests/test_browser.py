@@ -660,3 +660,136 @@ def test_phone_controls_are_big_enough_to_tap(view: Viewer, published: dict[str,
     tick = page.eval_on_selector(".chart .tick", "el => el.getBoundingClientRect().height")
     assert tick >= 8, f"chart labels are {tick:.1f}px high on a phone"
     clean(view)
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("name", [BRANCHED, V1_COMPACTION])
+def test_outline_rows_land_on_their_entry(
+    view: Viewer, published: dict[str, str], name: str, viewport: dict | None
+) -> None:
+    """Entries off screen have placeholder heights until rendered: the scroll must end on
+    the entry the reader picked, not where the first estimate put it."""
+    options = {"viewport": viewport, "is_mobile": True, "has_touch": True} if viewport else {}
+    page = view.open(published[name], **options)
+    hrefs = page.eval_on_selector_all(
+        "#tree li:not(.sub) > a",
+        "as => as.filter(a => a.offsetParent || true).map(a => a.getAttribute('href'))",
+    )
+    visible_rows = page.eval_on_selector_all(
+        "#tree li:not(.sub):not(.hide-default) > a", "as => as.map(a => a.getAttribute('href'))"
+    )
+    picks = [visible_rows[int(len(visible_rows) * f)] for f in (0.3, 0.6, 0.95)]
+    if name == BRANCHED and "#c16748a6" in hrefs:
+        picks.append("#c16748a6")
+    for href in picks:
+        if viewport:
+            page.evaluate("document.getElementById('outline-open').checked = true")
+        page.click(f'#tree a[href="{href}"]')
+        page.wait_for_timeout(350)
+        assert in_viewport(page, f'[id="{href[1:]}"]'), f"{href} is off screen after its row"
+    clean(view)
+
+
+def test_no_script_link_into_nested_branches_lands_on_the_entry(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    _, anchor = _nested_target()
+    page = view.open(f"{published[BRANCHED]}#{anchor}", js=False)
+    page.wait_for_timeout(300)
+    assert page.is_visible(f'[id="{anchor}"]') and in_viewport(page, f'[id="{anchor}"]')
+    # an entry id starting with a digit is its own fragment
+    digit = next(e.id for e in load_fixture(BRANCHED).entries if e.id[0].isdigit())
+    page = view.open(f"{published[BRANCHED]}#{digit}", js=False)
+    page.wait_for_timeout(300)
+    assert in_viewport(page, f'[id="{digit}"]')
+
+
+def test_printing_unfolds_output_thinking_and_summaries(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On paper nothing can be clicked open: folded output, thinking and summaries on the
+    path print in full (a closed <details> is as tall as its summary line)."""
+    for js in (True, False):
+        page = view.open(published[V1_COMPACTION], js=js)
+        page.emulate_media(media="print")
+        if js:
+            page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        heights = page.evaluate(
+            """[...document.querySelectorAll('#transcript details:not(.branch)')]
+                 .filter(d => !d.closest('details.branch'))
+                 .map(d => [d.className, d.getBoundingClientRect().height,
+                            d.querySelector(':scope > summary').getBoundingClientRect().height])"""
+        )
+        assert len(heights) > 5
+        closed = [name for name, height, summary in heights if height <= summary + 2]
+        assert closed == [], f"folded on paper (js={js}): {closed[:5]}"
+    clean(view)
+
+
+def test_keys_work_after_clicking_a_filter(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER])
+    page.click("label[for=flt-all]")
+    page.keyboard.press("t")
+    assert all(page.eval_on_selector_all("details.thinking", "els => els.map(e => e.open)"))
+    clean(view)
+
+
+def test_search_counts_only_rows_the_filter_shows(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED])
+    page.click("label[for=flt-user]")
+    page.fill("#tree-search", "color")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(150)
+    shown = page.evaluate(
+        "[...document.querySelectorAll('#tree li:not(.sub)')].filter(r => r.offsetParent).length"
+    )
+    status = page.text_content("#tree-status") or ""
+    assert status.startswith(f"{shown} / "), (status, shown)
+    clean(view)
+
+
+def test_tapping_beside_a_zoomed_image_closes_it(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[SAMPLER], js=False, viewport=PHONE, is_mobile=True, has_touch=True)
+    zoom = page.locator("label.zoom").first
+    zoom.scroll_into_view_if_needed()
+    zoom.click()
+    assert page.locator(".zoom-toggle:checked").count() == 1
+    page.mouse.click(8, 8)  # the dimmed backdrop, away from the image
+    assert page.locator(".zoom-toggle:checked").count() == 0
+
+
+def test_first_tab_reaches_a_visible_skip_link(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED])
+    page.keyboard.press("Tab")
+    focused = page.evaluate(
+        "(() => { const e = document.activeElement, r = e.getBoundingClientRect();"
+        " return [e.className, e.textContent, r.left >= 0 && r.width > 0]; })()"
+    )
+    assert focused[0] == "skip" and focused[2], focused
+    clean(view)
+
+
+@pytest.mark.parametrize("js", [True, False])
+def test_phone_floating_link_leads_back_to_the_outline(
+    view: Viewer, published: dict[str, str], js: bool
+) -> None:
+    page = view.open(published[BRANCHED], js=js, viewport=PHONE, is_mobile=True, has_touch=True)
+    page.mouse.wheel(0, 6000)
+    page.wait_for_timeout(100)
+    assert not page.is_visible("#tree")
+    page.click(".to-outline")
+    page.wait_for_timeout(150)
+    assert shown_rows(page) > 10 and in_viewport(page, "#sidebar")
+    clean(view)
+
+
+def test_compacted_entries_keep_their_text_contrast(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    page = view.open(published[V1_COMPACTION])
+    opacities = page.eval_on_selector_all(
+        ".entry.compacted, .excluded .tool",
+        "els => [...new Set(els.map(e => getComputedStyle(e).opacity))]",
+    )
+    assert opacities == ["1"], opacities
+    clean(view)
