@@ -15,9 +15,17 @@
     return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
       pad(d.getHours()) + ":" + pad(d.getMinutes());
   }
+  function utcOffset(d) {
+    var minutes = -d.getTimezoneOffset(), sign = minutes < 0 ? "−" : "+";
+    minutes = Math.abs(minutes);
+    return "UTC" + sign + pad(Math.floor(minutes / 60)) + ":" + pad(minutes % 60);
+  }
   $all("time[datetime]").forEach(function (t) {
     var d = new Date(t.getAttribute("datetime"));
-    if (!isNaN(d)) { t.title = t.getAttribute("datetime") + " (UTC)"; t.textContent = localTime(d); }
+    if (isNaN(d)) return;
+    t.title = t.getAttribute("datetime") + " (UTC)";
+    // the header's start and end say which zone; entries follow it
+    t.textContent = localTime(d) + (t.closest(".facts") ? " " + utcOffset(d) : "");
   });
 
   // Toggles for thinking and tool output (also keys t / o).

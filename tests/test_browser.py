@@ -488,6 +488,11 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     local = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Tokyo"))
     assert shown_text(page, "#e01 time") == f"{local:%Y-%m-%d %H:%M}"
     assert page.get_attribute("#e01 time", "title") == f"{stamp} (UTC)"
+    started = page.get_attribute(".facts time", "datetime") or ""
+    start = datetime.fromisoformat(started.replace("Z", "+00:00")).astimezone(
+        ZoneInfo("Asia/Tokyo")
+    )
+    assert shown_text(page, ".facts time") == f"{start:%Y-%m-%d %H:%M} UTC+09:00"  # says the zone
     page.click("#e01 a.ts")
     assert "copied" in (page.get_attribute("#e01 a.ts", "class") or "")
     copied = page.evaluate("navigator.clipboard.readText()")
