@@ -290,6 +290,8 @@ def stats_document(session: Session) -> dict[str, Any]:
         "models": stats.models_used,
         "messages": dict(stats.roles),
         "compactions": stats.compactions,
+        "branch_summaries": stats.branch_summaries,
+        "custom_messages": stats.custom_messages,
         "errors": stats.errors,
         "aborted": stats.aborted,
         "usage": {
@@ -342,7 +344,8 @@ def stats_command(
         f"  entries   {fmt_int(len(loaded.entries))}, messages "
         + ", ".join(f"{n} {r}" for r, n in stats.roles.most_common()),
         f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
-        f"{stats.compactions}, labels {stats.labels}, errors {stats.errors}, "
+        f"{stats.compactions}, branch summaries {stats.branch_summaries}, custom messages "
+        f"{stats.custom_messages}, labels {stats.labels}, errors {stats.errors}, "
         f"aborted {stats.aborted}",
         "",
         "Usage on this path (root → leaf)",

@@ -12,7 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from exporter.entries import (
+    BranchSummaryEntry,
     CompactionEntry,
+    CustomMessageEntry,
     Entry,
     MessageEntry,
     ModelChangeEntry,
@@ -186,6 +188,8 @@ class SessionStats:
     roles: Counter[str]
     models_used: list[str]
     compactions: int
+    branch_summaries: int
+    custom_messages: int
     labels: int
     errors: int
     aborted: int
@@ -269,7 +273,7 @@ def compute_stats(session: Session) -> SessionStats:
     """Everything the header, tables and chart need, in O(n)."""
     path_entries = session.active_entries()
     roles: Counter[str] = Counter()
-    errors = aborted = length = compactions = 0
+    errors = aborted = length = compactions = summaries = custom = 0
     for entry in session.entries:
         if isinstance(entry, MessageEntry):
             roles[entry.role] += 1
@@ -280,6 +284,10 @@ def compute_stats(session: Session) -> SessionStats:
                 length += reason == "length"
         elif isinstance(entry, CompactionEntry):
             compactions += 1
+        elif isinstance(entry, BranchSummaryEntry):
+            summaries += 1
+        elif isinstance(entry, CustomMessageEntry):
+            custom += 1
     branch_stats = []
     for branch in session.branches():
         own = [session.by_id[i] for i in branch.entry_ids]
@@ -309,6 +317,8 @@ def compute_stats(session: Session) -> SessionStats:
         roles=roles,
         models_used=_models_used(session.entries),
         compactions=compactions,
+        branch_summaries=summaries,
+        custom_messages=custom,
         labels=len(session.labels),
         errors=errors,
         aborted=aborted,

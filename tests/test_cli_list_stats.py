@@ -40,6 +40,8 @@ STATS_KEYS = {
     "models",
     "messages",
     "compactions",
+    "branch_summaries",
+    "custom_messages",
     "errors",
     "aborted",
     "usage",
@@ -75,6 +77,10 @@ def test_stats_json_on_every_fixture(pi_fixture: Path) -> None:
     session = load_session(pi_fixture)
     assert doc["id"] == session.id and doc["path"] == str(pi_fixture)
     assert doc["entries"] == len(session.entries)
+    kinds = [e.type for e in session.entries]
+    assert doc["compactions"] == kinds.count("compaction")
+    assert doc["branch_summaries"] == kinds.count("branch_summary")
+    assert doc["custom_messages"] == kinds.count("custom_message")
     assert doc["leaf_id"] == session.leaf_id == doc["active_path"][-1]
     assert doc["active_path"] == session.active_path
     assert doc["branches"] == len(session.leaf_ids) == len(doc["usage"]["by_branch"])

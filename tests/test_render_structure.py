@@ -659,3 +659,16 @@ def test_entry_ids_are_their_own_fragments_even_when_they_start_with_a_digit() -
     assert len(digit_first) > 100
     for entry_id in digit_first:
         assert page.entry(entry_id).get("id") == entry_id
+
+
+def test_header_counts_branch_summaries_and_custom_messages() -> None:
+    """Pi's header counts them; so does ours (the sampler has one of one, two of the other)."""
+    page = parse_html(render_fixture("every-entry-type.jsonl"))
+    tree_row = next(
+        norm(d.text)
+        for d in page.all(
+            lambda e: e.tag == "div" and e.parent is not None and e.parent.has_class("facts")
+        )
+        if "Tree" in d.text
+    )
+    assert "1 branch summary" in tree_row and "2 custom messages" in tree_row, tree_row

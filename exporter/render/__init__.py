@@ -283,6 +283,8 @@ def _render_page(
         "tools": list(stats.tools.items()),
         "branch_count": len(stats.branches),
         "compactions": stats.compactions,
+        "branch_summaries": stats.branch_summaries,
+        "custom_messages": stats.custom_messages,
         "label_count": len(session.labels),
         "errors": stats.errors,
         "aborted": stats.aborted,
