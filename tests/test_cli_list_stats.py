@@ -361,7 +361,7 @@ def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
     assert lines[0].split()[:3] == ["last", "activity", "session"] and "project" in lines[0]
     assert len(lines) == 2 + 4
     assert any("Refactor auth module" in line for line in lines)
-    assert any("Sampler session" in line and "$0.14" in line for line in lines)
+    assert any("Sampler session" in line and "$0.136" in line for line in lines)
 
 
 def test_list_empty_and_conflicting_options(tmp_path: Path) -> None:

@@ -672,3 +672,23 @@ def test_header_counts_branch_summaries_and_custom_messages() -> None:
         if "Tree" in d.text
     )
     assert "1 branch summary" in tree_row and "2 custom messages" in tree_row, tree_row
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0, "$0.00"), (0.102, "$0.102"), (0.0034, "$0.0034"), (0.999, "$0.999"), (11.03, "$11.03"),
+     (1234.5, "$1,234.50")],
+)  # fmt: skip
+def test_costs_under_a_dollar_keep_three_decimals(value: float, shown: str) -> None:
+    from exporter.formatting import fmt_cost
+
+    assert fmt_cost(value) == shown
+
+
+def test_usage_table_rows_add_up_to_the_total_as_shown() -> None:
+    """Rounded to cents, the sampler read $0.10 + $0.03 above a total of $0.14."""
+    page = parse_html(render_fixture("every-entry-type.jsonl"))
+    tables = page.all(lambda e: e.tag == "table" and "All branches" in e.text)
+    rows = [norm(r.text) for r in tables[0].find_all(lambda e: e.tag == "tr")]
+    costs = [row.rsplit(" ", 1)[-1] for row in rows[1:]]
+    assert costs == ["$0.102", "$0.034", "$0.136"], rows
