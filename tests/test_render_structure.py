@@ -692,3 +692,62 @@ def test_usage_table_rows_add_up_to_the_total_as_shown() -> None:
     rows = tables[0].find_all(lambda e: e.tag == "tr")[1:]
     costs = [norm(r.find_all(lambda e: e.tag in ("td", "th"))[-1].text) for r in rows]
     assert costs == ["$0.102", "$0.034", "$0.136"], costs
+
+
+def _tool_result(text: str, *, error: bool = False) -> MessageEntry:
+    from exporter.entries import make_entry
+
+    raw = {
+        "type": "message",
+        "id": "r",
+        "message": {"role": "toolResult", "toolCallId": "c", "toolName": "grep",
+                    "content": [{"type": "text", "text": text}], "isError": error},
+    }  # fmt: skip
+    entry = make_entry(raw, 1, "r", None)
+    assert isinstance(entry, MessageEntry)
+    return entry
+
+
+GREP_WITH_CONTEXT = (
+    "src/a.py-1- import os\nsrc/a.py:2: x = os.environ\nsrc/a.py-3- y = 'b:3: c'\n"
+    "src/b.py:9: z = os.path\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]"
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "output", "count"),
+    [
+        ("grep", {"pattern": "x"}, "No matches found", "0 matches"),
+        ("grep", {"pattern": "os", "context": 1, "limit": 2}, GREP_WITH_CONTEXT,
+         "2 matches (limit reached)"),
+        ("grep", {"pattern": "x"}, "a.py:1: x", "1 match"),
+        ("find", {"pattern": "*.rs"}, "No files found matching pattern", "0 files"),
+        ("find", {"pattern": "*.py"}, "a.py\nb/c.py", "2 files"),
+        ("ls", {"path": "empty"}, "(empty directory)", "0 entries"),
+        ("ls", {"path": "."}, "a/\nb.txt\n\n[1 entries limit reached. Use limit=2 for more]",
+         "2 entries (limit reached)"),
+    ],
+)  # fmt: skip
+def test_listing_tools_count_what_they_list(tool: str, args: dict, output: str, count: str) -> None:
+    """Pi's "nothing found" line, grep's context lines and the notice paragraph are not
+    results; every argument the call gave is shown."""
+    from exporter.render.tools import build_tool_view
+
+    view = build_tool_view({"id": "c", "name": tool, "arguments": args}, _tool_result(output))
+    assert view.subtitle == count
+    for key in args:
+        if key not in ("path", "pattern"):
+            assert f"{key}=" in view.title
+
+
+def test_listing_tools_show_every_argument_and_no_count_after_a_failure() -> None:
+    from exporter.render.tools import build_tool_view
+
+    args = {"pattern": "a.b", "literal": True, "ignoreCase": True}
+    view = build_tool_view({"id": "c", "name": "grep", "arguments": args}, _tool_result("x"))
+    assert "literal=true" in view.title and "ignoreCase=true" in view.title
+    failed = build_tool_view(
+        {"id": "c", "name": "find", "arguments": {"pattern": "*"}},
+        _tool_result("Path not found: /nope", error=True),
+    )
+    assert failed.subtitle in ("", None) and failed.status == "error"

@@ -251,6 +251,40 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
 
 
+# Pi's grep prints a match as "path:12: text" and a context line as "path-11- text"; the
+# earliest separator on the line says which (the text itself may contain either).
+_GREP_LINE = re.compile(r"(.*?)(?::\d+: |-\d+- |:\d+:$|-\d+-$)")
+# What Pi's listing tools print instead of results, and the notice paragraph they append.
+_NOTHING_FOUND = {
+    "grep": "No matches found",
+    "find": "No files found matching pattern",
+    "ls": "(empty directory)",
+}
+_UNITS = {"grep": ("match", "matches"), "find": ("file", "files"), "ls": ("entry", "entries")}
+
+
+def _listing_count(name: str, text: str) -> str:
+    """"3 matches", "1 file", "40 entries (limit reached)": what the output lists, without
+    context lines, the notice paragraph or the tool's "nothing found" line."""
+    body, notice = text, ""
+    cut = text.rfind("\n\n[")
+    if cut >= 0 and text.endswith("]"):
+        body, notice = text[:cut], text[cut + 2 :]
+    lines = [line for line in body.split("\n") if line.strip()]
+    if body.strip() == _NOTHING_FOUND[name]:
+        lines = []
+    if name == "grep":
+        lines = [line for line in lines if _grep_is_match(line)]
+    one, many = _UNITS[name]
+    shown = f"{len(lines):,} {one if len(lines) == 1 else many}"
+    return shown + (" (limit reached)" if "limit reached" in notice else "")
+
+
+def _grep_is_match(line: str) -> bool:
+    found = _GREP_LINE.match(line)
+    return found is None or line[found.end(1)] == ":"  # unknown shapes count as matches
+
+
 def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
     view.kind = view.name
     path = _arg(args, "path", view) or "."
@@ -259,14 +293,13 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
     parts = []
     if pattern:
         parts.append(f"/{pattern}/" if view.name == "grep" else pattern)
-    for key in ("glob", "limit", "ignoreCase", "context"):
-        if key in args:
-            parts.append(f"{key}={json.dumps(args[key], ensure_ascii=False)}")
+    for key, value in args.items():  # every other argument (glob, limit, literal, ...)
+        if key not in ("path", "pattern"):
+            parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
     text = _result_text(result).rstrip("\n")
-    count = len([line for line in text.split("\n") if line.strip()]) if text else 0
-    unit = {"grep": "matching lines", "find": "files", "ls": "entries"}[view.name]
     view.title = " ".join(parts)
-    view.subtitle = f"{count:,} {unit}"
+    if result is not None and not result.is_error:  # a failure lists nothing: no count
+        view.subtitle = _listing_count(view.name, text)
     view.output = fold(plain_lines(text), 20)
 
 
