@@ -751,3 +751,28 @@ def test_listing_tools_show_every_argument_and_no_count_after_a_failure() -> Non
         _tool_result("Path not found: /nope", error=True),
     )
     assert failed.subtitle in ("", None) and failed.status == "error"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"},
+                                   {"oldText": "y", "newText": "z\nw"}]},
+        {"path": "a.py", "edits": '[{"oldText": "x = 1", "newText": "x = 2"}, '
+                                  '{"oldText": "y", "newText": "z\\nw"}]'},
+    ],
+)  # fmt: skip
+def test_failed_edit_in_pi_073_form_shows_the_attempted_change(args: dict) -> None:
+    """Pi 0.73 sends ``edits: [{oldText, newText}]`` (some models as a JSON string); without
+    ``details.diff`` (a failed edit) the page computes the diff of every replacement."""
+    from exporter.render.tools import build_tool_view
+
+    view = build_tool_view(
+        {"id": "c", "name": "edit", "arguments": args},
+        _tool_result("Could not find the exact text in a.py", error=True),
+    )
+    assert view.body is not None and view.subtitle == "+3 −2"
+    shown = re.sub(r"<[^>]+>", "", str(view.body.visible)).split("\n")
+    for line in ("-x = 1", "+x = 2", "-y", "+z", "+w"):
+        assert line in shown, shown  # one diff line each, none glued to the next
+    assert "2 replacements" in view.body_label

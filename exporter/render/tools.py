@@ -142,12 +142,10 @@ def _diff_lines(diff: str) -> list[str]:
     return out
 
 
-def _computed_diff(old: str, new: str, path: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), path, path, n=2
-        )
-    )
+def _computed_diff(old: str, new: str, path: str, *, header: bool = True) -> str:
+    """A unified diff, one line per line even when a text has no final newline."""
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), path, path, n=2, lineterm="")
+    return "".join(f"{line}\n" for line in lines if header or not line.startswith(("---", "+++")))
 
 
 def build_tool_view(
@@ -232,11 +230,13 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.path = show(path)
     diff = as_str(result.details.get("diff")) if result else None
     if not diff:
-        old = _arg(args, "oldText", view) or _arg(args, "old_string", view)
-        new = _arg(args, "newText", view) or _arg(args, "new_string", view)
-        if old is not None or new is not None:
-            diff = _computed_diff(old or "", new or "", path)
-            view.body_label = "diff computed from the call's oldText/newText"
+        pairs = _edit_pairs(args, view)
+        if pairs:
+            diff = "".join(
+                _computed_diff(old, new, path, header=n == 0) for n, (old, new) in enumerate(pairs)
+            )
+            what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
+            view.body_label = f"diff computed from the call's {what}"
     if diff:
         view.diff = True
         lines = _diff_lines(diff)
@@ -263,8 +263,30 @@ _NOTHING_FOUND = {
 _UNITS = {"grep": ("match", "matches"), "find": ("file", "files"), "ls": ("entry", "entries")}
 
 
+def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str, str]]:
+    """The (old, new) texts an edit call asked for: Pi's ``edits: [{oldText, newText}]``
+    (sometimes sent as a JSON string) and the older single ``oldText``/``newText``."""
+    pairs = []
+    edits = args.get("edits")
+    if isinstance(edits, str):
+        try:
+            edits = json.loads(edits)
+        except ValueError:
+            edits = None
+    for item in edits if isinstance(edits, list) else []:
+        item = as_dict(item)
+        old, new = item.get("oldText"), item.get("newText")
+        if isinstance(old, str) or isinstance(new, str):
+            pairs.append((as_str(old) or "", as_str(new) or ""))
+    old = _arg(args, "oldText", view) or _arg(args, "old_string", view)
+    new = _arg(args, "newText", view) or _arg(args, "new_string", view)
+    if old is not None or new is not None:
+        pairs.append((old or "", new or ""))
+    return pairs
+
+
 def _listing_count(name: str, text: str) -> str:
-    """"3 matches", "1 file", "40 entries (limit reached)": what the output lists, without
+    """ "3 matches", "1 file", "40 entries (limit reached)": what the output lists, without
     context lines, the notice paragraph or the tool's "nothing found" line."""
     body, notice = text, ""
     cut = text.rfind("\n\n[")
