@@ -776,3 +776,27 @@ def test_failed_edit_in_pi_073_form_shows_the_attempted_change(args: dict) -> No
     for line in ("-x = 1", "+x = 2", "-y", "+z", "+w"):
         assert line in shown, shown  # one diff line each, none glued to the next
     assert "2 replacements" in view.body_label
+
+
+@pytest.mark.parametrize("name", ["every-entry-type.jsonl", "pi-branched-2.jsonl"])
+def test_outline_rows_of_tool_results_name_their_call(name: str) -> None:
+    """As in Pi's tree: ``[read: ~/proj/app.py] result``, not the first bytes of the file."""
+    session = load_fixture(name)
+    page = parse_html(render_fixture(name))
+    (tree,) = page.all(lambda e: e.get("id") == "tree")
+    rows = {a.get("href"): norm(a.text) for a in tree.find_all(lambda e: e.tag == "a")}
+    checked = 0
+    for entry in session.entries:
+        if not (isinstance(entry, MessageEntry) and entry.role == "toolResult"):
+            continue
+        if session.call_for_result(entry.id) is None:
+            continue
+        text = rows["#" + anchor_for(session, entry.id)]
+        label = session.labels.get(entry.id)
+        if label:
+            text = text.removeprefix(f"[{label}] ")
+        shape = rf"\[{re.escape(entry.tool_name or '')}(: [^\]]+)?\] result( → error)?"
+        assert re.fullmatch(shape, text), text
+        assert "/home/" not in text  # paths as the page shows them (~)
+        checked += 1
+    assert checked >= 8

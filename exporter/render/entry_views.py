@@ -46,12 +46,17 @@ if TYPE_CHECKING:
 OUTLINE_CHARS = 80
 
 
-def _short_tool(call: dict[str, Any]) -> str:
+def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) -> str:
+    """``[bash: make test]``, ``[read: ~/proj/app.py]``: a call by its main argument (paths
+    as the page shows them, when ``show`` is given)."""
     name = as_str(call.get("name")) or "?"
     args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
-    for key in ("command", "path", "pattern", "file_path"):
-        if isinstance(args.get(key), str):
-            return f"[{name}: {one_line(args[key], 50)}]"
+    for key in ("command", "pattern", "path", "file_path"):
+        value = args.get(key)
+        if isinstance(value, str):
+            if show is not None and key in ("path", "file_path"):
+                value = show(value)
+            return f"[{name}: {one_line(value, 50)}]"
     return f"[{name}]"
 
 
@@ -78,8 +83,11 @@ def prompt_preview(text: str | None, limit: int) -> str:
     return "".join(_skill_and_line(text, limit)) if text else "(no prompt)"
 
 
-def outline_text(entry: Entry) -> tuple[str, str, bool]:
-    """Row text, role class and whether the Default filter hides it."""
+def outline_text(
+    entry: Entry, call: dict[str, Any] | None = None, show: Callable[[str], str] | None = None
+) -> tuple[str, str, bool]:
+    """Row text, role class and whether the Default filter hides it. A tool result's row
+    names its ``call`` (``[read: app.py]``, as Pi's tree does) when the call is known."""
     if isinstance(entry, MessageEntry):
         role = entry.role
         if role == "user":
@@ -92,9 +100,12 @@ def outline_text(entry: Entry) -> tuple[str, str, bool]:
             if entry.stop_reason == "error":
                 return f"assistant: error: {one_line(entry.error_message, 80)}", "error", False
             if not text and entry.tool_calls:
-                calls = " ".join(_short_tool(c) for c in entry.tool_calls[:3])
+                calls = " ".join(_short_tool(c, show) for c in entry.tool_calls[:3])
                 return f"assistant: {calls}", "assistant", False
             return f"assistant: {text or '(no text)'}", "assistant", False
+        if role == "toolResult" and call is not None:
+            failed = " → error" if entry.is_error else ""
+            return f"{_short_tool(call, show)} result{failed}", "toolResult", False
         if role == "toolResult":
             return (
                 f"[{entry.tool_name or '?'} result] {one_line(entry.text, 60)}",

@@ -257,9 +257,21 @@ class PageBuilder:
                 work += [("close", ""), ("chain", kid), ("open", "")]
         return rows
 
+    def _call_of(self, result_id: str) -> dict[str, Any] | None:
+        """The tool call block a result answers, if the file has it."""
+        ref = self.session.call_for_result(result_id)
+        if ref is None:
+            return None
+        caller = self.session.by_id.get(ref.entry_id)
+        content = caller.message.get("content") if isinstance(caller, MessageEntry) else None
+        if isinstance(content, list) and ref.block_index < len(content):
+            block = content[ref.block_index]
+            return block if isinstance(block, dict) else None
+        return None
+
     def _outline_row(self, entry_id: str) -> OutlineRow:
         entry = self.session.by_id[entry_id]
-        text, role, hidden = outline_text(entry)
+        text, role, hidden = outline_text(entry, self._call_of(entry_id), self.show)
         classes = [f"r-{role}"]
         if hidden:
             classes.append("hide-default")
