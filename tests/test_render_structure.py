@@ -800,3 +800,30 @@ def test_outline_rows_of_tool_results_name_their_call(name: str) -> None:
         assert "/home/" not in text  # paths as the page shows them (~)
         checked += 1
     assert checked >= 8
+
+
+@pytest.mark.parametrize("name", ["pi-branched-4.jsonl", "pi-v1-before-compaction.jsonl"])
+def test_repeated_outputs_are_shown_in_full_on_the_active_path(name: str) -> None:
+    """A long output repeated in the file is shown once: on the active path when a copy is
+    there (not folded away in an abandoned branch); the note says where, above or below."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    on_path = set(session.active_path)
+    order = {id(e): n for n, e in enumerate(page.elements)}
+    notes = 0
+    for entry in session.entries:
+        if not (isinstance(entry, MessageEntry) and entry.role == "toolResult"):
+            continue
+        element = page.entry(entry.id)
+        same = element.find_all(lambda e: e.has_class("same-output"))
+        if not same:
+            continue
+        notes += 1
+        link = same[0].find_all(lambda e: e.tag == "a")[0]
+        (target,) = page.by_dom_id[(link.get("href") or "#")[1:]]
+        target_id = target.get("data-entry-id")
+        if entry.id in on_path:
+            assert target_id in on_path, f"{entry.id} on the path points into a branch"
+        above = order[id(target)] < order[id(element)]
+        assert norm(link.text) == ("an earlier result" if above else "a later result")
+    assert notes > 0

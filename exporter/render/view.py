@@ -72,29 +72,41 @@ class PageBuilder:
         self.anchors = build_anchors([e.id for e in session.entries])
         # Filled by plan(): results shown inside their call, and repeated long outputs.
         self.consumed: set[str] = set()
-        self.same_output: dict[str, str] = {}
-        self._outputs_seen: dict[int, tuple[str, str]] = {}
+        self.same_output: dict[str, tuple[str, bool]] = {}  # result -> (anchor, shown earlier)
+        self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
 
     def anchor(self, entry_id: str) -> str:
         """The DOM id of an entry (see :func:`build_anchors`)."""
         return self.anchors.get(entry_id) or "e-missing"
 
     def dedupe_output(self, tool: ToolView) -> None:
-        """Show a long output once; later identical outputs link to the first one."""
+        """Show a long output once; its other copies link to it (see :meth:`_pick_shown`)."""
         if tool.result_entry_id is not None and tool.output is not None:
-            tool.same_output_as = self.same_output.get(tool.result_entry_id)
+            shown = self.same_output.get(tool.result_entry_id)
+            if shown is not None:
+                tool.same_output_as, tool.same_output_earlier = shown
 
     def _note_output(self, result: Entry) -> None:
         """Record a shown result in page order (plan time), for :meth:`dedupe_output`."""
         text = result.text if isinstance(result, MessageEntry) else ""
-        if len(text) < DEDUPE_MIN_CHARS:
-            return
-        key = hash(text)
-        first = self._outputs_seen.get(key)
-        if first is not None and first[1] == text:
-            self.same_output[result.id] = first[0]
-        else:
-            self._outputs_seen[key] = (self.anchor(result.id), text)
+        if len(text) >= DEDUPE_MIN_CHARS:
+            self._outputs.setdefault(text, []).append(result.id)
+
+    def _pick_shown(self) -> None:
+        """Which copy of a repeated long output is shown in full: the first on the active
+        path (the one a reader follows, not one folded away in an abandoned branch), else
+        the first in the page; every other copy links to it."""
+        for ids in self._outputs.values():
+            if len(ids) < 2:
+                continue
+            shown = next((i for i in ids if i in self.path_set), ids[0])
+            anchor, earlier = self.anchor(shown), False  # copies above it: shown later
+            for result_id in ids:
+                if result_id == shown:
+                    earlier = True
+                else:
+                    self.same_output[result_id] = (anchor, earlier)
+        self._outputs = {}
 
     def _note_results(self, entry: Entry, line_set: set[str]) -> None:
         """What rendering ``entry`` shows besides itself: the results of its tool calls
@@ -153,6 +165,7 @@ class PageBuilder:
                 items.append(Item("open", branch=self.branch_info(task[1], task[2])))
             else:
                 self._run_line(task, work, items)
+        self._pick_shown()
         return items
 
     def _line(self, start: str) -> tuple[list[str], set[str]]:
