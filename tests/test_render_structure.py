@@ -827,3 +827,45 @@ def test_repeated_outputs_are_shown_in_full_on_the_active_path(name: str) -> Non
         above = order[id(target)] < order[id(element)]
         assert norm(link.text) == ("an earlier result" if above else "a later result")
     assert notes > 0
+
+
+@pytest.mark.parametrize("script", ["page.js", "index.js"])
+def test_shipped_scripts_are_minified_and_still_parse(script: str, tmp_path) -> None:
+    """Comments and indentation are stripped from the inline script (bytes in every page);
+    the result must still be valid JavaScript (Node checks the syntax)."""
+    import shutil
+
+    from exporter.render import asset_dir, shared_script
+
+    js = shared_script(asset_dir("static"), script)
+    source = (asset_dir("static") / script).read_text(encoding="utf-8")
+    assert len(js) < 0.85 * len(source) + 2000
+    assert "//" not in js and "/*" not in js and "\n\n" not in js
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is missing")
+        pytest.skip("node is missing")
+    path = tmp_path / script
+    path.write_text(js, encoding="utf-8")
+    checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_short_files_are_highlighted_whole_long_ones_only_where_shown() -> None:
+    """A 15-line write is highlighted to its last line (folded part included); a long read
+    only in the lines shown before unfolding (its full highlight would double the page)."""
+    from exporter.render.tools import build_tool_view
+
+    short = "\n".join(f"def f{n}(x):\n    return x  # {n}" for n in range(8))
+    view = build_tool_view(
+        {"id": "c", "name": "write", "arguments": {"path": "a.py", "content": short}}, None
+    )
+    assert view.body is not None and view.body.hidden is not None
+    assert "<span class=k>def</span>" in str(view.body.hidden)
+    long = "\n".join(f"def f{n}(x):\n    return x" for n in range(300))
+    view = build_tool_view(
+        {"id": "c", "name": "write", "arguments": {"path": "a.py", "content": long}}, None
+    )
+    assert view.body is not None and view.body.hidden is not None
+    assert "<span" in str(view.body.visible) and "<span" not in str(view.body.hidden)

@@ -136,7 +136,26 @@ def _static() -> tuple[str, str]:
 
 def shared_script(folder: Path, name: str) -> str:
     """``theme.js`` (the theme toggle every page has) followed by the page's own script."""
-    return "\n".join((folder / n).read_text(encoding="utf-8") for n in ("theme.js", name))
+    return _minify_js(
+        "\n".join((folder / n).read_text(encoding="utf-8") for n in ("theme.js", name))
+    )
+
+
+# Our own scripts only (static/*.js), written so that these are safe: comments are whole
+# lines, /* */ blocks or "  // " after ; { } ) , and no string contains "//".
+_JS_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_JS_LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.M)
+_JS_TRAILING_COMMENT = re.compile(r"(?<=[;{}),])[ \t]+// .*$", re.M)
+_JS_INDENT = re.compile(r"^[ \t]+|[ \t]+$", re.M)
+
+
+def _minify_js(js: str) -> str:
+    """Drop comments, indentation and blank lines: the script ships inside every page."""
+    js = _JS_BLOCK_COMMENT.sub("", js)
+    js = _JS_LINE_COMMENT.sub("", js)
+    js = _JS_TRAILING_COMMENT.sub("", js)
+    js = _JS_INDENT.sub("", js)
+    return "\n".join(line for line in js.split("\n") if line)
 
 
 def _minify_css(css: str) -> str:
