@@ -459,6 +459,9 @@ class Session:
                     dropped[earlier] = entry.id
         # Entries between an older compaction's kept span and a newer compaction stay dropped
         # only if the newer one drops them; the loop above already applies that ordering.
+        # Only the latest compaction's summary is sent: older compactions are out of context.
+        for _, entry in compactions[:-1]:
+            dropped.setdefault(entry.id, last.id)
         return dropped
 
     def entry(self, entry_id: str) -> Entry:

@@ -374,6 +374,8 @@ def test_context_status_on_v1_before_compaction(fixtures_dir: Path) -> None:
     path = fixtures_dir / "pi-v1-before-compaction.jsonl"
     session = load_session(path)
     status = session.context_status()
+    # only the latest compaction's summary is sent: the older one is out of context too
+    assert status.pop("L360") == "L629" and "L629" not in status
     # Independent expectation from the raw file: the latest compaction (line 629) keeps from
     # parsed index 551 (line 552); everything in context before that is out, and the earlier
     # compaction (line 360, keeps from line 294) is the one that first took out lines < 294.
@@ -388,7 +390,7 @@ def test_context_status_on_v1_before_compaction(fixtures_dir: Path) -> None:
     assert kept[0].line == 552
     assert len(kept) == sum(1 for v in raw[551:] if v["type"] == "message")
     compactions = [e for e in session.active_entries() if isinstance(e, CompactionEntry)]
-    assert not any(c.id in status for c in compactions)
+    assert [c.id for c in compactions] == ["L360", "L629"]
 
 
 def test_context_status_uses_the_latest_compaction_only(build, dump) -> None:
@@ -409,7 +411,7 @@ def test_context_status_uses_the_latest_compaction_only(build, dump) -> None:
         build.user("u5", "c2", "five", 7),
     ]
     session = load(dump, lines)
-    assert session.context_status() == {"u1": "c1"}
+    assert session.context_status() == {"u1": "c1", "c1": "c2"}  # c1's summary is not sent
 
 
 def test_context_status_unknown_or_forward_first_kept_keeps_nothing_before(build, dump) -> None:
