@@ -377,3 +377,46 @@ def test_counts_read_in_the_singular_for_one(tmp_path: Path) -> None:
     assert _role_label("bashExecution", 1) == "shell command"
     assert _role_label("bashExecution", 2) == "shell commands"
     assert _role_label("toolResult", 1) == "tool result" and _role_label("odd", 1) == "odd"
+
+
+def _deepest_parsable() -> int:
+    """The deepest [[…]] the loader's json still parses here (a little under the limit)."""
+    depth = 100
+    while True:
+        try:
+            json.loads("[" * (depth + 50) + "]" * (depth + 50))
+        except RecursionError:
+            return depth
+        depth += 50
+
+
+def test_arguments_nested_near_the_limit_render_a_page(tmp_path: Path) -> None:
+    """A value the loader can parse may still be too deep to print again (json.dumps runs
+    deeper): the call shows a note instead, and an ``edits`` string of 50,000 brackets is
+    not parsed into a crash. Every entry of the page is still there."""
+    depth = _deepest_parsable() - 50
+    nested = json.loads("[" * depth + "]" * depth)
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "mytool", "arguments": {"deep": nested}},
+        {"type": "toolCall", "id": "c2", "name": "grep",
+         "arguments": {"pattern": "x", "deep": nested}},
+        {"type": "toolCall", "id": "c3", "name": "edit",
+         "arguments": {"path": "a.py", "edits": "[" * 50_000}},
+    ]  # fmt: skip
+    assistant = {"type": "message", "id": "a1", "parentId": "u1",
+                 "timestamp": "2026-01-01T00:00:02.000Z",
+                 "message": {"role": "assistant", "content": calls}}  # fmt: skip
+    source = tmp_path / "s.jsonl"
+    records = [_header(), _user("u1", None, "hi"), assistant, _user("u2", "a1", "after", 3)]
+    try:
+        text = "\n".join(json.dumps(r) for r in records) + "\n"
+    except RecursionError:
+        pytest.skip("this Python cannot even write the fixture")
+    source.write_text(text, encoding="utf-8")
+    result = _export(source, tmp_path / "out.html")
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "out.html").read_text(encoding="utf-8")
+    for entry_id in ("u1", "a1", "u2"):
+        assert f'data-entry-id="{entry_id}"' in html
+    assert "edit" in html and "grep" in html
+    assert "could not be shown" not in html  # each call shows itself, not a fallback

@@ -869,3 +869,22 @@ def test_short_files_are_highlighted_whole_long_ones_only_where_shown() -> None:
     )
     assert view.body is not None and view.body.hidden is not None
     assert "<span" in str(view.body.visible) and "<span" not in str(view.body.hidden)
+
+
+def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch) -> None:
+    """Whatever goes wrong building one entry's view, the page is written with every other
+    entry and a note where that one would be (never a traceback for the whole export)."""
+    import exporter.render.view as view_module
+    from exporter.entries import BranchSummaryEntry
+
+    def broken(*args: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    builders = dict(view_module.ENTRY_BUILDERS)
+    builders[BranchSummaryEntry] = broken
+    monkeypatch.setattr(view_module, "ENTRY_BUILDERS", builders)
+    session = load_fixture("every-entry-type.jsonl")
+    page = parse_html(render_session(session))
+    assert {e.id for e in session.entries} == set(page.by_entry)
+    (summary,) = [e for e in session.entries if e.type == "branch_summary"]
+    assert "could not be shown (RecursionError)" in norm(page.entry(summary.id).text)

@@ -6,7 +6,6 @@ their results on the same main line, and long outputs are shown once (see PageBu
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from html import escape
@@ -35,6 +34,7 @@ from exporter.render.tools import (
     ToolView,
     build_tool_view,
     fold,
+    json_text,
     plain_lines,
     standalone_result_view,
 )
@@ -245,7 +245,7 @@ def _assistant(
         else:
             view.parts.append(
                 Part(
-                    "other", html=highlight(json.dumps(block, ensure_ascii=False, indent=2), "json")
+                    "other", html=highlight(json_text(block, 2), "json")
                 )
             )
     if isinstance(content, str):
@@ -318,11 +318,7 @@ def _custom_message(
 
 
 def _json_view(view: EntryView, value: Any) -> None:
-    try:
-        text = json.dumps(value, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError):
-        text = repr(value)
-    view.parts = [Part("json", html=highlight(text, "json"))]
+    view.parts = [Part("json", html=highlight(json_text(value, 2), "json"))]
 
 
 def _custom(builder: PageBuilder, entry: CustomEntry, view: EntryView, line_set: set[str]) -> None:

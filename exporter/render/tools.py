@@ -99,15 +99,28 @@ def _arg(args: dict[str, Any], name: str, view: ToolView) -> str | None:
     if isinstance(value, str):
         return value
     view.invalid_args.append(name)
-    return json.dumps(value, ensure_ascii=False)
+    return json_text(value)
+
+
+TOO_DEEP = "(nested too deeply to show here; the entry is whole in the embedded JSONL)"
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON for reading; JSON nested deeper than Python can walk (a session may
+    hold such a string or value) gets a note instead of a traceback."""
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent)
+    except RecursionError:
+        return TOO_DEEP
+    except (TypeError, ValueError):
+        try:
+            return repr(value)
+        except RecursionError:
+            return TOO_DEEP
 
 
 def _json_lines(value: Any) -> list[str]:
-    try:
-        text = json.dumps(value, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return highlight_lines(text, "json")
+    return highlight_lines(json_text(value, 2), "json")
 
 
 def _result_text(result: MessageEntry | None) -> str:
@@ -272,7 +285,7 @@ def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str, str]]:
     if isinstance(edits, str):
         try:
             edits = json.loads(edits)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             edits = None
     for item in edits if isinstance(edits, list) else []:
         item = as_dict(item)
@@ -318,7 +331,7 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
         parts.append(f"/{pattern}/" if view.name == "grep" else pattern)
     for key, value in args.items():  # every other argument (glob, limit, literal, ...)
         if key not in ("path", "pattern"):
-            parts.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
+            parts.append(f"{key}={json_text(value)}")
     text = _result_text(result).rstrip("\n")
     view.title = " ".join(parts)
     if result is not None and not result.is_error:  # a failure lists nothing: no count

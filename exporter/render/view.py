@@ -232,11 +232,15 @@ class PageBuilder:
         if entry.id in self.compacted:
             view.compacted_by = self.anchor(self.compacted[entry.id])
             view.classes.append("compacted")
-        builder = ENTRY_BUILDERS.get(type(entry))
-        if builder is None:
-            unknown_view(self, entry, view)
-        else:
+        builder = ENTRY_BUILDERS.get(type(entry)) or unknown_view
+        try:
             builder(self, entry, view, line_set)
+        except Exception as error:  # one odd entry must not cost the reader the whole page
+            view.parts, view.html = [], None
+            view.notes.append(
+                f"This entry could not be shown ({type(error).__name__}); it is whole in the "
+                "embedded JSONL (Download JSONL)."
+            )
         return view
 
     # -- outline ----------------------------------------------------------------------
