@@ -71,7 +71,8 @@ def session_files(
         for path in folder.glob("*.jsonl"):
             try:
                 info = path.stat()
-                linked = path.is_symlink()
+                # a link to the file, or a path through a linked project folder
+                linked = os.path.realpath(path) != os.path.abspath(path)
             except OSError:
                 continue
             if not stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader

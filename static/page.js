@@ -71,9 +71,18 @@
     if (outlineOpen && search.value) outlineOpen.checked = true;  // the matches are outline rows
     clearTimeout(pending); pending = setTimeout(runSearch, rows.length > 3000 ? 120 : 30);
   });
-  // The floating "Outline" link on narrow screens: unfold the outline it leads to.
+  // A new filter changes which matches are on screen: count again.
+  $all("input.flt").forEach(function (radio) {
+    radio.addEventListener("change", function () { if (search.value) runSearch(); });
+  });
+  // The floating "Outline" link on narrow screens: unfold the outline and go there, without
+  // making #sidebar the page's target (that keeps the outline open whatever the toggle says).
   var toOutline = $(".to-outline");
-  if (toOutline && outlineOpen) toOutline.addEventListener("click", function () { outlineOpen.checked = true; });
+  if (toOutline && outlineOpen) toOutline.addEventListener("click", function (ev) {
+    ev.preventDefault();
+    outlineOpen.checked = true;
+    $("#sidebar").scrollIntoView({ block: "start" });
+  });
   search.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") {
       var first = rows.filter(function (r) { return !r.classList.contains("search-miss") && r.offsetParent; })[0];
@@ -95,7 +104,7 @@
     for (var p = el.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
     if (!el.getClientRects().length) {  // hidden by the current filter: show everything
       var all = doc.getElementById("flt-all");
-      if (all) all.checked = true;
+      if (all) { all.checked = true; if (search.value) runSearch(); }
     }
     // An instant scroll, checked again once the entries around the target have rendered:
     // off-screen entries have placeholder heights (content-visibility), so a smooth scroll

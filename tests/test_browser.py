@@ -677,8 +677,7 @@ def test_outline_rows_land_on_their_entry(
     options = {"viewport": viewport, "is_mobile": True, "has_touch": True} if viewport else {}
     page = view.open(published[name], **options)
     hrefs = page.eval_on_selector_all(
-        "#tree li:not(.sub) > a",
-        "as => as.filter(a => a.offsetParent || true).map(a => a.getAttribute('href'))",
+        "#tree li:not(.sub) > a", "as => as.map(a => a.getAttribute('href'))"
     )
     visible_rows = page.eval_on_selector_all(
         "#tree li:not(.sub):not(.hide-default) > a", "as => as.map(a => a.getAttribute('href'))"
@@ -741,15 +740,24 @@ def test_keys_work_after_clicking_a_filter(view: Viewer, published: dict[str, st
 
 def test_search_counts_only_rows_the_filter_shows(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
-    page.click("label[for=flt-user]")
+
+    def assert_count() -> None:
+        page.wait_for_timeout(150)
+        shown = page.evaluate(
+            "[...document.querySelectorAll('#tree li:not(.sub)')]"
+            ".filter(r => r.offsetParent).length"
+        )
+        status = page.text_content("#tree-status") or ""
+        assert status.startswith(f"{shown} / "), (status, shown)
+
+    page.click("label[for=flt-user]")  # filter first, then search
     page.fill("#tree-search", "color")
     page.wait_for_selector("#tree li.search-miss", state="attached")
-    page.wait_for_timeout(150)
-    shown = page.evaluate(
-        "[...document.querySelectorAll('#tree li:not(.sub)')].filter(r => r.offsetParent).length"
-    )
-    status = page.text_content("#tree-status") or ""
-    assert status.startswith(f"{shown} / "), (status, shown)
+    assert_count()
+    page.click("label[for=flt-all]")  # search first, then another filter
+    assert_count()
+    page.click("label[for=flt-user]")
+    assert_count()
     clean(view)
 
 
@@ -761,6 +769,7 @@ def test_tapping_beside_a_zoomed_image_closes_it(view: Viewer, published: dict[s
     assert page.locator(".zoom-toggle:checked").count() == 1
     page.mouse.click(8, 8)  # the dimmed backdrop, away from the image
     assert page.locator(".zoom-toggle:checked").count() == 0
+    clean(view)
 
 
 def test_first_tab_reaches_a_visible_skip_link(view: Viewer, published: dict[str, str]) -> None:
@@ -785,6 +794,14 @@ def test_phone_floating_link_leads_back_to_the_outline(
     page.click(".to-outline")
     page.wait_for_timeout(150)
     assert shown_rows(page) > 10 and in_viewport(page, "#sidebar")
+    if js:  # the toggle still folds it (the link did not make #sidebar the target)
+        page.click(".outline-toggle")
+        assert not page.is_visible("#tree")
+    else:  # no script: the toggle, which could not fold it, is hidden; a row folds it again
+        assert not page.is_visible(".outline-toggle")
+        page.click("#tree li:not(.sub):not(.hide-default) > a >> nth=3")
+        page.wait_for_timeout(150)
+        assert not page.is_visible("#tree")
     clean(view)
 
 

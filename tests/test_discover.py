@@ -129,6 +129,16 @@ def test_a_session_linked_into_another_folder_is_listed_once(tree: dict) -> None
     assert link in session_files(tree["root"], str(tree["proj"]))
 
 
+def test_a_project_folder_linked_under_another_name_is_listed_once(tree: dict) -> None:
+    """The real folder's path wins, even when the link's name sorts first."""
+    real_folder = tree["files"]["aaaa3333"].parent
+    link_folder = tree["root"] / "--aa-link--"
+    link_folder.symlink_to(real_folder, target_is_directory=True)
+    listed = session_files(tree["root"])
+    assert tree["files"]["aaaa3333"] in listed and tree["files"]["cccc1111"] in listed
+    assert not any(p.parent == link_folder for p in listed)
+
+
 def test_session_files_default_to_the_agent_dir(tree: dict, monkeypatch) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tree["root"].parent))
     assert session_files(None, str(tree["proj"]))[0] == tree["files"]["aaaa2222"]

@@ -677,7 +677,7 @@ def test_header_counts_branch_summaries_and_custom_messages() -> None:
 @pytest.mark.parametrize(
     ("value", "shown"),
     [(0, "$0.00"), (0.102, "$0.102"), (0.0034, "$0.0034"), (0.999, "$0.999"), (11.03, "$11.03"),
-     (1234.5, "$1,234.50")],
+     (1234.5, "$1,234.50"), (0.9996, "$1.00"), (0.00999, "$0.010")],
 )  # fmt: skip
 def test_costs_under_a_dollar_keep_three_decimals(value: float, shown: str) -> None:
     from exporter.formatting import fmt_cost
@@ -888,3 +888,68 @@ def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch) -> None:
     assert {e.id for e in session.entries} == set(page.by_entry)
     (summary,) = [e for e in session.entries if e.type == "branch_summary"]
     assert "could not be shown (RecursionError)" in norm(page.entry(summary.id).text)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("end\n", "end", ["-end", "+end", "\\ No newline at end of file"]),
+        ("a\r\nb\r\n", "a\nb\n", ["-a␍", "-b␍", "+a", "+b"]),
+        ("-- note\nq\n", "q\n", ["--- note", " q"]),
+    ],
+)
+def test_computed_diffs_show_line_endings_and_keep_dash_lines(
+    old: str, new: str, expected: list[str]
+) -> None:
+    """A CRLF -> LF edit or a dropped final newline is a change; a removed "-- note" line is
+    a body line, not a file header."""
+    from exporter.render.tools import build_tool_view
+
+    args = {"path": "a.sql", "oldText": old, "newText": new}
+    view = build_tool_view({"id": "c", "name": "edit", "arguments": args}, None)
+    assert view.body is not None
+    shown = re.sub(r"<[^>]+>", "", str(view.body.visible)).split("\n")
+    assert shown[:2] == ["--- a.sql", "+++ a.sql"]
+    for line in expected:
+        assert line in shown, shown
+    removed = sum(1 for line in shown[2:] if line.startswith("-"))
+    assert view.subtitle.endswith(f"−{removed}")
+
+
+def test_an_edit_that_changes_nothing_says_so() -> None:
+    from exporter.render.tools import build_tool_view
+
+    args = {"path": "a.py", "edits": [{"oldText": "x", "newText": "x"}]}
+    view = build_tool_view({"id": "c", "name": "edit", "arguments": args}, None)
+    assert view.body is None and any("same as the text" in n for n in view.notes)
+
+
+def test_a_prompt_that_is_only_markup_is_previewed_as_written() -> None:
+    from exporter.render.entry_views import prompt_preview
+
+    assert prompt_preview("```\n```", 60) == "``` ```"
+    assert prompt_preview("> ", 60) == ">"
+
+
+@pytest.mark.parametrize("script", ["theme.js", "page.js", "index.js"])
+def test_scripts_keep_to_what_the_minifier_can_strip_safely(script: str) -> None:
+    """The minifier is a few regexes, not a parser: a comment must be a whole line, a /* */
+    block starting a line, or "  // " after ; { } ) , and no "//" or "/*" may appear
+    anywhere else (a string holding one would lose code)."""
+    from exporter.render import asset_dir
+
+    source = (asset_dir("static") / script).read_text(encoding="utf-8")
+    for number, line in enumerate(source.split("\n"), 1):
+        code = line.strip()
+        if code.startswith("//"):  # block comments go first: one inside would eat code
+            assert "/*" not in code and "*/" not in code, f"{script}:{number}"
+            continue
+        if "/*" in code:
+            assert line.lstrip().startswith("/*") or re.search(r"[{;] /\*[^*]*\*/ *}?$", line), (
+                f"{script}:{number}: /* not at the start of a line"
+            )
+            continue
+        if "//" in code:
+            assert re.search(r"[;{}),][ \t]+// ", line) and line.count("//") == 1, (
+                f"{script}:{number}: // the minifier would not strip safely"
+            )

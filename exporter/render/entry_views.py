@@ -75,7 +75,8 @@ def _skill_and_line(text: str, limit: int) -> tuple[str, str]:
     """``("skill: pdf · ", "the prompt")``: a skill invocation by its name, not its XML
     wrapper, then the prompt as one line ("(image)" when it has no text)."""
     skill, rest = split_skill(text)
-    return (f"skill: {skill[0]} · " if skill else ""), plain_line(rest, limit) or "(image)"
+    line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
+    return (f"skill: {skill[0]} · " if skill else ""), line or "(image)"
 
 
 def prompt_preview(text: str | None, limit: int) -> str:
@@ -243,11 +244,7 @@ def _assistant(
         elif kind == "image":
             view.parts.extend(_images_of([block]))
         else:
-            view.parts.append(
-                Part(
-                    "other", html=highlight(json_text(block, 2), "json")
-                )
-            )
+            view.parts.append(Part("other", html=highlight(json_text(block, 2), "json")))
     if isinstance(content, str):
         view.parts.append(Part("text", html=markdown(content)))
     usage = turn_usage(entry)

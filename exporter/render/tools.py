@@ -156,10 +156,20 @@ def _diff_lines(diff: str) -> list[str]:
     return out
 
 
-def _computed_diff(old: str, new: str, path: str, *, header: bool = True) -> str:
-    """A unified diff, one line per line even when a text has no final newline."""
-    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), path, path, n=2, lineterm="")
-    return "".join(f"{line}\n" for line in lines if header or not line.startswith(("---", "+++")))
+def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
+    """One unified diff of every (old, new) replacement, under one ---/+++ header. Line
+    endings count (a CRLF -> LF edit is a change, shown as ␍); a last line without newline
+    is marked the way diff marks it."""
+    out: list[str] = []
+    for old, new in pairs:
+        diff = difflib.unified_diff(old.splitlines(True), new.splitlines(True), n=2)
+        for line in list(diff)[2:]:  # after its own ---/+++ header (a "--- x" line is a body)
+            out.append(line.rstrip("\n").replace("\r", "␍") + "\n")
+            if not line.endswith("\n") and line[:1] in "+- ":
+                out.append("\\ No newline at end of file\n")
+    if out:
+        out[:0] = [f"--- {path}\n", f"+++ {path}\n"]
+    return "".join(out)
 
 
 def build_tool_view(
@@ -245,22 +255,21 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     diff = as_str(result.details.get("diff")) if result else None
     if not diff:
         pairs = _edit_pairs(args, view)
-        if pairs:
-            diff = "".join(
-                _computed_diff(old, new, path, header=n == 0) for n, (old, new) in enumerate(pairs)
-            )
+        diff = _computed_diff(pairs, path) if pairs else ""
+        if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
             view.body_label = f"diff computed from the call's {what}"
+        elif pairs:
+            view.notes.append("the call's new text is the same as the text it replaces")
     if diff:
         view.diff = True
         lines = _diff_lines(diff)
         view.body = fold(lines, DIFF_FOLD_LINES)
-        added = sum(
-            1 for line in diff.split("\n") if line.startswith("+") and not line.startswith("+++")
-        )
-        removed = sum(
-            1 for line in diff.split("\n") if line.startswith("-") and not line.startswith("---")
-        )
+        lines = diff.split("\n")
+        if lines[0].startswith("--- ") and len(lines) > 1 and lines[1].startswith("+++ "):
+            lines = lines[2:]  # the file header, not a removed and an added line
+        added = sum(1 for line in lines if line.startswith("+"))
+        removed = sum(1 for line in lines if line.startswith("-"))
         view.subtitle = f"+{added} −{removed}"
     view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
 
@@ -277,6 +286,14 @@ _NOTHING_FOUND = {
 _UNITS = {"grep": ("match", "matches"), "find": ("file", "files"), "ls": ("entry", "entries")}
 
 
+def _as_text(value: Any, name: str, view: ToolView) -> str:
+    """A replacement text; anything else shown as its JSON (and flagged), never as ''."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    view.invalid_args.append(f"edits[].{name}")
+    return json_text(value)
+
+
 def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str, str]]:
     """The (old, new) texts an edit call asked for: Pi's ``edits: [{oldText, newText}]``
     (sometimes sent as a JSON string) and the older single ``oldText``/``newText``."""
@@ -291,7 +308,7 @@ def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str, str]]:
         item = as_dict(item)
         old, new = item.get("oldText"), item.get("newText")
         if isinstance(old, str) or isinstance(new, str):
-            pairs.append((as_str(old) or "", as_str(new) or ""))
+            pairs.append((_as_text(old, "oldText", view), _as_text(new, "newText", view)))
     old = _arg(args, "oldText", view) or _arg(args, "old_string", view)
     new = _arg(args, "newText", view) or _arg(args, "new_string", view)
     if old is not None or new is not None:
