@@ -276,7 +276,7 @@ def _render_page(
         {
             "anchor": builder.anchor(target),
             "label": label,
-            "text": one_line(_entry_text(session, target), 60),
+            "text": one_line(builder.row_text(target), 60),
         }
         for target, label in session.labels.items()
         if target in session.by_id
@@ -349,9 +349,3 @@ def page_title(session: Session) -> str:
         return session.name if len(session.name) <= 120 else one_line(session.name, 120)
     first = session.first_prompt()
     return prompt_preview(first, 120) if first else session.title
-
-
-def _entry_text(session: Session, entry_id: str) -> str:
-    from exporter.render.entry_views import outline_text
-
-    return outline_text(session.by_id[entry_id])[0]

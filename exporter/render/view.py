@@ -274,6 +274,10 @@ class PageBuilder:
                 work += [("close", ""), ("chain", kid), ("open", "")]
         return rows
 
+    def row_text(self, entry_id: str) -> str:
+        """What the outline says of an entry (label bookmarks reuse it)."""
+        return outline_text(self.session.by_id[entry_id], self._call_of(entry_id), self.show)[0]
+
     def _call_of(self, result_id: str) -> dict[str, Any] | None:
         """The tool call block a result answers, if the file has it."""
         ref = self.session.call_for_result(result_id)
