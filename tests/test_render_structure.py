@@ -631,7 +631,8 @@ def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> 
     for entry in session.entries:
         kept = getattr(entry, "first_kept_entry_id", None)
         source = getattr(entry, "from_id", None)
-        for target in (kept, source):
+        labelled = getattr(entry, "target_id", None) if entry.type == "label" else None
+        for target in (kept, source, labelled):
             if target and target in session.by_id:
                 expected.setdefault(entry.id, set()).add("#" + anchor_for(session, target))
     assert len(expected) >= 2

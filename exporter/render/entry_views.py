@@ -347,10 +347,11 @@ def _session_info(
 
 def _label(builder: PageBuilder, entry: LabelEntry, view: EntryView, line_set: set[str]) -> None:
     view.kind = "marker"
-    target = entry.target_id or "?"
-    view.title = (
-        f"Label “{entry.label}” on {target}" if entry.label else f"Label cleared on {target}"
-    )
+    target = _entry_link(builder, entry.target_id) if entry.target_id else "entry ?"
+    if entry.label:
+        view.title = Markup("Label “{}” on {}").format(entry.label, target)
+    else:
+        view.title = Markup("Label cleared on {}").format(target)
     view.classes.append("hide-default")
 
 
