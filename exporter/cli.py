@@ -84,9 +84,6 @@ class SessionGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
-        from exporter.publish.errors import PublishError
-        from exporter.site_manifest import SiteError
-
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
@@ -94,15 +91,22 @@ class SessionGroup(click.Group):
             raise
         except (SessionFormatError, SessionLookupError) as error:
             raise CliError(str(error), 2) from None
-        except PublishError as error:
-            raise CliError(str(error), error.exit_code) from None
-        except SiteError as error:  # a site folder in use or not ours (export --all, --html)
-            raise CliError(str(error), 1) from None
         except UnicodeError as error:
             raise CliError(f"text encoding problem: {error}", 2) from None
         except OSError as error:
             where = f"{error.filename}: " if error.filename else ""
             raise CliError(f"{where}{error.strerror or error}", 2) from None
+        except Exception as error:
+            # imported only on this path: a plain export does not load the publish and site
+            # modules (their import is a few ms of every run)
+            from exporter.publish.errors import PublishError
+            from exporter.site_manifest import SiteError
+
+            if isinstance(error, PublishError):
+                raise CliError(str(error), error.exit_code) from None
+            if isinstance(error, SiteError):  # a site folder in use or not ours
+                raise CliError(str(error), 1) from None
+            raise
 
 
 def session_argument(func: F) -> F:
