@@ -62,7 +62,8 @@
       if (hit) hits.push(rows[i]);
     }
     // count what the reader sees: rows the active filter hides are not matches on screen
-    var shown = terms.length ? hits.filter(function (r) { return r.offsetParent !== null; }).length : 0;
+    // (the row's own display, so a folded outline on a phone still counts its matches)
+    var shown = terms.length ? hits.filter(function (r) { return getComputedStyle(r).display !== "none"; }).length : 0;
     status.textContent = terms.length ? shown + " / " + rows.length + " entries match" : statusText;
   }
   var pending = 0;

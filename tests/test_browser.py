@@ -815,3 +815,22 @@ def test_compacted_entries_keep_their_text_contrast(
     )
     assert opacities == ["1"], opacities
     clean(view)
+
+
+def test_search_count_on_a_phone_with_the_outline_folded(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    page = view.open(published[BRANCHED], viewport=PHONE, is_mobile=True, has_touch=True)
+    page.fill("#tree-search", "color")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.click(".outline-toggle")  # fold it again, then change the filter
+    assert not page.is_visible("#tree")
+    page.click("label[for=flt-all]")
+    page.wait_for_timeout(150)
+    matches = page.evaluate(
+        "[...document.querySelectorAll('#tree li:not(.sub)')]"
+        ".filter(r => getComputedStyle(r).display !== 'none').length"
+    )
+    assert matches > 0
+    assert (page.text_content("#tree-status") or "").startswith(f"{matches} / ")
+    clean(view)
