@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -15,14 +17,16 @@ def atomic_open(
     path: str | os.PathLike[str],
     mode: str = "wb",
     *,
-    permissions: int = 0o644,
+    permissions: int | None = None,
     durable: bool = False,
     **kwargs: Any,
 ) -> Iterator[IO[Any]]:
     """Write a temp file in the same folder, then rename it over ``path`` (only on success).
 
     ``permissions`` are set before the rename (0o600 for files holding secrets, so they are
-    never readable by others); ``durable`` fsyncs the data first.
+    never readable by others); by default a file keeps the mode it had, and a new one gets
+    what the user's umask gives (a session page may hold secrets: a umask of 077 must keep
+    it private). ``durable`` fsyncs the data first.
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -36,12 +40,28 @@ def atomic_open(
             if durable:
                 stream.flush()
                 os.fsync(stream.fileno())
-        os.chmod(temp_name, permissions)
+        os.chmod(temp_name, permissions if permissions is not None else _mode_for(target))
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    """The mode the file has now, else what a plain open() would create."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+@functools.cache
+def _umask() -> int:
+    """The process umask (reading it means setting it: once, then cached)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -247,3 +247,22 @@ def test_subprocess_export_and_bad_input(tmp_path: Path) -> None:
     assert failed.returncode == 2
     assert failed.stdout == ""
     assert_clean_error(failed.stderr)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_output_files_follow_the_umask_and_keep_their_mode(tmp_path: Path) -> None:
+    """A page may hold secrets (export does not redact): a umask of 077 keeps it private,
+    and rewriting a file the user made private does not open it to everyone."""
+    source = fixture_path("every-entry-type.jsonl")
+    out = tmp_path / "page.html"
+    code = (
+        "import os, sys\nos.umask(0o077)\nfrom exporter.cli import main\n"
+        f"sys.argv = ['pi-session', 'export', {str(source)!r}, '-o', {str(out)!r}]\nmain()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert oct(out.stat().st_mode & 0o777) == oct(0o600)
+    out.chmod(0o640)
+    done = run_cli("export", str(source), "-o", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert oct(out.stat().st_mode & 0o777) == oct(0o640)
