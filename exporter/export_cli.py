@@ -10,12 +10,18 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, open_session, refuse_input, session_argument
+from exporter.cli import CliError, open_session, session_argument
 from exporter.discover import session_files, sessions_root
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
-from exporter.redact_cli import finish_report, policy_from_options, policy_options
+from exporter.redact_cli import (
+    finish_report,
+    policy_from_options,
+    policy_options,
+    read_files,
+    refuse_collisions,
+)
 from exporter.render import RenderOptions, render_session
 
 
@@ -95,7 +101,11 @@ def export_command(
     if cwd or since or force:
         raise CliError("--cwd, --since and --force only go with --all", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
-    refuse_input(policy_values.get("report"), loaded.path)
+    target = None if output == "-" else Path(output or default_output_name(loaded.path))
+    refuse_collisions(
+        {"-o": target, "--report": policy_values.get("report")},
+        [loaded.path, *read_files(policy_values)],
+    )
     prepared, report = prepare_session(loaded, policy)
     options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
     html = render_session(prepared, options)
@@ -105,10 +115,9 @@ def export_command(
         sys.stdout.buffer.write(html.encode("utf-8"))
         sys.stdout.flush()
         return
-    target = Path(output or default_output_name(loaded.path))
+    assert target is not None
     if target.is_dir():
         raise CliError(f"{target} is a folder; give a file name with -o", 1)
-    refuse_input(target, loaded.path)
     atomic_write_text(target, html)
     click.echo(str(target))
     if open_page:

@@ -7,6 +7,7 @@ turns the parsed values (including ``--secret`` files and ``--env-file`` content
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -145,7 +146,9 @@ def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]
 
 
 def policy_from_options(**options: Any) -> RedactionPolicy:
-    """A policy from `policy_options` values; other keyword arguments are ignored."""
+    """A policy from `policy_options` values; other keyword arguments are ignored. A
+    ``--report`` that cannot be written is refused here, before anything else is written."""
+    _check_report_path(options.get("report"))
     return RedactionPolicy(
         redact=bool(options.get("redact", True)),
         active_branch_only=bool(options.get("active_branch_only")),
@@ -157,6 +160,47 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
         secrets=_secrets(options.get("secret") or (), options.get("env_file") or ()),
         env_secrets=not options.get("no_env_secrets"),
     )
+
+
+def _check_report_path(report: str | None) -> None:
+    if not report:
+        return
+    if report == "-":
+        raise CliError("--report needs a file name (stdout carries the page or session)", 1)
+    folder = Path(report).parent
+    if not folder.is_dir():
+        raise CliError(f"--report: the folder {folder} does not exist", 2)
+    if Path(report).is_dir():
+        raise CliError(f"--report: {report} is a folder; give a file name", 1)
+
+
+def read_files(options: dict[str, Any]) -> list[str]:
+    """The files a command reads besides the session: --env-file and --secret files."""
+    secrets = [v for v in options.get("secret") or () if _is_file(v)]
+    return [*secrets, *(options.get("env_file") or ())]
+
+
+def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[str | None]) -> None:
+    """No output may be an input (the session, an --env-file, a --secret file) or another
+    output (-o and --report naming one file would leave only the report)."""
+    named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
+    for option, path in named:
+        for source in inputs:
+            if source and _same_file(path, source):
+                raise CliError(f"refusing to overwrite {source} (read as input) with {option}", 1)
+    for index, (option, path) in enumerate(named):
+        for other, other_path in named[index + 1 :]:
+            if _same_file(path, other_path):
+                raise CliError(f"{option} and {other} name the same file: {path}", 1)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
 
 
 def finish_report(
@@ -191,7 +235,10 @@ def redact_command(
         loaded = open_session(session, demo, sessions_dir)
     except SessionFormatError as error:
         raise CliError(str(error), 2) from None
-    refuse_input(options.get("report"), loaded.path)
+    target = None if output == "-" else Path(output or default_output_name(loaded.path))
+    refuse_collisions(
+        {"-o": target, "--report": options.get("report")}, [loaded.path, *read_files(options)]
+    )
     from exporter.redact import apply_policy
 
     redacted, report = apply_policy(loaded, policy)
@@ -200,10 +247,9 @@ def redact_command(
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
-        target = Path(output or default_output_name(loaded.path))
+        assert target is not None
         if target.is_dir():
             raise CliError(f"{target} is a folder; give a file name with -o", 1)
-        refuse_input(target, loaded.path)
         atomic_write_bytes(target, data)
         click.echo(str(target))  # like `export`: the file written, on stdout
     finish_report(report, options.get("report"), [loaded.path])

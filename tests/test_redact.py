@@ -507,6 +507,34 @@ def test_cli_errors_are_one_line(in_tmp: Path) -> None:
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("command", "extra", "kept"),
+    [
+        ("redact", ["-o", "same.jsonl", "--report", "same.jsonl"], None),  # two outputs, one file
+        ("redact", ["-o", "my.env", "--env-file", "my.env"], "my.env"),
+        ("redact", ["-o", "list.txt", "--secret", "list.txt"], "list.txt"),
+        ("redact", ["--report", "my.env", "--env-file", "my.env"], "my.env"),
+        ("export", ["-o", "my.env", "--env-file", "my.env", "--redact"], "my.env"),
+        ("redact", ["-o", "r.jsonl", "--report", "/nonexistent-folder/r.jsonl"], None),
+        ("redact", ["-o", "r.jsonl", "--report", "-"], None),
+    ],
+)
+def test_outputs_never_overwrite_inputs_or_each_other(
+    in_tmp: Path, command: str, extra: list[str], kept: str | None
+) -> None:
+    """Checked before anything is written: no output file is left behind by a refused run."""
+    (in_tmp / "s.jsonl").write_bytes(SAMPLER.read_bytes())
+    (in_tmp / "my.env").write_text(f"ACME_TOKEN={ENV_VALUE}\n", "utf-8")
+    (in_tmp / "list.txt").write_text("hunter2hunter\n", "utf-8")
+    before = {p.name: p.read_bytes() for p in in_tmp.iterdir()}
+    result = CliRunner().invoke(cli, [command, "s.jsonl", *extra])
+    assert result.exit_code in (1, 2), result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert {p.name: p.read_bytes() for p in in_tmp.iterdir()} == before
+    if kept:
+        assert (in_tmp / kept).read_bytes() == before[kept]
+
+
 def test_policy_options_and_env_file(in_tmp: Path) -> None:
     (in_tmp / ".env").write_text(f"export ACME_TOKEN='{ENV_VALUE}'\nDEBUG=1\nKEY=xxx\n", "utf-8")
     seen: dict[str, Any] = {}
