@@ -252,4 +252,11 @@ def redact_command(
             raise CliError(f"{target} is a folder; give a file name with -o", 1)
         atomic_write_bytes(target, data)
         click.echo(str(target))  # like `export`: the file written, on stdout
+    if redacted.damaged:  # session_to_jsonl writes entries; a damaged line is none
+        count = len(redacted.damaged)
+        click.echo(
+            f"pi-session: {count} damaged line{'s' if count != 1 else ''} not copied (not JSON "
+            "Pi can read; see the warnings above)",
+            err=True,
+        )
     finish_report(report, options.get("report"), [loaded.path])

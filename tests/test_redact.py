@@ -549,3 +549,14 @@ def test_policy_options_and_env_file(in_tmp: Path) -> None:
     assert policy == RedactionPolicy(redact=False, no_images=True, secrets=(ENV_VALUE,))
     assert policy_from_options() == RedactionPolicy()
     assert os.environ["ACME_DEPLOY_TOKEN"] == ENV_VALUE
+
+
+def test_cli_says_when_damaged_lines_are_not_copied(in_tmp: Path) -> None:
+    lines = SAMPLER.read_text("utf-8").splitlines()
+    (in_tmp / "s.jsonl").write_text(
+        "\n".join([*lines[:3], '{"type":"message","id":"bad', *lines[3:]]) + "\n", "utf-8"
+    )
+    result = CliRunner().invoke(cli, ["redact", "s.jsonl"])
+    assert result.exit_code == 0, result.output
+    assert "1 damaged line not copied" in result.stderr
+    assert load_session(in_tmp / "s.redacted.jsonl").damaged == []
