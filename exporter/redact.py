@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exporter.detectors import DETECTOR_VERSION, Finding, Scanner
-from exporter.entries import DamagedLine
+from exporter.entries import DamagedLine, Entry
 from exporter.fsutil import atomic_write_text
 from exporter.loader import session_from_records, session_records
 from exporter.policy import RedactionPolicy
@@ -58,6 +58,15 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWNER_HOME = re.compile(
     r"(/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)"
 )
+
+
+def _cycle_cut(session: Session, entry: Entry) -> bool:
+    """The loader made this entry a root to break a parentId cycle (its own id included):
+    its parent is in the file, so it is no orphan."""
+    parent = entry.raw.get("parentId")
+    return (
+        isinstance(parent, str) and parent in session.by_id and session.parent_of(entry.id) is None
+    )
 
 
 def action_counts(actions: Mapping[str, int]) -> list[str]:
@@ -343,6 +352,8 @@ def apply_policy(
         raw = cut_content(entry.raw, policy, report)
         if entry.id in reparent:
             raw = {**raw, "parentId": reparent[entry.id]}
+        elif _cycle_cut(session, entry):  # keep the loader's repair: Pi hangs on a cycle
+            raw = {**raw, "parentId": None}
         if entry.type == "compaction" and (moved := moved_first_kept(session, entry, kept_ids)):
             raw = {**raw, "firstKeptEntryId": moved}
         records.append(redactor.record(raw, entry.id))

@@ -560,3 +560,32 @@ def test_cli_says_when_damaged_lines_are_not_copied(in_tmp: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "1 damaged line not copied" in result.stderr
     assert load_session(in_tmp / "s.redacted.jsonl").damaged == []
+
+
+def test_redacted_copy_keeps_the_loaders_cycle_repair(in_tmp: Path) -> None:
+    """Pi hangs walking a parentId cycle; the loader cuts it, and the copy must be cut the
+    same way (an orphan's dangling parentId is left as it was)."""
+    records = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/"},
+        *[
+            {"type": "message", "id": eid, "parentId": parent,
+             "timestamp": f"2025-01-01T00:00:0{n}Z", "message": {"role": "user", "content": eid}}
+            for n, (eid, parent) in enumerate([("a", "c"), ("b", "a"), ("c", "b"), ("d", "d"),
+                                               ("e", "zz")], 1)
+        ],
+    ]  # fmt: skip
+    (in_tmp / "s.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n", "utf-8")
+    result = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "out.jsonl", "--keep-hidden"])
+    assert result.exit_code == 0, result.output
+    written = [json.loads(x) for x in (in_tmp / "out.jsonl").read_text("utf-8").splitlines()]
+    parents = {r["id"]: r.get("parentId") for r in written if r["type"] != "session"}
+    assert parents == {"a": None, "b": "a", "c": "b", "d": None, "e": "zz"}
+    for start in parents:  # every walk ends: at a root or at a parent the file lacks
+        seen, node = set(), start
+        while node in parents and node not in seen:
+            seen.add(node)
+            node = parents[node]
+        assert node is None or node not in parents, f"cycle from {start}"
+    copy, original = load_session(in_tmp / "out.jsonl"), load_session(in_tmp / "s.jsonl")
+    assert copy.active_path == original.active_path
