@@ -229,7 +229,8 @@ def default_output_name(session_path: str | None) -> str:
 def redact_command(
     session: str | None, demo: bool, sessions_dir: str | None, output: str | None, **options: Any
 ) -> None:
-    """Write a redacted copy of SESSION that is still a valid Pi session (same tree and ids)."""
+    """Write a redacted copy of SESSION that is still a valid Pi session: the same ids, and the
+    same tree unless entries are dropped (hidden ones by default; their children move up)."""
     policy = policy_from_options(**options)
     try:
         loaded = open_session(session, demo, sessions_dir)
