@@ -199,6 +199,18 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
   }
 }
 
+/** Words that would make the CLI print something other than the written file's path: the
+ * page on stdout (`-o -`, a lone `-`) or its help. The success message reads that path. */
+function refuseNonFileOutput(words: string[]): void {
+  words.forEach((word, index) => {
+    const next = words[index + 1];
+    if (word === "-" || word === "-o-" || word === "--output=-" || ((word === "-o" || word === "--output") && next === "-"))
+      throw new UserError("the page goes to a file: give a path, not - (stdout)");
+    if (word === "--help" || word === "-h")
+      throw new UserError("see `pi-session export --help` in a terminal for the options");
+  });
+}
+
 function expandHome(path: string): string {
   return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
 }
@@ -218,6 +230,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
         timeoutMs: EXPORT_TIMEOUT_MS,
         args: (c) => {
           const words = splitArgs(rawArgs);
+          refuseNonFileOutput(words);
           // A first word that is not an option is the output file, relative to Pi's folder.
           const output = words[0] && !words[0].startsWith("-") ? words.shift() : undefined;
           const target = output ? ["-o", resolve(c.cwd, expandHome(output))] : [];

@@ -373,6 +373,10 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
       [`/share-html --api-url ${fake.denyUrl}`, /^\/share-html failed: GitHub rejected the token \(401\)/],
       ["/share-html --no-such-option", /^\/share-html failed: No such option.*--no-such-option/],
       ['/export-html "unclosed', /^\/export-html failed: unterminated " quote/],
+      // The success message reads the written path: the page on stdout or help has none.
+      ["/export-html -o -", /^\/export-html failed: the page goes to a file: give a path, not -/],
+      ["/export-html -", /^\/export-html failed: the page goes to a file/],
+      ["/export-html --help", /^\/export-html failed: see `pi-session export --help`/],
     ];
     for (const [command, expected] of cases) {
       const notes = await pi.command(command);
