@@ -3,7 +3,8 @@
 The package (``exporter/pi_extension``: a ``package.json`` with a ``pi`` key and one TypeScript
 extension) ships inside this Python distribution, so the extension and the CLI it calls always
 come from the same install. Without options the command prints the package folder (for
-``pi install <folder>`` or ``pi -e <folder>``); ``--install`` runs ``pi install`` itself.
+``pi install <folder>`` or ``pi -e <folder>``); ``--install`` runs ``pi install`` itself and
+checks that Pi lists the package afterwards; ``--uninstall`` runs ``pi remove``.
 """
 
 from __future__ import annotations
@@ -39,10 +40,15 @@ def extension_dir() -> Path:
     help="Run `pi install FOLDER`: Pi then offers /export-html and /share-html.",
 )
 @click.option(
+    "--uninstall",
+    is_flag=True,
+    help="Run `pi remove FOLDER` (do it before uninstalling pi-session-export).",
+)
+@click.option(
     "-l",
     "--local",
     is_flag=True,
-    help="With --install: this project's .pi/settings.json instead of the global settings.",
+    help="With --install/--uninstall: this project's .pi/settings.json, not the global one.",
 )
 @click.option(
     "--pi",
@@ -52,12 +58,14 @@ def extension_dir() -> Path:
     metavar="PATH",
     help="The Pi executable used by --install.",
 )
-def pi_extension_command(install: bool, local: bool, pi_binary: str) -> None:
-    """Print the folder of the Pi package with /export-html and /share-html, or install it."""
+def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary: str) -> None:
+    """Print the folder of the Pi package with /export-html and /share-html, or (un)install it."""
     folder = extension_dir()
-    if not install:
+    if install and uninstall:
+        raise CliError("--install or --uninstall, not both", 1)
+    if not (install or uninstall):
         if local or pi_binary != "pi":
-            raise CliError("--local and --pi only apply with --install", 1)
+            raise CliError("--local and --pi only apply with --install or --uninstall", 1)
         click.echo(str(folder))
         return
     executable = shutil.which(pi_binary)
@@ -66,12 +74,38 @@ def pi_extension_command(install: bool, local: bool, pi_binary: str) -> None:
             f"Pi not found: {pi_binary!r} (install it with `{PI_INSTALL_HINT}` or pass --pi PATH)",
             2,
         )
+    scope = ["-l"] if local else []
+    verb = "install" if install else "remove"
     # Pi prints its own progress and errors; let them through unchanged.
-    command = [executable, "install", str(folder), *(["-l"] if local else [])]
-    try:
-        done = subprocess.run(command, check=False)
-    except OSError as error:
-        raise CliError(f"could not run {executable}: {error.strerror or error}", 2) from None
+    done = _run([executable, verb, str(folder), *scope])
     if done.returncode != 0:
-        raise CliError(f"`pi install {folder}` failed (exit code {done.returncode})", 2)
-    click.echo("In Pi, run /reload (or restart Pi), then /export-html or /share-html.", err=True)
+        raise CliError(f"`pi {verb} {folder}` failed (exit code {done.returncode})", 2)
+    # Pi says "Installed" even when it could not save its settings (e.g. a settings.json that
+    # is not valid JSON): trust what it lists afterwards.
+    listed = str(folder) in _run([executable, "list"], capture=True).stdout
+    if install and not listed:
+        raise CliError(
+            f"`pi install` ran, but Pi does not list {folder}: check Pi's settings.json "
+            "(is it valid JSON?) and try again",
+            2,
+        )
+    if install:
+        click.echo(
+            "In Pi, run /reload (or restart Pi), then /export-html or /share-html.", err=True
+        )
+    elif listed:
+        raise CliError(f"Pi still lists {folder} (installed in another scope? try -l)", 2)
+    else:
+        click.echo(
+            "Removed from Pi: /export-html and /share-html are gone after /reload.", err=True
+        )
+
+
+def _run(command: list[str], capture: bool = False) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            command, check=False, text=True, capture_output=capture, encoding="utf-8",
+            errors="replace",
+        )  # fmt: skip
+    except OSError as error:
+        raise CliError(f"could not run {command[0]}: {error.strerror or error}", 2) from None

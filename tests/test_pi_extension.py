@@ -17,12 +17,27 @@ from click.testing import CliRunner, Result
 from exporter import cli as cli_module
 from exporter.pi_extension_cli import extension_dir
 
-# The fake records its arguments (one JSON list per call) and exits with $FAKE_PI_EXIT.
+# The fake records its arguments (one JSON list per call), keeps the installed folders in
+# $FAKE_PI_LOG.state (not when $FAKE_PI_FORGET is set: Pi with a broken settings.json still
+# says "Installed"), lists them like `pi list` and exits with $FAKE_PI_EXIT.
 FAKE_PI = """#!{python}
 import json, os, sys
+args = sys.argv[1:]
 with open(os.environ["FAKE_PI_LOG"], "a", encoding="utf-8") as log:
-    log.write(json.dumps(sys.argv[1:]) + "\\n")
-print("Installed", sys.argv[-1])
+    log.write(json.dumps(args) + "\\n")
+state_file = os.environ["FAKE_PI_LOG"] + ".state"
+state = json.load(open(state_file)) if os.path.exists(state_file) else []
+if args[0] == "list":
+    print("User packages:" if state else "No packages installed.")
+    for folder in state:
+        print("  " + folder)
+    sys.exit(0)
+if args[0] == "install" and not os.environ.get("FAKE_PI_FORGET"):
+    state = sorted(set(state) | {{args[1]}})
+if args[0] == "remove":
+    state = [f for f in state if f != args[1]]
+json.dump(state, open(state_file, "w"))
+print("Installed" if args[0] == "install" else "Removed", args[1])
 sys.exit(int(os.environ.get("FAKE_PI_EXIT", "0")))
 """
 
@@ -81,7 +96,7 @@ def test_prints_the_package_folder_with_a_pi_manifest() -> None:
 def test_install_runs_pi_install_with_the_folder(fake_pi: Path) -> None:
     result = run("--install")
     assert result.exit_code == 0, result.output
-    assert calls(fake_pi) == [["install", str(extension_dir())]]
+    assert calls(fake_pi) == [["install", str(extension_dir())], ["list"]]
     assert "/export-html" in result.stderr
 
 
@@ -89,7 +104,7 @@ def test_install_local_and_an_explicit_pi(fake_pi: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PATH", "")  # found only through --pi
     result = run("--install", "--local", "--pi", str(fake_pi))
     assert result.exit_code == 0, result.output
-    assert calls(fake_pi) == [["install", str(extension_dir()), "-l"]]
+    assert calls(fake_pi) == [["install", str(extension_dir()), "-l"], ["list"]]
 
 
 def test_a_failing_pi_install_is_one_error_line(
@@ -116,3 +131,42 @@ def test_install_options_without_install_are_a_usage_error(args: list[str]) -> N
     result = run(*args)
     assert result.exit_code == 1
     assert "only apply with --install" in result.stderr
+
+
+def test_install_that_pi_did_not_save_is_an_error(
+    fake_pi: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pi prints "Installed" even when its settings.json is broken and nothing was saved."""
+    monkeypatch.setenv("FAKE_PI_FORGET", "1")
+    result = run("--install")
+    assert result.exit_code == 2
+    assert "Pi does not list" in result.stderr and "settings.json" in result.stderr
+    assert "/reload" not in result.stderr
+
+
+def test_uninstall_runs_pi_remove_and_checks_it(fake_pi: Path) -> None:
+    assert run("--install").exit_code == 0
+    result = run("--uninstall")
+    assert result.exit_code == 0, result.output
+    assert calls(fake_pi)[-2:] == [["remove", str(extension_dir())], ["list"]]
+    assert "Removed" in result.stderr
+    assert run("--install", "--uninstall").exit_code == 1
+
+
+def test_install_and_uninstall_with_the_real_pi(
+    pi_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against the pinned Pi, in a scratch home: install, a broken settings file, remove."""
+    pi = next(pi_home.rglob("node_modules/.bin/pi"), None)
+    assert pi is not None, f"no pi under {pi_home}"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    assert run("--install", "--pi", str(pi)).exit_code == 0
+    settings = tmp_path / ".pi" / "agent" / "settings.json"
+    assert str(extension_dir()) in settings.read_text(encoding="utf-8")
+    result = run("--uninstall", "--pi", str(pi))
+    assert result.exit_code == 0, result.output
+    assert str(extension_dir()) not in settings.read_text(encoding="utf-8")
+    settings.write_text("{ broken", encoding="utf-8")
+    result = run("--install", "--pi", str(pi))
+    assert result.exit_code == 2 and "Pi does not list" in result.stderr
