@@ -123,6 +123,7 @@ class Session:
     _call_for_result: dict[str, ToolCallRef] = field(default_factory=dict)
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)
+    _latest_with_id: dict[str, str] = field(default_factory=dict)  # file id -> latest entry
 
     # construction ------------------------------------------------------------
     @classmethod
@@ -179,6 +180,7 @@ class Session:
             by_id[entry.id] = entry
             latest[original] = entry.id
         self.by_id = by_id
+        self._latest_with_id = latest
 
         parent: dict[str, str | None] = {}
         for entry in self.entries:
@@ -330,7 +332,12 @@ class Session:
         return self.header.version
 
     def set_leaf(self, leaf_id: str) -> None:
-        """Choose which leaf is active (KeyError with a clear message when unknown)."""
+        """Choose which leaf is active (KeyError with a clear message when unknown).
+
+        An id the file uses twice names its latest entry, as in Pi (whose id map keeps the
+        last one): Pi's /export-html passes that id for the branch the user is on.
+        """
+        leaf_id = self._latest_with_id.get(leaf_id, leaf_id)
         if leaf_id not in self.by_id:
             matches = [i for i in self.by_id if i.startswith(leaf_id)]
             if not matches:

@@ -425,3 +425,21 @@ def test_context_status_unknown_or_forward_first_kept_keeps_nothing_before(build
         ]
         session = load(dump, lines)
         assert session.context_status() == {"u1": "c1", "cm": "c1"}, first_kept
+
+
+def test_leaf_option_with_a_duplicated_id_names_the_latest_entry(build, dump) -> None:
+    """Pi's id map keeps the last entry with an id, so the leaf it hands /export-html as
+    ``--leaf c`` is the later ``c``; the earlier one stays reachable as ``c`` in the page."""
+    lines = [
+        build.header(),
+        build.user("a", None, "one", 1),
+        build.user("b", "a", "two", 2),
+        build.user("c", "b", "three", 3),
+        build.user("e", "a", "four", 4),
+        build.user("c", "e", "five", 5),  # the same id again, on the other branch
+        build.user("g", "b", "six", 6),  # the file's last entry: the default leaf
+    ]
+    session = load(dump, lines)
+    assert session.leaf_id == "g"
+    session.set_leaf("c")
+    assert session.leaf_id == "c~2" and session.active_path == ["a", "e", "c~2"]
