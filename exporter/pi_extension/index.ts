@@ -217,7 +217,11 @@ function expandHome(path: string): string {
 
 /** Options from an environment variable first, so options typed after the command win. */
 function envArgs(name: string): string[] {
-  return splitArgs(process.env[name] ?? "");
+  try {
+    return splitArgs(process.env[name] ?? "");
+  } catch (error) {
+    throw error instanceof UserError ? new UserError(`${name}: ${error.message}`) : error;
+  }
 }
 
 export default function piSessionExport(pi: ExtensionAPI): void {

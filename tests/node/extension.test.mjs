@@ -389,6 +389,18 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     assert.equal(state.data.sessionFile, session);
   });
 
+  test("a quoting mistake in PI_SESSION_EXPORT_ARGS names the variable", async () => {
+    const odd = new PiRpc(found.piCli, ["--session", session], { ...env, PI_SESSION_EXPORT_ARGS: '--theme "dark' }, project);
+    try {
+      const notes = await odd.command("/export-html");
+      assert.equal(notes.length, 1, JSON.stringify(notes));
+      assert.equal(notes[0].level, "error");
+      assert.match(notes[0].message, /^\/export-html failed: PI_SESSION_EXPORT_ARGS: unterminated " quote/);
+    } finally {
+      await odd.close();
+    }
+  });
+
   test("without pi-session on PATH, /export-html says how to install it", async () => {
     const emptyBin = join(tmp, "empty-bin");
     mkdirSync(emptyBin, { recursive: true });
