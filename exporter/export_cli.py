@@ -104,7 +104,7 @@ def export_command(
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     refuse_collisions(
         {"-o": target, "--report": policy_values.get("report")},
-        [loaded.path, *read_files(policy_values)],
+        read_files(loaded.path, policy_values),
     )
     prepared, report = prepare_session(loaded, policy)
     options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)

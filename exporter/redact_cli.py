@@ -174,20 +174,26 @@ def _check_report_path(report: str | None) -> None:
         raise CliError(f"--report: {report} is a folder; give a file name", 1)
 
 
-def read_files(options: dict[str, Any]) -> list[str]:
-    """The files a command reads besides the session: --env-file and --secret files."""
-    secrets = [v for v in options.get("secret") or () if _is_file(v)]
-    return [*secrets, *(options.get("env_file") or ())]
+def read_files(session: str | None, options: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """What a command reads: the session, and its --secret and --env-file files."""
+    secrets = [("--secret", v) for v in options.get("secret") or () if _is_file(v)]
+    env_files = [("--env-file", v) for v in options.get("env_file") or ()]
+    return [("session", session), *secrets, *env_files]
 
 
-def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[str | None]) -> None:
+def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str | None]]) -> None:
     """No output may be an input (the session, an --env-file, a --secret file) or another
     output (-o and --report naming one file would leave only the report)."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
     for option, path in named:
-        for source in inputs:
-            if source and _same_file(path, source):
-                raise CliError(f"refusing to overwrite {source} (read as input) with {option}", 1)
+        for kind, source in inputs:
+            if not source or not _same_file(path, source):
+                continue
+            if kind == "session":
+                raise CliError(
+                    f"refusing to overwrite the input session {source}; choose another path", 1
+                )
+            raise CliError(f"refusing to overwrite {source} (read with {kind}) with {option}", 1)
     for index, (option, path) in enumerate(named):
         for other, other_path in named[index + 1 :]:
             if _same_file(path, other_path):
@@ -238,7 +244,7 @@ def redact_command(
         raise CliError(str(error), 2) from None
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     refuse_collisions(
-        {"-o": target, "--report": options.get("report")}, [loaded.path, *read_files(options)]
+        {"-o": target, "--report": options.get("report")}, read_files(loaded.path, options)
     )
     from exporter.redact import apply_policy
 

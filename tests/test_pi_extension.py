@@ -163,10 +163,15 @@ def test_install_and_uninstall_with_the_real_pi(
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
     assert run("--install", "--pi", str(pi)).exit_code == 0
     settings = tmp_path / ".pi" / "agent" / "settings.json"
-    assert str(extension_dir()) in settings.read_text(encoding="utf-8")
+
+    def installed() -> list[Path]:  # Pi may store the folder relative to its settings file
+        packages = json.loads(settings.read_text(encoding="utf-8")).get("packages", [])
+        return [(settings.parent / p).resolve() for p in packages if isinstance(p, str)]
+
+    assert installed() == [extension_dir().resolve()]
     result = run("--uninstall", "--pi", str(pi))
     assert result.exit_code == 0, result.output
-    assert str(extension_dir()) not in settings.read_text(encoding="utf-8")
+    assert installed() == []
     settings.write_text("{ broken", encoding="utf-8")
     result = run("--install", "--pi", str(pi))
     assert result.exit_code == 2 and "Pi does not list" in result.stderr
