@@ -94,6 +94,8 @@ class MessageEntry(Entry):
     usage_cache: Any = field(default=None, init=False, repr=False, compare=False)
     # The role decides every view and statistic; read it from the JSON once.
     role_cache: str | None = field(default=None, init=False, repr=False, compare=False)
+    # provider/model keys every usage table and the chart: built once ("" = none).
+    model_cache: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def message(self) -> dict[str, Any]:
@@ -132,12 +134,12 @@ class MessageEntry(Entry):
     @property
     def model_key(self) -> str | None:
         """``provider/model`` for assistant turns (the key of the per-model tables)."""
-        if self.role != "assistant":
-            return None
-        model = self.model
-        if not model:
-            return None
-        return f"{self.provider}/{model}" if self.provider else model
+        key = self.model_cache
+        if key is None:
+            model = self.model if self.role == "assistant" else None
+            provider = self.provider if model else None
+            key = self.model_cache = (f"{provider}/{model}" if provider else model) or ""
+        return key or None
 
     @property
     def stop_reason(self) -> str | None:
