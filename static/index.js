@@ -64,6 +64,12 @@
 
   // Filter: every whitespace-separated term must occur in the row's text (AND).
   var input = $("#filter"), status = $("#filter-status"), texts = null;
+  // Sessions that could not be read are rows too, but not sessions with a cost.
+  var readable = rows.filter(function (r) { return !r.classList.contains("failed"); }).length;
+  function money(v) {  // as the page writes costs: 4 decimals under a cent, 3 under a dollar
+    var places = v && Math.abs(v) < 0.01 ? 4 : v && Math.abs(v) < 1 ? 3 : 2;
+    return "$" + v.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places });
+  }
   function applyFilter() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     if (!texts) texts = new Map(rows.map(function (r) { return [r, r.textContent.toLowerCase()]; }));
@@ -72,11 +78,14 @@
       var text = texts.get(r), hit = true;
       for (var j = 0; j < terms.length && hit; j++) hit = text.indexOf(terms[j]) !== -1;
       r.classList.toggle("filtered-out", !hit);
-      if (hit) { shown++; cost += parseFloat(r.cells[r.cells.length - 1].getAttribute("data-sort")) || 0; }
+      if (hit && !r.classList.contains("failed")) {
+        shown++;
+        cost += parseFloat(r.cells[r.cells.length - 1].getAttribute("data-sort")) || 0;
+      }
     });
     status.textContent = terms.length
-      ? shown + " of " + rows.length + " sessions · $" + cost.toFixed(2)
-      : rows.length + " sessions";
+      ? shown + " of " + readable + " sessions · " + money(cost)
+      : readable + " sessions";
   }
   if (input) {
     input.hidden = false;
@@ -89,6 +98,8 @@
       var tag = (ev.target.tagName || "").toLowerCase();
       if (ev.key === "/" && tag !== "input" && tag !== "textarea" && !ev.ctrlKey && !ev.metaKey) { ev.preventDefault(); input.focus(); }
     });
-    if (input.value) applyFilter(); else status.textContent = rows.length + " sessions";
+    if (input.value) applyFilter(); else status.textContent = readable + " sessions";
+    // Back to this page: the browser may refill the box after this script ran.
+    window.addEventListener("pageshow", function () { if (input.value) applyFilter(); });
   }
 })();

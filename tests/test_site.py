@@ -506,3 +506,35 @@ def test_pages_left_by_an_interrupted_build_are_swept(corpus, tmp_path):
     assert build(root, site).rendered == 0
     assert not orphan.exists() and not orphan.parent.exists() and not temp.exists()
     assert mine.read_text(encoding="utf-8") == "mine"
+
+
+def test_day_chart_total_is_what_its_bars_show() -> None:
+    """Cost before the 366-day window is named in the caption, not added to the chart's
+    "in total" (which then did not match the bars)."""
+    from exporter.render.index import day_chart
+
+    rows = [{"cost_by_day": {"2024-01-01": 5.0, "2025-06-01": 1.0}},
+            {"cost_by_day": {"2025-06-02": 2.0}}]  # fmt: skip
+    chart = day_chart(rows)
+    assert chart is not None
+    assert chart.total == pytest.approx(3.0) and chart.earlier == pytest.approx(5.0)
+
+
+def test_failed_rows_show_no_numbers_and_sort_last() -> None:
+    """A file that could not be read has no messages or cost to show (— instead of 0), and
+    its time is the file's, so it goes after the sessions instead of first."""
+    from exporter.render.index import render_listing
+
+    def row(sid: str, when: str, error: str | None = None) -> dict:
+        return {"id": sid, "title": f"Session {sid}", "cwd": "/p", "last_activity": when,
+                "messages": 3, "branches": 1, "models": ["m"], "tokens": 10, "cost": 0.5,
+                "page": f"sessions/{sid}.html", "file": f"{sid}.jsonl", "error": error}  # fmt: skip
+
+    html = render_listing(
+        [row("ok1", "2025-01-01T00:00:00Z"), row("bad", "2026-01-01T00:00:00Z", "not JSON")]
+    )
+    body = html[html.index('id="session-table"') :]
+    assert body.index("Session ok1") < body.index("Session bad")
+    failed = body[body.index('class="failed"') :]
+    failed = failed[: failed.index("</tr>")]
+    assert "$0.500" not in failed and failed.count("—") == 4

@@ -108,11 +108,14 @@ def test_filter_box_filters_rows(site: Path, tab: Tab) -> None:
     page.goto(url)
     box = page.locator("#filter")
     assert box.is_visible()
-    assert page.locator("#filter-status").text_content() == "13 sessions"
+    # the row of a file that failed to load is no session: the count is the header's
+    assert page.locator("tr.failed").count() == 1
+    assert page.locator("#filter-status").text_content() == "12 sessions"
+    assert page.locator(".facts dd >> nth=0").text_content().startswith("12")
     box.fill("alpha")
     expect(page.locator("tr.filtered-out")).to_have_count(7)
     assert len(titles(page)) == 6
-    assert page.locator("#filter-status").text_content().startswith("6 of 13 sessions")
+    assert page.locator("#filter-status").text_content().startswith("6 of 12 sessions · $")
     box.fill("00000007 ALPHA")  # every term must match: no row has both
     expect(page.locator("tr.filtered-out")).to_have_count(13)
     box.fill("00000007")
@@ -163,3 +166,19 @@ def test_readable_without_javascript(site: Path, pw_browser: Any) -> None:
         assert page.locator("#projects tbody tr").count() == 3  # two projects + total
     finally:
         context.close()
+
+
+def test_printed_sessions_table_fits_the_page(site: Path, tab: Tab) -> None:
+    """A scroll box prints cut off: on an A4-wide page the table must fit, sort marks gone."""
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.set_viewport_size({"width": 718, "height": 1000})
+    page.goto(url)
+    page.emulate_media(media="print")
+    right = page.evaluate("document.querySelector('#session-table').getBoundingClientRect().right")
+    assert right <= 718, f"the printed table ends at {right}px on a 718px page"
+    mark = page.evaluate(
+        "getComputedStyle(document.querySelector('th button.sort'), '::after').content"
+    )
+    assert mark in ("none", "normal", ""), mark
+    tab.assert_clean({url})

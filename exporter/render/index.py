@@ -107,7 +107,7 @@ class DayChart:
     days: int
     first: str
     last: str
-    total: float
+    total: float  # of the charted days (the bars)
     earlier: float  # cost before the charted window
     table: list[tuple[str, str, int]]  # day, cost, sessions (newest first), for readers
     plot_left: int = 56
@@ -131,7 +131,7 @@ def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
     earlier = sum(v for d, v in cost.items() if date.fromisoformat(d) < first)
     days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
     chart = DayChart(720, 180, [], [], [], len(days), first.isoformat(), last.isoformat(), 0, 0, [])
-    chart.total, chart.earlier = sum(cost.values()), earlier
+    chart.total, chart.earlier = sum(cost.values()) - earlier, earlier  # what the bars show
     top, inner_h = 12, chart.plot_bottom - 12
     inner_w = chart.plot_right - chart.plot_left
     peak = nice_ceiling(max(cost.get(d.isoformat(), 0.0) for d in days))
@@ -194,7 +194,7 @@ def _session_view(row: dict[str, Any], base: str, project_links: dict[str, str])
         "project_href": base + project_links[cwd] if cwd in project_links else None,
         "when": _when(row.get("last_activity")),
         "when_iso": row.get("last_activity") or "",
-        "when_sort": _sort_time(row.get("last_activity")),
+        "when_sort": "0" if error else _sort_time(row.get("last_activity")),  # sorts last
         "messages": row.get("messages", 0),
         "branches": row.get("branches", 0),
         "models": ", ".join(row.get("models") or []),
@@ -229,10 +229,16 @@ def _instant(iso: str | None) -> float:
     return moment.timestamp() if moment else 0.0
 
 
-def _by_recency(row: dict[str, Any]) -> tuple[float, str, str]:
-    """Newest first; ties broken by title and page, so the output never depends on order."""
+def _by_recency(row: dict[str, Any]) -> tuple[bool, float, str, str]:
+    """Newest first, sessions that could not be read last (their time is the file's);
+    ties broken by title and page, so the output never depends on order."""
     page = row.get("page") or row.get("file") or ""
-    return (-_instant(row.get("last_activity")), row.get("title") or "", page)
+    return (
+        bool(row.get("error")),
+        -_instant(row.get("last_activity")),
+        row.get("title") or "",
+        page,
+    )
 
 
 def render_listing(
