@@ -163,12 +163,6 @@ def echo_text(text: str) -> None:
     click.echo(replace_surrogates(text))
 
 
-def refuse_input(target: str | os.PathLike[str] | None, source: str | None) -> None:
-    """Never write over the session being read (an -o or --report pointing at it)."""
-    if target and source and os.path.exists(target) and os.path.samefile(target, source):
-        raise CliError(f"refusing to overwrite the input session {source}; choose another path", 1)
-
-
 def check_http_url(url: str, option: str) -> None:
     """An API root must be an http(s) URL with a host; anything else is a usage error."""
     try:

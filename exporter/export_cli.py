@@ -104,13 +104,13 @@ def export_command(
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     refuse_collisions(
         {"-o": target, "--report": policy_values.get("report")},
-        read_files(loaded.path, policy_values),
+        read_files([loaded.path], policy_values),
     )
     prepared, report = prepare_session(loaded, policy)
     options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
     html = render_session(prepared, options)
     if report is not None:
-        finish_report(report, policy_values.get("report"), [loaded.path])
+        finish_report(report, policy_values.get("report"))
     if output == "-":
         sys.stdout.buffer.write(html.encode("utf-8"))
         sys.stdout.flush()

@@ -17,13 +17,13 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, check_http_url, refuse_input, render_table
+from exporter.cli import CliError, check_http_url, render_table
 from exporter.discover import resolve_session_arg, scan_summary, session_files
 from exporter.formatting import fmt_int
 from exporter.fsutil import atomic_write_text
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
-from exporter.redact_cli import policy_from_options, policy_options
+from exporter.redact_cli import policy_from_options, policy_options, read_files, refuse_collisions
 
 __all__ = ["publish_command", "select_files"]
 
@@ -164,8 +164,8 @@ def publish_command(
     forced = {"redact": True, "drop_hidden": True, "keep_paths": False, "no_env_secrets": False}
     policy = policy_from_options(**{**policy_values, **forced})
     report_path = policy_values.get("report")
-    for source in files:  # check before publishing, not after
-        refuse_input(report_path, str(source))
+    # checked before publishing, not after
+    refuse_collisions({"--report": report_path}, read_files(map(str, files), policy_values))
     request = PublishRequest(
         repo_id=repo_id,
         files=files,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from exporter.cli import CliError, open_session, refuse_input, session_argument
+from exporter.cli import CliError, open_session, session_argument
 from exporter.fsutil import atomic_write_bytes
 from exporter.loader import SessionFormatError, session_to_jsonl
 from exporter.policy import MIN_LITERAL, RedactionPolicy
@@ -174,11 +174,13 @@ def _check_report_path(report: str | None) -> None:
         raise CliError(f"--report: {report} is a folder; give a file name", 1)
 
 
-def read_files(session: str | None, options: dict[str, Any]) -> list[tuple[str, str | None]]:
-    """What a command reads: the session, and its --secret and --env-file files."""
+def read_files(
+    sessions: Iterable[str | None], options: dict[str, Any]
+) -> list[tuple[str, str | None]]:
+    """What a command reads: its sessions, and its --secret and --env-file files."""
     secrets = [("--secret", v) for v in options.get("secret") or () if _is_file(v)]
     env_files = [("--env-file", v) for v in options.get("env_file") or ()]
-    return [("session", session), *secrets, *env_files]
+    return [*(("session", s) for s in sessions), *secrets, *env_files]
 
 
 def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str | None]]) -> None:
@@ -209,14 +211,11 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def finish_report(
-    report: RedactionReport, report_path: str | None, sources: Iterable[str | None] = ()
-) -> None:
-    """The summary on stderr; the full JSONL report when ``--report`` asked for it."""
+def finish_report(report: RedactionReport, report_path: str | None) -> None:
+    """The summary on stderr; the full JSONL report when ``--report`` asked for it (its
+    path was checked by `refuse_collisions` before anything was written)."""
     click.echo(f"pi-session: {report.summary_line()}", err=True)
     if report_path:
-        for source in sources:
-            refuse_input(report_path, source)
         report.write_jsonl(report_path)
         click.echo(f"pi-session: report written to {report_path}", err=True)
 
@@ -244,7 +243,7 @@ def redact_command(
         raise CliError(str(error), 2) from None
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     refuse_collisions(
-        {"-o": target, "--report": options.get("report")}, read_files(loaded.path, options)
+        {"-o": target, "--report": options.get("report")}, read_files([loaded.path], options)
     )
     from exporter.redact import apply_policy
 
@@ -266,4 +265,4 @@ def redact_command(
             "Pi can read; see the warnings above)",
             err=True,
         )
-    finish_report(report, options.get("report"), [loaded.path])
+    finish_report(report, options.get("report"))

@@ -15,7 +15,6 @@ from exporter.cli import (
     CliError,
     check_http_url,
     open_session,
-    refuse_input,
     session_argument,
 )
 from exporter.formatting import fmt_datetime, one_line
@@ -25,7 +24,13 @@ from exporter.prepare import prepare_session
 from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
 from exporter.publish.gist_share import check_size, files_size, share_files, viewer_link
 from exporter.publish.share_state import ShareState
-from exporter.redact_cli import finish_report, policy_from_options, policy_options
+from exporter.redact_cli import (
+    finish_report,
+    policy_from_options,
+    policy_options,
+    read_files,
+    refuse_collisions,
+)
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
 
@@ -94,13 +99,15 @@ def share_command(
         return
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
-    refuse_input(policy_values.get("report"), loaded.path)
+    refuse_collisions(
+        {"--report": policy_values.get("report")}, read_files([loaded.path], policy_values)
+    )
     prepared, report = prepare_session(loaded, policy)
     files = {"session.html": render_session(prepared, RenderOptions())}
     if with_jsonl:
         files["session.jsonl"] = session_to_jsonl(prepared)
     if report is not None:
-        finish_report(report, policy_values.get("report"), [loaded.path])
+        finish_report(report, policy_values.get("report"))
     elif not policy.redact:
         click.echo("pi-session: warning: --no-redact: the session is uploaded as it is", err=True)
     size = files_size(files)

@@ -517,6 +517,8 @@ def test_cli_errors_are_one_line(in_tmp: Path) -> None:
         ("export", ["-o", "my.env", "--env-file", "my.env", "--redact"], "my.env"),
         ("redact", ["-o", "r.jsonl", "--report", "/nonexistent-folder/r.jsonl"], None),
         ("redact", ["-o", "r.jsonl", "--report", "-"], None),
+        ("share", ["--dry-run", "--report", "my.env", "--env-file", "my.env"], "my.env"),
+        ("publish", ["--dry-run", "--report", "my.env", "--env-file", "my.env"], "my.env"),
     ],
 )
 def test_outputs_never_overwrite_inputs_or_each_other(
@@ -527,7 +529,8 @@ def test_outputs_never_overwrite_inputs_or_each_other(
     (in_tmp / "my.env").write_text(f"ACME_TOKEN={ENV_VALUE}\n", "utf-8")
     (in_tmp / "list.txt").write_text("hunter2hunter\n", "utf-8")
     before = {p.name: p.read_bytes() for p in in_tmp.iterdir()}
-    result = CliRunner().invoke(cli, [command, "s.jsonl", *extra])
+    session = ["user/traces", "s.jsonl"] if command == "publish" else ["s.jsonl"]
+    result = CliRunner().invoke(cli, [command, *session, *extra])
     assert result.exit_code in (1, 2), result.output
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
     assert {p.name: p.read_bytes() for p in in_tmp.iterdir()} == before
