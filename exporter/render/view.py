@@ -276,7 +276,10 @@ class PageBuilder:
 
     def row_text(self, entry_id: str) -> str:
         """What the outline says of an entry (label bookmarks reuse it)."""
-        return outline_text(self.session.by_id[entry_id], self._call_of(entry_id), self.show)[0]
+        return self._outline_text(entry_id)[0]
+
+    def _outline_text(self, entry_id: str) -> tuple[str, str, bool]:
+        return outline_text(self.session.by_id[entry_id], self._call_of(entry_id), self.show)
 
     def _call_of(self, result_id: str) -> dict[str, Any] | None:
         """The tool call block a result answers, if the file has it."""
@@ -291,8 +294,7 @@ class PageBuilder:
         return None
 
     def _outline_row(self, entry_id: str) -> OutlineRow:
-        entry = self.session.by_id[entry_id]
-        text, role, hidden = outline_text(entry, self._call_of(entry_id), self.show)
+        text, role, hidden = self._outline_text(entry_id)
         classes = [f"r-{role}"]
         if hidden:
             classes.append("hide-default")
