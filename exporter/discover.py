@@ -64,25 +64,36 @@ def session_files(
             folders.append(root)
     # one path per file: a symlink (or hard link) to a session listed elsewhere would count
     # it, its tokens and its cost twice; the real path wins over a link to it
-    by_file: dict[tuple[int, int], tuple[bool, str, float, Path]] = {}
+    by_file: dict[tuple[int, int], tuple[float, Path]] = {}
     for folder in folders:
         if not folder.is_dir():
             continue
         for path in folder.glob("*.jsonl"):
             try:
                 info = path.stat()
-                # a link to the file, or a path through a linked project folder
-                linked = os.path.realpath(path) != os.path.abspath(path)
             except OSError:
                 continue
             if not stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader
                 continue
-            candidate = (linked, str(path), info.st_mtime, path)
             key = (info.st_dev, info.st_ino)
-            if key not in by_file or candidate[:2] < by_file[key][:2]:
-                by_file[key] = candidate
-    files = sorted(by_file.values(), key=lambda item: (-item[2], item[1]))
-    return [path for *_, path in files]
+            seen = by_file.get(key)
+            if seen is None or _preferred(path, seen[1]):
+                by_file[key] = (info.st_mtime, path)
+    files = sorted(by_file.values(), key=lambda item: (-item[0], str(item[1])))
+    return [path for _, path in files]
+
+
+def _preferred(path: Path, other: Path) -> bool:
+    """Of two paths to one file: the one that is no link (to the file, or through a linked
+    project folder), then the first by name. Resolved only when a file shows up twice."""
+    return (_linked(path), str(path)) < (_linked(other), str(other))
+
+
+def _linked(path: Path) -> bool:
+    try:
+        return os.path.realpath(path) != os.path.abspath(path)
+    except (OSError, ValueError):
+        return True
 
 
 def _id_from_name(path: Path) -> str:
