@@ -520,6 +520,28 @@ def test_day_chart_total_is_what_its_bars_show() -> None:
     assert chart.total == pytest.approx(3.0) and chart.earlier == pytest.approx(5.0)
 
 
+def test_day_chart_uses_weekly_bars_over_long_spans() -> None:
+    """Over a year, one bar per day was under 2 px wide; long spans get one bar per week
+    (Monday to Sunday), each summing its days and counting each session once."""
+    from exporter.render.index import day_chart
+
+    rows = [{"cost_by_day": {"2025-01-01": 1.0, "2025-01-03": 2.0}},  # Wed, Fri: one week
+            {"cost_by_day": {"2025-01-05": 4.0, "2025-01-06": 8.0}},  # Sun; Mon = next week
+            {"cost_by_day": {"2025-12-31": 0.5}}]  # fmt: skip
+    chart = day_chart(rows)
+    assert chart is not None and chart.bucket_days == 7 and chart.days == 365
+    tips = [bar[4] for bar in chart.bars]
+    assert tips == [
+        "week of 2024-12-30: $7.00 (2 sessions)",
+        "week of 2025-01-06: $8.00 (1 session)",
+        "week of 2025-12-29: $0.500 (1 session)",
+    ]
+    assert min(bar[2] for bar in chart.bars) > 8  # px wide, in a 648 px plot
+    assert chart.x_ticks[0][1] == "2025-01-01"  # the axis starts at the first day, not Monday
+    short = day_chart([{"cost_by_day": {"2025-01-01": 1.0, "2025-03-01": 1.0}}])
+    assert short is not None and short.bucket_days == 1 and len(short.bars) == 2
+
+
 def test_failed_rows_show_no_numbers_and_sort_last() -> None:
     """A file that could not be read has no messages or cost to show (— instead of 0), and
     its time is the file's, so it goes after the sessions instead of first."""

@@ -97,7 +97,8 @@ def session_row(session: Session) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class DayChart:
-    """Cost per day as SVG geometry (bars, ticks); the template only prints these numbers."""
+    """Cost per day (or per week, for long spans) as SVG geometry (bars, ticks); the
+    template only prints these numbers."""
 
     width: int
     height: int
@@ -110,53 +111,79 @@ class DayChart:
     total: float  # of the charted days (the bars)
     earlier: float  # cost before the charted window
     table: list[tuple[str, str, int]]  # day, cost, sessions (newest first), for readers
+    bucket_days: int = 1  # 7: one bar per week (Monday to Sunday)
     plot_left: int = 56
     plot_right: int = 704
     plot_bottom: int = 156
 
 
+#: Above this many days a bar per day would be under 5 px wide: one bar per week instead.
+WEEKLY_AFTER_DAYS = 120
+
+
 def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
-    """Daily bars from the first to the last day with cost (at most the last 366 days)."""
+    """Bars from the first to the last day with cost (at most the last 366 days): one per
+    day, or one per week when the span is too long for daily bars to be seen."""
     cost: dict[str, float] = defaultdict(float)
-    sessions: dict[str, int] = defaultdict(int)
-    for row in rows:
+    sessions: dict[str, set[int]] = defaultdict(set)
+    for number, row in enumerate(rows):
         for day, amount in (row.get("cost_by_day") or {}).items():
             cost[day] += amount
-            sessions[day] += 1
+            sessions[day].add(number)
     if not cost:
         return None
     last = date.fromisoformat(max(cost))
     window_start = date.fromordinal(max(1, last.toordinal() - MAX_DAYS + 1))  # year 1 is fine
     first = max(date.fromisoformat(min(cost)), window_start)
     earlier = sum(v for d, v in cost.items() if date.fromisoformat(d) < first)
-    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-    chart = DayChart(720, 180, [], [], [], len(days), first.isoformat(), last.isoformat(), 0, 0, [])
+    span = (last - first).days + 1
+    chart = DayChart(720, 180, [], [], [], span, first.isoformat(), last.isoformat(), 0, 0, [])
     chart.total, chart.earlier = sum(cost.values()) - earlier, earlier  # what the bars show
+    chart.bucket_days = 7 if span > WEEKLY_AFTER_DAYS else 1
+    starts = _bucket_starts(first, last, chart.bucket_days)
+    bucket_cost = [0.0] * len(starts)
+    bucket_sessions: list[set[int]] = [set() for _ in starts]
+    for key, amount in cost.items():
+        day = date.fromisoformat(key)
+        if day >= first:
+            index = (day - starts[0]).days // chart.bucket_days
+            bucket_cost[index] += amount
+            bucket_sessions[index] |= sessions[key]
     top, inner_h = 12, chart.plot_bottom - 12
     inner_w = chart.plot_right - chart.plot_left
-    peak = nice_ceiling(max(cost.get(d.isoformat(), 0.0) for d in days))
-    step = inner_w / len(days)
-    for i, day in enumerate(days):
-        key = day.isoformat()
-        amount = cost.get(key, 0.0)
+    peak = nice_ceiling(max(bucket_cost))
+    step = inner_w / len(starts)
+    for i, start in enumerate(starts):
+        amount = bucket_cost[i]
         if amount <= 0:
             continue
         height = max(inner_h * on_axis(amount, peak) / peak, 1.0)
-        count = sessions[key]
-        tip = f"{key}: {fmt_cost(amount)} ({count} session{'s' if count != 1 else ''})"
+        count = len(bucket_sessions[i])
+        when = f"week of {start.isoformat()}" if chart.bucket_days == 7 else start.isoformat()
+        tip = f"{when}: {fmt_cost(amount)} ({count} session{'s' if count != 1 else ''})"
         width = min(max(step * 0.8, 1.0), 36.0)
         x = chart.plot_left + i * step + (step - width) / 2
         chart.bars.append((x, chart.plot_bottom - height, width, height, tip))
-    chart.table = [(d, fmt_cost(cost[d]), sessions[d]) for d in sorted(cost, reverse=True)]
+    chart.table = [(d, fmt_cost(cost[d]), len(sessions[d])) for d in sorted(cost, reverse=True)]
     chart.y_ticks = [(chart.plot_bottom - inner_h * f, _money_tick(peak * f)) for f in (0, 0.5, 1)]
     chart.y_ticks = [(y, label) for y, label in chart.y_ticks if y >= top]
-    picks = sorted({0, (len(days) - 1) // 2, len(days) - 1})
-    anchors = {0: "start", len(days) - 1: "end"} if len(days) > 1 else {}
+    picks = sorted({0, (len(starts) - 1) // 2, len(starts) - 1})
+    anchors = {0: "start", len(starts) - 1: "end"} if len(starts) > 1 else {}
     chart.x_ticks = [
-        (chart.plot_left + (i + 0.5) * step, days[i].isoformat(), anchors.get(i, "middle"))
+        (
+            chart.plot_left + (i + 0.5) * step,
+            max(starts[i], first).isoformat(),
+            anchors.get(i, "middle"),
+        )
         for i in picks
     ]
     return chart
+
+
+def _bucket_starts(first: date, last: date, bucket_days: int) -> list[date]:
+    """The first day of each bar: every day, or every Monday from the week of ``first``."""
+    start = first - timedelta(days=first.weekday()) if bucket_days == 7 else first
+    return [start + timedelta(days=i) for i in range(0, (last - start).days + 1, bucket_days)]
 
 
 def _money_tick(value: float) -> str:
