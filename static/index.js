@@ -8,11 +8,19 @@
   function $(sel, el) { return (el || doc).querySelector(sel); }
   function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
 
-  // Local times (the server wrote UTC).
+  // Local times (the server wrote UTC); the header's period names the zone, the rows follow it.
   var fmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  function pad(n) { return n < 10 ? "0" + n : "" + n; }
+  function utcOffset(d) {
+    var minutes = -d.getTimezoneOffset(), sign = minutes < 0 ? "−" : "+";
+    minutes = Math.abs(minutes);
+    return "UTC" + sign + pad(Math.floor(minutes / 60)) + ":" + pad(minutes % 60);
+  }
   $all("time[datetime]").forEach(function (t) {
     var d = new Date(t.getAttribute("datetime"));
-    if (!isNaN(d)) { t.title = t.getAttribute("datetime"); t.textContent = fmt.format(d); }
+    if (isNaN(d)) return;
+    t.title = t.getAttribute("datetime") + " (UTC)";
+    t.textContent = fmt.format(d) + (t.closest(".facts") ? " " + utcOffset(d) : "");
   });
 
   var table = $("#session-table");

@@ -182,3 +182,37 @@ def test_printed_sessions_table_fits_the_page(site: Path, tab: Tab) -> None:
     )
     assert mark in ("none", "normal", ""), mark
     tab.assert_clean({url})
+
+
+def test_phone_shows_sessions_as_cards_in_the_readers_zone(site: Path, pw_browser: Any) -> None:
+    """At 375 px the nine-column table scrolled sideways and showed the time and half a title;
+    each session is now a card that fits. The header's period names the reader's zone."""
+    context = pw_browser.new_context(
+        viewport={"width": 375, "height": 740}, timezone_id="Asia/Tokyo", locale="en-US"
+    )
+    try:
+        page = context.new_page()
+        page.goto((site / "index.html").as_uri())
+        sizes = page.evaluate(
+            """() => {
+              const wrap = document.querySelector('#session-table').parentElement;
+              const row = document.querySelector('#session-table tbody tr:not(.failed)');
+              const cost = row.cells[row.cells.length - 1].getBoundingClientRect();
+              return {page: document.scrollingElement.scrollWidth, wrap: wrap.scrollWidth,
+                      view: wrap.clientWidth, title: row.querySelector('td.title').offsetWidth,
+                      row: row.offsetWidth, costRight: cost.right};
+            }"""
+        )
+        assert sizes["page"] <= 375 and sizes["wrap"] <= sizes["view"], sizes
+        assert sizes["title"] >= sizes["row"] - 24, sizes  # the title has the card's width
+        assert sizes["costRight"] <= 375, sizes
+        unit = page.locator("#session-table tbody tr:not(.failed) td[data-unit]").first
+        after = unit.evaluate("td => getComputedStyle(td, '::after').content")
+        assert "message" in after, after
+        assert page.locator("#session-table thead button.sort").first.is_visible()
+        period = page.locator(".facts time").last.text_content()
+        assert period.endswith("UTC+09:00"), period
+        row_time = page.locator("#session-table tbody time").first.text_content()
+        assert "UTC" not in row_time  # rows follow the zone the header names
+    finally:
+        context.close()
