@@ -216,3 +216,20 @@ def test_phone_shows_sessions_as_cards_in_the_readers_zone(site: Path, pw_browse
         assert "UTC" not in row_time  # rows follow the zone the header names
     finally:
         context.close()
+
+
+def test_filter_still_applies_after_going_back(site: Path, tab: Tab) -> None:
+    """Back from a session page refills the filter box after the script ran; the rows must
+    follow the refilled text (they showed every session under a filled-in box)."""
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.goto(url)
+    page.locator("#filter").fill("00000007")
+    expect(page.locator("tr.filtered-out")).to_have_count(12)
+    page.locator("#session-table td.title a", has_text="Session 7").click()
+    page.wait_for_load_state()
+    page.go_back()
+    page.wait_for_load_state()
+    assert page.locator("#filter").input_value() == "00000007"
+    expect(page.locator("tr.filtered-out")).to_have_count(12)
+    assert page.locator("#filter-status").text_content().startswith("1 of 12 sessions")
