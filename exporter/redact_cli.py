@@ -48,7 +48,12 @@ def policy_options(
             show_default=True,
             help="Replace secrets, the home folder and the user name before anything is written.",
         ),
-        click.option("--active-branch-only", is_flag=True, help="Keep only the active branch."),
+        click.option(
+            "--active-branch-only",
+            is_flag=True,
+            help="Keep only the active branch (with its labels and the session name, even "
+            "when they were set on another branch).",
+        ),
         click.option("--no-thinking", is_flag=True, help="Drop thinking text and signatures."),
         click.option(
             "--no-tool-output", is_flag=True, help="Keep tool calls; replace results by a note."

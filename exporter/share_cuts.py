@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from exporter.entries import CustomMessageEntry, Entry, MessageEntry, blocks_text
+from exporter.entries import (
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    SessionInfoEntry,
+    blocks_text,
+)
 from exporter.policy import RedactionPolicy
 from exporter.session import Session
 
@@ -93,7 +100,13 @@ def cut_content(
 def select_entries(
     session: Session, policy: RedactionPolicy
 ) -> tuple[list[Entry], dict[str, str | None]]:
-    """Kept entries (leaf last) and new raw parent ids for those whose parent was dropped."""
+    """Kept entries (leaf last) and new raw parent ids for those whose parent was dropped.
+
+    With ``active_branch_only``, the label entries that decide a kept entry's label and the
+    entry that names the session are kept even when they were written while another branch
+    was checked out (so they sit on that branch): they are chained after the leaf, so the
+    copy is still one branch, and its entries keep their labels and the session its name.
+    """
     active = set(session.active_path) if policy.active_branch_only else None
     kept = [
         e
@@ -126,7 +139,35 @@ def select_entries(
         leaf = kept_ancestor(leaf)
     if leaf is not None and kept[-1].id != leaf:  # Pi opens on the last line
         kept.append(kept.pop(next(i for i, e in enumerate(kept) if e.id == leaf)))
+    if active is not None and leaf is not None:
+        for entry in _state_from_other_branches(session, kept_ids):
+            reparent[entry.id] = kept[-1].raw.get("id")
+            kept.append(entry)
     return kept, reparent
+
+
+def _state_from_other_branches(session: Session, kept_ids: set[str]) -> list[Entry]:
+    """Label and session-name entries off the kept path that decide the kept copy's labels
+    and name (the last one in file order wins, as in Pi), in file order. A label clear
+    only counts if it undoes a kept label entry."""
+    last_label: dict[str, LabelEntry] = {}
+    labelled_on_path: set[str] = set()
+    last_name: SessionInfoEntry | None = None
+    for entry in session.entries:
+        if isinstance(entry, LabelEntry) and entry.target_id in kept_ids:
+            last_label[entry.target_id] = entry
+            if entry.id in kept_ids:
+                labelled_on_path.add(entry.target_id)
+        elif isinstance(entry, SessionInfoEntry):
+            last_name = entry
+    chosen = {
+        entry.id
+        for target, entry in last_label.items()
+        if entry.label or target in labelled_on_path
+    }
+    if last_name is not None:
+        chosen.add(last_name.id)
+    return [e for e in session.entries if e.id in chosen and e.id not in kept_ids]
 
 
 def moved_first_kept(session: Session, entry: Entry, kept_ids: set[str]) -> str | None:

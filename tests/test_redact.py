@@ -174,9 +174,17 @@ def test_tree_stays_valid_after_dropping(path: Path, flags: dict[str, bool]) -> 
     expected = session.leaf_id
     while expected is not None and expected not in ids:
         expected = session.parent_of(expected)
+    moved = (
+        [i for i in ids if i not in session.active_path] if flags.get("active_branch_only") else []
+    )
+    if moved:  # labels and the session name set on another branch, chained after the leaf
+        assert ids[-len(moved) :] == moved and out.path_to(moved[-1])[-len(moved) - 1] == expected
+        assert {session.by_id[i].type for i in moved} <= {"label", "session_info"}
+        expected = moved[-1]
     assert out.leaf_id == expected and out.entries[-1].id == expected  # Pi opens the last line
     if flags.get("active_branch_only"):
-        assert set(ids) <= set(session.active_path) and not out.fork_ids
+        assert not out.fork_ids and out.name == session.name
+        assert out.labels == {t: n for t, n in session.labels.items() if t in ids}
     for entry in out.entries:  # a kept compaction still points at a kept entry on its path
         if entry.type == "compaction" and entry.raw.get("firstKeptEntryId") in session.by_id:
             assert entry.raw["firstKeptEntryId"] in out.path_to(entry.id)
@@ -429,6 +437,8 @@ for (const file of files) {
     header: sm.getHeader()?.id ?? null, entries: entries.length, leaf: sm.getLeafId() ?? null,
     dangling: entries.filter((e) => e.parentId !== null && !ids.has(e.parentId)).length,
     rewritten: !readFileSync(copy).equals(readFileSync(file)),
+    labels: Object.fromEntries(entries.filter((e) => sm.getLabel(e.id)).map((e) => [e.id, sm.getLabel(e.id)])),
+    name: sm.getSessionName() ?? null,
   }));
 }
 """
@@ -443,6 +453,8 @@ def test_pi_session_manager_opens_the_redacted_copy(pi_pkg: Path, tmp_path: Path
         (SAMPLER, "e23", {"drop_hidden": True}),  # a leaf that is not the last line
         (FIXTURES_DIR / "pi-large-session.jsonl", None, {}),
         (FIXTURES_DIR / "pi-v1-before-compaction.jsonl", None, {"active_branch_only": True}),
+        # its label and name were set on the branch the user left: Pi still sees both
+        (FIXTURES_DIR / "every-entry-type.jsonl", None, {"active_branch_only": True}),
     ]
     files, expected = [], []
     for number, (path, leaf, flags) in enumerate(cases):
@@ -451,8 +463,11 @@ def test_pi_session_manager_opens_the_redacted_copy(pi_pkg: Path, tmp_path: Path
         target = tmp_path / f"out{number}.jsonl"
         target.write_text(session_to_jsonl(out), "utf-8")
         files.append(str(target))
+        source = load_session(path)
+        labels = {t: n for t, n in source.labels.items() if t in out.by_id}
         expected.append({"header": out.id, "entries": len(out.entries), "leaf": out.leaf_id,
-                         "dangling": 0, "rewritten": False})  # fmt: skip
+                         "dangling": 0, "rewritten": False, "labels": labels,
+                         "name": source.name})  # fmt: skip
     output = run_node(["--input-type=module", "-e", PI_OPEN, str(pi_pkg), *files])
     assert [json.loads(line) for line in output.splitlines()] == expected
 
