@@ -27,7 +27,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 sys.path.insert(0, str(BENCH_DIR))
 
-from exporter.loader import dumps_line, load_session, session_to_jsonl  # noqa: E402
+from exporter.jsonl_out import dumps_line, session_to_jsonl  # noqa: E402
+from exporter.loader import load_session  # noqa: E402
 from exporter.redact import RedactionPolicy, apply_policy  # noqa: E402
 from exporter.session import Session  # noqa: E402
 

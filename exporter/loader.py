@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
-from exporter.formatting import escape_surrogates
 from exporter.session import Diagnostic, Session
 
 CURRENT_VERSION = 3
@@ -374,25 +373,6 @@ def _is_pristine(session: Session) -> bool:
     )
 
 
-def read_pristine_source(session: Session) -> bytes | None:
-    """The file's bytes when it is still exactly what was loaded (see ``source_stamp``).
-
-    Saves re-encoding every entry for the page's embedded copy; None when the session was
-    transformed, repaired or migrated, or the file changed since it was read.
-    """
-    if session.source_stamp is None or session.path is None:
-        return None
-    try:
-        with open(session.path, "rb") as handle:
-            stat = os.fstat(handle.fileno())
-            if (stat.st_size, stat.st_mtime_ns) != session.source_stamp:
-                return None
-            data = handle.read()
-    except OSError:
-        return None
-    return data if len(data) == session.source_stamp[0] else None
-
-
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
     """Parsed JSON has no reference cycles: the cyclic GC only slows a big load down."""
@@ -407,23 +387,6 @@ def _gc_paused() -> Iterator[None]:
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:
     yield from handle
-
-
-def dumps_line(value: Any) -> str:
-    """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes."""
-    return escape_surrogates(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-
-
-def session_records(session: Session) -> list[dict[str, Any]]:
-    """Header and entries as JSON objects in file order (v3 after migration)."""
-    header = dict(session.header.raw)
-    header["version"] = CURRENT_VERSION
-    return [header, *(entry.raw for entry in session.entries)]
-
-
-def session_to_jsonl(session: Session) -> str:
-    """The session as v3 JSONL text (what `redact -o` writes and the page lets you download)."""
-    return "".join(dumps_line(record) + "\n" for record in session_records(session))
 
 
 def session_from_records(

@@ -21,7 +21,8 @@ from typing import Any
 from exporter.detectors import DETECTOR_VERSION, Finding, Scanner
 from exporter.entries import DamagedLine, Entry
 from exporter.fsutil import atomic_write_text
-from exporter.loader import session_from_records, session_records
+from exporter.jsonl_out import session_records
+from exporter.loader import session_from_records
 from exporter.policy import RedactionPolicy
 from exporter.secret_heuristics import is_secret_assignment, name_strength
 from exporter.session import Session

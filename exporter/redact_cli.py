@@ -18,7 +18,8 @@ import click
 
 from exporter.cli import CliError, open_session, session_argument
 from exporter.fsutil import atomic_write_bytes
-from exporter.loader import SessionFormatError, session_to_jsonl
+from exporter.jsonl_out import session_to_jsonl
+from exporter.loader import SessionFormatError
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from exporter.cli import (
 )
 from exporter.formatting import fmt_datetime, one_line
 from exporter.fsutil import atomic_write_text
-from exporter.loader import session_to_jsonl
+from exporter.jsonl_out import session_to_jsonl
 from exporter.prepare import prepare_session
 from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
 from exporter.publish.gist_share import check_size, files_size, share_files, viewer_link

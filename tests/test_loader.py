@@ -24,13 +24,8 @@ from exporter.entries import (
     MessageEntry,
     UnknownEntry,
 )
-from exporter.loader import (
-    SessionFormatError,
-    dumps_line,
-    load_session,
-    parse_session_bytes,
-    session_to_jsonl,
-)
+from exporter.jsonl_out import dumps_line, session_to_jsonl
+from exporter.loader import SessionFormatError, load_session, parse_session_bytes
 from exporter.session import Session
 
 # name -> (version, entries, messages, leaf id, leaves, labels, name, entry types that must match)

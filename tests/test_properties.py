@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from exporter.cli import stats_document
 from exporter.discover import scan_summary
-from exporter.loader import SessionFormatError, parse_session_bytes, session_to_jsonl
+from exporter.jsonl_out import session_to_jsonl
+from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.session import Session
 from exporter.usage import Usage, compute_stats
 from tests.conftest import time_limit

@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 import exporter.detectors as detectors_module
 from exporter.cli import cli
-from exporter.loader import dumps_line, load_session, session_to_jsonl
+from exporter.jsonl_out import dumps_line, session_to_jsonl
+from exporter.loader import load_session
 from exporter.redact import RedactionPolicy, apply_policy
 from exporter.redact_cli import policy_from_options, policy_options
 from exporter.session import Session
@@ -437,7 +438,8 @@ for (const file of files) {
     header: sm.getHeader()?.id ?? null, entries: entries.length, leaf: sm.getLeafId() ?? null,
     dangling: entries.filter((e) => e.parentId !== null && !ids.has(e.parentId)).length,
     rewritten: !readFileSync(copy).equals(readFileSync(file)),
-    labels: Object.fromEntries(entries.filter((e) => sm.getLabel(e.id)).map((e) => [e.id, sm.getLabel(e.id)])),
+    labels: Object.fromEntries(
+      entries.filter((e) => sm.getLabel(e.id)).map((e) => [e.id, sm.getLabel(e.id)])),
     name: sm.getSessionName() ?? null,
   }));
 }

@@ -18,12 +18,8 @@ import pytest
 from conftest import FIXTURES_DIR, REPO
 
 import exporter.render.markup as markup
-from exporter.loader import (
-    load_session,
-    parse_session_bytes,
-    read_pristine_source,
-    session_to_jsonl,
-)
+from exporter.jsonl_out import read_pristine_source, session_to_jsonl
+from exporter.loader import load_session, parse_session_bytes
 from exporter.redact import RedactionPolicy, apply_policy
 from exporter.render import render_session
 from exporter.render.template_cache import QuietBytecodeCache, template_cache

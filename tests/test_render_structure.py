@@ -20,7 +20,8 @@ import sys
 import pytest
 
 from exporter.entries import MessageEntry
-from exporter.loader import load_session, parse_session_bytes, session_to_jsonl
+from exporter.jsonl_out import session_to_jsonl
+from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.view import anchor_for
 from exporter.session import Session

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from exporter.fsutil import user_cache_dir
-from exporter.loader import parse_session_bytes, session_to_jsonl
+from exporter.jsonl_out import session_to_jsonl
+from exporter.loader import parse_session_bytes
 from exporter.policy import RedactionPolicy
 from exporter.prepare import prepare_session
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row

@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
-from exporter.loader import read_pristine_source, session_to_jsonl
+from exporter.jsonl_out import read_pristine_source, session_to_jsonl
 from exporter.render.chart import build_chart
 from exporter.render.entry_views import prompt_preview
 from exporter.render.model import Item
