@@ -93,11 +93,18 @@ def long_token_session() -> bytes:
         message("u2", "b1", 10, role="user", content="thanks"),
         message("a2", "u2", 11, role="assistant", provider="anthropic", model="m",
                 content=[{"type": "text", "text": ALIGNED_TABLE}]),
+        message("a3", "a2", 12, role="assistant", provider="anthropic", model="m",
+                content=[{"type": "text", "text": WIDE_TABLE + "\n\n" + NESTED_LIST}]),
     ]  # fmt: skip
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 ALIGNED_TABLE = "| a | b | c | d |\n|:--|--:|:-:|---|\n| left | right | center | plain |"
+WIDE_TABLE = "\n".join(
+    "| " + " | ".join(cell.format(c=c, r=r) for c in range(8)) + " |"
+    for r, cell in enumerate(["column_header_{c}", "---", "cell{r}_{c}_value", "cell{r}_{c}_value"])
+)
+NESTED_LIST = "\n".join("  " * level + f"- level {level}" for level in range(12))
 
 
 @pytest.fixture(scope="session")
@@ -567,13 +574,36 @@ def test_aligned_table_columns_without_inline_styles(
     """Markdown column alignment is a class: the CSP would block (and log) inline styles."""
     page = view.open(published[LONG])
     cells = page.eval_on_selector_all(
-        ".md table td",
+        '[data-entry-id="a2"] .md table td',
         "cells => cells.map(c => [c.textContent, getComputedStyle(c).textAlign,"
         " c.hasAttribute('style')])",
     )
     assert cells == [["left", "left", False], ["right", "right", False],
                      ["center", "center", False], ["plain", "left", False]]  # fmt: skip
     assert page.evaluate("window.__cspViolations") == []
+    clean(view)
+
+
+def test_wide_markdown_table_scrolls_instead_of_breaking_words(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A table wider than a phone was shredded into 2-3 letters per line (the text's
+    break-anywhere rule reached its cells) and its right columns were clipped by the entry;
+    it now scrolls inside itself and its cells wrap only between words."""
+    page = view.open(published[LONG], viewport=PHONE)
+    sizes = page.eval_on_selector(
+        '[data-entry-id="a3"] .md table',
+        """t => ({scroll: t.scrollWidth, width: t.clientWidth,
+                 overflow: getComputedStyle(t).overflowX,
+                 cut: [...t.querySelectorAll('th, td')]
+                   .filter(c => c.scrollWidth > c.clientWidth + 1
+                                || c.getClientRects()[0].height > 40).length})""",
+    )
+    assert sizes["overflow"] == "auto" and sizes["scroll"] > sizes["width"], sizes
+    assert sizes["cut"] == 0, sizes  # no cell breaks "column_header_7" over several lines
+    deepest = page.locator('[data-entry-id="a3"] .md li', has_text="level 11").last
+    box = deepest.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
     clean(view)
 
 

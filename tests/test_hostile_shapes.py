@@ -420,3 +420,19 @@ def test_arguments_nested_near_the_limit_render_a_page(tmp_path: Path) -> None:
         assert f'data-entry-id="{entry_id}"' in html
     assert "edit" in html and "grep" in html
     assert "could not be shown" not in html  # each call shows itself, not a fallback
+
+
+def test_markdown_nested_past_the_parser_limit_keeps_every_line() -> None:
+    """markdown-it stops parsing at its nesting limit and drops the rest of the text without a
+    word (a 10-level list lost the conclusion after it): such a text is shown plain, whole."""
+    from exporter.render.markup import markdown
+
+    deep_list = "\n".join("  " * i + f"- level {i}" for i in range(30)) + "\n\nCONCLUSION"
+    deep_quote = ">" * 60 + " quoted\n\nCONCLUSION <b>"
+    for text in (deep_list, deep_quote):
+        html = str(markdown(text))
+        assert "CONCLUSION" in html and "shown as plain text" in html
+        assert "<b>" not in html  # still escaped
+    ten_levels = "\n".join("  " * i + f"- level {i}" for i in range(10)) + "\n\nCONCLUSION"
+    html = str(markdown(ten_levels))
+    assert "CONCLUSION" in html and html.count("<ul>") == 10 and "plain text" not in html

@@ -300,9 +300,34 @@ def _cell_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
     return renderer.renderToken(tokens, idx, options, env)
 
 
+#: Lists and quotes nested deeper than this (two levels per list) are not parsed: markdown-it
+#: silently drops the rest of the text there, so such a text is shown plain instead.
+MAX_NESTING = 50
+_NESTING_CUT = "nesting_cut"
+
+
+def _watch_nesting(md: MarkdownIt) -> None:
+    """Flag (in ``env``) a text whose blocks nest past ``MAX_NESTING``: markdown-it's block
+    parser skips everything from there to the end of the enclosing block without a word."""
+    tokenize = md.block.tokenize
+
+    def watched(state: Any, start: int, end: int) -> None:
+        if state.level >= MAX_NESTING:
+            line = state.skipEmptyLines(start)
+            if line < end and state.sCount[line] >= state.blkIndent:
+                state.env[_NESTING_CUT] = True
+        tokenize(state, start, end)
+
+    md.block.tokenize = watched  # type: ignore[method-assign]
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
+    md = MarkdownIt(
+        "commonmark",
+        {"html": False, "breaks": True, "linkify": False, "maxNesting": MAX_NESTING},
+    )
+    _watch_nesting(md)
     md.enable(["table", "strikethrough"])
     # With "html" off these rules only ever decline (raw HTML stays text), but they are
     # tried at every line and every "<": dropping them renders 20% faster, same output.
@@ -324,7 +349,12 @@ def markdown(text: str) -> Markup:
     """Render untrusted Markdown to safe HTML."""
     if not text:
         return Markup("")
-    return Markup(_markdown().render(text))
+    env: dict[str, Any] = {}
+    html = _markdown().render(text, env)
+    if env.get(_NESTING_CUT):
+        note = f"Nested more than {MAX_NESTING} levels deep: shown as plain text, not Markdown."
+        return Markup(f'<p class="md-note">{note}</p><pre class="md-plain">{escape(text)}</pre>')
+    return Markup(html)
 
 
 def safe_image_src(mime_type: Any, data: Any) -> str | None:
