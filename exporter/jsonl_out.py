@@ -8,6 +8,7 @@ stay as ``\\uXXXX`` escapes so that nothing is lost or replaced.
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -19,8 +20,58 @@ __all__ = ["dumps_line", "read_pristine_source", "session_records", "session_to_
 
 
 def dumps_line(value: Any) -> str:
-    """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes."""
-    return escape_surrogates(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes.
+
+    Two valid inputs ``json.dumps`` cannot write back: a number too big for a float (``1e400``
+    reads as infinity, which it would write as the non-JSON ``Infinity``) and nesting deeper
+    than Python's recursion limit. Both go through a slower encoder that handles them.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (ValueError, RecursionError):
+        text = _encode_iteratively(value)
+    return escape_surrogates(text)
+
+
+class _Literal(str):
+    """Output text on the encoder's stack (a value there is never of this exact type)."""
+
+    __slots__ = ()
+
+
+def _encode_iteratively(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"))`` without recursion; an infinite float
+    becomes ``1e999`` (what the file said: a number beyond a float's range)."""
+    out: list[str] = []
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if type(item) is _Literal:
+            out.append(item)
+        elif isinstance(item, dict):
+            pairs = list(item.items())
+            todo.append(_Literal("}"))
+            for index in range(len(pairs) - 1, -1, -1):
+                key, member = pairs[index]
+                todo.append(member)
+                todo.append(_Literal(("," if index else "") + _scalar(str(key)) + ":"))
+            todo.append(_Literal("{"))
+        elif isinstance(item, (list, tuple)):
+            todo.append(_Literal("]"))
+            for index in range(len(item) - 1, -1, -1):
+                todo.append(item[index])
+                if index:
+                    todo.append(_Literal(","))
+            todo.append(_Literal("["))
+        else:
+            out.append(_scalar(item))
+    return "".join(out)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "null" if math.isnan(value) else ("1e999" if value > 0 else "-1e999")
+    return json.dumps(value, ensure_ascii=False)
 
 
 def session_records(session: Session) -> list[dict[str, Any]]:

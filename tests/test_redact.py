@@ -19,7 +19,7 @@ from click.testing import CliRunner
 import exporter.detectors as detectors_module
 from exporter.cli import cli
 from exporter.jsonl_out import dumps_line, session_to_jsonl
-from exporter.loader import load_session
+from exporter.loader import load_session, parse_session_bytes
 from exporter.redact import RedactionPolicy, apply_policy
 from exporter.redact_cli import policy_from_options, policy_options
 from exporter.session import Session
@@ -201,6 +201,35 @@ def test_compaction_first_kept_moves_to_next_kept_entry(write_session: Callable[
     out, _ = run(load_session(write_session(records)), drop_hidden=True)
     assert out.by_id["k4"].raw["firstKeptEntryId"] == "m3"
     assert out.by_id["m3"].parent_id == "m1"
+
+
+def test_copies_of_overflowing_and_deeply_nested_json_stay_valid(
+    write_session: Callable[..., Path], tmp_path: Path
+) -> None:
+    """``1e400`` reads as infinity, which ``json.dumps`` wrote as ``Infinity`` (not JSON: Pi
+    and our loader then dropped that line and orphaned its children); arrays nested 900+
+    deep loaded but made ``json.dumps`` raise RecursionError (a traceback in ``redact``)."""
+    records = [header(), msg("user", "a", 1, None), msg("assistant", "b", 2, 1),
+               msg("user", "c", 3, 2)]  # fmt: skip
+    records[2]["message"]["usage"] = {"input": 1e400, "output": 1}
+    records[3]["message"]["details"] = "DEEP"
+    lines = [json.dumps(r, allow_nan=True).replace("Infinity", "1e400") for r in records]
+    lines[3] = lines[3].replace('"DEEP"', "[" * 900 + '"bottom"' + "]" * 900)
+    path = tmp_path / "overflow.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session = load_session(path)
+    assert len(session.entries) == 3 and not session.damaged
+    out, _ = run(session, redact=False)
+    text = session_to_jsonl(out)
+    assert "Infinity" not in text and '"input":1e999' in text
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"not JSON: {constant}")
+
+    for line in text.splitlines():
+        json.loads(line, parse_constant=refuse)
+    again = parse_session_bytes(text.encode("utf-8"))
+    assert len(again.entries) == 3 and not again.damaged and not again.diagnostics
 
 
 def test_no_redact_changes_no_string(write_session: Callable[..., Path]) -> None:
