@@ -134,5 +134,12 @@ def share_command(
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
     click.echo(f"pi-session: gist {action} ({'public' if public else 'secret'})", err=True)
+    if action == "updated":
+        click.echo(
+            "pi-session: note: earlier versions stay in the gist's revision history, open to "
+            "anyone with the link; to remove them: pi-session share --delete GIST, then share "
+            "again",
+            err=True,
+        )
     click.echo(f"Gist: {gist.html_url}")
     click.echo(f"View: {viewer_link(gist, api_url, viewer_url)}")

@@ -109,6 +109,30 @@ def test_reshare_patches_the_same_gist_and_new_forces_a_new_one(
     assert len(fake.gists) == 2
 
 
+def test_reshare_removes_files_this_share_does_not_send(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """Re-sharing to scrub a value (--secret) without --with-jsonl left the earlier
+    session.jsonl, value and all, in the gist: a PATCH keeps the files it does not name."""
+    lines = FIXTURE.read_text(encoding="utf-8").replace("refactor", "BLUEFALCON refactor", 1)
+    source = tmp_path / "codename.jsonl"
+    source.write_text(lines, encoding="utf-8")
+    assert "BLUEFALCON" in lines
+    assert share(fake, str(source), "--with-jsonl").exit_code == 0
+    gist_id = next(iter(fake.gists))
+    assert set(fake.gists[gist_id]["files"]) == {"session.html", "session.jsonl"}
+    again = share(fake, str(source), "--secret", "BLUEFALCON")
+    assert again.exit_code == 0, again.output
+    assert set(fake.gists[gist_id]["files"]) == {"session.html"}
+    assert all("BLUEFALCON" not in text for text in fake.gists[gist_id]["files"].values())
+    assert [r.method for r in fake.requests[-2:]] == ["PATCH", "PATCH"]
+    assert fake.requests[-1].json == {"files": {"session.jsonl": None}}
+    assert "revision history" in again.output  # earlier versions are still there
+    unchanged = share(fake, str(source), "--secret", "BLUEFALCON")
+    assert unchanged.exit_code == 0 and fake.requests[-1].method == "PATCH"
+    assert "session.jsonl" not in fake.requests[-1].json["files"]  # nothing left to delete
+
+
 def test_delete_removes_the_gist_and_forgets_it(fake: FakeGitHub, env: dict) -> None:
     assert share(fake, str(FIXTURE)).exit_code == 0
     gist_id = next(iter(fake.gists))

@@ -17,7 +17,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -239,12 +239,18 @@ class GistClient:
         return self._gist_or_raise(resp, operation="create")
 
     def update(
-        self, gist_id: str, files: Mapping[str, str], description: str | None = None
+        self,
+        gist_id: str,
+        files: Mapping[str, str],
+        description: str | None = None,
+        remove: Iterable[str] = (),
     ) -> Gist:
-        """Replace the named files (others stay) and the description; id and URLs stay stable."""
+        """Replace the named files (others stay, except those in ``remove``) and the
+        description; id and URLs stay stable."""
         body: dict[str, Any] = {
             "files": {name: {"content": content} for name, content in files.items()}
         }
+        body["files"].update(dict.fromkeys(remove))  # null deletes a file
         if description is not None:
             body["description"] = description
         resp = self._request("PATCH", self._gist_path(gist_id), body=body)

@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_VIEWER = "https://gisthost.github.io/"
 DEFAULT_FILENAME = "session.html"
+#: Every file name ``share`` uploads; on re-share, those this share does not send are deleted.
+SHARED_FILE_NAMES = frozenset({DEFAULT_FILENAME, "session.jsonl"})
 #: Files over 10 MB are only promised through ``git clone``, and big uploads
 #: tend to fail with HTTP 502, so refuse by default.
 GIST_MAX_BYTES = 10 * 1024 * 1024
@@ -103,6 +105,12 @@ def share_files(
             action = "updated"
         except NotFoundError:
             log.info("remembered gist for session %s is gone; creating a new one", session_id)
+        else:
+            # A file an earlier share uploaded and this one does not (session.jsonl without
+            # --with-jsonl) would stay as it was, unredacted by this share's policy.
+            stale = sorted(SHARED_FILE_NAMES.intersection(gist.files).difference(files))
+            if stale:
+                gist = client.update(gist.id, {}, None, remove=stale)
     if gist is None:
         gist = client.create(files, description, public=public)
         action = "created"
