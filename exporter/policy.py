@@ -37,10 +37,15 @@ class RedactionPolicy:
     env_secrets: bool = True
     home: str | None = None
     user: str | None = None
+    #: The token this upload authenticates with (from --token, gh or a token file): hidden
+    #: like a --secret, but not part of the key, so a rotated token re-uploads nothing.
+    auth_tokens: tuple[str, ...] = ()
 
     def literal_secrets(self, environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-        """(value, detector name) of every exact secret: ``--secret``/``--env-file``, env."""
+        """(value, detector name) of every exact secret: ``--secret``/``--env-file``, env,
+        the upload's own token."""
         found = [(s, "literal-secret") for s in self.secrets if len(s) >= MIN_LITERAL]
+        found += [(t, "auth-token") for t in self.auth_tokens if len(t) >= MIN_LITERAL]
         if self.env_secrets:
             from exporter.redact import env_secret_values
 
@@ -61,13 +66,14 @@ class RedactionPolicy:
         Secrets enter only through a slow salted hash, so the key cannot confirm a guess.
         """
         flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for name in ("secrets", "home", "user"):
+        for name in ("secrets", "home", "user", "auth_tokens"):
             flags.pop(name)
         from exporter.detectors import DETECTOR_VERSION
 
         payload: dict[str, Any] = {"detectors": DETECTOR_VERSION, **flags}
         if self.redact:
-            secrets = tuple(sorted({v for v, _ in self.literal_secrets(environ)}))
+            key_secrets = dataclasses.replace(self, auth_tokens=()).literal_secrets(environ)
+            secrets = tuple(sorted({v for v, _ in key_secrets}))
             payload["secrets"] = _slow_digest(secrets)
             if not self.keep_paths:
                 payload["identity"] = _slow_digest(tuple(map(tuple, self.identity(environ))))

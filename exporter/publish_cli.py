@@ -119,7 +119,11 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     help="Only sessions whose last activity is on or after DATE (YYYY-MM-DD, local time).",
 )
 @click.option("--public", is_flag=True, help="Create the dataset public (default: private).")
-@click.option("--html", is_flag=True, help="Also upload a static site under html/.")
+@click.option(
+    "--html",
+    is_flag=True,
+    help="Also upload a static site of the selection under html/ (kept up to date by later runs).",
+)
 @click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; send nothing.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPUs).")
@@ -156,8 +160,11 @@ def publish_command(
     if not _REPO_ID.fullmatch(repo_id):
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
     check_http_url(endpoint, "--endpoint")
-    if prune and (sessions or since):
-        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
+    for flag, used in (("--prune", prune), ("--html", html)):
+        if used and (sessions or since):
+            raise CliError(
+                f"{flag} needs a whole selection: not with SESSION arguments or --since", 1
+            )
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     if not files:
         raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)
@@ -176,6 +183,7 @@ def publish_command(
         dry_run=dry_run,
         prune=prune,
         html=html,
+        whole_selection=not sessions and since is None,
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
     )

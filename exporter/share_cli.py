@@ -6,6 +6,7 @@ updates the same gist (so links keep working); `--dry-run` writes the exact uplo
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from exporter.formatting import fmt_datetime, one_line
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
 from exporter.prepare import prepare_session
+from exporter.publish.errors import NoTokenError
 from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
 from exporter.publish.gist_share import check_size, files_size, share_files, viewer_link
 from exporter.publish.share_state import ShareState
@@ -44,6 +46,17 @@ def gist_description(session: Session) -> str:
 
 def _notify(message: str) -> None:
     click.echo(f"pi-session: {message}", err=True)
+
+
+def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
+    """The GitHub token, found before anything is rendered (a missing one fails early);
+    a dry run uploads nothing and needs none, but still hides one it can find."""
+    try:
+        return resolve_github_token(token, api_url)
+    except NoTokenError:
+        if dry_run:
+            return None
+        raise
 
 
 def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:
@@ -99,6 +112,9 @@ def share_command(
         return
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
+    auth = _token_for_upload(token, api_url, dry_run)
+    if auth and policy.redact:  # a token pasted into the session goes no further than here
+        policy = dataclasses.replace(policy, auth_tokens=(auth,))
     refuse_collisions(
         {"--report": policy_values.get("report")}, read_files([loaded.path], policy_values)
     )
@@ -122,7 +138,9 @@ def share_command(
             click.echo(str(target))
         click.echo(f"pi-session: dry run: {size:,} bytes would be uploaded; nothing sent", err=True)
         return
-    client = GistClient(api_url, resolve_github_token(token, api_url), notify=_notify)
+    if auth is None:  # only a dry run goes on without a token, and it has returned
+        raise CliError("no GitHub token", 3)
+    client = GistClient(api_url, auth, notify=_notify)
     description = gist_description(prepared)
     state = ShareState()
     state.entry(client.api_url, prepared.id)  # reads the file: is it usable?

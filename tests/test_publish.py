@@ -622,3 +622,25 @@ def test_generated_sessions_publish_and_rerun(
     assert len(rows) == count and all(r["messages"] > 0 and r["entries"] > 0 for r in rows)
     again = publish(fake_hub, corpus)
     assert "no commit" in again.stdout and len(fake_hub.commits) == 1
+
+
+@pytest.mark.skipif(not HAS_SITE, reason="enable when exporter.site exists")
+def test_a_dataset_with_a_site_keeps_it_in_step(fake_hub: FakeHub, small: Corpus) -> None:
+    """html/ was only touched with --html: a later run that redacted more (or pruned) left
+    the old pages up. A whole-selection run now rebuilds it; --html needs a whole selection
+    (with --since it deleted the pages of every session it did not select)."""
+    assert publish(fake_hub, small, "--html").exit_code == 0
+    partial = publish(fake_hub, small, "--html", "--since", "2027-06-01")
+    assert partial.exit_code == 1 and "--html needs a whole selection" in partial.output
+    scrub = "question 5"  # the user message appended to session 5, in its page
+    pages = lambda: {p: d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("html/")}  # noqa: E731
+    assert any(scrub.encode() in d for d in pages().values())
+    again = publish(fake_hub, small, "--secret", scrub)
+    assert again.exit_code == 0, again.output
+    assert "rebuilding it too" in again.output
+    assert not any(scrub.encode() in d for d in pages().values())
+    one = [str(small.files[6]), "--secret", "question 6"]
+    args = ["publish", REPO_ID, *one, "--endpoint", fake_hub.url, "--token", TOKEN]
+    single = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert single.exit_code == 0, single.output
+    assert "html/ was not rebuilt" in single.output

@@ -232,6 +232,20 @@ def test_copies_of_overflowing_and_deeply_nested_json_stay_valid(
     assert len(again.entries) == 3 and not again.damaged and not again.diagnostics
 
 
+def test_upload_token_is_hidden_but_leaves_the_key_alone(
+    write_session: Callable[..., Path],
+) -> None:
+    """The token an upload authenticates with is redacted like a --secret; it stays out of
+    the policy key, or a rotated token would make publish re-upload every session."""
+    token = "0123456789abcdef0123456789abcdef01234567"
+    session = load_session(write_session([header(), msg("user", f"use {token}", 1, None)]))
+    base = RedactionPolicy(home="/h", user="u", env_secrets=False)
+    with_token = RedactionPolicy(home="/h", user="u", env_secrets=False, auth_tokens=(token,))
+    out, report = apply_policy(session, with_token, environ=NO_ENV)
+    assert token not in entries_text(out) and report.counts == {"auth-token": 1}
+    assert with_token.key(NO_ENV) == base.key(NO_ENV)
+
+
 def test_no_redact_changes_no_string(write_session: Callable[..., Path]) -> None:
     records = [header("/home/alice/p"), msg("user", f"token {GHP} in /home/alice/p", 1, None)]
     session = load_session(write_session(records))

@@ -133,6 +133,24 @@ def test_reshare_removes_files_this_share_does_not_send(
     assert "session.jsonl" not in fake.requests[-1].json["files"]  # nothing left to delete
 
 
+def test_the_token_the_share_uses_is_redacted_from_what_it_uploads(
+    env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A classic 40-hex token has no prefix a detector knows; pasted into the session, the
+    very token the share logs in with was uploaded with it."""
+    classic = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.delenv("GH_TOKEN")  # given with --token: not an environment secret
+    source = tmp_path / "pasted.jsonl"
+    text = FIXTURE.read_text(encoding="utf-8").replace("refactor", f"refactor {classic}", 1)
+    source.write_text(text, encoding="utf-8")
+    with FakeGitHub(tokens=(classic,)) as server:
+        result = share(server, str(source), "--with-jsonl", "--token", classic)
+        assert result.exit_code == 0, result.output
+        body = b"".join(r.body or b"" for r in server.requests)
+        assert classic.encode() not in body and b"[REDACTED:auth-token:" in body
+    assert classic not in result.output
+
+
 def test_delete_removes_the_gist_and_forgets_it(fake: FakeGitHub, env: dict) -> None:
     assert share(fake, str(FIXTURE)).exit_code == 0
     gist_id = next(iter(fake.gists))

@@ -11,6 +11,7 @@ commit them in a chain (``parent_commit``), so a concurrent publisher is detecte
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from collections.abc import Callable
@@ -275,6 +276,9 @@ class PublishRequest:
     dry_run: bool = False
     prune: bool = False
     html: bool = False
+    #: every session the dataset should have (no SESSION arguments, no --since): a site
+    #: built from it can replace html/ as a whole
+    whole_selection: bool = True
     jobs: int = 1
     progress: bool | None = None
     want_records: bool = False
@@ -365,12 +369,13 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
     key = req.policy.key()
+    policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
     unchanged, todo = classify(sources, remote, key)
     result.unchanged = len(unchanged)
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
         staging = Path(tmp) / "staged"
         prepared = prepare_all(
-            todo, req.policy, staging, jobs=req.jobs, progress=req.progress,
+            todo, policy, staging, jobs=req.jobs, progress=req.progress,
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
@@ -379,12 +384,22 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         if req.prune:
             ops += prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed})
         has_html = "html/index.html" in remote.files
-        if req.html:
+        # A dataset with a site keeps it in step: otherwise the pages of pruned sessions, or
+        # of sessions re-published with more redacted, would stay as they were.
+        if req.html or (has_html and req.whole_selection):
+            if not req.html:
+                notify("the dataset has an html/ site: rebuilding it too")
             site = Path(tmp) / "site" if req.dry_run else html_cache_dir(repo.endpoint, req.repo_id)
             files = [s.path for s in sources if s.path not in failed]
-            build_html(files, site, req.policy, key, jobs=req.jobs, progress=req.progress)
+            build_html(files, site, policy, key, jobs=req.jobs, progress=req.progress)
             ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
             has_html = True
+        elif has_html and any(op.path.startswith("sessions/") for op in ops):
+            result.warnings.append(
+                "html/ was not rebuilt (SESSION arguments or --since select only part of the "
+                "dataset): the pages of the sessions changed here still show their previous "
+                "version; re-run without them to bring html/ up to date"
+            )
 
         def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
             card = render_card(req.repo_id, rows.values(), entries, req.policy, has_html=has_html)
