@@ -426,8 +426,9 @@ def test_unicode_and_lone_surrogates_render() -> None:
     assert set(page.by_entry) == {e.id for e in session.entries}
     user = norm(page.entry("u1-中文").text)
     for text in UNICODE_TEXTS.values():
-        for word in plain_words(text, 200):
+        for word in plain_words(re.sub(r"\x1b\[[0-9;]*m", "", text), 200):  # colours dropped
             assert word in user
+    assert "bell\u2407 escape red form\u240cfeed" in user  # controls shown, not hidden
     assistant = page.entry("a1-🙂").text
     assert "lone \ufffd half" in assistant and "\ufffd low" in assistant
     assert "ラベル 🏷️" in page.entry("u1-中文").text
@@ -955,3 +956,39 @@ def test_scripts_keep_to_what_the_minifier_can_strip_safely(script: str) -> None
             assert re.search(r"[;{}),][ \t]+// ", line) and line.count("//") == 1, (
                 f"{script}:{number}: // the minifier would not strip safely"
             )
+
+
+def test_hidden_controls_are_shown_and_colour_codes_dropped() -> None:
+    """A right-to-left override made ``invoice_\\u202egnp.exe`` read ``invoice_exe.png`` in the
+    title, outline and tool head; NUL and ESC went into the file raw (``grep`` called the page
+    binary) and colour codes showed as ``␛[1;32m``. Every hidden control is now a visible
+    sign, colour codes are gone, and the embedded copy still has the original text."""
+    path = "invoice_\u202egnp.exe"
+    output = "\x1b[1;32mPASS\x1b[0m tests\x00done\x07"
+    lines = [
+        {"type": "session", "version": 3, "id": "ctl", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": f"open {path}\u2066x\u2069 \x85"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-01-01T00:00:02Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": path}},
+             {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "make"}}]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2025-01-01T00:00:03Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+                     "content": [{"type": "text", "text": "x"}]}},
+        {"type": "message", "id": "r2", "parentId": "r1", "timestamp": "2025-01-01T00:00:04Z",
+         "message": {"role": "toolResult", "toolCallId": "c2", "toolName": "bash",
+                     "content": [{"type": "text", "text": output}]}},
+    ]  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    html = render_session(parse_session_bytes(data))
+    hidden = re.findall("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
+    assert hidden == []
+    assert html.count("invoice_\u27e8U+202E\u27e9gnp.exe") >= 3  # title, outline, tool head
+    assert "<title>open invoice_\u27e8U+202E\u27e9gnp.exe" in html
+    assert "PASS tests\u2400done\u2407" in html and "[1;32m" not in html
+    assert "\u27e8U+2066\u27e9x\u27e8U+2069\u27e9 \u27e8U+0085\u27e9" in html
+    (blob,) = re.findall(r'id="session-jsonl"[^>]*>"([A-Za-z0-9+/=]*)"</script>', html)
+    embedded = gzip.decompress(base64.b64decode(blob)).decode("utf-8")
+    assert [json.loads(line) for line in embedded.split("\n") if line] == lines  # untouched
