@@ -644,3 +644,38 @@ def test_a_dataset_with_a_site_keeps_it_in_step(fake_hub: FakeHub, small: Corpus
     single = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert single.exit_code == 0, single.output
     assert "html/ was not rebuilt" in single.output
+
+
+def test_a_hub_that_never_answers_times_out() -> None:
+    """huggingface_hub sends every request with no timeout: a server that accepted the
+    connection and never answered hung `publish` for good (still silent after 150 s)."""
+    import threading
+    import time
+
+    from exporter.publish.errors import PublishError
+    from exporter.publish.hub import HubRepo
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        repo = HubRepo(REPO_ID, endpoint=url, token=TOKEN, timeout=1.0)
+        started = time.monotonic()
+        with pytest.raises(PublishError, match="ReadTimeout"):
+            repo.read_state()
+        assert time.monotonic() - started < 30
+    finally:
+        server.close()
+        for connection in held:
+            connection.close()

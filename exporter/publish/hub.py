@@ -77,6 +77,30 @@ def _rate_wait(headers: Any, attempt: int) -> float:
     return bounded_wait(wait)
 
 
+#: Seconds a Hub request may wait to connect, or between two reads or writes.
+HUB_TIMEOUT = 60.0
+_timeout_limit = [HUB_TIMEOUT]
+
+
+def _bounded_request(request: Any) -> None:
+    """httpx request hook: huggingface_hub sends ``timeout=None`` (wait forever) on every
+    call, so a server that takes the connection and never answers hung the publish."""
+    given = request.extensions.get("timeout") or {}
+    limit = _timeout_limit[0]
+    request.extensions["timeout"] = {
+        phase: limit if given.get(phase) is None else given[phase]
+        for phase in ("connect", "read", "write", "pool")
+    }
+
+
+def _bound_timeouts(session: Any, limit: float) -> None:
+    """Install :func:`_bounded_request` once on huggingface_hub's shared client."""
+    _timeout_limit[0] = limit
+    hooks = session.event_hooks
+    if _bounded_request not in hooks["request"]:
+        session.event_hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
+
+
 class HubRepo:
     """One dataset repo on one endpoint; every call goes through ``_call``."""
 
@@ -88,11 +112,13 @@ class HubRepo:
         token: str | None = None,
         notify: Callable[[str], None] = lambda _: None,
         max_wait: float = MAX_RATE_WAIT,
+        timeout: float = HUB_TIMEOUT,
     ) -> None:
-        from huggingface_hub import HfApi
+        from huggingface_hub import HfApi, get_session
         from huggingface_hub.utils import disable_progress_bars
 
         disable_progress_bars()  # our own progress output only
+        _bound_timeouts(get_session(), timeout)
         self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
         self.host = urlsplit(self.endpoint).netloc or self.endpoint
         self.notify, self.max_wait = notify, max_wait
