@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import importlib.util
 import json
 import os
 import random
@@ -45,7 +44,6 @@ REPO_ID = "alice/sessions"
 SMALL = ["every-entry-type.jsonl", "pi-branched-1.jsonl", "pi-branched-2.jsonl"]
 PROJECTS = ["/home/dev/projects/webapp", "/home/dev/projects/api", "/home/dev/work/tools"]
 COMMAND = ("exporter.publish_cli", "publish_command")
-HAS_SITE = importlib.util.find_spec("exporter.site") is not None
 
 
 @pytest.fixture(autouse=True)
@@ -581,7 +579,6 @@ def test_cli_subprocess_uses_the_token_file(fake_hub: FakeHub, small: Corpus, tm
     assert_consistent(fake_hub)
 
 
-@pytest.mark.skipif(not HAS_SITE, reason="enable when exporter.site exists")
 def test_html_site_is_uploaded_redacted(fake_hub: FakeHub, small: Corpus) -> None:
     result = publish(fake_hub, small, "--html")
     assert result.exit_code == 0, result.output
@@ -624,7 +621,6 @@ def test_generated_sessions_publish_and_rerun(
     assert "no commit" in again.stdout and len(fake_hub.commits) == 1
 
 
-@pytest.mark.skipif(not HAS_SITE, reason="enable when exporter.site exists")
 def test_a_dataset_with_a_site_keeps_it_in_step(fake_hub: FakeHub, small: Corpus) -> None:
     """html/ was only touched with --html: a later run that redacted more (or pruned) left
     the old pages up. A whole-selection run now rebuilds it; --html needs a whole selection
@@ -639,6 +635,11 @@ def test_a_dataset_with_a_site_keeps_it_in_step(fake_hub: FakeHub, small: Corpus
     assert again.exit_code == 0, again.output
     assert "rebuilding it too" in again.output
     assert not any(scrub.encode() in d for d in pages().values())
+    # a new policy key: every session is redacted again under it, not only the site; the
+    # one whose text changed is uploaded, the others' copies are the same bytes
+    assert "0 added, 1 updated, 0 removed, 7 unchanged" in again.stdout, again.stdout
+    sessions = [d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("sessions/")]
+    assert len(sessions) == 8 and not any(scrub.encode() in d for d in sessions)
     one = [str(small.files[6]), "--secret", "question 6"]
     args = ["publish", REPO_ID, *one, "--endpoint", fake_hub.url, "--token", TOKEN]
     single = CliRunner().invoke(cli, args, catch_exceptions=False)

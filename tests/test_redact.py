@@ -22,14 +22,10 @@ from exporter.jsonl_out import dumps_line, session_to_jsonl
 from exporter.loader import load_session, parse_session_bytes
 from exporter.redact import RedactionPolicy, apply_policy
 from exporter.redact_cli import policy_from_options, policy_options
+from exporter.render import render_session
 from exporter.session import Session
 from tests.conftest import FIXTURES_DIR, run_node
 from tests.secret_corpus import FIELDS, KINDS, plant_corpus, rand
-
-try:  # the HTML check switches itself on once the renderer exists
-    from exporter.render import render_session
-except ImportError:  # pragma: no cover
-    render_session = None
 
 R = random.Random(11)
 GHP = "ghp_" + rand(R, 36)
@@ -98,9 +94,8 @@ def test_planted_secrets_all_disappear(
         outputs = {
             "jsonl": session_to_jsonl(redacted),
             "report": "\n".join(json.dumps(r) for r in report.records()) + report.summary_line(),
+            "html": render_session(redacted),
         }
-        if render_session is not None:
-            outputs["html"] = render_session(redacted)
         for planted in (p for p in corpus.planted if p.carrier == index):
             for secret in planted.secrets:
                 leaks += [

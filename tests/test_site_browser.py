@@ -16,7 +16,6 @@ import pytest
 from exporter.discover import session_files
 from exporter.site import build_site
 
-expect = pytest.importorskip("playwright.sync_api").expect
 pytest_plugins = ["tests.browser_util"]
 pytestmark = pytest.mark.browser
 
@@ -37,6 +36,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = build_site(session_files(base / "sessions"), base / "site", jobs=1, progress=False)
     assert report.rendered == 12
     return base / "site"
+
+
+def expect(locator: Any) -> Any:
+    """Playwright's ``expect``, imported when a test runs: a module-level importorskip
+    skipped this file even under CI, where the ``pw_browser`` fixture must fail instead."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
 
 
 class Tab:

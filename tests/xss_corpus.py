@@ -58,6 +58,9 @@ MARKDOWN = "\n\n".join(
         "```<img src=x onerror=window.__pwned=1>\n</script><script>window.__pwned=1</script>\n```",
         f"| <b onmouseover=alert(1)>h</b> |\n|---|\n| ![t]({EVIL}/table.png) |",
         "- [x] <img src=x onerror=window.__pwned=1>",
+        "```<img/src=x/onerror=window.__pwned=1>\nthe fence's language label\n```",
+        "![<img src=x onerror=window.__pwned=1>](data:image/png;base64,AAAA)",
+        '![alt" onerror="window.__pwned=1](data:image/png;base64,AAAA)',
         f"<{EVIL}/autolink>",
         ALL,
     ]
@@ -296,7 +299,8 @@ def build_corpus() -> bytes:
     unknown = tree.add(no_message, type=PAYLOADS[1], payload=ALL, nested={PAYLOADS[2]: ALL})
     label = tree.add(unknown, type="label", targetId=root, label="Label " + PAYLOADS[3])
     tree.add(label, type="label", targetId=PAYLOADS[4], label="Label on nothing " + PAYLOADS[5])
-    named = tree.add(label, type="session_info", name="Named " + PAYLOADS[6])
+    # the page <title>: a name that closes it early
+    named = tree.add(label, type="session_info", name="Named </title>" + PAYLOADS[0] + PAYLOADS[6])
     # a fork at the root: a branch summary and a user turn, with a nested fork below
     summary = tree.add(
         root,
