@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import string
 import time
 from pathlib import Path
 
@@ -256,6 +257,27 @@ def test_boundaries_and_json_escapes() -> None:
     assert scan(token + "_suffix") == []
     escaped = json.dumps({"out": f"token:\n{token}"})  # JSON text inside a string
     assert [escaped[f.start : f.end] for f in scan(escaped)] == [token]
+
+
+def test_tokens_after_url_escapes_and_separators() -> None:
+    """A review planted these and they were uploaded: a token after a URL escape (``%3D``,
+    ``%20``) or joined to a name by ``-``/``_``; only prefixes with their own separator
+    may be joined (``AKIA`` inside a word is still no key)."""
+    rng = random.Random(5)
+    github = "ghp_" + rand(rng, 36)
+    gitlab = "glpat-" + rand(rng, 20)
+    anthropic = "sk-ant-api03-" + rand(rng, 40)
+    for text, secret in [
+        (f"https://x.example/cb?access_token%3D{github}", github),
+        (f"Authorization%3A%20Bearer%20{github}", github),
+        (f"app-{github} and GH_TOKEN_{github}", github),
+        (f"ext-{gitlab}", gitlab),
+        (f"claude-{anthropic}", anthropic),
+    ]:
+        found = [text[f.start : f.end] for f in scan(text)]
+        assert found and set(found) == {secret}, text
+    aws = "AKIA" + rand(rng, 16, string.ascii_uppercase + string.digits)
+    assert scan("key_" + aws) == [] and scan("x" + github) == []
 
 
 def test_overlaps_merge_and_keep_the_specific_name() -> None:
