@@ -126,9 +126,11 @@ def open_session(
     session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
 ) -> Session:
     """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
+    if leaf is not None and not leaf.strip():
+        raise CliError("--leaf needs an entry id (it was empty)", 1)
     path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
     loaded = load_session(path)
-    if leaf:
+    if leaf is not None:
         try:
             loaded.set_leaf(leaf)
         except KeyError as error:

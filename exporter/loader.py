@@ -33,6 +33,10 @@ def _reject_constant(name: str) -> Any:
 _decoder = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
 def _short(text: str, limit: int = 80) -> str:
     text = text.replace("\n", " ").replace("\r", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -182,6 +186,13 @@ def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int
     return number
 
 
+_VERSIONLESS_TREE = (
+    "the header has no version, so the file is read as v1, as Pi does: the entries' own ids "
+    "and branches are replaced by one linear chain (their labels then point nowhere); if the "
+    'header lost its version, adding "version":3 to it keeps the tree'
+)
+
+
 def build_session(
     parsed: list[tuple[int, Any]],
     diagnostics: list[Diagnostic],
@@ -199,6 +210,11 @@ def build_session(
     if first_object and first_object[1].get("type") == "session":
         line, raw = first_object
         header = Header(raw=raw, line=line, version=_version_of(raw, diagnostics, line))
+        if raw.get("version") is None and any(
+            isinstance(v, dict) and isinstance(v.get("id"), str) and "parentId" in v
+            for _, v in parsed
+        ):
+            diagnostics.append(Diagnostic(line, "versionless-tree", _VERSIONLESS_TREE))
         if not isinstance(raw.get("id"), str):
             raw_id = _header_id_from_path(path)
             diagnostics.append(
@@ -224,7 +240,7 @@ def build_session(
             raise SessionFormatError(f"{name}file is empty, not a Pi session")
         raise SessionFormatError(
             f"{name}not a Pi session file (no session header and no Pi entries"
-            f"{f'; {len(damaged)} unparsable lines' if damaged else ''})"
+            f"{f'; {len(damaged)} unparsable line{_s(len(damaged))}' if damaged else ''})"
         )
     if not isinstance(header.raw.get("id"), str):
         header.raw["id"] = _header_id_from_path(path)

@@ -140,6 +140,8 @@ def test_stats_unknown_leaf_is_a_usage_error(fixtures_dir: Path) -> None:
     assert result.stdout == ""
     ambiguous = run("stats", str(fixtures_dir / "every-entry-type.jsonl"), "--leaf", "e2")
     assert_one_line_error(ambiguous, 1, "ambiguous", "e20", "e25")
+    empty = run("stats", str(fixtures_dir / "every-entry-type.jsonl"), "--leaf", "")
+    assert_one_line_error(empty, 1, "--leaf needs an entry id")  # was: the default leaf
 
 
 def test_stats_demo() -> None:

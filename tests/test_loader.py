@@ -583,3 +583,18 @@ def test_loading_never_touches_the_input(fixtures_dir: Path, tmp_path: Path, bui
         load_session(str(path), leaf_id=session.entries[0].id)
     assert {p: _fingerprint(p) for p in copies} == before
     assert all(_fingerprint(p)[2] == (old + i) * 10**9 for i, p in enumerate(copies))
+
+
+def test_a_versionless_header_over_a_tree_is_flagged(fixtures_dir: Path) -> None:
+    """Without "version" a file is v1, and Pi (so we) replace its ids with one chain: a
+    branched v3 file whose header lost the field went flat without a word."""
+    lines = (fixtures_dir / "pi-branched-1.jsonl").read_bytes().split(b"\n")
+    header = json.loads(lines[0])
+    del header["version"]
+    data = b"\n".join([json.dumps(header).encode(), *lines[1:]])
+    session = parse_session_bytes(data)
+    assert session.version == 1 and len(session.branches()) == 1  # as Pi reads it
+    (flag,) = [d for d in session.diagnostics if d.kind == "versionless-tree"]
+    assert '"version":3' in flag.message
+    v1 = load_session(fixtures_dir / "pi-v1-before-compaction.jsonl")
+    assert not [d for d in v1.diagnostics if d.kind == "versionless-tree"]
