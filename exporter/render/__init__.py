@@ -31,7 +31,7 @@ from exporter.render.model import Item
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
 from exporter.render.view import PageBuilder, damaged_views
-from exporter.session import Session, parse_time
+from exporter.session import Diagnostic, Session, parse_time
 from exporter.usage import compute_stats, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
@@ -196,6 +196,28 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
+#: Problems of one kind listed one by one in the header; the rest are counted (every damaged
+#: line is also under "Damaged lines", every orphan or cycle on its entry).
+MAX_LISTED_PER_KIND = 20
+
+
+def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    shown: list[Diagnostic] = []
+    more: dict[str, int] = {}
+    for diagnostic in diagnostics:
+        if diagnostic.severity == "info":
+            continue
+        seen = more.get(diagnostic.kind, 0)
+        more[diagnostic.kind] = seen + 1
+        if seen < MAX_LISTED_PER_KIND:
+            shown.append(diagnostic)
+    for kind, count in more.items():
+        if count > MAX_LISTED_PER_KIND:
+            rest = count - MAX_LISTED_PER_KIND
+            shown.append(Diagnostic(0, kind, f"… and {rest:,} more like these"))
+    return shown
+
+
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
     """Render the whole session (active path + folded branches) to one HTML string."""
     options = options or RenderOptions()
@@ -311,7 +333,8 @@ def _render_page(
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),
         "labels": labels,
-        "diagnostics": [d for d in session.diagnostics if d.severity != "info"],
+        "diagnostics": _listed_diagnostics(session.diagnostics),
+        "diagnostic_count": sum(d.severity != "info" for d in session.diagnostics),
         "usage_scopes": [
             {
                 "caption": "This path (root → current leaf)",

@@ -318,8 +318,15 @@ class PageBuilder:
         )
 
 
+#: Damaged lines shown one by one; the rest share one block (a file of 500,000 garbage lines
+#: made a 190 MB page when each had its own header).
+MAX_DAMAGED_SHOWN = 200
+
+
 def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
-    return [
+    """One view per damaged line, up to :data:`MAX_DAMAGED_SHOWN`; then one for the rest,
+    every line still there with its number and what was wrong with it."""
+    views = [
         {
             "line": d.line,
             "kind": d.kind,
@@ -327,8 +334,22 @@ def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
             "text": fold(plain_lines(d.text), 6),
             "anchor": f"line-{d.line}",
         }
-        for d in damaged
+        for d in damaged[:MAX_DAMAGED_SHOWN]
     ]
+    rest = damaged[MAX_DAMAGED_SHOWN:]
+    if rest:
+        text = "\n".join(f"line {d.line} [{d.kind}] {d.text}" for d in rest)
+        views.append(
+            {
+                "line": f"{rest[0].line}–{rest[-1].line}",
+                "kind": "more",
+                "message": f"{len(rest):,} more damaged lines, together: line number, "
+                "[what was wrong], text",
+                "text": fold(plain_lines(text), 6),
+                "anchor": f"line-{rest[0].line}",
+            }
+        )
+    return views
 
 
 def anchor_for(session: Session, entry_id: str) -> str:
