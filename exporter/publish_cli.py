@@ -30,6 +30,18 @@ __all__ = ["publish_command", "select_files"]
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
+def _check_hub_repo_id(repo_id: str) -> None:
+    """The Hub's own rules (no ``--``/``..``, no ``.``/``-`` at the ends, at most 96
+    characters): a name it rejects is a usage error, not a failed upload (exit 3)."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as error:
+        reason = re.split(r"\.\s+(?=[A-Z])", str(error))[0].rstrip(".")  # first sentence
+        raise CliError(f"REPO_ID {repo_id!r} is not a valid Hub repo id: {reason}", 1) from None
+
+
 def _cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -159,6 +171,7 @@ def publish_command(
     """
     if not _REPO_ID.fullmatch(repo_id):
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
+    _check_hub_repo_id(repo_id)
     check_http_url(endpoint, "--endpoint")
     for flag, used in (("--prune", prune), ("--html", html)):
         if used and (sessions or since):

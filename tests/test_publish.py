@@ -507,6 +507,10 @@ def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
         (["publish", REPO_ID, one, "--prune"], "--prune needs a whole selection"),
         (["publish", REPO_ID, one, "--all"], "use only one of"),
         (["publish", "no-namespace"], "REPO_ID must look like namespace/name"),
+        (["publish", "alice/b--c"], "not a valid Hub repo id: Cannot have -- or .."),
+        (["publish", "alice/trailing."], "not a valid Hub repo id"),
+        (["publish", "alice/" + "x" * 97], "not a valid Hub repo id"),  # was exit 3
+        (["publish", REPO_ID, one, "--html"], "--html needs a whole selection"),
         (["publish", REPO_ID, "--no-redact"], "No such option"),
         (["publish", REPO_ID, "--keep-hidden"], "No such option"),
         (["publish", REPO_ID, "--keep-paths"], "No such option"),
@@ -514,6 +518,7 @@ def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
     ]:
         result = CliRunner().invoke(cli, [*args, "--endpoint", fake_hub.url])
         assert result.exit_code in (1, 2) and text in result.output, (args, result.output)
+        assert not fake_hub.requests, args  # refused before anything is sent
 
 
 def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
