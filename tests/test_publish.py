@@ -685,3 +685,30 @@ def test_a_hub_that_never_answers_times_out() -> None:
         server.close()
         for connection in held:
             connection.close()
+
+
+def test_a_card_edited_on_the_hub_is_kept(fake_hub: FakeHub, small: Corpus) -> None:
+    """The card asks its owner to state a license; every publish wrote it back over the
+    edit, even with nothing to publish. An edited card is kept; a deleted one comes back."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    assert publish(fake_hub, small).exit_code == 0
+    api = HfApi(endpoint=fake_hub.url, token=TOKEN)
+    card = fake_hub.files(REPO_ID)["README.md"].replace(b"license: other", b"license: cc-by-4.0")
+    api.create_commit(REPO_ID, [CommitOperationAdd("README.md", card)], commit_message="license",
+                      repo_type="dataset")  # fmt: skip
+    commits = len(fake_hub.commits)
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+    assert "README.md was edited on the Hub: kept" in again.output
+    small.files[1].write_text(
+        small.files[1].read_text(encoding="utf-8").replace("question 1", "question one"),
+        encoding="utf-8",
+    )
+    changed = publish(fake_hub, small)
+    assert changed.exit_code == 0 and "1 updated" in changed.stdout, changed.output
+    assert fake_hub.files(REPO_ID)["README.md"] == card and len(fake_hub.commits) == commits + 1
+    api.create_commit(REPO_ID, [CommitOperationDelete("README.md")], commit_message="drop",
+                      repo_type="dataset")  # fmt: skip
+    assert publish(fake_hub, small).exit_code == 0
+    assert b"license: other" in fake_hub.files(REPO_ID)["README.md"]  # generated again

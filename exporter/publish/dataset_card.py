@@ -97,14 +97,19 @@ def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
-def render_manifest(sessions: Mapping[str, Mapping[str, Any]]) -> bytes:
-    """``manifest.json``: per published path its source hash, redaction key and output hash."""
-    document = {
+def render_manifest(
+    sessions: Mapping[str, Mapping[str, Any]], card_oid: str | None = None
+) -> bytes:
+    """``manifest.json``: per published path its source hash, redaction key and output hash;
+    and the git oid of the card this tool wrote, to tell a card a person edited."""
+    document: dict[str, Any] = {
         "schema_version": MANIFEST_SCHEMA,
         "generator": f"pi-session-export {__version__}",
         "detector_version": DETECTOR_VERSION,
         "sessions": {path: dict(sessions[path]) for path in sorted(sessions)},
     }
+    if card_oid:
+        document["card_oid"] = card_oid
     return (json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
 
 

@@ -43,6 +43,7 @@ from exporter.publish.hub_plan import (
     RemoteState,
     build_html,
     classify,
+    git_oid,
     html_cache_dir,
     prepare_all,
     probe_sources,
@@ -427,10 +428,21 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
                 "version; re-run without them to bring html/ up to date"
             )
 
+        readme = remote.files.get("README.md")
+        card_edited = readme is not None and remote.card_oid not in (None, readme.oid)
+        if card_edited:
+            notify("README.md was edited on the Hub: kept as it is (delete it for a new card)")
+
         def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
-            card = render_card(req.repo_id, rows.values(), entries, req.policy, has_html=has_html)
-            manifest, index = render_manifest(entries), render_index(rows.values())
-            return {"manifest.json": manifest, "index.jsonl": index, "README.md": card}
+            meta = {"index.jsonl": render_index(rows.values())}
+            card_oid = remote.card_oid
+            if not card_edited:
+                card = render_card(
+                    req.repo_id, rows.values(), entries, req.policy, has_html=has_html
+                )
+                meta["README.md"], card_oid = card, git_oid(card)
+            meta["manifest.json"] = render_manifest(entries, card_oid)
+            return meta
 
         commits, final = plan_commits(ops, remote, render_meta)
         result.ops, result.planned_commits, result.sessions = ops, len(commits), len(final)

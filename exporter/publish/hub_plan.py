@@ -78,6 +78,8 @@ class RemoteState:
     manifest: dict[str, dict[str, Any]] = field(default_factory=dict)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: git oid of the dataset card this tool last wrote (README.md differs: a person edited it)
+    card_oid: str | None = None
 
     def load_manifest(self, data: bytes) -> None:
         """Accept only our schema; anything else means "re-check every session"."""
@@ -90,6 +92,8 @@ class RemoteState:
             self.problems.append("remote manifest.json is unreadable or from another version")
             return
         self.manifest = {p: e for p, e in sessions.items() if isinstance(e, dict)}
+        card = doc.get("card_oid")
+        self.card_oid = card if isinstance(card, str) else None
 
     def load_index(self, data: bytes) -> None:
         for line in data.decode("utf-8", errors="replace").splitlines():
