@@ -96,7 +96,7 @@ class RemoteState:
         self.card_oid = card if isinstance(card, str) else None
 
     def load_index(self, data: bytes) -> None:
-        for line in data.decode("utf-8", errors="replace").splitlines():
+        for line in data.decode("utf-8", errors="replace").split("\n"):  # not splitlines: \u2028
             try:
                 row = json.loads(line)
             except (ValueError, RecursionError):
