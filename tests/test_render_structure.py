@@ -780,11 +780,13 @@ def test_failed_edit_in_pi_073_form_shows_the_attempted_change(args: dict) -> No
         {"id": "c", "name": "edit", "arguments": args},
         _tool_result("Could not find the exact text in a.py", error=True),
     )
-    assert view.body is not None and view.subtitle == "+3 −2"
+    assert view.body is not None and view.subtitle == "+3 −2 (not applied)"
     shown = re.sub(r"<[^>]+>", "", str(view.body.visible)).split("\n")
     for line in ("-x = 1", "+x = 2", "-y", "+z", "+w"):
         assert line in shown, shown  # one diff line each, none glued to the next
-    assert "2 replacements" in view.body_label
+    assert "2 replacements" in view.body_label and "not applied" in view.body_label
+    ok = build_tool_view({"id": "c", "name": "edit", "arguments": args}, _tool_result("done"))
+    assert ok.subtitle == "+3 −2" and "not applied" not in (ok.body_label or "")
 
 
 @pytest.mark.parametrize("name", ["every-entry-type.jsonl", "pi-branched-2.jsonl"])
@@ -1066,3 +1068,16 @@ def test_interleaved_text_and_tool_calls_are_not_regrouped() -> None:
         if isinstance(child, Element) and (child.has_class("md") or child.has_class("tool"))
     ]
     assert parts == ["First I read.", "r1", "Now I run it.", "r2"]
+
+
+@pytest.mark.parametrize("name", ["every-entry-type.jsonl", "pi-branched-4.jsonl"])
+def test_header_counts_failed_tool_calls(name: str) -> None:
+    """ "0 errors" counted only assistant turns that ended in an error, while tool calls had
+    failed; the header names both."""
+    from exporter.usage import compute_stats
+
+    stats = compute_stats(load_fixture(name))
+    failed = sum(tool.errors for tool in stats.tools.values())
+    text = norm(parse_fixture(name).text)
+    plural = "s" if failed != 1 else ""
+    assert f"{stats.errors} error" in text and f"{failed} failed tool call{plural}," in text

@@ -329,6 +329,7 @@ def _render_page(
         "custom_messages": stats.custom_messages,
         "label_count": len(session.labels),
         "errors": stats.errors,
+        "tool_errors": sum(tool.errors for tool in stats.tools.values()),
         "aborted": stats.aborted,
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),

@@ -271,6 +271,9 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         added = sum(1 for line in lines if line.startswith("+"))
         removed = sum(1 for line in lines if line.startswith("-"))
         view.subtitle = f"+{added} −{removed}"
+        if result is not None and result.is_error:  # the edit the model asked for, not made
+            view.body_label = f"{view.body_label or 'diff'}: not applied, the edit failed"
+            view.subtitle += " (not applied)"
     view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
 
 
