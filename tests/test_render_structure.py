@@ -1078,6 +1078,6 @@ def test_header_counts_failed_tool_calls(name: str) -> None:
 
     stats = compute_stats(load_fixture(name))
     failed = sum(tool.errors for tool in stats.tools.values())
-    text = norm(parse_fixture(name).text)
+    text = norm(parse_fixture(name).root.text)
     plural = "s" if failed != 1 else ""
     assert f"{stats.errors} error" in text and f"{failed} failed tool call{plural}," in text
