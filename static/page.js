@@ -192,7 +192,7 @@
   // and close it again afterwards.
   var printOpened = [];
   window.addEventListener("beforeprint", function () {
-    printOpened = $all("details:not(.branch):not([open])");
+    printOpened = $all("details:not(.branch):not(.branch-group):not([open])");
     printOpened.forEach(function (d) { d.open = true; });
   });
   window.addEventListener("afterprint", function () {

@@ -1081,3 +1081,35 @@ def test_header_counts_failed_tool_calls(name: str) -> None:
     text = norm(parse_fixture(name).root.text)
     plural = "s" if failed != 1 else ""
     assert f"{stats.errors} error" in text and f"{failed} failed tool call{plural}," in text
+
+
+def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
+    """A 50-way fork put 49 branch summaries between the fork and the rest of the
+    conversation; past 8 alternatives they sit in one folded block, each still its own
+    branch block, every entry still once, the active path going on right after."""
+    lines = [
+        {"type": "session", "version": 3, "id": "f", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u0", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "pick a name"}},
+    ]  # fmt: skip
+    for n in range(12):
+        lines.append({"type": "message", "id": f"a{n}", "parentId": "u0",
+                      "timestamp": f"2025-01-01T00:01:{n:02d}Z",
+                      "message": {"role": "assistant", "content": f"try {n}"}})  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    session = parse_session_bytes(data)
+    page = parse_html(render_session(session))
+    (group,) = page.all(lambda e: e.tag == "details" and e.has_class("branch-group"))
+    inside = group.find_all(lambda e: e.tag == "details" and e.has_class("branch"))
+    assert len(inside) == 11 and "11 other branches" in norm(group.text)
+    assert set(page.by_entry) == {e.id for e in session.entries}
+    assert all(len(page.by_entry[e.id]) == 1 for e in session.entries)
+    transcript = page.one(lambda e: e.get("id") == "transcript")
+    order = [c.get("data-entry-id") or c.get("class") for c in transcript.children
+             if isinstance(c, Element) and c.tag in ("article", "details")]  # fmt: skip
+    assert order == ["u0", "branch-group", "a11"]
+    nine = b"\n".join(data.split(b"\n")[:11]) + b"\n"  # a0..a8: 8 alternatives to a8
+    few = parse_html(render_session(parse_session_bytes(nine)))
+    assert not few.all(lambda e: e.has_class("branch-group"))
+    assert len(few.all(lambda e: e.tag == "details" and e.has_class("branch"))) == 8

@@ -68,8 +68,9 @@ class Item:
     process: an entry's HTML depends only on the plan, never on entries rendered before it.
     """
 
-    kind: str  # entry | open | close
+    kind: str  # entry | open | close | group_open | group_close
     branch: BranchInfo | None = None
+    group_size: int = 0  # group_open: how many branch blocks the group holds
     entry_id: str = ""
     line_set: frozenset[str] | set[str] = frozenset()  # the main line the entry sits on
     forks_here: int = 0

@@ -32,6 +32,9 @@ RESERVED_IDS = frozenset(
      "tree-status", "session-jsonl", "outline-open"}
 )  # fmt: skip
 RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
+#: A fork with more alternatives than this folds them into one block, or a 50-way fork put
+#: 49 branch summaries (2,700 px) between the fork and the rest of the conversation.
+GROUP_BRANCHES_OVER = 8
 
 
 def build_anchors(entry_ids: list[str]) -> dict[str, str]:
@@ -152,6 +155,7 @@ class PageBuilder:
             return []
         main_root = session.active_path[0] if session.active_path else session.roots[0]
         # Work: ("line", ids, id_set, position, depth) | ("open", id, depth) | ("close",)
+        #       | ("group_open", count) | ("group_close",)
         work: list[tuple[Any, ...]] = []
         for root in reversed([r for r in session.roots if r != main_root]):
             work += [("close",), ("line", *self._line(root), 0, 1), ("open", root, 1)]
@@ -159,8 +163,10 @@ class PageBuilder:
         items: list[Item] = []
         while work:
             task = work.pop()
-            if task[0] == "close":
-                items.append(Item("close"))
+            if task[0] in ("close", "group_close"):
+                items.append(Item(task[0]))
+            elif task[0] == "group_open":
+                items.append(Item("group_open", group_size=task[1]))
             elif task[0] == "open":
                 items.append(Item("open", branch=self.branch_info(task[1], task[2])))
             else:
@@ -188,9 +194,14 @@ class PageBuilder:
                 if item is not None:
                     item.forks_here = len(alternatives)
                 work.append(("line", line, line_set, index + 1, depth))
+                grouped = len(alternatives) > GROUP_BRANCHES_OVER
+                if grouped:
+                    work.append(("group_close",))
                 for alt in reversed(alternatives):
                     work += [("close",), ("line", *self._line(alt), 0, depth + 1)]
                     work.append(("open", alt, depth + 1))
+                if grouped:
+                    work.append(("group_open", len(alternatives)))
                 return
 
     def branch_info(self, first_id: str, depth: int) -> BranchInfo:
