@@ -457,3 +457,18 @@ def test_a_file_of_garbage_lines_makes_a_page_of_its_size() -> None:
     assert "2,800 more damaged lines" in html
     assert "3,000 problems found while reading the file" in html
     assert "… and 2,980 more like these" in html
+
+
+def test_image_data_that_is_no_image_gets_a_note() -> None:
+    """Valid base64 that is not an image (text, a PDF) showed a broken-image icon; it now
+    gets the "not shown" note. A PNG labelled image/jpeg still shows (browsers sniff)."""
+    import base64
+
+    from exporter.render.markup import safe_image_src
+    from tests.xss_corpus import PNG
+
+    assert safe_image_src("image/png", PNG) and safe_image_src("image/jpeg", PNG)
+    webp = base64.b64encode(b"RIFF\x00\x00\x00\x00WEBPVP8 ").decode()
+    assert safe_image_src("image/webp", webp)
+    for data in (base64.b64encode(b"%PDF-1.7 not an image").decode(), "", "AAAA"):
+        assert safe_image_src("image/png", data) is None

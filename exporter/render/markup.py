@@ -7,6 +7,7 @@ links (never loaded), and highlighted code is escaped token by token.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -361,6 +362,21 @@ def safe_image_src(mime_type: Any, data: Any) -> str | None:
     """A data: URI for an image block, or None when its MIME type or data is not safe."""
     if not isinstance(mime_type, str) or mime_type.lower() not in _SAFE_MIME:
         return None
-    if not isinstance(data, str) or not _BASE64.match(data):
+    if not isinstance(data, str) or not _BASE64.match(data) or not _looks_like_image(data):
         return None
     return f"data:{mime_type.lower()};base64,{data}"
+
+
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+def _looks_like_image(data: str) -> bool:
+    """The first bytes are a PNG, JPEG, GIF or WebP signature: other data (text, a PDF, a
+    truncated upload) showed a broken-image icon instead of a note. Browsers sniff the
+    format, so a PNG labelled image/jpeg still shows."""
+    head = "".join(data[:64].split())[:16]
+    try:
+        start = base64.b64decode(head + "=" * (-len(head) % 4))
+    except ValueError:
+        return False
+    return start.startswith(_IMAGE_MAGIC) or (start[:4] == b"RIFF" and start[8:12] == b"WEBP")
