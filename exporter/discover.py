@@ -261,6 +261,8 @@ def scan_summary(path: Path) -> SessionSummary:
                         continue
                     summary.id = _id_from_name(path)
                 _scan_line(summary, raw, number)
+            if looking_for_header:  # as load_session says: no header and no entry at all
+                summary.error = "not a Pi session file" if handle.tell() else "empty file"
     except OSError as error:
         summary.error = error.strerror or str(error)
     if summary.version < 2:

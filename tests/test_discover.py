@@ -355,3 +355,17 @@ def test_scan_summary_with_invalid_utf8_in_a_timestamp(tmp_path: Path) -> None:
     path.write_bytes(header + b"\n" + entry + b"\n")
     summary = scan_summary(path)
     assert summary.entries == 1 and summary.error is None
+
+
+def test_files_that_are_no_session_are_listed_as_unreadable(tmp_path: Path) -> None:
+    """An empty file, binary bytes or some other JSON were listed as sessions with no
+    messages, while export and stats refuse them (exit 2): the listing says why instead."""
+    cases = {"empty": b"", "binary": bytes(range(256)) * 3, "other": b'{"hello": 1}\n'}
+    for name, data in cases.items():
+        path = tmp_path / f"2025-01-01T00-00-00-000Z_{name}.jsonl"
+        path.write_bytes(data)
+        expected = "empty file" if not data else "not a Pi session file"
+        assert scan_summary(path).error == expected, name
+    header_only = tmp_path / "2025-01-01T00-00-00-000Z_new.jsonl"
+    header_only.write_text('{"type":"session","version":3,"id":"n","cwd":"/p"}\n', "utf-8")
+    assert scan_summary(header_only).error is None  # a new session, nothing said yet
