@@ -10,6 +10,7 @@ import importlib
 import json
 import math
 import os
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -93,6 +94,10 @@ class SessionGroup(click.Group):
             raise CliError(str(error), 2) from None
         except UnicodeError as error:
             raise CliError(f"text encoding problem: {error}", 2) from None
+        except BrokenPipeError:  # `pi-session list --json | head`: the reader has what it wanted
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+            ctx.exit(0)
         except OSError as error:
             where = f"{error.filename}: " if error.filename else ""
             raise CliError(f"{where}{error.strerror or error}", 2) from None

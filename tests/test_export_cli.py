@@ -266,3 +266,17 @@ def test_output_files_follow_the_umask_and_keep_their_mode(tmp_path: Path) -> No
     done = run_cli("export", str(source), "-o", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert oct(out.stat().st_mode & 0o777) == oct(0o640)
+
+
+def test_a_reader_that_stops_early_gets_no_error() -> None:
+    """`pi-session export -o - | head` printed "error: Broken pipe" and exited 2."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "export", str(fixture_path("pi-branched-4.jsonl")),
+         "-o", "-"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(100).startswith(b"<!DOCTYPE html>")
+    process.stdout.close()  # the page is 2.8 MB: the writer hits the closed pipe
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0 and error == "", error
