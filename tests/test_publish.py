@@ -712,3 +712,30 @@ def test_a_card_edited_on_the_hub_is_kept(fake_hub: FakeHub, small: Corpus) -> N
                       repo_type="dataset")  # fmt: skip
     assert publish(fake_hub, small).exit_code == 0
     assert b"license: other" in fake_hub.files(REPO_ID)["README.md"]  # generated again
+
+
+def test_a_file_named_like_another_sessions_file_does_not_replace_it(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """Repo paths come from file names: publishing project B's file after project A's file
+    of the same name replaced A's session, reported as "1 updated"."""
+    a, b = small.files[0], small.files[1]
+    same = "2026-11-01T10-00-00-000Z_same.jsonl"
+    a, b = a.rename(a.with_name(same)), b.rename(b.with_name(same))
+    lines = b.read_text(encoding="utf-8").split("\n")
+    header = json.loads(lines[0])
+    header["timestamp"] = json.loads(a.read_text(encoding="utf-8").split("\n", 1)[0])["timestamp"]
+    b.write_text("\n".join([json.dumps(header), *lines[1:]]), encoding="utf-8")  # same month
+    assert a.parent != b.parent
+    args = ["--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1"]
+    for path in (a, b, a, b):
+        result = CliRunner().invoke(cli, ["publish", REPO_ID, str(path), *args])
+        assert result.exit_code == 0, result.output
+    assert "0 added, 0 updated" in result.stdout  # the last runs changed nothing
+    rows = index_rows(fake_hub)
+    assert sorted(r["path"].rsplit("/", 1)[-1] for r in rows) == [
+        "2026-11-01T10-00-00-000Z_same-2.jsonl",
+        "2026-11-01T10-00-00-000Z_same.jsonl",
+    ]
+    ids = {json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])["id"] for path in (a, b)}
+    assert {r["id"] for r in rows} == ids and len(ids) == 2

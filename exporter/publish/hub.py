@@ -42,6 +42,7 @@ from exporter.publish.hub_plan import (
     RemoteFile,
     RemoteState,
     build_html,
+    claim_paths,
     classify,
     git_oid,
     html_cache_dir,
@@ -395,6 +396,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         result.warnings.append("no token: the dataset was read anonymously")
     sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
+    sources = claim_paths(sources, remote)
     key = req.policy.key()
     policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
     unchanged, todo = classify(sources, remote, key)

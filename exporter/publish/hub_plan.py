@@ -9,6 +9,7 @@ staging folder by worker processes; a session that fails is reported, never fata
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -59,6 +60,7 @@ class Source:
     repo_path: str
     sha256: str
     size: int
+    session_id: str | None = None  # the header's id: whose file a repo path holds
 
 
 @dataclass(frozen=True)
@@ -108,14 +110,17 @@ class RemoteState:
 # --- choosing repo paths ----------------------------------------------------------------------
 
 
-def _month(path: Path, first_line: bytes) -> str:
-    """``YYYY-MM`` (UTC) of the header timestamp, else of the file's mtime."""
-    moment: datetime | None = None
+def _header(first_line: bytes) -> dict[str, Any]:
     try:
         header = json.loads(first_line.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
-        moment = parse_time(header.get("timestamp")) if isinstance(header, dict) else None
     except (ValueError, RecursionError):
-        pass
+        return {}
+    return header if isinstance(header, dict) else {}
+
+
+def _month(path: Path, header: dict[str, Any]) -> str:
+    """``YYYY-MM`` (UTC) of the header timestamp, else of the file's mtime."""
+    moment = parse_time(header.get("timestamp"))
     if moment is None:
         moment = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
     return moment.astimezone(timezone.utc).strftime("%Y-%m")
@@ -136,7 +141,8 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
                 for block in iter(lambda h=handle: h.read(1 << 20), b""):
                     digest.update(block)
                     size += len(block)
-            month = _month(path, first)
+            header = _header(first)
+            month = _month(path, header)
         except OSError as error:
             failed.append((path, error.strerror or str(error)))
             continue
@@ -146,8 +152,37 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
             n += 1
             repo_path = f"sessions/{month}/{stem}-{n}.jsonl"
         used.add(repo_path.lower())
-        sources.append(Source(path, repo_path, digest.hexdigest(), size))
+        session_id = header.get("id") if isinstance(header.get("id"), str) else None
+        sources.append(Source(path, repo_path, digest.hexdigest(), size, session_id))
     return sources, failed
+
+
+def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
+    """Sources whose repo path holds another session on the Hub (two projects can have files
+    of the same name) move to the next ``-N`` path that is free or already theirs: updating
+    the path would have replaced that session, reported as "1 updated"."""
+    used = {source.repo_path.lower() for source in sources}
+
+    def owner(path: str) -> str | None:
+        return (remote.manifest.get(path) or {}).get("id") or None
+
+    claimed = []
+    for source in sources:
+        held_by = owner(source.repo_path)
+        if source.session_id and held_by and held_by != source.session_id:
+            stem, n = source.repo_path.removesuffix(".jsonl"), 2
+            while True:
+                candidate = f"{stem}-{n}.jsonl"
+                free = candidate not in remote.files and owner(candidate) is None
+                if candidate.lower() not in used and (
+                    free or owner(candidate) == source.session_id
+                ):
+                    break
+                n += 1
+            used.add(candidate.lower())
+            source = dataclasses.replace(source, repo_path=candidate)
+        claimed.append(source)
+    return claimed
 
 
 def classify(
