@@ -739,3 +739,14 @@ def test_a_file_named_like_another_sessions_file_does_not_replace_it(
     ]
     ids = {json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])["id"] for path in (a, b)}
     assert {r["id"] for r in rows} == ids and len(ids) == 2
+
+
+def test_hub_retries_are_one_line_each(fake_hub: FakeHub, small: Corpus) -> None:
+    """huggingface_hub printed "HTTP Error 503 thrown while requesting POST <url>" and
+    "Retrying in 1s [Retry 1/5]" for every retry, around our one-line messages."""
+    fake_hub.fail(503, path="/preupload/", times=1)
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert "pi-session: the Hub is busy or failed; retrying in 1 s (1/5)" in result.stderr
+    assert "thrown while requesting" not in result.stderr and "[Retry" not in result.stderr
+    assert all(line.startswith("pi-session") for line in result.stderr.splitlines()), result.stderr

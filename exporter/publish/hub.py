@@ -12,6 +12,8 @@ commit them in a chain (``parent_commit``), so a concurrent publisher is detecte
 from __future__ import annotations
 
 import dataclasses
+import logging
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -81,6 +83,45 @@ def _rate_wait(headers: Any, attempt: int) -> float:
 
 #: Seconds a Hub request may wait to connect, or between two reads or writes.
 HUB_TIMEOUT = 60.0
+_RETRY_NOTE = re.compile(r"(?:Retrying in|Waiting) (\d+(?:\.\d+)?)s.*\[Retry (\d+)/(\d+)\]")
+
+
+class _HubLogLines(logging.Handler):
+    """huggingface_hub's log as our own lines: a retry becomes one ``pi-session:`` line
+    (it printed "HTTP Error 503 thrown while requesting POST <url>" and "Retrying in 8s
+    [Retry 4/5]" for each try), errors pass as one line, other warnings are dropped."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.notify: Callable[[str], None] = lambda _: None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        retry = _RETRY_NOTE.search(text)
+        if retry:
+            wait, number, most = retry.groups()
+            self.notify(
+                f"the Hub is busy or failed; retrying in {float(wait):g} s ({number}/{most})"
+            )
+        elif record.levelno >= logging.ERROR:
+            self.notify(f"huggingface_hub: {' '.join(text.split())[:300]}")
+
+
+_HUB_LOG = _HubLogLines()
+
+
+def _route_hub_log(notify: Callable[[str], None]) -> None:
+    """Send huggingface_hub's log through ``notify`` instead of its own stderr handler."""
+    _HUB_LOG.notify = notify
+    logger = logging.getLogger("huggingface_hub")
+    for handler in list(logger.handlers):
+        if handler is not _HUB_LOG:
+            logger.removeHandler(handler)
+    if _HUB_LOG not in logger.handlers:
+        logger.addHandler(_HUB_LOG)
+    logger.propagate = False
+
+
 _timeout_limit = [HUB_TIMEOUT]
 
 
@@ -121,6 +162,7 @@ class HubRepo:
 
         disable_progress_bars()  # our own progress output only
         _bound_timeouts(get_session(), timeout)
+        _route_hub_log(notify)
         self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
         self.host = urlsplit(self.endpoint).netloc or self.endpoint
         self.notify, self.max_wait = notify, max_wait
