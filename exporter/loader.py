@@ -11,7 +11,8 @@ import contextlib
 import gc
 import json
 import os
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -80,8 +81,10 @@ def iter_parsed_lines(
         try:
             value = decoder.decode(text)
         except ValueError as error:
-            pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline, bad_utf8)
-            continue
+            value = _with_long_ints(decoder.decode, text) if _LONG_INT in str(error) else _NONE
+            if value is _NONE:
+                pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline, bad_utf8)
+                continue
         except RecursionError:  # ~1,000 nested arrays: valid JSON, deeper than Python parses
             reason = "JSON nested too deeply to read"
             pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
@@ -104,6 +107,27 @@ def iter_parsed_lines(
             damaged.append(DamagedLine(number, "truncated", "last line is cut off", text))
         else:
             _flush(pending, diagnostics, damaged)
+
+
+_NONE = object()
+_LONG_INT = "set_int_max_str_digits"  # in the error for an integer over 4,300 digits
+#: Digits an integer in a session may have (Python's default limit is 4,300; JSON has none).
+MAX_INT_DIGITS = 100_000
+
+
+def _with_long_ints(function: Callable[[str], Any], text: str) -> Any:
+    """``function(text)`` with integers up to ``MAX_INT_DIGITS`` digits allowed (valid JSON
+    that Pi reads was a damaged line); ``_NONE`` if it still fails."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if not limit:
+        return _NONE
+    sys.set_int_max_str_digits(max(limit, MAX_INT_DIGITS))
+    try:
+        return function(text)
+    except (ValueError, RecursionError):
+        return _NONE
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 # What JavaScript's trim() removes, so a line Pi skips as blank is blank here too: \v and \f

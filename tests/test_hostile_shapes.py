@@ -472,3 +472,33 @@ def test_image_data_that_is_no_image_gets_a_note() -> None:
     assert safe_image_src("image/webp", webp)
     for data in (base64.b64encode(b"%PDF-1.7 not an image").decode(), "", "AAAA"):
         assert safe_image_src("image/png", data) is None
+
+
+def test_integers_longer_than_pythons_limit_load_render_and_write(tmp_path: Path) -> None:
+    """JSON integers have no length limit and Pi reads any; past Python's 4,300 digits a
+    valid line was called "not valid JSON" and its entry dropped."""
+    digits = "9" * 5000
+    lines = [
+        '{"type":"session","version":3,"id":"big","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}',
+        '{"type":"message","id":"u","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"hi"}}',
+        '{"type":"message","id":"a","parentId":"u","timestamp":"2025-01-01T00:00:02Z",'
+        '"message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"calc",'
+        f'"arguments":{{"n":{digits}}}}}]}}}}',
+    ]
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from exporter.loader import load_session
+
+    session = load_session(path)  # the library, without the CLI's raised limit
+    assert [e.id for e in session.entries] == ["u", "a"] and not session.damaged
+    commands = [
+        ["export", str(path), "-o", str(tmp_path / "big.html")],
+        ["redact", str(path), "-o", str(tmp_path / "copy.jsonl"), "--no-redact"],
+    ]
+    for args in commands:
+        command = [sys.executable, "-m", "exporter", *args]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert digits in (tmp_path / "big.html").read_text(encoding="utf-8")
+    assert digits in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
