@@ -196,7 +196,6 @@ def publish_command(
         dry_run=dry_run,
         prune=prune,
         html=html,
-        whole_selection=not sessions and since is None,
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
     )

@@ -649,7 +649,22 @@ def test_a_dataset_with_a_site_keeps_it_in_step(fake_hub: FakeHub, small: Corpus
     args = ["publish", REPO_ID, *one, "--endpoint", fake_hub.url, "--token", TOKEN]
     single = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert single.exit_code == 0, single.output
-    assert "html/ was not rebuilt" in single.output
+    assert "html/ was not rebuilt (7 published sessions are not in this selection)" in (
+        single.output
+    )
+    # One project is not the dataset either (a review's case: a plain run from a project
+    # folder cut html/ down to that project's pages, the other sessions still published).
+    before = set(pages())
+    project = ["--cwd", PROJECTS[0], "--sessions-dir", str(small.root), "--secret", "question 4"]
+    args = ["publish", REPO_ID, *project, "--endpoint", fake_hub.url, "--token", TOKEN]
+    one_project = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert one_project.exit_code == 0, one_project.output
+    assert "html/ was not rebuilt" in one_project.output and set(pages()) == before
+    refused = CliRunner().invoke(cli, [*args, "--html"], catch_exceptions=False)
+    assert refused.exit_code == 1 and "5 published session(s) are not among them" in (
+        refused.output
+    ), refused.output
+    assert set(pages()) == before
 
 
 def test_a_hub_that_never_answers_times_out() -> None:

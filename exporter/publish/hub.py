@@ -43,6 +43,7 @@ from exporter.publish.hub_plan import (
     Prepared,
     RemoteFile,
     RemoteState,
+    Source,
     build_html,
     claim_paths,
     classify,
@@ -346,9 +347,6 @@ class PublishRequest:
     dry_run: bool = False
     prune: bool = False
     html: bool = False
-    #: every session the dataset should have (no SESSION arguments, no --since): a site
-    #: built from it can replace html/ as a whole
-    whole_selection: bool = True
     jobs: int = 1
     progress: bool | None = None
     want_records: bool = False
@@ -425,6 +423,14 @@ def _commit_all(
     return heads
 
 
+def _published_elsewhere(remote: RemoteState, sources: list[Source], prune: bool) -> list[str]:
+    """Sessions on the Hub that stay there but are not among this run's files."""
+    if prune:
+        return []
+    local = {source.repo_path for source in sources}
+    return sorted(p for p in remote.manifest if p in remote.files and p not in local)
+
+
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
     """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
     token = clean_token(req.token, "Hugging Face") or clean_token(default_token(), "Hugging Face")
@@ -455,9 +461,19 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         if req.prune:
             ops += prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed})
         has_html = "html/index.html" in remote.files
-        # A dataset with a site keeps it in step: otherwise the pages of pruned sessions, or
-        # of sessions re-published with more redacted, would stay as they were.
-        if req.html or (has_html and req.whole_selection):
+        # The site is built from this run's files and replaces html/ as a whole: only when
+        # they are every session the dataset will hold. Then a dataset with a site keeps it
+        # in step (pages of pruned sessions, or of sessions re-published with more redacted,
+        # would stay up otherwise).
+        outside = _published_elsewhere(remote, sources, req.prune)
+        if req.html and outside:
+            raise PublishError(
+                f"--html builds html/ from this run's sessions, and {len(outside)} published "
+                "session(s) are not among them (another project, another machine): publish "
+                "with --all, or add --prune to make the dataset this selection",
+                exit_code=1,
+            )
+        if req.html or (has_html and not outside):
             if not req.html:
                 notify("the dataset has an html/ site: rebuilding it too")
             site = Path(tmp) / "site" if req.dry_run else html_cache_dir(repo.endpoint, req.repo_id)
@@ -467,9 +483,9 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             has_html = True
         elif has_html and any(op.path.startswith("sessions/") for op in ops):
             result.warnings.append(
-                "html/ was not rebuilt (SESSION arguments or --since select only part of the "
-                "dataset): the pages of the sessions changed here still show their previous "
-                "version; re-run without them to bring html/ up to date"
+                f"html/ was not rebuilt ({len(outside)} published sessions are not in this "
+                "selection): the pages of the sessions changed here still show their previous "
+                "version; a run with --all (or --prune) brings html/ up to date"
             )
 
         readme = remote.files.get("README.md")
