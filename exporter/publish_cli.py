@@ -134,7 +134,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option(
     "--html",
     is_flag=True,
-    help="Also upload a static site of the selection under html/ (kept up to date by later runs).",
+    help="Also upload a static site under html/, built from the selection, which must be "
+    "every session the dataset holds (--all, or --prune); later whole runs keep it up to date.",
 )
 @click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; send nothing.")
