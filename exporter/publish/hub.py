@@ -12,6 +12,7 @@ commit them in a chain (``parent_commit``), so a concurrent publisher is detecte
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import re
 import tempfile
@@ -137,12 +138,30 @@ def _bounded_request(request: Any) -> None:
     }
 
 
-def _bound_timeouts(session: Any, limit: float) -> None:
-    """Install :func:`_bounded_request` once on huggingface_hub's shared client."""
-    _timeout_limit[0] = limit
-    hooks = session.event_hooks
+def _with_bounded_requests(client: Any) -> Any:
+    hooks = client.event_hooks
     if _bounded_request not in hooks["request"]:
-        session.event_hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
+        client.event_hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
+    return client
+
+
+_factory_installed = [False]
+
+
+def _bound_timeouts(limit: float) -> None:
+    """:func:`_bounded_request` on every client huggingface_hub uses: the shared one now, and
+    (through its client factory) the new one it makes after a connection error, which lost
+    the limit when only the old client had it."""
+    from huggingface_hub import get_session, set_client_factory
+
+    _timeout_limit[0] = limit
+    if not _factory_installed[0]:
+        module = importlib.import_module("huggingface_hub.utils._http")
+        base = getattr(module, "default_client_factory", None)  # not public: checked
+        if callable(base):
+            set_client_factory(lambda: _with_bounded_requests(base()))
+            _factory_installed[0] = True
+    _with_bounded_requests(get_session())
 
 
 class HubRepo:
@@ -158,11 +177,11 @@ class HubRepo:
         max_wait: float = MAX_RATE_WAIT,
         timeout: float = HUB_TIMEOUT,
     ) -> None:
-        from huggingface_hub import HfApi, get_session
+        from huggingface_hub import HfApi
         from huggingface_hub.utils import disable_progress_bars
 
         disable_progress_bars()  # our own progress output only
-        _bound_timeouts(get_session(), timeout)
+        _bound_timeouts(timeout)
         _route_hub_log(notify)
         self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
         self.host = urlsplit(self.endpoint).netloc or self.endpoint
