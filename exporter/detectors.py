@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-2"
+DETECTOR_VERSION = "2026.11-3"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -49,18 +49,21 @@ _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
+def _after_url_escape(text: str, start: int) -> bool:
+    """``%3D`` just before ``start`` (``access_token%3Dghp_…``), also doubly encoded
+    (``%253D``: the ``%`` itself escaped)."""
+    if start < 3 or not _HEX.issuperset(text[start - 2 : start]):
+        return False
+    return text[start - 3] == "%" or (start >= 5 and text[start - 5 : start - 2] == "%25")
+
+
 def _at_boundary(text: str, start: int) -> bool:
     """True when no word character glues onto ``start``: a JSON escape like ``\\n``, a URL
     escape like ``%3D`` (``access_token%3Dghp_…``) or a terminal colour code like ``ESC[32m``
     (coloured tool output) is a gap."""
     if start == 0 or text[start - 1] not in _WORD:
         return True
-    if (
-        start >= 3
-        and text[start - 3] == "%"
-        and text[start - 2] in _HEX
-        and text[start - 1] in _HEX
-    ):
+    if _after_url_escape(text, start):
         return True
     if _ESCAPE.search(text, max(0, start - 6), start) is not None:
         return True
@@ -86,8 +89,8 @@ class RegexDetector(Detector):
     ) -> None:
         self.name, self.summary, self.triggers = name, summary, triggers
         self._re, self._check, self._group, self._edges = re.compile(pattern), check, group, edges
-        # A prefix with its own separator (ghp_, glpat-, sk-ant-) cannot start by chance
-        # inside a name: "app-ghp_…" or "GH_TOKEN_ghp_…" is still the token.
+        # A long prefix with its own separator (ghp_, glpat-, sk-ant-) does not start by
+        # chance inside a name: "app-ghp_…" or "GH_TOKEN_ghp_…" is still the token.
         self._joined_ok = name in _SEPARATED_PREFIXES
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -97,7 +100,12 @@ class RegexDetector(Detector):
                 after = match.end()
                 glued = after < size and text[after] in _WORD
                 start = match.start()
-                joined = self._joined_ok and start > 0 and text[start - 1] in "-_"
+                joined = (
+                    self._joined_ok
+                    and start > 0
+                    and text[start - 1] in "-_"
+                    and text.startswith(_JOINABLE, start)
+                )
                 if glued or not (joined or _at_boundary(text, start)):
                     continue
             start, end = match.span(self._group)
@@ -230,10 +238,14 @@ def _has_digit(body: str) -> bool:
 
 _ANY = r"[A-Za-z0-9_\-]"
 _SEPARATED_PREFIXES = frozenset({
-    "anthropic-key", "openrouter-key", "openai-key", "groq-key", "xai-key", "cerebras-key",
-    "github-token", "gitlab-token", "huggingface-token", "slack-token", "stripe-key",
-    "npm-token", "pypi-token",
+    "anthropic-key", "openrouter-key", "openai-key", "github-token", "gitlab-token",
+    "slack-token", "npm-token", "pypi-token",
 })  # fmt: skip
+#: The prefixes that may follow "-" or "_": long and distinctive (not hf_ or a bare sk-,
+#: which identifiers like load_hf_TransformersConfig… or prefix-sk-… contain).
+_JOINABLE = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
+             "xoxa-", "xoxe", "xoxr-", "xoxs-", "xoxo-", "sk-ant-", "sk-or-", "sk-proj-",
+             "sk-svcacct-", "sk-admin-", "npm_", "pypi-Ag")  # fmt: skip
 # Token formats with a fixed prefix: name, what it catches, pattern, prefix literals, check,
 # the group that holds the secret. Order is priority: overlapping spans are named after the
 # longest hit, ties go to the earlier detector.

@@ -276,8 +276,14 @@ def test_tokens_after_url_escapes_and_separators() -> None:
     ]:
         found = [text[f.start : f.end] for f in scan(text)]
         assert found and set(found) == {secret}, text
+    doubled = f"access_token%253D{github}"  # the % itself URL-encoded
+    assert [doubled[f.start : f.end] for f in scan(doubled)] == [github]
     aws = "AKIA" + rand(rng, 16, string.ascii_uppercase + string.digits)
     assert scan("key_" + aws) == [] and scan("x" + github) == []
+    # short or bare prefixes joined to a name are identifiers, not keys (a review's cases)
+    for name in ("load_hf_TransformersConfigurationLoaderV2", "test_hf_downloadsTheModelWeights2",
+                 "prefix-sk-abcdefghij1234567890XYZ"):  # fmt: skip
+        assert scan(name) == [], name
 
 
 def test_overlaps_merge_and_keep_the_specific_name() -> None:
