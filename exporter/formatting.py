@@ -121,8 +121,10 @@ def replace_surrogates(text: str) -> str:
 #: return) and the bidi overrides and isolates that reorder text on screen ("Trojan Source":
 #: ``invoice_\u202egnp.exe`` displays as ``invoice_exe.png``).
 _HIDDEN_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-#: Terminal colour codes (SGR) carry no text: dropped rather than shown as ``␛[1;32m``.
-_SGR = re.compile("\x1b\\[[0-9;:]*m")
+#: Terminal control sequences carry no text: colours and cursor moves (CSI, ``␛[1;32m``,
+#: ``␛[K`` after every ``grep --color`` match) and OSC strings (window titles, the URL half of
+#: a terminal hyperlink, whose text stays) are dropped rather than shown as signs.
+_TERMINAL = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
 
 
 def _visible_control(match: re.Match[str]) -> str:
@@ -136,10 +138,10 @@ def _visible_control(match: re.Match[str]) -> str:
 
 
 def show_controls(text: str) -> str:
-    """``text`` with colour codes dropped and every hidden control shown as a visible sign."""
+    """``text`` with terminal sequences dropped and every hidden control shown as a sign."""
     if not _HIDDEN_CONTROLS.search(text):
         return text
-    return _HIDDEN_CONTROLS.sub(_visible_control, _SGR.sub("", text))
+    return _HIDDEN_CONTROLS.sub(_visible_control, _TERMINAL.sub("", text))
 
 
 def writable_page(html: str) -> str:

@@ -1113,3 +1113,24 @@ def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
     few = parse_html(render_session(parse_session_bytes(nine)))
     assert not few.all(lambda e: e.has_class("branch-group"))
     assert len(few.all(lambda e: e.tag == "details" and e.has_class("branch"))) == 8
+
+
+@pytest.mark.parametrize(
+    ("hidden", "shown"),
+    [("\u202e", "\u27e8U+202E\u27e9"), ("\u2067", "\u27e8U+2067\u27e9"),
+     ("\x85", "\u27e8U+0085\u27e9"), ("\x1b[01;31m\x1b[Kred\x1b[m\x1b[K", "red"),
+     ("\x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\", "link")],
+)  # fmt: skip
+def test_each_kind_of_hidden_control_alone_is_shown(hidden: str, shown: str) -> None:
+    """One kind per page: the page-wide check looks for each kind separately (a page with
+    only a bidi override, or only a C1 control, must still be caught)."""
+    lines = [
+        {"type": "session", "version": 3, "id": "c", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": f"before {hidden} after"}},
+    ]  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    html = render_session(parse_session_bytes(data))
+    assert f"before {shown} after" in html
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
