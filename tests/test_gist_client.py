@@ -168,7 +168,12 @@ def test_share_files_creates_then_updates(
     assert (action1, action2) == ("created", "updated")
     assert gist2.id == gist1.id
     assert state.get(client.api_url, "sess-1") == gist1.id
-    assert fake_github.requests_to() == ["POST /gists", f"PATCH /gists/{gist1.id}"]
+    # an update reads the gist first (which files an earlier share left), then PATCHes once
+    assert fake_github.requests_to() == [
+        "POST /gists",
+        f"GET /gists/{gist1.id}",
+        f"PATCH /gists/{gist1.id}",
+    ]
 
     gist3, action3 = share_files(client, state, "sess-1", {"session.html": HTML}, "x", new=True)
     assert action3 == "created" and gist3.id != gist1.id
@@ -186,7 +191,7 @@ def test_share_files_falls_back_to_create_when_gist_is_gone(
 
     assert action == "created"
     assert gist.id != stale
-    assert fake_github.requests_to() == [f"PATCH /gists/{stale}", "POST /gists"]
+    assert fake_github.requests_to() == [f"GET /gists/{stale}", "POST /gists"]
     assert state.get(client.api_url, "sess-1") == gist.id
 
 

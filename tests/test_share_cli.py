@@ -125,8 +125,9 @@ def test_reshare_removes_files_this_share_does_not_send(
     assert again.exit_code == 0, again.output
     assert set(fake.gists[gist_id]["files"]) == {"session.html"}
     assert all("BLUEFALCON" not in text for text in fake.gists[gist_id]["files"].values())
-    assert [r.method for r in fake.requests[-2:]] == ["PATCH", "PATCH"]
-    assert fake.requests[-1].json == {"files": {"session.jsonl": None}}
+    assert [r.method for r in fake.requests[-2:]] == ["GET", "PATCH"]  # one new revision
+    assert fake.requests[-1].json["files"]["session.jsonl"] is None
+    assert set(fake.requests[-1].json["files"]) == {"session.html", "session.jsonl"}
     assert "revision history" in again.output  # earlier versions are still there
     unchanged = share(fake, str(source), "--secret", "BLUEFALCON")
     assert unchanged.exit_code == 0 and fake.requests[-1].method == "PATCH"
@@ -168,7 +169,7 @@ def test_patch_on_a_vanished_gist_creates_a_new_one(fake: FakeGitHub, env: dict)
     result = share(fake, str(FIXTURE))
     assert result.exit_code == 0, result.output
     methods = [r.method for r in fake.requests[-2:]]
-    assert methods == ["PATCH", "POST"]
+    assert methods == ["GET", "POST"]
 
 
 def test_planted_secrets_never_reach_the_server(

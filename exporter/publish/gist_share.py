@@ -101,16 +101,15 @@ def share_files(
     known = None if new else state.entry(client.api_url, session_id)
     if known and bool(known.get("public", False)) == bool(public):
         try:
-            gist = client.update(known["gist_id"], files, description)
+            # A file an earlier share uploaded and this one does not (session.jsonl without
+            # --with-jsonl) would stay as it was, unredacted by this share's policy: read
+            # what is there, then replace and delete in one update (one new revision).
+            there = client.get(known["gist_id"])
+            stale = sorted(SHARED_FILE_NAMES.intersection(there.files).difference(files))
+            gist = client.update(known["gist_id"], files, description, remove=stale)
             action = "updated"
         except NotFoundError:
             log.info("remembered gist for session %s is gone; creating a new one", session_id)
-        else:
-            # A file an earlier share uploaded and this one does not (session.jsonl without
-            # --with-jsonl) would stay as it was, unredacted by this share's policy.
-            stale = sorted(SHARED_FILE_NAMES.intersection(gist.files).difference(files))
-            if stale:
-                gist = client.update(gist.id, {}, None, remove=stale)
     if gist is None:
         gist = client.create(files, description, public=public)
         action = "created"
