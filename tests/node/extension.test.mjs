@@ -364,7 +364,9 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     // Sharing again updates the same gist, with explicit options this time.
     const [again] = await pi.command(`/share-html --api-url ${fake.url} --no-thinking`);
     assert.match(again.message, /gist updated \(secret\)/);
-    assert.deepEqual(await fake.ask("requests"), ["POST /gists", `PATCH /gists/${link[2]}`]);
+    assert.deepEqual(await fake.ask("requests"), [
+      "POST /gists", `GET /gists/${link[2]}`, `PATCH /gists/${link[2]}`,
+    ]);
   });
 
   test("failures come back as one error notification and Pi keeps going", async () => {
