@@ -538,6 +538,10 @@ def test_day_chart_uses_weekly_bars_over_long_spans() -> None:
     ]
     assert min(bar[2] for bar in chart.bars) > 8  # px wide, in a 648 px plot
     assert chart.x_ticks[0][1] == "2025-01-01"  # the axis starts at the first day, not Monday
+    assert chart.x_ticks[-1][1] == "2025-12-31"  # ... and ends at the last one
+    late = day_chart([{"cost_by_day": {"2023-01-04": 9.0, "2024-06-01": 1.0, "2025-06-04": 2.0}}])
+    assert late is not None and late.first == "2024-06-04" and late.earlier == pytest.approx(9)
+    assert late.bars[0][4] == "week of 2024-06-03 (from 2024-06-04): $1.00 (1 session)"
     short = day_chart([{"cost_by_day": {"2025-01-01": 1.0, "2025-03-01": 1.0}}])
     assert short is not None and short.bucket_days == 1 and len(short.bars) == 2
 

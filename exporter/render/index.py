@@ -159,7 +159,10 @@ def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
             continue
         height = max(inner_h * on_axis(amount, peak) / peak, 1.0)
         count = len(bucket_sessions[i])
-        when = f"week of {start.isoformat()}" if chart.bucket_days == 7 else start.isoformat()
+        when = start.isoformat()
+        if chart.bucket_days == 7:  # the first week may begin before the 366-day window
+            cut = start < first and earlier
+            when = f"week of {when}" + (f" (from {first.isoformat()})" if cut else "")
         tip = f"{when}: {fmt_cost(amount)} ({count} session{'s' if count != 1 else ''})"
         width = min(max(step * 0.8, 1.0), 36.0)
         x = chart.plot_left + i * step + (step - width) / 2
@@ -169,10 +172,11 @@ def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
     chart.y_ticks = [(y, label) for y, label in chart.y_ticks if y >= top]
     picks = sorted({0, (len(starts) - 1) // 2, len(starts) - 1})
     anchors = {0: "start", len(starts) - 1: "end"} if len(starts) > 1 else {}
+    ends = {0: first, len(starts) - 1: last}  # the axis runs from the first to the last day
     chart.x_ticks = [
         (
             chart.plot_left + (i + 0.5) * step,
-            max(starts[i], first).isoformat(),
+            ends.get(i, starts[i]).isoformat(),
             anchors.get(i, "middle"),
         )
         for i in picks
