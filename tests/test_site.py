@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 from datetime import datetime, timedelta, timezone
@@ -192,7 +193,7 @@ def test_index_rows_hold_the_numbers_in_a_sensible_order(corpus, tmp_path):
     times = [float(r.children[0].get("data-sort") or 0) for r in rows if isinstance(r, Element)]
     assert times == sorted(times, reverse=True)  # last activity, newest first, without JS
     text = (site / "index.html").read_text(encoding="utf-8")
-    assert "Cost per day" in text and "<svg" in text and 'class="bar"' in text
+    assert re.search("Cost per (day|week)", text) and "<svg" in text and 'class="bar"' in text
     assert "Projects" in text and "~/alpha" in text and "~/beta" in text
     entry = manifest(site)["sessions"][source_id(made["s0"])]
     row = entry["row"]
@@ -539,9 +540,10 @@ def test_day_chart_uses_weekly_bars_over_long_spans() -> None:
     assert min(bar[2] for bar in chart.bars) > 8  # px wide, in a 648 px plot
     assert chart.x_ticks[0][1] == "2025-01-01"  # the axis starts at the first day, not Monday
     assert chart.x_ticks[-1][1] == "2025-12-31"  # ... and ends at the last one
-    late = day_chart([{"cost_by_day": {"2023-01-04": 9.0, "2024-06-01": 1.0, "2025-06-04": 2.0}}])
-    assert late is not None and late.first == "2024-06-04" and late.earlier == pytest.approx(9)
-    assert late.bars[0][4] == "week of 2024-06-03 (from 2024-06-04): $1.00 (1 session)"
+    days = {"2023-01-04": 9.0, "2024-06-03": 1.0, "2024-06-05": 3.0, "2025-06-04": 2.0}
+    late = day_chart([{"cost_by_day": days}])  # the window starts on Tuesday 2024-06-04
+    assert late is not None and late.first == "2024-06-04" and late.earlier == pytest.approx(10)
+    assert late.bars[0][4] == "week of 2024-06-03 (from 2024-06-04): $3.00 (1 session)"
     short = day_chart([{"cost_by_day": {"2025-01-01": 1.0, "2025-03-01": 1.0}}])
     assert short is not None and short.bucket_days == 1 and len(short.bars) == 2
 
