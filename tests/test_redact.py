@@ -647,3 +647,20 @@ def test_redacted_copy_keeps_the_loaders_cycle_repair(in_tmp: Path) -> None:
         assert node is None or node not in parents, f"cycle from {start}"
     copy, original = load_session(in_tmp / "out.jsonl"), load_session(in_tmp / "s.jsonl")
     assert copy.active_path == original.active_path
+
+
+def test_the_fallback_encoder_writes_what_json_dumps_would() -> None:
+    """The iterative encoder behind ``dumps_line``: the same text as ``json.dumps`` where
+    that works, and nesting far past the recursion limit where it does not."""
+    from exporter.jsonl_out import _encode_iteratively
+
+    values = [{"a": [1, -0.0, 1e16, 2.5, True, None, "é\\u2028\"", {}, []], "ü": {"k": [[]]}},
+              [], {}, "x", 3, False]  # fmt: skip
+    for value in values:
+        assert _encode_iteratively(value) == json.dumps(value, ensure_ascii=False,
+                                                        separators=(",", ":"))  # fmt: skip
+    deep: Any = 0
+    for _ in range(5000):
+        deep = {"k": [deep]}
+    text = dumps_line(deep)
+    assert text == '{"k":[' * 5000 + "0" + "]}" * 5000
