@@ -116,8 +116,6 @@ def export_command(
         sys.stdout.flush()
         return
     assert target is not None
-    if target.is_dir():
-        raise CliError(f"{target} is a folder; give a file name with -o", 1)
     atomic_write_text(target, html)
     click.echo(str(target))
     if open_page:

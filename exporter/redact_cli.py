@@ -190,9 +190,15 @@ def read_files(
 
 
 def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str | None]]) -> None:
-    """No output may be an input (the session, an --env-file, a --secret file) or another
-    output (-o and --report naming one file would leave only the report)."""
+    """Outputs are files in existing folders, checked before any work; no output may be an
+    input (the session, an --env-file, a --secret file) or another output (-o and --report
+    naming one file would leave only the report)."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
+    for option, path in named:  # before any work: a big session takes seconds to render
+        if Path(path).is_dir():
+            raise CliError(f"{option}: {path} is a folder; give a file name", 1)
+        if not Path(path).parent.is_dir():
+            raise CliError(f"{option}: the folder {Path(path).parent} does not exist", 2)
     for option, path in named:
         for kind, source in inputs:
             if not source or not _same_file(path, source):
@@ -260,8 +266,6 @@ def redact_command(
         sys.stdout.flush()
     else:
         assert target is not None
-        if target.is_dir():
-            raise CliError(f"{target} is a folder; give a file name with -o", 1)
         atomic_write_bytes(target, data)
         click.echo(str(target))  # like `export`: the file written, on stdout
     if redacted.damaged:  # session_to_jsonl writes entries; a damaged line is none

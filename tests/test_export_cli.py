@@ -283,3 +283,26 @@ def test_a_reader_that_stops_early_gets_no_error(tmp_path: Path) -> None:
     process.stdout.close()
     error = process.stderr.read().decode()
     assert process.wait(timeout=60) == 0 and error == "", error
+
+
+@pytest.mark.parametrize("command", ["export", "redact"])
+def test_output_problems_are_found_before_any_work(
+    runner: CliRunner, in_tmp: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """`-o` naming a folder, or a file in a missing folder, failed only after the whole
+    session was rendered (seconds on a big one)."""
+    import exporter.export_cli
+    import exporter.redact
+
+    def no_work(*_: object, **__: object) -> None:
+        raise AssertionError("rendered or redacted before the output was checked")
+
+    monkeypatch.setattr(exporter.export_cli, "render_session", no_work)
+    monkeypatch.setattr(exporter.redact, "apply_policy", no_work)
+    (in_tmp / "folder").mkdir()
+    source = str(fixture_path("pi-branched-4.jsonl"))
+    folder = runner.invoke(cli, [command, source, "-o", "folder"])
+    assert folder.exit_code == 1 and "-o: folder is a folder" in folder.output, folder.output
+    missing = runner.invoke(cli, [command, source, "-o", "nowhere/x.out"])
+    assert missing.exit_code == 2 and "the folder nowhere does not exist" in missing.output
+    assert not (in_tmp / "nowhere").exists()
