@@ -770,3 +770,14 @@ def test_hub_retries_are_one_line_each(fake_hub: FakeHub, small: Corpus) -> None
     assert "pi-session: the Hub is busy or failed; retrying in 1 s (1/5)" in result.stderr
     assert "thrown while requesting" not in result.stderr and "[Retry" not in result.stderr
     assert all(line.startswith("pi-session") for line in result.stderr.splitlines()), result.stderr
+
+
+def test_a_renamed_file_keeps_its_place(fake_hub: FakeHub, small: Corpus) -> None:
+    """Renaming a session file published it a second time (the index then counted it twice)."""
+    assert publish(fake_hub, small).exit_code == 0
+    moved = small.files[3].rename(small.files[3].with_name("renamed.jsonl"))
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+    rows = index_rows(fake_hub)
+    assert len(rows) == 8 and len({r["id"] for r in rows}) == 8
+    assert moved.exists()

@@ -158,31 +158,40 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
 
 
 def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
-    """Sources whose repo path holds another session on the Hub (two projects can have files
-    of the same name) move to the next ``-N`` path that is free or already theirs: updating
-    the path would have replaced that session, reported as "1 updated"."""
-    used = {source.repo_path.lower() for source in sources}
+    """Each session keeps the repo path it was published at (a renamed file was published
+    twice), and no file takes a path that holds another session (two projects can have files
+    of the same name: the second replaced the first, reported as "1 updated"); such a file
+    goes to the next ``-N`` path that is free."""
+    published: dict[str, str] = {}
+    for path, entry in sorted(remote.manifest.items()):
+        if path in remote.files and isinstance(entry.get("id"), str):
+            published.setdefault(entry["id"], path)
 
     def owner(path: str) -> str | None:
         return (remote.manifest.get(path) or {}).get("id") or None
 
-    claimed = []
-    for source in sources:
-        held_by = owner(source.repo_path)
-        if source.session_id and held_by and held_by != source.session_id:
-            stem, n = source.repo_path.removesuffix(".jsonl"), 2
-            while True:
-                candidate = f"{stem}-{n}.jsonl"
-                free = candidate not in remote.files and owner(candidate) is None
-                if candidate.lower() not in used and (
-                    free or owner(candidate) == source.session_id
-                ):
-                    break
-                n += 1
-            used.add(candidate.lower())
-            source = dataclasses.replace(source, repo_path=candidate)
-        claimed.append(source)
-    return claimed
+    paths: list[str | None] = [None] * len(sources)
+    used: set[str] = set()
+    for index, source in enumerate(sources):  # first, the sessions already on the Hub
+        there = published.get(source.session_id or "")
+        if there and there.lower() not in used:
+            paths[index] = there
+            used.add(there.lower())
+    for index, source in enumerate(sources):
+        if paths[index] is not None:
+            continue
+        candidate, n = source.repo_path, 1
+        stem = candidate.removesuffix(".jsonl")
+        while candidate.lower() in used or owner(candidate) not in (None, source.session_id):
+            n += 1
+            candidate = f"{stem}-{n}.jsonl"
+        paths[index] = candidate
+        used.add(candidate.lower())
+    return [
+        source if path == source.repo_path else dataclasses.replace(source, repo_path=path)
+        for source, path in zip(sources, paths, strict=True)
+        if path is not None
+    ]
 
 
 def classify(
