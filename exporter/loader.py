@@ -83,7 +83,8 @@ def iter_parsed_lines(
         except ValueError as error:
             value = _with_long_ints(decoder.decode, text) if _LONG_INT in str(error) else _NONE
             if value is _NONE:
-                pending = (number, text.rstrip("\r\n"), str(error), ends_with_newline, bad_utf8)
+                reason = _json_error(error)
+                pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
                 continue
         except RecursionError:  # ~1,000 nested arrays: valid JSON, deeper than Python parses
             reason = "JSON nested too deeply to read"
@@ -158,10 +159,29 @@ def _flush(
     _record_bad_line(number, text, error, diagnostics, damaged)
 
 
+def _json_error(error: ValueError) -> str:
+    """The parser's complaint without its own "line 1 column 5 (char 4)", which read like
+    a line of the file: ``Expecting value at column 5``."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    return str(error)
+
+
+def _json_kind(value: Any) -> str:
+    """JSON's own name for a parsed value (not Python's: NoneType, str, list)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string" if isinstance(value, str) else "array" if isinstance(value, list) else "value"
+
+
 def _record_bad_line(
     number: int, text: str, error: str, diagnostics: list[Diagnostic], damaged: list[DamagedLine]
 ) -> None:
-    message = f"not valid JSON ({_short(error, 60)})"
+    message = f"not valid JSON ({_short(error, 100)})"
     diagnostics.append(Diagnostic(number, "invalid-json", message))
     damaged.append(DamagedLine(number, "invalid-json", message, text))
 
@@ -202,10 +222,14 @@ def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int
     if version is None or (whole and number <= CURRENT_VERSION):
         return number
     if whole:
-        message = f"file version {version} is newer; read as v3"
+        try:
+            shown = _short(str(version), 20)
+        except ValueError:  # more digits than Python will print
+            shown = "with thousands of digits"
+        message = f"file version {shown} is newer; read as v3"
         diagnostics.append(Diagnostic(line, "newer-version", message))
     else:
-        message = f"version {version!r} unknown; read as v3"
+        message = f"version {_short(repr(version), 40)} unknown; read as v3"
         diagnostics.append(Diagnostic(line, "bad-version", message))
     return number
 
@@ -291,13 +315,17 @@ def _make_entries(
             continue
         if not isinstance(value, dict):
             kind = "not-an-object"
-            message = f"line is JSON {type(value).__name__}, not an object"
+            message = f"line is a JSON {_json_kind(value)}, not an object"
             diagnostics.append(Diagnostic(number, kind, message))
             damaged.append(DamagedLine(number, kind, message, _dump_raw(value)))
             continue
         entry_type = value.get("type")
         if entry_type == "session":
-            message = "a second session header; ignored like Pi does"
+            message = (
+                "a second session header; ignored like Pi does"
+                if not header.synthesized
+                else "a session header after the first entry; ignored (its id and cwd unused)"
+            )
             diagnostics.append(Diagnostic(number, "extra-header", message))
             damaged.append(DamagedLine(number, "extra-header", message, _dump_raw(value)))
             continue

@@ -598,3 +598,24 @@ def test_a_versionless_header_over_a_tree_is_flagged(fixtures_dir: Path) -> None
     assert '"version":3' in flag.message
     v1 = load_session(fixtures_dir / "pi-v1-before-compaction.jsonl")
     assert not [d for d in v1.diagnostics if d.kind == "versionless-tree"]
+
+
+def test_messages_speak_json_not_python() -> None:
+    """A review found "line is JSON NoneType", "Expecting value: line 1 column 1 (char 0)"
+    on file line 3 (which line?), a 4,001-digit version echoed whole, and "no header ...
+    synthesized" next to "a second session header" when there was only one."""
+    header = '{"type":"session","version":%s,"id":"s","timestamp":"2025-01-01T00:00:00Z"}'
+    data = "\n".join([header % ("9" * 4001), "null", "[1]", "{oops", "{}"]).encode() + b"\n"
+    messages = [str(d) for d in parse_session_bytes(data).diagnostics]
+    text = "\n".join(messages)
+    assert "line 2: line is a JSON null, not an object" in text
+    assert "line 3: line is a JSON array, not an object" in text
+    assert (
+        "line 4: not valid JSON (Expecting property name enclosed in double quotes at column 2)"
+        in text
+    )
+    assert "NoneType" not in text and "char " not in text
+    assert all(len(m) < 200 for m in messages), messages
+    late = b'{"type":"custom","id":"c","parentId":null}\n' + (header % 3).encode() + b"\n"
+    (extra,) = [d for d in parse_session_bytes(late).diagnostics if d.kind == "extra-header"]
+    assert "second" not in extra.message and "after the first entry" in extra.message
