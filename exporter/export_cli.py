@@ -143,6 +143,11 @@ def export_site(
     target = Path(output)
     if target.exists() and not target.is_dir():
         raise CliError(f"{target} is a file; --all writes a folder", 1)
+    root = os.path.realpath(sessions_root(sessions_dir))
+    inside = os.path.realpath(target)
+    if inside == root or inside.startswith(root + os.sep):
+        # index.html, sessions/, projects/ and a lock among Pi's own files
+        raise CliError(f"-o {target} is inside Pi's sessions folder {root}; choose another", 1)
     scope = os.path.abspath(cwd) if cwd else None
     files = session_files(sessions_dir, scope)
     where = f"{scope} under " if scope else ""

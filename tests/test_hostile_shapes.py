@@ -502,3 +502,15 @@ def test_integers_longer_than_pythons_limit_load_render_and_write(tmp_path: Path
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert digits in (tmp_path / "big.html").read_text(encoding="utf-8")
     assert digits in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_site_is_never_built_inside_pis_sessions_folder(tmp_path: Path) -> None:
+    """`export --all -o` the sessions folder (or a project folder in it) wrote index.html,
+    sessions/, projects/ and a lock file among Pi's own session files."""
+    folder = tmp_path / "sessions"
+    _write(folder / "--p--" / "a.jsonl", [_header("a"), _user("u1", None, "hi")])
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    for out in (folder, folder / "--p--", folder / "site"):
+        result = _site(folder, out)
+        assert result.exit_code == 1 and "inside Pi's sessions folder" in result.output
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
