@@ -237,6 +237,21 @@ def default_output_name(session_path: str | None) -> str:
     return f"{stem}.redacted.jsonl"
 
 
+def _refuse_default_in_sessions(target: Path, sessions_dir: str | None) -> None:
+    """The default name in Pi's sessions folder (run from there) made a second session file
+    with the same id, in Pi's resume list and making id prefixes ambiguous."""
+    from exporter.discover import sessions_root
+
+    root = os.path.realpath(sessions_root(sessions_dir))
+    place = os.path.realpath(target.parent)
+    if place == root or place.startswith(root + os.sep):
+        raise CliError(
+            f"the copy would be a second session file in Pi's sessions folder ({place}); "
+            "name another place with -o",
+            1,
+        )
+
+
 @click.command("redact")
 @session_argument
 @click.option(
@@ -254,6 +269,8 @@ def redact_command(
     except SessionFormatError as error:
         raise CliError(str(error), 2) from None
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
+    if output is None and target is not None:
+        _refuse_default_in_sessions(target, sessions_dir)
     refuse_collisions(
         {"-o": target, "--report": options.get("report")}, read_files([loaded.path], options)
     )

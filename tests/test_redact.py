@@ -664,3 +664,22 @@ def test_the_fallback_encoder_writes_what_json_dumps_would() -> None:
         deep = {"k": [deep]}
     text = dumps_line(deep)
     assert text == '{"k":[' * 5000 + "0" + "]}" * 5000
+
+
+def test_redact_never_drops_its_copy_among_pis_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a project's session folder, the default <name>.redacted.jsonl was a second
+    session with the same id (in Pi's resume list, id prefixes ambiguous); -o still works."""
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    source = folder / "2025-01-01T00-00-00-000Z_a.jsonl"
+    source.write_bytes((FIXTURES_DIR / "every-entry-type.jsonl").read_bytes())
+    monkeypatch.chdir(folder)
+    args = ["redact", source.name, "--sessions-dir", str(tmp_path / "sessions")]
+    refused = CliRunner().invoke(cli, args)
+    assert refused.exit_code == 1 and "second session file" in refused.output
+    assert sorted(p.name for p in folder.iterdir()) == [source.name]
+    elsewhere = tmp_path / "copy.jsonl"
+    assert CliRunner().invoke(cli, [*args, "-o", str(elsewhere)]).exit_code == 0
+    assert elsewhere.exists()
