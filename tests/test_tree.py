@@ -58,6 +58,12 @@ def test_duplicate_ids_are_renamed_deterministically_and_reported(build, dump) -
     assert first.entries[2].raw["id"] == "a"  # the file's own id stays in the raw JSON
     assert first.leaf_id == "a~2~2"
     assert_is_a_forest(first)
+    # the file already uses the names a rename would pick: the search goes on past them
+    taken = [build.header(), build.user("x", None, "1", 1), build.user("x~2", None, "2", 2),
+             build.user("x~3", None, "3", 3), build.user("x", None, "4", 4)]  # fmt: skip
+    session = load(dump, taken)
+    assert [e.id for e in session.entries] == ["x", "x~2", "x~3", "x~4"]
+    assert len(session.by_id) == len(session.entries) == 4
 
 
 def test_child_of_a_duplicate_id_attaches_to_the_nearest_earlier_entry(build, dump) -> None:
