@@ -198,7 +198,7 @@ def _looks_like_entry(value: dict[str, Any]) -> bool:
     return entry_type in KNOWN_ENTRY_TYPES or ("id" in value and "parentId" in value)
 
 
-def _header_id_from_path(path: str | None) -> str:
+def header_id_from_path(path: str | None) -> str:
     if not path:
         return "unknown"
     stem = Path(path).name.rsplit(".", 1)[0]
@@ -264,7 +264,7 @@ def build_session(
         ):
             diagnostics.append(Diagnostic(line, "versionless-tree", _VERSIONLESS_TREE))
         if not isinstance(raw.get("id"), str):
-            raw_id = _header_id_from_path(path)
+            raw_id = header_id_from_path(path)
             diagnostics.append(
                 Diagnostic(line, "bad-header", f"header has no string id; using {raw_id!r}")
             )
@@ -274,7 +274,7 @@ def build_session(
         synthesized = {
             "type": "session",
             "version": CURRENT_VERSION if has_ids else 1,
-            "id": _header_id_from_path(path),
+            "id": header_id_from_path(path),
             "timestamp": as_str(first_entry.get("timestamp")) or "",
             "cwd": "",
         }
@@ -291,7 +291,7 @@ def build_session(
             f"{f'; {len(damaged)} unparsable line{_s(len(damaged))}' if damaged else ''})"
         )
     if not isinstance(header.raw.get("id"), str):
-        header.raw["id"] = _header_id_from_path(path)
+        header.raw["id"] = header_id_from_path(path)
     entries = _make_entries(parsed, header, diagnostics, damaged)
     header.raw.setdefault("version", header.version)
     return Session.build(

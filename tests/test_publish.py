@@ -781,3 +781,27 @@ def test_a_renamed_file_keeps_its_place(fake_hub: FakeHub, small: Corpus) -> Non
     rows = index_rows(fake_hub)
     assert len(rows) == 8 and len({r["id"] for r in rows}) == 8
     assert moved.exists()
+
+
+@pytest.mark.parametrize("shape", ["header-without-id", "blank-first-line"])
+def test_a_session_without_a_header_id_keeps_one_path(
+    fake_hub: FakeHub, tmp_path: Path, fixtures_dir: Path, shape: str
+) -> None:
+    """The path check compared the header's id with the manifest's (the loader's, from the
+    file name when the header has none): every run added the session again at -2, -3..."""
+    folder = tmp_path / "sessions" / "--home-dev-projects-webapp--"
+    folder.mkdir(parents=True)
+    lines = (fixtures_dir / "pi-branched-1.jsonl").read_text(encoding="utf-8").split("\n")
+    if shape == "header-without-id":
+        header = json.loads(lines[0])
+        del header["id"]
+        lines[0] = json.dumps(header)
+    else:
+        lines.insert(0, "")
+    (folder / "2026-11-30T00-00-00-000Z_odd.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    corpus = Corpus(tmp_path / "sessions", [], [])
+    for _ in range(3):
+        result = publish(fake_hub, corpus)
+        assert result.exit_code == 0, result.output
+        assert len(session_paths(fake_hub)) == 1, sorted(session_paths(fake_hub))
+    assert "0 added" in result.stdout and "no commit" in result.stdout

@@ -23,7 +23,7 @@ from typing import Any
 
 from exporter.fsutil import user_cache_dir
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import parse_session_bytes
+from exporter.loader import header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy
 from exporter.prepare import prepare_session
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
@@ -152,9 +152,18 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
             n += 1
             repo_path = f"sessions/{month}/{stem}-{n}.jsonl"
         used.add(repo_path.lower())
-        session_id = header.get("id") if isinstance(header.get("id"), str) else None
+        session_id = _session_id(header, path)
         sources.append(Source(path, repo_path, digest.hexdigest(), size, session_id))
     return sources, failed
+
+
+def _session_id(header: dict[str, Any], path: Path) -> str | None:
+    """The id the loader gives the session (what the manifest records): the header's, or
+    for a header without one the id in the file name; None when line 1 is no header (the
+    id is then not known without loading the file)."""
+    if header.get("type") != "session":
+        return None
+    return header["id"] if isinstance(header.get("id"), str) else header_id_from_path(str(path))
 
 
 def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
@@ -182,7 +191,9 @@ def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
             continue
         candidate, n = source.repo_path, 1
         stem = candidate.removesuffix(".jsonl")
-        while candidate.lower() in used or owner(candidate) not in (None, source.session_id):
+        while candidate.lower() in used or (
+            source.session_id is not None and owner(candidate) not in (None, source.session_id)
+        ):
             n += 1
             candidate = f"{stem}-{n}.jsonl"
         paths[index] = candidate
