@@ -134,8 +134,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option(
     "--html",
     is_flag=True,
-    help="Also upload a static site under html/, built from the selection, which must be "
-    "every session the dataset holds (--all, or --prune); later whole runs keep it up to date.",
+    help="Also upload a static site under html/, built from the run's files, which must be "
+    "every session the dataset holds (--all, or --prune); later such runs keep it up to date.",
 )
 @click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; send nothing.")

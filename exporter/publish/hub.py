@@ -442,6 +442,11 @@ def _commit_all(
     return heads
 
 
+def _names(paths: list[str], shown: int = 3) -> str:
+    names = [path.rsplit("/", 1)[-1] for path in paths[:shown]]
+    return ", ".join(names) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
+
+
 def _published_elsewhere(remote: RemoteState, sources: list[Source], prune: bool) -> list[str]:
     """Sessions on the Hub that stay there but are not among this run's files."""
     if prune:
@@ -487,9 +492,10 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         outside = _published_elsewhere(remote, sources, req.prune)
         if req.html and outside:
             raise PublishError(
-                f"--html builds html/ from this run's sessions, and {len(outside)} published "
-                "session(s) are not among them (another project, another machine): publish "
-                "with --all, or add --prune to make the dataset this selection",
+                f"--html builds html/ from this run's files, and {len(outside)} published "
+                f"session(s) have none here ({_names(outside)}: another project, deleted "
+                "here, or published from another machine): add them to the run (--all, "
+                "--cwd), or --prune them from the dataset",
                 exit_code=1,
             )
         if req.html or (has_html and not outside):
@@ -502,9 +508,10 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             has_html = True
         elif has_html and any(op.path.startswith("sessions/") for op in ops):
             result.warnings.append(
-                f"html/ was not rebuilt ({len(outside)} published sessions are not in this "
-                "selection): the pages of the sessions changed here still show their previous "
-                "version; a run with --all (or --prune) brings html/ up to date"
+                f"html/ was not rebuilt: {len(outside)} published session(s) have no file in "
+                f"this run ({_names(outside)}), and their pages would go; the pages of the "
+                "sessions changed here still show their previous version (a run that has "
+                "every file, or --prune, brings html/ up to date)"
             )
 
         readme = remote.files.get("README.md")
