@@ -514,3 +514,28 @@ def test_a_site_is_never_built_inside_pis_sessions_folder(tmp_path: Path) -> Non
         result = _site(folder, out)
         assert result.exit_code == 1 and "inside Pi's sessions folder" in result.output
     assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+
+
+def test_long_integers_render_in_forkserver_workers(tmp_path: Path) -> None:
+    """The CLI raises Python's 4,300-digit limit in its own process; a site build that runs
+    its workers through forkserver (another thread running, or not Linux) failed every page
+    with such an integer ("Exceeds the limit (4300 digits)")."""
+    digits = "7" * 5000
+    folder = tmp_path / "sessions" / "--p--"
+    for n in range(2):
+        _write(folder / f"s{n}.jsonl", [_header(f"s{n}"), _user("u1", None, "hi")])
+        custom = '{"type":"custom","id":"c","parentId":"u1","customType":"n","data":{"n":%s}}'
+        with open(folder / f"s{n}.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(custom % digits + "\n")
+    script = (
+        "import sys, threading\n"
+        "threading.Thread(target=threading.Event().wait, daemon=True).start()  # forkserver\n"
+        "from exporter.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    command = [sys.executable, "-c", script, "export", "--all", "--sessions-dir",
+               str(tmp_path / "sessions"), "-o", str(tmp_path / "site"), "-j", "2"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and "2 rendered" in done.stderr and "0 failed" in done.stderr, (
+        done.stderr
+    )
