@@ -94,10 +94,10 @@ class SessionGroup(click.Group):
             raise CliError(str(error), 2) from None
         except UnicodeError as error:
             raise CliError(f"text encoding problem: {error}", 2) from None
-        except BrokenPipeError:  # `pi-session list --json | head`: the reader has what it wanted
+        except BrokenPipeError:  # `pi-session list --json | head`: the reader stopped early
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
-            ctx.exit(0)
+            ctx.exit(EXIT_BROKEN_PIPE)  # quietly, but not "done": the output was cut short
         except OSError as error:
             where = f"{error.filename}: " if error.filename else ""
             raise CliError(f"{where}{error.strerror or error}", 2) from None
@@ -112,6 +112,11 @@ class SessionGroup(click.Group):
             if isinstance(error, SiteError):  # a site folder in use or not ours
                 raise CliError(str(error), 1) from None
             raise
+
+
+#: What a shell reports for a tool killed by SIGPIPE (128 + 13), so `set -o pipefail` sees
+#: that the output was cut short.
+EXIT_BROKEN_PIPE = 141
 
 
 def session_argument(func: F) -> F:

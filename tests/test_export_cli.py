@@ -269,7 +269,8 @@ def test_output_files_follow_the_umask_and_keep_their_mode(tmp_path: Path) -> No
 
 
 def test_a_reader_that_stops_early_gets_no_error(tmp_path: Path) -> None:
-    """`pi-session list --json | head` printed "error: Broken pipe" and exited 2."""
+    """`pi-session list --json | head` printed "error: Broken pipe" and exited 2; now it
+    ends quietly with 141, what a shell reports for a tool stopped by SIGPIPE."""
     folder = tmp_path / "sessions" / "--p--"
     folder.mkdir(parents=True)
     source = fixture_path("every-entry-type.jsonl").read_bytes()
@@ -282,7 +283,7 @@ def test_a_reader_that_stops_early_gets_no_error(tmp_path: Path) -> None:
     assert process.stdout.read(10).startswith(b"{")
     process.stdout.close()
     error = process.stderr.read().decode()
-    assert process.wait(timeout=60) == 0 and error == "", error
+    assert process.wait(timeout=60) == 141 and error == "", error
 
 
 @pytest.mark.parametrize("command", ["export", "redact"])
