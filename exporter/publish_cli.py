@@ -134,8 +134,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option(
     "--html",
     is_flag=True,
-    help="Also upload a static site under html/, built from the run's files, which must be "
-    "every session the dataset holds (--all, or --prune); later such runs keep it up to date.",
+    help="Also upload a static site of every session in the dataset under html/; later runs "
+    "keep it up to date.",
 )
 @click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; send nothing.")
@@ -174,11 +174,8 @@ def publish_command(
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
     _check_hub_repo_id(repo_id)
     check_http_url(endpoint, "--endpoint")
-    for flag, used in (("--prune", prune), ("--html", html)):
-        if used and (sessions or since):
-            raise CliError(
-                f"{flag} needs a whole selection: not with SESSION arguments or --since", 1
-            )
+    if prune and (sessions or since):
+        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     if not files:
         raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)

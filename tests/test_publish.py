@@ -510,7 +510,6 @@ def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
         (["publish", "alice/b--c"], "not a valid Hub repo id: Cannot have -- or .."),
         (["publish", "alice/trailing."], "not a valid Hub repo id"),
         (["publish", "alice/" + "x" * 97], "not a valid Hub repo id"),  # was exit 3
-        (["publish", REPO_ID, one, "--html"], "--html needs a whole selection"),
         (["publish", REPO_ID, "--no-redact"], "No such option"),
         (["publish", REPO_ID, "--keep-hidden"], "No such option"),
         (["publish", REPO_ID, "--keep-paths"], "No such option"),
@@ -628,43 +627,45 @@ def test_generated_sessions_publish_and_rerun(
 
 def test_a_dataset_with_a_site_keeps_it_in_step(fake_hub: FakeHub, small: Corpus) -> None:
     """html/ was only touched with --html: a later run that redacted more (or pruned) left
-    the old pages up. A whole-selection run now rebuilds it; --html needs a whole selection
-    (with --since it deleted the pages of every session it did not select)."""
+    the old pages up; and a run with only some sessions' files (--since, one project, SESSION
+    arguments, files deleted here) cut html/ down to those. The site is now every session of
+    the dataset, the others from their published copies, rebuilt by every run."""
     assert publish(fake_hub, small, "--html").exit_code == 0
-    partial = publish(fake_hub, small, "--html", "--since", "2027-06-01")
-    assert partial.exit_code == 1 and "--html needs a whole selection" in partial.output
+
+    def pages() -> dict[str, bytes]:
+        return {p: d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("html/")}
+
+    session_pages = {p for p in pages() if p.startswith("html/sessions/")}
+    assert len(session_pages) == 8
     scrub = "question 5"  # the user message appended to session 5, in its page
-    pages = lambda: {p: d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("html/")}  # noqa: E731
     assert any(scrub.encode() in d for d in pages().values())
     again = publish(fake_hub, small, "--secret", scrub)
-    assert again.exit_code == 0, again.output
-    assert "rebuilding it too" in again.output
+    assert again.exit_code == 0 and "rebuilding it too" in again.output, again.output
     assert not any(scrub.encode() in d for d in pages().values())
     # a new policy key: every session is redacted again under it, not only the site; the
     # one whose text changed is uploaded, the others' copies are the same bytes
     assert "0 added, 1 updated, 0 removed, 7 unchanged" in again.stdout, again.stdout
     sessions = [d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("sessions/")]
     assert len(sessions) == 8 and not any(scrub.encode() in d for d in sessions)
-    one = [str(small.files[6]), "--secret", "question 6"]
-    args = ["publish", REPO_ID, *one, "--endpoint", fake_hub.url, "--token", TOKEN]
-    single = CliRunner().invoke(cli, args, catch_exceptions=False)
-    assert single.exit_code == 0, single.output
-    assert "html/ was not rebuilt: 7 published session(s) have no file in this run" in (
-        single.output
-    )
-    # One project is not the dataset either (a review's case: a plain run from a project
-    # folder cut html/ down to that project's pages, the other sessions still published).
-    before = set(pages())
-    project = ["--cwd", PROJECTS[0], "--sessions-dir", str(small.root), "--secret", "question 4"]
-    args = ["publish", REPO_ID, *project, "--endpoint", fake_hub.url, "--token", TOKEN]
-    one_project = CliRunner().invoke(cli, args, catch_exceptions=False)
-    assert one_project.exit_code == 0, one_project.output
-    assert "html/ was not rebuilt" in one_project.output and set(pages()) == before
-    refused = CliRunner().invoke(cli, [*args, "--html"], catch_exceptions=False)
-    assert refused.exit_code == 1 and "5 published session(s) have none here" in (refused.output), (
-        refused.output
-    )
-    assert set(pages()) == before
+    base = ["--endpoint", fake_hub.url, "--token", TOKEN, "--sessions-dir", str(small.root)]
+    runs = [
+        ([str(small.files[6]), "--secret", "question 6"], b"question 6"),  # one SESSION
+        (["--cwd", PROJECTS[0], "--secret", "question 3"], b"question 3"),  # one project
+        (["--all", "--since", "2027-06-01", "--html"], None),
+    ]
+    for extra, scrubbed in runs:
+        result = CliRunner().invoke(cli, ["publish", REPO_ID, *extra, *base])
+        assert result.exit_code == 0, result.output
+        assert {p for p in pages() if p.startswith("html/sessions/")} == session_pages, extra
+        assert scrubbed is None or not any(scrubbed in d for d in pages().values()), extra
+        index = pages()["html/index.html"].decode()
+        assert index.count('<td class="title">') == 8, extra  # every session, not this run's
+    small.files[1].unlink()  # deleted here: its published copy keeps its page
+    assert publish(fake_hub, small).exit_code == 0
+    assert {p for p in pages() if p.startswith("html/sessions/")} == session_pages
+    pruned = publish(fake_hub, small, "--prune")
+    assert pruned.exit_code == 0 and "1 removed" in pruned.stdout, pruned.output
+    assert len({p for p in pages() if p.startswith("html/sessions/")}) == 7
 
 
 def test_a_hub_that_never_answers_times_out() -> None:

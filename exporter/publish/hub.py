@@ -48,10 +48,12 @@ from exporter.publish.hub_plan import (
     build_html,
     claim_paths,
     classify,
+    copies_cache_dir,
     git_oid,
     html_cache_dir,
     prepare_all,
     probe_sources,
+    remote_copies,
 )
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
@@ -442,17 +444,24 @@ def _commit_all(
     return heads
 
 
-def _names(paths: list[str], shown: int = 3) -> str:
-    names = [path.rsplit("/", 1)[-1] for path in paths[:shown]]
-    return ", ".join(names) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
+def _published_elsewhere(
+    remote: RemoteState, sources: list[Source], prune: bool, failed: set[Path]
+) -> list[str]:
+    """Sessions that stay on the Hub after this run without a readable file in it."""
+    local = {source.repo_path for source in sources if source.path not in failed}
+    named = {source.repo_path for source in sources} | {path.name for path in failed}
 
+    def pruned(path: str) -> bool:  # as prune_ops: what the run does not name goes
+        return prune and path not in named and path.rsplit("/", 1)[-1] not in named
 
-def _published_elsewhere(remote: RemoteState, sources: list[Source], prune: bool) -> list[str]:
-    """Sessions on the Hub that stay there but are not among this run's files."""
-    if prune:
-        return []
-    local = {source.repo_path for source in sources}
-    return sorted(p for p in remote.manifest if p in remote.files and p not in local)
+    return sorted(
+        path
+        for path in remote.manifest
+        if path in remote.files
+        and path.startswith("sessions/")
+        and path not in local
+        and not pruned(path)
+    )
 
 
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
@@ -485,34 +494,30 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         if req.prune:
             ops += prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed})
         has_html = "html/index.html" in remote.files
-        # The site is built from this run's files and replaces html/ as a whole: only when
-        # they are every session the dataset will hold. Then a dataset with a site keeps it
-        # in step (pages of pruned sessions, or of sessions re-published with more redacted,
-        # would stay up otherwise).
-        outside = _published_elsewhere(remote, sources, req.prune)
-        if req.html and outside:
-            raise PublishError(
-                f"--html builds html/ from this run's files, and {len(outside)} published "
-                f"session(s) have none here ({_names(outside)}: another project, deleted "
-                "here, or published from another machine): add them to the run (--all, "
-                "--cwd), or --prune them from the dataset",
-                exit_code=1,
-            )
-        if req.html or (has_html and not outside):
+        # html/ is the site of every session the dataset holds: this run's files, and the
+        # published copies of the others (another project, another machine, deleted here).
+        # A dataset with a site keeps it in step, or pages of pruned sessions, or of sessions
+        # re-published with more redacted, would stay as they were.
+        if req.html or has_html:
             if not req.html:
                 notify("the dataset has an html/ site: rebuilding it too")
             site = Path(tmp) / "site" if req.dry_run else html_cache_dir(repo.endpoint, req.repo_id)
-            files = [s.path for s in sources if s.path not in failed]
+            copies_dir = (
+                Path(tmp) / "copies"
+                if req.dry_run
+                else copies_cache_dir(repo.endpoint, req.repo_id)
+            )
+            outside = _published_elsewhere(remote, sources, req.prune, failed)
+            copies = remote_copies(
+                outside,
+                remote,
+                copies_dir,
+                lambda path: repo._download(path, remote.head or "main"),
+            )
+            files = [s.path for s in sources if s.path not in failed] + copies
             build_html(files, site, policy, key, jobs=req.jobs, progress=req.progress)
             ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
             has_html = True
-        elif has_html and any(op.path.startswith("sessions/") for op in ops):
-            result.warnings.append(
-                f"html/ was not rebuilt: {len(outside)} published session(s) have no file in "
-                f"this run ({_names(outside)}), and their pages would go; the pages of the "
-                "sessions changed here still show their previous version (a run that has "
-                "every file, or --prune, brings html/ up to date)"
-            )
 
         readme = remote.files.get("README.md")
         card_edited = readme is not None and remote.card_oid not in (None, readme.oid)

@@ -15,13 +15,13 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from exporter.fsutil import user_cache_dir
+from exporter.fsutil import atomic_write_bytes, atomic_write_text, user_cache_dir
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy
@@ -332,6 +332,39 @@ def html_cache_dir(endpoint: str, repo_id: str) -> Path:
     """Where the redacted site is kept between runs, so only changed pages are re-rendered."""
     digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
     return user_cache_dir("publish-html", digest)
+
+
+def copies_cache_dir(endpoint: str, repo_id: str) -> Path:
+    """Where published copies of sessions without a local file are kept between runs."""
+    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
+    return user_cache_dir("publish-copies", digest)
+
+
+def remote_copies(
+    paths: list[str], remote: RemoteState, folder: Path, download: Callable[[str], bytes]
+) -> list[Path]:
+    """The published copy of each session in ``paths`` (sessions with no file in this run),
+    downloaded once per version into ``folder``: the site then shows every session of the
+    dataset, not only those this run has files for."""
+    index_file = folder / "copies.json"
+    try:
+        known = json.loads(index_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    copies = []
+    for path in paths:
+        target = folder / path
+        oid = remote.files[path].oid
+        if known.get(path) != oid or not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(target, download(path))
+            known[path] = oid
+        copies.append(target)
+    if paths:
+        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+    return copies
 
 
 def build_html(
