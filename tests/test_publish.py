@@ -21,6 +21,7 @@ import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -771,6 +772,26 @@ def test_hub_retries_are_one_line_each(fake_hub: FakeHub, small: Corpus) -> None
     assert "pi-session: the Hub is busy or failed; retrying in 1 s (1/5)" in result.stderr
     assert "thrown while requesting" not in result.stderr and "[Retry" not in result.stderr
     assert all(line.startswith("pi-session") for line in result.stderr.splitlines()), result.stderr
+
+
+def test_a_file_with_a_blank_first_line_does_not_replace_another_session(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A file whose line 1 is no header had no known id and skipped the path check: with the
+    name of another project's published file it replaced that session ("1 updated")."""
+    a, b = small.files[0], small.files[1]
+    same = "2026-01-01T10-00-00-000Z_same.jsonl"
+    a, b = a.rename(a.with_name(same)), b.rename(b.with_name(same))
+    b.write_text("\n" + b.read_text(encoding="utf-8"), encoding="utf-8")  # blank line 1
+    stamp = datetime(2026, 1, 15, tzinfo=timezone.utc).timestamp()
+    os.utime(b, (stamp, stamp))  # b's month then comes from its mtime: a's month
+    args = ["--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1"]
+    for path in (a, b, b):
+        result = CliRunner().invoke(cli, ["publish", REPO_ID, str(path), *args])
+        assert result.exit_code == 0, result.output
+    rows = index_rows(fake_hub)
+    assert len(rows) == 2 and len({r["id"] for r in rows}) == 2, rows
+    assert "0 added, 0 updated" in result.stdout  # the third run found b where it put it
 
 
 def test_a_renamed_file_keeps_its_place(fake_hub: FakeHub, small: Corpus) -> None:

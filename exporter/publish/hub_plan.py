@@ -152,18 +152,35 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
             n += 1
             repo_path = f"sessions/{month}/{stem}-{n}.jsonl"
         used.add(repo_path.lower())
+        if not isinstance(header.get("type"), str):  # line 1 is blank or damaged
+            header = _first_typed_object(path)
         session_id = _session_id(header, path)
         sources.append(Source(path, repo_path, digest.hexdigest(), size, session_id))
     return sources, failed
 
 
+def _first_typed_object(path: Path) -> dict[str, Any]:
+    """What the loader takes for the header: the first JSON object with a string "type"."""
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                value = _header(raw)
+                if isinstance(value.get("type"), str):
+                    return value
+    except OSError:
+        pass
+    return {}
+
+
 def _session_id(header: dict[str, Any], path: Path) -> str | None:
-    """The id the loader gives the session (what the manifest records): the header's, or
-    for a header without one the id in the file name; None when line 1 is no header (the
-    id is then not known without loading the file)."""
-    if header.get("type") != "session":
+    """The id the loader gives the session (what the manifest records): the header's, else
+    (no id, or entries without a header) the id in the file name; None for a file with no
+    typed object at all, which the loader refuses."""
+    if not isinstance(header.get("type"), str):
         return None
-    return header["id"] if isinstance(header.get("id"), str) else header_id_from_path(str(path))
+    if header["type"] == "session" and isinstance(header.get("id"), str):
+        return header["id"]
+    return header_id_from_path(str(path))
 
 
 def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
@@ -191,9 +208,7 @@ def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
             continue
         candidate, n = source.repo_path, 1
         stem = candidate.removesuffix(".jsonl")
-        while candidate.lower() in used or (
-            source.session_id is not None and owner(candidate) not in (None, source.session_id)
-        ):
+        while candidate.lower() in used or owner(candidate) not in (None, source.session_id):
             n += 1
             candidate = f"{stem}-{n}.jsonl"
         paths[index] = candidate
