@@ -827,3 +827,43 @@ def test_a_session_without_a_header_id_keeps_one_path(
         assert result.exit_code == 0, result.output
         assert len(session_paths(fake_hub)) == 1, sorted(session_paths(fake_hub))
     assert "0 added" in result.stdout and "no commit" in result.stdout
+
+
+def test_the_site_survives_a_failed_copy_and_an_unreadable_manifest(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """Copies of the other sessions were recorded only when all had arrived (one failed
+    download lost the rest and failed the publish); and the list of other sessions came from
+    the manifest, so an unreadable one made a one-session run cut html/ to one page."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    assert publish(fake_hub, small, "--html").exit_code == 0
+
+    def session_pages() -> set[str]:
+        return {p for p in fake_hub.files(REPO_ID) if p.startswith("html/sessions/")}
+
+    assert len(session_pages()) == 8
+
+    def copies_asked() -> set[str]:
+        return {r.split("/resolve/", 1)[1].split("/", 1)[1]
+                for r in fake_hub.routes(None, r"/resolve/.*sessions/")}  # fmt: skip
+
+    one = [str(small.files[6]), "--endpoint", fake_hub.url, "--token", TOKEN]
+    fake_hub.fail(403, path=r"/resolve/.*sessions/.*\.jsonl", times=1)  # one copy fails
+    fake_hub.clear_requests()
+    first = CliRunner().invoke(cli, ["publish", REPO_ID, *one, "--secret", "question 6"])
+    assert first.exit_code == 0, first.output
+    assert "html/ was not rebuilt: 1 published session(s) could not be downloaded" in first.output
+    assert len(copies_asked()) == 7  # every other session's copy was asked for
+    fake_hub.clear_requests()
+    again = CliRunner().invoke(cli, ["publish", REPO_ID, *one, "--secret", "question 6"])
+    assert again.exit_code == 0 and "rebuilding it too" in again.output, again.output
+    assert len(copies_asked()) == 1  # only the one that failed: the others were kept
+    assert len(session_pages()) == 8
+    garbage = [CommitOperationAdd("manifest.json", b"not json")]
+    HfApi(endpoint=fake_hub.url, token=TOKEN).create_commit(
+        REPO_ID, garbage, commit_message="break", repo_type="dataset"
+    )
+    broken = CliRunner().invoke(cli, ["publish", REPO_ID, *one])
+    assert broken.exit_code == 0, broken.output
+    assert len(session_pages()) == 8  # the other sessions come from the tree, not the manifest

@@ -454,11 +454,11 @@ def _published_elsewhere(
     def pruned(path: str) -> bool:  # as prune_ops: what the run does not name goes
         return prune and path not in named and path.rsplit("/", 1)[-1] not in named
 
-    return sorted(
+    return sorted(  # from the tree, not the manifest (which may be unreadable)
         path
-        for path in remote.manifest
-        if path in remote.files
-        and path.startswith("sessions/")
+        for path in remote.files
+        if path.startswith("sessions/")
+        and path.endswith(".jsonl")
         and path not in local
         and not pruned(path)
     )
@@ -499,25 +499,35 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         # A dataset with a site keeps it in step, or pages of pruned sessions, or of sessions
         # re-published with more redacted, would stay as they were.
         if req.html or has_html:
-            if not req.html:
-                notify("the dataset has an html/ site: rebuilding it too")
-            site = Path(tmp) / "site" if req.dry_run else html_cache_dir(repo.endpoint, req.repo_id)
             copies_dir = (
                 Path(tmp) / "copies"
                 if req.dry_run
                 else copies_cache_dir(repo.endpoint, req.repo_id)
             )
             outside = _published_elsewhere(remote, sources, req.prune, failed)
-            copies = remote_copies(
+            copies, missing = remote_copies(
                 outside,
                 remote,
                 copies_dir,
                 lambda path: repo._download(path, remote.head or "main"),
             )
-            files = [s.path for s in sources if s.path not in failed] + copies
-            build_html(files, site, policy, key, jobs=req.jobs, progress=req.progress)
-            ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
-            has_html = True
+            if missing:  # a site without them would drop their pages
+                result.warnings.append(
+                    f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
+                    "downloaded for their pages; a re-run tries again"
+                )
+            else:
+                if not req.html:
+                    notify("the dataset has an html/ site: rebuilding it too")
+                site = (
+                    Path(tmp) / "site"
+                    if req.dry_run
+                    else html_cache_dir(repo.endpoint, req.repo_id)
+                )
+                files = [s.path for s in sources if s.path not in failed] + copies
+                build_html(files, site, policy, key, jobs=req.jobs, progress=req.progress)
+                ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
+                has_html = True
 
         readme = remote.files.get("README.md")
         card_edited = readme is not None and remote.card_oid not in (None, readme.oid)

@@ -27,6 +27,7 @@ from exporter.loader import header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy
 from exporter.prepare import prepare_session
 from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
+from exporter.publish.errors import PublishError
 from exporter.session import Session, parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
 
@@ -357,10 +358,11 @@ def copies_cache_dir(endpoint: str, repo_id: str) -> Path:
 
 def remote_copies(
     paths: list[str], remote: RemoteState, folder: Path, download: Callable[[str], bytes]
-) -> list[Path]:
+) -> tuple[list[Path], list[str]]:
     """The published copy of each session in ``paths`` (sessions with no file in this run),
     downloaded once per version into ``folder``: the site then shows every session of the
-    dataset, not only those this run has files for."""
+    dataset, not only those this run has files for. Returns the copies and the paths that
+    could not be downloaded (each copy is recorded as it arrives: a re-run resumes)."""
     index_file = folder / "copies.json"
     try:
         known = json.loads(index_file.read_text(encoding="utf-8"))
@@ -368,18 +370,22 @@ def remote_copies(
         known = {}
     if not isinstance(known, dict):
         known = {}
-    copies = []
+    copies, missing = [], []
     for path in paths:
         target = folder / path
         oid = remote.files[path].oid
         if known.get(path) != oid or not target.is_file():
+            try:
+                data = download(path)
+            except PublishError:
+                missing.append(path)
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(target, download(path))
+            atomic_write_bytes(target, data)
             known[path] = oid
+            atomic_write_text(index_file, json.dumps(known, sort_keys=True))
         copies.append(target)
-    if paths:
-        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
-    return copies
+    return copies, missing
 
 
 def build_html(
