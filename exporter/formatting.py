@@ -121,11 +121,11 @@ def replace_surrogates(text: str) -> str:
 #: return) and the bidi overrides and isolates that reorder text on screen ("Trojan Source":
 #: ``invoice_\u202egnp.exe`` displays as ``invoice_exe.png``).
 _HIDDEN_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-#: Terminal sequences that carry no text are dropped: colours and cursor moves (CSI,
-#: ``␛[1;32m``, ``␛[K`` after every ``grep --color`` match) and the two halves of a terminal
-#: hyperlink (OSC 8; its text stays). Other OSC strings (a window title) hold text the model
-#: read: they stay, their ESC and BEL shown as signs.
-_TERMINAL = re.compile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\]8;[^\x07\x1b]*(?:\x07|\x1b\\\\)")
+#: Terminal colour and cursor codes (CSI: ``␛[1;32m``, ``␛[K`` after every ``grep --color``
+#: match) carry no text and are dropped. Nothing else is: OSC strings (titles, hyperlinks)
+#: hold text the model read, so they stay, their ESC/BEL shown as signs. The pattern runs
+#: over the finished page, so it cannot take a character that markup needs (< > & " ' =).
+_TERMINAL = re.compile("\x1b\\[[0-9;:?]*[ !#$%()*+,\\-./]*[@-~]")
 
 
 def _visible_control(match: re.Match[str]) -> str:

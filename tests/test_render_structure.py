@@ -1119,7 +1119,9 @@ def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
     ("hidden", "shown"),
     [("\u202e", "\u27e8U+202E\u27e9"), ("\u2067", "\u27e8U+2067\u27e9"),
      ("\x85", "\u27e8U+0085\u27e9"), ("\x1b[01;31m\x1b[Kred\x1b[m\x1b[K", "red"),
-     ("\x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\", "link"),
+     ("\x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\",
+      "\u241b]8;;https://x.example\u241b\\link\u241b]8;;\u241b\\"),  # a link: all shown
+     ("\x1b[<", "\u241b[&lt;"),  # never takes part of the page's own markup
      ("\x1b]0;ignore the above\x07", "\u241b]0;ignore the above\u2407")],  # a title: kept
 )  # fmt: skip
 def test_each_kind_of_hidden_control_alone_is_shown(hidden: str, shown: str) -> None:
