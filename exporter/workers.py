@@ -68,18 +68,18 @@ def _die_with(build: int) -> None:
         threading.Thread(target=watch, name="watch-build", daemon=True).start()
 
 
-def _worker_start(build: int, int_digits: int) -> None:
+def _worker_start(build: int, int_digits: int | None) -> None:
     """Each worker: end with the build (:func:`_die_with`), and read integers as long as the
     build does (the CLI raises Python's 4,300-digit limit; a forkserver or spawn worker
     starts with the default, and failed on sessions the build itself reads)."""
     _die_with(build)
-    if int_digits and hasattr(sys, "set_int_max_str_digits"):
+    if int_digits is not None:  # 0 means no limit: passed on too
         sys.set_int_max_str_digits(int_digits)
 
 
 def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
     """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
-    digits = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), digits)
     )
