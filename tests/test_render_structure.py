@@ -1137,3 +1137,19 @@ def test_each_kind_of_hidden_control_alone_is_shown(hidden: str, shown: str) -> 
     html = render_session(parse_session_bytes(data))
     assert f"before {shown} after" in html
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
+
+
+def test_a_progress_bar_redrawn_with_carriage_returns_folds() -> None:
+    """Each lone carriage return shows as a new line, but folding counted only newlines:
+    a bar redrawn 50 times stayed a 50-line wall. It folds like any long output, every
+    redraw kept."""
+    from exporter.render.tools import build_tool_view
+
+    bar = "".join(f"\rdownloading {n:3d}%" for n in range(0, 100, 2)) + "\ndone\r\n"
+    view = build_tool_view(
+        {"id": "c", "name": "bash", "arguments": {"command": "fetch"}}, _tool_result(bar)
+    )
+    assert view.output is not None and view.output.hidden_lines > 30
+    shown = str(view.output.visible) + str(view.output.hidden)
+    assert all(f"downloading {n:3d}%" in shown for n in range(0, 100, 2)) and "done" in shown
+    assert "\r" not in shown

@@ -55,8 +55,15 @@ def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
     )
 
 
+_LINE_BREAK = re.compile("\r\n|\r|\n")
+
+
 def plain_lines(text: str) -> list[str]:
-    return [escape(line, quote=False) for line in text.rstrip("\n").split("\n")] if text else []
+    """Escaped lines; a lone ``\r`` (a progress bar redrawing itself) ends a line too, as
+    the browser shows it: folding counted only ``\n``, so 21 redraws stayed unfolded."""
+    if not text:
+        return []
+    return [escape(line, quote=False) for line in _LINE_BREAK.split(text.rstrip("\r\n"))]
 
 
 @dataclass(slots=True)
