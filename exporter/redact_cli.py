@@ -173,11 +173,15 @@ def _check_report_path(report: str | None) -> None:
         return
     if report == "-":
         raise CliError("--report needs a file name (stdout carries the page or session)", 1)
-    folder = Path(report).parent
-    if not folder.is_dir():
-        raise CliError(f"--report: the folder {folder} does not exist", 2)
-    if Path(report).is_dir():
-        raise CliError(f"--report: {report} is a folder; give a file name", 1)
+    _check_output_path("--report", report)
+
+
+def _check_output_path(option: str, path: str) -> None:
+    """An output is a file name in a folder that exists (checked before any work)."""
+    if Path(path).is_dir():
+        raise CliError(f"{option}: {path} is a folder; give a file name", 1)
+    if not Path(path).parent.is_dir():
+        raise CliError(f"{option}: the folder {Path(path).parent} does not exist", 2)
 
 
 def read_files(
@@ -195,10 +199,7 @@ def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str |
     naming one file would leave only the report)."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
     for option, path in named:  # before any work: a big session takes seconds to render
-        if Path(path).is_dir():
-            raise CliError(f"{option}: {path} is a folder; give a file name", 1)
-        if not Path(path).parent.is_dir():
-            raise CliError(f"{option}: the folder {Path(path).parent} does not exist", 2)
+        _check_output_path(option, path)
     for option, path in named:
         for kind, source in inputs:
             if not source or not _same_file(path, source):
