@@ -89,9 +89,6 @@ class RegexDetector(Detector):
     ) -> None:
         self.name, self.summary, self.triggers = name, summary, triggers
         self._re, self._check, self._group, self._edges = re.compile(pattern), check, group, edges
-        # A long prefix with its own separator (ghp_, glpat-, sk-ant-) does not start by
-        # chance inside a name: "app-ghp_…" or "GH_TOKEN_ghp_…" is still the token.
-        self._joined_ok = name in _SEPARATED_PREFIXES
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         size = len(text)
@@ -100,12 +97,9 @@ class RegexDetector(Detector):
                 after = match.end()
                 glued = after < size and text[after] in _WORD
                 start = match.start()
-                joined = (
-                    self._joined_ok
-                    and start > 0
-                    and text[start - 1] in "-_"
-                    and text.startswith(_JOINABLE, start)
-                )
+                # a long prefix with its own separator (ghp_, glpat-, sk-ant-) does not start
+                # by chance inside a name: "app-ghp_…" or "GH_TOKEN_ghp_…" is still the token
+                joined = start > 0 and text[start - 1] in "-_" and text.startswith(_JOINABLE, start)
                 if glued or not (joined or _at_boundary(text, start)):
                     continue
             start, end = match.span(self._group)
@@ -237,10 +231,6 @@ def _has_digit(body: str) -> bool:
 
 
 _ANY = r"[A-Za-z0-9_\-]"
-_SEPARATED_PREFIXES = frozenset({
-    "anthropic-key", "openrouter-key", "openai-key", "github-token", "gitlab-token",
-    "slack-token", "npm-token", "pypi-token",
-})  # fmt: skip
 #: The prefixes that may follow "-" or "_": long and distinctive (not hf_ or a bare sk-,
 #: which identifiers like load_hf_TransformersConfig… or prefix-sk-… contain).
 _JOINABLE = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
