@@ -344,16 +344,19 @@ def prepare_all(
 # --- the html site ----------------------------------------------------------------------------
 
 
+def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
+    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
+    return user_cache_dir(kind, digest)
+
+
 def html_cache_dir(endpoint: str, repo_id: str) -> Path:
     """Where the redacted site is kept between runs, so only changed pages are re-rendered."""
-    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
-    return user_cache_dir("publish-html", digest)
+    return _repo_cache_dir("publish-html", endpoint, repo_id)
 
 
 def copies_cache_dir(endpoint: str, repo_id: str) -> Path:
     """Where published copies of sessions without a local file are kept between runs."""
-    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
-    return user_cache_dir("publish-copies", digest)
+    return _repo_cache_dir("publish-copies", endpoint, repo_id)
 
 
 def remote_copies(
