@@ -34,7 +34,7 @@ from exporter.formatting import (
     one_line,
     replace_surrogates,
 )
-from exporter.loader import MAX_INT_DIGITS, SessionFormatError, load_session
+from exporter.loader import SessionFormatError, allow_long_integers, load_session
 from exporter.session import Session
 from exporter.usage import compute_stats, usage_rows
 
@@ -397,10 +397,7 @@ def stats_command(
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    if getattr(sys, "get_int_max_str_digits", lambda: 0)():
-        # JSON integers have no length limit and Pi reads any; Python's 4,300 digits made a
-        # valid line damaged (the loader retries it) and then broke writing and rendering it
-        sys.set_int_max_str_digits(max(sys.get_int_max_str_digits(), MAX_INT_DIGITS))
+    allow_long_integers()  # for rendering and writing them, not only loading
     cli.main(args=argv, prog_name="pi-session")
 
 

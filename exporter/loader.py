@@ -116,6 +116,15 @@ _LONG_INT = "set_int_max_str_digits"  # in the error for an integer over 4,300 d
 MAX_INT_DIGITS = 100_000
 
 
+def allow_long_integers() -> None:
+    """Raise this process's integer-digit limit to ``MAX_INT_DIGITS``: JSON integers have no
+    length limit and Pi reads any, but Python's 4,300 digits broke rendering and writing
+    them (the CLI calls this once; the library leaves the process setting alone)."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if limit:
+        sys.set_int_max_str_digits(max(limit, MAX_INT_DIGITS))
+
+
 def _with_long_ints(function: Callable[[str], Any], text: str) -> Any:
     """``function(text)`` with integers up to ``MAX_INT_DIGITS`` digits allowed (valid JSON
     that Pi reads was a damaged line); ``_NONE`` if it still fails."""
