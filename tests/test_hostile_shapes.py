@@ -500,7 +500,9 @@ def test_integers_longer_than_pythons_limit_load_render_and_write(tmp_path: Path
         command = [sys.executable, "-m", "exporter", *args]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    assert digits in (tmp_path / "big.html").read_text(encoding="utf-8")
+    page = (tmp_path / "big.html").read_text(encoding="utf-8")
+    # one 5,000-character line is folded inside itself: the number continues in the fold
+    assert digits in re.sub(r"<summary>.*?</summary>|<[^>]+>", "", page)
     assert digits in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
 
 

@@ -1153,3 +1153,56 @@ def test_a_progress_bar_redrawn_with_carriage_returns_folds() -> None:
     shown = str(view.output.visible) + str(view.output.hidden)
     assert all(f"downloading {n:3d}%" in shown for n in range(0, 100, 2)) and "done" in shown
     assert "\r" not in shown
+
+
+MINIFIED = "var a=1;" + ",".join(f"f{n}:function(){{return {n}}}" for n in range(12_000))
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "result", "part"),
+    [("bash", {"command": "cat app.min.js"}, MINIFIED, "output"),
+     ("custom", {"q": "x"}, MINIFIED, "output"),
+     ("read", {"path": "app.min.js"}, MINIFIED, "output"),
+     ("write", {"path": "app.min.js", "content": MINIFIED}, "ok", "body"),
+     ("custom", {"blob": MINIFIED}, "ok", "args_json"),
+     ("grep", {"pattern": "f1"}, "app.min.js:1: " + MINIFIED, "output")],
+)  # fmt: skip
+def test_one_long_line_folds_inside_itself(
+    tool: str, arguments: dict[str, str], result: str, part: str
+) -> None:
+    """Folding counted lines only: one line of minified code (250 KB, no newline) was shown
+    whole, screens of wrapped text before the conversation went on. Now a few thousand
+    characters show and the rest is in the fold, every character kept."""
+    from exporter.render.tools import VISIBLE_CHARS, build_tool_view
+
+    call = {"id": "c", "name": tool, "arguments": arguments}
+    folded = getattr(build_tool_view(call, _tool_result(result)), part)
+    assert folded is not None and folded.hidden is not None
+    assert len(str(folded.visible)) <= VISIBLE_CHARS
+    assert (
+        folded.summary
+        == f"{folded.hidden_chars:,} {'earlier' if tool == 'bash' else 'more'} characters"
+    )
+    whole = (
+        str(folded.hidden) + str(folded.visible)
+        if tool == "bash"
+        else str(folded.visible) + str(folded.hidden)
+    )
+    # the cut lands after a space or inside the line, never dropping a character
+    assert MINIFIED in whole.replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+
+
+def test_long_lines_fold_between_lines_where_they_can() -> None:
+    """Twelve 400-character lines are over the budget but have line breaks: the fold takes
+    whole lines and counts them, no line is cut."""
+    from exporter.render.tools import build_tool_view
+
+    text = "\n".join(f"{n:02d} " + "word " * 80 for n in range(12))
+    view = build_tool_view({"id": "c", "name": "custom", "arguments": {}}, _tool_result(text))
+    assert view.output is not None and view.output.hidden is not None
+    assert view.output.hidden_chars == 0 and view.output.summary == "5 more lines"
+    assert str(view.output.visible).split("\n")[-1].startswith("06 ")
+    assert str(view.output.hidden).startswith("07 ")
+    short = "\n".join("line" for _ in range(16))  # short lines: the line rule alone
+    view = build_tool_view({"id": "c", "name": "custom", "arguments": {}}, _tool_result(short))
+    assert view.output is not None and view.output.summary == "4 more lines"

@@ -33,9 +33,8 @@ from exporter.render.tools import (
     ImageView,
     ToolView,
     build_tool_view,
-    fold,
+    fold_text,
     json_text,
-    plain_lines,
     standalone_result_view,
 )
 from exporter.usage import turn_usage
@@ -183,7 +182,7 @@ def _message(
     elif role == "bashExecution":
         view.kind = "bashExecution"
         view.html = Markup(escape(entry.command, quote=False))
-        output = fold(plain_lines(entry.output), 12, tail=True)
+        output = fold_text(entry.output, 12, tail=True)
         view.parts = [Part("output", html=None)]
         view.parts[0].tool = ToolView(call_id="", name="bash", kind="bashExecution", output=output)
         code = entry.exit_code

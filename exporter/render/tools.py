@@ -35,6 +35,15 @@ class Folded:
     hidden_lines: int = 0
     hidden_first: bool = False  # True: the fold comes before the visible tail (bash output)
     total_lines: int = 0
+    hidden_chars: int = 0  # > 0: the fold cuts inside a line (minified or one-line output)
+
+    @property
+    def summary(self) -> str:
+        """What the collapsed block holds, for its <summary>."""
+        where = "earlier" if self.hidden_first else "more"
+        if self.hidden_chars:
+            return f"{self.hidden_chars:,} {where} characters"
+        return f"{self.hidden_lines:,} {where} line{'s' if self.hidden_lines != 1 else ''}"
 
 
 def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
@@ -55,17 +64,83 @@ def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
     )
 
 
+# What a fold may show before its <details>: ~30 wrapped lines of a page column. Without
+# it one line of minified JSON or JavaScript (200 KB, no newline) was a screens-long wall.
+VISIBLE_CHARS = 3_000
+_BREAK_BACK = VISIBLE_CHARS // 2  # a cut moves this far to land on a line break ...
+_SPACE_BACK = 200  # ... or this far to land on a space
+
+
+def _visible_span(lines: list[str], keep: int, tail: bool) -> int:
+    """How many characters ``fold`` would show of these raw lines."""
+    shown = lines if len(lines) <= keep + 3 else (lines[-keep:] if tail else lines[:keep])
+    return sum(map(len, shown)) + len(shown) - 1
+
+
+def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
+    """``cut`` moved onto a nearby line break (True) or space, so lines and words stay
+    whole where they can."""
+    for mark, reach in (("\n", _BREAK_BACK), (" ", _SPACE_BACK)):
+        found = text.find(mark, cut, cut + reach) if tail else text.rfind(mark, cut - reach, cut)
+        if found >= 0:
+            return found + 1, mark == "\n"
+    return cut, False
+
+
+def fold_chars(lines: list[str], keep: int, tail: bool) -> Folded | None:
+    """A fold inside a line when the raw lines ``fold`` would show are too long to read
+    through; None when they fit."""
+    if _visible_span(lines, keep, tail) <= VISIBLE_CHARS:
+        return None
+    text = "\n".join(lines)
+    if len(text) <= VISIBLE_CHARS + 500:  # folding away a few hundred characters helps nobody
+        return None
+    cut, whole_lines = _cut_at(text, len(text) - VISIBLE_CHARS if tail else VISIBLE_CHARS, tail)
+    before, after = text[:cut], text[cut:]
+    hidden, visible = (before, after) if tail else (after, before)
+    return Folded(
+        Markup(escape(visible.strip("\n"), quote=False)),
+        Markup(escape(hidden.strip("\n"), quote=False)),
+        hidden.strip("\n").count("\n") + 1,
+        hidden_first=tail,
+        total_lines=len(lines),
+        hidden_chars=0 if whole_lines else len(hidden),
+    )
+
+
+def _raw_lines(text: str) -> list[str]:
+    if not text:
+        return []
+    text = text.rstrip("\r\n")
+    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")  # 7x faster
+
+
+def fold_text(text: str, keep: int, *, tail: bool = False) -> Folded:
+    """Plain text folded by lines, or inside a line when the lines to show are too long."""
+    lines = _raw_lines(text)
+    by_chars = fold_chars(lines, keep, tail)
+    if by_chars is not None:
+        return by_chars
+    return fold([escape(line, quote=False) for line in lines], keep, tail=tail)
+
+
+def fold_code(text: str, language: str | None, keep: int, *, head_only: bool = True) -> Folded:
+    """Highlighted text folded after ``keep`` lines; text too long to show that way (a
+    minified file) is folded inside its line, plain, as ``fold_text`` does."""
+    by_chars = fold_chars(text.split("\n"), keep, False)
+    if by_chars is not None:
+        return by_chars
+    lines = highlight_lines(text, language, keep if head_only else None) if text else []
+    return fold(lines, keep)
+
+
 _LINE_BREAK = re.compile("\r\n|\r|\n")
 
 
 def plain_lines(text: str) -> list[str]:
     """Escaped lines; a lone ``\r`` (a progress bar redrawing itself) ends a line too, as
     the browser shows it: folding counted only ``\n``, so 21 redraws stayed unfolded."""
-    if not text:
-        return []
-    text = text.rstrip("\r\n")
-    lines = _LINE_BREAK.split(text) if "\r" in text else text.split("\n")  # 7x faster
-    return [escape(line, quote=False) for line in lines]
+    return [escape(line, quote=False) for line in _raw_lines(text)]
 
 
 @dataclass(slots=True)
@@ -128,8 +203,8 @@ def json_text(value: Any, indent: int | None = None) -> str:
             return TOO_DEEP
 
 
-def _json_lines(value: Any) -> list[str]:
-    return highlight_lines(json_text(value, 2), "json")
+def _json_fold(value: Any) -> Folded:
+    return fold_code(json_text(value, 2), "json", GENERIC_HEAD_LINES, head_only=False)
 
 
 def _result_text(result: MessageEntry | None) -> str:
@@ -194,8 +269,8 @@ def build_tool_view(
         view.result_entry_id = result.id
         view.result_time = result.timestamp
     if not isinstance(args, dict):
-        view.args_json = fold(_json_lines(args), GENERIC_HEAD_LINES)
-        view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+        view.args_json = _json_fold(args)
+        view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
         view.images = _result_images(result)
         return view
     builder = _BUILDERS.get(name)
@@ -207,8 +282,8 @@ def build_tool_view(
 
 
 def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) -> None:
-    view.args_json = fold(_json_lines(args), GENERIC_HEAD_LINES)
-    view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+    view.args_json = _json_fold(args)
+    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
     view.images = _result_images(result)
 
 
@@ -223,7 +298,7 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     match = _EXIT_CODE.search(text[-200:])
     if match:
         view.exit_code = int(match.group(1))
-    view.output = fold(plain_lines(text), BASH_TAIL_LINES, tail=True)
+    view.output = fold_text(text, BASH_TAIL_LINES, tail=True)
     view.images = _result_images(result)
 
 
@@ -237,8 +312,7 @@ def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         view.subtitle = f":{start}-{start + int(as_number(limit)) - 1}" if limit else f":{start}-"
     text = _result_text(result)
     language = language_for_path(path)
-    lines = highlight_lines(text.rstrip("\n"), language, READ_HEAD_LINES) if text else []
-    view.output = fold(lines, READ_HEAD_LINES)
+    view.output = fold_code(text.rstrip("\n"), language, READ_HEAD_LINES)
     view.images = _result_images(result)
     truncation = as_dict(result.details.get("truncation")) if result else {}
     if truncation:
@@ -251,10 +325,9 @@ def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
     view.path = show(path)
     content = _arg(args, "content", view) or ""
     language = language_for_path(path)
-    lines = highlight_lines(content.rstrip("\n"), language, READ_HEAD_LINES) if content else []
-    view.subtitle = f"{len(lines):,} lines"
-    view.body = fold(lines, READ_HEAD_LINES)
-    view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+    view.body = fold_code(content.rstrip("\n"), language, READ_HEAD_LINES)
+    view.subtitle = f"{view.body.total_lines:,} lines"
+    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
 
 
 def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
@@ -283,7 +356,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         if result is not None and result.is_error:  # the edit the model asked for, not made
             view.body_label = f"{view.body_label or 'diff'}: not applied, the edit failed"
             view.subtitle += " (not applied)"
-    view.output = fold(plain_lines(_result_text(result)), GENERIC_HEAD_LINES)
+    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
 
 
 # Pi's grep prints a match as "path:12: text" and a context line as "path-11- text"; the
@@ -365,7 +438,7 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
     view.title = " ".join(parts)
     if result is not None and not result.is_error:  # a failure lists nothing: no count
         view.subtitle = _listing_count(view.name, text)
-    view.output = fold(plain_lines(text), 20)
+    view.output = fold_text(text, 20)
 
 
 _BUILDERS = {
@@ -392,6 +465,6 @@ def standalone_result_view(
     view.result_entry_id = result.id
     view.result_time = result.timestamp
     view.notes.append("no matching tool call was found above this result")
-    view.output = fold(plain_lines(result.text), GENERIC_HEAD_LINES)
+    view.output = fold_text(result.text, GENERIC_HEAD_LINES)
     view.images = _result_images(result)
     return view

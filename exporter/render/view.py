@@ -17,7 +17,7 @@ from exporter.entries import DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost
 from exporter.render.entry_views import ENTRY_BUILDERS, outline_text, prompt_preview, unknown_view
 from exporter.render.model import BranchInfo, EntryView, Item, OutlineRow
-from exporter.render.tools import ToolView, fold, plain_lines
+from exporter.render.tools import ToolView, fold_text
 from exporter.session import Session, parse_time
 from exporter.usage import sum_usage
 
@@ -342,7 +342,7 @@ def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
             "line": d.line,
             "kind": d.kind,
             "message": d.message,
-            "text": fold(plain_lines(d.text), 6),
+            "text": fold_text(d.text, 6),
             "anchor": f"line-{d.line}",
         }
         for d in damaged[:MAX_DAMAGED_SHOWN]
@@ -356,7 +356,7 @@ def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
                 "kind": "more",
                 "message": f"{len(rest):,} more damaged lines, together: line number, "
                 "[what was wrong], text",
-                "text": fold(plain_lines(text), 6),
+                "text": fold_text(text, 6),
                 "anchor": f"line-{rest[0].line}",
             }
         )
