@@ -7,10 +7,13 @@ is turned into a one-line message and an exit code (1 usage, 2 bad input, 3 remo
 from __future__ import annotations
 
 import importlib
+import io
+import itertools
 import json
 import math
 import os
 import sys
+import unicodedata
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -20,6 +23,7 @@ import click
 from exporter import __version__
 from exporter.discover import (
     SessionLookupError,
+    id_from_name,
     resolve_session_arg,
     scan_summary,
     session_files,
@@ -31,8 +35,9 @@ from exporter.formatting import (
     fmt_datetime,
     fmt_duration,
     fmt_int,
+    json_safe_for_terminal,
     one_line,
-    replace_surrogates,
+    terminal_text,
 )
 from exporter.loader import SessionFormatError, allow_long_integers, load_session
 from exporter.session import Session
@@ -49,7 +54,7 @@ class CliError(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"pi-session: error: {self.format_message()}", err=True)
+        click.echo(terminal_text(f"pi-session: error: {self.format_message()}"), err=True)
 
 
 # Commands in their own modules, imported only when used: `export` must not pay for
@@ -71,9 +76,11 @@ class SessionGroup(click.Group):
     ) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
-        except click.UsageError as error:
+        except click.exceptions.NoArgsIsHelpError as error:  # bare `pi-session`: the help
             error.exit_code = 1
             raise
+        except click.UsageError as error:
+            raise _one_line_usage_error(error, info_name or "pi-session") from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
@@ -88,8 +95,10 @@ class SessionGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
-            error.exit_code = 1  # our contract: 1 usage, 2 bad input, 3 remote
-            raise
+            sub = ctx.invoked_subcommand
+            raise _one_line_usage_error(
+                error, f"{ctx.command_path} {sub}" if sub else ctx.command_path
+            ) from None
         except (SessionFormatError, SessionLookupError) as error:
             raise CliError(str(error), 2) from None
         except UnicodeError as error:
@@ -112,6 +121,13 @@ class SessionGroup(click.Group):
             if isinstance(error, SiteError):  # a site folder in use or not ours
                 raise CliError(str(error), 1) from None
             raise
+
+
+def _one_line_usage_error(error: click.UsageError, where: str) -> CliError:
+    """click's usage error as our one line, exit 1 (our contract: 1 usage, 2 bad input, 3
+    remote), with the help command to run instead of click's four-line usage block."""
+    command = error.ctx.command_path if error.ctx else where
+    return CliError(f"{error.format_message()} (see: {command} --help)", 1)
 
 
 #: What a shell reports for a tool killed by SIGPIPE (128 + 13), so `set -o pipefail` sees
@@ -138,6 +154,8 @@ def open_session(
     """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
     if leaf is not None and not leaf.strip():
         raise CliError("--leaf needs an entry id (it was empty)", 1)
+    if demo and session is not None:  # which one did the user mean?
+        raise CliError("give SESSION or --demo, not both", 1)
     path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
     loaded = load_session(path)
     if leaf is not None:
@@ -156,8 +174,14 @@ def echo_json(document: Any, indent: int | None = None) -> None:
     output is valid UTF-8 and parses back to the same string; a number that overflowed
     (costs adding up past the float range) becomes null, as JSON has no Infinity.
     """
-    text = json.dumps(_finite(document), ensure_ascii=False, indent=indent, allow_nan=False)
-    click.echo(escape_surrogates(text))
+    ascii_only = not _stdout_takes_utf8()  # a Latin-1 terminal gets \\u escapes, not an error
+    text = json.dumps(_finite(document), ensure_ascii=ascii_only, indent=indent, allow_nan=False)
+    click.echo(json_safe_for_terminal(escape_surrogates(text)))
+
+
+def _stdout_takes_utf8() -> bool:
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    return encoding.lower().replace("_", "-") in ("utf-8", "utf8")
 
 
 def _finite(value: Any) -> Any:
@@ -170,9 +194,22 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def write_stdout_bytes(data: bytes) -> None:
+    """All of ``data`` on stdout. Unbuffered (``python -u``, ``PYTHONUNBUFFERED``, common
+    in containers) one write can take part of it when the reader goes away; the rest was
+    lost and the command said it succeeded. Looping makes the next write fail instead."""
+    out = sys.stdout.buffer
+    view = memoryview(data)
+    while view:
+        written = out.write(view)
+        view = view[written if written is not None else 0 :]
+    out.flush()
+
+
 def echo_text(text: str) -> None:
-    """Print human text; a lone surrogate is shown as U+FFFD instead of crashing."""
-    click.echo(replace_surrogates(text))
+    """Print human text built from session strings: controls shown as signs
+    (:func:`terminal_text`), a lone surrogate as U+FFFD instead of a crash."""
+    click.echo(terminal_text(text))
 
 
 def check_http_url(url: str, option: str) -> None:
@@ -189,7 +226,7 @@ def check_http_url(url: str, option: str) -> None:
 def report_diagnostics(session: Session, limit: int = 20) -> None:
     problems = [d for d in session.diagnostics if d.severity != "info"]
     for diagnostic in problems[:limit]:
-        click.echo(f"pi-session: warning: {diagnostic}", err=True)
+        click.echo(terminal_text(f"pi-session: warning: {diagnostic}"), err=True)
     if len(problems) > limit:
         click.echo(f"pi-session: warning: … and {len(problems) - limit} more", err=True)
 
@@ -224,49 +261,70 @@ def list_command(
     if not summaries:
         where = "any project" if scope is None else scope
         root = sessions_root(sessions_dir)
+        if sessions_dir and not root.is_dir():  # a typo, not an empty list
+            raise CliError(f"--sessions-dir: {root} does not exist", 2)
         missing = "" if root.is_dir() else f" ({root} does not exist)"
-        click.echo(f"no sessions for {where}{missing}", err=True)
+        click.echo(f"pi-session: no sessions for {where}{missing}", err=True)
         return
+    ids = unique_prefixes([id_from_name(s.path) for s in summaries])
     rows = [
         [
             fmt_datetime(s.modified)[:16],
             one_line(s.title, 48),
-            one_line(s.cwd, 30) if scope is None else "",
+            one_line(s.cwd, 30),
             fmt_int(s.messages),
             str(s.branches),
             fmt_int(s.tokens),
             fmt_cost(s.cost),
-            s.id[:8],
+            short_id,
         ]
-        for s in summaries
+        for s, short_id in zip(summaries, ids, strict=True)
     ]
-    headers = [
-        "last activity",
-        "session",
-        "project" if scope is None else "",
-        "messages",
-        "branches",
-        "tokens",
-        "cost",
-        "id",
-    ]
-    keep = [i for i, h in enumerate(headers) if h]
+    headers = ["last activity", "session", "project", "messages", "branches", "tokens", "cost"]
+    headers.append("id")
+    right = {"messages", "branches", "tokens", "cost"}
+    keep = [i for i, h in enumerate(headers) if scope is None or h != "project"]
+    shown = [headers[i] for i in keep]
     echo_text(
         render_table(
-            [headers[i] for i in keep], [[r[i] for i in keep] for r in rows], right={3, 4, 5, 6}
+            shown,
+            [[r[i] for i in keep] for r in rows],
+            right={n for n, h in enumerate(shown) if h in right},
         )
+    )
+
+
+def unique_prefixes(ids: list[str], shortest: int = 8) -> list[str]:
+    """Each id cut to the shortest prefix (at least ``shortest``) no other id shares, so
+    what ``list`` shows can be passed back as SESSION. Pi's ids are UUIDv7: sessions
+    started within a minute share their first 8 digits."""
+    ordered = sorted(set(ids))
+    need: dict[str, int] = {}
+    for before, after in itertools.pairwise(ordered):
+        pairs = enumerate(zip(before, after, strict=False))
+        common = next((n for n, (a, b) in pairs if a != b), min(len(before), len(after)))
+        need[before] = max(need.get(before, 0), common + 1)
+        need[after] = max(need.get(after, 0), common + 1)
+    return [i[: max(shortest, need.get(i, 0))] for i in ids]
+
+
+def display_width(text: str) -> int:
+    """Terminal columns: wide (CJK, emoji) characters take two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
     )
 
 
 def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
     right = right or set()
-    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
+    widths = [max(display_width(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
 
     def fmt(row: list[str]) -> str:
-        cells = [
-            str(c).rjust(w) if i in right else str(c).ljust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        ]
+        cells = []
+        for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
+            pad = " " * (width - display_width(str(cell)))
+            cells.append(f"{pad}{cell}" if i in right else f"{cell}{pad}")
         return "  ".join(cells).rstrip()
 
     lines = [fmt(headers), "  ".join("-" * w for w in widths)]
@@ -398,6 +456,10 @@ def stats_command(
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     allow_long_integers()  # for rendering and writing them, not only loading
+    for stream in (sys.stdout, sys.stderr):
+        # a title in Chinese on a Latin-1 terminal: shown as \\u escapes, not an abort
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     cli.main(args=argv, prog_name="pi-session")
 
 

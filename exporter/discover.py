@@ -96,8 +96,10 @@ def _linked(path: Path) -> bool:
         return True
 
 
-def _id_from_name(path: Path) -> str:
-    return path.stem.rsplit("_", 1)[-1]
+def id_from_name(path: Path) -> str:
+    """The session id in Pi's file name ``<time>_<id>.jsonl`` (the loader's rule: a name
+    without one is its own id), what SESSION prefixes are matched against."""
+    return path.stem.rsplit("_", 1)[-1] or path.stem
 
 
 def resolve_session_arg(
@@ -126,13 +128,13 @@ def resolve_session_arg(
         raise SessionLookupError(f"{session!r} is not a file")
     for scope in (cwd, None):
         matches = [
-            p for p in session_files(sessions_dir, scope) if _id_from_name(p).startswith(session)
+            p for p in session_files(sessions_dir, scope) if id_from_name(p).startswith(session)
         ]
         unique = sorted(set(matches))
         if len(unique) == 1:
             return unique[0]
         if len(unique) > 1:
-            listed = ", ".join(f"{_id_from_name(p)} ({p.parent.name})" for p in unique[:8])
+            listed = ", ".join(f"{p.parent.name}/{p.name}" for p in unique[:8])
             more = f" and {len(unique) - 8} more" if len(unique) > 8 else ""
             raise SessionLookupError(f"session id prefix {session!r} is ambiguous: {listed}{more}")
     raise SessionLookupError(f"no session file or session id matches {session!r}")
@@ -254,12 +256,12 @@ def scan_summary(path: Path) -> SessionSummary:
                         continue
                     looking_for_header = False
                     if header.get("type") == "session":
-                        summary.id = as_str(header.get("id")) or _id_from_name(path)
+                        summary.id = as_str(header.get("id")) or id_from_name(path)
                         summary.cwd = as_str(header.get("cwd")) or ""
                         summary.started = parse_time(header.get("timestamp"))
                         summary.version = header_version(header.get("version"))
                         continue
-                    summary.id = _id_from_name(path)
+                    summary.id = id_from_name(path)
                 _scan_line(summary, raw, number)
             if looking_for_header:  # as load_session says: no header and no entry at all
                 summary.error = "not a Pi session file" if handle.tell() else "empty file"

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, open_session, session_argument
+from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
 from exporter.discover import session_files, sessions_root
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
@@ -100,6 +100,8 @@ def export_command(
         return
     if cwd or since or force:
         raise CliError("--cwd, --since and --force only go with --all", 1)
+    if output == "-" and open_page:
+        raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     refuse_collisions(
@@ -112,7 +114,7 @@ def export_command(
     if report is not None:
         finish_report(report, policy_values.get("report"))
     if output == "-":
-        sys.stdout.buffer.write(html.encode("utf-8"))
+        write_stdout_bytes(html.encode("utf-8"))
         sys.stdout.flush()
         return
     assert target is not None

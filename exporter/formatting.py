@@ -145,6 +145,25 @@ def show_controls(text: str) -> str:
     return _HIDDEN_CONTROLS.sub(_visible_control, _TERMINAL.sub("", text))
 
 
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text: str) -> str:
+    """Text for a terminal: a session's name, project or model can carry escape sequences
+    (retitle the window, clear the screen, write the clipboard), so every control but tab
+    and newline is shown as a sign, escape codes included, and lone surrogates as U+FFFD."""
+    text = replace_surrogates(text)
+    if not _TERMINAL_CONTROLS.search(text):
+        return text
+    return _TERMINAL_CONTROLS.sub(_visible_control, text)
+
+
+def json_safe_for_terminal(text: str) -> str:
+    """JSON text whose C1 controls and bidi overrides (which ``json.dumps`` leaves raw) are
+    ``\\uXXXX`` escapes: the same JSON value, nothing a terminal acts on."""
+    return _TERMINAL_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def writable_page(html: str) -> str:
     """A whole page that encodes as UTF-8 and hides nothing: lone surrogates from session
     text become U+FFFD, controls a visible sign (:func:`show_controls`). Our own markup,

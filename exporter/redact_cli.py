@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from exporter.cli import CliError, open_session, session_argument
+from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
 from exporter.fsutil import atomic_write_bytes
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError
@@ -133,9 +133,27 @@ def _is_file(value: str) -> bool:
         return False
 
 
+#: How a file name starts and a secret does not: such a value that names no file is a typo,
+#: and taking it as a literal secret left every secret in the meant file unredacted.
+_PATH_STARTS = ("/", "./", "../", "~/", "~")
+
+
+def _path_or_value(value: str) -> str:
+    """``value`` with ``~`` expanded; a folder, or a path to nothing, is an error."""
+    if not value.startswith(_PATH_STARTS) or _is_file(value):
+        return value
+    expanded = os.path.expanduser(value)
+    if _is_file(expanded):
+        return expanded
+    if os.path.isdir(expanded):
+        raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 2)
+    raise CliError(f"--secret: no such file: {value} (a secret does not start like a path)", 2)
+
+
 def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]:
     found: list[str] = []
     for value in values:
+        value = _path_or_value(value)
         if _is_file(value):
             lines = _read(value, "--secret").splitlines()
             found += [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
@@ -177,30 +195,48 @@ def _check_report_path(report: str | None) -> None:
 
 
 def _check_output_path(option: str, path: str) -> None:
-    """An output is a file name in a folder that exists (checked before any work)."""
-    if Path(path).is_dir():
+    """An output is a file name in a folder that exists and takes files. Checked before
+    any work, so a failure does not come after another output was written."""
+    target = Path(path)
+    if target.is_dir():
         raise CliError(f"{option}: {path} is a folder; give a file name", 1)
-    if not Path(path).parent.is_dir():
-        raise CliError(f"{option}: the folder {Path(path).parent} does not exist", 2)
+    if not target.parent.is_dir():
+        raise CliError(f"{option}: the folder {target.parent} does not exist", 2)
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise CliError(f"{option}: cannot write in the folder {target.parent}", 2)
+
+
+_SESSION_HEADER = re.compile(rb'\s*\{\s*"type"\s*:\s*"session"\s*[,}]')
+
+
+def is_session_file(path: Path) -> bool:
+    """Starts like a Pi session (its header line), as far as a cheap look can tell."""
+    if not path.is_file():  # missing, or a FIFO that an open would wait on
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:  # unreadable: nothing a look can tell
+        return False
+    return _SESSION_HEADER.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
 
 
 def read_files(
     sessions: Iterable[str | None], options: dict[str, Any]
 ) -> list[tuple[str, str | None]]:
     """What a command reads: its sessions, and its --secret and --env-file files."""
-    secrets = [("--secret", v) for v in options.get("secret") or () if _is_file(v)]
+    paths = (_path_or_value(v) for v in options.get("secret") or ())
+    secrets = [("--secret", v) for v in paths if _is_file(v)]
     env_files = [("--env-file", v) for v in options.get("env_file") or ()]
     return [*(("session", s) for s in sessions), *secrets, *env_files]
 
 
 def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str | None]]) -> None:
     """Outputs are files in existing folders, checked before any work; no output may be an
-    input (the session, an --env-file, a --secret file) or another output (-o and --report
-    naming one file would leave only the report)."""
+    input (the session, an --env-file, a --secret file), a Pi session file, or another
+    output (-o and --report naming one file would leave only the report)."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
     for option, path in named:  # before any work: a big session takes seconds to render
-        _check_output_path(option, path)
-    for option, path in named:
         for kind, source in inputs:
             if not source or not _same_file(path, source):
                 continue
@@ -209,6 +245,9 @@ def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str |
                     f"refusing to overwrite the input session {source}; choose another path", 1
                 )
             raise CliError(f"refusing to overwrite {source} (read with {kind}) with {option}", 1)
+        _check_output_path(option, path)
+        if is_session_file(Path(path)):  # `export -o` onto one turned a session into HTML
+            raise CliError(f"{option}: refusing to overwrite {path}, a Pi session file", 1)
     for index, (option, path) in enumerate(named):
         for other, other_path in named[index + 1 :]:
             if _same_file(path, other_path):
@@ -238,7 +277,9 @@ def default_output_name(session_path: str | None) -> str:
     return f"{stem}.redacted.jsonl"
 
 
-def _refuse_default_in_sessions(target: Path, sessions_dir: str | None) -> None:
+def refuse_default_in_sessions(
+    target: Path, sessions_dir: str | None, hint: str = "name another place with -o"
+) -> None:
     """The default name in Pi's sessions folder (run from there) made a second session file
     with the same id, in Pi's resume list and making id prefixes ambiguous."""
     from exporter.discover import sessions_root
@@ -247,8 +288,7 @@ def _refuse_default_in_sessions(target: Path, sessions_dir: str | None) -> None:
     place = os.path.realpath(target.parent)
     if place == root or place.startswith(root + os.sep):
         raise CliError(
-            f"the copy would be a second session file in Pi's sessions folder ({place}); "
-            "name another place with -o",
+            f"the copy would be a second session file in Pi's sessions folder ({place}); " + hint,
             1,
         )
 
@@ -271,7 +311,7 @@ def redact_command(
         raise CliError(str(error), 2) from None
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     if output is None and target is not None:
-        _refuse_default_in_sessions(target, sessions_dir)
+        refuse_default_in_sessions(target, sessions_dir)
     refuse_collisions(
         {"-o": target, "--report": options.get("report")}, read_files([loaded.path], options)
     )
@@ -280,7 +320,7 @@ def redact_command(
     redacted, report = apply_policy(loaded, policy)
     data = session_to_jsonl(redacted).encode("utf-8")
     if output == "-":
-        sys.stdout.buffer.write(data)
+        write_stdout_bytes(data)
         sys.stdout.flush()
     else:
         assert target is not None

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from exporter.cli import (
     CliError,
@@ -32,6 +33,7 @@ from exporter.redact_cli import (
     policy_options,
     read_files,
     refuse_collisions,
+    refuse_default_in_sessions,
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
@@ -57,6 +59,28 @@ def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | N
         if dry_run:
             return None
         raise
+
+
+#: What --delete works with; any other option given with it meant something else.
+_WITH_DELETE = {"delete_gist", "dry_run", "token", "api_url"}
+
+
+def _gist_id(value: str) -> str:
+    """A gist id, or a gist URL's last part; a blank one is a usage error."""
+    context = click.get_current_context()
+    given = [
+        param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+        for param in context.command.params
+        if param.name not in _WITH_DELETE
+        and context.get_parameter_source(param.name or "") == ParameterSource.COMMANDLINE
+    ]
+    if given:
+        raise click.UsageError(f"--delete takes no {', '.join(given)}")
+    gist_id = value.strip().rstrip("/").rsplit("/", 1)[-1]
+    if not gist_id.isascii() or not gist_id.isalnum():
+        what = "was empty" if not value.strip() else f"{value!r} is not one"
+        raise click.UsageError(f"--delete needs a gist id or gist URL ({what})")
+    return gist_id
 
 
 def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:
@@ -102,13 +126,8 @@ def share_command(
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
     check_http_url(api_url, "--api-url")
-    if delete_gist:
-        others = {"SESSION": session or demo, "--public": public, "--new": new_gist,
-                  "--with-jsonl": with_jsonl, "--leaf": leaf}  # fmt: skip
-        mixed = [name for name, used in others.items() if used]
-        if mixed:
-            raise click.UsageError(f"--delete takes no {', '.join(mixed)}")
-        _delete(delete_gist, api_url, token, dry_run)
+    if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
+        _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
@@ -124,18 +143,26 @@ def share_command(
         files["session.jsonl"] = session_to_jsonl(prepared)
     if report is not None:
         finish_report(report, policy_values.get("report"))
-    elif not policy.redact:
-        click.echo("pi-session: warning: --no-redact: the session is uploaded as it is", err=True)
+    if not policy.redact:
+        click.echo("pi-session: warning: --no-redact: secrets are not looked for", err=True)
     size = files_size(files)
     warning = check_size(size, force)
     if warning:
         click.echo(f"pi-session: {warning}", err=True)
     if dry_run:
         stem = Path(loaded.path).stem if loaded.path else "session"
+        targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in files}
+        if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
+            refuse_default_in_sessions(
+                targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
+            )
+        refuse_collisions(
+            {f"the dry run's {name}": path for name, path in targets.items()},
+            read_files([loaded.path], policy_values),
+        )
         for name, text in files.items():
-            target = Path(f"pi-session-share-{stem}.{name.rsplit('.', 1)[-1]}")
-            atomic_write_text(target, text)
-            click.echo(str(target))
+            atomic_write_text(targets[name], text)
+            click.echo(str(targets[name]))
         click.echo(f"pi-session: dry run: {size:,} bytes would be uploaded; nothing sent", err=True)
         return
     if auth is None:  # only a dry run goes on without a token, and it has returned

@@ -441,3 +441,146 @@ def test_cli_never_touches_the_input(sessions: dict) -> None:
     assert run("list", "--all", "--json", "--sessions-dir", str(sessions["root"])).exit_code == 0
     assert run("list", "--all", "--sessions-dir", str(sessions["root"])).exit_code == 0
     assert fingerprint() == before
+
+
+# --- terminal output from untrusted session text -------------------------------------------
+
+HOSTILE = "\x1b]0;TITLE\x07\x1b[2J\u202eevil\x9b31m"
+SHOWN = "\u241b]0;TITLE\u2407\u241b[2J\u27e8U+202E\u27e9evil\u27e8U+009B\u27e931m"
+
+
+def test_list_and_stats_show_escape_sequences_as_signs(tmp_path: Path, build, dump) -> None:
+    """A session's name, project, model and tool names reached the terminal raw: an OSC
+    retitled the window, ``ESC[2J`` cleared the screen. They are shown as signs, and JSON
+    output escapes the C1 and bidi controls ``json.dumps`` leaves raw."""
+    root = tmp_path / "sessions"
+    folder = root / "--p--"
+    folder.mkdir(parents=True)
+    lines = [
+        build.header(session_id="h1", cwd=f"/p/{HOSTILE}"),
+        build.entry("session_info", "n", None, 1, name=f"name {HOSTILE}"),
+        build.user("u", "n", "hi"),
+        build.assistant("a", "u", model=f"m{HOSTILE}", calls=[("c1", f"tool{HOSTILE}")]),
+    ]
+    path = folder / "2025-01-01T00-00-00-000Z_h1.jsonl"
+    path.write_bytes(dump(lines))
+    listed = run("list", "--all", "--sessions-dir", str(root))
+    stats = run("stats", str(path))
+    for result in (listed, stats):
+        assert result.exit_code == 0, result.output
+        assert not any(c in result.stdout for c in "\x1b\x07\x9b\u202e"), repr(result.stdout)
+    assert f"name {SHOWN}"[:40] in listed.stdout
+    assert f"name {SHOWN}" in stats.stdout and f"tool{SHOWN}" in stats.stdout
+    for args in (
+        ["list", "--all", "--json", "--sessions-dir", str(root)],
+        ["stats", "--json", str(path)],
+    ):
+        document = run(*args)
+        assert not any(c in document.stdout for c in "\x1b\x07\x9b\u202e")
+        parsed = json.loads(
+            document.stdout.splitlines()[0] if args[0] == "list" else document.stdout
+        )
+        assert parsed["name"] == f"name {HOSTILE}"  # the same value, escaped
+    ambiguous = [
+        build.header(session_id="h2"),
+        build.user(f"x{HOSTILE}1", None),
+        build.user(f"x{HOSTILE}2", None),
+    ]
+    twice = tmp_path / "twice.jsonl"
+    twice.write_bytes(dump(ambiguous))
+    error = run("stats", str(twice), "--leaf", "x")
+    assert error.exit_code == 1 and "\x1b" not in error.stderr and "\u241b" in error.stderr
+
+
+def test_list_ids_are_prefixes_that_resolve(tmp_path: Path, build, dump, monkeypatch) -> None:
+    """Pi's ids are UUIDv7: sessions started in the same minute share 8 digits, and `list`
+    showed the same unusable 8 for each. It shows the shortest unique prefix instead."""
+    root = tmp_path / "sessions"
+    folder = root / "--p--"
+    folder.mkdir(parents=True)
+    tails = ["aa58-7000-8000-000000000001", "ab00-7000-8000-000000000002",
+             "aa59-7000-8000-000000000003"]  # fmt: skip
+    ids = [f"01a229f4-{tail}" for tail in tails] + ["ffff0000-0000-7000-8000-000000000004"]
+    for n, sid in enumerate(ids):
+        path = folder / f"2025-01-01T00-00-0{n}-000Z_{sid}.jsonl"
+        path.write_bytes(dump([build.header(session_id=sid), build.user("u", None, f"prompt {n}")]))
+    table = run("list", "--all", "--sessions-dir", str(root)).stdout.splitlines()
+    shown = [line.split()[-1] for line in table[2:]]
+    assert sorted(shown) == ["01a229f4-aa58", "01a229f4-aa59", "01a229f4-ab", "ffff0000"]
+    for prefix in shown:
+        resolved = run("stats", prefix, "--json", "--sessions-dir", str(root))
+        assert resolved.exit_code == 0, resolved.stderr
+        assert json.loads(resolved.stdout)["id"].startswith(prefix)
+
+
+def test_list_columns_line_up_with_wide_characters(
+    tmp_path: Path, build, dump, monkeypatch
+) -> None:
+    """Numbers are right-aligned under their headers in the one-project table (the
+    alignment was off by the hidden project column), and a CJK title, two columns per
+    character, no longer pushes the rest of its row out of line."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    root = tmp_path / "sessions"
+    folder = root / encode_cwd(str(project))
+    folder.mkdir(parents=True)
+    for n, title in enumerate(["会话树导出", "plain title"]):
+        path = folder / f"2025-01-01T00-00-0{n}-000Z_s{n}.jsonl"
+        path.write_bytes(dump([build.header(session_id=f"s{n}", cwd=str(project)),
+                               build.user("u", None, title)]))  # fmt: skip
+    lines = run("list", "--cwd", str(project), "--sessions-dir", str(root)).stdout.splitlines()
+    header, _rule, *rows = (_columns(line) for line in lines)
+    assert "会话树导出" in lines[2] + lines[3]
+    for name in ("messages", "tokens", "cost"):  # right-aligned: the value ends where it does
+        end = "".join(header).index(name) + len(name)
+        for row in rows:
+            assert row[end - 1] not in " ", (name, lines)
+            assert row[end] == " "
+    id_start = "".join(header).index(" id") + 1  # left-aligned, one column for every row
+    assert all(row[id_start] == "s" for row in rows), lines
+
+
+def _columns(line: str) -> list[str]:
+    """The terminal columns of a line: a wide character fills two (its second is "")."""
+    from exporter.cli import display_width
+
+    out: list[str] = []
+    for char in line:
+        out += [char] + [""] * (display_width(char) - 1)
+    return out + [" "] * 10
+
+
+def test_list_and_stats_survive_a_latin1_terminal(sessions: dict) -> None:
+    """A title in another script made `list` and `stats` abort under a Latin-1 stdout;
+    text falls back to escapes and JSON to ``\\u`` escapes (still the same JSON)."""
+    command = [sys.executable, "-m", "exporter"]
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(sessions["root"].parent),
+           "PYTHONIOENCODING": "latin-1"}  # fmt: skip
+    env.pop("PYTHONUTF8", None)
+    cjk = sessions["root"] / "--cjk--" / "2025-01-01T00-00-00-000Z_cjk.jsonl"
+    cjk.parent.mkdir()
+    cjk.write_text(
+        '{"type":"session","version":3,"id":"cjk","timestamp":"2025-01-01T00:00:00Z","cwd":"/c"}\n'
+        '{"type":"message","id":"u","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"会话 😀 café"}}\n',
+        encoding="utf-8",
+    )
+    for args in (["list", "--all"], ["stats", str(cjk)], ["stats", "--json", str(cjk)],
+                 ["list", "--all", "--json"]):  # fmt: skip
+        done = subprocess.run([*command, *args], capture_output=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        out = done.stdout.decode("latin-1")
+        if "--json" in args:
+            documents = (
+                [json.loads(line) for line in out.splitlines()]
+                if args[0] == "list"
+                else [json.loads(out)]
+            )
+            assert any("会话 😀 café" in d.values() for d in documents), documents
+        else:
+            assert "café" in out and "\\u4f1a" in out
+
+
+def test_list_with_a_missing_sessions_dir_is_an_error(tmp_path: Path) -> None:
+    result = run("list", "--all", "--sessions-dir", str(tmp_path / "typo"))
+    assert_one_line_error(result, 2, "does not exist")

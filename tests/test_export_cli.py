@@ -307,3 +307,67 @@ def test_output_problems_are_found_before_any_work(
     missing = runner.invoke(cli, [command, source, "-o", "nowhere/x.out"])
     assert missing.exit_code == 2 and "the folder nowhere does not exist" in missing.output
     assert not (in_tmp / "nowhere").exists()
+
+
+@pytest.mark.parametrize("command", ["export", "redact"])
+def test_stdout_cut_short_is_141_also_unbuffered(tmp_path: Path, command: str) -> None:
+    """Unbuffered (PYTHONUNBUFFERED, common in containers) one write could take only part
+    of the page when the reader went away: the rest was lost and the exit code was 0."""
+    extra = ["--no-redact"] if command == "redact" else []
+    args = [sys.executable, "-m", "exporter", command, str(fixture_path("pi-branched-4.jsonl")),
+            "-o", "-", *extra]  # fmt: skip
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(10)
+    process.stdout.close()
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141, error
+    assert "Traceback" not in error
+
+
+@pytest.mark.parametrize("command", ["export", "redact"])
+def test_an_output_never_replaces_a_pi_session(
+    runner: CliRunner, in_tmp: Path, command: str
+) -> None:
+    """`export -o` onto a session file turned the session into HTML."""
+    source = copy_fixture(SAMPLER, in_tmp)
+    other = copy_fixture("pi-branched-1.jsonl", in_tmp)
+    before = other.read_bytes()
+    result = runner.invoke(cli, [command, str(source), "-o", str(other)])
+    assert result.exit_code == 1
+    assert_clean_error(result.stderr)
+    assert "a Pi session file" in result.stderr and other.read_bytes() == before
+    html = in_tmp / "page.html"
+    html.write_text("<p>an old page</p>", encoding="utf-8")  # any other file: replaced
+    assert runner.invoke(cli, [command, str(source), "-o", str(html)]).exit_code == 0
+
+
+def test_conflicting_choices_are_usage_errors(runner: CliRunner, in_tmp: Path) -> None:
+    """SESSION with --demo rendered the demo; `-o - --open` opened nothing."""
+    source = copy_fixture(SAMPLER, in_tmp)
+    for args in (["export", str(source), "--demo"], ["stats", str(source), "--demo"],
+                 ["export", str(source), "-o", "-", "--open"]):  # fmt: skip
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 1, result.output
+        assert_clean_error(result.stderr)
+        assert result.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["./secrets.tx", "~/no-such-secrets-file", "sub"])
+def test_a_secret_that_names_no_file_is_an_error(
+    runner: CliRunner, in_tmp: Path, value: str
+) -> None:
+    """`--secret ./secrets.tx` (a typo) was taken as a literal secret: the run said "no
+    secrets found" and left every secret in the meant file in place."""
+    (in_tmp / "sub").mkdir()
+    value = value if value != "sub" else str(in_tmp / "sub")
+    source = copy_fixture(SAMPLER, in_tmp)
+    result = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret", value])
+    assert result.exit_code == 2
+    assert_clean_error(result.stderr)
+    assert not (in_tmp / "out.jsonl").exists()
+    (in_tmp / "secrets.txt").write_text("correct-horse-battery\n", encoding="utf-8")
+    fine = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret",
+                               "./secrets.txt", "--secret", "a/literal+secret/value"])  # fmt: skip
+    assert fine.exit_code == 0, fine.output

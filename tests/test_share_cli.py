@@ -194,10 +194,36 @@ def test_planted_secrets_never_reach_the_server(
 def test_no_redact_uploads_as_is_with_a_warning(
     fake: FakeGitHub, env: dict, secret_session: Path
 ) -> None:
-    result = share(fake, str(secret_session), "--no-redact", "--keep-hidden")
-    assert result.exit_code == 0
-    assert "uploaded as it is" in result.output
-    assert PLANTED_GITHUB.encode() in fake.requests[-1].body
+    for extra in (["--keep-hidden"], []):  # the warning also when hidden entries are dropped
+        result = share(fake, str(secret_session), "--no-redact", *extra)
+        assert result.exit_code == 0
+        assert "warning: --no-redact: secrets are not looked for" in result.output
+        assert PLANTED_GITHUB.encode() in fake.requests[-1].body
+
+
+@pytest.mark.parametrize("value", ["", "  ", "../..", "abc?x=1", "a b"])
+def test_delete_with_a_blank_or_odd_gist_id_is_a_usage_error(
+    fake: FakeGitHub, env: dict, value: str
+) -> None:
+    """`share --delete "$GIST"` with GIST unset shared the latest session instead."""
+    before = len(fake.requests)
+    result = share(fake, "--delete", value)
+    assert result.exit_code == 1 and "--delete needs a gist id" in result.output
+    assert len(fake.requests) == before
+
+
+def test_delete_takes_a_gist_url_and_refuses_share_options(
+    fake: FakeGitHub, env: dict, secret_session: Path
+) -> None:
+    result = share(fake, str(secret_session))
+    assert result.exit_code == 0 and len(fake.gists) == 1
+    gist_id = next(iter(fake.gists))
+    result = share(fake, "--delete", gist_id, "--no-thinking")
+    assert result.exit_code == 1 and "--delete takes no --no-thinking" in result.output
+    assert gist_id in fake.gists
+    result = share(fake, "--delete", f"https://gist.github.com/someone/{gist_id}")
+    assert result.exit_code == 0, result.output
+    assert gist_id not in fake.gists
 
 
 def test_dry_run_writes_the_exact_bytes_and_sends_nothing(fake: FakeGitHub, env: dict) -> None:
@@ -334,3 +360,24 @@ def test_real_subprocess(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Gist: ")
     assert fake.token not in run.stdout + run.stderr
+
+
+def test_a_dry_run_from_pis_sessions_folder_writes_no_second_session(
+    fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from Pi's sessions folder, `--dry-run --with-jsonl` wrote a copy of the session
+    beside it: a second session with the same id, in Pi's resume list."""
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    session = folder / "2025-01-01T00-00-00-000Z_s1.jsonl"
+    session.write_bytes(FIXTURE.read_bytes())
+    monkeypatch.chdir(folder)
+    result = share(fake, str(session), "--dry-run", "--with-jsonl",
+                   "--sessions-dir", str(tmp_path / "sessions"))  # fmt: skip
+    assert result.exit_code == 1 and "Pi's sessions folder" in result.output
+    assert sorted(p.name for p in folder.iterdir()) == [session.name]
+    monkeypatch.chdir(tmp_path)
+    result = share(fake, str(session), "--dry-run", "--with-jsonl",
+                   "--sessions-dir", str(tmp_path / "sessions"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / f"pi-session-share-{session.stem}.jsonl").is_file()
