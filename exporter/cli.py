@@ -135,12 +135,17 @@ def _one_line_usage_error(error: click.UsageError, where: str) -> CliError:
 EXIT_BROKEN_PIPE = 141
 
 
+SESSIONS_DIR_HELP = (
+    "Folder of Pi sessions (default: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)."
+)
+
+
 def session_argument(func: F) -> F:
     """SESSION plus the options that locate it, shared by every command that reads one."""
     func = click.option(
         "--sessions-dir",
         type=click.Path(file_okay=False, path_type=str),
-        help="Folder of Pi sessions (default: ~/.pi/agent/sessions).",
+        help=SESSIONS_DIR_HELP,
     )(func)
     func = click.option("--demo", is_flag=True, help="Use the real session bundled as a demo.")(
         func
@@ -243,7 +248,7 @@ def cli() -> None:
 @cli.command("list")
 @click.option("--cwd", "cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
-@click.option("--sessions-dir", type=click.Path(file_okay=False), help="Folder of Pi sessions.")
+@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 def list_command(
     cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool

@@ -35,6 +35,11 @@ def fmt_tokens_short(value: int | float) -> str:
     return f"{value / 1_000_000:.1f}M"
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 secret``, ``3 secrets``, ``2 entries``: a count with its noun."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def fmt_duration(seconds: float | None) -> str:
     if seconds is None:
         return "unknown"

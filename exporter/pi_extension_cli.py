@@ -56,7 +56,7 @@ def extension_dir() -> Path:
     default="pi",
     show_default=True,
     metavar="PATH",
-    help="The Pi executable used by --install.",
+    help="The Pi executable that --install and --uninstall run.",
 )
 def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary: str) -> None:
     """Print the folder of the Pi package with /export-html and /share-html, or (un)install it."""

@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, check_http_url, render_table
+from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url, render_table
 from exporter.discover import resolve_session_arg, scan_summary, session_files
-from exporter.formatting import fmt_int
+from exporter.formatting import fmt_int, plural
 from exporter.fsutil import atomic_write_text
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
@@ -47,6 +47,18 @@ def _cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def _parse_since(value: str | None) -> datetime | None:
+    """--since as `export --all` reads it (7d worked there and was refused here)."""
+    if value is None:
+        return None
+    from exporter.site import parse_since
+
+    try:
+        return parse_since(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error).removeprefix(f"--since {value!r}: ")) from None
 
 
 def select_files(
@@ -77,7 +89,8 @@ def redaction_line(result: PublishResult) -> str:
     if total:
         kinds = sorted(result.redactions.items(), key=lambda i: (-i[1], i[0]))
         where = sum(1 for op in result.ops if op.secrets)
-        text = f"{total} secrets in {where} sessions ({', '.join(f'{k} {n}' for k, n in kinds)})"
+        listed = ", ".join(f"{k} {n}" for k, n in kinds)
+        text = f"{plural(total, 'secret')} in {plural(where, 'session')} ({listed})"
     else:
         text = "no secrets found"
     return "redact: " + "; ".join([text, *action_counts(result.actions)])
@@ -123,12 +136,13 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.argument("sessions", nargs=-1)
 @click.option("--cwd", type=click.Path(file_okay=False), help="This project's sessions.")
 @click.option("--all", "all_projects", is_flag=True, help="Every session of every project.")
-@click.option("--sessions-dir", type=click.Path(file_okay=False), help="Folder of Pi sessions.")
+@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
 @click.option(
     "--since",
-    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]),
+    callback=lambda _ctx, _param, value: _parse_since(value),
     metavar="DATE",
-    help="Only sessions whose last activity is on or after DATE (YYYY-MM-DD, local time).",
+    help="Only sessions whose last activity is on or after DATE (YYYY-MM-DD local midnight, "
+    "ISO time, 7d, 12h, 2w), as for export --all.",
 )
 @click.option("--public", is_flag=True, help="Create the dataset public (default: private).")
 @click.option(
@@ -138,7 +152,11 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     "keep it up to date.",
 )
 @click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
-@click.option("--dry-run", is_flag=True, help="Show what would change; send nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would change (reads the dataset, so it needs the Hub); send nothing.",
+)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPUs).")
 @click.option(
     "--endpoint",
@@ -178,6 +196,8 @@ def publish_command(
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     if not files:
+        if since is not None:
+            raise CliError(f"no sessions active since {since:%Y-%m-%d %H:%M}; nothing sent", 2)
         raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)
     forced = {"redact": True, "drop_hidden": True, "keep_paths": False, "no_env_secrets": False}
     policy = policy_from_options(**{**policy_values, **forced})

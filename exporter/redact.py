@@ -20,6 +20,7 @@ from typing import Any
 
 from exporter.detectors import DETECTOR_VERSION, Finding, Scanner
 from exporter.entries import DamagedLine, Entry
+from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import session_from_records
@@ -133,7 +134,10 @@ class RedactionReport:
             parts.append("secret scan off")
         elif self.total:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=_by_count))
-            parts.append(f"{self.total} secrets in {len(self.per_entry())} entries ({kinds})")
+            entries = len(self.per_entry())
+            parts.append(
+                f"{plural(self.total, 'secret')} in {plural(entries, 'entry', 'entries')} ({kinds})"
+            )
         else:
             parts.append("no secrets found")
         return "redact: " + "; ".join(parts + action_counts(self.actions))

@@ -102,7 +102,11 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 @click.option("--public", is_flag=True, help="Create a public gist (default: secret).")
 @click.option("--new", "new_gist", is_flag=True, help="Create a new gist instead of updating.")
 @click.option("--delete", "delete_gist", metavar="GIST", help="Delete this gist and forget it.")
-@click.option("--dry-run", is_flag=True, help="Write the exact upload locally; no network.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Write the exact upload to ./pi-session-share-<name>.html (and .jsonl); send nothing.",
+)
 @click.option("--token", help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN, `gh auth token`).")
 @click.option("--api-url", default=DEFAULT_API_URL, show_default=True, help="GitHub API root.")
 @click.option("--viewer-url", help="Link template with {id}, e.g. https://host/?{id}.")

@@ -530,6 +530,16 @@ def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
     assert sorted(set(months)) == ["2026-10", "2026-11", "2026-12"]
     two = CliRunner().invoke(cli, ["publish", REPO_ID, *map(str, corpus.files[:2]), *args])
     assert two.exit_code == 0 and two.stdout.count("\nadd ") == 2, two.output
+    # relative ages as `export --all --since` takes them (they were refused here)
+    every = ["--all", "--sessions-dir", str(corpus.root)]
+    weeks = CliRunner().invoke(cli, ["publish", REPO_ID, *every, "--since", "5200w", *args])
+    assert weeks.exit_code == 0 and weeks.stdout.count("add ") == len(corpus.files), weeks.output
+    sent = len(fake_hub.requests)
+    typo = CliRunner().invoke(cli, ["publish", REPO_ID, *every, "--since", "7x", *args])
+    assert typo.exit_code == 1 and "7d/12h/2w" in typo.stderr
+    assert len(fake_hub.requests) == sent
+    future = CliRunner().invoke(cli, ["publish", REPO_ID, *every, "--since", "2999-01-01", *args])
+    assert future.exit_code == 2 and "no sessions active since 2999-01-01" in future.stderr
 
 
 def test_public_repo_and_paged_tree(small: Corpus) -> None:

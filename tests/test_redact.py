@@ -538,7 +538,7 @@ def test_cli_redact_writes_a_copy_and_a_report(in_tmp: Path) -> None:
     assert '"customType":"state"' not in written  # hidden dropped by default
     assert result.stdout.strip() == "in.redacted.jsonl"
     summary = [x for x in result.stderr.splitlines() if x.startswith("pi-session: redact: ")]
-    assert summary and summary[0].startswith("pi-session: redact: 3 secrets in 1 entries")
+    assert summary and summary[0].startswith("pi-session: redact: 3 secrets in 1 entry ")
     assert GHP not in result.stderr and GHP not in (in_tmp / "rep.jsonl").read_text("utf-8")
     assert source.stat().st_mtime_ns == stat.st_mtime_ns and "Let me think" in source.read_text()
     stdout = CliRunner().invoke(cli, ["redact", str(source), "-o", "-", "--keep-hidden",

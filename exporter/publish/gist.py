@@ -201,7 +201,7 @@ class GistClient:
     ) -> None:
         cleaned = clean_token(token, "GitHub")
         if cleaned is None:
-            raise NoTokenError(f"No GitHub token given: {TOKEN_HINT}.")
+            raise NoTokenError(f"no GitHub token given: {TOKEN_HINT}.")
         self.api_url = api_url.rstrip("/")
         self._token = cleaned
         self.timeout = float(timeout)
@@ -325,7 +325,7 @@ class GistClient:
                     self._backoff(failures, reason)
                     continue
                 raise NetworkError(
-                    f"Could not reach GitHub at {self._where} after {failures} "
+                    f"could not reach GitHub at {self._where} after {failures} "
                     f"{'try' if failures == 1 else 'tries'} ({reason}); check your network "
                     "and --api-url, then try again."
                 ) from exc

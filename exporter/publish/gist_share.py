@@ -145,13 +145,13 @@ def check_size(total_bytes: int, force: bool = False) -> str | None:
         )
     if total_bytes > GIST_MAX_BYTES:
         return (
-            f"Warning: the export is {_mb(total_bytes)}; GitHub often fails on gists this big "
+            f"warning: the export is {_mb(total_bytes)}; GitHub often fails on gists this big "
             "and viewers may not load it (consider --no-tool-output, --active-branch-only or "
             "Hugging Face)."
         )
     if total_bytes > GIST_WARN_BYTES:
         return (
-            f"Warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MB "
+            f"warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MB "
             "in its API, so only viewers that follow raw_url (like gisthost) will show it "
             "(--no-tool-output or --active-branch-only make it smaller)."
         )

@@ -91,11 +91,11 @@ def resolve_github_token(
 
     if _uses_enterprise_vars(api_url):
         raise NoTokenError(
-            f"No GitHub token found for {host}: create a token with the `gist` scope on "
+            f"no GitHub token found for {host}: create a token with the `gist` scope on "
             f"{host} and set GH_ENTERPRISE_TOKEN or pass --token, "
             f"or run `gh auth login --hostname {host}`."
         )
-    raise NoTokenError(f"No GitHub token found: {TOKEN_HINT}.")
+    raise NoTokenError(f"no GitHub token found: {TOKEN_HINT}.")
 
 
 def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: float) -> str | None:
