@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import datetime
 from operator import methodcaller
@@ -143,11 +144,44 @@ def _visible_control(match: re.Match[str]) -> str:
     return f"\u27e8U+{code:04X}\u27e9"  # ⟨U+202E⟩
 
 
+#: Unicode tag characters (U+E0000-E007F) draw nothing, yet a model reads them as the ASCII
+#: they shadow: "ASCII smuggling" hides instructions in a prompt or a tool's output. A run of
+#: them is shown decoded; the one real use, a subdivision flag (🏴 + tags + cancel tag, the
+#: flag of England), is kept.
+_TAG_RUN = re.compile(
+    "\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,12}\U000e007f"
+    "|[\U000e0000-\U000e007f]+"
+)
+#: On a page, an entry's ``data-entry-id`` is its exact id (what ``?targetId=`` and the
+#: outline look up), so tag text inside one is left as it is; session text cannot produce
+#: this raw attribute (its quotes are escaped).
+_PAGE_TAG_RUN = re.compile(f'data-entry-id="[^"]*"|{_TAG_RUN.pattern}')
+
+
+def _shadowed(run: str) -> str:
+    return "".join(chr(ord(c) - 0xE0000) for c in run if 0x20 <= ord(c) - 0xE0000 < 0x7F)
+
+
+def _visible_tags(match: re.Match[str]) -> str:
+    run = match.group()
+    if run.startswith(("\U0001f3f4", "data-entry-id=")):
+        return run
+    # this runs over finished markup (attributes and the JSON block too): escape all of it
+    shown = html.escape(_shadowed(run), quote=True).replace("\\", "&#92;")
+    return f"\u27e8hidden tag text: {shown}\u27e9"
+
+
+def _terminal_tags(match: re.Match[str]) -> str:
+    run = match.group()
+    return run if run.startswith("\U0001f3f4") else f"\u27e8hidden tag text: {_shadowed(run)}\u27e9"
+
+
 def show_controls(text: str) -> str:
-    """``text`` with terminal sequences dropped and every hidden control shown as a sign."""
-    if not _HIDDEN_CONTROLS.search(text):
-        return text
-    return _HIDDEN_CONTROLS.sub(_visible_control, _TERMINAL.sub("", text))
+    """``text`` with terminal sequences dropped and every hidden control shown as a sign,
+    and hidden tag text shown decoded."""
+    if _HIDDEN_CONTROLS.search(text):
+        text = _HIDDEN_CONTROLS.sub(_visible_control, _TERMINAL.sub("", text))
+    return _PAGE_TAG_RUN.sub(_visible_tags, text)
 
 
 _TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -157,7 +191,7 @@ def terminal_text(text: str) -> str:
     """Text for a terminal: a session's name, project or model can carry escape sequences
     (retitle the window, clear the screen, write the clipboard), so every control but tab
     and newline is shown as a sign, escape codes included, and lone surrogates as U+FFFD."""
-    text = replace_surrogates(text)
+    text = _TAG_RUN.sub(_terminal_tags, replace_surrogates(text))
     if not _TERMINAL_CONTROLS.search(text):
         return text
     return _TERMINAL_CONTROLS.sub(_visible_control, text)
@@ -187,6 +221,7 @@ def writable_page(html: str) -> str:
 
 _C0_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 _C1_UTF8 = re.compile(b"\xc2[\x80-\x9f]")
+_TAG_UTF8 = re.compile(b"\xf3\xa0[\x80\x81]")
 _BIDI_UTF8 = re.compile(b"\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
@@ -201,4 +236,5 @@ def _has_hidden_controls(data: bytes) -> bool:
         )
         or _C1_UTF8.search(data) is not None
         or _BIDI_UTF8.search(data) is not None
+        or _TAG_UTF8.search(data) is not None
     )

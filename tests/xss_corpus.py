@@ -35,6 +35,8 @@ PAYLOADS = [
     '" onmouseover="window.__pwned=1" x="',
     "%3Cscript%3Ewindow.__pwned=1%3C/script%3E",
     "<![CDATA[<script>window.__pwned=1</script>]]>",
+    # invisible tag characters that shadow markup: shown decoded, never as markup
+    "".join(chr(0xE0000 + ord(c)) for c in '"><img src=x onerror="window.__pwned=1">\\'),
 ]
 ALL = " ".join(PAYLOADS)
 
