@@ -33,12 +33,14 @@
     var items = $all(selector);
     var open = items.some(function (d) { return !d.open; });
     items.forEach(function (d) { d.open = open; });
+    return open;
   }
   var toggles = { "toggle-thinking": "details.thinking", "toggle-tools": ".tool details.fold, details.skill, details.summary-block" };
   Object.keys(toggles).forEach(function (id) {
     var b = $("#" + id);
     show(b);
-    b.addEventListener("click", function () { toggleAll(toggles[id]); });
+    b.setAttribute("aria-pressed", "false");  // pressed = everything of its kind unfolded
+    b.addEventListener("click", function () { b.setAttribute("aria-pressed", String(toggleAll(toggles[id]))); });
   });
 
   // Search: a row matches when every whitespace-separated term (AND) is in its outline text
@@ -63,8 +65,12 @@
     }
     // count what the reader sees: rows the active filter hides are not matches on screen
     // (the row's own display, so a folded outline on a phone still counts its matches)
-    var shown = terms.length ? hits.filter(function (r) { return getComputedStyle(r).display !== "none"; }).length : 0;
-    status.textContent = terms.length ? shown + " / " + rows.length + " entries match" : statusText;
+    // a filter the reader chose (not Default or All) is counted too: "21 of 212 shown"
+    var chosen = $("input.flt:checked"), narrowed = chosen && !/^flt-(default|all)$/.test(chosen.id);
+    var shown = terms.length || narrowed ? hits.filter(function (r) { return getComputedStyle(r).display !== "none"; }).length : 0;
+    status.textContent = terms.length ? shown + " / " + rows.length + " entries match"
+      : narrowed ? shown + " of " + rows.length + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
+      : statusText;
   }
   var pending = 0;
   var outlineOpen = doc.getElementById("outline-open");  // folds the outline on narrow screens
@@ -74,7 +80,7 @@
   });
   // A new filter changes which matches are on screen: count again.
   $all("input.flt").forEach(function (radio) {
-    radio.addEventListener("change", function () { if (search.value) runSearch(); });
+    radio.addEventListener("change", runSearch);  // also says how many rows the filter left
   });
   // The floating "Outline" link on narrow screens: unfold the outline and go there, without
   // making #sidebar the page's target (that keeps the outline open whatever the toggle says).
@@ -83,6 +89,7 @@
     ev.preventDefault();
     outlineOpen.checked = true;
     $("#sidebar").scrollIntoView({ block: "start" });
+    search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
   });
   search.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") {

@@ -1,13 +1,10 @@
-/* pi-session-export: the theme, shared by the session pages and the site index (inlined
-   before each page's own script). A stored choice wins over the system setting; the toggle
-   flips the effective theme and remembers it. */
+/* pi-session-export: the theme toggle, shared by the session pages and the site index
+   (inlined before each page's own script). A stored choice wins over the system setting;
+   the toggle flips the effective theme and remembers it. */
 (function () {
   "use strict";
+  // a stored choice was applied by theme-head.js, in <head>
   var root = document.documentElement, THEME_KEY = "pi-session-export:theme";
-  try {
-    var stored = localStorage.getItem(THEME_KEY);
-    if (stored === "light" || stored === "dark") root.setAttribute("data-theme", stored);
-  } catch (e) { /* storage may be blocked (file://, sandboxed iframe) */ }
   function effectiveTheme() {
     var t = root.getAttribute("data-theme");
     if (t) return t;
@@ -17,6 +14,9 @@
   if (!button) return;
   function label() { button.textContent = effectiveTheme() === "dark" ? "☀ Light" : "☾ Dark"; }
   button.hidden = false; label();
+  // the system theme can change while the page is open: the label names the other one
+  var system = window.matchMedia && matchMedia("(prefers-color-scheme: dark)");
+  if (system && system.addEventListener) system.addEventListener("change", label);
   button.addEventListener("click", function () {
     var next = effectiveTheme() === "dark" ? "light" : "dark";
     root.setAttribute("data-theme", next);

@@ -864,3 +864,136 @@ def test_search_count_on_a_phone_with_the_outline_folded(
     assert matches > 0
     assert (page.text_content("#tree-status") or "").startswith(f"{matches} / ")
     clean(view)
+
+
+# --- accessibility review: theme, focus, state, print, links without a script ---------------
+
+
+def test_a_stored_theme_is_there_before_the_first_frame(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The stored choice was applied by the script at the end of the page, after Chromium
+    had painted frames in the system theme (a light flash before a dark page)."""
+    context = view.context(color_scheme="light")
+    context.add_init_script(
+        "requestAnimationFrame(() => { window.__firstFrameTheme ="
+        " document.documentElement.getAttribute('data-theme'); });"
+        "try { localStorage.setItem('pi-session-export:theme', 'dark'); } catch (e) {}"
+    )
+    page = view.open(published[V1_COMPACTION], context=context)
+    assert page.evaluate("window.__firstFrameTheme") == "dark"
+    clean(view)
+
+
+def test_the_theme_button_follows_a_system_change(view: Viewer, published: dict[str, str]) -> None:
+    """The button kept saying "Dark" after the system turned dark, and then chose light."""
+    page = view.open(published[SAMPLER], color_scheme="light")
+    assert "Dark" in page.inner_text("#theme-toggle")
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_timeout(50)
+    assert "Light" in page.inner_text("#theme-toggle")
+    page.click("#theme-toggle")
+    assert page.get_attribute("html", "data-theme") == "light"
+    clean(view)
+
+
+def test_toggles_and_filters_report_their_state(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED])
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
+    page.click("#toggle-thinking")
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "true"
+    page.click("#toggle-thinking")
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
+    total = page.inner_text("#tree-status")
+    page.click('label[for="flt-user"]')
+    page.wait_for_timeout(50)
+    rows = shown_rows(page)
+    assert (
+        page.inner_text("#tree-status")
+        == f"{rows} of {len(load_fixture(BRANCHED).entries)} entries shown (User only)"
+    )
+    page.click('label[for="flt-all"]')
+    assert page.inner_text("#tree-status") == total
+    clean(view)
+
+
+def test_the_floating_outline_link_takes_keyboard_focus_along(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    page = view.open(published[BRANCHED], viewport={"width": 800, "height": 700})
+    page.mouse.wheel(0, 5000)
+    page.focus(".to-outline")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "tree-search"
+    clean(view)
+
+
+def test_focus_shows_on_the_current_outline_row(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED])
+    row = "#tree li:not(.sub):not(.hide-default) > a >> nth=5"
+    page.click(row)
+    page.wait_for_timeout(100)
+    style = "el => getComputedStyle(el).outline"
+    unfocused = page.eval_on_selector("#tree li.current > a", style)
+    page.focus("#tree li.current > a")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # keyboard focus, so :focus-visible applies
+    assert page.evaluate("document.activeElement.parentElement.classList.contains('current')")
+    assert page.eval_on_selector("#tree li.current > a", style) != unfocused
+    clean(view)
+
+
+def test_no_script_links_into_folded_branches_land_on_their_entry(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Without a script nothing re-aims the jump once the entries above have rendered, and
+    content-visibility placeholders left 9 of 21 such links 1,000-2,000 px off target."""
+    page = view.open(published[SAMPLER], js=False)
+    hrefs = page.eval_on_selector_all(
+        "#tree li:not(.sub):not(.hide-default) > a, .bookmarks a",
+        "as => as.map(a => a.getAttribute('href'))",
+    )
+    missed = []
+    for href in hrefs:
+        page = view.open(published[SAMPLER], js=False)
+        page.click(f'a[href="{href}"] >> nth=0')
+        page.wait_for_timeout(150)
+        if not in_viewport(page, f'[id="{href[1:]}"]'):
+            missed.append(href)
+    assert missed == [], missed
+    clean(view)
+
+
+def test_no_script_link_to_an_entry_the_filter_hides_shows_it(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The Branches table's "forks at" link can point at extension data, which the Default
+    filter hides: the link scrolled to nothing."""
+    hidden = page_hidden = None
+    page = view.open(published[SAMPLER], js=False)
+    hidden = page.eval_on_selector_all("#transcript .hide-default[id]", "els => els.map(e => e.id)")
+    assert hidden
+    page_hidden = hidden[0]
+    assert not page.is_visible(f'[id="{page_hidden}"]')
+    page.goto(f"{published[SAMPLER]}#{page_hidden}")
+    page.wait_for_timeout(150)
+    assert page.is_visible(f'[id="{page_hidden}"]') and in_viewport(page, f'[id="{page_hidden}"]')
+    clean(view)
+
+
+@pytest.mark.parametrize("name", [BRANCHED, V1_COMPACTION])
+def test_printing_cuts_no_diff_line_or_table(
+    view: Viewer, published: dict[str, str], name: str
+) -> None:
+    """Diff lines and the tables scroll sideways on screen, and a scroll box prints cut off:
+    on A4 (717 px) 16-94 diffs per page lost the end of their long lines."""
+    page = view.open(published[name], viewport={"width": 717, "height": 1000})
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    cut = page.evaluate(
+        """[...document.querySelectorAll('pre.diff, .tablewrap, .md table')]
+             .filter(el => el.getClientRects().length && el.scrollWidth > el.clientWidth + 1)
+             .map(el => el.className + ' ' + el.scrollWidth + '>' + el.clientWidth)"""
+    )
+    assert cut == [], cut[:5]
+    clean(view)

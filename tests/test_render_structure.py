@@ -296,18 +296,25 @@ def test_page_cannot_reach_the_network(name: str) -> None:
     scripts = page.all(lambda e: e.tag == "script")
     code = [s for s in scripts if s.get("type") is None]
     data = [s for s in scripts if s.get("type") == "application/json"]
-    assert len(code) == 1 and len(data) == 1 and len(scripts) == 2
+    # the stored theme in <head> (before the first paint), the page's script at the end
+    assert len(code) == 2 and len(data) == 1 and len(scripts) == 3
+    assert "localStorage.getItem" in code[0].raw_text and len(code[0].raw_text) < 400
     assert all(s.get("src") is None for s in scripts)
 
     def digest(text: str) -> str:
         return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
-    (style,) = page.all(lambda e: e.tag == "style")
+    # the page's styles, and one inside <noscript> (applied only without a script)
+    style, noscript_style = page.all(lambda e: e.tag == "style")
+    assert noscript_style.raw_text == ".entry{content-visibility:visible}"
     assert policy == {  # the whole policy: no directive may go missing or loosen
         "default-src": ["'none'"],
         "img-src": ["data:"],
-        "style-src": [f"'sha256-{digest(style.raw_text)}'"],
-        "script-src": [f"'sha256-{digest(code[0].raw_text)}'"],
+        "style-src": [
+            f"'sha256-{digest(style.raw_text)}'",
+            f"'sha256-{digest(noscript_style.raw_text)}'",
+        ],
+        "script-src": [f"'sha256-{digest(c.raw_text)}'" for c in code],
         "base-uri": ["'none'"],
         "form-action": ["'none'"],
     }

@@ -30,6 +30,7 @@ from exporter.render import (
     _minify_css,
     asset_dir,
     display_path,
+    head_script,
     page_title,
     shared_script,
 )
@@ -303,8 +304,9 @@ def render_listing(
     context = {
         "tool_version": __version__,
         "theme": theme,
-        "csp": _csp(css, js),
+        "csp": _csp([css], [head_script(), js]),
         "css": Markup(css),
+        "head_js": Markup(head_script()),
         "js": Markup(js),
         "title": heading if project is None else f"{heading} · Pi sessions",
         "heading": heading,

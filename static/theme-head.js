@@ -1,0 +1,9 @@
+/* pi-session-export: the reader's stored theme, applied in <head> before the first paint
+   (from the end of the page it came after a frame in the other theme). theme.js adds the
+   toggle. */
+(function () {
+  try {
+    var stored = localStorage.getItem("pi-session-export:theme");
+    if (stored === "light" || stored === "dark") document.documentElement.setAttribute("data-theme", stored);
+  } catch (e) { /* storage may be blocked (file://, sandboxed iframe) */ }
+})();
