@@ -11,6 +11,7 @@ import contextlib
 import gc
 import json
 import os
+import stat as stat_module
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -427,6 +428,10 @@ def parse_session_bytes(
 def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) -> Session:
     """Read a session file read-only. Raises SessionFormatError or OSError with clear text."""
     file_path = os.fspath(path)
+    kind = os.stat(file_path).st_mode
+    if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
+        # a FIFO blocks until someone writes, a device like /dev/zero never ends
+        raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []
     with _gc_paused():

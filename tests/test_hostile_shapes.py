@@ -541,3 +541,22 @@ def test_long_integers_render_in_forkserver_workers(tmp_path: Path) -> None:
     assert done.returncode == 0 and "2 rendered" in done.stderr and "0 failed" in done.stderr, (
         done.stderr
     )
+
+
+def test_the_library_refuses_a_fifo_or_device_instead_of_blocking(tmp_path: Path) -> None:
+    """`load_session` on a FIFO waited forever for a writer (the CLI refuses such paths
+    itself, but the library is public too); /dev/zero would never end."""
+    from exporter.loader import SessionFormatError, load_session
+
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)
+    code = (
+        "import sys\nfrom exporter.loader import SessionFormatError, load_session\n"
+        "try:\n    load_session(sys.argv[1])\nexcept SessionFormatError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(pipe)], cwd=REPO,
+                          capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert "not a regular file" in done.stdout, done.stderr
+    with pytest.raises(SessionFormatError, match="not a regular file"):
+        load_session("/dev/zero")
