@@ -350,9 +350,9 @@ def test_a_refused_folder_gets_no_lock_file(tmp_path: Path) -> None:
 
 
 def test_rate_limit_header_with_a_non_ascii_digit() -> None:
-    from exporter.publish.hub import _rate_wait
+    from exporter.publish.hub_http import rate_wait
 
-    assert _rate_wait({"retry-after": "\u00b2"}, 0) == 2.0  # "²": not a number of seconds
+    assert rate_wait({"retry-after": "\u00b2"}, 0) == 2.0  # "²": not a number of seconds
 
 
 def test_turns_without_usage_are_not_plotted_at_zero(tmp_path: Path) -> None:

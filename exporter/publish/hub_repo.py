@@ -1,0 +1,238 @@
+"""One Hugging Face dataset repo on one endpoint: ``HubRepo`` wraps ``huggingface_hub.HfApi``
+with the endpoint passed explicitly (``HF_ENDPOINT`` is read only when huggingface_hub is
+imported), turns every failure into a one-line ``PublishError`` (exit code 3) that never
+shows the token, and waits out 429s as the ``RateLimit``/``Retry-After`` headers say.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from exporter import __version__
+from exporter.publish.errors import (
+    AuthError,
+    NetworkError,
+    NotFoundError,
+    PublishError,
+    RateLimitError,
+    ValidationError,
+    scrubbed,
+)
+from exporter.publish.hub_commits import Commit
+from exporter.publish.hub_http import HUB_TIMEOUT, bound_timeouts, rate_wait, route_hub_log
+from exporter.publish.hub_plan import (
+    RemoteFile,
+    RemoteState,
+)
+
+__all__ = ["DEFAULT_ENDPOINT", "HubRepo", "default_token"]
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+MAX_RATE_WAIT = 300.0  # longer waits become a RateLimitError with the time to retry
+RATE_RETRIES = 5
+T = TypeVar("T")
+Notify = Callable[[str], None]
+
+
+def default_token() -> str | None:
+    """huggingface_hub's own lookup: HF_TOKEN, then the token file of ``hf auth login``."""
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
+class HubRepo:
+    """One dataset repo on one endpoint; every call goes through ``_call``."""
+
+    def __init__(
+        self,
+        repo_id: str,
+        *,
+        endpoint: str = DEFAULT_ENDPOINT,
+        token: str | None = None,
+        notify: Callable[[str], None] = lambda _: None,
+        max_wait: float = MAX_RATE_WAIT,
+        timeout: float = HUB_TIMEOUT,
+    ) -> None:
+        from huggingface_hub import HfApi
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()  # our own progress output only
+        bound_timeouts(timeout)
+        route_hub_log(notify)
+        self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
+        self.host = urlsplit(self.endpoint).netloc or self.endpoint
+        self.notify, self.max_wait = notify, max_wait
+        self._token = token  # only to hide it should a server echo it back
+        self.api = HfApi(
+            endpoint=self.endpoint,
+            token=token or False,
+            library_name="pi-session-export",
+            library_version=__version__,
+        )
+
+    @property
+    def url(self) -> str:
+        return f"{self.endpoint}/datasets/{self.repo_id}"
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        """Run ``fn``; on 429 wait as told (bounded) and retry; translate every failure."""
+        from huggingface_hub.errors import HfHubHTTPError
+
+        for attempt in range(RATE_RETRIES + 1):
+            try:
+                return fn()
+            except HfHubHTTPError as error:
+                response = getattr(error, "response", None)
+                if response is None or response.status_code != 429:
+                    raise scrubbed(self._translate(error, what), self._token) from None
+                wait = rate_wait(response.headers, attempt)
+                if attempt == RATE_RETRIES or wait > self.max_wait:
+                    retry_at = datetime.now().astimezone() + timedelta(seconds=wait)
+                    raise RateLimitError(
+                        f"rate limited by {self.host} while {what}: retry after "
+                        f"{retry_at:%H:%M:%S} (in {wait:.0f} s); a re-run resumes",
+                        wait_seconds=wait,
+                        retry_at=retry_at,
+                        status=429,
+                    ) from None
+                self.notify(f"rate limited by {self.host}; waiting {wait:.0f} s")
+                time.sleep(wait)
+            except Exception as error:
+                raise scrubbed(self._translate(error, what), self._token) from None
+        raise AssertionError("unreachable")
+
+    def _translate(self, error: Exception, what: str) -> PublishError:
+        """A one-line message per failure kind; never the token, never a traceback."""
+        import httpx2
+        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+        if isinstance(error, PublishError):
+            return error
+        ns = self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
+        if isinstance(error, OfflineModeIsEnabled):
+            return NetworkError("HF_HUB_OFFLINE is set: unset it to publish")
+        if isinstance(error, HfHubHTTPError) and error.response is not None:
+            status = error.response.status_code
+            detail = " ".join((error.server_message or "").split())[:200]
+            code = error.response.headers.get("x-error-code")
+            if status == 401 and code != "RepoNotFound":
+                return AuthError(
+                    f"{self.host} rejected the token (invalid or expired): pass --token, "
+                    "set HF_TOKEN or run `hf auth login`",
+                    status=status,
+                )
+            if status == 403:
+                return AuthError(
+                    f"no write access to '{ns}' on {self.host}: the token needs the write role "
+                    f"(or write access to {ns})" + (f" ({detail})" if detail else ""),
+                    status=status,
+                )
+            if status in (401, 404):
+                return NotFoundError(
+                    f"dataset {self.repo_id} not found on {self.host} (or not visible to this "
+                    "token)",
+                    status=status,
+                )
+            if status in (409, 412) and what.startswith("commit"):
+                return PublishError(
+                    f"{self.repo_id} changed on the Hub while publishing (another publisher?): "
+                    "re-run to publish on top of it",
+                    status=status,
+                )
+            if status >= 500:
+                return NetworkError(
+                    f"{self.host} answered HTTP {status} while {what}: try again later; "
+                    "a re-run resumes where this one stopped",
+                    status=status,
+                )
+            return PublishError(f"{what} failed: HTTP {status} {detail}".strip(), status=status)
+        if isinstance(error, ValueError) and "README.md" in str(error):
+            return ValidationError(f"the Hub refused the dataset card: {str(error)[:300]}")
+        name = type(error).__name__
+        if isinstance(error, (httpx2.TransportError, OSError)):
+            return NetworkError(
+                f"cannot reach {self.host} while {what} ({name}): nothing is lost; "
+                "a re-run resumes where this one stopped"
+            )
+        return PublishError(f"{what} failed: {name}: {error}")
+
+    def create(self, *, private: bool) -> None:
+        self._call(
+            "creating the dataset",
+            lambda: self.api.create_repo(
+                self.repo_id, repo_type="dataset", private=private, exist_ok=True
+            ),
+        )
+
+    def _download(self, name: str, revision: str) -> bytes:
+        """One file at an exact commit, into a throw-away cache (a stale copy is never used)."""
+        with tempfile.TemporaryDirectory(prefix="pi-session-hub-") as cache:
+            path = self._call(
+                f"reading {name}",
+                lambda: self.api.hf_hub_download(
+                    self.repo_id, name, repo_type="dataset", revision=revision, cache_dir=cache
+                ),
+            )
+            return Path(path).read_bytes()
+
+    def read_state(self) -> RemoteState:
+        """Head commit, file tree, manifest and index rows; a missing repo is an empty state."""
+        from huggingface_hub.hf_api import RepoFile
+
+        try:
+            info = self._call(
+                "reading the dataset", lambda: self.api.repo_info(self.repo_id, repo_type="dataset")
+            )
+        except NotFoundError:
+            return RemoteState()
+        state = RemoteState(exists=True, head=info.sha, private=bool(info.private))
+        if info.sha:
+            tree = self._call(
+                "listing files",
+                lambda: list(
+                    self.api.list_repo_tree(
+                        self.repo_id, repo_type="dataset", recursive=True, revision=info.sha
+                    )
+                ),
+            )
+            for item in tree:
+                if isinstance(item, RepoFile):
+                    state.files[item.path] = RemoteFile(int(item.size or 0), str(item.blob_id))
+            if "manifest.json" in state.files:
+                state.load_manifest(self._download("manifest.json", info.sha))
+            if "index.jsonl" in state.files:
+                state.load_index(self._download("index.jsonl", info.sha))
+        return state
+
+    def commit(self, commit: Commit, parent: str | None, title: str, description: str) -> str:
+        """One atomic commit on top of ``parent``; returns the new head."""
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+        def attempt() -> Any:
+            ops: list[Any] = []
+            for op in commit.ops:
+                if op.action == "remove":
+                    ops.append(CommitOperationDelete(op.path))
+                elif op.uploads:
+                    ops.append(CommitOperationAdd(op.path, str(op.local)))
+            ops += [CommitOperationAdd(name, data) for name, data in commit.metadata.items()]
+            return self.api.create_commit(
+                self.repo_id,
+                ops,
+                commit_message=title,
+                commit_description=description,
+                repo_type="dataset",
+                parent_commit=parent,
+            )
+
+        return str(self._call("committing", attempt).oid)
+
+
+# --- the whole job ----------------------------------------------------------------------------
