@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
-from typing import Any, TypedDict
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -36,6 +33,16 @@ from exporter.publish.errors import (
     ValidationError,
     bounded_wait,
     clean_token,
+)
+from exporter.publish.gist_answers import (
+    Gist,
+    GistFile,
+    connection_reason,
+    format_local_time,
+    format_wait,
+    maybe_received,
+    raw_rate_limit_wait,
+    server_message,
 )
 from exporter.publish.github_auth import (
     DEFAULT_API_URL,
@@ -71,8 +78,6 @@ GIST_WARN_BYTES = 1024 * 1024
 
 #: Longest rate-limit wait we sit out automatically (once) instead of failing.
 MAX_AUTO_WAIT = 60.0
-#: Wait GitHub recommends for a secondary limit that names no time.
-SECONDARY_LIMIT_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
 _MAYBE_CREATED = (
@@ -80,103 +85,6 @@ _MAYBE_CREATED = (
     "retrying, so that no second copy is made. Check your secret gists on "
     "https://gist.github.com/ before sharing again."
 )
-
-
-# --------------------------------------------------------------------------- model
-
-
-class GistFile(TypedDict):
-    """What we keep of a gist file: enough for viewers and size warnings."""
-
-    raw_url: str
-    size: int
-    truncated: bool
-
-
-@dataclass(frozen=True)
-class Gist:
-    """A created or updated gist; URLs come from GitHub's answer, never built by us."""
-
-    id: str
-    html_url: str
-    files: dict[str, GistFile] = field(default_factory=dict)
-    public: bool = False
-    description: str = ""
-
-    @classmethod
-    def from_json(cls, data: Any) -> Gist:
-        """Parse a ``gist`` / ``gist-simple`` body; raise ``PublishError`` if it isn't one."""
-        if not isinstance(data, dict) or not data.get("id"):
-            raise PublishError("GitHub returned an unexpected answer (no gist id in the response).")
-        files: dict[str, GistFile] = {}
-        raw_files = data.get("files")
-        if isinstance(raw_files, dict):
-            for name, info in raw_files.items():
-                if isinstance(info, dict):
-                    files[str(name)] = GistFile(
-                        raw_url=str(info.get("raw_url") or ""),
-                        size=_size(info.get("size")),
-                        truncated=bool(info.get("truncated", False)),
-                    )
-        return cls(
-            id=str(data["id"]),
-            html_url=str(data.get("html_url") or ""),
-            files=files,
-            public=bool(data.get("public", False)),
-            description=str(data.get("description") or ""),
-        )
-
-
-# --------------------------------------------------------------------------- client
-
-
-def _size(value: Any) -> int:
-    """A file size from the answer; anything but a sane number counts as 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return int(value) if math.isfinite(value) and 0 <= value < 2**53 else 0
-
-
-def _maybe_received(exc: Exception) -> bool:
-    """False only when the connection was never made (the request cannot have arrived)."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return False
-    reason = getattr(exc.args[0], "reason", None) if exc.args else None
-    # urllib3's NewConnectionError (by name: urllib3 is requests' dependency, not ours)
-    return not any(kind.__name__ == "NewConnectionError" for kind in type(reason).__mro__)
-
-
-def _format_wait(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(1, math.ceil(seconds))} s"
-    if seconds < 90 * 60:
-        return f"{math.ceil(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def _format_local_time(moment: datetime, now: datetime) -> str:
-    """Local clock time; the date is added only when it isn't today."""
-    fmt = "%H:%M:%S" if moment.date() == now.date() else "%Y-%m-%d %H:%M:%S"
-    zone = moment.strftime("%Z")
-    return f"{moment.strftime(fmt)} {zone}".strip()
-
-
-def _connection_reason(exc: Exception, timeout: float) -> str:
-    """Short, token-free reason for a transport failure."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return "connection timed out"
-    if isinstance(exc, requests.exceptions.Timeout):
-        return f"no answer within {timeout:g} s"
-    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
-        return "connection closed in the middle of the answer"
-    text = str(exc).lower()
-    if "refused" in text:
-        return "connection refused"
-    if any(s in text for s in ("name or service", "nodename", "getaddrinfo", "resolve")):
-        return "host name could not be resolved"
-    if any(s in text for s in ("remotedisconnected", "aborted", "reset by peer", "closed")):
-        return "connection closed by the server"
-    return "connection failed"
 
 
 class GistClient:
@@ -318,8 +226,8 @@ class GistClient:
                 requests.exceptions.ChunkedEncodingError,
             ) as exc:
                 failures += 1
-                reason = _connection_reason(exc, timeout)
-                if method == "POST" and _maybe_received(exc):
+                reason = connection_reason(exc, timeout)
+                if method == "POST" and maybe_received(exc):
                     raise NetworkError(_MAYBE_CREATED.format(reason=reason)) from exc
                 if failures < self.max_tries:
                     self._backoff(failures, reason)
@@ -354,7 +262,7 @@ class GistClient:
                     if not waited_for_rate_limit and wait <= MAX_AUTO_WAIT:
                         waited_for_rate_limit = True
                         self._notify(
-                            f"GitHub rate limit hit; waiting {_format_wait(wait)} before one retry"
+                            f"GitHub rate limit hit; waiting {format_wait(wait)} before one retry"
                         )
                         self._sleep(wait)
                         continue
@@ -372,70 +280,26 @@ class GistClient:
     def _rate_limit_wait(self, resp: requests.Response) -> float | None:
         """Seconds to wait if this 403/429 is a rate limit, else None (a permission error);
         a nonsense header (``inf``, a reset centuries away) counts as a day."""
-        wait = self._raw_rate_limit_wait(resp)
+        wait = raw_rate_limit_wait(resp, self._clock())
         if wait is None:
             return None
         return bounded_wait(wait)
-
-    def _raw_rate_limit_wait(self, resp: requests.Response) -> float | None:
-        retry_after = resp.headers.get("retry-after")
-        if retry_after:
-            try:
-                return max(0.0, float(retry_after))
-            except ValueError:
-                try:
-                    moment = parsedate_to_datetime(retry_after)
-                    return max(0.0, moment.timestamp() - self._clock())
-                except (TypeError, ValueError):
-                    return SECONDARY_LIMIT_WAIT
-        if resp.headers.get("x-ratelimit-remaining") == "0":
-            try:
-                reset = float(resp.headers.get("x-ratelimit-reset", ""))
-            except ValueError:
-                return SECONDARY_LIMIT_WAIT
-            # +1 s: the reset epoch is whole seconds and clocks drift a little.
-            return max(0.0, reset - self._clock()) + 1.0
-        if resp.status_code == 429 or "rate limit" in self._server_message(resp)[0].lower():
-            return SECONDARY_LIMIT_WAIT
-        return None
 
     def _rate_limit_error(self, resp: requests.Response, wait: float) -> RateLimitError:
         now_ts = self._clock()
         now = datetime.fromtimestamp(now_ts, tz=timezone.utc).astimezone()
         retry_at = datetime.fromtimestamp(now_ts + wait, tz=timezone.utc).astimezone()
-        message, _ = self._server_message(resp)
+        message, _ = server_message(resp)
         detail = f": {message}" if message else ""
         return RateLimitError(
             self._scrub(
                 f"GitHub rate limit reached (HTTP {resp.status_code}{detail}); try again in "
-                f"{_format_wait(wait)}, after {_format_local_time(retry_at, now)}."
+                f"{format_wait(wait)}, after {format_local_time(retry_at, now)}."
             ),
             wait_seconds=wait,
             retry_at=retry_at,
             status=resp.status_code,
         )
-
-    def _server_message(self, resp: requests.Response) -> tuple[str, list[str]]:
-        """GitHub's ``message`` and flattened ``errors`` from an error body, if it is JSON."""
-        try:
-            data = resp.json()
-        except ValueError:
-            return "", []
-        if not isinstance(data, dict):
-            return "", []
-        message = str(data.get("message") or "")[:300]
-        details: list[str] = []
-        errors = data.get("errors")
-        if isinstance(errors, list):
-            for err in errors[:5]:
-                if isinstance(err, dict):
-                    text = err.get("message") or " ".join(
-                        str(err[k]) for k in ("resource", "field", "code") if err.get(k)
-                    )
-                    details.append(str(text)[:200])
-                elif err:
-                    details.append(str(err)[:200])
-        return message, details
 
     def _gist_or_raise(
         self, resp: requests.Response, *, operation: str, gist_id: str | None = None
@@ -456,7 +320,7 @@ class GistClient:
     ) -> None:
         """Turn a non-success answer into the matching one-line ``PublishError``."""
         status = resp.status_code
-        message, details = self._server_message(resp)
+        message, details = server_message(resp)
         said = f": {message}" if message else ""
         if status == 401:
             text = (

@@ -1,0 +1,157 @@
+"""What GitHub's gist API answers, read defensively: the gist itself, error messages, rate
+limit waits and transport failures, each as plain data or one short token-free line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, TypedDict
+
+import requests
+
+from exporter.publish.errors import PublishError
+
+#: Wait GitHub recommends for a secondary limit that names no time.
+SECONDARY_LIMIT_WAIT = 60.0
+
+
+class GistFile(TypedDict):
+    """What we keep of a gist file: enough for viewers and size warnings."""
+
+    raw_url: str
+    size: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Gist:
+    """A created or updated gist; URLs come from GitHub's answer, never built by us."""
+
+    id: str
+    html_url: str
+    files: dict[str, GistFile] = field(default_factory=dict)
+    public: bool = False
+    description: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Gist:
+        """Parse a ``gist`` / ``gist-simple`` body; raise ``PublishError`` if it isn't one."""
+        if not isinstance(data, dict) or not data.get("id"):
+            raise PublishError("GitHub returned an unexpected answer (no gist id in the response).")
+        files: dict[str, GistFile] = {}
+        raw_files = data.get("files")
+        if isinstance(raw_files, dict):
+            for name, info in raw_files.items():
+                if isinstance(info, dict):
+                    files[str(name)] = GistFile(
+                        raw_url=str(info.get("raw_url") or ""),
+                        size=_size(info.get("size")),
+                        truncated=bool(info.get("truncated", False)),
+                    )
+        return cls(
+            id=str(data["id"]),
+            html_url=str(data.get("html_url") or ""),
+            files=files,
+            public=bool(data.get("public", False)),
+            description=str(data.get("description") or ""),
+        )
+
+
+def _size(value: Any) -> int:
+    """A file size from the answer; anything but a sane number counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if math.isfinite(value) and 0 <= value < 2**53 else 0
+
+
+def maybe_received(exc: Exception) -> bool:
+    """False only when the connection was never made (the request cannot have arrived)."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return False
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    # urllib3's NewConnectionError (by name: urllib3 is requests' dependency, not ours)
+    return not any(kind.__name__ == "NewConnectionError" for kind in type(reason).__mro__)
+
+
+def format_wait(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, math.ceil(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{math.ceil(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def format_local_time(moment: datetime, now: datetime) -> str:
+    """Local clock time; the date is added only when it isn't today."""
+    fmt = "%H:%M:%S" if moment.date() == now.date() else "%Y-%m-%d %H:%M:%S"
+    zone = moment.strftime("%Z")
+    return f"{moment.strftime(fmt)} {zone}".strip()
+
+
+def connection_reason(exc: Exception, timeout: float) -> str:
+    """Short, token-free reason for a transport failure."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connection timed out"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return f"no answer within {timeout:g} s"
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        return "connection closed in the middle of the answer"
+    text = str(exc).lower()
+    if "refused" in text:
+        return "connection refused"
+    if any(s in text for s in ("name or service", "nodename", "getaddrinfo", "resolve")):
+        return "host name could not be resolved"
+    if any(s in text for s in ("remotedisconnected", "aborted", "reset by peer", "closed")):
+        return "connection closed by the server"
+    return "connection failed"
+
+
+def server_message(resp: requests.Response) -> tuple[str, list[str]]:
+    """GitHub's ``message`` and flattened ``errors`` from an error body, if it is JSON."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return "", []
+    if not isinstance(data, dict):
+        return "", []
+    message = str(data.get("message") or "")[:300]
+    details: list[str] = []
+    errors = data.get("errors")
+    if isinstance(errors, list):
+        for err in errors[:5]:
+            if isinstance(err, dict):
+                text = err.get("message") or " ".join(
+                    str(err[k]) for k in ("resource", "field", "code") if err.get(k)
+                )
+                details.append(str(text)[:200])
+            elif err:
+                details.append(str(err)[:200])
+    return message, details
+
+
+def raw_rate_limit_wait(resp: requests.Response, now: float) -> float | None:
+    """Seconds GitHub asks us to wait (``Retry-After``, an exhausted limit, a secondary
+    limit), or None when the answer is no rate limit at all."""
+    retry_after = resp.headers.get("retry-after")
+    if retry_after:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            try:
+                moment = parsedate_to_datetime(retry_after)
+                return max(0.0, moment.timestamp() - now)
+            except (TypeError, ValueError):
+                return SECONDARY_LIMIT_WAIT
+    if resp.headers.get("x-ratelimit-remaining") == "0":
+        try:
+            reset = float(resp.headers.get("x-ratelimit-reset", ""))
+        except ValueError:
+            return SECONDARY_LIMIT_WAIT
+        # +1 s: the reset epoch is whole seconds and clocks drift a little.
+        return max(0.0, reset - now) + 1.0
+    if resp.status_code == 429 or "rate limit" in server_message(resp)[0].lower():
+        return SECONDARY_LIMIT_WAIT
+    return None
