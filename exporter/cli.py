@@ -39,7 +39,8 @@ from exporter.formatting import (
     one_line,
     terminal_text,
 )
-from exporter.loader import SessionFormatError, allow_long_integers, load_session
+from exporter.jsonl_in import allow_long_integers
+from exporter.loader import SessionFormatError, load_session
 from exporter.session import Session
 from exporter.usage import compute_stats, usage_rows
 

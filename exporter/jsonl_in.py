@@ -1,0 +1,168 @@
+"""JSONL lines -> parsed JSON values, as tolerant as Pi: one BOM, blank lines as JavaScript's
+trim() sees them, integers of any length, and every unparsable line kept as a damaged record
+with a diagnostic (the loader builds the session from what this yields).
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from exporter.entries import DamagedLine
+from exporter.session import Diagnostic
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """One line of at most ``limit`` characters, for a diagnostic."""
+    text = text.replace("\n", " ").replace("\r", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def iter_parsed_lines(
+    lines: Iterable[bytes], diagnostics: list[Diagnostic], damaged: list[DamagedLine]
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for every line that parses as JSON.
+
+    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines (what
+    JavaScript's ``trim()`` empties, as Pi does) and keeps every unparsable line as a damaged record
+    with a diagnostic.
+    """
+    # One key object per distinct key for the whole file (json only shares keys within a line).
+    keys: dict[str, str] = {}
+    decoder = json.JSONDecoder(
+        parse_constant=_reject_constant,
+        object_pairs_hook=lambda pairs: {keys.setdefault(k, k): v for k, v in pairs},
+    )
+    pending: tuple[int, str, str, bool, Diagnostic | None] | None = None  # maybe "truncated"
+    for number, raw in enumerate(lines, start=1):
+        if number == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        ends_with_newline = raw.endswith(b"\n")
+        bad_utf8: Diagnostic | None = None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            bad_utf8 = Diagnostic(
+                number, "invalid-utf8", "invalid UTF-8 bytes replaced with U+FFFD"
+            )
+            if not ends_with_newline and _cut_inside_a_character(raw):
+                bad_utf8 = None  # the truncation warning below explains it
+        if not text.strip(_JS_SPACE):
+            continue
+        if pending is not None:
+            _flush(pending, diagnostics, damaged)
+            pending = None
+        try:
+            value = decoder.decode(text)
+        except ValueError as error:
+            value = _with_long_ints(decoder.decode, text) if _LONG_INT in str(error) else _NONE
+            if value is _NONE:
+                reason = _json_error(error)
+                pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
+                continue
+        except RecursionError:  # ~1,000 nested arrays: valid JSON, deeper than Python parses
+            reason = "JSON nested too deeply to read"
+            pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
+            continue
+        if bad_utf8:
+            diagnostics.append(bad_utf8)
+        yield number, value
+    if pending is not None:
+        number, text, _, ends_with_newline, bad_utf8 = pending
+        if not ends_with_newline:
+            if bad_utf8:
+                diagnostics.append(bad_utf8)
+            diagnostics.append(
+                Diagnostic(
+                    number,
+                    "truncated",
+                    "last line is cut off (the session was still being written?)",
+                )
+            )
+            damaged.append(DamagedLine(number, "truncated", "last line is cut off", text))
+        else:
+            _flush(pending, diagnostics, damaged)
+
+
+_NONE = object()
+_LONG_INT = "set_int_max_str_digits"  # in the error for an integer over 4,300 digits
+#: Digits an integer in a session may have (Python's default limit is 4,300; JSON has none).
+MAX_INT_DIGITS = 100_000
+
+
+def allow_long_integers() -> None:
+    """Raise this process's integer-digit limit to ``MAX_INT_DIGITS``: JSON integers have no
+    length limit and Pi reads any, but Python's 4,300 digits broke rendering and writing
+    them (the CLI calls this once; the library leaves the process setting alone)."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if limit:
+        sys.set_int_max_str_digits(max(limit, MAX_INT_DIGITS))
+
+
+def _with_long_ints(function: Callable[[str], Any], text: str) -> Any:
+    """``function(text)`` with integers up to ``MAX_INT_DIGITS`` digits allowed (valid JSON
+    that Pi reads was a damaged line); ``_NONE`` if it still fails."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if not limit:
+        return _NONE
+    sys.set_int_max_str_digits(max(limit, MAX_INT_DIGITS))
+    try:
+        return function(text)
+    except (ValueError, RecursionError):
+        return _NONE
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+# What JavaScript's trim() removes, so a line Pi skips as blank is blank here too: \v and \f
+# and Unicode spaces are; U+001C..U+001F and U+0085 (Python's str.strip() takes them) are not.
+_JS_SPACE = (
+    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _cut_inside_a_character(raw: bytes) -> bool:
+    """True when the only bad UTF-8 is an incomplete character at the very end."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(raw, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _flush(
+    pending: tuple[int, str, str, bool, Diagnostic | None],
+    diagnostics: list[Diagnostic],
+    damaged: list[DamagedLine],
+) -> None:
+    number, text, error, _, bad_utf8 = pending
+    if bad_utf8:
+        diagnostics.append(bad_utf8)
+    _record_bad_line(number, text, error, diagnostics, damaged)
+
+
+def _json_error(error: ValueError) -> str:
+    """The parser's complaint without its own "line 1 column 5 (char 4)", which read like
+    a line of the file: ``Expecting value at column 5``."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    return str(error)
+
+
+def _record_bad_line(
+    number: int, text: str, error: str, diagnostics: list[Diagnostic], damaged: list[DamagedLine]
+) -> None:
+    message = f"not valid JSON ({shorten(error, 100)})"
+    diagnostics.append(Diagnostic(number, "invalid-json", message))
+    damaged.append(DamagedLine(number, "invalid-json", message, text))
