@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import MAXYEAR, MINYEAR, datetime, timezone
-from typing import Any
 
 from exporter.entries import (
     CONTEXT_ENTRY_TYPES,
@@ -23,75 +21,9 @@ from exporter.entries import (
     SessionInfoEntry,
     as_str,
 )
+from exporter.session_parts import Branch, Diagnostic, ToolCallRef, parse_time
 
 __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", "parse_time"]
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """Something wrong in the file, reported to the user (``line`` is 1-based, 0 = whole file)."""
-
-    line: int
-    kind: str
-    message: str
-    severity: str = "warning"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "kind": self.kind, "message": self.message}
-
-    def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line else ""
-        return f"{where}{self.message} [{self.kind}]"
-
-
-@dataclass(slots=True)
-class Branch:
-    """One leaf of the tree and the entries that only it owns.
-
-    ``fork_id`` is the entry where it leaves an earlier branch (None for the active branch and
-    for separate roots); ``entry_ids`` run from just below the fork down to the leaf, so the
-    branches partition the tree and per-branch totals add up to the whole.
-    """
-
-    leaf_id: str
-    fork_id: str | None
-    entry_ids: list[str]
-    is_active: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallRef:
-    """Where a tool call lives: the assistant entry and the call's index in its content."""
-
-    entry_id: str
-    block_index: int
-    call_id: str
-
-
-def parse_time(value: Any) -> datetime | None:
-    """Parse an ISO timestamp (with ``Z``) or epoch milliseconds; None when unusable."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
-        try:
-            parsed = datetime.fromisoformat(text)
-        except ValueError:
-            return None
-        if not parsed.tzinfo:
-            return parsed.replace(tzinfo=timezone.utc)
-        if parsed.year in (MINYEAR, MAXYEAR):  # 0001-01-01T00:00+14:00 is before year 1 in UTC
-            try:
-                parsed.astimezone(timezone.utc)
-            except OverflowError:
-                return None
-        return parsed
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
 
 
 def _sort_key(entry: Entry) -> float:
