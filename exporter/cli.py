@@ -14,6 +14,7 @@ import math
 import os
 import sys
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -258,6 +259,9 @@ def list_command(
     if cwd and all_projects:
         raise CliError("use either --cwd or --all", 1)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
+    root = sessions_root(sessions_dir)
+    if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
+        raise CliError(f"--sessions-dir: {root} does not exist", 2)
     summaries = [scan_summary(p) for p in session_files(sessions_dir, scope)]
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
     if as_json:
@@ -266,13 +270,14 @@ def list_command(
         return
     if not summaries:
         where = "any project" if scope is None else scope
-        root = sessions_root(sessions_dir)
-        if sessions_dir and not root.is_dir():  # a typo, not an empty list
-            raise CliError(f"--sessions-dir: {root} does not exist", 2)
         missing = "" if root.is_dir() else f" ({root} does not exist)"
         click.echo(f"pi-session: no sessions for {where}{missing}", err=True)
         return
-    ids = unique_prefixes([id_from_name(s.path) for s in summaries])
+    # unique among every session, not only those listed: SESSION is looked up in this
+    # folder's project first, then everywhere, so the prefix must name one file anywhere
+    every = [id_from_name(p) for p in session_files(sessions_dir, None)]
+    shortest = dict(zip(every, unique_prefixes(every), strict=True))
+    ids = [shortest.get(i, i) for i in (id_from_name(s.path) for s in summaries)]
     rows = [
         [
             fmt_datetime(s.modified)[:16],
@@ -305,7 +310,7 @@ def unique_prefixes(ids: list[str], shortest: int = 8) -> list[str]:
     what ``list`` shows can be passed back as SESSION. Pi's ids are UUIDv7: sessions
     started within a minute share their first 8 digits."""
     ordered = sorted(set(ids))
-    need: dict[str, int] = {}
+    need = {i: len(i) for i, n in Counter(ids).items() if n > 1}  # two files, one id: all of it
     for before, after in itertools.pairwise(ordered):
         pairs = enumerate(zip(before, after, strict=False))
         common = next((n for n, (a, b) in pairs if a != b), min(len(before), len(after)))
@@ -323,7 +328,9 @@ def display_width(text: str) -> int:
 
 
 def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
+    """Aligned columns, measured as the terminal shows them (controls made visible first)."""
     right = right or set()
+    rows = [[terminal_text(str(cell)) for cell in row] for row in rows]
     widths = [max(display_width(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
 
     def fmt(row: list[str]) -> str:

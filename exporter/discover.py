@@ -126,11 +126,13 @@ def resolve_session_arg(
         return candidate
     if candidate.exists():
         raise SessionLookupError(f"{session!r} is not a file")
-    for scope in (cwd, None):
-        matches = [
-            p for p in session_files(sessions_dir, scope) if id_from_name(p).startswith(session)
-        ]
-        unique = sorted(set(matches))
+    scopes = {scope: sorted(set(session_files(sessions_dir, scope))) for scope in (cwd, None)}
+    for files in scopes.values():  # a whole id first, anywhere: "notes" beside "notes2"
+        exact = [p for p in files if id_from_name(p) == session]
+        if len(exact) == 1:
+            return exact[0]
+    for files in scopes.values():
+        unique = [p for p in files if id_from_name(p).startswith(session)]
         if len(unique) == 1:
             return unique[0]
         if len(unique) > 1:

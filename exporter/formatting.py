@@ -146,16 +146,18 @@ def _visible_control(match: re.Match[str]) -> str:
 
 #: Unicode tag characters (U+E0000-E007F) draw nothing, yet a model reads them as the ASCII
 #: they shadow: "ASCII smuggling" hides instructions in a prompt or a tool's output. A run of
-#: them is shown decoded; the one real use, a subdivision flag (🏴 + tags + cancel tag, the
-#: flag of England), is kept.
+#: them is shown decoded; the one real use is kept: the three subdivision flags systems draw
+#: (🏴 + "gbeng"/"gbsct"/"gbwls" in tags + cancel tag). Any other "flag" could spell a
+#: message five letters at a time.
 _TAG_RUN = re.compile(
-    "\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,12}\U000e007f"
-    "|[\U000e0000-\U000e007f]+"
+    "\U0001f3f4\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063"
+    "\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f|[\U000e0000-\U000e007f]+"
 )
 #: On a page, an entry's ``data-entry-id`` is its exact id (what ``?targetId=`` and the
-#: outline look up), so tag text inside one is left as it is; session text cannot produce
-#: this raw attribute (its quotes are escaped).
-_PAGE_TAG_RUN = re.compile(f'data-entry-id="[^"]*"|{_TAG_RUN.pattern}')
+#: outline look up), so tag text inside one is left as it is. The templates write it first
+#: in its tag, so the match starts with ``<``, which session text never puts on a page raw
+#: (tool output keeps its quotes raw, so ``data-entry-id="`` alone could come from text).
+_PAGE_TAG_RUN = re.compile(f'<(?:article|div) data-entry-id="[^"]*"|{_TAG_RUN.pattern}')
 
 
 def _shadowed(run: str) -> str:
@@ -164,7 +166,7 @@ def _shadowed(run: str) -> str:
 
 def _visible_tags(match: re.Match[str]) -> str:
     run = match.group()
-    if run.startswith(("\U0001f3f4", "data-entry-id=")):
+    if run.startswith(("\U0001f3f4", "<")):
         return run
     # this runs over finished markup (attributes and the JSON block too): escape all of it
     shown = html.escape(_shadowed(run), quote=True).replace("\\", "&#92;")

@@ -7,6 +7,7 @@ turns the parsed values (including ``--secret`` files and ``--env-file`` content
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -147,7 +148,11 @@ def _path_or_value(value: str) -> str:
         return expanded
     if os.path.isdir(expanded):
         raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 2)
-    raise CliError(f"--secret: no such file: {value} (a secret does not start like a path)", 2)
+    raise CliError(
+        f"--secret: no such file: {value} (to remove a secret that starts with / or ~, put "
+        "it in a file, one per line, and pass the file)",
+        2,
+    )
 
 
 def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]:
@@ -209,6 +214,16 @@ def _check_output_path(option: str, path: str) -> None:
 _SESSION_HEADER = re.compile(rb'\s*\{\s*"type"\s*:\s*"session"\s*[,}]')
 
 
+def _header_id(path: Path) -> str | None:
+    """The id in a session file's header line, if it has one."""
+    try:
+        with open(path, "rb") as handle:
+            header = json.loads(handle.readline(1 << 20).removeprefix(b"\xef\xbb\xbf"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return header.get("id") if isinstance(header, dict) else None
+
+
 def is_session_file(path: Path) -> bool:
     """Starts like a Pi session (its header line), as far as a cheap look can tell."""
     if not path.is_file():  # missing, or a FIFO that an open would wait on
@@ -231,10 +246,16 @@ def read_files(
     return [*(("session", s) for s in sessions), *secrets, *env_files]
 
 
-def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str | None]]) -> None:
+def refuse_collisions(
+    outputs: dict[str, Any],
+    inputs: Iterable[tuple[str, str | None]],
+    copy_of: dict[str, str] | None = None,
+) -> None:
     """Outputs are files in existing folders, checked before any work; no output may be an
     input (the session, an --env-file, a --secret file), a Pi session file, or another
-    output (-o and --report naming one file would leave only the report)."""
+    output (-o and --report naming one file would leave only the report). ``copy_of`` names
+    the outputs that are copies of a session (by its id): such an output may replace an
+    earlier copy of that same session (a second `redact` run), never another session."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
     for option, path in named:  # before any work: a big session takes seconds to render
         for kind, source in inputs:
@@ -247,7 +268,9 @@ def refuse_collisions(outputs: dict[str, Any], inputs: Iterable[tuple[str, str |
             raise CliError(f"refusing to overwrite {source} (read with {kind}) with {option}", 1)
         _check_output_path(option, path)
         if is_session_file(Path(path)):  # `export -o` onto one turned a session into HTML
-            raise CliError(f"{option}: refusing to overwrite {path}, a Pi session file", 1)
+            same = copy_of is not None and option in copy_of
+            if not same or _header_id(Path(path)) != copy_of[option]:
+                raise CliError(f"{option}: refusing to overwrite {path}, a Pi session file", 1)
     for index, (option, path) in enumerate(named):
         for other, other_path in named[index + 1 :]:
             if _same_file(path, other_path):
@@ -313,7 +336,9 @@ def redact_command(
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)
     refuse_collisions(
-        {"-o": target, "--report": options.get("report")}, read_files([loaded.path], options)
+        {"-o": target, "--report": options.get("report")},
+        read_files([loaded.path], options),
+        copy_of={"-o": loaded.id},
     )
     from exporter.redact import apply_policy
 

@@ -65,11 +65,20 @@ def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | N
 _WITH_DELETE = {"delete_gist", "dry_run", "token", "api_url"}
 
 
+def _as_typed(param: click.Parameter, value: Any) -> str:
+    """The option as the user typed it: ``--no-redact``, not ``--redact``."""
+    if not isinstance(param, click.Option):
+        return param.human_readable_name
+    if param.is_flag and param.secondary_opts and value is False:
+        return param.secondary_opts[0]
+    return param.opts[0]
+
+
 def _gist_id(value: str) -> str:
     """A gist id, or a gist URL's last part; a blank one is a usage error."""
     context = click.get_current_context()
     given = [
-        param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+        _as_typed(param, context.params.get(param.name or ""))
         for param in context.command.params
         if param.name not in _WITH_DELETE
         and context.get_parameter_source(param.name or "") == ParameterSource.COMMANDLINE
@@ -163,6 +172,7 @@ def share_command(
         refuse_collisions(
             {f"the dry run's {name}": path for name, path in targets.items()},
             read_files([loaded.path], policy_values),
+            copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
         )
         for name, text in files.items():
             atomic_write_text(targets[name], text)

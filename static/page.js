@@ -8,6 +8,7 @@
   function $(sel, el) { return (el || doc).querySelector(sel); }
   function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
   function show(el) { if (el) el.hidden = false; }
+  function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }  // as the page writes them
 
   // Local times (the server wrote UTC). Formatted by hand: Intl costs ~50 ms at start-up.
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
@@ -69,7 +70,7 @@
     var chosen = $("input.flt:checked"), narrowed = chosen && !/^flt-(default|all)$/.test(chosen.id);
     var shown = terms.length || narrowed ? hits.filter(function (r) { return getComputedStyle(r).display !== "none"; }).length : 0;
     status.textContent = terms.length ? shown + " / " + rows.length + " entries match"
-      : narrowed ? shown + " of " + rows.length + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
+      : narrowed ? thousands(shown) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
       : statusText;
   }
   var pending = 0;
@@ -191,8 +192,8 @@
     }
     if (typing) return;
     if (ev.key === "/") { ev.preventDefault(); search.focus(); }
-    else if (ev.key === "t") toggleAll(toggles["toggle-thinking"]);
-    else if (ev.key === "o") toggleAll(toggles["toggle-tools"]);
+    else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
+    else if (ev.key === "o") $("#toggle-tools").click();
   });
 
   // Printing: open what the print stylesheet unfolds (for browsers without ::details-content),

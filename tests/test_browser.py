@@ -997,3 +997,57 @@ def test_printing_cuts_no_diff_line_or_table(
     )
     assert cut == [], cut[:5]
     clean(view)
+
+
+def test_a_deep_link_under_a_narrow_filter_switches_to_all(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """With a script, a link to an entry the filter hides switches the filter to All (so its
+    outline row shows too); the no-script rule that shows a :target must not stop that."""
+    page = view.open(published[BRANCHED])
+    page.click('label[for="flt-user"]')
+    assistant = page.eval_on_selector(
+        "#transcript article.k-assistant[id]", "el => el.id"
+    )  # fmt: skip
+    page.evaluate(f"location.hash = '#{assistant}'")
+    page.wait_for_function("document.getElementById('flt-all').checked")
+    row = page.locator(f'#tree a[href="#{assistant}"]')
+    assert row.is_visible()
+    clean(view)
+
+
+def test_keys_keep_the_toggle_state_right(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED])
+    page.keyboard.press("t")
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "true"
+    page.keyboard.press("o")
+    assert page.get_attribute("#toggle-tools", "aria-pressed") == "true"
+    page.keyboard.press("t")
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
+    clean(view)
+
+
+def test_labeled_filter_shows_every_labeled_entry_it_lists(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Labels on tool results had no badge in the transcript, and under "Labeled" their
+    outline rows pointed at hidden boxes (63 rows listed, 31 entries shown)."""
+    session = load_fixture(BRANCHED)
+    results = [t for t in session.labels if getattr(session.by_id[t], "role", "") == "toolResult"]
+    assert results  # the fixture labels tool results
+    for js in (True, False):
+        page = view.open(published[BRANCHED], js=js)
+        page.click('label[for="flt-labeled"]')
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        targets = page.eval_on_selector_all(
+            "#tree li:not(.sub) > a",
+            "as => as.filter(a => a.parentElement.getClientRects().length)"
+            ".map(a => a.getAttribute('href').slice(1))",
+        )
+        assert len(targets) == len(session.labels)
+        hidden = [t for t in targets if not page.is_visible(f'[id="{t}"]')]
+        assert hidden == [], hidden
+        for target in results:
+            badge = page.locator(f'[data-entry-id="{target}"] .badge.label')
+            assert badge.text_content() == session.labels[target]
+    clean(view)

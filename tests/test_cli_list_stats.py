@@ -584,3 +584,44 @@ def test_list_and_stats_survive_a_latin1_terminal(sessions: dict) -> None:
 def test_list_with_a_missing_sessions_dir_is_an_error(tmp_path: Path) -> None:
     result = run("list", "--all", "--sessions-dir", str(tmp_path / "typo"))
     assert_one_line_error(result, 2, "does not exist")
+
+
+def test_list_ids_resolve_from_any_folder_and_exact_ids_win(
+    tmp_path: Path, build, dump, monkeypatch
+) -> None:
+    """The prefixes were unique only among the sessions listed, but SESSION is looked up in
+    the current folder's project first: listing another project showed a prefix that then
+    named a session of this one. An id that is the start of another (notes, notes2) is
+    found by itself."""
+    root = tmp_path / "sessions"
+    here, there = tmp_path / "here", tmp_path / "there"
+    layout = {here: ["0197aaaa-3333-7000-8000-000000000003", "notes2"],
+              there: ["0197aaaa-1111-7000-8000-000000000001", "notes"]}  # fmt: skip
+    for cwd, ids in layout.items():
+        cwd.mkdir()
+        folder = root / encode_cwd(str(cwd))
+        folder.mkdir(parents=True)
+        for sid in ids:
+            records = [build.header(session_id=sid, cwd=str(cwd)), build.user("u", None, sid)]
+            (folder / f"2025-01-01T00-00-00-000Z_{sid}.jsonl").write_bytes(dump(records))
+    monkeypatch.chdir(here)
+    table = run("list", "--cwd", str(there), "--sessions-dir", str(root)).stdout.splitlines()
+    shown = sorted(line.split()[-1] for line in table[2:])
+    assert shown == ["0197aaaa-1", "notes"]
+    for prefix in shown:
+        found = run("stats", prefix, "--json", "--sessions-dir", str(root))
+        assert found.exit_code == 0, found.stderr
+        assert json.loads(found.stdout)["cwd"] == str(there)
+
+
+def test_a_mistyped_sessions_dir_is_an_error_for_json_too(tmp_path: Path) -> None:
+    result = run("list", "--json", "--sessions-dir", str(tmp_path / "typo"))
+    assert_one_line_error(result, 2, "does not exist")
+
+
+def test_table_columns_count_what_the_terminal_shows() -> None:
+    """A cell with a bidi override prints as ⟨U+202E⟩ (ten columns), measured as one."""
+    from exporter.cli import render_table
+
+    lines = render_table(["a", "b"], [["x\u202ey", "1"], ["plain", "2"]], {1}).splitlines()
+    assert len({len(line) for line in lines}) == 1, lines

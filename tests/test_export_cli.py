@@ -341,6 +341,11 @@ def test_an_output_never_replaces_a_pi_session(
     html = in_tmp / "page.html"
     html.write_text("<p>an old page</p>", encoding="utf-8")  # any other file: replaced
     assert runner.invoke(cli, [command, str(source), "-o", str(html)]).exit_code == 0
+    if command == "redact":  # a second run replaces its own earlier copy of this session
+        first = runner.invoke(cli, [command, str(source), "-o", "copy.jsonl"])
+        again = runner.invoke(cli, [command, str(source), "-o", "copy.jsonl"])
+        default = [runner.invoke(cli, [command, str(source)]) for _ in range(2)]
+        assert [r.exit_code for r in (first, again, *default)] == [0, 0, 0, 0], again.output
 
 
 def test_conflicting_choices_are_usage_errors(runner: CliRunner, in_tmp: Path) -> None:
@@ -366,6 +371,7 @@ def test_a_secret_that_names_no_file_is_an_error(
     result = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret", value])
     assert result.exit_code == 2
     assert_clean_error(result.stderr)
+    assert "put it in a file" in result.stderr or "folder" in result.stderr
     assert not (in_tmp / "out.jsonl").exists()
     (in_tmp / "secrets.txt").write_text("correct-horse-battery\n", encoding="utf-8")
     fine = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret",

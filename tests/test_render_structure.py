@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -78,14 +79,16 @@ def enclosing_entry(element: Element) -> Element | None:
     return next((a for a in element.ancestors() if a.get("data-entry-id") is not None), None)
 
 
-def _squeezed(text: str) -> str:
-    return "".join(text.split())
-
-
 def output_text(element: Element) -> str:
-    """The text of a tool box's output blocks (visible and folded parts, in page order)."""
+    """The text of a tool box's output blocks (visible and folded parts, in page order),
+    joined as the fold split them: inside a line ("N more characters") with nothing
+    between the parts, else with the line break the fold took."""
     blocks = element.find_all(lambda e: e.tag == "pre" and e.has_class("out"))
-    return norm("\n".join(b.text for b in blocks))
+    folds = element.find_all(lambda e: e.tag == "details" and e.has_class("fold"))
+    inside_a_line = any(
+        "characters" in (f.find_all(lambda e: e.tag == "summary")[0].text) for f in folds
+    )
+    return norm(("" if inside_a_line else "\n").join(b.text for b in blocks))
 
 
 def sidebar(page: Page) -> Element:
@@ -275,8 +278,7 @@ def test_results_are_never_cut_silently(name: str) -> None:
             (element,) = page.by_dom_id[link[1:]]
         # what the page shows of it: hidden controls and tag text made visible
         shown = html_module.unescape(show_controls(html_module.escape(full, quote=False)))
-        # a fold may cut inside a line, so compare every character but whitespace
-        assert _squeezed(shown) in _squeezed(output_text(element)), f"{entry.id}: incomplete"
+        assert norm(shown) in output_text(element), f"{entry.id}: output incomplete"
 
 
 @every_fixture
@@ -306,7 +308,7 @@ def test_page_cannot_reach_the_network(name: str) -> None:
 
     # the page's styles, and one inside <noscript> (applied only without a script)
     style, noscript_style = page.all(lambda e: e.tag == "style")
-    assert noscript_style.raw_text == ".entry{content-visibility:visible}"
+    assert noscript_style.raw_text.startswith(".entry{content-visibility:visible}")
     assert policy == {  # the whole policy: no directive may go missing or loosen
         "default-src": ["'none'"],
         "img-src": ["data:"],
@@ -1189,7 +1191,8 @@ def test_one_long_line_folds_inside_itself(
     """Folding counted lines only: one line of minified code (250 KB, no newline) was shown
     whole, screens of wrapped text before the conversation went on. Now a few thousand
     characters show and the rest is in the fold, every character kept."""
-    from exporter.render.tools import VISIBLE_CHARS, build_tool_view
+    from exporter.render.folding import VISIBLE_CHARS
+    from exporter.render.tools import build_tool_view
 
     call = {"id": "c", "name": tool, "arguments": arguments}
     folded = getattr(build_tool_view(call, _tool_result(result)), part)
@@ -1244,3 +1247,78 @@ def test_hidden_tag_text_is_shown_decoded() -> None:
     assert 'please\u27e8hidden tag text: ignore the user <b>"\\\u27e9 summarise' in text
     assert flag in html and not re.search("[\U000e0000-\U000e007e]", html.replace(flag, ""))
     assert not page.all(lambda e: e.tag == "b" and "ignore" in e.text)
+
+
+def test_hidden_tag_text_cannot_pass_as_an_id_or_a_flag() -> None:
+    """Tool output keeps its quotes raw, so it could spell the page's own `data-entry-id="`
+    and have its tag text left alone; and any black flag followed by tags passed as a
+    subdivision flag, five hidden letters at a time."""
+
+    def tags(text: str) -> str:
+        return "".join(chr(0xE0000 + ord(c)) for c in text)
+
+    fake_flags = "".join(f"\U0001f3f4{tags(chunk)}\U000e007f" for chunk in ("ignor", "eall"))
+    output = f'note data-entry-id="{tags("run rm -rf")}" end {fake_flags}'
+    lines = [
+        {"type": "session", "version": 3, "id": "t", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "x"}}]}},
+        {"type": "message", "id": "r", "parentId": "a", "timestamp": "2025-01-01T00:00:02Z",
+         "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash",
+                     "content": [{"type": "text", "text": output}]}},
+    ]  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    html = render_session(parse_session_bytes(data))
+    assert not re.search("[\U000e0000-\U000e007f]", html)
+    text = norm(parse_html(html).entry("r").text)
+    assert "hidden tag text: run rm -rf" in text
+    assert "hidden tag text: ignor" in text and "hidden tag text: eall" in text
+
+
+@pytest.mark.parametrize("tail", [False, True], ids=["head", "tail"])
+@pytest.mark.parametrize(
+    "text",
+    ["a" * 2000 + "\n\n\n\n" + "b" * 3000, "\n" * 600 + "x" * 3000, "x" * 3000 + "\n" + "y" * 1000,
+     "word " * 1200, "é" * 4000, "e\u0301" * 2000, "👩\u200d💻" * 1500,
+     "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f" * 800,
+     "line\n" * 40 + "z" * 5000, "<&>\"'" * 900, "\n".join("q" * n for n in range(120))],
+)  # fmt: skip
+def test_a_fold_joined_again_is_the_text_exactly(text: str, tail: bool) -> None:
+    """The two parts of a fold are the text, every character and line break kept: the
+    first version stripped blank lines at the cut and at the ends of the output. A cut
+    never splits a character sequence (a split flag read as hidden tag text)."""
+    from html import unescape
+
+    from exporter.render.folding import VISIBLE_CHARS, fold_text
+
+    folded = fold_text(text, 12, tail=tail)
+    if folded.hidden is None:
+        assert unescape(str(folded.visible)) == text.rstrip("\n")
+        return
+    parts = [unescape(str(folded.visible)), unescape(str(folded.hidden))]
+    if tail:
+        parts.reverse()
+    joined = ("" if folded.hidden_chars else "\n").join(parts)
+    assert joined == text.rstrip("\n")
+    if folded.hidden_chars:  # inside a line: never inside a grapheme
+        cut = len(parts[0])
+        assert not unicodedata.combining(joined[cut]) and joined[cut - 1] != "\u200d"
+        assert not "\U000e0000" <= joined[cut] <= "\U000e007f"
+        assert len(unescape(str(folded.visible))) <= VISIBLE_CHARS + 20
+
+
+@every_fixture
+def test_every_label_is_a_badge_on_its_entry(name: str) -> None:
+    """A label on a tool result shown beside its call had no badge (32 of 63 labels on
+    pi-branched-4 were only in the outline)."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    for target, label in session.labels.items():
+        if target not in session.by_id:
+            continue
+        (element,) = page.by_entry[target]
+        badges = element.find_all(lambda e: e.has_class("badge") and e.has_class("label"))
+        own = [b for b in badges if b.text.strip() == label]
+        assert own, f"{target}: no badge {label!r}"

@@ -381,3 +381,8 @@ def test_a_dry_run_from_pis_sessions_folder_writes_no_second_session(
                    "--sessions-dir", str(tmp_path / "sessions"))  # fmt: skip
     assert result.exit_code == 0, result.output
     assert (tmp_path / f"pi-session-share-{session.stem}.jsonl").is_file()
+
+
+def test_delete_names_the_option_as_typed(fake: FakeGitHub, env: dict) -> None:
+    result = share(fake, "--delete", "abc123", "--no-redact")
+    assert result.exit_code == 1 and "--delete takes no --no-redact" in result.output

@@ -27,13 +27,13 @@ from exporter.entries import (
     as_str,
 )
 from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line
+from exporter.render.folding import fold_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
 from exporter.render.tools import (
     ImageView,
     ToolView,
     build_tool_view,
-    fold_text,
     json_text,
     standalone_result_view,
 )
@@ -235,11 +235,14 @@ def _assistant(
             tool = build_tool_view(
                 block, result if isinstance(result, MessageEntry) else None, builder.show
             )
-            anchor = None
+            anchor = label = None
             if result is not None:  # shown here, so the plan skips its own entry
                 anchor = builder.anchor(result.id)
                 builder.dedupe_output(tool)
-            view.parts.append(Part("tool", tool=tool, tool_entry_anchor=anchor))
+                label = session.labels.get(result.id)
+                if label:  # the "Labeled" filter keeps the message that shows it
+                    view.classes.append("has-labeled")
+            view.parts.append(Part("tool", tool=tool, tool_entry_anchor=anchor, tool_label=label))
         elif kind == "image":
             view.parts.extend(_images_of([block]))
         else:

@@ -18,6 +18,7 @@ class Part:
     tool: ToolView | None = None
     image: ImageView | None = None
     tool_entry_anchor: str | None = None
+    tool_label: str | None = None  # the label on the result shown with the call
     redacted: bool = False
     name: str = ""
 

@@ -2,7 +2,7 @@
 
 Each built-in tool (bash, read, write, edit, ls, find, grep) gets a tailored view; any other
 tool shows its name, its arguments as highlighted JSON and its result text. Long text is
-folded, never cut: the hidden part is in the page inside a <details> block.
+folded, never cut (``folding``): the hidden part is in the page inside a <details> block.
 """
 
 from __future__ import annotations
@@ -17,130 +17,14 @@ from typing import Any
 from markupsafe import Markup
 
 from exporter.entries import MessageEntry, as_dict, as_number, as_str
-from exporter.render.markup import highlight_lines, language_for_path, safe_image_src
+from exporter.render.folding import Folded, fold, fold_code, fold_text
+from exporter.render.markup import language_for_path, safe_image_src
 
 BASH_TAIL_LINES = 12
 READ_HEAD_LINES = 12
 GENERIC_HEAD_LINES = 12
 DIFF_FOLD_LINES = 60
 _EXIT_CODE = re.compile(r"(?:Command exited with code|exit code:?)\s*(-?\d+)\s*$", re.I)
-
-
-@dataclass(slots=True)
-class Folded:
-    """Some lines of HTML, part visible and part inside a collapsed block."""
-
-    visible: Markup
-    hidden: Markup | None = None
-    hidden_lines: int = 0
-    hidden_first: bool = False  # True: the fold comes before the visible tail (bash output)
-    total_lines: int = 0
-    hidden_chars: int = 0  # > 0: the fold cuts inside a line (minified or one-line output)
-
-    @property
-    def summary(self) -> str:
-        """What the collapsed block holds, for its <summary>."""
-        where = "earlier" if self.hidden_first else "more"
-        if self.hidden_chars:
-            return f"{self.hidden_chars:,} {where} characters"
-        return f"{self.hidden_lines:,} {where} line{'s' if self.hidden_lines != 1 else ''}"
-
-
-def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
-    """Fold escaped/highlighted lines so ``keep`` of them show; nothing is dropped."""
-    total = len(lines)
-    if total <= keep + 3:  # folding away two lines helps nobody
-        return Folded(Markup("\n".join(lines)), total_lines=total)
-    if tail:
-        hidden, visible = lines[: total - keep], lines[total - keep :]
-    else:
-        visible, hidden = lines[:keep], lines[keep:]
-    return Folded(
-        Markup("\n".join(visible)),
-        Markup("\n".join(hidden)),
-        len(hidden),
-        hidden_first=tail,
-        total_lines=total,
-    )
-
-
-# What a fold may show before its <details>: ~30 wrapped lines of a page column. Without
-# it one line of minified JSON or JavaScript (200 KB, no newline) was a screens-long wall.
-VISIBLE_CHARS = 3_000
-_BREAK_BACK = VISIBLE_CHARS // 2  # a cut moves this far to land on a line break ...
-_SPACE_BACK = 200  # ... or this far to land on a space
-
-
-def _visible_span(lines: list[str], keep: int, tail: bool) -> int:
-    """How many characters ``fold`` would show of these raw lines."""
-    shown = lines if len(lines) <= keep + 3 else (lines[-keep:] if tail else lines[:keep])
-    return sum(map(len, shown)) + len(shown) - 1
-
-
-def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
-    """``cut`` moved onto a nearby line break (True) or space, so lines and words stay
-    whole where they can."""
-    for mark, reach in (("\n", _BREAK_BACK), (" ", _SPACE_BACK)):
-        found = text.find(mark, cut, cut + reach) if tail else text.rfind(mark, cut - reach, cut)
-        if found >= 0:
-            return found + 1, mark == "\n"
-    return cut, False
-
-
-def fold_chars(lines: list[str], keep: int, tail: bool) -> Folded | None:
-    """A fold inside a line when the raw lines ``fold`` would show are too long to read
-    through; None when they fit."""
-    if _visible_span(lines, keep, tail) <= VISIBLE_CHARS:
-        return None
-    text = "\n".join(lines)
-    if len(text) <= VISIBLE_CHARS + 500:  # folding away a few hundred characters helps nobody
-        return None
-    cut, whole_lines = _cut_at(text, len(text) - VISIBLE_CHARS if tail else VISIBLE_CHARS, tail)
-    before, after = text[:cut], text[cut:]
-    hidden, visible = (before, after) if tail else (after, before)
-    return Folded(
-        Markup(escape(visible.strip("\n"), quote=False)),
-        Markup(escape(hidden.strip("\n"), quote=False)),
-        hidden.strip("\n").count("\n") + 1,
-        hidden_first=tail,
-        total_lines=len(lines),
-        hidden_chars=0 if whole_lines else len(hidden),
-    )
-
-
-def _raw_lines(text: str) -> list[str]:
-    if not text:
-        return []
-    text = text.rstrip("\r\n")
-    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")  # 7x faster
-
-
-def fold_text(text: str, keep: int, *, tail: bool = False) -> Folded:
-    """Plain text folded by lines, or inside a line when the lines to show are too long."""
-    lines = _raw_lines(text)
-    by_chars = fold_chars(lines, keep, tail)
-    if by_chars is not None:
-        return by_chars
-    return fold([escape(line, quote=False) for line in lines], keep, tail=tail)
-
-
-def fold_code(text: str, language: str | None, keep: int, *, head_only: bool = True) -> Folded:
-    """Highlighted text folded after ``keep`` lines; text too long to show that way (a
-    minified file) is folded inside its line, plain, as ``fold_text`` does."""
-    by_chars = fold_chars(text.split("\n"), keep, False)
-    if by_chars is not None:
-        return by_chars
-    lines = highlight_lines(text, language, keep if head_only else None) if text else []
-    return fold(lines, keep)
-
-
-_LINE_BREAK = re.compile("\r\n|\r|\n")
-
-
-def plain_lines(text: str) -> list[str]:
-    """Escaped lines; a lone ``\r`` (a progress bar redrawing itself) ends a line too, as
-    the browser shows it: folding counted only ``\n``, so 21 redraws stayed unfolded."""
-    return [escape(line, quote=False) for line in _raw_lines(text)]
 
 
 @dataclass(slots=True)

@@ -16,8 +16,9 @@ from typing import Any
 from exporter.entries import DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost
 from exporter.render.entry_views import ENTRY_BUILDERS, outline_text, prompt_preview, unknown_view
+from exporter.render.folding import fold_text
 from exporter.render.model import BranchInfo, EntryView, Item, OutlineRow
-from exporter.render.tools import ToolView, fold_text
+from exporter.render.tools import ToolView
 from exporter.session import Session, parse_time
 from exporter.usage import sum_usage
 

@@ -1,0 +1,154 @@
+"""Long text folded, never cut: what shows before a <details> block and what is inside it.
+
+A fold keeps a few lines in view (the last ones of a command's output, the first of a file)
+and at most ``VISIBLE_CHARS`` characters, so one line of minified code does not become a
+screens-long wall; everything else is in the page, collapsed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from html import escape
+
+from markupsafe import Markup
+
+from exporter.render.markup import highlight_lines
+
+__all__ = ["VISIBLE_CHARS", "Folded", "fold", "fold_chars", "fold_code", "fold_text", "plain_lines"]
+
+
+@dataclass(slots=True)
+class Folded:
+    """Some lines of HTML, part visible and part inside a collapsed block."""
+
+    visible: Markup
+    hidden: Markup | None = None
+    hidden_lines: int = 0
+    hidden_first: bool = False  # True: the fold comes before the visible tail (bash output)
+    total_lines: int = 0
+    hidden_chars: int = 0  # > 0: the fold cuts inside a line (minified or one-line output)
+
+    @property
+    def summary(self) -> str:
+        """What the collapsed block holds, for its <summary>."""
+        where = "earlier" if self.hidden_first else "more"
+        if self.hidden_chars:
+            return f"{self.hidden_chars:,} {where} characters"
+        return f"{self.hidden_lines:,} {where} line{'s' if self.hidden_lines != 1 else ''}"
+
+
+def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
+    """Fold escaped/highlighted lines so ``keep`` of them show; nothing is dropped."""
+    total = len(lines)
+    if total <= keep + 3:  # folding away two lines helps nobody
+        return Folded(Markup("\n".join(lines)), total_lines=total)
+    if tail:
+        hidden, visible = lines[: total - keep], lines[total - keep :]
+    else:
+        visible, hidden = lines[:keep], lines[keep:]
+    return Folded(
+        Markup("\n".join(visible)),
+        Markup("\n".join(hidden)),
+        len(hidden),
+        hidden_first=tail,
+        total_lines=total,
+    )
+
+
+# What a fold may show before its <details>: ~30 wrapped lines of a page column. Without
+# it one line of minified JSON or JavaScript (200 KB, no newline) was a screens-long wall.
+VISIBLE_CHARS = 3_000
+_BREAK_BACK = VISIBLE_CHARS // 2  # a cut moves this far to land on a line break ...
+_SPACE_BACK = 200  # ... or this far to land on a space
+
+
+def _visible_span(lines: list[str], keep: int, tail: bool) -> int:
+    """How many characters ``fold`` would show of these raw lines."""
+    shown = lines if len(lines) <= keep + 3 else (lines[-keep:] if tail else lines[:keep])
+    return sum(map(len, shown)) + len(shown) - 1
+
+
+#: Characters that belong to the one before them: a cut between the two would split what
+#: the reader sees as one character (an accent, an emoji sequence, a subdivision flag, whose
+#: halves would then read as hidden tag text).
+_JOINED = re.compile("[\u0300-\u036f\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0000-\U000e007f]")
+
+
+def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
+    """``cut`` moved onto a nearby line start (True) or after a space, so lines and words
+    stay whole where they can, and never inside a character sequence."""
+    for mark, reach in (("\n", _BREAK_BACK), (" ", _SPACE_BACK)):
+        if tail:  # from just before the cut: a cut at a line start stays there
+            found = text.find(mark, cut - 1, cut + reach)
+        else:
+            found = text.rfind(mark, cut - reach, cut)
+        if found >= 0:
+            return found + 1, mark == "\n"
+    while 0 < cut < len(text) and (
+        _JOINED.match(text, cut) or text[cut - 1] == "\u200d" or unicodedata.combining(text[cut])
+    ):
+        cut -= 1
+    return cut, False
+
+
+def fold_chars(lines: list[str], keep: int, tail: bool) -> Folded | None:
+    """A fold inside a line when the raw lines ``fold`` would show are too long to read
+    through; None when they fit. Joined again, the two parts are the text exactly (with
+    the one line break between them when the cut is at a line start)."""
+    if _visible_span(lines, keep, tail) <= VISIBLE_CHARS:
+        return None
+    text = "\n".join(lines)
+    if len(text) <= VISIBLE_CHARS + 500:  # folding away a few hundred characters helps nobody
+        return None
+    cut, whole_lines = _cut_at(text, len(text) - VISIBLE_CHARS if tail else VISIBLE_CHARS, tail)
+    before, after = text[:cut], text[cut:]
+    if whole_lines:
+        before = before[:-1]  # the line break is the gap between the two blocks
+    hidden, visible = (before, after) if tail else (after, before)
+    if not hidden.strip() or not visible:  # nothing worth a fold (blank lines only)
+        return None
+    return Folded(
+        Markup(escape(visible, quote=False)),
+        Markup(escape(hidden, quote=False)),
+        hidden.count("\n") + 1,
+        hidden_first=tail,
+        total_lines=len(lines),
+        hidden_chars=0 if whole_lines else len(hidden),
+    )
+
+
+def _raw_lines(text: str) -> list[str]:
+    if not text:
+        return []
+    text = text.rstrip("\r\n")
+    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")  # 7x faster
+
+
+def fold_text(text: str, keep: int, *, tail: bool = False) -> Folded:
+    """Plain text folded by lines, or inside a line when the lines to show are too long."""
+    lines = _raw_lines(text)
+    by_chars = fold_chars(lines, keep, tail)
+    if by_chars is not None:
+        return by_chars
+    return fold([escape(line, quote=False) for line in lines], keep, tail=tail)
+
+
+def fold_code(text: str, language: str | None, keep: int, *, head_only: bool = True) -> Folded:
+    """Highlighted text folded after ``keep`` lines; text too long to show that way (a
+    minified file) is folded inside its line, plain, as ``fold_text`` does."""
+    by_chars = fold_chars(text.split("\n"), keep, False)
+    if by_chars is not None:
+        return by_chars
+    lines = highlight_lines(text, language, keep if head_only else None) if text else []
+    return fold(lines, keep)
+
+
+_LINE_BREAK = re.compile("\r\n|\r|\n")
+
+
+def plain_lines(text: str) -> list[str]:
+    """Escaped lines; a lone ``\r`` (a progress bar redrawing itself) ends a line too, as
+    the browser shows it: folding counted only ``\n``, so 21 redraws stayed unfolded."""
+    return [escape(line, quote=False) for line in _raw_lines(text)]
