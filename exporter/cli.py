@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import importlib
 import io
-import itertools
 import json
 import math
 import os
 import sys
-import unicodedata
-from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -24,26 +21,16 @@ import click
 from exporter import __version__
 from exporter.discover import (
     SessionLookupError,
-    id_from_name,
     resolve_session_arg,
-    scan_summary,
-    session_files,
-    sessions_root,
 )
 from exporter.formatting import (
     escape_surrogates,
-    fmt_cost,
-    fmt_datetime,
-    fmt_duration,
-    fmt_int,
     json_safe_for_terminal,
-    one_line,
     terminal_text,
 )
 from exporter.jsonl_in import allow_long_integers
 from exporter.loader import SessionFormatError, load_session
 from exporter.session import Session
-from exporter.usage import compute_stats, usage_rows
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,6 +49,8 @@ class CliError(click.ClickException):
 # Commands in their own modules, imported only when used: `export` must not pay for
 # `requests` or `huggingface_hub` at start-up.
 LAZY_COMMANDS = {
+    "list": ("exporter.inspect_cli", "list_command"),
+    "stats": ("exporter.inspect_cli", "stats_command"),
     "export": ("exporter.export_cli", "export_command"),
     "redact": ("exporter.redact_cli", "redact_command"),
     "share": ("exporter.share_cli", "share_command"),
@@ -244,228 +233,6 @@ def cli() -> None:
     """Export, inspect and share Pi coding-agent sessions."""
 
 
-# --- list ---------------------------------------------------------------------------------
-
-
-@cli.command("list")
-@click.option("--cwd", "cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
-@click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
-@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
-def list_command(
-    cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool
-) -> None:
-    """List sessions, newest first, without parsing every message."""
-    if cwd and all_projects:
-        raise CliError("use either --cwd or --all", 1)
-    scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
-    root = sessions_root(sessions_dir)
-    if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
-        raise CliError(f"--sessions-dir: {root} does not exist", 2)
-    summaries = [scan_summary(p) for p in session_files(sessions_dir, scope)]
-    summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
-    if as_json:
-        for summary in summaries:
-            echo_json(summary.as_dict())
-        return
-    if not summaries:
-        where = "any project" if scope is None else scope
-        missing = "" if root.is_dir() else f" ({root} does not exist)"
-        click.echo(f"pi-session: no sessions for {where}{missing}", err=True)
-        return
-    # unique among every session, not only those listed: SESSION is looked up in this
-    # folder's project first, then everywhere, so the prefix must name one file anywhere
-    every = [id_from_name(p) for p in session_files(sessions_dir, None)]
-    shortest = dict(zip(every, unique_prefixes(every), strict=True))
-    ids = [shortest.get(i, i) for i in (id_from_name(s.path) for s in summaries)]
-    rows = [
-        [
-            fmt_datetime(s.modified)[:16],
-            one_line(s.title, 48),
-            one_line(s.cwd, 30),
-            fmt_int(s.messages),
-            str(s.branches),
-            fmt_int(s.tokens),
-            fmt_cost(s.cost),
-            short_id,
-        ]
-        for s, short_id in zip(summaries, ids, strict=True)
-    ]
-    headers = ["last activity", "session", "project", "messages", "branches", "tokens", "cost"]
-    headers.append("id")
-    right = {"messages", "branches", "tokens", "cost"}
-    keep = [i for i, h in enumerate(headers) if scope is None or h != "project"]
-    shown = [headers[i] for i in keep]
-    echo_text(
-        render_table(
-            shown,
-            [[r[i] for i in keep] for r in rows],
-            right={n for n, h in enumerate(shown) if h in right},
-        )
-    )
-
-
-def unique_prefixes(ids: list[str], shortest: int = 8) -> list[str]:
-    """Each id cut to the shortest prefix (at least ``shortest``) no other id shares, so
-    what ``list`` shows can be passed back as SESSION. Pi's ids are UUIDv7: sessions
-    started within a minute share their first 8 digits."""
-    ordered = sorted(set(ids))
-    need = {i: len(i) for i, n in Counter(ids).items() if n > 1}  # two files, one id: all of it
-    for before, after in itertools.pairwise(ordered):
-        pairs = enumerate(zip(before, after, strict=False))
-        common = next((n for n, (a, b) in pairs if a != b), min(len(before), len(after)))
-        need[before] = max(need.get(before, 0), common + 1)
-        need[after] = max(need.get(after, 0), common + 1)
-    return [i[: max(shortest, need.get(i, 0))] for i in ids]
-
-
-def display_width(text: str) -> int:
-    """Terminal columns: wide (CJK, emoji) characters take two, combining marks none."""
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
-        for c in text
-    )
-
-
-def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
-    """Aligned columns, measured as the terminal shows them (controls made visible first)."""
-    right = right or set()
-    rows = [[terminal_text(str(cell)) for cell in row] for row in rows]
-    widths = [max(display_width(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
-
-    def fmt(row: list[str]) -> str:
-        cells = []
-        for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
-            pad = " " * (width - display_width(str(cell)))
-            cells.append(f"{pad}{cell}" if i in right else f"{cell}{pad}")
-        return "  ".join(cells).rstrip()
-
-    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
-    lines += [fmt(r) for r in rows]
-    return "\n".join(lines)
-
-
-# --- stats --------------------------------------------------------------------------------
-
-
-def stats_document(session: Session) -> dict[str, Any]:
-    """The `stats --json` object; later tools and checks rely on these keys."""
-    stats = compute_stats(session)
-    return {
-        "id": session.id,
-        "name": session.name,
-        "title": session.title,
-        "cwd": session.header.cwd,
-        "parent_session": session.header.parent_session,
-        "version": session.version,
-        "path": session.path,
-        "entries": len(session.entries),
-        "leaf_id": session.leaf_id,
-        "active_path": session.active_path,
-        "branches": len(stats.branches),
-        "forks": len(session.fork_ids),
-        "labels": dict(session.labels),
-        "started": stats.started.isoformat() if stats.started else None,
-        "ended": stats.ended.isoformat() if stats.ended else None,
-        "duration_seconds": stats.duration_seconds,
-        "models": stats.models_used,
-        "messages": dict(stats.roles),
-        "compactions": stats.compactions,
-        "branch_summaries": stats.branch_summaries,
-        "custom_messages": stats.custom_messages,
-        "errors": stats.errors,
-        "aborted": stats.aborted,
-        "usage": {
-            "all": stats.all.as_dict(),
-            "active_path": stats.active_path.as_dict(),
-            "by_model": [{"model": m, **u.as_dict()} for m, u in stats.by_model_all],
-            "by_model_active_path": [{"model": m, **u.as_dict()} for m, u in stats.by_model_path],
-            "by_branch": [
-                {
-                    "leaf_id": b.branch.leaf_id,
-                    "fork_id": b.branch.fork_id,
-                    "active": b.branch.is_active,
-                    "entries": b.entries,
-                    "first_prompt": b.first_prompt,
-                    "last_activity": b.last_activity.isoformat() if b.last_activity else None,
-                    **b.usage.as_dict(),
-                }
-                for b in stats.branches
-            ],
-        },
-        "tools": {name: {"calls": t.calls, "errors": t.errors} for name, t in stats.tools.items()},
-        "diagnostics": [d.as_dict() for d in session.diagnostics],
-    }
-
-
-USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
-
-
-@cli.command("stats")
-@session_argument
-@click.option("--leaf", help="Entry id (or unique prefix) to treat as the active leaf.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def stats_command(
-    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None, as_json: bool
-) -> None:
-    """Header facts and usage tables: this path vs all branches, per model, branch and tool."""
-    loaded = open_session(session, demo, sessions_dir, leaf)
-    if as_json:
-        echo_json(stats_document(loaded), indent=2)
-        return
-    stats = compute_stats(loaded)
-    numeric = {1, 2, 3, 4, 5, 6}
-    lines = [
-        f"{loaded.title}",
-        f"  id        {loaded.id}  (file v{loaded.version})",
-        f"  project   {loaded.header.cwd or 'unknown'}",
-        f"  started   {fmt_datetime(stats.started)}",
-        f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
-        f"  models    {', '.join(stats.models_used) or 'none'}",
-        f"  entries   {fmt_int(len(loaded.entries))}, messages "
-        + ", ".join(f"{n} {r}" for r, n in stats.roles.most_common()),
-        f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
-        f"{stats.compactions}, branch summaries {stats.branch_summaries}, custom messages "
-        f"{stats.custom_messages}, labels {stats.labels}, errors {stats.errors}, "
-        f"aborted {stats.aborted}",
-        "",
-        "Usage on this path (root → leaf)",
-        render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),
-        "",
-        "Usage on all branches",
-        render_table(USAGE_HEADERS, usage_rows(stats.by_model_all, "total"), numeric),
-        "",
-        "Branches",
-        render_table(
-            ["", "leaf", "forks at", "entries", "tokens", "cost", "first prompt"],
-            [
-                [
-                    "*" if b.branch.is_active else "",
-                    b.branch.leaf_id[:10],
-                    (b.branch.fork_id or "root")[:10],
-                    fmt_int(b.entries),
-                    fmt_int(b.usage.total_tokens),
-                    fmt_cost(b.usage.cost),
-                    one_line(b.first_prompt, 50),
-                ]
-                for b in stats.branches
-            ],
-            {3, 4, 5},
-        ),
-    ]
-    if stats.tools:
-        lines += [
-            "",
-            "Tools",
-            render_table(
-                ["tool", "calls", "errors"],
-                [[n, fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()],
-                {1, 2},
-            ),
-        ]
-    echo_text("\n".join(lines))
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     allow_long_integers()  # for rendering and writing them, not only loading
@@ -476,4 +243,4 @@ def main(argv: list[str] | None = None) -> None:
     cli.main(args=argv, prog_name="pi-session")
 
 
-__all__ = ["CliError", "cli", "main", "open_session", "session_argument", "stats_document"]
+__all__ = ["CliError", "cli", "main", "open_session", "session_argument"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from datetime import datetime
 from operator import methodcaller
 
@@ -240,3 +241,29 @@ def _has_hidden_controls(data: bytes) -> bool:
         or _BIDI_UTF8.search(data) is not None
         or _TAG_UTF8.search(data) is not None
     )
+
+
+def display_width(text: str) -> int:
+    """Terminal columns: wide (CJK, emoji) characters take two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
+def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
+    """Aligned columns, measured as the terminal shows them (controls made visible first)."""
+    right = right or set()
+    rows = [[terminal_text(str(cell)) for cell in row] for row in rows]
+    widths = [max(display_width(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
+
+    def fmt(row: list[str]) -> str:
+        cells = []
+        for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
+            pad = " " * (width - display_width(str(cell)))
+            cells.append(f"{pad}{cell}" if i in right else f"{cell}{pad}")
+        return "  ".join(cells).rstrip()
+
+    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)

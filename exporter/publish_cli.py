@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url, render_table
+from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
 from exporter.discover import resolve_session_arg, scan_summary, session_files
-from exporter.formatting import fmt_int, plural
+from exporter.formatting import fmt_int, plural, render_table
 from exporter.fsutil import atomic_write_text
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts

@@ -542,7 +542,7 @@ def test_list_columns_line_up_with_wide_characters(
 
 def _columns(line: str) -> list[str]:
     """The terminal columns of a line: a wide character fills two (its second is "")."""
-    from exporter.cli import display_width
+    from exporter.formatting import display_width
 
     out: list[str] = []
     for char in line:
@@ -621,7 +621,7 @@ def test_a_mistyped_sessions_dir_is_an_error_for_json_too(tmp_path: Path) -> Non
 
 def test_table_columns_count_what_the_terminal_shows() -> None:
     """A cell with a bidi override prints as ⟨U+202E⟩ (ten columns), measured as one."""
-    from exporter.cli import render_table
+    from exporter.formatting import render_table
 
     lines = render_table(["a", "b"], [["x\u202ey", "1"], ["plain", "2"]], {1}).splitlines()
     assert len({len(line) for line in lines}) == 1, lines

@@ -19,8 +19,8 @@ from conftest import PI_ENTRY_TYPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exporter.cli import stats_document
 from exporter.discover import scan_summary
+from exporter.inspect_cli import stats_document
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.session import Session

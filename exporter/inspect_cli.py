@@ -1,0 +1,232 @@
+"""`pi-session list` and `pi-session stats`: sessions at a glance, and one session's facts
+and usage tables (this path vs all branches, per model, branch and tool).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections import Counter
+from typing import Any
+
+import click
+
+from exporter.cli import (
+    SESSIONS_DIR_HELP,
+    CliError,
+    echo_json,
+    echo_text,
+    open_session,
+    session_argument,
+)
+from exporter.discover import (
+    id_from_name,
+    scan_summary,
+    session_files,
+    sessions_root,
+)
+from exporter.formatting import (
+    fmt_cost,
+    fmt_datetime,
+    fmt_duration,
+    fmt_int,
+    one_line,
+    render_table,
+)
+from exporter.session import Session
+from exporter.usage import compute_stats, usage_rows
+
+# --- list ---------------------------------------------------------------------------------
+
+
+@click.command("list")
+@click.option("--cwd", "cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
+@click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
+@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+def list_command(
+    cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool
+) -> None:
+    """List sessions, newest first, without parsing every message."""
+    if cwd and all_projects:
+        raise CliError("use either --cwd or --all", 1)
+    scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
+    root = sessions_root(sessions_dir)
+    if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
+        raise CliError(f"--sessions-dir: {root} does not exist", 2)
+    summaries = [scan_summary(p) for p in session_files(sessions_dir, scope)]
+    summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
+    if as_json:
+        for summary in summaries:
+            echo_json(summary.as_dict())
+        return
+    if not summaries:
+        where = "any project" if scope is None else scope
+        missing = "" if root.is_dir() else f" ({root} does not exist)"
+        click.echo(f"pi-session: no sessions for {where}{missing}", err=True)
+        return
+    # unique among every session, not only those listed: SESSION is looked up in this
+    # folder's project first, then everywhere, so the prefix must name one file anywhere
+    every = [id_from_name(p) for p in session_files(sessions_dir, None)]
+    shortest = dict(zip(every, unique_prefixes(every), strict=True))
+    ids = [shortest.get(i, i) for i in (id_from_name(s.path) for s in summaries)]
+    rows = [
+        [
+            fmt_datetime(s.modified)[:16],
+            one_line(s.title, 48),
+            one_line(s.cwd, 30),
+            fmt_int(s.messages),
+            str(s.branches),
+            fmt_int(s.tokens),
+            fmt_cost(s.cost),
+            short_id,
+        ]
+        for s, short_id in zip(summaries, ids, strict=True)
+    ]
+    headers = ["last activity", "session", "project", "messages", "branches", "tokens", "cost"]
+    headers.append("id")
+    right = {"messages", "branches", "tokens", "cost"}
+    keep = [i for i, h in enumerate(headers) if scope is None or h != "project"]
+    shown = [headers[i] for i in keep]
+    echo_text(
+        render_table(
+            shown,
+            [[r[i] for i in keep] for r in rows],
+            right={n for n, h in enumerate(shown) if h in right},
+        )
+    )
+
+
+def unique_prefixes(ids: list[str], shortest: int = 8) -> list[str]:
+    """Each id cut to the shortest prefix (at least ``shortest``) no other id shares, so
+    what ``list`` shows can be passed back as SESSION. Pi's ids are UUIDv7: sessions
+    started within a minute share their first 8 digits."""
+    ordered = sorted(set(ids))
+    need = {i: len(i) for i, n in Counter(ids).items() if n > 1}  # two files, one id: all of it
+    for before, after in itertools.pairwise(ordered):
+        pairs = enumerate(zip(before, after, strict=False))
+        common = next((n for n, (a, b) in pairs if a != b), min(len(before), len(after)))
+        need[before] = max(need.get(before, 0), common + 1)
+        need[after] = max(need.get(after, 0), common + 1)
+    return [i[: max(shortest, need.get(i, 0))] for i in ids]
+
+
+# --- stats --------------------------------------------------------------------------------
+
+
+def stats_document(session: Session) -> dict[str, Any]:
+    """The `stats --json` object; later tools and checks rely on these keys."""
+    stats = compute_stats(session)
+    return {
+        "id": session.id,
+        "name": session.name,
+        "title": session.title,
+        "cwd": session.header.cwd,
+        "parent_session": session.header.parent_session,
+        "version": session.version,
+        "path": session.path,
+        "entries": len(session.entries),
+        "leaf_id": session.leaf_id,
+        "active_path": session.active_path,
+        "branches": len(stats.branches),
+        "forks": len(session.fork_ids),
+        "labels": dict(session.labels),
+        "started": stats.started.isoformat() if stats.started else None,
+        "ended": stats.ended.isoformat() if stats.ended else None,
+        "duration_seconds": stats.duration_seconds,
+        "models": stats.models_used,
+        "messages": dict(stats.roles),
+        "compactions": stats.compactions,
+        "branch_summaries": stats.branch_summaries,
+        "custom_messages": stats.custom_messages,
+        "errors": stats.errors,
+        "aborted": stats.aborted,
+        "usage": {
+            "all": stats.all.as_dict(),
+            "active_path": stats.active_path.as_dict(),
+            "by_model": [{"model": m, **u.as_dict()} for m, u in stats.by_model_all],
+            "by_model_active_path": [{"model": m, **u.as_dict()} for m, u in stats.by_model_path],
+            "by_branch": [
+                {
+                    "leaf_id": b.branch.leaf_id,
+                    "fork_id": b.branch.fork_id,
+                    "active": b.branch.is_active,
+                    "entries": b.entries,
+                    "first_prompt": b.first_prompt,
+                    "last_activity": b.last_activity.isoformat() if b.last_activity else None,
+                    **b.usage.as_dict(),
+                }
+                for b in stats.branches
+            ],
+        },
+        "tools": {name: {"calls": t.calls, "errors": t.errors} for name, t in stats.tools.items()},
+        "diagnostics": [d.as_dict() for d in session.diagnostics],
+    }
+
+
+USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
+
+
+@click.command("stats")
+@session_argument
+@click.option("--leaf", help="Entry id (or unique prefix) to treat as the active leaf.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def stats_command(
+    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None, as_json: bool
+) -> None:
+    """Header facts and usage tables: this path vs all branches, per model, branch and tool."""
+    loaded = open_session(session, demo, sessions_dir, leaf)
+    if as_json:
+        echo_json(stats_document(loaded), indent=2)
+        return
+    stats = compute_stats(loaded)
+    numeric = {1, 2, 3, 4, 5, 6}
+    lines = [
+        f"{loaded.title}",
+        f"  id        {loaded.id}  (file v{loaded.version})",
+        f"  project   {loaded.header.cwd or 'unknown'}",
+        f"  started   {fmt_datetime(stats.started)}",
+        f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
+        f"  models    {', '.join(stats.models_used) or 'none'}",
+        f"  entries   {fmt_int(len(loaded.entries))}, messages "
+        + ", ".join(f"{n} {r}" for r, n in stats.roles.most_common()),
+        f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
+        f"{stats.compactions}, branch summaries {stats.branch_summaries}, custom messages "
+        f"{stats.custom_messages}, labels {stats.labels}, errors {stats.errors}, "
+        f"aborted {stats.aborted}",
+        "",
+        "Usage on this path (root → leaf)",
+        render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),
+        "",
+        "Usage on all branches",
+        render_table(USAGE_HEADERS, usage_rows(stats.by_model_all, "total"), numeric),
+        "",
+        "Branches",
+        render_table(
+            ["", "leaf", "forks at", "entries", "tokens", "cost", "first prompt"],
+            [
+                [
+                    "*" if b.branch.is_active else "",
+                    b.branch.leaf_id[:10],
+                    (b.branch.fork_id or "root")[:10],
+                    fmt_int(b.entries),
+                    fmt_int(b.usage.total_tokens),
+                    fmt_cost(b.usage.cost),
+                    one_line(b.first_prompt, 50),
+                ]
+                for b in stats.branches
+            ],
+            {3, 4, 5},
+        ),
+    ]
+    if stats.tools:
+        lines += [
+            "",
+            "Tools",
+            render_table(
+                ["tool", "calls", "errors"],
+                [[n, fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()],
+                {1, 2},
+            ),
+        ]
+    echo_text("\n".join(lines))
