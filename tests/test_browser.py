@@ -375,6 +375,13 @@ def test_message_headings_stay_below_the_page_outline(
     page = view.open(published[SAMPLER])
     assert page.locator(".md h1, .md h2, .md h3").count() == 0
     assert page.locator("h1").count() == 1
+    # each entry is an h3 (a screen reader steps from message to message by heading), so
+    # the page goes h1 > h2 > h3 > h4 (a message's own headings) without skipping a level
+    articles = page.locator("#transcript article.entry:not(.k-marker)")
+    assert (
+        page.locator("#transcript article.entry:not(.k-marker) > header > h3").count()
+        == articles.count()
+    )
     assert page.is_hidden(".keys") is False  # the shortcuts line: shown with the script
     no_js = view.open(published[SAMPLER], js=False)
     assert no_js.is_hidden(".keys")  # and hidden when there is no script to answer them
