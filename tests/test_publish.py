@@ -877,3 +877,56 @@ def test_the_site_survives_a_failed_copy_and_an_unreadable_manifest(
     broken = CliRunner().invoke(cli, ["publish", REPO_ID, *one])
     assert broken.exit_code == 0, broken.output
     assert len(session_pages()) == 8  # the other sessions come from the tree, not the manifest
+
+
+def test_kept_copies_are_checked_pruned_and_shared_with_dry_runs(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
+) -> None:
+    """The other sessions' published copies are kept between runs. A copy edited by hand
+    went into the site as it was; copies of sessions deleted from the dataset were kept
+    forever; and a dry run downloaded every copy again into a scratch folder."""
+    from huggingface_hub import CommitOperationDelete, HfApi
+
+    assert publish(fake_hub, small, "--html").exit_code == 0
+    one = [str(small.files[6]), "--endpoint", fake_hub.url, "--token", TOKEN]
+
+    def copies_asked() -> set[str]:
+        return {r.split("/resolve/", 1)[1].split("/", 1)[1]
+                for r in fake_hub.routes(None, r"/resolve/.*sessions/")}  # fmt: skip
+
+    def run(*extra: str) -> Result:
+        fake_hub.clear_requests()
+        result = CliRunner().invoke(cli, ["publish", REPO_ID, *one, *extra])
+        assert result.exit_code == 0, result.output
+        return result
+
+    run()
+    assert len(copies_asked()) == 7
+    (index,) = (tmp_path / "cache").rglob("copies.json")
+    kept = json.loads(index.read_text(encoding="utf-8"))
+    edited = index.parent / sorted(kept)[0]
+    edited.write_bytes(edited.read_bytes().replace(b"question", b"QUESTION"))
+    run()
+    assert copies_asked() == {sorted(kept)[0]}  # the edited copy was fetched again
+    assert b"QUESTION" not in edited.read_bytes()
+    run("--dry-run")
+    assert copies_asked() == set()  # a dry run uses the kept copies
+    deleted = sorted(kept)[1]
+    HfApi(endpoint=fake_hub.url, token=TOKEN).create_commit(
+        REPO_ID, [CommitOperationDelete(deleted)], commit_message="rm", repo_type="dataset"
+    )
+    run()
+    assert deleted not in json.loads(index.read_text(encoding="utf-8"))
+    assert not (index.parent / deleted).exists()
+
+
+def test_a_copy_path_that_leaves_the_cache_is_never_written(tmp_path: Path) -> None:
+    from exporter.publish.hub_plan import RemoteFile, RemoteState, remote_copies
+
+    remote = RemoteState(files={"sessions/../../escape.jsonl": RemoteFile(3, "x"),
+                                "sessions/2025-01/ok.jsonl": RemoteFile(3, "y")})  # fmt: skip
+    folder = tmp_path / "cache" / "copies"
+    copies, missing = remote_copies(sorted(remote.files), remote, folder, lambda p: b"{}\n")
+    assert missing == ["sessions/../../escape.jsonl"]
+    assert copies == [folder / "sessions/2025-01/ok.jsonl"]
+    assert not (tmp_path / "escape.jsonl").exists()

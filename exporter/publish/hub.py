@@ -9,6 +9,7 @@ commit them in a chain (``parent_commit``), so a concurrent publisher is detecte
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -131,6 +132,13 @@ def _commit_all(
     return heads
 
 
+def _scratch_copy(folder: Path, scratch: Path) -> Path:
+    """``folder`` copied to ``scratch`` (an empty ``scratch`` when there is none yet)."""
+    if folder.is_dir():
+        shutil.copytree(folder, scratch, symlinks=True)
+    return scratch
+
+
 def _published_elsewhere(
     remote: RemoteState, sources: list[Source], prune: bool, failed: set[Path]
 ) -> list[str]:
@@ -186,11 +194,8 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         # A dataset with a site keeps it in step, or pages of pruned sessions, or of sessions
         # re-published with more redacted, would stay as they were.
         if req.html or has_html:
-            copies_dir = (
-                Path(tmp) / "copies"
-                if req.dry_run
-                else copies_cache_dir(repo.endpoint, req.repo_id)
-            )
+            # a dry run uses the kept copies too: they are a local cache, not the dataset
+            copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
             outside = _published_elsewhere(remote, sources, req.prune, failed)
             copies, missing = remote_copies(
                 outside,
@@ -206,11 +211,9 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             else:
                 if not req.html:
                     notify("the dataset has an html/ site: rebuilding it too")
-                site = (
-                    Path(tmp) / "site"
-                    if req.dry_run
-                    else html_cache_dir(repo.endpoint, req.repo_id)
-                )
+                site = html_cache_dir(repo.endpoint, req.repo_id)
+                if req.dry_run:  # a copy of the kept site: only what changed is rendered
+                    site = _scratch_copy(site, Path(tmp) / "site")
                 files = [s.path for s in sources if s.path not in failed] + copies
                 build_html(files, site, policy, key, jobs=req.jobs, progress=req.progress)
                 ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))

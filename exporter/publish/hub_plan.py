@@ -9,6 +9,7 @@ staging folder by worker processes; a session that fails is reported, never fata
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -365,7 +366,11 @@ def remote_copies(
     """The published copy of each session in ``paths`` (sessions with no file in this run),
     downloaded once per version into ``folder``: the site then shows every session of the
     dataset, not only those this run has files for. Returns the copies and the paths that
-    could not be downloaded (each copy is recorded as it arrives: a re-run resumes)."""
+    could not be downloaded (each copy is recorded as it arrives: a re-run resumes).
+
+    A kept copy is used only while its bytes are the ones downloaded (a copy edited by hand
+    would have gone into the site); copies of sessions no longer in the dataset are deleted,
+    so the cache does not grow forever."""
     index_file = folder / "copies.json"
     try:
         known = json.loads(index_file.read_text(encoding="utf-8"))
@@ -373,11 +378,22 @@ def remote_copies(
         known = {}
     if not isinstance(known, dict):
         known = {}
+    gone = [path for path in known if path not in remote.files]
+    for path in gone:
+        if _stays_inside(path):
+            with contextlib.suppress(OSError, ValueError):
+                (folder / path).unlink(missing_ok=True)  # only a file we recorded writing
+        del known[path]
+    if gone:
+        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
     copies, missing = [], []
     for path in paths:
+        if not _stays_inside(path):  # "sessions/../../x.jsonl" from a hostile endpoint
+            missing.append(path)
+            continue
         target = folder / path
         oid = remote.files[path].oid
-        if known.get(path) != oid or not target.is_file():
+        if not _kept_copy_is(known.get(path), oid, target):
             try:
                 data = download(path)
             except PublishError:
@@ -385,10 +401,26 @@ def remote_copies(
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(target, data)
-            known[path] = oid
+            known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
             atomic_write_text(index_file, json.dumps(known, sort_keys=True))
         copies.append(target)
     return copies, missing
+
+
+def _stays_inside(path: str) -> bool:
+    """A repo path that, joined to a local folder, stays inside it."""
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts
+
+
+def _kept_copy_is(record: Any, oid: str | None, target: Path) -> bool:
+    """The kept copy is this version (``oid``) and still the bytes that were downloaded."""
+    if not isinstance(record, dict) or record.get("oid") != oid:
+        return False
+    try:
+        return hashlib.sha256(target.read_bytes()).hexdigest() == record.get("sha256")
+    except OSError:
+        return False
 
 
 def build_html(
