@@ -8,6 +8,7 @@ the small parts it needs (usage objects, the first prompt, names) instead of eve
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import re
@@ -102,6 +103,22 @@ def id_from_name(path: Path) -> str:
     return path.stem.rsplit("_", 1)[-1] or path.stem
 
 
+def _with_id_anywhere(root: Path, session_id: str) -> list[Path]:
+    """Session files, in any project, whose name carries exactly this id: found by name
+    (no stat of every session), so a whole id wins over a longer one that starts with it."""
+    if not session_id or "/" in session_id or not root.is_dir():
+        return []
+    name = glob.escape(session_id)
+    found = {
+        os.path.realpath(p): p
+        for pattern in (f"*_{name}.jsonl", f"{name}.jsonl")
+        for folder in ("", "*/")
+        for p in root.glob(folder + pattern)
+        if id_from_name(p) == session_id and p.is_file()
+    }
+    return list(found.values())
+
+
 def resolve_session_arg(
     session: str | None,
     *,
@@ -126,12 +143,16 @@ def resolve_session_arg(
         return candidate
     if candidate.exists():
         raise SessionLookupError(f"{session!r} is not a file")
-    scopes = {scope: sorted(set(session_files(sessions_dir, scope))) for scope in (cwd, None)}
-    for files in scopes.values():  # a whole id first, anywhere: "notes" beside "notes2"
-        exact = [p for p in files if id_from_name(p) == session]
-        if len(exact) == 1:
-            return exact[0]
-    for files in scopes.values():
+    here = session_files(sessions_dir, cwd)
+    exact = [p for p in here if id_from_name(p) == session]
+    if len(exact) == 1:
+        return exact[0]
+    exact = _with_id_anywhere(sessions_root(sessions_dir), session)  # "notes" beside "notes2"
+    if len(exact) == 1:
+        return exact[0]
+    for files in (here, None):  # this project first; all of them only when needed
+        if files is None:
+            files = session_files(sessions_dir, None)
         unique = [p for p in files if id_from_name(p).startswith(session)]
         if len(unique) == 1:
             return unique[0]

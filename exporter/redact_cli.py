@@ -218,7 +218,7 @@ def _header_id(path: Path) -> str | None:
     """The id in a session file's header line, if it has one."""
     try:
         with open(path, "rb") as handle:
-            header = json.loads(handle.readline(1 << 20).removeprefix(b"\xef\xbb\xbf"))
+            header = json.loads(handle.readline(1 << 26).removeprefix(b"\xef\xbb\xbf"))
     except (OSError, ValueError, RecursionError):
         return None
     return header.get("id") if isinstance(header, dict) else None
@@ -254,8 +254,10 @@ def refuse_collisions(
     """Outputs are files in existing folders, checked before any work; no output may be an
     input (the session, an --env-file, a --secret file), a Pi session file, or another
     output (-o and --report naming one file would leave only the report). ``copy_of`` names
-    the outputs that are copies of a session (by its id): such an output may replace an
-    earlier copy of that same session (a second `redact` run), never another session."""
+    outputs at the tool's own default names (``<name>.redacted.jsonl``, the dry run's
+    files) with the id of the session they copy: there an earlier copy of that session may
+    be replaced (a second run). A name the user chose never replaces a session file: a copy
+    keeps its session's id, so the id cannot tell a copy from the original or a backup."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
     for option, path in named:  # before any work: a big session takes seconds to render
         for kind, source in inputs:
@@ -338,7 +340,7 @@ def redact_command(
     refuse_collisions(
         {"-o": target, "--report": options.get("report")},
         read_files([loaded.path], options),
-        copy_of={"-o": loaded.id},
+        copy_of={"-o": loaded.id} if output is None else None,  # only at the default name
     )
     from exporter.redact import apply_policy
 

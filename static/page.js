@@ -159,10 +159,11 @@
     if (target) reveal(target, false);
   }
   window.addEventListener("hashchange", function () { reveal(hashId(), true); });
-  // Following an outline link to the hash already in the address bar fires no hashchange.
-  $("#tree").addEventListener("click", function (ev) {
+  // Following a link to the hash already in the address bar fires no hashchange (an outline
+  // row, a label, a "forks at" link, clicked again after a filter change).
+  doc.addEventListener("click", function (ev) {
     var a = ev.target.closest && ev.target.closest("a[href^='#']");
-    if (a && a.getAttribute("href") === location.hash) reveal(hashId(), true);
+    if (a && a.getAttribute("href") === location.hash && !a.matches("a.permalink, a.ts")) reveal(hashId(), true);
   });
   fromLocation();
 

@@ -1058,3 +1058,21 @@ def test_labeled_filter_shows_every_labeled_entry_it_lists(
             badge = page.locator(f'[data-entry-id="{target}"] .badge.label')
             assert badge.text_content() == session.labels[target]
     clean(view)
+
+
+def test_a_link_to_the_current_hash_still_reveals_after_a_filter_change(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """No hashchange fires for a link to the hash already in the address bar: after a new
+    filter hid the entry, clicking its label link again did nothing."""
+    page = view.open(published[BRANCHED])
+    link = page.locator(".bookmarks a").first
+    target = (link.get_attribute("href") or "#")[1:]
+    link.click()
+    page.click('label[for="flt-user"]')
+    page.wait_for_timeout(50)
+    assert not page.is_visible(f'[id="{target}"]')  # the first label is on an assistant entry
+    link.click()
+    page.wait_for_function("document.getElementById('flt-all').checked")
+    assert in_viewport(page, f'[id="{target}"]')
+    clean(view)

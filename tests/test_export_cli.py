@@ -341,11 +341,17 @@ def test_an_output_never_replaces_a_pi_session(
     html = in_tmp / "page.html"
     html.write_text("<p>an old page</p>", encoding="utf-8")  # any other file: replaced
     assert runner.invoke(cli, [command, str(source), "-o", str(html)]).exit_code == 0
-    if command == "redact":  # a second run replaces its own earlier copy of this session
-        first = runner.invoke(cli, [command, str(source), "-o", "copy.jsonl"])
-        again = runner.invoke(cli, [command, str(source), "-o", "copy.jsonl"])
+    if command == "redact":
+        # a second run replaces its own copy at the default name ...
         default = [runner.invoke(cli, [command, str(source)]) for _ in range(2)]
-        assert [r.exit_code for r in (first, again, *default)] == [0, 0, 0, 0], again.output
+        assert [r.exit_code for r in default] == [0, 0], default[1].output
+        # ... but a copy keeps its session's id, so a chosen name that holds the same
+        # session (the original, a backup) is never replaced: a second -o run was, and with
+        # it Pi's own session file once a copy was redacted again onto it
+        backup = in_tmp / "backup.jsonl"
+        backup.write_bytes(source.read_bytes())
+        onto = runner.invoke(cli, [command, str(source), "-o", str(backup), "--no-thinking"])
+        assert onto.exit_code == 1 and backup.read_bytes() == source.read_bytes()
 
 
 def test_conflicting_choices_are_usage_errors(runner: CliRunner, in_tmp: Path) -> None:

@@ -70,10 +70,27 @@ def _visible_span(lines: list[str], keep: int, tail: bool) -> int:
     return sum(map(len, shown)) + len(shown) - 1
 
 
-#: Characters that belong to the one before them: a cut between the two would split what
-#: the reader sees as one character (an accent, an emoji sequence, a subdivision flag, whose
-#: halves would then read as hidden tag text).
-_JOINED = re.compile("[\u0300-\u036f\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0000-\U000e007f]")
+#: Characters that belong to the one before them beyond the Unicode marks (category M): a
+#: cut between the two would split what the reader sees as one character (an emoji
+#: sequence, a subdivision flag whose halves would read as hidden tag text, a Hangul
+#: syllable written as jamo).
+_JOINED = re.compile("[\u200d\ufe00-\ufe0f\u1160-\u11ff\U0001f3fb-\U0001f3ff\U000e0000-\U000e007f]")
+_REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
+
+
+def _inside_a_character(text: str, cut: int) -> bool:
+    """Would a cut before ``text[cut]`` split one user-perceived character?"""
+    if not 0 < cut < len(text):
+        return False
+    after, before = text[cut], text[cut - 1]
+    if before == "\u200d" or _JOINED.match(after) or unicodedata.category(after)[0] == "M":
+        return True
+    if ord(after) in _REGIONAL and ord(before) in _REGIONAL:
+        run = 0  # a cut inside a pair: an odd number of indicators before it in the run
+        while cut - run > 0 and ord(text[cut - run - 1]) in _REGIONAL:
+            run += 1
+        return run % 2 == 1
+    return False
 
 
 def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
@@ -84,11 +101,9 @@ def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
             found = text.find(mark, cut - 1, cut + reach)
         else:
             found = text.rfind(mark, cut - reach, cut)
-        if found >= 0:
+        if found >= 0 and (mark == "\n" or not _inside_a_character(text, found + 1)):
             return found + 1, mark == "\n"
-    while 0 < cut < len(text) and (
-        _JOINED.match(text, cut) or text[cut - 1] == "\u200d" or unicodedata.combining(text[cut])
-    ):
+    while _inside_a_character(text, cut):
         cut -= 1
     return cut, False
 
