@@ -906,6 +906,9 @@ def test_the_theme_button_follows_a_system_change(view: Viewer, published: dict[
 
 def test_toggles_and_filters_report_their_state(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
+    # the radios sit outside their group (the CSS filters need them first in <body>), so
+    # each one says what it filters
+    assert page.get_by_role("radio", name="Filter entries: User only").count() == 1
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
     page.click("#toggle-thinking")
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "true"
