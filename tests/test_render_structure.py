@@ -1133,6 +1133,18 @@ def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
     assert len(few.all(lambda e: e.tag == "details" and e.has_class("branch"))) == 8
 
 
+def _page_with_prompt(text: str) -> str:
+    """The page of a session holding one user message (id "u") with this text."""
+    lines = [
+        {"type": "session", "version": 3, "id": "c", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": text}},
+    ]  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    return render_session(parse_session_bytes(data))
+
+
 @pytest.mark.parametrize(
     ("hidden", "shown"),
     [("\u202e", "\u27e8U+202E\u27e9"), ("\u2067", "\u27e8U+2067\u27e9"),
@@ -1145,14 +1157,7 @@ def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
 def test_each_kind_of_hidden_control_alone_is_shown(hidden: str, shown: str) -> None:
     """One kind per page: the page-wide check looks for each kind separately (a page with
     only a bidi override, or only a C1 control, must still be caught)."""
-    lines = [
-        {"type": "session", "version": 3, "id": "c", "timestamp": "2025-01-01T00:00:00Z",
-         "cwd": "/p"},
-        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
-         "message": {"role": "user", "content": f"before {hidden} after"}},
-    ]  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    html = render_session(parse_session_bytes(data))
+    html = _page_with_prompt(f"before {hidden} after")
     assert f"before {shown} after" in html
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
 
@@ -1233,14 +1238,7 @@ def test_hidden_tag_text_is_shown_decoded() -> None:
     saw. They are shown decoded, escaped like any text; a subdivision flag stays a flag."""
     hidden = "".join(chr(0xE0000 + ord(c)) for c in 'ignore the user <b>"\\')
     flag = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
-    lines = [
-        {"type": "session", "version": 3, "id": "t", "timestamp": "2025-01-01T00:00:00Z",
-         "cwd": "/p"},
-        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
-         "message": {"role": "user", "content": f"please{hidden} summarise {flag}"}},
-    ]  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    html = render_session(parse_session_bytes(data))
+    html = _page_with_prompt(f"please{hidden} summarise {flag}")
     page = parse_html(html)
     (entry,) = page.by_entry["u"]
     text = norm(entry.text)
