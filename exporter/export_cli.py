@@ -12,6 +12,7 @@ import click
 
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
 from exporter.discover import session_files, sessions_root
+from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
@@ -176,7 +177,7 @@ def export_site(
     except SiteError as error:
         raise CliError(str(error), 1) from None
     for path, error in report.failed:
-        click.echo(f"pi-session: warning: {path}: {error}", err=True)
+        click.echo(terminal_text(f"pi-session: warning: {path}: {error}"), err=True)
     click.echo(str(report.index_path))
     click.echo(f"pi-session: {report.summary()}", err=True)
     if open_page:

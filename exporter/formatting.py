@@ -19,6 +19,8 @@ def fmt_cost(value: float) -> str:
     """Dollars with the "$" that Pi's page loses. Under a dollar, three decimals (as Pi
     shows them), so a table's rows still add up to its total ($0.102 + $0.034 = $0.136,
     where cents would read $0.10 + $0.03 = $0.14); sub-cent amounts keep four."""
+    if not abs(value) < 1e12:  # an overflowed sum (1e308) was a 309-digit amount
+        return f"${value:.3g}"
     if value and abs(round(value, 4)) < 0.01:
         return f"${value:,.4f}"
     if value and abs(round(value, 3)) < 1:  # $0.9996 rounds to a dollar: "$1.00"

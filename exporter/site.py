@@ -194,7 +194,9 @@ def _safe_stem(path: str, used: set[str]) -> str:
 def _failed_row(source: str, error: str) -> dict[str, Any]:
     mtime = None
     with contextlib.suppress(OSError):
-        mtime = datetime.fromtimestamp(os.stat(source).st_mtime, timezone.utc).isoformat()
+        mtime = datetime.fromtimestamp(os.stat(source).st_mtime, timezone.utc).isoformat(
+            timespec="milliseconds"
+        )
     return {"file": Path(source).name, "error": error, "last_activity": mtime}
 
 

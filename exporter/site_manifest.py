@@ -147,8 +147,10 @@ def check_folder(out_dir: Path, manifest_path: Path) -> None:
 
 
 def source_id(path: str | os.PathLike[str]) -> str:
-    """Manifest key of a source file: a digest, so a published site holds no local paths."""
-    text = os.path.abspath(path)
+    """Manifest key of a source file: a digest, so a published site holds no local paths.
+    Of its real path: the sessions folder reached through a symlink (a linked ~/.pi) is the
+    same files, not 300 removed and 300 new pages."""
+    text = os.path.realpath(path)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -180,7 +182,14 @@ def is_unchanged(entry: dict[str, Any], source: str, out_dir: Path, key: str) ->
 
 
 def sweep(out_dir: Path, keep: set[Any]) -> None:
-    """Delete pages and temp files no manifest entry owns (left by an interrupted build)."""
+    """Delete pages and temp files no manifest entry owns (left by an interrupted build),
+    and the temp copies of the index and manifest in the site's own folder."""
+    for path in out_dir.iterdir() if out_dir.is_dir() else []:
+        if path.name.startswith((".index.html.", f".{MANIFEST_NAME}.")) and path.name.endswith(
+            ".tmp"
+        ):
+            with contextlib.suppress(OSError):
+                path.unlink()
     for folder in ("sessions", "projects"):
         root = out_dir / folder
         for path in sorted(root.rglob("*")) if root.is_dir() else []:

@@ -23,6 +23,10 @@
     t.textContent = fmt.format(d) + (t.closest(".facts") ? " " + utcOffset(d) : "");
   });
 
+  // On a phone the chart scrolls sideways: start at its newest bars, not a year ago.
+  var chart = $(".chart");
+  if (chart && chart.scrollWidth > chart.clientWidth) chart.scrollLeft = chart.scrollWidth;
+
   var table = $("#session-table");
   if (!table) return;
   var body = table.tBodies[0];

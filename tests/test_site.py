@@ -566,3 +566,61 @@ def test_failed_rows_show_no_numbers_and_sort_last() -> None:
     failed = body[body.index('class="failed"') :]
     failed = failed[: failed.index("</tr>")]
     assert "$0.500" not in failed and failed.count("—") == 4
+
+
+def test_a_wrong_clock_does_not_empty_the_cost_chart() -> None:
+    """One turn dated 2099 made the chart show that day alone and call a year of real cost
+    "not shown"; the window now ends today and says what it leaves out."""
+    from datetime import date
+
+    from exporter.render.index import day_chart
+
+    rows = [{"cost_by_day": {"2026-11-01": 1.5, "2026-11-20": 2.0}},
+            {"cost_by_day": {"2099-01-01": 0.01}}]  # fmt: skip
+    chart = day_chart(rows, today=date(2026, 11, 30))
+    assert chart is not None and chart.last == "2026-11-20" and len(chart.bars) == 2
+    assert chart.total == 3.5 and chart.earlier == 0 and chart.later == 0.01
+
+
+def test_projects_that_would_read_the_same_keep_their_paths() -> None:
+    from exporter.render.index import project_names
+
+    names = project_names({"/home/alice/proj", "/Users/bob/proj", "/home/alice/other"})
+    assert names == {"/home/alice/proj": "/home/alice/proj", "/Users/bob/proj": "/Users/bob/proj",
+                     "/home/alice/other": "~/other"}  # fmt: skip
+
+
+def test_small_site_fixes(corpus, tmp_path):
+    """A symlinked sessions folder is the same sessions (it re-rendered every page and
+    reported all "removed"); a temp index left by a crash is swept; times carry at most
+    milliseconds (HTML's limit); an overflowed cost is a short number."""
+    from exporter.formatting import fmt_cost
+
+    root, _ = corpus
+    site = tmp_path / "site"
+    first = build(root, site)
+    linked = tmp_path / "linked"
+    linked.symlink_to(root, target_is_directory=True)
+    (site / ".index.html.abc123.tmp").write_text("left by a crash", encoding="utf-8")
+    again = build(linked, site)
+    assert again.rendered == 0 and again.removed == 0 and again.unchanged == first.rendered
+    assert not (site / ".index.html.abc123.tmp").exists()
+    text = (site / "index.html").read_text(encoding="utf-8")
+    assert not re.search(r'datetime="[^"]*\.\d{4,}', text)
+    assert fmt_cost(1e308) == "$1e+308" and fmt_cost(float("inf")) == "$inf"
+
+
+def test_per_session_warnings_show_escape_codes_as_signs(tmp_path):
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    folder = tmp_path / "sessions" / "--p\x1b]0;PWNED\x07--"
+    folder.mkdir(parents=True)
+    (folder / "2025-01-01T00-00-00-000Z_x.jsonl").write_bytes(b"\x00\x01 not a session\n")
+    result = CliRunner().invoke(
+        cli, ["export", "--all", "-o", str(tmp_path / "site"), "--sessions-dir",
+              str(tmp_path / "sessions")],
+    )  # fmt: skip
+    assert "warning" in result.stderr and "\x1b" not in result.stderr
+    assert "\u241b]0;PWNED\u2407" in result.stderr

@@ -240,3 +240,40 @@ def test_filter_still_applies_after_going_back(site: Path, tab: Tab) -> None:
     assert page.locator("#filter").input_value() == "00000007"
     expect(page.locator("tr.filtered-out")).to_have_count(12)
     assert page.locator("#filter-status").text_content().startswith("1 of 12 sessions")
+
+
+def test_printed_numbers_and_headers_stay_whole(site: Path, tab: Tab) -> None:
+    """The print rule that lets wide tables fit broke "17,080,882" into "17,0 / 80,8 / 82"
+    and "Messages" into "Mes / sag / es": numbers and words keep to one line."""
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.set_viewport_size({"width": 718, "height": 1000})
+    page.goto(url)
+    page.emulate_media(media="print")
+    broken = page.evaluate(
+        """[...document.querySelectorAll('#session-table td[data-sort], #session-table thead th')]
+             .filter(el => el.getClientRects().length && el.textContent.trim())
+             .filter(el => { const r = document.createRange(); r.selectNodeContents(el);
+                             const boxes = [...r.getClientRects()].map(b => Math.round(b.top));
+                             const word = !/\\s/.test(el.textContent.trim());
+                             return Math.max(...boxes) - Math.min(...boxes) > 10 && word; })
+             .map(el => el.textContent.trim())"""
+    )
+    assert broken == [], broken[:5]
+    tab.assert_clean({url})
+
+
+def test_phone_chart_starts_at_the_newest_bars_and_a_skip_link(site: Path, pw_browser: Any) -> None:
+    context = pw_browser.new_context(viewport={"width": 360, "height": 740})
+    try:
+        page = context.new_page()
+        page.goto((site / "index.html").as_uri())
+        left, width, view = page.evaluate(
+            "(() => { const c = document.querySelector('.chart');"
+            " return [c.scrollLeft, c.scrollWidth, c.clientWidth]; })()"
+        )
+        assert width > view and left + view >= width - 1, (left, width, view)
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.getAttribute('href')") == "#sessions"
+    finally:
+        context.close()

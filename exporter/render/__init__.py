@@ -212,7 +212,8 @@ def _embed(session: Session) -> str:
 
 
 def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
+    """ISO time with at most milliseconds, as HTML's <time datetime> allows."""
+    return moment.isoformat(timespec="milliseconds") if moment else None
 
 
 #: Problems of one kind listed one by one in the header; the rest are counted (every damaged

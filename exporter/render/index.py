@@ -12,7 +12,7 @@ import hashlib
 import math
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
@@ -113,6 +113,7 @@ class DayChart:
     earlier: float  # cost before the charted window
     table: list[tuple[str, str, int]]  # day, cost, sessions (newest first), for readers
     bucket_days: int = 1  # 7: one bar per week (Monday to Sunday)
+    later: float = 0.0  # cost dated after today (a wrong clock), not charted
     plot_left: int = 56
     plot_right: int = 704
     plot_bottom: int = 156
@@ -122,9 +123,11 @@ class DayChart:
 WEEKLY_AFTER_DAYS = 120
 
 
-def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
+def day_chart(rows: list[dict[str, Any]], today: date | None = None) -> DayChart | None:
     """Bars from the first to the last day with cost (at most the last 366 days): one per
-    day, or one per week when the span is too long for daily bars to be seen."""
+    day, or one per week when the span is too long for daily bars to be seen. The window
+    ends today at the latest: one turn from a machine with a wrong clock (year 2099) made
+    the chart show that day alone and call a year of real cost "not shown"."""
     cost: dict[str, float] = defaultdict(float)
     sessions: dict[str, set[int]] = defaultdict(set)
     for number, row in enumerate(rows):
@@ -133,20 +136,26 @@ def day_chart(rows: list[dict[str, Any]]) -> DayChart | None:
             sessions[day].add(number)
     if not cost:
         return None
+    today = today or datetime.now(timezone.utc).date()
     last = date.fromisoformat(max(cost))
+    if last > today:
+        past = [d for d in cost if date.fromisoformat(d) <= today]
+        last = date.fromisoformat(max(past)) if past else last
     window_start = date.fromordinal(max(1, last.toordinal() - MAX_DAYS + 1))  # year 1 is fine
     first = max(date.fromisoformat(min(cost)), window_start)
     earlier = sum(v for d, v in cost.items() if date.fromisoformat(d) < first)
+    later = sum(v for d, v in cost.items() if date.fromisoformat(d) > last)
     span = (last - first).days + 1
     chart = DayChart(720, 180, [], [], [], span, first.isoformat(), last.isoformat(), 0, 0, [])
-    chart.total, chart.earlier = sum(cost.values()) - earlier, earlier  # what the bars show
+    chart.total, chart.earlier = sum(cost.values()) - earlier - later, earlier  # the bars
+    chart.later = later
     chart.bucket_days = 7 if span > WEEKLY_AFTER_DAYS else 1
     starts = _bucket_starts(first, last, chart.bucket_days)
     bucket_cost = [0.0] * len(starts)
     bucket_sessions: list[set[int]] = [set() for _ in starts]
     for key, amount in cost.items():
         day = date.fromisoformat(key)
-        if day >= first:
+        if first <= day <= last:
             index = (day - starts[0]).days // chart.bucket_days
             bucket_cost[index] += amount
             bucket_sessions[index] |= sessions[key]
@@ -212,7 +221,18 @@ def _sort_time(iso: str | None) -> str:
     return f"{moment.timestamp():.0f}" if moment else "0"
 
 
-def _session_view(row: dict[str, Any], base: str, project_links: dict[str, str]) -> dict[str, Any]:
+def project_names(cwds: set[str]) -> dict[str, str]:
+    """How each project folder is shown: home folders as ``~``, unless two projects would
+    then read the same (``/home/alice/proj`` and ``/Users/bob/proj`` are not one project):
+    those keep their full paths."""
+    short = {cwd: display_path(cwd) for cwd in cwds}
+    counts = Counter(short.values())
+    return {cwd: name if counts[name] == 1 else cwd for cwd, name in short.items()}
+
+
+def _session_view(
+    row: dict[str, Any], base: str, project_links: dict[str, str], names: dict[str, str]
+) -> dict[str, Any]:
     cwd = row.get("cwd") or ""
     error = row.get("error")
     return {
@@ -222,7 +242,7 @@ def _session_view(row: dict[str, Any], base: str, project_links: dict[str, str])
         "id": row.get("id") or "",
         "file": row.get("file") or "",
         "error": error,
-        "project": display_path(cwd) if cwd else "",
+        "project": names.get(cwd, display_path(cwd)) if cwd else "",
         "project_href": base + project_links[cwd] if cwd in project_links else None,
         "when": _when(row.get("last_activity")),
         "when_iso": row.get("last_activity") or "",
@@ -288,6 +308,7 @@ def render_listing(
     project_pages = project_pages or {}
     base = "../" if project is not None else ""
     ordered = sorted(rows, key=_by_recency)
+    names = project_names({row.get("cwd") or "" for row in rows})
     projects = []
     if project is None and len(project_pages) > 1:
         grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -296,7 +317,7 @@ def render_listing(
                 grouped[row.get("cwd") or ""].append(row)
         for cwd, members in grouped.items():
             totals = _totals(members)
-            totals.update(name=display_path(cwd) or "unknown", href=project_pages.get(cwd), cwd=cwd)
+            totals.update(name=names[cwd] or "unknown", href=project_pages.get(cwd), cwd=cwd)
             projects.append(totals)
         projects.sort(key=lambda p: (-float(p["last_sort"]), p["name"]))
     heading = "Pi sessions" if project is None else (display_path(project) or "unknown project")
@@ -312,7 +333,7 @@ def render_listing(
         "heading": heading,
         "up_href": "../index.html" if project is not None else None,
         "show_project": project is None,
-        "sessions": [_session_view(r, base, project_pages) for r in ordered],
+        "sessions": [_session_view(r, base, project_pages, names) for r in ordered],
         "projects": projects,
         "totals": _totals(rows),
         "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
