@@ -1326,3 +1326,13 @@ def test_every_label_is_a_badge_on_its_entry(name: str) -> None:
         badges = element.find_all(lambda e: e.has_class("badge") and e.has_class("label"))
         own = [b for b in badges if b.text.strip() == label]
         assert own, f"{target}: no badge {label!r}"
+
+
+def test_a_fold_over_marks_alone_still_folds() -> None:
+    """A grapheme-safe cut steps back over marks: over 2 MB of combining marks ("Zalgo"
+    text) it walked back to the start, found nothing to fold and showed all 2 MB. It stops
+    after a few dozen steps and cuts there."""
+    from exporter.render.folding import fold_text
+
+    folded = fold_text("\u0301" * 2_000_000, 12, tail=True)
+    assert folded.hidden is not None and len(str(folded.visible)) < 3_100

@@ -76,6 +76,7 @@ def _visible_span(lines: list[str], keep: int, tail: bool) -> int:
 #: syllable written as jamo).
 _JOINED = re.compile("[\u200d\ufe00-\ufe0f\u1160-\u11ff\U0001f3fb-\U0001f3ff\U000e0000-\U000e007f]")
 _REGIONAL = range(0x1F1E6, 0x1F200)  # flags are pairs of regional indicators
+_LONGEST_CHARACTER = 32  # code points a cut steps back over to keep one character whole
 
 
 def _inside_a_character(text: str, cut: int) -> bool:
@@ -103,7 +104,9 @@ def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
             found = text.rfind(mark, cut - reach, cut)
         if found >= 0 and (mark == "\n" or not _inside_a_character(text, found + 1)):
             return found + 1, mark == "\n"
-    while _inside_a_character(text, cut):
+    for _ in range(_LONGEST_CHARACTER):  # "Zalgo" text of marks alone: cut it anyway
+        if not _inside_a_character(text, cut):
+            break
         cut -= 1
     return cut, False
 
