@@ -339,7 +339,8 @@ def _write_listings(
         (out_dir / "projects").mkdir(exist_ok=True)
     for cwd, page in pages.items():
         members = [r for r in rows if (r.get("cwd") or "") == cwd and not r.get("error")]
-        write_if_changed(out_dir / page, render_listing(members, project=cwd, theme=theme))
+        listing = render_listing(members, project=cwd, theme=theme, all_projects=set(cwds))
+        write_if_changed(out_dir / page, listing)
     write_if_changed(out_dir / "index.html", render_listing(rows, project_pages=pages, theme=theme))
     return pages
 

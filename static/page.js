@@ -104,7 +104,8 @@
     if (!id) return null;
     var el = doc.getElementById(id);
     if (!el && window.CSS && CSS.escape) el = $('[data-entry-id="' + CSS.escape(id) + '"]');
-    return el;
+    // only entries: a skip link to #content or #transcript was centred, mid-transcript
+    return el && el.matches("[data-entry-id], article.entry") ? el : null;
   }
   var lastRow = null;
   function reveal(id, asked) {

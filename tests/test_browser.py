@@ -1079,3 +1079,19 @@ def test_a_link_to_the_current_hash_still_reveals_after_a_filter_change(
     page.wait_for_function("document.getElementById('flt-all').checked")
     assert in_viewport(page, f'[id="{target}"]')
     clean(view)
+
+
+def test_skip_links_land_at_the_start_of_what_they_skip_to(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The deep-link handler centred any #target: "Skip to the session" scrolled 55,000 px
+    into the transcript of a long session."""
+    page = view.open(published[V1_COMPACTION])
+    for target in ("content", "transcript"):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.focus(f'a.skip[href="#{target}"]')
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(100)
+        top = page.eval_on_selector(f"#{target}", "el => el.getBoundingClientRect().top")
+        assert -5 <= top <= 60, (target, top)
+    clean(view)

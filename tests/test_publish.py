@@ -930,3 +930,30 @@ def test_a_copy_path_that_leaves_the_cache_is_never_written(tmp_path: Path) -> N
     assert missing == ["sessions/../../escape.jsonl"]
     assert copies == [folder / "sessions/2025-01/ok.jsonl"]
     assert not (tmp_path / "escape.jsonl").exists()
+
+
+def test_a_dry_run_copies_the_kept_site_or_starts_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dry run copies the kept site; another run writing there makes temp files come and
+    go under the copy, which raised a traceback. Temp files are skipped, and a copy that
+    fails starts from an empty site instead."""
+    import shutil
+
+    from exporter.publish import hub
+
+    kept = tmp_path / "kept"
+    (kept / "sessions").mkdir(parents=True)
+    (kept / "index.html").write_text("index", encoding="utf-8")
+    (kept / "sessions" / ".p.html.x1.tmp").write_text("half", encoding="utf-8")
+    copy = hub._scratch_copy(kept, tmp_path / "a")
+    assert (copy / "index.html").is_file() and not (copy / "sessions" / ".p.html.x1.tmp").exists()
+
+    def vanishing(src: object, dst: Path, **_: object) -> None:
+        Path(dst).mkdir()
+        (Path(dst) / "index.html").write_text("half a copy", encoding="utf-8")
+        raise shutil.Error([(str(src), str(dst), "[Errno 2] No such file or directory")])
+
+    monkeypatch.setattr(hub.shutil, "copytree", vanishing)
+    empty = hub._scratch_copy(kept, tmp_path / "b")
+    assert not empty.exists()  # build_site starts a new site there

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 import shutil
@@ -624,3 +625,36 @@ def test_per_session_warnings_show_escape_codes_as_signs(tmp_path):
     )  # fmt: skip
     assert "warning" in result.stderr and "\x1b" not in result.stderr
     assert "\u241b]0;PWNED\u2407" in result.stderr
+
+
+def test_absurd_costs_keep_the_chart_finite() -> None:
+    """Costs of 1.7e308 summed to inf: the chart said "$nan in total" and drew bars with
+    height="inf"."""
+    from datetime import date
+
+    from exporter.render.index import day_chart
+
+    rows = [{"cost_by_day": {"2026-11-29": 1.7e308, "2024-01-02": 1.7e308}},
+            {"cost_by_day": {"2026-11-29": 1.7e308, "2026-11-28": float("nan")}}]  # fmt: skip
+    chart = day_chart(rows, today=date(2026, 11, 30))
+    assert chart is not None
+    numbers = [chart.total, chart.earlier, *(v for bar in chart.bars for v in bar[:4])]
+    assert all(math.isfinite(n) for n in numbers), numbers
+
+
+def test_a_project_page_names_its_project_as_the_index_does(tmp_path):
+    from tests.conftest import Build, dump_lines
+
+    root = tmp_path / "sessions"
+    for n, cwd in enumerate(["/home/alice/proj", "/Users/bob/proj"]):
+        folder = root / f"--p{n}--"
+        folder.mkdir(parents=True)
+        lines = [Build.header(session_id=f"s{n}", cwd=cwd), Build.user("u", None, "hi")]
+        (folder / f"2025-01-01T00-00-00-000Z_s{n}.jsonl").write_bytes(dump_lines(lines))
+    site = tmp_path / "site"
+    build(root, site)
+    headings = sorted(
+        re.search(r"<h1>(.*?)</h1>", p.read_text(encoding="utf-8")).group(1)
+        for p in (site / "projects").glob("*.html")
+    )
+    assert headings == ["/Users/bob/proj", "/home/alice/proj"]

@@ -133,9 +133,13 @@ def _commit_all(
 
 
 def _scratch_copy(folder: Path, scratch: Path) -> Path:
-    """``folder`` copied to ``scratch`` (an empty ``scratch`` when there is none yet)."""
-    if folder.is_dir():
-        shutil.copytree(folder, scratch, symlinks=True)
+    """``folder`` copied to ``scratch``; an empty ``scratch`` when there is none yet, or
+    when another run is writing it (its temp files come and go under a copy)."""
+    try:
+        if folder.is_dir():
+            shutil.copytree(folder, scratch, symlinks=True, ignore=shutil.ignore_patterns(".*.tmp"))
+    except (OSError, shutil.Error):
+        shutil.rmtree(scratch, ignore_errors=True)
     return scratch
 
 

@@ -410,7 +410,9 @@ def remote_copies(
 def _stays_inside(path: str) -> bool:
     """A repo path that, joined to a local folder, stays inside it."""
     parts = path.split("/")
-    return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts
+    if not path or (os.name == "nt" and ("\\" in path or ":" in path)):  # separators, drives
+        return False
+    return not path.startswith("/") and ".." not in parts and "" not in parts
 
 
 def _kept_copy_is(record: Any, oid: str | None, target: Path) -> bool:

@@ -119,6 +119,8 @@ class DayChart:
     plot_bottom: int = 156
 
 
+#: A day's cost is counted up to this: sums of absurd amounts stay finite numbers.
+MAX_DAY_COST = 1e12
 #: Above this many days a bar per day would be under 5 px wide: one bar per week instead.
 WEEKLY_AFTER_DAYS = 120
 
@@ -132,7 +134,8 @@ def day_chart(rows: list[dict[str, Any]], today: date | None = None) -> DayChart
     sessions: dict[str, set[int]] = defaultdict(set)
     for number, row in enumerate(rows):
         for day, amount in (row.get("cost_by_day") or {}).items():
-            cost[day] += amount
+            # an absurd amount (1.7e308, summed to inf) would make the bars and totals nan
+            cost[day] += min(amount, MAX_DAY_COST) if math.isfinite(amount) else 0.0
             sessions[day].add(number)
     if not cost:
         return None
@@ -299,8 +302,11 @@ def render_listing(
     project_pages: dict[str, str] | None = None,
     project: str | None = None,
     theme: str = "auto",
+    all_projects: set[str] | None = None,
 ) -> str:
-    """The site index (``project`` None) or one project's page (one folder deeper).
+    """The site index (``project`` None) or one project's page (one folder deeper);
+    ``all_projects`` (every project's folder) lets a project page name its project as the
+    index does.
 
     ``project_pages`` maps a cwd to its page path relative to the site root; when given on the
     index, a per-project totals table links to them.
@@ -308,7 +314,7 @@ def render_listing(
     project_pages = project_pages or {}
     base = "../" if project is not None else ""
     ordered = sorted(rows, key=_by_recency)
-    names = project_names({row.get("cwd") or "" for row in rows})
+    names = project_names({row.get("cwd") or "" for row in rows} | (all_projects or set()))
     projects = []
     if project is None and len(project_pages) > 1:
         grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -320,7 +326,7 @@ def render_listing(
             totals.update(name=names[cwd] or "unknown", href=project_pages.get(cwd), cwd=cwd)
             projects.append(totals)
         projects.sort(key=lambda p: (-float(p["last_sort"]), p["name"]))
-    heading = "Pi sessions" if project is None else (display_path(project) or "unknown project")
+    heading = "Pi sessions" if project is None else (names.get(project) or "unknown project")
     css, js = _assets()
     context = {
         "tool_version": __version__,
