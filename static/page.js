@@ -56,7 +56,7 @@
   }
   function runSearch() {
     var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    if (!texts) texts = rows.map(rowText);
+    if (terms.length && !texts) texts = rows.map(rowText);  // a filter change alone needs no text
     var hits = [];
     for (var i = 0; i < rows.length; i++) {
       var hit = true;
