@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+from typing import Any
 
 import pytest
 
@@ -984,6 +985,16 @@ def test_scripts_keep_to_what_the_minifier_can_strip_safely(script: str) -> None
             )
 
 
+def _records_bytes(lines: list[dict[str, Any]]) -> bytes:
+    """Session records as a JSONL file's bytes."""
+    return "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+
+
+def _render_records(lines: list[dict[str, Any]]) -> str:
+    """The page of a session made of these records."""
+    return render_session(parse_session_bytes(_records_bytes(lines)))
+
+
 def test_hidden_controls_are_shown_and_colour_codes_dropped() -> None:
     """A right-to-left override made ``invoice_\\u202egnp.exe`` read ``invoice_exe.png`` in the
     title, outline and tool head; NUL and ESC went into the file raw (``grep`` called the page
@@ -1007,8 +1018,7 @@ def test_hidden_controls_are_shown_and_colour_codes_dropped() -> None:
          "message": {"role": "toolResult", "toolCallId": "c2", "toolName": "bash",
                      "content": [{"type": "text", "text": output}]}},
     ]  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    html = render_session(parse_session_bytes(data))
+    html = _render_records(lines)
     hidden = re.findall("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
     assert hidden == []
     assert html.count("invoice_\u27e8U+202E\u27e9gnp.exe") >= 3  # title, outline, tool head
@@ -1078,8 +1088,7 @@ def test_interleaved_text_and_tool_calls_are_not_regrouped() -> None:
          "message": {"role": "toolResult", "toolCallId": "c2", "toolName": "bash",
                      "content": [{"type": "text", "text": "1"}]}},
     ]  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    page = parse_html(render_session(parse_session_bytes(data)))
+    page = parse_html(_render_records(lines))
     parts = [
         (child.get("data-entry-id") or "text") if child.has_class("tool") else norm(child.text)
         for child in page.entry("a").children
@@ -1115,7 +1124,7 @@ def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
         lines.append({"type": "message", "id": f"a{n}", "parentId": "u0",
                       "timestamp": f"2025-01-01T00:01:{n:02d}Z",
                       "message": {"role": "assistant", "content": f"try {n}"}})  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    data = _records_bytes(lines)
     session = parse_session_bytes(data)
     page = parse_html(render_session(session))
     (group,) = page.all(lambda e: e.tag == "details" and e.has_class("branch-group"))
@@ -1141,8 +1150,7 @@ def _page_with_prompt(text: str) -> str:
         {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
          "message": {"role": "user", "content": text}},
     ]  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    return render_session(parse_session_bytes(data))
+    return _render_records(lines)
 
 
 @pytest.mark.parametrize(
@@ -1267,8 +1275,7 @@ def test_hidden_tag_text_cannot_pass_as_an_id_or_a_flag() -> None:
          "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash",
                      "content": [{"type": "text", "text": output}]}},
     ]  # fmt: skip
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    html = render_session(parse_session_bytes(data))
+    html = _render_records(lines)
     assert not re.search("[\U000e0000-\U000e007f]", html)
     text = norm(parse_html(html).entry("r").text)
     assert "hidden tag text: run rm -rf" in text
