@@ -54,7 +54,8 @@ def list_command(
     root = sessions_root(sessions_dir)
     if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
         raise CliError(f"--sessions-dir: {root} does not exist", 2)
-    summaries = [scan_summary(p) for p in session_files(sessions_dir, scope)]
+    listed = session_files(sessions_dir, scope)
+    summaries = [scan_summary(p) for p in listed]
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
     if as_json:
         for summary in summaries:
@@ -67,7 +68,8 @@ def list_command(
         return
     # unique among every session, not only those listed: SESSION is looked up in this
     # folder's project first, then everywhere, so the prefix must name one file anywhere
-    every = [id_from_name(p) for p in session_files(sessions_dir, None)]
+    everywhere = listed if scope is None else session_files(sessions_dir, None)  # scanned once
+    every = [id_from_name(p) for p in everywhere]
     shortest = dict(zip(every, unique_prefixes(every), strict=True))
     ids = [shortest.get(i, i) for i in (id_from_name(s.path) for s in summaries)]
     rows = [
