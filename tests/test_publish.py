@@ -921,7 +921,8 @@ def test_kept_copies_are_checked_pruned_and_shared_with_dry_runs(
 
 
 def test_a_copy_path_that_leaves_the_cache_is_never_written(tmp_path: Path) -> None:
-    from exporter.publish.hub_plan import RemoteFile, RemoteState, remote_copies
+    from exporter.publish.hub_site import remote_copies
+    from exporter.publish.hub_state import RemoteFile, RemoteState
 
     remote = RemoteState(files={"sessions/../../escape.jsonl": RemoteFile(3, "x"),
                                 "sessions/2025-01/ok.jsonl": RemoteFile(3, "y")})  # fmt: skip

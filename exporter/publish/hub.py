@@ -26,19 +26,15 @@ from exporter.publish.errors import (
 from exporter.publish.hub_commits import Commit, Op, html_ops, plan_commits, prune_ops, session_ops
 from exporter.publish.hub_plan import (
     Prepared,
-    RemoteState,
     Source,
-    build_html,
     claim_paths,
     classify,
-    copies_cache_dir,
-    git_oid,
-    html_cache_dir,
     prepare_all,
     probe_sources,
-    remote_copies,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
+from exporter.publish.hub_site import build_html, copies_cache_dir, html_cache_dir, remote_copies
+from exporter.publish.hub_state import RemoteState, git_oid
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporter.publish.hub_plan import Prepared, RemoteState, git_oid
+from exporter.publish.hub_plan import Prepared
+from exporter.publish.hub_state import RemoteState, git_oid
 
 __all__ = [
     "MAX_BYTES_PER_COMMIT",

@@ -9,49 +9,29 @@ staging folder by worker processes; a session that fails is reported, never fata
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from exporter.fsutil import atomic_write_bytes, atomic_write_text, user_cache_dir
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy
 from exporter.prepare import prepare_session
-from exporter.publish.dataset_card import MANIFEST_SCHEMA, index_row
-from exporter.publish.errors import PublishError
-from exporter.session import Session, parse_time
+from exporter.publish.dataset_card import index_row
+from exporter.publish.hub_state import RemoteState, git_oid
+from exporter.session import parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
 
-__all__ = [
-    "Prepared",
-    "RemoteFile",
-    "RemoteState",
-    "Source",
-    "build_html",
-    "classify",
-    "git_oid",
-    "html_cache_dir",
-    "prepare_all",
-    "probe_sources",
-    "redact_for_page",
-]
+__all__ = ["Prepared", "Source", "claim_paths", "classify", "prepare_all", "probe_sources"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def git_oid(data: bytes) -> str:
-    """The git blob SHA-1 the Hub reports for a regular file: equal oid, identical bytes."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -63,50 +43,6 @@ class Source:
     sha256: str
     size: int
     session_id: str | None = None  # the header's id: whose file a repo path holds
-
-
-@dataclass(frozen=True)
-class RemoteFile:
-    size: int
-    oid: str
-
-
-@dataclass
-class RemoteState:
-    """The repo at one commit: its tree, and the manifest and index rows found there."""
-
-    exists: bool = False
-    head: str | None = None
-    private: bool = True
-    files: dict[str, RemoteFile] = field(default_factory=dict)
-    manifest: dict[str, dict[str, Any]] = field(default_factory=dict)
-    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    #: git oid of the dataset card this tool last wrote (README.md differs: a person edited it)
-    card_oid: str | None = None
-
-    def load_manifest(self, data: bytes) -> None:
-        """Accept only our schema; anything else means "re-check every session"."""
-        try:
-            doc = json.loads(data.decode("utf-8"))
-        except (ValueError, RecursionError):
-            doc = None
-        sessions = doc.get("sessions") if isinstance(doc, dict) else None
-        if not isinstance(sessions, dict) or doc.get("schema_version") != MANIFEST_SCHEMA:
-            self.problems.append("remote manifest.json is unreadable or from another version")
-            return
-        self.manifest = {p: e for p, e in sessions.items() if isinstance(e, dict)}
-        card = doc.get("card_oid")
-        self.card_oid = card if isinstance(card, str) else None
-
-    def load_index(self, data: bytes) -> None:
-        for line in data.decode("utf-8", errors="replace").split("\n"):  # not splitlines: \u2028
-            try:
-                row = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(row, dict) and isinstance(row.get("path"), str):
-                self.rows[row["path"]] = row
 
 
 # --- choosing repo paths ----------------------------------------------------------------------
@@ -270,11 +206,6 @@ class _Task:
     want_records: bool
 
 
-def redact_for_page(policy: RedactionPolicy, session: Session) -> Session:
-    """The publish policy as a site ``transform`` (top level, so it pickles to workers)."""
-    return prepare_session(session, policy)[0]
-
-
 def _prepare_one(task: _Task) -> dict[str, Any]:
     """Load, redact, write the staged copy and describe it; never raises."""
     try:
@@ -340,112 +271,3 @@ def prepare_all(
     finally:
         bar.close()
     return sorted(results, key=lambda p: p.source.repo_path)
-
-
-# --- the html site ----------------------------------------------------------------------------
-
-
-def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
-    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
-    return user_cache_dir(kind, digest)
-
-
-def html_cache_dir(endpoint: str, repo_id: str) -> Path:
-    """Where the redacted site is kept between runs, so only changed pages are re-rendered."""
-    return _repo_cache_dir("publish-html", endpoint, repo_id)
-
-
-def copies_cache_dir(endpoint: str, repo_id: str) -> Path:
-    """Where published copies of sessions without a local file are kept between runs."""
-    return _repo_cache_dir("publish-copies", endpoint, repo_id)
-
-
-def remote_copies(
-    paths: list[str], remote: RemoteState, folder: Path, download: Callable[[str], bytes]
-) -> tuple[list[Path], list[str]]:
-    """The published copy of each session in ``paths`` (sessions with no file in this run),
-    downloaded once per version into ``folder``: the site then shows every session of the
-    dataset, not only those this run has files for. Returns the copies and the paths that
-    could not be downloaded (each copy is recorded as it arrives: a re-run resumes).
-
-    A kept copy is used only while its bytes are the ones downloaded (a copy edited by hand
-    would have gone into the site); copies of sessions no longer in the dataset are deleted,
-    so the cache does not grow forever."""
-    index_file = folder / "copies.json"
-    try:
-        known = json.loads(index_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        known = {}
-    if not isinstance(known, dict):
-        known = {}
-    gone = [path for path in known if path not in remote.files]
-    for path in gone:
-        if _stays_inside(path):
-            with contextlib.suppress(OSError, ValueError):
-                (folder / path).unlink(missing_ok=True)  # only a file we recorded writing
-        del known[path]
-    if gone:
-        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
-    copies, missing = [], []
-    for path in paths:
-        if not _stays_inside(path):  # "sessions/../../x.jsonl" from a hostile endpoint
-            missing.append(path)
-            continue
-        target = folder / path
-        oid = remote.files[path].oid
-        if not _kept_copy_is(known.get(path), oid, target):
-            try:
-                data = download(path)
-            except PublishError:
-                missing.append(path)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(target, data)
-            known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
-            atomic_write_text(index_file, json.dumps(known, sort_keys=True))
-        copies.append(target)
-    return copies, missing
-
-
-def _stays_inside(path: str) -> bool:
-    """A repo path that, joined to a local folder, stays inside it."""
-    parts = path.split("/")
-    if not path or (os.name == "nt" and ("\\" in path or ":" in path)):  # separators, drives
-        return False
-    return not path.startswith("/") and ".." not in parts and "" not in parts
-
-
-def _kept_copy_is(record: Any, oid: str | None, target: Path) -> bool:
-    """The kept copy is this version (``oid``) and still the bytes that were downloaded."""
-    if not isinstance(record, dict) or record.get("oid") != oid:
-        return False
-    try:
-        return hashlib.sha256(target.read_bytes()).hexdigest() == record.get("sha256")
-    except OSError:
-        return False
-
-
-def build_html(
-    files: list[Path],
-    out: Path,
-    policy: RedactionPolicy,
-    key: str,
-    *,
-    jobs: int,
-    progress: bool | None = None,
-) -> None:
-    """The static site of ``files``, redacted with the publish policy (``exporter.site``
-    re-renders a page only when its source, the options or the policy key changed)."""
-    from exporter.render import RenderOptions
-    from exporter.site import build_site
-
-    transform = functools.partial(redact_for_page, policy)
-    build_site(
-        files,
-        out,
-        jobs=jobs,
-        render_options=RenderOptions(),
-        options_key=key,
-        transform=transform,
-        progress=progress,
-    )

@@ -26,10 +26,7 @@ from exporter.publish.errors import (
 )
 from exporter.publish.hub_commits import Commit
 from exporter.publish.hub_http import HUB_TIMEOUT, bound_timeouts, rate_wait, route_hub_log
-from exporter.publish.hub_plan import (
-    RemoteFile,
-    RemoteState,
-)
+from exporter.publish.hub_state import RemoteFile, RemoteState
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "default_token"]
 

@@ -1,0 +1,134 @@
+"""The dataset's html/ site for ``pi-session publish``: every session of the dataset rendered
+with the publish policy, from this run's redacted files plus the published copies of sessions
+this run has no file for (downloaded once per version and kept between runs)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from exporter.fsutil import atomic_write_bytes, atomic_write_text, user_cache_dir
+from exporter.policy import RedactionPolicy
+from exporter.prepare import prepare_session
+from exporter.publish.errors import PublishError
+from exporter.publish.hub_state import RemoteState
+from exporter.session import Session
+
+__all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "redact_for_page", "remote_copies"]
+
+
+def redact_for_page(policy: RedactionPolicy, session: Session) -> Session:
+    """The publish policy as a site ``transform`` (top level, so it pickles to workers)."""
+    return prepare_session(session, policy)[0]
+
+
+def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
+    digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
+    return user_cache_dir(kind, digest)
+
+
+def html_cache_dir(endpoint: str, repo_id: str) -> Path:
+    """Where the redacted site is kept between runs, so only changed pages are re-rendered."""
+    return _repo_cache_dir("publish-html", endpoint, repo_id)
+
+
+def copies_cache_dir(endpoint: str, repo_id: str) -> Path:
+    """Where published copies of sessions without a local file are kept between runs."""
+    return _repo_cache_dir("publish-copies", endpoint, repo_id)
+
+
+def remote_copies(
+    paths: list[str], remote: RemoteState, folder: Path, download: Callable[[str], bytes]
+) -> tuple[list[Path], list[str]]:
+    """The published copy of each session in ``paths`` (sessions with no file in this run),
+    downloaded once per version into ``folder``: the site then shows every session of the
+    dataset, not only those this run has files for. Returns the copies and the paths that
+    could not be downloaded (each copy is recorded as it arrives: a re-run resumes).
+
+    A kept copy is used only while its bytes are the ones downloaded (a copy edited by hand
+    would have gone into the site); copies of sessions no longer in the dataset are deleted,
+    so the cache does not grow forever."""
+    index_file = folder / "copies.json"
+    try:
+        known = json.loads(index_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    gone = [path for path in known if path not in remote.files]
+    for path in gone:
+        if _stays_inside(path):
+            with contextlib.suppress(OSError, ValueError):
+                (folder / path).unlink(missing_ok=True)  # only a file we recorded writing
+        del known[path]
+    if gone:
+        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+    copies, missing = [], []
+    for path in paths:
+        if not _stays_inside(path):  # "sessions/../../x.jsonl" from a hostile endpoint
+            missing.append(path)
+            continue
+        target = folder / path
+        oid = remote.files[path].oid
+        if not _kept_copy_is(known.get(path), oid, target):
+            try:
+                data = download(path)
+            except PublishError:
+                missing.append(path)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(target, data)
+            known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
+            atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+        copies.append(target)
+    return copies, missing
+
+
+def _stays_inside(path: str) -> bool:
+    """A repo path that, joined to a local folder, stays inside it."""
+    parts = path.split("/")
+    if not path or (os.name == "nt" and ("\\" in path or ":" in path)):  # separators, drives
+        return False
+    return not path.startswith("/") and ".." not in parts and "" not in parts
+
+
+def _kept_copy_is(record: Any, oid: str | None, target: Path) -> bool:
+    """The kept copy is this version (``oid``) and still the bytes that were downloaded."""
+    if not isinstance(record, dict) or record.get("oid") != oid:
+        return False
+    try:
+        return hashlib.sha256(target.read_bytes()).hexdigest() == record.get("sha256")
+    except OSError:
+        return False
+
+
+def build_html(
+    files: list[Path],
+    out: Path,
+    policy: RedactionPolicy,
+    key: str,
+    *,
+    jobs: int,
+    progress: bool | None = None,
+) -> None:
+    """The static site of ``files``, redacted with the publish policy (``exporter.site``
+    re-renders a page only when its source, the options or the policy key changed)."""
+    from exporter.render import RenderOptions
+    from exporter.site import build_site
+
+    transform = functools.partial(redact_for_page, policy)
+    build_site(
+        files,
+        out,
+        jobs=jobs,
+        render_options=RenderOptions(),
+        options_key=key,
+        transform=transform,
+        progress=progress,
+    )
