@@ -15,6 +15,8 @@ from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_assignment
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
+# `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
+_AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}]{0,256}")
 
 
 def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
@@ -25,7 +27,7 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
     return {
         word: re.compile(
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
-            r"(?P<sep>:=|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
+            r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
             rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{{least},512}}={{0,2}}))"
         )
@@ -69,7 +71,7 @@ class AssignmentDetector(Detector):
                 if span:
                     yield span
                 group = "qv" if match.group("open") is not None else "uv"
-                match = pattern.search(lower, match.end() if span else match.start(group))
+                match = pattern.search(lower, span[1] if span else match.start(group))
 
     def _check(self, text: str, match: re.Match[str], seen: set[int]) -> Span | None:
         start = match.start()
@@ -83,7 +85,16 @@ class AssignmentDetector(Detector):
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        if match.group("sep") == "=>" and not quoted:
+            return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
         after = match.end(group)
+        in_query = start > 0 and text[start - 1] in "?&"
+        if not quoted and not in_query and text[after : after + 1] == "&":
+            # `&` is part of a password in a .env line (`PASSWORD=Tr0ub4dor&3`), but between
+            # query parameters (`?token=abc&page=2`) it ends the value.
+            tail = _AMPERSAND_TAIL.match(text, after)
+            if tail and text[tail.end() : tail.end() + 1] != "=":
+                value, after = value + tail.group(), tail.end()
         if not quoted and value.endswith("=") and after < len(text) and text[after] not in _STOP:
             return None  # `.*/PASSWORD=` in `s/PASSWORD=.*/PASSWORD=x/`: another NAME=, no value
         bare = name.lstrip("-")
@@ -96,7 +107,7 @@ class AssignmentDetector(Detector):
             and (bare.upper() == bare or name.startswith("--"))
         )
         if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
-            return match.span(group)
+            return match.start(group), after
         return None
 
 
@@ -134,7 +145,7 @@ class CommandLineDetector(Detector):
     """
 
     name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
-    lower_triggers = ("--", "-p", "-u")
+    lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl")
     _flag = re.compile(
         r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
         r"(?:(?P<fq>[\"'])(?P<fv>[^\"'\r\n]{5,512})(?P=fq)|(?P<uv>[^\s\"'`;&|<>()$]{5,512}))"
@@ -151,6 +162,10 @@ class CommandLineDetector(Detector):
     _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
     _sshpass = re.compile(r"\bsshpass(?:[ \t]+-[a-oq-z][^ \t]*)*[ \t]*\Z")  # its own -p
     _curl = re.compile(r"\bcurl\b")
+    _redis_auth = re.compile(r"-a[ \t]+" + _CLI_VALUE)  # redis-cli -a PASSWORD
+    _redis = re.compile(r"\bredis-cli\b")
+    _openssl_pass = re.compile(r"-(?:k[ \t]+|pass(?:in|out)?[ \t]+pass:)" + _CLI_VALUE)
+    _openssl = re.compile(r"\bopenssl\b")
 
     @staticmethod
     def _command(lower: str, at: int) -> str:
@@ -199,6 +214,16 @@ class CommandLineDetector(Detector):
                 line = self._command(lower, at)
                 if "curl" in line and self._curl.search(line):
                     yield from self._value(text, match)
+        for word, flag, command in (
+            ("redis-cli", self._redis_auth, self._redis),
+            ("openssl", self._openssl_pass, self._openssl),
+        ):
+            if word in lower:
+                for match in flag.finditer(text):
+                    if _flag_start(text, match.start()) and command.search(
+                        self._command(lower, match.start())
+                    ):
+                        yield from self._value(text, match)
 
     @staticmethod
     def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
@@ -206,3 +231,62 @@ class CommandLineDetector(Detector):
         value = text[start:end]
         if not is_placeholder(value) and not _prose_or_flag(value) and value[0] not in "$%":
             yield start, end
+
+
+class NetrcDetector(Detector):
+    """``password VALUE`` in a .netrc (``machine HOST login USER password VALUE``, on one line
+    or several): a space, not ``=`` or ``:``, separates the name from the value there."""
+
+    name, summary = "netrc-password", "password VALUE in .netrc entries (machine ... login ...)"
+    lower_triggers = ("machine",)
+    _password = re.compile(r"password[ \t]+(?P<v>[^\s\"'`]{4,512})")
+    # from the nearest "machine" (or "default"): a login and only netrc tokens in between
+    # ("restart the machine, then password reset" is prose)
+    _entry = re.compile(
+        r"(?:machine[ \t]+\S+|default)(?:\s+(?:account|port)[ \t]+\S+)*"
+        r"\s+login[ \t]+\S+(?:\s+(?:account|port)[ \t]+\S+)*\s+"
+    )
+    window = 400
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "password" not in lower:
+            return
+        for match in self._password.finditer(lower):
+            at = match.start()
+            if at and (lower[at - 1].isalnum() or lower[at - 1] in "_-"):
+                continue
+            low = max(0, at - self.window)
+            entry = max(lower.rfind("machine", low, at), lower.rfind("default", low, at))
+            if entry < 0 or not self._entry.fullmatch(lower, entry, at):
+                continue
+            start, end = match.span("v")
+            if not is_placeholder(text[start:end]):
+                yield start, end
+
+
+class NameValueDetector(Detector):
+    """Environment variables written as a name/value pair, as Kubernetes, Docker Compose,
+    ECS and GitHub Actions files do: ``- name: DB_PASSWORD`` then ``value: X`` (YAML), or
+    ``{"name": "DB_PASSWORD", "value": "X"}`` (JSON). The name says it is a secret."""
+
+    name, summary = "name-value-secret", "name: SECRET_NAME / value: X pairs (k8s, compose, ECS)"
+    lower_triggers = ("value",)
+    _q = r"\\{0,3}[\"']?"
+    _pair = re.compile(
+        rf"name{_q}[ \t]*:[ \t]*(?P<q1>{_q})(?P<name>[a-z_][a-z0-9_.\-]{{1,100}})(?P=q1)"
+        rf"[ \t]*(?:,|\r?\n)[ \t\-]{{0,40}}{_q}value{_q}[ \t]*:[ \t]*"
+        r"(?:(?P<q2>\\{0,3}[\"'])(?P<qv>[^\"'\\\r\n]{1,512})(?P=q2)|(?P<uv>[^\s\"'`,}]{1,512}))"
+    )
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "name" not in lower:
+            return
+        for match in self._pair.finditer(lower):
+            at = match.start()
+            if at and (lower[at - 1].isalnum() or lower[at - 1] in "_-"):
+                continue  # "hostname: x" / "filename:" are other fields
+            group = "qv" if match.group("qv") is not None else "uv"
+            start, end = match.span(group)
+            name = text[match.start("name") : match.end("name")]
+            if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):
+                yield start, end

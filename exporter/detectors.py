@@ -10,11 +10,18 @@ Token formats live here; detectors that judge a value by the name or flag before
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from exporter.context_detectors import AssignmentDetector, CommandLineDetector
+from exporter.context_detectors import (
+    AssignmentDetector,
+    CommandLineDetector,
+    NameValueDetector,
+    NetrcDetector,
+)
 from exporter.detector_base import Detector, Finding, Span
 from exporter.secret_heuristics import (
     DIGIT,
@@ -38,7 +45,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-3"
+DETECTOR_VERSION = "2026.11-4"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -132,6 +139,27 @@ class PrivateKeyDetector(Detector):
             # A cut-off block (no END anywhere after it) is taken up to its last key byte.
             done = end.end() if ends_left and end else self._body.match(text, begin.end()).end()
             yield begin.start(), done
+
+
+class Base64PrivateKeyDetector(Detector):
+    """A PEM private key stored base64-encoded, as kubeconfig ``client-key-data`` and
+    Kubernetes Secrets hold it: ``LS0tLS1CRUdJTi`` is ``-----BEGIN`` in base64. Only blocks
+    whose decoded first line names a private key count (certificates are public)."""
+
+    name, summary = "private-key-base64", "base64-encoded PEM private keys (kubeconfig, k8s)"
+    triggers = ("LS0tLS1CRUdJTi",)
+    _block = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,200000}={0,2}")
+    _private = re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for match in self._block.finditer(text):
+            head = match.group()[:96]
+            try:
+                decoded = base64.b64decode(head[: len(head) // 4 * 4])
+            except (ValueError, binascii.Error):
+                continue
+            if self._private.match(decoded):
+                yield match.span()
 
 
 class AwsSecretDetector(Detector):
@@ -231,6 +259,7 @@ def _has_digit(body: str) -> bool:
 
 
 _ANY = r"[A-Za-z0-9_\-]"
+_PORT = re.compile(r"[0-9]{1,5}(?:[/?#]|\Z)")  # host:8080/path@x is a port, not a password
 #: The prefixes that may follow "-" or "_": long and distinctive (not hf_ or a bare sk-,
 #: which identifiers like load_hf_TransformersConfig… or prefix-sk-… contain).
 _JOINABLE = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
@@ -253,12 +282,23 @@ _TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool
     ("github-token", "ghp_/gho_/ghu_/ghs_/ghr_ and github_pat_ tokens",
      r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}", ("gh", "github_pat_"),
      not_dummy, 0),
-    ("gitlab-token", "glpat-… tokens", rf"glpat-{_ANY}{{20,64}}", ("glpat-",), looks_random, 0),
+    ("gitlab-token", "glpat-, gldt-, glrt-, glptt-, glcbt-, glft-, glsoat- tokens",
+     rf"gl(?:pat|dt|rt|ptt|cbt|ft|soat)-{_ANY}{{20,64}}",
+     ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-"), looks_random, 0),
+    ("google-oauth-secret", "GOCSPX-… OAuth client secrets", rf"GOCSPX-{_ANY}{{24,40}}",
+     ("GOCSPX-",), looks_random, 0),
+    ("google-oauth-token", "ya29.… OAuth access tokens", rf"ya29\.{_ANY}{{30,2048}}", ("ya29.",),
+     looks_random, 0),
+    ("shopify-token", "shpat_/shpss_/shpca_/shppa_ tokens", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+     ("shp",), not_dummy, 0),
+    ("age-secret-key", "AGE-SECRET-KEY-1… keys", r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
+     ("AGE-SECRET-KEY-1",), not_dummy, 0),
     ("huggingface-token", "hf_… tokens", r"hf_[A-Za-z0-9]{30,64}", ("hf_",), looks_random, 0),
     ("aws-access-key-id", "AKIA…/ASIA… access key ids", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
      AwsSecretDetector.triggers, not_dummy, 0),
-    ("slack-token", "xoxb-/xoxp-/xoxa-/xoxe-… tokens",
-     r"xox(?:[abposr]|e(?:\.xox[abposr])?)-[A-Za-z0-9\-]{10,300}", ("xox",), _has_digit, 0),
+    ("slack-token", "xoxb-/xoxp-/xoxa-/xoxe-… tokens, xapp- app tokens",
+     r"xox(?:[abposr]|e(?:\.xox[abposr])?)-[A-Za-z0-9\-]{10,300}|xapp-[0-9]-[A-Za-z0-9\-]{10,300}",
+     ("xox", "xapp-"), _has_digit, 0),
     ("stripe-key", "sk_live_/rk_live_ (and _test_) keys, whsec_ secrets",
      r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,64}",
      ("_live_", "_test_", "whsec_"), looks_random, 0),
@@ -287,25 +327,48 @@ _UNGLUED = (  # formats whose secret sits inside a longer match
         group=1,
         edges=False,
     ),
-    RegexDetector(
-        "url-credentials",
-        "the password in scheme://user:password@host",
-        r"://[^\s:/?#@\"'<>\\]{0,256}:([^\s/?#@\"'<>\\]{1,256})@",
-        ("://",),
-        check=lambda value: not is_placeholder(value),
-        group=1,
-        edges=False,
-    ),
 )
+
+
+class UrlCredentialsDetector(Detector):
+    """The password in ``scheme://user:password@host``, up to the URL's last ``@`` before a
+    host: passwords that were not percent-encoded hold ``@``, ``/`` and ``#`` as well.
+
+    The run after ``user:`` is taken once and consumed (no backtracking into it), so text
+    dense with ``://a:`` stays linear."""
+
+    name, summary = "url-credentials", "the password in scheme://user:password@host"
+    triggers = ("://",)
+    _start = re.compile(
+        r"://[^\s:/?#@\"'<>\\]{0,256}:(?=(?P<run>[^\s\"'<>\\]{1,256}))(?P=run)"
+    )
+    _host = re.compile(r"@[A-Za-z0-9\[]")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for match in self._start.finditer(text):
+            run_start, run_end = match.span("run")
+            at = text.rfind("@", run_start, run_end)
+            while at > run_start and not self._host.match(text, at):
+                at = text.rfind("@", run_start, at)
+            if at <= run_start:
+                continue
+            value = text[run_start:at]
+            if not is_placeholder(value) and not _PORT.match(value):
+                yield run_start, at
+
 DETECTORS: tuple[Detector, ...] = (
     PrivateKeyDetector(),
+    Base64PrivateKeyDetector(),
     *(RegexDetector(n, s, p, t, check=c, group=g) for n, s, p, t, c, g in _TOKEN_FORMATS),
     JwtDetector(),
     AwsSecretDetector(),
     *_UNGLUED,
+    UrlCredentialsDetector(),
     AuthHeaderDetector(),
     AssignmentDetector(),
     CommandLineDetector(),
+    NetrcDetector(),
+    NameValueDetector(),
 )
 DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
 LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just above it

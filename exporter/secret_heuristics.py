@@ -69,14 +69,28 @@ _PLACEHOLDER_PARTS = (
 _VARIABLE = re.compile(r"\$\{?\w+\}?|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
 
 
+# What a real password or key has and a placeholder's words do not: digits and symbols.
+_REAL_VALUE_CHARS = re.compile(r"[0-9!@#%^&*+=?~|\\;,]")
+
+
 @functools.lru_cache(maxsize=4096)  # names and values repeat a lot
 def is_placeholder(value: str) -> bool:
-    """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…"""
+    """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…
+
+    A placeholder word inside a value counts only when what is left is words as well:
+    ``Yourself2024!``, ``Fake1234Zz`` or ``NotYourBusiness9`` are passwords that happen to
+    contain one, and skipping them leaked them."""
     stripped = value.strip().strip("\"'`=")
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
         return True
-    return len(set(low)) <= 2 or any(part in low for part in _PLACEHOLDER_PARTS)
+    if len(set(low)) <= 2 or low.startswith("[redacted:"):
+        return True
+    rest, found = low, False
+    for part in _PLACEHOLDER_PARTS:
+        if part in rest:
+            rest, found = rest.replace(part, " "), True
+    return found and not _REAL_VALUE_CHARS.search(rest)
 
 
 _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")

@@ -43,6 +43,13 @@ R = random.Random(7)
 AWS_SECRET = rand(R, 40, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/")
 BEARER = rand(R, 40)
 # (detector, text, the secret that must be covered)
+# kubeconfig's client-key-data (a private key) and client-certificate-data (public)
+PEM_B64 = base64.b64encode(
+    b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7Qm9\n-----END RSA PRIVATE KEY-----\n"
+).decode()
+CERT_B64 = base64.b64encode(
+    b"-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG\n-----END CERTIFICATE-----\n"
+).decode()
 POSITIVES = [
     ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     ("aws-secret-key", f"AKIA{rand(R, 16, 'ABCDEFGHIJ0123456789')},{AWS_SECRET}", AWS_SECRET),
@@ -90,6 +97,38 @@ POSITIVES = [
     ("cli-secret", 'curl -u "bob:Tr0ub4dor" https://api.example.com', "Tr0ub4dor"),
     ("cli-secret", "curl --user 'bob:Tr0ub4dor' https://api.example.com", "Tr0ub4dor"),
     ("cli-secret", "sshpass -p pw12 scp -P 8022 f host:", "pw12"),
+    # Found by a secrets review (each leaked before): .netrc, env name/value pairs, Ruby/PHP
+    # hashes, "&" in a .env value, URL passwords with "@" or "/", kubeconfig key data,
+    # redis-cli/openssl passwords, token formats with no detector.
+    ("netrc-password", "machine github.com login zoltan password Gh7!mK29qLxz", "Gh7!mK29qLxz"),
+    ("netrc-password", "machine api.example.com\n  login me@x.io\n  password Pq9-vX2mWz7r\n",
+     "Pq9-vX2mWz7r"),
+    ("name-value-secret", "env:\n  - name: DB_PASSWORD\n    value: Pq9-vX2mWz7rT4sL",
+     "Pq9-vX2mWz7rT4sL"),
+    ("name-value-secret", '{"name":"DB_PASSWORD","value":"sunshine"}', "sunshine"),
+    ("name-value-secret", '- name: API_TOKEN\n  value: "q8Zt3LmN9pR2sV5wX7yB4c"',
+     "q8Zt3LmN9pR2sV5wX7yB4c"),
+    ("secret-assignment", "'password' => 'Lm8#qWz2!Kp',", "Lm8#qWz2!Kp"),
+    ("secret-assignment", ":api_key => \"Zx81kfjs0dkdf99\"", "Zx81kfjs0dkdf99"),
+    ("secret-assignment", "ADMIN_PASSWORD=Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("secret-assignment", "SMTP_PASSWORD=Yourself2024!", "Yourself2024!"),
+    ("url-credentials", "mongodb://app:8f/Kq2+Lm9Wz@mongo.internal:27017/db", "8f/Kq2+Lm9Wz"),
+    ("url-credentials", "postgres://app:p@ssW0rd99@db/shop", "p@ssW0rd99"),
+    ("private-key-base64", "    client-key-data: " + PEM_B64, PEM_B64),
+    ("cli-secret", "redis-cli -h cache -a Rz8#kQ2pLm9 ping", "Rz8#kQ2pLm9"),
+    ("cli-secret", "openssl enc -aes-256-cbc -k Tr0ub4dor3xYZ -in f", "Tr0ub4dor3xYZ"),
+    ("secret-assignment", "openssl rsa -passin pass:Hunter2Hunter2 -in k.pem", "Hunter2Hunter2"),
+    ("google-oauth-secret", "client_secret GOCSPX-AbCdEf1234567890AbCdEf123456",
+     "GOCSPX-AbCdEf1234567890AbCdEf123456"),
+    ("google-oauth-token", "ya29.a0AfH6SMBx1234567890abcdefghijklmnopQRSTUV",
+     "ya29.a0AfH6SMBx1234567890abcdefghijklmnopQRSTUV"),
+    ("slack-token", "xapp-1-A0123456789-1234567890123-abcdef0123456789",
+     "xapp-1-A0123456789-1234567890123-abcdef0123456789"),
+    ("shopify-token", "shpat_0123456789abcdef0123456789abcdef",
+     "shpat_0123456789abcdef0123456789abcdef"),
+    ("gitlab-token", "glrt-AbCd1234EfGh5678IjKl", "glrt-AbCd1234EfGh5678IjKl"),
+    ("age-secret-key", "AGE-SECRET-KEY-1QQPQZLD0RXGYS9EH4VW0L8CXMQ6E6ZP9QT6QZ3R0Z4W9G7SGKHVQ2RX9Q0",
+     "AGE-SECRET-KEY-1QQPQZLD0RXGYS9EH4VW0L8CXMQ6E6ZP9QT6QZ3R0Z4W9G7SGKHVQ2RX9Q0"),
     ("github-token", "\x1b[32mghp_abcdefghijklmnopqrstuvwxyzABCDEF123456\x1b[0m",
      "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"),
     ("sendgrid-key", "key SG.abcdefghijk1mnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGH1JKLMNOPQ",
@@ -176,6 +215,15 @@ ASSIGNMENT_NEGATIVES = [
     '"password": "must be 8+ chars"',
     'password: "at least 8 characters"',
     '{ pass: "3 of 4" }',
+    # look like the new shapes, are not secrets
+    "the machine asks for your password twice",
+    "restart the machine then password reset",
+    "- name: LOG_LEVEL\n  value: debug",
+    "client-certificate-data: " + CERT_B64,
+    "items.map(token => token.trim())",
+    "https://example.com:8443/api?email=a@b.com",
+    "http://localhost:8080/path@v2",
+    "postgres://user:password@localhost/db",
 ]
 
 
@@ -247,7 +295,10 @@ def test_placeholders(value: str) -> None:
 
 
 def test_real_values_are_not_placeholders() -> None:
-    for value in ("hunter2hunter", "Zx81kfjs0dkdf99", "p%40ss:w0rd", "$ecret-Pa55"):
+    real = ("hunter2hunter", "Zx81kfjs0dkdf99", "p%40ss:w0rd", "$ecret-Pa55")
+    # a placeholder word inside a password does not make it one (each leaked before)
+    real += ("Yourself2024!", "NotYourBusiness9", "Replace-Me-9x", "Fake1234Zz", "sampleR8t#2")
+    for value in real:
         assert not is_placeholder(value), value
 
 
@@ -329,6 +380,12 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "cli-flag": "--password ",
     "cli-command": "curl ",
     "cli-mysql-flag": "mysql -p x ",
+    "url-userinfo": "://a:",
+    "netrc": "machine a login b password cdef ",
+    "name-value": "- name: DB_PASSWORD\n  value: x\n",
+    "redis-cli": "redis-cli -a x ",
+    "env-ampersand": "PASSWORD=abcdefg&",
+    "base64-pem": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQp ",
 }
 
 
