@@ -339,9 +339,7 @@ class UrlCredentialsDetector(Detector):
 
     name, summary = "url-credentials", "the password in scheme://user:password@host"
     triggers = ("://",)
-    _start = re.compile(
-        r"://[^\s:/?#@\"'<>\\]{0,256}:(?=(?P<run>[^\s\"'<>\\]{1,256}))(?P=run)"
-    )
+    _start = re.compile(r"://[^\s:/?#@\"'<>\\]{0,256}:(?=(?P<run>[^\s\"'<>\\]{1,256}))(?P=run)")
     _host = re.compile(r"@[A-Za-z0-9\[]")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -355,6 +353,7 @@ class UrlCredentialsDetector(Detector):
             value = text[run_start:at]
             if not is_placeholder(value) and not _PORT.match(value):
                 yield run_start, at
+
 
 DETECTORS: tuple[Detector, ...] = (
     PrivateKeyDetector(),
