@@ -34,6 +34,7 @@ from exporter.discover import encode_cwd
 from exporter.loader import parse_session_bytes
 from exporter.publish import hub_commits
 from exporter.publish.dataset_card import INDEX_FIELDS
+from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
 from tests.conftest import REPO, GeneratedSessions, time_limit
 from tests.fakes.hub import READ_TOKEN, TOKEN, FakeHub, fake_hub_fixture
@@ -57,12 +58,16 @@ def hub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name, value in {
         "HF_HOME": str(home),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),  # the local publish key
         "HF_HUB_DISABLE_TELEMETRY": "1",
         "HF_HUB_DISABLE_PROGRESS_BARS": "1",
         "NO_PROXY": "127.0.0.1,localhost",
     }.items():
         monkeypatch.setenv(name, value)
-    for name in ("HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT"):
+    for name in (
+        "HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT",
+        "PI_SESSION_PUBLISH_KEY",
+    ):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(hf_constants, "HF_HUB_DISABLE_TELEMETRY", True)
@@ -252,14 +257,16 @@ def test_publish_rerun_and_change_one(fake_hub: FakeHub, corpus: Corpus) -> None
         for name, kind in INDEX_FIELDS.items():
             assert isinstance(row[name], kind), (name, row[name])
         assert not row["project"].startswith("/home/dev")  # the home folder became ~
-    # The manifest: source hashes and the policy's redaction key.
+    # The manifest: marks of each source and of the policy's redaction key (HMACs under the
+    # local publish key, see test_the_dataset_cannot_confirm_a_guessed_secret).
     manifest = remote_json(fake_hub, "manifest.json")
     assert manifest["schema_version"] == 1
-    key = RedactionPolicy(redact=True, drop_hidden=True).key()
+    marks = load_publish_key()
+    key = marks.mark(RedactionPolicy(redact=True, drop_hidden=True).key())
     by_name = {Path(p).name: e for p, e in manifest["sessions"].items()}
     for path in corpus.files:
         entry = by_name[path.name]
-        assert entry["source_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert entry["source_mark"] == marks.mark(hashlib.sha256(path.read_bytes()).hexdigest())
         assert entry["redaction_key"] == key
     assert sum(sum(e["redactions"].values()) for e in manifest["sessions"].values()) >= 15
     # The card's YAML parses and points the default config at index.jsonl.
@@ -540,6 +547,39 @@ def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
     assert len(fake_hub.requests) == sent
     future = CliRunner().invoke(cli, ["publish", REPO_ID, *every, "--since", "2999-01-01", *args])
     assert future.exit_code == 2 and "no sessions active since 2999-01-01" in future.stderr
+
+
+def test_the_dataset_cannot_confirm_a_guessed_secret(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest held each source file's plain SHA-256 and the policy key (which covers
+    --secret values and the user's name): with the redacted copy, a reader of the dataset
+    could rebuild the original with a guessed password and check the guess offline. Only
+    HMACs under a key that stays on this machine are published now."""
+    assert publish(fake_hub, small, "--secret", "Tr0ub4dor&3").exit_code == 0
+    key_file = tmp_path / "config" / "pi-session-export" / "publish.key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    sent = fake_hub.received_bytes()
+    plain = RedactionPolicy(redact=True, drop_hidden=True, secrets=("Tr0ub4dor&3",)).key()
+    assert plain.encode() not in sent
+    assert key_file.read_bytes().strip() not in sent
+    for path in small.files:
+        assert hashlib.sha256(path.read_bytes()).hexdigest().encode() not in sent
+    again = publish(fake_hub, small, "--secret", "Tr0ub4dor&3")
+    assert "nothing changed, no commit" in again.stdout, again.output
+    # Another machine (another key) re-checks every session; its copies come out the same,
+    # so no session file is uploaded again, only the manifest with its own marks.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "other-machine"))
+    commits = len(fake_hub.commits)
+    other = publish(fake_hub, small, "--secret", "Tr0ub4dor&3")
+    assert other.exit_code == 0, other.output
+    assert len(fake_hub.commits) == commits + 1
+    assert not [p for p in fake_hub.commits[-1].added if p.startswith("sessions/")]
+    assert "manifest.json" in fake_hub.commits[-1].added
+    # A key from the environment (a CI runner is a new machine every time) is used as given.
+    monkeypatch.setenv("PI_SESSION_PUBLISH_KEY", "short")
+    refused = publish(fake_hub, small)
+    assert refused.exit_code == 1 and "PI_SESSION_PUBLISH_KEY is too short" in refused.stderr
 
 
 def test_public_repo_and_paged_tree(small: Corpus) -> None:

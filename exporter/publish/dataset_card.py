@@ -100,7 +100,7 @@ def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
 def render_manifest(
     sessions: Mapping[str, Mapping[str, Any]], card_oid: str | None = None
 ) -> bytes:
-    """``manifest.json``: per published path its source hash, redaction key and output hash;
+    """``manifest.json``: per published path its source mark, redaction key and output hash;
     and the git oid of the card this tool wrote, to tell a card a person edited."""
     document: dict[str, Any] = {
         "schema_version": MANIFEST_SCHEMA,
@@ -198,8 +198,9 @@ def render_card(
         "- `index.jsonl`: one row per session (the default config): "
         + ", ".join(f"`{k}`" for k in INDEX_FIELDS)
         + ".",
-        "- `manifest.json`: per file the source hash, the redaction key and the published "
-        "SHA-256, so the next publish uploads only what changed.",
+        "- `manifest.json`: per file a keyed hash of its source and of the redaction settings "
+        "(HMACs under a key that stays on the publishing machine) and the published SHA-256, "
+        "so the next publish uploads only what changed.",
     ]
     if has_html:
         body.append("- `html/`: a static site (`html/index.html`) to browse the sessions.")

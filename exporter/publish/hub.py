@@ -19,10 +19,7 @@ from typing import Any
 from exporter import __version__
 from exporter.policy import RedactionPolicy
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
-from exporter.publish.errors import (
-    NoTokenError,
-    clean_token,
-)
+from exporter.publish.errors import NoTokenError, PublishError, clean_token
 from exporter.publish.hub_commits import Commit, Op, html_ops, plan_commits, prune_ops, session_ops
 from exporter.publish.hub_plan import (
     Prepared,
@@ -35,6 +32,7 @@ from exporter.publish.hub_plan import (
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
 from exporter.publish.hub_site import build_html, copies_cache_dir, html_cache_dir, remote_copies
 from exporter.publish.hub_state import RemoteState, git_oid
+from exporter.publish.publish_key import load_publish_key
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 
@@ -108,7 +106,7 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
 
 
 def _commit_all(
-    repo: HubRepo, commits: list[Commit], parent: str | None, key: str, notify: Notify
+    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify
 ) -> list[str]:
     """Commit in a chain: each commit names the previous head as its parent."""
     heads = []
@@ -122,7 +120,7 @@ def _commit_all(
             f"pi-session publish: {n['add']} added, {n['update']} updated, "
             f"{n['remove']} removed ({number}/{len(commits)})"
         )
-        description = f"Published with pi-session-export {__version__}; redaction key {key}."
+        description = f"Published with pi-session-export {__version__}."
         parent = repo.commit(commit, parent, title, description)
         heads.append(parent)
     return heads
@@ -173,9 +171,16 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
     sources = claim_paths(sources, remote)
-    key = req.policy.key()
+    try:
+        marks = load_publish_key()
+    except ValueError as error:
+        raise PublishError(str(error), exit_code=1) from None
+    if marks.note:
+        result.warnings.append(marks.note)
+    # what the dataset records of the settings and sources: HMACs under the local key
+    key = marks.mark(req.policy.key())
     policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
-    unchanged, todo = classify(sources, remote, key)
+    unchanged, todo = classify(sources, remote, key, marks.mark)
     result.unchanged = len(unchanged)
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
         staging = Path(tmp) / "staged"
@@ -184,7 +189,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
-        ops = session_ops(prepared, remote, key)
+        ops = session_ops(prepared, remote, key, marks.mark)
         failed = {path for path, _ in result.failed}
         if req.prune:
             ops += prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed})
@@ -238,5 +243,5 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         commits, final = plan_commits(ops, remote, render_meta)
         result.ops, result.planned_commits, result.sessions = ops, len(commits), len(final)
         if not req.dry_run:
-            result.commits = _commit_all(repo, commits, remote.head, key, notify)
+            result.commits = _commit_all(repo, commits, remote.head, notify)
     return result

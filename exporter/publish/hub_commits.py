@@ -75,8 +75,11 @@ class Commit:
         return sum(op.action != "refresh" for op in self.ops) + len(self.metadata)
 
 
-def session_ops(prepared: Iterable[Prepared], remote: RemoteState, key: str) -> list[Op]:
-    """add / update / refresh for each successfully prepared session."""
+def session_ops(
+    prepared: Iterable[Prepared], remote: RemoteState, key: str, mark: Callable[[str], str]
+) -> list[Op]:
+    """add / update / refresh for each successfully prepared session (``mark``: the local
+    publish key's HMAC, which the manifest records instead of the source's hash)."""
     ops = []
     for item in prepared:
         if item.error is not None:
@@ -84,7 +87,7 @@ def session_ops(prepared: Iterable[Prepared], remote: RemoteState, key: str) -> 
         path = item.source.repo_path
         entry = {
             "id": str(item.row.get("id", "")),
-            "source_sha256": item.source_sha256,
+            "source_mark": mark(item.source_sha256),
             "redaction_key": key,
             "sha256": item.sha256,
             "bytes": item.size,

@@ -1,7 +1,7 @@
 """The local half of ``pi-session publish``: where each session goes, what changed, and the
 redacted files, prepared in parallel.
 
-Skipping is decided before any parsing: a session whose source SHA-256 and redaction key
+Skipping is decided before any parsing: a session whose source and redaction key
 match the remote manifest (and whose file is still in the repo tree) is not even loaded. The
 others are loaded, redacted with the publish policy (hidden entries dropped) and written to a
 staging folder by worker processes; a session that fails is reported, never fatal.
@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -159,15 +159,18 @@ def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
 
 
 def classify(
-    sources: list[Source], remote: RemoteState, key: str
+    sources: list[Source], remote: RemoteState, key: str, mark: Callable[[str], str]
 ) -> tuple[list[Source], list[Source]]:
-    """(unchanged, to prepare): unchanged = same source hash and redaction key, file present."""
+    """(unchanged, to prepare): unchanged = same source and redaction key, file present.
+
+    The manifest holds ``mark(source SHA-256)`` (an HMAC under the local publish key), never
+    the hash itself: that would let a reader of the dataset confirm a guessed secret."""
     unchanged, todo = [], []
     for source in sources:
         entry = remote.manifest.get(source.repo_path) or {}
         there = remote.files.get(source.repo_path)
         same = (
-            entry.get("source_sha256") == source.sha256
+            entry.get("source_mark") == mark(source.sha256)
             and entry.get("redaction_key") == key
             and there is not None
             and there.size == entry.get("bytes")
