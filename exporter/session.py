@@ -371,14 +371,15 @@ class Session:
                     return text
         return None
 
-    def context_status(self) -> dict[str, str]:
-        """For the active path: entry id -> id of the compaction that took it out of context.
+    def context_status(self, path: list[str] | None = None) -> dict[str, str]:
+        """For the active path (or ``path``, root to leaf): entry id -> id of the compaction
+        that took it out of context.
 
         Mirrors ``buildSessionContext`` (§1.11): after a compaction only entries from its
         ``firstKeptEntryId`` on stay; an unknown ``firstKeptEntryId`` keeps nothing before it.
         Only the entries the model would otherwise see are marked.
         """
-        path = self.active_path
+        path = self.active_path if path is None else path
         position = {entry_id: i for i, entry_id in enumerate(path)}
         compactions = [
             (i, e)

@@ -1343,3 +1343,35 @@ def test_a_fold_over_marks_alone_still_folds() -> None:
 
     folded = fold_text("\u0301" * 2_000_000, 12, tail=True)
     assert folded.hidden is not None and len(str(folded.visible)) < 3_100
+
+
+def _innermost_branch(element: Element) -> Element | None:
+    return next(
+        (a for a in element.ancestors() if a.tag == "details" and a.has_class("branch")), None
+    )
+
+
+@pytest.mark.parametrize("name", BRANCHED)
+def test_a_compaction_inside_a_branch_marks_what_it_took_out_of_context(name: str) -> None:
+    """Entries before a compaction's first kept entry, shown in the same block as the
+    compaction (the line it continues), say "not in the model's context", in folded
+    branches as on the active path (they went unmarked there: 48 on pi-branched-3)."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    marked = 0
+    for compaction in (e for e in session.entries if e.type == "compaction"):
+        block = _innermost_branch(page.entry(compaction.id))
+        path = session.path_to(compaction.id)
+        kept = compaction.first_kept_entry_id
+        before = path[: path.index(kept)] if kept in path else path[:-1]
+        for entry_id in before:
+            entry = session.by_id[entry_id]
+            element = page.entry(entry_id)
+            if not isinstance(entry, MessageEntry) or _innermost_branch(element) is not block:
+                continue
+            if element.tag != "article":  # a tool result shown inside its call's message
+                element = next(a for a in element.ancestors() if a.tag == "article")
+            assert element.has_class("compacted"), (compaction.id, entry_id)
+            assert "not in the model's context" in element.text
+            marked += 1
+    assert marked >= {"pi-branched-3.jsonl": 46, "pi-branched-4.jsonl": 16}.get(name, 0)

@@ -72,7 +72,7 @@ class PageBuilder:
         self.show = display_path
         self.path_set = set(session.active_path)
         self.compacted = session.context_status()
-        self.consumed: set[str] = set()
+        self._mark_branch_compactions()
         self.anchors = build_anchors([e.id for e in session.entries])
         # Filled by plan(): results shown inside their call, and repeated long outputs.
         self.consumed: set[str] = set()
@@ -132,17 +132,46 @@ class PageBuilder:
                         if isinstance(result, MessageEntry):
                             self._note_output(result)
 
+    def _mark_branch_compactions(self) -> None:
+        """A compaction inside a branch takes entries out of that branch's context: mark
+        them as on the active path. Each entry is judged along the line it is shown in (a
+        compaction in a sub-branch does not change what the line it forks from keeps)."""
+        session = self.session
+        for entry in session.entries:
+            if entry.type != "compaction" or entry.id in self.path_set:
+                continue
+            line = self._line_through(entry.id)
+            members = set(line)
+            dropped = session.context_status(session.path_to(line[-1]))
+            for entry_id, compaction_id in dropped.items():
+                if entry_id in members:
+                    self.compacted.setdefault(entry_id, compaction_id)
+
+    def _line_through(self, entry_id: str) -> list[str]:
+        """The line of the page (see :meth:`main_line`) that shows ``entry_id``."""
+        start = entry_id
+        while True:
+            parent = self.session.parent_of(start)
+            if parent is None or self._next_on_line(parent) != start:
+                return self.main_line(start)
+            start = parent
+
+    def _next_on_line(self, entry_id: str) -> str | None:
+        """The child a line goes on with: the one on the active path, else the newest."""
+        kids = self.session.children.get(entry_id)
+        if not kids:
+            return None
+        on_path = [k for k in kids if k in self.path_set]
+        return on_path[0] if on_path else kids[-1]
+
     # -- main line of a subtree -----------------------------------------------------
     def main_line(self, start: str) -> list[str]:
         """From ``start`` down: follow the active path, else the newest child (Pi's rule)."""
         line = [start]
-        children = self.session.children
-        node = start
-        while children.get(node):
-            kids = children[node]
-            on_path = [k for k in kids if k in self.path_set]
-            node = on_path[0] if on_path else kids[-1]
+        node: str | None = self._next_on_line(start)
+        while node is not None:
             line.append(node)
+            node = self._next_on_line(node)
         return line
 
     def plan(self) -> list[Item]:
