@@ -954,6 +954,35 @@ def test_an_edit_that_changes_nothing_says_so() -> None:
     assert view.body is None and any("same as the text" in n for n in view.notes)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "a.py", "oldText": "line 1\nline 2\nline 3"},  # cut off by an abort
+        {"path": "a.py", "edits": [{"oldText": "line 1\nline 2"}]},
+        {"path": "a.py", "edits": [{"oldText": "a", "newText": "b"}, {"oldText": "line 1"}]},
+    ],
+)
+def test_an_edit_cut_off_before_its_new_text_invents_no_deletion(args: dict) -> None:
+    """An aborted turn's edit call can hold oldText and no newText. The page showed that as
+    a diff deleting every line ("+0 −27" on pi-large-session); Pi shows the call as sent."""
+    from exporter.render.tools import build_tool_view
+
+    view = build_tool_view({"id": "c", "name": "edit", "arguments": args}, None)
+    assert any("incomplete" in n for n in view.notes)
+    assert view.args_json is not None and "line 1" in str(view.args_json.visible)
+    shown = re.sub(r"<[^>]+>", "", str(view.body.visible)) if view.body else ""
+    assert "-line 1" not in shown
+    if len(args.get("edits", [])) == 2:  # the complete replacement still gets its diff
+        assert view.subtitle == "+1 −1" and "-a" in shown and "+b" in shown
+    else:
+        assert view.body is None and not view.subtitle
+    empty = build_tool_view(  # an empty newText is a deletion, not a missing text
+        {"id": "c", "name": "edit", "arguments": {"path": "a.py", "oldText": "x", "newText": ""}},
+        None,
+    )
+    assert empty.subtitle == "+0 −1" and not any("incomplete" in n for n in empty.notes)
+
+
 def test_a_prompt_that_is_only_markup_is_previewed_as_written() -> None:
     from exporter.render.entry_views import prompt_preview
 

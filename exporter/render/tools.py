@@ -220,7 +220,14 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.path = show(path)
     diff = as_str(result.details.get("diff")) if result else None
     if not diff:
-        pairs = _edit_pairs(args, view)
+        given = _edit_pairs(args, view)
+        pairs = [(old, new) for old, new in given if old is not None and new is not None]
+        if len(pairs) < len(given):  # cut off (an aborted turn): a diff would invent a deletion
+            view.notes.append(
+                "the call is incomplete (a replacement without its oldText or newText): "
+                "no diff, its arguments are shown as sent"
+            )
+            view.args_json = _json_fold(args)
         diff = _computed_diff(pairs, path) if pairs else ""
         if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
@@ -255,17 +262,19 @@ _NOTHING_FOUND = {
 _UNITS = {"grep": ("match", "matches"), "find": ("file", "files"), "ls": ("entry", "entries")}
 
 
-def _as_text(value: Any, name: str, view: ToolView) -> str:
-    """A replacement text; anything else shown as its JSON (and flagged), never as ''."""
+def _as_text(value: Any, name: str, view: ToolView) -> str | None:
+    """A replacement text (None: not given); anything else shown as its JSON (and flagged),
+    never as ''."""
     if value is None or isinstance(value, str):
-        return value or ""
+        return value
     view.invalid_args.append(f"edits[].{name}")
     return json_text(value)
 
 
-def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str, str]]:
+def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, str | None]]:
     """The (old, new) texts an edit call asked for: Pi's ``edits: [{oldText, newText}]``
-    (sometimes sent as a JSON string) and the older single ``oldText``/``newText``."""
+    (sometimes sent as a JSON string) and the older single ``oldText``/``newText``; None
+    where the call has no such text (it was cut off)."""
     pairs = []
     edits = args.get("edits")
     if isinstance(edits, str):
@@ -278,10 +287,12 @@ def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str, str]]:
         old, new = item.get("oldText"), item.get("newText")
         if isinstance(old, str) or isinstance(new, str):
             pairs.append((_as_text(old, "oldText", view), _as_text(new, "newText", view)))
-    old = _arg(args, "oldText", view) or _arg(args, "old_string", view)
-    new = _arg(args, "newText", view) or _arg(args, "new_string", view)
+    old = _arg(args, "oldText", view)
+    old = _arg(args, "old_string", view) if old is None else old
+    new = _arg(args, "newText", view)
+    new = _arg(args, "new_string", view) if new is None else new
     if old is not None or new is not None:
-        pairs.append((old or "", new or ""))
+        pairs.append((old, new))
     return pairs
 
 
