@@ -14,7 +14,7 @@
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
   function localTime(d) {
     return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
-      pad(d.getHours()) + ":" + pad(d.getMinutes());
+      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
   }
   function utcOffset(d) {
     var minutes = -d.getTimezoneOffset(), sign = minutes < 0 ? "−" : "+";

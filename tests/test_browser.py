@@ -500,13 +500,13 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     page = view.open(published[SAMPLER], context=context)
     stamp = page.get_attribute("#e01 time", "datetime") or ""
     local = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Tokyo"))
-    assert shown_text(page, "#e01 time") == f"{local:%Y-%m-%d %H:%M}"
+    assert shown_text(page, "#e01 time") == f"{local:%Y-%m-%d %H:%M:%S}"  # seconds, as Pi
     assert page.get_attribute("#e01 time", "title") == f"{stamp} (UTC)"
     started = page.get_attribute(".facts time", "datetime") or ""
     start = datetime.fromisoformat(started.replace("Z", "+00:00")).astimezone(
         ZoneInfo("Asia/Tokyo")
     )
-    assert shown_text(page, ".facts time") == f"{start:%Y-%m-%d %H:%M} UTC+09:00"  # says the zone
+    assert shown_text(page, ".facts time") == f"{start:%Y-%m-%d %H:%M:%S} UTC+09:00"  # the zone
     page.click("#e01 a.ts")
     assert "copied" in (page.get_attribute("#e01 a.ts", "class") or "")
     copied = page.evaluate("navigator.clipboard.readText()")

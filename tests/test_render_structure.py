@@ -1404,3 +1404,18 @@ def test_a_compaction_inside_a_branch_marks_what_it_took_out_of_context(name: st
             assert "not in the model's context" in element.text
             marked += 1
     assert marked >= {"pi-branched-3.jsonl": 46, "pi-branched-4.jsonl": 16}.get(name, 0)
+
+
+def test_entry_times_show_seconds_without_javascript() -> None:
+    """Pi prints HH:MM:SS on every block; pi-large-session has 671 distinct seconds in 104
+    minutes, which minutes alone could not tell apart."""
+    session = load_fixture("pi-large-session.jsonl")
+    page = parse_fixture("pi-large-session.jsonl")
+    shown = set()
+    for entry in session.entries[:300]:
+        time_element = next((e for e in page.entry(entry.id).iter() if e.tag == "time"), None)
+        if time_element is None:  # a tool result shown inside its call
+            continue
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", time_element.text)
+        shown.add(time_element.text)
+    assert len(shown) > 150

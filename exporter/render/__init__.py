@@ -66,11 +66,11 @@ def _short_time(iso: str) -> str:
     moment = parse_time(iso)
     if moment is None:
         return iso
-    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment.utcoffset() is not None else iso
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment.utcoffset() is not None else iso
 
 
 def _compact_iso(iso: str) -> str:
-    """Machine-readable time without sub-seconds (the page shows minutes at most)."""
+    """Machine-readable time without sub-seconds (the page shows seconds at most)."""
     moment = parse_time(iso)
     return (
         moment.strftime("%Y-%m-%dT%H:%M:%SZ")
