@@ -52,7 +52,13 @@
   show(search);
   function rowText(row) {
     var a = $("a", row), el = a ? doc.getElementById(a.getAttribute("href").slice(1)) : null;
-    return (row.textContent + "\n" + (el ? el.textContent : "")).toLowerCase();
+    var text = row.textContent + "\n" + (el ? el.textContent : "");
+    // an output shown once and linked from its repeats is found from each of them
+    if (el) $all("p.same-output a", el).forEach(function (link) {
+      var shown = doc.getElementById(link.getAttribute("href").slice(1));
+      if (shown) text += "\n" + shown.textContent;
+    });
+    return text.toLowerCase();
   }
   function runSearch() {
     var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);

@@ -321,6 +321,38 @@ def test_search_reads_the_entries_not_only_the_outline(
     clean(view)
 
 
+def test_search_finds_an_output_shown_once_from_its_repeats(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A long output repeated later is shown once and linked from each repeat; searching
+    its text found only the shown copy (pi-large-session: L891/L892 went unfound)."""
+    page = view.open(published[V1_COMPACTION])
+    found = page.evaluate(
+        """() => {
+      for (const link of document.querySelectorAll("p.same-output a")) {
+        const repeat = link.closest("[data-entry-id]");
+        const shown = document.getElementById(link.getAttribute("href").slice(1));
+        const own = repeat.textContent.toLowerCase();
+        const line = shown.textContent.split("\\n").map((s) => s.trim())
+          .find((s) => s.length > 20 && s.length < 80 && /[a-z]{4}/.test(s)
+                && !own.includes(s.toLowerCase()));
+        if (line) return [repeat.id, line];
+      }
+      return null;
+    }"""
+    )
+    assert found, "the fixture has no repeated output to search for"
+    repeat_anchor, phrase = found
+    page.keyboard.press("/")
+    page.keyboard.type(phrase)
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(150)
+    row = page.locator(f'#tree li:has(> a[href="#{repeat_anchor}"])')
+    assert row.count() == 1
+    assert "search-miss" not in (row.get_attribute("class") or ""), phrase
+    clean(view)
+
+
 def test_outline_follows_a_deep_link(view: Viewer, published: dict[str, str]) -> None:
     session = load_fixture(V1_COMPACTION)
     deep = next(  # the last user prompt: far down the outline, shown by the default filter
