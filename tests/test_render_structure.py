@@ -1419,3 +1419,20 @@ def test_entry_times_show_seconds_without_javascript() -> None:
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", time_element.text)
         shown.add(time_element.text)
     assert len(shown) > 150
+
+
+@every_fixture
+def test_every_fork_says_so_where_it_is_shown(name: str) -> None:
+    """Each entry a branch block forks from carries a "forks here" badge, also a tool
+    result shown inside its call's message (pi-branched-2's 7f410a20 had none)."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    anchors = {"branch-" + anchor_for(session, e.id): e.id for e in session.entries}
+    for block in page.branches():
+        fork = session.parent_of(anchors[block.get("id") or ""])
+        if fork is None:
+            continue
+        element = page.entry(fork)
+        badges = [e for e in element.iter() if e.has_class("badge") and e.has_class("fork")]
+        owners = [next(a for a in b.ancestors() if a.get("data-entry-id")) for b in badges]
+        assert element in owners, (fork, element)

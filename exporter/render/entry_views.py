@@ -236,13 +236,17 @@ def _assistant(
                 block, result if isinstance(result, MessageEntry) else None, builder.show
             )
             anchor = label = None
+            forks = 0
             if result is not None:  # shown here, so the plan skips its own entry
+                forks = builder.result_forks.get(result.id, 0)
                 anchor = builder.anchor(result.id)
                 builder.dedupe_output(tool)
                 label = session.labels.get(result.id)
                 if label:  # the "Labeled" filter keeps the message that shows it
                     view.classes.append("has-labeled")
-            view.parts.append(Part("tool", tool=tool, tool_entry_anchor=anchor, tool_label=label))
+            view.parts.append(
+                Part("tool", tool=tool, tool_entry_anchor=anchor, tool_label=label, tool_forks=forks)
+            )
         elif kind == "image":
             view.parts.extend(_images_of([block]))
         else:

@@ -19,6 +19,7 @@ class Part:
     image: ImageView | None = None
     tool_entry_anchor: str | None = None
     tool_label: str | None = None  # the label on the result shown with the call
+    tool_forks: int = 0  # branches that fork at that result (they follow the message)
     redacted: bool = False
     name: str = ""
 

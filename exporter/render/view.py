@@ -77,6 +77,7 @@ class PageBuilder:
         # Filled by plan(): results shown inside their call, and repeated long outputs.
         self.consumed: set[str] = set()
         self.same_output: dict[str, tuple[str, bool]] = {}  # result -> (anchor, shown earlier)
+        self.result_forks: dict[str, int] = {}  # a result shown with its call -> forks there
         self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
 
     def anchor(self, entry_id: str) -> str:
@@ -223,6 +224,8 @@ class PageBuilder:
             if alternatives:
                 if item is not None:
                     item.forks_here = len(alternatives)
+                else:  # a result shown inside its call's message: the badge goes there
+                    self.result_forks[entry_id] = len(alternatives)
                 work.append(("line", line, line_set, index + 1, depth))
                 grouped = len(alternatives) > GROUP_BRANCHES_OVER
                 if grouped:
