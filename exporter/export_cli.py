@@ -66,7 +66,8 @@ def default_output_name(session_path: str | None) -> str:
 @click.option(
     "--since",
     metavar="DATE",
-    help="With --all: only sessions active since DATE (YYYY-MM-DD, ISO time, 7d, 12h, 2w); "
+    help="With --all: only sessions whose file changed since DATE (YYYY-MM-DD, ISO time, 7d, "
+    "12h, 2w); "
     "pages of older sessions are removed from the site.",
 )
 @click.option("--force", is_flag=True, help="With --all: render every session again.")

@@ -1,6 +1,7 @@
 """The in-memory session: header, typed entries and the tree queries everything else reads.
 
-A ``Session`` is built once by the loader and then only read. Tree facts (children, roots,
+A ``Session`` is built once by the loader and then only read, except that ``set_leaf``
+may choose another branch as the active path. Tree facts (children, roots,
 active path, branches, tool-call pairing) are computed in O(n) on construction so renderers
 and publishers never scan.
 """

@@ -114,7 +114,8 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Write the exact upload to ./pi-session-share-<name>.html (and .jsonl); send nothing.",
+    help="Write the exact upload to ./pi-session-share-<name>.html (and .jsonl with "
+    "--with-jsonl); send nothing.",
 )
 @click.option("--token", help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN, `gh auth token`).")
 @click.option("--api-url", default=DEFAULT_API_URL, show_default=True, help="GitHub API root.")

@@ -1,4 +1,5 @@
-"""Many sessions -> a static site: ``index.html``, one page per session, one per project.
+"""Many sessions -> a static site: ``index.html``, one page per session, and one per project
+when the sessions span several.
 
 Incremental: a manifest in the site folder remembers, per source file (keyed by a digest of
 its path: the folder gets published), its size, mtime and SHA-256, the tool version and the
@@ -60,7 +61,6 @@ __all__ = [
 LOCK_NAME = ".pi-session-site.lock"
 SAVE_EVERY = 10.0  # seconds between manifest checkpoints during long builds
 _STEM_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_PAGE_OPTIONS = {f.name for f in dataclasses.fields(RenderOptions)}
 
 Transform = Callable[[Session], Session]
 
@@ -149,8 +149,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
         row = session_row(session)
         page = f"sessions/{project_slug(row['cwd'])}/{task.stem}.html"
         options = task.options
-        if "index_href" in _PAGE_OPTIONS:  # pages link back once RenderOptions supports it
-            options = dataclasses.replace(options, **{"index_href": "../../index.html"})
+        options = dataclasses.replace(options, index_href="../../index.html")
         html = render_session(session, options)
         target = Path(task.out_dir) / page
         target.parent.mkdir(parents=True, exist_ok=True)

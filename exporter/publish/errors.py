@@ -1,4 +1,4 @@
-"""Errors shared by every publisher (GitHub gists now, Hugging Face later).
+"""Errors shared by both publishers (GitHub gists and Hugging Face datasets).
 
 Each error carries a one-line, human message that the CLI prints as is, and the
 process exit code to use, so the CLI never has to know which backend failed.
@@ -97,7 +97,7 @@ class NetworkError(PublishError):
 
 
 class TooLargeError(PublishError):
-    """The export is too big for this destination; a usage error, hence exit code 2."""
+    """The export is too big for this destination: input it cannot take, hence exit code 2."""
 
     exit_code = 2
 

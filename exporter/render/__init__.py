@@ -42,13 +42,15 @@ EMBED_BEST_COMPRESSION_BYTES = 1_000_000
 
 @dataclass(slots=True)
 class RenderOptions:
-    """How to render: theme, whether to embed the JSONL, and the leaf to show."""
+    """How to render: theme, whether to embed the JSONL, the source's name, a link back to a
+    site index, and how many processes (the leaf to show is set on the Session)."""
 
     theme: str = "auto"  # auto | light | dark
     embed_jsonl: bool = True
     source_name: str | None = None
     index_href: str | None = None  # a link back to the site index (set by `export --all`)
-    # Processes rendering the transcript (0 = one per CPU). Changes speed, never the page;
+    # Processes rendering the transcript (0 = one per CPU, at most 8; none forked under 300
+    # entries). Changes speed, never the page;
     # 1 by default because callers such as the site build already run one page per CPU.
     jobs: int = 1
 
