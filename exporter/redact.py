@@ -10,6 +10,7 @@ name ``<user>``. The report says what was replaced and where, never the secret i
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import os
@@ -53,6 +54,7 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "signatures_dropped": "signatures dropped",
     "tool_outputs_omitted": "tool outputs omitted",
     "images_omitted": "images omitted",
+    "attachments_omitted": "binary attachments omitted (not scannable)",
 }
 _ID_FIELDS = frozenset({"id", "parentId", "targetId", "fromId", "firstKeptEntryId"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
@@ -207,14 +209,27 @@ def _json_path(node: _Node) -> str:
     return "$" + "".join(reversed(parts))
 
 
+def _is_image(obj: dict[str, Any]) -> bool:
+    mime = obj.get("mimeType")
+    if mime is None:
+        return obj.get("type") == "image"
+    return isinstance(mime, str) and mime.lower().startswith("image/")
+
+
 def _opaque_fields(obj: dict[str, Any]) -> tuple[str, ...]:
-    """Fields holding base64 payloads (image data, v1 attachments): never secret text."""
-    kind = obj.get("type")
-    if kind == "image" or ("mimeType" in obj and "data" in obj):
-        return ("data",)
-    if kind in ("image", "document") and "mimeType" in obj:
-        return ("content", "preview")
-    return ()
+    """Fields holding base64 image bytes: kept as they are (images are not scanned).
+    Only an image's: ``{"type": "image", "mimeType": "text/plain", "data": …}`` is text."""
+    if not _is_image(obj):
+        return ()
+    return ("data",) if "data" in obj else ("content", "preview")
+
+
+def _encoded_text_fields(obj: dict[str, Any]) -> tuple[str, ...]:
+    """Base64 fields of a v1 document attachment (``.env`` attached to a prompt): text to
+    decode and scan like any other, not opaque bytes."""
+    if obj.get("type") != "document" or _is_image(obj):
+        return ()
+    return ("content", "preview", "data")
 
 
 def _named_value(obj: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -247,6 +262,7 @@ class _Redactor:
             source, target, node = stack.pop()
             if isinstance(source, dict):
                 opaque = _opaque_fields(source)
+                encoded = _encoded_text_fields(source)
                 value_key, value_name = _named_value(source)
                 for key, value in source.items():
                     new_key = self._key(key, entry_id, node) if isinstance(key, str) else key
@@ -258,7 +274,12 @@ class _Redactor:
                             key in opaque and _BASE64.fullmatch(value)
                         )
                         field = value_name if key == value_key else key
-                        target[new_key] = value if keep else self.text(value, entry_id, here, field)
+                        if key in encoded and _BASE64.fullmatch(value) and self.active:
+                            target[new_key] = self._encoded_text(value, entry_id, here)
+                        else:
+                            target[new_key] = (
+                                value if keep else self.text(value, entry_id, here, field)
+                            )
                     else:
                         target[new_key] = self._container(value, here, stack)
             else:
@@ -291,6 +312,19 @@ class _Redactor:
         if new == key:
             self.same_keys.add(key)
         return new
+
+    def _encoded_text(self, value: str, entry_id: str | None, node: _Node) -> str:
+        """Base64 text redacted as text and encoded again; bytes that are not UTF-8 text
+        cannot be scanned, so they are left out (and counted)."""
+        try:
+            decoded = base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
+        except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+            self.report.count("attachments_omitted")
+            return ""
+        redacted = self.text(decoded, entry_id, node, None)
+        if redacted == decoded:
+            return value
+        return base64.b64encode(redacted.encode("utf-8", "surrogatepass")).decode("ascii")
 
     def text(self, value: str, entry_id: str | None, node: _Node, field: str | None) -> str:
         """One string: secrets -> placeholders (a sensitive field name covers it all), paths."""

@@ -3,6 +3,7 @@ is still a valid Pi session (checked by Pi itself), and nothing touches the inpu
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import os
@@ -383,6 +384,37 @@ def test_images_are_not_scanned_but_their_metadata_is(write_session: Callable[..
     content = out.by_id["m1"].raw["message"]["content"]
     assert content[0]["data"] == looks_like_key and GHP not in content[0]["mimeType"]
     assert GHP2 not in content[1]["data"] and report.total == 2
+
+
+def test_attached_documents_are_scanned_as_the_text_they_encode(
+    write_session: Callable[..., Path],
+) -> None:
+    """A v1 prompt's attached .env went out as base64, unscanned (only its extractedText was
+    redacted); text under a non-image mimeType was skipped for looking like base64; bytes that
+    are not text cannot be scanned and are left out."""
+    env = f"STRIPE_SECRET_KEY=sk_live_{rand(R, 24)}\nDB_PASSWORD=Summer2024!x\nTOKEN={GHP}\n"
+    attachments = [
+        {"type": "document", "fileName": ".env", "mimeType": "text/plain",
+         "content": base64.b64encode(env.encode()).decode(), "extractedText": env},
+        {"type": "document", "fileName": "a.pdf", "mimeType": "application/pdf",
+         "content": base64.b64encode(b"%PDF-1.4\xff\xfe binary").decode()},
+        {"type": "document", "fileName": "notes.txt", "mimeType": "text/plain",
+         "content": base64.b64encode(b"nothing secret here").decode()},
+    ]  # fmt: skip
+    text_as_image = {"type": "image", "mimeType": "text/plain", "data": "PGPASSWORD=Tr0ub4dor3xYZ"}
+    records = [header(), msg("user", [text_as_image], 1, None, attachments=attachments)]
+    out, report = run(load_session(write_session(records)))
+    message = out.by_id["m1"].raw["message"]
+    env_copy = base64.b64decode(message["attachments"][0]["content"]).decode()
+    for secret in ("sk_live_", "Summer2024!x", GHP):
+        assert secret not in env_copy and secret not in message["attachments"][0]["extractedText"]
+    assert "[REDACTED:" in env_copy and env_copy.startswith("STRIPE_SECRET_KEY=")
+    assert message["attachments"][1]["content"] == ""  # a PDF: not scannable, left out
+    assert report.actions.get("attachments_omitted") == 1
+    assert message["attachments"][2] == attachments[2]  # clean text stays byte for byte
+    assert "Tr0ub4dor3xYZ" not in message["content"][0]["data"]
+    unredacted, _ = run(load_session(write_session(records)), redact=False, keep_paths=True)
+    assert unredacted.by_id["m1"].raw["message"]["attachments"] == attachments
 
 
 def test_env_secrets_on_and_off(
