@@ -148,9 +148,11 @@ def _path_or_value(value: str) -> str:
         return expanded
     if os.path.isdir(expanded):
         raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 2)
+    # not echoed: a secret may start with "/" (AWS secret keys do), and stderr ends up in logs
+    shown = f"{len(value)} characters starting with {value[:2]!r}"
     raise CliError(
-        f"--secret: no such file: {value} (to remove a secret that starts with / or ~, put "
-        "it in a file, one per line, and pass the file)",
+        f"--secret: no such file ({shown}); to remove a secret that starts with / or ~, put "
+        "it in a file, one per line, and pass the file",
         2,
     )
 

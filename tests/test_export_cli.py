@@ -378,6 +378,8 @@ def test_a_secret_that_names_no_file_is_an_error(
     assert result.exit_code == 2
     assert_clean_error(result.stderr)
     assert "put it in a file" in result.stderr or "folder" in result.stderr
+    if value != str(in_tmp / "sub"):  # it may be a secret that starts with "/": not echoed
+        assert value[2:] not in result.stderr
     assert not (in_tmp / "out.jsonl").exists()
     (in_tmp / "secrets.txt").write_text("correct-horse-battery\n", encoding="utf-8")
     fine = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret",
