@@ -46,6 +46,16 @@ _GENERIC_USERS = frozenset((
     "pi", "node", "app", "www", "web", "build", "ci", "docker", "vagrant", "ec2-user", "git",
     "nobody", "default", "guest", "test", "home", "users", "me", "local", "worker", "service",
 ))  # fmt: skip
+# User names that are everyday or code words: replaced only where they name someone (a path,
+# user@host, "user: max"), or "Math.max(1, 2)" became "Math.<user>(1, 2)" for user "max".
+_WORD_USER_NAMES = """
+    max min will mark bill pat sue rose grace hope may june dean frank gene jack joy lane
+    rich ray rob sky art chip dawn don eve faith glen guy jean jay kit lily nick page penny rex
+    rod sandy summer autumn amber crystal forest hunter mason cash chase miles drew cliff carter
+    parker main data server master python java ruby rust swift alpha beta delta echo code work
+    next react docker agent bot cloud linux mac box host client van val wade ward norm sly
+    brook river stone"""
+_WORD_USERS = frozenset(_WORD_USER_NAMES.split())
 ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "home_paths": "home paths -> ~",
     "user_names": "user names -> <user>",
@@ -172,23 +182,40 @@ def _alternation(words: list[str], before: str, after: str) -> re.Pattern[str] |
 
 
 class _PathPrivacy:
-    """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic)."""
+    """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic; a
+    name that is also an everyday or code word only where it names someone)."""
 
     def __init__(self, homes: Iterable[str], users: Iterable[str], report: RedactionReport):
         stripped = {h.rstrip("/\\") for h in homes}
         self.homes = sorted((h for h in stripped if len(h) > 1), key=len, reverse=True)
         names = {u for u in users if len(u) >= 3 and u.lower() not in _GENERIC_USERS}
         self.users = sorted(names, key=len, reverse=True)
+        plain = [u for u in self.users if u.lower() not in _WORD_USERS]
+        words = [u for u in self.users if u.lower() in _WORD_USERS]
+        self._plain, self._words = plain, [w.lower() for w in words]
         self._home = _alternation(self.homes, r"(?<![\w.\-])", r"(?![\w\-])")
-        self._user = _alternation(self.users, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
+        self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
+        self._named = (
+            re.compile(
+                r"(?P<pre>[/\\@~]|(?:user(?:name)?|login|author|owner)[\"']?[ \t]*[=:][ \t]*"
+                rf"[\"']?)(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9_])"
+                rf"|(?<![A-Za-z0-9_.])(?P<mail>{'|'.join(map(re.escape, words))})(?=@)",
+                re.IGNORECASE,
+            )
+            if words
+            else None
+        )
         self.report = report
 
     def apply(self, text: str) -> str:
         if self._home and any(home in text for home in self.homes):
             text, n = self._home.subn("~", text)
             self.report.count("home_paths", n)
-        if self._user and any(user in text for user in self.users):
+        if self._user and any(user in text for user in self._plain):
             text, n = self._user.subn("<user>", text)
+            self.report.count("user_names", n)
+        if self._named and any(word in text.lower() for word in self._words):
+            text, n = self._named.subn(lambda m: (m.group("pre") or "") + "<user>", text)
             self.report.count("user_names", n)
         return text
 

@@ -447,6 +447,26 @@ def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -
     assert entries_text(kept) == entries_text(session)
 
 
+@pytest.mark.parametrize(
+    ("user", "text", "expected"),
+    [
+        ("max", "y = max(a, b); Math.max(1, 2); ls /home/max/x; ssh max@host; user: max",
+         "y = max(a, b); Math.max(1, 2); ls /home/<user>/x; ssh <user>@host; user: <user>"),
+        ("will", "I will mark it; author: will; will@example.com",
+         "I will mark it; author: <user>; <user>@example.com"),
+        ("Mark", "git commit --mark; Mark@host", "git commit --mark; <user>@host"),
+    ],
+)  # fmt: skip
+def test_a_user_name_that_is_a_word_is_replaced_only_where_it_names_someone(
+    write_session: Callable[..., Path], user: str, text: str, expected: str
+) -> None:
+    """With USER=max, "Math.max(1, 2)" became "Math.<user>(1, 2)"; "will" and "mark" broke
+    prose the same way."""
+    records = [header("/srv/p"), msg("user", text, 1, None)]
+    out, _ = run(load_session(write_session(records)), home="/nonexistent", user=user)
+    assert out.by_id["m1"].raw["message"]["content"] == expected
+
+
 def test_bad_input_shapes(write_session: Callable[..., Path]) -> None:
     deep: Any = {"leaf": f"token={GHP}"}
     for _ in range(400):
