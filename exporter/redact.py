@@ -66,7 +66,6 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "images_omitted": "images omitted",
     "attachments_omitted": "binary attachments omitted (not scannable)",
 }
-_ID_FIELDS = frozenset({"id", "parentId", "targetId", "fromId", "firstKeptEntryId"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWNER_HOME = re.compile(
@@ -297,9 +296,9 @@ class _Redactor:
                         new_key = f"{new_key}~"
                     here = (node, new_key)
                     if isinstance(value, str):
-                        keep = (node is None and key in _ID_FIELDS) or (
-                            key in opaque and _BASE64.fullmatch(value)
-                        )
+                        # ids are scanned too (a hostile or damaged file can hold a token
+                        # there): placeholders are stable, so links between entries hold
+                        keep = key in opaque and _BASE64.fullmatch(value)
                         field = value_name if key == value_key else key
                         if key in encoded and _BASE64.fullmatch(value) and self.active:
                             target[new_key] = self._encoded_text(value, entry_id, here)
@@ -427,9 +426,15 @@ def apply_policy(
     if path is not None and privacy is not None:
         path = privacy.apply(path)
     result = session_from_records(records, path=path)
+
+    def scrubbed(text: str) -> str:
+        return redactor.text(text, None, (None, "line"), None)
+
     result.damaged = [
-        DamagedLine(d.line, d.kind, d.message, redactor.text(d.text, None, (None, "line"), None))
-        for d in session.damaged
+        DamagedLine(d.line, d.kind, scrubbed(d.message), scrubbed(d.text)) for d in session.damaged
     ]
-    result.diagnostics = list(session.diagnostics)
+    # the loader's messages quote ids and values from the file: they go on the page too
+    result.diagnostics = [
+        dataclasses.replace(d, message=scrubbed(d.message)) for d in session.diagnostics
+    ]
     return result, report

@@ -467,6 +467,27 @@ def test_a_user_name_that_is_a_word_is_replaced_only_where_it_names_someone(
     assert out.by_id["m1"].raw["message"]["content"] == expected
 
 
+def test_a_token_in_an_id_field_and_the_warnings_that_quote_it_are_redacted(
+    write_session: Callable[..., Path],
+) -> None:
+    """Id fields were copied verbatim and the loader's warnings (which quote ids) went onto
+    the shared page as they were; placeholders are stable, so links between entries hold."""
+    label = {"type": "label", "id": "l1", "parentId": "m2", "timestamp": "2025-01-01T00:00:09Z",
+             "targetId": GHP, "label": "x"}  # fmt: skip
+    records = [header(), msg("user", "hi", 1, None), msg("assistant", "ok", 2, 1)]
+    records[2]["id"] = f"id-{GHP2}"
+    records.append({**msg("user", "again", 3, None), "parentId": f"id-{GHP2}"})
+    records.append({**msg("user", "lost", 4, None), "parentId": f"gone-{GHP}"})  # an orphan
+    session = load_session(write_session([*records, label]))
+    assert any(GHP in d.message for d in session.diagnostics)  # the orphan's warning
+    out, _ = run(session)
+    text = entries_text(out) + "".join(d.message for d in out.diagnostics)
+    assert GHP not in text and GHP2 not in text
+    child = out.by_id[next(i for i in out.by_id if out.by_id[i].raw.get("message", {}).get(
+        "content") == "again")]  # fmt: skip
+    assert out.parent_of(child.id) in out.by_id  # still linked to its (renamed) parent
+
+
 def test_bad_input_shapes(write_session: Callable[..., Path]) -> None:
     deep: Any = {"leaf": f"token={GHP}"}
     for _ in range(400):
