@@ -217,7 +217,7 @@ def test_page_without_javascript_is_complete(view: Viewer, published: dict[str, 
     assert page.is_visible("#e01 img")
     assert "alternate path question" in shown_text(page, "#e25")
     assert "approach" in shown_text(page, "#e24")
-    assert re.fullmatch(r"2025-06-01 10:\d\d UTC", page.locator("#e01 time").inner_text())
+    assert re.fullmatch(r"2025-06-01 10:\d\d:\d\d UTC", page.locator("#e01 time").inner_text())
     assert not page.is_visible("#theme-toggle") and not page.is_visible("#tree-search")
     assert not page.is_visible("#download-jsonl")
     assert page.is_visible("#tree") and page.locator("#tree li").count() > 20

@@ -825,7 +825,7 @@ def test_outline_rows_of_tool_results_name_their_call(name: str) -> None:
         label = session.labels.get(entry.id)
         if label:
             text = text.removeprefix(f"[{label}] ")
-        shape = rf"\[{re.escape(entry.tool_name or '')}(: [^\]]+)?\] result( → error)?"
+        shape = rf"\[{re.escape(entry.tool_name or '')}(: .+)?\] result( → error)?"
         assert re.fullmatch(shape, text), text
         assert "/home/" not in text  # paths as the page shows them (~)
         checked += 1
@@ -1436,3 +1436,26 @@ def test_every_fork_says_so_where_it_is_shown(name: str) -> None:
         badges = [e for e in element.iter() if e.has_class("badge") and e.has_class("fork")]
         owners = [next(a for a in b.ancestors() if a.get("data-entry-id")) for b in badges]
         assert element in owners, (fork, element)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "row"),
+    [
+        ("read", {"path": "/home/x/app.py", "offset": 20, "limit": 40}, "[read: ~/app.py:20-59]"),
+        ("read", {"path": "a.py", "limit": 20}, "[read: a.py:1-20]"),
+        ("read", {"path": "a.py", "offset": True}, "[read: a.py]"),
+        ("grep", {"pattern": "TODO", "path": "src"}, "[grep: /TODO/ in src]"),
+        ("grep", {"pattern": "TODO"}, "[grep: /TODO/ in .]"),
+        ("find", {"pattern": "*.py"}, "[find: *.py in .]"),
+        ("ls", {}, "[ls: .]"),
+        ("edit", {"path": "/home/x/b.py", "oldText": "a", "newText": "b"}, "[edit: ~/b.py]"),
+        ("mytool", {"x": 1, "y": "z"}, '[mytool: {"x":1,"y":"z"}]'),
+    ],
+)
+def test_outline_rows_name_calls_as_pis_tree_does(name: str, args: dict, row: str) -> None:
+    """Pi's tree: the line range a read asked for, grep's /pattern/ and where it searched,
+    a custom tool's arguments; ours showed ``[read: app.py]`` and ``[grep: TODO]``."""
+    from exporter.render.entry_views import _short_tool
+
+    shown = _short_tool({"name": name, "arguments": args}, lambda p: p.replace("/home/x", "~"))
+    assert shown == row

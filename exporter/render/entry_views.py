@@ -6,6 +6,7 @@ their results on the same main line, and long outputs are shown once (see PageBu
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from html import escape
@@ -46,17 +47,55 @@ OUTLINE_CHARS = 80
 
 
 def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) -> str:
-    """``[bash: make test]``, ``[read: ~/proj/app.py]``: a call by its main argument (paths
-    as the page shows them, when ``show`` is given)."""
+    """A call as Pi's tree names it: ``[read: ~/app.py:1-20]``, ``[bash: make test]``,
+    ``[grep: /TODO/ in src]``, ``[find: *.py in .]``, ``[ls: .]``, else the name and the
+    start of its arguments (paths as the page shows them, when ``show`` is given)."""
     name = as_str(call.get("name")) or "?"
     args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
-    for key in ("command", "pattern", "path", "file_path"):
-        value = args.get(key)
-        if isinstance(value, str):
+
+    def text(*keys: str) -> str | None:
+        return next((v for k in keys if isinstance(v := args.get(k), str)), None)
+
+    def path(default: str | None = None) -> str:
+        value = text("path", "file_path") or default or ""
+        return one_line(show(value) if show is not None and value != default else value, 50)
+
+    if name in ("read", "write", "edit") and text("path", "file_path") is not None:
+        lines = _line_range(args) if name == "read" else ""
+        return f"[{name}: {path()}{lines}]"
+    if name == "bash" and text("command") is not None:
+        return f"[bash: {one_line(text('command') or '', 50)}]"
+    if name in ("grep", "find") and text("pattern") is not None:
+        pattern = one_line(text("pattern") or "", 40)
+        shown = f"/{pattern}/" if name == "grep" else pattern
+        return f"[{name}: {shown} in {path('.')}]"
+    if name == "ls":
+        return f"[ls: {path('.')}]"
+    for key in ("command", "pattern", "path", "file_path"):  # other tools: the main argument
+        value = text(key)
+        if value is not None:
             if show is not None and key in ("path", "file_path"):
                 value = show(value)
             return f"[{name}: {one_line(value, 50)}]"
+    if args:
+        serialized = json.dumps(args, ensure_ascii=False, separators=(",", ":"), default=str)
+        return f"[{name}: {one_line(serialized, 40)}]"
     return f"[{name}]"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _line_range(args: dict[str, Any]) -> str:
+    """``:20-59`` from read's offset (1-based) and limit, ``:20`` with no limit."""
+    offset, limit = args.get("offset"), args.get("limit")
+    if not _number(offset) and not _number(limit):
+        return ""
+    start = int(offset) if _number(offset) and offset > 0 else 1
+    if _number(limit) and limit > 0:
+        return f":{start}-{start + int(limit) - 1}"
+    return f":{start}"
 
 
 _SKILL = re.compile(r'^<skill name="([^"]*)"(?: location="([^"]*)")?>\n?(.*?)\n?</skill>\n*', re.S)
