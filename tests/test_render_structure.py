@@ -1459,3 +1459,31 @@ def test_outline_rows_name_calls_as_pis_tree_does(name: str, args: dict, row: st
 
     shown = _short_tool({"name": name, "arguments": args}, lambda p: p.replace("/home/x", "~"))
     assert shown == row
+
+
+@pytest.mark.parametrize(
+    ("message", "note"),
+    [
+        ("Request was aborted.", "Aborted"),
+        (None, "Aborted"),
+        ("bash tool timed out after 120 s", "Aborted: bash tool timed out after 120 s"),
+    ],
+)
+def test_an_aborted_turn_says_why_when_pi_recorded_a_reason(message: str | None, note: str):
+    """Pi's interrupt message reads as a plain "Aborted"; any other errorMessage of an
+    aborted turn was dropped (and "by the user" asserted, which the file does not say)."""
+    turn = {"role": "assistant", "content": [{"type": "text", "text": "partial"}],
+            "stopReason": "aborted"}  # fmt: skip
+    if message is not None:
+        turn["errorMessage"] = message
+    lines = [
+        {"type": "session", "version": 3, "id": "ab", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-01-01T00:00:02Z",
+         "message": turn},
+    ]  # fmt: skip
+    entry = parse_html(_render_records(lines)).entry("a1")
+    notes = [norm(e.text) for e in entry.iter() if e.has_class("note")]
+    assert notes == [note]

@@ -308,7 +308,11 @@ def _assistant(
         view.notes.append(f"Error: {entry.error_message or 'the model call failed'}")
     elif reason == "aborted":
         view.status = "aborted"
-        view.notes.append("Aborted by the user")
+        said = (entry.error_message or "").strip()
+        # Pi's own message for an interrupt is "Request was aborted" (or similar): the note
+        # says it plainly; any other message (a timeout, a tool's abort) is shown as given
+        generic = not said or ("aborted" in said.lower() and len(said) <= 40)
+        view.notes.append("Aborted" + ("" if generic else f": {said}"))
     elif reason == "length":
         view.status = "length"
         view.notes.append("Stopped: output token limit reached (stopReason: length)")
