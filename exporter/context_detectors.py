@@ -15,6 +15,7 @@ from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_assignment
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
+_YAML_TAG = re.compile(r"!{1,2}[A-Za-z_][\w.:/-]*")
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}]{0,256}")
 
@@ -87,6 +88,8 @@ class AssignmentDetector(Detector):
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
         if match.group("sep") == "=>" and not quoted:
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
+        if not quoted and _YAML_TAG.fullmatch(value):
+            return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
         in_query = start > 0 and text[start - 1] in "?&"
         if not quoted and not in_query and text[after : after + 1] == "&":
@@ -106,6 +109,16 @@ class AssignmentDetector(Detector):
             and match.group("close") is None
             and (bare.upper() == bare or name.startswith("--"))
         )
+        if not env_style and not quoted and match.group("sep") == ":":
+            # A YAML line `  password: sunshine` (the name starts the line, the value ends it)
+            # is a config value, as NAME=value is; a word there is the password itself.
+            line_start = text.rfind("\n", 0, start) + 1
+            env_style = (
+                match.group("close") is None
+                and not text[line_start:start].strip(" \t-")
+                and text[after : after + 1] in ("", "\n", "\r")
+                and value[:1] not in ("!", "&", "*")  # a YAML tag, anchor or alias
+            )
         if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
             return match.start(group), after
         return None
