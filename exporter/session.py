@@ -392,12 +392,13 @@ class Session:
             return dropped
         last_index, last = compactions[-1]
         final_kept = min(position.get(last.first_kept_entry_id or "", last_index), last_index)
+        done = 0  # path[:done] is decided: each entry goes to the first compaction dropping it
         for index, entry in compactions:
             kept_from = min(position.get(entry.first_kept_entry_id or "", index), index, final_kept)
-            for earlier in path[:kept_from]:
-                candidate = self.by_id[earlier]
-                if earlier not in dropped and candidate.type in CONTEXT_ENTRY_TYPES:
+            for earlier in path[done:kept_from]:
+                if self.by_id[earlier].type in CONTEXT_ENTRY_TYPES:
                     dropped[earlier] = entry.id
+            done = max(done, kept_from)
         # Entries between an older compaction's kept span and a newer compaction stay dropped
         # only if the newer one drops them; the loop above already applies that ordering.
         # Only the latest compaction's summary is sent: older compactions are out of context.

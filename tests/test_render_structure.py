@@ -1487,3 +1487,54 @@ def test_an_aborted_turn_says_why_when_pi_recorded_a_reason(message: str | None,
     entry = parse_html(_render_records(lines)).entry("a1")
     notes = [norm(e.text) for e in entry.iter() if e.has_class("note")]
     assert notes == [note]
+
+
+def test_a_leaf_before_a_compaction_keeps_its_path_in_context() -> None:
+    """With --leaf before the compaction (L360 on pi-v1-before-compaction), nothing on the
+    active path is out of context; compactions further down the main line marked 290
+    entries of it."""
+    session = load_fresh("pi-v1-before-compaction.jsonl")
+    compaction = next(e for e in session.entries if e.type == "compaction")
+    leaf = session.parent_of(compaction.id)
+    assert leaf is not None
+    session.set_leaf(leaf)
+    page = parse_html(render_session(session))
+    marked = [i for i in session.active_path if page.entry(i).has_class("compacted")]
+    assert marked == []
+
+
+def test_a_branch_line_with_many_compactions_is_judged_once(monkeypatch) -> None:
+    """Each compaction off the active path re-judged its whole line: O(compactions² × line),
+    108 s for a 40,000-entry branch holding 200 compactions (3.6 s before the marks)."""
+    from exporter.render.view import PageBuilder
+    from exporter.session import Session as SessionClass
+
+    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+              "cwd": "/p"}]  # fmt: skip
+    parent = None
+    for i in range(400):  # a long branch: every 20th entry a compaction keeping the last 5
+        entry_id = f"b{i}"
+        if i and i % 20 == 0:
+            line = {"type": "compaction", "summary": "s", "firstKeptEntryId": f"b{i - 5}",
+                    "tokensBefore": 1}  # fmt: skip
+        else:
+            line = {"type": "message", "message": {"role": "user", "content": f"m{i}"}}
+        lines.append({**line, "id": entry_id, "parentId": parent,
+                      "timestamp": "2025-01-01T00:00:01Z"})  # fmt: skip
+        parent = entry_id
+    lines.append({"type": "message", "id": "alt", "parentId": "b0",  # the active leaf
+                  "timestamp": "2025-01-01T00:00:02Z",
+                  "message": {"role": "user", "content": "other"}})  # fmt: skip
+    session = parse_session_bytes(_records_bytes(lines))
+    assert session.leaf_id == "alt"
+    calls = []
+    real = SessionClass.context_status
+
+    def counted(self, path=None):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(SessionClass, "context_status", counted)
+    builder = PageBuilder(session, lambda p: p)
+    assert len(calls) == 2  # the active path, and the one branch line
+    assert builder.compacted["b1"] == "b20" and "b395" not in builder.compacted

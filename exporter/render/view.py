@@ -136,16 +136,20 @@ class PageBuilder:
     def _mark_branch_compactions(self) -> None:
         """A compaction inside a branch takes entries out of that branch's context: mark
         them as on the active path. Each entry is judged along the line it is shown in (a
-        compaction in a sub-branch does not change what the line it forks from keeps)."""
+        compaction in a sub-branch does not change what the line it forks from keeps), and
+        entries of the active path only at its leaf (``--leaf`` before a compaction). Each
+        line is judged once, however many compactions it holds."""
         session = self.session
+        judged: set[str] = set()
         for entry in session.entries:
-            if entry.type != "compaction" or entry.id in self.path_set:
+            if entry.type != "compaction" or entry.id in self.path_set or entry.id in judged:
                 continue
             line = self._line_through(entry.id)
             members = set(line)
+            judged |= members
             dropped = session.context_status(session.path_to(line[-1]))
             for entry_id, compaction_id in dropped.items():
-                if entry_id in members:
+                if entry_id in members and entry_id not in self.path_set:
                     self.compacted.setdefault(entry_id, compaction_id)
 
     def _line_through(self, entry_id: str) -> list[str]:
