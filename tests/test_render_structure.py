@@ -1444,6 +1444,7 @@ def test_every_fork_says_so_where_it_is_shown(name: str) -> None:
         ("read", {"path": "/home/x/app.py", "offset": 20, "limit": 40}, "[read: ~/app.py:20-59]"),
         ("read", {"path": "a.py", "limit": 20}, "[read: a.py:1-20]"),
         ("read", {"path": "a.py", "offset": True}, "[read: a.py]"),
+        ("read", {"path": "a.py", "offset": float("inf"), "limit": 1e300}, "[read: a.py]"),
         ("grep", {"pattern": "TODO", "path": "src"}, "[grep: /TODO/ in src]"),
         ("grep", {"pattern": "TODO"}, "[grep: /TODO/ in .]"),
         ("find", {"pattern": "*.py"}, "[find: *.py in .]"),
@@ -1467,6 +1468,7 @@ def test_outline_rows_name_calls_as_pis_tree_does(name: str, args: dict, row: st
         ("Request was aborted.", "Aborted"),
         (None, "Aborted"),
         ("bash tool timed out after 120 s", "Aborted: bash tool timed out after 120 s"),
+        ("Operation aborted due to timeout", "Aborted: Operation aborted due to timeout"),
     ],
 )
 def test_an_aborted_turn_says_why_when_pi_recorded_a_reason(message: str | None, note: str):

@@ -84,7 +84,8 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A line number worth showing: ``1e400`` (JSON for infinity) or a 300-digit one is not."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e12
 
 
 def _line_range(args: dict[str, Any]) -> str:
@@ -309,13 +310,18 @@ def _assistant(
     elif reason == "aborted":
         view.status = "aborted"
         said = (entry.error_message or "").strip()
-        # Pi's own message for an interrupt is "Request was aborted" (or similar): the note
-        # says it plainly; any other message (a timeout, a tool's abort) is shown as given
-        generic = not said or ("aborted" in said.lower() and len(said) <= 40)
+        # Pi's own interrupt message says no more than "Aborted"; any other message (a
+        # timeout, a tool's abort) is shown as given
+        generic = said.lower().rstrip(".") in _INTERRUPT_MESSAGES
         view.notes.append("Aborted" + ("" if generic else f": {said}"))
     elif reason == "length":
         view.status = "length"
         view.notes.append("Stopped: output token limit reached (stopReason: length)")
+
+
+_INTERRUPT_MESSAGES = frozenset(
+    ("", "aborted", "request was aborted", "the operation was aborted", "operation aborted")
+)
 
 
 def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:

@@ -327,7 +327,11 @@ class PageBuilder:
         return self._outline_text(entry_id)[0]
 
     def _outline_text(self, entry_id: str) -> tuple[str, str, bool]:
-        return outline_text(self.session.by_id[entry_id], self._call_of(entry_id), self.show)
+        entry = self.session.by_id[entry_id]
+        try:
+            return outline_text(entry, self._call_of(entry_id), self.show)
+        except Exception:  # one odd entry must not cost the reader the page (as entry_view)
+            return f"[{entry.type}]", "other", False
 
     def _call_of(self, result_id: str) -> dict[str, Any] | None:
         """The tool call block a result answers, if the file has it."""
