@@ -17,7 +17,7 @@ from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_ass
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
 _YAML_TAG = re.compile(r"!{1,2}[A-Za-z_][\w.:/-]*")
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
-_AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}]{0,256}")
+_AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
 
 
 def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
@@ -82,6 +82,8 @@ class AssignmentDetector(Detector):
         if start in seen:
             return None
         seen.add(start)
+        if text[max(0, start - 2) : start] == "${":
+            return None  # `${DB_PASS:-default}` is a shell expansion, not an assignment
         name = text[start : match.end("tail")]
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
@@ -248,17 +250,18 @@ class CommandLineDetector(Detector):
 
 class NetrcDetector(Detector):
     """``password VALUE`` in a .netrc (``machine HOST login USER password VALUE``, on one line
-    or several): a space, not ``=`` or ``:``, separates the name from the value there."""
+    or several, login before or after): a space, not ``=`` or ``:``, separates the name from
+    the value there."""
 
     name, summary = "netrc-password", "password VALUE in .netrc entries (machine ... login ...)"
     lower_triggers = ("machine",)
     _password = re.compile(r"password[ \t]+(?P<v>[^\s\"'`]{4,512})")
-    # from the nearest "machine" (or "default"): a login and only netrc tokens in between
-    # ("restart the machine, then password reset" is prose)
-    _entry = re.compile(
-        r"(?:machine[ \t]+\S+|default)(?:\s+(?:account|port)[ \t]+\S+)*"
-        r"\s+login[ \t]+\S+(?:\s+(?:account|port)[ \t]+\S+)*\s+"
-    )
+    # From the entry's "machine" (or "default") keyword to "password": netrc tokens only, and
+    # names that do not end like a word of prose ("machine learning login page: password").
+    _head = r"(?:machine[ \t]+\S*[^\s:,;.]|default)(?:\s+(?:account|port)[ \t]+\S+)*"
+    _entry = re.compile(_head + r"\s+login[ \t]+\S*[^\s:,;.](?:\s+(?:account|port)[ \t]+\S+)*\s+")
+    _entry_login_after = re.compile(_head + r"\s+")
+    _login_after = re.compile(r"\s+login[ \t]+\S")
     window = 400
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -268,13 +271,33 @@ class NetrcDetector(Detector):
             at = match.start()
             if at and (lower[at - 1].isalnum() or lower[at - 1] in "_-"):
                 continue
-            low = max(0, at - self.window)
-            entry = max(lower.rfind("machine", low, at), lower.rfind("default", low, at))
-            if entry < 0 or not self._entry.fullmatch(lower, entry, at):
-                continue
+            entry = self._keyword_before(lower, max(0, at - self.window), at)
             start, end = match.span("v")
+            if entry < 0 or not (
+                self._entry.fullmatch(lower, entry, at)
+                or (
+                    self._entry_login_after.fullmatch(lower, entry, at)
+                    and self._login_after.match(lower, end)
+                )
+            ):
+                continue
             if not is_placeholder(text[start:end]):
                 yield start, end
+
+    @staticmethod
+    def _keyword_before(lower: str, low: int, at: int) -> int:
+        """Where the nearest "machine"/"default" token before ``at`` starts (a whole word:
+        not the "machine" of build-machine-01), or -1."""
+        best = -1
+        for word in ("machine", "default"):
+            i = lower.rfind(word, low, at)
+            while i >= 0 and not (
+                (i == 0 or lower[i - 1].isspace())
+                and lower[i + len(word) : i + len(word) + 1].isspace()
+            ):
+                i = lower.rfind(word, low, i)
+            best = max(best, i)
+        return best
 
 
 class NameValueDetector(Detector):

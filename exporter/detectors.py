@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-5"
+DETECTOR_VERSION = "2026.11-6"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -148,12 +148,16 @@ class Base64PrivateKeyDetector(Detector):
 
     name, summary = "private-key-base64", "base64-encoded PEM private keys (kubeconfig, k8s)"
     triggers = ("LS0tLS1CRUdJTi",)
-    _block = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,200000}={0,2}")
+    # `base64` wraps at 76 columns, `openssl base64` and YAML block scalars at 64: the block
+    # goes on over line breaks (and the indentation of a YAML block)
+    _block = re.compile(
+        r"LS0tLS1CRUdJTi(?:[A-Za-z0-9+/]|\r?\n[ \t]*(?=[A-Za-z0-9+/])){20,200000}={0,2}"
+    )
     _private = re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._block.finditer(text):
-            head = match.group()[:96]
+            head = "".join(match.group()[:200].split())[:96]
             try:
                 decoded = base64.b64decode(head[: len(head) // 4 * 4])
             except (ValueError, binascii.Error):
@@ -259,7 +263,11 @@ def _has_digit(body: str) -> bool:
 
 
 _ANY = r"[A-Za-z0-9_\-]"
-_PORT = re.compile(r"[0-9]{1,5}(?:[/?#]|\Z)")  # host:8080/path@x is a port, not a password
+_PORT = re.compile(r"[0-9]{1,5}[/?#]")  # host:8080/path@x is a port, not a password
+# after the "@" that ends a password: a host name or [IPv6] and a port, and no further "@"
+_HOST = re.compile(
+    r"@(?:[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?![A-Za-z0-9.\-@:])"
+)
 #: The prefixes that may follow "-" or "_": long and distinctive (not hf_ or a bare sk-,
 #: which identifiers like load_hf_TransformersConfig… or prefix-sk-… contain).
 _JOINABLE = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
@@ -331,28 +339,31 @@ _UNGLUED = (  # formats whose secret sits inside a longer match
 
 
 class UrlCredentialsDetector(Detector):
-    """The password in ``scheme://user:password@host``, up to the URL's last ``@`` before a
-    host: passwords that were not percent-encoded hold ``@``, ``/`` and ``#`` as well.
+    """The password in ``scheme://user:password@host``: up to the first ``@`` that a clean
+    host follows, since passwords that were not percent-encoded hold ``@``, ``/`` and ``#``
+    too (``p@ss@db``), while a path may hold an ``@`` of its own (``repo.git@v1.2``).
 
     The run after ``user:`` is taken once and consumed (no backtracking into it), so text
     dense with ``://a:`` stays linear."""
 
     name, summary = "url-credentials", "the password in scheme://user:password@host"
     triggers = ("://",)
-    _start = re.compile(r"://[^\s:/?#@\"'<>\\]{0,256}:(?=(?P<run>[^\s\"'<>\\]{1,256}))(?P=run)")
-    _host = re.compile(r"@[A-Za-z0-9\[]")
+    _start = re.compile(
+        r"://(?!\[)[^\s:/?#@\"'<>\\]{0,256}:(?=(?P<run>[^\s\"'<>\\]{1,256}))(?P=run)"
+    )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._start.finditer(text):
             run_start, run_end = match.span("run")
-            at = text.rfind("@", run_start, run_end)
-            while at > run_start and not self._host.match(text, at):
-                at = text.rfind("@", run_start, at)
-            if at <= run_start:
+            run = text[run_start:run_end]
+            at = run.find("@")
+            while at >= 0 and not _HOST.match(run, at):
+                at = run.find("@", at + 1)
+            if at <= 0:
                 continue
-            value = text[run_start:at]
+            value = run[:at]
             if not is_placeholder(value) and not _PORT.match(value):
-                yield run_start, at
+                yield run_start, run_start + at
 
 
 DETECTORS: tuple[Detector, ...] = (

@@ -194,16 +194,7 @@ class _PathPrivacy:
         self._plain, self._words = plain, [w.lower() for w in words]
         self._home = _alternation(self.homes, r"(?<![\w.\-])", r"(?![\w\-])")
         self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
-        self._named = (
-            re.compile(
-                r"(?P<pre>[/\\@~]|(?:user(?:name)?|login|author|owner)[\"']?[ \t]*[=:][ \t]*"
-                rf"[\"']?)(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9_])"
-                rf"|(?<![A-Za-z0-9_.])(?P<mail>{'|'.join(map(re.escape, words))})(?=@)",
-                re.IGNORECASE,
-            )
-            if words
-            else None
-        )
+        self._named = _named_user_patterns(words) if words else ()
         self.report = report
 
     def apply(self, text: str) -> str:
@@ -214,9 +205,29 @@ class _PathPrivacy:
             text, n = self._user.subn("<user>", text)
             self.report.count("user_names", n)
         if self._named and any(word in text.lower() for word in self._words):
-            text, n = self._named.subn(lambda m: (m.group("pre") or "") + "<user>", text)
-            self.report.count("user_names", n)
+            for pattern in self._named:
+                text, n = pattern.subn(lambda m: m.group("pre") + "<user>", text)
+                self.report.count("user_names", n)
         return text
+
+
+def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
+    """Where a user name that is also a word names someone: a path (/home/max, ~max), a git
+    remote (git@host:max/repo), ``id`` output ((max)), user@host, ``-u max``, ``chown
+    max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``."""
+    name = rf"(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9_])"
+    field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
+    sources = (
+        rf"(?P<pre>[/\\@~]){name}",
+        rf"(?P<pre>:){name}(?=/)",
+        rf"(?P<pre>\(){name}(?=\))",
+        rf"(?P<pre>{field}){name}",
+        rf"(?P<pre>(?<![\w-])(?:-u|--user[= ]|chown|chgrp)[ \t]*){name}",
+        rf"(?P<pre>^[-bcdlps][-rwxsStT]{{9}}[.+@]?[ \t]+[0-9]+[ \t]+){name}",  # ls -l owner
+        rf"(?P<pre><user>[ \t:]+){name}",  # the group after an owner: "max max", "max:max"
+        rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)",
+    )
+    return tuple(re.compile(s, re.IGNORECASE | re.MULTILINE) for s in sources)
 
 
 _Node = tuple[Any, str | int] | None  # (parent node, key): a JSON path built only on a hit

@@ -149,7 +149,7 @@ def _path_or_value(value: str) -> str:
     if os.path.isdir(expanded):
         raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 2)
     # not echoed: a secret may start with "/" (AWS secret keys do), and stderr ends up in logs
-    shown = f"{len(value)} characters starting with {value[:2]!r}"
+    shown = f"a value of {len(value)} characters"
     raise CliError(
         f"--secret: no such file ({shown}); to remove a secret that starts with / or ~, put "
         "it in a file, one per line, and pass the file",

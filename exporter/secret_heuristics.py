@@ -65,12 +65,13 @@ _PLACEHOLDER_PARTS = (
 )  # fmt: skip
 
 
-# $VAR, ${VAR}, $1, %APPDATA%, <TOKEN>, {token}, %s
-_VARIABLE = re.compile(r"\$\{?\w+\}?|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
+# $VAR, ${VAR}, ${VAR:-default}, $1, %APPDATA%, <TOKEN>, {token}, %s
+_VARIABLE = re.compile(r"\$\{?\w+\}?|\$\{\w+:?[-=?+][^{}]*\}|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
 
 
 # What a real password or key has and a placeholder's words do not: digits and symbols.
-_REAL_VALUE_CHARS = re.compile(r"[0-9!@#%^&*+=?~|\\;,]")
+_REAL_VALUE_CHARS = re.compile(r"[0-9!@#$%^&*+=?~|\\;,]")
+_MASKS = ("****", "…", "...")  # a value shown masked is not there to leak
 
 
 @functools.lru_cache(maxsize=4096)  # names and values repeat a lot
@@ -84,7 +85,7 @@ def is_placeholder(value: str) -> bool:
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
         return True
-    if len(set(low)) <= 2 or low.startswith("[redacted:"):
+    if len(set(low)) <= 2 or low.startswith("[redacted:") or any(m in low for m in _MASKS):
         return True
     rest, found = low, False
     for part in _PLACEHOLDER_PARTS:

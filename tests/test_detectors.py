@@ -47,6 +47,15 @@ BEARER = rand(R, 40)
 PEM_B64 = base64.b64encode(
     b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7Qm9\n-----END RSA PRIVATE KEY-----\n"
 ).decode()
+PEM_B64_WRAPPED = (
+    base64.encodebytes(  # 76 columns, as `base64` writes it
+        b"-----BEGIN PRIVATE KEY-----\n"
+        + b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 8
+        + b"\n-----END PRIVATE KEY-----\n"
+    )
+    .decode()
+    .strip()
+)
 CERT_B64 = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG\n-----END CERTIFICATE-----\n"
 ).decode()
@@ -116,6 +125,12 @@ POSITIVES = [
     ("url-credentials", "mongodb://app:8f/Kq2+Lm9Wz@mongo.internal:27017/db", "8f/Kq2+Lm9Wz"),
     ("url-credentials", "postgres://app:p@ssW0rd99@db/shop", "p@ssW0rd99"),
     ("private-key-base64", "    client-key-data: " + PEM_B64, PEM_B64),
+    # `base64 key.pem` wraps at 76 columns (a review: 76 of 2,302 characters were redacted)
+    ("private-key-base64", "$ base64 key.pem\n" + PEM_B64_WRAPPED, PEM_B64_WRAPPED),
+    ("url-credentials", "mysql://root:12345@localhost:3306/app", "12345"),  # digits, no port
+    ("netrc-password", "machine build-machine-01.corp login ci password S3cretPw99", "S3cretPw99"),
+    ("netrc-password", "machine h.example.com password S3cretPw99 login u", "S3cretPw99"),
+    ("secret-assignment", "DB_PASSWORD=Your$ecretPass", "Your$ecretPass"),
     ("cli-secret", "redis-cli -h cache -a Rz8#kQ2pLm9 ping", "Rz8#kQ2pLm9"),
     ("cli-secret", "openssl enc -aes-256-cbc -k Tr0ub4dor3xYZ -in f", "Tr0ub4dor3xYZ"),
     ("secret-assignment", "openssl rsa -passin pass:Hunter2Hunter2 -in k.pem", "Hunter2Hunter2"),
@@ -223,6 +238,10 @@ ASSIGNMENT_NEGATIVES = [
     "client-certificate-data: " + CERT_B64,
     "items.map(token => token.trim())",
     "interface User {\n  password: string\n}",
+    "http://[::1]:8080/@scope/pkg",
+    "machine learning login page: password resets",
+    'password: "${DB_PASS:-example1}"',
+    "api_key: sk-****1234",
     "  password: !vault |\n    $ANSIBLE_VAULT;1.1;AES256",
     "  password: ${DB_PASSWORD}\n",
     "https://example.com:8443/api?email=a@b.com",
@@ -306,6 +325,21 @@ def test_real_values_are_not_placeholders() -> None:
         assert not is_placeholder(value), value
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("pip install git+https://bob:Pw9xYz12@github.com/org/repo.git@v1.2.0", "Pw9xYz12"),
+        ("postgres://app:p@ssW0rd99@db/shop", "p@ssW0rd99"),
+        ("export API_TOKEN=abc123def456&& npm publish", "abc123def456"),
+        ("PASSWORD=Tr0ub4dor & sleep 1", "Tr0ub4dor"),
+    ],
+)
+def test_a_secret_is_redacted_to_its_end_and_no_further(text: str, secret: str) -> None:
+    """A pinned pip URL lost its host and path to the password (the URL's last "@"), and
+    `&&` after a value went into the redaction."""
+    assert [text[f.start : f.end] for f in scan(text)] == [secret]
+
+
 def test_boundaries_and_json_escapes() -> None:
     token = "ghp_" + rand(random.Random(1), 36)
     assert scan("x" + token) == []  # glued onto a word: part of something else
@@ -386,6 +420,8 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "cli-mysql-flag": "mysql -p x ",
     "url-userinfo": "://a:",
     "netrc": "machine a login b password cdef ",
+    "netrc-glued-keywords": "machinemachine password abcd ",
+    "url-many-at": "://a:@b@c@",
     "name-value": "- name: DB_PASSWORD\n  value: x\n",
     "redis-cli": "redis-cli -a x ",
     "env-ampersand": "PASSWORD=abcdefg&",

@@ -455,6 +455,11 @@ def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -
         ("will", "I will mark it; author: will; will@example.com",
          "I will mark it; author: <user>; <user>@example.com"),
         ("Mark", "git commit --mark; Mark@host", "git commit --mark; <user>@host"),
+        ("max", "git@github.com:max/repo.git; uid=1000(max); sudo -u max x; chown max:max f",
+         "git@github.com:<user>/repo.git; uid=1000(<user>); sudo -u <user> x; "
+         "chown <user>:<user> f"),
+        ("max", "-rw-r--r-- 1 max max 12 a\nLOGNAME=max; Committer: max; width:max-content",
+         "-rw-r--r-- 1 <user> <user> 12 a\nLOGNAME=<user>; Committer: <user>; width:max-content"),
     ],
 )  # fmt: skip
 def test_a_user_name_that_is_a_word_is_replaced_only_where_it_names_someone(
