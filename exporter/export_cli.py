@@ -165,6 +165,12 @@ def export_site(
         if not files:
             raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
     plain = policy_changes_nothing(policy)
+    options_key, source_mark = policy.key(), None
+    if policy.redact:  # the folder gets published: no hash that could confirm a guess
+        from exporter.publish.publish_key import load_publish_key
+
+        marks = load_publish_key()
+        options_key, source_mark = marks.mark(options_key), marks.mark
     try:
         report = build_site(
             files,
@@ -172,8 +178,9 @@ def export_site(
             jobs=jobs,
             force=force,
             render_options=options,
-            options_key=policy.key(),  # with the render options: a change rebuilds every page
+            options_key=options_key,  # with the render options: a change rebuilds every page
             transform=None if plain else functools.partial(policy_transform, policy),
+            source_mark=source_mark,
         )
     except SiteError as error:
         raise CliError(str(error), 1) from None

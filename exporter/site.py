@@ -34,12 +34,14 @@ from exporter.session import Session
 from exporter.site_manifest import (
     MANIFEST_NAME,
     STEM,
+    Mark,
     SiteError,
     check_folder,
     delete_page,
     is_unchanged,
     load_manifest,
     save_manifest,
+    source_digest,
     source_id,
     sweep,
     write_if_changed,
@@ -130,6 +132,7 @@ class _Task:
     out_dir: str
     options: RenderOptions
     transform: Transform | None
+    source_mark: Mark | None = None
 
 
 def _render_task(task: _Task) -> dict[str, Any]:
@@ -141,7 +144,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
             info = os.fstat(handle.fileno())
             data = handle.read()
         entry.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
-        entry["sha256"] = hashlib.sha256(data).hexdigest()
+        entry["sha256"] = source_digest(hashlib.sha256(data).hexdigest(), task.source_mark)
         session = parse_session_bytes(data, path=task.source)
         del data
         if task.transform is not None:
@@ -209,11 +212,15 @@ def build_site(
     options_key: str = "",
     transform: Transform | None = None,
     progress: bool | None = None,
+    source_mark: Mark | None = None,
 ) -> SiteReport:
     """Render ``files`` into ``out_dir`` incrementally; the index lists exactly ``files``.
 
     ``transform`` (e.g. a redaction policy) runs on each session before rendering; with more
     than one job it must be picklable (a top-level function or a ``functools.partial``).
+    ``source_mark`` (a redacted site's: an HMAC under a local key) is what the manifest
+    records of each source's SHA-256 instead of the hash itself, which would let a reader of
+    the published folder confirm a guessed secret against the redacted page.
     ``progress``: None shows a bar when stderr is a terminal, True always, False never.
     """
     options = render_options or RenderOptions()
@@ -221,7 +228,9 @@ def build_site(
     out_dir.mkdir(parents=True, exist_ok=True)
     check_folder(out_dir, out_dir / MANIFEST_NAME)  # refuse a foreign folder before touching it
     with _build_lock(out_dir):
-        return _build(files, out_dir, jobs, force, options, options_key, transform, progress)
+        return _build(
+            files, out_dir, jobs, force, options, options_key, transform, progress, source_mark
+        )
 
 
 @contextlib.contextmanager
@@ -254,6 +263,7 @@ def _build(
     options_key: str,
     transform: Transform | None,
     progress: bool | None,
+    source_mark: Mark | None = None,
 ) -> SiteReport:
     started = time.monotonic()
     key = f"{make_options_key(options)}:{options_key}"
@@ -272,13 +282,17 @@ def _build(
     tasks: list[_Task] = []
     for sid, source in sorted(sources.items(), key=lambda item: item[1]):
         entry = sessions.get(sid)
-        if entry is not None and not force and is_unchanged(entry, source, out_dir, key):
+        if (
+            entry is not None
+            and not force
+            and is_unchanged(entry, source, out_dir, key, source_mark)
+        ):
             report.unchanged += 1
             continue
         stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
         if not STEM.fullmatch(stem):  # never a path: load_manifest checked it, check again
             stem = _safe_stem(source, used)
-        tasks.append(_Task(sid, source, stem, str(out_dir), options, transform))
+        tasks.append(_Task(sid, source, stem, str(out_dir), options, transform, source_mark))
     tasks.sort(key=lambda t: -_size(t.source))  # big first: better balance across workers
     jobs = max(1, jobs or default_jobs())
     if jobs > 1 and len(tasks) > 1 and transform is not None:

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,14 @@ from exporter.fsutil import atomic_open, atomic_write_text
 
 __all__ = [
     "MANIFEST_NAME",
+    "Mark",
     "SiteError",
     "check_folder",
     "delete_page",
     "is_unchanged",
     "load_manifest",
     "save_manifest",
+    "source_digest",
     "source_id",
     "sweep",
     "write_if_changed",
@@ -162,7 +165,17 @@ def _sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
-def is_unchanged(entry: dict[str, Any], source: str, out_dir: Path, key: str) -> bool:
+Mark = Callable[[str], str]
+
+
+def source_digest(sha256: str, mark: Mark | None) -> str:
+    """What the manifest records of a source: its SHA-256, or ``mark`` of it (a keyed HMAC)."""
+    return sha256 if mark is None else mark(sha256)
+
+
+def is_unchanged(
+    entry: dict[str, Any], source: str, out_dir: Path, key: str, mark: Mark | None = None
+) -> bool:
     """Same tool, options and bytes, and the page is still there; hash only if stat differs."""
     same_build = (entry.get("tool_version"), entry.get("options_key")) == (__version__, key)
     page = entry.get("page")
@@ -173,7 +186,9 @@ def is_unchanged(entry: dict[str, Any], source: str, out_dir: Path, key: str) ->
         info = os.stat(source)
         if (info.st_size, info.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
             return True
-        same = info.st_size == entry.get("size") and _sha256_file(source) == entry.get("sha256")
+        same = info.st_size == entry.get("size") and source_digest(
+            _sha256_file(source), mark
+        ) == entry.get("sha256")
     except OSError:
         return False
     if same:

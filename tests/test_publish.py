@@ -582,6 +582,31 @@ def test_the_dataset_cannot_confirm_a_guessed_secret(
     assert refused.exit_code == 1 and "PI_SESSION_PUBLISH_KEY is too short" in refused.stderr
 
 
+def test_an_upgrade_drops_the_plain_hashes_of_sessions_it_does_not_touch(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """Entries an earlier version wrote (plain source_sha256, unkeyed redaction_key) were
+    copied as they were for every session a run did not touch, so the guess check stayed in
+    the live manifest; they are dropped, and the next run with the file re-checks it."""
+    assert publish(fake_hub, small).exit_code == 0
+    repo = fake_hub.repo(REPO_ID)
+    old = json.loads(repo.files["manifest.json"])
+    plain = RedactionPolicy(redact=True, drop_hidden=True).key()
+    by_name = {p.name: p for p in small.files}
+    for path, entry in old["sessions"].items():
+        del entry["source_mark"]
+        entry["source_sha256"] = hashlib.sha256(by_name[Path(path).name].read_bytes()).hexdigest()
+        entry["redaction_key"] = plain
+    repo.files["manifest.json"] = json.dumps(old).encode()
+    one = small.files[0]
+    args = ["publish", REPO_ID, str(one), "--endpoint", fake_hub.url, "--token", TOKEN]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    text = fake_hub.files(REPO_ID)["manifest.json"].decode()
+    assert "source_sha256" not in text and plain not in text
+    assert len(json.loads(text)["sessions"]) == len(small.files)  # no session lost
+
+
 def test_public_repo_and_paged_tree(small: Corpus) -> None:
     with FakeHub(page_size=4) as fake:  # the tree listing needs several pages
         first = publish(fake, small, "--public")

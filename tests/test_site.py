@@ -8,6 +8,7 @@ one test also builds a site from sessions written by Pi's own SessionManager.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import os
@@ -658,3 +659,30 @@ def test_a_project_page_names_its_project_as_the_index_does(tmp_path):
         for p in (site / "projects").glob("*.html")
     )
     assert headings == ["/Users/bob/proj", "/home/alice/proj"]
+
+
+def test_a_redacted_site_holds_no_hash_that_could_confirm_a_guess(corpus, tmp_path, monkeypatch):
+    """`export --all --redact` kept each unredacted source's SHA-256 and the policy key in
+    the folder's .pi-session-site.json, which is published with the folder: with a redacted
+    page, a reader could check a guessed password offline. It keeps HMACs under the local
+    publish key instead, and a rebuild still renders nothing."""
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+    from exporter.policy import RedactionPolicy
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("PI_SESSION_PUBLISH_KEY", raising=False)
+    root, _ = corpus
+    site = tmp_path / "site"
+    args = ["export", "--all", "--redact", "-o", str(site), "--sessions-dir", str(root), "-j", "1"]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    text = (site / ".pi-session-site.json").read_text(encoding="utf-8")
+    for path in files_of(root):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() not in text
+    assert RedactionPolicy(redact=True).key() not in text
+    for path in files_of(root):
+        os.utime(path)  # touched: the manifest's mark is checked, not only size and time
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 0 and "0 rendered" in again.output + again.stderr, again.output

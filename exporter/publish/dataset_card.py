@@ -97,6 +97,16 @@ def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
+def _current(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An entry without what earlier versions recorded in the clear: the source's SHA-256
+    and the unkeyed redaction key (their entries have no ``source_mark``). A session no run
+    has touched since keeps such an entry; the next run that has its file re-checks it."""
+    current = {k: v for k, v in entry.items() if k != "source_sha256"}
+    if "source_mark" not in current:
+        current.pop("redaction_key", None)
+    return current
+
+
 def render_manifest(
     sessions: Mapping[str, Mapping[str, Any]], card_oid: str | None = None
 ) -> bytes:
@@ -106,7 +116,7 @@ def render_manifest(
         "schema_version": MANIFEST_SCHEMA,
         "generator": f"pi-session-export {__version__}",
         "detector_version": DETECTOR_VERSION,
-        "sessions": {path: dict(sessions[path]) for path in sorted(sessions)},
+        "sessions": {path: _current(sessions[path]) for path in sorted(sessions)},
     }
     if card_oid:
         document["card_oid"] = card_oid

@@ -52,8 +52,15 @@ def load_publish_key(environ: Mapping[str, str] = os.environ) -> PublishKey:
             raise ValueError(f"{KEY_ENV} is too short: use {_MIN_ENV_KEY}+ random characters")
         return PublishKey(from_env.encode("utf-8"))
     path = key_file(environ)
+    existed = path.exists()
     try:
-        return PublishKey(_read_or_create(path))
+        key = PublishKey(_read_or_create(path))
+        if not existed:  # a new machine (or a CI runner): say why everything is re-checked
+            key.note = (
+                f"created a publish key in {path}: sessions published from elsewhere are "
+                f"re-checked once (on CI, set {KEY_ENV} from a secret)"
+            )
+        return key
     except OSError as error:
         reason = error.strerror or type(error).__name__
         note = (
