@@ -212,13 +212,13 @@ class _PathPrivacy:
 
 
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
-    """Where a user name that is also a word names someone: a path (/home/max, ~max), a git
+    """Where a user name that is also a word names someone: a home (/home/max, ~max), a git
     remote (git@host:max/repo), ``id`` output ((max)), user@host, ``-u max``, ``chown
     max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``."""
     name = rf"(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9_])"
     field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
     sources = (
-        rf"(?P<pre>[/\\@~]){name}",
+        rf"(?P<pre>/home/|/Users/|\\Users\\|[@~]){name}",  # not /data/x for user "data"
         rf"(?P<pre>:){name}(?=/)",
         rf"(?P<pre>\(){name}(?=\))",
         rf"(?P<pre>{field}){name}",

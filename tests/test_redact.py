@@ -460,6 +460,8 @@ def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -
          "chown <user>:<user> f"),
         ("max", "-rw-r--r-- 1 max max 12 a\nLOGNAME=max; Committer: max; width:max-content",
          "-rw-r--r-- 1 <user> <user> 12 a\nLOGNAME=<user>; Committer: <user>; width:max-content"),
+        ("data", "ls /data/models /home/data/x C:\\Users\\data\\y",
+         "ls /data/models /home/<user>/x C:\\Users\\<user>\\y"),
     ],
 )  # fmt: skip
 def test_a_user_name_that_is_a_word_is_replaced_only_where_it_names_someone(
