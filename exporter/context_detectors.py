@@ -15,7 +15,7 @@ from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_assignment
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
-_YAML_TAG = re.compile(r"!{1,2}[A-Za-z_][\w.:/-]*")
+_YAML_TAG = re.compile(r"!{1,2}[A-Za-z]+")  # !vault, !!binary, !Ref: YAML reads a tag there
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
 
@@ -90,7 +90,7 @@ class AssignmentDetector(Detector):
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
         if match.group("sep") == "=>" and not quoted:
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
-        if not quoted and _YAML_TAG.fullmatch(value):
+        if not quoted and match.group("sep") == ":" and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
         in_query = start > 0 and text[start - 1] in "?&"

@@ -131,6 +131,7 @@ POSITIVES = [
     ("netrc-password", "machine build-machine-01.corp login ci password S3cretPw99", "S3cretPw99"),
     ("netrc-password", "machine h.example.com password S3cretPw99 login u", "S3cretPw99"),
     ("secret-assignment", "DB_PASSWORD=Your$ecretPass", "Your$ecretPass"),
+    ("secret-assignment", "DB_PASSWORD=!Secret123", "!Secret123"),  # not a YAML tag
     ("cli-secret", "redis-cli -h cache -a Rz8#kQ2pLm9 ping", "Rz8#kQ2pLm9"),
     ("cli-secret", "openssl enc -aes-256-cbc -k Tr0ub4dor3xYZ -in f", "Tr0ub4dor3xYZ"),
     ("secret-assignment", "openssl rsa -passin pass:Hunter2Hunter2 -in k.pem", "Hunter2Hunter2"),
