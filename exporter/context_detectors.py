@@ -144,7 +144,8 @@ def _prose_or_flag(value: str) -> bool:
 
 
 def _flag_start(text: str, at: int) -> bool:
-    """A flag starts a word: ``-p`` in ``mysql -p`` counts, in ``re-parse`` or ``---p`` not."""
+    """A flag (or keyword) starts a word: ``-p`` in ``mysql -p`` counts, in ``re-parse`` or
+    ``---p`` not."""
     return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_-")
 
 
@@ -269,7 +270,7 @@ class NetrcDetector(Detector):
             return
         for match in self._password.finditer(lower):
             at = match.start()
-            if at and (lower[at - 1].isalnum() or lower[at - 1] in "_-"):
+            if not _flag_start(lower, at):  # "mypassword 1234" is not the netrc keyword
                 continue
             entry = self._keyword_before(lower, max(0, at - self.window), at)
             start, end = match.span("v")
@@ -318,8 +319,7 @@ class NameValueDetector(Detector):
         if "name" not in lower:
             return
         for match in self._pair.finditer(lower):
-            at = match.start()
-            if at and (lower[at - 1].isalnum() or lower[at - 1] in "_-"):
+            if not _flag_start(lower, match.start()):
                 continue  # "hostname: x" / "filename:" are other fields
             group = "qv" if match.group("qv") is not None else "uv"
             start, end = match.span(group)

@@ -1019,6 +1019,18 @@ def _records_bytes(lines: list[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
 
 
+def _prompt_and_reply(content: Any, **reply: Any) -> list[dict[str, Any]]:
+    """A session header, a user prompt "go" (id u) and an assistant reply (id a)."""
+    return [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "message", "id": "a", "parentId": "u", "timestamp": "2025-01-01T00:00:02Z",
+         "message": {**reply, "role": "assistant", "content": content}},
+    ]  # fmt: skip
+
+
 def _render_records(lines: list[dict[str, Any]]) -> str:
     """The page of a session made of these records."""
     return render_session(parse_session_bytes(_records_bytes(lines)))
@@ -1104,12 +1116,7 @@ def test_interleaved_text_and_tool_calls_are_not_regrouped() -> None:
         {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "python a.py"}},
     ]
     lines = [
-        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
-         "cwd": "/p"},
-        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
-         "message": {"role": "user", "content": "go"}},
-        {"type": "message", "id": "a", "parentId": "u", "timestamp": "2025-01-01T00:00:02Z",
-         "message": {"role": "assistant", "content": blocks}},
+        *_prompt_and_reply(blocks),
         {"type": "message", "id": "r1", "parentId": "a", "timestamp": "2025-01-01T00:00:03Z",
          "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
                      "content": [{"type": "text", "text": "print(1)"}]}},
@@ -1474,19 +1481,11 @@ def test_outline_rows_name_calls_as_pis_tree_does(name: str, args: dict, row: st
 def test_an_aborted_turn_says_why_when_pi_recorded_a_reason(message: str | None, note: str):
     """Pi's interrupt message reads as a plain "Aborted"; any other errorMessage of an
     aborted turn was dropped (and "by the user" asserted, which the file does not say)."""
-    turn = {"role": "assistant", "content": [{"type": "text", "text": "partial"}],
-            "stopReason": "aborted"}  # fmt: skip
+    extra = {"stopReason": "aborted"}
     if message is not None:
-        turn["errorMessage"] = message
-    lines = [
-        {"type": "session", "version": 3, "id": "ab", "timestamp": "2025-01-01T00:00:00Z",
-         "cwd": "/p"},
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
-         "message": {"role": "user", "content": "go"}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-01-01T00:00:02Z",
-         "message": turn},
-    ]  # fmt: skip
-    entry = parse_html(_render_records(lines)).entry("a1")
+        extra["errorMessage"] = message
+    lines = _prompt_and_reply([{"type": "text", "text": "partial"}], **extra)
+    entry = parse_html(_render_records(lines)).entry("a")
     notes = [norm(e.text) for e in entry.iter() if e.has_class("note")]
     assert notes == [note]
 
