@@ -169,7 +169,10 @@ def export_site(
     if policy.redact:  # the folder gets published: no hash that could confirm a guess
         from exporter.publish.publish_key import load_publish_key
 
-        marks = load_publish_key()
+        try:
+            marks = load_publish_key()
+        except ValueError as error:  # PI_SESSION_PUBLISH_KEY too short
+            raise CliError(str(error), 1) from None
         options_key, source_mark = marks.mark(options_key), marks.mark
     try:
         report = build_site(

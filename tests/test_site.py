@@ -686,3 +686,6 @@ def test_a_redacted_site_holds_no_hash_that_could_confirm_a_guess(corpus, tmp_pa
         os.utime(path)  # touched: the manifest's mark is checked, not only size and time
     again = CliRunner().invoke(cli, args)
     assert again.exit_code == 0 and "0 rendered" in again.output + again.stderr, again.output
+    monkeypatch.setenv("PI_SESSION_PUBLISH_KEY", "short")
+    refused = CliRunner().invoke(cli, args)
+    assert refused.exit_code == 1 and "PI_SESSION_PUBLISH_KEY is too short" in refused.stderr
