@@ -576,6 +576,11 @@ def test_the_dataset_cannot_confirm_a_guessed_secret(
     assert len(fake_hub.commits) == commits + 1
     assert not [p for p in fake_hub.commits[-1].added if p.startswith("sessions/")]
     assert "manifest.json" in fake_hub.commits[-1].added
+    # A key file others can read is used, with a warning.
+    other_key = tmp_path / "other-machine" / "pi-session-export" / "publish.key"
+    other_key.chmod(0o644)
+    readable = publish(fake_hub, small, "--secret", "Tr0ub4dor&3")
+    assert readable.exit_code == 0 and "can be read by other users" in readable.stderr
     # A key from the environment (a CI runner is a new machine every time) is used as given.
     monkeypatch.setenv("PI_SESSION_PUBLISH_KEY", "short")
     refused = publish(fake_hub, small)

@@ -60,6 +60,8 @@ def load_publish_key(environ: Mapping[str, str] = os.environ) -> PublishKey:
                 f"created a publish key in {path}: sessions published from elsewhere are "
                 f"re-checked once (on CI, set {KEY_ENV} from a secret)"
             )
+        elif os.name == "posix" and path.stat().st_mode & 0o077:
+            key.note = f"{path} can be read by other users: `chmod 600 {path}`"
         return key
     except OSError as error:
         reason = error.strerror or type(error).__name__
