@@ -303,15 +303,16 @@ class NetrcDetector(Detector):
 
 class NameValueDetector(Detector):
     """Environment variables written as a name/value pair, as Kubernetes, Docker Compose,
-    ECS and GitHub Actions files do: ``- name: DB_PASSWORD`` then ``value: X`` (YAML), or
-    ``{"name": "DB_PASSWORD", "value": "X"}`` (JSON). The name says it is a secret."""
+    ECS and GitHub Actions files do: ``- name: DB_PASSWORD`` then ``value: X`` (YAML),
+    ``{"name": "DB_PASSWORD", "value": "X"}`` (JSON), or Terraform/Helm's ``set_sensitive {
+    name = "auth.password" value = "X" }``. The name says it is a secret."""
 
     name, summary = "name-value-secret", "name: SECRET_NAME / value: X pairs (k8s, compose, ECS)"
     lower_triggers = ("value",)
     _q = r"\\{0,3}[\"']?"
     _pair = re.compile(
-        rf"name{_q}[ \t]*:[ \t]*(?P<q1>{_q})(?P<name>[a-z_][a-z0-9_.\-]{{1,100}})(?P=q1)"
-        rf"[ \t]*(?:,|\r?\n)[ \t\-]{{0,40}}{_q}value{_q}[ \t]*:[ \t]*"
+        rf"name{_q}[ \t]*[:=][ \t]*(?P<q1>{_q})(?P<name>[a-z_][a-z0-9_.\-]{{1,100}})(?P=q1)"
+        rf"[ \t]*(?:[,;]|\r?\n)?[ \t\-]{{0,40}}{_q}value{_q}[ \t]*[:=][ \t]*"
         r"(?:(?P<q2>\\{0,3}[\"'])(?P<qv>[^\"'\\\r\n]{1,512})(?P=q2)|(?P<uv>[^\s\"'`,}]{1,512}))"
     )
 
