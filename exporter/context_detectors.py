@@ -114,9 +114,12 @@ class AssignmentDetector(Detector):
         if not env_style and not quoted and match.group("sep") == ":":
             # A YAML line `  password: sunshine` (the name starts the line, the value ends it)
             # is a config value, as NAME=value is; a word there is the password itself.
-            line_start = text.rfind("\n", 0, start) + 1
+            # (looked for 64 characters back at most: a long line is no YAML, and scanning
+            # back to its start for every candidate made dense text quadratic)
+            line_start = text.rfind("\n", max(0, start - 64), start) + 1
             env_style = (
                 match.group("close") is None
+                and (line_start > 0 or start <= 64)
                 and not text[line_start:start].strip(" \t-")
                 and text[after : after + 1] in ("", "\n", "\r")
                 and value[:1] not in ("!", "&", "*")  # a YAML tag, anchor or alias
@@ -133,6 +136,8 @@ class AssignmentDetector(Detector):
 _CLI_VALUE = (
     r"(?P<q>[\"']?)(?=(?P<run>[^\-\s\"'`;&|<>()][^\s\"'`;&|<>()]{3,511}))(?P<v>(?P=run))(?P=q)"
 )
+# A quoted value may hold spaces (`redis-cli -a "S3cret Pw99"`); else as _CLI_VALUE.
+_QUOTED_OR_CLI_VALUE = r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)|" + _CLI_VALUE + ")"
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
 
@@ -178,9 +183,12 @@ class CommandLineDetector(Detector):
     _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
     _sshpass = re.compile(r"\bsshpass(?:[ \t]+-[a-oq-z][^ \t]*)*[ \t]*\Z")  # its own -p
     _curl = re.compile(r"\bcurl\b")
-    _redis_auth = re.compile(r"-a[ \t]+" + _CLI_VALUE)  # redis-cli -a PASSWORD
+    _redis_auth = re.compile(r"-a[ \t]+" + _QUOTED_OR_CLI_VALUE)  # redis-cli -a PASSWORD
     _redis = re.compile(r"\bredis-cli\b")
-    _openssl_pass = re.compile(r"-(?:k[ \t]+|pass(?:in|out)?[ \t]+pass:)" + _CLI_VALUE)
+    _openssl_pass = re.compile(  # -k X, -pass pass:X, -passin 'pass:X Y'
+        r"-(?:pass(?:in|out)?[ \t]+(?P<oq>[\"'])pass:(?P<ov>[^\"'\r\n]{4,512})(?P=oq)"
+        r"|(?:k|pass(?:in|out)?[ \t]+pass:)[ \t]*" + _QUOTED_OR_CLI_VALUE + ")"
+    )
     _openssl = re.compile(r"\bopenssl\b")
 
     @staticmethod
@@ -243,7 +251,8 @@ class CommandLineDetector(Detector):
 
     @staticmethod
     def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
-        start, end = match.span("v")
+        group = next(g for g in ("ov", "sv", "v") if g in match.re.groupindex and match.group(g))
+        start, end = match.span(group)
         value = text[start:end]
         if not is_placeholder(value) and not _prose_or_flag(value) and value[0] not in "$%":
             yield start, end

@@ -136,6 +136,8 @@ POSITIVES = [
     ("secret-assignment", "DB_PASSWORD=Your$ecretPass", "Your$ecretPass"),
     ("secret-assignment", "DB_PASSWORD=!Secret123", "!Secret123"),  # not a YAML tag
     ("cli-secret", "redis-cli -h cache -a Rz8#kQ2pLm9 ping", "Rz8#kQ2pLm9"),
+    ("cli-secret", 'redis-cli -a "S3cret Pw99" ping', "S3cret Pw99"),  # quoted, with a space
+    ("cli-secret", "openssl rsa -passin 'pass:S3cret Pw99' -in k.pem", "S3cret Pw99"),
     ("cli-secret", "openssl enc -aes-256-cbc -k Tr0ub4dor3xYZ -in f", "Tr0ub4dor3xYZ"),
     ("secret-assignment", "openssl rsa -passin pass:Hunter2Hunter2 -in k.pem", "Hunter2Hunter2"),
     ("google-oauth-secret", "client_secret GOCSPX-AbCdEf1234567890AbCdEf123456",
@@ -428,6 +430,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "url-many-at": "://a:@b@c@",
     "name-value": "- name: DB_PASSWORD\n  value: x\n",
     "redis-cli": "redis-cli -a x ",
+    "redis-cli-quote": 'redis-cli -a "x ',
+    "openssl-quote": "openssl -passin 'pass:",
+    "colon-one-long-line": "password: abcdefg ",  # the YAML check looked back to line start
     "env-ampersand": "PASSWORD=abcdefg&",
     "base64-pem": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQp ",
 }
