@@ -190,6 +190,8 @@ class CommandLineDetector(Detector):
         r"|(?:k|pass(?:in|out)?[ \t]+pass:)[ \t]*" + _QUOTED_OR_CLI_VALUE + ")"
     )
     _openssl = re.compile(r"\bopenssl\b")
+    _smb_user = re.compile(r"-U[ \t]+(?:[\"']?)[^\s%\"']{1,128}%" + _CLI_VALUE)  # -U user%pw
+    _smb = re.compile(r"\b(?:smbclient|rpcclient|smbmap|net)\b")
 
     @staticmethod
     def _command(lower: str, at: int) -> str:
@@ -241,6 +243,7 @@ class CommandLineDetector(Detector):
         for word, flag, command in (
             ("redis-cli", self._redis_auth, self._redis),
             ("openssl", self._openssl_pass, self._openssl),
+            ("-u", self._smb_user, self._smb),
         ):
             if word in lower:
                 for match in flag.finditer(text):

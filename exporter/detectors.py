@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-7"
+DETECTOR_VERSION = "2026.11-8"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -328,6 +328,13 @@ _UNGLUED = (  # formats whose secret sits inside a longer match
         edges=False,
     ),
     RegexDetector(
+        "password-hash",
+        "crypt(3) password hashes ($6$, $apr1$, $2b$, $y$: /etc/shadow, .htpasswd)",
+        r"\$(?:1|5|6|7|apr1|2[abxy]?|y|gy)\$(?:[./A-Za-z0-9,=]{1,64}\$){1,3}[./A-Za-z0-9]{20,200}",
+        ("$1$", "$5$", "$6$", "$7$", "$apr1$", "$2", "$y$", "$gy$"),
+        edges=False,
+    ),
+    RegexDetector(
         "discord-webhook",
         "discord.com/api/webhooks/<id>/<token> paths",
         r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/([A-Za-z0-9_\-]{60,80})",
@@ -336,6 +343,22 @@ _UNGLUED = (  # formats whose secret sits inside a longer match
         edges=False,
     ),
 )
+
+
+class UrlTokenDetector(Detector):
+    """A token as the whole user part of a URL: ``https://<token>@github.com/org/repo``
+    (git's token-in-URL form), a Sentry DSN's key. Only random-looking user parts count:
+    ``ssh://git@host`` or ``https://alice@host`` are names."""
+
+    name, summary = "url-token", "a token as the user part of a URL (https://TOKEN@host)"
+    triggers = ("://",)
+    _user = re.compile(r"://([A-Za-z0-9_\-]{20,256})(?=@)")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for match in self._user.finditer(text):
+            user = match.group(1)
+            if _HOST.match(text, match.end()) and looks_random(user) and DIGIT.search(user):
+                yield match.span(1)
 
 
 class UrlCredentialsDetector(Detector):
@@ -374,6 +397,7 @@ DETECTORS: tuple[Detector, ...] = (
     AwsSecretDetector(),
     *_UNGLUED,
     UrlCredentialsDetector(),
+    UrlTokenDetector(),
     AuthHeaderDetector(),
     AssignmentDetector(),
     CommandLineDetector(),

@@ -137,6 +137,15 @@ POSITIVES = [
     ("secret-assignment", "DB_PASSWORD=!Secret123", "!Secret123"),  # not a YAML tag
     ("cli-secret", "redis-cli -h cache -a Rz8#kQ2pLm9 ping", "Rz8#kQ2pLm9"),
     ("cli-secret", 'redis-cli -a "S3cret Pw99" ping', "S3cret Pw99"),  # quoted, with a space
+    ("cli-secret", "smbclient //srv/share -U bob%Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("password-hash", "admin:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/",
+     "$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/"),
+    ("password-hash", "root:$6$saltsalt$Wq9bC2vL8mN5kR3tY7uI1oP4aS6dF0gH2jK5lZ8xC1vB3:19000:0:::",
+     "$6$saltsalt$Wq9bC2vL8mN5kR3tY7uI1oP4aS6dF0gH2jK5lZ8xC1vB3"),
+    ("url-token", "SENTRY_DSN=https://abcdef0123456789abcdef0123456789@o1.ingest.sentry.io/4",
+     "abcdef0123456789abcdef0123456789"),
+    ("url-token", "git clone https://Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4Zq8X@github.com/o/r",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4Zq8X"),
     ("cli-secret", "openssl rsa -passin 'pass:S3cret Pw99' -in k.pem", "S3cret Pw99"),
     ("cli-secret", "openssl enc -aes-256-cbc -k Tr0ub4dor3xYZ -in f", "Tr0ub4dor3xYZ"),
     ("secret-assignment", "openssl rsa -passin pass:Hunter2Hunter2 -in k.pem", "Hunter2Hunter2"),
@@ -245,6 +254,9 @@ ASSIGNMENT_NEGATIVES = [
     "items.map(token => token.trim())",
     "interface User {\n  password: string\n}",
     "http://[::1]:8080/@scope/pkg",
+    "ssh://git@github.com/org/repo and https://alice@example.com",
+    "https://user_name_longer_than_twenty@host.com",
+    "the price is $5$ per item",
     "machine learning login page: password resets",
     'password: "${DB_PASS:-example1}"',
     "api_key: sk-****1234",
@@ -433,6 +445,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "redis-cli-quote": 'redis-cli -a "x ',
     "openssl-quote": "openssl -passin 'pass:",
     "colon-one-long-line": "password: abcdefg ",  # the YAML check looked back to line start
+    "crypt-hash": "$6$a$",
+    "url-token": "://aaaaaaaaaaaaaaaaaaaa1@",
+    "smb-user": "smbclient -U a%",
     "env-ampersand": "PASSWORD=abcdefg&",
     "base64-pem": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQp ",
 }
