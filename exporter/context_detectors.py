@@ -15,6 +15,7 @@ from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_assignment
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
+_REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_][\w\-]*|\[[^\]]{1,64}\])+")
 _YAML_TAG = re.compile(r"!{1,2}[A-Za-z]+")  # !vault, !!binary, !Ref: YAML reads a tag there
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
@@ -82,12 +83,18 @@ class AssignmentDetector(Detector):
         if start in seen:
             return None
         seen.add(start)
-        if text[max(0, start - 2) : start] == "${":
-            return None  # `${DB_PASS:-default}` is a shell expansion, not an assignment
         name = text[start : match.end("tail")]
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        if text[max(0, start - 2) : start] == "${":  # `${DB_PASS:-default}`: the default
+            if quoted or match.group("sep") != ":" or value[:1] not in ("-", "="):
+                return None
+            value = value[1:].rstrip("}")
+            first = match.start(group) + 1
+            if is_secret_assignment(name, value, quoted=False, env_style=True):
+                return first, first + len(value)
+            return None
         if match.group("sep") == "=>" and not quoted:
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
         if not quoted and match.group("sep") == ":" and _YAML_TAG.fullmatch(value):
@@ -337,5 +344,7 @@ class NameValueDetector(Detector):
             group = "qv" if match.group("qv") is not None else "uv"
             start, end = match.span(group)
             name = text[match.start("name") : match.end("name")]
+            if group == "uv" and _REFERENCE.fullmatch(text[start:end]):
+                continue  # `value = var.db_password`: a Terraform reference, not the value
             if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):
                 yield start, end

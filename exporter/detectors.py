@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-8"
+DETECTOR_VERSION = "2026.11-9"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -150,20 +150,32 @@ class Base64PrivateKeyDetector(Detector):
     triggers = ("LS0tLS1CRUdJTi",)
     # `base64` wraps at 76 columns, `openssl base64` and YAML block scalars at 64: the block
     # goes on over line breaks (and the indentation of a YAML block)
-    _block = re.compile(
-        r"LS0tLS1CRUdJTi(?:[A-Za-z0-9+/]|\r?\n[ \t]*(?=[A-Za-z0-9+/])){20,200000}={0,2}"
-    )
+    _block = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,200000}={0,2}")
+    _next_line = re.compile(r"\r?\n[ \t]*([A-Za-z0-9+/]{1,200}={0,2})(?=[ \t]*(?:\r?\n|\Z))")
     _private = re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._block.finditer(text):
-            head = "".join(match.group()[:200].split())[:96]
+            head = match.group()[:96]
             try:
                 decoded = base64.b64decode(head[: len(head) // 4 * 4])
             except (ValueError, binascii.Error):
                 continue
             if self._private.match(decoded):
-                yield match.span()
+                yield (
+                    match.start(),
+                    self._wrapped_end(text, match.end(), match.end() - match.start()),
+                )
+
+    def _wrapped_end(self, text: str, end: int, width: int) -> int:
+        """Where a block wrapped at a fixed width ends: lines go on while the one before is
+        full width (64 or 76 columns); a short line is the last (the next word is not key)."""
+        while width >= 60 and text[end - 1 : end] != "=":
+            line = self._next_line.match(text, end)
+            if line is None:
+                break
+            end, width = line.end(1), len(line.group(1))
+        return end
 
 
 class AwsSecretDetector(Detector):
@@ -263,10 +275,12 @@ def _has_digit(body: str) -> bool:
 
 
 _ANY = r"[A-Za-z0-9_\-]"
+_HEX_TOKEN = re.compile(r"[0-9a-f]{32,}")
 _PORT = re.compile(r"[0-9]{1,5}[/?#]")  # host:8080/path@x is a port, not a password
-# after the "@" that ends a password: a host name or [IPv6] and a port, and no further "@"
+# after the "@" that ends a password: a host name or [IPv6] and a port, then what ends a host
 _HOST = re.compile(
-    r"@(?:[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?![A-Za-z0-9.\-@:])"
+    r"@(?:[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:.]+(?:%[\w.\-]+)?\])(?::[0-9]{1,5})?"
+    r"(?=[/?#\s\"'<>\\,;)\]]|\Z)"
 )
 #: The prefixes that may follow "-" or "_": long and distinctive (not hf_ or a bare sk-,
 #: which identifiers like load_hf_TransformersConfig… or prefix-sk-… contain).
@@ -357,8 +371,11 @@ class UrlTokenDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._user.finditer(text):
             user = match.group(1)
-            if _HOST.match(text, match.end()) and looks_random(user) and DIGIT.search(user):
-                yield match.span(1)
+            token_like = sum(user.count(c) for c in "-_") <= 2 and (
+                bool(_HEX_TOKEN.fullmatch(user)) or bool(UPPER.search(user) and LOWER.search(user))
+            )
+            if token_like and DIGIT.search(user) and _HOST.match(text, match.end()):
+                yield match.span(1)  # not build-agent-01-production-eu, a name
 
 
 class UrlCredentialsDetector(Detector):
@@ -380,13 +397,13 @@ class UrlCredentialsDetector(Detector):
             run_start, run_end = match.span("run")
             run = text[run_start:run_end]
             at = run.find("@")
-            while at >= 0 and not _HOST.match(run, at):
+            while at >= 0:  # the first "@" a clean host follows whose password is one
+                if at > 0 and _HOST.match(run, at):
+                    value = run[:at]
+                    if not is_placeholder(value) and not _PORT.match(value):
+                        yield run_start, run_start + at
+                        break
                 at = run.find("@", at + 1)
-            if at <= 0:
-                continue
-            value = run[:at]
-            if not is_placeholder(value) and not _PORT.match(value):
-                yield run_start, run_start + at
 
 
 DETECTORS: tuple[Detector, ...] = (

@@ -173,6 +173,8 @@ def export_site(
             marks = load_publish_key()
         except ValueError as error:  # PI_SESSION_PUBLISH_KEY too short
             raise CliError(str(error), 1) from None
+        if marks.note:  # a new key, a throw-away one, or one others can read
+            click.echo(terminal_text(f"pi-session: warning: {marks.note}"), err=True)
         options_key, source_mark = marks.mark(options_key), marks.mark
     try:
         report = build_site(

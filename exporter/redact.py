@@ -212,22 +212,29 @@ class _PathPrivacy:
 
 
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
-    """Where a user name that is also a word names someone: a home (/home/max, ~max), a git
-    remote (git@host:max/repo), ``id`` output ((max)), user@host, ``-u max``, ``chown
-    max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``."""
+    """Where a user name that is also a word names someone: a home (/home/max, ~max),
+    user@host and git@host:max/repo, ``id`` output (uid=1000(max)), ``sudo -u max``, ``chown
+    max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``.
+    Narrow on purpose: ``print(data)``, ``python -u main.py`` or ``HEAD:main/x.py`` are code."""
     name = rf"(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9_])"
     field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
+    ls_owner = r"^[-bcdlps][-rwxsStT]{9}[.+@]?[ \t]+[0-9]+[ \t]+"
+    chown = r"(?<![\w-])(?:chown|chgrp)[ \t]+(?:-[A-Za-z]+[ \t]+)*"
     sources = (
-        rf"(?P<pre>/home/|/Users/|\\Users\\|[@~]){name}",  # not /data/x for user "data"
-        rf"(?P<pre>:){name}(?=/)",
-        rf"(?P<pre>\(){name}(?=\))",
-        rf"(?P<pre>{field}){name}",
-        rf"(?P<pre>(?<![\w-])(?:-u|--user[= ]|chown|chgrp)[ \t]*){name}",
-        rf"(?P<pre>^[-bcdlps][-rwxsStT]{{9}}[.+@]?[ \t]+[0-9]+[ \t]+){name}",  # ls -l owner
-        rf"(?P<pre><user>[ \t:]+){name}",  # the group after an owner: "max max", "max:max"
-        rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)",
-    )
-    return tuple(re.compile(s, re.IGNORECASE | re.MULTILINE) for s in sources)
+        (rf"(?P<pre>/home/|/Users/|\\Users\\|[@~]){name}", re.IGNORECASE),
+        (rf"(?P<pre>@[\w.\-]+:){name}(?=/)", re.IGNORECASE),  # git@github.com:max/repo
+        (rf"(?P<pre>(?<![\w-])(?:[ug]id=|groups=|,)[0-9]+\(){name}(?=\))", 0),  # id output
+        (rf"(?P<pre>{field}){name}", re.IGNORECASE),
+        (rf"(?P<pre>(?<![\w-])(?:sudo|su|runuser|crontab|pkill|pgrep|killall)[ \t]+"
+         rf"(?:-[A-Za-z]+[ \t]+)*-u[ \t]*){name}", 0),
+        (rf"(?P<pre>(?<![\w-])--user[= ]){name}", 0),
+        (rf"(?P<pre>{chown}){name}", 0),
+        (rf"(?P<pre>{chown}<user>:){name}", 0),  # chown max:max
+        (rf"(?P<pre>{ls_owner}){name}", re.MULTILINE),
+        (rf"(?P<pre>{ls_owner}<user>[ \t]+){name}", re.MULTILINE),  # the group column
+        (rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)", re.IGNORECASE),
+    )  # fmt: skip
+    return tuple(re.compile(source, flags) for source, flags in sources)
 
 
 _Node = tuple[Any, str | int] | None  # (parent node, key): a JSON path built only on a hit

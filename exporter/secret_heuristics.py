@@ -74,6 +74,17 @@ _REAL_VALUE_CHARS = re.compile(r"[0-9!@#$%^&*+=?~|\\;,]")
 _MASKS = ("****", "…", "...")  # a value shown masked is not there to leak
 
 
+def _masked(low: str) -> bool:
+    """``sk-****1234``, ``sk-ant-...``, ``ab12…yz``: a mask with a few characters around it
+    (``my...Secret9pass`` shows too much to be a mask)."""
+    if not any(m in low for m in _MASKS):
+        return False
+    shown = low
+    for mask in _MASKS:
+        shown = shown.replace(mask, "")
+    return len(shown.replace("*", "")) <= 12
+
+
 @functools.lru_cache(maxsize=4096)  # names and values repeat a lot
 def is_placeholder(value: str) -> bool:
     """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…
@@ -85,7 +96,7 @@ def is_placeholder(value: str) -> bool:
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
         return True
-    if len(set(low)) <= 2 or low.startswith("[redacted:") or any(m in low for m in _MASKS):
+    if len(set(low)) <= 2 or low.startswith("[redacted:") or _masked(low):
         return True
     rest, found = low, False
     for part in _PLACEHOLDER_PARTS:

@@ -56,6 +56,15 @@ PEM_B64_WRAPPED = (
     .decode()
     .strip()
 )
+PEM_B64_UNPADDED = (
+    base64.encodebytes(  # 375 bytes in all, a multiple of 3: no "=" at the end
+        b"-----BEGIN PRIVATE KEY-----\n"
+        + b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 10
+        + b"\n-----END PRIVATE KEY-----\n"
+    )
+    .decode()
+    .strip()
+)
 CERT_B64 = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG\n-----END CERTIFICATE-----\n"
 ).decode()
@@ -135,6 +144,11 @@ POSITIVES = [
     ("netrc-password", "machine h.example.com password S3cretPw99 login u", "S3cretPw99"),
     ("secret-assignment", "DB_PASSWORD=Your$ecretPass", "Your$ecretPass"),
     ("secret-assignment", "DB_PASSWORD=!Secret123", "!Secret123"),  # not a YAML tag
+    ("secret-assignment", "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-pgS3cretPass2024}",
+     "pgS3cretPass2024"),  # a default in a shell expansion
+    ("secret-assignment", 'password = "my...Secret9pass"', "my...Secret9pass"),  # no mask
+    ("url-credentials", "postgres://admin:P@ssw0rd!@db.example.com:5432/app", "P@ssw0rd!"),
+    ("url-credentials", "http://user:pass1234@[fe80::1%eth0]:80/", "pass1234"),
     ("cli-secret", "redis-cli -h cache -a Rz8#kQ2pLm9 ping", "Rz8#kQ2pLm9"),
     ("cli-secret", 'redis-cli -a "S3cret Pw99" ping', "S3cret Pw99"),  # quoted, with a space
     ("cli-secret", "smbclient //srv/share -U bob%Tr0ub4dor3x", "Tr0ub4dor3x"),
@@ -257,8 +271,9 @@ ASSIGNMENT_NEGATIVES = [
     "ssh://git@github.com/org/repo and https://alice@example.com",
     "https://user_name_longer_than_twenty@host.com",
     "the price is $5$ per item",
+    'set_sensitive {\n  name  = "auth.password"\n  value = var.db_password\n}',
+    "https://build-agent-01-production-eu@host.com/x",
     "machine learning login page: password resets",
-    'password: "${DB_PASS:-example1}"',
     "api_key: sk-****1234",
     "  password: !vault |\n    $ANSIBLE_VAULT;1.1;AES256",
     "  password: ${DB_PASSWORD}\n",
@@ -350,6 +365,10 @@ def test_real_values_are_not_placeholders() -> None:
         ("postgres://app:p@ssW0rd99@db/shop", "p@ssW0rd99"),
         ("export API_TOKEN=abc123def456&& npm publish", "abc123def456"),
         ("PASSWORD=Tr0ub4dor & sleep 1", "Tr0ub4dor"),
+        ("x://u:p@ss/w0rd@db/x", "p@ss/w0rd"),
+        ("password=${PASS:-hunter2real}", "hunter2real"),
+        # a key wrapped at 76 columns, not padded: the line after it is not key
+        ("client-key-data: " + PEM_B64_UNPADDED + "\nkind: Config", PEM_B64_UNPADDED),
     ],
 )
 def test_a_secret_is_redacted_to_its_end_and_no_further(text: str, secret: str) -> None:

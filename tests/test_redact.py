@@ -462,6 +462,13 @@ def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -
          "-rw-r--r-- 1 <user> <user> 12 a\nLOGNAME=<user>; Committer: <user>; width:max-content"),
         ("data", "ls /data/models /home/data/x C:\\Users\\data\\y",
          "ls /data/models /home/<user>/x C:\\Users\\<user>\\y"),
+        # code that names the word is left alone (a review: print(data) became print(<user>))
+        ("data", "print(data); if (data) {; s3://bucket:data/x; uid=1000(data)",
+         "print(data); if (data) {; s3://bucket:data/x; uid=1000(<user>)"),
+        ("python", "python -u main.py; pip install -U python-dotenv; sudo -u python x",
+         "python -u main.py; pip install -U python-dotenv; sudo -u <user> x"),
+        ("max", "git show HEAD:max/x.py; sort -u max.txt",
+         "git show HEAD:max/x.py; sort -u max.txt"),
     ],
 )  # fmt: skip
 def test_a_user_name_that_is_a_word_is_replaced_only_where_it_names_someone(

@@ -678,6 +678,7 @@ def test_a_redacted_site_holds_no_hash_that_could_confirm_a_guess(corpus, tmp_pa
     args = ["export", "--all", "--redact", "-o", str(site), "--sessions-dir", str(root), "-j", "1"]
     first = CliRunner().invoke(cli, args)
     assert first.exit_code == 0, first.output
+    assert "created a publish key" in first.stderr  # says why a new key re-renders everything
     text = (site / ".pi-session-site.json").read_text(encoding="utf-8")
     for path in files_of(root):
         assert hashlib.sha256(path.read_bytes()).hexdigest() not in text
