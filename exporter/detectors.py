@@ -11,7 +11,6 @@ Token formats live here; detectors that judge a value by the name or flag before
 from __future__ import annotations
 
 import base64
-import binascii
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -114,6 +113,10 @@ class RegexDetector(Detector):
                 yield start, end
 
 
+# The first line of a PEM/OpenSSH/PGP private key (also looked for inside base64 blocks)
+_BEGIN_PRIVATE = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+
+
 class PrivateKeyDetector(Detector):
     """PEM/OpenSSH/PGP private key blocks, BEGIN to END; a truncated block to its last byte.
 
@@ -122,7 +125,7 @@ class PrivateKeyDetector(Detector):
 
     name, summary = "private-key", "-----BEGIN ... PRIVATE KEY----- blocks"
     triggers = ("-----BEGIN ",)
-    _begin = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+    _begin = re.compile(_BEGIN_PRIVATE)
     _end = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
     _body = re.compile(r"[A-Za-z0-9+/=:,\-\s\\]{0,100000}")
 
@@ -148,18 +151,18 @@ class Base64PrivateKeyDetector(Detector):
 
     name, summary = "private-key-base64", "base64-encoded PEM private keys (kubeconfig, k8s)"
     triggers = ("LS0tLS1CRUdJTi",)
-    # `base64` wraps at 76 columns, `openssl base64` and YAML block scalars at 64: the block
-    # goes on over line breaks (and the indentation of a YAML block)
     _block = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,200000}={0,2}")
+    # `base64` wraps at 76 columns, `openssl base64` and YAML block scalars at 64: the block
+    # goes on over line breaks (and the indentation of a YAML block), see _wrapped_end
     _next_line = re.compile(r"\r?\n[ \t]*([A-Za-z0-9+/]{1,200}={0,2})(?=[ \t]*(?:\r?\n|\Z))")
-    _private = re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+    _private = re.compile(_BEGIN_PRIVATE.encode("ascii"))
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._block.finditer(text):
             head = match.group()[:96]
             try:
                 decoded = base64.b64decode(head[: len(head) // 4 * 4])
-            except (ValueError, binascii.Error):
+            except ValueError:  # binascii.Error is one
                 continue
             if self._private.match(decoded):
                 yield (

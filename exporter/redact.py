@@ -188,9 +188,9 @@ class _PathPrivacy:
         stripped = {h.rstrip("/\\") for h in homes}
         self.homes = sorted((h for h in stripped if len(h) > 1), key=len, reverse=True)
         names = {u for u in users if len(u) >= 3 and u.lower() not in _GENERIC_USERS}
-        self.users = sorted(names, key=len, reverse=True)
-        plain = [u for u in self.users if u.lower() not in _WORD_USERS]
-        words = [u for u in self.users if u.lower() in _WORD_USERS]
+        longest_first = sorted(names, key=len, reverse=True)
+        plain = [u for u in longest_first if u.lower() not in _WORD_USERS]
+        words = [u for u in longest_first if u.lower() in _WORD_USERS]
         self._plain, self._words = plain, [w.lower() for w in words]
         self._home = _alternation(self.homes, r"(?<![\w.\-])", r"(?![\w\-])")
         self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")

@@ -284,9 +284,11 @@ def _assistant(
                 label = session.labels.get(result.id)
                 if label:  # the "Labeled" filter keeps the message that shows it
                     view.classes.append("has-labeled")
-            part = Part("tool", tool=tool, tool_entry_anchor=anchor, tool_label=label)
-            part.tool_forks = forks
-            view.parts.append(part)
+            view.parts.append(
+                Part(
+                    "tool", tool=tool, tool_entry_anchor=anchor, tool_label=label, tool_forks=forks
+                )
+            )
         elif kind == "image":
             view.parts.extend(_images_of([block]))
         else:
