@@ -17,6 +17,17 @@ from exporter.session import Diagnostic
 _BOM = b"\xef\xbb\xbf"
 
 
+def header_object(first_line: bytes) -> dict[str, Any]:
+    """A file's first line as a JSON object (one BOM stripped), ``{}`` when it is none: the
+    cheap look at a header that code deciding before any load takes (publish's repo paths,
+    redact's copies)."""
+    try:
+        header = json.loads(first_line.removeprefix(_BOM).decode("utf-8"))
+    except (ValueError, RecursionError):
+        return {}
+    return header if isinstance(header, dict) else {}
+
+
 def shorten(text: str, limit: int = 80) -> str:
     """One line of at most ``limit`` characters, for a diagnostic."""
     text = text.replace("\n", " ").replace("\r", " ")

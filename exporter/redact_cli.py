@@ -7,7 +7,6 @@ turns the parsed values (including ``--secret`` files and ``--env-file`` content
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -19,6 +18,7 @@ import click
 
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
 from exporter.fsutil import atomic_write_bytes
+from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError
 from exporter.policy import MIN_LITERAL, RedactionPolicy
@@ -220,10 +220,9 @@ def _header_id(path: Path) -> str | None:
     """The id in a session file's header line, if it has one."""
     try:
         with open(path, "rb") as handle:
-            header = json.loads(handle.readline(1 << 26).removeprefix(b"\xef\xbb\xbf"))
-    except (OSError, ValueError, RecursionError):
+            return header_object(handle.readline(1 << 26)).get("id")
+    except OSError:
         return None
-    return header.get("id") if isinstance(header, dict) else None
 
 
 def is_session_file(path: Path) -> bool:

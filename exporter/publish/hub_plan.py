@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -20,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy
@@ -48,14 +48,6 @@ class Source:
 # --- choosing repo paths ----------------------------------------------------------------------
 
 
-def _header(first_line: bytes) -> dict[str, Any]:
-    try:
-        header = json.loads(first_line.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
-    except (ValueError, RecursionError):
-        return {}
-    return header if isinstance(header, dict) else {}
-
-
 def _month(path: Path, header: dict[str, Any]) -> str:
     """``YYYY-MM`` (UTC) of the header timestamp, else of the file's mtime."""
     moment = parse_time(header.get("timestamp"))
@@ -79,7 +71,7 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
                 for block in iter(lambda h=handle: h.read(1 << 20), b""):
                     digest.update(block)
                     size += len(block)
-            header = _header(first)
+            header = header_object(first)
             month = _month(path, header)
         except OSError as error:
             failed.append((path, error.strerror or str(error)))
@@ -102,7 +94,7 @@ def _first_typed_object(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
             for raw in handle:
-                value = _header(raw)
+                value = header_object(raw)
                 if isinstance(value.get("type"), str):
                     return value
     except OSError:
