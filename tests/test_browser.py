@@ -929,8 +929,11 @@ def test_the_theme_button_follows_a_system_change(view: Viewer, published: dict[
     page = view.open(published[SAMPLER], color_scheme="light")
     assert "Dark" in page.inner_text("#theme-toggle")
     page.emulate_media(color_scheme="dark")
-    page.wait_for_timeout(50)
-    assert "Light" in page.inner_text("#theme-toggle")
+    # the change event is delivered asynchronously; wait for it rather than a fixed delay
+    page.wait_for_function(
+        "() => document.querySelector('#theme-toggle').innerText.includes('Light')",
+        timeout=5000,
+    )
     page.click("#theme-toggle")
     assert page.get_attribute("html", "data-theme") == "light"
     clean(view)
