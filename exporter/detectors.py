@@ -22,6 +22,16 @@ from exporter.context_detectors import (
     NetrcDetector,
 )
 from exporter.detector_base import Detector, Finding, Span
+from exporter.placement_detectors import (
+    CommandArgumentDetector,
+    DockerConfigDetector,
+    EnvDefaultDetector,
+    PgpassDetector,
+    ProseSecretDetector,
+    PuttyKeyDetector,
+    SignedUrlDetector,
+    TableRowDetector,
+)
 from exporter.secret_heuristics import (
     DIGIT,
     LOWER,
@@ -44,7 +54,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-9"
+DETECTOR_VERSION = "2026.11-10"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -100,12 +110,15 @@ class RegexDetector(Detector):
         size = len(text)
         for match in self._re.finditer(text):
             if self._edges:
-                after = match.end()
-                glued = after < size and text[after] in _WORD
-                start = match.start()
+                after, start = match.end(), match.start()
                 # a long prefix with its own separator (ghp_, glpat-, sk-ant-) does not start
-                # by chance inside a name: "app-ghp_…" or "GH_TOKEN_ghp_…" is still the token
-                joined = start > 0 and text[start - 1] in "-_" and text.startswith(_JOINABLE, start)
+                # by chance inside a name: "app-ghp_…", "GH_TOKEN_ghp_…" or "ghp_…_old" is
+                # still the token
+                distinct = text.startswith(_JOINABLE, start)
+                glued = after < size and text[after] in _WORD
+                if glued and distinct and text[after] in "-_":
+                    glued = False
+                joined = distinct and start > 0 and text[start - 1] in "-_"
                 if glued or not (joined or _at_boundary(text, start)):
                     continue
             start, end = match.span(self._group)
@@ -423,6 +436,14 @@ DETECTORS: tuple[Detector, ...] = (
     CommandLineDetector(),
     NetrcDetector(),
     NameValueDetector(),
+    PgpassDetector(),
+    PuttyKeyDetector(),
+    DockerConfigDetector(),
+    SignedUrlDetector(),
+    CommandArgumentDetector(),
+    EnvDefaultDetector(),
+    TableRowDetector(),
+    ProseSecretDetector(),
 )
 DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
 LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just above it

@@ -178,6 +178,38 @@ POSITIVES = [
      "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"),
     ("sendgrid-key", "key SG.abcdefghijk1mnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGH1JKLMNOPQ",
      "SG.abcdefghijk1mnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGH1JKLMNOPQ"),
+    # known by where they sit (placement_detectors)
+    ("pgpass", "$ cat ~/.pgpass\ndb.internal:5432:prod:app:Pr0dPassw0rd-x9\n", "Pr0dPassw0rd-x9"),
+    ("pgpass", "*:*:*:postgres:Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("putty-key", "PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 2\nAAAAIBeM3x0Yq9nV2Lk8J\n"
+     "t7Rp5Wc1Ud5Ef6Gh7Ij8Kl9Mn0\nPrivate-MAC: 1a2b", "AAAAIBeM3x0Yq9nV2Lk8J\nt7Rp5Wc1Ud5Ef6Gh7"),
+    ("docker-config",
+     "  .dockerconfigjson: eyJhdXRocyI6eyJnaGNyLmlvIjp7ImF1dGgiOiJZbTlpT21kb2NGOUJRa05FIn19fQ==",
+     "eyJhdXRocyI6eyJnaGNyLmlvIjp7ImF1dGgiOiJZbTlpT21kb2NGOUJRa05FIn19fQ=="),
+    ("signed-url", "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&se=2026-01-01&"
+     "sig=Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja%2BQ%3D", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja%2BQ%3D"),
+    ("signed-url", "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature="
+     "3f1e2d4c5b6a79880123456789abcdef3f1e2d4c5b6a79880123456789abcdef",
+     "3f1e2d4c5b6a79880123456789abcdef3f1e2d4c5b6a79880123456789abcdef"),
+    ("command-argument", "htpasswd -b .htpasswd bob Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("command-argument", "htpasswd -nbB admin 'S3cret99' > creds", "S3cret99"),
+    ("command-argument", "gh secret set NPM_TOKEN --body Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("command-argument", "gh secret set DB_PASS -b 'Tr0ub 4dor3x'", "Tr0ub 4dor3x"),
+    ("command-argument", "echo Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3 | vercel env add API_KEY production",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("command-argument", "printf '%s' 'Tr0ub4dor3x' | docker login -u bob --password-stdin",
+     "Tr0ub4dor3x"),
+    ("env-default", "os.environ.get('SECRET_KEY', 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3')",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", 'ENV.fetch("DB_PASSWORD", "Tr0ub4dor3x")', "Tr0ub4dor3x"),
+    ("table-row", "| name | value |\n|---|---|\n| OPENAI_API_KEY | Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3 |",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("table-row", "| prod | `DB_PASSWORD` | `Tr0ub4dor3x` |", "Tr0ub4dor3x"),
+    ("prose-secret", "The password is Tr0ub4dor&3 for the admin account", "Tr0ub4dor&3"),
+    ("prose-secret", "my API key is Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3, use it", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("github-token", "GH=ghp_Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4_old",
+     "ghp_Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"),
     ("telegram-bot-token",
      "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4/getMe",
      "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4"),
@@ -280,6 +312,23 @@ ASSIGNMENT_NEGATIVES = [
     "https://example.com:8443/api?email=a@b.com",
     "http://localhost:8080/path@v2",
     "postgres://user:password@localhost/db",
+    # look like the placement shapes, are not secrets
+    "the token is valid for 3600 seconds",
+    "The password is stored in 1Password under prod-db",
+    "the api key is loaded from settings.json",
+    "| Name | Value |\n|---|---|\n| max_tokens | 4096 |\n| token_count | 12345678 |",
+    "| API_KEY | `${API_KEY}` |",
+    "| key_id | 2024-01-01T00:00:00Z |",
+    "| password_min_length | 12345678 |",
+    "echo $TOKEN | docker login -u bob --password-stdin",
+    'gh secret set NPM_TOKEN --body "$NPM_TOKEN"',
+    "htpasswd -B -C 10 /etc/nginx/.htpasswd alice",
+    "os.getenv('API_TOKEN', 'changeme')",
+    "os.environ.get('LOG_LEVEL', 'info123456')",
+    "def verify(sig=signature): pass",
+    "localhost:5432:*:postgres:*",
+    "10.0.0.1:5432:mydb:admin:${PGPASS}",
+    "2024-01-01 12:00:00:123:456:789",
 ]
 
 
@@ -380,7 +429,8 @@ def test_a_secret_is_redacted_to_its_end_and_no_further(text: str, secret: str) 
 def test_boundaries_and_json_escapes() -> None:
     token = "ghp_" + rand(random.Random(1), 36)
     assert scan("x" + token) == []  # glued onto a word: part of something else
-    assert scan(token + "_suffix") == []
+    # a distinctive prefix keeps its token even with a "_old" glued after it
+    assert [(f.start, f.end) for f in scan(token + "_suffix")] == [(0, len(token))]
     escaped = json.dumps({"out": f"token:\n{token}"})  # JSON text inside a string
     assert [escaped[f.start : f.end] for f in scan(escaped)] == [token]
 
@@ -469,6 +519,16 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "smb-user": "smbclient -U a%",
     "env-ampersand": "PASSWORD=abcdefg&",
     "base64-pem": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQp ",
+    "pgpass": "a:5432:b:c:\n",
+    "putty": "Private-Lines: 999\nAAAA\n",
+    "signed-url": "?sig=aaaaaaaaaaaaaaaa ",
+    "htpasswd": "htpasswd -b a b ",
+    "gh-secret": "gh secret set A --body $x ",
+    "echo-pipe": "echo abcdef | ",
+    "env-default": "getenv('TOKEN', 'abc') ",
+    "table-row": "| API_KEY | abcdefgh |",
+    "table-pipes": "|a",
+    "prose": "the password is abcdefgh ",
 }
 
 
