@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -28,3 +29,21 @@ class Detector:
     def find(self, text: str, lower: str) -> Iterator[Span]:  # pragma: no cover
         """Spans of secrets; ``lower`` is ``text`` lowercased, index for index."""
         raise NotImplementedError
+
+
+# `base64` wraps at 76 columns, `openssl base64` and YAML block scalars at 64: a block goes on
+# over line breaks (and the indentation of a YAML block)
+_NEXT_BASE64_LINE = re.compile(r"\r?\n[ \t]*([A-Za-z0-9+/]{1,200}={0,2})(?=[ \t]*(?:\r?\n|\Z))")
+
+
+def wrapped_base64_end(text: str, end: int, start: int) -> int:
+    """Where a base64 block whose first line is ``text[start:end]`` ends when wrapped at a
+    fixed width: lines go on while the one before is full width (60+ columns, no ``=``
+    padding); a short line is the last, so the next word is not taken."""
+    width = end - start
+    while width >= 60 and text[end - 1 : end] != "=":
+        line = _NEXT_BASE64_LINE.match(text, end)
+        if line is None:
+            break
+        end, width = line.end(1), len(line.group(1))
+    return end

@@ -21,7 +21,7 @@ from exporter.context_detectors import (
     NameValueDetector,
     NetrcDetector,
 )
-from exporter.detector_base import Detector, Finding, Span
+from exporter.detector_base import Detector, Finding, Span, wrapped_base64_end
 from exporter.placement_detectors import (
     CommandArgumentDetector,
     DockerConfigDetector,
@@ -165,33 +165,21 @@ class Base64PrivateKeyDetector(Detector):
     name, summary = "private-key-base64", "base64-encoded PEM private keys (kubeconfig, k8s)"
     triggers = ("LS0tLS1CRUdJTi",)
     _block = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,200000}={0,2}")
-    # `base64` wraps at 76 columns, `openssl base64` and YAML block scalars at 64: the block
-    # goes on over line breaks (and the indentation of a YAML block), see _wrapped_end
-    _next_line = re.compile(r"\r?\n[ \t]*([A-Za-z0-9+/]{1,200}={0,2})(?=[ \t]*(?:\r?\n|\Z))")
     _private = re.compile(_BEGIN_PRIVATE.encode("ascii"))
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        covered = 0  # a block's wrapped lines are not searched again (linear on many lines)
         for match in self._block.finditer(text):
+            if match.start() < covered:
+                continue
             head = match.group()[:96]
             try:
                 decoded = base64.b64decode(head[: len(head) // 4 * 4])
             except ValueError:  # binascii.Error is one
                 continue
             if self._private.match(decoded):
-                yield (
-                    match.start(),
-                    self._wrapped_end(text, match.end(), match.end() - match.start()),
-                )
-
-    def _wrapped_end(self, text: str, end: int, width: int) -> int:
-        """Where a block wrapped at a fixed width ends: lines go on while the one before is
-        full width (64 or 76 columns); a short line is the last (the next word is not key)."""
-        while width >= 60 and text[end - 1 : end] != "=":
-            line = self._next_line.match(text, end)
-            if line is None:
-                break
-            end, width = line.end(1), len(line.group(1))
-        return end
+                covered = wrapped_base64_end(text, match.end(), match.start())
+                yield match.start(), covered
 
 
 class AwsSecretDetector(Detector):
@@ -321,7 +309,7 @@ _TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool
      r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}", ("gh", "github_pat_"),
      not_dummy, 0),
     ("gitlab-token", "glpat-, gldt-, glrt-, glptt-, glcbt-, glft-, glsoat- tokens",
-     rf"gl(?:pat|dt|rt|ptt|cbt|ft|soat)-{_ANY}{{20,64}}",
+     rf"gl(?:pat|dt|rt|ptt|cbt|ft|soat)-{_ANY}{{20,255}}",
      ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-"), looks_random, 0),
     ("google-oauth-secret", "GOCSPX-… OAuth client secrets", rf"GOCSPX-{_ANY}{{24,40}}",
      ("GOCSPX-",), looks_random, 0),

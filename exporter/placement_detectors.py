@@ -1,11 +1,12 @@
 """Detectors that know a secret by where it sits rather than by its name or format.
 
-A `.pgpass` line's fifth field, a Docker registry config sent as base64, the signature of a
-signed URL (Azure SAS, S3/GCS presigned), the password of ``htpasswd -b``, a value piped
-into a command that stores secrets (``echo X | vercel env add``), ``gh secret set --body X``,
-the default of ``os.getenv("API_TOKEN", "X")``, a ``| API_KEY | X |`` table row and
-"the password is X" in prose. Each is anchored on a literal so that text without it costs
-one substring test, and each pattern is bounded so that dense input stays linear.
+A `.pgpass` line's fifth field, a PuTTY key's private lines, a Docker registry config sent as
+base64, the signature of a signed URL (Azure SAS, S3/GCS presigned, CloudFront), the password
+of ``htpasswd -b``, a value piped into a command that stores secrets (``echo X | vercel env
+add``), ``gh secret set --body X``, the default of ``os.getenv("API_TOKEN", "X")``, a
+``| API_KEY | X |`` table row and "the password is X" in prose. Each is anchored on a literal
+so that text without it costs one substring test, and each pattern is bounded so that dense
+input stays linear.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from exporter.detector_base import Detector, Span
+from exporter.detector_base import Detector, Span, wrapped_base64_end
 from exporter.secret_heuristics import (
     DIGIT,
     LOWER,
@@ -27,23 +28,48 @@ from exporter.secret_heuristics import (
 # What ends an unquoted shell word.
 _WORD_END = r"[^\s\"'`;&|<>()]"
 _ARG = rf"(?:'[^'\r\n]{{1,512}}'|\"[^\"\r\n]{{1,512}}\"|{_WORD_END}{{1,512}})"  # one argument
+# A value after a command: quoted (may hold spaces and the other quote) or one shell word.
+_VALUE = (
+    rf"(?:'(?P<sv>[^'\r\n]{{4,512}})'|\"(?P<dv>(?:[^\"\\\r\n]|\\.){{4,512}})\""
+    rf"|(?P<v>{_WORD_END}{{4,512}}))"
+)
 
 
 def _literal(value: str) -> bool:
     """A value written out, not a variable, a flag, a path or a plain word."""
     return (
-        value[0] not in "$%-/~.<{" and not PLAIN_WORD.fullmatch(value) and not is_placeholder(value)
+        value[0] not in "$%-/~.<{*_"
+        and not PLAIN_WORD.fullmatch(value)
+        and not is_placeholder(value)
     )
 
 
+# "SHA256-hashed", "40-characters", "UTF-16LE", "HMAC-SHA256", "bcrypt-12", "v1.2.3-beta4":
+# descriptions and versions, not values
+_DESCRIPTION = re.compile(
+    r".*-[a-z]{3,}|[A-Z0-9]{1,8}-[A-Z0-9]{1,8}|[a-z]+[0-9]?-[0-9]{1,3}|[0-9]+[a-z]?-\w+"
+    r"|v?[0-9]+(?:\.[0-9]+)+(?:-\w+)?"
+)
+
+
+def _value_span(match: re.Match[str]) -> Span:
+    group = next(g for g in ("sv", "dv", "v") if match.group(g) is not None)
+    return match.span(group)
+
+
 class PgpassDetector(Detector):
-    """``host:port:database:user:password`` lines (``~/.pgpass``): the fifth field."""
+    """``host:port:database:user:password`` lines (``~/.pgpass``, ``pgpass.conf``): the fifth
+    field, also when written with ``echo '…' > ~/.pgpass``. A ``:`` inside a pgpass field is
+    escaped (``\\:``), so a fifth field with a bare ``:`` is some other file (/etc/shadow)."""
 
     name, summary = "pgpass", "the password field of .pgpass lines (host:port:db:user:password)"
     triggers = (":5432:", ":*:", "pgpass")
     _line = re.compile(
-        r"^[ \t]*[A-Za-z0-9_.\-*\[\]]{1,253}:(?:[0-9]{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:"
-        r"(?P<pw>[^\s]{4,512})[ \t]*$",
+        r"^[ \t]*(?:-[ \t]+|echo[ \t]+(?:-e[ \t]+)?)?(?P<q>[\"']?)"
+        r"(?:[A-Za-z0-9_.\-*]{1,253}|\[[0-9A-Fa-f:.]{2,64}\]):(?:[0-9]{1,5}|\*)"
+        r":(?:[^:\s\\]|\\.){1,128}:(?:[^:\s\\]|\\.){1,128}:"
+        r"(?P<pw>(?:[^\s:\\\"']|\\.){4,512})(?P=q)"
+        r"(?:[ \t]*>>?[ \t]*\S{1,256}|[ \t]+#[^\r\n]{0,512})?[ \t]*\r?$",
         re.M,
     )
 
@@ -61,26 +87,31 @@ class PuttyKeyDetector(Detector):
     name, summary = "putty-key", "the private part of PuTTY .ppk key files"
     triggers = ("Private-Lines:",)
     _head = re.compile(r"Private-Lines:[ \t]*(?P<n>[0-9]{1,3})[ \t]*\r?\n")
-    _line = re.compile(r"[ \t]*[A-Za-z0-9+/=]{1,256}[ \t]*(?:\r?\n|\Z)")
+    _line = re.compile(r"[ \t]*(?P<b>[A-Za-z0-9+/]{1,256}={0,2})[ \t]*(?:\r?\n|\Z)")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for head in self._head.finditer(text):
-            start = end = head.end()
-            for _ in range(int(head["n"])):
-                line = self._line.match(text, end)
-                if line is None:
+            start = end = position = head.end()
+            for n in range(int(head["n"])):
+                line = self._line.match(text, position)
+                # key lines are 64 columns of base64 but the last: words are not a key
+                if line is None or (n == 0 and not _base64ish(line["b"])):
                     break
-                end = line.end()
-            while end > start and text[end - 1] in "\r\n":
-                end -= 1
+                end, position = line.end("b"), line.end()
             if end > start:
                 yield start, end
+
+
+def _base64ish(line: str) -> bool:
+    return len(line) >= 16 and bool(
+        DIGIT.search(line) or (UPPER.search(line) and LOWER.search(line))
+    )
 
 
 class DockerConfigDetector(Detector):
     """A Docker registry config (``{"auths": …}``, user:password inside) sent as base64:
     a Kubernetes ``.dockerconfigjson`` secret, ``DOCKER_AUTH_CONFIG``. Its base64 opens
-    with the encoding of ``{"auths"`` (compact or pretty-printed)."""
+    with the encoding of ``{"auths"`` (compact or pretty-printed), and may be wrapped."""
 
     name, summary = "docker-config", 'base64 Docker registry configs ({"auths": …})'
     triggers = ("eyJhdXRocyI", "ewogICJhdXRocyI", "ewogICAgImF1dGhzIj", "ewoJImF1dGhzIj")
@@ -89,20 +120,25 @@ class DockerConfigDetector(Detector):
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        covered = 0  # a block's wrapped lines are not searched again (linear on many lines)
         for match in self._blob.finditer(text):
-            yield match.span()
+            if match.start() >= covered:
+                covered = wrapped_base64_end(text, match.end(), match.start())
+                yield match.start(), covered
 
 
 class SignedUrlDetector(Detector):
     """The signature (and session token) in a signed URL's query: Azure SAS ``sig=``,
     S3 ``X-Amz-Signature=`` / ``X-Amz-Security-Token=``, GCS ``X-Goog-Signature=``,
-    CloudFront ``Signature=``. Anyone holding the URL has the access it grants."""
+    CloudFront ``Signature=``. Anyone holding the URL has the access it grants. The
+    separator may be escaped (``&amp;``, ``\\u0026``, ``%26sig%3D``)."""
 
     name, summary = "signed-url", "signatures in signed URLs (SAS sig=, X-Amz-Signature=, …)"
-    lower_triggers = ("sig=", "signature=", "security-token=")
+    lower_triggers = ("sig=", "signature=", "security-token=", "sig%3d", "signature%3d")
     _param = re.compile(
-        r"[?&](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token)="
-        r"(?P<v>[a-z0-9%+/=_.\-]{16,4096})"
+        r"(?:[?&;]|\\u0026|%26)"
+        r"(?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token)(?:=|%3d)"
+        r"(?P<v>[a-z0-9%+/=_.~\-]{16,4096})"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -116,124 +152,174 @@ class SignedUrlDetector(Detector):
 class CommandArgumentDetector(Detector):
     """Secrets a command takes as a plain argument: ``htpasswd -b[c] FILE USER PASSWORD``
     (``-nb USER PASSWORD``), ``gh secret set NAME --body VALUE`` / ``-b VALUE``, and a value
-    piped into a command that stores it (``echo X | vercel env add``, ``… | gh secret set``,
-    ``… | docker login --password-stdin``, ``… | wrangler secret put``)."""
+    piped or given as a here-string to a command that stores it (``echo X | vercel env add``,
+    ``… | gh secret set``, ``… | docker login --password-stdin``, ``sudo -S``)."""
 
     name, summary = "command-argument", "htpasswd -b, gh secret set --body, echo X | … env add"
-    lower_triggers = ("htpasswd", "secret set", "|")
+    lower_triggers = ("htpasswd", "secret set", "|", "<<<")
     _htpasswd = re.compile(
-        r"\bhtpasswd(?P<flags>(?:[ \t]+-[a-z]{1,6})+)"
-        rf"(?P<args>(?:[ \t]+{_ARG}){{2,3}})",
-        re.I,
+        r"\bhtpasswd(?:[ \t]+httpd[\w.:\-]{0,64})?"  # docker run --entrypoint htpasswd httpd:2
+        r"(?P<flags>(?:[ \t]+-[A-Za-z]{1,6}(?:[ \t]+[0-9]{1,2}\b)?)+)"  # -C 12: bcrypt cost
+        rf"(?P<args>(?:[ \t]+{_ARG}){{2,3}})"
     )
     _arg = re.compile(r"'(?P<sq>[^']*)'|\"(?P<dq>[^\"]*)\"|(?P<w>\S+)")
-    _gh_body = re.compile(
-        r"\bgh[ \t]+secret[ \t]+set\b[^\n;&|]{0,200}?[ \t](?:--body|-b)(?:[ \t]+|=)"
-        rf"(?:(?P<q>[\"'])(?P<qv>[^\"'\r\n]{{4,512}})(?P=q)|(?P<v>{_WORD_END}{{4,512}}))"
-    )
+    _body = re.compile(r"(?<![\w\-])(?:--body|-b)(?:[ \t]+|=)" + _VALUE)
+    _gh_secret_set = re.compile(r"\bgh[ \t]+secret[ \t]+set[ \t]")
     _piped = re.compile(
-        r"\b(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?P<fq>[\"'])%s(?P=fq))?[ \t]+"
-        rf"(?:(?P<q>[\"'])(?P<qv>[^\"'\r\n]{{4,512}})(?P=q)|(?P<v>{_WORD_END}{{4,512}}))"
-        r"[ \t]*\|(?P<rest>[^\n;&|]{1,200})"
+        r"\b(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s[^']{0,4}'|\"%s[^\"]{0,4}\"|%s))?"
+        rf"[ \t]+{_VALUE}[ \t]*\|(?P<rest>(?:\\\r?\n|[^\n;&]){{1,300}})"
     )
+    _herestring = re.compile(r"<<<[ \t]*" + _VALUE)
     _stores = re.compile(
         r"\b(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|wrangler[ \t]+secret[ \t]+put"
-        r"|netlify[ \t]+env:set|fly[ \t]+secrets[ \t]+set|firebase[ \t]+functions:secrets:set)\b"
-        r"|--password-stdin\b"
+        r"|netlify[ \t]+env:set|fly[ \t]+secrets[ \t]+set|firebase[ \t]+functions:secrets:set"
+        r"|sudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S)\b|--password-stdin\b"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if "htpasswd" in lower:
-            for match in self._htpasswd.finditer(text):
-                flags = match.group("flags")  # -b is batch mode (password given), -B bcrypt
-                if "b" not in flags:
-                    continue
-                args = list(self._arg.finditer(match.group("args")))
-                wanted = 2 if "n" in flags else 3  # -n prints instead of writing a file
-                if len(args) >= wanted:
-                    word = args[wanted - 1]
-                    group = next(g for g in ("sq", "dq", "w") if word.group(g) is not None)
-                    start = match.start("args") + word.start(group)
-                    value = word.group(group)
-                    if value and _literal(value):
-                        yield start, start + len(value)
+            yield from self._htpasswd_password(text)
         if "secret set" in lower:
-            yield from self._values(text, self._gh_body.finditer(text))
+            for match in self._body.finditer(text):
+                if self._gh_secret_set.search(self._command(text, match.start())):
+                    yield from self._literal_value(text, match)
         if "|" in text:
-            piped = (m for m in self._piped.finditer(text) if self._stores.search(m["rest"]))
-            yield from self._values(text, piped)
+            for match in self._piped.finditer(text):
+                if self._stores.search(match["rest"]):
+                    yield from self._literal_value(text, match)
+        if "<<<" in text:
+            for match in self._herestring.finditer(text):
+                if self._stores.search(self._command(text, match.start())):
+                    yield from self._literal_value(text, match)
+
+    def _htpasswd_password(self, text: str) -> Iterator[Span]:
+        for match in self._htpasswd.finditer(text):
+            flags = match["flags"]  # -b is batch mode (password given), -B bcrypt
+            if "b" not in re.sub(r"[ \t]+[0-9]+", "", flags):
+                continue
+            args = list(self._arg.finditer(match["args"]))
+            wanted = 2 if "n" in flags else 3  # -n prints instead of writing a file
+            if len(args) >= wanted:
+                word = args[wanted - 1]
+                group = next(g for g in ("sq", "dq", "w") if word.group(g) is not None)
+                start = match.start("args") + word.start(group)
+                value = word.group(group)
+                if value and _literal(value):
+                    yield start, start + len(value)
 
     @staticmethod
-    def _values(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Span]:
-        for match in matches:
-            group = "qv" if match.group("qv") else "v"
-            start, end = match.span(group)
-            if _literal(text[start:end]):
-                yield start, end
+    def _command(text: str, at: int) -> str:
+        """The command ``at`` is an argument of: back to the line's start (over ``\\``
+        continuations) or a ``;``/``&``/``|``, at most 200 characters."""
+        low = max(0, at - 200)
+        start = max(text.rfind(end, low, at) for end in (";", "&", "|"))
+        line = text.rfind("\n", low, at)
+        while line > low and text[line - 1] == "\\":
+            line = text.rfind("\n", low, line - 1)
+        return text[max(start, line, low - 1) + 1 : at]
+
+    @staticmethod
+    def _literal_value(text: str, match: re.Match[str]) -> Iterator[Span]:
+        start, end = _value_span(match)
+        if _literal(text[start:end]):
+            yield start, end
 
 
 class EnvDefaultDetector(Detector):
     """The default of an environment lookup under a sensitive name:
-    ``os.getenv("API_TOKEN", "X")``, ``os.environ.get('SECRET_KEY', 'X')``,
-    ``ENV.fetch("DB_PASSWORD", "X")``: the fallback is the secret, written in the code."""
+    ``os.getenv("API_TOKEN", "X")``, ``os.environ.get('SECRET_KEY', default='X')``,
+    ``os.environ.setdefault(…)``, ``ENV.fetch("DB_PASSWORD", "X")``,
+    ``process.env.API_KEY || 'X'`` (or ``??``): the fallback is the secret, in the code."""
 
     name, summary = "env-default", 'defaults of getenv("SECRET_NAME", "value") lookups'
-    lower_triggers = ("getenv", "environ.get", "env.fetch")
+    lower_triggers = ("getenv", "environ.get", "environ.setdefault", "env.fetch", "process.env")
     _call = re.compile(
-        r"(?:getenv|environ\.get|env\.fetch)\(\s{0,8}(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})"
-        r"(?P=nq)\s{0,8},\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)",
+        r"(?:getenv|environ\.get|environ\.setdefault|env\.fetch|getordefault)\(\s{0,8}[ur]?"
+        r"(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,8}"
+        r"(?:default\s{0,4}=\s{0,4})?[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)",
         re.I,
+    )
+    _js = re.compile(
+        r"process\.env(?:\.(?P<name>[A-Za-z_]\w{0,127})|\[(?P<bq>[\"'])(?P<bname>[\w.\-]{1,128})"
+        r"(?P=bq)\])\s{0,8}(?:\|\||\?\?)\s{0,8}(?P<q>[\"'`])(?P<v>[^\"'`\r\n]{5,512})(?P=q)"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        for match in self._call.finditer(text):
-            if is_secret_assignment(match["name"], match["v"], quoted=True, env_style=False):
+        matches = [*self._call.finditer(text)]
+        if "process.env" in lower:
+            matches += self._js.finditer(text)
+        for match in matches:
+            name = match["name"] or match.groupdict().get("bname") or ""
+            if is_secret_assignment(name, match["v"], quoted=True, env_style=False):
                 yield match.span("v")
 
 
 class TableRowDetector(Detector):
-    """A two-cell table row naming a secret and giving it: ``| OPENAI_API_KEY | sk… |``
-    (an agent's Markdown summary of an environment)."""
+    """A table row that names a secret and gives it: ``| OPENAI_API_KEY | sk… |`` (an
+    agent's Markdown summary of an environment), also padded to align its columns, with the
+    name in bold or backticks, or with a column between (``| API_KEY | prod | X |``).
+    Values are judged as code is: ``| password | VARCHAR(255) |`` is a schema, not a secret."""
 
     name, summary = "table-row", "| SECRET_NAME | value | rows of Markdown tables"
     triggers = ("|",)
-    # all in a look-ahead: each "|" is tried once and none is consumed, so the cell after
-    # a non-matching one ("| DB | API_KEY | x |") can still start a row
+    # All in a look-ahead: each "|" is tried once and none is consumed, so the cell after a
+    # non-matching one ("| DB | API_KEY | x |") can still start a row.
     _row = re.compile(
-        r"\|(?=[ \t]{0,8}`?(?P<name>[A-Za-z_][\w.\-]{1,127})`?[ \t]{0,8}\|[ \t]{0,8}"
-        r"`?(?P<v>[^\s|`]{8,512})`?[ \t]{0,8}\|)"
+        r"\|(?=[ \t]{0,80}(?:\*\*|`)?(?P<name>[A-Za-z_][\w.\-]{1,127})(?:\*\*|`)?[ \t]{0,80}\|"
+        r"(?:[ \t]{0,80}[\w.\-]{1,32}[ \t]{0,80}\|)?"  # an environment or scope column
+        r"[ \t]{0,80}`?(?P<v>[^\s|`*;]{8,512})`?[ \t]{0,80}\|)"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._row.finditer(text):
-            if is_secret_assignment(match["name"], match["v"], quoted=False, env_style=True):
+            value = match["v"]
+            if (
+                _literal(value)
+                and not _DESCRIPTION.fullmatch(value)
+                and is_secret_assignment(match["name"], value, quoted=False, env_style=False)
+            ):
                 yield match.span("v")
 
 
 class ProseSecretDetector(Detector):
-    """A secret said in a sentence: "the password is Tr0ub4dor&3", "my API key is X".
-    Only values that mix letters and digits count: "the token is valid" is prose."""
+    """A secret said in a sentence: "the password is Tr0ub4dor&3", "my API key was X",
+    "The DB_PASSWORD is: X". Only values that mix letters and digits count ("the token is
+    valid" is prose), and not technical adjectives ("SHA256-hashed", "UTF-16LE")."""
 
     name, summary = "prose-secret", '"the password is X" / "my API key is X" in sentences'
-    lower_triggers = (" is ",)
+    lower_triggers = (" is", " was")
     _said = re.compile(
-        r"\b(?P<name>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?token|secret[ _\-]?key"
-        r"|token|secret)[ \t]+(?:is|was)[ \t]*:?[ \t]+(?P<q>[\"'`]?)(?P<v>[^\s\"'`]{8,256})",
+        r"(?P<word>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?token|secret[ _\-]?key"
+        r"|token|secret)[ \t]+(?:is|was)(?:[ \t]+(?:now|set[ \t]+to))?[ \t]*:?[ \t\r\n]+"
+        r"(?P<open>\*\*|[\"'`(]?)(?P<v>[^\s\"'`*()]{8,256})"
     )
+    _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._said.finditer(lower):
             start, end = match.span("v")
-            while end > start and text[end - 1] in ".,;:!?)":  # sentence punctuation
+            while end > start and text[end - 1] in ".,;:!?)]":  # sentence punctuation
                 end -= 1
+            escape = text.find("\\", start, end)  # "…is X\nok" in JSON-escaped text
+            if escape >= 0:
+                end = escape
             value = text[start:end]
-            name = match["name"].replace(" ", "_")
+            name = self._name(lower, match.start("word"), match["word"].replace(" ", "_"))
             if (
                 len(value) >= 8
                 and DIGIT.search(value)
                 and (LOWER.search(value) or UPPER.search(value))
+                and not _DESCRIPTION.fullmatch(value)
                 and name_strength(name) is not None
                 and _literal(value)
                 and is_secret_assignment(name, value, quoted=True, env_style=False)
             ):
                 yield start, end
+
+    def _name(self, lower: str, at: int, word: str) -> str:
+        """The whole identifier the word ends (``db_password``, ``OPENAI_API_KEY``), at most
+        64 characters back, so text dense with ``a_a_a_`` stays linear."""
+        start = at
+        while start > max(0, at - 64) and lower[start - 1] in self._identifier:
+            start -= 1
+        return lower[start:at] + word

@@ -68,6 +68,12 @@ PEM_B64_UNPADDED = (
 CERT_B64 = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nMIIBkTCB+wIJAKHHIG\n-----END CERTIFICATE-----\n"
 ).decode()
+# a Docker registry config as `base64` prints it: wrapped at 76 columns
+_DOCKER_B64 = base64.b64encode(
+    b'{"auths":{"registry.example.com:5050":{"username":"bob","password":"Tr0ub4dor3x-Pr0d",'
+    b'"auth":"Ym9iOlRyMHViNGRvcjN4LVByMGQ="}}}'
+).decode()
+DOCKER_WRAPPED = "\n".join(_DOCKER_B64[i : i + 76] for i in range(0, len(_DOCKER_B64), 76))
 POSITIVES = [
     ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     ("aws-secret-key", f"AKIA{rand(R, 16, 'ABCDEFGHIJ0123456789')},{AWS_SECRET}", AWS_SECRET),
@@ -210,6 +216,35 @@ POSITIVES = [
     ("prose-secret", "my API key is Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3, use it", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
     ("github-token", "GH=ghp_Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4_old",
      "ghp_Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"),
+    # from the review of the placement detectors: wordings and forms first missed
+    ("prose-secret", "The password is: Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("prose-secret", "Your API key was Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("prose-secret", "The DB_PASSWORD is now Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("prose-secret", '{"text":"the password is Tr0ub4dor3x\\nok"}', "Tr0ub4dor3x"),
+    ("docker-config", "a: " + DOCKER_WRAPPED + "\nkind: Secret", DOCKER_WRAPPED),
+    ("table-row", "| JWT_SECRET          | Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3                      |",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("table-row", "| API_KEY | prod | Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3 |", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("pgpass", "db.internal:5432:prod:app:Pr0dPassw0rd-x9\r\n", "Pr0dPassw0rd-x9"),
+    ("pgpass", "echo 'db:5432:prod:app:Pr0dPassw0rd-x9' > ~/.pgpass", "Pr0dPassw0rd-x9"),
+    ("command-argument", "htpasswd -bBC 10 /etc/nginx/.htpasswd alice2 Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("command-argument", "docker run --entrypoint htpasswd httpd:2 -Bbn bob Tr0ub4dor3x > a",
+     "Tr0ub4dor3x"),
+    ("command-argument", "echo Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3 | tr -d '\\n' | gh secret set API_KEY",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("command-argument", "gh secret set X \\\n  --body Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("command-argument", "docker login -u bob --password-stdin <<< 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3'",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("command-argument", "echo Tr0ub4dor3x | sudo -S apt install foo", "Tr0ub4dor3x"),
+    ("signed-url", "https://a.net/c?sv=2022&amp;sig=Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja%2BQ%3D",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja%2BQ%3D"),
+    ("signed-url", "https://d1.cloudfront.net/x?Signature=aB3~dEfGhIjKlMnOpQrSt0123~abcd__&K=1",
+     "aB3~dEfGhIjKlMnOpQrSt0123~abcd__"),
+    ("env-default", "process.env.API_KEY || 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3'",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", "os.getenv('API_KEY', default='Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3')",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
     ("telegram-bot-token",
      "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4/getMe",
      "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4"),
@@ -329,6 +364,16 @@ ASSIGNMENT_NEGATIVES = [
     "localhost:5432:*:postgres:*",
     "10.0.0.1:5432:mydb:admin:${PGPASS}",
     "2024-01-01 12:00:00:123:456:789",
+    # schema and type tables, /etc/shadow and passwd lines, technical adjectives
+    "| Column | Type | Nullable |\n|---|---|---|\n| password | VARCHAR(255) | no |",
+    "| password | varchar(60) |\n| api_token | char(64) |\n| remember_token | varchar(100) |",
+    "| password | Optional[str] |\n| password | user.password |\n| password | **required** |",
+    "| webhook_secret | HMAC-SHA256 |\n| auth_token | HttpOnly;Secure |",
+    "| api_key | v1.2.3-beta4 |",
+    "root:*:19000:0:99999:7:::\nnobody:*:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
+    "The secret is SHA256-hashed. The token is UTF-16LE encoded. The api key is 40-characters",
+    "The password is Argon2id-hashed, the password is bcrypt-12, the token is 1h-lived.",
+    "Private-Lines: 3\nThanks\nfor\nreading\n",
 ]
 
 
@@ -529,6 +574,15 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "table-row": "| API_KEY | abcdefgh |",
     "table-pipes": "|a",
     "prose": "the password is abcdefgh ",
+    "prose-identifier": "a_" * 40 + "token is ",
+    "gh-secret-set": "gh secret set ",
+    "herestring": "vercel env add <<< 'abcd' ",
+    # full-width base64 lines that each open a block: a block's wrapped lines were searched
+    # again from every line (quadratic: 400 KB took 5 s)
+    "base64-pem-lines": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB"
+    + "A" * 16
+    + "\n",
+    "docker-config-lines": "eyJhdXRocyI6" + "A" * 64 + "\n",
 }
 
 
