@@ -39,11 +39,15 @@ _NEXT_BASE64_LINE = re.compile(r"\r?\n[ \t]*([A-Za-z0-9+/]{1,200}={0,2})(?=[ \t]
 def wrapped_base64_end(text: str, end: int, start: int) -> int:
     """Where a base64 block whose first line is ``text[start:end]`` ends when wrapped at a
     fixed width: lines go on while the one before is full width (60+ columns, no ``=``
-    padding); a short line is the last, so the next word is not taken."""
-    width = end - start
+    padding). A short line is the last, and only when it completes the block (padded
+    base64 is a multiple of 4 long), so a word after a one-line blob (``EOF``) is not taken."""
+    width = total = end - start
     while width >= 60 and text[end - 1 : end] != "=":
         line = _NEXT_BASE64_LINE.match(text, end)
         if line is None:
             break
-        end, width = line.end(1), len(line.group(1))
+        width = len(line.group(1))
+        if width < 60 and not line.group(1).endswith("=") and (total + width) % 4:
+            break
+        end, total = line.end(1), total + width
     return end

@@ -47,9 +47,34 @@ def _literal(value: str) -> bool:
 # "SHA256-hashed", "40-characters", "UTF-16LE", "HMAC-SHA256", "bcrypt-12", "v1.2.3-beta4":
 # descriptions and versions, not values
 _DESCRIPTION = re.compile(
-    r".*-[a-z]{3,}|[A-Z0-9]{1,8}-[A-Z0-9]{1,8}|[a-z]+[0-9]?-[0-9]{1,3}|[0-9]+[a-z]?-\w+"
-    r"|v?[0-9]+(?:\.[0-9]+)+(?:-\w+)?"
+    r".*-(?:[a-z]+ed|long|lived|bits?|bytes?|chars?|characters|digits?|hex|safe|only|like|style"
+    r"|based|compliant|format|encoding)(?:-[a-z]+)*"
+    r"|[A-Z0-9]{1,8}-[A-Z0-9]{1,8}|[0-9]{3}[A-Za-z]+|[0-9]+-[0-9]+[a-z]*|v?[0-9]+(?:\.[0-9]+)+(?:-\w+)?"
+    r"|(?i:bcrypt|scrypt|argon2(?:id|i|d)?|sha|aes|rsa|hmac|md)[0-9]?-[0-9]{1,4}"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]{5,15}Z?)?|\w+(?:,\w+)+"
 )
+# algorithm names: "AES-256-GCM", "PBKDF2-HMAC-SHA256", "ChaCha20-Poly1305", "RS256/ES256"
+_CRYPTO_WORDS = frozenset(
+    re.split(
+        r"\s+",
+        "aes rsa ecdsa ecdh ed25519 x25519 sha sha1 sha2 sha3 sha256 sha384 sha512 hmac pbkdf2 hkdf"
+        " chacha20 poly1305 xchacha20 gcm cbc ctr oaep pss pkcs1 pkcs8 base64 base64url hex"
+        " utf utf8"
+        " argon2 argon2id bcrypt scrypt md5 jwt jws jwe rs256 rs384 rs512 es256 es384 es512 hs256"
+        " hs384 hs512 ps256 eddsa kdf",
+    )
+)
+
+
+def _described(value: str) -> bool:
+    """A description or a name of something (an algorithm, a date, a version), not a value."""
+    if _DESCRIPTION.fullmatch(value):
+        return True
+    parts = [part for part in re.split(r"[-/_(),]", value.lower()) if part]
+    return all(part in _CRYPTO_WORDS or part.isdigit() for part in parts)
+
+
+_PASS_THROUGH = re.compile(r"[ \t\\\r\n]*(?:tr|head|tail|cat|tee|base64|sed)\b")
 
 
 def _value_span(match: re.Match[str]) -> Span:
@@ -69,7 +94,8 @@ class PgpassDetector(Detector):
         r"(?:[A-Za-z0-9_.\-*]{1,253}|\[[0-9A-Fa-f:.]{2,64}\]):(?:[0-9]{1,5}|\*)"
         r":(?:[^:\s\\]|\\.){1,128}:(?:[^:\s\\]|\\.){1,128}:"
         r"(?P<pw>(?:[^\s:\\\"']|\\.){4,512})(?P=q)"
-        r"(?:[ \t]*>>?[ \t]*\S{1,256}|[ \t]+#[^\r\n]{0,512})?[ \t]*\r?$",
+        r"(?:[ \t]*(?:>>?|\|[ \t]*tee(?:[ \t]+-a)?)[ \t]*\S{1,256}(?:[ \t]*&&[^\r\n]{0,256})?"
+        r"|[ \t]+#[^\r\n]{0,512})?[ \t]*\r?$",
         re.M,
     )
 
@@ -167,13 +193,14 @@ class CommandArgumentDetector(Detector):
     _gh_secret_set = re.compile(r"\bgh[ \t]+secret[ \t]+set[ \t]")
     _piped = re.compile(
         r"\b(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s[^']{0,4}'|\"%s[^\"]{0,4}\"|%s))?"
-        rf"[ \t]+{_VALUE}[ \t]*\|(?P<rest>(?:\\\r?\n|[^\n;&]){{1,300}})"
+        rf"[ \t]+{_VALUE}[ \t]*\|(?P<rest>(?:\\\r?\n|[^\n;&`]){{1,300}})"
     )
     _herestring = re.compile(r"<<<[ \t]*" + _VALUE)
     _stores = re.compile(
         r"\b(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|wrangler[ \t]+secret[ \t]+put"
         r"|netlify[ \t]+env:set|fly[ \t]+secrets[ \t]+set|firebase[ \t]+functions:secrets:set"
-        r"|sudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S)\b|--password-stdin\b"
+        r"|gcloud[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)|chpasswd|passwd[ \t]+--stdin"
+        r"|sudo\b[^\n]{0,80}?[ \t]-[A-Za-z]*S[A-Za-z]*)\b|--password-stdin\b"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -185,7 +212,7 @@ class CommandArgumentDetector(Detector):
                     yield from self._literal_value(text, match)
         if "|" in text:
             for match in self._piped.finditer(text):
-                if self._stores.search(match["rest"]):
+                if self._stores_input(match["rest"]):
                     yield from self._literal_value(text, match)
         if "<<<" in text:
             for match in self._herestring.finditer(text):
@@ -207,12 +234,22 @@ class CommandArgumentDetector(Detector):
                 if value and _literal(value):
                     yield start, start + len(value)
 
+    def _stores_input(self, pipeline: str) -> bool:
+        """The piped value reaches a secret store: its first stage, or the one after filters
+        that pass it on (``| tr -d '\\n' | gh secret set``), not ``| grep x | sudo -S``."""
+        for stage in pipeline.split("|")[:4]:
+            if self._stores.search(stage):
+                return True
+            if not _PASS_THROUGH.match(stage):
+                return False
+        return False
+
     @staticmethod
     def _command(text: str, at: int) -> str:
         """The command ``at`` is an argument of: back to the line's start (over ``\\``
-        continuations) or a ``;``/``&``/``|``, at most 200 characters."""
+        continuations), a ``;``/``&``/``|`` or a backtick, at most 200 characters."""
         low = max(0, at - 200)
-        start = max(text.rfind(end, low, at) for end in (";", "&", "|"))
+        start = max(text.rfind(end, low, at) for end in (";", "&", "|", "`"))
         line = text.rfind("\n", low, at)
         while line > low and text[line - 1] == "\\":
             line = text.rfind("\n", low, line - 1)
@@ -229,24 +266,27 @@ class EnvDefaultDetector(Detector):
     """The default of an environment lookup under a sensitive name:
     ``os.getenv("API_TOKEN", "X")``, ``os.environ.get('SECRET_KEY', default='X')``,
     ``os.environ.setdefault(…)``, ``ENV.fetch("DB_PASSWORD", "X")``,
-    ``process.env.API_KEY || 'X'`` (or ``??``): the fallback is the secret, in the code."""
+    ``os.environ.get("API_KEY") or "X"``, PHP's ``env('API_KEY', 'X')``,
+    ``process.env.API_KEY || 'X'`` (or ``??``, ``import.meta.env``): the fallback is the
+    secret, written in the code."""
 
     name, summary = "env-default", 'defaults of getenv("SECRET_NAME", "value") lookups'
-    lower_triggers = ("getenv", "environ.get", "environ.setdefault", "env.fetch", "process.env")
+    lower_triggers = ("getenv", "environ.", "env.fetch", "env(", ".env")
     _call = re.compile(
-        r"(?:getenv|environ\.get|environ\.setdefault|env\.fetch|getordefault)\(\s{0,8}[ur]?"
-        r"(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,8}"
-        r"(?:default\s{0,4}=\s{0,4})?[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)",
+        r"(?:getenv|environ\.get|environ\.setdefault|env\.fetch|getordefault|(?<![\w.])env)"
+        r"\(\s{0,8}[ur]?(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})(?P=nq)\s{0,8}"
+        r"(?:,\s{0,8}(?:default\s{0,4}=\s{0,4})?|\)\s{0,8}(?:or|\|\||\?\?)\s{0,8})"
+        r"[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)",
         re.I,
     )
     _js = re.compile(
-        r"process\.env(?:\.(?P<name>[A-Za-z_]\w{0,127})|\[(?P<bq>[\"'])(?P<bname>[\w.\-]{1,128})"
+        r"(?:process|import\.meta)\.env(?:\.(?P<name>[A-Za-z_]\w{0,127})|\[(?P<bq>[\"'])(?P<bname>[\w.\-]{1,128})"
         r"(?P=bq)\])\s{0,8}(?:\|\||\?\?)\s{0,8}(?P<q>[\"'`])(?P<v>[^\"'`\r\n]{5,512})(?P=q)"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         matches = [*self._call.finditer(text)]
-        if "process.env" in lower:
+        if ".env" in lower:
             matches += self._js.finditer(text)
         for match in matches:
             name = match["name"] or match.groupdict().get("bname") or ""
@@ -275,7 +315,7 @@ class TableRowDetector(Detector):
             value = match["v"]
             if (
                 _literal(value)
-                and not _DESCRIPTION.fullmatch(value)
+                and not _described(value)
                 and is_secret_assignment(match["name"], value, quoted=False, env_style=False)
             ):
                 yield match.span("v")
@@ -290,7 +330,9 @@ class ProseSecretDetector(Detector):
     lower_triggers = (" is", " was")
     _said = re.compile(
         r"(?P<word>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?token|secret[ _\-]?key"
-        r"|token|secret)[ \t]+(?:is|was)(?:[ \t]+(?:now|set[ \t]+to))?[ \t]*:?[ \t\r\n]+"
+        r"|token|secret)(?:`|\*\*|[\"'])?[ \t]+(?:is|was)(?:[ \t]+(?:now|set[ \t]+to))?"
+        # one way through a run of blanks: "[ \t]*:?[ \t]+" split long runs every way
+        r"(?:[ \t]*:)?[ \t\r\n]+"
         r"(?P<open>\*\*|[\"'`(]?)(?P<v>[^\s\"'`*()]{8,256})"
     )
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -309,7 +351,7 @@ class ProseSecretDetector(Detector):
                 len(value) >= 8
                 and DIGIT.search(value)
                 and (LOWER.search(value) or UPPER.search(value))
-                and not _DESCRIPTION.fullmatch(value)
+                and not _described(value)
                 and name_strength(name) is not None
                 and _literal(value)
                 and is_secret_assignment(name, value, quoted=True, env_style=False)

@@ -245,6 +245,19 @@ POSITIVES = [
      "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
     ("env-default", "os.getenv('API_KEY', default='Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3')",
      "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    # from the second review
+    ("env-default", "os.environ.get('API_KEY') or 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3'",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", "env('API_KEY','Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3')", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", "import.meta.env.VITE_API_KEY ?? 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3'",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("prose-secret", "The password is Blue42-ocean-tiger", "Blue42-ocean-tiger"),
+    ("prose-secret", "The `DB_PASSWORD` is `Tr0ub4dor3x`", "Tr0ub4dor3x"),
+    ("table-row", "| DB_PASSWORD | sulfur-Ryan7-tinsel-pilot |", "sulfur-Ryan7-tinsel-pilot"),
+    ("command-argument", "echo Tr0ub4dor3x | sudo -u postgres -S psql", "Tr0ub4dor3x"),
+    ("command-argument", "echo Tr0ub4dor3x | passwd --stdin bob", "Tr0ub4dor3x"),
+    ("pgpass", "echo 'db:5432:prod:app:Pr0dPassw0rd-x9' > ~/.pgpass && chmod 600 ~/.pgpass",
+     "Pr0dPassw0rd-x9"),
     ("telegram-bot-token",
      "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4/getMe",
      "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4"),
@@ -374,6 +387,10 @@ ASSIGNMENT_NEGATIVES = [
     "The secret is SHA256-hashed. The token is UTF-16LE encoded. The api key is 40-characters",
     "The password is Argon2id-hashed, the password is bcrypt-12, the token is 1h-lived.",
     "Private-Lines: 3\nThanks\nfor\nreading\n",
+    "| DB_PASSWORD | production | 2024-04-12T10:00:00Z |\n| password | min8,max128 |",
+    "The key is AES-256-GCM, the secret is PBKDF2-HMAC-SHA256, the token is RS256/ES256",
+    "Run `gh secret set API_KEY` and then `git checkout -b feature-2024`",
+    "echo 'net.ipv4.ip_forward=1' | grep ip | sudo -S tee /etc/sysctl.conf",
 ]
 
 
@@ -463,6 +480,13 @@ def test_real_values_are_not_placeholders() -> None:
         ("password=${PASS:-hunter2real}", "hunter2real"),
         # a key wrapped at 76 columns, not padded: the line after it is not key
         ("client-key-data: " + PEM_B64_UNPADDED + "\nkind: Config", PEM_B64_UNPADDED),
+        # one unwrapped line: the heredoc's end word is not its last line
+        (
+            "cat <<EOF\n" + PEM_B64_UNPADDED.replace("\n", "") + "\nEOF",
+            PEM_B64_UNPADDED.replace("\n", ""),
+        ),
+        ("The password is Tr0ub4dor3x.", "Tr0ub4dor3x"),
+        ("| API_KEY | Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3 | rotated |", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
     ],
 )
 def test_a_secret_is_redacted_to_its_end_and_no_further(text: str, secret: str) -> None:
@@ -583,6 +607,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     + "A" * 16
     + "\n",
     "docker-config-lines": "eyJhdXRocyI6" + "A" * 64 + "\n",
+    "prose-blank-run": "token is" + " " * 200,  # a blank run split every way was quadratic
+    "env-call": "env('TOKEN') or 'abcdef' ",
+    "dot-env": ".env .env process.env.A || ",
 }
 
 
