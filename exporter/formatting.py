@@ -44,6 +44,18 @@ def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
+def label_badges(labels: list[str], limit: int = 4) -> tuple[list[str], int]:
+    """Each label once, with how often it was set (``bug-found ×9``), the most frequent
+    first and at most ``limit`` of them, plus how many distinct labels were left out: a
+    branch labelled 25 times was a row of 25 badges."""
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: -item[1])  # stable: first seen first
+    shown = [label if n == 1 else f"{label} ×{n}" for label, n in ranked[:limit]]
+    return shown, max(0, len(ranked) - limit)
+
+
 def fmt_duration(seconds: float | None) -> str:
     if seconds is None:
         return "unknown"

@@ -48,6 +48,7 @@
   // or anywhere in its entry (message text, tool calls and results, thinking).
   show($(".keys"));  // the shortcuts exist only with this script
   var search = $("#tree-search"), status = $("#tree-status"), statusText = status ? status.textContent : "";
+  var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
   var rows = $all("#tree li:not(.sub)"), texts = null;
   show(search);
   function rowText(row) {
@@ -77,7 +78,7 @@
     var shown = terms.length || narrowed ? hits.filter(function (r) { return getComputedStyle(r).display !== "none"; }).length : 0;
     status.textContent = terms.length ? shown + " / " + rows.length + " entries match"
       : narrowed ? thousands(shown) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
-      : statusText;
+      : chosen && chosen.id === "flt-all" ? allText : statusText;
   }
   var pending = 0;
   var outlineOpen = doc.getElementById("outline-open");  // folds the outline on narrow screens
@@ -125,10 +126,14 @@
     // An instant scroll, checked again once the entries around the target have rendered:
     // off-screen entries have placeholder heights (content-visibility), so a smooth scroll
     // aimed at the first estimate ends up far from the target.
-    el.scrollIntoView({ block: "center" });
+    // A tall entry is placed by its top (centred, its header would be off screen).
+    function place() {
+      el.scrollIntoView({ block: el.getBoundingClientRect().height > innerHeight * 0.6 ? "start" : "center" });
+    }
+    place();
     requestAnimationFrame(function () { requestAnimationFrame(function () {
       var box = el.getBoundingClientRect();
-      if (box.bottom < 0 || box.top > innerHeight) el.scrollIntoView({ block: "center" });
+      if (box.top < 0 || box.top > innerHeight) place();
     }); });
     if (asked) {  // the reader asked for it: keyboard focus follows (Tab continues from here)
       if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");

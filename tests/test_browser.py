@@ -526,6 +526,22 @@ def test_deep_link_to_an_entry_hidden_by_the_default_filter(
     clean(view)
 
 
+def test_a_tall_entry_is_placed_by_its_top(view: Viewer, published: dict[str, str]) -> None:
+    """Centring a tall entry put its header 628 px above the screen (UX review): an outline
+    click must show where the entry starts."""
+    page = view.open(published[SAMPLER])
+    page.click('#tree a[href="#e03"]')
+    page.wait_for_selector("#e03.highlight", state="attached", timeout=1500)
+    page.wait_for_timeout(100)  # the second placement runs two frames later
+    top, height, screen = page.evaluate(
+        "[document.getElementById('e03').getBoundingClientRect().top,"
+        " document.getElementById('e03').getBoundingClientRect().height, innerHeight]"
+    )
+    assert height > 0.6 * screen, height  # the fixture's e03 must stay a tall entry
+    assert 0 <= top <= 60, top
+    clean(view)
+
+
 def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> None:
     context = view.context(timezone_id="Asia/Tokyo", locale="en-US")
     context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -949,16 +965,20 @@ def test_toggles_and_filters_report_their_state(view: Viewer, published: dict[st
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "true"
     page.click("#toggle-thinking")
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
-    total = page.inner_text("#tree-status")
+    entries = len(load_fixture(BRANCHED).entries)
+    default_text = page.inner_text("#tree-status")  # Default hides extension data and markers
+    assert default_text == f"{shown_rows(page)} of {entries} entries shown · 7 branches"
     page.click('label[for="flt-user"]')
     page.wait_for_timeout(50)
     rows = shown_rows(page)
-    assert (
-        page.inner_text("#tree-status")
-        == f"{rows} of {len(load_fixture(BRANCHED).entries)} entries shown (User only)"
-    )
+    assert page.inner_text("#tree-status") == f"{rows} of {entries} entries shown (User only)"
     page.click('label[for="flt-all"]')
-    assert page.inner_text("#tree-status") == total
+    page.wait_for_timeout(50)
+    assert page.inner_text("#tree-status") == f"{entries} entries · 7 branches"
+    assert shown_rows(page) == entries
+    page.click('label[for="flt-default"]')
+    page.wait_for_timeout(50)
+    assert page.inner_text("#tree-status") == default_text
     clean(view)
 
 

@@ -1539,3 +1539,72 @@ def test_a_branch_line_with_many_compactions_is_judged_once(monkeypatch) -> None
     builder = PageBuilder(session, lambda p: p)
     assert len(calls) == 2  # the active path, and the one branch line
     assert builder.compacted["b1"] == "b20" and "b395" not in builder.compacted
+
+
+# --- from the UX review: labels, chart caption, status line, failed tools --------------------
+
+
+def test_label_badges_count_repeats_and_cap() -> None:
+    from exporter.formatting import label_badges
+
+    labels = ["a"] * 9 + ["b"] * 2 + ["c", "d", "e", "f"]
+    assert label_badges(labels) == (["a ×9", "b ×2", "c", "d"], 2)
+    assert label_badges([]) == ([], 0)
+
+
+def test_a_branch_shows_each_label_once_with_its_count() -> None:
+    """pi-branched-4's root branch carried ~25 badges, one per label instance."""
+    html = render_fixture("pi-branched-4.jsonl")
+    table = html[
+        html.index('<table class="branches">') : html.index(
+            "</table>", html.index('<table class="branches">')
+        )
+    ]
+    for row in re.findall(r"<tr.*?</tr>", table, re.S)[1:]:
+        badges = re.findall(r'<span class="badge label">([^<]*)</span>', row)
+        names = [b.split(" ×")[0] for b in badges]
+        assert len(badges) <= 4 and len(names) == len(set(names)), badges
+    assert re.search(r'<span class="badge label">bug-found ×\d+</span>', table)
+
+
+def test_many_labels_fold_in_the_header() -> None:
+    session = load_fixture("pi-branched-4.jsonl")
+    assert len(session.labels) > 10
+    page = parse_html(render_fixture("pi-branched-4.jsonl"))
+    folded = page.one(lambda e: e.tag == "details" and "all-labels" in e.classes)
+    assert f"{len(session.labels)} labelled entries" in folded.text
+    links = folded.find_all(lambda e: e.tag == "a")
+    assert len(links) == len(session.labels)
+    few = render_fixture("every-entry-type.jsonl")  # one label: a plain list
+    assert 'class="all-labels"' not in few and 'aria-label="Labels"' in few
+
+
+def test_chart_caption_says_what_is_drawn() -> None:
+    """The compaction key showed with no marker drawn; turns without usage went unmentioned."""
+    side_branch_only = render_fixture("pi-branched-4.jsonl")  # its compaction is off the path
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", side_branch_only, re.S).group(1)
+    assert "compaction" not in caption and 'class="compaction"' not in side_branch_only
+    assert "234 of 244 turns plotted (10 reported no usage)" in caption
+    with_marker = render_fixture("pi-v1-before-compaction.jsonl")
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", with_marker, re.S).group(1)
+    assert 'class="key compaction"' in caption and 'class="compaction"' in with_marker
+
+
+@every_fixture
+def test_status_line_counts_what_the_default_filter_shows(name: str) -> None:
+    page = parse_html(render_fixture(name))
+    status = page.one(lambda e: e.attrs.get("id") == "tree-status")
+    tree = page.one(lambda e: e.attrs.get("id") == "tree")
+    rows = tree.find_all(lambda e: e.tag == "li" and not e.has_class("sub"))
+    hidden = sum("hide-default" in r.classes for r in rows)
+    entries = len(load_fixture(name).entries)
+    if hidden:
+        assert status.text.startswith(f"{entries - hidden:,} of {entries:,} entries shown · ")
+    else:
+        assert status.text.startswith(f"{entries:,} entries · ")
+    assert status.attrs["data-all"].startswith(f"{entries:,} entries · ")
+
+
+def test_a_tool_that_failed_silently_says_so() -> None:
+    html = render_fixture("every-entry-type.jsonl")
+    assert html.count("The tool failed without any output.") == 1

@@ -23,7 +23,14 @@ import jinja2
 from markupsafe import Markup
 
 from exporter import __version__
-from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
+from exporter.formatting import (
+    fmt_cost,
+    fmt_duration,
+    fmt_int,
+    label_badges,
+    one_line,
+    writable_page,
+)
 from exporter.jsonl_out import read_pristine_source, session_to_jsonl
 from exporter.render.chart import build_chart
 from exporter.render.entry_views import prompt_preview
@@ -122,6 +129,7 @@ def _environment() -> jinja2.Environment:
     env.filters["cost"] = fmt_cost
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
     env.filters["role_label"] = _role_label
+    env.globals["label_badges"] = label_badges
     return env
 
 
@@ -369,8 +377,14 @@ def _render_page(
         ],
         "branches": branches if len(branches) > 1 else [],
         "chart": build_chart(stats.context_series),
+        # turns that reported no context size (aborted, failed) are not plotted: say so
+        "chart_unplotted": max(0, stats.active_path.turns - len(stats.context_series)),
         "items": _with_html(items, rendering.results()),
         "outline": outline,
+        # rows the Default filter hides (extension data, markers): the status line counts them
+        "default_hidden": sum(
+            "hide-default" in row.classes for row in outline if row.kind == "row"
+        ),
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),
         "embed": embedded.result() if embedded is not None else None,
