@@ -57,11 +57,10 @@ _DESCRIPTION = re.compile(
 _CRYPTO_WORDS = frozenset(
     re.split(
         r"\s+",
-        "aes rsa ecdsa ecdh ed25519 x25519 sha sha1 sha2 sha3 sha256 sha384 sha512 hmac pbkdf2 hkdf"
-        " chacha20 poly1305 xchacha20 gcm cbc ctr oaep pss pkcs1 pkcs8 base64 base64url hex"
-        " utf utf8"
-        " argon2 argon2id bcrypt scrypt md5 jwt jws jwe rs256 rs384 rs512 es256 es384 es512 hs256"
-        " hs384 hs512 ps256 eddsa kdf",
+        "aes rsa ecdsa ecdh ed25519 x25519 sha sha1 sha2 sha3 sha256 sha384 sha512 hmac pbkdf2"
+        " hkdf chacha20 poly1305 xchacha20 gcm cbc ctr oaep pss pkcs1 pkcs8 base64 base64url"
+        " hex utf utf8 argon2 argon2id bcrypt scrypt md5 jwt jws jwe rs256 rs384 rs512 es256"
+        " es384 es512 hs256 hs384 hs512 ps256 eddsa kdf",
     )
 )
 
@@ -280,8 +279,9 @@ class EnvDefaultDetector(Detector):
         re.I,
     )
     _js = re.compile(
-        r"(?:process|import\.meta)\.env(?:\.(?P<name>[A-Za-z_]\w{0,127})|\[(?P<bq>[\"'])(?P<bname>[\w.\-]{1,128})"
-        r"(?P=bq)\])\s{0,8}(?:\|\||\?\?)\s{0,8}(?P<q>[\"'`])(?P<v>[^\"'`\r\n]{5,512})(?P=q)"
+        r"(?:process|import\.meta)\.env"
+        r"(?:\.(?P<name>[A-Za-z_]\w{0,127})|\[(?P<bq>[\"'])(?P<bname>[\w.\-]{1,128})(?P=bq)\])"
+        r"\s{0,8}(?:\|\||\?\?)\s{0,8}(?P<q>[\"'`])(?P<v>[^\"'`\r\n]{5,512})(?P=q)"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
