@@ -1608,3 +1608,41 @@ def test_status_line_counts_what_the_default_filter_shows(name: str) -> None:
 def test_a_tool_that_failed_silently_says_so() -> None:
     html = render_fixture("every-entry-type.jsonl")
     assert html.count("The tool failed without any output.") == 1
+
+
+def _session_of_prompts(*prompts: str) -> Session:
+    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}']
+    parent = None
+    for n, text in enumerate(prompts):
+        message = {"role": "user", "content": text, "timestamp": n}
+        entry = {"type": "message", "id": f"u{n}", "parentId": parent, "message": message}
+        lines.append(json.dumps({**entry, "timestamp": "2025-01-01T00:00:01Z"}))
+        parent = f"u{n}"
+    return parse_session_bytes("\n".join(lines).encode("utf-8"), path="t.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("prompts", "title"),
+    [
+        (["/mode", "fix the login bug"], "fix the login bug"),  # pi-large-session's was "/mode"
+        (["/model sonnet", "add tests"], "add tests"),
+        (["'/var/folders/T/Screenshot 2025-11-21 at 01.39.27.png'\n\nw.t.f."], "w.t.f."),
+        (["/review the auth code please"], "/review the auth code please"),  # a command's words
+        (["/mode", "/clear"], "/mode"),  # nothing better: the first prompt as it is
+    ],
+)
+def test_the_title_skips_prompts_that_say_nothing(prompts: list[str], title: str) -> None:
+    from exporter.render import page_title
+
+    assert page_title(_session_of_prompts(*prompts)) == title
+
+
+def test_fixture_titles_are_words() -> None:
+    page = parse_html(render_fixture("pi-large-session.jsonl"))
+    heading = page.one(lambda e: e.tag == "h1").text
+    assert not heading.startswith("/") and heading.startswith("read ")
+
+
+def test_turn_footer_names_cache_reads_and_writes() -> None:
+    """ "cache 1,000/10" was cryptic (UX review)."""
+    assert "· cache read 1,000 · write 10 ·" in render_fixture("every-entry-type.jsonl")

@@ -23,6 +23,7 @@ import jinja2
 from markupsafe import Markup
 
 from exporter import __version__
+from exporter.entries import MessageEntry
 from exporter.formatting import (
     fmt_cost,
     fmt_duration,
@@ -409,5 +410,30 @@ def page_title(session: Session) -> str:
     Markdown, skill wrapper and line breaks are noise in a heading)."""
     if session.name:
         return session.name if len(session.name) <= 120 else one_line(session.name, 120)
-    first = session.first_prompt()
+    first = _telling_prompt(session)
     return prompt_preview(first, 120) if first else session.title
+
+
+# A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
+# of files pasted (dropped) before the words.
+_SLASH_COMMAND = re.compile(r"/[\w:.\-]+(?:\s+\S+)?")
+_PASTED_PATHS = re.compile(  # whole lines: a quoted path (may hold spaces) or a bare one
+    r"(?:[ \t]*(?:'(?:~|[A-Za-z]:)?[/\\][^'\n]*'|\"(?:~|[A-Za-z]:)?[/\\][^\"\n]*\""
+    r"|(?:~|[A-Za-z]:)?[/\\]\S*)[ \t]*(?:\n|\Z))*"
+)
+
+
+def _telling_prompt(session: Session) -> str | None:
+    """The first user prompt that says something, without the paths pasted before it; the
+    first prompt as it is if none does."""
+    first = None
+    for entry in session.entries:
+        if isinstance(entry, MessageEntry) and entry.role == "user":
+            text = entry.text.strip()
+            if not text:
+                continue
+            first = first or text
+            words = text[_PASTED_PATHS.match(text).end() :].strip()
+            if words and not _SLASH_COMMAND.fullmatch(words):
+                return words
+    return first

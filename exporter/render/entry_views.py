@@ -302,7 +302,7 @@ def _assistant(
     else:
         view.meta = (
             f"{model} · in {fmt_int(usage.input)} · out {fmt_int(usage.output)}"
-            f" · cache {fmt_int(usage.cache_read)}/{fmt_int(usage.cache_write)}"
+            f" · cache read {fmt_int(usage.cache_read)} · write {fmt_int(usage.cache_write)}"
             f" · {fmt_cost(usage.cost)}"
         )
     reason = entry.stop_reason
