@@ -1646,3 +1646,11 @@ def test_fixture_titles_are_words() -> None:
 def test_turn_footer_names_cache_reads_and_writes() -> None:
     """ "cache 1,000/10" was cryptic (UX review)."""
     assert "· cache read 1,000 · write 10 ·" in render_fixture("every-entry-type.jsonl")
+
+
+def test_a_scope_without_turns_says_so() -> None:
+    """every-entry-type's active path has no assistant turn: a lone zero Total row said
+    nothing (UX review)."""
+    html = render_fixture("every-entry-type.jsonl")
+    assert html.count("No assistant turns on this path.") == 1
+    assert "No assistant turns" not in render_fixture("pi-branched-1.jsonl")
