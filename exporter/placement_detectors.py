@@ -159,7 +159,8 @@ class SignedUrlDetector(Detector):
     separator may be escaped (``&amp;``, ``\\u0026``, ``%26sig%3D``)."""
 
     name, summary = "signed-url", "signatures in signed URLs (SAS sig=, X-Amz-Signature=, …)"
-    lower_triggers = ("sig=", "signature=", "security-token=", "sig%3d", "signature%3d")
+    # few and shared substring checks: each distinct trigger is a pass over every string
+    lower_triggers = ("sig=", "signature=", "token=", "%3d")
     _param = re.compile(
         r"(?:[?&;]|\\u0026|%26)"
         r"(?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token)(?:=|%3d)"
@@ -181,7 +182,7 @@ class CommandArgumentDetector(Detector):
     ``… | gh secret set``, ``… | docker login --password-stdin``, ``sudo -S``)."""
 
     name, summary = "command-argument", "htpasswd -b, gh secret set --body, echo X | … env add"
-    lower_triggers = ("htpasswd", "secret set", "|", "<<<")
+    lower_triggers = ("htpasswd", "secret", "echo", "printf", "<<<")
     _htpasswd = re.compile(
         r"\bhtpasswd(?:[ \t]+httpd[\w.:\-]{0,64})?"  # docker run --entrypoint htpasswd httpd:2
         r"(?P<flags>(?:[ \t]+-[A-Za-z]{1,6}(?:[ \t]+[0-9]{1,2}\b)?)+)"  # -C 12: bcrypt cost
@@ -209,7 +210,7 @@ class CommandArgumentDetector(Detector):
             for match in self._body.finditer(text):
                 if self._gh_secret_set.search(self._command(text, match.start())):
                     yield from self._literal_value(text, match)
-        if "|" in text:
+        if "|" in text and ("echo" in lower or "printf" in lower):
             for match in self._piped.finditer(text):
                 if self._stores_input(match["rest"]):
                     yield from self._literal_value(text, match)
@@ -270,7 +271,7 @@ class EnvDefaultDetector(Detector):
     secret, written in the code."""
 
     name, summary = "env-default", 'defaults of getenv("SECRET_NAME", "value") lookups'
-    lower_triggers = ("getenv", "environ.", "env.fetch", "env(", ".env")
+    lower_triggers = ("env",)
     _call = re.compile(
         r"(?:getenv|environ\.get|environ\.setdefault|env\.fetch|getordefault|(?<![\w.])env)"
         r"\(\s{0,8}[ur]?(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})(?P=nq)\s{0,8}"
@@ -285,8 +286,9 @@ class EnvDefaultDetector(Detector):
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        matches = [*self._call.finditer(text)]
-        if ".env" in lower:
+        calls = any(word in lower for word in ("getenv", "environ.", "env.fetch", "env("))
+        matches = [*self._call.finditer(text)] if calls else []
+        if "process.env" in lower or "import.meta.env" in lower:
             matches += self._js.finditer(text)
         for match in matches:
             name = match["name"] or match.groupdict().get("bname") or ""
@@ -327,7 +329,7 @@ class ProseSecretDetector(Detector):
     valid" is prose), and not technical adjectives ("SHA256-hashed", "UTF-16LE")."""
 
     name, summary = "prose-secret", '"the password is X" / "my API key is X" in sentences'
-    lower_triggers = (" is", " was")
+    lower_triggers = ("pass", "token", "secret", "api")  # the names; " is" is in most text
     _said = re.compile(
         r"(?P<word>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?token|secret[ _\-]?key"
         r"|token|secret)(?:`|\*\*|[\"'])?[ \t]+(?:is|was)(?:[ \t]+(?:now|set[ \t]+to))?"
@@ -338,6 +340,8 @@ class ProseSecretDetector(Detector):
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        if " is" not in lower and " was" not in lower:
+            return
         for match in self._said.finditer(lower):
             start, end = match.span("v")
             while end > start and text[end - 1] in ".,;:!?)]":  # sentence punctuation
