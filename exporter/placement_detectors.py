@@ -139,7 +139,7 @@ class DockerConfigDetector(Detector):
     with the encoding of ``{"auths"`` (compact or pretty-printed), and may be wrapped."""
 
     name, summary = "docker-config", 'base64 Docker registry configs ({"auths": …})'
-    triggers = ("eyJhdXRocyI", "ewogICJhdXRocyI", "ewogICAgImF1dGhzIj", "ewoJImF1dGhzIj")
+    triggers = ("eyJ", "ewo")  # "eyJ" is the JWT detector's too: one shared pre-check
     _blob = re.compile(
         r"(?:eyJhdXRocyI|ewogICJhdXRocyI|ewogICAgImF1dGhzIj|ewoJImF1dGhzIj)[A-Za-z0-9+/]{8,65536}=*"
     )
