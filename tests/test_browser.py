@@ -1150,3 +1150,18 @@ def test_skip_links_land_at_the_start_of_what_they_skip_to(
         top = page.eval_on_selector(f"#{target}", "el => el.getBoundingClientRect().top")
         assert -5 <= top <= 60, (target, top)
     clean(view)
+
+
+def test_outline_rows_show_their_role_on_the_active_path(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On the active path user and assistant rows looked the same (UX review): the on-path
+    colour outranked the role colours."""
+    page = view.open(published[BRANCHED])
+    user, assistant = page.evaluate(
+        "(() => { const c = s => getComputedStyle(document.querySelector(s)).color;"
+        " return [c('#tree li.r-user:not(.off) > a'),"
+        " c('#tree li.r-assistant:not(.off) > a')]; })()"
+    )
+    assert user != assistant, (user, assistant)
+    clean(view)
