@@ -149,7 +149,7 @@ _SEGMENT_ENDS = ("\n", "|", ";", "&")
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
 
 
-def _prose_or_flag(value: str) -> bool:
+def prose_or_flag(value: str) -> bool:
     """A plain word or the next option, not a secret: ``--password option``, ``-p flag``,
     ``mkdir -p /tmp/build``. Real passwords and tokens mix in digits or symbols."""
     return value[0] in "-/~." or bool(PLAIN_WORD.fullmatch(value))
@@ -215,7 +215,7 @@ class CommandLineDetector(Detector):
                 group = "fv" if match.group("fq") else "uv"
                 start, end = match.span(group)
                 value, quoted = text[start:end], group == "fv"
-                if _prose_or_flag(value):  # "--password followed by", "--password --host db"
+                if prose_or_flag(value):  # "--password followed by", "--password --host db"
                     continue
                 if is_secret_assignment(
                     match.group("name"), value, quoted=quoted, env_style=not quoted
@@ -264,7 +264,7 @@ class CommandLineDetector(Detector):
         group = next(g for g in ("ov", "sv", "v") if g in match.re.groupindex and match.group(g))
         start, end = match.span(group)
         value = text[start:end]
-        if not is_placeholder(value) and not _prose_or_flag(value) and value[0] not in "$%":
+        if not is_placeholder(value) and not prose_or_flag(value) and value[0] not in "$%":
             yield start, end
 
 

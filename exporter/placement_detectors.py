@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from exporter.context_detectors import prose_or_flag
 from exporter.detector_base import Detector, Span, wrapped_base64_end
 from exporter.secret_heuristics import (
     DIGIT,
     LOWER,
-    PLAIN_WORD,
     UPPER,
     is_placeholder,
     is_secret_assignment,
@@ -36,12 +36,9 @@ _VALUE = (
 
 
 def _literal(value: str) -> bool:
-    """A value written out, not a variable, a flag, a path or a plain word."""
-    return (
-        value[0] not in "$%-/~.<{*_"
-        and not PLAIN_WORD.fullmatch(value)
-        and not is_placeholder(value)
-    )
+    """A value written out, not a variable, a flag, a path or a plain word (the command-line
+    detector's check, plus markup and template openers)."""
+    return value[0] not in "$%<{*_" and not prose_or_flag(value) and not is_placeholder(value)
 
 
 # "SHA256-hashed", "40-characters", "UTF-16LE", "HMAC-SHA256", "bcrypt-12", "v1.2.3-beta4":

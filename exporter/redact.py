@@ -204,7 +204,8 @@ class _PathPrivacy:
         if self._user and any(user in text for user in self._plain):
             text, n = self._user.subn("<user>", text)
             self.report.count("user_names", n)
-        if self._named and any(word in text.lower() for word in self._words):
+        low = text.lower() if self._named else ""  # once, not once per name
+        if self._named and any(word in low for word in self._words):
             for pattern in self._named:
                 text, n = pattern.subn(lambda m: m.group("pre") + "<user>", text)
                 self.report.count("user_names", n)

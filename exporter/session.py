@@ -364,13 +364,16 @@ class Session:
 
     def first_prompt(self, entry_ids: Iterable[str] | None = None) -> str | None:
         """The first non-empty user text among ``entry_ids`` (default: the whole file)."""
-        source = (self.by_id[i] for i in entry_ids) if entry_ids is not None else self.entries
-        for entry in source:
-            if isinstance(entry, MessageEntry) and entry.role == "user":
+        return next(self.prompts(entry_ids), None)
+
+    def prompts(self, entry_ids: Iterable[str] | None = None) -> Iterator[str]:
+        """The non-empty user texts among ``entry_ids`` (default: the whole file), stripped,
+        in file order."""
+        for entry in self.iter_messages(entry_ids):
+            if entry.role == "user":
                 text = entry.text.strip()
                 if text:
-                    return text
-        return None
+                    yield text
 
     def context_status(self, path: list[str] | None = None) -> dict[str, str]:
         """For the active path (or ``path``, root to leaf): entry id -> id of the compaction

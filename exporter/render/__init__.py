@@ -23,7 +23,6 @@ import jinja2
 from markupsafe import Markup
 
 from exporter import __version__
-from exporter.entries import MessageEntry
 from exporter.formatting import (
     fmt_cost,
     fmt_duration,
@@ -427,13 +426,9 @@ def _telling_prompt(session: Session) -> str | None:
     """The first user prompt that says something, without the paths pasted before it; the
     first prompt as it is if none does."""
     first = None
-    for entry in session.entries:
-        if isinstance(entry, MessageEntry) and entry.role == "user":
-            text = entry.text.strip()
-            if not text:
-                continue
-            first = first or text
-            words = text[_PASTED_PATHS.match(text).end() :].strip()
-            if words and not _SLASH_COMMAND.fullmatch(words):
-                return words
+    for text in session.prompts():
+        first = first or text
+        words = text[_PASTED_PATHS.match(text).end() :].strip()
+        if words and not _SLASH_COMMAND.fullmatch(words):
+            return words
     return first
