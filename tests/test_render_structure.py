@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from exporter.entries import MessageEntry
+from exporter.entries import CONTEXT_ENTRY_TYPES, MessageEntry
 from exporter.formatting import show_controls
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import load_session, parse_session_bytes
@@ -1411,6 +1411,45 @@ def test_a_compaction_inside_a_branch_marks_what_it_took_out_of_context(name: st
             assert "not in the model's context" in element.text
             marked += 1
     assert marked >= {"pi-branched-3.jsonl": 46, "pi-branched-4.jsonl": 16}.get(name, 0)
+
+
+@pytest.mark.parametrize("name", ["pi-v1-before-compaction.jsonl", *BRANCHED])
+def test_a_run_of_entries_out_of_context_opens_with_one_divider(name: str) -> None:
+    """Each run of entries a compaction took out of context starts with one divider that
+    links to that compaction (pi-v1 has two runs, 290 entries; before, each entry carried
+    a loud badge and nothing said where a run began). A run goes on across branch blocks
+    and markers the model never sees; an entry the model sees, or a new compaction, ends it."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    containers = page.root.find_all(
+        lambda e: e.get("id") == "transcript" or e.has_class("branch-body")
+    )
+    dividers = runs = 0
+    for container in containers:
+        current: str | None = None  # the compaction the open run's divider links to
+        pending = False  # a divider seen; its first entry not yet
+        for child in (c for c in container.children if isinstance(c, Element)):
+            if child.has_class("ctx-divider"):
+                dividers += 1
+                links = child.find_all(lambda e: e.tag == "a")
+                current, pending = links[0].get("href") if links else None, True
+                target = page.root.find_all(lambda e: "#" + (e.get("id") or "") == current)
+                assert target and target[0].has_class("k-compaction"), current
+                assert "Not in the model's context" in child.text
+            elif child.tag == "article":
+                entry = session.by_id[child.get("data-entry-id") or ""]
+                if child.has_class("compacted"):
+                    note = child.find_all(lambda e: e.has_class("ctx-note"))
+                    assert note and note[0].get("href") == current, (name, entry.id)
+                    runs += pending
+                    pending = False
+                elif entry.type in CONTEXT_ENTRY_TYPES:
+                    assert not pending, (name, entry.id)
+                    current = None
+    marked = page.root.find_all(lambda e: e.tag == "article" and e.has_class("compacted"))
+    assert dividers == runs and (dividers > 0) == bool(marked)
+    if name == "pi-v1-before-compaction.jsonl":
+        assert dividers == 2 and len(page.root.find_all(lambda e: e.has_class("ctx-note"))) == 290
 
 
 def test_entry_times_show_seconds_without_javascript() -> None:

@@ -63,6 +63,14 @@ class BranchInfo:
 
 
 @dataclass(slots=True)
+class ContextRun:
+    """Where entries a compaction took out of the model's context begin, in one block."""
+
+    compaction_anchor: str
+    compaction_time: str | None
+
+
+@dataclass(slots=True)
 class Item:
     """A transcript token: an entry, or the start/end of a branch block.
 
@@ -77,6 +85,7 @@ class Item:
     line_set: frozenset[str] | set[str] = frozenset()  # the main line the entry sits on
     forks_here: int = 0
     html: Markup | None = None
+    context_run: ContextRun | None = None  # set on the first entry of such a run
 
 
 @dataclass(slots=True)

@@ -13,11 +13,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from exporter.entries import DamagedLine, Entry, MessageEntry
+from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost
 from exporter.render.entry_views import ENTRY_BUILDERS, outline_text, prompt_preview, unknown_view
 from exporter.render.folding import fold_text
-from exporter.render.model import BranchInfo, EntryView, Item, OutlineRow
+from exporter.render.model import BranchInfo, ContextRun, EntryView, Item, OutlineRow
 from exporter.render.tools import ToolView
 from exporter.session import Session, parse_time
 from exporter.usage import sum_usage
@@ -207,7 +207,36 @@ class PageBuilder:
             else:
                 self._run_line(task, work, items)
         self._pick_shown()
+        self._mark_context_runs(items)
         return items
+
+    def _mark_context_runs(self, items: list[Item]) -> None:
+        """Mark where each run of entries out of the model's context begins, per block.
+
+        The page says it once at the top of a run (and which compaction), not only on each
+        of what can be hundreds of entries. Neither a branch block nor a marker the model
+        never sees ends a run; an entry it does see, or a different compaction, does.
+        """
+        open_runs: list[ContextRun | None] = [None]
+        for item in items:
+            if item.kind in ("open", "group_open"):
+                open_runs.append(None)
+            elif item.kind in ("close", "group_close"):
+                if len(open_runs) > 1:
+                    open_runs.pop()
+            else:
+                compaction_id = self.compacted.get(item.entry_id)
+                if compaction_id is None:
+                    entry = self.session.by_id[item.entry_id]
+                    if entry.type in CONTEXT_ENTRY_TYPES:  # a kept entry ends the run
+                        open_runs[-1] = None
+                    continue  # markers (model changes, labels) do not
+                anchor = self.anchor(compaction_id)
+                run = open_runs[-1]
+                if run is None or run.compaction_anchor != anchor:
+                    compaction = self.session.by_id.get(compaction_id)
+                    time = compaction.timestamp if compaction is not None else None
+                    item.context_run = open_runs[-1] = ContextRun(anchor, time)
 
     def _line(self, start: str) -> tuple[list[str], set[str]]:
         line = self.main_line(start)
