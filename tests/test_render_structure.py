@@ -29,6 +29,7 @@ from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.view import anchor_for
 from exporter.session import Session
+from exporter.usage import compute_stats
 from tests.browser_util import (
     ALL_PAGES,
     BRANCHED,
@@ -1433,7 +1434,7 @@ def test_a_run_of_entries_out_of_context_opens_with_one_divider(name: str) -> No
                 dividers += 1
                 links = child.find_all(lambda e: e.tag == "a")
                 current, pending = links[0].get("href") if links else None, True
-                target = page.root.find_all(lambda e: "#" + (e.get("id") or "") == current)
+                target = page.root.find_all(lambda e, at=current: f"#{e.get('id')}" == at)
                 assert target and target[0].has_class("k-compaction"), current
                 assert "Not in the model's context" in child.text
             elif child.tag == "article":
@@ -1693,3 +1694,23 @@ def test_a_scope_without_turns_says_so() -> None:
     html = render_fixture("every-entry-type.jsonl")
     assert html.count("No assistant turns on this path.") == 1
     assert "No assistant turns" not in render_fixture("pi-branched-1.jsonl")
+
+
+@every_fixture
+def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
+    """The header lists models from model changes too; one that was selected but ran no
+    turn says so (pi-branched-4 lists four models, and only one of them answered)."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    answered = {
+        e.model_key for e in session.iter_messages() if e.role == "assistant" and e.model_key
+    }
+    term = next(e for e in page.root.iter() if e.tag == "dt" and e.text == "Models")
+    models = term.parent.find_all(lambda e: e.tag == "dd")[0].text
+    listed = [m for m in re.split(r",\s+(?![^()]*\))", models) if m != "none"]
+    assert len(listed) == len(compute_stats(session).models_used)
+    for shown in listed:
+        model = shown.removesuffix(" (selected, no turns)")
+        assert (model in answered) == (shown == model), shown
+    if name == "pi-branched-4.jsonl":
+        assert sum(m.endswith("(selected, no turns)") for m in listed) == 3

@@ -39,7 +39,7 @@ from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
 from exporter.render.view import PageBuilder, damaged_views
 from exporter.session import Diagnostic, Session, parse_time
-from exporter.usage import compute_stats, usage_rows
+from exporter.usage import SessionStats, compute_stats, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
@@ -248,6 +248,14 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return shown
 
 
+def _models_with_turns(stats: SessionStats) -> list[tuple[str, int]]:
+    """Each model used, with its assistant turns in all branches: a model picked with a
+    model change but never answering (pi-branched-4: three of four) is not mistaken for
+    one that did."""
+    turns = {name: usage.turns for name, usage in stats.by_model_all}
+    return [(name, turns.get(name, 0)) for name in stats.models_used]
+
+
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
     """Render the whole session (active path + folded branches) to one HTML string."""
     options = options or RenderOptions()
@@ -351,7 +359,7 @@ def _render_page(
         "cwd": display_path(session.header.cwd),
         "session_id": session.id,
         "parent_session": session.header.parent_session,
-        "models": stats.models_used,
+        "models": _models_with_turns(stats),
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
         "tools": list(stats.tools.items()),
