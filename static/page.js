@@ -90,6 +90,48 @@
   $all("input.flt").forEach(function (radio) {
     radio.addEventListener("change", runSearch);  // also says how many rows the filter left
   });
+
+  // Keyboard order: the no-script filters and outline toggle need their inputs first in
+  // <body>, which put them before the search box. Here their visible labels take over as
+  // the controls (a radio group, a button), in reading order; the inputs leave Tab order.
+  var filterLabels = $all(".filters label");
+  function syncFilters() {
+    filterLabels.forEach(function (label) {
+      var on = doc.getElementById(label.htmlFor).checked;
+      label.setAttribute("aria-checked", String(on));
+      label.tabIndex = on ? 0 : -1;  // one Tab stop; arrow keys move within the group
+    });
+  }
+  function pressable(el, onKey) {
+    el.addEventListener("keydown", function (ev) {
+      if (ev.key === " " || ev.key === "Enter") { ev.preventDefault(); el.click(); }
+      else if (onKey) onKey(ev);
+    });
+  }
+  $(".filters").setAttribute("role", "radiogroup");
+  filterLabels.forEach(function (label, i) {
+    label.setAttribute("role", "radio");
+    pressable(label, function (ev) {
+      var step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[ev.key];
+      if (!step) return;
+      ev.preventDefault();
+      var next = filterLabels[(i + step + filterLabels.length) % filterLabels.length];
+      next.click(); next.focus();
+    });
+  });
+  $all("input.flt").forEach(function (radio) {
+    radio.tabIndex = -1; radio.setAttribute("aria-hidden", "true");
+    radio.addEventListener("change", syncFilters);
+  });
+  syncFilters();
+  var outlineToggle = $(".outline-toggle");
+  if (outlineOpen && outlineToggle) {
+    outlineOpen.tabIndex = -1; outlineOpen.setAttribute("aria-hidden", "true");
+    outlineToggle.setAttribute("role", "button"); outlineToggle.tabIndex = 0;
+    var syncOutline = function () { outlineToggle.setAttribute("aria-expanded", String(outlineOpen.checked)); };
+    outlineOpen.addEventListener("change", syncOutline); syncOutline();
+    pressable(outlineToggle);
+  }
   // The floating "Outline" link on narrow screens: unfold the outline and go there, without
   // making #sidebar the page's target (that keeps the outline open whatever the toggle says).
   var toOutline = $(".to-outline");
@@ -163,14 +205,32 @@
     var h = location.hash.slice(1);
     try { return decodeURIComponent(h); } catch (e) { return h; }
   }
+  // A link to an entry this page does not hold says so, instead of leaving the reader at
+  // the top wondering (a mistyped id, or a link made for another export of the session).
+  var missNote = null;
+  function missing(id) {
+    if (!missNote) {
+      missNote = doc.createElement("p");
+      missNote.className = "link-miss"; missNote.setAttribute("role", "status");
+      $("#content").insertBefore(missNote, $("#content").firstChild);
+    }
+    missNote.hidden = !id;
+    missNote.textContent = id ? "This page has no entry “" + id + "”; it may be from another export of the session." : "";
+  }
+  function go(id, asked) {
+    var found = reveal(id, asked);
+    // ids of the page's own parts (#transcript, a branch block) are fine as they are
+    missing(found || !id || doc.getElementById(id) ? "" : id);
+    return found;
+  }
   function fromLocation() {
     var hash = hashId();
-    if (hash && reveal(hash, false)) return;
+    if (hash && go(hash, false)) return;
     var params = new URLSearchParams(location.search);
     var target = params.get("targetId");
-    if (target) reveal(target, false);
+    if (target) go(target, false);
   }
-  window.addEventListener("hashchange", function () { reveal(hashId(), true); });
+  window.addEventListener("hashchange", function () { go(hashId(), true); });
   // Following a link to the hash already in the address bar fires no hashchange (an outline
   // row, a label, a "forks at" link, clicked again after a filter change).
   doc.addEventListener("click", function (ev) {

@@ -706,6 +706,21 @@ def test_print_hides_the_sidebar(view: Viewer, published: dict[str, str]) -> Non
     clean(view)
 
 
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_print_says_a_folded_branch_is_left_out(
+    view: Viewer, published: dict[str, str], js: bool
+) -> None:
+    page = view.open(published[BRANCHED], js=js)
+    after = "s => getComputedStyle(s, '::after').content"
+    summary = "details.branch > summary >> nth=0"
+    assert page.eval_on_selector(summary, after) == "none"  # on screen, nothing added
+    page.emulate_media(media="print")
+    assert "not printed" in page.eval_on_selector(summary, after)
+    page.click(summary)  # unfolded, it prints whole: no note
+    assert page.eval_on_selector(summary, after) == "none"
+    clean(view)
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_phone_opens_on_the_session_with_the_outline_folded(
     view: Viewer, published: dict[str, str], js: bool
@@ -957,9 +972,11 @@ def test_the_theme_button_follows_a_system_change(view: Viewer, published: dict[
 
 def test_toggles_and_filters_report_their_state(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
-    # the radios sit outside their group (the CSS filters need them first in <body>), so
-    # each one says what it filters
-    assert page.get_by_role("radio", name="Filter entries: User only").count() == 1
+    # with the script, the visible labels are the radio group (the inputs, which the CSS
+    # filters need first in <body>, are hidden from assistive technology)
+    group = page.get_by_role("radiogroup", name="Filter entries")
+    assert group.get_by_role("radio", name="User only").count() == 1
+    assert page.get_by_role("radio", name="Filter entries: User only").count() == 0
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
     page.click("#toggle-thinking")
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "true"
@@ -1164,4 +1181,61 @@ def test_outline_rows_show_their_role_on_the_active_path(
         " c('#tree li.r-assistant:not(.off) > a')]; })()"
     )
     assert user != assistant, (user, assistant)
+    clean(view)
+
+
+def test_tab_reaches_the_search_box_before_the_filters(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The filter radios sit first in <body> (the no-script filters need them there), so
+    Tab went to the filters before the search box; with the script the labels are the
+    controls, in reading order: skip links, search, the filter group (one stop), arrows."""
+    page = view.open(published[BRANCHED])
+    stops = []
+    for _ in range(4):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate("(e => e.id || e.textContent)(document.activeElement)"))
+    assert stops == ["Skip to the session", "Skip to the transcript", "tree-search", "Default"]
+    assert page.get_attribute('label[for="flt-default"]', "aria-checked") == "true"
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.textContent") == "No tools"
+    assert page.is_checked("#flt-notools")
+    assert page.get_attribute('label[for="flt-notools"]', "aria-checked") == "true"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # wraps round to the last filter
+    assert page.is_checked("#flt-all")
+    page.focus('label[for="flt-user"]')
+    page.keyboard.press("Space")
+    assert page.is_checked("#flt-user")
+    page.keyboard.press("Tab")  # on past the group, not through its other labels
+    assert page.evaluate("document.activeElement.closest('.filters')") is None
+    clean(view)
+
+
+def test_the_narrow_outline_toggle_is_a_button(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED], viewport={"width": 800, "height": 700})
+    toggle = page.locator(".outline-toggle")
+    assert toggle.get_attribute("role") == "button"
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert not page.is_visible("#tree")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert page.is_visible("#tree")
+    clean(view)
+
+
+def test_a_link_to_an_entry_the_page_lacks_says_so(view: Viewer, published: dict[str, str]) -> None:
+    page = view.open(published[BRANCHED] + "#not-an-entry")
+    note = page.locator(".link-miss")
+    assert note.is_visible() and "not-an-entry" in note.inner_text()
+    session = load_fixture(BRANCHED)
+    page.evaluate(f"location.hash = '#{anchor_for(session, session.active_path[3])}'")
+    page.wait_for_timeout(100)
+    assert not note.is_visible()
+    page.evaluate("location.hash = '#transcript'")  # a part of the page, not an entry
+    page.wait_for_timeout(100)
+    assert not note.is_visible()
+    page = view.open(published[BRANCHED] + "?targetId=gone123")
+    assert "gone123" in page.inner_text(".link-miss")
     clean(view)
