@@ -79,6 +79,49 @@
     status.textContent = terms.length ? shown + " / " + rows.length + " entries match"
       : narrowed ? thousands(shown) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
       : chosen && chosen.id === "flt-all" ? allText : statusText;
+    if (!terms.length) markedEntry = null;
+    markedRows = hits;
+    markTerms();
+  }
+
+  // The terms are marked where the reader looks: in the matching outline rows, and in an
+  // entry opened while searching (whose folds holding a match open). CSS highlights leave
+  // the DOM alone; where a browser lacks them, nothing is marked.
+  var canMark = !!(window.CSS && CSS.highlights && window.Highlight);
+  var MAX_MARKS = 5000, markedRows = [], markedEntry = null;
+  function termRanges(root, terms, into, limit) {
+    var walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT), node;
+    while ((node = walker.nextNode()) && into.length < limit) {
+      var text = node.data.toLowerCase();
+      if (text.length !== node.data.length) continue;  // lowercasing moved the offsets
+      terms.forEach(function (term) {
+        for (var at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
+          var range = new Range();
+          range.setStart(node, at); range.setEnd(node, at + term.length);
+          into.push(range);
+        }
+      });
+    }
+  }
+  function markTerms() {  // -> the first match in markedEntry, if any
+    if (!canMark) return null;
+    var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean), ranges = [];
+    if (terms.length && markedEntry) {  // first, so the rows cannot use up the marks
+      termRanges(markedEntry, terms, ranges, MAX_MARKS / 5);
+      ranges.slice(0, 20).forEach(function (range) {  // unfold what holds the first matches
+        for (var p = range.startContainer.parentElement; p && p !== markedEntry; p = p.parentElement)
+          if (p.tagName === "DETAILS" && !p.classList.contains("branch")) p.open = true;
+      });
+    }
+    var first = ranges[0] || null;
+    for (var i = 0; terms.length && i < markedRows.length && ranges.length < MAX_MARKS; i++) {
+      var link = $("a", markedRows[i]);
+      if (link && markedRows[i].offsetParent) termRanges(link, terms, ranges, MAX_MARKS);
+    }
+    var highlight = new Highlight();
+    ranges.forEach(function (range) { highlight.add(range); });
+    CSS.highlights.set("search-terms", highlight);
+    return first;
   }
   var pending = 0;
   var outlineOpen = doc.getElementById("outline-open");  // folds the outline on narrow screens
@@ -165,16 +208,22 @@
       var all = doc.getElementById("flt-all");
       if (all) { all.checked = true; if (search.value) runSearch(); }
     }
+    // Opened while searching: the terms are marked in it, and its first match is what the
+    // reader came for (a term deep in a long output would otherwise be a screen away).
+    var match = null;
+    if (search.value) { markedEntry = el; match = markTerms(); }
     // An instant scroll, checked again once the entries around the target have rendered:
     // off-screen entries have placeholder heights (content-visibility), so a smooth scroll
     // aimed at the first estimate ends up far from the target.
-    // A tall entry is placed by its top (centred, its header would be off screen).
+    // A tall entry is placed by its top (centred, its header would be off screen); a match
+    // is centred itself (its element may be a whole tall output).
     function place() {
       el.scrollIntoView({ block: el.getBoundingClientRect().height > innerHeight * 0.6 ? "start" : "center" });
+      if (match) scrollBy(0, match.getBoundingClientRect().top - innerHeight / 2);
     }
     place();
     requestAnimationFrame(function () { requestAnimationFrame(function () {
-      var box = el.getBoundingClientRect();
+      var box = (match || el).getBoundingClientRect();
       if (box.top < 0 || box.top > innerHeight) place();
     }); });
     if (asked) {  // the reader asked for it: keyboard focus follows (Tab continues from here)

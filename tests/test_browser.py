@@ -838,6 +838,55 @@ def test_keys_work_after_clicking_a_filter(view: Viewer, published: dict[str, st
     clean(view)
 
 
+def test_search_marks_its_terms_and_opens_a_match_deep_in_an_entry(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A row matched by a word deep in a folded read output led to the entry's top with
+    the word folded away and unmarked; now the fold opens, the word is marked and in
+    view, and the matching outline rows mark it too."""
+    page = view.open(published[BRANCHED])
+    entry_id, term = page.evaluate(
+        """() => {
+        const tree = document.querySelector('#tree').textContent;
+        for (const fold of document.querySelectorAll('#transcript article details.fold')) {
+          const art = fold.closest('article');
+          const outside = art.textContent.replace(fold.textContent, '');
+          const word = (fold.textContent.match(/[A-Za-z]{9,}/g) || [])
+            .find(w => !outside.includes(w) && !tree.includes(w) && !fold.open);
+          if (word) return [art.id, word];
+        }
+        return [null, null];
+      }"""
+    )
+    assert entry_id and term
+    page.fill("#tree-search", term.lower())
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.click(f'#tree li:not(.search-miss) > a[href="#{entry_id}"]')
+    page.wait_for_timeout(200)
+    marks = page.evaluate(
+        """() => [...(CSS.highlights.get('search-terms') || [])].map(r => {
+          const el = r.startContainer.parentElement, box = r.getBoundingClientRect();
+          return [r.toString(), el.closest('article') ? el.closest('article').id : null,
+                  !!el.closest('details:not([open])'), box.top >= 0 && box.bottom <= innerHeight];
+        })"""
+    )
+    assert marks and all(text.lower() == term.lower() for text, *_ in marks)
+    inside = [m for m in marks if m[1] == entry_id]
+    assert inside, marks
+    assert not inside[0][2] and inside[0][3], inside[0]  # unfolded, and on screen
+    page.keyboard.press("Escape")
+    assert page.evaluate("CSS.highlights.get('search-terms').size") == 0
+    # a term that only the row text holds is marked in the row
+    page.fill("#tree-search", "user:")
+    page.wait_for_timeout(200)
+    rows = page.evaluate(
+        """() => [...CSS.highlights.get('search-terms')]
+          .filter(r => r.startContainer.parentElement.closest('#tree')).length"""
+    )
+    assert rows == page.locator("#tree li.is-user:not(.search-miss)").count() > 0
+    clean(view)
+
+
 def test_search_counts_only_rows_the_filter_shows(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
 
