@@ -1714,3 +1714,18 @@ def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
         assert (model in answered) == (shown == model), shown
     if name == "pi-branched-4.jsonl":
         assert sum(m.endswith("(selected, no turns)") for m in listed) == 3
+
+
+@pytest.mark.parametrize("name", BRANCHED)
+def test_outline_rows_where_branches_part_are_marked(name: str) -> None:
+    """The outline's sub-lists open below a fork, but nothing marked the row they part
+    from; now it carries a fork mark (a CSS glyph on the ``fork`` class)."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    forks = {i for i, kids in session.children.items() if len(kids) > 1}
+    by_anchor = {anchor_for(session, i): i for i in session.by_id}
+    marked = set()
+    for row in page.root.find_all(lambda e: e.tag == "li" and e.has_class("fork")):
+        link = next(e for e in row.iter() if e.tag == "a")
+        marked.add(by_anchor[(link.get("href") or "#")[1:]])
+    assert forks and marked == forks

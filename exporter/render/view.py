@@ -385,6 +385,8 @@ class PageBuilder:
             classes.append("is-tool")
         if role == "user":
             classes.append("is-user")
+        if len(self.session.children.get(entry_id, ())) > 1:
+            classes.append("fork")  # the sub-lists below start here
         on_path = entry_id in self.path_set
         return OutlineRow(
             "row",
