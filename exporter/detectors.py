@@ -26,6 +26,7 @@ from exporter.placement_detectors import (
     CommandArgumentDetector,
     DockerConfigDetector,
     EnvDefaultDetector,
+    ExpectSendDetector,
     PgpassDetector,
     ProseSecretDetector,
     PuttyKeyDetector,
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-10"
+DETECTOR_VERSION = "2026.11-11"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -274,6 +275,38 @@ class JwtDetector(Detector):
                 yield head.start(), end
 
 
+def _discord_user_id(part: str) -> bool:
+    """``part`` is a Discord user id (a snowflake: 17 to 20 digits) in unpadded base64."""
+    try:
+        decoded = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+    except ValueError:  # binascii.Error is one: 25 characters are no base64
+        return False
+    return 17 <= len(decoded) <= 20 and decoded.isdigit() and decoded[:1] != b"0"
+
+
+class DiscordBotTokenDetector(Detector):
+    """Discord bot tokens ``<user id>.<timestamp>.<HMAC>``: the bot's numeric user id in
+    base64 (so M, N or O first), 6 characters, then 27 to 38. There is no fixed prefix, so
+    the regex is anchored on the dots and the id part checked by decoding it: dotted names,
+    versions and hosts do not decode to digits, and a JWT opens with ``eyJ``."""
+
+    name, summary = "discord-bot-token", "<base64 user id>.<timestamp>.<hmac> Discord bot tokens"
+    triggers = (".",)  # one cheap pass; the regex then only tries the dots
+    _tail = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])")
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for match in self._tail.finditer(text):
+            dot = match.start()
+            run = dot  # the id part: the word before the first dot, 23 to 27 characters
+            while run > max(0, dot - 27) and text[run - 1] in _WORD:
+                run -= 1
+            for start in range(run, dot - 22):  # a JSON escape (\n) may glue onto it
+                if text[start] in "MNO" and _at_boundary(text, start):
+                    if _discord_user_id(text[start:dot]) and not_dummy(match.group()):
+                        yield start, match.end()
+                    break
+
+
 def _has_digit(body: str) -> bool:
     return bool(DIGIT.search(body)) and not is_dummy(body)
 
@@ -415,6 +448,7 @@ DETECTORS: tuple[Detector, ...] = (
     Base64PrivateKeyDetector(),
     *(RegexDetector(n, s, p, t, check=c, group=g) for n, s, p, t, c, g in _TOKEN_FORMATS),
     JwtDetector(),
+    DiscordBotTokenDetector(),
     AwsSecretDetector(),
     *_UNGLUED,
     UrlCredentialsDetector(),
@@ -429,6 +463,7 @@ DETECTORS: tuple[Detector, ...] = (
     DockerConfigDetector(),
     SignedUrlDetector(),
     CommandArgumentDetector(),
+    ExpectSendDetector(),
     EnvDefaultDetector(),
     TableRowDetector(),
     ProseSecretDetector(),

@@ -4,9 +4,9 @@ A `.pgpass` line's fifth field, a PuTTY key's private lines, a Docker registry c
 base64, the signature of a signed URL (Azure SAS, S3/GCS presigned, CloudFront), the password
 of ``htpasswd -b``, a value piped into a command that stores secrets (``echo X | vercel env
 add``), ``gh secret set --body X``, the default of ``os.getenv("API_TOKEN", "X")``, a
-``| API_KEY | X |`` table row and "the password is X" in prose. Each is anchored on a literal
-so that text without it costs one substring test, and each pattern is bounded so that dense
-input stays linear.
+``| API_KEY | X |`` table row, "the password is X" in prose and what an ``expect`` script
+sends at a password prompt. Each is anchored on a literal so that text without it costs one
+substring test, and each pattern is bounded so that dense input stays linear.
 """
 
 from __future__ import annotations
@@ -62,9 +62,28 @@ _CRYPTO_WORDS = frozenset(
 )
 
 
+# where a secret is kept, not the secret: `| password | 1Password |`, `| token | AWS-Secrets-
+# Manager |` (compared without case and separators; "1Password123!" is a password)
+_SECRET_STORES = frozenset(
+    re.split(
+        r"\s+",
+        "1password bitwarden vaultwarden lastpass keepass keepassx keepassxc keepassium dashlane"
+        " nordpass protonpass enpass roboform keeper passbolt psono gopass vault hashicorpvault"
+        " openbao keychain macoskeychain icloudkeychain keychainaccess awssecretsmanager"
+        " secretsmanager awsssm ssmparameterstore parameterstore azurekeyvault keyvault"
+        " gcpsecretmanager googlesecretmanager secretmanager doppler infisical akeyless cyberark"
+        " conjur sops sealedsecrets",
+    )
+)
+_STORE_SEPARATORS = re.compile(r"[\s_.\-]")
+
+
 def _described(value: str) -> bool:
-    """A description or a name of something (an algorithm, a date, a version), not a value."""
+    """A description or a name of something (an algorithm, a date, a version, the password
+    manager that holds it), not a value."""
     if _DESCRIPTION.fullmatch(value):
+        return True
+    if _STORE_SEPARATORS.sub("", value.lower()) in _SECRET_STORES:
         return True
     parts = [part for part in re.split(r"[-/_(),]", value.lower()) if part]
     return all(part in _CRYPTO_WORDS or part.isdigit() for part in parts)
@@ -259,21 +278,62 @@ class CommandArgumentDetector(Detector):
             yield start, end
 
 
+class ExpectSendDetector(Detector):
+    """What an ``expect`` script types at a password or passphrase prompt: the ``send "X\\r"``
+    (``send -- "X\\r"``, ``send {X}``) right after ``expect "*assword*"``, on the next line,
+    after a ``;`` (``expect -c '…; expect "Password:"; send "X\\r"'``) or as the action of a
+    ``"*assword*" { send "X\\r" }`` arm. A ``send`` after any other prompt is not a secret."""
+
+    name, summary = "expect-send", 'send "X\\r" after expect "*assword*" in expect scripts'
+    lower_triggers = ("expect",)
+    _said = re.compile(  # runs over the lowercased text: "Password:" and "*assword*" alike
+        r"(?:expect(?:[ \t]+-[a-z]{1,8}){0,3}[ \t]+"  # expect "Password:" then ";" or a newline
+        r"(?P<pat>\"[^\"\r\n]{1,200}\"|\{[^{}\r\n]{1,200}\})[ \t]*(?:;|\r?\n)"
+        r"|\"(?P<arm>[^\"\r\n]{1,200})\"[ \t]*\{)"  # or an arm: "*assword*" { send … }
+        r"[ \t\r\n]{0,200}send(?:[ \t]+-[a-z\-]{1,6}){0,3}[ \t]+"  # send -- "X\r", {X}, X
+        r"(?:\"(?P<dv>(?:[^\"\\\r\n]|\\.){1,512})\"|\{(?P<bv>[^{}\r\n]{1,512})\}"
+        r"|(?P<v>[^\s\"{};$\[\-][^\s\"{};]{0,511}))"
+    )
+    _prompt = re.compile(r"ass(?:word|phrase)|passwd")
+    _line_end = re.compile(r"(?:\\[rn])+\Z")  # the Enter key send types: "X\r", "X\n"
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "send" not in lower:
+            return
+        for match in self._said.finditer(lower):
+            if not self._prompt.search(match["pat"] or match["arm"]):
+                continue
+            group = next(g for g in ("dv", "bv", "v") if match.group(g) is not None)
+            start, end = match.span(group)
+            value = self._line_end.sub("", text[start:end])
+            if value[:1] not in ("", "$", "[") and is_secret_assignment(
+                "password", value, quoted=False, env_style=True
+            ):  # a $variable or [command] is not written out; a plain word is the password
+                yield start, start + len(value)
+
+
 class EnvDefaultDetector(Detector):
     """The default of an environment lookup under a sensitive name:
     ``os.getenv("API_TOKEN", "X")``, ``os.environ.get('SECRET_KEY', default='X')``,
-    ``os.environ.setdefault(…)``, ``ENV.fetch("DB_PASSWORD", "X")``,
-    ``os.environ.get("API_KEY") or "X"``, PHP's ``env('API_KEY', 'X')``,
-    ``process.env.API_KEY || 'X'`` (or ``??``, ``import.meta.env``): the fallback is the
-    secret, written in the code."""
+    ``os.environ.setdefault(…)``, ``ENV.fetch("DB_PASSWORD", "X")``, Ruby's block and
+    ``||`` forms ``ENV.fetch("API_KEY") { "X" }`` and ``ENV["API_KEY"] || "X"`` (PHP's
+    ``$_ENV['API_KEY'] ?? 'X'``), ``os.environ.get("API_KEY") or "X"``, PHP's
+    ``env('API_KEY', 'X')``, ``process.env.API_KEY || 'X'`` (or ``??``, ``import.meta.env``):
+    the fallback is the secret, written in the code."""
 
     name, summary = "env-default", 'defaults of getenv("SECRET_NAME", "value") lookups'
     lower_triggers = ("env",)
     _call = re.compile(
         r"(?:getenv|environ\.get|environ\.setdefault|env\.fetch|getordefault|(?<![\w.])env)"
         r"\(\s{0,8}[ur]?(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})(?P=nq)\s{0,8}"
-        r"(?:,\s{0,8}(?:default\s{0,4}=\s{0,4})?|\)\s{0,8}(?:or|\|\||\?\?)\s{0,8})"
+        r"(?:,\s{0,8}(?:default\s{0,4}=\s{0,4})?"
+        r"|\)\s{0,8}(?:or|\|\||\?\?|\{(?:\s{0,8}\|\w{1,32}\|)?)\s{0,8})"  # { |key| "X" }: a block
         r"[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)",
+        re.I,
+    )
+    _index = re.compile(  # Ruby's ENV["API_KEY"] || "X", PHP's $_ENV['API_KEY'] ?? 'X'
+        r"(?:(?<![\w.$])env|\$_env)\[\s{0,8}(?P<nq>[\"'])(?P<name>[A-Za-z_][\w.\-]{0,127})(?P=nq)"
+        r"\s{0,8}\]\s{0,8}(?:\|\||\?\?|or\b)\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)",
         re.I,
     )
     _js = re.compile(
@@ -285,11 +345,16 @@ class EnvDefaultDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         calls = any(word in lower for word in ("getenv", "environ.", "env.fetch", "env("))
         matches = [*self._call.finditer(text)] if calls else []
+        if "env[" in lower:
+            matches += self._index.finditer(text)
         if "process.env" in lower or "import.meta.env" in lower:
             matches += self._js.finditer(text)
         for match in matches:
             name = match["name"] or match.groupdict().get("bname") or ""
-            if is_secret_assignment(name, match["v"], quoted=True, env_style=False):
+            value = match["v"]  # "#{…}" is Ruby interpolation: computed, not written out
+            if "#{" not in value and is_secret_assignment(
+                name, value, quoted=True, env_style=False
+            ):
                 yield match.span("v")
 
 

@@ -50,6 +50,12 @@ def _jwt(rng: random.Random) -> str:
     return f"{header}.{_b64url(json.dumps(claims).encode())}.{rand(rng, 43, URLSAFE)}"
 
 
+def _discord_bot(rng: random.Random) -> str:
+    """<the bot's user id, 17 to 19 digits, in base64>.<timestamp>.<HMAC, 27 or 38>."""
+    user_id = _b64url(str(rng.randrange(10**16, 10**19)).encode())
+    return f"{user_id}.{rand(rng, 6, URLSAFE)}.{rand(rng, rng.choice((27, 38)), URLSAFE)}"
+
+
 def _pem(rng: random.Random) -> tuple[str, list[str]]:
     label = rng.choice(["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY"])
     lines = [rand(rng, 64, B64) for _ in range(rng.randrange(4, 9))]
@@ -93,6 +99,7 @@ def _token(kind: str, rng: random.Random) -> str:
         "npm": lambda: "npm_" + rand(rng, 36),
         "pypi": lambda: "pypi-AgEIcHlwaS5vcmc" + rand(rng, 150, URLSAFE),
         "jwt": lambda: _jwt(rng),
+        "discord-bot": lambda: _discord_bot(rng),
     }
     return makers[kind]()
 
@@ -100,7 +107,7 @@ def _token(kind: str, rng: random.Random) -> str:
 TOKEN_KINDS = (
     "openai-project", "openai-legacy", "anthropic", "openrouter", "groq", "xai", "cerebras",
     "google", "github-classic", "github-fine-grained", "gitlab", "huggingface", "aws-key-id",
-    "slack", "stripe", "npm", "pypi", "jwt",
+    "slack", "stripe", "npm", "pypi", "jwt", "discord-bot",
 )  # fmt: skip
 OTHER_KINDS = (
     "aws-secret-named", "aws-secret-near-id", "bearer", "basic", "cookie", "private-key",

@@ -38,6 +38,7 @@ TOKEN_DETECTOR = {
     "npm": "npm-token",
     "pypi": "pypi-token",
     "jwt": "jwt",
+    "discord-bot": "discord-bot-token",
 }
 R = random.Random(7)
 AWS_SECRET = rand(R, 40, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/")
@@ -74,6 +75,15 @@ _DOCKER_B64 = base64.b64encode(
     b'"auth":"Ym9iOlRyMHViNGRvcjN4LVByMGQ="}}}'
 ).decode()
 DOCKER_WRAPPED = "\n".join(_DOCKER_B64[i : i + 76] for i in range(0, len(_DOCKER_B64), 76))
+
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+# Discord bot tokens: the bot's user id (17 to 20 digits) in base64, a timestamp, an HMAC
+DISCORD = _b64("1176543210987654321") + ".GxR3kQ.aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zA1bC2dE"
+DISCORD_OLD = _b64("80351110224678912") + ".Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"  # 17 digits
 POSITIVES = [
     ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     ("aws-secret-key", f"AKIA{rand(R, 16, 'ABCDEFGHIJ0123456789')},{AWS_SECRET}", AWS_SECRET),
@@ -264,6 +274,28 @@ POSITIVES = [
     ("discord-webhook", "https://discord.com/api/webhooks/123456789012345678/"
      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdef",
      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdef"),
+    # gaps closed in 2026.11-11: Discord bot tokens, Ruby's env defaults, expect scripts
+    ("discord-bot-token", f'client.run("{DISCORD}")', DISCORD),
+    ("discord-bot-token", f"Authorization: Bot {DISCORD}", DISCORD),
+    ("discord-bot-token", f"token:\\n{DISCORD_OLD}", DISCORD_OLD),  # after a JSON escape
+    ("env-default", "ENV.fetch('API_KEY') { 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3' }",
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", 'ENV.fetch("DB_PASSWORD") { |_name| "Tr0ub4dor3x" }', "Tr0ub4dor3x"),
+    ("env-default", "ENV['API_KEY'] || 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3'", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", 'ENV["STRIPE_SECRET_KEY"] || "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"',
+     "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("env-default", "$_ENV['API_KEY'] ?? 'Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3'", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    ("table-row", "| password | 1Password123! |", "1Password123!"),
+    ("expect-send", 'expect "*assword*"\nsend "hunter2Secret\\r"', "hunter2Secret"),
+    ("expect-send", 'spawn ssh db\nexpect "Password:"\nsend -- "Pa55word!\\r"\nexpect eof',
+     "Pa55word!"),
+    ("expect-send", "expect -c 'spawn ssh bob@h; expect \"password:\"; send \"Tr0ub4dor3x\\r\"'",
+     "Tr0ub4dor3x"),
+    ("expect-send", 'expect {\n  "yes/no" { send "yes\\r"; exp_continue }\n'
+     '  "*assword*" { send "Tr0ub4dor3x\\r" }\n}', "Tr0ub4dor3x"),
+    ("expect-send", 'expect -exact "Enter passphrase for key: "\nsend -- "sunshine\\n"',
+     "sunshine"),
+    ("expect-send", 'EXPECT "PASSWORD:"\nsend {Tr0ub4dor3x}', "Tr0ub4dor3x"),
 ]  # fmt: skip
 NEGATIVES = [
     "sk-learn is a package; task-management-system-component-v2",
@@ -391,6 +423,32 @@ ASSIGNMENT_NEGATIVES = [
     "The key is AES-256-GCM, the secret is PBKDF2-HMAC-SHA256, the token is RS256/ES256",
     "Run `gh secret set API_KEY` and then `git checkout -b feature-2024`",
     "echo 'net.ipv4.ip_forward=1' | grep ip | sudo -S tee /etc/sysctl.conf",
+    # look like the shapes added in 2026.11-11, are not secrets: dotted names, versions and
+    # hosts whose first part is no user id in base64, placeholder defaults, password managers
+    "MyApplicationConfigLoadr.Module.SomethingVeryLongIdentifierName",  # decodes to no digits
+    _b64("12345678901234567a") + ".Module.SomethingVeryLongIdentifierName1",  # M…, not digits
+    _b64("0123456789012345678") + ".GxR3kQ.aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zA",  # ids have no 0
+    _b64("11765432109876543210") + "5.GxR3kQ.aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zA",  # 28: too long
+    "MTIzNDU2Nzg5MDEyMzQ1Njc4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX",  # the docs' dummy
+    "x" + DISCORD + " and " + DISCORD + "_v2",  # glued to a word: part of something else
+    "pip install pkg==1.2.3; see docs.python.org/3.12/library/base64.urlsafe_b64decode.html",
+    "ENV.fetch('API_KEY') { 'changeme' }",
+    "ENV['API_KEY'] || ''",
+    "ENV['API_KEY'] || 'your-api-key-here'",
+    'ENV.fetch("API_KEY") { "${API_KEY}" }',
+    "ENV['LOG_LEVEL'] || 'info123456'",
+    "ENV.fetch('API_KEY') { raise 'missing API_KEY' }",
+    'ENV["API_KEY"] || "#{prefix}_a1b2c3d4e5"',  # Ruby interpolation: computed
+    "| password | 1Password |\n| DB_PASSWORD | prod | 1Password |",
+    "| DB_PASSWORD | HashiCorp-Vault |\n| password | KeePassXC |",
+    "The password is 1Password",
+    'expect "Username:"\nsend "admin2024x\\r"',
+    'expect "Password:"\nsend "$password\\r"',
+    'expect "Password:"\nsend -- "[lindex $argv 0]\\r"',
+    'expect "*assword*"\nsend "changeme\\r"\nexpect "*assword*"\nsend "\\r"',
+    'expect "Password:"\nsleep 1\nsend "Tr0ub4dor3x\\r"',  # not the prompt's answer
+    'expect(screen.getByText("Password")).toBeVisible()\nsend("Tr0ub4dor3x")',
+    "We expect the password prompt; send it by mail",
 ]
 
 
@@ -610,6 +668,14 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "prose-blank-run": "token is" + " " * 200,  # a blank run split every way was quadratic
     "env-call": "env('TOKEN') or 'abcdef' ",
     "dot-env": ".env .env process.env.A || ",
+    "discord-dots": "a.bcdefg.",  # every dot tries the token's tail
+    "discord-candidate": "M" + "A" * 23 + ".AAAAAA." + "A" * 27 + " ",  # decodes to no digits
+    "discord-long-tail": ".abcdef." + "a" * 40,  # a tail too long for one
+    "ruby-env-index": "ENV['API_KEY'] || 'abc' ",
+    "ruby-env-block": "ENV.fetch('TOKEN') { |k| 'abc' } ",
+    "expect-send": 'expect "*assword*"\nsend "$pw\\r"\n',
+    "expect-arm": '"*assword*" { send $x expect ',
+    "expect-open-quote": 'expect "' + "a" * 150,
 }
 
 
