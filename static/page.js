@@ -49,21 +49,58 @@
   show($(".keys"));  // the shortcuts exist only with this script
   var search = $("#tree-search"), status = $("#tree-status"), statusText = status ? status.textContent : "";
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
-  var rows = $all("#tree li:not(.sub)"), texts = null;
+  var rows = $all("#tree li:not(.sub)"), texts = [];
   show(search);
+  // What a search looks through: the session's own words, not the page's labels around
+  // them (entry headers, usage footers, "N more lines", badges, context notes): "context"
+  // matched 290 entries of pi-v1 through the note alone.
+  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, .ctx-note, p.same-output";
+  function contentTexts(root) {
+    return doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, { acceptNode: function (node) {
+      if (node.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
+      return node.matches(NOT_SEARCHED) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
+    } });
+  }
+  function contentText(root) {
+    var walker = contentTexts(root), parts = [], node;
+    while ((node = walker.nextNode())) parts.push(node.data);
+    return parts.join("");
+  }
   function rowText(row) {
     var a = $("a", row), el = a ? doc.getElementById(a.getAttribute("href").slice(1)) : null;
-    var text = row.textContent + "\n" + (el ? el.textContent : "");
+    var text = row.textContent + "\n" + (el ? contentText(el) : "");
     // an output shown once and linked from its repeats is found from each of them
     if (el) $all("p.same-output a", el).forEach(function (link) {
       var shown = doc.getElementById(link.getAttribute("href").slice(1));
-      if (shown) text += "\n" + shown.textContent;
+      if (shown) text += "\n" + contentText(shown);
     });
     return text.toLowerCase();
   }
+  // The row texts are read in short slices once the search box has focus, so the first
+  // key does not wait for the whole page (~0.7 s on 10,000 entries); a search that comes
+  // sooner reads the rest at once.
+  function readRows(more) {
+    while (texts.length < rows.length && more()) texts.push(rowText(rows[texts.length]));
+  }
+  search.addEventListener("focus", function readSome() {
+    var until = performance.now() + 12;
+    readRows(function () { return performance.now() < until; });
+    if (texts.length < rows.length) setTimeout(readSome, 0);
+  });
+  // Whether the chosen filter shows a row: page.css's filter rules for outline rows, read
+  // from classes (a computed style per row took 0.7 s for 9,000 matches).
+  function filterShows(row, filter) {
+    var c = row.classList;
+    if (filter === "flt-all") return true;
+    if (c.contains("hide-default") && !(filter === "flt-default" && c.contains("fork"))) return false;
+    if (filter === "flt-notools") return !c.contains("is-tool");
+    if (filter === "flt-user") return c.contains("is-user");
+    if (filter === "flt-labeled") return c.contains("is-labeled");
+    return true;
+  }
   function runSearch() {
     var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    if (terms.length && !texts) texts = rows.map(rowText);  // a filter change alone needs no text
+    if (terms.length) readRows(function () { return true; });  // a filter change alone needs no text
     var hits = [];
     for (var i = 0; i < rows.length; i++) {
       var hit = true;
@@ -75,8 +112,8 @@
     // (the row's own display, so a folded outline on a phone still counts its matches)
     // a filter the reader chose (not Default or All) is counted too: "21 of 212 shown"
     var chosen = $("input.flt:checked"), narrowed = chosen && !/^flt-(default|all)$/.test(chosen.id);
-    var shown = terms.length || narrowed ? hits.filter(function (r) { return getComputedStyle(r).display !== "none"; }).length : 0;
-    status.textContent = terms.length ? shown + " / " + rows.length + " entries match"
+    var shown = terms.length || narrowed ? hits.filter(function (r) { return filterShows(r, chosen ? chosen.id : "flt-all"); }).length : 0;
+    status.textContent = terms.length ? thousands(shown) + " / " + thousands(rows.length) + " entries match"
       : narrowed ? thousands(shown) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
       : chosen && chosen.id === "flt-all" ? allText : statusText;
     if (!terms.length) markedEntry = null;
@@ -89,8 +126,8 @@
   // the DOM alone; where a browser lacks them, nothing is marked.
   var canMark = !!(window.CSS && CSS.highlights && window.Highlight);
   var MAX_MARKS = 5000, markedRows = [], markedEntry = null;
-  function termRanges(root, terms, into, limit) {
-    var walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT), node;
+  function termRanges(walker, terms, into, limit) {
+    var node;
     while ((node = walker.nextNode()) && into.length < limit) {
       var text = node.data.toLowerCase();
       if (text.length !== node.data.length) continue;  // lowercasing moved the offsets
@@ -107,7 +144,7 @@
     if (!canMark) return null;
     var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean), ranges = [];
     if (terms.length && markedEntry) {  // first, so the rows cannot use up the marks
-      termRanges(markedEntry, terms, ranges, MAX_MARKS / 5);
+      termRanges(contentTexts(markedEntry), terms, ranges, MAX_MARKS / 5);
       ranges.slice(0, 20).forEach(function (range) {  // unfold what holds the first matches
         for (var p = range.startContainer.parentElement; p && p !== markedEntry; p = p.parentElement)
           if (p.tagName === "DETAILS" && !p.classList.contains("branch")) p.open = true;
@@ -116,7 +153,7 @@
     var first = ranges[0] || null;
     for (var i = 0; terms.length && i < markedRows.length && ranges.length < MAX_MARKS; i++) {
       var link = $("a", markedRows[i]);
-      if (link && markedRows[i].offsetParent) termRanges(link, terms, ranges, MAX_MARKS);
+      if (link && markedRows[i].offsetParent) termRanges(doc.createTreeWalker(link, NodeFilter.SHOW_TEXT), terms, ranges, MAX_MARKS);
     }
     var highlight = new Highlight();
     ranges.forEach(function (range) { highlight.add(range); });
@@ -125,8 +162,12 @@
   }
   var pending = 0;
   var outlineOpen = doc.getElementById("outline-open");  // folds the outline on narrow screens
+  function openOutline() {  // a change in code fires no event: keep the toggle's state true
+    outlineOpen.checked = true;
+    outlineOpen.dispatchEvent(new Event("change"));
+  }
   search.addEventListener("input", function () {
-    if (outlineOpen && search.value) outlineOpen.checked = true;  // the matches are outline rows
+    if (outlineOpen && search.value && !outlineOpen.checked) openOutline();  // the matches are outline rows
     clearTimeout(pending); pending = setTimeout(runSearch, rows.length > 3000 ? 120 : 30);
   });
   // A new filter changes which matches are on screen: count again.
@@ -145,11 +186,19 @@
       label.tabIndex = on ? 0 : -1;  // one Tab stop; arrow keys move within the group
     });
   }
-  function pressable(el, onKey) {
-    el.addEventListener("keydown", function (ev) {
-      if (ev.key === " " || ev.key === "Enter") { ev.preventDefault(); el.click(); }
+  // A label stands in for its hidden input: keys and clicks change the input, and focus
+  // stays on the label (a label's click would move it to the input, out of Tab order).
+  function press(label) {
+    var input = doc.getElementById(label.htmlFor);
+    var on = input.type === "radio" || !input.checked;
+    if (input.checked !== on) { input.checked = on; input.dispatchEvent(new Event("change")); }
+  }
+  function pressable(label, onKey) {
+    label.addEventListener("keydown", function (ev) {
+      if (ev.key === " " || ev.key === "Enter") { ev.preventDefault(); press(label); }
       else if (onKey) onKey(ev);
     });
+    label.addEventListener("click", function (ev) { ev.preventDefault(); press(label); label.focus(); });
   }
   $(".filters").setAttribute("role", "radiogroup");
   filterLabels.forEach(function (label, i) {
@@ -159,7 +208,7 @@
       if (!step) return;
       ev.preventDefault();
       var next = filterLabels[(i + step + filterLabels.length) % filterLabels.length];
-      next.click(); next.focus();
+      press(next); next.focus();
     });
   });
   $all("input.flt").forEach(function (radio) {
@@ -180,7 +229,7 @@
   var toOutline = $(".to-outline");
   if (toOutline && outlineOpen) toOutline.addEventListener("click", function (ev) {
     ev.preventDefault();
-    outlineOpen.checked = true;
+    openOutline();
     $("#sidebar").scrollIntoView({ block: "start" });
     search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
   });
@@ -264,12 +313,26 @@
       $("#content").insertBefore(missNote, $("#content").firstChild);
     }
     missNote.hidden = !id;
-    missNote.textContent = id ? "This page has no entry “" + id + "”; it may be from another export of the session." : "";
+    missNote.textContent = "";
+    if (!id) return;
+    // the id is the address's text: control and direction characters are shown as signs
+    var shown = id.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, function (c) {
+      return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9";
+    });
+    if (shown.length > 80) shown = shown.slice(0, 79) + "\u2026";
+    var name = doc.createElement("bdi");
+    name.textContent = shown;
+    missNote.append("This page has no entry \u201c", name, "\u201d; the link may be from another export of the session.");
+    var box = missNote.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > innerHeight) missNote.scrollIntoView({ block: "start" });
   }
   function go(id, asked) {
     var found = reveal(id, asked);
     // ids of the page's own parts (#transcript, a branch block) are fine as they are
-    missing(found || !id || doc.getElementById(id) ? "" : id);
+    var absent = !found && id && !doc.getElementById(id);
+    missing(absent ? id : "");
+    // the entry opened before keeps no focus ring that would say "you are here"
+    if (absent && doc.activeElement && doc.activeElement.matches("article.entry")) doc.activeElement.blur();
     return found;
   }
   function fromLocation() {

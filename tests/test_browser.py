@@ -715,7 +715,7 @@ def test_print_says_a_folded_branch_is_left_out(
     summary = "details.branch > summary >> nth=0"
     assert page.eval_on_selector(summary, after) == "none"  # on screen, nothing added
     page.emulate_media(media="print")
-    assert "not printed" in page.eval_on_selector(summary, after)
+    assert "not in this printout" in page.eval_on_selector(summary, after)
     page.click(summary)  # unfolded, it prints whole: no note
     assert page.eval_on_selector(summary, after) == "none"
     clean(view)
@@ -1256,8 +1256,14 @@ def test_tab_reaches_the_search_box_before_the_filters(
     page.focus('label[for="flt-user"]')
     page.keyboard.press("Space")
     assert page.is_checked("#flt-user")
+    # focus stays on the label: a label's click moved it to the hidden input, from where
+    # Tab went back up to the search box
+    assert page.evaluate("document.activeElement.textContent") == "User only"
+    page.click('label[for="flt-labeled"]')  # a mouse click as well
+    assert page.evaluate("document.activeElement.textContent") == "Labeled"
     page.keyboard.press("Tab")  # on past the group, not through its other labels
     assert page.evaluate("document.activeElement.closest('.filters')") is None
+    assert page.evaluate("document.activeElement.id") != "tree-search"
     clean(view)
 
 
@@ -1271,6 +1277,12 @@ def test_the_narrow_outline_toggle_is_a_button(view: Viewer, published: dict[str
     page.keyboard.press("Enter")
     assert toggle.get_attribute("aria-expanded") == "true"
     assert page.is_visible("#tree")
+    assert page.evaluate("document.activeElement.className") == "outline-toggle"
+    page.keyboard.press("Space")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    # opened by the script (a search, the floating link): the button says so too
+    page.fill("#tree-search", "the")
+    assert toggle.get_attribute("aria-expanded") == "true" and page.is_visible("#tree")
     clean(view)
 
 
@@ -1287,4 +1299,61 @@ def test_a_link_to_an_entry_the_page_lacks_says_so(view: Viewer, published: dict
     assert not note.is_visible()
     page = view.open(published[BRANCHED] + "?targetId=gone123")
     assert "gone123" in page.inner_text(".link-miss")
+    # an address's text is shown, not obeyed: a direction override is a sign, a long id
+    # is cut and wraps
+    page = view.open(published[BRANCHED] + "#%E2%80%AEabc-1234")
+    assert "⟨U+202E⟩abc-1234" in page.inner_text(".link-miss")
+    page = view.open(published[BRANCHED] + "#" + "x" * 300)
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    assert "x" * 100 not in page.inner_text(".link-miss")
+    clean(view)
+
+
+def test_search_looks_at_the_session_not_the_pages_labels(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """ "context" matched 359 rows of pi-v1, 249 of them only through the page's own "not in
+    the model's context" notes; usage footers and "N more lines" matched "cache" and
+    "lines". The match count keeps its thousands separators."""
+    page = view.open(published[V1_COMPACTION])
+    page.fill("#tree-search", "model's context")
+    page.wait_for_timeout(300)
+    matched = int((page.text_content("#tree-status") or "").split(" / ")[0].replace(",", ""))
+    assert matched < 10, matched  # 290 entries carry the note
+    page.fill("#tree-search", "e")
+    page.wait_for_timeout(300)
+    assert " / 1,002 entries match" in (page.text_content("#tree-status") or "")
+    page.fill("#tree-search", "context")
+    page.wait_for_timeout(300)
+    page.keyboard.press("Enter")  # opens the first match; its marks are the session's words
+    page.wait_for_timeout(200)
+    chrome = page.evaluate(
+        """() => [...CSS.highlights.get('search-terms')].filter(r => r.startContainer
+             .parentElement.closest('.entry > header, .entry > footer, summary, .ctx-note'))
+             .length"""
+    )
+    assert chrome == 0
+    clean(view)
+
+
+def test_filters_keep_fork_rows_and_drop_empty_context_runs(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Under Default a fork at a marker (a model change, extension data) hid its row while
+    its sub-lists stayed; Labeled left pi-v1's transcript two dividers over no entry."""
+    page = view.open(published[BRANCHED])
+    forks = "#tree li.fork.hide-default"
+    assert page.locator(forks).count() >= 2
+    assert all(r.is_visible() for r in page.locator(forks).all())
+    page.click('label[for="flt-user"]')
+    assert not any(r.is_visible() for r in page.locator(forks).all())
+    page = view.open(published[V1_COMPACTION])
+    visible_dividers = (
+        "[...document.querySelectorAll('.ctx-divider')].filter(d => d.offsetParent).length"
+    )
+    assert page.evaluate(visible_dividers) == 2
+    page.click('label[for="flt-labeled"]')
+    assert page.evaluate(visible_dividers) == 0
+    page.click('label[for="flt-user"]')
+    assert page.evaluate(visible_dividers) == 2
     clean(view)

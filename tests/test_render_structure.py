@@ -1415,42 +1415,48 @@ def test_a_compaction_inside_a_branch_marks_what_it_took_out_of_context(name: st
 
 
 @pytest.mark.parametrize("name", ["pi-v1-before-compaction.jsonl", *BRANCHED])
-def test_a_run_of_entries_out_of_context_opens_with_one_divider(name: str) -> None:
-    """Each run of entries a compaction took out of context starts with one divider that
-    links to that compaction (pi-v1 has two runs, 290 entries; before, each entry carried
-    a loud badge and nothing said where a run began). A run goes on across branch blocks
-    and markers the model never sees; an entry the model sees, or a new compaction, ends it."""
+def test_a_run_of_entries_out_of_context_is_one_block_with_one_divider(name: str) -> None:
+    """Each run of entries a compaction took out of context is one block (a line beside it)
+    that opens with a divider linking to that compaction (pi-v1 has two runs, 290 entries;
+    before, each entry carried a loud badge and nothing said where a run began or ended).
+    A run goes on across branch blocks and markers the model never sees; an entry the
+    model sees, another compaction or the end of the block ends it."""
+    from exporter.render.view import PageBuilder
+
     session = load_fixture(name)
     page = parse_fixture(name)
-    containers = page.root.find_all(
-        lambda e: e.get("id") == "transcript" or e.has_class("branch-body")
-    )
-    dividers = runs = 0
-    for container in containers:
-        current: str | None = None  # the compaction the open run's divider links to
-        pending = False  # a divider seen; its first entry not yet
-        for child in (c for c in container.children if isinstance(c, Element)):
-            if child.has_class("ctx-divider"):
-                dividers += 1
-                links = child.find_all(lambda e: e.tag == "a")
-                current, pending = links[0].get("href") if links else None, True
-                target = page.root.find_all(lambda e, at=current: f"#{e.get('id')}" == at)
-                assert target and target[0].has_class("k-compaction"), current
-                assert "Not in the model's context" in child.text
-            elif child.tag == "article":
-                entry = session.by_id[child.get("data-entry-id") or ""]
-                if child.has_class("compacted"):
-                    note = child.find_all(lambda e: e.has_class("ctx-note"))
-                    assert note and note[0].get("href") == current, (name, entry.id)
-                    runs += pending
-                    pending = False
-                elif entry.type in CONTEXT_ENTRY_TYPES:
-                    assert not pending, (name, entry.id)
-                    current = None
-    marked = page.root.find_all(lambda e: e.tag == "article" and e.has_class("compacted"))
-    assert dividers == runs and (dividers > 0) == bool(marked)
+    compacted = PageBuilder(session, lambda p: p).compacted
+    by_anchor = {anchor_for(session, i): i for i in session.by_id}
+    runs = page.root.find_all(lambda e: e.has_class("ctx-run"))
+    for run in runs:
+        children = [c for c in run.children if isinstance(c, Element)]
+        assert children[0].has_class("ctx-divider")
+        assert "Not in the model's context" in children[0].text
+        link = next(e for e in children[0].iter() if e.tag == "a")
+        compaction = by_anchor[(link.get("href") or "#")[1:]]
+        assert session.by_id[compaction].type == "compaction"
+        articles = [c for c in children[1:] if c.tag == "article"]
+        assert articles and articles[0].has_class("compacted")
+        for article in articles:
+            entry_id = article.get("data-entry-id") or ""
+            if article.has_class("compacted"):
+                assert compacted[entry_id] == compaction, entry_id
+                assert "not in the model's context" in article.text
+            else:  # only what the model never sees sits in a run unmarked
+                assert session.by_id[entry_id].type not in CONTEXT_ENTRY_TYPES, entry_id
+        siblings = [c for c in run.parent.children if isinstance(c, Element)]
+        after = siblings[siblings.index(run) + 1 :]
+        if after and after[0].tag == "article":  # the run ended at an entry the model sees
+            assert not after[0].has_class("compacted")
+            assert session.by_id[after[0].get("data-entry-id") or ""].type in CONTEXT_ENTRY_TYPES
+    # every compacted entry shown on its own is in a run, directly
+    for article in page.root.find_all(lambda e: e.tag == "article" and e.has_class("compacted")):
+        assert article.parent is not None and article.parent.has_class("ctx-run"), article
+    notes = page.root.find_all(lambda e: e.has_class("ctx-note"))
+    assert all(note.tag == "span" for note in notes)  # 290 links were 290 Tab stops
     if name == "pi-v1-before-compaction.jsonl":
-        assert dividers == 2 and len(page.root.find_all(lambda e: e.has_class("ctx-note"))) == 290
+        assert len(runs) == 2 and len(notes) == 290
+    assert bool(runs) == bool(notes)
 
 
 def test_entry_times_show_seconds_without_javascript() -> None:
@@ -1636,7 +1642,8 @@ def test_status_line_counts_what_the_default_filter_shows(name: str) -> None:
     status = page.one(lambda e: e.attrs.get("id") == "tree-status")
     tree = page.one(lambda e: e.attrs.get("id") == "tree")
     rows = tree.find_all(lambda e: e.tag == "li" and not e.has_class("sub"))
-    hidden = sum("hide-default" in r.classes for r in rows)
+    # a fork's row stays under Default (the sub-lists below start there)
+    hidden = sum("hide-default" in r.classes and "fork" not in r.classes for r in rows)
     entries = len(load_fixture(name).entries)
     if hidden:
         assert status.text.startswith(f"{entries - hidden:,} of {entries:,} entries shown · ")
@@ -1698,22 +1705,25 @@ def test_a_scope_without_turns_says_so() -> None:
 
 @every_fixture
 def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
-    """The header lists models from model changes too; one that was selected but ran no
-    turn says so (pi-branched-4 lists four models, and only one of them answered)."""
+    """The header lists models from model changes too; those selected but never running a
+    turn come after the ones that answered, under their own words (pi-branched-4 lists
+    four models, and only one of them answered)."""
     session = load_fixture(name)
     page = parse_fixture(name)
     answered = {
         e.model_key for e in session.iter_messages() if e.role == "assistant" and e.model_key
     }
     term = next(e for e in page.root.iter() if e.tag == "dt" and e.text == "Models")
-    models = term.parent.find_all(lambda e: e.tag == "dd")[0].text
-    listed = [m for m in re.split(r",\s+(?![^()]*\))", models) if m != "none"]
-    assert len(listed) == len(compute_stats(session).models_used)
-    for shown in listed:
-        model = shown.removesuffix(" (selected, no turns)")
-        assert (model in answered) == (shown == model), shown
+    text = term.parent.find_all(lambda e: e.tag == "dd")[0].text
+    spoke, _, silent = text.partition("also selected, never answered: ")
+    listed_spoke = [m for m in spoke.strip(" ·").split(", ") if m and m != "none"]
+    listed_silent = [m for m in silent.split(", ") if m]
+    used = compute_stats(session).models_used
+    assert sorted(listed_spoke + listed_silent) == sorted(used)
+    assert set(listed_spoke) == answered & set(used)
+    assert not set(listed_silent) & answered
     if name == "pi-branched-4.jsonl":
-        assert sum(m.endswith("(selected, no turns)") for m in listed) == 3
+        assert len(listed_spoke) == 1 and len(listed_silent) == 3
 
 
 @pytest.mark.parametrize("name", BRANCHED)

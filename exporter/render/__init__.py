@@ -388,10 +388,13 @@ def _render_page(
         # turns that reported no context size (aborted, failed) are not plotted: say so
         "chart_unplotted": max(0, stats.active_path.turns - len(stats.context_series)),
         "items": _with_html(items, rendering.results()),
+        "runs_open_at_end": builder.runs_open_at_end,
         "outline": outline,
-        # rows the Default filter hides (extension data, markers): the status line counts them
+        # rows the Default filter hides (extension data, markers; not one that branches part
+        # from): the status line counts them
         "default_hidden": sum(
-            "hide-default" in row.classes for row in outline if row.kind == "row"
+            row.kind == "row" and "hide-default" in row.classes and "fork" not in row.classes
+            for row in outline
         ),
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),

@@ -85,7 +85,10 @@ class Item:
     line_set: frozenset[str] | set[str] = frozenset()  # the main line the entry sits on
     forks_here: int = 0
     html: Markup | None = None
-    context_run: ContextRun | None = None  # set on the first entry of such a run
+    # Runs of entries out of the model's context are wrapped: the wrappers that end before
+    # this item, and the one that starts at it (its first entry).
+    runs_closed: int = 0
+    context_run: ContextRun | None = None
 
 
 @dataclass(slots=True)

@@ -79,6 +79,7 @@ class PageBuilder:
         self.same_output: dict[str, tuple[str, bool]] = {}  # result -> (anchor, shown earlier)
         self.result_forks: dict[str, int] = {}  # a result shown with its call -> forks there
         self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
+        self.runs_open_at_end = 0  # out-of-context runs the page closes after its last item
 
     def anchor(self, entry_id: str) -> str:
         """The DOM id of an entry (see :func:`build_anchors`)."""
@@ -211,11 +212,12 @@ class PageBuilder:
         return items
 
     def _mark_context_runs(self, items: list[Item]) -> None:
-        """Mark where each run of entries out of the model's context begins, per block.
+        """Group each run of entries out of the model's context, per block (see Item).
 
-        The page says it once at the top of a run (and which compaction), not only on each
-        of what can be hundreds of entries. Neither a branch block nor a marker the model
-        never sees ends a run; an entry it does see, or a different compaction, does.
+        The page says it once, at the top of a run that a line beside it spans (and which
+        compaction), not only on each of what can be hundreds of entries. Neither a branch
+        block nor a marker the model never sees ends a run; an entry it does see, a
+        different compaction, or the end of the block does.
         """
         open_runs: list[ContextRun | None] = [None]
         for item in items:
@@ -223,20 +225,23 @@ class PageBuilder:
                 open_runs.append(None)
             elif item.kind in ("close", "group_close"):
                 if len(open_runs) > 1:
-                    open_runs.pop()
+                    item.runs_closed += open_runs.pop() is not None
             else:
                 compaction_id = self.compacted.get(item.entry_id)
+                run = open_runs[-1]
                 if compaction_id is None:
                     entry = self.session.by_id[item.entry_id]
-                    if entry.type in CONTEXT_ENTRY_TYPES:  # a kept entry ends the run
+                    if run is not None and entry.type in CONTEXT_ENTRY_TYPES:
+                        item.runs_closed += 1  # a kept entry ends the run
                         open_runs[-1] = None
                     continue  # markers (model changes, labels) do not
                 anchor = self.anchor(compaction_id)
-                run = open_runs[-1]
                 if run is None or run.compaction_anchor != anchor:
+                    item.runs_closed += run is not None
                     compaction = self.session.by_id.get(compaction_id)
                     time = compaction.timestamp if compaction is not None else None
                     item.context_run = open_runs[-1] = ContextRun(anchor, time)
+        self.runs_open_at_end = sum(run is not None for run in open_runs)
 
     def _line(self, start: str) -> tuple[list[str], set[str]]:
         line = self.main_line(start)
