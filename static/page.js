@@ -47,7 +47,8 @@
   // Search: a row matches when every whitespace-separated term (AND) is in its outline text
   // or anywhere in its entry (message text, tool calls and results, thinking).
   show($(".keys"));  // the shortcuts exist only with this script
-  var search = $("#tree-search"), status = $("#tree-status"), statusText = status ? status.textContent : "";
+  var search = $("#tree-search"), status = $("#tree-status");
+  var statusText = status ? ($(".st-default", status) || status).textContent : "";  // Default's line
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
   var rows = $all("#tree li:not(.sub)"), texts = [];
   show(search);
@@ -66,6 +67,10 @@
     while ((node = walker.nextNode())) parts.push(node.data);
     return parts.join("");
   }
+  // Case-folded for search: "İ" lowercases to "i" and a combining dot, which neither
+  // "istanbul" nor a mark's offsets would find; it folds to "i".
+  function fold(text) { return text.toLowerCase().replace(/i\u0307/g, "i"); }
+  function searchTerms() { return fold(search.value).split(/\s+/).filter(Boolean); }
   function rowText(row) {
     var a = $("a", row), el = a ? doc.getElementById(a.getAttribute("href").slice(1)) : null;
     var text = row.textContent + "\n" + (el ? contentText(el) : "");
@@ -74,7 +79,7 @@
       var shown = doc.getElementById(link.getAttribute("href").slice(1));
       if (shown) text += "\n" + contentText(shown);
     });
-    return text.toLowerCase();
+    return fold(text);
   }
   // The row texts are read in short slices once the search box has focus, so the first
   // key does not wait for the whole page (~0.7 s on 10,000 entries); a search that comes
@@ -99,7 +104,7 @@
     return true;
   }
   function runSearch() {
-    var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var terms = searchTerms();
     if (terms.length) readRows(function () { return true; });  // a filter change alone needs no text
     var hits = [];
     for (var i = 0; i < rows.length; i++) {
@@ -129,7 +134,7 @@
   function termRanges(walker, terms, into, limit) {
     var node;
     while ((node = walker.nextNode()) && into.length < limit) {
-      var text = node.data.toLowerCase();
+      var text = fold(node.data);
       if (text.length !== node.data.length) continue;  // lowercasing moved the offsets
       terms.forEach(function (term) {
         for (var at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
@@ -142,7 +147,7 @@
   }
   function markTerms() {  // -> the first match in markedEntry, if any
     if (!canMark) return null;
-    var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean), ranges = [];
+    var terms = searchTerms(), ranges = [];
     if (terms.length && markedEntry) {  // first, so the rows cannot use up the marks
       termRanges(contentTexts(markedEntry), terms, ranges, MAX_MARKS / 5);
       ranges.slice(0, 20).forEach(function (range) {  // unfold what holds the first matches

@@ -1048,6 +1048,34 @@ def test_toggles_and_filters_report_their_state(view: Viewer, published: dict[st
     clean(view)
 
 
+def test_the_status_line_follows_the_filter_without_javascript(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Without the script the status line kept saying what Default shows, whatever filter
+    the reader chose; now each filter's line is in the page and CSS shows the chosen one,
+    with the words the script would write."""
+    entries = len(load_fixture(BRANCHED).entries)
+    lines = {}
+    for js in (False, True):
+        page = view.open(published[BRANCHED], js=js)
+        for key, name in (("user", "User only"), ("labeled", "Labeled"), ("notools", "No tools")):
+            page.click(f'label[for="flt-{key}"]')
+            page.wait_for_timeout(50)
+            rows = shown_rows(page)
+            text = page.inner_text("#tree-status")
+            assert text == f"{rows} of {entries} entries shown ({name})", (js, text)
+            lines[js, key] = text
+        page.click('label[for="flt-all"]')
+        page.wait_for_timeout(50)
+        assert page.inner_text("#tree-status") == f"{entries} entries · 7 branches"
+        page.click('label[for="flt-default"]')
+        page.wait_for_timeout(50)
+        lines[js, "default"] = page.inner_text("#tree-status")
+        assert lines[js, "default"].startswith(f"{shown_rows(page)} of {entries} entries shown")
+    assert all(lines[False, k] == lines[True, k] for k in ("user", "labeled", "notools", "default"))
+    clean(view)
+
+
 def test_the_floating_outline_link_takes_keyboard_focus_along(
     view: Viewer, published: dict[str, str]
 ) -> None:
@@ -1306,6 +1334,26 @@ def test_a_link_to_an_entry_the_page_lacks_says_so(view: Viewer, published: dict
     page = view.open(published[BRANCHED] + "#" + "x" * 300)
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     assert "x" * 100 not in page.inner_text(".link-miss")
+    clean(view)
+
+
+def test_search_folds_dotted_capital_i(view: Viewer, page_server: PageServer) -> None:
+    """ "İ" lowercases to "i" plus a combining dot: "istanbul" did not find "İstanbul", and
+    a text node holding an "İ" got no marks at all (its offsets moved)."""
+    lines = [
+        '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}',
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"İstanbul ve İzmir, then istanbul again"}}',
+    ]
+    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    page = view.open(page_server.publish("dotted-i.html", render_session(session)))
+    page.fill("#tree-search", "istanbul")
+    page.wait_for_timeout(200)
+    assert page.inner_text("#tree-status").startswith("1 / 1 entries match")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(200)
+    marked = page.evaluate("[...CSS.highlights.get('search-terms')].map(r => r.toString())")
+    assert "İstanbul" in marked and "istanbul" in marked
     clean(view)
 
 

@@ -34,7 +34,7 @@ from exporter.formatting import (
 from exporter.jsonl_out import read_pristine_source, session_to_jsonl
 from exporter.render.chart import build_chart
 from exporter.render.entry_views import prompt_preview
-from exporter.render.model import Item
+from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
 from exporter.render.view import PageBuilder, damaged_views
@@ -248,6 +248,22 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return shown
 
 
+def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
+    """How many outline rows each filter shows (page.css's rules for rows, which page.js
+    also reads from the classes), for a status line that is right without the script."""
+    counts = dict.fromkeys(("default", "notools", "user", "labeled"), 0)
+    for row in outline:
+        if row.kind != "row":
+            continue
+        classes = row.classes.split()
+        hidden = "hide-default" in classes
+        counts["default"] += not hidden or "fork" in classes  # a fork's row stays
+        counts["notools"] += not hidden and "is-tool" not in classes
+        counts["user"] += not hidden and "is-user" in classes
+        counts["labeled"] += not hidden and "is-labeled" in classes
+    return counts
+
+
 def _models_with_turns(stats: SessionStats) -> list[tuple[str, int]]:
     """Each model used, with its assistant turns in all branches: a model picked with a
     model change but never answering (pi-branched-4: three of four) is not mistaken for
@@ -390,12 +406,7 @@ def _render_page(
         "items": _with_html(items, rendering.results()),
         "runs_open_at_end": builder.runs_open_at_end,
         "outline": outline,
-        # rows the Default filter hides (extension data, markers; not one that branches part
-        # from): the status line counts them
-        "default_hidden": sum(
-            row.kind == "row" and "hide-default" in row.classes and "fork" not in row.classes
-            for row in outline
-        ),
+        "rows_shown": rows_shown(outline),
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),
         "embed": embedded.result() if embedded is not None else None,
