@@ -55,7 +55,7 @@
   // What a search looks through: the session's own words, not the page's labels around
   // them (entry headers, usage footers, "N more lines", badges, context notes): "context"
   // matched 290 entries of pi-v1 through the note alone.
-  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, .ctx-note, p.same-output";
+  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, p.same-output";
   function contentTexts(root) {
     return doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, { acceptNode: function (node) {
       if (node.nodeType === 3) return NodeFilter.FILTER_ACCEPT;

@@ -963,6 +963,15 @@ def test_compacted_entries_keep_their_text_contrast(
         "els => [...new Set(els.map(e => getComputedStyle(e).opacity))]",
     )
     assert opacities == ["1"], opacities
+    # each says so in its header, before its time (the words are CSS's, not 290 copies)
+    notes = page.eval_on_selector_all(
+        ".entry.compacted > header",
+        """els => els.map(h => [getComputedStyle(h, '::after').content,
+            h.querySelector('.ts').getBoundingClientRect().left > h.querySelector('h3')
+              .getBoundingClientRect().right])""",
+    )
+    assert len(notes) == 290
+    assert all(content == '"not in the model\'s context"' and after for content, after in notes)
     clean(view)
 
 
@@ -1377,7 +1386,7 @@ def test_search_looks_at_the_session_not_the_pages_labels(
     page.wait_for_timeout(200)
     chrome = page.evaluate(
         """() => [...CSS.highlights.get('search-terms')].filter(r => r.startContainer
-             .parentElement.closest('.entry > header, .entry > footer, summary, .ctx-note'))
+             .parentElement.closest('.entry > header, .entry > footer, summary'))
              .length"""
     )
     assert chrome == 0

@@ -38,7 +38,6 @@ class EntryView:
     meta: str = ""
     html: Markup | None = None
     notes: list[str] = field(default_factory=list)
-    compacted_by: str | None = None
     status: str = ""
     forks_here: int = 0
 

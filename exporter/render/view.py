@@ -312,7 +312,6 @@ class PageBuilder:
         if label:
             view.classes.append("is-labeled")
         if entry.id in self.compacted:
-            view.compacted_by = self.anchor(self.compacted[entry.id])
             view.classes.append("compacted")
         builder = ENTRY_BUILDERS.get(type(entry)) or unknown_view
         try:
