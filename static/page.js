@@ -62,9 +62,19 @@
       return node.matches(NOT_SEARCHED) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
     } });
   }
+  // The same text as walking contentTexts(root), built from native textContent: cut the
+  // few left-out parts out of it in document order (a filtered walk took 0.7 s on 10k).
   function contentText(root) {
-    var walker = contentTexts(root), parts = [], node;
-    while ((node = walker.nextNode())) parts.push(node.data);
+    var text = root.textContent, parts = [], at = 0, last = null;
+    var left = root.querySelectorAll(NOT_SEARCHED);
+    for (var i = 0; i < left.length; i++) {
+      if (last && last.contains(left[i])) continue;  // inside a part already cut
+      var cut = left[i].textContent, found = cut ? text.indexOf(cut, at) : -1;
+      if (found < 0) continue;
+      parts.push(text.slice(at, found));
+      at = found + cut.length; last = left[i];
+    }
+    parts.push(text.slice(at));
     return parts.join("");
   }
   // Case-folded for search: "İ" lowercases to "i" and a combining dot, which neither
