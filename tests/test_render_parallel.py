@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,13 @@ from conftest import FIXTURE_FILES, REPO
 
 from exporter.loader import load_session
 from exporter.render import RenderOptions, render_session
-from exporter.render.parallel import MIN_ITEMS_PER_WORKER, ForkedMap, available_workers, can_fork
+from exporter.render.parallel import (
+    MIN_ITEMS_PER_WORKER,
+    STRIPE,
+    ForkedMap,
+    available_workers,
+    can_fork,
+)
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX only")
 
@@ -78,16 +85,50 @@ def test_work_really_runs_in_other_processes_and_keeps_its_order() -> None:
 def runs_in_children() -> None:
     items = list(range(4 * MIN_ITEMS_PER_WORKER))
     parent = os.getpid()
-    mapped = ForkedMap(lambda i: f"{i}:{os.getpid()}", items, workers=3).start()
+
+    def render(i: int) -> str:
+        time.sleep(0.001)  # long enough for every worker to take stripes
+        return f"{i}:{os.getpid()}"
+
+    mapped = ForkedMap(render, items, workers=3).start()
     assert len(mapped._children) == 2  # and this process is the third worker
+    time.sleep(0.2)  # this process builds the rest of the page meanwhile
     results = mapped.results()
     assert [int(r.split(":")[0]) for r in results] == items
-    pids = {int(r.split(":")[1]) for r in results}
-    assert len(pids) == 3 and parent in pids
-    own = sum(1 for r in results if r.endswith(f":{parent}"))
-    assert 0.2 * len(items) < own < len(items) / 3  # it also builds the rest of the page
-    # stripes: neighbours in the same stripe went to the same child
-    assert results[0].split(":")[1] == results[1].split(":")[1]
+    pids = [int(r.split(":")[1]) for r in results]
+    assert len(set(pids)) == 3 and parent in pids
+    # whoever is free takes the next stripe: the children, busy from the start, did more
+    own = pids.count(parent)
+    assert 0 < own < min(pids.count(p) for p in set(pids) - {parent})
+    # stripes: neighbours in the same stripe went to the same process
+    assert all(len(set(pids[s : s + STRIPE])) == 1 for s in range(0, len(items), STRIPE))
+
+
+def test_a_busy_parent_leaves_the_stripes_to_the_children() -> None:
+    in_fresh_python("busy_parent")
+
+
+def busy_parent() -> None:
+    """Whoever is free takes the next stripe: while this process builds the rest of the page
+    the children take them all (a fixed split kept 0.6 of a share here, rendered after)."""
+    items = list(range(6 * MIN_ITEMS_PER_WORKER))
+    calls = os.pipe()
+    parent = os.getpid()
+
+    def render(i: int) -> str:
+        os.write(calls[1], b"x")
+        return f"{i}:{os.getpid()}"
+
+    mapped = ForkedMap(render, items, workers=2).start()
+    time.sleep(0.5)  # the header, tables and outline
+    results = mapped.results()
+    os.close(calls[1])
+    rendered = b""
+    while chunk := os.read(calls[0], 65536):
+        rendered += chunk
+    assert [int(r.split(":")[0]) for r in results] == items
+    assert len(rendered) == len(items)  # no stripe rendered twice
+    assert not any(r.endswith(f":{parent}") for r in results)
 
 
 def test_small_inputs_and_one_worker_stay_in_this_process() -> None:

@@ -1,4 +1,5 @@
-"""Render a big transcript on several CPUs: forked children each render a share of the items.
+"""Render a big transcript on several CPUs: forked children and this process take stripes of
+the items from a shared queue until none is left.
 
 Forking (not spawning) is what makes this cheap: a child starts with the loaded session,
 the plan and the compiled templates already in memory, and sends back only HTML strings.
@@ -14,7 +15,7 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -22,11 +23,10 @@ T = TypeVar("T")
 
 MAX_WORKERS = 8
 MIN_ITEMS_PER_WORKER = 150  # below this a fork costs more than it saves
-STRIPE = 32  # items are dealt out in stripes, which evens out slow stretches
-# This process is one of the workers, but it also builds the rest of the page meanwhile
-# and compresses the embedded copy: with a smaller share it finishes with the children
-# (25 MB session, 2 CPUs: 0.6 is ~0.1 s faster than 0.8; no difference on small pages).
-PARENT_WEIGHT = 0.6
+STRIPE = 32  # items are handed out in stripes of neighbours
+# The whole queue (4 bytes a stripe) is written before any worker starts, so it must fit in
+# the pipe at once: 4,000 bytes fit even a one-page pipe (Linux gives those under pressure).
+MAX_STRIPES = 1000
 
 
 def available_workers(requested: int | None) -> int:
@@ -49,38 +49,44 @@ def can_fork() -> bool:
 class _Child:
     pid: int
     read_fd: int
-    indices: list[int]
 
 
 @dataclass
 class ForkedMap(Generic[T]):
     """``render`` over ``items``, started in children now, collected by :meth:`results`.
 
-    The caller goes on with other work in between (the header, tables, outline). Calling
-    ``gc.freeze()`` first (render_session does) keeps the children's cyclic GC away from the
-    shared objects, so their memory pages stay shared.
+    The items are cut into stripes, and a pipe holds the stripe numbers as a queue: every
+    worker (the children, then this process once it has built the rest of the page) takes
+    the next stripe until none is left, so whoever is free does the work, however uneven
+    the items and whatever else this process had to do first. The caller goes on with
+    other work in between (the header, tables, outline). Calling ``gc.freeze()`` first
+    (render_session does) keeps the children's cyclic GC away from the shared objects,
+    so their memory pages stay shared.
     """
 
     render: Callable[[T], str]
     items: Sequence[T]
     workers: int = 1
     _children: list[_Child] = field(default_factory=list)
-    _own: list[int] | None = None  # this process's share; None = everything
+    _queue: int | None = None  # read end of the stripe queue; None: all is rendered here
+    _stripe: int = STRIPE
 
     def start(self) -> ForkedMap[T]:
         """Fork ``workers - 1`` children (none for small inputs); this process is the last."""
         count = min(self.workers, len(self.items) // MIN_ITEMS_PER_WORKER)
         if count < 2 or not can_fork():
             return self
-        shares = _deal(len(self.items), [PARENT_WEIGHT] + [1.0] * (count - 1))
-        self._own = shares[0]
-        for indices in shares[1:]:
-            child = self._fork(indices)
+        self._stripe = max(STRIPE, -(-len(self.items) // MAX_STRIPES))
+        self._queue = _stripe_queue(-(-len(self.items) // self._stripe))
+        if self._queue is None:
+            return self
+        for _ in range(count - 1):
+            child = self._fork()
             if child is not None:
                 self._children.append(child)
         return self
 
-    def _fork(self, indices: list[int]) -> _Child | None:
+    def _fork(self) -> _Child | None:
         try:
             read_fd, write_fd = os.pipe()
         except OSError:
@@ -91,42 +97,64 @@ class ForkedMap(Generic[T]):
             os.close(read_fd)
             os.close(write_fd)
             return None
-        if pid == 0:  # the child: render its share, send it, and leave without cleanup
+        if pid == 0:  # the child: render stripes, send them, and leave without cleanup
             for fd in (read_fd, *(child.read_fd for child in self._children)):
                 os.close(fd)  # a sibling's pipe held open here would never see its reader go
-            self._child_main(indices, write_fd)
+            self._child_main(write_fd)
         os.close(write_fd)
-        return _Child(pid, read_fd, indices)
+        return _Child(pid, read_fd)
 
-    def _child_main(self, indices: list[int], write_fd: int) -> None:
+    def _child_main(self, write_fd: int) -> None:
         status = 0
         try:
             gc.disable()  # short-lived: the cyclic GC would only copy shared pages
-            payload = pickle.dumps(
-                [str(self.render(self.items[i])) for i in indices], pickle.HIGHEST_PROTOCOL
-            )
+            done = [(stripe, self._render_stripe(stripe)) for stripe in self._take()]
+            payload = pickle.dumps(done, pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_fd, "wb") as pipe:
                 pipe.write(payload)
-        except BaseException:  # the parent renders this share itself
+        except BaseException:  # the parent renders the stripes this child took
             status = 1
         finally:
             os._exit(status)
 
+    def _take(self) -> Iterator[int]:
+        """The next stripe numbers from the queue, until it is empty. All of it was written
+        before any worker started, so each 4-byte read returns one whole number."""
+        while self._queue is not None:
+            data = os.read(self._queue, 4)
+            if len(data) < 4:
+                return
+            yield int.from_bytes(data, "little")
+
+    def _range(self, stripe: int) -> range:
+        return range(stripe * self._stripe, min((stripe + 1) * self._stripe, len(self.items)))
+
+    def _render_stripe(self, stripe: int) -> list[str]:
+        return [str(self.render(self.items[i])) for i in self._range(stripe)]
+
     def results(self) -> list[str]:
-        """Every item's HTML in order; shares whose child failed are rendered here."""
+        """Every item's HTML in order; stripes whose child failed are rendered here."""
         done: dict[int, str] = {}
-        for index in self._own or ():  # while the children finish theirs
-            done[index] = str(self.render(self.items[index]))
+        for stripe in self._take():  # while the children finish theirs
+            done.update(zip(self._range(stripe), self._render_stripe(stripe), strict=True))
+        self._close_queue()
         for child in self._children:
-            for index, html in zip(child.indices, self._collect(child) or (), strict=False):
-                done[index] = html
+            for stripe, html in self._collect(child) or ():
+                if len(html) == len(self._range(stripe)):
+                    done.update(zip(self._range(stripe), html, strict=True))
         self._children = []
         return [
             done[i] if i in done else str(self.render(item)) for i, item in enumerate(self.items)
         ]
 
+    def _close_queue(self) -> None:
+        if self._queue is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._queue)
+            self._queue = None
+
     @staticmethod
-    def _collect(child: _Child) -> list[str] | None:
+    def _collect(child: _Child) -> list[tuple[int, list[str]]] | None:
         try:
             with os.fdopen(child.read_fd, "rb") as pipe:
                 data = pipe.read()
@@ -139,15 +167,20 @@ class ForkedMap(Generic[T]):
         if status != 0 or not data:
             return None
         try:
-            html = pickle.loads(data)
-        except Exception:  # a truncated payload: render the share here
+            done = pickle.loads(data)
+        except Exception:  # a truncated payload: render its stripes here
             return None
-        if not isinstance(html, list) or len(html) != len(child.indices):
+        if not isinstance(done, list):
             return None
-        return html
+        return [
+            (stripe, html)
+            for stripe, html in done
+            if isinstance(stripe, int) and isinstance(html, list)
+        ]
 
     def close(self) -> None:
         """Reap children that were started but not collected (an error in the caller)."""
+        self._close_queue()
         for child in self._children:  # closing every pipe first unblocks every writer
             with contextlib.suppress(OSError):
                 os.close(child.read_fd)
@@ -157,10 +190,21 @@ class ForkedMap(Generic[T]):
         self._children = []
 
 
-def _deal(count: int, weights: list[float]) -> list[list[int]]:
-    """Indices ``0..count-1`` in stripes, each to the worker furthest below its weight."""
-    shares: list[list[int]] = [[] for _ in weights]
-    for begin in range(0, count, STRIPE):
-        worker = min(range(len(weights)), key=lambda i: len(shares[i]) / weights[i])
-        shares[worker].extend(range(begin, min(begin + STRIPE, count)))
-    return shares
+def _stripe_queue(stripes: int) -> int | None:
+    """A pipe holding ``0..stripes-1`` (4 bytes each), its write end closed: the read end,
+    or None when it cannot be made. ``stripes`` <= MAX_STRIPES, so it never blocks."""
+    try:
+        read_fd, write_fd = os.pipe()
+    except OSError:
+        return None
+    try:
+        os.set_blocking(write_fd, False)  # a full pipe fails here instead of waiting forever
+        data = b"".join(n.to_bytes(4, "little") for n in range(stripes))
+        while data:
+            data = data[os.write(write_fd, data) :]
+    except OSError:  # BlockingIOError included
+        os.close(read_fd)
+        return None
+    finally:
+        os.close(write_fd)
+    return read_fd
