@@ -1414,3 +1414,29 @@ def test_filters_keep_fork_rows_and_drop_empty_context_runs(
     page.click('label[for="flt-user"]')
     assert page.evaluate(visible_dividers) == 2
     clean(view)
+
+
+@pytest.mark.parametrize("name", [SAMPLER, V1_COMPACTION])
+def test_diff_rows_are_one_line_each(view: Viewer, published: dict[str, str], name: str) -> None:
+    """Context lines are plain text between the coloured rows (13 bytes less each): every
+    diff line is still one row, added and removed rows are coloured to the box's edge, and
+    a long line scrolls instead of wrapping."""
+    page = view.open(published[name])
+    page.click('label[for="flt-all"]')
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    rows = page.evaluate(
+        """[...document.querySelectorAll('pre.diff')].filter(p => p.getClientRects().length)
+          .map(pre => {
+            const lineHeight = parseFloat(getComputedStyle(pre).lineHeight);
+            const box = pre.getBoundingClientRect(), cs = getComputedStyle(pre);
+            const inner = box.height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+            const lines = pre.textContent.replace(/\\n$/, '').split('\\n').length;
+            const short = [...pre.querySelectorAll(':scope > ins, :scope > del')]
+              .filter(r => r.getBoundingClientRect().width < pre.clientWidth
+                           - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 1);
+            return [Math.round(inner / lineHeight), lines, short.length];
+          })"""
+    )
+    assert rows, name
+    assert all(shown == lines and short == 0 for shown, lines, short in rows), rows[:5]
+    clean(view)

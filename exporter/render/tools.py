@@ -111,12 +111,13 @@ _DIFF_TAGS = {
     "-": ("<del>", "</del>"),
     "@": ('<span class="dh">', "</span>"),
 }
-_CONTEXT = ("<span>", "</span>")
+_CONTEXT = ("", "")  # context lines are plain text: the most common, and 13 bytes each
 
 
 def _diff_lines(diff: str) -> list[str]:
-    """One short block element per diff line, coloured by its leading +/- (Pi diffs carry
-    line numbers after it); <ins>/<del> keep the markup small and say what the line is."""
+    """One line of HTML per diff line: added and removed lines (and hunk headers) in short
+    elements coloured by their leading +/- (Pi diffs carry line numbers after it), context
+    lines as plain text; <ins>/<del> keep the markup small and say what the line is."""
     out = []
     for line in diff.rstrip("\n").split("\n"):
         opening, closing = _DIFF_TAGS.get(line[:1], _CONTEXT)
