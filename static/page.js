@@ -53,8 +53,8 @@
   var rows = $all("#tree li:not(.sub)"), texts = [];
   show(search);
   // What a search looks through: the session's own words, not the page's labels around
-  // them (entry headers, usage footers, "N more lines", badges, context notes): "context"
-  // matched 290 entries of pi-v1 through the note alone.
+  // them (entry headers, usage footers, "N more lines", badges): "context" matched 249
+  // rows of pi-v1 through a header note alone.
   var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, p.same-output";
   function contentTexts(root) {
     return doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, { acceptNode: function (node) {
@@ -138,7 +138,7 @@
       if (hit) hits.push(rows[i]);
     }
     // count what the reader sees: rows the active filter hides are not matches on screen
-    // (the row's own display, so a folded outline on a phone still counts its matches)
+    // (by the row's classes, so a folded outline on a phone still counts its matches)
     // a filter the reader chose (not Default or All) is counted too: "21 of 212 shown"
     var chosen = $("input.flt:checked"), narrowed = chosen && !/^flt-(default|all)$/.test(chosen.id);
     var shown = terms.length || narrowed ? hits.filter(function (r) { return filterShows(r, chosen ? chosen.id : "flt-all"); }).length : 0;
