@@ -1207,8 +1207,8 @@ def test_labeled_filter_shows_every_labeled_entry_it_lists(
         page = view.open(published[BRANCHED], js=js)
         page.click('label[for="flt-labeled"]')
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-        targets = page.eval_on_selector_all(
-            "#tree li:not(.sub) > a",
+        targets = page.eval_on_selector_all(  # a fork's row stays too, muted
+            "#tree li:not(.sub):not(.fork:not(.is-labeled)) > a",
             "as => as.filter(a => a.parentElement.getClientRects().length)"
             ".map(a => a.getAttribute('href').slice(1))",
         )
@@ -1396,14 +1396,22 @@ def test_search_looks_at_the_session_not_the_pages_labels(
 def test_filters_keep_fork_rows_and_drop_empty_context_runs(
     view: Viewer, published: dict[str, str]
 ) -> None:
-    """Under Default a fork at a marker (a model change, extension data) hid its row while
-    its sub-lists stayed; Labeled left pi-v1's transcript two dividers over no entry."""
+    """A fork's row (at a marker, extension data or an assistant turn) was hidden by the
+    filters while its sub-lists stayed, so branches hung indented under nothing; it now
+    stays under every filter, muted where the filter alone would hide it. Labeled left
+    pi-v1's transcript two dividers over no entry."""
     page = view.open(published[BRANCHED])
-    forks = "#tree li.fork.hide-default"
-    assert page.locator(forks).count() >= 2
-    assert all(r.is_visible() for r in page.locator(forks).all())
+    forks = page.locator("#tree li.fork")
+    assert page.locator("#tree li.fork.hide-default").count() >= 2
+    assert page.locator("#tree li.fork:not(.is-user)").count() >= 4
+    muted = "getComputedStyle(document.querySelector('.tree-status')).color"
+    for key in ("default", "notools", "user", "labeled"):
+        page.click(f'label[for="flt-{key}"]')
+        assert all(r.is_visible() for r in forks.all()), key
+    colours = forks.evaluate_all("rows => rows.map(r => getComputedStyle(r.firstChild).color)")
+    assert set(colours) == {page.evaluate(muted)}  # Labeled: none of these rows is labeled
     page.click('label[for="flt-user"]')
-    assert not any(r.is_visible() for r in page.locator(forks).all())
+    assert page.locator("#tree li.fork.is-user").count() == 0
     page = view.open(published[V1_COMPACTION])
     visible_dividers = (
         "[...document.querySelectorAll('.ctx-divider')].filter(d => d.offsetParent).length"

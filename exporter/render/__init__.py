@@ -256,11 +256,15 @@ def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
         if row.kind != "row":
             continue
         classes = row.classes.split()
-        hidden = "hide-default" in classes
-        counts["default"] += not hidden or "fork" in classes  # a fork's row stays
-        counts["notools"] += not hidden and "is-tool" not in classes
-        counts["user"] += not hidden and "is-user" in classes
-        counts["labeled"] += not hidden and "is-labeled" in classes
+        if "fork" in classes:  # a fork's row stays under every filter
+            for key in counts:
+                counts[key] += 1
+            continue
+        shown = "hide-default" not in classes
+        counts["default"] += shown
+        counts["notools"] += shown and "is-tool" not in classes
+        counts["user"] += shown and "is-user" in classes
+        counts["labeled"] += shown and "is-labeled" in classes
     return counts
 
 
