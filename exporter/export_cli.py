@@ -18,6 +18,7 @@ from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
     finish_report,
+    not_empty,
     policy_from_options,
     policy_options,
     read_files,
@@ -35,7 +36,11 @@ def default_output_name(session_path: str | None) -> str:
 @click.command("export")
 @session_argument
 @click.option(
-    "-o", "--output", "output", help="Output file (default: pi-session-<name>.html; - for stdout)."
+    "-o",
+    "--output",
+    "output",
+    callback=not_empty,
+    help="Output file (default: pi-session-<name>.html; - for stdout).",
 )
 @click.option("--leaf", help="Entry id (or unique prefix) whose branch is the main transcript.")
 @click.option(

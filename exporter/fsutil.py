@@ -23,12 +23,19 @@ def atomic_open(
 ) -> Iterator[IO[Any]]:
     """Write a temp file in the same folder, then rename it over ``path`` (only on success).
 
+    A symlink is written through (the link stays, its file is replaced); a device, FIFO or
+    socket (``-o /dev/null``, ``-o >(gzip > x)``) is written as it is, not atomically.
+
     ``permissions`` are set before the rename (0o600 for files holding secrets, so they are
     never readable by others); by default a file keeps the mode it had, and a new one gets
     what the user's umask gives (a session page may hold secrets: a umask of 077 must keep
     it private). ``durable`` fsyncs the data first.
     """
-    target = Path(path)
+    if is_special_file(path):  # renaming a file over it would replace the device or pipe
+        with open(path, mode, **kwargs) as stream:
+            yield stream
+        return
+    target = write_target(path)
     folder = target.parent if str(target.parent) else Path(".")
     try:
         handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -46,6 +53,20 @@ def atomic_open(
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
+
+
+def is_special_file(path: str | os.PathLike[str]) -> bool:
+    """``path`` (through symlinks) is there and neither a regular file nor a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_target(path: str | os.PathLike[str]) -> Path:
+    """The file a write to ``path`` replaces: a symlink's target, so the link stays a link."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
 
 
 def _mode_for(target: Path) -> int:

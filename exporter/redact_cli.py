@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
-from exporter.fsutil import atomic_write_bytes
+from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError
@@ -201,10 +201,23 @@ def _check_report_path(report: str | None) -> None:
     _check_output_path("--report", report)
 
 
+def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``-o ""`` wrote the default file name without a word: an empty name is refused."""
+    if value == "":
+        raise click.BadParameter("the name is empty; give a file name, or - for stdout")
+    return value
+
+
 def _check_output_path(option: str, path: str) -> None:
     """An output is a file name in a folder that exists and takes files. Checked before
     any work, so a failure does not come after another output was written."""
-    target = Path(path)
+    if not path:
+        raise CliError(f"{option}: the file name is empty", 1)
+    if is_special_file(path):  # a device or pipe is written as it is, not replaced
+        if not os.access(path, os.W_OK):
+            raise CliError(f"{option}: cannot write to {path}", 2)
+        return
+    target = write_target(path)
     if target.is_dir():
         raise CliError(f"{option}: {path} is a folder; give a file name", 1)
     if not target.parent.is_dir():
@@ -276,7 +289,7 @@ def refuse_collisions(
                 raise CliError(f"{option}: refusing to overwrite {path}, a Pi session file", 1)
     for index, (option, path) in enumerate(named):
         for other, other_path in named[index + 1 :]:
-            if _same_file(path, other_path):
+            if _same_file(path, other_path) and not is_special_file(path):  # /dev/null twice
                 raise CliError(f"{option} and {other} name the same file: {path}", 1)
 
 
@@ -322,7 +335,11 @@ def refuse_default_in_sessions(
 @click.command("redact")
 @session_argument
 @click.option(
-    "-o", "--output", "output", help="Output file (default: <name>.redacted.jsonl; - for stdout)."
+    "-o",
+    "--output",
+    "output",
+    callback=not_empty,
+    help="Output file (default: <name>.redacted.jsonl; - for stdout).",
 )
 @policy_options(redact_default=True)
 def redact_command(

@@ -80,6 +80,52 @@ def test_existing_output_is_replaced_atomically(runner: CliRunner, in_tmp: Path)
     assert [p.name for p in in_tmp.iterdir()] == ["page.html"]
 
 
+def test_a_symlink_is_written_through_and_stays_a_link(runner: CliRunner, in_tmp: Path) -> None:
+    """The rename replaced the link itself with a page and left its file as it was."""
+    real = in_tmp / "real.html"
+    real.write_text("old page", encoding="utf-8")
+    link = in_tmp / "link.html"
+    link.symlink_to("real.html")
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and os.readlink(link) == "real.html"
+    assert real.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["link.html", "real.html"]
+
+
+@pytest.mark.parametrize("command", ["export", "redact"])
+def test_a_pipe_or_device_is_written_not_replaced(tmp_path: Path, command: str) -> None:
+    """-o onto a FIFO or /dev/null renamed a regular file over it (as root, /dev/null became
+    a page); as another user it failed on the folder. Now they are written as they are."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    source = str(fixture_path(SAMPLER))
+    done = run_cli(command, source, "-o", str(fifo), cwd=tmp_path)
+    reader.join(timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert received and received[0].startswith(b"<!DOCTYPE html>" if command == "export" else b"{")
+    done = run_cli(command, source, "-o", os.devnull, "--report", os.devnull, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+@pytest.mark.parametrize("command", ["export", "redact"])
+def test_an_empty_output_name_is_refused(runner: CliRunner, in_tmp: Path, command: str) -> None:
+    """``-o ""`` quietly wrote the default file name."""
+    result = runner.invoke(cli, [command, str(fixture_path(SAMPLER)), "-o", ""])
+    assert result.exit_code == 1
+    assert "the name is empty" in result.stderr
+    assert list(in_tmp.iterdir()) == []
+
+
 def test_dash_writes_the_page_to_stdout_only(runner: CliRunner, in_tmp: Path) -> None:
     corpus = in_tmp / CORPUS
     corpus.write_bytes(build_corpus())
