@@ -167,7 +167,8 @@ def _json_error(error: ValueError) -> str:
     """The parser's complaint without its own "line 1 column 5 (char 4)", which read like
     a line of the file: ``Expecting value at column 5``."""
     if isinstance(error, json.JSONDecodeError):
-        return f"{error.msg} at column {error.colno}"
+        # some messages end in " at" themselves ("Invalid control character at")
+        return f"{error.msg.removesuffix(' at')} at column {error.colno}"
     return str(error)
 
 

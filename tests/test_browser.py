@@ -38,6 +38,7 @@ pytestmark = pytest.mark.browser
 SAMPLER = "every-entry-type.jsonl"
 BRANCHED = "pi-branched-1.jsonl"
 V1_COMPACTION = "pi-v1-before-compaction.jsonl"
+BRANCHED_4 = "pi-branched-4.jsonl"
 LONG = "long-tokens"
 PHONE = {"width": 390, "height": 844}
 LONG_PATH = (
@@ -111,7 +112,7 @@ NESTED_LIST = "\n".join("  " * level + f"- level {level}" for level in range(12)
 def published(page_server: PageServer) -> dict[str, str]:
     """Name -> URL; each page is rendered (cached) and written once per run."""
     urls: dict[str, str] = {}
-    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION):
+    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4):
         urls[name] = page_server.publish(name.replace(".jsonl", ".html"), render_fixture(name))
     long_session = parse_session_bytes(long_token_session())
     urls[LONG] = page_server.publish("long-tokens.html", render_session(long_session))
@@ -1421,6 +1422,59 @@ def test_filters_keep_fork_rows_and_drop_empty_context_runs(
     assert page.evaluate(visible_dividers) == 0
     page.click('label[for="flt-user"]')
     assert page.evaluate(visible_dividers) == 2
+    clean(view)
+
+
+EMPTY_UNDER_FILTER = """() => ({
+  cards: [...document.querySelectorAll('#transcript article.k-assistant')]
+    .filter(a => a.getClientRects().length)
+    .filter(a => ![...a.children].some(c => !['HEADER', 'FOOTER'].includes(c.tagName)
+                                          && c.getClientRects().length))
+    .map(a => a.id),
+  branches: [...document.querySelectorAll('details.branch, details.branch-group')]
+    .filter(d => d.getClientRects().length)
+    .filter(d => ![...d.querySelectorAll('[data-entry-id]')].some(e => e.getClientRects().length))
+    .map(d => d.id || d.className),
+})"""
+
+
+@pytest.mark.parametrize("name", [V1_COMPACTION, BRANCHED_4])
+def test_filters_leave_no_empty_card_or_branch(
+    view: Viewer, published: dict[str, str], name: str
+) -> None:
+    """ "No tools" hid the tool boxes of turns that only call tools and kept their header and
+    footer (203 empty cards on pi-v1); "Labeled" hid the calls of a labeled turn, so the
+    bookmark showed nothing; "User only" and "Labeled" kept branch blocks that opened to
+    nothing."""
+    for js in (True, False):
+        page = view.open(published[name], js=js)
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        for key in ("notools", "user", "labeled"):
+            page.click(f'label[for="flt-{key}"]')
+            assert page.evaluate(EMPTY_UNDER_FILTER) == {"cards": [], "branches": []}, key
+        assert page.locator("#transcript article.k-assistant.is-tool").count() >= 10
+    clean(view)
+
+
+def test_an_edit_in_a_turn_that_ended_in_error_keeps_its_colours(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A failed edit's diff is drawn without colours (it changed nothing); the rule also hit
+    every edit in an assistant message that ended in an error (pi-branched-4's "529
+    overloaded" turn), though those edits succeeded."""
+    page = view.open(published[BRANCHED_4])
+    page.click('label[for="flt-all"]')
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    colours = page.eval_on_selector_all(
+        ".entry.st-error .tool:not(.st-error) pre.diff > ins",
+        "rows => rows.map(r => getComputedStyle(r).backgroundColor)",
+    )
+    assert colours and "rgba(0, 0, 0, 0)" not in colours
+    failed = page.eval_on_selector_all(
+        ".tool.st-error pre.diff > ins",
+        "rows => rows.map(r => getComputedStyle(r).backgroundColor)",
+    )
+    assert set(failed) <= {"rgba(0, 0, 0, 0)"}
     clean(view)
 
 

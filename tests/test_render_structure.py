@@ -1172,7 +1172,7 @@ def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
     transcript = page.one(lambda e: e.get("id") == "transcript")
     order = [c.get("data-entry-id") or c.get("class") for c in transcript.children
              if isinstance(c, Element) and c.tag in ("article", "details")]  # fmt: skip
-    assert order == ["u0", "branch-group", "a11"]
+    assert order == ["u0", "branch-group no-labeled no-user", "a11"]  # answers only
     nine = b"\n".join(data.split(b"\n")[:11]) + b"\n"  # a0..a8: 8 alternatives to a8
     few = parse_html(render_session(parse_session_bytes(nine)))
     assert not few.all(lambda e: e.has_class("branch-group"))
@@ -1736,3 +1736,62 @@ def test_outline_rows_where_branches_part_are_marked(name: str) -> None:
         link = next(e for e in row.iter() if e.tag == "a")
         marked.add(by_anchor[(link.get("href") or "#")[1:]])
     assert forks and marked == forks
+
+
+def test_branch_blocks_say_what_they_hold_and_which_filters_would_empty_them() -> None:
+    """A one-entry branch read "1 entries"; a branch that starts at an answer read "(no
+    prompt)"; "User only" and "Labeled" kept blocks that opened to nothing (now classed
+    ``no-user`` / ``no-labeled`` for the filters to hide); a turn that only calls tools is
+    ``is-tool``, in the transcript and the outline, so "No tools" hides it whole."""
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+    result = [{"type": "text", "text": "file.txt"}]
+    stamp = "2025-01-01T00:00:00Z"
+
+    def message(entry_id: str, parent: str | None, **body: object) -> str:
+        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=body)
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
+        message("u1", None, role="user", content="first question"),
+        message("a1", "u1", role="assistant", content=[call], stopReason="toolUse"),
+        message("r1", "a1", role="toolResult", toolCallId="c1", toolName="bash", content=result),
+        message("x1", "u1", role="assistant", content=[{"type": "text", "text": "Retry answer"}]),
+        message("x2", "x1", role="user", content="labeled question"),
+        _line(type="label", id="l1", parentId="x2", timestamp=stamp, targetId="x2", label="b"),
+        message("u2", "r1", role="user", content="second question"),
+    ]
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    blocks = {
+        anchor: (classes.split(), summary)
+        for classes, anchor, summary in re.findall(
+            r'<details class="branch ([^"]*)" id="branch-([^"]*)"><summary>(.*?)</summary>', html
+        )
+    }
+    classes, summary = blocks["x1"]
+    assert "assistant: Retry answer" in summary and "(no prompt)" not in summary
+    assert "no-user" not in classes and "no-labeled" not in classes  # x2 and its label
+    assert "· 3 entries ·" in summary
+    short = [lines[i] for i in (0, 1, 4, 2, 3)]  # x1 without its prompt; the leaf is r1
+    html = render_session(parse_session_bytes("\n".join(short).encode("utf-8")))
+    assert re.search(
+        r'class="branch d1 no-labeled no-user" id="branch-x1"><summary>.*· 1 entry ·', html
+    )
+    page = parse_html(html)
+    assert page.entry("a1").has_class("is-tool") and not page.entry("x1").has_class("is-tool")
+    rows = {
+        (next(e for e in li.iter() if e.tag == "a").get("href") or "")[1:]: li
+        for li in sidebar(page).find_all(lambda e: e.tag == "li" and not e.has_class("sub"))
+    }
+    assert rows["a1"].has_class("is-tool") and not rows["x1"].has_class("is-tool")
+
+
+def test_a_damaged_line_names_its_fault_once() -> None:
+    """Python's message for a control character ends in "at", which read "at at column"."""
+    text = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z"}\n'
+    text += (
+        '{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"a\x01"}}\n'
+    )
+    session = parse_session_bytes(text.encode("utf-8"))
+    messages = [d.message for d in session.diagnostics]
+    assert any("Invalid control character at column" in m for m in messages), messages
+    assert not any(" at at " in m for m in messages)

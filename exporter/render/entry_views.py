@@ -118,6 +118,28 @@ def _skill_and_line(text: str, limit: int) -> tuple[str, str]:
     return (f"skill: {skill[0]} · " if skill else ""), line or "(image)"
 
 
+def only_tool_calls(entry: MessageEntry) -> bool:
+    """An assistant turn that says nothing and only calls tools: "No tools" hides it whole
+    (its tool boxes gone, it left pi-v1's transcript 203 empty cards)."""
+    if entry.role != "assistant" or entry.stop_reason in ("error", "aborted", "length"):
+        return False
+    content = entry.message.get("content")
+    calls = False
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "toolCall":
+            calls = True
+        elif kind == "text":
+            if (as_str(block.get("text")) or "").strip():
+                return False
+        elif kind == "thinking":
+            if as_str(block.get("thinking")) or block.get("redacted") is True:
+                return False
+        elif kind is not None:  # an image or a block of another kind is shown
+            return False
+    return calls
+
+
 def prompt_preview(text: str | None, limit: int) -> str:
     """A prompt as one readable line, e.g. for a branch's first prompt."""
     return "".join(_skill_and_line(text, limit)) if text else "(no prompt)"
@@ -295,6 +317,8 @@ def _assistant(
             view.parts.append(Part("other", html=highlight(json_text(block, 2), "json")))
     if isinstance(content, str):
         view.parts.append(Part("text", html=markdown(content)))
+    elif only_tool_calls(entry):
+        view.classes.append("is-tool")
     usage = turn_usage(entry)
     model = entry.model_key or "unknown model"
     if usage.turns_without_usage:

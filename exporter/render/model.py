@@ -59,6 +59,12 @@ class BranchInfo:
     labels: list[str]
     depth: int
     contains_leaf: bool
+    has_user: bool = True  # a user message in it: "User only" hides a branch without
+
+    @property
+    def filter_classes(self) -> str:
+        """Filters that would open this block to nothing hide it."""
+        return ("" if self.labels else " no-labeled") + ("" if self.has_user else " no-user")
 
 
 @dataclass(slots=True)
@@ -80,6 +86,7 @@ class Item:
     kind: str  # entry | open | close | group_open | group_close
     branch: BranchInfo | None = None
     group_size: int = 0  # group_open: how many branch blocks the group holds
+    group_classes: str = ""  # group_open: the filters its branches would all open empty
     entry_id: str = ""
     line_set: frozenset[str] | set[str] = frozenset()  # the main line the entry sits on
     forks_here: int = 0

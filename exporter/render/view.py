@@ -15,7 +15,13 @@ from typing import Any
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost
-from exporter.render.entry_views import ENTRY_BUILDERS, outline_text, prompt_preview, unknown_view
+from exporter.render.entry_views import (
+    ENTRY_BUILDERS,
+    only_tool_calls,
+    outline_text,
+    prompt_preview,
+    unknown_view,
+)
 from exporter.render.folding import fold_text
 from exporter.render.model import BranchInfo, ContextRun, EntryView, Item, OutlineRow
 from exporter.render.tools import ToolView
@@ -197,14 +203,24 @@ class PageBuilder:
             work += [("close",), ("line", *self._line(root), 0, 1), ("open", root, 1)]
         work.append(("line", *self._line(main_root), 0, 0))
         items: list[Item] = []
+        groups: list[tuple[Item, set[str]]] = []  # open groups, with what their branches hold
         while work:
             task = work.pop()
             if task[0] in ("close", "group_close"):
                 items.append(Item(task[0]))
+                if task[0] == "group_close":
+                    group, holds = groups.pop()
+                    group.group_classes = "".join(
+                        f" no-{kind}" for kind in ("labeled", "user") if kind not in holds
+                    )
             elif task[0] == "group_open":
                 items.append(Item("group_open", group_size=task[1]))
+                groups.append((items[-1], set()))
             elif task[0] == "open":
-                items.append(Item("open", branch=self.branch_info(task[1], task[2])))
+                branch = self.branch_info(task[1], task[2])
+                items.append(Item("open", branch=branch))
+                for _, holds in groups:  # a branch's counts cover the branches inside it
+                    holds.update(("labeled",) * bool(branch.labels) + ("user",) * branch.has_user)
             else:
                 self._run_line(task, work, items)
         self._pick_shown()
@@ -281,14 +297,21 @@ class PageBuilder:
         entries = [session.by_id[i] for i in ids]
         usage = sum_usage(entries)
         times = [t for t in (parse_time(e.timestamp) for e in entries) if t]
+        # where it goes: its first prompt, unless it starts at another answer (or has no
+        # prompt at all): then what that first message or entry says
+        first = next((e for e in entries if isinstance(e, MessageEntry)), None)
+        prompt = session.first_prompt(ids) if first is None or first.role == "user" else None
         return BranchInfo(
             first_id=first_id,
             anchor="branch-" + self.anchor(first_id),
-            first_prompt=prompt_preview(session.first_prompt(ids), 90),
+            first_prompt=prompt_preview(prompt, 90)
+            if prompt
+            else self.row_text(first.id if first is not None else first_id),
             entries=len(ids),
             cost=fmt_cost(usage.cost),
             last_activity=max(times).isoformat() if times else None,
             labels=[session.labels[i] for i in ids if i in session.labels],
+            has_user=any(getattr(e, "role", None) == "user" for e in entries),
             depth=depth,
             contains_leaf=session.leaf_id in set(ids),
         )
@@ -385,7 +408,10 @@ class PageBuilder:
             classes.append("hide-default")
         if entry_id in self.session.labels:
             classes.append("is-labeled")
-        if role in ("tool", "toolResult"):
+        entry = self.session.by_id[entry_id]
+        if role in ("tool", "toolResult") or (
+            isinstance(entry, MessageEntry) and only_tool_calls(entry)
+        ):
             classes.append("is-tool")
         if role == "user":
             classes.append("is-user")
