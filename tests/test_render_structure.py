@@ -1795,3 +1795,34 @@ def test_a_damaged_line_names_its_fault_once() -> None:
     messages = [d.message for d in session.diagnostics]
     assert any("Invalid control character at column" in m for m in messages), messages
     assert not any(" at at " in m for m in messages)
+
+
+def test_times_with_a_zone_offset_are_shown_in_utc() -> None:
+    """``10:01:00+14:00`` and ``10:01:00-12:00`` (26 hours apart) were both shown as
+    "10:01:00 UTC"; the script then read the offset right but titled it "(UTC)"."""
+    lines = [
+        _line(type="session", version=3, id="s", timestamp="2025-06-01T10:00:00+14:00", cwd="/w"),
+        _line(
+            type="message",
+            id="u1",
+            parentId=None,
+            timestamp="2025-06-01T10:01:00+14:00",
+            message={"role": "user", "content": "early"},
+        ),  # fmt: skip
+        _line(
+            type="message",
+            id="u2",
+            parentId="u1",
+            timestamp="2025-06-01T10:01:00-12:00",
+            message={"role": "user", "content": "late"},
+        ),  # fmt: skip
+    ]
+    page = parse_html(render_session(parse_session_bytes("\n".join(lines).encode("utf-8"))))
+    stamps = {
+        t.get("datetime"): t.text
+        for t in page.root.find_all(lambda e: e.tag == "time")
+        if t.get("datetime")
+    }
+    assert stamps["2025-05-31T20:01:00Z"] == "2025-05-31 20:01:00 UTC"
+    assert stamps["2025-06-01T22:01:00Z"] == "2025-06-01 22:01:00 UTC"
+    assert all(stamp.endswith("Z") for stamp in stamps)

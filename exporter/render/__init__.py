@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
@@ -72,20 +72,20 @@ def asset_dir(kind: str) -> Path:
 
 
 def _short_time(iso: str) -> str:
+    """The time in UTC (``+14:00`` and ``-12:00`` times were shown in their own zone and
+    called UTC); a time without a zone as written."""
     moment = parse_time(iso)
-    if moment is None:
+    if moment is None or moment.utcoffset() is None:
         return iso
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment.utcoffset() is not None else iso
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _compact_iso(iso: str) -> str:
-    """Machine-readable time without sub-seconds (the page shows seconds at most)."""
+    """Machine-readable time in UTC without sub-seconds (the page shows seconds at most)."""
     moment = parse_time(iso)
-    return (
-        moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-        if moment and moment.utcoffset() is not None and not moment.utcoffset()
-        else iso
-    )
+    if moment is None or moment.utcoffset() is None:
+        return iso
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _KIND_LABELS = {
