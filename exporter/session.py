@@ -8,6 +8,7 @@ and publishers never scan.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -208,6 +209,7 @@ class Session:
         visible calls per id and pops them on the way back up, O(n) overall.
         """
         visible: dict[str, list[ToolCallRef]] = {}
+        taken: dict[ToolCallRef, int] = {}  # calls answered on the current path
         call_for_result: dict[str, ToolCallRef] = {}
         results_for_call: dict[tuple[str, int], list[str]] = {}
         by_id = self.by_id
@@ -222,6 +224,8 @@ class Session:
                         refs = visible.get(ref.call_id)
                         if refs:
                             refs.pop()
+                elif entry_id in call_for_result:
+                    taken[call_for_result[entry_id]] -= 1
                 continue
             if is_message:
                 role = entry.role
@@ -232,7 +236,8 @@ class Session:
                     call_id = entry.tool_call_id
                     refs = visible.get(call_id) if call_id else None
                     if refs:
-                        ref = refs[-1]
+                        ref = self._answered_call(refs, entry, taken)
+                        taken[ref] = taken.get(ref, 0) + 1
                         results_for_call.setdefault((ref.entry_id, ref.block_index), []).append(
                             entry_id
                         )
@@ -243,6 +248,30 @@ class Session:
                 stack.extend((k, False) for k in reversed(kids))
         self._call_for_result = call_for_result
         self._results_for_call = results_for_call
+
+    def _answered_call(
+        self, refs: list[ToolCallRef], result: MessageEntry, taken: dict[ToolCallRef, int]
+    ) -> ToolCallRef:
+        """Which of the visible calls with a result's id it answers: the nearest above. When
+        that message repeats the id (backends that number calls per turn: two ``call_0``),
+        its first call not yet answered on this path, of the result's tool if it names one;
+        before, every such result went to the last call and the others had none."""
+        last = refs[-1]
+        if len(refs) == 1 or refs[-2].entry_id != last.entry_id:
+            return last
+        same = list(itertools.takewhile(lambda r: r.entry_id == last.entry_id, reversed(refs)))
+        same = [r for r in reversed(same) if not taken.get(r)]
+        name = result.tool_name
+        for ref in same:
+            if name and self._call_name(ref) == name:
+                return ref
+        return same[0] if same else last
+
+    def _call_name(self, ref: ToolCallRef) -> str | None:
+        entry = self.by_id[ref.entry_id]
+        content = entry.message.get("content") if isinstance(entry, MessageEntry) else None
+        block = content[ref.block_index] if isinstance(content, list) else None
+        return as_str(block.get("name")) if isinstance(block, dict) else None
 
     @staticmethod
     def _calls_of(entry: MessageEntry) -> Iterator[ToolCallRef]:

@@ -1808,14 +1808,14 @@ def test_times_with_a_zone_offset_are_shown_in_utc() -> None:
             parentId=None,
             timestamp="2025-06-01T10:01:00+14:00",
             message={"role": "user", "content": "early"},
-        ),  # fmt: skip
+        ),
         _line(
             type="message",
             id="u2",
             parentId="u1",
             timestamp="2025-06-01T10:01:00-12:00",
             message={"role": "user", "content": "late"},
-        ),  # fmt: skip
+        ),
     ]
     page = parse_html(render_session(parse_session_bytes("\n".join(lines).encode("utf-8"))))
     stamps = {

@@ -373,6 +373,29 @@ def test_tool_pairing_with_the_same_call_id_on_two_branches(build, dump) -> None
     assert session.result_for_call("B", 1, within={"rA"}) is None
 
 
+def test_tool_pairing_when_one_message_repeats_a_call_id(build, dump) -> None:
+    """Two calls of one message with the same id (backends that number calls per turn):
+    every result went to the last call, so the bash call had none and the read call showed
+    the bash output. Results now take the message's calls in order, by tool name first;
+    on another branch the same calls are answered afresh."""
+    calls = [("x1", "bash"), ("x1", "read")]
+    lines = [
+        build.header(),
+        build.user("u", None, "q", 1),
+        build.assistant("A", "u", "two calls", 2, calls=calls),
+        build.tool_result("r_read", "A", "x1", "read", 3),  # answers out of order
+        build.tool_result("r_bash", "r_read", "x1", "bash", 4),
+        build.tool_result("r_more", "r_bash", "x1", "bash", 5),  # a third: the last call keeps it
+        build.tool_result("s1", "A", "x1", "bash", 6),  # another branch, from the message
+        build.tool_result("s2", "s1", "x1", "bash", 7),
+    ]
+    session = load(dump, lines)
+    where = {r: session.call_for_result(r).block_index for r in ("r_read", "r_bash", "s1", "s2")}
+    assert where == {"r_read": 2, "r_bash": 1, "s1": 1, "s2": 2}
+    assert session.call_for_result("r_more").entry_id == "A"
+    assert session.result_for_call("A", 1, within={"r_read", "r_bash"}).id == "r_bash"
+
+
 # --- context view -----------------------------------------------------------------------------
 
 
