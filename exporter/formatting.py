@@ -97,8 +97,10 @@ def one_line(text: str | None, limit: int = 80) -> str:
 _MD_LINE_MARKS = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|```+[^\n`]*$|~~~+.*$)", re.M
 )
-_MD_IMAGE = re.compile(r"!\[([^\]\n]{0,200})\]\([^)\n]{0,500}\)")
-_MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\([^)\s]{0,500}(?:[ \t]+\"[^\"\n]{0,200}\")?\)")
+# a destination may hold balanced parentheses (Rust_(programming_language)), one level deep
+_MD_DEST = r"(?:[^()\s]|\([^()\s]{0,200}\)){0,500}"
+_MD_IMAGE = re.compile(r"!\[([^\]\n]{0,200})\]\(" + _MD_DEST + r"(?:[ \t]+\"[^\"\n]{0,200}\")?\)")
+_MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\(" + _MD_DEST + r"(?:[ \t]+\"[^\"\n]{0,200}\")?\)")
 _MD_CODE = re.compile(r"`([^`\n]{1,200})`")
 _MD_STRONG = re.compile(r"\*\*(?=\S)([^*\n]{1,200}?)(?<=\S)\*\*")  # not __: __init__
 _MD_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])")
