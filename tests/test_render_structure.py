@@ -1829,3 +1829,13 @@ def test_times_with_a_zone_offset_are_shown_in_utc() -> None:
     assert stamps["2025-05-31T20:01:00Z"] == "2025-05-31 20:01:00 UTC"
     assert stamps["2025-06-01T22:01:00Z"] == "2025-06-01 22:01:00 UTC"
     assert all(stamp.endswith("Z") for stamp in stamps)
+
+
+def test_forked_from_shortens_the_home_folder_as_the_project_does() -> None:
+    """The project read ``~/workspaces/pi-mono`` and, on the same card, "Forked from" the
+    full ``/Users/badlogic/...`` path."""
+    html = render_fixture("pi-v1-before-compaction.jsonl")
+    forked = re.search(r"Forked from</dt><dd><code>([^<]*)", html)
+    assert forked and forked.group(1).startswith("~/.pi/agent/sessions/")
+    project = re.search(r"Project</dt><dd[^>]*>(?:<[^>]+>)*([^<]*)", html)
+    assert project and project.group(1).startswith("~/")

@@ -378,7 +378,7 @@ def _render_page(
         "duration": fmt_duration(stats.duration_seconds),
         "cwd": display_path(session.header.cwd),
         "session_id": session.id,
-        "parent_session": session.header.parent_session,
+        "parent_session": display_path(session.header.parent_session or ""),
         "models": _models_with_turns(stats),
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
