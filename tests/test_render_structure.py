@@ -604,7 +604,7 @@ def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
         ("see ![diagram](data:image/png;base64,AAAA) here", "see diagram here"),
         # a destination with balanced parentheses left a stray ")" in the title
         ("Compare [Rust](https://w.test/Rust_(language)) and Go", "Compare Rust and Go"),
-        ("![plot](out_(1).png \"t\") done", "plot done"),
+        ('![plot](out_(1).png "t") done', "plot done"),
         # not Markdown syntax: arithmetic, snake_case, dunder names stay as written
         ("2*3*4 = 24 in a_b_c and __init__.py", "2*3*4 = 24 in a_b_c and __init__.py"),
         ("a lone * star and `unclosed", "a lone * star and `unclosed"),
