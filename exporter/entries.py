@@ -7,6 +7,7 @@ a session file is untrusted and may hold any JSON type in any field.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,17 @@ CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 def as_str(value: Any) -> str | None:
     """Return ``value`` when it is a string, else None (fields may hold any JSON type)."""
     return value if isinstance(value, str) else None
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness, which Pi's own checks use (``if (entry.label)``)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float)):
+        return value != 0 and not math.isnan(value)
+    if isinstance(value, str):
+        return value != ""
+    return True  # an object or array, even an empty one
 
 
 def as_number(value: Any) -> float:
@@ -285,7 +297,8 @@ class CustomMessageEntry(Entry):
 
     @property
     def display(self) -> bool:
-        return self.raw.get("display") is True
+        """Shown in Pi's UI: a truthy ``display`` (``"yes"`` too, as Pi reads it)."""
+        return js_truthy(self.raw.get("display"))
 
 
 class LabelEntry(Entry):
@@ -297,8 +310,12 @@ class LabelEntry(Entry):
 
     @property
     def label(self) -> str | None:
-        """The label text; None or "" clears the target's label."""
-        return as_str(self.raw.get("label"))
+        """The label text; None or "" clears the target's label. Pi sets any truthy value
+        (``5`` is a label "5"), so one of another type is kept, as JSON."""
+        value = self.raw.get("label")
+        if isinstance(value, str) or not js_truthy(value):
+            return value or None
+        return json.dumps(value, ensure_ascii=False)
 
 
 class SessionInfoEntry(Entry):

@@ -358,7 +358,7 @@ def test_missing_header_is_recovered_where_pi_wipes_the_file(adversarial, pi_rec
 def test_label_that_is_not_a_string(adversarial, pi_records) -> None:
     assert pi_records[adversarial["label-not-a-string"]]["labels"] == {"u1": 5}
     session, _ = ours(adversarial["label-not-a-string"])
-    assert session.labels == {}  # we only keep text labels
+    assert session.labels == {"u1": "5"}  # as Pi, any truthy label is set; shown as text
 
 
 def test_duplicate_ids_against_pi(adversarial, pi_records) -> None:

@@ -1839,3 +1839,40 @@ def test_forked_from_shortens_the_home_folder_as_the_project_does() -> None:
     assert forked and forked.group(1).startswith("~/.pi/agent/sessions/")
     project = re.search(r"Project</dt><dd[^>]*>(?:<[^>]+>)*([^<]*)", html)
     assert project and project.group(1).startswith("~/")
+
+
+def test_values_of_another_type_are_shown_as_written() -> None:
+    """A number where Pi writes text read as no text, so it was on the page nowhere: a user
+    message with ``content: 42`` was an empty box, a shell command given as a list showed
+    ``$`` alone. Such values are now shown under their entry as JSON; and a ``label`` or
+    ``display`` Pi takes as set (any truthy value) is taken so here too."""
+    stamp = "2025-06-01T10:00:00Z"
+
+    def entry(kind: str, entry_id: str, parent: str | None, **fields: object) -> str:
+        return _line(type=kind, id=entry_id, parentId=parent, timestamp=stamp, **fields)
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
+        entry("message", "a", None, message={"role": "user", "content": 42}),
+        entry("message", "b", "a", message={"role": "user", "content": [None, "loose words"]}),
+        entry(
+            "message",
+            "c",
+            "b",
+            message={"role": "bashExecution", "command": ["ls", "-la"], "output": 7, "exitCode": 0},
+        ),
+        entry("compaction", "d", "c", summary=12345, firstKeptEntryId="c", tokensBefore=9),
+        entry("custom_message", "e", "d", customType="x", content="shown", display="yes"),
+        entry("label", "f", "e", targetId="b", label=5),
+        entry("message", "g", "f", message={"role": "user", "content": "plain"}),
+    ]
+    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    page = parse_html(render_session(session))
+    assert '"content": 42' in norm(page.entry("a").text)
+    assert '"content[1]": "loose words"' in norm(page.entry("b").text)
+    shell = norm(page.entry("c").text)
+    assert '"command": [ "ls", "-la" ]' in shell and '"output": 7' in shell
+    assert '"summary": 12345' in norm(page.entry("d").text)
+    assert not page.entry("e").has_class("hide-default")
+    assert session.labels == {"b": "5"}
+    assert "Pi writes" not in page.entry("g").text

@@ -130,10 +130,12 @@ def only_tool_calls(entry: MessageEntry) -> bool:
         if kind == "toolCall":
             calls = True
         elif kind == "text":
-            if (as_str(block.get("text")) or "").strip():
-                return False
+            text = block.get("text")
+            if text is not None and (not isinstance(text, str) or text.strip()):
+                return False  # text, or a value shown as written (odd_values)
         elif kind == "thinking":
-            if as_str(block.get("thinking")) or block.get("redacted") is True:
+            text = block.get("thinking")
+            if (text is not None and text != "") or block.get("redacted") is True:
                 return False
         elif kind is not None:  # an image or a block of another kind is shown
             return False

@@ -40,6 +40,7 @@ class EntryView:
     notes: list[str] = field(default_factory=list)
     status: str = ""
     forks_here: int = 0
+    odd: Markup | None = None  # fields not of the type Pi writes, as highlighted JSON
 
     @property
     def css(self) -> str:

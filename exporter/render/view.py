@@ -23,8 +23,10 @@ from exporter.render.entry_views import (
     unknown_view,
 )
 from exporter.render.folding import fold_text
+from exporter.render.markup import highlight
 from exporter.render.model import BranchInfo, ContextRun, EntryView, Item, OutlineRow
-from exporter.render.tools import ToolView
+from exporter.render.odd_values import odd_values
+from exporter.render.tools import ToolView, json_text
 from exporter.session import Session, parse_time
 from exporter.usage import sum_usage
 
@@ -339,6 +341,9 @@ class PageBuilder:
         builder = ENTRY_BUILDERS.get(type(entry)) or unknown_view
         try:
             builder(self, entry, view, line_set)
+            odd = odd_values(entry)
+            if odd:  # read as no text by the view: shown as written instead of nowhere
+                view.odd = highlight(json_text(odd, 2), "json")
         except Exception as error:  # one odd entry must not cost the reader the whole page
             view.parts, view.html = [], None
             view.notes.append(
