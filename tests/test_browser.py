@@ -1502,3 +1502,19 @@ def test_diff_rows_are_one_line_each(view: Viewer, published: dict[str, str], na
     assert rows, name
     assert all(shown == lines and short == 0 for shown, lines, short in rows), rows[:5]
     clean(view)
+
+
+def test_every_entry_shows_that_its_time_links_to_it(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Only tool results had a visible "#"; on user and assistant entries the muted time
+    copies the link, but nothing said so (and a phone has no hover to find out)."""
+    page = view.open(published[BRANCHED], viewport=PHONE, has_touch=True, is_mobile=True)
+    cue = "getComputedStyle(document.querySelector('#transcript > article.k-user .ts'), '::after')"
+    assert page.evaluate(cue + ".content") == '" #" / ""'
+    page.click("#transcript > article.k-user .ts")
+    assert "copied" in page.evaluate(cue + ".content")
+    page.locator("a.ts.copied").wait_for(state="detached")  # after 1.5 s
+    page.emulate_media(media="print")
+    assert page.evaluate(cue + ".content") == "none"
+    clean(view)
