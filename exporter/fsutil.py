@@ -65,8 +65,17 @@ def is_special_file(path: str | os.PathLike[str]) -> bool:
 
 
 def write_target(path: str | os.PathLike[str]) -> Path:
-    """The file a write to ``path`` replaces: a symlink's target, so the link stays a link."""
-    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    """The file a write to ``path`` replaces: a symlink's target, so the link stays a link
+    (a dangling link's target is created). A loop of links is an error (ELOOP), as for a
+    shell's ``>``: resolving it by hand gave back the link, which the rename replaced."""
+    if not os.path.islink(path):
+        return Path(path)
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        return Path(os.path.realpath(path))
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, os.fspath(path)) from None
 
 
 def _mode_for(target: Path) -> int:

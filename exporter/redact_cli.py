@@ -217,7 +217,10 @@ def _check_output_path(option: str, path: str) -> None:
         if not os.access(path, os.W_OK):
             raise CliError(f"{option}: cannot write to {path}", 2)
         return
-    target = write_target(path)
+    try:
+        target = write_target(path)
+    except OSError as error:
+        raise CliError(f"{option}: cannot write to {path}: {error.strerror}", 2) from None
     if target.is_dir():
         raise CliError(f"{option}: {path} is a folder; give a file name", 1)
     if not target.parent.is_dir():

@@ -91,6 +91,11 @@ def test_a_symlink_is_written_through_and_stays_a_link(runner: CliRunner, in_tmp
     assert link.is_symlink() and os.readlink(link) == "real.html"
     assert real.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert sorted(p.name for p in in_tmp.iterdir()) == ["link.html", "real.html"]
+    loop = in_tmp / "loop.html"  # a loop of links is an error, as for a shell's >
+    loop.symlink_to("loop.html")
+    result = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "-o", str(loop)])
+    assert result.exit_code == 2 and "Too many levels of symbolic links" in result.stderr
+    assert loop.is_symlink() and os.readlink(loop) == "loop.html"
 
 
 @pytest.mark.parametrize("command", ["export", "redact"])
