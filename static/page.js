@@ -124,7 +124,7 @@
     if (c.contains("hide-default")) return false;
     if (filter === "flt-notools") return !c.contains("is-tool");
     if (filter === "flt-user") return c.contains("is-user");
-    if (filter === "flt-labeled") return c.contains("is-labeled");
+    if (filter === "flt-labeled") return c.contains("is-labeled") || c.contains("in-labeled");
     return true;
   }
   function runSearch() {

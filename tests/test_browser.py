@@ -1204,6 +1204,10 @@ def test_labeled_filter_shows_every_labeled_entry_it_lists(
     session = load_fixture(BRANCHED)
     results = [t for t in session.labels if getattr(session.by_id[t], "role", "") == "toolResult"]
     assert results  # the fixture labels tool results
+    in_labeled = parse_fixture(BRANCHED).root.find_all(
+        lambda e: e.tag == "li" and e.has_class("in-labeled")
+    )
+    assert in_labeled  # results shown inside a labeled turn
     for js in (True, False):
         page = view.open(published[BRANCHED], js=js)
         page.click('label[for="flt-labeled"]')
@@ -1213,9 +1217,17 @@ def test_labeled_filter_shows_every_labeled_entry_it_lists(
             "as => as.filter(a => a.parentElement.getClientRects().length)"
             ".map(a => a.getAttribute('href').slice(1))",
         )
-        assert len(targets) == len(session.labels)
+        assert len(targets) == len(session.labels) + len(in_labeled), js
         hidden = [t for t in targets if not page.is_visible(f'[id="{t}"]')]
         assert hidden == [], hidden
+        # and the other way: every entry shown has its row (a labeled turn's tool results
+        # were shown with no row and left out of the status line's count); a turn shown
+        # as the frame of a labeled result is not counted itself
+        shown = page.eval_on_selector_all(
+            "#transcript [data-entry-id]:not(.has-labeled)",
+            "es => es.filter(e => e.getClientRects().length).map(e => e.id)",
+        )
+        assert set(shown) == set(targets), js
         for target in results:
             badge = page.locator(f'[data-entry-id="{target}"] .badge.label')
             assert badge.text_content() == session.labels[target]

@@ -1774,6 +1774,13 @@ def test_branch_blocks_say_what_they_hold_and_which_filters_would_empty_them() -
     assert "assistant: Retry answer" in summary and "(no prompt)" not in summary
     assert "no-user" not in classes and "no-labeled" not in classes  # x2 and its label
     assert "· 3 entries ·" in summary
+    # a label on extension data (which Labeled hides too) leaves the branch empty there
+    custom = _line(type="custom", id="x9", parentId="x1", timestamp=stamp, customType="k", data={})
+    mark = _line(type="label", id="l9", parentId="x9", timestamp=stamp, targetId="x9", label="z")
+    hidden = [lines[i] for i in (0, 1, 4)] + [custom, mark] + [lines[i] for i in (2, 3)]
+    blocks = re.findall(r'<details class="([^"]*)" id="branch-x1">', render_session(
+        parse_session_bytes("\n".join(hidden).encode("utf-8"))))  # fmt: skip
+    assert blocks and "no-labeled" in blocks[0].split()
     short = [lines[i] for i in (0, 1, 4, 2, 3)]  # x1 without its prompt; the leaf is r1
     html = render_session(parse_session_bytes("\n".join(short).encode("utf-8")))
     assert re.search(
@@ -1865,7 +1872,9 @@ def test_values_of_another_type_are_shown_as_written() -> None:
         entry("custom_message", "e", "d", customType="x", content="shown", display="yes"),
         entry("label", "f", "e", targetId="b", label=5),
         entry("message", "g", "f", message={"role": "user", "content": "plain"}),
-    ]
+        entry("message", "h", "g", message={"role": "assistant", "content": [
+            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}, "STRAY"]}),
+    ]  # fmt: skip
     session = parse_session_bytes("\n".join(lines).encode("utf-8"))
     page = parse_html(render_session(session))
     assert '"content": 42' in norm(page.entry("a").text)
@@ -1876,3 +1885,4 @@ def test_values_of_another_type_are_shown_as_written() -> None:
     assert not page.entry("e").has_class("hide-default")
     assert session.labels == {"b": "5"}
     assert "Pi writes" not in page.entry("g").text
+    assert "STRAY" in page.entry("h").text and not page.entry("h").has_class("is-tool")

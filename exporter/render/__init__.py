@@ -264,7 +264,7 @@ def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
         counts["default"] += shown
         counts["notools"] += shown and "is-tool" not in classes
         counts["user"] += shown and "is-user" in classes
-        counts["labeled"] += shown and "is-labeled" in classes
+        counts["labeled"] += shown and ("is-labeled" in classes or "in-labeled" in classes)
     return counts
 
 

@@ -127,6 +127,8 @@ def only_tool_calls(entry: MessageEntry) -> bool:
     calls = False
     for block in content if isinstance(content, list) else ():
         kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str):  # shown as written (odd_values)
+            return False
         if kind == "toolCall":
             calls = True
         elif kind == "text":
@@ -137,7 +139,7 @@ def only_tool_calls(entry: MessageEntry) -> bool:
             text = block.get("thinking")
             if (text is not None and text != "") or block.get("redacted") is True:
                 return False
-        elif kind is not None:  # an image or a block of another kind is shown
+        else:  # an image or a block of another kind is shown
             return False
     return calls
 

@@ -61,11 +61,14 @@ class BranchInfo:
     depth: int
     contains_leaf: bool
     has_user: bool = True  # a user message in it: "User only" hides a branch without
+    has_label_shown: bool = True  # a label "Labeled" shows: it hides a branch without
 
     @property
     def filter_classes(self) -> str:
         """Filters that would open this block to nothing hide it."""
-        return ("" if self.labels else " no-labeled") + ("" if self.has_user else " no-user")
+        return ("" if self.has_label_shown else " no-labeled") + (
+            "" if self.has_user else " no-user"
+        )
 
 
 @dataclass(slots=True)

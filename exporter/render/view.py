@@ -84,6 +84,7 @@ class PageBuilder:
         self.anchors = build_anchors([e.id for e in session.entries])
         # Filled by plan(): results shown inside their call, and repeated long outputs.
         self.consumed: set[str] = set()
+        self.shown_in: dict[str, str] = {}  # result id -> the message showing it
         self.same_output: dict[str, tuple[str, bool]] = {}  # result -> (anchor, shown earlier)
         self.result_forks: dict[str, int] = {}  # a result shown with its call -> forks there
         self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
@@ -139,6 +140,7 @@ class PageBuilder:
                     result = self.session.result_for_call(entry.id, index, within=line_set)
                     if result is not None:
                         self.consumed.add(result.id)
+                        self.shown_in[result.id] = entry.id
                         if isinstance(result, MessageEntry):
                             self._note_output(result)
 
@@ -222,7 +224,9 @@ class PageBuilder:
                 branch = self.branch_info(task[1], task[2])
                 items.append(Item("open", branch=branch))
                 for _, holds in groups:  # a branch's counts cover the branches inside it
-                    holds.update(("labeled",) * bool(branch.labels) + ("user",) * branch.has_user)
+                    holds.update(
+                        ("labeled",) * branch.has_label_shown + ("user",) * branch.has_user
+                    )
             else:
                 self._run_line(task, work, items)
         self._pick_shown()
@@ -313,6 +317,8 @@ class PageBuilder:
             cost=fmt_cost(usage.cost),
             last_activity=max(times).isoformat() if times else None,
             labels=[session.labels[i] for i in ids if i in session.labels],
+            # a label the Default rules hide (extension data) shows nothing under Labeled
+            has_label_shown=any(not self._outline_text(i)[2] for i in ids if i in session.labels),
             has_user=any(getattr(e, "role", None) == "user" for e in entries),
             depth=depth,
             contains_leaf=session.leaf_id in set(ids),
@@ -413,6 +419,8 @@ class PageBuilder:
             classes.append("hide-default")
         if entry_id in self.session.labels:
             classes.append("is-labeled")
+        elif self.shown_in.get(entry_id) in self.session.labels:
+            classes.append("in-labeled")  # a result shown in a labeled turn: Labeled shows it
         entry = self.session.by_id[entry_id]
         if role in ("tool", "toolResult") or (
             isinstance(entry, MessageEntry) and only_tool_calls(entry)
