@@ -697,7 +697,9 @@ def test_dense_candidates_stay_linear(shape: str) -> None:
     unit = DENSE_SHAPES[shape]
     small = _cpu_seconds(unit * (N // 10 // len(unit)))
     big = _cpu_seconds(unit * (N // len(unit)))
-    assert big < 4.0
+    # ten times the text may take at most 15 times as long: linear, not quadratic. (An
+    # absolute cap of 4 s CPU failed a clean CI run at 4.25 s: several shapes take ~3.2 s
+    # on a quiet machine; how fast the scan is, is bench_redact.py's to measure.)
     assert big < 15 * small + 0.3, (small, big)
 
 
