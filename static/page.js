@@ -396,6 +396,8 @@
     // a filter radio or the outline checkbox keeps focus after a click: keys still work there
     var typing = (tag === "input" && /^(search|text)$/.test(ev.target.type)) || tag === "textarea" ||
       tag === "select" || ev.target.isContentEditable;
+    // Tab leaves an enlarged image closed: focus would go on to controls under its backdrop
+    if (ev.key === "Tab") { $all(".zoom-toggle:checked").forEach(function (z) { z.checked = false; }); return; }
     if (ev.key === "Escape") {
       var zoomed = $all(".zoom-toggle:checked");
       zoomed.forEach(function (z) { z.checked = false; });

@@ -383,6 +383,12 @@ def test_zoomed_image_fills_the_screen_and_esc_closes_it(
     assert box[2] >= 0 and box[2] + box[0] <= 1280 and box[3] >= 0, box  # on screen
     page.keyboard.press("Escape")
     assert page.locator(".zoom-toggle:checked").count() == 0
+    # opened from the keyboard, Tab closes it: focus went on to controls under the backdrop
+    page.focus(".zoom-toggle")
+    page.keyboard.press("Space")
+    assert page.locator(".zoom-toggle:checked").count() == 1
+    page.keyboard.press("Tab")
+    assert page.locator(".zoom-toggle:checked").count() == 0
     clean(view)
 
 
