@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from exporter.entries import (
     CONTEXT_ENTRY_TYPES,
@@ -263,15 +264,9 @@ class Session:
         same = [r for r in reversed(same) if not taken.get(r)]
         name = result.tool_name
         for ref in same:
-            if name and self._call_name(ref) == name:
+            if name and as_str((self.call_block(ref) or {}).get("name")) == name:
                 return ref
         return same[0] if same else last
-
-    def _call_name(self, ref: ToolCallRef) -> str | None:
-        entry = self.by_id[ref.entry_id]
-        content = entry.message.get("content") if isinstance(entry, MessageEntry) else None
-        block = content[ref.block_index] if isinstance(content, list) else None
-        return as_str(block.get("name")) if isinstance(block, dict) else None
 
     @staticmethod
     def _calls_of(entry: MessageEntry) -> Iterator[ToolCallRef]:
@@ -370,6 +365,15 @@ class Session:
 
     def call_for_result(self, result_entry_id: str) -> ToolCallRef | None:
         return self._call_for_result.get(result_entry_id)
+
+    def call_block(self, ref: ToolCallRef) -> dict[str, Any] | None:
+        """The tool call block ``ref`` points at."""
+        caller = self.by_id.get(ref.entry_id)
+        content = caller.message.get("content") if isinstance(caller, MessageEntry) else None
+        if isinstance(content, list) and ref.block_index < len(content):
+            block = content[ref.block_index]
+            return block if isinstance(block, dict) else None
+        return None
 
     def result_for_call(
         self, assistant_entry_id: str, block_index: int, within: set[str] | None = None

@@ -233,12 +233,7 @@ def _message(
     elif role == "assistant":
         _assistant(builder, entry, view, line_set)
     elif role == "toolResult":
-        ref = builder.session.call_for_result(entry.id)
-        call = None
-        if ref is not None:
-            owner = builder.session.by_id[ref.entry_id]
-            content = owner.raw.get("message", {}).get("content")  # type: ignore[union-attr]
-            call = content[ref.block_index] if isinstance(content, list) else None
+        call = builder.call_of(entry.id)
         view.kind = "toolResult"
         view.classes.append("is-tool")
         tool = standalone_result_view(entry, call, builder.show)

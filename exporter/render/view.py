@@ -396,21 +396,14 @@ class PageBuilder:
     def _outline_text(self, entry_id: str) -> tuple[str, str, bool]:
         entry = self.session.by_id[entry_id]
         try:
-            return outline_text(entry, self._call_of(entry_id), self.show)
+            return outline_text(entry, self.call_of(entry_id), self.show)
         except Exception:  # one odd entry must not cost the reader the page (as entry_view)
             return f"[{entry.type}]", "other", False
 
-    def _call_of(self, result_id: str) -> dict[str, Any] | None:
+    def call_of(self, result_id: str) -> dict[str, Any] | None:
         """The tool call block a result answers, if the file has it."""
         ref = self.session.call_for_result(result_id)
-        if ref is None:
-            return None
-        caller = self.session.by_id.get(ref.entry_id)
-        content = caller.message.get("content") if isinstance(caller, MessageEntry) else None
-        if isinstance(content, list) and ref.block_index < len(content):
-            block = content[ref.block_index]
-            return block if isinstance(block, dict) else None
-        return None
+        return self.session.call_block(ref) if ref is not None else None
 
     def _outline_row(self, entry_id: str) -> OutlineRow:
         text, role, hidden = self._outline_text(entry_id)
