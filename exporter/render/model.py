@@ -65,10 +65,13 @@ class BranchInfo:
 
     @property
     def filter_classes(self) -> str:
-        """Filters that would open this block to nothing hide it."""
-        return ("" if self.has_label_shown else " no-labeled") + (
-            "" if self.has_user else " no-user"
-        )
+        return empty_under_filters(labeled=self.has_label_shown, user=self.has_user)
+
+
+def empty_under_filters(*, labeled: bool, user: bool) -> str:
+    """Classes for a branch block (or a group of them) that "Labeled" / "User only" would
+    open to nothing, so those filters hide it."""
+    return ("" if labeled else " no-labeled") + ("" if user else " no-user")
 
 
 @dataclass(slots=True)

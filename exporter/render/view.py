@@ -24,7 +24,14 @@ from exporter.render.entry_views import (
 )
 from exporter.render.folding import fold_text
 from exporter.render.markup import highlight
-from exporter.render.model import BranchInfo, ContextRun, EntryView, Item, OutlineRow
+from exporter.render.model import (
+    BranchInfo,
+    ContextRun,
+    EntryView,
+    Item,
+    OutlineRow,
+    empty_under_filters,
+)
 from exporter.render.odd_values import odd_values
 from exporter.render.tools import ToolView, json_text
 from exporter.session import Session, parse_time
@@ -207,26 +214,23 @@ class PageBuilder:
             work += [("close",), ("line", *self._line(root), 0, 1), ("open", root, 1)]
         work.append(("line", *self._line(main_root), 0, 0))
         items: list[Item] = []
-        groups: list[tuple[Item, set[str]]] = []  # open groups, with what their branches hold
+        groups: list[tuple[Item, list[bool]]] = []  # open groups: [a label shown, a user message]
         while work:
             task = work.pop()
             if task[0] in ("close", "group_close"):
                 items.append(Item(task[0]))
                 if task[0] == "group_close":
-                    group, holds = groups.pop()
-                    group.group_classes = "".join(
-                        f" no-{kind}" for kind in ("labeled", "user") if kind not in holds
-                    )
+                    group, (labeled, user) = groups.pop()
+                    group.group_classes = empty_under_filters(labeled=labeled, user=user)
             elif task[0] == "group_open":
                 items.append(Item("group_open", group_size=task[1]))
-                groups.append((items[-1], set()))
+                groups.append((items[-1], [False, False]))
             elif task[0] == "open":
                 branch = self.branch_info(task[1], task[2])
                 items.append(Item("open", branch=branch))
                 for _, holds in groups:  # a branch's counts cover the branches inside it
-                    holds.update(
-                        ("labeled",) * branch.has_label_shown + ("user",) * branch.has_user
-                    )
+                    holds[0] |= branch.has_label_shown
+                    holds[1] |= branch.has_user
             else:
                 self._run_line(task, work, items)
         self._pick_shown()
