@@ -108,6 +108,26 @@ UNICODE_TEXTS = {
 }
 
 
+def retry_session(retries: int) -> bytes:
+    """A prompt retried at every turn: one abandoned sibling per step of the active path."""
+    lines = [
+        _json_line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/")
+    ]
+    parent = None
+    for n in range(retries + 1):
+        kinds = (("kept", f"u{n}"),) if n == 0 else (("abandoned", f"a{n}"), ("kept", f"u{n}"))
+        for kind, entry_id in kinds:
+            message = {"role": "user", "content": f"{kind} {n}"}
+            stamp = "2025-01-01T00:00:01Z"
+            lines.append(
+                _json_line(
+                    type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message
+                )
+            )
+        parent = f"u{n}"
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
 def unicode_session() -> bytes:
     """CJK, emoji, bidi, combining and control characters, and lone surrogates (JSON escapes)."""
     lines = [

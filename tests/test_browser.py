@@ -29,6 +29,7 @@ from tests.browser_util import (
     load_fixture,
     parse_fixture,
     render_fixture,
+    retry_session,
 )
 from tests.xss_corpus import corpus_text_markers
 
@@ -40,6 +41,7 @@ BRANCHED = "pi-branched-1.jsonl"
 V1_COMPACTION = "pi-v1-before-compaction.jsonl"
 BRANCHED_4 = "pi-branched-4.jsonl"
 LONG = "long-tokens"
+RETRIES = "retries"
 PHONE = {"width": 390, "height": 844}
 LONG_PATH = (
     "/home/alice/projects/customer-portal/packages/frontend/src/components/settings/"
@@ -116,6 +118,8 @@ def published(page_server: PageServer) -> dict[str, str]:
         urls[name] = page_server.publish(name.replace(".jsonl", ".html"), render_fixture(name))
     long_session = parse_session_bytes(long_token_session())
     urls[LONG] = page_server.publish("long-tokens.html", render_session(long_session))
+    retries = render_session(parse_session_bytes(retry_session(300)))
+    urls[RETRIES] = page_server.publish("retries.html", retries)
     dark = render_session(load_fixture(SAMPLER), RenderOptions(theme="dark"))
     urls["dark"] = page_server.publish("sampler-dark.html", dark)
     return urls
@@ -274,6 +278,25 @@ def test_filters_work_without_javascript(view: Viewer, published: dict[str, str]
 
 
 # --- with JavaScript ---------------------------------------------------------------------------
+
+
+def test_an_outline_of_many_retries_stays_readable(view: Viewer, published: dict[str, str]) -> None:
+    """300 retries along the active path: its rows all start at the same x (they were
+    indented 10 px per fork, off the sidebar after ~25) and every one is in the DOM where
+    the page put it (Chromium re-parents elements nested over 512 deep)."""
+    page = view.open(published[RETRIES])
+    rows = page.eval_on_selector_all(
+        "#tree > li:not(.sub) > a",
+        "as => as.map(a => [a.textContent, a.getBoundingClientRect().left, a.clientWidth])",
+    )
+    assert [text for text, _, _ in rows] == [f"user: kept {n}" for n in range(301)]
+    assert len({left for _, left, _ in rows}) == 1
+    assert min(width for _, _, width in rows) > 200  # the sidebar's width, not squeezed
+    nested = page.eval_on_selector_all(
+        "#tree > li.sub > ul > li > a", "as => as.map(a => a.textContent)"
+    )
+    assert nested == [f"user: abandoned {n}" for n in range(1, 301)]
+    clean(view)
 
 
 def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> None:

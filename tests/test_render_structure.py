@@ -45,6 +45,7 @@ from tests.browser_util import (
     parse_fixture,
     parse_html,
     render_fixture,
+    retry_session,
     unicode_session,
 )
 
@@ -1739,6 +1740,52 @@ def test_outline_rows_where_branches_part_are_marked(name: str) -> None:
         link = next(e for e in row.iter() if e.tag == "a")
         marked.add(by_anchor[(link.get("href") or "#")[1:]])
     assert forks and marked == forks
+
+
+def _outline_entry(row: Element, by_anchor: dict[str, str]) -> str:
+    link = next(e for e in row.iter() if e.tag == "a")
+    return by_anchor[(link.get("href") or "#")[1:]]
+
+
+@every_fixture
+def test_the_outline_has_the_transcripts_shape(name: str) -> None:
+    """The active path runs flat at the outline's top level, and each sub-list sits right
+    under the fork its branch leaves from (after that fork's other sub-lists), as branch
+    blocks follow their fork in the transcript. The outline used to nest the rest of the
+    path one level deeper at every fork."""
+    session = load_fixture(name)
+    tree = parse_fixture(name).one(lambda e: e.get("id") == "tree")
+    by_anchor = {anchor_for(session, i): i for i in session.by_id}
+    top = [c for c in tree.children if isinstance(c, Element)]
+    top_rows = [_outline_entry(r, by_anchor) for r in top if not r.has_class("sub")]
+    assert top_rows[: len(session.active_path)] == session.active_path
+    for ul in tree.find_all(lambda e: e.tag == "ul"):
+        items = [c for c in ul.children if isinstance(c, Element)]
+        for index, item in enumerate(items):
+            if not item.has_class("sub"):
+                continue
+            first = next(e for e in item.iter() if e.tag == "li" and not e.has_class("sub"))
+            parent = session.parent_of(_outline_entry(first, by_anchor))
+            before = index - 1
+            while before >= 0 and items[before].has_class("sub"):
+                before -= 1
+            if parent is None:  # another root: after the main line, at the top level
+                last_row = max(i for i, it in enumerate(items) if not it.has_class("sub"))
+                assert ul is tree and before == last_row
+            else:
+                assert before >= 0 and items[before].has_class("fork")
+                assert _outline_entry(items[before], by_anchor) == parent
+
+
+def test_a_session_of_many_retries_keeps_a_flat_outline() -> None:
+    """300 forks along the active path (an answer retried at every turn) nested the
+    outline 300 levels deep: past the sidebar's width after ~25, and past Chromium's
+    512-level parser limit, which re-parents the rest. Each retry is now one sub-list."""
+    session = parse_session_bytes(retry_session(300), path="t.jsonl")
+    tree = parse_html(render_session(session)).one(lambda e: e.get("id") == "tree")
+    depth = max(sum(a.tag == "ul" for a in e.ancestors()) for e in tree.iter() if e.tag == "li")
+    assert depth == 2  # the tree, and one sub-list per retry
+    assert len(tree.find_all(lambda e: e.has_class("sub"))) == 300
 
 
 def test_branch_blocks_say_what_they_hold_and_which_filters_would_empty_them() -> None:

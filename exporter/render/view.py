@@ -364,33 +364,40 @@ class PageBuilder:
 
     # -- outline ----------------------------------------------------------------------
     def outline(self) -> list[OutlineRow]:
-        """Rows for the sidebar; a sub-list opens only at forks (chains stay flat, like Pi).
+        """Rows for the sidebar, in the transcript's shape.
 
-        "open"/"close" rows wrap a child subtree; the active path's child comes first.
+        A line runs flat (the active path, else the newest child: :meth:`main_line`), and
+        a fork's other branches open a sub-list right under its row, as their blocks follow
+        it in the transcript; then the line goes on at its own level. Nesting one level per
+        fork along a line pushed a session of retries off the sidebar (25 forks: 250 px of
+        indent) and past the browser's nesting limit. "open"/"close" rows wrap a branch.
         """
         session = self.session
+        if not session.roots:
+            return []
+        main_root = session.active_path[0] if session.active_path else session.roots[0]
         rows: list[OutlineRow] = []
-        roots = sorted(session.roots, key=lambda r: r not in self.path_set)
-        work: list[tuple[str, str]] = []
-        for root in reversed(roots):
-            work += (
-                [("close", ""), ("chain", root), ("open", "")]
-                if len(roots) > 1
-                else [("chain", root)]
-            )
+        # work: ("line", ids, id_set, position) | ("open",) | ("close",)
+        work: list[tuple[Any, ...]] = []
+        for root in reversed([r for r in session.roots if r != main_root]):
+            work += [("close",), ("line", *self._line(root), 0), ("open",)]
+        work.append(("line", *self._line(main_root), 0))
         while work:
-            action, node = work.pop()
-            if action != "chain":
-                rows.append(OutlineRow(action))
+            task = work.pop()
+            if task[0] != "line":
+                rows.append(OutlineRow(task[0]))
                 continue
-            while True:
-                rows.append(self._outline_row(node))
-                kids = session.children.get(node, [])
-                if len(kids) != 1:
+            _, line, line_set, position = task
+            for index in range(position, len(line)):
+                entry_id = line[index]
+                rows.append(self._outline_row(entry_id))
+                kids = session.children.get(entry_id, ())
+                alternatives = [k for k in kids if k not in line_set] if len(kids) > 1 else []
+                if alternatives:
+                    work.append(("line", line, line_set, index + 1))
+                    for alt in reversed(alternatives):
+                        work += [("close",), ("line", *self._line(alt), 0), ("open",)]
                     break
-                node = kids[0]
-            for kid in reversed(sorted(kids, key=lambda k: k not in self.path_set)):
-                work += [("close", ""), ("chain", kid), ("open", "")]
         return rows
 
     def row_text(self, entry_id: str) -> str:
