@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from exporter.entries import as_dict, as_str, blocks_text
-from exporter.loader import header_version
+from exporter.jsonl_in import reject_constant
+from exporter.loader import SessionFormatError, header_version, load_session
 from exporter.session import parse_time
-from exporter.usage import usage_from_raw
+from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
 
@@ -170,6 +171,8 @@ _PREFIX = re.compile(
     rb'"timestamp":"([^"\\]*)"(?:,"message":\{"role":"([A-Za-z]+)")?'
 )
 _USAGE_KEY = b'"usage":'
+_STRICT = json.JSONDecoder(parse_constant=reject_constant)
+_UNREADABLE = object()
 
 
 @dataclass(slots=True)
@@ -191,8 +194,8 @@ class SessionSummary:
     cost: float = 0.0
     version: int = 1
     error: str | None = None
-    _ids: set[str] = field(default_factory=set, repr=False)
-    _parents: set[str] = field(default_factory=set, repr=False)
+    _parent_of: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _needs_loader: bool = field(default=False, repr=False)  # see _count_with_loader
 
     @property
     def title(self) -> str:
@@ -228,8 +231,9 @@ class SessionSummary:
 
 
 def _loads(raw: bytes) -> Any:
+    """The line's value, or None where the loader finds it damaged (NaN and Infinity too)."""
     try:
-        return json.loads(raw.decode("utf-8", errors="replace"))
+        return _STRICT.decode(raw.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
         return None
 
@@ -249,10 +253,44 @@ def _usage_from_tail(raw: bytes) -> Any:
         return None
     tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
     try:
-        value, _ = json.JSONDecoder().raw_decode(tail)
+        value, _ = _STRICT.raw_decode(tail)
     except (ValueError, RecursionError):
-        return None
+        return _UNREADABLE  # NaN in a number, or "usage": in a text: the loader decides
     return value
+
+
+def _has_parent_cycle(parent_of: dict[str, str | None]) -> bool:
+    """Whether some entries hang in a parentId loop, out of reach of every root."""
+    children: dict[str, list[str]] = {}
+    stack: list[str] = []
+    for entry_id, parent in parent_of.items():
+        if parent is None or parent not in parent_of:
+            stack.append(entry_id)
+        else:
+            children.setdefault(parent, []).append(entry_id)
+    reached = 0
+    while stack:
+        reached += 1
+        stack.extend(children.get(stack.pop(), ()))
+    return reached < len(parent_of)
+
+
+def _count_with_loader(summary: SessionSummary, path: Path) -> None:
+    """Count a damaged tree as ``stats`` does: the scan cannot repair repeated or missing
+    ids, parentId loops or NaN numbers the way the loader does, and then its entries,
+    branches and usage disagreed with ``stats`` (0 branches for a loop). Rare, so slow."""
+    try:
+        session = load_session(path)
+    except (OSError, SessionFormatError):
+        return  # the scan's own counts are the best there is
+    stats = compute_stats(session)
+    summary.entries = len(session.entries)
+    summary.messages = sum(stats.roles.values())
+    summary.branches = len(stats.branches)
+    total = stats.all
+    summary.input, summary.output = total.input, total.output
+    summary.cache_read, summary.cache_write = total.cache_read, total.cache_write
+    summary.cost = total.cost
 
 
 def _note_activity(summary: SessionSummary, timestamp: str | None) -> None:
@@ -267,11 +305,13 @@ def scan_summary(path: Path) -> SessionSummary:
     try:
         with open(path, "rb") as handle:
             looking_for_header = True
+            blank = True
             for number, raw in enumerate(handle, start=1):
                 if number == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
                 if not raw.strip():
                     continue
+                blank = False
                 if looking_for_header:
                     # Like the loader: the header is the first object with a string "type".
                     header = _loads(raw)
@@ -287,15 +327,18 @@ def scan_summary(path: Path) -> SessionSummary:
                     summary.id = id_from_name(path)
                 _scan_line(summary, raw, number)
             if looking_for_header:  # as load_session says: no header and no entry at all
-                summary.error = "not a Pi session file" if handle.tell() else "empty file"
+                summary.error = "empty file" if blank else "not a Pi session file"
     except OSError as error:
         summary.error = error.strerror or str(error)
     if summary.version < 2:
         summary.branches = 1 if summary.entries else 0
     else:
-        summary.branches = len(summary._ids - summary._parents)
-    summary._ids = set()
-    summary._parents = set()
+        parents = set(summary._parent_of.values())
+        summary.branches = sum(entry_id not in parents for entry_id in summary._parent_of)
+        summary._needs_loader |= _has_parent_cycle(summary._parent_of)
+    if summary._needs_loader and summary.error is None:
+        _count_with_loader(summary, path)
+    summary._parent_of = {}
     if summary.modified is None:
         summary.modified = summary.started
     if summary.modified is None:
@@ -324,15 +367,16 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
             return
         entry_type = value["type"]
         entry_id = as_str(value.get("id")) or f"L{number}"
+        summary._needs_loader |= summary.version >= 2 and entry_id == f"L{number}"  # no id
         parent_id = as_str(value.get("parentId"))
         timestamp = as_str(value.get("timestamp"))
         role = as_str(as_dict(value.get("message")).get("role"))
     if entry_type == "session":
         return
     summary.entries += 1
-    summary._ids.add(entry_id)
-    if parent_id and parent_id != entry_id:
-        summary._parents.add(parent_id)
+    if entry_id in summary._parent_of and summary.version >= 2:
+        summary._needs_loader = True  # a repeated id
+    summary._parent_of[entry_id] = parent_id if parent_id != entry_id else None
     if entry_type == "session_info":
         value = value if value is not None else _loads(raw)
         name = as_str(as_dict(value).get("name"))
@@ -343,7 +387,9 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     summary.messages += 1
     if role == "assistant":
         usage = as_dict(value.get("message")).get("usage") if value else _usage_from_tail(raw)
-        if usage is not None:
+        if usage is _UNREADABLE:
+            summary._needs_loader = True
+        elif usage is not None:
             _add_usage(summary, usage)
         _note_activity(summary, timestamp)
     elif role == "user":

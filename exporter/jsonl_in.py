@@ -34,7 +34,8 @@ def shorten(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _reject_constant(name: str) -> Any:
+def reject_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON (JavaScript cannot read them back): the line is damaged."""
     raise ValueError(f"{name} is not valid JSON")
 
 
@@ -50,7 +51,7 @@ def iter_parsed_lines(
     # One key object per distinct key for the whole file (json only shares keys within a line).
     keys: dict[str, str] = {}
     decoder = json.JSONDecoder(
-        parse_constant=_reject_constant,
+        parse_constant=reject_constant,
         object_pairs_hook=lambda pairs: {keys.setdefault(k, k): v for k, v in pairs},
     )
     pending: tuple[int, str, str, bool, Diagnostic | None] | None = None  # maybe "truncated"

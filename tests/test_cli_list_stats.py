@@ -625,3 +625,65 @@ def test_table_columns_count_what_the_terminal_shows() -> None:
 
     lines = render_table(["a", "b"], [["x\u202ey", "1"], ["plain", "2"]], {1}).splitlines()
     assert len({len(line) for line in lines}) == 1, lines
+
+
+def _damaged_trees(build) -> dict[str, list]:
+    h, u, a = build.header, build.user, build.assistant
+    nan_usage = json.dumps(a("a2", "a1", "nan")).replace('"input": 10', '"input": NaN', 1)
+    assert "NaN" in nan_usage
+    null_id = {**u("x", None), "id": None}
+    return {
+        "repeated ids": [h(), u("a", None), u("a", "a", "two"), u("a", "a", "three"), a("b", "a")],
+        "parentId loop": [h(), u("u1", None), a("a1", "u1"), u("x1", "x2"), a("x2", "x1")],
+        "missing ids": [h(), null_id, u(None, None), u("L3", None), a("b", "L3")],
+        "NaN in usage": [h(), u("u1", None), a("a1", "u1"), nan_usage],
+        "NaN only in text": [h(), u("u1", None, "is it NaN or Infinity?"), a("a1", "u1")],
+    }
+
+
+def test_list_counts_a_damaged_tree_as_stats_does(tmp_path: Path, build, dump) -> None:
+    """``list`` reads a fast scan of each line's prefix; on repeated or missing ids, parentId
+    loops and NaN numbers, which the loader repairs or rejects, its entries, branches and
+    usage disagreed with ``stats`` (a loop had 0 branches). It now asks the loader."""
+    folder = tmp_path / "sessions" / encode_cwd("/home/dev/proj")
+    folder.mkdir(parents=True)
+    paths = {}
+    for n, (case, lines) in enumerate(_damaged_trees(build).items()):
+        paths[case] = folder / f"2025-01-01T00-00-0{n}-000Z_case{n}.jsonl"
+        paths[case].write_bytes(dump(lines))
+    (folder / "2025-01-01T00-00-09-000Z_blank.jsonl").write_bytes(b"\n  \n\n")
+    result = run("list", "--all", "--json", "--sessions-dir", str(tmp_path / "sessions"))
+    rows = {row["path"]: row for row in map(json.loads, result.stdout.splitlines())}
+    differ = []
+    for case, path in paths.items():
+        row, stats = rows[str(path)], json.loads(run("stats", str(path), "--json").stdout)
+        listed = (row["entries"], row["branches"], row["messages"], row["tokens"], row["cost"])
+        all_usage = stats["usage"]["all"]
+        counted = (
+            stats["entries"],
+            stats["branches"],
+            sum(stats["messages"].values()),
+            {k: all_usage[k] for k in row["tokens"]},
+            round(all_usage["cost"], 6),
+        )
+        if listed != counted:
+            differ.append((case, listed, counted))
+    assert differ == []
+    assert rows[str(folder / "2025-01-01T00-00-09-000Z_blank.jsonl")]["error"] == "empty file"
+
+
+def test_list_reads_a_sound_file_without_the_loader(
+    tmp_path: Path, build, dump, fixtures_dir: Path, monkeypatch
+) -> None:
+    """The loader is the slow path for damaged trees only: "NaN" in a message's text, a
+    real session or a v1 file (entries without ids) must not send ``list`` there."""
+    from exporter import discover
+
+    def refuse(path: object) -> None:
+        raise AssertionError(f"loaded {path}")
+
+    monkeypatch.setattr(discover, "load_session", refuse)
+    text_case = tmp_path / "nan-text.jsonl"
+    text_case.write_bytes(dump(_damaged_trees(build)["NaN only in text"]))
+    for path in [text_case, *sorted(fixtures_dir.glob("*.jsonl"))]:
+        assert discover.scan_summary(path).entries > 0
