@@ -277,6 +277,38 @@ def test_filters_work_without_javascript(view: Viewer, published: dict[str, str]
     clean(view)
 
 
+def test_a_link_to_an_entry_the_filter_hides_shows_it_without_javascript(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Without the script nothing switches the filter to All: the entry a link targets
+    shows anyway (a fork's outline row, which User only keeps muted; a shared link to a
+    model change under Default), and now so do the turn and branch blocks that hold it:
+    a link to a tool result under User only showed the result inside a hidden turn."""
+    page = view.open(published[BRANCHED], js=False)
+    page.click('label[for="flt-user"]')
+    nested = page.eval_on_selector("#transcript article [data-entry-id]", "e => e.id")
+    page.goto(f"{published[BRANCHED]}#{nested}")
+    assert page.is_checked("#flt-user")
+    assert page.is_visible(f'[id="{nested}"]') and in_viewport(page, f'[id="{nested}"]')
+    muted = page.eval_on_selector_all(
+        "#tree li.fork:not(.is-user) > a", "as => as.map(a => a.getAttribute('href'))"
+    )
+    assert len(muted) >= 3
+    for href in muted:
+        page.click(f'#tree a[href="{href}"]')
+        target = f'[id="{href[1:]}"]'
+        assert page.is_visible(target) and in_viewport(page, target), href
+    hidden_marker = page.eval_on_selector(
+        "#transcript .hide-default:not(.fork, :has(.fork))", "e => e.id"
+    )
+    marker = f'[id="{hidden_marker}"]'
+    page.click('label[for="flt-default"]')
+    assert not page.is_visible(marker)
+    page.goto(f"{published[BRANCHED]}#{hidden_marker}")
+    assert page.is_visible(marker) and in_viewport(page, marker)
+    clean(view)
+
+
 # --- with JavaScript ---------------------------------------------------------------------------
 
 

@@ -177,9 +177,11 @@ def _minify_css(css: str) -> str:
 
 #: Without a script nothing re-aims a jump into a folded branch once the entries above it
 #: have rendered, so `content-visibility` placeholders left such links 2,000 px off target;
-#: and a link to an entry the filter hides shows it (the script switches to All instead).
+#: and a link to an entry the filter hides shows it, with the turn and branch blocks that
+#: hold it (the script switches to All instead).
 NOSCRIPT_CSS = (
-    ".entry{content-visibility:visible}.layout [data-entry-id]:target{display:block!important}"
+    ".entry{content-visibility:visible}.layout :is([data-entry-id],.branch,.branch-group)"
+    ":is(:target,:has(:target)){display:block!important}"
 )
 
 
