@@ -120,12 +120,20 @@
   // from classes (a computed style per row took 0.7 s for 9,000 matches).
   function filterShows(row, filter) {
     var c = row.classList;
-    if (filter === "flt-all" || c.contains("fork")) return true;  // a fork's row stays
+    if (filter === "flt-all" || c.contains("br-" + filter.slice(4))) return true;  // a fork's row stays
     if (c.contains("hide-default")) return false;
     if (filter === "flt-notools") return !c.contains("is-tool");
     if (filter === "flt-user") return c.contains("is-user");
     if (filter === "flt-labeled") return c.contains("is-labeled") || c.contains("in-labeled");
     return true;
+  }
+  // The row a row's branch leaves from: before the sub-lists that hold it, one level up.
+  function forkAbove(row) {
+    var sub = row.parentElement && row.parentElement.parentElement;
+    if (!sub || !sub.classList.contains("sub")) return null;
+    var fork = sub.previousElementSibling;
+    while (fork && fork.classList.contains("sub")) fork = fork.previousElementSibling;
+    return fork;
   }
   function runSearch() {
     var terms = searchTerms();
@@ -137,6 +145,13 @@
       rows[i].classList.toggle("search-miss", !hit);
       if (hit) hits.push(rows[i]);
     }
+    // the fork rows a match's branch leaves from stay (muted), so no match hangs under nothing
+    $all("#tree li.search-context").forEach(function (row) { row.classList.remove("search-context"); });
+    if (terms.length) hits.forEach(function (row) {
+      for (var fork = forkAbove(row); fork && fork.classList.contains("search-miss"); fork = forkAbove(fork)) {
+        fork.classList.remove("search-miss"); fork.classList.add("search-context");
+      }
+    });
     // count what the reader sees: rows the active filter hides are not matches on screen
     // (by the row's classes, so a folded outline on a phone still counts its matches)
     // a filter the reader chose (not Default or All) is counted too: "21 of 212 shown"
@@ -264,7 +279,9 @@
   });
   search.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") {
-      var first = rows.filter(function (r) { return !r.classList.contains("search-miss") && r.offsetParent; })[0];
+      var first = rows.filter(function (r) {
+        return !r.classList.contains("search-miss") && !r.classList.contains("search-context") && r.offsetParent;
+      })[0];
       if (first) { var a = $("a", first); if (a) a.click(); }
     }
   });

@@ -291,7 +291,7 @@ def test_a_link_to_an_entry_the_filter_hides_shows_it_without_javascript(
     assert page.is_checked("#flt-user")
     assert page.is_visible(f'[id="{nested}"]') and in_viewport(page, f'[id="{nested}"]')
     muted = page.eval_on_selector_all(
-        "#tree li.fork:not(.is-user) > a", "as => as.map(a => a.getAttribute('href'))"
+        "#tree li.fork.br-user:not(.is-user) > a", "as => as.map(a => a.getAttribute('href'))"
     )
     assert len(muted) >= 3
     for href in muted:
@@ -343,7 +343,7 @@ def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> 
     page.keyboard.type(f"user: {term}")
     page.wait_for_selector("#tree li.search-miss", state="attached")
     page.wait_for_timeout(100)
-    shown = page.locator("#tree li:not(.sub):not(.search-miss)")
+    shown = page.locator("#tree li:not(.sub, .search-miss, .search-context)")
     texts = [t.lower() for t in shown.all_inner_texts()]
     assert 0 < len(texts) < total
     assert all("user:" in t and term in t for t in texts)
@@ -353,6 +353,65 @@ def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> 
     assert page.locator("#tree li.search-miss").count() == 0
     assert "match" not in shown_text(page, "#tree-status")
     assert page.evaluate("document.activeElement.id") != "tree-search"
+    clean(view)
+
+
+HANGING_MATCHES = """() => {
+  const shown = e => !!e && e.getClientRects().length > 0;
+  const forkOf = sub => { let f = sub.previousElementSibling;
+    while (f && f.classList.contains('sub')) f = f.previousElementSibling; return f; };
+  const rows = [...document.querySelectorAll('#tree li:not(.sub)')].filter(shown);
+  const hanging = rows.filter(r => {
+    const sub = r.parentElement.parentElement;
+    return sub.classList.contains('sub') && !sub.classList.contains('root') && !shown(forkOf(sub));
+  });
+  const context = rows.filter(r => r.classList.contains('search-context'));
+  return {hanging: hanging.length, matches: rows.length - context.length, context: context.length,
+          colours: [...new Set(context.map(r => getComputedStyle(r.firstChild).color))]};
+}"""
+
+
+def test_search_keeps_the_fork_rows_its_matches_branch_from(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A match in a branch showed indented under nothing when the row its branch leaves
+    from did not match; that row now stays, muted, and is not counted as a match."""
+    page = view.open(published[BRANCHED])
+    page.fill("#tree-search", "footer")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(100)
+    state = page.evaluate(HANGING_MATCHES)
+    muted = page.evaluate("getComputedStyle(document.querySelector('.tree-status')).color")
+    assert state["hanging"] == 0 and state["context"] >= 1 and state["colours"] == [muted]
+    assert shown_text(page, "#tree-status").startswith(f"{state['matches']} / ")
+    page.keyboard.press("Enter")  # opens the first match, not a row kept for one
+    current = page.locator("#tree li.current")
+    assert current.count() == 1 and "search-context" not in (current.get_attribute("class") or "")
+    page.fill("#tree-search", "")
+    page.wait_for_timeout(200)
+    assert page.locator("#tree li.search-context").count() == 0
+    clean(view)
+
+
+def test_branches_of_one_fork_are_told_apart_in_the_outline(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Two branches of one fork sat back to back at one indent, under one guide line, so
+    the second read as the first's continuation; each now starts a little lower, with a
+    branch mark, and another tree (no parent in the file) says so."""
+    page = view.open(published[BRANCHED])
+    starts = page.evaluate("""() => [...document.querySelectorAll('#tree li.sub + li.sub')]
+      .map(sub => { const first = sub.querySelector(':scope > ul > li');
+        const before = sub.previousElementSibling.getBoundingClientRect().bottom;
+        return [first.getBoundingClientRect().top - before,
+                getComputedStyle(first.firstChild, '::before').content]; })""")
+    assert starts
+    assert all(gap >= 4 for gap, _ in starts), starts
+    assert all("↳" in mark or "⋔" in mark for _, mark in starts), starts
+    page = view.open(published[CORPUS])  # its entries make several trees
+    note = page.evaluate("""() => { const root = document.querySelector('#tree > li.sub.root');
+      return root && getComputedStyle(root, '::before').content; }""")
+    assert note and "Separate tree" in note
     clean(view)
 
 
@@ -955,7 +1014,7 @@ def test_search_counts_only_rows_the_filter_shows(view: Viewer, published: dict[
     def assert_count() -> None:
         page.wait_for_timeout(150)
         shown = page.evaluate(
-            "[...document.querySelectorAll('#tree li:not(.sub)')]"
+            "[...document.querySelectorAll('#tree li:not(.sub, .search-context)')]"
             ".filter(r => r.offsetParent).length"
         )
         status = page.text_content("#tree-status") or ""
@@ -1048,7 +1107,7 @@ def test_search_count_on_a_phone_with_the_outline_folded(
     page.click("label[for=flt-all]")
     page.wait_for_timeout(150)
     matches = page.evaluate(
-        "[...document.querySelectorAll('#tree li:not(.sub)')]"
+        "[...document.querySelectorAll('#tree li:not(.sub, .search-context)')]"
         ".filter(r => getComputedStyle(r).display !== 'none').length"
     )
     assert matches > 0
@@ -1471,21 +1530,39 @@ def test_filters_keep_fork_rows_and_drop_empty_context_runs(
     view: Viewer, published: dict[str, str]
 ) -> None:
     """A fork's row (at a marker, extension data or an assistant turn) was hidden by the
-    filters while its sub-lists stayed, so branches hung indented under nothing; it now
-    stays under every filter, muted where the filter alone would hide it. Labeled left
-    pi-v1's transcript two dividers over no entry."""
+    filters while its sub-lists stayed, so branches hung indented under nothing. Then it
+    stayed under every filter, even with nothing shown in its branches (Labeled listed 5
+    such rows on pi-branched-1, and every fork of a session without labels). Now it stays
+    exactly when its branches show something, muted where the filter alone would hide it."""
     page = view.open(published[BRANCHED])
-    forks = page.locator("#tree li.fork")
     assert page.locator("#tree li.fork.hide-default").count() >= 2
     assert page.locator("#tree li.fork:not(.is-user)").count() >= 4
-    muted = "getComputedStyle(document.querySelector('.tree-status')).color"
+    muted = page.evaluate("getComputedStyle(document.querySelector('.tree-status')).color")
+    outline = """() => {
+      const shown = e => e.getClientRects().length > 0;
+      const forkOf = sub => { let f = sub.previousElementSibling;
+        while (f && f.classList.contains('sub')) f = f.previousElementSibling; return f; };
+      const subs = [...document.querySelectorAll('#tree li.sub:not(.root)')];
+      const hanging = subs.filter(s => [...s.querySelectorAll('li:not(.sub)')].some(shown)
+        && !shown(forkOf(s))).length;
+      const forks = [...document.querySelectorAll('#tree li.fork')].filter(shown);
+      const branchesOf = f => { const out = []; let s = f.nextElementSibling;
+        while (s && s.classList.contains('sub')) { out.push(s); s = s.nextElementSibling; }
+        return out; };
+      const forNothing = forks.filter(f => !branchesOf(f).some(s =>
+        [...s.querySelectorAll('li:not(.sub)')].some(shown))).length;
+      return {hanging, forNothing, shownForks: forks.length,
+              colours: forks.map(f => [f.className, getComputedStyle(f.firstChild).color])};
+    }"""
+    seen = {}
     for key in ("default", "notools", "user", "labeled"):
         page.click(f'label[for="flt-{key}"]')
-        assert all(r.is_visible() for r in forks.all()), key
-    colours = forks.evaluate_all("rows => rows.map(r => getComputedStyle(r.firstChild).color)")
-    assert set(colours) == {page.evaluate(muted)}  # Labeled: none of these rows is labeled
-    page.click('label[for="flt-user"]')
-    assert page.locator("#tree li.fork.is-user").count() == 0
+        state = page.evaluate(outline)
+        assert (state["hanging"], state["forNothing"]) == (0, 0), key
+        seen[key] = state["shownForks"]
+        if key == "labeled":  # none of these rows is labeled itself
+            assert {colour for _, colour in state["colours"]} <= {muted}
+    assert seen["default"] >= 5 and 0 < seen["labeled"] < seen["default"], seen
     page = view.open(published[V1_COMPACTION])
     visible_dividers = (
         "[...document.querySelectorAll('.ctx-divider')].filter(d => d.offsetParent).length"

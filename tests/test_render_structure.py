@@ -1643,8 +1643,8 @@ def test_status_line_counts_what_the_default_filter_shows(name: str) -> None:
     status = page.one(lambda e: e.attrs.get("id") == "tree-status")
     tree = page.one(lambda e: e.attrs.get("id") == "tree")
     rows = tree.find_all(lambda e: e.tag == "li" and not e.has_class("sub"))
-    # a fork's row stays under Default (the sub-lists below start there)
-    hidden = sum("hide-default" in r.classes and "fork" not in r.classes for r in rows)
+    # a fork's row stays under Default where its branches show something
+    hidden = sum("hide-default" in r.classes and "br-default" not in r.classes for r in rows)
     entries = len(load_fixture(name).entries)
     if hidden:
         assert status.text.startswith(f"{entries - hidden:,} of {entries:,} entries shown · ")
@@ -1769,9 +1769,9 @@ def test_the_outline_has_the_transcripts_shape(name: str) -> None:
             before = index - 1
             while before >= 0 and items[before].has_class("sub"):
                 before -= 1
-            if parent is None:  # another root: after the main line, at the top level
+            if parent is None:  # another root: after the main line, at the top level, noted
                 last_row = max(i for i, it in enumerate(items) if not it.has_class("sub"))
-                assert ul is tree and before == last_row
+                assert ul is tree and before == last_row and item.has_class("root")
             else:
                 assert before >= 0 and items[before].has_class("fork")
                 assert _outline_entry(items[before], by_anchor) == parent

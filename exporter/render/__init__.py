@@ -37,7 +37,7 @@ from exporter.render.entry_views import prompt_preview
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
-from exporter.render.view import PageBuilder, damaged_views
+from exporter.render.view import FILTERS, PageBuilder, damaged_views, filters_showing
 from exporter.session import Diagnostic, Session, parse_time
 from exporter.usage import SessionStats, compute_stats, usage_rows
 
@@ -253,20 +253,14 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
     """How many outline rows each filter shows (page.css's rules for rows, which page.js
     also reads from the classes), for a status line that is right without the script."""
-    counts = dict.fromkeys(("default", "notools", "user", "labeled"), 0)
+    counts = dict.fromkeys(FILTERS, 0)
     for row in outline:
         if row.kind != "row":
             continue
         classes = row.classes.split()
-        if "fork" in classes:  # a fork's row stays under every filter
-            for key in counts:
-                counts[key] += 1
-            continue
-        shown = "hide-default" not in classes
-        counts["default"] += shown
-        counts["notools"] += shown and "is-tool" not in classes
-        counts["user"] += shown and "is-user" in classes
-        counts["labeled"] += shown and ("is-labeled" in classes or "in-labeled" in classes)
+        shown = filters_showing(classes)  # a fork's row also stays for what its branches show
+        for name in FILTERS:
+            counts[name] += name in shown or f"br-{name}" in classes
     return counts
 
 

@@ -115,3 +115,4 @@ class OutlineRow:
     label: str | None = None
     on_path: bool = False
     is_leaf: bool = False
+    branch_shows: set[str] = field(default_factory=set)  # filters showing a row below (forks)

@@ -377,27 +377,45 @@ class PageBuilder:
             return []
         main_root = session.active_path[0] if session.active_path else session.roots[0]
         rows: list[OutlineRow] = []
-        # work: ("line", ids, id_set, position) | ("open",) | ("close",)
+        # work: ("line", ids, id_set, position) | ("open", fork row or None) | ("close",)
         work: list[tuple[Any, ...]] = []
         for root in reversed([r for r in session.roots if r != main_root]):
-            work += [("close",), ("line", *self._line(root), 0), ("open",)]
+            work += [("close",), ("line", *self._line(root), 0), ("open", None)]
         work.append(("line", *self._line(main_root), 0))
+        # open sub-lists: (the fork row they leave from, the filters that show a row in them)
+        open_lists: list[tuple[OutlineRow | None, OutlineRow, set[str]]] = []
         while work:
             task = work.pop()
-            if task[0] != "line":
-                rows.append(OutlineRow(task[0]))
-                continue
-            _, line, line_set, position = task
-            for index in range(position, len(line)):
-                entry_id = line[index]
-                rows.append(self._outline_row(entry_id))
-                kids = session.children.get(entry_id, ())
-                alternatives = [k for k in kids if k not in line_set] if len(kids) > 1 else []
-                if alternatives:
-                    work.append(("line", line, line_set, index + 1))
-                    for alt in reversed(alternatives):
-                        work += [("close",), ("line", *self._line(alt), 0), ("open",)]
-                    break
+            if task[0] == "open":
+                rows.append(OutlineRow("open", classes="" if task[1] else "root"))
+                open_lists.append((task[1], rows[-1], set()))
+            elif task[0] == "close":
+                rows.append(OutlineRow("close"))
+                fork_row, opener, shows = open_lists.pop()
+                # a fork's row (and another tree's note) stays under a filter that shows
+                # something in its branches, so they never hang under nothing
+                (fork_row or opener).branch_shows |= shows
+                if open_lists:
+                    open_lists[-1][2].update(shows)
+            else:
+                _, line, line_set, position = task
+                for index in range(position, len(line)):
+                    entry_id = line[index]
+                    row = self._outline_row(entry_id)
+                    rows.append(row)
+                    if open_lists:
+                        open_lists[-1][2].update(filters_showing(row.classes.split()))
+                    kids = session.children.get(entry_id, ())
+                    alternatives = [k for k in kids if k not in line_set] if len(kids) > 1 else []
+                    if alternatives:
+                        work.append(("line", line, line_set, index + 1))
+                        for alt in reversed(alternatives):
+                            work += [("close",), ("line", *self._line(alt), 0), ("open", row)]
+                        break
+        for row in rows:
+            if row.branch_shows:
+                kept = " ".join(f"br-{name}" for name in FILTERS if name in row.branch_shows)
+                row.classes = f"{row.classes} {kept}".strip()
         return rows
 
     def row_text(self, entry_id: str) -> str:
@@ -446,6 +464,24 @@ class PageBuilder:
             on_path=on_path,
             is_leaf=entry_id == self.session.leaf_id,
         )
+
+
+#: The outline's filters besides All, by the suffix of their radio button's id (flt-...).
+FILTERS = ("default", "notools", "user", "labeled")
+
+
+def filters_showing(classes: list[str]) -> set[str]:
+    """The filters whose page.css rules show an outline row with these classes."""
+    if "hide-default" in classes:
+        return set()
+    shown = {"default"}
+    if "is-tool" not in classes:
+        shown.add("notools")
+    if "is-user" in classes:
+        shown.add("user")
+    if "is-labeled" in classes or "in-labeled" in classes:
+        shown.add("labeled")
+    return shown
 
 
 #: Damaged lines shown one by one; the rest share one block (a file of 500,000 garbage lines
