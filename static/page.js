@@ -50,7 +50,7 @@
   var search = $("#tree-search"), status = $("#tree-status");
   var statusText = status ? ($(".st-default", status) || status).textContent : "";  // Default's line
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
-  var rows = $all("#tree li:not(.sub)"), texts = [];
+  var tree = $("#tree"), rows = $all("#tree li:not(.sub)"), texts = [];
   show(search);
   // What a search looks through: the session's own words, not the page's labels around
   // them (entry headers, usage footers, "N more lines", badges): "context" matched 249
@@ -127,10 +127,11 @@
     if (filter === "flt-labeled") return c.contains("is-labeled") || c.contains("in-labeled");
     return true;
   }
-  // The row a row's branch leaves from: before the sub-lists that hold it, one level up.
+  // The row a row's branch leaves from: before the sub-lists that hold it, one level up
+  // (none for a separate tree: it leaves from nothing).
   function forkAbove(row) {
     var sub = row.parentElement && row.parentElement.parentElement;
-    if (!sub || !sub.classList.contains("sub")) return null;
+    if (!sub || !sub.classList.contains("sub") || sub.classList.contains("root")) return null;
     var fork = sub.previousElementSibling;
     while (fork && fork.classList.contains("sub")) fork = fork.previousElementSibling;
     return fork;
@@ -145,18 +146,33 @@
       rows[i].classList.toggle("search-miss", !hit);
       if (hit) hits.push(rows[i]);
     }
-    // the fork rows a match's branch leaves from stay (muted), so no match hangs under nothing
-    $all("#tree li.search-context").forEach(function (row) { row.classList.remove("search-context"); });
-    if (terms.length) hits.forEach(function (row) {
-      for (var fork = forkAbove(row); fork && fork.classList.contains("search-miss"); fork = forkAbove(fork)) {
-        fork.classList.remove("search-miss"); fork.classList.add("search-context");
-      }
+    var chosen = $("input.flt:checked"), filter = chosen ? chosen.id : "flt-all";
+    var seen = hits.filter(function (r) { return filterShows(r, filter); });
+    // the fork rows a match's branch leaves from stay (muted), so no match hangs under
+    // nothing; then each branch and separate tree is marked where its first shown row is
+    $all("#tree li.search-context, #tree li.search-first, #tree li.search-empty").forEach(function (el) {
+      el.classList.remove("search-context", "search-first", "search-empty");
     });
+    tree.classList.toggle("searching", terms.length > 0);
+    if (terms.length) {
+      seen.forEach(function (row) {
+        for (var fork = forkAbove(row); fork && fork.classList.contains("search-miss"); fork = forkAbove(fork)) {
+          fork.classList.remove("search-miss"); fork.classList.add("search-context");
+        }
+      });
+      $all("#tree li.sub").forEach(function (sub) {
+        var first = $all(":scope > ul > li:not(.sub)", sub).filter(function (r) {
+          return !r.classList.contains("search-miss") && filterShows(r, filter);
+        })[0];
+        if (first) first.classList.add("search-first");
+        else if (sub.classList.contains("root")) sub.classList.add("search-empty");  // its caption goes
+      });
+    }
     // count what the reader sees: rows the active filter hides are not matches on screen
     // (by the row's classes, so a folded outline on a phone still counts its matches)
     // a filter the reader chose (not Default or All) is counted too: "21 of 212 shown"
-    var chosen = $("input.flt:checked"), narrowed = chosen && !/^flt-(default|all)$/.test(chosen.id);
-    var shown = terms.length || narrowed ? hits.filter(function (r) { return filterShows(r, chosen ? chosen.id : "flt-all"); }).length : 0;
+    var narrowed = !/^flt-(default|all)$/.test(filter);
+    var shown = terms.length || narrowed ? seen.length : 0;
     status.textContent = terms.length ? thousands(shown) + " / " + thousands(rows.length) + " entries match"
       : narrowed ? thousands(shown) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
       : chosen && chosen.id === "flt-all" ? allText : statusText;

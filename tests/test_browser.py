@@ -390,28 +390,77 @@ def test_search_keeps_the_fork_rows_its_matches_branch_from(
     page.fill("#tree-search", "")
     page.wait_for_timeout(200)
     assert page.locator("#tree li.search-context").count() == 0
+    # a match the filter hides keeps no fork row either ("rust" is only in branch summaries)
+    page.click('label[for="flt-user"]')
+    page.fill("#tree-search", "rust")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(100)
+    assert shown_text(page, "#tree-status").startswith("0 / ")
+    assert page.evaluate(HANGING_MATCHES)["context"] == 0
     clean(view)
 
 
+UNMARKED_BRANCHES = """() => {
+  const shown = e => e.getClientRects().length > 0;
+  return [...document.querySelectorAll('#tree li.sub')].map(sub =>
+      [...sub.querySelectorAll(':scope > ul > li:not(.sub)')].find(shown))
+    .filter(first => first && !(/[↳⋔]/.test(getComputedStyle(first.firstChild, '::before').content)
+      && parseFloat(getComputedStyle(first).marginTop) >= 4))
+    .map(first => first.textContent);
+}"""
+
+
+def _multi_root_session() -> bytes:
+    """An orphan (its parent is not in the file), then the session's own tree."""
+    stamp = "2025-01-01T00:00:01Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "m", "timestamp": stamp, "cwd": "/"},
+        {"type": "message", "id": "o1", "parentId": "gone", "timestamp": stamp,
+         "message": {"role": "user", "content": "orphan beta"}},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": stamp,
+         "message": {"role": "user", "content": "alpha question"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": stamp,
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "final answer"}]}},
+    ]  # fmt: skip
+    return "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
 def test_branches_of_one_fork_are_told_apart_in_the_outline(
-    view: Viewer, published: dict[str, str]
+    view: Viewer, published: dict[str, str], page_server: PageServer, js: bool
 ) -> None:
     """Two branches of one fork sat back to back at one indent, under one guide line, so
-    the second read as the first's continuation; each now starts a little lower, with a
-    branch mark, and another tree (no parent in the file) says so."""
-    page = view.open(published[BRANCHED])
-    starts = page.evaluate("""() => [...document.querySelectorAll('#tree li.sub + li.sub')]
-      .map(sub => { const first = sub.querySelector(':scope > ul > li');
-        const before = sub.previousElementSibling.getBoundingClientRect().bottom;
-        return [first.getBoundingClientRect().top - before,
-                getComputedStyle(first.firstChild, '::before').content]; })""")
-    assert starts
-    assert all(gap >= 4 for gap, _ in starts), starts
-    assert all("↳" in mark or "⋔" in mark for _, mark in starts), starts
-    page = view.open(published[CORPUS])  # its entries make several trees
-    note = page.evaluate("""() => { const root = document.querySelector('#tree > li.sub.root');
-      return root && getComputedStyle(root, '::before').content; }""")
-    assert note and "Separate tree" in note
+    the second read as the first's continuation. Each branch's first row that the filter
+    (or a search) shows now has a branch mark and a gap: on its first row alone, a filter
+    hiding that row merged the branches again. A separate tree (no parent in the file)
+    says so, and its caption goes when a search finds nothing in it."""
+    page = view.open(published[BRANCHED], js=js)
+    for key in ("all", "default", "notools", "user", "labeled"):
+        page.click(f'label[for="flt-{key}"]')
+        assert page.evaluate(UNMARKED_BRANCHES) == [], key
+    if js:
+        for term in ("theme", "rust", "footer"):
+            page.fill("#tree-search", term)
+            page.wait_for_selector("#tree.searching li.search-first", state="attached")
+            page.wait_for_timeout(100)
+            assert page.evaluate(UNMARKED_BRANCHES) == [], term
+    multi_root = render_session(parse_session_bytes(_multi_root_session()))
+    url = page_server.publish("multi-root.html", multi_root)
+    page = view.open(url, js=js)
+    captions = """() => [...document.querySelectorAll('#tree li.root')]
+      .filter(r => getComputedStyle(r, '::before').display !== 'none')
+      .map(r => getComputedStyle(r, '::before').content)"""
+    assert len(page.evaluate(captions)) == 1 and "Separate tree" in page.evaluate(captions)[0]
+    if js:
+        page.fill("#tree-search", "orphan")
+        page.wait_for_selector("#tree li.search-miss", state="attached")
+        page.wait_for_timeout(100)
+        # the leaf above the separate tree is not kept as if the orphan branched from it
+        assert page.locator("#tree li.search-context").count() == 0
+        assert len(page.evaluate(captions)) == 1
+        page.fill("#tree-search", "zzzq-nothing")
+        page.wait_for_timeout(200)
+        assert page.evaluate(captions) == []
     clean(view)
 
 

@@ -416,6 +416,7 @@ class PageBuilder:
             if row.branch_shows:
                 kept = " ".join(f"br-{name}" for name in FILTERS if name in row.branch_shows)
                 row.classes = f"{row.classes} {kept}".strip()
+        _mark_branch_starts(rows)
         return rows
 
     def row_text(self, entry_id: str) -> str:
@@ -482,6 +483,24 @@ def filters_showing(classes: list[str]) -> set[str]:
     if "is-labeled" in classes or "in-labeled" in classes:
         shown.add("labeled")
     return shown
+
+
+def _mark_branch_starts(rows: list[OutlineRow]) -> None:
+    """Class each branch's first row that a filter shows ``first-<filter>``: its mark and
+    gap go there, so two branches of one fork stay two when a filter hides a first row."""
+    unmarked: list[set[str]] = []  # per open sub-list: filters whose first row is still to come
+    for row in rows:
+        if row.kind == "open":
+            unmarked.append(set(FILTERS))
+        elif row.kind == "close":
+            unmarked.pop()
+        elif unmarked and unmarked[-1]:
+            classes = row.classes.split()
+            shown = filters_showing(classes) | {n for n in FILTERS if f"br-{n}" in classes}
+            firsts = [name for name in FILTERS if name in shown and name in unmarked[-1]]
+            if firsts:
+                unmarked[-1].difference_update(firsts)
+                row.classes += "".join(f" first-{name}" for name in firsts)
 
 
 #: Damaged lines shown one by one; the rest share one block (a file of 500,000 garbage lines
