@@ -385,6 +385,7 @@ def test_search_keeps_the_fork_rows_its_matches_branch_from(
     assert state["hanging"] == 0 and state["context"] >= 1 and state["colours"] == [muted]
     assert shown_text(page, "#tree-status").startswith(f"{state['matches']} / ")
     page.keyboard.press("Enter")  # opens the first match, not a row kept for one
+    page.wait_for_selector("#tree li.current", state="attached")  # set once the hash changed
     current = page.locator("#tree li.current")
     assert current.count() == 1 and "search-context" not in (current.get_attribute("class") or "")
     page.fill("#tree-search", "")
@@ -440,10 +441,13 @@ def test_branches_of_one_fork_are_told_apart_in_the_outline(
         assert page.evaluate(UNMARKED_BRANCHES) == [], key
     if js:
         for term in ("theme", "rust", "footer"):
+            page.fill("#tree-search", "")  # each search waited for from a cleared one
+            page.wait_for_selector("#tree:not(.searching)", state="attached")
             page.fill("#tree-search", term)
-            page.wait_for_selector("#tree.searching li.search-first", state="attached")
-            page.wait_for_timeout(100)
+            page.wait_for_selector("#tree.searching", state="attached")  # marks set with it
             assert page.evaluate(UNMARKED_BRANCHES) == [], term
+            if term == "footer":  # under Labeled (the filter last clicked): one match, marked
+                assert page.locator("#tree li.search-first").count() >= 1
     multi_root = render_session(parse_session_bytes(_multi_root_session()))
     url = page_server.publish("multi-root.html", multi_root)
     page = view.open(url, js=js)
@@ -459,7 +463,7 @@ def test_branches_of_one_fork_are_told_apart_in_the_outline(
         assert page.locator("#tree li.search-context").count() == 0
         assert len(page.evaluate(captions)) == 1
         page.fill("#tree-search", "zzzq-nothing")
-        page.wait_for_timeout(200)
+        page.wait_for_selector("#tree li.root.search-empty", state="attached")
         assert page.evaluate(captions) == []
     clean(view)
 
