@@ -310,7 +310,7 @@
     // only entries: a skip link to #content or #transcript was centred, mid-transcript
     return el && el.matches("[data-entry-id], article.entry") ? el : null;
   }
-  var lastRow = null;
+  var lastRow = null, userScrollAt = -Infinity, revealAt = -Infinity, followPending = 0;
   function reveal(id, asked) {
     var el = findTarget(id);
     if (!el) return false;
@@ -343,16 +343,48 @@
     }
     el.classList.add("highlight");
     setTimeout(function () { el.classList.remove("highlight"); }, 2000);
+    revealAt = performance.now(); userScrollAt = -Infinity;  // this jump is not the reader's scrolling
+    markCurrent(el);
+    return true;
+  }
+  // The entry's outline row becomes the current one ("you are here"), kept in view.
+  function markCurrent(el) {
     var anchor = el.id, link = anchor && window.CSS && CSS.escape ? $('#tree a[href="#' + CSS.escape(anchor) + '"]') : null;
     var row = link ? link.parentElement : null;
+    if (row && row === lastRow) return;
     if (lastRow) { lastRow.classList.remove("current"); $("a", lastRow).removeAttribute("aria-current"); }
+    lastRow = row;
     if (row) {
-      row.classList.add("current"); lastRow = row;
+      row.classList.add("current");
       link.setAttribute("aria-current", "location");
       followInOutline(row);
     }
-    return true;
   }
+  // The current row also follows the reader's own scrolling (wheel, touch, scroll keys):
+  // the entry at the middle of the screen. Not a jump this script made (the entry it
+  // revealed stays current), nor a scroll nobody asked for.
+  function readerScrolls() { userScrollAt = performance.now(); }
+  addEventListener("wheel", readerScrolls, { passive: true });
+  addEventListener("touchmove", readerScrolls, { passive: true });
+  addEventListener("keydown", function (ev) {
+    if (/^(PageDown|PageUp|ArrowDown|ArrowUp|Home|End| )$/.test(ev.key) &&
+        !/^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(ev.target.tagName)) readerScrolls();
+  });
+  addEventListener("scroll", function () {
+    var now = performance.now();
+    if (now - userScrollAt > 1000 || now - revealAt < 1000) return;
+    userScrollAt = now;  // a smooth scroll goes on following to its end
+    if (followPending) return;
+    followPending = requestAnimationFrame(function () {
+      followPending = 0;
+      var column = $("#transcript");
+      if (!column) return;
+      var box = column.getBoundingClientRect();
+      var hit = doc.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2);
+      var entry = hit && hit.closest ? hit.closest("[data-entry-id]") : null;
+      if (entry) markCurrent(entry);
+    });
+  }, { passive: true });
   // Keep the current row visible in the outline without moving the page itself.
   function followInOutline(row) {
     var side = $("#sidebar");

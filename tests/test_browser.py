@@ -1270,6 +1270,39 @@ def test_the_floating_outline_link_takes_keyboard_focus_along(
     clean(view)
 
 
+CENTRE_ENTRY = """() => {
+  const c = document.querySelector('#transcript').getBoundingClientRect();
+  const hit = document.elementFromPoint(c.left + Math.min(40, c.width / 2), innerHeight / 2);
+  const entry = hit && hit.closest('[data-entry-id]');
+  const row = document.querySelector('#tree li.current > a');
+  return [entry && '#' + entry.id, row && row.getAttribute('href')];
+}"""
+
+
+def test_the_current_row_follows_the_readers_scrolling(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The outline's "you are here" row was set by a click or a link only, and stayed put
+    while the reader scrolled away; it now follows the entry at the middle of the screen
+    as the reader scrolls, and the outline keeps that row in view. A jump the script makes
+    still marks the entry it revealed."""
+    page = view.open(published[V1_COMPACTION])
+    column = page.eval_on_selector("#transcript", "e => e.getBoundingClientRect().left")
+    page.mouse.move(column + 100, 400)
+    for distance in (6000, 20000):
+        page.mouse.wheel(0, distance)
+        followed = f"() => {{ const [e, r] = ({CENTRE_ENTRY})(); return e && e === r; }}"
+        page.wait_for_function(followed)
+        assert page.evaluate("""() => { const r = document.querySelector('#tree li.current')
+          .getBoundingClientRect(), s = document.getElementById('sidebar').getBoundingClientRect();
+          return r.top >= s.top && r.bottom <= s.bottom; }""")
+    page.click("#tree li:not(.sub):not(.hide-default) > a >> nth=3")
+    clicked = page.get_attribute("#tree li:not(.sub):not(.hide-default) > a >> nth=3", "href")
+    page.wait_for_timeout(300)
+    assert page.get_attribute("#tree li.current > a", "href") == clicked
+    clean(view)
+
+
 def test_focus_shows_on_the_current_outline_row(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
     row = "#tree li:not(.sub):not(.hide-default) > a >> nth=5"
