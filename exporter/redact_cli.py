@@ -211,8 +211,6 @@ def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 def _check_output_path(option: str, path: str) -> None:
     """An output is a file name in a folder that exists and takes files. Checked before
     any work, so a failure does not come after another output was written."""
-    if not path:
-        raise CliError(f"{option}: the file name is empty", 1)
     if is_special_file(path):  # a device or pipe is written as it is, not replaced
         if not os.access(path, os.W_OK):
             raise CliError(f"{option}: cannot write to {path}", 2)

@@ -37,7 +37,7 @@ from exporter.render.entry_views import prompt_preview
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
-from exporter.render.view import FILTERS, PageBuilder, damaged_views, filters_showing
+from exporter.render.view import FILTERS, PageBuilder, damaged_views, row_filters
 from exporter.session import Diagnostic, Session, parse_time
 from exporter.usage import SessionStats, compute_stats, usage_rows
 
@@ -257,10 +257,9 @@ def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
     for row in outline:
         if row.kind != "row":
             continue
-        classes = row.classes.split()
-        shown = filters_showing(classes)  # a fork's row also stays for what its branches show
+        shown = row_filters(row)  # a fork's row also stays for what its branches show
         for name in FILTERS:
-            counts[name] += name in shown or f"br-{name}" in classes
+            counts[name] += name in shown
     return counts
 
 

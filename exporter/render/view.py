@@ -206,11 +206,11 @@ class PageBuilder:
         session = self.session
         if not session.roots:
             return []
-        main_root = session.active_path[0] if session.active_path else session.roots[0]
+        main_root, other_roots = self._roots()
         # Work: ("line", ids, id_set, position, depth) | ("open", id, depth) | ("close",)
         #       | ("group_open", count) | ("group_close",)
         work: list[tuple[Any, ...]] = []
-        for root in reversed([r for r in session.roots if r != main_root]):
+        for root in reversed(other_roots):
             work += [("close",), ("line", *self._line(root), 0, 1), ("open", root, 1)]
         work.append(("line", *self._line(main_root), 0, 0))
         items: list[Item] = []
@@ -269,6 +269,17 @@ class PageBuilder:
                     item.context_run = open_runs[-1] = ContextRun(anchor, time)
         self.runs_open_at_end = sum(run is not None for run in open_runs)
 
+    def _roots(self) -> tuple[str, list[str]]:
+        """The root the page's main line starts at (the active path's), and the others."""
+        session = self.session
+        main_root = session.active_path[0] if session.active_path else session.roots[0]
+        return main_root, [r for r in session.roots if r != main_root]
+
+    def _alternatives(self, entry_id: str, line_set: set[str]) -> list[str]:
+        """The children of a fork on a line that the line does not go on with."""
+        kids = self.session.children.get(entry_id, ())
+        return [k for k in kids if k not in line_set] if len(kids) > 1 else []
+
     def _line(self, start: str) -> tuple[list[str], set[str]]:
         line = self.main_line(start)
         return line, set(line)
@@ -283,8 +294,7 @@ class PageBuilder:
                 item = Item("entry", entry_id=entry_id, line_set=line_set)
                 items.append(item)
                 self._note_results(self.session.by_id[entry_id], line_set)
-            kids = self.session.children.get(entry_id, ())
-            alternatives = [k for k in kids if k not in line_set] if len(kids) > 1 else []
+            alternatives = self._alternatives(entry_id, line_set)
             if alternatives:
                 if item is not None:
                     item.forks_here = len(alternatives)
@@ -375,11 +385,11 @@ class PageBuilder:
         session = self.session
         if not session.roots:
             return []
-        main_root = session.active_path[0] if session.active_path else session.roots[0]
+        main_root, other_roots = self._roots()
         rows: list[OutlineRow] = []
         # work: ("line", ids, id_set, position) | ("open", fork row or None) | ("close",)
         work: list[tuple[Any, ...]] = []
-        for root in reversed([r for r in session.roots if r != main_root]):
+        for root in reversed(other_roots):
             work += [("close",), ("line", *self._line(root), 0), ("open", None)]
         work.append(("line", *self._line(main_root), 0))
         # open sub-lists: (the fork row they leave from, the filters that show a row in them)
@@ -404,9 +414,8 @@ class PageBuilder:
                     row = self._outline_row(entry_id)
                     rows.append(row)
                     if open_lists:
-                        open_lists[-1][2].update(filters_showing(row.classes.split()))
-                    kids = session.children.get(entry_id, ())
-                    alternatives = [k for k in kids if k not in line_set] if len(kids) > 1 else []
+                        open_lists[-1][2].update(row_filters(row))
+                    alternatives = self._alternatives(entry_id, line_set)
                     if alternatives:
                         work.append(("line", line, line_set, index + 1))
                         for alt in reversed(alternatives):
@@ -485,6 +494,12 @@ def filters_showing(classes: list[str]) -> set[str]:
     return shown
 
 
+def row_filters(row: OutlineRow) -> set[str]:
+    """The filters that show an outline row: by its own classes, or (a fork's row) for
+    what its branches show."""
+    return filters_showing(row.classes.split()) | row.branch_shows
+
+
 def _mark_branch_starts(rows: list[OutlineRow]) -> None:
     """Class each branch's first row that a filter shows ``first-<filter>``: its mark and
     gap go there, so two branches of one fork stay two when a filter hides a first row."""
@@ -495,8 +510,7 @@ def _mark_branch_starts(rows: list[OutlineRow]) -> None:
         elif row.kind == "close":
             unmarked.pop()
         elif unmarked and unmarked[-1]:
-            classes = row.classes.split()
-            shown = filters_showing(classes) | {n for n in FILTERS if f"br-{n}" in classes}
+            shown = row_filters(row)
             firsts = [name for name in FILTERS if name in shown and name in unmarked[-1]]
             if firsts:
                 unmarked[-1].difference_update(firsts)
