@@ -91,6 +91,7 @@ def policy_options(
             "--report",
             "report",
             type=click.Path(dir_okay=False, writable=True),
+            callback=not_empty,
             help="Write the full redaction report (JSONL, no secrets) to FILE.",
         ),
     ]
@@ -202,9 +203,11 @@ def _check_report_path(report: str | None) -> None:
 
 
 def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``-o ""`` wrote the default file name without a word: an empty name is refused."""
+    """``-o ""`` wrote the default file name and ``--report ""`` wrote no report, without a
+    word: an empty name is refused."""
     if value == "":
-        raise click.BadParameter("the name is empty; give a file name, or - for stdout")
+        stdout = ", or - for stdout" if param.name == "output" else ""
+        raise click.BadParameter(f"the name is empty; give a file name{stdout}")
     return value
 
 

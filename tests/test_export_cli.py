@@ -131,6 +131,16 @@ def test_an_empty_output_name_is_refused(runner: CliRunner, in_tmp: Path, comman
     assert list(in_tmp.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", ["export", "redact", "share", "publish"])
+def test_an_empty_report_name_is_refused(runner: CliRunner, in_tmp: Path, command: str) -> None:
+    """``--report ""`` quietly wrote no report (and went on to export, share or publish)."""
+    source = str(fixture_path(SAMPLER))
+    result = runner.invoke(cli, [command, source, "--report", ""])
+    assert result.exit_code == 1
+    assert "Invalid value for '--report': the name is empty" in result.stderr
+    assert list(in_tmp.iterdir()) == []
+
+
 def test_dash_writes_the_page_to_stdout_only(runner: CliRunner, in_tmp: Path) -> None:
     corpus = in_tmp / CORPUS
     corpus.write_bytes(build_corpus())
