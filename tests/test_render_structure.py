@@ -1933,3 +1933,35 @@ def test_values_of_another_type_are_shown_as_written() -> None:
     assert session.labels == {"b": "5"}
     assert "Pi writes" not in page.entry("g").text
     assert "STRAY" in page.entry("h").text and not page.entry("h").has_class("is-tool")
+
+
+@pytest.mark.parametrize("kind", ["custom_message", "custom role"])
+def test_an_extensions_message_keeps_its_text_and_images_in_order(kind: str) -> None:
+    """A custom message of [text, image, text] showed its image first and both texts after
+    it, run together: "Before:" no longer led to its screenshot."""
+    from tests.xss_corpus import PNG
+
+    stamp = "2025-06-01T10:00:00Z"
+    blocks = [
+        {"type": "text", "text": "Before the change:"},
+        {"type": "image", "mimeType": "image/png", "data": PNG},
+        {"type": "text", "text": "After **the** change."},
+    ]
+    if kind == "custom_message":
+        fields = {"customType": "shots", "content": blocks, "display": True}
+        entry = _line(type="custom_message", id="m", parentId="u", timestamp=stamp, **fields)
+    else:
+        message = {"role": "custom", "customType": "shots", "content": blocks, "display": True}
+        entry = _line(type="message", id="m", parentId="u", timestamp=stamp, message=message)
+    user = {"role": "user", "content": "go"}
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
+        _line(type="message", id="u", parentId=None, timestamp=stamp, message=user),
+        entry,
+    ]
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    start = html.index('data-entry-id="m"')
+    article = html[start : html.index("</article>", start)]
+    before, image, after = (article.find(s) for s in ("Before the change:", "<img", "<strong>"))
+    assert -1 < before < image < after, article
+    assert article.count("<img") == 1 and article.count("Before the change:") == 1

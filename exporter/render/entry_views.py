@@ -217,6 +217,19 @@ def _images_of(blocks: list[dict[str, Any]]) -> list[Part]:
     return parts
 
 
+def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) -> None:
+    """An extension's message in the order it wrote it: "the page now looks like this:"
+    before its screenshot, not after it (a user's images lead, as in Pi's UI)."""
+    if not any(block.get("type") == "image" for block in blocks):
+        view.html = markdown(text)
+        return
+    for block in blocks:
+        if block.get("type") == "image":
+            view.parts.extend(_images_of([block]))
+        elif block.get("type") == "text" and (said := as_str(block.get("text"))):
+            view.parts.append(Part("text", html=markdown(said)))
+
+
 def _message(
     builder: PageBuilder, entry: MessageEntry, view: EntryView, line_set: set[str]
 ) -> None:
@@ -264,8 +277,7 @@ def _message(
     elif role == "custom":
         view.kind = "customMessage"
         view.title = entry.custom_type or "custom"
-        view.parts = _images_of(entry.content)
-        view.html = markdown(entry.text)
+        _custom_content(view, entry.content, entry.text)
         if not entry.display:
             view.classes.append("hide-default")
             view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
@@ -387,8 +399,7 @@ def _custom_message(
 ) -> None:
     view.kind = "customMessage"
     view.title = entry.custom_type
-    view.parts = _images_of(entry.content)
-    view.html = markdown(entry.text)
+    _custom_content(view, entry.content, entry.text)
     if not entry.display:
         view.classes.append("hide-default")
         view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
