@@ -448,8 +448,7 @@ def test_branches_of_one_fork_are_told_apart_in_the_outline(
             assert page.evaluate(UNMARKED_BRANCHES) == [], term
             if term == "footer":  # under Labeled (the filter last clicked): one match, marked
                 assert page.locator("#tree li.search-first").count() >= 1
-    multi_root = render_session(parse_session_bytes(_multi_root_session()))
-    url = page_server.publish("multi-root.html", multi_root)
+    url = page_server.publish("multi-root.html", _multi_root_html())
     page = view.open(url, js=js)
     captions = """() => [...document.querySelectorAll('#tree li.root')]
       .filter(r => getComputedStyle(r, '::before').display !== 'none')
@@ -466,6 +465,26 @@ def test_branches_of_one_fork_are_told_apart_in_the_outline(
         page.wait_for_selector("#tree li.root.search-empty", state="attached")
         assert page.evaluate(captions) == []
     clean(view)
+
+
+def test_screen_readers_hear_where_the_outlines_branches_are(
+    view: Viewer, published: dict[str, str], page_server: PageServer
+) -> None:
+    """A branch's rows were set apart by indent, italics and a mark the screen reader skips:
+    heard as a list, they ran on from the fork as if still on the active path. Each branch's
+    sub-list is now named "other branch"; a separate tree keeps its caption instead."""
+    page = view.open(published[BRANCHED])
+    branches = page.locator("#tree li.sub:not(.root)").count()
+    assert branches >= 2
+    assert page.get_by_role("list", name="other branch", exact=True).count() == branches
+    page = view.open(page_server.publish("multi-root.html", _multi_root_html()))
+    assert page.get_by_role("list", name="other branch", exact=True).count() == 0
+    assert "- text: Separate tree (no parent in this file)" in page.locator("#tree").aria_snapshot()
+    clean(view)
+
+
+def _multi_root_html() -> str:
+    return render_session(parse_session_bytes(_multi_root_session()))
 
 
 def test_search_reads_the_entries_not_only_the_outline(
