@@ -3,6 +3,10 @@
 Listing must stay fast with thousands of sessions, so :func:`scan_summary` reads each line's
 fixed-order prefix (Pi writes ``{"type","id","parentId","timestamp",...}``) and parses only
 the small parts it needs (usage objects, the first prompt, names) instead of every message.
+Damage the loader repairs or rejects (repeated or missing ids, parent loops, a cut-off line,
+NaN in a usage object) is counted as ``stats`` counts it. A NaN elsewhere in a line is not
+looked for: Pi never writes one (``JSON.stringify`` turns NaN into null), and finding it
+costs every listing a search of every byte (~20 % on 1,000 sessions, measured 2026-11-30).
 """
 
 from __future__ import annotations
