@@ -137,6 +137,26 @@ def test_template_cache_lives_under_xdg_cache_home(
     assert template_cache() is None
 
 
+def test_a_template_cache_others_may_write_in_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache is unpickled: a folder anyone may write in (a shared cache home) let them run
+    code in the next export. Such a folder, or one under it, is left unused; and a HOME that
+    does not exist gets no tree of folders made under it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "pi-session-export" / "templates"
+    folder.mkdir(parents=True)
+    for opened in (folder, folder.parent):
+        opened.chmod(0o777)
+        assert template_cache() is None, opened
+        opened.chmod(0o700)
+    assert isinstance(template_cache(), QuietBytecodeCache)
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "no-such-home"))
+    assert template_cache() is None
+    assert not (tmp_path / "no-such-home").exists()
+
+
 def run_export(tmp_path: Path, env: dict[str, str], out: str = "page.html") -> str:
     result = subprocess.run(
         [sys.executable, "-m", "exporter", "export", "--demo", "-o", str(tmp_path / out)],

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
+from pathlib import Path
 
 import jinja2
 from jinja2.bccache import Bucket
@@ -35,8 +37,25 @@ def template_cache() -> jinja2.BytecodeCache | None:
     if os.environ.get("PI_SESSION_NO_TEMPLATE_CACHE"):
         return None
     folder = user_cache_dir("templates")
+    if not folder.parents[2].is_dir():  # HOME=/nonexistent: no tree made under it
+        return None
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         return None
+    if not (_only_mine(folder) and _only_mine(folder.parent)):
+        return None
     return QuietBytecodeCache(str(folder))
+
+
+def _only_mine(folder: Path) -> bool:
+    """The cache is unpickled, so anyone who can write in its folder could run code in every
+    export: a folder that is not ours, or that others may write in, is not used (as Jinja's
+    own temporary cache checks)."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
