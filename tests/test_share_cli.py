@@ -330,6 +330,18 @@ def test_refused_connection_exit_3(env: dict, monkeypatch) -> None:
     assert "Traceback" not in result.output
 
 
+def test_a_token_in_the_api_url_is_not_printed(env: dict, monkeypatch) -> None:
+    """``--api-url http://user:TOKEN@host`` printed the token in "could not reach GitHub at
+    user:TOKEN@host" (publish masked it)."""
+    monkeypatch.setattr("time.sleep", lambda s: None)
+    secret = "ghp_" + "S3cretS3cretS3cretS3cretS3cret123456"
+    url = closed_port_url().replace("http://", f"http://x:{secret}@")
+    result = CliRunner().invoke(cli, ["share", str(FIXTURE), "--token", secret, "--api-url", url])
+    assert result.exit_code == 3
+    assert "could not reach GitHub at ***@127.0.0.1:" in result.output
+    assert secret not in result.output and "x:" not in result.output
+
+
 def test_too_large_needs_force(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
     big = tmp_path / "big.jsonl"
     header = {"type": "session", "version": 3, "id": "big-1", "timestamp": "2025-01-01T00:00:00Z"}

@@ -119,10 +119,10 @@ class GistClient:
         self._clock = clock
         self._session = session or requests.Session()
         self._notify = notify or (lambda message: log.info("%s", message))
-        self._where = urlsplit(self.api_url).netloc or self.api_url
+        self._where = _host_of(self.api_url)
 
     def __repr__(self) -> str:
-        return f"GistClient(api_url={self.api_url!r})"
+        return f"GistClient(api_url={_host_of(self.api_url)!r})"
 
     def close(self) -> None:
         """Release pooled connections."""
@@ -353,3 +353,13 @@ class GistClient:
             self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
             status=status,
         )
+
+
+def _host_of(url: str) -> str:
+    """Where the API is, for messages: ``user:pass@`` in an --api-url may hold the token, so
+    it is shown as ``***@``."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return "***" if "@" in url else url
+    host = parts.netloc.rpartition("@")[2]
+    return f"***@{host}" if "@" in parts.netloc else host
