@@ -378,8 +378,8 @@ def redact_command(
     if redacted.damaged:  # session_to_jsonl writes entries; a damaged line is none
         count = len(redacted.damaged)
         click.echo(
-            f"pi-session: {count} damaged line{'s' if count != 1 else ''} not copied (not JSON "
-            "Pi can read; see the warnings above)",
+            f"pi-session: {count} damaged line{'s' if count != 1 else ''} not copied (lines "
+            "not read as entries; the warnings above say why)",
             err=True,
         )
     finish_report(report, options.get("report"))

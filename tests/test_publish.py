@@ -509,6 +509,23 @@ def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
     assert_consistent(fake_hub)
 
 
+def test_damaged_lines_left_out_of_the_upload_are_reported(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A line the loader could not read was dropped from the uploaded copy without a word
+    (``redact`` says so for the same file)."""
+    source = small.files[0]
+    lines = source.read_bytes().splitlines(keepends=True)
+    lines.insert(2, b'{"type":"message","id":"cut","parentId":null,"message":{"role":\n')
+    source.write_bytes(b"".join(lines))
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {source.name}: 1 damaged line left out of the upload (line 3: " in (
+        result.stderr
+    )
+    assert result.stderr.count("damaged line") == 1  # the other sessions are whole
+
+
 def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
     one = str(small.files[0])
     for args, text in [

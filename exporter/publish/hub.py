@@ -86,6 +86,13 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
         for name, n in item.actions.items():
             result.actions[name] = result.actions.get(name, 0) + n
         result.records += [{"session": item.source.repo_path, **r} for r in item.records]
+        if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
+            count, first = len(item.damaged), item.damaged[0]
+            more = f" (first: {first})" if count > 1 else f" ({first})"
+            result.warnings.append(
+                f"{item.source.path.name}: {count} damaged line{'s' if count != 1 else ''} "
+                f"left out of the upload{more}"
+            )
 
 
 def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> RemoteState:

@@ -190,6 +190,7 @@ class Prepared:
     redactions: dict[str, int] = field(default_factory=dict)
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)  # lines left out: not JSON Pi can read
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
             "redactions": dict(report.counts) if report else {},
             "actions": dict(report.actions) if report else {},
             "records": list(report.records()) if report and task.want_records else [],
+            "damaged": [f"line {d.line}: {d.message}" for d in redacted.damaged],
         }
     except Exception as error:  # a broken session (or a bug) must not stop the batch
         name = Path(task.source).name
