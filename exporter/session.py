@@ -9,7 +9,7 @@ and publishers never scan.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -345,23 +345,53 @@ class Session:
             if kids:
                 stack.extend(reversed(kids))
 
-    def branches(self) -> list[Branch]:
-        """One branch per leaf, the active one first, then in tree order (see :class:`Branch`)."""
-        owned: set[str] = set()
-        result: list[Branch] = []
-        leaves = set(self.leaf_ids)
-        ordered = [self.leaf_id] if self.leaf_id in leaves else []
-        ordered += [i for i in self.walk() if i in leaves and i != self.leaf_id]
-        for leaf in ordered:
-            ids: list[str] = []
-            node: str | None = leaf
-            while node is not None and node not in owned:
-                ids.append(node)
-                node = self._parent.get(node)
-            ids.reverse()
-            owned.update(ids)
-            result.append(Branch(leaf, node, ids, leaf == self.leaf_id))
+    def next_on_line(self, entry_id: str, path_set: Container[str]) -> str | None:
+        """The child a line of the page goes on with: the one on the active path, else the
+        newest (Pi's rule); the other children start lines of their own."""
+        kids = self.children.get(entry_id)
+        if not kids:
+            return None
+        return next((kid for kid in kids if kid in path_set), kids[-1])
+
+    def line_from(self, start: str, path_set: Container[str]) -> list[str]:
+        """From ``start`` down, as :meth:`next_on_line` goes."""
+        line = [start]
+        node = self.next_on_line(start, path_set)
+        while node is not None:
+            line.append(node)
+            node = self.next_on_line(node, path_set)
+        return line
+
+    def lines(self) -> list[list[str]]:
+        """The tree cut into the lines the page shows: the main line (through the active
+        path) first, then each fork's other children's lines in page order (a branch's own
+        forks before the next branch), then separate roots. Every entry is on one line."""
+        if not self.roots:
+            return []
+        path = self.active_path
+        path_set = set(path)
+        main_root = path[0] if path else self.roots[0]
+        stack = [r for r in reversed(self.roots) if r != main_root] + [main_root]
+        result: list[list[str]] = []
+        while stack:
+            line = self.line_from(stack.pop(), path_set)
+            result.append(line)
+            on_line = set(line)
+            alternatives = []
+            for entry_id in line:
+                kids = self.children.get(entry_id, ())
+                if len(kids) > 1:
+                    alternatives += [kid for kid in kids if kid not in on_line]
+            stack += reversed(alternatives)
         return result
+
+    def branches(self) -> list[Branch]:
+        """One branch per line of the page (:meth:`lines`; one per leaf), the active one
+        first: the table of branches and the page's branch blocks cut the tree alike."""
+        return [
+            Branch(line[-1], self.parent_of(line[0]), line, self.leaf_id in line)
+            for line in self.lines()
+        ]
 
     def call_for_result(self, result_entry_id: str) -> ToolCallRef | None:
         return self._call_for_result.get(result_entry_id)

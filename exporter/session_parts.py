@@ -30,11 +30,12 @@ class Diagnostic:
 
 @dataclass(slots=True)
 class Branch:
-    """One leaf of the tree and the entries that only it owns.
+    """One line of the page, ending at a leaf, and the entries that only it owns.
 
-    ``fork_id`` is the entry where it leaves an earlier branch (None for the active branch and
-    for separate roots); ``entry_ids`` run from just below the fork down to the leaf, so the
-    branches partition the tree and per-branch totals add up to the whole.
+    ``fork_id`` is the entry where it leaves another line (None for the main line and for
+    separate roots); ``entry_ids`` run from just below the fork down to ``leaf_id``, so the
+    branches partition the tree and per-branch totals add up to the whole. ``is_active``:
+    the line holding the active leaf.
     """
 
     leaf_id: str

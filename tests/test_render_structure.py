@@ -219,19 +219,66 @@ def test_tool_calls_sit_next_to_their_results(name: str) -> None:
 
 @every_fixture
 def test_branch_blocks_match_forks(name: str) -> None:
+    """Each fork's other branches are blocks headed "Branch"; another root's block is
+    headed "Separate tree" (it read "Branch", as if it forked from the entry above it)."""
     session = load_fixture(name)
     page = parse_fixture(name)
     blocks = page.branches()
+    anchors = {"branch-" + anchor_for(session, e.id): e.id for e in session.entries}
+
+    def fork_of(block: Element) -> str | None:
+        return session.parent_of(anchors[block.get("id") or ""])
+
     assert len(blocks) == expected_branch_blocks(session)
     for block in blocks:
         assert block.get("open") is None, "branches start collapsed"
         summary = block.children[0]
         assert isinstance(summary, Element) and summary.tag == "summary"
-        assert norm(summary.text).startswith("Branch ") and len(norm(summary.text)) > 10
+        assert len(norm(summary.text)) > 10
+        assert norm(summary.text).startswith("Branch " if fork_of(block) else "Separate tree ")
     on_path = set(session.active_path)
     for entry in session.entries:
         depth = branch_depth(page.entry(entry.id))
         assert (depth == 0) == (entry.id in on_path), entry.id
+
+
+@every_fixture
+def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) -> None:
+    """The table of branches gave the shared trunk to a fork's oldest child, the transcript
+    to its newest: "no, the block should stay as is" was 9 entries in the table and 45 in
+    its block, and rows and blocks named different branches. Now each row after the active
+    one is a block (same order, same title), a block's entries are its rows' entries, and a
+    block holding nested branches says how many."""
+    session = load_fixture(name)
+    html = render_fixture(name)
+    if len(session.leaf_ids) == 1:  # one branch: no table, no blocks
+        assert '<table class="branches">' not in html and 'class="branch ' not in html
+        return
+    table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
+    rows = []
+    for row in re.findall(r"<tr[ >].*?</tr>", table.split("<tbody>", 1)[1], re.S):
+        cells = re.findall(r"<td>(.*?)</td>", row, re.S)
+        link = re.search(r'<a href="#([^"]+)">(.*?)</a>', cells[2], re.S)
+        assert link is not None, row
+        rows.append(
+            (link.group(1), html_module.unescape(link.group(2)), int(cells[3].replace(",", "")))
+        )
+    blocks = re.findall(
+        r'<details class="branch [^"]*" id="branch-([^"]+)"><summary><span class="branch-tag">'
+        r'[^<]*</span> (.*?) <span class="muted">·(?: no parent in this file ·)? ([\d,]+) '
+        r"entr(?:y|ies)(?: in ([\d,]+) branches)?",
+        html,
+    )
+    assert len(rows) == len(session.leaf_ids) and len(blocks) == len(rows) - 1
+    by_anchor = {anchor_for(session, e.id): e.id for e in session.entries}
+    rows_by_first = {by_anchor[anchor]: (title, count) for anchor, title, count in rows}
+    assert [r[0] for r in rows[1:]] == [b[0] for b in blocks]
+    for anchor, title, entries, lines in blocks:
+        first = by_anchor[anchor]
+        assert html_module.unescape(title) == rows_by_first[first][0]
+        inside = [rows_by_first[i][1] for i in session.walk(first) if i in rows_by_first]
+        assert int(entries.replace(",", "")) == sum(inside)
+        assert int((lines or "1").replace(",", "")) == len(inside)
 
 
 @every_fixture
@@ -566,14 +613,30 @@ def test_syntax_colours_are_readable_in_both_themes_and_print_light() -> None:
 
 
 def test_branch_previews_name_a_skill_instead_of_showing_its_xml() -> None:
-    html = render_fixture("every-entry-type.jsonl")
+    skill = (
+        '<skill name="pdf" location="/skills/pdf/SKILL.md">\nReferences are relative to '
+        "/skills/pdf.\n\n# PDF skill\nUse pdftotext.\n</skill>\n\nplease convert the file"
+    )
+    stamp = "2025-06-01T10:00:00Z"
+
+    def user(entry_id: str, parent: str | None, text: str) -> str:
+        message = {"role": "user", "content": text}
+        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message)
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
+        user("u1", None, "start"),
+        user("u2", "u1", skill),  # the older child: a branch block and a table row
+        user("u3", "u1", "the newer child, on the active path"),
+    ]
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
     table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
     summaries = re.findall(
         r'<details class="branch[^"]*"[^>]*>\s*<summary>(.*?)</summary>', html, re.S
     )
-    previews = table + "".join(summaries)
-    assert "skill: pdf · please convert the file" in previews
-    assert "&lt;skill" not in previews
+    assert len(summaries) == 1 and "skill: pdf · please convert the file" in summaries[0]
+    assert "skill: pdf · please convert the file" in table
+    assert "&lt;skill" not in table + summaries[0]
 
 
 def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:

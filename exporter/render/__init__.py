@@ -338,7 +338,7 @@ def _render_page(
                 "active": b.branch.is_active,
                 "fork_anchor": builder.anchor(fork) if fork else None,
                 "fork_text": fork or "root",
-                "first_prompt": prompt_preview(b.first_prompt, 70),
+                "first_prompt": builder.branch_title(b.branch.entry_ids),
                 "link": builder.anchor(first),
                 "labels": b.labels,
                 "entries": fmt_int(b.entries),

@@ -55,11 +55,13 @@ class BranchInfo:
     anchor: str
     first_prompt: str
     entries: int
+    lines: int  # leaves below: the block holds this many branches (its own and nested ones)
     cost: str
     last_activity: str | None
     labels: list[str]
     depth: int
     contains_leaf: bool
+    separate: bool  # another root: a tree of its own, not a branch of the entry above
     has_user: bool = True  # a user message in it: "User only" hides a branch without
     has_label_shown: bool = True  # a label "Labeled" shows: it hides a branch without
 

@@ -53,6 +53,9 @@ RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
 GROUP_BRANCHES_OVER = 8
 
 
+BRANCH_TITLE_CHARS = 80  # a branch's title, in its block and in the table of branches
+
+
 def build_anchors(entry_ids: list[str]) -> dict[str, str]:
     """A unique, safe DOM id for every entry (in file order, so they are stable).
 
@@ -180,22 +183,13 @@ class PageBuilder:
             start = parent
 
     def _next_on_line(self, entry_id: str) -> str | None:
-        """The child a line goes on with: the one on the active path, else the newest."""
-        kids = self.session.children.get(entry_id)
-        if not kids:
-            return None
-        on_path = [k for k in kids if k in self.path_set]
-        return on_path[0] if on_path else kids[-1]
+        """The child a line goes on with (:meth:`Session.next_on_line`)."""
+        return self.session.next_on_line(entry_id, self.path_set)
 
     # -- main line of a subtree -----------------------------------------------------
     def main_line(self, start: str) -> list[str]:
         """From ``start`` down: follow the active path, else the newest child (Pi's rule)."""
-        line = [start]
-        node: str | None = self._next_on_line(start)
-        while node is not None:
-            line.append(node)
-            node = self._next_on_line(node)
-        return line
+        return self.session.line_from(start, self.path_set)
 
     def plan(self) -> list[Item]:
         """Items in page order; each fork's alternatives follow the fork entry directly.
@@ -317,17 +311,12 @@ class PageBuilder:
         entries = [session.by_id[i] for i in ids]
         usage = sum_usage(entries)
         times = [t for t in (parse_time(e.timestamp) for e in entries) if t]
-        # where it goes: its first prompt, unless it starts at another answer (or has no
-        # prompt at all): then what that first message or entry says
-        first = next((e for e in entries if isinstance(e, MessageEntry)), None)
-        prompt = session.first_prompt(ids) if first is None or first.role == "user" else None
         return BranchInfo(
             first_id=first_id,
             anchor="branch-" + self.anchor(first_id),
-            first_prompt=prompt_preview(prompt, 90)
-            if prompt
-            else self.row_text(first.id if first is not None else first_id),
+            first_prompt=self.branch_title(self.main_line(first_id)),
             entries=len(ids),
+            lines=sum(i not in session.children for i in ids),
             cost=fmt_cost(usage.cost),
             last_activity=max(times).isoformat() if times else None,
             labels=[session.labels[i] for i in ids if i in session.labels],
@@ -336,7 +325,19 @@ class PageBuilder:
             has_user=any(getattr(e, "role", None) == "user" for e in entries),
             depth=depth,
             contains_leaf=session.leaf_id in set(ids),
+            separate=session.parent_of(first_id) is None,
         )
+
+    def branch_title(self, line: list[str]) -> str:
+        """What a branch (a line of the page) is about, in its block and in the table of
+        branches alike: its first prompt, unless it starts at another answer (or has no
+        prompt at all): then what that first message or entry says."""
+        session = self.session
+        first = next((m for m in session.iter_messages(line)), None)
+        prompt = session.first_prompt(line) if first is None or first.role == "user" else None
+        if prompt:
+            return prompt_preview(prompt, BRANCH_TITLE_CHARS)
+        return self.row_text(first.id if first is not None else line[0])
 
     # -- one entry ------------------------------------------------------------------
     def entry_view(self, item: Item) -> EntryView:
