@@ -2028,3 +2028,63 @@ def test_an_extensions_message_keeps_its_text_and_images_in_order(kind: str) -> 
     before, image, after = (article.find(s) for s in ("Before the change:", "<img", "<strong>"))
     assert -1 < before < image < after, article
     assert article.count("<img") == 1 and article.count("Before the change:") == 1
+
+
+def test_an_empty_prompt_is_not_called_an_image() -> None:
+    """A user message with no text and no image read "user: (image)" in the outline, and its
+    card was a bare header."""
+    from tests.xss_corpus import PNG
+
+    stamp = "2025-06-01T10:00:00Z"
+    image = [{"type": "image", "mimeType": "image/png", "data": PNG}]
+
+    def user(entry_id: str, parent: str | None, content: object) -> str:
+        message = {"role": "user", "content": content}
+        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message)
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
+        user("u1", None, ""),
+        user("u2", "u1", image),
+        user("u3", "u2", "   "),
+    ]
+    page = parse_html(render_session(parse_session_bytes("\n".join(lines).encode("utf-8"))))
+    tree = page.one(lambda e: e.get("id") == "tree")
+    rows = [norm(a.text) for a in tree.find_all(lambda e: e.tag == "a")]
+    assert rows == ["user: (empty message)", "user: (image)", "user: (empty message)"]
+    assert "(empty message)" in norm(page.entry("u1").text)
+    assert "(empty message)" in norm(page.entry("u3").text)
+    assert "(empty message)" not in norm(page.entry("u2").text)
+
+
+def test_small_wordings_of_tool_boxes() -> None:
+    """A one-line write said "1 lines"; a bash call without a command showed a bare "$";
+    a fork at a result shown inside its call's turn said "below", though its block comes
+    after the turn."""
+    stamp = "2025-06-01T10:00:00Z"
+    write = {"path": "a.txt", "content": "x"}
+    calls = [
+        {"type": "toolCall", "id": "w", "name": "write", "arguments": write},
+        {"type": "toolCall", "id": "b", "name": "bash", "arguments": {}},
+    ]
+
+    def entry(entry_id: str, parent: str | None, message: dict[str, object]) -> str:
+        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message)
+
+    def result(call_id: str, name: str) -> dict[str, object]:
+        content = [{"type": "text", "text": "done"}]
+        return {"role": "toolResult", "toolCallId": call_id, "toolName": name, "content": content}
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
+        entry("u", None, {"role": "user", "content": "go"}),
+        entry("a", "u", {"role": "assistant", "content": calls}),
+        entry("r1", "a", result("w", "write")),
+        entry("x", "r1", {"role": "user", "content": "another way"}),
+        entry("r2", "r1", result("b", "bash")),
+    ]
+    page = parse_html(render_session(parse_session_bytes("\n".join(lines).encode("utf-8"))))
+    turn = norm(page.entry("a").text)
+    assert "1 line " in turn and "1 lines" not in turn
+    assert "no command given" in turn
+    assert "forks here: 1 other branch after this turn" in turn

@@ -110,12 +110,12 @@ def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
     return (match.group(1), match.group(3)), text[match.end() :]
 
 
-def _skill_and_line(text: str, limit: int) -> tuple[str, str]:
+def _skill_and_line(text: str, limit: int, empty: str = "(image)") -> tuple[str, str]:
     """``("skill: pdf · ", "the prompt")``: a skill invocation by its name, not its XML
-    wrapper, then the prompt as one line ("(image)" when it has no text)."""
+    wrapper, then the prompt as one line (``empty`` when it has no text)."""
     skill, rest = split_skill(text)
     line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
-    return (f"skill: {skill[0]} · " if skill else ""), line or "(image)"
+    return (f"skill: {skill[0]} · " if skill else ""), line or empty
 
 
 def only_tool_calls(entry: MessageEntry) -> bool:
@@ -157,7 +157,9 @@ def outline_text(
     if isinstance(entry, MessageEntry):
         role = entry.role
         if role == "user":
-            prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS)
+            has_image = any(block.get("type") == "image" for block in entry.content)
+            empty = "(image)" if has_image else "(empty message)"
+            prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS, empty)
             return f"{prefix}user: {line}", "user", False
         if role == "assistant":
             text = plain_line(entry.text, OUTLINE_CHARS)
@@ -243,6 +245,8 @@ def _message(
             name, body = skill
             view.parts.insert(0, Part("skill", html=markdown(body), name=name))
         view.html = markdown(text)
+        if not view.parts and not text.strip():
+            view.notes.append("(empty message)")
     elif role == "assistant":
         _assistant(builder, entry, view, line_set)
     elif role == "toolResult":

@@ -177,8 +177,10 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     command = _arg(args, "command", view) or ""
     view.command = Markup(escape(command, quote=False))
     timeout = args.get("timeout")
+    said = [] if command.strip() else ["no command given"]
     if timeout is not None:
-        view.subtitle = f"timeout {as_number(timeout):g}s"
+        said.append(f"timeout {as_number(timeout):g}s")
+    view.subtitle = " · ".join(said)
     text = _result_text(result).rstrip("\n")
     match = _EXIT_CODE.search(text[-200:])
     if match:
@@ -211,7 +213,8 @@ def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
     content = _arg(args, "content", view) or ""
     language = language_for_path(path)
     view.body = fold_code(content.rstrip("\n"), language, READ_HEAD_LINES)
-    view.subtitle = f"{view.body.total_lines:,} lines"
+    count = view.body.total_lines
+    view.subtitle = f"{count:,} line{'s' if count != 1 else ''}"
     view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
 
 
