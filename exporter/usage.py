@@ -175,6 +175,7 @@ class ContextPoint:
     context_tokens: int
     cumulative_cost: float
     compaction_before: str | None = None
+    turn: int = 0  # its number among the path's assistant turns (unplotted ones counted)
 
 
 @dataclass(slots=True)
@@ -253,17 +254,19 @@ def _last_activity(entries: Iterable[Entry]) -> datetime | None:
 def _context_series(session: Session) -> list[ContextPoint]:
     series: list[ContextPoint] = []
     cumulative = 0.0
+    turn = 0
     pending_compaction: str | None = None
     for entry in session.active_entries():
         if isinstance(entry, CompactionEntry):
             pending_compaction = entry.id
         elif isinstance(entry, MessageEntry) and entry.role == "assistant":
+            turn += 1
             usage = turn_usage(entry)
             cumulative += usage.cost
             if not usage.context_tokens:  # an aborted or failed turn reported no usage: plotting
                 continue  # it at 0 would draw a context drop that never happened
             series.append(
-                ContextPoint(entry.id, usage.context_tokens, cumulative, pending_compaction)
+                ContextPoint(entry.id, usage.context_tokens, cumulative, pending_compaction, turn)
             )
             pending_compaction = None
     return series

@@ -1700,6 +1700,28 @@ def test_chart_caption_says_what_is_drawn() -> None:
     assert 'class="key compaction"' in caption and 'class="compaction"' in with_marker
 
 
+def test_the_chart_numbers_turns_as_the_path_does(build, dump) -> None:
+    """Turns that reported no usage were dropped before numbering: pi-branched-4's axis ended
+    at 234 of its 244 turns, and a tooltip called the path's third turn "turn 2"."""
+    html = render_fixture("pi-branched-4.jsonl")
+    chart = html.split("<svg", 1)[1].split("</svg>", 1)[0]
+    ticks = re.findall(r'<text class="tick" x="[^"]*" y="[^"]*" text-anchor="middle">(\d+)<', chart)
+    assert ticks and ticks[-1] == "244", ticks
+    usage = build.usage
+    lines = [
+        build.header(),
+        build.user("u1", None, "one", 1),
+        build.assistant("a1", "u1", "first", 2, usage=usage(100, 10)),
+        build.user("u2", "a1", "two", 3),
+        build.assistant("a2", "u2", "", 4, usage=usage(0, 0, None), stopReason="aborted"),
+        build.user("u3", "a2", "three", 5),
+        build.assistant("a3", "u3", "third", 6, usage=usage(300, 30)),
+    ]
+    page = render_session(parse_session_bytes(dump(lines)))
+    tips = re.findall(r'href="#([^"]+)"[^>]*><circle[^>]*><title>turn (\d+):', page)
+    assert tips == [("a1", "1"), ("a3", "3")]
+
+
 @every_fixture
 def test_status_line_counts_what_the_default_filter_shows(name: str) -> None:
     page = parse_html(render_fixture(name))

@@ -67,9 +67,13 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
     max_ctx = nice_ceiling(max(p.context_tokens for p in series))
     max_cost = nice_ceiling(series[-1].cumulative_cost)
     n = len(series)
+    # placed and named by turn number: a turn that reported no usage leaves a gap, and the
+    # axis and tooltips count it (numbering the plotted points called turn 3 "turn 2")
+    turns = [p.turn or i + 1 for i, p in enumerate(series)]
+    span = max(turns[-1] - turns[0], 1)
 
     def x(i: int) -> float:
-        return LEFT + inner_w * i / (n - 1)
+        return LEFT + inner_w * (turns[i] - turns[0]) / span
 
     def y_ctx(v: float) -> float:
         return TOP + inner_h * (1 - on_axis(v, max_ctx) / max_ctx)
@@ -90,14 +94,14 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
     ]
     y_ticks = [(y_ctx(max_ctx * f), fmt_tokens_short(max_ctx * f)) for f in (0, 0.5, 1)]
     cost_ticks = [(y_cost(max_cost * f), fmt_cost(max_cost * f)) for f in (0, 0.5, 1)]
-    x_ticks = [(x(i), str(i + 1)) for i in sorted({0, (n - 1) // 2, n - 1})]
+    x_ticks = [(x(i), str(turns[i])) for i in sorted({0, (n - 1) // 2, n - 1})]
     points = (
         [
             (
                 x(i),
                 y_ctx(series[i].context_tokens),
                 series[i].entry_id,
-                f"turn {i + 1}: {series[i].context_tokens:,} tokens in context, "
+                f"turn {turns[i]}: {series[i].context_tokens:,} tokens in context, "
                 f"{fmt_cost(series[i].cumulative_cost)} so far",
             )
             for i in indices
