@@ -871,6 +871,19 @@ def test_phone_width_has_no_horizontal_scroll(
     clean(view)
 
 
+def test_phone_shows_the_cost_of_each_usage_row(view: Viewer, published: dict[str, str]) -> None:
+    """On a phone the usage tables scroll sideways, and their last column, Cost, was the one
+    out of view: it now stays at the right edge while the token columns scroll under it."""
+    page = view.open(published[BRANCHED], viewport=PHONE)
+    cells = page.locator("#usage .tables table:not(.branches) tr > :last-child")
+    assert cells.count() >= 4
+    for index in range(cells.count()):
+        box = cells.nth(index).bounding_box()
+        assert box is not None and box["x"] >= 0
+        assert box["x"] + box["width"] <= PHONE["width"] + 1, cells.nth(index).inner_text()
+    clean(view)
+
+
 def overflowing(page: Any) -> list[str]:
     """The innermost elements whose content sticks out of the viewport (outside scrollers)."""
     return page.evaluate(
