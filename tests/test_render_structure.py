@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, MessageEntry
-from exporter.formatting import show_controls
+from exporter.formatting import one_line, show_controls
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
@@ -719,9 +719,14 @@ def test_title_outline_and_branch_preview_show_a_markdown_prompt_as_plain_text()
 
 @pytest.mark.parametrize("name", BRANCHED)
 def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> None:
-    """ "context kept from entry X" and "branched away from X" are links to X, not bare ids."""
+    """ "context kept from entry X" and "branched away from X" are links to X, not bare ids,
+    and say what X is (its outline text): an id alone told the reader nothing."""
+    from exporter.render import display_path
+    from exporter.render.view import PageBuilder
+
     session = load_fixture(name)
     page = parse_html(render_fixture(name))
+    builder = PageBuilder(session, display_path)
     expected = {}
     for entry in session.entries:
         kept = getattr(entry, "first_kept_entry_id", None)
@@ -729,13 +734,15 @@ def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> 
         labelled = getattr(entry, "target_id", None) if entry.type == "label" else None
         for target in (kept, source, labelled):
             if target and target in session.by_id:
-                expected.setdefault(entry.id, set()).add("#" + anchor_for(session, target))
+                expected.setdefault(entry.id, {})["#" + anchor_for(session, target)] = target
     assert len(expected) >= 2
-    for entry_id, hrefs in expected.items():
+    for entry_id, targets in expected.items():
         links = {a.get("href") for a in page.entry(entry_id).find_all(lambda e: e.tag == "a")}
-        assert hrefs <= links, (entry_id, hrefs, links)
-        for href in hrefs:
+        assert set(targets) <= links, (entry_id, targets, links)
+        for href, target in targets.items():
             assert page.by_dom_id.get(href[1:]), href
+            said = one_line(builder.row_text(target), 60)
+            assert f"entry {target} ({said})" in page.entry(entry_id).text
 
 
 def test_entry_ids_are_their_own_fragments_even_when_they_start_with_a_digit() -> None:

@@ -369,7 +369,8 @@ def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
     """``entry <id>`` as a link to it when the file has it (a #fragment the page resolves)."""
     if entry_id not in builder.session.by_id:
         return f"entry {entry_id}"
-    return Markup('<a href="#{}">entry {}</a>').format(builder.anchor(entry_id), entry_id)
+    said = one_line(builder.row_text(entry_id), 60)  # what is there, not only where
+    return Markup('<a href="#{}">entry {}</a> ({})').format(builder.anchor(entry_id), entry_id, said)
 
 
 def _compaction(
