@@ -884,6 +884,32 @@ def test_phone_shows_the_cost_of_each_usage_row(view: Viewer, published: dict[st
     clean(view)
 
 
+def test_a_long_pasted_prompt_opens_on_its_first_screen(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """A 500-line paste made one prompt many screens tall. It shows its first screen and a
+    fold; the fold opens on a click (no script needed) and when a search finds text in it."""
+    text = "Here is the log:\n\n" + "\n\n".join(f"entry {n}: it happened" for n in range(250))
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    message = {"role": "user", "content": text}
+    entry = {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z"}
+    data = (json.dumps(header) + "\n" + json.dumps({**entry, "message": message})).encode()
+    url = page_server.publish("long-prompt.html", render_session(parse_session_bytes(data)))
+    for js in (False, True):
+        page = view.open(url, js=js)
+        card = page.locator('article[data-entry-id="u"]')
+        folded = card.bounding_box()["height"]  # type: ignore[index]
+        assert folded < 1600, folded
+        assert not page.get_by_text("entry 249: it happened").is_visible()
+        if js:
+            page.fill("#tree-search", "249")
+            page.keyboard.press("Enter")
+        else:
+            card.locator("details.prose > summary").click()
+        page.get_by_text("entry 249: it happened").wait_for(state="visible")
+    clean(view)
+
+
 def overflowing(page: Any) -> list[str]:
     """The innermost elements whose content sticks out of the viewport (outside scrollers)."""
     return page.evaluate(

@@ -2117,3 +2117,37 @@ def test_small_wordings_of_tool_boxes() -> None:
     assert "1 line " in turn and "1 lines" not in turn
     assert "no command given" in turn
     assert "forks here: 1 other branch after this turn" in turn
+
+
+def test_a_long_pasted_prompt_folds_after_its_first_screen() -> None:
+    """A prompt with a 500-line paste was a card many screens tall. It now shows its first
+    ~40 lines and folds the rest (all of it in the page), cutting only at a blank line
+    outside a code fence, so a fence open at line 40 is not broken."""
+    intro = "Here is the log:\n\n" + "\n".join(f"line {n} of the intro" for n in range(30))
+    fenced = "```text\n" + "\n\n".join(f"fenced {n}" for n in range(30)) + "\n```"
+    log = "\n\n".join(f"entry {n}: something happened" for n in range(250))
+    text = f"{intro}\n\n{fenced}\n\n{log}"
+    lines = [
+        _line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/w"),
+        _line(type="message", id="u", parentId=None, timestamp="2025-01-01T00:00:01Z",
+              message={"role": "user", "content": text}),
+    ]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    start = html.index('data-entry-id="u"')
+    card = html[start : html.index("</article>", start)]
+    shown, folded = card.split('<details class="fold fold-after prose"><summary>', 1)
+    assert shown.count("<pre") == 1 and "fenced 29" in shown  # the fence whole, before the cut
+    assert "entry 0: something happened" in folded and "entry 249: something happened" in folded
+    hidden = len(text.split("```\n\n", 1)[1].split("\n"))
+    assert folded.startswith(f"{hidden:,} more lines of this message</summary>")
+    for line in text.split("\n"):  # folded, never cut: every line of it is in the page
+        if not line.startswith("```"):  # (a fence's markers are markup, not text)
+            assert html_module.escape(line, quote=False) in card, line
+
+
+def test_a_prompt_of_one_screen_does_not_fold() -> None:
+    from exporter.render.prose_fold import split_long_prose
+
+    assert split_long_prose("\n\n".join(f"line {n}" for n in range(70))) is None  # 139 lines
+    fence_to_the_end = "intro\n\n```\n" + "\n\n".join(str(n) for n in range(200)) + "\n```"
+    assert split_long_prose(fence_to_the_end) is None  # no blank line outside the fence

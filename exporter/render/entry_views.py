@@ -31,6 +31,7 @@ from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line
 from exporter.render.folding import fold_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
+from exporter.render.prose_fold import split_long_prose
 from exporter.render.tools import (
     ImageView,
     ToolView,
@@ -232,6 +233,17 @@ def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) ->
             view.parts.append(Part("text", html=markdown(said)))
 
 
+def _prompt_html(text: str) -> Markup:
+    """A prompt's Markdown; a long paste shows its first screen and folds the rest."""
+    parts = split_long_prose(text)
+    if parts is None:
+        return markdown(text)
+    shown, folded, count = parts
+    summary = f"{count:,} more line{'s' if count != 1 else ''} of this message"
+    folded_html = '{}<details class="fold fold-after prose"><summary>{}</summary>{}</details>'
+    return Markup(folded_html).format(markdown(shown), summary, markdown(folded))
+
+
 def _message(
     builder: PageBuilder, entry: MessageEntry, view: EntryView, line_set: set[str]
 ) -> None:
@@ -244,7 +256,7 @@ def _message(
         if skill is not None:
             name, body = skill
             view.parts.insert(0, Part("skill", html=markdown(body), name=name))
-        view.html = markdown(text)
+        view.html = _prompt_html(text)
         if not view.parts and not text.strip():
             view.notes.append("(empty message)")
     elif role == "assistant":
@@ -370,7 +382,8 @@ def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
     if entry_id not in builder.session.by_id:
         return f"entry {entry_id}"
     said = one_line(builder.row_text(entry_id), 60)  # what is there, not only where
-    return Markup('<a href="#{}">entry {}</a> ({})').format(builder.anchor(entry_id), entry_id, said)
+    link = Markup('<a href="#{}">entry {}</a> ({})')
+    return link.format(builder.anchor(entry_id), entry_id, said)
 
 
 def _compaction(
