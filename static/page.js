@@ -53,9 +53,9 @@
   var tree = $("#tree"), rows = $all("#tree li:not(.sub)"), texts = [];
   show(search);
   // What a search looks through: the session's own words, not the page's labels around
-  // them (entry headers, usage footers, "N more lines", badges): "context" matched 249
-  // rows of pi-v1 through a header note alone.
-  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, p.same-output";
+  // them (entry headers, usage footers, "N more lines", badges, another entry quoted in a
+  // note): "context" matched 249 rows of pi-v1 through a header note alone.
+  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, p.same-output, .quoted";
   function contentTexts(root) {
     return doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, { acceptNode: function (node) {
       if (node.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
