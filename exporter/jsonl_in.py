@@ -79,7 +79,7 @@ def iter_parsed_lines(
         except ValueError as error:
             value = _with_long_ints(decoder.decode, text) if _LONG_INT in str(error) else _NONE
             if value is _NONE:
-                reason = _json_error(error)
+                reason = _json_error(error, text, decoder)
                 pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
                 continue
         except RecursionError:  # ~1,000 nested arrays: valid JSON, deeper than Python parses
@@ -164,13 +164,28 @@ def _flush(
     _record_bad_line(number, text, error, diagnostics, damaged)
 
 
-def _json_error(error: ValueError) -> str:
+def _json_error(error: ValueError, text: str, decoder: json.JSONDecoder) -> str:
     """The parser's complaint without its own "line 1 column 5 (char 4)", which read like
-    a line of the file: ``Expecting value at column 5``."""
-    if isinstance(error, json.JSONDecodeError):
-        # some messages end in " at" themselves ("Invalid control character at")
-        return f"{error.msg.removesuffix(' at')} at column {error.colno}"
-    return str(error)
+    a line of the file: ``Expecting value at column 5``. A line cut off (the most common
+    damage) says so: parsed with its newline, it read "Invalid control character" (the
+    newline, inside the cut string) or "Expecting ',' delimiter at column 1" (of the next
+    "line"). Only failed lines are parsed again, so good lines cost nothing more."""
+    if not isinstance(error, json.JSONDecodeError):
+        return str(error)
+    line = text.rstrip("\r\n")
+    try:
+        decoder.decode(line)  # fails as ``text`` did, but at the line's end, not past it
+    except json.JSONDecodeError as bare:
+        if bare.msg.startswith("Unterminated string"):
+            return f"the line ends inside a string, after column {len(line)}"
+        if bare.pos >= len(line):
+            return f"the line ends before the JSON does, after column {len(line)}"
+        error = bare
+    except (ValueError, RecursionError):
+        pass  # as ``text`` failed: the first error stands
+    # some messages end in " at" themselves ("Invalid control character at"); the column
+    # counts from the line's start, not from a "line 2" begun by the newline
+    return f"{error.msg.removesuffix(' at')} at column {error.pos + 1}"
 
 
 def _record_bad_line(

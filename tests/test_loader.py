@@ -619,3 +619,27 @@ def test_messages_speak_json_not_python() -> None:
     late = b'{"type":"custom","id":"c","parentId":null}\n' + (header % 3).encode() + b"\n"
     (extra,) = [d for d in parse_session_bytes(late).diagnostics if d.kind == "extra-header"]
     assert "second" not in extra.message and "after the first entry" in extra.message
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+def test_a_line_cut_off_mid_file_says_so_at_its_end(newline: bytes) -> None:
+    """A review: a line cut inside a string read "Invalid control character at column 122"
+    (the newline, which the parser saw), and one without its closing braces "Expecting ','
+    delimiter at column 1" (of a second "line" the newline began)."""
+    header = b'{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z"}'
+    whole = b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}'
+    in_string = whole[: whole.index(b"hi") + 1]  # ...,"content":"h
+    no_braces = whole[:-2]
+    later = b'{"type":"custom","id":"c","parentId":null}'
+    data = newline.join([header, in_string, no_braces, later]) + newline
+    session = parse(data)
+    bad = {d.line: d for d in session.diagnostics}
+    assert (bad[2].kind, bad[3].kind) == ("invalid-json", "invalid-json")
+    assert bad[2].message == (
+        f"not valid JSON (the line ends inside a string, after column {len(in_string)})"
+    )
+    assert bad[3].message == (
+        f"not valid JSON (the line ends before the JSON does, after column {len(no_braces)})"
+    )
+    assert [d.kind for d in session.damaged] == ["invalid-json", "invalid-json"]
+    assert [e.id for e in session.entries] == ["c"]
