@@ -3,6 +3,8 @@
 Listing must stay fast with thousands of sessions, so :func:`scan_summary` reads each line's
 fixed-order prefix (Pi writes ``{"type","id","parentId","timestamp",...}``) and parses only
 the small parts it needs (usage objects, the first prompt, names) instead of every message.
+A prefix whose id, parentId or role holds a JSON escape, or a message whose role it does not
+show, is parsed instead (the raw bytes are not the value, and ``list`` disagreed with ``stats``).
 Damage the loader repairs or rejects (repeated or missing ids, parent loops, a cut-off line,
 NaN in a usage object) is counted as ``stats`` counts it. A NaN elsewhere in a line is not
 looked for: Pi never writes one (``JSON.stringify`` turns NaN into null), and finding it
@@ -170,8 +172,10 @@ def resolve_session_arg(
 
 # --- cheap summaries for `list` -----------------------------------------------------------
 
+#: An id, parentId or role holding a backslash (a JSON escape: ``"\u0061"`` is "a") does not
+#: match: the raw bytes are not the value, so such a line takes the parsing path.
 _PREFIX = re.compile(
-    rb'\{"type":"([A-Za-z_]+)","id":"((?:[^"\\]|\\.)*)","parentId":(null|"(?:[^"\\]|\\.)*"),'
+    rb'\{"type":"([A-Za-z_]+)","id":"([^"\\]*)","parentId":(null|"[^"\\]*"),'
     rb'"timestamp":"([^"\\]*)"(?:,"message":\{"role":"([A-Za-z]+)")?'
 )
 _USAGE_KEY = b'"usage":'
@@ -343,6 +347,8 @@ def scan_summary(path: Path) -> SessionSummary:
     if summary._needs_loader and summary.error is None:
         _count_with_loader(summary, path)
     summary._parent_of = {}
+    if not summary.id:  # empty or unreadable: the id `list` shows, from the file name
+        summary.id = id_from_name(path)
     if summary.modified is None:
         summary.modified = summary.started
     if summary.modified is None:
@@ -357,6 +363,8 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     if not raw.rstrip(b" \t\r\n").endswith(b"}"):
         return  # cut off mid-file (a crash, then more appended): damaged, as the loader says
     match = _PREFIX.match(raw)
+    if match and match.group(5) is None and match.group(1) == b"message":
+        match = None  # a message whose role the prefix missed (escaped, or not first): parse
     if match:
         entry_type = match.group(1).decode()
         entry_id = match.group(2).decode("utf-8", errors="replace")

@@ -357,6 +357,50 @@ def test_scan_summary_with_invalid_utf8_in_a_timestamp(tmp_path: Path) -> None:
     assert summary.entries == 1 and summary.error is None
 
 
+_HEADER = b'{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}'
+_USER = b'{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+_USER += b'"message":{"role":"user","content":"hi"}}'
+_REPLY = b'{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02Z",'
+_REPLY += b'"message":{"role":"assistant","content":[],"usage":{"input":10,"output":5,'
+_REPLY += b'"cost":{"total":0.3}}}}'
+
+
+@pytest.mark.parametrize(
+    ("variant", "old", "new"),
+    [
+        ("escaped-parent", b'"parentId":"a"', b'"parentId":"\\u0061"'),
+        ("escaped-id", b'"id":"a"', b'"id":"\\u0061"'),
+        ("escaped-role", b'"role":"assistant"', b'"role":"\\u0061ssistant"'),
+        ("role-not-first", b'{"role":"assistant"', b'{"x":1,"role":"assistant"'),
+    ],
+)
+def test_scan_summary_reads_escaped_prefixes_as_the_loader_does(
+    tmp_path: Path, variant: str, old: bytes, new: bytes
+) -> None:
+    """A review: the fast path took ``"parentId":"\\u0061"`` (which is "a") as the parent
+    ``\\u0061``, so ``list`` showed 2 branches where ``stats`` shows 1, and a role written
+    with an escape missed the prefix, so the reply's tokens and cost were not counted."""
+    data = b"\n".join([_HEADER, _USER, _REPLY]) + b"\n"
+    assert data.count(old) == 1
+    path = tmp_path / "2025-01-01T00-00-00-000Z_s.jsonl"
+    path.write_bytes(data.replace(old, new))
+    assert_agree(path, variant)
+    summary = scan_summary(path)
+    assert (summary.branches, summary.tokens) == (1, 15), variant
+
+
+def test_a_file_without_a_header_has_the_id_of_its_name(tmp_path: Path) -> None:
+    """``list --json`` gave ``"id": ""`` for an empty or unreadable file while the table
+    showed the id from its name."""
+    empty = tmp_path / "2025-01-01T00-00-00-000Z_empty.jsonl"
+    empty.write_bytes(b"")
+    binary = tmp_path / "2025-01-01T00-00-00-000Z_bin.jsonl"
+    binary.write_bytes(bytes(range(256)))
+    assert scan_summary(empty).as_dict()["id"] == "empty"
+    assert scan_summary(binary).as_dict()["id"] == "bin"
+    assert scan_summary(tmp_path / "2025_gone.jsonl").as_dict()["id"] == "gone"
+
+
 def test_files_that_are_no_session_are_listed_as_unreadable(tmp_path: Path) -> None:
     """An empty file, binary bytes or some other JSON were listed as sessions with no
     messages, while export and stats refuse them (exit 2): the listing says why instead."""
