@@ -83,12 +83,13 @@ def fmt_datetime(moment: datetime | None) -> str:
     )
 
 
-def one_line(text: str | None, limit: int = 80) -> str:
-    """Collapse whitespace and cut to ``limit`` characters with an ellipsis."""
+def one_line(text: str | None, limit: int | None = 80) -> str:
+    """Collapse whitespace and cut to ``limit`` characters with an ellipsis (``None``: no
+    cut, for an id or a path that must be shown whole)."""
     if not text:
         return ""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # Markdown syntax a one-line preview shows as noise: emphasis, code spans, links, images,

@@ -81,7 +81,7 @@ def list_command(
             str(s.branches),
             fmt_int(s.tokens),
             fmt_cost(s.cost),
-            short_id,
+            one_line(short_id, None),  # a file name may hold a newline
         ]
         for s, short_id in zip(summaries, ids, strict=True)
     ]
@@ -166,6 +166,8 @@ def stats_document(session: Session) -> dict[str, Any]:
     }
 
 
+#: The title line of `stats`: wider than `list`'s column, still one terminal line.
+TITLE_WIDTH = 100
 USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
 
 
@@ -183,10 +185,12 @@ def stats_command(
         return
     stats = compute_stats(loaded)
     numeric = {1, 2, 3, 4, 5, 6}
+    # one line each, as `list` shows them: a pasted multi-line first prompt flooded the
+    # header, and a name with newlines could fake its lines ("\n  id        other")
     lines = [
-        f"{loaded.title}",
-        f"  id        {loaded.id}  (file v{loaded.version})",
-        f"  project   {loaded.header.cwd or 'unknown'}",
+        one_line(loaded.title, TITLE_WIDTH) or "Untitled session",
+        f"  id        {one_line(loaded.id, None)}  (file v{loaded.version})",
+        f"  project   {one_line(loaded.header.cwd, None) or 'unknown'}",
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {', '.join(stats.models_used) or 'none'}",

@@ -492,6 +492,40 @@ def test_list_and_stats_show_escape_sequences_as_signs(tmp_path: Path, build, du
     assert error.exit_code == 1 and "\x1b" not in error.stderr and "\u241b" in error.stderr
 
 
+def test_newlines_in_titles_ids_and_file_names_stay_on_one_line(
+    tmp_path: Path, build, dump
+) -> None:
+    """A review: `stats` printed the title raw, so a name holding newlines could fake its
+    header lines (and a pasted first prompt flooded it), and `list` printed the id from a
+    file name with a newline, splitting the table row."""
+    root = tmp_path / "sessions"
+    folder = root / "--p--"
+    folder.mkdir(parents=True)
+    faked = "Real\n  id        fake-id\n  project   /fake"
+    named = folder / "2025-01-01T00-00-00-000Z_named.jsonl"
+    named.write_bytes(
+        dump([build.header(session_id="h\n1"), build.name("n", None, faked), build.user("u", "n")])
+    )
+    stats = run("stats", str(named))
+    assert stats.exit_code == 0, stats.output
+    head = stats.stdout.splitlines()
+    assert head[0] == "Real id fake-id project /fake"
+    assert [line.split()[0] for line in head[1:3]] == ["id", "project"]
+    assert head[1].startswith("  id        h 1  ")
+    prompt = folder / "2025-01-01T00-00-00-000Z_prompt.jsonl"
+    prompt.write_bytes(dump([build.header(), build.user("u", None, "line one\nline two\n" * 50)]))
+    first = run("stats", str(prompt)).stdout.splitlines()
+    assert first[0].startswith("line one line two line one") and first[0].endswith("…")
+    assert first[1].startswith("  id        ")
+    newline_name = folder / "2025-01-01T00-00-00-000Z_new\nline.jsonl"
+    newline_name.write_bytes(dump([build.header(session_id="x"), build.user("u", None)]))
+    table = run("list", "--all", "--sessions-dir", str(root))
+    assert table.exit_code == 0, table.output
+    rows = table.stdout.splitlines()[2:]
+    assert len(rows) == 3, table.stdout
+    assert any(row.endswith("new line") for row in rows), table.stdout
+
+
 def test_list_ids_are_prefixes_that_resolve(tmp_path: Path, build, dump, monkeypatch) -> None:
     """Pi's ids are UUIDv7: sessions started in the same minute share 8 digits, and `list`
     showed the same unusable 8 for each. It shows the shortest unique prefix instead."""
