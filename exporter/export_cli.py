@@ -17,8 +17,10 @@ from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
+    echo_path,
     finish_report,
     not_empty,
+    parse_since_option,
     policy_from_options,
     policy_options,
     read_files,
@@ -105,7 +107,7 @@ def export_command(
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
         export_site(sessions_dir, output, cwd, jobs, since, force, options, policy, open_page)
         return
-    if cwd or since or force:
+    if cwd or since is not None or force:
         raise CliError("--cwd, --since and --force only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
@@ -126,11 +128,19 @@ def export_command(
         return
     assert target is not None
     atomic_write_text(target, html)
-    click.echo(str(target))
+    echo_path(target)
     if open_page:
-        import webbrowser
+        open_in_browser(target)
 
-        webbrowser.open(target.resolve().as_uri())
+
+def open_in_browser(page: Path) -> None:
+    """``--open``: a browser that cannot be started is a warning (the page was written), not
+    silence: ``webbrowser.open`` says so only by returning False."""
+    import webbrowser
+
+    if not webbrowser.open(page.resolve().as_uri()):
+        where = terminal_text(str(page))
+        click.echo(f"pi-session: warning: could not open a browser; the page is {where}", err=True)
 
 
 def export_site(
@@ -145,10 +155,14 @@ def export_site(
     open_page: bool,
 ) -> None:
     """`export --all`: build or update the site; per-session failures are warnings."""
-    from exporter.site import SiteError, build_site, files_since, parse_since
+    from exporter.site import SiteError, build_site, files_since
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
+    try:
+        since_moment = None if since is None else parse_since_option(since)
+    except ValueError as error:
+        raise CliError(str(error), 1) from None
     target = Path(output)
     if target.exists() and not target.is_dir():
         raise CliError(f"{target} is a file; --all writes a folder", 1)
@@ -162,11 +176,8 @@ def export_site(
     where = f"{scope} under " if scope else ""
     if not files:  # a wrong --sessions-dir must not empty an existing site
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)
-    if since:
-        try:
-            files = files_since(files, parse_since(since))
-        except ValueError as error:
-            raise CliError(str(error), 1) from None
+    if since_moment is not None:
+        files = files_since(files, since_moment)
         if not files:
             raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
     plain = policy_changes_nothing(policy)
@@ -196,9 +207,7 @@ def export_site(
         raise CliError(str(error), 1) from None
     for path, error in report.failed:
         click.echo(terminal_text(f"pi-session: warning: {path}: {error}"), err=True)
-    click.echo(str(report.index_path))
+    echo_path(report.index_path)
     click.echo(f"pi-session: {report.summary()}", err=True)
     if open_page:
-        import webbrowser
-
-        webbrowser.open(report.index_path.resolve().as_uri())
+        open_in_browser(report.index_path)

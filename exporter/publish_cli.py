@@ -23,7 +23,13 @@ from exporter.formatting import fmt_int, plural, render_table
 from exporter.fsutil import atomic_write_text
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
-from exporter.redact_cli import policy_from_options, policy_options, read_files, refuse_collisions
+from exporter.redact_cli import (
+    parse_since_option,
+    policy_from_options,
+    policy_options,
+    read_files,
+    refuse_collisions,
+)
 
 __all__ = ["publish_command", "select_files"]
 
@@ -53,10 +59,8 @@ def _parse_since(value: str | None) -> datetime | None:
     """--since as `export --all` reads it (7d worked there and was refused here)."""
     if value is None:
         return None
-    from exporter.site import parse_since
-
     try:
-        return parse_since(value)
+        return parse_since_option(value)
     except ValueError as error:
         raise click.BadParameter(str(error).removeprefix(f"--since {value!r}: ")) from None
 

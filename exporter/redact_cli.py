@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
+from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
@@ -121,18 +124,31 @@ def parse_env_text(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
+#: Most characters a --secret or --env-file may hold: /dev/zero is a character device too,
+#: and read whole it never ended.
+_MAX_LIST_CHARS = 64 << 20
+
+
 def _read(path: str, what: str) -> str:
+    """The file's text, read once: a pipe (``--secret <(pass show x)``) cannot be read twice."""
     try:
-        return Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read(_MAX_LIST_CHARS + 1)
     except OSError as error:
         raise CliError(f"{what}: cannot read {path}: {error.strerror}", 2) from None
+    if len(text) > _MAX_LIST_CHARS:  # as many characters are at least as many bytes
+        raise CliError(f"{what}: {path} holds more than {_MAX_LIST_CHARS >> 20} MB", 2)
+    return text
 
 
 def _is_file(value: str) -> bool:
+    """A file to read secrets from: a regular file, or a pipe or device (``<(cmd)`` gives a
+    ``/dev/fd/N`` pipe, which ``is_file()`` called "no such file"); never a folder."""
     try:
-        return Path(value).is_file()
+        mode = os.stat(value).st_mode
     except (OSError, ValueError):  # a long or NUL-bearing secret is no file name
         return False
+    return stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 #: How a file name starts and a secret does not: such a value that names no file is a typo,
@@ -209,6 +225,52 @@ def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         stdout = ", or - for stdout" if param.name == "output" else ""
         raise click.BadParameter(f"the name is empty; give a file name{stdout}")
     return value
+
+
+_SINCE_FORMS = "use YYYY-MM-DD, an ISO date-time, or 7d/12h/2w"
+_SINCE_AGE = re.compile(r"\s*\d+\s*[hdw]\s*")
+
+
+def parse_since_option(text: str) -> datetime:
+    """``--since`` of `export --all` and `publish`; a ``ValueError`` names the value. An
+    empty one quietly meant no filter. ``0001-01-01`` was told "use YYYY-MM-DD": its local
+    midnight cannot be placed (Python looks up the UTC offset a day earlier, in year 0)."""
+    from exporter.site import parse_since
+
+    if not text.strip():
+        raise ValueError(f"--since {text!r}: the value is empty; {_SINCE_FORMS}")
+    try:
+        return parse_since(text)
+    except ValueError:
+        pass
+    year = _iso_year(text.strip())
+    if _SINCE_AGE.fullmatch(text):
+        reason = "out of range, it reaches back before the year 1"
+    elif year == 1:
+        reason = "out of range, the earliest date is 0001-01-02"
+    elif year is not None:  # the last hours of 9999, a day short of the end in the same way
+        reason = "out of range at the end of year 9999; give an earlier time"
+    else:
+        reason = _SINCE_FORMS
+    raise ValueError(f"--since {text!r}: {reason}")
+
+
+def _iso_year(text: str) -> int | None:
+    try:
+        return datetime.fromisoformat(text).year
+    except ValueError:
+        return None
+
+
+def echo_path(path: Path) -> None:
+    """The path just written, on stdout. To a script (``$(pi-session export …)``) exactly
+    its bytes: click.echo drops escape codes when stdout is no terminal, and printed a path
+    that did not exist. To a terminal its controls as signs, which the terminal would act on."""
+    if sys.stdout.isatty():
+        click.echo(terminal_text(str(path)))
+        return
+    sys.stdout.flush()
+    write_stdout_bytes(os.fsencode(path) + b"\n")
 
 
 def _check_output_path(option: str, path: str) -> None:
@@ -343,7 +405,9 @@ def refuse_default_in_sessions(
     "--output",
     "output",
     callback=not_empty,
-    help="Output file (default: <name>.redacted.jsonl; - for stdout).",
+    help="Output file (default: <name>.redacted.jsonl, which a re-run replaces; - for "
+    "stdout). A Pi session file you name is never replaced, an earlier copy included: "
+    "remove it first.",
 )
 @policy_options(redact_default=True)
 def redact_command(
@@ -374,7 +438,7 @@ def redact_command(
     else:
         assert target is not None
         atomic_write_bytes(target, data)
-        click.echo(str(target))  # like `export`: the file written, on stdout
+        echo_path(target)  # like `export`: the file written, on stdout
     if redacted.damaged:  # session_to_jsonl writes entries; a damaged line is none
         count = len(redacted.damaged)
         click.echo(

@@ -25,9 +25,16 @@ from exporter.jsonl_out import session_to_jsonl
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError
 from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
-from exporter.publish.gist_share import check_size, files_size, share_files, viewer_link
+from exporter.publish.gist_share import (
+    check_size,
+    check_viewer_template,
+    files_size,
+    share_files,
+    viewer_link,
+)
 from exporter.publish.share_state import ShareState
 from exporter.redact_cli import (
+    echo_path,
     finish_report,
     policy_from_options,
     policy_options,
@@ -143,6 +150,11 @@ def share_command(
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
         _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return
+    if viewer_url is not None:
+        try:
+            check_viewer_template(viewer_url)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--viewer-url") from None
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
     auth = _token_for_upload(token, api_url, dry_run)
@@ -177,7 +189,7 @@ def share_command(
         )
         for name, text in files.items():
             atomic_write_text(targets[name], text)
-            click.echo(str(targets[name]))
+            echo_path(targets[name])
         click.echo(f"pi-session: dry run: {size:,} bytes would be uploaded; nothing sent", err=True)
         return
     if auth is None:  # only a dry run goes on without a token, and it has returned

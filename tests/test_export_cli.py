@@ -265,6 +265,66 @@ def test_open_hands_the_file_to_the_browser(
     assert opened == [(in_tmp / "p.html").resolve().as_uri()]
 
 
+@pytest.mark.parametrize("all_sessions", [False, True])
+def test_a_browser_that_does_not_start_is_a_warning(
+    runner: CliRunner, in_tmp: Path, monkeypatch: pytest.MonkeyPatch, all_sessions: bool
+) -> None:
+    """A review: ``BROWSER=/bin/false export --open`` exited 0 without a word
+    (``webbrowser.open`` reports a failure only by returning False)."""
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **k: False)
+    if all_sessions:
+        args = ["export", "--all", "--sessions-dir", str(sessions_folder(in_tmp)), "-o", "site"]
+        page = Path("site", "index.html")
+    else:
+        args = ["export", str(fixture_path(SAMPLER)), "-o", "p.html"]
+        page = Path("p.html")
+    result = runner.invoke(cli, [*args, "--open"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if "browser" in line]
+    assert warnings == [f"pi-session: warning: could not open a browser; the page is {page}"]
+    assert (in_tmp / page).is_file()
+
+
+def sessions_folder(root: Path) -> Path:
+    """A sessions folder with one project of one session, for ``--all``."""
+    project = root / "sessions" / "--p--"
+    project.mkdir(parents=True)
+    copy_fixture(SAMPLER, project)
+    return root / "sessions"
+
+
+def test_since_empty_and_since_the_first_date(runner: CliRunner, in_tmp: Path) -> None:
+    """A review: ``--since ''`` quietly meant no filter (an empty ``--report`` is refused),
+    and ``--since 0001-01-01`` was refused with "use YYYY-MM-DD" although it is one (its
+    local midnight cannot be placed: Python looks up the offset a day earlier, in year 0)."""
+    site = ["export", "--all", "--sessions-dir", str(sessions_folder(in_tmp)), "-o", "site"]
+    empty = runner.invoke(cli, [*site, "--since", ""])
+    assert empty.exit_code == 1 and "the value is empty" in empty.stderr, empty.output
+    assert_clean_error(empty.stderr)
+    assert not (in_tmp / "site").exists()
+    alone = runner.invoke(cli, ["export", str(fixture_path(SAMPLER)), "--since", ""])
+    assert alone.exit_code == 1 and "only go with --all" in alone.stderr, alone.output
+    first = runner.invoke(cli, [*site, "--since", "0001-01-01"])
+    assert first.exit_code == 1, first.output
+    assert_clean_error(first.stderr)
+    assert "'0001-01-01': out of range, the earliest date is 0001-01-02" in first.stderr
+    assert "YYYY-MM-DD" not in first.stderr and not (in_tmp / "site").exists()
+    earliest = runner.invoke(cli, [*site, "--since", "0001-01-02"])
+    assert earliest.exit_code == 0, earliest.output
+    assert (in_tmp / "site" / "index.html").is_file()
+
+
+def test_the_printed_path_is_the_page_written(runner: CliRunner, in_tmp: Path) -> None:
+    """A review: click.echo drops escape codes when stdout is no terminal, so
+    ``$(pi-session export …)`` got ``pi-session-escred.html``, which did not exist."""
+    source = in_tmp / "esc\x1b[31mred.jsonl"
+    shutil.copyfile(fixture_path(SAMPLER), source)
+    result = runner.invoke(cli, ["export", str(source)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "pi-session-esc\x1b[31mred.html\n"
+    assert (in_tmp / result.stdout[:-1]).is_file()
+
+
 def test_unicode_session_through_the_cli(runner: CliRunner, in_tmp: Path) -> None:
     source = in_tmp / "ünï-😀.jsonl"
     source.write_bytes(unicode_session())

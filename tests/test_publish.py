@@ -435,6 +435,19 @@ def test_tokens_with_control_characters_are_refused(
     assert token.strip() not in result.output
 
 
+@pytest.mark.parametrize("token", ["令牌abc", f"{TOKEN}é", f"\u201c{TOKEN}\u201d"])
+def test_tokens_with_non_ascii_characters_are_a_usage_error(
+    fake_hub: FakeHub, small: Corpus, token: str
+) -> None:
+    """A review: ``--token 令牌abc`` failed as "reading the dataset failed:
+    UnicodeEncodeError" with exit 3 (an HTTP header takes Latin-1; tokens are ASCII)."""
+    result = publish(fake_hub, small, token=token)
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(lines) == 1 and "non-ASCII characters" in lines[0], result.stderr
+    assert token not in result.output and "Traceback" not in result.output
+
+
 def test_bad_endpoint_is_a_usage_error(small: Corpus) -> None:
     args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root)]
     result = CliRunner().invoke(cli, [*args, "--endpoint", "http://[::1", "--token", TOKEN])
@@ -564,6 +577,20 @@ def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
     assert len(fake_hub.requests) == sent
     future = CliRunner().invoke(cli, ["publish", REPO_ID, *every, "--since", "2999-01-01", *args])
     assert future.exit_code == 2 and "no sessions active since 2999-01-01" in future.stderr
+
+
+def test_an_empty_since_and_the_first_date_there_is(fake_hub: FakeHub, small: Corpus) -> None:
+    """A review: ``--since ''`` said "use YYYY-MM-DD" as for a typo, and ``--since
+    0001-01-01`` was refused with "use YYYY-MM-DD" although it is one."""
+    empty = publish(fake_hub, small, "--since", "", "--dry-run")
+    assert empty.exit_code == 1 and "the value is empty" in empty.stderr, empty.output
+    first = publish(fake_hub, small, "--since", "0001-01-01", "--dry-run")
+    assert first.exit_code == 1, first.output
+    assert "out of range, the earliest date is 0001-01-02" in first.stderr
+    assert "YYYY-MM-DD" not in first.stderr and not fake_hub.requests
+    earliest = publish(fake_hub, small, "--since", "0001-01-02", "--dry-run")
+    assert earliest.exit_code == 0, earliest.output
+    assert earliest.stdout.count("\nadd ") == len(small.files), earliest.output
 
 
 def test_the_dataset_cannot_confirm_a_guessed_secret(

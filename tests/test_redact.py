@@ -4,10 +4,14 @@ is still a valid Pi session (checked by Pi itself), and nothing touches the inpu
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
+import io
 import json
 import os
 import random
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -647,6 +651,78 @@ def test_cli_errors_are_one_line(in_tmp: Path) -> None:
     assert (in_tmp / "s.jsonl").read_bytes() == SAMPLER.read_bytes()
     result = CliRunner().invoke(cli, ["redact", "s.jsonl", "--secret", "ab"])
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
+
+
+def test_help_and_readme_say_that_o_never_replaces_a_session(in_tmp: Path) -> None:
+    """A review: the README's ``redact SESSION -o clean.jsonl`` failed on its second run
+    ("refusing to overwrite clean.jsonl, a Pi session file"), and nothing said why."""
+    (in_tmp / "s.jsonl").write_bytes(SAMPLER.read_bytes())
+    first = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "clean.jsonl"])
+    again = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "clean.jsonl"])
+    assert first.exit_code == 0 and again.exit_code == 1, again.output
+    shown = " ".join(CliRunner().invoke(cli, ["redact", "--help"]).stdout.split())
+    assert "which a re-run replaces" in shown
+    assert "A Pi session file you name is never replaced" in shown and "remove it first" in shown
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text("utf-8").split())
+    assert "`redact -o FILE` never replaces a Pi session file you named" in readme
+    assert "remove `clean.jsonl` first" in readme
+
+
+def test_the_printed_path_is_the_file_written(in_tmp: Path) -> None:
+    """A review: click.echo drops escape codes when stdout is no terminal, so ``$(pi-session
+    redact …)`` got ``escred.redacted.jsonl``, a file that did not exist."""
+    source = in_tmp / "esc\x1b[31mred.jsonl"
+    source.write_bytes(SAMPLER.read_bytes())
+    result = CliRunner().invoke(cli, ["redact", str(source)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "esc\x1b[31mred.redacted.jsonl\n"
+    assert (in_tmp / result.stdout[:-1]).is_file()
+
+
+def test_a_printed_path_shows_its_controls_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a terminal the escape code would act (colour, retitle, clear): it is shown."""
+    from exporter.redact_cli import echo_path
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    echo_path(Path("esc\x1b[31mred.html"))
+    assert screen.getvalue() == "esc\u241b[31mred.html\n"
+
+
+def test_a_secret_file_may_be_a_pipe(in_tmp: Path) -> None:
+    """A review: ``--secret <(printf 'hunter2hunter2\\n')`` (a ``/dev/fd/N`` pipe) was refused
+    with a false "no such file": ``is_file()`` is False for pipes. It is read, once."""
+    source = in_tmp / "in.jsonl"
+    source.write_text(SAMPLER.read_text("utf-8").replace("Let me think", "hunter2hunter2"), "utf-8")
+    fifo = in_tmp / "secrets.fifo"
+    os.mkfifo(fifo)
+    writes = 0
+
+    def feed() -> None:  # what the shell does for <(...): write once, then close
+        nonlocal writes
+        with contextlib.suppress(BrokenPipeError), open(fifo, "w", encoding="utf-8") as pipe:
+            pipe.write("hunter2hunter2\n")
+            writes += 1
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    args = ["redact", str(source), "-o", "-", "--no-env-secrets", "--secret", str(fifo)]
+    result = CliRunner().invoke(cli, args)
+    if writer.is_alive():  # the command never opened the pipe: let the writer go
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    writer.join()
+    assert result.exit_code == 0, result.output
+    assert writes == 1 and not writer.is_alive()
+    assert "hunter2hunter2" not in result.stdout
+    assert "[REDACTED:literal-secret:1]" in result.stdout
+    folder = CliRunner().invoke(cli, ["redact", str(source), "-o", "-", "--secret", str(in_tmp)])
+    assert folder.exit_code == 2 and "is a folder" in folder.stderr
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -249,6 +250,21 @@ def test_viewer_templates(fake: FakeGitHub, env: dict, monkeypatch: pytest.Monke
     assert f"View: https://view.example/?{gist_id}" in result.output
 
 
+@pytest.mark.parametrize("template", ["http://x/{idx}", "https://v/?{id}/{fil}", "http://x/{}"])
+def test_an_unknown_viewer_placeholder_is_a_usage_error(
+    fake: FakeGitHub, env: dict, template: str
+) -> None:
+    """A review: ``--viewer-url 'http://x/{idx}'`` (a typo) counted as a base URL and
+    printed ``http://x/{idx}#<id>`` without a word, after uploading."""
+    result = share(fake, str(FIXTURE), "--viewer-url", template)
+    assert result.exit_code == 1, result.output
+    unknown = re.findall(r"\{[^{}]*\}", template)[-1]
+    assert result.stderr.count("\n") == 1 and f"unknown placeholder {unknown}" in result.stderr
+    assert "--viewer-url" in result.stderr and fake.requests == []
+    fine = share(fake, str(FIXTURE), "--viewer-url", "https://v/?{id}/{file}")
+    assert fine.exit_code == 0, fine.output
+
+
 def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) -> None:
     monkeypatch.delenv("GH_TOKEN")
     result = share(fake, str(FIXTURE))
@@ -314,6 +330,24 @@ def test_tokens_with_control_characters_are_refused_unprinted(
         assert result.exit_code == 1, result.output
         assert "control characters" in result.output
         assert "FAKE" not in result.output and fake.requests == []
+
+
+@pytest.mark.parametrize("token", ["令牌abc", "ghp_FAKEé", "\u201cghp_FAKE\u201d"])
+def test_tokens_with_non_ascii_characters_are_a_usage_error(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    """A review: ``--token 令牌abc`` failed as "text encoding problem: 'latin-1' codec
+    can't encode ..." with exit 2."""
+    for source in ("--token", "GH_TOKEN"):
+        if source == "GH_TOKEN":
+            monkeypatch.setenv("GH_TOKEN", token)
+            result = share(fake, str(FIXTURE))
+        else:
+            result = share(fake, str(FIXTURE), "--token", token)
+        assert result.exit_code == 1, result.output
+        assert result.stderr.count("error:") == 1 and "non-ASCII characters" in result.stderr
+        assert "FAKE" not in result.output and "令牌" not in result.output
+        assert fake.requests == []
 
 
 @pytest.mark.parametrize("url", ["http://[::1", "ftp://example.com", "not a url", "http://"])

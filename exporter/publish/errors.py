@@ -124,7 +124,9 @@ def clean_token(token: str | None, service: str) -> str | None:
 
     Spaces or control characters inside (a pasted newline) would go into an HTTP header and
     the HTTP library's error would quote that header, token included: refuse them here with a
-    message that never shows the token.
+    message that never shows the token. Tokens are ASCII, and an HTTP header only takes
+    Latin-1: other characters (a paste in the wrong script, curly quotes) failed later as
+    "'latin-1' codec can't encode" or a failed dataset read.
     """
     if token is None or not token.strip():
         return None
@@ -133,6 +135,12 @@ def clean_token(token: str | None, service: str) -> str | None:
         raise AuthError(
             f"the {service} token contains spaces or control characters (a pasted newline?); "
             "pass it again without them",
+            exit_code=1,
+        )
+    if not token.isascii():
+        raise AuthError(
+            f"the {service} token contains non-ASCII characters, which no token has (a paste "
+            "of the wrong text?); pass it again without them",
             exit_code=1,
         )
     return token

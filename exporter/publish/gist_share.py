@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 
 from exporter.publish.errors import NotFoundError, TooLargeError
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_VIEWER",
     "GIST_MAX_BYTES",
     "check_size",
+    "check_viewer_template",
     "files_size",
     "share_files",
     "viewer_link",
@@ -50,6 +52,22 @@ def _viewer_file(gist: Gist) -> str:
         return DEFAULT_FILENAME
     html = [name for name in gist.files if name.lower().endswith((".html", ".htm"))]
     return html[0] if html else next(iter(gist.files))
+
+
+#: What a --viewer-url template may name; the link fills them in.
+VIEWER_PLACEHOLDERS = ("id", "file")
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def check_viewer_template(template: str) -> None:
+    """Raise ``ValueError`` naming a ``{...}`` placeholder the link does not fill in: a typo
+    (``{idx}``) made the template count as a base URL, and the link kept ``{idx}`` in it."""
+    unknown = [m.group() for m in _PLACEHOLDER.finditer(template)]
+    unknown = [p for p in unknown if p[1:-1] not in VIEWER_PLACEHOLDERS]
+    if unknown:
+        raise ValueError(
+            f"unknown placeholder {unknown[0]} (a template may use {{id}} and {{file}})"
+        )
 
 
 def viewer_link(
