@@ -204,6 +204,7 @@ class SessionSummary:
     error: str | None = None
     _parent_of: dict[str, str | None] = field(default_factory=dict, repr=False)
     _needs_loader: bool = field(default=False, repr=False)  # see _count_with_loader
+    _earliest: str | None = field(default=None, repr=False)  # of the entries' stamps in Pi's form
 
     @property
     def title(self) -> str:
@@ -301,6 +302,11 @@ def _count_with_loader(summary: SessionSummary, path: Path) -> None:
     summary.cost = total.cost
 
 
+def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
+    if moment and (summary.started is None or moment < summary.started):
+        summary.started = moment
+
+
 def _note_activity(summary: SessionSummary, timestamp: str | None) -> None:
     moment = parse_time(timestamp)
     if moment and (summary.modified is None or moment > summary.modified):
@@ -347,6 +353,7 @@ def scan_summary(path: Path) -> SessionSummary:
     if summary._needs_loader and summary.error is None:
         _count_with_loader(summary, path)
     summary._parent_of = {}
+    _note_start(summary, parse_time(summary._earliest))
     if not summary.id:  # empty or unreadable: the id `list` shows, from the file name
         summary.id = id_from_name(path)
     if summary.modified is None:
@@ -386,6 +393,12 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     if entry_type == "session":
         return
     summary.entries += 1
+    if timestamp:  # `started` is the header's time or an earlier entry's, as `stats` says
+        if len(timestamp) == 24 and timestamp[10] == "T" and timestamp[23] == "Z":
+            if summary._earliest is None or timestamp < summary._earliest:
+                summary._earliest = timestamp  # Pi's own form sorts as text: no parsing
+        else:
+            _note_start(summary, parse_time(timestamp))
     if entry_id in summary._parent_of and summary.version >= 2:
         summary._needs_loader = True  # a repeated id
     summary._parent_of[entry_id] = parent_id if parent_id != entry_id else None

@@ -721,3 +721,12 @@ def test_list_reads_a_sound_file_without_the_loader(
     text_case.write_bytes(dump(_damaged_trees(build)["NaN only in text"]))
     for path in [text_case, *sorted(fixtures_dir.glob("*.jsonl"))]:
         assert discover.scan_summary(path).entries > 0
+
+
+def test_list_and_stats_give_one_start_time(pi_fixture: Path) -> None:
+    """``list`` took the header's time as the start, ``stats`` the earlier of it and the
+    entries': pi-v1-before-compaction started 2 h 12 min apart in the two."""
+    from exporter.discover import scan_summary
+    from exporter.usage import compute_stats
+
+    assert scan_summary(pi_fixture).started == compute_stats(load_session(pi_fixture)).started

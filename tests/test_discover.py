@@ -19,7 +19,7 @@ from exporter.discover import (
     sessions_root,
 )
 from exporter.loader import load_session
-from exporter.session import Session, parse_time
+from exporter.session import Session
 from exporter.usage import compute_stats
 
 # --- locations --------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ def test_scan_summary_agrees_with_the_loader_on_every_fixture(pi_fixture: Path) 
     assert_agree(pi_fixture)
     summary = scan_summary(pi_fixture)
     session = load_session(pi_fixture)
-    assert summary.started == parse_time(session.header.timestamp) is not None
+    assert summary.started == compute_stats(session).started is not None  # as `stats` says
     assert summary.modified is not None
     assert summary.title == (session.name or session.first_prompt())
     record = summary.as_dict()
