@@ -395,8 +395,11 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     summary.entries += 1
     if timestamp:  # `started` is the header's time or an earlier entry's, as `stats` says
         if len(timestamp) == 24 and timestamp[10] == "T" and timestamp[23] == "Z":
-            if summary._earliest is None or timestamp < summary._earliest:
-                summary._earliest = timestamp  # Pi's own form sorts as text: no parsing
+            # Pi's own form sorts as text; parsed only when it would be the earliest, so a
+            # stamp of that shape that is no date ("2025-00-01...") cannot hide the others
+            earlier = summary._earliest is None or timestamp < summary._earliest
+            if earlier and parse_time(timestamp) is not None:
+                summary._earliest = timestamp
         else:
             _note_start(summary, parse_time(timestamp))
     if entry_id in summary._parent_of and summary.version >= 2:

@@ -19,7 +19,7 @@ import click
 
 from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
 from exporter.discover import resolve_session_arg, scan_summary, session_files
-from exporter.formatting import fmt_int, plural, render_table
+from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
@@ -222,10 +222,10 @@ def publish_command(
         want_records=bool(report_path),
     )
     result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
-    for warning in result.warnings:
-        click.echo(f"pi-session: warning: {warning}", err=True)
+    for warning in result.warnings:  # they name session files: controls shown as signs
+        click.echo(terminal_text(f"pi-session: warning: {warning}"), err=True)
     for path, error in result.failed:
-        click.echo(f"pi-session: warning: skipped {path.name}: {error}", err=True)
+        click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
     click.echo(f"pi-session: {redaction_line(result)}", err=True)
     if report_path:
         lines = [json.dumps(r, ensure_ascii=True) for r in result.records]

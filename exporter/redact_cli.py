@@ -124,21 +124,24 @@ def parse_env_text(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-#: Most characters a --secret or --env-file may hold: /dev/zero is a character device too,
-#: and read whole it never ended.
-_MAX_LIST_CHARS = 64 << 20
+#: Most bytes a --secret or --env-file may hold: /dev/zero is a character device too, and
+#: read whole it never ended.
+_MAX_LIST_BYTES = 64 << 20
 
 
 def _read(path: str, what: str) -> str:
-    """The file's text, read once: a pipe (``--secret <(pass show x)``) cannot be read twice."""
+    """The file's text, read once: a pipe (``--secret <(pass show x)``) cannot be read twice.
+    A terminal (``/dev/tty``) is refused: reading it waited for input without a prompt."""
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            text = handle.read(_MAX_LIST_CHARS + 1)
+        with open(path, "rb") as handle:
+            if handle.isatty():
+                raise CliError(f"{what}: {path} is a terminal; give a file or a pipe", 2)
+            data = handle.read(_MAX_LIST_BYTES + 1)
     except OSError as error:
         raise CliError(f"{what}: cannot read {path}: {error.strerror}", 2) from None
-    if len(text) > _MAX_LIST_CHARS:  # as many characters are at least as many bytes
-        raise CliError(f"{what}: {path} holds more than {_MAX_LIST_CHARS >> 20} MB", 2)
-    return text
+    if len(data) > _MAX_LIST_BYTES:
+        raise CliError(f"{what}: {path} holds more than {_MAX_LIST_BYTES >> 20} MB", 2)
+    return data.decode("utf-8", errors="surrogateescape")
 
 
 def _is_file(value: str) -> bool:
@@ -266,11 +269,16 @@ def echo_path(path: Path) -> None:
     """The path just written, on stdout. To a script (``$(pi-session export …)``) exactly
     its bytes: click.echo drops escape codes when stdout is no terminal, and printed a path
     that did not exist. To a terminal its controls as signs, which the terminal would act on."""
-    if sys.stdout.isatty():
-        click.echo(terminal_text(str(path)))
+    out = sys.stdout
+    if out is None:  # no stdout at all (closed): nothing to print, as click.echo does
         return
-    sys.stdout.flush()
-    write_stdout_bytes(os.fsencode(path) + b"\n")
+    if out.isatty():
+        click.echo(terminal_text(str(path)))
+    elif getattr(out, "buffer", None) is None:  # a text stream (the CLI run in-process)
+        click.echo(str(path))
+    else:
+        out.flush()
+        write_stdout_bytes(os.fsencode(path) + b"\n")
 
 
 def _check_output_path(option: str, path: str) -> None:

@@ -730,3 +730,28 @@ def test_list_and_stats_give_one_start_time(pi_fixture: Path) -> None:
     from exporter.usage import compute_stats
 
     assert scan_summary(pi_fixture).started == compute_stats(load_session(pi_fixture)).started
+
+
+def test_a_stamp_shaped_like_pis_but_no_date_does_not_hide_the_start(tmp_path: Path) -> None:
+    """``list`` compared Pi-shaped stamps as text and kept the smallest, "2025-00-01...",
+    which then did not parse: the entries' real start was lost."""
+    from exporter.discover import scan_summary
+    from exporter.usage import compute_stats
+
+    stamp = "2025-01-01T0{}:00:00.000Z"
+    user = {"role": "user", "content": "hi"}
+
+    def entry(entry_id: str, parent: str | None, timestamp: str) -> dict[str, object]:
+        fields = {"id": entry_id, "parentId": parent, "timestamp": timestamp, "message": user}
+        return {"type": "message", **fields}
+
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": stamp.format(9), "cwd": "/p"},
+        entry("a", None, stamp.format(8)),
+        entry("b", "a", "2025-00-01T00:00:00.000Z"),
+    ]
+    path = tmp_path / "2025-01-01T10-00-00-000Z_s1.jsonl"
+    path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines), "utf-8")
+    started = compute_stats(load_session(path)).started
+    assert started is not None and started.hour == 8
+    assert scan_summary(path).started == started

@@ -325,6 +325,31 @@ def test_the_printed_path_is_the_page_written(runner: CliRunner, in_tmp: Path) -
     assert (in_tmp / result.stdout[:-1]).is_file()
 
 
+def test_the_written_path_is_printed_to_any_stdout(in_tmp: Path) -> None:
+    """Printing the exact path (bytes to stdout's buffer) crashed with a traceback, after the
+    page was written, when stdout was closed (``>&-``) or a text stream without a buffer
+    (the CLI called in-process under ``redirect_stdout``)."""
+    import contextlib
+    import io
+
+    from exporter.cli import main
+
+    closed = subprocess.run(
+        ["sh", "-c", f'exec "{sys.executable}" -m exporter export --demo -o closed.html >&-'],
+        cwd=in_tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr
+    assert (in_tmp / "closed.html").is_file()
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), pytest.raises(SystemExit) as done:
+        main(["export", "--demo", "-o", str(in_tmp / "in-process.html")])
+    assert done.value.code == 0
+    assert captured.getvalue() == f"{in_tmp / 'in-process.html'}\n"
+
+
 def test_unicode_session_through_the_cli(runner: CliRunner, in_tmp: Path) -> None:
     source = in_tmp / "ünï-😀.jsonl"
     source.write_bytes(unicode_session())

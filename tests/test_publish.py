@@ -537,6 +537,12 @@ def test_damaged_lines_left_out_of_the_upload_are_reported(
         result.stderr
     )
     assert result.stderr.count("damaged line") == 1  # the other sessions are whole
+    hostile = source.with_name(source.stem + "_\x1b]0;PWNED\x07.jsonl")
+    source.rename(hostile)  # a file name is untrusted text too: no escape reaches a terminal
+    hostile.write_bytes(hostile.read_bytes() + b'{"type":"message","id":"cut2"\n')  # new bytes
+    renamed = publish(fake_hub, small)
+    assert renamed.exit_code == 0, renamed.output
+    assert "2 damaged lines left out" in renamed.stderr and "\x1b" not in renamed.stderr
 
 
 def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:

@@ -725,6 +725,19 @@ def test_a_secret_file_may_be_a_pipe(in_tmp: Path) -> None:
     assert folder.exit_code == 2 and "is a folder" in folder.stderr
 
 
+def test_a_terminal_is_no_secret_file(in_tmp: Path) -> None:
+    """With devices taken as secret files, ``--secret /dev/tty`` waited for input without a
+    prompt; a terminal is now refused."""
+    main, terminal = os.openpty()
+    try:
+        args = ["redact", str(SAMPLER), "-o", "-", "--secret", os.ttyname(terminal)]
+        result = CliRunner().invoke(cli, args)
+    finally:
+        os.close(main)
+        os.close(terminal)
+    assert result.exit_code == 2 and "is a terminal" in result.stderr, result.output
+
+
 @pytest.mark.parametrize(
     ("command", "extra", "kept"),
     [

@@ -265,7 +265,7 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
         )
     blocks = re.findall(
         r'<details class="branch [^"]*" id="branch-([^"]+)"><summary><span class="branch-tag">'
-        r'[^<]*</span> (.*?) <span class="muted">·(?: no parent in this file ·)? ([\d,]+) '
+        r'[^<]*</span> (.*?) <span class="muted">·(?: [A-Za-z ]+ ·)? ([\d,]+) '
         r"entr(?:y|ies)(?: in ([\d,]+) branches)?",
         html,
     )
@@ -1714,6 +1714,7 @@ def test_the_chart_numbers_turns_as_the_path_does(build, dump) -> None:
     chart = html.split("<svg", 1)[1].split("</svg>", 1)[0]
     ticks = re.findall(r'<text class="tick" x="[^"]*" y="[^"]*" text-anchor="middle">(\d+)<', chart)
     assert ticks and ticks[-1] == "244", ticks
+    assert "on this path (244 turns, 234 plotted, peak" in chart  # its title, read aloud
     usage = build.usage
     lines = [
         build.header(),
@@ -2151,3 +2152,34 @@ def test_a_prompt_of_one_screen_does_not_fold() -> None:
     assert split_long_prose("\n\n".join(f"line {n}" for n in range(70))) is None  # 139 lines
     fence_to_the_end = "intro\n\n```\n" + "\n\n".join(str(n) for n in range(200)) + "\n```"
     assert split_long_prose(fence_to_the_end) is None  # no blank line outside the fence
+
+
+def test_a_separate_tree_says_why_it_is_one() -> None:
+    """Every other root's block said "no parent in this file", also for an entry made a
+    root to cut a parentId loop, whose parent is in the file."""
+    stamp = "2025-01-01T00:00:0{}Z"
+
+    def user(entry_id: str, parent: str | None, second: int) -> str:
+        message = {"role": "user", "content": f"prompt {entry_id}"}
+        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp.format(second),
+                     message=message)  # fmt: skip
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp=stamp.format(0), cwd="/w"),
+        user("loop1", "loop2", 1),
+        user("loop2", "loop1", 2),
+        user("orphan", "gone", 3),
+        user("second", None, 4),
+        user("main", None, 5),
+    ]
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    said = {
+        first: norm(html_module.unescape(re.sub(r"<[^>]+>", "", summary)))
+        for first, summary in re.findall(
+            r'id="branch-([^"]+)"><summary>(.*?)</summary>', html, re.S
+        )
+    }
+    assert set(said) == {"loop1", "orphan", "second"}, said
+    assert said["loop1"].startswith("Separate tree prompt loop1 · its parentId loop was cut here ·")
+    assert "· its parent is not in this file ·" in said["orphan"]
+    assert "· a second root in this file ·" in said["second"]

@@ -265,6 +265,16 @@ def test_an_unknown_viewer_placeholder_is_a_usage_error(
     assert fine.exit_code == 0, fine.output
 
 
+def test_a_viewer_template_with_file_but_no_id_is_a_usage_error(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """``https://viewer.example/{file}`` counted as a base URL: the link printed after the
+    upload kept ``{file}`` in it."""
+    result = share(fake, str(FIXTURE), "--viewer-url", "https://viewer.example/{file}")
+    assert result.exit_code == 1, result.output
+    assert "needs {id}" in result.stderr and fake.requests == []
+
+
 def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) -> None:
     monkeypatch.delenv("GH_TOKEN")
     result = share(fake, str(FIXTURE))

@@ -68,6 +68,8 @@ def check_viewer_template(template: str) -> None:
         raise ValueError(
             f"unknown placeholder {unknown[0]} (a template may use {{id}} and {{file}})"
         )
+    if "{file}" in template and "{id}" not in template:  # it would be a base URL: {file} kept
+        raise ValueError("a template with {file} needs {id} too (the gist's id)")
 
 
 def viewer_link(

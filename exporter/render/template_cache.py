@@ -37,7 +37,7 @@ def template_cache() -> jinja2.BytecodeCache | None:
     if os.environ.get("PI_SESSION_NO_TEMPLATE_CACHE"):
         return None
     folder = user_cache_dir("templates")
-    if not folder.parents[2].is_dir():  # HOME=/nonexistent: no tree made under it
+    if not _home_exists():  # HOME=/nonexistent: no tree of folders made under it
         return None
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -46,6 +46,16 @@ def template_cache() -> jinja2.BytecodeCache | None:
     if not (_only_mine(folder) and _only_mine(folder.parent)):
         return None
     return QuietBytecodeCache(str(folder))
+
+
+def _home_exists() -> bool:
+    """The cache goes under ``$XDG_CACHE_HOME`` when that is set, else under the home."""
+    if os.path.isabs((os.environ.get("XDG_CACHE_HOME") or "").strip()):
+        return True
+    try:
+        return Path.home().is_dir()
+    except (RuntimeError, OSError):  # no HOME and no password entry
+        return False
 
 
 def _only_mine(folder: Path) -> bool:

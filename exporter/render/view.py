@@ -325,8 +325,19 @@ class PageBuilder:
             has_user=any(getattr(e, "role", None) == "user" for e in entries),
             depth=depth,
             contains_leaf=session.leaf_id in set(ids),
-            separate=session.parent_of(first_id) is None,
+            separate=self._why_separate(first_id),
         )
+
+    def _why_separate(self, first_id: str) -> str:
+        """Why a line starts a tree of its own ("" when it is a branch): a cut parentId
+        loop is told apart from a parent the file lacks."""
+        session = self.session
+        if session.parent_of(first_id) is not None:
+            return ""
+        named = session.by_id[first_id].raw.get("parentId")
+        if isinstance(named, str) and named in session.by_id:
+            return "its parentId loop was cut here"
+        return "its parent is not in this file" if named else "a second root in this file"
 
     def branch_title(self, line: list[str]) -> str:
         """What a branch (a line of the page) is about, in its block and in the table of
