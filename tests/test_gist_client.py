@@ -593,6 +593,15 @@ def test_state_round_trip(tmp_path: Path) -> None:
     assert again.get("https://ghe.example.com/api/v3", "s1") == "def"
 
 
+def test_state_never_holds_a_token_from_the_api_url(tmp_path: Path) -> None:
+    """The state was keyed by the URL's whole host part: ``--api-url
+    https://x:TOKEN@ghe.example.com`` wrote the token into gists.json."""
+    path = tmp_path / "gists.json"
+    ShareState(path).remember("https://x:ghp_S3cretS3cret@ghe.example.com/api/v3", "s1", "abc")
+    assert "ghp_S3cretS3cret" not in path.read_text(encoding="utf-8")
+    assert ShareState(path).get("https://ghe.example.com/api/v3", "s1") == "abc"
+
+
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"gists": 3}', "\udcff"])
 def test_corrupt_state_is_treated_as_empty(tmp_path: Path, content: str) -> None:
     path = tmp_path / "gists.json"

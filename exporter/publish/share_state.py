@@ -14,9 +14,10 @@ from exporter.fsutil import atomic_open, xdg_dir
 
 
 def _state_key(api_url: str) -> str:
-    """Stable key for an API root, so two hosts never share gist ids."""
+    """Stable key for an API root, so two hosts never share gist ids. Without a
+    ``user:password@`` part: it may hold the token, which the state file must not."""
     parts = urlsplit(api_url.rstrip("/"))
-    return f"{parts.netloc.lower()}{parts.path}"
+    return f"{parts.netloc.rpartition('@')[2].lower()}{parts.path}"
 
 
 # --------------------------------------------------------------------------- state
