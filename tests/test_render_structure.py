@@ -2120,14 +2120,57 @@ def test_small_wordings_of_tool_boxes() -> None:
     assert "forks here: 1 other branch after this turn" in turn
 
 
-def test_a_long_pasted_prompt_folds_after_its_first_screen() -> None:
+def _prose(count: int, word: str = "word") -> str:
+    return "\n".join(f"{word} {n} of the prose." for n in range(count))
+
+
+FOLD_CASES = {  # long prompts where cutting the source would change how it renders
+    "inline ``` line, then a fence": "```npm test```\n" + _prose(39) + "\n```\n"
+    + _prose(10, "code") + "\n\n" + _prose(5, "more") + "\n```\n\n" + _prose(150, "tail"),
+    "a fence in a list item": "Intro.\n" + _prose(36) + "\n1.  Run this:\n    ```\n    step 1"
+    "\n\n    step 2\n    ```\n\n" + _prose(150, "tail"),
+    "a nested list after a blank line": "Intro.\n" + _prose(38) + "\n- top item\n\n"
+    "    - nested item A\n    - nested item B\n\n" + _prose(150, "tail"),
+    "a link defined at the end": "See [the docs][1].\n" + _prose(40) + "\n\n" + _prose(150, "tail")
+    + "\n\n[1]: https://example.com/docs\n",
+    "a log of one paragraph": "Here is the log:\n" + _prose(300, "log"),
+    "emphasis over the cut": _prose(38) + "\n*emphasis\nfrom line 39\nto 41*\n" + _prose(200),
+    "a fenced log": "Here is the log:\n\n```text\n" + _prose(300, "log") + "\n```\nThanks.",
+    "a fence open at the cut": "Intro.\n\n" + _prose(30) + "\n\n```text\n"
+    + "\n\n".join(f"fenced {n}" for n in range(30)) + "\n```\n\n"
+    + "\n\n".join(f"entry {n}: something happened" for n in range(250)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", FOLD_CASES)
+def test_a_long_pasted_prompt_folds_without_changing_how_it_renders(case: str) -> None:
     """A prompt with a 500-line paste was a card many screens tall. It now shows its first
-    ~40 lines and folds the rest (all of it in the page), cutting only at a blank line
-    outside a code fence, so a fence open at line 40 is not broken."""
-    intro = "Here is the log:\n\n" + "\n".join(f"line {n} of the intro" for n in range(30))
-    fenced = "```text\n" + "\n\n".join(f"fenced {n}" for n in range(30)) + "\n```"
-    log = "\n\n".join(f"entry {n}: something happened" for n in range(250))
-    text = f"{intro}\n\n{fenced}\n\n{log}"
+    screen and folds the rest, all of it in the page. A first version cut the source at a
+    blank line outside what it took for a fence: an inline ```x``` line, a fence inside a
+    list item, a nested list or a link defined further down then rendered differently (a
+    code block swallowing the rest, a lost link). The prompt is now parsed once and its
+    blocks are split, so both parts read as the whole does."""
+    from exporter.render.markup import markdown
+    from exporter.render.prose_fold import fold_prose
+
+    text = FOLD_CASES[case]
+    shown, folded, count = fold_prose(text)
+    assert folded is not None and count >= 20, case
+    whole, parts = str(markdown(text)), str(shown) + str(folded)
+
+    def words(html: str) -> list[str]:
+        return html_module.unescape(re.sub(r"<[^>]+>", " ", html)).split()
+
+    assert words(parts) == words(whole)
+    for tag in ("<li", "<a ", "<ul", "<ol", "<p>", "<em>"):
+        assert parts.count(tag) - whole.count(tag) in (0, 1 if tag == "<p>" else 0), tag
+    assert parts.count("<pre") - whole.count("<pre") in (0, 1)  # a long code block in two
+    assert len(shown) < len(whole) / 2
+
+
+def test_a_long_prompt_folds_in_its_card() -> None:
+    """The card shows the first part and a fold saying how many lines it holds."""
+    text = FOLD_CASES["a fence open at the cut"]
     lines = [
         _line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/w"),
         _line(type="message", id="u", parentId=None, timestamp="2025-01-01T00:00:01Z",
@@ -2137,21 +2180,18 @@ def test_a_long_pasted_prompt_folds_after_its_first_screen() -> None:
     start = html.index('data-entry-id="u"')
     card = html[start : html.index("</article>", start)]
     shown, folded = card.split('<details class="fold fold-after prose"><summary>', 1)
-    assert shown.count("<pre") == 1 and "fenced 29" in shown  # the fence whole, before the cut
-    assert "entry 0: something happened" in folded and "entry 249: something happened" in folded
-    hidden = len(text.split("```\n\n", 1)[1].split("\n"))
+    assert "fenced 0" in shown and "entry 249: something happened" in folded
+    hidden = len(text.split("\n")) - 40
     assert folded.startswith(f"{hidden:,} more lines of this message</summary>")
-    for line in text.split("\n"):  # folded, never cut: every line of it is in the page
-        if not line.startswith("```"):  # (a fence's markers are markup, not text)
-            assert html_module.escape(line, quote=False) in card, line
 
 
 def test_a_prompt_of_one_screen_does_not_fold() -> None:
-    from exporter.render.prose_fold import split_long_prose
+    from exporter.render.prose_fold import fold_prose
 
-    assert split_long_prose("\n\n".join(f"line {n}" for n in range(70))) is None  # 139 lines
-    fence_to_the_end = "intro\n\n```\n" + "\n\n".join(str(n) for n in range(200)) + "\n```"
-    assert split_long_prose(fence_to_the_end) is None  # no blank line outside the fence
+    assert fold_prose("\n\n".join(f"line {n}" for n in range(70)))[1] is None  # 139 lines
+    assert fold_prose("x" * 100_000)[1] is None  # one line: no place to cut
+    short_tail = _prose(40) + "\n\n" + _prose(5) + "\n" + "x" * 20_000
+    assert fold_prose(short_tail)[1] is None  # under 20 lines would be folded
 
 
 def test_a_separate_tree_says_why_it_is_one() -> None:

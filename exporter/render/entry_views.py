@@ -31,7 +31,7 @@ from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line
 from exporter.render.folding import fold_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
-from exporter.render.prose_fold import split_long_prose
+from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
     ImageView,
     ToolView,
@@ -235,13 +235,12 @@ def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) ->
 
 def _prompt_html(text: str) -> Markup:
     """A prompt's Markdown; a long paste shows its first screen and folds the rest."""
-    parts = split_long_prose(text)
-    if parts is None:
-        return markdown(text)
-    shown, folded, count = parts
+    shown, folded, count = fold_prose(text)
+    if folded is None:
+        return shown
     summary = f"{count:,} more line{'s' if count != 1 else ''} of this message"
     folded_html = '{}<details class="fold fold-after prose"><summary>{}</summary>{}</details>'
-    return Markup(folded_html).format(markdown(shown), summary, markdown(folded))
+    return Markup(folded_html).format(shown, summary, folded)
 
 
 def _message(

@@ -256,7 +256,8 @@ def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
     info = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
     language = info.lower() if lexer_for(info) else None
     body = "\n".join(highlight_lines(token.content.rstrip("\n"), language))
-    label = f'<span class="code-lang">{escape(info)}</span>' if info else ""
+    continued = token.meta.get("continued")  # the folded rest of a long block: no label again
+    label = f'<span class="code-lang">{escape(info)}</span>' if info and not continued else ""
     return f'<div class="code">{label}<pre><code>{body}</code></pre></div>\n'
 
 
@@ -356,6 +357,21 @@ def markdown(text: str) -> Markup:
         note = f"Nested more than {MAX_NESTING} levels deep: shown as plain text, not Markdown."
         return Markup(f'<p class="md-note">{note}</p><pre class="md-plain">{escape(text)}</pre>')
     return Markup(html)
+
+
+def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | None:
+    """Block tokens of untrusted Markdown and their ``env`` (link references), for a caller
+    that renders parts of them (:func:`render_tokens`); None where :func:`markdown` would
+    show the text plain (nested too deep)."""
+    env: dict[str, Any] = {}
+    tokens = _markdown().parse(text, env)
+    return None if env.get(_NESTING_CUT) else (tokens, env)
+
+
+def render_tokens(tokens: list[Any], env: dict[str, Any]) -> Markup:
+    """Some of :func:`parse_markdown`'s tokens, as :func:`markdown` renders them."""
+    md = _markdown()
+    return Markup(md.renderer.render(tokens, md.options, env))
 
 
 def safe_image_src(mime_type: Any, data: Any) -> str | None:

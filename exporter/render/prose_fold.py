@@ -1,13 +1,19 @@
 """A long pasted prompt folded after its first screen, never cut.
 
 A user who pastes a 500-line log or file into a prompt made a card many screens tall that
-the reader had to scroll past. Markdown cannot be cut anywhere (a code fence or a paragraph
-would break), so the cut is a blank line outside any fence, and both parts are rendered.
+the reader had to scroll past. The prompt is parsed once and its blocks are split, not its
+source: the cut falls between two top-level blocks, or inside a long top-level code block
+or paragraph at a line, so both parts render as they would in the whole (a code fence or a
+list is never broken, and link references work on both sides).
 """
 
 from __future__ import annotations
 
-import re
+from typing import Any
+
+from markupsafe import Markup
+
+from exporter.render.markup import markdown, parse_markdown, render_tokens
 
 LONG_LINES = 150  # fold a prompt longer than this many lines...
 LONG_CHARS = 15_000  # ...or characters
@@ -15,31 +21,96 @@ HEAD_LINES = 40  # show about this many lines
 HEAD_CHARS = 4_000  # or this many characters, whichever comes first
 MIN_HIDDEN_LINES = 20  # folding less is not worth a click
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_LEAF_CODE = ("fence", "code_block")
 
 
-def split_long_prose(text: str) -> tuple[str, str, int] | None:
-    """``(shown, folded, folded line count)`` for a long Markdown text, else None."""
-    if text.count("\n") < LONG_LINES and len(text) <= LONG_CHARS:
-        return None
-    lines = text.split("\n")
-    fence: str | None = None  # the open fence's marker, e.g. "```"
+def fold_prose(text: str) -> tuple[Markup, Markup | None, int]:
+    """``(shown, folded or None, folded line count)`` of a prompt's Markdown."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(lines) <= LONG_LINES and len(text) <= LONG_CHARS:
+        return markdown(text), None, 0
+    parsed = parse_markdown(text)
+    if parsed is None:
+        return markdown(text), None, 0
+    tokens, env = parsed
+    cut = _cut_line(lines)
+    split = _split(tokens, cut)
+    if split is None:
+        return render_tokens(tokens, env), None, 0
+    head, tail, first_hidden = split
+    hidden = lines[first_hidden:]
+    if sum(1 for line in hidden if line.strip()) < MIN_HIDDEN_LINES:
+        return render_tokens(tokens, env), None, 0
+    return render_tokens(head, env), render_tokens(tail, env), len(hidden)
+
+
+def _cut_line(lines: list[str]) -> int:
+    """The first line past about a screen: ``HEAD_LINES`` lines or ``HEAD_CHARS`` characters."""
     size = 0
     for index, line in enumerate(lines):
-        opening = _FENCE.match(line)
-        if fence is None and opening:
-            fence = opening.group(1)
-        elif fence is not None and opening and _closes(opening.group(1), line, fence):
-            fence = None
+        if index >= HEAD_LINES or size >= HEAD_CHARS:
+            return max(index, 1)
         size += len(line) + 1
-        if fence is None and not line.strip() and (index >= HEAD_LINES or size >= HEAD_CHARS):
-            hidden = lines[index + 1 :]
-            if sum(1 for h in hidden if h.strip()) < MIN_HIDDEN_LINES:
-                return None
-            return "\n".join(lines[:index]), "\n".join(hidden), len(hidden)
+    return len(lines)
+
+
+def _split(tokens: list[Any], cut: int) -> tuple[list, list, int] | None:
+    """Head tokens, tail tokens and the first source line of the tail: at the first top-level
+    block that starts at ``cut`` or later, or inside a code block or paragraph over it."""
+    for index, token in enumerate(tokens):
+        if token.level != 0 or token.nesting == -1 or not token.map:
+            continue
+        start, end = token.map
+        if start >= cut:
+            return tokens[:index], tokens[index:], start
+        if end <= cut:
+            continue
+        if token.type in _LEAF_CODE:
+            parts = _split_code(token, cut)
+            if parts:
+                return [*tokens[:index], parts[0]], [parts[1], *tokens[index + 1 :]], cut
+        elif token.type == "paragraph_open" and index + 2 < len(tokens):
+            halves = _split_paragraph(tokens[index : index + 3], cut)
+            if halves:
+                head, tail, first = halves
+                return tokens[:index] + head, tail + tokens[index + 3 :], first
     return None
 
 
-def _closes(marker: str, line: str, fence: str) -> bool:
-    """A closing fence: the same character, at least as long, nothing after it."""
-    return marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip()[len(marker) :]
+def _split_code(token: Any, cut: int) -> tuple[Any, Any] | None:
+    """A code block in two at source line ``cut``: the same language, each half whole."""
+    first = token.map[0] + (1 if token.type == "fence" else 0)  # the fence's own line
+    keep = cut - first
+    lines = token.content.split("\n")
+    if keep < 1 or keep >= len(lines) - 1:
+        return None
+    head = token.copy(content="\n".join(lines[:keep]) + "\n", map=[token.map[0], cut])
+    tail = token.copy(
+        content="\n".join(lines[keep:]), map=[cut, token.map[1]], meta={"continued": True}
+    )
+    return head, tail
+
+
+def _split_paragraph(triple: list[Any], cut: int) -> tuple[list[Any], list[Any], int] | None:
+    """A paragraph (open, inline, close) in two at a line break near source line ``cut``: a
+    pasted log with no blank line in it is one paragraph. The break chosen lies outside any
+    emphasis or link, and its parsed tokens are shared out as they are, so both halves
+    render as the whole did. Also returns the source line the second half starts at."""
+    opening, inline, closing = triple
+    keep = cut - opening.map[0]
+    breaks = 0
+    children = inline.children or []
+    for index, child in enumerate(children):
+        if child.type not in ("softbreak", "hardbreak"):
+            continue
+        breaks += 1
+        if breaks >= keep and child.level == 0 and index + 1 < len(children):
+            start = opening.map[0] + breaks
+            halves = (children[:index], children[index + 1 :])
+            maps = ([opening.map[0], start], [start, opening.map[1]])
+            parts = [
+                [opening.copy(map=where), inline.copy(children=half, map=where), closing.copy()]
+                for half, where in zip(halves, maps, strict=True)
+            ]
+            return parts[0], parts[1], start
+    return None
