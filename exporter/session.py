@@ -349,9 +349,17 @@ class Session:
         """The child a line of the page goes on with: the one on the active path, else the
         newest (Pi's rule); the other children start lines of their own."""
         kids = self.children.get(entry_id)
-        if not kids:
-            return None
+        if not kids or entry_id == self.leaf_id:  # the active path ends at its leaf, even
+            return None  # an inner one (--leaf): what follows it are branches
         return next((kid for kid in kids if kid in path_set), kids[-1])
+
+    def alternatives(self, entry_id: str, on_line: Container[str]) -> list[str]:
+        """The children of an entry on a line that start lines of their own: at a fork, all
+        but the one the line goes on with; at an inner leaf, all of them."""
+        kids = self.children.get(entry_id, ())
+        if len(kids) < 2 and entry_id != self.leaf_id:
+            return []
+        return [kid for kid in kids if kid not in on_line]
 
     def line_from(self, start: str, path_set: Container[str]) -> list[str]:
         """From ``start`` down, as :meth:`next_on_line` goes."""
@@ -379,9 +387,7 @@ class Session:
             on_line = set(line)
             alternatives = []
             for entry_id in line:
-                kids = self.children.get(entry_id, ())
-                if len(kids) > 1:
-                    alternatives += [kid for kid in kids if kid not in on_line]
+                alternatives += self.alternatives(entry_id, on_line)
             stack += reversed(alternatives)
         return result
 

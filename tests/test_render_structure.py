@@ -2223,3 +2223,29 @@ def test_a_separate_tree_says_why_it_is_one() -> None:
     assert said["loop1"].startswith("Separate tree prompt loop1 · its parentId loop was cut here ·")
     assert "· its parent is not in this file ·" in said["orphan"]
     assert "· a second root in this file ·" in said["second"]
+
+
+def test_an_inner_leaf_ends_the_transcript_and_what_follows_it_branches() -> None:
+    """``--leaf`` on an entry with children (as Pi's /tree allows) showed the entries after
+    it in the main transcript, as if on the active path, and stats marked as active a
+    branch that ran past the leaf. The transcript now ends at the leaf; its children start
+    branches, in the page, the outline and the table alike."""
+    from exporter.usage import compute_stats
+
+    session = load_fixture("pi-branched-1.jsonl")
+    inner = [i for i in session.active_path if i in session.children][1:-1:25] + session.fork_ids
+    assert len(inner) >= 4
+    for leaf in inner:
+        session = load_fixture("pi-branched-1.jsonl")
+        session.set_leaf(leaf)
+        page = parse_html(render_session(session))
+        main = [e.id for e in session.entries if branch_depth(page.entry(e.id)) == 0]
+        assert main == session.active_path, leaf
+        assert sorted(page.by_entry) == sorted(e.id for e in session.entries)
+        rows = page.one(lambda e: e.get("id") == "tree").find_all(
+            lambda e: e.tag == "li" and not e.has_class("sub")
+        )
+        assert len(rows) == len(session.entries)
+        branches = compute_stats(session).branches
+        assert [b.branch.leaf_id for b in branches if b.branch.is_active] == [leaf]
+        assert len(page.branches()) == len(branches) - 1

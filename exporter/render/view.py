@@ -270,9 +270,8 @@ class PageBuilder:
         return main_root, [r for r in session.roots if r != main_root]
 
     def _alternatives(self, entry_id: str, line_set: set[str]) -> list[str]:
-        """The children of a fork on a line that the line does not go on with."""
-        kids = self.session.children.get(entry_id, ())
-        return [k for k in kids if k not in line_set] if len(kids) > 1 else []
+        """The children of an entry on a line that the line does not go on with."""
+        return self.session.alternatives(entry_id, line_set)
 
     def _line(self, start: str) -> tuple[list[str], set[str]]:
         line = self.main_line(start)
@@ -472,7 +471,7 @@ class PageBuilder:
             classes.append("is-tool")
         if role == "user":
             classes.append("is-user")
-        if len(self.session.children.get(entry_id, ())) > 1:
+        if self.session.alternatives(entry_id, ()):
             classes.append("fork")  # the sub-lists below start here
         on_path = entry_id in self.path_set
         return OutlineRow(
