@@ -492,6 +492,14 @@ def _line(**fields: object) -> str:
     return json.dumps(fields, ensure_ascii=False)
 
 
+def _user(
+    entry_id: str, parent: str | None, content: object, stamp: str = "2025-06-01T10:00:00Z"
+) -> str:
+    """A user message line (content: a string or blocks)."""
+    message = {"role": "user", "content": content}
+    return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message)
+
+
 def test_unicode_and_lone_surrogates_render() -> None:
     session = parse_session_bytes(unicode_session())
     html = render_session(session)
@@ -619,15 +627,11 @@ def test_branch_previews_name_a_skill_instead_of_showing_its_xml() -> None:
     )
     stamp = "2025-06-01T10:00:00Z"
 
-    def user(entry_id: str, parent: str | None, text: str) -> str:
-        message = {"role": "user", "content": text}
-        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message)
-
     lines = [
         _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
-        user("u1", None, "start"),
-        user("u2", "u1", skill),  # the older child: a branch block and a table row
-        user("u3", "u1", "the newer child, on the active path"),
+        _user("u1", None, "start"),
+        _user("u2", "u1", skill),  # the older child: a branch block and a table row
+        _user("u3", "u1", "the newer child, on the active path"),
     ]
     html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
     table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
@@ -2068,15 +2072,11 @@ def test_an_empty_prompt_is_not_called_an_image() -> None:
     stamp = "2025-06-01T10:00:00Z"
     image = [{"type": "image", "mimeType": "image/png", "data": PNG}]
 
-    def user(entry_id: str, parent: str | None, content: object) -> str:
-        message = {"role": "user", "content": content}
-        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp, message=message)
-
     lines = [
         _line(type="session", version=3, id="s", timestamp=stamp, cwd="/w"),
-        user("u1", None, ""),
-        user("u2", "u1", image),
-        user("u3", "u2", "   "),
+        _user("u1", None, ""),
+        _user("u2", "u1", image),
+        _user("u3", "u2", "   "),
     ]
     page = parse_html(render_session(parse_session_bytes("\n".join(lines).encode("utf-8"))))
     tree = page.one(lambda e: e.get("id") == "tree")
@@ -2200,9 +2200,7 @@ def test_a_separate_tree_says_why_it_is_one() -> None:
     stamp = "2025-01-01T00:00:0{}Z"
 
     def user(entry_id: str, parent: str | None, second: int) -> str:
-        message = {"role": "user", "content": f"prompt {entry_id}"}
-        return _line(type="message", id=entry_id, parentId=parent, timestamp=stamp.format(second),
-                     message=message)  # fmt: skip
+        return _user(entry_id, parent, f"prompt {entry_id}", stamp.format(second))
 
     lines = [
         _line(type="session", version=3, id="s", timestamp=stamp.format(0), cwd="/w"),

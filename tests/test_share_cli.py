@@ -327,9 +327,20 @@ def test_delete_with_dry_run_sends_nothing(fake: FakeGitHub, env: dict) -> None:
     assert mixed.exit_code == 1 and "--delete takes no SESSION" in mixed.output
 
 
-@pytest.mark.parametrize("token", ["ghp_FAKEtoken\n123", "ghp_FAKE\r\nX-Evil: 1", "ghp_ FAKE"])
-def test_tokens_with_control_characters_are_refused_unprinted(
-    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, token: str
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        ("ghp_FAKEtoken\n123", "control characters"),
+        ("ghp_FAKE\r\nX-Evil: 1", "control characters"),
+        ("ghp_ FAKE", "control characters"),
+        # a review: these failed as "text encoding problem: 'latin-1' codec ..." (exit 2)
+        ("令牌abc", "non-ASCII characters"),
+        ("ghp_FAKEé", "non-ASCII characters"),
+        ("\u201cghp_FAKE\u201d", "non-ASCII characters"),
+    ],
+)
+def test_tokens_no_header_can_carry_are_refused_unprinted(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, token: str, said: str
 ) -> None:
     for source in ("--token", "GH_TOKEN"):
         if source == "GH_TOKEN":
@@ -338,24 +349,7 @@ def test_tokens_with_control_characters_are_refused_unprinted(
         else:
             result = share(fake, str(FIXTURE), "--token", token)
         assert result.exit_code == 1, result.output
-        assert "control characters" in result.output
-        assert "FAKE" not in result.output and fake.requests == []
-
-
-@pytest.mark.parametrize("token", ["令牌abc", "ghp_FAKEé", "\u201cghp_FAKE\u201d"])
-def test_tokens_with_non_ascii_characters_are_a_usage_error(
-    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, token: str
-) -> None:
-    """A review: ``--token 令牌abc`` failed as "text encoding problem: 'latin-1' codec
-    can't encode ..." with exit 2."""
-    for source in ("--token", "GH_TOKEN"):
-        if source == "GH_TOKEN":
-            monkeypatch.setenv("GH_TOKEN", token)
-            result = share(fake, str(FIXTURE))
-        else:
-            result = share(fake, str(FIXTURE), "--token", token)
-        assert result.exit_code == 1, result.output
-        assert result.stderr.count("error:") == 1 and "non-ASCII characters" in result.stderr
+        assert result.stderr.count("error:") == 1 and said in result.stderr
         assert "FAKE" not in result.output and "令牌" not in result.output
         assert fake.requests == []
 
