@@ -2247,3 +2247,24 @@ def test_an_inner_leaf_ends_the_transcript_and_what_follows_it_branches() -> Non
         branches = compute_stats(session).branches
         assert [b.branch.leaf_id for b in branches if b.branch.is_active] == [leaf]
         assert len(page.branches()) == len(branches) - 1
+
+
+def test_a_code_block_cut_by_the_fold_keeps_its_colours() -> None:
+    """Each half of a code block cut by the fold was highlighted apart: a docstring open at
+    the cut turned the rest of a pasted Python file into string colour. The block is now
+    highlighted whole and its lines shared out."""
+    from exporter.render.markup import markdown
+    from exporter.render.prose_fold import fold_prose
+
+    docstring = [f"    line {n} of the docstring" for n in range(50)]
+    code = ["def f():", '    """Starts here', *docstring, '    """']
+    code += [f"    y{n} = 'str {n}'" for n in range(150)]
+    text = "Here is my file:\n\n```python\n" + "\n".join(code) + "\n```"
+    shown, folded, _ = fold_prose(text)
+    assert folded is not None
+
+    def code_html(html: str) -> str:
+        return "\n".join(re.findall(r"<pre><code>(.*?)</code></pre>", html, re.S))
+
+    assert code_html(str(shown) + str(folded)) == code_html(str(markdown(text)))
+    assert str(folded).count('class="code-lang"') == 0  # the language is named once

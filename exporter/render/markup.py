@@ -255,7 +255,10 @@ def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
     token = tokens[idx]
     info = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
     language = info.lower() if lexer_for(info) else None
-    body = "\n".join(highlight_lines(token.content.rstrip("\n"), language))
+    lines = token.meta.get("highlighted")  # half of a block cut in two, highlighted whole
+    if lines is None:
+        lines = highlight_lines(token.content.rstrip("\n"), language)
+    body = "\n".join(lines)
     continued = token.meta.get("continued")  # the folded rest of a long block: no label again
     label = f'<span class="code-lang">{escape(info)}</span>' if info and not continued else ""
     return f'<div class="code">{label}<pre><code>{body}</code></pre></div>\n'
@@ -366,6 +369,12 @@ def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | None:
     env: dict[str, Any] = {}
     tokens = _markdown().parse(text, env)
     return None if env.get(_NESTING_CUT) else (tokens, env)
+
+
+def fence_language(token: Any) -> str | None:
+    """The language a fence or code block is highlighted in (None: plain)."""
+    info = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    return info.lower() if lexer_for(info) else None
 
 
 def render_tokens(tokens: list[Any], env: dict[str, Any]) -> Markup:

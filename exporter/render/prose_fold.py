@@ -13,7 +13,13 @@ from typing import Any
 
 from markupsafe import Markup
 
-from exporter.render.markup import markdown, parse_markdown, render_tokens
+from exporter.render.markup import (
+    fence_language,
+    highlight_lines,
+    markdown,
+    parse_markdown,
+    render_tokens,
+)
 
 LONG_LINES = 150  # fold a prompt longer than this many lines...
 LONG_CHARS = 15_000  # ...or characters
@@ -39,6 +45,8 @@ def fold_prose(text: str) -> tuple[Markup, Markup | None, int]:
         return render_tokens(tokens, env), None, 0
     head, tail, first_hidden = split
     hidden = lines[first_hidden:]
+    while hidden and not hidden[-1].strip():  # trailing blank lines are no more lines
+        hidden.pop()
     if sum(1 for line in hidden if line.strip()) < MIN_HIDDEN_LINES:
         return render_tokens(tokens, env), None, 0
     return render_tokens(head, env), render_tokens(tail, env), len(hidden)
@@ -78,15 +86,17 @@ def _split(tokens: list[Any], cut: int) -> tuple[list, list, int] | None:
 
 
 def _split_code(token: Any, cut: int) -> tuple[Any, Any] | None:
-    """A code block in two at source line ``cut``: the same language, each half whole."""
+    """A code block in two at source line ``cut``. It is highlighted whole and its lines
+    shared out: highlighted apart, a string or comment open at the cut coloured the rest of
+    the block wrongly."""
     first = token.map[0] + (1 if token.type == "fence" else 0)  # the fence's own line
     keep = cut - first
-    lines = token.content.split("\n")
-    if keep < 1 or keep >= len(lines) - 1:
+    lines = highlight_lines(token.content.rstrip("\n"), fence_language(token))
+    if keep < 1 or keep >= len(lines):
         return None
-    head = token.copy(content="\n".join(lines[:keep]) + "\n", map=[token.map[0], cut])
+    head = token.copy(map=[token.map[0], cut], meta={"highlighted": lines[:keep]})
     tail = token.copy(
-        content="\n".join(lines[keep:]), map=[cut, token.map[1]], meta={"continued": True}
+        map=[cut, token.map[1]], meta={"highlighted": lines[keep:], "continued": True}
     )
     return head, tail
 
