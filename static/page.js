@@ -433,8 +433,10 @@
     var hash = hashId();
     if (hash && go(hash, false)) return;
     var params = new URLSearchParams(location.search);
+    // Pi's share links name the entry as ?targetId=: focus it, as a #fragment would set where
+    // Tab goes on (after a script's scroll, Tab started again at the top of the page)
     var target = params.get("targetId");
-    if (target) go(target, false);
+    if (target) go(target, true);
   }
   window.addEventListener("hashchange", function () { go(hashId(), true); });
   // Following a link to the hash already in the address bar fires no hashchange (an outline

@@ -678,6 +678,27 @@ def test_deep_link_opens_the_enclosing_branches(view: Viewer, published: dict[st
     _assert_revealed(page, anchor)
     page = view.open(f"{published[BRANCHED]}?targetId={quote(entry_id, safe='')}")
     _assert_revealed(page, anchor)
+    # Tab goes on from the target, as after a #fragment (it went back to the page's top)
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.closest('[data-entry-id]')?.id || ''")
+    assert focused == anchor and in_viewport(page, f'[id="{anchor}"]')
+    clean(view)
+
+
+def test_a_fold_opened_from_the_keyboard_keeps_the_focus_and_folds_again(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Opening "N more lines" hid its summary, which had the focus: the focus fell to the
+    page's body and nothing could fold the text again (a prompt's fold not even the "o" key)."""
+    page = view.open(published[BRANCHED_4])
+    summary = page.locator("details.fold-after > summary").first
+    summary.focus()
+    page.keyboard.press("Enter")
+    fold = page.locator("details.fold-after").first
+    assert fold.evaluate("d => d.open") and summary.is_visible()
+    assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
+    page.keyboard.press("Enter")
+    assert not fold.evaluate("d => d.open")
     clean(view)
 
 
