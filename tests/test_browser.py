@@ -702,6 +702,37 @@ def test_a_fold_opened_from_the_keyboard_keeps_the_focus_and_folds_again(
     clean(view)
 
 
+def test_right_to_left_messages_read_right_to_left(view: Viewer, page_server: PageServer) -> None:
+    """A Hebrew message was laid out left to right (its runs in the wrong order, its full
+    stop on the wrong side), and an Arabic branch title pulled the block's entry count into
+    it ("Branch 2 · 3 تجربة entries")."""
+    stamp = "2025-01-01T00:00:0{}Z"
+    hebrew = "מה שלומך? אני רוצה לתקן את הקובץ config.json (בבקשה)."
+
+    def user(entry_id: str, parent: str | None, text: str, second: int) -> str:
+        message = {"role": "user", "content": text}
+        line = {"type": "message", "id": entry_id, "parentId": parent, "message": message}
+        return json.dumps({**line, "timestamp": stamp.format(second)})
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": stamp.format(0)}
+    lines = [json.dumps(header), user("u1", None, "start", 1), user("b1", "u1", "تجربة 3", 2),
+             user("b2", "b1", "more", 3), user("u2", "u1", hebrew, 4),
+             user("u3", "u2", "An English reply (fine).", 5)]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    page = view.open(page_server.publish("rtl.html", html))
+    sides = """id => { const p = document.querySelector(`[data-entry-id="${id}"] .md p`);
+      const r = document.createRange(); r.selectNodeContents(p);
+      const text = r.getBoundingClientRect(), box = p.getBoundingClientRect();
+      return [Math.round(text.left - box.left), Math.round(box.right - text.right)]; }"""
+    left, right = page.evaluate(sides, "u2")
+    assert right <= 2 < left, (left, right)  # set from the right edge
+    left, right = page.evaluate(sides, "u3")
+    assert left <= 2 < right, (left, right)  # an English one as before
+    summary = page.locator("details.branch > summary").first
+    assert summary.locator("bdi").evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    clean(view)
+
+
 def test_outline_link_opens_a_collapsed_branch(view: Viewer, published: dict[str, str]) -> None:
     _, anchor = _nested_target()
     page = view.open(published[BRANCHED])

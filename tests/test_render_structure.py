@@ -265,7 +265,7 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
         )
     blocks = re.findall(
         r'<details class="branch [^"]*" id="branch-([^"]+)"><summary><span class="branch-tag">'
-        r'[^<]*</span> (.*?) <span class="muted">·(?: [A-Za-z ]+ ·)? ([\d,]+) '
+        r'[^<]*</span> <bdi>(.*?)</bdi> <span class="muted">·(?: [A-Za-z ]+ ·)? ([\d,]+) '
         r"entr(?:y|ies)(?: in ([\d,]+) branches)?",
         html,
     )
