@@ -413,6 +413,42 @@ UNMARKED_BRANCHES = """() => {
 }"""
 
 
+def _nested_branches_session(depth: int) -> bytes:
+    """Each branch forks again inside itself, ``depth`` levels deep."""
+    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}]
+    parent, second = None, 0
+
+    def user(entry_id: str, parent_id: str | None) -> dict[str, Any]:
+        nonlocal second
+        second += 1
+        message = {"role": "user", "content": f"prompt {entry_id}, long enough to wrap twice"}
+        stamp = f"2025-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+        return {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": stamp,
+                "message": message}  # fmt: skip
+
+    lines.append(user("n0", None))
+    parent = "n0"
+    for level in range(depth):
+        lines += [user(f"alt{level}", parent), user(f"main{level}", parent)]  # newer: goes on
+        parent = f"alt{level}"
+    lines.append(lines.pop(3))  # main0 last in the file: the leaf, n0 -> main0 the path
+    return "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+
+
+def test_deeply_nested_branches_keep_their_entries_readable(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """Each nested branch indented its entries ~24 px more: thirty levels in, an entry was
+    one letter wide. Six levels in, branches stop indenting."""
+    html = render_session(parse_session_bytes(_nested_branches_session(30)))
+    page = view.open(page_server.publish("nested.html", html) + "#alt29")
+    page.wait_for_selector('[id="alt29"]', state="visible")
+    width = page.eval_on_selector('[id="alt29"]', "e => e.getBoundingClientRect().width")
+    top = page.eval_on_selector('[id="n0"]', "e => e.getBoundingClientRect().width")
+    assert width > top * 0.6, (width, top)
+    clean(view)
+
+
 def _multi_root_session() -> bytes:
     """An orphan (its parent is not in the file), then the session's own tree."""
     stamp = "2025-01-01T00:00:01Z"

@@ -2268,3 +2268,20 @@ def test_a_code_block_cut_by_the_fold_keeps_its_colours() -> None:
 
     assert code_html(str(shown) + str(folded)) == code_html(str(markdown(text)))
     assert str(folded).count('class="code-lang"') == 0  # the language is named once
+
+
+def test_a_table_of_many_branches_starts_folded() -> None:
+    """2,000 retries made the table of branches 58,000 px tall above the transcript, whose
+    blocks fold past a few branches. Past 20 rows the table starts folded, all rows in it."""
+    from exporter.render import BRANCH_TABLE_OPEN_MAX
+
+    few = render_fixture("pi-branched-2.jsonl")
+    assert 'class="branch-table"' not in few and '<table class="branches">' in few
+    session = parse_session_bytes(retry_session(BRANCH_TABLE_OPEN_MAX + 5), path="t.jsonl")
+    page = parse_html(render_session(session))
+    fold = page.one(lambda e: e.tag == "details" and e.has_class("branch-table"))
+    assert fold.get("open") is None
+    assert norm(fold.children[0].text).startswith(f"Branches: {len(session.leaf_ids):,}, a row")
+    (table,) = fold.find_all(lambda e: e.tag == "table" and e.has_class("branches"))
+    rows = table.find_all(lambda e: e.tag == "tr")
+    assert len(rows) == len(session.leaf_ids) + 1  # and its header row

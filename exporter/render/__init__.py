@@ -62,6 +62,9 @@ class RenderOptions:
     jobs: int = 1
 
 
+BRANCH_TABLE_OPEN_MAX = 20
+
+
 def asset_dir(kind: str) -> Path:
     """``templates`` or ``static``: from the installed wheel, else from the source checkout."""
     package = Path(__file__).resolve().parents[1]
@@ -399,6 +402,9 @@ def _render_page(
             {"caption": "All branches", "rows": usage_rows(stats.by_model_all)},
         ],
         "branches": branches if len(branches) > 1 else [],
+        # past this many rows the table starts folded: 2,000 retries made it 58,000 px
+        # tall above the transcript (whose blocks fold past GROUP_BRANCHES_OVER)
+        "branch_table_open_max": BRANCH_TABLE_OPEN_MAX,
         "chart": build_chart(stats.context_series),
         # turns that reported no context size (aborted, failed) are not plotted: say so
         "chart_unplotted": max(0, stats.active_path.turns - len(stats.context_series)),
