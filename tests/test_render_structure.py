@@ -2221,6 +2221,24 @@ def test_a_separate_tree_says_why_it_is_one() -> None:
     assert said["loop1"].startswith("Separate tree prompt loop1 · its parentId loop was cut here ·")
     assert "· its parent is not in this file ·" in said["orphan"]
     assert "· a second root in this file ·" in said["second"]
+    table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
+    forks_at = re.findall(r"<tr[^>]*><td>.*?</td><td>(.*?)</td>", table)
+    assert forks_at == ["root", "separate tree", "separate tree", "separate tree"]
+
+
+def test_forks_at_says_what_the_fork_is_on_hover() -> None:
+    """The table's "Forks at" showed a bare id; its link now says what is there."""
+    from exporter.render import display_path
+    from exporter.render.view import PageBuilder
+
+    session = load_fixture("pi-branched-2.jsonl")
+    html = render_fixture("pi-branched-2.jsonl")
+    builder = PageBuilder(session, display_path)
+    table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
+    links = re.findall(r'<td><a href="#[^"]+" title="([^"]*)">([^<]+)</a></td>', table)
+    assert len(links) == len(session.leaf_ids) - 1
+    for title, fork in links:
+        assert html_module.unescape(title) == one_line(builder.row_text(fork), 80)
 
 
 def test_an_inner_leaf_ends_the_transcript_and_what_follows_it_branches() -> None:

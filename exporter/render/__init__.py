@@ -340,7 +340,9 @@ def _render_page(
             {
                 "active": b.branch.is_active,
                 "fork_anchor": builder.anchor(fork) if fork else None,
-                "fork_text": fork or "root",
+                # the main line starts at the root; another root's line is a tree of its own
+                "fork_text": fork or ("root" if b.branch.is_active else "separate tree"),
+                "fork_title": one_line(builder.row_text(fork), 80) if fork else None,
                 "first_prompt": builder.branch_title(b.branch.entry_ids),
                 "link": builder.anchor(first),
                 "labels": b.labels,
