@@ -370,16 +370,22 @@ class Session:
             node = self.next_on_line(node, path_set)
         return line
 
+    def page_roots(self) -> tuple[str, list[str]]:
+        """The root the page's main line starts at (the active path's), and the others in
+        file order (each a tree of its own). Needs at least one root."""
+        path = self.active_path
+        main_root = path[0] if path else self.roots[0]
+        return main_root, [r for r in self.roots if r != main_root]
+
     def lines(self) -> list[list[str]]:
         """The tree cut into the lines the page shows: the main line (through the active
         path) first, then each fork's other children's lines in page order (a branch's own
         forks before the next branch), then separate roots. Every entry is on one line."""
         if not self.roots:
             return []
-        path = self.active_path
-        path_set = set(path)
-        main_root = path[0] if path else self.roots[0]
-        stack = [r for r in reversed(self.roots) if r != main_root] + [main_root]
+        path_set = set(self.active_path)
+        main_root, other_roots = self.page_roots()
+        stack = [*reversed(other_roots), main_root]
         result: list[list[str]] = []
         while stack:
             line = self.line_from(stack.pop(), path_set)

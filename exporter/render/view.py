@@ -200,7 +200,7 @@ class PageBuilder:
         session = self.session
         if not session.roots:
             return []
-        main_root, other_roots = self._roots()
+        main_root, other_roots = session.page_roots()
         # Work: ("line", ids, id_set, position, depth) | ("open", id, depth) | ("close",)
         #       | ("group_open", count) | ("group_close",)
         work: list[tuple[Any, ...]] = []
@@ -263,16 +263,6 @@ class PageBuilder:
                     item.context_run = open_runs[-1] = ContextRun(anchor, time)
         self.runs_open_at_end = sum(run is not None for run in open_runs)
 
-    def _roots(self) -> tuple[str, list[str]]:
-        """The root the page's main line starts at (the active path's), and the others."""
-        session = self.session
-        main_root = session.active_path[0] if session.active_path else session.roots[0]
-        return main_root, [r for r in session.roots if r != main_root]
-
-    def _alternatives(self, entry_id: str, line_set: set[str]) -> list[str]:
-        """The children of an entry on a line that the line does not go on with."""
-        return self.session.alternatives(entry_id, line_set)
-
     def _line(self, start: str) -> tuple[list[str], set[str]]:
         line = self.main_line(start)
         return line, set(line)
@@ -287,7 +277,7 @@ class PageBuilder:
                 item = Item("entry", entry_id=entry_id, line_set=line_set)
                 items.append(item)
                 self._note_results(self.session.by_id[entry_id], line_set)
-            alternatives = self._alternatives(entry_id, line_set)
+            alternatives = self.session.alternatives(entry_id, line_set)
             if alternatives:
                 if item is not None:
                     item.forks_here = len(alternatives)
@@ -343,7 +333,7 @@ class PageBuilder:
         branches alike: its first prompt, unless it starts at another answer (or has no
         prompt at all): then what that first message or entry says."""
         session = self.session
-        first = next((m for m in session.iter_messages(line)), None)
+        first = next(session.iter_messages(line), None)
         prompt = session.first_prompt(line) if first is None or first.role == "user" else None
         if prompt:
             return prompt_preview(prompt, BRANCH_TITLE_CHARS)
@@ -396,7 +386,7 @@ class PageBuilder:
         session = self.session
         if not session.roots:
             return []
-        main_root, other_roots = self._roots()
+        main_root, other_roots = session.page_roots()
         rows: list[OutlineRow] = []
         # work: ("line", ids, id_set, position) | ("open", fork row or None) | ("close",)
         work: list[tuple[Any, ...]] = []
@@ -426,7 +416,7 @@ class PageBuilder:
                     rows.append(row)
                     if open_lists:
                         open_lists[-1][2].update(row_filters(row))
-                    alternatives = self._alternatives(entry_id, line_set)
+                    alternatives = self.session.alternatives(entry_id, line_set)
                     if alternatives:
                         work.append(("line", line, line_set, index + 1))
                         for alt in reversed(alternatives):
