@@ -2303,3 +2303,67 @@ def test_a_table_of_many_branches_starts_folded() -> None:
     (table,) = fold.find_all(lambda e: e.tag == "table" and e.has_class("branches"))
     rows = table.find_all(lambda e: e.tag == "tr")
     assert len(rows) == len(session.leaf_ids) + 1  # and its header row
+
+
+def _heredoc(lines: int) -> str:
+    body = "\n".join(f"line_{n:03d} = {n}  # 漢字 <b>" for n in range(lines))
+    return f"cat > app.py <<'EOF'\n{body}\nEOF\npython app.py"
+
+
+def _bash_call_page(command: str) -> Page:
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": command}}
+    return parse_html(_render_records(_prompt_and_reply([call])))
+
+
+def _command_parts(page: Page) -> tuple[str, Element | None]:
+    """The command shown in the tool's head (without "$ ") and its fold, if any."""
+    heads = page.all(
+        lambda e: e.has_class("cmd") and any(a.has_class("tool-head") for a in e.ancestors())
+    )
+    assert len(heads) == 1
+    folds = page.all(lambda e: e.tag == "details" and e.has_class("cmd-rest"))
+    assert len(folds) <= 1
+    return heads[0].text.removeprefix("$ "), folds[0] if folds else None
+
+
+def _summary_and_text(fold: Element) -> tuple[str, str]:
+    summary = fold.find_all(lambda e: e.tag == "summary")[0].text
+    return summary, fold.find_all(lambda e: e.tag == "pre")[0].text
+
+
+@pytest.mark.parametrize("kind", ["tool call", "shell (!)"])
+def test_a_long_command_folds_under_its_head_and_keeps_every_line(kind: str) -> None:
+    """A heredoc writing a whole file made a call's head hundreds of lines tall, above
+    its output. The head now shows the first lines and the rest folds right under it,
+    every line kept; a short command is shown as before, in the head."""
+    command = _heredoc(200)
+    if kind == "tool call":
+        page = _bash_call_page(command)
+    else:
+        records = [
+            *_prompt_and_reply("ok")[:2],
+            {"type": "message", "id": "b", "parentId": "u", "timestamp": "2025-01-01T00:00:03Z",
+             "message": {"role": "bashExecution", "command": command, "output": "done\n",
+                         "exitCode": 0, "cancelled": False, "truncated": False}},
+        ]  # fmt: skip
+        page = parse_html(_render_records(records))
+    head, fold = _command_parts(page)
+    assert "line_000 = 0  # 漢字 <b>" in head and "line_010" in head and "line_020" not in head
+    assert fold is not None
+    summary, hidden = _summary_and_text(fold)
+    assert summary.endswith("more lines of this command")
+    assert int(summary.split()[0]) == hidden.count("\n") + 1
+    assert head + "\n" + hidden == command
+    assert "<b>" not in page.html  # escaped, never markup
+
+    head, fold = _command_parts(_bash_call_page(_heredoc(10)))
+    assert fold is None and head == _heredoc(10)
+
+
+def test_a_one_line_command_of_thousands_of_characters_folds_inside_itself() -> None:
+    command = "python -c " + repr(";".join(f"x{n}={n}" for n in range(2_000)))
+    head, fold = _command_parts(_bash_call_page(command))
+    assert fold is not None and len(head) < 4_000
+    summary, hidden = _summary_and_text(fold)
+    assert summary.endswith("more characters of this command")
+    assert head + hidden == command

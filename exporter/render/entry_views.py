@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -28,7 +27,7 @@ from exporter.entries import (
     as_str,
 )
 from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line
-from exporter.render.folding import fold_text
+from exporter.render.folding import fold_command, fold_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
 from exporter.render.prose_fold import fold_prose
@@ -270,10 +269,12 @@ def _message(
         view.status = view.parts[0].tool.status  # type: ignore[union-attr]
     elif role == "bashExecution":
         view.kind = "bashExecution"
-        view.html = Markup(escape(entry.command, quote=False))
+        view.html, command_rest = fold_command(entry.command)
         output = fold_text(entry.output, 12, tail=True)
         view.parts = [Part("output", html=None)]
-        view.parts[0].tool = ToolView(call_id="", name="bash", kind="bashExecution", output=output)
+        view.parts[0].tool = ToolView(
+            call_id="", name="bash", kind="bashExecution", output=output, command_rest=command_rest
+        )
         code = entry.exit_code
         cancelled = entry.message.get("cancelled") is True
         view.status = "error" if cancelled or (code not in (None, 0)) else "ok"

@@ -16,7 +16,16 @@ from markupsafe import Markup
 
 from exporter.render.markup import highlight_lines
 
-__all__ = ["VISIBLE_CHARS", "Folded", "fold", "fold_chars", "fold_code", "fold_text", "plain_lines"]
+__all__ = [
+    "VISIBLE_CHARS",
+    "Folded",
+    "fold",
+    "fold_chars",
+    "fold_code",
+    "fold_command",
+    "fold_text",
+    "plain_lines",
+]
 
 
 @dataclass(slots=True)
@@ -161,6 +170,23 @@ def fold_code(text: str, language: str | None, keep: int, *, head_only: bool = T
         return by_chars
     lines = highlight_lines(text, language, keep if head_only else None) if text else []
     return fold(lines, keep)
+
+
+#: Lines of a long shell command shown in its tool's head (a heredoc that writes a whole
+#: file made the head of one call several screens tall, above its output).
+COMMAND_HEAD_LINES = 12
+
+
+def fold_command(command: str) -> tuple[Markup, Folded | None]:
+    """A shell command as its head shows it, and the rest of it folded (None when it reads
+    whole there: most commands, kept exactly as written)."""
+    short = command.count("\n") <= COMMAND_HEAD_LINES + 3
+    if short and len(command) <= VISIBLE_CHARS + 500:
+        return Markup(escape(command, quote=False)), None
+    folded = fold_text(command, COMMAND_HEAD_LINES)
+    if folded.hidden is None:
+        return Markup(escape(command, quote=False)), None
+    return folded.visible, folded
 
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")

@@ -17,7 +17,7 @@ from typing import Any
 from markupsafe import Markup
 
 from exporter.entries import MessageEntry, as_dict, as_number, as_str
-from exporter.render.folding import Folded, fold, fold_code, fold_text
+from exporter.render.folding import Folded, fold, fold_code, fold_command, fold_text
 from exporter.render.markup import language_for_path, safe_image_src
 
 BASH_TAIL_LINES = 12
@@ -44,6 +44,7 @@ class ToolView:
     subtitle: str = ""
     path: str | None = None
     command: Markup | None = None
+    command_rest: Folded | None = None  # a long command's lines after those in the head
     args_json: Folded | None = None
     body: Folded | None = None  # content from the arguments (write) or the diff (edit)
     body_label: str = ""
@@ -175,7 +176,7 @@ def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) 
 def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
     view.kind = "bash"
     command = _arg(args, "command", view) or ""
-    view.command = Markup(escape(command, quote=False))
+    view.command, view.command_rest = fold_command(command)
     timeout = args.get("timeout")
     said = [] if command.strip() else ["no command given"]
     if timeout is not None:
