@@ -2139,6 +2139,12 @@ FOLD_CASES = {  # long prompts where cutting the source would change how it rend
     "a fence open at the cut": "Intro.\n\n" + _prose(30) + "\n\n```text\n"
     + "\n\n".join(f"fenced {n}" for n in range(30)) + "\n```\n\n"
     + "\n\n".join(f"entry {n}: something happened" for n in range(250)),
+    "a numbered list of files": "Changed:\n\n"
+    + "\n".join(f"{n + 7}. `src/file_{n}.py` [diff](https://e.com/{n})" for n in range(300)),
+    "a loose list with nested items": "Plan:\n\n" + "\n\n".join(
+        f"- step *{n}*\n  - detail {n}a\n  - detail {n}b" for n in range(120)) + "\n\nDone.",
+    "a table of rows": "| file | lines |\n|:--|--:|\n"
+    + "\n".join(f"| f{n}.py | {n} |" for n in range(300)) + "\n\nThat is all.",
 }  # fmt: skip
 
 
@@ -2162,9 +2168,21 @@ def test_a_long_pasted_prompt_folds_without_changing_how_it_renders(case: str) -
         return html_module.unescape(re.sub(r"<[^>]+>", " ", html)).split()
 
     assert words(parts) == words(whole)
-    for tag in ("<li", "<a ", "<ul", "<ol", "<p>", "<em>"):
-        assert parts.count(tag) - whole.count(tag) in (0, 1 if tag == "<p>" else 0), tag
-    assert parts.count("<pre") - whole.count("<pre") in (0, 1)  # a long code block in two
+    for tag in ("<li", "<a ", "<em>", "<tr", "<td"):
+        assert parts.count(tag) == whole.count(tag), tag
+
+    def inline_code(html: str) -> int:  # a code block cut in two is two <pre><code>
+        return html.count("<code") - len(re.findall(r"<pre[^>]*><code", html))
+
+    assert inline_code(parts) == inline_code(whole)
+    # at most one block (a paragraph, code block, list or table) is cut in two
+    cut_in_two = [
+        parts.count(tag) - whole.count(tag) for tag in ("<p>", "<pre", "<ul", "<ol", "<table")
+    ]
+    assert sorted(cut_in_two)[:-1] == [0] * 4 and cut_in_two.count(1) <= 1, cut_in_two
+    if case == "a numbered list of files":  # its second part goes on counting
+        count_before = str(shown).count("<li")
+        assert re.findall(r'<ol(?: start="(\d+)")?>', str(folded)) == [str(7 + count_before)]
     assert len(shown) < len(whole) / 2
 
 

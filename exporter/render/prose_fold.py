@@ -2,9 +2,10 @@
 
 A user who pastes a 500-line log or file into a prompt made a card many screens tall that
 the reader had to scroll past. The prompt is parsed once and its blocks are split, not its
-source: the cut falls between two top-level blocks, or inside a long top-level code block
-or paragraph at a line, so both parts render as they would in the whole (a code fence or a
-list is never broken, and link references work on both sides).
+source: the cut falls between two top-level blocks, or inside a long top-level code block,
+paragraph, list or table at a line, item or row, so both parts render as they would in the
+whole (a code fence is never broken, a numbered list goes on counting, and link references
+work on both sides).
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ HEAD_CHARS = 4_000  # or this many characters, whichever comes first
 MIN_HIDDEN_LINES = 20  # folding less is not worth a click
 
 _LEAF_CODE = ("fence", "code_block")
+_CONTAINERS = {  # a long top-level block of parts: split between two of them
+    "bullet_list_open": "list_item_open",
+    "ordered_list_open": "list_item_open",
+    "table_open": "tr_open",
+}
 
 
 def fold_prose(text: str) -> tuple[Markup, Markup | None, int]:
@@ -77,6 +83,10 @@ def _split(tokens: list[Any], cut: int) -> tuple[list, list, int] | None:
             parts = _split_code(token, cut)
             if parts:
                 return [*tokens[:index], parts[0]], [parts[1], *tokens[index + 1 :]], cut
+        elif token.type in _CONTAINERS:
+            parts = _split_container(tokens, index, cut)
+            if parts:
+                return parts
         elif token.type == "paragraph_open" and index + 2 < len(tokens):
             halves = _split_paragraph(tokens[index : index + 3], cut)
             if halves:
@@ -123,4 +133,41 @@ def _split_paragraph(triple: list[Any], cut: int) -> tuple[list[Any], list[Any],
                 for half, where in zip(halves, maps, strict=True)
             ]
             return parts[0], parts[1], start
+    return None
+
+
+def _split_container(tokens: list[Any], index: int, cut: int) -> tuple[list, list, int] | None:
+    """A top-level list or table in two, before its first item or body row that starts at
+    source line ``cut`` or later: a pasted list of 300 files was one block, never folded.
+    Each half is closed and opened as the whole was; a numbered list's second half starts
+    at the number it had (``<ol start>``). Also returns the second half's first line."""
+    opening = tokens[index]
+    part = _CONTAINERS[opening.type]
+    level = opening.level + (1 if part == "list_item_open" else 2)  # a row is in tbody
+    end = next(
+        (
+            j
+            for j in range(index + 1, len(tokens))
+            if tokens[j].level == 0 and tokens[j].nesting == -1
+        ),
+        None,
+    )
+    if end is None:
+        return None
+    parts = [
+        k for k in range(index + 1, end) if tokens[k].type == part and tokens[k].level == level
+    ]
+    for number, k in enumerate(parts[1:], start=1):  # never before the first part
+        if not tokens[k].map or tokens[k].map[0] < cut:
+            continue
+        start = tokens[k].map[0]
+        head_close = [tokens[end].copy()]
+        tail_open = [opening.copy(map=[start, opening.map[1]], attrs=dict(opening.attrs))]
+        if opening.type == "ordered_list_open":
+            tail_open[0].attrs["start"] = int(opening.attrs.get("start", 1)) + number
+        elif opening.type == "table_open":
+            body = next(t for t in reversed(tokens[index:k]) if t.type == "tbody_open")
+            head_close.insert(0, tokens[end - 1].copy())  # tbody_close
+            tail_open.append(body.copy(map=[start, body.map[1]] if body.map else None))
+        return [*tokens[:k], *head_close], [*tail_open, *tokens[k:]], start
     return None
