@@ -2160,8 +2160,9 @@ def test_a_long_pasted_prompt_folds_without_changing_how_it_renders(case: str) -
     from exporter.render.prose_fold import fold_prose
 
     text = FOLD_CASES[case]
-    shown, folded, count = fold_prose(text)
-    assert folded is not None and count >= 20, case
+    shown, folded, summary = fold_prose(text)
+    assert folded is not None and summary.endswith("more lines of this message"), case
+    assert int(summary.split()[0].replace(",", "")) >= 20
     whole, parts = str(markdown(text)), str(shown) + str(folded)
 
     def words(html: str) -> list[str]:
@@ -2207,9 +2208,53 @@ def test_a_prompt_of_one_screen_does_not_fold() -> None:
     from exporter.render.prose_fold import fold_prose
 
     assert fold_prose("\n\n".join(f"line {n}" for n in range(70)))[1] is None  # 139 lines
-    assert fold_prose("x" * 100_000)[1] is None  # one line: no place to cut
-    short_tail = _prose(40) + "\n\n" + _prose(5) + "\n" + "x" * 20_000
-    assert fold_prose(short_tail)[1] is None  # under 20 lines would be folded
+    assert fold_prose("```\n" + "x" * 100_000 + "\n```")[1] is None  # a one-line code block
+    quote = "\n".join(f"> {line}" for line in _prose(140).split("\n"))  # never cut inside
+    short_tail = quote + "\n\n" + _prose(12)  # 153 lines, only 12 of them after the quote
+    assert fold_prose(short_tail)[1] is None
+    assert fold_prose(quote + "\n\n" + _prose(30))[1] is not None
+
+
+ONE_LINE_CASES = {
+    "pasted JSON": "Here is the config: "
+    + json.dumps({f"key{n}": ["value", n, {"deep": "x" * (n % 7)}] for n in range(1_500)}),
+    "a few very long lines": "\n".join(
+        " ".join(f"w{line}x{n}" for n in range(2_500)) for line in range(3)
+    ),
+    "emphasis across the mark": "Start. "
+    + "*"
+    + "emphasised words " * 400
+    + "end*"
+    + " plain" * 3_000,
+    "a word with no spaces": "x" * 100_000,
+}
+
+
+@pytest.mark.parametrize("case", ONE_LINE_CASES)
+def test_a_prompt_of_a_few_very_long_lines_folds_inside_a_line(case: str) -> None:
+    """A prompt of one 60,000-character line (pasted minified JSON) had no line to cut
+    at, so it was never folded: a wall of text many screens tall. It is now cut about a
+    screen in, at a space where it can be and never inside emphasis or a link."""
+    from exporter.render.markup import markdown
+    from exporter.render.prose_fold import fold_prose
+
+    text = ONE_LINE_CASES[case]
+    shown, folded, summary = fold_prose(text)
+    assert folded is not None and summary.endswith("more characters of this message"), case
+    whole, parts = str(markdown(text)), str(shown) + str(folded)
+
+    def words(html: str) -> list[str]:
+        return html_module.unescape(re.sub(r"<[^>]+>", " ", html)).split()
+
+    if case == "a word with no spaces":  # cut where it must be
+        assert "".join(words(parts)) == "".join(words(whole))
+    else:
+        assert words(parts) == words(whole)
+    hidden = html_module.unescape(re.sub(r"<[^>]+>", "", str(folded))).strip()
+    assert int(summary.split()[0].replace(",", "")) == len(hidden)
+    assert 2_000 < len(html_module.unescape(re.sub(r"<[^>]+>", "", str(shown)))) < 8_000
+    for tag in ("<em>", "<a ", "<code"):
+        assert parts.count(tag) == whole.count(tag), tag
 
 
 def test_a_separate_tree_says_why_it_is_one() -> None:

@@ -234,10 +234,9 @@ def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) ->
 
 def _prompt_html(text: str) -> Markup:
     """A prompt's Markdown; a long paste shows its first screen and folds the rest."""
-    shown, folded, count = fold_prose(text)
+    shown, folded, summary = fold_prose(text)
     if folded is None:
         return shown
-    summary = f"{count:,} more line{'s' if count != 1 else ''} of this message"
     folded_html = '{}<details class="fold fold-after prose"><summary>{}</summary>{}</details>'
     return Markup(folded_html).format(shown, summary, folded)
 

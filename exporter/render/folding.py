@@ -19,6 +19,7 @@ from exporter.render.markup import highlight_lines
 __all__ = [
     "VISIBLE_CHARS",
     "Folded",
+    "cut_point",
     "fold",
     "fold_chars",
     "fold_code",
@@ -103,7 +104,7 @@ def _inside_a_character(text: str, cut: int) -> bool:
     return False
 
 
-def _cut_at(text: str, cut: int, tail: bool) -> tuple[int, bool]:
+def cut_point(text: str, cut: int, tail: bool) -> tuple[int, bool]:
     """``cut`` moved onto a nearby line start (True) or after a space, so lines and words
     stay whole where they can, and never inside a character sequence."""
     for mark, reach in (("\n", _BREAK_BACK), (" ", _SPACE_BACK)):
@@ -129,7 +130,7 @@ def fold_chars(lines: list[str], keep: int, tail: bool) -> Folded | None:
     text = "\n".join(lines)
     if len(text) <= VISIBLE_CHARS + 500:  # folding away a few hundred characters helps nobody
         return None
-    cut, whole_lines = _cut_at(text, len(text) - VISIBLE_CHARS if tail else VISIBLE_CHARS, tail)
+    cut, whole_lines = cut_point(text, len(text) - VISIBLE_CHARS if tail else VISIBLE_CHARS, tail)
     before, after = text[:cut], text[cut:]
     if whole_lines:
         before = before[:-1]  # the line break is the gap between the two blocks

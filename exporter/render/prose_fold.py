@@ -5,15 +5,19 @@ the reader had to scroll past. The prompt is parsed once and its blocks are spli
 source: the cut falls between two top-level blocks, or inside a long top-level code block,
 paragraph, list or table at a line, item or row, so both parts render as they would in the
 whole (a code fence is never broken, a numbered list goes on counting, and link references
-work on both sides).
+work on both sides). A prompt of a few very long lines (pasted minified JSON) is cut
+inside a line, at a space where it can.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from markupsafe import Markup
 
+from exporter.render.folding import cut_point
 from exporter.render.markup import (
     fence_language,
     highlight_lines,
@@ -27,6 +31,7 @@ LONG_CHARS = 15_000  # ...or characters
 HEAD_LINES = 40  # show about this many lines
 HEAD_CHARS = 4_000  # or this many characters, whichever comes first
 MIN_HIDDEN_LINES = 20  # folding less is not worth a click
+MIN_HIDDEN_CHARS = 2_000  # ... nor, for a fold inside a line, less than this
 
 _LEAF_CODE = ("fence", "code_block")
 _CONTAINERS = {  # a long top-level block of parts: split between two of them
@@ -36,26 +41,36 @@ _CONTAINERS = {  # a long top-level block of parts: split between two of them
 }
 
 
-def fold_prose(text: str) -> tuple[Markup, Markup | None, int]:
-    """``(shown, folded or None, folded line count)`` of a prompt's Markdown."""
+def fold_prose(text: str) -> tuple[Markup, Markup | None, str]:
+    """``(shown, folded or None, what the fold holds)`` of a prompt's Markdown."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if len(lines) <= LONG_LINES and len(text) <= LONG_CHARS:
-        return markdown(text), None, 0
+        return markdown(text), None, ""
     parsed = parse_markdown(text)
     if parsed is None:
-        return markdown(text), None, 0
+        return markdown(text), None, ""
     tokens, env = parsed
-    cut = _cut_line(lines)
-    split = _split(tokens, cut)
-    if split is None:
-        return render_tokens(tokens, env), None, 0
-    head, tail, first_hidden = split
-    hidden = lines[first_hidden:]
-    while hidden and not hidden[-1].strip():  # trailing blank lines are no more lines
-        hidden.pop()
-    if sum(1 for line in hidden if line.strip()) < MIN_HIDDEN_LINES:
-        return render_tokens(tokens, env), None, 0
-    return render_tokens(head, env), render_tokens(tail, env), len(hidden)
+    split = _split(tokens, _cut_line(lines))
+    if split is not None:
+        head, tail, first_hidden = split
+        hidden = lines[first_hidden:]
+        while hidden and not hidden[-1].strip():  # trailing blank lines are no more lines
+            hidden.pop()
+        if sum(1 for line in hidden if line.strip()) >= MIN_HIDDEN_LINES:
+            count = len(hidden)
+            summary = f"{count:,} more line{'s' if count != 1 else ''} of this message"
+            return render_tokens(head, env), render_tokens(tail, env), summary
+    in_line = _split_in_line(tokens, lines) if len(text) > LONG_CHARS else None
+    if in_line is not None:
+        folded = render_tokens(in_line[1], env)
+        count = len(html.unescape(_TAG.sub("", str(folded))).strip())
+        if count >= MIN_HIDDEN_CHARS:
+            summary = f"{count:,} more characters of this message"
+            return render_tokens(in_line[0], env), folded, summary
+    return render_tokens(tokens, env), None, ""
+
+
+_TAG = re.compile(r"<[^>]*>")
 
 
 def _cut_line(lines: list[str]) -> int:
@@ -170,4 +185,38 @@ def _split_container(tokens: list[Any], index: int, cut: int) -> tuple[list, lis
             head_close.insert(0, tokens[end - 1].copy())  # tbody_close
             tail_open.append(body.copy(map=[start, body.map[1]] if body.map else None))
         return [*tokens[:k], *head_close], [*tail_open, *tokens[k:]], start
+    return None
+
+
+def _split_in_line(tokens: list[Any], lines: list[str]) -> tuple[list, list] | None:
+    """Head and tail tokens cut inside a top-level paragraph about ``HEAD_CHARS`` characters
+    into the prompt (at a space where one is near), for a prompt of a few very long lines:
+    outside any emphasis or link, so both halves render as the whole did."""
+    line_starts = [0]
+    for line in lines:
+        line_starts.append(line_starts[-1] + len(line) + 1)
+    for index, opening in enumerate(tokens):
+        if opening.type != "paragraph_open" or opening.level or not opening.map:
+            continue
+        if index + 2 >= len(tokens) or line_starts[opening.map[1]] <= HEAD_CHARS:
+            continue
+        inline, closing = tokens[index + 1], tokens[index + 2]
+        children = inline.children or []
+        size = line_starts[opening.map[0]]
+        for k, child in enumerate(children):
+            length = len(child.content) if child.type in ("text", "code_inline") else 1
+            if child.type == "text" and child.level == 0 and size + length > HEAD_CHARS:
+                at = cut_point(child.content, max(0, HEAD_CHARS - size), False)[0]
+                if 0 < at < len(child.content):
+                    head_part = [*children[:k], child.copy(content=child.content[:at])]
+                    tail_part = [child.copy(content=child.content[at:]), *children[k + 1 :]]
+                elif k > 0:  # a cut before this child: between two parts of the line
+                    head_part, tail_part = children[:k], children[k:]
+                else:
+                    break
+                head = [opening.copy(), inline.copy(children=head_part), closing.copy()]
+                tail = [opening.copy(), inline.copy(children=tail_part), closing.copy()]
+                return [*tokens[:index], *head], [*tail, *tokens[index + 3 :]]
+            size += length
+        return None  # the paragraph over the mark has nowhere to cut: fold nothing
     return None
