@@ -264,7 +264,7 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
             (link.group(1), html_module.unescape(link.group(2)), int(cells[3].replace(",", "")))
         )
     blocks = re.findall(
-        r'<details class="branch [^"]*" id="branch-([^"]+)"><summary><span class="branch-tag">'
+        r'<details class="branch [^"]*" id="branch-([^"]+)"[^>]*><summary><span class="branch-tag">'
         r'[^<]*</span> <bdi>(.*?)</bdi> <span class="muted">·(?: [A-Za-z ]+ ·)? ([\d,]+) '
         r"entr(?:y|ies)(?: in ([\d,]+) branches)?",
         html,
@@ -1803,13 +1803,16 @@ def test_a_scope_without_turns_says_so() -> None:
 
 @every_fixture
 def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
-    """The header lists models from model changes too; those selected but never running a
-    turn come after the ones that answered, under their own words (pi-branched-4 lists
-    four models, and only one of them answered)."""
+    """The header lists models from model changes too; those selected but never saying a
+    word come after the ones that answered, under their own words (pi-branched-4 lists
+    four models, and only one of them answered; pi-large-session's gpt-5.1-codex was
+    listed first though its one turn was aborted before any content)."""
     session = load_fixture(name)
     page = parse_fixture(name)
     answered = {
-        e.model_key for e in session.iter_messages() if e.role == "assistant" and e.model_key
+        e.model_key
+        for e in session.iter_messages()
+        if e.role == "assistant" and e.model_key and e.message.get("content")
     }
     term = next(e for e in page.root.iter() if e.tag == "dt" and e.text == "Models")
     text = term.parent.find_all(lambda e: e.tag == "dd")[0].text
@@ -1822,6 +1825,8 @@ def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
     assert not set(listed_silent) & answered
     if name == "pi-branched-4.jsonl":
         assert len(listed_spoke) == 1 and len(listed_silent) == 3
+    if name == "pi-large-session.jsonl":
+        assert listed_silent == ["openai/gpt-5.1-codex"]
 
 
 @pytest.mark.parametrize("name", BRANCHED)
@@ -1911,7 +1916,8 @@ def test_branch_blocks_say_what_they_hold_and_which_filters_would_empty_them() -
     blocks = {
         anchor: (classes.split(), summary)
         for classes, anchor, summary in re.findall(
-            r'<details class="branch ([^"]*)" id="branch-([^"]*)"><summary>(.*?)</summary>', html
+            r'<details class="branch ([^"]*)" id="branch-([^"]*)"[^>]*><summary>(.*?)</summary>',
+            html,
         )
     }
     classes, summary = blocks["x1"]
@@ -1922,13 +1928,13 @@ def test_branch_blocks_say_what_they_hold_and_which_filters_would_empty_them() -
     custom = _line(type="custom", id="x9", parentId="x1", timestamp=stamp, customType="k", data={})
     mark = _line(type="label", id="l9", parentId="x9", timestamp=stamp, targetId="x9", label="z")
     hidden = [lines[i] for i in (0, 1, 4)] + [custom, mark] + [lines[i] for i in (2, 3)]
-    blocks = re.findall(r'<details class="([^"]*)" id="branch-x1">', render_session(
+    blocks = re.findall(r'<details class="([^"]*)" id="branch-x1"[^>]*>', render_session(
         parse_session_bytes("\n".join(hidden).encode("utf-8"))))  # fmt: skip
     assert blocks and "no-labeled" in blocks[0].split()
     short = [lines[i] for i in (0, 1, 4, 2, 3)]  # x1 without its prompt; the leaf is r1
     html = render_session(parse_session_bytes("\n".join(short).encode("utf-8")))
     assert re.search(
-        r'class="branch d1 no-labeled no-user" id="branch-x1"><summary>.*· 1 entry ·', html
+        r'class="branch d1 no-labeled no-user" id="branch-x1"[^>]*><summary>.*· 1 entry ·', html
     )
     page = parse_html(html)
     assert page.entry("a1").has_class("is-tool") and not page.entry("x1").has_class("is-tool")
@@ -2277,7 +2283,7 @@ def test_a_separate_tree_says_why_it_is_one() -> None:
     said = {
         first: norm(html_module.unescape(re.sub(r"<[^>]+>", "", summary)))
         for first, summary in re.findall(
-            r'id="branch-([^"]+)"><summary>(.*?)</summary>', html, re.S
+            r'id="branch-([^"]+)"[^>]*><summary>(.*?)</summary>', html, re.S
         )
     }
     assert set(said) == {"loop1", "orphan", "second"}, said
@@ -2315,7 +2321,7 @@ def test_an_inner_leaf_ends_the_transcript_and_what_follows_it_branches() -> Non
     inner = [i for i in session.active_path if i in session.children][1:-1:25] + session.fork_ids
     assert len(inner) >= 4
     for leaf in inner:
-        session = load_fixture("pi-branched-1.jsonl")
+        session = load_fresh("pi-branched-1.jsonl")  # the shared copy is read-only
         session.set_leaf(leaf)
         page = parse_html(render_session(session))
         main = [e.id for e in session.entries if branch_depth(page.entry(e.id)) == 0]
@@ -2430,3 +2436,40 @@ def test_a_one_line_command_of_thousands_of_characters_folds_inside_itself() -> 
     summary, hidden = _summary_and_text(fold)
     assert summary.endswith("more characters of this command")
     assert head + hidden == command
+
+
+@every_fixture
+def test_a_messages_biggest_heading_is_the_level_under_its_entry(name: str) -> None:
+    """A message's "##" became <h5> right under the entry's <h3> (pi-v1 skipped from 3 to 5
+    five times, pi-large-session six): heading navigation lost a level. Each message's
+    biggest heading is now <h4>, and the others keep their distance below it."""
+    page = parse_fixture(name)
+    levels = {f"h{n}": n for n in range(1, 7)}
+    checked = 0
+    for block in page.all(lambda e: e.tag == "div" and e.has_class("md")):
+        found = [levels[e.tag] for e in block.iter() if e.tag in levels]
+        if found:
+            checked += 1
+            assert min(found) == 4, (block, found)
+    assert checked or name not in ("pi-v1-before-compaction.jsonl", "pi-large-session.jsonl")
+
+
+def test_headings_keep_their_distance_below_the_biggest() -> None:
+    from exporter.render.markup import markdown
+
+    assert re.findall(r"<(h\d)>", str(markdown("## a\n### b\n## c\n#### d"))) == [
+        "h4", "h5", "h4", "h6"
+    ]  # fmt: skip
+    assert re.findall(r"<(h\d)>", str(markdown("# a\n###### b"))) == ["h4", "h6"]
+
+
+@every_fixture
+def test_branch_blocks_are_named_for_screen_readers(name: str) -> None:
+    """A folded branch was an unnamed group: heading navigation could not tell its
+    "Assistant" entries from the active path's. Each block is now named for what it is."""
+    page = parse_fixture(name)
+    blocks = page.all(lambda e: e.tag == "details" and e.has_class("branch"))
+    for block in blocks:
+        tag = block.find_all(lambda e: e.has_class("branch-tag"))[0].text
+        assert block.get("aria-label") == {"Branch": "Other branch"}.get(tag, tag), block
+    assert blocks or name not in BRANCHED

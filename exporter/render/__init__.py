@@ -266,12 +266,25 @@ def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
     return counts
 
 
-def _models_with_turns(stats: SessionStats) -> list[tuple[str, int]]:
-    """Each model used, with its assistant turns in all branches: a model picked with a
-    model change but never answering (pi-branched-4: three of four) is not mistaken for
+def _models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str, int]]:
+    """Each model used, with its assistant turns that said something, in all branches: a
+    model picked with a model change but never answering (pi-branched-4: three of four),
+    or whose only turn was aborted before a word (pi-large-session), is not mistaken for
     one that did."""
-    turns = {name: usage.turns for name, usage in stats.by_model_all}
-    return [(name, turns.get(name, 0)) for name in stats.models_used]
+    answers: dict[str, int] = {}
+    for entry in session.iter_messages():
+        if entry.role != "assistant" or not _said_something(entry.message.get("content")):
+            continue
+        key = entry.model_key
+        if key:
+            answers[key] = answers.get(key, 0) + 1
+    return [(name, answers.get(name, 0)) for name in stats.models_used]
+
+
+def _said_something(content: object) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    return isinstance(content, list) and any(isinstance(block, dict) for block in content)
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
@@ -379,7 +392,7 @@ def _render_page(
         "cwd": display_path(session.header.cwd),
         "session_id": session.id,
         "parent_session": display_path(session.header.parent_session or ""),
-        "models": _models_with_turns(stats),
+        "models": _models_with_answers(session, stats),
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
         "tools": list(stats.tools.items()),

@@ -283,11 +283,24 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
     return renderer.renderToken(tokens, idx, options, env)
 
 
+_TOP_HEADING = "heading top level"  # env key: the level of a text's biggest heading
+
+
+def note_top_heading(tokens: list[Any], env: dict[str, Any]) -> None:
+    """Remember the biggest heading of a whole text, for a caller that renders its tokens
+    in parts (both parts must shift their headings alike)."""
+    levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open"]
+    env[_TOP_HEADING] = min(levels, default=1)
+
+
 def _heading(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
-    """A message's ``#`` headings become h4-h6: the page's own outline (h1 title, h2 sections,
-    entries) stays what screen readers navigate by."""
+    """A message's headings become h4-h6, its biggest one h4: the page's own outline (h1
+    title, h2 sections, h3 entries) stays what screen readers navigate by, and a message
+    whose headings start at ``##`` does not skip from h3 to h5."""
+    if _TOP_HEADING not in env:
+        note_top_heading(tokens, env)
     token = tokens[idx]
-    token.tag = f"h{min(int(token.tag[1]) + 3, 6)}"
+    token.tag = f"h{min(int(token.tag[1]) - env[_TOP_HEADING] + 4, 6)}"
     return renderer.renderToken(tokens, idx, options, env)
 
 

@@ -22,6 +22,7 @@ from exporter.render.markup import (
     fence_language,
     highlight_lines,
     markdown,
+    note_top_heading,
     parse_markdown,
     render_tokens,
 )
@@ -50,6 +51,7 @@ def fold_prose(text: str) -> tuple[Markup, Markup | None, str]:
     if parsed is None:
         return markdown(text), None, ""
     tokens, env = parsed
+    note_top_heading(tokens, env)
     split = _split(tokens, _cut_line(lines))
     if split is not None:
         head, tail, first_hidden = split
