@@ -385,6 +385,14 @@
       if (entry) markCurrent(entry);
     });
   }, { passive: true });
+  // A row that gets focus (Shift+Tab back up the outline) is not left under the sticky
+  // search bar: the outline scrolls it below the bar, however tall the bar wraps.
+  var sideTop = $(".side-top"), sideBox = $("#sidebar");
+  if (sideTop && sideBox && window.ResizeObserver) {
+    new ResizeObserver(function () {
+      sideBox.style.scrollPaddingTop = (sideTop.offsetHeight + 4) + "px";
+    }).observe(sideTop);
+  }
   // Keep the current row visible in the outline without moving the page itself.
   function followInOutline(row) {
     var side = $("#sidebar");
@@ -447,13 +455,34 @@
   });
   fromLocation();
 
-  // Copy link: clicking an entry's "#" copies its address too.
+  // Copy link: clicking an entry's "#" or time copies its address too, and says whether it
+  // did (a page in a sandboxed frame may not write the clipboard); a screen reader hears it.
+  var spoken = doc.createElement("p");
+  spoken.className = "sr-only"; spoken.setAttribute("role", "status");
+  doc.body.appendChild(spoken);
+  function copyNote(a, text) {
+    a.setAttribute("data-note", text); a.classList.add("copied"); spoken.textContent = text;
+    setTimeout(function () { a.classList.remove("copied"); spoken.textContent = ""; }, 1500);
+  }
   doc.addEventListener("click", function (ev) {
     var a = ev.target.closest && ev.target.closest("a.permalink, a.ts");
     if (!a) return;
     var url = location.href.split("#")[0] + a.getAttribute("href");
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(url).catch(function () {});
-    a.classList.add("copied"); setTimeout(function () { a.classList.remove("copied"); }, 1500);
+    var failed = function () { copyNote(a, "link in the address bar (not copied)"); };
+    // a frame whose policy forbids the clipboard: asking anyway only logs an error
+    var policy = doc.permissionsPolicy || doc.featurePolicy;
+    if (policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) return failed();
+    if (!navigator.clipboard || !navigator.clipboard.writeText) return failed();
+    navigator.clipboard.writeText(url).then(function () { copyNote(a, "\u2713 link copied"); }, failed);
+  });
+  // What an entry's time link does, for screen readers (one description for all of them)
+  var tsHelp = doc.createElement("p");
+  tsHelp.id = "ts-help"; tsHelp.hidden = true;
+  tsHelp.textContent = "link to this entry; activating it copies the address";
+  doc.body.appendChild(tsHelp);
+  doc.addEventListener("focusin", function (ev) {
+    var a = ev.target.closest && ev.target.closest("a.permalink, a.ts");
+    if (a && !a.hasAttribute("aria-describedby")) a.setAttribute("aria-describedby", "ts-help");
   });
 
   // Keyboard: / search, t thinking, o tool output, Esc clears.
@@ -474,6 +503,8 @@
       return;
     }
     if (typing) return;
+    // an image enlarges with Enter as with Space (it is a checkbox under the picture)
+    if (ev.key === "Enter" && ev.target.classList.contains("zoom-toggle")) { ev.preventDefault(); ev.target.click(); return; }
     if (ev.key === "/") { ev.preventDefault(); search.focus(); }
     else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
     else if (ev.key === "o") $("#toggle-tools").click();

@@ -12,7 +12,13 @@
   }
   var button = document.getElementById("theme-toggle");
   if (!button) return;
-  function label() { button.textContent = effectiveTheme() === "dark" ? "☀ Light" : "☾ Dark"; }
+  // the button names what it does; its symbol is not read out
+  function label() {
+    var next = effectiveTheme() === "dark" ? "light" : "dark", sign = document.createElement("span");
+    sign.setAttribute("aria-hidden", "true"); sign.textContent = next === "dark" ? "☾ " : "☀ ";
+    button.replaceChildren(sign, next === "dark" ? "Dark" : "Light");
+    button.setAttribute("aria-label", "Switch to the " + next + " theme");
+  }
   button.hidden = false; label();
   // the system theme can change while the page is open: the label names the other one
   var system = window.matchMedia && matchMedia("(prefers-color-scheme: dark)");

@@ -403,23 +403,23 @@ class Watch:
     """What one page did that a self-contained, inert page must never do."""
 
     page_url: str
+    also_allowed: tuple[str, ...] = ()  # a frame the page was made to hold
     requests: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
 
     def foreign_requests(self) -> list[str]:
-        allowed = urlsplit(self.page_url)
+        allowed = {
+            (parts.scheme, parts.netloc, parts.path)
+            for parts in map(urlsplit, (self.page_url, *self.also_allowed))
+        }
         bad = []
         for url in self.requests:
             parts = urlsplit(url)
             if parts.scheme in ("blob", "data"):  # local: the JSONL download, inline images
                 continue
-            if (parts.scheme, parts.netloc, parts.path) == (
-                allowed.scheme,
-                allowed.netloc,
-                allowed.path,
-            ):
+            if (parts.scheme, parts.netloc, parts.path) in allowed:
                 continue
             bad.append(url)
         return bad
@@ -466,11 +466,12 @@ class Viewer:
         js: bool = True,
         context: Any = None,
         wait_until: str = "load",
+        also_allow: tuple[str, ...] = (),
         **options: Any,
     ) -> Any:
         context = context or self.context(js=js, **options)
         page = context.new_page()
-        watch = Watch(url)
+        watch = Watch(url, also_allow)
         self.watches[page] = watch
         page.on("request", lambda request: watch.requests.append(request.url))
         page.on(
@@ -487,14 +488,16 @@ class Viewer:
 
         page.on("dialog", on_dialog)
 
-        def guard(route: Any) -> None:
-            if route.request.url.split("#")[0].split("?")[0] == url.split("#")[0].split("?")[0]:
+        allowed = {u.split("#")[0].split("?")[0] for u in (url, *also_allow)}
+
+        def guard(route: Any) -> None:  # the page (and a frame it was told to hold) only
+            if route.request.url.split("#")[0].split("?")[0] in allowed:
                 route.continue_()
             else:
                 route.abort()
 
         page.route("**/*", guard)
-        self.opened_paths.add(urlsplit(url).path)
+        self.opened_paths.update(urlsplit(u).path for u in allowed)
         page.goto(url, wait_until=wait_until)
         return page
 

@@ -8,6 +8,7 @@ the page itself. Skipped when Chromium is missing, failed instead when CI is set
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import re
 from datetime import datetime
@@ -616,6 +617,12 @@ def test_zoomed_image_fills_the_screen_and_esc_closes_it(
     assert page.locator(".zoom-toggle:checked").count() == 1
     page.keyboard.press("Tab")
     assert page.locator(".zoom-toggle:checked").count() == 0
+    # Enter enlarges it too (a sighted keyboard user tries Enter on a picture, not Space)
+    page.focus(".zoom-toggle")
+    page.keyboard.press("Enter")
+    assert page.locator(".zoom-toggle:checked").count() == 1
+    page.keyboard.press("Escape")
+    assert page.locator(".zoom-toggle:checked").count() == 0
     clean(view)
 
 
@@ -842,9 +849,32 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     )
     assert shown_text(page, ".facts time") == f"{start:%Y-%m-%d %H:%M:%S} UTC+09:00"  # the zone
     page.click("#e01 a.ts")
-    assert "copied" in (page.get_attribute("#e01 a.ts", "class") or "")
+    page.wait_for_selector("#e01 a.ts.copied")
+    assert page.get_attribute("#e01 a.ts", "data-note") == "✓ link copied"
+    assert page.inner_text("p.sr-only[role=status]") == "✓ link copied"  # said aloud too
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == published[SAMPLER] + "#e01"
+    clean(view)
+
+
+def test_a_copy_the_browser_refuses_is_not_called_copied(
+    view: Viewer, published: dict[str, str], page_server: PageServer
+) -> None:
+    """In a sandboxed frame (as a share viewer shows a page) the clipboard refuses the
+    write, and the link still said "✓ copied"; it now says where the link is instead."""
+    frame_url = page_server.publish(
+        "sandboxed.html",
+        '<!doctype html><iframe sandbox="allow-scripts" width="1200" height="700" src="'
+        + html_module.escape(published[SAMPLER], quote=True)
+        + '"></iframe>',
+    )
+    page = view.open(frame_url, also_allow=(published[SAMPLER],))
+    frame = page.frame_locator("iframe")
+    frame.locator("#e01 a.ts").click()
+    frame.locator("#e01 a.ts.copied").wait_for()
+    assert frame.locator("#e01 a.ts").get_attribute("data-note") == (
+        "link in the address bar (not copied)"
+    )
     clean(view)
 
 
@@ -882,6 +912,64 @@ def test_theme_option_is_the_initial_theme(view: Viewer, published: dict[str, st
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(20, 22, 27)"
     page.click("#theme-toggle")
     assert page.get_attribute("html", "data-theme") == "light"
+    clean(view)
+
+
+def test_buttons_name_what_they_do_without_reading_out_symbols(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The theme button read "☾ Dark", which sounds like the state it is in, symbol and
+    all; the floating Outline link read "☰ Outline"."""
+    page = view.open(published[SAMPLER], color_scheme="light", viewport=PHONE)
+    toggle = page.get_by_role("button", name="Switch to the dark theme", exact=True)
+    assert toggle.is_visible() and "Dark" in toggle.inner_text()
+    toggle.click()
+    assert page.get_by_role("button", name="Switch to the light theme", exact=True).is_visible()
+    assert page.get_by_role("link", name="Outline", exact=True).is_visible()  # no "☰"
+    clean(view)
+
+
+def test_the_labeled_filter_on_a_session_without_labels_says_so(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """pi-large-session has no label: Labeled showed a blank transcript under a heading
+    that still counted 1,018 entries."""
+    url = page_server.publish("large.html", render_fixture("pi-large-session.jsonl"))
+    page = view.open(url)
+    note = page.locator("#transcript .no-labels")
+    assert not note.is_visible()
+    page.click("label[for=flt-labeled]")
+    assert note.is_visible() and "No entry in this session has a label" in note.inner_text()
+    assert page.locator("#transcript article.entry:visible").count() == 0
+    page.click("label[for=flt-default]")
+    assert not note.is_visible()
+    labeled = view.open(published_url := page_server.publish("b1.html", render_fixture(BRANCHED)))
+    labeled.click("label[for=flt-labeled]")
+    assert labeled.locator(".no-labels").count() == 0 and published_url
+    clean(view)
+
+
+def test_shift_tab_up_the_outline_keeps_the_focused_row_below_the_search_bar(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Going back up the outline with Shift+Tab left focused rows under the sticky search
+    bar (14 of 70 steps on pi-branched-1, one wholly hidden)."""
+    page = view.open(published[BRANCHED], viewport={"width": 1280, "height": 700})
+    page.locator("#tree li > a").nth(79).focus()
+    hidden = []
+    for _ in range(60):
+        page.keyboard.press("Shift+Tab")
+        box = page.evaluate(
+            """() => { const a = document.activeElement;
+              if (!a.closest('#tree')) return null;
+              const bar = document.querySelector('.side-top').getBoundingClientRect();
+              const r = a.getBoundingClientRect(); return [r.top, bar.bottom, a.textContent]; }"""
+        )
+        if box is None:
+            break
+        if box[0] < box[1] - 0.5:
+            hidden.append(box)
+    assert not hidden, hidden[:3]
     clean(view)
 
 
@@ -1917,7 +2005,9 @@ def test_every_entry_shows_that_its_time_links_to_it(
     cue = "getComputedStyle(document.querySelector('#transcript > article.k-user .ts'), '::after')"
     assert page.evaluate(cue + ".content") == '" #" / ""'
     page.click("#transcript > article.k-user .ts")
-    assert "copied" in page.evaluate(cue + ".content")
+    page.locator("a.ts.copied").wait_for()
+    assert "link copied" in page.evaluate(cue + ".content")
+    assert page.get_attribute("a.ts.copied", "data-note")
     page.locator("a.ts.copied").wait_for(state="detached")  # after 1.5 s
     page.emulate_media(media="print")
     assert page.evaluate(cue + ".content") == "none"
