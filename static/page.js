@@ -293,7 +293,61 @@
     $("#sidebar").scrollIntoView({ block: "start" });
     search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
   });
+  // The outline is one Tab stop, entered at the current row: Tab goes on to the entry being
+  // read, Shift+Tab back to the controls above, and the arrow keys, Home and End move between
+  // the rows shown (pi-branched-4's 1,354 rows were as many Tab stops before the page).
+  function shownRow(i, step) {
+    for (; i >= 0 && i < rows.length; i += step) if (rows[i].offsetParent !== null) return rows[i];
+    return null;
+  }
+  function focusRow(row) {
+    var a = row && $("a", row);
+    if (a) a.focus();
+    return !!a;
+  }
+  var tabbing = false;
+  doc.addEventListener("keydown", function (ev) { tabbing = ev.key === "Tab"; }, true);
+  doc.addEventListener("mousedown", function () { tabbing = false; }, true);
+  tree.addEventListener("focusin", function (ev) {
+    var from = ev.relatedTarget;
+    if (!tabbing || (from && tree.contains(from))) return;
+    var row = lastRow && lastRow.offsetParent !== null ? lastRow : null;
+    if (row && !row.contains(ev.target)) focusRow(row);
+  });
+  tree.addEventListener("keydown", function (ev) {
+    var a = ev.target.closest ? ev.target.closest("a") : null;
+    if (!a || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    var i = rows.indexOf(a.parentElement), next;
+    if (ev.key === "Tab") {
+      ev.preventDefault();
+      if (ev.shiftKey) {
+        var above = [outlineToggle, $(".filters label[tabindex='0']"), search].filter(function (el) {
+          return el && el.offsetParent !== null;
+        })[0];
+        if (above) above.focus();
+        return;
+      }
+      var entry = lastRow ? findTarget(hashOf($("a", lastRow))) : null;
+      var box = entry ? entry.getBoundingClientRect() : null;
+      var target = box && box.bottom > 0 && box.top < innerHeight ? entry : $("#content");
+      if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+      target.focus({ preventScroll: true });
+      return;
+    }
+    if (ev.key === "ArrowDown") next = shownRow(i + 1, 1);
+    else if (ev.key === "ArrowUp") next = shownRow(i - 1, -1);
+    else if (ev.key === "Home") next = shownRow(0, 1);
+    else if (ev.key === "End") next = shownRow(rows.length - 1, -1);
+    else return;
+    ev.preventDefault();
+    focusRow(next);
+  });
+  function hashOf(a) {
+    var h = a ? a.getAttribute("href").slice(1) : "";
+    try { return decodeURIComponent(h); } catch (e) { return h; }
+  }
   search.addEventListener("keydown", function (ev) {
+    if (ev.key === "ArrowDown" && focusRow(shownRow(0, 1))) { ev.preventDefault(); return; }
     if (ev.key === "Enter") {
       var first = rows.filter(function (r) {
         return !r.classList.contains("search-miss") && !r.classList.contains("search-context") && r.offsetParent;
@@ -485,7 +539,22 @@
     if (a && !a.hasAttribute("aria-describedby")) a.setAttribute("aria-describedby", "ts-help");
   });
 
-  // Keyboard: / search, t thinking, o tool output, Esc clears.
+  // Keyboard: / search, t thinking, o tool output, Esc clears. The single-key ones can be
+  // turned off (remembered like the theme): speech input or a stray key must not fire them.
+  var KEYS_KEY = "pi-session-export:single-keys", singleKeys = true, keysToggle = $("#keys-toggle");
+  try { singleKeys = localStorage.getItem(KEYS_KEY) !== "off"; } catch (e) { /* ignore */ }
+  function syncKeys() {
+    if (!keysToggle) return;
+    keysToggle.setAttribute("aria-pressed", String(singleKeys));
+    keysToggle.textContent = "Single-key shortcuts " + (singleKeys ? "on" : "off");
+    $(".keys").classList.toggle("keys-off", !singleKeys);
+  }
+  if (keysToggle) keysToggle.addEventListener("click", function () {
+    singleKeys = !singleKeys;
+    try { localStorage.setItem(KEYS_KEY, singleKeys ? "on" : "off"); } catch (e) { /* ignore */ }
+    syncKeys();
+  });
+  syncKeys();
   doc.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var tag = (ev.target.tagName || "").toLowerCase();
@@ -505,6 +574,7 @@
     if (typing) return;
     // an image enlarges with Enter as with Space (it is a checkbox under the picture)
     if (ev.key === "Enter" && ev.target.classList.contains("zoom-toggle")) { ev.preventDefault(); ev.target.click(); return; }
+    if (!singleKeys) return;
     if (ev.key === "/") { ev.preventDefault(); search.focus(); }
     else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
     else if (ev.key === "o") $("#toggle-tools").click();

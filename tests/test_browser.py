@@ -1779,6 +1779,78 @@ def test_tab_reaches_the_search_box_before_the_filters(
     clean(view)
 
 
+def test_the_outline_is_one_tab_stop_with_arrow_keys_inside(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """pi-branched-4's outline was 1,354 Tab stops between the search box and the page.
+    Tab now enters it at the current row and leaves it for the entry being read; the
+    arrow keys, Home and End move between the rows the filter shows."""
+    page = view.open(published[BRANCHED_4])
+    active = "(() => { const a = document.activeElement; return [a.closest('#tree') !== null,"
+    active += " a.closest('article') ? a.closest('article').id : a.id, a.textContent]; })()"
+    page.focus('label[for="flt-default"]')
+    page.keyboard.press("Tab")
+    in_tree, _, first_text = page.evaluate(active)
+    assert in_tree
+    page.keyboard.press("Tab")  # out of the outline at once
+    assert not page.evaluate(active)[0]
+    page.locator("#tree li > a").nth(5).focus()
+    page.keyboard.press("Shift+Tab")  # back to the controls above it
+    assert page.evaluate("document.activeElement.textContent") == "Default"
+    # the arrows walk the rows shown: under User only, user rows alone
+    page.click('label[for="flt-user"]')
+    page.focus("#tree li.r-user:not(.sub) > a")
+    texts = []
+    for _ in range(6):
+        page.keyboard.press("ArrowDown")
+        texts.append(page.evaluate("document.activeElement.parentElement.className"))
+    assert all("r-user" in t for t in texts), texts
+    page.keyboard.press("End")
+    last = page.evaluate("document.activeElement.textContent")
+    page.keyboard.press("Home")
+    assert page.evaluate("document.activeElement.textContent") != last
+    page.keyboard.press("ArrowUp")  # at the first row: stays there
+    assert page.evaluate("document.activeElement.closest('#tree') !== null")
+    # a row the reader went to is where Tab enters the outline next time
+    page.click('label[for="flt-default"]')
+    row = page.locator("#tree li:not(.sub) > a").nth(40)
+    row.click()
+    target = row.get_attribute("href")[1:]
+    page.focus('label[for="flt-default"]')
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == f"#{target}"
+    page.keyboard.press("Tab")  # and Tab goes on to that entry, on screen
+    assert page.evaluate("document.activeElement.id") == target
+    assert first_text
+    clean(view)
+
+
+def test_single_key_shortcuts_can_be_turned_off_and_stay_off(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """ "/", "t" and "o" fired anywhere on the page and could not be turned off (speech
+    input or a stray key toggled every thinking block). A switch beside the key list turns
+    them off, remembered like the theme; Esc still clears."""
+    context = view.context()
+    page = view.open(published[BRANCHED], context=context)
+    thinking = "#toggle-thinking"
+    page.keyboard.press("t")
+    assert page.get_attribute(thinking, "aria-pressed") == "true"
+    page.keyboard.press("t")
+    page.get_by_role("button", name="Single-key shortcuts on").click()
+    assert page.get_attribute("#keys-toggle", "aria-pressed") == "false"
+    page.locator("main").click(position={"x": 5, "y": 5})
+    page.keyboard.press("t")
+    page.keyboard.press("/")
+    assert page.get_attribute(thinking, "aria-pressed") == "false"
+    assert page.evaluate("document.activeElement.id") != "tree-search"
+    again = view.open(published[BRANCHED], context=context)  # remembered
+    again.keyboard.press("t")
+    assert again.get_attribute(thinking, "aria-pressed") == "false"
+    assert again.get_by_role("button", name="Single-key shortcuts off").is_visible()
+    clean(view)
+
+
 def test_the_narrow_outline_toggle_is_a_button(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED], viewport={"width": 800, "height": 700})
     toggle = page.locator(".outline-toggle")
@@ -1795,6 +1867,25 @@ def test_the_narrow_outline_toggle_is_a_button(view: Viewer, published: dict[str
     # opened by the script (a search, the floating link): the button says so too
     page.fill("#tree-search", "the")
     assert toggle.get_attribute("aria-expanded") == "true" and page.is_visible("#tree")
+    clean(view)
+
+
+def test_an_opened_outline_on_a_small_phone_shows_more_than_a_few_rows(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """At 320x640 the opened outline kept 60% of the screen, most of it taken by its own
+    search bar: about six rows showed. Opened, it now takes the screen."""
+    page = view.open(published[BRANCHED], viewport={"width": 320, "height": 640})
+    page.click(".outline-toggle")
+    room = page.evaluate(
+        """() => document.querySelector('#sidebar').getBoundingClientRect().bottom
+                 - document.querySelector('.side-top').getBoundingClientRect().bottom"""
+    )
+    row = page.evaluate(
+        """() => [...document.querySelectorAll('#tree li:not(.sub)')]
+                 .map(r => r.getBoundingClientRect().height).find(h => h > 0)"""
+    )
+    assert room / row >= 18, (room, row)  # 60% of the screen held 12
     clean(view)
 
 

@@ -655,7 +655,10 @@ def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
     for name in ("page.html.j2", "entry.html.j2", "macros.html.j2"):
         text = (templates / name).read_text(encoding="utf-8")
         fixed |= set(re.findall(r'\bid="([A-Za-z][\w-]*)"', text))
-    assert "outline-open" in fixed and "tree" in fixed
+    for name in ("page.js", "theme.js"):  # and the elements its script makes
+        text = (templates.parent / "static" / name).read_text(encoding="utf-8")
+        fixed |= set(re.findall(r'\.id = "([A-Za-z][\w-]*)"', text))
+    assert "outline-open" in fixed and "tree" in fixed and "ts-help" in fixed
     unlisted = sorted(
         i for i in fixed if i not in RESERVED_IDS and not i.startswith(RESERVED_PREFIXES)
     )
