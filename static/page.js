@@ -522,7 +522,7 @@
     var a = ev.target.closest && ev.target.closest("a.permalink, a.ts");
     if (!a) return;
     var url = location.href.split("#")[0] + a.getAttribute("href");
-    var failed = function () { copyNote(a, "link in the address bar (not copied)"); };
+    var failed = function () { copyNote(a, "the browser did not let this page copy the link"); };
     // a frame whose policy forbids the clipboard: asking anyway only logs an error
     var policy = doc.permissionsPolicy || doc.featurePolicy;
     if (policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) return failed();

@@ -873,7 +873,7 @@ def test_a_copy_the_browser_refuses_is_not_called_copied(
     frame.locator("#e01 a.ts").click()
     frame.locator("#e01 a.ts.copied").wait_for()
     assert frame.locator("#e01 a.ts").get_attribute("data-note") == (
-        "link in the address bar (not copied)"
+        "the browser did not let this page copy the link"
     )
     clean(view)
 
@@ -1848,6 +1848,62 @@ def test_single_key_shortcuts_can_be_turned_off_and_stay_off(
     again.keyboard.press("t")
     assert again.get_attribute(thinking, "aria-pressed") == "false"
     assert again.get_by_role("button", name="Single-key shortcuts off").is_visible()
+    clean(view)
+
+
+def test_a_fold_that_starts_with_a_blank_line_shows_every_line(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """The parser drops a line break right after <pre>: "13 more lines of this command"
+    showed 12 when the folded part began with a blank line."""
+    command = "\n".join(f"echo {n}" for n in range(12)) + "\n\n"
+    command += "\n".join(f"echo more {n}" for n in range(12))
+    lines = [
+        '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}',
+        '{"type":"message","id":"u","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"go"}}',
+        json.dumps({"type": "message", "id": "a", "parentId": "u",
+                    "timestamp": "2025-01-01T00:00:02Z",
+                    "message": {"role": "assistant", "content": [
+                        {"type": "toolCall", "id": "c1", "name": "bash",
+                         "arguments": {"command": command}}]}}),
+    ]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    page = view.open(page_server.publish("blank-first.html", html))
+    page.click("details.cmd-rest > summary")
+    summary = page.inner_text("details.cmd-rest > summary")
+    shown = page.evaluate("document.querySelector('details.cmd-rest pre').innerText")
+    assert summary.startswith(f"{len(shown.split(chr(10)))} more lines"), (summary, shown)
+    assert shown.startswith("\necho more 0")
+    clean(view)
+
+
+def test_the_shortcut_switch_is_there_on_a_touch_screen(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The key list, and with it the switch that turns the shortcuts off, was hidden on
+    touch screens, where a tablet keyboard or voice control still fires them."""
+    page = view.open(published[SAMPLER], viewport=PHONE, has_touch=True, is_mobile=True)
+    assert page.locator("#keys-toggle").is_visible()
+    clean(view)
+
+
+def test_a_marker_keeps_its_time_on_its_line_on_a_phone(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On a phone a long model-change marker pushed its time onto a line of its own,
+    which read like an empty entry of its own."""
+    page = view.open(published[BRANCHED], viewport=PHONE, has_touch=True, is_mobile=True)
+    gaps = page.evaluate(
+        """() => [...document.querySelectorAll('#transcript article.k-marker')]
+          .filter(a => a.offsetParent !== null).map(a => {
+            const title = a.querySelector('header > .title');
+            const ts = a.querySelector('header > .ts');
+            if (!title || !ts) return 0;
+            return ts.getBoundingClientRect().top - title.getBoundingClientRect().top;
+          })"""
+    )
+    assert gaps and all(abs(gap) < 8 for gap in gaps), gaps
     clean(view)
 
 

@@ -2172,7 +2172,13 @@ def test_a_long_pasted_prompt_folds_without_changing_how_it_renders(case: str) -
     shown, folded, summary = fold_prose(text)
     assert folded is not None and summary.endswith("more lines of this message"), case
     assert int(summary.split()[0].replace(",", "")) >= 20
-    whole, parts = str(markdown(text)), str(shown) + str(folded)
+    whole = str(markdown(text))
+    assert ("<thead>" in str(folded)) == (case == "a table of rows")
+    if "<thead>" in str(folded):  # a table cut in two names its columns again
+        header = re.findall(r"<thead>.*?</thead>", whole, re.S)
+        assert re.findall(r"<thead>.*?</thead>", str(folded), re.S) == header
+        folded = str(folded).replace(header[0], "", 1)
+    parts = str(shown) + str(folded)
 
     def words(html: str) -> list[str]:
         return html_module.unescape(re.sub(r"<[^>]+>", " ", html)).split()
@@ -2476,3 +2482,95 @@ def test_branch_blocks_are_named_for_screen_readers(name: str) -> None:
         tag = block.find_all(lambda e: e.has_class("branch-tag"))[0].text
         assert block.get("aria-label") == {"Branch": "Other branch"}.get(tag, tag), block
     assert blocks or name not in BRANCHED
+
+
+@pytest.mark.parametrize("name", ["pi-branched-1.jsonl", "every-entry-type.jsonl"])
+def test_scrolling_header_tables_are_named_regions(name: str) -> None:
+    """Chromium makes a box that scrolls sideways a Tab stop, and named it by its whole
+    content ("This path (root → current leaf) ModelTurns…"). Each table's box is now a
+    region with a short name."""
+    page = parse_fixture(name)
+    boxes = page.all(lambda e: e.tag == "div" and e.has_class("tablewrap"))
+    assert len(boxes) >= 3
+    for box in boxes:
+        assert box.get("role") == "region" and box.get("aria-label"), box
+        assert len(box.get("aria-label") or "") < 60
+
+
+def test_a_huge_first_line_before_short_ones_folds_inside_itself() -> None:
+    """59,000 characters of pasted JSON then 25 short lines: the cut between lines came
+    after the JSON, so it all showed (89 KB of page) and only the short lines folded."""
+    from exporter.render.prose_fold import fold_prose
+
+    text = json.dumps({f"k{n}": "v " * 5 for n in range(5_000)}) + "\n"
+    text += "\n".join(f"line {n}" for n in range(25))
+    shown, folded, summary = fold_prose(text)
+    assert folded is not None and summary.endswith("more characters of this message")
+    assert len(shown) < 10_000 and "line 24" in str(folded)
+
+
+def test_a_cut_near_the_start_of_a_text_lands_on_a_space() -> None:
+    """Within 200 characters of the start, the search for a space began at a negative
+    index, which Python counts from the end: words were cut in two ("supercalifragil")."""
+    from exporter.render.folding import cut_point
+
+    assert cut_point("abcdefgh ijklmnop " * 20, 150, False) == (144, False)
+    assert cut_point("word " * 10, 3, False) == (3, False)  # no space before: cut as asked
+
+
+def test_headings_are_shifted_once_however_often_a_prompt_is_rendered() -> None:
+    """A fold built and then not used rendered the same tokens again, and the heading
+    level was shifted twice (a "## Tail" became <h6>)."""
+    from exporter.render.markup import markdown
+    from exporter.render.prose_fold import fold_prose
+
+    text = "# Title\n\n" + "word " * 1_000 + "[x](https://e.test/" + "a" * 12_000 + ")\n\n## Tail"
+    shown, folded, _ = fold_prose(text)
+    headings = re.findall(r"<(h\d)>", str(shown) + str(folded or ""))
+    assert headings == re.findall(r"<(h\d)>", str(markdown(text))) == ["h4", "h5"]
+
+
+def test_a_fold_that_starts_with_a_blank_line_keeps_it() -> None:
+    """An HTML parser drops a line break right after <pre>: a fold whose hidden part
+    began with a blank line showed one line fewer than its summary said."""
+    from markupsafe import Markup
+
+    from exporter.render import pre_text
+
+    assert pre_text(Markup("\nx")) == "\n\nx" and pre_text(Markup("x\n")) == "x\n"
+    command = (
+        "\n".join(f"echo {n}" for n in range(12))
+        + "\n\n"
+        + "\n".join(f"echo more {n}" for n in range(12))
+    )
+    page_html = _render_records(
+        _prompt_and_reply(
+            [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": command}}]
+        )
+    )
+    assert '<pre class="cmd">\n\necho more 0' in page_html
+
+
+def test_empty_text_blocks_are_not_an_answer() -> None:
+    """A turn whose text block is empty said nothing, as a blank string does not."""
+    from exporter.render import _said_something
+
+    assert not _said_something([{"type": "text", "text": ""}])
+    assert not _said_something([{"type": "thinking", "thinking": " "}]) and not _said_something(
+        "  "
+    )
+    assert _said_something([{"type": "toolCall", "name": "x"}])
+    assert _said_something([{"type": "text", "text": "ok"}])
+
+
+def test_labels_on_entries_the_file_lacks_still_leave_the_labeled_note() -> None:
+    """The "no labels" note counted labels whose entry is not in the file, so Labeled
+    again showed a blank transcript."""
+    records = [
+        *_prompt_and_reply("ok"),
+        {"type": "label", "id": "l1", "parentId": "a", "timestamp": "2025-01-01T00:00:03Z",
+         "targetId": "not-here", "label": "lost"},
+    ]  # fmt: skip
+    assert 'class="no-labels note"' in _render_records(records)
+    records[-1]["targetId"] = "u"
+    assert 'class="no-labels note"' not in _render_records(records)

@@ -132,8 +132,16 @@ def _environment() -> jinja2.Environment:
     env.filters["cost"] = fmt_cost
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
     env.filters["role_label"] = _role_label
+    env.filters["pre_text"] = pre_text
     env.globals["label_badges"] = label_badges
     return env
+
+
+def pre_text(text: Markup) -> Markup:
+    """``<pre>`` content as written: an HTML parser drops a line break right after
+    ``<pre>``, so a text that starts with a blank line gets one more (a fold's hidden
+    part said 13 more lines and showed 12)."""
+    return Markup("\n") + text if text.startswith("\n") else text
 
 
 @lru_cache(maxsize=1)
@@ -282,9 +290,19 @@ def _models_with_answers(session: Session, stats: SessionStats) -> list[tuple[st
 
 
 def _said_something(content: object) -> bool:
+    """Text or thinking with words in it, a tool call, an image: not empty text blocks."""
     if isinstance(content, str):
         return bool(content.strip())
-    return isinstance(content, list) and any(isinstance(block, dict) for block in content)
+    if not isinstance(content, list):
+        return False
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        words = block.get(kind) if kind in ("text", "thinking") else None
+        if kind not in ("text", "thinking") or (isinstance(words, str) and words.strip()):
+            return True
+    return False
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:

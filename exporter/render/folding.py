@@ -111,7 +111,7 @@ def cut_point(text: str, cut: int, tail: bool) -> tuple[int, bool]:
         if tail:  # from just before the cut: a cut at a line start stays there
             found = text.find(mark, cut - 1, cut + reach)
         else:
-            found = text.rfind(mark, cut - reach, cut)
+            found = text.rfind(mark, max(0, cut - reach), cut)  # not from the end
         if found >= 0 and (mark == "\n" or not _inside_a_character(text, found + 1)):
             return found + 1, mark == "\n"
     for _ in range(_LONGEST_CHARACTER):  # "Zalgo" text of marks alone: cut it anyway

@@ -300,8 +300,12 @@ def _heading(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any)
     if _TOP_HEADING not in env:
         note_top_heading(tokens, env)
     token = tokens[idx]
-    token.tag = f"h{min(int(token.tag[1]) - env[_TOP_HEADING] + 4, 6)}"
-    return renderer.renderToken(tokens, idx, options, env)
+    written = token.tag  # restored: the same tokens may be rendered again (a fold's parts)
+    token.tag = f"h{min(int(written[1]) - env[_TOP_HEADING] + 4, 6)}"
+    try:
+        return renderer.renderToken(tokens, idx, options, env)
+    finally:
+        token.tag = written
 
 
 _ALIGN_CLASS = {f"text-align:{side}": f"al-{side}" for side in ("left", "center", "right")}

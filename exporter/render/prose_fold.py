@@ -33,6 +33,7 @@ HEAD_LINES = 40  # show about this many lines
 HEAD_CHARS = 4_000  # or this many characters, whichever comes first
 MIN_HIDDEN_LINES = 20  # folding less is not worth a click
 MIN_HIDDEN_CHARS = 2_000  # ... nor, for a fold inside a line, less than this
+SHOWN_MAX_CHARS = 3 * HEAD_CHARS  # a cut between lines that shows more cuts inside a line
 
 _LEAF_CODE = ("fence", "code_block")
 _CONTAINERS = {  # a long top-level block of parts: split between two of them
@@ -52,16 +53,11 @@ def fold_prose(text: str) -> tuple[Markup, Markup | None, str]:
         return markdown(text), None, ""
     tokens, env = parsed
     note_top_heading(tokens, env)
-    split = _split(tokens, _cut_line(lines))
-    if split is not None:
-        head, tail, first_hidden = split
-        hidden = lines[first_hidden:]
-        while hidden and not hidden[-1].strip():  # trailing blank lines are no more lines
-            hidden.pop()
-        if sum(1 for line in hidden if line.strip()) >= MIN_HIDDEN_LINES:
-            count = len(hidden)
-            summary = f"{count:,} more line{'s' if count != 1 else ''} of this message"
-            return render_tokens(head, env), render_tokens(tail, env), summary
+    by_lines = _fold_by_lines(tokens, lines)
+    if by_lines is not None and by_lines[3] <= SHOWN_MAX_CHARS:
+        return render_tokens(by_lines[0], env), render_tokens(by_lines[1], env), by_lines[2]
+    # a few huge lines: the cut between lines came after one of them (59,000 characters of
+    # pasted JSON before 25 short lines showed whole), so cut inside the line instead
     in_line = _split_in_line(tokens, lines) if len(text) > LONG_CHARS else None
     if in_line is not None:
         folded = render_tokens(in_line[1], env)
@@ -69,7 +65,26 @@ def fold_prose(text: str) -> tuple[Markup, Markup | None, str]:
         if count >= MIN_HIDDEN_CHARS:
             summary = f"{count:,} more characters of this message"
             return render_tokens(in_line[0], env), folded, summary
+    if by_lines is not None:
+        return render_tokens(by_lines[0], env), render_tokens(by_lines[1], env), by_lines[2]
     return render_tokens(tokens, env), None, ""
+
+
+def _fold_by_lines(tokens: list[Any], lines: list[str]) -> tuple[list, list, str, int] | None:
+    """Head and tail tokens cut between lines, what the fold holds, and how many
+    characters the head shows; None when no cut hides ``MIN_HIDDEN_LINES`` lines."""
+    split = _split(tokens, _cut_line(lines))
+    if split is None:
+        return None
+    head, tail, first_hidden = split
+    hidden = lines[first_hidden:]
+    while hidden and not hidden[-1].strip():  # trailing blank lines are no more lines
+        hidden.pop()
+    if sum(1 for line in hidden if line.strip()) < MIN_HIDDEN_LINES:
+        return None
+    count = len(hidden)
+    summary = f"{count:,} more line{'s' if count != 1 else ''} of this message"
+    return head, tail, summary, sum(len(line) + 1 for line in lines[:first_hidden])
 
 
 _TAG = re.compile(r"<[^>]*>")
@@ -157,7 +172,8 @@ def _split_container(tokens: list[Any], index: int, cut: int) -> tuple[list, lis
     """A top-level list or table in two, before its first item or body row that starts at
     source line ``cut`` or later: a pasted list of 300 files was one block, never folded.
     Each half is closed and opened as the whole was; a numbered list's second half starts
-    at the number it had (``<ol start>``). Also returns the second half's first line."""
+    at the number it had (``<ol start>``), a table's repeats its header row. Also returns
+    the second half's first line."""
     opening = tokens[index]
     part = _CONTAINERS[opening.type]
     level = opening.level + (1 if part == "list_item_open" else 2)  # a row is in tbody
@@ -182,10 +198,11 @@ def _split_container(tokens: list[Any], index: int, cut: int) -> tuple[list, lis
         tail_open = [opening.copy(map=[start, opening.map[1]], attrs=dict(opening.attrs))]
         if opening.type == "ordered_list_open":
             tail_open[0].attrs["start"] = int(opening.attrs.get("start", 1)) + number
-        elif opening.type == "table_open":
-            body = next(t for t in reversed(tokens[index:k]) if t.type == "tbody_open")
+        elif opening.type == "table_open":  # its header row again, to name the columns
+            body = next(j for j in range(k, index, -1) if tokens[j].type == "tbody_open")
             head_close.insert(0, tokens[end - 1].copy())  # tbody_close
-            tail_open.append(body.copy(map=[start, body.map[1]] if body.map else None))
+            tail_open += tokens[index + 1 : body]  # thead
+            tail_open.append(tokens[body].copy(map=[start, tokens[body].map[1]]))
         return [*tokens[:k], *head_close], [*tail_open, *tokens[k:]], start
     return None
 
