@@ -2574,3 +2574,17 @@ def test_labels_on_entries_the_file_lacks_still_leave_the_labeled_note() -> None
     assert 'class="no-labels note"' in _render_records(records)
     records[-1]["targetId"] = "u"
     assert 'class="no-labels note"' not in _render_records(records)
+
+
+@pytest.mark.parametrize("name", BRANCHED)
+def test_the_label_list_says_which_labels_point_into_other_branches(name: str) -> None:
+    """The header's label list linked entries in folded branches (on paper, not printed
+    at all) as if they were on the path; each such label now says it is elsewhere."""
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    nav = page.one(lambda e: e.tag == "nav" and e.has_class("bookmarks"))
+    on_path = set(session.active_path)
+    for item in nav.find_all(lambda e: e.tag == "li"):
+        link = item.find_all(lambda e: e.tag == "a")[0]
+        target = page.by_dom_id[link.get("href")[1:]][0].get("data-entry-id")
+        assert ("· in another branch" in item.text) == (target not in on_path), item.text

@@ -383,11 +383,14 @@ def _render_page(
                 "last_activity": _iso(b.last_activity),
             }
         )
+    on_path = set(session.active_path)
     labels = [
         {
             "anchor": builder.anchor(target),
             "label": label,
             "text": one_line(builder.row_text(target), 60),
+            # folded on screen, and not printed at all: the list says where it points
+            "other_branch": target not in on_path,
         }
         for target, label in session.labels.items()
         if target in session.by_id
