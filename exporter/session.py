@@ -335,6 +335,18 @@ class Session:
         """Entries with no children, in file order."""
         return [e.id for e in self.entries if e.id not in self.children]
 
+    def subtree_spans(self) -> dict[str, tuple[int, int]]:
+        """Each entry's place in a pre-order walk and the place of its subtree's last entry:
+        ``a`` is an ancestor of ``b`` (or ``b`` itself) when a's span holds b's place."""
+        order = list(self.walk())
+        place = {entry_id: i for i, entry_id in enumerate(order)}
+        last = list(range(len(order)))
+        for i in range(len(order) - 1, -1, -1):  # children come after their parent
+            kids = self.children.get(order[i])
+            if kids:
+                last[i] = max(last[place[kids[-1]]], last[i])
+        return {entry_id: (i, last[i]) for i, entry_id in enumerate(order)}
+
     def walk(self, start: str | None = None) -> Iterator[str]:
         """Depth-first pre-order over the tree (or a subtree), children in timestamp order."""
         stack = [start] if start else list(reversed(self.roots))

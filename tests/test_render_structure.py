@@ -915,30 +915,43 @@ def test_outline_rows_of_tool_results_name_their_call(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["pi-branched-4.jsonl", "pi-v1-before-compaction.jsonl"])
-def test_repeated_outputs_are_shown_in_full_on_the_active_path(name: str) -> None:
-    """A long output repeated in the file is shown once: on the active path when a copy is
-    there (not folded away in an abandoned branch); the note says where, above or below."""
+def test_repeated_outputs_link_only_to_a_copy_on_their_own_path(name: str) -> None:
+    """A long output repeated in the file is shown once on each path: a copy links to the
+    one shown in full only when that one is on its own path, above it (the reader passed
+    it). Copies in other branches linked into the main transcript, 16 of 51 on
+    pi-branched-4 to a copy further down the page; each is now shown in its branch."""
     session = load_fixture(name)
     page = parse_fixture(name)
-    on_path = set(session.active_path)
     order = {id(e): n for n, e in enumerate(page.elements)}
-    notes = 0
+    notes = shown_again = 0
+    copies: dict[str, list[str]] = {}
     for entry in session.entries:
-        if not (isinstance(entry, MessageEntry) and entry.role == "toolResult"):
-            continue
-        element = page.entry(entry.id)
-        same = element.find_all(lambda e: e.has_class("same-output"))
-        if not same:
-            continue
-        notes += 1
-        link = same[0].find_all(lambda e: e.tag == "a")[0]
-        (target,) = page.by_dom_id[(link.get("href") or "#")[1:]]
-        target_id = target.get("data-entry-id")
-        if entry.id in on_path:
-            assert target_id in on_path, f"{entry.id} on the path points into a branch"
-        above = order[id(target)] < order[id(element)]
-        assert norm(link.text) == ("an earlier result" if above else "a later result")
+        if (
+            isinstance(entry, MessageEntry)
+            and entry.role == "toolResult"
+            and len(entry.text) >= 400
+        ):
+            copies.setdefault(entry.text, []).append(entry.id)
+    for ids in copies.values():
+        for entry_id in ids:
+            element = page.entry(entry_id)
+            same = element.find_all(lambda e: e.has_class("same-output"))
+            path = set(session.path_to(entry_id))
+            if not same:  # shown in full: the first copy on its path
+                assert not any(i in path and i != entry_id for i in ids), entry_id
+                on_main = set(session.active_path)
+                shown_again += entry_id not in on_main and any(i in on_main for i in ids)
+                continue
+            notes += 1
+            link = same[0].find_all(lambda e: e.tag == "a")[0]
+            (target,) = page.by_dom_id[(link.get("href") or "#")[1:]]
+            target_id = target.get("data-entry-id")
+            assert target_id in path and target_id != entry_id, entry_id
+            assert order[id(target)] < order[id(element)]
+            assert norm(link.text) == "an earlier result"
     assert notes > 0
+    if name == "pi-branched-4.jsonl":
+        assert shown_again > 0  # copies in branches whose path holds no other copy
 
 
 @pytest.mark.parametrize("script", ["page.js", "index.js"])
@@ -2588,3 +2601,39 @@ def test_the_label_list_says_which_labels_point_into_other_branches(name: str) -
         link = item.find_all(lambda e: e.tag == "a")[0]
         target = page.by_dom_id[link.get("href")[1:]][0].get("data-entry-id")
         assert ("· in another branch" in item.text) == (target not in on_path), item.text
+
+
+def test_subtree_spans_tell_ancestors_as_paths_do() -> None:
+    """``Session.subtree_spans``: a's span holds b's place exactly when a is on b's path."""
+    session = load_fixture("pi-branched-2.jsonl")
+    spans = session.subtree_spans()
+    assert len(spans) == len(session.entries)
+    for b in session.entries[::7]:
+        path = set(session.path_to(b.id))
+        for a in session.entries:
+            start, end = spans[a.id]
+            assert (start <= spans[b.id][0] <= end) == (a.id in path), (a.id, b.id)
+
+
+@every_fixture
+def test_the_header_shows_when_the_session_file_was_made(name: str) -> None:
+    """Pi's page dates a session by its header; ours showed only the first entry's time. A
+    fork copies older entries, so the moment of the fork (pi-v1: 00:53:29) was nowhere."""
+    from exporter.session import parse_time
+
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    facts = page.one(lambda e: e.tag == "dl" and e.has_class("facts"))
+    stamps = [
+        t.get("datetime")
+        for row in facts.find_all(lambda e: e.tag == "div")
+        if row.find_all(lambda e: e.tag == "dt")[0].text in ("Forked from", "File created")
+        for t in row.iter()
+        if t.tag == "time"
+    ]
+    created = parse_time(session.header.timestamp)
+    started = compute_stats(session).started
+    apart = bool(created and started and abs((created - started).total_seconds()) >= 1)
+    assert stamps == ([created.strftime("%Y-%m-%dT%H:%M:%SZ")] if apart else []), stamps
+    if name == "pi-v1-before-compaction.jsonl":
+        assert stamps == ["2025-12-09T00:53:29Z"] and "Forked from" in facts.text

@@ -57,8 +57,7 @@ class ToolView:
     result_entry_id: str | None = None
     result_time: str | None = None
     invalid_args: list[str] = field(default_factory=list)
-    same_output_as: str | None = None  # anchor of the result with this output in full
-    same_output_earlier: bool = True  # ... above this one in the page (else below)
+    same_output_as: str | None = None  # anchor of the result above with this output in full
 
 
 def _arg(args: dict[str, Any], name: str, view: ToolView) -> str | None:

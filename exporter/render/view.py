@@ -96,7 +96,7 @@ class PageBuilder:
         # Filled by plan(): results shown inside their call, and repeated long outputs.
         self.consumed: set[str] = set()
         self.shown_in: dict[str, str] = {}  # result id -> the message showing it
-        self.same_output: dict[str, tuple[str, bool]] = {}  # result -> (anchor, shown earlier)
+        self.same_output: dict[str, str] = {}  # result -> anchor of the copy shown in full
         self.result_forks: dict[str, int] = {}  # a result shown with its call -> forks there
         self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
         self.runs_open_at_end = 0  # out-of-context runs the page closes after its last item
@@ -108,9 +108,7 @@ class PageBuilder:
     def dedupe_output(self, tool: ToolView) -> None:
         """Show a long output once; its other copies link to it (see :meth:`_pick_shown`)."""
         if tool.result_entry_id is not None and tool.output is not None:
-            shown = self.same_output.get(tool.result_entry_id)
-            if shown is not None:
-                tool.same_output_as, tool.same_output_earlier = shown
+            tool.same_output_as = self.same_output.get(tool.result_entry_id)
 
     def _note_output(self, result: Entry) -> None:
         """Record a shown result in page order (plan time), for :meth:`dedupe_output`."""
@@ -119,20 +117,33 @@ class PageBuilder:
             self._outputs.setdefault(text, []).append(result.id)
 
     def _pick_shown(self) -> None:
-        """Which copy of a repeated long output is shown in full: the first on the active
-        path (the one a reader follows, not one folded away in an abandoned branch), else
-        the first in the page; every other copy links to it."""
-        for ids in self._outputs.values():
-            if len(ids) < 2:
-                continue
-            shown = next((i for i in ids if i in self.path_set), ids[0])
-            anchor, earlier = self.anchor(shown), False  # copies above it: shown later
-            for result_id in ids:
-                if result_id == shown:
-                    earlier = True
-                else:
-                    self.same_output[result_id] = (anchor, earlier)
+        """Which copies of a repeated long output are shown in full: the first on each path
+        from the root. A copy whose path holds a copy shown in full links to that one, which
+        the reader has passed on the way; a copy in another branch is shown again (it linked
+        to an output outside its branch, at times one further down the page)."""
+        groups = [ids for ids in self._outputs.values() if len(ids) > 1]
         self._outputs = {}
+        on_path = self.path_set
+        one_path = [ids for ids in groups if all(i in on_path for i in ids)]
+        if one_path:  # all on the active path (a linear session): the first there shows
+            path_place = {entry_id: n for n, entry_id in enumerate(self.session.active_path)}
+            for ids in one_path:
+                first = min(ids, key=path_place.__getitem__)
+                for result_id in ids:
+                    if result_id != first:
+                        self.same_output[result_id] = self.anchor(first)
+        branched = [ids for ids in groups if not all(i in on_path for i in ids)]
+        spans = self.session.subtree_spans() if branched else {}
+        for ids in branched:
+            shown: list[str] = []  # shown copies that hold the current one in their subtree
+            for result_id in sorted(ids, key=lambda i: spans[i][0]):
+                at = spans[result_id][0]
+                while shown and spans[shown[-1]][1] < at:
+                    shown.pop()
+                if shown:
+                    self.same_output[result_id] = self.anchor(shown[-1])
+                else:
+                    shown.append(result_id)
 
     def _note_results(self, entry: Entry, line_set: set[str]) -> None:
         """What rendering ``entry`` shows besides itself: the results of its tool calls
