@@ -113,7 +113,7 @@ def snapshot_product(dest: Path) -> list[str]:
 
     Other people edit the working tree while a bench runs; a snapshot keeps every run of one
     bench on the same code. The command is what the console script does (``from exporter.cli
-    import main``) with the snapshot first on sys.path, run by the venv's interpreter.
+    import run``) with the snapshot first on sys.path, run by the venv's interpreter.
     """
     for name in SNAPSHOT_DIRS:
         shutil.copytree(
@@ -123,7 +123,7 @@ def snapshot_product(dest: Path) -> list[str]:
     python = ours_binary().parent / "python"
     if not python.exists():
         python = Path(sys.executable)
-    code = f"import sys; sys.path.insert(0, {str(dest)!r}); from exporter.cli import main; main()"
+    code = f"import sys; sys.path.insert(0, {str(dest)!r}); from exporter.cli import run; run()"
     return [str(python), "-c", code]
 
 

@@ -1,6 +1,6 @@
 """`python -m exporter` runs the same CLI as `pi-session`."""
 
-from exporter.cli import main
+from exporter.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

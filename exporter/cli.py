@@ -233,6 +233,16 @@ def cli() -> None:
     """Export, inspect and share Pi coding-agent sessions."""
 
 
+#: Set by a command once all it made is written and closed (see :func:`main`).
+_WORK_ALL_WRITTEN: list[bool] = []
+
+
+def all_written() -> None:
+    """A command's output is written and closed, and it leaves nothing running: the
+    process may end without the interpreter's teardown."""
+    _WORK_ALL_WRITTEN.append(True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     allow_long_integers()  # for rendering and writing them, not only loading
@@ -243,4 +253,27 @@ def main(argv: list[str] | None = None) -> None:
     cli.main(args=argv, prog_name="pi-session")
 
 
-__all__ = ["CliError", "cli", "main", "open_session", "session_argument"]
+def run() -> None:
+    """The program itself (the ``pi-session`` script, ``python -m exporter``): :func:`main`,
+    then, once a command said all it made is written, an exit without the interpreter's
+    teardown, which frees every module and object one by one: ~45 ms of a 0.45 s export,
+    for nothing. Called in-process, :func:`main` raises SystemExit as click does."""
+    try:
+        main()
+    except SystemExit as stop:
+        if _WORK_ALL_WRITTEN and stop.code in (0, None):
+            _leave_now()
+        raise
+
+
+def _leave_now() -> None:
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):  # a closed or broken stream: the usual exit reports it
+        return
+    os._exit(0)
+
+
+__all__ = ["CliError", "all_written", "cli", "main", "open_session", "run", "session_argument"]

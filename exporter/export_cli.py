@@ -10,7 +10,13 @@ from typing import Any
 
 import click
 
-from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
+from exporter.cli import (
+    CliError,
+    all_written,
+    open_session,
+    session_argument,
+    write_stdout_bytes,
+)
 from exporter.discover import session_files, sessions_root
 from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_text
@@ -125,12 +131,15 @@ def export_command(
     if output == "-":
         write_stdout_bytes(html.encode("utf-8"))
         sys.stdout.flush()
+        all_written()
         return
     assert target is not None
     atomic_write_text(target, html)
     echo_path(target)
     if open_page:
         open_in_browser(target)
+    else:
+        all_written()
 
 
 def open_in_browser(page: Path) -> None:

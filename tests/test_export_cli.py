@@ -531,3 +531,41 @@ def test_a_secret_that_names_no_file_is_an_error(
     fine = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret",
                                "./secrets.txt", "--secret", "a/literal+secret/value"])  # fmt: skip
     assert fine.exit_code == 0, fine.output
+
+
+_RUN_WITH_ATEXIT = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write('teardown ran\\n'))\n"
+    "from exporter.cli import run\n"
+    "run()\n"
+)
+
+
+def test_the_program_ends_without_the_interpreters_teardown_once_all_is_written(
+    in_tmp: Path,
+) -> None:
+    """Freeing every module and object at exit took ~45 ms of a 0.45 s export. Once the
+    page is written (or piped out whole), the program now ends at once; a failure, or a
+    command that did not say all is written, still exits the usual way."""
+    base = [sys.executable, "-c", _RUN_WITH_ATEXIT]
+    written = subprocess.run(
+        [*base, "export", "--demo", "-o", "page.html"],
+        cwd=in_tmp, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    assert written.stdout == "page.html\n" and "teardown ran" not in written.stderr
+    assert (in_tmp / "page.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
+    piped = subprocess.run(
+        [*base, "export", "--demo", "-o", "-"], cwd=in_tmp, capture_output=True, timeout=120
+    )
+    assert piped.returncode == 0 and piped.stdout.rstrip().endswith(b"</html>")
+    assert piped.stdout == (in_tmp / "page.html").read_bytes()  # every byte flushed
+    failed = subprocess.run(
+        [*base, "export", "missing.jsonl"], cwd=in_tmp, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert failed.returncode != 0 and "teardown ran" in failed.stderr
+    listed = subprocess.run(
+        [*base, "stats", "--demo"], cwd=in_tmp, capture_output=True, text=True, timeout=120
+    )
+    assert listed.returncode == 0 and "teardown ran" in listed.stderr  # not marked: as before
