@@ -233,7 +233,7 @@ def cli() -> None:
     """Export, inspect and share Pi coding-agent sessions."""
 
 
-#: Set by a command once all it made is written and closed (see :func:`main`).
+#: Set by a command once all it made is written and closed (see :func:`run`).
 _WORK_ALL_WRITTEN: list[bool] = []
 
 
