@@ -34,7 +34,7 @@ from exporter.formatting import (
     render_table,
 )
 from exporter.session import Session
-from exporter.usage import compute_stats, usage_rows
+from exporter.usage import SessionStats, compute_stats, usage_rows
 
 # --- list ---------------------------------------------------------------------------------
 
@@ -133,6 +133,7 @@ def stats_document(session: Session) -> dict[str, Any]:
         "branches": len(stats.branches),
         "forks": len(session.fork_ids),
         "labels": dict(session.labels),
+        "created": stats.created.isoformat() if stats.created else None,
         "started": stats.started.isoformat() if stats.started else None,
         "ended": stats.ended.isoformat() if stats.ended else None,
         "duration_seconds": stats.duration_seconds,
@@ -166,6 +167,16 @@ def stats_document(session: Session) -> dict[str, Any]:
     }
 
 
+def _made_line(session: Session, stats: SessionStats) -> list[str]:
+    """The session this one was forked from, and when; or when its file was made, where
+    that is not when it started (as the page says)."""
+    made = stats.created_apart
+    if session.header.parent_session:
+        when = f" at {fmt_datetime(made)}" if made else ""
+        return [f"  forked    from {one_line(session.header.parent_session, None)}{when}"]
+    return [f"  created   {fmt_datetime(made)}"] if made else []
+
+
 #: The title line of `stats`: wider than `list`'s column, still one terminal line.
 TITLE_WIDTH = 100
 USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
@@ -191,6 +202,7 @@ def stats_command(
         one_line(loaded.title, TITLE_WIDTH) or "Untitled session",
         f"  id        {one_line(loaded.id, None)}  (file v{loaded.version})",
         f"  project   {one_line(loaded.header.cwd, None) or 'unknown'}",
+        *_made_line(loaded, stats),
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {', '.join(stats.models_used) or 'none'}",

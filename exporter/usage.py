@@ -198,12 +198,24 @@ class SessionStats:
     started: datetime | None
     ended: datetime | None
     context_series: list[ContextPoint] = field(default_factory=list)
+    created: datetime | None = None  # the header's time: when the session file was made
 
     @property
     def duration_seconds(self) -> float | None:
         if self.started and self.ended:
             return max(0.0, (self.ended - self.started).total_seconds())
         return None
+
+    @property
+    def created_apart(self) -> datetime | None:
+        """When the session file was made, where that is not when it started: a fork is
+        made after the entries it copies (Pi's page dates a session by this time)."""
+        created, started = self.created, self.started
+        if created is None or started is None:
+            return None
+        if created.utcoffset() is None or started.utcoffset() is None:
+            return None
+        return created if abs((created - started).total_seconds()) >= 1 else None
 
     @property
     def tool_calls(self) -> int:
@@ -329,4 +341,5 @@ def compute_stats(session: Session) -> SessionStats:
         started=started,
         ended=max(times) if times else started,
         context_series=_context_series(session),
+        created=parse_time(session.header.timestamp),
     )

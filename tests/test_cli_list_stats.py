@@ -34,6 +34,7 @@ STATS_KEYS = {
     "branches",
     "forks",
     "labels",
+    "created",
     "started",
     "ended",
     "duration_seconds",
@@ -755,3 +756,20 @@ def test_a_stamp_shaped_like_pis_but_no_date_does_not_hide_the_start(tmp_path: P
     started = compute_stats(load_session(path)).started
     assert started is not None and started.hour == 8
     assert scan_summary(path).started == started
+
+
+def test_stats_say_when_a_forked_session_was_made() -> None:
+    """As the page does: Pi dates a session by its header, and a fork is made after the
+    entries it copies, so "started" alone hid when it was forked (pi-v1: 00:53:29)."""
+    from tests.conftest import FIXTURES_DIR
+
+    forked = run("stats", str(FIXTURES_DIR / "pi-v1-before-compaction.jsonl"))
+    assert forked.exit_code == 0, forked.stderr
+    line = next(x for x in forked.stdout.splitlines() if x.startswith("  forked    from "))
+    assert line.endswith(" at 2025-12-09 00:53:29 +00:00") and "d97339c6" in line
+    made = run("stats", str(FIXTURES_DIR / "pi-large-session.jsonl"))
+    assert "  created   2025-11-20 23:33:50 +00:00" in made.stdout.splitlines()
+    plain = run("stats", "--demo").stdout
+    assert "  created " not in plain and "  forked " not in plain  # made when it started
+    doc = json.loads(run("stats", "--demo", "--json").stdout)
+    assert doc["created"] == doc["started"]

@@ -289,17 +289,6 @@ def _models_with_answers(session: Session, stats: SessionStats) -> list[tuple[st
     return [(name, answers.get(name, 0)) for name in stats.models_used]
 
 
-def _created_apart(session: Session, stats: SessionStats) -> datetime | None:
-    """When the session file was made (its header's time), where that is not when it
-    started: a fork is made after the entries it copies, and Pi's page shows this time."""
-    created = parse_time(session.header.timestamp)
-    if created is None or stats.started is None or created.utcoffset() is None:
-        return None
-    if stats.started.utcoffset() is None or abs((created - stats.started).total_seconds()) < 1:
-        return None
-    return created
-
-
 def _said_something(content: object) -> bool:
     """Text or thinking with words in it, a tool call, an image: not empty text blocks."""
     if isinstance(content, str):
@@ -419,7 +408,7 @@ def _render_page(
         "js": Markup(js),
         "title": page_title(session),
         "started": _iso(stats.started),
-        "created": _iso(_created_apart(session, stats)),
+        "created": _iso(stats.created_apart),
         "ended": _iso(stats.ended),
         "duration": fmt_duration(stats.duration_seconds),
         "cwd": display_path(session.header.cwd),
