@@ -254,10 +254,9 @@ def highlight(text: str, language: str | None) -> Markup:
 def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     info = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
-    language = info.lower() if lexer_for(info) else None
     lines = token.meta.get("highlighted")  # half of a block cut in two, highlighted whole
     if lines is None:
-        lines = highlight_lines(token.content.rstrip("\n"), language)
+        lines = highlight_lines(token.content.rstrip("\n"), fence_language(token))
     body = "\n".join(lines)
     continued = token.meta.get("continued")  # the folded rest of a long block: no label again
     label = f'<span class="code-lang">{escape(info)}</span>' if info and not continued else ""
