@@ -190,13 +190,9 @@ class PageBuilder:
         start = entry_id
         while True:
             parent = self.session.parent_of(start)
-            if parent is None or self._next_on_line(parent) != start:
+            if parent is None or self.session.next_on_line(parent, self.path_set) != start:
                 return self.main_line(start)
             start = parent
-
-    def _next_on_line(self, entry_id: str) -> str | None:
-        """The child a line goes on with (:meth:`Session.next_on_line`)."""
-        return self.session.next_on_line(entry_id, self.path_set)
 
     # -- main line of a subtree -----------------------------------------------------
     def main_line(self, start: str) -> list[str]:
