@@ -317,7 +317,8 @@ def compute_stats(session: Session) -> SessionStats:
             )
         )
     times = [t for t in (parse_time(e.timestamp) for e in session.entries) if t]
-    started = parse_time(session.header.timestamp) or (min(times) if times else None)
+    created = parse_time(session.header.timestamp)
+    started = created or (min(times) if times else None)
     if times and started and min(times) < started:
         started = min(times)
     all_total, by_model_all = _scope_usage(session.entries)
@@ -341,5 +342,5 @@ def compute_stats(session: Session) -> SessionStats:
         started=started,
         ended=max(times) if times else started,
         context_series=_context_series(session),
-        created=parse_time(session.header.timestamp),
+        created=created,
     )
