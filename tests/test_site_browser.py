@@ -273,6 +273,13 @@ def test_phone_chart_starts_at_the_newest_bars_and_a_skip_link(site: Path, pw_br
             " return [c.scrollLeft, c.scrollWidth, c.clientWidth]; })()"
         )
         assert width > view and left + view >= width - 1, (left, width, view)
+        # its key and table link stay in view, not scrolled off with the early bars
+        chart_left, caption_left = page.evaluate(
+            "(() => { const c = document.querySelector('.chart');"
+            " return [c.getBoundingClientRect().left,"
+            " c.querySelector('figcaption').getBoundingClientRect().left]; })()"
+        )
+        assert caption_left >= chart_left, (caption_left, chart_left)
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.getAttribute('href')") == "#sessions"
     finally:
