@@ -19,7 +19,7 @@ from exporter.cli import (
     open_session,
     session_argument,
 )
-from exporter.formatting import fmt_datetime, one_line
+from exporter.formatting import fmt_datetime, one_line, replace_surrogates
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
 from exporter.prepare import prepare_session
@@ -50,7 +50,7 @@ def gist_description(session: Session) -> str:
     """``Pi session: <title> (<date>)`` as the gist list shows it."""
     started = parse_time(session.header.timestamp)
     date = fmt_datetime(started)[:10] if started else "undated"
-    return f"Pi session: {one_line(session.title, 80)} ({date})"
+    return f"Pi session: {one_line(replace_surrogates(session.title), 80)} ({date})"
 
 
 def _notify(message: str) -> None:

@@ -1078,3 +1078,24 @@ def test_a_dry_run_copies_the_kept_site_or_starts_empty(
     monkeypatch.setattr(hub.shutil, "copytree", vanishing)
     empty = hub._scratch_copy(kept, tmp_path / "b")
     assert not empty.exists()  # build_site starts a new site there
+
+
+def test_a_lone_surrogate_in_a_name_does_not_stop_the_batch(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """Pi writes a lone surrogate as a valid JSON escape; one such session name once stopped
+    the whole batch after the repo was made (the index and card could not be encoded)."""
+    source = small.files[1]
+    last = json.loads(source.read_bytes().splitlines()[-1])["id"]
+    named = {"type": "session_info", "id": "named01", "parentId": last,
+             "timestamp": "2027-03-01T00:00:00.000Z", "name": "caf\ud800 notes"}  # fmt: skip
+    source.write_bytes(source.read_bytes() + json.dumps(named).encode() + b"\n")
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert "8 added" in result.stdout
+    names = {row["name"] for row in index_rows(fake_hub)}
+    assert "caf\ufffd notes" in names
+    uploaded = [fake_hub.files(REPO_ID)[p] for p in session_paths(fake_hub)]
+    # the session file itself keeps the surrogate as Pi wrote it: an escape in valid UTF-8
+    assert any(b'"caf\\ud800 notes"' in data for data in uploaded)
+    assert_consistent(fake_hub)

@@ -436,3 +436,35 @@ def test_a_dry_run_from_pis_sessions_folder_writes_no_second_session(
 def test_delete_names_the_option_as_typed(fake: FakeGitHub, env: dict) -> None:
     result = share(fake, "--delete", "abc123", "--no-redact")
     assert result.exit_code == 1 and "--delete takes no --no-redact" in result.output
+
+
+def test_a_lone_surrogate_in_id_and_title_is_shared_and_remembered(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """Pi writes a lone surrogate as a valid JSON escape; once the gist exists, the share
+    must print its link and remember it, or every retry leaves another secret gist behind."""
+    path = tmp_path / "surrogate.jsonl"
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "abc\ud800",
+        "timestamp": "2025-01-01T00:00:00Z",
+        "cwd": "/p",
+    }
+    prompt = {"role": "user", "content": "hello \udc00 world"}
+    first = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2025-01-01T00:00:01Z",
+        "message": prompt,
+    }
+    path.write_text("".join(json.dumps(r) + "\n" for r in (header, first)), encoding="utf-8")
+    result = share(fake, str(path))
+    assert result.exit_code == 0, result.output
+    assert "Gist: " in result.output
+    (post,) = [r for r in fake.requests if r.method == "POST"]
+    assert post.json["description"].startswith("Pi session: hello \ufffd world")
+    again = share(fake, str(path))
+    assert again.exit_code == 0, again.output
+    assert fake.requests[-1].method == "PATCH" and len(fake.gists) == 1

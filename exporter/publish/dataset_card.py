@@ -15,7 +15,7 @@ from typing import Any
 
 from exporter import __version__
 from exporter.detectors import DETECTOR_VERSION
-from exporter.formatting import one_line
+from exporter.formatting import escape_surrogates, one_line, replace_surrogates
 from exporter.policy import RedactionPolicy
 from exporter.session import Session
 from exporter.usage import compute_stats
@@ -68,7 +68,7 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
     usage = stats.all
     return {
         "id": session.id,
-        "name": one_line(session.title, 120),
+        "name": one_line(replace_surrogates(session.title), 120),  # text for readers
         "project": session.header.cwd or "",
         "started_at": _iso(stats.started),
         "ended_at": _iso(stats.ended),
@@ -91,7 +91,7 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
 def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
     """``index.jsonl``: rows sorted by path, keys in ``INDEX_FIELDS`` order."""
     lines = [
-        json.dumps({k: row.get(k) for k in INDEX_FIELDS}, ensure_ascii=False)
+        escape_surrogates(json.dumps({k: row.get(k) for k in INDEX_FIELDS}, ensure_ascii=False))
         for row in sorted(rows, key=lambda r: str(r.get("path")))
     ]
     return "".join(line + "\n" for line in lines).encode("utf-8")
@@ -120,7 +120,8 @@ def render_manifest(
     }
     if card_oid:
         document["card_oid"] = card_oid
-    return (json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+    text = json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True)
+    return (escape_surrogates(text) + "\n").encode("utf-8")
 
 
 def _policy_lines(policy: RedactionPolicy) -> list[str]:
@@ -234,4 +235,4 @@ def render_card(
         "Not chosen yet (`license: other` is a placeholder): edit this card to state the terms.",
         "",
     ]
-    return "\n".join(front + body).encode("utf-8")
+    return replace_surrogates("\n".join(front + body)).encode("utf-8")

@@ -23,6 +23,7 @@ from urllib.parse import quote, urlsplit
 
 import requests
 
+from exporter.formatting import escape_surrogates
 from exporter.publish.errors import (
     AuthError,
     NetworkError,
@@ -202,7 +203,7 @@ class GistClient:
     ) -> requests.Response:
         """Send one API call, retrying transport errors/5xx and one short rate limit."""
         url = f"{self.api_url}{path}"
-        payload = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        payload = None if body is None else _json_bytes(body)
         headers = self._headers(payload is not None)
         timeout = self.timeout
         if payload is not None and len(payload) > GIST_WARN_BYTES:
@@ -363,3 +364,9 @@ def _host_of(url: str) -> str:
         return "***" if "@" in url else url
     host = parts.netloc.rpartition("@")[2]
     return f"***@{host}" if "@" in parts.netloc else host
+
+
+def _json_bytes(body: dict[str, Any]) -> bytes:
+    """The request body as UTF-8 JSON; a lone surrogate (valid in Pi's JSON, not in UTF-8)
+    goes as a ``\\uXXXX`` escape instead of failing after other calls were made."""
+    return escape_surrogates(json.dumps(body, ensure_ascii=False)).encode("utf-8")

@@ -135,9 +135,10 @@ def share_files(
         action = "created"
     try:
         state.remember(client.api_url, session_id, gist.id, public=public)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         # The gist exists; failing now would hide its link. Re-share will just create anew.
-        log.warning("could not save share state to %s: %s", state.path, exc.strerror or exc)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        log.warning("could not save share state to %s: %s", state.path, reason)
     return gist, action
 
 

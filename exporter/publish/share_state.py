@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from exporter.formatting import escape_surrogates
 from exporter.fsutil import atomic_open, xdg_dir
 
 
@@ -76,6 +77,7 @@ class ShareState:
         text = json.dumps(
             {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
         )
+        text = escape_surrogates(text)  # a session id from Pi's JSON may hold a lone surrogate
         # 0600: secret gist ids are effectively access keys.
         with atomic_open(
             self.path, "w", encoding="utf-8", permissions=0o600, durable=True
