@@ -16,7 +16,7 @@ from exporter.formatting import escape_surrogates
 from exporter.loader import CURRENT_VERSION
 from exporter.session import Session
 
-__all__ = ["dumps_line", "read_pristine_source", "session_records", "session_to_jsonl"]
+__all__ = ["dumps_line", "read_source_bytes", "session_records", "session_to_jsonl"]
 
 
 def dumps_line(value: Any) -> str:
@@ -86,12 +86,14 @@ def session_to_jsonl(session: Session) -> str:
     return "".join(dumps_line(record) + "\n" for record in session_records(session))
 
 
-def read_pristine_source(session: Session) -> bytes | None:
-    """The file's bytes when it is still exactly what was loaded (see ``source_stamp``).
+def read_source_bytes(session: Session) -> bytes | None:
+    """The session's own bytes, as they were read (see ``Session.source_stamp``).
 
-    Saves re-encoding every entry for the page's embedded copy; None when the session was
-    transformed, repaired or migrated, or the file changed since it was read.
+    The page's download is then the file itself, damaged lines and all, and no entry is
+    encoded again; None for a copy (redacted, rebuilt) or a file changed since it was read.
     """
+    if session.source_data is not None:
+        return session.source_data
     if session.source_stamp is None or session.path is None:
         return None
     try:

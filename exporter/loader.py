@@ -272,7 +272,9 @@ def parse_session_bytes(
     damaged: list[DamagedLine] = []
     with _gc_paused():
         parsed = list(iter_parsed_lines(with_newlines, diagnostics, damaged))
-        return build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
+        session = build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
+    session.source_data = data
+    return session
 
 
 def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) -> Session:
@@ -289,20 +291,8 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
             stat = os.fstat(handle.fileno())
             parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
         session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
-    if _is_pristine(session):
-        session.source_stamp = (stat.st_size, stat.st_mtime_ns)
+    session.source_stamp = (stat.st_size, stat.st_mtime_ns)
     return session
-
-
-def _is_pristine(session: Session) -> bool:
-    """True when re-serialising the session would only reproduce the file's own content."""
-    header = session.header
-    return (
-        header.version == CURRENT_VERSION
-        and not header.synthesized
-        and not session.damaged
-        and not session.diagnostics
-    )
 
 
 @contextlib.contextmanager

@@ -50,11 +50,13 @@ class Session:
     labels: dict[str, str] = field(default_factory=dict)
     label_times: dict[str, str] = field(default_factory=dict)
     name: str | None = None
-    # (size, mtime_ns) of the file when it was read unchanged: a v3 file with no damage and
-    # no repairs, whose bytes ARE this session's JSONL. Only load_session sets it; any copy
-    # (redacted, rebuilt from records) has None and is serialised instead. Code that edits
-    # entries in place must set it to None, or the page would embed the unedited file.
+    # Where this session's own bytes are, for the page's download: (size, mtime_ns) of the
+    # file load_session read, or the bytes parse_session_bytes was given. The file as read
+    # keeps what a re-serialisation would lose (damaged lines) or change (a legacy version,
+    # number formats). Any copy (redacted, rebuilt from records) has neither and is
+    # serialised instead; code that edits entries in place must clear both.
     source_stamp: tuple[int, int] | None = None
+    source_data: bytes | None = None
     _call_for_result: dict[str, ToolCallRef] = field(default_factory=dict)
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)

@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES_DIR, REPO
 
 import exporter.render.markup as markup
-from exporter.jsonl_out import read_pristine_source, session_to_jsonl
+from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.loader import load_session, parse_session_bytes
 from exporter.redact import RedactionPolicy, apply_policy
 from exporter.render import render_session
@@ -65,7 +65,7 @@ def test_a_file_changed_after_loading_is_not_embedded(tmp_path: Path) -> None:
     session = load_session(path)
     with path.open("ab") as handle:  # Pi appended a turn while we were rendering
         handle.write(b'{"type":"label","id":"zz","parentId":null,"targetId":"x","label":"y"}\n')
-    assert read_pristine_source(session) is None
+    assert read_source_bytes(session) is None
     assert embedded_bytes(render_session(session)) == session_to_jsonl(session).encode("utf-8")
 
 
@@ -75,26 +75,41 @@ def test_same_size_rewrite_is_caught_by_the_mtime(tmp_path: Path) -> None:
     data = path.read_bytes()
     path.write_bytes(data.replace(b'"user"', b'"USER"', 1))
     os.utime(path, ns=(session.source_stamp[1] + 5_000_000_000,) * 2)  # type: ignore[index]
-    assert read_pristine_source(session) is None
+    assert read_source_bytes(session) is None
 
 
 @pytest.mark.parametrize(
     "name", ["pi-v1-before-compaction.jsonl", "every-entry-type.jsonl", "pi-branched-4.jsonl"]
 )
-def test_migrated_or_repaired_files_embed_their_v3_serialisation(tmp_path: Path, name: str) -> None:
-    session = load_session(copy_fixture(tmp_path, name))
-    expected_pristine = session.version == 3 and not session.diagnostics and not session.damaged
-    assert (session.source_stamp is not None) == expected_pristine
-    data = embedded_bytes(render_session(session))
-    if not expected_pristine:
-        assert data == session_to_jsonl(session).encode("utf-8")
-
-
-def test_damaged_file_is_serialised(write_session: Callable[..., Path]) -> None:
-    path = write_session([HEADER, user("hi"), '{"broken": '])
+def test_migrated_or_repaired_files_embed_the_file_as_read(tmp_path: Path, name: str) -> None:
+    """A legacy or repaired file is downloaded as it is: it loads to the same tree again,
+    and nothing a re-serialisation would change or drop is lost."""
+    path = copy_fixture(tmp_path, name)
     session = load_session(path)
-    assert session.damaged and session.source_stamp is None
-    assert embedded_bytes(render_session(session)) == session_to_jsonl(session).encode("utf-8")
+    data = embedded_bytes(render_session(session))
+    assert data == path.read_bytes()
+    copy = parse_session_bytes(data, path=str(path))
+    assert copy.active_path == session.active_path
+
+
+def test_a_damaged_file_is_embedded_with_its_damaged_lines(
+    write_session: Callable[..., Path],
+) -> None:
+    """The page lists damaged lines; its download once left them out without a word."""
+    path = write_session([HEADER, user("hi"), '{"broken": ', '{"type":"message","id":"m2"}'])
+    session = load_session(path)
+    assert session.damaged
+    data = embedded_bytes(render_session(session))
+    assert data == path.read_bytes()
+    assert b'{"broken": ' in data and data != session_to_jsonl(session).encode("utf-8")
+
+
+def test_bytes_parsed_in_memory_are_embedded_as_given() -> None:
+    """Site pages parse the bytes they hashed: their download is those bytes, not Python's
+    re-encoding of them (0.00003 would come back as 3e-05)."""
+    data = (FIXTURES_DIR / "pi-branched-1.jsonl").read_bytes()
+    session = parse_session_bytes(data)
+    assert embedded_bytes(render_session(session)) == data
 
 
 def test_a_redacted_copy_never_embeds_the_original_file(write_session: Callable[..., Path]) -> None:
