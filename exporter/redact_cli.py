@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
 from exporter.formatting import terminal_text
@@ -76,14 +77,16 @@ def policy_options(
             "secret",
             multiple=True,
             metavar="VALUE|FILE",
-            help="A literal secret to remove, or a file of them (one per line). Repeatable.",
+            help="A literal secret to remove, or a file of them (one per line). Repeatable; "
+            "implies --redact.",
         ),
         click.option(
             "--env-file",
             "env_file",
             multiple=True,
             type=click.Path(exists=True, dir_okay=False),
-            help="Remove the values of sensitive NAME=value lines of this file. Repeatable.",
+            help="Remove the values of sensitive NAME=value lines of this file. Repeatable; "
+            "implies --redact.",
         ),
         click.option(
             "--no-env-secrets",
@@ -95,7 +98,7 @@ def policy_options(
             "report",
             type=click.Path(dir_okay=False, writable=True),
             callback=not_empty,
-            help="Write the full redaction report (JSONL, no secrets) to FILE.",
+            help="Write the full redaction report (JSONL, no secrets) to FILE; implies --redact.",
         ),
     ]
 
@@ -157,11 +160,17 @@ def _is_file(value: str) -> bool:
 #: How a file name starts and a secret does not: such a value that names no file is a typo,
 #: and taking it as a literal secret left every secret in the meant file unredacted.
 _PATH_STARTS = ("/", "./", "../", "~/", "~")
+#: ... or how a file name ends: ``--secret mysecrets.txt`` in the wrong folder.
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:txt|env|list|lst|conf|cfg|ini|json|ya?ml|toml|keys?|secrets?|pem)",
+    re.IGNORECASE,
+)
 
 
 def _path_or_value(value: str) -> str:
     """``value`` with ``~`` expanded; a folder, or a path to nothing, is an error."""
-    if not value.startswith(_PATH_STARTS) or _is_file(value):
+    looks_like_path = value.startswith(_PATH_STARTS) or _FILE_NAME.fullmatch(value)
+    if not looks_like_path or _is_file(value):
         return value
     expanded = os.path.expanduser(value)
     if _is_file(expanded):
@@ -171,8 +180,8 @@ def _path_or_value(value: str) -> str:
     # not echoed: a secret may start with "/" (AWS secret keys do), and stderr ends up in logs
     shown = f"a value of {len(value)} characters"
     raise CliError(
-        f"--secret: no such file ({shown}); to remove a secret that starts with / or ~, put "
-        "it in a file, one per line, and pass the file",
+        f"--secret: no such file ({shown}); to remove a secret that looks like a file name, "
+        "put it in a file, one per line, and pass the file",
         2,
     )
 
@@ -201,7 +210,7 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
     ``--report`` that cannot be written is refused here, before anything else is written."""
     _check_report_path(options.get("report"))
     return RedactionPolicy(
-        redact=bool(options.get("redact", True)),
+        redact=_redaction_wanted(options),
         active_branch_only=bool(options.get("active_branch_only")),
         no_thinking=bool(options.get("no_thinking")),
         no_tool_output=bool(options.get("no_tool_output")),
@@ -211,6 +220,28 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
         secrets=_secrets(options.get("secret") or (), options.get("env_file") or ()),
         env_secrets=not options.get("no_env_secrets"),
     )
+
+
+#: Options that only mean something when secrets are removed.
+_ASKS_FOR_REDACTION = (("secret", "--secret"), ("env_file", "--env-file"), ("report", "--report"))
+
+
+def _redaction_wanted(options: dict[str, Any]) -> bool:
+    """``--redact``, also implied by ``--secret``, ``--env-file`` or ``--report`` where it is
+    off by default (export): those were accepted and ignored, leaving the named secret in
+    the page. With an explicit ``--no-redact``, a secret to remove is a contradiction."""
+    redact = bool(options.get("redact", True))
+    asked = [flag for name, flag in _ASKS_FOR_REDACTION if options.get(name)]
+    if redact or not asked:
+        return redact
+    context = click.get_current_context(silent=True)
+    source = context.get_parameter_source("redact") if context else None
+    if source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+        secrets = [flag for flag in asked if flag != "--report"]
+        if secrets:
+            raise CliError(f"{secrets[0]} removes secrets, which --no-redact turns off", 1)
+        return False
+    return True
 
 
 def _check_report_path(report: str | None) -> None:

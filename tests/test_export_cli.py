@@ -511,7 +511,9 @@ def test_conflicting_choices_are_usage_errors(runner: CliRunner, in_tmp: Path) -
         assert result.stdout == ""
 
 
-@pytest.mark.parametrize("value", ["./secrets.tx", "~/no-such-secrets-file", "sub"])
+@pytest.mark.parametrize(
+    "value", ["./secrets.tx", "~/no-such-secrets-file", "sub", "mysecrets.txt", "prod.env"]
+)
 def test_a_secret_that_names_no_file_is_an_error(
     runner: CliRunner, in_tmp: Path, value: str
 ) -> None:
@@ -525,7 +527,7 @@ def test_a_secret_that_names_no_file_is_an_error(
     assert_clean_error(result.stderr)
     assert "put it in a file" in result.stderr or "folder" in result.stderr
     if value != str(in_tmp / "sub"):  # it may be a secret that starts with "/": not echoed
-        assert value[2:] not in result.stderr
+        assert value[2:] not in result.stderr and value not in result.stderr
     assert not (in_tmp / "out.jsonl").exists()
     (in_tmp / "secrets.txt").write_text("correct-horse-battery\n", encoding="utf-8")
     fine = runner.invoke(cli, ["redact", str(source), "-o", "out.jsonl", "--secret",
@@ -569,3 +571,36 @@ def test_the_program_ends_without_the_interpreters_teardown_once_all_is_written(
         [*base, "stats", "--demo"], cwd=in_tmp, capture_output=True, text=True, timeout=120
     )
     assert listed.returncode == 0 and "teardown ran" in listed.stderr  # not marked: as before
+
+
+def test_naming_a_secret_turns_redaction_on_where_it_is_off(
+    runner: CliRunner, in_tmp: Path
+) -> None:
+    """`export --secret X` (redaction off by default) kept X in the page without a word, and
+    `--report` wrote no report."""
+    source = in_tmp / "secret.jsonl"
+    source.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"the pass is zebra-kumquat-4471, keep it"}}\n',
+        encoding="utf-8",
+    )
+    env_file = in_tmp / "app.env"
+    env_file.write_text("DB_PASSWORD=plugh-xyzzy-9931\n", encoding="utf-8")
+    for option, value, secret in (("--secret", "zebra-kumquat-4471", "zebra-kumquat"),
+                                  ("--env-file", str(env_file), None)):  # fmt: skip
+        result = runner.invoke(cli, ["export", str(source), "-o", "page.html", option, value])
+        assert result.exit_code == 0, result.output
+        assert "redact: " in result.stderr
+        page = (in_tmp / "page.html").read_text(encoding="utf-8")
+        if secret:
+            assert secret not in page and "the pass is" in page
+    reported = runner.invoke(cli, ["export", str(source), "-o", "p2.html", "--report", "r.jsonl"])
+    assert reported.exit_code == 0, reported.output
+    assert (in_tmp / "r.jsonl").is_file()
+    contradiction = runner.invoke(
+        cli, ["export", str(source), "--no-redact", "--secret", "zebra-kumquat-4471"]
+    )
+    assert contradiction.exit_code == 1
+    assert_clean_error(contradiction.stderr)
+    assert "--no-redact" in contradiction.stderr

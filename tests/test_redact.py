@@ -780,7 +780,8 @@ def test_policy_options_and_env_file(in_tmp: Path) -> None:
 
     assert CliRunner().invoke(export, ["--env-file", ".env", "--no-images"]).exit_code == 0
     policy = policy_from_options(**seen, unrelated="ignored")
-    assert policy == RedactionPolicy(redact=False, no_images=True, secrets=(ENV_VALUE,))
+    # an --env-file asks for its values to be removed: redaction is on though off by default
+    assert policy == RedactionPolicy(redact=True, no_images=True, secrets=(ENV_VALUE,))
     assert policy_from_options() == RedactionPolicy()
     assert os.environ["ACME_DEPLOY_TOKEN"] == ENV_VALUE
 
