@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import ipaddress
 import json
 import math
 import os
@@ -209,7 +210,8 @@ def echo_text(text: str) -> None:
 
 
 def check_http_url(url: str, option: str) -> None:
-    """An API root must be an http(s) URL with a host; anything else is a usage error."""
+    """An API root must be an https URL with a host (plain http only on this machine: the
+    token would cross the network readable); anything else is a usage error."""
     try:
         parts = urlsplit(url)
         host = parts.hostname
@@ -217,6 +219,21 @@ def check_http_url(url: str, option: str) -> None:
         parts, host = None, None
     if parts is None or parts.scheme not in ("http", "https") or not host:
         raise click.BadParameter(f"{url!r} is not an http(s) URL with a host", param_hint=option)
+    if parts.scheme == "http" and not _is_loopback(host):
+        raise click.BadParameter(
+            f"{url!r} would send the token unencrypted; use https:// (plain http:// is for "
+            "127.0.0.1, ::1 or localhost only)",
+            param_hint=option,
+        )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def report_diagnostics(session: Session, limit: int = 20) -> None:

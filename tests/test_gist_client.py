@@ -497,7 +497,9 @@ def test_enterprise_vars_come_first_for_ghes() -> None:
     del env["GH_ENTERPRISE_TOKEN"]
     assert resolve_github_token(None, api, env=env) == "ent2"
     del env["GITHUB_ENTERPRISE_TOKEN"]
-    assert resolve_github_token(None, api, env=env) == "gh"
+    # github.com's tokens never go to another host (gh reads them for github.com only)
+    with pytest.raises(NoTokenError, match="GH_ENTERPRISE_TOKEN"):
+        resolve_github_token(None, api, env=env, gh_binary="/nonexistent/gh")
 
 
 def test_gh_auth_token_is_asked_with_hostname(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ def env(tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> di
     monkeypatch.delenv("PI_SHARE_VIEWER_URL", raising=False)
     values = {
         "XDG_STATE_HOME": str(tmp_path / "state"),
-        "GH_TOKEN": fake.token,
+        "GH_ENTERPRISE_TOKEN": fake.token,  # a loopback API is not github.com
         "NO_PROXY": "127.0.0.1,localhost",
         "PATH": str(tmp_path / "empty-bin"),
     }
@@ -141,7 +141,7 @@ def test_the_token_the_share_uses_is_redacted_from_what_it_uploads(
     """A classic 40-hex token has no prefix a detector knows; pasted into the session, the
     very token the share logs in with was uploaded with it."""
     classic = "0123456789abcdef0123456789abcdef01234567"
-    monkeypatch.delenv("GH_TOKEN")  # given with --token: not an environment secret
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")  # given with --token: not an environment secret
     source = tmp_path / "pasted.jsonl"
     text = FIXTURE.read_text(encoding="utf-8").replace("refactor", f"refactor {classic}", 1)
     source.write_text(text, encoding="utf-8")
@@ -276,7 +276,7 @@ def test_a_viewer_template_with_file_but_no_id_is_a_usage_error(
 
 
 def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) -> None:
-    monkeypatch.delenv("GH_TOKEN")
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
     result = share(fake, str(FIXTURE))
     assert result.exit_code == 3
     assert "gist" in result.output and "token" in result.output.lower()
@@ -285,7 +285,7 @@ def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) ->
 
 
 def test_token_falls_back_to_gh(fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.delenv("GH_TOKEN")
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
     gh = tmp_path / "empty-bin" / "gh"
     gh.write_text(f"#!/bin/sh\necho {fake.token}\n", encoding="utf-8")
     gh.chmod(gh.stat().st_mode | stat.S_IEXEC)
@@ -295,7 +295,7 @@ def test_token_falls_back_to_gh(fake: FakeGitHub, env: dict, tmp_path: Path, mon
 
 
 def test_rejected_token_exit_3(fake: FakeGitHub, env: dict, monkeypatch) -> None:
-    monkeypatch.setenv("GH_TOKEN", "ghp_wrongwrongwrongwrongwrongwrongwrong0")
+    monkeypatch.setenv("GH_ENTERPRISE_TOKEN", "ghp_wrongwrongwrongwrongwrongwrongwrong0")
     result = share(fake, str(FIXTURE))
     assert result.exit_code == 3
     assert "rejected the token" in result.output
@@ -342,9 +342,9 @@ def test_delete_with_dry_run_sends_nothing(fake: FakeGitHub, env: dict) -> None:
 def test_tokens_no_header_can_carry_are_refused_unprinted(
     fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, token: str, said: str
 ) -> None:
-    for source in ("--token", "GH_TOKEN"):
-        if source == "GH_TOKEN":
-            monkeypatch.setenv("GH_TOKEN", token)
+    for source in ("--token", "GH_ENTERPRISE_TOKEN"):
+        if source == "GH_ENTERPRISE_TOKEN":
+            monkeypatch.setenv("GH_ENTERPRISE_TOKEN", token)
             result = share(fake, str(FIXTURE))
         else:
             result = share(fake, str(FIXTURE), "--token", token)
@@ -354,11 +354,27 @@ def test_tokens_no_header_can_carry_are_refused_unprinted(
         assert fake.requests == []
 
 
-@pytest.mark.parametrize("url", ["http://[::1", "ftp://example.com", "not a url", "http://"])
+@pytest.mark.parametrize(
+    "url",
+    ["http://[::1", "ftp://example.com", "not a url", "http://", "http://ghe.example.com/api/v3"],
+)
 def test_bad_api_urls_are_usage_errors(env: dict, url: str) -> None:
+    """Plain http to another machine would carry the token readable: refused before a call."""
     result = CliRunner().invoke(cli, ["share", str(FIXTURE), "--api-url", url])
     assert result.exit_code == 1 and "--api-url" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_a_github_com_token_is_not_sent_to_another_host(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GH_TOKEN is github.com's (as in gh): any other --api-url reads GH_ENTERPRISE_TOKEN."""
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
+    monkeypatch.setenv("GH_TOKEN", fake.token)
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 3, result.output
+    assert "GH_ENTERPRISE_TOKEN" in result.stderr and "gh auth login --hostname" in result.stderr
+    assert fake.requests == []
 
 
 def test_refused_connection_exit_3(env: dict, monkeypatch) -> None:

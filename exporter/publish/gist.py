@@ -47,10 +47,10 @@ from exporter.publish.gist_answers import (
 )
 from exporter.publish.github_auth import (
     DEFAULT_API_URL,
-    TOKEN_HINT,
     github_host,
     is_enterprise,
     resolve_github_token,
+    token_hint,
 )
 
 try:
@@ -110,7 +110,7 @@ class GistClient:
     ) -> None:
         cleaned = clean_token(token, "GitHub")
         if cleaned is None:
-            raise NoTokenError(f"no GitHub token given: {TOKEN_HINT}.")
+            raise NoTokenError(f"no GitHub token given: {token_hint(api_url)}.")
         self.api_url = api_url.rstrip("/")
         self._token = cleaned
         self.timeout = float(timeout)
@@ -326,7 +326,7 @@ class GistClient:
         if status == 401:
             text = (
                 f"GitHub rejected the token (401){said}; it is invalid, expired or revoked. "
-                f"Use a new one: {TOKEN_HINT}."
+                f"Use a new one: {token_hint(self.api_url)}."
             )
             raise AuthError(self._scrub(text), status=status)
         if status == 404 and operation == "create":

@@ -26,6 +26,17 @@ TOKEN_HINT = (
 )
 
 
+def token_hint(api_url: str) -> str:
+    """Where a token for this API goes: GH_TOKEN is github.com's, as in gh."""
+    if not _uses_enterprise_vars(api_url):
+        return TOKEN_HINT
+    host = github_host(api_url)
+    return (
+        f"create a token with the `gist` scope on {host} and set GH_ENTERPRISE_TOKEN or pass "
+        f"--token, or run `gh auth login --hostname {host}`"
+    )
+
+
 # --------------------------------------------------------------------------- hosts
 
 
@@ -71,14 +82,16 @@ def resolve_github_token(
 ) -> str:
     """Find a token: ``--token``, then env vars for the host, then ``gh auth token``.
 
-    For GHES hosts ``GH_ENTERPRISE_TOKEN``/``GITHUB_ENTERPRISE_TOKEN`` come before
-    ``GH_TOKEN``/``GITHUB_TOKEN`` (gh's precedence). Raises ``NoTokenError`` with a
-    one-line hint when nothing is found.
+    As in gh, ``GH_TOKEN``/``GITHUB_TOKEN`` are github.com's (and *.ghe.com's): another
+    host (GHES, or any --api-url) reads only ``GH_ENTERPRISE_TOKEN``/
+    ``GITHUB_ENTERPRISE_TOKEN``, so a github.com token never goes to a host it was not made
+    for. Raises ``NoTokenError`` with a one-line hint when nothing is found.
     """
     candidates = [explicit]
     if _uses_enterprise_vars(api_url):
         candidates += [env.get("GH_ENTERPRISE_TOKEN"), env.get("GITHUB_ENTERPRISE_TOKEN")]
-    candidates += [env.get("GH_TOKEN"), env.get("GITHUB_TOKEN")]
+    else:
+        candidates += [env.get("GH_TOKEN"), env.get("GITHUB_TOKEN")]
     for candidate in candidates:
         token = clean_token(candidate, "GitHub")
         if token:
@@ -90,11 +103,7 @@ def resolve_github_token(
         return token
 
     if _uses_enterprise_vars(api_url):
-        raise NoTokenError(
-            f"no GitHub token found for {host}: create a token with the `gist` scope on "
-            f"{host} and set GH_ENTERPRISE_TOKEN or pass --token, "
-            f"or run `gh auth login --hostname {host}`."
-        )
+        raise NoTokenError(f"no GitHub token found for {host}: {token_hint(api_url)}.")
     raise NoTokenError(f"no GitHub token found: {TOKEN_HINT}.")
 
 

@@ -300,7 +300,7 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
       PI_OFFLINE: "1",
       PI_TELEMETRY: "0",
       XDG_STATE_HOME: join(tmp, "state"), // share state (gist ids per session)
-      GH_TOKEN: fake.token,
+      GH_ENTERPRISE_TOKEN: fake.token, // a loopback API is not github.com
       PI_SESSION_BIN: found.piSession,
       // Default share options from the environment; options typed after /share-html win.
       PI_SESSION_SHARE_ARGS: `--api-url ${fake.url}`,
