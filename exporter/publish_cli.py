@@ -235,8 +235,12 @@ def publish_command(
         print_dry_run(result, repo_id)
         return
     done = f"{len(result.commits)} commit(s)" if result.commits else "nothing changed, no commit"
-    click.echo(f"{repo_id}: {result.sessions} sessions; {_counts(result)}; {done}")
+    held = f"{result.sessions:,} in the dataset"
+    click.echo(f"{repo_id}: {len(files):,} selected, {held}; {_counts(result)}; {done}")
     click.echo(result.url)
+    if sessions and result.failed:  # sessions named one by one: each was wanted
+        failed = len(result.failed)
+        raise CliError(f"{failed} of the {len(files)} named sessions could not be published", 2)
 
 
 # Publishing always redacts, drops hidden entries, hides the home folder and user name and

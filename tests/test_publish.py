@@ -450,9 +450,10 @@ def test_tokens_with_non_ascii_characters_are_a_usage_error(
 
 def test_bad_endpoint_is_a_usage_error(small: Corpus) -> None:
     args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root)]
-    result = CliRunner().invoke(cli, [*args, "--endpoint", "http://[::1", "--token", TOKEN])
-    assert result.exit_code == 1 and "--endpoint" in result.output
-    assert "Traceback" not in result.output
+    for endpoint in ("http://[::1", "http://hub.example.com"):  # no token over plain http
+        result = CliRunner().invoke(cli, [*args, "--endpoint", endpoint, "--token", TOKEN])
+        assert result.exit_code == 1 and "--endpoint" in result.output
+        assert "Traceback" not in result.output
 
 
 def test_unreachable_endpoint(small: Corpus) -> None:
@@ -1099,3 +1100,17 @@ def test_a_lone_surrogate_in_a_name_does_not_stop_the_batch(
     # the session file itself keeps the surrogate as Pi wrote it: an escape in valid UTF-8
     assert any(b'"caf\\ud800 notes"' in data for data in uploaded)
     assert_consistent(fake_hub)
+
+
+def test_a_named_session_that_fails_fails_the_run(fake_hub: FakeHub, small: Corpus) -> None:
+    """`publish REPO garbage.jsonl` said "1 failed" and exited 0; with --all a broken file
+    in a big folder is a warning, but a session named on the command line was wanted."""
+    broken = small.root / "garbage.jsonl"
+    broken.write_bytes(b"\x00\x01 not a session\n")
+    args = ["publish", REPO_ID, str(small.files[0]), str(broken)]
+    result = CliRunner().invoke(cli, [*args, "--endpoint", fake_hub.url, "--token", TOKEN])
+    assert result.exit_code == 2, result.output
+    assert f"{REPO_ID}: 2 selected, 1 in the dataset; 1 added" in result.stdout
+    assert "skipped garbage.jsonl" in result.stderr
+    assert "1 of the 2 named sessions could not be published" in result.stderr
+    assert len(session_paths(fake_hub)) == 1
