@@ -124,7 +124,11 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     help="Write the exact upload to ./pi-session-share-<name>.html (and .jsonl with "
     "--with-jsonl); send nothing.",
 )
-@click.option("--token", help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN, `gh auth token`).")
+@click.option(
+    "--token",
+    help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN "
+    "for another --api-url, then `gh auth token`).",
+)
 @click.option("--api-url", default=DEFAULT_API_URL, show_default=True, help="GitHub API root.")
 @click.option("--viewer-url", help="Link template with {id}, e.g. https://host/?{id}.")
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
