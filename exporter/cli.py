@@ -95,6 +95,9 @@ class SessionGroup(click.Group):
             raise CliError(str(error), 2) from None
         except UnicodeError as error:
             raise CliError(f"text encoding problem: {error}", 2) from None
+        except KeyboardInterrupt:  # Ctrl-C: a shell's 128 + SIGINT, not click's 1 (usage)
+            click.echo("\npi-session: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:  # `pi-session list --json | head`: the reader stopped early
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
@@ -125,6 +128,8 @@ def _one_line_usage_error(error: click.UsageError, where: str) -> CliError:
 #: What a shell reports for a tool killed by SIGPIPE (128 + 13), so `set -o pipefail` sees
 #: that the output was cut short.
 EXIT_BROKEN_PIPE = 141
+#: ... and for one stopped by Ctrl-C (128 + 2).
+EXIT_INTERRUPTED = 130
 
 
 SESSIONS_DIR_HELP = (

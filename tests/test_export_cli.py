@@ -604,3 +604,19 @@ def test_naming_a_secret_turns_redaction_on_where_it_is_off(
     assert contradiction.exit_code == 1
     assert_clean_error(contradiction.stderr)
     assert "--no-redact" in contradiction.stderr
+
+
+def test_ctrl_c_exits_130_with_one_line_and_writes_nothing(
+    runner: CliRunner, in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C printed click's "Aborted!" and exited 1, the code for a usage error."""
+    source = copy_fixture(SAMPLER, in_tmp)
+
+    def interrupted(*args: object, **kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("exporter.export_cli.render_session", interrupted)
+    result = runner.invoke(cli, ["export", str(source), "-o", "page.html"])
+    assert result.exit_code == 130, result.output
+    assert result.stderr.strip() == "pi-session: interrupted"
+    assert not (in_tmp / "page.html").exists()
