@@ -72,8 +72,8 @@ def default_output_name(session_path: str | None) -> str:
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=1),
-    help="Worker processes (default: one per CPU, up to 8 for one page): pages of --all, "
+    type=click.IntRange(min=0),
+    help="Worker processes (default or 0: one per CPU, up to 8 for one page): pages of --all, "
     "or parts of one big transcript. -j 1 renders in this process.",
 )
 @click.option(
@@ -119,8 +119,9 @@ def export_command(
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
+    page = "-o" if output else "the page (default name; -o names another)"
     refuse_collisions(
-        {"-o": target, "--report": policy_values.get("report")},
+        {page: target, "--report": policy_values.get("report")},
         read_files([loaded.path], policy_values),
     )
     prepared, report = prepare_session(loaded, policy)

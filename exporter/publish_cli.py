@@ -161,7 +161,9 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     is_flag=True,
     help="Show what would change (reads the dataset, so it needs the Hub); send nothing.",
 )
-@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPUs).")
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), help="Worker processes (default or 0: CPUs)."
+)
 @click.option(
     "--endpoint",
     envvar="HF_ENDPOINT",

@@ -462,10 +462,11 @@ def redact_command(
     target = None if output == "-" else Path(output or default_output_name(loaded.path))
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)
+    copy = "-o" if output else "the copy (default name; -o names another)"
     refuse_collisions(
-        {"-o": target, "--report": options.get("report")},
+        {copy: target, "--report": options.get("report")},
         read_files([loaded.path], options),
-        copy_of={"-o": loaded.id} if output is None else None,  # only at the default name
+        copy_of={copy: loaded.id} if output is None else None,  # only at the default name
     )
     from exporter.redact import apply_policy
 

@@ -19,7 +19,7 @@ from exporter.cli import (
     open_session,
     session_argument,
 )
-from exporter.formatting import fmt_datetime, one_line, replace_surrogates
+from exporter.formatting import fmt_datetime, one_line, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
 from exporter.prepare import prepare_session
@@ -194,7 +194,12 @@ def share_command(
         for name, text in files.items():
             atomic_write_text(targets[name], text)
             echo_path(targets[name])
-        click.echo(f"pi-session: dry run: {size:,} bytes would be uploaded; nothing sent", err=True)
+        written = ", ".join(str(path) for path in targets.values())
+        click.echo(
+            f"pi-session: dry run: wrote {terminal_text(written)} ({size:,} bytes would be "
+            "uploaded); nothing sent",
+            err=True,
+        )
         return
     if auth is None:  # only a dry run goes on without a token, and it has returned
         raise CliError("no GitHub token", 3)

@@ -620,3 +620,28 @@ def test_ctrl_c_exits_130_with_one_line_and_writes_nothing(
     assert result.exit_code == 130, result.output
     assert result.stderr.strip() == "pi-session: interrupted"
     assert not (in_tmp / "page.html").exists()
+
+
+def test_an_unwritable_folder_names_the_default_output_not_an_option_never_given(
+    runner: CliRunner, in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without -o, the error said "-o: cannot write in the folder ."."""
+    (in_tmp / "in").mkdir()
+    source = copy_fixture(SAMPLER, in_tmp / "in")
+    monkeypatch.setattr("exporter.redact_cli.os.access", lambda *args, **kwargs: False)
+    for command in ("export", "redact"):
+        result = runner.invoke(cli, [command, str(source)])
+        assert result.exit_code == 2, result.output
+        assert_clean_error(result.stderr)
+        assert "(default name; -o names another): cannot write in the folder" in result.stderr
+        assert "error: -o:" not in result.stderr
+
+
+def test_jobs_zero_means_one_per_cpu_as_in_the_library(runner: CliRunner, in_tmp: Path) -> None:
+    """RenderOptions(jobs=0) is "one per CPU"; the CLI refused -j 0 as out of range."""
+    source = copy_fixture(SAMPLER, in_tmp)
+    result = runner.invoke(cli, ["export", str(source), "-o", "page.html", "-j", "0"])
+    assert result.exit_code == 0, result.output
+    assert "data-entry-id=" in (in_tmp / "page.html").read_text(encoding="utf-8")
+    negative = runner.invoke(cli, ["export", str(source), "-o", "page.html", "-j", "-1"])
+    assert negative.exit_code == 1

@@ -237,6 +237,8 @@ def test_dry_run_writes_the_exact_bytes_and_sends_nothing(fake: FakeGitHub, env:
     assert {p.suffix for p in written} == {".html", ".jsonl"}
     size = sum(p.stat().st_size for p in written)
     assert f"{size:,} bytes" in result.output
+    # the message says where the files went, not only how big they are
+    assert f"dry run: wrote {', '.join(map(str, written))} ({size:,} bytes" in result.stderr
 
 
 def test_public_only_when_asked(fake: FakeGitHub, env: dict) -> None:
