@@ -284,3 +284,18 @@ def render_table(headers: list[str], rows: list[list[str]], right: set[int] | No
     lines = [fmt(headers), "  ".join("-" * w for w in widths)]
     lines += [fmt(r) for r in rows]
     return "\n".join(lines)
+
+
+ROLE_LABELS = {  # role -> (one, several)
+    "user": ("user", "user"),
+    "assistant": ("assistant", "assistant"),
+    "toolResult": ("tool result", "tool results"),
+    "bashExecution": ("shell command", "shell commands"),
+    "custom": ("extension message", "extension messages"),
+}
+
+
+def role_label(role: str, count: int) -> str:
+    """A message role as the page and `stats` say it: "toolResult" is "tool results"."""
+    one, several = ROLE_LABELS.get(role, (role, role))
+    return one if count == 1 else several

@@ -32,9 +32,10 @@ from exporter.formatting import (
     fmt_int,
     one_line,
     render_table,
+    role_label,
 )
 from exporter.session import Session
-from exporter.usage import SessionStats, compute_stats, usage_rows
+from exporter.usage import SessionStats, compute_stats, models_with_answers, usage_rows
 
 # --- list ---------------------------------------------------------------------------------
 
@@ -138,6 +139,8 @@ def stats_document(session: Session) -> dict[str, Any]:
         "ended": stats.ended.isoformat() if stats.ended else None,
         "duration_seconds": stats.duration_seconds,
         "models": stats.models_used,
+        # picked (a model change) but no assistant turn of theirs said a word
+        "models_never_answered": [m for m, n in models_with_answers(session, stats) if not n],
         "messages": dict(stats.roles),
         "compactions": stats.compactions,
         "branch_summaries": stats.branch_summaries,
@@ -165,6 +168,16 @@ def stats_document(session: Session) -> dict[str, Any]:
         "tools": {name: {"calls": t.calls, "errors": t.errors} for name, t in stats.tools.items()},
         "diagnostics": [d.as_dict() for d in session.diagnostics],
     }
+
+
+def _models_text(models: list[tuple[str, int]]) -> str:
+    """As the page says it: models that answered, then those only picked."""
+    answered = ", ".join(name for name, answers in models if answers)
+    silent = ", ".join(name for name, answers in models if not answers)
+    if not silent:
+        return answered or "none"
+    silent = f"also selected, never answered: {silent}"
+    return f"{answered} · {silent}" if answered else silent
 
 
 def _made_line(session: Session, stats: SessionStats) -> list[str]:
@@ -205,9 +218,9 @@ def stats_command(
         *_made_line(loaded, stats),
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
-        f"  models    {', '.join(stats.models_used) or 'none'}",
-        f"  entries   {fmt_int(len(loaded.entries))}, messages "
-        + ", ".join(f"{n} {r}" for r, n in stats.roles.most_common()),
+        f"  models    {_models_text(models_with_answers(loaded, stats))}",
+        f"  entries   {fmt_int(len(loaded.entries))} · "
+        + ", ".join(f"{fmt_int(n)} {role_label(r, n)}" for r, n in stats.roles.most_common()),
         f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
         f"{stats.compactions}, branch summaries {stats.branch_summaries}, custom messages "
         f"{stats.custom_messages}, labels {stats.labels}, errors {stats.errors}, "

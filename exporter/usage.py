@@ -344,3 +344,34 @@ def compute_stats(session: Session) -> SessionStats:
         context_series=_context_series(session),
         created=created,
     )
+
+
+def models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str, int]]:
+    """Each model used, with its assistant turns that said something, in all branches: a
+    model picked with a model change but never answering (pi-branched-4: three of four),
+    or whose only turn was aborted before a word (pi-large-session), is not mistaken for
+    one that did."""
+    answers: dict[str, int] = {}
+    for entry in session.iter_messages():
+        if entry.role != "assistant" or not _said_something(entry.message.get("content")):
+            continue
+        key = entry.model_key
+        if key:
+            answers[key] = answers.get(key, 0) + 1
+    return [(name, answers.get(name, 0)) for name in stats.models_used]
+
+
+def _said_something(content: object) -> bool:
+    """Text or thinking with words in it, a tool call, an image: not empty text blocks."""
+    if isinstance(content, str):
+        return bool(content.strip())
+    if not isinstance(content, list):
+        return False
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        words = block.get(kind) if kind in ("text", "thinking") else None
+        if kind not in ("text", "thinking") or (isinstance(words, str) and words.strip()):
+            return True
+    return False

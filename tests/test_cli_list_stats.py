@@ -39,6 +39,7 @@ STATS_KEYS = {
     "ended",
     "duration_seconds",
     "models",
+    "models_never_answered",
     "messages",
     "compactions",
     "branch_summaries",
@@ -90,6 +91,7 @@ def test_stats_json_on_every_fixture(pi_fixture: Path) -> None:
     assert doc["title"] == session.title
     assert doc["version"] == session.version
     assert sum(doc["messages"].values()) == sum(1 for _ in session.iter_messages())
+    assert set(doc["models_never_answered"]) < set(doc["models"])  # someone answered
     assert doc["diagnostics"] == []
     usage = doc["usage"]
     assert set(usage) == {"all", "active_path", "by_model", "by_model_active_path", "by_branch"}
@@ -773,3 +775,16 @@ def test_stats_say_when_a_forked_session_was_made() -> None:
     assert "  created " not in plain and "  forked " not in plain  # made when it started
     doc = json.loads(run("stats", "--demo", "--json").stdout)
     assert doc["created"] == doc["started"]
+
+
+def test_stats_says_what_the_page_says_about_models_and_roles(pi_fixture: Path) -> None:
+    """`stats` read "messages 8 toolResult, ..." and listed models that never answered as
+    if they had; the page says "8 tool results" and "also selected, never answered"."""
+    text = run("stats", str(pi_fixture)).stdout
+    doc = json.loads(run("stats", str(pi_fixture), "--json").stdout)
+    assert "toolResult" not in text
+    if doc["messages"].get("toolResult"):
+        assert f"{doc['messages']['toolResult']:,} tool result" in text
+    models_line = next(line for line in text.splitlines() if line.startswith("  models"))
+    silent = doc["models_never_answered"]
+    assert ("also selected, never answered: " + ", ".join(silent) in models_line) == bool(silent)

@@ -2564,7 +2564,7 @@ def test_a_fold_that_starts_with_a_blank_line_keeps_it() -> None:
 
 def test_empty_text_blocks_are_not_an_answer() -> None:
     """A turn whose text block is empty said nothing, as a blank string does not."""
-    from exporter.render import _said_something
+    from exporter.usage import _said_something
 
     assert not _said_something([{"type": "text", "text": ""}])
     assert not _said_something([{"type": "thinking", "thinking": " "}]) and not _said_something(

@@ -29,6 +29,7 @@ from exporter.formatting import (
     fmt_int,
     label_badges,
     one_line,
+    role_label,
     writable_page,
 )
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
@@ -39,7 +40,7 @@ from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
 from exporter.render.view import FILTERS, PageBuilder, damaged_views, row_filters
 from exporter.session import Diagnostic, Session, parse_time
-from exporter.usage import SessionStats, compute_stats, usage_rows
+from exporter.usage import compute_stats, models_with_answers, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
@@ -103,18 +104,6 @@ _KIND_LABELS = {
     "marker": "·",
     "unknown": "Unknown",
 }
-_ROLE_LABELS = {  # role -> (one, several)
-    "user": ("user", "user"),
-    "assistant": ("assistant", "assistant"),
-    "toolResult": ("tool result", "tool results"),
-    "bashExecution": ("shell command", "shell commands"),
-    "custom": ("extension message", "extension messages"),
-}
-
-
-def _role_label(role: str, count: int) -> str:
-    one, several = _ROLE_LABELS.get(role, (role, role))
-    return one if count == 1 else several
 
 
 @lru_cache(maxsize=1)
@@ -131,7 +120,7 @@ def _environment() -> jinja2.Environment:
     env.filters["compact_iso"] = _compact_iso
     env.filters["cost"] = fmt_cost
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
-    env.filters["role_label"] = _role_label
+    env.filters["role_label"] = role_label
     env.filters["pre_text"] = pre_text
     env.globals["label_badges"] = label_badges
     return env
@@ -274,37 +263,6 @@ def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
     return counts
 
 
-def _models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str, int]]:
-    """Each model used, with its assistant turns that said something, in all branches: a
-    model picked with a model change but never answering (pi-branched-4: three of four),
-    or whose only turn was aborted before a word (pi-large-session), is not mistaken for
-    one that did."""
-    answers: dict[str, int] = {}
-    for entry in session.iter_messages():
-        if entry.role != "assistant" or not _said_something(entry.message.get("content")):
-            continue
-        key = entry.model_key
-        if key:
-            answers[key] = answers.get(key, 0) + 1
-    return [(name, answers.get(name, 0)) for name in stats.models_used]
-
-
-def _said_something(content: object) -> bool:
-    """Text or thinking with words in it, a tool call, an image: not empty text blocks."""
-    if isinstance(content, str):
-        return bool(content.strip())
-    if not isinstance(content, list):
-        return False
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        words = block.get(kind) if kind in ("text", "thinking") else None
-        if kind not in ("text", "thinking") or (isinstance(words, str) and words.strip()):
-            return True
-    return False
-
-
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
     """Render the whole session (active path + folded branches) to one HTML string."""
     options = options or RenderOptions()
@@ -414,7 +372,7 @@ def _render_page(
         "cwd": display_path(session.header.cwd),
         "session_id": session.id,
         "parent_session": display_path(session.header.parent_session or ""),
-        "models": _models_with_answers(session, stats),
+        "models": models_with_answers(session, stats),
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
         "tools": list(stats.tools.items()),
