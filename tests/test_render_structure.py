@@ -2635,3 +2635,52 @@ def test_the_header_shows_when_the_session_file_was_made(name: str) -> None:
     assert stamps == ([created.strftime("%Y-%m-%dT%H:%M:%SZ")] if apart else []), stamps
     if name == "pi-v1-before-compaction.jsonl":
         assert stamps == ["2025-12-09T00:53:29Z"] and "Forked from" in facts.text
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        ({"offset": 20, "limit": 40}, ":20-59"),
+        ({"offset": 20}, ":20-"),
+        ({"offset": 3, "limit": -10}, ":3-"),
+        ({"offset": 1e300, "limit": 5}, ":1-5"),
+        ({"offset": 1e300}, ""),
+    ],
+)
+def test_a_reads_line_range_is_the_same_in_its_head_and_its_outline_row(
+    args: dict, shown: str
+) -> None:
+    """The tool head computed its own range: ":3--8" for a negative limit and a 50-digit
+    line for offset 1e300, while the outline row said ":3" and ":1-5"."""
+    from exporter.render.tools import build_tool_view
+
+    view = build_tool_view({"name": "read", "arguments": {"path": "a.py", **args}}, None)
+    assert view.subtitle == shown
+    entries = [
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "read it"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-01-01T00:00:02Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "toolCall", "id": "c1", "name": "read",
+              "arguments": {"path": "a.py", **args}}]}},
+    ]  # fmt: skip
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    data = "".join(json.dumps(r) + "\n" for r in (header, *entries)).encode()
+    page = render_session(parse_session_bytes(data))
+    assert f"[read: a.py{shown}]" in page
+
+
+def test_a_compactions_odd_file_entries_show_as_json_not_python() -> None:
+    """``details.modifiedFiles`` holding an object showed ``{'a': 'b'}`` (Python's repr)."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    user = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+            "message": {"role": "user", "content": "hi"}}  # fmt: skip
+    compaction = {"type": "compaction", "id": "c1", "parentId": "u1",
+                  "timestamp": "2025-01-01T00:00:02Z", "summary": "done", "tokensBefore": 10,
+                  "firstKeptEntryId": "u1",
+                  "details": {"modifiedFiles": ["src/a.py", {"path": "b.py"}, 7, None]},
+                  }  # fmt: skip
+    data = "".join(json.dumps(r) + "\n" for r in (header, user, compaction)).encode()
+    page = render_session(parse_session_bytes(data))
+    assert "modified: src/a.py, {&#34;path&#34;: &#34;b.py&#34;}, 7, null" in page
+    assert "&#39;path&#39;" not in page and "None" not in page

@@ -77,9 +77,10 @@ def asset_dir(kind: str) -> Path:
 
 def _short_time(iso: str) -> str:
     """The time in UTC (``+14:00`` and ``-12:00`` times were shown in their own zone and
-    called UTC); a time without a zone as written."""
+    called UTC); an unreadable one as written. ``parse_time`` reads a time without a zone
+    as UTC, as Pi writes every time in UTC."""
     moment = parse_time(iso)
-    if moment is None or moment.utcoffset() is None:
+    if moment is None:
         return iso
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -87,7 +88,7 @@ def _short_time(iso: str) -> str:
 def _compact_iso(iso: str) -> str:
     """Machine-readable time in UTC without sub-seconds (the page shows seconds at most)."""
     moment = parse_time(iso)
-    if moment is None or moment.utcoffset() is None:
+    if moment is None:
         return iso
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -36,6 +36,7 @@ from exporter.render.tools import (
     ToolView,
     build_tool_view,
     json_text,
+    read_line_range,
     standalone_result_view,
 )
 from exporter.usage import turn_usage
@@ -61,7 +62,7 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
         return one_line(show(value) if show is not None and value != default else value, 50)
 
     if name in ("read", "write", "edit") and text("path", "file_path") is not None:
-        lines = _line_range(args) if name == "read" else ""
+        lines = read_line_range(args) if name == "read" else ""
         return f"[{name}: {path()}{lines}]"
     if name == "bash" and text("command") is not None:
         return f"[bash: {one_line(text('command') or '', 50)}]"
@@ -81,22 +82,6 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
         serialized = json.dumps(args, ensure_ascii=False, separators=(",", ":"), default=str)
         return f"[{name}: {one_line(serialized, 40)}]"
     return f"[{name}]"
-
-
-def _number(value: Any) -> bool:
-    """A line number worth showing: ``1e400`` (JSON for infinity) or a 300-digit one is not."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e12
-
-
-def _line_range(args: dict[str, Any]) -> str:
-    """``:20-59`` from read's offset (1-based) and limit, ``:20`` with no limit."""
-    offset, limit = args.get("offset"), args.get("limit")
-    if not _number(offset) and not _number(limit):
-        return ""
-    start = int(offset) if _number(offset) and offset > 0 else 1
-    if _number(limit) and limit > 0:
-        return f":{start}-{start + int(limit) - 1}"
-    return f":{start}"
 
 
 _SKILL = re.compile(r'^<skill name="([^"]*)"(?: location="([^"]*)")?>\n?(.*?)\n?</skill>\n*', re.S)
@@ -395,7 +380,10 @@ def _compaction(
     for key, label in (("readFiles", "read"), ("modifiedFiles", "modified")):
         files = details.get(key)
         if isinstance(files, list) and files:
-            shown = ", ".join(builder.show(str(f)) for f in files[:20])
+            # a path as written; anything else as the JSON it was (not Python's repr)
+            shown = ", ".join(
+                builder.show(f if isinstance(f, str) else json_text(f)) for f in files[:20]
+            )
             more = f" and {len(files) - 20} more" if len(files) > 20 else ""
             view.notes.append(f"{label}: {shown}{more}")
     kept = entry.first_kept_entry_id

@@ -189,14 +189,28 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.images = _result_images(result)
 
 
+def _number(value: Any) -> bool:
+    """A line number worth showing: ``1e400`` (JSON for infinity) or a 300-digit one is not."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e12
+
+
+def read_line_range(args: dict[str, Any]) -> str:
+    """``:20-59`` from read's offset (1-based) and limit, ``:20-`` with no limit; nothing
+    for values no line number has (the tool head and the outline say the same)."""
+    offset, limit = args.get("offset"), args.get("limit")
+    if not _number(offset) and not _number(limit):
+        return ""
+    start = int(offset) if _number(offset) and offset > 0 else 1
+    if _number(limit) and limit > 0:
+        return f":{start}-{start + int(limit) - 1}"
+    return f":{start}-"
+
+
 def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
     view.kind = "read"
     path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
     view.path = show(path)
-    offset, limit = args.get("offset"), args.get("limit")
-    if offset is not None or limit is not None:
-        start = int(as_number(offset)) or 1
-        view.subtitle = f":{start}-{start + int(as_number(limit)) - 1}" if limit else f":{start}-"
+    view.subtitle = read_line_range(args)
     text = _result_text(result)
     language = language_for_path(path)
     view.output = fold_code(text.rstrip("\n"), language, READ_HEAD_LINES)
