@@ -27,7 +27,12 @@ from typing import Any
 
 from exporter.entries import as_dict, as_str, blocks_text
 from exporter.jsonl_in import reject_constant
-from exporter.loader import SessionFormatError, header_version, load_session
+from exporter.loader import (
+    SessionFormatError,
+    header_id_from_path,
+    header_version,
+    load_session,
+)
 from exporter.session import parse_time
 from exporter.usage import compute_stats, usage_from_raw
 
@@ -107,7 +112,7 @@ def _linked(path: Path) -> bool:
 def id_from_name(path: Path) -> str:
     """The session id in Pi's file name ``<time>_<id>.jsonl`` (the loader's rule: a name
     without one is its own id), what SESSION prefixes are matched against."""
-    return path.stem.rsplit("_", 1)[-1] or path.stem
+    return header_id_from_path(str(path))
 
 
 def _with_id_anywhere(root: Path, session_id: str) -> list[Path]:

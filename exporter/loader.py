@@ -56,6 +56,8 @@ def _looks_like_entry(value: dict[str, Any]) -> bool:
 
 
 def header_id_from_path(path: str | None) -> str:
+    """The id of a file without a header line, from Pi's name ``<time>_<id>.jsonl`` (a name
+    without one is its own id); ``list`` matches SESSION prefixes against the same."""
     if not path:
         return "unknown"
     stem = Path(path).name.rsplit(".", 1)[0]
