@@ -9,6 +9,8 @@ Damage the loader repairs or rejects (repeated or missing ids, parent loops, a c
 NaN in a usage object) is counted as ``stats`` counts it. A NaN elsewhere in a line is not
 looked for: Pi never writes one (``JSON.stringify`` turns NaN into null), and finding it
 costs every listing a search of every byte (~20 % on 1,000 sessions, measured 2026-11-30).
+For the same reason a line that is well-formed at both ends but broken inside (two writers
+interleaved) is counted as an entry, where ``stats`` reports it as damaged.
 """
 
 from __future__ import annotations
@@ -262,9 +264,17 @@ def _add_usage(summary: SessionSummary, raw: Any) -> None:
 
 
 def _usage_from_tail(raw: bytes) -> Any:
+    """The message's usage, which Pi writes last: the last ``"usage":`` on the line. Where
+    there are two (a ``details.usage`` after it, or the word in a text), the line is parsed:
+    the last one once counted a tool's own usage object as the turn's ($99 for $0.50)."""
     at = raw.rfind(_USAGE_KEY)
     if at < 0:
         return None
+    if raw.count(_USAGE_KEY) > 1:
+        value = _loads(raw)
+        if value is None:
+            return _UNREADABLE
+        return as_dict(value.get("message")).get("usage") if isinstance(value, dict) else None
     tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
     try:
         value, _ = _STRICT.raw_decode(tail)

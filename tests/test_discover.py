@@ -413,3 +413,15 @@ def test_files_that_are_no_session_are_listed_as_unreadable(tmp_path: Path) -> N
     header_only = tmp_path / "2025-01-01T00-00-00-000Z_new.jsonl"
     header_only.write_text('{"type":"session","version":3,"id":"n","cwd":"/p"}\n', "utf-8")
     assert scan_summary(header_only).error is None  # a new session, nothing said yet
+
+
+def test_a_second_usage_on_a_line_is_not_taken_for_the_turns(build, write_session) -> None:
+    """The scan took the last ``"usage":`` on a line: a tool's own usage object after the
+    turn's made `list` say 1,000,000 tokens and $99 where `stats` said $0.50."""
+    turn = build.assistant("a1", "u1", usage=build.usage(5, 3, 0.5), second=2)
+    turn["message"]["details"] = {"usage": build.usage(1_000_000, 0, 99.0)}  # written after
+    with_word = build.assistant("a2", "a1", usage=build.usage(1, 1, 0.25), second=3)
+    with_word["message"]["content"] = [{"type": "text", "text": 'the "usage": key'}]
+    path = write_session([build.header(), build.user("u1", None, "q", 1), turn, with_word])
+    assert_agree(path)
+    assert math.isclose(scan_summary(path).cost, 0.75)
