@@ -994,9 +994,10 @@ def test_short_files_are_highlighted_whole_long_ones_only_where_shown() -> None:
     assert "<span" in str(view.body.visible) and "<span" not in str(view.body.hidden)
 
 
-def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch) -> None:
+def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch, caplog) -> None:
     """Whatever goes wrong building one entry's view, the page is written with every other
-    entry and a note where that one would be (never a traceback for the whole export)."""
+    entry and a note where that one would be (never a traceback for the whole export), and
+    stderr says so (the bug once shipped unseen: only the page told)."""
     import exporter.render.view as view_module
     from exporter.entries import BranchSummaryEntry
 
@@ -1007,10 +1008,12 @@ def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch) -> None:
     builders[BranchSummaryEntry] = broken
     monkeypatch.setattr(view_module, "ENTRY_BUILDERS", builders)
     session = load_fixture("every-entry-type.jsonl")
-    page = parse_html(render_session(session))
+    page = parse_html(render_session(session, RenderOptions(jobs=1)))
     assert {e.id for e in session.entries} == set(page.by_entry)
     (summary,) = [e for e in session.entries if e.type == "branch_summary"]
     assert "could not be shown (RecursionError)" in norm(page.entry(summary.id).text)
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(f"entry {summary.id} could not be shown (RecursionError" in m for m in said)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ deep or pathological trees cannot overflow the stack the way Pi's page does.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,8 @@ from exporter.render.odd_values import odd_values
 from exporter.render.tools import ToolView, json_text
 from exporter.session import Session, parse_time
 from exporter.usage import sum_usage
+
+log = logging.getLogger(__name__)
 
 DEDUPE_MIN_CHARS = 400
 _SAFE_ANCHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:~-]{0,80}\Z")  # HTML ids may start with a digit
@@ -374,6 +377,13 @@ class PageBuilder:
             if odd:  # read as no text by the view: shown as written instead of nowhere
                 view.odd = highlight(json_text(odd, 2), "json")
         except Exception as error:  # one odd entry must not cost the reader the whole page
+            # ...but a bug in a view must not ship unseen either: it is said on stderr
+            log.warning(
+                "pi-session: warning: entry %s could not be shown (%s: %s); please report it",
+                entry.id,
+                type(error).__name__,
+                error,
+            )
             view.parts, view.html = [], None
             view.notes.append(
                 f"This entry could not be shown ({type(error).__name__}); it is whole in the "
