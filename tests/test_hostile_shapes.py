@@ -372,7 +372,7 @@ def test_turns_without_usage_are_not_plotted_at_zero(tmp_path: Path) -> None:
 
 
 def test_counts_read_in_the_singular_for_one(tmp_path: Path) -> None:
-    from exporter.render import _role_label
+    from exporter.formatting import role_label as _role_label
 
     assert _role_label("bashExecution", 1) == "shell command"
     assert _role_label("bashExecution", 2) == "shell commands"
