@@ -208,13 +208,26 @@ def share_command(
     state = ShareState()
     state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
     if state.corrupt:
-        _notify(f"warning: {state.path} could not be read; a new gist is created")
+        _notify(
+            f"warning: {state.path} could not be read; it is kept as {state.backup_path.name} "
+            "and a new gist is created"
+        )
     gist, action = share_files(
         client, state, prepared.id, files, description, public=public, new=new_gist
     )
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
-    click.echo(f"pi-session: gist {action} ({'public' if public else 'secret'})", err=True)
+    kind = "public" if public else "secret"
+    if action == "unchanged":
+        click.echo(f"pi-session: gist unchanged ({kind}): it already holds this page", err=True)
+    elif action == "replaced":
+        click.echo(
+            f"pi-session: the gist this session was shared to before is gone; gist created "
+            f"({kind}) with a new link (the old one no longer works)",
+            err=True,
+        )
+    else:
+        click.echo(f"pi-session: gist {action} ({kind})", err=True)
     if action == "updated":
         click.echo(
             "pi-session: note: earlier versions stay in the gist's revision history, open to "

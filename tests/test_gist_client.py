@@ -189,7 +189,7 @@ def test_share_files_falls_back_to_create_when_gist_is_gone(
 
     gist, action = share_files(client, state, "sess-1", {"session.html": HTML}, "again")
 
-    assert action == "created"
+    assert action == "replaced"  # the CLI says the old link no longer works
     assert gist.id != stale
     assert fake_github.requests_to() == [f"GET /gists/{stale}", "POST /gists"]
     assert state.get(client.api_url, "sess-1") == gist.id
@@ -613,6 +613,9 @@ def test_corrupt_state_is_treated_as_empty(tmp_path: Path, content: str) -> None
     assert state.corrupt is True
     state.remember("https://api.github.com", "s1", "abc")
     assert ShareState(path).get("https://api.github.com", "s1") == "abc"
+    # the unreadable file is kept: only it knew the other sessions' gists
+    kept = path.with_name("gists.json.corrupt")
+    assert kept.read_bytes() == content.encode("utf-8", errors="surrogateescape")
 
 
 def test_default_state_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

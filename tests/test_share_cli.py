@@ -99,7 +99,7 @@ def test_reshare_patches_the_same_gist_and_new_forces_a_new_one(
 ) -> None:
     assert share(fake, str(FIXTURE)).exit_code == 0
     first = next(iter(fake.gists))
-    again = share(fake, str(FIXTURE))
+    again = share(fake, str(FIXTURE), "--no-thinking")  # a different page
     assert again.exit_code == 0, again.output
     assert fake.requests[-1].method == "PATCH"
     assert fake.requests[-1].route == f"/gists/{first}"
@@ -131,7 +131,12 @@ def test_reshare_removes_files_this_share_does_not_send(
     assert set(fake.requests[-1].json["files"]) == {"session.html", "session.jsonl"}
     assert "revision history" in again.output  # earlier versions are still there
     unchanged = share(fake, str(source), "--secret", "BLUEFALCON")
-    assert unchanged.exit_code == 0 and fake.requests[-1].method == "PATCH"
+    assert unchanged.exit_code == 0 and fake.requests[-1].method == "GET"  # no new revision
+    assert "gist unchanged (secret)" in unchanged.stderr
+    assert "revision history" not in unchanged.stderr
+    fake.gists[gist_id]["files"]["session.html"] += "<!-- edited on GitHub -->"
+    restored = share(fake, str(source), "--secret", "BLUEFALCON")
+    assert restored.exit_code == 0 and fake.requests[-1].method == "PATCH"  # put back
     assert "session.jsonl" not in fake.requests[-1].json["files"]  # nothing left to delete
 
 
@@ -171,6 +176,9 @@ def test_patch_on_a_vanished_gist_creates_a_new_one(fake: FakeGitHub, env: dict)
     assert result.exit_code == 0, result.output
     methods = [r.method for r in fake.requests[-2:]]
     assert methods == ["GET", "POST"]
+    assert "shared to before is gone" in result.stderr and "old one no longer works" in (
+        result.stderr
+    )
 
 
 def test_planted_secrets_never_reach_the_server(
@@ -307,7 +315,7 @@ def test_rejected_token_exit_3(fake: FakeGitHub, env: dict, monkeypatch) -> None
 def test_server_errors_are_retried_then_reported(fake: FakeGitHub, env: dict) -> None:
     assert share(fake, str(FIXTURE)).exit_code == 0
     fake.fail(502, times=1, method="PATCH")
-    ok = share(fake, str(FIXTURE))
+    ok = share(fake, str(FIXTURE), "--no-thinking")  # a different page: an update
     assert ok.exit_code == 0, ok.output  # one retry of the update absorbed the 502
     assert "retrying in 1 s" in ok.stderr  # the wait is shown, not silent
 
@@ -485,4 +493,4 @@ def test_a_lone_surrogate_in_id_and_title_is_shared_and_remembered(
     assert post.json["description"].startswith("Pi session: hello \ufffd world")
     again = share(fake, str(path))
     assert again.exit_code == 0, again.output
-    assert fake.requests[-1].method == "PATCH" and len(fake.gists) == 1
+    assert "gist unchanged" in again.stderr and len(fake.gists) == 1  # found by its id

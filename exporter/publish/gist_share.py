@@ -6,6 +6,7 @@ The HTTP side (requests, retries, rate limits, errors) is ``gist.GistClient``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -110,14 +111,16 @@ def share_files(
     public: bool = False,
     new: bool = False,
 ) -> tuple[Gist, str]:
-    """Create or update the session's gist; returns the gist and "created" or "updated".
+    """Create or update the session's gist; returns the gist and what was done: "created",
+    "updated", "unchanged" (the same files are there: no new revision) or "replaced" (the
+    remembered gist is gone, so a new one with a new link was made).
 
-    A known gist is PATCHed so the link stays stable; if it vanished (404) we create
-    a new one. Visibility can't be changed by PATCH, so a different ``public``
-    also creates a new gist.
+    A known gist is PATCHed so the link stays stable. Visibility can't be changed by PATCH,
+    so a different ``public`` also creates a new gist.
     """
     gist: Gist | None = None
     action = "created"
+    digest = content_digest(files, description)
     known = None if new else state.entry(client.api_url, session_id)
     if known and bool(known.get("public", False)) == bool(public):
         try:
@@ -126,20 +129,42 @@ def share_files(
             # what is there, then replace and delete in one update (one new revision).
             there = client.get(known["gist_id"])
             stale = sorted(SHARED_FILE_NAMES.intersection(there.files).difference(files))
-            gist = client.update(known["gist_id"], files, description, remove=stale)
-            action = "updated"
+            if not stale and known.get("content_sha256") == digest and _same_sizes(there, files):
+                gist, action = there, "unchanged"
+            else:
+                gist = client.update(known["gist_id"], files, description, remove=stale)
+                action = "updated"
         except NotFoundError:
-            log.info("remembered gist for session %s is gone; creating a new one", session_id)
+            action = "replaced"
     if gist is None:
         gist = client.create(files, description, public=public)
-        action = "created"
+        action = "replaced" if action == "replaced" else "created"
     try:
-        state.remember(client.api_url, session_id, gist.id, public=public)
+        state.remember(client.api_url, session_id, gist.id, public=public, content=digest)
     except (OSError, ValueError) as exc:
         # The gist exists; failing now would hide its link. Re-share will just create anew.
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         log.warning("could not save share state to %s: %s", state.path, reason)
     return gist, action
+
+
+def content_digest(files: Mapping[str, str], description: str) -> str:
+    """What a share sent, to tell an unchanged re-share (the page is rendered the same way
+    each time) from one that needs a new revision."""
+    digest = hashlib.sha256(description.encode("utf-8", "surrogatepass"))
+    for name in sorted(files):
+        digest.update(b"\0" + name.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(files[name].encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _same_sizes(there: Gist, files: Mapping[str, str]) -> bool:
+    """The gist holds these files at these sizes (not edited on GitHub since)."""
+    if set(there.files) != set(files):
+        return False
+    return all(
+        there.files[name]["size"] == len(text.encode("utf-8")) for name, text in files.items()
+    )
 
 
 # --------------------------------------------------------------------------- sizes

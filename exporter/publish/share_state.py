@@ -72,8 +72,16 @@ class ShareState:
                     clean.setdefault(str(host), {})[str(session_id)] = entry
         return clean
 
+    @property
+    def backup_path(self) -> Path:
+        """Where an unreadable state file is kept instead of being overwritten: it may
+        still hold the ids of other sessions' gists, which only it knows."""
+        return self.path.with_name(self.path.name + ".corrupt")
+
     def _save(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.corrupt and self.path.exists():
+            os.replace(self.path, self.backup_path)
         text = json.dumps(
             {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
         )
@@ -94,15 +102,24 @@ class ShareState:
         return found["gist_id"] if found else None
 
     def remember(
-        self, api_url: str, session_id: str, gist_id: str, *, public: bool = False
+        self,
+        api_url: str,
+        session_id: str,
+        gist_id: str,
+        *,
+        public: bool = False,
+        content: str | None = None,
     ) -> None:
-        """Record (or replace) the gist for a session."""
+        """Record (or replace) the gist for a session, with a digest of what it holds."""
         gists = self._load()
-        gists.setdefault(_state_key(api_url), {})[session_id] = {
+        record: dict[str, Any] = {
             "gist_id": gist_id,
             "public": bool(public),
             "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
+        if content:
+            record["content_sha256"] = content
+        gists.setdefault(_state_key(api_url), {})[session_id] = record
         self._save(gists)
 
     def forget(self, api_url: str, session_id: str) -> bool:
