@@ -726,12 +726,12 @@ def test_title_outline_and_branch_preview_show_a_markdown_prompt_as_plain_text()
 def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> None:
     """ "context kept from entry X" and "branched away from X" are links to X, not bare ids,
     and say what X is (its outline text): an id alone told the reader nothing."""
-    from exporter.render import display_path
+    from exporter.render import session_paths
     from exporter.render.view import PageBuilder
 
     session = load_fixture(name)
     page = parse_html(render_fixture(name))
-    builder = PageBuilder(session, display_path)
+    builder = PageBuilder(session, session_paths(session))
     expected = {}
     for entry in session.entries:
         kept = getattr(entry, "first_kept_entry_id", None)
@@ -2687,3 +2687,22 @@ def test_a_compactions_odd_file_entries_show_as_json_not_python() -> None:
     page = render_session(parse_session_bytes(data))
     assert "modified: src/a.py, {&#34;path&#34;: &#34;b.py&#34;}, 7, null" in page
     assert "&#39;path&#39;" not in page and "None" not in page
+
+
+def test_home_folders_read_as_the_sessions_author_would_write_them() -> None:
+    """Every /home/<x> or /Users/<x> became "~": Bob's files in Alice's session read as if
+    they were hers. "~" is now the home the session ran in; another user's is "~name"."""
+    from exporter.render import display_path, session_paths
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+              "cwd": "/home/alice/proj"}  # fmt: skip
+    session = parse_session_bytes((json.dumps(header) + "\n").encode())
+    show = session_paths(session)
+    assert show("/home/alice/proj/a.py") == "~/proj/a.py"
+    assert show("/home/alice") == "~"
+    assert show("/home/bob/notes.md") == "~bob/notes.md"
+    assert show("/Users/alice/x") == "~alice/x"  # another machine's home is not this one
+    assert show("/home/alicex/y") == "~alicex/y" and show("/srv/data") == "/srv/data"
+    assert display_path("/home/carol/site") == "~/site"  # a project folder: its own home
+    elsewhere = parse_session_bytes(b'{"type":"session","version":3,"id":"t","cwd":"/work/p"}\n')
+    assert session_paths(elsewhere)("/home/dave/z") == "~dave/z"

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import gc
 import gzip
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -44,7 +45,7 @@ from exporter.usage import compute_stats, models_with_answers, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
-_HOME = re.compile(r"^(?:/home|/Users)/[^/]+(?=/|$)")
+_HOME = re.compile(r"^(?:/home|/Users)/([^/]+)(?=/|$)")
 EMBED_BEST_COMPRESSION_BYTES = 1_000_000
 
 
@@ -208,9 +209,27 @@ def _csp(styles: Sequence[str], scripts: Sequence[str]) -> str:
     )
 
 
-def display_path(path: str) -> str:
-    """Shorten home directories to ``~`` for display (the data itself is not changed)."""
-    return _HOME.sub("~", path) if path else path
+def display_path(path: str, owner_home: str | None = None) -> str:
+    """A home folder shortened as its user's shell would: ``owner_home`` (where the session
+    ran) as ``~``, another user's as ``~name``; without ``owner_home``, the path's own home
+    as ``~`` (a project folder). For display only: the data is not changed."""
+    if not path:
+        return path
+    match = _HOME.match(path)
+    if match is None:
+        return path
+    rest = path[match.end() :]
+    if owner_home is None or match.group(0) == owner_home:
+        return "~" + rest
+    return f"~{match.group(1)}{rest}"
+
+
+def session_paths(session: Session) -> Callable[[str], str]:
+    """``display_path`` for one session's page: ``~`` is the home its cwd is in, so
+    ``/home/bob/x`` in Alice's session reads ``~bob/x``, not ``~/x``, and the page does not
+    depend on who exports it."""
+    owner = _HOME.match(session.header.cwd or "")
+    return functools.partial(display_path, owner_home=owner.group(0) if owner else "")
 
 
 def _embed(session: Session) -> str:
@@ -289,7 +308,7 @@ def _session_frozen() -> Iterator[None]:
 
 
 def _render(session: Session, options: RenderOptions) -> str:
-    builder = PageBuilder(session, display_path)
+    builder = PageBuilder(session, session_paths(session))
     items = builder.plan()
     entries = [item for item in items if item.kind == "entry"]
     environment = _environment()
@@ -370,9 +389,9 @@ def _render_page(
         "created": _iso(stats.created_apart),
         "ended": _iso(stats.ended),
         "duration": fmt_duration(stats.duration_seconds),
-        "cwd": display_path(session.header.cwd),
+        "cwd": builder.show(session.header.cwd),
         "session_id": session.id,
-        "parent_session": display_path(session.header.parent_session or ""),
+        "parent_session": builder.show(session.header.parent_session or ""),
         "models": models_with_answers(session, stats),
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
