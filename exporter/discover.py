@@ -21,6 +21,7 @@ import json
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -111,6 +112,13 @@ def _linked(path: Path) -> bool:
         return True
 
 
+def _is_pipe(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def id_from_name(path: Path) -> str:
     """The session id in Pi's file name ``<time>_<id>.jsonl`` (the loader's rule: a name
     without one is its own id), what SESSION prefixes are matched against."""
@@ -152,8 +160,12 @@ def resolve_session_arg(
                 "pass a SESSION file or id, or --demo"
             )
         return latest[0]
+    if session == "-":  # `cat s.jsonl | pi-session export -`
+        if sys.stdin is None or sys.stdin.isatty():
+            raise SessionLookupError("SESSION - reads a session piped in, and stdin is a terminal")
+        return Path("/dev/stdin")
     candidate = Path(session).expanduser()
-    if candidate.is_file():
+    if candidate.is_file() or _is_pipe(candidate):  # a pipe: `<(ssh host cat s.jsonl)`
         return candidate
     if candidate.exists():
         raise SessionLookupError(f"{session!r} is not a file")

@@ -283,8 +283,11 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     """Read a session file read-only. Raises SessionFormatError or OSError with clear text."""
     file_path = os.fspath(path)
     kind = os.stat(file_path).st_mode
+    if stat_module.S_ISFIFO(kind):  # piped in (`-`, `<(...)`): read once, kept as read
+        with open(file_path, "rb") as handle:
+            return parse_session_bytes(handle.read(), path=file_path, leaf_id=leaf_id)
     if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
-        # a FIFO blocks until someone writes, a device like /dev/zero never ends
+        # a device like /dev/zero never ends
         raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []

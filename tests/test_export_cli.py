@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -645,3 +649,49 @@ def test_jobs_zero_means_one_per_cpu_as_in_the_library(runner: CliRunner, in_tmp
     assert "data-entry-id=" in (in_tmp / "page.html").read_text(encoding="utf-8")
     negative = runner.invoke(cli, ["export", str(source), "-o", "page.html", "-j", "-1"])
     assert negative.exit_code == 1
+
+
+def test_a_session_can_be_piped_in(in_tmp: Path) -> None:
+    """`cat s.jsonl | pi-session export -` and `<(ssh host cat s.jsonl)` were refused
+    ("'-' matches no session", "'/dev/stdin' is not a file"). A pipe is read once, and the
+    page's download is what came through it."""
+    data = fixture_path("pi-branched-1.jsonl").read_bytes()
+    env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+    command = [sys.executable, "-m", "exporter"]
+    stats = subprocess.run([*command, "stats", "-", "--json"], input=data, capture_output=True,
+                           cwd=in_tmp, env=env, timeout=120, check=False)  # fmt: skip
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["entries"] == len(
+        load_session(fixture_path("pi-branched-1.jsonl")).entries
+    )
+    export = subprocess.run([*command, "export", "-"], input=data, capture_output=True,
+                            cwd=in_tmp, env=env, timeout=120, check=False)  # fmt: skip
+    assert export.returncode == 0, export.stderr
+    page = (in_tmp / "pi-session-stdin.html").read_text(encoding="utf-8")
+    (blob,) = re.findall(r'id="session-jsonl"[^>]*>("[A-Za-z0-9+/=]*")</script>', page)
+    assert gzip.decompress(base64.b64decode(json.loads(blob))) == data
+    fifo = in_tmp / "pipe.jsonl"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(
+        ["sh", "-c", f"cat '{fixture_path('every-entry-type.jsonl')}' > '{fifo}'"]
+    )
+    named = run_cli("stats", str(fifo), cwd=in_tmp)
+    writer.wait(timeout=60)
+    assert named.returncode == 0, named.stderr
+    assert "Sampler session" in named.stdout
+
+
+def test_a_terminal_is_no_session_to_read(in_tmp: Path) -> None:
+    """`pi-session export -` typed at a prompt would wait for input nobody means to give."""
+    main, child = os.openpty()
+    try:
+        command = [sys.executable, "-m", "exporter", "stats", "-"]
+        done = subprocess.run(
+            command, stdin=child, capture_output=True, text=True, cwd=in_tmp, timeout=60
+        )
+    finally:
+        os.close(main)
+        os.close(child)
+    assert done.returncode == 2
+    assert_clean_error(done.stderr)
+    assert "stdin is a terminal" in done.stderr

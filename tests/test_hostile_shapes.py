@@ -543,20 +543,20 @@ def test_long_integers_render_in_forkserver_workers(tmp_path: Path) -> None:
     )
 
 
-def test_the_library_refuses_a_fifo_or_device_instead_of_blocking(tmp_path: Path) -> None:
-    """`load_session` on a FIFO waited forever for a writer (the CLI refuses such paths
-    itself, but the library is public too); /dev/zero would never end."""
+def test_the_library_reads_a_pipe_and_refuses_a_device(tmp_path: Path) -> None:
+    """A pipe is read as `cat` reads it (`pi-session export <(ssh host cat s.jsonl)`); a
+    device like /dev/zero would never end, so it is refused. A session folder's FIFO is
+    never opened by listings (see test_a_fifo_named_like_a_session_is_skipped)."""
     from exporter.loader import SessionFormatError, load_session
 
     pipe = tmp_path / "pipe.jsonl"
     os.mkfifo(pipe)
-    code = (
-        "import sys\nfrom exporter.loader import SessionFormatError, load_session\n"
-        "try:\n    load_session(sys.argv[1])\nexcept SessionFormatError as error:\n"
-        "    print(error)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(pipe)], cwd=REPO,
-                          capture_output=True, text=True, timeout=30)  # fmt: skip
-    assert "not a regular file" in done.stdout, done.stderr
+    data = json.dumps(_header("piped")) + "\n" + json.dumps(_user("u1", None, "hi")) + "\n"
+    code = "import sys\nfrom exporter.loader import load_session as L\nprint(L(sys.argv[1]).id)\n"
+    reader = subprocess.Popen([sys.executable, "-c", code, str(pipe)], cwd=REPO,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    pipe.write_text(data, encoding="utf-8")  # opens once the reader has
+    out, _ = reader.communicate(timeout=30)
+    assert reader.returncode == 0 and out.strip() == "piped"
     with pytest.raises(SessionFormatError, match="not a regular file"):
         load_session("/dev/zero")
