@@ -92,6 +92,24 @@ def one_line(text: str | None, limit: int | None = 80) -> str:
     return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def short_path(text: str | None, limit: int = 50) -> str:
+    """A path on one line, cut in the middle when too long: its file name is what a reader
+    looks for, and cutting the end (``~/work/pi-mono/packages/coding-agen…``) lost it."""
+    flat = " ".join(text.split()) if text else ""
+    if len(flat) <= limit:
+        return flat
+    head = flat[: max(1, limit // 3)]
+    folder = head.rfind("/")
+    if folder > 1:  # end the head at a folder: "~/workspaces/…", not "~/workspaces/p…"
+        head = head[: folder + 1]
+    room = limit - len(head) - 1
+    tail = flat[-room:]
+    folder = tail.find("/")
+    if 0 < folder < room // 2:  # and start the tail at one: "…/docs/refactor.md"
+        tail = tail[folder:]
+    return f"{head}…{tail}"
+
+
 # Markdown syntax a one-line preview shows as noise: emphasis, code spans, links, images,
 # heading / quote / list markers and code fences. Each pattern is anchored on its literal
 # delimiters and never spans lines, so a hostile text costs linear time.

@@ -2706,3 +2706,19 @@ def test_home_folders_read_as_the_sessions_author_would_write_them() -> None:
     assert display_path("/home/carol/site") == "~/site"  # a project folder: its own home
     elsewhere = parse_session_bytes(b'{"type":"session","version":3,"id":"t","cwd":"/work/p"}\n')
     assert session_paths(elsewhere)("/home/dave/z") == "~dave/z"
+
+
+def test_a_long_path_in_an_outline_row_keeps_its_file_name() -> None:
+    """Rows cut a path at its end, so every edit under one deep folder read the same:
+    ``[edit: ~/workspaces/pi-mono/packages/coding-agen…]``."""
+    from exporter.formatting import short_path
+    from exporter.render.entry_views import _short_tool
+
+    deep = "/home/dev/workspaces/pi-mono/packages/coding-agent/docs/refactor.md"
+    show = lambda p: p.replace("/home/dev", "~")  # noqa: E731
+    row = _short_tool({"name": "edit", "arguments": {"path": deep}}, show)
+    assert row == "[edit: ~/workspaces/…/coding-agent/docs/refactor.md]"
+    assert short_path("/srv/app.py") == "/srv/app.py"
+    assert len(short_path("x" * 300)) == 50 and short_path(None) == ""
+    custom = _short_tool({"name": "view_file", "arguments": {"path": deep}}, show)
+    assert custom.endswith("/docs/refactor.md]") and len(custom) <= len("[view_file: ]") + 50

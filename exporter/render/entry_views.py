@@ -26,7 +26,7 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line
+from exporter.formatting import fmt_cost, fmt_int, one_line, plain_line, short_path
 from exporter.render.folding import fold_command, fold_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
@@ -59,7 +59,7 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
 
     def path(default: str | None = None) -> str:
         value = text("path", "file_path") or default or ""
-        return one_line(show(value) if show is not None and value != default else value, 50)
+        return short_path(show(value) if show is not None and value != default else value, 50)
 
     if name in ("read", "write", "edit") and text("path", "file_path") is not None:
         lines = read_line_range(args) if name == "read" else ""
@@ -75,8 +75,8 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
     for key in ("command", "pattern", "path", "file_path"):  # other tools: the main argument
         value = text(key)
         if value is not None:
-            if show is not None and key in ("path", "file_path"):
-                value = show(value)
+            if key in ("path", "file_path"):
+                return f"[{name}: {short_path(show(value) if show else value, 50)}]"
             return f"[{name}: {one_line(value, 50)}]"
     if args:
         serialized = json.dumps(args, ensure_ascii=False, separators=(",", ":"), default=str)
