@@ -293,6 +293,22 @@
     $("#sidebar").scrollIntoView({ block: "start" });
     search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
   });
+  // While the reader scrolls down it steps aside (it covered the end of a line, often an
+  // entry's time); scrolling back up brings it back, as a phone's address bar does.
+  if (toOutline) {
+    var lastY = window.scrollY, pending = false;
+    window.addEventListener("scroll", function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () {
+        pending = false;
+        var y = window.scrollY;
+        if (Math.abs(y - lastY) < 8) return;
+        toOutline.classList.toggle("away", y > lastY && y > 300);
+        lastY = y;
+      });
+    }, { passive: true });
+  }
   // The outline is one Tab stop, entered at the current row: Tab goes on to the entry being
   // read, Shift+Tab back to the controls above, and the arrow keys, Home and End move between
   // the rows shown (pi-branched-4's 1,354 rows were as many Tab stops before the page).

@@ -1347,6 +1347,14 @@ def test_first_tab_reaches_a_visible_skip_link(view: Viewer, published: dict[str
     clean(view)
 
 
+AWAY_LINK_COVERS_NOTHING = """(() => {
+  const a = document.querySelector('.to-outline'), r = a.getBoundingClientRect();
+  const y = Math.min(innerHeight - 2, r.top + r.height / 2);
+  const at = document.elementFromPoint(r.left + r.width / 2, y);
+  return !(at && at.closest('.to-outline'));
+})()"""
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_phone_floating_link_leads_back_to_the_outline(
     view: Viewer, published: dict[str, str], js: bool
@@ -1355,6 +1363,11 @@ def test_phone_floating_link_leads_back_to_the_outline(
     page.mouse.wheel(0, 6000)
     page.wait_for_timeout(100)
     assert not page.is_visible("#tree")
+    if js:  # reading on, the link steps aside (it covered line ends); scrolling up, it is back
+        page.wait_for_selector(".to-outline.away", state="attached")
+        assert page.evaluate(AWAY_LINK_COVERS_NOTHING)
+        page.mouse.wheel(0, -300)
+        page.wait_for_selector(".to-outline:not(.away)", state="attached")
     page.click(".to-outline")
     page.wait_for_timeout(150)
     assert shown_rows(page) > 10 and in_viewport(page, "#sidebar")
