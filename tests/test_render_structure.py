@@ -1002,7 +1002,7 @@ def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch, caplog) ->
     from exporter.entries import BranchSummaryEntry
 
     def broken(*args: object) -> None:
-        raise RecursionError("maximum recursion depth exceeded")
+        raise RecursionError("maximum recursion depth exceeded \x1b]0;PWNED\x07")
 
     builders = dict(view_module.ENTRY_BUILDERS)
     builders[BranchSummaryEntry] = broken
@@ -1014,6 +1014,7 @@ def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch, caplog) ->
     assert "could not be shown (RecursionError)" in norm(page.entry(summary.id).text)
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any(f"entry {summary.id} could not be shown (RecursionError" in m for m in said)
+    assert not any("\x1b" in m or "\x07" in m for m in said)  # no escape reaches a terminal
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
-from exporter.formatting import fmt_cost
+from exporter.formatting import fmt_cost, one_line, terminal_text
 from exporter.render.entry_views import (
     ENTRY_BUILDERS,
     only_tool_calls,
@@ -377,12 +377,15 @@ class PageBuilder:
             if odd:  # read as no text by the view: shown as written instead of nowhere
                 view.odd = highlight(json_text(odd, 2), "json")
         except Exception as error:  # one odd entry must not cost the reader the whole page
-            # ...but a bug in a view must not ship unseen either: it is said on stderr
+            # ...but a bug in a view must not ship unseen either: it is said on stderr (the
+            # id and the error may quote the file: no escape sequence reaches a terminal)
+            said = f"{type(error).__name__}: {one_line(str(error), 200)}"
             log.warning(
-                "pi-session: warning: entry %s could not be shown (%s: %s); please report it",
-                entry.id,
-                type(error).__name__,
-                error,
+                "%s",
+                terminal_text(
+                    f"pi-session: warning: entry {one_line(entry.id, 80)} could not be shown "
+                    f"({said}); please report it"
+                ),
             )
             view.parts, view.html = [], None
             view.notes.append(
