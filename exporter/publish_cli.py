@@ -242,7 +242,8 @@ def publish_command(
     click.echo(result.url)
     if sessions and result.failed:  # sessions named one by one: each was wanted
         failed = len(result.failed)
-        raise CliError(f"{failed} of the {len(files)} named sessions could not be published", 2)
+        which = "the session" if len(files) == 1 else f"{failed} of the {len(files)} sessions"
+        raise CliError(f"{which} named could not be published", 2)
 
 
 # Publishing always redacts, drops hidden entries, hides the home folder and user name and
