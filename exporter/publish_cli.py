@@ -77,6 +77,11 @@ def select_files(
         raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
     if sessions:
         files = [resolve_session_arg(s, sessions_dir=sessions_dir) for s in sessions]
+        piped = [s for s, f in zip(sessions, files, strict=True) if not f.is_file()]
+        if piped:  # hashed, then read again to redact, and named by its file in the dataset
+            raise CliError(
+                f"publish needs session files, not a pipe ({piped[0]}): save it first", 1
+            )
     else:
         files = session_files(sessions_dir, None if all_projects else os.path.abspath(cwd or "."))
     if since is not None:
@@ -235,15 +240,18 @@ def publish_command(
         click.echo(f"pi-session: report written to {report_path}", err=True)
     if dry_run:
         print_dry_run(result, repo_id)
-        return
-    done = f"{len(result.commits)} commit(s)" if result.commits else "nothing changed, no commit"
-    held = f"{result.sessions:,} in the dataset"
-    click.echo(f"{repo_id}: {len(files):,} selected, {held}; {_counts(result)}; {done}")
-    click.echo(result.url)
+    else:
+        done = (
+            f"{len(result.commits)} commit(s)" if result.commits else "nothing changed, no commit"
+        )
+        held = f"{result.sessions:,} in the dataset"
+        click.echo(f"{repo_id}: {len(files):,} selected, {held}; {_counts(result)}; {done}")
+        click.echo(result.url)
     if sessions and result.failed:  # sessions named one by one: each was wanted
         failed = len(result.failed)
         which = "the session" if len(files) == 1 else f"{failed} of the {len(files)} sessions"
-        raise CliError(f"{which} named could not be published", 2)
+        verb = "would not be published" if dry_run else "could not be published"
+        raise CliError(f"{which} named {verb}", 2)
 
 
 # Publishing always redacts, drops hidden entries, hides the home folder and user name and

@@ -1114,3 +1114,20 @@ def test_a_named_session_that_fails_fails_the_run(fake_hub: FakeHub, small: Corp
     assert "skipped garbage.jsonl" in result.stderr
     assert "1 of the 2 sessions named could not be published" in result.stderr
     assert len(session_paths(fake_hub)) == 1
+
+
+def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
+) -> None:
+    """`publish -` hashed stdin, then read it again (empty) to redact it, and still made a
+    commit; a named FIFO hung. And a dry run said 0 for a named session it could not read."""
+    pipe = tmp_path / "s.fifo"
+    os.mkfifo(pipe)
+    args = ["--endpoint", fake_hub.url, "--token", TOKEN]
+    refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(pipe), *args])
+    assert refused.exit_code == 1 and "not a pipe" in refused.stderr
+    assert fake_hub.commits == []
+    broken = small.root / "broken.jsonl"
+    broken.write_bytes(b"not json\n")
+    dry = CliRunner().invoke(cli, ["publish", REPO_ID, str(broken), *args, "--dry-run"])
+    assert dry.exit_code == 2 and "would not be published" in dry.stderr
