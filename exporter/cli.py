@@ -12,6 +12,7 @@ import ipaddress
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -224,12 +225,32 @@ def check_http_url(url: str, option: str) -> None:
         parts, host = None, None
     if parts is None or parts.scheme not in ("http", "https") or not host:
         raise click.BadParameter(f"{url!r} is not an http(s) URL with a host", param_hint=option)
+    if _AMBIGUOUS_URL.search(url) or _sent_to_host(url) != host.lower():
+        # urllib and the HTTP client end the host part at different characters:
+        # "https://evil\@api.github.com" was checked as GitHub and sent to "evil"
+        raise click.BadParameter(
+            f"{url!r} names its host ambiguously (a backslash, space or control character)",
+            param_hint=option,
+        )
     if parts.scheme == "http" and not _is_loopback(host):
         raise click.BadParameter(
             f"{url!r} would send the token unencrypted; use https:// (plain http:// is for "
             "127.0.0.1, ::1 or localhost only)",
             param_hint=option,
         )
+
+
+_AMBIGUOUS_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
+
+
+def _sent_to_host(url: str) -> str:
+    """The host the HTTP client (urllib3, under requests) would connect to."""
+    from urllib3.util import parse_url
+
+    try:
+        return (parse_url(url).host or "").strip("[]").lower()
+    except ValueError:
+        return ""
 
 
 def _is_loopback(host: str) -> bool:

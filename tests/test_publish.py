@@ -450,7 +450,8 @@ def test_tokens_with_non_ascii_characters_are_a_usage_error(
 
 def test_bad_endpoint_is_a_usage_error(small: Corpus) -> None:
     args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root)]
-    for endpoint in ("http://[::1", "http://hub.example.com"):  # no token over plain http
+    # no token over plain http, nor to a host the checks did not see
+    for endpoint in ("http://[::1", "http://hub.example.com", "http://evil.invalid\\@127.0.0.1"):
         result = CliRunner().invoke(cli, [*args, "--endpoint", endpoint, "--token", TOKEN])
         assert result.exit_code == 1 and "--endpoint" in result.output
         assert "Traceback" not in result.output

@@ -366,7 +366,17 @@ def test_tokens_no_header_can_carry_are_refused_unprinted(
 
 @pytest.mark.parametrize(
     "url",
-    ["http://[::1", "ftp://example.com", "not a url", "http://", "http://ghe.example.com/api/v3"],
+    [
+        "http://[::1",
+        "ftp://example.com",
+        "not a url",
+        "http://",
+        "http://ghe.example.com/api/v3",
+        # checked as one host, sent to another: urllib3 ends the host at the backslash
+        "https://evil.invalid\\@api.github.com/",
+        "http://evil.invalid\\@127.0.0.1/",
+        "https://api.github.com\t.evil.invalid/",
+    ],
 )
 def test_bad_api_urls_are_usage_errors(env: dict, url: str) -> None:
     """Plain http to another machine would carry the token readable: refused before a call."""
