@@ -206,7 +206,7 @@ def share_command(
     client = GistClient(api_url, auth, notify=_notify)
     description = gist_description(prepared)
     state = ShareState()
-    state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
+    earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
     if state.corrupt:
         _notify(
             f"warning: {state.path} could not be read; it is kept as {state.backup_path.name} "
@@ -228,6 +228,17 @@ def share_command(
         )
     else:
         click.echo(f"pi-session: gist {action} ({kind})", err=True)
+    if earlier and earlier.get("gist_id") != gist.id and action != "replaced":
+        # --new, or a change of --public (a gist's visibility cannot be changed): the
+        # earlier gist stays up, and the state now remembers only the new one
+        old = earlier["gist_id"]
+        was = "public" if earlier.get("public") else "secret"
+        _notify(
+            terminal_text(
+                f"note: this session's earlier {was} gist {old} is still up; "
+                f"pi-session share --delete {old} removes it"
+            )
+        )
     if action == "updated":
         click.echo(
             "pi-session: note: earlier versions stay in the gist's revision history, open to "

@@ -616,6 +616,10 @@ def test_corrupt_state_is_treated_as_empty(tmp_path: Path, content: str) -> None
     # the unreadable file is kept: only it knew the other sessions' gists
     kept = path.with_name("gists.json.corrupt")
     assert kept.read_bytes() == content.encode("utf-8", errors="surrogateescape")
+    path.write_bytes(b"{broken again")  # a second one does not replace the first
+    ShareState(path).remember("https://api.github.com", "s2", "def")
+    assert kept.read_bytes() == content.encode("utf-8", errors="surrogateescape")
+    assert [p.read_bytes() for p in tmp_path.glob("gists.json.corrupt-*")] == [b"{broken again"]
 
 
 def test_default_state_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

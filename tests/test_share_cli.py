@@ -504,3 +504,42 @@ def test_a_lone_surrogate_in_id_and_title_is_shared_and_remembered(
     again = share(fake, str(path))
     assert again.exit_code == 0, again.output
     assert "gist unchanged" in again.stderr and len(fake.gists) == 1  # found by its id
+
+
+def test_a_refused_update_is_an_error_not_a_dead_link(fake: FakeGitHub, env: dict) -> None:
+    """A 404 to the PATCH of a gist the GET just found (another account's gist, a token
+    without the gist scope) was reported as "gone … the old link no longer works", and the
+    still-live gist was forgotten."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    fake.fail(404, method="PATCH")
+    refused = share(fake, str(FIXTURE), "--no-thinking")
+    assert refused.exit_code == 3, refused.output
+    assert "no longer works" not in refused.stderr and gist_id in refused.stderr
+    assert [r.method for r in fake.requests].count("POST") == 1  # no second gist
+    again = share(fake, str(FIXTURE), "--no-thinking")  # still remembered: updated
+    assert again.exit_code == 0 and fake.requests[-1].method == "PATCH"
+
+
+def test_switching_visibility_says_the_earlier_gist_is_still_up(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """A gist's visibility cannot change, so --public makes another gist; the earlier one
+    stayed up with nothing said, and the state forgot it."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    secret = next(iter(fake.gists))
+    public = share(fake, str(FIXTURE), "--public")
+    assert public.exit_code == 0, public.output
+    assert f"earlier secret gist {secret} is still up" in public.stderr
+    assert f"pi-session share --delete {secret}" in public.stderr
+
+
+def test_a_file_someone_added_to_the_gist_does_not_make_every_share_a_revision(
+    fake: FakeGitHub, env: dict
+) -> None:
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    fake.gists[gist_id]["files"]["notes.md"] = "my notes"
+    again = share(fake, str(FIXTURE))
+    assert again.exit_code == 0 and "gist unchanged" in again.stderr
+    assert fake.requests[-1].method == "GET"

@@ -124,18 +124,19 @@ def share_files(
     known = None if new else state.entry(client.api_url, session_id)
     if known and bool(known.get("public", False)) == bool(public):
         try:
+            there: Gist | None = client.get(known["gist_id"])
+        except NotFoundError:  # deleted (only the read says so: a refused update is an error)
+            there, action = None, "replaced"
+        if there is not None:
             # A file an earlier share uploaded and this one does not (session.jsonl without
             # --with-jsonl) would stay as it was, unredacted by this share's policy: read
             # what is there, then replace and delete in one update (one new revision).
-            there = client.get(known["gist_id"])
             stale = sorted(SHARED_FILE_NAMES.intersection(there.files).difference(files))
             if not stale and known.get("content_sha256") == digest and _same_sizes(there, files):
                 gist, action = there, "unchanged"
             else:
                 gist = client.update(known["gist_id"], files, description, remove=stale)
                 action = "updated"
-        except NotFoundError:
-            action = "replaced"
     if gist is None:
         gist = client.create(files, description, public=public)
         action = "replaced" if action == "replaced" else "created"
@@ -159,8 +160,9 @@ def content_digest(files: Mapping[str, str], description: str) -> str:
 
 
 def _same_sizes(there: Gist, files: Mapping[str, str]) -> bool:
-    """The gist holds these files at these sizes (not edited on GitHub since)."""
-    if set(there.files) != set(files):
+    """The gist holds these files at these sizes (not edited on GitHub since); files a person
+    added there are theirs and not compared."""
+    if SHARED_FILE_NAMES.intersection(there.files) != set(files):
         return False
     return all(
         there.files[name]["size"] == len(text.encode("utf-8")) for name, text in files.items()

@@ -81,7 +81,11 @@ class ShareState:
     def _save(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.corrupt and self.path.exists():
-            os.replace(self.path, self.backup_path)
+            backup = self.backup_path
+            if backup.exists():  # an earlier one is kept too: each may hold ids only it knows
+                stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+                backup = backup.with_name(f"{backup.name}-{stamp}")
+            os.replace(self.path, backup)
         text = json.dumps(
             {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
         )
