@@ -102,6 +102,9 @@ def short_path(text: str | None, limit: int = 50) -> str:
     folder = head.rfind("/")
     if folder > 1:  # end the head at a folder: "~/workspaces/…", not "~/workspaces/p…"
         head = head[: folder + 1]
+    name = flat.rsplit("/", 1)[-1]
+    if len(name) + len(head) + 2 > limit and len(name) + 4 <= limit:
+        head = flat[: flat.find("/", 1) + 1] or flat[:1]  # the whole file name before the head
     room = limit - len(head) - 1
     tail = flat[-room:]
     folder = tail.find("/")

@@ -162,7 +162,8 @@ def _is_file(value: str) -> bool:
 _PATH_STARTS = ("/", "./", "../", "~/", "~")
 #: ... or how a file name ends: ``--secret mysecrets.txt`` in the wrong folder.
 _FILE_NAME = re.compile(
-    r"[\w.-]+\.(?:txt|env|list|lst|conf|cfg|ini|json|ya?ml|toml|keys?|secrets?|pem)",
+    r"[\w.-]*\.(?:txt|env|list|lst|conf|cfg|ini|json|ya?ml|toml|keys?|secrets?|pem)"
+    r"|\.(?:env|secrets?|netrc|pgpass)(?:\.[\w-]+)?|id_(?:rsa|dsa|ecdsa|ed25519)",
     re.IGNORECASE,
 )
 
@@ -240,6 +241,10 @@ def _redaction_wanted(options: dict[str, Any]) -> bool:
         secrets = [flag for flag in asked if flag != "--report"]
         if secrets:
             raise CliError(f"{secrets[0]} removes secrets, which --no-redact turns off", 1)
+        cuts = ("active_branch_only", "no_thinking", "no_tool_output", "no_images", "drop_hidden")
+        if not any(options.get(name) for name in cuts):  # no report would be written
+            raise CliError("--report lists what was redacted or left out: with --no-redact, "
+                           "nothing is", 1)  # fmt: skip
         return False
     return True
 

@@ -516,7 +516,16 @@ def test_conflicting_choices_are_usage_errors(runner: CliRunner, in_tmp: Path) -
 
 
 @pytest.mark.parametrize(
-    "value", ["./secrets.tx", "~/no-such-secrets-file", "sub", "mysecrets.txt", "prod.env"]
+    "value",
+    [
+        "./secrets.tx",
+        "~/no-such-secrets-file",
+        "sub",
+        "mysecrets.txt",
+        "prod.env",
+        ".env",
+        "id_rsa",
+    ],
 )
 def test_a_secret_that_names_no_file_is_an_error(
     runner: CliRunner, in_tmp: Path, value: str
@@ -608,6 +617,9 @@ def test_naming_a_secret_turns_redaction_on_where_it_is_off(
     assert contradiction.exit_code == 1
     assert_clean_error(contradiction.stderr)
     assert "--no-redact" in contradiction.stderr
+    nothing = runner.invoke(cli, ["export", str(source), "--no-redact", "--report", "r2.jsonl"])
+    assert nothing.exit_code == 1 and "--report" in nothing.stderr  # it wrote no report
+    assert not (in_tmp / "r2.jsonl").exists()
 
 
 def test_ctrl_c_exits_130_with_one_line_and_writes_nothing(

@@ -2720,6 +2720,8 @@ def test_a_long_path_in_an_outline_row_keeps_its_file_name() -> None:
     row = _short_tool({"name": "edit", "arguments": {"path": deep}}, show)
     assert row == "[edit: ~/workspaces/…/coding-agent/docs/refactor.md]"
     assert short_path("/srv/app.py") == "/srv/app.py"
+    long_name = "~/ws/pi-mono/packages/coding-agent/docs/very-long-document-name-for-refactor.md"
+    assert short_path(long_name) == "~/…/docs/very-long-document-name-for-refactor.md"
     assert len(short_path("x" * 300)) == 50 and short_path(None) == ""
     custom = _short_tool({"name": "view_file", "arguments": {"path": deep}}, show)
     assert custom.endswith("/docs/refactor.md]") and len(custom) <= len("[view_file: ]") + 50
