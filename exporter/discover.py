@@ -275,24 +275,29 @@ def _add_usage(summary: SessionSummary, raw: Any) -> None:
     summary.cost += usage.cost
 
 
+_NESTING = re.compile(r"[\[\]{]")
+
+
 def _usage_from_tail(raw: bytes) -> Any:
-    """The message's usage, which Pi writes last: the last ``"usage":`` on the line. Where
-    there are two (a ``details.usage`` after it, or the word in a text), the line is parsed:
-    the last one once counted a tool's own usage object as the turn's ($99 for $0.50)."""
+    """The message's usage, which Pi writes after its content: the one ``"usage":`` on the
+    line, when only the message's last scalar fields (stopReason, timestamp) follow it.
+    Otherwise (two of them, or one inside a tool call's arguments, followed by the rest of
+    the content) the line is parsed: a tool's own usage object once counted as the turn's."""
     at = raw.rfind(_USAGE_KEY)
     if at < 0:
         return None
-    if raw.count(_USAGE_KEY) > 1:
-        value = _loads(raw)
-        if value is None:
-            return _UNREADABLE
-        return as_dict(value.get("message")).get("usage") if isinstance(value, dict) else None
-    tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
-    try:
-        value, _ = _STRICT.raw_decode(tail)
-    except (ValueError, RecursionError):
-        return _UNREADABLE  # NaN in a number, or "usage": in a text: the loader decides
-    return value
+    if raw.count(_USAGE_KEY) == 1:
+        tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
+        try:
+            value, end = _STRICT.raw_decode(tail)
+        except (ValueError, RecursionError):
+            return _UNREADABLE  # NaN in a number, or "usage": in a text: the loader decides
+        if not _NESTING.search(tail, end):
+            return value
+    value = _loads(raw)
+    if value is None:
+        return _UNREADABLE
+    return as_dict(value.get("message")).get("usage") if isinstance(value, dict) else None
 
 
 def _has_parent_cycle(parent_of: dict[str, str | None]) -> bool:

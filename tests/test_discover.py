@@ -425,3 +425,21 @@ def test_a_second_usage_on_a_line_is_not_taken_for_the_turns(build, write_sessio
     path = write_session([build.header(), build.user("u1", None, "q", 1), turn, with_word])
     assert_agree(path)
     assert math.isclose(scan_summary(path).cost, 0.75)
+
+
+def test_a_usage_inside_a_tool_call_is_not_the_turns(build, write_session) -> None:
+    """A turn without its own usage but with a ``"usage"`` in a tool call's arguments made
+    `list` say $99 where `stats` said $0."""
+    turn = build.assistant("a1", "u1", usage=None, second=2)
+    turn["message"].pop("usage", None)
+    turn["message"]["content"] = [
+        {
+            "type": "toolCall",
+            "id": "c1",
+            "name": "report",
+            "arguments": {"usage": build.usage(1_000_000, 0, 99.0)},
+        }
+    ]
+    path = write_session([build.header(), build.user("u1", None, "q", 1), turn])
+    assert_agree(path)
+    assert scan_summary(path).cost == 0
