@@ -209,8 +209,8 @@ def share_command(
     earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
     if state.corrupt:
         _notify(
-            f"warning: {state.path} could not be read; it is kept as {state.backup_path.name} "
-            "and a new gist is created"
+            f"warning: {state.path} could not be read; it is kept beside it as "
+            f"{state.backup_path.name}(-<time>) and a new gist is created"
         )
     gist, action = share_files(
         client, state, prepared.id, files, description, public=public, new=new_gist
