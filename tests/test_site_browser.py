@@ -280,6 +280,14 @@ def test_phone_chart_starts_at_the_newest_bars_and_a_skip_link(site: Path, pw_br
             " c.querySelector('figcaption').getBoundingClientRect().left]; })()"
         )
         assert caption_left >= chart_left, (caption_left, chart_left)
+        # the projects table scrolls sideways under its project column, which stays
+        wrap_left, first_left, scrolled = page.evaluate(
+            "(() => { const t = document.querySelector('table.projects'), w = t.parentElement;"
+            " w.scrollLeft = w.scrollWidth; const c = t.querySelector('tbody th, tbody td');"
+            " return [w.getBoundingClientRect().left, c.getBoundingClientRect().left,"
+            " w.scrollLeft]; })()"
+        )
+        assert scrolled > 0 and abs(first_left - wrap_left) < 2, (wrap_left, first_left, scrolled)
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.getAttribute('href')") == "#sessions"
     finally:
