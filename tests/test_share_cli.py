@@ -543,3 +543,14 @@ def test_a_file_someone_added_to_the_gist_does_not_make_every_share_a_revision(
     again = share(fake, str(FIXTURE))
     assert again.exit_code == 0 and "gist unchanged" in again.stderr
     assert fake.requests[-1].method == "GET"
+
+
+def test_an_edit_on_github_of_the_same_size_is_put_back(fake: FakeGitHub, env: dict) -> None:
+    """ "Unchanged" trusted the files' sizes: a same-size edit on GitHub stayed."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    page = fake.gists[gist_id]["files"]["session.html"]
+    fake.gists[gist_id]["files"]["session.html"] = page.replace("<title>", "<TITLE>", 1)
+    again = share(fake, str(FIXTURE))
+    assert again.exit_code == 0 and fake.requests[-1].method == "PATCH", again.output
+    assert fake.gists[gist_id]["files"]["session.html"] == page

@@ -4,6 +4,7 @@ limit waits and transport failures, each as plain data or one short token-free l
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,6 +25,7 @@ class GistFile(TypedDict):
     raw_url: str
     size: int
     truncated: bool
+    sha256: str | None  # of the content the answer carried whole (None when truncated)
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,14 @@ class Gist:
         if isinstance(raw_files, dict):
             for name, info in raw_files.items():
                 if isinstance(info, dict):
+                    truncated = bool(info.get("truncated", False))
+                    content = info.get("content")
+                    whole = isinstance(content, str) and not truncated
                     files[str(name)] = GistFile(
                         raw_url=str(info.get("raw_url") or ""),
                         size=_size(info.get("size")),
-                        truncated=bool(info.get("truncated", False)),
+                        truncated=truncated,
+                        sha256=_sha256(content) if whole else None,
                     )
         return cls(
             id=str(data["id"]),
@@ -58,6 +64,10 @@ class Gist:
             public=bool(data.get("public", False)),
             description=str(data.get("description") or ""),
         )
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _size(value: Any) -> int:

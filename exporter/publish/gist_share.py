@@ -132,7 +132,7 @@ def share_files(
             # --with-jsonl) would stay as it was, unredacted by this share's policy: read
             # what is there, then replace and delete in one update (one new revision).
             stale = sorted(SHARED_FILE_NAMES.intersection(there.files).difference(files))
-            if not stale and known.get("content_sha256") == digest and _same_sizes(there, files):
+            if not stale and known.get("content_sha256") == digest and _same_files(there, files):
                 gist, action = there, "unchanged"
             else:
                 gist = client.update(known["gist_id"], files, description, remove=stale)
@@ -159,14 +159,20 @@ def content_digest(files: Mapping[str, str], description: str) -> str:
     return digest.hexdigest()
 
 
-def _same_sizes(there: Gist, files: Mapping[str, str]) -> bool:
-    """The gist holds these files at these sizes (not edited on GitHub since); files a person
+def _same_files(there: Gist, files: Mapping[str, str]) -> bool:
+    """The gist holds these files as they are (not edited on GitHub since): by content where
+    the answer carried it whole, else by size (GitHub cuts files over 1 MB); files a person
     added there are theirs and not compared."""
     if SHARED_FILE_NAMES.intersection(there.files) != set(files):
         return False
-    return all(
-        there.files[name]["size"] == len(text.encode("utf-8")) for name, text in files.items()
-    )
+    for name, text in files.items():
+        held = there.files[name]
+        data = text.encode("utf-8", "surrogatepass")
+        if held["sha256"] is not None and held["sha256"] != hashlib.sha256(data).hexdigest():
+            return False
+        if held["size"] != len(data):
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------- sizes
