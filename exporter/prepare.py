@@ -11,16 +11,13 @@ if TYPE_CHECKING:
     from exporter.redact import RedactionReport
 
 
+#: The policy switches that leave entries or parts of them out (redaction aside).
+CUT_OPTIONS = ("active_branch_only", "no_thinking", "no_tool_output", "no_images", "drop_hidden")
+
+
 def policy_changes_nothing(policy: RedactionPolicy) -> bool:
     """True when the policy would copy the session unchanged (plain local export)."""
-    return not (
-        policy.redact
-        or policy.active_branch_only
-        or policy.no_thinking
-        or policy.no_tool_output
-        or policy.no_images
-        or policy.drop_hidden
-    )
+    return not (policy.redact or any(getattr(policy, name) for name in CUT_OPTIONS))
 
 
 def prepare_session(

@@ -26,6 +26,7 @@ from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError
 from exporter.policy import MIN_LITERAL, RedactionPolicy
+from exporter.prepare import CUT_OPTIONS
 
 if TYPE_CHECKING:
     from exporter.redact import RedactionReport
@@ -241,8 +242,7 @@ def _redaction_wanted(options: dict[str, Any]) -> bool:
         secrets = [flag for flag in asked if flag != "--report"]
         if secrets:
             raise CliError(f"{secrets[0]} removes secrets, which --no-redact turns off", 1)
-        cuts = ("active_branch_only", "no_thinking", "no_tool_output", "no_images", "drop_hidden")
-        if not any(options.get(name) for name in cuts):  # no report would be written
+        if not any(options.get(name) for name in CUT_OPTIONS):  # no report would be written
             raise CliError("--report lists what was redacted or left out: with --no-redact, "
                            "nothing is", 1)  # fmt: skip
         return False
