@@ -145,8 +145,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
             data = handle.read()
         entry.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
         entry["sha256"] = source_digest(hashlib.sha256(data).hexdigest(), task.source_mark)
-        session = parse_session_bytes(data, path=task.source)
-        del data
+        session = parse_session_bytes(data, path=task.source)  # keeps data for the download
         if task.transform is not None:
             session = task.transform(session)
         row = session_row(session)
