@@ -178,13 +178,13 @@ def _path_or_value(value: str) -> str:
     if _is_file(expanded):
         return expanded
     if os.path.isdir(expanded):
-        raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 2)
+        raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 1)
     # not echoed: a secret may start with "/" (AWS secret keys do), and stderr ends up in logs
     shown = f"a value of {len(value)} characters"
     raise CliError(
         f"--secret: no such file ({shown}); to remove a secret that looks like a file name, "
         "put it in a file, one per line, and pass the file",
-        2,
+        1,
     )
 
 
@@ -331,7 +331,7 @@ def _check_output_path(option: str, path: str) -> None:
     if target.is_dir():
         raise CliError(f"{option}: {path} is a folder; give a file name", 1)
     if not target.parent.is_dir():
-        raise CliError(f"{option}: the folder {target.parent} does not exist", 2)
+        raise CliError(f"{option}: the folder {target.parent} does not exist", 1)
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise CliError(f"{option}: cannot write in the folder {target.parent}", 2)
 

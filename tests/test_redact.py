@@ -722,7 +722,10 @@ def test_a_secret_file_may_be_a_pipe(in_tmp: Path) -> None:
     assert "hunter2hunter2" not in result.stdout
     assert "[REDACTED:literal-secret:1]" in result.stdout
     folder = CliRunner().invoke(cli, ["redact", str(source), "-o", "-", "--secret", str(in_tmp)])
-    assert folder.exit_code == 2 and "is a folder" in folder.stderr
+    assert folder.exit_code == 1 and "is a folder" in folder.stderr
+    # a usage error like click's own for --env-file: the option names nothing usable
+    missing = CliRunner().invoke(cli, ["redact", str(source), "--secret", "./no-such.txt"])
+    assert missing.exit_code == 1 and "--secret: no such file" in missing.stderr
 
 
 def test_a_terminal_is_no_secret_file(in_tmp: Path) -> None:
