@@ -57,8 +57,12 @@ def label_badges(labels: list[str], limit: int = 4) -> tuple[list[str], int]:
 
 
 def fmt_duration(seconds: float | None) -> str:
+    """A session's length for people: "2h 5m"; "under 1s" rather than a bare "0s" that
+    reads like a missing value (generated sessions span milliseconds)."""
     if seconds is None:
         return "unknown"
+    if 0 <= seconds < 1:
+        return "under 1s"
     seconds = round(seconds)
     days, rest = divmod(seconds, 86_400)
     hours, rest = divmod(rest, 3600)

@@ -793,6 +793,23 @@ def test_costs_under_a_dollar_keep_three_decimals(value: float, shown: str) -> N
     assert fmt_cost(value) == shown
 
 
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(None, "unknown"), (0.006, "under 1s"), (0.99, "under 1s"), (1.4, "1s"), (59.6, "1m 0s"),
+     (3725, "1h 2m"), (90_061, "1d 1h 1m")],
+)  # fmt: skip
+def test_durations_read_as_lengths(seconds: float | None, shown: str) -> None:
+    """A session written in 6 ms said "(0s)", which reads like a missing value."""
+    from exporter.formatting import fmt_duration
+
+    assert fmt_duration(seconds) == shown
+
+
+def test_a_session_of_milliseconds_says_under_a_second() -> None:
+    page = render_fixture("pi-branched-1.jsonl")
+    assert "(under 1s)" in page and "(0s)" not in page
+
+
 def test_usage_table_rows_add_up_to_the_total_as_shown() -> None:
     """Rounded to cents, the sampler read $0.10 + $0.03 above a total of $0.14."""
     page = parse_html(render_fixture("every-entry-type.jsonl"))
