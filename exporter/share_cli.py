@@ -7,6 +7,7 @@ updates the same gist (so links keep working); `--dry-run` writes the exact uplo
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -212,8 +213,11 @@ def share_command(
             f"warning: {state.path} could not be read; it is kept beside it as "
             f"{state.backup_path.name}(-<time>) and a new gist is created"
         )
+    source = str(Path(loaded.path).resolve()) if loaded.path else None
+    if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
+        _note_another_file_with_this_id(earlier, source)
     gist, action = share_files(
-        client, state, prepared.id, files, description, public=public, new=new_gist
+        client, state, prepared.id, files, description, public=public, new=new_gist, source=source
     )
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
@@ -248,3 +252,20 @@ def share_command(
         )
     click.echo(f"Gist: {gist.html_url}")
     click.echo(f"View: {viewer_link(gist, api_url, viewer_url)}")
+
+
+def _note_another_file_with_this_id(earlier: dict[str, Any], source: str | None) -> None:
+    """A copy of a session file keeps the session's id, and the share state is keyed by it:
+    sharing the copy updates the gist of the original. Said when that original is still
+    there (a moved file is the same session and says nothing)."""
+    shared_from = earlier.get("source")
+    if not source or not isinstance(shared_from, str) or shared_from == source:
+        return
+    if not os.path.exists(shared_from):
+        return
+    _notify(
+        terminal_text(
+            f"note: gist {earlier['gist_id']} holds this session id as shared from "
+            f"{shared_from}; this share replaces it with {source} (--new makes a separate gist)"
+        )
+    )

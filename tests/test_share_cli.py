@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -554,3 +555,24 @@ def test_an_edit_on_github_of_the_same_size_is_put_back(fake: FakeGitHub, env: d
     again = share(fake, str(FIXTURE))
     assert again.exit_code == 0 and fake.requests[-1].method == "PATCH", again.output
     assert fake.gists[gist_id]["files"]["session.html"] == page
+
+
+def test_a_copy_of_a_session_file_says_it_replaces_the_original_s_gist(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """A copy keeps the session's id, which keys the share state: sharing the copy quietly
+    replaced the page of the original in the original's gist. A moved file says nothing."""
+    original, copy = tmp_path / "original.jsonl", tmp_path / "copy.jsonl"
+    shutil.copyfile(FIXTURE, original)
+    shutil.copyfile(FIXTURE, copy)
+    assert share(fake, str(original)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    again = share(fake, str(copy))
+    assert again.exit_code == 0, again.output
+    assert f"note: gist {gist_id} holds this session id as shared from {original}" in again.stderr
+    assert "--new makes a separate gist" in again.stderr and len(fake.gists) == 1
+    separate = share(fake, str(original), "--new")  # the way out it names
+    assert "holds this session id" not in separate.stderr and len(fake.gists) == 2
+    original.rename(tmp_path / "moved.jsonl")  # the state says "original.jsonl", now gone
+    moved = share(fake, str(tmp_path / "moved.jsonl"))
+    assert moved.exit_code == 0 and "holds this session id" not in moved.stderr, moved.stderr

@@ -110,6 +110,7 @@ def share_files(
     *,
     public: bool = False,
     new: bool = False,
+    source: str | None = None,
 ) -> tuple[Gist, str]:
     """Create or update the session's gist; returns the gist and what was done: "created",
     "updated", "unchanged" (the same files are there: no new revision) or "replaced" (the
@@ -141,7 +142,9 @@ def share_files(
         gist = client.create(files, description, public=public)
         action = "replaced" if action == "replaced" else "created"
     try:
-        state.remember(client.api_url, session_id, gist.id, public=public, content=digest)
+        state.remember(
+            client.api_url, session_id, gist.id, public=public, content=digest, source=source
+        )
     except (OSError, ValueError) as exc:
         # The gist exists; failing now would hide its link. Re-share will just create anew.
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc

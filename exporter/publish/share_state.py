@@ -113,8 +113,10 @@ class ShareState:
         *,
         public: bool = False,
         content: str | None = None,
+        source: str | None = None,
     ) -> None:
-        """Record (or replace) the gist for a session, with a digest of what it holds."""
+        """Record (or replace) the gist for a session, with a digest of what it holds and
+        the file it was shared from (a copy of a session file keeps its id)."""
         gists = self._load()
         record: dict[str, Any] = {
             "gist_id": gist_id,
@@ -123,6 +125,8 @@ class ShareState:
         }
         if content:
             record["content_sha256"] = content
+        if source:
+            record["source"] = source
         gists.setdefault(_state_key(api_url), {})[session_id] = record
         self._save(gists)
 
