@@ -10,6 +10,7 @@ import dataclasses
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 from click.core import ParameterSource
@@ -250,8 +251,17 @@ def share_command(
             "again",
             err=True,
         )
+    view = viewer_link(gist, api_url, viewer_url)
+    if view == gist.html_url:  # another GitHub host: no public viewer reads its gists
+        _notify(
+            terminal_text(
+                "note: the View link is the gist's own page, which shows the HTML as source: "
+                f"public gist viewers read only github.com; --viewer-url TEMPLATE names one "
+                f"that reads {urlsplit(api_url).hostname}"
+            )
+        )
     click.echo(f"Gist: {gist.html_url}")
-    click.echo(f"View: {viewer_link(gist, api_url, viewer_url)}")
+    click.echo(f"View: {view}")
 
 
 def _note_another_file_with_this_id(earlier: dict[str, Any], source: str | None) -> None:

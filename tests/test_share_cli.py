@@ -92,6 +92,8 @@ def test_share_creates_a_secret_gist_with_the_rendered_page(fake: FakeGitHub, en
     assert gist_line.endswith(gist_id)
     # a loopback API is not github.com, so the link is the gist's own page (as on Enterprise)
     assert f"View: {gist_line[len('Gist: ') :]}" in result.output
+    assert "note: the View link is the gist's own page" in result.stderr
+    assert "--viewer-url TEMPLATE names one that reads 127.0.0.1" in result.stderr
     assert fake.token not in result.output
 
 
@@ -259,6 +261,7 @@ def test_viewer_templates(fake: FakeGitHub, env: dict, monkeypatch: pytest.Monke
     result = share(fake, str(FIXTURE), "--viewer-url", "https://view.example/?{id}")
     gist_id = next(iter(fake.gists))
     assert f"View: https://view.example/?{gist_id}" in result.output
+    assert "View link is the gist's own page" not in result.stderr  # a viewer was named
 
 
 @pytest.mark.parametrize("template", ["http://x/{idx}", "https://v/?{id}/{fil}", "http://x/{}"])
