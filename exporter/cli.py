@@ -218,29 +218,32 @@ def echo_text(text: str) -> None:
 def check_http_url(url: str, option: str) -> None:
     """An API root must be an https URL with a host (plain http only on this machine: the
     token would cross the network readable); anything else is a usage error."""
+    shown = repr(_USERINFO.sub(r"\1***@", url, count=1))  # credentials are never printed
     try:
         parts = urlsplit(url)
         host = parts.hostname
     except ValueError:  # e.g. "http://[::1" (an unclosed IPv6 bracket)
         parts, host = None, None
     if parts is None or parts.scheme not in ("http", "https") or not host:
-        raise click.BadParameter(f"{url!r} is not an http(s) URL with a host", param_hint=option)
+        raise click.BadParameter(f"{shown} is not an http(s) URL with a host", param_hint=option)
     if _AMBIGUOUS_URL.search(url) or _sent_to_host(url) != host.lower():
         # urllib and the HTTP client end the host part at different characters:
         # "https://evil\@api.github.com" was checked as GitHub and sent to "evil"
         raise click.BadParameter(
-            f"{url!r} names its host ambiguously (a backslash, space or control character)",
+            f"{shown} names its host ambiguously (a backslash, space or control character)",
             param_hint=option,
         )
     if parts.scheme == "http" and not _is_loopback(host):
         raise click.BadParameter(
-            f"{url!r} would send the token unencrypted; use https:// (plain http:// is for "
+            f"{shown} would send the token unencrypted; use https:// (plain http:// is for "
             "127.0.0.1, ::1 or localhost only)",
             param_hint=option,
         )
 
 
 _AMBIGUOUS_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
+# "scheme://user:password@": what a URL's user part holds is a credential
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@")
 
 
 def _sent_to_host(url: str) -> str:

@@ -389,6 +389,21 @@ def test_bad_api_urls_are_usage_errors(env: dict, url: str) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize(("command", "option"), [("share", "--api-url"), ("publish", "--endpoint")])
+def test_a_refused_url_is_printed_without_its_credentials(
+    env: dict, command: str, option: str
+) -> None:
+    """The refusal quoted the URL whole, token and all (review 2026-12-01)."""
+    token = "hf_" + "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"
+    args = [command, str(FIXTURE), option, f"http://user:{token}@example.com/api"]
+    if command == "publish":
+        args.insert(1, "alice/sessions")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert "'http://***@example.com/api' would send the token unencrypted" in result.stderr
+    assert token not in result.output and "user:" not in result.output
+
+
 def test_a_github_com_token_is_not_sent_to_another_host(
     fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
