@@ -12,7 +12,12 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from exporter.detector_base import Detector, Span
-from exporter.secret_heuristics import PLAIN_WORD, is_placeholder, is_secret_assignment
+from exporter.secret_heuristics import (
+    ENV_QUALIFIERS,
+    PLAIN_WORD,
+    is_placeholder,
+    is_secret_assignment,
+)
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
 _REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_][\w\-]*|\[[^\]]{1,64}\])+")
@@ -23,8 +28,10 @@ _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lo
 
 def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
     """The name must end in the word (plus a value/number suffix): ``keyData`` never matches."""
+    qualifier = "|".join(ENV_QUALIFIERS)
     suffix = (
-        r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string|base))?(?:[_\-]?[0-9]{1,3})?"
+        r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string|base))?"
+        rf"(?:[_\-](?:{qualifier}|v(?=[0-9])))?(?:[_\-]?[0-9]{{1,3}})?"
     )
     return {
         word: re.compile(
@@ -87,6 +94,10 @@ class AssignmentDetector(Detector):
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        if text[max(0, start - 3) : start] == "://":
+            # `https://x-access-token:TOKEN@github.com/o/r`: a URL's user and password, which
+            # url-credentials takes without the host and path after them
+            return None
         if text[max(0, start - 2) : start] == "${":  # `${DB_PASS:-default}`: the default
             if quoted or match.group("sep") != ":" or value[:1] not in ("-", "="):
                 return None
@@ -176,7 +187,8 @@ class CommandLineDetector(Detector):
     lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl")
     _flag = re.compile(
         r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
-        r"(?:(?P<fq>[\"'])(?P<fv>[^\"'\r\n]{5,512})(?P=fq)|(?P<uv>[^\s\"'`;&|<>()$]{5,512}))"
+        # a value never starts with "-": `--prod --token X` would take `--token` as --prod's
+        r"(?:(?P<fq>[\"'])(?P<fv>[^\"'\r\n]{5,512})(?P=fq)|(?P<uv>(?!-)[^\s\"'`;&|<>()$]{5,512}))"
     )
     # Each pattern starts with its literal so the regex engine can skip ahead to it (a leading
     # look-behind would make it try every position); "not glued to a word" is checked after.

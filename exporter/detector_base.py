@@ -25,6 +25,8 @@ class Detector:
     summary: str
     triggers: tuple[str, ...] = ()
     lower_triggers: tuple[str, ...] = ()
+    #: The shortest text it can find anything in: shorter strings skip its pre-checks.
+    min_length: int = 8
 
     def find(self, text: str, lower: str) -> Iterator[Span]:  # pragma: no cover
         """Spans of secrets; ``lower`` is ``text`` lowercased, index for index."""

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.11-11"
+DETECTOR_VERSION = "2026.12-1"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -103,8 +103,10 @@ class RegexDetector(Detector):
         check: Callable[[str], bool] = not_dummy,
         group: int = 0,
         edges: bool = True,
+        min_length: int = 8,
     ) -> None:
         self.name, self.summary, self.triggers = name, summary, triggers
+        self.min_length = min_length
         self._re, self._check, self._group, self._edges = re.compile(pattern), check, group, edges
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -193,8 +195,11 @@ class AwsSecretDetector(Detector):
     name, summary = "aws-secret-key", "40-char AWS secret keys named or next to an AKIA id"
     triggers = ("AKIA", "ASIA", "ABIA", "ACCA")
     lower_triggers = ("secret",)
+    # `secret_access_key = X`, `aws configure set aws_secret_access_key X`, the prompt of
+    # `aws configure` (`AWS Secret Access Key [None]: X`) and "my secret access key is X"
     _named = re.compile(
-        r"secret_?(?:access_?)?key(?:\\{0,3}[\"'])?[ \t]{0,4}[:=][ \t]{0,4}(?:\\{0,3}[\"'])?"
+        r"secret[_ ]?(?:access[_ ]?)?key(?:\\{0,3}[\"'])?(?:[ \t]{0,4}\[[^\]\n]{0,40}\])?"
+        r"(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4}(?:is[ \t]{1,4})?)(?:\\{0,3}[\"'])?"
         r"([a-z0-9/+]{40})(?![a-z0-9/+=])"
     )
     _ids = re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}")
@@ -368,6 +373,44 @@ _TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool
     ("telegram-bot-token", "<bot id>:AA… bot tokens", rf"(?:bot)?([0-9]{{8,10}}:AA{_ANY}{{33}})",
      (":AA",), not_dummy, 1),
 )
+SERVICE_TOKEN_LENGTH = 28
+# Services' tokens: none is shorter than 28 characters, so shorter strings skip their checks.
+_SERVICE_TOKENS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int], ...] = (
+    ("vault-token", "HashiCorp Vault hvs./hvb./hvr. tokens", rf"hv[sbr]\.{_ANY}{{24,300}}",
+     ("hvs.", "hvb.", "hvr."), looks_random, 0),
+    ("digitalocean-token", "dop_v1_/doo_v1_/dor_v1_ tokens", r"do[opr]_v1_[a-f0-9]{64}",
+     ("_v1_",), looks_random, 0),
+    ("docker-hub-token", "dckr_pat_/dckr_oat_ access tokens", rf"dckr_(?:pat|oat)_{_ANY}{{20,100}}",
+     ("dckr_",), looks_random, 0),
+    ("databricks-token", "dapi… tokens", r"dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",),
+     looks_random, 0),
+    ("linear-key", "lin_api_/lin_oauth_ keys", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,100}",
+     ("lin_",), looks_random, 0),
+    ("twilio-key", "SK… API key sids", r"SK[0-9a-fA-F]{32}", ("SK",), looks_random, 0),
+    ("replicate-token", "r8_… tokens", r"r8_[A-Za-z0-9]{37}", ("r8_",), looks_random, 0),
+    ("perplexity-key", "pplx-… keys", r"pplx-[A-Za-z0-9]{40,64}", ("pplx-",), looks_random, 0),
+    ("atlassian-token", "ATATT… API tokens", r"ATATT3[A-Za-z0-9_\-=]{100,400}", ("ATATT",),
+     looks_random, 0),
+    ("postman-key", "PMAK-… API keys", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", ("PMAK-",),
+     looks_random, 0),
+    ("grafana-token", "glsa_ service account and glc_ cloud tokens",
+     r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}", ("glsa_", "glc_"),
+     looks_random, 0),
+    ("supabase-token", "sbp_… access tokens", r"sbp_[a-f0-9]{40}", ("sbp_",), looks_random, 0),
+    ("sentry-token", "sntrys_/sntryu_ auth tokens", r"sntry[su]_[A-Za-z0-9+/=_\-]{40,400}",
+     ("sntry",), looks_random, 0),
+    ("newrelic-key", "NRAK-… user keys", r"NRAK-[A-Z0-9]{27}", ("NRAK-",), looks_random, 0),
+    ("pulumi-token", "pul-… access tokens", r"pul-[a-f0-9]{40}", ("pul-",), looks_random, 0),
+    ("doppler-token", "dp.st./dp.ct./dp.sa./dp.scim. tokens",
+     rf"dp\.(?:st|ct|sa|scim|audit)\.{_ANY}{{40,100}}", ("dp.",), looks_random, 0),
+    ("terraform-token", "….atlasv1.… Terraform Cloud tokens",
+     rf"[A-Za-z0-9]{{14}}\.atlasv1\.{_ANY}{{60,90}}", (".atlasv1.",), looks_random, 0),
+    ("fly-token", "fo1_… tokens", rf"fo1_{_ANY}{{40,50}}", ("fo1_",), looks_random, 0),
+    ("netlify-token", "nfp_… access tokens", r"nfp_[A-Za-z0-9]{36,40}", ("nfp_",),
+     looks_random, 0),
+    ("bedrock-key", "ABSK… Amazon Bedrock API keys", r"ABSK[A-Za-z0-9+/]{100,300}={0,2}",
+     ("ABSK",), looks_random, 0),
+)
 # fmt: on
 _UNGLUED = (  # formats whose secret sits inside a longer match
     RegexDetector(
@@ -447,6 +490,10 @@ DETECTORS: tuple[Detector, ...] = (
     PrivateKeyDetector(),
     Base64PrivateKeyDetector(),
     *(RegexDetector(n, s, p, t, check=c, group=g) for n, s, p, t, c, g in _TOKEN_FORMATS),
+    *(
+        RegexDetector(n, s, p, t, check=c, group=g, min_length=SERVICE_TOKEN_LENGTH)
+        for n, s, p, t, c, g in _SERVICE_TOKENS
+    ),
     JwtDetector(),
     DiscordBotTokenDetector(),
     AwsSecretDetector(),
@@ -483,9 +530,17 @@ class Scanner:
         unique = {value: label for value, label in literals if value}
         self.literals = sorted(unique.items(), key=lambda item: (-len(item[0]), item[0]))
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
-        # One substring pass per distinct trigger, then only the detectors that were triggered.
+        # One substring pass per distinct trigger, then only the detectors that were triggered;
+        # most strings are short (ids, names, times): they check only what can fit in them.
         self._triggers = self._index(d.triggers for d in self.detectors)
         self._lower_triggers = self._index(d.lower_triggers for d in self.detectors)
+        self._short = max(d.min_length for d in self.detectors)
+        self._short_triggers = self._index(
+            d.triggers if d.min_length < self._short else () for d in self.detectors
+        )
+        self._short_lower_triggers = self._index(
+            d.lower_triggers if d.min_length < self._short else () for d in self.detectors
+        )
 
     @staticmethod
     def _index(per_detector: Iterable[tuple[str, ...]]) -> dict[str, list[int]]:
@@ -505,8 +560,11 @@ class Scanner:
             lower = text.lower()
             if len(lower) != len(text):  # e.g. "İ" lowercases to two characters
                 lower = text.translate(_ASCII_LOWER)
-            active = {i for t, ids in self._triggers.items() if t in text for i in ids}
-            active.update(i for t, ids in self._lower_triggers.items() if t in lower for i in ids)
+            short = len(text) < self._short
+            triggers = self._short_triggers if short else self._triggers
+            lower_triggers = self._short_lower_triggers if short else self._lower_triggers
+            active = {i for t, ids in triggers.items() if t in text for i in ids}
+            active.update(i for t, ids in lower_triggers.items() if t in lower for i in ids)
             for position in sorted(active):
                 detector = self.detectors[position]
                 hits.extend((s, e, detector.name) for s, e in detector.find(text, lower))

@@ -26,7 +26,7 @@ from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import session_from_records
 from exporter.policy import RedactionPolicy
-from exporter.secret_heuristics import is_secret_assignment, name_strength
+from exporter.secret_heuristics import WORDLIKE, is_secret_assignment, name_strength
 from exporter.session import Session
 from exporter.share_cuts import cut_content, moved_first_kept, select_entries
 
@@ -287,6 +287,11 @@ def _named_value(obj: dict[str, Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
+#: What the policy's exact secrets are called (``RedactionPolicy.literal_secrets``): found
+#: everywhere already, so never a reason for a second pass.
+LITERAL_LABELS = frozenset({"literal-secret", "auth-token", "env-secret"})
+
+
 class _Redactor:
     """Copies records, replacing secrets by numbered placeholders and hiding paths."""
 
@@ -296,6 +301,7 @@ class _Redactor:
         self.scanner, self.privacy, self.report = scanner, privacy, report
         self.active = scanner is not None or privacy is not None
         self.placeholders: dict[str, str] = {}  # secret -> placeholder, stable in one session
+        self.found: dict[str, str] = {}  # secret -> detector, for values no literal named
         self.numbers: dict[str, int] = {}
         self.same_keys: set[str] = set()  # dict keys known to come through unchanged
 
@@ -396,6 +402,8 @@ class _Redactor:
         for finding in findings:
             secret = value[finding.start : finding.end]
             placeholder = self.placeholders.get(secret)
+            if finding.detector not in LITERAL_LABELS:
+                self.found.setdefault(secret, finding.detector)
             if placeholder is None:
                 number = self.numbers[finding.detector] = self.numbers.get(finding.detector, 0) + 1
                 placeholder = self.placeholders[secret] = f"[REDACTED:{finding.detector}:{number}]"
@@ -414,14 +422,44 @@ def apply_policy(
     """A redacted copy of ``session`` under ``policy`` and the report; the input is untouched.
 
     ``environ`` (default ``os.environ``) supplies env secrets and the home/user to hide.
+
+    A secret is known by its surroundings (``DB_PASSWORD=…``), and agents repeat them bare
+    (``Password for app: …``, code that uses the key): when the first pass finds any, a second
+    pass removes every other occurrence of those values too, under the same placeholder.
     """
     environ = os.environ if environ is None else environ
+    result, report, found = _redact_pass(session, policy, environ, {})
+    repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
+    if repeats:
+        result, report, _ = _redact_pass(session, policy, environ, repeats)
+    return result, report
+
+
+def _worth_repeating(value: str) -> bool:
+    """A found value searched for everywhere else: long enough and not a word, so that a
+    detector's rare false positive ("IDENTIFIER") is not multiplied across the session."""
+    return len(value.strip()) >= MIN_REPEATED and not WORDLIKE.fullmatch(value)
+
+
+#: The shortest found secret that is removed wherever else it appears.
+MIN_REPEATED = 8
+
+
+def _redact_pass(
+    session: Session,
+    policy: RedactionPolicy,
+    environ: Mapping[str, str],
+    repeats: Mapping[str, str],
+) -> tuple[Session, RedactionReport, dict[str, str]]:
+    """One pass over the kept entries; ``repeats`` (value -> detector) are literal secrets
+    found by an earlier pass. Returns the copy, its report and what the detectors found."""
     report = RedactionReport(redacted=policy.redact, policy_key=policy.key(environ))
     kept, reparent = select_entries(session, policy)
     report.count("entries_dropped", len(session.entries) - len(kept))
     scanner = privacy = None
     if policy.redact:
-        scanner = Scanner(policy.literal_secrets(environ))
+        # the explicit literals last: theirs is the name a value keeps
+        scanner = Scanner([*repeats.items(), *policy.literal_secrets(environ)])
         if not policy.keep_paths:
             homes, users = policy.identity(environ)
             owner = _OWNER_HOME.match(session.header.cwd)
@@ -456,4 +494,4 @@ def apply_policy(
     result.diagnostics = [
         dataclasses.replace(d, message=scrubbed(d.message)) for d in session.diagnostics
     ]
-    return result, report
+    return result, report, redactor.found

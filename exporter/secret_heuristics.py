@@ -12,6 +12,7 @@ import re
 
 __all__ = [
     "DIGIT",
+    "ENV_QUALIFIERS",
     "KNOWN_PREFIXES",
     "LOWER",
     "PLAIN_WORD",
@@ -128,10 +129,22 @@ _GLUED_PASSWORD = ("password", "passwd", "passphrase", "passcode")
 _GLUED_STRONG = ("secret", "secrets")
 
 
+# What names the deployment or the version after the secret's word (DB_PASSWORD_PROD,
+# API_KEY_V2, JWT_SECRET_DEV): the word before it is the one that counts.
+ENV_QUALIFIERS = (
+    "prod", "production", "dev", "development", "staging", "stage", "stg", "test", "testing",
+    "qa", "uat", "live", "sandbox", "old", "new", "next", "prev", "previous", "backup",
+    "primary", "secondary", "local", "ci", "internal", "external", "public", "rw", "ro",
+)  # fmt: skip
+_QUALIFIER_WORDS = frozenset(ENV_QUALIFIERS) | {"v"}  # "V2" splits into "v", "2"
+
+
 @functools.lru_cache(maxsize=4096)  # names and values repeat a lot
 def _name_words(name: str) -> tuple[str, ...]:
     words = [w.lower() for w in _SPLIT.findall(name.rsplit(".", 1)[-1])]
-    while len(words) > 1 and (words[-1] in _VALUE_SUFFIXES or words[-1].isdigit()):
+    while len(words) > 1 and (
+        words[-1] in _VALUE_SUFFIXES or words[-1].isdigit() or words[-1] in _QUALIFIER_WORDS
+    ):
         words.pop()
     return tuple(words)
 
@@ -140,8 +153,9 @@ def name_strength(name: str) -> str | None:
     """How sensitive a field/variable name is: "password", "strong", "weak" or None.
 
     Only the last word counts (``apiKey``, ``GITHUB_TOKEN`` yes; ``keyData``, ``max_tokens``,
-    ``SSH_AUTH_SOCK``, ``author`` no); ``key``/``token``/``auth`` alone are "weak" unless a
-    qualifier such as ``api``/``access``/a provider name comes right before.
+    ``SSH_AUTH_SOCK``, ``author`` no), before a deployment or version (``_PROD``, ``_V2``);
+    ``key``/``token``/``auth`` alone are "weak" unless a qualifier such as
+    ``api``/``access``/a provider name comes right before.
     """
     words = _name_words(name)
     last = words[-1] if words else ""
@@ -174,6 +188,8 @@ _AUTH_SCHEME = re.compile(
     r"(?i:basic|bearer|token|bot|digest|negotiate|apikey|api-key|sso-key)[ \t]+(\S{8,1024})"
 )
 _MAX_PASSPHRASE_WORDS = 8
+# Under a weak name (key, token): a CONSTANT_NAME, or a word and a short hex id
+_IDENTIFIER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+[-_][0-9a-f]{6,16}")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -210,6 +226,8 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return True
     if _name_words(name)[-1] == "token" and _TOKEN_HEX.fullmatch(value):
         return True  # hex under a *key* name is more often a hash, a cache or idempotency key
+    if _IDENTIFIER.fullmatch(value):
+        return False  # a lexer's `"token": "IDENTIFIER_42"`, React's `key="row-3f9b2c1e"`
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
 
 

@@ -84,6 +84,31 @@ def _b64(text: str) -> str:
 # Discord bot tokens: the bot's user id (17 to 20 digits) in base64, a timestamp, an HMAC
 DISCORD = _b64("1176543210987654321") + ".GxR3kQ.aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zA1bC2dE"
 DISCORD_OLD = _b64("80351110224678912") + ".Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"  # 17 digits
+_S = random.Random(11)
+_HEX = "0123456789abcdef"
+# services' tokens, found bare (review 2026-12-01): detector -> a token of its format
+SERVICE_TOKENS = [
+    ("vault-token", "hvs.CAESI" + rand(_S, 40)),
+    ("digitalocean-token", "dop_v1_" + rand(_S, 64, _HEX)),
+    ("docker-hub-token", "dckr_pat_" + rand(_S, 27)),
+    ("databricks-token", "dapi" + rand(_S, 32, _HEX)),
+    ("linear-key", "lin_api_" + rand(_S, 40)),
+    ("twilio-key", "SK" + rand(_S, 32, _HEX)),
+    ("replicate-token", "r8_" + rand(_S, 37)),
+    ("perplexity-key", "pplx-" + rand(_S, 48)),
+    ("atlassian-token", "ATATT3" + rand(_S, 180)),
+    ("postman-key", "PMAK-" + rand(_S, 24, _HEX) + "-" + rand(_S, 34, _HEX)),
+    ("grafana-token", "glsa_" + rand(_S, 32) + "_" + rand(_S, 8, _HEX)),
+    ("supabase-token", "sbp_" + rand(_S, 40, _HEX)),
+    ("sentry-token", "sntrys_" + rand(_S, 60)),
+    ("newrelic-key", "NRAK-" + rand(_S, 27, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")),
+    ("pulumi-token", "pul-" + rand(_S, 40, _HEX)),
+    ("doppler-token", "dp.st." + rand(_S, 44)),
+    ("terraform-token", rand(_S, 14) + ".atlasv1." + rand(_S, 67)),
+    ("fly-token", "fo1_" + rand(_S, 43)),
+    ("netlify-token", "nfp_" + rand(_S, 36)),
+    ("bedrock-key", "ABSK" + rand(_S, 132)),
+]
 POSITIVES = [
     ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     ("aws-secret-key", f"AKIA{rand(R, 16, 'ABCDEFGHIJ0123456789')},{AWS_SECRET}", AWS_SECRET),
@@ -296,6 +321,21 @@ POSITIVES = [
     ("expect-send", 'expect -exact "Enter passphrase for key: "\nsend -- "sunshine\\n"',
      "sunshine"),
     ("expect-send", 'EXPECT "PASSWORD:"\nsend {Tr0ub4dor3x}', "Tr0ub4dor3x"),
+    # the AWS CLI's own ways to store a secret key, and one said in prose (review 2026-12-01)
+    ("aws-secret-key", f"aws configure set aws_secret_access_key {AWS_SECRET} --profile p",
+     AWS_SECRET),
+    ("aws-secret-key", f"AWS Secret Access Key [None]: {AWS_SECRET}", AWS_SECRET),
+    ("aws-secret-key", f"my secret access key is {AWS_SECRET}", AWS_SECRET),
+    # a flag before the secret's flag no longer takes it as its value
+    ("cli-secret", "npx vercel deploy --prod --token 7f3k9Qp2Lm8Xw4Rt6Yz1Vb5Nc0Hd",
+     "7f3k9Qp2Lm8Xw4Rt6Yz1Vb5Nc0Hd"),
+    ("cli-secret", "gpg --batch --passphrase Tr0ub4dor3xQ -d f.gpg", "Tr0ub4dor3xQ"),
+    # a name with its deployment or version after the sensitive word
+    ("secret-assignment", "DB_PASSWORD_PROD=Tr0ub4dor3xQz9", "Tr0ub4dor3xQz9"),
+    ("secret-assignment", "API_KEY_V2=q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2",
+     "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2"),
+    ("secret-assignment", "JWT_SECRET_DEV=Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1", "Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1"),
+    *[(name, f"here: {token} (bare)", token) for name, token in SERVICE_TOKENS],
 ]  # fmt: skip
 NEGATIVES = [
     "sk-learn is a package; task-management-system-component-v2",
@@ -466,6 +506,30 @@ def test_each_token_format_is_found(kind: str) -> None:
         assert f.detector == TOKEN_DETECTOR[kind]
 
 
+def test_a_token_in_a_url_s_user_part_keeps_the_host_and_path() -> None:
+    """`x-access-token:` read as NAME: took the host, owner and repository with the token."""
+    token = "ghs_" + rand(random.Random(3), 36)
+    text = f"git clone https://x-access-token:{token}@github.com/acme/widgets.git"
+    assert [text[f.start : f.end] for f in scan(text)] == [token]
+
+
+@pytest.mark.parametrize(
+    "text", ['{"token": "IDENTIFIER_42"}', '<Row key="row-3f9b2c1e8d7a" />', "cacheKey: TTL_V2_30S"]
+)
+def test_identifiers_under_a_weak_name_are_not_secrets(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+def test_a_short_string_still_finds_a_service_token_that_fills_it() -> None:
+    """Strings shorter than the shortest service token skip those checks: one that is
+    exactly that long is still looked at."""
+    from exporter.detectors import SERVICE_TOKEN_LENGTH
+
+    token = "hvs." + rand(random.Random(5), SERVICE_TOKEN_LENGTH - 4)
+    assert len(token) == SERVICE_TOKEN_LENGTH
+    assert [(f.detector, f.start, f.end) for f in scan(token)] == [("vault-token", 0, len(token))]
+
+
 @pytest.mark.parametrize("prefix", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"])
 def test_every_github_prefix(prefix: str) -> None:
     token = prefix + rand(random.Random(prefix), 36)
@@ -504,6 +568,8 @@ def test_every_detector_is_named_and_tested() -> None:
         ("token", "weak"), ("cacheKey", "weak"), ("auth", "weak"),
         ("keyData", None), ("max_tokens", None), ("tokensBefore", None), ("author", None),
         ("SSH_AUTH_SOCK", None), ("OLDPWD", None), ("passwordHint", None), ("keys", None),
+        ("DB_PASSWORD_PROD", "password"), ("API_KEY_V2", "strong"), ("JWT_SECRET_DEV", "strong"),
+        ("OPENAI_API_KEY_BACKUP", "strong"), ("max_tokens_prod", None), ("PROD", None),
     ],
 )  # fmt: skip
 def test_name_strength(name: str, strength: str | None) -> None:

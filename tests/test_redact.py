@@ -292,6 +292,45 @@ def test_redacting_twice_finds_nothing_new(write_session: Callable[..., Path]) -
     assert entries_text(once) == entries_text(twice)
 
 
+def test_a_found_secret_is_removed_wherever_it_comes_back(
+    write_session: Callable[..., Path],
+) -> None:
+    """A value is known as a secret by what names it (`DB_PASSWORD=…`); agents then repeat
+    it bare: later in the same string, in another entry, on another branch. Those copies
+    leaked (review 2026-12-01)."""
+    password, key = "Pg7fQx2LmZ9kWt4R", "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2"
+    records = [
+        header(),
+        msg(
+            "user",
+            f"cat .env\nDB_PASSWORD={password}\nMAPS_API_KEY={key}\nusing {password}",
+            1,
+            None,
+        ),
+        msg("assistant", [{"type": "text", "text": f"I'll use the maps key `{key}`."}], 2, 1),
+        msg("user", f"psql says: Password for user app: {password}", 3, 2),
+        msg("user", f"on another branch: window.KEY || '{key}'", 4, 1),  # a fork at m1
+        msg("user", "a short value is not searched for: hunter2, and words never are", 5, 3),
+    ]
+    redacted, report = run(load_session(write_session(records)))
+    text = entries_text(redacted)
+    assert password not in text and key not in text
+    # one placeholder per value, wherever it is; the report counts every copy
+    assert text.count("[REDACTED:secret-assignment:1]") == 3
+    assert text.count("[REDACTED:secret-assignment:2]") == 3
+    assert report.counts == {"secret-assignment": 6}
+    assert "a short value is not searched for: hunter2, and words never are" in text
+    again, second = run(redacted)
+    assert second.total == 0 and entries_text(again) == text
+
+
+def test_a_false_positive_word_is_not_searched_for_elsewhere() -> None:
+    from exporter.redact import _worth_repeating
+
+    assert _worth_repeating("Pg7fQx2LmZ9kWt4R") and _worth_repeating("Tr0ub4dor&3x")
+    assert not _worth_repeating("hunter2") and not _worth_repeating("correct-horse-battery")
+
+
 def test_json_in_strings_and_structured_fields(write_session: Callable[..., Path]) -> None:
     args = json.dumps({"command": f"export GITHUB_TOKEN={GHP}", "env": {"api_key": "k3y123456789"}})
     call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": args}
