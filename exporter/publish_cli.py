@@ -162,6 +162,12 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 )
 @click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
 @click.option(
+    "--allow-weaker-policy",
+    is_flag=True,
+    help="Re-publish sessions the dataset holds with more removed (--no-tool-output, "
+    "--no-thinking, ...) without it; refused otherwise.",
+)
+@click.option(
     "--dry-run",
     is_flag=True,
     help="Show what would change (reads the dataset, so it needs the Hub); send nothing.",
@@ -188,6 +194,7 @@ def publish_command(
     public: bool,
     html: bool,
     prune: bool,
+    allow_weaker_policy: bool,
     dry_run: bool,
     jobs: int | None,
     endpoint: str,
@@ -224,6 +231,7 @@ def publish_command(
         public=public,
         dry_run=dry_run,
         prune=prune,
+        allow_weaker_policy=allow_weaker_policy,
         html=html,
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),

@@ -37,7 +37,7 @@ from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
 from tests.conftest import REPO, GeneratedSessions, time_limit
-from tests.fakes.hub import READ_TOKEN, TOKEN, FakeHub, fake_hub_fixture
+from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
 from tests.fakes.hub import git_oid as fake_oid
 
 __all__ = ["fake_hub_fixture"]
@@ -1132,3 +1132,62 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     broken.write_bytes(b"not json\n")
     dry = CliRunner().invoke(cli, ["publish", REPO_ID, str(broken), *args, "--dry-run"])
     assert dry.exit_code == 2 and "would not be published" in dry.stderr
+
+
+def test_a_run_that_removes_less_is_refused_and_the_card_tells_the_mix(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """Week 1 published --no-tool-output --no-thinking; week 2 the same command without them
+    re-uploaded every session with its tool output and thinking, and the card said nothing
+    was removed (review 2026-12-01)."""
+    first = publish(fake_hub, small, "--no-tool-output", "--no-thinking")
+    assert first.exit_code == 0, first.output
+    manifest = remote_json(fake_hub, "manifest.json")["sessions"]
+    assert {tuple(e["cuts"]) for e in manifest.values()} == {("no_thinking", "no_tool_output")}
+    card = fake_hub.files(REPO_ID)["README.md"].decode()
+    assert "- Also: tool results are replaced by a note." in card
+    commits = len(fake_hub.commits)
+    for extra in ((), ("--dry-run",), ("--no-thinking",)):
+        refused = CliRunner().invoke(
+            cli,
+            ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root), "--endpoint",
+             fake_hub.url, "--token", TOKEN, *extra],
+        )  # fmt: skip
+        assert refused.exit_code == 1, refused.output
+        assert f"{len(small.files)} with --no-tool-output" in refused.stderr
+        assert ("--no-thinking" in refused.stderr) == ("--no-thinking" not in extra)
+        assert "--allow-weaker-policy" in refused.stderr
+    assert len(fake_hub.commits) == commits  # nothing sent
+    # more removed is always fine; then one project again with less, when asked for
+    assert (
+        publish(fake_hub, small, "--no-tool-output", "--no-thinking", "--no-images").exit_code == 0
+    )
+    project = small.files[0].parent
+    args = ["publish", REPO_ID, "--sessions-dir", str(small.root), "--endpoint", fake_hub.url,
+            "--token", TOKEN, "--cwd", PROJECTS[0], "--allow-weaker-policy"]  # fmt: skip
+    allowed = CliRunner().invoke(cli, args)
+    assert allowed.exit_code == 0, allowed.output
+    mine = len(list(project.glob("*.jsonl")))
+    card = fake_hub.files(REPO_ID)["README.md"].decode()
+    others = len(small.files) - mine
+    assert f"- Also, in {others:,} of the {len(small.files):,} sessions: tool results" in card
+    assert f"in {others:,} of the {len(small.files):,} sessions: images are replaced" in card
+    assert_consistent(fake_hub)
+
+
+def test_a_new_token_in_hf_token_re_redacts_nothing(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `--token` a rotated token changed nothing; in HF_TOKEN its value counted as one
+    of the shell's secrets, so every run after a rotation re-redacted every session and made
+    a manifest-only commit (review 2026-12-01)."""
+    rotated = "hf_" + "Rt7Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0J"
+    fake_hub.accounts[rotated] = Account("alice", "write", ("team",))
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    assert publish(fake_hub, small, token=None).exit_code == 0
+    commits = len(fake_hub.commits)
+    monkeypatch.setenv("HF_TOKEN", rotated)
+    again = publish(fake_hub, small, token=None)
+    assert again.exit_code == 0, again.output
+    assert "nothing new to redact" in again.stderr and "no commit" in again.stdout
+    assert len(fake_hub.commits) == commits

@@ -124,7 +124,9 @@ def render_manifest(
     return (escape_surrogates(text) + "\n").encode("utf-8")
 
 
-def _policy_lines(policy: RedactionPolicy) -> list[str]:
+def _policy_lines(
+    policy: RedactionPolicy, sessions: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[str]:
     lines = [
         f"- Secrets found by the detectors (version `{DETECTOR_VERSION}`), values of the "
         "publisher's sensitive environment variables and any `--secret` values are replaced "
@@ -139,7 +141,21 @@ def _policy_lines(policy: RedactionPolicy) -> list[str]:
         "no_tool_output": "tool results are replaced by a note",
         "no_images": "images are replaced by a note",
     }
-    lines += [f"- Also: {text}." for flag, text in extra.items() if getattr(policy, flag)]
+    # what each published session records (a dataset published over several runs may mix
+    # them); a session published before they were recorded counts as under this run's policy
+    held = [
+        set(cuts) if isinstance(cuts := entry.get("cuts"), list) else None
+        for entry in (sessions or {}).values()
+    ]
+    total = len(held)
+    for flag, text in extra.items():
+        n = sum(flag in cuts if cuts is not None else getattr(policy, flag) for cuts in held)
+        if not held:
+            n, total = int(getattr(policy, flag)), 1
+        if n == total:
+            lines.append(f"- Also: {text}.")
+        elif n:
+            lines.append(f"- Also, in {n:,} of the {total:,} sessions: {text}.")
     return lines
 
 
@@ -224,7 +240,7 @@ def render_card(
         "",
         "## How the data was redacted",
         "",
-        *_policy_lines(policy),
+        *_policy_lines(policy, sessions),
         f"- Replacements in the published files: {total:,}" + (f" ({kinds})." if kinds else "."),
         "",
         "Automatic redaction is not a guarantee: review the sessions before making this dataset "

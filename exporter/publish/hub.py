@@ -9,6 +9,7 @@ commit them in a chain (``parent_commit``), so a concurrent publisher is detecte
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from exporter.publish.hub_plan import (
     Source,
     claim_paths,
     classify,
+    dropped_cuts,
+    policy_cuts,
     prepare_all,
     probe_sources,
 )
@@ -53,6 +56,7 @@ class PublishRequest:
     jobs: int = 1
     progress: bool | None = None
     want_records: bool = False
+    allow_weaker_policy: bool = False
 
 
 @dataclass
@@ -164,6 +168,18 @@ def _published_elsewhere(
     )
 
 
+def _weaker_policy_message(dropped: dict[str, int]) -> str:
+    """Why a run that removes less than the dataset's sessions had removed is refused."""
+    held = ", ".join(
+        f"{n:,} with --{name.replace('_', '-')}" for name, n in sorted(dropped.items())
+    )
+    return (
+        f"the dataset holds sessions of this selection published with more removed ({held}); "
+        "this run would publish them again with that content back. Pass the same options, or "
+        "--allow-weaker-policy to publish them so"
+    )
+
+
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
     """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
     token = clean_token(req.token, "Hugging Face") or clean_token(default_token(), "Hugging Face")
@@ -185,9 +201,16 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     if marks.note:
         result.warnings.append(marks.note)
     # what the dataset records of the settings and sources: HMACs under the local key
-    key = marks.mark(req.policy.key())
+    # the token in use is redacted as such (auth_tokens), whatever its place: a new one in
+    # HF_TOKEN must not read as changed settings and re-redact every session
+    environ = {name: value for name, value in os.environ.items() if value.strip() != token}
+    key = marks.mark(req.policy.key(environ))
     policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
     unchanged, todo = classify(sources, remote, key, marks.mark)
+    cuts = policy_cuts(req.policy)
+    dropped = dropped_cuts(remote, todo, cuts)
+    if dropped and not req.allow_weaker_policy:
+        raise PublishError(_weaker_policy_message(dropped), exit_code=1)
     result.unchanged = len(unchanged)
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
         staging = Path(tmp) / "staged"
@@ -196,7 +219,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
-        ops = session_ops(prepared, remote, key, marks.mark)
+        ops = session_ops(prepared, remote, key, marks.mark, cuts)
         failed = {path for path, _ in result.failed}
         if req.prune:
             ops += prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed})

@@ -76,10 +76,16 @@ class Commit:
 
 
 def session_ops(
-    prepared: Iterable[Prepared], remote: RemoteState, key: str, mark: Callable[[str], str]
+    prepared: Iterable[Prepared],
+    remote: RemoteState,
+    key: str,
+    mark: Callable[[str], str],
+    cuts: Iterable[str] = (),
 ) -> list[Op]:
     """add / update / refresh for each successfully prepared session (``mark``: the local
-    publish key's HMAC, which the manifest records instead of the source's hash)."""
+    publish key's HMAC, which the manifest records instead of the source's hash; ``cuts``:
+    what the policy removed besides secrets, recorded in the clear for the next run)."""
+    cuts = sorted(cuts)
     ops = []
     for item in prepared:
         if item.error is not None:
@@ -92,6 +98,7 @@ def session_ops(
             "sha256": item.sha256,
             "bytes": item.size,
             "redactions": dict(sorted(item.redactions.items())),
+            "cuts": cuts,
         }
         there = remote.files.get(path)
         action = "refresh" if there and there.oid == item.oid else "update" if there else "add"

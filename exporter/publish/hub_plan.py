@@ -29,7 +29,17 @@ from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.session import parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
 
-__all__ = ["Prepared", "Source", "claim_paths", "classify", "prepare_all", "probe_sources"]
+__all__ = [
+    "PUBLISH_CUTS",
+    "Prepared",
+    "Source",
+    "claim_paths",
+    "classify",
+    "dropped_cuts",
+    "policy_cuts",
+    "prepare_all",
+    "probe_sources",
+]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -170,6 +180,33 @@ def classify(
         )
         (unchanged if same else todo).append(source)
     return unchanged, todo
+
+
+# --- what the policy removes besides secrets ---------------------------------------------------
+
+#: The policy switches a published session records (``cuts`` in the manifest): each removes
+#: content. Publishing always drops hidden entries and hides paths, so those are not choices.
+PUBLISH_CUTS = ("active_branch_only", "no_thinking", "no_tool_output", "no_images")
+
+
+def policy_cuts(policy: RedactionPolicy) -> list[str]:
+    return [name for name in PUBLISH_CUTS if getattr(policy, name)]
+
+
+def dropped_cuts(
+    remote: RemoteState, sources: Iterable[Source], cuts: Iterable[str]
+) -> dict[str, int]:
+    """Per cut this run leaves out: how many of the selected sessions the dataset holds
+    with it. Re-published, they would gain what was removed (tool output, thinking...)."""
+    wanted, dropped = set(cuts), {}
+    for source in sources:
+        held = (remote.manifest.get(source.repo_path) or {}).get("cuts")
+        if not isinstance(held, list):  # published before cuts were recorded: unknown
+            continue
+        for name in held:
+            if name in PUBLISH_CUTS and name not in wanted:
+                dropped[name] = dropped.get(name, 0) + 1
+    return dropped
 
 
 # --- preparing (worker processes) ------------------------------------------------------------
