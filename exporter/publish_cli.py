@@ -160,7 +160,12 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     help="Also upload a static site of every session in the dataset under html/; later runs "
     "keep it up to date.",
 )
-@click.option("--prune", is_flag=True, help="Delete remote sessions not in this selection.")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Delete remote sessions not in this selection: of its projects, or of every project "
+    "with --all.",
+)
 @click.option(
     "--allow-weaker-policy",
     is_flag=True,
@@ -231,6 +236,7 @@ def publish_command(
         public=public,
         dry_run=dry_run,
         prune=prune,
+        prune_all=all_projects,
         allow_weaker_policy=allow_weaker_policy,
         html=html,
         jobs=jobs or _cpu_count(),

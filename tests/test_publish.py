@@ -1191,3 +1191,29 @@ def test_a_new_token_in_hf_token_re_redacts_nothing(
     assert again.exit_code == 0, again.output
     assert "nothing new to redact" in again.stderr and "no commit" in again.stdout
     assert len(fake_hub.commits) == commits
+
+
+def test_prune_over_one_project_leaves_the_other_projects_alone(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """`--cwd A --prune` (or --prune from a project folder) removed every session of every
+    other project from the dataset (review 2026-12-01)."""
+    assert publish(fake_hub, small).exit_code == 0
+    gone_here, gone_there = small.files[0], small.files[1]  # projects 0 and 1
+    published = session_paths(fake_hub)
+    gone_here.unlink()
+    gone_there.unlink()
+    args = ["publish", REPO_ID, "--cwd", PROJECTS[0], "--sessions-dir", str(small.root),
+            "--endpoint", fake_hub.url, "--token", TOKEN, "--prune"]  # fmt: skip
+    plan = CliRunner().invoke(cli, [*args, "--dry-run"])
+    assert plan.exit_code == 0 and "would be 0 added, 0 updated, 1 removed" in plan.stdout
+    pruned = CliRunner().invoke(cli, args)
+    assert pruned.exit_code == 0 and "1 removed" in pruned.stdout, pruned.output
+    left = session_paths(fake_hub)
+    (removed,) = published - left
+    assert gone_here.name in removed  # project 1's deleted session stays: not selected
+    assert any(gone_there.name in path for path in left)
+    everywhere = publish(fake_hub, small, "--prune")  # --all: every project's
+    assert everywhere.exit_code == 0 and "1 removed" in everywhere.stdout, everywhere.output
+    assert not any(gone_there.name in path for path in session_paths(fake_hub))
+    assert_consistent(fake_hub)

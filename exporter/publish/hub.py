@@ -21,7 +21,15 @@ from exporter import __version__
 from exporter.policy import RedactionPolicy
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
 from exporter.publish.errors import NoTokenError, PublishError, clean_token
-from exporter.publish.hub_commits import Commit, Op, html_ops, plan_commits, prune_ops, session_ops
+from exporter.publish.hub_commits import (
+    Commit,
+    Op,
+    html_ops,
+    is_pruned,
+    plan_commits,
+    prune_ops,
+    session_ops,
+)
 from exporter.publish.hub_plan import (
     Prepared,
     Source,
@@ -52,6 +60,7 @@ class PublishRequest:
     public: bool = False
     dry_run: bool = False
     prune: bool = False
+    prune_all: bool = True  # --prune over every project (--all), else the selection's
     html: bool = False
     jobs: int = 1
     progress: bool | None = None
@@ -149,14 +158,19 @@ def _scratch_copy(folder: Path, scratch: Path) -> Path:
 
 
 def _published_elsewhere(
-    remote: RemoteState, sources: list[Source], prune: bool, failed: set[Path]
+    remote: RemoteState,
+    sources: list[Source],
+    prune: bool,
+    failed: set[Path],
+    projects: set[str] | None,
 ) -> list[str]:
     """Sessions that stay on the Hub after this run without a readable file in it."""
     local = {source.repo_path for source in sources if source.path not in failed}
-    named = {source.repo_path for source in sources} | {path.name for path in failed}
+    paths = {source.repo_path for source in sources}
+    names = {path.name for path in failed}
 
-    def pruned(path: str) -> bool:  # as prune_ops: what the run does not name goes
-        return prune and path not in named and path.rsplit("/", 1)[-1] not in named
+    def pruned(path: str) -> bool:  # as prune_ops
+        return prune and is_pruned(path, remote, paths, names, projects)
 
     return sorted(  # from the tree, not the manifest (which may be unreadable)
         path
@@ -166,6 +180,18 @@ def _published_elsewhere(
         and path not in local
         and not pruned(path)
     )
+
+
+def _selected_projects(
+    sources: list[Source], prepared: list[Prepared], remote: RemoteState
+) -> set[str]:
+    """The projects (index rows' ``project``, as published) this run's sessions belong to."""
+    projects = {str(item.row.get("project")) for item in prepared if item.error is None}
+    for source in sources:
+        row = remote.rows.get(source.repo_path)
+        if row is not None:
+            projects.add(str(row.get("project")))
+    return projects
 
 
 def _weaker_policy_message(dropped: dict[str, int]) -> str:
@@ -221,8 +247,13 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         _tally(result, prepared)
         ops = session_ops(prepared, remote, key, marks.mark, cuts)
         failed = {path for path, _ in result.failed}
+        # --prune removes what the selection does not name, but from the selection's own
+        # projects only unless every project was selected (--all)
+        projects = None if req.prune_all else _selected_projects(sources, prepared, remote)
         if req.prune:
-            ops += prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed})
+            ops += prune_ops(
+                remote, {s.repo_path for s in sources}, {p.name for p in failed}, projects
+            )
         has_html = "html/index.html" in remote.files
         # html/ is the site of every session the dataset holds: this run's files, and the
         # published copies of the others (another project, another machine, deleted here).
@@ -231,7 +262,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         if req.html or has_html:
             # a dry run uses the kept copies too: they are a local cache, not the dataset
             copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
-            outside = _published_elsewhere(remote, sources, req.prune, failed)
+            outside = _published_elsewhere(remote, sources, req.prune, failed, projects)
             copies, missing = remote_copies(
                 outside,
                 remote,

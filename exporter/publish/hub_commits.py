@@ -107,16 +107,34 @@ def session_ops(
     return ops
 
 
-def prune_ops(remote: RemoteState, keep_paths: set[str], keep_names: set[str]) -> list[Op]:
-    """Remove remote session files that are not in this run's selection."""
+def prune_ops(
+    remote: RemoteState,
+    keep_paths: set[str],
+    keep_names: set[str],
+    projects: set[str] | None = None,
+) -> list[Op]:
+    """Remove remote session files that are not in this run's selection; with ``projects``
+    (a run over some projects, not ``--all``) only theirs, as the index names them."""
     return [
         Op("remove", path, info.size)
         for path, info in sorted(remote.files.items())
-        if path.startswith("sessions/")
-        and path.endswith(".jsonl")
-        and path not in keep_paths
-        and path.rsplit("/", 1)[-1] not in keep_names
+        if is_pruned(path, remote, keep_paths, keep_names, projects)
     ]
+
+
+def is_pruned(
+    path: str,
+    remote: RemoteState,
+    keep_paths: set[str],
+    keep_names: set[str],
+    projects: set[str] | None,
+) -> bool:
+    """Is the remote file ``path`` one a ``--prune`` run removes?"""
+    if not (path.startswith("sessions/") and path.endswith(".jsonl")):
+        return False
+    if path in keep_paths or path.rsplit("/", 1)[-1] in keep_names:
+        return False
+    return projects is None or (remote.rows.get(path) or {}).get("project") in projects
 
 
 def html_ops(site: Path, remote: RemoteState, skip: Callable[[str], bool]) -> list[Op]:
