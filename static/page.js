@@ -95,11 +95,27 @@
   // "istanbul" nor a mark's offsets would find; it folds to "i".
   function fold(text) { return text.toLowerCase().replace(/i\u0307/g, "i"); }
   function searchTerms() { return fold(search.value).split(/\s+/).filter(Boolean); }
+  // The "same output as ..." links of each entry, found in one query for all: a scoped
+  // querySelectorAll per row cost ~0.2 ms each on a 20,000-entry page (4 s per search).
+  var sameOutput = null;
+  function sameOutputOf(root) {
+    if (!sameOutput) {
+      sameOutput = new Map();
+      $all("#transcript p.same-output a").forEach(function (link) {
+        var entry = link.closest("[data-entry-id]");
+        for (; entry; entry = entry.parentElement && entry.parentElement.closest("[data-entry-id]")) {
+          if (!sameOutput.has(entry)) sameOutput.set(entry, []);
+          sameOutput.get(entry).push(link);
+        }
+      });
+    }
+    return sameOutput.get(root) || [];
+  }
   function rowText(row) {
     var a = $("a", row), el = a ? doc.getElementById(a.getAttribute("href").slice(1)) : null;
     var text = row.textContent + "\n" + (el ? contentText(el) : "");
     // an output shown once and linked from its repeats is found from each of them
-    if (el) $all("p.same-output a", el).forEach(function (link) {
+    if (el) sameOutputOf(el).forEach(function (link) {
       var shown = doc.getElementById(link.getAttribute("href").slice(1));
       if (shown) text += "\n" + contentText(shown);
     });
