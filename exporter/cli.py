@@ -96,6 +96,10 @@ class SessionGroup(click.Group):
             raise CliError(str(error), 2) from None
         except UnicodeError as error:
             raise CliError(f"text encoding problem: {error}", 2) from None
+        except MemoryError:  # a file of one endless line, `cat /dev/zero | pi-session ... -`
+            raise CliError(
+                "not enough memory: the input is too large to read (is it a Pi session?)", 2
+            ) from None
         except KeyboardInterrupt:  # Ctrl-C: a shell's 128 + SIGINT, not click's 1 (usage)
             click.echo("\npi-session: interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)

@@ -345,6 +345,10 @@ def _note_activity(summary: SessionSummary, timestamp: str | None) -> None:
         summary.modified = moment
 
 
+#: What a listing says of a file whose lines do not fit in memory.
+TOO_BIG = "too large for memory"
+
+
 def scan_summary(path: Path) -> SessionSummary:
     """Summarise a session for listings without parsing message bodies (see module doc)."""
     summary = SessionSummary(path=path)
@@ -376,6 +380,8 @@ def scan_summary(path: Path) -> SessionSummary:
                 summary.error = "empty file" if blank else "not a Pi session file"
     except OSError as error:
         summary.error = error.strerror or str(error)
+    except MemoryError:  # a line of gigabytes (a file of NULs a crash left): this one only
+        summary.error = TOO_BIG
     if summary.version < 2:
         summary.branches = 1 if summary.entries else 0
     else:

@@ -285,7 +285,7 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     kind = os.stat(file_path).st_mode
     if stat_module.S_ISFIFO(kind):  # piped in (`-`, `<(...)`): read once, kept as read
         with open(file_path, "rb") as handle:
-            return parse_session_bytes(handle.read(), path=file_path, leaf_id=leaf_id)
+            return parse_session_bytes(_read_pipe(handle), path=file_path, leaf_id=leaf_id)
     if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
         # a device like /dev/zero never ends
         raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
@@ -298,6 +298,26 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
         session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
     session.source_stamp = (stat.st_size, stat.st_mtime_ns)
     return session
+
+
+#: The most a pipe may bring: `cat /dev/zero | pi-session stats -` must end, and a session
+#: this big is a file (loaded without a copy held).
+MAX_PIPE_BYTES = 2 << 30
+
+
+def _read_pipe(handle: BinaryIO, limit: int | None = None) -> bytes:
+    """All a pipe brings, or a clear error past ``limit`` bytes (never the whole stream)."""
+    limit = MAX_PIPE_BYTES if limit is None else limit
+    chunks, size = [], 0
+    while chunk := handle.read(1 << 20):
+        size += len(chunk)
+        if size > limit:
+            raise SessionFormatError(
+                f"{handle.name}: more than {limit >> 20:,} MB arrived through the pipe; "
+                "save the session to a file and name the file"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 @contextlib.contextmanager

@@ -160,6 +160,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
     except (SessionFormatError, OSError) as error:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         entry["error"] = _one_line(text, task.source)
+    except MemoryError:
+        entry["error"] = "too large for memory"
     except Exception as error:  # a bug or a policy failure must not stop the batch
         entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source)
     return entry

@@ -560,3 +560,57 @@ def test_the_library_reads_a_pipe_and_refuses_a_device(tmp_path: Path) -> None:
     assert reader.returncode == 0 and out.strip() == "piped"
     with pytest.raises(SessionFormatError, match="not a regular file"):
         load_session("/dev/zero")
+
+
+def test_a_pipe_that_never_ends_is_a_clear_error(tmp_path: Path) -> None:
+    """`cat /dev/zero | pi-session stats -` grew until memory ran out, then a traceback."""
+    import io
+
+    from exporter.loader import SessionFormatError, _read_pipe
+
+    endless = tmp_path / "zeros"
+    endless.write_bytes(b"\0" * (3 << 20))
+    with (
+        open(endless, "rb") as stream,
+        pytest.raises(
+            SessionFormatError, match="zeros: more than 2 MB arrived through the pipe; save"
+        ),
+    ):
+        _read_pipe(stream, limit=2 << 20)
+    assert _read_pipe(io.BytesIO(b'{"type":"session"}\n'), limit=2 << 20).startswith(b"{")
+
+
+def test_running_out_of_memory_is_one_line_and_the_listing_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of one endless line (4 GB of NULs a crash left) gave a MemoryError traceback
+    in `stats`, stopped `list` for every session, and read "MemoryError:" in `export --all`."""
+    import builtins
+
+    import exporter.discover
+
+    sessions = tmp_path / "sessions" / "--p--"
+    sessions.mkdir(parents=True)
+    good = _write(sessions / "good.jsonl", [_header("good"), _user("u1", None, "hello")])
+    huge = sessions / "huge.jsonl"
+    huge.write_bytes(b"\0" * 64)
+    real_open = builtins.open
+
+    def tight_memory(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith("huge.jsonl"):
+            raise MemoryError
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", tight_memory)
+    stats = CliRunner().invoke(cli, ["stats", str(huge)])
+    assert stats.exit_code == 2 and "Traceback" not in stats.output
+    assert stats.stderr.strip() == (
+        "pi-session: error: not enough memory: the input is too large to read (is it a Pi session?)"
+    )
+    listing = CliRunner().invoke(
+        cli, ["list", "--all", "--json", "--sessions-dir", str(tmp_path / "sessions")]
+    )
+    assert listing.exit_code == 0, listing.output
+    rows = {Path(r["path"]).name: r for r in map(json.loads, listing.stdout.splitlines())}
+    assert rows["huge.jsonl"]["error"] == exporter.discover.TOO_BIG
+    assert rows[good.name]["messages"] == 1
