@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.entries import as_dict, as_str, blocks_text
-from exporter.jsonl_in import reject_constant
+from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import (
     SessionFormatError,
     header_id_from_path,
@@ -258,6 +258,12 @@ class SessionSummary:
         }
 
 
+def _trailing_js_space(raw: bytes) -> bool:
+    """``{…}`` then a space JSON does not allow (NBSP): on the last line Pi trims it away,
+    so only the loader can say whether this line is an entry."""
+    return raw.decode("utf-8", errors="replace").rstrip(JS_SPACE).endswith("}")
+
+
 def _loads(raw: bytes) -> Any:
     """The line's value, or None where the loader finds it damaged (NaN and Infinity too)."""
     try:
@@ -332,6 +338,8 @@ def _count_with_loader(summary: SessionSummary, path: Path) -> None:
     summary.input, summary.output = total.input, total.output
     summary.cache_read, summary.cache_write = total.cache_read, total.cache_write
     summary.cost = total.cost
+    if summary.first_prompt is None:  # a prompt on a line only the loader reads
+        summary.first_prompt = session.first_prompt()
 
 
 def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
@@ -364,6 +372,9 @@ def scan_summary(path: Path) -> SessionSummary:
                 blank = False
                 if looking_for_header:
                     # Like the loader: the header is the first object with a string "type".
+                    if not raw.lstrip(b" \t\r").startswith(b"{"):  # BOMs, NBSPs: Pi trims
+                        raw = raw.decode("utf-8", errors="replace").lstrip(JS_SPACE).encode()
+                        summary._needs_loader = True
                     header = _loads(raw)
                     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
                         continue
@@ -404,8 +415,10 @@ def scan_summary(path: Path) -> SessionSummary:
 
 def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     if not raw.endswith(b"\n") and _loads(raw) is None:
+        summary._needs_loader |= _trailing_js_space(raw)
         return  # a cut-off last line: the loader reports it, it is no entry
     if not raw.rstrip(b" \t\r\n").endswith(b"}"):
+        summary._needs_loader |= _trailing_js_space(raw)
         return  # cut off mid-file (a crash, then more appended): damaged, as the loader says
     match = _PREFIX.match(raw)
     if match and match.group(5) is None and match.group(1) == b"message":

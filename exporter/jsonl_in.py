@@ -6,6 +6,7 @@ with a diagnostic (the loader builds the session from what this yields).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -18,11 +19,11 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def header_object(first_line: bytes) -> dict[str, Any]:
-    """A file's first line as a JSON object (one BOM stripped), ``{}`` when it is none: the
-    cheap look at a header that code deciding before any load takes (publish's repo paths,
-    redact's copies)."""
+    """A file's first line as a JSON object (BOMs and spaces before it stripped, as Pi's trim
+    does), ``{}`` when it is none: the cheap look at a header that code deciding before any
+    load takes (publish's repo paths, redact's copies)."""
     try:
-        header = json.loads(first_line.removeprefix(_BOM).decode("utf-8"))
+        header = json.loads(first_line.decode("utf-8").lstrip(JS_SPACE))
     except (ValueError, RecursionError):
         return {}
     return header if isinstance(header, dict) else {}
@@ -44,9 +45,9 @@ def iter_parsed_lines(
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for every line that parses as JSON.
 
-    Splits on ``\\n`` only (binary line iteration), strips one BOM, ignores blank lines (what
-    JavaScript's ``trim()`` empties, as Pi does) and keeps every unparsable line as a damaged record
-    with a diagnostic.
+    Splits on ``\\n`` only (binary line iteration), ignores blank lines and what JavaScript's
+    ``trim()`` takes from the file's two ends (BOMs, Unicode spaces), as Pi does, and keeps
+    every unparsable line as a damaged record with a diagnostic.
     """
     # One key object per distinct key for the whole file (json only shares keys within a line).
     keys: dict[str, str] = {}
@@ -55,6 +56,7 @@ def iter_parsed_lines(
         object_pairs_hook=lambda pairs: {keys.setdefault(k, k): v for k, v in pairs},
     )
     pending: tuple[int, str, str, bool, Diagnostic | None] | None = None  # maybe "truncated"
+    first_content = True
     for number, raw in enumerate(lines, start=1):
         if number == 1 and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
@@ -69,8 +71,10 @@ def iter_parsed_lines(
             )
             if not ends_with_newline and _cut_inside_a_character(raw):
                 bad_utf8 = None  # the truncation warning below explains it
-        if not text.strip(_JS_SPACE):
+        if not text.strip(JS_SPACE):
             continue
+        if first_content:  # Pi trims the whole file: BOMs and spaces before the header go
+            text, first_content = text.lstrip(JS_SPACE), False
         if pending is not None:
             _flush(pending, diagnostics, damaged)
             pending = None
@@ -91,7 +95,17 @@ def iter_parsed_lines(
         yield number, value
     if pending is not None:
         number, text, _, ends_with_newline, bad_utf8 = pending
-        if not ends_with_newline:
+        # ... and spaces after the last line (an NBSP after its "}")
+        trimmed = text.rstrip(JS_SPACE)
+        value = _NONE
+        if trimmed != text:
+            with contextlib.suppress(ValueError, RecursionError):
+                value = decoder.decode(trimmed)
+        if value is not _NONE:
+            if bad_utf8:
+                diagnostics.append(bad_utf8)
+            yield number, value
+        elif not ends_with_newline:
             if bad_utf8:
                 diagnostics.append(bad_utf8)
             diagnostics.append(
@@ -138,7 +152,7 @@ def _with_long_ints(function: Callable[[str], Any], text: str) -> Any:
 
 # What JavaScript's trim() removes, so a line Pi skips as blank is blank here too: \v and \f
 # and Unicode spaces are; U+001C..U+001F and U+0085 (Python's str.strip() takes them) are not.
-_JS_SPACE = (
+JS_SPACE = (
     " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )

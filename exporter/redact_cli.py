@@ -22,7 +22,7 @@ from click.core import ParameterSource
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
 from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
-from exporter.jsonl_in import header_object
+from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError
 from exporter.policy import MIN_LITERAL, RedactionPolicy
@@ -357,7 +357,9 @@ def is_session_file(path: Path) -> bool:
             head = handle.read(256)
     except OSError:  # unreadable: nothing a look can tell
         return False
-    return _SESSION_HEADER.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
+    # what Pi's trim takes before the header: BOMs and Unicode spaces
+    text = head.decode("utf-8", errors="ignore").lstrip(JS_SPACE).encode()
+    return _SESSION_HEADER.match(text) is not None
 
 
 def read_files(

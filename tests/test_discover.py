@@ -443,3 +443,23 @@ def test_a_usage_inside_a_tool_call_is_not_the_turns(build, write_session) -> No
     path = write_session([build.header(), build.user("u1", None, "q", 1), turn])
     assert_agree(path)
     assert scan_summary(path).cost == 0
+
+
+@pytest.mark.parametrize(
+    ("before", "after"), [("\ufeff\ufeff", ""), ("\u00a0", ""), ("", "\u00a0")]
+)
+def test_list_reads_what_pi_trims_from_the_file_s_ends_as_stats_does(
+    tmp_path: Path, build, dump, before: str, after: str
+) -> None:
+    """A second BOM or an NBSP before the header listed the session without its project; one
+    after the last entry left its prompt out."""
+    lines = [build.header(cwd="/home/alice/proj"), build.user("u1", None, "first prompt")]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(before.encode() + dump(lines).rstrip(b"\n") + after.encode())
+    summary, session = scan_summary(path), load_session(path)
+    assert summary.error is None and summary.cwd == "/home/alice/proj" == session.header.cwd
+    assert summary.id == session.id and summary.messages == 1
+    assert summary.first_prompt == "first prompt" == session.first_prompt()
+    from exporter.redact_cli import is_session_file  # never replaced by an output
+
+    assert is_session_file(path)

@@ -158,6 +158,40 @@ def test_bom_crlf_and_blank_lines_load_like_plain(build, dump) -> None:
     assert [e.line for e in spaced.entries] == [4, 6, 8]
 
 
+@pytest.mark.parametrize(
+    ("name", "before", "after"),
+    [
+        ("two BOMs", "\ufeff\ufeff", ""),
+        ("NBSP and vertical tab", "\u00a0\v", ""),
+        ("ideographic space, newline", "\u3000\n", ""),
+        ("NBSP after the last line", "", "\u00a0"),
+        ("NBSP and newline after it", "", "\u00a0\n\u2028\n"),
+    ],
+)
+def test_what_js_trim_takes_from_the_file_s_ends_is_not_damage(
+    build, dump, name: str, before: str, after: str
+) -> None:
+    """Pi reads `content.trim()`: any BOMs or Unicode spaces before the header and after the
+    last entry. A second BOM or an NBSP made up a header (id from the file name, project
+    "unknown"); one after the last entry moved it to the damaged lines (review 2026-12-01)."""
+    lines = _small(build)
+    plain = parse(dump(lines))
+    body = dump(lines).rstrip(b"\n")
+    session = parse(before.encode() + body + after.encode())
+    assert _shape(session) == _shape(plain), name
+    assert session.damaged == [] and kinds(session) == [], name
+    assert session.id == "sess-0001", name
+
+
+def test_an_nbsp_after_an_inner_line_is_still_damage(build, dump) -> None:
+    """Only the file's ends are trimmed: inside, JSON.parse refuses the line as Python does."""
+    lines = _small(build)
+    rows = dump(lines).split(b"\n")
+    rows[1] += "\u00a0".encode()  # the first entry's line
+    session = parse(b"\n".join(rows))
+    assert [d.line for d in session.damaged] == [2]
+
+
 def test_split_on_newline_only(build, dump) -> None:
     tricky = "a\u2028b\u2029c\u0085d\x0be\x0cf\x1cg\x1dh\x1ei\rj"
     lines = [build.header(), build.user("u1", None, tricky), build.user("u2", "u1", "next")]
