@@ -169,6 +169,16 @@ def resolve_session_arg(
         return candidate
     if candidate.exists():
         raise SessionLookupError(f"{session!r} is not a file")
+    if os.path.islink(candidate):  # a moved file's link, or a loop: say so, not "no id"
+        try:
+            os.stat(candidate)
+        except OSError as error:
+            reason = (
+                "a broken symbolic link"
+                if isinstance(error, FileNotFoundError)
+                else (error.strerror or str(error))
+            )
+            raise SessionLookupError(f"{session}: {reason}") from None
     here = session_files(sessions_dir, cwd)
     exact = [p for p in here if id_from_name(p) == session]
     if len(exact) == 1:

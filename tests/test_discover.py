@@ -463,3 +463,14 @@ def test_list_reads_what_pi_trims_from_the_file_s_ends_as_stats_does(
     from exporter.redact_cli import is_session_file  # never replaced by an output
 
     assert is_session_file(path)
+
+
+def test_a_broken_or_looping_link_is_named_as_such(tmp_path: Path) -> None:
+    """Both read "no session file or session id matches", as if the path were an id."""
+    (tmp_path / "moved.jsonl").symlink_to(tmp_path / "gone" / "s.jsonl")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(SessionLookupError, match="moved.jsonl: a broken symbolic link$"):
+        resolve_session_arg(str(tmp_path / "moved.jsonl"))
+    with pytest.raises(SessionLookupError, match="a: Too many levels of symbolic links$"):
+        resolve_session_arg(str(tmp_path / "a"))
