@@ -81,13 +81,14 @@ def iter_parsed_lines(
         try:
             value = decoder.decode(text)
         except ValueError as error:
-            value = _with_long_ints(decoder.decode, text) if _LONG_INT in str(error) else _NONE
+            long_int = _LONG_INT in str(error)
+            value = _with_long_ints(decoder.decode, text) if long_int else _NONE
             if value is _NONE:
-                reason = _json_error(error, text, decoder)
+                reason = TOO_LONG_INT if long_int else _json_error(error, text, decoder)
                 pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
                 continue
         except RecursionError:  # ~1,000 nested arrays: valid JSON, deeper than Python parses
-            reason = "JSON nested too deeply to read"
+            reason = TOO_DEEP
             pending = (number, text.rstrip("\r\n"), reason, ends_with_newline, bad_utf8)
             continue
         if bad_utf8:
@@ -124,6 +125,8 @@ _NONE = object()
 _LONG_INT = "set_int_max_str_digits"  # in the error for an integer over 4,300 digits
 #: Digits an integer in a session may have (Python's default limit is 4,300; JSON has none).
 MAX_INT_DIGITS = 100_000
+TOO_DEEP = "nested too deeply to read"
+TOO_LONG_INT = f"an integer has more than {MAX_INT_DIGITS:,} digits (this tool's limit)"
 
 
 def allow_long_integers() -> None:
@@ -205,6 +208,9 @@ def _json_error(error: ValueError, text: str, decoder: json.JSONDecoder) -> str:
 def _record_bad_line(
     number: int, text: str, error: str, diagnostics: list[Diagnostic], damaged: list[DamagedLine]
 ) -> None:
-    message = f"not valid JSON ({shorten(error, 100)})"
+    if error in (TOO_DEEP, TOO_LONG_INT):  # JSON, but more than this tool reads
+        message = f"valid JSON, but {error}"
+    else:
+        message = f"not valid JSON ({shorten(error, 100)})"
     diagnostics.append(Diagnostic(number, "invalid-json", message))
     damaged.append(DamagedLine(number, "invalid-json", message, text))

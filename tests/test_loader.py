@@ -677,3 +677,21 @@ def test_a_line_cut_off_mid_file_says_so_at_its_end(newline: bytes) -> None:
     )
     assert [d.kind for d in session.damaged] == ["invalid-json", "invalid-json"]
     assert [e.id for e in session.entries] == ["c"]
+
+
+def test_valid_json_beyond_what_python_reads_is_not_called_invalid(build, dump) -> None:
+    """A 200,000-digit integer (Pi reads it, as Infinity) was "not valid JSON (Exceeds the
+    limit ... use sys.set_int_max_str_digits...)": Python's advice, and untrue."""
+    lines = _small(build)
+    huge = (
+        b'{"type":"custom","customType":"n","id":"c1","parentId":"u2","data":'
+        + b"9" * 100_001
+        + b"}"
+    )
+    session = parse(dump(lines) + huge + b"\n")
+    (line,) = session.damaged
+    assert (
+        line.message
+        == "valid JSON, but an integer has more than 100,000 digits (this tool's limit)"
+    )
+    assert "sys." not in line.message
