@@ -8,6 +8,9 @@ import unicodedata
 from datetime import datetime
 from operator import methodcaller
 
+import markupsafe
+from markupsafe import Markup
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -201,6 +204,15 @@ _TAG_RUN = re.compile(
 #: in its tag, so the match starts with ``<``, which session text never puts on a page raw
 #: (tool output keeps its quotes raw, so ``data-entry-id="`` alone could come from text).
 _PAGE_TAG_RUN = re.compile(f'<(?:article|div) data-entry-id="[^"]*"|{_TAG_RUN.pattern}')
+
+
+def exact_attribute(value: object) -> Markup:
+    """An attribute value that keeps hidden controls as they are: written as character
+    references, which :func:`show_controls` (run over the finished page) leaves alone, so
+    ``data-entry-id`` stays the exact id ``?targetId=`` looks up (``⟨U+202E⟩evil`` did not
+    match ``\u202eevil``)."""
+    escaped = str(markupsafe.escape(value))
+    return Markup(_HIDDEN_CONTROLS.sub(lambda m: f"&#x{ord(m.group()):X};", escaped))
 
 
 def _shadowed(run: str) -> str:

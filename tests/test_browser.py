@@ -2172,3 +2172,31 @@ def test_every_entry_shows_that_its_time_links_to_it(
     page.emulate_media(media="print")
     assert page.evaluate(cue + ".content") == "none"
     clean(view)
+
+
+def test_deep_links_reach_ids_holding_hidden_controls(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """The page shows controls as signs, and it did so inside `data-entry-id` too: the id
+    became "⟨U+202E⟩evil" and `?targetId=%E2%80%AEevil` found nothing (review 2026-12-01)."""
+    ids = ["\u202eevil", "esc\x1b[1mid", "bell\x07"]
+    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}']
+    parent = None
+    for n, entry_id in enumerate(ids, start=1):
+        message = {"role": "user", "content": f"message {n}"}
+        stamp = f"2025-01-01T00:00:0{n}Z"
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                                 "timestamp": stamp, "message": message}))  # fmt: skip
+        parent = entry_id
+    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    url = page_server.publish("control-ids.html", render_session(session))
+    for entry_id in ids:
+        page = view.open(f"{url}?targetId={quote(entry_id, safe='')}")
+        page.wait_for_selector(f'[id="{anchor_for(session, entry_id)}"].highlight', timeout=1500)
+        exact = page.eval_on_selector(
+            f'[id="{anchor_for(session, entry_id)}"]', "e => e.getAttribute('data-entry-id')"
+        )
+        assert exact == entry_id
+        # the reader still sees the control as a sign, not as an invisible character
+        assert "\u202e" not in page.inner_text("main")
+    clean(view)

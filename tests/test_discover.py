@@ -470,7 +470,7 @@ def test_a_broken_or_looping_link_is_named_as_such(tmp_path: Path) -> None:
     (tmp_path / "moved.jsonl").symlink_to(tmp_path / "gone" / "s.jsonl")
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
-    with pytest.raises(SessionLookupError, match="moved.jsonl: a broken symbolic link$"):
+    with pytest.raises(SessionLookupError, match=r"moved\.jsonl: a broken symbolic link$"):
         resolve_session_arg(str(tmp_path / "moved.jsonl"))
-    with pytest.raises(SessionLookupError, match="a: Too many levels of symbolic links$"):
+    with pytest.raises(SessionLookupError, match=r"a: Too many levels of symbolic links$"):
         resolve_session_arg(str(tmp_path / "a"))

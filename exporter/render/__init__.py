@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.formatting import (
+    exact_attribute,
     fmt_cost,
     fmt_duration,
     fmt_int,
@@ -124,6 +125,7 @@ def _environment() -> jinja2.Environment:
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
     env.filters["role_label"] = role_label
     env.filters["pre_text"] = pre_text
+    env.filters["exact"] = exact_attribute
     env.globals["label_badges"] = label_badges
     return env
 
