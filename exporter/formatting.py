@@ -21,7 +21,10 @@ def fmt_int(value: int | float) -> str:
 def fmt_cost(value: float) -> str:
     """Dollars with the "$" that Pi's page loses. Under a dollar, three decimals (as Pi
     shows them), so a table's rows still add up to its total ($0.102 + $0.034 = $0.136,
-    where cents would read $0.10 + $0.03 = $0.14); sub-cent amounts keep four."""
+    where cents would read $0.10 + $0.03 = $0.14); sub-cent amounts keep four. A negative
+    amount (a damaged or hand-edited usage) reads "-$9.00", not "$-9.00"."""
+    if value < 0:
+        return "-" + fmt_cost(-value)
     if not abs(value) < 1e12:  # an overflowed sum (1e308) was a 309-digit amount
         return f"${value:.3g}"
     if value and abs(round(value, 4)) < 0.01:
@@ -39,6 +42,12 @@ def fmt_tokens_short(value: int | float) -> str:
         return f"{value / 1000:.1f}k"
     if value < 1_000_000:
         return f"{value // 1000}k"
+    if value >= 10**15:  # an axis of absurd (damaged) usage: "1e+16", not 16 digits of "M"
+        return f"{value:.2g}"
+    if value >= 10**12:
+        return f"{value / 10**12:.1f}T"
+    if value >= 10**9:
+        return f"{value / 10**9:.1f}G"
     return f"{value / 1_000_000:.1f}M"
 
 

@@ -794,6 +794,24 @@ def test_costs_under_a_dollar_keep_three_decimals(value: float, shown: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("value", "shown"),
+    [(999, "999"), (1500, "1.5k"), (250_000, "250k"), (3_400_000, "3.4M"),
+     (5_000_000_000, "5.0G"), (2 * 10**12, "2.0T"), (10**16, "1e+16")],
+)  # fmt: skip
+def test_axis_token_counts_keep_a_unit(value: int, shown: str) -> None:
+    """Damaged usage put "10000000000000.0M" on the chart's axis (review 2026-12-01)."""
+    from exporter.formatting import fmt_tokens_short
+
+    assert fmt_tokens_short(value) == shown
+
+
+def test_negative_costs_put_the_sign_before_the_dollar() -> None:
+    from exporter.formatting import fmt_cost
+
+    assert (fmt_cost(-9), fmt_cost(-0.5), fmt_cost(-0.001)) == ("-$9.00", "-$0.500", "-$0.0010")
+
+
+@pytest.mark.parametrize(
     ("seconds", "shown"),
     [(None, "unknown"), (0.006, "under 1s"), (0.99, "under 1s"), (1.4, "1s"), (59.6, "1m 0s"),
      (3725, "1h 2m"), (90_061, "1d 1h 1m")],
