@@ -21,6 +21,7 @@ from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
 from exporter.discover import resolve_session_arg, scan_summary, session_files
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
+from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
 from exporter.redact_cli import (
@@ -242,16 +243,15 @@ def publish_command(
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
     )
-    result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
-    for warning in result.warnings:  # they name session files: controls shown as signs
-        click.echo(terminal_text(f"pi-session: warning: {warning}"), err=True)
-    for path, error in result.failed:
-        click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
-    click.echo(f"pi-session: {redaction_line(result)}", err=True)
-    if report_path:
-        lines = [json.dumps(r, ensure_ascii=True) for r in result.records]
-        atomic_write_text(report_path, "".join(line + "\n" for line in lines))
-        click.echo(f"pi-session: report written to {report_path}", err=True)
+    try:
+        result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
+    except PublishError as error:
+        if isinstance(error.partial, PublishResult):  # a commit failed: what was redacted
+            _report(error.partial, report_path)  # and uploaded before it is still said
+            landed, planned = error.landed or 0, error.partial.planned_commits
+            error.message += f" ({landed} of {planned} commits made)"
+        raise
+    _report(result, report_path)
     if dry_run:
         print_dry_run(result, repo_id)
     else:
@@ -266,6 +266,19 @@ def publish_command(
         which = "the session" if len(files) == 1 else f"{failed} of the {len(files)} sessions"
         verb = "would not be published" if dry_run else "could not be published"
         raise CliError(f"{which} named {verb}", 2)
+
+
+def _report(result: PublishResult, report_path: str | None) -> None:
+    """Warnings, skipped files, the redaction line and the ``--report`` file."""
+    for warning in result.warnings:  # they name session files: controls shown as signs
+        click.echo(terminal_text(f"pi-session: warning: {warning}"), err=True)
+    for path, error in result.failed:
+        click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
+    click.echo(f"pi-session: {redaction_line(result)}", err=True)
+    if report_path:
+        lines = [json.dumps(r, ensure_ascii=True) for r in result.records]
+        atomic_write_text(report_path, "".join(line + "\n" for line in lines))
+        click.echo(f"pi-session: report written to {report_path}", err=True)
 
 
 # Publishing always redacts, drops hidden entries, hides the home folder and user name and

@@ -339,10 +339,17 @@ def test_interrupted_batch_resumes_without_duplicates(
     corpus = make_corpus(tmp_path / "sessions", fixtures_dir, count=12)
     monkeypatch.setattr(hub_commits, "MAX_FILES_PER_COMMIT", 6)  # 3 sessions per commit: 4 commits
     fake_hub.drop_commits_after(2, applied=applied)
-    failed = publish(fake_hub, corpus)
+    report = tmp_path / "report.jsonl"
+    failed = publish(fake_hub, corpus, "--report", str(report))
     assert failed.exit_code == 3
     assert "cannot reach 127.0.0.1" in failed.stderr and "re-run" in failed.stderr
     assert "Traceback" not in failed.output
+    # what was redacted is reported though a commit failed: a re-run skips those sessions
+    # and would never report them (review 2026-12-01)
+    assert "(2 of 4 commits made)" in failed.stderr
+    assert "pi-session: redact: " in failed.stderr and "secrets in 3 sessions" in failed.stderr
+    records = [json.loads(x) for x in report.read_text(encoding="utf-8").splitlines()]
+    assert len({r["session"] for r in records if r["type"] == "summary"}) == 12
     done = 3 if applied else 2
     assert len(fake_hub.commits) == done
     assert len(session_paths(fake_hub)) == 3 * done
@@ -1217,3 +1224,15 @@ def test_prune_over_one_project_leaves_the_other_projects_alone(
     assert everywhere.exit_code == 0 and "1 removed" in everywhere.stdout, everywhere.output
     assert not any(gone_there.name in path for path in session_paths(fake_hub))
     assert_consistent(fake_hub)
+
+
+def test_a_dry_run_without_a_token_does_not_guess_a_private_dataset_is_missing(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """Anonymous, a private dataset reads as missing: the dry run said "would be created"
+    and listed every session to add, where a real run would do nothing (review 2026-12-01)."""
+    assert publish(fake_hub, small).exit_code == 0
+    blind = publish(fake_hub, small, "--dry-run", token=None)
+    assert blind.exit_code == 3, blind.output
+    assert "is not visible anonymously (missing, or private)" in blind.stderr
+    assert "would be created" not in blind.stdout and len(fake_hub.commits) == 1

@@ -45,6 +45,8 @@ class PublishError(Exception):
     ) -> None:
         self.message = _one_line(message)
         self.status = status
+        self.partial: object | None = None  # what a publish did before it failed, if any
+        self.landed: int | None = None  # of its commits, how many were made
         if exit_code is not None:
             self.exit_code = exit_code
         super().__init__(self.message)

@@ -128,8 +128,20 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
 def _commit_all(
     repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify
 ) -> list[str]:
-    """Commit in a chain: each commit names the previous head as its parent."""
-    heads = []
+    """Commit in a chain: each commit names the previous head as its parent. Returns the
+    heads (appended as they land, so a failure leaves the ones that did in the list)."""
+    heads: list[str] = []
+    try:
+        _commit_chain(repo, commits, parent, notify, heads)
+    except PublishError as error:
+        error.landed = len(heads)
+        raise
+    return heads
+
+
+def _commit_chain(
+    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify, heads: list[str]
+) -> None:
     for number, commit in enumerate(commits, start=1):
         notify(f"commit {number}/{len(commits)}: {commit.files} files")
         n = {
@@ -143,7 +155,6 @@ def _commit_all(
         description = f"Published with pi-session-export {__version__}."
         parent = repo.commit(commit, parent, title, description)
         heads.append(parent)
-    return heads
 
 
 def _scratch_copy(folder: Path, scratch: Path) -> Path:
@@ -219,6 +230,11 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         result.warnings.append("no token: the dataset was read anonymously")
     sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
+    if not token and not remote.exists:  # a private dataset is invisible without a token
+        raise NoTokenError(
+            f"dry run without a token: {req.repo_id} is not visible anonymously (missing, or "
+            "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
+        )
     sources = claim_paths(sources, remote)
     try:
         marks = load_publish_key()
@@ -304,5 +320,9 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         commits, final = plan_commits(ops, remote, render_meta)
         result.ops, result.planned_commits, result.sessions = ops, len(commits), len(final)
         if not req.dry_run:
-            result.commits = _commit_all(repo, commits, remote.head, notify)
+            try:
+                result.commits = _commit_all(repo, commits, remote.head, notify)
+            except PublishError as error:  # the CLI still reports what was redacted
+                error.partial = result
+                raise
     return result
