@@ -275,6 +275,15 @@ def _report(result: PublishResult, report_path: str | None) -> None:
     for path, error in result.failed:
         click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
     click.echo(f"pi-session: {redaction_line(result)}", err=True)
+    if result.without_file:  # deleted here, or published from another machine: kept
+        many = result.without_file != 1
+        click.echo(
+            f"pi-session: note: {plural(result.without_file, 'published session')} of "
+            f"{'these projects have' if many else 'these projects has'} no file here; "
+            f"{'they stay' if many else 'it stays'} in the dataset (--prune removes "
+            f"{'them' if many else 'it'})",
+            err=True,
+        )
     if report_path:
         lines = [json.dumps(r, ensure_ascii=True) for r in result.records]
         atomic_write_text(report_path, "".join(line + "\n" for line in lines))

@@ -298,7 +298,7 @@ def _build(
     jobs = max(1, jobs or default_jobs())
     if jobs > 1 and len(tasks) > 1 and transform is not None:
         _check_picklable(transform)
-    bar = ProgressBar(len(tasks), progress)
+    bar = ProgressBar(len(tasks), progress, label="rendering")
     last_save = time.monotonic()
 
     def handle(task: _Task, result: dict[str, Any]) -> None:

@@ -523,6 +523,11 @@ def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
     gone.unlink()
     kept = publish(fake_hub, small)
     assert "0 removed" in kept.stdout and len(session_paths(fake_hub)) == 8
+    # said, not only counted: "7 selected, 8 in the dataset" was all (review 2026-12-01)
+    assert (
+        "note: 1 published session of these projects has no file here; it stays in the "
+        "dataset (--prune removes it)"
+    ) in kept.stderr
     pruned = publish(fake_hub, small, "--prune")
     assert pruned.exit_code == 0, pruned.output
     assert "1 removed" in pruned.stdout
@@ -1236,3 +1241,22 @@ def test_a_dry_run_without_a_token_does_not_guess_a_private_dataset_is_missing(
     assert blind.exit_code == 3, blind.output
     assert "is not visible anonymously (missing, or private)" in blind.stderr
     assert "would be created" not in blind.stdout and len(fake_hub.commits) == 1
+
+
+def test_commit_titles_say_what_each_commit_holds(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of html/ pages only, or of the manifest only, was titled "0 added, 0
+    updated, 0 removed" in the dataset's history (review 2026-12-01)."""
+    monkeypatch.setattr(hub_commits, "MAX_FILES_PER_COMMIT", 6)
+    assert publish(fake_hub, small, "--html").exit_code == 0
+    titles = [c.summary for c in fake_hub.commits]
+    assert titles[0].startswith("pi-session publish: 3 added, 0 updated, 0 removed (1/")
+    assert any(re.fullmatch(r"pi-session publish: html/ site \(\d+ files\) \(\d+/\d+\)", t)
+               for t in titles), titles  # fmt: skip
+    before = len(fake_hub.commits)
+    rechecked = publish(fake_hub, small, "--html", "--secret", "a-value-found-nowhere-1234")
+    assert rechecked.exit_code == 0, rechecked.output
+    assert [c.summary for c in fake_hub.commits[before:]] == [
+        "pi-session publish: manifest and card (1/1)"
+    ]

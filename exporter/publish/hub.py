@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
+from exporter.formatting import plural
 from exporter.policy import RedactionPolicy
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
 from exporter.publish.errors import NoTokenError, PublishError, clean_token
@@ -85,6 +86,7 @@ class PublishResult:
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    without_file: int = 0  # published sessions of the selected projects with no file here
 
     def count(self, action: str, sessions: bool = True) -> int:
         return sum(op.action == action and op.is_session == sessions for op in self.ops)
@@ -143,15 +145,19 @@ def _commit_chain(
     repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify, heads: list[str]
 ) -> None:
     for number, commit in enumerate(commits, start=1):
-        notify(f"commit {number}/{len(commits)}: {commit.files} files")
+        notify(f"commit {number}/{len(commits)}: {plural(commit.files, 'file')}")
         n = {
             a: sum(op.action == a and op.is_session for op in commit.ops)
             for a in ("add", "update", "remove")
         }
-        title = (
-            f"pi-session publish: {n['add']} added, {n['update']} updated, "
-            f"{n['remove']} removed ({number}/{len(commits)})"
-        )
+        pages = sum(not op.is_session for op in commit.ops)
+        if any(n.values()):
+            what = f"{n['add']} added, {n['update']} updated, {n['remove']} removed"
+        elif pages:  # the html/ part of a run: "0 added, 0 updated, 0 removed" said nothing
+            what = f"html/ site ({plural(pages, 'file')})"
+        else:
+            what = "manifest and card"  # re-checked sessions under new settings
+        title = f"pi-session publish: {what} ({number}/{len(commits)})"
         description = f"Published with pi-session-export {__version__}."
         parent = repo.commit(commit, parent, title, description)
         heads.append(parent)
@@ -266,10 +272,18 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         # --prune removes what the selection does not name, but from the selection's own
         # projects only unless every project was selected (--all)
         projects = None if req.prune_all else _selected_projects(sources, prepared, remote)
+        left = prune_ops(  # of the selection's projects, published without a file here
+            remote,
+            {s.repo_path for s in sources},
+            {p.name for p in failed},
+            projects if projects is not None else _selected_projects(sources, prepared, remote),
+        )
         if req.prune:
             ops += prune_ops(
                 remote, {s.repo_path for s in sources}, {p.name for p in failed}, projects
             )
+        else:
+            result.without_file = len(left)
         has_html = "html/index.html" in remote.files
         # html/ is the site of every session the dataset holds: this run's files, and the
         # published copies of the others (another project, another machine, deleted here).
