@@ -57,7 +57,8 @@ def load_publish_key(environ: Mapping[str, str] = os.environ) -> PublishKey:
         key = PublishKey(_read_or_create(path))
         if not existed:  # a new machine (or a CI runner): say why everything is re-checked
             key.note = (
-                f"created a publish key in {path}: sessions published from elsewhere are "
+                f"created a publish key in {path} (what redacted sites and datasets record "
+                "of their sources is keyed by it): what was made with another key is "
                 f"re-checked once (on CI, set {KEY_ENV} from a secret)"
             )
         elif os.name == "posix" and path.stat().st_mode & 0o077:
