@@ -274,8 +274,14 @@ def test_publish_rerun_and_change_one(fake_hub: FakeHub, corpus: Corpus) -> None
     front = yaml.safe_load(card.split("---\n")[1])
     assert {"agent-traces", "pi"} <= set(front["tags"])
     assert front["configs"] == [
-        {"config_name": "default", "data_files": [{"split": "train", "path": "index.jsonl"}]}
-    ]
+        {"config_name": "default", "data_files": [{"split": "train", "path": "index.jsonl"}]},
+        # the traces themselves, for the Hub's trace viewer and load_dataset(..., "sessions")
+        {"config_name": "sessions",
+         "data_files": [{"split": "train", "path": "sessions/*/*.jsonl"}]},
+    ]  # fmt: skip
+    from fnmatch import fnmatch
+
+    assert all(fnmatch(p, "sessions/*/*.jsonl") for p in session_paths(fake_hub))
     assert front["license"] == "other" and "| sessions | 20 |" in card
     from huggingface_hub import DatasetCard
 

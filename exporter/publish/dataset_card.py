@@ -197,6 +197,10 @@ def render_card(
         "  data_files:",
         "  - split: train",
         "    path: index.jsonl",
+        "- config_name: sessions",  # the raw traces, which the Hub's trace viewer reads
+        "  data_files:",
+        "  - split: train",
+        "    path: sessions/*/*.jsonl",
         "---",
     ]
     body = [
@@ -221,7 +225,8 @@ def render_card(
         "## Files",
         "",
         "- `sessions/<YYYY-MM>/<file>.jsonl`: the redacted Pi session files, one JSON object "
-        f"per line ([format]({SESSION_FORMAT_DOC})); the Hub's Agent Traces viewer reads them.",
+        f"per line ([format]({SESSION_FORMAT_DOC})), the `sessions` config: the Hub's Agent Traces "
+        "viewer reads Pi sessions.",
         "- `index.jsonl`: one row per session (the default config): "
         + ", ".join(f"`{k}`" for k in INDEX_FIELDS)
         + ".",
