@@ -36,9 +36,11 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
     return {
         word: re.compile(
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
+            # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
+            r"(?P<type>:[ \t]{0,8}[a-z_][\w.<>\[\]|&?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
-            rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{{least},512}}={{0,2}}))"
+            rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{1,512}}={{0,2}}))"
         )
         for word, (tail, least) in words.items()
     }
@@ -112,6 +114,12 @@ class AssignmentDetector(Detector):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
         in_query = start > 0 and text[start - 1] in "?&"
+        if not quoted and match.group("sep") in ("=", ":") and _starts_line(text, start):
+            # a .env or YAML line's value is all of its word: `PASSWORD=Xy)9kL2(mNq` and
+            # `password: Hf2Lm}N0p]Rs7` were skipped, `Tr0ub;4dor3x` lost only its head
+            end = _word_end(text, match.start(group))
+            if end > after:
+                value, after = text[match.start(group) : end], end
         if not quoted and not in_query and text[after : after + 1] == "&":
             # `&` is part of a password in a .env line (`PASSWORD=Tr0ub4dor&3`), but between
             # query parameters (`?token=abc&page=2`) it ends the value.
@@ -147,17 +155,47 @@ class AssignmentDetector(Detector):
         return None
 
 
-# A command-line value, bare or quoted, never a $VARIABLE; it ends at whitespace or ; & | < > ).
+# A command-line value, bare or quoted, never a $VARIABLE; bare, it ends at whitespace or
+# ; & | < > ).
 # (?=(...))\1 takes the longest run once and never backtracks into it (Python 3.10 has no
 # possessive quantifiers), and a match consumes its run: "-p-p-p..." or "-pa-pa-pa..." after
 # "mysql" would otherwise cost up to 512 steps per "-p".
-_CLI_VALUE = (
-    r"(?P<q>[\"']?)(?=(?P<run>[^\-\s\"'`;&|<>()][^\s\"'`;&|<>()]{3,511}))(?P<v>(?P=run))(?P=q)"
+_CLI_VALUE = (  # quoted, it is all up to the closing quote: mysql -p'Tr0ub4dor&3x'
+    r"(?:(?P<q>[\"'])(?P<cq>[^\"'\r\n]{4,512})(?P=q)"
+    r"|(?=(?P<run>[^\-\s\"'`;&|<>()][^\s\"'`;&|<>()]{3,511}))(?P<v>(?P=run)))"
 )
 # A quoted value may hold spaces (`redis-cli -a "S3cret Pw99"`); else as _CLI_VALUE.
 _QUOTED_OR_CLI_VALUE = r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)|" + _CLI_VALUE + ")"
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
+
+
+def _starts_line(text: str, start: int) -> bool:
+    """The name begins its line (after indentation, ``export`` or a YAML list dash); looked
+    for 64 characters back at most, so dense text stays linear."""
+    line_start = text.rfind("\n", max(0, start - 64), start) + 1
+    if line_start == 0 and start > 64:
+        return False
+    return text[line_start:start].strip(" \t-").removeprefix("export").strip() == ""
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def _word_end(text: str, at: int) -> int:
+    """Where the word starting at ``at`` ends (whitespace, at most 512 characters), less
+    what trails it: ``;`` ``,`` or a shell operator (``&&``, ``|``, ``>``), or a closing
+    bracket the word did not open."""
+    end, limit = at, min(len(text), at + 512)
+    while end < limit and not text[end].isspace():
+        end += 1
+    while end > at:
+        last = text[end - 1]
+        if last in ";,&|<>" or (last in _CLOSERS and _CLOSERS[last] not in text[at : end - 1]):
+            end -= 1
+            continue
+        break
+    return end
 
 
 def prose_or_flag(value: str) -> bool:
@@ -273,7 +311,9 @@ class CommandLineDetector(Detector):
 
     @staticmethod
     def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
-        group = next(g for g in ("ov", "sv", "v") if g in match.re.groupindex and match.group(g))
+        group = next(
+            g for g in ("ov", "sv", "cq", "v") if g in match.re.groupindex and match.group(g)
+        )
         start, end = match.span(group)
         value = text[start:end]
         if not is_placeholder(value) and not prose_or_flag(value) and value[0] not in "$%":

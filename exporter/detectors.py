@@ -23,6 +23,7 @@ from exporter.context_detectors import (
 )
 from exporter.detector_base import Detector, Finding, Span, wrapped_base64_end
 from exporter.placement_detectors import (
+    CodeFormDetector,
     CommandArgumentDetector,
     DockerConfigDetector,
     EnvDefaultDetector,
@@ -512,6 +513,7 @@ DETECTORS: tuple[Detector, ...] = (
     CommandArgumentDetector(),
     ExpectSendDetector(),
     EnvDefaultDetector(),
+    CodeFormDetector(),
     TableRowDetector(),
     ProseSecretDetector(),
 )
@@ -531,16 +533,18 @@ class Scanner:
         self.literals = sorted(unique.items(), key=lambda item: (-len(item[0]), item[0]))
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
         # One substring pass per distinct trigger, then only the detectors that were triggered;
-        # most strings are short (ids, names, times): they check only what can fit in them.
-        self._triggers = self._index(d.triggers for d in self.detectors)
-        self._lower_triggers = self._index(d.lower_triggers for d in self.detectors)
-        self._short = max(d.min_length for d in self.detectors)
-        self._short_triggers = self._index(
-            d.triggers if d.min_length < self._short else () for d in self.detectors
-        )
-        self._short_lower_triggers = self._index(
-            d.lower_triggers if d.min_length < self._short else () for d in self.detectors
-        )
+        # most strings are short (ids, names, times): they check only what can fit in them,
+        # by tiers of the detectors' shortest finds.
+        self._tiers = sorted({d.min_length for d in self.detectors})
+        self._by_tier = [
+            (
+                self._index(d.triggers if d.min_length <= tier else () for d in self.detectors),
+                self._index(
+                    d.lower_triggers if d.min_length <= tier else () for d in self.detectors
+                ),
+            )
+            for tier in self._tiers
+        ]
 
     @staticmethod
     def _index(per_detector: Iterable[tuple[str, ...]]) -> dict[str, list[int]]:
@@ -560,9 +564,8 @@ class Scanner:
             lower = text.lower()
             if len(lower) != len(text):  # e.g. "İ" lowercases to two characters
                 lower = text.translate(_ASCII_LOWER)
-            short = len(text) < self._short
-            triggers = self._short_triggers if short else self._triggers
-            lower_triggers = self._short_lower_triggers if short else self._lower_triggers
+            tier = bisect.bisect_right(self._tiers, len(text)) - 1
+            triggers, lower_triggers = self._by_tier[max(tier, 0)]
             active = {i for t, ids in triggers.items() if t in text for i in ids}
             active.update(i for t, ids in lower_triggers.items() if t in lower for i in ids)
             for position in sorted(active):

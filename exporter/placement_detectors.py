@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from exporter.context_detectors import prose_or_flag
+from exporter.context_detectors import _flag_start, prose_or_flag
 from exporter.detector_base import Detector, Span, wrapped_base64_end
 from exporter.secret_heuristics import (
     DIGIT,
@@ -356,6 +356,68 @@ class EnvDefaultDetector(Detector):
                 name, value, quoted=True, env_style=False
             ):
                 yield match.span("v")
+
+
+class CodeFormDetector(Detector):
+    """A named secret in code or config forms that have no ``NAME=``: PHP's
+    ``define('DB_PASSWORD', 'X')``, ``os.environ['API_KEY'] = 'X'``, fish's ``set -gx
+    API_KEY X``, XML's ``<password>X</password>`` and ``<add key="ApiKey" value="X"/>``,
+    and SQL's ``PASSWORD 'X'`` / ``IDENTIFIED BY 'X'`` (``CREATE USER``, ``ALTER ROLE``)."""
+
+    name, summary = "code-secret", "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL"
+    # "env" and "pass" are other detectors' triggers too: one substring test serves both
+    lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified")
+    min_length = 25  # `<pass>abcde</pass>` alone is shorter: a string of only that is rare
+    # Each runs over the lowercased text (same offsets) from its literal, so the regex engine
+    # skips ahead to it; names and values are then read from the text itself.
+    _define = re.compile(
+        r"define\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,8}"
+        r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
+    )
+    _environ = re.compile(
+        r"environ\[\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8}\]"
+        r"\s{0,8}=(?!=)\s{0,8}[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
+    )
+    _fish = re.compile(
+        r"set(?:[ \t]+-[a-z]{1,4})+[ \t]+(?P<name>[a-z_]\w{0,127})[ \t]+"
+        r"(?:(?P<q>[\"'])(?P<qv>[^\"'\r\n]{5,512})(?P=q)|(?P<v>[^\s\"'`;&|<>()$]{5,512}))"
+    )
+    _element = re.compile(  # <password>X</password>: the same name closes it
+        r"<(?P<name>[a-z_][\w.\-]{0,63})>(?P<v>[^<>\s]{5,512})</(?P=name)>"
+    )
+    _add = re.compile(  # .NET appSettings: <add key="ApiKey" value="X" />
+        r"key=(?P<nq>[\"'])(?P<name>[a-z_][\w.:\-]{0,127})(?P=nq)\s{1,8}"
+        r"value=(?P<q>[\"'])(?P<v>[^\"'\r\n<>]{5,512})(?P=q)"
+    )
+    _sql_password = re.compile(r"password[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'")
+    _sql_identified = re.compile(
+        r"identified(?:[ \t]+with[ \t]+\w{1,64})?[ \t]+by[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
+    )
+    _patterns = (
+        ("define", _define),
+        ("environ[", _environ),
+        ("set -", _fish),
+        ("</", _element),
+        ("value=", _add),
+        ("password", _sql_password),
+        ("identified", _sql_identified),
+    )
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for literal, pattern in self._patterns:
+            if literal not in lower:
+                continue
+            for match in pattern.finditer(lower):
+                if not _flag_start(lower, match.start()):  # `offset`, `mindefine(`
+                    continue
+                group = "qv" if "qv" in pattern.groupindex and match["qv"] else "v"
+                start, end = match.span(group)
+                value = text[start:end]
+                name = text[slice(*match.span("name"))] if "name" in pattern.groupindex else ""
+                if _literal(value) and is_secret_assignment(
+                    name or "password", value, quoted=True, env_style=False
+                ):
+                    yield start, end
 
 
 class TableRowDetector(Detector):

@@ -336,6 +336,29 @@ POSITIVES = [
      "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2"),
     ("secret-assignment", "JWT_SECRET_DEV=Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1", "Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1"),
     *[(name, f"here: {token} (bare)", token) for name, token in SERVICE_TOKENS],
+    # typed declarations; code and config forms with no NAME=
+    ("secret-assignment", 'const apiKey: string = "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js3";',
+     "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js3"),
+    ("secret-assignment", 'API_TOKEN: str = "Py3Tk6Nn9Bb2Vv5Cc8Xx1Zz4"',
+     "Py3Tk6Nn9Bb2Vv5Cc8Xx1Zz4"),
+    ("code-secret", "define( 'DB_PASSWORD', 'Wp9xLk2Mq7Rt' );", "Wp9xLk2Mq7Rt"),
+    ("code-secret", "os.environ['OPENAI_API_KEY'] = 'q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js5'",
+     "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js5"),
+    ("code-secret", "set -gx OPENAI_API_KEY q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js4",
+     "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js4"),
+    ("code-secret", "<server><id>nexus</id><password>Mv9nPw2Rt5Yq</password></server>",
+     "Mv9nPw2Rt5Yq"),
+    ("code-secret", '<add key="ApiKey" value="q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4" />',
+     "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4"),
+    ("code-secret", "psql -c \"CREATE USER app WITH PASSWORD 'Sq1Lp4Ss7Ww0';\"", "Sq1Lp4Ss7Ww0"),
+    ("code-secret", "mysql -e \"CREATE USER 'app'@'%' IDENTIFIED BY 'My5Sq8Lp2Ww';\"",
+     "My5Sq8Lp2Ww"),
+    # a .env or YAML line's value is its whole word, punctuation and all
+    ("secret-assignment", "DB_PASSWORD=Xy)9kL2(mNq", "Xy)9kL2(mNq"),
+    ("secret-assignment", "REDIS_PASSWORD=Gx7=Lk2=Pq9z", "Gx7=Lk2=Pq9z"),
+    ("secret-assignment", "SMTP_PASSWORD=Tr0ub;4dor3xQ", "Tr0ub;4dor3xQ"),
+    ("secret-assignment", "  password: Hf2Lm}N0p]Rs7", "Hf2Lm}N0p]Rs7"),
+    ("cli-secret", "mysql -uroot -p'Tr0ub4dor&3x' app", "Tr0ub4dor&3x"),
 ]  # fmt: skip
 NEGATIVES = [
     "sk-learn is a package; task-management-system-component-v2",
@@ -514,7 +537,17 @@ def test_a_token_in_a_url_s_user_part_keeps_the_host_and_path() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ['{"token": "IDENTIFIER_42"}', '<Row key="row-3f9b2c1e8d7a" />', "cacheKey: TTL_V2_30S"]
+    "text",
+    [
+        '{"token": "IDENTIFIER_42"}',
+        '<Row key="row-3f9b2c1e8d7a" />',
+        "cacheKey: TTL_V2_30S",
+        # the code and config forms leave code and shells alone
+        "define('API_KEY', getenv('X'));",
+        "<password>${DB_PASSWORD}</password>",
+        "set -gx API_KEY $API_KEY",
+        "ALTER USER app PASSWORD NULL; -- then set one",
+    ],
 )
 def test_identifiers_under_a_weak_name_are_not_secrets(text: str) -> None:
     assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
