@@ -68,8 +68,9 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
 }
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_OWNER_HOME = re.compile(
-    r"(/home/[^/]+|/Users/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)"
+_OWNER_HOME = re.compile(  # also Fedora Atomic's /var/home and WSL's /mnt/c/Users
+    r"((?:/var)?/home/[^/]+|/Users/[^/]+|/root|/mnt/[a-z]/Users/[^/]+"
+    r"|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)"
 )
 
 

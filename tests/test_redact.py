@@ -490,6 +490,19 @@ def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -
     assert entries_text(kept) == entries_text(session)
 
 
+@pytest.mark.parametrize("home", ["/var/home/alice", "/mnt/c/Users/Alice.Smith"])
+def test_the_session_owner_s_home_on_fedora_atomic_and_wsl(
+    write_session: Callable[..., Path], home: str
+) -> None:
+    """Shared from an account whose home is elsewhere, these kept the recorder's user name
+    in the header and in every path (review 2026-12-01)."""
+    text = f"cat {home}/proj/README.md"
+    records = [header(f"{home}/proj"), msg("user", text, 1, None)]
+    out, _ = run(load_session(write_session(records)), home="/home/someone", user="someone")
+    assert out.header.cwd == "~/proj"
+    assert out.by_id["m1"].raw["message"]["content"] == "cat ~/proj/README.md"
+
+
 @pytest.mark.parametrize(
     ("user", "text", "expected"),
     [
