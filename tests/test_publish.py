@@ -406,6 +406,7 @@ def test_long_rate_limit_is_a_clear_error(fake_hub: FakeHub, small: Corpus) -> N
 def test_auth_and_remote_errors_are_one_line(
     fake_hub: FakeHub,
     small: Corpus,
+    monkeypatch: pytest.MonkeyPatch,
     repo_id: str,
     token: str | None,
     inject: str | None,
@@ -415,8 +416,9 @@ def test_auth_and_remote_errors_are_one_line(
         fake_hub.new_repo(REPO_ID)
     if inject == "gone":
         fake_hub.fail(404, path="/commit/", headers={"X-Error-Code": "RepoNotFound"})
-    if inject == "down":
-        fake_hub.fail(503, path="/commit/")
+    if inject == "down":  # down for good: each of the commit's tries gets a 503
+        fake_hub.fail(503, path="/commit/", times=3)
+        monkeypatch.setattr("exporter.publish.hub_repo.SERVER_ERROR_WAITS", (0, 0))
     args = ["publish", repo_id, "--all", "--sessions-dir", str(small.root)]
     args += ["--endpoint", fake_hub.url, "-j", "1"] + (["--token", token] if token else [])
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
@@ -1266,3 +1268,17 @@ def test_commit_titles_say_what_each_commit_holds(
     assert [c.summary for c in fake_hub.commits[before:]] == [
         "pi-session publish: manifest and card (1/1)"
     ]
+
+
+def test_a_commit_the_hub_failed_with_a_5xx_is_tried_again(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One 503 on a commit stopped a weekly run (review 2026-12-01). Tried again only when the
+    head is still the commit's parent: then the first try did not land."""
+    monkeypatch.setattr("exporter.publish.hub_repo.SERVER_ERROR_WAITS", (0, 0))
+    fake_hub.fail(503, path="/commit/")
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert "answered HTTP 503; trying again in 0 s" in result.stderr
+    assert len(fake_hub.commits) == 1 and len(session_paths(fake_hub)) == 8
+    assert_consistent(fake_hub)

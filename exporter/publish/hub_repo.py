@@ -33,6 +33,8 @@ __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "default_token"]
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAX_RATE_WAIT = 300.0  # longer waits become a RateLimitError with the time to retry
 RATE_RETRIES = 5
+#: Seconds before each new try of a commit the Hub answered with a 5xx.
+SERVER_ERROR_WAITS = (2, 5)
 T = TypeVar("T")
 Notify = Callable[[str], None]
 
@@ -229,7 +231,30 @@ class HubRepo:
                 parent_commit=parent,
             )
 
-        return str(self._call("committing", attempt).oid)
+        for tries_left in range(len(SERVER_ERROR_WAITS), -1, -1):
+            try:
+                return str(self._call("committing", attempt).oid)
+            except NetworkError as error:
+                # A 5xx (a Hub hiccup) is tried again, but only when the head is still the
+                # parent: then the commit did not land, and the same one is safe to send
+                if not tries_left or error.status not in (500, 502, 503, 504):
+                    raise
+                wait = SERVER_ERROR_WAITS[len(SERVER_ERROR_WAITS) - tries_left]
+                self.notify(f"{self.host} answered HTTP {error.status}; trying again in {wait} s")
+                time.sleep(wait)
+                if self._head() != parent:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _head(self) -> str | None:
+        """The dataset's head commit now (None when it cannot be read)."""
+        try:
+            info = self._call(
+                "reading the dataset", lambda: self.api.repo_info(self.repo_id, repo_type="dataset")
+            )
+        except PublishError:
+            return None
+        return str(info.sha) if info.sha else None
 
 
 # --- the whole job ----------------------------------------------------------------------------
