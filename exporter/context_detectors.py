@@ -37,7 +37,7 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
         word: re.compile(
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
             # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
-            r"(?P<type>:[ \t]{0,8}[a-z_][\w.<>\[\]|&?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
+            r"(?P<type>:[ \t]{0,8}[a-z_][a-z_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
             rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{1,512}}={{0,2}}))"
@@ -114,7 +114,13 @@ class AssignmentDetector(Detector):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
         in_query = start > 0 and text[start - 1] in "?&"
-        if not quoted and match.group("sep") in ("=", ":") and _starts_line(text, start):
+        if (
+            not quoted
+            and match.group("sep") in ("=", ":")
+            and (text[after : after + 1] in _PUNCTUATION_STOPS or value.endswith("="))
+            and not _OPENERS.intersection(value)  # `Optional[str]`, `(required)`: no password
+            and _starts_line(text, start)
+        ):
             # a .env or YAML line's value is all of its word: `PASSWORD=Xy)9kL2(mNq` and
             # `password: Hf2Lm}N0p]Rs7` were skipped, `Tr0ub;4dor3x` lost only its head
             end = _word_end(text, match.start(group))
@@ -182,16 +188,31 @@ def _starts_line(text: str, start: int) -> bool:
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
+#: What stops an unquoted value that a .env or YAML password may hold; `&` is the query
+#: parameter rule's (`_AMPERSAND_TAIL`), quotes and spaces always end a value.
+_PUNCTUATION_STOPS = frozenset(")]}=;,")
+_OPENERS = frozenset("([{")
+# `,NAME=` or `;NAME=`: the next assignment of a line (`API_KEY=x,SECRET_KEY=y`)
+_NEXT_ASSIGNMENT = re.compile(r"[,;][ \t]*[A-Za-z_][\w.\-]{0,63}[ \t]*=")
+# `;export OTHER=1`, `;echo ok`: a shell's next command, a word of letters
+_NEXT_COMMAND = re.compile(r";[ \t]*[A-Za-z]+(?=\s|$)")
+
+
 def _word_end(text: str, at: int) -> int:
-    """Where the word starting at ``at`` ends (whitespace, at most 512 characters), less
-    what trails it: ``;`` ``,`` or a shell operator (``&&``, ``|``, ``>``), or a closing
-    bracket the word did not open."""
+    """Where the word starting at ``at`` ends: at whitespace, a quote, ``&``/``|`` (query
+    parameters, shell operators), the next ``,NAME=``, or after 512 characters; less a
+    trailing ``;`` or ``,`` or a closing bracket the word did not open."""
     end, limit = at, min(len(text), at + 512)
-    while end < limit and not text[end].isspace():
+    while end < limit:
+        char = text[end]
+        if char.isspace() or char in "\"'`&|<>":
+            break
+        if char in ",;" and (_NEXT_ASSIGNMENT.match(text, end) or _NEXT_COMMAND.match(text, end)):
+            break
         end += 1
     while end > at:
         last = text[end - 1]
-        if last in ";,&|<>" or (last in _CLOSERS and _CLOSERS[last] not in text[at : end - 1]):
+        if last in ";," or (last in _CLOSERS and _CLOSERS[last] not in text[at : end - 1]):
             end -= 1
             continue
         break

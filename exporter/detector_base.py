@@ -27,6 +27,9 @@ class Detector:
     lower_triggers: tuple[str, ...] = ()
     #: The shortest text it can find anything in: shorter strings skip its pre-checks.
     min_length: int = 8
+    #: Knows a secret by its shape alone (a token format), so it finds every copy itself;
+    #: a context detector (``NAME=value``) knows only the copy that has the context.
+    by_shape: bool = False
 
     def find(self, text: str, lower: str) -> Iterator[Span]:  # pragma: no cover
         """Spans of secrets; ``lower`` is ``text`` lowercased, index for index."""

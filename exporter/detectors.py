@@ -95,6 +95,8 @@ class RegexDetector(Detector):
     random base64 blob that happens to contain ``sk-`` or ``AKIA`` is not a key.
     """
 
+    by_shape = True
+
     def __init__(
         self,
         name: str,
@@ -140,6 +142,7 @@ class PrivateKeyDetector(Detector):
     One forward cursor for END markers keeps this linear however many BEGINs there are.
     """
 
+    by_shape = True
     name, summary = "private-key", "-----BEGIN ... PRIVATE KEY----- blocks"
     triggers = ("-----BEGIN ",)
     _begin = re.compile(_BEGIN_PRIVATE)
@@ -166,6 +169,7 @@ class Base64PrivateKeyDetector(Detector):
     Kubernetes Secrets hold it: ``LS0tLS1CRUdJTi`` is ``-----BEGIN`` in base64. Only blocks
     whose decoded first line names a private key count (certificates are public)."""
 
+    by_shape = True
     name, summary = "private-key-base64", "base64-encoded PEM private keys (kubeconfig, k8s)"
     triggers = ("LS0tLS1CRUdJTi",)
     _block = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,200000}={0,2}")
@@ -266,6 +270,7 @@ class JwtDetector(Detector):
     a long run full of ``eyJ`` is consumed once instead of being retried at each of them.
     """
 
+    by_shape = True
     name, summary = "jwt", "eyJ….eyJ….signature JSON web tokens"
     triggers = ("eyJ",)
     _head = re.compile(r"eyJ[A-Za-z0-9_\-]{5,4000}")
@@ -296,6 +301,7 @@ class DiscordBotTokenDetector(Detector):
     the regex is anchored on the dots and the id part checked by decoding it: dotted names,
     versions and hosts do not decode to digits, and a JWT opens with ``eyJ``."""
 
+    by_shape = True
     name, summary = "discord-bot-token", "<base64 user id>.<timestamp>.<hmac> Discord bot tokens"
     triggers = (".",)  # one cheap pass; the regex then only tries the dots
     _tail = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])")
@@ -518,6 +524,7 @@ DETECTORS: tuple[Detector, ...] = (
     ProseSecretDetector(),
 )
 DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
+SHAPE_DETECTORS = frozenset(d.name for d in DETECTORS if d.by_shape)
 LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just above it
 MIN_SCAN_LENGTH = 8  # no detector matches anything shorter
 

@@ -19,14 +19,20 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from exporter.detectors import DETECTOR_VERSION, Finding, Scanner
+from exporter.detectors import DETECTOR_VERSION, SHAPE_DETECTORS, Finding, Scanner
 from exporter.entries import DamagedLine, Entry
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import session_from_records
 from exporter.policy import RedactionPolicy
-from exporter.secret_heuristics import WORDLIKE, is_secret_assignment, name_strength
+from exporter.secret_heuristics import (
+    DIGIT,
+    WORDLIKE,
+    is_secret_assignment,
+    looks_random,
+    name_strength,
+)
 from exporter.session import Session
 from exporter.share_cuts import cut_content, moved_first_kept, select_entries
 
@@ -403,8 +409,8 @@ class _Redactor:
         for finding in findings:
             secret = value[finding.start : finding.end]
             placeholder = self.placeholders.get(secret)
-            if finding.detector not in LITERAL_LABELS:
-                self.found.setdefault(secret, finding.detector)
+            if finding.detector not in LITERAL_LABELS and finding.detector not in SHAPE_DETECTORS:
+                self.found.setdefault(secret, finding.detector)  # known by its context only
             if placeholder is None:
                 number = self.numbers[finding.detector] = self.numbers.get(finding.detector, 0) + 1
                 placeholder = self.placeholders[secret] = f"[REDACTED:{finding.detector}:{number}]"
@@ -437,9 +443,15 @@ def apply_policy(
 
 
 def _worth_repeating(value: str) -> bool:
-    """A found value searched for everywhere else: long enough and not a word, so that a
-    detector's rare false positive ("IDENTIFIER") is not multiplied across the session."""
-    return len(value.strip()) >= MIN_REPEATED and not WORDLIKE.fullmatch(value)
+    """A found value searched for everywhere else: long enough and random-looking (letters
+    and digits), so that a rare false positive of a context detector ("Optional[str]",
+    "(required)") is not multiplied across the session."""
+    return (
+        len(value.strip()) >= MIN_REPEATED
+        and looks_random(value)
+        and DIGIT.search(value) is not None
+        and not WORDLIKE.fullmatch(value)
+    )
 
 
 #: The shortest found secret that is removed wherever else it appears.

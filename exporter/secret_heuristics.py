@@ -134,7 +134,7 @@ _GLUED_STRONG = ("secret", "secrets")
 ENV_QUALIFIERS = (
     "prod", "production", "dev", "development", "staging", "stage", "stg", "test", "testing",
     "qa", "uat", "live", "sandbox", "old", "new", "next", "prev", "previous", "backup",
-    "primary", "secondary", "local", "ci", "internal", "external", "public", "rw", "ro",
+    "primary", "secondary", "local", "ci", "internal",
 )  # fmt: skip
 _QUALIFIER_WORDS = frozenset(ENV_QUALIFIERS) | {"v"}  # "V2" splits into "v", "2"
 
@@ -189,7 +189,11 @@ _AUTH_SCHEME = re.compile(
 )
 _MAX_PASSPHRASE_WORDS = 8
 # Under a weak name (key, token): a CONSTANT_NAME, or a word and a short hex id
-_IDENTIFIER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+[-_][0-9a-f]{6,16}")
+# (words, a short number last: IDENTIFIER_42, HTTP_STATUS_404; 8 hex digits at most, as a
+# UI key has: `tok_8f3a9c2e1b7d4f60` or `PROD_8F3A9C2E1B7D` is a token)
+_IDENTIFIER = re.compile(
+    r"[A-Z]{2,}(?:_[A-Z]{2,})*_(?:[A-Z]{2,}|[A-Z]{0,12}[0-9]{1,3})|[a-z]+[-_][0-9a-f]{6,8}"
+)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -359,6 +359,16 @@ POSITIVES = [
     ("secret-assignment", "SMTP_PASSWORD=Tr0ub;4dor3xQ", "Tr0ub;4dor3xQ"),
     ("secret-assignment", "  password: Hf2Lm}N0p]Rs7", "Hf2Lm}N0p]Rs7"),
     ("cli-secret", "mysql -uroot -p'Tr0ub4dor&3x' app", "Tr0ub4dor&3x"),
+    # ... but a value still ends at the next query parameter or assignment of its line
+    ("secret-assignment", "access_token=Xa9kL2mNq7Rt&token_type=bearer&expires_in=3600",
+     "Xa9kL2mNq7Rt"),
+    ("secret-assignment", "  token: Zq8Xw2Lm5Nc7Vb1T&token_type=bearer", "Zq8Xw2Lm5Nc7Vb1T"),
+    ("secret-assignment", "API_KEY=Zq8Xw2Lm5Nc7Vb1T,SECRET_KEY=Hq7Lm2Np9Rs4Tv6W",
+     "Zq8Xw2Lm5Nc7Vb1T"),
+    # values that look like identifiers, but hold a token's randomness
+    ("secret-assignment", "TOKEN=tok_8f3a9c2e1b7d4f60", "tok_8f3a9c2e1b7d4f60"),
+    ("secret-assignment", "X_TOKEN=PROD_8F3A9C2E1B7D", "PROD_8F3A9C2E1B7D"),
+    ("secret-assignment", "token: ABC123_DEF456_GHI789", "ABC123_DEF456_GHI789"),
 ]  # fmt: skip
 NEGATIVES = [
     "sk-learn is a package; task-management-system-component-v2",
@@ -540,8 +550,15 @@ def test_a_token_in_a_url_s_user_part_keeps_the_host_and_path() -> None:
     "text",
     [
         '{"token": "IDENTIFIER_42"}',
-        '<Row key="row-3f9b2c1e8d7a" />',
-        "cacheKey: TTL_V2_30S",
+        '<Row key="row-3f9b2c1e" />',
+        '"token": "HTTP_STATUS_404"',
+        "VAPID_KEY_PUBLIC=BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA",  # public, not a qualifier
+        # type annotations and notes where a .env value would be (delta review 2026-12-01)
+        "    password: Optional[str]",
+        "    api_key: Optional[str]",
+        "Password: (optional)",
+        "password: [REQUIRED]",
+        '    auth_token: str = f"Bearer {tok}"',
         # the code and config forms leave code and shells alone
         "define('API_KEY', getenv('X'));",
         "<password>${DB_PASSWORD}</password>",
@@ -632,6 +649,9 @@ def test_real_values_are_not_placeholders() -> None:
         ("pip install git+https://bob:Pw9xYz12@github.com/org/repo.git@v1.2.0", "Pw9xYz12"),
         ("postgres://app:p@ssW0rd99@db/shop", "p@ssW0rd99"),
         ("export API_TOKEN=abc123def456&& npm publish", "abc123def456"),
+        ("TOKEN=abc123xyz9;export OTHER=1", "abc123xyz9"),  # a shell's next command
+        ("password=hunter22&client_id=myapp&scope=read", "hunter22"),
+        ("REDIS_PASSWORD=Gx7=Lk2=Pq9z  # redis", "Gx7=Lk2=Pq9z"),
         ("PASSWORD=Tr0ub4dor & sleep 1", "Tr0ub4dor"),
         ("x://u:p@ss/w0rd@db/x", "p@ss/w0rd"),
         ("password=${PASS:-hunter2real}", "hunter2real"),
