@@ -104,6 +104,8 @@ SERVICE_TOKENS = [
     ("newrelic-key", "NRAK-" + rand(_S, 27, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")),
     ("pulumi-token", "pul-" + rand(_S, 40, _HEX)),
     ("doppler-token", "dp.st." + rand(_S, 44)),
+    ("doppler-token", "dp.pt." + rand(_S, 43)),  # a personal token
+    ("doppler-token", "dp.st.prd." + rand(_S, 43)),  # a service token with its environment
     ("terraform-token", rand(_S, 14) + ".atlasv1." + rand(_S, 67)),
     ("fly-token", "fo1_" + rand(_S, 43)),
     ("netlify-token", "nfp_" + rand(_S, 36)),

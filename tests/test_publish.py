@@ -1282,3 +1282,13 @@ def test_a_commit_the_hub_failed_with_a_5xx_is_tried_again(
     assert "answered HTTP 503; trying again in 0 s" in result.stderr
     assert len(fake_hub.commits) == 1 and len(session_paths(fake_hub)) == 8
     assert_consistent(fake_hub)
+
+
+def test_an_endpoint_s_user_part_is_never_printed(fake_hub: FakeHub, small: Corpus) -> None:
+    """Every Hub message named the endpoint's netloc, user part and all (delta review)."""
+    endpoint = fake_hub.url.replace("http://", "http://u:SECRETX12345@")
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root), "--endpoint",
+            endpoint, "--token", "hf_invalidtoken000000000000000000"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 3, result.output
+    assert "SECRETX12345" not in result.output and "***@127.0.0.1" in result.stderr

@@ -402,6 +402,12 @@ def test_a_refused_url_is_printed_without_its_credentials(
     assert result.exit_code == 1, result.output
     assert "'http://***@example.com/api' would send the token unencrypted" in result.stderr
     assert token not in result.output and "user:" not in result.output
+    # refused for another reason, with no "//", a leading blank or no scheme at all
+    for shape in (f"user:{token}@example.com", f" https://user:{token}@example.com",
+                  f"https:user:{token}@example.com"):  # fmt: skip
+        args[-1] = shape
+        refused = CliRunner().invoke(cli, args)
+        assert refused.exit_code == 1 and token not in refused.output, refused.output
 
 
 def test_a_github_com_token_is_not_sent_to_another_host(

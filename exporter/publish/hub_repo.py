@@ -66,7 +66,10 @@ class HubRepo:
         bound_timeouts(timeout)
         route_hub_log(notify)
         self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
-        self.host = urlsplit(self.endpoint).netloc or self.endpoint
+        # for messages: a user part of the endpoint may hold a token, shown as ***@
+        netloc = urlsplit(self.endpoint).netloc
+        host = netloc.rpartition("@")[2] or self.endpoint
+        self.host = f"***@{host}" if "@" in netloc else host
         self.notify, self.max_wait = notify, max_wait
         self._token = token  # only to hide it should a server echo it back
         self.api = HfApi(
