@@ -24,7 +24,9 @@ def fmt_cost(value: float) -> str:
     where cents would read $0.10 + $0.03 = $0.14); sub-cent amounts keep four. A negative
     amount (a damaged or hand-edited usage) reads "-$9.00", not "$-9.00"."""
     if value < 0:
-        return "-" + fmt_cost(-value)
+        shown = fmt_cost(-value)
+        return shown if shown.strip("$0.") == "" else "-" + shown  # no "-$0.0000"
+    value = abs(value)  # -0.0 too
     if not abs(value) < 1e12:  # an overflowed sum (1e308) was a 309-digit amount
         return f"${value:.3g}"
     if value and abs(round(value, 4)) < 0.01:
@@ -42,13 +44,10 @@ def fmt_tokens_short(value: int | float) -> str:
         return f"{value / 1000:.1f}k"
     if value < 1_000_000:
         return f"{value // 1000}k"
-    if value >= 10**15:  # an axis of absurd (damaged) usage: "1e+16", not 16 digits of "M"
-        return f"{value:.2g}"
-    if value >= 10**12:
-        return f"{value / 10**12:.1f}T"
-    if value >= 10**9:
-        return f"{value / 10**9:.1f}G"
-    return f"{value / 1_000_000:.1f}M"
+    for unit, size in (("M", 10**6), ("G", 10**9), ("T", 10**12)):
+        if round(value / size, 1) < 1000:  # the unit after rounding: never "1000.0G"
+            return f"{value / size:.1f}{unit}"
+    return f"{value:.2g}"  # an axis of absurd (damaged) usage: "1e+16", not 16 digits
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:

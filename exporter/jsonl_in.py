@@ -125,8 +125,11 @@ _NONE = object()
 _LONG_INT = "set_int_max_str_digits"  # in the error for an integer over 4,300 digits
 #: Digits an integer in a session may have (Python's default limit is 4,300; JSON has none).
 MAX_INT_DIGITS = 100_000
-TOO_DEEP = "nested too deeply to read"
-TOO_LONG_INT = f"an integer has more than {MAX_INT_DIGITS:,} digits (this tool's limit)"
+TOO_DEEP = "nested too deeply to read (the rest of the line was not checked)"
+TOO_LONG_INT = (
+    f"an integer of more than {MAX_INT_DIGITS:,} digits, this tool's limit (the rest of the "
+    "line was not checked)"
+)
 
 
 def allow_long_integers() -> None:
@@ -208,8 +211,8 @@ def _json_error(error: ValueError, text: str, decoder: json.JSONDecoder) -> str:
 def _record_bad_line(
     number: int, text: str, error: str, diagnostics: list[Diagnostic], damaged: list[DamagedLine]
 ) -> None:
-    if error in (TOO_DEEP, TOO_LONG_INT):  # JSON, but more than this tool reads
-        message = f"valid JSON, but {error}"
+    if error in (TOO_DEEP, TOO_LONG_INT):  # more than this tool reads (Pi may read it)
+        message = f"unreadable JSON: {error}"
     else:
         message = f"not valid JSON ({shorten(error, 100)})"
     diagnostics.append(Diagnostic(number, "invalid-json", message))

@@ -308,16 +308,15 @@ MAX_PIPE_BYTES = 2 << 30
 def _read_pipe(handle: BinaryIO, limit: int | None = None) -> bytes:
     """All a pipe brings, or a clear error past ``limit`` bytes (never the whole stream)."""
     limit = MAX_PIPE_BYTES if limit is None else limit
-    chunks, size = [], 0
+    data = bytearray()  # grows in place: one copy, not a list of chunks and their join
     while chunk := handle.read(1 << 20):
-        size += len(chunk)
-        if size > limit:
+        data += chunk
+        if len(data) > limit:
             raise SessionFormatError(
                 f"{handle.name}: more than {limit >> 20:,} MB arrived through the pipe; "
                 "save the session to a file and name the file"
             )
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return bytes(data)
 
 
 @contextlib.contextmanager

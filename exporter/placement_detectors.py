@@ -389,7 +389,10 @@ class CodeFormDetector(Detector):
         r"key=(?P<nq>[\"'])(?P<name>[a-z_][\w.:\-]{0,127})(?P=nq)\s{1,8}"
         r"value=(?P<q>[\"'])(?P<v>[^\"'\r\n<>]{5,512})(?P=q)"
     )
-    _sql_password = re.compile(r"password[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'")
+    # CREATE/ALTER USER or ROLE ... PASSWORD 'X' (not "the password 'x'" in prose or a comment)
+    _sql_password = re.compile(
+        r"(?:user|role)\b[^;'\"\n]{0,120}?\bpassword[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
+    )
     _sql_identified = re.compile(
         r"identified(?:[ \t]+with[ \t]+\w{1,64})?[ \t]+by[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
     )
@@ -414,6 +417,8 @@ class CodeFormDetector(Detector):
                 start, end = match.span(group)
                 value = text[start:end]
                 name = text[slice(*match.span("name"))] if "name" in pattern.groupindex else ""
+                if pattern is self._element and name.lower() == "key":
+                    continue  # a plist's <key>NAME</key>: the name of the next value
                 if _literal(value) and is_secret_assignment(
                     name or "password", value, quoted=True, env_style=False
                 ):

@@ -249,7 +249,8 @@ def publish_command(
         if isinstance(error.partial, PublishResult):  # a commit failed: what was redacted
             _report(error.partial, report_path)  # and uploaded before it is still said
             landed, planned = error.landed or 0, error.partial.planned_commits
-            error.message += f" ({landed} of {planned} commits made)"
+            # a commit answered with an error may have landed all the same: "confirmed"
+            error.message += f" ({landed} of {planned} commits confirmed)"
         raise
     _report(result, report_path)
     if dry_run:

@@ -214,7 +214,9 @@ def share_command(
             f"warning: {state.path} could not be read; it is kept beside it as "
             f"{state.backup_path.name}(-<time>) and a new gist is created"
         )
-    source = str(Path(loaded.path).resolve()) if loaded.path else None
+    # a file, not a pipe (/dev/stdin resolves to /proc/<pid>/fd/pipe:[...])
+    is_file = bool(loaded.path) and os.path.isfile(loaded.path)
+    source = str(Path(loaded.path).resolve()) if is_file else None
     if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
         _note_another_file_with_this_id(earlier, source)
     gist, action = share_files(

@@ -352,7 +352,7 @@ def test_interrupted_batch_resumes_without_duplicates(
     assert "Traceback" not in failed.output
     # what was redacted is reported though a commit failed: a re-run skips those sessions
     # and would never report them (review 2026-12-01)
-    assert "(2 of 4 commits made)" in failed.stderr
+    assert "(2 of 4 commits confirmed)" in failed.stderr
     assert "pi-session: redact: " in failed.stderr and "secrets in 3 sessions" in failed.stderr
     records = [json.loads(x) for x in report.read_text(encoding="utf-8").splitlines()]
     assert len({r["session"] for r in records if r["type"] == "summary"}) == 12

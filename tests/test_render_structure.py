@@ -796,7 +796,8 @@ def test_costs_under_a_dollar_keep_three_decimals(value: float, shown: str) -> N
 @pytest.mark.parametrize(
     ("value", "shown"),
     [(999, "999"), (1500, "1.5k"), (250_000, "250k"), (3_400_000, "3.4M"),
-     (5_000_000_000, "5.0G"), (2 * 10**12, "2.0T"), (10**16, "1e+16")],
+     (5_000_000_000, "5.0G"), (2 * 10**12, "2.0T"), (10**16, "1e+16"),
+     (999_960_000, "1.0G"), (999_960_000_000, "1.0T")],  # the unit after rounding
 )  # fmt: skip
 def test_axis_token_counts_keep_a_unit(value: int, shown: str) -> None:
     """Damaged usage put "10000000000000.0M" on the chart's axis (review 2026-12-01)."""
@@ -809,6 +810,7 @@ def test_negative_costs_put_the_sign_before_the_dollar() -> None:
     from exporter.formatting import fmt_cost
 
     assert (fmt_cost(-9), fmt_cost(-0.5), fmt_cost(-0.001)) == ("-$9.00", "-$0.500", "-$0.0010")
+    assert fmt_cost(-0.0) == "$0.00" and fmt_cost(-1e-9) == "$0.0000"  # no "-$0.0000"
 
 
 @pytest.mark.parametrize(

@@ -600,3 +600,25 @@ def test_a_copy_of_a_session_file_says_it_replaces_the_original_s_gist(
     original.rename(tmp_path / "moved.jsonl")  # the state says "original.jsonl", now gone
     moved = share(fake, str(tmp_path / "moved.jsonl"))
     assert moved.exit_code == 0 and "holds this session id" not in moved.stderr, moved.stderr
+
+
+def test_a_piped_session_records_no_file_as_its_source(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """A pipe resolved to /proc/<pid>/fd/pipe:[...], which the note named and the state kept
+    as the file a gist was shared from (delta review 2026-12-01)."""
+    original = tmp_path / "original.jsonl"
+    shutil.copyfile(FIXTURE, original)
+    assert share(fake, str(original)).exit_code == 0
+    piped = subprocess.run(  # a real pipe on stdin
+        [sys.executable, "-m", "exporter", "share", "-", "--api-url", fake.base_url],
+        input=FIXTURE.read_bytes(),
+        capture_output=True,
+        env={**os.environ, "PATH": os.environ.get("PATH", "")},
+        check=False,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert b"/proc/" not in piped.stderr
+    state = json.loads((tmp_path / "state" / "pi-session-export" / "gists.json").read_text("utf-8"))
+    (record,) = [r for host in state["gists"].values() for r in host.values()]
+    assert "source" not in record or not record["source"].startswith("/proc/")
