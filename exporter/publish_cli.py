@@ -238,6 +238,7 @@ def publish_command(
         dry_run=dry_run,
         prune=prune,
         prune_all=all_projects,
+        partial_selection=bool(sessions) or since is not None,
         allow_weaker_policy=allow_weaker_policy,
         html=html,
         jobs=jobs or _cpu_count(),
@@ -276,11 +277,11 @@ def _report(result: PublishResult, report_path: str | None) -> None:
     for path, error in result.failed:
         click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
     click.echo(f"pi-session: {redaction_line(result)}", err=True)
-    if result.without_file:  # deleted here, or published from another machine: kept
+    if result.without_file:  # deleted here (or, with --all, published elsewhere): kept
         many = result.without_file != 1
         click.echo(
-            f"pi-session: note: {plural(result.without_file, 'published session')} of "
-            f"{'these projects have' if many else 'these projects has'} no file here; "
+            f"pi-session: note: {plural(result.without_file, 'published session')} "
+            f"{'have' if many else 'has'} no file in this selection; "
             f"{'they stay' if many else 'it stays'} in the dataset (--prune removes "
             f"{'them' if many else 'it'})",
             err=True,

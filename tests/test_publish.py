@@ -533,7 +533,7 @@ def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
     assert "0 removed" in kept.stdout and len(session_paths(fake_hub)) == 8
     # said, not only counted: "7 selected, 8 in the dataset" was all (review 2026-12-01)
     assert (
-        "note: 1 published session of these projects has no file here; it stays in the "
+        "note: 1 published session has no file in this selection; it stays in the "
         "dataset (--prune removes it)"
     ) in kept.stderr
     pruned = publish(fake_hub, small, "--prune")
@@ -1292,3 +1292,55 @@ def test_an_endpoint_s_user_part_is_never_printed(fake_hub: FakeHub, small: Corp
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 3, result.output
     assert "SECRETX12345" not in result.output and "***@127.0.0.1" in result.stderr
+
+
+def _sessions_at(root: Path, fixtures: Path, cwd: str, count: int, seed: int) -> list[Path]:
+    """``count`` copies of a fixture recorded in ``cwd`` (new ids), in a sessions folder."""
+    rng = random.Random(seed)
+    folder = root / encode_cwd(cwd)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for i in range(count):
+        lines = (fixtures / SMALL[i % len(SMALL)]).read_bytes().splitlines()
+        header = json.loads(lines[0])
+        header.update(id=str(uuid.UUID(int=rng.getrandbits(128))), cwd=cwd)
+        path = folder / f"2026-0{i + 1}-01T10-00-00-000Z_{header['id']}.jsonl"
+        path.write_bytes(b"\n".join([json.dumps(header).encode(), *lines[1:]]) + b"\n")
+        made.append(path)
+    return made
+
+
+def test_prune_leaves_a_teammate_s_checkout_at_the_same_path_alone(
+    fake_hub: FakeHub, tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice's ~/src/app and Bob's ~/src/app are one project in the index: Bob's `--cwd
+    --prune` would have deleted all of Alice's sessions (delta review 2026-12-01). A scoped
+    prune removes only sessions this machine's key published."""
+    alice = _sessions_at(tmp_path / "alice", fixtures_dir, "/home/alice/src/app", 3, 1)
+    bob = _sessions_at(tmp_path / "bob", fixtures_dir, "/home/bob/src/app", 2, 2)
+
+    def run(who: str, *extra: str) -> Result:
+        monkeypatch.setenv("PI_SESSION_PUBLISH_KEY", f"{who}-machine-key-0123456789")
+        cwd = f"/home/{who}/src/app"
+        args = ["publish", REPO_ID, "--sessions-dir", str(tmp_path / who), "--cwd", cwd,
+                "--endpoint", fake_hub.url, "--token", TOKEN, *extra]  # fmt: skip
+        return CliRunner().invoke(cli, args)
+
+    assert run("alice").exit_code == 0 and run("bob").exit_code == 0
+    assert len(session_paths(fake_hub)) == 5
+    plan = run("bob", "--prune", "--dry-run")
+    assert plan.exit_code == 0 and "0 removed" in plan.stdout, plan.output
+    assert "no file in this selection" not in plan.stderr
+    bob[0].unlink()
+    noted = run("bob")
+    assert "note: 1 published session has no file in this selection" in noted.stderr
+    pruned = run("bob", "--prune")
+    assert pruned.exit_code == 0 and "1 removed" in pruned.stdout, pruned.output
+    left = session_paths(fake_hub)
+    assert len(left) == 4 and all(any(a.name in p for p in left) for a in alice)
+    bob[1].unlink()  # missing now, but --since selects by date: no count, no hint
+    _sessions_at(tmp_path / "bob", fixtures_dir, "/home/bob/src/app", 1, 3)
+    later = run("bob", "--since", "2025-01-01")
+    assert later.exit_code == 0, later.output
+    assert "no file in this selection" not in later.stderr
+    assert_consistent(fake_hub)

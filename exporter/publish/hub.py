@@ -25,6 +25,7 @@ from exporter.publish.errors import NoTokenError, PublishError, clean_token
 from exporter.publish.hub_commits import (
     Commit,
     Op,
+    PruneScope,
     html_ops,
     is_pruned,
     plan_commits,
@@ -62,6 +63,7 @@ class PublishRequest:
     dry_run: bool = False
     prune: bool = False
     prune_all: bool = True  # --prune over every project (--all), else the selection's
+    partial_selection: bool = False  # SESSION arguments or --since: no "no file here" count
     html: bool = False
     jobs: int = 1
     progress: bool | None = None
@@ -86,7 +88,7 @@ class PublishResult:
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    without_file: int = 0  # published sessions of the selected projects with no file here
+    without_file: int = 0  # published sessions a --prune of this selection would remove
 
     def count(self, action: str, sessions: bool = True) -> int:
         return sum(op.action == action and op.is_session == sessions for op in self.ops)
@@ -179,7 +181,7 @@ def _published_elsewhere(
     sources: list[Source],
     prune: bool,
     failed: set[Path],
-    projects: set[str] | None,
+    scope: PruneScope,
 ) -> list[str]:
     """Sessions that stay on the Hub after this run without a readable file in it."""
     local = {source.repo_path for source in sources if source.path not in failed}
@@ -187,7 +189,7 @@ def _published_elsewhere(
     names = {path.name for path in failed}
 
     def pruned(path: str) -> bool:  # as prune_ops
-        return prune and is_pruned(path, remote, paths, names, projects)
+        return prune and is_pruned(path, remote, paths, names, scope)
 
     return sorted(  # from the tree, not the manifest (which may be unreadable)
         path
@@ -201,14 +203,14 @@ def _published_elsewhere(
 
 def _selected_projects(
     sources: list[Source], prepared: list[Prepared], remote: RemoteState
-) -> set[str]:
+) -> frozenset[str]:
     """The projects (index rows' ``project``, as published) this run's sessions belong to."""
     projects = {str(item.row.get("project")) for item in prepared if item.error is None}
     for source in sources:
         row = remote.rows.get(source.repo_path)
         if row is not None:
             projects.add(str(row.get("project")))
-    return projects
+    return frozenset(projects)
 
 
 def _weaker_policy_message(dropped: dict[str, int]) -> str:
@@ -267,22 +269,18 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
-        ops = session_ops(prepared, remote, key, marks.mark, cuts)
+        publisher = marks.mark("pi-session-export publisher")  # this machine's key, not secret
+        ops = session_ops(prepared, remote, key, marks.mark, cuts, publisher)
         failed = {path for path, _ in result.failed}
-        # --prune removes what the selection does not name, but from the selection's own
-        # projects only unless every project was selected (--all)
-        projects = None if req.prune_all else _selected_projects(sources, prepared, remote)
-        left = prune_ops(  # of the selection's projects, published without a file here
-            remote,
-            {s.repo_path for s in sources},
-            {p.name for p in failed},
-            projects if projects is not None else _selected_projects(sources, prepared, remote),
+        # --prune removes what the selection does not name: with --all every other session,
+        # else only the selection's projects' sessions published from here
+        scope = PruneScope(
+            None if req.prune_all else _selected_projects(sources, prepared, remote), publisher
         )
+        left = prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed}, scope)
         if req.prune:
-            ops += prune_ops(
-                remote, {s.repo_path for s in sources}, {p.name for p in failed}, projects
-            )
-        else:
+            ops += left
+        elif not req.partial_selection:  # what --prune would remove, said
             result.without_file = len(left)
         has_html = "html/index.html" in remote.files
         # html/ is the site of every session the dataset holds: this run's files, and the
@@ -292,7 +290,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         if req.html or has_html:
             # a dry run uses the kept copies too: they are a local cache, not the dataset
             copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
-            outside = _published_elsewhere(remote, sources, req.prune, failed, projects)
+            outside = _published_elsewhere(remote, sources, req.prune, failed, scope)
             copies, missing = remote_copies(
                 outside,
                 remote,

@@ -30,6 +30,7 @@ __all__ = [
     "META_FILES",
     "Commit",
     "Op",
+    "PruneScope",
     "html_ops",
     "plan_commits",
     "prune_ops",
@@ -81,6 +82,7 @@ def session_ops(
     key: str,
     mark: Callable[[str], str],
     cuts: Iterable[str] = (),
+    publisher: str | None = None,
 ) -> list[Op]:
     """add / update / refresh for each successfully prepared session (``mark``: the local
     publish key's HMAC, which the manifest records instead of the source's hash; ``cuts``:
@@ -100,6 +102,8 @@ def session_ops(
             "redactions": dict(sorted(item.redactions.items())),
             "cuts": cuts,
         }
+        if publisher:  # which machine's key published it: whose --prune may remove it
+            entry["publisher"] = publisher
         there = remote.files.get(path)
         action = "refresh" if there and there.oid == item.oid else "update" if there else "add"
         secrets = sum(item.redactions.values())
@@ -107,34 +111,40 @@ def session_ops(
     return ops
 
 
+@dataclass(frozen=True)
+class PruneScope:
+    """What a ``--prune`` may remove besides the selection's own files: with ``--all``
+    (``projects`` None) every other session; else only sessions of the selection's projects
+    (the index's ``project``, a path under the home folder, which a teammate's checkout may
+    share) that this machine published (``publisher``, a mark under its publish key)."""
+
+    projects: frozenset[str] | None = None
+    publisher: str | None = None
+
+
 def prune_ops(
-    remote: RemoteState,
-    keep_paths: set[str],
-    keep_names: set[str],
-    projects: set[str] | None = None,
+    remote: RemoteState, keep_paths: set[str], keep_names: set[str], scope: PruneScope
 ) -> list[Op]:
-    """Remove remote session files that are not in this run's selection; with ``projects``
-    (a run over some projects, not ``--all``) only theirs, as the index names them."""
+    """Remove remote session files that are not in this run's selection, within ``scope``."""
     return [
         Op("remove", path, info.size)
         for path, info in sorted(remote.files.items())
-        if is_pruned(path, remote, keep_paths, keep_names, projects)
+        if is_pruned(path, remote, keep_paths, keep_names, scope)
     ]
 
 
 def is_pruned(
-    path: str,
-    remote: RemoteState,
-    keep_paths: set[str],
-    keep_names: set[str],
-    projects: set[str] | None,
+    path: str, remote: RemoteState, keep_paths: set[str], keep_names: set[str], scope: PruneScope
 ) -> bool:
     """Is the remote file ``path`` one a ``--prune`` run removes?"""
     if not (path.startswith("sessions/") and path.endswith(".jsonl")):
         return False
     if path in keep_paths or path.rsplit("/", 1)[-1] in keep_names:
         return False
-    return projects is None or (remote.rows.get(path) or {}).get("project") in projects
+    if scope.projects is None:
+        return True
+    mine = (remote.manifest.get(path) or {}).get("publisher") == scope.publisher
+    return mine and (remote.rows.get(path) or {}).get("project") in scope.projects
 
 
 def html_ops(site: Path, remote: RemoteState, skip: Callable[[str], bool]) -> list[Op]:
