@@ -379,10 +379,11 @@ def scan_summary(path: Path) -> SessionSummary:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
                 if not raw.strip():
                     continue
-                blank = False
+                first, blank = blank, False
                 if looking_for_header:
                     # Like the loader: the header is the first object with a string "type".
-                    if not raw.lstrip(b" \t\r").startswith(b"{"):  # BOMs, NBSPs: Pi trims
+                    # BOMs and NBSPs before the file's first line go, as Pi's trim takes them
+                    if first and not raw.lstrip(b" \t\r").startswith(b"{"):
                         raw = raw.decode("utf-8", errors="replace").lstrip(JS_SPACE).encode()
                         summary._needs_loader = True
                     header = _loads(raw)

@@ -474,3 +474,18 @@ def test_a_broken_or_looping_link_is_named_as_such(tmp_path: Path) -> None:
         resolve_session_arg(str(tmp_path / "moved.jsonl"))
     with pytest.raises(SessionLookupError, match=r"a: Too many levels of symbolic links$"):
         resolve_session_arg(str(tmp_path / "a"))
+
+
+def test_only_the_file_s_first_line_loses_its_leading_spaces(tmp_path: Path) -> None:
+    """`list` stripped NBSPs from every line until a header, the loader only from the first:
+    after a damaged first line they named different sessions (delta review 2026-12-01)."""
+    path = tmp_path / "late.jsonl"
+    header = (
+        '{"type":"session","version":3,"id":"x1","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}'
+    )
+    entry = (
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":"hi"}}'
+    )
+    path.write_bytes(b"garbage\n" + "\u00a0".encode() + header.encode() + b"\n" + entry.encode())
+    assert scan_summary(path).id == load_session(path).id == "late"
