@@ -222,7 +222,12 @@ def echo_text(text: str) -> None:
 def check_http_url(url: str, option: str) -> None:
     """An API root must be an https URL with a host (plain http only on this machine: the
     token would cross the network readable); anything else is a usage error."""
-    shown = repr(_USERINFO.sub(r"\1***@", url, count=1))  # credentials are never printed
+    # credentials are never printed: without "://" all before the host's "@" may be one
+    shown = repr(
+        _USERINFO.sub(r"\1***@", url, count=1)
+        if "://" in url
+        else re.sub(r"^[^/]*@", "***@", url, count=1)
+    )
     try:
         parts = urlsplit(url)
         host = parts.hostname

@@ -37,7 +37,7 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
         word: re.compile(
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
             # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
-            r"(?P<type>:[ \t]{0,8}[a-z_][a-z_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
+            r"(?P<type>:[ \t]{0,8}[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
             rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{1,512}}={{0,2}}))"
@@ -114,18 +114,25 @@ class AssignmentDetector(Detector):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
         in_query = start > 0 and text[start - 1] in "?&"
+        unwidened, widened = (value, after), False
         if (
             not quoted
-            and match.group("sep") in ("=", ":")
+            and match.group("close") is None
+            and match.group("type") is None
+            # NAME=value with no blanks (a .env or .properties line), or YAML's `name: value`
+            and (
+                (match.group("sep") == "=" and not match.group("sp1") and not match.group("sp2"))
+                or (match.group("sep") == ":" and not match.group("sp1"))
+            )
             and (text[after : after + 1] in _PUNCTUATION_STOPS or value.endswith("="))
-            and not _OPENERS.intersection(value)  # `Optional[str]`, `(required)`: no password
             and _starts_line(text, start)
         ):
             # a .env or YAML line's value is all of its word: `PASSWORD=Xy)9kL2(mNq` and
-            # `password: Hf2Lm}N0p]Rs7` were skipped, `Tr0ub;4dor3x` lost only its head
+            # `password: Hf2Lm}N0p]Rs7` were skipped, `Tr0ub;4dor3x` lost only its head;
+            # but `password: Optional[str]` is a type and `(required)` a note
             end = _word_end(text, match.start(group))
-            if end > after:
-                value, after = text[match.start(group) : end], end
+            if end > after and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end):
+                value, after, widened = text[match.start(group) : end], end, True
         if not quoted and not in_query and text[after : after + 1] == "&":
             # `&` is part of a password in a .env line (`PASSWORD=Tr0ub4dor&3`), but between
             # query parameters (`?token=abc&page=2`) it ends the value.
@@ -134,6 +141,24 @@ class AssignmentDetector(Detector):
                 value, after = value + tail.group(), tail.end()
         if not quoted and value.endswith("=") and after < len(text) and text[after] not in _STOP:
             return None  # `.*/PASSWORD=` in `s/PASSWORD=.*/PASSWORD=x/`: another NAME=, no value
+        # a widened value is a config line's (.env, YAML, .properties): judged as one; when it
+        # is no secret, the value as it stopped is judged as before (widening only adds)
+        env_style = widened or self._env_style(text, match, name, start, value, after, quoted)
+        if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
+            return match.start(group), after
+        if widened:
+            value, after = unwidened
+            env_style = self._env_style(text, match, name, start, value, after, quoted)
+            if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
+                return match.start(group), after
+        return None
+
+    @staticmethod
+    def _env_style(
+        text: str, match: re.Match[str], name: str, start: int, value: str, after: int, quoted: bool
+    ) -> bool:
+        """``NAME=value`` of a shell or .env file, or a YAML line's value: a bare word there
+        is the value itself, not a variable."""
         bare = name.lstrip("-")
         env_style = (
             not quoted
@@ -156,9 +181,7 @@ class AssignmentDetector(Detector):
                 and text[after : after + 1] in ("", "\n", "\r")
                 and value[:1] not in ("!", "&", "*")  # a YAML tag, anchor or alias
             )
-        if is_secret_assignment(name, value, quoted=quoted, env_style=env_style):
-            return match.start(group), after
-        return None
+        return env_style
 
 
 # A command-line value, bare or quoted, never a $VARIABLE; bare, it ends at whitespace or
@@ -191,7 +214,10 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 #: What stops an unquoted value that a .env or YAML password may hold; `&` is the query
 #: parameter rule's (`_AMPERSAND_TAIL`), quotes and spaces always end a value.
 _PUNCTUATION_STOPS = frozenset(")]}=;,")
-_OPENERS = frozenset("([{")
+# `Optional[str]`, `Record<string, string>` (a type), `(required)`, `[REQUIRED]` (a note)
+_TYPE_OR_NOTE = re.compile(
+    r"[A-Za-z_][A-Za-z_.]*[\[<][A-Za-z_.\[\]<>, |]*[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
+)
 # `,NAME=` or `;NAME=`: the next assignment of a line (`API_KEY=x,SECRET_KEY=y`)
 _NEXT_ASSIGNMENT = re.compile(r"[,;][ \t]*[A-Za-z_][\w.\-]{0,63}[ \t]*=")
 # `;export OTHER=1`, `;echo ok`: a shell's next command, a word of letters

@@ -14,6 +14,7 @@ import base64
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from exporter.context_detectors import (
     AssignmentDetector,
@@ -530,6 +531,34 @@ LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just
 MIN_SCAN_LENGTH = 8  # no detector matches anything shorter
 
 
+#: Up to this many literals, a str.find each; more are searched as one trie-shaped regex.
+_FIND_LIMIT = 32
+_TRIE_MAX_LENGTH = 300  # the pattern nests one group per character
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex matching any of ``words``, shaped as their trie (``ab(?:c|d)``): at each
+    position the engine tries the next characters, not every word; the longest match wins."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:  # a word ends here and longer ones go on: those first, greedily
+            return f"(?:{body})?" if len(branches) > 1 or len(body) > 1 else f"{body}?"
+        return body
+
+    return build(trie)
+
+
 class Scanner:
     """All detectors plus exact literal secrets, longest first; one per session redaction."""
 
@@ -539,6 +568,17 @@ class Scanner:
         self.detectors = tuple(detectors)
         unique = {value: label for value, label in literals if value}
         self.literals = sorted(unique.items(), key=lambda item: (-len(item[0]), item[0]))
+        # Many literals (a second pass over a .env of 2,000 keys) are one regex shaped as a
+        # trie, not a str.find per literal per string (minutes on a big session); a few, and
+        # very long ones, keep the finds.
+        short = [(v, lb) for v, lb in self.literals if len(v) <= _TRIE_MAX_LENGTH]
+        self._many: re.Pattern[str] | None = None
+        self._labels: dict[str, str] = {}
+        self._few = self.literals
+        if len(short) > _FIND_LIMIT:
+            self._many = re.compile(_trie_pattern([v for v, _ in short]))
+            self._labels = dict(short)
+            self._few = [(v, lb) for v, lb in self.literals if len(v) > _TRIE_MAX_LENGTH]
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
         # One substring pass per distinct trigger, then only the detectors that were triggered;
         # most strings are short (ids, names, times): they check only what can fit in them,
@@ -579,7 +619,12 @@ class Scanner:
             for position in sorted(active):
                 detector = self.detectors[position]
                 hits.extend((s, e, detector.name) for s, e in detector.find(text, lower))
-        for value, label in self.literals:
+        if self._many is not None:  # one regex pass; a match may overlap the next one
+            match = self._many.search(text)
+            while match:
+                hits.append((match.start(), match.end(), self._labels[match.group()]))
+                match = self._many.search(text, match.start() + 1)
+        for value, label in self._few:
             index = text.find(value)
             while index >= 0:
                 hits.append((index, index + len(value), label))

@@ -268,6 +268,11 @@ class SessionSummary:
         }
 
 
+def _js_text(raw: bytes) -> str:
+    """The line without what JavaScript's trim() takes (Unicode spaces, BOMs)."""
+    return raw.decode("utf-8", errors="replace").strip(JS_SPACE)
+
+
 def _trailing_js_space(raw: bytes) -> bool:
     """``{…}`` then a space JSON does not allow (NBSP): on the last line Pi trims it away,
     so only the loader can say whether this line is an entry."""
@@ -377,8 +382,8 @@ def scan_summary(path: Path) -> SessionSummary:
             for number, raw in enumerate(handle, start=1):
                 if number == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
-                if not raw.strip():
-                    continue
+                if not raw.strip() or (len(raw) < 64 and not _js_text(raw)):
+                    continue  # blank, also to JavaScript (an NBSP-only line), as the loader says
                 first, blank = blank, False
                 if looking_for_header:
                     # Like the loader: the header is the first object with a string "type".

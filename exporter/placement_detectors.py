@@ -391,7 +391,7 @@ class CodeFormDetector(Detector):
     )
     # CREATE/ALTER USER or ROLE ... PASSWORD 'X' (not "the password 'x'" in prose or a comment)
     _sql_password = re.compile(
-        r"(?:user|role)\b[^;'\"\n]{0,120}?\bpassword[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
+        r"(?:user|role)\b[^;]{0,160}?\bpassword[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
     )
     _sql_identified = re.compile(
         r"identified(?:[ \t]+with[ \t]+\w{1,64})?[ \t]+by[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"

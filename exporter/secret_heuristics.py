@@ -130,11 +130,12 @@ _GLUED_STRONG = ("secret", "secrets")
 
 
 # What names the deployment or the version after the secret's word (DB_PASSWORD_PROD,
-# API_KEY_V2, JWT_SECRET_DEV): the word before it is the one that counts.
+# API_KEY_V2, JWT_SECRET_DEV): the word before it is the one that counts. Not "public":
+# VAPID_KEY_PUBLIC is a public key.
 ENV_QUALIFIERS = (
     "prod", "production", "dev", "development", "staging", "stage", "stg", "test", "testing",
     "qa", "uat", "live", "sandbox", "old", "new", "next", "prev", "previous", "backup",
-    "primary", "secondary", "local", "ci", "internal",
+    "primary", "secondary", "local", "ci", "internal", "external", "ro", "rw",
 )  # fmt: skip
 _QUALIFIER_WORDS = frozenset(ENV_QUALIFIERS) | {"v"}  # "V2" splits into "v", "2"
 

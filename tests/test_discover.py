@@ -489,3 +489,6 @@ def test_only_the_file_s_first_line_loses_its_leading_spaces(tmp_path: Path) -> 
     )
     path.write_bytes(b"garbage\n" + "\u00a0".encode() + header.encode() + b"\n" + entry.encode())
     assert scan_summary(path).id == load_session(path).id == "late"
+    # a line of only an NBSP is blank to JavaScript, so the header after it is the first line
+    path.write_bytes("\u00a0\n\u00a0".encode() + header.encode() + b"\n" + entry.encode())
+    assert scan_summary(path).id == load_session(path).id == "x1"

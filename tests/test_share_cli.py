@@ -403,11 +403,14 @@ def test_a_refused_url_is_printed_without_its_credentials(
     assert "'http://***@example.com/api' would send the token unencrypted" in result.stderr
     assert token not in result.output and "user:" not in result.output
     # refused for another reason, with no "//", a leading blank or no scheme at all
-    for shape in (f"user:{token}@example.com", f" https://user:{token}@example.com",
-                  f"https:user:{token}@example.com"):  # fmt: skip
+    shapes = [f"user:{token}@example.com", f" https://user:{token}@example.com",
+              f"https:user:{token}@example.com",
+              "Xa9kL2mNq7RtZq8Xw2Lm:x-oauth-basic@example.com"]  # fmt: skip
+    for shape in shapes:
         args[-1] = shape
         refused = CliRunner().invoke(cli, args)
-        assert refused.exit_code == 1 and token not in refused.output, refused.output
+        assert refused.exit_code == 1, refused.output
+        assert token not in refused.output and "Xa9kL2mNq7RtZq8Xw2Lm" not in refused.output
 
 
 def test_a_github_com_token_is_not_sent_to_another_host(
