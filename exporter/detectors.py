@@ -576,9 +576,13 @@ class Scanner:
         self._labels: dict[str, str] = {}
         self._few = self.literals
         if len(short) > _FIND_LIMIT:
-            self._many = re.compile(_trie_pattern([v for v, _ in short]))
-            self._labels = dict(short)
-            self._few = [(v, lb) for v, lb in self.literals if len(v) > _TRIE_MAX_LENGTH]
+            try:
+                self._many = re.compile(_trie_pattern([v for v, _ in short]))
+            except (RecursionError, re.error, OverflowError):  # too deep to compile: finds
+                self._many = None
+            else:
+                self._labels = dict(short)
+                self._few = [(v, lb) for v, lb in self.literals if len(v) > _TRIE_MAX_LENGTH]
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
         # One substring pass per distinct trigger, then only the detectors that were triggered;
         # most strings are short (ids, names, times): they check only what can fit in them,

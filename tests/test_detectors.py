@@ -869,3 +869,17 @@ def test_many_literals_are_found_as_the_finds_found_them() -> None:
     assert literal_hits(many) == literal_hits(few)
     found = [text[f.start : f.end] for f in many.find(text)]
     assert found == [values[3], values[150], values[151], "abcdef12345"]  # overlaps merged
+
+
+def test_literals_that_do_not_compile_as_one_regex_are_found_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nested prefixes make a deep pattern; should it not compile, the finds still work."""
+    import exporter.detectors
+
+    monkeypatch.setattr(exporter.detectors, "_trie_pattern", lambda words: "(")
+    values = [f"Ab1{'x' * n}" for n in range(5, 60)]
+    scanner = Scanner([(v, "literal-secret") for v in values])
+    assert scanner._many is None
+    text = f"zz {values[10]} zz"
+    assert [text[f.start : f.end] for f in scanner.find(text)] == [values[10]]
