@@ -526,7 +526,9 @@ DETECTORS: tuple[Detector, ...] = (
     ProseSecretDetector(),
 )
 DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
-SHAPE_DETECTORS = frozenset(d.name for d in DETECTORS if d.by_shape)
+#: Detectors that know a secret only by what surrounds it (``NAME=value``): their finds are
+#: what redaction's second pass looks for elsewhere (a shape detector finds every copy).
+CONTEXT_DETECTORS = frozenset(d.name for d in DETECTORS if not d.by_shape)
 LITERAL_PRIORITY = DETECTOR_NAMES.index("url-credentials")  # literals rank just above it
 MIN_SCAN_LENGTH = 8  # no detector matches anything shorter
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from exporter.detectors import DETECTOR_VERSION, SHAPE_DETECTORS, Finding, Scanner
+from exporter.detectors import CONTEXT_DETECTORS, DETECTOR_VERSION, Finding, Scanner
 from exporter.entries import DamagedLine, Entry
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
@@ -294,11 +294,6 @@ def _named_value(obj: dict[str, Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
-#: What the policy's exact secrets are called (``RedactionPolicy.literal_secrets``): found
-#: everywhere already, so never a reason for a second pass.
-LITERAL_LABELS = frozenset({"literal-secret", "auth-token", "env-secret"})
-
-
 class _Redactor:
     """Copies records, replacing secrets by numbered placeholders and hiding paths."""
 
@@ -308,7 +303,7 @@ class _Redactor:
         self.scanner, self.privacy, self.report = scanner, privacy, report
         self.active = scanner is not None or privacy is not None
         self.placeholders: dict[str, str] = {}  # secret -> placeholder, stable in one session
-        self.found: dict[str, str] = {}  # secret -> detector, for values no literal named
+        self.found: dict[str, str] = {}  # secret -> context detector that found it
         self.numbers: dict[str, int] = {}
         self.same_keys: set[str] = set()  # dict keys known to come through unchanged
 
@@ -409,8 +404,8 @@ class _Redactor:
         for finding in findings:
             secret = value[finding.start : finding.end]
             placeholder = self.placeholders.get(secret)
-            if finding.detector not in LITERAL_LABELS and finding.detector not in SHAPE_DETECTORS:
-                self.found.setdefault(secret, finding.detector)  # known by its context only
+            if finding.detector in CONTEXT_DETECTORS:  # not a shape's find, nor a literal
+                self.found.setdefault(secret, finding.detector)
             if placeholder is None:
                 number = self.numbers[finding.detector] = self.numbers.get(finding.detector, 0) + 1
                 placeholder = self.placeholders[secret] = f"[REDACTED:{finding.detector}:{number}]"
