@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from urllib.parse import urlsplit
 
 __all__ = [
     "AuthError",
@@ -22,6 +23,7 @@ __all__ = [
     "ValidationError",
     "bounded_wait",
     "clean_token",
+    "host_for_messages",
     "scrubbed",
 ]
 
@@ -154,3 +156,13 @@ def scrubbed(error: PublishError, secret: str | None) -> PublishError:
         error.message = error.message.replace(secret, "***")
         error.args = (error.message,)
     return error
+
+
+def host_for_messages(url: str) -> str:
+    """Where an API is, for messages: ``user:pass@`` in an --api-url or --endpoint may hold
+    the token, so it is shown as ``***@``."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return "***" if "@" in url else url
+    host = parts.netloc.rpartition("@")[2]
+    return f"***@{host}" if "@" in parts.netloc else host

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import requests
 
@@ -34,6 +34,7 @@ from exporter.publish.errors import (
     ValidationError,
     bounded_wait,
     clean_token,
+    host_for_messages,
 )
 from exporter.publish.gist_answers import (
     Gist,
@@ -120,10 +121,10 @@ class GistClient:
         self._clock = clock
         self._session = session or requests.Session()
         self._notify = notify or (lambda message: log.info("%s", message))
-        self._where = _host_of(self.api_url)
+        self._where = host_for_messages(self.api_url)
 
     def __repr__(self) -> str:
-        return f"GistClient(api_url={_host_of(self.api_url)!r})"
+        return f"GistClient(api_url={host_for_messages(self.api_url)!r})"
 
     def close(self) -> None:
         """Release pooled connections."""
@@ -354,16 +355,6 @@ class GistClient:
             self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
             status=status,
         )
-
-
-def _host_of(url: str) -> str:
-    """Where the API is, for messages: ``user:pass@`` in an --api-url may hold the token, so
-    it is shown as ``***@``."""
-    parts = urlsplit(url)
-    if not parts.netloc:
-        return "***" if "@" in url else url
-    host = parts.netloc.rpartition("@")[2]
-    return f"***@{host}" if "@" in parts.netloc else host
 
 
 def _json_bytes(body: dict[str, Any]) -> bytes:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from exporter import __version__
 from exporter.publish.errors import (
@@ -22,6 +21,7 @@ from exporter.publish.errors import (
     PublishError,
     RateLimitError,
     ValidationError,
+    host_for_messages,
     scrubbed,
 )
 from exporter.publish.hub_commits import Commit
@@ -66,10 +66,7 @@ class HubRepo:
         bound_timeouts(timeout)
         route_hub_log(notify)
         self.repo_id, self.endpoint = repo_id, endpoint.rstrip("/")
-        # for messages: a user part of the endpoint may hold a token, shown as ***@
-        netloc = urlsplit(self.endpoint).netloc
-        host = netloc.rpartition("@")[2] or self.endpoint
-        self.host = f"***@{host}" if "@" in netloc else host
+        self.host = host_for_messages(self.endpoint)  # a user part may hold a token
         self.notify, self.max_wait = notify, max_wait
         self._token = token  # only to hide it should a server echo it back
         self.api = HfApi(
@@ -234,15 +231,14 @@ class HubRepo:
                 parent_commit=parent,
             )
 
-        for tries_left in range(len(SERVER_ERROR_WAITS), -1, -1):
+        for wait in (*SERVER_ERROR_WAITS, None):  # None: the last try
             try:
                 return str(self._call("committing", attempt).oid)
             except NetworkError as error:
                 # A 5xx (a Hub hiccup) is tried again, but only when the head is still the
                 # parent: then the commit did not land, and the same one is safe to send
-                if not tries_left or error.status not in (500, 502, 503, 504):
+                if wait is None or error.status not in (500, 502, 503, 504):
                     raise
-                wait = SERVER_ERROR_WAITS[len(SERVER_ERROR_WAITS) - tries_left]
                 self.notify(f"{self.host} answered HTTP {error.status}; trying again in {wait} s")
                 time.sleep(wait)
                 if self._head() != parent:
