@@ -23,7 +23,7 @@ from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy
-from exporter.prepare import prepare_session
+from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.session import parse_time
@@ -186,7 +186,7 @@ def classify(
 
 #: The policy switches a published session records (``cuts`` in the manifest): each removes
 #: content. Publishing always drops hidden entries and hides paths, so those are not choices.
-PUBLISH_CUTS = ("active_branch_only", "no_thinking", "no_tool_output", "no_images")
+PUBLISH_CUTS = tuple(name for name in CUT_OPTIONS if name != "drop_hidden")
 
 
 def policy_cuts(policy: RedactionPolicy) -> list[str]:
