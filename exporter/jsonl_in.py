@@ -15,8 +15,6 @@ from typing import Any
 from exporter.entries import DamagedLine
 from exporter.session import Diagnostic
 
-_BOM = b"\xef\xbb\xbf"
-
 
 def header_object(first_line: bytes) -> dict[str, Any]:
     """A file's first line as a JSON object (BOMs and spaces before it stripped, as Pi's trim
@@ -58,8 +56,6 @@ def iter_parsed_lines(
     pending: tuple[int, str, str, bool, Diagnostic | None] | None = None  # maybe "truncated"
     first_content = True
     for number, raw in enumerate(lines, start=1):
-        if number == 1 and raw.startswith(_BOM):
-            raw = raw[len(_BOM) :]
         ends_with_newline = raw.endswith(b"\n")
         bad_utf8: Diagnostic | None = None
         try:
