@@ -337,11 +337,13 @@ _HOST = re.compile(
 _JOINABLE = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
              "xoxa-", "xoxe", "xoxr-", "xoxs-", "xoxo-", "sk-ant-", "sk-or-", "sk-proj-",
              "sk-svcacct-", "sk-admin-", "npm_", "pypi-Ag")  # fmt: skip
+#: name, what it catches, pattern, prefix literals, check, the group that holds the secret
+TokenFormat = tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int]
 # Token formats with a fixed prefix: name, what it catches, pattern, prefix literals, check,
 # the group that holds the secret. Order is priority: overlapping spans are named after the
 # longest hit, ties go to the earlier detector.
 # fmt: off
-_TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int], ...] = (
+_TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     ("anthropic-key", "sk-ant-… keys", rf"sk-ant-{_ANY}{{20,300}}", ("sk-",), looks_random, 0),
     ("openrouter-key", "sk-or-v1-… keys", rf"sk-or-{_ANY}{{20,300}}", ("sk-",), looks_random, 0),
     ("openai-key", "sk-…, sk-proj-…, sk-svcacct-…, sk-admin-… keys",
@@ -383,7 +385,7 @@ _TOKEN_FORMATS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool
 )
 SERVICE_TOKEN_LENGTH = 28
 # Services' tokens: none is shorter than 28 characters, so shorter strings skip their checks.
-_SERVICE_TOKENS: tuple[tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int], ...] = (
+_SERVICE_TOKENS: tuple[TokenFormat, ...] = (
     ("vault-token", "HashiCorp Vault hvs./hvb./hvr. tokens", rf"hv[sbr]\.{_ANY}{{24,300}}",
      ("hvs.", "hvb.", "hvr."), looks_random, 0),
     ("digitalocean-token", "dop_v1_/doo_v1_/dor_v1_ tokens", r"do[opr]_v1_[a-f0-9]{64}",
