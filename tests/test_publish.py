@@ -396,7 +396,7 @@ def test_long_rate_limit_is_a_clear_error(fake_hub: FakeHub, small: Corpus) -> N
     [
         (REPO_ID, None, None, "no Hugging Face token: pass --token, set HF_TOKEN"),
         (REPO_ID, "hf_invalidtoken000000000000000000", None, "rejected the token"),
-        (REPO_ID, READ_TOKEN, None, "no write access to 'alice'"),
+        (REPO_ID, READ_TOKEN, None, "the token is read-only on 127.0.0.1:"),
         ("bob/sessions", TOKEN, None, "no write access to 'bob'"),
         (REPO_ID, TOKEN, "gone", "dataset alice/sessions not found on 127.0.0.1:"),
         (REPO_ID, TOKEN, "down", "answered HTTP 503 while committing"),
@@ -428,6 +428,26 @@ def test_auth_and_remote_errors_are_one_line(
     assert "Traceback" not in result.output
     if token:
         assert token not in result.output
+    if token == READ_TOKEN:  # told before any session is read, redacted or sent
+        assert [r.route for r in fake_hub.requests] == ["/api/whoami-v2"]
+
+
+def test_a_read_only_token_is_named_in_a_dry_run_and_a_commit_still_maps_403(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dry run may read with a read token but says a real run would be refused; where
+    the Hub cannot tell the token's role, the commit's 403 is still one clear line."""
+    fake_hub.new_repo(REPO_ID)
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root)]
+    args += ["--endpoint", fake_hub.url, "-j", "1", "--token", READ_TOKEN]
+    dry = CliRunner().invoke(cli, [*args, "--dry-run"], catch_exceptions=False)
+    assert dry.exit_code == 0, dry.output
+    assert "warning: the token is read-only: a real run would be refused" in dry.stderr
+    fake_hub.fail(429, path="/api/whoami-v2", times=1)  # role unknown: the work goes on
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 3, result.output
+    assert "no write access to 'alice'" in result.stderr and "Traceback" not in result.output
+    assert any(r.method == "POST" for r in fake_hub.requests)  # the 403 came from a write
 
 
 def test_a_server_echoing_the_token_never_gets_it_printed(fake_hub: FakeHub, small: Corpus) -> None:

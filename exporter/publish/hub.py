@@ -21,7 +21,7 @@ from exporter import __version__
 from exporter.formatting import plural
 from exporter.policy import RedactionPolicy
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
-from exporter.publish.errors import NoTokenError, PublishError, clean_token
+from exporter.publish.errors import AuthError, NoTokenError, PublishError, clean_token
 from exporter.publish.hub_commits import (
     Commit,
     Op,
@@ -236,6 +236,15 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     result = PublishResult(url=repo.url)
     if not token:
         result.warnings.append("no token: the dataset was read anonymously")
+    if token and repo.token_role() == "read":
+        ns = req.repo_id.split("/", 1)[0]
+        if not req.dry_run:  # refused now, not after every session was redacted
+            raise AuthError(
+                f"the token is read-only on {repo.host}: publishing to '{ns}' needs a token "
+                "with the write role (or a fine-grained one that may write to it)",
+                status=403,
+            )
+        result.warnings.append("the token is read-only: a real run would be refused")
     sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
     if not token and not remote.exists:  # a private dataset is invisible without a token

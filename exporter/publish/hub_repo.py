@@ -162,6 +162,22 @@ class HubRepo:
             )
         return PublishError(f"{what} failed: {name}: {error}")
 
+    def token_role(self) -> str | None:
+        """The token's role as the Hub reports it (``read``, ``write``, ``fineGrained``), or
+        None when it cannot be told. A read token is otherwise found out only at the first
+        commit, after every session was redacted; a rejected token is an ``AuthError`` here."""
+        try:
+            answer = self.api.whoami()
+        except Exception as error:
+            failure = self._translate(error, "checking the token")
+            if isinstance(failure, AuthError) and failure.status == 401:
+                raise scrubbed(failure, self._token) from None
+            return None  # rate limited or unreachable: the work itself will tell
+        auth = answer.get("auth") if isinstance(answer, dict) else None
+        access = auth.get("accessToken") if isinstance(auth, dict) else None
+        role = access.get("role") if isinstance(access, dict) else None
+        return role if isinstance(role, str) else None
+
     def create(self, *, private: bool) -> None:
         self._call(
             "creating the dataset",

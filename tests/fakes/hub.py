@@ -307,7 +307,13 @@ class FakeHub(LoopbackFake):
             if account is None:
                 return 401, {"error": "Invalid credentials in Authorization header"}, {}
             orgs = [{"name": o} for o in account.orgs]
-            return 200, {"type": "user", "name": account.name, "orgs": orgs}, {}
+            # as the Hub answers for a user access token (huggingface_hub's login reads
+            # auth.accessToken.role and displayName)
+            auth = {
+                "type": "access_token",
+                "accessToken": {"displayName": f"{account.name}-token", "role": account.role},
+            }
+            return 200, {"type": "user", "name": account.name, "orgs": orgs, "auth": auth}, {}
         if r.route == "/api/repos/create" and r.method == "POST":
             return self._create(r, account, base)
         if r.route == "/api/validate-yaml" and r.method == "POST":
