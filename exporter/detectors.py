@@ -45,6 +45,7 @@ from exporter.secret_heuristics import (
     looks_random,
     not_dummy,
 )
+from exporter.wrapped_tokens import WrappedTokenDetector
 
 __all__ = [
     "DETECTORS",
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-1"
+DETECTOR_VERSION = "2026.12-2"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -497,15 +498,19 @@ class UrlCredentialsDetector(Detector):
                 at = run.find("@", at + 1)
 
 
-DETECTORS: tuple[Detector, ...] = (
-    PrivateKeyDetector(),
-    Base64PrivateKeyDetector(),
+_FORMATS: tuple[Detector, ...] = (
     *(RegexDetector(n, s, p, t, check=c, group=g) for n, s, p, t, c, g in _TOKEN_FORMATS),
     *(
         RegexDetector(n, s, p, t, check=c, group=g, min_length=SERVICE_TOKEN_LENGTH)
         for n, s, p, t, c, g in _SERVICE_TOKENS
     ),
     JwtDetector(),
+)
+DETECTORS: tuple[Detector, ...] = (
+    PrivateKeyDetector(),
+    Base64PrivateKeyDetector(),
+    *_FORMATS,
+    WrappedTokenDetector(_FORMATS),
     DiscordBotTokenDetector(),
     AwsSecretDetector(),
     *_UNGLUED,

@@ -111,7 +111,10 @@ SERVICE_TOKENS = [
     ("netlify-token", "nfp_" + rand(_S, 36)),
     ("bedrock-key", "ABSK" + rand(_S, 132)),
 ]
+WRAPPED_TAIL = "cF1hJ5sD0gA2eZ9u"
 POSITIVES = [
+    ("wrapped-token", f"\u2502 token ghp_R7kP2mQ9xL4vN8wT3yB6\u2502\n\u2502 {WRAPPED_TAIL}  \u2502",
+     WRAPPED_TAIL),
     ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
     ("aws-secret-key", f"AKIA{rand(R, 16, 'ABCDEFGHIJ0123456789')},{AWS_SECRET}", AWS_SECRET),
     ("auth-header", f"Authorization: Bearer {BEARER}", BEARER),
@@ -384,6 +387,10 @@ POSITIVES = [
     ("code-secret", "CREATE USER app\n  WITH LOGIN\n  PASSWORD 'Sq1Lp4Ss7Ww0';", "Sq1Lp4Ss7Ww0"),
 ]  # fmt: skip
 NEGATIVES = [
+    "hf_abc\nnot a token here",  # a prefix ending a line, prose after it
+    "see eyJ\nfoo bar",
+    "ghp_R7kP2mQ9xL4vN8wT3\nshort",  # joined, still too short for the format
+    "AKIA\nEXAMPLE",
     "sk-learn is a package; task-management-system-component-v2",
     "sk-" + "a" * 19,
     "the flag is sk-abcdefghijklmnopqrstuvwxyzabcd (all lower case words)",
@@ -747,6 +754,8 @@ FAST_SHAPES = {
         * (N // 77_000)
     ),
     "eyJ-repeated": lambda: "eyJ" * (N // 6) + "." + "eyJ" * (N // 6),
+    "wrapped-heads": lambda: " eyJ\n" * (N // 5),  # every line a head and a tail to join
+    "wrapped-long-heads": lambda: (" ghp_" + "a" * 2000 + "\n") * (N // 2006),
     "pem-begin-repeated": lambda: "-----BEGIN RSA PRIVATE KEY-----" * (N // 31),
     "url-repeated": lambda: "://a:" * (N // 5),
     "mysql-then-p-run": lambda: "mysql " + "-p" * (N // 2),  # one command, endless flags
@@ -756,6 +765,7 @@ FAST_SHAPES = {
     "json-nesting": lambda: '{"a":' * (N // 5),
 }
 DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs per candidate
+    "wrapped-token": " ghp_a\n" + "b" * 20 + " ",  # a head and a tail long enough to check
     "key=": "key=",
     "password=": "password=",
     "akia": "AKIA" + "A" * 16 + " ",
@@ -841,6 +851,55 @@ def test_dense_candidates_stay_linear(shape: str) -> None:
 # Reviewed list of what the detectors hit in ../shared/fixtures: (file, entry id, JSON path,
 # detector). The only hit is the fixture's deliberately planted custom-entry token.
 EXPECTED_FIXTURE_HITS = [("every-entry-type.jsonl", "e19", "$.data.token", "secret-assignment")]
+
+
+@pytest.mark.parametrize(
+    ("text", "halves"),
+    [
+        # a box-drawn table 30 columns wide: the token goes on after the border
+        (
+            "\u2502 ghp_R7kP2mQ9xL4vN8wT3yB6\u2502\n\u2502        cF1hJ5sD0gA2eZ9u       \u2502",
+            ["ghp_R7kP2mQ9xL4vN8wT3yB6", "cF1hJ5sD0gA2eZ9u"],
+        ),
+        # a fine-grained PAT matched up to the break: its tail goes too, and no further
+        (
+            "github_pat_11ABCDEFG0123456789abc_defGHIJ\r\n"
+            "klmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXab and more",
+            [
+                "github_pat_11ABCDEFG0123456789abc_defGHIJ",
+                "klmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXab",
+            ],
+        ),
+        # a JWT broken inside its payload
+        (
+            "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIi\n"
+            "OiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\nnext",
+            [
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIi",
+                "OiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            ],
+        ),
+        (
+            "key sk-proj-abcdefghijklmnopqrstuvwxyz0123\n  456789ABCDEFxyz rest",
+            ["sk-proj-abcdefghijklmnopqrstuvwxyz0123", "456789ABCDEFxyz"],
+        ),
+        # a whole token at a line's end: the next line's words are not taken
+        (
+            "export GH=ghp_R7kP2mQ9xL4vN8wT3yB6cF1hJ5sD0gA2eZ9u\nStep2 is next",
+            ["ghp_R7kP2mQ9xL4vN8wT3yB6cF1hJ5sD0gA2eZ9u"],
+        ),
+        (
+            "key sk-proj-abcdefghijklmnopqrstuvwxyz0123\nThe next line",
+            ["sk-proj-abcdefghijklmnopqrstuvwxyz0123"],
+        ),
+    ],
+    ids=["box-table", "github-pat", "jwt", "openai-project-key", "ghp-whole", "sk-whole"],
+)
+def test_a_token_wrapped_over_two_lines_loses_both_halves(text: str, halves: list[str]) -> None:
+    """Terminals and tables wrap long tokens: each half alone was too short for its format,
+    or the format took the first line and the rest leaked."""
+    found = [text[f.start : f.end].rstrip("\u2502") for f in scan(text)]
+    assert found == halves
 
 
 def test_fixture_false_positives_match_the_reviewed_list(fixtures_dir: Path) -> None:

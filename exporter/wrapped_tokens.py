@@ -1,0 +1,99 @@
+"""Tokens a terminal or a box-drawn table broke over two lines.
+
+A ``ghp_…`` token printed in a 30-column box ends one line and goes on at the start of the
+next; each half alone is too short for its format, or the format matches only the first
+half and the second leaks. This detector joins a token's head at the end of a line to the
+run of token characters that opens the next line (after indentation or a table's border),
+asks the token formats whether the joined text is one of their tokens across the break, and
+if so gives both halves as spans, so the line break and the border stay as they were.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from exporter.detector_base import Detector, Span
+
+__all__ = ["WrappedTokenDetector"]
+
+#: Prefixes distinct enough that a token split after them is worth joining, with the
+#: token's full length where the format fixes it (then the join stops exactly there).
+_PREFIXES: dict[str, int | None] = {
+    "ghp_": 40, "gho_": 40, "ghu_": 40, "ghs_": 40, "ghr_": 40, "github_pat_": 93,
+    "glpat-": None, "hf_": 37, "npm_": 40, "AIza": 39, "AKIA": 20, "ASIA": 20,
+    "sk-ant-": None, "sk-proj-": None, "sk-svcacct-": None, "sk-admin-": None,
+    "sk-or-": None, "xoxb-": None, "xoxp-": None, "xapp-": None, "gsk_": None, "xai-": None,
+    "pypi-Ag": None, "dckr_pat_": None, "eyJ": None,
+}  # fmt: skip
+_SHORTEST = 20  # no format here has shorter tokens (AKIA… key ids)
+_BORDER = "│┃║|"
+#: A head: a prefix and token characters up to the end of its line (a border may close it).
+_HEAD = re.compile(
+    "(?<![A-Za-z0-9_.\\-])("
+    + "|".join(re.escape(p) for p in sorted(_PREFIXES, key=len, reverse=True))
+    + rf")[A-Za-z0-9_.\-]{{0,1000}}(?=[ \t]*[{_BORDER}]?[ \t]*\r?\n)"
+)
+#: The line break, the next line's indentation or border, then the run that goes on.
+_BREAK = rf"[ \t]*[{_BORDER}]?[ \t]*\r?\n[ \t]*[{_BORDER}]?[ \t]*"
+_TAIL = re.compile(rf"{_BREAK}([A-Za-z0-9_.\-]{{1,1000}})")
+
+
+def _random_looking(run: str) -> bool:
+    """A continuation the format would also accept as a word of prose is not joined when
+    the head is already a whole token: it needs a digit and a letter."""
+    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+
+
+class WrappedTokenDetector(Detector):
+    """Both halves of a token broken over a line break (see the module doc)."""
+
+    by_shape = True
+    name = "wrapped-token"
+    summary = "a token broken over two lines (a terminal's or a table's wrap)"
+    triggers = tuple(_PREFIXES)
+    min_length = 12
+
+    def __init__(self, formats: Iterable[Detector]) -> None:
+        # per prefix, the formats it can start (one of their pre-checks is inside it)
+        formats = tuple(formats)
+        self.formats_of = {
+            prefix: tuple(d for d in formats if any(t in prefix for t in d.triggers))
+            for prefix in _PREFIXES
+        }
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "\n" not in text:
+            return
+        for head in _HEAD.finditer(text):
+            tail = _TAIL.match(text, head.end())
+            if tail is None:
+                continue
+            if head.end() - head.start() + tail.end() - tail.start(1) < _SHORTEST:
+                continue
+            length = self._joined_length(head.group(1), head.group(), tail.group(1))
+            if length:
+                yield head.span()
+                yield tail.start(1), tail.start(1) + length - len(head.group())
+
+    def _joined_length(self, prefix: str, head: str, run: str) -> int:
+        """How long the token that starts ``head`` and goes on in ``run`` is (0: none)."""
+        full = _PREFIXES[prefix]
+        if full is not None:  # the format's length says where the token ends
+            if len(head) >= full or len(head) + len(run) < full:
+                return 0
+            run = run[: full - len(head)]
+        joined = head + run
+        longest, whole_head = 0, False
+        for detector in self.formats_of[prefix]:
+            ends = [e for s, e in detector.find(joined, joined.lower()) if s < len(head)]
+            longest = max([longest, *ends])
+            if full is None and ends:  # is the head alone already one of its tokens?
+                whole_head = whole_head or any(
+                    e == len(head) for _, e in detector.find(head, head.lower())
+                )
+        if longest <= len(head):
+            return 0
+        if whole_head and not _random_looking(joined[len(head) : longest]):
+            return 0
+        return longest
