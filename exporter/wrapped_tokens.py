@@ -51,8 +51,14 @@ class WrappedTokenDetector(Detector):
     by_shape = True
     name = "wrapped-token"
     summary = "a token broken over two lines (a terminal's or a table's wrap)"
-    triggers = tuple(_PREFIXES)
-    min_length = 12
+    # the formats' own pre-checks where they are as rare as the prefix ("sk-", "xox", "eyJ"
+    # cost nothing more: the scan already looks for them), the prefix itself where they are
+    # not ("gh" is in "high", "gl" in "glob")
+    triggers = (
+        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "hf_", "npm_", "AIza",
+        "AKIA", "ASIA", "sk-", "xox", "xapp-", "gsk_", "xai-", "pypi-Ag", "dckr_", "eyJ",
+    )  # fmt: skip
+    min_length = _SHORTEST + 1  # a head, a line break and a tail
 
     def __init__(self, formats: Iterable[Detector]) -> None:
         # per prefix, the formats it can start (one of their pre-checks is inside it)

@@ -902,6 +902,17 @@ def test_a_token_wrapped_over_two_lines_loses_both_halves(text: str, halves: lis
     assert found == halves
 
 
+def test_every_wrapped_prefix_has_a_pre_check_and_a_format() -> None:
+    """A prefix without a pre-check inside it would never be looked at; one without a format
+    could never be confirmed."""
+    from exporter.wrapped_tokens import _PREFIXES, WrappedTokenDetector
+
+    (wrapped,) = [d for d in DETECTORS if isinstance(d, WrappedTokenDetector)]
+    for prefix in _PREFIXES:
+        assert any(t in prefix for t in wrapped.triggers), prefix
+        assert wrapped.formats_of[prefix], prefix
+
+
 def test_fixture_false_positives_match_the_reviewed_list(fixtures_dir: Path) -> None:
     policy = RedactionPolicy(keep_paths=True, env_secrets=False)
     hits = []
