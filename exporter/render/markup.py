@@ -22,6 +22,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.token import STANDARD_TYPES, Token
 from pygments.util import ClassNotFound
 
+from exporter.render.autolink import use_bare_links
+
 # Highlighting is the slowest part of a render; beyond these sizes code is shown plain
 # (still complete), which keeps big sessions fast to export and small to ship.
 MAX_HIGHLIGHT_CHARS = 60_000
@@ -354,6 +356,7 @@ def _markdown() -> MarkdownIt:
     # tried at every line and every "<": dropping them renders 20% faster, same output.
     md.disable(["html_block", "html_inline"])
     md.use(tasklists_plugin)
+    use_bare_links(md)
     md.validateLink = _validate_link
     md.add_render_rule("fence", _fence)
     md.add_render_rule("code_block", _fence)
