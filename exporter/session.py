@@ -386,7 +386,7 @@ class Session:
 
     def page_roots(self) -> tuple[str, list[str]]:
         """The root the page's main line starts at (the active path's), and the others in
-        file order (each a tree of its own). Needs at least one root."""
+        timestamp order, as the roots are (each a tree of its own). Needs at least one root."""
         path = self.active_path
         main_root = path[0] if path else self.roots[0]
         return main_root, [r for r in self.roots if r != main_root]

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from exporter.entries import CompactionEntry, MessageEntry
 from exporter.loader import load_session, parse_session_bytes
+from exporter.render import render_session
+from exporter.render.view import anchor_for
 from exporter.session import Session
-from tests.conftest import time_limit
+from tests.browser_util import Element, parse_html
+from tests.conftest import Build, time_limit
 
 
 def load(dump, lines) -> Session:
@@ -20,6 +24,13 @@ def load(dump, lines) -> Session:
 
 def diag(session: Session, kind: str) -> list[int]:
     return [d.line for d in session.diagnostics if d.kind == kind]
+
+
+def entry_id_around(element: Element) -> str | None:
+    """The id of the rendered entry an element sits in."""
+    return next(
+        (a.get("data-entry-id") for a in element.ancestors() if a.get("data-entry-id")), None
+    )
 
 
 def assert_is_a_forest(session: Session) -> None:
@@ -240,6 +251,30 @@ def test_labels_replay_latest_wins_and_clears(build, dump) -> None:
     assert session.active_path[-1] == "l8"  # label entries are appended at the leaf
 
 
+def test_the_latest_label_of_a_target_wins(build: type[Build], dump: Callable[..., bytes]) -> None:
+    """Pi keeps the newest label of an entry. The test above clears ``u1`` before its last
+    label, so "first label wins" passed it too (audit M1, mutation M26)."""
+    lines = [
+        build.header(),
+        build.user("u1", None, "q", 1),
+        build.assistant("a1", "u1", "a", 2),
+        build.label("l1", "a1", "u1", "first", 3),
+        build.label("l2", "l1", "u1", "second", 4),
+    ]
+    session = load(dump, lines)
+    assert session.labels == {"u1": "second"}
+    assert session.label_times == {"u1": lines[4]["timestamp"]}
+    assert lines[4]["timestamp"] != lines[3]["timestamp"]
+    page = parse_html(render_session(session))
+    badges = page.all(lambda e: e.tag == "span" and e.has_class("badge") and e.has_class("label"))
+    assert [(b.text, entry_id_around(b)) for b in badges] == [("second", "u1")]
+    outline = page.all(lambda e: e.tag == "span" and e.has_class("tlabel"))
+    assert [t.text for t in outline] == ["[second]"]
+    bookmarks = page.one(lambda e: e.tag == "nav" and e.has_class("bookmarks"))
+    links = bookmarks.find_all(lambda e: e.tag == "a")
+    assert [(a.text, a.get("href")) for a in links] == [("second", f"#{anchor_for(session, 'u1')}")]
+
+
 def test_session_name_is_the_latest_session_info(build, dump) -> None:
     base = [build.header(), build.user("u1", None, "first prompt", 1)]
     cases = [
@@ -291,6 +326,35 @@ def test_children_sorted_by_timestamp_stable_on_ties(build, dump) -> None:
     assert [b.leaf_id for b in branches[1:]] == ["early", "tie1", "tie2", "late"]
     assert all(b.fork_id == "r" for b in branches[1:])
     assert branches[0].entry_ids == ["r", "bad-time"]
+
+
+def test_roots_are_sorted_by_timestamp_not_file_order(
+    build: type[Build], dump: Callable[..., bytes]
+) -> None:
+    """Roots are ordered like children: by timestamp. Every other test wrote its roots in
+    time order, so dropping the sort passed (audit M2, mutation M24). Here the orphan ``a``
+    is written after ``b`` but dated before it; ``c`` (the leaf) heads the page."""
+    lines = [
+        build.header(),
+        build.user("b", None, "root b", 10 * 3600 + 5),  # line 2, 10:00:05
+        build.user("a", "missing", "orphan a", 10 * 3600 + 1),  # line 3, 10:00:01
+        build.user("c", None, "root c", 10 * 3600 + 9),  # line 4, the leaf
+    ]
+    session = load(dump, lines)
+    assert diag(session, "orphan") == [3]
+    assert session.roots == ["a", "b", "c"]
+    assert session.leaf_id == "c" and session.active_path == ["c"]
+    assert session.page_roots() == ("c", ["a", "b"])
+    assert_is_a_forest(session)
+    page = parse_html(render_session(session))
+    articles = page.all(lambda e: e.tag == "article" and e.get("data-entry-id") is not None)
+    assert [e.get("data-entry-id") for e in articles] == ["c", "a", "b"]
+    trees = page.all(lambda e: e.tag == "details" and e.get("aria-label") == "Separate tree")
+    inside = [[x.get("data-entry-id") for x in t.iter() if x.get("data-entry-id")] for t in trees]
+    assert inside == [["a"], ["b"]]
+    outline = page.one(lambda e: e.tag == "ul" and e.get("id") == "tree")
+    hrefs = [a.get("href") for a in outline.iter() if a.tag == "a"]
+    assert hrefs == [f"#{anchor_for(session, i)}" for i in ("c", "a", "b")]
 
 
 def test_branches_partition_every_fixture(pi_fixture: Path) -> None:
