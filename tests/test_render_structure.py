@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, MessageEntry
-from exporter.formatting import one_line, show_controls
+from exporter.formatting import fmt_cost, fmt_int, one_line, show_controls
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.view import anchor_for
 from exporter.session import Session
-from exporter.usage import compute_stats
+from exporter.usage import Usage, compute_stats
 from tests.browser_util import (
     ALL_PAGES,
     BRANCHED,
@@ -920,6 +920,8 @@ def test_failed_edit_in_pi_073_form_shows_the_attempted_change(args: dict) -> No
     shown = re.sub(r"<[^>]+>", "", str(view.body.visible)).split("\n")
     for line in ("-x = 1", "+x = 2", "-y", "+z", "+w"):
         assert line in shown, shown  # one diff line each, none glued to the next
+    hunks = [line for line in shown if line.startswith("@@")]
+    assert hunks == ["@@ replacement 1 of 2 @@", "@@ replacement 2 of 2 @@"]
     assert "2 replacements" in view.body_label and "not applied" in view.body_label
     ok = build_tool_view({"id": "c", "name": "edit", "arguments": args}, _tool_result("done"))
     assert ok.subtitle == "+3 −2" and "not applied" not in (ok.body_label or "")
@@ -1057,7 +1059,9 @@ def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch, caplog) ->
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("end\n", "end", ["-end", "+end", "\\ No newline at end of file"]),
+        ("end\n", "end", ["@@ replacement @@", "-end", "+end", "\\ no newline after this line"]),
+        # snippets that stop mid-file: no line numbers they do not have, no "end of file"
+        ("a\nb", "a\nc", ["@@ replacement @@", " a", "-b", "+c"]),
         ("a\r\nb\r\n", "a\nb\n", ["-a␍", "-b␍", "+a", "+b"]),
         ("-- note\nq\n", "q\n", ["--- note", " q"]),
     ],
@@ -1078,6 +1082,9 @@ def test_computed_diffs_show_line_endings_and_keep_dash_lines(
         assert line in shown, shown
     removed = sum(1 for line in shown[2:] if line.startswith("-"))
     assert view.subtitle.endswith(f"−{removed}")
+    assert not any(line.startswith("@@ -") for line in shown)
+    if not old.endswith("\n") and not new.endswith("\n"):
+        assert not any(line.startswith("\\") for line in shown)
 
 
 def test_an_edit_that_changes_nothing_says_so() -> None:
@@ -1854,6 +1861,77 @@ def test_a_scope_without_turns_says_so() -> None:
     html = render_fixture("every-entry-type.jsonl")
     assert html.count("No assistant turns on this path.") == 1
     assert "No assistant turns" not in render_fixture("pi-branched-1.jsonl")
+
+
+def _usage_total_row(page: Page, caption_start: str) -> list[str]:
+    """The cells of the Total row of the usage table whose caption starts so."""
+    (table,) = page.all(
+        lambda e: (
+            e.tag == "table"
+            and any(
+                c.tag == "caption" and norm(c.text).startswith(caption_start)
+                for c in e.children
+                if isinstance(c, Element)
+            )
+        )
+    )
+    (total,) = table.find_all(lambda e: e.tag == "tr" and e.has_class("total"))
+    return [norm(c.text) for c in total.find_all(lambda e: e.tag in ("th", "td"))]
+
+
+def _expected_total_row(usage: Usage) -> list[str]:
+    """A Total row as the page formats it: turns and tokens with separators, then cost."""
+    counts = (usage.turns, usage.input, usage.output, usage.cache_read, usage.cache_write)
+    return ["Total", *(fmt_int(n) for n in counts), fmt_cost(usage.cost)]
+
+
+def _header_cost(page: Page) -> str:
+    term = page.one(lambda e: e.tag == "dt" and e.text == "Cost")
+    assert term.parent is not None
+    (value,) = term.parent.find_all(lambda e: e.tag == "dd")
+    return norm(value.text)
+
+
+# Every branched fixture has turns off its active path: the two scopes differ in cost.
+PATH_COST_DIFFERS = {
+    "pi-branched-1.jsonl": ("$2.45", "$7.95"),
+    "pi-branched-2.jsonl": ("$11.03", "$14.38"),
+    "pi-branched-3.jsonl": ("$4.91", "$13.47"),
+    "pi-branched-4.jsonl": ("$16.15", "$51.27"),
+}
+
+
+@pytest.mark.parametrize("name", BRANCHED)
+def test_this_path_and_all_branches_show_their_own_totals(name: str) -> None:
+    """Issue 3's headline over Pi: the path's total is not all branches' total. The page
+    could show the all-branches rows (or cost) as "this path" and no test saw it (audit H1,
+    mutations M6b/M6c)."""
+    session = load_fixture(name)
+    stats = compute_stats(session)
+    assert (fmt_cost(stats.active_path.cost), fmt_cost(stats.all.cost)) == PATH_COST_DIFFERS[name]
+    assert stats.active_path.turns < stats.all.turns  # the fixture tells the scopes apart
+    page = parse_fixture(name)
+    path_row = _usage_total_row(page, "This path")
+    all_row = _usage_total_row(page, "All branches")
+    assert path_row == _expected_total_row(stats.active_path)
+    assert all_row == _expected_total_row(stats.all)
+    assert path_row != all_row
+    path_cost, all_cost = PATH_COST_DIFFERS[name]
+    assert _header_cost(page) == f"{path_cost} on this path · {all_cost} on all branches"
+
+    # --leaf: another branch's path; all branches stay what they were
+    other = next(i for i in session.leaf_ids if i not in session.active_path)
+    moved = load_fresh(name, leaf_id=other)
+    moved_stats = compute_stats(moved)
+    assert moved.leaf_id == other and moved_stats.active_path.turns != stats.active_path.turns
+    moved_page = parse_html(render_session(moved))
+    moved_path_row = _usage_total_row(moved_page, "This path")
+    assert moved_path_row == _expected_total_row(moved_stats.active_path)
+    assert moved_path_row != path_row
+    assert _usage_total_row(moved_page, "All branches") == all_row
+    moved_cost = fmt_cost(moved_stats.active_path.cost)
+    assert moved_cost != path_cost
+    assert _header_cost(moved_page) == f"{moved_cost} on this path · {all_cost} on all branches"
 
 
 @every_fixture
@@ -2762,3 +2840,21 @@ def test_a_long_path_in_an_outline_row_keeps_its_file_name() -> None:
     assert len(short_path("x" * 300)) == 50 and short_path(None) == ""
     custom = _short_tool({"name": "view_file", "arguments": {"path": deep}}, show)
     assert custom.endswith("/docs/refactor.md]") and len(custom) <= len("[view_file: ]") + 50
+
+
+def test_a_branch_that_starts_at_another_answer_still_names_its_first_prompt() -> None:
+    """every-entry-type's branch at e01 starts with a regenerated answer: the "First prompt"
+    column and its block said only "assistant: I'll inspect things." although the branch's
+    first prompt is e20's."""
+    session = load_fixture("every-entry-type.jsonl")
+    html = render_fixture("every-entry-type.jsonl")
+    wanted = "assistant: I'll inspect things. · first prompt: skill: pdf · please convert the file"
+    table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
+    cells = [
+        norm(html_module.unescape(re.sub(r"<[^>]+>", "", "<td" + c)))
+        for c in table.split("<td")[1:]
+    ]
+    assert wanted in cells, cells
+    summaries = [norm(b.text) for b in parse_html(html).branches()]
+    assert any(wanted in s for s in summaries), summaries
+    assert session.first_prompt(session.active_path)  # the main line starts at a prompt

@@ -126,16 +126,23 @@ def _diff_lines(diff: str) -> list[str]:
 
 
 def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
-    """One unified diff of every (old, new) replacement, under one ---/+++ header. Line
-    endings count (a CRLF -> LF edit is a change, shown as ␍); a last line without newline
-    is marked the way diff marks it."""
+    """One unified diff of every (old, new) replacement, under one ---/+++ header. The texts
+    are snippets of the file: a hunk says which replacement it is, not line numbers the
+    file does not have there, and a snippet that simply stops mid-file is no "end of file".
+    Line endings count (a CRLF -> LF edit is a change, shown as ␍); a replacement that adds
+    or drops the newline after its last line says so."""
     out: list[str] = []
-    for old, new in pairs:
+    for number, (old, new) in enumerate(pairs, 1):
+        if not old.endswith("\n") and not new.endswith("\n"):  # (an empty text stays empty)
+            old, new = old and old + "\n", new and new + "\n"
+        which = f"replacement {number} of {len(pairs)}" if len(pairs) > 1 else "replacement"
         diff = difflib.unified_diff(old.splitlines(True), new.splitlines(True), n=2)
         for line in list(diff)[2:]:  # after its own ---/+++ header (a "--- x" line is a body)
+            if line.startswith("@@"):
+                line = f"@@ {which} @@"
             out.append(line.rstrip("\n").replace("\r", "␍") + "\n")
             if not line.endswith("\n") and line[:1] in "+- ":
-                out.append("\\ No newline at end of file\n")
+                out.append("\\ no newline after this line\n")
     if out:
         out[:0] = [f"--- {path}\n", f"+++ {path}\n"]
     return "".join(out)

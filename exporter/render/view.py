@@ -341,14 +341,18 @@ class PageBuilder:
 
     def branch_title(self, line: list[str]) -> str:
         """What a branch (a line of the page) is about, in its block and in the table of
-        branches alike: its first prompt, unless it starts at another answer (or has no
-        prompt at all): then what that first message or entry says."""
+        branches alike: its first prompt; a branch that starts at another answer says that
+        answer first, then its first prompt (if it has one)."""
         session = self.session
         first = next(session.iter_messages(line), None)
-        prompt = session.first_prompt(line) if first is None or first.role == "user" else None
-        if prompt:
+        prompt = session.first_prompt(line)
+        if prompt and (first is None or first.role == "user"):
             return prompt_preview(prompt, BRANCH_TITLE_CHARS)
-        return self.row_text(first.id if first is not None else line[0])
+        opening = self.row_text(first.id if first is not None else line[0])
+        if not prompt:
+            return opening
+        half = BRANCH_TITLE_CHARS // 2
+        return f"{prompt_preview(opening, half)} · first prompt: {prompt_preview(prompt, half)}"
 
     # -- one entry ------------------------------------------------------------------
     def entry_view(self, item: Item) -> EntryView:
