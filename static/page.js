@@ -135,8 +135,13 @@
   // Whether the chosen filter shows a row: page.css's filter rules for outline rows, read
   // from classes (a computed style per row took 0.7 s for 9,000 matches).
   function filterShows(row, filter) {
+    return filter === "flt-all" || row.classList.contains("br-" + filter.slice(4))  // a fork's row stays
+      || filterMatches(row, filter);
+  }
+  // ... and whether the row is one the filter is for (not a fork kept for the shape)
+  function filterMatches(row, filter) {
     var c = row.classList;
-    if (filter === "flt-all" || c.contains("br-" + filter.slice(4))) return true;  // a fork's row stays
+    if (filter === "flt-all") return true;
     if (c.contains("hide-default")) return false;
     if (filter === "flt-notools") return !c.contains("is-tool");
     if (filter === "flt-user") return c.contains("is-user");
@@ -187,10 +192,13 @@
     // count what the reader sees: rows the active filter hides are not matches on screen
     // (by the row's classes, so a folded outline on a phone still counts its matches)
     // a filter the reader chose (not Default or All) is counted too: "21 of 212 shown"
+    // fork rows a filter keeps for the tree's shape are not counted as its entries
     var narrowed = !/^flt-(default|all)$/.test(filter);
-    var shown = terms.length || narrowed ? seen.length : 0;
-    status.textContent = terms.length ? thousands(shown) + " / " + thousands(rows.length) + " entries match"
-      : narrowed ? thousands(shown) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")"
+    var matching = seen.filter(function (r) { return filterMatches(r, filter); }).length;
+    var kept = seen.length - matching;
+    var forks = kept ? " · " + thousands(kept) + " fork point" + (kept === 1 ? "" : "s") + " kept" : "";
+    status.textContent = terms.length ? thousands(matching) + " / " + thousands(rows.length) + " entries match" + forks
+      : narrowed ? thousands(matching) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")" + forks
       : chosen && chosen.id === "flt-all" ? allText : statusText;
     if (!terms.length) markedEntry = null;
     markedRows = hits;

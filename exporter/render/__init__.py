@@ -40,7 +40,13 @@ from exporter.render.entry_views import prompt_preview
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
-from exporter.render.view import FILTERS, PageBuilder, damaged_views, row_filters
+from exporter.render.view import (
+    FILTERS,
+    PageBuilder,
+    damaged_views,
+    filters_showing,
+    row_filters,
+)
 from exporter.session import Diagnostic, Session, parse_time
 from exporter.usage import compute_stats, models_with_answers, usage_rows
 
@@ -272,17 +278,19 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return shown
 
 
-def rows_shown(outline: list[OutlineRow]) -> dict[str, int]:
-    """How many outline rows each filter shows (page.css's rules for rows, which page.js
-    also reads from the classes), for a status line that is right without the script."""
-    counts = dict.fromkeys(FILTERS, 0)
+def rows_shown(outline: list[OutlineRow]) -> dict[str, tuple[int, int]]:
+    """Per filter, how many outline rows it shows (page.css's rules for rows, which page.js
+    also reads from the classes) and how many of those are fork rows kept only for what
+    their branches show, for a status line that is right without the script."""
+    counts = {name: [0, 0] for name in FILTERS}
     for row in outline:
         if row.kind != "row":
             continue
-        shown = row_filters(row)  # a fork's row also stays for what its branches show
-        for name in FILTERS:
-            counts[name] += name in shown
-    return counts
+        own = filters_showing(row.classes.split())
+        for name in row_filters(row):  # a fork's row also stays for what its branches show
+            counts[name][0] += 1
+            counts[name][1] += name not in own
+    return {name: (shown, kept) for name, (shown, kept) in counts.items()}
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
