@@ -1304,6 +1304,56 @@ def test_a_commit_the_hub_failed_with_a_5xx_is_tried_again(
     assert_consistent(fake_hub)
 
 
+@pytest.mark.parametrize(
+    ("waits", "prune"), [((0,), False), ((0, 0), True)], ids=["adds-one-wait", "removal-two-waits"]
+)
+def test_a_commit_that_landed_but_was_answered_5xx_is_not_sent_again(
+    fake_hub: FakeHub,
+    small: Corpus,
+    monkeypatch: pytest.MonkeyPatch,
+    waits: tuple[int, ...],
+    prune: bool,
+) -> None:
+    """The 5xx retry tries a commit again only while the head is still its parent. A commit
+    the Hub applied and then answered 503 must stop the run with one clear line, not be
+    tried again on the moved head (for a removal that is a second commit POST, refused with
+    412 and reported as "changed on the Hub ... another publisher?"); the re-run then finds
+    everything published (test audit M3)."""
+    monkeypatch.setattr("exporter.publish.hub_repo.SERVER_ERROR_WAITS", waits)
+    extra: tuple[str, ...] = ()
+    left = 8
+    if prune:  # one session published, then deleted here: the commit removes it
+        assert publish(fake_hub, small).exit_code == 0
+        small.files[0].unlink()
+        extra, left = ("--prune",), 7
+    before = len(fake_hub.commits)
+    fake_hub.clear_requests()
+    fake_hub.fail(503, path="/commit/", applied=True)
+    result = publish(fake_hub, small, *extra)
+    assert result.exit_code == 3, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, result.stderr
+    assert "answered HTTP 503 while committing, but the dataset has a new head" in errors[0]
+    assert "the commit most likely landed" in errors[0]
+    assert "(0 of 1 commits confirmed)" in errors[0]  # no answer confirmed it
+    assert "changed on the Hub" not in result.stderr
+    assert "answered HTTP 503; trying again in 0 s" in result.stderr
+    # the commit was not tried again: one preupload and one commit POST, no second attempt
+    assert len(fake_hub.routes("POST", r"/preupload/")) == 1
+    assert len(fake_hub.routes("POST", r"/commit/")) == 1
+    assert len(fake_hub.commits) == before + 1 and len(session_paths(fake_hub)) == left
+    assert_consistent(fake_hub)
+    landed = fake_hub.files(REPO_ID)
+
+    fake_hub.clear_requests()
+    again = publish(fake_hub, small, *extra)
+    assert again.exit_code == 0, again.output
+    assert "no commit" in again.stdout and f"{left} unchanged" in again.stdout
+    assert fake_hub.routes("POST") == [] and len(fake_hub.commits) == before + 1
+    assert fake_hub.files(REPO_ID) == landed
+
+
 def test_an_endpoint_s_user_part_is_never_printed(fake_hub: FakeHub, small: Corpus) -> None:
     """Every Hub message named the endpoint's netloc, user part and all (delta review)."""
     endpoint = fake_hub.url.replace("http://", "http://u:SECRETX12345@")
@@ -1364,3 +1414,105 @@ def test_prune_leaves_a_teammate_s_checkout_at_the_same_path_alone(
     assert later.exit_code == 0, later.output
     assert "no file in this selection" not in later.stderr
     assert_consistent(fake_hub)
+
+
+def _delete_on_the_hub(fake: FakeHub, path: str) -> None:
+    """What a user does on the Hub: one commit deleting ``path`` (file or index row)."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    api = HfApi(endpoint=fake.url, token=TOKEN)
+    if path.startswith("sessions/"):
+        op: Any = CommitOperationDelete(path)
+    else:  # ``row:<path>``: that session's row left out of index.jsonl
+        target = path.removeprefix("row:")
+        kept = [line for line in fake.files(REPO_ID)["index.jsonl"].splitlines()
+                if json.loads(line)["path"] != target]  # fmt: skip
+        op = CommitOperationAdd("index.jsonl", b"".join(line + b"\n" for line in kept))
+    api.create_commit(REPO_ID, [op], commit_message="by hand", repo_type="dataset")
+
+
+@pytest.mark.parametrize("lost", ["file", "row"])
+def test_a_session_whose_file_or_row_was_deleted_on_the_hub_is_published_again(
+    fake_hub: FakeHub, small: Corpus, lost: str
+) -> None:
+    """The manifest still names a session whose file (or index row) someone deleted on the
+    Hub: it is not "unchanged", the re-run of the same selection publishes it again, and
+    the manifest never names what is not there (test audit M6, hub_commits' ``keep``)."""
+    assert publish(fake_hub, small).exit_code == 0
+    target = sorted(session_paths(fake_hub))[3]
+    row = next(r for r in index_rows(fake_hub) if r["path"] == target)
+    data = fake_hub.files(REPO_ID)[target]
+    _delete_on_the_hub(fake_hub, target if lost == "file" else f"row:{target}")
+    assert target in remote_json(fake_hub, "manifest.json")["sessions"]  # stale now
+    before = len(fake_hub.commits)
+
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert len(fake_hub.commits) == before + 1
+    commit = fake_hub.commits[-1]
+    if lost == "file":  # uploaded again
+        assert "1 added, 0 updated, 0 removed, 7 unchanged" in result.stdout
+        assert [p for p in commit.added if p.startswith("sessions/")] == [target]
+    else:  # the file is as published: only its row and manifest entry are written again
+        assert "0 added, 0 updated, 0 removed, 8 unchanged" in result.stdout
+        assert "index.jsonl" in commit.added and target not in commit.added
+    assert fake_hub.files(REPO_ID)[target] == data
+    assert next(r for r in index_rows(fake_hub) if r["path"] == target) == row
+    assert len(session_paths(fake_hub)) == 8
+    assert_consistent(fake_hub)
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+    assert len(fake_hub.commits) == before + 1
+
+
+def test_a_run_of_other_sessions_drops_a_file_deleted_on_the_hub_from_the_manifest(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A run that does not select the session whose file was deleted on the Hub still
+    writes a manifest and index without it: a manifest never names a missing file, whatever
+    the selection (test audit M6: ``keep = set(remote.manifest)`` kept the stale entry)."""
+    assert publish(fake_hub, small).exit_code == 0
+    target = sorted(session_paths(fake_hub))[3]
+    _delete_on_the_hub(fake_hub, target)
+    other = next(f for f in small.files if not target.endswith("/" + f.name))
+    before = len(fake_hub.commits)
+    args = ["publish", REPO_ID, str(other), "--endpoint", fake_hub.url, "--token", TOKEN]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "0 added, 0 updated, 0 removed, 1 unchanged" in result.stdout
+    assert [c.summary for c in fake_hub.commits[before:]] == [
+        "pi-session publish: manifest and card (1/1)"
+    ]
+    assert target not in remote_json(fake_hub, "manifest.json")["sessions"]
+    assert len(session_paths(fake_hub)) == 7
+    assert_consistent(fake_hub)
+    back = publish(fake_hub, small)
+    assert back.exit_code == 0 and "1 added" in back.stdout, back.output
+    assert len(session_paths(fake_hub)) == 8
+    assert_consistent(fake_hub)
+
+
+def test_the_fake_refuses_an_anonymous_write_as_the_hub_does() -> None:
+    """Over https huggingface_hub reads an anonymous 401 on /api/datasets/... as
+    RepositoryNotFoundError by its URL alone; the http:// fake has to say it with
+    ``X-Error-Code`` (publish-apis.md §2.5), or the client's no-token path differs from the
+    Hub's (test audit L5). ``/api/repos/create`` is no such URL: a plain 401 there."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+
+    with FakeHub() as fake:
+        fake.new_repo(REPO_ID, private=False)  # visible anonymously: only the write is refused
+        api = HfApi(endpoint=fake.url, token=False)
+        with pytest.raises(RepositoryNotFoundError) as anonymous:
+            api.create_commit(REPO_ID, [CommitOperationAdd("a.txt", b"a")], commit_message="x",
+                              repo_type="dataset")  # fmt: skip
+        response = anonymous.value.response
+        assert response.status_code == 401
+        assert response.headers["X-Error-Code"] == "RepoNotFound"
+        assert response.headers["X-Error-Message"] == "You must be authenticated to write"
+        with pytest.raises(HfHubHTTPError) as create:
+            api.create_repo("alice/other", repo_type="dataset")
+        assert not isinstance(create.value, RepositoryNotFoundError)
+        assert create.value.response.status_code == 401
+        assert "X-Error-Code" not in create.value.response.headers
+        assert fake.commits == [] and ("dataset", "alice/other") not in fake.repos

@@ -257,8 +257,16 @@ class HubRepo:
                     raise
                 self.notify(f"{self.host} answered HTTP {error.status}; trying again in {wait} s")
                 time.sleep(wait)
-                if self._head() != parent:
+                head = self._head()
+                if head is None:  # cannot tell whether it landed: not sent twice
                     raise
+                if head != parent:
+                    raise NetworkError(
+                        f"{self.host} answered HTTP {error.status} while committing, but the "
+                        "dataset has a new head since: the commit most likely landed; a re-run "
+                        "checks and publishes only what is missing",
+                        status=error.status,
+                    ) from None
         raise AssertionError("unreachable")
 
     def _head(self) -> str | None:

@@ -13,6 +13,7 @@ Usage::
         fake.rate_limit(path="/commit/")           # 429 + RateLimit "api";r=0;t=0
         fake.drop_commits_after(2)                 # the 3rd commit from now: connection dropped
         fake.drop_commits_after(2, applied=True)   # ... applied, then the answer is lost
+        fake.fail(503, path="/commit/", applied=True)  # commit applied, then answered 503
         fake.files("alice/sessions"), fake.commits, fake.routes("POST"), fake.received_bytes()
 """
 
@@ -93,7 +94,10 @@ class Repo:
 class Failure:
     """The next ``times`` matching requests: answer ``status`` or ``drop`` the connection.
 
-    ``applied``: handle the request normally first, then drop (the answer is lost).
+    ``applied``: handle the request normally first (a commit lands), then drop the connection
+    (``action="drop"``: the answer is lost) or send ``status`` instead of the real answer
+    (``action="respond"``: e.g. a 503 for a commit that did land, the case a client's retry
+    must not resend).
     ``after_commits``: match only once that many commits exist in the fake.
     """
 
@@ -151,7 +155,8 @@ class FakeHub(LoopbackFake):
     def fail(self, status: int, *, headers: dict[str, str] | None = None, body: Any = None,
              **match: Any) -> Failure:  # fmt: skip
         """Answer the next matching requests (``times``, ``method``, ``path`` regex) with
-        ``status``; the body defaults to JSON ``{"error": ...}``."""
+        ``status``; the body defaults to JSON ``{"error": ...}``. With ``applied=True`` the
+        request is handled first (a commit lands) and ``status`` replaces its answer."""
         return self.inject(Failure(status, dict(headers or {}), body, **match))
 
     def rate_limit(self, *, reset: int = 0, retry_after: int | None = None, **match: Any):
@@ -250,18 +255,18 @@ class FakeHub(LoopbackFake):
             if failure is not None:
                 failure.times -= 1
         base = f"http://{h.headers.get('Host') or self.url.split('//', 1)[1]}"
-        if failure is not None and not failure.applied:
-            if failure.action == "drop":
-                return self._drop(h)
-            payload = failure.body if failure.body is not None else {"error": "injected failure"}
-            return self._send(h, failure.status, payload, failure.headers)
-        try:
-            status, payload, headers = self._route(r, base)
-        except Exception as error:  # a bug in the fake must show up as a 500, not a hang
-            status, payload, headers = 500, {"error": f"fake hub bug: {error!r}"}, {}
-        if failure is not None:
+        if failure is None or failure.applied:
+            try:
+                status, payload, headers = self._route(r, base)
+            except Exception as error:  # a bug in the fake must show up as a 500, not a hang
+                status, payload, headers = 500, {"error": f"fake hub bug: {error!r}"}, {}
+            if failure is None:
+                return self._send(h, status, payload, headers)
+        # injected: instead of the answer (``applied``: after handling the request)
+        if failure.action == "drop":
             return self._drop(h)
-        self._send(h, status, payload, headers)
+        payload = failure.body if failure.body is not None else {"error": "injected failure"}
+        return self._send(h, failure.status, payload, failure.headers)
 
     @staticmethod
     def _drop(h: _Handler) -> None:
@@ -342,9 +347,21 @@ class FakeHub(LoopbackFake):
         headers = {"X-Error-Code": code or "EntryNotFound", "X-Error-Message": f"{what} not found"}
         return 404, {"error": f"{what} not found"}, headers
 
-    def _forbidden(self, account: Account | None, repo_id: str) -> tuple[int, Any, dict] | None:
+    def _forbidden(
+        self, account: Account | None, repo_id: str, *, repo_api: bool = False
+    ) -> tuple[int, Any, dict] | None:
+        """401 for an anonymous write, 403 for a read token or another namespace.
+
+        On ``/api/{type}s/{id}/...`` (``repo_api``) the anonymous 401 carries ``X-Error-Code:
+        RepoNotFound``: over https huggingface_hub maps any 401 there that is not "Invalid
+        credentials in Authorization header" to ``RepositoryNotFoundError``, but only by URL,
+        which an http:// fake never matches (publish-apis.md §2.5: "send X-Error-Code
+        explicitly"). ``/api/repos/create`` is no such URL: its 401 keeps no code.
+        """
         if account is None:
-            return 401, {"error": "You must be authenticated to write"}, {}
+            msg = "You must be authenticated to write"
+            headers = {"X-Error-Code": "RepoNotFound", "X-Error-Message": msg} if repo_api else {}
+            return 401, {"error": msg}, headers
         if account.role != "write" or not self._member(account, repo_id):
             ns = repo_id.split("/", 1)[0]
             return 403, {"error": f"You don't have the rights to write to {ns}"}, {}
@@ -408,7 +425,8 @@ class FakeHub(LoopbackFake):
             repo = self._visible(kind, repo_id, account)
             if repo is None:
                 return self._not_found()
-            if action in ("preupload", "commit") and (denied := self._forbidden(account, repo_id)):
+            write = action in ("preupload", "commit")
+            if write and (denied := self._forbidden(account, repo_id, repo_api=True)):
                 return denied
             if action is None or (action == "revision" and rev):
                 files = self._revision(repo, unquote(rev or "main"))
