@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import errno
 import gzip
 import json
 import os
@@ -16,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from exporter.cli import cli
+from exporter.fsutil import atomic_open, atomic_write_bytes
 from exporter.loader import load_session
 from exporter.render.view import anchor_for
 from tests.browser_util import CORPUS, V1_FIXTURES, fixture_path, parse_html, unicode_session
@@ -82,6 +84,82 @@ def test_existing_output_is_replaced_atomically(runner: CliRunner, in_tmp: Path)
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert target.stat().st_ino != before
     assert [p.name for p in in_tmp.iterdir()] == ["page.html"]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [RuntimeError("render failed"), KeyboardInterrupt(), OSError(errno.ENOSPC, "No space left")],
+    ids=["exception", "ctrl-c", "disk-full"],
+)
+@pytest.mark.parametrize("old", [None, b"old page\n"], ids=["new-file", "existing-file"])
+def test_a_failed_atomic_write_leaves_no_temp_file_and_the_old_bytes(
+    tmp_path: Path, error: BaseException, old: bytes | None
+) -> None:
+    """fsutil promises "a failed write leaves no debris": the half-written temp file goes,
+    and a file that was there keeps its bytes (it is only replaced on success)."""
+    target = tmp_path / "out.html"
+    if old is not None:
+        target.write_bytes(old)
+    with pytest.raises(type(error)), atomic_open(target) as stream:
+        stream.write(b"<!DOCTYPE html><p>half a pa")
+        stream.flush()
+        (temp,) = tmp_path.glob(".out.html.*.tmp")  # the write went to a temp file
+        assert temp.read_bytes().startswith(b"<!DOCTYPE html>")
+        raise error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if old is None else ["out.html"])
+    if old is not None:
+        assert target.read_bytes() == old
+
+
+def test_a_failed_rename_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last step can fail too (another file system, a folder now read-only): the whole
+    page sits in the temp file, which must still be removed."""
+    target = tmp_path / "out.html"
+    target.write_bytes(b"old page\n")
+
+    def refuse(source: object, destination: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr("exporter.fsutil.os.replace", refuse)
+    with pytest.raises(OSError, match="cross-device"):
+        atomic_write_bytes(target, b"<!DOCTYPE html><p>new page</p>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.html"]
+    assert target.read_bytes() == b"old page\n"
+
+
+def test_a_write_cut_short_by_a_full_disk_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    """The page fails half-way through its write (a file-size limit smaller than the page,
+    as a full disk would): exit 2 with one clean line, no traceback, no temp file in the
+    output folder, and an existing page is left as it was."""
+    resource = pytest.importorskip("resource")  # POSIX only
+
+    limit = 16 * 1024  # the page of every-entry-type is ~80 KB: its write starts, then fails
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "page.html").write_bytes(b"old page\n")
+    env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+    env |= {"PYTHONDONTWRITEBYTECODE": "1", "PI_SESSION_NO_TEMPLATE_CACHE": "1"}
+    for name in ("page.html", "new.html"):
+        done = subprocess.run(
+            [sys.executable, "-m", "exporter", "export", str(fixture_path(SAMPLER)),
+             "-o", str(out / name)],
+            cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120,
+            preexec_fn=small_files, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert done.stdout == ""
+        assert_clean_error(done.stderr)
+        assert "File too large" in done.stderr
+        assert sorted(p.name for p in out.iterdir()) == ["page.html"], "no temp file left"
+        assert (out / "page.html").read_bytes() == b"old page\n"
+    done = run_cli("export", str(fixture_path(SAMPLER)), "-o", str(out / "new.html"), cwd=tmp_path)
+    assert done.returncode == 0 and (out / "new.html").stat().st_size > limit  # it needs more
 
 
 def test_a_symlink_is_written_through_and_stays_a_link(runner: CliRunner, in_tmp: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
@@ -9,6 +10,7 @@ import re
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -33,6 +35,7 @@ from exporter.publish.gist_share import (
 )
 from exporter.publish.share_state import ShareState
 from tests.fakes.github import (  # noqa: F401  (fixture import)
+    NO_USER_AGENT_BODY,
     FakeGitHub,
     closed_port_url,
     fake_github_fixture,
@@ -307,6 +310,33 @@ def test_long_retry_after_raises(
     assert sleeps.calls == []
 
 
+@pytest.mark.parametrize("status", [403, 429])
+def test_a_wait_of_exactly_60_s_is_sat_out_once(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder, status: int
+) -> None:
+    """Issue 5: retry once automatically when the wait is <= 60 s; 60 is still inside."""
+    fake_github.secondary_rate_limit(retry_after=60, status=status)
+    gist = client.create({"session.html": HTML}, "d")
+    assert sleeps.calls == [60.0]
+    assert fake_github.requests_to() == ["POST /gists", "POST /gists"]
+    assert list(fake_github.gists) == [gist.id]
+
+
+@pytest.mark.parametrize("status", [403, 429])
+def test_a_wait_of_61_s_is_an_error_without_sleeping(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder, status: int
+) -> None:
+    """One second over the 60 s limit: no automatic wait, a RateLimitError saying when."""
+    fake_github.secondary_rate_limit(retry_after=61, status=status)
+    with pytest.raises(RateLimitError) as err:
+        client.create({"session.html": HTML}, "d")
+    assert err.value.wait_seconds == 61
+    assert sleeps.calls == []
+    assert fake_github.requests_to() == ["POST /gists"]
+    assert fake_github.gists == {}
+    assert_no_token(err.value)
+
+
 def test_rate_limit_time_uses_injected_clock(fake_github: FakeGitHub) -> None:
     now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc).timestamp()
     client = GistClient(fake_github.base_url, TOKEN, sleep=lambda s: None, clock=lambda: now)
@@ -395,12 +425,23 @@ def test_create_is_never_sent_twice(
     assert_no_token(err.value)
 
 
-def test_max_tries_is_respected(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:
-    client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, max_tries=1)
-    fake_github.fail(502)
-    with pytest.raises(NetworkError):
-        client.create({"session.html": HTML}, "d")
-    assert len(fake_github.requests) == 1 and sleeps.calls == []
+@pytest.mark.parametrize(("max_tries", "waits"), [(2, [1.0]), (1, [])], ids=["2", "1"])
+def test_max_tries_is_respected(
+    fake_github: FakeGitHub, sleeps: SleepRecorder, max_tries: int, waits: list[float]
+) -> None:
+    """``max_tries`` bounds the 5xx retries of an update. (A POST is never retried on a 5xx,
+    so the old version of this test, on create, passed whatever ``max_tries`` was.)"""
+    gist = GistClient(fake_github.base_url, TOKEN, sleep=sleeps).create({"session.html": HTML}, "d")
+    fake_github.clear_requests()
+    client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, max_tries=max_tries)
+    fake_github.fail(500, times=5, method="PATCH")
+    with pytest.raises(NetworkError) as err:
+        client.update(gist.id, {"session.html": HTML + "v2"})
+    times = "time" if max_tries == 1 else "times"
+    assert f"HTTP 500 {max_tries} {times} in a row" in str(err.value)
+    assert fake_github.requests_to() == [f"PATCH /gists/{gist.id}"] * max_tries
+    assert sleeps.calls == waits
+    assert fake_github.content(gist.id) == HTML  # no PATCH got through
 
 
 def test_connection_refused_is_network_error(sleeps: SleepRecorder) -> None:
@@ -699,6 +740,63 @@ def test_fake_requires_bearer_for_writes(fake_github: FakeGitHub) -> None:
     assert ok.headers["Location"] == f"{url}/{ok.json()['id']}"
     assert ok.headers["x-ratelimit-remaining"].isdigit()
     assert ok.headers["Content-Type"] == "application/json; charset=utf-8"
+
+
+def send_raw(
+    method: str, url: str, headers: dict[str, str], body: bytes | None = None
+) -> tuple[int, str, str]:
+    """One request through http.client, which (unlike requests/urllib3) adds no User-Agent;
+    returns (status, Content-Type, body)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=5)
+    try:
+        connection.request(method, parts.path, body=body, headers=headers)
+        answer = connection.getresponse()
+        return answer.status, answer.getheader("Content-Type") or "", answer.read().decode()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH", "GET", "DELETE"])
+@pytest.mark.parametrize("user_agent", [None, ""])
+def test_fake_refuses_a_request_without_user_agent(
+    fake_github: FakeGitHub, method: str, user_agent: str | None
+) -> None:
+    """GitHub answers 403 (an HTML page, not JSON) to an API call with no User-Agent, before
+    it looks at the token (publish-apis.md §1.1): a client path that lost it must fail."""
+    gist = GistClient(fake_github.base_url, TOKEN).create({"session.html": HTML}, "d")
+    path = "/gists" + ("" if method == "POST" else f"/{gist.id}")
+    body = json.dumps({"files": {"session.html": {"content": "changed"}}}).encode()
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    if user_agent is not None:
+        headers["User-Agent"] = user_agent
+    for root in (fake_github.base_url, fake_github.ghes_url):
+        status, ctype, text = send_raw(method, root + path, headers, body)
+        assert (status, ctype, text) == (403, "text/html", NO_USER_AGENT_BODY)
+        assert "make sure your request has a User-Agent header" in text
+    assert list(fake_github.gists) == [gist.id]
+    assert fake_github.content(gist.id) == HTML  # nothing was created, changed or deleted
+    headers["User-Agent"] = "curl/8.5.0"  # the same call with one goes through
+    assert send_raw(method, fake_github.base_url + path, headers, body)[0] in (200, 201, 204)
+
+
+def test_every_client_call_sends_the_user_agent(
+    client: GistClient, fake_github: FakeGitHub
+) -> None:
+    """GitHub rejects any call without a User-Agent: create, get, update and delete all
+    send ``pi-session-export/<version>`` (only create was checked before)."""
+    gist = client.create({"session.html": HTML}, "d")
+    client.get(gist.id)
+    client.update(gist.id, {"session.html": HTML + "v2"})
+    client.delete(gist.id)
+    assert fake_github.requests_to() == [
+        "POST /gists",
+        f"GET /gists/{gist.id}",
+        f"PATCH /gists/{gist.id}",
+        f"DELETE /gists/{gist.id}",
+    ]
+    agents = {r.header("User-Agent") or "" for r in fake_github.requests}
+    assert len(agents) == 1 and re.fullmatch(r"pi-session-export/\S+", agents.pop())
 
 
 def test_fake_patch_rules(fake_github: FakeGitHub) -> None:

@@ -227,6 +227,8 @@ def test_junk_line_of_unicode_separators_is_reported(build, dump, junk: str) -> 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity_are_rejected(build, dump, constant: str) -> None:
+    """Python's json reads NaN/Infinity, JavaScript (Pi) cannot: the line is damaged, and
+    the message says which constant it was."""
     bad = '{"type":"message","id":"x","parentId":"u1","timestamp":"t","message":{"role":"assistant"'
     bad += ',"usage":{"input":' + constant + "}}}"
     data = dump([build.header(), build.user("u1", None), bad, build.user("u2", "u1")])
@@ -235,9 +237,11 @@ def test_nan_and_infinity_are_rejected(build, dump, constant: str) -> None:
     assert [(d.line, d.kind) for d in session.damaged] == [(3, "invalid-json")]
     assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "invalid-json")]
     assert session.damaged[0].text == bad
-    assert constant in session.diagnostics[0].message or "not valid JSON" in (
-        session.diagnostics[0].message
-    )
+    # the message names the constant (every invalid-json message starts "not valid JSON",
+    # so an ``or`` with that could not fail)
+    expected = f"not valid JSON ({constant} is not valid JSON)"
+    assert session.diagnostics[0].message == expected
+    assert session.damaged[0].message == expected
 
 
 @pytest.mark.parametrize("line", ["[1,2]", "42", '"text"', "null", "true", "{}"])

@@ -444,26 +444,61 @@ def test_a_token_in_the_api_url_is_not_printed(env: dict, monkeypatch) -> None:
     assert secret not in result.output and "x:" not in result.output
 
 
-def test_too_large_needs_force(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
-    big = tmp_path / "big.jsonl"
-    header = {"type": "session", "version": 3, "id": "big-1", "timestamp": "2025-01-01T00:00:00Z"}
+def one_prompt_session(path: Path, words: int) -> Path:
+    """A session of one user prompt of ``words`` times "x ": its page grows ~2 bytes a word."""
+    header = {"type": "session", "version": 3, "id": path.stem, "timestamp": "2025-01-01T00:00:00Z"}
     user = {
         "type": "message",
         "id": "u1",
         "parentId": None,
         "timestamp": "2025-01-01T00:00:01Z",
-        "message": {"role": "user", "content": "x " * 5_600_000},
+        "message": {"role": "user", "content": "x " * words},
     }
-    big.write_text(json.dumps(header) + "\n" + json.dumps(user) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(header) + "\n" + json.dumps(user) + "\n", encoding="utf-8")
+    return path
+
+
+def test_too_large_needs_force(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
+    """Above 10 MB the share is refused (exit 2, nothing sent); --force sends the whole page."""
+    big = one_prompt_session(tmp_path / "big.jsonl", 5_600_000)
     refused = share(fake, str(big))
     assert refused.exit_code == 2
     assert "--no-tool-output" in refused.output
     assert fake.requests == []
     forced = share(fake, str(big), "--force")
     assert forced.exit_code == 0, forced.output
+    assert "GitHub often fails on gists this big" in forced.stderr
+    (post,) = fake.requests
+    assert (post.method, post.route) == ("POST", "/gists")
+    page = post.json["files"]["session.html"]["content"]
+    assert page.rstrip().endswith("</html>")  # the whole page, not a cut
+    assert len(post.body) > len(page.encode("utf-8")) > 10 * 1024 * 1024
+    assert fake.content(next(iter(fake.gists))) == page
+
+
+def test_a_page_between_1_and_10_mb_is_shared_with_a_warning(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """Over 1 MB GitHub's API truncates the file: the share goes ahead (exit 0) but says that
+    only viewers following raw_url show it; below 1 MB nothing is said."""
+    medium = one_prompt_session(tmp_path / "medium.jsonl", 1_000_000)
+    result = share(fake, str(medium))
+    assert result.exit_code == 0, result.output
+    (post,) = fake.requests
+    page = post.json["files"]["session.html"]["content"]
+    assert page.rstrip().endswith("</html>")  # the whole page, not a cut
+    size = len(page.encode("utf-8"))
+    assert 1024 * 1024 < size < 10 * 1024 * 1024
+    (warning,) = [line for line in result.stderr.splitlines() if "warning:" in line]
+    assert f"warning: the export is {size / 1024 / 1024:.1f} MB" in warning
+    assert "raw_url" in warning and "GitHub truncates gist files over 1 MB" in warning
+    assert fake.content(next(iter(fake.gists))) == page
+    small = share(fake, str(one_prompt_session(tmp_path / "small.jsonl", 1_000)))
+    assert small.exit_code == 0 and "warning" not in small.stderr, small.stderr
 
 
 def test_real_subprocess(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
+    """The installed entry point, in its own process, sends the documented secret-gist POST."""
     run = subprocess.run(
         [sys.executable, "-m", "exporter", "share", "--demo", "--api-url", fake.base_url],
         capture_output=True,
@@ -474,6 +509,19 @@ def test_real_subprocess(fake: FakeGitHub, env: dict, tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Gist: ")
     assert fake.token not in run.stdout + run.stderr
+    # issue 5: the real-subprocess test asserts the recorded requests too
+    assert fake.requests_to() == ["POST /gists"]
+    (post,) = fake.requests
+    assert post.json["public"] is False
+    assert set(post.json["files"]) == {"session.html"}
+    assert post.json["files"]["session.html"]["content"].startswith("<!DOCTYPE html>")
+    assert post.header("Accept") == "application/vnd.github+json"
+    assert post.header("X-GitHub-Api-Version") == "2022-11-28"
+    assert re.fullmatch(r"pi-session-export/\S+", post.header("User-Agent") or "")
+    assert post.header("Authorization") == f"Bearer {fake.token}"
+    (gist_id,) = fake.gists
+    assert fake.gists[gist_id]["public"] is False
+    assert run.stdout.splitlines()[0] == f"Gist: {fake.base_url}/gist-html/{gist_id}"
 
 
 def test_a_dry_run_from_pis_sessions_folder_writes_no_second_session(

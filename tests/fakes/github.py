@@ -3,6 +3,7 @@
 It speaks the contract of docs/reference publish-apis.md §4.1: ``POST /gists`` (201),
 ``PATCH|GET|DELETE /gists/{id}`` (200/200/204, 404 if unknown) and the ``raw_url``
 route, with the same paths also served under ``/api/v3`` (GitHub Enterprise Server).
+As GitHub does (§1.1), an API request without a ``User-Agent`` gets 403 before any other check.
 Gists live in memory; every request is recorded; failures can be injected.
 
 Usage::
@@ -40,6 +41,7 @@ from tests.fakes.loopback import LoopbackFake, QuietHandler
 
 __all__ = [
     "DEFAULT_TOKEN",
+    "NO_USER_AGENT_BODY",
     "Failure",
     "FakeGitHub",
     "RecordedRequest",
@@ -52,6 +54,13 @@ DOCS = "https://docs.github.com/rest"
 CREATE_DOCS = "https://docs.github.com/rest/gists/gists#create-a-gist"
 TRUNCATE_BYTES = 1024 * 1024
 GHES_PREFIX = "/api/v3"
+#: What GitHub answers (403, ``text/html``, not JSON) to an API request without a
+#: ``User-Agent`` (publish-apis.md §1.1; docs.github.com "User agent required").
+NO_USER_AGENT_BODY = (
+    "Request forbidden by administrative rules. Please make sure your request has a "
+    "User-Agent header (http://developer.github.com/v3/#user-agent-required). Check "
+    "https://developer.github.com for other possible causes.\n"
+)
 
 
 @dataclass
@@ -398,6 +407,9 @@ class FakeGitHub(LoopbackFake):
             if gist is None or name not in gist["files"]:
                 return 404, "404: Not Found", {}
             return 200, str(gist["files"][name]), {}
+
+        if not (r.header("user-agent") or "").strip():  # GitHub's front end, before auth
+            return 403, NO_USER_AGENT_BODY, {"Content-Type": "text/html", "Connection": "close"}
 
         if self.max_body_bytes is not None and len(body) > self.max_body_bytes:
             return 502, "<html><body><h1>502 Bad Gateway</h1></body></html>", {}
