@@ -49,9 +49,12 @@ def atomic_open(
                 os.fsync(stream.fileno())
         os.chmod(temp_name, permissions if permissions is not None else _mode_for(target))
         os.replace(temp_name, target)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
+        if isinstance(error, OSError) and not error.filename and error.errno:
+            # a full disk: "File too large" or "No space left" without saying where
+            raise OSError(error.errno, error.strerror, str(target)) from None
         raise
 
 

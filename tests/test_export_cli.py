@@ -155,7 +155,7 @@ def test_a_write_cut_short_by_a_full_disk_is_one_line_and_leaves_nothing(tmp_pat
         assert done.returncode == 2, done.stderr
         assert done.stdout == ""
         assert_clean_error(done.stderr)
-        assert "File too large" in done.stderr
+        assert f"{out / name}: File too large" in done.stderr  # says which file
         assert sorted(p.name for p in out.iterdir()) == ["page.html"], "no temp file left"
         assert (out / "page.html").read_bytes() == b"old page\n"
     done = run_cli("export", str(fixture_path(SAMPLER)), "-o", str(out / "new.html"), cwd=tmp_path)
