@@ -1326,23 +1326,32 @@ def test_search_marks_its_terms_and_opens_a_match_deep_in_an_entry(
 def test_search_counts_only_rows_the_filter_shows(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
 
-    def assert_count() -> None:
+    def assert_count(own: str) -> None:
+        """Matches the filter is for are counted; a matching fork row a filter keeps only
+        for its branches is said apart (it is drawn muted)."""
         page.wait_for_timeout(150)
-        shown = page.evaluate(
-            "[...document.querySelectorAll('#tree li:not(.sub, .search-context)')]"
-            ".filter(r => r.offsetParent).length"
+        shown, matching = page.evaluate(
+            """own => {
+                const rows = [...document.querySelectorAll('#tree li:not(.sub, .search-context)')]
+                    .filter(r => r.offsetParent);
+                return [rows.length, rows.filter(r => !own || r.matches(own)).length];
+            }""",
+            own,
         )
         status = page.text_content("#tree-status") or ""
-        assert status.startswith(f"{shown} / "), (status, shown)
+        kept = shown - matching
+        assert status.startswith(f"{matching} / "), (status, shown, matching)
+        assert (f" · {kept} fork point" in status) == (kept > 0), status
 
+    user_rows = ".is-user:not(.hide-default)"
     page.click("label[for=flt-user]")  # filter first, then search
     page.fill("#tree-search", "color")
     page.wait_for_selector("#tree li.search-miss", state="attached")
-    assert_count()
+    assert_count(user_rows)
     page.click("label[for=flt-all]")  # search first, then another filter
-    assert_count()
+    assert_count("")
     page.click("label[for=flt-user]")
-    assert_count()
+    assert_count(user_rows)
     clean(view)
 
 
