@@ -1052,6 +1052,29 @@ def test_phone_width_has_no_horizontal_scroll(
     clean(view)
 
 
+@pytest.mark.parametrize("name", [BRANCHED, V1_COMPACTION])
+def test_the_whole_chart_fits_a_phone(view: Viewer, published: dict[str, str], name: str) -> None:
+    """At 390 px the chart scrolled sideways (540 px wide): its cost axis and the last third
+    of the turns were out of view, with only a faint shadow to say so. It now fits, and
+    every label of both axes is on screen and large enough to read."""
+    page = view.open(published[name], viewport=PHONE, is_mobile=True)
+    chart = page.locator("figure.chart")
+    chart.scroll_into_view_if_needed()
+    scroll, width = chart.evaluate("f => [f.scrollWidth, f.clientWidth]")
+    assert scroll <= width + 1, (scroll, width)
+    labels = page.evaluate(
+        """[...document.querySelectorAll('.chart text.tick')].map(t => {
+             const box = t.getBoundingClientRect();
+             return [t.textContent, box.left, box.right, box.height];
+           })"""
+    )
+    assert len([text for text, *_ in labels if text.startswith("$")]) == 3  # the cost axis
+    for text, left, right, height in labels:
+        assert left >= 0 and right <= PHONE["width"], (text, left, right)
+        assert height >= 10, (text, height)  # ~10 px type, not the 7 px of a shrunk chart
+    clean(view)
+
+
 def test_phone_shows_the_cost_of_each_usage_row(view: Viewer, published: dict[str, str]) -> None:
     """On a phone the usage tables scroll sideways, and their last column, Cost, was the one
     out of view: it now stays at the right edge while the token columns scroll under it. The
@@ -1100,7 +1123,9 @@ def overflowing(page: Any) -> list[str]:
           const scrolls = e => { for (let p = e.parentElement; p; p = p.parentElement)
                                    if (getComputedStyle(p).overflowX !== 'visible') return true;
                                  return false; };
-          const sticks = e => e.getBoundingClientRect().left + e.scrollWidth > innerWidth + 1;
+          // (an SVG element has no CSS box: its scrollWidth is not its width)
+          const sticks = e => (e instanceof SVGElement ? e.getBoundingClientRect().right
+                               : e.getBoundingClientRect().left + e.scrollWidth) > innerWidth + 1;
           return [...document.querySelectorAll('body *')]
             .filter(e => getComputedStyle(e).overflowX === 'visible' && !scrolls(e) && sticks(e)
                          && ![...e.children].some(sticks))

@@ -2858,3 +2858,17 @@ def test_a_branch_that_starts_at_another_answer_still_names_its_first_prompt() -
     summaries = [norm(b.text) for b in parse_html(html).branches()]
     assert any(wanted in s for s in summaries), summaries
     assert session.first_prompt(session.active_path)  # the main line starts at a prompt
+
+
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [(0, "$0.00"), (0.125, "$0.125"), (1.25, "$1.25"), (12.5, "$12.50"), (25, "$25"),
+     (500, "$500"), (1000, "$1k"), (1250, "$1.25k"), (125_000, "$125k"),
+     (2_500_000, "$2,500,000.00")],
+)  # fmt: skip
+def test_cost_axis_labels_are_short(value: float, label: str) -> None:
+    """The chart's right margin holds "$50", not "$50.00" (on a phone the labels grow as the
+    chart shrinks to fit); amounts the nice axis never has keep the tables' form."""
+    from exporter.render.chart import axis_cost
+
+    assert axis_cost(value) == label

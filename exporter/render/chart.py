@@ -53,6 +53,16 @@ def nice_ceiling(value: float) -> float:
     return value
 
 
+def axis_cost(value: float) -> str:
+    """A cost axis label short enough for the chart's right margin (on a phone the labels
+    grow as the chart shrinks): "$2.5k", "$50", "$12.50"; the exact sums are in the tables."""
+    if 1000 <= value < 1e6:
+        return f"${round(value / 1000, 2):g}k"
+    if 10 <= value < 1000 and value == int(value):
+        return f"${int(value)}"
+    return fmt_cost(value)
+
+
 def on_axis(value: float, top: float) -> float:
     """A plotted value inside 0..top (overflowed sums and negative costs stay on the chart)."""
     return min(max(value, 0.0), top) if math.isfinite(value) else (top if value > 0 else 0.0)
@@ -93,7 +103,7 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
         (x(i), p.compaction_before or "") for i, p in enumerate(series) if p.compaction_before
     ]
     y_ticks = [(y_ctx(max_ctx * f), fmt_tokens_short(max_ctx * f)) for f in (0, 0.5, 1)]
-    cost_ticks = [(y_cost(max_cost * f), fmt_cost(max_cost * f)) for f in (0, 0.5, 1)]
+    cost_ticks = [(y_cost(max_cost * f), axis_cost(max_cost * f)) for f in (0, 0.5, 1)]
     x_ticks = [(x(i), str(turns[i])) for i in sorted({0, (n - 1) // 2, n - 1})]
     points = (
         [
