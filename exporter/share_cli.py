@@ -208,20 +208,26 @@ def share_command(
     client = GistClient(api_url, auth, notify=_notify)
     description = gist_description(prepared)
     state = ShareState()
-    earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
-    if state.corrupt:
-        _notify(
-            f"warning: {state.path} could not be read; it is kept beside it as "
-            f"{state.backup_path.name}(-<time>) and a new gist is created"
-        )
     # a file, not a pipe (/dev/stdin resolves to /proc/<pid>/fd/pipe:[...])
     is_file = bool(loaded.path) and os.path.isfile(loaded.path)
     source = str(Path(loaded.path).resolve()) if is_file else None
-    if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
-        _note_another_file_with_this_id(earlier, source)
-    gist, action = share_files(
-        client, state, prepared.id, files, description, public=public, new=new_gist, source=source
-    )
+    lock = terminal_text(str(state.lock_path))
+    waiting = f"waiting for another share to finish (it holds {lock})"
+    with state.locked(on_wait=lambda: _notify(waiting)):
+        earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
+        if state.corrupt:
+            kept = (
+                f"it is kept beside it as {state.backup_path.name}(-<time>) and "
+                if state.path.is_file()
+                else ""
+            )
+            _notify(f"warning: {state.path} could not be read; {kept}a new gist is created")
+        if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
+            _note_another_file_with_this_id(earlier, source)
+        gist, action = share_files(
+            client, state, prepared.id, files, description, public=public, new=new_gist,
+            source=source, warn=_notify,
+        )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
     kind = "public" if public else "secret"

@@ -183,6 +183,71 @@ def test_share_files_creates_then_updates(
     assert state.get(client.api_url, "sess-1") == gist3.id
 
 
+def test_two_shares_at_once_keep_both_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each share rewrote gists.json from what it had read: when two finished together
+    (two Pi windows, a script), one session's record was lost, so its next share made a
+    new gist and the old secret one stayed up with no note anywhere."""
+    import threading
+    import time
+
+    path = tmp_path / "gists.json"
+    save = ShareState._save
+
+    def slow_save(self: ShareState, gists: dict) -> None:  # a slow disk: both have read
+        time.sleep(0.3)
+        save(self, gists)
+
+    monkeypatch.setattr(ShareState, "_save", slow_save)
+    threads = [
+        threading.Thread(target=ShareState(path).remember, args=("https://h/api", f"s{i}", f"g{i}"))
+        for i in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    state = ShareState(path)
+    assert [state.get("https://h/api", f"s{i}") for i in range(3)] == ["g0", "g1", "g2"]
+
+
+def test_two_shares_of_one_session_at_once_make_one_gist(
+    fake_github: FakeGitHub, sleeps: SleepRecorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both read "no gist yet" and both created one: two secret gists of the same session,
+    one of them remembered nowhere. The second share now waits for the first, then finds
+    its gist (and, the page being the same, leaves it unchanged)."""
+    import threading
+    import time
+
+    create = GistClient.create
+
+    def slow_create(self: GistClient, *args: object, **kwargs: object) -> Gist:
+        time.sleep(0.3)  # an upload takes a while: the other share starts meanwhile
+        return create(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GistClient, "create", slow_create)
+    results: list[tuple[Gist, str]] = []
+    waits: list[bool] = []
+
+    def share() -> None:
+        client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, timeout=5)
+        state = ShareState(tmp_path / "gists.json")
+        with state.locked(on_wait=lambda: waits.append(True)):
+            results.append(share_files(client, state, "sess-1", {"session.html": HTML}, "d"))
+
+    threads = [threading.Thread(target=share) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join()
+    assert sorted(action for _, action in results) == ["created", "unchanged"]
+    assert len({gist.id for gist, _ in results}) == 1 and waits == [True]
+    assert fake_github.requests_to().count("POST /gists") == 1
+
+
 def test_share_files_falls_back_to_create_when_gist_is_gone(
     client: GistClient, fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
@@ -420,7 +485,12 @@ def test_create_is_never_sent_twice(
         fake_github.hang(1.0, method="POST")
     with pytest.raises(NetworkError) as err:
         client.create({"session.html": HTML}, "d")
-    assert "not retrying" in str(err.value) and "gist.github.com" in str(err.value)
+    # where to look is the gists page of the host in use (an Enterprise host's, here the
+    # loopback's), not always gist.github.com
+    gists_page = f"https://{github_host(fake_github.base_url)}/gist/"
+    assert "not retrying" in str(err.value) and f"gists on {gists_page} " in str(err.value)
+    assert "gist.github.com" not in str(err.value)
+    assert GistClient("https://api.github.com", TOKEN)._gists_page == "https://gist.github.com/"
     assert fake_github.requests_to() == ["POST /gists"] and sleeps.calls == []
     assert_no_token(err.value)
 
@@ -628,7 +698,8 @@ def test_state_round_trip(tmp_path: Path) -> None:
     assert data["version"] == 1
     assert "sessión-ü" in path.read_text(encoding="utf-8")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert [p.name for p in path.parent.iterdir()] == ["gists.json"]  # no temp files left
+    left = sorted(p.name for p in path.parent.iterdir())
+    assert left == ["gists.json", "gists.json.lock"]  # no temp files left; the (empty) lock
 
     assert again.forget("https://api.github.com", "s1") is True
     assert again.forget("https://api.github.com", "s1") is False

@@ -592,6 +592,9 @@ def test_a_refused_update_is_an_error_not_a_dead_link(fake: FakeGitHub, env: dic
     refused = share(fake, str(FIXTURE), "--no-thinking")
     assert refused.exit_code == 3, refused.output
     assert "no longer works" not in refused.stderr and gist_id in refused.stderr
+    # it says why GitHub may answer so, and the way out (it said "not found (deleted…)")
+    assert f"404 to updating gist {gist_id}" in refused.stderr
+    assert "may not write it" in refused.stderr and "--new" in refused.stderr
     assert [r.method for r in fake.requests].count("POST") == 1  # no second gist
     again = share(fake, str(FIXTURE), "--no-thinking")  # still remembered: updated
     assert again.exit_code == 0 and fake.requests[-1].method == "PATCH"
@@ -673,3 +676,25 @@ def test_a_piped_session_records_no_file_as_its_source(
     state = json.loads((tmp_path / "state" / "pi-session-export" / "gists.json").read_text("utf-8"))
     (record,) = [r for host in state["gists"].values() for r in host.values()]
     assert "source" not in record or not record["source"].startswith("/proc/")
+
+
+def test_a_state_that_cannot_be_saved_is_said_with_what_it_means(
+    fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """XDG_STATE_HOME naming a file: the share works, but the warning went through Python's
+    logging without the "pi-session:" prefix (the Pi extension, which keeps only prefixed
+    lines, never showed it), and an earlier one claimed a ".corrupt" copy that was never
+    written."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x\n", encoding="utf-8")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 0, result.output
+    assert len(fake.gists) == 1 and "Gist: " in result.stdout
+    warnings = [line for line in result.stderr.splitlines() if "warning:" in line]
+    assert any(
+        line.startswith("pi-session: warning: could not save share state to ")
+        and "sharing this session again will make a new gist" in line
+        for line in warnings
+    ), result.stderr
+    assert ".corrupt" not in result.stderr

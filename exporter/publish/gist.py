@@ -85,7 +85,7 @@ LARGE_BODY_TIMEOUT = 120.0
 _MAYBE_CREATED = (
     "Creating the gist failed ({reason}) after GitHub may already have received it; not "
     "retrying, so that no second copy is made. Check your secret gists on "
-    "https://gist.github.com/ before sharing again."
+    "{gists} before sharing again."
 )
 
 
@@ -122,6 +122,11 @@ class GistClient:
         self._session = session or requests.Session()
         self._notify = notify or (lambda message: log.info("%s", message))
         self._where = host_for_messages(self.api_url)
+        # where a person sees their gists: gist.github.com, or an Enterprise host's /gist
+        host = github_host(self.api_url)
+        self._gists_page = (
+            "https://gist.github.com/" if host == "github.com" else f"https://{host}/gist/"
+        )
 
     def __repr__(self) -> str:
         return f"GistClient(api_url={host_for_messages(self.api_url)!r})"
@@ -230,7 +235,8 @@ class GistClient:
                 failures += 1
                 reason = connection_reason(exc, timeout)
                 if method == "POST" and maybe_received(exc):
-                    raise NetworkError(_MAYBE_CREATED.format(reason=reason)) from exc
+                    said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_page)
+                    raise NetworkError(said) from exc
                 if failures < self.max_tries:
                     self._backoff(failures, reason)
                     continue
@@ -244,7 +250,9 @@ class GistClient:
                 failures += 1
                 if method == "POST":  # GitHub may have created it anyway: never create twice
                     raise NetworkError(
-                        _MAYBE_CREATED.format(reason=f"HTTP {resp.status_code}"),
+                        _MAYBE_CREATED.format(
+                            reason=f"HTTP {resp.status_code}", gists=self._gists_page
+                        ),
                         status=resp.status_code,
                     )
                 if failures < self.max_tries:
@@ -337,6 +345,16 @@ class GistClient:
                 "and GitHub App installation tokens cannot use gists."
             )
             raise AuthError(text, status=status)
+        if status == 404 and operation in ("update", "delete"):
+            # GitHub hides a gist the token may not write behind a 404 (no gist scope,
+            # another account's gist), and a secret gist reads fine by its id alone
+            text = (
+                f"GitHub answered 404 to {operation.removesuffix('e')}ing gist {gist_id}: it "
+                "is gone, or this token may not write it (a classic token needs the gist "
+                "scope; the gist may be another account's); share with --new for a gist of "
+                "your own."
+            )
+            raise NotFoundError(self._scrub(text), status=status)
         if status == 404:
             text = f"Gist {gist_id} was not found (deleted, or not visible to this token)."
             raise NotFoundError(self._scrub(text), status=status)

@@ -10,7 +10,7 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from exporter.publish.errors import NotFoundError, TooLargeError
 from exporter.publish.gist import GIST_WARN_BYTES, Gist, GistClient
@@ -111,6 +111,7 @@ def share_files(
     public: bool = False,
     new: bool = False,
     source: str | None = None,
+    warn: Callable[[str], None] = log.warning,
 ) -> tuple[Gist, str]:
     """Create or update the session's gist; returns the gist and what was done: "created",
     "updated", "unchanged" (the same files are there: no new revision) or "replaced" (the
@@ -119,6 +120,23 @@ def share_files(
     A known gist is PATCHed so the link stays stable. Visibility can't be changed by PATCH,
     so a different ``public`` also creates a new gist.
     """
+    with state.locked():  # (re-entrant: the CLI holds it from its own first read)
+        return _share_locked(
+            client, state, session_id, files, description, public, new, source, warn
+        )
+
+
+def _share_locked(
+    client: GistClient,
+    state: ShareState,
+    session_id: str,
+    files: Mapping[str, str],
+    description: str,
+    public: bool,
+    new: bool,
+    source: str | None,
+    warn: Callable[[str], None],
+) -> tuple[Gist, str]:
     gist: Gist | None = None
     action = "created"
     digest = content_digest(files, description)
@@ -148,7 +166,10 @@ def share_files(
     except (OSError, ValueError) as exc:
         # The gist exists; failing now would hide its link. Re-share will just create anew.
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        log.warning("could not save share state to %s: %s", state.path, reason)
+        warn(
+            f"warning: could not save share state to {state.path}: {reason}; sharing this "
+            "session again will make a new gist"
+        )
     return gist, action
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,11 @@ from urllib.parse import urlsplit
 
 from exporter.formatting import escape_surrogates
 from exporter.fsutil import atomic_open, xdg_dir
+
+try:
+    import fcntl
+except ImportError:  # Windows: shares there are not serialised
+    fcntl = None  # type: ignore[assignment]
 
 
 def _state_key(api_url: str) -> str:
@@ -41,6 +47,45 @@ class ShareState:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_state_path()
         self.corrupt = False
+        self._depth = 0  # how deep this instance is in ``locked``
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    @contextlib.contextmanager
+    def locked(self, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+        """Hold the state's lock (``gists.json.lock`` beside it) from the read that decides
+        create-or-update to the write of the record: two shares at once each rewrote the
+        file from what they had read, and one session's record was lost (its gist left up,
+        its link kept nowhere); two shares of one session made two gists. ``on_wait`` is
+        called when another share holds it. Re-entrant; where no lock can be had (a
+        read-only folder, no ``fcntl``) the share goes on without one."""
+        handle = None
+        if not self._depth and fcntl is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                handle = os.fdopen(os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600), "rb")
+            except OSError:
+                handle = None
+            if handle is not None:
+                try:
+                    try:
+                        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        if on_wait is not None:
+                            on_wait()
+                        fcntl.flock(handle, fcntl.LOCK_EX)
+                except OSError:  # a file system without locks
+                    handle.close()
+                    handle = None
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if handle is not None:
+                handle.close()  # releases the lock
 
     def __repr__(self) -> str:
         return f"ShareState(path={str(self.path)!r})"
@@ -117,6 +162,18 @@ class ShareState:
     ) -> None:
         """Record (or replace) the gist for a session, with a digest of what it holds and
         the file it was shared from (a copy of a session file keeps its id)."""
+        with self.locked():
+            self._remember(api_url, session_id, gist_id, public, content, source)
+
+    def _remember(
+        self,
+        api_url: str,
+        session_id: str,
+        gist_id: str,
+        public: bool,
+        content: str | None,
+        source: str | None,
+    ) -> None:
         gists = self._load()
         record: dict[str, Any] = {
             "gist_id": gist_id,
@@ -132,15 +189,16 @@ class ShareState:
 
     def forget(self, api_url: str, session_id: str) -> bool:
         """Drop the record; True if there was one."""
-        gists = self._load()
-        sessions = gists.get(_state_key(api_url), {})
-        if session_id not in sessions:
-            return False
-        del sessions[session_id]
-        if not sessions:
-            del gists[_state_key(api_url)]
-        self._save(gists)
-        return True
+        with self.locked():
+            gists = self._load()
+            sessions = gists.get(_state_key(api_url), {})
+            if session_id not in sessions:
+                return False
+            del sessions[session_id]
+            if not sessions:
+                del gists[_state_key(api_url)]
+            self._save(gists)
+            return True
 
     def sessions_for(self, api_url: str, gist_id: str) -> list[str]:
         """Session ids remembered for a gist (to forget them when it is deleted)."""
