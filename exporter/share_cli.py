@@ -94,11 +94,28 @@ def _gist_id(value: str) -> str:
     ]
     if given:
         raise click.UsageError(f"--delete takes no {', '.join(given)}")
-    gist_id = value.strip().rstrip("/").rsplit("/", 1)[-1]
+    gist_id = _id_in(value.strip())
     if not gist_id.isascii() or not gist_id.isalnum():
         what = "was empty" if not value.strip() else f"{value!r} is not one"
         raise click.UsageError(f"--delete needs a gist id or gist URL ({what})")
     return gist_id
+
+
+def _id_in(value: str) -> str:
+    """The gist id in what share printed or a browser shows: an id, the gist's page (with a
+    ``#file-…`` or ``?…``, or its ``.git`` clone URL), or a View link, whose id is in its
+    query (``https://gisthost.github.io/?ID/session.html``) or, as Pi's viewer links put
+    it, its fragment (``https://viewer/#ID``)."""
+    if "://" not in value:
+        return value.rstrip("/").rsplit("/", 1)[-1]
+    parts = urlsplit(value)
+    if parts.fragment.isascii() and parts.fragment.isalnum():  # Pi's viewer form: BASE#ID
+        return parts.fragment
+    path = parts.path.rstrip("/")
+    if not path and parts.query:  # a viewer link: ?ID/file
+        return parts.query.split("/", 1)[0]
+    last = path.rsplit("/", 1)[-1]
+    return last.removesuffix(".git")
 
 
 def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:

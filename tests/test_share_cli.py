@@ -238,6 +238,28 @@ def test_delete_takes_a_gist_url_and_refuses_share_options(
     assert gist_id not in fake.gists
 
 
+@pytest.mark.parametrize(
+    "link",
+    [
+        "https://gisthost.github.io/?{id}/session.html",  # the View link share printed
+        "https://gist.github.com/someone/{id}#file-session-html",  # a file's anchor
+        "https://gist.github.com/someone/{id}?permalink_comment_id=1",
+        "https://gist.github.com/{id}.git",  # the clone URL
+        "https://pi.example/session/#{id}",  # a PI_SHARE_VIEWER_URL link
+    ],
+)
+def test_delete_takes_the_links_share_prints_and_browsers_show(
+    fake: FakeGitHub, env: dict, link: str
+) -> None:
+    """The View link share printed, and gist URLs with an anchor, a query or .git, were
+    "not a gist id"."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    result = share(fake, "--delete", link.format(id=gist_id))
+    assert result.exit_code == 0, result.output
+    assert gist_id not in fake.gists
+
+
 def test_dry_run_writes_the_exact_bytes_and_sends_nothing(fake: FakeGitHub, env: dict) -> None:
     result = share(fake, str(FIXTURE), "--dry-run", "--with-jsonl")
     assert result.exit_code == 0, result.output
