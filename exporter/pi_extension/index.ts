@@ -4,8 +4,8 @@
  * Both commands run our Python CLI (`pi-session export|share`) on the session file Pi has open
  * and pass Pi's *current* leaf with `--leaf`, so the page's main transcript is the branch the user
  * is on right now (after `/tree` the in-memory leaf is often not the last entry of the file, and
- * `pi --export` always shows the file's last leaf). Results and failures come back as one
- * `ctx.ui.notify` each; nothing here throws into Pi.
+ * `pi --export` always shows the file's last leaf); `/share-html --delete GIST` passes neither.
+ * Results and failures come back as one `ctx.ui.notify` each; nothing here throws into Pi.
  *
  * The CLI is PI_SESSION_BIN, else the `pi-session` installed next to this package (same wheel),
  * else `pi-session` on PATH. Default options can be set in PI_SESSION_EXPORT_ARGS and
@@ -39,21 +39,28 @@ class UserError extends Error {}
 
 /**
  * Split a command line into words: whitespace separates, '...' and "..." group (inside double
- * quotes \" and \\ are escapes). Backslashes outside quotes stay literal so Windows paths work.
+ * quotes \" and \\ are escapes). Outside quotes a backslash escapes a space, tab or quote
+ * (`my\ page.html`); before anything else it stays literal so Windows paths work.
+ * Errors never repeat the text: it may hold a --token or --secret value.
  */
 function splitArgs(text: string): string[] {
   const words: string[] = [];
   let word = "";
   let inWord = false;
   let quote: "'" | '"' | null = null;
+  let quoteAt = 0;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quote) {
       if (ch === quote) quote = null;
       else if (quote === '"' && ch === "\\" && (text[i + 1] === '"' || text[i + 1] === "\\")) word += text[++i];
       else word += ch;
+    } else if (ch === "\\" && /^[ \t'"]$/.test(text[i + 1] ?? "")) {
+      word += text[++i];
+      inWord = true;
     } else if (ch === "'" || ch === '"') {
       quote = ch;
+      quoteAt = i + 1;
       inWord = true;
     } else if (/\s/.test(ch)) {
       if (inWord) words.push(word);
@@ -64,7 +71,7 @@ function splitArgs(text: string): string[] {
       inWord = true;
     }
   }
-  if (quote) throw new UserError(`unterminated ${quote} quote in: ${text}`);
+  if (quote) throw new UserError(`unterminated ${quote} quote (opened at character ${quoteAt})`);
   if (inWord) words.push(word);
   return words;
 }
@@ -144,8 +151,12 @@ function lines(text: string): string[] {
 }
 
 /** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
-function failureReason(result: ExecResult, timeoutMs: number): string {
+function failureReason(result: ExecResult, timeoutMs: number, cli: string): string {
   if (result.killed) return `timed out after ${Math.round(timeoutMs / 1000)} s`;
+  // Pi's exec gives exit code 1 and no output when the program cannot start at all (a console
+  // script whose interpreter is gone, say); pi-session itself always says why it failed.
+  if (!result.stdout.trim() && !result.stderr.trim())
+    return `could not run ${cli} (broken installation? reinstall pi-session-export or set PI_SESSION_BIN)`;
   const err = lines(result.stderr);
   const own = err.find((l) => l.startsWith("pi-session: error:"));
   if (own) return own.slice("pi-session: error:".length).trim();
@@ -164,17 +175,22 @@ interface RunSpec {
   what: "export" | "share";
   status: string;
   timeoutMs: number;
-  /** Words after `pi-session <what> SESSION --leaf LEAF`. */
-  args: (ctx: ExtensionCommandContext) => string[];
-  /** The success notification, from the CLI's stdout and its informational stderr lines. */
-  success: (stdout: string, notes: string[], ctx: ExtensionCommandContext) => string;
+  /** Words after `pi-session <what> SESSION --leaf LEAF`; `session: false` leaves those two out. */
+  args: (ctx: ExtensionCommandContext) => { words: string[]; session: boolean };
+  /** The success notification, from the CLI's stdout and its informational stderr lines; undefined
+   * when the output lacks the result a finished run prints (the path, the link, ...). */
+  success: (stdout: string, notes: string[], ctx: ExtensionCommandContext) => string | undefined;
 }
 
 async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunSpec): Promise<void> {
   try {
     const cli = findCli(process.env, extensionDir);
-    const { file, leaf } = currentSession(ctx);
-    const argv = [spec.what, file, "--leaf", leaf, ...spec.args(ctx)];
+    const { words, session } = spec.args(ctx);
+    let argv = [spec.what, ...words];
+    if (session) {
+      const { file, leaf } = currentSession(ctx);
+      argv = [spec.what, file, "--leaf", leaf, ...words];
+    }
     if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, spec.status);
     let result: ExecResult;
     try {
@@ -183,14 +199,21 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
       if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
     }
     if (result.code !== 0 || result.killed) {
-      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs)}`, "error");
+      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli)}`, "error");
       return;
     }
     // The CLI's informational stderr lines (redaction summary, warnings), without the prefix.
     const notes = lines(result.stderr).filter((l) => l.startsWith("pi-session:")).map(withoutPrefix);
     const warned = notes.some((n) => n.startsWith("warning:"));
     if (notes.length > MAX_NOTES) notes.splice(MAX_NOTES, Infinity, `… and ${notes.length - MAX_NOTES} more`);
-    report(ctx, spec.success(result.stdout, notes, ctx), warned ? "warning" : "info");
+    // Pi's exec reports a child killed by a signal (OOM killer, `kill`) as exit code 0: only the
+    // result a finished run prints tells success apart.
+    const message = spec.success(result.stdout, notes, ctx);
+    if (message === undefined) {
+      report(ctx, `/${spec.what}-html failed: pi-session ended without a result (killed?)`, "error");
+      return;
+    }
+    report(ctx, message, warned ? "warning" : "info");
   } catch (error) {
     // Never let an exception reach Pi: it would only log it, and the user would see nothing.
     const message =
@@ -199,16 +222,33 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
   }
 }
 
-/** Words that would make the CLI print something other than the written file's path: the
- * page on stdout (`-o -`, a lone `-`) or its help. The success message reads that path. */
-function refuseNonFileOutput(words: string[]): void {
+/** Words that would make the CLI print something other than its result (the written file's
+ * path, the share link): the page on stdout (`-o -`, a lone `-`) or its help. `source` names
+ * the environment variable the words came from, if any. */
+function refuseNonFileOutput(words: string[], what: RunSpec["what"], source?: string): void {
+  const refuse = (message: string) => new UserError(source ? `${source}: ${message}` : message);
   words.forEach((word, index) => {
     const next = words[index + 1];
-    if (word === "-" || word === "-o-" || word === "--output=-" || ((word === "-o" || word === "--output") && next === "-"))
-      throw new UserError("the page goes to a file: give a path, not - (stdout)");
+    if (
+      what === "export" &&
+      (word === "-" || word === "-o-" || word === "--output=-" || ((word === "-o" || word === "--output") && next === "-"))
+    )
+      throw refuse("the page goes to a file: give a path, not - (stdout)");
     if (word === "--help" || word === "-h")
-      throw new UserError("see `pi-session export --help` in a terminal for the options");
+      throw refuse(`see \`pi-session ${what} --help\` in a terminal for the options`);
   });
+}
+
+/** What `pi-session share --delete` accepts besides the gist: default options for sharing (say
+ * `--viewer-url`) would only make it refuse, so from PI_SESSION_SHARE_ARGS just these are kept. */
+function deleteOptions(words: string[]): string[] {
+  const kept: string[] = [];
+  words.forEach((word, index) => {
+    if (word === "--dry-run" || word.startsWith("--api-url=") || word.startsWith("--token=")) kept.push(word);
+    else if ((word === "--api-url" || word === "--token") && index + 1 < words.length)
+      kept.push(word, words[index + 1]);
+  });
+  return kept;
 }
 
 function expandHome(path: string): string {
@@ -233,17 +273,20 @@ export default function piSessionExport(pi: ExtensionAPI): void {
         status: "Exporting session to HTML…",
         timeoutMs: EXPORT_TIMEOUT_MS,
         args: (c) => {
+          const defaults = envArgs("PI_SESSION_EXPORT_ARGS");
+          refuseNonFileOutput(defaults, "export", "PI_SESSION_EXPORT_ARGS");
           const words = splitArgs(rawArgs);
-          refuseNonFileOutput(words);
+          refuseNonFileOutput(words, "export");
           // A first word that is not an option is the output file, relative to Pi's folder.
           const output = words[0] && !words[0].startsWith("-") ? words.shift() : undefined;
           const target = output ? ["-o", resolve(c.cwd, expandHome(output))] : [];
-          return [...envArgs("PI_SESSION_EXPORT_ARGS"), ...target, ...words];
+          return { words: [...defaults, ...target, ...words], session: true };
         },
         success: (stdout, notes, c) => {
           // The CLI prints the written path (relative to its working directory, Pi's cwd).
           const written = lines(stdout).at(-1);
-          const where = written ? resolve(c.cwd, written) : "(no path printed)";
+          const where = written && resolve(c.cwd, written);
+          if (!where || !existsSync(where)) return undefined;
           return [`Exported to ${where}`, ...notes].join("\n");
         },
       }),
@@ -256,14 +299,28 @@ export default function piSessionExport(pi: ExtensionAPI): void {
         what: "share",
         status: "Sharing session as a gist…",
         timeoutMs: SHARE_TIMEOUT_MS,
-        args: () => [...envArgs("PI_SESSION_SHARE_ARGS"), ...splitArgs(rawArgs)],
+        args: () => {
+          const defaults = envArgs("PI_SESSION_SHARE_ARGS");
+          refuseNonFileOutput(defaults, "share", "PI_SESSION_SHARE_ARGS");
+          const words = splitArgs(rawArgs);
+          refuseNonFileOutput(words, "share");
+          // `--delete GIST` removes a gist and takes no session (the CLI refuses SESSION and --leaf).
+          if (words.some((w) => w === "--delete" || w.startsWith("--delete=")))
+            return { words: [...deleteOptions(defaults), ...words], session: false };
+          return { words: [...defaults, ...words], session: true };
+        },
         success: (stdout, notes) => {
           const out = lines(stdout);
           const view = out.find((l) => l.startsWith("View:"))?.slice(5).trim();
           const gist = out.find((l) => l.startsWith("Gist:"))?.slice(5).trim();
-          // --dry-run and --delete print other things; show them as they are.
-          const head = view ? [`Shared: ${view}`, ...(gist ? [`Gist: ${gist}`] : [])] : out;
-          return [...head, ...notes].join("\n");
+          if (view) return [`Shared: ${view}`, ...(gist ? [`Gist: ${gist}`] : []), ...notes].join("\n");
+          // --dry-run (the files written) and --delete ("Deleted gist X") print other things; show
+          // them as they are, but only once the CLI has said it finished.
+          const finished =
+            gist !== undefined ||
+            out.some((l) => l.startsWith("Deleted gist")) ||
+            notes.some((n) => n.startsWith("dry run:"));
+          return finished ? [...out, ...notes].join("\n") : undefined;
         },
       }),
   });

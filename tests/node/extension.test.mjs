@@ -379,6 +379,8 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
       ["/export-html -o -", /^\/export-html failed: the page goes to a file: give a path, not -/],
       ["/export-html -", /^\/export-html failed: the page goes to a file/],
       ["/export-html --help", /^\/export-html failed: see `pi-session export --help`/],
+      // Help is not a share link either (it came back as an "info" notification).
+      ["/share-html --help", /^\/share-html failed: see `pi-session share --help`/],
     ];
     for (const [command, expected] of cases) {
       const notes = await pi.command(command);
@@ -398,6 +400,121 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
       assert.equal(notes.length, 1, JSON.stringify(notes));
       assert.equal(notes[0].level, "error");
       assert.match(notes[0].message, /^\/export-html failed: PI_SESSION_EXPORT_ARGS: unterminated " quote/);
+    } finally {
+      await odd.close();
+    }
+  });
+
+  test("a quoting mistake never shows the text back: it may hold a token", async () => {
+    const token = "ghp_SECRETSECRETSECRETSECRETSECRET123456";
+    // Typed: the notification (and the RPC stream) must not carry the token.
+    const typed = await pi.command(`/share-html --token "${token}`);
+    assert.deepEqual(typed, [{ message: '/share-html failed: unterminated " quote (opened at character 9)', level: "error" }]);
+    // From the environment, which the user never saw on screen.
+    const shareArgs = `--api-url ${fake.url} --token '${token}`;
+    const odd = new PiRpc(found.piCli, ["--session", session], { ...env, PI_SESSION_SHARE_ARGS: shareArgs }, project);
+    try {
+      const notes = await odd.command("/share-html");
+      assert.deepEqual(notes, [{
+        message: `/share-html failed: PI_SESSION_SHARE_ARGS: unterminated ' quote (opened at character ${shareArgs.indexOf("'") + 1})`,
+        level: "error",
+      }]);
+    } finally {
+      await odd.close();
+    }
+  });
+
+  test("-o - and --help are refused in PI_SESSION_EXPORT_ARGS / PI_SESSION_SHARE_ARGS too", async () => {
+    const odd = new PiRpc(
+      found.piCli,
+      ["--session", session],
+      { ...env, PI_SESSION_EXPORT_ARGS: "-o -", PI_SESSION_SHARE_ARGS: `--api-url ${fake.url} --help` },
+      project,
+    );
+    try {
+      assert.deepEqual(await odd.command("/export-html"), [{
+        message: "/export-html failed: PI_SESSION_EXPORT_ARGS: the page goes to a file: give a path, not - (stdout)",
+        level: "error",
+      }]);
+      assert.deepEqual(await odd.command("/share-html"), [{
+        message: "/share-html failed: PI_SESSION_SHARE_ARGS: see `pi-session share --help` in a terminal for the options",
+        level: "error",
+      }]);
+    } finally {
+      await odd.close();
+    }
+  });
+
+  test("a backslash keeps a space or a quote in a word, as in a shell", async () => {
+    const notes = await pi.command("/export-html it\\'s\\ my\\ page.html --theme dark");
+    const expected = join(project, "it's my page.html");
+    assert.deepEqual(notes, [{ message: `Exported to ${expected}`, level: "info" }]);
+    assert.match(readFileSync(expected, "utf8"), /data-entry-id/);
+  });
+
+  test("/share-html --delete removes a gist without the session or --leaf; dry runs say what they did", async () => {
+    const [shared] = await pi.command("/share-html --new");
+    const id = shared.message.match(/^Shared: .*\/gist-html\/(\w+)$/m)?.[1];
+    assert.ok(id, shared.message);
+
+    const [dry] = await pi.command(`/share-html --delete ${id} --dry-run`);
+    assert.deepEqual(dry, { message: `dry run: would delete gist ${id}; nothing sent`, level: "info" });
+    assert.notEqual((await fake.ask("requests")).at(-1), `DELETE /gists/${id}`);
+
+    // --api-url comes from PI_SESSION_SHARE_ARGS, as for sharing.
+    const deleted = await pi.command(`/share-html --delete ${id}`);
+    assert.deepEqual(deleted, [{ message: `Deleted gist ${id}`, level: "info" }]);
+    assert.equal((await fake.ask("requests")).at(-1), `DELETE /gists/${id}`);
+
+    const [written] = await pi.command("/share-html --dry-run");
+    assert.equal(written.level, "info", written.message);
+    assert.match(written.message, /^pi-session-share-session\.html\n.*dry run: wrote .*nothing sent/s);
+    assert.ok(existsSync(join(project, "pi-session-share-session.html")));
+  });
+
+  test("a pi-session killed by a signal is an error, not a success (Pi's exec calls it exit code 0)", async () => {
+    const killed = join(tmp, "killed-cli");
+    writeFileSync(
+      killed,
+      `#!/bin/sh
+case " $* " in
+  *" --partial "*) echo partial; echo "pi-session: gist created (secret)" >&2; kill -TERM $$ ;;
+esac
+kill -KILL $$
+`,
+      { mode: 0o755 },
+    );
+    const odd = new PiRpc(found.piCli, ["--session", session], { ...env, PI_SESSION_BIN: killed }, project);
+    try {
+      for (const command of [
+        "/export-html", "/export-html --partial", "/export-html page.html",
+        "/share-html", "/share-html --partial", "/share-html --dry-run", "/share-html --delete abc123",
+      ]) {
+        const what = command.split(" ")[0];
+        assert.deepEqual(
+          await odd.command(command),
+          [{ message: `${what} failed: pi-session ended without a result (killed?)`, level: "error" }],
+          command,
+        );
+      }
+    } finally {
+      await odd.close();
+    }
+  });
+
+  test("a pi-session that cannot start at all says so", async () => {
+    const broken = join(tmp, "broken-cli"); // a venv's console script after its Python is gone
+    writeFileSync(broken, "#!/nonexistent/python3\nprint(1)\n", { mode: 0o755 });
+    const odd = new PiRpc(found.piCli, ["--session", session], { ...env, PI_SESSION_BIN: broken }, project);
+    try {
+      for (const what of ["export", "share"]) {
+        assert.deepEqual(await odd.command(`/${what}-html`), [{
+          message:
+            `/${what}-html failed: could not run ${broken} ` +
+            "(broken installation? reinstall pi-session-export or set PI_SESSION_BIN)",
+          level: "error",
+        }]);
+      }
     } finally {
       await odd.close();
     }
@@ -431,8 +548,12 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
       fakeCli,
       `#!${process.execPath}
 const args = process.argv.slice(2);
-require("node:fs").writeFileSync(process.env.FAKE_CLI_RECORD, JSON.stringify(args));
-if (args[0] === "export") console.log("written.html");
+const fs = require("node:fs");
+fs.writeFileSync(process.env.FAKE_CLI_RECORD, JSON.stringify(args));
+if (args[0] === "export") {
+  fs.writeFileSync("written.html", "<!doctype html>");
+  console.log("written.html");
+} else if (args.includes("--delete")) console.log("Deleted gist " + args[args.indexOf("--delete") + 1]);
 else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?abc");
 `,
       { mode: 0o755 },
@@ -448,7 +569,7 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
       PATH: emptyBin, // so only the bundled lookup can find it
       FAKE_CLI_RECORD: record,
       PI_SESSION_EXPORT_ARGS: "--no-embed",
-      PI_SESSION_SHARE_ARGS: `--viewer-url 'https://view.example/?{id}'`,
+      PI_SESSION_SHARE_ARGS: `--viewer-url 'https://view.example/?{id}' --api-url=https://ghe.example/api/v3 --token gh-token`,
     };
     const wheelPi = new PiRpc(found.piCli, ["--session", session, "-e", packageDir, "-e", join(tmp, "navigate.js")], piEnv, project);
     const argv = () => JSON.parse(readFileSync(record, "utf8"));
@@ -463,8 +584,14 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
       const [shared] = await wheelPi.command("/share-html --public");
       assert.deepEqual(shared, { message: "Shared: https://view.example/?abc\nGist: https://gist.example/abc", level: "info" });
       assert.deepEqual(argv(), [
-        "share", session, "--leaf", tree.otherLeaf, "--viewer-url", "https://view.example/?{id}", "--public",
+        "share", session, "--leaf", tree.otherLeaf, "--viewer-url", "https://view.example/?{id}",
+        "--api-url=https://ghe.example/api/v3", "--token", "gh-token", "--public",
       ]);
+      // --delete takes no session, --leaf or sharing options (the CLI refuses them); the API and
+      // token from PI_SESSION_SHARE_ARGS still apply.
+      const [deleted] = await wheelPi.command("/share-html --delete abc");
+      assert.deepEqual(deleted, { message: "Deleted gist abc", level: "info" });
+      assert.deepEqual(argv(), ["share", "--api-url=https://ghe.example/api/v3", "--token", "gh-token", "--delete", "abc"]);
     } finally {
       await wheelPi.close();
     }
