@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -99,6 +100,16 @@ def _gist_id(value: str) -> str:
         what = "was empty" if not value.strip() else f"{value!r} is not one"
         raise click.UsageError(f"--delete needs a gist id or gist URL ({what})")
     return gist_id
+
+
+def _api_option(api_url: str) -> str:
+    """`` --api-url URL`` for a command to run against the same API (nothing for
+    github.com's), without a user part, which may hold a token."""
+    if api_url.rstrip("/") == DEFAULT_API_URL.rstrip("/"):
+        return ""
+    parts = urlsplit(api_url)
+    plain = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    return f" --api-url {shlex.quote(plain)}"
 
 
 def _id_in(value: str) -> str:
@@ -266,15 +277,16 @@ def share_command(
         _notify(
             terminal_text(
                 f"note: this session's earlier {was} gist {old} is still up; "
-                f"pi-session share --delete {old} removes it"
+                f"pi-session share --delete {old}{_api_option(api_url)} removes it"
             )
         )
     if action == "updated":
-        click.echo(
-            "pi-session: note: earlier versions stay in the gist's revision history, open to "
-            "anyone with the link; to remove them: pi-session share --delete GIST, then share "
-            "again",
-            err=True,
+        _notify(
+            terminal_text(
+                "note: earlier versions stay in the gist's revision history, open to anyone "
+                "with the link; to remove them: pi-session share --delete GIST"
+                f"{_api_option(api_url)}, then share again"
+            )
         )
     view = viewer_link(gist, api_url, viewer_url)
     if view == gist.html_url:  # another GitHub host: no public viewer reads its gists

@@ -632,7 +632,8 @@ def test_switching_visibility_says_the_earlier_gist_is_still_up(
     public = share(fake, str(FIXTURE), "--public")
     assert public.exit_code == 0, public.output
     assert f"earlier secret gist {secret} is still up" in public.stderr
-    assert f"pi-session share --delete {secret}" in public.stderr
+    # run as written it reaches the same API (the fake's, not api.github.com)
+    assert f"pi-session share --delete {secret} --api-url {fake.base_url} removes" in public.stderr
 
 
 def test_a_file_someone_added_to_the_gist_does_not_make_every_share_a_revision(
