@@ -26,7 +26,9 @@ const INSTALL_HINT =
   "or set PI_SESSION_BIN to the full path of the pi-session executable.";
 // Rendering a large session takes seconds; sharing may retry a slow network a few times.
 const EXPORT_TIMEOUT_MS = 120_000;
-const SHARE_TIMEOUT_MS = 300_000;
+// the CLI's own worst case: a read (3 x 30 s), an upload of a big page (3 x 120 s), backoff and
+// a rate-limit wait of up to 60 s
+const SHARE_TIMEOUT_MS = 600_000;
 const STATUS_KEY = "pi-session-export";
 // Export warnings can run to 20 lines; a notification should stay readable.
 const MAX_NOTES = 5;
@@ -151,8 +153,12 @@ function lines(text: string): string[] {
 }
 
 /** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
-function failureReason(result: ExecResult, timeoutMs: number, cli: string): string {
-  if (result.killed) return `timed out after ${Math.round(timeoutMs / 1000)} s`;
+function failureReason(result: ExecResult, timeoutMs: number, cli: string, what: RunSpec["what"]): string {
+  if (result.killed)
+    return (
+      `timed out after ${Math.round(timeoutMs / 1000)} s` +
+      (what === "share" ? "; a gist may have been created or updated: run /share-html again to check" : "")
+    );
   // Pi's exec gives exit code 1 and no output when the program cannot start at all (a console
   // script whose interpreter is gone, say); pi-session itself always says why it failed.
   if (!result.stdout.trim() && !result.stderr.trim())
@@ -199,7 +205,7 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
       if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
     }
     if (result.code !== 0 || result.killed) {
-      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli)}`, "error");
+      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli, spec.what)}`, "error");
       return;
     }
     // The CLI's informational stderr lines (redaction summary, warnings), without the prefix.
@@ -309,11 +315,20 @@ export default function piSessionExport(pi: ExtensionAPI): void {
             return { words: [...deleteOptions(defaults), ...words], session: false };
           return { words: [...defaults, ...words], session: true };
         },
-        success: (stdout, notes) => {
+        success: (stdout, notes, c) => {
           const out = lines(stdout);
           const view = out.find((l) => l.startsWith("View:"))?.slice(5).trim();
           const gist = out.find((l) => l.startsWith("Gist:"))?.slice(5).trim();
           if (view) return [`Shared: ${view}`, ...(gist ? [`Gist: ${gist}`] : []), ...notes].join("\n");
+          const dry = notes.find((n) => n.startsWith("dry run: wrote "));
+          if (dry) {
+            // the files it wrote, where Pi's user finds them (the CLI prints them relative to
+            // Pi's folder), then the rest of its notes
+            const files = out.map((name) => resolve(c.cwd, name)).join(", ");
+            const rest = notes.filter((n) => n !== dry);
+            const sent = dry.slice(dry.lastIndexOf(" ("));
+            return [`Dry run, nothing sent: wrote ${files}${sent}`, ...rest].join("\n");
+          }
           // --dry-run (the files written) and --delete ("Deleted gist X") print other things; show
           // them as they are, but only once the CLI has said it finished.
           const finished =
