@@ -141,6 +141,9 @@ def test_delete(client: GistClient, fake_github: FakeGitHub) -> None:
     with pytest.raises(NotFoundError) as err:
         client.delete(gist.id)
     assert gist.id in str(err.value)
+    # GitHub's 404 may mean "not yours to delete": the way out is GitHub's site, not --new
+    assert "404 to deleting gist" in str(err.value) and "on GitHub's site" in str(err.value)
+    assert "--new" not in str(err.value)
 
 
 def test_update_unknown_gist_is_not_found(client: GistClient) -> None:
@@ -148,6 +151,7 @@ def test_update_unknown_gist_is_not_found(client: GistClient) -> None:
         client.update("0" * 32, {"session.html": HTML}, "d")
     assert err.value.exit_code == 3
     assert err.value.status == 404
+    assert "404 to updating gist" in str(err.value) and "--new" in str(err.value)
 
 
 def test_enterprise_prefix(fake_github: FakeGitHub, sleeps: SleepRecorder) -> None:

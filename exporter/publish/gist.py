@@ -348,11 +348,15 @@ class GistClient:
         if status == 404 and operation in ("update", "delete"):
             # GitHub hides a gist the token may not write behind a 404 (no gist scope,
             # another account's gist), and a secret gist reads fine by its id alone
+            way_out = (
+                "share with --new for a gist of your own"
+                if operation == "update"
+                else "delete it on GitHub's site if it is still there"
+            )
             text = (
                 f"GitHub answered 404 to {operation.removesuffix('e')}ing gist {gist_id}: it "
                 "is gone, or this token may not write it (a classic token needs the gist "
-                "scope; the gist may be another account's); share with --new for a gist of "
-                "your own."
+                f"scope; the gist may be another account's); {way_out}."
             )
             raise NotFoundError(self._scrub(text), status=status)
         if status == 404:
