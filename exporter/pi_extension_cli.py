@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from exporter.cli import CliError
+from exporter.formatting import terminal_text
 
 PI_INSTALL_HINT = "npm install -g @mariozechner/pi-coding-agent"
 
@@ -82,7 +83,8 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
         raise CliError(f"`pi {verb} {folder}` failed (exit code {done.returncode})", 2)
     # Pi says "Installed" even when it could not save its settings (e.g. a settings.json that
     # is not valid JSON): trust what it lists afterwards.
-    listed = str(folder) in _run([executable, "list"], capture=True).stdout
+    packages = _run([executable, "list"], capture=True).stdout
+    listed = str(folder) in packages
     if install and not listed:
         raise CliError(
             f"`pi install` ran, but Pi does not list {folder}: check Pi's settings.json "
@@ -90,6 +92,17 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
             2,
         )
     if install:
+        for other in _other_copies(packages, folder):
+            # Pi keeps both and renames one's commands (/export-html:1): a typed
+            # /export-html could then be the other copy's, or go to the model as a prompt
+            click.echo(
+                terminal_text(
+                    f"pi-session: warning: Pi also lists another copy of this package, {other}: "
+                    f"its commands clash with these; `pi remove {other}` (add -l for a "
+                    "project's) leaves one"
+                ),
+                err=True,
+            )
         click.echo(
             "In Pi, run /reload (or restart Pi), then /export-html or /share-html.", err=True
         )
@@ -99,6 +112,18 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
         click.echo(
             "Removed from Pi: /export-html and /share-html are gone after /reload.", err=True
         )
+
+
+def _other_copies(packages: str, folder: Path) -> list[str]:
+    """Folders of this package (another checkout, another wheel's copy) in `pi list`'s
+    output, other than ``folder``: Pi prints each package's resolved path on a line."""
+    ours = str(folder)
+    found = []
+    for line in packages.splitlines():
+        path = line.strip()
+        if path.startswith("/") and path != ours and path.endswith("/exporter/pi_extension"):
+            found.append(path)
+    return sorted(set(found))
 
 
 def _run(command: list[str], capture: bool = False) -> subprocess.CompletedProcess[str]:

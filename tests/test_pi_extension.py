@@ -144,6 +144,23 @@ def test_install_that_pi_did_not_save_is_an_error(
     assert "/reload" not in result.stderr
 
 
+def test_install_warns_of_another_copy_pi_lists(fake_pi: Path, tmp_path: Path) -> None:
+    """With a copy installed from another checkout (or a wheel's), Pi renamed one set of
+    commands (/export-html:1) and a typed /export-html went to the model as a prompt;
+    --install only checked that its own folder was listed."""
+    other = "/opt/old-checkout/exporter/pi_extension"
+    state = tmp_path / "pi-calls.jsonl.state"  # the fake's installed folders
+    state.write_text(json.dumps([other]), encoding="utf-8")
+    result = run("--install")
+    assert result.exit_code == 0, result.output
+    assert (
+        f"pi-session: warning: Pi also lists another copy of this package, {other}" in result.stderr
+    )
+    assert f"`pi remove {other}`" in result.stderr and "/reload" in result.stderr
+    state.write_text(json.dumps([]), encoding="utf-8")  # its own folder alone: no warning
+    assert "another copy" not in run("--install").stderr
+
+
 def test_uninstall_runs_pi_remove_and_checks_it(fake_pi: Path) -> None:
     assert run("--install").exit_code == 0
     result = run("--uninstall")
