@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,9 @@ def _api_option(api_url: str) -> str:
     return f" --api-url {shlex.quote(plain)}"
 
 
+_GIST_ID = re.compile(r"[0-9a-f]{20,40}")  # GitHub's gist ids: 20 (old) or 32 hex digits
+
+
 def _id_in(value: str) -> str:
     """The gist id in what share printed or a browser shows: an id, the gist's page (with a
     ``#file-…`` or ``?…``, or its ``.git`` clone URL), or a View link, whose id is in its
@@ -120,13 +124,14 @@ def _id_in(value: str) -> str:
     if "://" not in value:
         return value.rstrip("/").rsplit("/", 1)[-1]
     parts = urlsplit(value)
+    last = parts.path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+    if _GIST_ID.fullmatch(last):  # the gist's own page: an anchor (#comments) is not its id
+        return last
     if parts.fragment.isascii() and parts.fragment.isalnum():  # Pi's viewer form: BASE#ID
         return parts.fragment
-    path = parts.path.rstrip("/")
-    if not path and parts.query:  # a viewer link: ?ID/file
+    if parts.query:  # gisthost's form: ?ID/file
         return parts.query.split("/", 1)[0]
-    last = path.rsplit("/", 1)[-1]
-    return last.removesuffix(".git")
+    return last
 
 
 def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:

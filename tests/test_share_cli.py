@@ -243,6 +243,7 @@ def test_delete_takes_a_gist_url_and_refuses_share_options(
     [
         "https://gisthost.github.io/?{id}/session.html",  # the View link share printed
         "https://gist.github.com/someone/{id}#file-session-html",  # a file's anchor
+        "https://gist.github.com/someone/{id}#comments",  # an anchor that looks like an id
         "https://gist.github.com/someone/{id}?permalink_comment_id=1",
         "https://gist.github.com/{id}.git",  # the clone URL
         "https://pi.example/session/#{id}",  # a PI_SHARE_VIEWER_URL link
