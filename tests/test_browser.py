@@ -1053,7 +1053,8 @@ def test_phone_width_has_no_horizontal_scroll(
 
 
 @pytest.mark.parametrize(
-    ("name", "width"), [(BRANCHED, 390), (V1_COMPACTION, 390), (V1_COMPACTION, 540)]
+    ("name", "width"),
+    [(BRANCHED, 390), (V1_COMPACTION, 390), (V1_COMPACTION, 540), (V1_COMPACTION, 590)],
 )
 def test_the_whole_chart_fits_a_phone(
     view: Viewer, published: dict[str, str], name: str, width: int
