@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from exporter.detector_base import Detector, Span
+from exporter.secret_heuristics import looks_random
 
 __all__ = ["WrappedTokenDetector"]
 
@@ -28,21 +29,24 @@ _PREFIXES: dict[str, int | None] = {
 }  # fmt: skip
 _SHORTEST = 20  # no format here has shorter tokens (AKIA… key ids)
 _BORDER = "│┃║|"
+#: Blanks, then maybe a border and more blanks: each run matched one way only (two optional
+#: runs around an optional border split a long run of spaces every way: quadratic).
+_EDGE = rf"[ \t]{{0,200}}(?:[{_BORDER}][ \t]{{0,200}})?"
 #: A head: a prefix and token characters up to the end of its line (a border may close it).
 _HEAD = re.compile(
     "(?<![A-Za-z0-9_.\\-])("
     + "|".join(re.escape(p) for p in sorted(_PREFIXES, key=len, reverse=True))
-    + rf")[A-Za-z0-9_.\-]{{0,1000}}(?=[ \t]*[{_BORDER}]?[ \t]*\r?\n)"
+    + rf")[A-Za-z0-9_.\-]{{0,1000}}(?={_EDGE}\r?\n)"
 )
 #: The line break, the next line's indentation or border, then the run that goes on.
-_BREAK = rf"[ \t]*[{_BORDER}]?[ \t]*\r?\n[ \t]*[{_BORDER}]?[ \t]*"
-_TAIL = re.compile(rf"{_BREAK}([A-Za-z0-9_.\-]{{1,1000}})")
+_TAIL = re.compile(rf"{_EDGE}\r?\n{_EDGE}([A-Za-z0-9_.\-]{{1,1000}})")
 
 
 def _random_looking(run: str) -> bool:
-    """A continuation the format would also accept as a word of prose is not joined when
-    the head is already a whole token: it needs a digit and a letter."""
-    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+    """When the head is already a whole token, what opens the next line is joined only if
+    it looks like more of a token, not a word (``v2``, ``x86_64``, ``md5sum``): 8 or more
+    characters of two kinds (lower, upper, digit)."""
+    return len(run) >= 8 and looks_random(run)
 
 
 class WrappedTokenDetector(Detector):

@@ -756,6 +756,8 @@ FAST_SHAPES = {
     "eyJ-repeated": lambda: "eyJ" * (N // 6) + "." + "eyJ" * (N // 6),
     "wrapped-heads": lambda: " eyJ\n" * (N // 5),  # every line a head and a tail to join
     "wrapped-long-heads": lambda: (" ghp_" + "a" * 2000 + "\n") * (N // 2006),
+    # spaces after a head, not ending at a line break: each run was split every way
+    "wrapped-head-then-spaces": lambda: ("ghp_abc" + " " * 40_000 + "x\n") * (N // 40_009),
     "pem-begin-repeated": lambda: "-----BEGIN RSA PRIVATE KEY-----" * (N // 31),
     "url-repeated": lambda: "://a:" * (N // 5),
     "mysql-then-p-run": lambda: "mysql " + "-p" * (N // 2),  # one command, endless flags
@@ -892,8 +894,23 @@ EXPECTED_FIXTURE_HITS = [("every-entry-type.jsonl", "e19", "$.data.token", "secr
             "key sk-proj-abcdefghijklmnopqrstuvwxyz0123\nThe next line",
             ["sk-proj-abcdefghijklmnopqrstuvwxyz0123"],
         ),
+        # a word with a digit is not more of a whole token (v2, x86_64, md5sum were taken)
+        (
+            "tok eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sigsigsig\nv2 is next",
+            ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sigsigsig"],
+        ),
+        ("glpat-abcdefghij1234567890XY\nx86_64 build", ["glpat-abcdefghij1234567890XY"]),
     ],
-    ids=["box-table", "github-pat", "jwt", "openai-project-key", "ghp-whole", "sk-whole"],
+    ids=[
+        "box-table",
+        "github-pat",
+        "jwt",
+        "openai-project-key",
+        "ghp-whole",
+        "sk-whole",
+        "jwt-then-v2",
+        "glpat-then-x86_64",
+    ],
 )
 def test_a_token_wrapped_over_two_lines_loses_both_halves(text: str, halves: list[str]) -> None:
     """Terminals and tables wrap long tokens: each half alone was too short for its format,
