@@ -83,3 +83,33 @@ def test_the_demo_session_links_its_bare_url(tmp_path: Path) -> None:
     entry = page[page.index('data-entry-id="9952f4ab"') :]
     entry = entry[: entry.index("</article>")]
     assert '<a href="https://github.com" rel="noreferrer noopener">https://github.com</a>' in entry
+
+
+def test_an_address_in_pasted_json_ends_at_its_quote() -> None:
+    """Minified JSON has no spaces: the address ran on through the quotes to the end of the
+    line, as one giant link (a 98 KB pasted prompt could then no longer fold)."""
+    html = str(markdown('{"url":"https://x.example/a","b":"www.y.example/q?x=1","n":2}'))
+    assert _links(html) == [
+        ("https://x.example/a", "https://x.example/a"),
+        ("http://www.y.example/q?x=1", "www.y.example/q?x=1"),
+    ]
+
+
+def test_an_address_longer_than_any_real_one_stays_text() -> None:
+    html = str(markdown("x https://a.example/" + "b" * 5000 + " y https://ok.example"))
+    assert _links(html) == [("https://ok.example", "https://ok.example")]
+    assert "b" * 5000 in html  # nothing lost
+
+
+def test_trimming_what_follows_an_address_is_linear() -> None:
+    """Each trimmed character sliced and counted the whole address again: an address
+    followed by 200 KB of ")" took 13 s, 200 KB of "&a;" 45 s."""
+    import time
+
+    for tail in (")" * 200_000, "&a;" * 70_000):
+        start = time.process_time()
+        html = str(markdown("see https://a.example/p" + tail))
+        assert time.process_time() - start < 2.0  # ~0.1 s now
+        assert tail[:1000] in html.replace("&amp;", "&")  # all of it still there, as text
+    many = str(markdown(("see https://a.example/p" + ")" * 2000 + " ") * 100))
+    assert many.count('<a href="https://a.example/p"') == 100  # trimmed, each one linked

@@ -4,7 +4,7 @@ makes them: ``https://…``, ``http://…`` and ``www.…`` after a space or an 
 A markdown-it core rule over the parsed inline text, not the ``linkify`` option: that needs
 another package and a test of every text for every top-level domain; here a text without
 ``://`` or ``www.`` costs one substring check. The address ends where GitHub ends it:
-trailing ``?!.,:;*_'"~`` are punctuation of the sentence, a closing bracket without its
+trailing ``?!.,:;*_'~`` are punctuation of the sentence, a closing bracket without its
 opening one belongs to the text around, so does an ``&entity;``. The link still goes through
 the renderer's ``validateLink`` (http(s) only here) and ``link_open`` rule.
 """
@@ -19,25 +19,40 @@ from markdown_it.token import Token
 
 __all__ = ["use_bare_links"]
 
-_CANDIDATE = re.compile(r"(?<![^\s*_~(\[\"'])(?:[Hh][Tt][Tt][Pp][Ss]?://|www\.)[^\W_][^\s<>]*")
-_TRAILING_PUNCTUATION = "?!.,:;*_'\"~"
-_ENTITY_END = re.compile(r"&[A-Za-z0-9]+;\Z")
+#: Longer "addresses" stay text: a link cannot be folded inside (a pasted 100 KB JSON line)
+MAX_URL_CHARS = 2048
+#: The address runs to a space, ``<``/``>``, a double quote, a backquote or a backslash: none
+#: is in a real address unescaped, and in pasted JSON they end it (``"url":"https://…","n"``).
+_CANDIDATE = re.compile(
+    r"(?<![^\s*_~(\[\"'])(?:[Hh][Tt][Tt][Pp][Ss]?://|www\.)[^\W_][^\s<>\"`\\]"
+    rf"{{0,{MAX_URL_CHARS}}}"
+)
+_URL_CHAR = re.compile(r"[^\s<>\"`\\]")
+_TRAILING_PUNCTUATION = "?!.,:;*_'~"
 _CLOSERS = {")": "(", "]": "["}
 
 
 def _trimmed(url: str) -> str:
-    """The address without what GitHub leaves to the sentence around it."""
-    while url:
-        last = url[-1]
-        if last == ";" and (entity := _ENTITY_END.search(url)):
-            url = url[: entity.start()]
-        elif last in _TRAILING_PUNCTUATION or (
-            last in _CLOSERS and url.count(last) > url.count(_CLOSERS[last])
-        ):
-            url = url[:-1]
+    """The address without what GitHub leaves to the sentence around it: trailing
+    punctuation, closing brackets without their opening ones, an ``&entity;``. By index, one
+    step per character (slicing and counting at each step was quadratic)."""
+    end = len(url)
+    unmatched = {c: url.count(c) - url.count(o) for c, o in _CLOSERS.items()}
+    while end:
+        last = url[end - 1]
+        if last == ";":
+            amp = url.rfind("&", max(0, end - 34), end)
+            if amp >= 0 and amp + 1 < end - 1 and url[amp + 1 : end - 1].isalnum():
+                end = amp  # an entity (&amp; &quot;) belongs to the text after the address
+                continue
+        if last in _TRAILING_PUNCTUATION:
+            end -= 1
+        elif last in _CLOSERS and unmatched[last] > 0:
+            unmatched[last] -= 1
+            end -= 1
         else:
             break
-    return url
+    return url[:end]
 
 
 def _linked(token: Token, md: MarkdownIt) -> list[Token] | None:
@@ -45,6 +60,9 @@ def _linked(token: Token, md: MarkdownIt) -> list[Token] | None:
     text, parts, position = token.content, [], 0
     for match in _CANDIDATE.finditer(text):
         if match.start() < position:
+            continue
+        if _URL_CHAR.match(text, match.end()):  # longer than any address: left as text
+            position = max(position, match.start())
             continue
         url = _trimmed(match.group())
         if "." not in url and "://" not in url:  # "www" and nothing after the dot
