@@ -140,9 +140,7 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
         return
     client = GistClient(api_url, resolve_github_token(token, api_url), notify=_notify)
     client.delete(gist_id)
-    state = ShareState()
-    for session_id in state.sessions_for(api_url, gist_id):
-        state.forget(api_url, session_id)
+    ShareState().forget_gist(api_url, gist_id)
     click.echo(f"Deleted gist {gist_id}")
 
 

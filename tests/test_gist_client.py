@@ -908,3 +908,17 @@ def test_fake_502_above_body_limit() -> None:
 def test_fake_is_loopback_only(fake_github: FakeGitHub) -> None:
     assert fake_github.base_url.startswith("http://127.0.0.1:")
     assert os.environ.get("NO_PROXY") == "127.0.0.1,localhost"
+
+
+def test_deleting_a_gist_forgets_only_records_that_still_name_it(tmp_path: Path) -> None:
+    """`share --delete` listed the gist's sessions, then forgot each by session id: a share
+    that had meanwhile replaced one of them with a new gist lost that new record."""
+    api = "https://api.github.com"
+    state = ShareState(tmp_path / "gists.json")
+    state.remember(api, "s1", "g1")
+    state.remember(api, "s2", "g1")
+    state.remember(api, "s3", "g3")
+    state.remember(api, "s1", "g2")  # a share of s1 made a new gist before the delete
+    assert state.forget_gist(api, "g1") == 1
+    assert [state.get(api, s) for s in ("s1", "s2", "s3")] == ["g2", None, "g3"]
+    assert state.forget_gist(api, "g1") == 0

@@ -200,7 +200,19 @@ class ShareState:
             self._save(gists)
             return True
 
-    def sessions_for(self, api_url: str, gist_id: str) -> list[str]:
-        """Session ids remembered for a gist (to forget them when it is deleted)."""
-        sessions = self._load().get(_state_key(api_url), {})
-        return [sid for sid, entry in sessions.items() if entry.get("gist_id") == gist_id]
+    def forget_gist(self, api_url: str, gist_id: str) -> int:
+        """Drop every record that names ``gist_id`` (a deleted gist), under the lock: a share
+        of one of its sessions that made a new gist meanwhile keeps its new record.
+        Returns how many were dropped."""
+        with self.locked():
+            gists = self._load()
+            sessions = gists.get(_state_key(api_url), {})
+            gone = [sid for sid, entry in sessions.items() if entry.get("gist_id") == gist_id]
+            if not gone:
+                return 0
+            for sid in gone:
+                del sessions[sid]
+            if not sessions:
+                del gists[_state_key(api_url)]
+            self._save(gists)
+            return len(gone)
