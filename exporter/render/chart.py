@@ -58,6 +58,8 @@ def axis_cost(value: float) -> str:
     grow as the chart shrinks): "$2.5k", "$50", "$12.50"; the exact sums are in the tables."""
     if 1000 <= value < 1e6:
         return f"${round(value / 1000, 2):g}k"
+    if 1e6 <= value < 1e12:  # damaged or summed-up usage: still a label that fits
+        return f"${round(value / 1e6, 2):g}M"
     if value == 0 or (10 <= value < 1000 and value == int(value)):
         return f"${int(value)}"
     return fmt_cost(value)
