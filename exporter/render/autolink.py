@@ -62,7 +62,6 @@ def _linked(token: Token, md: MarkdownIt) -> list[Token] | None:
         if match.start() < position:
             continue
         if _URL_CHAR.match(text, match.end()):  # longer than any address: left as text
-            position = max(position, match.start())
             continue
         url = _trimmed(match.group())
         if "." not in url and "://" not in url:  # "www" and nothing after the dot
