@@ -121,56 +121,44 @@ def share_files(
     so a different ``public`` also creates a new gist.
     """
     with state.locked():  # (re-entrant: the CLI holds it from its own first read)
-        return _share_locked(
-            client, state, session_id, files, description, public, new, source, warn
-        )
-
-
-def _share_locked(
-    client: GistClient,
-    state: ShareState,
-    session_id: str,
-    files: Mapping[str, str],
-    description: str,
-    public: bool,
-    new: bool,
-    source: str | None,
-    warn: Callable[[str], None],
-) -> tuple[Gist, str]:
-    gist: Gist | None = None
-    action = "created"
-    digest = content_digest(files, description)
-    known = None if new else state.entry(client.api_url, session_id)
-    if known and bool(known.get("public", False)) == bool(public):
+        gist: Gist | None = None
+        action = "created"
+        digest = content_digest(files, description)
+        known = None if new else state.entry(client.api_url, session_id)
+        if known and bool(known.get("public", False)) == bool(public):
+            try:
+                there: Gist | None = client.get(known["gist_id"])
+            except NotFoundError:  # deleted (only the read says so: a refused update is an error)
+                there, action = None, "replaced"
+            if there is not None:
+                # A file an earlier share uploaded and this one does not (session.jsonl without
+                # --with-jsonl) would stay as it was, unredacted by this share's policy: read
+                # what is there, then replace and delete in one update (one new revision).
+                stale = sorted(SHARED_FILE_NAMES.intersection(there.files).difference(files))
+                if (
+                    not stale
+                    and known.get("content_sha256") == digest
+                    and _same_files(there, files)
+                ):
+                    gist, action = there, "unchanged"
+                else:
+                    gist = client.update(known["gist_id"], files, description, remove=stale)
+                    action = "updated"
+        if gist is None:
+            gist = client.create(files, description, public=public)
+            action = "replaced" if action == "replaced" else "created"
         try:
-            there: Gist | None = client.get(known["gist_id"])
-        except NotFoundError:  # deleted (only the read says so: a refused update is an error)
-            there, action = None, "replaced"
-        if there is not None:
-            # A file an earlier share uploaded and this one does not (session.jsonl without
-            # --with-jsonl) would stay as it was, unredacted by this share's policy: read
-            # what is there, then replace and delete in one update (one new revision).
-            stale = sorted(SHARED_FILE_NAMES.intersection(there.files).difference(files))
-            if not stale and known.get("content_sha256") == digest and _same_files(there, files):
-                gist, action = there, "unchanged"
-            else:
-                gist = client.update(known["gist_id"], files, description, remove=stale)
-                action = "updated"
-    if gist is None:
-        gist = client.create(files, description, public=public)
-        action = "replaced" if action == "replaced" else "created"
-    try:
-        state.remember(
-            client.api_url, session_id, gist.id, public=public, content=digest, source=source
-        )
-    except (OSError, ValueError) as exc:
-        # The gist exists; failing now would hide its link. Re-share will just create anew.
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        warn(
-            f"warning: could not save share state to {state.path}: {reason}; sharing this "
-            "session again will make a new gist"
-        )
-    return gist, action
+            state.remember(
+                client.api_url, session_id, gist.id, public=public, content=digest, source=source
+            )
+        except (OSError, ValueError) as exc:
+            # The gist exists; failing now would hide its link. Re-share will just create anew.
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            warn(
+                f"warning: could not save share state to {state.path}: {reason}; sharing this "
+                "session again will make a new gist"
+            )
+        return gist, action
 
 
 def content_digest(files: Mapping[str, str], description: str) -> str:

@@ -189,25 +189,21 @@ class ShareState:
 
     def forget(self, api_url: str, session_id: str) -> bool:
         """Drop the record; True if there was one."""
-        with self.locked():
-            gists = self._load()
-            sessions = gists.get(_state_key(api_url), {})
-            if session_id not in sessions:
-                return False
-            del sessions[session_id]
-            if not sessions:
-                del gists[_state_key(api_url)]
-            self._save(gists)
-            return True
+        return self._drop(api_url, lambda sid, _entry: sid == session_id) > 0
 
     def forget_gist(self, api_url: str, gist_id: str) -> int:
         """Drop every record that names ``gist_id`` (a deleted gist), under the lock: a share
         of one of its sessions that made a new gist meanwhile keeps its new record.
         Returns how many were dropped."""
+        return self._drop(api_url, lambda _sid, entry: entry.get("gist_id") == gist_id)
+
+    def _drop(self, api_url: str, which: Callable[[str, dict[str, Any]], bool]) -> int:
+        """Drop this API's records ``which`` picks (by session id and record), under the
+        lock; how many."""
         with self.locked():
             gists = self._load()
             sessions = gists.get(_state_key(api_url), {})
-            gone = [sid for sid, entry in sessions.items() if entry.get("gist_id") == gist_id]
+            gone = [sid for sid, entry in sessions.items() if which(sid, entry)]
             if not gone:
                 return 0
             for sid in gone:
