@@ -246,6 +246,10 @@ def test_delete_takes_a_gist_url_and_refuses_share_options(
         "https://gist.github.com/someone/{id}#comments",  # an anchor that looks like an id
         "https://gist.github.com/someone/{id}?permalink_comment_id=1",
         "https://gist.github.com/{id}.git",  # the clone URL
+        # a revision's page and a raw file (a revision id is 40 hex digits, like a gist's)
+        "https://gist.github.com/someone/{id}/0123456789abcdef0123456789abcdef01234567",
+        "https://gist.githubusercontent.com/someone/{id}/raw/"
+        "0123456789abcdef0123456789abcdef01234567/session.html",
         "https://pi.example/session/#{id}",  # a PI_SHARE_VIEWER_URL link
     ],
 )
