@@ -1081,6 +1081,51 @@ def test_the_whole_chart_fits_a_phone(
     clean(view)
 
 
+def _costed_session(turn_cost: float) -> bytes:
+    """Six prompt/answer turns, each answer costing ``turn_cost``: a chart to plot."""
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    ]
+    parent = None
+    for i in range(6):
+        usage = {"input": 100 * (i + 1), "output": 10, "cacheRead": 0, "cacheWrite": 0,
+                 "totalTokens": 100 * (i + 1) + 10,
+                 "cost": {"input": turn_cost, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+                          "total": turn_cost}}  # fmt: skip
+        answer = {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                  "provider": "p", "model": "m", "usage": usage, "stopReason": "stop"}  # fmt: skip
+        time = f"2025-01-01T00:0{i}:0"
+        prompt = {"role": "user", "content": "hi"}
+        lines.append({"type": "message", "id": f"u{i}", "parentId": parent,
+                      "timestamp": time + "1Z", "message": prompt})  # fmt: skip
+        lines.append({"type": "message", "id": f"a{i}", "parentId": f"u{i}",
+                      "timestamp": time + "2Z", "message": answer})  # fmt: skip
+        parent = f"a{i}"
+    return "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+
+
+@pytest.mark.parametrize("turn_cost", [0.0004, 0.05, 400.0, 400_000.0])
+def test_the_cost_axis_fits_a_phone_at_any_scale(
+    view: Viewer, page_server: PageServer, turn_cost: float
+) -> None:
+    """A session costing a fraction of a cent labelled its axis "$0.0013" and "$0.0025",
+    and a $2,400 one "$1.25k": both ran past the chart's right edge on a phone, cut off."""
+    html = render_session(parse_session_bytes(_costed_session(turn_cost)))
+    url = page_server.publish(f"cost-{turn_cost}.html", html)
+    page = view.open(url, viewport={**PHONE, "width": 390}, is_mobile=True)
+    chart = page.locator("figure.chart svg")
+    chart.scroll_into_view_if_needed()
+    right = chart.evaluate("svg => svg.getBoundingClientRect().right")
+    labels = page.evaluate(
+        """[...document.querySelectorAll('.chart text.tick.cost')]
+             .map(t => [t.textContent, t.getBoundingClientRect().right])"""
+    )
+    assert len(labels) == 3
+    for text, label_right in labels:
+        assert label_right <= right + 0.5, (text, label_right, right)
+    clean(view)
+
+
 def test_phone_shows_the_cost_of_each_usage_row(view: Viewer, published: dict[str, str]) -> None:
     """On a phone the usage tables scroll sideways, and their last column, Cost, was the one
     out of view: it now stays at the right edge while the token columns scroll under it. The

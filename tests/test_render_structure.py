@@ -2862,13 +2862,28 @@ def test_a_branch_that_starts_at_another_answer_still_names_its_first_prompt() -
 
 @pytest.mark.parametrize(
     ("value", "label"),
-    [(0, "$0"), (0.125, "$0.125"), (1.25, "$1.25"), (12.5, "$12.50"), (25, "$25"),
-     (500, "$500"), (1000, "$1k"), (1250, "$1.25k"), (125_000, "$125k"),
-     (2_500_000, "$2.5M"), (1e12, "$1e+12")],
+    [(0, "$0"), (0.0025, "0.25¢"), (0.125, "12.5¢"), (1, "$1"), (1.25, "$1.25"),
+     (12.5, "$12.5"), (25, "$25"), (500, "$500"), (1000, "$1k"), (1250, "$1.25k"),
+     (125_000, "$125k"), (2_500_000, "$2.5M"), (5e11, "$500B"), (1e12, "$1e+12")],
 )  # fmt: skip
 def test_cost_axis_labels_are_short(value: float, label: str) -> None:
-    """The chart's right margin holds "$50", not "$50.00" (on a phone the labels grow as the
-    chart shrinks to fit); an absurd (damaged) total keeps the tables' short form."""
+    """The chart's right margin holds "$50", not "$50.00", and "0.25¢", not "$0.0025" (on
+    a phone the labels grow as the chart shrinks to fit); an absurd (damaged) total keeps
+    the tables' short form."""
     from exporter.render.chart import axis_cost
 
     assert axis_cost(value) == label
+
+
+@pytest.mark.parametrize(
+    ("total", "labels"),
+    [(0.0004, ["$0", "0.025¢", "0.05¢"]), (0.0024, ["$0", "0.1¢", "0.25¢"]),
+     (0.3, ["$0", "25¢", "50¢"]), (2.4, ["$0", "$1", "$2.5"]), (7, ["$0", "$5", "$10"]),
+     (2400, ["$0", "$1k", "$2.5k"]), (0, ["$0", "50¢", "$1"])],
+)  # fmt: skip
+def test_cost_axis_ticks_have_two_digits_at_most(total: float, labels: list[str]) -> None:
+    """Under a top of 2.5 (times a power of ten) the middle tick is 1, not 1.25: "$1.25k"
+    did not fit the margin on a phone."""
+    from exporter.render.chart import axis_cost, cost_ticks_at, nice_ceiling
+
+    assert [axis_cost(v) for v in cost_ticks_at(nice_ceiling(total))] == labels

@@ -10,7 +10,7 @@ from exporter.formatting import fmt_cost, fmt_tokens_short
 from exporter.usage import ContextPoint
 
 WIDTH, HEIGHT = 720, 200
-LEFT, RIGHT, TOP, BOTTOM = 52, 56, 14, 26
+LEFT, RIGHT, TOP, BOTTOM = 52, 68, 14, 26
 
 
 @dataclass(slots=True)
@@ -55,14 +55,26 @@ def nice_ceiling(value: float) -> float:
 
 def axis_cost(value: float) -> str:
     """A cost axis label short enough for the chart's right margin (on a phone the labels
-    grow as the chart shrinks): "$2.5k", "$50", "$12.50"; the exact sums are in the tables."""
-    if 1000 <= value < 1e6:
-        return f"${round(value / 1000, 2):g}k"
-    if 1e6 <= value < 1e12:  # damaged or summed-up usage: still a label that fits
-        return f"${round(value / 1e6, 2):g}M"
-    if value == 0 or (10 <= value < 1000 and value == int(value)):
-        return f"${int(value)}"
-    return fmt_cost(value)
+    grow as the chart shrinks): "$2.5k", "$50", "$1.5", under a dollar in cents ("25¢",
+    "0.25¢": "$0.0025" spilled out of the chart); the exact sums are in the tables."""
+    if value == 0:
+        return "$0"
+    if not 0 < value < 1e12:  # damaged or summed-up usage: the tables' short form
+        return fmt_cost(value)
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, "")):
+        if value >= scale:
+            return f"${value / scale:.3g}{suffix}"
+    return f"{value * 100:.3g}¢"
+
+
+def cost_ticks_at(top: float) -> tuple[float, float, float]:
+    """Where the cost axis is labelled: 0, the middle and ``top``, but 1 instead of the
+    middle 1.25 under a top of 2.5 (times a power of ten), so every label has at most two
+    digits ("$1k", not "$1.25k") and fits the margin."""
+    if not 0 < top < 1e12:
+        return (0.0, top / 2, top)
+    mantissa = top / 10.0 ** math.floor(math.log10(top))
+    return (0.0, top * (0.4 if math.isclose(mantissa, 2.5) else 0.5), top)
 
 
 def on_axis(value: float, top: float) -> float:
@@ -105,7 +117,7 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
         (x(i), p.compaction_before or "") for i, p in enumerate(series) if p.compaction_before
     ]
     y_ticks = [(y_ctx(max_ctx * f), fmt_tokens_short(max_ctx * f)) for f in (0, 0.5, 1)]
-    cost_ticks = [(y_cost(max_cost * f), axis_cost(max_cost * f)) for f in (0, 0.5, 1)]
+    cost_ticks = [(y_cost(v), axis_cost(v)) for v in cost_ticks_at(max_cost)]
     x_ticks = [(x(i), str(turns[i])) for i in sorted({0, (n - 1) // 2, n - 1})]
     points = (
         [
