@@ -372,6 +372,19 @@ def _note_activity(summary: SessionSummary, timestamp: str | None) -> None:
 TOO_BIG = "too large for memory"
 
 
+def files_active_since(files: list[Path], since: datetime) -> list[Path]:
+    """Sessions whose newest entry is at or after ``since`` (what `list` shows as modified):
+    what `--since` means to `export --all` and to `publish` alike. A copy made without its
+    times kept is not "changed" by the copy, and a file's time is not trusted to rule a
+    session out either (entries from a clock ahead of this one)."""
+    limit = since if since.tzinfo else since.astimezone()
+    return [
+        path
+        for path in files
+        if (modified := scan_summary(path).modified) is not None and modified >= limit
+    ]
+
+
 def scan_summary(path: Path) -> SessionSummary:
     """Summarise a session for listings without parsing message bodies (see module doc)."""
     summary = SessionSummary(path=path)

@@ -79,9 +79,8 @@ def default_output_name(session_path: str | None) -> str:
 @click.option(
     "--since",
     metavar="DATE",
-    help="With --all: only sessions whose file changed since DATE (YYYY-MM-DD, ISO time, 7d, "
-    "12h, 2w); "
-    "pages of older sessions are removed from the site.",
+    help="With --all: only sessions whose newest entry is on or after DATE (YYYY-MM-DD local "
+    "midnight, ISO time, 7d, 12h, 2w); pages of older sessions are removed from the site.",
 )
 @click.option("--force", is_flag=True, help="With --all: render every session again.")
 @policy_options(redact_default=False)
@@ -165,7 +164,8 @@ def export_site(
     open_page: bool,
 ) -> None:
     """`export --all`: build or update the site; per-session failures are warnings."""
-    from exporter.site import SiteError, build_site, files_since
+    from exporter.discover import files_active_since
+    from exporter.site import SiteError, build_site
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
@@ -187,7 +187,7 @@ def export_site(
     if not files:  # a wrong --sessions-dir must not empty an existing site
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)
     if since_moment is not None:
-        files = files_since(files, since_moment)
+        files = files_active_since(files, since_moment)
         if not files:
             raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
     plain = policy_changes_nothing(policy)

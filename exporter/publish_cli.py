@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
-from exporter.discover import resolve_session_arg, scan_summary, session_files
+from exporter.discover import files_active_since, resolve_session_arg, session_files
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.publish.errors import PublishError
@@ -86,8 +86,7 @@ def select_files(
     else:
         files = session_files(sessions_dir, None if all_projects else os.path.abspath(cwd or "."))
     if since is not None:
-        limit = since if since.tzinfo else since.astimezone()
-        files = [f for f in files if (m := scan_summary(f).modified) is not None and m >= limit]
+        files = files_active_since(files, since)
     return list(dict.fromkeys(files))
 
 

@@ -19,7 +19,7 @@ import os
 import pickle
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -54,7 +54,6 @@ __all__ = [
     "SiteReport",
     "build_site",
     "default_jobs",
-    "files_since",
     "make_options_key",
     "parse_since",
     "source_id",
@@ -108,17 +107,6 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     except (ValueError, OverflowError):  # "1000000d" reaches before year 1
         message = f"--since {text!r}: use YYYY-MM-DD, an ISO date-time, or 7d/12h/2w"
         raise ValueError(message) from None
-
-
-def files_since(files: Iterable[Path], since: datetime) -> list[Path]:
-    """Files modified at or after ``since`` (Pi appends, so mtime is the last activity)."""
-    limit = since.timestamp()
-    kept = []
-    for path in files:
-        with contextlib.suppress(OSError):
-            if path.stat().st_mtime >= limit:
-                kept.append(path)
-    return kept
 
 
 # --- worker -------------------------------------------------------------------------------

@@ -21,14 +21,13 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from exporter.discover import encode_cwd, session_files
+from exporter.discover import encode_cwd, files_active_since, session_files
 from exporter.render import RenderOptions
 from exporter.session import Session
 from exporter.site import (
     MANIFEST_NAME,
     SiteError,
     build_site,
-    files_since,
     make_options_key,
     parse_since,
     source_id,
@@ -456,6 +455,32 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(corpus, tmp_path, capsys)
     assert "rendering [" in (err := capsys.readouterr().err) and "13/13" in err  # labelled
 
 
+def test_since_means_the_newest_entry_not_the_files_time(corpus, tmp_path, capsys):
+    """`export --all --since` went by the files' modification time and `publish --since` by
+    the newest entry: a folder of sessions copied from another machine (all files "changed"
+    today) was rendered whole by one and skipped by the other. Both go by the entries."""
+    root, made = corpus  # every file written just now; s0..s9's entries are 2025-06-01..10
+    june_5 = datetime(2025, 6, 5, tzinfo=timezone.utc)
+    recent = set(files_active_since(files_of(root), june_5))
+    assert {made[f"s{i}"] for i in range(4)}.isdisjoint(recent)
+    assert {made[f"s{i}"] for i in range(4, 10)} <= recent
+    assert {made["b1"], made["b2"]} <= recent  # their entries are from 2026
+    assert made["broken"] in recent  # no entry to go by: its file's time, and export warns
+    made["s9"].unlink()
+    assert made["s9"] not in files_active_since([made["s9"], made["s8"]], june_5)
+
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    out = tmp_path / "site"
+    args = ["export", "--all", "--sessions-dir", str(root), "-o", str(out), "-j", "1"]
+    result = CliRunner().invoke(cli, [*args, "--since", "2025-06-05T00:00:00Z"])
+    assert result.exit_code == 0, result.output
+    pages = {p.name.split("_", 1)[-1][:9] for p in (out / "sessions").rglob("*.html")}
+    assert pages == {f"0000000{i}-" for i in range(4, 9)} | {"01a229f4-"}, pages
+
+
 def test_since_and_options_key_helpers(corpus):
     root, made = corpus
     now = datetime(2025, 7, 10, 12, tzinfo=timezone.utc)
@@ -465,8 +490,8 @@ def test_since_and_options_key_helpers(corpus):
     with pytest.raises(ValueError, match="since"):
         parse_since("last tuesday")
     os.utime(made["s0"], (1, datetime(2020, 1, 1, tzinfo=timezone.utc).timestamp()))
-    recent = files_since(files_of(root), datetime(2021, 1, 1, tzinfo=timezone.utc))
-    assert made["s0"] not in recent and len(recent) == 12
+    recent = files_active_since(files_of(root), datetime(2021, 1, 1, tzinfo=timezone.utc))
+    assert made["s0"] in recent and len(recent) == 13  # its entries are newer than its file
     assert make_options_key(RenderOptions()) == make_options_key(RenderOptions(source_name="x"))
     assert make_options_key(RenderOptions()) != make_options_key(RenderOptions(), "policy")
 
