@@ -284,6 +284,22 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
     return renderer.renderToken(tokens, idx, options, env)
 
 
+def _definition(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """A link reference definition (``[1]: https://… "title"``) where it was written:
+    markdown-it drops the line (it only feeds ``[text][1]`` links), so a source list at
+    the end of an answer vanished, URL and title with it."""
+    meta = tokens[idx].meta
+    url = str(meta.get("url", ""))
+    shown = escape(_markdown().normalizeLinkText(url))  # as written: not %-encoded
+    target = (
+        f'<a href="{escape(url)}" rel="noreferrer noopener">{shown}</a>'
+        if _SAFE_LINK.match(url.strip())
+        else shown
+    )
+    title = f" &quot;{escape(meta['title'])}&quot;" if meta.get("title") else ""
+    return f'<p class="md-ref">[{escape(str(meta.get("label", "")))}]: {target}{title}</p>\n'
+
+
 _TOP_HEADING = "heading top level"  # env key: the level of a text's biggest heading
 
 
@@ -348,7 +364,13 @@ def _watch_nesting(md: MarkdownIt) -> None:
 def _markdown() -> MarkdownIt:
     md = MarkdownIt(
         "commonmark",
-        {"html": False, "breaks": True, "linkify": False, "maxNesting": MAX_NESTING},
+        {
+            "html": False,
+            "breaks": True,
+            "linkify": False,
+            "maxNesting": MAX_NESTING,
+            "inline_definitions": True,
+        },
     )
     _watch_nesting(md)
     md.enable(["table", "strikethrough"])
@@ -362,6 +384,7 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("code_block", _fence)
     md.add_render_rule("image", _image)
     md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("definition", _definition)
     md.add_render_rule("heading_open", _heading)
     md.add_render_rule("heading_close", _heading)
     md.add_render_rule("th_open", _cell_open)
