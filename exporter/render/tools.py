@@ -18,7 +18,8 @@ from markupsafe import Markup
 
 from exporter.entries import MessageEntry, as_dict, as_number, as_str
 from exporter.render.folding import Folded, fold, fold_code, fold_command, fold_text
-from exporter.render.markup import language_for_path, safe_image_src
+from exporter.render.markup import highlight, language_for_path, safe_image_src
+from exporter.render.odd_values import odd_values
 
 BASH_TAIL_LINES = 12
 READ_HEAD_LINES = 12
@@ -58,6 +59,9 @@ class ToolView:
     result_time: str | None = None
     invalid_args: list[str] = field(default_factory=list)
     same_output_as: str | None = None  # anchor of the result above with this output in full
+    other_args: Folded | None = None  # a built-in tool's arguments its view does not show
+    details: Folded | None = None  # another tool's structured result (``details``)
+    result_odd: Markup | None = None  # result content not of the type Pi writes, as written
 
 
 def _arg(args: dict[str, Any], name: str, view: ToolView) -> str | None:
@@ -148,10 +152,24 @@ def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
     return "".join(out)
 
 
+#: The arguments each built-in tool's view shows; any other one is listed as written.
+_SHOWN_ARGS = {
+    "bash": {"command", "timeout"},
+    "read": {"path", "file_path", "offset", "limit"},
+    "write": {"path", "file_path", "content"},
+    "edit": {"path", "file_path", "edits", "oldText", "old_string", "newText", "new_string"},
+}
+
+
 def build_tool_view(
-    call: dict[str, Any], result: MessageEntry | None, display_path: Any = None
+    call: dict[str, Any],
+    result: MessageEntry | None,
+    display_path: Any = None,
+    *,
+    result_odd: bool = True,
 ) -> ToolView:
-    """The view of one ``toolCall`` block and its paired result (None = no result found)."""
+    """The view of one ``toolCall`` block and its paired result (None = no result found).
+    ``result_odd=False`` when the result's entry shows its own odd values (on its own)."""
     show = display_path or (lambda p: p)
     name = as_str(call.get("name")) or "(unnamed tool)"
     args = call.get("arguments")
@@ -164,13 +182,29 @@ def build_tool_view(
         view.args_json = _json_fold(args)
         view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
         view.images = _result_images(result)
-        return view
-    builder = _BUILDERS.get(name)
-    if builder is None:
+    elif (builder := _BUILDERS.get(name)) is None:
         _generic(view, args, result)
     else:
         builder(view, args, result, show)
+        other = {k: v for k, v in args.items() if k not in _SHOWN_ARGS.get(name, args)}
+        if other and view.args_json is None:
+            view.other_args = _json_fold(other)
+    if result is not None:
+        _result_extras(view, result, result_odd)
     return view
+
+
+def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None:
+    """What else the result holds: another tool's ``details`` (the built-ins' are read by
+    their views), a tool name other than the call's, content not of Pi's types."""
+    details = result.message.get("details")
+    if view.name not in _BUILDERS and details not in (None, {}, []):
+        view.details = _json_fold(details)
+    named = result.message.get("toolName")
+    if isinstance(named, str) and named and named != view.name:
+        view.notes.append(f"The result names another tool: {named}")
+    if with_odd and (odd := odd_values(result)):
+        view.result_odd = highlight(json_text(odd, 2), "json")
 
 
 def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) -> None:
@@ -377,7 +411,7 @@ def standalone_result_view(
 ) -> ToolView:
     """A result whose call is not in the same block (another branch, or no call found)."""
     if call is not None:
-        return build_tool_view(call, result, show)
+        return build_tool_view(call, result, show, result_odd=False)
     view = ToolView(
         call_id=result.tool_call_id or "", name=result.tool_name or "(unknown tool)", kind="generic"
     )
@@ -387,4 +421,5 @@ def standalone_result_view(
     view.notes.append("no matching tool call was found above this result")
     view.output = fold_text(result.text, GENERIC_HEAD_LINES)
     view.images = _result_images(result)
+    _result_extras(view, result, with_odd=False)
     return view

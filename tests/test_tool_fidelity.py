@@ -1,0 +1,82 @@
+"""A tool call's box shows everything its call and result hold, not only what its view reads."""
+
+from __future__ import annotations
+
+import html as html_module
+import json
+import re
+from typing import Any
+
+from exporter.loader import parse_session_bytes
+from exporter.render import render_session
+
+T0 = "2025-01-01T00:00:0"
+
+
+def _page(calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> str:
+    """One prompt, one answer making ``calls``, then ``results`` (toolResult messages)."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    answer = {"role": "assistant", "content": calls, "provider": "p", "model": "m",
+              "stopReason": "toolUse"}  # fmt: skip
+    lines = [
+        header,
+        {"type": "message", "id": "u", "parentId": None, "timestamp": T0 + "1Z",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "message", "id": "a", "parentId": "u", "timestamp": T0 + "2Z", "message": answer},
+    ]  # fmt: skip
+    parent = "a"
+    for index, result in enumerate(results):
+        entry_id = f"r{index}"
+        message = {"role": "toolResult", "isError": False, **result}
+        lines.append({"type": "message", "id": entry_id, "parentId": parent,
+                      "timestamp": T0 + "3Z", "message": message})  # fmt: skip
+        parent = entry_id
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    return render_session(parse_session_bytes(data))
+
+
+def _box(page: str, call_id_text: str) -> str:
+    """The visible text of the article holding the answer (where the tool boxes are)."""
+    article = page.split('data-entry-id="a"', 1)[1].split("</article>", 1)[0]
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", article))
+    assert call_id_text in text
+    return text
+
+
+def test_a_result_shown_with_its_call_keeps_content_it_cannot_read() -> None:
+    """A result's unknown block or non-text ``text`` was dropped when the result was shown
+    in its call's box (the same result on its own showed it)."""
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+    content = [{"type": "text", "text": "FIRST_PART"}, {"type": "weird", "payload": "ODD_401"},
+               {"type": "text", "text": 123}]  # fmt: skip
+    text = _box(_page([call], [{"toolCallId": "c1", "toolName": "bash", "content": content}]), "ls")
+    assert "FIRST_PART" in text and "ODD_401" in text and '"text": 123' in text
+    assert text.count("ODD_401") == 1
+
+
+def test_another_tools_details_and_a_built_ins_other_arguments_are_shown() -> None:
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "todo", "arguments": {"add": "x"}},
+        {"type": "toolCall", "id": "c2", "name": "read",
+         "arguments": {"path": "a.py", "EXTRA_ARG": "XREAD_100"}},
+        {"type": "toolCall", "id": "c3", "name": "bash",
+         "arguments": {"command": "make", "description": "BASHDESC_101"}},
+    ]  # fmt: skip
+    results = [
+        {"toolCallId": "c1", "toolName": "todo", "content": [{"type": "text", "text": "ok"}],
+         "details": {"items": ["TODO_DETAIL_118"]}},
+        {"toolCallId": "c2", "toolName": "read", "content": [{"type": "text", "text": "x=1"}]},
+        {"toolCallId": "c3", "toolName": "bash", "content": [{"type": "text", "text": "done"}],
+         "details": {"truncation": {"truncated": False}, "BUILTIN_DETAIL": 1}},
+    ]  # fmt: skip
+    text = _box(_page(calls, results), "a.py")
+    assert "Details (the tool's structured result):" in text and "TODO_DETAIL_118" in text
+    assert "Other arguments:" in text and "XREAD_100" in text and "BASHDESC_101" in text
+    assert '"path"' not in text  # the arguments its view shows are not listed again
+    assert "BUILTIN_DETAIL" not in text  # a built-in's details are read by its view
+
+
+def test_a_result_naming_another_tool_says_so() -> None:
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+    result = {"toolCallId": "c1", "toolName": "RESNAME_990", "content": []}
+    assert "The result names another tool: RESNAME_990" in _box(_page([call], [result]), "ls")
