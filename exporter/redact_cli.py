@@ -170,15 +170,17 @@ _FILE_NAME = re.compile(
 
 
 def _path_or_value(value: str) -> str:
-    """``value`` with ``~`` expanded; a folder, or a path to nothing, is an error."""
-    looks_like_path = value.startswith(_PATH_STARTS) or _FILE_NAME.fullmatch(value)
-    if not looks_like_path or _is_file(value):
+    """``value`` with ``~`` expanded; a folder (``--secret keys`` was the literal secret
+    "keys", the files in it unread), or a path to nothing, is an error."""
+    if _is_file(value):
         return value
     expanded = os.path.expanduser(value)
-    if _is_file(expanded):
-        return expanded
     if os.path.isdir(expanded):
         raise CliError(f"--secret: {value} is a folder; give a file of secrets or a value", 1)
+    if not (value.startswith(_PATH_STARTS) or _FILE_NAME.fullmatch(value)):
+        return value
+    if _is_file(expanded):
+        return expanded
     # not echoed: a secret may start with "/" (AWS secret keys do), and stderr ends up in logs
     shown = f"a value of {len(value)} characters"
     raise CliError(

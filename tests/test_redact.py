@@ -805,6 +805,11 @@ def test_a_secret_file_may_be_a_pipe(in_tmp: Path) -> None:
     assert "[REDACTED:literal-secret:1]" in result.stdout
     folder = CliRunner().invoke(cli, ["redact", str(source), "-o", "-", "--secret", str(in_tmp)])
     assert folder.exit_code == 1 and "is a folder" in folder.stderr
+    # named bare, as `--secret keys`: it was the literal secret "keys", its files never read
+    (in_tmp / "keys").mkdir()
+    (in_tmp / "keys" / "api.txt").write_text("hunter2hunter2\n", encoding="utf-8")
+    bare = CliRunner().invoke(cli, ["redact", str(source), "-o", "-", "--secret", "keys"])
+    assert bare.exit_code == 1 and "--secret: keys is a folder" in bare.stderr, bare.output
     # a usage error like click's own for --env-file: the option names nothing usable
     missing = CliRunner().invoke(cli, ["redact", str(source), "--secret", "./no-such.txt"])
     assert missing.exit_code == 1 and "--secret: no such file" in missing.stderr
