@@ -68,10 +68,11 @@ class RedactionPolicy:
         flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for name in ("secrets", "home", "user", "auth_tokens"):
             flags.pop(name)
-        from exporter.detectors import DETECTOR_VERSION
+        payload: dict[str, Any] = dict(flags)
+        if self.redact:  # only redaction runs the detectors (and a plain key skips loading them)
+            from exporter.detectors import DETECTOR_VERSION
 
-        payload: dict[str, Any] = {"detectors": DETECTOR_VERSION, **flags}
-        if self.redact:
+            payload["detectors"] = DETECTOR_VERSION
             key_secrets = dataclasses.replace(self, auth_tokens=()).literal_secrets(environ)
             secrets = tuple(sorted({v for v, _ in key_secrets}))
             payload["secrets"] = _slow_digest(secrets)
