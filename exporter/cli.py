@@ -59,6 +59,17 @@ LAZY_COMMANDS = {
     "publish": ("exporter.publish_cli", "publish_command"),
     "pi-extension": ("exporter.pi_extension_cli", "pi_extension_command"),
 }
+#: One line per command for `pi-session --help` (click cut each docstring mid-sentence, and
+#: listing them imported every command's module).
+SHORT_HELP = {
+    "export": "Render a session to one HTML page, or every session to a site (--all).",
+    "list": "List sessions, newest first.",
+    "stats": "A session's header facts and usage tables.",
+    "redact": "Write a redacted copy of a session that Pi can still open.",
+    "share": "Share a session as a secret GitHub gist (redacted), or delete one.",
+    "publish": "Publish sessions to a private Hugging Face dataset (redacted).",
+    "pi-extension": "The Pi package with /export-html and /share-html: its folder, or install.",
+}
 
 
 class SessionGroup(click.Group):
@@ -77,6 +88,11 @@ class SessionGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SHORT_HELP.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
@@ -287,7 +303,7 @@ def report_diagnostics(session: Session, limit: int = 20) -> None:
 @click.group(cls=SessionGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pi-session")
 def cli() -> None:
-    """Export, inspect and share Pi coding-agent sessions."""
+    """Export, inspect, redact, share and publish Pi coding-agent sessions."""
 
 
 #: Set by a command once all it made is written and closed (see :func:`run`).

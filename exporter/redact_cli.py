@@ -48,6 +48,8 @@ def policy_options(
 ) -> Callable[[F], F]:
     """The shared policy flags; hidden entries are dropped by default whenever redacting is."""
     hidden = redact_default if drop_hidden_default is None else drop_hidden_default
+    # said where redacting is off by default (publish always redacts: it has no --redact)
+    implies = " Implies --redact." if not redact_default else ""
     options = [
         click.option(
             "--redact/--no-redact",
@@ -78,16 +80,16 @@ def policy_options(
             "secret",
             multiple=True,
             metavar="VALUE|FILE",
-            help="A literal secret to remove, or a file of them (one per line). Repeatable; "
-            "implies --redact.",
+            help="A literal secret to remove (4+ characters), or a file of them (one per "
+            "line). Repeatable." + implies,
         ),
         click.option(
             "--env-file",
             "env_file",
             multiple=True,
             type=click.Path(exists=True, dir_okay=False),
-            help="Remove the values of sensitive NAME=value lines of this file. Repeatable; "
-            "implies --redact.",
+            help="Remove the values of sensitive NAME=value lines of this file. Repeatable."
+            + implies,
         ),
         click.option(
             "--no-env-secrets",
@@ -99,7 +101,7 @@ def policy_options(
             "report",
             type=click.Path(dir_okay=False, writable=True),
             callback=not_empty,
-            help="Write the full redaction report (JSONL, no secrets) to FILE; implies --redact.",
+            help="Write the full redaction report (JSONL, no secrets) to FILE." + implies,
         ),
     ]
 

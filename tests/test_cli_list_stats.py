@@ -788,3 +788,24 @@ def test_stats_says_what_the_page_says_about_models_and_roles(pi_fixture: Path) 
     models_line = next(line for line in text.splitlines() if line.startswith("  models"))
     silent = doc["models_never_answered"]
     assert ("also selected, never answered: " + ", ".join(silent) in models_line) == bool(silent)
+
+
+def test_the_top_help_names_every_command_in_one_whole_line() -> None:
+    """Click cut each command's docstring mid-sentence ("Render SESSION (default: the latest
+    session of this..."), and the top line left out redact and publish."""
+    from exporter.cli import LAZY_COMMANDS, SHORT_HELP
+
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    assert set(SHORT_HELP) == set(LAZY_COMMANDS)  # a new command needs its line
+    text = " ".join(result.stdout.split())
+    for name, line in SHORT_HELP.items():
+        assert f"{name} {line}" in text
+    commands = result.stdout.split("Commands:", 1)[1]
+    assert "..." not in commands and "redact, share and publish" in text
+    # and it is still short: listing the commands imports none of their modules
+    code = "import sys; from exporter.cli import run; sys.argv = ['pi-session', '--help']\n"
+    code += "try: run()\nexcept SystemExit: pass\n"
+    code += "print(sorted(m for m in sys.modules if m.endswith('_cli') and m != 'exporter.cli'))"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert shown.stdout.strip().splitlines()[-1] == "[]", shown
