@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -103,6 +104,9 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
                 ),
                 err=True,
             )
+        hint = _cli_hint(folder)
+        if hint:
+            click.echo(terminal_text(f"pi-session: warning: {hint}"), err=True)
         click.echo(
             "In Pi, run /reload (or restart Pi), then /export-html or /share-html.", err=True
         )
@@ -112,6 +116,27 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
         click.echo(
             "Removed from Pi: /export-html and /share-html are gone after /reload.", err=True
         )
+
+
+def _cli_hint(folder: Path) -> str | None:
+    """What to do when the extension will not find this install's CLI: it runs the
+    ``pi-session`` beside an installed package (``<prefix>/lib/…/site-packages``), else
+    ``PI_SESSION_BIN``, else the one on PATH; an editable install (a checkout) has no such
+    layout, and its virtualenv is rarely on the PATH Pi runs with."""
+    if folder.parent.parent.name in ("site-packages", "dist-packages"):
+        return None
+    ours = Path(sys.executable).parent / "pi-session"
+    if not ours.is_file():
+        return None
+    found = shutil.which("pi-session")
+    if found and Path(found).resolve() == ours.resolve():
+        return None
+    instead = f"the one on PATH, {found}" if found else "none: there is none on PATH"
+    return (
+        f"from a checkout (an editable install) the extension runs PI_SESSION_BIN or the "
+        f"`pi-session` on Pi's PATH ({instead}), not this one: set "
+        f"PI_SESSION_BIN={ours} where Pi runs, or put {ours.parent} on PATH"
+    )
 
 
 def _other_copies(packages: str, folder: Path) -> list[str]:

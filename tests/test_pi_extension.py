@@ -192,3 +192,35 @@ def test_install_and_uninstall_with_the_real_pi(
     settings.write_text("{ broken", encoding="utf-8")
     result = run("--install", "--pi", str(pi))
     assert result.exit_code == 2 and "Pi does not list" in result.stderr
+
+
+def test_install_from_a_checkout_says_how_pi_finds_this_cli(
+    fake_pi: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From an editable install the extension found no `pi-session` unless its virtualenv
+    was on Pi's PATH: `/export-html` then said the CLI was missing."""
+    import exporter.pi_extension_cli as module
+
+    venv_bin = fake_pi.parent.parent / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    ours = venv_bin / "pi-session"
+    ours.write_text("#!/bin/sh\n", encoding="utf-8")
+    ours.chmod(0o755)
+    monkeypatch.setattr(module.sys, "executable", str(venv_bin / "python"))
+    checkout = fake_pi.parent.parent / "checkout" / "exporter" / "pi_extension"
+    checkout.mkdir(parents=True)
+    (checkout / "package.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(module, "extension_dir", lambda: checkout)
+    result = run("--install")
+    assert result.exit_code == 0, result.output
+    assert f"set PI_SESSION_BIN={ours} where Pi runs" in result.stderr
+    assert "there is none on PATH" in result.stderr
+    monkeypatch.setenv("PATH", f"{fake_pi.parent}:{venv_bin}")  # now Pi finds it
+    assert "PI_SESSION_BIN" not in run("--install").stderr
+    # an installed package finds the CLI beside it
+    site = fake_pi.parent.parent / "lib" / "site-packages" / "exporter" / "pi_extension"
+    site.mkdir(parents=True)
+    (site / "package.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("PATH", str(fake_pi.parent))
+    monkeypatch.setattr(module, "extension_dir", lambda: site)
+    assert "PI_SESSION_BIN" not in run("--install").stderr
