@@ -35,6 +35,7 @@ from exporter.render.tools import (
     ImageView,
     ToolView,
     build_tool_view,
+    json_fold,
     json_text,
     read_line_range,
     standalone_result_view,
@@ -278,6 +279,7 @@ def _message(
         view.kind = "customMessage"
         view.title = entry.custom_type or "custom"
         _custom_content(view, entry.content, entry.text)
+        _extension_details(entry.message.get("details"), view)
         if not entry.display:
             view.classes.append("hide-default")
             view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
@@ -371,23 +373,64 @@ def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
     return link.format(builder.anchor(entry_id), entry_id, said)
 
 
+MAX_LISTED_FILES = 20  # per list in a note; all of them are in the entry's Details
+_FILE_LISTS = (("readFiles", "read"), ("modifiedFiles", "modified"))
+
+
+def _file_notes(builder: PageBuilder, raw_details: Any, view: EntryView) -> None:
+    """The files a compaction or branch summary read and modified, as notes; the whole
+    ``details`` (every file past the first 20, any other key) folded below when the notes
+    do not show all of it."""
+    details = raw_details if isinstance(raw_details, dict) else {}
+    whole = all(k in dict(_FILE_LISTS) for k in details)
+    for key, label in _FILE_LISTS:
+        files = details.get(key)
+        if not isinstance(files, list):
+            whole = whole and files is None
+            continue
+        if files:
+            # a path as written; anything else as the JSON it was (not Python's repr)
+            shown = ", ".join(
+                builder.show(f if isinstance(f, str) else json_text(f))
+                for f in files[:MAX_LISTED_FILES]
+            )
+            rest = len(files) - MAX_LISTED_FILES
+            view.notes.append(
+                f"{label}: {shown}" + (f" and {rest} more (in Details)" if rest > 0 else "")
+            )
+            whole = whole and rest <= 0
+    if raw_details is not None and not whole:
+        view.details = json_fold(raw_details)
+
+
+def _made_by_extension(entry: CompactionEntry | BranchSummaryEntry, view: EntryView) -> None:
+    if entry.raw.get("fromHook") is True:
+        view.notes.append("made by an extension (fromHook), not by Pi's own summariser")
+
+
 def _compaction(
     builder: PageBuilder, entry: CompactionEntry, view: EntryView, line_set: set[str]
 ) -> None:
     view.title = f"Compacted from {fmt_int(entry.tokens_before)} tokens"
     view.html = markdown(entry.summary)
-    details = entry.details
-    for key, label in (("readFiles", "read"), ("modifiedFiles", "modified")):
-        files = details.get(key)
-        if isinstance(files, list) and files:
-            # a path as written; anything else as the JSON it was (not Python's repr)
-            shown = ", ".join(
-                builder.show(f if isinstance(f, str) else json_text(f)) for f in files[:20]
-            )
-            more = f" and {len(files) - 20} more" if len(files) > 20 else ""
-            view.notes.append(f"{label}: {shown}{more}")
+    _file_notes(builder, entry.raw.get("details"), view)
+    _made_by_extension(entry, view)
     kept = entry.first_kept_entry_id
-    if kept and kept in builder.session.by_id:
+    if not kept:
+        return
+    if kept not in builder.session.by_id:
+        view.notes.append(
+            f"context kept from entry {kept}, which is not in this file: by Pi's rule nothing "
+            "before this compaction stays in context"
+        )
+    elif kept not in builder.session.path_to(entry.id):
+        view.notes.append(
+            Markup(
+                "context kept from {}, which is not before this compaction on its branch: by "
+                "Pi's rule nothing before this compaction stays in context"
+            ).format(_entry_link(builder, kept))
+        )
+    else:
         view.notes.append(Markup("context kept from {}").format(_entry_link(builder, kept)))
 
 
@@ -398,6 +441,8 @@ def _branch_summary(
     view.html = markdown(entry.summary)
     if entry.from_id:
         view.title = Markup("branched away from {}").format(_entry_link(builder, entry.from_id))
+    _file_notes(builder, entry.raw.get("details"), view)
+    _made_by_extension(entry, view)
 
 
 def _custom_message(
@@ -406,9 +451,16 @@ def _custom_message(
     view.kind = "customMessage"
     view.title = entry.custom_type
     _custom_content(view, entry.content, entry.text)
+    _extension_details(entry.raw.get("details"), view)
     if not entry.display:
         view.classes.append("hide-default")
         view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
+
+
+def _extension_details(details: Any, view: EntryView) -> None:
+    """An extension's own data on its message, which Pi's UI may render from."""
+    if details not in (None, {}, []):
+        view.details = json_fold(details)
 
 
 def _json_view(view: EntryView, value: Any) -> None:

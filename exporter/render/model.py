@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
+from exporter.render.folding import Folded
 from exporter.render.tools import ImageView, ToolView
 
 
@@ -41,6 +42,7 @@ class EntryView:
     status: str = ""
     forks_here: int = 0
     odd: Markup | None = None  # fields not of the type Pi writes, as highlighted JSON
+    details: Folded | None = None  # an entry's ``details`` the view does not show in full
 
     @property
     def css(self) -> str:

@@ -91,7 +91,8 @@ def json_text(value: Any, indent: int | None = None) -> str:
             return TOO_DEEP
 
 
-def _json_fold(value: Any) -> Folded:
+def json_fold(value: Any) -> Folded:
+    """A value as highlighted JSON, its first lines in view and the rest folded."""
     return fold_code(json_text(value, 2), "json", GENERIC_HEAD_LINES, head_only=False)
 
 
@@ -179,7 +180,7 @@ def build_tool_view(
         view.result_entry_id = result.id
         view.result_time = result.timestamp
     if not isinstance(args, dict):
-        view.args_json = _json_fold(args)
+        view.args_json = json_fold(args)
         view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
         view.images = _result_images(result)
     elif (builder := _BUILDERS.get(name)) is None:
@@ -188,7 +189,7 @@ def build_tool_view(
         builder(view, args, result, show)
         other = {k: v for k, v in args.items() if k not in _SHOWN_ARGS.get(name, args)}
         if other and view.args_json is None:
-            view.other_args = _json_fold(other)
+            view.other_args = json_fold(other)
     if result is not None:
         _result_extras(view, result, result_odd)
     return view
@@ -199,7 +200,7 @@ def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None
     their views), a tool name other than the call's, content not of Pi's types."""
     details = result.message.get("details")
     if view.name not in _BUILDERS and details not in (None, {}, []):
-        view.details = _json_fold(details)
+        view.details = json_fold(details)
     named = result.message.get("toolName")
     if isinstance(named, str) and named and named != view.name:
         view.notes.append(f"The result names another tool: {named}")
@@ -208,7 +209,7 @@ def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None
 
 
 def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) -> None:
-    view.args_json = _json_fold(args)
+    view.args_json = json_fold(args)
     view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
     view.images = _result_images(result)
 
@@ -286,7 +287,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
                 "the call is incomplete (a replacement without its oldText or newText): "
                 "no diff, its arguments are shown as sent"
             )
-            view.args_json = _json_fold(args)
+            view.args_json = json_fold(args)
         diff = _computed_diff(pairs, path) if pairs else ""
         if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"

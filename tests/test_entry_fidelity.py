@@ -1,0 +1,84 @@
+"""Compactions, branch summaries and extension messages show all they hold."""
+
+from __future__ import annotations
+
+import html as html_module
+import json
+import re
+from typing import Any
+
+from exporter.loader import parse_session_bytes
+from exporter.render import render_session
+from tests.browser_util import render_fixture
+
+
+def _visible(html: str) -> str:
+    return html_module.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def _article(page: str, entry_id: str) -> str:
+    return _visible(page.split(f'data-entry-id="{entry_id}"', 1)[1].split("</article>", 1)[0])
+
+
+def _page(entries: list[dict[str, Any]]) -> str:
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    lines = [header]
+    for index, entry in enumerate(entries):
+        lines.append({"timestamp": f"2025-01-01T00:00:{index + 1:02d}Z", **entry})
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    return render_session(parse_session_bytes(data))
+
+
+def _user(entry_id: str, parent: str | None, text: str) -> dict[str, Any]:
+    return {"type": "message", "id": entry_id, "parentId": parent,
+            "message": {"role": "user", "content": text}}  # fmt: skip
+
+
+def test_pis_own_branch_summaries_and_extension_messages_show_their_details() -> None:
+    """Pi writes the files a branch summary read and modified, and extensions put their data
+    on their messages: neither was anywhere on the page (compactions' files were)."""
+    summaries = render_fixture("pi-branched-1.jsonl")
+    assert "modified: src/tree.ts" in _visible(summaries)
+    lint = render_fixture("pi-branched-2.jsonl")
+    assert '"source": "lint-ext"' in _visible(lint)
+
+
+def test_every_file_of_a_long_compaction_is_on_the_page() -> None:
+    """The notes list 20 files "and 30 more": the other 30 were nowhere."""
+    details = {"readFiles": [f"/r/read_{n}" for n in range(50)],
+               "modifiedFiles": [f"/m/mod_{n}" for n in range(3)], "extra": "EXTRA_73"}  # fmt: skip
+    page = _page(
+        [
+            _user("u1", None, "one"),
+            {"type": "compaction", "id": "c1", "parentId": "u1", "summary": "S",
+             "firstKeptEntryId": "u1", "tokensBefore": 10, "details": details,
+             "fromHook": True},
+        ]
+    )  # fmt: skip
+    text = _article(page, "c1")
+    assert all(f"/r/read_{n}" in text for n in range(50))
+    assert "and 30 more (in Details)" in text and "EXTRA_73" in text
+    assert "modified: /m/mod_0, /m/mod_1, /m/mod_2" in text
+    assert "made by an extension (fromHook)" in text
+    assert "context kept from entry u1" in text
+
+
+def test_a_compaction_keeping_an_entry_it_cannot_keep_says_so() -> None:
+    """A ``firstKeptEntryId`` missing from the file said nothing; one on another branch said
+    "context kept from" it, against the page's own marking (Pi keeps nothing before)."""
+    page = _page(
+        [
+            _user("u1", None, "one"),
+            _user("u2", "u1", "two"),
+            _user("x1", "u1", "OTHER BRANCH"),
+            {"type": "compaction", "id": "c1", "parentId": "u2", "summary": "S",
+             "firstKeptEntryId": "GONE_600", "tokensBefore": 10},
+            _user("u3", "c1", "three"),
+            {"type": "compaction", "id": "c2", "parentId": "u3", "summary": "S2",
+             "firstKeptEntryId": "x1", "tokensBefore": 20},
+            _user("u4", "c2", "four"),
+        ]
+    )  # fmt: skip
+    assert "entry GONE_600, which is not in this file" in _article(page, "c1")
+    other = _article(page, "c2")
+    assert "context kept from entry x1" in other and "not before this compaction" in other
