@@ -22,13 +22,18 @@ def fmt_cost(value: float) -> str:
     """Dollars with the "$" that Pi's page loses. Under a dollar, three decimals (as Pi
     shows them), so a table's rows still add up to its total ($0.102 + $0.034 = $0.136,
     where cents would read $0.10 + $0.03 = $0.14); sub-cent amounts keep four. A negative
-    amount (a damaged or hand-edited usage) reads "-$9.00", not "$-9.00"."""
+    amount (a damaged or hand-edited usage) reads "-$9.00", not "$-9.00"; one too small
+    for four decimals "<$0.0001", not "$0.0000", which reads as free."""
     if value < 0:
         shown = fmt_cost(-value)
+        if shown.startswith("<"):
+            return ">-$0.0001"
         return shown if shown.strip("$0.") == "" else "-" + shown  # no "-$0.0000"
     value = abs(value)  # -0.0 too
     if not abs(value) < 1e12:  # an overflowed sum (1e308) was a 309-digit amount
         return f"${value:.3g}"
+    if value and round(value, 4) == 0:  # "$0.0000" read as free
+        return "<$0.0001"
     if value and abs(round(value, 4)) < 0.01:
         return f"${value:,.4f}"
     if value and abs(round(value, 3)) < 1:  # $0.9996 rounds to a dollar: "$1.00"

@@ -82,3 +82,33 @@ def test_a_compaction_keeping_an_entry_it_cannot_keep_says_so() -> None:
     assert "entry GONE_600, which is not in this file" in _article(page, "c1")
     other = _article(page, "c2")
     assert "context kept from entry x1" in other and "not before this compaction" in other
+
+
+def _answer(entry_id: str, **fields: Any) -> dict[str, Any]:
+    message = {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+               "provider": "openrouter", "model": "openrouter/auto", **fields}  # fmt: skip
+    return {"type": "message", "id": entry_id, "parentId": "u1", "message": message}
+
+
+def test_what_the_provider_said_besides_the_answer_is_shown() -> None:
+    """The model behind a router alias, diagnostics, an unknown stop reason and an error
+    message on a normal stop were nowhere on the page."""
+    diagnostics = [{"type": "ws_fallback", "error": {"message": "socket closed"}},
+                   {"type": "reset", "error": {"code": 7}}]  # fmt: skip
+    page = _page(
+        [
+            _user("u1", None, "go"),
+            _answer("a1", responseModel="vendor/real-model", diagnostics=diagnostics,
+                    stopReason="stop", errorMessage="partial output"),
+            _answer("a2", stopReason="content_filter"),
+            _answer("a3", stopReason="toolUse", responseModel="openrouter/auto"),
+        ]
+    )  # fmt: skip
+    first = _article(page, "a1")
+    assert "openrouter/openrouter/auto (answered by vendor/real-model)" in first
+    assert "Diagnostic: ws_fallback: socket closed" in first
+    assert 'Diagnostic: {"type": "reset", "error": {"code": 7}}' in first
+    assert "Error message: partial output" in first
+    assert "Stopped: content_filter (stopReason)" in _article(page, "a2")
+    third = _article(page, "a3")
+    assert "answered by" not in third and "Stopped" not in third

@@ -785,7 +785,8 @@ def test_header_counts_branch_summaries_and_custom_messages() -> None:
 @pytest.mark.parametrize(
     ("value", "shown"),
     [(0, "$0.00"), (0.102, "$0.102"), (0.0034, "$0.0034"), (0.999, "$0.999"), (11.03, "$11.03"),
-     (1234.5, "$1,234.50"), (0.9996, "$1.00"), (0.00999, "$0.010")],
+     (1234.5, "$1,234.50"), (0.9996, "$1.00"), (0.00999, "$0.010"),
+     (0.00004, "<$0.0001"), (0.00005, "$0.0001")],  # "$0.0000" read as a free turn
 )  # fmt: skip
 def test_costs_under_a_dollar_keep_three_decimals(value: float, shown: str) -> None:
     from exporter.formatting import fmt_cost
@@ -810,7 +811,7 @@ def test_negative_costs_put_the_sign_before_the_dollar() -> None:
     from exporter.formatting import fmt_cost
 
     assert (fmt_cost(-9), fmt_cost(-0.5), fmt_cost(-0.001)) == ("-$9.00", "-$0.500", "-$0.0010")
-    assert fmt_cost(-0.0) == "$0.00" and fmt_cost(-1e-9) == "$0.0000"  # no "-$0.0000"
+    assert fmt_cost(-0.0) == "$0.00" and fmt_cost(-1e-9) == ">-$0.0001"  # no "-$0.0000"
 
 
 @pytest.mark.parametrize(

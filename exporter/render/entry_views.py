@@ -334,6 +334,9 @@ def _assistant(
         view.classes.append("is-tool")
     usage = turn_usage(entry)
     model = entry.model_key or "unknown model"
+    answered_by = as_str(entry.message.get("responseModel"))
+    if answered_by and answered_by != entry.model:  # a router alias names another model
+        model = f"{model} (answered by {answered_by})"
     if usage.turns_without_usage:
         view.meta = f"{model} · no usage recorded"
     else:
@@ -356,6 +359,31 @@ def _assistant(
     elif reason == "length":
         view.status = "length"
         view.notes.append("Stopped: output token limit reached (stopReason: length)")
+    elif reason not in (None, "stop", "toolUse"):
+        view.notes.append(f"Stopped: {reason} (stopReason)")
+    if reason not in ("error", "aborted") and (said := (entry.error_message or "").strip()):
+        view.notes.append(f"Error message: {said}")
+    _diagnostics(entry.message.get("diagnostics"), view)
+
+
+def _diagnostics(diagnostics: Any, view: EntryView) -> None:
+    """What the provider reported besides the answer (a fallback, a reset): one note each."""
+    if diagnostics in (None, []):
+        return
+    for item in diagnostics if isinstance(diagnostics, list) else [diagnostics]:
+        error = item.get("error") if isinstance(item, dict) else None
+        said = as_str(error.get("message")) if isinstance(error, dict) else as_str(error)
+        plain = (
+            isinstance(item, dict)
+            and isinstance(item.get("type"), str)
+            and set(item) <= {"type", "error"}
+            and (error is None or said is not None)
+            and (not isinstance(error, dict) or set(error) == {"message"})
+        )
+        if plain:
+            view.notes.append(f"Diagnostic: {item['type']}" + (f": {said}" if said else ""))
+        else:  # anything more, as written
+            view.notes.append(f"Diagnostic: {json_text(item)}")
 
 
 _INTERRUPT_MESSAGES = frozenset(
