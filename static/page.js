@@ -369,7 +369,8 @@
       }
       var entry = lastRow ? findTarget(hashOf($("a", lastRow))) : null;
       var box = entry ? entry.getBoundingClientRect() : null;
-      var target = box && box.bottom > 0 && box.top < innerHeight ? entry : $("#content");
+      // the entry being read, else the page's title (main itself showed no focus ring)
+      var target = box && box.bottom > 0 && box.top < innerHeight ? entry : $("#content h1") || $("#content");
       if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
       target.focus({ preventScroll: true });
       return;
@@ -607,6 +608,8 @@
       var zoomed = $all(".zoom-toggle:checked");
       zoomed.forEach(function (z) { z.checked = false; });
       if (zoomed.length) return;
+      // the first Esc clears the search and stays there; Esc in an empty field leaves it
+      if (ev.target === search && search.value) { search.value = ""; runSearch(); return; }
       if (search.value) { search.value = ""; runSearch(); }
       if (typing) ev.target.blur();
       return;

@@ -355,6 +355,9 @@ def test_search_filters_the_outline(view: Viewer, published: dict[str, str]) -> 
     assert page.input_value("#tree-search") == ""
     assert page.locator("#tree li.search-miss").count() == 0
     assert "match" not in shown_text(page, "#tree-status")
+    # the field keeps focus (a screen reader was left on the document); Esc again leaves it
+    assert page.evaluate("document.activeElement.id") == "tree-search"
+    page.keyboard.press("Escape")
     assert page.evaluate("document.activeElement.id") != "tree-search"
     clean(view)
 
@@ -1913,6 +1916,9 @@ def test_the_outline_is_one_tab_stop_with_arrow_keys_inside(
     assert in_tree
     page.keyboard.press("Tab")  # out of the outline at once
     assert not page.evaluate(active)[0]
+    # to the page's title, with a ring (it was <main>, whose ring was off: Tab did "nothing")
+    assert page.evaluate("document.activeElement.tagName") == "H1"
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
     page.locator("#tree li > a").nth(5).focus()
     page.keyboard.press("Shift+Tab")  # back to the controls above it
     assert page.evaluate("document.activeElement.textContent") == "Default"
@@ -1941,6 +1947,60 @@ def test_the_outline_is_one_tab_stop_with_arrow_keys_inside(
     page.keyboard.press("Tab")  # and Tab goes on to that entry, on screen
     assert page.evaluate("document.activeElement.id") == target
     assert first_text
+    clean(view)
+
+
+def _contrast(page: Any, js_pair: str) -> float:
+    """WCAG contrast of two CSS colours the page computes (``js_pair`` evaluates to both)."""
+    return page.evaluate(
+        """([a, b]) => {
+             const lum = c => {
+               const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(v => {
+                 v = v / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+               return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+             const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+             return (x + 0.05) / (y + 0.05);
+           }""",
+        page.evaluate(js_pair),
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_search_field_can_be_seen_and_its_placeholder_read(
+    view: Viewer, published: dict[str, str], scheme: str
+) -> None:
+    """The field's edge was 1.3:1 against the sidebar and its placeholder, the only label in
+    view, Chromium's grey at 3.9-4.3:1 (review 2026-12-01)."""
+    page = view.open(published[BRANCHED], color_scheme=scheme)
+    field = "getComputedStyle(document.querySelector('#tree-search'))"
+    side = "getComputedStyle(document.querySelector('.side-top')).backgroundColor"
+    edge = _contrast(page, f"[{field}.borderTopColor, {side}]")
+    hint = _contrast(
+        page,
+        "[getComputedStyle(document.querySelector('#tree-search'), '::placeholder').color, "
+        f"{field}.backgroundColor]",
+    )
+    assert edge >= 3 and hint >= 4.5, (edge, hint)
+    clean(view)
+
+
+def test_forced_colours_still_show_the_active_filter_and_the_chart_key(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """In Windows High Contrast the checked filter looked like the others (its only mark was
+    its background), and both chart keys turned the same colour."""
+    page = view.open(published[BRANCHED], forced_colors="active")
+    page.click('label[for="flt-notools"]')
+    look = "l => [getComputedStyle(l).backgroundColor, getComputedStyle(l).color]"
+    checked = page.locator('label[for="flt-notools"]').evaluate(look)
+    other = page.locator('label[for="flt-all"]').evaluate(look)
+    assert checked != other, (checked, other)
+    keys = [
+        page.locator(f".key.{name}").evaluate("k => getComputedStyle(k).color")
+        for name in ("ctx", "cost")
+    ]
+    assert keys[0] != keys[1], keys
+    assert page.locator(".key.ctx").inner_text() != page.locator(".key.cost").inner_text()
     clean(view)
 
 
