@@ -112,3 +112,35 @@ def test_what_the_provider_said_besides_the_answer_is_shown() -> None:
     assert "Stopped: content_filter (stopReason)" in _article(page, "a2")
     third = _article(page, "a3")
     assert "answered by" not in third and "Stopped" not in third
+
+
+PNG_8PX = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/"
+    "P8Fu7N9hAAAAAElFTkSuQmCC"
+)
+
+
+def test_files_attached_to_a_v1_prompt_are_shown() -> None:
+    """v1 prompts carry ``attachments`` (the model saw them); the page showed none of them,
+    and said nothing."""
+    attachments = [
+        {"id": "a1", "type": "image", "fileName": "shot.png", "mimeType": "image/png",
+         "size": 77, "content": PNG_8PX},
+        {"id": "a2", "type": "document", "fileName": "notes.txt", "mimeType": "text/plain",
+         "size": 1234, "content": "eA==", "extractedText": "line one\n<b>two</b>"},
+    ]  # fmt: skip
+    lines = [
+        {"type": "session", "id": "v1", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/w"},
+        {"type": "message", "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "see these", "attachments": attachments}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    session = parse_session_bytes(data)
+    assert session.version == 1
+    page = render_session(session)
+    prompt = page.split("k-user", 1)[1].split("</article>", 1)[0]
+    text = _visible(prompt)
+    assert "Attached image: shot.png (image/png, 77 bytes)" in text
+    assert "Attached document: notes.txt (text/plain, 1,234 bytes)" in text
+    assert f'src="data:image/png;base64,{PNG_8PX}"' in prompt
+    assert "line one\n<b>two</b>" in text and "<b>two" not in prompt  # as text, escaped

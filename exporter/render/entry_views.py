@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -205,6 +206,29 @@ def _images_of(blocks: list[dict[str, Any]]) -> list[Part]:
     return parts
 
 
+def _attachments(raw: Any, view: EntryView) -> bool:
+    """Files attached to a v1 prompt (Pi stopped reading them; the model saw them): a note
+    each, an image shown, a document's extracted text folded. True when there were any."""
+    if not isinstance(raw, list) or not raw:
+        return False
+    for item in raw:
+        if not isinstance(item, dict):
+            view.notes.append(f"Attachment: {json_text(item)}")
+            continue
+        name = as_str(item.get("fileName")) or "(no name)"
+        kind = as_str(item.get("type")) or "file"
+        mime = as_str(item.get("mimeType")) or "?"
+        size = item.get("size")
+        sized = f", {fmt_int(size)} bytes" if type(size) in (int, float) else ""
+        view.notes.append(f"Attached {kind}: {name} ({mime}{sized})")
+        if kind == "image":
+            image = ImageView(safe_image_src(mime, item.get("content")), mime)
+            view.parts.append(Part("image", image=image))
+        if text := as_str(item.get("extractedText")):
+            view.parts.append(Part("attachment", html=Markup(escape(text)), name=name))
+    return True
+
+
 def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) -> None:
     """An extension's message in the order it wrote it: "the page now looks like this:"
     before its screenshot, not after it (a user's images lead, as in Pi's UI)."""
@@ -240,7 +264,8 @@ def _message(
             name, body = skill
             view.parts.insert(0, Part("skill", html=markdown(body), name=name))
         view.html = _prompt_html(text)
-        if not view.parts and not text.strip():
+        attached = _attachments(entry.message.get("attachments"), view)
+        if not view.parts and not text.strip() and not attached:
             view.notes.append("(empty message)")
     elif role == "assistant":
         _assistant(builder, entry, view, line_set)
