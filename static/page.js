@@ -635,12 +635,14 @@
     printOpened = [];
   });
 
-  // Download JSONL: the page carries the session gzip-compressed; rebuild the file locally.
+  // Download JSONL: the page carries the session gzip-compressed in the footer's link (which
+  // downloads the .gz without a script); rebuild the plain file locally.
   var dl = $("#download-jsonl"), data = $("#session-jsonl");
   if (dl && data && window.DecompressionStream) {
     show(dl);
     dl.addEventListener("click", function () {
-      var b64 = JSON.parse(data.textContent), bin = atob(b64), bytes = new Uint8Array(bin.length);
+      var href = data.getAttribute("href"), b64 = href.slice(href.indexOf(",") + 1);
+      var bin = atob(b64), bytes = new Uint8Array(bin.length);
       for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
       new Response(stream).blob().then(function (blob) {

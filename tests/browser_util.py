@@ -13,10 +13,13 @@ checks here raise AssertionError with their own messages.)
 
 from __future__ import annotations
 
+import base64
 import functools
+import gzip
 import http.server
 import json
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +52,15 @@ CHROMIUM_ARGS = [
 def shared_dir() -> Path:
     """``../shared`` next to the repository, or ``$PI_SHARED_DIR``."""
     return Path(os.environ.get("PI_SHARED_DIR") or REPO.parent / "shared")
+
+
+EMBEDDED = re.compile(r'id="session-jsonl" href="data:application/gzip;base64,([A-Za-z0-9+/=]*)"')
+
+
+def embedded_jsonl(html: str | bytes) -> list[bytes]:
+    """The session files a page (or several) carries in its footer's download link."""
+    text = html.decode("utf-8") if isinstance(html, bytes) else html
+    return [gzip.decompress(base64.b64decode(blob)) for blob in EMBEDDED.findall(text)]
 
 
 def fixture_paths() -> list[Path]:

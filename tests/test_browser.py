@@ -27,6 +27,7 @@ from tests.browser_util import (
     PageServer,
     Viewer,
     branch_depth,
+    fixture_path,
     load_fixture,
     parse_fixture,
     render_fixture,
@@ -997,6 +998,28 @@ def test_jsonl_download_round_trip(
     assert [e.raw for e in copy.entries] == [e.raw for e in original.entries]
     if name == BRANCHED:
         assert download.suggested_filename == f"{original.id}.jsonl"
+    clean(view)
+
+
+def test_the_session_file_downloads_without_a_script(
+    view: Viewer, published: dict[str, str], tmp_path: Path
+) -> None:
+    """The Download button needs a script: without one the session file (and every field
+    the page does not show) was out of reach. The footer's link downloads it gzipped."""
+    import gzip
+
+    page = view.open(published[BRANCHED], js=False)
+    assert not page.is_visible("#download-jsonl")
+    link = page.locator("#session-jsonl")
+    assert link.is_visible() and "JSONL, gzip" in link.inner_text()
+    with page.expect_download() as info:
+        link.click()
+    download = info.value
+    original = load_fixture(BRANCHED)
+    assert download.suggested_filename == f"{original.id}.jsonl.gz"
+    target = tmp_path / "downloaded.jsonl.gz"
+    download.save_as(target)
+    assert gzip.decompress(target.read_bytes()) == fixture_path(BRANCHED).read_bytes()
     clean(view)
 
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import errno
-import gzip
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +17,14 @@ from exporter.cli import cli
 from exporter.fsutil import atomic_open, atomic_write_bytes
 from exporter.loader import load_session
 from exporter.render.view import anchor_for
-from tests.browser_util import CORPUS, V1_FIXTURES, fixture_path, parse_html, unicode_session
+from tests.browser_util import (
+    CORPUS,
+    V1_FIXTURES,
+    embedded_jsonl,
+    fixture_path,
+    parse_html,
+    unicode_session,
+)
 from tests.xss_corpus import build_corpus
 
 SAMPLER = "every-entry-type.jsonl"
@@ -758,8 +762,7 @@ def test_a_session_can_be_piped_in(in_tmp: Path) -> None:
                             cwd=in_tmp, env=env, timeout=120, check=False)  # fmt: skip
     assert export.returncode == 0, export.stderr
     page = (in_tmp / "pi-session-stdin.html").read_text(encoding="utf-8")
-    (blob,) = re.findall(r'id="session-jsonl"[^>]*>("[A-Za-z0-9+/=]*")</script>', page)
-    assert gzip.decompress(base64.b64decode(json.loads(blob))) == data
+    assert embedded_jsonl(page) == [data]
     fifo = in_tmp / "pipe.jsonl"
     os.mkfifo(fifo)
     writer = subprocess.Popen(

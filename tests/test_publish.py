@@ -8,8 +8,6 @@ proxy for anything that is not loopback.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import json
 import os
@@ -36,6 +34,7 @@ from exporter.publish import hub_commits
 from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
+from tests.browser_util import embedded_jsonl
 from tests.conftest import REPO, GeneratedSessions, time_limit
 from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
 from tests.fakes.hub import git_oid as fake_oid
@@ -765,11 +764,8 @@ def test_html_site_is_uploaded_redacted(fake_hub: FakeHub, small: Corpus) -> Non
     assert not any(Path(p).name.startswith(".") for p in pages)  # the site's own manifest stays
     assert "`html/`" in files["README.md"].decode()
     received = fake_hub.received_bytes()
-    embedded = [  # each page carries the (redacted) session as gzip+base64 JSONL
-        gzip.decompress(base64.b64decode(blob))
-        for page in pages
-        for blob in re.findall(rb'id="session-jsonl"[^>]*>"([A-Za-z0-9+/=]+)"', files[page])
-    ]
+    # each page carries the (redacted) session as gzip+base64 JSONL
+    embedded = [blob for page in pages for blob in embedded_jsonl(files[page])]
     assert len(embedded) == 8
     for secret in small.secrets:
         assert secret.encode() not in received

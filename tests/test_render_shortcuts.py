@@ -3,11 +3,8 @@ file is the file itself, caches tolerate anything, and a plain export skips the 
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +21,7 @@ from exporter.redact import RedactionPolicy, apply_policy
 from exporter.render import render_session
 from exporter.render.template_cache import QuietBytecodeCache, template_cache
 from exporter.usage import turn_usage
+from tests.browser_util import embedded_jsonl
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00Z",
@@ -37,8 +35,8 @@ def user(text: str) -> dict[str, object]:
 
 
 def embedded_bytes(html: str) -> bytes:
-    (blob,) = re.findall(r'id="session-jsonl"[^>]*>("[A-Za-z0-9+/=]*")</script>', html)
-    return gzip.decompress(base64.b64decode(json.loads(blob)))
+    (blob,) = embedded_jsonl(html)
+    return blob
 
 
 def copy_fixture(tmp_path: Path, name: str) -> Path:

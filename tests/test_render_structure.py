@@ -9,7 +9,6 @@ forbids the network, a working embedded JSONL, ``--leaf``, ``--no-embed``, deter
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import html as html_module
 import json
@@ -38,6 +37,7 @@ from tests.browser_util import (
     Element,
     Page,
     branch_depth,
+    embedded_jsonl,
     fixture_path,
     load_fixture,
     load_fresh,
@@ -346,9 +346,8 @@ def test_page_cannot_reach_the_network(name: str) -> None:
         assert directive not in policy, f"{directive} must fall back to default-src 'none'"
     scripts = page.all(lambda e: e.tag == "script")
     code = [s for s in scripts if s.get("type") is None]
-    data = [s for s in scripts if s.get("type") == "application/json"]
     # the stored theme in <head> (before the first paint), the page's script at the end
-    assert len(code) == 2 and len(data) == 1 and len(scripts) == 3
+    assert len(code) == 2 and len(scripts) == 2
     assert "localStorage.getItem" in code[0].raw_text and len(code[0].raw_text) < 400
     assert all(s.get("src") is None for s in scripts)
 
@@ -377,7 +376,10 @@ def test_page_cannot_reach_the_network(name: str) -> None:
             if value is not None:
                 assert attr == "src" and value.startswith("data:image/"), (element.tag, attr)
         href = element.get("href") or element.get("xlink:href")
-        if href is not None:
+        if href is not None and element.get("id") == "session-jsonl":  # a download, no visit
+            assert element.tag == "a" and (element.get("download") or "").endswith(".jsonl.gz")
+            assert re.fullmatch(r"data:application/gzip;base64,[A-Za-z0-9+/=]+", href)
+        elif href is not None:
             assert re.match(r"(#|https?:|mailto:)", href, re.I), href
         assert "url(" not in (element.get("style") or "")
         assert not [k for k in element.attrs if k.startswith("on")], element.tag
@@ -391,10 +393,10 @@ def test_embedded_jsonl_loads_to_the_same_tree(name: str) -> None:
     session = load_fixture(name)
     page = parse_fixture(name)
     (block,) = page.all(lambda e: e.get("id") == "session-jsonl")
-    raw = block.raw_text
-    assert "<" not in raw and "&" not in raw
+    assert block.tag == "a" and block.get("download") == f"{session.id}.jsonl.gz"
     assert block.get("data-file") == f"{session.id}.jsonl"
-    text = gzip.decompress(base64.b64decode(json.loads(raw))).decode("utf-8")
+    (blob,) = embedded_jsonl(render_fixture(name))
+    text = blob.decode("utf-8")
     # the file as read (the XSS corpus is built in memory: the bytes it was parsed from)
     source = session.source_data or fixture_path(name).read_bytes()
     assert text.encode("utf-8") == source
@@ -1208,8 +1210,8 @@ def test_hidden_controls_are_shown_and_colour_codes_dropped() -> None:
     assert "<title>open invoice_\u27e8U+202E\u27e9gnp.exe" in html
     assert "PASS tests\u2400done\u2407" in html and "[1;32m" not in html
     assert "\u27e8U+2066\u27e9x\u27e8U+2069\u27e9 \u27e8U+0085\u27e9" in html
-    (blob,) = re.findall(r'id="session-jsonl"[^>]*>"([A-Za-z0-9+/=]*)"</script>', html)
-    embedded = gzip.decompress(base64.b64decode(blob)).decode("utf-8")
+    (blob,) = embedded_jsonl(html)
+    embedded = blob.decode("utf-8")
     assert [json.loads(line) for line in embedded.split("\n") if line] == lines  # untouched
 
 
