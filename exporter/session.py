@@ -24,7 +24,13 @@ from exporter.entries import (
     SessionInfoEntry,
     as_str,
 )
-from exporter.session_parts import Branch, Diagnostic, ToolCallRef, parse_time
+from exporter.session_parts import (
+    Branch,
+    Diagnostic,
+    ToolCallRef,
+    ids_on_damaged_lines,
+    parse_time,
+)
 
 __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", "parse_time"]
 
@@ -61,6 +67,8 @@ class Session:
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)
     _latest_with_id: dict[str, str] = field(default_factory=dict)  # file id -> latest entry
+    #: a missing parent whose id a damaged line still shows -> that line's number
+    parents_on_damaged_lines: dict[str, int] = field(default_factory=dict)
 
     # construction ------------------------------------------------------------
     @classmethod
@@ -120,17 +128,24 @@ class Session:
         self._latest_with_id = latest
 
         parent: dict[str, str | None] = {}
+        damaged_ids: dict[str, int] | None = None  # read only if an entry lacks its parent
         for entry in self.entries:
             pid = entry.parent_id
             if pid is None or pid == entry.id or id(entry) in self_parent:
                 parent[entry.id] = None
             elif pid not in by_id:
                 parent[entry.id] = None
+                if damaged_ids is None:
+                    damaged_ids = ids_on_damaged_lines(self.damaged)
+                where = "does not exist"
+                if pid in damaged_ids:
+                    self.parents_on_damaged_lines[pid] = damaged_ids[pid]
+                    where = f"is on damaged line {damaged_ids[pid]}"
                 diagnostics.append(
                     Diagnostic(
                         entry.line,
                         "orphan",
-                        f"parent {pid!r} of entry {entry.id!r} does not exist; shown as a root",
+                        f"parent {pid!r} of entry {entry.id!r} {where}; shown as a root",
                     )
                 )
             else:

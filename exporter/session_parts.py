@@ -1,14 +1,19 @@
 """The small values a ``Session`` hands out: diagnostics, branches, tool-call references,
-and timestamps read one way everywhere (ISO with ``Z``, or epoch milliseconds).
+timestamps read one way everywhere (ISO with ``Z``, or epoch milliseconds), and the ids
+damaged lines still show.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import MAXYEAR, MINYEAR, datetime, timezone
 from typing import Any
 
-__all__ = ["Branch", "Diagnostic", "ToolCallRef", "parse_time"]
+from exporter.entries import DamagedLine
+
+__all__ = ["Branch", "Diagnostic", "ToolCallRef", "ids_on_damaged_lines", "parse_time"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +82,16 @@ def parse_time(value: Any) -> datetime | None:
         except (OverflowError, OSError, ValueError):
             return None
     return None
+
+
+_ID_FIELD = re.compile(r'"id"\s*:\s*"([^"\\\n]{1,200})"')
+
+
+def ids_on_damaged_lines(damaged: Iterable[DamagedLine]) -> dict[str, int]:
+    """Entry ids that damaged lines still show (``"id": "a2"`` in a truncated line) -> the
+    first such line: an entry whose parent is missing was cut off from it there."""
+    found: dict[str, int] = {}
+    for line in damaged:
+        for match in _ID_FIELD.finditer(line.text):
+            found.setdefault(match.group(1), line.line)
+    return found

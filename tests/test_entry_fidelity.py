@@ -144,3 +144,26 @@ def test_files_attached_to_a_v1_prompt_are_shown() -> None:
     assert "Attached document: notes.txt (text/plain, 1,234 bytes)" in text
     assert f'src="data:image/png;base64,{PNG_8PX}"' in prompt
     assert "line one\n<b>two</b>" in text and "<b>two" not in prompt  # as text, escaped
+
+
+def test_an_entry_whose_parent_is_on_a_damaged_line_says_which(tmp_path: Any) -> None:
+    """ "parent 'a2' does not exist" although line 3 still shows its id; and the header's
+    list of problems led nowhere near the damaged text (shown only by the All filter)."""
+    from exporter.loader import load_session
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    first = _user("a1", None, "the real first prompt")
+    child = _user("a3", "a2", "CHILD_OF_DAMAGED")
+    cut = json.dumps(_user("a2", "a1", "DAMAGED_PARENT"))[:-4]  # a line cut short
+    text = "\n".join([json.dumps(header), json.dumps(first), cut, json.dumps(child)]) + "\n"
+    source = tmp_path / "s.jsonl"
+    source.write_text(text, encoding="utf-8")
+    session = load_session(source)
+    said = [str(d) for d in session.diagnostics if d.kind == "orphan"]
+    assert said == [
+        "line 4: parent 'a2' of entry 'a3' is on damaged line 3; shown as a root [orphan]"
+    ]
+    page = render_session(session)
+    problems = page.split('<details class="diagnostics">', 1)[1].split("</details>", 1)[0]
+    assert '<a href="#line-3">line 3</a>' in problems
+    assert 'id="line-3"' in page and "DAMAGED_PAREN" in page  # the cut text, kept

@@ -42,6 +42,7 @@ from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
 from exporter.render.view import (
     FILTERS,
+    MAX_DAMAGED_SHOWN,
     PageBuilder,
     damaged_views,
     filters_showing,
@@ -190,7 +191,7 @@ def _minify_css(css: str) -> str:
 #: and a link to an entry the filter hides shows it, with the turn and branch blocks that
 #: hold it (the script switches to All instead).
 NOSCRIPT_CSS = (
-    ".entry{content-visibility:visible}.layout :is([data-entry-id],.branch,.branch-group)"
+    ".entry{content-visibility:visible}.layout :is([data-entry-id],.branch,.branch-group,#damaged)"
     ":is(:target,:has(:target)){display:block!important}"
 )
 
@@ -439,6 +440,7 @@ def _render_page(
         "rows_shown": rows_shown(outline),
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),
+        "damaged_lines": {d.line for d in session.damaged[:MAX_DAMAGED_SHOWN]},
         "embed": embedded.result() if embedded is not None else None,
         "download_name": f"{session.id or 'session'}.jsonl",
         "source_name": source,

@@ -337,6 +337,8 @@ class PageBuilder:
         named = session.by_id[first_id].raw.get("parentId")
         if isinstance(named, str) and named in session.by_id:
             return "its parentId loop was cut here"
+        if isinstance(named, str) and named in session.parents_on_damaged_lines:
+            return f"its parent is on damaged line {session.parents_on_damaged_lines[named]:,}"
         return "its parent is not in this file" if named else "a second root in this file"
 
     def branch_title(self, line: list[str]) -> str:
