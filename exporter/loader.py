@@ -275,6 +275,7 @@ def parse_session_bytes(
     with _gc_paused():
         parsed = list(iter_parsed_lines(with_newlines, diagnostics, damaged))
         session = build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
+    _keep_as_written(damaged, with_newlines)
     session.source_data = data
     return session
 
@@ -296,8 +297,27 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
             stat = os.fstat(handle.fileno())
             parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
         session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+    if any(d.kind in _PARSED_BUT_DAMAGED for d in damaged):  # rare: read those lines again
+        with open(file_path, "rb") as handle:
+            _keep_as_written(damaged, _lines(handle))
     session.source_stamp = (stat.st_size, stat.st_mtime_ns)
     return session
+
+
+#: Damaged lines that parsed as JSON: their text was the value written out again ("1e5"
+#: became "100000.0", spacing and escapes changed), not the line "as it is in the file".
+_PARSED_BUT_DAMAGED = frozenset({"not-an-object", "extra-header", "not-an-entry"})
+
+
+def _keep_as_written(damaged: list[DamagedLine], lines: Iterable[bytes]) -> None:
+    """Give the damaged lines that parsed their text as the file has it."""
+    wanted = {d.line: d for d in damaged if d.kind in _PARSED_BUT_DAMAGED}
+    last = max(wanted, default=0)
+    for number, raw in enumerate(lines, start=1):
+        if number > last:
+            return
+        if number in wanted:
+            wanted[number].text = raw.decode("utf-8", errors="replace").removesuffix("\n")
 
 
 #: The most a pipe may bring: `cat /dev/zero | pi-session stats -` must end, and a session

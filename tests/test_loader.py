@@ -696,3 +696,19 @@ def test_json_beyond_what_python_reads_is_not_called_invalid(build, dump) -> Non
     (line,) = session.damaged
     assert line.message.startswith("unreadable JSON: an integer of more than 100,000 digits")
     assert "sys." not in line.message
+
+
+def test_damaged_lines_that_parse_are_kept_as_written(tmp_path: Path) -> None:
+    """A line that is JSON but no entry was shown written out again ("1e5" as "100000.0",
+    spacing and escapes changed) under "kept as they are in the file"."""
+    header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z"}'
+    array = '["\\u00e9\\u0041", 1.0, 1e5, {"b":1,  "a":2}]'
+    odd = '{"id":"x","val":1E2,"s":"\\ud83d\\ude00"}'
+    second = '{"type":"session",  "id":"again"}'
+    text = "\n".join([header, array, odd, second, "not json at all"]) + "\n"
+    source = tmp_path / "s.jsonl"
+    source.write_text(text, encoding="utf-8")
+    for session in (load_session(source), parse_session_bytes(text.encode("utf-8"))):
+        assert sorted((d.line, d.text) for d in session.damaged) == [
+            (2, array), (3, odd), (4, second), (5, "not json at all")
+        ]  # fmt: skip
