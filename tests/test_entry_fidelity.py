@@ -167,3 +167,22 @@ def test_an_entry_whose_parent_is_on_a_damaged_line_says_which(tmp_path: Any) ->
     problems = page.split('<details class="diagnostics">', 1)[1].split("</details>", 1)[0]
     assert '<a href="#line-3">line 3</a>' in problems
     assert 'id="line-3"' in page and "DAMAGED_PAREN" in page  # the cut text, kept
+
+
+def test_an_entry_without_its_own_time_shows_its_messages() -> None:
+    """An entry with no ISO ``timestamp`` (none, or a number) showed only "#", though its
+    message carries its own time (epoch milliseconds)."""
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "id": "t2", "parentId": None,
+         "message": {"role": "user", "content": "no entry time", "timestamp": 1748779200123}},
+        {"type": "message", "id": "t4", "parentId": "t2", "timestamp": 1748786400000,
+         "message": {"role": "user", "content": "a number", "timestamp": 0}},
+        {"type": "message", "id": "t5", "parentId": "t4",
+         "message": {"role": "user", "content": "none at all", "timestamp": 0}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    page = render_session(parse_session_bytes(data))
+    assert "2025-06-01 12:00:00 UTC" in _article(page, "t2")
+    assert "2025-06-01 14:00:00 UTC" in _article(page, "t4")
+    assert "UTC" not in _article(page, "t5")  # nothing to show: no 1970 from a 0

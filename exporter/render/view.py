@@ -368,7 +368,7 @@ class PageBuilder:
             anchor=self.anchor(entry.id),
             kind=entry.type,
             type=entry.type,
-            time=entry.timestamp,
+            time=shown_time(entry),
             label=label,
             forks_here=item.forks_here,
         )
@@ -548,6 +548,23 @@ def _mark_branch_starts(rows: list[OutlineRow]) -> None:
 #: Damaged lines shown one by one; the rest share one block (a file of 500,000 garbage lines
 #: made a 190 MB page when each had its own header).
 MAX_DAMAGED_SHOWN = 200
+
+
+def shown_time(entry: Entry) -> str | None:
+    """The entry's time as written; without one (or as a number), its message's own time
+    (epoch milliseconds), which Pi also writes: such an entry showed no time at all."""
+    if entry.timestamp is not None:
+        return entry.timestamp
+    for value in (entry.raw.get("timestamp"), _message_time(entry)):
+        moment = parse_time(value) if type(value) in (int, float) and value > 0 else None
+        if moment is not None:
+            return moment.isoformat(timespec="milliseconds")
+    return None
+
+
+def _message_time(entry: Entry) -> Any:
+    message = entry.raw.get("message")
+    return message.get("timestamp") if isinstance(message, dict) else None
 
 
 def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
