@@ -186,3 +186,19 @@ def test_an_entry_without_its_own_time_shows_its_messages() -> None:
     assert "2025-06-01 12:00:00 UTC" in _article(page, "t2")
     assert "2025-06-01 14:00:00 UTC" in _article(page, "t4")
     assert "UTC" not in _article(page, "t5")  # nothing to show: no 1970 from a 0
+
+
+def test_a_v1_headers_first_model_and_other_fields_are_shown() -> None:
+    """A v1 header's provider, modelId and thinkingLevel (the settings the session started
+    with) and any field a newer Pi adds were nowhere on the page."""
+    from tests.browser_util import render_fixture as fixture_page
+
+    facts = _visible(fixture_page("pi-v1-before-compaction.jsonl").split("</dl>", 1)[0])
+    assert "provider: anthropic · modelId: claude-opus-4-5 · thinkingLevel: off" in facts
+    assert "branchedFrom" not in facts  # shown as "Forked from"
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+              "cwd": "/w", "futureField": {"x": 1}}  # fmt: skip
+    data = (json.dumps(header) + "\n" + json.dumps(_user("u", None, "hi"))).encode("utf-8")
+    page = render_session(parse_session_bytes(data))
+    assert 'futureField: {"x": 1}' in _visible(page.split("</dl>", 1)[0])
+    assert "Header" not in _visible(render_fixture("pi-branched-1.jsonl").split("</dl>", 1)[0])

@@ -40,6 +40,7 @@ from exporter.render.entry_views import prompt_preview
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache
+from exporter.render.tools import json_text
 from exporter.render.view import (
     FILTERS,
     MAX_DAMAGED_SHOWN,
@@ -403,6 +404,7 @@ def _render_page(
         "cwd": builder.show(session.header.cwd),
         "session_id": session.id,
         "parent_session": builder.show(session.header.parent_session or ""),
+        "header_extra": header_extra(session),
         "models": models_with_answers(session, stats),
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
@@ -447,6 +449,24 @@ def _render_page(
         "index_href": options.index_href,
     }
     return _environment().get_template("page.html.j2").render(context)
+
+
+#: Header fields the facts above already show (or that only say what kind of line it is).
+_HEADER_SHOWN = frozenset(
+    {"type", "version", "id", "timestamp", "cwd", "parentSession", "branchedFrom"}
+)
+
+
+def header_extra(session: Session) -> list[tuple[str, str]]:
+    """The header's other fields, one short line each: a v1 file's first model and
+    thinking level (``provider``, ``modelId``, ``thinkingLevel``), or any newer field."""
+    if session.header.synthesized:
+        return []
+    return [
+        (one_line(key, 40), one_line(value if isinstance(value, str) else json_text(value), 120))
+        for key, value in session.header.raw.items()
+        if key not in _HEADER_SHOWN
+    ]
 
 
 def _with_html(items: list[Item], entry_html: list[str]) -> list[Item]:
