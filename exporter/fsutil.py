@@ -32,8 +32,13 @@ def atomic_open(
     it private). ``durable`` fsyncs the data first.
     """
     if is_special_file(path):  # renaming a file over it would replace the device or pipe
-        with open(path, mode, **kwargs) as stream:
-            yield stream
+        try:
+            with open(path, mode, **kwargs) as stream:
+                yield stream
+        except OSError as error:  # `-o /dev/full`: say where, as for a file
+            if error.filename or not error.errno:
+                raise
+            raise OSError(error.errno, error.strerror, os.fspath(path)) from None
         return
     target = write_target(path)
     folder = target.parent if str(target.parent) else Path(".")

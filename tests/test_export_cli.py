@@ -133,6 +133,15 @@ def test_a_failed_rename_leaves_no_temp_file(
     assert target.read_bytes() == b"old page\n"
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="Linux's always-full device")
+def test_a_full_device_is_named_like_a_full_disk(tmp_path: Path) -> None:
+    """``-o /dev/full`` said "No space left on device" without saying where."""
+    done = run_cli("export", str(fixture_path(SAMPLER)), "-o", "/dev/full", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert_clean_error(done.stderr)
+    assert "/dev/full: No space left on device" in done.stderr
+
+
 def test_a_write_cut_short_by_a_full_disk_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
     """The page fails half-way through its write (a file-size limit smaller than the page,
     as a full disk would): exit 2 with one clean line, no traceback, no temp file in the
