@@ -47,10 +47,13 @@ def default_output_name(session_path: str | None) -> str:
     "-o",
     "--output",
     "output",
+    metavar="PATH",
     callback=not_empty,
     help="Output file (default: pi-session-<name>.html; - for stdout).",
 )
-@click.option("--leaf", help="Entry id (or unique prefix) whose branch is the main transcript.")
+@click.option(
+    "--leaf", metavar="ID", help="Entry id (or unique prefix) whose branch is the main transcript."
+)
 @click.option(
     "--theme",
     type=click.Choice(["auto", "light", "dark"]),

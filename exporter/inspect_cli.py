@@ -197,7 +197,9 @@ USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write
 
 @click.command("stats")
 @session_argument
-@click.option("--leaf", help="Entry id (or unique prefix) to treat as the active leaf.")
+@click.option(
+    "--leaf", metavar="ID", help="Entry id (or unique prefix) to treat as the active leaf."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats_command(
     session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None, as_json: bool

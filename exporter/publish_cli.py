@@ -185,9 +185,12 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     envvar="HF_ENDPOINT",
     default=DEFAULT_ENDPOINT,
     show_default=True,
+    metavar="URL",
     help="Hub URL (also HF_ENDPOINT).",
 )
-@click.option("--token", help="Hub token (default: HF_TOKEN, then `hf auth login`'s token).")
+@click.option(
+    "--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN, then `hf auth login`'s token)."
+)
 @policy_options(redact_default=True)
 def publish_command(
     repo_id: str,
@@ -208,8 +211,10 @@ def publish_command(
 ) -> None:
     """Publish sessions (default: this folder's) to the dataset REPO_ID, redacted, incrementally.
 
-    Layout: sessions/<YYYY-MM>/<file>.jsonl, index.jsonl, manifest.json, README.md (and html/).
-    Unchanged sessions are skipped; a re-run after an interruption finishes the job.
+    SESSIONS are session files, ids or id prefixes (not `-` or a pipe); give them, --cwd or
+    --all, one of the three. Layout: sessions/<YYYY-MM>/<file>.jsonl, index.jsonl,
+    manifest.json, README.md (and html/). Unchanged sessions are skipped; a re-run after an
+    interruption finishes the job.
     """
     if not _REPO_ID.fullmatch(repo_id):
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)

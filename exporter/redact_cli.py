@@ -454,6 +454,7 @@ def refuse_default_in_sessions(
     "-o",
     "--output",
     "output",
+    metavar="PATH",
     callback=not_empty,
     help="Output file (default: <name>.redacted.jsonl, which a re-run replaces; - for "
     "stdout). A Pi session file you name is never replaced, an earlier copy included: "

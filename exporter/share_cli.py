@@ -148,7 +148,9 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 
 @click.command("share")
 @session_argument
-@click.option("--leaf", help="Entry id (or unique prefix) whose branch the page shows.")
+@click.option(
+    "--leaf", metavar="ID", help="Entry id (or unique prefix) whose branch the page shows."
+)
 @policy_options(redact_default=True)
 @click.option("--public", is_flag=True, help="Create a public gist (default: secret).")
 @click.option("--new", "new_gist", is_flag=True, help="Create a new gist instead of updating.")
@@ -161,11 +163,20 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 )
 @click.option(
     "--token",
+    metavar="TOKEN",
     help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN "
     "for another --api-url, then `gh auth token`).",
 )
-@click.option("--api-url", default=DEFAULT_API_URL, show_default=True, help="GitHub API root.")
-@click.option("--viewer-url", help="Link template with {id}, e.g. https://host/?{id}.")
+@click.option(
+    "--api-url", default=DEFAULT_API_URL, show_default=True, metavar="URL", help="GitHub API root."
+)
+@click.option(
+    "--viewer-url",
+    metavar="URL",
+    help="Where the View link opens the page: a template with {id} (and {file}), e.g. "
+    "https://host/?{id}, or a base URL that gets #ID (default: PI_SHARE_VIEWER_URL, else "
+    "gisthost.github.io; on GitHub Enterprise the gist's own page).",
+)
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
 @click.option("--force", is_flag=True, help="Upload even above the 10 MB gist limit.")
 def share_command(
