@@ -42,6 +42,10 @@
     show(b);
     b.setAttribute("aria-pressed", "false");  // pressed = everything of its kind unfolded
     b.addEventListener("click", function () { b.setAttribute("aria-pressed", String(toggleAll(toggles[id]))); });
+    // one of them folded by hand: no longer "everything unfolded" (it stayed pressed)
+    doc.addEventListener("toggle", function (ev) {
+      if (!ev.target.open && ev.target.matches && ev.target.matches(toggles[id])) b.setAttribute("aria-pressed", "false");
+    }, true);
   });
 
   // Search: a row matches when every whitespace-separated term (AND) is in its outline text
@@ -318,9 +322,11 @@
     search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
   });
   // While the reader scrolls down it steps aside (it covered the end of a line, often an
-  // entry's time); scrolling back up brings it back, as a phone's address bar does.
+  // entry's time); scrolling back up brings it back, as a phone's address bar does. At the
+  // top, where the outline's own toggle is in view, it stays aside (it covered the facts).
   if (toOutline) {
     var lastY = window.scrollY, pending = false;
+    toOutline.classList.toggle("away", lastY < 300);
     window.addEventListener("scroll", function () {
       if (pending) return;
       pending = true;
@@ -328,7 +334,7 @@
         pending = false;
         var y = window.scrollY;
         if (Math.abs(y - lastY) < 8) return;
-        toOutline.classList.toggle("away", y > lastY && y > 300);
+        toOutline.classList.toggle("away", y < 300 || y > lastY);
         lastY = y;
       });
     }, { passive: true });

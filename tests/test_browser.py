@@ -686,6 +686,13 @@ def test_keys_toggle_thinking_and_tool_output(view: Viewer, published: dict[str,
     assert all(states(thinking))
     page.click("#toggle-tools")
     assert all(states(folds))
+    # pressed means everything unfolded: folding one by hand unpresses it (it stayed pressed)
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "true"
+    page.eval_on_selector(thinking, "d => { d.open = false; }")
+    page.wait_for_function(
+        "document.querySelector('#toggle-thinking').getAttribute('aria-pressed') === 'false'"
+    )
+    assert page.get_attribute("#toggle-tools", "aria-pressed") == "true"  # the other stays
     clean(view)
 
 
@@ -1492,6 +1499,9 @@ def test_phone_floating_link_leads_back_to_the_outline(
     view: Viewer, published: dict[str, str], js: bool
 ) -> None:
     page = view.open(published[BRANCHED], js=js, viewport=PHONE, is_mobile=True, has_touch=True)
+    if js:  # at the top the outline's own toggle is in view: the link covered the facts
+        assert page.evaluate("document.querySelector('.to-outline').classList.contains('away')")
+        assert page.evaluate(AWAY_LINK_COVERS_NOTHING)
     page.mouse.wheel(0, 6000)
     page.wait_for_timeout(100)
     assert not page.is_visible("#tree")
