@@ -2446,10 +2446,14 @@ def test_forks_at_says_what_the_fork_is_on_hover() -> None:
     html = render_fixture("pi-branched-2.jsonl")
     builder = PageBuilder(session, display_path)
     table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
-    links = re.findall(r'<td><a href="#[^"]+" title="([^"]*)">([^<]+)</a></td>', table)
+    links = re.findall(
+        r'<td><a href="#[^"]+" title="([^"]*)" aria-label="([^"]*)">([^<]+)</a></td>', table
+    )
     assert len(links) == len(session.leaf_ids) - 1
-    for title, fork in links:
+    for title, label, fork in links:
         assert html_module.unescape(title) == one_line(builder.row_text(fork), 80)
+        # a screen reader's list of links said only the id
+        assert html_module.unescape(label) == f"entry {fork}: {html_module.unescape(title)}"
 
 
 def test_an_inner_leaf_ends_the_transcript_and_what_follows_it_branches() -> None:
