@@ -298,8 +298,10 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
             parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
         session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
     if any(d.kind in _PARSED_BUT_DAMAGED for d in damaged):  # rare: read those lines again
-        with open(file_path, "rb") as handle:
-            _keep_as_written(damaged, _lines(handle))
+        with open(file_path, "rb") as handle:  # unless the file changed since (Pi appends)
+            again = os.fstat(handle.fileno())
+            if (again.st_size, again.st_mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+                _keep_as_written(damaged, _lines(handle))
     session.source_stamp = (stat.st_size, stat.st_mtime_ns)
     return session
 
@@ -317,7 +319,8 @@ def _keep_as_written(damaged: list[DamagedLine], lines: Iterable[bytes]) -> None
         if number > last:
             return
         if number in wanted:
-            wanted[number].text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+            text = raw.decode("utf-8", errors="replace")
+            wanted[number].text = text.removesuffix("\n").removesuffix("\r")  # CRLF files
 
 
 #: The most a pipe may bring: `cat /dev/zero | pi-session stats -` must end, and a session

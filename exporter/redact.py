@@ -418,6 +418,28 @@ class _Redactor:
         return "".join(parts)
 
 
+_JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?|[\"\\/bfnrt])")
+
+
+def _unescaped(text: str) -> str:
+    """A damaged line as its values read, for the scanner: a line kept as the file has it
+    may write ``postgres:\\/\\/user:pass@…`` or ``\\u0067hp_…``, which no detector
+    matches. A line that parses is its value written out; any other has its JSON escapes
+    decoded where they stand (a cut line does not parse)."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        pass
+
+    def decoded(match: re.Match[str]) -> str:
+        try:
+            return json.loads(f'"{match.group(0)}"')
+        except ValueError:  # a lone surrogate escape: kept as written
+            return match.group(0)
+
+    return _JSON_ESCAPE.sub(decoded, text)
+
+
 def apply_policy(
     session: Session, policy: RedactionPolicy, *, environ: Mapping[str, str] | None = None
 ) -> tuple[Session, RedactionReport]:
@@ -496,8 +518,10 @@ def _redact_pass(
         return redactor.text(text, None, (None, "line"), None)
 
     result.damaged = [
-        DamagedLine(d.line, d.kind, scrubbed(d.message), scrubbed(d.text)) for d in session.damaged
+        DamagedLine(d.line, d.kind, scrubbed(d.message), scrubbed(_unescaped(d.text)))
+        for d in session.damaged
     ]
+    result.parents_on_damaged_lines = dict(session.parents_on_damaged_lines)
     # the loader's messages quote ids and values from the file: they go on the page too
     result.diagnostics = [
         dataclasses.replace(d, message=scrubbed(d.message)) for d in session.diagnostics

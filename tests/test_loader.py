@@ -708,7 +708,10 @@ def test_damaged_lines_that_parse_are_kept_as_written(tmp_path: Path) -> None:
     text = "\n".join([header, array, odd, second, "not json at all"]) + "\n"
     source = tmp_path / "s.jsonl"
     source.write_text(text, encoding="utf-8")
-    for session in (load_session(source), parse_session_bytes(text.encode("utf-8"))):
+    crlf = tmp_path / "crlf.jsonl"
+    crlf.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    sessions = [load_session(source), parse_session_bytes(text.encode("utf-8"))]
+    for session in [*sessions, load_session(crlf)]:
         assert sorted((d.line, d.text) for d in session.damaged) == [
             (2, array), (3, odd), (4, second), (5, "not json at all")
         ]  # fmt: skip

@@ -612,6 +612,44 @@ def test_damaged_lines_are_redacted(write_session: Callable[..., Path]) -> None:
     assert len(out.damaged) == 1 and GHP not in out.damaged[0].text
 
 
+def test_secrets_in_damaged_lines_are_found_through_json_escapes(
+    write_session: Callable[..., Path],
+) -> None:
+    """A damaged line is kept as the file has it, escapes and all: the scanner then saw
+    "postgres:\\/\\/admin:…" and "\\u0067hp_…", matched nothing, and a shared page
+    showed the secrets (review of 21722aa). Lines that parse and lines cut short alike."""
+    password = "Q7vLp2xZr9Kw" + rand(R, 8)
+    escaped_url = f"postgres:\\/\\/admin:{password}@db.internal:5432\\/prod"
+    escaped_token = "\\u0067" + GHP[1:]
+    path = write_session(
+        [
+            header(),
+            msg("user", "hi", 1, None),
+            f'{{"id":"x1","db":"{escaped_url}"}}',  # JSON, but no entry
+            f'["{escaped_token}"]',  # JSON, not an object
+            f'{{"cut": "{escaped_token}", "db": "{escaped_url}',  # cut short
+        ]
+    )
+    session = load_session(path)
+    assert any("\\/\\/admin:" in d.text for d in session.damaged)  # as written
+    out, _ = run(session)
+    texts = " ".join(d.text for d in out.damaged)
+    assert len(out.damaged) == 3
+    assert password not in texts and GHP[1:] not in texts, texts
+
+
+def test_a_redacted_copy_still_says_a_parent_is_on_a_damaged_line(
+    write_session: Callable[..., Path],
+) -> None:
+    cut = json.dumps({"type": "message", "id": "a2", "parentId": "u1",
+                      "message": {"role": "user", "content": "lost"}})[:-6]  # fmt: skip
+    child = {"type": "message", "id": "a3", "parentId": "a2", "timestamp": "2025-01-01T00:00:09Z",
+             "message": {"role": "user", "content": "after"}}  # fmt: skip
+    path = write_session([header(), msg("user", "hi", 1, None), cut, json.dumps(child)])
+    out, _ = run(load_session(path))
+    assert out.parents_on_damaged_lines == {"a2": 3}
+
+
 def test_policy_key_is_stable_and_secret_free(monkeypatch: pytest.MonkeyPatch) -> None:
     base = RedactionPolicy(secrets=("hunter2hunter",), home="/h", user="u")
     key = base.key(NO_ENV)
