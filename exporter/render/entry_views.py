@@ -476,7 +476,7 @@ def _compaction(
             f"context kept from entry {kept}, which is not in this file: by Pi's rule nothing "
             "before this compaction stays in context"
         )
-    elif kept not in builder.session.path_to(entry.id):
+    elif not builder.is_before(kept, entry.id):
         view.notes.append(
             Markup(
                 "context kept from {}, which is not before this compaction on its branch: by "

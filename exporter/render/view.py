@@ -103,10 +103,20 @@ class PageBuilder:
         self.result_forks: dict[str, int] = {}  # a result shown with its call -> forks there
         self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
         self.runs_open_at_end = 0  # out-of-context runs the page closes after its last item
+        self._spans: dict[str, tuple[int, int]] | None = None  # for is_before, made once
 
     def anchor(self, entry_id: str) -> str:
         """The DOM id of an entry (see :func:`build_anchors`)."""
         return self.anchors.get(entry_id) or "e-missing"
+
+    def is_before(self, earlier: str, entry_id: str) -> bool:
+        """``earlier`` is on the path from the root to ``entry_id`` (or is it): one lookup
+        in the tree's pre-order spans (walking each path was quadratic in chained
+        compactions)."""
+        if self._spans is None:
+            self._spans = self.session.subtree_spans()
+        outer, inner = self._spans.get(earlier), self._spans.get(entry_id)
+        return outer is not None and inner is not None and outer[0] <= inner[0] <= outer[1]
 
     def dedupe_output(self, tool: ToolView) -> None:
         """Show a long output once; its other copies link to it (see :meth:`_pick_shown`)."""
