@@ -73,7 +73,34 @@ def test_another_tools_details_and_a_built_ins_other_arguments_are_shown() -> No
     assert "Details (the tool's structured result):" in text and "TODO_DETAIL_118" in text
     assert "Other arguments:" in text and "XREAD_100" in text and "BASHDESC_101" in text
     assert '"path"' not in text  # the arguments its view shows are not listed again
-    assert "BUILTIN_DETAIL" not in text  # a built-in's details are read by its view
+    assert "BUILTIN_DETAIL" in text  # what a built-in's view does not read of its details
+
+
+def test_a_built_in_tools_arguments_its_view_did_not_show_are_listed() -> None:
+    """An argument counted as shown by its name, not by whether its value was: an edit
+    whose ``edits`` was a dict lost the whole edit, ``file_path`` beside ``path`` and a
+    ``timeout`` of "soon" (shown as "timeout 0s") were lost (review of 78f9cbd)."""
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "edit",
+         "arguments": {"path": "a.py", "edits": {"oldText": "ODD_EDIT_OLD", "newText": "x"}}},
+        {"type": "toolCall", "id": "c2", "name": "read",
+         "arguments": {"path": "b.py", "file_path": "OTHER_PATH.py", "offset": "ten"}},
+        {"type": "toolCall", "id": "c3", "name": "bash",
+         "arguments": {"command": "make", "timeout": "soon"}},
+        {"type": "toolCall", "id": "c4", "name": "edit",
+         "arguments": {"path": "c.py", "edits": [{"oldText": "a", "newText": "b",
+                                                  "replaceAll": "REPLACE_ALL_FLAG"}]}},
+    ]  # fmt: skip
+    results = [
+        {"toolCallId": f"c{n}", "toolName": name, "content": [{"type": "text", "text": "ok"}]}
+        for n, name in ((1, "edit"), (2, "read"), (3, "bash"), (4, "edit"))
+    ]
+    results[2]["details"] = {"truncation": {"truncated": True}, "fullOutputPath": "/tmp/FULL.log"}
+    text = _box(_page(calls, results), "a.py")
+    assert "ODD_EDIT_OLD" in text and "OTHER_PATH.py" in text and '"offset": "ten"' in text
+    assert '"timeout": "soon"' in text and "timeout 0s" not in text
+    assert "REPLACE_ALL_FLAG" in text
+    assert "output truncated by Pi (full output: /tmp/FULL.log)" in text
 
 
 def test_a_result_naming_another_tool_says_so() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from exporter.entries import MessageEntry, as_dict, as_number, as_str
+from exporter.entries import MessageEntry, as_dict, as_str
 from exporter.render.folding import Folded, fold, fold_code, fold_command, fold_text
 from exporter.render.markup import highlight, language_for_path, safe_image_src
 from exporter.render.odd_values import odd_values
@@ -62,12 +62,15 @@ class ToolView:
     other_args: Folded | None = None  # a built-in tool's arguments its view does not show
     details: Folded | None = None  # another tool's structured result (``details``)
     result_odd: Markup | None = None  # result content not of the type Pi writes, as written
+    used_args: set[str] = field(default_factory=set)  # arguments the view shows
+    read_details: set[str] = field(default_factory=set)  # result ``details`` keys it shows
 
 
 def _arg(args: dict[str, Any], name: str, view: ToolView) -> str | None:
     value = args.get(name)
     if value is None:
         return None
+    view.used_args.add(name)
     if isinstance(value, str):
         return value
     view.invalid_args.append(name)
@@ -153,13 +156,9 @@ def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
     return "".join(out)
 
 
-#: The arguments each built-in tool's view shows; any other one is listed as written.
-_SHOWN_ARGS = {
-    "bash": {"command", "timeout"},
-    "read": {"path", "file_path", "offset", "limit"},
-    "write": {"path", "file_path", "content"},
-    "edit": {"path", "file_path", "edits", "oldText", "old_string", "newText", "new_string"},
-}
+#: Built-in tools whose views show some arguments: any other is listed as written (the
+#: listing tools show every argument themselves).
+_OWN_ARGS_VIEWS = frozenset({"bash", "read", "write", "edit"})
 
 
 def build_tool_view(
@@ -187,8 +186,8 @@ def build_tool_view(
         _generic(view, args, result)
     else:
         builder(view, args, result, show)
-        other = {k: v for k, v in args.items() if k not in _SHOWN_ARGS.get(name, args)}
-        if other and view.args_json is None:
+        other = {k: v for k, v in args.items() if k not in view.used_args}
+        if other and name in _OWN_ARGS_VIEWS and view.args_json is None:
             view.other_args = json_fold(other)
     if result is not None:
         _result_extras(view, result, result_odd)
@@ -196,10 +195,12 @@ def build_tool_view(
 
 
 def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None:
-    """What else the result holds: another tool's ``details`` (the built-ins' are read by
-    their views), a tool name other than the call's, content not of Pi's types."""
+    """What else the result holds: its ``details`` but what the view showed of them, a
+    tool name other than the call's, content not of Pi's types."""
     details = result.message.get("details")
-    if view.name not in _BUILDERS and details not in (None, {}, []):
+    if isinstance(details, dict):
+        details = {k: v for k, v in details.items() if k not in view.read_details}
+    if details not in (None, {}, []):
         view.details = json_fold(details)
     named = result.message.get("toolName")
     if isinstance(named, str) and named and named != view.name:
@@ -220,9 +221,16 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.command, view.command_rest = fold_command(command)
     timeout = args.get("timeout")
     said = [] if command.strip() else ["no command given"]
-    if timeout is not None:
-        said.append(f"timeout {as_number(timeout):g}s")
+    if _number(timeout):
+        said.append(f"timeout {timeout:g}s")  # anything else is listed as written
+        view.used_args.add("timeout")
     view.subtitle = " · ".join(said)
+    details = result.details if result else {}
+    full = as_str(details.get("fullOutputPath"))
+    if as_dict(details.get("truncation")).get("truncated") is True or full:
+        where = f" (full output: {show(full)})" if full else ""
+        view.notes.append(f"output truncated by Pi{where}")
+        view.read_details |= {"truncation", "fullOutputPath"}
     text = _result_text(result).rstrip("\n")
     match = _EXIT_CODE.search(text[-200:])
     if match:
@@ -253,6 +261,7 @@ def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
     view.path = show(path)
     view.subtitle = read_line_range(args)
+    view.used_args |= {k for k in ("offset", "limit") if _number(args.get(k))}
     text = _result_text(result)
     language = language_for_path(path)
     view.output = fold_code(text.rstrip("\n"), language, READ_HEAD_LINES)
@@ -260,6 +269,7 @@ def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     truncation = as_dict(result.details.get("truncation")) if result else {}
     if truncation:
         view.notes.append("the read tool truncated this file for the model (see the last line)")
+        view.read_details.add("truncation")
 
 
 def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
@@ -279,6 +289,9 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
     view.path = show(path)
     diff = as_str(result.details.get("diff")) if result else None
+    if diff:  # the edit as the tool made it: it shows the call's replacements
+        view.read_details.add("diff")
+        view.used_args |= _EDIT_KEYS | {"edits", "old_string", "new_string"}
     if not diff:
         given = _edit_pairs(args, view)
         pairs = [(old, new) for old, new in given if old is not None and new is not None]
@@ -331,6 +344,9 @@ def _as_text(value: Any, name: str, view: ToolView) -> str | None:
     return json_text(value)
 
 
+_EDIT_KEYS = frozenset({"oldText", "newText"})
+
+
 def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, str | None]]:
     """The (old, new) texts an edit call asked for: Pi's ``edits: [{oldText, newText}]``
     (sometimes sent as a JSON string) and the older single ``oldText``/``newText``; None
@@ -342,11 +358,14 @@ def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, 
             edits = json.loads(edits)
         except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             edits = None
-    for item in edits if isinstance(edits, list) else []:
+    items = edits if isinstance(edits, list) else []
+    for item in items:
         item = as_dict(item)
         old, new = item.get("oldText"), item.get("newText")
         if isinstance(old, str) or isinstance(new, str):
             pairs.append((_as_text(old, "oldText", view), _as_text(new, "newText", view)))
+    if items and len(pairs) == len(items) and all(set(i) <= _EDIT_KEYS for i in items):
+        view.used_args.add("edits")  # otherwise listed as written (a dict, odd keys, text)
     old = _arg(args, "oldText", view)
     old = _arg(args, "old_string", view) if old is None else old
     new = _arg(args, "newText", view)
