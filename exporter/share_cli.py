@@ -113,8 +113,8 @@ def _api_option(api_url: str) -> str:
     return f" --api-url {shlex.quote(plain)}"
 
 
-_GIST_ID = re.compile(r"[0-9a-f]{20,40}")  # GitHub's gist ids: 20 (old) or 32 hex digits
-_REVISION_LENGTH = 40  # a revision is a full git commit id: /USER/ID/REVISION, /raw/REVISION/
+_GIST_ID = re.compile(r"[0-9a-f]{20,40}")  # 20 or 32 hex digits (very old gists: a number)
+_REVISION = re.compile(r"[0-9a-f]{40}")  # a revision is a full git commit id
 
 
 def _id_in(value: str) -> str:
@@ -122,18 +122,24 @@ def _id_in(value: str) -> str:
     ``#file-…`` or ``?…``, a revision, or its ``.git`` clone URL), a raw file's URL, or a
     View link, whose id is in its query (``https://gisthost.github.io/?ID/session.html``)
     or, as Pi's viewer links put it, its fragment (``https://viewer/#ID``)."""
+    if "://" not in value and value.startswith(("gist.github", "api.github", "gist.")):
+        value = "https://" + value  # an address copied without its scheme
     if "://" not in value:
         return value.rstrip("/").rsplit("/", 1)[-1]
     parts = urlsplit(value)
     segments = [s.removesuffix(".git") for s in parts.path.split("/") if s]
-    ids = [s for s in segments if _GIST_ID.fullmatch(s)]
-    if ids:  # the gist's own page: an anchor (#comments) or a revision is not its id
-        return next((s for s in ids if len(s) != _REVISION_LENGTH), ids[0])
+    if "raw" in segments[1:]:  # …/USER/ID/raw/REVISION/FILE
+        segments = segments[: segments.index("raw", 1)]
+    elif len(segments) > 1 and _REVISION.fullmatch(segments[-1]):  # …/ID/REVISION
+        segments = segments[:-1]
+    last = segments[-1] if segments else ""
+    if _GIST_ID.fullmatch(last):  # the gist's own page: an anchor (#comments) is not its id
+        return last
     if parts.fragment.isascii() and parts.fragment.isalnum():  # Pi's viewer form: BASE#ID
         return parts.fragment
     if parts.query:  # gisthost's form: ?ID/file
         return parts.query.split("/", 1)[0]
-    return segments[-1] if segments else ""
+    return last
 
 
 def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:

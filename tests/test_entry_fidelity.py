@@ -222,3 +222,26 @@ def test_chained_compactions_render_in_linear_time() -> None:
     page = render_session(session)
     assert time.process_time() - start < 8, "quadratic in the number of compactions?"
     assert "context kept from <a" in page and "not before this compaction" not in page
+
+
+def test_details_that_are_not_an_object_are_shown_too() -> None:
+    """A compaction whose ``details`` was a list or a string showed nothing of it; an entry
+    whose ``timestamp`` is "" showed no time though its message had one (review)."""
+    page = _page(
+        [
+            _user("u1", None, "one"),
+            {"type": "compaction", "id": "c1", "parentId": "u1", "summary": "S",
+             "firstKeptEntryId": "u1", "tokensBefore": 1, "details": ["LIST_DETAIL_1"]},
+            {"type": "branch_summary", "id": "b1", "parentId": "c1", "summary": "B",
+             "fromId": "u1", "details": "STRING_DETAIL_2"},
+        ]
+    )  # fmt: skip
+    assert "LIST_DETAIL_1" in _article(page, "c1")
+    assert "STRING_DETAIL_2" in _article(page, "b1")
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "id": "t1", "parentId": None, "timestamp": "",
+         "message": {"role": "user", "content": "x", "timestamp": 1748779200123}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    assert "2025-06-01 12:00:00 UTC" in _article(render_session(parse_session_bytes(data)), "t1")

@@ -63,3 +63,10 @@ def test_a_source_list_survives_in_every_kind_of_text() -> None:
     page = render_session(parse_session_bytes(data))
     transcript = page.split('id="content"', 1)[1]
     assert _visible(transcript).count('[unused]: https://example.com/never-cited "Unused') == 3
+
+
+def test_a_definitions_address_is_shown_as_the_link_opens_it() -> None:
+    """Shown decoded, a punycode host read as the name it imitates ("еxample" with a
+    Cyrillic е): the text is now what the link opens."""
+    html = markdown("[1]: https://xn--xample-2of.com/%41")
+    assert ">https://xn--xample-2of.com/%41</a>" in html

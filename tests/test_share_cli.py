@@ -250,6 +250,9 @@ def test_delete_takes_a_gist_url_and_refuses_share_options(
         "https://gist.github.com/someone/{id}/0123456789abcdef0123456789abcdef01234567",
         "https://gist.githubusercontent.com/someone/{id}/raw/"
         "0123456789abcdef0123456789abcdef01234567/session.html",
+        "https://gist.github.com/deadbeefdeadbeefdeadbeef/{id}",  # a user name all hex
+        "gist.github.com/someone/{id}/0123456789abcdef0123456789abcdef01234567",  # no scheme
+        "https://api.github.com/gists/{id}/0123456789abcdef0123456789abcdef01234567",
         "https://pi.example/session/#{id}",  # a PI_SHARE_VIEWER_URL link
     ],
 )

@@ -435,7 +435,7 @@ def _file_notes(builder: PageBuilder, raw_details: Any, view: EntryView) -> None
     ``details`` (every file past the first 20, any other key) folded below when the notes
     do not show all of it."""
     details = raw_details if isinstance(raw_details, dict) else {}
-    whole = all(k in dict(_FILE_LISTS) for k in details)
+    whole = isinstance(raw_details, dict) and all(k in dict(_FILE_LISTS) for k in details)
     for key, label in _FILE_LISTS:
         files = details.get(key)
         if not isinstance(files, list):

@@ -290,7 +290,7 @@ def _definition(renderer: Any, tokens: list[Any], idx: int, options: Any, env: A
     the end of an answer vanished, URL and title with it."""
     meta = tokens[idx].meta
     url = str(meta.get("url", ""))
-    shown = escape(_markdown().normalizeLinkText(url))  # as written: not %-encoded
+    shown = escape(url)  # what the link opens (decoded, punycode could pass for another host)
     target = (
         f'<a href="{escape(url)}" rel="noreferrer noopener">{shown}</a>'
         if _SAFE_LINK.match(url.strip())

@@ -563,7 +563,7 @@ MAX_DAMAGED_SHOWN = 200
 def shown_time(entry: Entry) -> str | None:
     """The entry's time as written; without one (or as a number), its message's own time
     (epoch milliseconds), which Pi also writes: such an entry showed no time at all."""
-    if entry.timestamp is not None:
+    if entry.timestamp:
         return entry.timestamp
     for value in (entry.raw.get("timestamp"), _message_time(entry)):
         moment = parse_time(value) if type(value) in (int, float) and value > 0 else None
