@@ -1128,7 +1128,7 @@ def test_an_edit_cut_off_before_its_new_text_invents_no_deletion(args: dict) -> 
 
 
 def test_a_prompt_that_is_only_markup_is_previewed_as_written() -> None:
-    from exporter.render.entry_views import prompt_preview
+    from exporter.render.entry_lines import prompt_preview
 
     assert prompt_preview("```\n```", 60) == "``` ```"
     assert prompt_preview("> ", 60) == ">"
@@ -1649,7 +1649,7 @@ def test_every_fork_says_so_where_it_is_shown(name: str) -> None:
 def test_outline_rows_name_calls_as_pis_tree_does(name: str, args: dict, row: str) -> None:
     """Pi's tree: the line range a read asked for, grep's /pattern/ and where it searched,
     a custom tool's arguments; ours showed ``[read: app.py]`` and ``[grep: TODO]``."""
-    from exporter.render.entry_views import _short_tool
+    from exporter.render.entry_lines import _short_tool
 
     shown = _short_tool({"name": name, "arguments": args}, lambda p: p.replace("/home/x", "~"))
     assert shown == row
@@ -2835,7 +2835,7 @@ def test_a_long_path_in_an_outline_row_keeps_its_file_name() -> None:
     """Rows cut a path at its end, so every edit under one deep folder read the same:
     ``[edit: ~/workspaces/pi-mono/packages/coding-agen…]``."""
     from exporter.formatting import short_path
-    from exporter.render.entry_views import _short_tool
+    from exporter.render.entry_lines import _short_tool
 
     deep = "/home/dev/workspaces/pi-mono/packages/coding-agent/docs/refactor.md"
     show = lambda p: p.replace("/home/dev", "~")  # noqa: E731

@@ -36,7 +36,7 @@ from exporter.formatting import (
 )
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.render.chart import build_chart
-from exporter.render.entry_views import prompt_preview
+from exporter.render.entry_lines import prompt_preview
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.template_cache import template_cache

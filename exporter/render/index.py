@@ -35,7 +35,7 @@ from exporter.render import (
     shared_script,
 )
 from exporter.render.chart import nice_ceiling, on_axis
-from exporter.render.entry_views import prompt_preview
+from exporter.render.entry_lines import prompt_preview
 from exporter.session import Session, parse_time
 from exporter.usage import compute_stats, turn_usage
 

@@ -16,13 +16,8 @@ from typing import Any
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost, one_line, terminal_text
-from exporter.render.entry_views import (
-    ENTRY_BUILDERS,
-    only_tool_calls,
-    outline_text,
-    prompt_preview,
-    unknown_view,
-)
+from exporter.render.entry_lines import only_tool_calls, outline_text, prompt_preview
+from exporter.render.entry_views import ENTRY_BUILDERS, unknown_view
 from exporter.render.folding import fold_text
 from exporter.render.markup import highlight
 from exporter.render.model import (
