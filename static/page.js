@@ -51,6 +51,8 @@
   // Search: a row matches when every whitespace-separated term (AND) is in its outline text
   // or anywhere in its entry (message text, tool calls and results, thinking).
   show($(".keys"));  // the shortcuts exist only with this script
+  // the outline is one Tab stop with arrow keys inside: a screen reader says so on entering
+  $("#tree").setAttribute("aria-describedby", "keys-help");
   var search = $("#tree-search"), status = $("#tree-status");
   var statusText = status ? ($(".st-default", status) || status).textContent : "";  // Default's line
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All

@@ -1941,6 +1941,12 @@ def test_the_outline_is_one_tab_stop_with_arrow_keys_inside(
     Tab now enters it at the current row and leaves it for the entry being read; the
     arrow keys, Home and End move between the rows the filter shows."""
     page = view.open(published[BRANCHED_4])
+    # told, not only there: the keys line names the arrows, and the outline points to it
+    described = page.evaluate(
+        "document.getElementById(document.querySelector('#tree')"
+        ".getAttribute('aria-describedby')).textContent"
+    )
+    assert "↑ ↓ Home End move" in described
     active = "(() => { const a = document.activeElement; return [a.closest('#tree') !== null,"
     active += " a.closest('article') ? a.closest('article').id : a.id, a.textContent]; })()"
     page.focus('label[for="flt-default"]')

@@ -43,7 +43,7 @@ _SAFE_ANCHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:~-]{0,80}\Z")  # HTML ids ma
 RESERVED_IDS = frozenset(
     {"tree", "sidebar", "content", "transcript", "usage", "usage-h", "chart-title", "damaged",
      "theme-toggle", "toggle-thinking", "toggle-tools", "download-jsonl", "tree-search",
-     "tree-status", "session-jsonl", "outline-open", "keys-toggle",
+     "tree-status", "session-jsonl", "outline-open", "keys-toggle", "keys-help",
      "ts-help"}  # page.js makes this one
 )  # fmt: skip
 RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
