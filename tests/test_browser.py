@@ -2043,6 +2043,26 @@ def test_forced_colours_still_show_the_active_filter_and_the_chart_key(
     clean(view)
 
 
+def test_text_follows_the_readers_default_font_size(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Every size was in px: a reader who set a larger default font got the same small text
+    (page zoom worked; the browser's font setting did not). Sizes are rem now."""
+    page = view.open(published[BRANCHED])
+    sizes = "() => ['body', '#tree-search', '.tree li > a', 'button'].map(s =>"
+    sizes += " parseFloat(getComputedStyle(document.querySelector(s)).fontSize))"
+    before = page.evaluate(sizes)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 24, "fixed": 24}})
+    page.reload()
+    after = page.evaluate(sizes)
+    assert before[0] == 15 and all(a == b * 1.5 for a, b in zip(after, before, strict=True)), (
+        before,
+        after,
+    )
+    clean(view)
+
+
 def test_single_key_shortcuts_can_be_turned_off_and_stay_off(
     view: Viewer, published: dict[str, str]
 ) -> None:
