@@ -203,7 +203,7 @@
     var matching = seen.filter(function (r) { return filterMatches(r, filter); }).length;
     var kept = seen.length - matching;
     var forks = kept ? " · " + thousands(kept) + " fork point" + (kept === 1 ? "" : "s") + " kept" : "";
-    status.textContent = terms.length ? thousands(matching) + " / " + thousands(rows.length) + " entries match" + forks
+    status.textContent = terms.length ? thousands(matching) + " of " + thousands(rows.length) + " entries match" + forks
       : narrowed ? thousands(matching) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")" + forks
       : chosen && chosen.id === "flt-all" ? allText : statusText;
     if (!terms.length) markedEntry = null;

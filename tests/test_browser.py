@@ -390,7 +390,7 @@ def test_search_keeps_the_fork_rows_its_matches_branch_from(
     state = page.evaluate(HANGING_MATCHES)
     muted = page.evaluate("getComputedStyle(document.querySelector('.tree-status')).color")
     assert state["hanging"] == 0 and state["context"] >= 1 and state["colours"] == [muted]
-    assert shown_text(page, "#tree-status").startswith(f"{state['matches']} / ")
+    assert shown_text(page, "#tree-status").startswith(f"{state['matches']} of ")
     page.keyboard.press("Enter")  # opens the first match, not a row kept for one
     page.wait_for_selector("#tree li.current", state="attached")  # set once the hash changed
     current = page.locator("#tree li.current")
@@ -403,7 +403,7 @@ def test_search_keeps_the_fork_rows_its_matches_branch_from(
     page.fill("#tree-search", "rust")
     page.wait_for_selector("#tree li.search-miss", state="attached")
     page.wait_for_timeout(100)
-    assert shown_text(page, "#tree-status").startswith("0 / ")
+    assert shown_text(page, "#tree-status").startswith("0 of ")
     assert page.evaluate(HANGING_MATCHES)["context"] == 0
     clean(view)
 
@@ -545,7 +545,7 @@ def test_search_reads_the_entries_not_only_the_outline(
     page.wait_for_selector("#tree li.search-miss", state="attached")
     page.wait_for_timeout(100)
     assert page.get_attribute("#tree-status", "role") == "status"
-    assert shown_text(page, "#tree-status").startswith("1 / ")
+    assert shown_text(page, "#tree-status").startswith("1 of ")
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)
     focused = page.evaluate("document.activeElement.getAttribute('data-entry-id')")
@@ -1449,7 +1449,7 @@ def test_search_counts_only_rows_the_filter_shows(view: Viewer, published: dict[
         )
         status = page.text_content("#tree-status") or ""
         kept = shown - matching
-        assert status.startswith(f"{matching} / "), (status, shown, matching)
+        assert status.startswith(f"{matching} of "), (status, shown, matching)
         assert (f" · {kept} fork point" in status) == (kept > 0), status
 
     user_rows = ".is-user:not(.hide-default)"
@@ -1560,7 +1560,7 @@ def test_search_count_on_a_phone_with_the_outline_folded(
         ".filter(r => getComputedStyle(r).display !== 'none').length"
     )
     assert matches > 0
-    assert (page.text_content("#tree-status") or "").startswith(f"{matches} / ")
+    assert (page.text_content("#tree-status") or "").startswith(f"{matches} of ")
     clean(view)
 
 
@@ -2218,7 +2218,7 @@ def test_search_folds_dotted_capital_i(view: Viewer, page_server: PageServer) ->
     page = view.open(page_server.publish("dotted-i.html", render_session(session)))
     page.fill("#tree-search", "istanbul")
     page.wait_for_timeout(200)
-    assert page.inner_text("#tree-status").startswith("1 / 1 entries match")
+    assert page.inner_text("#tree-status").startswith("1 of 1 entries match")  # not "1 / 1"
     page.keyboard.press("Enter")
     page.wait_for_timeout(200)
     marked = page.evaluate("[...CSS.highlights.get('search-terms')].map(r => r.toString())")
@@ -2235,11 +2235,11 @@ def test_search_looks_at_the_session_not_the_pages_labels(
     page = view.open(published[V1_COMPACTION])
     page.fill("#tree-search", "model's context")
     page.wait_for_timeout(300)
-    matched = int((page.text_content("#tree-status") or "").split(" / ")[0].replace(",", ""))
+    matched = int((page.text_content("#tree-status") or "").split(" of ")[0].replace(",", ""))
     assert matched < 10, matched  # 290 entries carry the note
     page.fill("#tree-search", "e")
     page.wait_for_timeout(300)
-    assert " / 1,002 entries match" in (page.text_content("#tree-status") or "")
+    assert " of 1,002 entries match" in (page.text_content("#tree-status") or "")
     page.fill("#tree-search", "context")
     page.wait_for_timeout(300)
     page.keyboard.press("Enter")  # opens the first match; its marks are the session's words
