@@ -422,14 +422,10 @@ _JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?|[\"\\/bfn
 
 
 def _unescaped(text: str) -> str:
-    """A damaged line as its values read, for the scanner: a line kept as the file has it
-    may write ``postgres:\\/\\/user:pass@…`` or ``\\u0067hp_…``, which no detector
-    matches. A line that parses is its value written out; any other has its JSON escapes
-    decoded where they stand (a cut line does not parse)."""
-    try:
-        return json.dumps(json.loads(text), ensure_ascii=False)
-    except (ValueError, RecursionError):
-        pass
+    """A damaged line that does not parse (cut short), as its values read, for the scanner:
+    kept as the file has it, it may write ``postgres:\\/\\/user:pass@…`` or
+    ``\\u0067hp_…``, which no detector matches: its JSON escapes are decoded where they
+    stand."""
 
     def decoded(match: re.Match[str]) -> str:
         try:
@@ -517,8 +513,19 @@ def _redact_pass(
     def scrubbed(text: str) -> str:
         return redactor.text(text, None, (None, "line"), None)
 
+    def damaged_text(text: str) -> str:
+        """A line that parses is redacted value by value, as an entry is (written out
+        again, a literal secret holding a quote or a newline no longer matched its JSON
+        escapes); any other has its escapes decoded first (see :func:`_unescaped`)."""
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return scrubbed(_unescaped(text))
+        redacted = redactor.record({"line": value}, None)["line"]
+        return scrubbed(json.dumps(redacted, ensure_ascii=False))
+
     result.damaged = [
-        DamagedLine(d.line, d.kind, scrubbed(d.message), scrubbed(_unescaped(d.text)))
+        DamagedLine(d.line, d.kind, scrubbed(d.message), damaged_text(d.text))
         for d in session.damaged
     ]
     result.parents_on_damaged_lines = dict(session.parents_on_damaged_lines)

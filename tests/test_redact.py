@@ -638,6 +638,25 @@ def test_secrets_in_damaged_lines_are_found_through_json_escapes(
     assert password not in texts and GHP[1:] not in texts, texts
 
 
+def test_a_literal_secret_with_quotes_or_a_newline_is_found_in_damaged_lines(
+    write_session: Callable[..., Path],
+) -> None:
+    """A damaged line that parses was scanned as its value written out again, where a
+    literal secret holding a quote, a backslash or a newline reads escaped: it reached a
+    redacted page (review of this stop's fix). It is now redacted value by value."""
+    secret = 'pa"ss\\wo\nrd-' + rand(R, 10)
+    array = json.dumps(["before", secret, {"password": "hunter2hunter2x"}])
+    no_type = json.dumps({"note": f"the key is {secret} here"})
+    cut = json.dumps({"cut": secret})[:-3]
+    path = write_session([header(), msg("user", "hi", 1, None), array, no_type, cut])
+    out, _ = run(load_session(path), secrets=(secret,))
+    texts = "\n".join(d.text for d in out.damaged)
+    escaped = json.dumps(secret)[1:-1]
+    assert len(out.damaged) == 3
+    assert secret not in texts and escaped not in texts and "wo\\nrd" not in texts, texts
+    assert "hunter2hunter2x" not in texts  # a sensitive field's value, as in an entry
+
+
 def test_a_redacted_copy_still_says_a_parent_is_on_a_damaged_line(
     write_session: Callable[..., Path],
 ) -> None:
