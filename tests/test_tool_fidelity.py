@@ -107,3 +107,32 @@ def test_a_result_naming_another_tool_says_so() -> None:
     call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
     result = {"toolCallId": "c1", "toolName": "RESNAME_990", "content": []}
     assert "The result names another tool: RESNAME_990" in _box(_page([call], [result]), "ls")
+
+
+def test_what_a_built_in_view_shows_is_judged_by_the_value() -> None:
+    """Review of the fix above: with a diff every edit argument counted as shown (a second
+    old/new pair was nowhere); a read's limit of 0 or offset of 2.5, a non-text full output
+    path, and "truncated": false (which said the file was truncated)."""
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "edit",
+         "arguments": {"path": "a.py", "oldText": "x", "newText": "y",
+                       "old_string": "SECOND_OLD", "new_string": "SECOND_NEW"}},
+        {"type": "toolCall", "id": "c2", "name": "read",
+         "arguments": {"path": "b.py", "offset": 2.5, "limit": 0}},
+        {"type": "toolCall", "id": "c3", "name": "bash", "arguments": {"command": "make"}},
+        {"type": "toolCall", "id": "c4", "name": "read", "arguments": {"path": "c.py"}},
+    ]  # fmt: skip
+    results = [
+        {"toolCallId": "c1", "toolName": "edit", "content": [{"type": "text", "text": "ok"}],
+         "details": {"diff": "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x\n+y"}},
+        {"toolCallId": "c2", "toolName": "read", "content": [{"type": "text", "text": "1"}]},
+        {"toolCallId": "c3", "toolName": "bash", "content": [{"type": "text", "text": "ok"}],
+         "details": {"truncation": {"truncated": True}, "fullOutputPath": 12345}},
+        {"toolCallId": "c4", "toolName": "read", "content": [{"type": "text", "text": "2"}],
+         "details": {"truncation": {"truncated": False}}},
+    ]  # fmt: skip
+    text = _box(_page(calls, results), "a.py")
+    assert "SECOND_OLD" in text and "SECOND_NEW" in text
+    assert '"offset": 2.5' in text and '"limit": 0' in text
+    assert '"fullOutputPath": 12345' in text and "output truncated by Pi" in text
+    assert "truncated this file" not in text

@@ -230,13 +230,18 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     if as_dict(details.get("truncation")).get("truncated") is True or full:
         where = f" (full output: {show(full)})" if full else ""
         view.notes.append(f"output truncated by Pi{where}")
-        view.read_details |= {"truncation", "fullOutputPath"}
+        view.read_details |= {"truncation", "fullOutputPath"} if full else {"truncation"}
     text = _result_text(result).rstrip("\n")
     match = _EXIT_CODE.search(text[-200:])
     if match:
         view.exit_code = int(match.group(1))
     view.output = fold_text(text, BASH_TAIL_LINES, tail=True)
     view.images = _result_images(result)
+
+
+def _line_number(value: Any) -> bool:
+    """Shown as it is by the line range (2.5 or 1e400 would be shown otherwise)."""
+    return _number(value) and float(value).is_integer()
 
 
 def _number(value: Any) -> bool:
@@ -261,13 +266,15 @@ def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
     view.path = show(path)
     view.subtitle = read_line_range(args)
-    view.used_args |= {k for k in ("offset", "limit") if _number(args.get(k))}
+    offset, limit = args.get("offset"), args.get("limit")
+    view.used_args |= {"offset"} if _line_number(offset) else set()
+    view.used_args |= {"limit"} if _line_number(limit) and limit > 0 else set()
     text = _result_text(result)
     language = language_for_path(path)
     view.output = fold_code(text.rstrip("\n"), language, READ_HEAD_LINES)
     view.images = _result_images(result)
     truncation = as_dict(result.details.get("truncation")) if result else {}
-    if truncation:
+    if truncation and truncation.get("truncated") is not False:
         view.notes.append("the read tool truncated this file for the model (see the last line)")
         view.read_details.add("truncation")
 
@@ -289,9 +296,11 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
     view.path = show(path)
     diff = as_str(result.details.get("diff")) if result else None
-    if diff:  # the edit as the tool made it: it shows the call's replacements
+    if diff:  # the edit as the tool made it: it shows the call's well-formed replacements
         view.read_details.add("diff")
-        view.used_args |= _EDIT_KEYS | {"edits", "old_string", "new_string"}
+        probe = ToolView(call_id="", name="edit", kind="edit")
+        _edit_pairs(args, probe)
+        view.used_args |= probe.used_args
     if not diff:
         given = _edit_pairs(args, view)
         pairs = [(old, new) for old, new in given if old is not None and new is not None]
