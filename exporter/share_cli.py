@@ -133,8 +133,11 @@ def _id_in(value: str) -> str:
     elif len(segments) > 1 and _REVISION.fullmatch(segments[-1]):  # …/ID/REVISION
         segments = segments[:-1]
     last = segments[-1] if segments else ""
-    if _GIST_ID.fullmatch(last):  # the gist's own page: an anchor (#comments) is not its id
-        return last
+    # the gist's own page, or one under it (/revisions, /forks, api …/comments): an anchor
+    # (#comments) is not its id, nor is a user name before it
+    ids = [s for s in segments if _GIST_ID.fullmatch(s) and not _REVISION.fullmatch(s)]
+    if ids:
+        return ids[-1]
     if parts.fragment.isascii() and parts.fragment.isalnum():  # Pi's viewer form: BASE#ID
         return parts.fragment
     if parts.query:  # gisthost's form: ?ID/file

@@ -253,6 +253,8 @@ def test_delete_takes_a_gist_url_and_refuses_share_options(
         "https://gist.github.com/deadbeefdeadbeefdeadbeef/{id}",  # a user name all hex
         "gist.github.com/someone/{id}/0123456789abcdef0123456789abcdef01234567",  # no scheme
         "https://api.github.com/gists/{id}/0123456789abcdef0123456789abcdef01234567",
+        "https://gist.github.com/someone/{id}/revisions",  # a page under the gist's
+        "https://api.github.com/gists/{id}/comments",
         "https://pi.example/session/#{id}",  # a PI_SHARE_VIEWER_URL link
     ],
 )
