@@ -51,8 +51,6 @@
   // Search: a row matches when every whitespace-separated term (AND) is in its outline text
   // or anywhere in its entry (message text, tool calls and results, thinking).
   show($(".keys"));  // the shortcuts exist only with this script
-  // the outline is one Tab stop with arrow keys inside: a screen reader says so on entering
-  $("#tree").setAttribute("aria-describedby", "keys-help");
   var search = $("#tree-search"), status = $("#tree-status");
   var statusText = status ? ($(".st-default", status) || status).textContent : "";  // Default's line
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
@@ -357,6 +355,9 @@
   doc.addEventListener("keydown", function (ev) { tabbing = ev.key === "Tab"; }, true);
   doc.addEventListener("mousedown", function () { tabbing = false; }, true);
   tree.addEventListener("focusin", function (ev) {
+    // the row focused says how to move (a screen reader reads a description of what has
+    // focus; on the list it was never read): the keys line, arrows included
+    if (ev.target.matches && ev.target.matches("a")) ev.target.setAttribute("aria-describedby", "keys-help");
     var from = ev.relatedTarget;
     if (!tabbing || (from && tree.contains(from))) return;
     var row = lastRow && lastRow.offsetParent !== null ? lastRow : null;

@@ -1941,18 +1941,18 @@ def test_the_outline_is_one_tab_stop_with_arrow_keys_inside(
     Tab now enters it at the current row and leaves it for the entry being read; the
     arrow keys, Home and End move between the rows the filter shows."""
     page = view.open(published[BRANCHED_4])
-    # told, not only there: the keys line names the arrows, and the outline points to it
-    described = page.evaluate(
-        "document.getElementById(document.querySelector('#tree')"
-        ".getAttribute('aria-describedby')).textContent"
-    )
-    assert "↑ ↓ Home End move" in described
     active = "(() => { const a = document.activeElement; return [a.closest('#tree') !== null,"
     active += " a.closest('article') ? a.closest('article').id : a.id, a.textContent]; })()"
     page.focus('label[for="flt-default"]')
     page.keyboard.press("Tab")
     in_tree, _, first_text = page.evaluate(active)
     assert in_tree
+    # told, not only there: the row focused is described by the keys line, arrows included
+    described = page.evaluate(
+        "document.getElementById(document.activeElement.getAttribute('aria-describedby'))"
+        ".textContent"
+    )
+    assert "↑ ↓ Home End move" in described
     page.keyboard.press("Tab")  # out of the outline at once
     assert not page.evaluate(active)[0]
     # to the page's title, with a ring (it was <main>, whose ring was off: Tab did "nothing")

@@ -64,7 +64,7 @@ def axis_cost(value: float) -> str:
     for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, "")):
         if value >= scale:
             return f"${value / scale:.3g}{suffix}"
-    return f"{value * 100:.3g}¢" if value >= 1e-5 else "<0.001¢"  # not "1e-05¢"
+    return f"{value * 100:.3g}¢" if value >= 1e-5 else f"${value:.0e}"  # not "1e-05¢"
 
 
 def cost_ticks_at(top: float) -> tuple[float, float, float]:
