@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 import re
 import unicodedata
 from datetime import datetime
@@ -15,6 +16,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def fmt_int(value: int | float) -> str:
+    """``1,234``; a float past the range of numbers (an overflowed sum) as itself."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
     return f"{int(value):,}"
 
 

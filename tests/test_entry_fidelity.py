@@ -144,6 +144,13 @@ def test_files_attached_to_a_v1_prompt_are_shown() -> None:
     assert "Attached document: notes.txt (text/plain, 1,234 bytes)" in text
     assert f'src="data:image/png;base64,{PNG_8PX}"' in prompt
     assert "line one\n<b>two</b>" in text and "<b>two" not in prompt  # as text, escaped
+    # a size JSON reads as infinity (1e400) is left out, not the whole entry
+    attachments[0]["size"] = 1e400
+    lines[1]["message"]["attachments"] = attachments
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    again = render_session(parse_session_bytes(data.replace(b"Infinity", b"1e400")))
+    assert "Attached image: shot.png (image/png)" in _visible(again)
+    assert "could not be shown" not in again
 
 
 def test_an_entry_whose_parent_is_on_a_damaged_line_says_which(tmp_path: Any) -> None:

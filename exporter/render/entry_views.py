@@ -6,6 +6,7 @@ their results on the same main line, and long outputs are shown once (see PageBu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,7 @@ def _attachments(raw: Any, view: EntryView) -> bool:
         kind = as_str(item.get("type")) or "file"
         mime = as_str(item.get("mimeType")) or "?"
         size = item.get("size")
-        sized = f", {fmt_int(size)} bytes" if type(size) in (int, float) else ""
+        sized = f", {fmt_int(size)} bytes" if type(size) is int or _finite(size) else ""
         view.notes.append(f"Attached {kind}: {name} ({mime}{sized})")
         if kind == "image":
             image = ImageView(safe_image_src(mime, item.get("content")), mime)
@@ -77,6 +78,11 @@ def _attachments(raw: Any, view: EntryView) -> bool:
         if text := as_str(item.get("extractedText")):
             view.parts.append(Part("attachment", html=Markup(escape(text)), name=name))
     return True
+
+
+def _finite(value: Any) -> bool:
+    """A float a page can print as a whole number (JSON's 1e400 reads as infinity)."""
+    return type(value) is float and math.isfinite(value)
 
 
 def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) -> None:
