@@ -119,10 +119,10 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
 
 
 def _cli_hint(folder: Path) -> str | None:
-    """What to do when the extension will not find this install's CLI: it runs the
-    ``pi-session`` beside an installed package (``<prefix>/lib/…/site-packages``), else
-    ``PI_SESSION_BIN``, else the one on PATH; an editable install (a checkout) has no such
-    layout, and its virtualenv is rarely on the PATH Pi runs with."""
+    """What to do when the extension will not find this install's CLI: it runs
+    ``PI_SESSION_BIN``, else the ``pi-session`` beside an installed package
+    (``<prefix>/lib/…/site-packages``), else the one on PATH; an editable install (a
+    checkout) has no such layout, and its virtualenv is rarely on the PATH Pi runs with."""
     if folder.parent.parent.name in ("site-packages", "dist-packages"):
         return None
     ours = Path(sys.executable).parent / "pi-session"
