@@ -430,7 +430,7 @@ def _unescaped(text: str) -> str:
     def decoded(match: re.Match[str]) -> str:
         try:
             return json.loads(f'"{match.group(0)}"')
-        except ValueError:  # a lone surrogate escape: kept as written
+        except ValueError:  # not expected (the pattern takes valid escapes only): as written
             return match.group(0)
 
     return _JSON_ESCAPE.sub(decoded, text)
