@@ -98,7 +98,7 @@ class PageBuilder:
         self.result_forks: dict[str, int] = {}  # a result shown with its call -> forks there
         self._outputs: dict[str, list[str]] = {}  # long output text -> results, in page order
         self.runs_open_at_end = 0  # out-of-context runs the page closes after its last item
-        self._spans: dict[str, tuple[int, int]] | None = None  # for is_before, made once
+        self._spans: dict[str, tuple[int, int]] | None = None  # see _tree_spans
 
     def anchor(self, entry_id: str) -> str:
         """The DOM id of an entry (see :func:`build_anchors`)."""
@@ -108,10 +108,16 @@ class PageBuilder:
         """``earlier`` is on the path from the root to ``entry_id`` (or is it): one lookup
         in the tree's pre-order spans (walking each path was quadratic in chained
         compactions)."""
+        spans = self._tree_spans()
+        outer, inner = spans.get(earlier), spans.get(entry_id)
+        return outer is not None and inner is not None and outer[0] <= inner[0] <= outer[1]
+
+    def _tree_spans(self) -> dict[str, tuple[int, int]]:
+        """The session's pre-order spans, made once for the plan and the entries alike
+        (made at plan time, forked children inherit them)."""
         if self._spans is None:
             self._spans = self.session.subtree_spans()
-        outer, inner = self._spans.get(earlier), self._spans.get(entry_id)
-        return outer is not None and inner is not None and outer[0] <= inner[0] <= outer[1]
+        return self._spans
 
     def dedupe_output(self, tool: ToolView) -> None:
         """Show a long output once; its other copies link to it (see :meth:`_pick_shown`)."""
@@ -141,7 +147,7 @@ class PageBuilder:
                     if result_id != first:
                         self.same_output[result_id] = self.anchor(first)
         branched = [ids for ids in groups if not all(i in on_path for i in ids)]
-        spans = self.session.subtree_spans() if branched else {}
+        spans = self._tree_spans() if branched else {}
         for ids in branched:
             shown: list[str] = []  # shown copies that hold the current one in their subtree
             for result_id in sorted(ids, key=lambda i: spans[i][0]):
