@@ -36,6 +36,7 @@ from exporter.render.tools import (
     ImageView,
     ToolView,
     build_tool_view,
+    details_fold,
     json_fold,
     json_text,
     standalone_result_view,
@@ -160,7 +161,7 @@ def _message(
         view.kind = "customMessage"
         view.title = entry.custom_type or "custom"
         _custom_content(view, entry.content, entry.text)
-        _extension_details(entry.message.get("details"), view)
+        view.details = details_fold(entry.message.get("details"))
         if not entry.display:
             view.classes.append("hide-default")
             view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
@@ -360,16 +361,10 @@ def _custom_message(
     view.kind = "customMessage"
     view.title = entry.custom_type
     _custom_content(view, entry.content, entry.text)
-    _extension_details(entry.raw.get("details"), view)
+    view.details = details_fold(entry.raw.get("details"))  # Pi's UI may render from it
     if not entry.display:
         view.classes.append("hide-default")
         view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
-
-
-def _extension_details(details: Any, view: EntryView) -> None:
-    """An extension's own data on its message, which Pi's UI may render from."""
-    if details not in (None, {}, []):
-        view.details = json_fold(details)
 
 
 def _json_view(view: EntryView, value: Any) -> None:

@@ -99,6 +99,11 @@ def json_fold(value: Any) -> Folded:
     return fold_code(json_text(value, 2), "json", GENERIC_HEAD_LINES, head_only=False)
 
 
+def details_fold(details: Any) -> Folded | None:
+    """``details`` (a tool's or an extension's structured data) folded, None when empty."""
+    return None if details in (None, {}, []) else json_fold(details)
+
+
 def _result_text(result: MessageEntry | None) -> str:
     return result.text if result else ""
 
@@ -200,8 +205,7 @@ def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None
     details = result.message.get("details")
     if isinstance(details, dict):
         details = {k: v for k, v in details.items() if k not in view.read_details}
-    if details not in (None, {}, []):
-        view.details = json_fold(details)
+    view.details = details_fold(details)
     named = result.message.get("toolName")
     if isinstance(named, str) and named and named != view.name:
         view.notes.append(f"The result names another tool: {named}")
