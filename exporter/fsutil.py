@@ -36,9 +36,7 @@ def atomic_open(
             with open(path, mode, **kwargs) as stream:
                 yield stream
         except OSError as error:  # `-o /dev/full`: say where, as for a file
-            if error.filename or not error.errno:
-                raise
-            raise OSError(error.errno, error.strerror, os.fspath(path)) from None
+            raise _saying_where(error, path) from None
         return
     target = write_target(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -57,10 +55,17 @@ def atomic_open(
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
-        if isinstance(error, OSError) and not error.filename and error.errno:
-            # a full disk: "File too large" or "No space left" without saying where
-            raise OSError(error.errno, error.strerror, str(target)) from None
+        if isinstance(error, OSError):
+            raise _saying_where(error, target) from None
         raise
+
+
+def _saying_where(error: OSError, path: str | os.PathLike[str]) -> OSError:
+    """``error`` naming ``path`` when it names no file: a full disk says "File too large"
+    or "No space left on device" without saying where."""
+    if error.filename or not error.errno:
+        return error
+    return OSError(error.errno, error.strerror, os.fspath(path))
 
 
 def is_special_file(path: str | os.PathLike[str]) -> bool:
