@@ -693,13 +693,12 @@ def test_policy_key_is_stable_and_secret_free(monkeypatch: pytest.MonkeyPatch) -
 
 PI_OPEN = """
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-const [pkg, ...files] = process.argv.slice(1);
+const [pkg, scratch, ...files] = process.argv.slice(1);
 const { SessionManager } = await import(pathToFileURL(pkg).href);
 for (const file of files) {
-  const dir = mkdtempSync(join(tmpdir(), "pi-redacted-"));
+  const dir = mkdtempSync(join(scratch, "pi-redacted-"));
   const copy = join(dir, "s.jsonl");
   copyFileSync(file, copy);
   const sm = SessionManager.open(copy, join(dir, "sessions"));
@@ -741,7 +740,8 @@ def test_pi_session_manager_opens_the_redacted_copy(pi_pkg: Path, tmp_path: Path
         expected.append({"header": out.id, "entries": len(out.entries), "leaf": out.leaf_id,
                          "dangling": 0, "rewritten": False, "labels": labels,
                          "name": source.name})  # fmt: skip
-    output = run_node(["--input-type=module", "-e", PI_OPEN, str(pi_pkg), *files])
+    # Pi's copies go under tmp_path, which pytest cleans (the system temp folder kept them)
+    output = run_node(["--input-type=module", "-e", PI_OPEN, str(pi_pkg), str(tmp_path), *files])
     assert [json.loads(line) for line in output.splitlines()] == expected
 
 
