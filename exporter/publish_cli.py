@@ -31,6 +31,7 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
 )
+from exporter.token_arg import TOKEN_HELP, token_argument
 
 __all__ = ["publish_command", "select_files"]
 
@@ -189,7 +190,9 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     help="Hub URL (also HF_ENDPOINT).",
 )
 @click.option(
-    "--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN, then `hf auth login`'s token)."
+    "--token",
+    metavar="TOKEN",
+    help=f"Hub token (default: HF_TOKEN, then `hf auth login`'s token){TOKEN_HELP}.",
 )
 @policy_options(redact_default=True)
 def publish_command(
@@ -222,6 +225,7 @@ def publish_command(
     check_http_url(endpoint, "--endpoint")
     if prune and (sessions or since):
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
+    token = token_argument(token, "Hugging Face")
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     if not files:
         if since is not None:

@@ -48,6 +48,7 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
+from exporter.token_arg import TOKEN_HELP, token_argument
 
 
 def gist_description(session: Session) -> str:
@@ -174,7 +175,7 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "--token",
     metavar="TOKEN",
     help="GitHub token (default: GH_TOKEN, GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN "
-    "for another --api-url, then `gh auth token`).",
+    f"for another --api-url, then `gh auth token`){TOKEN_HELP}.",
 )
 @click.option(
     "--api-url", default=DEFAULT_API_URL, show_default=True, metavar="URL", help="GitHub API root."
@@ -206,6 +207,7 @@ def share_command(
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
     check_http_url(api_url, "--api-url")
+    token = token_argument(token, "GitHub", stdin_taken=session == "-")
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
         _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return

@@ -755,6 +755,20 @@ def test_cli_subprocess_uses_the_token_file(fake_hub: FakeHub, small: Corpus, tm
     assert_consistent(fake_hub)
 
 
+def test_a_token_piped_to_token_dash_publishes(fake_hub: FakeHub, small: Corpus) -> None:
+    """`--token -` reads the token from stdin, out of the process list (as share does)."""
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root), "-j", "1"]
+    args += ["--endpoint", fake_hub.url, "--token", "-"]
+    result = CliRunner().invoke(cli, args, input=f"{TOKEN}\n", catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "8 added" in result.stdout and TOKEN not in result.output
+    auth = {r.headers.get("authorization") or r.headers.get("Authorization")
+            for r in fake_hub.requests}  # fmt: skip
+    assert auth == {f"Bearer {TOKEN}"}
+    empty = CliRunner().invoke(cli, args, input="")
+    assert empty.exit_code == 1 and "--token -: nothing was piped in" in empty.stderr
+
+
 def test_html_site_is_uploaded_redacted(fake_hub: FakeHub, small: Corpus) -> None:
     result = publish(fake_hub, small, "--html")
     assert result.exit_code == 0, result.output

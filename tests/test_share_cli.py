@@ -731,3 +731,109 @@ def test_a_state_that_cannot_be_saved_is_said_with_what_it_means(
         for line in warnings
     ), result.stderr
     assert ".corrupt" not in result.stderr
+
+
+# --- `--token -`: the token kept out of the process list ---------------------------------------
+
+
+def test_a_token_piped_to_token_dash_is_sent_and_never_in_argv(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--token TOKEN` sits in `ps` for as long as the upload runs; `--token -` reads it from
+    a pipe (as `gh auth login --with-token` does)."""
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
+    argv = [sys.executable, "-m", "exporter", "share", str(FIXTURE), "--token", "-"]
+    run = subprocess.run(
+        [*argv, "--api-url", fake.base_url],
+        input=f"  {fake.token}\n",  # a trailing newline and blanks, as `echo` or a file gives
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert fake.requests_to() == ["POST /gists"]
+    assert fake.requests[0].header("Authorization") == f"Bearer {fake.token}"
+    assert fake.token not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "said"),
+    [
+        (["--token", "-"], "", "--token -: nothing was piped in (expected the GitHub token)"),
+        (["--token", "-"], "\n \n", "--token -: nothing was piped in"),
+        # two lines: a pasted file with more than the token is refused, unprinted
+        (["--token", "-"], "ghp_FAKEFAKE\nsecond\n", "spaces or control characters"),
+        (["-", "--token", "-"], "", "--token - and SESSION - both read stdin"),
+    ],
+)
+def test_token_dash_without_a_usable_token_is_one_clear_error(
+    fake: FakeGitHub, env: dict, args: list[str], stdin: str, said: str
+) -> None:
+    session = [] if "-" in args[:1] else [str(FIXTURE)]
+    result = CliRunner().invoke(cli, ["share", *session, *args, "--api-url", fake.base_url],
+                                input=stdin)  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.stderr.count("error:") == 1 and said in result.stderr, result.stderr
+    assert "FAKE" not in result.output and "Traceback" not in result.output
+    assert fake.requests == []
+
+
+def test_token_dash_at_a_terminal_asks_without_echo(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a terminal `--token -` asks for the token, and what is typed is not shown."""
+    import fcntl
+    import pty
+    import select
+    import termios
+    import time
+
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
+    controller, terminal = pty.openpty()
+
+    def own_terminal() -> None:  # the pty becomes the child's controlling terminal
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    argv = [sys.executable, "-m", "exporter", "share", str(FIXTURE), "--token", "-"]
+    proc = subprocess.Popen(
+        [*argv, "--api-url", fake.base_url],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        start_new_session=True,
+        preexec_fn=own_terminal,  # one ioctl: safe beside the fake server's thread
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    os.close(terminal)
+    shown = b""
+
+    def read_until(marker: bytes, times: int = 1) -> None:
+        nonlocal shown
+        deadline = time.monotonic() + 120
+        while shown.count(marker) < times and time.monotonic() < deadline:
+            if not select.select([controller], [], [], 1)[0]:
+                continue
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the child closed the terminal
+                return
+            if not chunk:
+                return
+            shown += chunk
+
+    try:
+        read_until(b"GitHub token: ")
+        assert shown.endswith(b"GitHub token: "), shown
+        os.write(controller, b"\n")  # an empty line: asked again
+        read_until(b"GitHub token: ", times=2)
+        assert shown.endswith(b"GitHub token: "), shown
+        os.write(controller, fake.token.encode() + b"\n")
+        read_until(b"View: ")
+        assert proc.wait(timeout=120) == 0, shown
+    finally:
+        proc.kill()
+        os.close(controller)
+    assert fake.token.encode() not in shown  # not echoed, not printed
+    assert fake.requests_to() == ["POST /gists"]
+    assert fake.requests[0].header("Authorization") == f"Bearer {fake.token}"
