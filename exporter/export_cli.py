@@ -213,7 +213,8 @@ def export_site(
             force=force,
             render_options=options,
             options_key=options_key,  # with the render options: a change rebuilds every page
-            transform=None if plain else functools.partial(policy_transform, policy),
+            # resolved: a forkserver worker's environment is the one the server started with
+            transform=None if plain else functools.partial(policy_transform, policy.resolved()),
             source_mark=source_mark,
         )
     except SiteError as error:

@@ -40,6 +40,26 @@ class RedactionPolicy:
     #: The token this upload authenticates with (from --token, gh or a token file): hidden
     #: like a --secret, but not part of the key, so a rotated token re-uploads nothing.
     auth_tokens: tuple[str, ...] = ()
+    #: The environment's sensitive values, read once (``resolved``); None: read at each use.
+    env_values: tuple[str, ...] | None = None
+
+    def resolved(self, environ: Mapping[str, str] | None = None) -> RedactionPolicy:
+        """This policy with what it reads from the environment fixed now: env secrets, home
+        and user. Worker processes get it: a forkserver's environment is the one it started
+        with, so a long-lived caller's changed ``os.environ`` would not reach them (its key
+        said one thing while the workers redacted another). The key stays the same."""
+        homes, users = self.identity(environ)
+        values = self.env_values
+        if values is None and self.env_secrets:
+            from exporter.redact import env_secret_values
+
+            values = tuple(env_secret_values(os.environ if environ is None else environ))
+        return dataclasses.replace(
+            self,
+            env_values=values,
+            home=homes[0] if homes else self.home,
+            user=users[0] if users else self.user,
+        )
 
     def literal_secrets(self, environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
         """(value, detector name) of every exact secret: ``--secret``/``--env-file``, env,
@@ -47,9 +67,11 @@ class RedactionPolicy:
         found = [(s, "literal-secret") for s in self.secrets if len(s) >= MIN_LITERAL]
         found += [(t, "auth-token") for t in self.auth_tokens if len(t) >= MIN_LITERAL]
         if self.env_secrets:
-            from exporter.redact import env_secret_values
+            values = self.env_values
+            if values is None:
+                from exporter.redact import env_secret_values
 
-            values = env_secret_values(os.environ if environ is None else environ)
+                values = env_secret_values(os.environ if environ is None else environ)
             found += [(value, "env-secret") for value in values]
         return found
 
@@ -66,7 +88,7 @@ class RedactionPolicy:
         Secrets enter only through a slow salted hash, so the key cannot confirm a guess.
         """
         flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for name in ("secrets", "home", "user", "auth_tokens"):
+        for name in ("secrets", "home", "user", "auth_tokens", "env_values"):
             flags.pop(name)
         payload: dict[str, Any] = dict(flags)
         if self.redact:  # only redaction runs the detectors (and a plain key skips loading them)

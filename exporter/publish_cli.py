@@ -171,7 +171,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     "--allow-weaker-policy",
     is_flag=True,
     help="Re-publish sessions the dataset holds with more removed (--no-tool-output, "
-    "--no-thinking, ...) without it; refused otherwise.",
+    "--no-thinking, ..., or more --secret/--env-file/environment values replaced) without "
+    "it; refused otherwise.",
 )
 @click.option(
     "--dry-run",

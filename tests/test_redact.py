@@ -689,6 +689,21 @@ def test_policy_key_is_stable_and_secret_free(monkeypatch: pytest.MonkeyPatch) -
     assert RedactionPolicy(redact=False).key(NO_ENV) == plain
 
 
+def test_a_resolved_policy_keeps_the_environment_it_was_resolved_in() -> None:
+    """Publishing's workers come from a forkserver whose environment is the one it started
+    with: they redacted a variable the caller had since removed, while the key (computed in
+    the caller) said it was gone. The policy they get now carries the values."""
+    environ = {"ACME_DEPLOY_TOKEN": ENV_VALUE, "HOME": "/home/ann", "USER": "ann"}
+    policy = RedactionPolicy()
+    fixed = policy.resolved(environ)
+    assert fixed.key(NO_ENV) == policy.key(environ)  # the same key: nothing re-published
+    assert (ENV_VALUE, "env-secret") in fixed.literal_secrets(NO_ENV)
+    assert fixed.identity(NO_ENV) == (["/home/ann"], ["ann"])
+    assert RedactionPolicy(env_secrets=False).resolved(environ).literal_secrets(NO_ENV) == []
+    explicit = RedactionPolicy(home="/h", user="u").resolved(environ)
+    assert explicit.identity(NO_ENV) == (["/h"], ["u"])
+
+
 # --- Pi's own SessionManager accepts the redacted copy ----------------------------------------
 
 PI_OPEN = """

@@ -38,6 +38,7 @@ from exporter.publish.hub_plan import (
     claim_paths,
     classify,
     dropped_cuts,
+    fewer_given_secrets,
     policy_cuts,
     prepare_all,
     probe_sources,
@@ -225,6 +226,18 @@ def _weaker_policy_message(dropped: dict[str, int]) -> str:
     )
 
 
+def _fewer_secrets_message(fewer: dict[str, int]) -> str:
+    """Why a run that would put given secrets back in clear is refused."""
+    sessions = f"{len(fewer):,} session{'s' if len(fewer) != 1 else ''}"
+    first = min(fewer)
+    return (
+        f"{sessions} would be published again with fewer of the secrets given to an earlier "
+        f"run removed ({sum(fewer.values()):,} fewer; first: {first}): --secret or --env-file "
+        "values, or sensitive environment variables, that this run lacks. Pass the same ones, "
+        "or --allow-weaker-policy if the values are gone for another reason"
+    )
+
+
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
     """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
     token = clean_token(req.token, "Hugging Face") or clean_token(default_token(), "Hugging Face")
@@ -265,6 +278,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     environ = {name: value for name, value in os.environ.items() if value.strip() != token}
     key = marks.mark(req.policy.key(environ))
     policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
+    policy = policy.resolved(environ)  # the workers redact with this process's environment
     unchanged, todo = classify(sources, remote, key, marks.mark)
     cuts = policy_cuts(req.policy)
     dropped = dropped_cuts(remote, todo, cuts)
@@ -278,6 +292,9 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
+        fewer = fewer_given_secrets(remote, prepared)
+        if fewer and not req.allow_weaker_policy:
+            raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
         publisher = marks.mark("pi-session-export publisher")  # this machine's key, not secret
         ops = session_ops(prepared, remote, key, marks.mark, cuts, publisher)
         failed = {path for path, _ in result.failed}

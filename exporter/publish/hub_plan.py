@@ -209,6 +209,30 @@ def dropped_cuts(
     return dropped
 
 
+#: Secrets a run is given rather than finds: ``--secret``/``--env-file`` values, the
+#: environment's sensitive values and the upload's token. A later run without them (a cron
+#: job, another shell) finds nothing there, and the values would go up in clear.
+GIVEN_SECRETS = ("auth-token", "env-secret", "literal-secret")
+
+
+def fewer_given_secrets(remote: RemoteState, prepared: Iterable[Prepared]) -> dict[str, int]:
+    """Per session this run would re-publish with fewer given secrets replaced than its
+    published copy (a session only grows, so its copy should not have fewer): how many.
+
+    Counted together: a value moved from the environment to ``--secret`` is still removed.
+    """
+    fewer = {}
+    for item in prepared:
+        held = (remote.manifest.get(item.source.repo_path) or {}).get("redactions")
+        if item.error is not None or not isinstance(held, dict):
+            continue
+        before = sum(n for name, n in held.items() if name in GIVEN_SECRETS and type(n) is int)
+        now = sum(item.redactions.get(name, 0) for name in GIVEN_SECRETS)
+        if now < before:
+            fewer[item.source.repo_path] = before - now
+    return fewer
+
+
 # --- preparing (worker processes) ------------------------------------------------------------
 
 
