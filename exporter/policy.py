@@ -17,9 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MIN_LITERAL", "RedactionPolicy"]
+__all__ = ["GIVEN_SECRETS", "MIN_LITERAL", "RedactionPolicy", "given_secret_count"]
 
 MIN_LITERAL = 4  # shorter --secret values would shred ordinary words
+
+#: Secrets a run is given rather than finds: ``--secret``/``--env-file`` values, the
+#: environment's sensitive values and the upload's token. A later run without them (a cron
+#: job, another shell) finds nothing there, and the values would go up in clear.
+GIVEN_SECRETS = ("auth-token", "env-secret", "literal-secret")
+
+
+def given_secret_count(counts: Mapping[str, Any]) -> int:
+    """How many replacements in a report's (or a published record's) counts were of given
+    secrets; counted together, so a value moved from the environment to --secret is equal."""
+    return sum(n for name, n in counts.items() if name in GIVEN_SECRETS and type(n) is int)
 
 
 @dataclass(frozen=True)

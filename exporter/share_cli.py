@@ -26,6 +26,7 @@ from exporter.cli import (
 from exporter.formatting import fmt_datetime, one_line, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
+from exporter.policy import given_secret_count
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError
 from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
@@ -60,6 +61,20 @@ def gist_description(session: Session) -> str:
 
 def _notify(message: str) -> None:
     click.echo(f"pi-session: {message}", err=True)
+
+
+def _refuse_fewer_given_secrets(api_url: str, session_id: str, given: int) -> None:
+    """A re-share without the ``--secret`` values or environment variable the last share
+    replaced (Pi started from another shell) would put them back in clear: refused."""
+    earlier = ShareState().entry(api_url, session_id) or {}
+    before = earlier.get("given_secrets")
+    if type(before) is int and before > given:
+        raise CliError(
+            f"this session was last shared with {before - given:,} more of the secrets given to "
+            "the share replaced (--secret or --env-file values, or sensitive environment "
+            "variables) than this share would; pass the same ones, or --allow-weaker-policy",
+            1,
+        )
 
 
 def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
@@ -189,6 +204,12 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 )
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
 @click.option("--force", is_flag=True, help="Upload even above the 10 MB gist limit.")
+@click.option(
+    "--allow-weaker-policy",
+    is_flag=True,
+    help="Share a session again with fewer --secret/--env-file/environment values replaced "
+    "than its last share; refused otherwise.",
+)
 def share_command(
     session: str | None,
     demo: bool,
@@ -203,6 +224,7 @@ def share_command(
     viewer_url: str | None,
     with_jsonl: bool,
     force: bool,
+    allow_weaker_policy: bool,
     **policy_values: Any,
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
@@ -225,6 +247,9 @@ def share_command(
         {"--report": policy_values.get("report")}, read_files([loaded.path], policy_values)
     )
     prepared, report = prepare_session(loaded, policy)
+    given = given_secret_count(report.counts) if report else 0
+    if policy.redact and not allow_weaker_policy:
+        _refuse_fewer_given_secrets(api_url, prepared.id, given)
     files = {"session.html": render_session(prepared, RenderOptions())}
     if with_jsonl:
         files["session.jsonl"] = session_to_jsonl(prepared)
@@ -281,7 +306,7 @@ def share_command(
             _note_another_file_with_this_id(earlier, source)
         gist, action = share_files(
             client, state, prepared.id, files, description, public=public, new=new_gist,
-            source=source, warn=_notify,
+            source=source, given_secrets=given, warn=_notify,
         )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)

@@ -837,3 +837,42 @@ def test_token_dash_at_a_terminal_asks_without_echo(
     assert fake.token.encode() not in shown  # not echoed, not printed
     assert fake.requests_to() == ["POST /gists"]
     assert fake.requests[0].header("Authorization") == f"Bearer {fake.token}"
+
+
+def test_a_reshare_without_the_given_secrets_is_refused(
+    fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-share from a shell without the variable (or without --secret) the first share
+    replaced PATCHed the gist with the value back in clear (review 2026-12-01)."""
+    password, codename = "Xk29fLq7Wm3nRt8Z", "internal-codename-BLUEFALCON"
+    text = FIXTURE.read_text(encoding="utf-8").replace(
+        '"role":"user","content":[{"type":"text","text":"',
+        f'"role":"user","content":[{{"type":"text","text":"{password} {codename} ', 1)  # fmt: skip
+    assert password in text
+    source = tmp_path / "planted.jsonl"
+    source.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("MY_SERVICE_PASSWORD", password)
+    first = share(fake, str(source), "--secret", codename)
+    assert first.exit_code == 0, first.output
+    (gist_id,) = fake.gists
+    assert password not in fake.content(gist_id) and codename not in fake.content(gist_id)
+    sent = len(fake.requests)
+
+    monkeypatch.delenv("MY_SERVICE_PASSWORD")
+    for extra in ((), ("--dry-run",), ("--secret", codename), ("--new",)):
+        refused = share(fake, str(source), *extra)
+        assert refused.exit_code == 1, refused.output
+        fewer = 1 if codename in extra else 2
+        assert f"this session was last shared with {fewer} more of the secrets given" in (
+            refused.stderr
+        )
+        assert "--allow-weaker-policy" in refused.stderr and password not in refused.output
+    assert len(fake.requests) == sent and not list(tmp_path.glob("pi-session-share-*"))
+    # the same values given another way: the gist is updated, still without them
+    moved = share(fake, str(source), "--secret", codename, "--secret", password)
+    assert moved.exit_code == 0, moved.output
+    assert password not in fake.content(gist_id) and codename not in fake.content(gist_id)
+    # asked for (or redaction turned off), it goes up as this share redacts it
+    allowed = share(fake, str(source), "--allow-weaker-policy")
+    assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
+    assert password in fake.content(gist_id)

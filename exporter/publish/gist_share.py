@@ -111,6 +111,7 @@ def share_files(
     public: bool = False,
     new: bool = False,
     source: str | None = None,
+    given_secrets: int = 0,
     warn: Callable[[str], None] = log.warning,
 ) -> tuple[Gist, str]:
     """Create or update the session's gist; returns the gist and what was done: "created",
@@ -149,8 +150,9 @@ def share_files(
             action = "replaced" if action == "replaced" else "created"
         try:
             state.remember(
-                client.api_url, session_id, gist.id, public=public, content=digest, source=source
-            )
+                client.api_url, session_id, gist.id, public=public, content=digest,
+                source=source, given_secrets=given_secrets,
+            )  # fmt: skip
         except (OSError, ValueError) as exc:
             # The gist exists; failing now would hide its link. Re-share will just create anew.
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc

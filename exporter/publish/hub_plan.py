@@ -22,7 +22,7 @@ from typing import Any
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
-from exporter.policy import RedactionPolicy
+from exporter.policy import RedactionPolicy, given_secret_count
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
 from exporter.publish.hub_state import RemoteState, git_oid
@@ -209,12 +209,6 @@ def dropped_cuts(
     return dropped
 
 
-#: Secrets a run is given rather than finds: ``--secret``/``--env-file`` values, the
-#: environment's sensitive values and the upload's token. A later run without them (a cron
-#: job, another shell) finds nothing there, and the values would go up in clear.
-GIVEN_SECRETS = ("auth-token", "env-secret", "literal-secret")
-
-
 def fewer_given_secrets(remote: RemoteState, prepared: Iterable[Prepared]) -> dict[str, int]:
     """Per session this run would re-publish with fewer given secrets replaced than its
     published copy (a session only grows, so its copy should not have fewer): how many.
@@ -226,8 +220,7 @@ def fewer_given_secrets(remote: RemoteState, prepared: Iterable[Prepared]) -> di
         held = (remote.manifest.get(item.source.repo_path) or {}).get("redactions")
         if item.error is not None or not isinstance(held, dict):
             continue
-        before = sum(n for name, n in held.items() if name in GIVEN_SECRETS and type(n) is int)
-        now = sum(item.redactions.get(name, 0) for name in GIVEN_SECRETS)
+        before, now = given_secret_count(held), given_secret_count(item.redactions)
         if now < before:
             fewer[item.source.repo_path] = before - now
     return fewer

@@ -159,11 +159,13 @@ class ShareState:
         public: bool = False,
         content: str | None = None,
         source: str | None = None,
+        given_secrets: int = 0,
     ) -> None:
-        """Record (or replace) the gist for a session, with a digest of what it holds and
-        the file it was shared from (a copy of a session file keeps its id)."""
+        """Record (or replace) the gist for a session, with a digest of what it holds, the
+        file it was shared from (a copy of a session file keeps its id) and how many given
+        secrets (``--secret``, environment) it replaced, which a later share must not lessen."""
         with self.locked():
-            self._remember(api_url, session_id, gist_id, public, content, source)
+            self._remember(api_url, session_id, gist_id, public, content, source, given_secrets)
 
     def _remember(
         self,
@@ -173,6 +175,7 @@ class ShareState:
         public: bool,
         content: str | None,
         source: str | None,
+        given_secrets: int = 0,
     ) -> None:
         gists = self._load()
         record: dict[str, Any] = {
@@ -184,6 +187,8 @@ class ShareState:
             record["content_sha256"] = content
         if source:
             record["source"] = source
+        if given_secrets:
+            record["given_secrets"] = given_secrets
         gists.setdefault(_state_key(api_url), {})[session_id] = record
         self._save(gists)
 
