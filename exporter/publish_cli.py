@@ -154,7 +154,11 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     help="Only sessions whose newest entry is on or after DATE (YYYY-MM-DD local midnight, "
     "ISO time, 7d, 12h, 2w).",
 )
-@click.option("--public", is_flag=True, help="Create the dataset public (default: private).")
+@click.option(
+    "--public",
+    is_flag=True,
+    help="Create the dataset public (default: private); needed to publish to a public one.",
+)
 @click.option(
     "--html",
     is_flag=True,

@@ -708,10 +708,21 @@ def test_public_repo_and_paged_tree(small: Corpus) -> None:
         first = publish(fake, small, "--public")
         assert first.exit_code == 0, first.output
         assert not fake.repo(REPO_ID).private
-        again = publish(fake, small)
+        again = publish(fake, small, "--public")
         assert again.exit_code == 0 and "no commit" in again.stdout, again.output
-        assert "alice/sessions is public" in again.stderr
         assert len(fake.routes("GET", r"/tree/")) >= 4
+        # without --public (the dataset was made public on the Hub, say): refused before any
+        # session is read, and the dry run says so (review 2026-12-01: it published, then
+        # warned)
+        small.files[0].write_text(small.files[0].read_text("utf-8") + "\n", "utf-8")
+        commits = len(fake.commits)
+        refused = publish(fake, small)
+        assert refused.exit_code == 1, refused.output
+        assert "alice/sessions is public: what is published is visible to all; pass --public " \
+            "to publish to it" in refused.stderr  # fmt: skip
+        dry = publish(fake, small, "--dry-run")
+        assert dry.exit_code == 0 and "pass --public, or a real run is refused" in dry.stderr
+        assert len(fake.commits) == commits
 
 
 def _subprocess_env(home: Path, cache: Path) -> dict[str, str]:

@@ -123,7 +123,11 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
         remote = repo.read_state()
     result.private = remote.private if remote.exists else not req.public
     if remote.exists and not remote.private and not req.public:
-        result.warnings.append(f"{req.repo_id} is public: what is published is visible to all")
+        # made public on the Hub since (a teammate): a routine run would add to it unread
+        public = f"{req.repo_id} is public: what is published is visible to all; pass --public"
+        if not req.dry_run:  # refused before any session is read, redacted or sent
+            raise PublishError(f"{public} to publish to it", exit_code=1)
+        result.warnings.append(f"{public}, or a real run is refused")
     if result.exists and remote.private and req.public:
         result.warnings.append(f"{req.repo_id} exists and stays private (--public only creates)")
     result.warnings += remote.problems
