@@ -77,12 +77,18 @@ def _worker_start(build: int, int_digits: int | None) -> None:
         sys.set_int_max_str_digits(int_digits)
 
 
-def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
-    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
+def _new_pool(workers: int, context: Context) -> ProcessPoolExecutor:
+    """A pool whose workers are set up by :func:`_worker_start` (the first one, and the one
+    that runs what is left after a worker died)."""
     digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
-    pool = ProcessPoolExecutor(
+    return ProcessPoolExecutor(
         workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), digits)
     )
+
+
+def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
+    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
+    pool = _new_pool(workers, context)
     try:
         pool.submit(os.getpid).result()
     except BrokenProcessPool:
@@ -139,7 +145,7 @@ def run_tasks(
             handle(culprit, died(culprit))
         pending, workers = [pending[i] for i in left], 1
         if pending:
-            pool = ProcessPoolExecutor(1, mp_context=context())
+            pool = _new_pool(1, context())
 
 
 class ProgressBar:
