@@ -170,6 +170,25 @@ def test_a_template_cache_others_may_write_in_is_not_used(
     assert not (tmp_path / "no-such-home").exists()
 
 
+def test_the_template_cache_is_used_under_umask_002(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under umask 002 (Debian's, Ubuntu's and Fedora's default for a user with a private
+    group) the cache's parent folder was made group-writable, so the cache was never used and
+    nothing said so: every export compiled the templates again (code review 2026-12-01)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    old = os.umask(0o002)
+    try:
+        assert isinstance(template_cache(), QuietBytecodeCache)
+    finally:
+        os.umask(old)
+    parent = tmp_path / "cache" / "pi-session-export"
+    assert parent.stat().st_mode & 0o777 == 0o700
+    parent.chmod(0o775)  # made so before (an older version, the publish caches)
+    assert isinstance(template_cache(), QuietBytecodeCache)
+    assert parent.stat().st_mode & 0o777 == 0o755
+
+
 def run_export(tmp_path: Path, env: dict[str, str], out: str = "page.html") -> str:
     result = subprocess.run(
         [sys.executable, "-m", "exporter", "export", "--demo", "-o", str(tmp_path / out)],

@@ -40,9 +40,13 @@ def template_cache() -> jinja2.BytecodeCache | None:
     if not _home_exists():  # HOME=/nonexistent: no tree of folders made under it
         return None
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # both ours made 0700: `parents=True` makes the parent 0777 & ~umask, group-writable
+        # under the usual umask 002, which turned the cache off for good, silently
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
     except OSError:
         return None
+    _tighten(folder.parent)  # made so by an older version, or by the publish caches
     if not (_only_mine(folder) and _only_mine(folder.parent)):
         return None
     return QuietBytecodeCache(str(folder))
@@ -56,6 +60,18 @@ def _home_exists() -> bool:
         return Path.home().is_dir()
     except (RuntimeError, OSError):  # no HOME and no password entry
         return False
+
+
+def _tighten(folder: Path) -> None:
+    """A folder of ours that the umask made group-writable (002, the usual one with a
+    private group per user): take that away. One anyone may write in stays as it is, and
+    unused."""
+    with contextlib.suppress(OSError):
+        info = os.lstat(folder)
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        mode = stat.S_IMODE(info.st_mode)
+        if stat.S_ISDIR(info.st_mode) and mine and mode & 0o020 and not mode & 0o002:
+            os.chmod(folder, mode & ~0o020)
 
 
 def _only_mine(folder: Path) -> bool:
