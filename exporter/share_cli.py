@@ -28,7 +28,7 @@ from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
 from exporter.policy import given_secret_count
 from exporter.prepare import prepare_session
-from exporter.publish.errors import NoTokenError
+from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
 from exporter.publish.gist_share import (
     check_size,
@@ -243,8 +243,21 @@ def share_command(
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
+    outputs: dict[str, Any] = {"--report": policy_values.get("report")}
+    targets: dict[str, Path] = {}
+    if dry_run:  # its files are checked with the report, before any work
+        stem = Path(loaded.path).stem if loaded.path else "session"
+        names = ["session.html", "session.jsonl"] if with_jsonl else ["session.html"]
+        targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in names}
+        if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
+            refuse_default_in_sessions(
+                targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
+            )
+        outputs.update({f"the dry run's {name}": path for name, path in targets.items()})
     refuse_collisions(
-        {"--report": policy_values.get("report")}, read_files([loaded.path], policy_values)
+        outputs,
+        read_files([loaded.path], policy_values),
+        copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
     )
     prepared, report = prepare_session(loaded, policy)
     given = given_secret_count(report.counts) if report else 0
@@ -258,21 +271,15 @@ def share_command(
     if not policy.redact:
         click.echo("pi-session: warning: --no-redact: secrets are not looked for", err=True)
     size = files_size(files)
-    warning = check_size(size, force)
+    try:
+        warning = check_size(size, force)
+    except TooLargeError as error:
+        if not dry_run:
+            raise
+        warning = f"warning: a real share would be refused: {error}"  # the page is still written
     if warning:
         click.echo(f"pi-session: {warning}", err=True)
     if dry_run:
-        stem = Path(loaded.path).stem if loaded.path else "session"
-        targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in files}
-        if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
-            refuse_default_in_sessions(
-                targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
-            )
-        refuse_collisions(
-            {f"the dry run's {name}": path for name, path in targets.items()},
-            read_files([loaded.path], policy_values),
-            copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
-        )
         for name, text in files.items():
             atomic_write_text(targets[name], text)
             echo_path(targets[name])

@@ -506,6 +506,30 @@ def test_too_large_needs_force(fake: FakeGitHub, env: dict, tmp_path: Path) -> N
     assert page.rstrip().endswith("</html>")  # the whole page, not a cut
     assert len(post.body) > len(page.encode("utf-8")) > 10 * 1024 * 1024
     assert fake.content(next(iter(fake.gists))) == page
+    # the dry run writes the page it was asked for, saying a real share would be refused
+    # (review 2026-12-01: it wrote nothing and exited 2)
+    dry = share(fake, str(big), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "warning: a real share would be refused: The export is" in dry.stderr
+    assert (tmp_path / "pi-session-share-big.html").read_text("utf-8") == page
+    assert len(fake.requests) == 1
+
+
+def test_dry_run_files_are_checked_with_the_report_before_any_work(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """`--report` naming the dry run's page was written, said "written", then replaced by the
+    page (code review 2026-12-01)."""
+    page = "pi-session-share-pi-branched-1.html"
+    clash = share(fake, str(FIXTURE), "--dry-run", "--report", page)
+    assert clash.exit_code == 1, clash.output
+    assert f"--report and the dry run's session.html name the same file: {page}" in clash.stderr
+    assert "report written" not in clash.stderr and not (tmp_path / page).exists()
+    jsonl = share(fake, str(FIXTURE), "--dry-run", "--with-jsonl", "--report",
+                  "pi-session-share-pi-branched-1.jsonl")  # fmt: skip
+    assert jsonl.exit_code == 1 and "name the same file" in jsonl.stderr, jsonl.output
+    assert "report written" not in jsonl.stderr
+    assert fake.requests == [] and not list(tmp_path.glob("pi-session-share-*"))
 
 
 def test_a_page_between_1_and_10_mb_is_shared_with_a_warning(
