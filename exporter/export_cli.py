@@ -223,5 +223,7 @@ def export_site(
         click.echo(terminal_text(f"pi-session: warning: {path}: {error}"), err=True)
     echo_path(report.index_path)
     click.echo(f"pi-session: {report.summary()}", err=True)
+    if report.failed and not report.rendered and not report.unchanged:  # a cron job must see it
+        raise CliError("no session could be made into a page (the warnings above say why)", 2)
     if open_page:
         open_in_browser(report.index_path)

@@ -43,6 +43,7 @@ from exporter.site_manifest import (
     save_manifest,
     source_digest,
     source_id,
+    stays_inside,
     sweep,
     write_if_changed,
 )
@@ -141,10 +142,9 @@ def _render_task(task: _Task) -> dict[str, Any]:
         options = task.options
         options = dataclasses.replace(options, index_href="../../index.html")
         html = render_session(session, options)
-        target = Path(task.out_dir) / page
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target, html)
-        entry.update(page=page, row=row)
+        entry["error"] = _write_page(Path(task.out_dir), page, html)
+        if entry["error"] is None:
+            entry.update(page=page, row=row)
     except (SessionFormatError, OSError) as error:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         entry["error"] = _one_line(text, task.source)
@@ -153,6 +153,21 @@ def _render_task(task: _Task) -> dict[str, Any]:
     except Exception as error:  # a bug or a policy failure must not stop the batch
         entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source)
     return entry
+
+
+def _write_page(out_dir: Path, page: str, html: str) -> str | None:
+    """Write one page; the error, naming the page (not the session it was made from), or
+    None."""
+    target = out_dir / page
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not stays_inside(out_dir, target.parent):
+            folder = target.parent.relative_to(out_dir).as_posix()
+            return f"{page} not written: {folder} is a symbolic link out of the site folder"
+        atomic_write_text(target, html)
+    except OSError as error:
+        return f"cannot write {page}: {error.strerror or error}"
+    return None
 
 
 def _one_line(text: str, source: str, limit: int = 300) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "save_manifest",
     "source_digest",
     "source_id",
+    "stays_inside",
     "sweep",
     "write_if_changed",
 ]
@@ -127,11 +128,21 @@ def save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]
         out.write("\n}}\n")
 
 
+def stays_inside(out_dir: Path, folder: Path) -> bool:
+    """Is ``folder`` really in the site folder? A site from a clone or an archive can hold
+    ``sessions/<x>`` as a symbolic link elsewhere: a page deleted or written through it
+    would be a file outside the site."""
+    root = os.path.realpath(out_dir)
+    return os.path.realpath(folder).startswith(root.rstrip(os.sep) + os.sep)
+
+
 def delete_page(out_dir: Path, page: Any) -> None:
     """Delete a page this tool wrote (paths from the manifest are checked, never trusted)."""
     if not isinstance(page, str) or not OWNED_PAGE.match(page):
         return
     target = out_dir / page
+    if not stays_inside(out_dir, target.parent):
+        return
     with contextlib.suppress(OSError):
         target.unlink()
     with contextlib.suppress(OSError):

@@ -715,3 +715,73 @@ def test_a_redacted_site_holds_no_hash_that_could_confirm_a_guess(corpus, tmp_pa
     monkeypatch.setenv("PI_SESSION_PUBLISH_KEY", "short")
     refused = CliRunner().invoke(cli, args)
     assert refused.exit_code == 1 and "PI_SESSION_PUBLISH_KEY is too short" in refused.stderr
+
+
+# --- the site folder's edges: symbolic links out of it, pages that cannot be written ----------
+
+
+def _one_session(tmp_path: Path) -> tuple[Path, Path]:
+    """Pi's layout with one real session in it; returns (sessions root, the file)."""
+    source = shared_dir() / "fixtures" / "pi-branched-1.jsonl"
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    return tmp_path / "sessions", Path(shutil.copy(source, folder))
+
+
+def _export_all(root: Path, site: Path) -> object:
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    args = ["export", "--all", "--sessions-dir", str(root), "-o", str(site), "-j", "1"]
+    return CliRunner().invoke(cli, args)
+
+
+def test_a_symbolic_link_in_the_site_folder_leads_no_page_out_of_it(tmp_path: Path) -> None:
+    """A site from a clone or an archive can hold sessions/<x> as a link to another folder:
+    a page the manifest names under it was deleted there, and a project folder that is one
+    got its pages written there (code review 2026-12-01)."""
+    root, _ = _one_session(tmp_path)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.html").write_text("precious", encoding="utf-8")
+    site = tmp_path / "site"
+    (site / "sessions").mkdir(parents=True)
+    (site / "sessions" / "evil").symlink_to(victim)
+    stale = {"file": "gone.jsonl", "stem": "notes", "page": "sessions/evil/notes.html"}
+    manifest = {"format": 1, "project_pages": {}, "sessions": {"0" * 28 + "dead": stale}}
+    (site / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+    assert _export_all(root, site).exit_code == 0
+    assert (victim / "notes.html").read_text(encoding="utf-8") == "precious"
+
+    report = build(root, site)  # where this session's page goes, to put a link there
+    (page,) = [p for p in (site / "sessions").rglob("*.html") if "evil" not in p.parts]
+    shutil.rmtree(page.parent)
+    page.parent.symlink_to(victim)
+    empty = {"format": 1, "project_pages": {}, "sessions": {}}  # nothing built yet
+    (site / MANIFEST_NAME).write_text(json.dumps(empty), encoding="utf-8")
+    result = _export_all(root, site)
+    assert result.exit_code == 2, result.output
+    folder = page.parent.relative_to(site).as_posix()
+    assert f"{folder} is a symbolic link out of the site folder" in result.stderr
+    assert "no session could be made into a page" in result.stderr
+    assert sorted(p.name for p in victim.iterdir()) == ["notes.html"]
+    assert report.rendered == 1
+
+
+def test_a_page_that_cannot_be_written_is_named_and_all_failing_exits_2(tmp_path: Path) -> None:
+    """A page the site folder could not take was reported as the *session* being unreadable
+    ("<session file>: Permission denied"), and a run where every session failed exited 0
+    (code review 2026-12-01)."""
+    root, source = _one_session(tmp_path)
+    site = tmp_path / "site"
+    assert _export_all(root, site).exit_code == 0
+    (page,) = (site / "sessions").rglob("*.html")
+    shutil.rmtree(page.parent)
+    page.parent.write_text("a file where the project folder goes", encoding="utf-8")
+    source.write_text(source.read_text("utf-8") + "\n", "utf-8")  # changed: rendered again
+    result = _export_all(root, site)
+    assert result.exit_code == 2, result.output
+    rel = page.relative_to(site).as_posix()
+    assert f"pi-session: warning: {source}: cannot write {rel}: " in result.stderr
+    assert "Traceback" not in result.output
