@@ -67,7 +67,9 @@ def parse_time(value: Any) -> datetime | None:
         try:
             parsed = datetime.fromisoformat(text)
         except ValueError:
-            return None
+            parsed = _iso_fallback(text)
+            if parsed is None:
+                return None
         if not parsed.tzinfo:
             return parsed.replace(tzinfo=timezone.utc)
         if parsed.year in (MINYEAR, MAXYEAR):  # 0001-01-01T00:00+14:00 is before year 1 in UTC
@@ -82,6 +84,31 @@ def parse_time(value: Any) -> datetime | None:
         except (OverflowError, OSError, ValueError):
             return None
     return None
+
+
+#: ISO 8601 date-times Python 3.10's ``fromisoformat`` refuses and 3.11's reads: a fraction
+#: of other than 3 or 6 digits (``.12``, Go's nanoseconds) and the basic format.
+_ISO_PARTS = re.compile(
+    r"(\d{4})-?(\d{2})-?(\d{2})[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?"
+    r"(?:([+-])(\d{2}):?(\d{2}))?",
+    re.ASCII,
+)
+
+
+def _iso_fallback(text: str) -> datetime | None:
+    """``text`` in the form every supported Python reads, then read (None: not a date-time)."""
+    match = _ISO_PARTS.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, sign, tz_hours, tz_minutes = match.groups()
+    micro = ((fraction or "") + "000000")[:6]  # as 3.11 does: digits past 6 are cut
+    zone = f"{sign}{tz_hours}:{tz_minutes}" if sign else ""
+    try:
+        return datetime.fromisoformat(
+            f"{year}-{month}-{day}T{hour}:{minute}:{second or '00'}.{micro}{zone}"
+        )
+    except ValueError:
+        return None
 
 
 _ID_FIELD = re.compile(r'"id"\s*:\s*"([^"\\\n]{1,200})"')

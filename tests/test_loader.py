@@ -715,3 +715,28 @@ def test_damaged_lines_that_parse_are_kept_as_written(tmp_path: Path) -> None:
         assert sorted((d.line, d.text) for d in session.damaged) == [
             (2, array), (3, odd), (4, second), (5, "not json at all")
         ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-01-01T00:00:00.12Z", "2024-01-01T00:00:00.120000+00:00"),
+        ("2024-01-01T00:00:00.123456789Z", "2024-01-01T00:00:00.123456+00:00"),  # Go's nanos
+        ("20240101T000000Z", "2024-01-01T00:00:00+00:00"),  # the basic format
+        ("2024-01-01T00:00:00.5+0530", "2024-01-01T00:00:00.500000+05:30"),
+        ("2024-01-01T10:00:00,25Z", "2024-01-01T10:00:00.250000+00:00"),
+        ("2024-13-01T00:00:00Z", None),
+        ("yesterday", None),
+    ],
+)
+def test_times_read_the_same_on_every_supported_python(text: str, expected: str | None) -> None:
+    """`requires-python >= 3.10`, and 3.10's fromisoformat refuses what 3.11's reads: those
+    sessions' times were "unknown" there (start, end, order, the cost-per-day chart). The
+    fallback is tested directly, so this fails on 3.11 too when it breaks (code review
+    2026-12-01)."""
+    from exporter.session_parts import _iso_fallback, parse_time
+
+    fallback = _iso_fallback(text.replace("Z", "+00:00"))
+    assert (fallback.isoformat() if fallback else None) == expected
+    parsed = parse_time(text)
+    assert (parsed.isoformat() if parsed else None) == expected
