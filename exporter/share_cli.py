@@ -238,6 +238,11 @@ def share_command(
             check_viewer_template(viewer_url)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--viewer-url") from None
+    elif os.environ.get("PI_SHARE_VIEWER_URL", "").strip():
+        try:
+            check_viewer_template(os.environ["PI_SHARE_VIEWER_URL"])
+        except ValueError as error:
+            raise CliError(f"PI_SHARE_VIEWER_URL: {error}", 1) from None
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
     auth = _token_for_upload(token, api_url, dry_run)

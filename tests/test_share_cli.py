@@ -321,6 +321,25 @@ def test_a_viewer_template_with_file_but_no_id_is_a_usage_error(
     assert "needs {id}" in result.stderr and fake.requests == []
 
 
+@pytest.mark.parametrize(
+    "viewer",
+    ["javascript:alert({id})", "data:text/html,{id}", "file:///{id}", "https://", "//v/{id}"],
+)
+def test_a_viewer_that_is_not_a_web_address_is_refused(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, viewer: str
+) -> None:
+    """`--viewer-url 'javascript:alert({id})'` was printed as the View link, which the Pi
+    extension shows as the result (review 2026-12-01); PI_SHARE_VIEWER_URL the same."""
+    result = share(fake, str(FIXTURE), "--viewer-url", viewer)
+    assert result.exit_code == 1, result.output
+    assert "a viewer must be an http(s) address with a host" in result.stderr
+    monkeypatch.setenv("PI_SHARE_VIEWER_URL", viewer)
+    from_env = share(fake, str(FIXTURE))
+    assert from_env.exit_code == 1, from_env.output
+    assert "PI_SHARE_VIEWER_URL: a viewer must be an http(s) address" in from_env.stderr
+    assert fake.requests == []
+
+
 def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) -> None:
     monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
     result = share(fake, str(FIXTURE))

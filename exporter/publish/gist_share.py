@@ -11,6 +11,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
 
 from exporter.publish.errors import NotFoundError, TooLargeError
 from exporter.publish.gist import GIST_WARN_BYTES, Gist, GistClient
@@ -61,8 +62,17 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 def check_viewer_template(template: str) -> None:
-    """Raise ``ValueError`` naming a ``{...}`` placeholder the link does not fill in: a typo
-    (``{idx}``) made the template count as a base URL, and the link kept ``{idx}`` in it."""
+    """Raise ``ValueError`` for a template that is not an http(s) address (a printed
+    ``javascript:`` link is one click from running), or that names a ``{...}`` placeholder
+    the link does not fill in: a typo (``{idx}``) made the template count as a base URL, and
+    the link kept ``{idx}`` in it."""
+    try:
+        parts = urlsplit(template.strip().replace("{id}", "x").replace("{file}", "x"))
+        host = parts.hostname
+    except ValueError:
+        parts, host = None, None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+        raise ValueError("a viewer must be an http(s) address with a host")
     unknown = [m.group() for m in _PLACEHOLDER.finditer(template)]
     unknown = [p for p in unknown if p[1:-1] not in VIEWER_PLACEHOLDERS]
     if unknown:
