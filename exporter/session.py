@@ -69,6 +69,10 @@ class Session:
     _latest_with_id: dict[str, str] = field(default_factory=dict)  # file id -> latest entry
     #: a missing parent whose id a damaged line still shows -> that line's number
     parents_on_damaged_lines: dict[str, int] = field(default_factory=dict)
+    # (leaf id, parent map, path): the active path is asked for ~10 times per page
+    _path_cache: tuple[str, dict[str, str | None], list[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     # construction ------------------------------------------------------------
     @classmethod
@@ -337,7 +341,15 @@ class Session:
 
     @property
     def active_path(self) -> list[str]:
-        return self.path_to(self.leaf_id) if self.leaf_id else []
+        """Entry ids from the root down to the active leaf (a fresh list each time): one walk
+        per leaf, as a page asks for it ~10 times (a 25 MB session's path is 24,000 ids)."""
+        leaf = self.leaf_id
+        if not leaf:
+            return []
+        cached = self._path_cache
+        if cached is None or cached[0] != leaf or cached[1] is not self._parent:
+            cached = self._path_cache = (leaf, self._parent, self.path_to(leaf))
+        return list(cached[2])
 
     def active_entries(self) -> list[Entry]:
         return [self.by_id[i] for i in self.active_path]
