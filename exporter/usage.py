@@ -254,10 +254,10 @@ def _tool_stats(session: Session) -> dict[str, ToolStats]:
     return dict(sorted(tools.items(), key=lambda item: (-item[1].calls, item[0])))
 
 
-def _last_activity(entries: Iterable[Entry]) -> datetime | None:
+def _last_activity(ids: Iterable[str], moments: dict[str, datetime | None]) -> datetime | None:
     latest: datetime | None = None
-    for entry in entries:
-        moment = parse_time(entry.timestamp)
+    for entry_id in ids:
+        moment = moments.get(entry_id)
         if moment and (latest is None or moment > latest):
             latest = moment
     return latest
@@ -303,6 +303,9 @@ def compute_stats(session: Session) -> SessionStats:
             summaries += 1
         elif isinstance(entry, CustomMessageEntry):
             custom += 1
+    # every entry's time, parsed once: the branches (which hold every entry) and the
+    # session's start and end all read them
+    moments = {entry.id: parse_time(entry.timestamp) for entry in session.entries}
     branch_stats = []
     for branch in session.branches():
         own = [session.by_id[i] for i in branch.entry_ids]
@@ -312,11 +315,11 @@ def compute_stats(session: Session) -> SessionStats:
                 usage=sum_usage(own),
                 entries=len(own),
                 first_prompt=session.first_prompt(branch.entry_ids),
-                last_activity=_last_activity(own),
+                last_activity=_last_activity(branch.entry_ids, moments),
                 labels=[session.labels[i] for i in branch.entry_ids if i in session.labels],
             )
         )
-    times = [t for t in (parse_time(e.timestamp) for e in session.entries) if t]
+    times = [t for t in moments.values() if t]
     created = parse_time(session.header.timestamp)
     started = created or (min(times) if times else None)
     if times and started and min(times) < started:
