@@ -45,11 +45,18 @@ def js_truthy(value: Any) -> bool:
     return True  # an object or array, even an empty one
 
 
+#: Integers from here up overflow float(): counted as infinite (then as 0). A constant: Python
+#: does not fold ``2**1023`` (too big), so written inline it was computed at every call.
+_FLOAT_OVERFLOW = 2**1023
+
+
 def as_number(value: Any) -> float:
     """Numbers only (bools are not numbers here); anything else counts as 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0.0
-    number = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+    number = (
+        float(value) if not isinstance(value, int) or abs(value) < _FLOAT_OVERFLOW else math.inf
+    )
     return number if math.isfinite(number) else 0.0  # 1e400 parses as inf: not a number here
 
 
