@@ -546,6 +546,9 @@ def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
     assert first.exit_code == 0, first.output
     assert "skipped 2026-01-01T00-00-00-000Z_broken.jsonl: not a Pi session" in first.stderr
     assert "8 added" in first.stdout and "1 failed" in first.stdout
+    (broken.parent / "2026-01-02T00-00-00-000Z_empty.jsonl").write_bytes(b"")
+    again = publish(fake_hub, small)  # files that fail are tried again, and redact nothing
+    assert "redact: nothing new to redact" in again.stderr, again.stderr  # not "no secrets found"
     gone = small.files[2]
     gone.unlink()
     kept = publish(fake_hub, small)

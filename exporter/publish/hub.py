@@ -96,7 +96,7 @@ class PublishResult:
 
 
 def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
-    result.prepared = len(prepared)
+    result.prepared = sum(1 for p in prepared if p.error is None)  # failed ones redacted nothing
     result.failed += [(p.source.path, p.error) for p in prepared if p.error is not None]
     for item in prepared:
         for name, n in item.redactions.items():
