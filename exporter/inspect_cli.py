@@ -147,6 +147,7 @@ def stats_document(session: Session) -> dict[str, Any]:
         "custom_messages": stats.custom_messages,
         "errors": stats.errors,
         "aborted": stats.aborted,
+        "length_stops": stats.length_stops,  # answers cut off at the output-token limit
         "usage": {
             "all": stats.all.as_dict(),
             "active_path": stats.active_path.as_dict(),
@@ -226,7 +227,7 @@ def stats_command(
         f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
         f"{stats.compactions}, branch summaries {stats.branch_summaries}, custom messages "
         f"{stats.custom_messages}, labels {stats.labels}, errors {stats.errors}, "
-        f"aborted {stats.aborted}",
+        f"aborted {stats.aborted}, cut off at the length limit {stats.length_stops}",
         "",
         "Usage on this path (root → leaf)",
         render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),

@@ -46,6 +46,7 @@ STATS_KEYS = {
     "custom_messages",
     "errors",
     "aborted",
+    "length_stops",
     "usage",
     "tools",
     "diagnostics",
@@ -286,6 +287,21 @@ def test_stats_json_with_lone_surrogates(build, write_session) -> None:
     assert json.loads(listed.stdout)["name"] == "name \udc00 here"
     table = run("list", "--all", "--sessions-dir", str(path.parent))
     assert table.exit_code == 0, table.stderr
+
+
+def test_stats_counts_answers_cut_off_at_the_length_limit(build, write_session) -> None:
+    """The count was computed and shown nowhere (code review 2026-12-01)."""
+    path = write_session(
+        [
+            build.header(),
+            build.user("u1", None, "write a long essay"),
+            build.assistant("a1", "u1", "It begins", stopReason="length"),
+            build.user("u2", "a1", "go on"),
+            build.assistant("a2", "u2", "and ends", stopReason="length"),
+        ]
+    )
+    assert json.loads(run("stats", str(path), "--json").stdout)["length_stops"] == 2
+    assert "cut off at the length limit 2" in run("stats", str(path)).stdout
 
 
 # --- list -------------------------------------------------------------------------------------

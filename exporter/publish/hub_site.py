@@ -15,17 +15,11 @@ from typing import Any
 
 from exporter.fsutil import atomic_write_bytes, atomic_write_text, user_cache_dir
 from exporter.policy import RedactionPolicy
-from exporter.prepare import prepare_session
+from exporter.prepare import policy_transform
 from exporter.publish.errors import PublishError
 from exporter.publish.hub_state import RemoteState
-from exporter.session import Session
 
-__all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "redact_for_page", "remote_copies"]
-
-
-def redact_for_page(policy: RedactionPolicy, session: Session) -> Session:
-    """The publish policy as a site ``transform`` (top level, so it pickles to workers)."""
-    return prepare_session(session, policy)[0]
+__all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "remote_copies"]
 
 
 def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
@@ -122,7 +116,7 @@ def build_html(
     from exporter.render import RenderOptions
     from exporter.site import build_site
 
-    transform = functools.partial(redact_for_page, policy)
+    transform = functools.partial(policy_transform, policy)
     build_site(
         files,
         out,

@@ -62,7 +62,6 @@ class BranchInfo:
     last_activity: str | None
     labels: list[str]
     depth: int
-    contains_leaf: bool
     separate: str  # another root (a tree of its own, not a branch): why it is one, else ""
     has_user: bool = True  # a user message in it: "User only" hides a branch without
     has_label_shown: bool = True  # a label "Labeled" shows: it hides a branch without

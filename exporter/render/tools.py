@@ -56,7 +56,6 @@ class ToolView:
     exit_code: int | None = None
     notes: list[str] = field(default_factory=list)
     result_entry_id: str | None = None
-    result_time: str | None = None
     invalid_args: list[str] = field(default_factory=list)
     same_output_as: str | None = None  # anchor of the result above with this output in full
     other_args: Folded | None = None  # a built-in tool's arguments its view does not show
@@ -182,7 +181,6 @@ def build_tool_view(
     if result is not None:
         view.status = "error" if result.is_error else "ok"
         view.result_entry_id = result.id
-        view.result_time = result.timestamp
     if not isinstance(args, dict):
         view.args_json = json_fold(args)
         view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
@@ -450,7 +448,6 @@ def standalone_result_view(
     )
     view.status = "error" if result.is_error else "ok"
     view.result_entry_id = result.id
-    view.result_time = result.timestamp
     view.notes.append("no matching tool call was found above this result")
     view.output = fold_text(result.text, GENERIC_HEAD_LINES)
     view.images = _result_images(result)

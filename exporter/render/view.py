@@ -335,7 +335,6 @@ class PageBuilder:
             has_label_shown=any(not self._outline_text(i)[2] for i in ids if i in session.labels),
             has_user=any(getattr(e, "role", None) == "user" for e in entries),
             depth=depth,
-            contains_leaf=session.leaf_id in set(ids),
             separate=self._why_separate(first_id),
         )
 
