@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import stat
 import tempfile
@@ -99,9 +98,13 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~_umask()
 
 
-@functools.cache
 def _umask() -> int:
-    """The process umask (reading it means setting it: once, then cached)."""
+    """The process umask, read where the system shows it (Linux); elsewhere reading it
+    means setting it for a moment, when a file another thread makes would get 022."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line.split()[1], 8)
     mask = os.umask(0o022)
     os.umask(mask)
     return mask

@@ -509,6 +509,30 @@ def test_output_files_follow_the_umask_and_keep_their_mode(tmp_path: Path) -> No
     assert oct(out.stat().st_mode & 0o777) == oct(0o640)
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="Linux shows the umask")
+def test_the_umask_is_read_without_being_changed_and_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading it meant setting it to 022 for a moment (a file another thread made then got
+    0644 under the user's 077), and the first answer was kept after the program changed it
+    (code review 2026-12-01)."""
+    from exporter import fsutil
+
+    old = os.umask(0o077)
+    try:
+        monkeypatch.setattr(fsutil.os, "umask", lambda mask: pytest.fail("umask was set"))
+        assert fsutil._umask() == 0o077
+        atomic_write_bytes(tmp_path / "a.html", b"x")
+        monkeypatch.undo()
+        os.umask(0o027)
+        assert fsutil._umask() == 0o027
+        atomic_write_bytes(tmp_path / "b.html", b"x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.html").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "b.html").stat().st_mode & 0o777 == 0o640
+
+
 def test_a_reader_that_stops_early_gets_no_error(tmp_path: Path) -> None:
     """`pi-session list --json | head` printed "error: Broken pipe" and exited 2; now it
     ends quietly with 141, what a shell reports for a tool stopped by SIGPIPE."""
