@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
-from exporter.fsutil import atomic_write_text
+from exporter.fsutil import atomic_write_text, write_target
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import project_slug, render_listing, session_row
@@ -229,7 +229,9 @@ def build_site(
     """
     options = render_options or RenderOptions()
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # through a link to its target: a dangling one's is made, a loop is said (both read
+    # "File exists" from mkdir)
+    write_target(out_dir).mkdir(parents=True, exist_ok=True)
     check_folder(out_dir, out_dir / MANIFEST_NAME)  # refuse a foreign folder before touching it
     with _build_lock(out_dir):
         return _build(

@@ -785,3 +785,18 @@ def test_a_page_that_cannot_be_written_is_named_and_all_failing_exits_2(tmp_path
     rel = page.relative_to(site).as_posix()
     assert f"pi-session: warning: {source}: cannot write {rel}: " in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_site_folder_that_is_a_link_loop_or_dangles_is_said_or_made(tmp_path: Path) -> None:
+    """Both read "File exists" (mkdir's answer for any link); a file written through a
+    dangling link makes its target, and a loop is "Too many levels of symbolic links", as
+    for `export -o` (code review 2026-12-01)."""
+    root, _ = _one_session(tmp_path)
+    (tmp_path / "sl1").symlink_to(tmp_path / "sl2")
+    (tmp_path / "sl2").symlink_to(tmp_path / "sl1")
+    loop = _export_all(root, tmp_path / "sl1")
+    assert loop.exit_code == 2 and "sl1: Too many levels of symbolic links" in loop.stderr
+    (tmp_path / "dangling").symlink_to(tmp_path / "made")
+    made = _export_all(root, tmp_path / "dangling")
+    assert made.exit_code == 0, made.output
+    assert (tmp_path / "made" / "index.html").is_file() and (tmp_path / "dangling").is_symlink()
