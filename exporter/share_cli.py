@@ -37,7 +37,7 @@ from exporter.publish.gist_share import (
     share_files,
     viewer_link,
 )
-from exporter.publish.share_state import ShareState
+from exporter.publish.share_state import ShareState, earlier_gists
 from exporter.redact_cli import (
     echo_path,
     finish_report,
@@ -335,13 +335,19 @@ def share_command(
         click.echo(f"pi-session: gist {action} ({kind})", err=True)
     if earlier and earlier.get("gist_id") != gist.id and action != "replaced":
         # --new, or a change of --public (a gist's visibility cannot be changed): the
-        # earlier gist stays up, and the state now remembers only the new one
-        old = earlier["gist_id"]
-        was = "public" if earlier.get("public") else "secret"
+        # earlier gists stay up; each is named, to take a leaked secret back
+        others = earlier_gists(state.entry(client.api_url, prepared.id) or {})
+        if not others:  # the state could not be saved: at least the one just left
+            others = [{"gist_id": earlier["gist_id"], "public": bool(earlier.get("public"))}]
+        listed = ", ".join(
+            f"{g['gist_id']} ({'public' if g['public'] else 'secret'})" for g in others
+        )
+        one = len(others) == 1
         _notify(
             terminal_text(
-                f"note: this session's earlier {was} gist {old} is still up; "
-                f"pi-session share --delete {old}{_api_option(api_url)} removes it"
+                f"note: this session's {'other gist is' if one else 'other gists are'} still "
+                f"up: {listed}; pi-session share --delete GIST{_api_option(api_url)} removes "
+                f"{'it' if one else 'one'}"
             )
         )
     if action == "updated":

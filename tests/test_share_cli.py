@@ -675,18 +675,48 @@ def test_a_refused_update_is_an_error_not_a_dead_link(fake: FakeGitHub, env: dic
     assert again.exit_code == 0 and fake.requests[-1].method == "PATCH"
 
 
-def test_switching_visibility_says_the_earlier_gist_is_still_up(
-    fake: FakeGitHub, env: dict
-) -> None:
+def test_switching_visibility_or_new_names_every_gist_still_up(fake: FakeGitHub, env: dict) -> None:
     """A gist's visibility cannot change, so --public makes another gist; the earlier one
     stayed up with nothing said, and the state forgot it."""
     assert share(fake, str(FIXTURE)).exit_code == 0
     secret = next(iter(fake.gists))
     public = share(fake, str(FIXTURE), "--public")
     assert public.exit_code == 0, public.output
-    assert f"earlier secret gist {secret} is still up" in public.stderr
+    assert f"this session's other gist is still up: {secret} (secret)" in public.stderr
     # run as written it reaches the same API (the fake's, not api.github.com)
-    assert f"pi-session share --delete {secret} --api-url {fake.base_url} removes" in public.stderr
+    assert f"pi-session share --delete GIST --api-url {fake.base_url} removes it" in public.stderr
+    # the review's sequence: share, --new, --new, --public, share left 5 gists, the state
+    # knew 1, and the last share made a new secret gist instead of updating the secret one
+    newer = [share(fake, str(FIXTURE), "--new") for _ in range(2)]
+    assert all(r.exit_code == 0 for r in newer) and len(fake.gists) == 4
+    (shown,) = [line for line in newer[-1].stderr.splitlines() if "other gists" in line]
+    assert shown.count("(secret)") == 2 and shown.count("(public)") == 1
+    latest_secret = json.loads(
+        (Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json").read_text("utf-8")
+    )
+    # each visibility back again updates the gist of that visibility it had, not a new one
+    to_public = share(fake, str(FIXTURE), "--public", "--no-thinking")
+    assert to_public.exit_code == 0 and len(fake.gists) == 4, to_public.output
+    assert "gist updated (public)" in to_public.stderr
+    back = share(fake, str(FIXTURE), "--no-images")
+    assert back.exit_code == 0 and len(fake.gists) == 4, back.output
+    assert "gist updated (secret)" in back.stderr
+    patched = fake.requests[-1]
+    (was,) = [r for host in latest_secret["gists"].values() for r in host.values()]
+    assert (patched.method, patched.route) == ("PATCH", f"/gists/{was['gist_id']}")
+    state = json.loads((Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json")
+                       .read_text("utf-8"))  # fmt: skip
+    (record,) = [r for host in state["gists"].values() for r in host.values()]
+    known = {record["gist_id"], *(g["gist_id"] for g in record["earlier"])}
+    assert known == set(fake.gists)  # every gist of the session is named
+    # a deleted gist leaves the list; deleting the current one makes the latest earlier current
+    current = record["gist_id"]
+    assert share(fake, "--delete", current).exit_code == 0
+    state = json.loads((Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json")
+                       .read_text("utf-8"))  # fmt: skip
+    (record,) = [r for host in state["gists"].values() for r in host.values()]
+    assert current not in {record["gist_id"], *(g["gist_id"] for g in record.get("earlier", []))}
+    assert {record["gist_id"], *(g["gist_id"] for g in record["earlier"])} == set(fake.gists)
 
 
 def test_a_file_someone_added_to_the_gist_does_not_make_every_share_a_revision(

@@ -11,12 +11,13 @@ import logging
 import os
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from exporter.publish.errors import NotFoundError, TooLargeError
 from exporter.publish.gist import GIST_WARN_BYTES, Gist, GistClient
 from exporter.publish.github_auth import DEFAULT_API_URL, is_enterprise
-from exporter.publish.share_state import ShareState
+from exporter.publish.share_state import ShareState, earlier_gists
 
 __all__ = [
     "DEFAULT_VIEWER",
@@ -135,8 +136,8 @@ def share_files(
         gist: Gist | None = None
         action = "created"
         digest = content_digest(files, description)
-        known = None if new else state.entry(client.api_url, session_id)
-        if known and bool(known.get("public", False)) == bool(public):
+        known = None if new else _gist_to_reuse(state.entry(client.api_url, session_id), public)
+        if known:
             try:
                 there: Gist | None = client.get(known["gist_id"])
             except NotFoundError:  # deleted (only the read says so: a refused update is an error)
@@ -171,6 +172,17 @@ def share_files(
                 "session again will make a new gist"
             )
         return gist, action
+
+
+def _gist_to_reuse(record: dict[str, Any] | None, public: bool) -> dict[str, Any] | None:
+    """The session's gist of this visibility: its latest share's, else the latest earlier
+    one (a share back from ``--public`` updates the secret gist it had, not a third)."""
+    if not record:
+        return None
+    if bool(record.get("public", False)) == bool(public):
+        return record
+    same = [g for g in earlier_gists(record) if g["public"] == bool(public)]
+    return same[-1] if same else None
 
 
 def content_digest(files: Mapping[str, str], description: str) -> str:

@@ -30,6 +30,17 @@ def _state_key(api_url: str) -> str:
 # --------------------------------------------------------------------------- state
 
 
+def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A record's earlier gists of its session (``--new``, the other visibility), oldest
+    first, as ``{"gist_id", "public"}``; what is not one is skipped."""
+    found = record.get("earlier")
+    return [
+        {"gist_id": g["gist_id"], "public": bool(g.get("public"))}
+        for g in (found if isinstance(found, list) else [])
+        if isinstance(g, dict) and isinstance(g.get("gist_id"), str)
+    ]
+
+
 def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
     """``$XDG_STATE_HOME/pi-session-export/gists.json`` (XDG ignores relative values)."""
     return xdg_dir("XDG_STATE_HOME", ".local/state", "gists.json", env=env)
@@ -178,11 +189,17 @@ class ShareState:
         given_secrets: int = 0,
     ) -> None:
         gists = self._load()
+        before = gists.get(_state_key(api_url), {}).get(session_id) or {}
         record: dict[str, Any] = {
             "gist_id": gist_id,
             "public": bool(public),
             "updated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
+        earlier = [g for g in earlier_gists(before) if g["gist_id"] != gist_id]
+        if before.get("gist_id") not in (None, gist_id):  # --new, or the other visibility
+            earlier.append({"gist_id": before["gist_id"], "public": bool(before.get("public"))})
+        if earlier:  # still up: listed when sharing, for --delete; one may be reused
+            record["earlier"] = earlier
         if content:
             record["content_sha256"] = content
         if source:
@@ -198,9 +215,36 @@ class ShareState:
 
     def forget_gist(self, api_url: str, gist_id: str) -> int:
         """Drop every record that names ``gist_id`` (a deleted gist), under the lock: a share
-        of one of its sessions that made a new gist meanwhile keeps its new record.
-        Returns how many were dropped."""
-        return self._drop(api_url, lambda _sid, entry: entry.get("gist_id") == gist_id)
+        of one of its sessions that made a new gist meanwhile keeps its new record. A
+        session's earlier gists outlive it (the latest becomes its record), and the gist is
+        dropped from every list of earlier ones. Returns how many records named it."""
+        with self.locked():
+            gists = self._load()
+            sessions = gists.get(_state_key(api_url), {})
+            named, changed = 0, False
+            for sid, entry in list(sessions.items()):
+                earlier = [g for g in earlier_gists(entry) if g["gist_id"] != gist_id]
+                if entry.get("gist_id") != gist_id and len(earlier) == len(earlier_gists(entry)):
+                    continue  # neither its gist nor an earlier one
+                if entry.get("gist_id") == gist_id:
+                    named += 1
+                    if not earlier:
+                        del sessions[sid]
+                        changed = True
+                        continue
+                    latest = earlier.pop()
+                    entry = {"gist_id": latest["gist_id"], "public": latest["public"]}
+                entry.pop("earlier", None)
+                if earlier:
+                    entry["earlier"] = earlier
+                sessions[sid] = entry
+                changed = True
+            if not changed:
+                return 0
+            if not sessions:
+                gists.pop(_state_key(api_url), None)
+            self._save(gists)
+            return named
 
     def _drop(self, api_url: str, which: Callable[[str, dict[str, Any]], bool]) -> int:
         """Drop this API's records ``which`` picks (by session id and record), under the
