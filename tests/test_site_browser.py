@@ -292,3 +292,17 @@ def test_phone_chart_starts_at_the_newest_bars_and_a_skip_link(site: Path, pw_br
         assert page.evaluate("document.activeElement.getAttribute('href')") == "#sessions"
     finally:
         context.close()
+
+
+def test_the_index_tables_are_named_regions_and_tables(site: Path, tab: Tab) -> None:
+    """Chromium makes a box that scrolls sideways a Tab stop and named the index's by their
+    whole content (every row read out), and the tables had no caption (a11y review
+    2026-12-01); the session page's boxes were named already."""
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.goto(url)
+    for name in ("Projects", "Sessions"):
+        region = page.get_by_role("region", name=f"{name} table", exact=True)
+        assert region.count() == 1, name
+        assert region.get_by_role("table", name=f"{name}:", exact=False).count() == 1, name
+    tab.assert_clean({url})
