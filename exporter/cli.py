@@ -267,7 +267,6 @@ def check_http_url(url: str, option: str) -> None:
 
 
 _AMBIGUOUS_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
-# "scheme://user:password@": what a URL's user part holds is a credential
 # a URL's user part (`scheme://user:password@`, also without `//` or a scheme at all, or
 # after a blank): everything before its host's "@" may be a credential
 _USERINFO = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:(?://)?)?)[^/?#]*@")

@@ -197,7 +197,7 @@ def _make_entries(
             entry_id = f"L{number}"
             value["id"] = entry_id
             value["parentId"] = previous_id
-            _migrate_v1_compaction(value, parsed, id_at_index)
+            _migrate_v1_compaction(value, id_at_index)
             id_at_index[index] = entry_id
             parent_id = previous_id
         else:
@@ -248,9 +248,7 @@ def _v3_ids(
 _MISSING = object()
 
 
-def _migrate_v1_compaction(
-    value: dict[str, Any], parsed: list[tuple[int, Any]], id_at_index: dict[int, str]
-) -> None:
+def _migrate_v1_compaction(value: dict[str, Any], id_at_index: dict[int, str]) -> None:
     """v1 ``firstKeptEntryIndex`` -> ``firstKeptEntryId`` with Pi's exact index semantics."""
     if value.get("type") != "compaction" or "firstKeptEntryIndex" not in value:
         return

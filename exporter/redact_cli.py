@@ -24,7 +24,6 @@ from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import SessionFormatError
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 
@@ -427,7 +426,8 @@ def finish_report(report: RedactionReport, report_path: str | None) -> None:
         click.echo(f"pi-session: report written to {report_path}", err=True)
 
 
-def default_output_name(session_path: str | None) -> str:
+def default_copy_name(session_path: str | None) -> str:
+    """``<input basename>.redacted.jsonl`` in the current folder."""
     stem = Path(session_path).stem if session_path else "session"
     return f"{stem}.redacted.jsonl"
 
@@ -467,11 +467,8 @@ def redact_command(
     """Write a redacted copy of SESSION that is still a valid Pi session: the same ids, and the
     same tree unless entries are dropped (hidden ones by default; their children move up)."""
     policy = policy_from_options(**options)
-    try:
-        loaded = open_session(session, demo, sessions_dir)
-    except SessionFormatError as error:
-        raise CliError(str(error), 2) from None
-    target = None if output == "-" else Path(output or default_output_name(loaded.path))
+    loaded = open_session(session, demo, sessions_dir)  # an unreadable one: exit 2 (cli.py)
+    target = None if output == "-" else Path(output or default_copy_name(loaded.path))
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)
     copy = "-o" if output else "the copy (default name; -o names another)"

@@ -42,16 +42,6 @@ sys.exit(int(os.environ.get("FAKE_PI_EXIT", "0")))
 """
 
 
-@pytest.fixture(autouse=True)
-def registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run through the real `pi-session` group, whether or not cli.py registers us yet."""
-    monkeypatch.setitem(
-        cli_module.LAZY_COMMANDS,
-        "pi-extension",
-        ("exporter.pi_extension_cli", "pi_extension_command"),
-    )
-
-
 @pytest.fixture
 def fake_pi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A `pi` executable alone on PATH; its calls go to the log file next to it."""
