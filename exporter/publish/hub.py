@@ -237,8 +237,9 @@ def _fewer_secrets_message(fewer: dict[str, int]) -> str:
     return (
         f"{sessions} would be published again with fewer of the secrets given to an earlier "
         f"run removed ({sum(fewer.values()):,} fewer; first: {first}): --secret or --env-file "
-        "values, or sensitive environment variables, that this run lacks. Pass the same ones, "
-        "or --allow-weaker-policy if the values are gone for another reason"
+        "values, sensitive environment variables or the token it ran with, that this run "
+        "lacks. Pass the same ones, or --allow-weaker-policy if the values are gone for "
+        "another reason"
     )
 
 
