@@ -928,9 +928,13 @@ def test_a_card_edited_on_the_hub_is_kept(fake_hub: FakeHub, small: Corpus) -> N
         small.files[1].read_text(encoding="utf-8").replace("question 1", "question one"),
         encoding="utf-8",
     )
+    assert "not brought up to date" not in again.output  # nothing changed: nothing stale
     changed = publish(fake_hub, small)
     assert changed.exit_code == 0 and "1 updated" in changed.stdout, changed.output
     assert fake_hub.files(REPO_ID)["README.md"] == card and len(fake_hub.commits) == commits + 1
+    # what the kept card no longer tells is said (review 2026-12-01: its counts and its
+    # "How the data was redacted" went stale without a word)
+    assert "its numbers and redaction section are not brought up to date" in changed.output
     api.create_commit(REPO_ID, [CommitOperationDelete("README.md")], commit_message="drop",
                       repo_type="dataset")  # fmt: skip
     assert publish(fake_hub, small).exit_code == 0

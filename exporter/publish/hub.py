@@ -346,8 +346,12 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
 
         readme = remote.files.get("README.md")
         card_edited = readme is not None and remote.card_oid not in (None, readme.oid)
-        if card_edited:
-            notify("README.md was edited on the Hub: kept as it is (delete it for a new card)")
+        if card_edited:  # its counts and its redaction section then describe earlier runs
+            stale = "; its numbers and redaction section are not brought up to date"
+            notify(
+                f"README.md was edited on the Hub: kept as it is{stale if ops else ''} (delete "
+                "it for a new card)"
+            )
 
         def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
             meta = {"index.jsonl": render_index(rows.values())}
