@@ -589,6 +589,30 @@ def test_damaged_lines_left_out_of_the_upload_are_reported(
     assert "2 damaged lines left out" in renamed.stderr and "\x1b" not in renamed.stderr
 
 
+def test_html_pages_come_from_the_published_copies_whatever_the_selection(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A damaged session's page was made from its local file (damaged lines and all) when
+    the run had it, and from its published copy (which has none) when it did not: runs of
+    another project and of all of them made a commit each, with nothing published (review
+    2026-12-01)."""
+    source = small.files[0]  # in PROJECTS[0]
+    lines = source.read_bytes().splitlines(keepends=True)
+    lines.insert(2, b'{"type":"message","id":"cut","parentId":null,"message":{"role":\n')
+    source.write_bytes(b"".join(lines))
+    assert publish(fake_hub, small, "--html").exit_code == 0
+    base = ["publish", REPO_ID, "--sessions-dir", str(small.root), "--endpoint", fake_hub.url,
+            "--token", TOKEN]  # fmt: skip
+    for selection in (["--cwd", PROJECTS[1]], ["--all"], ["--cwd", PROJECTS[1]], ["--all"]):
+        commits = len(fake_hub.commits)
+        result = CliRunner().invoke(cli, [*base, *selection])
+        assert result.exit_code == 0 and "no commit" in result.stdout, (selection, result.output)
+        assert len(fake_hub.commits) == commits
+    pages = [d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("html/sessions/")]
+    assert not any(b"Damaged lines" in page for page in pages)  # left out of the upload
+    assert_consistent(fake_hub)
+
+
 def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
     one = str(small.files[0])
     for args, text in [
@@ -1035,7 +1059,7 @@ def test_a_session_without_a_header_id_keeps_one_path(
 
 
 def test_the_site_survives_a_failed_copy_and_an_unreadable_manifest(
-    fake_hub: FakeHub, small: Corpus
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
 ) -> None:
     """Copies of the other sessions were recorded only when all had arrived (one failed
     download lost the rest and failed the publish); and the list of other sessions came from
@@ -1048,6 +1072,9 @@ def test_the_site_survives_a_failed_copy_and_an_unreadable_manifest(
         return {p for p in fake_hub.files(REPO_ID) if p.startswith("html/sessions/")}
 
     assert len(session_pages()) == 8
+    (index,) = (tmp_path / "cache").rglob("copies.json")  # the uploads, kept as copies
+    assert len(json.loads(index.read_text(encoding="utf-8"))) == 8
+    index.unlink()  # as on another machine, whose cache holds none
 
     def copies_asked() -> set[str]:
         return {r.split("/resolve/", 1)[1].split("/", 1)[1]
@@ -1096,7 +1123,7 @@ def test_kept_copies_are_checked_pruned_and_shared_with_dry_runs(
         return result
 
     run()
-    assert len(copies_asked()) == 7
+    assert copies_asked() == set()  # the first run kept what it uploaded
     (index,) = (tmp_path / "cache").rglob("copies.json")
     kept = json.loads(index.read_text(encoding="utf-8"))
     edited = index.parent / sorted(kept)[0]

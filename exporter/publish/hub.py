@@ -44,7 +44,13 @@ from exporter.publish.hub_plan import (
     probe_sources,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
-from exporter.publish.hub_site import build_html, copies_cache_dir, html_cache_dir, remote_copies
+from exporter.publish.hub_site import (
+    build_html,
+    copies_cache_dir,
+    html_cache_dir,
+    keep_copies,
+    remote_copies,
+)
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.publish.publish_key import load_publish_key
 
@@ -168,6 +174,23 @@ def _commit_chain(
         description = f"Published with pi-session-export {__version__}."
         parent = repo.commit(commit, parent, title, description)
         heads.append(parent)
+
+
+def _named_copies(uploads: dict[str, Prepared], folder: Path) -> list[Path]:
+    """This run's staged uploads under their names in the dataset (a page's name comes from
+    its file's), hard-linked where the file system allows."""
+    named = []
+    for repo_path, item in sorted(uploads.items()):
+        if item.staged is None:
+            continue
+        target = folder / repo_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(item.staged, target)
+        except OSError:
+            shutil.copyfile(item.staged, target)
+        named.append(target)
+    return named
 
 
 def _scratch_copy(folder: Path, scratch: Path) -> Path:
@@ -314,20 +337,27 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         elif not req.partial_selection:  # what --prune would remove, said
             result.without_file = len(left)
         has_html = "html/index.html" in remote.files
+        uploads = {p.source.repo_path: p for p in prepared if p.error is None}
         # html/ is the site of every session the dataset holds: this run's files, and the
         # published copies of the others (another project, another machine, deleted here).
         # A dataset with a site keeps it in step, or pages of pruned sessions, or of sessions
         # re-published with more redacted, would stay as they were.
         if req.html or has_html:
-            # a dry run uses the kept copies too: they are a local cache, not the dataset
+            # Every page is made from the file the dataset holds, never from a local one: a
+            # damaged or legacy local file made a page unlike its copy's, so runs with and
+            # without it (--cwd, another machine) made a commit each. This run's uploads are
+            # its staged copies; the others' are downloaded once per version and kept (a
+            # dry run uses the kept copies too: they are a local cache, not the dataset).
             copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
             outside = _published_elsewhere(remote, sources, req.prune, failed, scope)
+            kept = [s.repo_path for s in unchanged if s.path not in failed]
             copies, missing = remote_copies(
-                outside,
+                sorted({*outside, *kept} - set(uploads)),
                 remote,
                 copies_dir,
                 lambda path: repo._download(path, remote.head or "main"),
             )
+            copies += _named_copies(uploads, Path(tmp) / "uploads")
             if missing:  # a site without them would drop their pages
                 result.warnings.append(
                     f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
@@ -339,8 +369,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
                 site = html_cache_dir(repo.endpoint, req.repo_id)
                 if req.dry_run:  # a copy of the kept site: only what changed is rendered
                     site = _scratch_copy(site, Path(tmp) / "site")
-                files = [s.path for s in sources if s.path not in failed] + copies
-                build_html(files, site, policy, key, jobs=req.jobs, progress=req.progress)
+                build_html(copies, site, policy, key, jobs=req.jobs, progress=req.progress)
                 ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
                 has_html = True
 
@@ -369,6 +398,11 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         if not req.dry_run:
             try:
                 result.commits = _commit_all(repo, commits, remote.head, notify)
+                if has_html:  # what it uploaded is the dataset's now: no download next run
+                    keep_copies(
+                        {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
+                        copies_cache_dir(repo.endpoint, req.repo_id),
+                    )
             except PublishError as error:  # the CLI still reports what was redacted
                 error.partial = result
                 raise

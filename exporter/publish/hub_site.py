@@ -19,7 +19,7 @@ from exporter.prepare import policy_transform
 from exporter.publish.errors import PublishError
 from exporter.publish.hub_state import RemoteState
 
-__all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "remote_copies"]
+__all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "keep_copies", "remote_copies"]
 
 
 def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
@@ -49,12 +49,7 @@ def remote_copies(
     would have gone into the site); copies of sessions no longer in the dataset are deleted,
     so the cache does not grow forever."""
     index_file = folder / "copies.json"
-    try:
-        known = json.loads(index_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        known = {}
-    if not isinstance(known, dict):
-        known = {}
+    known = _kept_index(index_file)
     gone = [path for path in known if path not in remote.files]
     for path in gone:
         if _stays_inside(path):
@@ -82,6 +77,37 @@ def remote_copies(
             atomic_write_text(index_file, json.dumps(known, sort_keys=True))
         copies.append(target)
     return copies, missing
+
+
+def keep_copies(uploads: dict[str, tuple[Path, str]], folder: Path) -> None:
+    """Keep what a run uploaded (repo path -> (its file, its git oid)) as the dataset's
+    copies: the next run's site needs no download for them. Best effort: a copy that cannot
+    be kept is downloaded when it is needed."""
+    index_file = folder / "copies.json"
+    known = _kept_index(index_file)
+    for path, (source, oid) in sorted(uploads.items()):
+        if not _stays_inside(path):
+            continue
+        try:
+            data = Path(source).read_bytes()
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(target, data)
+        except OSError:
+            known.pop(path, None)
+            continue
+        known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
+    with contextlib.suppress(OSError):
+        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+
+
+def _kept_index(index_file: Path) -> dict[str, Any]:
+    """``copies.json``: repo path -> the oid and SHA-256 of the copy kept for it."""
+    try:
+        known = json.loads(index_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return known if isinstance(known, dict) else {}
 
 
 def _stays_inside(path: str) -> bool:
