@@ -29,7 +29,7 @@ from exporter.jsonl_out import session_to_jsonl
 from exporter.policy import given_secret_count
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
-from exporter.publish.gist import DEFAULT_API_URL, GistClient, resolve_github_token
+from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
 from exporter.publish.gist_share import (
     check_size,
     check_viewer_template,
@@ -233,31 +233,15 @@ def share_command(
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
         _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return
-    if viewer_url is not None:
-        try:
-            check_viewer_template(viewer_url)
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="--viewer-url") from None
-    elif os.environ.get("PI_SHARE_VIEWER_URL", "").strip():
-        try:
-            check_viewer_template(os.environ["PI_SHARE_VIEWER_URL"])
-        except ValueError as error:
-            raise CliError(f"PI_SHARE_VIEWER_URL: {error}", 1) from None
+    _check_viewer(viewer_url)
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
     outputs: dict[str, Any] = {"--report": policy_values.get("report")}
-    targets: dict[str, Path] = {}
-    if dry_run:  # its files are checked with the report, before any work
-        stem = Path(loaded.path).stem if loaded.path else "session"
-        names = ["session.html", "session.jsonl"] if with_jsonl else ["session.html"]
-        targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in names}
-        if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
-            refuse_default_in_sessions(
-                targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
-            )
+    targets = _dry_run_targets(loaded, with_jsonl, sessions_dir) if dry_run else {}
+    if targets:  # its files are checked with the report, before any work
         outputs.update({f"the dry run's {name}": path for name, path in targets.items()})
     refuse_collisions(
         outputs,
@@ -285,15 +269,7 @@ def share_command(
     if warning:
         click.echo(f"pi-session: {warning}", err=True)
     if dry_run:
-        for name, text in files.items():
-            atomic_write_text(targets[name], text)
-            echo_path(targets[name])
-        written = ", ".join(str(path) for path in targets.values())
-        click.echo(
-            f"pi-session: dry run: wrote {terminal_text(written)} ({size:,} bytes would be "
-            "uploaded); nothing sent",
-            err=True,
-        )
+        _write_dry_run(files, targets, size)
         return
     if auth is None:  # only a dry run goes on without a token, and it has returned
         raise CliError("no GitHub token", 3)
@@ -322,6 +298,60 @@ def share_command(
         )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
+    _say_what_was_done(gist, action, public, api_url, viewer_url, earlier, state, prepared.id)
+
+
+def _check_viewer(viewer_url: str | None) -> None:
+    """--viewer-url, else PI_SHARE_VIEWER_URL, checked before any work."""
+    if viewer_url is not None:
+        try:
+            check_viewer_template(viewer_url)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--viewer-url") from None
+    elif os.environ.get("PI_SHARE_VIEWER_URL", "").strip():
+        try:
+            check_viewer_template(os.environ["PI_SHARE_VIEWER_URL"])
+        except ValueError as error:
+            raise CliError(f"PI_SHARE_VIEWER_URL: {error}", 1) from None
+
+
+def _dry_run_targets(
+    loaded: Session, with_jsonl: bool, sessions_dir: str | None
+) -> dict[str, Path]:
+    """Where a dry run writes each file it would upload: ./pi-session-share-<name>.<ext>."""
+    stem = Path(loaded.path).stem if loaded.path else "session"
+    names = ["session.html", "session.jsonl"] if with_jsonl else ["session.html"]
+    targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in names}
+    if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
+        refuse_default_in_sessions(
+            targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
+        )
+    return targets
+
+
+def _write_dry_run(files: dict[str, str], targets: dict[str, Path], size: int) -> None:
+    for name, text in files.items():
+        atomic_write_text(targets[name], text)
+        echo_path(targets[name])
+    written = ", ".join(str(path) for path in targets.values())
+    click.echo(
+        f"pi-session: dry run: wrote {terminal_text(written)} ({size:,} bytes would be "
+        "uploaded); nothing sent",
+        err=True,
+    )
+
+
+def _say_what_was_done(
+    gist: Gist,
+    action: str,
+    public: bool,
+    api_url: str,
+    viewer_url: str | None,
+    earlier: dict[str, Any] | None,
+    state: ShareState,
+    session_id: str,
+) -> None:
+    """The outcome on stderr (with the gists this session left up), then the two links."""
     kind = "public" if public else "secret"
     if action == "unchanged":
         click.echo(f"pi-session: gist unchanged ({kind}): it already holds this page", err=True)
@@ -336,7 +366,7 @@ def share_command(
     if earlier and earlier.get("gist_id") != gist.id and action != "replaced":
         # --new, or a change of --public (a gist's visibility cannot be changed): the
         # earlier gists stay up; each is named, to take a leaked secret back
-        others = earlier_gists(state.entry(client.api_url, prepared.id) or {})
+        others = earlier_gists(state.entry(api_url, session_id) or {})
         if not others:  # the state could not be saved: at least the one just left
             others = [{"gist_id": earlier["gist_id"], "public": bool(earlier.get("public"))}]
         listed = ", ".join(
