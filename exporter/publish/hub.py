@@ -338,12 +338,11 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             result.without_file = len(left)
         has_html = "html/index.html" in remote.files
         uploads = {p.source.repo_path: p for p in prepared if p.error is None}
-        # html/ is the site of every session the dataset holds: this run's files, and the
-        # published copies of the others (another project, another machine, deleted here).
-        # A dataset with a site keeps it in step, or pages of pruned sessions, or of sessions
-        # re-published with more redacted, would stay as they were.
+        # html/ is the site of every session the dataset holds (another project's, another
+        # machine's, one deleted here too). A dataset with a site keeps it in step, or pages
+        # of pruned sessions, or of sessions re-published with more redacted, would stay.
         if req.html or has_html:
-            # Every page is made from the file the dataset holds, never from a local one: a
+            # Each page is made from the file the dataset holds, never from a local one: a
             # damaged or legacy local file made a page unlike its copy's, so runs with and
             # without it (--cwd, another machine) made a commit each. This run's uploads are
             # its staged copies; the others' are downloaded once per version and kept (a
