@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GIVEN_SECRETS", "MIN_LITERAL", "RedactionPolicy", "given_secret_count"]
+__all__ = [
+    "GIVEN_SECRETS",
+    "MIN_LITERAL",
+    "RedactionPolicy",
+    "given_digest",
+    "given_secret_count",
+]
 
 MIN_LITERAL = 4  # shorter --secret values would shred ordinary words
 
@@ -25,6 +31,12 @@ MIN_LITERAL = 4  # shorter --secret values would shred ordinary words
 #: environment's sensitive values and the upload's token. A later run without them (a cron
 #: job, another shell) finds nothing there, and the values would go up in clear.
 GIVEN_SECRETS = ("auth-token", "env-secret", "literal-secret")
+
+
+def given_digest(value: str, salt: str = "") -> str:
+    """What a record keeps of a given secret it replaced: a SHA-256, under a salt or an HMAC
+    (``mark``) before it goes anywhere, so it cannot confirm a guess on its own."""
+    return hashlib.sha256((salt + value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def given_secret_count(counts: Mapping[str, Any]) -> int:
@@ -85,6 +97,10 @@ class RedactionPolicy:
                 values = env_secret_values(os.environ if environ is None else environ)
             found += [(value, "env-secret") for value in values]
         return found
+
+    def given_values(self, environ: Mapping[str, str] | None = None) -> set[str]:
+        """The secrets this policy is given (not found): what it replaces wherever they are."""
+        return {value for value, kind in self.literal_secrets(environ) if kind in GIVEN_SECRETS}
 
     def identity(self, environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
         """The local home directories and user names to hide (explicit ones win)."""

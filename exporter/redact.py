@@ -25,7 +25,7 @@ from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import session_from_records
-from exporter.policy import RedactionPolicy
+from exporter.policy import GIVEN_SECRETS, RedactionPolicy
 from exporter.secret_heuristics import (
     DIGIT,
     WORDLIKE,
@@ -128,6 +128,9 @@ class RedactionReport:
     redacted: bool = True
     policy_key: str = ""
     detector_version: str = DETECTOR_VERSION
+    #: The given secrets (``GIVEN_SECRETS``) this copy replaced, in memory only: a later run
+    #: must be given them again (publish and share keep hashes of them, never the values).
+    given_values: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -413,6 +416,8 @@ class _Redactor:
             position = finding.end
             counts = self.report.counts
             counts[finding.detector] = counts.get(finding.detector, 0) + 1
+            if finding.detector in GIVEN_SECRETS:
+                self.report.given_values.add(secret)
             self.report.hits.append(Hit(entry_id, path, finding.detector, placeholder))
         parts.append(value[position:])
         return "".join(parts)

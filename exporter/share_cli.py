@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import secrets
 import shlex
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,10 @@ from exporter.cli import (
     open_session,
     session_argument,
 )
-from exporter.formatting import fmt_datetime, one_line, replace_surrogates, terminal_text
+from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
-from exporter.policy import given_secret_count
+from exporter.policy import given_digest, given_secret_count
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
@@ -63,18 +64,35 @@ def _notify(message: str) -> None:
     click.echo(f"pi-session: {message}", err=True)
 
 
-def _refuse_fewer_given_secrets(api_url: str, session_id: str, given: int) -> None:
-    """A re-share without the ``--secret`` values or environment variable the last share
-    replaced (Pi started from another shell) would put them back in clear: refused."""
-    earlier = ShareState().entry(api_url, session_id) or {}
-    before = earlier.get("given_secrets")
-    if type(before) is int and before > given:
+def _refuse_lost_given_secrets(
+    record: dict[str, Any] | None, given: set[str], replaced: int
+) -> None:
+    """A re-share without a ``--secret`` value or environment variable an earlier share of
+    the session replaced (Pi started from another shell) would put it back in clear: refused.
+
+    ``given``: the values this share is given; ``replaced``: how many given secrets it
+    replaced (for records from before the salted digests, which kept only a count)."""
+    lost = 0
+    for shared in [record or {}, *earlier_gists(record or {})]:
+        salt, digests = shared.get("given_salt"), shared.get("given")
+        if isinstance(salt, str) and isinstance(digests, list):
+            mine = {given_digest(value, salt) for value in given}
+            lost = max(lost, len({d for d in digests if isinstance(d, str)} - mine))
+        elif type(shared.get("given_secrets")) is int:
+            lost = max(lost, shared["given_secrets"] - replaced)
+    if lost > 0:
         raise CliError(
-            f"this session was last shared with {before - given:,} more of the secrets given to "
-            "the share replaced (--secret or --env-file values, or sensitive environment "
-            "variables) than this share would; pass the same ones, or --allow-weaker-policy",
+            f"an earlier share of this session replaced {plural(lost, 'secret')} this share is "
+            "not given (--secret or --env-file values, sensitive environment variables, the "
+            "token): they would go up in clear; pass the same ones, or --allow-weaker-policy",
             1,
         )
+
+
+def _given_record(values: set[str]) -> dict[str, Any]:
+    """What the state keeps of the given secrets a share replaced: salted digests."""
+    salt = secrets.token_hex(16)
+    return {"given_salt": salt, "given": sorted(given_digest(v, salt) for v in values)}
 
 
 def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
@@ -249,9 +267,11 @@ def share_command(
         copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
     )
     prepared, report = prepare_session(loaded, policy)
-    given = given_secret_count(report.counts) if report else 0
-    if policy.redact and not allow_weaker_policy:
-        _refuse_fewer_given_secrets(api_url, prepared.id, given)
+    replaced = given_secret_count(report.counts) if report else 0
+    given_now = policy.given_values() if policy.redact else set()
+    check_given = policy.redact and not allow_weaker_policy
+    if check_given:  # before the dry run too: it says what a share would do
+        _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now, replaced)
     files = {"session.html": render_session(prepared, RenderOptions())}
     if with_jsonl:
         files["session.jsonl"] = session_to_jsonl(prepared)
@@ -283,6 +303,8 @@ def share_command(
     waiting = f"waiting for another share to finish (it holds {lock})"
     with state.locked(on_wait=lambda: _notify(waiting)):
         earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
+        if check_given:  # again under the lock: a share that ran meanwhile counts too
+            _refuse_lost_given_secrets(earlier, given_now, replaced)
         if state.corrupt:
             kept = (
                 f"it is kept beside it as {state.backup_path.name}(-<time>) and "
@@ -294,7 +316,8 @@ def share_command(
             _note_another_file_with_this_id(earlier, source)
         gist, action = share_files(
             client, state, prepared.id, files, description, public=public, new=new_gist,
-            source=source, given_secrets=given, warn=_notify,
+            source=source, given=_given_record(report.given_values if report else set()),
+            warn=_notify,
         )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)

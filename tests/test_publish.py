@@ -1297,9 +1297,9 @@ def test_a_run_without_the_given_secrets_is_refused(
     for extra in ((), ("--dry-run",), ("--secret", codename)):
         refused = publish(fake_hub, small, *extra)
         assert refused.exit_code == 1, refused.output
-        fewer = 1 if extra[-1:] == (codename,) else 2
-        assert f"1 session would be published again with fewer of the secrets given to an " \
-            f"earlier run removed ({fewer} fewer; first: sessions/" in refused.stderr  # fmt: skip
+        lost = "1 secret" if extra[-1:] == (codename,) else "2 secrets"
+        assert f"1 session would be published again without replacing {lost} an earlier run " \
+            "was given (first: sessions/" in refused.stderr  # fmt: skip
         assert "--allow-weaker-policy" in refused.stderr
         assert password not in refused.output and codename not in refused.output
     assert len(fake_hub.commits) == commits  # nothing sent
@@ -1315,6 +1315,39 @@ def test_a_run_without_the_given_secrets_is_refused(
     held = fake_hub.files(REPO_ID)
     assert any(password.encode() in v for v in held.values())
     assert_consistent(fake_hub)
+
+
+def test_given_secrets_are_known_by_value_not_by_count(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By count, a session that grew hid a lost secret (a password gone from the shell, one
+    more mention of a --secret: 2 = 2, published in clear), and a run that cut the value away
+    with its tool output was refused though it was given everything (delta review
+    2026-12-01). The manifest now keeps marks of the values each copy replaced."""
+    password, codename = "Xk29fLq7Wm3nRt8Z", "internal-codename-BLUEFALCON"
+    target = small.files[1]
+    records = [json.loads(line) for line in target.read_text("utf-8").splitlines()]
+    result = next(r for r in records if r.get("message", {}).get("role") == "toolResult")
+    result["message"]["content"][0]["text"] += f"\nconnected with {password}\n"
+    records[-1]["message"]["content"] = f"the {codename} plan, log in with {password}"
+    target.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    monkeypatch.setenv("MY_SERVICE_PASSWORD", password)
+    assert publish(fake_hub, small, "--secret", codename).exit_code == 0
+    (entry,) = [e for e in remote_json(fake_hub, "manifest.json")["sessions"].values()
+                if e.get("given")]  # fmt: skip
+    assert len(entry["given"]) == 2 and entry["redactions"]["env-secret"] == 2
+    # cut away with the tool output, everything given: not a loss
+    cut = publish(fake_hub, small, "--secret", codename, "--no-tool-output")
+    assert cut.exit_code == 0, cut.output
+    # the session grows by one more mention of the codename; the password is not given
+    grown = target.read_text("utf-8") + json.dumps({**records[-1], "id": "more",
+        "parentId": records[-1]["id"], "message": {"role": "user", "content": codename,
+        "timestamp": 1900000000000}}) + "\n"  # fmt: skip
+    target.write_text(grown, encoding="utf-8")
+    monkeypatch.delenv("MY_SERVICE_PASSWORD")
+    refused = publish(fake_hub, small, "--secret", codename, "--no-tool-output")
+    assert refused.exit_code == 1, refused.output
+    assert "without replacing 1 secret an earlier run was given" in refused.stderr
 
 
 def test_a_new_token_in_hf_token_re_redacts_nothing(

@@ -935,8 +935,8 @@ def test_a_reshare_without_the_given_secrets_is_refused(
     for extra in ((), ("--dry-run",), ("--secret", codename), ("--new",)):
         refused = share(fake, str(source), *extra)
         assert refused.exit_code == 1, refused.output
-        fewer = 1 if codename in extra else 2
-        assert f"this session was last shared with {fewer} more of the secrets given" in (
+        lost = "1 secret" if codename in extra else "2 secrets"
+        assert f"an earlier share of this session replaced {lost} this share is not given" in (
             refused.stderr
         )
         assert "--allow-weaker-policy" in refused.stderr and password not in refused.output
@@ -949,3 +949,31 @@ def test_a_reshare_without_the_given_secrets_is_refused(
     allowed = share(fake, str(source), "--allow-weaker-policy")
     assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
     assert password in fake.content(gist_id)
+
+
+def test_a_promoted_gist_keeps_what_its_share_replaced(
+    fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--delete` of the current gist made an earlier one current without what its share
+    had replaced, so the next share without the variable updated it with the password in
+    clear (delta review 2026-12-01). The state keeps salted digests, never the value."""
+    password = "Xk29fLq7Wm3nRt8Z"
+    text = FIXTURE.read_text(encoding="utf-8").replace(
+        '"role":"user","content":[{"type":"text","text":"',
+        f'"role":"user","content":[{{"type":"text","text":"{password} ', 1)  # fmt: skip
+    source = tmp_path / "planted.jsonl"
+    source.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("MY_SERVICE_PASSWORD", password)
+    assert share(fake, str(source)).exit_code == 0
+    assert share(fake, str(source), "--new").exit_code == 0
+    state_file = Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json"
+    (record,) = [r for h in json.loads(state_file.read_text("utf-8"))["gists"].values()
+                 for r in h.values()]  # fmt: skip
+    assert len(record["given"]) == 1 and record["earlier"][0]["given"]
+    assert password not in state_file.read_text("utf-8")
+    assert share(fake, "--delete", record["gist_id"]).exit_code == 0
+    monkeypatch.delenv("MY_SERVICE_PASSWORD")
+    refused = share(fake, str(source))
+    assert refused.exit_code == 1, refused.output
+    assert "replaced 1 secret this share is not given" in refused.stderr
+    assert all(password not in fake.content(g) for g in fake.gists)

@@ -122,7 +122,7 @@ def share_files(
     public: bool = False,
     new: bool = False,
     source: str | None = None,
-    given_secrets: int = 0,
+    given: Mapping[str, Any] | None = None,
     warn: Callable[[str], None] = log.warning,
 ) -> tuple[Gist, str]:
     """Create or update the session's gist; returns the gist and what was done: "created",
@@ -162,7 +162,7 @@ def share_files(
         try:
             state.remember(
                 client.api_url, session_id, gist.id, public=public, content=digest,
-                source=source, given_secrets=given_secrets,
+                source=source, given=given,
             )  # fmt: skip
         except (OSError, ValueError) as exc:
             # The gist exists; failing now would hide its link. Re-share will just create anew.

@@ -19,7 +19,7 @@ from typing import Any
 
 from exporter import __version__
 from exporter.formatting import plural
-from exporter.policy import RedactionPolicy
+from exporter.policy import RedactionPolicy, given_digest
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
 from exporter.publish.errors import AuthError, NoTokenError, PublishError, clean_token
 from exporter.publish.hub_commits import (
@@ -255,14 +255,12 @@ def _weaker_policy_message(dropped: dict[str, int]) -> str:
 
 def _fewer_secrets_message(fewer: dict[str, int]) -> str:
     """Why a run that would put given secrets back in clear is refused."""
-    sessions = f"{len(fewer):,} session{'s' if len(fewer) != 1 else ''}"
-    first = min(fewer)
     return (
-        f"{sessions} would be published again with fewer of the secrets given to an earlier "
-        f"run removed ({sum(fewer.values()):,} fewer; first: {first}): --secret or --env-file "
-        "values, sensitive environment variables or the token it ran with, that this run "
-        "lacks. Pass the same ones, or --allow-weaker-policy if the values are gone for "
-        "another reason"
+        f"{plural(len(fewer), 'session')} would be published again without replacing "
+        f"{plural(sum(fewer.values()), 'secret')} an earlier run was given (first: "
+        f"{min(fewer)}): --secret or --env-file values, sensitive environment variables or "
+        "the token it ran with, that this run lacks. Pass the same ones, or "
+        "--allow-weaker-policy if the values are gone for another reason"
     )
 
 
@@ -320,7 +318,8 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
-        fewer = fewer_given_secrets(remote, prepared)
+        given = {marks.mark(given_digest(v)) for v in policy.given_values(environ)}
+        fewer = fewer_given_secrets(remote, prepared, given)
         if fewer and not req.allow_weaker_policy:
             raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
         publisher = marks.mark("pi-session-export publisher")  # this machine's key, not secret

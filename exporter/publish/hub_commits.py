@@ -102,6 +102,8 @@ def session_ops(
             "redactions": dict(sorted(item.redactions.items())),
             "cuts": cuts,
         }
+        if item.given:  # which given secrets it replaced, as marks: a later run needs them too
+            entry["given"] = sorted(mark(digest) for digest in item.given)
         if publisher:  # which machine's key published it: whose --prune may remove it
             entry["publisher"] = publisher
         there = remote.files.get(path)

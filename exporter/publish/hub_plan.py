@@ -22,7 +22,7 @@ from typing import Any
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
-from exporter.policy import RedactionPolicy, given_secret_count
+from exporter.policy import RedactionPolicy, given_digest, given_secret_count
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
 from exporter.publish.hub_state import RemoteState, git_oid
@@ -209,20 +209,33 @@ def dropped_cuts(
     return dropped
 
 
-def fewer_given_secrets(remote: RemoteState, prepared: Iterable[Prepared]) -> dict[str, int]:
-    """Per session this run would re-publish with fewer given secrets replaced than its
-    published copy (a session only grows, so its copy should not have fewer): how many.
+def fewer_given_secrets(
+    remote: RemoteState, prepared: Iterable[Prepared], given: set[str]
+) -> dict[str, int]:
+    """Per session this run would re-publish without replacing a secret its published copy
+    had replaced because a run was given it: how many such values (a session only grows,
+    so they are still in it, and would go up in clear).
 
-    Counted together: a value moved from the environment to ``--secret`` is still removed.
+    ``given``: the marks (``mark(given_digest(value))``) of the values this run is given. The
+    manifest records those of the values each copy replaced, so a value moved from the
+    environment to ``--secret``, or cut away with its tool output, is no loss. A copy
+    published before the marks were recorded is judged by its counts of them.
     """
     fewer = {}
     for item in prepared:
-        held = (remote.manifest.get(item.source.repo_path) or {}).get("redactions")
-        if item.error is not None or not isinstance(held, dict):
+        entry = remote.manifest.get(item.source.repo_path) or {}
+        if item.error is not None:
             continue
-        before, now = given_secret_count(held), given_secret_count(item.redactions)
-        if now < before:
-            fewer[item.source.repo_path] = before - now
+        marks = entry.get("given")
+        if isinstance(marks, list):
+            lost = {m for m in marks if isinstance(m, str)} - given
+            if lost:
+                fewer[item.source.repo_path] = len(lost)
+        elif isinstance(entry.get("redactions"), dict):
+            before = given_secret_count(entry["redactions"])
+            now = given_secret_count(item.redactions)
+            if now < before:
+                fewer[item.source.repo_path] = before - now
     return fewer
 
 
@@ -245,6 +258,7 @@ class Prepared:
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # lines left out: not JSON Pi can read
+    given: list[str] = field(default_factory=list)  # given_digest of each given secret replaced
 
 
 @dataclass(frozen=True)
@@ -278,6 +292,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
             "actions": dict(report.actions) if report else {},
             "records": list(report.records()) if report and task.want_records else [],
             "damaged": [f"line {d.line}: {d.message}" for d in redacted.damaged],
+            "given": sorted(given_digest(v) for v in report.given_values) if report else [],
         }
     except Exception as error:  # a broken session (or a bug) must not stop the batch
         name = Path(task.source).name

@@ -30,15 +30,30 @@ def _state_key(api_url: str) -> str:
 # --------------------------------------------------------------------------- state
 
 
+#: What a record keeps of the given secrets its share replaced (see ``given_of``).
+GIVEN_FIELDS = ("given_salt", "given", "given_secrets")
+
+
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A record's earlier gists of its session (``--new``, the other visibility), oldest
-    first, as ``{"gist_id", "public"}``; what is not one is skipped."""
+    first, as ``{"gist_id", "public"}`` and what each share replaced; what is not one (no
+    id, an empty one) is skipped, and only ``true`` is public."""
     found = record.get("earlier")
     return [
-        {"gist_id": g["gist_id"], "public": bool(g.get("public"))}
+        {
+            "gist_id": g["gist_id"],
+            "public": g.get("public") is True,
+            **{k: g[k] for k in GIVEN_FIELDS if k in g},
+        }
         for g in (found if isinstance(found, list) else [])
-        if isinstance(g, dict) and isinstance(g.get("gist_id"), str)
+        if isinstance(g, dict) and isinstance(g.get("gist_id"), str) and g["gist_id"].strip()
     ]
+
+
+def given_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record's ``given_salt`` and ``given`` (salted SHA-256s of the given secrets its
+    share replaced, never the values), or, from before those, ``given_secrets`` (a count)."""
+    return {k: record[k] for k in GIVEN_FIELDS if k in record}
 
 
 def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
@@ -170,13 +185,14 @@ class ShareState:
         public: bool = False,
         content: str | None = None,
         source: str | None = None,
-        given_secrets: int = 0,
+        given: Mapping[str, Any] | None = None,
     ) -> None:
         """Record (or replace) the gist for a session, with a digest of what it holds, the
-        file it was shared from (a copy of a session file keeps its id) and how many given
-        secrets (``--secret``, environment) it replaced, which a later share must not lessen."""
+        file it was shared from (a copy of a session file keeps its id) and what it kept of
+        the given secrets (``--secret``, environment) it replaced (``given_of``): a later
+        share must replace them too."""
         with self.locked():
-            self._remember(api_url, session_id, gist_id, public, content, source, given_secrets)
+            self._remember(api_url, session_id, gist_id, public, content, source, given)
 
     def _remember(
         self,
@@ -186,7 +202,7 @@ class ShareState:
         public: bool,
         content: str | None,
         source: str | None,
-        given_secrets: int = 0,
+        given: Mapping[str, Any] | None = None,
     ) -> None:
         gists = self._load()
         before = gists.get(_state_key(api_url), {}).get(session_id) or {}
@@ -197,15 +213,17 @@ class ShareState:
         }
         earlier = [g for g in earlier_gists(before) if g["gist_id"] != gist_id]
         if before.get("gist_id") not in (None, gist_id):  # --new, or the other visibility
-            earlier.append({"gist_id": before["gist_id"], "public": bool(before.get("public"))})
+            earlier.append(
+                {"gist_id": before["gist_id"], "public": bool(before.get("public")),
+                 **given_of(before)}
+            )  # fmt: skip
         if earlier:  # still up: listed when sharing, for --delete; one may be reused
             record["earlier"] = earlier
         if content:
             record["content_sha256"] = content
         if source:
             record["source"] = source
-        if given_secrets:
-            record["given_secrets"] = given_secrets
+        record.update(given or {})
         gists.setdefault(_state_key(api_url), {})[session_id] = record
         self._save(gists)
 
@@ -232,8 +250,8 @@ class ShareState:
                         del sessions[sid]
                         changed = True
                         continue
-                    latest = earlier.pop()
-                    entry = {"gist_id": latest["gist_id"], "public": latest["public"]}
+                    latest = earlier.pop()  # with what its share replaced
+                    entry = {k: v for k, v in latest.items() if k != "earlier"}
                 entry.pop("earlier", None)
                 if earlier:
                     entry["earlier"] = earlier
