@@ -40,6 +40,7 @@ from exporter.site_manifest import (
     delete_page,
     is_unchanged,
     load_manifest,
+    refuse_links_out,
     save_manifest,
     source_digest,
     source_id,
@@ -233,6 +234,7 @@ def build_site(
     # "File exists" from mkdir)
     write_target(out_dir).mkdir(parents=True, exist_ok=True)
     check_folder(out_dir, out_dir / MANIFEST_NAME)  # refuse a foreign folder before touching it
+    refuse_links_out(out_dir)
     with _build_lock(out_dir):
         return _build(
             files, out_dir, jobs, force, options, options_key, transform, progress, source_mark

@@ -30,6 +30,7 @@ __all__ = [
     "delete_page",
     "is_unchanged",
     "load_manifest",
+    "refuse_links_out",
     "save_manifest",
     "source_digest",
     "source_id",
@@ -134,6 +135,24 @@ def stays_inside(out_dir: Path, folder: Path) -> bool:
     would be a file outside the site."""
     root = os.path.realpath(out_dir)
     return os.path.realpath(folder).startswith(root.rstrip(os.sep) + os.sep)
+
+
+def refuse_links_out(out_dir: Path) -> None:
+    """Raise ``SiteError`` when a name the build writes, deletes or sweeps under is a
+    symbolic link out of the site folder (a clone or an archive can hold one): its pages,
+    folders and temp files would be made or removed elsewhere."""
+    names = [out_dir / n for n in ("index.html", MANIFEST_NAME, "sessions", "projects")]
+    for folder in ("sessions", "projects"):
+        if not (out_dir / folder).is_symlink():  # (checked itself above)
+            with contextlib.suppress(OSError):
+                names += sorted((out_dir / folder).iterdir())
+    for path in names:
+        if path.is_symlink() and not stays_inside(out_dir, path):
+            rel = path.relative_to(out_dir).as_posix()
+            raise SiteError(
+                f"{rel} in {out_dir} is a symbolic link out of the site folder: a build would "
+                "write or delete files there; remove the link"
+            )
 
 
 def delete_page(out_dir: Path, page: Any) -> None:

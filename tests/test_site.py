@@ -737,36 +737,47 @@ def _export_all(root: Path, site: Path) -> object:
     return CliRunner().invoke(cli, args)
 
 
-def test_a_symbolic_link_in_the_site_folder_leads_no_page_out_of_it(tmp_path: Path) -> None:
-    """A site from a clone or an archive can hold sessions/<x> as a link to another folder:
-    a page the manifest names under it was deleted there, and a project folder that is one
-    got its pages written there (code review 2026-12-01)."""
+@pytest.mark.parametrize("link", ["sessions/evil", "projects", "sessions", "index.html"])
+def test_a_symbolic_link_out_of_the_site_folder_is_refused_before_any_work(
+    tmp_path: Path, link: str
+) -> None:
+    """A site from a clone or an archive can hold a link to another folder: a page the
+    manifest names under sessions/<x> was deleted there, a project folder that was one got
+    its pages written there, and projects/, sessions/ or index.html the same (code review
+    and delta review 2026-12-01). Nothing is touched: the build is refused with the name."""
     root, _ = _one_session(tmp_path)
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "notes.html").write_text("precious", encoding="utf-8")
+    (victim / ".x.html.tmp").write_text("precious", encoding="utf-8")
     site = tmp_path / "site"
-    (site / "sessions").mkdir(parents=True)
-    (site / "sessions" / "evil").symlink_to(victim)
+    assert _export_all(root, site).exit_code == 0  # a site of ours, then a link put in it
+    target = site / link
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.symlink_to(victim / "notes.html" if link == "index.html" else victim)
     stale = {"file": "gone.jsonl", "stem": "notes", "page": "sessions/evil/notes.html"}
-    manifest = {"format": 1, "project_pages": {}, "sessions": {"0" * 28 + "dead": stale}}
+    manifest = json.loads((site / MANIFEST_NAME).read_text(encoding="utf-8"))
+    manifest["sessions"]["0" * 28 + "dead"] = stale
     (site / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
-    assert _export_all(root, site).exit_code == 0
+    result = _export_all(root, site)
+    assert result.exit_code == 1, result.output
+    assert f"{link} in {site} is a symbolic link out of the site folder" in result.stderr
+    assert sorted(p.name for p in victim.iterdir()) == [".x.html.tmp", "notes.html"]
     assert (victim / "notes.html").read_text(encoding="utf-8") == "precious"
 
-    report = build(root, site)  # where this session's page goes, to put a link there
-    (page,) = [p for p in (site / "sessions").rglob("*.html") if "evil" not in p.parts]
-    shutil.rmtree(page.parent)
-    page.parent.symlink_to(victim)
-    empty = {"format": 1, "project_pages": {}, "sessions": {}}  # nothing built yet
-    (site / MANIFEST_NAME).write_text(json.dumps(empty), encoding="utf-8")
-    result = _export_all(root, site)
-    assert result.exit_code == 2, result.output
-    folder = page.parent.relative_to(site).as_posix()
-    assert f"{folder} is a symbolic link out of the site folder" in result.stderr
-    assert "no session could be made into a page" in result.stderr
-    assert sorted(p.name for p in victim.iterdir()) == ["notes.html"]
-    assert report.rendered == 1
+
+def test_a_link_that_stays_inside_the_site_folder_is_no_reason_to_refuse(tmp_path: Path) -> None:
+    root, _ = _one_session(tmp_path)
+    site = tmp_path / "site"
+    assert _export_all(root, site).exit_code == 0
+    (site / "elsewhere").mkdir()
+    (site / "sessions" / "alias").symlink_to(site / "elsewhere")
+    again = _export_all(root, site)
+    assert again.exit_code == 0 and "symbolic link" not in again.stderr, again.output
 
 
 def test_a_page_that_cannot_be_written_is_named_and_all_failing_exits_2(tmp_path: Path) -> None:
