@@ -333,7 +333,7 @@ def _check_viewer(viewer_url: str | None) -> None:
             raise click.BadParameter(str(error), param_hint="--viewer-url") from None
     elif os.environ.get("PI_SHARE_VIEWER_URL", "").strip():
         try:
-            check_viewer_template(os.environ["PI_SHARE_VIEWER_URL"])
+            check_viewer_template(os.environ["PI_SHARE_VIEWER_URL"].strip())  # read so
         except ValueError as error:
             raise CliError(f"PI_SHARE_VIEWER_URL: {error}", 1) from None
 

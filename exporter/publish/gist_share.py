@@ -67,8 +67,11 @@ def check_viewer_template(template: str) -> None:
     ``javascript:`` link is one click from running), or that names a ``{...}`` placeholder
     the link does not fill in: a typo (``{idx}``) made the template count as a base URL, and
     the link kept ``{idx}`` in it."""
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 or ch == "\\" for ch in template):
+        # printed raw as the View line: a newline or an escape would write the terminal
+        raise ValueError("a viewer address holds no spaces, backslashes or control characters")
     try:
-        parts = urlsplit(template.strip().replace("{id}", "x").replace("{file}", "x"))
+        parts = urlsplit(template.replace("{id}", "x").replace("{file}", "x"))
         host = parts.hostname
     except ValueError:
         parts, host = None, None
