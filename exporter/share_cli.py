@@ -27,7 +27,7 @@ from exporter.cli import (
 from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
-from exporter.policy import given_digest, given_secret_count
+from exporter.policy import given_digest
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
@@ -64,22 +64,16 @@ def _notify(message: str) -> None:
     click.echo(f"pi-session: {message}", err=True)
 
 
-def _refuse_lost_given_secrets(
-    record: dict[str, Any] | None, given: set[str], replaced: int
-) -> None:
+def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -> None:
     """A re-share without a ``--secret`` value or environment variable an earlier share of
     the session replaced (Pi started from another shell) would put it back in clear: refused.
-
-    ``given``: the values this share is given; ``replaced``: how many given secrets it
-    replaced (for records from before the salted digests, which kept only a count)."""
+    ``given``: the values this share is given."""
     lost = 0
     for shared in [record or {}, *earlier_gists(record or {})]:
         salt, digests = shared.get("given_salt"), shared.get("given")
         if isinstance(salt, str) and isinstance(digests, list):
             mine = {given_digest(value, salt) for value in given}
             lost = max(lost, len({d for d in digests if isinstance(d, str)} - mine))
-        elif type(shared.get("given_secrets")) is int:
-            lost = max(lost, shared["given_secrets"] - replaced)
     if lost > 0:
         raise CliError(
             f"an earlier share of this session replaced {plural(lost, 'secret')} this share is "
@@ -267,11 +261,10 @@ def share_command(
         copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
     )
     prepared, report = prepare_session(loaded, policy)
-    replaced = given_secret_count(report.counts) if report else 0
     given_now = policy.given_values() if policy.redact else set()
     check_given = policy.redact and not allow_weaker_policy
     if check_given:  # before the dry run too: it says what a share would do
-        _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now, replaced)
+        _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now)
     files = {"session.html": render_session(prepared, RenderOptions())}
     if with_jsonl:
         files["session.jsonl"] = session_to_jsonl(prepared)
@@ -304,7 +297,7 @@ def share_command(
     with state.locked(on_wait=lambda: _notify(waiting)):
         earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
         if check_given:  # again under the lock: a share that ran meanwhile counts too
-            _refuse_lost_given_secrets(earlier, given_now, replaced)
+            _refuse_lost_given_secrets(earlier, given_now)
         if state.corrupt:
             kept = (
                 f"it is kept beside it as {state.backup_path.name}(-<time>) and "

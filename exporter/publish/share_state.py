@@ -31,7 +31,7 @@ def _state_key(api_url: str) -> str:
 
 
 #: What a record keeps of the given secrets its share replaced (see ``given_of``).
-GIVEN_FIELDS = ("given_salt", "given", "given_secrets")
+GIVEN_FIELDS = ("given_salt", "given")
 
 
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -51,8 +51,8 @@ def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def given_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The record's ``given_salt`` and ``given`` (salted SHA-256s of the given secrets its
-    share replaced, never the values), or, from before those, ``given_secrets`` (a count)."""
+    """The record's ``given_salt`` and ``given``: salted SHA-256s of the given secrets its
+    share replaced, never the values."""
     return {k: record[k] for k in GIVEN_FIELDS if k in record}
 
 
