@@ -224,8 +224,9 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         # In code and JSON a plain word is a label ("password": "email" in a schema's list of
         # required fields); in NAME=value lines of a shell or .env file it is the password.
         return env_style or not PLAIN_WORD.fullmatch(value)
-    # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back.
-    if WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in value.lower():
+    # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back,
+    # as a word of the value (a random key holding "key" by chance, as "VarkEyue", is a key)
+    if WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in _value_words(value):
         return False
     if strength == "strong":
         return True
@@ -234,6 +235,12 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
     if _IDENTIFIER.fullmatch(value):
         return False  # a lexer's `"token": "IDENTIFIER_42"`, React's `key="row-3f9b2c1e"`
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
+
+
+def _value_words(value: str) -> frozenset[str]:
+    """The words of a value as a name splits into them (``client_secrets_1``: client,
+    secret, 1), singular."""
+    return frozenset(w.lower().rstrip("s") for w in _SPLIT.findall(value))
 
 
 def _spaced_secret(name: str, value: str, strength: str, *, env_style: bool) -> bool:

@@ -591,6 +591,34 @@ def test_identifiers_under_a_weak_name_are_not_secrets(text: str) -> None:
     assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('{"api_key": "YiBU9VarkEyue8B5LrPKaiZO", "region": "eu-west-1"}',
+         "YiBU9VarkEyue8B5LrPKaiZO"),
+        ("client_secret = 'q8Zsecretq2Lm5Nc7Vb1Tr4'", "q8Zsecretq2Lm5Nc7Vb1Tr4"),
+        ("AUTH_TOKEN=7fGtokenQ2wLm5Nc7Vb1", "7fGtokenQ2wLm5Nc7Vb1"),
+    ],
+)  # fmt: skip
+def test_a_random_value_holding_its_name_s_word_by_chance_is_a_secret(
+    text: str, secret: str
+) -> None:
+    """`"api_key": "…VarkEyue…"` was taken for `exports.Key = key` (the name's word coming
+    back) because "key" is in "varkeyue": a random key went out in clear (the planted
+    corpus caught it on one carrier in ~200; delta review 2026-12-01). The word must be one
+    of the value's words."""
+    found = [text[f.start : f.end] for f in scan(text)]
+    assert secret in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["exports.Auth = Auth", "ClientSecrets = client_secrets_1", "api_key = self.api_key"],
+)
+def test_the_name_s_word_coming_back_as_a_word_is_still_code(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
 def test_a_short_string_still_finds_a_service_token_that_fills_it() -> None:
     """Strings shorter than the shortest service token skip those checks: one that is
     exactly that long is still looked at."""
