@@ -1348,6 +1348,12 @@ def test_given_secrets_are_known_by_value_not_by_count(
     refused = publish(fake_hub, small, "--secret", codename, "--no-tool-output")
     assert refused.exit_code == 1, refused.output
     assert "without replacing 1 secret an earlier run was given" in refused.stderr
+    # another machine's key (a CI runner, a new laptop) cannot read the marks: the counts
+    # judge, and the same values given pass (re-review 2026-12-01: every session refused)
+    monkeypatch.setenv("PI_SESSION_PUBLISH_KEY", "k" * 12 + "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja")
+    monkeypatch.setenv("MY_SERVICE_PASSWORD", password)
+    other_key = publish(fake_hub, small, "--secret", codename, "--no-tool-output")
+    assert other_key.exit_code == 0, other_key.output
 
 
 def test_a_new_token_in_hf_token_re_redacts_nothing(

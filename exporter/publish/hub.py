@@ -318,11 +318,11 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             want_records=req.want_records,
         )  # fmt: skip
         _tally(result, prepared)
+        publisher = marks.mark("pi-session-export publisher")  # this machine's key, not secret
         given = {marks.mark(given_digest(v)) for v in policy.given_values(environ)}
-        fewer = fewer_given_secrets(remote, prepared, given)
+        fewer = fewer_given_secrets(remote, prepared, given, publisher)
         if fewer and not req.allow_weaker_policy:
             raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
-        publisher = marks.mark("pi-session-export publisher")  # this machine's key, not secret
         ops = session_ops(prepared, remote, key, marks.mark, cuts, publisher)
         failed = {path for path, _ in result.failed}
         # --prune removes what the selection does not name: with --all every other session,

@@ -210,7 +210,7 @@ def dropped_cuts(
 
 
 def fewer_given_secrets(
-    remote: RemoteState, prepared: Iterable[Prepared], given: set[str]
+    remote: RemoteState, prepared: Iterable[Prepared], given: set[str], publisher: str
 ) -> dict[str, int]:
     """Per session this run would re-publish without replacing a secret its published copy
     had replaced because a run was given it: how many such values (a session only grows,
@@ -218,8 +218,9 @@ def fewer_given_secrets(
 
     ``given``: the marks (``mark(given_digest(value))``) of the values this run is given. The
     manifest records those of the values each copy replaced, so a value moved from the
-    environment to ``--secret``, or cut away with its tool output, is no loss. A copy
-    published before the marks were recorded is judged by its counts of them.
+    environment to ``--secret``, or cut away with its tool output, is no loss. Marks made
+    under another key (``publisher``: a new machine, a CI runner) cannot be compared, and a
+    copy published before marks were recorded has none: those are judged by their counts.
     """
     fewer = {}
     for item in prepared:
@@ -227,7 +228,7 @@ def fewer_given_secrets(
         if item.error is not None:
             continue
         marks = entry.get("given")
-        if isinstance(marks, list):
+        if isinstance(marks, list) and entry.get("publisher") == publisher:
             lost = {m for m in marks if isinstance(m, str)} - given
             if lost:
                 fewer[item.source.repo_path] = len(lost)
