@@ -162,9 +162,8 @@ def _write_page(out_dir: Path, page: str, html: str) -> str | None:
     target = out_dir / page
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        if not stays_inside(out_dir, target.parent):
-            folder = target.parent.relative_to(out_dir).as_posix()
-            return f"{page} not written: {folder} is a symbolic link out of the site folder"
+        if not stays_inside(out_dir, target):  # the page, or its folder, a link out
+            return f"{page} not written: it is a symbolic link out of the site folder"
         atomic_write_text(target, html)
     except OSError as error:
         return f"cannot write {page}: {error.strerror or error}"

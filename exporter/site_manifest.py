@@ -129,12 +129,12 @@ def save_manifest(path: Path, sessions: dict[str, Any], projects: dict[str, str]
         out.write("\n}}\n")
 
 
-def stays_inside(out_dir: Path, folder: Path) -> bool:
-    """Is ``folder`` really in the site folder? A site from a clone or an archive can hold
-    ``sessions/<x>`` as a symbolic link elsewhere: a page deleted or written through it
-    would be a file outside the site."""
+def stays_inside(out_dir: Path, path: Path) -> bool:
+    """Is ``path`` (a folder or a file, through any links) really in the site folder? A
+    site from a clone or an archive can hold a link elsewhere: a page deleted or written
+    through it would be a file outside the site."""
     root = os.path.realpath(out_dir)
-    return os.path.realpath(folder).startswith(root.rstrip(os.sep) + os.sep)
+    return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
 
 
 def refuse_links_out(out_dir: Path) -> None:

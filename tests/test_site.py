@@ -811,3 +811,22 @@ def test_a_site_folder_that_is_a_link_loop_or_dangles_is_said_or_made(tmp_path: 
     made = _export_all(root, tmp_path / "dangling")
     assert made.exit_code == 0, made.output
     assert (tmp_path / "made" / "index.html").is_file() and (tmp_path / "dangling").is_symlink()
+
+
+def test_a_page_file_that_links_out_of_the_site_is_not_written_through(tmp_path: Path) -> None:
+    """sessions/<project>/<page>.html as a link to a file elsewhere: the build replaced that
+    file with the page, exit 0 (re-review 2026-12-01)."""
+    root, source = _one_session(tmp_path)
+    site = tmp_path / "site"
+    assert _export_all(root, site).exit_code == 0
+    (page,) = (site / "sessions").rglob("*.html")
+    outside = tmp_path / "precious.txt"
+    outside.write_text("precious", encoding="utf-8")
+    page.unlink()
+    page.symlink_to(outside)
+    source.write_text(source.read_text("utf-8") + "\n", "utf-8")  # changed: rendered again
+    result = _export_all(root, site)
+    assert result.exit_code == 2, result.output
+    rel = page.relative_to(site).as_posix()
+    assert f"{rel} not written: it is a symbolic link out of the site folder" in result.stderr
+    assert outside.read_text(encoding="utf-8") == "precious"
