@@ -324,7 +324,8 @@ def test_a_viewer_template_with_file_but_no_id_is_a_usage_error(
 @pytest.mark.parametrize(
     "viewer",
     ["javascript:alert({id})", "data:text/html,{id}", "file:///{id}", "https://", "//v/{id}",
-     "https://v/?{id}\n\x1b]0;owned\x07", " https://v/?{id}", "https://v\\evil/?{id}"],
+     "https://v/?{id}\n\x1b]0;owned\x07", " https://v/?{id}", "https://v\\evil/?{id}",
+     "https://v/?{id}\x9b2J", "https://v\u202e/?{id}", "https://v/?\u200b{id}"],
 )  # fmt: skip
 def test_a_viewer_that_is_not_a_web_address_is_refused(
     fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, viewer: str

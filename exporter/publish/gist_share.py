@@ -10,6 +10,7 @@ import hashlib
 import logging
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -67,8 +68,9 @@ def check_viewer_template(template: str) -> None:
     ``javascript:`` link is one click from running), or that names a ``{...}`` placeholder
     the link does not fill in: a typo (``{idx}``) made the template count as a base URL, and
     the link kept ``{idx}`` in it."""
-    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 or ch == "\\" for ch in template):
-        # printed raw as the View line: a newline or an escape would write the terminal
+    if any(ch == "\\" or unicodedata.category(ch)[0] in "CZ" for ch in template):
+        # printed as the View line: a newline, an escape (C0 or C1), a bidi or zero-width
+        # mark would write the terminal or hide part of the address
         raise ValueError("a viewer address holds no spaces, backslashes or control characters")
     try:
         parts = urlsplit(template.replace("{id}", "x").replace("{file}", "x"))
