@@ -68,17 +68,20 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
     """A re-share without a ``--secret`` value or environment variable an earlier share of
     the session replaced (Pi started from another shell) would put it back in clear: refused.
     ``given``: the values this share is given."""
-    lost = 0
+    lost, where = 0, ""
     for shared in [record or {}, *earlier_gists(record or {})]:
         salt, digests = shared.get("given_salt"), shared.get("given")
         if isinstance(salt, str) and isinstance(digests, list):
             mine = {given_digest(value, salt) for value in given}
-            lost = max(lost, len({d for d in digests if isinstance(d, str)} - mine))
+            missing = len({d for d in digests if isinstance(d, str)} - mine)
+            if missing > lost:
+                lost, where = missing, str(shared.get("gist_id", ""))
     if lost > 0:
         raise CliError(
-            f"an earlier share of this session replaced {plural(lost, 'secret')} this share is "
-            "not given (--secret or --env-file values, sensitive environment variables, the "
-            "token): they would go up in clear; pass the same ones, or --allow-weaker-policy",
+            f"the share to gist {where} of this session replaced {plural(lost, 'secret')} this "
+            "share is not given (--secret or --env-file values, sensitive environment "
+            "variables, the token): they would go up in clear; pass the same ones, or "
+            f"--allow-weaker-policy (share --delete {where} forgets that gist)",
             1,
         )
 

@@ -943,9 +943,8 @@ def test_a_reshare_without_the_given_secrets_is_refused(
         refused = share(fake, str(source), *extra)
         assert refused.exit_code == 1, refused.output
         lost = "1 secret" if codename in extra else "2 secrets"
-        assert f"an earlier share of this session replaced {lost} this share is not given" in (
-            refused.stderr
-        )
+        assert f"of this session replaced {lost} this share is not given" in refused.stderr
+        assert f"share --delete {gist_id} forgets that gist" in refused.stderr
         assert "--allow-weaker-policy" in refused.stderr and password not in refused.output
     assert len(fake.requests) == sent and not list(tmp_path.glob("pi-session-share-*"))
     # the same values given another way: the gist is updated, still without them
@@ -983,4 +982,5 @@ def test_a_promoted_gist_keeps_what_its_share_replaced(
     refused = share(fake, str(source))
     assert refused.exit_code == 1, refused.output
     assert "replaced 1 secret this share is not given" in refused.stderr
+    assert f"the share to gist {record['earlier'][0]['gist_id']} of this session" in refused.stderr
     assert all(password not in fake.content(g) for g in fake.gists)
