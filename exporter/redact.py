@@ -301,9 +301,14 @@ class _Redactor:
     """Copies records, replacing secrets by numbered placeholders and hiding paths."""
 
     def __init__(
-        self, scanner: Scanner | None, privacy: _PathPrivacy | None, report: RedactionReport
+        self,
+        scanner: Scanner | None,
+        privacy: _PathPrivacy | None,
+        report: RedactionReport,
+        given: frozenset[str] = frozenset(),
     ) -> None:
         self.scanner, self.privacy, self.report = scanner, privacy, report
+        self.given = given  # the policy's given secrets, as report.given_values names them
         self.active = scanner is not None or privacy is not None
         self.placeholders: dict[str, str] = {}  # secret -> placeholder, stable in one session
         self.found: dict[str, str] = {}  # secret -> context detector that found it
@@ -416,8 +421,10 @@ class _Redactor:
             position = finding.end
             counts = self.report.counts
             counts[finding.detector] = counts.get(finding.detector, 0) + 1
-            if finding.detector in GIVEN_SECRETS:
-                self.report.given_values.add(secret)
+            if finding.detector in GIVEN_SECRETS:  # overlapping ones replace their union
+                given = self.given
+                inside = {secret} if secret in given else {g for g in given if g in secret}
+                self.report.given_values.update(inside)
             self.report.hits.append(Hit(entry_id, path, finding.detector, placeholder))
         parts.append(value[position:])
         return "".join(parts)
@@ -498,7 +505,8 @@ def _redact_pass(
                 homes.append(owner.group(1))
                 users.append(re.split(r"[\\/]", owner.group(1))[-1])
             privacy = _PathPrivacy(homes, users, report)
-    redactor = _Redactor(scanner, privacy, report)
+    given = frozenset(policy.given_values(environ)) if policy.redact else frozenset()
+    redactor = _Redactor(scanner, privacy, report, given)
     records = [redactor.record(session_records(session)[0], None)]
     kept_ids = {e.id for e in kept}
     for entry in kept:

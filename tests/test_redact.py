@@ -704,6 +704,18 @@ def test_a_resolved_policy_keeps_the_environment_it_was_resolved_in() -> None:
     assert explicit.identity(NO_ENV) == (["/h"], ["u"])
 
 
+def test_given_secrets_that_overlap_are_named_as_given(write_session, build) -> None:
+    """Two given values overlapping in the text are replaced as one span, and that span was
+    what the report named: no run is ever given it, so an identical re-share or re-publish
+    was refused (re-review 2026-12-01). Each given value inside is named instead."""
+    first, second = "Xk29fLq7Wm3nRt8Z", "Wm3nRt8Zq5Lp2"
+    path = write_session([build.header(), build.user("u1", None, "use Xk29fLq7Wm3nRt8Zq5Lp2")])
+    policy = RedactionPolicy(secrets=(first, second), home="/h", user="u")
+    redacted, report = apply_policy(load_session(path), policy, environ=NO_ENV)
+    assert report.given_values == {first, second} == policy.given_values(NO_ENV)
+    assert first not in session_to_jsonl(redacted) and "q5Lp2" not in session_to_jsonl(redacted)
+
+
 # --- Pi's own SessionManager accepts the redacted copy ----------------------------------------
 
 PI_OPEN = """
