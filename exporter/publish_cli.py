@@ -31,7 +31,7 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
 )
-from exporter.token_arg import TOKEN_HELP, token_argument
+from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
 
 __all__ = ["publish_command", "select_files"]
 
@@ -230,7 +230,7 @@ def publish_command(
     check_http_url(endpoint, "--endpoint")
     if prune and (sessions or since):
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
-    token = token_argument(token, "Hugging Face")
+    token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     if not files:
         if since is not None:

@@ -50,7 +50,7 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
-from exporter.token_arg import TOKEN_HELP, token_argument
+from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
 
 
 def gist_description(session: Session) -> str:
@@ -244,7 +244,7 @@ def share_command(
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
     check_http_url(api_url, "--api-url")
-    token = token_argument(token, "GitHub", stdin_taken=session == "-")
+    token = token_argument(token, "GitHub", stdin_taken=stdin_reader(session, policy_values))
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
         _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return

@@ -8,6 +8,8 @@ prompt does not, as with ``gh auth login --with-token`` or ``docker login --pass
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
@@ -19,16 +21,36 @@ FROM_STDIN = "-"
 TOKEN_HELP = "; - reads it from stdin (or asks, hidden), keeping it out of the process list"
 
 
-def token_argument(value: str | None, service: str, *, stdin_taken: bool = False) -> str | None:
+#: Names a file argument reads stdin by.
+STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def stdin_reader(session: str | None, options: Mapping[str, Any]) -> str | None:
+    """Which other argument reads stdin (SESSION ``-``, a ``--secret`` or ``--env-file``
+    file), if one does."""
+    if session == "-":
+        return "SESSION -"
+    for option in ("secret", "env_file"):
+        for value in options.get(option) or ():
+            if str(value) in STDIN_NAMES:
+                return f"--{option.replace('_', '-')} {value}"
+    return None
+
+
+def token_argument(
+    value: str | None, service: str, *, stdin_taken: str | None = None
+) -> str | None:
     """The token ``--token`` stands for: itself, or (for ``-``) what stdin holds.
 
-    ``stdin_taken``: another argument already reads stdin (SESSION ``-``), so it cannot
-    carry the token too.
+    ``stdin_taken``: the other argument that reads stdin (``stdin_reader``), which the
+    token cannot share.
     """
     if value != FROM_STDIN:
         return value
     if stdin_taken:
-        raise CliError("--token - and SESSION - both read stdin: pass the token another way", 1)
+        raise CliError(
+            f"--token - and {stdin_taken} both read stdin: pass the token another way", 1
+        )
     if sys.stdin is None:
         raise CliError("--token - reads the token from stdin, and there is none", 1)
     if sys.stdin.isatty():  # asks again after an empty line; Ctrl-D or Ctrl-C gives up

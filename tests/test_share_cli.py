@@ -845,6 +845,12 @@ def test_a_token_piped_to_token_dash_is_sent_and_never_in_argv(
         # two lines: a pasted file with more than the token is refused, unprinted
         (["--token", "-"], "ghp_FAKEFAKE\nsecond\n", "spaces or control characters"),
         (["-", "--token", "-"], "", "--token - and SESSION - both read stdin"),
+        # the token took all of stdin and the file read nothing (delta review 2026-12-01)
+        (
+            ["--token", "-", "--env-file", "/dev/stdin"],
+            "A=1\n",
+            "--token - and --env-file /dev/stdin both read stdin",
+        ),
     ],
 )
 def test_token_dash_without_a_usable_token_is_one_clear_error(
