@@ -89,8 +89,8 @@ def parse_time(value: Any) -> datetime | None:
 #: ISO 8601 date-times Python 3.10's ``fromisoformat`` refuses and 3.11's reads: a fraction
 #: of other than 3 or 6 digits (``.12``, Go's nanoseconds) and the basic format.
 _ISO_PARTS = re.compile(
-    r"(\d{4})-?(\d{2})-?(\d{2})[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?"
-    r"(?:([+-])(\d{2}):?(\d{2}))?",
+    r"(\d{4})(?P<ds>-?)(\d{2})(?P=ds)(\d{2})[T ](\d{2})(?P<ts>:?)(\d{2})"
+    r"(?:(?P=ts)(\d{2})(?:[.,](\d+))?)?(?:([+-])(\d{2})(?::?(\d{2}))?)?",
     re.ASCII,
 )
 
@@ -98,11 +98,13 @@ _ISO_PARTS = re.compile(
 def _iso_fallback(text: str) -> datetime | None:
     """``text`` in the form every supported Python reads, then read (None: not a date-time)."""
     match = _ISO_PARTS.fullmatch(text)
-    if match is None:
+    if match is None:  # a date, and a time, each wholly basic or wholly extended
         return None
-    year, month, day, hour, minute, second, fraction, sign, tz_hours, tz_minutes = match.groups()
+    year, _, month, day, hour, _, minute, second, fraction, sign, tz_hours, tz_minutes = (
+        match.groups()
+    )
     micro = ((fraction or "") + "000000")[:6]  # as 3.11 does: digits past 6 are cut
-    zone = f"{sign}{tz_hours}:{tz_minutes}" if sign else ""
+    zone = f"{sign}{tz_hours}:{tz_minutes or '00'}" if sign else ""
     try:
         return datetime.fromisoformat(
             f"{year}-{month}-{day}T{hour}:{minute}:{second or '00'}.{micro}{zone}"
