@@ -495,9 +495,12 @@ def _redact_pass(
     kept, reparent = select_entries(session, policy)
     report.count("entries_dropped", len(session.entries) - len(kept))
     scanner = privacy = None
+    given: frozenset[str] = frozenset()
     if policy.redact:
+        literals = policy.literal_secrets(environ)
+        given = frozenset(value for value, kind in literals if kind in GIVEN_SECRETS)
         # the explicit literals last: theirs is the name a value keeps
-        scanner = Scanner([*repeats.items(), *policy.literal_secrets(environ)])
+        scanner = Scanner([*repeats.items(), *literals])
         if not policy.keep_paths:
             homes, users = policy.identity(environ)
             owner = _OWNER_HOME.match(session.header.cwd)
@@ -505,7 +508,6 @@ def _redact_pass(
                 homes.append(owner.group(1))
                 users.append(re.split(r"[\\/]", owner.group(1))[-1])
             privacy = _PathPrivacy(homes, users, report)
-    given = frozenset(policy.given_values(environ)) if policy.redact else frozenset()
     redactor = _Redactor(scanner, privacy, report, given)
     records = [redactor.record(session_records(session)[0], None)]
     kept_ids = {e.id for e in kept}
