@@ -6,6 +6,7 @@ that crashes or exhausts a worker must fail alone, never the batch.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -92,9 +93,25 @@ def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
     try:
         pool.submit(os.getpid).result()
     except BrokenProcessPool:
+        _end_workers(pool)
         pool.shutdown(wait=True)
         return None
     return pool
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """End a broken pool's workers before joining it.
+
+    CPython (3.11-3.13) terminates the workers it knows when one dies, then joins them all;
+    a worker that ``submit`` started meanwhile (forkserver and spawn pools start them one at
+    a time) is joined without being terminated and waits for work forever, so the join hung
+    the batch. This process is the one that starts workers, so once it stops submitting the
+    list is complete.
+    """
+    processes = getattr(pool, "_processes", None) or {}
+    for process in tuple(processes.values()):
+        with contextlib.suppress(ValueError):  # closed meanwhile
+            process.terminate()  # a no-op for one already reaped
 
 
 def run_tasks(
@@ -122,6 +139,7 @@ def run_tasks(
     while pending:
         done: set[int] = set()
         futures: dict[Future[dict[str, Any]], int] = {}
+        broken = False
         try:
             try:
                 for i, task in enumerate(pending):
@@ -130,7 +148,7 @@ def run_tasks(
                     handle(pending[futures[future]], future.result())
                     done.add(futures[future])
             except BrokenProcessPool:
-                pass
+                broken = True
             for future, i in futures.items():  # finished before the pool broke: keep them
                 if i not in done and future.done() and future.exception() is None:
                     handle(pending[i], future.result())
@@ -138,6 +156,8 @@ def run_tasks(
         except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+        if broken:
+            _end_workers(pool)
         pool.shutdown(wait=True)
         left = [i for i in range(len(pending)) if i not in done]
         if left and workers == 1:  # one worker, FIFO: the oldest unfinished task killed it
