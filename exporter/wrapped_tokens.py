@@ -1,11 +1,13 @@
-"""Tokens a terminal or a box-drawn table broke over two lines.
+"""Tokens a terminal or a box-drawn table broke over two or more lines.
 
 A ``ghp_…`` token printed in a 30-column box ends one line and goes on at the start of the
-next; each half alone is too short for its format, or the format matches only the first
-half and the second leaks. This detector joins a token's head at the end of a line to the
+next; each part alone is too short for its format, or the format matches only the first
+part and the rest leaks. This detector joins a token's head at the end of a line to the
 run of token characters that opens the next line (after indentation or a table's border),
-asks the token formats whether the joined text is one of their tokens across the break, and
-if so gives both halves as spans, so the line break and the border stay as they were.
+and to the runs of the lines after it while each run fills its line (a 93-character
+``github_pat_`` in a 36-column box, a JWT in an 80-column terminal), asks the token formats
+whether the joined text is one of their tokens across the breaks, and if so gives each
+part as a span, so the line breaks and the borders stay as they were.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ _HEAD = re.compile(
 )
 #: The line break, the next line's indentation or border, then the run that goes on.
 _TAIL = re.compile(rf"{_EDGE}\r?\n{_EDGE}([A-Za-z0-9_.\-]{{1,1000}})")
+#: A run that fills its line: the line ends right after it, or after one blank and a
+#: border. Only such a run can go on at the start of the next line.
+_FILLS_LINE = re.compile(rf"(?:[ \t]?[{_BORDER}][ \t]{{0,200}})?\r?\n")
+_MAX_LINES = 12  # a wrapped token is joined over at most this many lines (a JWT is long)
 
 
 def _random_looking(run: str) -> bool:
@@ -49,12 +55,29 @@ def _random_looking(run: str) -> bool:
     return len(run) >= 8 and looks_random(run)
 
 
+def _more_runs(text: str, width: int, at: int) -> list[tuple[int, str]]:
+    """After a first run that ends at ``at`` and fills its line, the runs that open the lines
+    after it, with where each starts, while each fills its line up to the head's column,
+    ``width`` (a wrap's lines all end there; its last is shorter). No box or terminal wraps
+    tokens narrower than the shortest one, so the caller asks only for wider lines."""
+    runs: list[tuple[int, str]] = []
+    while len(runs) < _MAX_LINES - 2 and at - text.rfind("\n", 0, at) - 1 == width:
+        tail = _TAIL.match(text, at)
+        if tail is None:
+            break
+        runs.append((tail.start(1), tail.group(1)))
+        at = tail.end()
+        if not _FILLS_LINE.match(text, at):
+            break
+    return runs
+
+
 class WrappedTokenDetector(Detector):
     """Both halves of a token broken over a line break (see the module doc)."""
 
     by_shape = True
     name = "wrapped-token"
-    summary = "a token broken over two lines (a terminal's or a table's wrap)"
+    summary = "a token broken over lines (a terminal's or a table's wrap)"
     # the formats' own pre-checks where they are as rare as the prefix ("sk-", "xox", "eyJ"
     # cost nothing more: the scan already looks for them), the prefix itself where they are
     # not ("gh" is in "high", "gl" in "glob")
@@ -75,16 +98,39 @@ class WrappedTokenDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if "\n" not in text:
             return
+        skip_to = 0
         for head in _HEAD.finditer(text):
-            tail = _TAIL.match(text, head.end())
+            end = head.end()
+            if end <= skip_to:  # a line that an earlier head's join already took
+                continue
+            tail = _TAIL.match(text, end)
             if tail is None:
                 continue
-            if head.end() - head.start() + tail.end() - tail.start(1) < _SHORTEST:
-                continue
-            length = self._joined_length(head.group(1), head.group(), tail.group(1))
-            if length:
-                yield head.span()
-                yield tail.start(1), tail.start(1) + length - len(head.group())
+            width = end - text.rfind("\n", 0, end) - 1
+            if width >= _SHORTEST and _FILLS_LINE.match(text, tail.end()):
+                runs = [(tail.start(1), tail.group(1)), *_more_runs(text, width, tail.end())]
+                skip_to = runs[-1][0]  # each line is joined once (every line a head)
+            elif end - head.start() + tail.end() - tail.start(1) < _SHORTEST:
+                continue  # (most heads: checked before any list or call)
+            else:
+                runs = [(tail.start(1), tail.group(1))]
+            yield from self._spans(head, runs)
+
+    def _spans(self, head: re.Match[str], runs: list[tuple[int, str]]) -> Iterator[Span]:
+        """The head's and each run's part of the token they make together, if they do."""
+        joined = "".join(run for _, run in runs)
+        if len(head.group()) + len(joined) < _SHORTEST:
+            return
+        length = self._joined_length(head.group(1), head.group(), joined)
+        if not length:
+            return
+        yield head.span()
+        left = length - len(head.group())
+        for start, run in runs:
+            if left <= 0:
+                break
+            yield start, start + min(left, len(run))
+            left -= len(run)
 
     def _joined_length(self, prefix: str, head: str, run: str) -> int:
         """How long the token that starts ``head`` and goes on in ``run`` is (0: none)."""

@@ -947,6 +947,61 @@ def test_a_token_wrapped_over_two_lines_loses_both_halves(text: str, halves: lis
     assert found == halves
 
 
+_PAT = (
+    "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"
+)
+_JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
+    "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+_ANT = (
+    "sk-ant-api03-3M1XS0DRdJuPnBIKpi99lSi0tcL21pffWQJEeNajnez0LHtfROUrWW6XnI3EM3HMRb1OcWrhQ7TTJ-chc"
+)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return [text[i : i + width] for i in range(0, len(text), width)]
+
+
+def _boxed(lines: list[str], width: int) -> str:
+    return "\n".join(f"\u2502 {line.ljust(width)} \u2502" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a fine-grained GitHub token (93 characters) in a 36-column table: three lines
+        (_boxed(["token:", *_wrap(_PAT, 36)], 36), _wrap(_PAT, 36)),
+        # a JWT in a 50-column terminal: four lines, the last short; the next line is words
+        ("\n".join(_wrap("token: " + _JWT, 50)) + "\nDone here", _wrap("token: " + _JWT, 50)),
+        # an Anthropic key printed 40 characters a line, then a blank line
+        ("\n".join(_wrap(_ANT, 40)) + "\n\nnext", _wrap(_ANT, 40)),
+    ],
+    ids=["github-pat-in-a-box", "jwt-in-a-terminal", "anthropic-key"],
+)
+def test_a_token_wrapped_over_more_lines_loses_every_part(text: str, parts: list[str]) -> None:
+    """Only the first two lines were joined: the third and later lines of a long token
+    (a JWT, a fine-grained GitHub token in a narrow table) went out in clear."""
+    found = [text[f.start : f.end] for f in scan(text)]
+    assert found == [part.removeprefix("token: ") for part in parts]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the second line is as long as the head's but ends elsewhere: not a wrap
+        "key sk-proj-abcdefghijklmnopqrstuvwxyz0123\n  456789ABCDEFxyz\nNextWordHere",
+        # a short line ends the token: the line after it is not taken
+        "\n".join(_wrap(_ANT, 40)) + "\nFollowingWords",
+    ],
+    ids=["other-column", "after-the-short-line"],
+)
+def test_a_wrapped_token_stops_at_its_last_line(text: str) -> None:
+    found = [text[f.start : f.end] for f in scan(text)]
+    assert all(word not in part for part in found for word in ("NextWordHere", "Following"))
+    assert found, "the token itself is found"
+
+
 def test_every_wrapped_prefix_has_a_pre_check_and_a_format() -> None:
     """A prefix without a pre-check inside it would never be looked at; one without a format
     could never be confirmed."""
