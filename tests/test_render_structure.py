@@ -1067,6 +1067,10 @@ def test_an_entry_that_fails_to_render_costs_only_itself(monkeypatch, caplog) ->
         ("a\nb", "a\nc", ["@@ replacement @@", " a", "-b", "+c"]),
         ("a\r\nb\r\n", "a\nb\n", ["-a␍", "-b␍", "+a", "+b"]),
         ("-- note\nq\n", "q\n", ["--- note", " q"]),
+        # only \n ends a line: a lone \r, a form feed or U+2028 is part of its line
+        ("a\rb\nc\n", "a\rB\nc\n", ["-a␍b", "+a␍B", " c"]),
+        ('s = "x\u2028y"\nz\n', 's = "x\u2028Y"\nz\n', ['-s = "x\u2028y"', '+s = "x\u2028Y"']),
+        ("\x0cpage\n", "\x0cPage\n", ["-\x0cpage", "+\x0cPage"]),
     ],
 )
 def test_computed_diffs_show_line_endings_and_keep_dash_lines(
@@ -1086,7 +1090,7 @@ def test_computed_diffs_show_line_endings_and_keep_dash_lines(
     removed = sum(1 for line in shown[2:] if line.startswith("-"))
     assert view.subtitle.endswith(f"−{removed}")
     assert not any(line.startswith("@@ -") for line in shown)
-    if not old.endswith("\n") and not new.endswith("\n"):
+    if old.endswith("\n") == new.endswith("\n"):  # no final newline added or dropped
         assert not any(line.startswith("\\") for line in shown)
 
 

@@ -148,7 +148,7 @@ def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
         if not old.endswith("\n") and not new.endswith("\n"):  # (an empty text stays empty)
             old, new = old and old + "\n", new and new + "\n"
         which = f"replacement {number} of {len(pairs)}" if len(pairs) > 1 else "replacement"
-        diff = difflib.unified_diff(old.splitlines(True), new.splitlines(True), n=2)
+        diff = difflib.unified_diff(_lines_of(old), _lines_of(new), n=2)
         for line in list(diff)[2:]:  # after its own ---/+++ header (a "--- x" line is a body)
             if line.startswith("@@"):
                 line = f"@@ {which} @@"
@@ -158,6 +158,15 @@ def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
     if out:
         out[:0] = [f"--- {path}\n", f"+++ {path}\n"]
     return "".join(out)
+
+
+def _lines_of(text: str) -> list[str]:
+    """Lines ended by ``\n`` only, each with its end: ``splitlines`` also ends one at a lone
+    ``\r``, a form feed or U+2028, which made a one-line edit two lines, one of them "with no
+    newline after"."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 #: Built-in tools whose views show some arguments: any other is listed as written (the
