@@ -2898,3 +2898,21 @@ def test_cost_axis_ticks_have_two_digits_at_most(total: float, labels: list[str]
     from exporter.render.chart import axis_cost, cost_ticks_at, nice_ceiling
 
     assert [axis_cost(v) for v in cost_ticks_at(nice_ceiling(total))] == labels
+
+
+def test_a_folded_file_s_first_lines_are_coloured_as_in_the_whole_file() -> None:
+    """Only the shown lines were lexed: a doc comment that goes on past the fold was never
+    closed, its opening became an error token and the words inside it showed as keywords
+    (visual review 2026-12-01)."""
+    from exporter.render.tools import build_tool_view
+
+    comment = ["/**", *[f" * for each class we return with {i}" for i in range(30)], " */"]
+    code = [f"export function f{i}(): number {{ return {i}; }}" for i in range(60)]
+    args = {"path": "src/big.ts", "content": "\n".join(comment + code) + "\n"}
+    view = build_tool_view({"id": "c", "name": "write", "arguments": args}, None)
+    assert view.body is not None and view.body.hidden is not None
+    shown = str(view.body.visible).split("\n")
+    assert len(shown) >= 5
+    assert all(line.startswith("<span class=cm>") for line in shown), shown
+    assert "class=err" not in str(view.body.visible)
+    assert "class=k" not in str(view.body.visible)  # no keyword inside the comment

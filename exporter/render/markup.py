@@ -8,6 +8,7 @@ links (never loaded), and highlighted code is escaped token by token.
 from __future__ import annotations
 
 import base64
+import itertools
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -203,8 +204,9 @@ def highlight_lines(text: str, language: str | None, first: int | None = None) -
             if cut < 0:
                 break
         if 0 <= cut <= MAX_HIGHLIGHT_CHARS:
-            head = list(_highlighted(text[:cut], language))
-            return head + [escape(line, quote=False) for line in text[cut + 1 :].split("\n")]
+            head = _highlighted_head(text[:MAX_HIGHLIGHT_CHARS], language, first)
+            rest = text[cut + 1 :].split("\n")
+            return [*head, *(escape(line, quote=False) for line in rest)]
     if len(text) > MAX_HIGHLIGHT_CHARS or text.count("\n") > MAX_HIGHLIGHT_LINES:
         return [escape(line, quote=False) for line in text.split("\n")]
     return list(_highlighted(text, language))
@@ -217,20 +219,35 @@ def _highlighted(text: str, language: str) -> tuple[str, ...]:
     lexer = lexer_for(language)
     if lexer is None:
         return tuple(escape(line, quote=False) for line in text.split("\n"))
-    lines: list[str] = []
+    lines = list(_html_lines(lexer, text))
+    if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return tuple(lines)
+
+
+@lru_cache(maxsize=512)
+def _highlighted_head(text: str, language: str, first: int) -> tuple[str, ...]:
+    """The first ``first`` lines of ``text`` as :func:`_highlighted` colours them within the
+    whole text. Lexing only those lines cut a comment or string that goes on below them:
+    its opening was an error token and the words inside it showed as keywords. Lexing is
+    lazy, so this reads only as far as the last token that starts in those lines."""
+    lexer = lexer_for(language)
+    assert lexer is not None
+    return tuple(itertools.islice(_html_lines(lexer, text), first))
+
+
+def _html_lines(lexer: Lexer, text: str) -> Iterator[str]:
+    """Each line of ``text`` as highlighted HTML, as soon as the lexer has passed it."""
     current: list[str] = []
     for css, value in _merged_tokens(lexer, text):
         for index, piece in enumerate(value.split("\n")):
             if index:
-                lines.append("".join(current))
+                yield "".join(current)
                 current = []
             if piece:
                 escaped = escape(piece, quote=False)
                 current.append(f"<span class={css}>{escaped}</span>" if css else escaped)
-    lines.append("".join(current))
-    if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return tuple(lines)
+    yield "".join(current)
 
 
 def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
