@@ -758,6 +758,25 @@ def test_a_fold_opened_from_the_keyboard_keeps_the_focus_and_folds_again(
     clean(view)
 
 
+def test_an_opened_file_fold_lines_up_with_the_lines_above_it(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The fold of a written file took the code block's own frame: opened, its lines sat in
+    a second box, 11 px to the right of the lines above (visual review 2026-12-01)."""
+    page = view.open(published[BRANCHED_4])
+    fold = page.locator(".tool pre.code + details.fold-after").first
+    fold.locator("summary").click()
+    shown, rest = fold.evaluate(
+        """d => [d.previousElementSibling, d.querySelector('pre')].map(p => {
+             const box = p.getBoundingClientRect(), css = getComputedStyle(p);
+             return box.left + parseFloat(css.paddingLeft) + parseFloat(css.borderLeftWidth);
+           })"""
+    )
+    assert abs(shown - rest) < 1, (shown, rest)
+    assert fold.evaluate("d => getComputedStyle(d).borderTopWidth") == "0px"
+    clean(view)
+
+
 def test_right_to_left_messages_read_right_to_left(view: Viewer, page_server: PageServer) -> None:
     """A Hebrew message was laid out left to right (its runs in the wrong order, its full
     stop on the wrong side), and an Arabic branch title pulled the block's entry count into
