@@ -777,6 +777,49 @@ def test_an_opened_file_fold_lines_up_with_the_lines_above_it(
     clean(view)
 
 
+def test_a_narrow_markdown_table_is_framed_to_its_rows_and_the_page_ends_with_its_layout(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A four-cell table sat in a frame as wide as the message, its header fainter than its
+    rows; and the script's status line kept a paragraph's margins, so the page ran on 16 px
+    past its layout and the sticky outline slid up at the bottom (visual review 2026-12-01)."""
+    page = view.open(published[LONG])
+    table = page.locator(".md table").first
+    frame, rows = table.evaluate(
+        "t => [t, t.querySelector('tr')].map(e => e.getBoundingClientRect().width)"
+    )
+    assert frame - rows < 4, (frame, rows)
+    header = table.locator("thead th").first
+    assert int(header.evaluate("th => getComputedStyle(th).fontWeight")) >= 700
+    body = table.locator("tbody td").first
+    colour = "c => getComputedStyle(c).color"
+    assert header.evaluate(colour) == body.evaluate(colour)
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    past_layout = page.evaluate(
+        """() => document.documentElement.scrollHeight
+                 - (document.querySelector('.layout').getBoundingClientRect().bottom + scrollY)"""
+    )
+    assert past_layout < 1
+    clean(view)
+
+
+def test_on_a_phone_a_file_tool_s_path_sits_beside_its_name(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The path could not shrink, so a read's head took three lines: the name, the path,
+    then the counts (visual review 2026-12-01)."""
+    page = view.open(published[LONG], viewport=PHONE, is_mobile=True)
+    heads = page.locator(".tool-head:has(> .path)")
+    assert heads.count() > 0
+    for i in range(heads.count()):
+        name, path = heads.nth(i).evaluate(
+            """h => [h.querySelector('.tool-name'), h.querySelector('.path')]
+                     .map(e => e.getBoundingClientRect().top)"""
+        )
+        assert abs(name - path) < 4, (i, name, path)
+    clean(view)
+
+
 def test_right_to_left_messages_read_right_to_left(view: Viewer, page_server: PageServer) -> None:
     """A Hebrew message was laid out left to right (its runs in the wrong order, its full
     stop on the wrong side), and an Arabic branch title pulled the block's entry count into
