@@ -31,6 +31,7 @@ from exporter.formatting import (
     fmt_duration,
     fmt_int,
     one_line,
+    plural,
     render_table,
     role_label,
 )
@@ -140,7 +141,7 @@ def stats_document(session: Session) -> dict[str, Any]:
         "duration_seconds": stats.duration_seconds,
         "models": stats.models_used,
         # picked (a model change) but no assistant turn of theirs said a word
-        "models_never_answered": [m for m, n in models_with_answers(session, stats) if not n],
+        "models_never_answered": [m for m, n, _ in models_with_answers(session, stats) if not n],
         "messages": dict(stats.roles),
         "compactions": stats.compactions,
         "branch_summaries": stats.branch_summaries,
@@ -171,10 +172,15 @@ def stats_document(session: Session) -> dict[str, Any]:
     }
 
 
-def _models_text(models: list[tuple[str, int]]) -> str:
-    """As the page says it: models that answered, then those only picked."""
-    answered = ", ".join(name for name, answers in models if answers)
-    silent = ", ".join(name for name, answers in models if not answers)
+def _models_text(models: list[tuple[str, int, int]]) -> str:
+    """As the page says it: models that answered, then those only picked (with their turns
+    that said nothing, which the usage tables count)."""
+    answered = ", ".join(name for name, answers, _ in models if answers)
+    silent = ", ".join(
+        name + (f" ({plural(turns, 'empty turn')})" if turns else "")
+        for name, answers, turns in models
+        if not answers
+    )
     if not silent:
         return answered or "none"
     silent = f"also selected, never answered: {silent}"

@@ -349,19 +349,22 @@ def compute_stats(session: Session) -> SessionStats:
     )
 
 
-def models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str, int]]:
-    """Each model used, with its assistant turns that said something, in all branches: a
-    model picked with a model change but never answering (pi-branched-4: three of four),
-    or whose only turn was aborted before a word (pi-large-session), is not mistaken for
-    one that did."""
+def models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str, int, int]]:
+    """Each model used, with its assistant turns that said something and all its turns, in
+    all branches: a model picked with a model change but never answering (pi-branched-4:
+    three of four), or whose only turn was aborted before a word (pi-large-session), is not
+    mistaken for one that did; the second kind still has turns in the usage tables, so the
+    header counts them too."""
     answers: dict[str, int] = {}
+    turns: dict[str, int] = {}
     for entry in session.iter_messages():
-        if entry.role != "assistant" or not _said_something(entry.message.get("content")):
+        key = entry.model_key if entry.role == "assistant" else None
+        if not key:
             continue
-        key = entry.model_key
-        if key:
+        turns[key] = turns.get(key, 0) + 1
+        if _said_something(entry.message.get("content")):
             answers[key] = answers.get(key, 0) + 1
-    return [(name, answers.get(name, 0)) for name in stats.models_used]
+    return [(name, answers.get(name, 0), turns.get(name, 0)) for name in stats.models_used]
 
 
 def _said_something(content: object) -> bool:
