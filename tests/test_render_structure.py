@@ -2613,7 +2613,18 @@ def test_headings_keep_their_distance_below_the_biggest() -> None:
     assert re.findall(r"<(h\d)>", str(markdown("## a\n### b\n## c\n#### d"))) == [
         "h4", "h5", "h4", "h6"
     ]  # fmt: skip
-    assert re.findall(r"<(h\d)>", str(markdown("# a\n###### b"))) == ["h4", "h6"]
+    assert re.findall(r"<(h\d)[ >]", str(markdown("# a\n###### b"))) == ["h4", "h6"]
+
+
+def test_headings_past_the_sixth_level_look_unlike_the_sixth() -> None:
+    """A message's ### and #### both became h6 and looked the same (visual review
+    2026-12-01): the deeper ones are marked and drawn lighter."""
+    from exporter.render.markup import markdown
+
+    html = str(markdown("# a\n## b\n### c\n#### d\n##### e"))
+    assert re.findall(r"<h\d[^>]*>", html) == [
+        "<h4>", "<h5>", "<h6>", '<h6 class="deeper">', '<h6 class="deeper">'
+    ]  # fmt: skip
 
 
 @every_fixture

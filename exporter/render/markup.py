@@ -335,11 +335,15 @@ def _heading(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any)
         note_top_heading(tokens, env)
     token = tokens[idx]
     written = token.tag  # restored: the same tokens may be rendered again (a fold's parts)
-    token.tag = f"h{min(int(written[1]) - env[_TOP_HEADING] + 4, 6)}"
+    level = int(written[1]) - env[_TOP_HEADING] + 4
+    token.tag = f"h{min(level, 6)}"
     try:
-        return renderer.renderToken(tokens, idx, options, env)
+        html = renderer.renderToken(tokens, idx, options, env)
     finally:
         token.tag = written
+    if level > 6 and token.nesting == 1:  # past h6: told apart from h6 by its look
+        html = html.replace("<h6", '<h6 class="deeper"', 1)
+    return html
 
 
 _ALIGN_CLASS = {f"text-align:{side}": f"al-{side}" for side in ("left", "center", "right")}
