@@ -543,7 +543,15 @@
   }
   function fromLocation() {
     var hash = hashId();
-    if (hash && go(hash, false)) return;
+    if (hash && go(hash, false)) {
+      // the browser scrolls to a #fragment itself once the page has loaded, after this
+      // script centred it: the entry ended flush at the top, its branch's line off screen
+      var el = findTarget(hash);
+      window.addEventListener("load", function () {
+        if (hashId() === hash && Math.abs(el.getBoundingClientRect().top) < 40) reveal(hash, false);
+      }, { once: true });
+      return;
+    }
     var params = new URLSearchParams(location.search);
     // Pi's share links name the entry as ?targetId=: focus it, as a #fragment would set where
     // Tab goes on (after a script's scroll, Tab started again at the top of the page)
@@ -605,6 +613,7 @@
     syncKeys();
   });
   syncKeys();
+  var jumped = null;  // [scrollY before "/", scrollY after it]
   doc.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var tag = (ev.target.tagName || "").toLowerCase();
@@ -621,13 +630,17 @@
       if (ev.target === search && search.value) { search.value = ""; runSearch(); return; }
       if (search.value) { search.value = ""; runSearch(); }
       if (typing) ev.target.blur();
+      // back to where "/" was pressed, if that jump is still where the reader is (on narrow
+      // screens the search sits at the top of the page, not beside the text)
+      if (ev.target === search && jumped && scrollY === jumped[1]) scrollTo(0, jumped[0]);
+      jumped = null;
       return;
     }
     if (typing) return;
     // an image enlarges with Enter as with Space (it is a checkbox under the picture)
     if (ev.key === "Enter" && ev.target.classList.contains("zoom-toggle")) { ev.preventDefault(); ev.target.click(); return; }
     if (!singleKeys) return;
-    if (ev.key === "/") { ev.preventDefault(); search.focus(); }
+    if (ev.key === "/") { ev.preventDefault(); var from = scrollY; search.focus(); jumped = [from, scrollY]; }
     else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
     else if (ev.key === "o") $("#toggle-tools").click();
   });

@@ -729,11 +729,19 @@ def _assert_revealed(page: Any, anchor: str) -> None:
 
 
 def test_deep_link_opens_the_enclosing_branches(view: Viewer, published: dict[str, str]) -> None:
+    """Both kinds of link open the branches around the entry and place it alike: after a
+    #fragment the browser's own scroll at the load event left it flush at the top, the
+    branch's line above it off screen (visual review 2026-12-01)."""
     entry_id, anchor = _nested_target()
+    top = f"document.getElementById({json.dumps(anchor)}).getBoundingClientRect().top"
     page = view.open(f"{published[BRANCHED]}#{anchor}")
     _assert_revealed(page, anchor)
+    page.wait_for_timeout(200)
+    by_hash = page.evaluate(top)
     page = view.open(f"{published[BRANCHED]}?targetId={quote(entry_id, safe='')}")
     _assert_revealed(page, anchor)
+    page.wait_for_timeout(200)
+    assert abs(by_hash - page.evaluate(top)) < 8 and by_hash > 40, (by_hash, page.evaluate(top))
     # Tab goes on from the target, as after a #fragment (it went back to the page's top)
     page.keyboard.press("Tab")
     focused = page.evaluate("document.activeElement.closest('[data-entry-id]')?.id || ''")
@@ -817,6 +825,26 @@ def test_on_a_phone_a_file_tool_s_path_sits_beside_its_name(
                      .map(e => e.getBoundingClientRect().top)"""
         )
         assert abs(name - path) < 4, (i, name, path)
+    clean(view)
+
+
+def test_esc_after_slash_goes_back_to_where_the_reader_was(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Below 901 px the search sits at the top of the page: "/" jumped there from the
+    middle of the transcript and Esc left the reader at the top (visual review 2026-12-01)."""
+    page = view.open(published[BRANCHED_4], viewport={"width": 800, "height": 900})
+    page.evaluate("window.scrollTo(0, 3000)")
+    page.wait_for_timeout(100)
+    reading = page.evaluate("scrollY")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "tree-search"
+    assert page.evaluate("scrollY") < reading  # the jump this is about
+    page.keyboard.type("zz")
+    page.keyboard.press("Escape")  # clears the search, stays in it
+    page.keyboard.press("Escape")  # leaves it
+    assert page.evaluate("document.activeElement.id") != "tree-search"
+    assert abs(page.evaluate("scrollY") - reading) < 2
     clean(view)
 
 
