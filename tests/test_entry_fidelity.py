@@ -38,7 +38,7 @@ def test_pis_own_branch_summaries_and_extension_messages_show_their_details() ->
     """Pi writes the files a branch summary read and modified, and extensions put their data
     on their messages: neither was anywhere on the page (compactions' files were)."""
     summaries = render_fixture("pi-branched-1.jsonl")
-    assert "modified: src/tree.ts" in _visible(summaries)
+    assert "Files modified: src/tree.ts" in _visible(summaries)
     lint = render_fixture("pi-branched-2.jsonl")
     assert '"source": "lint-ext"' in _visible(lint)
 
@@ -58,7 +58,7 @@ def test_every_file_of_a_long_compaction_is_on_the_page() -> None:
     text = _article(page, "c1")
     assert all(f"/r/read_{n}" in text for n in range(50))
     assert "and 30 more (in Details)" in text and "EXTRA_73" in text
-    assert "modified: /m/mod_0, /m/mod_1, /m/mod_2" in text
+    assert "Files modified: /m/mod_0, /m/mod_1, /m/mod_2" in text
     assert "made by an extension (fromHook)" in text
     assert "context kept from entry u1" in text
 

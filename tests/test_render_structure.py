@@ -1094,6 +1094,22 @@ def test_computed_diffs_show_line_endings_and_keep_dash_lines(
         assert not any(line.startswith("\\") for line in shown)
 
 
+def test_a_computed_diff_names_its_file_as_the_tool_s_head_does() -> None:
+    """The head said ~/proj/a.py and the diff under it /home/alice/proj/a.py (visual review
+    2026-12-01)."""
+    from exporter.render.tools import build_tool_view
+
+    args = {"path": "/home/alice/proj/a.py", "oldText": "a\n", "newText": "b\n"}
+
+    def shorter(path: str) -> str:
+        return path.replace("/home/alice", "~", 1)
+
+    view = build_tool_view({"id": "c", "name": "edit", "arguments": args}, None, shorter)
+    assert view.path == "~/proj/a.py"
+    shown = re.sub(r"<[^>]+>", "", str(view.body.visible)).split("\n")
+    assert shown[:2] == ["--- ~/proj/a.py", "+++ ~/proj/a.py"]
+
+
 def test_an_edit_that_changes_nothing_says_so() -> None:
     from exporter.render.tools import build_tool_view
 
@@ -2826,7 +2842,7 @@ def test_a_compactions_odd_file_entries_show_as_json_not_python() -> None:
                   }  # fmt: skip
     data = "".join(json.dumps(r) + "\n" for r in (header, user, compaction)).encode()
     page = render_session(parse_session_bytes(data))
-    assert "modified: src/a.py, {&#34;path&#34;: &#34;b.py&#34;}, 7, null" in page
+    assert "Files modified: src/a.py, {&#34;path&#34;: &#34;b.py&#34;}, 7, null" in page
     assert "&#39;path&#39;" not in page and "None" not in page
 
 

@@ -284,7 +284,7 @@ def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
 
 
 MAX_LISTED_FILES = 20  # per list in a note; all of them are in the entry's Details
-_FILE_LISTS = (("readFiles", "read"), ("modifiedFiles", "modified"))
+_FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
 
 
 def _file_notes(builder: PageBuilder, raw_details: Any, view: EntryView) -> None:

@@ -321,7 +321,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
                 "no diff, its arguments are shown as sent"
             )
             view.args_json = json_fold(args)
-        diff = _computed_diff(pairs, path) if pairs else ""
+        diff = _computed_diff(pairs, view.path or path) if pairs else ""
         if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
             view.body_label = f"diff computed from the call's {what}"
