@@ -848,6 +848,24 @@ def test_esc_after_slash_goes_back_to_where_the_reader_was(
     clean(view)
 
 
+def test_a_wide_screen_centres_the_text_and_widens_the_outline(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """At 1920 px the text column sat against the outline with 540 px empty on its right,
+    and outline rows were cut at ~45 characters (visual review 2026-12-01)."""
+    page = view.open(published[BRANCHED], viewport={"width": 1920, "height": 1000})
+    side, left, right = page.evaluate(
+        """() => [document.getElementById('sidebar').getBoundingClientRect(),
+                  document.querySelector('main').getBoundingClientRect()]
+                 .flatMap((b, i) => i ? [b.left, b.right] : [b.right])"""
+    )
+    assert side > 400
+    assert abs((left - side) - (1920 - right)) < 2, (side, left, right)
+    page = view.open(published[BRANCHED], viewport={"width": 1280, "height": 900})
+    assert page.evaluate("document.querySelector('main').getBoundingClientRect().left") <= 341
+    clean(view)
+
+
 def test_right_to_left_messages_read_right_to_left(view: Viewer, page_server: PageServer) -> None:
     """A Hebrew message was laid out left to right (its runs in the wrong order, its full
     stop on the wrong side), and an Arabic branch title pulled the block's entry count into
