@@ -52,7 +52,7 @@ from exporter.publish.hub_site import (
     remote_copies,
 )
 from exporter.publish.hub_state import RemoteState, git_oid
-from exporter.publish.publish_key import load_publish_key
+from exporter.publish.publish_key import PublishKey, load_publish_key
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 
@@ -117,6 +117,47 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
                 f"{item.source.path.name}: {count} damaged line{'s' if count != 1 else ''} "
                 f"left out of the upload{more}"
             )
+
+
+def _hub_token(req: PublishRequest) -> str | None:
+    """--token, else HF_TOKEN or the login's; missing, only a dry run goes on (anonymously),
+    and a real run fails before anything is read."""
+    token = clean_token(req.token, "Hugging Face") or clean_token(default_token(), "Hugging Face")
+    if not token and not req.dry_run:
+        raise NoTokenError(
+            "no Hugging Face token: pass --token, set HF_TOKEN or run `hf auth login`"
+        )
+    return token
+
+
+def _check_token(
+    req: PublishRequest, repo: HubRepo, token: str | None, result: PublishResult
+) -> None:
+    """A read-only token would fail only at the first commit, after all the redacting: it
+    is found out first. A dry run goes on, and its warnings say what a real run lacks."""
+    if not token:
+        result.warnings.append("no token: the dataset was read anonymously")
+    if token and repo.token_role() == "read":
+        ns = req.repo_id.split("/", 1)[0]
+        if not req.dry_run:  # refused now, not after every session was redacted
+            raise AuthError(
+                f"the token is read-only on {repo.host}: publishing to '{ns}' needs a token "
+                "with the write role (or a fine-grained one that may write to it)",
+                status=403,
+            )
+        result.warnings.append("the token is read-only: a real run would be refused")
+
+
+def _publish_key(result: PublishResult) -> PublishKey:
+    """The local key the dataset's marks are made under; a refused one (a too short
+    PI_SESSION_PUBLISH_KEY) is a setting to fix (exit 1), not a failed upload."""
+    try:
+        marks = load_publish_key()
+    except ValueError as error:
+        raise PublishError(str(error), exit_code=1) from None
+    if marks.note:
+        result.warnings.append(marks.note)
+    return marks
 
 
 def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> RemoteState:
@@ -266,24 +307,10 @@ def _fewer_secrets_message(fewer: dict[str, int]) -> str:
 
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
     """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
-    token = clean_token(req.token, "Hugging Face") or clean_token(default_token(), "Hugging Face")
-    if not token and not req.dry_run:
-        raise NoTokenError(
-            "no Hugging Face token: pass --token, set HF_TOKEN or run `hf auth login`"
-        )
+    token = _hub_token(req)
     repo = HubRepo(req.repo_id, endpoint=req.endpoint, token=token, notify=notify)
     result = PublishResult(url=repo.url)
-    if not token:
-        result.warnings.append("no token: the dataset was read anonymously")
-    if token and repo.token_role() == "read":
-        ns = req.repo_id.split("/", 1)[0]
-        if not req.dry_run:  # refused now, not after every session was redacted
-            raise AuthError(
-                f"the token is read-only on {repo.host}: publishing to '{ns}' needs a token "
-                "with the write role (or a fine-grained one that may write to it)",
-                status=403,
-            )
-        result.warnings.append("the token is read-only: a real run would be refused")
+    _check_token(req, repo, token, result)
     sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
     if not token and not remote.exists:  # a private dataset is invisible without a token
@@ -292,12 +319,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
         )
     sources = claim_paths(sources, remote)
-    try:
-        marks = load_publish_key()
-    except ValueError as error:
-        raise PublishError(str(error), exit_code=1) from None
-    if marks.note:
-        result.warnings.append(marks.note)
+    marks = _publish_key(result)
     # what the dataset records of the settings and sources: HMACs under the local key
     # the token in use is redacted as such (auth_tokens), whatever its place: a new one in
     # HF_TOKEN must not read as changed settings and re-redact every session
