@@ -305,6 +305,84 @@ def _fewer_secrets_message(fewer: dict[str, int]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What the steps of one run share once the dataset was read: one argument, not ten."""
+
+    req: PublishRequest
+    repo: HubRepo
+    remote: RemoteState
+    result: PublishResult
+    notify: Notify
+    marks: PublishKey
+    environ: dict[str, str]  # os.environ without the token's value
+    key: str  # the redaction settings' mark, which the manifest records per session
+    policy: RedactionPolicy  # what the workers redact with
+    cuts: list[str]  # what the policy removes besides secrets (--no-thinking, ...)
+    publisher: str  # this machine's mark on what it publishes
+
+
+def _begin(
+    req: PublishRequest,
+    repo: HubRepo,
+    remote: RemoteState,
+    result: PublishResult,
+    token: str | None,
+    marks: PublishKey,
+    notify: Notify,
+) -> _Run:
+    """The settings as the dataset records them (HMACs under the local key) and as the
+    workers redact with them, fixed once for the whole run."""
+    # the token in use is redacted as such (auth_tokens), whatever its place: a new one in
+    # HF_TOKEN must not read as changed settings and re-redact every session
+    environ = {name: value for name, value in os.environ.items() if value.strip() != token}
+    key = marks.mark(req.policy.key(environ))
+    policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
+    policy = policy.resolved(environ)  # the workers redact with this process's environment
+    return _Run(
+        req=req,
+        repo=repo,
+        remote=remote,
+        result=result,
+        notify=notify,
+        marks=marks,
+        environ=environ,
+        key=key,
+        policy=policy,
+        cuts=policy_cuts(req.policy),
+        publisher=marks.mark("pi-session-export publisher"),  # this machine's key, not secret
+    )
+
+
+def _refuse_dropped_cuts(run: _Run, todo: list[Source]) -> None:
+    """Refused before any session is redacted: sessions the dataset holds with more removed
+    (--no-thinking, ...) would go up again with that content back."""
+    dropped = dropped_cuts(run.remote, todo, run.cuts)
+    if dropped and not run.req.allow_weaker_policy:
+        raise PublishError(_weaker_policy_message(dropped), exit_code=1)
+
+
+def _prepare(run: _Run, todo: list[Source], staging: Path) -> list[Prepared]:
+    """The changed sessions redacted into ``staging`` and counted in the result; checked
+    for given secrets an earlier run replaced before anything is planned from them."""
+    prepared = prepare_all(
+        todo, run.policy, staging, jobs=run.req.jobs, progress=run.req.progress,
+        want_records=run.req.want_records,
+    )  # fmt: skip
+    _tally(run.result, prepared)
+    _refuse_fewer_secrets(run, prepared)
+    return prepared
+
+
+def _refuse_fewer_secrets(run: _Run, prepared: list[Prepared]) -> None:
+    """Refused before anything is sent: a --secret value or environment variable an earlier
+    run replaced, missing now, would go up in clear."""
+    given = {run.marks.mark(given_digest(v)) for v in run.policy.given_values(run.environ)}
+    fewer = fewer_given_secrets(run.remote, prepared, given, run.publisher)
+    if fewer and not run.req.allow_weaker_policy:
+        raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
+
+
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
     """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
     token = _hub_token(req)
@@ -319,111 +397,98 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
         )
     sources = claim_paths(sources, remote)
-    marks = _publish_key(result)
-    # what the dataset records of the settings and sources: HMACs under the local key
-    # the token in use is redacted as such (auth_tokens), whatever its place: a new one in
-    # HF_TOKEN must not read as changed settings and re-redact every session
-    environ = {name: value for name, value in os.environ.items() if value.strip() != token}
-    key = marks.mark(req.policy.key(environ))
-    policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
-    policy = policy.resolved(environ)  # the workers redact with this process's environment
-    unchanged, todo = classify(sources, remote, key, marks.mark)
-    cuts = policy_cuts(req.policy)
-    dropped = dropped_cuts(remote, todo, cuts)
-    if dropped and not req.allow_weaker_policy:
-        raise PublishError(_weaker_policy_message(dropped), exit_code=1)
+    run = _begin(req, repo, remote, result, token, _publish_key(result), notify)
+    unchanged, todo = classify(sources, remote, run.key, run.marks.mark)
+    _refuse_dropped_cuts(run, todo)
     result.unchanged = len(unchanged)
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
-        staging = Path(tmp) / "staged"
-        prepared = prepare_all(
-            todo, policy, staging, jobs=req.jobs, progress=req.progress,
-            want_records=req.want_records,
-        )  # fmt: skip
-        _tally(result, prepared)
-        publisher = marks.mark("pi-session-export publisher")  # this machine's key, not secret
-        given = {marks.mark(given_digest(v)) for v in policy.given_values(environ)}
-        fewer = fewer_given_secrets(remote, prepared, given, publisher)
-        if fewer and not req.allow_weaker_policy:
-            raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
-        ops = session_ops(prepared, remote, key, marks.mark, cuts, publisher)
-        failed = {path for path, _ in result.failed}
-        # --prune removes what the selection does not name: with --all every other session,
-        # else only the selection's projects' sessions published from here
-        scope = PruneScope(
-            None if req.prune_all else _selected_projects(sources, prepared, remote), publisher
-        )
-        left = prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed}, scope)
-        if req.prune:
-            ops += left
-        elif not req.partial_selection:  # what --prune would remove, said
-            result.without_file = len(left)
-        has_html = "html/index.html" in remote.files
-        uploads = {p.source.repo_path: p for p in prepared if p.error is None}
-        # html/ is the site of every session the dataset holds (another project's, another
-        # machine's, one deleted here too). A dataset with a site keeps it in step, or pages
-        # of pruned sessions, or of sessions re-published with more redacted, would stay.
-        if req.html or has_html:
-            # Each page is made from the file the dataset holds, never from a local one: a
-            # damaged or legacy local file made a page unlike its copy's, so runs with and
-            # without it (--cwd, another machine) made a commit each. This run's uploads are
-            # its staged copies; the others' are downloaded once per version and kept (a
-            # dry run uses the kept copies too: they are a local cache, not the dataset).
-            copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
-            outside = _published_elsewhere(remote, sources, req.prune, failed, scope)
-            kept = [s.repo_path for s in unchanged if s.path not in failed]
-            copies, missing = remote_copies(
-                sorted({*outside, *kept} - set(uploads)),
-                remote,
-                copies_dir,
-                lambda path: repo._download(path, remote.head or "main"),
-            )
-            copies += _named_copies(uploads, Path(tmp) / "uploads")
-            if missing:  # a site without them would drop their pages
-                result.warnings.append(
-                    f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
-                    "downloaded for their pages; a re-run tries again"
-                )
-            else:
-                if not req.html:
-                    notify("the dataset has an html/ site: rebuilding it too")
-                site = html_cache_dir(repo.endpoint, req.repo_id)
-                if req.dry_run:  # a copy of the kept site: only what changed is rendered
-                    site = _scratch_copy(site, Path(tmp) / "site")
-                build_html(copies, site, policy, key, jobs=req.jobs, progress=req.progress)
-                ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
-                has_html = True
-
-        readme = remote.files.get("README.md")
-        card_edited = readme is not None and remote.card_oid not in (None, readme.oid)
-        if card_edited:  # its counts and its redaction section then describe earlier runs
-            stale = "; its numbers and redaction section are not brought up to date"
-            notify(
-                f"README.md was edited on the Hub: kept as it is{stale if ops else ''} (delete "
-                "it for a new card)"
-            )
-
-        def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
-            meta = {"index.jsonl": render_index(rows.values())}
-            card_oid = remote.card_oid
-            if not card_edited:
-                card = render_card(
-                    req.repo_id, rows.values(), entries, req.policy, has_html=has_html
-                )
-                meta["README.md"], card_oid = card, git_oid(card)
-            meta["manifest.json"] = render_manifest(entries, card_oid)
-            return meta
-
-        commits, final = plan_commits(ops, remote, render_meta)
-        result.ops, result.planned_commits, result.sessions = ops, len(commits), len(final)
-        if not req.dry_run:
-            try:
-                result.commits = _commit_all(repo, commits, remote.head, notify)
-                if has_html:  # what it uploaded is the dataset's now: no download next run
-                    keep_copies(
-                        {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
-                        copies_cache_dir(repo.endpoint, req.repo_id),
-                    )
-            except PublishError as error:  # the CLI still reports what was redacted
-                error.partial = result
-                raise
+        _publish_changes(run, sources, unchanged, todo, Path(tmp))
     return result
+
+
+def _publish_changes(
+    run: _Run, sources: list[Source], unchanged: list[Source], todo: list[Source], tmp: Path
+) -> None:
+    """Redact what changed, plan the commits and (unless a dry run) make them; the staged
+    uploads wait in ``tmp`` until their commit."""
+    req, repo, remote, result, notify = run.req, run.repo, run.remote, run.result, run.notify
+    prepared = _prepare(run, todo, tmp / "staged")
+    ops = session_ops(prepared, remote, run.key, run.marks.mark, run.cuts, run.publisher)
+    failed = {path for path, _ in result.failed}
+    # --prune removes what the selection does not name: with --all every other session,
+    # else only the selection's projects' sessions published from here
+    scope = PruneScope(
+        None if req.prune_all else _selected_projects(sources, prepared, remote), run.publisher
+    )
+    left = prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed}, scope)
+    if req.prune:
+        ops += left
+    elif not req.partial_selection:  # what --prune would remove, said
+        result.without_file = len(left)
+    has_html = "html/index.html" in remote.files
+    uploads = {p.source.repo_path: p for p in prepared if p.error is None}
+    # html/ is the site of every session the dataset holds (another project's, another
+    # machine's, one deleted here too). A dataset with a site keeps it in step, or pages
+    # of pruned sessions, or of sessions re-published with more redacted, would stay.
+    if req.html or has_html:
+        # Each page is made from the file the dataset holds, never from a local one: a
+        # damaged or legacy local file made a page unlike its copy's, so runs with and
+        # without it (--cwd, another machine) made a commit each. This run's uploads are
+        # its staged copies; the others' are downloaded once per version and kept (a
+        # dry run uses the kept copies too: they are a local cache, not the dataset).
+        copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
+        outside = _published_elsewhere(remote, sources, req.prune, failed, scope)
+        kept = [s.repo_path for s in unchanged if s.path not in failed]
+        copies, missing = remote_copies(
+            sorted({*outside, *kept} - set(uploads)),
+            remote,
+            copies_dir,
+            lambda path: repo._download(path, remote.head or "main"),
+        )
+        copies += _named_copies(uploads, tmp / "uploads")
+        if missing:  # a site without them would drop their pages
+            result.warnings.append(
+                f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
+                "downloaded for their pages; a re-run tries again"
+            )
+        else:
+            if not req.html:
+                notify("the dataset has an html/ site: rebuilding it too")
+            site = html_cache_dir(repo.endpoint, req.repo_id)
+            if req.dry_run:  # a copy of the kept site: only what changed is rendered
+                site = _scratch_copy(site, tmp / "site")
+            build_html(copies, site, run.policy, run.key, jobs=req.jobs, progress=req.progress)
+            ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
+            has_html = True
+
+    readme = remote.files.get("README.md")
+    card_edited = readme is not None and remote.card_oid not in (None, readme.oid)
+    if card_edited:  # its counts and its redaction section then describe earlier runs
+        stale = "; its numbers and redaction section are not brought up to date"
+        notify(
+            f"README.md was edited on the Hub: kept as it is{stale if ops else ''} (delete "
+            "it for a new card)"
+        )
+
+    def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
+        meta = {"index.jsonl": render_index(rows.values())}
+        card_oid = remote.card_oid
+        if not card_edited:
+            card = render_card(req.repo_id, rows.values(), entries, req.policy, has_html=has_html)
+            meta["README.md"], card_oid = card, git_oid(card)
+        meta["manifest.json"] = render_manifest(entries, card_oid)
+        return meta
+
+    commits, final = plan_commits(ops, remote, render_meta)
+    result.ops, result.planned_commits, result.sessions = ops, len(commits), len(final)
+    if not req.dry_run:
+        try:
+            result.commits = _commit_all(repo, commits, remote.head, notify)
+            if has_html:  # what it uploaded is the dataset's now: no download next run
+                keep_copies(
+                    {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
+                    copies_cache_dir(repo.endpoint, req.repo_id),
+                )
+        except PublishError as error:  # the CLI still reports what was redacted
+            error.partial = result
+            raise
