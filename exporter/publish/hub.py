@@ -26,6 +26,7 @@ from exporter.publish.hub_commits import (
     Commit,
     Op,
     PruneScope,
+    RenderMeta,
     html_ops,
     is_pruned,
     plan_commits,
@@ -411,84 +412,140 @@ def _publish_changes(
 ) -> None:
     """Redact what changed, plan the commits and (unless a dry run) make them; the staged
     uploads wait in ``tmp`` until their commit."""
-    req, repo, remote, result, notify = run.req, run.repo, run.remote, run.result, run.notify
     prepared = _prepare(run, todo, tmp / "staged")
-    ops = session_ops(prepared, remote, run.key, run.marks.mark, run.cuts, run.publisher)
-    failed = {path for path, _ in result.failed}
-    # --prune removes what the selection does not name: with --all every other session,
-    # else only the selection's projects' sessions published from here
-    scope = PruneScope(
-        None if req.prune_all else _selected_projects(sources, prepared, remote), run.publisher
-    )
-    left = prune_ops(remote, {s.repo_path for s in sources}, {p.name for p in failed}, scope)
-    if req.prune:
-        ops += left
-    elif not req.partial_selection:  # what --prune would remove, said
-        result.without_file = len(left)
-    has_html = "html/index.html" in remote.files
+    ops = session_ops(prepared, run.remote, run.key, run.marks.mark, run.cuts, run.publisher)
+    failed = {path for path, _ in run.result.failed}
+    scope = _prune_scope(run, sources, prepared)
+    ops += _prune(run, sources, failed, scope)
     uploads = {p.source.repo_path: p for p in prepared if p.error is None}
+    has_html = "html/index.html" in run.remote.files
     # html/ is the site of every session the dataset holds (another project's, another
     # machine's, one deleted here too). A dataset with a site keeps it in step, or pages
     # of pruned sessions, or of sessions re-published with more redacted, would stay.
-    if req.html or has_html:
-        # Each page is made from the file the dataset holds, never from a local one: a
-        # damaged or legacy local file made a page unlike its copy's, so runs with and
-        # without it (--cwd, another machine) made a commit each. This run's uploads are
-        # its staged copies; the others' are downloaded once per version and kept (a
-        # dry run uses the kept copies too: they are a local cache, not the dataset).
-        copies_dir = copies_cache_dir(repo.endpoint, req.repo_id)
-        outside = _published_elsewhere(remote, sources, req.prune, failed, scope)
-        kept = [s.repo_path for s in unchanged if s.path not in failed]
-        copies, missing = remote_copies(
-            sorted({*outside, *kept} - set(uploads)),
-            remote,
-            copies_dir,
-            lambda path: repo._download(path, remote.head or "main"),
-        )
-        copies += _named_copies(uploads, tmp / "uploads")
-        if missing:  # a site without them would drop their pages
-            result.warnings.append(
-                f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
-                "downloaded for their pages; a re-run tries again"
-            )
-        else:
-            if not req.html:
-                notify("the dataset has an html/ site: rebuilding it too")
-            site = html_cache_dir(repo.endpoint, req.repo_id)
-            if req.dry_run:  # a copy of the kept site: only what changed is rendered
-                site = _scratch_copy(site, tmp / "site")
-            build_html(copies, site, run.policy, run.key, jobs=req.jobs, progress=req.progress)
-            ops += html_ops(site, remote, skip=lambda rel: rel.startswith("."))
+    if run.req.html or has_html:
+        others = _sessions_beside_uploads(run, sources, unchanged, failed, scope)
+        site = _site_ops(run, others, uploads, tmp)
+        if site is not None:
+            ops += site
             has_html = True
+    card_edited = _card_edited(run, ops)
+    commits, final = plan_commits(ops, run.remote, _meta_renderer(run, card_edited, has_html))
+    run.result.ops, run.result.planned_commits, run.result.sessions = ops, len(commits), len(final)
+    if not run.req.dry_run:
+        _commit(run, commits, uploads, has_html)
 
-    readme = remote.files.get("README.md")
-    card_edited = readme is not None and remote.card_oid not in (None, readme.oid)
-    if card_edited:  # its counts and its redaction section then describe earlier runs
+
+def _prune_scope(run: _Run, sources: list[Source], prepared: list[Prepared]) -> PruneScope:
+    """--prune removes what the selection does not name: with --all every other session,
+    else only the selection's projects' sessions published from here."""
+    projects = None if run.req.prune_all else _selected_projects(sources, prepared, run.remote)
+    return PruneScope(projects, run.publisher)
+
+
+def _prune(run: _Run, sources: list[Source], failed: set[Path], scope: PruneScope) -> list[Op]:
+    """The removals of a --prune run; without --prune, how many it would make is counted
+    for the summary's note (not for SESSION arguments or --since: they name a part)."""
+    paths, names = {s.repo_path for s in sources}, {p.name for p in failed}
+    left = prune_ops(run.remote, paths, names, scope)
+    if run.req.prune:
+        return left
+    if not run.req.partial_selection:  # what --prune would remove, said
+        run.result.without_file = len(left)
+    return []
+
+
+def _sessions_beside_uploads(
+    run: _Run, sources: list[Source], unchanged: list[Source], failed: set[Path], scope: PruneScope
+) -> set[str]:
+    """The published sessions that stay besides this run's uploads, whose pages the site
+    keeps: the unchanged ones here and those published from elsewhere."""
+    outside = _published_elsewhere(run.remote, sources, run.req.prune, failed, scope)
+    kept = [s.repo_path for s in unchanged if s.path not in failed]
+    return {*outside, *kept}
+
+
+def _site_ops(
+    run: _Run, others: set[str], uploads: dict[str, Prepared], tmp: Path
+) -> list[Op] | None:
+    """The html/ site rebuilt, as ops; None when a session's copy could not be downloaded
+    (a site without it would drop its page).
+
+    Each page is made from the file the dataset holds, never from a local one: a damaged or
+    legacy local file made a page unlike its copy's, so runs with and without it (--cwd,
+    another machine) made a commit each. This run's uploads are its staged copies; the
+    others' are downloaded once per version and kept (a dry run uses the kept copies too:
+    they are a local cache, not the dataset)."""
+    remote = run.remote
+    copies, missing = remote_copies(
+        sorted(others - set(uploads)),
+        remote,
+        copies_cache_dir(run.repo.endpoint, run.req.repo_id),
+        lambda path: run.repo._download(path, remote.head or "main"),
+    )
+    copies += _named_copies(uploads, tmp / "uploads")
+    if missing:
+        run.result.warnings.append(
+            f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
+            "downloaded for their pages; a re-run tries again"
+        )
+        return None
+    return _rebuilt_site(run, copies, tmp)
+
+
+def _rebuilt_site(run: _Run, copies: list[Path], tmp: Path) -> list[Op]:
+    """Pages rendered into the kept site (only what changed is rendered), and the ops that
+    bring the dataset's html/ to it; a dry run renders into a copy, leaving the kept one."""
+    if not run.req.html:
+        run.notify("the dataset has an html/ site: rebuilding it too")
+    site = html_cache_dir(run.repo.endpoint, run.req.repo_id)
+    if run.req.dry_run:  # a copy of the kept site: only what changed is rendered
+        site = _scratch_copy(site, tmp / "site")
+    build_html(copies, site, run.policy, run.key, jobs=run.req.jobs, progress=run.req.progress)
+    return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
+
+
+def _card_edited(run: _Run, ops: list[Op]) -> bool:
+    """A README.md someone edited on the Hub (not the card this tool wrote last) is kept;
+    said, as its counts and its redaction section then describe earlier runs."""
+    readme = run.remote.files.get("README.md")
+    edited = readme is not None and run.remote.card_oid not in (None, readme.oid)
+    if edited:
         stale = "; its numbers and redaction section are not brought up to date"
-        notify(
+        run.notify(
             f"README.md was edited on the Hub: kept as it is{stale if ops else ''} (delete "
             "it for a new card)"
         )
+    return edited
+
+
+def _meta_renderer(run: _Run, card_edited: bool, has_html: bool) -> RenderMeta:
+    """How each planned commit renders the index, card and manifest of the state it
+    reaches (an edited card is left, and the manifest keeps its oid as it was)."""
 
     def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
         meta = {"index.jsonl": render_index(rows.values())}
-        card_oid = remote.card_oid
+        card_oid = run.remote.card_oid
         if not card_edited:
-            card = render_card(req.repo_id, rows.values(), entries, req.policy, has_html=has_html)
+            card = render_card(
+                run.req.repo_id, rows.values(), entries, run.req.policy, has_html=has_html
+            )
             meta["README.md"], card_oid = card, git_oid(card)
         meta["manifest.json"] = render_manifest(entries, card_oid)
         return meta
 
-    commits, final = plan_commits(ops, remote, render_meta)
-    result.ops, result.planned_commits, result.sessions = ops, len(commits), len(final)
-    if not req.dry_run:
-        try:
-            result.commits = _commit_all(repo, commits, remote.head, notify)
-            if has_html:  # what it uploaded is the dataset's now: no download next run
-                keep_copies(
-                    {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
-                    copies_cache_dir(repo.endpoint, req.repo_id),
-                )
-        except PublishError as error:  # the CLI still reports what was redacted
-            error.partial = result
-            raise
+    return render_meta
+
+
+def _commit(run: _Run, commits: list[Commit], uploads: dict[str, Prepared], has_html: bool) -> None:
+    """The planned commits made; a failed one carries the result, so the CLI still reports
+    what was redacted and which commits landed."""
+    try:
+        run.result.commits = _commit_all(run.repo, commits, run.remote.head, run.notify)
+        if has_html:  # what it uploaded is the dataset's now: no download next run
+            keep_copies(
+                {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
+                copies_cache_dir(run.repo.endpoint, run.req.repo_id),
+            )
+    except PublishError as error:
+        error.partial = run.result
+        raise
