@@ -102,22 +102,44 @@ class PublishResult:
         return sum(op.action == action and op.is_session == sessions for op in self.ops)
 
 
-def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
-    result.prepared = sum(1 for p in prepared if p.error is None)  # failed ones redacted nothing
-    result.failed += [(p.source.path, p.error) for p in prepared if p.error is not None]
-    for item in prepared:
-        for name, n in item.redactions.items():
-            result.redactions[name] = result.redactions.get(name, 0) + n
-        for name, n in item.actions.items():
-            result.actions[name] = result.actions.get(name, 0) + n
-        result.records += [{"session": item.source.repo_path, **r} for r in item.records]
-        if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
-            count, first = len(item.damaged), item.damaged[0]
-            more = f" (first: {first})" if count > 1 else f" ({first})"
-            result.warnings.append(
-                f"{item.source.path.name}: {count} damaged line{'s' if count != 1 else ''} "
-                f"left out of the upload{more}"
-            )
+@dataclass(frozen=True)
+class _Run:
+    """What the steps of one run share once the dataset was read: one argument, not ten."""
+
+    req: PublishRequest
+    repo: HubRepo
+    remote: RemoteState
+    result: PublishResult
+    notify: Notify
+    marks: PublishKey
+    environ: dict[str, str]  # os.environ without the token's value
+    key: str  # the redaction settings' mark, which the manifest records per session
+    policy: RedactionPolicy  # what the workers redact with
+    cuts: list[str]  # what the policy removes besides secrets (--no-thinking, ...)
+    publisher: str  # this machine's mark on what it publishes
+
+
+def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
+    """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
+    token = _hub_token(req)
+    repo = HubRepo(req.repo_id, endpoint=req.endpoint, token=token, notify=notify)
+    result = PublishResult(url=repo.url)
+    _check_token(req, repo, token, result)
+    sources, result.failed = probe_sources(req.files)
+    remote = _open_remote(req, repo, result)
+    if not token and not remote.exists:  # a private dataset is invisible without a token
+        raise NoTokenError(
+            f"dry run without a token: {req.repo_id} is not visible anonymously (missing, or "
+            "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
+        )
+    sources = claim_paths(sources, remote)
+    run = _begin(req, repo, remote, result, token, _publish_key(result), notify)
+    unchanged, todo = classify(sources, remote, run.key, run.marks.mark)
+    _refuse_dropped_cuts(run, todo)
+    result.unchanged = len(unchanged)
+    with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
+        _publish_changes(run, sources, unchanged, todo, Path(tmp))
+    return result
 
 
 def _hub_token(req: PublishRequest) -> str | None:
@@ -149,18 +171,6 @@ def _check_token(
         result.warnings.append("the token is read-only: a real run would be refused")
 
 
-def _publish_key(result: PublishResult) -> PublishKey:
-    """The local key the dataset's marks are made under; a refused one (a too short
-    PI_SESSION_PUBLISH_KEY) is a setting to fix (exit 1), not a failed upload."""
-    try:
-        marks = load_publish_key()
-    except ValueError as error:
-        raise PublishError(str(error), exit_code=1) from None
-    if marks.note:
-        result.warnings.append(marks.note)
-    return marks
-
-
 def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> RemoteState:
     """Read the repo; create it (private unless ``--public``) when it is missing."""
     remote = repo.read_state()
@@ -182,145 +192,16 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
     return remote
 
 
-def _commit_all(
-    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify
-) -> list[str]:
-    """Commit in a chain: each commit names the previous head as its parent. Returns the
-    heads (appended as they land, so a failure leaves the ones that did in the list)."""
-    heads: list[str] = []
+def _publish_key(result: PublishResult) -> PublishKey:
+    """The local key the dataset's marks are made under; a refused one (a too short
+    PI_SESSION_PUBLISH_KEY) is a setting to fix (exit 1), not a failed upload."""
     try:
-        _commit_chain(repo, commits, parent, notify, heads)
-    except PublishError as error:
-        error.landed = len(heads)
-        raise
-    return heads
-
-
-def _commit_chain(
-    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify, heads: list[str]
-) -> None:
-    for number, commit in enumerate(commits, start=1):
-        notify(f"commit {number}/{len(commits)}: {plural(commit.files, 'file')}")
-        n = {
-            a: sum(op.action == a and op.is_session for op in commit.ops)
-            for a in ("add", "update", "remove")
-        }
-        pages = sum(not op.is_session for op in commit.ops)
-        if any(n.values()):
-            what = f"{n['add']} added, {n['update']} updated, {n['remove']} removed"
-        elif pages:  # the html/ part of a run: "0 added, 0 updated, 0 removed" said nothing
-            what = f"html/ site ({plural(pages, 'file')})"
-        else:
-            what = "manifest and card"  # re-checked sessions under new settings
-        title = f"pi-session publish: {what} ({number}/{len(commits)})"
-        description = f"Published with pi-session-export {__version__}."
-        parent = repo.commit(commit, parent, title, description)
-        heads.append(parent)
-
-
-def _named_copies(uploads: dict[str, Prepared], folder: Path) -> list[Path]:
-    """This run's staged uploads under their names in the dataset (a page's name comes from
-    its file's), hard-linked where the file system allows."""
-    named = []
-    for repo_path, item in sorted(uploads.items()):
-        if item.staged is None:
-            continue
-        target = folder / repo_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(item.staged, target)
-        except OSError:
-            shutil.copyfile(item.staged, target)
-        named.append(target)
-    return named
-
-
-def _scratch_copy(folder: Path, scratch: Path) -> Path:
-    """``folder`` copied to ``scratch``; an empty ``scratch`` when there is none yet, or
-    when another run is writing it (its temp files come and go under a copy)."""
-    try:
-        if folder.is_dir():
-            shutil.copytree(folder, scratch, symlinks=True, ignore=shutil.ignore_patterns(".*.tmp"))
-    except (OSError, shutil.Error):
-        shutil.rmtree(scratch, ignore_errors=True)
-    return scratch
-
-
-def _published_elsewhere(
-    remote: RemoteState,
-    sources: list[Source],
-    prune: bool,
-    failed: set[Path],
-    scope: PruneScope,
-) -> list[str]:
-    """Sessions that stay on the Hub after this run without a readable file in it."""
-    local = {source.repo_path for source in sources if source.path not in failed}
-    paths = {source.repo_path for source in sources}
-    names = {path.name for path in failed}
-
-    def pruned(path: str) -> bool:  # as prune_ops
-        return prune and is_pruned(path, remote, paths, names, scope)
-
-    return sorted(  # from the tree, not the manifest (which may be unreadable)
-        path
-        for path in remote.files
-        if path.startswith("sessions/")
-        and path.endswith(".jsonl")
-        and path not in local
-        and not pruned(path)
-    )
-
-
-def _selected_projects(
-    sources: list[Source], prepared: list[Prepared], remote: RemoteState
-) -> frozenset[str]:
-    """The projects (index rows' ``project``, as published) this run's sessions belong to."""
-    projects = {str(item.row.get("project")) for item in prepared if item.error is None}
-    for source in sources:
-        row = remote.rows.get(source.repo_path)
-        if row is not None:
-            projects.add(str(row.get("project")))
-    return frozenset(projects)
-
-
-def _weaker_policy_message(dropped: dict[str, int]) -> str:
-    """Why a run that removes less than the dataset's sessions had removed is refused."""
-    held = ", ".join(
-        f"{n:,} with --{name.replace('_', '-')}" for name, n in sorted(dropped.items())
-    )
-    return (
-        f"the dataset holds sessions of this selection published with more removed ({held}); "
-        "this run would publish them again with that content back. Pass the same options, or "
-        "--allow-weaker-policy to publish them so"
-    )
-
-
-def _fewer_secrets_message(fewer: dict[str, int]) -> str:
-    """Why a run that would put given secrets back in clear is refused."""
-    return (
-        f"{plural(len(fewer), 'session')} would be published again without replacing "
-        f"{plural(sum(fewer.values()), 'secret')} an earlier run was given (first: "
-        f"{min(fewer)}): --secret or --env-file values, sensitive environment variables or "
-        "the token it ran with, that this run lacks. Pass the same ones, or "
-        "--allow-weaker-policy if the values are gone for another reason"
-    )
-
-
-@dataclass(frozen=True)
-class _Run:
-    """What the steps of one run share once the dataset was read: one argument, not ten."""
-
-    req: PublishRequest
-    repo: HubRepo
-    remote: RemoteState
-    result: PublishResult
-    notify: Notify
-    marks: PublishKey
-    environ: dict[str, str]  # os.environ without the token's value
-    key: str  # the redaction settings' mark, which the manifest records per session
-    policy: RedactionPolicy  # what the workers redact with
-    cuts: list[str]  # what the policy removes besides secrets (--no-thinking, ...)
-    publisher: str  # this machine's mark on what it publishes
+        marks = load_publish_key()
+    except ValueError as error:
+        raise PublishError(str(error), exit_code=1) from None
+    if marks.note:
+        result.warnings.append(marks.note)
+    return marks
 
 
 def _begin(
@@ -363,48 +244,16 @@ def _refuse_dropped_cuts(run: _Run, todo: list[Source]) -> None:
         raise PublishError(_weaker_policy_message(dropped), exit_code=1)
 
 
-def _prepare(run: _Run, todo: list[Source], staging: Path) -> list[Prepared]:
-    """The changed sessions redacted into ``staging`` and counted in the result; checked
-    for given secrets an earlier run replaced before anything is planned from them."""
-    prepared = prepare_all(
-        todo, run.policy, staging, jobs=run.req.jobs, progress=run.req.progress,
-        want_records=run.req.want_records,
-    )  # fmt: skip
-    _tally(run.result, prepared)
-    _refuse_fewer_secrets(run, prepared)
-    return prepared
-
-
-def _refuse_fewer_secrets(run: _Run, prepared: list[Prepared]) -> None:
-    """Refused before anything is sent: a --secret value or environment variable an earlier
-    run replaced, missing now, would go up in clear."""
-    given = {run.marks.mark(given_digest(v)) for v in run.policy.given_values(run.environ)}
-    fewer = fewer_given_secrets(run.remote, prepared, given, run.publisher)
-    if fewer and not run.req.allow_weaker_policy:
-        raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
-
-
-def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
-    """Probe, diff, redact, plan and (unless ``dry_run``) commit; see the module doc."""
-    token = _hub_token(req)
-    repo = HubRepo(req.repo_id, endpoint=req.endpoint, token=token, notify=notify)
-    result = PublishResult(url=repo.url)
-    _check_token(req, repo, token, result)
-    sources, result.failed = probe_sources(req.files)
-    remote = _open_remote(req, repo, result)
-    if not token and not remote.exists:  # a private dataset is invisible without a token
-        raise NoTokenError(
-            f"dry run without a token: {req.repo_id} is not visible anonymously (missing, or "
-            "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
-        )
-    sources = claim_paths(sources, remote)
-    run = _begin(req, repo, remote, result, token, _publish_key(result), notify)
-    unchanged, todo = classify(sources, remote, run.key, run.marks.mark)
-    _refuse_dropped_cuts(run, todo)
-    result.unchanged = len(unchanged)
-    with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
-        _publish_changes(run, sources, unchanged, todo, Path(tmp))
-    return result
+def _weaker_policy_message(dropped: dict[str, int]) -> str:
+    """Why a run that removes less than the dataset's sessions had removed is refused."""
+    held = ", ".join(
+        f"{n:,} with --{name.replace('_', '-')}" for name, n in sorted(dropped.items())
+    )
+    return (
+        f"the dataset holds sessions of this selection published with more removed ({held}); "
+        "this run would publish them again with that content back. Pass the same options, or "
+        "--allow-weaker-policy to publish them so"
+    )
 
 
 def _publish_changes(
@@ -435,11 +284,73 @@ def _publish_changes(
         _commit(run, commits, uploads, has_html)
 
 
+def _prepare(run: _Run, todo: list[Source], staging: Path) -> list[Prepared]:
+    """The changed sessions redacted into ``staging`` and counted in the result; checked
+    for given secrets an earlier run replaced before anything is planned from them."""
+    prepared = prepare_all(
+        todo, run.policy, staging, jobs=run.req.jobs, progress=run.req.progress,
+        want_records=run.req.want_records,
+    )  # fmt: skip
+    _tally(run.result, prepared)
+    _refuse_fewer_secrets(run, prepared)
+    return prepared
+
+
+def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
+    result.prepared = sum(1 for p in prepared if p.error is None)  # failed ones redacted nothing
+    result.failed += [(p.source.path, p.error) for p in prepared if p.error is not None]
+    for item in prepared:
+        for name, n in item.redactions.items():
+            result.redactions[name] = result.redactions.get(name, 0) + n
+        for name, n in item.actions.items():
+            result.actions[name] = result.actions.get(name, 0) + n
+        result.records += [{"session": item.source.repo_path, **r} for r in item.records]
+        if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
+            count, first = len(item.damaged), item.damaged[0]
+            more = f" (first: {first})" if count > 1 else f" ({first})"
+            result.warnings.append(
+                f"{item.source.path.name}: {count} damaged line{'s' if count != 1 else ''} "
+                f"left out of the upload{more}"
+            )
+
+
+def _refuse_fewer_secrets(run: _Run, prepared: list[Prepared]) -> None:
+    """Refused before anything is sent: a --secret value or environment variable an earlier
+    run replaced, missing now, would go up in clear."""
+    given = {run.marks.mark(given_digest(v)) for v in run.policy.given_values(run.environ)}
+    fewer = fewer_given_secrets(run.remote, prepared, given, run.publisher)
+    if fewer and not run.req.allow_weaker_policy:
+        raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
+
+
+def _fewer_secrets_message(fewer: dict[str, int]) -> str:
+    """Why a run that would put given secrets back in clear is refused."""
+    return (
+        f"{plural(len(fewer), 'session')} would be published again without replacing "
+        f"{plural(sum(fewer.values()), 'secret')} an earlier run was given (first: "
+        f"{min(fewer)}): --secret or --env-file values, sensitive environment variables or "
+        "the token it ran with, that this run lacks. Pass the same ones, or "
+        "--allow-weaker-policy if the values are gone for another reason"
+    )
+
+
 def _prune_scope(run: _Run, sources: list[Source], prepared: list[Prepared]) -> PruneScope:
     """--prune removes what the selection does not name: with --all every other session,
     else only the selection's projects' sessions published from here."""
     projects = None if run.req.prune_all else _selected_projects(sources, prepared, run.remote)
     return PruneScope(projects, run.publisher)
+
+
+def _selected_projects(
+    sources: list[Source], prepared: list[Prepared], remote: RemoteState
+) -> frozenset[str]:
+    """The projects (index rows' ``project``, as published) this run's sessions belong to."""
+    projects = {str(item.row.get("project")) for item in prepared if item.error is None}
+    for source in sources:
+        row = remote.rows.get(source.repo_path)
+        if row is not None:
+            projects.add(str(row.get("project")))
+    return frozenset(projects)
 
 
 def _prune(run: _Run, sources: list[Source], failed: set[Path], scope: PruneScope) -> list[Op]:
@@ -462,6 +373,31 @@ def _sessions_beside_uploads(
     outside = _published_elsewhere(run.remote, sources, run.req.prune, failed, scope)
     kept = [s.repo_path for s in unchanged if s.path not in failed]
     return {*outside, *kept}
+
+
+def _published_elsewhere(
+    remote: RemoteState,
+    sources: list[Source],
+    prune: bool,
+    failed: set[Path],
+    scope: PruneScope,
+) -> list[str]:
+    """Sessions that stay on the Hub after this run without a readable file in it."""
+    local = {source.repo_path for source in sources if source.path not in failed}
+    paths = {source.repo_path for source in sources}
+    names = {path.name for path in failed}
+
+    def pruned(path: str) -> bool:  # as prune_ops
+        return prune and is_pruned(path, remote, paths, names, scope)
+
+    return sorted(  # from the tree, not the manifest (which may be unreadable)
+        path
+        for path in remote.files
+        if path.startswith("sessions/")
+        and path.endswith(".jsonl")
+        and path not in local
+        and not pruned(path)
+    )
 
 
 def _site_ops(
@@ -492,6 +428,23 @@ def _site_ops(
     return _rebuilt_site(run, copies, tmp)
 
 
+def _named_copies(uploads: dict[str, Prepared], folder: Path) -> list[Path]:
+    """This run's staged uploads under their names in the dataset (a page's name comes from
+    its file's), hard-linked where the file system allows."""
+    named = []
+    for repo_path, item in sorted(uploads.items()):
+        if item.staged is None:
+            continue
+        target = folder / repo_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(item.staged, target)
+        except OSError:
+            shutil.copyfile(item.staged, target)
+        named.append(target)
+    return named
+
+
 def _rebuilt_site(run: _Run, copies: list[Path], tmp: Path) -> list[Op]:
     """Pages rendered into the kept site (only what changed is rendered), and the ops that
     bring the dataset's html/ to it; a dry run renders into a copy, leaving the kept one."""
@@ -502,6 +455,17 @@ def _rebuilt_site(run: _Run, copies: list[Path], tmp: Path) -> list[Op]:
         site = _scratch_copy(site, tmp / "site")
     build_html(copies, site, run.policy, run.key, jobs=run.req.jobs, progress=run.req.progress)
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
+
+
+def _scratch_copy(folder: Path, scratch: Path) -> Path:
+    """``folder`` copied to ``scratch``; an empty ``scratch`` when there is none yet, or
+    when another run is writing it (its temp files come and go under a copy)."""
+    try:
+        if folder.is_dir():
+            shutil.copytree(folder, scratch, symlinks=True, ignore=shutil.ignore_patterns(".*.tmp"))
+    except (OSError, shutil.Error):
+        shutil.rmtree(scratch, ignore_errors=True)
+    return scratch
 
 
 def _card_edited(run: _Run, ops: list[Op]) -> bool:
@@ -549,3 +513,39 @@ def _commit(run: _Run, commits: list[Commit], uploads: dict[str, Prepared], has_
     except PublishError as error:
         error.partial = run.result
         raise
+
+
+def _commit_all(
+    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify
+) -> list[str]:
+    """Commit in a chain: each commit names the previous head as its parent. Returns the
+    heads (appended as they land, so a failure leaves the ones that did in the list)."""
+    heads: list[str] = []
+    try:
+        _commit_chain(repo, commits, parent, notify, heads)
+    except PublishError as error:
+        error.landed = len(heads)
+        raise
+    return heads
+
+
+def _commit_chain(
+    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify, heads: list[str]
+) -> None:
+    for number, commit in enumerate(commits, start=1):
+        notify(f"commit {number}/{len(commits)}: {plural(commit.files, 'file')}")
+        n = {
+            a: sum(op.action == a and op.is_session for op in commit.ops)
+            for a in ("add", "update", "remove")
+        }
+        pages = sum(not op.is_session for op in commit.ops)
+        if any(n.values()):
+            what = f"{n['add']} added, {n['update']} updated, {n['remove']} removed"
+        elif pages:  # the html/ part of a run: "0 added, 0 updated, 0 removed" said nothing
+            what = f"html/ site ({plural(pages, 'file')})"
+        else:
+            what = "manifest and card"  # re-checked sessions under new settings
+        title = f"pi-session publish: {what} ({number}/{len(commits)})"
+        description = f"Published with pi-session-export {__version__}."
+        parent = repo.commit(commit, parent, title, description)
+        heads.append(parent)
