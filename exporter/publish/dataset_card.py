@@ -124,6 +124,142 @@ def render_manifest(
     return (escape_surrogates(text) + "\n").encode("utf-8")
 
 
+def render_card(
+    repo_id: str,
+    rows: Iterable[Mapping[str, Any]],
+    sessions: Mapping[str, Mapping[str, Any]],
+    policy: RedactionPolicy,
+    *,
+    has_html: bool = False,
+) -> bytes:
+    """``README.md``: YAML metadata (``configs`` -> ``index.jsonl``) and a short description."""
+    rows = list(rows)
+    name = repo_id.split("/")[-1]
+    lines = [
+        *_front_matter(name),
+        *_introduction(name),
+        *_totals_table(rows),
+        *_files_section(has_html),
+        *_loading_example(repo_id),
+        *_redaction_section(policy, sessions),
+        *_license_section(),
+    ]
+    return replace_surrogates("\n".join(lines)).encode("utf-8")
+
+
+def _front_matter(name: str) -> list[str]:
+    """The YAML the Hub reads: the index is the default config, so its viewer and
+    ``datasets`` infer one table."""
+    return [
+        "---",
+        f"pretty_name: {json.dumps(f'Pi coding-agent sessions: {name}')}",
+        "license: other",
+        "tags:",
+        "- agent-traces",
+        "- pi",
+        "- coding-agent",
+        "task_categories:",
+        "- text-generation",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        "  - split: train",
+        "    path: index.jsonl",
+        "- config_name: sessions",  # the raw traces, which the Hub's trace viewer reads
+        "  data_files:",
+        "  - split: train",
+        "    path: sessions/*/*.jsonl",
+        "---",
+    ]
+
+
+def _introduction(name: str) -> list[str]:
+    return [
+        "",
+        f"# Pi coding-agent sessions: {name}",
+        "",
+        "Sessions of the [Pi](https://github.com/badlogic/pi-mono) coding agent, published "
+        f"with `pi-session publish` (pi-session-export {__version__}).",
+    ]
+
+
+def _total(rows: list[Mapping[str, Any]], key: str) -> str:
+    """A column's sum over the index rows, as the table shows it; a row without it adds 0."""
+    return f"{sum(int(row.get(key) or 0) for row in rows):,}"
+
+
+def _totals_table(rows: list[Mapping[str, Any]]) -> list[str]:
+    """Totals over every session the dataset holds once the commit lands (its index rows),
+    not only this run's."""
+    cost = sum(float(row.get("cost") or 0) for row in rows)
+    return [
+        "",
+        "| | |",
+        "|---|--:|",
+        f"| sessions | {len(rows):,} |",
+        f"| projects | {len({row.get('project') for row in rows}):,} |",
+        f"| messages | {_total(rows, 'messages')} |",
+        f"| tool calls | {_total(rows, 'tool_calls')} |",
+        f"| input / output tokens | {_total(rows, 'input_tokens')} / "
+        f"{_total(rows, 'output_tokens')} |",
+        f"| cache read / write tokens | {_total(rows, 'cache_read_tokens')} / "
+        f"{_total(rows, 'cache_write_tokens')} |",
+        f"| cost (USD, as recorded) | {cost:,.2f} |",
+        f"| activity | {_activity_span(rows)} |",
+    ]
+
+
+def _activity_span(rows: list[Mapping[str, Any]]) -> str:
+    """First to last day any session was active (UTC dates, as the index records them)."""
+    times = sorted(t for r in rows for t in (r.get("started_at"), r.get("ended_at")) if t)
+    return f"{times[0][:10]} to {times[-1][:10]}" if times else "n/a"
+
+
+def _files_section(has_html: bool) -> list[str]:
+    lines = [
+        "",
+        "## Files",
+        "",
+        "- `sessions/<YYYY-MM>/<file>.jsonl`: the redacted Pi session files, one JSON object "
+        f"per line ([format]({SESSION_FORMAT_DOC})), the `sessions` config: the Hub's Agent Traces "
+        "viewer reads Pi sessions.",
+        "- `index.jsonl`: one row per session (the default config): "
+        + ", ".join(f"`{k}`" for k in INDEX_FIELDS)
+        + ".",
+        "- `manifest.json`: per file a keyed hash of its source and of the redaction settings "
+        "(HMACs under a key that stays on the publishing machine) and the published SHA-256, "
+        "so the next publish uploads only what changed.",
+    ]
+    if has_html:
+        lines.append("- `html/`: a static site (`html/index.html`) to browse the sessions.")
+    return lines
+
+
+def _loading_example(repo_id: str) -> list[str]:
+    return [
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        f'index = load_dataset("{repo_id}", split="train")',
+        "```",
+    ]
+
+
+def _redaction_section(
+    policy: RedactionPolicy, sessions: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    return [
+        "",
+        "## How the data was redacted",
+        "",
+        *_policy_lines(policy, sessions),
+        _replacements_line(sessions),
+        "",
+        "Automatic redaction is not a guarantee: review the sessions before making this dataset "
+        "public.",
+    ]
+
+
 def _policy_lines(
     policy: RedactionPolicy, sessions: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[str]:
@@ -159,101 +295,23 @@ def _policy_lines(
     return lines
 
 
-def render_card(
-    repo_id: str,
-    rows: Iterable[Mapping[str, Any]],
-    sessions: Mapping[str, Mapping[str, Any]],
-    policy: RedactionPolicy,
-    *,
-    has_html: bool = False,
-) -> bytes:
-    """``README.md``: YAML metadata (``configs`` -> ``index.jsonl``) and a short description."""
-    rows = list(rows)
+def _replacements_line(sessions: Mapping[str, Mapping[str, Any]]) -> str:
+    """The placeholders the published files hold, per kind, summed from the manifest (a
+    dataset published over several runs counts every run's)."""
     found: dict[str, int] = {}
     for entry in sessions.values():
         for name, n in (entry.get("redactions") or {}).items():
             found[name] = found.get(name, 0) + int(n)
     total = sum(found.values())
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(found.items(), key=lambda i: (-i[1], i[0])))
-    times = sorted(t for r in rows for t in (r.get("started_at"), r.get("ended_at")) if t)
-    span = f"{times[0][:10]} to {times[-1][:10]}" if times else "n/a"
+    return f"- Replacements in the published files: {total:,}" + (f" ({kinds})." if kinds else ".")
 
-    def tokens(key: str) -> str:
-        return f"{sum(int(r.get(key) or 0) for r in rows):,}"
 
-    name = repo_id.split("/")[-1]
-    front = [
-        "---",
-        f"pretty_name: {json.dumps(f'Pi coding-agent sessions: {name}')}",
-        "license: other",
-        "tags:",
-        "- agent-traces",
-        "- pi",
-        "- coding-agent",
-        "task_categories:",
-        "- text-generation",
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-        "  - split: train",
-        "    path: index.jsonl",
-        "- config_name: sessions",  # the raw traces, which the Hub's trace viewer reads
-        "  data_files:",
-        "  - split: train",
-        "    path: sessions/*/*.jsonl",
-        "---",
-    ]
-    body = [
-        "",
-        f"# Pi coding-agent sessions: {name}",
-        "",
-        "Sessions of the [Pi](https://github.com/badlogic/pi-mono) coding agent, published "
-        f"with `pi-session publish` (pi-session-export {__version__}).",
-        "",
-        "| | |",
-        "|---|--:|",
-        f"| sessions | {len(rows):,} |",
-        f"| projects | {len({r.get('project') for r in rows}):,} |",
-        f"| messages | {sum(int(r.get('messages') or 0) for r in rows):,} |",
-        f"| tool calls | {sum(int(r.get('tool_calls') or 0) for r in rows):,} |",
-        f"| input / output tokens | {tokens('input_tokens')} / {tokens('output_tokens')} |",
-        f"| cache read / write tokens | {tokens('cache_read_tokens')} / "
-        f"{tokens('cache_write_tokens')} |",
-        f"| cost (USD, as recorded) | {sum(float(r.get('cost') or 0) for r in rows):,.2f} |",
-        f"| activity | {span} |",
-        "",
-        "## Files",
-        "",
-        "- `sessions/<YYYY-MM>/<file>.jsonl`: the redacted Pi session files, one JSON object "
-        f"per line ([format]({SESSION_FORMAT_DOC})), the `sessions` config: the Hub's Agent Traces "
-        "viewer reads Pi sessions.",
-        "- `index.jsonl`: one row per session (the default config): "
-        + ", ".join(f"`{k}`" for k in INDEX_FIELDS)
-        + ".",
-        "- `manifest.json`: per file a keyed hash of its source and of the redaction settings "
-        "(HMACs under a key that stays on the publishing machine) and the published SHA-256, "
-        "so the next publish uploads only what changed.",
-    ]
-    if has_html:
-        body.append("- `html/`: a static site (`html/index.html`) to browse the sessions.")
-    body += [
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        f'index = load_dataset("{repo_id}", split="train")',
-        "```",
-        "",
-        "## How the data was redacted",
-        "",
-        *_policy_lines(policy, sessions),
-        f"- Replacements in the published files: {total:,}" + (f" ({kinds})." if kinds else "."),
-        "",
-        "Automatic redaction is not a guarantee: review the sessions before making this dataset "
-        "public.",
+def _license_section() -> list[str]:
+    return [
         "",
         "## License",
         "",
         "Not chosen yet (`license: other` is a placeholder): edit this card to state the terms.",
         "",
     ]
-    return replace_surrogates("\n".join(front + body)).encode("utf-8")
