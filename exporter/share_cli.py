@@ -12,7 +12,7 @@ import re
 import secrets
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import click
@@ -51,6 +51,9 @@ from exporter.redact_cli import (
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
 from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
+
+if TYPE_CHECKING:
+    from exporter.redact import RedactionReport
 
 
 def gist_description(session: Session) -> str:
@@ -254,67 +257,28 @@ def share_command(
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
-    outputs: dict[str, Any] = {"--report": policy_values.get("report")}
     targets = _dry_run_targets(loaded, with_jsonl, sessions_dir) if dry_run else {}
-    if targets:  # its files are checked with the report, before any work
-        outputs.update({f"the dry run's {name}": path for name, path in targets.items()})
-    refuse_collisions(
-        outputs,
-        read_files([loaded.path], policy_values),
-        copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
-    )
+    _refuse_output_collisions(loaded, targets, policy_values)
     prepared, report = prepare_session(loaded, policy)
     given_now = policy.given_values() if policy.redact else set()
     check_given = policy.redact and not allow_weaker_policy
     if check_given:  # before the dry run too: it says what a share would do
         _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now)
-    files = {"session.html": render_session(prepared, RenderOptions())}
-    if with_jsonl:
-        files["session.jsonl"] = session_to_jsonl(prepared)
-    if report is not None:
-        finish_report(report, policy_values.get("report"))
-    if not policy.redact:
-        click.echo("pi-session: warning: --no-redact: secrets are not looked for", err=True)
-    size = files_size(files)
-    try:
-        warning = check_size(size, force)
-    except TooLargeError as error:
-        if not dry_run:
-            raise
-        warning = f"warning: a real share would be refused: {error}"  # the page is still written
-    if warning:
-        click.echo(f"pi-session: {warning}", err=True)
+    files = _upload_files(prepared, with_jsonl)
+    _finish_redaction(report, policy.redact, policy_values.get("report"))
+    size = _checked_size(files, force, dry_run)
     if dry_run:
         _write_dry_run(files, targets, size)
         return
     if auth is None:  # only a dry run goes on without a token, and it has returned
         raise CliError("no GitHub token", 3)
     client = GistClient(api_url, auth, notify=_notify)
-    description = gist_description(prepared)
     state = ShareState()
-    # a file, not a pipe (/dev/stdin resolves to /proc/<pid>/fd/pipe:[...])
-    is_file = bool(loaded.path) and os.path.isfile(loaded.path)
-    source = str(Path(loaded.path).resolve()) if is_file else None
-    lock = terminal_text(str(state.lock_path))
-    waiting = f"waiting for another share to finish (it holds {lock})"
-    with state.locked(on_wait=lambda: _notify(waiting)):
-        earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
-        if check_given:  # again under the lock: a share that ran meanwhile counts too
-            _refuse_lost_given_secrets(earlier, given_now)
-        if state.corrupt:
-            kept = (
-                f"it is kept beside it as {state.backup_path.name}(-<time>) and "
-                if state.path.is_file()
-                else ""
-            )
-            _notify(f"warning: {state.path} could not be read; {kept}a new gist is created")
-        if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
-            _note_another_file_with_this_id(earlier, source)
-        gist, action = share_files(
-            client, state, prepared.id, files, description, public=public, new=new_gist,
-            source=source, given=_given_record(report.given_values if report else set()),
-            warn=_notify,
-        )  # fmt: skip
+    gist, action, earlier = _share_under_lock(
+        client, state, loaded, prepared, files, public=public, new_gist=new_gist,
+        given_now=given_now if check_given else None,
+        replaced=report.given_values if report else set(),
+    )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
     _say_what_was_done(gist, action, public, api_url, viewer_url, earlier, state, prepared.id)
@@ -348,6 +312,55 @@ def _dry_run_targets(
     return targets
 
 
+def _refuse_output_collisions(
+    loaded: Session, targets: dict[str, Path], policy_values: dict[str, Any]
+) -> None:
+    """--report and the dry run's files are checked against what the share reads before any
+    work (a big session takes seconds to render); a re-run's own session.jsonl is replaced."""
+    outputs: dict[str, Any] = {"--report": policy_values.get("report")}
+    if targets:
+        outputs.update({f"the dry run's {name}": path for name, path in targets.items()})
+    refuse_collisions(
+        outputs,
+        read_files([loaded.path], policy_values),
+        copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
+    )
+
+
+def _upload_files(prepared: Session, with_jsonl: bool) -> dict[str, str]:
+    """The gist's files, by name: the page, and with --with-jsonl the redacted session."""
+    files = {"session.html": render_session(prepared, RenderOptions())}
+    if with_jsonl:
+        files["session.jsonl"] = session_to_jsonl(prepared)
+    return files
+
+
+def _finish_redaction(
+    report: RedactionReport | None, redacted: bool, report_path: str | None
+) -> None:
+    """What redaction found (and the --report file), said before the upload is sized or
+    sent; with --no-redact, that nothing was looked for."""
+    if report is not None:
+        finish_report(report, report_path)
+    if not redacted:
+        click.echo("pi-session: warning: --no-redact: secrets are not looked for", err=True)
+
+
+def _checked_size(files: dict[str, str], force: bool, dry_run: bool) -> int:
+    """The upload's size in bytes; above the gist limit a real share is refused (without
+    --force), while a dry run says so and still writes the page."""
+    size = files_size(files)
+    try:
+        warning = check_size(size, force)
+    except TooLargeError as error:
+        if not dry_run:
+            raise
+        warning = f"warning: a real share would be refused: {error}"  # the page is still written
+    if warning:
+        click.echo(f"pi-session: {warning}", err=True)
+    return size
+
+
 def _write_dry_run(files: dict[str, str], targets: dict[str, Path], size: int) -> None:
     for name, text in files.items():
         atomic_write_text(targets[name], text)
@@ -358,6 +371,60 @@ def _write_dry_run(files: dict[str, str], targets: dict[str, Path], size: int) -
         "uploaded); nothing sent",
         err=True,
     )
+
+
+def _share_under_lock(
+    client: GistClient,
+    state: ShareState,
+    loaded: Session,
+    prepared: Session,
+    files: dict[str, str],
+    *,
+    public: bool,
+    new_gist: bool,
+    given_now: set[str] | None,
+    replaced: set[str],
+) -> tuple[Gist, str, dict[str, Any] | None]:
+    """Create or update the session's gist holding the share state's lock, so a share of
+    the same session running meanwhile neither makes a second gist nor slips past the
+    given-secrets check (``given_now``; None when it is off). ``replaced``: the given
+    secrets this share replaced, kept as salted digests. Returns the gist, what was done
+    and the session's record from before."""
+    description = gist_description(prepared)
+    source = _source_file(loaded)
+    lock = terminal_text(str(state.lock_path))
+    waiting = f"waiting for another share to finish (it holds {lock})"
+    with state.locked(on_wait=lambda: _notify(waiting)):
+        earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
+        if given_now is not None:  # again under the lock: a share that ran meanwhile counts too
+            _refuse_lost_given_secrets(earlier, given_now)
+        if state.corrupt:
+            _warn_unreadable_state(state)
+        if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
+            _note_another_file_with_this_id(earlier, source)
+        gist, action = share_files(
+            client, state, prepared.id, files, description, public=public, new=new_gist,
+            source=source, given=_given_record(replaced), warn=_notify,
+        )  # fmt: skip
+    return gist, action, earlier
+
+
+def _source_file(loaded: Session) -> str | None:
+    """The session's file, resolved, which the state records the share came from; None for
+    a pipe (/dev/stdin resolves to /proc/<pid>/fd/pipe:[...])."""
+    is_file = bool(loaded.path) and os.path.isfile(loaded.path)
+    return str(Path(loaded.path).resolve()) if is_file else None
+
+
+def _warn_unreadable_state(state: ShareState) -> None:
+    """An unreadable share state has forgotten the session's gist: said, since a new gist
+    (with a new link) is made and the old one stays up."""
+    kept = (
+        f"it is kept beside it as {state.backup_path.name}(-<time>) and "
+        if state.path.is_file()
+        else ""
+    )
+    _notify(f"warning: {state.path} could not be read; {kept}a new gist is created")
 
 
 def _say_what_was_done(
