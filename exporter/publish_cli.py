@@ -21,6 +21,7 @@ from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
 from exporter.discover import files_active_since, resolve_session_arg, session_files
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
+from exporter.policy import RedactionPolicy
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
@@ -224,20 +225,11 @@ def publish_command(
     manifest.json, README.md (and html/). Unchanged sessions are skipped; a re-run after an
     interruption finishes the job.
     """
-    if not _REPO_ID.fullmatch(repo_id):
-        raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
-    _check_hub_repo_id(repo_id)
-    check_http_url(endpoint, "--endpoint")
-    if prune and (sessions or since):
-        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
+    _check_arguments(repo_id, endpoint, prune, sessions, since)
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
-    if not files:
-        if since is not None:
-            raise CliError(f"no sessions active since {since:%Y-%m-%d %H:%M}; nothing sent", 2)
-        raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)
-    forced = {"redact": True, "drop_hidden": True, "keep_paths": False, "no_env_secrets": False}
-    policy = policy_from_options(**{**policy_values, **forced})
+    _refuse_empty_selection(files, since)
+    policy = _publish_policy(policy_values)
     report_path = policy_values.get("report")
     # checked before publishing, not after
     refuse_collisions({"--report": report_path}, read_files(map(str, files), policy_values))
@@ -257,6 +249,47 @@ def publish_command(
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
     )
+    result = _publish_and_report(request, report_path)
+    if dry_run:
+        print_dry_run(result, repo_id)
+    else:
+        _print_published(result, repo_id, len(files))
+    if sessions:  # sessions named one by one: each was wanted
+        _refuse_unpublished(result, len(files), dry_run)
+
+
+def _check_arguments(
+    repo_id: str, endpoint: str, prune: bool, sessions: tuple[str, ...], since: datetime | None
+) -> None:
+    """Usage errors (exit 1), found before a token is read (perhaps from stdin) or any
+    session is looked for."""
+    if not _REPO_ID.fullmatch(repo_id):
+        raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
+    _check_hub_repo_id(repo_id)
+    check_http_url(endpoint, "--endpoint")
+    if prune and (sessions or since):
+        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
+
+
+def _refuse_empty_selection(files: list[Path], since: datetime | None) -> None:
+    """An empty selection (most likely the wrong folder) is said with how to pick sessions
+    (exit 2), before the dataset is read or created."""
+    if not files:
+        if since is not None:
+            raise CliError(f"no sessions active since {since:%Y-%m-%d %H:%M}; nothing sent", 2)
+        raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)
+
+
+def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:
+    """The options' policy with what makes a dataset safe to publish forced on: redacted,
+    hidden entries dropped, home paths hidden, environment secrets replaced."""
+    forced = {"redact": True, "drop_hidden": True, "keep_paths": False, "no_env_secrets": False}
+    return policy_from_options(**{**policy_values, **forced})
+
+
+def _publish_and_report(request: PublishRequest, report_path: str | None) -> PublishResult:
+    """The run, with its progress on stderr, then its warnings and redaction summary; when a
+    commit fails, what was redacted and uploaded before it is still said."""
     try:
         result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
     except PublishError as error:
@@ -267,18 +300,23 @@ def publish_command(
             error.message += f" ({landed} of {planned} commits confirmed)"
         raise
     _report(result, report_path)
-    if dry_run:
-        print_dry_run(result, repo_id)
-    else:
-        done = (
-            f"{len(result.commits)} commit(s)" if result.commits else "nothing changed, no commit"
-        )
-        held = f"{result.sessions:,} in the dataset"
-        click.echo(f"{repo_id}: {len(files):,} selected, {held}; {_counts(result)}; {done}")
-        click.echo(result.url)
-    if sessions and result.failed:  # sessions named one by one: each was wanted
+    return result
+
+
+def _print_published(result: PublishResult, repo_id: str, selected: int) -> None:
+    """One summary line and the dataset's URL, on stdout for a script to read."""
+    done = f"{len(result.commits)} commit(s)" if result.commits else "nothing changed, no commit"
+    held = f"{result.sessions:,} in the dataset"
+    click.echo(f"{repo_id}: {selected:,} selected, {held}; {_counts(result)}; {done}")
+    click.echo(result.url)
+
+
+def _refuse_unpublished(result: PublishResult, selected: int, dry_run: bool) -> None:
+    """A session named on the command line that could not be published fails the run
+    (exit 2), after the rest was published and reported."""
+    if result.failed:
         failed = len(result.failed)
-        which = "the session" if len(files) == 1 else f"{failed} of the {len(files)} sessions"
+        which = "the session" if selected == 1 else f"{failed} of the {selected} sessions"
         verb = "would not be published" if dry_run else "could not be published"
         raise CliError(f"{which} named {verb}", 2)
 
