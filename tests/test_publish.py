@@ -965,6 +965,45 @@ def test_a_card_edited_on_the_hub_is_kept(fake_hub: FakeHub, small: Corpus) -> N
     assert b"license: other" in fake_hub.files(REPO_ID)["README.md"]  # generated again
 
 
+def test_hand_edited_index_and_manifest_values_are_warned_about_not_a_traceback(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A count written as text, a time as a number or counts as a list in the dataset's
+    index.jsonl or manifest.json (a hand edit, another tool) stopped every later publish
+    with a traceback when the card was built (refactoring review 2026-12-01)."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    assert publish(fake_hub, small).exit_code == 0
+    rows = index_rows(fake_hub)
+    rows[0].update(messages="many", started_at=5, project=["a", "b"], cost="free")
+    rows[1].update(ended_at=7, models="gpt", entries=True)
+    manifest = remote_json(fake_hub, "manifest.json")
+    first, second = sorted(manifest["sessions"])[:2]
+    manifest["sessions"][first]["redactions"] = {"url-credentials": "many", "email": 2}
+    manifest["sessions"][second]["redactions"] = ["email"]
+    edits = [
+        CommitOperationAdd("index.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode()),
+        CommitOperationAdd("manifest.json", json.dumps(manifest).encode()),
+    ]
+    HfApi(endpoint=fake_hub.url, token=TOKEN).create_commit(
+        REPO_ID, edits, commit_message="by hand", repo_type="dataset"
+    )
+    small.files[3].write_text(
+        small.files[3].read_text(encoding="utf-8").replace("question 3", "question three"),
+        encoding="utf-8",
+    )
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0, again.output
+    assert "Traceback" not in again.output
+    assert "remote index.jsonl: 2 rows with fields of the wrong type" in again.output
+    assert "remote manifest.json: 2 entries with replacement counts" in again.output
+    card = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    assert "| sessions | 8 |" in card
+    for row in index_rows(fake_hub):  # the index is typed again
+        assert isinstance(row["messages"], int) and isinstance(row["project"], str)
+        assert row["started_at"] is None or isinstance(row["started_at"], str)
+
+
 def test_a_file_named_like_another_sessions_file_does_not_replace_it(
     fake_hub: FakeHub, small: Corpus
 ) -> None:

@@ -8,7 +8,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from exporter.publish.dataset_card import MANIFEST_SCHEMA
+from exporter.formatting import plural
+from exporter.publish.dataset_card import INDEX_FIELDS, MANIFEST_SCHEMA
 
 __all__ = ["RemoteFile", "RemoteState", "git_oid"]
 
@@ -49,6 +50,13 @@ class RemoteState:
             self.problems.append("remote manifest.json is unreadable or from another version")
             return
         self.manifest = {p: e for p, e in sessions.items() if isinstance(e, dict)}
+        odd = [path for path, entry in self.manifest.items() if _clean_counts(entry)]
+        if odd:
+            self.problems.append(
+                f"remote manifest.json: {plural(len(odd), 'entry', 'entries')} with replacement "
+                f"counts that are not whole numbers (first: {min(odd)}); those counts are "
+                "left out of the card"
+            )
         card = doc.get("card_oid")
         self.card_oid = card if isinstance(card, str) else None
 
@@ -60,3 +68,49 @@ class RemoteState:
                 continue
             if isinstance(row, dict) and isinstance(row.get("path"), str):
                 self.rows[row["path"]] = row
+        odd = [path for path, row in self.rows.items() if _clean_row(row)]
+        if odd:
+            self.problems.append(
+                f"remote index.jsonl: {plural(len(odd), 'row')} with fields of the wrong type "
+                f'(first: {min(odd)}); those fields are written back empty (0, "" or null) '
+                "unless this run publishes the session again"
+            )
+
+
+_EMPTY: dict[Any, Any] = {int: 0, float: 0.0, str: "", list: []}
+
+
+def _fits(value: Any, kind: type | tuple[type, ...]) -> bool:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool):  # JSON's true is not a count
+        return False
+    if float in kinds and isinstance(value, int):  # JSON writes 0.0 as 0
+        return True
+    if list in kinds and isinstance(value, list):
+        return all(isinstance(item, str) for item in value)
+    return isinstance(value, kinds)
+
+
+def _clean_row(row: dict[str, Any]) -> bool:
+    """Give an index row's wrongly typed fields (a hand edit, another tool) their empty
+    value, so the card's sums and dates never meet a string for a count; True if any."""
+    changed = False
+    for name, kind in INDEX_FIELDS.items():
+        if name in row and not _fits(row[name], kind):
+            row[name] = None if isinstance(kind, tuple) else _EMPTY[kind]
+            changed = True
+    return changed
+
+
+def _clean_counts(entry: dict[str, Any]) -> bool:
+    """Keep only a manifest entry's replacement counts that are whole numbers; True if any
+    were dropped (the card sums them)."""
+    counts = entry.get("redactions")
+    if counts is None:
+        return False
+    if not isinstance(counts, dict):
+        entry["redactions"] = {}
+        return True
+    kept = {k: n for k, n in counts.items() if type(n) is int and n >= 0}
+    entry["redactions"] = kept
+    return len(kept) < len(counts)
