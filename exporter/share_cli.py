@@ -83,7 +83,8 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
         raise CliError(
             f"the share to gist {where} of this session replaced {plural(lost, 'secret')} this "
             "share is not given (--secret or --env-file values, sensitive environment "
-            "variables, the token): they would go up in clear; pass the same ones, or "
+            "variables, the token): they would go up in clear; pass the same ones (a token "
+            "replaced since: the old one with --secret), or "
             f"--allow-weaker-policy (share --delete {where} forgets that gist)",
             1,
         )

@@ -1340,6 +1340,7 @@ def test_a_run_without_the_given_secrets_is_refused(
         assert f"1 session would be published again without replacing {lost} an earlier run " \
             "was given (first: sessions/" in refused.stderr  # fmt: skip
         assert "--allow-weaker-policy" in refused.stderr
+        assert "(a token replaced since: the old one with --secret)" in refused.stderr
         assert password not in refused.output and codename not in refused.output
     assert len(fake_hub.commits) == commits  # nothing sent
 

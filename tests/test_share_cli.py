@@ -951,6 +951,7 @@ def test_a_reshare_without_the_given_secrets_is_refused(
         lost = "1 secret" if codename in extra else "2 secrets"
         assert f"of this session replaced {lost} this share is not given" in refused.stderr
         assert f"share --delete {gist_id} forgets that gist" in refused.stderr
+        assert "(a token replaced since: the old one with --secret)" in refused.stderr
         assert "--allow-weaker-policy" in refused.stderr and password not in refused.output
     assert len(fake.requests) == sent and not list(tmp_path.glob("pi-session-share-*"))
     # the same values given another way: the gist is updated, still without them

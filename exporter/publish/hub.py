@@ -329,8 +329,9 @@ def _fewer_secrets_message(fewer: dict[str, int]) -> str:
         f"{plural(len(fewer), 'session')} would be published again without replacing "
         f"{plural(sum(fewer.values()), 'secret')} an earlier run was given (first: "
         f"{min(fewer)}): --secret or --env-file values, sensitive environment variables or "
-        "the token it ran with, that this run lacks. Pass the same ones, or "
-        "--allow-weaker-policy if the values are gone for another reason"
+        "the token it ran with, that this run lacks. Pass the same ones (a token replaced "
+        "since: the old one with --secret), or --allow-weaker-policy if the values are gone "
+        "for another reason"
     )
 
 
