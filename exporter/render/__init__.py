@@ -1,7 +1,8 @@
 """Session -> one self-contained HTML page (server-rendered; the script only enhances).
 
-Entry points: :func:`render_session`. Templates and static files are found next to the
-package when installed from a wheel (``exporter/_data``) or at the top of a source checkout.
+Entry points: :func:`render_session`. Where templates and static files come from, and the
+CSS and scripts a page inlines, are :mod:`exporter.render.assets`; its Content-Security-Policy
+is :mod:`exporter.render.csp`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ import contextlib
 import functools
 import gc
 import gzip
-import hashlib
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -35,7 +35,16 @@ from exporter.formatting import (
     writable_page,
 )
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
+from exporter.render.assets import (
+    NOSCRIPT_CSS,
+    asset_dir,
+    head_script,
+    minify_css,
+    page_css_and_script,
+)
+from exporter.render.assets import shared_script as shared_script
 from exporter.render.chart import build_chart
+from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
@@ -53,6 +62,10 @@ from exporter.session import Diagnostic, Session, parse_time
 from exporter.usage import compute_stats, models_with_answers, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
+
+# render/index.py imports these from here, by the names they had when they lived here.
+_csp = content_security_policy
+_minify_css = minify_css
 
 _HOME = re.compile(r"^(?:/home|/Users)/([^/]+)(?=/|$)")
 EMBED_BEST_COMPRESSION_BYTES = 1_000_000
@@ -74,15 +87,6 @@ class RenderOptions:
 
 
 BRANCH_TABLE_OPEN_MAX = 20
-
-
-def asset_dir(kind: str) -> Path:
-    """``templates`` or ``static``: from the installed wheel, else from the source checkout."""
-    package = Path(__file__).resolve().parents[1]
-    for candidate in (package / "_data" / kind, package.parent / kind):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"pi-session-export is missing its {kind}/ folder (broken install?)")
 
 
 def time_tag(iso: str | None) -> Markup:
@@ -141,80 +145,6 @@ def pre_text(text: Markup) -> Markup:
     ``<pre>``, so a text that starts with a blank line gets one more (a fold's hidden
     part said 13 more lines and showed 12)."""
     return Markup("\n") + text if text.startswith("\n") else text
-
-
-@lru_cache(maxsize=1)
-def _static() -> tuple[str, str]:
-    """The page CSS (with Pygments colours for both themes) and the enhancement script."""
-    from exporter.render.pygments_css import pygments_css
-
-    folder = asset_dir("static")
-    css = _minify_css((folder / "page.css").read_text(encoding="utf-8")) + pygments_css()
-    js = shared_script(folder, "page.js")
-    return css, js
-
-
-def shared_script(folder: Path, name: str) -> str:
-    """``theme.js`` (the theme toggle every page has) followed by the page's own script."""
-    return _minify_js(
-        "\n".join((folder / n).read_text(encoding="utf-8") for n in ("theme.js", name))
-    )
-
-
-# Our own scripts only (static/*.js), written so that these are safe: comments are whole
-# lines, /* */ blocks or "  // " after ; { } ) , and no string contains "//".
-_JS_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_JS_LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.M)
-_JS_TRAILING_COMMENT = re.compile(r"(?<=[;{}),])[ \t]+// .*$", re.M)
-_JS_INDENT = re.compile(r"^[ \t]+|[ \t]+$", re.M)
-
-
-def _minify_js(js: str) -> str:
-    """Drop comments, indentation and blank lines: the script ships inside every page."""
-    js = _JS_BLOCK_COMMENT.sub("", js)
-    js = _JS_LINE_COMMENT.sub("", js)
-    js = _JS_TRAILING_COMMENT.sub("", js)
-    js = _JS_INDENT.sub("", js)
-    return "\n".join(line for line in js.split("\n") if line)
-
-
-def _minify_css(css: str) -> str:
-    """Drop comments and indentation: the CSS ships inside every page."""
-    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
-    css = re.sub(r"\s*\n\s*", "\n", css)
-    return re.sub(r"\s*([{};])\s*", r"\1", css).strip()
-
-
-#: Without a script nothing re-aims a jump into a folded branch once the entries above it
-#: have rendered, so `content-visibility` placeholders left such links 2,000 px off target;
-#: and a link to an entry the filter hides shows it, with the turn and branch blocks that
-#: hold it (the script switches to All instead).
-NOSCRIPT_CSS = (
-    ".entry{content-visibility:visible}.layout :is([data-entry-id],.branch,.branch-group,#damaged)"
-    ":is(:target,:has(:target)){display:block!important}"
-)
-
-
-@lru_cache(maxsize=1)
-def head_script() -> str:
-    """The stored theme, applied in <head> before the first paint."""
-    return _minify_js((asset_dir("static") / "theme-head.js").read_text(encoding="utf-8"))
-
-
-def _csp(styles: Sequence[str], scripts: Sequence[str]) -> str:
-    """Every inline style and script allowed by its hash, and nothing else at all."""
-
-    def allowed(texts: Sequence[str]) -> str:
-        return " ".join(
-            f"'sha256-{base64.b64encode(hashlib.sha256(t.encode('utf-8')).digest()).decode()}'"
-            for t in texts
-        )
-
-    return (
-        "default-src 'none'; img-src data:; "
-        f"style-src {allowed(styles)}; script-src {allowed(scripts)}; "
-        "base-uri 'none'; form-action 'none'"
-    )
 
 
 def display_path(path: str, owner_home: str | None = None) -> str:
@@ -361,7 +291,7 @@ def _render_page(
 ) -> str:
     stats = compute_stats(session)
     outline = builder.outline()
-    css, js = _static()
+    css, js = page_css_and_script()
     branches = []
     for b in stats.branches:
         first = b.branch.entry_ids[0] if b.branch.entry_ids else b.branch.leaf_id
@@ -400,7 +330,7 @@ def _render_page(
         "tool_version": __version__,
         "file_version": session.version,
         "theme": options.theme,
-        "csp": _csp([css, NOSCRIPT_CSS], [head_script(), js]),
+        "csp": content_security_policy([css, NOSCRIPT_CSS], [head_script(), js]),
         "css": Markup(css),
         "noscript_css": Markup(NOSCRIPT_CSS),
         "head_js": Markup(head_script()),
