@@ -2,7 +2,8 @@
 
 Entry points: :func:`render_session`. Where templates and static files come from, and the
 CSS and scripts a page inlines, are :mod:`exporter.render.assets`; its Content-Security-Policy
-is :mod:`exporter.render.csp`.
+is :mod:`exporter.render.csp`; the Jinja environment and its filters are
+:mod:`exporter.render.environment`.
 """
 
 from __future__ import annotations
@@ -16,24 +17,13 @@ import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import datetime
 from pathlib import Path
 
-import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from exporter import __version__
-from exporter.formatting import (
-    exact_attribute,
-    fmt_cost,
-    fmt_duration,
-    fmt_int,
-    label_badges,
-    one_line,
-    role_label,
-    writable_page,
-)
+from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.render.assets import (
     NOSCRIPT_CSS,
@@ -46,9 +36,11 @@ from exporter.render.assets import shared_script as shared_script
 from exporter.render.chart import build_chart
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
+from exporter.render.environment import jinja_environment
+from exporter.render.environment import pre_text as pre_text
+from exporter.render.environment import time_tag as time_tag
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
-from exporter.render.template_cache import template_cache
 from exporter.render.tools import json_text
 from exporter.render.view import (
     FILTERS,
@@ -58,13 +50,14 @@ from exporter.render.view import (
     filters_showing,
     row_filters,
 )
-from exporter.session import Diagnostic, Session, parse_time
+from exporter.session import Diagnostic, Session
 from exporter.usage import compute_stats, models_with_answers, usage_rows
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
 # render/index.py imports these from here, by the names they had when they lived here.
 _csp = content_security_policy
+_environment = jinja_environment
 _minify_css = minify_css
 
 _HOME = re.compile(r"^(?:/home|/Users)/([^/]+)(?=/|$)")
@@ -87,64 +80,6 @@ class RenderOptions:
 
 
 BRANCH_TABLE_OPEN_MAX = 20
-
-
-def time_tag(iso: str | None) -> Markup:
-    """``<time>`` for a time as written: machine-readable in UTC without sub-seconds (the
-    page shows seconds at most), shown in UTC (``+14:00`` and ``-12:00`` times were shown
-    in their own zone and called UTC); an unreadable time as written in both; nothing
-    without a time. ``parse_time`` reads a time without a zone as UTC, as Pi writes every
-    time in UTC. One parse and one ``strftime`` for both forms (every entry's header has
-    one: ~15,000 on a 25 MB session), and only a time as written needs escaping."""
-    if not iso:
-        return Markup("")
-    moment = parse_time(iso)
-    if moment is None:
-        written = escape(iso)
-        return Markup(f'<time datetime="{written}">{written}</time>')
-    stamp = moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")  # digits - : and space
-    return Markup(f'<time datetime="{stamp.replace(" ", "T")}Z">{stamp} UTC</time>')
-
-
-_KIND_LABELS = {
-    "user": "User",
-    "assistant": "Assistant",
-    "toolResult": "Tool result",
-    "bashExecution": "Shell (!)",
-    "customMessage": "Extension message",
-    "compaction": "Compaction",
-    "branchSummary": "Branch summary",
-    "custom": "Extension data",
-    "marker": "·",
-    "unknown": "Unknown",
-}
-
-
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(asset_dir("templates"))),
-        autoescape=True,
-        trim_blocks=False,
-        lstrip_blocks=False,
-        undefined=jinja2.StrictUndefined,
-        bytecode_cache=template_cache(),
-    )
-    env.filters["time_tag"] = time_tag
-    env.filters["cost"] = fmt_cost
-    env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
-    env.filters["role_label"] = role_label
-    env.filters["pre_text"] = pre_text
-    env.filters["exact"] = exact_attribute
-    env.globals["label_badges"] = label_badges
-    return env
-
-
-def pre_text(text: Markup) -> Markup:
-    """``<pre>`` content as written: an HTML parser drops a line break right after
-    ``<pre>``, so a text that starts with a blank line gets one more (a fold's hidden
-    part said 13 more lines and showed 12)."""
-    return Markup("\n") + text if text.startswith("\n") else text
 
 
 def display_path(path: str, owner_home: str | None = None) -> str:
@@ -262,7 +197,7 @@ def _render(session: Session, options: RenderOptions) -> str:
     builder = PageBuilder(session, session_paths(session))
     items = builder.plan()
     entries = [item for item in items if item.kind == "entry"]
-    environment = _environment()
+    environment = jinja_environment()
     entry_macro = environment.get_template("entry.html.j2").module.entry  # type: ignore[attr-defined]
     environment.get_template("page.html.j2")  # compiled once, before any fork
 
@@ -387,7 +322,7 @@ def _render_page(
         "source_name": source,
         "index_href": options.index_href,
     }
-    return _environment().get_template("page.html.j2").render(context)
+    return jinja_environment().get_template("page.html.j2").render(context)
 
 
 #: Header fields the facts above already show (or that only say what kind of line it is).
