@@ -19,6 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
@@ -51,7 +52,13 @@ from exporter.render.view import (
     row_filters,
 )
 from exporter.session import Diagnostic, Session
-from exporter.usage import compute_stats, models_with_answers, usage_rows
+from exporter.usage import (
+    BranchStats,
+    SessionStats,
+    compute_stats,
+    models_with_answers,
+    usage_rows,
+)
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
 
@@ -224,44 +231,32 @@ def _render_page(
     rendering: ForkedMap[Item],
     embedded: Future[str] | None,
 ) -> str:
+    """Fill the page template, section by section. The order matters for speed only: the
+    header's facts are worked out while the forked children render the entries, which are
+    collected next to last, and the embedded copy (compressed meanwhile) is waited for last."""
     stats = compute_stats(session)
     outline = builder.outline()
-    css, js = page_css_and_script()
-    branches = []
-    for b in stats.branches:
-        first = b.branch.entry_ids[0] if b.branch.entry_ids else b.branch.leaf_id
-        fork = b.branch.fork_id
-        branches.append(
-            {
-                "active": b.branch.is_active,
-                "fork_anchor": builder.anchor(fork) if fork else None,
-                # the main line starts at the root; another root's line is a tree of its own
-                "fork_text": fork or ("root" if b.branch.is_active else "separate tree"),
-                "fork_title": one_line(builder.row_text(fork), 80) if fork else None,
-                "first_prompt": builder.branch_title(b.branch.entry_ids),
-                "link": builder.anchor(first),
-                "labels": b.labels,
-                "entries": fmt_int(b.entries),
-                "tokens": fmt_int(b.usage.total_tokens),
-                "cost": fmt_cost(b.usage.cost),
-                "last_activity": _iso(b.last_activity),
-            }
-        )
-    on_path = set(session.active_path)
-    labels = [
-        {
-            "anchor": builder.anchor(target),
-            "label": label,
-            "text": one_line(builder.row_text(target), 60),
-            # folded on screen, and not printed at all: the list says where it points
-            "other_branch": target not in on_path,
-        }
-        for target, label in session.labels.items()
-        if target in session.by_id
-    ]
-    source = options.source_name or (Path(session.path).name if session.path else "session.jsonl")
     context = {
         "anchor": builder.anchor,
+        **_page_frame(session, options),
+        **_header_facts(session, builder, stats),
+        **_session_counts(session, stats),
+        "labels": _label_bookmarks(session, builder),
+        **_problems(session),
+        "usage_scopes": _usage_scopes(stats),
+        **_branch_table(stats, builder),
+        **_context_chart(stats),
+        **_transcript(session, builder, items, rendering, outline),
+        **_footer(session, options, embedded),
+    }
+    return jinja_environment().get_template("page.html.j2").render(context)
+
+
+def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
+    """What frames the content: versions, theme, the way back to a site's index, and the
+    inline CSS and scripts with the policy that allows exactly them."""
+    css, js = page_css_and_script()
+    return {
         "tool_version": __version__,
         "file_version": session.version,
         "theme": options.theme,
@@ -270,6 +265,13 @@ def _render_page(
         "noscript_css": Markup(NOSCRIPT_CSS),
         "head_js": Markup(head_script()),
         "js": Markup(js),
+        "index_href": options.index_href,
+    }
+
+
+def _header_facts(session: Session, builder: PageBuilder, stats: SessionStats) -> dict[str, Any]:
+    """The header's facts: title, times, folders, the header's other fields, models."""
+    return {
         "title": page_title(session),
         "started": _iso(stats.started),
         "created": _iso(stats.created_apart),
@@ -280,6 +282,12 @@ def _render_page(
         "parent_session": builder.show(session.header.parent_session or ""),
         "header_extra": header_extra(session),
         "models": models_with_answers(session, stats),
+    }
+
+
+def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
+    """The header's counts: entries by role, tools, branches, errors, and the cost."""
+    return {
         "entry_count": len(session.entries),
         "roles": stats.roles.most_common(),
         "tools": list(stats.tools.items()),
@@ -293,23 +301,94 @@ def _render_page(
         "aborted": stats.aborted,
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),
-        "labels": labels,
+    }
+
+
+def _label_bookmarks(session: Session, builder: PageBuilder) -> list[dict[str, Any]]:
+    """One link per label on an entry the file has, with what the outline says of it."""
+    on_path = set(session.active_path)
+    return [
+        {
+            "anchor": builder.anchor(target),
+            "label": label,
+            "text": one_line(builder.row_text(target), 60),
+            # folded on screen, and not printed at all: the list says where it points
+            "other_branch": target not in on_path,
+        }
+        for target, label in session.labels.items()
+        if target in session.by_id
+    ]
+
+
+def _problems(session: Session) -> dict[str, Any]:
+    """The file's problems as the header lists them, and how many there are in all."""
+    return {
         "diagnostics": _listed_diagnostics(session.diagnostics),
         "diagnostic_count": sum(d.severity != "info" for d in session.diagnostics),
-        "usage_scopes": [
-            {
-                "caption": "This path (root → current leaf)",
-                "rows": usage_rows(stats.by_model_path),
-            },
-            {"caption": "All branches", "rows": usage_rows(stats.by_model_all)},
-        ],
+    }
+
+
+def _usage_scopes(stats: SessionStats) -> list[dict[str, Any]]:
+    """The usage tables by model: the active path's, then all branches' together."""
+    return [
+        {
+            "caption": "This path (root → current leaf)",
+            "rows": usage_rows(stats.by_model_path),
+        },
+        {"caption": "All branches", "rows": usage_rows(stats.by_model_all)},
+    ]
+
+
+def _branch_table(stats: SessionStats, builder: PageBuilder) -> dict[str, Any]:
+    """The table of branches, when there is more than one."""
+    branches = [_branch_row(branch, builder) for branch in stats.branches]
+    return {
         "branches": branches if len(branches) > 1 else [],
         # past this many rows the table starts folded: 2,000 retries made it 58,000 px
         # tall above the transcript (whose blocks fold past GROUP_BRANCHES_OVER)
         "branch_table_open_max": BRANCH_TABLE_OPEN_MAX,
+    }
+
+
+def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
+    """One branch's row: where it forks, what it is about, its size, cost and last activity."""
+    first = b.branch.entry_ids[0] if b.branch.entry_ids else b.branch.leaf_id
+    fork = b.branch.fork_id
+    return {
+        "active": b.branch.is_active,
+        "fork_anchor": builder.anchor(fork) if fork else None,
+        # the main line starts at the root; another root's line is a tree of its own
+        "fork_text": fork or ("root" if b.branch.is_active else "separate tree"),
+        "fork_title": one_line(builder.row_text(fork), 80) if fork else None,
+        "first_prompt": builder.branch_title(b.branch.entry_ids),
+        "link": builder.anchor(first),
+        "labels": b.labels,
+        "entries": fmt_int(b.entries),
+        "tokens": fmt_int(b.usage.total_tokens),
+        "cost": fmt_cost(b.usage.cost),
+        "last_activity": _iso(b.last_activity),
+    }
+
+
+def _context_chart(stats: SessionStats) -> dict[str, Any]:
+    """The context size chart, and how many turns it could not plot."""
+    return {
         "chart": build_chart(stats.context_series),
         # turns that reported no context size (aborted, failed) are not plotted: say so
         "chart_unplotted": max(0, stats.active_path.turns - len(stats.context_series)),
+    }
+
+
+def _transcript(
+    session: Session,
+    builder: PageBuilder,
+    items: list[Item],
+    rendering: ForkedMap[Item],
+    outline: list[OutlineRow],
+) -> dict[str, Any]:
+    """The transcript with its rendered entries (waiting for the children), the outline
+    beside it, and the damaged lines below it."""
+    return {
         "items": _with_html(items, rendering.results()),
         "runs_open_at_end": builder.runs_open_at_end,
         "outline": outline,
@@ -317,12 +396,19 @@ def _render_page(
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),
         "damaged_lines": {d.line for d in session.damaged[:MAX_DAMAGED_SHOWN]},
+    }
+
+
+def _footer(
+    session: Session, options: RenderOptions, embedded: Future[str] | None
+) -> dict[str, Any]:
+    """The footer: the source's name, and the embedded copy of the session to download."""
+    source = options.source_name or (Path(session.path).name if session.path else "session.jsonl")
+    return {
         "embed": embedded.result() if embedded is not None else None,
         "download_name": f"{session.id or 'session'}.jsonl",
         "source_name": source,
-        "index_href": options.index_href,
     }
-    return jinja_environment().get_template("page.html.j2").render(context)
 
 
 #: Header fields the facts above already show (or that only say what kind of line it is).
