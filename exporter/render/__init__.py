@@ -67,9 +67,6 @@ _csp = content_security_policy
 _environment = jinja_environment
 _minify_css = minify_css
 
-_HOME = re.compile(r"^(?:/home|/Users)/([^/]+)(?=/|$)")
-EMBED_BEST_COMPRESSION_BYTES = 1_000_000
-
 
 @dataclass(slots=True)
 class RenderOptions:
@@ -84,85 +81,6 @@ class RenderOptions:
     # entries). Changes speed, never the page;
     # 1 by default because callers such as the site build already run one page per CPU.
     jobs: int = 1
-
-
-BRANCH_TABLE_OPEN_MAX = 20
-
-
-def display_path(path: str, owner_home: str | None = None) -> str:
-    """A home folder shortened as its user's shell would: ``owner_home`` (where the session
-    ran) as ``~``, another user's as ``~name``; without ``owner_home``, the path's own home
-    as ``~`` (a project folder). For display only: the data is not changed."""
-    if not path:
-        return path
-    match = _HOME.match(path)
-    if match is None:
-        return path
-    rest = path[match.end() :]
-    if owner_home is None or match.group(0) == owner_home:
-        return "~" + rest
-    return f"~{match.group(1)}{rest}"
-
-
-def session_paths(session: Session) -> Callable[[str], str]:
-    """``display_path`` for one session's page: ``~`` is the home its cwd is in, so
-    ``/home/bob/x`` in Alice's session reads ``~bob/x``, not ``~/x``, and the page does not
-    depend on who exports it."""
-    owner = _HOME.match(session.header.cwd or "")
-    return functools.partial(display_path, owner_home=owner.group(0) if owner else "")
-
-
-def _embed(session: Session) -> str:
-    """The session's JSONL, gzip + base64, for the page's Download button."""
-    jsonl = read_source_bytes(session)
-    if jsonl is None:
-        jsonl = session_to_jsonl(session).encode("utf-8")
-    # Level 9 saves ~1% over 6 but takes 1.7x as long: on a 2.4 MB session 8 KB of page for
-    # ~35 ms, which the export of a session that size feels; below 1 MB it costs little.
-    level = 9 if len(jsonl) <= EMBED_BEST_COMPRESSION_BYTES else 6
-    return base64.b64encode(gzip.compress(jsonl, level, mtime=0)).decode("ascii")
-
-
-def _iso(moment: datetime | None) -> str | None:
-    """ISO time with at most milliseconds, as HTML's <time datetime> allows."""
-    return moment.isoformat(timespec="milliseconds") if moment else None
-
-
-#: Problems of one kind listed one by one in the header; the rest are counted (every damaged
-#: line is also under "Damaged lines", every orphan or cycle on its entry).
-MAX_LISTED_PER_KIND = 20
-
-
-def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    shown: list[Diagnostic] = []
-    more: dict[str, int] = {}
-    for diagnostic in diagnostics:
-        if diagnostic.severity == "info":
-            continue
-        seen = more.get(diagnostic.kind, 0)
-        more[diagnostic.kind] = seen + 1
-        if seen < MAX_LISTED_PER_KIND:
-            shown.append(diagnostic)
-    for kind, count in more.items():
-        if count > MAX_LISTED_PER_KIND:
-            rest = count - MAX_LISTED_PER_KIND
-            shown.append(Diagnostic(0, kind, f"… and {rest:,} more like these"))
-    return shown
-
-
-def rows_shown(outline: list[OutlineRow]) -> dict[str, tuple[int, int]]:
-    """Per filter, how many outline rows it shows (page.css's rules for rows, which page.js
-    also reads from the classes) and how many of those are fork rows kept only for what
-    their branches show, for a status line that is right without the script."""
-    counts = {name: [0, 0] for name in FILTERS}
-    for row in outline:
-        if row.kind != "row":
-            continue
-        own = filters_showing(row.classes.split())
-        for name in row_filters(row):  # a fork's row also stays for what its branches show
-            counts[name][0] += 1
-            counts[name][1] += name not in own
-    return {name: (shown, kept) for name, (shown, kept) in counts.items()}
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
@@ -201,6 +119,8 @@ RENDER_GC_YOUNG = 100_000
 
 
 def _render(session: Session, options: RenderOptions) -> str:
+    """Plan the page, set the entries rendering (in forked children for a big transcript)
+    and the embedded copy compressing, then fill the page around them."""
     builder = PageBuilder(session, session_paths(session))
     items = builder.plan()
     entries = [item for item in items if item.kind == "entry"]
@@ -250,6 +170,9 @@ def _render_page(
         **_footer(session, options, embedded),
     }
     return jinja_environment().get_template("page.html.j2").render(context)
+
+
+# --- the page's sections ------------------------------------------------------------------
 
 
 def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
@@ -339,6 +262,9 @@ def _usage_scopes(stats: SessionStats) -> list[dict[str, Any]]:
     ]
 
 
+BRANCH_TABLE_OPEN_MAX = 20
+
+
 def _branch_table(stats: SessionStats, builder: PageBuilder) -> dict[str, Any]:
     """The table of branches, when there is more than one."""
     branches = [_branch_row(branch, builder) for branch in stats.branches]
@@ -411,31 +337,47 @@ def _footer(
     }
 
 
-#: Header fields the facts above already show (or that only say what kind of line it is).
-_HEADER_SHOWN = frozenset(
-    {"type", "version", "id", "timestamp", "cwd", "parentSession", "branchedFrom"}
-)
+# --- what the sections are made of (render/index.py uses some too) ------------------------
 
 
-def header_extra(session: Session) -> list[tuple[str, str]]:
-    """The header's other fields, one short line each: a v1 file's first model and
-    thinking level (``provider``, ``modelId``, ``thinkingLevel``), or any newer field."""
-    if session.header.synthesized:
-        return []
-    return [
-        (one_line(key, 40), one_line(value if isinstance(value, str) else json_text(value), 120))
-        for key, value in session.header.raw.items()
-        if key not in _HEADER_SHOWN
-    ]
+_HOME = re.compile(r"^(?:/home|/Users)/([^/]+)(?=/|$)")
 
 
-def _with_html(items: list[Item], entry_html: list[str]) -> list[Item]:
-    """Put the rendered entries back in their places (``entry_html`` is in entry order)."""
-    rendered = iter(entry_html)
-    for item in items:
-        if item.kind == "entry":
-            item.html = Markup(next(rendered))
-    return items
+def display_path(path: str, owner_home: str | None = None) -> str:
+    """A home folder shortened as its user's shell would: ``owner_home`` (where the session
+    ran) as ``~``, another user's as ``~name``; without ``owner_home``, the path's own home
+    as ``~`` (a project folder). For display only: the data is not changed."""
+    if not path:
+        return path
+    match = _HOME.match(path)
+    if match is None:
+        return path
+    rest = path[match.end() :]
+    if owner_home is None or match.group(0) == owner_home:
+        return "~" + rest
+    return f"~{match.group(1)}{rest}"
+
+
+def session_paths(session: Session) -> Callable[[str], str]:
+    """``display_path`` for one session's page: ``~`` is the home its cwd is in, so
+    ``/home/bob/x`` in Alice's session reads ``~bob/x``, not ``~/x``, and the page does not
+    depend on who exports it."""
+    owner = _HOME.match(session.header.cwd or "")
+    return functools.partial(display_path, owner_home=owner.group(0) if owner else "")
+
+
+EMBED_BEST_COMPRESSION_BYTES = 1_000_000
+
+
+def _embed(session: Session) -> str:
+    """The session's JSONL, gzip + base64, for the page's Download button."""
+    jsonl = read_source_bytes(session)
+    if jsonl is None:
+        jsonl = session_to_jsonl(session).encode("utf-8")
+    # Level 9 saves ~1% over 6 but takes 1.7x as long: on a 2.4 MB session 8 KB of page for
+    # ~35 ms, which the export of a session that size feels; below 1 MB it costs little.
+    level = 9 if len(jsonl) <= EMBED_BEST_COMPRESSION_BYTES else 6
+    return base64.b64encode(gzip.compress(jsonl, level, mtime=0)).decode("ascii")
 
 
 def page_title(session: Session) -> str:
@@ -466,3 +408,72 @@ def _telling_prompt(session: Session) -> str | None:
         if words and not _SLASH_COMMAND.fullmatch(words):
             return words
     return first
+
+
+def _iso(moment: datetime | None) -> str | None:
+    """ISO time with at most milliseconds, as HTML's <time datetime> allows."""
+    return moment.isoformat(timespec="milliseconds") if moment else None
+
+
+#: Header fields the facts above already show (or that only say what kind of line it is).
+_HEADER_SHOWN = frozenset(
+    {"type", "version", "id", "timestamp", "cwd", "parentSession", "branchedFrom"}
+)
+
+
+def header_extra(session: Session) -> list[tuple[str, str]]:
+    """The header's other fields, one short line each: a v1 file's first model and
+    thinking level (``provider``, ``modelId``, ``thinkingLevel``), or any newer field."""
+    if session.header.synthesized:
+        return []
+    return [
+        (one_line(key, 40), one_line(value if isinstance(value, str) else json_text(value), 120))
+        for key, value in session.header.raw.items()
+        if key not in _HEADER_SHOWN
+    ]
+
+
+#: Problems of one kind listed one by one in the header; the rest are counted (every damaged
+#: line is also under "Damaged lines", every orphan or cycle on its entry).
+MAX_LISTED_PER_KIND = 20
+
+
+def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    shown: list[Diagnostic] = []
+    more: dict[str, int] = {}
+    for diagnostic in diagnostics:
+        if diagnostic.severity == "info":
+            continue
+        seen = more.get(diagnostic.kind, 0)
+        more[diagnostic.kind] = seen + 1
+        if seen < MAX_LISTED_PER_KIND:
+            shown.append(diagnostic)
+    for kind, count in more.items():
+        if count > MAX_LISTED_PER_KIND:
+            rest = count - MAX_LISTED_PER_KIND
+            shown.append(Diagnostic(0, kind, f"… and {rest:,} more like these"))
+    return shown
+
+
+def rows_shown(outline: list[OutlineRow]) -> dict[str, tuple[int, int]]:
+    """Per filter, how many outline rows it shows (page.css's rules for rows, which page.js
+    also reads from the classes) and how many of those are fork rows kept only for what
+    their branches show, for a status line that is right without the script."""
+    counts = {name: [0, 0] for name in FILTERS}
+    for row in outline:
+        if row.kind != "row":
+            continue
+        own = filters_showing(row.classes.split())
+        for name in row_filters(row):  # a fork's row also stays for what its branches show
+            counts[name][0] += 1
+            counts[name][1] += name not in own
+    return {name: (shown, kept) for name, (shown, kept) in counts.items()}
+
+
+def _with_html(items: list[Item], entry_html: list[str]) -> list[Item]:
+    """Put the rendered entries back in their places (``entry_html`` is in entry order)."""
+    rendered = iter(entry_html)
+    for item in items:
+        if item.kind == "entry":
+            item.html = Markup(next(rendered))
+    return items
