@@ -272,57 +272,116 @@ def _build(
     progress: bool | None,
     source_mark: Mark | None = None,
 ) -> SiteReport:
+    """The build itself, under the lock: forget what left, render what changed, list all."""
     started = time.monotonic()
-    key = f"{make_options_key(options)}:{options_key}"
-    manifest_path = out_dir / MANIFEST_NAME
-    manifest = load_manifest(manifest_path)
-    sessions: dict[str, dict[str, Any]] = manifest.get("sessions", {})
-    projects: dict[str, str] = manifest.get("project_pages") or {}
-    report = SiteReport(index_path=out_dir / "index.html")
+    state = _BuildState.load(out_dir, f"{make_options_key(options)}:{options_key}")
     sources = {source_id(path): path for path in map(os.path.abspath, files)}
-    for sid in [s for s in sessions if s not in sources]:
-        delete_page(out_dir, sessions.pop(sid).get("page"))
-        report.removed += 1
-    if not manifest:
-        save_manifest(manifest_path, sessions, projects)  # claim the folder before writing
-    used = {str(e.get("stem", "")).lower() for e in sessions.values()}
+    _forget_removed(state, sources)
+    if not state.had_manifest:
+        state.write_manifest()  # claim the folder before writing
+    tasks = _plan_tasks(state, sources, force, options, transform, source_mark)
+    jobs = _worker_count(jobs, tasks, transform)
+    _render_pages(state, tasks, jobs, progress)
+    _finish_site(state, options.theme)
+    state.report.sessions = len(state.sessions)
+    state.report.seconds = time.monotonic() - started
+    return state.report
+
+
+@dataclass(slots=True)
+class _BuildState:
+    """What a build's steps share: the site folder, the key of the options its pages are
+    rendered with, the manifest as the build changes it, and the report."""
+
+    out_dir: Path
+    key: str
+    had_manifest: bool  # False: the folder held no manifest of ours (a new site)
+    sessions: dict[str, dict[str, Any]]  # by source id
+    projects: dict[str, str]  # project page by cwd
+    report: SiteReport
+
+    @classmethod
+    def load(cls, out_dir: Path, key: str) -> _BuildState:
+        """The state the folder's manifest describes (an empty site without one)."""
+        manifest = load_manifest(out_dir / MANIFEST_NAME)
+        return cls(
+            out_dir=out_dir,
+            key=key,
+            had_manifest=bool(manifest),
+            sessions=manifest.get("sessions", {}),
+            projects=manifest.get("project_pages") or {},
+            report=SiteReport(index_path=out_dir / "index.html"),
+        )
+
+    def write_manifest(self) -> None:
+        save_manifest(self.out_dir / MANIFEST_NAME, self.sessions, self.projects)
+
+
+def _forget_removed(state: _BuildState, sources: dict[str, str]) -> None:
+    """Delete the pages of sessions no longer among the sources, and their manifest entries."""
+    for sid in [s for s in state.sessions if s not in sources]:
+        delete_page(state.out_dir, state.sessions.pop(sid).get("page"))
+        state.report.removed += 1
+
+
+def _plan_tasks(
+    state: _BuildState,
+    sources: dict[str, str],
+    force: bool,
+    options: RenderOptions,
+    transform: Transform | None,
+    source_mark: Mark | None,
+) -> list[_Task]:
+    """A task per source that changed since its page was rendered (every one with
+    ``force``), biggest first; the rest are counted unchanged."""
+    used = {str(e.get("stem", "")).lower() for e in state.sessions.values()}
     tasks: list[_Task] = []
     for sid, source in sorted(sources.items(), key=lambda item: item[1]):
-        entry = sessions.get(sid)
+        entry = state.sessions.get(sid)
         if (
             entry is not None
             and not force
-            and is_unchanged(entry, source, out_dir, key, source_mark)
+            and is_unchanged(entry, source, state.out_dir, state.key, source_mark)
         ):
-            report.unchanged += 1
+            state.report.unchanged += 1
             continue
-        stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
-        if not STEM.fullmatch(stem):  # never a path: load_manifest checked it, check again
-            stem = _safe_stem(source, used)
-        tasks.append(_Task(sid, source, stem, str(out_dir), options, transform, source_mark))
+        stem = _page_stem(entry, source, used)
+        tasks.append(_Task(sid, source, stem, str(state.out_dir), options, transform, source_mark))
     tasks.sort(key=lambda t: -_size(t.source))  # big first: better balance across workers
+    return tasks
+
+
+def _page_stem(entry: dict[str, Any] | None, source: str, used: set[str]) -> str:
+    """The page's file name without ``.html``: the one it had, else a new unused one."""
+    stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
+    if not STEM.fullmatch(stem):  # never a path: load_manifest checked it, check again
+        stem = _safe_stem(source, used)
+    return stem
+
+
+def _worker_count(jobs: int | None, tasks: list[_Task], transform: Transform | None) -> int:
+    """The processes to render with (one per CPU by default); a transform that workers would
+    need but cannot be sent to them is refused before any starts."""
     jobs = max(1, jobs or default_jobs())
     if jobs > 1 and len(tasks) > 1 and transform is not None:
         _check_picklable(transform)
+    return jobs
+
+
+def _render_pages(state: _BuildState, tasks: list[_Task], jobs: int, progress: bool | None) -> None:
+    """Run the tasks, recording each result as it comes; the manifest is saved every
+    ``SAVE_EVERY`` seconds and once they are done (even by an error), so pages on disk and
+    manifest agree when the build is interrupted."""
+    report = state.report
     bar = ProgressBar(len(tasks), progress, label="rendering")
     last_save = time.monotonic()
 
     def handle(task: _Task, result: dict[str, Any]) -> None:
         nonlocal last_save
-        old = sessions.get(task.sid) or {}
-        if old.get("page") and old.get("page") != result.get("page"):
-            delete_page(out_dir, old["page"])
-        result.update(tool_version=__version__, options_key=key)
-        if result["error"]:
-            result["row"] = _failed_row(task.source, result["error"])
-            report.failed.append((Path(task.source), result["error"]))
-        else:
-            report.rendered += 1
-            result["row"].update(file=Path(task.source).name, page=result["page"])
-        sessions[task.sid] = result
+        _record_result(state, task, result)
         bar.update(report.rendered + len(report.failed), len(report.failed))
         if time.monotonic() - last_save > SAVE_EVERY:
-            save_manifest(manifest_path, sessions, projects)
+            state.write_manifest()
             last_save = time.monotonic()
 
     try:
@@ -337,13 +396,32 @@ def _build(
     finally:
         bar.close()
         if tasks:  # a checkpoint: pages on disk and manifest agree even if listings fail
-            save_manifest(manifest_path, sessions, projects)
-    projects = _write_listings(out_dir, sessions, projects, options.theme)
-    save_manifest(manifest_path, sessions, projects)
-    sweep(out_dir, {e.get("page") for e in sessions.values()} | set(projects.values()))
-    report.sessions = len(sessions)
-    report.seconds = time.monotonic() - started
-    return report
+            state.write_manifest()
+
+
+def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> None:
+    """One task's result into the manifest and the report; a page that moved loses its old
+    file."""
+    old = state.sessions.get(task.sid) or {}
+    if old.get("page") and old.get("page") != result.get("page"):
+        delete_page(state.out_dir, old["page"])
+    result.update(tool_version=__version__, options_key=state.key)
+    if result["error"]:
+        result["row"] = _failed_row(task.source, result["error"])
+        state.report.failed.append((Path(task.source), result["error"]))
+    else:
+        state.report.rendered += 1
+        result["row"].update(file=Path(task.source).name, page=result["page"])
+    state.sessions[task.sid] = result
+
+
+def _finish_site(state: _BuildState, theme: str) -> None:
+    """The index and project pages from the manifest, the manifest saved, then the pages and
+    temp files no manifest entry owns (left by an interrupted build) swept away."""
+    state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme)
+    state.write_manifest()
+    pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
+    sweep(state.out_dir, pages)
 
 
 def _write_listings(
