@@ -21,7 +21,6 @@ import pytest
 
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
-from exporter.render.view import anchor_for
 from tests.browser_util import (
     CORPUS,
     PageServer,
@@ -33,6 +32,7 @@ from tests.browser_util import (
     render_fixture,
     retry_session,
 )
+from tests.page_anchors import anchor_for
 from tests.xss_corpus import corpus_text_markers
 
 pytest_plugins = ["tests.browser_util"]

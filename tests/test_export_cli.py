@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from exporter.cli import cli
 from exporter.fsutil import atomic_open, atomic_write_bytes
 from exporter.loader import load_session
-from exporter.render.view import anchor_for
 from tests.browser_util import (
     CORPUS,
     V1_FIXTURES,
@@ -25,6 +24,7 @@ from tests.browser_util import (
     parse_html,
     unicode_session,
 )
+from tests.page_anchors import anchor_for
 from tests.xss_corpus import build_corpus
 
 SAMPLER = "every-entry-type.jsonl"

@@ -25,7 +25,6 @@ from exporter.entries import CONTEXT_ENTRY_TYPES, MessageEntry
 from exporter.formatting import fmt_cost, fmt_int, one_line, show_controls
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
-from exporter.render.view import anchor_for
 from exporter.session import Session
 from exporter.usage import Usage, compute_stats
 from tests.browser_util import (
@@ -47,6 +46,7 @@ from tests.browser_util import (
     retry_session,
     unicode_session,
 )
+from tests.page_anchors import anchor_for
 
 every_fixture = pytest.mark.parametrize("name", ALL_PAGES)
 

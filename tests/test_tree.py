@@ -11,10 +11,10 @@ import pytest
 from exporter.entries import CompactionEntry, MessageEntry
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import render_session
-from exporter.render.view import anchor_for
 from exporter.session import Session
 from tests.browser_util import Element, parse_html
 from tests.conftest import Build, time_limit
+from tests.page_anchors import anchor_for
 
 
 def load(dump, lines) -> Session:

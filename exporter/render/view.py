@@ -604,8 +604,3 @@ def damaged_views(damaged: list[DamagedLine]) -> list[dict[str, Any]]:
             }
         )
     return views
-
-
-def anchor_for(session: Session, entry_id: str) -> str:
-    """The DOM id the page gives ``entry_id`` (for tests and tools that link into a page)."""
-    return build_anchors([e.id for e in session.entries])[entry_id]
