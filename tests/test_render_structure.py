@@ -1000,7 +1000,8 @@ def test_shipped_scripts_are_minified_and_still_parse(script: str, tmp_path) -> 
     the result must still be valid JavaScript (Node checks the syntax)."""
     import shutil
 
-    from exporter.render import asset_dir, shared_script
+    from exporter.render import asset_dir
+    from exporter.render.assets import shared_script
 
     js = shared_script(asset_dir("static"), script)
     source = (asset_dir("static") / script).read_text(encoding="utf-8")
@@ -2706,7 +2707,7 @@ def test_a_fold_that_starts_with_a_blank_line_keeps_it() -> None:
     began with a blank line showed one line fewer than its summary said."""
     from markupsafe import Markup
 
-    from exporter.render import pre_text
+    from exporter.render.environment import pre_text
 
     assert pre_text(Markup("\nx")) == "\n\nx" and pre_text(Markup("x\n")) == "x\n"
     command = (

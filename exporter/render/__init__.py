@@ -30,16 +30,12 @@ from exporter.render.assets import (
     NOSCRIPT_CSS,
     asset_dir,
     head_script,
-    minify_css,
     page_css_and_script,
 )
-from exporter.render.assets import shared_script as shared_script
 from exporter.render.chart import build_chart
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
 from exporter.render.environment import jinja_environment
-from exporter.render.environment import pre_text as pre_text
-from exporter.render.environment import time_tag as time_tag
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.tools import json_text
@@ -61,11 +57,6 @@ from exporter.usage import (
 )
 
 __all__ = ["RenderOptions", "asset_dir", "render_session"]
-
-# render/index.py imports these from here, by the names they had when they lived here.
-_csp = content_security_policy
-_environment = jinja_environment
-_minify_css = minify_css
 
 
 @dataclass(slots=True)

@@ -23,19 +23,12 @@ from markupsafe import Markup
 from exporter import __version__
 from exporter.entries import MessageEntry
 from exporter.formatting import fmt_cost, writable_page
-from exporter.render import (
-    _csp,
-    _environment,
-    _iso,
-    _minify_css,
-    asset_dir,
-    display_path,
-    head_script,
-    page_title,
-    shared_script,
-)
+from exporter.render import _iso, display_path, page_title
+from exporter.render.assets import asset_dir, head_script, minify_css, shared_script
 from exporter.render.chart import nice_ceiling, on_axis
+from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
+from exporter.render.environment import jinja_environment
 from exporter.session import Session, parse_time
 from exporter.usage import compute_stats, turn_usage
 
@@ -331,7 +324,7 @@ def render_listing(
     context = {
         "tool_version": __version__,
         "theme": theme,
-        "csp": _csp([css], [head_script(), js]),
+        "csp": content_security_policy([css], [head_script(), js]),
         "css": Markup(css),
         "head_js": Markup(head_script()),
         "js": Markup(js),
@@ -345,13 +338,13 @@ def render_listing(
         "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
         "chart": day_chart([r for r in rows if not r.get("error")]),
     }
-    return writable_page(_environment().get_template("index.html.j2").render(context))
+    return writable_page(jinja_environment().get_template("index.html.j2").render(context))
 
 
 @lru_cache(maxsize=1)
 def _assets() -> tuple[str, str]:
     """page.css (for the shared look and themes) + index.css, and the listing script."""
     folder = asset_dir("static")
-    css = _minify_css((folder / "page.css").read_text(encoding="utf-8"))
-    css += "\n" + _minify_css((folder / "index.css").read_text(encoding="utf-8"))
+    css = minify_css((folder / "page.css").read_text(encoding="utf-8"))
+    css += "\n" + minify_css((folder / "index.css").read_text(encoding="utf-8"))
     return css, shared_script(folder, "index.js")
