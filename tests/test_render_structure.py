@@ -2461,8 +2461,9 @@ def test_a_separate_tree_says_why_it_is_one() -> None:
     assert forks_at == ["root", "separate tree", "separate tree", "separate tree"]
 
 
-def test_forks_at_says_what_the_fork_is_on_hover() -> None:
-    """The table's "Forks at" showed a bare id; its link now says what is there."""
+def test_forks_at_says_what_the_fork_is() -> None:
+    """The table's "Forks at" showed a bare id (visual review 2026-12-01): its link now
+    says what is there, and its id and more of its text on hover."""
     from exporter.render import display_path
     from exporter.render.view import PageBuilder
 
@@ -2470,14 +2471,14 @@ def test_forks_at_says_what_the_fork_is_on_hover() -> None:
     html = render_fixture("pi-branched-2.jsonl")
     builder = PageBuilder(session, display_path)
     table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
-    links = re.findall(
-        r'<td><a href="#[^"]+" title="([^"]*)" aria-label="([^"]*)">([^<]+)</a></td>', table
-    )
+    links = re.findall(r'<td><a href="#([^"]+)" title="([^"]*)">([^<]+)</a></td>', table)
     assert len(links) == len(session.leaf_ids) - 1
-    for title, label, fork in links:
-        assert html_module.unescape(title) == one_line(builder.row_text(fork), 80)
-        # a screen reader's list of links said only the id
-        assert html_module.unescape(label) == f"entry {fork}: {html_module.unescape(title)}"
+    ids = {builder.anchor(entry.id): entry.id for entry in session.entries}
+    for anchor, title, text in links:
+        fork = ids[anchor]
+        row = builder.row_text(fork)
+        assert html_module.unescape(title) == f"entry {fork}: {one_line(row, 80)}"
+        assert html_module.unescape(text) == one_line(row, 40) != fork
 
 
 def test_an_inner_leaf_ends_the_transcript_and_what_follows_it_branches() -> None:

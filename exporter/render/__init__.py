@@ -254,6 +254,7 @@ def _usage_scopes(stats: SessionStats) -> list[dict[str, Any]]:
 
 
 BRANCH_TABLE_OPEN_MAX = 20
+FORK_TEXT_CHARS = 40  # of the fork's entry in the branch table's "Forks at"
 
 
 def _branch_table(stats: SessionStats, builder: PageBuilder) -> dict[str, Any]:
@@ -274,9 +275,12 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
     return {
         "active": b.branch.is_active,
         "fork_anchor": builder.anchor(fork) if fork else None,
-        # the main line starts at the root; another root's line is a tree of its own
-        "fork_text": fork or ("root" if b.branch.is_active else "separate tree"),
-        "fork_title": one_line(builder.row_text(fork), 80) if fork else None,
+        # what is there, not a bare id (the id and more of the text on hover); the main line
+        # starts at the root, another root's line is a tree of its own
+        "fork_text": one_line(builder.row_text(fork), FORK_TEXT_CHARS)
+        if fork
+        else ("root" if b.branch.is_active else "separate tree"),
+        "fork_title": f"entry {fork}: {one_line(builder.row_text(fork), 80)}" if fork else None,
         "first_prompt": builder.branch_title(b.branch.entry_ids),
         "link": builder.anchor(first),
         "labels": b.labels,
