@@ -38,7 +38,9 @@ def js_truthy(value: Any) -> bool:
     """JavaScript's truthiness, which Pi's own checks use (``if (entry.label)``)."""
     if value is None or isinstance(value, bool):
         return bool(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):  # (math.isnan would make it a float: past 1e308 it overflows)
+        return value != 0
+    if isinstance(value, float):
         return value != 0 and not math.isnan(value)
     if isinstance(value, str):
         return value != ""

@@ -614,3 +614,28 @@ def test_running_out_of_memory_is_one_line_and_the_listing_goes_on(
     rows = {Path(r["path"]).name: r for r in map(json.loads, listing.stdout.splitlines())}
     assert rows["huge.jsonl"]["error"] == exporter.discover.TOO_BIG
     assert rows[good.name]["messages"] == 1
+
+
+def test_integers_past_float_range_in_flags_load_and_render(tmp_path: Path) -> None:
+    """Pi reads a custom message's ``display`` and a label's ``label`` by truthiness; an
+    integer past 1e308 there was turned into a float to test it for NaN and overflowed: a
+    traceback for the label, an entry "could not be shown" for the display (fuzzing
+    2026-12-01)."""
+    huge = "1" + "0" * 400
+    lines = [
+        json.dumps(_header()),
+        json.dumps(_user("u", None, "hi")),
+        '{"type":"custom_message","id":"c","parentId":"u","timestamp":"2026-01-01T00:00:02Z",'
+        f'"customType":"x","content":"shown","display":{huge}}}',
+        '{"type":"label","id":"l","parentId":"c","timestamp":"2026-01-01T00:00:03Z",'
+        f'"targetId":"u","label":{huge}}}',
+    ]
+    path = tmp_path / "huge.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "huge.html"
+    done = CliRunner().invoke(cli, ["export", str(path), "-o", str(out)])
+    assert done.exit_code == 0 and "could not be shown" not in done.output, done.output
+    page = out.read_text(encoding="utf-8")
+    assert all(f'data-entry-id="{i}"' in page for i in "ucl")
+    (opening,) = re.findall(r'<article [^>]*data-entry-id="c"[^>]*>', page)
+    assert "hide-default" not in opening  # displayed: a huge number is truthy, as in Pi
