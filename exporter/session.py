@@ -30,6 +30,7 @@ from exporter.session_parts import (
     ToolCallRef,
     ids_on_damaged_lines,
     parse_time,
+    quoted_id,
 )
 
 __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", "parse_time"]
@@ -122,8 +123,8 @@ class Session:
                     Diagnostic(
                         entry.line,
                         "duplicate-id",
-                        f"id {original!r} already used on line {by_id[original].line}; "
-                        f"kept as {entry.id!r}",
+                        f"id {quoted_id(original)} already used on line "
+                        f"{by_id[original].line}; kept as {quoted_id(entry.id)}",
                     )
                 )
             by_id[entry.id] = entry
@@ -149,7 +150,8 @@ class Session:
                     Diagnostic(
                         entry.line,
                         "orphan",
-                        f"parent {pid!r} of entry {entry.id!r} {where}; shown as a root",
+                        f"parent {quoted_id(pid)} of entry {quoted_id(entry.id)} {where}; "
+                        "shown as a root",
                     )
                 )
             else:
@@ -195,7 +197,7 @@ class Session:
                     Diagnostic(
                         line_of[cut],
                         "cycle",
-                        f"parentId cycle through {len(cycle)} entries; entry {cut!r} "
+                        f"parentId cycle through {len(cycle)} entries; entry {quoted_id(cut)} "
                         "made a root to break it",
                     )
                 )

@@ -33,6 +33,14 @@ class Diagnostic:
         return f"{where}{self.message} [{self.kind}]"
 
 
+def quoted_id(value: str, limit: int = 60) -> str:
+    """An id as a diagnostic quotes it: whole when short, else its start and its length (a
+    damaged file's megabyte-long id was written out whole, in every warning naming it)."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
+
+
 @dataclass(slots=True)
 class Branch:
     """One line of the page, ending at a leaf, and the entries that only it owns.

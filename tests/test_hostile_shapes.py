@@ -639,3 +639,21 @@ def test_integers_past_float_range_in_flags_load_and_render(tmp_path: Path) -> N
     assert all(f'data-entry-id="{i}"' in page for i in "ucl")
     (opening,) = re.findall(r'<article [^>]*data-entry-id="c"[^>]*>', page)
     assert "hide-default" not in opening  # displayed: a huge number is truthy, as in Pi
+
+
+def test_a_huge_id_is_quoted_short_in_warnings(tmp_path: Path) -> None:
+    """Each warning naming an entry quoted its id whole: two entries sharing a 1 MB id wrote
+    4 MB of warnings to the terminal (fuzzing 2026-12-01)."""
+    huge = "x" * 100_000
+    lines = [
+        json.dumps(_header()),
+        json.dumps(_user(huge, None, "first")),
+        json.dumps(_user(huge, huge + "y", "second")),
+    ]
+    path = tmp_path / "ids.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = CliRunner().invoke(cli, ["export", str(path), "-o", str(tmp_path / "ids.html")])
+    assert done.exit_code == 0, done.output[:500]
+    warnings = [line for line in done.output.splitlines() if "warning:" in line]
+    assert len(warnings) == 2 and all(len(line) < 400 for line in warnings), warnings
+    assert "(100,000 characters) already used on line 2" in warnings[0]
