@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.2.10"
+__version__ = "0.2.11"
 
 from exporter.loader import SessionFormatError, load_session, parse_session_bytes
 from exporter.session import Diagnostic, Entry, Session
