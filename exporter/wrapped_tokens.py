@@ -46,6 +46,9 @@ _TAIL = re.compile(rf"{_EDGE}\r?\n{_EDGE}([A-Za-z0-9_.\-]{{1,1000}})")
 #: border. Only such a run can go on at the start of the next line.
 _FILLS_LINE = re.compile(rf"(?:[ \t]?[{_BORDER}][ \t]{{0,200}})?\r?\n")
 _MAX_LINES = 12  # a wrapped token is joined over at most this many lines (a JWT is long)
+#: Joins over three or more lines that found no token, after which a text's heads are joined
+#: to one line only (as before): every line of a wide block a head made each try 11 lines.
+_MAX_FAILED_JOINS = 2000
 
 
 def _random_looking(run: str) -> bool:
@@ -55,17 +58,19 @@ def _random_looking(run: str) -> bool:
     return len(run) >= 8 and looks_random(run)
 
 
-def _more_runs(text: str, width: int, at: int) -> list[tuple[int, str]]:
+def _more_runs(text: str, width: int, at: int, need: int) -> list[tuple[int, str]]:
     """After a first run that ends at ``at`` and fills its line, the runs that open the lines
     after it, with where each starts, while each fills its line up to the head's column,
-    ``width`` (a wrap's lines all end there; its last is shorter). No box or terminal wraps
-    tokens narrower than the shortest one, so the caller asks only for wider lines."""
+    ``width`` (a wrap's lines all end there; its last is shorter), and until they hold
+    ``need`` more characters (a format's fixed length). No box or terminal wraps tokens
+    narrower than the shortest one, so the caller asks only for wider lines."""
     runs: list[tuple[int, str]] = []
-    while len(runs) < _MAX_LINES - 2 and at - text.rfind("\n", 0, at) - 1 == width:
+    while need > 0 and len(runs) < _MAX_LINES - 2 and at - text.rfind("\n", 0, at) - 1 == width:
         tail = _TAIL.match(text, at)
         if tail is None:
             break
         runs.append((tail.start(1), tail.group(1)))
+        need -= len(tail.group(1))
         at = tail.end()
         if not _FILLS_LINE.match(text, at):
             break
@@ -98,23 +103,30 @@ class WrappedTokenDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if "\n" not in text:
             return
-        skip_to = 0
+        skip_to, failed_joins = 0, 0
         for head in _HEAD.finditer(text):
             end = head.end()
-            if end <= skip_to:  # a line that an earlier head's join already took
+            if end <= skip_to:  # a line of the token found before: not a head of its own
                 continue
             tail = _TAIL.match(text, end)
             if tail is None:
                 continue
             width = end - text.rfind("\n", 0, end) - 1
-            if width >= _SHORTEST and _FILLS_LINE.match(text, tail.end()):
-                runs = [(tail.start(1), tail.group(1)), *_more_runs(text, width, tail.end())]
-                skip_to = runs[-1][0]  # each line is joined once (every line a head)
+            more = failed_joins < _MAX_FAILED_JOINS and width >= _SHORTEST
+            if more and _FILLS_LINE.match(text, tail.end()):
+                full = _PREFIXES[head.group(1)] or 10**9
+                need = full - len(head.group()) - len(tail.group(1))
+                runs = [(tail.start(1), tail.group(1)), *_more_runs(text, width, tail.end(), need)]
             elif end - head.start() + tail.end() - tail.start(1) < _SHORTEST:
                 continue  # (most heads: checked before any list or call)
             else:
                 runs = [(tail.start(1), tail.group(1))]
-            yield from self._spans(head, runs)
+            spans = list(self._spans(head, runs))
+            if len(runs) > 1 and not spans:
+                failed_joins += 1
+            if spans:  # the lines this token took hold no head of another
+                skip_to = spans[-1][0]
+            yield from spans
 
     def _spans(self, head: re.Match[str], runs: list[tuple[int, str]]) -> Iterator[Span]:
         """The head's and each run's part of the token they make together, if they do."""

@@ -784,6 +784,8 @@ FAST_SHAPES = {
     "eyJ-repeated": lambda: "eyJ" * (N // 6) + "." + "eyJ" * (N // 6),
     "wrapped-heads": lambda: " eyJ\n" * (N // 5),  # every line a head and a tail to join
     "wrapped-long-heads": lambda: (" ghp_" + "a" * 2000 + "\n") * (N // 2006),
+    # every line of a block wide enough to wrap a token is a head: each joins up to 11 lines
+    "wrapped-wide-heads": lambda: (" eyJ" + "a" * 16 + "\n") * (N // 21),
     # spaces after a head, not ending at a line break: each run was split every way
     "wrapped-head-then-spaces": lambda: ("ghp_abc" + " " * 40_000 + "x\n") * (N // 40_009),
     "pem-begin-repeated": lambda: "-----BEGIN RSA PRIVATE KEY-----" * (N // 31),
@@ -997,9 +999,39 @@ def test_a_token_wrapped_over_more_lines_loses_every_part(text: str, parts: list
     ids=["other-column", "after-the-short-line"],
 )
 def test_a_wrapped_token_stops_at_its_last_line(text: str) -> None:
+    """A join that took the next line's word would redact it; it must not take more."""
     found = [text[f.start : f.end] for f in scan(text)]
     assert all(word not in part for part in found for word in ("NextWordHere", "Following"))
     assert found, "the token itself is found"
+
+
+_GHP_A = "ghp_Xq7Lm2Rt9Kp4Zs8Vn3Wb6Yc1Hd5Jf0Ga2Ue7"
+_GHP_B = "ghp_Pm3Qz8Lw1Ns6Tr4Vy9Kb2Hx7Cd5Fg0Je3Ua8"
+_HF = "hf_RUVayXlhta6qjF9NYJuoH4MWu6IUghEHkn"
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # two keys in a 20-column box: the first join ran on over the second's lines
+        (
+            "\n".join(f"\u2502 {p} \u2502" for p in _wrap(_GHP_A, 20) + _wrap(_GHP_B, 20)),
+            _wrap(_GHP_A, 20) + _wrap(_GHP_B, 20),
+        ),
+        # a whole token filling its line, then a key wrapped over three lines
+        (
+            f"{_HF}\n sk-proj-QHCttmKiBFkwjP8DawbZtjI4fKzv\n814e0u00yfHfftjPyEg8\nend\n",
+            [_HF, "sk-proj-QHCttmKiBFkwjP8DawbZtjI4fKzv", "814e0u00yfHfftjPyEg8"],
+        ),
+    ],
+    ids=["two-keys-in-a-box", "whole-token-then-wrapped-key"],
+)
+def test_the_lines_a_failed_or_shorter_join_looked_at_are_still_heads(
+    text: str, parts: list[str]
+) -> None:
+    """Lines a join looked at were skipped as heads even when it found no token there, or
+    a shorter one: the second token went out in clear (delta review 2026-12-01)."""
+    assert [text[f.start : f.end] for f in scan(text)] == parts
 
 
 def test_every_wrapped_prefix_has_a_pre_check_and_a_format() -> None:
