@@ -34,11 +34,12 @@ class Diagnostic:
 
 
 def quoted_id(value: str, limit: int = 60) -> str:
-    """An id as a diagnostic quotes it: whole when short, else its start and its length (a
-    damaged file's megabyte-long id was written out whole, in every warning naming it)."""
+    """An id as a diagnostic quotes it: whole when short, else its start, its end (where a
+    renamed duplicate's ``~2`` is) and its length (a damaged file's megabyte-long id was
+    written out whole, in every warning naming it)."""
     if len(value) <= limit:
         return repr(value)
-    return f"{value[:limit]!r}… ({len(value):,} characters)"
+    return f"{value[:limit]!r}…{value[-8:]!r} ({len(value):,} characters)"
 
 
 @dataclass(slots=True)

@@ -894,6 +894,34 @@ def test_right_to_left_messages_read_right_to_left(view: Viewer, page_server: Pa
     assert left <= 2 < right, (left, right)  # an English one as before
     summary = page.locator("details.branch > summary").first
     assert summary.locator("bdi").evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    # the branch table's "Forks at" quotes the fork entry: its text stays apart from the "…"
+    forks_at = page.locator("table.branches td:nth-child(2) > a").first
+    assert forks_at.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    clean(view)
+
+
+def test_a_long_unbroken_forks_at_text_wraps_on_a_phone(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """A fork entry whose text is a path or an address had no place to break: the column
+    pushed the first prompts out of a phone's view and out of print (delta review
+    2026-12-01)."""
+    stamp = "2025-01-01T00:00:0{}Z"
+
+    def user(entry_id: str, parent: str | None, text: str, second: int) -> str:
+        message = {"role": "user", "content": text}
+        line = {"type": "message", "id": entry_id, "parentId": parent, "message": message}
+        return json.dumps({**line, "timestamp": stamp.format(second)})
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": stamp.format(0)}
+    path = "https://example.com/" + "VeryLongDirectoryName" * 8
+    lines = [json.dumps(header), user("u1", None, path, 1), user("b1", "u1", "one", 2),
+             user("u2", "u1", "two", 3)]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    page = view.open(page_server.publish("forks-at.html", html), viewport=PHONE, is_mobile=True)
+    cell = page.locator("table.branches tbody tr:not(.active) td:nth-child(2)").first
+    assert "example.com/VeryLong" in cell.inner_text()
+    assert cell.evaluate("c => c.getBoundingClientRect().width") < 200
     clean(view)
 
 
