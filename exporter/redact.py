@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exporter.detectors import CONTEXT_DETECTORS, DETECTOR_VERSION, Finding, Scanner
-from exporter.entries import DamagedLine, Entry
+from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
@@ -73,6 +73,31 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "attachments_omitted": "binary attachments omitted (not scannable)",
 }
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+#: The names Pi's format gives its fields (entries, messages, content blocks, usage): never
+#: a secret, and a copy whose ``parentId`` became ``p[REDACTED…]Id`` (a short --secret, a
+#: user name) lost its tree without a word. Other keys (tool arguments, details) are scanned.
+_FORMAT_KEYS = frozenset(
+    {"api", "arguments", "branchedFrom", "cacheRead", "cacheWrite", "cancelled", "command",
+     "content", "cost", "customType", "cwd", "data", "details", "display", "errorMessage",
+     "excludeFromContext", "exitCode", "firstKeptEntryId", "firstKeptEntryIndex", "fromHook",
+     "fromId", "fullOutputPath", "id", "input", "isError", "label", "leafId", "message",
+     "mimeType", "model", "modelId", "name", "output", "parentId", "parentSession",
+     "partialJson", "provider", "redacted", "responseModel", "role", "stopReason", "summary",
+     "targetId", "text", "textSignature", "thinking", "thinkingLevel", "thinkingSignature",
+     "timestamp", "tokensBefore", "toolCallId", "toolName", "total", "totalTokens",
+     "truncated", "type", "usage", "version"}
+)  # fmt: skip
+#: Values of the format's own vocabulary, kept as they are for the same reason (a --secret
+#: "user" turned every user message into a message of role "[REDACTED…]").
+_FORMAT_VALUES = {
+    "role": frozenset(
+        {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary",
+         "compactionSummary", "system"}
+    ),
+    "type": KNOWN_ENTRY_TYPES
+    | {"text", "thinking", "toolCall", "image", "redacted_thinking", "tool_use", "tool_result"},
+    "stopReason": frozenset({"stop", "length", "toolUse", "error", "aborted"}),
+}  # fmt: skip
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWNER_HOME = re.compile(  # also Fedora Atomic's /var/home and WSL's /mnt/c/Users
     r"((?:/var)?/home/[^/]+|/Users/[^/]+|/root|/mnt/[a-z]/Users/[^/]+"
@@ -335,7 +360,9 @@ class _Redactor:
                         # there): placeholders are stable, so links between entries hold
                         keep = key in opaque and _BASE64.fullmatch(value)
                         field = value_name if key == value_key else key
-                        if key in encoded and _BASE64.fullmatch(value) and self.active:
+                        if value in _FORMAT_VALUES.get(key, ()):
+                            target[new_key] = value  # the format's own word, not text
+                        elif key in encoded and _BASE64.fullmatch(value) and self.active:
                             target[new_key] = self._encoded_text(value, entry_id, here)
                         else:
                             target[new_key] = (
@@ -367,7 +394,7 @@ class _Redactor:
         return copy
 
     def _key(self, key: str, entry_id: str | None, node: _Node) -> str:
-        if not self.active or key in self.same_keys:
+        if not self.active or key in self.same_keys or key in _FORMAT_KEYS:
             return key
         new = self.text(key, entry_id, node, None)
         if new == key:
@@ -536,7 +563,8 @@ def _redact_pass(
             value = json.loads(text)
         except (ValueError, RecursionError):
             return scrubbed(_unescaped(text))
-        redacted = redactor.record({"line": value}, None)["line"]
+        # (under an empty key: a "line" key was redacted too, by a --secret "line")
+        redacted = redactor.record({"": value}, None)[""]
         return scrubbed(json.dumps(redacted, ensure_ascii=False))
 
     result.damaged = [

@@ -1037,3 +1037,36 @@ def test_redact_never_drops_its_copy_among_pis_sessions(
     elsewhere = tmp_path / "copy.jsonl"
     assert CliRunner().invoke(cli, [*args, "-o", str(elsewhere)]).exit_code == 0
     assert elsewhere.exists()
+
+
+def test_a_given_secret_inside_the_format_s_own_words_leaves_them_alone(tmp_path: Path) -> None:
+    """Keys and fixed values of Pi's format were redacted like text: `--secret arent` made
+    every `parentId` a `p[REDACTED…]Id` (the copy lost its tree), `--secret user` gave user
+    messages a redacted role; and a damaged line that is JSON met a KeyError when a secret
+    was "line" (fuzzing 2026-12-01)."""
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/x"},
+        {"type": "message", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "the user parent line: arent-sage"}},
+        {"type": "message", "id": "b", "parentId": "a", "timestamp": "2025-01-01T00:00:02Z",
+         "message": {"role": "assistant", "stopReason": "stop",
+                     "content": [{"type": "text", "text": "ok"}]}},
+    ]  # fmt: skip
+    source = tmp_path / "s.jsonl"
+    source.write_text("\n".join(map(json.dumps, lines)) + "\n[]\n", encoding="utf-8")
+    secrets = [
+        arg for word in ("arent", "user", "sage", "line", "stop") for arg in ("--secret", word)
+    ]
+    out = tmp_path / "copy.jsonl"
+    done = CliRunner().invoke(cli, ["redact", str(source), "-o", str(out), *secrets])
+    assert done.exit_code == 0, done.output
+    copied = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [set(c) for c in copied] == [set(line) for line in lines]  # every key as written
+    assert copied[1]["message"]["role"] == "user" and copied[2]["parentId"] == "a"
+    assert copied[2]["message"]["stopReason"] == "stop"
+    said = copied[1]["message"]["content"]
+    assert all(word not in said for word in ("arent", "user", "sage", "line")), said
+    page = tmp_path / "page.html"
+    shown = CliRunner().invoke(cli, ["export", str(source), "-o", str(page), "--redact", *secrets])
+    assert shown.exit_code == 0 and "Traceback" not in shown.output, shown.output
