@@ -406,7 +406,8 @@ class PageBuilder:
             view.parts, view.html = [], None
             view.notes.append(
                 f"This entry could not be shown ({type(error).__name__}); it is whole in the "
-                "embedded JSONL (Download JSONL)."
+                "session file (and in this page's Download JSONL, unless it was made "
+                "without it)."
             )
         return view
 
