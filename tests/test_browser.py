@@ -866,23 +866,27 @@ def test_a_wide_screen_centres_the_text_and_widens_the_outline(
     clean(view)
 
 
+def _prompts_page(prompts: list[tuple[str, str | None, str]]) -> str:
+    """The page of a session of user prompts ``(id, parentId, text)``, a second apart."""
+    stamp = "2025-01-01T00:00:{:02}Z"
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": stamp.format(0)}
+    lines = [json.dumps(header)]
+    for second, (entry_id, parent, text) in enumerate(prompts, 1):
+        message = {"role": "user", "content": text}
+        line = {"type": "message", "id": entry_id, "parentId": parent, "message": message}
+        lines.append(json.dumps({**line, "timestamp": stamp.format(second)}))
+    return render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+
+
 def test_right_to_left_messages_read_right_to_left(view: Viewer, page_server: PageServer) -> None:
     """A Hebrew message was laid out left to right (its runs in the wrong order, its full
     stop on the wrong side), and an Arabic branch title pulled the block's entry count into
     it ("Branch 2 · 3 تجربة entries")."""
-    stamp = "2025-01-01T00:00:0{}Z"
     hebrew = "מה שלומך? אני רוצה לתקן את הקובץ config.json (בבקשה)."
-
-    def user(entry_id: str, parent: str | None, text: str, second: int) -> str:
-        message = {"role": "user", "content": text}
-        line = {"type": "message", "id": entry_id, "parentId": parent, "message": message}
-        return json.dumps({**line, "timestamp": stamp.format(second)})
-
-    header = {"type": "session", "version": 3, "id": "s", "timestamp": stamp.format(0)}
-    lines = [json.dumps(header), user("u1", None, "start", 1), user("b1", "u1", "تجربة 3", 2),
-             user("b2", "b1", "more", 3), user("u2", "u1", hebrew, 4),
-             user("u3", "u2", "An English reply (fine).", 5)]  # fmt: skip
-    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    html = _prompts_page(
+        [("u1", None, "start"), ("b1", "u1", "تجربة 3"), ("b2", "b1", "more"),
+         ("u2", "u1", hebrew), ("u3", "u2", "An English reply (fine).")]
+    )  # fmt: skip
     page = view.open(page_server.publish("rtl.html", html))
     sides = """id => { const p = document.querySelector(`[data-entry-id="${id}"] .md p`);
       const r = document.createRange(); r.selectNodeContents(p);
@@ -906,18 +910,8 @@ def test_a_long_unbroken_forks_at_text_wraps_on_a_phone(
     """A fork entry whose text is a path or an address had no place to break: the column
     pushed the first prompts out of a phone's view and out of print (delta review
     2026-12-01)."""
-    stamp = "2025-01-01T00:00:0{}Z"
-
-    def user(entry_id: str, parent: str | None, text: str, second: int) -> str:
-        message = {"role": "user", "content": text}
-        line = {"type": "message", "id": entry_id, "parentId": parent, "message": message}
-        return json.dumps({**line, "timestamp": stamp.format(second)})
-
-    header = {"type": "session", "version": 3, "id": "s", "timestamp": stamp.format(0)}
     path = "https://example.com/" + "VeryLongDirectoryName" * 8
-    lines = [json.dumps(header), user("u1", None, path, 1), user("b1", "u1", "one", 2),
-             user("u2", "u1", "two", 3)]  # fmt: skip
-    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    html = _prompts_page([("u1", None, path), ("b1", "u1", "one"), ("u2", "u1", "two")])
     page = view.open(page_server.publish("forks-at.html", html), viewport=PHONE, is_mobile=True)
     cell = page.locator("table.branches tbody tr:not(.active) td:nth-child(2)").first
     assert "example.com/VeryLong" in cell.inner_text()

@@ -51,12 +51,11 @@ class RemoteState:
             return
         self.manifest = {p: e for p, e in sessions.items() if isinstance(e, dict)}
         odd = [path for path, entry in self.manifest.items() if _clean_counts(entry)]
-        if odd:
-            self.problems.append(
-                f"remote manifest.json: {plural(len(odd), 'entry', 'entries')} with replacement "
-                f"counts that are not whole numbers (first: {min(odd)}); those counts are "
-                "left out of the card"
-            )
+        self._say_odd(
+            odd,
+            f"remote manifest.json: {plural(len(odd), 'entry', 'entries')} with replacement "
+            "counts that are not whole numbers; those counts are left out of the card",
+        )
         card = doc.get("card_oid")
         self.card_oid = card if isinstance(card, str) else None
 
@@ -69,12 +68,16 @@ class RemoteState:
             if isinstance(row, dict) and isinstance(row.get("path"), str):
                 self.rows[row["path"]] = row
         odd = [path for path, row in self.rows.items() if _clean_row(row)]
-        if odd:
-            self.problems.append(
-                f"remote index.jsonl: {plural(len(odd), 'row')} with fields of the wrong type "
-                f'(first: {min(odd)}); those fields are written back empty (0, "" or null) '
-                "unless this run publishes the session again"
-            )
+        self._say_odd(
+            odd,
+            f"remote index.jsonl: {plural(len(odd), 'row')} with fields of the wrong type; "
+            'those fields are written back empty (0, "" or null) unless this run publishes '
+            "the session again",
+        )
+
+    def _say_odd(self, paths: list[str], what: str) -> None:
+        if paths:
+            self.problems.append(f"{what} (first: {min(paths)})")
 
 
 _EMPTY: dict[Any, Any] = {int: 0, float: 0.0, str: "", list: []}
