@@ -78,7 +78,7 @@ def _more_runs(text: str, width: int, at: int, need: int) -> list[tuple[int, str
 
 
 class WrappedTokenDetector(Detector):
-    """Both halves of a token broken over a line break (see the module doc)."""
+    """Every part of a token broken over line breaks (see the module doc)."""
 
     by_shape = True
     name = "wrapped-token"
