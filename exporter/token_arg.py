@@ -26,10 +26,10 @@ STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
 def stdin_reader(session: str | None, options: Mapping[str, Any]) -> str | None:
-    """Which other argument reads stdin (SESSION ``-``, a ``--secret`` or ``--env-file``
-    file), if one does."""
-    if session == "-":
-        return "SESSION -"
+    """Which other argument reads stdin (SESSION ``-`` or ``/dev/stdin``, a ``--secret`` or
+    ``--env-file`` file), if one does: the same names count for each."""
+    if session in STDIN_NAMES:  # `-`, or a name of stdin itself
+        return f"SESSION {session}"
     for option in ("secret", "env_file"):
         for value in options.get(option) or ():
             if str(value) in STDIN_NAMES:

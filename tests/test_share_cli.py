@@ -845,6 +845,7 @@ def test_a_token_piped_to_token_dash_is_sent_and_never_in_argv(
         # two lines: a pasted file with more than the token is refused, unprinted
         (["--token", "-"], "ghp_FAKEFAKE\nsecond\n", "spaces or control characters"),
         (["-", "--token", "-"], "", "--token - and SESSION - both read stdin"),
+        (["/dev/stdin", "--token", "-"], "", "--token - and SESSION /dev/stdin both read stdin"),
         # the token took all of stdin and the file read nothing (delta review 2026-12-01)
         (
             ["--token", "-", "--env-file", "/dev/stdin"],
@@ -856,7 +857,7 @@ def test_a_token_piped_to_token_dash_is_sent_and_never_in_argv(
 def test_token_dash_without_a_usable_token_is_one_clear_error(
     fake: FakeGitHub, env: dict, args: list[str], stdin: str, said: str
 ) -> None:
-    session = [] if "-" in args[:1] else [str(FIXTURE)]
+    session = [] if args[0] in ("-", "/dev/stdin") else [str(FIXTURE)]
     result = CliRunner().invoke(cli, ["share", *session, *args, "--api-url", fake.base_url],
                                 input=stdin)  # fmt: skip
     assert result.exit_code == 1, result.output
