@@ -272,15 +272,16 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
     """One branch's row: where it forks, what it is about, its size, cost and last activity."""
     first = b.branch.entry_ids[0] if b.branch.entry_ids else b.branch.leaf_id
     fork = b.branch.fork_id
+    said = builder.row_text(fork) if fork else ""
     return {
         "active": b.branch.is_active,
         "fork_anchor": builder.anchor(fork) if fork else None,
         # what is there, not a bare id (the id and more of the text on hover); the main line
         # starts at the root, another root's line is a tree of its own
-        "fork_text": one_line(builder.row_text(fork), FORK_TEXT_CHARS)
+        "fork_text": one_line(said, FORK_TEXT_CHARS)
         if fork
         else ("root" if b.branch.is_active else "separate tree"),
-        "fork_title": f"entry {fork}: {one_line(builder.row_text(fork), 80)}" if fork else None,
+        "fork_title": f"entry {fork}: {one_line(said, 80)}" if fork else None,
         "first_prompt": builder.branch_title(b.branch.entry_ids),
         "link": builder.anchor(first),
         "labels": b.labels,
