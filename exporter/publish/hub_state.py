@@ -80,9 +80,6 @@ class RemoteState:
             self.problems.append(f"{what} (first: {min(paths)})")
 
 
-_EMPTY: dict[Any, Any] = {int: 0, float: 0.0, str: "", list: []}
-
-
 def _fits(value: Any, kind: type | tuple[type, ...]) -> bool:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool):  # JSON's true is not a count
@@ -100,7 +97,7 @@ def _clean_row(row: dict[str, Any]) -> bool:
     changed = False
     for name, kind in INDEX_FIELDS.items():
         if name in row and not _fits(row[name], kind):
-            row[name] = None if isinstance(kind, tuple) else _EMPTY[kind]
+            row[name] = None if isinstance(kind, tuple) else kind()  # 0, 0.0, "" or a new []
             changed = True
     return changed
 
