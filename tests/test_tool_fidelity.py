@@ -136,3 +136,22 @@ def test_what_a_built_in_view_shows_is_judged_by_the_value() -> None:
     assert '"offset": 2.5' in text and '"limit": 0' in text
     assert '"fullOutputPath": 12345' in text and "output truncated by Pi" in text
     assert "truncated this file" not in text
+
+
+def test_a_shell_output_opens_with_its_first_line_of_text() -> None:
+    """`npm run build 2>&1 | tail -3` prints a blank first line, and every such box opened
+    with an empty row; Pi drops it too. Both bash calls and `!cmd` entries."""
+    call = {"type": "toolCall", "id": "c1", "name": "bash",
+            "arguments": {"command": "npm run build 2>&1 | tail -3"}}  # fmt: skip
+    output = "\n \t\r\n\nbuilt ok\n\n  indented\n\n"
+    page = _page([call], [{"toolCallId": "c1", "toolName": "bash",
+                           "content": [{"type": "text", "text": output}]}])  # fmt: skip
+    assert '<pre class="out">built ok\n\n  indented</pre>' in page
+    shell = {"role": "bashExecution", "command": "make", "output": output, "exitCode": 0}
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "id": "b", "parentId": None, "timestamp": T0 + "1Z", "message": shell},
+    ]
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    page = render_session(parse_session_bytes(data))
+    assert '<pre class="out">built ok\n\n  indented</pre>' in page

@@ -28,7 +28,7 @@ from exporter.entries import (
 )
 from exporter.formatting import fmt_cost, fmt_int, one_line
 from exporter.render.entry_lines import only_tool_calls, split_skill
-from exporter.render.folding import fold_command, fold_text
+from exporter.render.folding import fold_command, fold_text, terminal_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
 from exporter.render.prose_fold import fold_prose
@@ -137,7 +137,7 @@ def _message(
     elif role == "bashExecution":
         view.kind = "bashExecution"
         view.html, command_rest = fold_command(entry.command)
-        output = fold_text(entry.output, 12, tail=True)
+        output = fold_text(terminal_text(entry.output), 12, tail=True)
         view.parts = [Part("output", html=None)]
         view.parts[0].tool = ToolView(
             call_id="", name="bash", kind="bashExecution", output=output, command_rest=command_rest

@@ -154,6 +154,16 @@ def _raw_lines(text: str) -> list[str]:
     return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")  # 7x faster
 
 
+_LEADING_BLANK_LINES = re.compile(r"(?:[ \t\r]*\n)+")
+
+
+def terminal_text(text: str) -> str:
+    """A shell's output without the blank lines it opens with (`cmd 2>&1 | tail -3` prints an
+    empty first row) and its closing line breaks: whitespace a reader cannot tell apart."""
+    match = _LEADING_BLANK_LINES.match(text)
+    return (text[match.end() :] if match else text).rstrip("\r\n")
+
+
 def fold_text(text: str, keep: int, *, tail: bool = False) -> Folded:
     """Plain text folded by lines, or inside a line when the lines to show are too long."""
     lines = _raw_lines(text)

@@ -17,7 +17,14 @@ from typing import Any
 from markupsafe import Markup
 
 from exporter.entries import MessageEntry, as_dict, as_str
-from exporter.render.folding import Folded, fold, fold_code, fold_command, fold_text
+from exporter.render.folding import (
+    Folded,
+    fold,
+    fold_code,
+    fold_command,
+    fold_text,
+    terminal_text,
+)
 from exporter.render.markup import highlight, language_for_path, safe_image_src
 from exporter.render.odd_values import odd_values
 
@@ -242,7 +249,7 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         where = f" (full output: {show(full)})" if full else ""
         view.notes.append(f"output truncated by Pi{where}")
         view.read_details |= {"truncation", "fullOutputPath"} if full else {"truncation"}
-    text = _result_text(result).rstrip("\n")
+    text = terminal_text(_result_text(result))
     match = _EXIT_CODE.search(text[-200:])
     if match:
         view.exit_code = int(match.group(1))
