@@ -1635,6 +1635,11 @@ def test_phone_floating_link_leads_back_to_the_outline(
     page.mouse.wheel(0, 6000)
     page.wait_for_timeout(100)
     assert not page.is_visible("#tree")
+    link = page.locator(".to-outline")
+    width = link.bounding_box()["width"]  # type: ignore[index]
+    # no script, it cannot step aside: only its sign shows (it covered the ends of lines)
+    assert width > 80 if js else width < 48, width
+    assert page.get_by_role("link", name="Outline", exact=True).count() == 1
     if js:  # reading on, the link steps aside (it covered line ends); scrolling up, it is back
         page.wait_for_selector(".to-outline.away", state="attached")
         assert page.evaluate(AWAY_LINK_COVERS_NOTHING)
