@@ -2560,3 +2560,29 @@ def test_deep_links_reach_ids_holding_hidden_controls(
         # the reader still sees the control as a sign, not as an invisible character
         assert "\u202e" not in page.inner_text("main")
     clean(view)
+
+
+def test_the_labeled_filter_sets_a_labeled_turns_results_under_its_row(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Labeled listed the tool results of a labeled turn like labeled rows (the status said
+    11 shown for 7 labels): they now sit indented and muted under the turn's row."""
+    page = view.open(published[BRANCHED])
+    page.click('label[for="flt-labeled"]')
+    rows = page.eval_on_selector_all(
+        "#tree li:not(.sub)",
+        """rows => rows.filter(r => r.offsetParent).map(r => {
+          const a = r.querySelector(':scope > a'), s = getComputedStyle(a), c = r.classList;
+          const kind = c.contains('is-labeled') ? 'own' : c.contains('in-labeled') ? 'in' : 'fork';
+          return [kind, parseFloat(s.paddingLeft), s.color];
+        })""",
+    )
+    pads = {kind: {pad for k, pad, _ in rows if k == kind} for kind in ("own", "in")}
+    assert pads["own"] and pads["in"], rows  # the fixture has labeled turns with tool results
+    assert min(pads["in"]) >= max(pads["own"]) + 10, rows
+    muted = page.evaluate(
+        "(() => { const e = document.createElement('i'); e.style.color = 'var(--muted)';"
+        " document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c; })()"
+    )
+    assert {color for kind, _, color in rows if kind == "in"} == {muted}
+    clean(view)
