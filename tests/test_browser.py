@@ -866,6 +866,26 @@ def test_a_wide_screen_centres_the_text_and_widens_the_outline(
     clean(view)
 
 
+def test_the_outline_drags_wider_by_its_corner(view: Viewer, published: dict[str, str]) -> None:
+    """Outline rows are cut at the sidebar's edge and Pi's sidebar can be widened: ours can
+    too, by the corner the browser gives it, and the text column makes room."""
+    page = view.open(published[BRANCHED], viewport={"width": 1280, "height": 900})
+    box = page.locator("#sidebar").bounding_box()
+    assert box is not None and 330 < box["width"] < 350
+    corner_x, corner_y = box["x"] + box["width"] - 4, box["y"] + box["height"] - 4
+    page.mouse.move(corner_x, corner_y)
+    page.mouse.down()
+    page.mouse.move(corner_x + 150, corner_y, steps=5)
+    page.mouse.up()
+    widths = page.evaluate(
+        "[document.getElementById('sidebar').getBoundingClientRect().width,"
+        " document.querySelector('main').getBoundingClientRect().left]"
+    )
+    assert widths[0] > 470 and widths[1] >= widths[0] - 1, widths
+    assert page.evaluate("window.__cspViolations") == []
+    clean(view)
+
+
 def _prompts_page(prompts: list[tuple[str, str | None, str]]) -> str:
     """The page of a session of user prompts ``(id, parentId, text)``, a second apart."""
     stamp = "2025-01-01T00:00:{:02}Z"
