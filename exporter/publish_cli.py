@@ -317,8 +317,9 @@ def _refuse_unpublished(result: PublishResult, selected: int, dry_run: bool) -> 
     if result.failed:
         failed = len(result.failed)
         which = "the session" if selected == 1 else f"{failed} of the {selected} sessions"
+        which += " you named"
         verb = "would not be published" if dry_run else "could not be published"
-        raise CliError(f"{which} named {verb}", 2)
+        raise CliError(f"{which} {verb}", 2)
 
 
 def _report(result: PublishResult, report_path: str | None) -> None:

@@ -1252,7 +1252,7 @@ def test_a_named_session_that_fails_fails_the_run(fake_hub: FakeHub, small: Corp
     assert result.exit_code == 2, result.output
     assert f"{REPO_ID}: 2 selected, 1 in the dataset; 1 added" in result.stdout
     assert "skipped garbage.jsonl" in result.stderr
-    assert "1 of the 2 sessions named could not be published" in result.stderr
+    assert "1 of the 2 sessions you named could not be published" in result.stderr
     assert len(session_paths(fake_hub)) == 1
 
 
