@@ -154,6 +154,17 @@ _FIRST_GROUP = methodcaller("group", 1)  # a C-level callable: cheaper than r"\1
 _MD_ANY = re.compile(r"[#>*+`~\[-]")
 
 
+def _plain_prose(text: str) -> str:
+    """Links, images and emphasis as their words (text outside code spans)."""
+    if "[" in text:
+        text = _MD_IMAGE.sub(lambda m: m.group(1) or "image", text)
+        text = _MD_LINK.sub(_FIRST_GROUP, text)
+    if "*" in text:
+        text = _MD_STRONG.sub(_FIRST_GROUP, text)
+        text = _MD_EMPHASIS.sub(_FIRST_GROUP, text)
+    return text
+
+
 def plain_line(text: str | None, limit: int = 80) -> str:
     """A Markdown text as one plain line (``**Fix** the `auth` [bug](u)`` → ``Fix the auth
     bug``), cut to ``limit``: for titles and previews, where markup would show as noise."""
@@ -163,14 +174,12 @@ def plain_line(text: str | None, limit: int = 80) -> str:
     cut = len(head) < len(text)
     if _MD_ANY.search(head):
         head = _MD_LINE_MARKS.sub("", head)
-        if "[" in head:
-            head = _MD_IMAGE.sub(lambda m: m.group(1) or "image", head)
-            head = _MD_LINK.sub(_FIRST_GROUP, head)
-        if "`" in head:
-            head = _MD_CODE.sub(_FIRST_GROUP, head)
-        if "*" in head:
-            head = _MD_STRONG.sub(_FIRST_GROUP, head)
-            head = _MD_EMPHASIS.sub(_FIRST_GROUP, head)
+        if "`" in head:  # code is shown as written: `[text](url)` is not a link there
+            parts = _MD_CODE.split(head)  # prose, code, prose, ...
+            parts[::2] = map(_plain_prose, parts[::2])
+            head = "".join(parts)
+        else:
+            head = _plain_prose(head)
     line = one_line(head, limit)
     return one_line(line + " …", limit) if cut and not line.endswith("…") else line
 

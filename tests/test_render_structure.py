@@ -679,6 +679,13 @@ def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
         # not Markdown syntax: arithmetic, snake_case, dunder names stay as written
         ("2*3*4 = 24 in a_b_c and __init__.py", "2*3*4 = 24 in a_b_c and __init__.py"),
         ("a lone * star and `unclosed", "a lone * star and `unclosed"),
+        # code is shown as written: link or emphasis syntax inside it said something else
+        ("In markdown `[text](url)`, both", "In markdown [text](url), both"),
+        (
+            "Check `![alt](img.png)` and `**kw**` or **this**",
+            "Check ![alt](img.png) and **kw** or this",
+        ),
+        ("a [link](u) then `x*y*z` and *em*", "a link then x*y*z and em"),
     ],
 )
 def test_previews_show_markdown_as_plain_text(text: str, expected: str) -> None:
@@ -1674,6 +1681,26 @@ def test_outline_rows_name_calls_as_pis_tree_does(name: str, args: dict, row: st
 
     shown = _short_tool({"name": name, "arguments": args}, lambda p: p.replace("/home/x", "~"))
     assert shown == row
+
+
+@pytest.mark.parametrize(
+    ("content", "row"),
+    [
+        ([{"type": "text", "text": "There are 77 `chalk` usages."}],
+         "assistant: (error) There are 77 chalk usages."),
+        ([], "assistant: error: 529 overloaded_error: Overloaded"),
+    ],
+)  # fmt: skip
+def test_an_errored_turns_outline_row_keeps_what_it_said(content: list, row: str) -> None:
+    """A turn that failed after writing text showed only the error in the outline (Pi's
+    tree shows the text): under No tools and User only the outline is what a reader scans."""
+    from exporter.entries import make_entry
+    from exporter.render.entry_lines import outline_text
+
+    message = {"role": "assistant", "content": content, "stopReason": "error",
+               "errorMessage": "529 overloaded_error: Overloaded"}  # fmt: skip
+    entry = make_entry({"type": "message", "id": "a", "message": message}, 1, "a", None)
+    assert outline_text(entry) == (row, "error", False)
 
 
 @pytest.mark.parametrize(

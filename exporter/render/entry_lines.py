@@ -131,6 +131,8 @@ def outline_text(
             text = plain_line(entry.text, OUTLINE_CHARS)
             if entry.stop_reason == "aborted":
                 return f"assistant: (aborted) {text}".rstrip(), "assistant", False
+            if entry.stop_reason == "error" and text:  # what it said before it failed
+                return f"assistant: (error) {text}", "error", False
             if entry.stop_reason == "error":
                 return f"assistant: error: {one_line(entry.error_message, 80)}", "error", False
             if not text and entry.tool_calls:
