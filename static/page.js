@@ -406,7 +406,7 @@
     }
   });
 
-  // Deep links: #<entry id>, or Pi's ?targetId=<id>; open every enclosing <details>.
+  // Deep links: #<entry id>, or Pi's ?targetId=<id> (and ?leafId=); open every enclosing <details>.
   function findTarget(id) {
     if (!id) return null;
     var el = doc.getElementById(id);
@@ -555,8 +555,25 @@
     var params = new URLSearchParams(location.search);
     // Pi's share links name the entry as ?targetId=: focus it, as a #fragment would set where
     // Tab goes on (after a script's scroll, Tab started again at the top of the page)
-    var target = params.get("targetId");
+    var target = params.get("targetId"), leaf = params.get("leafId");
     if (target) go(target, true);
+    else if (leaf) openBranchOf(leaf);
+  }
+  // Pi's ?leafId= alone renders the conversation up to that leaf: open the branch it ends
+  // and start the reader where that branch leaves the transcript (on the transcript, the top).
+  function openBranchOf(id) {
+    var el = findTarget(id), outer = null;
+    if (!el) return missing(id);
+    for (var p = el.parentElement; p; p = p.parentElement) {
+      if (p.tagName !== "DETAILS") continue;
+      p.open = true;
+      if (p.classList.contains("branch")) outer = p;
+    }
+    if (!outer) return;
+    var summary = $("summary", outer);
+    outer.scrollIntoView({ block: "start" });
+    summary.focus({ preventScroll: true });
+    markCurrent(el);
   }
   window.addEventListener("hashchange", function () { go(hashId(), true); });
   // Following a link to the hash already in the address bar fires no hashchange (an outline

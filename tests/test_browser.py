@@ -749,6 +749,33 @@ def test_deep_link_opens_the_enclosing_branches(view: Viewer, published: dict[st
     clean(view)
 
 
+def test_pis_leaf_link_opens_that_branch_where_it_leaves_the_transcript(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Pi's `?leafId=` alone renders the conversation up to that leaf; ours opened at the
+    top with the leaf's branch folded (differential review 2026-12-01)."""
+    session = load_fixture(BRANCHED)
+    page_tree = parse_fixture(BRANCHED)
+    leaf = next(leaf for leaf in session.leaf_ids if branch_depth(page_tree.by_entry[leaf][0]) >= 2)
+    anchor = anchor_for(session, leaf)
+    page = view.open(f"{published[BRANCHED]}?leafId={quote(leaf, safe='')}")
+    page.wait_for_timeout(200)
+    state = page.eval_on_selector(
+        f'[id="{anchor}"]',
+        """el => { const shut = [], branches = [];
+          for (let p = el.parentElement; p; p = p.parentElement) if (p.tagName === 'DETAILS') {
+            if (!p.open) shut.push(p.id); if (p.classList.contains('branch')) branches.push(p); }
+          const outer = branches[branches.length - 1], top = outer.getBoundingClientRect().top;
+          return [shut, top, document.activeElement === outer.querySelector('summary')]; }""",
+    )
+    assert state[0] == [] and 0 <= state[1] < 40 and state[2], state
+    # a leaf on the transcript itself: the page stays at its top
+    page = view.open(f"{published[BRANCHED]}?leafId={quote(session.leaf_id or '', safe='')}")
+    page.wait_for_timeout(200)
+    assert page.evaluate("scrollY") == 0
+    clean(view)
+
+
 def test_a_fold_opened_from_the_keyboard_keeps_the_focus_and_folds_again(
     view: Viewer, published: dict[str, str]
 ) -> None:
