@@ -1318,6 +1318,22 @@ def test_header_counts_failed_tool_calls(name: str) -> None:
     assert f"{stats.errors} error" in text and f"{failed} failed tool call{plural}," in text
 
 
+@pytest.mark.parametrize("name", ["pi-branched-4.jsonl", "pi-large-session.jsonl"])
+def test_header_and_tools_table_give_the_total_of_tool_calls(name: str) -> None:
+    """Pi's header says "Tool Calls: 640"; ours gave only the per-tool counts."""
+    session = load_fixture(name)
+    calls = sum(
+        len(e.tool_calls) for e in session.entries if isinstance(e, MessageEntry)
+    )  # every tool call in the file, on every branch
+    page = parse_fixture(name)
+    (facts,) = page.all(lambda e: e.tag == "dl")
+    assert f"Tool calls{calls:,} · " in norm(facts.text)
+    (table,) = page.all(lambda e: e.tag == "table" and e.has_class("tools"))
+    (total,) = table.find_all(lambda e: e.tag == "tr" and e.has_class("total"))
+    cells = [norm(cell.text) for cell in total.children if isinstance(cell, Element)]
+    assert cells[:2] == ["Total", f"{calls:,}"], cells
+
+
 def test_a_fork_with_many_alternatives_folds_them_into_one_block() -> None:
     """A 50-way fork put 49 branch summaries between the fork and the rest of the
     conversation; past 8 alternatives they sit in one folded block, each still its own
