@@ -123,7 +123,7 @@ def export_command(
     target = None if output == "-" else Path(output or default_page_name(loaded.path))
     page = "-o" if output else "the page (default name; -o names another)"
     refuse_collisions(
-        {page: target, "--report": policy_values.get("report")},
+        {page: output if output else target, "--report": policy_values.get("report")},
         read_files([loaded.path], policy_values),
     )
     prepared, report = prepare_session(loaded, policy)

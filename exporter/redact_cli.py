@@ -323,6 +323,8 @@ def echo_path(path: Path) -> None:
 def _check_output_path(option: str, path: str) -> None:
     """An output is a file name in a folder that exists and takes files. Checked before
     any work, so a failure does not come after another output was written."""
+    if path.endswith(("/", os.sep)):  # pathlib drops the slash: `-o nodir/` wrote a file `nodir`
+        raise CliError(f"{option}: {path} names a folder; give a file name", 1)
     if is_special_file(path):  # a device or pipe is written as it is, not replaced
         if not os.access(path, os.W_OK):
             raise CliError(f"{option}: cannot write to {path}", 2)
@@ -473,7 +475,7 @@ def redact_command(
         refuse_default_in_sessions(target, sessions_dir)
     copy = "-o" if output else "the copy (default name; -o names another)"
     refuse_collisions(
-        {copy: target, "--report": options.get("report")},
+        {copy: output if output else target, "--report": options.get("report")},
         read_files([loaded.path], options),
         copy_of={copy: loaded.id} if output is None else None,  # only at the default name
     )

@@ -331,6 +331,27 @@ def test_a_folder_as_input_or_output_is_refused(runner: CliRunner, in_tmp: Path)
     assert list((in_tmp / "out").iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "--demo", "-o", "nodir/"],
+        ["redact", "--demo", "-o", "nodir/"],
+        ["redact", "--demo", "-o", "c.jsonl", "--report", "nodir/"],
+        ["export", "--demo", "-o", "p.html", "--report", "nodir/"],
+    ],
+)
+def test_an_output_ending_in_a_slash_names_a_folder(
+    runner: CliRunner, in_tmp: Path, args: list[str]
+) -> None:
+    """`-o nodir/` wrote a page into a FILE called nodir and said nothing (pathlib drops the
+    slash); an existing folder was refused already."""
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 1
+    assert "nodir/ names a folder; give a file name" in result.stderr
+    assert_clean_error(result.stderr)
+    assert list(in_tmp.iterdir()) == []
+
+
 @pytest.mark.parametrize("name", [SAMPLER, *V1_FIXTURES])
 def test_input_file_is_never_modified(runner: CliRunner, in_tmp: Path, name: str) -> None:
     """Pi rewrites legacy v1 files in place; the exporter must only read."""
