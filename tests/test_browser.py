@@ -22,6 +22,8 @@ import pytest
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from tests.browser_util import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
     CORPUS,
     PageServer,
     Viewer,
@@ -1650,6 +1652,35 @@ def test_tapping_beside_a_zoomed_image_closes_it(view: Viewer, published: dict[s
     page.mouse.click(8, 8)  # the dimmed backdrop, away from the image
     assert page.locator(".zoom-toggle:checked").count() == 0
     clean(view)
+
+
+def test_a_screen_reader_gets_every_entry_of_the_transcript(
+    pw_browser: Any, page_server: PageServer
+) -> None:
+    """Entries off screen skip rendering (`content-visibility: auto`); Chromium still gives
+    them to assistive technology when it runs for one (as with a screen reader on): every
+    transcript heading is in the accessibility tree, not only those near the viewport. (A
+    tree read over CDP from a browser without that mode shows ~7: a review took it for this.)"""
+    url = page_server.publish("large-ax.html", render_fixture("pi-large-session.jsonl"))
+    browser = pw_browser.browser_type.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--force-renderer-accessibility"]
+    )
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url)
+        page.wait_for_timeout(500)
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Accessibility.enable")
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["backendNodeId"]
+        headings = cdp.send("Accessibility.queryAXTree", {"backendNodeId": root, "role": "heading"})
+        exposed = len([node for node in headings["nodes"] if not node.get("ignored")])
+        shown = page.evaluate(
+            "[...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]"
+            ".filter(h => !h.closest('details:not([open])')).length"
+        )
+        assert shown > 600 and exposed >= shown - 5, (shown, exposed)  # not ~7, as read late
+    finally:
+        browser.close()
 
 
 def test_first_tab_reaches_a_visible_skip_link(view: Viewer, published: dict[str, str]) -> None:
