@@ -45,6 +45,12 @@ def token_argument(
     ``stdin_taken``: the other argument that reads stdin (``stdin_reader``), which the
     token cannot share.
     """
+    if value is not None and not value.strip():  # `--token "$UNSET"`: another account's
+        raise CliError(  # token would go from the environment instead, without a word
+            "--token: the value is empty (an unset variable?); give the token, or leave "
+            "--token out to use the environment's",
+            1,
+        )
     if value != FROM_STDIN:
         return value
     if stdin_taken:

@@ -469,6 +469,19 @@ def test_tokens_with_control_characters_are_refused(
     assert token.strip() not in result.output
 
 
+@pytest.mark.parametrize("token", ["", "  "])
+def test_an_empty_token_is_refused_not_replaced_by_the_environments(
+    fake_hub: FakeHub, small: Corpus, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--token "$WORK_TOKEN"` with the variable unset published with HF_TOKEN: maybe
+    another account, and nothing said so (newcomer review 2026-12-01)."""
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root)]
+    result = CliRunner().invoke(cli, [*args, "--endpoint", fake_hub.url, "--token", token])
+    assert result.exit_code == 1 and "--token: the value is empty" in result.stderr
+    assert fake_hub.requests == [] and TOKEN not in result.output
+
+
 @pytest.mark.parametrize("token", ["令牌abc", f"{TOKEN}é", f"\u201c{TOKEN}\u201d"])
 def test_tokens_with_non_ascii_characters_are_a_usage_error(
     fake_hub: FakeHub, small: Corpus, token: str

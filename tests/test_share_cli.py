@@ -356,6 +356,15 @@ def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) ->
     assert fake.requests == []
 
 
+def test_an_empty_token_is_refused_not_replaced_by_the_environments(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """`--token "$WORK_TOKEN"` with the variable unset shared with GH_ENTERPRISE_TOKEN."""
+    result = share(fake, str(FIXTURE), "--token", "")
+    assert result.exit_code == 1 and "--token: the value is empty" in result.stderr
+    assert fake.requests == []
+
+
 def test_token_falls_back_to_gh(fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
     gh = tmp_path / "empty-bin" / "gh"
