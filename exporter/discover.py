@@ -373,7 +373,8 @@ TOO_BIG = "too large for memory"
 
 
 def files_active_since(files: list[Path], since: datetime) -> list[Path]:
-    """Sessions whose newest entry is at or after ``since`` (what `list` shows as modified):
+    """Sessions whose last user or assistant message is at or after ``since`` (Pi's
+    "modified", what `list` shows as last activity):
     what `--since` means to `export --all` and to `publish` alike. A copy made without its
     times kept is not "changed" by the copy, and a file's time is not trusted to rule a
     session out either (entries from a clock ahead of this one)."""

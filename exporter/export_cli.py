@@ -82,8 +82,9 @@ def default_page_name(session_path: str | None) -> str:
 @click.option(
     "--since",
     metavar="DATE",
-    help="With --all: only sessions whose newest entry is on or after DATE (YYYY-MM-DD local "
-    "midnight, ISO time, 7d, 12h, 2w); pages of older sessions are removed from the site.",
+    help="With --all: only sessions whose last user or assistant message (what `list` shows) "
+    "is on or after DATE (YYYY-MM-DD local midnight, ISO time, 7d, 12h, 2w); pages of older "
+    "sessions are removed from the site.",
 )
 @click.option("--force", is_flag=True, help="With --all: render every session again.")
 @policy_options(redact_default=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 import click
@@ -39,6 +40,14 @@ from exporter.session import Session
 from exporter.usage import SessionStats, compute_stats, models_with_answers, usage_rows
 
 # --- list ---------------------------------------------------------------------------------
+
+
+def _local_minute(moment: datetime | None) -> str:
+    """A session's last activity in the reader's own time zone, as the page shows it and as
+    ``--since YYYY-MM-DD`` reads a date (in UTC a New York evening was the next day)."""
+    if moment is None:
+        return "unknown"
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 @click.command("list")
@@ -76,7 +85,7 @@ def list_command(
     ids = [shortest.get(i, i) for i in (id_from_name(s.path) for s in summaries)]
     rows = [
         [
-            fmt_datetime(s.modified)[:16],
+            _local_minute(s.modified),
             one_line(s.title, 48),
             one_line(s.cwd, 30),
             fmt_int(s.messages),
@@ -87,7 +96,9 @@ def list_command(
         ]
         for s, short_id in zip(summaries, ids, strict=True)
     ]
-    headers = ["last activity", "session", "project", "messages", "branches", "tokens", "cost"]
+    zone = datetime.now().astimezone().tzname() or "local"
+    headers = [f"last activity ({zone})", "session", "project", "messages", "branches"]
+    headers += ["tokens", "cost"]
     headers.append("id")
     right = {"messages", "branches", "tokens", "cost"}
     keep = [i for i, h in enumerate(headers) if scope is None or h != "project"]

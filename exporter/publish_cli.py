@@ -152,8 +152,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     "--since",
     callback=lambda _ctx, _param, value: _parse_since(value),
     metavar="DATE",
-    help="Only sessions whose newest entry is on or after DATE (YYYY-MM-DD local midnight, "
-    "ISO time, 7d, 12h, 2w).",
+    help="Only sessions whose last user or assistant message (what `list` shows) is on or "
+    "after DATE (YYYY-MM-DD local midnight, ISO time, 7d, 12h, 2w).",
 )
 @click.option(
     "--public",

@@ -379,7 +379,7 @@ def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
     table = run("list", "--all", env=env)
     assert table.exit_code == 0
     lines = table.stdout.splitlines()
-    assert lines[0].split()[:3] == ["last", "activity", "session"] and "project" in lines[0]
+    assert lines[0].split()[:2] == ["last", "activity"] and "project" in lines[0]
     assert len(lines) == 2 + 4
     assert any("Refactor auth module" in line for line in lines)
     assert any("Sampler session" in line and "$0.136" in line for line in lines)
@@ -564,6 +564,28 @@ def test_list_ids_are_prefixes_that_resolve(tmp_path: Path, build, dump, monkeyp
         resolved = run("stats", prefix, "--json", "--sessions-dir", str(root))
         assert resolved.exit_code == 0, resolved.stderr
         assert json.loads(resolved.stdout)["id"].startswith(prefix)
+
+
+def test_list_shows_last_activity_in_local_time_as_since_reads_dates(
+    tmp_path: Path, build, dump, monkeypatch
+) -> None:
+    """`list` printed UTC without a zone while `--since 2025-01-01` means local midnight:
+    in New York a session shown on 2025-01-01 was "not active since 2025-01-01"."""
+    import time
+
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    path = folder / "2025-01-01T00-00-00-000Z_01a229f4-aa58-7000-8000-000000000001.jsonl"
+    path.write_bytes(dump([build.header(), build.user("u", None, "prompt")]))  # 00:00 UTC
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        table = run("list", "--all", "--sessions-dir", str(tmp_path / "sessions")).stdout
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    header, _, row = table.splitlines()[:3]
+    assert header.startswith("last activity (EST)") and row.startswith("2024-12-31 19:00"), table
 
 
 def test_list_columns_line_up_with_wide_characters(

@@ -830,3 +830,18 @@ def test_a_page_file_that_links_out_of_the_site_is_not_written_through(tmp_path:
     rel = page.relative_to(site).as_posix()
     assert f"{rel} not written: it is a symbolic link out of the site folder" in result.stderr
     assert outside.read_text(encoding="utf-8") == "precious"
+
+
+def test_the_index_gives_each_session_the_last_activity_list_shows() -> None:
+    """The index's "Last activity" was the newest entry of any kind (a thinking-level change
+    at 01:26) while `list` and --since go by the last user or assistant message (00:42)."""
+    from exporter.discover import scan_summary
+    from exporter.loader import load_session
+    from exporter.render.index import session_row
+
+    path = shared_dir() / "fixtures" / "pi-v1-before-compaction.jsonl"
+    modified = scan_summary(path).modified
+    assert modified is not None
+    row = session_row(load_session(path))
+    assert datetime.fromisoformat(row["last_activity"]) == modified
+    assert row["last_activity"].startswith("2025-12-09T00:42")
