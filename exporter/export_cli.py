@@ -70,7 +70,10 @@ def default_page_name(session_path: str | None) -> str:
     help="Every session (of all projects, or of --cwd) as a static site in the -o folder.",
 )
 @click.option(
-    "--cwd", type=click.Path(file_okay=False), help="With --all: only this project's sessions."
+    "--cwd",
+    type=click.Path(file_okay=False),
+    help="With --all: only this project's sessions; pages of other projects' sessions are "
+    "removed from the site.",
 )
 @click.option(
     "-j",

@@ -81,9 +81,10 @@ class SiteReport:
     sessions: int = 0
 
     def summary(self) -> str:
+        many = "s" if self.sessions != 1 else ""
         return (
-            f"{self.sessions} sessions: {self.rendered} rendered, {self.unchanged} unchanged, "
-            f"{self.removed} removed, {len(self.failed)} failed in {self.seconds:.1f} s"
+            f"{self.sessions} session{many}: {self.rendered} rendered, {self.unchanged} "
+            f"unchanged, {self.removed} removed, {len(self.failed)} failed in {self.seconds:.1f} s"
         )
 
 

@@ -2290,6 +2290,13 @@ def test_single_key_shortcuts_can_be_turned_off_and_stay_off(
     page.keyboard.press("t")
     page.get_by_role("button", name="Single-key shortcuts on").click()
     assert page.get_attribute("#keys-toggle", "aria-pressed") == "false"
+    # struck through, at full contrast (faded they were 2.9:1)
+    assert (
+        page.eval_on_selector_all(
+            ".keys-off kbd.one", "ks => ks.map(k => getComputedStyle(k).opacity)"
+        )
+        == ["1"] * 3
+    )
     page.locator("main").click(position={"x": 5, "y": 5})
     page.keyboard.press("t")
     page.keyboard.press("/")

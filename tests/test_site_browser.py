@@ -106,6 +106,9 @@ def test_sorting_by_column_headers(site: Path, tab: Tab) -> None:
     names = [t.lower() for t in titles(page)]
     assert names == sorted(names) and titles(page) != initial
     assert page.locator("#session-table thead th[aria-sort]").count() == 1
+    # the arrows are drawn, not read: "Cost ▼" was read "Cost black down-pointing triangle"
+    assert page.get_by_role("button", name="Cost", exact=True).count() == 1
+    assert page.get_by_role("button", name="Session", exact=True).count() == 1
     tab.assert_clean({url})
 
 
