@@ -31,14 +31,14 @@ from exporter.redact_cli import (
     policy_options,
     read_files,
     refuse_collisions,
+    source_stem,
 )
 from exporter.render import RenderOptions, render_session
 
 
-def default_page_name(session_path: str | None) -> str:
+def default_page_name(session_path: str | None, session_id: str | None = None) -> str:
     """Pi's convention: ``pi-session-<input basename>.html`` in the current folder."""
-    stem = Path(session_path).stem if session_path else "session"
-    return f"pi-session-{stem}.html"
+    return f"pi-session-{source_stem(session_path, session_id)}.html"
 
 
 @click.command("export")
@@ -124,7 +124,7 @@ def export_command(
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
-    target = None if output == "-" else Path(output or default_page_name(loaded.path))
+    target = None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id))
     page = "-o" if output else "the page (default name; -o names another)"
     refuse_collisions(
         {page: output if output else target, "--report": policy_values.get("report")},

@@ -428,10 +428,27 @@ def finish_report(report: RedactionReport, report_path: str | None) -> None:
         click.echo(f"pi-session: report written to {report_path}", err=True)
 
 
-def default_copy_name(session_path: str | None) -> str:
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+#: Names that say nothing of the session behind them: stdin and open file descriptors.
+_NAMELESS = re.compile(r"-|stdin|/dev/stdin|/dev/fd/\d+|/proc/(?:self|\d+)/fd/\d+")
+
+
+def source_stem(session_path: str | None, session_id: str | None) -> str:
+    """The input's base name for a default output name. A pipe has none worth keeping
+    (``<(ssh host cat s.jsonl)`` is ``/dev/fd/63``: every such export wrote
+    ``pi-session-63.html`` over the last one), so the session's id names it, when the id
+    is a plain file name."""
+    if not session_path:
+        return "session"
+    nameless = _NAMELESS.fullmatch(session_path)
+    if nameless and session_id and _SAFE_ID.fullmatch(session_id):
+        return session_id
+    return Path(session_path).stem
+
+
+def default_copy_name(session_path: str | None, session_id: str | None = None) -> str:
     """``<input basename>.redacted.jsonl`` in the current folder."""
-    stem = Path(session_path).stem if session_path else "session"
-    return f"{stem}.redacted.jsonl"
+    return f"{source_stem(session_path, session_id)}.redacted.jsonl"
 
 
 def refuse_default_in_sessions(
@@ -470,7 +487,7 @@ def redact_command(
     same tree unless entries are dropped (hidden ones by default; their children move up)."""
     policy = policy_from_options(**options)
     loaded = open_session(session, demo, sessions_dir)  # an unreadable one: exit 2 (cli.py)
-    target = None if output == "-" else Path(output or default_copy_name(loaded.path))
+    target = None if output == "-" else Path(output or default_copy_name(loaded.path, loaded.id))
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)
     copy = "-o" if output else "the copy (default name; -o names another)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -815,8 +816,16 @@ def test_a_session_can_be_piped_in(in_tmp: Path) -> None:
     export = subprocess.run([*command, "export", "-"], input=data, capture_output=True,
                             cwd=in_tmp, env=env, timeout=120, check=False)  # fmt: skip
     assert export.returncode == 0, export.stderr
-    page = (in_tmp / "pi-session-stdin.html").read_text(encoding="utf-8")
+    # named after the session: `pi-session-stdin.html` (and `pi-session-63.html` for a
+    # `<(…)` pipe) was every piped session's name, each export replacing the last
+    sid = load_session(fixture_path("pi-branched-1.jsonl")).id
+    page = (in_tmp / f"pi-session-{sid}.html").read_text(encoding="utf-8")
     assert embedded_jsonl(page) == [data]
+    script = f"{shlex.join(command)} export <(cat)"
+    fd_pipe = subprocess.run(["bash", "-c", script], input=data, capture_output=True,
+                             cwd=in_tmp, env=env, timeout=120, check=False)  # fmt: skip
+    assert fd_pipe.returncode == 0, fd_pipe.stderr
+    assert fd_pipe.stdout.strip().endswith(f"pi-session-{sid}.html".encode())
     fifo = in_tmp / "pipe.jsonl"
     os.mkfifo(fifo)
     writer = subprocess.Popen(
