@@ -378,8 +378,9 @@
       }
       var entry = lastRow ? findTarget(hashOf($("a", lastRow))) : null;
       var box = entry ? entry.getBoundingClientRect() : null;
-      // the entry being read, else the page's title (main itself showed no focus ring)
-      var target = box && box.bottom > 0 && box.top < innerHeight ? entry : $("#content h1") || $("#content");
+      // the entry being read (the current row's, else the one mid-screen), else the page's
+      // title (main itself showed no focus ring; the title, scrolled away, showed none either)
+      var target = box && box.bottom > 0 && box.top < innerHeight ? entry : entryMidScreen() || $("#content h1") || $("#content");
       if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
       target.focus({ preventScroll: true });
       return;
@@ -481,14 +482,18 @@
     if (followPending) return;
     followPending = requestAnimationFrame(function () {
       followPending = 0;
-      var column = $("#transcript");
-      if (!column) return;
-      var box = column.getBoundingClientRect();
-      var hit = doc.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2);
-      var entry = hit && hit.closest ? hit.closest("[data-entry-id]") : null;
+      var entry = entryMidScreen();
       if (entry) markCurrent(entry);
     });
   }, { passive: true });
+  // The entry at the middle of the screen, if the transcript is there.
+  function entryMidScreen() {
+    var column = $("#transcript");
+    if (!column) return null;
+    var box = column.getBoundingClientRect();
+    var hit = doc.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2);
+    return hit && hit.closest ? hit.closest("[data-entry-id]") : null;
+  }
   // A row that gets focus (Shift+Tab back up the outline) is not left under the sticky
   // search bar: the outline scrolls it below the bar, however tall the bar wraps.
   var sideTop = $(".side-top"), sideBox = $("#sidebar");
@@ -646,9 +651,12 @@
       // the first Esc clears the search and stays there; Esc in an empty field leaves it
       if (ev.target === search && search.value) { search.value = ""; runSearch(); return; }
       if (search.value) { search.value = ""; runSearch(); }
-      if (typing) ev.target.blur();
-      // back to where "/" was pressed, if that jump is still where the reader is (on narrow
-      // screens the search sits at the top of the page, not beside the text)
+      // focus goes back to where "/" was pressed (it fell to the page's body, and Tab went
+      // on from the outline), and so does the page, if that jump is still where the reader
+      // is (on narrow screens the search sits at the top of the page, not beside the text)
+      var back = ev.target === search && jumped ? jumped[2] : null;
+      if (back && back !== doc.body && back.isConnected && back.getClientRects().length) back.focus({ preventScroll: true });
+      else if (typing) ev.target.blur();
       if (ev.target === search && jumped && scrollY === jumped[1]) scrollTo(0, jumped[0]);
       jumped = null;
       return;
@@ -657,7 +665,12 @@
     // an image enlarges with Enter as with Space (it is a checkbox under the picture)
     if (ev.key === "Enter" && ev.target.classList.contains("zoom-toggle")) { ev.preventDefault(); ev.target.click(); return; }
     if (!singleKeys) return;
-    if (ev.key === "/") { ev.preventDefault(); var from = scrollY; search.focus(); jumped = [from, scrollY]; }
+    if (ev.key === "/") {
+      ev.preventDefault();
+      var from = scrollY, was = doc.activeElement;
+      search.focus();
+      jumped = [from, scrollY, was];
+    }
     else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
     else if (ev.key === "o") $("#toggle-tools").click();
   });

@@ -2671,3 +2671,37 @@ def test_the_labeled_filter_sets_a_labeled_turns_results_under_its_row(
     )
     assert {color for kind, _, color in rows if kind == "in"} == {muted}
     clean(view)
+
+
+FOCUS_IN_VIEW = """(() => { const e = document.activeElement, r = e.getBoundingClientRect();
+  return [e.tagName, r.height > 0 && r.bottom > 0 && r.top < innerHeight]; })()"""
+
+
+def test_tab_out_of_the_outline_lands_in_view(view: Viewer, published: dict[str, str]) -> None:
+    """With no current row (the reader scrolled by keys), Tab out of the outline put the
+    focus on the page's title 1,700 px above: no focus ring anywhere (a11y review)."""
+    page = view.open(published[BRANCHED_4])
+    page.evaluate("window.scrollTo(0, 2500)")
+    page.wait_for_timeout(100)
+    page.focus("#tree-search")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.closest('#tree') !== null")
+    page.keyboard.press("Tab")
+    tag, shown = page.evaluate(FOCUS_IN_VIEW)
+    assert shown and tag != "H1", tag
+    assert page.evaluate("document.activeElement.closest('[data-entry-id]') !== null")
+    clean(view)
+
+
+def test_esc_after_slash_gives_the_focus_back(view: Viewer, published: dict[str, str]) -> None:
+    """Esc in the empty search box dropped the focus to the page's body: the next Tab went
+    to the outline's filters, far from where "/" was pressed (a11y review)."""
+    page = view.open(published[BRANCHED_4])
+    link = page.locator("#transcript article.entry a.ts").nth(20)
+    link.focus()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "tree-search"
+    page.keyboard.press("Escape")
+    assert link.evaluate("a => a === document.activeElement")
+    assert page.evaluate(FOCUS_IN_VIEW)[1]
+    clean(view)
