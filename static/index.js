@@ -106,9 +106,12 @@
     input.addEventListener("keydown", function (ev) {
       if (ev.key === "Escape") { input.value = ""; applyFilter(); }
     });
+    // "/" finds, unless the reader turned single-key shortcuts off on a session page
+    // (speech input or a stray key must not fire it; the setting is shared)
     doc.addEventListener("keydown", function (ev) {
-      var tag = (ev.target.tagName || "").toLowerCase();
-      if (ev.key === "/" && tag !== "input" && tag !== "textarea" && !ev.ctrlKey && !ev.metaKey) { ev.preventDefault(); input.focus(); }
+      var tag = (ev.target.tagName || "").toLowerCase(), keysOff = false;
+      try { keysOff = localStorage.getItem("pi-session-export:single-keys") === "off"; } catch (e) { /* ignore */ }
+      if (ev.key === "/" && !keysOff && tag !== "input" && tag !== "textarea" && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); input.focus(); }
     });
     if (input.value) applyFilter(); else status.textContent = readable + " sessions";
     // Back to this page: the browser may refill the box after this script ran.

@@ -133,6 +133,15 @@ def test_filter_box_filters_rows(site: Path, tab: Tab) -> None:
     assert titles(page) == ["Session 7"]
     box.press("Escape")
     assert page.locator("#session-table tbody tr:not(.filtered-out)").count() == 13
+    # "/" finds, unless single-key shortcuts were turned off on a session page
+    page.locator("h1").click()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "filter"
+    page.evaluate("localStorage.setItem('pi-session-export:single-keys', 'off')")
+    page.locator("h1").click()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") != "filter"
+    page.evaluate("localStorage.removeItem('pi-session-export:single-keys')")
     tab.assert_clean({url})
 
 
