@@ -123,7 +123,7 @@ def snapshot_product(dest: Path) -> list[str]:
     python = ours_binary().parent / "python"
     if not python.exists():
         python = Path(sys.executable)
-    code = f"import sys; sys.path.insert(0, {str(dest)!r}); from exporter.cli import run; run()"
+    code = f"import sys; sys.path.insert(0, {str(dest)!r}); from exporter.launch import run; run()"
     return [str(python), "-c", code]
 
 

@@ -4,8 +4,35 @@ from __future__ import annotations
 
 __version__ = "0.2.11"
 
-from exporter.loader import SessionFormatError, load_session, parse_session_bytes
-from exporter.session import Diagnostic, Entry, Session
+TYPE_CHECKING = False  # typing itself is a few ms of import: see _LAZY
+if TYPE_CHECKING:
+    from typing import Any
+
+    from exporter.loader import SessionFormatError, load_session, parse_session_bytes
+    from exporter.session import Diagnostic, Entry, Session
+
+#: The library's names, imported when first used: the ``pi-session`` script imports this
+#: package before it can catch a Ctrl-C (see exporter.launch), so it imports little here.
+_LAZY = {
+    "SessionFormatError": "exporter.loader",
+    "load_session": "exporter.loader",
+    "parse_session_bytes": "exporter.loader",
+    "Diagnostic": "exporter.session",
+    "Entry": "exporter.session",
+    "Session": "exporter.session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'exporter' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Diagnostic",

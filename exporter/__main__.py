@@ -1,6 +1,6 @@
 """`python -m exporter` runs the same CLI as `pi-session`."""
 
-from exporter.cli import run
+from exporter.launch import run
 
 if __name__ == "__main__":
     run()

@@ -60,7 +60,10 @@ def token_argument(
     if sys.stdin is None:
         raise CliError("--token - reads the token from stdin, and there is none", 1)
     if sys.stdin.isatty():  # asks again after an empty line; Ctrl-D or Ctrl-C gives up
-        return str(click.prompt(f"{service} token", hide_input=True, err=True))
+        try:
+            return str(click.prompt(f"{service} token", hide_input=True, err=True))
+        except click.Abort:  # click's "Aborted!" and exit 1 (a usage error): a Ctrl-C is 130
+            raise KeyboardInterrupt from None
     piped = sys.stdin.read()
     if not piped.strip():
         raise CliError(f"--token -: nothing was piped in (expected the {service} token)", 1)

@@ -851,3 +851,33 @@ def test_a_terminal_is_no_session_to_read(in_tmp: Path) -> None:
     assert done.returncode == 2
     assert_clean_error(done.stderr)
     assert "stdin is a terminal" in done.stderr
+
+
+def test_ctrl_c_while_the_program_imports_is_a_quiet_interrupt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Ctrl-C in the first ~60 ms (the modules still importing) printed a 20-line
+    traceback through the import machinery; it is `pi-session: interrupted`, exit 130."""
+    import importlib.abc
+
+    from exporter import launch
+
+    class Interrupted(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+            if name == "exporter.cli":
+                raise KeyboardInterrupt
+
+    monkeypatch.delitem(sys.modules, "exporter.cli")
+    monkeypatch.setattr(sys, "meta_path", [Interrupted(), *sys.meta_path])
+    with pytest.raises(SystemExit) as stop:
+        launch.run()
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "\npi-session: interrupted\n"
+
+
+def test_the_script_and_python_m_run_through_the_launcher() -> None:
+    """`pi-session` is `exporter.launch:run`, which catches a Ctrl-C during the imports."""
+    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'pi-session = "exporter.launch:run"' in text
+    main = Path(__file__).resolve().parents[1] / "exporter" / "__main__.py"
+    assert "from exporter.launch import run" in main.read_text(encoding="utf-8")

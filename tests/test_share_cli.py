@@ -935,6 +935,50 @@ def test_token_dash_at_a_terminal_asks_without_echo(
     assert fake.requests[0].header("Authorization") == f"Bearer {fake.token}"
 
 
+def test_ctrl_c_at_the_token_prompt_is_an_interrupt(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C at the hidden prompt printed click's "Aborted!" and exited 1 (a usage error);
+    everywhere else it is `pi-session: interrupted` and 130."""
+    import fcntl
+    import pty
+    import termios
+    import time
+
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
+    controller, terminal = pty.openpty()
+
+    def own_terminal() -> None:  # the pty becomes the child's controlling terminal
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    argv = [sys.executable, "-m", "exporter", "share", str(FIXTURE), "--token", "-"]
+    proc = subprocess.Popen(
+        [*argv, "--api-url", fake.base_url],
+        stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True,
+        preexec_fn=own_terminal,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )  # fmt: skip
+    os.close(terminal)
+    shown = b""
+    try:
+        deadline = time.monotonic() + 120
+        while b"GitHub token: " not in shown and time.monotonic() < deadline:
+            shown += os.read(controller, 4096)
+        os.write(controller, b"\x03")  # the terminal sends SIGINT
+        code = proc.wait(timeout=120)
+        try:
+            while chunk := os.read(controller, 4096):
+                shown += chunk
+        except OSError:  # the child closed the terminal
+            pass
+    finally:
+        proc.kill()
+        os.close(controller)
+    assert code == 130, shown
+    assert b"pi-session: interrupted" in shown and b"Aborted" not in shown, shown
+    assert fake.requests == []
+
+
 def test_a_reshare_without_the_given_secrets_is_refused(
     fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
