@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import gzip
 import json
 import os
 import stat as stat_module
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -261,10 +263,27 @@ def _dump_raw(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+#: The first bytes of gzip data.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gunzip(data: bytes, path: str | None) -> bytes:
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as error:  # BadGzipFile is an OSError
+        name = f"{path}: " if path else ""
+        raise SessionFormatError(
+            f"{name}gzip-compressed, but the data is damaged ({error})"
+        ) from None
+
+
 def parse_session_bytes(
     data: bytes, *, path: str | None = None, leaf_id: str | None = None
 ) -> Session:
-    """Load a session from bytes already in memory (tests, stdin, downloads)."""
+    """Load a session from bytes already in memory (tests, stdin, downloads); gzip data
+    (the page's own download without a script is a ``.jsonl.gz``) is read uncompressed."""
+    if data[:2] == GZIP_MAGIC:
+        data = _gunzip(data, path)
     lines = data.split(b"\n")
     # Re-attach the newline so the truncation check sees which lines were complete.
     with_newlines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
@@ -288,6 +307,9 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
         # a device like /dev/zero never ends
         raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
+    with open(file_path, "rb") as handle:
+        if handle.read(2) == GZIP_MAGIC:
+            return parse_session_bytes(GZIP_MAGIC + handle.read(), path=file_path, leaf_id=leaf_id)
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []
     with _gc_paused():

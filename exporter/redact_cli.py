@@ -443,7 +443,8 @@ def source_stem(session_path: str | None, session_id: str | None) -> str:
     nameless = _NAMELESS.fullmatch(session_path)
     if nameless and session_id and _SAFE_ID.fullmatch(session_id):
         return session_id
-    return Path(session_path).stem
+    name = Path(session_path).name
+    return name[: -len(".jsonl.gz")] if name.endswith(".jsonl.gz") else Path(session_path).stem
 
 
 def default_copy_name(session_path: str | None, session_id: str | None = None) -> str:
