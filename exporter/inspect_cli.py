@@ -65,17 +65,20 @@ def list_command(
     root = sessions_root(sessions_dir)
     if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
         raise CliError(f"--sessions-dir: {root} does not exist", 2)
+    if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
+        raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
     listed = session_files(sessions_dir, scope)
     summaries = [scan_summary(p) for p in listed]
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
+    if not summaries:  # said on stderr, so `--json` output stays empty for a script
+        where = "any project" if scope is None else scope
+        missing = "" if root.is_dir() else f" ({root} does not exist)"
+        others = " (--all lists every project's)" if scope is not None and not missing else ""
+        click.echo(f"pi-session: no sessions for {where}{missing}{others}", err=True)
+        return
     if as_json:
         for summary in summaries:
             echo_json(summary.as_dict())
-        return
-    if not summaries:
-        where = "any project" if scope is None else scope
-        missing = "" if root.is_dir() else f" ({root} does not exist)"
-        click.echo(f"pi-session: no sessions for {where}{missing}", err=True)
         return
     # unique among every session, not only those listed: SESSION is looked up in this
     # folder's project first, then everywhere, so the prefix must name one file anywhere

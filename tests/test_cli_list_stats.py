@@ -389,10 +389,21 @@ def test_list_empty_and_conflicting_options(tmp_path: Path) -> None:
     empty = run("list", "--sessions-dir", str(tmp_path), "--cwd", str(tmp_path))
     assert empty.exit_code == 0 and empty.stdout == ""
     assert "no sessions for" in empty.stderr
+    assert "--all lists every project's" in empty.stderr  # the usual cause: a subfolder
     as_json = run("list", "--sessions-dir", str(tmp_path), "--all", "--json")
     assert as_json.exit_code == 0 and as_json.stdout == ""
+    assert "no sessions for any project" in as_json.stderr  # a script's stdout stays empty
     both = run("list", "--cwd", str(tmp_path), "--all")
     assert_one_line_error(both, 1, "either --cwd or --all")
+
+
+def test_list_with_a_missing_agent_dir_is_an_error_as_with_sessions_dir(tmp_path: Path) -> None:
+    """A mistyped PI_CODING_AGENT_DIR made `list --json` print nothing and exit 0: a script
+    could not tell it from no sessions. An agent folder without sessions yet is no error."""
+    typo = run("list", "--all", "--json", env={"PI_CODING_AGENT_DIR": str(tmp_path / "agnet")})
+    assert_one_line_error(typo, 2, "PI_CODING_AGENT_DIR", "does not exist")
+    fresh = run("list", "--all", "--json", env={"PI_CODING_AGENT_DIR": str(tmp_path)})
+    assert fresh.exit_code == 0 and fresh.stdout == "" and "no sessions" in fresh.stderr
 
 
 # --- a real process -----------------------------------------------------------------------------
