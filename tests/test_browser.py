@@ -2705,3 +2705,18 @@ def test_esc_after_slash_gives_the_focus_back(view: Viewer, published: dict[str,
     assert link.evaluate("a => a === document.activeElement")
     assert page.evaluate(FOCUS_IN_VIEW)[1]
     clean(view)
+
+
+def test_the_chart_is_one_named_image_to_assistive_technology(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """An image (role img) exposed 117 links and 9 tick texts inside it (a11y review): its
+    title is what a screen reader reads; the points stay links for the mouse."""
+    page = view.open(published[BRANCHED])
+    chart = page.get_by_role("img", name=re.compile(r"^Context size per assistant turn"))
+    assert chart.count() == 1
+    assert page.get_by_role("link", name=re.compile(r"^turn \d+:")).count() == 0
+    points = page.locator(".chart a circle.pt")
+    assert points.count() > 10  # still there, still links, for the mouse
+    assert page.locator(".chart a").first.get_attribute("href", timeout=1000).startswith("#")
+    clean(view)
