@@ -354,11 +354,19 @@
   var tabbing = false;
   doc.addEventListener("keydown", function (ev) { tabbing = ev.key === "Tab"; }, true);
   doc.addEventListener("mousedown", function () { tabbing = false; }, true);
+  // The row focused from outside the outline says how to move (a screen reader reads a
+  // description of what has focus; on the list it was never read); the rows the arrows
+  // reach do not repeat it (the whole keys line, 128 characters, was read at every row).
+  var treeKeys = doc.createElement("p");
+  treeKeys.id = "tree-keys"; treeKeys.hidden = true;
+  treeKeys.textContent = "Up and Down arrows, Home and End move between rows; Tab leaves the outline";
+  doc.body.appendChild(treeKeys);
   tree.addEventListener("focusin", function (ev) {
-    // the row focused says how to move (a screen reader reads a description of what has
-    // focus; on the list it was never read): the keys line, arrows included
-    if (ev.target.matches && ev.target.matches("a")) ev.target.setAttribute("aria-describedby", "keys-help");
     var from = ev.relatedTarget;
+    if (ev.target.matches && ev.target.matches("a")) {
+      if (from && tree.contains(from)) ev.target.removeAttribute("aria-describedby");
+      else ev.target.setAttribute("aria-describedby", "tree-keys");
+    }
     if (!tabbing || (from && tree.contains(from))) return;
     var row = lastRow && lastRow.offsetParent !== null ? lastRow : null;
     if (row && !row.contains(ev.target)) focusRow(row);

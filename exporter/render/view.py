@@ -44,7 +44,7 @@ RESERVED_IDS = frozenset(
     {"tree", "sidebar", "content", "transcript", "usage", "usage-h", "chart-title", "damaged",
      "theme-toggle", "toggle-thinking", "toggle-tools", "download-jsonl", "tree-search",
      "tree-status", "session-jsonl", "outline-open", "keys-toggle", "keys-help",
-     "ts-help"}  # page.js makes this one
+     "ts-help", "tree-keys"}  # page.js makes the last two
 )  # fmt: skip
 RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
 #: A fork with more alternatives than this folds them into one block, or a 50-way fork put
