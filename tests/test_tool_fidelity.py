@@ -155,3 +155,35 @@ def test_a_shell_output_opens_with_its_first_line_of_text() -> None:
     data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
     page = render_session(parse_session_bytes(data))
     assert '<pre class="out">built ok\n\n  indented</pre>' in page
+
+
+def test_a_call_whose_result_is_on_another_branch_links_there() -> None:
+    """The tree forks between a call and its result: the call said "no result" while the
+    result was in the branch below (differential review; Pi finds it in any branch)."""
+    calls = [{"type": "toolCall", "id": f"c{n}", "name": "bash",
+              "arguments": {"command": f"echo {n}"}} for n in (7, 8)]  # fmt: skip
+    answer = {"role": "assistant", "content": calls, "provider": "p", "model": "m",
+              "stopReason": "toolUse"}  # fmt: skip
+
+    def result(call: str) -> dict[str, Any]:
+        return {"role": "toolResult", "toolCallId": call, "toolName": "bash", "isError": False,
+                "content": [{"type": "text", "text": f"out {call}"}]}  # fmt: skip
+
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "id": "u", "parentId": None, "timestamp": T0 + "1Z",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "message", "id": "a", "parentId": "u", "timestamp": T0 + "2Z", "message": answer},
+        {"type": "message", "id": "r7", "parentId": "a", "timestamp": T0 + "3Z",
+         "message": result("c7")},
+        {"type": "message", "id": "r8", "parentId": "r7", "timestamp": T0 + "4Z",
+         "message": result("c8")},
+        {"type": "message", "id": "u2", "parentId": "r7", "timestamp": T0 + "5Z",
+         "message": {"role": "user", "content": "go on without it"}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    page = render_session(parse_session_bytes(data))
+    box = page.split('data-entry-id="a"', 1)[1].split("</article>", 1)[0]
+    assert '<a href="#r8">result on another branch</a>' in box
+    assert box.count("no result") == 0
+    assert page.count('data-entry-id="r8"') == 1  # still shown once, in its branch

@@ -194,6 +194,10 @@ def _assistant(
             )
             anchor = label = None
             forks = 0
+            if result is None:  # the tree forks between call and result: say where it is
+                elsewhere = session.result_for_call(entry.id, index)
+                if elsewhere is not None:
+                    tool.result_elsewhere = builder.anchor(elsewhere.id)
             if result is not None:  # shown here, so the plan skips its own entry
                 forks = builder.result_forks.get(result.id, 0)
                 anchor = builder.anchor(result.id)

@@ -64,6 +64,7 @@ class ToolView:
     notes: list[str] = field(default_factory=list)
     result_entry_id: str | None = None
     invalid_args: list[str] = field(default_factory=list)
+    result_elsewhere: str | None = None  # the anchor of its result on another branch
     same_output_as: str | None = None  # anchor of the result above with this output in full
     other_args: Folded | None = None  # a built-in tool's arguments its view does not show
     details: Folded | None = None  # another tool's structured result (``details``)
