@@ -368,7 +368,9 @@
       else ev.target.setAttribute("aria-describedby", "tree-keys");
     }
     if (!tabbing || (from && tree.contains(from))) return;
-    var row = lastRow && lastRow.offsetParent !== null ? lastRow : null;
+    // entered at the current row, else at the first row shown (Shift+Tab from below
+    // entered at the last of 1,018 rows, the outline scrolled to its end)
+    var row = lastRow && lastRow.offsetParent !== null ? lastRow : shownRow(0, 1);
     if (row && !row.contains(ev.target)) focusRow(row);
   });
   tree.addEventListener("keydown", function (ev) {

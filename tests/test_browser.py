@@ -2724,3 +2724,20 @@ def test_the_chart_is_one_named_image_to_assistive_technology(
     assert points.count() > 10  # still there, still links, for the mouse
     assert page.locator(".chart a").first.get_attribute("href", timeout=1000).startswith("#")
     clean(view)
+
+
+def test_shift_tab_into_the_outline_enters_at_its_first_row(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """With no current row, Shift+Tab from the page's title entered the outline at its last
+    row and scrolled it to the end (row 1,018 on pi-large-session; a11y review)."""
+    page = view.open(published[BRANCHED_4])
+    page.evaluate("(h => { h.tabIndex = -1; h.focus(); })(document.querySelector('#content h1'))")
+    page.keyboard.press("Shift+Tab")
+    first = page.evaluate(
+        "[...document.querySelectorAll('#tree li > a')].find(a => a.offsetParent !== null)"
+        " === document.activeElement"
+    )
+    assert first, page.evaluate("document.activeElement.textContent")
+    assert page.evaluate("document.getElementById('sidebar').scrollTop") < 50
+    clean(view)
