@@ -612,6 +612,12 @@
     var a = ev.target.closest && ev.target.closest("a.permalink, a.ts");
     if (!a) return;
     var url = location.href.split("#")[0] + a.getAttribute("href");
+    // the address bar takes the link, and the reader stays where they are: following it
+    // moved the focus to the whole entry and scrolled it to the middle of the screen
+    if (ev.button === 0 && !(ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey)) {
+      ev.preventDefault();
+      history.replaceState(history.state, "", url);
+    }
     var failed = function () { copyNote(a, "the browser did not let this page copy the link"); };
     // a frame whose policy forbids the clipboard: asking anyway only logs an error
     var policy = doc.permissionsPolicy || doc.featurePolicy;

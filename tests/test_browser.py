@@ -2741,3 +2741,26 @@ def test_shift_tab_into_the_outline_enters_at_its_first_row(
     assert first, page.evaluate("document.activeElement.textContent")
     assert page.evaluate("document.getElementById('sidebar').scrollTop") < 50
     clean(view)
+
+
+def test_copying_an_entrys_link_leaves_the_reader_where_they_are(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Enter on a time link copied it and then moved the focus to the whole entry and
+    scrolled it; the next Tab came back to the same link (a11y review)."""
+    context = view.context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = view.open(published[BRANCHED_4], context=context)
+    link = page.locator("#transcript article.entry a.ts").nth(12)
+    link.focus()
+    page.wait_for_timeout(200)  # entries around it rendered (content-visibility)
+    before = link.evaluate("a => a.getBoundingClientRect().top")
+    page.keyboard.press("Enter")
+    page.locator("a.ts.copied").wait_for()
+    page.wait_for_timeout(200)
+    assert link.evaluate("a => a === document.activeElement")
+    after = link.evaluate("a => a.getBoundingClientRect().top")
+    assert abs(after - before) < 2, (before, after)  # not scrolled to the middle
+    assert page.evaluate("location.hash") == link.get_attribute("href")
+    assert page.evaluate("navigator.clipboard.readText()").endswith(link.get_attribute("href"))
+    clean(view)
