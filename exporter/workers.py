@@ -69,11 +69,33 @@ def _die_with(build: int) -> None:
         threading.Thread(target=watch, name="watch-build", daemon=True).start()
 
 
+#: Set in a worker told to end (SIGTERM from the build, SIGINT from the terminal).
+_ENDING = False
+
+
+def _unwind(signum: int, frame: object) -> None:
+    """End the task under way by unwinding it (a page half written is removed by its atomic
+    write), and any task after it before it starts: the pool catches what a task raises and
+    hands the worker the next one, which went on rendering and writing pages for seconds."""
+    global _ENDING
+    _ENDING = True
+    raise SystemExit(128 + signum)
+
+
+def _run_guarded(work: Callable[[T], dict[str, Any]], task: T) -> dict[str, Any]:
+    if _ENDING:
+        os._exit(143)
+    return work(task)
+
+
 def _worker_start(build: int, int_digits: int | None) -> None:
     """Each worker: end with the build (:func:`_die_with`), and read integers as long as the
     build does (the CLI raises Python's 4,300-digit limit; a forkserver or spawn worker
     starts with the default, and failed on sessions the build itself reads)."""
     _die_with(build)
+    # ended (a Ctrl-C, the build's or the terminal's, or the build gone): see _unwind
+    signal.signal(signal.SIGTERM, _unwind)
+    signal.signal(signal.SIGINT, _unwind)
     if int_digits is not None:  # 0 means no limit: passed on too
         sys.set_int_max_str_digits(int_digits)
 
@@ -96,6 +118,10 @@ def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
         _end_workers(pool)
         pool.shutdown(wait=True)
         return None
+    except BaseException:  # Ctrl-C while the workers start: they must not outlive it
+        _end_workers(pool)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     return pool
 
 
@@ -143,7 +169,7 @@ def run_tasks(
         try:
             try:
                 for i, task in enumerate(pending):
-                    futures[pool.submit(work, task)] = i
+                    futures[pool.submit(_run_guarded, work, task)] = i
                 for future in as_completed(futures):
                     handle(pending[futures[future]], future.result())
                     done.add(futures[future])
@@ -153,8 +179,9 @@ def run_tasks(
                 if i not in done and future.done() and future.exception() is None:
                     handle(pending[i], future.result())
                     done.add(i)
-        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it,
+            _end_workers(pool)  # and stop the tasks under way (they went on writing pages
+            pool.shutdown(wait=False, cancel_futures=True)  # for seconds, the exit waiting)
             raise
         if broken:
             _end_workers(pool)

@@ -99,3 +99,60 @@ def test_a_batch_whose_worker_dies_finishes_and_reports_that_task(tmp_path: Path
         pytest.fail(f"a batch hung after its worker died: {hung.stdout!r}")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "finished 30"
+
+
+_BATCH_STOPPED = """
+import sys, time
+from exporter.workers import run_tasks, server_context
+import slow
+
+def stop(task, result):
+    raise KeyboardInterrupt  # Ctrl-C while the first result is handled
+
+started = time.monotonic()
+try:
+    run_tasks(
+        [f"t{n}" for n in range(8)],
+        slow.work,
+        stop,
+        jobs=2,
+        died=lambda task: {},
+        context=lambda: server_context("exporter.workers"),
+    )
+except KeyboardInterrupt:
+    print("stopped", round(time.monotonic() - started, 1))
+"""
+
+
+def test_a_stopped_batch_ends_its_workers_and_starts_no_queued_task(tmp_path: Path) -> None:
+    """After a Ctrl-C the workers went on: the task under way finished, and the pool handed
+    each worker a queued task, which rendered and wrote its page for seconds while the
+    build waited to exit (newcomer review 2026-12-01)."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (tmp_path / "slow.py").write_text(
+        textwrap.dedent(
+            f"""
+            import time
+            from pathlib import Path
+
+            def work(task):
+                if task != "t0":
+                    time.sleep(1.5)  # a big page
+                Path({str(marks)!r}, task).write_text("done")
+                return {{}}
+            """
+        ),
+        encoding="utf-8",
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+    done = subprocess.run(
+        [sys.executable, "-c", _BATCH_STOPPED], env=env, capture_output=True, text=True,
+        encoding="utf-8", timeout=60,
+    )  # fmt: skip
+    assert done.stdout.startswith("stopped"), done.stderr
+    assert float(done.stdout.split()[1]) < 1.0  # not after the tasks under way
+    import time
+
+    time.sleep(2.0)  # long enough for a task left running to finish
+    assert sorted(p.name for p in marks.iterdir()) == ["t0"]
