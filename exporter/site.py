@@ -249,7 +249,11 @@ def _build_lock(out_dir: Path) -> Iterator[None]:
     except ImportError:  # Windows: no advisory locks here, builds are not guarded
         yield
         return
-    with open(out_dir / LOCK_NAME, "a+b") as handle:
+    try:
+        handle = open(out_dir / LOCK_NAME, "a+b")  # noqa: SIM115 (closed below)
+    except PermissionError as error:  # the lock's name is ours, not the reader's
+        raise PermissionError(error.errno, "cannot write in this folder", str(out_dir)) from None
+    with handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -881,3 +881,37 @@ def test_the_script_and_python_m_run_through_the_launcher() -> None:
     assert 'pi-session = "exporter.launch:run"' in text
     main = Path(__file__).resolve().parents[1] / "exporter" / "__main__.py"
     assert "from exporter.launch import run" in main.read_text(encoding="utf-8")
+
+
+def test_a_site_folder_without_write_permission_is_named_not_our_lock_file() -> None:
+    """`export --all -o ro` said "ro/.pi-session-site.lock: Permission denied": a file the
+    reader never named. It says the folder, as the other commands do, and exits 2."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as temp:  # pytest's own are closed to other users
+        root = Path(temp)
+        root.chmod(0o755)
+        site = root / "ro"
+        site.mkdir(mode=0o555)
+        sessions = root / "sessions" / "--p--"
+        sessions.mkdir(parents=True)
+        shutil.copy(fixture_path(SAMPLER), sessions / "2025-01-01T00-00-00-000Z_s.jsonl")
+        args = [sys.executable, "-m", "exporter", "export", "--all", "-o", str(site)]
+        args += ["--sessions-dir", str(root / "sessions")]
+        if os.geteuid() == 0:  # root writes anywhere: run as nobody
+            if not shutil.which("setpriv"):
+                pytest.skip("running as root without setpriv")
+            nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            probe = subprocess.run([*nobody, sys.executable, "-c", "import exporter"], cwd=temp,
+                                   capture_output=True, env=dict(os.environ, PYTHONPATH=str(
+                                       Path(__file__).resolve().parents[1])), check=False)  # fmt: skip
+            if probe.returncode != 0:
+                pytest.skip("this Python or checkout is not readable by another user")
+            args = [*nobody, *args]
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+        done = subprocess.run(
+            args, capture_output=True, text=True, env=env, timeout=120, check=False, cwd=temp
+        )
+        site.chmod(0o755)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"pi-session: error: {site}: cannot write in this folder"
