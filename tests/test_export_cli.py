@@ -902,9 +902,14 @@ def test_a_site_folder_without_write_permission_is_named_not_our_lock_file() -> 
             if not shutil.which("setpriv"):
                 pytest.skip("running as root without setpriv")
             nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            probe = subprocess.run([*nobody, sys.executable, "-c", "import exporter"], cwd=temp,
-                                   capture_output=True, env=dict(os.environ, PYTHONPATH=str(
-                                       Path(__file__).resolve().parents[1])), check=False)  # fmt: skip
+            repo = str(Path(__file__).resolve().parents[1])
+            probe = subprocess.run(
+                [*nobody, sys.executable, "-c", "import exporter"],
+                cwd=temp,
+                capture_output=True,
+                env=dict(os.environ, PYTHONPATH=repo),
+                check=False,
+            )
             if probe.returncode != 0:
                 pytest.skip("this Python or checkout is not readable by another user")
             args = [*nobody, *args]
