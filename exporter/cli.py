@@ -315,8 +315,31 @@ def all_written() -> None:
     _WORK_ALL_WRITTEN.append(True)
 
 
+def _wrap_help_between_words() -> None:
+    """click wraps help text at hyphens too (``--with-`` / ``jsonl``, ``pi-session-`` /
+    ``share-<name>.html``): a name copied from the help then fails when pasted. Its wrapper
+    (looked up by click each time it wraps) breaks lines between words only here."""
+    try:
+        from click import _textwrap
+    except ImportError:  # a click that wraps some other way: its help stays as it is
+        return
+    base = getattr(_textwrap, "TextWrapper", None)
+    if not isinstance(base, type) or getattr(base, "whole_words", False):
+        return
+
+    class WholeWords(base):  # type: ignore[misc, valid-type]
+        whole_words = True
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("break_on_hyphens", False)
+            super().__init__(*args, **kwargs)
+
+    _textwrap.TextWrapper = WholeWords
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    _wrap_help_between_words()
     allow_long_integers()  # for rendering and writing them, not only loading
     for stream in (sys.stdout, sys.stderr):
         # a title in Chinese on a Latin-1 terminal: shown as \\u escapes, not an abort

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -858,3 +859,21 @@ def test_the_top_help_names_every_command_in_one_whole_line() -> None:
     code += "print(sorted(m for m in sys.modules if m.endswith('_cli') and m != 'exporter.cli'))"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert shown.stdout.strip().splitlines()[-1] == "[]", shown
+
+
+def test_help_never_breaks_a_name_at_its_hyphen() -> None:
+    """click wrapped help at hyphens ("./pi-session-" / "share-<name>.html", "--with-" /
+    "jsonl", "[default: keep-" / "hidden]"): copied from the help, such a name failed."""
+    env = {**os.environ, "COLUMNS": "80", "PYTHONIOENCODING": "utf-8"}
+    broken = []
+    for command in ("export", "share", "publish", "redact", "list", "stats"):
+        done = subprocess.run(
+            [sys.executable, "-m", "exporter", command, "--help"],
+            capture_output=True, text=True, encoding="utf-8", env=env, timeout=60, check=True,
+        )  # fmt: skip
+        broken += [line for line in done.stdout.splitlines() if re.search(r"\w-$", line)]
+    assert broken == []
+    assert "./pi-session-share-<name>.html" in subprocess.run(
+        [sys.executable, "-m", "exporter", "share", "--help"],
+        capture_output=True, text=True, encoding="utf-8", env=env, timeout=60, check=True,
+    ).stdout  # fmt: skip
