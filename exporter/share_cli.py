@@ -222,7 +222,7 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "gisthost.github.io; on GitHub Enterprise the gist's own page).",
 )
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
-@click.option("--force", is_flag=True, help="Upload even above the 10 MB gist limit.")
+@click.option("--force", is_flag=True, help="Upload even above the 10 MiB gist limit.")
 @click.option(
     "--allow-weaker-policy",
     is_flag=True,

@@ -787,7 +787,7 @@ def test_viewer_link_enterprise_uses_html_url() -> None:
 def test_check_size() -> None:
     assert check_size(500_000, force=False) is None
     warning = check_size(3 * 1024 * 1024, force=False)
-    assert warning and "3.0 MB" in warning and "raw_url" in warning
+    assert warning and "3.0 MiB" in warning and "raw_url" in warning
     with pytest.raises(TooLargeError) as err:
         check_size(GIST_MAX_BYTES + 1, force=False)
     text = str(err.value)

@@ -581,8 +581,8 @@ def test_a_page_between_1_and_10_mb_is_shared_with_a_warning(
     size = len(page.encode("utf-8"))
     assert 1024 * 1024 < size < 10 * 1024 * 1024
     (warning,) = [line for line in result.stderr.splitlines() if "warning:" in line]
-    assert f"warning: the export is {size / 1024 / 1024:.1f} MB" in warning
-    assert "raw_url" in warning and "GitHub truncates gist files over 1 MB" in warning
+    assert f"warning: the export is {size / 1024 / 1024:.1f} MiB" in warning
+    assert "raw_url" in warning and "GitHub truncates gist files over 1 MiB" in warning
     assert fake.content(next(iter(fake.gists))) == page
     small = share(fake, str(one_prompt_session(tmp_path / "small.jsonl", 1_000)))
     assert small.exit_code == 0 and "warning" not in small.stderr, small.stderr

@@ -225,7 +225,8 @@ def files_size(files: Mapping[str, str]) -> int:
 
 
 def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
+    """In MiB, as GitHub's gist limits are counted, and said so (publish's MB are 10^6)."""
+    return f"{size / (1024 * 1024):.1f} MiB"
 
 
 def check_size(total_bytes: int, force: bool = False) -> str | None:
@@ -246,7 +247,7 @@ def check_size(total_bytes: int, force: bool = False) -> str | None:
         )
     if total_bytes > GIST_WARN_BYTES:
         return (
-            f"warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MB "
+            f"warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MiB "
             "in its API, so only viewers that follow raw_url (like gisthost) will show it "
             "(--no-tool-output or --active-branch-only make it smaller)."
         )
