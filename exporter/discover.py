@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from exporter.entries import as_dict, as_str, blocks_text
+from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import (
     SessionFormatError,
@@ -234,6 +234,8 @@ class SessionSummary:
     _parent_of: dict[str, str | None] = field(default_factory=dict, repr=False)
     _needs_loader: bool = field(default=False, repr=False)  # see _count_with_loader
     _earliest: str | None = field(default=None, repr=False)  # of the entries' stamps in Pi's form
+    _headerless: bool = field(default=False, repr=False)  # no session line: Pi entries, or none?
+    _pi_types: bool = field(default=False, repr=False)  # a line of a type Pi writes
 
     @property
     def title(self) -> str:
@@ -416,9 +418,12 @@ def scan_summary(path: Path) -> SessionSummary:
                         summary.version = header_version(header.get("version"))
                         continue
                     summary.id = id_from_name(path)
+                    summary._headerless = True
                 _scan_line(summary, raw, number)
             if looking_for_header:  # as load_session says: no header and no entry at all
                 summary.error = "empty file" if blank else "not a Pi session file"
+            elif summary._headerless and not summary._pi_types:  # another tool's JSONL
+                summary.error = "not a Pi session file"
     except OSError as error:
         summary.error = error.strerror or str(error)
     except MemoryError:  # a line of gigabytes (a file of NULs a crash left): this one only
@@ -473,6 +478,7 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
         role = as_str(as_dict(value.get("message")).get("role"))
     if entry_type == "session":
         return
+    summary._pi_types |= entry_type in KNOWN_ENTRY_TYPES
     summary.entries += 1
     if timestamp:  # `started` is the header's time or an earlier entry's, as `stats` says
         if len(timestamp) == 24 and timestamp[10] == "T" and timestamp[23] == "Z":

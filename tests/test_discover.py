@@ -18,7 +18,7 @@ from exporter.discover import (
     session_files,
     sessions_root,
 )
-from exporter.loader import load_session
+from exporter.loader import SessionFormatError, load_session
 from exporter.session import Session
 from exporter.usage import compute_stats
 
@@ -492,3 +492,22 @@ def test_only_the_file_s_first_line_loses_its_leading_spaces(tmp_path: Path) -> 
     # a line of only an NBSP is blank to JavaScript, so the header after it is the first line
     path.write_bytes("\u00a0\n\u00a0".encode() + header.encode() + b"\n" + entry.encode())
     assert scan_summary(path).id == load_session(path).id == "x1"
+
+
+def test_another_tools_jsonl_is_no_session_in_a_listing_either(tmp_path: Path) -> None:
+    """`list` showed a Claude Code transcript as a session "(no messages)" while `export`
+    of the same file says "not a Pi session file": both say the latter now."""
+    other = tmp_path / "claude.jsonl"
+    other.write_bytes(
+        b'{"type":"user","uuid":"1","message":{"role":"user","content":"hi"}}\n'
+        b'{"type":"assistant","uuid":"2","parentUuid":"1"}\n'
+    )
+    assert scan_summary(other).error == "not a Pi session file"
+    with pytest.raises(SessionFormatError, match="not a Pi session file"):
+        load_session(other)
+    headerless = tmp_path / "headerless.jsonl"  # Pi entries without their header: a session
+    headerless.write_bytes(
+        b'{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00Z",'
+        b'"message":{"role":"user","content":"hi"}}\n'
+    )
+    assert scan_summary(headerless).error is None and load_session(headerless).entries
