@@ -148,6 +148,7 @@ _MD_DEST = r"(?:[^()\s]|\([^()\s]{0,200}\)){0,500}"
 _MD_IMAGE = re.compile(r"!\[([^\]\n]{0,200})\]\(" + _MD_DEST + r"(?:[ \t]+\"[^\"\n]{0,200}\")?\)")
 _MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\(" + _MD_DEST + r"(?:[ \t]+\"[^\"\n]{0,200}\")?\)")
 _MD_CODE = re.compile(r"`([^`\n]{1,200})`")
+_HELD = re.compile("\ue000(\\d+)\ue001")  # a code span's place while the prose is cleaned
 _MD_STRONG = re.compile(r"\*\*(?=\S)([^*\n]{1,200}?)(?<=\S)\*\*")  # not __: __init__
 _MD_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])")
 _FIRST_GROUP = methodcaller("group", 1)  # a C-level callable: cheaper than r"\1" per match
@@ -174,10 +175,16 @@ def plain_line(text: str | None, limit: int = 80) -> str:
     cut = len(head) < len(text)
     if _MD_ANY.search(head):
         head = _MD_LINE_MARKS.sub("", head)
-        if "`" in head:  # code is shown as written: `[text](url)` is not a link there
-            parts = _MD_CODE.split(head)  # prose, code, prose, ...
-            parts[::2] = map(_plain_prose, parts[::2])
-            head = "".join(parts)
+        if "`" in head:  # code is shown as written: `[text](url)` is not a link there, but
+            # markup around it is (**`auth.py`**, [`load`](url)): code waits in placeholders
+            codes: list[str] = []
+
+            def hold(match: re.Match[str]) -> str:
+                codes.append(match.group(1))
+                return f"\ue000{len(codes) - 1}\ue001"
+
+            head = _plain_prose(_MD_CODE.sub(hold, head.replace("\ue000", "\ufffd")))
+            head = _HELD.sub(lambda m: codes[int(m.group(1))], head)
         else:
             head = _plain_prose(head)
     line = one_line(head, limit)

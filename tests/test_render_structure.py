@@ -686,6 +686,10 @@ def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
             "Check ![alt](img.png) and **kw** or this",
         ),
         ("a [link](u) then `x*y*z` and *em*", "a link then x*y*z and em"),
+        # ... and markup around code goes as around any word
+        ("Fix **`auth.py`** now", "Fix auth.py now"),
+        ("See [`load_session`](exporter/loader.py) for details", "See load_session for details"),
+        ("odd \ue0000\ue001 `c` text", "odd \ufffd0\ue001 c text"),
     ],
 )
 def test_previews_show_markdown_as_plain_text(text: str, expected: str) -> None:
