@@ -323,8 +323,8 @@ def echo_path(path: Path) -> None:
 def _check_output_path(option: str, path: str) -> None:
     """An output is a file name in a folder that exists and takes files. Checked before
     any work, so a failure does not come after another output was written."""
-    if path.endswith(("/", os.sep)):  # pathlib drops the slash: `-o nodir/` wrote a file `nodir`
-        raise CliError(f"{option}: {path} names a folder; give a file name", 1)
+    if os.path.basename(path) in ("", ".", ".."):  # pathlib drops a closing / or /.:
+        raise CliError(f"{option}: {path} names a folder; give a file name", 1)  # a file `nodir`
     if is_special_file(path):  # a device or pipe is written as it is, not replaced
         if not os.access(path, os.W_OK):
             raise CliError(f"{option}: cannot write to {path}", 2)
