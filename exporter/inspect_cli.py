@@ -47,7 +47,10 @@ def _local_minute(moment: datetime | None) -> str:
     ``--since YYYY-MM-DD`` reads a date (in UTC a New York evening was the next day)."""
     if moment is None:
         return "unknown"
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    try:
+        return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, ValueError, OSError):  # year 9999 east of UTC: no local date
+        return fmt_datetime(moment)[:16] + " UTC"
 
 
 @click.command("list")
@@ -99,8 +102,9 @@ def list_command(
         ]
         for s, short_id in zip(summaries, ids, strict=True)
     ]
-    zone = datetime.now().astimezone().tzname() or "local"
-    headers = [f"last activity ({zone})", "session", "project", "messages", "branches"]
+    # local time (each row in its own offset: a July row is summer time); not today's zone
+    # name, which a row half a year away is not in
+    headers = ["last activity (local)", "session", "project", "messages", "branches"]
     headers += ["tokens", "cost"]
     headers.append("id")
     right = {"messages", "branches", "tokens", "cost"}

@@ -597,7 +597,28 @@ def test_list_shows_last_activity_in_local_time_as_since_reads_dates(
         monkeypatch.undo()
         time.tzset()
     header, _, row = table.splitlines()[:3]
-    assert header.startswith("last activity (EST)") and row.startswith("2024-12-31 19:00"), table
+    assert header.startswith("last activity (local)") and row.startswith("2024-12-31 19:00")
+
+
+def test_list_shows_a_time_with_no_local_date_in_utc(tmp_path: Path, build, dump, monkeypatch):
+    """Year 9999 east of UTC has no local date: `list` ended in an OverflowError traceback."""
+    import time
+
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    user = build.user("u", None, "prompt")
+    user["timestamp"] = "9999-12-31T23:30:00.000Z"
+    path = folder / "9999-12-31T23-30-00-000Z_01a229f4-aa58-7000-8000-000000000001.jsonl"
+    path.write_bytes(dump([build.header(), user]))
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        result = run("list", "--all", "--sessions-dir", str(tmp_path / "sessions"))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[2].startswith("9999-12-31 23:30 UTC")
 
 
 def test_list_columns_line_up_with_wide_characters(
