@@ -62,8 +62,10 @@ def token_argument(
     if sys.stdin.isatty():  # asks again after an empty line; Ctrl-D or Ctrl-C gives up
         try:
             return str(click.prompt(f"{service} token", hide_input=True, err=True))
-        except click.Abort:  # click's "Aborted!" and exit 1 (a usage error): a Ctrl-C is 130
-            raise KeyboardInterrupt from None
+        except click.Abort as stop:  # click's "Aborted!" and exit 1 for Ctrl-C and Ctrl-D
+            if isinstance(stop.__context__, EOFError):  # Ctrl-D: nothing typed
+                raise CliError(f"--token -: no {service} token was typed", 1) from None
+            raise KeyboardInterrupt from None  # Ctrl-C: an interrupt, 130
     piped = sys.stdin.read()
     if not piped.strip():
         raise CliError(f"--token -: nothing was piped in (expected the {service} token)", 1)

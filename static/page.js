@@ -651,7 +651,10 @@
     syncKeys();
   });
   syncKeys();
-  var jumped = null;  // [scrollY before "/", scrollY after it]
+  // [scrollY before "/", scrollY after it, the element focused before it]; forgotten once the
+  // reader leaves the search box (Esc later would send them back to a place left long ago)
+  var jumped = null;
+  search.addEventListener("blur", function () { jumped = null; });
   doc.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var tag = (ev.target.tagName || "").toLowerCase();
@@ -670,10 +673,10 @@
       // focus goes back to where "/" was pressed (it fell to the page's body, and Tab went
       // on from the outline), and so does the page, if that jump is still where the reader
       // is (on narrow screens the search sits at the top of the page, not beside the text)
-      var back = ev.target === search && jumped ? jumped[2] : null;
+      var jump = ev.target === search ? jumped : null, back = jump ? jump[2] : null;
       if (back && back !== doc.body && back.isConnected && back.getClientRects().length) back.focus({ preventScroll: true });
       else if (typing) ev.target.blur();
-      if (ev.target === search && jumped && scrollY === jumped[1]) scrollTo(0, jumped[0]);
+      if (jump && scrollY === jump[1]) scrollTo(0, jump[0]);
       jumped = null;
       return;
     }

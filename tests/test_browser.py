@@ -2708,6 +2708,13 @@ def test_esc_after_slash_gives_the_focus_back(view: Viewer, published: dict[str,
     page.keyboard.press("Escape")
     assert link.evaluate("a => a === document.activeElement")
     assert page.evaluate(FOCUS_IN_VIEW)[1]
+    # moved on since "/" (read on elsewhere, then back in the box): Esc leaves them there
+    page.keyboard.press("/")
+    page.locator("#transcript article.entry").nth(30).click()
+    page.evaluate("window.scrollBy(0, 3000)")
+    page.focus("#tree-search")
+    page.keyboard.press("Escape")
+    assert not link.evaluate("a => a === document.activeElement")
     clean(view)
 
 

@@ -935,11 +935,17 @@ def test_token_dash_at_a_terminal_asks_without_echo(
     assert fake.requests[0].header("Authorization") == f"Bearer {fake.token}"
 
 
+@pytest.mark.parametrize(
+    ("key", "code", "said"),
+    [(b"\x03", 130, b"pi-session: interrupted"), (b"\x04", 1, b"no GitHub token was typed")],
+)
 def test_ctrl_c_at_the_token_prompt_is_an_interrupt(
-    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch, key: bytes, code: int,
+    said: bytes,
+) -> None:  # fmt: skip
     """Ctrl-C at the hidden prompt printed click's "Aborted!" and exited 1 (a usage error);
-    everywhere else it is `pi-session: interrupted` and 130."""
+    everywhere else it is `pi-session: interrupted` and 130. Ctrl-D (nothing typed) is a
+    usage error that says so."""
     import fcntl
     import pty
     import termios
@@ -964,8 +970,8 @@ def test_ctrl_c_at_the_token_prompt_is_an_interrupt(
         deadline = time.monotonic() + 120
         while b"GitHub token: " not in shown and time.monotonic() < deadline:
             shown += os.read(controller, 4096)
-        os.write(controller, b"\x03")  # the terminal sends SIGINT
-        code = proc.wait(timeout=120)
+        os.write(controller, key)  # Ctrl-C: the terminal sends SIGINT; Ctrl-D: end of input
+        exit_code = proc.wait(timeout=120)
         try:
             while chunk := os.read(controller, 4096):
                 shown += chunk
@@ -974,8 +980,8 @@ def test_ctrl_c_at_the_token_prompt_is_an_interrupt(
     finally:
         proc.kill()
         os.close(controller)
-    assert code == 130, shown
-    assert b"pi-session: interrupted" in shown and b"Aborted" not in shown, shown
+    assert exit_code == code, shown
+    assert said in shown and b"Aborted" not in shown, shown
     assert fake.requests == []
 
 
