@@ -249,10 +249,16 @@ def _build_lock(out_dir: Path) -> Iterator[None]:
     except ImportError:  # Windows: no advisory locks here, builds are not guarded
         yield
         return
+    lock = out_dir / LOCK_NAME
     try:
-        handle = open(out_dir / LOCK_NAME, "a+b")  # noqa: SIM115 (closed below)
-    except PermissionError as error:  # the lock's name is ours, not the reader's
-        raise PermissionError(error.errno, "cannot write in this folder", str(out_dir)) from None
+        handle = open(lock, "a+b")  # noqa: SIM115 (closed below)
+    except PermissionError as error:
+        if lock.is_file() and os.access(out_dir, os.W_OK):  # another user's lock: a lock
+            handle = open(lock, "rb")  # noqa: SIM115 (flock takes a read-only one too)
+        else:  # the lock's name is ours, not the reader's: say the folder
+            raise PermissionError(
+                error.errno, "cannot write in this folder", str(out_dir)
+            ) from None
     with handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

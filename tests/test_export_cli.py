@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -885,40 +886,39 @@ def test_the_script_and_python_m_run_through_the_launcher() -> None:
     assert "from exporter.launch import run" in main.read_text(encoding="utf-8")
 
 
-def test_a_site_folder_without_write_permission_is_named_not_our_lock_file() -> None:
+def test_a_site_folder_without_write_permission_is_named_not_our_lock_file(
+    tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`export --all -o ro` said "ro/.pi-session-site.lock: Permission denied": a file the
-    reader never named. It says the folder, as the other commands do, and exits 2."""
-    import tempfile
+    reader never named. It says the folder, as the other commands do, and exits 2. A lock
+    file left by another user (an earlier sudo build) in a folder this user may write is
+    taken read-only instead (it was "cannot write in this folder")."""
+    import builtins
 
-    with tempfile.TemporaryDirectory() as temp:  # pytest's own are closed to other users
-        root = Path(temp)
-        root.chmod(0o755)
-        site = root / "ro"
-        site.mkdir(mode=0o555)
-        sessions = root / "sessions" / "--p--"
-        sessions.mkdir(parents=True)
-        shutil.copy(fixture_path(SAMPLER), sessions / "2025-01-01T00-00-00-000Z_s.jsonl")
-        args = [sys.executable, "-m", "exporter", "export", "--all", "-o", str(site)]
-        args += ["--sessions-dir", str(root / "sessions")]
-        if os.geteuid() == 0:  # root writes anywhere: run as nobody
-            if not shutil.which("setpriv"):
-                pytest.skip("running as root without setpriv")
-            nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            repo = str(Path(__file__).resolve().parents[1])
-            probe = subprocess.run(
-                [*nobody, sys.executable, "-c", "import exporter"],
-                cwd=temp,
-                capture_output=True,
-                env=dict(os.environ, PYTHONPATH=repo),
-                check=False,
-            )
-            if probe.returncode != 0:
-                pytest.skip("this Python or checkout is not readable by another user")
-            args = [*nobody, *args]
-        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-        done = subprocess.run(
-            args, capture_output=True, text=True, env=env, timeout=120, check=False, cwd=temp
-        )
-        site.chmod(0o755)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.strip() == f"pi-session: error: {site}: cannot write in this folder"
+    from exporter import site as site_module
+
+    sessions = tmp_path / "sessions" / "--p--"
+    sessions.mkdir(parents=True)
+    shutil.copy(fixture_path(SAMPLER), sessions / "2025-01-01T00-00-00-000Z_s.jsonl")
+    out = tmp_path / "site"
+    out.mkdir()
+    writable = {"folder": False}
+
+    def guarded_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith(".pi-session-site.lock") and mode != "rb":
+            raise PermissionError(13, "Permission denied", str(file))  # not this user's
+        return builtins.open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(site_module, "open", guarded_open, raising=False)
+    monkeypatch.setattr(
+        site_module.os, "access", lambda path, mode: writable["folder"] or path != out
+    )
+    args = ["export", "--all", "-o", str(out), "--sessions-dir", str(tmp_path / "sessions")]
+    refused = runner.invoke(cli, args)
+    assert refused.exit_code == 2
+    assert refused.stderr.strip() == f"pi-session: error: {out}: cannot write in this folder"
+    writable["folder"] = True
+    (out / ".pi-session-site.lock").touch()
+    shared = runner.invoke(cli, args)
+    assert shared.exit_code == 0, shared.stderr
+    assert (out / "index.html").is_file()
