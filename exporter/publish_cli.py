@@ -85,11 +85,28 @@ def select_files(
             raise CliError(
                 f"publish needs session files, not a pipe ({piped[0]}): save it first", 1
             )
+        packed = [s for s, f in zip(sessions, files, strict=True) if _is_gzip(f)]
+        if packed:  # its header, id and name are read from the file as Pi writes it
+            raise CliError(
+                f"publish needs session files as Pi writes them; {packed[0]} is "
+                "gzip-compressed: gunzip it first",
+                1,
+            )
     else:
         files = session_files(sessions_dir, None if all_projects else os.path.abspath(cwd or "."))
     if since is not None:
         files = files_active_since(files, since)
     return list(dict.fromkeys(files))
+
+
+def _is_gzip(path: Path) -> bool:
+    from exporter.loader import GZIP_MAGIC
+
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == GZIP_MAGIC
+    except OSError:  # said by the publish itself, with the file's name
+        return False
 
 
 def redaction_line(result: PublishResult) -> str:

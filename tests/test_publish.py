@@ -8,6 +8,7 @@ proxy for anything that is not loopback.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -34,7 +35,7 @@ from exporter.publish import hub_commits
 from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
-from tests.browser_util import embedded_jsonl
+from tests.browser_util import embedded_jsonl, fixture_path
 from tests.conftest import REPO, GeneratedSessions, time_limit
 from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
 from tests.fakes.hub import git_oid as fake_oid
@@ -1279,6 +1280,12 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     args = ["--endpoint", fake_hub.url, "--token", TOKEN]
     refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(pipe), *args])
     assert refused.exit_code == 1 and "not a pipe" in refused.stderr
+    assert fake_hub.commits == []
+    # gzip: read for its header as written, it went up again on every run (-2, -3, ...)
+    packed = tmp_path / "s.jsonl.gz"
+    packed.write_bytes(gzip.compress(fixture_path("pi-branched-1.jsonl").read_bytes()))
+    refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(packed), *args])
+    assert refused.exit_code == 1 and "gzip-compressed: gunzip it first" in refused.stderr
     assert fake_hub.commits == []
     broken = small.root / "broken.jsonl"
     broken.write_bytes(b"not json\n")
