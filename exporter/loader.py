@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import gzip
 import json
 import os
 import stat as stat_module
@@ -267,14 +266,35 @@ def _dump_raw(value: Any) -> str:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def _gunzip(data: bytes, path: str | None) -> bytes:
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as error:  # BadGzipFile is an OSError
-        name = f"{path}: " if path else ""
-        raise SessionFormatError(
-            f"{name}gzip-compressed, but the data is damaged ({error})"
-        ) from None
+def _gunzip(data: bytes, path: str | None, limit: int | None = None) -> tuple[bytes, str | None]:
+    """The data uncompressed (every member, as gunzip reads them), and a note on bytes after
+    the gzip data, which gunzip ignores with a warning too. Past ``limit`` unpacked bytes
+    (a small file can unpack to gigabytes) it stops with a clear error."""
+    limit = MAX_PIPE_BYTES if limit is None else limit
+    name = f"{path}: " if path else ""
+    out = bytearray()
+    rest = data
+    while rest[:2] == GZIP_MAGIC:
+        inflater = zlib.decompressobj(31)  # a gzip header and trailer
+        pending = rest
+        try:
+            while pending and not inflater.eof:
+                out += inflater.decompress(pending, 1 << 20)
+                pending = inflater.unconsumed_tail
+                if len(out) > limit:
+                    raise SessionFormatError(
+                        f"{name}gzip data that unpacks to more than {limit >> 20:,} MB; "
+                        "unpack it to a file first"
+                    )
+        except zlib.error as error:
+            raise SessionFormatError(
+                f"{name}gzip-compressed, but the data is damaged ({error})"
+            ) from None
+        if not inflater.eof:
+            raise SessionFormatError(f"{name}gzip-compressed, but the data is damaged (cut short)")
+        rest = inflater.unused_data
+    note = f"{len(rest):,} bytes after the gzip data were left out" if rest else None
+    return bytes(out), note
 
 
 def parse_session_bytes(
@@ -282,12 +302,13 @@ def parse_session_bytes(
 ) -> Session:
     """Load a session from bytes already in memory (tests, stdin, downloads); gzip data
     (the page's own download without a script is a ``.jsonl.gz``) is read uncompressed."""
+    note = None
     if data[:2] == GZIP_MAGIC:
-        data = _gunzip(data, path)
+        data, note = _gunzip(data, path)
     lines = data.split(b"\n")
     # Re-attach the newline so the truncation check sees which lines were complete.
     with_newlines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    diagnostics: list[Diagnostic] = []
+    diagnostics: list[Diagnostic] = [Diagnostic(0, "gzip-trailing-data", note)] if note else []
     damaged: list[DamagedLine] = []
     with _gc_paused():
         parsed = list(iter_parsed_lines(with_newlines, diagnostics, damaged))

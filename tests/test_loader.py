@@ -764,3 +764,19 @@ def test_a_gzip_compressed_session_reads_as_the_session(fixtures_dir: Path, tmp_
     cut.write_bytes(packed.read_bytes()[:300])
     with pytest.raises(SessionFormatError, match="gzip-compressed, but the data is damaged"):
         load_session(cut)
+    # two members (`gzip -c a >> s.gz`) are read as one file, as gunzip does; bytes after
+    # the gzip data are left out with a warning (gunzip's "trailing garbage ignored")
+    half = len(source.read_bytes()) // 2
+    joined = tmp_path / "joined.jsonl.gz"
+    joined.write_bytes(
+        gzip.compress(source.read_bytes()[:half]) + gzip.compress(source.read_bytes()[half:])
+        + b"garbage"
+    )  # fmt: skip
+    session = load_session(joined)
+    assert [e.raw for e in session.entries] == [e.raw for e in plain.entries]
+    assert [d.kind for d in session.diagnostics] == ["gzip-trailing-data"]
+    # a small file unpacking to more than the limit stops before holding it all
+    from exporter import loader
+
+    with pytest.raises(SessionFormatError, match="unpacks to more than 1 MB"):
+        loader._gunzip(gzip.compress(bytes(3 << 20)), "bomb.jsonl.gz", limit=1 << 20)
