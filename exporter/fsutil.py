@@ -10,6 +10,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+#: The temporary files of the atomic writes under way in this process.
+WRITING: set[str] = set()
+
 
 @contextlib.contextmanager
 def atomic_open(
@@ -43,6 +46,7 @@ def atomic_open(
         handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as error:  # name the file asked for, not our temp file's random name
         raise OSError(error.errno, error.strerror, str(target)) from None
+    WRITING.add(temp_name)
     try:
         with os.fdopen(handle, mode, **kwargs) as stream:
             yield stream
@@ -57,6 +61,16 @@ def atomic_open(
         if isinstance(error, OSError):
             raise _saying_where(error, target) from None
         raise
+    finally:
+        WRITING.discard(temp_name)
+
+
+def remove_unfinished() -> None:
+    """Remove the temporary files of the atomic writes under way: for a process about to
+    end at once (a batch worker told to stop), which runs no ``finally``."""
+    for temp_name in tuple(WRITING):
+        with contextlib.suppress(OSError):
+            os.unlink(temp_name)
 
 
 def _saying_where(error: OSError, path: str | os.PathLike[str]) -> OSError:

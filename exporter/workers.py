@@ -18,6 +18,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from exporter.fsutil import remove_unfinished
+
 T = TypeVar("T")
 Context = multiprocessing.context.BaseContext
 
@@ -69,23 +71,12 @@ def _die_with(build: int) -> None:
         threading.Thread(target=watch, name="watch-build", daemon=True).start()
 
 
-#: Set in a worker told to end (SIGTERM from the build, SIGINT from the terminal).
-_ENDING = False
-
-
-def _unwind(signum: int, frame: object) -> None:
-    """End the task under way by unwinding it (a page half written is removed by its atomic
-    write), and any task after it before it starts: the pool catches what a task raises and
-    hands the worker the next one, which went on rendering and writing pages for seconds."""
-    global _ENDING
-    _ENDING = True
-    raise SystemExit(128 + signum)
-
-
-def _run_guarded(work: Callable[[T], dict[str, Any]], task: T) -> dict[str, Any]:
-    if _ENDING:
-        os._exit(143)
-    return work(task)
+def _stop_at_once(signum: int, frame: object) -> None:
+    """A worker told to stop (the build's Ctrl-C, or the build gone) ends now, removing the
+    page it was writing. Raising instead unwound into the pool's own code, which caught it,
+    handed the worker a queued task, and could leave a fork pool waiting for good."""
+    remove_unfinished()
+    os._exit(128 + signum)
 
 
 def _worker_start(build: int, int_digits: int | None) -> None:
@@ -93,9 +84,11 @@ def _worker_start(build: int, int_digits: int | None) -> None:
     build does (the CLI raises Python's 4,300-digit limit; a forkserver or spawn worker
     starts with the default, and failed on sessions the build itself reads)."""
     _die_with(build)
-    # ended (a Ctrl-C, the build's or the terminal's, or the build gone): see _unwind
-    signal.signal(signal.SIGTERM, _unwind)
-    signal.signal(signal.SIGINT, _unwind)
+    # the build ends its workers when it stops (SIGTERM, see _stop_at_once); a Ctrl-C at the
+    # terminal reaches them too, and is the build's to act on (a worker raising it went on
+    # to a queued task)
+    signal.signal(signal.SIGTERM, _stop_at_once)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if int_digits is not None:  # 0 means no limit: passed on too
         sys.set_int_max_str_digits(int_digits)
 
@@ -169,7 +162,7 @@ def run_tasks(
         try:
             try:
                 for i, task in enumerate(pending):
-                    futures[pool.submit(_run_guarded, work, task)] = i
+                    futures[pool.submit(work, task)] = i
                 for future in as_completed(futures):
                     handle(pending[futures[future]], future.result())
                     done.add(futures[future])
