@@ -112,8 +112,9 @@ def snapshot_product(dest: Path) -> list[str]:
     """Copy exporter/, templates/ and static/ (as they are now) into dest; return the command.
 
     Other people edit the working tree while a bench runs; a snapshot keeps every run of one
-    bench on the same code. The command is what the console script does (``from exporter.cli
-    import run``) with the snapshot first on sys.path, run by the venv's interpreter.
+    bench on the same code. The command is what the console script does (``from
+    exporter.launch import run``) with the snapshot first on sys.path, run by the venv's
+    interpreter.
     """
     for name in SNAPSHOT_DIRS:
         shutil.copytree(

@@ -24,11 +24,16 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'exporter' has no attribute {name!r}")
     import importlib
 
+    module = _LAZY.get(name)
+    if module is None:  # `exporter.loader` without importing it, as when this file did
+        try:
+            return importlib.import_module(f"exporter.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"exporter.{name}":  # that module's own import failed
+                raise
+            raise AttributeError(f"module 'exporter' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

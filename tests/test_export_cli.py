@@ -922,3 +922,20 @@ def test_a_site_folder_without_write_permission_is_named_not_our_lock_file(
     shared = runner.invoke(cli, args)
     assert shared.exit_code == 0, shared.stderr
     assert (out / "index.html").is_file()
+
+
+def test_the_package_still_gives_its_names_and_modules() -> None:
+    """The package imports its library names lazily (for the launcher's Ctrl-C); its names,
+    and its modules as attributes, come as before."""
+    code = (
+        "import exporter\n"
+        "from exporter import load_session, parse_session_bytes, Session, SessionFormatError\n"
+        "assert exporter.loader.load_session is load_session\n"
+        "assert not hasattr(exporter, 'no_such_thing')\n"
+        "from exporter import *\n"
+        "print(sorted(n for n in exporter.__all__ if n in dir()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "load_session" in done.stdout and "Session" in done.stdout
