@@ -933,7 +933,7 @@ def test_the_package_still_gives_its_names_and_modules() -> None:
         "assert exporter.loader.load_session is load_session\n"
         "assert not hasattr(exporter, 'no_such_thing')\n"
         "from exporter import *\n"
-        "print(sorted(n for n in exporter.__all__ if n in dir()))\n"
+        "print(sorted(n for n in exporter.__all__ if n in globals()))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=False)  # fmt: skip
