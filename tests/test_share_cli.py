@@ -875,17 +875,13 @@ def test_token_dash_without_a_usable_token_is_one_clear_error(
     assert fake.requests == []
 
 
-def test_token_dash_at_a_terminal_asks_without_echo(
-    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """At a terminal `--token -` asks for the token, and what is typed is not shown."""
+def _share_at_a_terminal(fake: FakeGitHub) -> tuple[subprocess.Popen[bytes], int]:
+    """`share --token -` with a pty as its controlling terminal (so it asks, hidden), and
+    the pty's other end, to type into and read from."""
     import fcntl
     import pty
-    import select
     import termios
-    import time
 
-    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
     controller, terminal = pty.openpty()
 
     def own_terminal() -> None:  # the pty becomes the child's controlling terminal
@@ -902,6 +898,18 @@ def test_token_dash_at_a_terminal_asks_without_echo(
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
     )
     os.close(terminal)
+    return proc, controller
+
+
+def test_token_dash_at_a_terminal_asks_without_echo(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a terminal `--token -` asks for the token, and what is typed is not shown."""
+    import select
+    import time
+
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
+    proc, controller = _share_at_a_terminal(fake)
     shown = b""
 
     def read_until(marker: bytes, times: int = 1) -> None:
@@ -946,25 +954,10 @@ def test_ctrl_c_at_the_token_prompt_is_an_interrupt(
     """Ctrl-C at the hidden prompt printed click's "Aborted!" and exited 1 (a usage error);
     everywhere else it is `pi-session: interrupted` and 130. Ctrl-D (nothing typed) is a
     usage error that says so."""
-    import fcntl
-    import pty
-    import termios
     import time
 
     monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
-    controller, terminal = pty.openpty()
-
-    def own_terminal() -> None:  # the pty becomes the child's controlling terminal
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-    argv = [sys.executable, "-m", "exporter", "share", str(FIXTURE), "--token", "-"]
-    proc = subprocess.Popen(
-        [*argv, "--api-url", fake.base_url],
-        stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True,
-        preexec_fn=own_terminal,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
-    )  # fmt: skip
-    os.close(terminal)
+    proc, controller = _share_at_a_terminal(fake)
     shown = b""
     try:
         deadline = time.monotonic() + 120
