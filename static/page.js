@@ -616,7 +616,7 @@
     // moved the focus to the whole entry and scrolled it to the middle of the screen
     if (ev.button === 0 && !(ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey)) {
       ev.preventDefault();
-      history.replaceState(history.state, "", url);
+      try { history.replaceState(history.state, "", url); } catch (e) { /* a frame's own rules */ }
     }
     var failed = function () { copyNote(a, "the browser did not let this page copy the link"); };
     // a frame whose policy forbids the clipboard: asking anyway only logs an error
