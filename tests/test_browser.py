@@ -2771,3 +2771,18 @@ def test_copying_an_entrys_link_leaves_the_reader_where_they_are(
     assert page.evaluate("location.hash") == link.get_attribute("href")
     assert page.evaluate("navigator.clipboard.readText()").endswith(link.get_attribute("href"))
     clean(view)
+
+
+def test_the_page_footer_is_its_own_landmark(view: Viewer, published: dict[str, str]) -> None:
+    """The footer (where the page came from, the session file's link) sat inside <main>, so
+    it read as transcript and the page had no contentinfo landmark (a11y review)."""
+    page = view.open(published[BRANCHED])
+    footer = page.get_by_role("contentinfo")
+    assert footer.count() == 1 and "Exported by pi-session-export" in footer.inner_text()
+    assert page.evaluate("document.querySelector('footer.page-foot').closest('main')") is None
+    lefts = page.evaluate(
+        "[document.querySelector('main .session-header').getBoundingClientRect().left,"
+        " document.querySelector('footer.page-foot code').getBoundingClientRect().left]"
+    )
+    assert lefts[1] >= lefts[0] - 1  # still under the text column, not under the outline
+    clean(view)
