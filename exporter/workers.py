@@ -112,10 +112,16 @@ def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
         pool.shutdown(wait=True)
         return None
     except BaseException:  # Ctrl-C while the workers start: they must not outlive it
-        _end_workers(pool)
-        pool.shutdown(wait=False, cancel_futures=True)
+        _abandon(pool)
         raise
     return pool
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now (Ctrl-C, or a bug): drop its queue and end the tasks under way, which
+    went on writing pages for seconds while the exit waited."""
+    _end_workers(pool)
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
@@ -172,9 +178,8 @@ def run_tasks(
                 if i not in done and future.done() and future.exception() is None:
                     handle(pending[i], future.result())
                     done.add(i)
-        except BaseException:  # Ctrl-C or a bug: drop the queue instead of finishing it,
-            _end_workers(pool)  # and stop the tasks under way (they went on writing pages
-            pool.shutdown(wait=False, cancel_futures=True)  # for seconds, the exit waiting)
+        except BaseException:  # Ctrl-C or a bug: not finishing the queue
+            _abandon(pool)
             raise
         if broken:
             _end_workers(pool)
