@@ -266,6 +266,15 @@ def _dump_raw(value: Any) -> str:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+def is_gzip_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the file holds gzip data (False when it cannot be read: its reader says why)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
 def _gunzip(data: bytes, path: str | None, limit: int | None = None) -> tuple[bytes, str | None]:
     """The data uncompressed (every member, as gunzip reads them), and a note on bytes after
     the gzip data, which gunzip ignores with a warning too. Past ``limit`` unpacked bytes
@@ -328,16 +337,16 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
         # a device like /dev/zero never ends
         raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
-    with open(file_path, "rb") as handle:
-        if handle.read(2) == GZIP_MAGIC:
-            return parse_session_bytes(GZIP_MAGIC + handle.read(), path=file_path, leaf_id=leaf_id)
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []
-    with _gc_paused():
-        with open(file_path, "rb") as handle:
-            stat = os.fstat(handle.fileno())
+    with open(file_path, "rb") as handle:
+        if handle.read(2) == GZIP_MAGIC:  # the page's own .jsonl.gz download, say
+            return parse_session_bytes(GZIP_MAGIC + handle.read(), path=file_path, leaf_id=leaf_id)
+        handle.seek(0)
+        stat = os.fstat(handle.fileno())
+        with _gc_paused():
             parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
-        session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
+            session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
     if any(d.kind in _PARSED_BUT_DAMAGED for d in damaged):  # rare: read those lines again
         with open(file_path, "rb") as handle:  # unless the file changed since (Pi appends)
             again = os.fstat(handle.fileno())

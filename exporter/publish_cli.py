@@ -21,6 +21,7 @@ from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
 from exporter.discover import files_active_since, resolve_session_arg, session_files
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
+from exporter.loader import is_gzip_file
 from exporter.policy import RedactionPolicy
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
@@ -85,7 +86,7 @@ def select_files(
             raise CliError(
                 f"publish needs session files, not a pipe ({piped[0]}): save it first", 1
             )
-        packed = [s for s, f in zip(sessions, files, strict=True) if _is_gzip(f)]
+        packed = [s for s, f in zip(sessions, files, strict=True) if is_gzip_file(f)]
         if packed:  # its header, id and name are read from the file as Pi writes it
             raise CliError(
                 f"publish needs session files as Pi writes them; {packed[0]} is "
@@ -97,16 +98,6 @@ def select_files(
     if since is not None:
         files = files_active_since(files, since)
     return list(dict.fromkeys(files))
-
-
-def _is_gzip(path: Path) -> bool:
-    from exporter.loader import GZIP_MAGIC
-
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(2) == GZIP_MAGIC
-    except OSError:  # said by the publish itself, with the file's name
-        return False
 
 
 def redaction_line(result: PublishResult) -> str:
