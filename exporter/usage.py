@@ -199,6 +199,9 @@ class SessionStats:
     ended: datetime | None
     context_series: list[ContextPoint] = field(default_factory=list)
     created: datetime | None = None  # the header's time: when the session file was made
+    #: the last user or assistant message's time: the session's last activity, as `list`
+    #: and --since read it (Pi's "modified"); ``ended`` counts any entry
+    last_message: datetime | None = None
 
     @property
     def duration_seconds(self) -> float | None:
@@ -289,9 +292,16 @@ def compute_stats(session: Session) -> SessionStats:
     path_entries = session.active_entries()
     roles: Counter[str] = Counter()
     errors = aborted = length = compactions = summaries = custom = 0
+    # every entry's time, parsed once: the branches (which hold every entry), the session's
+    # start and end and its last message all read them
+    moments = {entry.id: parse_time(entry.timestamp) for entry in session.entries}
+    last_message: datetime | None = None
     for entry in session.entries:
         if isinstance(entry, MessageEntry):
             roles[entry.role] += 1
+            moment = moments[entry.id]
+            if moment and entry.role in ("user", "assistant"):
+                last_message = moment if last_message is None else max(last_message, moment)
             if entry.role == "assistant":
                 reason = entry.stop_reason
                 errors += reason == "error"
@@ -303,9 +313,6 @@ def compute_stats(session: Session) -> SessionStats:
             summaries += 1
         elif isinstance(entry, CustomMessageEntry):
             custom += 1
-    # every entry's time, parsed once: the branches (which hold every entry) and the
-    # session's start and end all read them
-    moments = {entry.id: parse_time(entry.timestamp) for entry in session.entries}
     branch_stats = []
     for branch in session.branches():
         own = [session.by_id[i] for i in branch.entry_ids]
@@ -346,6 +353,7 @@ def compute_stats(session: Session) -> SessionStats:
         ended=max(times) if times else started,
         context_series=_context_series(session),
         created=created,
+        last_message=last_message,
     )
 
 

@@ -61,16 +61,11 @@ def session_row(session: Session) -> dict[str, Any]:
     """What the index needs about one rendered session (all branches counted once)."""
     stats = compute_stats(session)
     by_day: dict[str, float] = defaultdict(float)
-    last_message: datetime | None = None  # what `list` and --since go by (Pi's "modified")
     for entry in session.entries:
-        if not isinstance(entry, MessageEntry) or entry.role not in ("user", "assistant"):
-            continue
-        moment = parse_time(entry.timestamp)
-        if moment is not None and (last_message is None or moment > last_message):
-            last_message = moment
-        when = moment or stats.ended
-        if entry.role == "assistant" and when is not None:
-            by_day[_day(when)] += turn_usage(entry).cost
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            moment = parse_time(entry.timestamp) or stats.ended
+            if moment is not None:
+                by_day[_day(moment)] += turn_usage(entry).cost
     first = session.first_prompt()
     return {
         "id": session.id,
@@ -79,7 +74,7 @@ def session_row(session: Session) -> dict[str, Any]:
         "first_prompt": prompt_preview(first, 160) if session.name and first else None,
         "cwd": session.header.cwd or "",
         "started": _iso(stats.started),
-        "last_activity": _iso(last_message or stats.ended),
+        "last_activity": _iso(stats.last_message or stats.ended),
         "messages": sum(stats.roles.values()),
         "entries": len(session.entries),
         "branches": len(stats.branches),
