@@ -15,6 +15,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -24,6 +25,7 @@ from exporter import __version__
 from exporter.discover import (
     SessionLookupError,
     resolve_session_arg,
+    session_files,
 )
 from exporter.formatting import (
     escape_surrogates,
@@ -291,6 +293,22 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def listed_session_files(sessions_dir: str | None, cwd: str | None) -> list[Path]:
+    """:func:`session_files`, saying on stderr which project folders could not be read:
+    their sessions are missing from the listing, the site or the dataset."""
+    unreadable: list[tuple[Path, OSError]] = []
+    files = session_files(sessions_dir, cwd, unreadable)
+    for folder, error in unreadable:
+        reason = error.strerror or type(error).__name__
+        click.echo(
+            terminal_text(
+                f"pi-session: warning: cannot read {folder} ({reason}); its sessions are left out"
+            ),
+            err=True,
+        )
+    return files
+
+
 def report_diagnostics(session: Session, limit: int = 20) -> None:
     problems = [d for d in session.diagnostics if d.severity != "info"]
     for diagnostic in problems[:limit]:
@@ -371,4 +389,13 @@ def _leave_now() -> None:
     os._exit(0)
 
 
-__all__ = ["CliError", "all_written", "cli", "main", "open_session", "run", "session_argument"]
+__all__ = [
+    "CliError",
+    "all_written",
+    "cli",
+    "listed_session_files",
+    "main",
+    "open_session",
+    "run",
+    "session_argument",
+]

@@ -68,9 +68,13 @@ def demo_session_path() -> Path:
 
 
 def session_files(
-    sessions_dir: str | os.PathLike[str] | None = None, cwd: str | None = None
+    sessions_dir: str | os.PathLike[str] | None = None,
+    cwd: str | None = None,
+    unreadable: list[tuple[Path, OSError]] | None = None,
 ) -> list[Path]:
-    """Session files of one project (``cwd``) or of all projects, newest first (by mtime)."""
+    """Session files of one project (``cwd``) or of all projects, newest first (by mtime).
+    A folder that cannot be read (another user's, say) is added to ``unreadable`` with its
+    error, so a listing can say its sessions are missing instead of leaving them out unsaid."""
     root = sessions_root(sessions_dir)
     if cwd is not None:
         folders = [root / encode_cwd(os.path.abspath(cwd))]
@@ -83,6 +87,13 @@ def session_files(
     by_file: dict[tuple[int, int], tuple[float, Path]] = {}
     for folder in folders:
         if not folder.is_dir():
+            continue
+        try:
+            with os.scandir(folder):  # glob says nothing of a folder it may not read
+                pass
+        except OSError as error:
+            if unreadable is not None:
+                unreadable.append((folder, error))
             continue
         for path in folder.glob("*.jsonl"):
             try:

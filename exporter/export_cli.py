@@ -13,11 +13,12 @@ import click
 from exporter.cli import (
     CliError,
     all_written,
+    listed_session_files,
     open_session,
     session_argument,
     write_stdout_bytes,
 )
-from exporter.discover import session_files, sessions_root
+from exporter.discover import sessions_root
 from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
@@ -189,7 +190,7 @@ def export_site(
         # index.html, sessions/, projects/ and a lock among Pi's own files
         raise CliError(f"-o {target} is inside Pi's sessions folder {root}; choose another", 1)
     scope = os.path.abspath(cwd) if cwd else None
-    files = session_files(sessions_dir, scope)
+    files = listed_session_files(sessions_dir, scope)
     where = f"{scope} under " if scope else ""
     if not files:  # a wrong --sessions-dir must not empty an existing site
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)

@@ -17,6 +17,7 @@ from exporter.cli import (
     CliError,
     echo_json,
     echo_text,
+    listed_session_files,
     open_session,
     session_argument,
 )
@@ -70,7 +71,7 @@ def list_command(
         raise CliError(f"--sessions-dir: {root} does not exist", 2)
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
         raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
-    listed = session_files(sessions_dir, scope)
+    listed = listed_session_files(sessions_dir, scope)
     summaries = [scan_summary(p) for p in listed]
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
     if not summaries:  # said on stderr, so `--json` output stays empty for a script

@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
-from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url
-from exporter.discover import files_active_since, resolve_session_arg, session_files
+from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url, listed_session_files
+from exporter.discover import files_active_since, resolve_session_arg
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.loader import is_gzip_file
@@ -94,7 +94,8 @@ def select_files(
                 1,
             )
     else:
-        files = session_files(sessions_dir, None if all_projects else os.path.abspath(cwd or "."))
+        scope = None if all_projects else os.path.abspath(cwd or ".")
+        files = listed_session_files(sessions_dir, scope)
     if since is not None:
         files = files_active_since(files, since)
     return list(dict.fromkeys(files))

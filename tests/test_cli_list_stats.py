@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -384,6 +385,33 @@ def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
     assert len(lines) == 2 + 4
     assert any("Refactor auth module" in line for line in lines)
     assert any("Sampler session" in line and "$0.136" in line for line in lines)
+
+
+def test_an_unreadable_project_folder_is_named_not_left_out_unsaid(
+    sessions: dict, monkeypatch
+) -> None:
+    """Another user's project folder: its sessions cannot be listed, exported or published,
+    and the listing says so instead of looking complete."""
+    locked = sessions["root"] / encode_cwd(str(sessions["other"]))
+    if os.geteuid() != 0:
+        locked.chmod(0)
+    else:  # root reads every folder: refuse this one as the kernel would refuse a user
+        real_scandir = os.scandir
+
+        def scandir(path: Any = ".") -> Any:
+            if Path(path) == locked:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "scandir", scandir)
+    try:
+        listed = run("list", "--all", "--json", "--sessions-dir", str(sessions["root"]))
+    finally:
+        locked.chmod(0o755)
+    assert listed.exit_code == 0
+    assert len(listed.stdout.splitlines()) == 3  # the readable project's sessions
+    assert f"warning: cannot read {locked} (Permission denied)" in listed.stderr
+    assert "its sessions are left out" in listed.stderr
 
 
 def test_list_empty_and_conflicting_options(tmp_path: Path) -> None:
