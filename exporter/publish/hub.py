@@ -417,15 +417,15 @@ def _site_ops(
         sorted(others - set(uploads)),
         remote,
         copies_cache_dir(run.repo.endpoint, run.req.repo_id),
-        lambda path: run.repo._download(path, remote.head or "main"),
+        lambda path: run.repo.download(path, remote.head or "main"),
     )
-    copies += _named_copies(uploads, tmp / "uploads")
     if missing:
         run.result.warnings.append(
             f"html/ was not rebuilt: {len(missing)} published session(s) could not be "
             "downloaded for their pages; a re-run tries again"
         )
         return None
+    copies += _named_copies(uploads, tmp / "uploads")
     return _rebuilt_site(run, copies, tmp)
 
 

@@ -186,7 +186,7 @@ class HubRepo:
             ),
         )
 
-    def _download(self, name: str, revision: str) -> bytes:
+    def download(self, name: str, revision: str) -> bytes:
         """One file at an exact commit, into a throw-away cache (a stale copy is never used)."""
         with tempfile.TemporaryDirectory(prefix="pi-session-hub-") as cache:
             path = self._call(
@@ -221,9 +221,9 @@ class HubRepo:
                 if isinstance(item, RepoFile):
                     state.files[item.path] = RemoteFile(int(item.size or 0), str(item.blob_id))
             if "manifest.json" in state.files:
-                state.load_manifest(self._download("manifest.json", info.sha))
+                state.load_manifest(self.download("manifest.json", info.sha))
             if "index.jsonl" in state.files:
-                state.load_index(self._download("index.jsonl", info.sha))
+                state.load_index(self.download("index.jsonl", info.sha))
         return state
 
     def commit(self, commit: Commit, parent: str | None, title: str, description: str) -> str:
