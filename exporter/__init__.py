@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
     from exporter.loader import SessionFormatError, load_session, parse_session_bytes
     from exporter.session import Diagnostic, Entry, Session
+del TYPE_CHECKING  # not one of the package's names
 
 #: The library's names, imported when first used: the ``pi-session`` script imports this
 #: package before it can catch a Ctrl-C (see exporter.launch), so it imports little here.
