@@ -36,7 +36,7 @@ from exporter.loader import (
     header_version,
     load_session,
 )
-from exporter.session import parse_time
+from exporter.session import parse_time, prompt_words
 from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
@@ -230,6 +230,7 @@ class SessionSummary:
     cwd: str = ""
     name: str | None = None
     first_prompt: str | None = None
+    title_prompt: str | None = None  # as Session.title_prompt: a prompt that says something
     started: datetime | None = None
     modified: datetime | None = None
     entries: int = 0
@@ -252,7 +253,7 @@ class SessionSummary:
     def title(self) -> str:
         if self.error:
             return f"(unreadable: {self.error})"
-        return self.name or self.first_prompt or "(no messages)"
+        return self.name or self.title_prompt or self.first_prompt or "(no messages)"
 
     @property
     def tokens(self) -> int:
@@ -368,6 +369,8 @@ def _count_with_loader(summary: SessionSummary, path: Path) -> None:
     summary.cost = total.cost
     if summary.first_prompt is None:  # a prompt on a line only the loader reads
         summary.first_prompt = session.first_prompt()
+    if summary.title_prompt is None:
+        summary.title_prompt = session.title_prompt()
 
 
 def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
@@ -520,8 +523,9 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
         _note_activity(summary, timestamp)
     elif role == "user":
         _note_activity(summary, timestamp)
-        if summary.first_prompt is None:
+        if summary.title_prompt is None:  # read on until a prompt says something
             value = value if value is not None else _loads(raw)
             text = blocks_text(as_dict(as_dict(value).get("message")).get("content")).strip()
             if text:
-                summary.first_prompt = text
+                summary.first_prompt = summary.first_prompt or text
+                summary.title_prompt = prompt_words(text)

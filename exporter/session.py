@@ -9,6 +9,7 @@ and publishers never scan.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,22 @@ __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", 
 def _sort_key(entry: Entry) -> float:
     parsed = parse_time(entry.timestamp)
     return parsed.timestamp() if parsed else float("inf")
+
+
+# A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
+# of files pasted (dropped) before the words.
+_SLASH_COMMAND = re.compile(r"/[\w:.\-]+(?:\s+\S+)?")
+_PASTED_PATHS = re.compile(  # whole lines: a quoted path (may hold spaces) or a bare one
+    r"(?:[ \t]*(?:'(?:~|[A-Za-z]:)?[/\\][^'\n]*'|\"(?:~|[A-Za-z]:)?[/\\][^\"\n]*\""
+    r"|(?:~|[A-Za-z]:)?[/\\]\S*)[ \t]*(?:\n|\Z))*"
+)
+
+
+def prompt_words(text: str) -> str | None:
+    """A prompt's words after the file paths pasted before them; None when it is only
+    paths or only a slash command, which say nothing as a session's title."""
+    words = text[_PASTED_PATHS.match(text).end() :].strip()
+    return words if words and not _SLASH_COMMAND.fullmatch(words) else None
 
 
 @dataclass(slots=True)
@@ -474,11 +491,23 @@ class Session:
 
     @property
     def title(self) -> str:
-        """Session name, else the first user prompt (file order), else the id."""
+        """Session name, else the first user prompt that says something (file order), else
+        the id: the same title in ``list``, ``stats``, the page, a gist and a dataset."""
         if self.name:
             return self.name
-        prompt = self.first_prompt()
+        prompt = self.title_prompt()
         return prompt or (f"Session {self.id}" if self.id else "Untitled session")
+
+    def title_prompt(self) -> str | None:
+        """The first prompt's words without the paths pasted before them, skipping prompts
+        that are only a slash command or only paths; the first prompt if none says more."""
+        first = None
+        for text in self.prompts():
+            first = first or text
+            words = prompt_words(text)
+            if words:
+                return words
+        return first
 
     def first_prompt(self, entry_ids: Iterable[str] | None = None) -> str | None:
         """The first non-empty user text among ``entry_ids`` (default: the whole file)."""

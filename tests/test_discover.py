@@ -19,6 +19,7 @@ from exporter.discover import (
     sessions_root,
 )
 from exporter.loader import SessionFormatError, load_session
+from exporter.render import page_title
 from exporter.session import Session
 from exporter.usage import compute_stats
 
@@ -264,13 +265,22 @@ def assert_agree(path: Path, context: str = "") -> None:
     assert scanned == full, context
 
 
+def test_list_stats_and_the_page_give_a_session_one_title(fixtures_dir: Path) -> None:
+    """pi-branched-3's first prompt is a pasted screenshot path: the page's heading skips it
+    for the words after it, and ``list`` and ``stats`` showed the path instead."""
+    path = fixtures_dir / "pi-branched-3.jsonl"
+    session = load_session(path)
+    assert session.first_prompt().startswith("'/var/folders/")
+    assert scan_summary(path).title == session.title == page_title(session) == "w.t.f."
+
+
 def test_scan_summary_agrees_with_the_loader_on_every_fixture(pi_fixture: Path) -> None:
     assert_agree(pi_fixture)
     summary = scan_summary(pi_fixture)
     session = load_session(pi_fixture)
     assert summary.started == compute_stats(session).started is not None  # as `stats` says
     assert summary.modified is not None
-    assert summary.title == (session.name or session.first_prompt())
+    assert summary.title == session.title
     record = summary.as_dict()
     assert set(record) == {
         "id",

@@ -377,33 +377,12 @@ def _embed(session: Session) -> str:
 
 
 def page_title(session: Session) -> str:
-    """The session's name as written; else its first prompt as one plain line (a prompt's
-    Markdown, skill wrapper and line breaks are noise in a heading)."""
+    """:attr:`Session.title` as one plain line for a heading (a prompt's Markdown, skill
+    wrapper and line breaks are noise there)."""
     if session.name:
         return session.name if len(session.name) <= 120 else one_line(session.name, 120)
-    first = _telling_prompt(session)
-    return prompt_preview(first, 120) if first else session.title
-
-
-# A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
-# of files pasted (dropped) before the words.
-_SLASH_COMMAND = re.compile(r"/[\w:.\-]+(?:\s+\S+)?")
-_PASTED_PATHS = re.compile(  # whole lines: a quoted path (may hold spaces) or a bare one
-    r"(?:[ \t]*(?:'(?:~|[A-Za-z]:)?[/\\][^'\n]*'|\"(?:~|[A-Za-z]:)?[/\\][^\"\n]*\""
-    r"|(?:~|[A-Za-z]:)?[/\\]\S*)[ \t]*(?:\n|\Z))*"
-)
-
-
-def _telling_prompt(session: Session) -> str | None:
-    """The first user prompt that says something, without the paths pasted before it; the
-    first prompt as it is if none does."""
-    first = None
-    for text in session.prompts():
-        first = first or text
-        words = text[_PASTED_PATHS.match(text).end() :].strip()
-        if words and not _SLASH_COMMAND.fullmatch(words):
-            return words
-    return first
+    prompt = session.title_prompt()
+    return prompt_preview(prompt, 120) if prompt else session.title
 
 
 def _iso(moment: datetime | None) -> str | None:
