@@ -22,6 +22,7 @@ from exporter.context_detectors import (
     NameValueDetector,
     NetrcDetector,
 )
+from exporter.decoded_view import decoded_view
 from exporter.detector_base import Detector, Finding, Span, wrapped_base64_end
 from exporter.placement_detectors import (
     CodeFormDetector,
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-5"
+DETECTOR_VERSION = "2026.12-6"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -661,8 +662,14 @@ class Scanner:
         return merged
 
     def find(self, text: str) -> list[Finding]:
-        """Sorted, non-overlapping secret spans in ``text``."""
+        """Sorted, non-overlapping secret spans in ``text``: those of the text as written
+        and of the text as a reader sees it (see :mod:`exporter.decoded_view`), as spans of
+        the text as written."""
         hits = self.raw_hits(text)
+        view = decoded_view(text)
+        if view is not None:
+            for start, end, name in self.raw_hits(view.text):
+                hits.append((*view.raw_span(start, end), name))
         return self.merge(hits) if hits else []
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from exporter.decoded_view import decoded_view
 from exporter.detectors import DETECTOR_NAMES, DETECTOR_VERSION, DETECTORS, Scanner, scan
 from exporter.loader import load_session
 from exporter.redact import RedactionPolicy, apply_policy
@@ -805,6 +806,7 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "cookie": "cookie: ",
     "json-key": '"key": "',
     "cli-flag": "--password ",
+    "markdown-escape": "a\\_",  # each one decoded for the scanner's view of the page
     "cli-command": "curl ",
     "cli-mysql-flag": "mysql -p x ",
     "url-userinfo": "://a:",
@@ -1085,3 +1087,18 @@ def test_literals_that_do_not_compile_as_one_regex_are_found_one_by_one(
     assert scanner._many is None
     text = f"zz {values[10]} zz"
     assert [text[f.start : f.end] for f in scanner.find(text)] == [values[10]]
+
+
+def test_the_decoded_view_maps_back_to_the_text_as_written() -> None:
+    """The scanner's view of text as the page shows it, and each find's raw span."""
+    assert decoded_view("plain words, C:\\Users\\dev and 100% sure") is None
+    written = "x ghp\\_AB&#67;D\u200bE%46 y &bogus; \\\\ \\*"
+    view = decoded_view(written)
+    assert view is not None and view.text == "x ghp_ABCDEF y &bogus; \\\\ *"
+    start = view.text.index("ghp")
+    raw_start, raw_end = view.raw_span(start, start + len("ghp_ABCDEF"))
+    assert written[raw_start:raw_end] == "ghp\\_AB&#67;D\u200bE%46"
+    tail = view.text.index("y &bogus")
+    assert written[slice(*view.raw_span(tail, tail + 8))] == "y &bogus"
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "hi")
+    assert decoded_view(f"a{tags}\U000e007fb").text == "ahib"

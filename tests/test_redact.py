@@ -6,10 +6,12 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import html
 import io
 import json
 import os
 import random
+import re
 import sys
 import threading
 import time
@@ -427,6 +429,52 @@ def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:
     assert kept["user"]["hint"] == "must be 8+ chars"  # messages are not passwords
     assert kept["required"] == ["password", "email"]  # nor a schema's list of fields
     assert {"cli-secret", "secret-assignment"} <= set(report.counts)
+
+
+def _tag_text(text: str) -> str:
+    """``text`` as invisible Unicode tag characters (shown decoded on the page)."""
+    return "".join(chr(0xE0000 + ord(c)) for c in text)
+
+
+# (name, how the session writes the token, the token the page shows)
+def _written_as_a_reader_decodes_them() -> list[tuple[str, str, str]]:
+    tokens = ["ghp_" + rand(R, 36) for _ in range(9)] + ["sk_live_" + rand(R, 24)]
+    return [
+        ("markdown escape", tokens[0].replace("_", "\\_"), tokens[0]),
+        ("escaped stripe key", tokens[9].replace("_", "\\_"), tokens[9]),
+        ("decimal reference", "&#103;" + tokens[1][1:], tokens[1]),
+        ("hex reference", "&#x67;" + tokens[2][1:], tokens[2]),
+        ("named reference", tokens[3].replace("_", "&lowbar;"), tokens[3]),
+        ("percent in an address", f"https://example.com/cb?code=%67{tokens[4][1:]}", tokens[4]),
+        ("tag characters", _tag_text(f"token {tokens[5]}"), tokens[5]),
+        ("zero-width space", tokens[6][:10] + "\u200b" + tokens[6][10:], tokens[6]),
+        ("soft hyphen", tokens[7][:12] + "\u00ad" + tokens[7][12:], tokens[7]),
+        ("word joiner", tokens[8][:6] + "\u2060" + tokens[8][6:], tokens[8]),
+    ]
+
+
+def test_a_token_written_as_the_page_decodes_it_is_redacted(
+    write_session: Callable[..., Path],
+) -> None:
+    """The page shows Markdown escapes, character references, a link's percent-encoding and
+    tag text decoded, and zero-width characters not at all: a token written so is whole on
+    the page though no detector matched the text as written (leak review, 2026-12-01)."""
+    cases = _written_as_a_reader_decodes_them()
+    records = [header()]
+    for number, (_, written, _) in enumerate(cases, start=1):
+        text = [{"type": "text", "text": f"here you go {written} thanks"}]
+        records.append(msg("assistant", text, number, number - 1 if number > 1 else None))
+    out, _ = run(load_session(write_session(records)), keep_paths=True)
+    page = render_session(out)
+    visible = html.unescape(re.sub(r"<[^>]+>", "", page))
+    stored = [out.by_id[f"m{n}"].raw["message"]["content"][0]["text"] for n in range(1, 11)]
+    assert [name for name, _, token in cases if token in visible] == []
+    assert [
+        name for (name, written, _), text in zip(cases, stored, strict=True) if written in text
+    ] == []
+    assert all("[REDACTED:" in text and text.endswith(" thanks") for text in stored), stored
+    assert page.count("[REDACTED:") >= len(cases)
+    assert "here you go" in visible and "thanks" in visible  # only the token goes
 
 
 def test_env_file_and_environment_names_the_review_found(in_tmp: Path) -> None:
