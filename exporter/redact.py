@@ -29,6 +29,7 @@ from exporter.policy import GIVEN_SECRETS, RedactionPolicy
 from exporter.secret_heuristics import (
     DIGIT,
     WORDLIKE,
+    is_dummy,
     is_secret_assignment,
     looks_random,
     name_strength,
@@ -495,15 +496,25 @@ def apply_policy(
 
 
 def _worth_repeating(value: str) -> bool:
-    """A found value searched for everywhere else: long enough and random-looking (letters
-    and digits), so that a rare false positive of a context detector ("Optional[str]",
-    "(required)") is not multiplied across the session."""
-    return (
-        len(value.strip()) >= MIN_REPEATED
-        and looks_random(value)
-        and DIGIT.search(value) is not None
-        and not WORDLIKE.fullmatch(value)
+    """A found value searched for everywhere else. A passphrase (``correct-horse-battery-
+    staple``), a leetspeak or camel-case password (``s3cr3t-pa55``, ``ProdDbPass``) is, as is
+    any random-looking value; what a context detector may take in error is not, so that it is
+    not multiplied across the session: short values, one plain word (``development``), a
+    snake-case or dotted name (``get_password``, ``settings.key``) and code (``Optional[str]``,
+    ``(required)``, ``${DB_PASSWORD}``)."""
+    value = value.strip()
+    if len(value) < MIN_REPEATED or is_dummy(value):
+        return False
+    if looks_random(value) and DIGIT.search(value) and not WORDLIKE.fullmatch(value):
+        return True
+    return not (
+        _ONE_WORD.fullmatch(value) or _CODE_NAME.fullmatch(value) or _CODE_CHARACTER.search(value)
     )
+
+
+_ONE_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[0-9]+")
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z]*)*\(?")
+_CODE_CHARACTER = re.compile(r"[\s()\[\]{}<>/\\$\"'`,;]")
 
 
 #: The shortest found secret that is removed wherever else it appears.

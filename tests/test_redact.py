@@ -301,6 +301,7 @@ def test_a_found_secret_is_removed_wherever_it_comes_back(
     it bare: later in the same string, in another entry, on another branch. Those copies
     leaked (review 2026-12-01)."""
     password, key = "Pg7fQx2LmZ9kWt4R", "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2"
+    chosen = ("s3cr3t-pa55", "ProdDbPass", "correct-horse-battery-staple")
     records = [
         header(),
         msg(
@@ -313,14 +314,19 @@ def test_a_found_secret_is_removed_wherever_it_comes_back(
         msg("user", f"psql says: Password for user app: {password}", 3, 2),
         msg("user", f"on another branch: window.KEY || '{key}'", 4, 1),  # a fork at m1
         msg("user", "a short value is not searched for: hunter2, and words never are", 5, 3),
+        msg("user", "cat .env.prod\nADMIN_PASSWORD=correct-horse-battery-staple", 6, 5),
+        msg("user", "SMTP_PASSWORD=ProdDbPass DB_PASSWORD=s3cr3t-pa55", 7, 6),
+        msg("assistant", [{"type": "text", "text": f"Wired: {', '.join(chosen)}."}], 8, 7),
     ]
     redacted, report = run(load_session(write_session(records)))
     text = entries_text(redacted)
     assert password not in text and key not in text
+    assert [value for value in chosen if value in text] == []
     # one placeholder per value, wherever it is; the report counts every copy
     assert text.count("[REDACTED:secret-assignment:1]") == 3
     assert text.count("[REDACTED:secret-assignment:2]") == 3
-    assert report.counts == {"secret-assignment": 6}
+    assert all(text.count(f"[REDACTED:secret-assignment:{n}]") == 2 for n in (3, 4, 5))
+    assert report.counts == {"secret-assignment": 12}
     assert "a short value is not searched for: hunter2, and words never are" in text
     again, second = run(redacted)
     assert second.total == 0 and entries_text(again) == text
@@ -330,9 +336,15 @@ def test_a_false_positive_word_is_not_searched_for_elsewhere() -> None:
     from exporter.redact import _worth_repeating
 
     assert _worth_repeating("Pg7fQx2LmZ9kWt4R") and _worth_repeating("Tr0ub4dor&3x")
-    assert not _worth_repeating("hunter2") and not _worth_repeating("correct-horse-battery")
+    # passwords people choose (leak review 2026-12-01: these went out where repeated)
+    for chosen in ("s3cr3t-pa55", "correct-horse-battery-staple", "ProdDbPass"):
+        assert _worth_repeating(chosen), chosen
+    assert not _worth_repeating("hunter2")  # too short to search for without a name
     # what a context detector might take in error is not multiplied across the session
-    assert not _worth_repeating("Optional[str]") and not _worth_repeating("(required)")
+    for code in ("Optional[str]", "(required)", "${DB_PASSWORD}", "get_password",
+                 "settings.API_KEY", "getPassword()", "development", "Production", "12345678",
+                 "changeme", "xxxxxxxxxx"):  # fmt: skip
+        assert not _worth_repeating(code), code
 
 
 def test_tokens_known_by_their_shape_need_no_second_pass(
