@@ -431,14 +431,21 @@ class TableRowDetector(Detector):
     name in bold or backticks, or with a column between (``| API_KEY | prod | X |``).
     Values are judged as code is: ``| password | VARCHAR(255) |`` is a schema, not a secret."""
 
-    name, summary = "table-row", "| SECRET_NAME | value | rows of Markdown tables"
-    triggers = ("|",)
+    name, summary = "table-row", "| SECRET_NAME | value | rows of Markdown and box tables"
+    # Markdown's bar, and the box-drawing bars of tables that CLIs print (`doppler secrets`)
+    triggers = ("|", "\u2502", "\u2503", "\u2551")
     # All in a look-ahead: each "|" is tried once and none is consumed, so the cell after a
     # non-matching one ("| DB | API_KEY | x |") can still start a row.
+    _bar = "[|\u2502\u2503\u2551]"
     _row = re.compile(
-        r"\|(?=[ \t]{0,80}(?:\*\*|`)?(?P<name>[A-Za-z_][\w.\-]{1,127})(?:\*\*|`)?[ \t]{0,80}\|"
-        r"(?:[ \t]{0,80}[\w.\-]{1,32}[ \t]{0,80}\|)?"  # an environment or scope column
-        r"[ \t]{0,80}`?(?P<v>[^\s|`*;]{8,512})`?[ \t]{0,80}\|)"
+        _bar
+        + r"(?=[ \t]{0,80}(?:\*\*|`)?(?P<name>[A-Za-z_][\w.\-]{1,127})(?:\*\*|`)?[ \t]{0,80}"
+        + _bar
+        + r"(?:[ \t]{0,80}[\w.\-]{1,32}[ \t]{0,80}"  # an environment or scope column
+        + _bar
+        + r")?[ \t]{0,80}`?(?P<v>[^\s|\u2502\u2503\u2551`*;]{8,512})`?[ \t]{0,80}"
+        + _bar
+        + ")"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:

@@ -266,6 +266,9 @@ POSITIVES = [
     ("table-row", "| JWT_SECRET          | Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3                      |",
      "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
     ("table-row", "| API_KEY | prod | Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3 |", "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3"),
+    # the box tables CLIs print (`doppler secrets`, `infisical secrets`): leak review F4
+    ("table-row", "\u2502 DB_PASSWORD \u2502 Xa4Kt9Vq2Lm7Rz \u2502", "Xa4Kt9Vq2Lm7Rz"),
+    ("table-row", "\u2503 API_KEY \u2503 prod \u2503 Rt4vN8qL2mZ6xK0p \u2503", "Rt4vN8qL2mZ6xK0p"),
     ("pgpass", "db.internal:5432:prod:app:Pr0dPassw0rd-x9\r\n", "Pr0dPassw0rd-x9"),
     ("pgpass", "echo 'db:5432:prod:app:Pr0dPassw0rd-x9' > ~/.pgpass", "Pr0dPassw0rd-x9"),
     ("command-argument", "htpasswd -bBC 10 /etc/nginx/.htpasswd alice2 Tr0ub4dor3x", "Tr0ub4dor3x"),
@@ -507,6 +510,7 @@ ASSIGNMENT_NEGATIVES = [
     "| Column | Type | Nullable |\n|---|---|---|\n| password | VARCHAR(255) | no |",
     "| password | varchar(60) |\n| api_token | char(64) |\n| remember_token | varchar(100) |",
     "| password | Optional[str] |\n| password | user.password |\n| password | **required** |",
+    "\u2502 password \u2502 VARCHAR(255) \u2502 no \u2502\n\u2502 api_token \u2502 char(64) \u2502",
     "| webhook_secret | HMAC-SHA256 |\n| auth_token | HttpOnly;Secure |",
     "| api_key | v1.2.3-beta4 |",
     "root:*:19000:0:99999:7:::\nnobody:*:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
