@@ -780,3 +780,27 @@ def test_a_gzip_compressed_session_reads_as_the_session(fixtures_dir: Path, tmp_
 
     with pytest.raises(SessionFormatError, match="unpacks to more than 1 MB"):
         loader._gunzip(gzip.compress(bytes(3 << 20)), "bomb.jsonl.gz", limit=1 << 20)
+
+
+def test_gzip_input_holds_no_more_than_a_plain_one(fixtures_dir: Path) -> None:
+    """A 22 KB gzip file of a session and 20 MB of blank lines took 550 MB (every line a
+    list item; 5 GB at 200 MB) and a file of many small members minutes (the rest of the
+    input copied per member), where the plain file streams (security review 2026-12-01)."""
+    import gzip
+    import tracemalloc
+
+    source = (fixtures_dir / "every-entry-type.jsonl").read_bytes()
+    blank = b"\n" * (2 << 20)
+    members = gzip.compress(source) + b"".join(gzip.compress(b"") for _ in range(3000))
+    tracemalloc.start()
+    try:
+        for data in (gzip.compress(source + blank), members, source + blank):
+            tracemalloc.reset_peak()
+            session = parse_session_bytes(data)
+            peak = tracemalloc.get_traced_memory()[1]
+            assert len(session.entries) == len(
+                load_session(fixtures_dir / "every-entry-type.jsonl").entries
+            )
+            assert peak < 4 * (len(source) + len(blank)) + (2 << 20), peak  # the data, a copy
+    finally:
+        tracemalloc.stop()
