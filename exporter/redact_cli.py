@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import sys
+import zlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +25,7 @@ from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
+from exporter.loader import GZIP_MAGIC
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 
@@ -360,7 +362,10 @@ def is_session_file(path: Path) -> bool:
     try:
         with open(path, "rb") as handle:
             head = handle.read(256)
-    except OSError:  # unreadable: nothing a look can tell
+            if head[:2] == GZIP_MAGIC:  # a session we read gzipped (the page's download)
+                handle.seek(0)
+                head = zlib.decompressobj(31).decompress(handle.read(4096), 256)
+    except (OSError, zlib.error):  # unreadable: nothing a look can tell
         return False
     # what Pi's trim takes before the header: BOMs and Unicode spaces
     text = head.decode("utf-8", errors="ignore").lstrip(JS_SPACE).encode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gzip
 import json
 import os
 import shlex
@@ -628,6 +629,11 @@ def test_an_output_never_replaces_a_pi_session(
     assert result.exit_code == 1
     assert_clean_error(result.stderr)
     assert "a Pi session file" in result.stderr and other.read_bytes() == before
+    packed = in_tmp / "packed.jsonl.gz"  # one we read gzipped (security review 2026-12-01)
+    packed.write_bytes(gzip.compress(before))
+    result = runner.invoke(cli, [command, str(source), "-o", str(packed)])
+    assert result.exit_code == 1 and "a Pi session file" in result.stderr
+    assert gzip.decompress(packed.read_bytes()) == before
     html = in_tmp / "page.html"
     html.write_text("<p>an old page</p>", encoding="utf-8")  # any other file: replaced
     assert runner.invoke(cli, [command, str(source), "-o", str(html)]).exit_code == 0
