@@ -47,6 +47,7 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
     refuse_default_in_sessions,
+    source_stem,
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
@@ -303,7 +304,7 @@ def _dry_run_targets(
     loaded: Session, with_jsonl: bool, sessions_dir: str | None
 ) -> dict[str, Path]:
     """Where a dry run writes each file it would upload: ./pi-session-share-<name>.<ext>."""
-    stem = Path(loaded.path).stem if loaded.path else "session"
+    stem = source_stem(loaded.path, loaded.id)  # as export names a page: a pipe by its id
     names = ["session.html", "session.jsonl"] if with_jsonl else ["session.html"]
     targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in names}
     if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session

@@ -1044,3 +1044,23 @@ def test_a_promoted_gist_keeps_what_its_share_replaced(
     assert "replaced 1 secret this share is not given" in refused.stderr
     assert f"the share to gist {record['earlier'][0]['gist_id']} of this session" in refused.stderr
     assert all(password not in fake.content(g) for g in fake.gists)
+
+
+def test_a_dry_run_names_piped_and_gzip_input_as_export_does(tmp_path: Path) -> None:
+    """`share - --dry-run` wrote pi-session-share-stdin.html (`<(…)`: -63.html), each run
+    over the last, and a .jsonl.gz input -ok.jsonl.html (security review 2026-12-01)."""
+    import gzip
+
+    data = FIXTURE.read_bytes()
+    sid = load_session(FIXTURE).id
+    (tmp_path / "ok.jsonl.gz").write_bytes(gzip.compress(data))
+    env = {k: v for k, v in os.environ.items() if k not in ("GH_TOKEN", "GITHUB_TOKEN")}
+    command = [sys.executable, "-m", "exporter", "share", "--dry-run", "--with-jsonl"]
+    for source, given in (("-", data), ("ok.jsonl.gz", None)):
+        done = subprocess.run([*command, source], input=given, capture_output=True,
+                              cwd=tmp_path, env=env, timeout=120, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    written = sorted(p.name for p in tmp_path.glob("pi-session-share-*"))
+    assert written == sorted(
+        f"pi-session-share-{stem}.{ext}" for stem in (sid, "ok") for ext in ("html", "jsonl")
+    )
