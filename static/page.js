@@ -418,16 +418,20 @@
   });
 
   // Deep links: #<entry id>, or Pi's ?targetId=<id> (and ?leafId=); open every enclosing <details>.
-  function findTarget(id) {
+  // A #fragment names a page anchor; Pi's ?targetId= and ?leafId= name an entry's own id,
+  // which may be a page part's ("tree") or another entry's anchor: each is looked up first
+  // as what it names, then as the other.
+  function findTarget(id, entryId) {
     if (!id) return null;
-    var el = doc.getElementById(id);
-    if (!el && window.CSS && CSS.escape) el = $('[data-entry-id="' + CSS.escape(id) + '"]');
+    var byId = doc.getElementById(id), byEntry = null;
+    if (window.CSS && CSS.escape) byEntry = $('[data-entry-id="' + CSS.escape(id) + '"]');
     // only entries: a skip link to #content or #transcript was centred, mid-transcript
-    return el && el.matches("[data-entry-id], article.entry") ? el : null;
+    if (byId && !byId.matches("[data-entry-id], article.entry")) byId = null;
+    return entryId ? byEntry || byId : byId || byEntry;
   }
   var lastRow = null, userScrollAt = -Infinity, revealAt = -Infinity, followPending = 0;
-  function reveal(id, asked) {
-    var el = findTarget(id);
+  function reveal(id, asked, entryId) {
+    var el = findTarget(id, entryId);
     if (!el) return false;
     for (var p = el.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
     if (!el.getClientRects().length) {  // hidden by the current filter: show everything
@@ -547,10 +551,10 @@
     var box = missNote.getBoundingClientRect();
     if (box.top < 0 || box.bottom > innerHeight) missNote.scrollIntoView({ block: "start" });
   }
-  function go(id, asked) {
-    var found = reveal(id, asked);
+  function go(id, asked, entryId) {
+    var found = reveal(id, asked, entryId);
     // ids of the page's own parts (#transcript, a branch block) are fine as they are
-    var absent = !found && id && !doc.getElementById(id);
+    var absent = !found && id && (entryId || !doc.getElementById(id));
     missing(absent ? id : "");
     // the entry opened before keeps no focus ring that would say "you are here"
     if (absent && doc.activeElement && doc.activeElement.matches("article.entry")) doc.activeElement.blur();
@@ -571,13 +575,13 @@
     // Pi's share links name the entry as ?targetId=: focus it, as a #fragment would set where
     // Tab goes on (after a script's scroll, Tab started again at the top of the page)
     var target = params.get("targetId"), leaf = params.get("leafId");
-    if (target) go(target, true);
+    if (target) go(target, true, true);
     else if (leaf) openBranchOf(leaf);
   }
   // Pi's ?leafId= alone renders the conversation up to that leaf: open the branch it ends
   // and start the reader where that branch leaves the transcript (on the transcript, the top).
   function openBranchOf(id) {
-    var el = findTarget(id), outer = null;
+    var el = findTarget(id, true), outer = null;
     if (!el) return missing(id);
     for (var p = el.parentElement; p; p = p.parentElement) {
       if (p.tagName !== "DETAILS") continue;

@@ -2651,6 +2651,41 @@ def test_deep_links_reach_ids_holding_hidden_controls(
     clean(view)
 
 
+def test_pi_links_reach_an_entry_whose_id_is_a_page_part_or_another_anchor(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """`?targetId=tree` found the outline (not an entry) and stopped; `?leafId=tree` said
+    the page had no such entry; and an entry whose id is another entry's page anchor
+    (`e-<hash>` of "x y") sent `?targetId=` to that other entry (security review)."""
+    from exporter.render.view import build_anchors
+
+    taken = build_anchors(["x y"])["x y"]
+    ids = ["x y", "tree", taken]
+    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}']
+    parent = None
+    for n, entry_id in enumerate(ids, start=1):
+        message = {"role": "user", "content": f"message {n}"}
+        stamp = f"2025-01-01T00:00:0{n}Z"
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                                 "timestamp": stamp, "message": message}))  # fmt: skip
+        parent = entry_id
+    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    url = page_server.publish("colliding-ids.html", render_session(session))
+    for entry_id in ("tree", taken):
+        page = view.open(f"{url}?targetId={quote(entry_id, safe='')}")
+        page.wait_for_selector(".highlight", timeout=1500)
+        shown = page.eval_on_selector_all(".highlight", "els => els.map(e => e.dataset.entryId)")
+        assert shown == [entry_id]
+        assert "has no entry" not in page.inner_text("body")
+        leaf = view.open(f"{url}?leafId={quote(entry_id, safe='')}")
+        assert "has no entry" not in leaf.inner_text("body")
+    # a #fragment names a page anchor: the one "x y" was given
+    page = view.open(f"{url}#{taken}")
+    page.wait_for_selector(".highlight", timeout=1500)
+    assert page.eval_on_selector(".highlight", "e => e.dataset.entryId") == "x y"
+    clean(view)
+
+
 def test_the_labeled_filter_sets_a_labeled_turns_results_under_its_row(
     view: Viewer, published: dict[str, str]
 ) -> None:
