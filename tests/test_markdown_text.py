@@ -70,3 +70,34 @@ def test_a_definitions_address_is_shown_as_the_link_opens_it() -> None:
     Cyrillic е): the text is now what the link opens."""
     html = markdown("[1]: https://xn--xample-2of.com/%41")
     assert ">https://xn--xample-2of.com/%41</a>" in html
+
+
+def test_text_markdown_cannot_read_in_time_or_at_all_is_shown_plain_and_whole() -> None:
+    """markdown-it-py takes 40-90 µs per "[" outside code (a pasted JSON array of 100,000
+    took 4 s, 300,000 "![" a minute: security review 2026-12-01), and skips what nests past
+    its limit without a word: both are shown as plain text with a note saying why."""
+    crafted = "![" * 6_000 + " <b>bold?</b>"
+    shown = str(markdown(crafted))
+    assert "More than 5,000 “[” outside code blocks: shown as plain text" in shown
+    assert html_module.unescape(re.sub(r"<[^>]+>", "", shown)).endswith(crafted)
+    assert "<b>" not in shown
+    nested = "\n".join("> " * n + f"level {n}" for n in range(1, 60))
+    deep = str(markdown(nested))
+    assert "Nested more than 50 levels deep: shown as plain text" in deep and "level 59" in deep
+    # fenced code costs the parser nothing: a JSON array in a fence stays highlighted code
+    fenced = "Here:\n```json\n" + "[1," * 6_000 + "\n```\nand [a link](https://example.com)."
+    code = str(markdown(fenced))
+    assert "md-note" not in code and '<a href="https://example.com"' in code
+
+
+def test_a_long_prompt_shown_plain_still_folds_after_a_screen() -> None:
+    pasted = "[1," * 100_000
+    message = {"role": "user", "content": pasted}
+    entry = {"type": "message", "id": "u1", "parentId": None, "message": message,
+             "timestamp": "2025-01-01T00:00:01Z"}  # fmt: skip
+    header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z"}'
+    page = render_session(parse_session_bytes(f"{header}\n{json.dumps(entry)}".encode()))
+    assert "shown as plain text, not Markdown" in page
+    assert re.search(r"<summary[^>]*>[^<]*288,000 more characters of this message", page)
+    parts = re.findall(r'<pre class="md-plain">(.*?)</pre>', page, re.DOTALL)
+    assert len(parts) == 2 and html_module.unescape("".join(parts)) == pasted  # never cut

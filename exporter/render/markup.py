@@ -413,25 +413,48 @@ def _markdown() -> MarkdownIt:
     return md
 
 
+#: More "[" than this outside code blocks and a text is shown plain: markdown-it-py looks
+#: for a link label's end at each one, 40-90 µs apiece (a pasted 300 KB JSON array took
+#: 4 s, a crafted "![" run a minute); fenced code costs nothing, so it is not counted.
+MAX_LINK_OPENERS = 5_000
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1", re.MULTILINE | re.DOTALL)
+
+
+def _too_slow(text: str) -> bool:
+    return text.count("[") > MAX_LINK_OPENERS and (
+        _FENCED.sub("", text).count("[") > MAX_LINK_OPENERS
+    )
+
+
+def plain_block(text: str, why: str | None = None) -> Markup:
+    """Text a Markdown parser should not read, as it is, with a note saying why."""
+    note = (
+        f'<p class="md-note">{escape(why)}: shown as plain text, not Markdown.</p>' if why else ""
+    )
+    return Markup(f'{note}<pre class="md-plain">{escape(text)}</pre>')
+
+
 def markdown(text: str) -> Markup:
     """Render untrusted Markdown to safe HTML."""
     if not text:
         return Markup("")
-    env: dict[str, Any] = {}
-    html = _markdown().render(text, env)
-    if env.get(_NESTING_CUT):
-        note = f"Nested more than {MAX_NESTING} levels deep: shown as plain text, not Markdown."
-        return Markup(f'<p class="md-note">{note}</p><pre class="md-plain">{escape(text)}</pre>')
-    return Markup(html)
+    parsed = parse_markdown(text)
+    if isinstance(parsed, str):
+        return plain_block(text, parsed)
+    return render_tokens(*parsed)
 
 
-def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | None:
+def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | str:
     """Block tokens of untrusted Markdown and their ``env`` (link references), for a caller
-    that renders parts of them (:func:`render_tokens`); None where :func:`markdown` would
-    show the text plain (nested too deep)."""
+    that renders parts of them (:func:`render_tokens`); where it is shown plain instead
+    (nested too deep, or too slow to parse), why."""
+    if _too_slow(text):
+        return f"More than {MAX_LINK_OPENERS:,} “[” outside code blocks"
     env: dict[str, Any] = {}
     tokens = _markdown().parse(text, env)
-    return None if env.get(_NESTING_CUT) else (tokens, env)
+    if env.get(_NESTING_CUT):
+        return f"Nested more than {MAX_NESTING} levels deep"
+    return tokens, env
 
 
 def fence_language(token: Any) -> str | None:

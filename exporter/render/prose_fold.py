@@ -24,6 +24,7 @@ from exporter.render.markup import (
     markdown,
     note_top_heading,
     parse_markdown,
+    plain_block,
     render_tokens,
 )
 
@@ -49,8 +50,8 @@ def fold_prose(text: str) -> tuple[Markup, Markup | None, str]:
     if len(lines) <= LONG_LINES and len(text) <= LONG_CHARS:
         return markdown(text), None, ""
     parsed = parse_markdown(text)
-    if parsed is None:
-        return markdown(text), None, ""
+    if isinstance(parsed, str):
+        return _fold_plain(text, lines, parsed)
     tokens, env = parsed
     note_top_heading(tokens, env)
     by_lines = _fold_by_lines(tokens, lines)
@@ -68,6 +69,16 @@ def fold_prose(text: str) -> tuple[Markup, Markup | None, str]:
     if by_lines is not None:
         return render_tokens(by_lines[0], env), render_tokens(by_lines[1], env), by_lines[2]
     return render_tokens(tokens, env), None, ""
+
+
+def _fold_plain(text: str, lines: list[str], why: str) -> tuple[Markup, Markup | None, str]:
+    """A long prompt shown as plain text, folded after about a screen as Markdown is."""
+    cut = min(sum(len(line) + 1 for line in lines[: _cut_line(lines)]), SHOWN_MAX_CHARS)
+    hidden = len(text) - cut
+    if hidden < MIN_HIDDEN_CHARS:
+        return plain_block(text, why), None, ""
+    summary = f"{hidden:,} more characters of this message"
+    return plain_block(text[:cut], why), plain_block(text[cut:]), summary
 
 
 def _fold_by_lines(tokens: list[Any], lines: list[str]) -> tuple[list, list, str, int] | None:
