@@ -524,9 +524,17 @@
     var room = side.clientHeight;
     if (top < side.scrollTop + 60 || top > side.scrollTop + room - 40) side.scrollTop = Math.max(0, top - room / 3);
   }
-  function hashId() {
-    var h = location.hash.slice(1);
-    try { return decodeURIComponent(h); } catch (e) { return h; }
+  function idOf(fragment) {
+    try { return decodeURIComponent(fragment); } catch (e) { return fragment; }
+  }
+  function hashId() { return idOf(location.hash.slice(1)); }
+  // Pi's share viewer shows a page through <iframe srcdoc>: a "#id" link resolves against
+  // the viewer's address there (following one loaded the viewer again inside the frame),
+  // and the viewer passes its address's ?targetId= / ?leafId= in a meta tag.
+  var framed = location.href === "about:srcdoc";
+  function metaContent(name) {
+    var meta = $('meta[name="' + name + '"]');
+    return meta ? meta.getAttribute("content") || "" : null;
   }
   // A link to an entry this page does not hold says so, instead of leaving the reader at
   // the top wondering (a mistyped id, or a link made for another export of the session).
@@ -571,7 +579,8 @@
       }, { once: true });
       return;
     }
-    var params = new URLSearchParams(location.search);
+    var injected = metaContent("pi-url-params");
+    var params = new URLSearchParams(injected === null ? location.search : injected);
     // Pi's share links name the entry as ?targetId=: focus it, as a #fragment would set where
     // Tab goes on (after a script's scroll, Tab started again at the top of the page)
     var target = params.get("targetId"), leaf = params.get("leafId");
@@ -599,7 +608,12 @@
   // row, a label, a "forks at" link, clicked again after a filter change).
   doc.addEventListener("click", function (ev) {
     var a = ev.target.closest && ev.target.closest("a[href^='#']");
-    if (a && a.getAttribute("href") === location.hash && !a.matches("a.permalink, a.ts")) reveal(hashId(), true);
+    if (!a || a.matches("a.permalink, a.ts")) return;
+    if (framed) {  // followed here: the browser would load the viewer's address
+      ev.preventDefault();
+      var id = idOf(a.getAttribute("href").slice(1)), part = doc.getElementById(id);
+      if (!go(id, true) && part) { part.scrollIntoView(); if (part.tabIndex >= 0 || part.hasAttribute("tabindex")) part.focus(); }
+    } else if (a.getAttribute("href") === location.hash) reveal(hashId(), true);
   });
   fromLocation();
 
@@ -616,11 +630,13 @@
     var a = ev.target.closest && ev.target.closest("a.permalink, a.ts");
     if (!a) return;
     var url = location.href.split("#")[0] + a.getAttribute("href");
+    var base = framed ? metaContent("pi-share-base-url") : null, entry = a.closest("[data-entry-id]");
+    if (base && entry) url = base + "&targetId=" + encodeURIComponent(entry.getAttribute("data-entry-id"));
     // the address bar takes the link, and the reader stays where they are: following it
     // moved the focus to the whole entry and scrolled it to the middle of the screen
     if (ev.button === 0 && !(ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey)) {
       ev.preventDefault();
-      try { history.replaceState(history.state, "", url); } catch (e) { /* a frame's own rules */ }
+      if (!framed) try { history.replaceState(history.state, "", url); } catch (e) { /* a frame's own rules */ }
     }
     var failed = function () { copyNote(a, "the browser did not let this page copy the link"); };
     // a frame whose policy forbids the clipboard: asking anyway only logs an error

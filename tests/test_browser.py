@@ -2686,6 +2686,41 @@ def test_pi_links_reach_an_entry_whose_id_is_a_page_part_or_another_anchor(
     clean(view)
 
 
+def test_a_page_in_pi_s_srcdoc_viewer_follows_its_links_in_place(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """Pi's share viewer shows the page in `<iframe srcdoc>`, where "#id" resolves against
+    the viewer's address: an outline click loaded the viewer again inside the frame (a
+    request, the transcript gone). The viewer's ?targetId= comes in a meta tag, which the
+    page did not read (security review 2026-12-01)."""
+    session = load_fixture(BRANCHED)
+    target = next(e.id for e in session.entries if e.id not in set(session.active_path))
+    injected = (
+        f'<head><meta name="pi-url-params" content="targetId={quote(target)}">'
+        '<meta name="pi-share-base-url" content="https://pi.example/session/#abc?">'
+    )
+    page_html = render_fixture(BRANCHED).replace("<head>", injected, 1)
+    url = page_server.publish(
+        "srcdoc-viewer.html",
+        '<!doctype html><meta charset="utf-8"><title>viewer</title>'
+        '<iframe id="f" sandbox="allow-scripts" style="width:1200px;height:800px" '
+        f'srcdoc="{html_module.escape(page_html, quote=True)}"></iframe>',
+    )
+    page = view.open(url)
+    frame = page.frame_locator("#f")
+    frame.locator(".highlight").wait_for(timeout=3000)
+    assert frame.locator(".highlight").get_attribute("data-entry-id") == target
+    assert frame.locator(f'[data-entry-id="{target}"]').is_visible()  # its branch opened
+    asked = len(view.watch(page).requests)
+    row = frame.locator("#tree li:not(.sub) > a").nth(6)
+    clicked = row.get_attribute("href")[1:]
+    row.click()
+    frame.locator(f'[id="{clicked}"].highlight').wait_for(timeout=3000)
+    assert len(view.watch(page).requests) == asked  # the viewer was not loaded again
+    assert [f.url for f in page.frames][1] == "about:srcdoc"
+    clean(view)
+
+
 def test_the_labeled_filter_sets_a_labeled_turns_results_under_its_row(
     view: Viewer, published: dict[str, str]
 ) -> None:
