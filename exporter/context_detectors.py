@@ -13,7 +13,6 @@ from typing import ClassVar
 
 from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import (
-    ENV_QUALIFIERS,
     PLAIN_WORD,
     is_placeholder,
     is_secret_assignment,
@@ -28,10 +27,11 @@ _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lo
 
 def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str]]:
     """The name must end in the word (plus a value/number suffix): ``keyData`` never matches."""
-    qualifier = "|".join(ENV_QUALIFIERS)
+    # one more word of any kind (DB_PASSWORD_PROD, DB_PASSWORD_REPLICA, API_KEY_ADMIN):
+    # name_strength, given the whole name, says whether it still names the secret
     suffix = (
         r"(?:[_.\-]?(?:value|b64|base64|hex|raw|plaintext|str|string|base))?"
-        rf"(?:[_\-](?:{qualifier}|v(?=[0-9])))?(?:[_\-]?[0-9]{{1,3}})?"
+        r"(?:[_\-](?:[a-z]{1,16}|v(?=[0-9])))?(?:[_\-]?[0-9]{1,3})?"
     )
     return {
         word: re.compile(

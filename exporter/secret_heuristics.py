@@ -159,6 +159,17 @@ def name_strength(name: str) -> str | None:
     ``api``/``access``/a provider name comes right before.
     """
     words = _name_words(name)
+    strength = _strength(words)
+    if strength is None and len(words) > 1 and words[-1] not in _ANOTHER_THING:
+        # one more word of any kind after a secret's name (DB_PASSWORD_REPLICA, API_KEY_ADMIN,
+        # STRIPE_SECRET_EU): the qualifiers above are not all there are
+        before = _strength(words[:-1])
+        if before in ("password", "strong"):
+            return before
+    return strength
+
+
+def _strength(words: tuple[str, ...]) -> str | None:
     last = words[-1] if words else ""
     if last in _PASSWORD_WORDS:
         return "password"
@@ -171,6 +182,21 @@ def name_strength(name: str) -> str | None:
     if last.endswith(_GLUED_STRONG):
         return "strong"
     return None
+
+
+# A word after a secret's name that makes it name something else: where the secret is kept,
+# how it is checked or shown, when it expires (PASSWORD_FILE, TOKEN_URL, SECRET_NAME).
+_ANOTHER_THING = _words(
+    "file files path paths dir folder location length len min max policy policies hash hashed "
+    "hasher salt rounds iterations id ids name names type kind format url uri endpoint host "
+    "header headers field fields prompt hint label regex pattern enabled enable disabled "
+    "required expiry expires expiration expire ttl timeout count size algorithm algo mode env "
+    "var column validator validators encoder manager provider store source ref arn command cmd "
+    "helper reset rotation rotate changed updated created at date time age lifetime strength "
+    "complexity rule rules chars charset scope scopes prefix suffix index mask masked input "
+    "placeholder text message msg error errors hint lookup sha md5 bcrypt argon crypt digest "
+    "public pub cert certificate sock socket agent pid port"
+)
 
 
 _SPACE = re.compile(r"\s")

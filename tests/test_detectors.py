@@ -341,6 +341,8 @@ POSITIVES = [
     ("cli-secret", "gpg --batch --passphrase Tr0ub4dor3xQ -d f.gpg", "Tr0ub4dor3xQ"),
     # a name with its deployment or version after the sensitive word
     ("secret-assignment", "DB_PASSWORD_PROD=Tr0ub4dor3xQz9", "Tr0ub4dor3xQz9"),
+    ("secret-assignment", "DB_PASSWORD_REPLICA=Rt4vN8qL2mZ6xK0p", "Rt4vN8qL2mZ6xK0p"),
+    ("secret-assignment", "export API_KEY_ADMIN=Rt4vN8qL2mZ6xK0q", "Rt4vN8qL2mZ6xK0q"),
     ("secret-assignment", "API_KEY_V2=q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2",
      "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2"),
     ("secret-assignment", "JWT_SECRET_DEV=Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1", "Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1"),
@@ -674,6 +676,13 @@ def test_every_detector_is_named_and_tested() -> None:
         ("SSH_AUTH_SOCK", None), ("OLDPWD", None), ("passwordHint", None), ("keys", None),
         ("DB_PASSWORD_PROD", "password"), ("API_KEY_V2", "strong"), ("JWT_SECRET_DEV", "strong"),
         ("OPENAI_API_KEY_BACKUP", "strong"), ("max_tokens_prod", None), ("PROD", None),
+        # any one word after the secret's name, not only listed ones (leak review F5) ...
+        ("DB_PASSWORD_REPLICA", "password"), ("DB_PASSWORD_ROOT", "password"),
+        ("API_KEY_ADMIN", "strong"), ("STRIPE_SECRET_EU", "strong"),
+        # ... unless it makes the name name something else
+        ("PASSWORD_FILE", None), ("TOKEN_URL", None), ("SECRET_NAME", None),
+        ("PASSWORD_MIN_LENGTH", None), ("TOKEN_EXPIRY", None), ("API_KEY_HEADER", None),
+        ("PASSWORD_RESET", None), ("KEY_ADMIN", None), ("VAPID_KEY_PUBLIC", None),
     ],
 )  # fmt: skip
 def test_name_strength(name: str, strength: str | None) -> None:
