@@ -41,9 +41,10 @@ _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0
 # character: over the three largest fixtures' strings 17 ms, where one pattern of all forms
 # searched in every string took 206 ms (a third of the scan itself).
 _FORMS = (
-    # a Markdown backslash escape of ASCII punctuation; not of a backslash, which no token
-    # holds (a Windows path or a regex would decode at every other character)
-    ("\\", re.compile(r"\\[!-/:-@\[\]-`{-~]"), _escaped),
+    # a Markdown backslash escape of punctuation a token or password may hold; not of a
+    # quote, bracket or bar, which end one (`\"` in code, `\|` in a table cell), nor of a
+    # backslash (a Windows path or a regex would decode at every other character)
+    ("\\", re.compile(r"\\[!#$%&*+\-./:=?@^_~]"), _escaped),
     ("&", _REFERENCE, _reference),
     ("%", re.compile(r"%[2-7][0-9A-Fa-f]"), _percent),  # printable ASCII: what tokens hold
 )
@@ -57,6 +58,20 @@ class DecodedView:
     text: str
     _starts: list[int]  # decoded offset where each piece starts
     _raw: list[tuple[int, int, bool]]  # the piece's raw span; True: copied as it is
+    _changes: list[int]  # decoded offsets where something was decoded or left out
+
+    def around_changes(self, reach: int = 1024) -> list[tuple[int, int]]:
+        """Spans of ``text`` within ``reach`` of a change, merged: only there can the
+        decoded text hold a secret the text as written does not show whole (a long string
+        with one escaped dot is not scanned twice)."""
+        spans: list[tuple[int, int]] = []
+        for change in self._changes:
+            start, end = max(change - reach, 0), min(change + reach, len(self.text))
+            if spans and start <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+        return spans
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
         """The raw span holding decoded ``text[start:end]`` (``end > start``)."""
@@ -93,6 +108,7 @@ def decoded_view(text: str) -> DecodedView | None:
     parts: list[str] = []
     starts: list[int] = []
     raw: list[tuple[int, int, bool]] = []
+    changes: list[int] = []
     length = position = 0
     for start, end, shown in found:
         if start < position:  # inside the one before (``\&#103;``): that one is shown
@@ -102,6 +118,7 @@ def decoded_view(text: str) -> DecodedView | None:
             raw.append((position, start, True))
             parts.append(text[position:start])
             length += start - position
+        changes.append(length)
         if shown:  # a deleted character leaves no piece: the spans around it cover it
             starts.append(length)
             raw.append((start, end, False))
@@ -112,4 +129,4 @@ def decoded_view(text: str) -> DecodedView | None:
         starts.append(length)
         raw.append((position, len(text), True))
         parts.append(text[position:])
-    return DecodedView("".join(parts), starts, raw)
+    return DecodedView("".join(parts), starts, raw, changes)

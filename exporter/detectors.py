@@ -668,8 +668,9 @@ class Scanner:
         hits = self.raw_hits(text)
         view = decoded_view(text)
         if view is not None:
-            for start, end, name in self.raw_hits(view.text):
-                hits.append((*view.raw_span(start, end), name))
+            for first, last in view.around_changes():
+                for start, end, name in self.raw_hits(view.text[first:last]):
+                    hits.append((*view.raw_span(first + start, first + end), name))
         return self.merge(hits) if hits else []
 
 

@@ -1105,9 +1105,9 @@ def test_literals_that_do_not_compile_as_one_regex_are_found_one_by_one(
 def test_the_decoded_view_maps_back_to_the_text_as_written() -> None:
     """The scanner's view of text as the page shows it, and each find's raw span."""
     assert decoded_view("plain words, C:\\Users\\dev and 100% sure") is None
-    written = "x ghp\\_AB&#67;D\u200bE%46 y &bogus; \\\\ \\*"
+    written = 'x ghp\\_AB&#67;D\u200bE%46 y &bogus; \\\\ \\* \\"'
     view = decoded_view(written)
-    assert view is not None and view.text == "x ghp_ABCDEF y &bogus; \\\\ *"
+    assert view is not None and view.text == 'x ghp_ABCDEF y &bogus; \\\\ * \\"'  # \" as written
     start = view.text.index("ghp")
     raw_start, raw_end = view.raw_span(start, start + len("ghp_ABCDEF"))
     assert written[raw_start:raw_end] == "ghp\\_AB&#67;D\u200bE%46"
@@ -1115,3 +1115,17 @@ def test_the_decoded_view_maps_back_to_the_text_as_written() -> None:
     assert written[slice(*view.raw_span(tail, tail + 8))] == "y &bogus"
     tags = "".join(chr(0xE0000 + ord(c)) for c in "hi")
     assert decoded_view(f"a{tags}\U000e007fb").text == "ahib"
+
+
+def test_only_the_text_around_a_decoded_character_is_scanned_again() -> None:
+    """A long output with one escape is not scanned twice whole, and a token next to an
+    escape far into it is still found."""
+    token = "ghp_" + "Q7mZk2LrX9vT4bN8cW1pY6hJ3sD5fG0aE2uR"
+    text = "a\\. " + "words " * 2_000 + token.replace("_", "\\_") + " end " + "x" * 5_000
+    view = decoded_view(text)
+    assert view is not None
+    spans = view.around_changes()
+    assert len(spans) == 2 and spans[0] == (0, 1025)
+    assert sum(end - start for start, end in spans) < len(view.text) // 5
+    found = [text[f.start : f.end] for f in scan(text)]
+    assert found == [token.replace("_", "\\_")]
