@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from exporter.cli import cli
 from exporter.loader import load_session, parse_session_bytes
+from tests.browser_util import embedded_jsonl
 from tests.fakes.github import FakeGitHub, closed_port_url
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
@@ -195,8 +196,21 @@ def test_planted_secrets_never_reach_the_server(
     assert PLANTED_ENV.encode() not in body
     assert b"[REDACTED:" in body
     assert "redact" in result.output  # the summary line on stderr (mixed in by CliRunner)
+    # the page's download copy is gzip+base64 inside it: a search of the body cannot see
+    # it. Piped in, the session's bytes are kept as read, and a copy of them would leak.
+    piped = subprocess.run(
+        [sys.executable, "-m", "exporter", "share", "-", "--api-url", fake.base_url, "--new"],
+        input=secret_session.read_bytes(), capture_output=True, env=dict(os.environ),
+        cwd=secret_session.parent, timeout=120, check=False,
+    )  # fmt: skip
+    assert piped.returncode == 0, piped.stderr
+    for request in (fake.requests[-1], *(r for r in fake.requests if r.method == "POST")):
+        page = request.json["files"]["session.html"]["content"]
+        (copy,) = embedded_jsonl(page)
+        assert PLANTED_GITHUB.encode() not in copy and PLANTED_ENV.encode() not in copy
+        assert b"[REDACTED:" in copy
     # the uploaded JSONL is still a valid session with the same ids
-    jsonl = fake.requests[-1].json["files"]["session.jsonl"]["content"]
+    jsonl = fake.requests[-2].json["files"]["session.jsonl"]["content"]
     uploaded = parse_session_bytes(jsonl.encode("utf-8"))
     original = load_session(secret_session)
     assert set(uploaded.by_id) <= set(original.by_id)
