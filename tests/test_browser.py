@@ -2721,6 +2721,46 @@ def test_a_page_in_pi_s_srcdoc_viewer_follows_its_links_in_place(
     clean(view)
 
 
+def test_a_pi_link_opens_a_branch_folded_in_a_group_of_many(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """A fork with more than 8 other branches folds them in one group: a ?targetId= into
+    one of them must open the group too (no test linked there: tests review)."""
+    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}']
+    first = {"role": "user", "content": "the question"}
+    lines.append(json.dumps({"type": "message", "id": "u0", "parentId": None,
+                             "timestamp": "2025-01-01T00:00:01Z", "message": first}))  # fmt: skip
+    for n in range(1, 12):
+        message = {"role": "user", "content": f"try number {n}"}
+        lines.append(json.dumps({"type": "message", "id": f"t{n}", "parentId": "u0",
+                                 "timestamp": f"2025-01-01T00:00:{n + 1:02d}Z",
+                                 "message": message}))  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    assert 'class="branch-group' in html
+    page = view.open(page_server.publish("many-tries.html", html) + "?targetId=t3")
+    page.wait_for_selector('[data-entry-id="t3"].highlight', timeout=3000)
+    assert page.is_visible('[data-entry-id="t3"]')
+    assert page.evaluate("document.querySelector('details.branch-group').open")
+    clean(view)
+
+
+def test_shortcut_letters_with_a_modifier_are_left_to_the_browser(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Alt+O, Ctrl+T or Ctrl+/ belong to the browser and the system, not to the page's
+    single keys (no test pressed a modifier: tests review)."""
+    page = view.open(published[BRANCHED])
+    for keys in ("Alt+o", "Control+o", "Alt+t", "Meta+t"):
+        page.keyboard.press(keys)
+    assert page.get_attribute("#toggle-tools", "aria-pressed") == "false"
+    assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
+    page.keyboard.press("Control+/")
+    assert page.evaluate("document.activeElement.id") != "tree-search"
+    page.keyboard.press("o")  # without one, the key works
+    assert page.get_attribute("#toggle-tools", "aria-pressed") == "true"
+    clean(view)
+
+
 def test_the_labeled_filter_sets_a_labeled_turns_results_under_its_row(
     view: Viewer, published: dict[str, str]
 ) -> None:

@@ -340,6 +340,7 @@ def test_a_false_positive_word_is_not_searched_for_elsewhere() -> None:
     for chosen in ("s3cr3t-pa55", "correct-horse-battery-staple", "ProdDbPass"):
         assert _worth_repeating(chosen), chosen
     assert not _worth_repeating("hunter2")  # too short to search for without a name
+    assert _worth_repeating("Pg7fQx2L")  # from 8 characters (MIN_REPEATED) on
     # what a context detector might take in error is not multiplied across the session
     for code in ("Optional[str]", "(required)", "${DB_PASSWORD}", "get_password",
                  "settings.API_KEY", "getPassword()", "development", "Production", "12345678",

@@ -156,3 +156,17 @@ def test_a_stopped_batch_ends_its_workers_and_starts_no_queued_task(tmp_path: Pa
 
     time.sleep(2.0)  # long enough for a task left running to finish
     assert sorted(p.name for p in marks.iterdir()) == ["t0"]
+
+
+def test_a_worker_told_to_stop_leaves_no_half_written_page(tmp_path: Path) -> None:
+    """A stopped worker ends at once, without its `finally`: the temporary file of the page
+    it was writing is removed by what it knows it was writing (tests review 2026-12-01)."""
+    from exporter.fsutil import atomic_open, remove_unfinished
+
+    page = tmp_path / "page.html"
+    with pytest.raises(OSError), atomic_open(page, "w", encoding="utf-8") as stream:
+        stream.write("half a page")
+        assert [p.name for p in tmp_path.iterdir()] != []  # its temporary file
+        remove_unfinished()  # what _stop_at_once does before os._exit
+        assert list(tmp_path.iterdir()) == []
+    assert not page.exists()
