@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -900,6 +901,9 @@ def _share_at_a_terminal(fake: FakeGitHub) -> tuple[subprocess.Popen[bytes], int
 
     def own_terminal() -> None:  # the pty becomes the child's controlling terminal
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        # a test run started in the background has Ctrl-C ignored, and a child keeps that:
+        # the Ctrl-C test then waited for its timeout (tests review 2026-12-01)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     argv = [sys.executable, "-m", "exporter", "share", str(FIXTURE), "--token", "-"]
     proc = subprocess.Popen(
