@@ -42,6 +42,12 @@ _HEAD = re.compile(
 )
 #: The line break, the next line's indentation or border, then the run that goes on.
 _TAIL = re.compile(rf"{_EDGE}\r?\n{_EDGE}([A-Za-z0-9_.\-]{{1,1000}})")
+#: The next line of a box of two or more columns: empty cells, then the run, which counts
+#: only where it starts in the head's column (`│ GITHUB_TOKEN │ github_pat_…│` goes on as
+#: `│              │ Op5Qr7…│`; a next row's name, `│ NEXT │ …`, starts elsewhere).
+_BOX_TAIL = re.compile(
+    rf"{_EDGE}\r?\n[ \t]{{0,200}}(?:[{_BORDER}][ \t]{{0,200}}){{2,6}}([A-Za-z0-9_.\-]{{1,1000}})"
+)
 #: A run that fills its line: the line ends right after it, or after one blank and a
 #: border. Only such a run can go on at the start of the next line.
 _FILLS_LINE = re.compile(rf"(?:[ \t]?[{_BORDER}][ \t]{{0,200}})?\r?\n")
@@ -58,15 +64,30 @@ def _random_looking(run: str) -> bool:
     return len(run) >= 8 and looks_random(run)
 
 
-def _more_runs(text: str, width: int, at: int, need: int) -> list[tuple[int, str]]:
+def _column(text: str, at: int) -> int:
+    return at - text.rfind("\n", 0, at) - 1
+
+
+def _tail(text: str, at: int, column: int) -> re.Match[str] | None:
+    """The run that goes on at the start of the next line: after its indentation or border,
+    or after a box's empty cells in the head's ``column``."""
+    tail = _TAIL.match(text, at)
+    if tail is None:
+        tail = _BOX_TAIL.match(text, at)
+        if tail is not None and _column(text, tail.start(1)) != column:
+            return None
+    return tail
+
+
+def _more_runs(text: str, width: int, column: int, at: int, need: int) -> list[tuple[int, str]]:
     """After a first run that ends at ``at`` and fills its line, the runs that open the lines
     after it, with where each starts, while each fills its line up to the head's column,
     ``width`` (a wrap's lines all end there; its last is shorter), and until they hold
     ``need`` more characters (a format's fixed length). No box or terminal wraps tokens
     narrower than the shortest one, so the caller asks only for wider lines."""
     runs: list[tuple[int, str]] = []
-    while need > 0 and len(runs) < _MAX_LINES - 2 and at - text.rfind("\n", 0, at) - 1 == width:
-        tail = _TAIL.match(text, at)
+    while need > 0 and len(runs) < _MAX_LINES - 2 and _column(text, at) == width:
+        tail = _tail(text, at, column)
         if tail is None:
             break
         runs.append((tail.start(1), tail.group(1)))
@@ -108,15 +129,17 @@ class WrappedTokenDetector(Detector):
             end = head.end()
             if end <= skip_to:  # a line of the token found before: not a head of its own
                 continue
-            tail = _TAIL.match(text, end)
+            column = _column(text, head.start())
+            tail = _tail(text, end, column)
             if tail is None:
                 continue
-            width = end - text.rfind("\n", 0, end) - 1
+            width = _column(text, end)
             more = failed_joins < _MAX_FAILED_JOINS and width >= _SHORTEST
             if more and _FILLS_LINE.match(text, tail.end()):
                 full = _PREFIXES[head.group(1)] or 10**9
                 need = full - len(head.group()) - len(tail.group(1))
-                runs = [(tail.start(1), tail.group(1)), *_more_runs(text, width, tail.end(), need)]
+                more_runs = _more_runs(text, width, column, tail.end(), need)
+                runs = [(tail.start(1), tail.group(1)), *more_runs]
             elif end - head.start() + tail.end() - tail.start(1) < _SHORTEST:
                 continue  # (most heads: checked before any list or call)
             else:

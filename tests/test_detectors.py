@@ -993,8 +993,21 @@ def _boxed(lines: list[str], width: int) -> str:
         ("\n".join(_wrap("token: " + _JWT, 50)) + "\nDone here", _wrap("token: " + _JWT, 50)),
         # an Anthropic key printed 40 characters a line, then a blank line
         ("\n".join(_wrap(_ANT, 40)) + "\n\nnext", _wrap(_ANT, 40)),
+        # a NAME | VALUE box (leak review F3: lines 2 and 3 went out); the next row's cells
+        # start in other columns and are not taken
+        (
+            "\n".join(
+                f"\u2502 {name.ljust(12)} \u2502 {part.ljust(40)} \u2502"
+                for name, part in zip(
+                    ["GITHUB_TOKEN", "", "", "NEXT_NAME"],
+                    [*_wrap(_PAT, 40), "plain value"],
+                    strict=True,
+                )
+            ),
+            _wrap(_PAT, 40),
+        ),
     ],
-    ids=["github-pat-in-a-box", "jwt-in-a-terminal", "anthropic-key"],
+    ids=["github-pat-in-a-box", "jwt-in-a-terminal", "anthropic-key", "pat-in-a-two-column-box"],
 )
 def test_a_token_wrapped_over_more_lines_loses_every_part(text: str, parts: list[str]) -> None:
     """Only the first two lines were joined: the third and later lines of a long token
