@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exporter.detectors import CONTEXT_DETECTORS, DETECTOR_VERSION, Finding, Scanner
-from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry
+from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, MessageEntry, as_dict
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import session_from_records
 from exporter.policy import GIVEN_SECRETS, RedactionPolicy
+from exporter.secret_commands import SECRET_OUTPUT, reads_a_secret
 from exporter.secret_heuristics import (
     DIGIT,
     WORDLIKE,
@@ -340,6 +341,7 @@ class _Redactor:
         self.found: dict[str, str] = {}  # secret -> context detector that found it
         self.numbers: dict[str, int] = {}
         self.same_keys: set[str] = set()  # dict keys known to come through unchanged
+        self.whole_fields: frozenset[str] = frozenset()  # of this record: secrets whole
 
     def record(self, record: dict[str, Any], entry_id: str | None) -> dict[str, Any]:
         """A deep copy of one JSON record, every string transformed; iterative (any depth)."""
@@ -422,9 +424,15 @@ class _Redactor:
         if self.scanner is not None:
             findings = self.scanner.find(value)
             sensitive = field and name_strength(field)
-            if sensitive and is_secret_assignment(field, value, quoted=True, env_style=False):
+            whole = None
+            if field in self.whole_fields and value.strip():  # a secret manager's output
+                start, end = len(value) - len(value.lstrip()), len(value.rstrip())
+                whole = (start, end, SECRET_OUTPUT)
+            elif sensitive and is_secret_assignment(field, value, quoted=True, env_style=False):
+                whole = (0, len(value), "secret-assignment")
+            if whole is not None:
                 hits = [(f.start, f.end, f.detector) for f in findings]
-                findings = self.scanner.merge([*hits, (0, len(value), "secret-assignment")])
+                findings = self.scanner.merge([*hits, whole])
             if findings:
                 value = self._replace(value, findings, entry_id, node)
         if self.privacy is not None:
@@ -440,7 +448,7 @@ class _Redactor:
         for finding in findings:
             secret = value[finding.start : finding.end]
             placeholder = self.placeholders.get(secret)
-            if finding.detector in CONTEXT_DETECTORS:  # not a shape's find, nor a literal
+            if finding.detector in _KNOWN_BY_CONTEXT:  # not a shape's find, nor a literal
                 self.found.setdefault(secret, finding.detector)
             if placeholder is None:
                 number = self.numbers[finding.detector] = self.numbers.get(finding.detector, 0) + 1
@@ -493,6 +501,28 @@ def apply_policy(
     if repeats:
         result, report, _ = _redact_pass(session, policy, environ, repeats)
     return result, report
+
+
+_KNOWN_BY_CONTEXT = CONTEXT_DETECTORS | {SECRET_OUTPUT}
+
+
+def _secret_output_fields(session: Session, entry: Entry) -> frozenset[str]:
+    """The fields of ``entry`` that hold a secret whole: the output of a shell command that
+    reads one (a ``bash`` call's result, or ``!cmd``'s output)."""
+    if not isinstance(entry, MessageEntry):
+        return frozenset()
+    if entry.role == "bashExecution":
+        return _OUTPUT if reads_a_secret(entry.command) else frozenset()
+    if entry.role != "toolResult":
+        return frozenset()
+    ref = session.call_for_result(entry.id)
+    call = session.call_block(ref) if ref is not None else None
+    arguments = as_dict(call.get("arguments")) if call else {}
+    command = arguments.get("command")
+    return _TEXT if isinstance(command, str) and reads_a_secret(command) else frozenset()
+
+
+_OUTPUT, _TEXT = frozenset({"output"}), frozenset({"text"})
 
 
 def _worth_repeating(value: str) -> bool:
@@ -557,7 +587,9 @@ def _redact_pass(
             raw = {**raw, "parentId": None}
         if entry.type == "compaction" and (moved := moved_first_kept(session, entry, kept_ids)):
             raw = {**raw, "firstKeptEntryId": moved}
+        redactor.whole_fields = _secret_output_fields(session, entry) if scanner else frozenset()
         records.append(redactor.record(raw, entry.id))
+        redactor.whole_fields = frozenset()
     path = session.path
     if path is not None and privacy is not None:
         path = privacy.apply(path)

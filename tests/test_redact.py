@@ -413,6 +413,72 @@ REVIEW_SECRETS = {
 }
 
 
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        ("vault kv get -field=password secret/db", True), ("vault read -field=value x", True),
+        ("op read op://Private/db/password", True),
+        ("gcloud secrets versions access latest --secret=db-password", True),
+        ("kubectl get secret db -o jsonpath='{.data.password}' | base64 -d", True),
+        ("aws ssm get-parameter --name /prod/db --with-decryption", True),
+        ("security find-generic-password -s api -w", True), ("pass show work/db", True),
+        ("gh auth token", True), ("cd /srv && sops -d secrets.enc.yaml", True),
+        ("vault status", False), ("kubectl get secrets", False), ("gh auth status", False),
+        ("pytest -k 'pass show'", False), ("echo password", False), ("op --version", False),
+    ],
+)  # fmt: skip
+def test_commands_that_read_a_secret(command: str, reads: bool) -> None:
+    from exporter.secret_commands import reads_a_secret
+
+    assert reads_a_secret(command) is reads
+
+
+def test_the_output_of_a_secret_manager_is_redacted_and_not_repeated(
+    write_session: Callable[..., Path],
+) -> None:
+    """`vault kv get -field=password` prints the bare password: nothing in the output says
+    what it is, the command does (leak review F7)."""
+    vault, op = "Vf3kQ9zL2mX7pR4t", "Op8nW2cV5bT1yU6h"
+    call = {"type": "toolCall", "id": "c1", "name": "bash",
+            "arguments": {"command": "vault kv get -field=password secret/db"}}  # fmt: skip
+    listing = {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "ls"}}
+    bang = {"type": "message", "id": "b1", "parentId": "m5", "timestamp": "2025-01-01T00:00:09Z",
+            "message": {"role": "bashExecution", "command": "op read op://Private/db/pw",
+                        "output": op + "\n", "exitCode": 0, "timestamp": 0}}  # fmt: skip
+    records = [
+        header(),
+        msg("assistant", [call, listing], 1, None),
+        msg(
+            "toolResult",
+            [{"type": "text", "text": vault + "\n"}],
+            2,
+            1,
+            toolCallId="c1",
+            toolName="bash",
+            isError=False,
+        ),
+        msg(
+            "toolResult",
+            [{"type": "text", "text": "notes.txt\nsrc\n"}],
+            3,
+            2,
+            toolCallId="c2",
+            toolName="bash",
+            isError=False,
+        ),
+        msg("assistant", [{"type": "text", "text": f"Connected with {vault}."}], 4, 3),
+        msg("user", "thanks", 5, 4),
+        bang,
+    ]
+    out, report = run(load_session(write_session(records)))
+    text = entries_text(out)
+    assert vault not in text and op not in text
+    assert text.count("[REDACTED:secret-command-output:1]") == 2  # the output, the repeat
+    assert out.by_id["m3"].raw["message"]["content"][0]["text"] == "notes.txt\nsrc\n"
+    assert out.by_id["b1"].raw["message"]["output"] == "[REDACTED:secret-command-output:2]\n"
+    assert report.counts["secret-command-output"] == 3
+
+
 def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:
     s = REVIEW_SECRETS
     command = (

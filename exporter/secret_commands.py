@@ -1,0 +1,42 @@
+"""Shell commands whose output is a secret: a secret manager or keychain asked for a value.
+
+``vault kv get -field=password db`` prints the bare password; nothing in the output says
+what it is, so no detector can know it. The command says it: the whole output of such a
+command (a tool result of a ``bash`` call, or Pi's ``!cmd``) is redacted, and its value is
+then removed wherever the agent repeats it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["SECRET_OUTPUT", "reads_a_secret"]
+
+#: The placeholder kind of such an output.
+SECRET_OUTPUT = "secret-command-output"
+
+_READS = re.compile(
+    r"""
+    \bvault\s+(?:kv\s+get|read)\b
+    | \bop\s+read\b | \bop\s+item\s+get\b[^\n|;&]*--(?:fields|reveal)\b
+    | \bgcloud\s+secrets\s+versions\s+access\b
+    | \baws\s+secretsmanager\s+get-secret-value\b
+    | \baws\s+ssm\s+get-parameters?(?:-by-path)?\b[^\n|;&]*--with-decryption\b
+    | \bkubectl\s+get\s+secrets?\b[^\n|;&]*(?:-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template)
+    | (?:^|[;&|(]|\bsudo)\s*g?pass\s+show\b  # where a command starts: "pass" is a word
+    | \bsecurity\s+find-(?:generic|internet)-password\b[^\n|;&]*\s-w\b
+    | \bdoppler\s+secrets\s+(?:get|download)\b | \binfisical\s+secrets\s+get\b
+    | \bgh\s+auth\s+token\b | \bgh\s+auth\s+status\b[^\n|;&]*(?:\s-t\b|--show-token)
+    | \baz\s+keyvault\s+secret\s+show\b
+    | \bbw\s+get\s+(?:password|item|notes)\b
+    | \bsops\s+(?:-d|--decrypt|decrypt)\b
+    | \bheroku\s+config(?::get)?\b
+    | \bcredstash\s+get\b | \bchamber\s+(?:read|export)\b
+    """,
+    re.VERBOSE | re.MULTILINE,
+)
+
+
+def reads_a_secret(command: str) -> bool:
+    """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
+    return _READS.search(command) is not None
