@@ -61,6 +61,7 @@ class AssignmentDetector(Detector):
         "secret": ("s?", 8),
         "pass": ("(?:word|wd|phrase|code)?", 5),
         "pwd": ("", 5),
+        "pw": ("", 5),
         "cookie": ("s?", 8),
         "credential": ("s?", 8),
         "auth": ("(?:orization)?", 8),

@@ -107,7 +107,9 @@ def is_placeholder(value: str) -> bool:
 
 
 _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "passcode"})
+_PASSWORD_WORDS = frozenset(
+    {"password", "passwd", "pwd", "pw", "passphrase", "pass", "passcode", "sshpass"}
+)  # ADMIN_PW, LDAP_BIND_PW; SSHPASS is sshpass's environment variable
 _STRONG_WORDS = _words(
     "secret secrets credential credentials cookie cookies apikey privatekey accesskey "
     "secretkey authtoken accesstoken refreshtoken sessiontoken clientsecret authorization"

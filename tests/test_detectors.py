@@ -343,6 +343,8 @@ POSITIVES = [
     ("secret-assignment", "DB_PASSWORD_PROD=Tr0ub4dor3xQz9", "Tr0ub4dor3xQz9"),
     ("secret-assignment", "DB_PASSWORD_REPLICA=Rt4vN8qL2mZ6xK0p", "Rt4vN8qL2mZ6xK0p"),
     ("secret-assignment", "export API_KEY_ADMIN=Rt4vN8qL2mZ6xK0q", "Rt4vN8qL2mZ6xK0q"),
+    ("secret-assignment", "export SSHPASS=Rt4vN8qL2mZ6xK0r", "Rt4vN8qL2mZ6xK0r"),
+    ("secret-assignment", "LDAP_BIND_PW=Rt4vN8qL2mZ6xK0s", "Rt4vN8qL2mZ6xK0s"),
     ("secret-assignment", "API_KEY_V2=q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2",
      "q3Lk9Zp2Xw7Rt5Yb1Nc8Vd4Mf6Hg0Js2"),
     ("secret-assignment", "JWT_SECRET_DEV=Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1", "Zx8Cv7Bn6Mq5Wr4Et3Ry2Tu1"),
@@ -683,6 +685,7 @@ def test_every_detector_is_named_and_tested() -> None:
         ("PASSWORD_FILE", None), ("TOKEN_URL", None), ("SECRET_NAME", None),
         ("PASSWORD_MIN_LENGTH", None), ("TOKEN_EXPIRY", None), ("API_KEY_HEADER", None),
         ("PASSWORD_RESET", None), ("KEY_ADMIN", None), ("VAPID_KEY_PUBLIC", None),
+        ("SSHPASS", "password"), ("ADMIN_PW", "password"), ("LDAP_BIND_PW", "password"),
     ],
 )  # fmt: skip
 def test_name_strength(name: str, strength: str | None) -> None:
