@@ -190,6 +190,17 @@ class RedactionReport:
             parts.append("no secrets found")
         return "redact: " + "; ".join(parts + action_counts(self.actions))
 
+    def page_note(self) -> str:
+        """What the reader of a page made from the copy is told about it."""
+        if not self.redacted:
+            parts = ["not scanned for secrets"]
+        elif self.total:
+            kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=_by_count))
+            parts = [f"{plural(self.total, 'secret')} replaced by [REDACTED:…] ({kinds})"]
+        else:
+            parts = ["scanned for secrets, none found"]
+        return "; ".join(parts + action_counts(self.actions)).replace(" -> ", " → ")
+
     def records(self) -> Iterator[dict[str, Any]]:
         """The JSONL report: a summary line, then one line per hit."""
         yield {
@@ -500,6 +511,7 @@ def apply_policy(
     repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
     if repeats:
         result, report, _ = _redact_pass(session, policy, environ, repeats)
+    result.redaction_note = report.page_note()
     return result, report
 
 

@@ -81,6 +81,8 @@ class Session:
     # serialised instead; code that edits entries in place must clear both.
     source_stamp: tuple[int, int] | None = None
     source_data: bytes | None = None
+    # A copy made under a share policy says so on its page: what was replaced and left out.
+    redaction_note: str | None = None
     _call_for_result: dict[str, ToolCallRef] = field(default_factory=dict)
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)

@@ -479,6 +479,25 @@ def test_the_output_of_a_secret_manager_is_redacted_and_not_repeated(
     assert report.counts["secret-command-output"] == 3
 
 
+def test_a_page_made_from_a_redacted_copy_says_what_was_done(
+    write_session: Callable[..., Path],
+) -> None:
+    """`[REDACTED:github-token:1]` read like the session's own text: a shared page says it
+    is a redacted copy, and what was replaced and left out (peer review 2026-12-01)."""
+    records = [header(), msg("user", f"my token {GHP}", 1, None), msg("user", "ok", 2, 1)]
+    session = load_session(write_session(records))
+    copy, _ = run(session, no_thinking=True)
+    page = render_session(copy)
+    note = re.search(r'<div class="redaction"><dt>Redaction</dt><dd>(.*?)</dd>', page)
+    assert note is not None
+    assert html.unescape(note.group(1)) == (
+        "1 secret replaced by [REDACTED:…] (github-token 1); home paths → ~: 1"
+    )
+    assert 'class="redaction"' not in render_session(session)  # the session as it is
+    unscanned, _ = run(session, redact=False, drop_hidden=True)
+    assert "Redaction</dt><dd>not scanned for secrets" in render_session(unscanned)
+
+
 def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:
     s = REVIEW_SECRETS
     command = (

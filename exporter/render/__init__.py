@@ -173,6 +173,7 @@ def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
     return {
         "tool_version": __version__,
         "file_version": session.version,
+        "redaction_note": session.redaction_note,
         "theme": options.theme,
         "csp": content_security_policy([css, NOSCRIPT_CSS], [head_script(), js]),
         "css": Markup(css),
