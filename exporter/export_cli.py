@@ -36,6 +36,12 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 
+#: Names whose suffix says another format: `-o notes.md` wrote HTML into a .md file.
+_NOT_A_PAGE = frozenset(
+    {".md", ".markdown", ".txt", ".json", ".jsonl", ".gz", ".zip", ".pdf", ".png", ".jpg"}
+    | {".jpeg", ".csv", ".yaml", ".yml"}
+)
+
 
 def default_page_name(session_path: str | None, session_id: str | None = None) -> str:
     """Pi's convention: ``pi-session-<input basename>.html`` in the current folder."""
@@ -124,6 +130,12 @@ def export_command(
         raise CliError("--cwd, --since and --force only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
+    if output and Path(output).suffix.lower() in _NOT_A_PAGE:
+        raise CliError(
+            f"-o {output}: export writes an HTML page, not {Path(output).suffix} "
+            "(name the file .html; redact writes a session's JSONL)",
+            1,
+        )
     loaded = open_session(session, demo, sessions_dir, leaf)
     target = None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id))
     page = "-o" if output else "the page (default name; -o names another)"

@@ -617,19 +617,31 @@ def test_stdout_cut_short_is_141_also_unbuffered(tmp_path: Path, command: str) -
     assert "Traceback" not in error
 
 
+def test_a_page_is_not_written_under_another_format_s_name(runner: CliRunner, in_tmp: Path) -> None:
+    """`export -o notes.md` wrote HTML into notes.md and said nothing (peer review)."""
+    source = copy_fixture(SAMPLER, in_tmp)
+    for name in ("notes.md", "s.JSONL", "page.pdf"):
+        result = runner.invoke(cli, ["export", str(source), "-o", name])
+        assert result.exit_code == 1
+        assert_clean_error(result.stderr)
+        assert "export writes an HTML page" in result.stderr and not (in_tmp / name).exists()
+    for name in ("page.html", "page.htm", "page"):  # a page's names, or none
+        assert runner.invoke(cli, ["export", str(source), "-o", name]).exit_code == 0
+
+
 @pytest.mark.parametrize("command", ["export", "redact"])
 def test_an_output_never_replaces_a_pi_session(
     runner: CliRunner, in_tmp: Path, command: str
 ) -> None:
     """`export -o` onto a session file turned the session into HTML."""
     source = copy_fixture(SAMPLER, in_tmp)
-    other = copy_fixture("pi-branched-1.jsonl", in_tmp)
+    other = copy_fixture("pi-branched-1.jsonl", in_tmp).rename(in_tmp / "other-session")
     before = other.read_bytes()
     result = runner.invoke(cli, [command, str(source), "-o", str(other)])
     assert result.exit_code == 1
     assert_clean_error(result.stderr)
     assert "a Pi session file" in result.stderr and other.read_bytes() == before
-    packed = in_tmp / "packed.jsonl.gz"  # one we read gzipped (security review 2026-12-01)
+    packed = in_tmp / "packed-session"  # one we read gzipped (security review 2026-12-01)
     packed.write_bytes(gzip.compress(before))
     result = runner.invoke(cli, [command, str(source), "-o", str(packed)])
     assert result.exit_code == 1 and "a Pi session file" in result.stderr
