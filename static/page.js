@@ -645,6 +645,56 @@
     if (!navigator.clipboard || !navigator.clipboard.writeText) return failed();
     navigator.clipboard.writeText(url).then(function () { copyNote(a, "\u2713 link copied"); }, failed);
   });
+  // Copy buttons for code blocks, shell commands and tool outputs shown whole (a folded one
+  // is split over parts: unfold it and select). Made after the page has loaded, a few
+  // hundred at a time, so a long page opens no slower; without a script there are none.
+  function copyText(button, text) {
+    var failed = function () { copyNote(button, "the browser did not let this page copy"); };
+    var policy = doc.permissionsPolicy || doc.featurePolicy;
+    if (policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) return failed();
+    if (!navigator.clipboard || !navigator.clipboard.writeText) return failed();
+    navigator.clipboard.writeText(text).then(function () { copyNote(button, "\u2713 copied"); }, failed);
+  }
+  function copyButton(label, what, text) {
+    var button = doc.createElement("button");
+    button.type = "button"; button.className = "copy-btn"; button.textContent = label;
+    button.setAttribute("aria-label", "Copy " + what);
+    button.addEventListener("click", function () { copyText(button, text()); });
+    return button;
+  }
+  function addCopyButtons(block) {
+    if (block.classList.contains("code")) {
+      var pre = $("pre", block);
+      if (pre && !block.closest("details.fold") && !$(":scope > details.fold", block.parentElement)) {
+        block.appendChild(copyButton("Copy", "this code", function () { return pre.textContent; }));
+      }
+      return;
+    }
+    var head = $(":scope > .tool-head", block);
+    if (!head) return;
+    var cmd = $(":scope > code.cmd", head);
+    if (cmd && !$(":scope > details.cmd-rest", block)) {
+      head.insertBefore(copyButton("Copy", "the command", function () {
+        var prompt = $(".prompt", cmd);
+        return cmd.textContent.slice(prompt ? prompt.textContent.length : 0);
+      }), head.lastElementChild);
+    }
+    var outs = $all(":scope > pre.out", block);
+    if (outs.length === 1 && !$(":scope > details.fold", block)) {
+      head.insertBefore(copyButton("Copy output", "the output", function () { return outs[0].textContent; }),
+        head.lastElementChild);
+    }
+  }
+  var copyQueue = null;
+  function addCopyButtonsLater() {
+    copyQueue = copyQueue || $all("div.code, .tool");
+    var batch = copyQueue.splice(0, 300);
+    batch.forEach(addCopyButtons);
+    if (copyQueue.length) (window.requestIdleCallback || setTimeout)(addCopyButtonsLater);
+  }
+  if (doc.readyState === "complete") addCopyButtonsLater();
+  else window.addEventListener("load", function () { (window.requestIdleCallback || setTimeout)(addCopyButtonsLater); }, { once: true });
+
   // What an entry's time link does, for screen readers (one description for all of them)
   var tsHelp = doc.createElement("p");
   tsHelp.id = "ts-help"; tsHelp.hidden = true;

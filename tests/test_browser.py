@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from exporter.discover import demo_session_path
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from tests.browser_util import (
@@ -1044,6 +1045,36 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     assert page.inner_text("p.sr-only[role=status]") == "✓ link copied"  # said aloud too
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == published[SAMPLER] + "#e01"
+    clean(view)
+
+
+def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: PageServer) -> None:
+    """Copying a command or a code block meant selecting it by hand (peer review): the
+    script adds Copy buttons after the page has loaded; without it there are none."""
+    page_html = render_session(load_session(demo_session_path()))
+    url = page_server.publish("demo-copy.html", page_html)
+    context = view.context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = view.open(url, context=context)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.copy-btn').length > 0 && "
+        "!document.querySelector('.tool-bash .tool-head:not(:has(.copy-btn))')",
+        timeout=5000,
+    )
+    tool = page.locator(".tool-bash").first
+    command = 'grep -E "mdCode|mdCodeBlock" packages/coding-agent/src/theme/dark.json'
+    tool.get_by_role("button", name="Copy the command").click()
+    assert page.evaluate("navigator.clipboard.readText()") == command
+    assert tool.locator(".copy-btn.copied").get_attribute("data-note") == "✓ copied"
+    tool.get_by_role("button", name="Copy the output").click()
+    output = tool.locator(":scope > pre.out").text_content()
+    assert page.evaluate("navigator.clipboard.readText()") == output and "mdCodeBlock" in output
+    block = page.locator("div.code").filter(visible=True).first
+    block.scroll_into_view_if_needed()
+    block.hover()
+    block.get_by_role("button", name="Copy this code").click()
+    assert page.evaluate("navigator.clipboard.readText()") == block.locator("pre").text_content()
+    assert view.open(url, js=False).locator(".copy-btn").count() == 0
     clean(view)
 
 
