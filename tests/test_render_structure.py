@@ -2995,3 +2995,44 @@ def test_a_folded_file_s_first_lines_are_coloured_as_in_the_whole_file() -> None
     assert all(line.startswith("<span class=cm>") for line in shown), shown
     assert "class=err" not in str(view.body.visible)
     assert "class=k" not in str(view.body.visible)  # no keyword inside the comment
+
+
+_FILE_ROW = re.compile(
+    r'<tr><th scope="row"><code>(?P<path>[^<]*)</code></th><td>(?P<reads>[\d,]+)</td>'
+    r"<td>(?P<writes>[\d,]+)</td><td>(?P<edits>[\d,]+)(?P<failed>[^<]*<span[^>]*>[^<]*</span>)?"
+    r"</td><td>(?P<lines>[^<]*)(?P<unknown><span[^>]*>[^<]*</span>)?</td><td>(?P<links>.*?)</td></tr>"
+)
+_TOOL_BOX = re.compile(
+    r'<div data-entry-id="[^"]*" id="(?P<id>[^"]*)" class="tool tool-(?P<kind>edit|write)[^"]*">'
+    r'\s*<div class="tool-head">.*?<code class="path">(?P<path>[^<]*)</code>'
+    r'(?: <span class="sub">(?P<sub>[^<]*)</span>)?'
+)
+
+
+@pytest.mark.parametrize("name", [*BRANCHED, *V1_FIXTURES])
+def test_the_files_table_agrees_with_the_tool_boxes_it_links(name: str) -> None:
+    """Each file's writes and edits link to their tool boxes on the page: the boxes name
+    the file, and the table's lines are the sum of the edit badges (two ways to count)."""
+    html = render_fixture(name)
+    table = html[
+        html.index('<table class="files">') : html.index(
+            "</table>", html.index('<table class="files">')
+        )
+    ]
+    rows = [m.groupdict() for m in _FILE_ROW.finditer(table)]
+    assert rows and len(rows) == table.count("<tr>") - 1  # every row parsed (less the head)
+    boxes = {m["id"]: m.groupdict() for m in _TOOL_BOX.finditer(html)}
+    changed = 0
+    for row in rows:
+        links = re.findall(r'href="#([^"]+)"', row["links"])
+        more = re.search(r"\+(\d+)", row["links"].split("</a>")[-1])
+        count = len(links) + (int(more.group(1)) if more else 0)
+        assert count == int(row["edits"].replace(",", "")) + int(row["writes"])
+        assert all(boxes[a]["path"] == row["path"] for a in links), row["path"]
+        if row["lines"] and not more and not row["unknown"]:
+            subs = [boxes[a]["sub"] for a in links if boxes[a]["kind"] == "edit"]
+            added = sum(int(re.match(r"\+(\d+)", s).group(1)) for s in subs)
+            removed = sum(int(re.search(r"−(\d+)", s).group(1)) for s in subs)
+            assert row["lines"] == f"+{added:,} −{removed:,}", row["path"]
+        changed += bool(links)
+    assert changed >= 1

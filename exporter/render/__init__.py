@@ -36,6 +36,7 @@ from exporter.render.chart import build_chart
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
 from exporter.render.environment import jinja_environment
+from exporter.render.files_touched import files_touched
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.tools import json_text
@@ -153,6 +154,7 @@ def _render_page(
         **_header_facts(session, builder, stats),
         **_session_counts(session, stats),
         "labels": _label_bookmarks(session, builder),
+        "files": _files_table(session, builder),
         **_problems(session),
         "usage_scopes": _usage_scopes(stats),
         **_branch_table(stats, builder),
@@ -217,6 +219,28 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),
     }
+
+
+#: Links per file in the Files table (to its writes and edits); the rest are counted.
+FILE_LINKS = 12
+
+
+def _files_table(session: Session, builder: PageBuilder) -> list[dict[str, Any]]:
+    """The Files table: what the active path read, wrote and edited, with links."""
+    return [
+        {
+            "path": f.path,
+            "reads": f.reads,
+            "writes": f.writes,
+            "edits": f.edits,
+            "failed_edits": f.failed_edits,
+            "lines": f"+{f.added:,} −{f.removed:,}" if f.edits > f.edits_without_diff else "",
+            "lines_unknown": f.edits_without_diff,
+            "links": [builder.anchor(entry_id) for entry_id in f.changes[:FILE_LINKS]],
+            "more_links": max(len(f.changes) - FILE_LINKS, 0),
+        }
+        for f in files_touched(session, builder.show)
+    ]
 
 
 def _label_bookmarks(session: Session, builder: PageBuilder) -> list[dict[str, Any]]:

@@ -1,0 +1,88 @@
+"""The files the agent read, wrote and edited along the active path: the page's "Files"
+table, so a reviewer sees what a session changed without reading every tool call.
+
+Counted from the calls of Pi's built-in ``read``, ``write`` and ``edit`` tools. An edit's
+lines come from the diff its tool returned (``details.diff``, as the page's edit badge);
+an edit whose result is an error, or that has none, changed nothing and counts as failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from exporter.entries import MessageEntry, as_dict, as_str
+from exporter.session import Session
+
+__all__ = ["FileTouches", "files_touched"]
+
+_KINDS = ("read", "write", "edit")
+
+
+@dataclass
+class FileTouches:
+    """What the path did to one file, and where (the entries of its writes and edits)."""
+
+    path: str
+    reads: int = 0
+    writes: int = 0
+    edits: int = 0
+    failed_edits: int = 0
+    edits_without_diff: int = 0
+    added: int = 0
+    removed: int = 0
+    changes: list[str] = field(default_factory=list)  # entry ids of writes and edits
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.writes or self.edits)
+
+
+def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouches]:
+    """Files along the active path, changed ones first (most edits and writes), then read."""
+    files: dict[str, FileTouches] = {}
+    on_path = set(session.active_path)
+    for entry in session.active_entries():
+        if not isinstance(entry, MessageEntry) or entry.role != "assistant":
+            continue
+        content = entry.message.get("content")
+        for index, block in enumerate(content if isinstance(content, list) else ()):
+            block = as_dict(block)
+            name = as_str(block.get("name"))
+            if block.get("type") != "toolCall" or name not in _KINDS:
+                continue
+            args = as_dict(block.get("arguments"))
+            path = as_str(args.get("path")) or as_str(args.get("file_path"))
+            if not path:
+                continue
+            touches = files.setdefault(path, FileTouches(show(path)))
+            found = session.result_for_call(entry.id, index, on_path)
+            result = found if isinstance(found, MessageEntry) else None
+            if name == "read":
+                touches.reads += 1
+            elif name == "write":
+                touches.writes += 1
+                touches.changes.append(result.id if result is not None else entry.id)
+            else:
+                _count_edit(touches, entry.id, result)
+    return sorted(
+        files.values(),
+        key=lambda f: (not f.changed, -(f.edits + f.writes), -f.reads, f.path),
+    )
+
+
+def _count_edit(touches: FileTouches, call_entry: str, result: MessageEntry | None) -> None:
+    if result is None or result.is_error:  # refused, or cut off before it ran
+        touches.failed_edits += 1
+        return
+    touches.edits += 1
+    touches.changes.append(result.id)
+    diff = as_str(result.details.get("diff"))
+    if not diff:  # older Pi versions returned no diff: the lines are not known
+        touches.edits_without_diff += 1
+        return
+    lines = diff.split("\n")
+    if lines[0].startswith("--- ") and len(lines) > 1 and lines[1].startswith("+++ "):
+        lines = lines[2:]  # the file header, as the edit's badge counts
+    touches.added += sum(1 for line in lines if line.startswith("+"))
+    touches.removed += sum(1 for line in lines if line.startswith("-"))
