@@ -679,8 +679,8 @@
         return cmd.textContent.slice(prompt ? prompt.textContent.length : 0);
       }), head.lastElementChild);
     }
-    var outs = $all(":scope > pre.out", block);
-    if (outs.length === 1 && !$(":scope > details.fold", block)) {
+    var outs = $all(":scope > pre.out", block);  // an edit's or a write's is a status line
+    if (outs.length === 1 && !$(":scope > details.fold", block) && !block.matches(".tool-edit, .tool-write")) {
       head.insertBefore(copyButton("Copy output", "the output", function () { return outs[0].textContent; }),
         head.lastElementChild);
     }
