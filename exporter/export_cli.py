@@ -130,12 +130,6 @@ def export_command(
         raise CliError("--cwd, --since and --force only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
-    if output and Path(output).suffix.lower() in _NOT_A_PAGE:
-        raise CliError(
-            f"-o {output}: export writes an HTML page, not {Path(output).suffix} "
-            "(name the file .html; redact writes a session's JSONL)",
-            1,
-        )
     loaded = open_session(session, demo, sessions_dir, leaf)
     target = None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id))
     page = "-o" if output else "the page (default name; -o names another)"
@@ -143,6 +137,12 @@ def export_command(
         {page: output if output else target, "--report": policy_values.get("report")},
         read_files([loaded.path], policy_values),
     )
+    if output and Path(output).suffix.lower() in _NOT_A_PAGE:
+        raise CliError(
+            f"-o {output}: export writes an HTML page, not {Path(output).suffix} "
+            "(name the file .html; redact writes a session's JSONL)",
+            1,
+        )
     prepared, report = prepare_session(loaded, policy)
     options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
     html = render_session(prepared, options)
