@@ -68,18 +68,22 @@ def _column(text: str, at: int) -> int:
     return at - text.rfind("\n", 0, at) - 1
 
 
-def _tail(text: str, at: int, column: int) -> re.Match[str] | None:
+def _tail(text: str, at: int, head_start: int) -> re.Match[str] | None:
     """The run that goes on at the start of the next line: after its indentation or border,
-    or after a box's empty cells in the head's ``column``."""
-    tail = _TAIL.match(text, at)
-    if tail is None:
-        tail = _BOX_TAIL.match(text, at)
-        if tail is not None and _column(text, tail.start(1)) != column:
-            return None
+    or after a box's empty cells (:func:`_box_tail`)."""
+    return _TAIL.match(text, at) or _box_tail(text, at, head_start)
+
+
+def _box_tail(text: str, at: int, head_start: int) -> re.Match[str] | None:
+    """The run after a box's empty cells, where it starts in the column of the head's start
+    (``head_start``)."""
+    tail = _BOX_TAIL.match(text, at)
+    if tail is not None and _column(text, tail.start(1)) != _column(text, head_start):
+        return None
     return tail
 
 
-def _more_runs(text: str, width: int, column: int, at: int, need: int) -> list[tuple[int, str]]:
+def _more_runs(text: str, width: int, head_start: int, at: int, need: int) -> list[tuple[int, str]]:
     """After a first run that ends at ``at`` and fills its line, the runs that open the lines
     after it, with where each starts, while each fills its line up to the head's column,
     ``width`` (a wrap's lines all end there; its last is shorter), and until they hold
@@ -87,7 +91,7 @@ def _more_runs(text: str, width: int, column: int, at: int, need: int) -> list[t
     narrower than the shortest one, so the caller asks only for wider lines."""
     runs: list[tuple[int, str]] = []
     while need > 0 and len(runs) < _MAX_LINES - 2 and _column(text, at) == width:
-        tail = _tail(text, at, column)
+        tail = _tail(text, at, head_start)
         if tail is None:
             break
         runs.append((tail.start(1), tail.group(1)))
@@ -129,16 +133,15 @@ class WrappedTokenDetector(Detector):
             end = head.end()
             if end <= skip_to:  # a line of the token found before: not a head of its own
                 continue
-            column = _column(text, head.start())
-            tail = _tail(text, end, column)
+            tail = _TAIL.match(text, end) or _box_tail(text, end, head.start())
             if tail is None:
                 continue
-            width = _column(text, end)
+            width = end - text.rfind("\n", 0, end) - 1
             more = failed_joins < _MAX_FAILED_JOINS and width >= _SHORTEST
             if more and _FILLS_LINE.match(text, tail.end()):
                 full = _PREFIXES[head.group(1)] or 10**9
                 need = full - len(head.group()) - len(tail.group(1))
-                more_runs = _more_runs(text, width, column, tail.end(), need)
+                more_runs = _more_runs(text, width, head.start(), tail.end(), need)
                 runs = [(tail.start(1), tail.group(1)), *more_runs]
             elif end - head.start() + tail.end() - tail.start(1) < _SHORTEST:
                 continue  # (most heads: checked before any list or call)

@@ -879,12 +879,14 @@ def _cpu_seconds(text: str) -> float:
 
 
 @pytest.mark.parametrize("shape", FAST_SHAPES)
-def test_ten_megabyte_adversarial_string_under_a_second(shape: str) -> None:
+def test_ten_megabyte_adversarial_string_is_scanned_in_seconds(shape: str) -> None:
     text = FAST_SHAPES[shape]()
     assert len(text) >= N * 0.99
-    # a backtracking pattern takes minutes on 10 MB; the slowest shape takes ~0.8 s CPU on a
-    # quiet machine, so the bound leaves a busy CI room (speed itself: bench_redact.py)
-    assert _cpu_seconds(text) < 3.0
+    # a backtracking pattern takes minutes on 10 MB. The slowest shape (wrapped-heads, 2
+    # million heads each joined to its next line) takes 2.4-2.8 s CPU on this 2-CPU machine
+    # with Python 3.10 or 3.11 (2026-12-01), so the bound leaves a busy CI room; how fast
+    # the scan is, is bench_redact.py's to measure
+    assert _cpu_seconds(text) < 6.0
 
 
 @pytest.mark.parametrize("shape", DENSE_SHAPES)
