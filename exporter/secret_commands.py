@@ -37,6 +37,14 @@ _READS = re.compile(
 )
 
 
+#: Words one of those commands holds: most commands (a heredoc writing a whole file) hold
+#: none and are not searched with the pattern (~20 µs each, 4% of a redaction).
+_WORDS = ("vault", "op ", "gcloud", "aws", "kubectl", "pass", "security", "doppler",
+          "infisical", "gh ", "az ", "bw ", "sops", "heroku", "credstash", "chamber")  # fmt: skip
+
+
 def reads_a_secret(command: str) -> bool:
     """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
+    if not any(word in command for word in _WORDS):
+        return False
     return _READS.search(command) is not None
