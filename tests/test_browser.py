@@ -2659,12 +2659,8 @@ def test_every_entry_shows_that_its_time_links_to_it(
     clean(view)
 
 
-def test_deep_links_reach_ids_holding_hidden_controls(
-    view: Viewer, page_server: PageServer
-) -> None:
-    """The page shows controls as signs, and it did so inside `data-entry-id` too: the id
-    became "⟨U+202E⟩evil" and `?targetId=%E2%80%AEevil` found nothing (review 2026-12-01)."""
-    ids = ["\u202eevil", "esc\x1b[1mid", "bell\x07"]
+def _user_chain(ids: list[str]) -> bytes:
+    """A session of one user message per id, each the child of the one before."""
     lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}']
     parent = None
     for n, entry_id in enumerate(ids, start=1):
@@ -2673,7 +2669,16 @@ def test_deep_links_reach_ids_holding_hidden_controls(
         lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
                                  "timestamp": stamp, "message": message}))  # fmt: skip
         parent = entry_id
-    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    return "\n".join(lines).encode("utf-8")
+
+
+def test_deep_links_reach_ids_holding_hidden_controls(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """The page shows controls as signs, and it did so inside `data-entry-id` too: the id
+    became "⟨U+202E⟩evil" and `?targetId=%E2%80%AEevil` found nothing (review 2026-12-01)."""
+    ids = ["\u202eevil", "esc\x1b[1mid", "bell\x07"]
+    session = parse_session_bytes(_user_chain(ids))
     url = page_server.publish("control-ids.html", render_session(session))
     for entry_id in ids:
         page = view.open(f"{url}?targetId={quote(entry_id, safe='')}")
@@ -2697,15 +2702,7 @@ def test_pi_links_reach_an_entry_whose_id_is_a_page_part_or_another_anchor(
 
     taken = build_anchors(["x y"])["x y"]
     ids = ["x y", "tree", taken]
-    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}']
-    parent = None
-    for n, entry_id in enumerate(ids, start=1):
-        message = {"role": "user", "content": f"message {n}"}
-        stamp = f"2025-01-01T00:00:0{n}Z"
-        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
-                                 "timestamp": stamp, "message": message}))  # fmt: skip
-        parent = entry_id
-    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    session = parse_session_bytes(_user_chain(ids))
     url = page_server.publish("colliding-ids.html", render_session(session))
     for entry_id in ("tree", taken):
         page = view.open(f"{url}?targetId={quote(entry_id, safe='')}")
