@@ -9,8 +9,13 @@
   function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
 
   // Local times (the server wrote UTC); the header's period names the zone, the rows follow it.
-  var fmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // Written as `list` prints them and the session pages show them (2026-11-30 00:57), not in
+  // the browser's locale style ("Nov 30, 2026, 12:57 AM"): one form to compare across them.
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
+  function localMinute(d) {
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+      pad(d.getHours()) + ":" + pad(d.getMinutes());
+  }
   function utcOffset(d) {
     var minutes = -d.getTimezoneOffset(), sign = minutes < 0 ? "−" : "+";
     minutes = Math.abs(minutes);
@@ -20,7 +25,7 @@
     var d = new Date(t.getAttribute("datetime"));
     if (isNaN(d)) return;
     t.title = t.getAttribute("datetime") + " (UTC)";
-    t.textContent = fmt.format(d) + (t.closest(".facts") ? " " + utcOffset(d) : "");
+    t.textContent = localMinute(d) + (t.closest(".facts") ? " " + utcOffset(d) : "");
   });
 
   // On a phone the chart scrolls sideways: start at its newest bars, not a year ago.

@@ -7,6 +7,7 @@ and newest first. Skipped without Chromium unless CI is set (see tests/browser_u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,8 @@ def test_phone_shows_sessions_as_cards_in_the_readers_zone(site: Path, pw_browse
         assert period.endswith("UTC+09:00"), period
         row_time = page.locator("#session-table tbody time").first.text_content()
         assert "UTC" not in row_time  # rows follow the zone the header names
+        # as `list` prints times and the pages show them, not "Nov 30, 2026, 12:57 AM"
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row_time or ""), row_time
     finally:
         context.close()
 
