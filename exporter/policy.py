@@ -53,6 +53,7 @@ class RedactionPolicy:
     active_branch_only: bool = False
     no_thinking: bool = False
     no_tool_output: bool = False
+    no_tool_calls: bool = False
     no_images: bool = False
     drop_hidden: bool = False
     keep_paths: bool = False

@@ -12,7 +12,14 @@ if TYPE_CHECKING:
 
 
 #: The policy switches that leave entries or parts of them out (redaction aside).
-CUT_OPTIONS = ("active_branch_only", "no_thinking", "no_tool_output", "no_images", "drop_hidden")
+CUT_OPTIONS = (
+    "active_branch_only",
+    "no_thinking",
+    "no_tool_output",
+    "no_tool_calls",
+    "no_images",
+    "drop_hidden",
+)
 
 
 def policy_changes_nothing(policy: RedactionPolicy) -> bool:

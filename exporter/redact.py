@@ -71,6 +71,7 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "thinking_blocks_dropped": "thinking blocks dropped",
     "signatures_dropped": "signatures dropped",
     "tool_outputs_omitted": "tool outputs omitted",
+    "tool_calls_omitted": "tool calls omitted",
     "images_omitted": "images omitted",
     "attachments_omitted": "binary attachments omitted (not scannable)",
 }

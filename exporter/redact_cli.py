@@ -68,6 +68,13 @@ def policy_options(
         click.option(
             "--no-tool-output", is_flag=True, help="Keep tool calls; replace results by a note."
         ),
+        click.option(
+            "--no-tool-calls",
+            is_flag=True,
+            help="The conversation only: leave out tool calls (their arguments hold code and "
+            "file contents) and their results, and shell commands run with !; each message "
+            "says how many calls it made.",
+        ),
         click.option("--no-images", is_flag=True, help="Replace images by a one-line note."),
         click.option(
             "--drop-hidden/--keep-hidden",
@@ -221,6 +228,7 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
         active_branch_only=bool(options.get("active_branch_only")),
         no_thinking=bool(options.get("no_thinking")),
         no_tool_output=bool(options.get("no_tool_output")),
+        no_tool_calls=bool(options.get("no_tool_calls")),
         no_images=bool(options.get("no_images")),
         drop_hidden=bool(options.get("drop_hidden")),
         keep_paths=bool(options.get("keep_paths")),

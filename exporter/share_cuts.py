@@ -7,6 +7,7 @@ content cuts (thinking, tool output, images, signatures), each counted in the re
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from exporter.entries import (
@@ -28,6 +29,11 @@ __all__ = ["cut_content", "moved_first_kept", "select_entries"]
 _SIGNATURES = ("thinkingSignature", "thoughtSignature", "textSignature")
 
 
+def _is_tool_entry(entry: Entry) -> bool:
+    """A tool's result, or a shell command run with ``!``: what --no-tool-calls leaves out."""
+    return isinstance(entry, MessageEntry) and entry.role in ("toolResult", "bashExecution")
+
+
 def _is_hidden(entry: Entry) -> bool:
     """Never shown by Pi: custom state, ``display:false`` custom messages."""
     if entry.type == "custom":
@@ -39,9 +45,12 @@ def _is_hidden(entry: Entry) -> bool:
 
 def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionReport) -> list[Any]:
     out: list[Any] = []
+    calls: Counter[str] = Counter()  # tool calls left out, by tool
     for block in blocks:
         kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "thinking" and policy.no_thinking:
+        if kind == "toolCall" and policy.no_tool_calls:
+            calls[str(block.get("name") or "a tool")[:60]] += 1
+        elif kind == "thinking" and policy.no_thinking:
             report.count("thinking_blocks_dropped")
         elif kind == "image" and policy.no_images:
             report.count("images_omitted")
@@ -52,6 +61,12 @@ def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionRe
             out.append({k: v for k, v in block.items() if k not in _SIGNATURES})
         else:
             out.append(block)
+    if calls:
+        total = sum(calls.values())
+        report.count("tool_calls_omitted", total)
+        tools = ", ".join(f"{name} {n}" for name, n in calls.most_common())
+        said = f"{total} tool call{'' if total == 1 else 's'} omitted by share policy: {tools}"
+        out.append({"type": "text", "text": f"[{said}]"})
     return out
 
 
@@ -111,7 +126,9 @@ def select_entries(
     kept = [
         e
         for e in session.entries
-        if (active is None or e.id in active) and not (policy.drop_hidden and _is_hidden(e))
+        if (active is None or e.id in active)
+        and not (policy.drop_hidden and _is_hidden(e))
+        and not (policy.no_tool_calls and _is_tool_entry(e))
     ]
     kept_ids = {e.id for e in kept}
     nearest: dict[str, str | None] = {}  # dropped id -> its nearest kept ancestor

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 import exporter.detectors as detectors_module
 from exporter.cli import cli
+from exporter.entries import MessageEntry
 from exporter.jsonl_out import dumps_line, session_to_jsonl
 from exporter.loader import load_session, parse_session_bytes
 from exporter.redact import RedactionPolicy, apply_policy
@@ -141,6 +142,30 @@ def test_no_thinking_no_tool_output_no_images() -> None:
     assert report.actions["images_omitted"] == 1 and report.actions["tool_outputs_omitted"] >= 9
 
 
+def test_the_conversation_only_leaves_out_tool_calls_and_results() -> None:
+    """--no-tool-output kept each call's arguments: a write's whole file went out in the
+    shared page (peer review). --no-tool-calls leaves the calls, their results and `!`
+    commands out, and each message says what it called."""
+    session = load_session(SAMPLER)
+    calls = sum(
+        1
+        for e in session.entries
+        if isinstance(e, MessageEntry) and isinstance(e.message.get("content"), list)
+        for b in e.message["content"]
+        if isinstance(b, dict) and b.get("type") == "toolCall"
+    )
+    out, report = run(session, no_tool_calls=True)
+    text = entries_text(out)
+    assert '"toolCall"' not in text and '"make test"' not in text and "def f0" not in text
+    assert not any(e.role in ("toolResult", "bashExecution") for e in out.entries
+                   if isinstance(e, MessageEntry))  # fmt: skip
+    assert report.actions["tool_calls_omitted"] == calls > 0
+    notes = re.findall(r"\[(\d+) tool calls? omitted by share policy: ([^\]]+)\]", text)
+    assert sum(int(n) for n, _ in notes) == calls and "bash" in " ".join(t for _, t in notes)
+    assert 'class="tool ' not in render_session(out)  # the page shows no tool box
+    assert "[tool output omitted" not in text  # nothing half-left
+
+
 def test_drop_hidden_and_signatures(write_session: Callable[..., Path]) -> None:
     think = {"type": "thinking", "thinking": "hm", "thinkingSignature": "EqQBCkgIARAB"}
     call = {"type": "toolCall", "id": "c", "name": "ls", "arguments": {}, "thoughtSignature": "x"}
@@ -166,7 +191,8 @@ def test_drop_hidden_and_signatures(write_session: Callable[..., Path]) -> None:
 
 @pytest.mark.parametrize("path", [*BRANCHED, SAMPLER], ids=lambda p: p.name)
 @pytest.mark.parametrize("flags", [{"active_branch_only": True}, {"drop_hidden": True},
-                                   {"active_branch_only": True, "drop_hidden": True}])  # fmt: skip
+                                   {"active_branch_only": True, "drop_hidden": True},
+                                   {"no_tool_calls": True}])  # fmt: skip
 def test_tree_stays_valid_after_dropping(path: Path, flags: dict[str, bool]) -> None:
     session = load_session(path)
     out, report = run(session, **flags)
@@ -894,6 +920,7 @@ def test_pi_session_manager_opens_the_redacted_copy(pi_pkg: Path, tmp_path: Path
     cases = [
         (BRANCHED[3], None, {"active_branch_only": True, "drop_hidden": True, "no_thinking": True}),
         (BRANCHED[0], None, {"drop_hidden": True, "no_tool_output": True, "no_images": True}),
+        (BRANCHED[1], None, {"drop_hidden": True, "no_tool_calls": True}),
         (SAMPLER, None, {"drop_hidden": True}),
         (SAMPLER, "e23", {"drop_hidden": True}),  # a leaf that is not the last line
         (FIXTURES_DIR / "pi-large-session.jsonl", None, {}),

@@ -275,6 +275,7 @@ def _policy_lines(
         "active_branch_only": "only the active branch of each session is kept",
         "no_thinking": "thinking text and signatures are removed",
         "no_tool_output": "tool results are replaced by a note",
+        "no_tool_calls": "tool calls and their results are left out (the conversation only)",
         "no_images": "images are replaced by a note",
     }
     # what each published session records (a dataset published over several runs may mix
