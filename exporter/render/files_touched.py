@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from exporter.entries import MessageEntry, as_dict, as_str
+from exporter.render.tools import diff_line_counts
 from exporter.session import Session
 
 __all__ = ["FileTouches", "files_touched"]
@@ -64,14 +65,14 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
                 touches.writes += 1
                 touches.changes.append(result.id if result is not None else entry.id)
             else:
-                _count_edit(touches, entry.id, result)
+                _count_edit(touches, result)
     return sorted(
         files.values(),
         key=lambda f: (not f.changed, -(f.edits + f.writes), -f.reads, f.path),
     )
 
 
-def _count_edit(touches: FileTouches, call_entry: str, result: MessageEntry | None) -> None:
+def _count_edit(touches: FileTouches, result: MessageEntry | None) -> None:
     if result is None or result.is_error:  # refused, or cut off before it ran
         touches.failed_edits += 1
         return
@@ -81,8 +82,6 @@ def _count_edit(touches: FileTouches, call_entry: str, result: MessageEntry | No
     if not diff:  # older Pi versions returned no diff: the lines are not known
         touches.edits_without_diff += 1
         return
-    lines = diff.split("\n")
-    if lines[0].startswith("--- ") and len(lines) > 1 and lines[1].startswith("+++ "):
-        lines = lines[2:]  # the file header, as the edit's badge counts
-    touches.added += sum(1 for line in lines if line.startswith("+"))
-    touches.removed += sum(1 for line in lines if line.startswith("-"))
+    added, removed = diff_line_counts(diff)
+    touches.added += added
+    touches.removed += removed

@@ -339,11 +339,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         view.diff = True
         lines = _diff_lines(diff)
         view.body = fold(lines, DIFF_FOLD_LINES)
-        lines = diff.split("\n")
-        if lines[0].startswith("--- ") and len(lines) > 1 and lines[1].startswith("+++ "):
-            lines = lines[2:]  # the file header, not a removed and an added line
-        added = sum(1 for line in lines if line.startswith("+"))
-        removed = sum(1 for line in lines if line.startswith("-"))
+        added, removed = diff_line_counts(diff)
         view.subtitle = f"+{added} −{removed}"
         if result is not None and result.is_error:  # the edit the model asked for, not made
             view.body_label = f"{view.body_label or 'diff'}: not applied, the edit failed"
@@ -373,6 +369,15 @@ def _as_text(value: Any, name: str, view: ToolView) -> str | None:
 
 
 _EDIT_KEYS = frozenset({"oldText", "newText"})
+
+
+def diff_line_counts(diff: str) -> tuple[int, int]:
+    """Lines a diff adds and removes (an edit's badge, the Files table's lines)."""
+    lines = diff.split("\n")
+    if lines[0].startswith("--- ") and len(lines) > 1 and lines[1].startswith("+++ "):
+        lines = lines[2:]  # the file header, not a removed and an added line
+    added = sum(1 for line in lines if line.startswith("+"))
+    return added, sum(1 for line in lines if line.startswith("-"))
 
 
 def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, str | None]]:
