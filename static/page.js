@@ -626,6 +626,15 @@
     a.setAttribute("data-note", text); a.classList.add("copied"); spoken.textContent = text;
     setTimeout(function () { a.classList.remove("copied"); spoken.textContent = ""; }, 1500);
   }
+  // Copies text, and says on `el` whether it did ("link copied"; "copied" with no `noun`).
+  function copyText(el, text, noun) {
+    var failed = function () { copyNote(el, "the browser did not let this page copy" + (noun ? " the " + noun : "")); };
+    // a frame whose policy forbids the clipboard: asking anyway only logs an error
+    var policy = doc.permissionsPolicy || doc.featurePolicy;
+    if (policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) return failed();
+    if (!navigator.clipboard || !navigator.clipboard.writeText) return failed();
+    navigator.clipboard.writeText(text).then(function () { copyNote(el, "\u2713 " + (noun ? noun + " " : "") + "copied"); }, failed);
+  }
   doc.addEventListener("click", function (ev) {
     var a = ev.target.closest && ev.target.closest("a.permalink, a.ts");
     if (!a) return;
@@ -638,23 +647,11 @@
       ev.preventDefault();
       if (!framed) try { history.replaceState(history.state, "", url); } catch (e) { /* a frame's own rules */ }
     }
-    var failed = function () { copyNote(a, "the browser did not let this page copy the link"); };
-    // a frame whose policy forbids the clipboard: asking anyway only logs an error
-    var policy = doc.permissionsPolicy || doc.featurePolicy;
-    if (policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) return failed();
-    if (!navigator.clipboard || !navigator.clipboard.writeText) return failed();
-    navigator.clipboard.writeText(url).then(function () { copyNote(a, "\u2713 link copied"); }, failed);
+    copyText(a, url, "link");
   });
   // Copy buttons for code blocks, shell commands and tool outputs shown whole (a folded one
   // is split over parts: unfold it and select). Made after the page has loaded, a few
   // hundred at a time, so a long page opens no slower; without a script there are none.
-  function copyText(button, text) {
-    var failed = function () { copyNote(button, "the browser did not let this page copy"); };
-    var policy = doc.permissionsPolicy || doc.featurePolicy;
-    if (policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) return failed();
-    if (!navigator.clipboard || !navigator.clipboard.writeText) return failed();
-    navigator.clipboard.writeText(text).then(function () { copyNote(button, "\u2713 copied"); }, failed);
-  }
   function copyButton(label, what, text) {
     var button = doc.createElement("button");
     button.type = "button"; button.className = "copy-btn"; button.textContent = label;
