@@ -211,9 +211,12 @@ def export_site(
         if not files:
             raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
     plain = policy_changes_nothing(policy)
-    options_key, source_mark = policy.key(), None
+    options_key, source_mark, public_name = policy.key(), None, None
     if policy.redact:  # the folder gets published: no hash that could confirm a guess
         from exporter.publish.publish_key import load_publish_key
+        from exporter.redact import name_scrubber
+
+        public_name = name_scrubber(policy.resolved())  # no token in a page's name either
 
         try:
             marks = load_publish_key()
@@ -233,6 +236,7 @@ def export_site(
             # resolved: a forkserver worker's environment is the one the server started with
             transform=None if plain else functools.partial(policy_transform, policy.resolved()),
             source_mark=source_mark,
+            public_name=public_name,
         )
     except SiteError as error:
         raise CliError(str(error), 1) from None

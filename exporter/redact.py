@@ -15,7 +15,7 @@ import dataclasses
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,7 @@ __all__ = [
     "action_counts",
     "apply_policy",
     "env_secret_values",
+    "name_scrubber",
     "sensitive_env_values",
 ]
 
@@ -519,6 +520,30 @@ def apply_policy(
 _KNOWN_BY_CONTEXT = CONTEXT_DETECTORS | {SECRET_OUTPUT}
 
 
+def name_scrubber(
+    policy: RedactionPolicy, environ: Mapping[str, str] | None = None
+) -> Callable[[str], str]:
+    """What a file's name becomes where it goes out (a dataset path, a site's page and
+    index): a copy saved as ``debug-ghp_….jsonl`` must not publish its token. Each secret
+    in the name is replaced by ``REDACTED-<kind>``; without redaction, the name as it is."""
+    if not policy.redact:
+        return _same_name
+    scanner = Scanner(policy.literal_secrets(environ))
+
+    def scrubbed(name: str) -> str:
+        parts, position = [], 0
+        for finding in scanner.find(name):
+            parts += (name[position : finding.start], f"REDACTED-{finding.detector}")
+            position = finding.end
+        return "".join(parts) + name[position:] if parts else name
+
+    return scrubbed
+
+
+def _same_name(name: str) -> str:
+    return name
+
+
 def _secret_output_fields(session: Session, entry: Entry) -> frozenset[str]:
     """The fields of ``entry`` that hold a secret whole: the output of a shell command that
     reads one (a ``bash`` call's result, or ``!cmd``'s output)."""
@@ -603,9 +628,9 @@ def _redact_pass(
         redactor.whole_fields = _secret_output_fields(session, entry) if scanner else frozenset()
         records.append(redactor.record(raw, entry.id))
         redactor.whole_fields = frozenset()
-    path = session.path
-    if path is not None and privacy is not None:
-        path = privacy.apply(path)
+    path = session.path  # the page's footer names the file: a copy may be called debug-ghp_…
+    if path is not None:
+        path = redactor.text(path, None, (None, "path"), None)
     result = session_from_records(records, path=path)
 
     def scrubbed(text: str) -> str:

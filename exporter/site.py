@@ -124,12 +124,12 @@ class _Task:
     options: RenderOptions
     transform: Transform | None
     source_mark: Mark | None = None
+    name: str = ""  # the file's name as the site shows it (secrets redacted)
 
 
 def _render_task(task: _Task) -> dict[str, Any]:
     """Load, transform, render and write one page; return its manifest entry (never raises)."""
-    name = Path(task.source).name
-    entry: dict[str, Any] = {"file": name, "stem": task.stem, "page": None, "error": None}
+    entry: dict[str, Any] = {"file": task.name, "stem": task.stem, "page": None, "error": None}
     try:
         with open(task.source, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -149,11 +149,11 @@ def _render_task(task: _Task) -> dict[str, Any]:
             entry.update(page=page, row=row)
     except (SessionFormatError, OSError) as error:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        entry["error"] = _one_line(text, task.source)
+        entry["error"] = _one_line(text, task.source, task.name)
     except MemoryError:
         entry["error"] = "too large for memory"
     except Exception as error:  # a bug or a policy failure must not stop the batch
-        entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source)
+        entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source, task.name)
     return entry
 
 
@@ -171,10 +171,11 @@ def _write_page(out_dir: Path, page: str, html: str) -> str | None:
     return None
 
 
-def _one_line(text: str, source: str, limit: int = 300) -> str:
-    """One line, without the source's absolute path (the index may be published)."""
-    name = Path(source).name
-    text = " ".join(text.replace(source, name).split()).removeprefix(f"{name}: ")
+def _one_line(text: str, source: str, name: str, limit: int = 300) -> str:
+    """One line, without the source's absolute path (the index may be published): the file
+    is ``name``."""
+    text = text.replace(source, name).replace(Path(source).name, name)
+    text = " ".join(text.split()).removeprefix(f"{name}: ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -182,14 +183,14 @@ _DIED = "the worker process died while rendering this session (crash or out of m
 
 
 def _died(task: _Task) -> dict[str, Any]:
-    return {"file": Path(task.source).name, "stem": task.stem, "error": _DIED, "page": None}
+    return {"file": task.name, "stem": task.stem, "error": _DIED, "page": None}
 
 
 # --- build ----------------------------------------------------------------------------------
 
 
-def _safe_stem(path: str, used: set[str]) -> str:
-    base = _STEM_UNSAFE.sub("-", Path(path).stem).strip("-.")[:120] or "session"
+def _safe_stem(name: str, used: set[str]) -> str:
+    base = _STEM_UNSAFE.sub("-", Path(name).stem).strip("-.")[:120] or "session"
     stem, n = base, 1
     while stem.lower() in used:
         n += 1
@@ -198,13 +199,17 @@ def _safe_stem(path: str, used: set[str]) -> str:
     return stem
 
 
-def _failed_row(source: str, error: str) -> dict[str, Any]:
+def _same_name(name: str) -> str:
+    return name
+
+
+def _failed_row(source: str, name: str, error: str) -> dict[str, Any]:
     mtime = None
     with contextlib.suppress(OSError):
         mtime = datetime.fromtimestamp(os.stat(source).st_mtime, timezone.utc).isoformat(
             timespec="milliseconds"
         )
-    return {"file": Path(source).name, "error": error, "last_activity": mtime}
+    return {"file": name, "error": error, "last_activity": mtime}
 
 
 def build_site(
@@ -218,6 +223,7 @@ def build_site(
     transform: Transform | None = None,
     progress: bool | None = None,
     source_mark: Mark | None = None,
+    public_name: Callable[[str], str] | None = None,
 ) -> SiteReport:
     """Render ``files`` into ``out_dir`` incrementally; the index lists exactly ``files``.
 
@@ -226,6 +232,8 @@ def build_site(
     ``source_mark`` (a redacted site's: an HMAC under a local key) is what the manifest
     records of each source's SHA-256 instead of the hash itself, which would let a reader of
     the published folder confirm a guessed secret against the redacted page.
+    ``public_name`` (a redacted site's: secrets out of names) makes a file's name into the
+    one its page is named after and the index shows.
     ``progress``: None shows a bar when stderr is a terminal, True always, False never.
     """
     options = render_options or RenderOptions()
@@ -237,7 +245,16 @@ def build_site(
     refuse_links_out(out_dir)
     with _build_lock(out_dir):
         return _build(
-            files, out_dir, jobs, force, options, options_key, transform, progress, source_mark
+            files,
+            out_dir,
+            jobs,
+            force,
+            options,
+            options_key,
+            transform,
+            progress,
+            source_mark,
+            public_name or _same_name,
         )
 
 
@@ -281,7 +298,8 @@ def _build(
     options_key: str,
     transform: Transform | None,
     progress: bool | None,
-    source_mark: Mark | None = None,
+    source_mark: Mark | None,
+    public_name: Callable[[str], str],
 ) -> SiteReport:
     """The build itself, under the lock: forget what left, render what changed, list all."""
     started = time.monotonic()
@@ -290,7 +308,7 @@ def _build(
     _forget_removed(state, sources)
     if not state.had_manifest:
         state.write_manifest()  # claim the folder before writing
-    tasks = _plan_tasks(state, sources, force, options, transform, source_mark)
+    tasks = _plan_tasks(state, sources, force, options, transform, source_mark, public_name)
     jobs = _worker_count(jobs, tasks, transform)
     _render_pages(state, tasks, jobs, progress)
     _finish_site(state, options.theme)
@@ -342,6 +360,7 @@ def _plan_tasks(
     options: RenderOptions,
     transform: Transform | None,
     source_mark: Mark | None,
+    public_name: Callable[[str], str],
 ) -> list[_Task]:
     """A task per source that changed since its page was rendered (every one with
     ``force``), biggest first; the rest are counted unchanged."""
@@ -356,17 +375,23 @@ def _plan_tasks(
         ):
             state.report.unchanged += 1
             continue
-        stem = _page_stem(entry, source, used)
-        tasks.append(_Task(sid, source, stem, str(state.out_dir), options, transform, source_mark))
+        name = public_name(Path(source).name)
+        stem = _page_stem(entry, name, used, public_name)
+        tasks.append(
+            _Task(sid, source, stem, str(state.out_dir), options, transform, source_mark, name)
+        )
     tasks.sort(key=lambda t: -_size(t.source))  # big first: better balance across workers
     return tasks
 
 
-def _page_stem(entry: dict[str, Any] | None, source: str, used: set[str]) -> str:
+def _page_stem(
+    entry: dict[str, Any] | None, name: str, used: set[str], public_name: Callable[[str], str]
+) -> str:
     """The page's file name without ``.html``: the one it had, else a new unused one."""
-    stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(source, used)
-    if not STEM.fullmatch(stem):  # never a path: load_manifest checked it, check again
-        stem = _safe_stem(source, used)
+    stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(name, used)
+    # never a path (load_manifest checked it, check again), nor a secret known since
+    if not STEM.fullmatch(stem) or public_name(stem) != stem:
+        stem = _safe_stem(name, used)
     return stem
 
 
@@ -418,11 +443,11 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         delete_page(state.out_dir, old["page"])
     result.update(tool_version=__version__, options_key=state.key)
     if result["error"]:
-        result["row"] = _failed_row(task.source, result["error"])
+        result["row"] = _failed_row(task.source, task.name, result["error"])
         state.report.failed.append((Path(task.source), result["error"]))
     else:
         state.report.rendered += 1
-        result["row"].update(file=Path(task.source).name, page=result["page"])
+        result["row"].update(file=task.name, page=result["page"])
     state.sessions[task.sid] = result
 
 

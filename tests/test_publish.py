@@ -1717,3 +1717,23 @@ def test_the_fake_refuses_an_anonymous_write_as_the_hub_does() -> None:
         assert create.value.response.status_code == 401
         assert "X-Error-Code" not in create.value.response.headers
         assert fake.commits == [] and ("dataset", "alice/other") not in fake.repos
+
+
+def test_a_token_in_a_file_name_is_published_nowhere(fake_hub: FakeHub, small: Corpus) -> None:
+    """A copy saved as ``debug-ghp_….jsonl``: its name makes the dataset path, the index's
+    and manifest's keys, the page's name, the site index's links and the page footer."""
+    token = "ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi"
+    source = small.files[1]
+    renamed = source.with_name(f"debug-{token}.jsonl")
+    source.rename(renamed)
+    result = publish(fake_hub, small, "--html")
+    assert result.exit_code == 0, result.output
+    files = fake_hub.files(REPO_ID)
+    assert any("debug-REDACTED-github-token" in path for path in session_paths(fake_hub))
+    assert any(p.endswith("debug-REDACTED-github-token.html") for p in files), sorted(files)
+    assert token.encode() not in fake_hub.received_bytes()
+    for path, data in files.items():
+        assert token not in path
+        assert token.encode() not in data, path
+    assert_consistent(fake_hub)
+    assert renamed.read_bytes()  # the local file keeps its name and bytes

@@ -1243,3 +1243,19 @@ def test_a_given_secret_inside_the_format_s_own_words_leaves_them_alone(tmp_path
     page = tmp_path / "page.html"
     shown = CliRunner().invoke(cli, ["export", str(source), "-o", str(page), "--redact", *secrets])
     assert shown.exit_code == 0 and "Traceback" not in shown.output, shown.output
+
+
+def test_a_token_in_the_file_name_is_not_in_the_page_footer(tmp_path: Path) -> None:
+    """The page's footer names the file it was exported from; a copy saved under a name
+    holding a token must not carry it into a shared page."""
+    token = "ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi"
+    path = tmp_path / f"debug-{token}.jsonl"
+    path.write_bytes((FIXTURES_DIR / "every-entry-type.jsonl").read_bytes())
+    session = load_session(path)
+    assert token in render_session(session)  # the footer shows the name
+    redacted, report = apply_policy(session, RedactionPolicy(), environ={})
+    assert redacted.path is not None and token not in redacted.path
+    assert "debug-[REDACTED:github-token:" in redacted.path
+    assert token not in render_session(redacted)
+    assert report.counts["github-token"] == 1
+    assert session.path == str(path)  # the input is untouched

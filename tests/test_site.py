@@ -845,3 +845,42 @@ def test_the_index_gives_each_session_the_last_activity_list_shows() -> None:
     row = session_row(load_session(path))
     assert datetime.fromisoformat(row["last_activity"]) == modified
     assert row["last_activity"].startswith("2025-12-09T00:42")
+
+
+def test_a_redacted_site_names_no_secret_from_a_file_name(tmp_path, monkeypatch):
+    """A session copied to ``debug-ghp_….jsonl``: a redacted site's page, its index links,
+    the footer and the manifest name it without the token. A secret given later (--secret)
+    renames a page that was named with it, and the old page goes."""
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    token, word = "ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi", "hunter2-acme-vault"
+    root, source = _one_session(tmp_path)
+    source.rename(source.with_name(f"{word}-debug-{token}.jsonl"))
+    site = tmp_path / "site"
+    args = ["export", "--all", "--redact", "-o", str(site), "--sessions-dir", str(root), "-j", "1"]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+
+    def site_files() -> dict[str, str]:
+        found = {}
+        for path in site.rglob("*"):
+            if path.is_file() and path.name != ".pi-session-site.lock":
+                found[str(path.relative_to(site))] = path.read_text(encoding="utf-8")
+        return found
+
+    pages = [name for name in site_files() if name.startswith("sessions/")]
+    assert [Path(p).name for p in pages] == [f"{word}-debug-REDACTED-github-token.html"]
+    for name, text in site_files().items():
+        assert token not in name and token not in text, name
+    assert word in "".join(site_files())  # not a secret yet
+    again = CliRunner().invoke(cli, [*args, "--secret", word])
+    assert again.exit_code == 0, again.output
+    pages = [name for name in site_files() if name.startswith("sessions/")]
+    assert [Path(p).name for p in pages] == [
+        "REDACTED-literal-secret-debug-REDACTED-github-token.html"
+    ]
+    for name, text in site_files().items():
+        assert word not in name and word not in text and token not in text, name

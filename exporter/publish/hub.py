@@ -54,6 +54,7 @@ from exporter.publish.hub_site import (
 )
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.publish.publish_key import PublishKey, load_publish_key
+from exporter.redact import name_scrubber
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 
@@ -125,15 +126,16 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     repo = HubRepo(req.repo_id, endpoint=req.endpoint, token=token, notify=notify)
     result = PublishResult(url=repo.url)
     _check_token(req, repo, token, result)
-    sources, result.failed = probe_sources(req.files)
     remote = _open_remote(req, repo, result)
     if not token and not remote.exists:  # a private dataset is invisible without a token
         raise NoTokenError(
             f"dry run without a token: {req.repo_id} is not visible anonymously (missing, or "
             "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
         )
-    sources = claim_paths(sources, remote)
     run = _begin(req, repo, remote, result, token, _publish_key(result), notify)
+    # a file's name becomes its dataset path and its page's name: no secret in either
+    sources, result.failed = probe_sources(req.files, name_scrubber(run.policy, run.environ))
+    sources = claim_paths(sources, remote)
     unchanged, todo = classify(sources, remote, run.key, run.marks.mark)
     _refuse_dropped_cuts(run, todo)
     result.unchanged = len(unchanged)

@@ -66,8 +66,11 @@ def _month(path: Path, header: dict[str, Any]) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m")
 
 
-def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path, str]]]:
-    """Hash each file and give it a unique repo path; unreadable files are returned as failed."""
+def probe_sources(
+    paths: Iterable[Path], public_name: Callable[[str], str] = lambda name: name
+) -> tuple[list[Source], list[tuple[Path, str]]]:
+    """Hash each file and give it a unique repo path, named by ``public_name`` of its file
+    name (secrets redacted); unreadable files are returned as failed."""
     sources: list[Source] = []
     failed: list[tuple[Path, str]] = []
     used: set[str] = set()
@@ -86,7 +89,8 @@ def probe_sources(paths: Iterable[Path]) -> tuple[list[Source], list[tuple[Path,
         except OSError as error:
             failed.append((path, error.strerror or str(error)))
             continue
-        stem = _UNSAFE.sub("-", path.name.removesuffix(".jsonl")).strip("-.") or "session"
+        name = public_name(path.name).removesuffix(".jsonl")
+        stem = _UNSAFE.sub("-", name).strip("-.") or "session"
         repo_path, n = f"sessions/{month}/{stem}.jsonl", 1
         while repo_path.lower() in used:
             n += 1
