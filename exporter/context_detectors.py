@@ -169,6 +169,16 @@ class AssignmentDetector(Detector):
             and match.group("close") is None
             and (bare.upper() == bare or name.startswith("--"))
         )
+        if (
+            not env_style
+            and not quoted
+            and name.lower() == "password"
+            and match.group("sep") == "="
+            and not match.group("sp1")
+            and not match.group("sp2")
+            and _in_libpq_dsn(text, start, after)
+        ):
+            env_style = True  # `host=db dbname=app password=X`: libpq's values are bare words
         if not env_style and not quoted and match.group("sep") == ":":
             # A YAML line `  password: sunshine` (the name starts the line, the value ends it)
             # is a config value, as NAME=value is; a word there is the password itself.
@@ -198,6 +208,22 @@ _CLI_VALUE = (  # quoted, it is all up to the closing quote: mysql -p'Tr0ub4dor&
 _QUOTED_OR_CLI_VALUE = r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)|" + _CLI_VALUE + ")"
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
+
+
+# `host=db.internal`, `dbname=app`: another key of a libpq connection string, a word on its
+# own (`connect(host=h, password=pw)` is a Python call, not one)
+_LIBPQ_KEY = re.compile(
+    r"(?<![^\s'\"])(?:host|hostaddr|dbname|user|port|sslmode|connect_timeout|application_name)"
+    r"=[^\s,()'\"]+(?=[\s'\"]|$)"
+)
+
+
+def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
+    """Another libpq key on the same line, within 256 characters of ``password=``."""
+    left = text.rfind("\n", max(0, start - 256), start) + 1
+    right = text.find("\n", after, after + 256)
+    right = right if right >= 0 else min(len(text), after + 256)
+    return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
 
 
 def _starts_line(text: str, start: int) -> bool:

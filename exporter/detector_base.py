@@ -30,6 +30,9 @@ class Detector:
     #: Knows a secret by its shape alone (a token format), so it finds every copy itself;
     #: a context detector (``NAME=value``) knows only the copy that has the context.
     by_shape: bool = False
+    #: Also looked at in any text that is not all ASCII (words of other scripts, for which a
+    #: trigger per word would cost every string a substring pass each).
+    non_ascii: bool = False
 
     def find(self, text: str, lower: str) -> Iterator[Span]:  # pragma: no cover
         """Spans of secrets; ``lower`` is ``text`` lowercased, index for index."""

@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-6"
+DETECTOR_VERSION = "2026.12-7"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -233,11 +233,21 @@ class AwsSecretDetector(Detector):
                 yield match.span()
 
 
+_CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+)+")
+
+
 class AuthHeaderDetector(Detector):
     """``Authorization: Bearer|Basic|Token VALUE``, a bare ``Bearer <token>``, Cookie headers."""
 
-    name, summary = "auth-header", "Authorization/Bearer/Basic values and Cookie headers"
-    lower_triggers = ("auth", "bearer", "cookie")
+    name, summary = "auth-header", "Authorization/Bearer/Basic values, API key and Cookie headers"
+    # headers that hold nothing but a credential (GitLab's PRIVATE-TOKEN, X-Api-Key, ...)
+    _key_headers = (
+        "private-token", "job-token", "x-api-key", "api-key", "x-auth-token", "x-access-token",
+        "x-vault-token", "x-gitlab-token", "x-goog-api-key", "ocp-apim-subscription-key",
+        "x-rapidapi-key", "x-shopify-access-token", "dd-api-key", "x-figma-token",
+    )  # fmt: skip
+    _key_headers = tuple(sorted(_key_headers, key=len, reverse=True))  # x-api-key before api-key
+    lower_triggers = ("auth", "bearer", "cookie", "-token", "-key")
     _q = r"(?:\\{0,3}[\"'])?"
     _sources = (
         rf"authorization{_q}[ \t]{{0,4}}[:=][ \t]{{0,4}}{_q}[ \t]{{0,4}}"
@@ -246,15 +256,21 @@ class AuthHeaderDetector(Detector):
         rf"cookie{_q}[ \t]{{0,4}}:[ \t]{{0,4}}{_q}([^\r\n\"'\\]{{8,4096}})",
     )
     _patterns = tuple(re.compile(s) for s in _sources)
+    # after a key header's name (found by its -token or -key: an alternation of names would
+    # be tried at every character of a long output)
+    _key_value = re.compile(rf"{_q}[ \t]{{0,4}}:[ \t]{{0,4}}{_q}([a-z0-9._~+/\-]{{8,4096}}=*)")
+    _KEY = 3
     _cookie = re.compile(r"[A-Za-z0-9_.\-]{1,64}=(\S{8,})")
 
     def _ok(self, kind: int, value: str) -> bool:
         if kind == 2:
             pair = self._cookie.match(value)
             return pair is not None and not is_placeholder(pair.group(1))
-        if is_placeholder(value) or len(value) < 8 or WORDLIKE.fullmatch(value):
+        if is_placeholder(value) or len(value) < 8:
             return False
-        return kind == 0 or looks_random(value)
+        if kind == self._KEY:  # the header says it is a key: a mixed-case one without digits,
+            return looks_random(value) and not _CAMEL_WORDS.fullmatch(value)  # not YourApiKey
+        return not WORDLIKE.fullmatch(value) and (kind == 0 or looks_random(value))
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for kind, pattern in enumerate(self._patterns):
@@ -264,6 +280,22 @@ class AuthHeaderDetector(Detector):
                     start, end = match.span(1)
                     if self._ok(kind, text[start:end]):
                         yield start, end
+        for suffix in ("-token", "-key"):
+            at = lower.find(suffix)
+            while at >= 0:
+                yield from self._key_header(text, lower, at + len(suffix))
+                at = lower.find(suffix, at + len(suffix))
+
+    def _key_header(self, text: str, lower: str, end: int) -> Iterator[Span]:
+        """The value of the key header whose name ends at ``end``, if one does."""
+        for name in self._key_headers:
+            if lower.startswith(name, end - len(name)) and _at_boundary(text, end - len(name)):
+                match = self._key_value.match(lower, end)
+                if match:
+                    start, stop = match.span(1)
+                    if self._ok(self._KEY, text[start:stop]):
+                        yield start, stop
+                return
 
 
 class JwtDetector(Detector):
@@ -594,6 +626,7 @@ class Scanner:
                 self._labels = dict(short)
                 self._few = [(v, lb) for v, lb in self.literals if len(v) > _TRIE_MAX_LENGTH]
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
+        self._non_ascii = [i for i, d in enumerate(self.detectors) if d.non_ascii]
         # One substring pass per distinct trigger, then only the detectors that were triggered;
         # most strings are short (ids, names, times): they check only what can fit in them,
         # by tiers of the detectors' shortest finds.
@@ -630,6 +663,8 @@ class Scanner:
             triggers, lower_triggers = self._by_tier[max(tier, 0)]
             active = {i for t, ids in triggers.items() if t in text for i in ids}
             active.update(i for t, ids in lower_triggers.items() if t in lower for i in ids)
+            if self._non_ascii and not text.isascii():
+                active.update(self._non_ascii)
             for position in sorted(active):
                 detector = self.detectors[position]
                 hits.extend((s, e, detector.name) for s, e in detector.find(text, lower))

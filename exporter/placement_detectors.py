@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import ClassVar
 
 from exporter.context_detectors import _flag_start, prose_or_flag
 from exporter.detector_base import Detector, Span, wrapped_base64_end
@@ -466,6 +467,27 @@ class ProseSecretDetector(Detector):
 
     name, summary = "prose-secret", '"the password is X" / "my API key is X" in sentences'
     lower_triggers = ("pass", "token", "secret", "api")  # the names; " is" is in most text
+    # the same said in Chinese, Japanese and Korean: 密码是X, パスワードは X, 비밀번호는 X
+    non_ascii = True
+    # (one regex over a long text, not a substring search per word)
+    _cjk_word = re.compile(
+        "密码|密碼|口令|令牌|密钥|密鑰|秘钥|パスワード|トークン|秘密鍵|キー|비밀번호|암호|토큰|키"
+    )
+    _cjk_names: ClassVar[dict[str, str]] = {
+        "密码": "password", "密碼": "password", "口令": "password", "パスワード": "password",
+        "비밀번호": "password", "암호": "password", "令牌": "token", "トークン": "token",
+        "토큰": "token", "密钥": "secret_key", "密鑰": "secret_key", "秘钥": "secret_key",
+        "秘密鍵": "secret_key", "apiキー": "api_key", "アクセスキー": "secret_key",
+        "api 키": "api_key", "api키": "api_key", "비밀 키": "secret_key", "비밀키": "secret_key",
+    }  # fmt: skip
+    # the name, then "is" (是/为, は/が, 는/은/이/가) or a colon; the value is what follows, up
+    # to a blank, a quote or the next CJK character (…Qz7yOA0HNkIn3OIOn，或者 / …です)
+    _said_cjk = re.compile(
+        r"(?P<word>" + "|".join(sorted(_cjk_names, key=len, reverse=True)) + r")"
+        r"[ \t]*(?:是|为|為|は|が|는|은|이|가|[:：=])[ \t]*(?:[:：][ \t]*)?"
+        r"[「『“\"'`(（]?"
+        r"(?P<v>[^\s\"'`*()「」『』“”\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{8,256})"
+    )
     _said = re.compile(
         r"(?P<word>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?token|secret[ _\-]?key"
         r"|token|secret)(?:`|\*\*|[\"'])?[ \t]+(?:is|was)(?:[ \t]+(?:now|set[ \t]+to))?"
@@ -476,27 +498,37 @@ class ProseSecretDetector(Detector):
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        if " is" not in lower and " was" not in lower:
-            return
-        for match in self._said.finditer(lower):
-            start, end = match.span("v")
-            while end > start and text[end - 1] in ".,;:!?)]":  # sentence punctuation
-                end -= 1
-            escape = text.find("\\", start, end)  # "…is X\nok" in JSON-escaped text
-            if escape >= 0:
-                end = escape
-            value = text[start:end]
-            name = self._name(lower, match.start("word"), match["word"].replace(" ", "_"))
-            if (
-                len(value) >= 8
-                and DIGIT.search(value)
-                and (LOWER.search(value) or UPPER.search(value))
-                and not _described(value)
-                and name_strength(name) is not None
-                and _literal(value)
-                and is_secret_assignment(name, value, quoted=True, env_style=False)
-            ):
-                yield start, end
+        # (a text that is not all ASCII may come here for the CJK words alone)
+        said = " is" in lower or " was" in lower
+        if said and (text.isascii() or any(word in lower for word in self.lower_triggers)):
+            for match in self._said.finditer(lower):
+                name = self._name(lower, match.start("word"), match["word"].replace(" ", "_"))
+                yield from self._value(text, match, name)
+        first = None if text.isascii() else self._cjk_word.search(lower)
+        if first is not None:
+            # (from a little before the word: "apiキー" and "api 키" are names it ends)
+            for match in self._said_cjk.finditer(lower, max(0, first.start() - 8)):
+                yield from self._value(text, match, self._cjk_names[match["word"]])
+
+    def _value(self, text: str, match: re.Match[str], name: str) -> Iterator[Span]:
+        """The said value, if it is one: letters and digits, written out, not described."""
+        start, end = match.span("v")
+        while end > start and text[end - 1] in ".,;:!?)]":  # sentence punctuation
+            end -= 1
+        escape = text.find("\\", start, end)  # "…is X\nok" in JSON-escaped text
+        if escape >= 0:
+            end = escape
+        value = text[start:end]
+        if (
+            len(value) >= 8
+            and DIGIT.search(value)
+            and (LOWER.search(value) or UPPER.search(value))
+            and not _described(value)
+            and name_strength(name) is not None
+            and _literal(value)
+            and is_secret_assignment(name, value, quoted=True, env_style=False)
+        ):
+            yield start, end
 
     def _name(self, lower: str, at: int, word: str) -> str:
         """The whole identifier the word ends (``db_password``, ``OPENAI_API_KEY``), at most
