@@ -237,7 +237,8 @@ _CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+)+")
 
 
 class AuthHeaderDetector(Detector):
-    """``Authorization: Bearer|Basic|Token VALUE``, a bare ``Bearer <token>``, Cookie headers."""
+    """``Authorization: Bearer|Basic|Token VALUE``, a bare ``Bearer <token>``, Cookie headers,
+    and headers that hold only a key (``PRIVATE-TOKEN: X``, ``X-Api-Key: X``)."""
 
     name, summary = "auth-header", "Authorization/Bearer/Basic values, API key and Cookie headers"
     # headers that hold nothing but a credential (GitLab's PRIVATE-TOKEN, X-Api-Key, ...)

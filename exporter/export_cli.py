@@ -24,7 +24,9 @@ from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
+    check_exclusions,
     echo_path,
+    exclude_option,
     finish_report,
     not_empty,
     parse_since_option,
@@ -98,6 +100,7 @@ def default_page_name(session_path: str | None, session_id: str | None = None) -
 )
 @click.option("--force", is_flag=True, help="With --all: render every session again.")
 @policy_options(redact_default=False)
+@exclude_option
 def export_command(
     session: str | None,
     demo: bool,
@@ -121,8 +124,11 @@ def export_command(
     """
     policy = policy_from_options(**policy_values)
     if all_sessions:
-        if session or demo or leaf or policy_values.get("report"):
-            raise CliError("--all exports every session: drop SESSION, --demo, --leaf, --report", 1)
+        if session or demo or leaf or policy_values.get("report") or policy.exclude:
+            raise CliError(
+                "--all exports every session: drop SESSION, --demo, --leaf, --report, --exclude",
+                1,
+            )
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
         export_site(sessions_dir, output, cwd, jobs, since, force, options, policy, open_page)
         return
@@ -131,6 +137,7 @@ def export_command(
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
+    check_exclusions(loaded, policy)
     target = None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id))
     page = "-o" if output else "the page (default name; -o names another)"
     refuse_collisions(

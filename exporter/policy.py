@@ -57,6 +57,8 @@ class RedactionPolicy:
     no_images: bool = False
     drop_hidden: bool = False
     keep_paths: bool = False
+    #: Entry ids to leave out (``ID/``: with everything after it), for one session.
+    exclude: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
     env_secrets: bool = True
     home: str | None = None
@@ -118,6 +120,10 @@ class RedactionPolicy:
         flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for name in ("secrets", "home", "user", "auth_tokens", "env_values"):
             flags.pop(name)
+        if not self.exclude:  # (so the keys of policies without it stayed what they were)
+            flags.pop("exclude")
+        else:
+            flags["exclude"] = sorted(self.exclude)
         payload: dict[str, Any] = dict(flags)
         if self.redact:  # only redaction runs the detectors (and a plain key skips loading them)
             from exporter.detectors import DETECTOR_VERSION

@@ -24,7 +24,8 @@ CUT_OPTIONS = (
 
 def policy_changes_nothing(policy: RedactionPolicy) -> bool:
     """True when the policy would copy the session unchanged (plain local export)."""
-    return not (policy.redact or any(getattr(policy, name) for name in CUT_OPTIONS))
+    cuts = policy.exclude or any(getattr(policy, name) for name in CUT_OPTIONS)
+    return not (policy.redact or cuts)
 
 
 def prepare_session(

@@ -36,7 +36,7 @@ from exporter.secret_heuristics import (
     name_strength,
 )
 from exporter.session import Session
-from exporter.share_cuts import cut_content, moved_first_kept, select_entries
+from exporter.share_cuts import cut_content, excluded_ids, moved_first_kept, select_entries
 
 __all__ = [
     "ACTION_LABELS",
@@ -69,6 +69,7 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "home_paths": "home paths -> ~",
     "user_names": "user names -> <user>",
     "entries_dropped": "entries dropped",
+    "entries_excluded": "entries excluded (--exclude)",
     "thinking_blocks_dropped": "thinking blocks dropped",
     "signatures_dropped": "signatures dropped",
     "tool_outputs_omitted": "tool outputs omitted",
@@ -599,7 +600,9 @@ def _redact_pass(
     found by an earlier pass. Returns the copy, its report and what the detectors found."""
     report = RedactionReport(redacted=policy.redact, policy_key=policy.key(environ))
     kept, reparent = select_entries(session, policy)
-    report.count("entries_dropped", len(session.entries) - len(kept))
+    excluded = len(excluded_ids(session, policy.exclude)) if policy.exclude else 0
+    report.count("entries_dropped", len(session.entries) - len(kept) - excluded)  # by the rules
+    report.count("entries_excluded", excluded)
     scanner = privacy = None
     given: frozenset[str] = frozenset()
     if policy.redact:

@@ -28,6 +28,8 @@ from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import GZIP_MAGIC
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
+from exporter.session import Session
+from exporter.share_cuts import unknown_exclusions
 
 if TYPE_CHECKING:
     from exporter.redact import RedactionReport
@@ -119,6 +121,28 @@ def policy_options(
         return func
 
     return decorate
+
+
+def exclude_option(func: F) -> F:
+    """``--exclude ID``: for the commands that take one session."""
+    return click.option(
+        "--exclude",
+        "exclude",
+        multiple=True,
+        metavar="ID[/]",
+        help="Leave out the entry with this id (as in the page's #links) and the results of "
+        "the tool calls it made; ID/ also leaves out everything after it (its subtree). "
+        "Repeatable. An id the session does not have is an error.",
+    )(func)
+
+
+def check_exclusions(session: Session, policy: RedactionPolicy) -> None:
+    """Refused before any work: an ``--exclude`` id the session does not have (a typo
+    would share what it was meant to leave out)."""
+    unknown = unknown_exclusions(session, policy.exclude) if policy.exclude else []
+    if unknown:
+        listed = ", ".join(terminal_text(spec) for spec in unknown[:5])
+        raise CliError(f"--exclude: no entry {listed} in this session; nothing was written", 1)
 
 
 def parse_env_text(text: str) -> list[tuple[str, str]]:
@@ -232,6 +256,7 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
         no_images=bool(options.get("no_images")),
         drop_hidden=bool(options.get("drop_hidden")),
         keep_paths=bool(options.get("keep_paths")),
+        exclude=tuple(spec.strip().removeprefix("#") for spec in options.get("exclude") or ()),
         secrets=_secrets(options.get("secret") or (), options.get("env_file") or ()),
         env_secrets=not options.get("no_env_secrets"),
     )
@@ -494,6 +519,7 @@ def refuse_default_in_sessions(
     "remove it first.",
 )
 @policy_options(redact_default=True)
+@exclude_option
 def redact_command(
     session: str | None, demo: bool, sessions_dir: str | None, output: str | None, **options: Any
 ) -> None:
@@ -501,6 +527,7 @@ def redact_command(
     same tree unless entries are dropped (hidden ones by default; their children move up)."""
     policy = policy_from_options(**options)
     loaded = open_session(session, demo, sessions_dir)  # an unreadable one: exit 2 (cli.py)
+    check_exclusions(loaded, policy)
     target = None if output == "-" else Path(output or default_copy_name(loaded.path, loaded.id))
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)

@@ -40,7 +40,9 @@ from exporter.publish.gist_share import (
 )
 from exporter.publish.share_state import ShareState, earlier_gists
 from exporter.redact_cli import (
+    check_exclusions,
     echo_path,
+    exclude_option,
     finish_report,
     policy_from_options,
     policy_options,
@@ -51,6 +53,7 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
+from exporter.share_cuts import excluded_ids
 from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
 
 if TYPE_CHECKING:
@@ -91,10 +94,36 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
         )
 
 
-def _given_record(values: set[str]) -> dict[str, Any]:
-    """What the state keeps of the given secrets a share replaced: salted digests."""
+def _refuse_lost_exclusions(
+    record: dict[str, Any] | None, loaded: Session, excluded: set[str]
+) -> None:
+    """A re-share without an ``--exclude`` an earlier share of the session had (Pi's
+    ``/share``, another shell) would put the entries it left out back in the gist:
+    refused. ``excluded``: the entry ids this share leaves out."""
+    for shared in [record or {}, *earlier_gists(record or {})]:
+        ids = shared.get("excluded")
+        if not isinstance(ids, list):
+            continue
+        back = sorted(i for i in ids if isinstance(i, str) and i in loaded.by_id.keys() - excluded)
+        if back:
+            where = str(shared.get("gist_id", ""))
+            named = " ".join(f"--exclude {terminal_text(i)}" for i in back[:3])
+            more = f" and {len(back) - 3} more" if len(back) > 3 else ""
+            raise CliError(
+                f"the share to gist {where} of this session left out "
+                f"{plural(len(back), 'entry', 'entries')} this share would put back: pass "
+                f"{named}{more} again, or --allow-weaker-policy (share --delete {where} "
+                "forgets that gist)",
+                1,
+            )
+
+
+def _given_record(values: set[str], excluded: set[str]) -> dict[str, Any]:
+    """What the state keeps of the given secrets a share replaced (salted digests) and of
+    the entries it left out (their ids)."""
     salt = secrets.token_hex(16)
-    return {"given_salt": salt, "given": sorted(given_digest(v, salt) for v in values)}
+    record = {"given_salt": salt, "given": sorted(given_digest(v, salt) for v in values)}
+    return {**record, "excluded": sorted(excluded)} if excluded else record
 
 
 def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
@@ -197,6 +226,7 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "--leaf", metavar="ID", help="Entry id (or unique prefix) whose branch the page shows."
 )
 @policy_options(redact_default=True)
+@exclude_option
 @click.option("--public", is_flag=True, help="Create a public gist (default: secret).")
 @click.option("--new", "new_gist", is_flag=True, help="Create a new gist instead of updating.")
 @click.option("--delete", "delete_gist", metavar="GIST", help="Delete this gist and forget it.")
@@ -256,6 +286,7 @@ def share_command(
     _check_viewer(viewer_url)
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf)
+    check_exclusions(loaded, policy)
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
@@ -266,6 +297,9 @@ def share_command(
     check_given = policy.redact and not allow_weaker_policy
     if check_given:  # before the dry run too: it says what a share would do
         _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now)
+    excluded = excluded_ids(loaded, policy.exclude)
+    if not allow_weaker_policy:
+        _refuse_lost_exclusions(ShareState().entry(api_url, prepared.id), loaded, excluded)
     files = _upload_files(prepared, with_jsonl)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
@@ -280,6 +314,7 @@ def share_command(
         client, state, loaded, prepared, files, public=public, new_gist=new_gist,
         given_now=given_now if check_given else None,
         replaced=report.given_values if report else set(),
+        excluded=excluded, check_excluded=not allow_weaker_policy,
     )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
@@ -386,6 +421,8 @@ def _share_under_lock(
     new_gist: bool,
     given_now: set[str] | None,
     replaced: set[str],
+    excluded: set[str],
+    check_excluded: bool,
 ) -> tuple[Gist, str, dict[str, Any] | None]:
     """Create or update the session's gist holding the share state's lock, so a share of
     the same session running meanwhile neither makes a second gist nor slips past the
@@ -400,13 +437,15 @@ def _share_under_lock(
         earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
         if given_now is not None:  # again under the lock: a share that ran meanwhile counts too
             _refuse_lost_given_secrets(earlier, given_now)
+        if check_excluded:
+            _refuse_lost_exclusions(earlier, loaded, excluded)
         if state.corrupt:
             _warn_unreadable_state(state)
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
             _note_another_file_with_this_id(earlier, source)
         gist, action = share_files(
             client, state, prepared.id, files, description, public=public, new=new_gist,
-            source=source, given=_given_record(replaced), warn=_notify,
+            source=source, given=_given_record(replaced, excluded), warn=_notify,
         )  # fmt: skip
     return gist, action, earlier
 

@@ -24,7 +24,13 @@ from exporter.session import Session
 if TYPE_CHECKING:
     from exporter.redact import RedactionReport
 
-__all__ = ["cut_content", "moved_first_kept", "select_entries"]
+__all__ = [
+    "cut_content",
+    "excluded_ids",
+    "moved_first_kept",
+    "select_entries",
+    "unknown_exclusions",
+]
 
 _SIGNATURES = ("thinkingSignature", "thoughtSignature", "textSignature")
 
@@ -112,6 +118,40 @@ def cut_content(
     return raw
 
 
+def _excluded_entry(spec: str) -> tuple[str, bool]:
+    """``ID`` or ``ID/`` (the entry and everything after it) as (id, with its subtree)."""
+    return (spec[:-1], True) if spec.endswith("/") else (spec, False)
+
+
+def unknown_exclusions(session: Session, specs: tuple[str, ...]) -> list[str]:
+    """The ``--exclude`` values that name no entry of ``session`` (a typo would otherwise
+    share what it meant to leave out)."""
+    return [spec for spec in specs if _excluded_entry(spec)[0] not in session.by_id]
+
+
+def excluded_ids(session: Session, specs: tuple[str, ...]) -> set[str]:
+    """The entries ``--exclude`` leaves out: each named entry, with the results of the tool
+    calls it made (they show what it ran); with ``ID/``, its whole subtree; and the labels
+    set on any of them (a label's text is about what was left out)."""
+    ids: set[str] = set()
+    callers: set[str] = set()
+    for spec in specs:
+        entry_id, subtree = _excluded_entry(spec)
+        if entry_id not in session.by_id:
+            continue
+        if subtree:
+            ids.update(session.walk(entry_id))
+        else:
+            ids.add(entry_id)
+            callers.add(entry_id)
+    for entry in session.entries:
+        ref = session.call_for_result(entry.id) if callers else None
+        if ref is not None and ref.entry_id in callers:
+            ids.add(entry.id)
+    ids.update(e.id for e in session.entries if isinstance(e, LabelEntry) and e.target_id in ids)
+    return ids
+
+
 def select_entries(
     session: Session, policy: RedactionPolicy
 ) -> tuple[list[Entry], dict[str, str | None]]:
@@ -123,10 +163,12 @@ def select_entries(
     copy is still one branch, and its entries keep their labels and the session its name.
     """
     active = set(session.active_path) if policy.active_branch_only else None
+    excluded = excluded_ids(session, policy.exclude) if policy.exclude else set()
     kept = [
         e
         for e in session.entries
         if (active is None or e.id in active)
+        and e.id not in excluded
         and not (policy.drop_hidden and _is_hidden(e))
         and not (policy.no_tool_calls and _is_tool_entry(e))
     ]

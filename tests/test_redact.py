@@ -921,6 +921,7 @@ def test_pi_session_manager_opens_the_redacted_copy(pi_pkg: Path, tmp_path: Path
         (BRANCHED[3], None, {"active_branch_only": True, "drop_hidden": True, "no_thinking": True}),
         (BRANCHED[0], None, {"drop_hidden": True, "no_tool_output": True, "no_images": True}),
         (BRANCHED[1], None, {"drop_hidden": True, "no_tool_calls": True}),
+        (BRANCHED[1], None, {"exclude": (_assistant_with_calls(load_session(BRANCHED[1])).id,)}),
         (SAMPLER, None, {"drop_hidden": True}),
         (SAMPLER, "e23", {"drop_hidden": True}),  # a leaf that is not the last line
         (FIXTURES_DIR / "pi-large-session.jsonl", None, {}),
@@ -1259,3 +1260,80 @@ def test_a_token_in_the_file_name_is_not_in_the_page_footer(tmp_path: Path) -> N
     assert token not in render_session(redacted)
     assert report.counts["github-token"] == 1
     assert session.path == str(path)  # the input is untouched
+
+
+def _assistant_with_calls(session: Session) -> MessageEntry:
+    """An assistant message on the active path, halfway, that made tool calls."""
+    path = session.active_path
+    for entry_id in path[len(path) // 2 :]:
+        entry = session.by_id[entry_id]
+        if not isinstance(entry, MessageEntry) or entry.role != "assistant":
+            continue
+        content = entry.message.get("content")
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "toolCall" for b in content
+        ):
+            return entry
+    raise AssertionError("no assistant message with tool calls on the path")
+
+
+def test_exclude_leaves_out_an_entry_and_its_tool_results() -> None:
+    """--exclude ID (peer review: per-message rejection): the entry, the results of the
+    calls it made and the labels on them go; its children move up to its parent, the tree
+    stays whole and the page says so."""
+    session = load_session(BRANCHED[1])
+    entry = _assistant_with_calls(session)
+    results = {e.id for e in session.entries if (ref := session.call_for_result(e.id))
+               and ref.entry_id == entry.id}  # fmt: skip
+    assert results
+    out, report = run(session, exclude=(entry.id,))
+    gone = {entry.id} | results
+    assert not gone & set(out.by_id)
+    assert set(out.by_id) == set(session.by_id) - gone - {  # and only the labels on them
+        e.id for e in session.entries if e.type == "label" and e.raw.get("targetId") in gone
+    }
+    ids = {e.raw["id"] for e in out.entries}
+    assert all(e.raw["parentId"] is None or e.raw["parentId"] in ids for e in out.entries)
+    for child in session.children.get(entry.id, ()):
+        if child in out.by_id:
+            assert out.parent_of(child) == session.parent_of(entry.id)
+    assert report.actions["entries_excluded"] == len(session.entries) - len(out.entries)
+    assert "entries_dropped" not in report.actions
+    page = render_session(out)
+    assert f'data-entry-id="{entry.id}"' not in page
+    assert "entries excluded (--exclude)" in page
+
+
+def test_exclude_with_a_slash_leaves_out_the_whole_subtree() -> None:
+    session = load_session(BRANCHED[1])
+    path = session.active_path
+    cut = next(i for i in path[len(path) // 3 :] if session.by_id[i].type == "message")
+    below = set(session.walk(cut))
+    out, report = run(session, exclude=(f"{cut}/",))
+    assert not below & set(out.by_id) and len(below) > 10
+    assert out.leaf_id == session.parent_of(cut) or out.leaf_id not in path  # a new leaf
+    assert report.actions["entries_excluded"] >= len(below)
+
+
+def test_exclude_on_the_command_line(tmp_path: Path) -> None:
+    """An unknown id is an error before anything is written (a typo would share what it
+    was meant to leave out); `#id` as copied from a page link works; --all refuses it."""
+    source = BRANCHED[1]
+    session = load_session(source)
+    entry = _assistant_with_calls(session)
+    out = tmp_path / "copy.jsonl"
+    typo = CliRunner().invoke(cli, ["redact", str(source), "-o", str(out), "--exclude", "zz99"])
+    assert typo.exit_code == 1 and "--exclude: no entry zz99 in this session" in typo.stderr
+    assert not out.exists()
+    done = CliRunner().invoke(cli, ["redact", str(source), "-o", str(out), "--exclude",
+                                    f"#{entry.id}"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert f'"id":"{entry.id}"' not in out.read_text(encoding="utf-8")
+    page = tmp_path / "p.html"
+    exported = CliRunner().invoke(cli, ["export", str(source), "-o", str(page), "--exclude",
+                                        entry.id])  # fmt: skip
+    assert exported.exit_code == 0, exported.output
+    assert f'data-entry-id="{entry.id}"' not in page.read_text(encoding="utf-8")
+    site = CliRunner().invoke(cli, ["export", "--all", "-o", str(tmp_path / "s"), "--exclude",
+                                    entry.id])  # fmt: skip
+    assert site.exit_code == 1 and "--exclude" in site.stderr

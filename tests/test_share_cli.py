@@ -1082,3 +1082,26 @@ def test_a_dry_run_names_piped_and_gzip_input_as_export_does(tmp_path: Path) -> 
     assert written == sorted(
         f"pi-session-share-{stem}.{ext}" for stem in (sid, "ok") for ext in ("html", "jsonl")
     )
+
+
+def test_a_re_share_without_an_earlier_exclude_is_refused(fake: FakeGitHub, env: dict) -> None:
+    """`--exclude` left an entry out of the gist; Pi's /share (no options) would PATCH it
+    back in: refused, unless the same entries are left out or --allow-weaker-policy."""
+    first = share(fake, str(FIXTURE), "--exclude", "557085f1")  # a user prompt on the path
+    assert first.exit_code == 0, first.output
+    (gist_id,) = fake.gists
+    assert 'data-entry-id="557085f1"' not in fake.content(gist_id)
+    sent = len(fake.requests)
+    for extra in ((), ("--dry-run",), ("--new",)):
+        refused = share(fake, str(FIXTURE), *extra)
+        assert refused.exit_code == 1, refused.output
+        assert f"the share to gist {gist_id} of this session left out 1 entry" in refused.stderr
+        assert "--exclude 557085f1 again, or --allow-weaker-policy" in refused.stderr
+    assert len(fake.requests) == sent
+    again = share(fake, str(FIXTURE), "--exclude", "557085f1/")  # more left out: fine
+    assert again.exit_code == 0, again.output
+    assert 'data-entry-id="557085f1"' not in fake.content(gist_id)
+    allowed = share(fake, str(FIXTURE), "--allow-weaker-policy")
+    assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
+    assert 'data-entry-id="557085f1"' in fake.content(gist_id)
+    assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for it

@@ -30,8 +30,9 @@ def _state_key(api_url: str) -> str:
 # --------------------------------------------------------------------------- state
 
 
-#: What a record keeps of the given secrets its share replaced (see ``given_of``).
-GIVEN_FIELDS = ("given_salt", "given")
+#: What a record keeps of the given secrets its share replaced (see ``given_of``), and the
+#: ids of the entries it left out (``--exclude``).
+GIVEN_FIELDS = ("given_salt", "given", "excluded")
 
 
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
