@@ -346,6 +346,12 @@
     for (; i >= 0 && i < rows.length; i += step) if (rows[i].offsetParent !== null) return rows[i];
     return null;
   }
+  // the arrow keys also stop at the line a folded branch opens from (Enter or Space opens it)
+  var stops = $all("#tree li:not(.sub) > a, #tree .ob-t");
+  function shownStop(i, step) {
+    for (; i >= 0 && i < stops.length; i += step) if (stops[i].offsetParent !== null) return stops[i];
+    return null;
+  }
   function focusRow(row) {
     var a = row && $("a", row);
     if (a) a.focus();
@@ -363,7 +369,7 @@
   doc.body.appendChild(treeKeys);
   tree.addEventListener("focusin", function (ev) {
     var from = ev.relatedTarget;
-    if (ev.target.matches && ev.target.matches("a")) {
+    if (ev.target.matches && ev.target.matches("a, .ob-t")) {
       if (from && tree.contains(from)) ev.target.removeAttribute("aria-describedby");
       else ev.target.setAttribute("aria-describedby", "tree-keys");
     }
@@ -374,9 +380,9 @@
     if (row && !row.contains(ev.target)) focusRow(row);
   });
   tree.addEventListener("keydown", function (ev) {
-    var a = ev.target.closest ? ev.target.closest("a") : null;
+    var a = ev.target.closest ? ev.target.closest("a, .ob-t") : null;
     if (!a || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    var i = rows.indexOf(a.parentElement), next;
+    var i = stops.indexOf(a), next;
     if (ev.key === "Tab") {
       ev.preventDefault();
       if (ev.shiftKey) {
@@ -395,13 +401,14 @@
       target.focus({ preventScroll: true });
       return;
     }
-    if (ev.key === "ArrowDown") next = shownRow(i + 1, 1);
-    else if (ev.key === "ArrowUp") next = shownRow(i - 1, -1);
-    else if (ev.key === "Home") next = shownRow(0, 1);
-    else if (ev.key === "End") next = shownRow(rows.length - 1, -1);
+    if (ev.key === "Enter" && a.classList.contains("ob-t")) { ev.preventDefault(); a.click(); return; }
+    if (ev.key === "ArrowDown") next = shownStop(i + 1, 1);
+    else if (ev.key === "ArrowUp") next = shownStop(i - 1, -1);
+    else if (ev.key === "Home") next = shownStop(0, 1);
+    else if (ev.key === "End") next = shownStop(stops.length - 1, -1);
     else return;
     ev.preventDefault();
-    focusRow(next);
+    if (next) next.focus();
   });
   function hashOf(a) {
     var h = a ? a.getAttribute("href").slice(1) : "";
@@ -476,6 +483,10 @@
     if (row) {
       row.classList.add("current");
       link.setAttribute("aria-current", "location");
+      for (var sub = row.parentElement.closest("li.sub"); sub; sub = sub.parentElement.closest("li.sub")) {
+        var fold = $(":scope > .ob > .ob-t", sub);  // a folded branch opens to the row
+        if (fold) fold.checked = true;
+      }
       followInOutline(row);
     }
   }

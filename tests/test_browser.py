@@ -211,6 +211,15 @@ def shown_text(page: Any, selector: str) -> str:
     return page.inner_text(selector)
 
 
+def unfold_outline(page: Any, anchor: str) -> None:
+    """Open the outline's folded branches that hold the row linking to ``#anchor``, outer
+    first, as a reader does (a click on each fold line; works without JavaScript too)."""
+    row = f'li:not(.sub):has(> a[href="#{anchor}"])'
+    for fold in page.locator(f"#tree li.sub:has({row}) > .ob").all():
+        if not fold.locator(".ob-t").is_checked():
+            fold.click()
+
+
 def open_sampler_branch(page: Any) -> None:
     """The sampler's leaf is e25 (last line), so e02…e23 form the one collapsed branch."""
     branch = page.locator("details.branch#branch-e02")
@@ -262,6 +271,8 @@ def test_filters_work_without_javascript(view: Viewer, published: dict[str, str]
     assert not page.is_visible(f"#tree {tree_row}")
     page.click('label[for="flt-all"]')
     assert visible(page, "e19") and visible(page, "e18") and visible(page, "e22")
+    assert not page.is_visible(f"#tree {tree_row}")  # its branch is folded in the outline
+    unfold_outline(page, "e19")
     assert page.is_visible(f"#tree {tree_row}")
     from playwright.sync_api import expect
 
@@ -522,6 +533,10 @@ def test_screen_readers_hear_where_the_outlines_branches_are(
     page = view.open(published[BRANCHED])
     branches = page.locator("#tree li.sub:not(.root)").count()
     assert branches >= 2
+    # a long branch is folded: heard as a checkbox saying how long it is, which opens it
+    fold = re.compile(r"^\d+ entries in another branch$")
+    assert page.get_by_role("checkbox", name=fold).count() >= 1
+    page.evaluate("document.querySelectorAll('#tree .ob-t').forEach(t => { t.checked = true; })")
     assert page.get_by_role("list", name="other branch", exact=True).count() == branches
     page = view.open(page_server.publish("multi-root.html", _multi_root_html()))
     assert page.get_by_role("list", name="other branch", exact=True).count() == 0
@@ -973,6 +988,7 @@ def test_outline_link_opens_a_collapsed_branch(view: Viewer, published: dict[str
     _, anchor = _nested_target()
     page = view.open(published[BRANCHED])
     assert not page.is_visible(f'[id="{anchor}"]')
+    unfold_outline(page, anchor)
     page.click(f'#tree a[href="#{anchor}"]')
     _assert_revealed(page, anchor)
     # closing the branch again and clicking the same link (same #hash) must reopen it
@@ -1014,6 +1030,7 @@ def test_a_tall_entry_is_placed_by_its_top(view: Viewer, published: dict[str, st
     """Centring a tall entry put its header 628 px above the screen (UX review): an outline
     click must show where the entry starts."""
     page = view.open(published[SAMPLER])
+    unfold_outline(page, "e03")
     page.click('#tree a[href="#e03"]')
     page.wait_for_selector("#e03.highlight", state="attached", timeout=1500)
     page.wait_for_timeout(100)  # the second placement runs two frames later
@@ -1477,10 +1494,21 @@ def test_phone_opens_on_the_session_with_the_outline_folded(
     clean(view)
 
 
-def shown_rows(page: Any) -> int:
+def unfolded_count(page: Any, selector: str) -> int:
+    """How many of ``selector``'s outline rows are shown, the folded branches' included: the
+    rows the filter shows, as its status line counts them (folds are put back after)."""
     return page.evaluate(
-        "[...document.querySelectorAll('#tree a')].filter(a => a.offsetParent).length"
+        """sel => { const folds = [...document.querySelectorAll('#tree .ob-t:not(:checked)')];
+          folds.forEach(t => { t.checked = true; });
+          const n = [...document.querySelectorAll(sel)].filter(a => a.offsetParent).length;
+          folds.forEach(t => { t.checked = false; });
+          return n; }""",
+        selector,
     )
+
+
+def shown_rows(page: Any) -> int:
+    return unfolded_count(page, "#tree li:not(.sub) > a")
 
 
 #: What makes a row one a filter is for (page.css): a fork row without it stays only for
@@ -1495,10 +1523,7 @@ FILTER_ROWS = {
 def filter_status(page: Any, key: str, name: str, entries: int) -> str:
     """The status line a filter should show: the rows it is for, and the fork rows it keeps
     for the tree's shape, counted from what is on screen."""
-    matching = page.evaluate(
-        f"[...document.querySelectorAll('#tree li:not(.hide-default){FILTER_ROWS[key]} > a')]"
-        ".filter(a => a.offsetParent).length"
-    )
+    matching = unfolded_count(page, f"#tree li:not(.hide-default){FILTER_ROWS[key]} > a")
     kept = shown_rows(page) - matching
     forks = f" · {kept} fork point{'s' if kept != 1 else ''} kept" if kept else ""
     return f"{matching} of {entries} entries shown ({name}){forks}"
@@ -1543,6 +1568,7 @@ def test_outline_rows_land_on_their_entry(
     for href in picks:
         if viewport:
             page.evaluate("document.getElementById('outline-open').checked = true")
+        unfold_outline(page, href[1:])
         page.click(f'#tree a[href="{href}"]')
         page.wait_for_timeout(350)
         assert in_viewport(page, f'[id="{href[1:]}"]'), f"{href} is off screen after its row"
@@ -1767,7 +1793,7 @@ def test_phone_floating_link_leads_back_to_the_outline(
         assert not page.is_visible("#tree")
     else:  # no script: the toggle, which could not fold it, is hidden; a row folds it again
         assert not page.is_visible(".outline-toggle")
-        page.click("#tree li:not(.sub):not(.hide-default) > a >> nth=3")
+        page.click("#tree li:not(.sub):not(.hide-default) > a >> visible=true >> nth=3")
         page.wait_for_timeout(150)
         assert not page.is_visible("#tree")
     clean(view)
@@ -1950,7 +1976,7 @@ def test_the_current_row_follows_the_readers_scrolling(
 
 def test_focus_shows_on_the_current_outline_row(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
-    row = "#tree li:not(.sub):not(.hide-default) > a >> nth=5"
+    row = "#tree li:not(.sub):not(.hide-default) > a >> visible=true >> nth=5"
     page.click(row)
     page.wait_for_timeout(100)
     style = "el => getComputedStyle(el).outline"
@@ -1976,6 +2002,7 @@ def test_no_script_links_into_folded_branches_land_on_their_entry(
     missed = []
     for href in hrefs:
         page = view.open(published[SAMPLER], js=False)
+        unfold_outline(page, href[1:])
         page.click(f'a[href="{href}"] >> nth=0')
         page.wait_for_timeout(150)
         if not in_viewport(page, f'[id="{href[1:]}"]'):
@@ -2529,23 +2556,26 @@ def test_filters_keep_fork_rows_and_drop_empty_context_runs(
       const shown = e => e.getClientRects().length > 0;
       const forkOf = sub => { let f = sub.previousElementSibling;
         while (f && f.classList.contains('sub')) f = f.previousElementSibling; return f; };
+      // a branch shows its rows, or (folded) the line it opens from
+      const showsSome = s => [...s.querySelectorAll('li:not(.sub), :scope > .ob')].some(shown);
       const subs = [...document.querySelectorAll('#tree li.sub:not(.root)')];
-      const hanging = subs.filter(s => [...s.querySelectorAll('li:not(.sub)')].some(shown)
-        && !shown(forkOf(s))).length;
+      const hanging = subs.filter(s => showsSome(s) && !shown(forkOf(s))).length;
       const forks = [...document.querySelectorAll('#tree li.fork')].filter(shown);
       const branchesOf = f => { const out = []; let s = f.nextElementSibling;
         while (s && s.classList.contains('sub')) { out.push(s); s = s.nextElementSibling; }
         return out; };
-      const forNothing = forks.filter(f => !branchesOf(f).some(s =>
-        [...s.querySelectorAll('li:not(.sub)')].some(shown))).length;
+      const forNothing = forks.filter(f => !branchesOf(f).some(showsSome)).length;
       return {hanging, forNothing, shownForks: forks.length,
               colours: forks.map(f => [f.className, getComputedStyle(f.firstChild).color])};
     }"""
     seen = {}
+    folds = "t => document.querySelectorAll('#tree .ob-t').forEach(o => { o.checked = t; })"
     for key in ("default", "notools", "user", "labeled"):
         page.click(f'label[for="flt-{key}"]')
-        state = page.evaluate(outline)
-        assert (state["hanging"], state["forNothing"]) == (0, 0), key
+        for unfolded in (False, True):  # long branches folded (as the page opens), then open
+            page.evaluate(folds, unfolded)
+            state = page.evaluate(outline)
+            assert (state["hanging"], state["forNothing"]) == (0, 0), (key, unfolded)
         seen[key] = state["shownForks"]
         if key == "labeled":  # none of these rows is labeled itself
             assert {colour for _, colour in state["colours"]} <= {muted}
@@ -2745,7 +2775,7 @@ def test_a_page_in_pi_s_srcdoc_viewer_follows_its_links_in_place(
     assert frame.locator(".highlight").get_attribute("data-entry-id") == target
     assert frame.locator(f'[data-entry-id="{target}"]').is_visible()  # its branch opened
     asked = len(view.watch(page).requests)
-    row = frame.locator("#tree li:not(.sub) > a").nth(6)
+    row = frame.locator("#tree li:not(.sub) > a >> visible=true").nth(6)
     clicked = row.get_attribute("href")[1:]
     row.click()
     frame.locator(f'[id="{clicked}"].highlight').wait_for(timeout=3000)
@@ -2928,4 +2958,75 @@ def test_the_page_footer_is_its_own_landmark(view: Viewer, published: dict[str, 
         " document.querySelector('footer.page-foot code').getBoundingClientRect().left]"
     )
     assert lefts[1] >= lefts[0] - 1  # still under the text column, not under the outline
+    clean(view)
+
+
+FOLDS = """() => [...document.querySelectorAll('#tree li.sub > .ob')].map(ob => [
+  parseInt(ob.textContent.replace(/,/g, '').match(/\\d+/)[0], 10),
+  ob.parentElement.querySelectorAll('li:not(.sub)').length])"""
+ROWS_SHOWN = """() => [...document.querySelectorAll('#tree li:not(.sub)')]
+  .filter(li => li.offsetParent).map(li => li.classList.contains('off') ? 'off' : 'on')"""
+
+
+@pytest.mark.parametrize("js", [True, False])
+def test_long_branches_fold_under_one_line_in_the_outline(
+    view: Viewer, page_server: PageServer, js: bool
+) -> None:
+    """The demo's main line went on at outline row 62, after 51 rows of abandoned tries
+    listed under its fork (peer review). A branch of 4 rows or more is now one line, "N
+    entries in another branch", that opens it (a checkbox: no script needed); search and
+    the User and Labeled filters list every row, and a link into a branch opens its fold."""
+    session = load_fixture("pi-branched-2.jsonl")
+    url = page_server.publish("fold-branched-2.html", render_fixture("pi-branched-2.jsonl"))
+    page = view.open(url, js=js)
+    folds = page.evaluate(FOLDS)
+    assert len(folds) >= 3 and all(said == rows >= 4 for said, rows in folds), folds
+    shown = "".join("x" if kind == "off" else "." for kind in page.evaluate(ROWS_SHOWN))
+    assert "xxxx" not in shown, shown  # no abandoned run of 4 rows between main-line rows
+    first_fork = next(i for i in session.active_path if len(session.children.get(i, ())) > 1)
+    fork_row = page.locator(f'#tree li:not(.sub):has(> a[href="#{first_fork}"])')
+    after = session.active_path[session.active_path.index(first_fork) + 1]
+    rows = page.eval_on_selector_all(
+        "#tree li:not(.sub) > a", "as => as.filter(a => a.offsetParent).map(a => a.hash)"
+    )
+    assert rows.index(f"#{after}") <= rows.index(f"#{first_fork}") + 4  # its folds between
+    branch = page.locator("#tree li.sub:has(> .ob) >> nth=0")
+    hidden_row = branch.locator(":scope > ul > li:not(.sub) > a").first
+    assert not hidden_row.is_visible()
+    branch.locator(":scope > .ob").click()
+    assert hidden_row.is_visible()
+    branch.locator(":scope > .ob").click()
+    assert not hidden_row.is_visible()
+    page.click('label[for="flt-user"]')  # a short list: every branch's prompts, unfolded
+    assert page.locator("#tree .ob").evaluate_all("obs => obs.filter(o => o.offsetParent)") == []
+    users = page.eval_on_selector_all("#tree li.is-user:not(.hide-default) > a", "as => as.length")
+    assert unfolded_count(page, "#tree li.is-user > a") == users > 10
+    page.click('label[for="flt-default"]')
+    if not js:
+        clean(view)
+        return
+    target = hidden_row.get_attribute("href")
+    word = max(hidden_row.inner_text().split(), key=len)
+    page.fill("#tree-search", word)  # a search looks into folded branches
+    page.wait_for_selector("#tree.searching", state="attached")
+    page.wait_for_timeout(200)
+    assert hidden_row.is_visible() and page.locator("#tree .ob >> visible=true").count() == 0
+    page.keyboard.press("Escape")
+    page.fill("#tree-search", "")
+    page.wait_for_timeout(200)
+    assert not hidden_row.is_visible()
+    fork_row.locator("a").focus()  # the arrows stop at a fold line; Enter opens it
+    fold_box = page.locator("#tree .ob-t").first
+    for _ in range(40):
+        if page.evaluate("document.activeElement.className") == "ob-t":
+            break
+        page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement === document.querySelector('#tree .ob-t')")
+    page.keyboard.press("Enter")
+    assert fold_box.is_checked() and hidden_row.is_visible()
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("location.hash === '' && document.activeElement.hash") == target
+    linked = view.open(f"{url}{target}")  # a link into a folded branch opens its fold
+    linked.wait_for_selector(f'#tree li.current > a[href="{target}"]', timeout=3000)
+    assert linked.locator(f'#tree a[href="{target}"]').is_visible()
     clean(view)

@@ -119,3 +119,4 @@ class OutlineRow:
     on_path: bool = False
     is_leaf: bool = False
     branch_shows: set[str] = field(default_factory=set)  # filters showing a row below (forks)
+    folded: int = 0  # an "open" row: the entries of a branch folded under it (0: not folded)

@@ -431,19 +431,24 @@ class PageBuilder:
         for root in reversed(other_roots):
             work += [("close",), ("line", *self._line(root), 0), ("open", None)]
         work.append(("line", *self._line(main_root), 0))
-        # open sub-lists: (the fork row they leave from, the filters that show a row in them)
-        open_lists: list[tuple[OutlineRow | None, OutlineRow, set[str]]] = []
+        # open sub-lists: (the fork row they leave from, the filters that show a row in them,
+        # the entries listed before it)
+        open_lists: list[tuple[OutlineRow | None, OutlineRow, set[str], int]] = []
+        listed = 0
         while work:
             task = work.pop()
             if task[0] == "open":
                 rows.append(OutlineRow("open", classes="" if task[1] else "root"))
-                open_lists.append((task[1], rows[-1], set()))
+                open_lists.append((task[1], rows[-1], set(), listed))
             elif task[0] == "close":
                 rows.append(OutlineRow("close"))
-                fork_row, opener, shows = open_lists.pop()
+                fork_row, opener, shows, before = open_lists.pop()
                 # a fork's row (and another tree's note) stays under a filter that shows
                 # something in its branches, so they never hang under nothing
                 (fork_row or opener).branch_shows |= shows
+                if fork_row is not None and listed - before >= FOLD_BRANCH_ROWS:
+                    opener.folded = listed - before  # the main line's rows come first
+                    opener.branch_shows |= shows  # its fold line shows where the fork does
                 if open_lists:
                     open_lists[-1][2].update(shows)
             else:
@@ -452,6 +457,7 @@ class PageBuilder:
                     entry_id = line[index]
                     row = self._outline_row(entry_id)
                     rows.append(row)
+                    listed += 1
                     if open_lists:
                         open_lists[-1][2].update(row_filters(row))
                     alternatives = self.session.alternatives(entry_id, line_set)
@@ -514,6 +520,10 @@ class PageBuilder:
             is_leaf=entry_id == self.session.leaf_id,
         )
 
+
+#: A branch of this many outline rows or more is folded under one line in the outline (a
+#: fork's abandoned tries pushed the main line's next row down 51 rows in the demo).
+FOLD_BRANCH_ROWS = 4
 
 #: The outline's filters besides All, by the suffix of their radio button's id (flt-...).
 FILTERS = ("default", "notools", "user", "labeled")
