@@ -33,6 +33,8 @@ class Detector:
     #: Also looked at in any text that is not all ASCII (words of other scripts, for which a
     #: trigger per word would cost every string a substring pass each).
     non_ascii: bool = False
+    #: Looked at in every text, trigger or not (a user's own regex has no trigger).
+    always: bool = False
 
     def find(self, text: str, lower: str) -> Iterator[Span]:  # pragma: no cover
         """Spans of secrets; ``lower`` is ``text`` lowercased, index for index."""

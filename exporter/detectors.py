@@ -628,6 +628,8 @@ class Scanner:
                 self._few = [(v, lb) for v, lb in self.literals if len(v) > _TRIE_MAX_LENGTH]
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
         self._non_ascii = [i for i, d in enumerate(self.detectors) if d.non_ascii]
+        self._always = [i for i, d in enumerate(self.detectors) if d.always]
+        self._shortest = min([MIN_SCAN_LENGTH, *(d.min_length for d in self.detectors if d.always)])
         # One substring pass per distinct trigger, then only the detectors that were triggered;
         # most strings are short (ids, names, times): they check only what can fit in them,
         # by tiers of the detectors' shortest finds.
@@ -656,7 +658,7 @@ class Scanner:
     def raw_hits(self, text: str) -> list[tuple[int, int, str]]:
         """Every hit of every detector and literal, overlapping, unsorted."""
         hits: list[tuple[int, int, str]] = []
-        if len(text) >= MIN_SCAN_LENGTH:
+        if len(text) >= self._shortest:
             lower = text.lower()
             if len(lower) != len(text):  # e.g. "İ" lowercases to two characters
                 lower = text.translate(_ASCII_LOWER)
@@ -666,6 +668,7 @@ class Scanner:
             active.update(i for t, ids in lower_triggers.items() if t in lower for i in ids)
             if self._non_ascii and not text.isascii():
                 active.update(self._non_ascii)
+            active.update(self._always)
             for position in sorted(active):
                 detector = self.detectors[position]
                 hits.extend((s, e, detector.name) for s, e in detector.find(text, lower))

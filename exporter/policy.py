@@ -21,6 +21,7 @@ __all__ = [
     "GIVEN_SECRETS",
     "MIN_LITERAL",
     "RedactionPolicy",
+    "cut_option",
     "given_digest",
     "given_secret_count",
 ]
@@ -59,6 +60,10 @@ class RedactionPolicy:
     keep_paths: bool = False
     #: Entry ids to leave out (``ID/``: with everything after it), for one session.
     exclude: tuple[str, ...] = ()
+    #: Also replace e-mail addresses, phone numbers and IPv4 addresses (``--pii``).
+    pii: bool = False
+    #: The user's own (name, regex) patterns to replace (``--redact-pattern NAME=REGEX``).
+    patterns: tuple[tuple[str, str], ...] = ()
     secrets: tuple[str, ...] = ()
     env_secrets: bool = True
     home: str | None = None
@@ -120,10 +125,16 @@ class RedactionPolicy:
         flags = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for name in ("secrets", "home", "user", "auth_tokens", "env_values"):
             flags.pop(name)
-        if not self.exclude:  # (so the keys of policies without it stayed what they were)
+        # (options a policy does not use stay out, so the keys of others stayed the same)
+        if not self.exclude:
             flags.pop("exclude")
         else:
             flags["exclude"] = sorted(self.exclude)
+        if not self.pii:
+            flags.pop("pii")
+        flags.pop("patterns")
+        if self.patterns:  # a regex may spell out what it looks for: hashed like secrets
+            flags["patterns"] = _slow_digest(tuple(sorted(map(tuple, self.patterns))))
         payload: dict[str, Any] = dict(flags)
         if self.redact:  # only redaction runs the detectors (and a plain key skips loading them)
             from exporter.detectors import DETECTOR_VERSION
@@ -136,6 +147,13 @@ class RedactionPolicy:
                 payload["identity"] = _slow_digest(tuple(map(tuple, self.identity(environ))))
         text = json.dumps(payload, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cut_option(name: str) -> str:
+    """The option a recorded cut came from: ``--no-thinking``, ``--redact-pattern cust=…``."""
+    if name.startswith("pattern:"):
+        return f"--redact-pattern {name.removeprefix('pattern:')}=…"
+    return f"--{name.replace('_', '-')}"
 
 
 def _home_dir() -> str | None:

@@ -19,12 +19,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from exporter.detectors import CONTEXT_DETECTORS, DETECTOR_VERSION, Finding, Scanner
+from exporter.detector_base import Detector
+from exporter.detectors import CONTEXT_DETECTORS, DETECTOR_VERSION, DETECTORS, Finding, Scanner
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, MessageEntry, as_dict
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import session_from_records
+from exporter.pii_detectors import PII_DETECTORS, PatternDetector
 from exporter.policy import GIVEN_SECRETS, RedactionPolicy
 from exporter.secret_commands import SECRET_OUTPUT, reads_a_secret
 from exporter.secret_heuristics import (
@@ -521,6 +523,14 @@ def apply_policy(
 _KNOWN_BY_CONTEXT = CONTEXT_DETECTORS | {SECRET_OUTPUT}
 
 
+def policy_detectors(policy: RedactionPolicy) -> tuple[Detector, ...]:
+    """The built-in detectors, and the opt-in ones the policy asks for (``--pii``,
+    ``--redact-pattern``)."""
+    extra: list[Detector] = list(PII_DETECTORS) if policy.pii else []
+    extra += [PatternDetector(name, re.compile(regex)) for name, regex in policy.patterns]
+    return (*DETECTORS, *extra) if extra else DETECTORS
+
+
 def name_scrubber(
     policy: RedactionPolicy, environ: Mapping[str, str] | None = None
 ) -> Callable[[str], str]:
@@ -529,7 +539,7 @@ def name_scrubber(
     in the name is replaced by ``REDACTED-<kind>``; without redaction, the name as it is."""
     if not policy.redact:
         return _same_name
-    scanner = Scanner(policy.literal_secrets(environ))
+    scanner = Scanner(policy.literal_secrets(environ), policy_detectors(policy))
 
     def scrubbed(name: str) -> str:
         parts, position = [], 0
@@ -609,7 +619,7 @@ def _redact_pass(
         literals = policy.literal_secrets(environ)
         given = frozenset(value for value, kind in literals if kind in GIVEN_SECRETS)
         # the explicit literals last: theirs is the name a value keeps
-        scanner = Scanner([*repeats.items(), *literals])
+        scanner = Scanner([*repeats.items(), *literals], policy_detectors(policy))
         if not policy.keep_paths:
             homes, users = policy.identity(environ)
             owner = _OWNER_HOME.match(session.header.cwd)

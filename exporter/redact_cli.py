@@ -94,6 +94,20 @@ def policy_options(
             "line). Repeatable." + implies,
         ),
         click.option(
+            "--pii",
+            is_flag=True,
+            help="Also replace e-mail addresses, phone numbers and IPv4 addresses (personal "
+            "data; off by default, as most in a coding session are the project's own)." + implies,
+        ),
+        click.option(
+            "--redact-pattern",
+            "redact_pattern",
+            multiple=True,
+            metavar="NAME=REGEX",
+            help="Also replace every match of this regular expression (Python syntax) by "
+            "[REDACTED:NAME:n]. Repeatable." + implies,
+        ),
+        click.option(
             "--env-file",
             "env_file",
             multiple=True,
@@ -257,13 +271,33 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
         drop_hidden=bool(options.get("drop_hidden")),
         keep_paths=bool(options.get("keep_paths")),
         exclude=tuple(spec.strip().removeprefix("#") for spec in options.get("exclude") or ()),
+        pii=bool(options.get("pii")),
+        patterns=_patterns(options.get("redact_pattern") or ()),
         secrets=_secrets(options.get("secret") or (), options.get("env_file") or ()),
         env_secrets=not options.get("no_env_secrets"),
     )
 
 
 #: Options that only mean something when secrets are removed.
-_ASKS_FOR_REDACTION = (("secret", "--secret"), ("env_file", "--env-file"), ("report", "--report"))
+_ASKS_FOR_REDACTION = (
+    ("secret", "--secret"), ("env_file", "--env-file"), ("pii", "--pii"),
+    ("redact_pattern", "--redact-pattern"), ("report", "--report"),
+)  # fmt: skip
+
+
+def _patterns(specs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--redact-pattern`` values as (name, regex) pairs; a bad one is a usage error."""
+    if not specs:
+        return ()
+    from exporter.pii_detectors import parse_pattern  # the detectors load only when used
+
+    parsed = []
+    for spec in specs:
+        try:
+            parsed.append(parse_pattern(spec))
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--redact-pattern") from None
+    return tuple(parsed)
 
 
 def _redaction_wanted(options: dict[str, Any]) -> bool:
@@ -279,7 +313,7 @@ def _redaction_wanted(options: dict[str, Any]) -> bool:
     if source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
         secrets = [flag for flag in asked if flag != "--report"]
         if secrets:
-            raise CliError(f"{secrets[0]} removes secrets, which --no-redact turns off", 1)
+            raise CliError(f"{secrets[0]} is part of redaction, which --no-redact turns off", 1)
         if not any(options.get(name) for name in CUT_OPTIONS):  # no report would be written
             raise CliError("--report lists what was redacted or left out: with --no-redact, "
                            "nothing is", 1)  # fmt: skip

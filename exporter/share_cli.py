@@ -27,7 +27,7 @@ from exporter.cli import (
 from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
-from exporter.policy import given_digest
+from exporter.policy import RedactionPolicy, cut_option, given_digest
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
@@ -95,35 +95,51 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
 
 
 def _refuse_lost_exclusions(
-    record: dict[str, Any] | None, loaded: Session, excluded: set[str]
+    record: dict[str, Any] | None, loaded: Session, excluded: set[str], removed: list[str]
 ) -> None:
-    """A re-share without an ``--exclude`` an earlier share of the session had (Pi's
-    ``/share``, another shell) would put the entries it left out back in the gist:
-    refused. ``excluded``: the entry ids this share leaves out."""
+    """A re-share without an ``--exclude``, ``--pii`` or ``--redact-pattern`` an earlier
+    share of the session had (Pi's ``/share``, another shell) would put what it left out
+    back in the gist: refused. ``excluded``: the entry ids this share leaves out;
+    ``removed``: its ``pii`` and ``pattern:<name>`` (see :func:`removed_by`)."""
     for shared in [record or {}, *earlier_gists(record or {})]:
-        ids = shared.get("excluded")
-        if not isinstance(ids, list):
-            continue
+        where = str(shared.get("gist_id", ""))
+        ids, kinds = shared.get("excluded"), shared.get("removed")
+        ids = ids if isinstance(ids, list) else []
         back = sorted(i for i in ids if isinstance(i, str) and i in loaded.by_id.keys() - excluded)
+        lost = [k for k in (kinds if isinstance(kinds, list) else []) if k not in removed]
+        if not back and not lost:
+            continue
         if back:
-            where = str(shared.get("gist_id", ""))
             named = " ".join(f"--exclude {terminal_text(i)}" for i in back[:3])
             more = f" and {len(back) - 3} more" if len(back) > 3 else ""
-            raise CliError(
-                f"the share to gist {where} of this session left out "
-                f"{plural(len(back), 'entry', 'entries')} this share would put back: pass "
-                f"{named}{more} again, or --allow-weaker-policy (share --delete {where} "
-                "forgets that gist)",
-                1,
-            )
+            what = f"left out {plural(len(back), 'entry', 'entries')}"
+        else:
+            named = " ".join(cut_option(terminal_text(k)) for k in lost)
+            more, what = "", "replaced what " + named + " found"
+        raise CliError(
+            f"the share to gist {where} of this session {what} this share would put back: "
+            f"pass {named}{more} again, or --allow-weaker-policy (share --delete {where} "
+            "forgets that gist)",
+            1,
+        )
 
 
-def _given_record(values: set[str], excluded: set[str]) -> dict[str, Any]:
-    """What the state keeps of the given secrets a share replaced (salted digests) and of
-    the entries it left out (their ids)."""
+def removed_by(policy: RedactionPolicy) -> list[str]:
+    """What a share's record keeps of its opt-in redaction: ``pii``, ``pattern:<name>``."""
+    return (["pii"] if policy.pii else []) + sorted({f"pattern:{n}" for n, _ in policy.patterns})
+
+
+def _given_record(values: set[str], excluded: set[str], removed: list[str]) -> dict[str, Any]:
+    """What the state keeps of the given secrets a share replaced (salted digests), of the
+    entries it left out (their ids) and of its opt-in redaction (``removed_by``)."""
     salt = secrets.token_hex(16)
-    record = {"given_salt": salt, "given": sorted(given_digest(v, salt) for v in values)}
-    return {**record, "excluded": sorted(excluded)} if excluded else record
+    record: dict[str, Any] = {"given_salt": salt}
+    record["given"] = sorted(given_digest(v, salt) for v in values)
+    if excluded:
+        record["excluded"] = sorted(excluded)
+    if removed:
+        record["removed"] = removed
+    return record
 
 
 def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
@@ -299,7 +315,8 @@ def share_command(
         _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now)
     excluded = excluded_ids(loaded, policy.exclude)
     if not allow_weaker_policy:
-        _refuse_lost_exclusions(ShareState().entry(api_url, prepared.id), loaded, excluded)
+        record = ShareState().entry(api_url, prepared.id)
+        _refuse_lost_exclusions(record, loaded, excluded, removed_by(policy))
     files = _upload_files(prepared, with_jsonl)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
@@ -314,7 +331,7 @@ def share_command(
         client, state, loaded, prepared, files, public=public, new_gist=new_gist,
         given_now=given_now if check_given else None,
         replaced=report.given_values if report else set(),
-        excluded=excluded, check_excluded=not allow_weaker_policy,
+        excluded=excluded, removed=removed_by(policy), check_excluded=not allow_weaker_policy,
     )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
@@ -422,6 +439,7 @@ def _share_under_lock(
     given_now: set[str] | None,
     replaced: set[str],
     excluded: set[str],
+    removed: list[str],
     check_excluded: bool,
 ) -> tuple[Gist, str, dict[str, Any] | None]:
     """Create or update the session's gist holding the share state's lock, so a share of
@@ -438,14 +456,14 @@ def _share_under_lock(
         if given_now is not None:  # again under the lock: a share that ran meanwhile counts too
             _refuse_lost_given_secrets(earlier, given_now)
         if check_excluded:
-            _refuse_lost_exclusions(earlier, loaded, excluded)
+            _refuse_lost_exclusions(earlier, loaded, excluded, removed)
         if state.corrupt:
             _warn_unreadable_state(state)
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
             _note_another_file_with_this_id(earlier, source)
         gist, action = share_files(
             client, state, prepared.id, files, description, public=public, new=new_gist,
-            source=source, given=_given_record(replaced, excluded), warn=_notify,
+            source=source, given=_given_record(replaced, excluded, removed), warn=_notify,
         )  # fmt: skip
     return gist, action, earlier
 

@@ -1737,3 +1737,26 @@ def test_a_token_in_a_file_name_is_published_nowhere(fake_hub: FakeHub, small: C
         assert token.encode() not in data, path
     assert_consistent(fake_hub)
     assert renamed.read_bytes()  # the local file keeps its name and bytes
+
+
+def test_pii_and_patterns_are_recorded_and_a_run_without_them_is_refused(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """--pii and --redact-pattern are recorded per session as what was removed: the card
+    says so (a pattern by its name, never its regex) and a run without them is refused."""
+    secret_regex = "ACME-[0-9]{6}"
+    first = publish(fake_hub, small, "--pii", "--redact-pattern", f"acme-id={secret_regex}")
+    assert first.exit_code == 0, first.output
+    manifest = remote_json(fake_hub, "manifest.json")["sessions"]
+    assert {tuple(e["cuts"]) for e in manifest.values()} == {("pattern:acme-id", "pii")}
+    card = fake_hub.files(REPO_ID)["README.md"].decode()
+    assert "e-mail addresses, phone numbers and IPv4 addresses are replaced" in card
+    assert "the publisher's own patterns are replaced (`acme-id`)" in card
+    assert secret_regex not in card and secret_regex.encode() not in fake_hub.received_bytes()
+    commits = len(fake_hub.commits)
+    refused = publish(fake_hub, small, "--pii")
+    assert refused.exit_code == 1, refused.output
+    assert f"{len(small.files)} with --redact-pattern acme-id=…" in refused.stderr
+    assert len(fake_hub.commits) == commits
+    assert publish(fake_hub, small, "--pii", "--redact-pattern", "acme-id=ACME-\\d+").exit_code == 0
+    assert_consistent(fake_hub)

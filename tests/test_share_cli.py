@@ -1102,6 +1102,30 @@ def test_a_re_share_without_an_earlier_exclude_is_refused(fake: FakeGitHub, env:
     assert again.exit_code == 0, again.output
     assert 'data-entry-id="557085f1"' not in fake.content(gist_id)
     allowed = share(fake, str(FIXTURE), "--allow-weaker-policy")
-    assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
+    assert allowed.exit_code == 0, allowed.output
+    assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for them
     assert 'data-entry-id="557085f1"' in fake.content(gist_id)
     assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for it
+
+
+def test_a_re_share_without_an_earlier_pii_or_pattern_is_refused(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """--pii and --redact-pattern replaced personal data in the gist; a share without them
+    would PATCH it back: refused, as for --exclude, naming what to pass again."""
+    first = share(fake, str(FIXTURE), "--pii", "--redact-pattern", "cust=CUST-[0-9]{6}")
+    assert first.exit_code == 0, first.output
+    (gist_id,) = fake.gists
+    sent = len(fake.requests)
+    for extra, named in (((), "--pii --redact-pattern cust=…"),
+                         (("--pii",), "--redact-pattern cust=…")):  # fmt: skip
+        refused = share(fake, str(FIXTURE), *extra)
+        assert refused.exit_code == 1, refused.output
+        assert f"gist {gist_id} of this session replaced what {named} found" in refused.stderr
+        assert f"pass {named} again, or --allow-weaker-policy" in refused.stderr
+    assert len(fake.requests) == sent
+    again = share(fake, str(FIXTURE), "--pii", "--redact-pattern", "cust=CUST-[0-9]{4,}")
+    assert again.exit_code == 0, again.output  # the same name: the same kind of value
+    allowed = share(fake, str(FIXTURE), "--allow-weaker-policy")
+    assert allowed.exit_code == 0, allowed.output
+    assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for them

@@ -277,6 +277,7 @@ def _policy_lines(
         "no_tool_output": "tool results are replaced by a note",
         "no_tool_calls": "tool calls and their results are left out (the conversation only)",
         "no_images": "images are replaced by a note",
+        "pii": "e-mail addresses, phone numbers and IPv4 addresses are replaced (--pii)",
     }
     # what each published session records (a dataset published over several runs may mix
     # them); a session published before they were recorded counts as under this run's policy
@@ -293,6 +294,12 @@ def _policy_lines(
             lines.append(f"- Also: {text}.")
         elif n:
             lines.append(f"- Also, in {n:,} of the {total:,} sessions: {text}.")
+    patterns = {f"pattern:{name}" for name, _ in policy.patterns} if not held else set()
+    for cuts in held:
+        patterns |= {c for c in cuts or () if isinstance(c, str) and c.startswith("pattern:")}
+    if patterns:  # the names only: a regex may spell out what it looks for
+        names = ", ".join(f"`{c.removeprefix('pattern:')}`" for c in sorted(patterns))
+        lines.append(f"- Also: the publisher's own patterns are replaced ({names}).")
     return lines
 
 

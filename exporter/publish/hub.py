@@ -19,7 +19,7 @@ from typing import Any
 
 from exporter import __version__
 from exporter.formatting import plural
-from exporter.policy import RedactionPolicy, given_digest
+from exporter.policy import RedactionPolicy, cut_option, given_digest
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
 from exporter.publish.errors import AuthError, NoTokenError, PublishError, clean_token
 from exporter.publish.hub_commits import (
@@ -248,9 +248,7 @@ def _refuse_dropped_cuts(run: _Run, todo: list[Source]) -> None:
 
 def _weaker_policy_message(dropped: dict[str, int]) -> str:
     """Why a run that removes less than the dataset's sessions had removed is refused."""
-    held = ", ".join(
-        f"{n:,} with --{name.replace('_', '-')}" for name, n in sorted(dropped.items())
-    )
+    held = ", ".join(f"{n:,} with {cut_option(name)}" for name, n in sorted(dropped.items()))
     return (
         f"the dataset holds sessions of this selection published with more removed ({held}); "
         "this run would publish them again with that content back. Pass the same options, or "

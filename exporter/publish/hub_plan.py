@@ -194,7 +194,15 @@ PUBLISH_CUTS = tuple(name for name in CUT_OPTIONS if name != "drop_hidden")
 
 
 def policy_cuts(policy: RedactionPolicy) -> list[str]:
-    return [name for name in PUBLISH_CUTS if getattr(policy, name)]
+    """What the policy removes besides secrets, as the manifest records it per session: the
+    cut options, ``pii`` and each ``pattern:<name>``."""
+    cuts = [name for name in PUBLISH_CUTS if getattr(policy, name)]
+    cuts += ["pii"] if policy.pii else []
+    return cuts + sorted({f"pattern:{name}" for name, _ in policy.patterns})
+
+
+def _recorded_cut(name: str) -> bool:
+    return name in PUBLISH_CUTS or name == "pii" or name.startswith("pattern:")
 
 
 def dropped_cuts(
@@ -208,7 +216,7 @@ def dropped_cuts(
         if not isinstance(held, list):  # published before cuts were recorded: unknown
             continue
         for name in held:
-            if name in PUBLISH_CUTS and name not in wanted:
+            if isinstance(name, str) and _recorded_cut(name) and name not in wanted:
                 dropped[name] = dropped.get(name, 0) + 1
     return dropped
 

@@ -31,8 +31,8 @@ def _state_key(api_url: str) -> str:
 
 
 #: What a record keeps of the given secrets its share replaced (see ``given_of``), and the
-#: ids of the entries it left out (``--exclude``).
-GIVEN_FIELDS = ("given_salt", "given", "excluded")
+#: ids of the entries it left out (``--exclude``) and its opt-in redaction (``--pii``...).
+GIVEN_FIELDS = ("given_salt", "given", "excluded", "removed")
 
 
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -1,0 +1,163 @@
+"""Opt-in redaction: --pii (e-mail addresses, phone numbers, IPv4 addresses) and the user's
+own --redact-pattern NAME=REGEX, from the detectors to the page, a share and a dataset."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.detectors import DETECTORS, Scanner
+from exporter.loader import load_session
+from exporter.pii_detectors import PII_DETECTORS, PatternDetector, parse_pattern
+from exporter.policy import RedactionPolicy
+from exporter.redact import apply_policy
+from exporter.render import render_session
+from tests.browser_util import embedded_jsonl
+from tests.conftest import FIXTURES_DIR
+
+SCANNER = Scanner(
+    (), (*DETECTORS, *PII_DETECTORS, PatternDetector("cust", re.compile(r"CUST-\d{6}")))
+)
+
+
+def finds(text: str) -> list[tuple[str, str]]:
+    return [(text[f.start : f.end], f.detector) for f in SCANNER.find(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "write to alice.smith@customer-corp.com today",
+            [("alice.smith@customer-corp.com", "email")],
+        ),
+        (
+            "cc: Bob.Jones+billing@mail.acme.co.uk.",
+            [("Bob.Jones+billing@mail.acme.co.uk", "email")],
+        ),
+        ("call +44 20 7946 0958 now", [("+44 20 7946 0958", "phone")]),
+        ("phone: +1 (415) 555-0132", [("+1 (415) 555-0132", "phone")]),
+        (
+            "(415) 555-0132 or 415-555-0132",
+            [("(415) 555-0132", "phone"), ("415-555-0132", "phone")],
+        ),
+        ("ssh deploy@203.0.113.42 -p 22", [("203.0.113.42", "ipv4")]),
+        ("db at 10.0.0.5:5432", [("10.0.0.5", "ipv4")]),
+        ("order CUST-123456 shipped", [("CUST-123456", "cust")]),
+        ("CUST-654321", [("CUST-654321", "cust")]),  # shorter than the built-ins ever look
+    ],
+)
+def test_personal_data_and_patterns_are_found(text: str, found: list[tuple[str, str]]) -> None:
+    assert finds(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git clone git@github.com:org/repo.git",  # git's own address
+        "icon@2x.png and logo@3x.svg",  # file names
+        "noreply@github.com, user@example.com, 1234+bot@users.noreply.github.com",
+        "released 2024-01-15, build 2024-01-15T10:00:00Z",  # dates
+        "version 1.2.3.4, v10.0.0.1, Chromium 156.0.8078.114",  # versions
+        "listen on 127.0.0.1 and 0.0.0.0, mask 255.255.255.0",
+        "commit 3f2a9c1, port range 8080-8090, pid 12345678901234",
+        "order CUST-12345 (five digits)",
+    ],
+)
+def test_what_is_not_personal_data(text: str) -> None:
+    assert finds(text) == []
+
+
+def test_personal_data_is_not_redacted_by_default() -> None:
+    assert [
+        f for f in Scanner().find("alice@customer-corp.com +44 20 7946 0958 203.0.113.42")
+    ] == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "error"),
+    [
+        ("cust", "give NAME=REGEX"),
+        ("Bad Name=x", "a name is 1-32 lowercase letters"),
+        ("c=(a|", "the regex does not compile"),
+        ("c=a*", "matches empty text"),
+        ("c=", "give NAME=REGEX"),
+    ],
+)
+def test_bad_patterns_are_refused(spec: str, error: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(error)):
+        parse_pattern(spec)
+    result = CliRunner().invoke(cli, ["redact", "--demo", "-o", "-", "--redact-pattern", spec])
+    assert result.exit_code == 1 and error in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("unit", ["a@b.cd ", "+1 2", "1.1.1.", "(415) 555-", "@", "a" * 70 + "@"])
+def test_dense_personal_data_candidates_stay_linear(unit: str) -> None:
+    def cpu(text: str) -> float:
+        start = time.process_time()
+        SCANNER.find(text)
+        return time.process_time() - start
+
+    small = cpu(unit * (100_000 // len(unit)))
+    big = cpu(unit * (1_000_000 // len(unit)))
+    assert big < 15 * small + 0.3, (small, big)
+
+
+PLANTED = FIXTURES_DIR / "pi-branched-1.jsonl"
+EMAIL, PHONE, ORDER = "alice.smith@customer-corp.com", "+44 20 7946 0958", "CUST-123456"
+
+
+def _planted(tmp_path: Path) -> Path:
+    text = PLANTED.read_text(encoding="utf-8").replace(
+        '"role":"user","content":[{"type":"text","text":"',
+        f'"role":"user","content":[{{"type":"text","text":"mail {EMAIL} ({ORDER}), call {PHONE}. ',
+        1,
+    )
+    assert EMAIL in text
+    path = tmp_path / "planted.jsonl"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_page_and_its_embedded_copy_hold_no_personal_data(tmp_path: Path) -> None:
+    source = _planted(tmp_path)
+    page, report = tmp_path / "p.html", tmp_path / "r.jsonl"
+    args = ["export", str(source), "-o", str(page), "--pii", "--redact-pattern", r"cust=CUST-\d{6}"]
+    result = CliRunner().invoke(cli, [*args, "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text(encoding="utf-8")
+    (embedded,) = embedded_jsonl(html)
+    for value in (EMAIL, PHONE, ORDER):
+        assert value not in html and value.encode() not in embedded
+    summary = json.loads(report.read_text(encoding="utf-8").splitlines()[0])
+    assert summary["counts"] == {"cust": 1, "email": 1, "phone": 1}
+    assert "[REDACTED:email:1]" in html and "[REDACTED:cust:1]" in html
+    plain = tmp_path / "plain.html"
+    assert CliRunner().invoke(cli, ["export", str(source), "-o", str(plain)]).exit_code == 0
+    assert EMAIL in plain.read_text(encoding="utf-8")  # opt-in: a plain export keeps it
+
+
+def test_the_policy_key_changes_with_each_option() -> None:
+    """Published copies and site pages are keyed on the policy: another pattern, or --pii,
+    must redact them again."""
+    keys = {
+        RedactionPolicy(env_secrets=False).key({}),
+        RedactionPolicy(env_secrets=False, pii=True).key({}),
+        RedactionPolicy(env_secrets=False, patterns=(("a", "x+"),)).key({}),
+        RedactionPolicy(env_secrets=False, patterns=(("a", "y+"),)).key({}),
+    }
+    assert len(keys) == 4
+
+
+def test_apply_policy_counts_each_kind() -> None:
+    session = load_session(PLANTED)
+    policy = RedactionPolicy(env_secrets=False, pii=True, patterns=(("cust", r"CUST-\d{6}"),))
+    redacted, report = apply_policy(session, policy, environ={})
+    assert report.counts == {}  # the fixture holds no personal data
+    assert render_session(redacted)
