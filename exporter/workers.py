@@ -117,6 +117,16 @@ def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
     return pool
 
 
+def _submit(pool: ProcessPoolExecutor, work: Callable[[T], Any], task: T) -> Future[Any]:
+    """``pool.submit``; a worker that died while the pool was starting another (forkserver
+    and spawn pools start them as tasks come) leaves it writing to a closed pipe, which
+    CPython raises as ``OSError: handle is closed``: that is a broken pool too."""
+    try:
+        return pool.submit(work, task)
+    except OSError as error:
+        raise BrokenProcessPool(f"a worker died while another was starting ({error})") from None
+
+
 def _abandon(pool: ProcessPoolExecutor) -> None:
     """Stop a pool now (Ctrl-C, or a bug): drop its queue and end the tasks under way, which
     went on writing pages for seconds while the exit waited."""
@@ -168,7 +178,7 @@ def run_tasks(
         try:
             try:
                 for i, task in enumerate(pending):
-                    futures[pool.submit(work, task)] = i
+                    futures[_submit(pool, work, task)] = i
                 for future in as_completed(futures):
                     handle(pending[futures[future]], future.result())
                     done.add(futures[future])

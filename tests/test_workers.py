@@ -170,3 +170,40 @@ def test_a_worker_told_to_stop_leaves_no_half_written_page(tmp_path: Path) -> No
         remove_unfinished()  # what _stop_at_once does before os._exit
         assert list(tmp_path.iterdir()) == []
     assert not page.exists()
+
+
+def test_a_pipe_closed_while_a_worker_starts_is_a_broken_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker that died while the pool was starting another made ``submit`` raise
+    ``OSError: handle is closed`` (seen once in a full run, 2026-12-02): the batch ended in
+    a traceback. It is a broken pool: what was submitted is kept, the rest run after."""
+    import concurrent.futures
+
+    import exporter.workers as workers
+
+    calls = {"n": 0}
+
+    class ClosingPool(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            calls["n"] += 1
+            if calls["n"] == 3:  # the third task: a worker died meanwhile
+                raise OSError("handle is closed")
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(workers, "_start_pool", lambda n, context: ClosingPool(n))
+    monkeypatch.setattr(
+        workers, "_new_pool", lambda n, context: concurrent.futures.ThreadPoolExecutor(n)
+    )
+    monkeypatch.setattr(workers, "_end_workers", lambda pool: None)
+    handled: dict[int, dict] = {}
+    workers.run_tasks(
+        list(range(6)),
+        lambda task: {"square": task * task},
+        lambda task, result: handled.__setitem__(task, result),
+        jobs=2,
+        died=lambda task: {"died": task},
+        context=lambda: None,  # type: ignore[arg-type,return-value]
+    )
+    assert calls["n"] == 3  # the pool broke at the third task; the rest ran in a new one
+    assert handled == {task: {"square": task * task} for task in range(6)}
