@@ -3036,3 +3036,49 @@ def test_the_files_table_agrees_with_the_tool_boxes_it_links(name: str) -> None:
             assert row["lines"] == f"+{added:,} −{removed:,}", row["path"]
         changed += bool(links)
     assert changed >= 1
+
+
+@every_fixture
+def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
+    """A prompt's footer sums its turn (peer review: cost per prompt): the replies, tool
+    calls and cost of what follows it on its line up to the next prompt, counted here
+    from the session itself; on the active path the turns add up to what the path's
+    assistant messages after its first prompt cost."""
+    from exporter.usage import turn_usage
+
+    session = load_fixture(name)
+    page = parse_fixture(name)
+    checked, turns_cost, after_first = 0, 0.0, 0.0
+    turn: dict[str, Any] | None = None
+    for entry_id in [*session.active_path, None]:
+        entry = session.by_id[entry_id] if entry_id else None
+        message = entry if isinstance(entry, MessageEntry) else None
+        if entry is None or (message is not None and message.role == "user"):
+            if turn is not None and (turn["replies"] or turn["commands"]):
+                footer = page.entry(turn["id"]).find_all(lambda e: e.tag == "footer")
+                replies, calls = turn["replies"], turn["calls"]
+                said = [f"{replies} repl{'y' if replies == 1 else 'ies'}"]
+                if calls:
+                    said.append(f"{calls} tool call{'s' if calls != 1 else ''}")
+                if turn["commands"]:
+                    said.append(
+                        f"{turn['commands']} !command{'s' if turn['commands'] != 1 else ''}"
+                    )
+                said.append(fmt_cost(turn["cost"]))
+                text = norm(footer[0].text) if footer else ""
+                assert text.startswith("Turn: " + " · ".join(said)), (turn, text)
+                turns_cost += turn["cost"]
+                checked += 1
+            turn = {"id": entry_id, "replies": 0, "calls": 0, "commands": 0, "cost": 0.0}
+            turn = turn if entry else None
+        elif turn is not None and message is not None and message.role == "assistant":
+            cost = turn_usage(message).cost
+            turn["replies"] += 1
+            turn["calls"] += sum(1 for b in message.content if b.get("type") == "toolCall")
+            turn["cost"] += cost
+            after_first += cost
+        elif turn is not None and message is not None and message.role == "bashExecution":
+            turn["commands"] += 1
+    assert abs(turns_cost - after_first) < 1e-9
+    if name in ("pi-branched-4.jsonl", "pi-large-session.jsonl"):
+        assert checked > 20, checked

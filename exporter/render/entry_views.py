@@ -41,6 +41,7 @@ from exporter.render.tools import (
     json_text,
     standalone_result_view,
 )
+from exporter.render.turns import turn_summary
 from exporter.usage import turn_usage
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def _message(
         attached = _attachments(entry.message.get("attachments"), view)
         if not view.parts and not text.strip() and not attached:
             view.notes.append("(empty message)")
+        view.meta = turn_summary(builder.session, entry.id, line_set)
     elif role == "assistant":
         _assistant(builder, entry, view, line_set)
     elif role == "toolResult":

@@ -1,0 +1,60 @@
+"""What one prompt caused: the replies, tool calls, cost and time of its turn.
+
+A prompt's turn is what follows it on its line of the page, up to the next prompt: the
+usage tables give a session's totals, this says which prompt spent them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+
+from exporter.entries import MessageEntry
+from exporter.formatting import fmt_cost, fmt_duration, plural
+from exporter.session import Session, parse_time
+from exporter.usage import turn_usage
+
+__all__ = ["turn_summary"]
+
+
+def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
+    """``Turn: 3 replies · 12 tool calls · $0.482 · 1m 12s``; "" when nothing answered it.
+
+    ``line``: the ids of the line the prompt is shown on (its turn goes on with the child
+    on it; the other children are branches, with their own prompts)."""
+    replies = calls = commands = 0
+    cost = 0.0
+    start = last = parse_time(session.by_id[prompt_id].timestamp)
+    node: str | None = prompt_id
+    while node is not None:
+        node = next((kid for kid in session.children.get(node, ()) if kid in line), None)
+        entry = session.by_id.get(node) if node is not None else None
+        if entry is None:
+            break
+        if isinstance(entry, MessageEntry):
+            if entry.role == "user":
+                break
+            if entry.role == "assistant":
+                replies += 1
+                cost += turn_usage(entry).cost
+                calls += sum(
+                    1
+                    for block in entry.content
+                    if isinstance(block, dict) and block.get("type") == "toolCall"
+                )
+            elif entry.role == "bashExecution":
+                commands += 1
+        moment = parse_time(entry.timestamp)
+        if moment is not None and (last is None or moment > last):
+            last = moment
+    if not replies and not commands:
+        return ""
+    parts = [plural(replies, "reply", "replies")]
+    if calls:
+        parts.append(plural(calls, "tool call"))
+    if commands:
+        parts.append(plural(commands, "!command"))
+    parts.append(fmt_cost(cost))
+    seconds = (last - start).total_seconds() if start is not None and last is not None else 0
+    if seconds >= 1:  # (a generated session's turn takes milliseconds: no "under 1s")
+        parts.append(fmt_duration(seconds))
+    return "Turn: " + " · ".join(parts)
