@@ -172,6 +172,7 @@ class AssignmentDetector(Detector):
         if (
             not env_style
             and not quoted
+            and len(value) >= 5  # (what a password needs: most candidates are not one)
             and name.lower() == "password"
             and match.group("sep") == "="
             and not match.group("sp1")
@@ -220,10 +221,17 @@ _LIBPQ_KEY = re.compile(
 
 def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
     """Another libpq key on the same line, within 256 characters of ``password=``."""
-    left = text.rfind("\n", max(0, start - 256), start) + 1
+    window = max(0, start - 256)  # (not from the text's start: a long line was quadratic)
+    left = max(window, text.rfind("\n", window, start) + 1)
     right = text.find("\n", after, after + 256)
     right = right if right >= 0 else min(len(text), after + 256)
+    near = text[left:right].lower()
+    if not any(key in near for key in _LIBPQ_WORDS):  # most candidates: no regex at all
+        return False
     return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
+
+
+_LIBPQ_WORDS = ("host", "dbname=", "user=", "port=", "sslmode=", "connect_timeout=")
 
 
 def _starts_line(text: str, start: int) -> bool:

@@ -43,6 +43,7 @@ from exporter.secret_heuristics import (
     WORDLIKE,
     is_dummy,
     is_placeholder,
+    is_secret_assignment,
     looks_random,
     not_dummy,
 )
@@ -233,7 +234,7 @@ class AwsSecretDetector(Detector):
                 yield match.span()
 
 
-_CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+)+")
+_CAMEL_WORDS = re.compile(r"[a-z]*(?:[A-Z][a-z]+)+")  # YourApiKey, apiKeyFromEnv
 
 
 class AuthHeaderDetector(Detector):
@@ -269,8 +270,12 @@ class AuthHeaderDetector(Detector):
             return pair is not None and not is_placeholder(pair.group(1))
         if is_placeholder(value) or len(value) < 8:
             return False
-        if kind == self._KEY:  # the header says it is a key: a mixed-case one without digits,
-            return looks_random(value) and not _CAMEL_WORDS.fullmatch(value)  # not YourApiKey
+        if kind == self._KEY:  # the header says it is a key: what NAME=value takes, and
+            if not looks_random(value):
+                return False
+            if is_secret_assignment("api_key", value, quoted=False, env_style=False):
+                return True  # a mixed-case one of letters only, not a name in code
+            return len(value) >= 16 and value.isalpha() and not _CAMEL_WORDS.fullmatch(value)
         return not WORDLIKE.fullmatch(value) and (kind == 0 or looks_random(value))
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -289,6 +294,8 @@ class AuthHeaderDetector(Detector):
 
     def _key_header(self, text: str, lower: str, end: int) -> Iterator[Span]:
         """The value of the key header whose name ends at ``end``, if one does."""
+        if ":" not in lower[end : end + 10]:  # no header's colon: most -key and -token words
+            return
         for name in self._key_headers:
             if lower.startswith(name, end - len(name)) and _at_boundary(text, end - len(name)):
                 match = self._key_value.match(lower, end)
@@ -629,7 +636,8 @@ class Scanner:
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
         self._non_ascii = [i for i, d in enumerate(self.detectors) if d.non_ascii]
         self._always = [i for i, d in enumerate(self.detectors) if d.always]
-        self._shortest = min([MIN_SCAN_LENGTH, *(d.min_length for d in self.detectors if d.always)])
+        # (the built-in ones find nothing shorter than 8; --pii's and a pattern may)
+        self._shortest = min([MIN_SCAN_LENGTH, *(d.min_length for d in self.detectors)])
         # One substring pass per distinct trigger, then only the detectors that were triggered;
         # most strings are short (ids, names, times): they check only what can fit in them,
         # by tiers of the detectors' shortest finds.

@@ -471,6 +471,11 @@ ASSIGNMENT_NEGATIVES = [
     "curl -H 'PRIVATE-TOKEN: personalaccesstoken'",
     "X-Api-Key: YourApiKeyHere",
     "headers = {'X-Api-Key': api_key}",
+    # names in code after a key header (review 2026-12-02)
+    '"x-api-key": opts.apiKey',
+    "X-Api-Key: settings.OPENAI_API_KEY",
+    "x-api-key: apiKeyFromEnv",
+    "X-Vault-Token: vaultClient.token",
     "key: 'ArrowUp'",
     "storageKey = 'pi-session-tree-state'",
     "cacheKey: '3f2a9c1d5e7b8a0f1234567890abcdef'",
@@ -885,6 +890,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "prose-identifier": "a_" * 40 + "token is ",
     "prose-cjk": "密码是abcdefgh ",
     "libpq": "host=a password=abcdefgh ",
+    # one long line: the libpq check looked back to the text's start (quadratic, 15 s for
+    # a 300 KB access log; review 2026-12-02)
+    "libpq-one-line": " password=abcdefgh1",
     "key-header": "x-api-key: abcdefgh ",
     "gh-secret-set": "gh secret set ",
     "herestring": "vercel env add <<< 'abcd' ",
