@@ -17,15 +17,15 @@ from exporter.detector_base import Detector, Span
 __all__ = ["PII_DETECTORS", "PatternDetector", "parse_pattern"]
 
 # what follows the last dot of a file name with an "@" in it (icon@2x.png), not a domain
+# (not the country domains a file suffix shares: .py, .rs, .so, .md are places too)
 _FILE_SUFFIXES = frozenset((
     "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "js", "mjs", "cjs", "ts", "tsx", "jsx",
-    "py", "rb", "go", "rs", "java", "kt", "css", "scss", "html", "htm", "json", "yaml", "yml",
-    "toml", "md", "txt", "lock", "log", "map", "wasm", "so", "dylib", "dll", "exe", "zip", "gz",
-    "tar",
+    "rb", "java", "kt", "css", "scss", "html", "htm", "json", "yaml", "yml", "toml", "txt",
+    "lock", "log", "wasm", "dylib", "dll", "exe", "gz", "tar",
 ))  # fmt: skip
 # addresses that name nobody: placeholders, machines, and git's own
-_NOBODY = re.compile(
-    r"(?:no-?reply|donotreply|example|test|user|you|your[-_.]?name|name|foo|bar|me|git|root)@"
+_NOBODY = re.compile(  # the whole local part, or the whole domain (graeme@, birgit@ are people)
+    r"^(?:no-?reply|donotreply|example|test|user|you|your[-_.]?name|name|foo|bar|me|git|root)@"
     r"|@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|localhost|users\.noreply\.github\.com|test|invalid)$",
     re.IGNORECASE,
 )
@@ -70,9 +70,14 @@ class PhoneDetector(Detector):
                 yield match.span()
 
 
+# `v1.2.3.4`, `Chrome/120.0.0.0` (a product's version), not `https://10.0.0.5`
+_VERSION_BEFORE = re.compile(r"(?:\bv|[a-z]/)\Z")
+
+
 class Ipv4Detector(Detector):
     """``203.0.113.42``: any IPv4 address but the unspecified, loopback and broadcast ones
-    (``0.0.0.0``, ``127.x``, ``255.x``), and a version (``v1.2.3.4``)."""
+    (``0.0.0.0``, ``127.x``, ``255.x``), and a version (``v1.2.3.4``, ``Chrome/120.0.0.0``,
+    ``AssemblyVersion("1.0.0.0")``)."""
 
     name, summary = "ipv4", "IPv4 addresses (--pii)"
     triggers = (".",)
@@ -83,8 +88,10 @@ class Ipv4Detector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._address.finditer(text):
             first = match.group().split(".", 1)[0]
-            before = lower[max(0, match.start() - 8) : match.start()]
-            if first in ("0", "127", "255") or before.endswith(("v", "version ", "version")):
+            before = lower[max(0, match.start() - 20) : match.start()]
+            if first in ("0", "127", "255") or "version" in before:
+                continue
+            if _VERSION_BEFORE.search(before):
                 continue
             yield match.span()
 

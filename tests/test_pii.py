@@ -17,7 +17,6 @@ from exporter.loader import load_session
 from exporter.pii_detectors import PII_DETECTORS, PatternDetector, parse_pattern
 from exporter.policy import RedactionPolicy
 from exporter.redact import apply_policy
-from exporter.render import render_session
 from tests.browser_util import embedded_jsonl
 from tests.conftest import FIXTURES_DIR
 
@@ -51,6 +50,23 @@ def finds(text: str) -> list[tuple[str, str]]:
         ("db at 10.0.0.5:5432", [("10.0.0.5", "ipv4")]),
         ("order CUST-123456 shipped", [("CUST-123456", "cust")]),
         ("CUST-654321", [("CUST-654321", "cust")]),  # shorter than the built-ins ever look
+        # (review 2026-12-02) names that end like a placeholder's, country domains that
+        # are file suffixes too, and whole values shorter than 8 characters
+        (
+            "graeme@acme.com, birgit@firma.de",
+            [("graeme@acme.com", "email"), ("birgit@firma.de", "email")],
+        ),
+        (
+            "alice.test@acme.com akbar@acme.com",
+            [("alice.test@acme.com", "email"), ("akbar@acme.com", "email")],
+        ),
+        (
+            "anna@notion.so petar@firma.rs",
+            [("anna@notion.so", "email"), ("petar@firma.rs", "email")],
+        ),
+        ("jo@x.de", [("jo@x.de", "email")]),
+        ("8.8.8.8", [("8.8.8.8", "ipv4")]),
+        ("https://10.0.0.5/x", [("10.0.0.5", "ipv4")]),
     ],
 )
 def test_personal_data_and_patterns_are_found(text: str, found: list[tuple[str, str]]) -> None:
@@ -68,6 +84,8 @@ def test_personal_data_and_patterns_are_found(text: str, found: list[tuple[str, 
         "listen on 127.0.0.1 and 0.0.0.0, mask 255.255.255.0",
         "commit 3f2a9c1, port range 8080-8090, pid 12345678901234",
         "order CUST-12345 (five digits)",
+        'AssemblyVersion("1.0.0.0"), Version=4.0.0.0, Chrome/120.0.0.0 Safari/537.36',
+        "me@x.com",
     ],
 )
 def test_what_is_not_personal_data(text: str) -> None:
@@ -155,9 +173,11 @@ def test_the_policy_key_changes_with_each_option() -> None:
     assert len(keys) == 4
 
 
-def test_apply_policy_counts_each_kind() -> None:
-    session = load_session(PLANTED)
-    policy = RedactionPolicy(env_secrets=False, pii=True, patterns=(("cust", r"CUST-\d{6}"),))
-    redacted, report = apply_policy(session, policy, environ={})
-    assert report.counts == {}  # the fixture holds no personal data
-    assert render_session(redacted)
+def test_the_fixtures_hold_no_personal_data_to_find() -> None:
+    """What --pii finds in the real sessions (their addresses are git's and loopback's):
+    nothing, so a false positive shows here."""
+    for path in sorted(FIXTURES_DIR.glob("*.jsonl")):
+        policy = RedactionPolicy(env_secrets=False, pii=True)
+        _, report = apply_policy(load_session(path), policy, environ={})
+        kinds = {k for k in report.counts if k in ("email", "phone", "ipv4")}
+        assert kinds == set(), (path.name, report.counts)
