@@ -29,7 +29,7 @@ from exporter.loader import GZIP_MAGIC
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 from exporter.session import Session
-from exporter.share_cuts import unknown_exclusions
+from exporter.share_cuts import excluded_ids, unknown_exclusions
 
 if TYPE_CHECKING:
     from exporter.redact import RedactionReport
@@ -153,10 +153,14 @@ def exclude_option(func: F) -> F:
 def check_exclusions(session: Session, policy: RedactionPolicy) -> None:
     """Refused before any work: an ``--exclude`` id the session does not have (a typo
     would share what it was meant to leave out)."""
-    unknown = unknown_exclusions(session, policy.exclude) if policy.exclude else []
+    if not policy.exclude:
+        return
+    unknown = unknown_exclusions(session, policy.exclude)
     if unknown:
         listed = ", ".join(terminal_text(spec) for spec in unknown[:5])
         raise CliError(f"--exclude: no entry {listed} in this session; nothing was written", 1)
+    if len(excluded_ids(session, policy.exclude)) >= len(session.entries):
+        raise CliError("--exclude leaves no entry of this session; nothing was written", 1)
 
 
 def parse_env_text(text: str) -> list[tuple[str, str]]:

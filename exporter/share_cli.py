@@ -312,10 +312,10 @@ def share_command(
     given_now = policy.given_values() if policy.redact else set()
     check_given = policy.redact and not allow_weaker_policy
     if check_given:  # before the dry run too: it says what a share would do
-        _refuse_lost_given_secrets(ShareState().entry(api_url, prepared.id), given_now)
+        _refuse_lost_given_secrets(ShareState().entry(api_url, loaded.id), given_now)
     excluded = excluded_ids(loaded, policy.exclude)
     if not allow_weaker_policy:
-        record = ShareState().entry(api_url, prepared.id)
+        record = ShareState().entry(api_url, loaded.id)
         _refuse_lost_exclusions(record, loaded, excluded, removed_by(policy))
     files = _upload_files(prepared, with_jsonl)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
@@ -335,7 +335,7 @@ def share_command(
     )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
-    _say_what_was_done(gist, action, public, api_url, viewer_url, earlier, state, prepared.id)
+    _say_what_was_done(gist, action, public, api_url, viewer_url, earlier, state, loaded.id)
 
 
 def _check_viewer(viewer_url: str | None) -> None:
@@ -452,7 +452,7 @@ def _share_under_lock(
     lock = terminal_text(str(state.lock_path))
     waiting = f"waiting for another share to finish (it holds {lock})"
     with state.locked(on_wait=lambda: _notify(waiting)):
-        earlier = state.entry(client.api_url, prepared.id)  # reads the file: is it usable?
+        earlier = state.entry(client.api_url, loaded.id)  # reads the file: is it usable?
         if given_now is not None:  # again under the lock: a share that ran meanwhile counts too
             _refuse_lost_given_secrets(earlier, given_now)
         if check_excluded:
@@ -462,7 +462,7 @@ def _share_under_lock(
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
             _note_another_file_with_this_id(earlier, source)
         gist, action = share_files(
-            client, state, prepared.id, files, description, public=public, new=new_gist,
+            client, state, loaded.id, files, description, public=public, new=new_gist,
             source=source, given=_given_record(replaced, excluded, removed), warn=_notify,
         )  # fmt: skip
     return gist, action, earlier

@@ -1760,3 +1760,51 @@ def test_pii_and_patterns_are_recorded_and_a_run_without_them_is_refused(
     assert len(fake_hub.commits) == commits
     assert publish(fake_hub, small, "--pii", "--redact-pattern", "acme-id=ACME-\\d+").exit_code == 0
     assert_consistent(fake_hub)
+
+
+def test_a_session_published_at_a_path_with_a_secret_moves_off_it() -> None:
+    """Datasets published before 0.2.14 hold `sessions/…/debug-ghp_….jsonl`; each session
+    kept its published path, so the token stayed in it (review 2026-12-02). Such a session
+    now takes a path without the secret, and the old one is named (without the secret)."""
+    from exporter.policy import RedactionPolicy
+    from exporter.publish.hub_plan import Source, claim_paths
+    from exporter.publish.hub_state import RemoteFile, RemoteState
+    from exporter.redact import name_scrubber
+
+    token = "ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi"
+    leaking, clean = f"sessions/2026-01/debug-{token}.jsonl", "sessions/2026-01/x.jsonl"
+    remote = RemoteState(exists=True)
+    remote.files = {leaking: RemoteFile(1, "a"), clean: RemoteFile(1, "b")}
+    remote.manifest = {leaking: {"id": "s1"}, clean: {"id": "s2"}}
+    scrub = name_scrubber(RedactionPolicy(env_secrets=False), environ={})
+    sources = [
+        Source(
+            Path("/p/a.jsonl"), "sessions/2026-01/debug-REDACTED-github-token.jsonl", "h", 1, "s1"
+        ),
+        Source(Path("/p/x2.jsonl"), "sessions/2026-01/x2.jsonl", "h", 1, "s2"),
+    ]
+    moved: list[str] = []
+    claimed = claim_paths(sources, remote, scrub, moved)
+    assert [s.repo_path for s in claimed] == [sources[0].repo_path, clean]  # s2 keeps its path
+    assert moved == ["sessions/2026-01/debug-REDACTED-github-token.jsonl"]
+    assert token not in "".join(moved)
+
+
+@pytest.mark.parametrize("token_in_name", [False, True])
+def test_prune_keeps_a_published_session_whose_file_now_fails(
+    fake_hub: FakeHub, small: Corpus, token_in_name: bool
+) -> None:
+    """A file that fails now keeps its published copy under --prune; one whose name held a
+    secret was pruned, its dataset path being the name without it (review 2026-12-02)."""
+    source = small.files[1]
+    if token_in_name:
+        source = source.rename(
+            source.with_name("debug-ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi.jsonl")
+        )
+    first = publish(fake_hub, small)
+    assert first.exit_code == 0, first.output
+    before = session_paths(fake_hub)
+    source.write_bytes(b"\x00\x01 not a session\n")
+    pruned = publish(fake_hub, small, "--prune")
+    assert "1 failed" in pruned.output, pruned.output
+    assert session_paths(fake_hub) == before

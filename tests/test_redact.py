@@ -1334,6 +1334,11 @@ def test_exclude_on_the_command_line(tmp_path: Path) -> None:
                                         entry.id])  # fmt: skip
     assert exported.exit_code == 0, exported.output
     assert f'data-entry-id="{entry.id}"' not in page.read_text(encoding="utf-8")
+    root = session.roots[0]  # everything: a clear error, not an empty page (review 2026-12-02)
+    empty = CliRunner().invoke(cli, ["export", str(source), "-o", str(tmp_path / "e.html"),
+                                     "--exclude", f"{root}/"])  # fmt: skip
+    assert empty.exit_code == 1 and "--exclude leaves no entry" in empty.stderr
+    assert not (tmp_path / "e.html").exists()
     site = CliRunner().invoke(cli, ["export", "--all", "-o", str(tmp_path / "s"), "--exclude",
                                     entry.id])  # fmt: skip
     assert site.exit_code == 1 and "--exclude" in site.stderr

@@ -1129,3 +1129,22 @@ def test_a_re_share_without_an_earlier_pii_or_pattern_is_refused(
     allowed = share(fake, str(FIXTURE), "--allow-weaker-policy")
     assert allowed.exit_code == 0, allowed.output
     assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for them
+
+
+def test_a_pattern_that_matches_session_ids_keeps_two_sessions_apart(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """A --redact-pattern matching UUIDs rewrote both sessions' ids to one placeholder, and
+    the share state, keyed on the copy's id, sent session B to session A's gist (review
+    2026-12-02). The state is keyed on each session's own id: two sessions, two gists."""
+    uid = "uid=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    other = tmp_path / "other.jsonl"
+    lines = FIXTURE.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "0badc0de-0000-4000-8000-000000000001"
+    other.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    for source in (FIXTURE, other):
+        result = share(fake, str(source), "--redact-pattern", uid)
+        assert result.exit_code == 0, result.output
+        assert "gist created" in result.stderr, result.output
+    assert len(fake.gists) == 2

@@ -43,6 +43,7 @@ from exporter.publish.hub_plan import (
     policy_cuts,
     prepare_all,
     probe_sources,
+    repo_stem,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
 from exporter.publish.hub_site import (
@@ -117,6 +118,7 @@ class _Run:
     key: str  # the redaction settings' mark, which the manifest records per session
     policy: RedactionPolicy  # what the workers redact with
     cuts: list[str]  # what the policy removes besides secrets (--no-thinking, ...)
+    public_name: Callable[[str], str]  # a file's name with its secrets out (dataset paths)
     publisher: str  # this machine's mark on what it publishes
 
 
@@ -134,8 +136,14 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         )
     run = _begin(req, repo, remote, result, token, _publish_key(result), notify)
     # a file's name becomes its dataset path and its page's name: no secret in either
-    sources, result.failed = probe_sources(req.files, name_scrubber(run.policy, run.environ))
-    sources = claim_paths(sources, remote)
+    sources, result.failed = probe_sources(req.files, run.public_name)
+    moved: list[str] = []
+    sources = claim_paths(sources, remote, run.public_name, moved)
+    for path in moved:  # said without the secret; the old path stays until --prune
+        notify(
+            f"warning: {path} was published at a path holding a secret (before 0.2.14): it "
+            "goes up again at a path without it; --prune deletes the old one"
+        )
     unchanged, todo = classify(sources, remote, run.key, run.marks.mark)
     _refuse_dropped_cuts(run, todo)
     result.unchanged = len(unchanged)
@@ -234,6 +242,7 @@ def _begin(
         key=key,
         policy=policy,
         cuts=policy_cuts(req.policy),
+        public_name=name_scrubber(policy, environ),
         publisher=marks.mark("pi-session-export publisher"),  # this machine's key, not secret
     )
 
@@ -354,10 +363,17 @@ def _selected_projects(
     return frozenset(projects)
 
 
+def _failed_names(run: _Run, failed: set[Path]) -> set[str]:
+    """The unreadable files' names, as they are and as their dataset paths end: their
+    published copies stay (a name with a secret in it is published without it)."""
+    published = {f"{repo_stem(p.name, run.public_name)}.jsonl" for p in failed}
+    return {p.name for p in failed} | published
+
+
 def _prune(run: _Run, sources: list[Source], failed: set[Path], scope: PruneScope) -> list[Op]:
     """The removals of a --prune run; without --prune, how many it would make is counted
     for the summary's note (not for SESSION arguments or --since: they name a part)."""
-    paths, names = {s.repo_path for s in sources}, {p.name for p in failed}
+    paths, names = {s.repo_path for s in sources}, _failed_names(run, failed)
     left = prune_ops(run.remote, paths, names, scope)
     if run.req.prune:
         return left
@@ -371,7 +387,8 @@ def _sessions_beside_uploads(
 ) -> set[str]:
     """The published sessions that stay besides this run's uploads, whose pages the site
     keeps: the unchanged ones here and those published from elsewhere."""
-    outside = _published_elsewhere(run.remote, sources, run.req.prune, failed, scope)
+    names = _failed_names(run, failed)
+    outside = _published_elsewhere(run.remote, sources, run.req.prune, failed, names, scope)
     kept = [s.repo_path for s in unchanged if s.path not in failed]
     return {*outside, *kept}
 
@@ -381,12 +398,13 @@ def _published_elsewhere(
     sources: list[Source],
     prune: bool,
     failed: set[Path],
+    names: set[str],
     scope: PruneScope,
 ) -> list[str]:
-    """Sessions that stay on the Hub after this run without a readable file in it."""
+    """Sessions that stay on the Hub after this run without a readable file in it
+    (``names``: the unreadable files', see :func:`_failed_names`)."""
     local = {source.repo_path for source in sources if source.path not in failed}
     paths = {source.repo_path for source in sources}
-    names = {path.name for path in failed}
 
     def pruned(path: str) -> bool:  # as prune_ops
         return prune and is_pruned(path, remote, paths, names, scope)
@@ -454,7 +472,15 @@ def _rebuilt_site(run: _Run, copies: list[Path], tmp: Path) -> list[Op]:
     site = html_cache_dir(run.repo.endpoint, run.req.repo_id)
     if run.req.dry_run:  # a copy of the kept site: only what changed is rendered
         site = _scratch_copy(site, tmp / "site")
-    build_html(copies, site, run.policy, run.key, jobs=run.req.jobs, progress=run.req.progress)
+    build_html(
+        copies,
+        site,
+        run.policy,
+        run.key,
+        jobs=run.req.jobs,
+        progress=run.req.progress,
+        public_name=run.public_name,
+    )
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "policy_cuts",
     "prepare_all",
     "probe_sources",
+    "repo_stem",
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -89,8 +90,7 @@ def probe_sources(
         except OSError as error:
             failed.append((path, error.strerror or str(error)))
             continue
-        name = public_name(path.name).removesuffix(".jsonl")
-        stem = _UNSAFE.sub("-", name).strip("-.") or "session"
+        stem = repo_stem(path.name, public_name)
         repo_path, n = f"sessions/{month}/{stem}.jsonl", 1
         while repo_path.lower() in used:
             n += 1
@@ -101,6 +101,12 @@ def probe_sources(
         session_id = _session_id(header, path)
         sources.append(Source(path, repo_path, digest.hexdigest(), size, session_id))
     return sources, failed
+
+
+def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
+    """A file's name as its dataset path's last part has it (without ``.jsonl``): secrets
+    out (``public_name``), and nothing a path cannot hold."""
+    return _UNSAFE.sub("-", public_name(name).removesuffix(".jsonl")).strip("-.") or "session"
 
 
 def _first_typed_object(path: Path) -> dict[str, Any]:
@@ -127,7 +133,12 @@ def _session_id(header: dict[str, Any], path: Path) -> str | None:
     return header_id_from_path(str(path))
 
 
-def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
+def claim_paths(
+    sources: list[Source],
+    remote: RemoteState,
+    public_name: Callable[[str], str] = lambda name: name,
+    moved: list[str] | None = None,
+) -> list[Source]:
     """Each session keeps the repo path it was published at (a renamed file was published
     twice), and no file takes a path that holds another session (two projects can have files
     of the same name: the second replaced the first, reported as "1 updated"); such a file
@@ -144,6 +155,10 @@ def claim_paths(sources: list[Source], remote: RemoteState) -> list[Source]:
     used: set[str] = set()
     for index, source in enumerate(sources):  # first, the sessions already on the Hub
         there = published.get(source.session_id or "")
+        if there and public_name(there) != there:  # published before its secret was known
+            if moved is not None:
+                moved.append(public_name(there))
+            continue  # a new path; --prune deletes the old one (it names this session)
         if there and there.lower() not in used:
             paths[index] = there
             used.add(there.lower())

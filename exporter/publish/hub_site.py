@@ -136,9 +136,11 @@ def build_html(
     *,
     jobs: int,
     progress: bool | None = None,
+    public_name: Callable[[str], str] | None = None,
 ) -> None:
     """The static site of ``files``, redacted with the publish policy (``exporter.site``
-    re-renders a page only when its source, the options or the policy key changed)."""
+    re-renders a page only when its source, the options or the policy key changed);
+    ``public_name`` takes secrets out of the pages' names."""
     from exporter.render import RenderOptions
     from exporter.site import build_site
 
@@ -151,4 +153,5 @@ def build_html(
         options_key=key,
         transform=transform,
         progress=progress,
+        public_name=public_name,
     )
