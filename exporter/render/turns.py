@@ -23,7 +23,7 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
     on it; the other children are branches, with their own prompts)."""
     replies = calls = commands = 0
     cost = 0.0
-    start = last = parse_time(session.by_id[prompt_id].timestamp)
+    last_entry = None
     node: str | None = prompt_id
     while node is not None:
         node = next((kid for kid in session.children.get(node, ()) if kid in line), None)
@@ -43,9 +43,7 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
                 )
             elif entry.role == "bashExecution":
                 commands += 1
-        moment = parse_time(entry.timestamp)
-        if moment is not None and (last is None or moment > last):
-            last = moment
+        last_entry = entry
     if not replies and not commands:
         return ""
     parts = [plural(replies, "reply", "replies")]
@@ -54,6 +52,9 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
     if commands:
         parts.append(plural(commands, "!command"))
     parts.append(fmt_cost(cost))
+    # from the prompt to the turn's last entry (two times parsed, not every entry's)
+    start = parse_time(session.by_id[prompt_id].timestamp)
+    last = parse_time(last_entry.timestamp) if last_entry is not None else None
     seconds = (last - start).total_seconds() if start is not None and last is not None else 0
     if seconds >= 1:  # (a generated session's turn takes milliseconds: no "under 1s")
         parts.append(fmt_duration(seconds))
