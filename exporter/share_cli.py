@@ -94,7 +94,7 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
         )
 
 
-def _refuse_lost_exclusions(
+def _refuse_lost_removals(
     record: dict[str, Any] | None, loaded: Session, excluded: set[str], removed: list[str]
 ) -> None:
     """A re-share without an ``--exclude``, ``--pii`` or ``--redact-pattern`` an earlier
@@ -316,7 +316,7 @@ def share_command(
     excluded = excluded_ids(loaded, policy.exclude)
     if not allow_weaker_policy:
         record = ShareState().entry(api_url, loaded.id)
-        _refuse_lost_exclusions(record, loaded, excluded, removed_by(policy))
+        _refuse_lost_removals(record, loaded, excluded, removed_by(policy))
     files = _upload_files(prepared, with_jsonl)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
@@ -456,7 +456,7 @@ def _share_under_lock(
         if given_now is not None:  # again under the lock: a share that ran meanwhile counts too
             _refuse_lost_given_secrets(earlier, given_now)
         if check_excluded:
-            _refuse_lost_exclusions(earlier, loaded, excluded, removed)
+            _refuse_lost_removals(earlier, loaded, excluded, removed)
         if state.corrupt:
             _warn_unreadable_state(state)
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
