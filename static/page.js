@@ -509,8 +509,17 @@
       followPending = 0;
       var entry = entryMidScreen();
       if (entry) markCurrent(entry);
+      // entries rendered as they come into view (content-visibility) move what is at the
+      // middle once more, and a long jump may land between two entries: look again then
+      clearTimeout(settle);
+      settle = setTimeout(function () {
+        if (performance.now() - revealAt < 1000) return;  // a jump this script made
+        var later = entryMidScreen();
+        if (later) markCurrent(later);
+      }, 300);
     });
   }, { passive: true });
+  var settle = 0;
   // The entry at the middle of the screen, if the transcript is there.
   function entryMidScreen() {
     var column = $("#transcript");
