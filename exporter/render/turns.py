@@ -36,11 +36,7 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
             if entry.role == "assistant":
                 replies += 1
                 cost += turn_usage(entry).cost
-                calls += sum(
-                    1
-                    for block in entry.content
-                    if isinstance(block, dict) and block.get("type") == "toolCall"
-                )
+                calls += len(entry.tool_calls)
             elif entry.role == "bashExecution":
                 commands += 1
         last_entry = entry
