@@ -24,6 +24,7 @@ __all__ = [
     "cut_option",
     "given_digest",
     "given_secret_count",
+    "opt_in_cuts",
 ]
 
 MIN_LITERAL = 4  # shorter --secret values would shred ordinary words
@@ -147,6 +148,12 @@ class RedactionPolicy:
                 payload["identity"] = _slow_digest(tuple(map(tuple, self.identity(environ))))
         text = json.dumps(payload, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def opt_in_cuts(policy: RedactionPolicy) -> list[str]:
+    """The opt-in redaction a policy asks for, as a share's record and a published
+    session's cuts keep it: ``pii`` and each ``pattern:<name>`` (a name, never its regex)."""
+    return (["pii"] if policy.pii else []) + sorted({f"pattern:{n}" for n, _ in policy.patterns})
 
 
 def cut_option(name: str) -> str:

@@ -27,7 +27,7 @@ from exporter.cli import (
 from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
-from exporter.policy import RedactionPolicy, cut_option, given_digest
+from exporter.policy import cut_option, given_digest, opt_in_cuts
 from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
@@ -100,7 +100,7 @@ def _refuse_lost_removals(
     """A re-share without an ``--exclude``, ``--pii`` or ``--redact-pattern`` an earlier
     share of the session had (Pi's ``/share``, another shell) would put what it left out
     back in the gist: refused. ``excluded``: the entry ids this share leaves out;
-    ``removed``: its ``pii`` and ``pattern:<name>`` (see :func:`removed_by`)."""
+    ``removed``: its ``pii`` and ``pattern:<name>`` (see ``policy.opt_in_cuts``)."""
     for shared in [record or {}, *earlier_gists(record or {})]:
         where = str(shared.get("gist_id", ""))
         ids, kinds = shared.get("excluded"), shared.get("removed")
@@ -124,14 +124,9 @@ def _refuse_lost_removals(
         )
 
 
-def removed_by(policy: RedactionPolicy) -> list[str]:
-    """What a share's record keeps of its opt-in redaction: ``pii``, ``pattern:<name>``."""
-    return (["pii"] if policy.pii else []) + sorted({f"pattern:{n}" for n, _ in policy.patterns})
-
-
 def _given_record(values: set[str], excluded: set[str], removed: list[str]) -> dict[str, Any]:
     """What the state keeps of the given secrets a share replaced (salted digests), of the
-    entries it left out (their ids) and of its opt-in redaction (``removed_by``)."""
+    entries it left out (their ids) and of its opt-in redaction (``opt_in_cuts``)."""
     salt = secrets.token_hex(16)
     record: dict[str, Any] = {"given_salt": salt}
     record["given"] = sorted(given_digest(v, salt) for v in values)
@@ -311,12 +306,12 @@ def share_command(
     prepared, report = prepare_session(loaded, policy)
     given_now = policy.given_values() if policy.redact else set()
     check_given = policy.redact and not allow_weaker_policy
-    if check_given:  # before the dry run too: it says what a share would do
-        _refuse_lost_given_secrets(ShareState().entry(api_url, loaded.id), given_now)
     excluded = excluded_ids(loaded, policy.exclude)
-    if not allow_weaker_policy:
-        record = ShareState().entry(api_url, loaded.id)
-        _refuse_lost_removals(record, loaded, excluded, removed_by(policy))
+    if not allow_weaker_policy:  # before the dry run too: it says what a share would do
+        record = ShareState().entry(api_url, loaded.id)  # the state file, read once
+        if check_given:
+            _refuse_lost_given_secrets(record, given_now)
+        _refuse_lost_removals(record, loaded, excluded, opt_in_cuts(policy))
     files = _upload_files(prepared, with_jsonl)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
@@ -331,7 +326,7 @@ def share_command(
         client, state, loaded, prepared, files, public=public, new_gist=new_gist,
         given_now=given_now if check_given else None,
         replaced=report.given_values if report else set(),
-        excluded=excluded, removed=removed_by(policy), check_excluded=not allow_weaker_policy,
+        excluded=excluded, removed=opt_in_cuts(policy), check_excluded=not allow_weaker_policy,
     )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)

@@ -22,7 +22,7 @@ from typing import Any
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
-from exporter.policy import RedactionPolicy, given_digest, given_secret_count
+from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
 from exporter.publish.hub_state import RemoteState, git_oid
@@ -211,9 +211,7 @@ PUBLISH_CUTS = tuple(name for name in CUT_OPTIONS if name != "drop_hidden")
 def policy_cuts(policy: RedactionPolicy) -> list[str]:
     """What the policy removes besides secrets, as the manifest records it per session: the
     cut options, ``pii`` and each ``pattern:<name>``."""
-    cuts = [name for name in PUBLISH_CUTS if getattr(policy, name)]
-    cuts += ["pii"] if policy.pii else []
-    return cuts + sorted({f"pattern:{name}" for name, _ in policy.patterns})
+    return [name for name in PUBLISH_CUTS if getattr(policy, name)] + opt_in_cuts(policy)
 
 
 def _recorded_cut(name: str) -> bool:
