@@ -213,10 +213,10 @@ _COMMAND_WINDOW = 300  # how far back a flag's command may start
 
 # `host=db.internal`, `dbname=app`: another key of a libpq connection string, a word on its
 # own (`connect(host=h, password=pw)` is a Python call, not one)
-_LIBPQ_KEY = re.compile(
-    r"(?<![^\s'\"])(?:host|hostaddr|dbname|user|port|sslmode|connect_timeout|application_name)"
-    r"=[^\s,()'\"]+(?=[\s'\"]|$)"
-)
+_LIBPQ_KEYS = ("host", "hostaddr", "dbname", "user", "port", "sslmode", "connect_timeout",
+               "application_name")  # fmt: skip
+_LIBPQ_WORDS = tuple(f"{key}=" for key in _LIBPQ_KEYS)  # what the pre-check looks for
+_LIBPQ_KEY = re.compile(rf"(?<![^\s'\"])(?:{'|'.join(_LIBPQ_KEYS)})=[^\s,()'\"]+(?=[\s'\"]|$)")
 
 
 def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
@@ -229,9 +229,6 @@ def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
     if not any(key in near for key in _LIBPQ_WORDS):  # most candidates: no regex at all
         return False
     return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
-
-
-_LIBPQ_WORDS = ("host", "dbname=", "user=", "port=", "sslmode=", "connect_timeout=")
 
 
 def _starts_line(text: str, start: int) -> bool:
