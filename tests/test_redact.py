@@ -1216,8 +1216,9 @@ def test_redact_never_drops_its_copy_among_pis_sessions(
 def test_a_given_secret_inside_the_format_s_own_words_leaves_them_alone(tmp_path: Path) -> None:
     """Keys and fixed values of Pi's format were redacted like text: `--secret arent` made
     every `parentId` a `p[REDACTED…]Id` (the copy lost its tree), `--secret user` gave user
-    messages a redacted role; and a damaged line that is JSON met a KeyError when a secret
-    was "line" (fuzzing 2026-12-01)."""
+    messages a redacted role, `--secret session` the header's type (Pi then saw no header);
+    and a damaged line that is JSON met a KeyError when a secret was "line" (fuzzing
+    2026-12-01)."""
     lines = [
         {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00Z",
          "cwd": "/x"},
@@ -1230,7 +1231,9 @@ def test_a_given_secret_inside_the_format_s_own_words_leaves_them_alone(tmp_path
     source = tmp_path / "s.jsonl"
     source.write_text("\n".join(map(json.dumps, lines)) + "\n[]\n", encoding="utf-8")
     secrets = [
-        arg for word in ("arent", "user", "sage", "line", "stop") for arg in ("--secret", word)
+        arg
+        for word in ("arent", "user", "sage", "line", "stop", "session")
+        for arg in ("--secret", word)
     ]
     out = tmp_path / "copy.jsonl"
     done = CliRunner().invoke(cli, ["redact", str(source), "-o", str(out), *secrets])
@@ -1239,6 +1242,7 @@ def test_a_given_secret_inside_the_format_s_own_words_leaves_them_alone(tmp_path
     assert [set(c) for c in copied] == [set(line) for line in lines]  # every key as written
     assert copied[1]["message"]["role"] == "user" and copied[2]["parentId"] == "a"
     assert copied[2]["message"]["stopReason"] == "stop"
+    assert copied[0] == {**lines[0], "cwd": copied[0]["cwd"]}  # still the header
     said = copied[1]["message"]["content"]
     assert all(word not in said for word in ("arent", "user", "sage", "line")), said
     page = tmp_path / "page.html"
