@@ -102,7 +102,8 @@ _FORMAT_VALUES = {
          "compactionSummary", "system"}
     ),
     "type": KNOWN_ENTRY_TYPES
-    | {"session", "text", "thinking", "toolCall", "image", "redacted_thinking", "tool_use", "tool_result"},
+    | {"session", "text", "thinking", "toolCall", "image", "redacted_thinking", "tool_use",
+       "tool_result"},
     "stopReason": frozenset({"stop", "length", "toolUse", "error", "aborted"}),
 }  # fmt: skip
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
