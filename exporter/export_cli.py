@@ -38,16 +38,33 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 
-#: Names whose suffix says another format: `-o notes.md` wrote HTML into a .md file.
+#: Names whose suffix says another format: `-o notes.txt` wrote HTML into a .txt file.
 _NOT_A_PAGE = frozenset(
-    {".md", ".markdown", ".txt", ".json", ".jsonl", ".gz", ".zip", ".pdf", ".png", ".jpg"}
-    | {".jpeg", ".csv", ".yaml", ".yml"}
+    {".txt", ".json", ".jsonl", ".gz", ".zip", ".pdf", ".png", ".jpg", ".jpeg", ".csv"}
+    | {".yaml", ".yml"}
 )
+#: Suffixes that ask for Markdown when --format is not given.
+_MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 
 
-def default_page_name(session_path: str | None, session_id: str | None = None) -> str:
+def default_page_name(
+    session_path: str | None, session_id: str | None = None, suffix: str = ".html"
+) -> str:
     """Pi's convention: ``pi-session-<input basename>.html`` in the current folder."""
-    return f"pi-session-{source_stem(session_path, session_id)}.html"
+    return f"pi-session-{source_stem(session_path, session_id)}{suffix}"
+
+
+def output_format(chosen: str | None, output: str | None) -> str:
+    """``--format``, else what ``-o``'s suffix says (``notes.md`` is Markdown), else html.
+    A name whose suffix says the other format is an error, not a file in the wrong one."""
+    suffix = Path(output).suffix.lower() if output and output != "-" else ""
+    if chosen is None:
+        return "md" if suffix in _MARKDOWN_SUFFIXES else "html"
+    if chosen == "md" and suffix in (".html", ".htm"):
+        raise CliError(f"-o {output}: --format md writes Markdown; name the file .md", 1)
+    if chosen == "html" and suffix in _MARKDOWN_SUFFIXES:
+        raise CliError(f"-o {output}: --format html writes a page; name the file .html", 1)
+    return chosen
 
 
 @click.command("export")
@@ -69,6 +86,13 @@ def default_page_name(session_path: str | None, session_id: str | None = None) -
     default="auto",
     show_default=True,
     help="Initial theme; auto follows the reader's system setting.",
+)
+@click.option(
+    "--format",
+    "chosen_format",
+    type=click.Choice(["html", "md"]),
+    help="html (default) or md: one Markdown document (active path, then the other "
+    "branches; images and hidden entries left out). Default: md when -o ends in .md.",
 )
 @click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
@@ -108,6 +132,7 @@ def export_command(
     output: str | None,
     leaf: str | None,
     theme: str,
+    chosen_format: str | None,
     no_embed: bool,
     open_page: bool,
     all_sessions: bool,
@@ -117,12 +142,18 @@ def export_command(
     force: bool,
     **policy_values: Any,
 ) -> None:
-    """Render SESSION (default: the latest session of this folder) to one HTML file.
+    """Render SESSION (default: the latest session of this folder) to one HTML file (or,
+    with --format md, one Markdown document).
 
     With --all, every session becomes a page of a static site in the -o folder, with an
     index; rebuilding only renders what changed.
     """
     policy = policy_from_options(**policy_values)
+    kind = output_format(chosen_format, output)
+    if kind == "md" and (all_sessions or open_page or no_embed or theme != "auto"):
+        raise CliError(
+            "--all, --open, --no-embed and --theme are for HTML pages, not --format md", 1
+        )
     if all_sessions:
         if session or demo or leaf or policy_values.get("report") or policy.exclude:
             raise CliError(
@@ -138,21 +169,29 @@ def export_command(
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
     check_exclusions(loaded, policy)
-    target = None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id))
+    suffix = ".md" if kind == "md" else ".html"
+    target = (
+        None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id, suffix))
+    )
     page = "-o" if output else "the page (default name; -o names another)"
     refuse_collisions(
         {page: output if output else target, "--report": policy_values.get("report")},
         read_files([loaded.path], policy_values),
     )
-    if output and Path(output).suffix.lower() in _NOT_A_PAGE:
+    if kind == "html" and output and Path(output).suffix.lower() in _NOT_A_PAGE:
         raise CliError(
             f"-o {output}: export writes an HTML page, not {Path(output).suffix} "
             "(name the file .html; redact writes a session's JSONL)",
             1,
         )
     prepared, report = prepare_session(loaded, policy)
-    options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
-    html = render_session(prepared, options)
+    if kind == "md":
+        from exporter.markdown_doc import session_markdown
+
+        html = session_markdown(prepared)
+    else:
+        options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
+        html = render_session(prepared, options)
     if report is not None:
         finish_report(report, policy_values.get("report"))
     if output == "-":

@@ -274,6 +274,15 @@ def show_controls(text: str) -> str:
     return _PAGE_TAG_RUN.sub(_visible_tags, text)
 
 
+def plain_text_shown(text: str, *, decode_tags: bool = True) -> str:
+    """:func:`show_controls` for a document that is not HTML (the Markdown export):
+    terminal sequences dropped, hidden controls as signs, hidden tag text decoded (unless
+    the caller cannot escape what that decodes to)."""
+    if _HIDDEN_CONTROLS.search(text):
+        text = _HIDDEN_CONTROLS.sub(_visible_control, _TERMINAL.sub("", text))
+    return _TAG_RUN.sub(_terminal_tags, text) if decode_tags else text
+
+
 _TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 

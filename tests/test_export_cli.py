@@ -618,9 +618,10 @@ def test_stdout_cut_short_is_141_also_unbuffered(tmp_path: Path, command: str) -
 
 
 def test_a_page_is_not_written_under_another_format_s_name(runner: CliRunner, in_tmp: Path) -> None:
-    """`export -o notes.md` wrote HTML into notes.md and said nothing (peer review)."""
+    """`export -o notes.md` wrote HTML into notes.md and said nothing (peer review); it now
+    writes Markdown there (tests/test_markdown_export.py). Other formats' names are errors."""
     source = copy_fixture(SAMPLER, in_tmp)
-    for name in ("notes.md", "s.JSONL", "page.pdf"):
+    for name in ("notes.txt", "s.JSONL", "page.pdf"):
         result = runner.invoke(cli, ["export", str(source), "-o", name])
         assert result.exit_code == 1
         assert_clean_error(result.stderr)

@@ -18,15 +18,18 @@ import pytest
 from conftest import PI_ENTRY_TYPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from exporter.discover import scan_summary
 from exporter.inspect_cli import stats_document
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError, parse_session_bytes
+from exporter.markdown_doc import session_markdown
 from exporter.session import Session
 from exporter.usage import Usage, compute_stats
 from tests.conftest import time_limit
 
+MARKDOWN_VIEWER = MarkdownIt("commonmark", {"html": True})
 SETTINGS = settings(
     max_examples=150,
     deadline=3000,
@@ -294,6 +297,11 @@ def test_damaged_files_never_raise_lose_entries_or_hang(data: bytes) -> None:
         assert total.turns == stats.all.turns
         assert math.isclose(total.cost, stats.all.cost, rel_tol=1e-9, abs_tol=1e-6)
         json.dumps(stats_document(session))
+        # The Markdown document: written for any file, valid UTF-8, no session text as HTML.
+        document = session_markdown(session)
+        document.encode("utf-8")
+        tokens = [t for b in MARKDOWN_VIEWER.parse(document) for t in [b, *(b.children or ())]]
+        assert not [t for t in tokens if t.type in ("html_block", "html_inline", "image")]
         assert set(session.context_status()) <= set(session.active_path)
         # Written back out, the session is valid UTF-8 JSONL with every entry.
         again = session_to_jsonl(session).encode("utf-8")

@@ -32,7 +32,7 @@ BASH_TAIL_LINES = 12
 READ_HEAD_LINES = 12
 GENERIC_HEAD_LINES = 12
 DIFF_FOLD_LINES = 60
-_EXIT_CODE = re.compile(r"(?:Command exited with code|exit code:?)\s*(-?\d+)\s*$", re.I)
+EXIT_CODE = re.compile(r"(?:Command exited with code|exit code:?)\s*(-?\d+)\s*$", re.I)
 
 
 @dataclass(slots=True)
@@ -145,7 +145,7 @@ def _diff_lines(diff: str) -> list[str]:
     return out
 
 
-def _computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
+def computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
     """One unified diff of every (old, new) replacement, under one ---/+++ header. The texts
     are snippets of the file: a hunk says which replacement it is, not line numbers the
     file does not have there, and a snippet that simply stops mid-file is no "end of file".
@@ -251,7 +251,7 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         view.notes.append(f"output truncated by Pi{where}")
         view.read_details |= {"truncation", "fullOutputPath"} if full else {"truncation"}
     text = terminal_text(_result_text(result))
-    match = _EXIT_CODE.search(text[-200:])
+    match = EXIT_CODE.search(text[-200:])
     if match:
         view.exit_code = int(match.group(1))
     view.output = fold_text(text, BASH_TAIL_LINES, tail=True)
@@ -318,10 +318,10 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     if diff:  # the edit as the tool made it: it shows the call's well-formed replacements
         view.read_details.add("diff")
         probe = ToolView(call_id="", name="edit", kind="edit")
-        _edit_pairs(args, probe)
+        edit_pairs(args, probe)
         view.used_args |= probe.used_args
     if not diff:
-        given = _edit_pairs(args, view)
+        given = edit_pairs(args, view)
         pairs = [(old, new) for old, new in given if old is not None and new is not None]
         if len(pairs) < len(given):  # cut off (an aborted turn): a diff would invent a deletion
             view.notes.append(
@@ -329,7 +329,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
                 "no diff, its arguments are shown as sent"
             )
             view.args_json = json_fold(args)
-        diff = _computed_diff(pairs, view.path or path) if pairs else ""
+        diff = computed_diff(pairs, view.path or path) if pairs else ""
         if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
             view.body_label = f"diff computed from the call's {what}"
@@ -380,7 +380,7 @@ def diff_line_counts(diff: str) -> tuple[int, int]:
     return added, sum(1 for line in lines if line.startswith("-"))
 
 
-def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, str | None]]:
+def edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, str | None]]:
     """The (old, new) texts an edit call asked for: Pi's ``edits: [{oldText, newText}]``
     (sometimes sent as a JSON string) and the older single ``oldText``/``newText``; None
     where the call has no such text (it was cut off)."""
@@ -408,7 +408,7 @@ def _edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, 
     return pairs
 
 
-def _listing_count(name: str, text: str) -> str:
+def listing_count(name: str, text: str) -> str:
     """ "3 matches", "1 file", "40 entries (limit reached)": what the output lists, without
     context lines, the notice paragraph or the tool's "nothing found" line."""
     body, notice = text, ""
@@ -444,7 +444,7 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
     text = _result_text(result).rstrip("\n")
     view.title = " ".join(parts)
     if result is not None and not result.is_error:  # a failure lists nothing: no count
-        view.subtitle = _listing_count(view.name, text)
+        view.subtitle = listing_count(view.name, text)
     view.output = fold_text(text, 20)
 
 

@@ -1,0 +1,464 @@
+"""A session as one Markdown document (`export --format md`): for a pull request, a wiki
+or a notes app, where an HTML page cannot go.
+
+It says what the page says, in the page's order: the header's facts and usage tables, then
+the active path with each tool call followed by its result, then the other branches, each
+under a heading that says where it forks. Nothing is folded (Markdown has no fold every
+viewer honours) and nothing is cut. The messages' own Markdown passes through, made safe
+(``markdown_text.prose``); everything else a session supplies is fenced or escaped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from exporter import __version__
+from exporter.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    as_str,
+)
+from exporter.formatting import (
+    fmt_cost,
+    fmt_datetime,
+    fmt_duration,
+    fmt_int,
+    one_line,
+    plain_text_shown,
+    plural,
+    replace_surrogates,
+    role_label,
+)
+from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
+from exporter.render.folding import terminal_text
+from exporter.render.markup import language_for_path
+from exporter.render.tools import (
+    EXIT_CODE,
+    ToolView,
+    computed_diff,
+    edit_pairs,
+    listing_count,
+    read_line_range,
+)
+from exporter.session import Session, parse_time
+from exporter.usage import (
+    BranchStats,
+    SessionStats,
+    compute_stats,
+    models_with_answers,
+    turn_usage,
+    usage_rows,
+)
+
+_USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
+_LISTINGS = frozenset({"ls", "find", "grep"})
+
+
+def session_markdown(session: Session) -> str:
+    """The whole session as Markdown text (the active path first, then every branch)."""
+    stats = compute_stats(session)
+    writer = _Writer(session)
+    parts = [
+        *_header(session, stats),
+        *_usage(stats),
+        "## Transcript",
+        "",
+        f"The active path, root → leaf ({plural(len(session.active_path), 'entry', 'entries')}"
+        f"{', leaf ' + code_span(session.leaf_id) if session.leaf_id else ''}).",
+        "",
+    ]
+    lines = session.lines()
+    if lines:
+        parts += writer.line(lines[0], level=3)
+    branches = stats.branches
+    if len(lines) > 1:
+        parts += ["## Other branches", ""]
+        for number, (line, branch) in enumerate(zip(lines[1:], branches[1:], strict=True), 2):
+            parts += [_branch_heading(number, len(lines), branch), ""]
+            parts += writer.line(line, level=4)
+    parts += _problems(session, writer.not_shown)
+    source = Path(session.path).name if session.path else "session.jsonl"
+    parts += [
+        "---",
+        "",
+        f"*Exported from {code_span(source)} by pi-session-export {__version__}.*",
+    ]
+    return _document_text("\n".join(parts) + "\n")
+
+
+def _document_text(text: str) -> str:
+    """A last pass over the whole: lone surrogates as U+FFFD, hidden controls as signs.
+    Session text came through ``markdown_text``, which decoded hidden tag text before
+    escaping it; decoding here could make markup of text no one escaped."""
+    return plain_text_shown(replace_surrogates(text), decode_tags=False)
+
+
+# --- the header ---------------------------------------------------------------------------
+
+
+def _header(session: Session, stats: SessionStats) -> list[str]:
+    title = escaped(one_line(session.title, 120)) or "Untitled session"
+    models = models_with_answers(session, stats)
+    answered = ", ".join(code_span(name) for name, answers, _ in models if answers)
+    silent = ", ".join(code_span(name) for name, answers, _ in models if not answers)
+    rows = [
+        ("Session", f"{code_span(session.id)} (file v{session.version})"),
+        ("Project", code_span(session.header.cwd) if session.header.cwd else "unknown"),
+        ("Started", fmt_datetime(stats.started)),
+        ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
+        ("Models", (answered or "none") + (f"; selected, never answered: {silent}" * bool(silent))),
+        (
+            "Entries",
+            f"{fmt_int(len(session.entries))}: "
+            + ", ".join(
+                f"{fmt_int(n)} {escaped(role_label(r, n))}" for r, n in stats.roles.most_common()
+            ),
+        ),
+        (
+            "Tree",
+            f"{plural(len(stats.branches), 'branch', 'branches')}, "
+            f"{plural(len(session.fork_ids), 'fork')}, "
+            f"{plural(stats.compactions, 'compaction')}, {plural(stats.labels, 'label')}, "
+            f"{plural(stats.errors, 'error')}, {stats.aborted:,} aborted",
+        ),
+        (
+            "Cost",
+            f"{fmt_cost(stats.active_path.cost)} on this path, "
+            f"{fmt_cost(stats.all.cost)} on all branches",
+        ),
+    ]
+    if session.header.parent_session:
+        rows.insert(2, ("Forked from", code_span(session.header.parent_session)))
+    table = _table(["", ""], [[f"**{name}**", value] for name, value in rows], set())
+    out = [f"# {title}", "", table, ""]
+    if session.labels:
+        marks = [
+            f"- {code_span(label)} on {code_span(target)}"
+            for target, label in session.labels.items()
+        ]
+        out += ["**Labels:**", "", *marks, ""]
+    return out
+
+
+def _usage(stats: SessionStats) -> list[str]:
+    numeric = set(range(1, 7))
+    out = [
+        "## Usage",
+        "",
+        "**This path** (root → leaf):",
+        "",
+        _table(_USAGE_HEADERS, _code_first(usage_rows(stats.by_model_path, "total")), numeric),
+        "",
+        "**All branches:**",
+        "",
+        _table(_USAGE_HEADERS, _code_first(usage_rows(stats.by_model_all, "total")), numeric),
+        "",
+    ]
+    if stats.tools:
+        rows = [[code_span(n), fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()]
+        out += ["**Tools:**", "", _table(["tool", "calls", "errors"], rows, {1, 2}), ""]
+    return out
+
+
+def _code_first(rows: list[list[str]]) -> list[list[str]]:
+    """Model names as code (they come from the file), the total row's label as it is."""
+    return [[code_span(row[0]) if i < len(rows) - 1 else row[0], *row[1:]] for i, row in
+            enumerate(rows)]  # fmt: skip
+
+
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
+    """A GitHub table; cells are made by this module (escaped or code), ``|`` escaped."""
+
+    def cells(values: list[str]) -> str:
+        return "| " + " | ".join(v.replace("|", "\\|").replace("\n", " ") for v in values) + " |"
+
+    rule = ["---:" if i in numeric else "---" for i in range(len(headers))]
+    return "\n".join([cells(headers), "|" + "|".join(rule) + "|", *map(cells, rows)])
+
+
+def _branch_heading(number: int, total: int, branch: BranchStats) -> str:
+    fork = branch.branch.fork_id
+    where = f"forks at {code_span(fork)}" if fork else "a separate root"
+    said = [f"### Branch {number} of {total}", where, plural(branch.entries, "entry", "entries")]
+    said += [fmt_cost(branch.usage.cost)]
+    if branch.last_activity:
+        said.append(f"last activity {fmt_datetime(branch.last_activity)}")
+    heading = " · ".join(said)
+    if branch.first_prompt:
+        heading += f"\n\nFirst prompt: {escaped(one_line(branch.first_prompt, 120))}"
+    return heading
+
+
+def _problems(session: Session, not_shown: dict[str, int]) -> list[str]:
+    out: list[str] = []
+    if not_shown:
+        counts = ", ".join(f"{n:,} {what}" for what, n in not_shown.items())
+        out += [
+            "## Not shown",
+            "",
+            f"Entries the page hides by default and this document leaves out: {counts}. "
+            "The HTML page (`pi-session export`) shows them under “All”.",
+            "",
+        ]
+    if session.diagnostics:
+        out += ["## Problems in the file", ""]
+        out += [f"- {escaped(one_line(d.message, 300))}" for d in session.diagnostics]
+        out.append("")
+    return out
+
+
+# --- the transcript -----------------------------------------------------------------------
+
+
+class _Writer:
+    """Writes lines of the tree; remembers what it left out, for the closing note."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.not_shown: dict[str, int] = {}
+
+    def line(self, entry_ids: list[str], level: int) -> list[str]:
+        on_line = set(entry_ids)
+        shown_results: set[str] = set()
+        out: list[str] = []
+        for entry_id in entry_ids:
+            if entry_id in shown_results:
+                continue
+            entry = self.session.by_id[entry_id]
+            out += self.entry(entry, level, on_line, shown_results)
+        return out
+
+    def _skip(self, what: str) -> list[str]:
+        self.not_shown[what] = self.not_shown.get(what, 0) + 1
+        return []
+
+    def entry(self, entry: Entry, level: int, on_line: set[str], shown: set[str]) -> list[str]:
+        if isinstance(entry, MessageEntry):
+            return self.message(entry, level, on_line, shown)
+        if isinstance(entry, CompactionEntry):
+            head = f"Compaction · {fmt_int(entry.tokens_before)} tokens before"
+            body = quoted(prose(entry.summary, level)) if entry.summary.strip() else ""
+            return [*self._heading(entry, level, head), body, ""]
+        if isinstance(entry, BranchSummaryEntry):
+            body = prose(entry.summary, level)
+            return [*self._heading(entry, level, "Summary of an abandoned branch"), body, ""]
+        if isinstance(entry, CustomMessageEntry):
+            if not entry.display:
+                return self._skip("hidden extension messages")
+            head = f"Extension message {code_span(entry.custom_type)}"
+            return [*self._heading(entry, level, head), prose(entry.text, level), ""]
+        if isinstance(entry, ModelChangeEntry):
+            return [f"*Model changed to {code_span(entry.model_key or '?')}*", ""]
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            return [f"*Thinking level: {code_span(entry.thinking_level or '?')}*", ""]
+        if isinstance(entry, SessionInfoEntry):
+            name = entry.name
+            return [f"*Session named {code_span(name)}*" if name else "*Session name cleared*", ""]
+        if isinstance(entry, LabelEntry):
+            return []  # shown on the entry it labels
+        if entry.type == "custom":
+            return self._skip("extension state entries")
+        return self._skip("entries of unknown types")
+
+    def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
+        when = parse_time(entry.timestamp)
+        said = [title, fmt_datetime(when)] if when else [title]
+        out = [f"{'#' * level} {' · '.join(said)}", ""]
+        label = self.session.labels.get(entry.id)
+        out += [f"🏷 {code_span(label)} · id {code_span(entry.id)}", ""] if label else []
+        return out
+
+    def message(
+        self, entry: MessageEntry, level: int, on_line: set[str], shown: set[str]
+    ) -> list[str]:
+        role = entry.role
+        if role == "user":
+            return [*self._heading(entry, level, "User"), *self._blocks(entry, level), ""]
+        if role == "assistant":
+            return self._assistant(entry, level, on_line, shown)
+        if role == "toolResult":
+            ref = self.session.call_for_result(entry.id)
+            call = self.session.call_block(ref) if ref else None
+            note = "its call is on another branch" if call else "no call found for it"
+            head = f"Tool result {code_span(entry.tool_name or '?')} ({note})"
+            return [*self._heading(entry, level, head), *_tool(call or {}, entry), ""]
+        if role == "bashExecution":
+            return [*self._heading(entry, level, "Shell command (!)"), *_shell(entry), ""]
+        if role == "custom" and not entry.display:
+            return self._skip("hidden extension messages")
+        head = escaped(role)
+        return [*self._heading(entry, level, head), *self._blocks(entry, level), ""]
+
+    def _assistant(
+        self, entry: MessageEntry, level: int, on_line: set[str], shown: set[str]
+    ) -> list[str]:
+        out = self._heading(entry, level, f"Assistant · {code_span(entry.model_key or '?')}")
+        for index, block in enumerate(entry.content):
+            kind = block.get("type")
+            if kind == "toolCall":
+                result = self.session.result_for_call(entry.id, index, on_line)
+                if result is not None:
+                    shown.add(result.id)
+                out += [*_tool(block, result if isinstance(result, MessageEntry) else None), ""]
+            else:
+                out += [*_block(block, level), ""]
+        out += _stop_reason(entry)
+        usage = turn_usage(entry)
+        out += [
+            f"*in {fmt_int(usage.input)} · out {fmt_int(usage.output)} · cache read "
+            f"{fmt_int(usage.cache_read)} · cache write {fmt_int(usage.cache_write)} · "
+            f"{fmt_cost(usage.cost)}*",
+            "",
+        ]
+        return out
+
+    def _blocks(self, entry: MessageEntry, level: int) -> list[str]:
+        content = entry.message.get("content")
+        if isinstance(content, str):
+            return [prose(content, level)]
+        out: list[str] = []
+        for block in entry.content:
+            out += [*_block(block, level), ""]
+        return out
+
+
+def _block(block: dict[str, Any], level: int) -> list[str]:
+    """One content block; headings in its text go below the entry's heading (``level``)."""
+    kind = block.get("type")
+    if kind == "text":
+        return [prose(as_str(block.get("text")) or "", level)]
+    if kind == "thinking":
+        text = as_str(block.get("thinking")) or ""
+        return [quoted("**Thinking**\n\n" + prose(text))] if text.strip() else []
+    if kind == "image":
+        return [_image_note(block)]
+    if kind == "redacted_thinking":
+        return ["*(thinking the provider keeps encrypted)*"]
+    return [fenced(json.dumps(block, ensure_ascii=False, indent=2), "json")]
+
+
+def _image_note(block: dict[str, Any]) -> str:
+    data = block.get("data")
+    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    mime = as_str(block.get("mimeType")) or "image"
+    amount = f"{fmt_int(size)} bytes" if size < 1024 else f"{fmt_int(size // 1024)} KB"
+    return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
+
+
+def _stop_reason(entry: MessageEntry) -> list[str]:
+    reason = entry.stop_reason
+    if reason == "error":
+        said = entry.error_message or "no message"
+        return [quoted(f"**Error:** {escaped(one_line(said, 2000))}"), ""]
+    if reason == "aborted":
+        return ["> **Aborted** by the user", ""]
+    if reason == "length":
+        return ["> **Cut off** at the output-token limit", ""]
+    return []
+
+
+# --- tools --------------------------------------------------------------------------------
+
+
+def _tool(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
+    """One call and its result, per tool as the page shows them, nothing folded; a blank
+    line between the parts (two fences in a row read as one block)."""
+    out: list[str] = []
+    for part in _tool_parts(call, result):
+        if part:
+            out += [part, ""]
+    return out[:-1]
+
+
+def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
+    name = as_str(call.get("name")) or (result.tool_name if result else None) or "?"
+    args = call.get("arguments")
+    args = args if isinstance(args, dict) else {"arguments": args} if args is not None else {}
+    text = result.text if result else ""
+    status = _status(result)
+    if name == "bash" and isinstance(args.get("command"), str):
+        out = [f"**bash**{status}", "", fenced(args["command"], "sh")]
+        output = terminal_text(text)
+        match = EXIT_CODE.search(output[-200:])
+        if match and not status:
+            out[0] += f" · exit {match.group(1)}"
+        return out + ([fenced(output)] if output else []) + _images(result)
+    if name in ("read", "write") and isinstance(_path(args), str):
+        path = _path(args)
+        shown = code_span(path) + (read_line_range(args) if name == "read" else "")
+        body = text if name == "read" else as_str(args.get("content")) or ""
+        out = [f"**{name}** {shown}{status}", "", fenced(body.rstrip("\n"), _language(path))]
+        if name == "write" and text.strip():
+            out += [fenced(text)]
+        return out + _images(result)
+    if name == "edit" and isinstance(_path(args), str):
+        path = _path(args)
+        diff = as_str(result.details.get("diff")) if result else None
+        if not diff:
+            probe = ToolView(call_id="", name="edit", kind="edit")
+            pairs = [(o, n) for o, n in edit_pairs(args, probe) if o is not None and n is not None]
+            diff = computed_diff(pairs, path) if pairs else ""
+        out = [f"**edit** {code_span(path)}{status}", ""]
+        out += [fenced(diff.rstrip("\n"), "diff")] if diff else [fenced(_json(args), "json")]
+        return out + ([fenced(text)] if text.strip() else [])
+    if name in _LISTINGS:
+        said = " ".join(f"{k}={_json(v)}" for k, v in args.items())
+        count = f" · {listing_count(name, text.rstrip())}" if result and not result.is_error else ""
+        out = [f"**{name}** {code_span(said) if said else ''}{count}{status}", ""]
+        return out + ([fenced(text.rstrip("\n"))] if text.strip() else [])
+    out = [f"**{escaped(name)}**{status}", "", fenced(_json(args), "json")]
+    return out + ([fenced(text)] if text.strip() else []) + _images(result)
+
+
+def _status(result: MessageEntry | None) -> str:
+    if result is None:
+        return " · *no result*"
+    return " · **failed**" if result.is_error else ""
+
+
+def _path(args: dict[str, Any]) -> Any:
+    return args.get("path", args.get("file_path"))
+
+
+def _language(path: str) -> str:
+    return language_for_path(path) or ""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _images(result: MessageEntry | None) -> list[str]:
+    if result is None:
+        return []
+    return [_image_note(b) for b in result.content if b.get("type") == "image"]
+
+
+def _shell(entry: MessageEntry) -> Iterator[str]:
+    yield fenced(entry.command, "sh")
+    output = terminal_text(entry.output)
+    if output:
+        yield ""
+        yield fenced(output)
+    said = []
+    if entry.exit_code is not None:
+        said.append(f"exit {entry.exit_code}")
+    if entry.message.get("cancelled") is True:
+        said.append("cancelled")
+    if entry.message.get("truncated") is True:
+        said.append("output truncated by Pi")
+    if entry.excluded_from_context:
+        said.append("not sent to the model (!!)")
+    if said:
+        yield ""
+        yield f"*{' · '.join(said)}*"

@@ -1,0 +1,189 @@
+"""Pieces of Markdown that keep untrusted text as text.
+
+A session's own words are Markdown already and pass through, but raw HTML in them stays
+text (as on our page, where markdown-it runs with HTML off) and a code fence they open and
+never close is closed, so it cannot swallow the rest of the document. Everything else a
+session supplies (tool output, paths, names, ids) goes into code spans, code fences or
+escaped text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from markdown_it import MarkdownIt
+
+from exporter.formatting import plain_text_shown, replace_surrogates
+
+#: ASCII punctuation that can start markup inline (CommonMark lets any of it be escaped).
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
+_BACKTICKS = re.compile(r"`+")
+#: An opening or closing code fence: up to three spaces, then ``` or ~~~ (or longer).
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+#: A ``<`` that would open a tag, a comment, a declaration or an autolink; a ``![`` that
+#: would open an image (a viewer would load it: as on the page, it stays a link).
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])|!(?=\[)")
+
+
+def shown(text: str) -> str:
+    """Session text as a reader may see it: lone surrogates as U+FFFD, terminal codes
+    dropped, hidden controls as signs, hidden tag text decoded. Every helper here starts
+    with it, so what it decodes (``<img …>`` spelled in tag characters) is then escaped
+    or fenced like any other text."""
+    return plain_text_shown(replace_surrogates(text))
+
+
+def escaped(text: str) -> str:
+    """``text`` on one line, every character that could start markup escaped."""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(shown(text).split()))
+
+
+def code_span(text: str) -> str:
+    """``text`` on one line as inline code, whatever backticks it holds."""
+    flat = " ".join(shown(text).split("\n"))
+    if not flat.strip():
+        return "`\u2420`" if not flat else f"` {flat} `"  # ␠: nothing visible was given
+    longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if flat[0] == "`" or flat[-1] == "`" or (flat[0] == flat[-1] == " ") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def fenced(text: str, info: str = "") -> str:
+    """``text`` as a code block: a fence longer than any run of backticks inside."""
+    text = shown(text)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    info = info if info and "`" not in info and not any(c.isspace() for c in info) else ""
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{fence}{info}\n{body}{fence}"
+
+
+def quoted(markdown: str) -> str:
+    """A block of Markdown inside a block quote (every line prefixed)."""
+    return "\n".join(f"> {line}" if line else ">" for line in markdown.split("\n"))
+
+
+def prose(text: str, below: int = 0) -> str:
+    """A message's own Markdown, made safe to embed: raw HTML escaped outside code, a code
+    fence left open at its end closed, and its headings moved ``below`` levels down (at
+    most to 6), under the document's own. Which lines are code is CommonMark's answer
+    (markdown-it's block parse), not a guess: a fence inside a list item ends with it. The
+    answer is asked again after escaping (``<script>`` opened an HTML block that held a
+    fence; as text, the fence is one) until it holds; escaping never adds a line."""
+    lines = shown(text).replace("\r\n", "\n").split("\n")
+    code, open_fence, headings = _code_lines(lines)
+    for _ in range(_ROUNDS):
+        out = _escaped_outside(lines, code)
+        again, open_fence, headings = _code_lines(out)
+        if again == code:
+            break
+        code = again
+    else:  # not settled: whatever is not code now is escaped
+        out = _escaped_outside(lines, code)
+    for number, level in headings.items() if below else ():
+        out[number] = "#" * min(6, level + below) + out[number].lstrip(" ")[level:]
+    if open_fence:
+        while out and not out[-1].strip():
+            out.pop()
+        out.append(open_fence)
+    return "\n".join(out).strip("\n")
+
+
+def _escaped_outside(lines: list[str], code: list[bool]) -> list[str]:
+    return [
+        line if in_code else _inline_safe(line) for line, in_code in zip(lines, code, strict=True)
+    ]
+
+
+_ROUNDS = 6
+
+
+def _code_lines(lines: list[str]) -> tuple[list[bool], str | None, dict[int, int]]:
+    """Which lines are inside a code block, the fence left open at the end (if any), and
+    the top-level ATX headings (line -> level)."""
+    code = [False] * len(lines)
+    open_fence = None
+    headings: dict[int, int] = {}
+    for token in _block_parser().parse("\n".join(lines)):
+        if token.type == "heading_open" and token.level == 0 and token.markup[:1] == "#":
+            headings[token.map[0]] = len(token.markup) if token.map else 0
+        if token.type not in ("fence", "code_block") or not token.map:
+            continue
+        start, end = token.map
+        first = start + 1 if token.type == "fence" else start  # a fence's opening is text
+        for number in range(first, min(end, len(lines))):
+            code[number] = True
+        if token.type == "fence" and token.level == 0:  # only the text's end ends it
+            closer = _FENCE.fullmatch(lines[end - 1]) if end - 1 > start else None
+            if closer is None or not _closes(closer, token.markup):
+                open_fence = token.markup
+    return code, open_fence, {line: level for line, level in headings.items() if level}
+
+
+@functools.cache
+def _block_parser() -> MarkdownIt:
+    """CommonMark, raw HTML on: this parse only finds the code, as a viewer would."""
+    return MarkdownIt("commonmark")
+
+
+def _closes(match: re.Match[str], opening: str) -> bool:
+    run = match.group(1)
+    return run[0] == opening[0] and len(run) >= len(opening) and not match.group(2).strip()
+
+
+def _inline_safe(line: str) -> str:
+    """A line with every tag-opening ``<`` outside code spans written ``&lt;`` (and every
+    image's ``!`` escaped). Spans are
+    taken within the line only: one that a viewer joins across lines gets ``&lt;`` shown
+    inside it, never the other way round."""
+    if "<" not in line and "![" not in line:
+        return line
+    out: list[str] = []
+    position = 0
+    while position < len(line):
+        run = _span_opener(line, position)
+        stop = run[0] if run else len(line)
+        out.append(_escape_tags(line[position:stop]))
+        if run is None:
+            break
+        start, ticks = run
+        closing = line.find(ticks, start + len(ticks))
+        while closing >= 0 and line[closing + len(ticks) : closing + len(ticks) + 1] == "`":
+            closing = line.find(ticks, _run_end(line, closing))  # a longer run: not it
+        end = closing + len(ticks) if closing >= 0 else start + len(ticks)
+        out.append(line[start:end])
+        position = end
+    return "".join(out)
+
+
+def _span_opener(line: str, position: int) -> tuple[int, str] | None:
+    """Where the next code span could open, and its backticks: a backslash before a run
+    escapes its first backtick (``\\`<b>`` is no code span)."""
+    for run in _BACKTICKS.finditer(line, position):
+        start, ticks = run.start(), run.group()
+        before = line[position:start]
+        if (len(before) - len(before.rstrip("\\"))) % 2:
+            start, ticks = start + 1, ticks[1:]
+        if ticks and (run.start() == 0 or line[run.start() - 1] != "`"):
+            return start, ticks
+    return None
+
+
+def _run_end(line: str, start: int) -> int:
+    end = start
+    while end < len(line) and line[end] == "`":
+        end += 1
+    return end
+
+
+def _escape_tags(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        before = text[: match.start()]
+        backslashes = len(before) - len(before.rstrip("\\"))
+        if backslashes % 2:  # escaped already: text
+            return match.group()
+        return "&lt;" if match.group() == "<" else "\\!"
+
+    return _TAG_START.sub(one, text)

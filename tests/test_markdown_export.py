@@ -1,0 +1,260 @@
+"""`export --format md`: one Markdown document per session.
+
+The document is checked the way a viewer reads it: parsed by markdown-it (CommonMark with
+raw HTML allowed, as a permissive viewer would), so a fence that swallowed the rest, a
+message heading that broke the outline or session text that became HTML shows up as a
+token, not as a string that happens to match.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from markdown_it import MarkdownIt
+
+from exporter.cli import cli
+from exporter.entries import MessageEntry
+from exporter.formatting import plain_text_shown
+from exporter.loader import load_session
+from exporter.markdown_doc import session_markdown
+from exporter.markdown_text import code_span, escaped, fenced, prose
+from exporter.session import Session
+from tests.conftest import FIXTURE_FILES, FIXTURES_DIR
+from tests.xss_corpus import build_corpus
+
+VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+def _tokens(markdown: str) -> list:
+    """Block tokens and, flattened after each inline token, its children."""
+    out = []
+    for token in VIEWER.parse(markdown):
+        out.append(token)
+        out.extend(token.children or ())
+    return out
+
+
+def _headings(markdown: str) -> list[str]:
+    tokens = VIEWER.parse(markdown)
+    return [
+        tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"
+    ]  # the inline token after each heading_open holds its text
+
+
+def _shown_messages(session: Session) -> list[MessageEntry]:
+    return [
+        e
+        for e in session.entries
+        if isinstance(e, MessageEntry) and e.role in ("user", "assistant")
+    ]
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_every_fixture_reads_as_the_page_does(path: Path) -> None:
+    """Every user and assistant message has its heading (no fence swallowed one), every
+    text is there whole, every result's text is there, one heading per other branch, and
+    nothing in it is HTML to a viewer that renders raw HTML."""
+    session = load_session(path)
+    document = session_markdown(session)
+    tokens = _tokens(document)
+    assert not [t.content for t in tokens if t.type in ("html_block", "html_inline", "image")]
+    headings = _headings(document)
+    users = sum(1 for h in headings if h.startswith("User · ") or h == "User")
+    answers = sum(1 for h in headings if h.startswith("Assistant · "))
+    messages = _shown_messages(session)
+    assert users == sum(1 for m in messages if m.role == "user")
+    assert answers == sum(1 for m in messages if m.role == "assistant")
+    branches = [h for h in headings if h.startswith("Branch ")]
+    assert len(branches) == len(session.lines()) - 1
+    for message in messages:
+        for block in message.content:
+            text = block.get("text") if block.get("type") == "text" else None
+            if isinstance(text, str) and text.strip():
+                whole = [plain_text_shown(prose(text, level)) for level in (3, 4)]
+                assert any(w in document for w in whole), text[:80]
+    for entry in session.entries:
+        if isinstance(entry, MessageEntry) and entry.role == "toolResult":
+            lines = [line for line in plain_text_shown(entry.text).split("\n") if line.strip()]
+            if lines:
+                assert lines[0] in document and lines[-1] in document, entry.id
+
+
+def test_hostile_text_never_becomes_html_and_every_payload_is_still_there() -> None:
+    session = load_session_bytes(build_corpus())
+    document = session_markdown(session)
+    html_tokens = [t.content for t in _tokens(document) if t.type in ("html_block", "html_inline")]
+    assert html_tokens == []
+    rendered = VIEWER.render(document)
+    assert "<script" not in rendered and "<img" not in rendered and "<iframe" not in rendered
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in rendered  # shown as text
+    assert '!<a href="https://evil.example/t.png">remote image</a>' in rendered  # not loaded
+
+
+def load_session_bytes(data: bytes) -> Session:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "corpus.jsonl"
+        path.write_bytes(data)
+        return load_session(path)
+
+
+# --- the pieces ---------------------------------------------------------------------------
+
+
+def test_a_fence_a_message_leaves_open_is_closed_before_the_next_heading() -> None:
+    document = "\n\n".join(
+        [
+            "### User",
+            prose("look:\n```python\nprint(1)\n", 3),
+            "### Assistant · x",
+            "fine",
+        ]
+    )
+    assert _headings(document) == ["User", "Assistant · x"]
+    fence = next(t for t in VIEWER.parse(document) if t.type == "fence")
+    assert fence.content == "print(1)\n"
+
+
+def test_raw_html_in_prose_stays_text_but_code_keeps_its_angle_brackets() -> None:
+    text = (
+        "Use List<String> here, `Map<K, V>` there\n\n```java\nList<String> xs;\n```\n\n"
+        "\\`<b>bold?</b>\\` and \\<i> stays"
+    )
+    rendered = VIEWER.render(prose(text))
+    assert "List&lt;String&gt; here" in rendered
+    assert "<code>Map&lt;K, V&gt;</code>" in rendered
+    assert "List&lt;String&gt; xs;" in rendered  # the fence, as code
+    assert "<b>" not in rendered and "<i>" not in rendered
+    assert "&lt;b&gt;bold?&lt;/b&gt;" in rendered
+
+
+def test_a_fence_closed_by_its_list_item_does_not_hide_html_after_it() -> None:
+    """CommonMark ends a fence inside a list item with the item: the line after is not
+    code, and ``<script>`` there opened an HTML block (which held the next fence)."""
+    text = "- item\n  ```\n<script>alert(1)</script>\n\n```js\nopen <x>"
+    rendered = VIEWER.render(prose(text) + "\n\n### Next")
+    assert "<script>" not in rendered
+    assert "&lt;script&gt;" in rendered
+    assert "open &lt;x&gt;\n</code></pre>" in rendered  # code, closed before the heading
+    assert "<h3>Next</h3>" in rendered
+
+
+def test_message_headings_go_below_the_entry_heading() -> None:
+    text = "# Plan\n## Step\n```\n# a comment\n```\n> # quoted\n###### six"
+    shown = prose(text, 3)
+    assert shown.split("\n")[:2] == ["#### Plan", "##### Step"]
+    assert "# a comment" in shown.split("\n")  # code is not a heading
+    assert "###### six" in shown
+    assert _headings(shown) == ["Plan", "Step", "quoted", "six"]
+
+
+@pytest.mark.parametrize(
+    "text", ["plain", "a`b", "``two``", "`edge`", " spaced ", "x ``` y", "|pipe|", "<b>x</b>"]
+)
+def test_a_code_span_shows_exactly_its_text(text: str) -> None:
+    token = next(t for t in _tokens(code_span(text)) if t.type == "code_inline")
+    assert token.content == text
+
+
+def test_a_code_block_holds_any_backticks() -> None:
+    text = "before\n```\ninside\n````\nafter"
+    block = fenced(text, "md")
+    fences = [t for t in VIEWER.parse(block + "\n\n# After") if t.type == "fence"]
+    assert [f.content for f in fences] == [text + "\n"]
+    assert fences[0].info == "md"
+
+
+def test_escaped_text_is_text() -> None:
+    text = "**not bold** [not](a link) <b>x</b> # | ~~ !"
+    rendered = VIEWER.render(escaped(text))
+    assert rendered == "<p>**not bold** [not](a link) &lt;b&gt;x&lt;/b&gt; # | ~~ !</p>\n"
+
+
+# --- the command --------------------------------------------------------------------------
+
+
+def test_export_writes_markdown_when_asked_or_when_named_md(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = FIXTURES_DIR / "pi-branched-1.jsonl"
+    runner = CliRunner()
+    named = tmp_path / "notes.md"
+    done = runner.invoke(cli, ["export", str(source), "-o", str(named)])
+    assert done.exit_code == 0, done.output
+    text = named.read_text(encoding="utf-8")
+    assert text.startswith("# ") and "## Transcript" in text and "<!DOCTYPE" not in text
+    to_stdout = runner.invoke(cli, ["export", str(source), "--format", "md", "-o", "-"])
+    assert to_stdout.exit_code == 0 and to_stdout.stdout == text
+    monkeypatch.chdir(tmp_path)
+    done = runner.invoke(cli, ["export", str(source), "--format", "md"])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "pi-session-pi-branched-1.md").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--format", "md", "-o", "page.html"], "name the file .md"),
+        (["--format", "html", "-o", "notes.md"], "name the file .html"),
+        (["-o", "notes.md", "--open"], "for HTML pages"),
+        (["-o", "notes.md", "--theme", "dark"], "for HTML pages"),
+        (["--format", "md", "--all", "-o", "site"], "for HTML pages"),
+    ],
+)
+def test_options_that_do_not_fit_markdown_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], said: str
+) -> None:
+    source = FIXTURES_DIR / "every-entry-type.jsonl"
+    monkeypatch.chdir(tmp_path)
+    all_sessions = "--all" in args
+    done = CliRunner().invoke(cli, ["export", *([] if all_sessions else [str(source)]), *args])
+    assert done.exit_code == 1 and said in done.output, done.output
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_redaction_and_cuts_apply_to_markdown(tmp_path: Path) -> None:
+    token = "ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi"
+    lines = (FIXTURES_DIR / "every-entry-type.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = [line.replace("please convert the file", f"please use {token}") for line in lines]
+    source = tmp_path / "s.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "s.md"
+    args = ["export", str(source), "-o", str(out), "--redact", "--no-thinking"]
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    text = out.read_text(encoding="utf-8")
+    assert token not in text and "[REDACTED:github-token:" in text
+    assert "Let me think about this carefully" not in text
+    plain = tmp_path / "plain.md"
+    assert CliRunner().invoke(cli, ["export", str(source), "-o", str(plain)]).exit_code == 0
+    assert token in plain.read_text(encoding="utf-8")
+
+
+def test_cjk_emoji_controls_and_lone_surrogates_survive(tmp_path: Path) -> None:
+    def entry(entry_id: str, parent: str | None, second: int, **message: object) -> dict:
+        return {"type": "message", "id": entry_id, "parentId": parent,
+                "timestamp": f"2025-01-01T00:00:0{second}Z", "message": message}  # fmt: skip
+
+    header = {"type": "session", "version": 3, "id": "u1", "timestamp": "2025-01-01T00:00:00Z",
+              "cwd": "/tmp"}  # fmt: skip
+    user = entry("a", None, 1, role="user", content="漢字とかな 🎉 bad \ud800 end")
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+    answer = entry("b", "a", 2, role="assistant", content=[call], stopReason="toolUse")
+    output = [{"type": "text", "text": "\x1b[31mred\x1b[0m \x07bell"}]
+    result = entry("c", "b", 3, role="toolResult", toolCallId="c1", toolName="bash",
+                   content=output)  # fmt: skip
+    path = tmp_path / "u.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(x) for x in (header, user, answer, result)) + "\n", encoding="utf-8"
+    )
+    out = tmp_path / "u.md"
+    done = CliRunner().invoke(cli, ["export", str(path), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    text = out.read_text(encoding="utf-8")
+    assert "漢字とかな 🎉 bad \ufffd end" in text
+    assert "red ␇bell" in text and "\x1b" not in text
+    assert "**bash**\n\n```sh\nls\n```\n\n```\nred ␇bell\n```" in text  # call, then result
