@@ -227,10 +227,55 @@ USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write
     "--leaf", metavar="ID", help="Entry id (or unique prefix) to treat as the active leaf."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option(
+    "--all",
+    "all_sessions",
+    is_flag=True,
+    help="Usage and cost of every session (of all projects, or of --cwd), per model, project "
+    "and day; every branch counts.",
+)
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False),
+    help="With --all: only this project's sessions.",
+)
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="With --all: only turns on or after DATE (YYYY-MM-DD local midnight, ISO time, 7d, "
+    "12h, 2w).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    help="With --all: processes loading sessions (default or 0: one per CPU).",
+)
 def stats_command(
-    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None, as_json: bool
+    session: str | None,
+    demo: bool,
+    sessions_dir: str | None,
+    leaf: str | None,
+    as_json: bool,
+    all_sessions: bool,
+    cwd: str | None,
+    since: str | None,
+    jobs: int | None,
 ) -> None:
-    """Header facts and usage tables: this path vs all branches, per model, branch and tool."""
+    """Header facts and usage tables: this path vs all branches, per model, branch and tool.
+
+    With --all: what every session (or every one of --cwd's) spent, per model, project and
+    day.
+    """
+    if all_sessions:
+        if session or demo or leaf:
+            raise CliError("--all reads every session: drop SESSION, --demo and --leaf", 1)
+        from exporter.usage_report_cli import print_usage_report
+
+        print_usage_report(sessions_dir, cwd, since, jobs, as_json)
+        return
+    if cwd or since is not None or jobs is not None:
+        raise CliError("--cwd, --since and --jobs only go with --all", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
     if as_json:
         echo_json(stats_document(loaded), indent=2)

@@ -1,0 +1,153 @@
+"""Usage and cost over many sessions (`stats --all`): what was spent per model, project and
+day, and in all.
+
+Every branch counts: an abandoned branch's turns were paid for too (one session's
+`stats` shows both scopes; over many sessions the question is the bill). A turn belongs to
+the day of its own time stamp, in local time; with ``since``, only turns from then on count
+(a turn without a readable time stamp cannot be placed, and is counted as "unknown" only
+when no ``since`` is given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from exporter.entries import MessageEntry
+from exporter.loader import SessionFormatError, load_session
+from exporter.session import parse_time
+from exporter.usage import Usage, turn_usage
+
+UNKNOWN = "unknown"
+_FIELDS = (
+    "turns",
+    "input",
+    "output",
+    "cache_read",
+    "cache_write",
+    "total_tokens",
+    "cost",
+    "turns_without_usage",
+)
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    """One row of a table: the usage and the sessions it came from."""
+
+    usage: Usage = field(default_factory=Usage)
+    sessions: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class UsageReport:
+    read: int = 0  # sessions loaded
+    failed: list[tuple[Path, str]] = field(default_factory=list)
+    total: UsageTotals = field(default_factory=UsageTotals)
+    by_model: dict[str, UsageTotals] = field(default_factory=dict)
+    by_project: dict[str, UsageTotals] = field(default_factory=dict)
+    by_day: dict[str, UsageTotals] = field(default_factory=dict)
+
+    def add(self, path: Path, found: dict[str, Any]) -> None:
+        """Merge one session's turns (as :func:`session_usage` found them)."""
+        if "error" in found:
+            self.failed.append((path, found["error"]))
+            return
+        self.read += 1
+        key = str(path)
+        for model, day, values in found["rows"]:
+            usage = Usage(**dict(zip(_FIELDS, values, strict=True)))
+            for table, name in (
+                (self.by_model, model),
+                (self.by_project, found["project"] or UNKNOWN),
+                (self.by_day, day),
+            ):
+                row = table.setdefault(name, UsageTotals())
+                row.usage.add(usage)
+                row.sessions.add(key)
+            self.total.usage.add(usage)
+            self.total.sessions.add(key)
+
+    def ranked(self, table: dict[str, UsageTotals]) -> list[tuple[str, UsageTotals]]:
+        """Costliest first (then most turns, then by name): where the money went."""
+        return sorted(table.items(), key=lambda kv: (-kv[1].usage.cost, -kv[1].usage.turns, kv[0]))
+
+    def days(self) -> list[tuple[str, UsageTotals]]:
+        """In date order; turns without a time last."""
+        return sorted(self.by_day.items(), key=lambda kv: (kv[0] == UNKNOWN, kv[0]))
+
+
+def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
+    """One session's assistant turns summed by (model, local day); a file that cannot be
+    read is ``{"error": …}``, which the report lists instead of stopping."""
+    try:
+        session = load_session(path)
+    except (SessionFormatError, OSError, MemoryError) as error:
+        return {"error": _reason(error)}
+    buckets: dict[tuple[str, str], Usage] = {}
+    for entry in session.entries:
+        if not isinstance(entry, MessageEntry) or entry.role != "assistant":
+            continue
+        moment = parse_time(entry.timestamp) or parse_time(entry.message.get("timestamp"))
+        if since is not None and (moment is None or moment < since):
+            continue
+        day = _local_day(moment)
+        model = entry.model_key or UNKNOWN
+        buckets.setdefault((model, day), Usage()).add(turn_usage(entry))
+    rows = [
+        (model, day, tuple(getattr(usage, name) for name in _FIELDS))
+        for (model, day), usage in buckets.items()
+    ]
+    return {"project": session.header.cwd, "rows": rows}
+
+
+def _local_day(moment: datetime | None) -> str:
+    if moment is None:
+        return UNKNOWN
+    try:
+        return (moment.astimezone() if moment.tzinfo else moment).date().isoformat()
+    except (OverflowError, ValueError, OSError):  # year 1 or 9999 moved across a day line
+        return moment.date().isoformat()
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    if isinstance(error, MemoryError):
+        return "too big to load"
+    return str(error)
+
+
+def build_report(
+    files: list[Path],
+    since: datetime | None = None,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> UsageReport:
+    """Load every file (in ``jobs`` processes) and sum their turns."""
+    from functools import partial
+
+    from exporter.workers import fork_context, run_tasks
+
+    report = UsageReport()
+    done = 0
+
+    def handle(path: Path, found: dict[str, Any]) -> None:
+        nonlocal done
+        report.add(path, found)
+        done += 1
+        if progress:
+            progress(done)
+
+    run_tasks(
+        files,
+        partial(session_usage, since=since),
+        handle,
+        jobs=jobs,
+        died=lambda path: {"error": "its worker died (out of memory?)"},
+        context=lambda: fork_context("exporter.usage_report"),
+    )
+    return report

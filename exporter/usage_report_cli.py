@@ -1,0 +1,124 @@
+"""`pi-session stats --all`: the usage report over many sessions, as tables or JSON."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import Any
+
+import click
+
+from exporter.cli import CliError, echo_json, echo_text, listed_session_files
+from exporter.discover import files_active_since, sessions_root
+from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
+from exporter.redact_cli import parse_since_option
+from exporter.usage_report import UsageReport, UsageTotals, build_report
+from exporter.workers import ProgressBar
+
+_HEADERS = ["sessions", "turns", "input", "output", "cache read", "cache write", "cost"]
+
+
+def print_usage_report(
+    sessions_dir: str | None,
+    cwd: str | None,
+    since: str | None,
+    jobs: int | None,
+    as_json: bool,
+) -> None:
+    """Find the sessions, read them (in parallel), print what they spent."""
+    try:
+        since_moment = None if since is None else parse_since_option(since)
+    except ValueError as error:
+        raise CliError(str(error), 1) from None
+    scope = os.path.abspath(cwd) if cwd else None
+    files = listed_session_files(sessions_dir, scope)
+    where = f"{scope} under " if scope else ""
+    if not files:
+        raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)
+    if since_moment is not None:
+        files = files_active_since(files, since_moment)
+    bar = ProgressBar(len(files), label="reading")
+    try:
+        report = build_report(
+            files, since_moment, jobs=max(1, jobs or os.cpu_count() or 1), progress=bar.update
+        )
+    finally:
+        bar.close()
+    for path, error in report.failed:
+        echo_text_err(f"pi-session: warning: {path}: {error}; left out")
+    if files and not report.read:
+        raise CliError("no session could be read (the warnings above say why)", 2)
+    if as_json:
+        echo_json(_document(report, scope, since_moment), indent=2)
+    else:
+        echo_text(_tables(report, scope, since_moment))
+
+
+def echo_text_err(text: str) -> None:
+    from exporter.formatting import terminal_text
+
+    click.echo(terminal_text(text), err=True)
+
+
+def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) -> str:
+    where = f"the project {scope}" if scope else "all projects"
+    when = f", turns since {fmt_datetime(since)}" if since else ""
+    spent = len(report.total.sessions)
+    return f"Usage of {plural(spent, 'session')} ({where}{when}; every branch counts)" + (
+        f"; {fmt_int(report.read - spent)} more read with no turn" if report.read > spent else ""
+    )
+
+
+def _rows(items: list[tuple[str, UsageTotals]], name: Any = str) -> list[list[str]]:
+    return [
+        [
+            name(key),
+            fmt_int(len(row.sessions)),
+            fmt_int(row.usage.turns),
+            fmt_int(row.usage.input),
+            fmt_int(row.usage.output),
+            fmt_int(row.usage.cache_read),
+            fmt_int(row.usage.cache_write),
+            fmt_cost(row.usage.cost),
+        ]
+        for key, row in items
+    ]
+
+
+def _tables(report: UsageReport, scope: str | None, since: datetime | None) -> str:
+    right = set(range(1, 8))
+    total = _rows([("total", report.total)])
+    sections = [_scope_line(report, scope, since)]
+    for title, first, items, name in (
+        ("By model", "model", report.ranked(report.by_model), str),
+        ("By project", "project", report.ranked(report.by_project), _project),
+        ("By day (local time)", "day", report.days(), str),
+    ):
+        rows = _rows(items, name) + total
+        sections += ["", title, render_table([first, *_HEADERS], rows, right)]
+    return "\n".join(sections)
+
+
+def _project(cwd: str) -> str:
+    return one_line(cwd, None)
+
+
+def _document(report: UsageReport, scope: str | None, since: datetime | None) -> dict[str, Any]:
+    """The `stats --all --json` object."""
+
+    def rows(items: list[tuple[str, UsageTotals]], key: str) -> list[dict[str, Any]]:
+        return [
+            {key: name, "sessions": len(row.sessions), **row.usage.as_dict()} for name, row in items
+        ]
+
+    return {
+        "cwd": scope,
+        "since": since.isoformat() if since else None,
+        "sessions_read": report.read,
+        "sessions_with_turns": len(report.total.sessions),
+        "failed": [{"path": str(path), "error": error} for path, error in report.failed],
+        "total": report.total.usage.as_dict(),
+        "by_model": rows(report.ranked(report.by_model), "model"),
+        "by_project": rows(report.ranked(report.by_project), "project"),
+        "by_day": rows(report.days(), "day"),
+    }
