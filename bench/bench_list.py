@@ -10,7 +10,8 @@ a folder laid out like ``~/.pi/agent/sessions/--home-dev-projects-webapp--/`` an
 * the same facts from a full ``load_session`` + ``compute_stats`` per file (one pass);
 * how many lines ``scan_summary`` fully JSON-decodes vs the lines it reads, to show the listing
   does not parse every message (it reads each line's fixed-order prefix instead);
-* one real ``pi-session list --json`` process (start-up included).
+* one real ``pi-session list --json`` process (start-up included);
+* one real ``pi-session stats --all --json`` process (every session loaded in full).
 """
 
 from __future__ import annotations
@@ -137,6 +138,22 @@ def main() -> None:
     print(
         f"`pi-session list --json` process: {time.perf_counter() - start:.2f} s "
         f"for {len(rows):,} sessions (exit {done.returncode})"
+    )
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "exporter", "stats", "--all", "--sessions-dir", str(root), "--json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        check=True,
+    )
+    report = json.loads(done.stdout)
+    same = abs(report["total"]["cost"] - sum(s.cost for s in summaries)) < 1e-4
+    print(
+        f"`pi-session stats --all --json` process (usage per model, project and day; every "
+        f"session loaded, one process per CPU): {time.perf_counter() - start:.2f} s for "
+        f"{report['sessions_read']:,} sessions; total cost the same as the listing's: {same}"
     )
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
 
