@@ -2968,6 +2968,30 @@ ROWS_SHOWN = """() => [...document.querySelectorAll('#tree li:not(.sub)')]
   .filter(li => li.offsetParent).map(li => li.classList.contains('off') ? 'off' : 'on')"""
 
 
+FOLDS_SAID_AND_SHOWN = """() => [...document.querySelectorAll('#tree li.sub > .ob')]
+  .filter(ob => ob.offsetParent).map(ob => [
+    parseInt(ob.innerText.replace(/,/g, '').match(/\\d+/)[0], 10),
+    [...ob.parentElement.querySelectorAll('li:not(.sub)')].filter(li => li.offsetParent).length])"""
+
+
+@pytest.mark.parametrize("shown_by", ["flt-default", "flt-notools", "flt-all"])
+def test_a_fold_line_counts_the_rows_its_filter_shows(
+    view: Viewer, page_server: PageServer, shown_by: str
+) -> None:
+    """Under No tools a fold line said "12 entries in another branch" and opened onto 3
+    rows: it counted every row whatever the filter. It now says what opening it shows
+    (without a script: the counts are in the page, the filter's radio picks one)."""
+    url = page_server.publish("fold-count.html", render_fixture("pi-branched-4.jsonl"))
+    page = view.open(url, js=False)
+    page.click(f'label[for="{shown_by}"]')
+    page.evaluate("document.querySelectorAll('#tree .ob-t').forEach(t => { t.checked = true; })")
+    pairs = page.evaluate(FOLDS_SAID_AND_SHOWN)
+    assert len(pairs) >= 3 and all(said == shown for said, shown in pairs), pairs
+    if shown_by == "flt-notools":  # tool rows left out: counts of their own
+        assert page.locator("#tree .ob > .n-notools >> visible=true").count() >= 3
+    clean(view)
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_long_branches_fold_under_one_line_in_the_outline(
     view: Viewer, page_server: PageServer, js: bool

@@ -120,3 +120,5 @@ class OutlineRow:
     is_leaf: bool = False
     branch_shows: set[str] = field(default_factory=set)  # filters showing a row below (forks)
     folded: int = 0  # an "open" row: the entries of a branch folded under it (0: not folded)
+    # of those, the ones the Default and No tools filters show, where that is not all of them
+    folded_by: dict[str, int] = field(default_factory=dict)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -471,6 +472,7 @@ class PageBuilder:
                 kept = " ".join(f"br-{name}" for name in FILTERS if name in row.branch_shows)
                 row.classes = f"{row.classes} {kept}".strip()
         _mark_branch_starts(rows)
+        _count_folded_by_filter(rows)
         return rows
 
     def row_text(self, entry_id: str) -> str:
@@ -547,6 +549,32 @@ def row_filters(row: OutlineRow) -> set[str]:
     """The filters that show an outline row: by its own classes, or (a fork's row) for
     what its branches show."""
     return filters_showing(row.classes.split()) | row.branch_shows
+
+
+def _count_folded_by_filter(rows: list[OutlineRow]) -> None:
+    """How many of a folded branch's rows the Default and No tools filters show (they keep
+    its fold line): "12 entries" under No tools opened onto 3. Counted once every fork row
+    knows what its branches show, nested branches' rows included, as in ``folded``."""
+    stack: list[tuple[OutlineRow, Counter[str]]] = []
+    for row in rows:
+        if row.kind == "open":
+            stack.append((row, Counter()))
+        elif row.kind == "close":
+            opener, counts = stack.pop()
+            if opener.folded:
+                opener.folded_by = {
+                    name: counts[name]
+                    for name in FOLD_COUNT_FILTERS
+                    if counts[name] != opener.folded
+                }
+            if stack:
+                stack[-1][1].update(counts)
+        elif stack:
+            stack[-1][1].update(row_filters(row))
+
+
+#: The filters that keep a fold line (User and Labeled list every row, unfolded).
+FOLD_COUNT_FILTERS = ("default", "notools")
 
 
 def _mark_branch_starts(rows: list[OutlineRow]) -> None:
