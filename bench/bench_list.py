@@ -11,7 +11,8 @@ a folder laid out like ``~/.pi/agent/sessions/--home-dev-projects-webapp--/`` an
 * how many lines ``scan_summary`` fully JSON-decodes vs the lines it reads, to show the listing
   does not parse every message (it reads each line's fixed-order prefix instead);
 * one real ``pi-session list --json`` process (start-up included);
-* one real ``pi-session stats --all --json`` process (every session loaded in full).
+* one real ``pi-session stats --all --json`` process (every session loaded in full);
+* three real ``pi-session search`` processes (a common word, a word in no session, a regex).
 """
 
 from __future__ import annotations
@@ -155,6 +156,26 @@ def main() -> None:
         f"session loaded, one process per CPU): {time.perf_counter() - start:.2f} s for "
         f"{report['sessions_read']:,} sessions; total cost the same as the listing's: {same}"
     )
+    for words, what in (
+        (["dimGray"], "a word in most sessions"),
+        (["zzqq-nothing"], "a word in none: the raw-byte check, no session parsed"),
+        (["zz.q", "--regex"], "a regular expression: every session parsed"),
+    ):
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "exporter", "search", *words, "--all"]
+            + ["--sessions-dir", str(root), "--json"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=600,
+            check=True,
+        )
+        found = len(done.stdout.splitlines())
+        print(
+            f"`pi-session search {' '.join(words)} --all --json` process ({what}): "
+            f"{time.perf_counter() - start:.2f} s, {found:,} entries"
+        )
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
 
 

@@ -55,6 +55,7 @@ class CliError(click.ClickException):
 LAZY_COMMANDS = {
     "list": ("exporter.inspect_cli", "list_command"),
     "stats": ("exporter.inspect_cli", "stats_command"),
+    "search": ("exporter.search_cli", "search_command"),
     "export": ("exporter.export_cli", "export_command"),
     "redact": ("exporter.redact_cli", "redact_command"),
     "share": ("exporter.share_cli", "share_command"),
@@ -64,9 +65,10 @@ LAZY_COMMANDS = {
 #: One line per command for `pi-session --help` (click cut each docstring mid-sentence, and
 #: listing them imported every command's module).
 SHORT_HELP = {
-    "export": "Render a session to one HTML page, or every session to a site (--all).",
+    "export": "Render a session to one HTML page (or Markdown), or every session to a site.",
     "list": "List sessions, newest first.",
-    "stats": "A session's header facts and usage tables.",
+    "stats": "A session's header facts and usage tables, or every session's usage (--all).",
+    "search": "Find the sessions and entries that say something (every branch).",
     "redact": "Write a redacted copy of a session that Pi can still open.",
     "share": "Share a session as a secret GitHub gist (redacted), or delete one.",
     "publish": "Publish sessions to a private Hugging Face dataset (redacted).",

@@ -1,0 +1,172 @@
+"""`pi-session search`: which sessions, and which entries in them, say something.
+
+An entry is searched in what its page shows of it: messages' text and thinking, tool calls'
+names and arguments, results, shell commands and their output, summaries, extension
+messages and data, labels, session names and models. Every branch is searched, and a match
+off the active path says so. A file is first looked at as raw bytes (when the pattern is
+plain text that JSON writes as it is), so sessions that cannot match are never parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from exporter.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    as_str,
+)
+from exporter.loader import SessionFormatError, load_session
+
+SNIPPET_CONTEXT = 60  # characters of context each side of a match
+#: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
+#: may match an ASCII pattern that its lower-cased bytes do not contain.
+_UNICODE_FOLDS = (b"\xc4\xb1", b"\xc4\xb0", b"\xc5\xbf", b"\xe2\x84\xaa")
+#: Plain text JSON writes unchanged: no quote, backslash, slash (``\\/`` is valid JSON),
+#: control character or non-ASCII (another writer may escape it).
+_RAW_SAFE = re.compile(r"[ !#-.0-\[\]-~]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """What to look for, in a form a worker process can take."""
+
+    text: str
+    regex: bool = False
+    case_sensitive: bool = False
+
+    def compiled(self) -> re.Pattern[str]:
+        """The regular expression; ``re.error`` for a bad ``--regex``."""
+        source = self.text if self.regex else re.escape(self.text)
+        return re.compile(source, 0 if self.case_sensitive else re.IGNORECASE)
+
+    def cannot_be_in(self, data: bytes) -> bool:
+        """True when the raw file cannot hold a match (only said for plain ASCII text)."""
+        if self.regex or not _RAW_SAFE.fullmatch(self.text) or data[:2] == b"\x1f\x8b":
+            return False
+        if self.case_sensitive:
+            return self.text.encode() not in data
+        if any(special in data for special in _UNICODE_FOLDS):
+            return False
+        return self.text.lower().encode() not in data.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    entry_id: str
+    kind: str  # a message's role, or the entry's type
+    timestamp: str | None
+    on_active_path: bool
+    snippet: str
+    start: int  # the match inside the snippet
+    end: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def entry_texts(entry: Entry) -> Iterator[str]:
+    """The texts of an entry that a search looks at."""
+    if isinstance(entry, MessageEntry):
+        content = entry.message.get("content")
+        if isinstance(content, str):
+            yield content
+        for block in entry.content:
+            kind = block.get("type")
+            if kind == "text":
+                yield as_str(block.get("text")) or ""
+            elif kind == "thinking":
+                yield as_str(block.get("thinking")) or ""
+            elif kind == "toolCall":
+                yield as_str(block.get("name")) or ""
+                yield from _strings(block.get("arguments"))
+        if entry.role == "bashExecution":
+            yield entry.command
+            yield entry.output
+        if entry.role == "assistant" and entry.error_message:
+            yield entry.error_message
+    elif isinstance(entry, CompactionEntry | BranchSummaryEntry):
+        yield entry.summary
+    elif isinstance(entry, CustomMessageEntry):
+        yield entry.text
+    elif isinstance(entry, LabelEntry):
+        yield entry.label or ""
+    elif isinstance(entry, SessionInfoEntry):
+        yield entry.name or ""
+    elif isinstance(entry, ModelChangeEntry):
+        yield entry.model_key or ""
+    elif isinstance(entry, CustomEntry):
+        yield from _strings(entry.data)
+    else:  # an unknown type: what it holds
+        yield from _strings(entry.raw)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """The text in a JSON value: its strings (keys too) and numbers, as a page shows them
+    (a command, a path, a file's new content), not their JSON escapes."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                stack += [inner, key]
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            yield str(item)
+
+
+def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """The match with some context, on one line; where the match is inside it."""
+    left = text[max(0, start - SNIPPET_CONTEXT) : start]
+    right = text[end : end + SNIPPET_CONTEXT]
+    before = " ".join(left.split()) + (" " if left[-1:].isspace() else "")
+    after = (" " if right[:1].isspace() else "") + " ".join(right.split())
+    before = ("…" if start > SNIPPET_CONTEXT else "") + before.lstrip()
+    after = after.rstrip() + ("…" if end + SNIPPET_CONTEXT < len(text) else "")
+    found = " ".join(text[start:end].split()) or text[start:end]
+    return before + found + after, len(before), len(before) + len(found)
+
+
+def search_file(path: Path, pattern: Pattern) -> dict[str, Any]:
+    """The matches in one session file: ``{"matches": [...], "id", "title", "cwd"}``,
+    ``{"skipped": True}`` when its bytes cannot hold one, or ``{"error": …}``."""
+    try:
+        if pattern.cannot_be_in(path.read_bytes()):
+            return {"skipped": True}
+        session = load_session(path)
+    except (SessionFormatError, OSError, MemoryError) as error:
+        reason = error.strerror if isinstance(error, OSError) else None
+        return {"error": reason or str(error) or type(error).__name__}
+    expression = pattern.compiled()
+    on_path = set(session.active_path)
+    matches = []
+    for entry in session.entries:
+        for text in entry_texts(entry):
+            found = next((m for m in expression.finditer(text) if m.end() > m.start()), None)
+            if found:
+                snippet, start, end = _snippet(text, found.start(), found.end())
+                kind = entry.role if isinstance(entry, MessageEntry) else entry.type
+                matches.append(
+                    Match(entry.id, kind, entry.timestamp, entry.id in on_path, snippet, start, end)
+                )
+                break  # one line per entry: its first match
+    return {
+        "id": session.id,
+        "title": session.title,
+        "cwd": session.header.cwd,
+        "matches": [m.as_dict() for m in matches],
+    }

@@ -1,0 +1,151 @@
+"""`pi-session search PATTERN`: the sessions and entries that say it, newest session first."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files
+from exporter.discover import files_active_since, sessions_root
+from exporter.formatting import one_line, terminal_text
+from exporter.redact_cli import parse_since_option
+from exporter.search import Pattern, search_file
+from exporter.workers import ProgressBar, fork_context, run_tasks
+
+
+@click.command("search")
+@click.argument("pattern")
+@click.option("--cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
+@click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
+@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
+@click.option("--regex", "-E", is_flag=True, help="PATTERN is a Python regular expression.")
+@click.option("--case-sensitive", "-s", is_flag=True, help="Match case (default: ignore it).")
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="Only sessions active on or after DATE (YYYY-MM-DD local midnight, ISO time, 7d, "
+    "12h, 2w).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Entries shown per session (the rest are counted).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per matching entry.")
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), help="Processes (default or 0: one per CPU)."
+)
+def search_command(
+    pattern: str,
+    cwd: str | None,
+    all_projects: bool,
+    sessions_dir: str | None,
+    regex: bool,
+    case_sensitive: bool,
+    since: str | None,
+    limit: int,
+    as_json: bool,
+    jobs: int | None,
+) -> None:
+    """Find PATTERN in the sessions of this folder (or --cwd, or --all): in messages,
+    thinking, tool calls and their output, shell commands, summaries and labels, on every
+    branch. Each session lists the entries that match, with their ids (open one with
+    `pi-session export SESSION` and the page's #<id>)."""
+    if cwd and all_projects:
+        raise CliError("use either --cwd or --all", 1)
+    wanted = Pattern(pattern, regex, case_sensitive)
+    if not pattern:
+        raise CliError("PATTERN is empty", 1)
+    try:
+        wanted.compiled()
+    except re.error as error:
+        raise CliError(f"--regex {pattern!r}: {error}", 1) from None
+    try:
+        since_moment = None if since is None else parse_since_option(since)
+    except ValueError as error:
+        raise CliError(str(error), 1) from None
+    scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
+    files = listed_session_files(sessions_dir, scope)
+    if not files:
+        where = "any project" if scope is None else scope
+        raise CliError(f"no Pi sessions for {where} under {sessions_root(sessions_dir)}", 2)
+    if since_moment is not None:
+        files = files_active_since(files, since_moment)
+    found: dict[Path, dict[str, Any]] = {}
+    bar = ProgressBar(len(files), label="searching")
+
+    def handle(path: Path, result: dict[str, Any]) -> None:
+        found[path] = result
+        bar.update(len(found))
+
+    try:
+        run_tasks(
+            files,
+            _Search(wanted),
+            handle,
+            jobs=max(1, jobs or os.cpu_count() or 1),
+            died=lambda path: {"error": "its worker died (out of memory?)"},
+            context=lambda: fork_context("exporter.search"),
+        )
+    finally:
+        bar.close()
+    _report([(path, found[path]) for path in files], limit, as_json)
+
+
+class _Search:
+    """``search_file`` with the pattern bound (picklable for a worker process)."""
+
+    def __init__(self, pattern: Pattern) -> None:
+        self.pattern = pattern
+
+    def __call__(self, path: Path) -> dict[str, Any]:
+        return search_file(path, self.pattern)
+
+
+def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
+    styled = not as_json and sys.stdout.isatty()
+    sessions = entries = 0
+    for path, result in results:
+        if "error" in result:
+            message = f"pi-session: warning: {path}: {result['error']}; not searched"
+            click.echo(terminal_text(message), err=True)
+            continue
+        matches = result.get("matches") or []
+        if not matches:
+            continue
+        sessions += 1
+        entries += len(matches)
+        if as_json:
+            for match in matches:
+                echo_json({"session": result["id"], "path": str(path), **match})
+            continue
+        count = f"{len(matches):,} {'entry' if len(matches) == 1 else 'entries'}"
+        head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
+        click.echo(terminal_text(head))
+        click.echo(terminal_text(f"  {path}"))
+        for match in matches[:limit]:
+            click.echo("  " + _match_line(match, styled))
+        if len(matches) > limit:
+            click.echo(f"  … and {len(matches) - limit:,} more (--limit {len(matches)})")
+        click.echo("")
+    if not entries:
+        click.echo("pi-session: no matches", err=True)
+    elif not as_json:
+        click.echo(f"pi-session: {entries:,} entries in {sessions:,} sessions", err=True)
+
+
+def _match_line(match: dict[str, Any], styled: bool) -> str:
+    snippet, start, end = match["snippet"], match["start"], match["end"]
+    before, hit, after = (terminal_text(part) for part in (
+        snippet[:start], snippet[start:end], snippet[end:]))  # fmt: skip
+    hit = click.style(hit, bold=True, fg="yellow") if styled else f"[{hit}]"
+    where = "" if match["on_active_path"] else " (other branch)"
+    kind = one_line(match["kind"], 12)
+    return f"{terminal_text(one_line(match['entry_id'], 16))}  {kind}{where}: {before}{hit}{after}"

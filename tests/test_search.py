@@ -1,0 +1,137 @@
+"""`pi-session search`: the sessions and entries that say something, on every branch."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.loader import load_session
+from exporter.search import Pattern, entry_texts, search_file
+from tests.conftest import FIXTURE_FILES
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions" / "--project--"
+    folder.mkdir(parents=True)
+    for path in FIXTURE_FILES:
+        shutil.copy(path, folder / path.name)
+    return folder.parent
+
+
+def _search(*args: str):
+    result = CliRunner().invoke(cli, ["search", *args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_every_entry_that_says_it_is_found_once_with_its_branch(sessions: Path) -> None:
+    result = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--json")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    by_file: dict[str, list[dict]] = {}
+    for row in rows:
+        by_file.setdefault(Path(row["path"]).name, []).append(row)
+    for path in FIXTURE_FILES:
+        session = load_session(path)
+        expected = [
+            e.id for e in session.entries if any("dimgray" in t.lower() for t in entry_texts(e))
+        ]
+        found = by_file.get(path.name, [])
+        assert [row["entry_id"] for row in found] == expected, path.name
+        path_set = set(session.active_path)
+        assert all(row["on_active_path"] == (row["entry_id"] in path_set) for row in found)
+        for row in found:
+            hit = row["snippet"][row["start"] : row["end"]]
+            assert hit.lower() == "dimgray" and row["session"] == session.id
+    assert len(rows) > 50 and any(not row["on_active_path"] for row in rows)
+    # found where they are said (pi-branched-3): an edit's arguments, a read's output, a reply
+    said = {row["entry_id"]: row["kind"] for row in by_file["pi-branched-3.jsonl"]}
+    assert said["a4c17a5d"] == "assistant" and said["b748f686"] == "toolResult"
+    assert said["2c87fc09"] == "assistant"
+
+
+def test_the_raw_byte_check_never_skips_a_file_that_matches() -> None:
+    """Words taken from each fixture, in other cases: whenever the full search finds one,
+    the look at the raw bytes must not have ruled the file out."""
+    for path in FIXTURE_FILES:
+        data = path.read_bytes()
+        session = load_session(path)
+        words = {
+            word.strip(".,:;()`'\"")
+            for entry in session.entries[:200]
+            for text in entry_texts(entry)
+            for word in text.split()[:20]
+        }
+        texts = [text for entry in session.entries for text in entry_texts(entry)]
+        for word in sorted(w for w in words if len(w) > 3)[:60]:
+            for shown in (word, word.swapcase()):
+                pattern = Pattern(shown)
+                expression = pattern.compiled()
+                if any(expression.search(text) for text in texts):  # what search_file asks
+                    assert not pattern.cannot_be_in(data), (path.name, shown)
+
+
+def test_unicode_case_folds_are_not_ruled_out_by_the_byte_check(tmp_path: Path) -> None:
+    """``re.IGNORECASE`` matches "k" with the Kelvin sign and "s" with the long s: their
+    bytes are no ASCII letter, so the raw-byte check must not skip such a file."""
+    lines = [
+        {"type": "session", "version": 3, "id": "u", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/x"},
+        {"type": "message", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "the \u212aelvin and \u017fun"}},
+    ]  # fmt: skip
+    path = tmp_path / "u.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
+    for word in ("kelvin", "sun"):
+        assert [m["entry_id"] for m in search_file(path, Pattern(word))["matches"]] == ["a"]
+    assert search_file(path, Pattern("kelvin", case_sensitive=True)) == {"skipped": True}
+
+
+def test_regex_case_and_no_match(sessions: Path) -> None:
+    base = ["--all", "--sessions-dir", str(sessions), "--json"]
+    regex = _search("dim[A-Z]ray", "--regex", *base)
+    exact = _search("dimGray", "--case-sensitive", *base)
+    assert regex.stdout == exact.stdout and regex.stdout
+    none = _search("DIMGRAY", "--case-sensitive", *base)
+    assert none.stdout == "" and "no matches" in none.stderr
+    bad = CliRunner().invoke(cli, ["search", "dim[", "--regex", *base])
+    assert bad.exit_code == 1 and "--regex" in bad.output and "Traceback" not in bad.output
+
+
+def test_the_text_listing_names_the_session_and_marks_the_match(sessions: Path) -> None:
+    text = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--limit", "50").stdout
+    assert "(01a229f4-a6b0-7596-9ba4-063c975d8071, 21 entries)" in text  # pi-branched-3
+    assert "[dimGray]" in text and "(other branch):" in text
+    short = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--limit", "1").stdout
+    assert "… and 20 more (--limit 21)" in short
+
+
+def test_controls_in_a_match_reach_no_terminal(tmp_path: Path) -> None:
+    folder = tmp_path / "s" / "--x--"
+    folder.mkdir(parents=True)
+    lines = [
+        {"type": "session", "version": 3, "id": "c", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/x"},
+        {"type": "message", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "x \x1b]0;pwned\x07 needle \x1b[2J"}},
+    ]  # fmt: skip
+    (folder / "c.jsonl").write_text("\n".join(map(json.dumps, lines)), encoding="utf-8")
+    result = _search("needle", "--all", "--sessions-dir", str(tmp_path / "s"))
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "[needle]" in result.stdout
+
+
+def test_since_and_unreadable_files(sessions: Path) -> None:
+    bad = sessions / "--project--" / "broken.jsonl"
+    bad.write_bytes(b"\xff\xfe not a session \x00\n")
+    result = _search("session", "--all", "--sessions-dir", str(sessions), "--json")
+    assert "broken.jsonl" in result.stderr and "warning" in result.stderr
+    skipped = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--json")
+    assert "broken.jsonl" not in skipped.stderr  # its bytes cannot match: never parsed
+    later = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--since", "2099-01-01")
+    assert later.stdout == "" and "no matches" in later.stderr
