@@ -139,8 +139,8 @@ def _header(session: Session, stats: SessionStats) -> list[str]:
     ]
     if session.header.parent_session:
         rows.insert(2, ("Forked from", code_span(session.header.parent_session)))
-    table = _table(["", ""], [[f"**{name}**", value] for name, value in rows], set())
-    out = [f"# {title}", "", table, ""]
+    facts = [f"- **{name}:** {value}" for name, value in rows]
+    out = [f"# {title}", "", *facts, ""]
     if session.labels:
         marks = [
             f"- {code_span(label)} on {code_span(target)}"
@@ -275,7 +275,7 @@ class _Writer:
         said = [title, fmt_datetime(when)] if when else [title]
         out = [f"{'#' * level} {' · '.join(said)}", ""]
         label = self.session.labels.get(entry.id)
-        out += [f"🏷 {code_span(label)} · id {code_span(entry.id)}", ""] if label else []
+        out += [f"**Label** {code_span(label)} · id {code_span(entry.id)}", ""] if label else []
         return out
 
     def message(
