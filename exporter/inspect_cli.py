@@ -59,12 +59,26 @@ def _local_minute(moment: datetime | None) -> str:
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
 @click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="Only sessions active on or after DATE (YYYY-MM-DD local midnight, ISO time, 7d, "
+    "12h, 2w), as export --all and publish read it.",
+)
 def list_command(
-    cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool
+    cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool, since: str | None
 ) -> None:
     """List sessions, newest first, without parsing every message."""
     if cwd and all_projects:
         raise CliError("use either --cwd or --all", 1)
+    since_moment = None
+    if since is not None:
+        from exporter.redact_cli import parse_since_option  # ~40 ms of imports: only here
+
+        try:
+            since_moment = parse_since_option(since)
+        except ValueError as error:
+            raise CliError(str(error), 1) from None
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
     root = sessions_root(sessions_dir)
     if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
@@ -73,9 +87,13 @@ def list_command(
         raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
     listed = listed_session_files(sessions_dir, scope)
     summaries = [scan_summary(p) for p in listed]
+    if since_moment is not None:  # last activity, as files_active_since reads it
+        limit = since_moment if since_moment.tzinfo else since_moment.astimezone()
+        summaries = [s for s in summaries if s.modified is not None and s.modified >= limit]
     summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
     if not summaries:  # said on stderr, so `--json` output stays empty for a script
         where = "any project" if scope is None else scope
+        where += f" active since {since}" if since is not None else ""
         missing = "" if root.is_dir() else f" ({root} does not exist)"
         others = " (--all lists every project's)" if scope is not None and not missing else ""
         click.echo(f"pi-session: no sessions for {where}{missing}{others}", err=True)

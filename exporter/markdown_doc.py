@@ -116,7 +116,10 @@ def _header(session: Session, stats: SessionStats) -> list[str]:
         ("Project", code_span(session.header.cwd) if session.header.cwd else "unknown"),
         ("Started", fmt_datetime(stats.started)),
         ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
-        ("Models", (answered or "none") + (f"; selected, never answered: {silent}" * bool(silent))),
+        (
+            "Models",
+            (answered or "none") + (f"; selected, never answered: {silent}" if silent else ""),
+        ),
         (
             "Entries",
             f"{fmt_int(len(session.entries))}: "

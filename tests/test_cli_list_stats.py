@@ -362,6 +362,21 @@ def test_list_json_for_a_project(sessions: dict) -> None:
         assert row["error"] is None
 
 
+def test_list_since_keeps_the_sessions_active_since_then(sessions: dict) -> None:
+    every = ["list", "--all", "--sessions-dir", str(sessions["root"]), "--json"]
+    rows = [json.loads(line) for line in run(*every).stdout.splitlines()]
+    moments = sorted(row["modified"] for row in rows)
+    assert len(set(moments)) >= 3  # the cut below falls between sessions
+    cut = moments[len(moments) // 2]
+    kept = [json.loads(line) for line in run(*every, "--since", cut).stdout.splitlines()]
+    assert [row["path"] for row in kept] == [row["path"] for row in rows if row["modified"] >= cut]
+    assert 0 < len(kept) < len(rows)
+    none = run(*every, "--since", "2999-01-01")
+    assert none.stdout == "" and "active since 2999-01-01" in none.stderr
+    bad = run(*every, "--since", "soon")
+    assert bad.exit_code == 1 and "--since" in bad.stderr
+
+
 def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
     env = {"PI_CODING_AGENT_DIR": str(sessions["root"].parent)}
     everything = run("list", "--all", "--json", env=env)
