@@ -6,6 +6,7 @@ is turned into a one-line message and an exit code (1 usage, 2 bad input, 3 remo
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import ipaddress
@@ -163,7 +164,27 @@ SESSIONS_DIR_HELP = (
 
 
 def session_argument(func: F) -> F:
-    """SESSION plus the options that locate it, shared by every command that reads one."""
+    """SESSION plus the options that locate it, shared by every command that reads one.
+    ``--pick`` asks which session (a numbered list) and hands the command its path."""
+
+    command = func
+
+    @functools.wraps(command)
+    def picking(*args: Any, pick: bool = False, **kwargs: Any) -> Any:
+        if pick:
+            if kwargs.get("session") is not None or kwargs.get("demo"):
+                raise CliError("give SESSION, --demo or --pick, not two of them", 1)
+            from exporter.picker import pick_session
+
+            kwargs["session"] = str(pick_session(kwargs.get("sessions_dir")))
+        return command(*args, **kwargs)
+
+    func = click.option(
+        "--pick",
+        is_flag=True,
+        help="Choose the session from a numbered list of this folder's newest (every "
+        "project's when it has none).",
+    )(picking)  # type: ignore[assignment]
     func = click.option(
         "--sessions-dir",
         type=click.Path(file_okay=False, path_type=str),

@@ -377,6 +377,44 @@ def test_list_since_keeps_the_sessions_active_since_then(sessions: dict) -> None
     assert bad.exit_code == 1 and "--since" in bad.stderr
 
 
+def _pick(*args: str, answer: str) -> Result:
+    return CliRunner().invoke(cli, list(args), input=answer, catch_exceptions=False)
+
+
+def test_pick_offers_this_folder_s_sessions_newest_first(sessions: dict, monkeypatch) -> None:
+    root = str(sessions["root"])
+    monkeypatch.chdir(sessions["project"])
+    newest = [json.loads(line)["id"] for line in run("list", "--sessions-dir", root, "--json")
+              .stdout.splitlines()]  # fmt: skip
+    assert len(newest) == 3
+    for number in (1, 2, 3):
+        result = _pick("stats", "--pick", "--sessions-dir", root, "--json", answer=f"{number}\n")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout)["id"] == newest[number - 1]
+        assert "Sessions of this folder" in result.stderr and "Session number [1]" in result.stderr
+    page = _pick("export", "--pick", "--sessions-dir", root, "-o", "-", answer="\n")
+    assert page.exit_code == 0 and page.stdout.startswith("<!DOCTYPE html>")  # list on stderr
+    assert newest[0] in page.stdout
+
+
+def test_pick_falls_back_to_every_project_and_needs_an_answer(
+    sessions: dict, tmp_path: Path, monkeypatch
+) -> None:
+    root = str(sessions["root"])
+    elsewhere = tmp_path / "no-sessions-here"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = _pick("stats", "--pick", "--sessions-dir", root, "--json", answer="4\n")
+    assert result.exit_code == 0 and "Sessions of any project" in result.stderr
+    assert json.loads(result.stdout)["id"]
+    unanswered = _pick("stats", "--pick", "--sessions-dir", root, answer="")
+    assert unanswered.exit_code == 1 and unanswered.stdout == ""
+    assert unanswered.stderr.splitlines()[-1].endswith(
+        "pi-session: error: --pick needs the session's number (nothing was read)"
+    )
+    assert_one_line_error(_pick("stats", "--pick", "--demo", answer="1\n"), 1, "not two")
+
+
 def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
     env = {"PI_CODING_AGENT_DIR": str(sessions["root"].parent)}
     everything = run("list", "--all", "--json", env=env)

@@ -1,0 +1,57 @@
+"""`--pick`: choose a session from a numbered list instead of typing its id.
+
+The list is `list`'s view of this folder's sessions (every project's when it has none),
+newest first, on stderr, so a page written to stdout (`export --pick -o -`) stays clean.
+The answer is read from stdin: a terminal, or a number piped in by a script.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from exporter.cli import CliError, listed_session_files
+from exporter.discover import scan_summary, sessions_root
+from exporter.formatting import fmt_cost, fmt_int, one_line, render_table, terminal_text
+
+#: How many sessions the list offers (the newest).
+PICK_LIMIT = 30
+
+
+def pick_session(sessions_dir: str | None) -> Path:
+    """Show the newest sessions numbered and return the path of the one chosen."""
+    here = os.getcwd()
+    files = listed_session_files(sessions_dir, here)
+    where = f"this folder ({here})"
+    if not files:
+        files = listed_session_files(sessions_dir, None)
+        where = "any project"
+    if not files:
+        raise CliError(f"no Pi sessions for any project under {sessions_root(sessions_dir)}", 2)
+    summaries = [scan_summary(path) for path in files]
+    summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
+    shown = summaries[:PICK_LIMIT]
+    rows = [
+        [
+            str(number),
+            s.modified.astimezone().strftime("%Y-%m-%d %H:%M") if s.modified else "unknown",
+            one_line(s.title, 50),
+            fmt_int(s.messages),
+            fmt_cost(s.cost),
+            one_line(s.cwd, 30) if where == "any project" else "",
+        ]
+        for number, s in enumerate(shown, 1)
+    ]
+    headers = ["#", "last activity (local)", "session", "messages", "cost", "project"]
+    more = f" (the newest {len(shown)} of {len(summaries)})" if len(summaries) > len(shown) else ""
+    click.echo(terminal_text(f"Sessions of {where}{more}:"), err=True)
+    click.echo(render_table(headers, rows, {0, 3, 4}), err=True)
+    try:
+        number = click.prompt(
+            "Session number", default=1, type=click.IntRange(1, len(shown)), err=True
+        )
+    except click.Abort:  # end of input (nothing piped in) or Ctrl-D
+        raise CliError("--pick needs the session's number (nothing was read)", 1) from None
+    return shown[number - 1].path
