@@ -21,6 +21,8 @@ _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _BACKTICKS = re.compile(r"`+")
 #: An opening or closing code fence: up to three spaces, then ``` or ~~~ (or longer).
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+#: What makes a message's Markdown worth parsing: markup to escape or a code fence.
+_MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~")
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink; a ``![`` that
 #: would open an image (a viewer would load it: as on the page, it stays a link).
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])|!(?=\[)")
@@ -72,11 +74,18 @@ def prose(text: str, below: int = 0) -> str:
     (markdown-it's block parse), not a guess: a fence inside a list item ends with it. The
     answer is asked again after escaping (``<script>`` opened an HTML block that held a
     fence; as text, the fence is one) until it holds; escaping never adds a line."""
-    lines = shown(text).replace("\r\n", "\n").split("\n")
-    code, open_fence, headings = _code_lines(lines)
+    text = shown(text).replace("\r\n", "\n")
+    if not _MAY_NEED_WORK.search(text) and not (below and "#" in text):
+        return text.strip("\n")  # no markup to escape, no fence, no heading: as it is
+    lines = text.split("\n")
+    parsed = lines
+    code, open_fence, headings = _code_lines(parsed)
     for _ in range(_ROUNDS):
         out = _escaped_outside(lines, code)
-        again, open_fence, headings = _code_lines(out)
+        if out == parsed:  # the parse was of this very text
+            break
+        parsed = out
+        again, open_fence, headings = _code_lines(parsed)
         if again == code:
             break
         code = again
@@ -124,8 +133,9 @@ def _code_lines(lines: list[str]) -> tuple[list[bool], str | None, dict[int, int
 
 @functools.cache
 def _block_parser() -> MarkdownIt:
-    """CommonMark, raw HTML on: this parse only finds the code, as a viewer would."""
-    return MarkdownIt("commonmark")
+    """CommonMark, raw HTML on: this parse only finds the code and the headings, as a
+    viewer would; inline parsing (half the time) is not needed for that."""
+    return MarkdownIt("commonmark").disable("inline")
 
 
 def _closes(match: re.Match[str], opening: str) -> bool:
