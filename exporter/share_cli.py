@@ -264,6 +264,12 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "gisthost.github.io; on GitHub Enterprise the gist's own page).",
 )
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
+@click.option(
+    "--with-markdown",
+    is_flag=True,
+    help="Also upload the session as README.md (Markdown), which GitHub shows on the gist's "
+    "own page: readable there without a viewer.",
+)
 @click.option("--force", is_flag=True, help="Upload even above the 10 MiB gist limit.")
 @click.option(
     "--allow-weaker-policy",
@@ -284,6 +290,7 @@ def share_command(
     api_url: str,
     viewer_url: str | None,
     with_jsonl: bool,
+    with_markdown: bool,
     force: bool,
     allow_weaker_policy: bool,
     **policy_values: Any,
@@ -301,7 +308,8 @@ def share_command(
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
-    targets = _dry_run_targets(loaded, with_jsonl, sessions_dir) if dry_run else {}
+    extras = (["session.jsonl"] if with_jsonl else []) + (["README.md"] if with_markdown else [])
+    targets = _dry_run_targets(loaded, extras, sessions_dir) if dry_run else {}
     _refuse_output_collisions(loaded, targets, policy_values)
     prepared, report = prepare_session(loaded, policy)
     given_now = policy.given_values() if policy.redact else set()
@@ -312,7 +320,7 @@ def share_command(
         if check_given:
             _refuse_lost_given_secrets(record, given_now)
         _refuse_lost_removals(record, loaded, excluded, opt_in_cuts(policy))
-    files = _upload_files(prepared, with_jsonl)
+    files = _upload_files(prepared, extras)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
     if dry_run:
@@ -348,11 +356,11 @@ def _check_viewer(viewer_url: str | None) -> None:
 
 
 def _dry_run_targets(
-    loaded: Session, with_jsonl: bool, sessions_dir: str | None
+    loaded: Session, extras: list[str], sessions_dir: str | None
 ) -> dict[str, Path]:
     """Where a dry run writes each file it would upload: ./pi-session-share-<name>.<ext>."""
     stem = source_stem(loaded.path, loaded.id)  # as export names a page: a pipe by its id
-    names = ["session.html", "session.jsonl"] if with_jsonl else ["session.html"]
+    names = ["session.html", *extras]
     targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in names}
     if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
         refuse_default_in_sessions(
@@ -376,11 +384,17 @@ def _refuse_output_collisions(
     )
 
 
-def _upload_files(prepared: Session, with_jsonl: bool) -> dict[str, str]:
-    """The gist's files, by name: the page, and with --with-jsonl the redacted session."""
+def _upload_files(prepared: Session, extras: list[str]) -> dict[str, str]:
+    """The gist's files, by name: the page, and with --with-jsonl the redacted session,
+    with --with-markdown the same session as Markdown (README.md: GitHub lists a gist's
+    files by name, so it comes before the page's source on the gist's own page)."""
     files = {"session.html": render_session(prepared, RenderOptions())}
-    if with_jsonl:
+    if "session.jsonl" in extras:
         files["session.jsonl"] = session_to_jsonl(prepared)
+    if "README.md" in extras:
+        from exporter.markdown_doc import session_markdown
+
+        files["README.md"] = session_markdown(prepared)
     return files
 
 
@@ -537,6 +551,8 @@ def _say_what_was_done(
                 f"that reads {urlsplit(api_url).hostname}"
             )
         )
+    if "README.md" in gist.files:
+        _notify("note: the gist's own page shows the session as Markdown (README.md)")
     click.echo(f"Gist: {gist.html_url}")
     click.echo(f"View: {view}")
 

@@ -285,6 +285,33 @@ def test_delete_takes_the_links_share_prints_and_browsers_show(
     assert gist_id not in fake.gists
 
 
+def test_with_markdown_puts_the_session_on_the_gist_s_own_page(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """GitHub renders a gist's Markdown file on the gist's page: README.md holds the same
+    redacted session as the page, and a later share without it deletes it."""
+    lines = FIXTURE.read_text(encoding="utf-8").replace("refactor", "BLUEFALCON refactor", 1)
+    source = tmp_path / "codename.jsonl"
+    source.write_text(lines, encoding="utf-8")
+    result = share(fake, str(source), "--with-markdown", "--secret", "BLUEFALCON")
+    assert result.exit_code == 0, result.output
+    gist_id = next(iter(fake.gists))
+    files = fake.gists[gist_id]["files"]
+    assert set(files) == {"session.html", "README.md"}
+    markdown = files["README.md"]
+    assert markdown.startswith("# ") and "## Transcript" in markdown
+    assert "BLUEFALCON" not in markdown and "[REDACTED:literal-secret:" in markdown
+    assert "shows the session as Markdown (README.md)" in result.stderr
+    again = share(fake, str(source), "--secret", "BLUEFALCON")
+    assert again.exit_code == 0, again.output
+    assert set(fake.gists[gist_id]["files"]) == {"session.html"}
+    assert fake.requests[-1].json["files"]["README.md"] is None
+    dry = share(fake, str(source), "--dry-run", "--with-markdown", "--secret", "BLUEFALCON")
+    assert dry.exit_code == 0, dry.output
+    written = [Path(line) for line in dry.stdout.splitlines() if line.endswith(".md")]
+    assert len(written) == 1 and "## Transcript" in written[0].read_text(encoding="utf-8")
+
+
 def test_dry_run_writes_the_exact_bytes_and_sends_nothing(fake: FakeGitHub, env: dict) -> None:
     result = share(fake, str(FIXTURE), "--dry-run", "--with-jsonl")
     assert result.exit_code == 0, result.output

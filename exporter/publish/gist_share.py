@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_VIEWER = "https://gisthost.github.io/"
 DEFAULT_FILENAME = "session.html"
 #: Every file name ``share`` uploads; on re-share, those this share does not send are deleted.
-SHARED_FILE_NAMES = frozenset({DEFAULT_FILENAME, "session.jsonl"})
+SHARED_FILE_NAMES = frozenset({DEFAULT_FILENAME, "session.jsonl", "README.md"})
 #: Files over 10 MB are only promised through ``git clone``, and big uploads
 #: tend to fail with HTTP 502, so refuse by default.
 GIST_MAX_BYTES = 10 * 1024 * 1024
