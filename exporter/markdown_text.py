@@ -9,6 +9,7 @@ escaped text.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -145,54 +146,54 @@ def _closes(match: re.Match[str], opening: str) -> bool:
 
 def _inline_safe(line: str) -> str:
     """A line with every tag-opening ``<`` outside code spans written ``&lt;`` (and every
-    image's ``!`` escaped). Spans are
-    taken within the line only: one that a viewer joins across lines gets ``&lt;`` shown
-    inside it, never the other way round."""
+    image's ``!`` escaped). Spans are taken within the line only: one that a viewer joins
+    across lines gets ``&lt;`` shown inside it, never the other way round. Linear in the
+    line: each span's closing run is looked up, not searched for (a pasted minified file
+    is one line of many backticks and brackets)."""
     if "<" not in line and "![" not in line:
         return line
+    runs = [(found.start(), found.end()) for found in _BACKTICKS.finditer(line)]
+    starts_by_length: dict[int, list[int]] = {}
+    for index, (begin, end) in enumerate(runs):
+        starts_by_length.setdefault(end - begin, []).append(index)
     out: list[str] = []
     position = 0
-    while position < len(line):
-        run = _span_opener(line, position)
-        stop = run[0] if run else len(line)
-        out.append(_escape_tags(line[position:stop]))
-        if run is None:
-            break
-        start, ticks = run
-        closing = line.find(ticks, start + len(ticks))
-        while closing >= 0 and line[closing + len(ticks) : closing + len(ticks) + 1] == "`":
-            closing = line.find(ticks, _run_end(line, closing))  # a longer run: not it
-        end = closing + len(ticks) if closing >= 0 else start + len(ticks)
-        out.append(line[start:end])
-        position = end
+    index = 0
+    while index < len(runs):
+        begin, end = runs[index]
+        if begin < position:
+            index += 1
+            continue
+        if _backslashes_before(line, begin) % 2:  # its first backtick is text
+            begin += 1
+        closer = _closing_run(starts_by_length.get(end - begin, []), index) if end > begin else None
+        if closer is None:  # no span opens here: the backticks are text
+            index += 1
+            continue
+        out.append(_escape_tags(line[position:begin]))
+        position = runs[closer][1]
+        out.append(line[begin:position])
+        index = closer + 1
+    out.append(_escape_tags(line[position:]))
     return "".join(out)
 
 
-def _span_opener(line: str, position: int) -> tuple[int, str] | None:
-    """Where the next code span could open, and its backticks: a backslash before a run
-    escapes its first backtick (``\\`<b>`` is no code span)."""
-    for run in _BACKTICKS.finditer(line, position):
-        start, ticks = run.start(), run.group()
-        before = line[position:start]
-        if (len(before) - len(before.rstrip("\\"))) % 2:
-            start, ticks = start + 1, ticks[1:]
-        if ticks and (run.start() == 0 or line[run.start() - 1] != "`"):
-            return start, ticks
-    return None
+def _closing_run(same_length: list[int], opener: int) -> int | None:
+    """The first run after ``opener`` of the opener's length (CommonMark's closing run)."""
+    at = bisect.bisect_right(same_length, opener)
+    return same_length[at] if at < len(same_length) else None
 
 
-def _run_end(line: str, start: int) -> int:
-    end = start
-    while end < len(line) and line[end] == "`":
-        end += 1
-    return end
+def _backslashes_before(text: str, position: int) -> int:
+    count = 0
+    while position > count and text[position - count - 1] == "\\":
+        count += 1
+    return count
 
 
 def _escape_tags(text: str) -> str:
     def one(match: re.Match[str]) -> str:
-        before = text[: match.start()]
-        backslashes = len(before) - len(before.rstrip("\\"))
-        if backslashes % 2:  # escaped already: text
+        if _backslashes_before(text, match.start()) % 2:  # escaped already: text
             return match.group()
         return "&lt;" if match.group() == "<" else "\\!"
 

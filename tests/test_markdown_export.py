@@ -22,7 +22,7 @@ from exporter.loader import load_session
 from exporter.markdown_doc import session_markdown
 from exporter.markdown_text import code_span, escaped, fenced, prose
 from exporter.session import Session
-from tests.conftest import FIXTURE_FILES, FIXTURES_DIR
+from tests.conftest import FIXTURE_FILES, FIXTURES_DIR, time_limit
 from tests.xss_corpus import build_corpus
 
 VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -141,6 +141,27 @@ def test_a_fence_closed_by_its_list_item_does_not_hide_html_after_it() -> None:
     assert "&lt;script&gt;" in rendered
     assert "open &lt;x&gt;\n</code></pre>" in rendered  # code, closed before the heading
     assert "<h3>Next</h3>" in rendered
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "<`" * 100_000,
+        "\\`<" * 100_000,
+        "`" + "<" * 200_000,
+        "".join("`" * i + "<b" for i in range(1, 1200)),
+    ],
+    ids=["brackets-and-backticks", "escaped-backticks", "one-opener", "runs-of-every-length"],
+)
+def test_a_long_line_of_brackets_and_backticks_is_made_safe_in_linear_time(line: str) -> None:
+    """Each ``<`` looked back over the whole line for backslashes, and each backtick run
+    searched the rest of the line for its closer: 1,199 runs of every length took 48 s.
+    (A guard against a hang, not a speed measurement.)"""
+    with time_limit(10):
+        shown = prose(line)
+    assert "<" not in VIEWER.render(shown).replace("<p>", "").replace("</p>", "").replace(
+        "<code>", ""
+    ).replace("</code>", "")
 
 
 def test_message_headings_go_below_the_entry_heading() -> None:
