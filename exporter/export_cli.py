@@ -150,9 +150,9 @@ def export_command(
     """
     policy = policy_from_options(**policy_values)
     kind = output_format(chosen_format, output)
-    if kind == "md" and (all_sessions or open_page or no_embed or theme != "auto"):
+    if kind == "md" and (all_sessions or open_page or no_embed or theme != "auto" or jobs):
         raise CliError(
-            "--all, --open, --no-embed and --theme are for HTML pages, not --format md", 1
+            "--all, --open, --no-embed, --theme and -j are for HTML pages, not --format md", 1
         )
     if all_sessions:
         if session or demo or leaf or policy_values.get("report") or policy.exclude:
@@ -188,19 +188,19 @@ def export_command(
     if kind == "md":
         from exporter.markdown_doc import session_markdown
 
-        html = session_markdown(prepared)
+        document = session_markdown(prepared)
     else:
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
-        html = render_session(prepared, options)
+        document = render_session(prepared, options)
     if report is not None:
         finish_report(report, policy_values.get("report"))
     if output == "-":
-        write_stdout_bytes(html.encode("utf-8"))
+        write_stdout_bytes(document.encode("utf-8"))
         sys.stdout.flush()
         all_written()
         return
     assert target is not None
-    atomic_write_text(target, html)
+    atomic_write_text(target, document)
     echo_path(target)
     if open_page:
         open_in_browser(target)

@@ -223,6 +223,7 @@ def test_export_writes_markdown_when_asked_or_when_named_md(
         (["--format", "html", "-o", "notes.md"], "name the file .html"),
         (["-o", "notes.md", "--open"], "for HTML pages"),
         (["-o", "notes.md", "--theme", "dark"], "for HTML pages"),
+        (["-o", "notes.md", "-j", "2"], "for HTML pages"),
         (["--format", "md", "--all", "-o", "site"], "for HTML pages"),
     ],
 )
