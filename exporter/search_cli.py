@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -88,7 +89,7 @@ def search_command(
     try:
         run_tasks(
             files,
-            _Search(wanted),
+            functools.partial(search_file, pattern=wanted),  # picklable for a worker
             handle,
             jobs=max(1, jobs or os.cpu_count() or 1),
             died=lambda path: {"error": "its worker died (out of memory?)"},
@@ -97,16 +98,6 @@ def search_command(
     finally:
         bar.close()
     _report([(path, found[path]) for path in files], limit, as_json)
-
-
-class _Search:
-    """``search_file`` with the pattern bound (picklable for a worker process)."""
-
-    def __init__(self, pattern: Pattern) -> None:
-        self.pattern = pattern
-
-    def __call__(self, path: Path) -> dict[str, Any]:
-        return search_file(path, self.pattern)
 
 
 def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
