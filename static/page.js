@@ -54,7 +54,7 @@
   var search = $("#tree-search"), status = $("#tree-status");
   var statusText = status ? ($(".st-default", status) || status).textContent : "";  // Default's line
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
-  var tree = $("#tree"), rows = $all("#tree li:not(.sub)"), texts = [];
+  var tree = $("#tree"), rows = $all("#tree li:not(.sub):not(.chunk)"), texts = [];
   show(search);
   // What a search looks through: the session's own words, not the page's labels around
   // them (entry headers, usage footers, "N more lines", badges, another entry quoted in a

@@ -3054,3 +3054,102 @@ def test_long_branches_fold_under_one_line_in_the_outline(
     linked.wait_for_selector(f'#tree li.current > a[href="{target}"]', timeout=3000)
     assert linked.locator(f'#tree a[href="{target}"]').is_visible()
     clean(view)
+
+
+def _status_when(page: Any, ready: Any, tries: int = 50) -> str:
+    """The outline's status line once ``ready`` says so (polled: the page's policy allows
+    no script from outside, so no ``wait_for_function``)."""
+    said = ""
+    for _ in range(tries):
+        said = page.inner_text("#tree-status")
+        if ready(said):
+            break
+        page.wait_for_timeout(100)
+    return said
+
+
+def _long_branched_session(turns: int = 1_100) -> tuple[bytes, dict[str, str]]:
+    """A linear session of ``turns`` prompts, each answered by a bash call and its result,
+    with a retried prompt (a branch of one entry) every 250 turns: an outline of ~3,300
+    rows. Returns the JSONL and the ids the test looks for."""
+    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+             "cost": {"total": 0}}  # fmt: skip
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "long", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/x"}
+    ]  # fmt: skip
+
+    def add(entry_id: str, parent: str | None, when: str, **message: Any) -> None:
+        lines.append({"type": "message", "id": entry_id, "parentId": parent,
+                      "timestamp": when, "message": message})  # fmt: skip
+
+    ids: dict[str, str] = {}
+    parent = None
+    for turn in range(turns):
+        when = f"2025-01-01T{turn // 3600:02d}:{turn // 60 % 60:02d}:{turn % 60:02d}Z"
+        call = {"type": "toolCall", "id": f"c{turn}", "name": "bash",
+                "arguments": {"command": f"echo {turn}"}}  # fmt: skip
+        output = [{"type": "text", "text": str(turn)}]
+        add(f"u{turn}", parent, when, role="user", content=f"prompt {turn} word{turn}x")
+        add(f"a{turn}", f"u{turn}", when, role="assistant", content=[call], usage=usage,
+            provider="p", model="m", stopReason="toolUse")  # fmt: skip
+        add(f"r{turn}", f"a{turn}", when, role="toolResult", toolCallId=f"c{turn}",
+            toolName="bash", content=output)  # fmt: skip
+        if turn % 250 == 125:  # a retry from this result: a branch of its own
+            add(f"b{turn}", f"r{turn}", "2024-12-31T00:00:00Z", role="user",
+                content=f"abandoned try{turn}q")  # fmt: skip
+            ids.setdefault("fork", f"r{turn}")
+        parent = f"r{turn}"
+    ids["late"] = f"a{turns - 40}"
+    ids["late_word"] = f"word{turns - 40}x"
+    return "\n".join(json.dumps(line) for line in lines).encode() + b"\n", ids
+
+
+@pytest.mark.parametrize("js", [True, False])
+def test_a_long_outline_comes_in_chunks_that_filter_search_and_link_like_one_list(
+    view: Viewer, page_server: PageServer, js: bool
+) -> None:
+    """A 10k-entry page spent half its load laying out 10,078 outline rows; a long outline
+    is now cut into chunks the browser lays out only near the screen. Every row is still
+    there once, the filters (no script needed) and the search see all of them, a link to
+    a late entry finds its row, and a search inside a branch keeps its fork's row."""
+    data, ids = _long_branched_session()
+    session = parse_session_bytes(data)
+    url = page_server.publish("long-outline.html", render_session(session))
+    page = view.open(url, js=js)
+    rows = "#tree li:not(.sub):not(.chunk)"
+    assert page.locator("#tree li.chunk").count() >= 15
+    hrefs = page.eval_on_selector_all(f"{rows} > a", "as => as.map(a => a.hash.slice(1))")
+    assert sorted(hrefs) == sorted(e.id for e in session.entries)
+    shown = f"""() => [...document.querySelectorAll('{rows}')]
+      .filter(r => r.checkVisibility()).length"""  # no hidden ancestor: a chunk is one
+    page.click('label[for="flt-user"]')  # every prompt, and the rows the retries leave from
+    users = sum(1 for e in session.entries if getattr(e, "role", "") == "user")
+    assert page.evaluate(shown) == users + len(session.fork_ids)
+    page.click('label[for="flt-all"]')
+    assert page.evaluate(shown) == len(session.entries)
+    if not js:
+        clean(view)
+        return
+    page.fill("#tree-search", ids["late_word"])
+    assert _status_when(page, lambda said: "match" in said).startswith("1 of ")
+    assert page.evaluate(shown) == 1
+    page.fill("#tree-search", "abandoned")  # rows in branches: their fork rows stay, muted
+    retries = len(session.fork_ids)  # turns 125, 375, 625, 875
+    said = _status_when(page, lambda said: said.startswith(f"{retries} "))
+    assert said.startswith(f"{retries} of ") and retries == 4
+    assert page.evaluate(shown) == 2 * retries  # each retry, and the row it leaves from
+    fork = page.locator(f'#tree li:has(> a[href="#{ids["fork"]}"])')
+    assert "search-context" in (fork.get_attribute("class") or "")
+    page.fill("#tree-search", "")
+    linked = view.open(f"{url}#{ids['late']}")
+    linked.wait_for_selector(f'#tree li.current > a[href="#{ids["late"]}"]', timeout=5000)
+    inside = linked.evaluate(
+        """(id) => {
+          const r = document.querySelector(`#tree a[href="#${id}"]`).getBoundingClientRect();
+          const s = document.querySelector('#sidebar').getBoundingClientRect();
+          return r.height > 0 && r.top >= s.top && r.bottom <= s.bottom; }""",
+        ids["late"],
+    )
+    assert inside  # the current row was scrolled into the outline's view
+    clean(view)
