@@ -77,7 +77,7 @@ METRICS_JS = r"""
     dom: document.getElementsByTagName('*').length,
     domAtLoad: b.domAtLoad,
     piMessages: b.piMessages,
-    rows: document.querySelectorAll('#tree li:not(.sub)').length,
+    rows: document.querySelectorAll('#tree li:not(.sub):not(.chunk)').length,
     bytes: document.documentElement.outerHTML.length,
   };
 }
@@ -97,7 +97,7 @@ SEARCH_PROBE_JS = r"""
     p.seq++;
     requestAnimationFrame(() => requestAnimationFrame(() => { p.paintedAt = performance.now(); }));
   }).observe(st, {childList: true, characterData: true, subtree: true});
-  return document.querySelectorAll('#tree li:not(.sub)').length;
+  return document.querySelectorAll('#tree li:not(.sub):not(.chunk)').length;
 }
 """
 

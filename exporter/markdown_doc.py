@@ -292,7 +292,12 @@ class _Writer:
         if role == "toolResult":
             ref = self.session.call_for_result(entry.id)
             call = self.session.call_block(ref) if ref else None
-            note = "its call is on another branch" if call else "no call found for it"
+            if call is None:
+                note = "no call found for it"
+            elif ref is not None and ref.entry_id in on_line:
+                note = "another result of a call above"  # the first is shown with the call
+            else:
+                note = "its call is on another branch"
             head = f"Tool result {code_span(entry.tool_name or '?')} ({note})"
             return [*self._heading(entry, level, head), *_tool(call or {}, entry), ""]
         if role == "bashExecution":

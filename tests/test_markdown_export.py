@@ -195,6 +195,38 @@ def test_escaped_text_is_text() -> None:
     assert rendered == "<p>**not bold** [not](a link) &lt;b&gt;x&lt;/b&gt; # | ~~ !</p>\n"
 
 
+def test_a_result_away_from_its_call_says_where_the_call_is(tmp_path: Path) -> None:
+    """A result after its call's first result, and one on a branch that left after the
+    call: each under its own heading that says so, with the call it answers."""
+
+    def message(entry_id: str, parent: str | None, second: int, **body: object) -> str:
+        when = f"2025-01-01T00:00:{second:02d}Z"
+        entry = {"type": "message", "id": entry_id, "parentId": parent, "timestamp": when}
+        return json.dumps({**entry, "message": body})
+
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "make"}}
+    output = [{"type": "text", "text": "built"}]
+    header = {"type": "session", "version": 3, "id": "s", "cwd": "/x", "timestamp": "2025"}
+    lines = [
+        json.dumps(header),
+        message("u", None, 1, role="user", content="go"),
+        message("a", "u", 2, role="assistant", content=[call], stopReason="toolUse"),
+        message("r1", "a", 3, role="toolResult", toolCallId="c1", toolName="bash", content=output),
+        message("r2", "r1", 4, role="toolResult", toolCallId="c1", toolName="bash", content=output),
+        message("r3", "a", 5, role="toolResult", toolCallId="c1", toolName="bash", content=output),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session = load_session(path)
+    session.set_leaf("r2")
+    headings = _headings(session_markdown(session))
+    said = [h.split(" · ")[0] for h in headings if h.startswith("Tool result")]
+    assert said == [
+        "Tool result `bash` (another result of a call above)",  # r2, on the main line
+        "Tool result `bash` (its call is on another branch)",  # r3, a branch from the call
+    ]
+
+
 # --- the command --------------------------------------------------------------------------
 
 
