@@ -156,6 +156,7 @@ def main() -> None:
         f"session loaded, one process per CPU): {time.perf_counter() - start:.2f} s for "
         f"{report['sessions_read']:,} sessions; total cost the same as the listing's: {same}"
     )
+    search = [sys.executable, "-m", "exporter", "search"]
     for words, what in (
         (["dimGray"], "a word in most sessions"),
         (["zzqq-nothing"], "a word in none: the raw-byte check, no session parsed"),
@@ -163,8 +164,7 @@ def main() -> None:
     ):
         start = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "exporter", "search", *words, "--all"]
-            + ["--sessions-dir", str(root), "--json"],
+            [*search, *words, "--all", "--sessions-dir", str(root), "--json"],
             capture_output=True,
             text=True,
             encoding="utf-8",
