@@ -332,6 +332,12 @@ def listed_session_files(sessions_dir: str | None, cwd: str | None) -> list[Path
     return files
 
 
+def warn(message: str) -> None:
+    """``pi-session: warning: …`` on stderr, safe for a terminal (a path or an error may
+    hold controls)."""
+    click.echo(terminal_text(f"pi-session: warning: {message}"), err=True)
+
+
 def report_diagnostics(session: Session, limit: int = 20) -> None:
     problems = [d for d in session.diagnostics if d.severity != "info"]
     for diagnostic in problems[:limit]:

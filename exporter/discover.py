@@ -22,6 +22,7 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -394,12 +395,22 @@ def files_active_since(files: list[Path], since: datetime) -> list[Path]:
     what `--since` means to `export --all` and to `publish` alike. A copy made without its
     times kept is not "changed" by the copy, and a file's time is not trusted to rule a
     session out either (entries from a clock ahead of this one)."""
+    return [path for path in files if active_since(scan_summary(path), since)]
+
+
+def newest_first(summaries: Iterable[SessionSummary]) -> list[SessionSummary]:
+    """Summaries by last activity, newest first (those without a time last), as `list`
+    shows them."""
+    return sorted(
+        summaries, key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True
+    )
+
+
+def active_since(summary: SessionSummary, since: datetime) -> bool:
+    """Its last user or assistant message (a naive ``since`` is local time) is at or after
+    ``since``; a session with no time at all is not."""
     limit = since if since.tzinfo else since.astimezone()
-    return [
-        path
-        for path in files
-        if (modified := scan_summary(path).modified) is not None and modified >= limit
-    ]
+    return summary.modified is not None and summary.modified >= limit
 
 
 def scan_summary(path: Path) -> SessionSummary:

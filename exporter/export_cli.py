@@ -29,11 +29,11 @@ from exporter.redact_cli import (
     exclude_option,
     finish_report,
     not_empty,
-    parse_since_option,
     policy_from_options,
     policy_options,
     read_files,
     refuse_collisions,
+    since_moment,
     source_stem,
 )
 from exporter.render import RenderOptions, render_session
@@ -235,10 +235,7 @@ def export_site(
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
-    try:
-        since_moment = None if since is None else parse_since_option(since)
-    except ValueError as error:
-        raise CliError(str(error), 1) from None
+    since_at = since_moment(since)
     target = Path(output)
     if target.exists() and not target.is_dir():
         raise CliError(f"{target} is a file; --all writes a folder", 1)
@@ -252,8 +249,8 @@ def export_site(
     where = f"{scope} under " if scope else ""
     if not files:  # a wrong --sessions-dir must not empty an existing site
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)
-    if since_moment is not None:
-        files = files_active_since(files, since_moment)
+    if since_at is not None:
+        files = files_active_since(files, since_at)
         if not files:
             raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
     plain = policy_changes_nothing(policy)

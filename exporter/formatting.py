@@ -107,6 +107,17 @@ def fmt_datetime(moment: datetime | None) -> str:
     )
 
 
+def local_minute(moment: datetime | None) -> str:
+    """A session's last activity in the reader's own time zone, as the page shows it and as
+    ``--since YYYY-MM-DD`` reads a date (in UTC a New York evening was the next day)."""
+    if moment is None:
+        return "unknown"
+    try:
+        return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, ValueError, OSError):  # year 9999 east of UTC: no local date
+        return fmt_datetime(moment)[:16] + " UTC"
+
+
 def one_line(text: str | None, limit: int | None = 80) -> str:
     """Collapse whitespace and cut to ``limit`` characters with an ellipsis (``None``: no
     cut, for an id or a path that must be shown whole)."""

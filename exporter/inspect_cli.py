@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import os
 from collections import Counter
-from datetime import datetime
 from typing import Any
 
 import click
@@ -22,7 +21,9 @@ from exporter.cli import (
     session_argument,
 )
 from exporter.discover import (
+    active_since,
     id_from_name,
+    newest_first,
     scan_summary,
     session_files,
     sessions_root,
@@ -32,26 +33,21 @@ from exporter.formatting import (
     fmt_datetime,
     fmt_duration,
     fmt_int,
+    local_minute,
     one_line,
-    plural,
     render_table,
     role_label,
 )
 from exporter.session import Session
-from exporter.usage import SessionStats, compute_stats, models_with_answers, usage_rows
+from exporter.usage import (
+    SessionStats,
+    compute_stats,
+    models_said,
+    models_with_answers,
+    usage_rows,
+)
 
 # --- list ---------------------------------------------------------------------------------
-
-
-def _local_minute(moment: datetime | None) -> str:
-    """A session's last activity in the reader's own time zone, as the page shows it and as
-    ``--since YYYY-MM-DD`` reads a date (in UTC a New York evening was the next day)."""
-    if moment is None:
-        return "unknown"
-    try:
-        return moment.astimezone().strftime("%Y-%m-%d %H:%M")
-    except (OverflowError, ValueError, OSError):  # year 9999 east of UTC: no local date
-        return fmt_datetime(moment)[:16] + " UTC"
 
 
 @click.command("list")
@@ -71,14 +67,11 @@ def list_command(
     """List sessions, newest first, without parsing every message."""
     if cwd and all_projects:
         raise CliError("use either --cwd or --all", 1)
-    since_moment = None
+    since_at = None
     if since is not None:
-        from exporter.redact_cli import parse_since_option  # ~40 ms of imports: only here
+        from exporter.redact_cli import since_moment  # ~40 ms of imports: only here
 
-        try:
-            since_moment = parse_since_option(since)
-        except ValueError as error:
-            raise CliError(str(error), 1) from None
+        since_at = since_moment(since)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
     root = sessions_root(sessions_dir)
     if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
@@ -86,11 +79,9 @@ def list_command(
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
         raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
     listed = listed_session_files(sessions_dir, scope)
-    summaries = [scan_summary(p) for p in listed]
-    if since_moment is not None:  # last activity, as files_active_since reads it
-        limit = since_moment if since_moment.tzinfo else since_moment.astimezone()
-        summaries = [s for s in summaries if s.modified is not None and s.modified >= limit]
-    summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
+    summaries = newest_first(scan_summary(p) for p in listed)
+    if since_at is not None:  # last activity, as export --all and publish read it
+        summaries = [s for s in summaries if active_since(s, since_at)]
     if not summaries:  # said on stderr, so `--json` output stays empty for a script
         where = "any project" if scope is None else scope
         where += f" active since {since}" if since is not None else ""
@@ -110,7 +101,7 @@ def list_command(
     ids = [shortest.get(i, i) for i in (id_from_name(s.path) for s in summaries)]
     rows = [
         [
-            _local_minute(s.modified),
+            local_minute(s.modified),
             one_line(s.title, 48),
             one_line(s.cwd, 30),
             fmt_int(s.messages),
@@ -209,21 +200,6 @@ def stats_document(session: Session) -> dict[str, Any]:
     }
 
 
-def _models_text(models: list[tuple[str, int, int]]) -> str:
-    """As the page says it: models that answered, then those only picked (with their turns
-    that said nothing, which the usage tables count)."""
-    answered = ", ".join(name for name, answers, _ in models if answers)
-    silent = ", ".join(
-        name + (f" ({plural(turns, 'empty turn')})" if turns else "")
-        for name, answers, turns in models
-        if not answers
-    )
-    if not silent:
-        return answered or "none"
-    silent = f"also selected, never answered: {silent}"
-    return f"{answered} · {silent}" if answered else silent
-
-
 def _made_line(session: Session, stats: SessionStats) -> list[str]:
     """The session this one was forked from, and when; or when its file was made, where
     that is not when it started (as the page says)."""
@@ -309,7 +285,7 @@ def stats_command(
         *_made_line(loaded, stats),
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
-        f"  models    {_models_text(models_with_answers(loaded, stats))}",
+        f"  models    {models_said(models_with_answers(loaded, stats))}",
         f"  entries   {fmt_int(len(loaded.entries))} · "
         + ", ".join(f"{fmt_int(n)} {role_label(r, n)}" for r, n in stats.roles.most_common()),
         f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "

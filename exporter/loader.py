@@ -30,6 +30,19 @@ class SessionFormatError(ValueError):
     """The input holds nothing usable as a Pi session (empty, binary, another JSON format)."""
 
 
+#: What a batch (search, stats --all) catches when one session cannot be loaded.
+LOAD_FAILURES = (SessionFormatError, OSError, MemoryError)
+
+
+def why_not_loaded(error: BaseException) -> str:
+    """One of ``LOAD_FAILURES`` as a batch's warning says it."""
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    if isinstance(error, MemoryError):
+        return "too large for memory"
+    return str(error) or type(error).__name__
+
+
 def _s(count: int) -> str:
     return "" if count == 1 else "s"
 

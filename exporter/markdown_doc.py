@@ -55,6 +55,7 @@ from exporter.usage import (
     BranchStats,
     SessionStats,
     compute_stats,
+    models_said,
     models_with_answers,
     turn_usage,
     usage_rows,
@@ -108,18 +109,12 @@ def _document_text(text: str) -> str:
 
 def _header(session: Session, stats: SessionStats) -> list[str]:
     title = escaped(one_line(session.title, 120)) or "Untitled session"
-    models = models_with_answers(session, stats)
-    answered = ", ".join(code_span(name) for name, answers, _ in models if answers)
-    silent = ", ".join(code_span(name) for name, answers, _ in models if not answers)
     rows = [
         ("Session", f"{code_span(session.id)} (file v{session.version})"),
         ("Project", code_span(session.header.cwd) if session.header.cwd else "unknown"),
         ("Started", fmt_datetime(stats.started)),
         ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
-        (
-            "Models",
-            (answered or "none") + (f"; selected, never answered: {silent}" if silent else ""),
-        ),
+        ("Models", models_said(models_with_answers(session, stats), code_span)),
         (
             "Entries",
             f"{fmt_int(len(session.entries))}: "

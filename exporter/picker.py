@@ -13,8 +13,15 @@ from pathlib import Path
 import click
 
 from exporter.cli import CliError, listed_session_files
-from exporter.discover import scan_summary, sessions_root
-from exporter.formatting import fmt_cost, fmt_int, one_line, render_table, terminal_text
+from exporter.discover import newest_first, scan_summary, sessions_root
+from exporter.formatting import (
+    fmt_cost,
+    fmt_int,
+    local_minute,
+    one_line,
+    render_table,
+    terminal_text,
+)
 
 #: How many sessions the list offers (the newest).
 PICK_LIMIT = 30
@@ -30,13 +37,12 @@ def pick_session(sessions_dir: str | None) -> Path:
         where = "any project"
     if not files:
         raise CliError(f"no Pi sessions for any project under {sessions_root(sessions_dir)}", 2)
-    summaries = [scan_summary(path) for path in files]
-    summaries.sort(key=lambda s: s.modified.timestamp() if s.modified else 0, reverse=True)
+    summaries = newest_first(scan_summary(path) for path in files)
     shown = summaries[:PICK_LIMIT]
     rows = [
         [
             str(number),
-            s.modified.astimezone().strftime("%Y-%m-%d %H:%M") if s.modified else "unknown",
+            local_minute(s.modified),
             one_line(s.title, 50),
             fmt_int(s.messages),
             fmt_cost(s.cost),

@@ -370,6 +370,17 @@ def parse_since_option(text: str) -> datetime:
     raise ValueError(f"--since {text!r}: {reason}")
 
 
+def since_moment(text: str | None) -> datetime | None:
+    """``--since`` as the commands read it (None without one); a value that is no time is
+    a usage error."""
+    if text is None:
+        return None
+    try:
+        return parse_since_option(text)
+    except ValueError as error:
+        raise CliError(str(error), 1) from None
+
+
 def _iso_year(text: str) -> int | None:
     try:
         return datetime.fromisoformat(text).year

@@ -27,7 +27,7 @@ from exporter.entries import (
     SessionInfoEntry,
     as_str,
 )
-from exporter.loader import SessionFormatError, load_session
+from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
@@ -148,9 +148,8 @@ def search_file(path: Path, pattern: Pattern) -> dict[str, Any]:
         if pattern.cannot_be_in(path.read_bytes()):
             return {"skipped": True}
         session = load_session(path)
-    except (SessionFormatError, OSError, MemoryError) as error:
-        reason = error.strerror if isinstance(error, OSError) else None
-        return {"error": reason or str(error) or type(error).__name__}
+    except LOAD_FAILURES as error:
+        return {"error": why_not_loaded(error)}
     expression = pattern.compiled()
     on_path = set(session.active_path)
     matches = []

@@ -11,12 +11,12 @@ from typing import Any
 
 import click
 
-from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files
+from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files, warn
 from exporter.discover import files_active_since, sessions_root
 from exporter.formatting import one_line, terminal_text
-from exporter.redact_cli import parse_since_option
+from exporter.redact_cli import since_moment
 from exporter.search import Pattern, search_file
-from exporter.workers import ProgressBar, fork_context, run_tasks
+from exporter.workers import results_of
 
 
 @click.command("search")
@@ -68,36 +68,22 @@ def search_command(
         wanted.compiled()
     except re.error as error:
         raise CliError(f"--regex {pattern!r}: {error}", 1) from None
-    try:
-        since_moment = None if since is None else parse_since_option(since)
-    except ValueError as error:
-        raise CliError(str(error), 1) from None
+    since_at = since_moment(since)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
     files = listed_session_files(sessions_dir, scope)
     if not files:
         where = "any project" if scope is None else scope
         raise CliError(f"no Pi sessions for {where} under {sessions_root(sessions_dir)}", 2)
-    if since_moment is not None:
-        files = files_active_since(files, since_moment)
-    found: dict[Path, dict[str, Any]] = {}
-    bar = ProgressBar(len(files), label="searching")
-
-    def handle(path: Path, result: dict[str, Any]) -> None:
-        found[path] = result
-        bar.update(len(found))
-
-    try:
-        run_tasks(
-            files,
-            functools.partial(search_file, pattern=wanted),  # picklable for a worker
-            handle,
-            jobs=max(1, jobs or os.cpu_count() or 1),
-            died=lambda path: {"error": "its worker died (out of memory?)"},
-            context=lambda: fork_context("exporter.search"),
-        )
-    finally:
-        bar.close()
-    _report([(path, found[path]) for path in files], limit, as_json)
+    if since_at is not None:
+        files = files_active_since(files, since_at)
+    found = results_of(
+        files,
+        functools.partial(search_file, pattern=wanted),  # picklable for a worker
+        jobs=jobs,
+        preload="exporter.search",
+        label="searching",
+    )
+    _report(list(zip(files, found, strict=True)), limit, as_json)
 
 
 def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
@@ -105,8 +91,7 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
     sessions = entries = 0
     for path, result in results:
         if "error" in result:
-            message = f"pi-session: warning: {path}: {result['error']}; not searched"
-            click.echo(terminal_text(message), err=True)
+            warn(f"{path}: {result['error']}; not searched")
             continue
         matches = result.get("matches") or []
         if not matches:

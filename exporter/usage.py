@@ -6,7 +6,7 @@ Pi's page sums every branch into one number; here every total says which scope i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,7 +21,7 @@ from exporter.entries import (
     as_dict,
     as_number,
 )
-from exporter.formatting import fmt_cost, fmt_int
+from exporter.formatting import fmt_cost, fmt_int, plural
 from exporter.session import Branch, Session, parse_time
 
 
@@ -373,6 +373,24 @@ def models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str
         if _said_something(entry.message.get("content")):
             answers[key] = answers.get(key, 0) + 1
     return [(name, answers.get(name, 0), turns.get(name, 0)) for name in stats.models_used]
+
+
+def models_said(
+    models: list[tuple[str, int, int]], show: Callable[[str], str] = lambda name: name
+) -> str:
+    """As the page says it: models that answered, then those only picked (with their turns
+    that said nothing, which the usage tables count); ``show`` writes a name (`stats` as
+    it is, the Markdown export as code)."""
+    answered = ", ".join(show(name) for name, answers, _ in models if answers)
+    silent = ", ".join(
+        show(name) + (f" ({plural(turns, 'empty turn')})" if turns else "")
+        for name, answers, turns in models
+        if not answers
+    )
+    if not silent:
+        return answered or "none"
+    silent = f"also selected, never answered: {silent}"
+    return f"{answered} · {silent}" if answered else silent
 
 
 def _said_something(content: object) -> bool:

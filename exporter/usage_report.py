@@ -10,16 +10,17 @@ when no ``since`` is given).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from exporter.entries import MessageEntry
-from exporter.loader import SessionFormatError, load_session
+from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
 from exporter.session import parse_time
 from exporter.usage import Usage, turn_usage
+from exporter.workers import results_of
 
 UNKNOWN = "unknown"
 _FIELDS = (
@@ -85,8 +86,8 @@ def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
     read is ``{"error": …}``, which the report lists instead of stopping."""
     try:
         session = load_session(path)
-    except (SessionFormatError, OSError, MemoryError) as error:
-        return {"error": _reason(error)}
+    except LOAD_FAILURES as error:
+        return {"error": why_not_loaded(error)}
     buckets: dict[tuple[str, str], Usage] = {}
     for entry in session.entries:
         if not isinstance(entry, MessageEntry) or entry.role != "assistant":
@@ -113,41 +114,19 @@ def _local_day(moment: datetime | None) -> str:
         return moment.date().isoformat()
 
 
-def _reason(error: BaseException) -> str:
-    if isinstance(error, OSError):
-        return error.strerror or type(error).__name__
-    if isinstance(error, MemoryError):
-        return "too big to load"
-    return str(error)
-
-
 def build_report(
-    files: list[Path],
-    since: datetime | None = None,
-    jobs: int = 1,
-    progress: Callable[[int], None] | None = None,
+    files: list[Path], since: datetime | None = None, jobs: int | None = None
 ) -> UsageReport:
-    """Load every file (in ``jobs`` processes) and sum their turns."""
-    from functools import partial
-
-    from exporter.workers import fork_context, run_tasks
-
+    """Load every file (in ``jobs`` processes, a progress bar on a terminal) and sum their
+    turns."""
     report = UsageReport()
-    done = 0
-
-    def handle(path: Path, found: dict[str, Any]) -> None:
-        nonlocal done
-        report.add(path, found)
-        done += 1
-        if progress:
-            progress(done)
-
-    run_tasks(
+    found = results_of(
         files,
         partial(session_usage, since=since),
-        handle,
         jobs=jobs,
-        died=lambda path: {"error": "its worker died (out of memory?)"},
-        context=lambda: fork_context("exporter.usage_report"),
+        preload="exporter.usage_report",
+        label="reading",
     )
+    for path, result in zip(files, found, strict=True):
+        report.add(path, result)
     return report

@@ -6,14 +6,11 @@ import os
 from datetime import datetime
 from typing import Any
 
-import click
-
-from exporter.cli import CliError, echo_json, echo_text, listed_session_files
+from exporter.cli import CliError, echo_json, echo_text, listed_session_files, warn
 from exporter.discover import files_active_since, sessions_root
 from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
-from exporter.redact_cli import parse_since_option
+from exporter.redact_cli import since_moment
 from exporter.usage_report import UsageReport, UsageTotals, build_report
-from exporter.workers import ProgressBar
 
 _HEADERS = ["sessions", "turns", "input", "output", "cache read", "cache write", "cost"]
 
@@ -26,38 +23,23 @@ def print_usage_report(
     as_json: bool,
 ) -> None:
     """Find the sessions, read them (in parallel), print what they spent."""
-    try:
-        since_moment = None if since is None else parse_since_option(since)
-    except ValueError as error:
-        raise CliError(str(error), 1) from None
+    since_at = since_moment(since)
     scope = os.path.abspath(cwd) if cwd else None
     files = listed_session_files(sessions_dir, scope)
     where = f"{scope} under " if scope else ""
     if not files:
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}", 2)
-    if since_moment is not None:
-        files = files_active_since(files, since_moment)
-    bar = ProgressBar(len(files), label="reading")
-    try:
-        report = build_report(
-            files, since_moment, jobs=max(1, jobs or os.cpu_count() or 1), progress=bar.update
-        )
-    finally:
-        bar.close()
+    if since_at is not None:
+        files = files_active_since(files, since_at)
+    report = build_report(files, since_at, jobs)
     for path, error in report.failed:
-        echo_text_err(f"pi-session: warning: {path}: {error}; left out")
+        warn(f"{path}: {error}; left out")
     if files and not report.read:
         raise CliError("no session could be read (the warnings above say why)", 2)
     if as_json:
-        echo_json(_document(report, scope, since_moment), indent=2)
+        echo_json(_document(report, scope, since_at), indent=2)
     else:
-        echo_text(_tables(report, scope, since_moment))
-
-
-def echo_text_err(text: str) -> None:
-    from exporter.formatting import terminal_text
-
-    click.echo(terminal_text(text), err=True)
+        echo_text(_tables(report, scope, since_at))
 
 
 def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) -> str:

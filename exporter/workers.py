@@ -203,6 +203,38 @@ def run_tasks(
             pool = _new_pool(1, context())
 
 
+def results_of(
+    tasks: Sequence[T],
+    work: Callable[[T], dict[str, Any]],
+    *,
+    jobs: int | None,
+    preload: str,
+    label: str,
+) -> list[dict[str, Any]]:
+    """``work`` on every task in up to ``jobs`` worker processes (None or 0: one per CPU),
+    a progress bar on a terminal meanwhile; the results in the tasks' order (tasks are
+    distinct and hashable), ``{"error": …}`` for a task whose worker died."""
+    found: dict[T, dict[str, Any]] = {}
+    bar = ProgressBar(len(tasks), label=label)
+
+    def handle(task: T, result: dict[str, Any]) -> None:
+        found[task] = result
+        bar.update(len(found))
+
+    try:
+        run_tasks(
+            tasks,
+            work,
+            handle,
+            jobs=max(1, jobs or os.cpu_count() or 1),
+            died=lambda task: {"error": "its worker died (out of memory?)"},
+            context=lambda: fork_context(preload),
+        )
+    finally:
+        bar.close()
+    return [found[task] for task in tasks]
+
+
 class ProgressBar:
     """A one-line bar on stderr (by default only when it is a terminal), at most 10 redraws/s."""
 
