@@ -933,11 +933,19 @@ def test_ten_megabyte_adversarial_string_is_scanned_in_seconds(shape: str) -> No
     assert _cpu_seconds(text) < 6.0
 
 
+#: CPU time the smaller of the two texts should take: long enough to time, and a quadratic
+#: scan of ten times the text would take ~100 times as long, far above the bound below.
+DENSE_SMALL_SECONDS = 0.05
+
+
 @pytest.mark.parametrize("shape", DENSE_SHAPES)
 def test_dense_candidates_stay_linear(shape: str) -> None:
     unit = DENSE_SHAPES[shape]
-    small = _cpu_seconds(unit * (N // 10 // len(unit)))
-    big = _cpu_seconds(unit * (N // len(unit)))
+    probe = max(1, 100_000 // len(unit))
+    per_unit = max(_cpu_seconds(unit * probe) / probe, 1e-9)
+    count = min(N // 10 // len(unit), max(probe, int(DENSE_SMALL_SECONDS / per_unit)))
+    small = _cpu_seconds(unit * count)
+    big = _cpu_seconds(unit * (10 * count))
     # ten times the text may take at most 15 times as long: linear, not quadratic. (An
     # absolute cap of 4 s CPU failed a clean CI run at 4.25 s: several shapes take ~3.2 s
     # on a quiet machine; how fast the scan is, is bench_redact.py's to measure.)
