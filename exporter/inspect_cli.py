@@ -280,7 +280,7 @@ def stats_command(
     # header, and a name with newlines could fake its lines ("\n  id        other")
     lines = [
         one_line(loaded.title, TITLE_WIDTH) or "Untitled session",
-        f"  id        {one_line(loaded.id, None)}  (file v{loaded.version})",
+        f"  id        {one_line(loaded.id, None)}  ({loaded.file_kind})",
         f"  project   {one_line(loaded.header.cwd, None) or 'unknown'}",
         *_made_line(loaded, stats),
         f"  started   {fmt_datetime(stats.started)}",

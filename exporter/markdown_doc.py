@@ -110,7 +110,7 @@ def _document_text(text: str) -> str:
 def _header(session: Session, stats: SessionStats) -> list[str]:
     title = escaped(one_line(session.title, 120)) or "Untitled session"
     rows = [
-        ("Session", f"{code_span(session.id)} (file v{session.version})"),
+        ("Session", f"{code_span(session.id)} ({session.file_kind})"),
         ("Project", code_span(session.header.cwd) if session.header.cwd else "unknown"),
         ("Started", fmt_datetime(stats.started)),
         ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),

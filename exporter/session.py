@@ -492,6 +492,23 @@ class Session:
         return None
 
     @property
+    def agent(self) -> str:
+        """The agent that wrote it: "Pi", or "Claude Code" for a transcript read as a Pi
+        session (its header says so, and so does a Pi copy of one)."""
+        source = self.header.raw.get("source")
+        return (
+            "Claude Code" if isinstance(source, str) and source.startswith("Claude Code") else "Pi"
+        )
+
+    @property
+    def file_kind(self) -> str:
+        """What the file read is: "file v3" (its version before migration), or "Claude Code
+        2.0.46 transcript" for one read as a Pi session."""
+        if any(d.kind == "claude-code" for d in self.diagnostics):
+            return f"{self.header.raw.get('source')} transcript"
+        return f"file v{self.version}"
+
+    @property
     def title(self) -> str:
         """Session name, else the first user prompt that says something (file order), else
         the id: the same title in ``list``, ``stats``, the page, a gist and a dataset."""

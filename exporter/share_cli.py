@@ -61,10 +61,12 @@ if TYPE_CHECKING:
 
 
 def gist_description(session: Session) -> str:
-    """``Pi session: <title> (<date>)`` as the gist list shows it."""
+    """``Pi session: <title> (<date>)`` as the gist list shows it (``Claude Code session``
+    for one of its transcripts)."""
     started = parse_time(session.header.timestamp)
     date = fmt_datetime(started)[:10] if started else "undated"
-    return f"Pi session: {one_line(replace_surrogates(session.title), 80)} ({date})"
+    title = one_line(replace_surrogates(session.title), 80)
+    return f"{session.agent} session: {title} ({date})"
 
 
 def _notify(message: str) -> None:

@@ -72,10 +72,15 @@ FIXTURE_NAMES = [p.name for p in FIXTURES]
 BRANCHED = [n for n in FIXTURE_NAMES if n.startswith("pi-branched-")]
 V1_FIXTURES = ["pi-large-session.jsonl", "pi-v1-before-compaction.jsonl"]
 CORPUS = "xss-corpus.jsonl"  # built by tests/xss_corpus.py, not a file
-ALL_PAGES = [*FIXTURE_NAMES, CORPUS]
+#: A Claude Code transcript in the shapes its files have (tests/data/claude-code/).
+CLAUDE_CODE = "7f3c9a12-4b6e-4d1a-9c3e-2a5b8d0e1f47.jsonl"
+CLAUDE_CODE_PATH = REPO / "tests" / "data" / "claude-code" / CLAUDE_CODE
+ALL_PAGES = [*FIXTURE_NAMES, CORPUS, CLAUDE_CODE]
 
 
 def fixture_path(name: str) -> Path:
+    if name == CLAUDE_CODE:
+        return CLAUDE_CODE_PATH
     path = shared_dir() / "fixtures" / name
     if not path.is_file():
         pytest.fail(f"session fixture {path} is missing (set PI_SHARED_DIR?)")

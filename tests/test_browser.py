@@ -25,6 +25,7 @@ from exporter.render import RenderOptions, render_session
 from tests.browser_util import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    CLAUDE_CODE,
     CORPUS,
     PageServer,
     Viewer,
@@ -119,7 +120,7 @@ NESTED_LIST = "\n".join("  " * level + f"- level {level}" for level in range(12)
 def published(page_server: PageServer) -> dict[str, str]:
     """Name -> URL; each page is rendered (cached) and written once per run."""
     urls: dict[str, str] = {}
-    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4):
+    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4, CLAUDE_CODE):
         urls[name] = page_server.publish(name.replace(".jsonl", ".html"), render_fixture(name))
     long_session = parse_session_bytes(long_token_session())
     urls[LONG] = page_server.publish("long-tokens.html", render_session(long_session))
@@ -258,6 +259,36 @@ def test_page_without_javascript_is_complete(view: Viewer, published: dict[str, 
     assert page.eval_on_selector("#e01 img", position) != "fixed"
     page.click("#e01 label.zoom")
     assert page.eval_on_selector("#e01 img", position) == "fixed"
+    clean(view)
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_a_claude_code_session_reads_like_a_pi_one(
+    view: Viewer, published: dict[str, str], js: bool
+) -> None:
+    session = load_fixture(CLAUDE_CODE)
+
+    def anchor(number: int) -> str:
+        entry_id = f"00000000-0000-4000-8000-{number:012d}"
+        return f'[id="{anchor_for(session, entry_id)}"]'
+
+    page = view.open(published[CLAUDE_CODE], js=js)
+    assert page.locator("h1").inner_text() == "Dark mode for settings"
+    assert "Claude Code 2.0.46" in page.inner_text("header")
+    answer = shown_text(page, anchor(5))  # four lines of the file, one answer
+    assert "I'll read the component" in answer and "npm test -- settings" in answer
+    assert page.locator(f"{anchor(5)} .tool").count() == 2  # each call with its result
+    assert "export function Settings()" in answer and "1 passed" in answer
+    assert "+2   return <form><DarkModeToggle /></form>;" in shown_text(page, anchor(10))
+    assert shown_text(page, anchor(21)).endswith("/cost")
+    branch = page.locator(f"details.branch:has({anchor(14)})")
+    assert branch.count() == 1 and branch.get_attribute("open") is None
+    branch.locator("summary").first.click()
+    assert "system theme" in shown_text(page, anchor(14))
+    compaction = page.locator(f"{anchor(25)} details").first
+    compaction.locator("summary").first.click()
+    assert "ran out of context" in shown_text(page, anchor(25))
+    assert page.locator("#tree li:not(.sub)").count() == len(session.entries)
     clean(view)
 
 
@@ -1211,7 +1242,7 @@ def test_shift_tab_up_the_outline_keeps_the_focused_row_below_the_search_bar(
     clean(view)
 
 
-@pytest.mark.parametrize("name", [BRANCHED, CORPUS])
+@pytest.mark.parametrize("name", [BRANCHED, CORPUS, CLAUDE_CODE])
 def test_jsonl_download_round_trip(
     view: Viewer, published: dict[str, str], tmp_path: Path, name: str
 ) -> None:
@@ -1232,6 +1263,8 @@ def test_jsonl_download_round_trip(
     assert [e.raw for e in copy.entries] == [e.raw for e in original.entries]
     if name == BRANCHED:
         assert download.suggested_filename == f"{original.id}.jsonl"
+    if name == CLAUDE_CODE:  # the file as Claude Code wrote it, not our Pi reading of it
+        assert target.read_bytes() == fixture_path(name).read_bytes()
     clean(view)
 
 

@@ -32,6 +32,7 @@ import pytest
 
 from exporter.discover import encode_cwd
 from exporter.entries import CompactionEntry, MessageEntry
+from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import load_session
 from exporter.session import Session
 from exporter.usage import compute_stats
@@ -39,6 +40,7 @@ from tests.conftest import time_limit
 
 pytestmark = pytest.mark.pi
 
+REPO_TESTS = Path(__file__).resolve().parent
 COMPARED = ["id", "leaf_id", "leaf_index", "active_path", "labels", "name", "entries", "branches"]
 COMPARED_V1 = ["leaf_index", "labels", "name", "entries", "branches", "tree_shape"]
 
@@ -510,3 +512,22 @@ def test_encode_cwd_matches_pi(context_script_output) -> None:
     assert set(folders) == set(CWDS)
     for cwd, folder in folders.items():
         assert encode_cwd(cwd) == folder, cwd
+
+
+# --- a Claude Code transcript, converted -------------------------------------------------------
+
+
+def test_a_claude_code_session_written_as_pi_session_is_what_pi_reads(pi_reference, tmp_path):
+    """A Claude Code transcript as our Pi v3 copy (what ``redact`` and a gist's
+    session.jsonl hold): Pi opens it on the same leaf, path, tree and cost as our reading of
+    the original file."""
+    source = REPO_TESTS / "data" / "claude-code" / "7f3c9a12-4b6e-4d1a-9c3e-2a5b8d0e1f47.jsonl"
+    converted = load_session(source)
+    copy = tmp_path / "converted.jsonl"
+    copy.write_text(session_to_jsonl(converted), encoding="utf-8")
+    (record,) = pi_reference([copy])
+    facts = python_facts(converted)
+    assert facts["name"] == "Dark mode for settings"
+    assert_agrees(record, facts, 3, copy.name)
+    assert record["rewritten"] is False
+    assert load_session(copy).active_path == converted.active_path

@@ -35,7 +35,7 @@ from exporter.publish import hub_commits
 from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
-from tests.browser_util import embedded_jsonl, fixture_path
+from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_path
 from tests.conftest import REPO, GeneratedSessions, time_limit
 from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
 from tests.fakes.hub import git_oid as fake_oid
@@ -1808,3 +1808,17 @@ def test_prune_keeps_a_published_session_whose_file_now_fails(
     pruned = publish(fake_hub, small, "--prune")
     assert "1 failed" in pruned.output, pruned.output
     assert session_paths(fake_hub) == before
+
+
+def test_a_claude_code_session_is_published_as_a_pi_session(fake_hub: FakeHub) -> None:
+    args = ["publish", REPO_ID, str(CLAUDE_CODE_PATH), "--endpoint", fake_hub.url]
+    result = CliRunner().invoke(cli, [*args, "--token", TOKEN], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert_consistent(fake_hub)
+    (path,) = session_paths(fake_hub)
+    copy = parse_session_bytes(fake_hub.files(REPO_ID)[path])
+    assert copy.header.raw["type"] == "session" and copy.name == "Dark mode for settings"
+    assert not any(d.kind.startswith("claude-code") for d in copy.diagnostics)  # a Pi file
+    (row,) = index_rows(fake_hub)
+    assert row["name"] == "Dark mode for settings" and row["output_tokens"] == 471
+    assert row["project"] == "~/projects/webapp"

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from exporter.cli import cli
 from exporter.loader import load_session, parse_session_bytes
-from tests.browser_util import embedded_jsonl
+from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl
 from tests.fakes.github import FakeGitHub, closed_port_url
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
@@ -97,6 +97,21 @@ def test_share_creates_a_secret_gist_with_the_rendered_page(fake: FakeGitHub, en
     assert "note: the View link is the gist's own page" in result.stderr
     assert "--viewer-url TEMPLATE names one that reads 127.0.0.1" in result.stderr
     assert fake.token not in result.output
+
+
+def test_a_claude_code_session_is_shared_as_a_pi_session(fake: FakeGitHub, env: dict) -> None:
+    result = share(fake, str(CLAUDE_CODE_PATH), "--with-jsonl", "--with-markdown")
+    assert result.exit_code == 0, result.output
+    (post,) = [r for r in fake.requests if r.method == "POST"]
+    files = post.json["files"]
+    assert set(files) == {"session.html", "session.jsonl", "README.md"}
+    assert post.json["description"] == "Claude Code session: Dark mode for settings (2026-11-20)"
+    copy = parse_session_bytes(files["session.jsonl"]["content"].encode("utf-8"))
+    assert copy.header.raw["source"] == "Claude Code 2.0.46"  # a Pi session file now
+    assert copy.name == "Dark mode for settings"
+    assert "# Dark mode for settings" in files["README.md"]["content"]
+    (embedded,) = embedded_jsonl(files["session.html"]["content"])
+    assert parse_session_bytes(embedded).active_path == copy.active_path
 
 
 def test_reshare_patches_the_same_gist_and_new_forces_a_new_one(

@@ -190,6 +190,7 @@ def _header_facts(session: Session, builder: PageBuilder, stats: SessionStats) -
     """The header's facts: title, times, folders, the header's other fields, models."""
     return {
         "title": page_title(session),
+        "agent": session.agent,
         "started": _iso(stats.started),
         "created": _iso(stats.created_apart),
         "ended": _iso(stats.ended),

@@ -1,0 +1,784 @@
+"""Claude Code transcripts (``~/.claude/projects/<folder>/<session>.jsonl``) read as Pi
+sessions, in memory, so both agents' sessions get the same page, statistics, search and
+redaction.
+
+Claude Code keeps a tree too (``uuid``/``parentUuid``), but it writes one line per content
+block of an answer (all repeating the answer's usage), tool results as user lines hanging
+off the block that called them (parallel calls look like forks), a compaction as a new root,
+and bookkeeping lines (file snapshots, progress, hooks, titles) among the conversation. This
+module turns those lines into Pi v3 entries: one assistant message per answer with its usage
+counted once, its results right after it in call order, a compaction entry in the tree, and
+Pi's tool names where a Claude Code tool means the same (Bash, Read, Write, Edit,
+MultiEdit). Bookkeeping lines are counted in a note, not shown; the page's download is the
+file as read, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from exporter import claude_prices
+from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine
+from exporter.session_parts import Diagnostic
+
+#: How many parsed lines the format check looks at: bookkeeping lines (snapshots, titles,
+#: hook progress) can come before the first message.
+SNIFF_LINES = 200
+
+_KEPT_SYSTEM = frozenset({"local_command", "compact_boundary"})
+
+#: Claude Code tools shown with the view of the Pi tool that does the same, and how their
+#: arguments are named there.
+_TOOL_NAMES = {
+    "Bash": "bash",
+    "Read": "read",
+    "Write": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+}
+_ARGUMENT_NAMES = {"file_path": "path", "old_string": "oldText", "new_string": "newText"}
+
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "refusal": "stop",
+    "tool_use": "toolUse",
+    "max_tokens": "length",
+}
+
+# Read's output as the model saw it: "     1→text" (numbered like cat -n).
+_NUMBERED_LINE = re.compile(r" *(\d+)→")
+_COMMAND_TAG = re.compile(r"<(command-name|command-args|command-message)>(.*?)</\1>", re.DOTALL)
+_OUTPUT_TAG = re.compile(
+    r"<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr|bash-input)>"
+    r"(.*?)</\1>",
+    re.DOTALL,
+)
+
+
+def is_claude_code(parsed: Iterable[tuple[int, Any]]) -> bool:
+    """True when the first lines hold a Claude Code message line (camelCase ``sessionId``,
+    ``uuid``, a ``message`` object) and nothing of Pi's."""
+    found = False
+    for count, (_, value) in enumerate(parsed):
+        if count >= SNIFF_LINES:
+            break
+        if not isinstance(value, dict):
+            continue
+        kind = value.get("type")
+        if kind == "session" or (isinstance(kind, str) and kind in KNOWN_ENTRY_TYPES):
+            return False
+        if (
+            kind in ("user", "assistant")
+            and isinstance(value.get("uuid"), str)
+            and isinstance(value.get("sessionId"), str)
+            and isinstance(value.get("message"), dict)
+        ):
+            found = True
+    return found
+
+
+@dataclass
+class _Line:
+    number: int
+    raw: dict[str, Any]
+
+    @property
+    def uuid(self) -> str:
+        return self.raw["uuid"]
+
+    @property
+    def parent(self) -> str | None:
+        parent = self.raw.get("parentUuid")
+        return parent if isinstance(parent, str) else None
+
+    @property
+    def message(self) -> dict[str, Any]:
+        message = self.raw.get("message")
+        return message if isinstance(message, dict) else {}
+
+
+@dataclass
+class _Answer:
+    """The lines of one API answer (same ``message.id``), each holding one content block."""
+
+    lines: list[_Line]
+    chain: list[dict[str, Any]] = field(default_factory=list)  # its results, then after them
+
+    @property
+    def id(self) -> str:
+        return self.lines[-1].uuid
+
+    @property
+    def tail(self) -> str:
+        return self.chain[-1]["id"] if self.chain else self.id
+
+
+class _Converter:
+    def __init__(self, parsed: list[tuple[int, Any]], damaged: list[DamagedLine]) -> None:
+        self.parsed = parsed
+        self.damaged = damaged
+        self.lines: dict[str, _Line] = {}
+        self.order: list[_Line] = []  # kept lines in file order
+        self.passed: dict[str, str | None] = {}  # uuid of a line not shown -> its parent
+        self.skipped: Counter[str] = Counter()
+        self.copies = 0
+        self.titles: dict[str, tuple[str, int]] = {}  # line type -> (title, line number)
+        self.summaries: list[tuple[str, str, int]] = []  # (leafUuid, summary, line number)
+        self.answer_of: dict[str, _Answer] = {}  # uuid of an answer's line -> the answer
+        self.caller: dict[str, _Answer] = {}  # tool_use id -> the answer that made the call
+        self.result_owner: dict[str, _Answer] = {}  # uuid of a results line -> its answer
+        self.alias: dict[str, str] = {}  # a compaction's boundary line -> its summary line
+        self.first: dict[str, Any] = {}  # the first message line (session id, cwd, version)
+        self.problems: list[Diagnostic] = []
+
+    # reading -----------------------------------------------------------------
+    def read(self) -> list[tuple[int, Any]]:
+        """Split the lines into conversation (kept), bookkeeping (counted) and others
+        (passed on for the loader to report as damaged)."""
+        others: list[tuple[int, Any]] = []
+        for number, value in self.parsed:
+            if not isinstance(value, dict):
+                others.append((number, value))
+                continue
+            kind = value.get("type")
+            uuid = value.get("uuid")
+            if isinstance(uuid, str) and (uuid in self.lines or uuid in self.passed):
+                self.copies += 1  # a resumed session copies earlier lines: the first counts
+                continue
+            self._note_title(kind, value, number)
+            if kind in ("user", "assistant") and not self._whole(number, value):
+                continue
+            if self._is_conversation(kind, value) and isinstance(uuid, str):
+                line = _Line(number, value)
+                self.lines[uuid] = line
+                self.order.append(line)
+                if not self.first and kind in ("user", "assistant"):
+                    self.first = value
+                continue
+            label = kind if isinstance(kind, str) else "(no type)"
+            if kind == "system" and isinstance(value.get("subtype"), str):
+                label = f"system {value['subtype']}"
+            self.skipped[label] += 1
+            if isinstance(uuid, str):
+                parent = value.get("parentUuid") or value.get("logicalParentUuid")
+                self.passed[uuid] = parent if isinstance(parent, str) else None
+        return others
+
+    def _whole(self, number: int, value: dict[str, Any]) -> bool:
+        """A message line with its uuid and message object; else a damaged line, kept (its
+        text as the file has it) and said, as the loader keeps Pi's."""
+        missing = [
+            key
+            for key, kind in (("uuid", str), ("message", dict))
+            if not isinstance(value.get(key), kind)
+        ]
+        if not missing:
+            return True
+        what = f"a Claude Code {value['type']} line without {' or '.join(missing)}"
+        self.damaged.append(DamagedLine(number, "not-an-entry", what, json.dumps(value)))
+        self.problems.append(Diagnostic(number, "not-an-entry", what))
+        return False
+
+    @staticmethod
+    def _is_conversation(kind: Any, value: dict[str, Any]) -> bool:
+        if kind in ("user", "assistant"):
+            return isinstance(value.get("message"), dict)
+        return kind == "system" and value.get("subtype") in _KEPT_SYSTEM
+
+    def _note_title(self, kind: Any, value: dict[str, Any], number: int) -> None:
+        for line_type, key in (("custom-title", "customTitle"), ("ai-title", "aiTitle")):
+            if kind == line_type and isinstance(value.get(key), str) and value[key].strip():
+                self.titles[line_type] = (value[key].strip(), number)
+        if kind == "summary" and isinstance(value.get("summary"), str):
+            leaf = _text(value.get("leafUuid"))
+            self.summaries.append((leaf, value["summary"], number))
+
+    # structure ---------------------------------------------------------------
+    def shown_parent(self, uuid: str | None) -> str | None:
+        """The line a child follows once bookkeeping lines are left out."""
+        seen: set[str] = set()
+        while uuid is not None and uuid in self.passed and uuid not in seen:
+            seen.add(uuid)
+            uuid = self.passed[uuid]
+        return uuid
+
+    def group_answers(self) -> list[_Answer]:
+        answers: list[_Answer] = []
+        for line in self.order:
+            if line.raw.get("type") != "assistant":
+                continue
+            answer = self._answer_before(line)
+            if answer is None:
+                answer = _Answer([line])
+                answers.append(answer)
+            else:
+                answer.lines.append(line)
+            self.answer_of[line.uuid] = answer
+            for block in _blocks(line.message.get("content")):
+                if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                    self.caller[block["id"]] = answer
+        return answers
+
+    def _answer_before(self, line: _Line) -> _Answer | None:
+        """The answer this line is the next block of: its parent is a line of the same
+        answer, or the result of one of that answer's calls."""
+        parent = self.lines.get(self.shown_parent(line.parent) or "")
+        if parent is None:
+            return None
+        if parent.raw.get("type") == "assistant":
+            answer = self.answer_of.get(parent.uuid)
+        else:
+            answer = self._owner(parent)
+        if answer is not None and _same_answer(answer.lines[-1].raw, line.raw):
+            return answer
+        return None
+
+    def _owner(self, line: _Line) -> _Answer | None:
+        """The answer whose call a user line's first tool result answers."""
+        for block in _blocks(line.message.get("content")):
+            if block.get("type") == "tool_result":
+                answer = self.caller.get(_text(block.get("tool_use_id")))
+                if answer is not None:
+                    return answer
+        return None
+
+    def resolve(self, uuid: str | None) -> str | None:
+        """The id of the entry that a line naming ``uuid`` as its parent comes after."""
+        uuid = self.shown_parent(uuid)
+        if uuid is None:
+            return None
+        answer = self.answer_of.get(uuid) or self.result_owner.get(uuid)
+        if answer is not None:  # after the answer's results (parallel calls are no fork)
+            return answer.tail
+        return self.alias.get(uuid, uuid)
+
+    # entries -----------------------------------------------------------------
+    def convert(self) -> list[tuple[int, Any]]:
+        others = self.read()
+        answers = self.group_answers()
+        for line in self.order:  # a compaction's boundary line and summary line: one entry
+            if line.raw.get("type") == "user" and line.raw.get("isCompactSummary"):
+                boundary = self.lines.get(self.shown_parent(line.parent) or "")
+                if boundary is not None and boundary.raw.get("subtype") == "compact_boundary":
+                    self.alias[boundary.uuid] = line.uuid
+        placed: list[tuple[int, dict[str, Any]]] = []  # (line number, entry)
+        parents: list[tuple[dict[str, Any], str | None]] = []  # resolved once all are known
+        for line in self.order:
+            kind = line.raw.get("type")
+            if kind == "assistant":  # answers are made below, from all their lines
+                continue
+            if kind == "user" and line.raw.get("isCompactSummary"):
+                entry, parent = self._compaction(line)
+                parents.append((entry, parent))
+                placed.append((line.number, entry))
+            elif kind == "user":
+                self._user_line(line, placed, parents)
+            elif line.raw.get("subtype") == "compact_boundary":
+                if line.uuid in self.alias:  # its summary line makes the entry
+                    continue
+                entry = _compaction_entry(line, line, "")
+                parents.append((entry, _text(line.raw.get("logicalParentUuid")) or None))
+                placed.append((line.number, entry))
+            else:
+                entry = _command_entry(line)
+                parents.append((entry, line.parent))
+                placed.append((line.number, entry))
+        for answer in answers:
+            entry = _assistant_entry(answer)
+            placed.append((answer.lines[0].number, entry))
+            parents.append((entry, answer.lines[0].parent))
+        for entry, parent in parents:
+            entry["parentId"] = self.resolve(parent)
+        for answer in answers:  # its results and what came with them, one after another
+            previous = answer.id
+            for entry in answer.chain:
+                entry["parentId"] = previous
+                previous = entry["id"]
+        placed.sort(key=lambda item: item[0])
+        return [(0, self.header()), *self._named(self._leaf_last(placed)), *others]
+
+    def _user_line(
+        self,
+        line: _Line,
+        placed: list[tuple[int, dict[str, Any]]],
+        parents: list[tuple[dict[str, Any], str | None]],
+    ) -> None:
+        """A prompt, or tool results (each its own entry, after the call's answer)."""
+        results, rest = self._split_results(line)
+        entries = []
+        for number, (call_id, block) in enumerate(results, start=1):
+            entry = _tool_result(line, block, self._call_name(call_id))
+            if len(results) == 1 and (diff := _patch_diff(line.raw.get("toolUseResult"))):
+                entry["message"]["details"] = {"diff": diff}
+            last = number == len(results) and rest is None
+            entry["id"] = line.uuid if last else f"{line.uuid}.{number}"
+            entries.append((entry, self.caller.get(call_id)))
+        if rest is not None or not results:
+            entry = self._user_entry(line, rest)
+            owner = next((o for _, o in entries if o is not None), None)
+            entries.append((entry, owner))
+        owner = next((o for _, o in entries if o is not None), None)
+        if owner is not None and results:
+            self.result_owner[line.uuid] = owner
+        for entry, answer in entries:
+            placed.append((line.number, entry))
+            if answer is None or not results:  # no call found: where the file puts it
+                parents.append((entry, line.parent))
+            else:
+                answer.chain.append(entry)
+
+    def _split_results(
+        self, line: _Line
+    ) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]] | None]:
+        content = line.message.get("content")
+        if not isinstance(content, list):
+            return [], None
+        results, rest = [], []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                call_id = block.get("tool_use_id")
+                results.append((call_id if isinstance(call_id, str) else "", block))
+            else:
+                rest.append(block)
+        return results, (rest or None)
+
+    def _call_name(self, call_id: str) -> str:
+        answer = self.caller.get(call_id)
+        for line in answer.lines if answer else ():
+            for block in _blocks(line.message.get("content")):
+                if block.get("id") == call_id and isinstance(block.get("name"), str):
+                    return _TOOL_NAMES.get(block["name"], block["name"])
+        return ""
+
+    def _user_entry(self, line: _Line, blocks: list[dict[str, Any]] | None) -> dict[str, Any]:
+        content = line.message.get("content") if blocks is None else blocks
+        if line.raw.get("isMeta"):  # what Claude Code added for the model (a skill's text)
+            return _custom_message(line, "claude-code-meta", _user_content(content), False)
+        if isinstance(content, str):
+            content = _command_text(content)
+        message = {"role": "user", "content": _user_content(content)}
+        _stamp(message, line.raw)
+        return _entry(line, "message", message=message)
+
+    def _compaction(self, line: _Line) -> tuple[dict[str, Any], str | None]:
+        """The summary line after a ``compact_boundary`` line: one Pi compaction entry,
+        after the line the boundary names as the conversation's end."""
+        summary = _plain_text(line.message.get("content"))
+        boundary = self.lines.get(self.shown_parent(line.parent) or "")
+        if boundary is None or self.alias.get(boundary.uuid) != line.uuid:
+            return _compaction_entry(line, line, summary), line.parent
+        entry = _compaction_entry(line, boundary, summary)
+        return entry, _text(boundary.raw.get("logicalParentUuid")) or None
+
+    def _leaf_last(self, placed: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, Any]]:
+        """Pi's leaf is the last entry: the one the file's last main-line line leads to
+        (in a sub-agent's file, where every line is a sidechain's, its last line)."""
+        main = [line for line in self.order if not line.raw.get("isSidechain")]
+        last = (main or self.order or [None])[-1]
+        leaf = self.resolve(last.uuid) if last else None
+        at = next((i for i, (_, e) in enumerate(placed) if e["id"] == leaf), None)
+        if at is not None:
+            placed.append(placed.pop(at))
+        return list(placed)
+
+    def header(self) -> dict[str, Any]:
+        """Pi's header from the first message line. A sub-agent's file (its lines carry the
+        parent's session id) is session ``agent-<id>``, with the parent as its parent."""
+        first = self.first
+        session_id = _text(first.get("sessionId"))
+        agent = _text(first.get("agentId")) if first.get("isSidechain") is True else ""
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": 3,
+            "id": f"agent-{agent}" if agent else session_id,
+            "timestamp": _text(first.get("timestamp")),
+            "cwd": _text(first.get("cwd")),
+        }
+        if agent and session_id:
+            header["parentSession"] = session_id
+        version = first.get("version")
+        header["source"] = "Claude Code" + (f" {version}" if isinstance(version, str) else "")
+        if isinstance(first.get("gitBranch"), str) and first["gitBranch"]:
+            header["gitBranch"] = first["gitBranch"]
+        header["cost"] = self._cost_note()
+        return header
+
+    def _cost_note(self) -> str:
+        """Where the page's dollars come from, since Claude Code no longer writes them."""
+        unpriced = sorted(
+            {
+                _text(line.message.get("model"))
+                for line in self.order
+                if line.raw.get("type") == "assistant"
+                and not _costs(line.raw)
+                and claude_prices.prices(_text(line.message.get("model"))) is None
+                and any(_count(v) for v in _dict(line.message.get("usage")).values())
+            }
+        )
+        if all(_costs(line.raw) for line in self.order if line.raw.get("type") == "assistant"):
+            return "as Claude Code recorded it"
+        note = "computed from the models' list prices (Claude Code records tokens, not cost)"
+        if unpriced:
+            note += f"; no price known for {', '.join(unpriced)}: counted as $0"
+        return note
+
+    def title(self) -> tuple[str, int] | None:
+        """A /rename title, else Claude Code's own, else a summary of a leaf in this file
+        (a known bug writes other sessions' summaries into a file), and its line."""
+        if "custom-title" in self.titles:
+            return self.titles["custom-title"]
+        if "ai-title" in self.titles:
+            return self.titles["ai-title"]
+        for leaf, summary, number in reversed(self.summaries):
+            if (leaf in self.lines or leaf in self.passed) and summary.strip():
+                return summary.strip(), number
+        return None
+
+    def _named(self, entries: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+        """The title as Pi keeps a /name: a ``session_info`` entry after the leaf (so a Pi
+        copy of the session, a gist's or a dataset's, keeps it too)."""
+        title = self.title()
+        if title is None or not entries:
+            return entries
+        leaf = entries[-1][1]
+        name = {"type": "session_info", "id": f"{leaf['id']}.title", "parentId": leaf["id"]}
+        name |= {"timestamp": leaf["timestamp"], "name": title[0]}
+        return [*entries, (title[1], name)]
+
+    def notes(self) -> list[Diagnostic]:
+        notes = []
+        if self.skipped:
+            kinds = ", ".join(f"{kind} ×{count:,}" for kind, count in self.skipped.most_common())
+            notes.append(
+                Diagnostic(
+                    0,
+                    "claude-code-bookkeeping",
+                    f"{sum(self.skipped.values()):,} Claude Code bookkeeping lines are not "
+                    f"shown ({kinds}); the download keeps them",
+                    "info",
+                )
+            )
+        if self.copies:
+            notes.append(
+                Diagnostic(
+                    0,
+                    "claude-code-copies",
+                    f"{self.copies:,} lines repeat an earlier line's uuid (a resumed session "
+                    "copies them); the first of each is shown",
+                    "info",
+                )
+            )
+        return notes
+
+
+def convert(
+    parsed: list[tuple[int, Any]], diagnostics: list[Diagnostic], damaged: list[DamagedLine]
+) -> list[tuple[int, Any]]:
+    """Claude Code lines -> a Pi header at line 0, then Pi v3 entries (the leaf last, or
+    the title's ``session_info`` after it), then the lines that are not objects (for the
+    loader to report); message lines without their uuid or message go to ``damaged``."""
+    converter = _Converter(parsed, damaged)
+    converted = converter.convert()
+    diagnostics.append(
+        Diagnostic(0, "claude-code", "a Claude Code transcript, read as a Pi session", "info")
+    )
+    diagnostics.extend(converter.problems)
+    diagnostics.extend(converter.notes())
+    return converted
+
+
+# one entry each ----------------------------------------------------------------
+def _entry(line: _Line, kind: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "id": line.uuid,
+        "parentId": None,
+        "timestamp": _text(line.raw.get("timestamp")),
+        **fields,
+    }
+
+
+def _assistant_entry(answer: _Answer) -> dict[str, Any]:
+    content: list[Any] = []
+    for line in answer.lines:
+        blocks = line.message.get("content")
+        if isinstance(blocks, str):
+            blocks = [{"type": "text", "text": blocks}]
+        for block in blocks if isinstance(blocks, list) else ():
+            content.append(_assistant_block(block))
+    last = answer.lines[-1]
+    models = [m for line in answer.lines if isinstance(m := line.message.get("model"), str)]
+    model = next((m for m in models if m != "<synthetic>"), models[0] if models else "")
+    reasons = [line.message.get("stop_reason") for line in answer.lines]
+    reason = next((r for r in reversed(reasons) if isinstance(r, str)), None)
+    has_calls = any(isinstance(b, dict) and b.get("type") == "toolCall" for b in content)
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": content,
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": model,
+        "usage": _usage(answer, model),
+        "stopReason": _STOP_REASONS.get(reason or "", "toolUse" if has_calls else "stop"),
+    }
+    if any(line.raw.get("isApiErrorMessage") for line in answer.lines):  # as Pi writes one
+        message["stopReason"] = "error"
+        message["errorMessage"] = _plain_text(content) or "API error"
+        message["content"] = [b for b in content if not _is_text(b)]
+    _stamp(message, last.raw)
+    entry = _entry(last, "message", message=message)
+    entry["timestamp"] = _text(last.raw.get("timestamp"))
+    return entry
+
+
+def _assistant_block(block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    if kind == "tool_use":
+        name = block.get("name")
+        arguments = block.get("input")
+        if isinstance(name, str) and name in _TOOL_NAMES and isinstance(arguments, dict):
+            arguments = _pi_arguments(name, arguments)
+            name = _TOOL_NAMES[name]
+        return {"type": "toolCall", "id": block.get("id"), "name": name, "arguments": arguments}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.get("thinking")}
+    if kind == "redacted_thinking":
+        return {"type": "thinking", "thinking": "", "redacted": True}
+    return block
+
+
+def _pi_arguments(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's argument names as Pi's tool views read them (the values unchanged but
+    Bash's timeout, which is milliseconds there and seconds in Pi)."""
+    renamed = {_ARGUMENT_NAMES.get(key, key): value for key, value in arguments.items()}
+    timeout = renamed.get("timeout")
+    if tool == "Bash" and isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        renamed["timeout"] = timeout / 1000
+    edits = renamed.get("edits")
+    if tool == "MultiEdit" and isinstance(edits, list):
+        renamed["edits"] = [
+            {_ARGUMENT_NAMES.get(k, k): v for k, v in item.items()}
+            if isinstance(item, dict)
+            else item
+            for item in edits
+        ]
+    return renamed
+
+
+def _usage(answer: _Answer, model: str) -> dict[str, Any]:
+    """Every line of an answer repeats its usage; the output count grows as it streams.
+    The cost is Claude Code's own where it wrote one, else the model's list price."""
+    first = next(
+        (u for line in answer.lines if isinstance(u := line.message.get("usage"), dict)), {}
+    )
+    outputs = [
+        _count(u.get("output_tokens"))
+        for line in answer.lines
+        if isinstance(u := line.message.get("usage"), dict)
+    ]
+    usage: dict[str, Any] = {
+        "input": _count(first.get("input_tokens")),
+        "output": max(outputs, default=0),
+        "cacheRead": _count(first.get("cache_read_input_tokens")),
+        "cacheWrite": _count(first.get("cache_creation_input_tokens")),
+    }
+    usage["totalTokens"] = sum(usage.values())
+    costs = [cost for line in answer.lines for cost in _costs(line.raw)]
+    if costs:  # written by Claude Code before 1.0.9 (every line the answer's cost)
+        usage["cost"] = {"total": max(costs)}
+    elif (priced := claude_prices.cost(model, usage)) is not None:
+        usage["cost"] = priced
+    return usage
+
+
+def _costs(raw: dict[str, Any]) -> list[float]:
+    cost = raw.get("costUSD")
+    ok = isinstance(cost, int | float) and not isinstance(cost, bool)
+    return [float(cost)] if ok else []
+
+
+def _tool_result(line: _Line, block: dict[str, Any], tool_name: str) -> dict[str, Any]:
+    content = block.get("content")
+    if isinstance(content, str):
+        blocks: list[Any] = [{"type": "text", "text": content}]
+    elif isinstance(content, list):
+        blocks = [_content_block(b) for b in content]
+    else:
+        blocks = [] if content is None else [content]
+    if tool_name == "read":
+        blocks = [_unnumbered(b) for b in blocks]
+    message: dict[str, Any] = {
+        "role": "toolResult",
+        "toolCallId": block.get("tool_use_id"),
+        "toolName": tool_name,
+        "content": blocks,
+        "isError": block.get("is_error") is True,
+    }
+    _stamp(message, line.raw)
+    return _entry(line, "message", message=message)
+
+
+def _unnumbered(block: Any) -> Any:
+    """Read's text without the ``     1→`` Claude Code puts before each line, so the view
+    highlights the file's own text; left as it is unless every line is numbered in order."""
+    if not isinstance(block, dict) or block.get("type") != "text":
+        return block
+    text = block.get("text")
+    if not isinstance(text, str) or not text:
+        return block
+    lines = text.removesuffix("\n").split("\n")
+    bodies = []
+    for expected, line in enumerate(lines, start=_first_number(lines[0])):
+        match = _NUMBERED_LINE.match(line)
+        if match is None or int(match.group(1)) != expected:
+            return block
+        bodies.append(line[match.end() :])
+    return {**block, "text": "\n".join(bodies) + ("\n" if text.endswith("\n") else "")}
+
+
+def _first_number(line: str) -> int:
+    match = _NUMBERED_LINE.match(line)
+    return int(match.group(1)) if match else -1
+
+
+def _patch_diff(outcome: Any) -> str | None:
+    """An edit's ``structuredPatch`` as a diff in Pi's shape (a sign, the line's number,
+    its text; ``...`` between hunks), so the page shows the file's own line numbers."""
+    hunks = outcome.get("structuredPatch") if isinstance(outcome, dict) else None
+    if not isinstance(hunks, list) or not hunks:
+        return None
+    numbers = [h.get(k) for h in hunks if isinstance(h, dict) for k in ("oldStart", "newStart")]
+    if len(numbers) != 2 * len(hunks) or not all(_count(n) for n in numbers):
+        return None
+    width = len(str(max(numbers) + max(len(h.get("lines") or ()) for h in hunks)))
+    out: list[str] = []
+    for hunk in hunks:
+        lines = hunk.get("lines")
+        if not isinstance(lines, list) or not all(isinstance(t, str) for t in lines):
+            return None
+        old, new = hunk["oldStart"], hunk["newStart"]
+        if out or old > 1:
+            out.append(" " * (width + 1) + "...")
+        for text in lines:
+            sign, body = text[:1], text[1:]
+            if sign == "-":
+                out.append(f"-{old:>{width}} {body}")
+                old += 1
+            elif sign == "+":
+                out.append(f"+{new:>{width}} {body}")
+                new += 1
+            elif sign != "\\":  # "\\ No newline at end of file" is about the line above
+                out.append(f" {new:>{width}} {body}")
+                old, new = old + 1, new + 1
+    return "\n".join(out)
+
+
+def _compaction_entry(line: _Line, boundary: _Line, summary: str) -> dict[str, Any]:
+    meta = boundary.raw.get("compactMetadata")
+    before = meta.get("preTokens") if isinstance(meta, dict) else None
+    entry = _entry(line, "compaction", summary=summary)
+    if isinstance(before, int) and not isinstance(before, bool):
+        entry["tokensBefore"] = before
+    if isinstance(meta, dict) and isinstance(meta.get("trigger"), str):
+        entry["details"] = {"trigger": meta["trigger"]}
+    return entry  # no firstKeptEntryId: Claude Code keeps only the summary
+
+
+def _command_entry(line: _Line) -> dict[str, Any]:
+    content = line.raw.get("content")
+    text = _command_text(content) if isinstance(content, str) else ""
+    return _custom_message(line, "claude-code-command", text, True)
+
+
+def _custom_message(line: _Line, kind: str, content: Any, display: bool) -> dict[str, Any]:
+    return _entry(line, "custom_message", customType=kind, content=content, display=display)
+
+
+def _command_text(text: str) -> str:
+    """A slash command or its output without the tags Claude Code wraps them in."""
+    tags = dict((m.group(1), m.group(2).strip()) for m in _COMMAND_TAG.finditer(text))
+    if "command-name" in tags and not _COMMAND_TAG.sub("", text).strip():
+        return " ".join(filter(None, (tags["command-name"], tags.get("command-args"))))
+    outputs = _OUTPUT_TAG.findall(text)
+    if outputs and not _OUTPUT_TAG.sub("", text).strip():
+        return "\n".join(body.strip("\n") for _, body in outputs)
+    return text
+
+
+def _user_content(content: Any) -> Any:
+    if isinstance(content, list):
+        return [_content_block(block) for block in content]
+    return content if isinstance(content, str) else ("" if content is None else content)
+
+
+def _content_block(block: Any) -> Any:
+    """An image as Pi writes it (``data``, ``mimeType``); other blocks as they are."""
+    if isinstance(block, dict) and block.get("type") == "image":
+        source = block.get("source")
+        if isinstance(source, dict) and source.get("type") == "base64":
+            return {
+                "type": "image",
+                "data": source.get("data"),
+                "mimeType": source.get("media_type"),
+            }
+    return block
+
+
+def _is_text(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text"
+
+
+def _plain_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    texts = [b.get("text") for b in _blocks(content) if b.get("type") == "text"]
+    return "\n\n".join(t for t in texts if isinstance(t, str))
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _same_answer(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
+    first, second = earlier.get("message") or {}, later.get("message") or {}
+    message_id = first.get("id")
+    if not isinstance(message_id, str) or message_id != second.get("id"):
+        return False
+    request = earlier.get("requestId"), later.get("requestId")
+    return None in request or request[0] == request[1]
+
+
+def _stamp(message: dict[str, Any], raw: dict[str, Any]) -> None:
+    """Pi's messages carry their time in milliseconds too."""
+    text = raw.get("timestamp")
+    if not isinstance(text, str):
+        return
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return
+    if moment.tzinfo is not None:
+        message["timestamp"] = int(moment.timestamp() * 1000)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: Any) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else 0
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
