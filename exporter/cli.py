@@ -159,7 +159,8 @@ EXIT_INTERRUPTED = 130
 
 
 SESSIONS_DIR_HELP = (
-    "Folder of Pi sessions (default: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)."
+    "Folder of Pi sessions (default: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions;"
+    " ~/.claude/projects for Claude Code's)."
 )
 
 

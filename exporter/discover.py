@@ -37,7 +37,7 @@ from exporter.loader import (
     header_version,
     load_session,
 )
-from exporter.session import parse_time, prompt_words
+from exporter.session import Session, parse_time, prompt_words
 from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
@@ -63,6 +63,16 @@ def encode_cwd(cwd: str) -> str:
     return "--" + re.sub(r"[/\\:]", "-", trimmed) + "--"
 
 
+def claude_encode_cwd(cwd: str) -> str:
+    """Claude Code's project folder for a working directory (under ``~/.claude/projects``):
+    every character but an ASCII letter or digit becomes "-" (``/home/me/web.app`` ->
+    ``-home-me-web-app``)."""
+    return _NOT_ALNUM.sub("-", cwd)
+
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
 def demo_session_path() -> Path:
     """The real branched session shipped inside the package for ``--demo``."""
     return Path(str(resources.files("exporter") / "demo" / DEMO_FILE_NAME))
@@ -77,8 +87,9 @@ def session_files(
     A folder that cannot be read (another user's, say) is added to ``unreadable`` with its
     error, so a listing can say its sessions are missing instead of leaving them out unsaid."""
     root = sessions_root(sessions_dir)
-    if cwd is not None:
-        folders = [root / encode_cwd(os.path.abspath(cwd))]
+    if cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
+        here = os.path.abspath(cwd)
+        folders = [root / encode_cwd(here), root / claude_encode_cwd(here)]
     else:
         folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
         if root.is_dir():
@@ -352,14 +363,15 @@ def _has_parent_cycle(parent_of: dict[str, str | None]) -> bool:
     return reached < len(parent_of)
 
 
-def _count_with_loader(summary: SessionSummary, path: Path) -> None:
+def _count_with_loader(summary: SessionSummary, path: Path, session: Session | None = None) -> None:
     """Count a damaged tree as ``stats`` does: the scan cannot repair repeated or missing
     ids, parentId loops or NaN numbers the way the loader does, and then its entries,
     branches and usage disagreed with ``stats`` (0 branches for a loop). Rare, so slow."""
-    try:
-        session = load_session(path)
-    except (OSError, SessionFormatError):
-        return  # the scan's own counts are the best there is
+    if session is None:
+        try:
+            session = load_session(path)
+        except (OSError, SessionFormatError):
+            return  # the scan's own counts are the best there is
     stats = compute_stats(session)
     summary.entries = len(session.entries)
     summary.messages = sum(stats.roles.values())
@@ -372,6 +384,26 @@ def _count_with_loader(summary: SessionSummary, path: Path) -> None:
         summary.first_prompt = session.first_prompt()
     if summary.title_prompt is None:
         summary.title_prompt = session.title_prompt()
+
+
+def _claude_code_summary(path: Path) -> SessionSummary | None:
+    """A Claude Code transcript's summary, from the loader (its lines are not Pi's, so the
+    scan cannot count them); None for any other JSONL."""
+    try:
+        session = load_session(path)
+    except (OSError, SessionFormatError):
+        return None
+    if not any(d.kind == "claude-code" for d in session.diagnostics):
+        return None
+    summary = SessionSummary(path=path, id=session.id, cwd=session.header.cwd, version=3)
+    summary.name = session.name
+    summary.started = parse_time(session.header.timestamp)
+    _count_with_loader(summary, path, session)
+    for entry in session.iter_messages():
+        if entry.role in ("user", "assistant"):
+            _note_activity(summary, entry.timestamp)
+    summary.modified = summary.modified or summary.started
+    return summary
 
 
 def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
@@ -448,6 +480,8 @@ def scan_summary(path: Path) -> SessionSummary:
             if looking_for_header:  # as load_session says: no header and no entry at all
                 summary.error = "empty file" if blank else "not a Pi session file"
             elif summary._headerless and not summary._pi_types:  # another tool's JSONL
+                if (claude := _claude_code_summary(path)) is not None:
+                    return claude
                 summary.error = "not a Pi session file"
     except OSError as error:
         summary.error = error.strerror or str(error)

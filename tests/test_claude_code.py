@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from exporter.claude_code import is_claude_code
 from exporter.claude_prices import prices
 from exporter.cli import cli
+from exporter.discover import claude_encode_cwd
 from exporter.entries import CompactionEntry, MessageEntry
 from exporter.loader import SessionFormatError, load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
@@ -374,3 +375,47 @@ def test_claude_code_fields_never_become_markup() -> None:
     census["img"] += 1  # the prompt's image, whose type the payload replaced, is a link now
     assert census == baseline
     assert "alert(1)" in html_module.unescape(page)  # shown as text
+
+
+def test_claude_codes_project_folder_names() -> None:
+    assert claude_encode_cwd("/home/me/web.app_x") == "-home-me-web-app-x"
+    assert claude_encode_cwd("C:\\claude\\ClaudeCode") == "C--claude-ClaudeCode"
+    assert claude_encode_cwd("/srv/日本") == "-srv---"
+
+
+def test_claude_codes_folder_as_the_sessions_dir(tmp_path: Path, monkeypatch) -> None:
+    """``--sessions-dir ~/.claude/projects``: this folder's sessions, every project's, an id
+    prefix and the latest session, as for Pi's folder."""
+    work = tmp_path / "work" / "web.app"
+    work.mkdir(parents=True)
+    root = tmp_path / "claude-projects"
+    folder = root / claude_encode_cwd(str(work))
+    folder.mkdir(parents=True)
+    (folder / SOURCE.name).write_bytes(SOURCE.read_bytes())
+    (root / "-elsewhere").mkdir()
+    (root / "-elsewhere" / "notes.jsonl").write_text('{"a": 1}\n', encoding="utf-8")
+    monkeypatch.chdir(work)
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["list", "--sessions-dir", str(root)])
+    assert listed.exit_code == 0, listed.output
+    assert "Dark mode for settings" in listed.stdout and "$0.064" in listed.stdout
+    listing = runner.invoke(cli, ["list", "--all", "--json", "--sessions-dir", str(root)])
+    rows = [json.loads(line) for line in listing.stdout.splitlines()]
+    by_name = {Path(row["path"]).name: row for row in rows}
+    row = by_name[SOURCE.name]
+    assert (row["id"], row["name"], row["entries"], row["branches"]) == (
+        "7f3c9a12-4b6e-4d1a-9c3e-2a5b8d0e1f47",
+        "Dark mode for settings",
+        25,
+        2,
+    )
+    assert row["modified"].startswith("2026-11-20T10:01:20") and row["error"] is None
+    assert by_name["notes.jsonl"]["error"] == "not a Pi session file"
+    stats = runner.invoke(cli, ["stats", "--sessions-dir", str(root), "--json"])  # the latest
+    assert json.loads(stats.stdout)["title"] == "Dark mode for settings"
+    page = tmp_path / "p.html"
+    exported = runner.invoke(
+        cli, ["export", "7f3c9a", "--sessions-dir", str(root), "-o", str(page)]
+    )
+    assert exported.exit_code == 0, exported.output
+    assert "Claude Code session" in page.read_text(encoding="utf-8")
