@@ -278,5 +278,6 @@ def test_markdown_without_the_html_rules_renders_exactly_as_with_them() -> None:
         except ValueError:
             texts.append(line)
     ours = markup._markdown()
+    texts = list(dict.fromkeys(texts))  # each once (a fixture repeats its outputs)
     differ = [t for t in texts if ours.render(t) != reference.render(t)]
-    assert len(texts) > 10_000 and differ == []
+    assert len(texts) > 8_000 and differ == []
