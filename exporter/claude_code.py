@@ -534,9 +534,7 @@ def _assistant_entry(answer: _Answer) -> dict[str, Any]:
         message["errorMessage"] = _plain_text(content) or "API error"
         message["content"] = [b for b in content if not _is_text(b)]
     _stamp(message, last.raw)
-    entry = _entry(last, "message", message=message)
-    entry["timestamp"] = _text(last.raw.get("timestamp"))
-    return entry
+    return _entry(last, "message", message=message)
 
 
 def _assistant_block(block: Any) -> Any:
