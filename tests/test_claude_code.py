@@ -24,9 +24,11 @@ from exporter.claude_code import is_claude_code
 from exporter.claude_prices import prices
 from exporter.cli import cli
 from exporter.discover import claude_encode_cwd
-from exporter.entries import CompactionEntry, MessageEntry
+from exporter.entries import CompactionEntry, MessageEntry, make_entry
 from exporter.loader import SessionFormatError, load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
+from exporter.render.entry_lines import outline_text
+from exporter.render.tools import build_tool_view
 from exporter.usage import compute_stats
 from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_paths
 
@@ -419,3 +421,35 @@ def test_claude_codes_folder_as_the_sessions_dir(tmp_path: Path, monkeypatch) ->
     )
     assert exported.exit_code == 0, exported.output
     assert "Claude Code session" in page.read_text(encoding="utf-8")
+
+
+def test_a_to_do_list_reads_as_a_list() -> None:
+    """TodoWrite (sent every few turns) as its items and their states, not as JSON."""
+    call = {"type": "toolCall", "id": "t", "name": "TodoWrite"}
+    todos = [
+        {"content": "Import the <toggle>", "status": "completed", "activeForm": "Importing"},
+        {"content": "Write tests", "status": "in_progress", "activeForm": "Writing tests"},
+        {"content": "Ship it", "status": "pending", "priority": "high", "id": "3"},
+        {"content": "Odd one", "status": "blocked"},
+    ]
+    view = build_tool_view({**call, "arguments": {"todos": todos}}, None)
+    assert (view.kind, view.subtitle, view.args_json, view.other_args) == (
+        "todo",
+        "1 of 4 done",
+        None,
+        None,
+    )
+    assert str(view.body.visible).split("\n") == [
+        "✓ Import the &lt;toggle&gt;",
+        "▸ Write tests",
+        '○ Ship it  (priority: "high")',
+        '? Odd one  (state: "blocked")',
+    ]
+    assert outline_text(make_entry({"type": "message", "message": {
+        "role": "assistant", "content": [{**call, "arguments": {"todos": todos}}]
+    }}, 1, "a", None))[0] == "assistant: [TodoWrite: 1 of 4 done]"  # fmt: skip
+    odd = [*todos, {"content": "x", "owner": "bob"}]  # a field the list would not show
+    view = build_tool_view({**call, "arguments": {"todos": odd}}, None)
+    assert view.kind == "generic" and view.args_json is not None
+    page = render_session(load_session(SOURCE), RenderOptions())
+    assert "✓ Import the toggle" in page and "[TodoWrite: 1 of 1 done]" in page

@@ -23,7 +23,7 @@ from exporter.entries import (
     as_str,
 )
 from exporter.formatting import fmt_int, one_line, plain_line, short_path
-from exporter.render.tools import read_line_range
+from exporter.render.tools import read_line_range, todo_done, todo_items
 
 OUTLINE_CHARS = 80
 
@@ -53,6 +53,8 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
         return f"[{name}: {shown} in {path('.')}]"
     if name == "ls":
         return f"[ls: {path('.')}]"
+    if name == "TodoWrite" and (todos := todo_items(args)) is not None:
+        return f"[{name}: {todo_done(todos)}]"
     for key in ("command", "pattern", "path", "file_path"):  # other tools: the main argument
         value = text(key)
         if value is not None:

@@ -179,7 +179,7 @@ def _lines_of(text: str) -> list[str]:
 
 #: Built-in tools whose views show some arguments: any other is listed as written (the
 #: listing tools show every argument themselves).
-_OWN_ARGS_VIEWS = frozenset({"bash", "read", "write", "edit"})
+_OWN_ARGS_VIEWS = frozenset({"bash", "read", "write", "edit", "TodoWrite"})
 
 
 def build_tool_view(
@@ -448,7 +448,58 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
     view.output = fold_text(text, 20)
 
 
+def todo_items(args: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A to-do tool's items (Claude Code's TodoWrite: ``todos: [{content, status}]``), or
+    None when the arguments are not of that shape."""
+    todos = args.get("todos")
+    if not isinstance(todos, list) or not todos:
+        return None
+    for item in todos:  # a field the list does not show: the JSON, as the model sent it
+        if not isinstance(item, dict) or not isinstance(item.get("content"), str):
+            return None
+        if not set(item) <= _TODO_FIELDS:
+            return None
+    return todos
+
+
+#: A to-do item's fields: the list shows all but the present-tense wording of the task.
+_TODO_FIELDS = frozenset({"content", "status", "priority", "activeForm", "id"})
+
+
+_TODO_MARKS = {"completed": "✓", "in_progress": "▸", "pending": "○"}
+
+
+def todo_done(todos: list[dict[str, Any]]) -> str:
+    done = sum(t.get("status") == "completed" for t in todos)
+    return f"{done} of {len(todos)} done"
+
+
+def _todos(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
+    """The list as a list: one line per item with its state (✓ done, ▸ under way, ○ to
+    do; another state or a priority in words), not the JSON the model sent."""
+    todos = todo_items(args)
+    if todos is None:
+        _generic(view, args, result)
+        return
+    view.kind = "todo"
+    view.used_args.add("todos")
+    lines = []
+    for item in todos:
+        status = item.get("status")
+        mark = _TODO_MARKS.get(status) if isinstance(status, str) else None
+        said = [] if mark else [f"state: {json_text(status)}"]
+        if item.get("priority") is not None:
+            said.append(f"priority: {json_text(item['priority'])}")
+        extra = f"  ({', '.join(said)})" if said else ""
+        lines.append(f"{mark or '?'} {item['content']}{extra}")
+    view.subtitle = todo_done(todos)
+    view.body = fold_code("\n".join(lines), None, READ_HEAD_LINES)
+    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.images = _result_images(result)
+
+
 _BUILDERS = {
+    "TodoWrite": _todos,
     "bash": _bash,
     "read": _read,
     "write": _write,
