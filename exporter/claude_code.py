@@ -21,10 +21,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from exporter import claude_prices
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine
+from exporter.jsonl_in import iter_parsed_lines
 from exporter.session_parts import Diagnostic
 
 #: How many parsed lines the format check looks at: bookkeeping lines (snapshots, titles,
@@ -138,6 +140,7 @@ class _Converter:
         self.alias: dict[str, str] = {}  # a compaction's boundary line -> its summary line
         self.first: dict[str, Any] = {}  # the first message line (session id, cwd, version)
         self.problems: list[Diagnostic] = []
+        self.agent_roots: dict[str, str] = {}  # a sub-agent's first line -> the call's result
 
     # reading -----------------------------------------------------------------
     def read(self) -> list[tuple[int, Any]]:
@@ -297,6 +300,8 @@ class _Converter:
             parents.append((entry, answer.lines[0].parent))
         for entry, parent in parents:
             entry["parentId"] = self.resolve(parent)
+            if entry["id"] in self.agent_roots:  # right after the result of its Task call
+                entry["parentId"] = self.agent_roots[entry["id"]]
         for answer in answers:  # its results and what came with them, one after another
             previous = answer.id
             for entry in answer.chain:
@@ -471,7 +476,7 @@ class _Converter:
                 Diagnostic(
                     0,
                     "claude-code-copies",
-                    f"{self.copies:,} lines repeat an earlier line's uuid (a resumed session "
+                    f"{_lines(self.copies)} with an earlier line's uuid (a resumed session "
                     "copies them); the first of each is shown",
                     "info",
                 )
@@ -480,19 +485,114 @@ class _Converter:
 
 
 def convert(
-    parsed: list[tuple[int, Any]], diagnostics: list[Diagnostic], damaged: list[DamagedLine]
+    parsed: list[tuple[int, Any]],
+    diagnostics: list[Diagnostic],
+    damaged: list[DamagedLine],
+    path: str | None = None,
 ) -> list[tuple[int, Any]]:
     """Claude Code lines -> a Pi header at line 0, then Pi v3 entries (the leaf last, or
     the title's ``session_info`` after it), then the lines that are not objects (for the
-    loader to report); message lines without their uuid or message go to ``damaged``."""
-    converter = _Converter(parsed, damaged)
+    loader to report); message lines without their uuid or message go to ``damaged``.
+    The sub-agents' transcripts beside the file at ``path`` join the tree (see
+    :func:`sub_agents`)."""
+    agents = sub_agents(parsed, path, diagnostics)
+    lines = list(parsed)
+    converter = _Converter(lines, damaged)
+    number = max((n for n, _ in parsed), default=0)
+    for call_line, agent_lines in agents:
+        for offset, (_, value) in enumerate(agent_lines, start=1):
+            lines.append((number + offset, value))
+        number += len(agent_lines)
+        root = next((v for _, v in agent_lines if isinstance(v, dict) and _is_root(v)), None)
+        if root is not None:
+            converter.agent_roots[root["uuid"]] = call_line
     converted = converter.convert()
     diagnostics.append(
         Diagnostic(0, "claude-code", "a Claude Code transcript, read as a Pi session", "info")
     )
+    if agents:
+        diagnostics.append(
+            Diagnostic(
+                0,
+                SUB_AGENTS,
+                f"{len(agents):,} sub-agent transcript{'s' if len(agents) != 1 else ''} "
+                "shown as a branch after the result of the call that ran it (their lines "
+                "are numbered after this file's)",
+                "info",
+            )
+        )
     diagnostics.extend(converter.problems)
     diagnostics.extend(converter.notes())
     return converted
+
+
+#: The note that a session holds its sub-agents' transcripts: the page's download is then
+#: the session as one Pi file, not the Claude Code file alone.
+SUB_AGENTS = "claude-code-sub-agents"
+
+#: A sub-agent's id as Claude Code names its file (``agent-<id>.jsonl``).
+_AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def sub_agents(
+    parsed: list[tuple[int, Any]], path: str | None, diagnostics: list[Diagnostic]
+) -> list[tuple[str, list[tuple[int, Any]]]]:
+    """The transcripts of the sub-agents this session's Task (Agent) calls ran, each with
+    the uuid of the line holding the call's result: ``<session>/subagents/agent-<id>.jsonl``
+    (Claude Code 2.1) or ``agent-<id>.jsonl`` beside the file (2.0), named by the result's
+    ``toolUseResult.agentId``. Read-only; one that cannot be read is a warning."""
+    if not path:
+        return []
+    here = Path(path)
+    found = []
+    for _, value in parsed:
+        outcome = value.get("toolUseResult") if isinstance(value, dict) else None
+        agent = outcome.get("agentId") if isinstance(outcome, dict) else None
+        if not isinstance(agent, str) or not _AGENT_ID.fullmatch(agent):
+            continue
+        if not isinstance(value.get("uuid"), str):
+            continue
+        name = f"agent-{agent}.jsonl"
+        for candidate in (here.parent / here.stem / "subagents" / name, here.parent / name):
+            if candidate.is_file():
+                found.append((value["uuid"], candidate))
+                break
+    agents = []
+    for call_line, agent_path in found:
+        problems: list[Diagnostic] = []
+        try:
+            with open(agent_path, "rb") as handle:
+                lines = list(iter_parsed_lines(handle, problems, []))
+        except OSError as error:
+            why = error.strerror or type(error).__name__
+            diagnostics.append(Diagnostic(0, "sub-agent", f"{agent_path.name}: {why}"))
+            continue
+        if problems:
+            diagnostics.append(
+                Diagnostic(
+                    0,
+                    "sub-agent",
+                    f"{agent_path.name}: {_lines(len(problems))} could not be read "
+                    f"(first: {problems[0]})",
+                )
+            )
+        agents.append((call_line, lines))
+    return agents
+
+
+def sub_agent_files(path: Path) -> list[Path]:
+    """The sub-agent transcripts Claude Code 2.1 keeps for the session at ``path``
+    (``<session>/subagents/agent-*.jsonl``), for a reader of raw bytes (search's filter)."""
+    folder = path.parent / path.stem / "subagents"
+    return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+
+
+def _lines(count: int) -> str:
+    return f"{count:,} line{'' if count == 1 else 's'}"
+
+
+def _is_root(value: dict[str, Any]) -> bool:
+    return isinstance(value.get("uuid"), str) and value.get("parentUuid") is None
 
 
 # one entry each ----------------------------------------------------------------

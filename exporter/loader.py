@@ -127,7 +127,7 @@ def build_session(
     """Turn parsed JSON lines into a Session (header rules, migration, typed entries)."""
     header: Header | None = None
     if claude_code.is_claude_code(parsed):
-        parsed = claude_code.convert(parsed, diagnostics, damaged)
+        parsed = claude_code.convert(parsed, diagnostics, damaged, path)
         damaged.sort(key=lambda d: d.line)
         if not parsed[0][1]["id"]:
             parsed[0][1]["id"] = header_id_from_path(path)
@@ -357,7 +357,7 @@ def parse_session_bytes(
         parsed = list(iter_parsed_lines(io.BytesIO(data), diagnostics, damaged))
         session = build_session(parsed, diagnostics, damaged, path=path, leaf_id=leaf_id)
     _keep_as_written(damaged, io.BytesIO(data))
-    session.source_data = data
+    session.source_data = None if _holds_other_files(session) else data
     return session
 
 
@@ -386,8 +386,15 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
             again = os.fstat(handle.fileno())
             if (again.st_size, again.st_mtime_ns) == (stat.st_size, stat.st_mtime_ns):
                 _keep_as_written(damaged, _lines(handle))
-    session.source_stamp = (stat.st_size, stat.st_mtime_ns)
+    if not _holds_other_files(session):
+        session.source_stamp = (stat.st_size, stat.st_mtime_ns)
     return session
+
+
+def _holds_other_files(session: Session) -> bool:
+    """Its tree holds entries of other files (a Claude Code session's sub-agents): the file
+    alone is not the session, so a download is the session written out as one Pi file."""
+    return any(d.kind == claude_code.SUB_AGENTS for d in session.diagnostics)
 
 
 #: Damaged lines that parsed as JSON: their text was the value written out again ("1e5"

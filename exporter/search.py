@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from exporter.claude_code import sub_agent_files
 from exporter.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -145,7 +146,8 @@ def search_file(path: Path, pattern: Pattern) -> dict[str, Any]:
     """The matches in one session file: ``{"matches": [...], "id", "title", "cwd"}``,
     ``{"skipped": True}`` when its bytes cannot hold one, or ``{"error": …}``."""
     try:
-        if pattern.cannot_be_in(path.read_bytes()):
+        files = [path, *sub_agent_files(path)]  # a Claude Code session's sub-agents too
+        if all(pattern.cannot_be_in(file.read_bytes()) for file in files):
             return {"skipped": True}
         session = load_session(path)
     except LOAD_FAILURES as error:

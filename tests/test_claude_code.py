@@ -29,6 +29,7 @@ from exporter.loader import SessionFormatError, load_session, parse_session_byte
 from exporter.render import RenderOptions, render_session
 from exporter.render.entry_lines import outline_text
 from exporter.render.tools import build_tool_view
+from exporter.search import Pattern, search_file
 from exporter.usage import compute_stats
 from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_paths
 
@@ -63,7 +64,7 @@ def test_header_title_and_notes(session) -> None:
     for kind in ("summary ×2", "file-history-snapshot ×1", "progress ×1", "custom-title ×1"):
         assert kind in kept
     assert "system turn_duration ×1" in kept
-    assert notes["claude-code-copies"].startswith("1 lines repeat")
+    assert notes["claude-code-copies"].startswith("1 line with an earlier line's uuid")
     problems = [d.kind for d in session.diagnostics if d.severity != "info"]
     assert problems == ["truncated"]  # the torn last line, kept as a damaged line
     assert [d.line for d in session.damaged] == [37]
@@ -453,3 +454,97 @@ def test_a_to_do_list_reads_as_a_list() -> None:
     assert view.kind == "generic" and view.args_json is not None
     page = render_session(load_session(SOURCE), RenderOptions())
     assert "✓ Import the toggle" in page and "[TodoWrite: 1 of 1 done]" in page
+
+
+def _sub_agent_session(folder: Path, beside: bool = False) -> Path:
+    """A session whose Task call ran a sub-agent, laid out as Claude Code 2.1 (or 2.0)."""
+    sid = "5e1d0c2b-0000-4000-8000-00000000aaaa"
+    base = {"isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": sid}
+
+    def line(n: int, parent: int | None, kind: str, content: Any, **extra: Any) -> dict:
+        message: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            message |= {"id": f"msg_{n}", "model": "claude-opus-4-6", "usage": usage}
+        stamp = f"2026-11-21T09:00:{n:02d}.000Z"
+        parent_id = u(parent) if parent else None
+        fields = {"parentUuid": parent_id, "type": kind, "uuid": u(n), "timestamp": stamp}
+        return {**base, **fields, "message": message, **extra}
+
+    usage = {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0}
+    task = {"type": "tool_use", "id": "toolu_T", "name": "Task",
+            "input": {"description": "Find the tests", "prompt": "List the test files",
+                      "subagent_type": "Explore"}}  # fmt: skip
+    main = [
+        line(1, None, "user", "Where are the tests?"),
+        line(2, 1, "assistant", [task]),
+        line(3, 2, "user", [{"type": "tool_result", "tool_use_id": "toolu_T",
+                             "content": [{"type": "text", "text": "tests/ holds 2 files"}]}],
+             toolUseResult={"status": "completed", "agentId": "a1b2c3d", "totalTokens": 30}),
+        line(4, 3, "assistant", [{"type": "text", "text": "In tests/."}]),
+    ]  # fmt: skip
+    agent = {"isSidechain": True, "agentId": "a1b2c3d"}
+    grep = {"type": "tool_use", "id": "toolu_G", "name": "Grep", "input": {"pattern": "def test"}}
+    sub = [
+        line(10, None, "user", "List the test files", **agent),
+        line(11, 10, "assistant", [grep], **agent),
+        line(12, 11, "user", [{"type": "tool_result", "tool_use_id": "toolu_G",
+                               "content": "tests/a.py\ntests/b.py"}], **agent),
+        line(13, 12, "assistant", [{"type": "text", "text": "Two files."}], **agent),
+    ]  # fmt: skip
+    session = folder / f"{sid}.jsonl"
+    where = folder if beside else folder / sid / "subagents"
+    where.mkdir(parents=True, exist_ok=True)
+    for path, values in ((session, main), (where / "agent-a1b2c3d.jsonl", sub)):
+        path.write_text("".join(json.dumps(v) + "\n" for v in values), encoding="utf-8")
+    return session
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["2.1-subagents", "2.0-beside"])
+def test_a_sub_agents_transcript_is_a_branch_after_its_task_call(
+    tmp_path: Path, beside: bool
+) -> None:
+    path = _sub_agent_session(tmp_path, beside)
+    session = load_session(path)
+    assert session.parent_of(u(10)) == u(3)  # right after the Task call's result
+    assert session.fork_ids == [u(3)] and session.active_path[-1] == u(4)
+    assert [u(10), u(11), u(12), u(13)] == session.path_to(u(13))[-4:]
+    (branch,) = [b for b in session.branches() if not b.is_active]
+    assert session.first_prompt(branch.entry_ids) == "List the test files"
+    stats = compute_stats(session)
+    assert (stats.active_path.input, stats.all.input) == (20, 40)  # its turns were paid for
+    assert any(d.kind == "claude-code-sub-agents" for d in session.diagnostics)
+    page = render_session(session, RenderOptions())
+    for entry in session.entries:
+        assert page.count(f'data-entry-id="{entry.id}"') == 1, entry.id
+    (embedded,) = embedded_jsonl(page)  # the session as one Pi file: the agent's lines too
+    copy = parse_session_bytes(embedded)
+    assert [(e.id, copy.parent_of(e.id)) for e in copy.entries] == [
+        (e.id, session.parent_of(e.id)) for e in session.entries
+    ]
+    assert copy.active_path == session.active_path
+
+
+def test_a_sub_agent_file_that_cannot_be_read_or_named_is_left_out(tmp_path: Path) -> None:
+    path = _sub_agent_session(tmp_path)
+    agent = tmp_path / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
+    agent.write_bytes(b'{"torn\n' + agent.read_bytes())
+    session = load_session(path)
+    (warning,) = [d for d in session.diagnostics if d.kind == "sub-agent"]
+    assert warning.message.startswith("agent-a1b2c3d.jsonl: 1 line could not be read")
+    assert u(13) in session.by_id
+    agent.unlink()
+    plain = load_session(path)
+    assert u(10) not in plain.by_id and not any(d.kind == "sub-agent" for d in plain.diagnostics)
+    (embedded,) = embedded_jsonl(render_session(plain, RenderOptions()))
+    assert embedded == path.read_bytes()  # no sub-agent joined: the file as read
+    text = path.read_text(encoding="utf-8").replace('"agentId": "a1b2c3d"', '"agentId": "../x"')
+    path.write_text(text, encoding="utf-8")
+    assert len(load_session(path).entries) == len(plain.entries)  # no path outside its folder
+
+
+def test_search_finds_what_only_a_sub_agent_said(tmp_path: Path) -> None:
+    path = _sub_agent_session(tmp_path)
+    assert b"Two files" not in path.read_bytes()  # the main file cannot hold it
+    found = search_file(path, Pattern("two files"))
+    assert [m["entry_id"] for m in found["matches"]] == [u(13)]
+    assert search_file(path, Pattern("zzz-nowhere")) == {"skipped": True}
