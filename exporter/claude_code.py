@@ -9,8 +9,9 @@ and bookkeeping lines (file snapshots, progress, hooks, titles) among the conver
 module turns those lines into Pi v3 entries: one assistant message per answer with its usage
 counted once, its results right after it in call order, a compaction entry in the tree, and
 Pi's tool names where a Claude Code tool means the same (Bash, Read, Write, Edit,
-MultiEdit). Bookkeeping lines are counted in a note, not shown; the page's download is the
-file as read, so nothing is lost.
+MultiEdit). Bookkeeping lines are counted in a note, not shown; the file is never written,
+and the page's download is the file as read (unless sub-agents' transcripts, which are
+other files, joined the tree: then it is the session as one Pi file).
 """
 
 from __future__ import annotations
@@ -428,7 +429,8 @@ class _Converter:
                 and any(_count(v) for v in _dict(line.message.get("usage")).values())
             }
         )
-        if all(_costs(line.raw) for line in self.order if line.raw.get("type") == "assistant"):
+        answers = [line for line in self.order if line.raw.get("type") == "assistant"]
+        if answers and all(_costs(line.raw) for line in answers):
             return "as Claude Code recorded it"
         note = "computed from the models' list prices (Claude Code records tokens, not cost)"
         if unpriced:
@@ -467,7 +469,7 @@ class _Converter:
                     0,
                     "claude-code-bookkeeping",
                     f"{sum(self.skipped.values()):,} Claude Code bookkeeping lines are not "
-                    f"shown ({kinds}); the download keeps them",
+                    f"shown ({kinds}); the session file keeps them",
                     "info",
                 )
             )

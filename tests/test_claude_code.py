@@ -190,6 +190,13 @@ def test_a_recorded_cost_is_kept_and_an_unknown_model_is_said(tmp_path: Path) ->
     assert message(session, u(12))["usage"]["cost"] == {"total": 0.5}
     assert "cost" not in message(session, u(32))["usage"]
     assert "no price known for gateway-model-x" in session.header.raw["cost"]
+    for line in lines:
+        if line.get("type") == "assistant":
+            line["costUSD"] = 0.25
+    path.write_text("".join(json.dumps(v) + "\n" for v in lines), encoding="utf-8")
+    recorded = load_session(path)
+    assert recorded.header.raw["cost"] == "as Claude Code recorded it"
+    assert math.isclose(compute_stats(recorded).all.cost, 0.25 * 9)  # once per answer
 
 
 def test_the_file_is_read_not_written_and_the_download_is_the_file() -> None:
