@@ -16,6 +16,7 @@ other files, joined the tree: then it is the session as one Pi file).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -587,6 +588,33 @@ def sub_agent_files(path: Path) -> list[Path]:
     (``<session>/subagents/agent-*.jsonl``), for a reader of raw bytes (search's filter)."""
     folder = path.parent / path.stem / "subagents"
     return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+
+
+def session_digest(path: Path, file_digest: str) -> str:
+    """A session's source digest for "has it changed" (publish's manifest): its file's, or,
+    when Claude Code keeps sub-agent transcripts for it, of that and theirs, since one that
+    changes alone changes the session. A Pi session's digest is its file's, as before."""
+    files = sub_agent_files(path)
+    if not files:
+        return file_digest
+    combined = hashlib.sha256(file_digest.encode("ascii"))
+    for file in files:
+        combined.update(f"\n{file.name}\n".encode("utf-8", "surrogateescape"))
+        combined.update(hashlib.sha256(file.read_bytes()).hexdigest().encode("ascii"))
+    return combined.hexdigest()
+
+
+def sub_agent_stamps(path: Path) -> str:
+    """The sub-agent transcripts' names, sizes and times, as one digest ("" for none): what a
+    site compares to see that one changed without reading them."""
+    stamps = []
+    for file in sub_agent_files(path):
+        info = file.stat()
+        stamps.append(f"{file.name}:{info.st_size}:{info.st_mtime_ns}")
+    if not stamps:
+        return ""
+    text = "\n".join(stamps).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(text).hexdigest()[:32]
 
 
 def _lines(count: int) -> str:

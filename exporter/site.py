@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
+from exporter.claude_code import sub_agent_stamps
 from exporter.fsutil import atomic_write_text, write_target
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
@@ -136,6 +137,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
             data = handle.read()
         entry.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
         entry["sha256"] = source_digest(hashlib.sha256(data).hexdigest(), task.source_mark)
+        if stamps := sub_agent_stamps(Path(task.source)):  # a Claude Code session's sub-agents
+            entry["sub_agents"] = stamps
         session = parse_session_bytes(data, path=task.source)  # keeps data for the download
         if task.transform is not None:
             session = task.transform(session)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
+from exporter.claude_code import sub_agent_stamps
 from exporter.formatting import escape_surrogates
 from exporter.fsutil import atomic_open, atomic_write_text
 
@@ -213,6 +214,8 @@ def is_unchanged(
     if entry.get("error") or not same_build or not ours or not (out_dir / page).is_file():
         return False
     try:
+        if sub_agent_stamps(Path(source)) != entry.get("sub_agents", ""):
+            return False  # a sub-agent's transcript changed, came or went
         info = os.stat(source)
         if (info.st_size, info.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
             return True

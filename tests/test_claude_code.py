@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from exporter.claude_code import is_claude_code
+from exporter.claude_code import is_claude_code, session_digest
 from exporter.claude_prices import prices
 from exporter.cli import cli
 from exporter.discover import claude_encode_cwd
@@ -30,14 +30,13 @@ from exporter.render import RenderOptions, render_session
 from exporter.render.entry_lines import outline_text
 from exporter.render.tools import build_tool_view
 from exporter.search import Pattern, search_file
+from exporter.site import build_site
 from exporter.usage import compute_stats
 from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_paths
+from tests.claude_code_corpus import sub_agent_session as _sub_agent_session
+from tests.claude_code_corpus import u
 
 SOURCE = CLAUDE_CODE_PATH
-
-
-def u(number: int) -> str:
-    return f"00000000-0000-4000-8000-{number:012d}"
 
 
 @pytest.fixture(scope="module")
@@ -463,49 +462,6 @@ def test_a_to_do_list_reads_as_a_list() -> None:
     assert "✓ Import the toggle" in page and "[TodoWrite: 1 of 1 done]" in page
 
 
-def _sub_agent_session(folder: Path, beside: bool = False) -> Path:
-    """A session whose Task call ran a sub-agent, laid out as Claude Code 2.1 (or 2.0)."""
-    sid = "5e1d0c2b-0000-4000-8000-00000000aaaa"
-    base = {"isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": sid}
-
-    def line(n: int, parent: int | None, kind: str, content: Any, **extra: Any) -> dict:
-        message: dict[str, Any] = {"role": kind, "content": content}
-        if kind == "assistant":
-            message |= {"id": f"msg_{n}", "model": "claude-opus-4-6", "usage": usage}
-        stamp = f"2026-11-21T09:00:{n:02d}.000Z"
-        parent_id = u(parent) if parent else None
-        fields = {"parentUuid": parent_id, "type": kind, "uuid": u(n), "timestamp": stamp}
-        return {**base, **fields, "message": message, **extra}
-
-    usage = {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0}
-    task = {"type": "tool_use", "id": "toolu_T", "name": "Task",
-            "input": {"description": "Find the tests", "prompt": "List the test files",
-                      "subagent_type": "Explore"}}  # fmt: skip
-    main = [
-        line(1, None, "user", "Where are the tests?"),
-        line(2, 1, "assistant", [task]),
-        line(3, 2, "user", [{"type": "tool_result", "tool_use_id": "toolu_T",
-                             "content": [{"type": "text", "text": "tests/ holds 2 files"}]}],
-             toolUseResult={"status": "completed", "agentId": "a1b2c3d", "totalTokens": 30}),
-        line(4, 3, "assistant", [{"type": "text", "text": "In tests/."}]),
-    ]  # fmt: skip
-    agent = {"isSidechain": True, "agentId": "a1b2c3d"}
-    grep = {"type": "tool_use", "id": "toolu_G", "name": "Grep", "input": {"pattern": "def test"}}
-    sub = [
-        line(10, None, "user", "List the test files", **agent),
-        line(11, 10, "assistant", [grep], **agent),
-        line(12, 11, "user", [{"type": "tool_result", "tool_use_id": "toolu_G",
-                               "content": "tests/a.py\ntests/b.py"}], **agent),
-        line(13, 12, "assistant", [{"type": "text", "text": "Two files."}], **agent),
-    ]  # fmt: skip
-    session = folder / f"{sid}.jsonl"
-    where = folder if beside else folder / sid / "subagents"
-    where.mkdir(parents=True, exist_ok=True)
-    for path, values in ((session, main), (where / "agent-a1b2c3d.jsonl", sub)):
-        path.write_text("".join(json.dumps(v) + "\n" for v in values), encoding="utf-8")
-    return session
-
-
 @pytest.mark.parametrize("beside", [False, True], ids=["2.1-subagents", "2.0-beside"])
 def test_a_sub_agents_transcript_is_a_branch_after_its_task_call(
     tmp_path: Path, beside: bool
@@ -555,3 +511,23 @@ def test_search_finds_what_only_a_sub_agent_said(tmp_path: Path) -> None:
     found = search_file(path, Pattern("two files"))
     assert [m["entry_id"] for m in found["matches"]] == [u(13)]
     assert search_file(path, Pattern("zzz-nowhere")) == {"skipped": True}
+
+
+def test_a_site_and_a_dataset_see_a_sub_agent_change_alone(tmp_path: Path, monkeypatch) -> None:
+    """A sub-agent's transcript is part of its session: a site renders the session again,
+    and publish's digest changes, when only it changed; a Pi session's digest is its file's."""
+    path = _sub_agent_session(tmp_path / "projects" / "-w")
+    site = tmp_path / "site"
+    first = build_site([path], site, jobs=1, progress=False)
+    assert (first.rendered, first.unchanged) == (1, 0)
+    assert build_site([path], site, jobs=1, progress=False).unchanged == 1
+    digest = session_digest(path, "f" * 64)
+    agent = path.parent / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
+    line = json.loads(agent.read_text(encoding="utf-8").splitlines()[-1])
+    line |= {"uuid": u(14), "parentUuid": u(13), "timestamp": "2026-11-21T09:00:14.000Z"}
+    with open(agent, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    again = build_site([path], site, jobs=1, progress=False)
+    assert (again.rendered, again.unchanged) == (1, 0)
+    assert session_digest(path, "f" * 64) != digest
+    assert session_digest(SOURCE, "f" * 64) == "f" * 64  # no sub-agents: the file's own

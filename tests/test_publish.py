@@ -36,6 +36,7 @@ from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
 from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_path
+from tests.claude_code_corpus import sub_agent_session
 from tests.conftest import REPO, GeneratedSessions, time_limit
 from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
 from tests.fakes.hub import git_oid as fake_oid
@@ -1822,3 +1823,18 @@ def test_a_claude_code_session_is_published_as_a_pi_session(fake_hub: FakeHub) -
     (row,) = index_rows(fake_hub)
     assert row["name"] == "Dark mode for settings" and row["output_tokens"] == 471
     assert row["project"] == "~/projects/webapp"
+
+
+def test_a_claude_code_sub_agent_that_changed_alone_republishes_its_session(
+    fake_hub: FakeHub, tmp_path: Path
+) -> None:
+    path = sub_agent_session(tmp_path / "projects" / "-w")
+    args = ["publish", REPO_ID, str(path), "--endpoint", fake_hub.url, "--token", TOKEN]
+    assert "1 added" in CliRunner().invoke(cli, args, catch_exceptions=False).stdout
+    assert "1 unchanged" in CliRunner().invoke(cli, args, catch_exceptions=False).stdout
+    agent = path.parent / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
+    agent.write_text(agent.read_text(encoding="utf-8").replace("Two files.", "Two test files."))
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert "1 updated" in result.stdout, result.output
+    (published,) = session_paths(fake_hub)
+    assert b"Two test files." in fake_hub.files(REPO_ID)[published]

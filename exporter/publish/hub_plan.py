@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import header_id_from_path, parse_session_bytes
@@ -99,7 +100,12 @@ def probe_sources(
         if not isinstance(header.get("type"), str):  # line 1 is blank or damaged
             header = _first_typed_object(path)
         session_id = _session_id(header, path)
-        sources.append(Source(path, repo_path, digest.hexdigest(), size, session_id))
+        try:
+            sha = session_digest(path, digest.hexdigest())  # with its sub-agents' files
+        except OSError as error:
+            failed.append((path, error.strerror or str(error)))
+            continue
+        sources.append(Source(path, repo_path, sha, size, session_id))
     return sources, failed
 
 
@@ -301,7 +307,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
     try:
         with open(task.source, "rb") as handle:
             data = handle.read()
-        source_sha = hashlib.sha256(data).hexdigest()
+        source_sha = session_digest(Path(task.source), hashlib.sha256(data).hexdigest())
         redacted, report = prepare_session(parse_session_bytes(data, path=task.source), task.policy)
         del data
         out = session_to_jsonl(redacted).encode("utf-8")
