@@ -1817,6 +1817,7 @@ def test_a_claude_code_session_is_published_as_a_pi_session(fake_hub: FakeHub) -
     assert result.exit_code == 0, result.output
     assert_consistent(fake_hub)
     (path,) = session_paths(fake_hub)
+    assert path.startswith("sessions/2026-11/")  # its first line (a title) has no time
     copy = parse_session_bytes(fake_hub.files(REPO_ID)[path])
     assert copy.header.raw["type"] == "session" and copy.name == "Dark mode for settings"
     assert not any(d.kind.startswith("claude-code") for d in copy.diagnostics)  # a Pi file

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -61,8 +62,9 @@ class Source:
 
 
 def _month(path: Path, header: dict[str, Any]) -> str:
-    """``YYYY-MM`` (UTC) of the header timestamp, else of the file's mtime."""
-    moment = parse_time(header.get("timestamp"))
+    """``YYYY-MM`` (UTC) of the header timestamp, else of the first time among the first
+    lines (a Claude Code file can open with a title line), else of the file's mtime."""
+    moment = parse_time(header.get("timestamp")) or _first_time(path)
     if moment is None:
         moment = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
     return moment.astimezone(timezone.utc).strftime("%Y-%m")
@@ -113,6 +115,17 @@ def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
     """A file's name as its dataset path's last part has it (without ``.jsonl``): secrets
     out (``public_name``), and nothing a path cannot hold."""
     return _UNSAFE.sub("-", public_name(name).removesuffix(".jsonl")).strip("-.") or "session"
+
+
+def _first_time(path: Path, lines: int = 200) -> datetime | None:
+    """The first ``timestamp`` among a file's first lines (None when there is none)."""
+    with open(path, "rb") as handle:
+        for raw in itertools.islice(handle, lines):
+            if b'"timestamp"' in raw and (
+                moment := parse_time(header_object(raw).get("timestamp"))
+            ):
+                return moment
+    return None
 
 
 def _first_typed_object(path: Path) -> dict[str, Any]:
