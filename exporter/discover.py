@@ -73,6 +73,30 @@ def claude_encode_cwd(cwd: str) -> str:
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
+def claude_projects_dir(env: dict[str, str] | None = None) -> Path:
+    """Where Claude Code keeps its sessions: ``$CLAUDE_CONFIG_DIR/projects``, else
+    ``~/.claude/projects``."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    return (Path(configured).expanduser() if configured else Path.home() / ".claude") / "projects"
+
+
+def claude_code_hint(sessions_dir: str | os.PathLike[str] | None, cwd: str | None) -> str:
+    """What to add to "no Pi sessions" when Claude Code has some for that folder (or for
+    any, with ``cwd`` None) and the search was in Pi's own folder: how to read them."""
+    if sessions_dir is not None:
+        return ""
+    root = claude_projects_dir()
+    try:
+        if cwd is not None:
+            found = any((root / claude_encode_cwd(os.path.abspath(cwd))).glob("*.jsonl"))
+        else:
+            found = any(root.glob("*/*.jsonl"))
+    except OSError:
+        return ""
+    return f"; Claude Code has some: add --sessions-dir {root}" if found else ""
+
+
 def demo_session_path() -> Path:
     """The real branched session shipped inside the package for ``--demo``."""
     return Path(str(resources.files("exporter") / "demo" / DEMO_FILE_NAME))
@@ -179,8 +203,8 @@ def resolve_session_arg(
         latest = session_files(sessions_dir, cwd)
         if not latest:
             raise SessionLookupError(
-                f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}; "
-                "pass a SESSION file or id, or --demo"
+                f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}"
+                f"{claude_code_hint(sessions_dir, cwd)}; pass a SESSION file or id, or --demo"
             )
         return latest[0]
     if session == "-":  # `cat s.jsonl | pi-session export -`

@@ -22,6 +22,7 @@ from exporter.cli import (
 )
 from exporter.discover import (
     active_since,
+    claude_code_hint,
     id_from_name,
     newest_first,
     scan_summary,
@@ -87,7 +88,8 @@ def list_command(
         where += f" active since {since}" if since is not None else ""
         missing = "" if root.is_dir() else f" ({root} does not exist)"
         others = " (--all lists every project's)" if scope is not None and not missing else ""
-        click.echo(f"pi-session: no sessions for {where}{missing}{others}", err=True)
+        hint = claude_code_hint(sessions_dir, scope)
+        click.echo(f"pi-session: no sessions for {where}{missing}{others}{hint}", err=True)
         return
     if as_json:
         for summary in summaries:

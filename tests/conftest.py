@@ -56,6 +56,17 @@ GEN_COUNT = GEN_PER_SEED * len(GEN_SEEDS)
 NODE_TIMEOUT = 180  # seconds; Pi hangs on some inputs and must never hang the suite
 
 
+@pytest.fixture(autouse=True)
+def no_claude_code_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tester's own Claude Code sessions (~/.claude/projects) stay out of every test:
+    "no Pi sessions" messages say where Claude Code's are when there are some."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", NO_CLAUDE)
+
+
+#: A Claude Code configuration folder that does not exist.
+NO_CLAUDE = "/nonexistent/pi-session-export-tests/claude"
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     seeds = ",".join(map(str, GEN_SEEDS))
     return [

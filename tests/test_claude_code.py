@@ -531,3 +531,32 @@ def test_a_site_and_a_dataset_see_a_sub_agent_change_alone(tmp_path: Path, monke
     assert (again.rendered, again.unchanged) == (1, 0)
     assert session_digest(path, "f" * 64) != digest
     assert session_digest(SOURCE, "f" * 64) == "f" * 64  # no sub-agents: the file's own
+
+
+def test_no_pi_sessions_but_claude_codes_says_how_to_read_them(tmp_path: Path, monkeypatch) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    claude = tmp_path / "claude-config"
+    folder = claude / "projects" / claude_encode_cwd(str(work))
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    (tmp_path / "pi-agent" / "sessions").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.chdir(work)
+    runner = CliRunner()
+    hint = f"Claude Code has some: add --sessions-dir {claude / 'projects'}"
+    site = str(tmp_path / "site")
+    commands = (
+        ["export"],
+        ["list"],
+        ["stats", "--all"],
+        ["search", "x"],
+        ["export", "--all", "-o", site],
+    )
+    assert all(hint not in runner.invoke(cli, args).output for args in commands)  # none yet
+    (folder / SOURCE.name).write_bytes(SOURCE.read_bytes())
+    for args in commands:
+        result = runner.invoke(cli, args)
+        assert hint in result.output, (args, result.output)
+    result = runner.invoke(cli, ["export", "--sessions-dir", str(claude / "projects")])
+    assert result.exit_code == 0, result.output
