@@ -560,3 +560,16 @@ def test_no_pi_sessions_but_claude_codes_says_how_to_read_them(tmp_path: Path, m
         assert hint in result.output, (args, result.output)
     result = runner.invoke(cli, ["export", "--sessions-dir", str(claude / "projects")])
     assert result.exit_code == 0, result.output
+
+
+def test_a_site_says_whose_sessions_it_lists(tmp_path: Path) -> None:
+    claude_only = tmp_path / "claude-site"
+    build_site([SOURCE], claude_only, jobs=1, progress=False)
+    index = (claude_only / "index.html").read_text(encoding="utf-8")
+    assert "<h1>Claude Code sessions</h1>" in index
+    both = tmp_path / "site"
+    build_site([SOURCE, fixture_paths()[0]], both, jobs=1, progress=False)
+    assert "<h1>Sessions</h1>" in (both / "index.html").read_text(encoding="utf-8")
+    pi_only = tmp_path / "pi-site"
+    build_site([fixture_paths()[0]], pi_only, jobs=1, progress=False)
+    assert "<h1>Pi sessions</h1>" in (pi_only / "index.html").read_text(encoding="utf-8")

@@ -83,7 +83,16 @@ def session_row(session: Session) -> dict[str, Any]:
         "cost": _money(stats.all.cost),
         "cost_by_day": {d: _money(c) for d, c in sorted(by_day.items()) if c},
         "problems": sum(1 for d in session.diagnostics if d.severity != "info"),
+        "agent": session.agent,
     }
+
+
+def _sessions_of(rows: list[dict[str, Any]]) -> str:
+    """What a listing holds: "Pi sessions", "Claude Code sessions", or "Sessions" of both."""
+    agents = {row.get("agent") or "Pi" for row in rows if not row.get("error")}
+    return (
+        f"{agents.pop()} sessions" if len(agents) == 1 else "Sessions" if agents else "Pi sessions"
+    )
 
 
 # --- view model ---------------------------------------------------------------------------
@@ -319,7 +328,8 @@ def render_listing(
             totals.update(name=names[cwd] or "unknown", href=project_pages.get(cwd), cwd=cwd)
             projects.append(totals)
         projects.sort(key=lambda p: (-float(p["last_sort"]), p["name"]))
-    heading = "Pi sessions" if project is None else (names.get(project) or "unknown project")
+    kind = _sessions_of(rows)
+    heading = kind if project is None else (names.get(project) or "unknown project")
     css, js = _assets()
     context = {
         "tool_version": __version__,
@@ -328,7 +338,7 @@ def render_listing(
         "css": Markup(css),
         "head_js": Markup(head_script()),
         "js": Markup(js),
-        "title": heading if project is None else f"{heading} · Pi sessions",
+        "title": heading if project is None else f"{heading} · {kind}",
         "heading": heading,
         "up_href": "../index.html" if project is not None else None,
         "show_project": project is None,
