@@ -33,8 +33,7 @@ from exporter.search import Pattern, search_file
 from exporter.site import build_site
 from exporter.usage import compute_stats
 from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_paths
-from tests.claude_code_corpus import sub_agent_session as _sub_agent_session
-from tests.claude_code_corpus import u
+from tests.claude_code_corpus import sub_agent_session, u
 
 SOURCE = CLAUDE_CODE_PATH
 
@@ -466,7 +465,7 @@ def test_a_to_do_list_reads_as_a_list() -> None:
 def test_a_sub_agents_transcript_is_a_branch_after_its_task_call(
     tmp_path: Path, beside: bool
 ) -> None:
-    path = _sub_agent_session(tmp_path, beside)
+    path = sub_agent_session(tmp_path, beside)
     session = load_session(path)
     assert session.parent_of(u(10)) == u(3)  # right after the Task call's result
     assert session.fork_ids == [u(3)] and session.active_path[-1] == u(4)
@@ -488,7 +487,7 @@ def test_a_sub_agents_transcript_is_a_branch_after_its_task_call(
 
 
 def test_a_sub_agent_file_that_cannot_be_read_or_named_is_left_out(tmp_path: Path) -> None:
-    path = _sub_agent_session(tmp_path)
+    path = sub_agent_session(tmp_path)
     agent = tmp_path / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
     agent.write_bytes(b'{"torn\n' + agent.read_bytes())
     session = load_session(path)
@@ -506,7 +505,7 @@ def test_a_sub_agent_file_that_cannot_be_read_or_named_is_left_out(tmp_path: Pat
 
 
 def test_search_finds_what_only_a_sub_agent_said(tmp_path: Path) -> None:
-    path = _sub_agent_session(tmp_path)
+    path = sub_agent_session(tmp_path)
     assert b"Two files" not in path.read_bytes()  # the main file cannot hold it
     found = search_file(path, Pattern("two files"))
     assert [m["entry_id"] for m in found["matches"]] == [u(13)]
@@ -516,7 +515,7 @@ def test_search_finds_what_only_a_sub_agent_said(tmp_path: Path) -> None:
 def test_a_site_and_a_dataset_see_a_sub_agent_change_alone(tmp_path: Path, monkeypatch) -> None:
     """A sub-agent's transcript is part of its session: a site renders the session again,
     and publish's digest changes, when only it changed; a Pi session's digest is its file's."""
-    path = _sub_agent_session(tmp_path / "projects" / "-w")
+    path = sub_agent_session(tmp_path / "projects" / "-w")
     site = tmp_path / "site"
     first = build_site([path], site, jobs=1, progress=False)
     assert (first.rendered, first.unchanged) == (1, 0)
