@@ -49,6 +49,8 @@ from exporter.render.tools import (
     edit_pairs,
     listing_count,
     read_line_range,
+    todo_done,
+    todo_items,
 )
 from exporter.session import Session, parse_time
 from exporter.usage import (
@@ -414,6 +416,10 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
         out = [f"**edit** {code_span(path)}{status}", ""]
         out += [fenced(diff.rstrip("\n"), "diff")] if diff else [fenced(_json(args), "json")]
         return out + ([fenced(text)] if text.strip() else [])
+    if name == "TodoWrite" and (todos := todo_items(args)) is not None:
+        out = [f"**{name}** · {todo_done(todos)}{status}", ""]
+        out += ["\n".join(_todo_line(item) for item in todos)]
+        return out + ([fenced(text)] if text.strip() else [])
     if name in _LISTINGS:
         said = " ".join(f"{k}={_json(v)}" for k, v in args.items())
         count = f" · {listing_count(name, text.rstrip())}" if result and not result.is_error else ""
@@ -421,6 +427,17 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
         return out + ([fenced(text.rstrip("\n"))] if text.strip() else [])
     out = [f"**{escaped(name)}**{status}", "", fenced(_json(args), "json")]
     return out + ([fenced(text)] if text.strip() else []) + _images(result)
+
+
+def _todo_line(item: dict[str, Any]) -> str:
+    """A to-do item as a task-list line, its state in words unless done or to do."""
+    status = item.get("status")
+    said = {"completed": "", "pending": "", "in_progress": " *(under way)*"}.get(
+        status if isinstance(status, str) else "", f" *(state: {escaped(_json(status))})*"
+    )
+    if item.get("priority") is not None:
+        said += f" *(priority: {escaped(_json(item['priority']))})*"
+    return f"- [{'x' if status == 'completed' else ' '}] {escaped(item['content'])}{said}"
 
 
 def _status(result: MessageEntry | None) -> str:

@@ -26,6 +26,7 @@ from exporter.cli import cli
 from exporter.discover import claude_encode_cwd
 from exporter.entries import CompactionEntry, MessageEntry, make_entry
 from exporter.loader import SessionFormatError, load_session, parse_session_bytes
+from exporter.markdown_doc import _tool
 from exporter.render import RenderOptions, render_session
 from exporter.render.entry_lines import outline_text
 from exporter.render.tools import build_tool_view
@@ -572,3 +573,21 @@ def test_a_site_says_whose_sessions_it_lists(tmp_path: Path) -> None:
     pi_only = tmp_path / "pi-site"
     build_site([fixture_paths()[0]], pi_only, jobs=1, progress=False)
     assert "<h1>Pi sessions</h1>" in (pi_only / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_to_do_list_in_markdown_is_a_task_list() -> None:
+    todos = [
+        {"content": "Import the <toggle> *now*", "status": "completed"},
+        {"content": "Write tests", "status": "in_progress", "priority": "high"},
+        {"content": "Ship it", "status": "pending"},
+    ]
+    call = {"type": "toolCall", "id": "t", "name": "TodoWrite", "arguments": {"todos": todos}}
+    assert "\n".join(_tool(call, None)) == "\n".join(
+        [
+            "**TodoWrite** · 1 of 3 done · *no result*",
+            "",
+            "- [x] Import the \\<toggle\\> \\*now\\*",
+            '- [ ] Write tests *(under way)* *(priority: "high")*',
+            "- [ ] Ship it",
+        ]
+    )
