@@ -350,7 +350,7 @@ def report_diagnostics(session: Session, limit: int = 20) -> None:
 @click.group(cls=SessionGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pi-session")
 def cli() -> None:
-    """Export, inspect, redact, share and publish Pi coding-agent sessions."""
+    """Export, inspect, redact, share and publish Pi coding-agent sessions (and Claude Code's)."""
 
 
 #: Set by a command once all it made is written and closed (see :func:`run`).
