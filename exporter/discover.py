@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import json
 import os
 import re
@@ -29,6 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from exporter import claude_code
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import (
@@ -412,8 +414,13 @@ def _count_with_loader(summary: SessionSummary, path: Path, session: Session | N
 
 def _claude_code_summary(path: Path) -> SessionSummary | None:
     """A Claude Code transcript's summary, from the loader (its lines are not Pi's, so the
-    scan cannot count them); None for any other JSONL."""
+    scan cannot count them); None for any other JSONL, told from its first lines (another
+    tool's big file is not loaded whole)."""
     try:
+        with open(path, "rb") as handle:
+            head = [_loads(raw) for raw in itertools.islice(handle, claude_code.SNIFF_LINES)]
+        if not claude_code.is_claude_code(enumerate(head, start=1)):
+            return None
         session = load_session(path)
     except (OSError, SessionFormatError):
         return None

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from exporter import discover
 from exporter.claude_code import is_claude_code, session_digest
 from exporter.claude_prices import prices
 from exporter.cli import cli
@@ -591,3 +592,16 @@ def test_a_to_do_list_in_markdown_is_a_task_list() -> None:
             "- [ ] Ship it",
         ]
     )
+
+
+def test_another_tools_jsonl_is_not_loaded_whole_to_tell_it_is_no_claude_code(
+    tmp_path: Path, monkeypatch
+) -> None:
+    other = tmp_path / "metrics.jsonl"
+    other.write_text('{"type": "metric", "step": 1}\n' * 5000, encoding="utf-8")
+
+    def no_load(path, **kwargs):
+        raise AssertionError(f"{path} was loaded whole")
+
+    monkeypatch.setattr(discover, "load_session", no_load)
+    assert discover.scan_summary(other).error == "not a Pi session file"
