@@ -22,14 +22,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from exporter import claude_prices
-from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine
+from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, as_dict, as_str, content_blocks
 from exporter.jsonl_in import iter_parsed_lines
-from exporter.session_parts import Diagnostic
+from exporter.session_parts import Diagnostic, parse_time
 
 #: How many parsed lines the format check looks at: bookkeeping lines (snapshots, titles,
 #: hook progress) can come before the first message.
@@ -203,7 +202,7 @@ class _Converter:
             if kind == line_type and isinstance(value.get(key), str) and value[key].strip():
                 self.titles[line_type] = (value[key].strip(), number)
         if kind == "summary" and isinstance(value.get("summary"), str):
-            leaf = _text(value.get("leafUuid"))
+            leaf = as_str(value.get("leafUuid")) or ""
             self.summaries.append((leaf, value["summary"], number))
 
     # structure ---------------------------------------------------------------
@@ -227,7 +226,7 @@ class _Converter:
             else:
                 answer.lines.append(line)
             self.answer_of[line.uuid] = answer
-            for block in _blocks(line.message.get("content")):
+            for block in content_blocks(line.message.get("content")):
                 if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                     self.caller[block["id"]] = answer
         return answers
@@ -248,9 +247,9 @@ class _Converter:
 
     def _owner(self, line: _Line) -> _Answer | None:
         """The answer whose call a user line's first tool result answers."""
-        for block in _blocks(line.message.get("content")):
+        for block in content_blocks(line.message.get("content")):
             if block.get("type") == "tool_result":
-                answer = self.caller.get(_text(block.get("tool_use_id")))
+                answer = self.caller.get(as_str(block.get("tool_use_id")) or "")
                 if answer is not None:
                     return answer
         return None
@@ -290,7 +289,7 @@ class _Converter:
                 if line.uuid in self.alias:  # its summary line makes the entry
                     continue
                 entry = _compaction_entry(line, line, "")
-                parents.append((entry, _text(line.raw.get("logicalParentUuid")) or None))
+                parents.append((entry, as_str(line.raw.get("logicalParentUuid")) or None))
                 placed.append((line.number, entry))
             else:
                 entry = _command_entry(line)
@@ -360,7 +359,7 @@ class _Converter:
     def _call_name(self, call_id: str) -> str:
         answer = self.caller.get(call_id)
         for line in answer.lines if answer else ():
-            for block in _blocks(line.message.get("content")):
+            for block in content_blocks(line.message.get("content")):
                 if block.get("id") == call_id and isinstance(block.get("name"), str):
                     return _TOOL_NAMES.get(block["name"], block["name"])
         return ""
@@ -383,7 +382,7 @@ class _Converter:
         if boundary is None or self.alias.get(boundary.uuid) != line.uuid:
             return _compaction_entry(line, line, summary), line.parent
         entry = _compaction_entry(line, boundary, summary)
-        return entry, _text(boundary.raw.get("logicalParentUuid")) or None
+        return entry, as_str(boundary.raw.get("logicalParentUuid")) or None
 
     def _leaf_last(self, placed: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, Any]]:
         """Pi's leaf is the last entry: the one the file's last main-line line leads to
@@ -400,14 +399,14 @@ class _Converter:
         """Pi's header from the first message line. A sub-agent's file (its lines carry the
         parent's session id) is session ``agent-<id>``, with the parent as its parent."""
         first = self.first
-        session_id = _text(first.get("sessionId"))
-        agent = _text(first.get("agentId")) if first.get("isSidechain") is True else ""
+        session_id = as_str(first.get("sessionId")) or ""
+        agent = (as_str(first.get("agentId")) or "") if first.get("isSidechain") is True else ""
         header: dict[str, Any] = {
             "type": "session",
             "version": 3,
             "id": f"agent-{agent}" if agent else session_id,
-            "timestamp": _text(first.get("timestamp")),
-            "cwd": _text(first.get("cwd")),
+            "timestamp": as_str(first.get("timestamp")) or "",
+            "cwd": as_str(first.get("cwd")) or "",
         }
         if agent and session_id:
             header["parentSession"] = session_id
@@ -422,12 +421,12 @@ class _Converter:
         """Where the page's dollars come from, since Claude Code no longer writes them."""
         unpriced = sorted(
             {
-                _text(line.message.get("model"))
+                as_str(line.message.get("model")) or ""
                 for line in self.order
                 if line.raw.get("type") == "assistant"
                 and not _costs(line.raw)
-                and claude_prices.prices(_text(line.message.get("model"))) is None
-                and any(_count(v) for v in _dict(line.message.get("usage")).values())
+                and claude_prices.prices(as_str(line.message.get("model")) or "") is None
+                and any(_count(v) for v in as_dict(line.message.get("usage")).values())
             }
         )
         answers = [line for line in self.order if line.raw.get("type") == "assistant"]
@@ -631,7 +630,7 @@ def _entry(line: _Line, kind: str, **fields: Any) -> dict[str, Any]:
         "type": kind,
         "id": line.uuid,
         "parentId": None,
-        "timestamp": _text(line.raw.get("timestamp")),
+        "timestamp": as_str(line.raw.get("timestamp")) or "",
         **fields,
     }
 
@@ -867,14 +866,8 @@ def _is_text(block: Any) -> bool:
 
 
 def _plain_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    texts = [b.get("text") for b in _blocks(content) if b.get("type") == "text"]
+    texts = [b.get("text") for b in content_blocks(content) if b.get("type") == "text"]
     return "\n\n".join(t for t in texts if isinstance(t, str))
-
-
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def _same_answer(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
@@ -889,24 +882,11 @@ def _same_answer(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
 def _stamp(message: dict[str, Any], raw: dict[str, Any]) -> None:
     """Pi's messages carry their time in milliseconds too."""
     text = raw.get("timestamp")
-    if not isinstance(text, str):
-        return
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return
-    if moment.tzinfo is not None:
+    moment = parse_time(text) if isinstance(text, str) else None
+    if moment is not None:
         message["timestamp"] = int(moment.timestamp() * 1000)
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _count(value: Any) -> int:
     ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     return value if ok else 0
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
