@@ -44,10 +44,12 @@ from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path
 from exporter.render.tools import (
     EXIT_CODE,
+    TODO_TOOLS,
     ToolView,
     computed_diff,
     edit_pairs,
     listing_count,
+    patch_diff,
     read_line_range,
     todo_done,
     todo_items,
@@ -416,7 +418,12 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
         out = [f"**edit** {code_span(path)}{status}", ""]
         out += [fenced(diff.rstrip("\n"), "diff")] if diff else [fenced(_json(args), "json")]
         return out + ([fenced(text)] if text.strip() else [])
-    if name == "TodoWrite" and (todos := todo_items(args)) is not None:
+    if name == "apply_patch" and (patch := patch_diff(as_str(args.get("input")) or "")):
+        files = ", ".join(code_span(f) for f in patch.files)
+        out = [f"**apply_patch** {files} · +{patch.added} −{patch.removed}{status}", ""]
+        out += [fenced(patch.diff.rstrip("\n"), "diff")]
+        return out + ([fenced(text)] if text.strip() else [])
+    if name in TODO_TOOLS and (todos := todo_items(args)) is not None:
         out = [f"**{name}** · {todo_done(todos)}{status}", ""]
         out += ["\n".join(_todo_line(item) for item in todos)]
         return out + ([fenced(text)] if text.strip() else [])

@@ -23,7 +23,7 @@ from exporter.entries import (
     as_str,
 )
 from exporter.formatting import fmt_int, one_line, plain_line, short_path
-from exporter.render.tools import read_line_range, todo_done, todo_items
+from exporter.render.tools import TODO_TOOLS, patch_diff, read_line_range, todo_done, todo_items
 
 OUTLINE_CHARS = 80
 
@@ -53,8 +53,13 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
         return f"[{name}: {shown} in {path('.')}]"
     if name == "ls":
         return f"[ls: {path('.')}]"
-    if name == "TodoWrite" and (todos := todo_items(args)) is not None:
+    if name in TODO_TOOLS and (todos := todo_items(args)) is not None:
         return f"[{name}: {todo_done(todos)}]"
+    if name == "apply_patch" and (patch := patch_diff(text("input") or "")) is not None:
+        if len(patch.files) == 1:
+            where = patch.files[0][2:]
+            return f"[{name}: {short_path(show(where) if show else where, 50)}]"
+        return f"[{name}: {len(patch.files)} files]"
     for key in ("command", "pattern", "path", "file_path"):  # other tools: the main argument
         value = text(key)
         if value is not None:

@@ -59,7 +59,7 @@ class ToolView:
     diff: bool = False
     output: Folded | None = None
     images: list[ImageView] = field(default_factory=list)
-    status: str = "pending"  # ok | error | pending
+    status: str = "pending"  # ok | error | pending | remote (ran elsewhere, not recorded)
     exit_code: int | None = None
     notes: list[str] = field(default_factory=list)
     result_entry_id: str | None = None
@@ -179,7 +179,9 @@ def _lines_of(text: str) -> list[str]:
 
 #: Built-in tools whose views show some arguments: any other is listed as written (the
 #: listing tools show every argument themselves).
-_OWN_ARGS_VIEWS = frozenset({"bash", "read", "write", "edit", "TodoWrite"})
+_OWN_ARGS_VIEWS = frozenset(
+    {"bash", "read", "write", "edit", "TodoWrite", "update_plan", "apply_patch", "web_search"}
+)
 
 
 def build_tool_view(
@@ -243,6 +245,10 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     if _number(timeout):
         said.append(f"timeout {timeout:g}s")  # anything else is listed as written
         view.used_args.add("timeout")
+    workdir = args.get("workdir")  # Codex's shell tools say where they run
+    if isinstance(workdir, str) and workdir:
+        said.append(f"in {show(workdir)}")
+        view.used_args.add("workdir")
     view.subtitle = " · ".join(said)
     details = result.details if result else {}
     full = as_str(details.get("fullOutputPath"))
@@ -347,6 +353,78 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
 
 
+@dataclass(slots=True)
+class Patch:
+    """A Codex patch read: one unified diff, the files ("M p", "A p", "D p", "M p -> q")
+    and the lines it adds and removes."""
+
+    diff: str
+    files: list[str]
+    added: int
+    removed: int
+
+
+def patch_diff(patch: str) -> Patch | None:
+    """Codex's ``apply_patch`` text (``*** Begin Patch``, ``*** Update File: p``, hunks of
+    +/-/space lines) as a :class:`Patch`; None when the text is not such a patch."""
+    lines = patch.replace("\r\n", "\n").split("\n")
+    if not lines or lines[0].strip() != "*** Begin Patch":
+        return None
+    out: list[str] = []
+    files: list[str] = []
+    added = removed = 0
+    for line in lines[1:]:
+        if line.startswith("*** Update File: "):
+            path = line[17:]
+            out += [f"--- {path}", f"+++ {path}"]
+            files.append(f"M {path}")
+        elif line.startswith("*** Move to: ") and files and out:
+            out[-1] = f"+++ {line[13:]}"
+            files[-1] += f" -> {line[13:]}"
+        elif line.startswith("*** Add File: "):
+            out += ["--- /dev/null", f"+++ {line[14:]}", "@@ new file @@"]
+            files.append(f"A {line[14:]}")
+        elif line.startswith("*** Delete File: "):
+            out += [f"--- {line[17:]}", "+++ /dev/null", "@@ file deleted @@"]
+            files.append(f"D {line[17:]}")
+        elif line.strip() == "*** End of File":
+            out.append("\\ end of file")
+        elif line.strip() == "*** End Patch":
+            break
+        elif line.startswith("@@"):
+            out.append(line if line.rstrip().endswith("@@") and len(line) > 2 else f"{line} @@")
+        else:
+            added += line.startswith("+")
+            removed += line.startswith("-")
+            out.append(line)
+    return Patch("\n".join(out) + "\n", files, added, removed) if files else None
+
+
+def _apply_patch(
+    view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any
+) -> None:
+    """Codex's patch tool: the patch as a coloured diff, the files it touches named."""
+    patch = _arg(args, "input", view)
+    parsed = patch_diff(patch) if patch is not None else None
+    if parsed is None:
+        view.used_args.discard("input")
+        _generic(view, args, result)
+        return
+    files = parsed.files
+    view.kind = "edit"
+    view.diff = True
+    view.path = show(files[0][2:]) if len(files) == 1 else None
+    view.body_label = "" if len(files) == 1 else "files: " + ", ".join(show(f) for f in files)
+    view.body = fold(_diff_lines(parsed.diff), DIFF_FOLD_LINES)
+    view.subtitle = f"+{parsed.added} −{parsed.removed}"
+    if len(files) > 1:
+        view.subtitle += f" · {len(files)} files"
+    if result is not None and result.is_error:
+        view.subtitle += " (not applied)"
+    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.images = _result_images(result)
+
+
 # Pi's grep prints a match as "path:12: text" and a context line as "path-11- text"; the
 # earliest separator on the line says which (the text itself may contain either).
 _GREP_LINE = re.compile(r"(.*?)(?::\d+: |-\d+- |:\d+:$|-\d+-$)")
@@ -449,9 +527,17 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
 
 
 def todo_items(args: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """A to-do tool's items (Claude Code's TodoWrite: ``todos: [{content, status}]``), or
+    """A to-do tool's items (Claude Code's TodoWrite: ``todos: [{content, status}]``; Codex's
+    update_plan: ``plan: [{step, status}]``, read as the same), or
     None when the arguments are not of that shape."""
     todos = args.get("todos")
+    if todos is None and isinstance(args.get("plan"), list):  # Codex's update_plan
+        todos = [
+            {"content": item["step"], **{k: v for k, v in item.items() if k != "step"}}
+            if isinstance(item, dict) and "step" in item
+            else item
+            for item in args["plan"]
+        ]
     if not isinstance(todos, list) or not todos:
         return None
     for item in todos:  # a field the list does not show: the JSON, as the model sent it
@@ -461,6 +547,9 @@ def todo_items(args: dict[str, Any]) -> list[dict[str, Any]] | None:
             return None
     return todos
 
+
+#: Tools whose arguments are a to-do list: Claude Code's and Codex's.
+TODO_TOOLS = frozenset({"TodoWrite", "update_plan"})
 
 #: A to-do item's fields: the list shows all but the present-tense wording of the task.
 _TODO_FIELDS = frozenset({"content", "status", "priority", "activeForm", "id"})
@@ -482,7 +571,11 @@ def _todos(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
         _generic(view, args, result)
         return
     view.kind = "todo"
-    view.used_args.add("todos")
+    view.used_args.add("todos" if "todos" in args else "plan")
+    explanation = args.get("explanation")
+    if view.name == "update_plan" and isinstance(explanation, str) and explanation.strip():
+        view.notes.append(explanation)
+        view.used_args.add("explanation")
     lines = []
     for item in todos:
         status = item.get("status")
@@ -498,8 +591,35 @@ def _todos(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
     view.images = _result_images(result)
 
 
+def _web_search(
+    view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any
+) -> None:
+    """A search the provider ran on its own servers (Codex's ``web_search``): the query,
+    and no result to wait for, as none is ever recorded."""
+    query = args.get("query")
+    queries = args.get("queries")
+    if isinstance(query, str):
+        view.title = query
+        view.used_args |= {"query", "type"}
+    elif isinstance(queries, list) and all(isinstance(q, str) for q in queries) and queries:
+        view.title = " · ".join(queries)
+        view.used_args |= {"queries", "type"}
+    else:
+        _generic(view, args, result)
+    if result is None:
+        view.status = "remote"
+        view.notes.append(
+            "the search ran on the model provider's servers; its results are not in the session"
+        )
+    else:
+        view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+
+
 _BUILDERS = {
     "TodoWrite": _todos,
+    "update_plan": _todos,
+    "apply_patch": _apply_patch,
+    "web_search": _web_search,
     "bash": _bash,
     "read": _read,
     "write": _write,
