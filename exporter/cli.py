@@ -160,7 +160,7 @@ EXIT_INTERRUPTED = 130
 
 SESSIONS_DIR_HELP = (
     "Folder of Pi sessions (default: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions;"
-    " ~/.claude/projects for Claude Code's)."
+    " ~/.claude/projects for Claude Code's, ~/.codex/sessions for Codex's)."
 )
 
 
@@ -350,7 +350,8 @@ def report_diagnostics(session: Session, limit: int = 20) -> None:
 @click.group(cls=SessionGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pi-session")
 def cli() -> None:
-    """Export, inspect, redact, share and publish Pi coding-agent sessions (and Claude Code's)."""
+    """Export, inspect, redact, share and publish Pi coding-agent sessions (and Claude Code's
+    and Codex's)."""
 
 
 #: Set by a command once all it made is written and closed (see :func:`run`).

@@ -30,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from exporter import claude_code
+from exporter import claude_code, codex
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import (
@@ -39,7 +39,7 @@ from exporter.loader import (
     header_version,
     load_session,
 )
-from exporter.session import Session, parse_time, prompt_words
+from exporter.session import CONVERTED_KINDS, Session, parse_time, prompt_words
 from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
@@ -83,20 +83,34 @@ def claude_projects_dir(env: dict[str, str] | None = None) -> Path:
     return (Path(configured).expanduser() if configured else Path.home() / ".claude") / "projects"
 
 
-def claude_code_hint(sessions_dir: str | os.PathLike[str] | None, cwd: str | None) -> str:
-    """What to add to "no Pi sessions" when Claude Code has some for that folder (or for
-    any, with ``cwd`` None) and the search was in Pi's own folder: how to read them."""
+def codex_sessions_dir(env: dict[str, str] | None = None) -> Path:
+    """Where Codex keeps its sessions: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``."""
+    env = os.environ if env is None else env
+    configured = env.get("CODEX_HOME")
+    return (Path(configured).expanduser() if configured else Path.home() / ".codex") / "sessions"
+
+
+def other_agents_hint(sessions_dir: str | os.PathLike[str] | None, cwd: str | None) -> str:
+    """What to add to "no Pi sessions" when Claude Code or Codex has some for that folder
+    (or for any, with ``cwd`` None) and the search was in Pi's own folder: how to read
+    them."""
     if sessions_dir is not None:
         return ""
-    root = claude_projects_dir()
+    hints = []
+    claude = claude_projects_dir()
+    codex_root = codex_sessions_dir()
     try:
         if cwd is not None:
-            found = any((root / claude_encode_cwd(os.path.abspath(cwd))).glob("*.jsonl"))
+            found = any((claude / claude_encode_cwd(os.path.abspath(cwd))).glob("*.jsonl"))
         else:
-            found = any(root.glob("*/*.jsonl"))
+            found = any(claude.glob("*/*.jsonl"))
+        if found:
+            hints.append(f"Claude Code has some: add --sessions-dir {claude}")
+        if session_files(codex_root, cwd) if codex_root.is_dir() else False:
+            hints.append(f"Codex has some: add --sessions-dir {codex_root}")
     except OSError:
-        return ""
-    return f"; Claude Code has some: add --sessions-dir {root}" if found else ""
+        pass
+    return "".join(f"; {hint}" for hint in hints)
 
 
 def demo_session_path() -> Path:
@@ -113,7 +127,10 @@ def session_files(
     A folder that cannot be read (another user's, say) is added to ``unreadable`` with its
     error, so a listing can say its sessions are missing instead of leaving them out unsaid."""
     root = sessions_root(sessions_dir)
-    if cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
+    codex_days = _codex_day_folders(root)
+    if codex_days:  # Codex's sessions/YYYY/MM/DD/ (a project's: told by each file's header)
+        folders = [*codex_days, root]
+    elif cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
         here = os.path.abspath(cwd)
         folders = [root / encode_cwd(here), root / claude_encode_cwd(here)]
     else:
@@ -145,7 +162,34 @@ def session_files(
             if seen is None or _preferred(path, seen[1]):
                 by_file[key] = (info.st_mtime, path)
     files = sorted(by_file.values(), key=lambda item: (-item[0], str(item[1])))
+    if codex_days and cwd is not None:
+        here = os.path.abspath(cwd)
+        return [path for _, path in files if codex.session_cwd(path) == here]
     return [path for _, path in files]
+
+
+#: Codex's folders: sessions/<year>/<month>/<day>/rollout-….jsonl
+_YEAR, _MONTH_OR_DAY = re.compile(r"\d{4}"), re.compile(r"\d{2}")
+
+
+def _codex_day_folders(root: Path) -> list[Path]:
+    """The day folders under a Codex sessions folder, or [] for any other folder."""
+    try:
+        years = [p for p in root.iterdir() if _YEAR.fullmatch(p.name) and p.is_dir()]
+    except OSError:
+        return []
+    days = []
+    for year in years:
+        for month in _subfolders(year):
+            days += _subfolders(month)
+    return days
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if _MONTH_OR_DAY.fullmatch(p.name) and p.is_dir()]
+    except OSError:
+        return []
 
 
 def _preferred(path: Path, other: Path) -> bool:
@@ -170,7 +214,10 @@ def _is_pipe(path: Path) -> bool:
 
 def id_from_name(path: Path) -> str:
     """The session id in Pi's file name ``<time>_<id>.jsonl`` (the loader's rule: a name
-    without one is its own id), what SESSION prefixes are matched against."""
+    without one is its own id) or Codex's ``rollout-<time>-<id>.jsonl``, what SESSION
+    prefixes are matched against."""
+    if path.name.startswith("rollout-"):
+        return codex.id_from_path(str(path))
     return header_id_from_path(str(path))
 
 
@@ -182,8 +229,8 @@ def _with_id_anywhere(root: Path, session_id: str) -> list[Path]:
     name = glob.escape(session_id)
     found = {
         os.path.realpath(p): p
-        for pattern in (f"*_{name}.jsonl", f"{name}.jsonl")
-        for folder in ("", "*/")
+        for pattern in (f"*_{name}.jsonl", f"{name}.jsonl", f"rollout-*-{name}.jsonl")
+        for folder in ("", "*/", "[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/")
         for p in root.glob(folder + pattern)
         if id_from_name(p) == session_id and p.is_file()
     }
@@ -206,7 +253,7 @@ def resolve_session_arg(
         if not latest:
             raise SessionLookupError(
                 f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}"
-                f"{claude_code_hint(sessions_dir, cwd)}; pass a SESSION file or id, or --demo"
+                f"{other_agents_hint(sessions_dir, cwd)}; pass a SESSION file or id, or --demo"
             )
         return latest[0]
     if session == "-":  # `cat s.jsonl | pi-session export -`
@@ -412,19 +459,20 @@ def _count_with_loader(summary: SessionSummary, path: Path, session: Session | N
         summary.title_prompt = session.title_prompt()
 
 
-def _claude_code_summary(path: Path) -> SessionSummary | None:
-    """A Claude Code transcript's summary, from the loader (its lines are not Pi's, so the
-    scan cannot count them); None for any other JSONL, told from its first lines (another
-    tool's big file is not loaded whole)."""
+def _converted_summary(path: Path) -> SessionSummary | None:
+    """A Claude Code or Codex transcript's summary, from the loader (its lines are not
+    Pi's, so the scan cannot count them); None for any other JSONL, told from its first
+    lines (another tool's big file is not loaded whole)."""
     try:
         with open(path, "rb") as handle:
             head = [_loads(raw) for raw in itertools.islice(handle, claude_code.SNIFF_LINES)]
-        if not claude_code.is_claude_code(enumerate(head, start=1)):
+        numbered = list(enumerate(head, start=1))
+        if not (claude_code.is_claude_code(numbered) or codex.is_codex(numbered)):
             return None
         session = load_session(path)
     except (OSError, SessionFormatError):
         return None
-    if not any(d.kind == "claude-code" for d in session.diagnostics):
+    if not any(d.kind in CONVERTED_KINDS for d in session.diagnostics):
         return None
     summary = SessionSummary(path=path, id=session.id, cwd=session.header.cwd, version=3)
     summary.name = session.name
@@ -511,8 +559,8 @@ def scan_summary(path: Path) -> SessionSummary:
             if looking_for_header:  # as load_session says: no header and no entry at all
                 summary.error = "empty file" if blank else "not a Pi session file"
             elif summary._headerless and not summary._pi_types:  # another tool's JSONL
-                if (claude := _claude_code_summary(path)) is not None:
-                    return claude
+                if (converted := _converted_summary(path)) is not None:
+                    return converted
                 summary.error = "not a Pi session file"
     except OSError as error:
         summary.error = error.strerror or str(error)

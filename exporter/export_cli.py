@@ -18,7 +18,7 @@ from exporter.cli import (
     session_argument,
     write_stdout_bytes,
 )
-from exporter.discover import claude_code_hint, sessions_root
+from exporter.discover import other_agents_hint, sessions_root
 from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
@@ -248,7 +248,7 @@ def export_site(
     files = listed_session_files(sessions_dir, scope)
     where = f"{scope} under " if scope else ""
     if not files:  # a wrong --sessions-dir must not empty an existing site
-        hint = claude_code_hint(sessions_dir, scope)
+        hint = other_agents_hint(sessions_dir, scope)
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}{hint}", 2)
     if since_at is not None:
         files = files_active_since(files, since_at)

@@ -22,9 +22,9 @@ from exporter.cli import (
 )
 from exporter.discover import (
     active_since,
-    claude_code_hint,
     id_from_name,
     newest_first,
+    other_agents_hint,
     scan_summary,
     session_files,
     sessions_root,
@@ -88,7 +88,7 @@ def list_command(
         where += f" active since {since}" if since is not None else ""
         missing = "" if root.is_dir() else f" ({root} does not exist)"
         others = " (--all lists every project's)" if scope is not None and not missing else ""
-        hint = claude_code_hint(sessions_dir, scope)
+        hint = other_agents_hint(sessions_dir, scope)
         click.echo(f"pi-session: no sessions for {where}{missing}{others}{hint}", err=True)
         return
     if as_json:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from exporter import claude_code
+from exporter import claude_code, codex
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
 from exporter.jsonl_in import iter_parsed_lines, shorten
 from exporter.session import Diagnostic, Session
@@ -131,6 +131,11 @@ def build_session(
         damaged.sort(key=lambda d: d.line)
         if not parsed[0][1]["id"]:
             parsed[0][1]["id"] = header_id_from_path(path)
+    elif codex.is_codex(parsed):
+        parsed = codex.convert(parsed, diagnostics, damaged, path)
+        damaged.sort(key=lambda d: d.line)
+        if not parsed[0][1]["id"]:
+            parsed[0][1]["id"] = codex.id_from_path(path)
     first_object = next(
         ((n, v) for n, v in parsed if isinstance(v, dict) and isinstance(v.get("type"), str)),
         None,
@@ -167,8 +172,8 @@ def build_session(
         if not parsed and not damaged:
             raise SessionFormatError(f"{name}file is empty, not a Pi session")
         raise SessionFormatError(
-            f"{name}not a Pi session file (no session header, no Pi entries and no Claude Code"
-            " messages"
+            f"{name}not a Pi session file (no session header, no Pi entries, no Claude Code"
+            " or Codex messages"
             f"{f'; {len(damaged)} unparsable line{_s(len(damaged))}' if damaged else ''})"
         )
     if not isinstance(header.raw.get("id"), str):

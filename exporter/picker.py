@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from exporter.cli import CliError, listed_session_files
-from exporter.discover import claude_code_hint, newest_first, scan_summary, sessions_root
+from exporter.discover import newest_first, other_agents_hint, scan_summary, sessions_root
 from exporter.formatting import (
     fmt_cost,
     fmt_int,
@@ -36,7 +36,7 @@ def pick_session(sessions_dir: str | None) -> Path:
         files = listed_session_files(sessions_dir, None)
         where = "any project"
     if not files:
-        root, hint = sessions_root(sessions_dir), claude_code_hint(sessions_dir, None)
+        root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, None)
         raise CliError(f"no Pi sessions for any project under {root}{hint}", 2)
     summaries = newest_first(scan_summary(path) for path in files)
     shown = summaries[:PICK_LIMIT]

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files, warn
-from exporter.discover import claude_code_hint, files_active_since, sessions_root
+from exporter.discover import files_active_since, other_agents_hint, sessions_root
 from exporter.formatting import one_line, terminal_text
 from exporter.redact_cli import since_moment
 from exporter.search import Pattern, search_file
@@ -73,7 +73,7 @@ def search_command(
     files = listed_session_files(sessions_dir, scope)
     if not files:
         where = "any project" if scope is None else scope
-        root, hint = sessions_root(sessions_dir), claude_code_hint(sessions_dir, scope)
+        root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, scope)
         raise CliError(f"no Pi sessions for {where} under {root}{hint}", 2)
     if since_at is not None:
         files = files_active_since(files, since_at)

@@ -44,6 +44,9 @@ def _sort_key(entry: Entry) -> float:
 
 # A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
 # of files pasted (dropped) before the words.
+#: The diagnostics that say a file is another agent's transcript, read as a Pi session.
+CONVERTED_KINDS = frozenset({"claude-code", "codex"})
+
 _SLASH_COMMAND = re.compile(r"/[\w:.\-]+(?:\s+\S+)?")
 _PASTED_PATHS = re.compile(  # whole lines: a quoted path (may hold spaces) or a bare one
     r"(?:[ \t]*(?:'(?:~|[A-Za-z]:)?[/\\][^'\n]*'|\"(?:~|[A-Za-z]:)?[/\\][^\"\n]*\""
@@ -493,18 +496,20 @@ class Session:
 
     @property
     def agent(self) -> str:
-        """The agent that wrote it: "Pi", or "Claude Code" for a transcript read as a Pi
-        session (its header says so, and so does a Pi copy of one)."""
+        """The agent that wrote it: "Pi", or "Claude Code" or "Codex" for a transcript read
+        as a Pi session (its header says so, and so does a Pi copy of one)."""
         source = self.header.raw.get("source")
-        return (
-            "Claude Code" if isinstance(source, str) and source.startswith("Claude Code") else "Pi"
-        )
+        if isinstance(source, str):
+            for agent in ("Claude Code", "Codex"):
+                if source == agent or source.startswith(f"{agent} "):
+                    return agent
+        return "Pi"
 
     @property
     def file_kind(self) -> str:
         """What the file read is: "file v3" (its version before migration), or "Claude Code
         2.0.46 transcript" for one read as a Pi session."""
-        if any(d.kind == "claude-code" for d in self.diagnostics):
+        if any(d.kind in CONVERTED_KINDS for d in self.diagnostics):
             return f"{self.header.raw.get('source')} transcript"
         return f"file v{self.version}"
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from exporter.cli import CliError, echo_json, echo_text, listed_session_files, warn
-from exporter.discover import claude_code_hint, files_active_since, sessions_root
+from exporter.discover import files_active_since, other_agents_hint, sessions_root
 from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
 from exporter.redact_cli import since_moment
 from exporter.usage_report import UsageReport, UsageTotals, build_report
@@ -28,7 +28,7 @@ def print_usage_report(
     files = listed_session_files(sessions_dir, scope)
     where = f"{scope} under " if scope else ""
     if not files:
-        hint = claude_code_hint(sessions_dir, scope)
+        hint = other_agents_hint(sessions_dir, scope)
         raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}{hint}", 2)
     if since_at is not None:
         files = files_active_since(files, since_at)

@@ -75,12 +75,17 @@ CORPUS = "xss-corpus.jsonl"  # built by tests/xss_corpus.py, not a file
 #: A Claude Code transcript in the shapes its files have (tests/data/claude-code/).
 CLAUDE_CODE = "7f3c9a12-4b6e-4d1a-9c3e-2a5b8d0e1f47.jsonl"
 CLAUDE_CODE_PATH = REPO / "tests" / "data" / "claude-code" / CLAUDE_CODE
-ALL_PAGES = [*FIXTURE_NAMES, CORPUS, CLAUDE_CODE]
+#: A Codex rollout in the shapes its files have (tests/data/codex/).
+CODEX = "rollout-2025-12-28T13-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl"
+CODEX_PATH = REPO / "tests" / "data" / "codex" / CODEX
+ALL_PAGES = [*FIXTURE_NAMES, CORPUS, CLAUDE_CODE, CODEX]
 
 
 def fixture_path(name: str) -> Path:
     if name == CLAUDE_CODE:
         return CLAUDE_CODE_PATH
+    if name == CODEX:
+        return CODEX_PATH
     path = shared_dir() / "fixtures" / name
     if not path.is_file():
         pytest.fail(f"session fixture {path} is missing (set PI_SHARED_DIR?)")

@@ -58,13 +58,16 @@ NODE_TIMEOUT = 180  # seconds; Pi hangs on some inputs and must never hang the s
 
 @pytest.fixture(autouse=True)
 def no_claude_code_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tester's own Claude Code sessions (~/.claude/projects) stay out of every test:
-    "no Pi sessions" messages say where Claude Code's are when there are some."""
+    """The tester's own Claude Code and Codex sessions (~/.claude/projects, ~/.codex) stay
+    out of every test: "no Pi sessions" messages say where theirs are when there are some."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", NO_CLAUDE)
+    monkeypatch.setenv("CODEX_HOME", NO_CODEX)
 
 
 #: A Claude Code configuration folder that does not exist.
 NO_CLAUDE = "/nonexistent/pi-session-export-tests/claude"
+#: A Codex home folder that does not exist.
+NO_CODEX = "/nonexistent/pi-session-export-tests/codex"
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
