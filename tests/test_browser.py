@@ -26,6 +26,7 @@ from tests.browser_util import (
     CHROMIUM,
     CHROMIUM_ARGS,
     CLAUDE_CODE,
+    CODEX,
     CORPUS,
     PageServer,
     Viewer,
@@ -120,7 +121,7 @@ NESTED_LIST = "\n".join("  " * level + f"- level {level}" for level in range(12)
 def published(page_server: PageServer) -> dict[str, str]:
     """Name -> URL; each page is rendered (cached) and written once per run."""
     urls: dict[str, str] = {}
-    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4, CLAUDE_CODE):
+    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4, CLAUDE_CODE, CODEX):
         urls[name] = page_server.publish(name.replace(".jsonl", ".html"), render_fixture(name))
     long_session = parse_session_bytes(long_token_session())
     urls[LONG] = page_server.publish("long-tokens.html", render_session(long_session))
@@ -289,6 +290,38 @@ def test_a_claude_code_session_reads_like_a_pi_one(
     compaction.locator("summary").first.click()
     assert "ran out of context" in shown_text(page, anchor(25))
     assert page.locator("#tree li:not(.sub)").count() == len(session.entries)
+    clean(view)
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_a_codex_session_reads_like_a_pi_one(
+    view: Viewer, published: dict[str, str], js: bool
+) -> None:
+    session = load_fixture(CODEX)
+    page = view.open(published[CODEX], js=js)
+    assert page.locator("h1").inner_text() == "Fix price rounding in the stock report"
+    assert "Codex 0.77.0" in page.inner_text("header")
+    first = shown_text(page, "#L8")  # one request: reasoning and two shell calls
+    assert page.locator("#L8 .tool").count() == 2
+    assert "$ rg -n" in first and "in ~/projects/inventory" in first  # where it ran
+    assert 'return f"{round(price, 2):.2f}"' in first  # each call with its output
+    patch = shown_text(page, "#L16")
+    assert '-    return f"{round(price, 2):.2f}"' in patch and "+def test_half_up():" in patch
+    assert "Command exited with code 1" in shown_text(page, "#L20")
+    assert "✓ Find the rounding code" in shown_text(page, "#L26")
+    assert "results not recorded" in shown_text(page, "#L37")
+    assert not visible(page, "L2") and not visible(page, "L3")  # AGENTS.md, environment
+    # the rolled-back turn: a closed branch after the interrupted turn, that opens
+    branch = page.locator('details.branch:has([id="L41"])')
+    assert branch.count() == 1 and branch.get_attribute("open") is None
+    assert not visible(page, "L41")
+    branch.locator("summary").first.click()
+    assert "rename price_cell" in shown_text(page, "#L41")
+    assert "Never mind the rename" in shown_text(page, "#L46")
+    assert page.locator("#tree li:not(.sub)").count() == len(session.entries)
+    page.click('label[for="flt-all"]')
+    assert visible(page, "L2")
+    assert "AGENTS.md instructions" in (page.locator("#L2").text_content() or "")
     clean(view)
 
 
@@ -1242,7 +1275,7 @@ def test_shift_tab_up_the_outline_keeps_the_focused_row_below_the_search_bar(
     clean(view)
 
 
-@pytest.mark.parametrize("name", [BRANCHED, CORPUS, CLAUDE_CODE])
+@pytest.mark.parametrize("name", [BRANCHED, CORPUS, CLAUDE_CODE, CODEX])
 def test_jsonl_download_round_trip(
     view: Viewer, published: dict[str, str], tmp_path: Path, name: str
 ) -> None:
@@ -1263,7 +1296,7 @@ def test_jsonl_download_round_trip(
     assert [e.raw for e in copy.entries] == [e.raw for e in original.entries]
     if name == BRANCHED:
         assert download.suggested_filename == f"{original.id}.jsonl"
-    if name == CLAUDE_CODE:  # the file as Claude Code wrote it, not our Pi reading of it
+    if name in (CLAUDE_CODE, CODEX):  # the file as the agent wrote it, not our Pi reading
         assert target.read_bytes() == fixture_path(name).read_bytes()
     clean(view)
 

@@ -30,12 +30,13 @@ from click.testing import CliRunner, Result
 
 from exporter.cli import LAZY_COMMANDS, cli
 from exporter.discover import encode_cwd
-from exporter.loader import parse_session_bytes
+from exporter.loader import load_session, parse_session_bytes
 from exporter.publish import hub_commits
 from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
-from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl, fixture_path
+from exporter.usage import compute_stats
+from tests.browser_util import CLAUDE_CODE_PATH, CODEX_PATH, embedded_jsonl, fixture_path
 from tests.claude_code_corpus import sub_agent_session
 from tests.conftest import REPO, GeneratedSessions, time_limit
 from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
@@ -1824,6 +1825,21 @@ def test_a_claude_code_session_is_published_as_a_pi_session(fake_hub: FakeHub) -
     (row,) = index_rows(fake_hub)
     assert row["name"] == "Dark mode for settings" and row["output_tokens"] == 471
     assert row["project"] == "~/projects/webapp"
+
+
+def test_a_codex_session_is_published_as_a_pi_session(fake_hub: FakeHub) -> None:
+    args = ["publish", REPO_ID, str(CODEX_PATH), "--endpoint", fake_hub.url]
+    result = CliRunner().invoke(cli, [*args, "--token", TOKEN], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert_consistent(fake_hub)
+    (path,) = session_paths(fake_hub)
+    assert path.startswith("sessions/2025-12/")
+    copy = parse_session_bytes(fake_hub.files(REPO_ID)[path])
+    assert copy.header.raw["source"] == "Codex 0.77.0"
+    assert copy.name == "Fix price rounding in the stock report"
+    (row,) = index_rows(fake_hub)
+    assert row["project"] == "~/projects/inventory"
+    assert row["output_tokens"] == compute_stats(load_session(CODEX_PATH)).all.output
 
 
 def test_a_claude_code_sub_agent_that_changed_alone_republishes_its_session(

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from exporter.cli import cli
 from exporter.loader import load_session, parse_session_bytes
-from tests.browser_util import CLAUDE_CODE_PATH, embedded_jsonl
+from tests.browser_util import CLAUDE_CODE_PATH, CODEX_PATH, embedded_jsonl
 from tests.fakes.github import FakeGitHub, closed_port_url
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
@@ -112,6 +112,19 @@ def test_a_claude_code_session_is_shared_as_a_pi_session(fake: FakeGitHub, env: 
     assert "# Dark mode for settings" in files["README.md"]["content"]
     (embedded,) = embedded_jsonl(files["session.html"]["content"])
     assert parse_session_bytes(embedded).active_path == copy.active_path
+
+
+def test_a_codex_session_is_shared_as_a_pi_session(fake: FakeGitHub, env: dict) -> None:
+    result = share(fake, str(CODEX_PATH), "--with-jsonl")
+    assert result.exit_code == 0, result.output
+    (post,) = [r for r in fake.requests if r.method == "POST"]
+    files = post.json["files"]
+    title = "Fix price rounding in the stock report"
+    assert post.json["description"] == f"Codex session: {title} (2025-12-28)"
+    copy = parse_session_bytes(files["session.jsonl"]["content"].encode("utf-8"))
+    assert copy.header.raw["source"] == "Codex 0.77.0" and copy.name == title
+    assert not any(d.kind.startswith("codex") for d in copy.diagnostics)  # a Pi file now
+    assert f"<title>{title} · Codex session</title>" in files["session.html"]["content"]
 
 
 def test_reshare_patches_the_same_gist_and_new_forces_a_new_one(
