@@ -531,3 +531,19 @@ def test_a_claude_code_session_written_as_pi_session_is_what_pi_reads(pi_referen
     assert_agrees(record, facts, 3, copy.name)
     assert record["rewritten"] is False
     assert load_session(copy).active_path == converted.active_path
+
+
+def test_a_codex_session_written_as_pi_session_is_what_pi_reads(pi_reference, tmp_path):
+    """A Codex rollout as our Pi v3 copy: Pi opens it on the same leaf, path (the branch
+    its rollback made), tree and cost as our reading of the original file."""
+    source = REPO_TESTS / "data" / "codex"
+    (source,) = source.glob("rollout-*.jsonl")
+    converted = load_session(source)
+    copy = tmp_path / "converted.jsonl"
+    copy.write_text(session_to_jsonl(converted), encoding="utf-8")
+    (record,) = pi_reference([copy])
+    facts = python_facts(converted)
+    assert facts["name"] == "Fix price rounding in the stock report"
+    assert_agrees(record, facts, 3, copy.name)
+    assert record["rewritten"] is False
+    assert load_session(copy).active_path == converted.active_path
