@@ -121,7 +121,7 @@ def is_codex(parsed: Iterable[tuple[int, Any]]) -> bool:
         objects += 1
         if objects > SNIFF_LINES:
             break
-        kind = value.get("type")
+        kind = as_str(value.get("type"))
         if kind == "session":
             return False
         if kind in _ENVELOPE_TYPES and isinstance(value.get("payload"), dict):
@@ -196,7 +196,7 @@ class _Converter:
         return [(0, self.header()), *entries, *self.others]
 
     def _line(self, number: int, value: dict[str, Any]) -> None:
-        kind = value.get("type")
+        kind = as_str(value.get("type"))
         payload = value.get("payload")
         if kind in _ENVELOPE_TYPES or kind == "compacted":
             if not isinstance(payload, dict):
@@ -206,17 +206,17 @@ class _Converter:
             handler = getattr(self, f"_{kind}")
             handler(number, payload, when)
             return
-        if not self.meta and not self.entries and kind is None and "id" in value:
+        if not self.meta and not self.entries and "type" not in value and "id" in value:
             self._session_meta(number, value, as_str(value.get("timestamp")) or "")
             self.legacy_time = as_str(value.get("timestamp")) or ""
             return
         if "record_type" in value:
-            self.skipped[f"record_type {value.get('record_type')}"] += 1
+            self.skipped[f"record_type {_label(value.get('record_type'))}"] += 1
             return
         if kind in _ITEM_TYPES:  # a bare item (files before September 2025)
             self._response_item(number, value, self.legacy_time)
             return
-        label = f"{kind} line" if isinstance(kind, str) else "line without a type"
+        label = f"{_label(kind)} line" if kind is not None else "line without a string type"
         self.skipped[label] += 1
 
     def _damaged(self, number: int, value: Any, what: str) -> None:
@@ -270,9 +270,9 @@ class _Converter:
 
     # items --------------------------------------------------------------------
     def _response_item(self, number: int, item: dict[str, Any], when: str) -> None:
-        kind = item.get("type")
+        kind = as_str(item.get("type"))
         if kind == "message":
-            role = item.get("role")
+            role = as_str(item.get("role"))
             if role == "assistant":
                 self._assistant_blocks(number, when, _assistant_content(item.get("content")))
             else:
@@ -290,7 +290,7 @@ class _Converter:
         elif kind in _OUTPUT_TYPES:
             self._tool_output(number, item, when)
         else:
-            self.skipped[f"response_item {kind}"] += 1
+            self.skipped[f"response_item {_label(kind)}"] += 1
 
     def _assistant_blocks(
         self, number: int, when: str, blocks: list[dict[str, Any]]
@@ -320,7 +320,7 @@ class _Converter:
         return self.open.message
 
     def _tool_call(self, number: int, item: dict[str, Any]) -> dict[str, Any]:
-        kind = item.get("type")
+        kind = as_str(item.get("type"))
         call_id = as_str(item.get("call_id")) or as_str(item.get("id")) or f"call-L{number}"
         if kind == "custom_tool_call":
             name = as_str(item.get("name")) or "(unnamed tool)"
@@ -379,7 +379,7 @@ class _Converter:
 
     # events -------------------------------------------------------------------
     def _event_msg(self, number: int, payload: dict[str, Any], when: str) -> None:
-        kind = payload.get("type")
+        kind = as_str(payload.get("type"))
         if kind in _MIRRORS:
             self.repeats += 1
         elif kind == "token_count":
@@ -398,7 +398,7 @@ class _Converter:
                 self.name = (number, name)
             self.skipped["event_msg thread_name_updated"] += 1
         else:
-            self.skipped[f"event_msg {kind}"] += 1
+            self.skipped[f"event_msg {_label(kind)}"] += 1
 
     def _token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -629,7 +629,7 @@ def session_cwd(path: Path) -> str | None:
         return None
     if not isinstance(value, dict):
         return None
-    meta = value.get("payload") if value.get("type") == "session_meta" else value
+    meta = value.get("payload") if as_str(value.get("type")) == "session_meta" else value
     return as_str(as_dict(meta).get("cwd"))
 
 
@@ -685,7 +685,7 @@ def _content_block(item: Any) -> dict[str, Any] | None:
     (an image given by address is named, never loaded)."""
     if not isinstance(item, dict):
         return {"type": "text", "text": json.dumps(item, ensure_ascii=False)}
-    kind = item.get("type")
+    kind = as_str(item.get("type"))
     if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
         return {"type": "text", "text": as_str(item.get("text")) or ""}
     if kind == "input_image":
@@ -853,6 +853,12 @@ def _user_shell(blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
         "cancelled": False,
         "truncated": False,
     }
+
+
+def _label(kind: Any) -> str:
+    """A line or item type as a note names it (any JSON value; long ones shortened)."""
+    text = kind if isinstance(kind, str) else json.dumps(kind, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _spawned_by(source: Any) -> str | None:

@@ -502,3 +502,51 @@ def test_entry_ids_name_file_lines_and_appear_once_on_the_page() -> None:
     page = render_session(load_session(SOURCE), RenderOptions(embed_jsonl=False))
     assert page.count('data-entry-id="L8"') == 1  # the first request: file line 8 onwards
     assert page.count('data-entry-id="L6.2"') == 1  # line 6's second entry (its effort)
+
+
+ODD_VALUES = [None, 7, "", [], {"a": 1}, [None, "x"], "\ud800"]
+FIELDS = {"type", "payload", "role", "content", "arguments", "output", "info", "call_id"}
+FIELDS |= {"summary", "action", "input", "message", "model", "command", "num_turns", "text"}
+
+
+def test_any_field_of_any_line_may_hold_anything() -> None:
+    """Every field Codex's lines are read by, holding a value of another JSON type (or a
+    lone surrogate): the session still loads, its statistics count and its page renders,
+    each entry once; an output's line is never lost."""
+    lines = SOURCE.read_text(encoding="utf-8").splitlines()
+
+    def mutations(value: Any, path: tuple = ()):  # (path, new value) for the named fields
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key in FIELDS:
+                    for odd in ODD_VALUES:
+                        yield (*path, key), odd
+                if len(path) < 3:
+                    yield from mutations(inner, (*path, key))
+        elif isinstance(value, list):
+            for index, inner in enumerate(value[:3]):
+                yield from mutations(inner, (*path, index))
+
+    def replaced(value: Any, path: tuple, new: Any) -> Any:
+        if not path:
+            return new
+        copy = dict(value) if isinstance(value, dict) else list(value)
+        copy[path[0]] = replaced(value[path[0]], path[1:], new)
+        return copy
+
+    cases = 0
+    for index, raw in enumerate(lines[:-1]):  # the last, torn line stays as it is
+        value = json.loads(raw)
+        for path, odd in mutations(value):
+            line = json.dumps(replaced(value, path, odd), ensure_ascii=False)
+            data = "\n".join([*lines[:index], line, *lines[index + 1 :]]) + "\n"
+            session = parse_session_bytes(data.encode("utf-8", "surrogatepass"), path="r.jsonl")
+            compute_stats(session)
+            ids = [e.id for e in session.entries]
+            assert len(ids) == len(set(ids)), (index, path, odd)
+            if odd is None:  # one page per field: rendering is the slow part
+                page = render_session(session, RenderOptions(embed_jsonl=False))
+                for entry_id in ids:
+                    assert page.count(f'data-entry-id="{entry_id}"') == 1, (index, path)
+            cases += 1
+    assert cases > 1000
