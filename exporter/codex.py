@@ -161,8 +161,8 @@ class _Converter:
         self.damaged = damaged
         self.entries: list[tuple[int, dict[str, Any]]] = []
         self.leaf: str | None = None
+        self.parent_of: dict[str, str | None] = {}  # entry id -> its parent, as placed
         self.meta: dict[str, Any] = {}
-        self.meta_line = 0
         self.legacy_time = ""
         self.model = ""
         self.effort: str | None = None
@@ -227,7 +227,7 @@ class _Converter:
         if self.meta:  # a fork copies its parent's header among the parent's lines
             self.skipped["session_meta (a parent's, copied)"] += 1
             return
-        self.meta, self.meta_line = payload, number
+        self.meta = payload
         provider = as_str(payload.get("model_provider"))
         if provider:
             self.provider = provider
@@ -274,7 +274,7 @@ class _Converter:
         if kind == "message":
             role = as_str(item.get("role"))
             if role == "assistant":
-                self._assistant_blocks(number, when, _assistant_content(item.get("content")))
+                self._assistant_blocks(number, when, _blocks(item.get("content")))
             else:
                 self._close()
                 self._user_message(number, item, when, role)
@@ -352,7 +352,7 @@ class _Converter:
             self._place(number, entry)
 
     def _user_message(self, number: int, item: dict[str, Any], when: str, role: Any) -> None:
-        blocks = _user_blocks(item.get("content"))
+        blocks = _blocks(item.get("content"))
         if role != "user":  # the harness's instructions (developer, system)
             kind = f"codex-{role}" if role in ("developer", "system") else "codex-context"
             self._hidden(number, when, kind, blocks)
@@ -362,10 +362,11 @@ class _Converter:
         if context:
             shell = _user_shell(context) if not typed else None
             if shell is not None:
-                self._add(number, when, "message", message=shell | {"timestamp": _ms(when)})
+                _stamp(shell, when)
+                self._add(number, when, "message", message=shell)
             else:
                 self._hidden(number, when, "codex-context", context)
-        if typed:
+        if typed or not context:  # (an empty prompt is shown empty, not lost)
             message = {"role": "user", "content": typed}
             _stamp(message, when)
             entry_id = self._add(number, when, "message", message=message)
@@ -483,8 +484,7 @@ class _Converter:
             return
         first = self.prompts[-turns]
         del self.prompts[-turns:]
-        parent = next((e.get("parentId") for _, e in self.entries if e["id"] == first), None)
-        self.leaf = parent
+        self.leaf = self.parent_of.get(first)
         self.rollbacks += 1
 
     # writing ------------------------------------------------------------------
@@ -503,6 +503,7 @@ class _Converter:
 
     def _place(self, number: int, entry: dict[str, Any]) -> None:
         entry["parentId"] = self.leaf
+        self.parent_of[entry["id"]] = self.leaf
         self.entries.append((number, entry))
         self.leaf = entry["id"]
 
@@ -656,7 +657,7 @@ def convert(
 
 # one item each -------------------------------------------------------------------
 def _is_context(item: dict[str, Any]) -> bool:
-    blocks = _user_blocks(item.get("content"))
+    blocks = _blocks(item.get("content"))
     return bool(blocks) and all(_is_context_block(b) for b in blocks)
 
 
@@ -669,7 +670,7 @@ def _is_context_block(block: dict[str, Any]) -> bool:
     )
 
 
-def _user_blocks(content: Any) -> list[dict[str, Any]]:
+def _blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     blocks: list[dict[str, Any]] = []
@@ -697,10 +698,6 @@ def _content_block(item: Any) -> dict[str, Any] | None:
     if kind == "refusal":
         return {"type": "text", "text": as_str(item.get("refusal")) or ""}
     return {"type": "text", "text": json.dumps(item, ensure_ascii=False)}
-
-
-def _assistant_content(content: Any) -> list[dict[str, Any]]:
-    return _user_blocks(content)
 
 
 def _thinking(item: dict[str, Any]) -> dict[str, Any] | None:

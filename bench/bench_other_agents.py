@@ -1,15 +1,17 @@
-"""Claude Code transcripts: what reading one as a Pi session costs, against a Pi session of
-about the same size.
+"""Claude Code and Codex transcripts: what reading one as a Pi session costs, against a Pi
+session of about the same size.
 
-    .venv/bin/python bench/bench_claude_code.py [--repeat 1200] [--runs 3] [--write-results]
+    .venv/bin/python bench/bench_other_agents.py [--repeat 1200] [--runs 3] [--write-results]
 
-The transcript is the test fixture (tests/data/claude-code/, 36 lines of every shape: an
-answer's one-line-per-block lines, parallel calls, a rewind, a compaction, bookkeeping lines)
-repeated ``--repeat`` times with fresh uuids, each copy continuing the last one, cached in
-bench/out. The Pi session is gen_corpus.sh's 25 MB one (as bench_export.py uses). Each file is
-loaded and exported (``pi-session export -o``) in fresh processes, alternating, median of
-``--runs``; the comparison is per megabyte of input. Pi cannot read Claude Code files, so
-there is no Pi column.
+Each transcript is its test fixture repeated, cached in bench/out: Claude Code's
+(tests/data/claude-code/, 36 lines of every shape: an answer's one-line-per-block lines,
+parallel calls, a rewind, a compaction, bookkeeping lines) ``--repeat`` times with fresh
+uuids, each copy continuing the last one; Codex's (tests/data/codex/, 52 lines: requests,
+shell outputs in three forms, a patch, token counts, a rollback, a compaction) as many times
+as makes the same size, after one ``session_meta`` line. The Pi session is gen_corpus.sh's
+25 MB one (as bench_export.py uses). Each file is loaded and exported (``pi-session export
+-o``) in fresh processes, alternating, median of ``--runs``; the comparison is per megabyte
+of input. Pi reads neither agent's files, so there is no Pi column.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 FIXTURE = REPO / "tests" / "data" / "claude-code" / "7f3c9a12-4b6e-4d1a-9c3e-2a5b8d0e1f47.jsonl"
 LEAF = "00000000-0000-4000-8000-000000000032"  # the fixture's last main-line answer
+CODEX = next((REPO / "tests" / "data" / "codex").glob("rollout-*.jsonl"))
 
 LOAD = r"""
 import json, sys, time
@@ -57,6 +60,23 @@ def transcript(repeat: int) -> Path:
                 _renumber(value, prefix, previous)
                 out.write(json.dumps(value, ensure_ascii=False) + "\n")
             previous = prefix + LEAF
+    path.with_suffix(".tmp").replace(path)
+    return path
+
+
+def rollout(size: int) -> Path:
+    """The Codex fixture's lines (but its header and its torn last line) repeated until the
+    file is ``size`` bytes, after the one header: a long session of many turns."""
+    path = BENCH_DIR / "out" / f"codex-{size // 1_000_000}mb.jsonl"
+    if path.is_file():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header, *lines = CODEX.read_text(encoding="utf-8").splitlines()[:-1]
+    body = "".join(line + "\n" for line in lines)
+    with open(path.with_suffix(".tmp"), "w", encoding="utf-8") as out:
+        out.write(header + "\n")
+        for _ in range(max(1, size // len(body.encode()))):
+            out.write(body)
     path.with_suffix(".tmp").replace(path)
     return path
 
@@ -103,7 +123,12 @@ def main() -> None:
     args = parser.parse_args()
     began = time.perf_counter()
     facts = common.machine_facts()
-    files = {"Claude Code": transcript(args.repeat), "Pi": common.big_session(136)}
+    claude = transcript(args.repeat)
+    files = {
+        "Claude Code": claude,
+        "Codex": rollout(claude.stat().st_size),
+        "Pi": common.big_session(136),
+    }
     loads: dict[str, list[dict]] = {name: [] for name in files}
     exports: dict[str, list[float]] = {name: [] for name in files}
     with tempfile.TemporaryDirectory() as work:
@@ -127,8 +152,10 @@ def main() -> None:
             f"| {name} | {size:,.1f} | {first['entries']:,} | {first['branches']:,} "
             f"| {load:.2f} | {load / size * 1000:.0f} | {export:.2f} | {export / size * 1000:.0f} |"
         )
-    load_ratio = per_mb["Claude Code"][0] / per_mb["Pi"][0]
-    export_ratio = per_mb["Claude Code"][1] / per_mb["Pi"][1]
+    ratios = {
+        name: (per_mb[name][0] / per_mb["Pi"][0], per_mb[name][1] / per_mb["Pi"][1])
+        for name in ("Claude Code", "Codex")
+    }
     body = "\n".join(
         [
             common.facts_markdown(
@@ -136,23 +163,27 @@ def main() -> None:
                 common.command_line(),
             ),
             "",
-            f"The test fixture repeated {args.repeat:,} times (fresh uuids, each copy after the "
-            "last) against gen_corpus.sh's 25 MB Pi session; fresh processes, alternating, "
-            f"median of {args.runs}. **load** = `load_session` in a child (imports included); "
-            "**export** = `pi-session export -o` wall time.",
+            f"Claude Code's test fixture repeated {args.repeat:,} times (fresh uuids, each copy "
+            "after the last), Codex's repeated to the same size, against gen_corpus.sh's 25 MB "
+            f"Pi session; fresh processes, alternating, median of {args.runs}. **load** = "
+            "`load_session` in a child (imports included); **export** = `pi-session export -o` "
+            "wall time.",
             "",
             "| file | MB | entries | branches | load s | load ms/MB | export s | export ms/MB |",
             "|---|--:|--:|--:|--:|--:|--:|--:|",
             *rows,
             "",
-            f"Per megabyte, a Claude Code transcript loads in **{load_ratio:.2f}x** and exports in "
-            f"**{export_ratio:.2f}x** the time of a Pi session (its lines are parsed, then "
-            "converted into Pi entries).",
+            *(
+                f"Per megabyte, a {name} transcript loads in **{load:.2f}x** and exports in "
+                f"**{export:.2f}x** the time of a Pi session (its lines are parsed, then "
+                "converted into Pi entries)."
+                for name, (load, export) in ratios.items()
+            ),
         ]
     )
     print(body)
     if args.write_results:
-        common.write_section("bench_claude_code", "Claude Code transcripts", body)
+        common.write_section("bench_other_agents", "Claude Code and Codex transcripts", body)
 
 
 if __name__ == "__main__":
