@@ -550,3 +550,30 @@ def test_any_field_of_any_line_may_hold_anything() -> None:
                     assert page.count(f'data-entry-id="{entry_id}"') == 1, (index, path)
             cases += 1
     assert cases > 1000
+
+
+def test_an_empty_prompt_is_shown_and_a_rollback_past_the_first_turn_starts_a_root() -> None:
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps(
+            {"timestamp": "2025-12-28T12:00:00.000Z", "type": kind, "payload": payload}
+        )
+
+    def prompt(text: str | None) -> str:
+        content = [] if text is None else [{"type": "input_text", "text": text}]
+        return line("response_item", {"type": "message", "role": "user", "content": content})
+
+    data = "\n".join(
+        [
+            line("session_meta", {"id": "s2", "cwd": "/p"}),
+            prompt(None),
+            prompt("first"),
+            line("event_msg", {"type": "thread_rolled_back", "num_turns": 5}),
+            prompt("again"),
+        ]
+    )
+    session = parse_session_bytes(data.encode(), path="r.jsonl")
+    users = [e for e in session.iter_messages() if e.role == "user"]
+    assert [text_of(e.message) for e in users] == ["", "first", "again"]
+    assert users[0].message["content"] == []
+    assert users[2].parent_id is None  # every turn was rolled back: a new root
+    assert session.active_path == [users[2].id]
