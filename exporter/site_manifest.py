@@ -98,6 +98,9 @@ def _valid_row(row: Any) -> bool:
     models = row.get("models", [])
     if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
         return False
+    prompts = row.get("prompts", [])
+    if not isinstance(prompts, list) or not all(_valid_prompt(p) for p in prompts):
+        return False
     by_day = row.get("cost_by_day", {})
     return isinstance(by_day, dict) and all(
         isinstance(day, str) and _DAY.fullmatch(day) and _finite_number(cost)
@@ -105,6 +108,17 @@ def _valid_row(row: Any) -> bool:
     )
 
 
+def _valid_prompt(prompt: Any) -> bool:
+    """``[anchor, text]``: an anchor the page gives an entry (it goes into a link)."""
+    return (
+        isinstance(prompt, list)
+        and len(prompt) == 2
+        and all(isinstance(part, str) for part in prompt)
+        and _ANCHOR.fullmatch(prompt[0]) is not None
+    )
+
+
+_ANCHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:~-]{0,80}")
 _DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
 
 

@@ -1,6 +1,6 @@
 /* pi-session-export site index: progressive enhancement only. The table is complete and
-   sorted by last activity without this script; it adds column sorting, a filter box and local
-   times (the theme toggle is theme.js). No network access (the page's CSP forbids it anyway). */
+   sorted by last activity without this script; it adds column sorting, a filter box that also
+   searches the sessions' prompts, and local times (the theme toggle is theme.js). No network access (the page's CSP forbids it anyway). */
 (function () {
   "use strict";
   var doc = document;
@@ -38,6 +38,13 @@
   var rows = $all("tr", body).filter(function (r) { return r.cells.length > 1; });
   var heads = $all("thead th", table);
 
+  // A cell's text without the prompts a search listed in it.
+  function ownText(cell) {
+    return Array.prototype.map.call(cell.childNodes, function (n) {
+      return n.nodeType === 1 && n.classList.contains("prompt-hits") ? "" : n.textContent;
+    }).join("");
+  }
+
   // Sorting: click a header (or Enter/Space on it); a second click reverses the order.
   var keys = new Map(), note = $("#sort-note");
   function key(row, col, numeric) {
@@ -46,7 +53,7 @@
     if (col in cached) return cached[col];
     var cell = row.cells[col], value = numeric ? 0 : "";
     if (cell && numeric) { value = parseFloat(cell.getAttribute("data-sort")); if (isNaN(value)) value = 0; }
-    else if (cell) value = cell.textContent.trim().toLowerCase();
+    else if (cell) value = ownText(cell).trim().toLowerCase();
     return (cached[col] = value);
   }
   function sortBy(col, dir) {
@@ -87,13 +94,75 @@
     var places = v && Math.abs(v) < 0.01 ? 4 : v && Math.abs(v) < 1 ? 3 : 2;
     return "$" + v.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places });
   }
+  // Prompts: every prompt typed in each session (the index embeds them, cut to a line), so
+  // a session is found by what was asked in it; its matching prompts link to their entries.
+  var promptIndex = null;
+  function promptsOf(row) {
+    if (promptIndex === null) {
+      var data = $("#prompt-index");
+      try { promptIndex = data ? JSON.parse(data.textContent) : []; } catch (e) { promptIndex = []; }
+      promptIndex = promptIndex.map(function (item) {
+        var prompts = Array.isArray(item) && Array.isArray(item[1]) ? item[1] : [];
+        return { href: Array.isArray(item) ? item[0] : null, prompts: prompts.map(function (p) {
+          return { anchor: String(p[0]), text: String(p[1]), lower: String(p[1]).toLowerCase() };
+        }) };
+      });
+    }
+    return promptIndex[Number(row.getAttribute("data-i"))] || { href: null, prompts: [] };
+  }
+  var SHOWN_HITS = 3;
+  function showHits(row, href, hits, terms) {
+    var old = $(".prompt-hits", row);
+    if (old) old.remove();
+    if (!hits.length) return;
+    var list = doc.createElement("ul");
+    list.className = "prompt-hits";
+    list.setAttribute("aria-label", "Prompts that match");
+    hits.slice(0, SHOWN_HITS).forEach(function (p) {
+      var item = doc.createElement("li"), target = item;
+      if (href) {
+        target = doc.createElement("a");
+        target.href = href + "#" + encodeURIComponent(p.anchor);
+        item.appendChild(target);
+      }
+      var at = p.lower.indexOf(terms[0]), from = Math.max(0, at - 60);
+      var piece = p.text.slice(from, at + terms[0].length + 100);
+      if (from) target.appendChild(doc.createTextNode("…"));
+      var mark = doc.createElement("mark");
+      mark.textContent = piece.slice(at - from, at - from + terms[0].length);
+      target.appendChild(doc.createTextNode(piece.slice(0, at - from)));
+      target.appendChild(mark);
+      target.appendChild(doc.createTextNode(piece.slice(at - from + terms[0].length)));
+      if (from + piece.length < p.text.length) target.appendChild(doc.createTextNode("…"));
+      list.appendChild(item);
+    });
+    if (hits.length > SHOWN_HITS) {
+      var more = doc.createElement("li");
+      more.className = "muted";
+      more.textContent = "and " + (hits.length - SHOWN_HITS) + " more prompt" + (hits.length - SHOWN_HITS === 1 ? "" : "s");
+      list.appendChild(more);
+    }
+    row.cells[1].appendChild(list);
+  }
   function applyFilter() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     if (!texts) texts = new Map(rows.map(function (r) { return [r, r.textContent.toLowerCase()]; }));
-    var shown = 0, cost = 0;
+    var shown = 0, cost = 0, prompts = 0;
     rows.forEach(function (r) {
-      var text = texts.get(r), hit = true;
+      var text = texts.get(r), hit = true, hits = [];
       for (var j = 0; j < terms.length && hit; j++) hit = text.indexOf(terms[j]) !== -1;
+      if (terms.length) {
+        var own = promptsOf(r);
+        hits = own.prompts.filter(function (p) {
+          for (var k = 0; k < terms.length; k++) if (p.lower.indexOf(terms[k]) === -1) return false;
+          return true;
+        });
+        showHits(r, own.href, hits, terms);
+        prompts += hits.length;
+        hit = hit || hits.length > 0;
+      } else {
+        showHits(r, null, [], terms);
+      }
       r.classList.toggle("filtered-out", !hit);
       if (hit && !r.classList.contains("failed")) {
         shown++;
@@ -101,7 +170,8 @@
       }
     });
     status.textContent = terms.length
-      ? shown + " of " + readable + " sessions · " + money(cost)
+      ? shown + " of " + readable + " sessions · " + money(cost) +
+        (prompts ? " · " + prompts + " matching prompt" + (prompts === 1 ? "" : "s") : "")
       : readable + " sessions";
   }
   if (input) {

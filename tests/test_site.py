@@ -884,3 +884,88 @@ def test_a_redacted_site_names_no_secret_from_a_file_name(tmp_path, monkeypatch)
     ]
     for name, text in site_files().items():
         assert word not in name and word not in text and token not in text, name
+
+
+PROMPT_INDEX = re.compile(r'<script type="application/json" id="prompt-index">(.*?)</script>', re.S)
+
+
+def prompt_index_of(html: str) -> list:
+    found = PROMPT_INDEX.search(html)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def test_the_index_carries_every_prompt_for_its_search(corpus, tmp_path: Path) -> None:
+    """Each row's prompts (every branch, on one line, cut to 240 characters) with the DOM id
+    of their entry on the session's page, in the table's row order (``data-i``)."""
+    from exporter.loader import load_session
+
+    root, made = corpus
+    site = tmp_path / "site"
+    build_site(files_of(root), site, jobs=1, progress=False)
+    html = (site / "index.html").read_text(encoding="utf-8")
+    index = prompt_index_of(html)
+    rows = re.findall(r'<tr data-i="(\d+)"', html)
+    assert [int(i) for i in rows] == list(range(len(index))) and len(index) == 13
+    session = load_session(made["b1"])
+    want = [" ".join(e.text.split())[:240] for e in session.iter_messages() if e.role == "user"]
+    want = [text for text in want if text]
+    (href, prompts) = next(item for item in index if item[0] and made["b1"].stem in item[0])
+    assert [text for _, text in prompts] == want and len(want) > 3
+    assert len(session.leaf_ids) > 1  # so prompts of other branches are in there too
+    page = (site / href).read_text(encoding="utf-8")
+    for anchor, _ in prompts:
+        assert f'id="{anchor}"' in page
+    failed = [item for item in index if item[0] is None]
+    assert failed == [[None, []]]  # the broken file: a row, no page, no prompts
+
+
+def test_the_prompt_index_is_inert_text_and_redacted_with_the_site(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    token = "ghp_DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhi"
+    prompt = f"</script><script>alert(1)</script> deploy with {token} " + "x" * 400
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-06-01T10:00:00Z"}
+    header["cwd"] = "/p"
+    entry = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:00:01Z"}
+    entry["message"] = {"role": "user", "content": prompt, "timestamp": 1748772001000}
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    (folder / "2025-06-01T10-00-00-000Z_s1.jsonl").write_text(
+        json.dumps(header) + "\n" + json.dumps(entry) + "\n", encoding="utf-8"
+    )
+    site = tmp_path / "site"
+    args = [
+        "export",
+        "--all",
+        "--redact",
+        "-o",
+        str(site),
+        "--sessions-dir",
+        str(tmp_path / "sessions"),
+    ]
+    result = CliRunner().invoke(cli, [*args, "-j", "1"])
+    assert result.exit_code == 0, result.output
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert token not in html
+    assert "<script>alert(1)" not in html and "</script><script>" not in html
+    ((_, [(anchor, text)]),) = prompt_index_of(html)
+    assert anchor == "u1" and text.startswith("</script><script>alert(1)</script> deploy with [")
+    assert len(text) == 240
+
+
+def test_a_manifest_row_with_a_bad_prompt_is_rendered_again(corpus, tmp_path: Path) -> None:
+    root, _ = corpus
+    site = tmp_path / "site"
+    build_site(files_of(root), site, jobs=1, progress=False)
+    manifest = site / MANIFEST_NAME
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    entry = next(e for e in data["sessions"].values() if e.get("row", {}).get("prompts"))
+    entry["row"]["prompts"][0][0] = 'x" onmouseover="alert(1)'
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    report = build_site(files_of(root), site, jobs=1, progress=False)
+    assert report.rendered == 1
+    assert "onmouseover" not in (site / "index.html").read_text(encoding="utf-8")

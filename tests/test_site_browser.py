@@ -321,3 +321,46 @@ def test_the_index_tables_are_named_regions_and_tables(site: Path, tab: Tab) -> 
         assert region.count() == 1, name
         assert region.get_by_role("table", name=f"{name}:", exact=False).count() == 1, name
     tab.assert_clean({url})
+
+
+def test_the_filter_finds_a_session_by_a_prompt_and_links_to_it(site: Path, tab: Tab) -> None:
+    """A word only a later prompt of one session holds (not its title or any other row):
+    the filter keeps that session, lists the prompt with the word marked, and the link opens
+    the session's page at that prompt, shown."""
+    import json
+
+    url = (site / "index.html").as_uri()
+    page = tab.page
+    page.goto(url)
+    index = json.loads(page.locator("#prompt-index").text_content())
+    rows = page.eval_on_selector_all("#session-table tbody tr", "rs => rs.map(r => r.textContent)")
+    everything = " ".join(rows).lower()
+
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z]{8,}", text.lower())}
+
+    counts: dict[str, int] = {}
+    for _, prompts in index:
+        for word in {w for _, text in prompts for w in words(text)}:
+            counts[word] = counts.get(word, 0) + 1
+    unique = sorted(w for w, n in counts.items() if n == 1 and w not in everything)
+    assert unique, "no prompt word unique to one session"
+    word = unique[0]
+    href, prompts = next(item for item in index if any(word in t.lower() for _, t in item[1]))
+    anchor = next(a for a, t in prompts if word in t.lower())
+    page.locator("#filter").fill(word.upper())
+    expect(page.locator("#session-table tbody tr:not(.filtered-out)")).to_have_count(1)
+    hit = page.locator("tr:not(.filtered-out) .prompt-hits a").first
+    assert hit.locator("mark").text_content().lower() == word
+    assert hit.get_attribute("href") == f"{href}#{anchor}"
+    assert "matching prompt" in page.locator("#filter-status").text_content()
+    target = (site / href).as_uri()
+    hit.click()
+    page.wait_for_url(f"{target}#{anchor}")
+    expect(page.locator(f'[id="{anchor}"]')).to_be_visible()
+    assert word in page.locator(f'[id="{anchor}"]').inner_text().lower()
+    page.go_back()
+    page.locator("#filter").fill("")
+    page.locator("#filter").press("Escape")
+    assert page.locator(".prompt-hits").count() == 0
+    tab.assert_clean({url, target})

@@ -29,6 +29,7 @@ from exporter.render.chart import nice_ceiling, on_axis
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
 from exporter.render.environment import jinja_environment
+from exporter.render.view import build_anchors
 from exporter.session import Session, parse_time
 from exporter.usage import compute_stats, turn_usage
 
@@ -84,7 +85,31 @@ def session_row(session: Session) -> dict[str, Any]:
         "cost_by_day": {d: _money(c) for d, c in sorted(by_day.items()) if c},
         "problems": sum(1 for d in session.diagnostics if d.severity != "info"),
         "agent": session.agent,
+        "prompts": prompt_index(session),
     }
+
+
+#: What the index keeps of each prompt for its search: enough words to find and know it by.
+PROMPT_CHARS = 240
+#: ... and of how many prompts of one session (a loop that prompts itself has thousands).
+PROMPTS_PER_SESSION = 400
+
+
+def prompt_index(session: Session) -> list[list[str]]:
+    """Every prompt a person typed (every branch, file order) as ``[anchor, text]``: the
+    index's search finds a session by what was asked in it and links to that prompt. The
+    text is the session's as rendered (a redacted site's is redacted), on one line, cut."""
+    anchors = build_anchors([e.id for e in session.entries])
+    out: list[list[str]] = []
+    for entry in session.iter_messages():
+        if entry.role != "user":
+            continue
+        text = " ".join(entry.text.split())
+        if text:
+            out.append([anchors[entry.id], text[:PROMPT_CHARS]])
+            if len(out) == PROMPTS_PER_SESSION:
+                break
+    return out
 
 
 def _sessions_of(rows: list[dict[str, Any]]) -> str:
@@ -258,6 +283,7 @@ def _session_view(
         "tokens": row.get("tokens", 0),
         "cost": row.get("cost", 0.0),
         "problems": row.get("problems", 0),
+        "prompts": row.get("prompts") or [],
     }
 
 
@@ -342,7 +368,8 @@ def render_listing(
         "heading": heading,
         "up_href": "../index.html" if project is not None else None,
         "show_project": project is None,
-        "sessions": [_session_view(r, base, project_pages, names) for r in ordered],
+        "sessions": (sessions := [_session_view(r, base, project_pages, names) for r in ordered]),
+        "prompt_index": [[s["href"], s["prompts"]] for s in sessions],
         "projects": projects,
         "totals": _totals(rows),
         "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
