@@ -605,3 +605,14 @@ def test_another_tools_jsonl_is_not_loaded_whole_to_tell_it_is_no_claude_code(
 
     monkeypatch.setattr(discover, "load_session", no_load)
     assert discover.scan_summary(other).error == "not a Pi session file"
+
+
+def test_claude_codes_own_messages_are_headed_as_its_context(session) -> None:
+    """An isMeta line (a caveat Claude Code adds before a local command's output) is hidden
+    and headed as Claude Code's context, a local command as Claude Code's, not as a Pi
+    extension's message."""
+    html = render_session(session)
+    assert html.count("<h3>Claude Code context</h3>") == 1
+    assert html.count("<h3>Claude Code command</h3>") == 1
+    assert "Claude Code&#39;s own message to the model, not typed by the user" in html
+    assert "Extension message" not in html

@@ -371,6 +371,34 @@ def _custom_message(
     if not entry.display:
         view.classes.append("hide-default")
         view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
+    said = AGENT_CONTEXT.get(entry.custom_type) if builder.session.agent != "Pi" else None
+    if said is not None:
+        view.heading, note = said
+        view.title = ""
+        if note and not entry.display:
+            view.notes[-1] = note
+
+
+#: Messages a transcript read as a Pi session holds for what its agent did itself (told the
+#: model, ran for the user): their heading, and the note of a hidden one, instead of an
+#: extension's.
+AGENT_CONTEXT: dict[str, tuple[str, str | None]] = {
+    "codex-context": (
+        "Codex context",
+        "Codex's own message to the model (AGENTS.md, the environment, …), not typed by "
+        "the user; hidden by default",
+    ),
+    "codex-developer": (
+        "Codex instructions",
+        "developer instructions Codex sent the model; hidden by default",
+    ),
+    "codex-system": ("Codex instructions", "system text Codex sent the model; hidden by default"),
+    "claude-code-meta": (
+        "Claude Code context",
+        "Claude Code's own message to the model, not typed by the user; hidden by default",
+    ),
+    "claude-code-command": ("Claude Code command", None),
+}
 
 
 def _json_view(view: EntryView, value: Any) -> None:

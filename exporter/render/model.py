@@ -36,6 +36,7 @@ class EntryView:
     classes: list[str] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)
     title: str = ""
+    heading: str = ""  # instead of the kind's heading (another agent's own context)
     meta: str = ""
     html: Markup | None = None
     notes: list[str] = field(default_factory=list)
