@@ -40,6 +40,7 @@ from exporter.formatting import (
     role_label,
 )
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
+from exporter.render.entry_views import AGENT_CONTEXT
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path
 from exporter.render.tools import (
@@ -201,10 +202,10 @@ def _branch_heading(number: int, total: int, branch: BranchStats) -> str:
     return heading
 
 
-def _problems(session: Session, not_shown: dict[str, int]) -> list[str]:
+def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[str]:
     out: list[str] = []
     if not_shown:
-        counts = ", ".join(f"{n:,} {what}" for what, n in not_shown.items())
+        counts = ", ".join(plural(n, one, many) for (one, many), n in not_shown.items())
         out += [
             "## Not shown",
             "",
@@ -227,7 +228,7 @@ class _Writer:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.not_shown: dict[str, int] = {}
+        self.not_shown: dict[tuple[str, str], int] = {}  # (one, many) -> how many
 
     def line(self, entry_ids: list[str], level: int) -> list[str]:
         on_line = set(entry_ids)
@@ -240,8 +241,8 @@ class _Writer:
             out += self.entry(entry, level, on_line, shown_results)
         return out
 
-    def _skip(self, what: str) -> list[str]:
-        self.not_shown[what] = self.not_shown.get(what, 0) + 1
+    def _skip(self, one: str, many: str) -> list[str]:
+        self.not_shown[one, many] = self.not_shown.get((one, many), 0) + 1
         return []
 
     def entry(self, entry: Entry, level: int, on_line: set[str], shown: set[str]) -> list[str]:
@@ -255,9 +256,12 @@ class _Writer:
             body = prose(entry.summary, level)
             return [*self._heading(entry, level, "Summary of an abandoned branch"), body, ""]
         if isinstance(entry, CustomMessageEntry):
+            agents = AGENT_CONTEXT if self.session.agent != "Pi" else {}
+            said = agents.get(entry.custom_type)
             if not entry.display:
-                return self._skip("hidden extension messages")
-            head = f"Extension message {code_span(entry.custom_type)}"
+                kind = f"{said[0]} message" if said else "hidden extension message"
+                return self._skip(kind, kind + "s")
+            head = said[0] if said else f"Extension message {code_span(entry.custom_type)}"
             return [*self._heading(entry, level, head), prose(entry.text, level), ""]
         if isinstance(entry, ModelChangeEntry):
             return [f"*Model changed to {code_span(entry.model_key or '?')}*", ""]
@@ -269,8 +273,8 @@ class _Writer:
         if isinstance(entry, LabelEntry):
             return []  # shown on the entry it labels
         if entry.type == "custom":
-            return self._skip("extension state entries")
-        return self._skip("entries of unknown types")
+            return self._skip("extension state entry", "extension state entries")
+        return self._skip("entry of an unknown type", "entries of unknown types")
 
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
         when = parse_time(entry.timestamp)
@@ -302,7 +306,7 @@ class _Writer:
         if role == "bashExecution":
             return [*self._heading(entry, level, "Shell command (!)"), *_shell(entry), ""]
         if role == "custom" and not entry.display:
-            return self._skip("hidden extension messages")
+            return self._skip("hidden extension message", "hidden extension messages")
         head = escaped(role)
         return [*self._heading(entry, level, head), *self._blocks(entry, level), ""]
 

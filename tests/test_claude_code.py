@@ -616,3 +616,12 @@ def test_claude_codes_own_messages_are_headed_as_its_context(session) -> None:
     assert html.count("<h3>Claude Code command</h3>") == 1
     assert "Claude Code&#39;s own message to the model, not typed by the user" in html
     assert "Extension message" not in html
+
+
+def test_markdown_heads_claude_codes_own_messages_as_its_own(tmp_path: Path) -> None:
+    out = tmp_path / "cc.md"
+    result = CliRunner().invoke(cli, ["export", str(SOURCE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert "### Claude Code command ·" in text and "Extension message" not in text
+    assert "leaves out: 1 Claude Code context message." in text  # one, not "messages"

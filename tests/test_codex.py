@@ -351,6 +351,7 @@ def test_markdown_has_the_patch_and_the_plan(tmp_path: Path) -> None:
     assert '+    return f"{cents}"' in text
     assert "- [x] Find the rounding code\n- [x] Round half up with Decimal\n- [ ] Note" in text
     assert "\n## Transcript" in text and "AGENTS.md" not in text
+    assert "leaves out: 2 Codex context messages." in text
 
 
 # --- older files, odd lines ---------------------------------------------------------
