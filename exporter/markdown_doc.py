@@ -423,7 +423,7 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
         out += [fenced(diff.rstrip("\n"), "diff")] if diff else [fenced(_json(args), "json")]
         return out + ([fenced(text)] if text.strip() else [])
     if name == "apply_patch" and (patch := patch_diff(as_str(args.get("input")) or "")):
-        files = ", ".join(code_span(f) for f in patch.files)
+        files = ", ".join(code_span(f.label()) for f in patch.files)
         out = [f"**apply_patch** {files} · +{patch.added} −{patch.removed}{status}", ""]
         out += [fenced(patch.diff.rstrip("\n"), "diff")]
         return out + ([fenced(text)] if text.strip() else [])

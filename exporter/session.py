@@ -42,11 +42,11 @@ def _sort_key(entry: Entry) -> float:
     return parsed.timestamp() if parsed else float("inf")
 
 
-# A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
-# of files pasted (dropped) before the words.
 #: The diagnostics that say a file is another agent's transcript, read as a Pi session.
 CONVERTED_KINDS = frozenset({"claude-code", "codex"})
 
+# A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
+# of files pasted (dropped) before the words.
 _SLASH_COMMAND = re.compile(r"/[\w:.\-]+(?:\s+\S+)?")
 _PASTED_PATHS = re.compile(  # whole lines: a quoted path (may hold spaces) or a bare one
     r"(?:[ \t]*(?:'(?:~|[A-Za-z]:)?[/\\][^'\n]*'|\"(?:~|[A-Za-z]:)?[/\\][^\"\n]*\""

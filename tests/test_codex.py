@@ -308,7 +308,8 @@ def test_apply_patch_is_a_diff_of_every_file() -> None:
     )
     read = patch_diff(patch)
     assert read is not None
-    assert read.files == ["M a.py -> b.py", "A c.py", "D d.py"]
+    assert [f.label() for f in read.files] == ["M a.py -> b.py", "A c.py", "D d.py"]
+    assert [(f.added, f.removed) for f in read.files] == [(1, 1), (1, 0), (0, 0)]
     assert (read.added, read.removed) == (2, 1)
     assert read.diff.splitlines()[:4] == ["--- a.py", "+++ b.py", "@@ def f(): @@", "-    x = 1"]
     assert "+++ /dev/null" in read.diff and "--- /dev/null" in read.diff
@@ -581,3 +582,16 @@ def test_an_empty_prompt_is_shown_and_a_rollback_past_the_first_turn_starts_a_ro
     assert users[0].message["content"] == []
     assert users[2].parent_id is None  # every turn was rolled back: a new root
     assert session.active_path == [users[2].id]
+
+
+def test_the_files_table_counts_what_patches_changed(session) -> None:
+    """apply_patch is Codex's only file tool: a file it adds is a write, one it updates an
+    edit, each with its lines (Codex reads files with shell commands, not counted)."""
+    from exporter.render.files_touched import files_touched
+
+    touched = {f.path: f for f in files_touched(session, lambda p: p)}
+    assert set(touched) == {"src/report.py", "tests/test_rounding.py"}
+    report, test = touched["src/report.py"], touched["tests/test_rounding.py"]
+    assert (report.edits, report.writes, report.added, report.removed) == (1, 0, 3, 2)
+    assert (test.edits, test.writes, test.added, test.removed) == (0, 1, 5, 0)
+    assert report.changes == test.changes == ["L19"]  # the patch's result

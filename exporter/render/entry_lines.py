@@ -57,7 +57,7 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
         return f"[{name}: {todo_done(todos)}]"
     if name == "apply_patch" and (patch := patch_diff(text("input") or "")) is not None:
         if len(patch.files) == 1:
-            where = patch.files[0][2:]
+            where = patch.files[0].path
             return f"[{name}: {short_path(show(where) if show else where, 50)}]"
         return f"[{name}: {len(patch.files)} files]"
     for key in ("command", "pattern", "path", "file_path"):  # other tools: the main argument

@@ -1,9 +1,11 @@
 """The files the agent read, wrote and edited along the active path: the page's "Files"
 table, so a reviewer sees what a session changed without reading every tool call.
 
-Counted from the calls of Pi's built-in ``read``, ``write`` and ``edit`` tools. An edit's
-lines come from the diff its tool returned (``details.diff``, as the page's edit badge);
-an edit whose result is an error, or that has none, changed nothing and counts as failed.
+Counted from the calls of Pi's built-in ``read``, ``write`` and ``edit`` tools, and of
+Codex's ``apply_patch`` (a file it adds is a write, one it updates or deletes an edit). An
+edit's lines come from the diff its tool returned (``details.diff``, as the page's edit
+badge) or from the patch; an edit whose result is an error, or that has none, changed
+nothing and counts as failed.
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from exporter.entries import MessageEntry, as_dict, as_str
-from exporter.render.tools import diff_line_counts
+from exporter.render.tools import diff_line_counts, patch_diff
 from exporter.session import Session
 
 __all__ = ["FileTouches", "files_touched"]
 
-_KINDS = ("read", "write", "edit")
+_KINDS = ("read", "write", "edit", "apply_patch")
 
 
 @dataclass
@@ -53,6 +55,11 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
             if block.get("type") != "toolCall" or name not in _KINDS:
                 continue
             args = as_dict(block.get("arguments"))
+            if name == "apply_patch":
+                found = session.result_for_call(entry.id, index, on_path)
+                result = found if isinstance(found, MessageEntry) else None
+                _count_patch(files, as_str(args.get("input")) or "", result, show)
+                continue
             path = as_str(args.get("path")) or as_str(args.get("file_path"))
             if not path:
                 continue
@@ -85,3 +92,24 @@ def _count_edit(touches: FileTouches, result: MessageEntry | None) -> None:
     added, removed = diff_line_counts(diff)
     touches.added += added
     touches.removed += removed
+
+
+def _count_patch(
+    files: dict[str, FileTouches],
+    patch: str,
+    result: MessageEntry | None,
+    show: Callable[[str], str],
+) -> None:
+    parsed = patch_diff(patch)
+    for patched in parsed.files if parsed is not None else ():
+        touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
+        if result is None or result.is_error:
+            touches.failed_edits += 1
+            continue
+        if patched.op == "A":
+            touches.writes += 1
+        else:
+            touches.edits += 1
+        touches.added += patched.added
+        touches.removed += patched.removed
+        touches.changes.append(result.id)

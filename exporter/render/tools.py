@@ -354,14 +354,36 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
 
 
 @dataclass(slots=True)
+class PatchedFile:
+    """One file a Codex patch touches: ``op`` is M (update), A (add) or D (delete)."""
+
+    op: str
+    path: str
+    moved_to: str | None = None
+    added: int = 0
+    removed: int = 0
+
+    def label(self, show: Any = None) -> str:
+        """``M src/a.py``, ``M a.py -> b.py``, ``A new.py``, paths as the page shows them."""
+        show = show or (lambda p: p)
+        moved = f" -> {show(self.moved_to)}" if self.moved_to is not None else ""
+        return f"{self.op} {show(self.path)}{moved}"
+
+
+@dataclass(slots=True)
 class Patch:
-    """A Codex patch read: one unified diff, the files ("M p", "A p", "D p", "M p -> q")
-    and the lines it adds and removes."""
+    """A Codex patch read: one unified diff and the files it touches."""
 
     diff: str
-    files: list[str]
-    added: int
-    removed: int
+    files: list[PatchedFile]
+
+    @property
+    def added(self) -> int:
+        return sum(f.added for f in self.files)
+
+    @property
+    def removed(self) -> int:
+        return sum(f.removed for f in self.files)
 
 
 def patch_diff(patch: str) -> Patch | None:
@@ -371,22 +393,20 @@ def patch_diff(patch: str) -> Patch | None:
     if not lines or lines[0].strip() != "*** Begin Patch":
         return None
     out: list[str] = []
-    files: list[str] = []
-    added = removed = 0
+    files: list[PatchedFile] = []
     for line in lines[1:]:
         if line.startswith("*** Update File: "):
-            path = line[17:]
-            out += [f"--- {path}", f"+++ {path}"]
-            files.append(f"M {path}")
+            files.append(PatchedFile("M", line[17:]))
+            out += [f"--- {line[17:]}", f"+++ {line[17:]}"]
         elif line.startswith("*** Move to: ") and files and out:
+            files[-1].moved_to = line[13:]
             out[-1] = f"+++ {line[13:]}"
-            files[-1] += f" -> {line[13:]}"
         elif line.startswith("*** Add File: "):
+            files.append(PatchedFile("A", line[14:]))
             out += ["--- /dev/null", f"+++ {line[14:]}", "@@ new file @@"]
-            files.append(f"A {line[14:]}")
         elif line.startswith("*** Delete File: "):
+            files.append(PatchedFile("D", line[17:]))
             out += [f"--- {line[17:]}", "+++ /dev/null", "@@ file deleted @@"]
-            files.append(f"D {line[17:]}")
         elif line.strip() == "*** End of File":
             out.append("\\ end of file")
         elif line.strip() == "*** End Patch":
@@ -394,10 +414,11 @@ def patch_diff(patch: str) -> Patch | None:
         elif line.startswith("@@"):
             out.append(line if line.rstrip().endswith("@@") and len(line) > 2 else f"{line} @@")
         else:
-            added += line.startswith("+")
-            removed += line.startswith("-")
+            if files:
+                files[-1].added += line.startswith("+")
+                files[-1].removed += line.startswith("-")
             out.append(line)
-    return Patch("\n".join(out) + "\n", files, added, removed) if files else None
+    return Patch("\n".join(out) + "\n", files) if files else None
 
 
 def _apply_patch(
@@ -413,8 +434,9 @@ def _apply_patch(
     files = parsed.files
     view.kind = "edit"
     view.diff = True
-    view.path = show(files[0][2:]) if len(files) == 1 else None
-    view.body_label = "" if len(files) == 1 else "files: " + ", ".join(show(f) for f in files)
+    view.path = show(files[0].path) if len(files) == 1 else None
+    if len(files) > 1:
+        view.body_label = "files: " + ", ".join(f.label(show) for f in files)
     view.body = fold(_diff_lines(parsed.diff), DIFF_FOLD_LINES)
     view.subtitle = f"+{parsed.added} −{parsed.removed}"
     if len(files) > 1:
