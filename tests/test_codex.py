@@ -477,6 +477,10 @@ def test_codexs_sessions_folder_is_listed_and_searched_by_id(codex_home: Path) -
     stats = runner.invoke(cli, ["stats", "019b64e5", "--sessions-dir", root])
     assert stats.exit_code == 0, stats.output
     assert "(Codex 0.77.0 transcript)" in stats.output
+    found = runner.invoke(cli, ["search", "ROUND_HALF_UP", "--sessions-dir", root, "--all"])
+    assert found.exit_code == 0, found.output
+    assert "Fix price rounding in the stock report" in found.stdout
+    assert "L16  assistant:" in found.stdout  # the patch, by the entry that made it
 
 
 def test_no_pi_sessions_says_where_codexs_are(codex_home: Path) -> None:
