@@ -96,19 +96,28 @@
   }
   // Prompts: every prompt typed in each session (the index embeds them, cut to a line), so
   // a session is found by what was asked in it; its matching prompts link to their entries.
-  var promptIndex = null;
-  function promptsOf(row) {
-    if (promptIndex === null) {
-      var data = $("#prompt-index");
-      try { promptIndex = data ? JSON.parse(data.textContent) : []; } catch (e) { promptIndex = []; }
-      promptIndex = promptIndex.map(function (item) {
+  // The index is JSON, gzip-compressed and base64-encoded; unpacked once, at the first search
+  // (a browser without DecompressionStream filters by the rows alone).
+  var promptIndex = null, unpacking = null;
+  function unpackPrompts() {
+    if (unpacking) return unpacking;
+    var data = $("#prompt-index");
+    if (!data || !window.DecompressionStream) { promptIndex = []; return (unpacking = Promise.resolve()); }
+    var bin = atob(data.textContent.trim()), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    unpacking = new Response(stream).text().then(function (text) {
+      promptIndex = JSON.parse(text).map(function (item) {
         var prompts = Array.isArray(item) && Array.isArray(item[1]) ? item[1] : [];
         return { href: Array.isArray(item) ? item[0] : null, prompts: prompts.map(function (p) {
           return { anchor: String(p[0]), text: String(p[1]), lower: String(p[1]).toLowerCase() };
         }) };
       });
-    }
-    return promptIndex[Number(row.getAttribute("data-i"))] || { href: null, prompts: [] };
+    }).catch(function () { promptIndex = []; });
+    return unpacking;
+  }
+  function promptsOf(row) {
+    return (promptIndex || [])[Number(row.getAttribute("data-i"))] || { href: null, prompts: [] };
   }
   var SHOWN_HITS = 3;
   function showHits(row, href, hits, terms) {
@@ -146,6 +155,7 @@
   }
   function applyFilter() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    if (terms.length && promptIndex === null) { unpackPrompts().then(applyFilter); return; }
     if (!texts) texts = new Map(rows.map(function (r) { return [r, r.textContent.toLowerCase()]; }));
     var shown = 0, cost = 0, prompts = 0;
     rows.forEach(function (r) {

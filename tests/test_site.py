@@ -886,13 +886,17 @@ def test_a_redacted_site_names_no_secret_from_a_file_name(tmp_path, monkeypatch)
         assert word not in name and word not in text and token not in text, name
 
 
-PROMPT_INDEX = re.compile(r'<script type="application/json" id="prompt-index">(.*?)</script>', re.S)
+PROMPT_INDEX = re.compile(r'<script [^>]*id="prompt-index"[^>]*>(.*?)</script>', re.S)
 
 
 def prompt_index_of(html: str) -> list:
+    """The listing's prompt index (JSON, gzip, base64, as its script unpacks it)."""
+    import base64
+    import gzip
+
     found = PROMPT_INDEX.search(html)
     assert found is not None
-    return json.loads(found.group(1))
+    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
 
 
 def test_the_index_carries_every_prompt_for_its_search(corpus, tmp_path: Path) -> None:

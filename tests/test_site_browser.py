@@ -327,12 +327,12 @@ def test_the_filter_finds_a_session_by_a_prompt_and_links_to_it(site: Path, tab:
     """A word only a later prompt of one session holds (not its title or any other row):
     the filter keeps that session, lists the prompt with the word marked, and the link opens
     the session's page at that prompt, shown."""
-    import json
+    from tests.test_site import prompt_index_of
 
     url = (site / "index.html").as_uri()
     page = tab.page
     page.goto(url)
-    index = json.loads(page.locator("#prompt-index").text_content())
+    index = prompt_index_of(page.content())
     rows = page.eval_on_selector_all("#session-table tbody tr", "rs => rs.map(r => r.textContent)")
     everything = " ".join(rows).lower()
 
