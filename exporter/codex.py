@@ -82,8 +82,17 @@ _CONTEXT_STARTS = (
     "<subagents>",
     "<plugins>",
     "another language model started to solve this problem",
-    "## my request for codex:",
+    "<user_action>",
+    "<user_ide_context>",
 )
+
+#: What Codex (its IDE and desktop clients) writes before the words the user typed, after
+#: the context it adds (open files, the IDE's state): what follows it is the prompt.
+_REQUEST_MARKER = re.compile(r"^## My request for Codex:[ \t]*\n?", re.MULTILINE | re.IGNORECASE)
+
+#: Tools that ran on the model provider's servers: they end no request, and have no output
+#: item (an image generation's result is in its own line).
+_REMOTE_TOOLS = frozenset({"web_search", "image_generation"})
 
 #: Shell tools, shown with Pi's bash view.
 _SHELLS = frozenset({"shell", "container.exec", "shell_command", "exec_command"})
@@ -175,6 +184,8 @@ class _Converter:
         self.counts: dict[int, dict[str, int]] = {}  # id(assistant message) -> Codex's counts
         self.waiting_usage: list[dict[str, Any]] = []  # assistant messages without usage
         self.last_tokens = 0  # the context size at the last request (a compaction's "before")
+        self.request_start = False  # a turn_context came and no model item since
+        self.counts_first = False  # each request has its turn_context, its count before it
         self.skipped: Counter[str] = Counter()
         self.from_line: Counter[int] = Counter()  # entries made from each line
         self.repeats = 0
@@ -186,12 +197,17 @@ class _Converter:
 
     # reading -----------------------------------------------------------------
     def convert(self) -> list[tuple[int, Any]]:
+        self.counts_first = _turn_context_per_request(self.parsed)
         for number, value in self.parsed:
             if not isinstance(value, dict):
                 self.others.append((number, value))
                 continue
             self._line(number, value)
         self._close()
+        if self.unplaced and (last := self._last_assistant()) is not None:
+            leftover, self.unplaced = self.unplaced, {}
+            self.waiting_usage = [last]
+            self._give_usage(leftover)  # a request counted after the last message read
         entries = self._named(self.entries)
         return [(0, self.header()), *entries, *self.others]
 
@@ -233,16 +249,18 @@ class _Converter:
             self.provider = provider
 
     def _turn_context(self, number: int, payload: dict[str, Any], when: str) -> None:
+        """A turn's (or, before 0.6x, each request's) settings: a request boundary, and a
+        marker where the model or the reasoning effort changes."""
+        self._close()
+        self.request_start = True
         model = as_str(payload.get("model")) or ""
         mode = as_dict(as_dict(payload.get("collaboration_mode")).get("settings"))
         effort = as_str(payload.get("effort")) or as_str(mode.get("reasoning_effort"))
         changed = False
         if model and model != self.model:
-            self._close()
             self.model, changed = model, True
             self._add(number, when, "model_change", provider=self.provider, modelId=model)
         if effort and effort != self.effort:
-            self._close()
             self.effort, changed = effort, True
             self._add(number, when, "thinking_level_change", thinkingLevel=effort)
         if not changed:
@@ -287,6 +305,8 @@ class _Converter:
         elif kind in _CALL_TYPES:
             call = self._tool_call(number, item)
             self._assistant_blocks(number, when, [call])
+            if kind == "image_generation_call":
+                self._generated_image(number, when, call["id"], item.get("result"))
         elif kind in _OUTPUT_TYPES:
             self._tool_output(number, item, when)
         else:
@@ -297,7 +317,8 @@ class _Converter:
     ) -> dict[str, Any]:
         """Add blocks to the open assistant message (a new one after a tool output: the
         model has seen it, so this is its next request); returns that message."""
-        if self.open is not None and self.open.after_output:
+        self.request_start = False
+        if self.open is not None and self.open.after_output and not self.counts_first:
             self._close()
         if self.open is None:
             message: dict[str, Any] = {
@@ -357,6 +378,7 @@ class _Converter:
             kind = f"codex-{role}" if role in ("developer", "system") else "codex-context"
             self._hidden(number, when, kind, blocks)
             return
+        blocks = [part for block in blocks for part in _split_request(block)]
         typed = [b for b in blocks if not _is_context_block(b)]
         context = [b for b in blocks if _is_context_block(b)]
         if context:
@@ -372,7 +394,25 @@ class _Converter:
             entry_id = self._add(number, when, "message", message=message)
             self.prompts.append(entry_id)
 
+    def _generated_image(self, number: int, when: str, call_id: str, result: Any) -> None:
+        """An image the provider generated is in the call's own line: its result entry."""
+        data = as_str(result)
+        if not data:
+            return
+        message = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "image_generation",
+            "content": [{"type": "image", "data": data, "mimeType": "image/png"}],
+            "isError": False,
+        }
+        _stamp(message, when)
+        if self.open is not None:
+            entry = self._entry(number, when, "message", message=message)
+            self.open.results.append((number, entry))
+
     def _hidden(self, number: int, when: str, kind: str, blocks: list[dict[str, Any]]) -> None:
+        blocks = [{k: v for k, v in b.items() if k != "codexContext"} for b in blocks]
         content: Any = blocks
         if all(b.get("type") == "text" for b in blocks):
             content = "\n\n".join(b.get("text") or "" for b in blocks)
@@ -422,6 +462,13 @@ class _Converter:
             for key in ("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens")
         }
         self.last_tokens = counts["total_tokens"] or counts["input_tokens"]
+        if self.counts_first and self.request_start and self.open is None:
+            # written before the request's items (builds of late 2025 count a request when
+            # it completes, then record its items with each call's output after it): the
+            # message read next is the request's
+            for key, value in counts.items():
+                self.unplaced[key] = self.unplaced.get(key, 0) + value
+            return
         self._give_usage(counts)
 
     def _give_usage(self, counts: dict[str, int]) -> None:
@@ -461,6 +508,8 @@ class _Converter:
     def _stop(self, number: int, when: str, reason: str, text: str) -> None:
         """An interrupted or failed turn: its last answer says so, or an empty one does
         when the turn had none since its prompt."""
+        if self.open is not None and self.open.after_output:
+            self._close()  # the request whose outputs came had ended: the next one stopped
         message = self.open.message if self.open is not None else None
         if message is None and self.entries:
             last = self.entries[-1][1].get("message")
@@ -514,7 +563,10 @@ class _Converter:
             return
         opened, self.open = self.open, None
         message = opened.message
-        calls = any(b.get("type") == "toolCall" for b in message["content"])
+        calls = any(
+            b.get("type") == "toolCall" and b.get("name") not in _REMOTE_TOOLS
+            for b in message["content"]
+        )
         if calls and message["stopReason"] == "stop":
             message["stopReason"] = "toolUse"
         self._place(opened.number, opened.entry)
@@ -662,6 +714,8 @@ def _is_context(item: dict[str, Any]) -> bool:
 
 
 def _is_context_block(block: dict[str, Any]) -> bool:
+    if block.get("codexContext") is True:
+        return True
     text = block.get("text")
     return (
         block.get("type") == "text"
@@ -789,15 +843,36 @@ def _tool_result(output: Any, call_id: str, name: str) -> dict[str, Any]:
     wrapped = _wrapped_output(text)
     if wrapped is not None:
         text, code = wrapped
-    if name in ("bash", "write_stdin"):
+    if name in ("bash", "write_stdin", "apply_patch"):
         text, shell_code = _shell_output(text)
         code = shell_code if shell_code is not None else code
         if name == "bash" and code not in (None, 0):
             text = f"{text.rstrip(chr(10))}\n\nCommand exited with code {code}".lstrip("\n")
-    if code not in (None, 0):
+    refused = name == "apply_patch" and text.lstrip().lower().startswith(_PATCH_REFUSALS)
+    if code not in (None, 0) or (code is None and refused):
         message["isError"] = True
     message["content"] = [{"type": "text", "text": text}]
     return message
+
+
+#: How apply_patch's refusals begin when Codex reports them as plain text (no exit code).
+_PATCH_REFUSALS = ("apply_patch verification failed", "failed to apply patch", "invalid patch")
+
+
+def _split_request(block: dict[str, Any]) -> list[dict[str, Any]]:
+    """A text with Codex's "## My request for Codex:" marker: what comes before it (the
+    IDE's context), hidden as context, and the words after it, the prompt."""
+    text = block.get("text")
+    if block.get("type") != "text" or not isinstance(text, str):
+        return [block]
+    marker = _REQUEST_MARKER.search(text)
+    if marker is None:
+        return [block]
+    before, after = text[: marker.start()].rstrip(), text[marker.end() :]
+    parts = [{"type": "text", "text": after}]
+    if before:
+        parts.insert(0, {"type": "text", "text": before, "codexContext": True})
+    return parts
 
 
 def _wrapped_output(text: str) -> tuple[str, int | None] | None:
@@ -852,6 +927,25 @@ def _user_shell(blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
     }
 
 
+def _turn_context_per_request(parsed: list[tuple[int, Any]]) -> bool:
+    """Whether the file comes from a build that wrote a ``turn_context`` before every model
+    request (late 2025): one follows a tool output within a turn. Those builds also counted
+    a request's tokens before writing its items, each call followed by its output, so there
+    a request ends at the next ``turn_context``, not at an output."""
+    after_output = False
+    for _, value in parsed:
+        if not isinstance(value, dict):
+            continue
+        kind, payload = value.get("type"), value.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        if kind == "turn_context" and after_output:
+            return True
+        if kind == "response_item":
+            after_output = as_str(payload.get("type")) in _OUTPUT_TYPES
+    return False
+
+
 def _label(kind: Any) -> str:
     """A line or item type as a note names it (any JSON value; long ones shortened)."""
     text = kind if isinstance(kind, str) else json.dumps(kind, ensure_ascii=False)
@@ -890,5 +984,6 @@ def _ms(when: str) -> int | None:
 
 
 def _count(value: Any) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A token count; a negative, fractional or absurd one (past 2**53) is none."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
     return value if ok else 0

@@ -485,6 +485,17 @@ def _converted_summary(path: Path) -> SessionSummary | None:
     return summary
 
 
+def _legacy_codex_header(value: Any) -> bool:
+    """A Codex rollout's first line before September 2025: ``id`` and ``timestamp``, no
+    ``type`` (its items' "message" type is also Pi's, so the scan cannot tell them)."""
+    return (
+        isinstance(value, dict)
+        and "type" not in value
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+    )
+
+
 def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
     if moment and (summary.started is None or moment < summary.started):
         summary.started = moment
@@ -544,6 +555,11 @@ def scan_summary(path: Path) -> SessionSummary:
                         raw = raw.decode("utf-8", errors="replace").lstrip(JS_SPACE).encode()
                         summary._needs_loader = True
                     header = _loads(raw)
+                    converted = (  # an old Codex rollout: its items look like Pi's
+                        _converted_summary(path) if first and _legacy_codex_header(header) else None
+                    )
+                    if converted is not None:
+                        return converted
                     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
                         continue
                     looking_for_header = False

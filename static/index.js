@@ -134,14 +134,16 @@
         target.href = href + "#" + encodeURIComponent(p.anchor);
         item.appendChild(target);
       }
-      var at = p.lower.indexOf(terms[0]), from = Math.max(0, at - 60);
-      var piece = p.text.slice(from, at + terms[0].length + 100);
+      // found in the text itself (lower-casing may change a string's length: "İ")
+      var found = new RegExp(terms[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i").exec(p.text);
+      var at = found ? found.index : 0, size = found ? found[0].length : 0;
+      var from = Math.max(0, at - 60), piece = p.text.slice(from, at + size + 100);
       if (from) target.appendChild(doc.createTextNode("…"));
       var mark = doc.createElement("mark");
-      mark.textContent = piece.slice(at - from, at - from + terms[0].length);
+      mark.textContent = piece.slice(at - from, at - from + size);
       target.appendChild(doc.createTextNode(piece.slice(0, at - from)));
       target.appendChild(mark);
-      target.appendChild(doc.createTextNode(piece.slice(at - from + terms[0].length)));
+      target.appendChild(doc.createTextNode(piece.slice(at - from + size)));
       if (from + piece.length < p.text.length) target.appendChild(doc.createTextNode("…"));
       list.appendChild(item);
     });

@@ -599,3 +599,221 @@ def test_the_files_table_counts_what_patches_changed(session) -> None:
     assert (report.edits, report.writes, report.added, report.removed) == (1, 0, 3, 2)
     assert (test.edits, test.writes, test.added, test.removed) == (0, 1, 5, 0)
     assert report.changes == test.changes == ["L19"]  # the patch's result
+
+
+# --- shapes of other Codex builds (found in review) -------------------------------------
+
+
+def rollout(*payloads: tuple[str, dict[str, Any]]) -> bytes:
+    """A rollout of (line type, payload) pairs after a session_meta, one second apart."""
+    lines = [("session_meta", {"id": "s9", "timestamp": "2025-11-01T10:00:00Z", "cwd": "/p"})]
+    lines += payloads
+    return "".join(
+        json.dumps(
+            {
+                "timestamp": f"2025-11-01T10:{n // 60:02d}:{n % 60:02d}.000Z",
+                "type": kind,
+                "payload": payload,
+            }
+        )
+        + "\n"
+        for n, (kind, payload) in enumerate(lines)
+    ).encode()
+
+
+def item(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    return ("response_item", {"type": kind, **fields})
+
+
+def said(role: str, text: str) -> tuple[str, dict[str, Any]]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return item("message", role=role, content=[{"type": kind, "text": text}])
+
+
+def call(call_id: str, command: str = "ls") -> tuple[str, dict[str, Any]]:
+    arguments = json.dumps({"command": ["bash", "-lc", command]})
+    return item("function_call", name="shell", arguments=arguments, call_id=call_id)
+
+
+def output(call_id: str, text: str = "ok") -> tuple[str, dict[str, Any]]:
+    return item("function_call_output", call_id=call_id, output=text)
+
+
+def tokens(total: int, last: int) -> tuple[str, dict[str, Any]]:
+    usage = {"input_tokens": total, "output_tokens": 1, "total_tokens": total + 1}
+    step = {"input_tokens": last, "output_tokens": 1, "total_tokens": last + 1}
+    return (
+        "event_msg",
+        {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": step}},
+    )
+
+
+CONTEXT = ("turn_context", {"cwd": "/p", "model": "gpt-5-codex"})
+
+
+def test_a_prompt_after_codexs_request_marker_is_the_prompt() -> None:
+    """Codex's IDE and desktop clients write the IDE's context, then "## My request for
+    Codex:", then the words typed: those are the prompt (and the title), the rest context."""
+    text = (
+        "# Context from my IDE setup:\n## Open tabs:\n- a.py\n\n"
+        "## My request for Codex:\nfix the flaky login test"
+    )
+    session = parse_session_bytes(rollout(said("user", text), CONTEXT, said("assistant", "done")))
+    (prompt,) = [e for e in session.iter_messages() if e.role == "user"]
+    assert text_of(prompt.message) == "fix the flaky login test"
+    assert session.title == "fix the flaky login test"
+    (context,) = [e for e in session.entries if e.type == "custom_message"]
+    assert context.raw["content"] == "# Context from my IDE setup:\n## Open tabs:\n- a.py"
+    bare = parse_session_bytes(rollout(said("user", "## My request for Codex:\nhello")))
+    assert [text_of(e.message) for e in bare.iter_messages()] == ["hello"]
+    action = parse_session_bytes(rollout(said("user", "<user_action>review done</user_action>")))
+    assert not [e for e in action.iter_messages() if e.role == "user"]  # Codex's, not typed
+
+
+def test_builds_that_count_a_request_before_its_items_are_read_by_request() -> None:
+    """Late-2025 builds: a turn_context before every request, its token count next, then
+    its items, each call followed by its output. Parallel calls stay one message, and each
+    request's tokens go to its own message."""
+    data = rollout(
+        said("user", "hi"),
+        CONTEXT,
+        tokens(100, 100),
+        item("reasoning", summary=[{"type": "summary_text", "text": "t"}]),
+        call("a"),
+        output("a"),
+        call("b"),
+        output("b"),
+        CONTEXT,
+        tokens(300, 200),
+        said("assistant", "done 1"),
+        said("user", "next"),
+        CONTEXT,
+        tokens(600, 300),
+        said("assistant", "done 2"),
+    )
+    session = parse_session_bytes(data)
+    answers = [e for e in session.iter_messages() if e.role == "assistant"]
+    calls = [[b["id"] for b in e.message["content"] if b["type"] == "toolCall"] for e in answers]
+    assert calls == [["a", "b"], [], []]
+    assert [e.message["usage"]["input"] for e in answers] == [100, 200, 300]
+    roles = [e.role for e in session.iter_messages()]
+    assert roles == [
+        "user",
+        "assistant",
+        "toolResult",
+        "toolResult",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+
+
+def test_a_refused_patch_is_an_error_and_changes_no_file() -> None:
+    from exporter.render.files_touched import files_touched
+
+    patch = "\n*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    for refusal in (
+        "apply_patch verification failed: Failed to find expected lines in src/a.py",
+        "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror: hunk did not apply\n",
+    ):
+        data = rollout(
+            said("user", "patch it"),
+            CONTEXT,
+            item("custom_tool_call", name="apply_patch", call_id="p1", input=patch),
+            item("custom_tool_call_output", call_id="p1", output=refusal),
+        )
+        session = parse_session_bytes(data)
+        (result,) = [e for e in session.iter_messages() if e.role == "toolResult"]
+        assert result.message["isError"] is True, refusal
+        assert "Wall time" not in text_of(result.message)
+        (touched,) = files_touched(session, lambda p: p)
+        assert (touched.edits, touched.failed_edits, touched.added) == (0, 1, 0)
+        assert "(not applied)" in render_session(session)  # the blank line before: still a patch
+
+
+def test_an_interrupt_after_a_requests_outputs_stops_the_next_request() -> None:
+    data = rollout(
+        said("user", "hi"),
+        CONTEXT,
+        call("a"),
+        tokens(100, 100),
+        output("a"),
+        ("event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+        said("user", "next"),
+    )
+    session = parse_session_bytes(data)
+    answers = [e for e in session.iter_messages() if e.role == "assistant"]
+    assert [e.message["stopReason"] for e in answers] == ["toolUse", "aborted"]
+    assert answers[1].message["content"] == [] and answers[1].parent_id == "L6"  # the output
+
+
+def test_server_side_tools_end_no_request_and_a_generated_image_is_shown() -> None:
+    png = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJ"
+        "RU5ErkJggg=="
+    )
+    data = rollout(
+        said("user", "draw a cat"),
+        CONTEXT,
+        item(
+            "image_generation_call",
+            id="ig_1",
+            status="completed",
+            revised_prompt="a cat",
+            result=png,
+        ),
+        said("assistant", "here"),
+        tokens(50, 50),
+    )
+    session = parse_session_bytes(data)
+    (answer,) = [e for e in session.iter_messages() if e.role == "assistant"]
+    assert answer.message["stopReason"] == "stop"
+    (result,) = [e for e in session.iter_messages() if e.role == "toolResult"]
+    assert result.message["content"][0]["mimeType"] == "image/png"
+    assert result.message["toolCallId"] == "ig_1"
+    html = render_session(session)
+    assert f"data:image/png;base64,{png}" in html and "no result" not in html
+
+
+def test_absurd_token_counts_count_as_none() -> None:
+    huge = rollout(said("user", "hi"), CONTEXT, said("assistant", "x"), tokens(10**400, 10**400))
+    session = parse_session_bytes(huge)
+    assert compute_stats(session).all.input == 0
+    assert "Overflow" not in render_session(session)
+
+
+def test_a_request_counted_after_the_last_message_still_counts() -> None:
+    """In a file whose counts come before their request's items, a last count with no item
+    after it (a request of encrypted reasoning only) goes to the last message."""
+    data = rollout(
+        said("user", "hi"),
+        CONTEXT,
+        tokens(10, 10),
+        call("a"),
+        output("a"),
+        CONTEXT,
+        tokens(30, 20),
+    )
+    session = parse_session_bytes(data)
+    assert compute_stats(session).all.input == 30
+    (answer,) = [e for e in session.iter_messages() if e.role == "assistant"]
+    assert answer.message["usage"]["input"] == 30
+
+
+def test_list_reads_an_old_rollout_as_codexs(tmp_path: Path) -> None:
+    lines = [
+        {"id": "c27a914d", "timestamp": "2025-08-20T13:20:47.060Z", "instructions": None},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+    ]
+    day = tmp_path / "sessions" / "2025" / "08" / "20"
+    day.mkdir(parents=True)
+    (day / "rollout-2025-08-20T13-20-47-c27a914d.jsonl").write_text(
+        "".join(json.dumps(v) + "\n" for v in lines), encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        cli, ["list", "--sessions-dir", str(tmp_path / "sessions"), "--all", "--json"]
+    )
+    row = json.loads(result.stdout)
+    assert row["id"] == "c27a914d" and row["first_prompt"] == "hi"
+    assert row["started"].startswith("2025-08-20T13:20:47")

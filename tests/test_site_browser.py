@@ -364,3 +364,37 @@ def test_the_filter_finds_a_session_by_a_prompt_and_links_to_it(site: Path, tab:
     page.locator("#filter").press("Escape")
     assert page.locator(".prompt-hits").count() == 0
     tab.assert_clean({url, target})
+
+
+def test_a_prompt_hit_marks_the_word_found_even_after_letters_that_grow_lowercased(
+    tmp_path: Path, tab: Tab
+) -> None:
+    """ "İ" lower-cases to two characters: the mark was placed by the lower-cased text's
+    offsets, one character off ("ebra" for "zebra")."""
+    import json
+
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-06-01T10:00:00Z"}
+    entries = [header | {"cwd": "/p"}]
+    for n, text in enumerate(["first prompt", "İİİ İstanbul trip zebra stripes"], 1):
+        entries.append(
+            {
+                "type": "message",
+                "id": f"u{n}",
+                "parentId": f"u{n - 1}" if n > 1 else None,
+                "timestamp": f"2025-06-01T10:00:0{n}Z",
+                "message": {"role": "user", "content": text},
+            }
+        )
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    (folder / "2025-06-01T10-00-00-000Z_s1.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8"
+    )
+    build_site(session_files(tmp_path / "sessions"), tmp_path / "site", jobs=1, progress=False)
+    url = (tmp_path / "site" / "index.html").as_uri()
+    page = tab.page
+    page.goto(url)
+    page.locator("#filter").fill("zebra")
+    expect(page.locator(".prompt-hits mark")).to_have_text("zebra")
+    assert "trip zebra stripes" in page.locator(".prompt-hits a").inner_text()
+    tab.assert_clean({url})

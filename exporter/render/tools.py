@@ -389,7 +389,7 @@ class Patch:
 def patch_diff(patch: str) -> Patch | None:
     """Codex's ``apply_patch`` text (``*** Begin Patch``, ``*** Update File: p``, hunks of
     +/-/space lines) as a :class:`Patch`; None when the text is not such a patch."""
-    lines = patch.replace("\r\n", "\n").split("\n")
+    lines = patch.strip().replace("\r\n", "\n").split("\n")  # Codex trims it too
     if not lines or lines[0].strip() != "*** Begin Patch":
         return None
     out: list[str] = []
