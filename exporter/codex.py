@@ -171,6 +171,7 @@ class _Converter:
         self.entries: list[tuple[int, dict[str, Any]]] = []
         self.leaf: str | None = None
         self.parent_of: dict[str, str | None] = {}  # entry id -> its parent, as placed
+        self.placed: dict[str, dict[str, Any]] = {}  # entry id -> the entry
         self.meta: dict[str, Any] = {}
         self.legacy_time = ""
         self.model = ""
@@ -497,12 +498,16 @@ class _Converter:
             self.unpriced.add(model)
 
     def _last_assistant(self) -> dict[str, Any] | None:
+        """The open message, else the nearest assistant message up the current branch
+        (after a rollback, not the dropped turns' last one)."""
         if self.open is not None:
             return self.open.message
-        for _, entry in reversed(self.entries):
-            message = entry.get("message")
+        entry_id = self.leaf
+        while entry_id is not None:
+            message = self.placed[entry_id].get("message")
             if isinstance(message, dict) and message.get("role") == "assistant":
                 return message
+            entry_id = self.parent_of.get(entry_id)
         return None
 
     def _stop(self, number: int, when: str, reason: str, text: str) -> None:
@@ -511,8 +516,8 @@ class _Converter:
         if self.open is not None and self.open.after_output:
             self._close()  # the request whose outputs came had ended: the next one stopped
         message = self.open.message if self.open is not None else None
-        if message is None and self.entries:
-            last = self.entries[-1][1].get("message")
+        if message is None and self.leaf is not None:
+            last = self.placed[self.leaf].get("message")
             if isinstance(last, dict) and last.get("role") == "assistant":
                 message = last
         if message is None:
@@ -553,6 +558,7 @@ class _Converter:
     def _place(self, number: int, entry: dict[str, Any]) -> None:
         entry["parentId"] = self.leaf
         self.parent_of[entry["id"]] = self.leaf
+        self.placed[entry["id"]] = entry
         self.entries.append((number, entry))
         self.leaf = entry["id"]
 

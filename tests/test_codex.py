@@ -817,3 +817,23 @@ def test_list_reads_an_old_rollout_as_codexs(tmp_path: Path) -> None:
     row = json.loads(result.stdout)
     assert row["id"] == "c27a914d" and row["first_prompt"] == "hi"
     assert row["started"].startswith("2025-08-20T13:20:47")
+
+
+def test_after_a_rollback_usage_and_an_interrupt_stay_on_the_new_branch() -> None:
+    """The dropped turn's answer is the last one read, but not on the branch that goes on."""
+    data = rollout(
+        said("user", "one"),
+        CONTEXT,
+        said("assistant", "a1"),
+        tokens(10, 10),
+        said("user", "two"),
+        CONTEXT,
+        said("assistant", "a2"),
+        tokens(30, 20),
+        ("event_msg", {"type": "thread_rolled_back", "num_turns": 1}),
+        ("event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+    )
+    session = parse_session_bytes(data)
+    by_text = {text_of(e.message): e for e in session.iter_messages() if e.role == "assistant"}
+    assert by_text["a2"].message["stopReason"] == "stop"  # dropped, and finished
+    assert by_text["a1"].message["stopReason"] == "aborted"  # the branch the turn went on
