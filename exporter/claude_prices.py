@@ -40,8 +40,12 @@ def prices(model: str) -> tuple[float, float, float, float] | None:
 def cost(model: str, usage: dict[str, Any]) -> dict[str, float] | None:
     """Pi's ``usage.cost`` object for one turn (``usage`` in Pi's names), or None."""
     price = prices(model)
-    if price is None:
-        return None
+    return None if price is None else cost_at(price, usage)
+
+
+def cost_at(price: tuple[float, float, float, float], usage: dict[str, Any]) -> dict[str, float]:
+    """Pi's ``usage.cost`` for ``usage`` at ``price`` (input, output, cache read, cache
+    write; dollars per million tokens): the arithmetic of any provider's list price."""
     parts = {
         key: usage.get(key, 0) * rate / 1_000_000
         for key, rate in zip(("input", "output", "cacheRead", "cacheWrite"), price, strict=True)

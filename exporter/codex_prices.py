@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from exporter.claude_prices import cost_at
+
 #: model -> (input, output, cache read), dollars per million tokens
 _PRICES = {
     "gpt-4.1": (2.0, 8.0, 0.5),
@@ -57,11 +59,4 @@ def prices(model: str) -> tuple[float, float, float] | None:
 def cost(model: str, usage: dict[str, Any]) -> dict[str, float] | None:
     """Pi's ``usage.cost`` object for one turn (``usage`` in Pi's names), or None."""
     price = prices(model)
-    if price is None:
-        return None
-    parts = {
-        key: usage.get(key, 0) * rate / 1_000_000
-        for key, rate in zip(("input", "output", "cacheRead"), price, strict=True)
-    }
-    parts["cacheWrite"] = 0.0
-    return {**parts, "total": sum(parts.values())}
+    return None if price is None else cost_at((*price, 0.0), usage)

@@ -514,36 +514,30 @@ def test_encode_cwd_matches_pi(context_script_output) -> None:
         assert encode_cwd(cwd) == folder, cwd
 
 
-# --- a Claude Code transcript, converted -------------------------------------------------------
+# --- other agents' transcripts, converted ---------------------------------------------------
 
 
-def test_a_claude_code_session_written_as_pi_session_is_what_pi_reads(pi_reference, tmp_path):
-    """A Claude Code transcript as our Pi v3 copy (what ``redact`` and a gist's
+@pytest.mark.parametrize(
+    ("folder", "pattern", "name"),
+    [
+        ("claude-code", "7f3c9a12-*.jsonl", "Dark mode for settings"),
+        ("codex", "rollout-*.jsonl", "Fix price rounding in the stock report"),  # a rollback
+    ],
+    ids=["claude-code", "codex"],
+)
+def test_another_agents_session_written_as_pi_session_is_what_pi_reads(
+    pi_reference, tmp_path, folder: str, pattern: str, name: str
+):
+    """A Claude Code or Codex transcript as our Pi v3 copy (what ``redact`` and a gist's
     session.jsonl hold): Pi opens it on the same leaf, path, tree and cost as our reading of
     the original file."""
-    source = REPO_TESTS / "data" / "claude-code" / "7f3c9a12-4b6e-4d1a-9c3e-2a5b8d0e1f47.jsonl"
+    (source,) = (REPO_TESTS / "data" / folder).glob(pattern)
     converted = load_session(source)
     copy = tmp_path / "converted.jsonl"
     copy.write_text(session_to_jsonl(converted), encoding="utf-8")
     (record,) = pi_reference([copy])
     facts = python_facts(converted)
-    assert facts["name"] == "Dark mode for settings"
-    assert_agrees(record, facts, 3, copy.name)
-    assert record["rewritten"] is False
-    assert load_session(copy).active_path == converted.active_path
-
-
-def test_a_codex_session_written_as_pi_session_is_what_pi_reads(pi_reference, tmp_path):
-    """A Codex rollout as our Pi v3 copy: Pi opens it on the same leaf, path (the branch
-    its rollback made), tree and cost as our reading of the original file."""
-    source = REPO_TESTS / "data" / "codex"
-    (source,) = source.glob("rollout-*.jsonl")
-    converted = load_session(source)
-    copy = tmp_path / "converted.jsonl"
-    copy.write_text(session_to_jsonl(converted), encoding="utf-8")
-    (record,) = pi_reference([copy])
-    facts = python_facts(converted)
-    assert facts["name"] == "Fix price rounding in the stock report"
+    assert facts["name"] == name
     assert_agrees(record, facts, 3, copy.name)
     assert record["rewritten"] is False
     assert load_session(copy).active_path == converted.active_path
