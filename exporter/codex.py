@@ -250,8 +250,8 @@ class _Converter:
             self.provider = provider
 
     def _turn_context(self, number: int, payload: dict[str, Any], when: str) -> None:
-        """A turn's (or, before 0.6x, each request's) settings: a request boundary, and a
-        marker where the model or the reasoning effort changes."""
+        """A turn's settings (in late-2025 builds, each request's): a request boundary,
+        and a marker where the model or the reasoning effort changes."""
         self._close()
         self.request_start = True
         model = as_str(payload.get("model")) or ""
