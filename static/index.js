@@ -1,6 +1,7 @@
 /* pi-session-export site index: progressive enhancement only. The table is complete and
    sorted by last activity without this script; it adds column sorting, a filter box that also
-   searches the sessions' prompts, and local times (the theme toggle is theme.js). No network access (the page's CSP forbids it anyway). */
+   searches the sessions' prompts, and local times (the theme toggle is theme.js). No network
+   access (the page's CSP forbids it anyway). */
 (function () {
   "use strict";
   var doc = document;
