@@ -333,6 +333,9 @@ def test_the_page_shows_codex_tools_with_their_own_views(session, page: str) -> 
     # shell calls say where they ran instead of a JSON block of "workdir"
     assert "in ~/projects/inventory" in page or f"in {CWD}" in page
     assert "&quot;workdir&quot;" not in page and '"workdir"' not in page
+    # exec_command's limits in words, not as a block of JSON
+    assert "waits up to 10s · output up to 4,000 tokens" in page
+    assert "yield_time_ms" not in page and "max_output_tokens" not in page
     # Codex's own messages to the model: hidden, and said to be Codex's, not an extension's
     assert page.count("<h3>Codex context</h3>") == 2 and "Extension message" not in page
     assert "own message to the model (AGENTS.md, the environment, …)" in page

@@ -249,6 +249,11 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     if isinstance(workdir, str) and workdir:
         said.append(f"in {show(workdir)}")
         view.used_args.add("workdir")
+    for key, words in _SHELL_LIMITS.items():  # Codex's exec_command: how long, how much
+        value = args.get(key)
+        if _number(value) and not isinstance(value, float):
+            said.append(words(value))
+            view.used_args.add(key)
     view.subtitle = " · ".join(said)
     details = result.details if result else {}
     full = as_str(details.get("fullOutputPath"))
@@ -262,6 +267,14 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         view.exit_code = int(match.group(1))
     view.output = fold_text(text, BASH_TAIL_LINES, tail=True)
     view.images = _result_images(result)
+
+
+#: Codex's exec_command limits, said in words in the call's line (a whole number only:
+#: anything else is listed as written).
+_SHELL_LIMITS = {
+    "yield_time_ms": lambda ms: f"waits up to {ms / 1000:g}s",
+    "max_output_tokens": lambda n: f"output up to {n:,} tokens",
+}
 
 
 def _line_number(value: Any) -> bool:
