@@ -908,8 +908,8 @@ def _shell_output(text: str) -> tuple[str, int | None]:
     if match:
         body = text[match.end() :]
         if match["live"]:
-            body += f"\n\n(the command was still running: session {match['live']})"
-            return body, None
+            note = f"(the command was still running: session {match['live']})"
+            return f"{body.rstrip(chr(10))}\n\n{note}", None
         return body, int(match["code"])
     return text, None
 

@@ -840,3 +840,79 @@ def test_after_a_rollback_usage_and_an_interrupt_stay_on_the_new_branch() -> Non
     by_text = {text_of(e.message): e for e in session.iter_messages() if e.role == "assistant"}
     assert by_text["a2"].message["stopReason"] == "stop"  # dropped, and finished
     assert by_text["a1"].message["stopReason"] == "aborted"  # the branch the turn went on
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "want_name", "want_arguments"),
+    [
+        ("shell", {"command": ["zsh", "-lc", "make test"]}, "bash", {"command": "make test"}),
+        ("shell", {"command": ["/bin/bash", "-c", "ls"]}, "bash", {"command": "ls"}),
+        ("shell", {"command": ["rg", "a b", "src/"]}, "bash", {"command": "rg 'a b' src/"}),
+        (
+            "container.exec",
+            {"command": ["ls"], "timeout": 5000},
+            "bash",
+            {"command": "ls", "timeout": 5.0},
+        ),
+        (
+            "shell_command",
+            {"command": "pytest", "timeout_ms": "soon"},
+            "bash",
+            {"command": "pytest", "timeout_ms": "soon"},
+        ),  # not a number: kept as written
+        (
+            "exec_command",
+            {"cmd": "npm test", "tty": True},
+            "bash",
+            {"command": "npm test", "tty": True},
+        ),
+        (
+            "shell",
+            {"command": ["apply_patch", "*** Begin Patch\n*** End Patch"]},
+            "apply_patch",
+            {"input": "*** Begin Patch\n*** End Patch"},
+        ),
+        ("shell", {"command": "not a list"}, "bash", {"command": "not a list"}),
+        ("shell", {"command": [1, 2]}, "shell", {"command": [1, 2]}),  # not argv: as sent
+        ("apply_patch", {"patch": "*** Begin Patch"}, "apply_patch", {"input": "*** Begin Patch"}),
+        ("update_plan", {"plan": []}, "update_plan", {"plan": []}),
+    ],
+)
+def test_codexs_tool_calls_as_pis(name: str, arguments: dict, want_name: str, want_arguments: dict):
+    from exporter.codex import _pi_tool
+
+    assert _pi_tool(name, arguments) == (want_name, want_arguments)
+
+
+def test_a_local_shell_call_and_a_running_command_read_as_bash() -> None:
+    data = rollout(
+        said("user", "go"),
+        CONTEXT,
+        item(
+            "local_shell_call",
+            call_id="ls1",
+            status="completed",
+            action={
+                "type": "exec",
+                "command": ["bash", "-lc", "sleep 100"],
+                "timeout_ms": 2000,
+                "working_directory": "/p",
+            },
+        ),
+        item(
+            "function_call_output",
+            call_id="ls1",
+            output=(
+                "Chunk ID: ab12\nWall time: 10.0 seconds\nProcess running with session ID 7\n"
+                "Output:\npartial\n"
+            ),
+        ),
+    )
+    session = parse_session_bytes(data)
+    (answer,) = [e for e in session.iter_messages() if e.role == "assistant"]
+    (block,) = answer.message["content"]
+    assert block["name"] == "bash" and block["arguments"]["command"] == "sleep 100"
+    assert block["arguments"]["timeout"] == 2.0
+    (result,) = [e for e in session.iter_messages() if e.role == "toolResult"]
+    assert text_of(result.message) == "partial\n\n(the command was still running: session 7)"
+    assert result.message["isError"] is False
