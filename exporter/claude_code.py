@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from exporter import claude_prices
-from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, as_dict, as_str, content_blocks
+from exporter.entries import (
+    KNOWN_ENTRY_TYPES,
+    DamagedLine,
+    as_dict,
+    as_str,
+    content_blocks,
+    token_count,
+)
 from exporter.jsonl_in import iter_parsed_lines
 from exporter.session_parts import Diagnostic, parse_time
 
@@ -426,7 +433,7 @@ class _Converter:
                 if line.raw.get("type") == "assistant"
                 and not _costs(line.raw)
                 and claude_prices.prices(as_str(line.message.get("model")) or "") is None
-                and any(_count(v) for v in as_dict(line.message.get("usage")).values())
+                and any(token_count(v) for v in as_dict(line.message.get("usage")).values())
             }
         )
         answers = [line for line in self.order if line.raw.get("type") == "assistant"]
@@ -709,15 +716,15 @@ def _usage(answer: _Answer, model: str) -> dict[str, Any]:
         (u for line in answer.lines if isinstance(u := line.message.get("usage"), dict)), {}
     )
     outputs = [
-        _count(u.get("output_tokens"))
+        token_count(u.get("output_tokens"))
         for line in answer.lines
         if isinstance(u := line.message.get("usage"), dict)
     ]
     usage: dict[str, Any] = {
-        "input": _count(first.get("input_tokens")),
+        "input": token_count(first.get("input_tokens")),
         "output": max(outputs, default=0),
-        "cacheRead": _count(first.get("cache_read_input_tokens")),
-        "cacheWrite": _count(first.get("cache_creation_input_tokens")),
+        "cacheRead": token_count(first.get("cache_read_input_tokens")),
+        "cacheWrite": token_count(first.get("cache_creation_input_tokens")),
     }
     usage["totalTokens"] = sum(usage.values())
     costs = [cost for line in answer.lines for cost in _costs(line.raw)]
@@ -785,7 +792,7 @@ def _patch_diff(outcome: Any) -> str | None:
     if not isinstance(hunks, list) or not hunks:
         return None
     numbers = [h.get(k) for h in hunks if isinstance(h, dict) for k in ("oldStart", "newStart")]
-    if len(numbers) != 2 * len(hunks) or not all(_count(n) for n in numbers):
+    if len(numbers) != 2 * len(hunks) or not all(token_count(n) for n in numbers):
         return None
     width = len(str(max(numbers) + max(len(h.get("lines") or ()) for h in hunks)))
     out: list[str] = []
@@ -885,8 +892,3 @@ def _stamp(message: dict[str, Any], raw: dict[str, Any]) -> None:
     moment = parse_time(text) if isinstance(text, str) else None
     if moment is not None:
         message["timestamp"] = int(moment.timestamp() * 1000)
-
-
-def _count(value: Any) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if ok else 0

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import codex_prices
-from exporter.entries import DamagedLine, as_dict, as_str
+from exporter.entries import DamagedLine, as_dict, as_str, token_count
 from exporter.session_parts import Diagnostic, parse_time
 
 #: How many parsed lines the format check looks at.
@@ -455,11 +455,11 @@ class _Converter:
         last = info.get("last_token_usage")
         if not isinstance(last, dict) and isinstance(total, dict):  # the difference, then
             before = as_dict(previous)
-            last = {k: _count(total.get(k)) - _count(before.get(k)) for k in total}
+            last = {k: token_count(total.get(k)) - token_count(before.get(k)) for k in total}
         if not isinstance(last, dict):
             return
         counts = {
-            key: _count(last.get(key))
+            key: token_count(last.get(key))
             for key in ("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens")
         }
         self.last_tokens = counts["total_tokens"] or counts["input_tokens"]
@@ -987,9 +987,3 @@ def _stamp(message: dict[str, Any], when: str) -> None:
 def _ms(when: str) -> int | None:
     moment = parse_time(when) if when else None
     return int(moment.timestamp() * 1000) if moment is not None else None
-
-
-def _count(value: Any) -> int:
-    """A token count; a negative, fractional or absurd one (past 2**53) is none."""
-    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
-    return value if ok else 0

@@ -62,6 +62,14 @@ def as_number(value: Any) -> float:
     return number if math.isfinite(number) else 0.0  # 1e400 parses as inf: not a number here
 
 
+def token_count(value: Any) -> int:
+    """A count of tokens (or lines) another agent's file gives: a whole number from 0 to
+    2**53; anything else (negative, fractional, a bool, an absurd 400-digit one that no
+    price could multiply) counts as none."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
+    return value if ok else 0
+
+
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 

@@ -625,3 +625,36 @@ def test_markdown_heads_claude_codes_own_messages_as_its_own(tmp_path: Path) -> 
     text = out.read_text(encoding="utf-8")
     assert "### Claude Code command ·" in text and "Extension message" not in text
     assert "leaves out: 1 Claude Code context message." in text  # one, not "messages"
+
+
+def test_absurd_token_counts_count_as_none() -> None:
+    """A 400-digit count (damage, or a hand-made file) is no count: no price can multiply it
+    (it raised OverflowError), as Codex's reader already said."""
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "x"}],
+                "usage": {"input_tokens": 10**400, "output_tokens": 7},
+            },
+        },
+    ]
+    session = parse_session_bytes("".join(json.dumps(v) + "\n" for v in lines).encode())
+    usage = compute_stats(session).all
+    assert (usage.input, usage.output) == (0, 7)
+    assert "x" in render_session(session)
