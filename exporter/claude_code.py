@@ -34,6 +34,7 @@ from exporter.entries import (
     content_blocks,
     token_count,
 )
+from exporter.formatting import plural
 from exporter.jsonl_in import iter_parsed_lines
 from exporter.session_parts import Diagnostic, parse_time
 
@@ -485,7 +486,7 @@ class _Converter:
                 Diagnostic(
                     0,
                     "claude-code-copies",
-                    f"{_lines(self.copies)} with an earlier line's uuid (a resumed session "
+                    f"{plural(self.copies, 'line')} with an earlier line's uuid (a resumed session "
                     "copies them); the first of each is shown",
                     "info",
                 )
@@ -524,7 +525,7 @@ def convert(
             Diagnostic(
                 0,
                 SUB_AGENTS,
-                f"{len(agents):,} sub-agent transcript{'s' if len(agents) != 1 else ''} "
+                f"{plural(len(agents), 'sub-agent transcript')} "
                 "shown as a branch after the result of the call that ran it (their lines "
                 "are numbered after this file's)",
                 "info",
@@ -581,7 +582,7 @@ def sub_agents(
                 Diagnostic(
                     0,
                     "sub-agent",
-                    f"{agent_path.name}: {_lines(len(problems))} could not be read "
+                    f"{agent_path.name}: {plural(len(problems), 'line')} could not be read "
                     f"(first: {problems[0]})",
                 )
             )
@@ -621,10 +622,6 @@ def sub_agent_stamps(path: Path) -> str:
         return ""
     text = "\n".join(stamps).encode("utf-8", "surrogateescape")
     return hashlib.sha256(text).hexdigest()[:32]
-
-
-def _lines(count: int) -> str:
-    return f"{count:,} line{'' if count == 1 else 's'}"
 
 
 def _is_root(value: dict[str, Any]) -> bool:

@@ -29,6 +29,8 @@ from typing import Any
 
 from exporter import codex_prices
 from exporter.entries import DamagedLine, as_dict, as_str, token_count
+from exporter.formatting import plural
+from exporter.jsonl_in import shorten
 from exporter.session_parts import Diagnostic, parse_time
 
 #: How many parsed lines the format check looks at.
@@ -633,8 +635,9 @@ class _Converter:
                 Diagnostic(
                     0,
                     "codex-bookkeeping",
-                    f"{count:,} Codex bookkeeping line{'s are' if count != 1 else ' is'} not "
-                    f"shown ({kinds}); the session file keeps them",
+                    f"{plural(count, 'Codex bookkeeping line')} "
+                    f"{'is' if count == 1 else 'are'} not shown ({kinds}); the session file "
+                    "keeps them",
                     "info",
                 )
             )
@@ -643,8 +646,8 @@ class _Converter:
                 Diagnostic(
                     0,
                     "codex-repeats",
-                    f"{self.repeats:,} Codex event{'s' if self.repeats != 1 else ''} repeating "
-                    "a message or reasoning shown from its own line",
+                    f"{plural(self.repeats, 'Codex event')} repeating a message or reasoning "
+                    "shown from its own line",
                     "info",
                 )
             )
@@ -653,9 +656,8 @@ class _Converter:
                 Diagnostic(
                     0,
                     "codex-rollback",
-                    f"Codex rolled turns back {self.rollbacks:,} time"
-                    f"{'s' if self.rollbacks != 1 else ''}: what followed is a branch beside "
-                    "the turns it dropped",
+                    f"Codex rolled turns back {plural(self.rollbacks, 'time')}: what followed "
+                    "is a branch beside the turns it dropped",
                     "info",
                 )
             )
@@ -954,8 +956,7 @@ def _turn_context_per_request(parsed: list[tuple[int, Any]]) -> bool:
 
 def _label(kind: Any) -> str:
     """A line or item type as a note names it (any JSON value; long ones shortened)."""
-    text = kind if isinstance(kind, str) else json.dumps(kind, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return shorten(kind if isinstance(kind, str) else json.dumps(kind, ensure_ascii=False), 40)
 
 
 def _spawned_by(source: Any) -> str | None:
