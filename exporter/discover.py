@@ -38,6 +38,7 @@ from exporter.loader import (
     header_id_from_path,
     header_version,
     load_session,
+    other_agent,
 )
 from exporter.session import CONVERTED_KINDS, Session, parse_time, prompt_words
 from exporter.usage import compute_stats, usage_from_raw
@@ -466,8 +467,7 @@ def _converted_summary(path: Path) -> SessionSummary | None:
     try:
         with open(path, "rb") as handle:
             head = [_loads(raw) for raw in itertools.islice(handle, claude_code.SNIFF_LINES)]
-        numbered = list(enumerate(head, start=1))
-        if not (claude_code.is_claude_code(numbered) or codex.is_codex(numbered)):
+        if other_agent(list(enumerate(head, start=1))) is None:
             return None
         session = load_session(path)
     except (OSError, SessionFormatError):

@@ -15,7 +15,8 @@ import json
 import os
 import stat as stat_module
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -116,6 +117,28 @@ _VERSIONLESS_TREE = (
 )
 
 
+@dataclass(frozen=True)
+class AgentReader:
+    """Another agent's transcript format, read as a Pi session: how its first lines are
+    told, how its lines become a Pi header and entries, and its id from a file name."""
+
+    detects: Callable[[list[tuple[int, Any]]], bool]
+    convert: Callable[..., list[tuple[int, Any]]]
+    id_from_path: Callable[[str | None], str]
+
+
+#: Claude Code's and Codex's transcripts: the loader's one door for other agents' files.
+AGENT_READERS = (
+    AgentReader(claude_code.is_claude_code, claude_code.convert, header_id_from_path),
+    AgentReader(codex.is_codex, codex.convert, codex.id_from_path),
+)
+
+
+def other_agent(parsed: list[tuple[int, Any]]) -> AgentReader | None:
+    """The reader of the agent whose transcript these (first) lines are, or None (Pi's)."""
+    return next((reader for reader in AGENT_READERS if reader.detects(parsed)), None)
+
+
 def build_session(
     parsed: list[tuple[int, Any]],
     diagnostics: list[Diagnostic],
@@ -126,16 +149,12 @@ def build_session(
 ) -> Session:
     """Turn parsed JSON lines into a Session (header rules, migration, typed entries)."""
     header: Header | None = None
-    if claude_code.is_claude_code(parsed):
-        parsed = claude_code.convert(parsed, diagnostics, damaged, path)
+    reader = other_agent(parsed)
+    if reader is not None:
+        parsed = reader.convert(parsed, diagnostics, damaged, path)
         damaged.sort(key=lambda d: d.line)
         if not parsed[0][1]["id"]:
-            parsed[0][1]["id"] = header_id_from_path(path)
-    elif codex.is_codex(parsed):
-        parsed = codex.convert(parsed, diagnostics, damaged, path)
-        damaged.sort(key=lambda d: d.line)
-        if not parsed[0][1]["id"]:
-            parsed[0][1]["id"] = codex.id_from_path(path)
+            parsed[0][1]["id"] = reader.id_from_path(path)
     first_object = next(
         ((n, v) for n, v in parsed if isinstance(v, dict) and isinstance(v.get("type"), str)),
         None,
