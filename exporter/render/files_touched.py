@@ -55,17 +55,15 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
             if block.get("type") != "toolCall" or name not in _KINDS:
                 continue
             args = as_dict(block.get("arguments"))
+            found = session.result_for_call(entry.id, index, on_path)
+            result = found if isinstance(found, MessageEntry) else None
             if name == "apply_patch":
-                found = session.result_for_call(entry.id, index, on_path)
-                result = found if isinstance(found, MessageEntry) else None
                 _count_patch(files, as_str(args.get("input")) or "", result, show)
                 continue
             path = as_str(args.get("path")) or as_str(args.get("file_path"))
             if not path:
                 continue
             touches = files.setdefault(path, FileTouches(show(path)))
-            found = session.result_for_call(entry.id, index, on_path)
-            result = found if isinstance(found, MessageEntry) else None
             if name == "read":
                 touches.reads += 1
             elif name == "write":
