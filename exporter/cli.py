@@ -62,6 +62,7 @@ LAZY_COMMANDS = {
     "share": ("exporter.share_cli", "share_command"),
     "publish": ("exporter.publish_cli", "publish_command"),
     "pi-extension": ("exporter.pi_extension_cli", "pi_extension_command"),
+    "watch": ("exporter.watch_cli", "watch_command"),
 }
 #: One line per command for `pi-session --help` (click cut each docstring mid-sentence, and
 #: listing them imported every command's module).
@@ -74,6 +75,7 @@ SHORT_HELP = {
     "share": "Share a session as a secret GitHub gist (redacted), or delete one.",
     "publish": "Publish sessions to a private Hugging Face dataset (redacted).",
     "pi-extension": "The Pi package with /export-html and /share-html: its folder, or install.",
+    "watch": "Serve a session's page on 127.0.0.1, made again as the session grows.",
 }
 
 

@@ -1005,16 +1005,19 @@ def test_repeated_outputs_link_only_to_a_copy_on_their_own_path(name: str) -> No
         assert shown_again > 0  # copies in branches whose path holds no other copy
 
 
-@pytest.mark.parametrize("script", ["page.js", "index.js"])
+@pytest.mark.parametrize("script", ["page.js", "index.js", "live.js"])
 def test_shipped_scripts_are_minified_and_still_parse(script: str, tmp_path) -> None:
     """Comments and indentation are stripped from the inline script (bytes in every page);
     the result must still be valid JavaScript (Node checks the syntax)."""
     import shutil
 
     from exporter.render import asset_dir
-    from exporter.render.assets import shared_script
+    from exporter.render.assets import live_css_and_script, shared_script
 
-    js = shared_script(asset_dir("static"), script)
+    if script == "live.js":  # only in pages `pi-session watch` serves, on its own
+        js = live_css_and_script()[1]
+    else:
+        js = shared_script(asset_dir("static"), script)
     source = (asset_dir("static") / script).read_text(encoding="utf-8")
     assert len(js) < 0.85 * len(source) + 2000
     assert "//" not in js and "/*" not in js and "\n\n" not in js
@@ -1166,7 +1169,7 @@ def test_a_prompt_that_is_only_markup_is_previewed_as_written() -> None:
     assert prompt_preview("> ", 60) == ">"
 
 
-@pytest.mark.parametrize("script", ["theme.js", "page.js", "index.js"])
+@pytest.mark.parametrize("script", ["theme.js", "page.js", "index.js", "live.js"])
 def test_scripts_keep_to_what_the_minifier_can_strip_safely(script: str) -> None:
     """The minifier is a few regexes, not a parser: a comment must be a whole line, a /* */
     block starting a line, or "  // " after ; { } ) , and no "//" or "/*" may appear

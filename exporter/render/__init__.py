@@ -30,6 +30,7 @@ from exporter.render.assets import (
     NOSCRIPT_CSS,
     asset_dir,
     head_script,
+    live_css_and_script,
     page_css_and_script,
 )
 from exporter.render.chart import build_chart
@@ -73,6 +74,9 @@ class RenderOptions:
     # entries). Changes speed, never the page;
     # 1 by default because callers such as the site build already run one page per CPU.
     jobs: int = 1
+    # Set by `pi-session watch`, which serves the page: this version's name. The page asks
+    # its server for the current one and reloads itself when they differ.
+    live_version: str | None = None
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
@@ -172,17 +176,29 @@ def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
     """What frames the content: versions, theme, the way back to a site's index, and the
     inline CSS and scripts with the policy that allows exactly them."""
     css, js = page_css_and_script()
+    styles, scripts, live = [css, NOSCRIPT_CSS], [head_script(), js], None
+    if options.live_version is not None:
+        live_css, live_js = live_css_and_script()
+        styles.append(live_css)
+        scripts.append(live_js)
+        live = {
+            "version": options.live_version,
+            "session": session.id or "",
+            "css": Markup(live_css),
+            "js": Markup(live_js),
+        }
     return {
         "tool_version": __version__,
         "file_version": session.version,
         "redaction_note": session.redaction_note,
         "theme": options.theme,
-        "csp": content_security_policy([css, NOSCRIPT_CSS], [head_script(), js]),
+        "csp": content_security_policy(styles, scripts, ask_own_server=live is not None),
         "css": Markup(css),
         "noscript_css": Markup(NOSCRIPT_CSS),
         "head_js": Markup(head_script()),
         "js": Markup(js),
         "index_href": options.index_href,
+        "live": live,
     }
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "NOSCRIPT_CSS",
     "asset_dir",
     "head_script",
+    "live_css_and_script",
     "minify_css",
     "minify_js",
     "page_css_and_script",
@@ -53,6 +54,15 @@ def shared_script(folder: Path, name: str) -> str:
 def head_script() -> str:
     """The stored theme, applied in <head> before the first paint."""
     return minify_js((asset_dir("static") / "theme-head.js").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def live_css_and_script() -> tuple[str, str]:
+    """What a page served by ``pi-session watch`` adds: its status line and the script that
+    reloads the page when the session changed."""
+    folder = asset_dir("static")
+    css = minify_css((folder / "live.css").read_text(encoding="utf-8"))
+    return css, minify_js((folder / "live.js").read_text(encoding="utf-8"))
 
 
 #: Without a script nothing re-aims a jump into a folded branch once the entries above it

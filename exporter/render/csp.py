@@ -1,7 +1,8 @@
 """The Content-Security-Policy every page (session page, index, project page) ships.
 
 A page is opened from disk or a gist and holds untrusted text: it may load nothing and run
-nothing but its own inline style and scripts, each allowed by its SHA-256.
+nothing but its own inline style and scripts, each allowed by its SHA-256. A page served
+live by ``pi-session watch`` may also ask its own server whether the session changed.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from collections.abc import Sequence
 __all__ = ["content_security_policy"]
 
 
-def content_security_policy(styles: Sequence[str], scripts: Sequence[str]) -> str:
-    """Every inline style and script allowed by its hash, and nothing else at all."""
+def content_security_policy(
+    styles: Sequence[str], scripts: Sequence[str], *, ask_own_server: bool = False
+) -> str:
+    """Every inline style and script allowed by its hash, and nothing else at all (but, with
+    ``ask_own_server``, requests to the origin that served the page)."""
+    connect = " connect-src 'self';" if ask_own_server else ""
     return (
-        "default-src 'none'; img-src data:; "
+        f"default-src 'none';{connect} img-src data:; "
         f"style-src {_hashes(styles)}; script-src {_hashes(scripts)}; "
         "base-uri 'none'; form-action 'none'"
     )

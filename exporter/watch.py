@@ -1,0 +1,201 @@
+"""`pi-session watch`'s engine: a session file followed while it grows, and its page made
+again after each change, for :mod:`exporter.live_server` to serve.
+
+The file is only read, as everywhere. A change is seen by the file's identity, size and
+modification time; a last line still being written (no newline yet) is given a moment to
+end before the page is made. A file that disappears or stops being a session keeps its
+last page on show, with the problem named, until it is readable again.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from exporter.loader import SessionFormatError, load_session
+from exporter.render import RenderOptions, render_session
+from exporter.session import Session
+
+__all__ = ["LivePage", "LiveState", "SessionWatch"]
+
+#: Seconds a last line without its newline is waited for before the file is read as it is.
+SETTLE_SECONDS = 2.0
+#: Seconds between two looks for a newer session, when the watch follows a folder's newest.
+FOLLOW_SECONDS = 3.0
+
+
+@dataclass(frozen=True)
+class LivePage:
+    """One rendered version of the page: what the server sends until the next one."""
+
+    version: str
+    html: bytes
+    updated_ms: int  # when it was made, in ms since the epoch (the page shows it locally)
+    entries: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """The page on show and, when the file could not be read again, why it is not newer.
+    Replaced whole, so the server's threads never see half an update."""
+
+    page: LivePage
+    problem: str | None = None
+
+
+Stamp = tuple[int, int, int, int]  # device, inode, size, modification time (ns)
+
+
+class SessionWatch:
+    """Follows one session file (or, with ``newest``, the newest session of a folder) and
+    keeps its current page in :attr:`state`. :meth:`step` looks once; the caller loops."""
+
+    def __init__(
+        self,
+        path: Path,
+        options: RenderOptions,
+        *,
+        leaf: str | None = None,
+        newest: Callable[[], list[Path]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = path
+        self.options = options
+        self.leaf = leaf
+        self.newest = newest
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.warnings: list[str] = []  # load diagnostics not yet reported (the caller prints)
+        self._run = secrets.token_hex(4)  # a restarted watch never repeats a version name
+        self._count = 0
+        self._stamp: Stamp | None = None
+        self._unfinished_since: float | None = None
+        self._reported: set[str] = set()
+        self._known = set(newest()) if newest is not None else set()
+        self._followed_at = clock()
+        self.state = LiveState(self._render(self._load(first=True)))
+
+    # --- one look -------------------------------------------------------------------------
+
+    def step(self) -> str | None:
+        """Look at the file once; make the page again if it changed. Returns what happened,
+        in a few words for the terminal, or None when nothing did."""
+        switched = self._follow()
+        try:
+            stamp = _stamp_of(self.path)
+        except FileNotFoundError:
+            return self._problem("the session file is gone")
+        except OSError as error:
+            return self._problem(f"cannot read the session file ({_reason(error)})")
+        if stamp == self._stamp:
+            return switched
+        if not _ends_a_line(self.path, stamp) and not self._waited_enough():
+            return switched
+        self._unfinished_since = None
+        before = self.state.page.entries
+        try:
+            session = self._load()
+        except (OSError, SessionFormatError) as error:
+            self._stamp = stamp  # not again until the file changes again
+            return self._problem(f"the session file cannot be read now: {_reason(error)}")
+        page = self._render(session)
+        self.state = LiveState(page)
+        if switched:
+            return switched
+        grown = page.entries - before
+        return f"updated: {page.entries:,} entries" + (f" ({grown:+,})" if grown else "")
+
+    def _follow(self) -> str | None:
+        """Switch to a session that started after the watch did (Pi's /new), if there is one
+        and it is the newest. Sessions that existed already never take over, however busy."""
+        if self.newest is None or self.clock() - self._followed_at < FOLLOW_SECONDS:
+            return None
+        self._followed_at = self.clock()
+        files = self.newest()
+        fresh = [path for path in files if path not in self._known]
+        self._known.update(files)
+        if not fresh or files[0] != fresh[0] or fresh[0] == self.path:
+            return None
+        self.path, self._stamp, self._unfinished_since = fresh[0], None, None
+        return f"now watching {fresh[0]}, the newest session of this folder"
+
+    def _waited_enough(self) -> bool:
+        """A last line without its newline is probably being written: wait for it a while."""
+        now = self.clock()
+        if self._unfinished_since is None:
+            self._unfinished_since = now
+        return now - self._unfinished_since >= SETTLE_SECONDS
+
+    def _problem(self, problem: str) -> str | None:
+        """Keep the last page, say why it is not newer; tell the terminal once per problem."""
+        known = self.state.problem == problem
+        self.state = replace(self.state, problem=problem)
+        return None if known else problem
+
+    # --- the page -------------------------------------------------------------------------
+
+    def _load(self, first: bool = False) -> Session:
+        """Read the file; the first time, a ``leaf`` it does not have is an error (KeyError),
+        later a warning (a rewritten file may have lost it)."""
+        stamp = _stamp_of(self.path)
+        session = load_session(self.path)
+        self._stamp = stamp  # as before the read: a line added meanwhile is seen next time
+        if self.leaf is not None:
+            try:
+                session.set_leaf(self.leaf)
+            except KeyError as error:
+                if first:
+                    raise
+                self._warn_once(f"--leaf: {error.args[0]}; showing the newest entry's branch")
+        for diagnostic in session.diagnostics:
+            if diagnostic.severity != "info":
+                self._warn_once(str(diagnostic))
+        return session
+
+    def _render(self, session: Session) -> LivePage:
+        self._count += 1
+        version = f"{self._run}.{self._count}"
+        options = replace(self.options, live_version=version, jobs=1)  # no fork: threads run
+        html = render_session(session, options).encode("utf-8", "surrogateescape")
+        return LivePage(
+            version=version,
+            html=html,
+            updated_ms=int(self.wall_clock() * 1000),
+            entries=len(session.entries),
+            path=self.path,
+        )
+
+    def _warn_once(self, message: str) -> None:
+        if message not in self._reported:
+            self._reported.add(message)
+            self.warnings.append(message)
+
+
+def _stamp_of(path: Path) -> Stamp:
+    info = os.stat(path)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _ends_a_line(path: Path, stamp: Stamp) -> bool:
+    """Whether the file's last byte is a newline (an empty file counts as ended)."""
+    size = stamp[2]
+    if size == 0:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(size - 1)
+            return handle.read(1) in (b"\n", b"")
+    except OSError:
+        return True  # let the read say what is wrong
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    return str(error)

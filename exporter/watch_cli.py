@@ -1,0 +1,151 @@
+"""`pi-session watch`: a session's page served on 127.0.0.1, made again whenever the session
+grows; the open page reloads itself and keeps the reader's place."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import stat
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from exporter.cli import CliError, session_argument, warn
+from exporter.discover import resolve_session_arg, session_files
+from exporter.formatting import terminal_text
+from exporter.render import RenderOptions
+from exporter.watch import SessionWatch
+
+if TYPE_CHECKING:
+    from exporter.live_server import LiveServer
+
+#: Seconds between two looks at the file.
+POLL_SECONDS = 0.5
+
+
+@click.command("watch")
+@session_argument
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1 to serve the page on; 0 takes a free one.",
+)
+@click.option(
+    "--leaf", metavar="ID", help="Entry id (or unique prefix) whose branch is the main transcript."
+)
+@click.option(
+    "--theme",
+    type=click.Choice(["auto", "light", "dark"]),
+    default="auto",
+    show_default=True,
+    help="Initial theme; auto follows the reader's system setting.",
+)
+@click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
+@click.option("--open", "open_page", is_flag=True, help="Open the page in a browser.")
+def watch_command(
+    session: str | None,
+    demo: bool,
+    sessions_dir: str | None,
+    port: int,
+    leaf: str | None,
+    theme: str,
+    no_embed: bool,
+    open_page: bool,
+) -> None:
+    """Serve SESSION's page on this computer (http://127.0.0.1:PORT/) and make it again
+    whenever the session changes: the open page reloads itself, keeping its place, and
+    follows the end of the session if the reader is there. Ctrl-C stops.
+
+    Without SESSION: this folder's latest session; when a newer one starts here (/new in
+    Pi), the page switches to it.
+    """
+    if leaf is not None and not leaf.strip():
+        raise CliError("--leaf needs an entry id (it was empty)", 1)
+    if demo and session is not None:
+        raise CliError("give SESSION or --demo, not both", 1)
+    path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
+    here = os.getcwd()
+    newest = None
+    if session is None and not demo:
+
+        def newest() -> list[Path]:
+            return session_files(sessions_dir, here)
+
+    options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
+    try:
+        watch = SessionWatch(path, options, leaf=leaf, newest=newest)
+    except KeyError as error:  # --leaf names no entry of the file
+        raise CliError(str(error.args[0]), 1) from None
+    _print_warnings(watch)
+    server = _serve(watch, port)
+    signal.signal(signal.SIGTERM, _stop)  # `kill`, a service manager: stop as on Ctrl-C
+    try:
+        click.echo(server.url)
+        click.echo(
+            terminal_text(f"pi-session: watching {path}; Ctrl-C stops"),
+            err=True,
+        )
+        if open_page:
+            import webbrowser
+
+            if not webbrowser.open(server.url):
+                warn(f"could not open a browser; the page is at {server.url}")
+        _loop(watch)
+    except (KeyboardInterrupt, _Stopped):
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+    click.echo("pi-session: stopped", err=True)
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped
+
+
+def _serve(watch: SessionWatch, port: int) -> LiveServer:
+    """Start the server in a thread (its module imported only here); a port taken by another
+    program is a clean error."""
+    import threading
+
+    from exporter.live_server import LiveServer
+
+    try:
+        server = LiveServer(watch, port)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise CliError(
+                f"port {port} on 127.0.0.1 is in use; pass another --port (0 takes a free one)",
+                2,
+            ) from None
+        raise
+    threading.Thread(target=server.serve_forever, name="pi-session-watch", daemon=True).start()
+    return server
+
+
+def _loop(watch: SessionWatch) -> None:
+    """Look at the file every half second, and say on stderr what changed."""
+    while True:
+        time.sleep(POLL_SECONDS)
+        news = watch.step()
+        _print_warnings(watch)
+        if news:
+            moment = time.strftime("%H:%M:%S")
+            click.echo(terminal_text(f"pi-session: {moment} {news}"), err=True)
+
+
+def _print_warnings(watch: SessionWatch) -> None:
+    for message in watch.warnings:
+        warn(message)
+    watch.warnings.clear()

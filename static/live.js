@@ -1,0 +1,147 @@
+/* pi-session-export: a page served by `pi-session watch`. It asks the server every second
+   which version of the page is current, and reloads when the session changed, keeping what
+   the reader had: the place on the page (the end, for one who was there: the page follows
+   the session as it grows), the open folds, the filter and the search. */
+(function () {
+  "use strict";
+  var meta = document.querySelector("meta[name='pi-session-live']");
+  if (!meta || !window.fetch || !window.sessionStorage) return;
+  var version = meta.getAttribute("content"), session = meta.getAttribute("data-session") || "";
+  var STATE_KEY = "pi-session-export:live", EVERY = 1000, HIDDEN_EVERY = 4000, OFF_EVERY = 5000;
+  var status = document.createElement("div");
+  status.className = "live-status";
+  status.setAttribute("role", "status");
+  document.body.appendChild(status);
+  if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+
+  function say(text, state) {
+    if (status.textContent !== text) status.textContent = text;
+    status.setAttribute("data-state", state);
+  }
+  // the end of the transcript is on screen (the page's scroll height is no guide: the
+  // outline's column can reach further down than one can scroll)
+  function atEnd() {
+    var transcript = document.getElementById("transcript");
+    return !!transcript && transcript.getBoundingClientRect().bottom <= window.innerHeight + 80;
+  }
+  // a fold is named by the closest element with an id around it (an entry, a branch) and
+  // its place among that element's folds: stable while the session grows at its end
+  function foldKey(fold) {
+    if (fold.id) return [fold.id, -1];
+    var owner = fold.parentElement && fold.parentElement.closest("[id]");
+    if (!owner) return null;
+    return [owner.id, Array.prototype.indexOf.call(owner.querySelectorAll("details"), fold)];
+  }
+  // the entry at the top of the window and how far down it starts: a place that survives
+  // the reload (pixels do not: entries not yet in view are laid out at an estimated size)
+  function topEntry() {
+    var transcript = document.getElementById("transcript");
+    if (!transcript) return null;
+    var x = Math.max(transcript.getBoundingClientRect().left + 24, 0), y, hit, entry;
+    for (y = 8; y < window.innerHeight / 2; y += 40) {  // past a gap between entries
+      hit = document.elementFromPoint(x, y);
+      entry = hit && hit.closest("[data-entry-id]");
+      if (entry && entry.id) return [entry.id, entry.getBoundingClientRect().top];
+    }
+    return null;
+  }
+  function lastEntry() {
+    var entries = document.querySelectorAll("#transcript [data-entry-id]");
+    return entries.length ? entries[entries.length - 1].getAttribute("data-entry-id") : null;
+  }
+  function save() {
+    var open = [], filter = document.querySelector("input.flt:checked");
+    var search = document.getElementById("tree-search");
+    document.querySelectorAll("details[open]").forEach(function (fold) {
+      var key = foldKey(fold);
+      if (key) open.push(key);
+    });
+    try {
+      sessionStorage.setItem(STATE_KEY, JSON.stringify({
+        session: session, at: Date.now(), y: window.scrollY, end: atEnd(), top: topEntry(), open: open,
+        filter: filter ? filter.id : null, search: search ? search.value : "", last: lastEntry()
+      }));
+    } catch (e) { /* storage full or off: the reload starts at the top */ }
+  }
+  function restore() {
+    var state = null;
+    try {
+      state = JSON.parse(sessionStorage.getItem(STATE_KEY) || "null");
+      sessionStorage.removeItem(STATE_KEY);
+    } catch (e) { return; }
+    if (!state || state.session !== session || Date.now() - state.at > 60000) return;
+    (state.open || []).forEach(function (key) {
+      var owner = document.getElementById(key[0]);
+      if (!owner) return;
+      var fold = key[1] < 0 ? owner : owner.querySelectorAll("details")[key[1]];
+      if (fold && fold.tagName === "DETAILS") fold.open = true;
+    });
+    var filter = state.filter && document.getElementById(state.filter);
+    if (filter && filter.classList.contains("flt") && !filter.checked) {
+      filter.checked = true;
+      filter.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    var search = document.getElementById("tree-search");
+    if (search && state.search) {
+      search.value = state.search;
+      search.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    markNew(state.last);
+    place(state);
+  }
+  // again each frame until the page has kept its height for a while (entries near the end
+  // take their real size, content-visibility, only once in view; a search runs after a
+  // pause), unless the reader scrolls first
+  function place(state) {
+    var frames = 0, steady = 0, height = -1, top = state.top && document.getElementById(state.top[0]);
+    var stop = false, events = ["wheel", "touchstart", "keydown", "mousedown"];
+    function reader() { stop = true; }
+    events.forEach(function (name) { window.addEventListener(name, reader, { once: true, passive: true }); });
+    function again() {
+      if (stop) return;
+      if (state.end) window.scrollTo(0, document.documentElement.scrollHeight);
+      else if (top) { top.scrollIntoView(); window.scrollBy(0, top.getBoundingClientRect().top - state.top[1]); }
+      else window.scrollTo(0, state.y);
+      var now = document.documentElement.scrollHeight;
+      steady = now === height ? steady + 1 : 0;
+      height = now;
+      if (steady < 10 && ++frames < 90) requestAnimationFrame(again);
+      else events.forEach(function (name) { window.removeEventListener(name, reader); });
+    }
+    again();
+  }
+  // the main line's entries after the one that was last: what this reload brought
+  function markNew(last) {
+    if (!last) return;
+    var entries = document.querySelectorAll("#transcript [data-entry-id]"), seen = false, i;
+    for (i = 0; i < entries.length; i++) {
+      if (seen) entries[i].classList.add("live-new");
+      else if (entries[i].getAttribute("data-entry-id") === last) seen = true;
+    }
+  }
+  function describe(answer) {
+    var when = new Date(answer.updated).toLocaleTimeString();
+    return answer.problem ? answer.problem + " (showing the page of " + when + ")"
+      : "Live: updated " + when;
+  }
+  function poll() {
+    fetch("version", { cache: "no-store" }).then(function (response) {
+      if (!response.ok) throw new Error(String(response.status));
+      return response.json();
+    }).then(function (answer) {
+      if (String(answer.version) !== version) {
+        save();
+        location.reload();
+        return;
+      }
+      say(describe(answer), answer.problem ? "problem" : "live");
+      setTimeout(poll, document.hidden ? HIDDEN_EVERY : EVERY);
+    }).catch(function () {
+      say("Not connected: pi-session watch has stopped; this page no longer updates", "off");
+      setTimeout(poll, OFF_EVERY);
+    });
+  }
+  say("Live", "live");
+  restore();
+  poll();
+})();

@@ -1,0 +1,344 @@
+"""`pi-session watch`: the page made again as the session grows, served over real HTTP on
+127.0.0.1 (in-process for the engine, a real subprocess for the command)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exporter.discover import encode_cwd
+from exporter.live_server import LiveServer
+from exporter.loader import load_session
+from exporter.render import RenderOptions
+from exporter.watch import FOLLOW_SECONDS, SETTLE_SECONDS, SessionWatch
+from tests.browser_util import branch_depth, fixture_path, parse_html
+from tests.conftest import Build
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def copy_of(name: str, folder: Path) -> Path:
+    target = folder / name
+    shutil.copyfile(fixture_path(name), target)
+    return target
+
+
+def user_line(entry_id: str, parent: str, text: str) -> bytes:
+    line = Build.user(entry_id, parent, text, second=86_400 * 400)
+    return json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as handle:
+        handle.write(data)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[SessionWatch, LiveServer, Path, Clock]]:
+    """A watch of a copy of pi-branched-1 and its server on a free port."""
+    path = copy_of("pi-branched-1.jsonl", tmp_path)
+    clock = Clock()
+    watch = SessionWatch(path, RenderOptions(), clock=clock)
+    server = LiveServer(watch, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield watch, server, path, clock
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def get(server: LiveServer, path: str, host: str | None = None, method: str = "GET") -> Any:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host=True)
+        connection.putheader("Host", host or f"127.0.0.1:{server.port}")
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def version_of(server: LiveServer) -> dict[str, Any]:
+    status, headers, body = get(server, "/version")
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    return json.loads(body)
+
+
+def test_the_page_is_made_again_when_the_session_grows(served: Any) -> None:
+    watch, server, path, _ = served
+    original = path.read_bytes()
+    status, headers, body = get(server, "/")
+    assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+    assert headers["Cache-Control"] == "no-store" and headers["X-Frame-Options"] == "DENY"
+    page = parse_html(body.decode("utf-8"))
+    first = version_of(server)
+    marker = page.one(lambda e: e.tag == "meta" and e.get("name") == "pi-session-live")
+    assert marker.get("content") == first["version"] and first["problem"] is None
+    csp = page.one(lambda e: e.get("http-equiv") == "Content-Security-Policy").get("content")
+    assert csp is not None and "default-src 'none'; connect-src 'self';" in csp
+    assert watch.step() is None  # nothing changed: no new version
+    assert version_of(server)["version"] == first["version"]
+
+    leaf = load_session(path).leaf_id
+    assert leaf is not None
+    added = user_line("live-0001", leaf, "Ein neuer Gedanke 🌱 and <script>alert(1)</script>")
+    append(path, added)
+    assert watch.step() == f"updated: {first['entries'] + 1:,} entries (+1)"
+    second = version_of(server)
+    assert second["version"] != first["version"] and second["entries"] == first["entries"] + 1
+    page = parse_html(get(server, "/")[2].decode("utf-8"))
+    entry = page.entry("live-0001")
+    assert "Ein neuer Gedanke 🌱 and <script>alert(1)</script>" in entry.text
+    assert not page.all(lambda e: e.tag == "script" and "alert(1)" in e.raw_text)
+    # the new entry is the main line's last: the page opens on it as Pi's /tree would
+    transcript = page.one(lambda e: e.get("id") == "transcript")
+    ids = [e.get("data-entry-id") for e in transcript.iter() if e.get("data-entry-id")]
+    assert ids[-1] == "live-0001"
+    assert path.read_bytes() == original + added  # only read
+
+
+def test_a_line_still_being_written_is_waited_for(served: Any) -> None:
+    watch, server, path, clock = served
+    before = version_of(server)
+    leaf = load_session(path).leaf_id
+    line = user_line("live-0002", leaf, "half written")
+    append(path, line[:40])
+    assert watch.step() is None and version_of(server)["version"] == before["version"]
+    clock.now += SETTLE_SECONDS / 2
+    assert watch.step() is None
+    append(path, line[40:])  # the writer finished: made at once
+    assert watch.step() is not None
+    assert version_of(server)["entries"] == before["entries"] + 1
+    # a line that never ends is shown as it is (a damaged line) once the wait is over
+    append(path, b'{"type":"message","id":"cut')
+    assert watch.step() is None
+    clock.now += SETTLE_SECONDS
+    assert watch.step() is not None
+    assert any("cut off" in warning for warning in watch.warnings)
+    assert b"live-0002" in get(server, "/")[2]
+
+
+def test_a_file_that_goes_away_keeps_its_last_page(served: Any) -> None:
+    watch, server, path, _ = served
+    saved = path.read_bytes()
+    page = get(server, "/")[2]
+    shown = version_of(server)["version"]
+    path.unlink()
+    assert watch.step() == "the session file is gone"
+    assert watch.step() is None  # said once
+    answer = version_of(server)
+    assert answer["problem"] == "the session file is gone"
+    assert get(server, "/")[2] == page
+    path.write_text("this is not a session\n", encoding="utf-8")
+    problem = watch.step()
+    assert problem is not None and problem.startswith("the session file cannot be read now")
+    assert version_of(server)["problem"] == problem and get(server, "/")[2] == page
+    path.write_bytes(saved)  # back: a new version, and no problem
+    assert watch.step() is not None
+    answer = version_of(server)
+    assert answer["problem"] is None and answer["version"] != shown
+
+
+def test_only_the_page_and_its_version_for_this_address(served: Any) -> None:
+    """DNS rebinding: a page on evil.example pointed at 127.0.0.1 must not read the session."""
+    _, server, _, _ = served
+    for host in ("evil.example", f"evil.example:{server.port}", "127.0.0.1", "localhost:1"):
+        status, _, body = get(server, "/", host=host)
+        assert status == 403 and b"data-entry-id" not in body, host
+    assert get(server, "/", host=f"localhost:{server.port}")[0] == 200
+    assert get(server, "/?targetId=abc")[0] == 200  # Pi's deep links
+    for path in ("/../etc/passwd", "/version/x", "/pi-branched-1.jsonl", "//evil.example/"):
+        assert get(server, path)[0] == 404, path
+    assert get(server, "/", method="POST")[0] == 501
+    status, headers, body = get(server, "/", method="HEAD")
+    assert status == 200 and body == b"" and int(headers["Content-Length"]) > 100_000
+
+
+def test_a_new_session_in_the_folder_takes_over(tmp_path: Path) -> None:
+    """Pi's /new starts a new file: a watch without SESSION follows it; an older session of
+    the folder being written does not take over."""
+    folder = tmp_path / "sessions" / encode_cwd("/home/dev/proj")
+    folder.mkdir(parents=True)
+    old = copy_of("every-entry-type.jsonl", folder)
+    watched = folder / "2025-01-02T00-00-00-000Z_watched.jsonl"
+    shutil.copyfile(fixture_path("pi-branched-1.jsonl"), watched)
+
+    def newest() -> list[Path]:
+        return sorted(folder.glob("*.jsonl"), key=lambda p: -p.stat().st_mtime_ns)
+
+    clock = Clock()
+    watch = SessionWatch(watched, RenderOptions(), newest=newest, clock=clock)
+    future = time.time() + 60
+    os.utime(old, (future, future))  # an older session, written to: not followed
+    clock.now += FOLLOW_SECONDS
+    assert watch.step() is None and watch.path == watched
+    fresh = folder / "2025-01-03T00-00-00-000Z_fresh.jsonl"
+    fresh.write_bytes(b"".join(
+        json.dumps(line).encode() + b"\n"
+        for line in (Build.header("fresh-session"), Build.user("f1", None, "a brand new session"))
+    ))  # fmt: skip
+    os.utime(fresh, (future + 5, future + 5))
+    assert watch.step() is None  # looked at most every FOLLOW_SECONDS
+    clock.now += FOLLOW_SECONDS
+    news = watch.step()
+    assert news is not None and news.startswith("now watching") and watch.path == fresh
+    assert b"a brand new session" in watch.state.page.html
+    assert watch.state.page.entries == 1
+
+
+def test_leaf_is_kept_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
+    path = copy_of("pi-branched-2.jsonl", tmp_path)
+    session = load_session(path)
+    other = next(b for b in session.branches() if not b.is_active).leaf_id
+    watch = SessionWatch(path, RenderOptions(), leaf=other)
+    append(path, user_line("live-0003", session.active_path[-1], "on the newest branch"))
+    assert watch.step() is not None
+    page = parse_html(watch.state.page.html.decode("utf-8"))
+    # the --leaf branch stays the main line; the entry added elsewhere is folded in a branch
+    assert branch_depth(page.entry(other)) == 0
+    assert branch_depth(page.entry("live-0003")) >= 1
+    with pytest.raises(KeyError):
+        SessionWatch(path, RenderOptions(), leaf="no-such-entry")
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+def start_watch(*args: str, cwd: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+    env["PYTHONIOENCODING"] = "utf-8"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "watch", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env,
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    return process, url
+
+
+def http_get(url: str) -> tuple[int, bytes]:
+    parts = url.split("/", 3)
+    connection = http.client.HTTPConnection(parts[2], timeout=10)
+    try:
+        connection.request("GET", "/" + (parts[3] if len(parts) > 3 else ""))
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_the_command_serves_follows_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
+    path = copy_of("pi-branched-1.jsonl", tmp_path)
+    process, url = start_watch(str(path), cwd=tmp_path)
+    try:
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/"), url
+        status, page = http_get(url)
+        assert status == 200 and b"pi-session-live" in page
+        first = json.loads(http_get(url + "version")[1])
+        append(path, user_line("live-0004", load_session(path).leaf_id or "", "from the CLI"))
+        deadline = time.monotonic() + 30
+        while json.loads(http_get(url + "version")[1])["version"] == first["version"]:
+            assert time.monotonic() < deadline, "the page was not made again"
+            time.sleep(0.2)
+        assert b"from the CLI" in http_get(url)[1]
+    finally:
+        process.send_signal(stop)
+        _, errors = process.communicate(timeout=30)
+    assert process.returncode == 0, errors
+    assert "Traceback" not in errors
+    assert f"watching {path}" in errors and "updated: 213 entries (+1)" in errors
+    assert errors.rstrip().endswith("pi-session: stopped")
+    with pytest.raises(OSError):
+        http_get(url)  # the port is closed
+
+
+def test_the_command_s_clean_errors(tmp_path: Path) -> None:
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = str(taken.getsockname()[1])
+        process, url = start_watch(str(path), "--port", port, cwd=tmp_path)
+        _, errors = process.communicate(timeout=60)
+        assert url == "" and process.returncode == 2
+        assert f"port {port} on 127.0.0.1 is in use" in errors and "Traceback" not in errors
+    finally:
+        taken.close()
+    cases = [
+        (["--leaf", "nope"], 1, "no entry with id 'nope'"),
+        (["--port", "70000"], 1, "70000 is not in the range"),
+        (["-"], 1, "a pipe cannot be watched"),
+        (["--demo"], 1, "not both"),
+    ]
+    for extra, code, message in cases:
+        args = [str(path), *extra] if extra != ["-"] else extra
+        process = subprocess.run(
+            [sys.executable, "-m", "exporter", "watch", *args],
+            cwd=tmp_path,
+            input="",
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+        )
+        assert process.returncode == code and message in process.stderr, (extra, process.stderr)
+        assert "Traceback" not in process.stderr
+
+
+def _policy(html: str) -> dict[str, list[str]]:
+    page = parse_html(html)
+    (meta,) = page.all(lambda e: e.get("http-equiv") == "Content-Security-Policy")
+    content = meta.get("content") or ""
+    return {d.split()[0]: d.split()[1:] for d in content.split(";") if d.strip()}
+
+
+def test_a_served_page_may_ask_its_own_server_and_nothing_more(tmp_path: Path) -> None:
+    """The served page's policy is the exported page's plus `connect-src 'self'` (its polls)
+    and the hashes of its status line's style and script; an exported page has neither."""
+    from exporter.render import render_session
+    from exporter.render.assets import live_css_and_script
+    from exporter.render.csp import _hashes
+
+    session = load_session(fixture_path("every-entry-type.jsonl"))
+    exported = _policy(render_session(session))
+    served = _policy(render_session(session, RenderOptions(live_version="v1")))
+    live_css, live_js = live_css_and_script()
+    assert "connect-src" not in exported
+    assert served == {
+        **exported,
+        "connect-src": ["'self'"],
+        "style-src": [*exported["style-src"], _hashes([live_css])],
+        "script-src": [*exported["script-src"], _hashes([live_js])],
+    }
+    assert b"pi-session-live" not in render_session(session).encode()

@@ -1,0 +1,155 @@
+"""`pi-session watch` in Chromium: the open page reloads itself when the session grows,
+keeps the reader's folds, filter, search and place (the end, for one who was there), marks
+what is new, asks nothing of any other address, and says when the watcher has stopped.
+Skipped without Chromium unless CI is set (see tests/browser_util.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exporter.live_server import LiveServer
+from exporter.loader import load_session
+from exporter.render import RenderOptions
+from exporter.watch import SessionWatch
+from tests.browser_util import fixture_path
+
+pytest_plugins = ["tests.browser_util"]
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[SessionWatch, LiveServer, Path]]:
+    path = tmp_path / "pi-branched-1.jsonl"
+    shutil.copyfile(fixture_path("pi-branched-1.jsonl"), path)
+    watch = SessionWatch(path, RenderOptions())
+    server = LiveServer(watch, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield watch, server, path
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def grow(watch: SessionWatch, path: Path, entry_id: str, text: str) -> None:
+    """Append a prompt to the session's leaf, as Pi does, and let the watch see it."""
+    leaf = load_session(path).leaf_id
+    line = {
+        "type": "message",
+        "id": entry_id,
+        "parentId": leaf,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"role": "user", "content": text, "timestamp": 1767225600000},
+    }
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    assert watch.step() is not None
+
+
+def wait_for_entry(page: Any, entry_id: str) -> None:
+    page.wait_for_function(
+        "id => [...document.querySelectorAll('[data-entry-id]')]"
+        ".some(e => e.getAttribute('data-entry-id') === id)",
+        arg=entry_id,
+        timeout=20_000,
+    )
+    page.wait_for_timeout(300)  # the restored place is set again after two frames
+
+
+def test_the_page_follows_the_session_and_keeps_the_reader_s_place(
+    viewer: Any, live: tuple[SessionWatch, LiveServer, Path]
+) -> None:
+    watch, server, path = live
+    page = viewer.open(server.url, also_allow=(server.url + "version",))
+    status = page.locator(".live-status")
+    page.wait_for_function(
+        "() => /^Live: updated /.test(document.querySelector('.live-status').textContent)"
+    )
+    assert status.get_attribute("data-state") == "live"
+
+    # the reader opens a branch, picks a filter, searches, and reads at the end
+    branch = page.locator("details.branch").first
+    branch_id = branch.get_attribute("id")
+    branch.locator("> summary").click()
+    page.locator("label[for='flt-notools']").first.click()
+    page.fill("#tree-search", "branch")
+    for _ in range(5):  # entries take their real size as they come into view
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.wait_for_timeout(100)
+    old_last = page.evaluate(
+        "[...document.querySelectorAll('#transcript [data-entry-id]')].pop()"
+        ".getAttribute('data-entry-id')"
+    )
+
+    grow(watch, path, "live-0005", "A new prompt, typed while the page was open ✨")
+    wait_for_entry(page, "live-0005")
+    assert page.evaluate("id => document.getElementById(id).open", branch_id) is True
+    assert page.evaluate("document.getElementById('flt-notools').checked") is True
+    assert page.input_value("#tree-search") == "branch"
+    at_end = page.evaluate(
+        "document.getElementById('transcript').getBoundingClientRect().bottom <= innerHeight"
+    )
+    assert at_end, "the reader was at the end: the page follows the session"
+    new = page.evaluate(
+        "[...document.querySelectorAll('.live-new')].map(e => e.getAttribute('data-entry-id'))"
+    )
+    assert new == ["live-0005"], (new, old_last)
+    assert "✨" in page.locator("[data-entry-id='live-0005']").inner_text()
+
+    # a reader further up stays where they were: the entry at the top stays there
+    where = """id => {
+      const e = [...document.querySelectorAll('#transcript [data-entry-id]')]
+        .find(e => e.getAttribute('data-entry-id') === id);
+      return e.getBoundingClientRect().top;
+    }"""
+    middle = page.evaluate(
+        "[...document.querySelectorAll('#transcript [data-entry-id]')]"
+        ".filter(e => e.getClientRects().length)[10].getAttribute('data-entry-id')"
+    )
+    page.evaluate(
+        "id => [...document.querySelectorAll('[data-entry-id]')]"
+        ".find(e => e.getAttribute('data-entry-id') === id).scrollIntoView()",
+        middle,
+    )
+    page.evaluate("window.scrollBy(0, -30)")
+    page.wait_for_timeout(200)
+    before = page.evaluate(where, middle)
+    assert 0 < before < 150
+    grow(watch, path, "live-0006", "Another prompt")
+    wait_for_entry(page, "live-0006")
+    assert abs(page.evaluate(where, middle) - before) < 3
+
+    viewer.assert_clean()  # no request but the page and its version, no error so far
+    # the watcher stops: the page says so and keeps what it shows
+    seen = viewer.watch(page)
+    errors_before = len(seen.console_errors)
+    server.shutdown()
+    server.server_close()
+    page.wait_for_function(
+        "() => document.querySelector('.live-status').dataset.state === 'off'", timeout=15_000
+    )
+    assert "Not connected" in status.inner_text()
+    assert page.locator("[data-entry-id='live-0006']").count() == 1
+    refused = seen.console_errors[errors_before:]  # Chromium logs each refused poll
+    assert refused and all("ERR_CONNECTION_REFUSED" in error for error in refused), refused
+    assert seen.page_errors == [] and seen.foreign_requests() == []
+
+
+def test_the_served_page_is_complete_without_javascript(
+    viewer: Any, live: tuple[SessionWatch, LiveServer, Path]
+) -> None:
+    watch, server, path = live
+    grow(watch, path, "live-0007", "Seen without a script")
+    page = viewer.open(server.url, js=False)
+    assert "Seen without a script" in page.locator("[data-entry-id='live-0007']").inner_text()
+    assert page.locator(".live-status").count() == 0
+    entries = page.evaluate("document.querySelectorAll('[data-entry-id]').length")
+    assert entries == len(load_session(path).entries)
+    viewer.assert_clean()
