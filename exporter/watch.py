@@ -53,7 +53,9 @@ Stamp = tuple[int, int, int, int]  # device, inode, size, modification time (ns)
 
 class SessionWatch:
     """Follows one session file (or, with ``newest``, the newest session of a folder) and
-    keeps its current page in :attr:`state`. :meth:`step` looks once; the caller loops."""
+    keeps its current page in :attr:`state`. :meth:`step` looks once; the caller loops.
+    The first page is made here, with ``options.jobs`` (forked children: make the watch
+    before starting threads); later ones with one process."""
 
     def __init__(
         self,
@@ -62,6 +64,7 @@ class SessionWatch:
         *,
         leaf: str | None = None,
         newest: Callable[[], list[Path]] | None = None,
+        prepare: Callable[[Session], Session] | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -69,6 +72,7 @@ class SessionWatch:
         self.options = options
         self.leaf = leaf
         self.newest = newest
+        self.prepare = prepare  # a share policy applied to each read (watch --redact)
         self.clock = clock
         self.wall_clock = wall_clock
         self.warnings: list[str] = []  # load diagnostics not yet reported (the caller prints)
@@ -156,12 +160,15 @@ class SessionWatch:
         for diagnostic in session.diagnostics:
             if diagnostic.severity != "info":
                 self._warn_once(str(diagnostic))
-        return session
+        return self.prepare(session) if self.prepare is not None else session
 
     def _render(self, session: Session) -> LivePage:
         self._count += 1
         version = f"{self._run}.{self._count}"
-        options = replace(self.options, live_version=version, jobs=1)  # no fork: threads run
+        # the first page may be rendered by forked children (options.jobs), as no server
+        # thread runs yet; later ones in this process: a fork while threads run is unsafe
+        jobs = self.options.jobs if self._count == 1 else 1
+        options = replace(self.options, live_version=version, jobs=jobs)
         html = render_session(session, options).encode("utf-8", "surrogateescape")
         return LivePage(
             version=version,

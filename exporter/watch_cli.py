@@ -4,18 +4,21 @@ grows; the open page reloads itself and keeps the reader's place."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import signal
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from exporter.cli import CliError, session_argument, warn
 from exporter.discover import resolve_session_arg, session_files
 from exporter.formatting import terminal_text
+from exporter.prepare import policy_changes_nothing, policy_transform
+from exporter.redact_cli import policy_from_options, policy_options
 from exporter.render import RenderOptions
 from exporter.watch import SessionWatch
 
@@ -47,6 +50,7 @@ POLL_SECONDS = 0.5
 )
 @click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser.")
+@policy_options(redact_default=False)
 def watch_command(
     session: str | None,
     demo: bool,
@@ -56,14 +60,24 @@ def watch_command(
     theme: str,
     no_embed: bool,
     open_page: bool,
+    **policy_values: Any,
 ) -> None:
     """Serve SESSION's page on this computer (http://127.0.0.1:PORT/) and make it again
     whenever the session changes: the open page reloads itself, keeping its place, and
     follows the end of the session if the reader is there. Ctrl-C stops.
 
     Without SESSION: this folder's latest session; when a newer one starts here (/new in
-    Pi), the page switches to it.
+    Pi), the page switches to it. The policy options (--redact, --no-tool-output, ...) apply
+    to every version of the page, as to an exported one: for a screen others can see.
     """
+    if policy_values.get("report"):
+        raise CliError("--report is for export and redact: watch makes its page again and again", 1)
+    policy = policy_from_options(**policy_values)
+    prepare = (
+        None
+        if policy_changes_nothing(policy)
+        else functools.partial(policy_transform, policy.resolved())
+    )
     if leaf is not None and not leaf.strip():
         raise CliError("--leaf needs an entry id (it was empty)", 1)
     if demo and session is not None:
@@ -78,9 +92,9 @@ def watch_command(
         def newest() -> list[Path]:
             return session_files(sessions_dir, here)
 
-    options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
+    options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=0)  # 0: one per CPU
     try:
-        watch = SessionWatch(path, options, leaf=leaf, newest=newest)
+        watch = SessionWatch(path, options, leaf=leaf, newest=newest, prepare=prepare)
     except KeyError as error:  # --leaf names no entry of the file
         raise CliError(str(error.args[0]), 1) from None
     _print_warnings(watch)

@@ -24,7 +24,7 @@ from exporter.live_server import LiveServer
 from exporter.loader import load_session
 from exporter.render import RenderOptions
 from exporter.watch import FOLLOW_SECONDS, SETTLE_SECONDS, SessionWatch
-from tests.browser_util import branch_depth, fixture_path, parse_html
+from tests.browser_util import branch_depth, embedded_jsonl, fixture_path, parse_html
 from tests.conftest import Build
 
 
@@ -282,6 +282,52 @@ def test_the_command_serves_follows_and_stops_cleanly(tmp_path: Path, stop: int)
         http_get(url)  # the port is closed
 
 
+def test_the_command_without_session_follows_the_folder_s_new_session(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    sessions = tmp_path / "sessions"
+    folder = sessions / encode_cwd(str(project))
+    folder.mkdir(parents=True)
+    copy_of("pi-branched-1.jsonl", folder)
+    process, url = start_watch("--sessions-dir", str(sessions), cwd=project)
+    try:
+        assert b"pi-branched-1.jsonl" in http_get(url)[1]
+        fresh = folder / "2026-12-02T11-00-00-000Z_0198-fresh.jsonl"
+        lines = (Build.header("fresh-session"), Build.user("f1", None, "typed after /new"))
+        fresh.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        deadline = time.monotonic() + 30
+        while b"typed after /new" not in http_get(url)[1]:
+            assert time.monotonic() < deadline, "the new session was not followed"
+            time.sleep(0.2)
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    assert f"now watching {fresh}, the newest session of this folder" in errors, errors
+
+
+def test_the_command_redacts_every_version_when_asked(tmp_path: Path) -> None:
+    """`watch --redact` for a screen others see: a token Pi writes later is never served."""
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    token = "ghp_" + "Z3kq9" * 7 + "a"
+    process, url = start_watch(str(path), "--redact", "--no-thinking", cwd=tmp_path)
+    try:
+        first = json.loads(http_get(url + "version")[1])["version"]
+        append(path, user_line("live-0008", load_session(path).leaf_id or "", f"use {token}"))
+        deadline = time.monotonic() + 30
+        while json.loads(http_get(url + "version")[1])["version"] == first:
+            assert time.monotonic() < deadline, "the page was not made again"
+            time.sleep(0.2)
+        page = http_get(url)[1].decode("utf-8")
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert "live-0008" in page and "[REDACTED:" in page
+    assert token not in page and "Z3kq9Z3kq9" not in page
+    (embedded,) = embedded_jsonl(page)  # the download is the redacted copy too
+    assert b"live-0008" in embedded and b"Z3kq9Z3kq9" not in embedded
+    assert token in path.read_text(encoding="utf-8")  # the file itself is only read
+
+
 def test_the_command_s_clean_errors(tmp_path: Path) -> None:
     path = copy_of("every-entry-type.jsonl", tmp_path)
     taken = socket.socket()
@@ -300,6 +346,7 @@ def test_the_command_s_clean_errors(tmp_path: Path) -> None:
         (["--port", "70000"], 1, "70000 is not in the range"),
         (["-"], 1, "a pipe cannot be watched"),
         (["--demo"], 1, "not both"),
+        (["--report", "r.jsonl"], 1, "--report is for export and redact"),
     ]
     for extra, code, message in cases:
         args = [str(path), *extra] if extra != ["-"] else extra
