@@ -74,7 +74,7 @@ SHORT_HELP = {
     "redact": "Write a redacted copy of a session that Pi can still open.",
     "share": "Share a session as a secret GitHub gist (redacted), or delete one.",
     "publish": "Publish sessions to a private Hugging Face dataset (redacted).",
-    "pi-extension": "The Pi package with /export-html and /share-html: its folder, or install.",
+    "pi-extension": "The Pi package: /export-html, /share-html, /live-html; its folder or install.",
     "watch": "Serve a session's page on 127.0.0.1, made again as the session grows.",
 }
 

@@ -35,7 +35,9 @@ class LiveServer(ThreadingHTTPServer):
     """Serves one :class:`SessionWatch`'s page; ``port`` 0 takes a free one."""
 
     daemon_threads = True
-    allow_reuse_address = False  # a second watch on the same port is an error, not a twin
+    # SO_REUSEADDR (as http.server sets it): a watch started again on its port must not wait
+    # for the last one's closed connections; a port another program listens on stays an error
+    allow_reuse_address = True
 
     def __init__(self, watch: SessionWatch, port: int = 0) -> None:
         self.watch = watch

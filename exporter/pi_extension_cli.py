@@ -1,4 +1,4 @@
-"""`pi-session pi-extension`: the Pi package with `/export-html` and `/share-html`.
+"""`pi-session pi-extension`: the Pi package with `/export-html`, `/share-html` and `/live-html`.
 
 The package (``exporter/pi_extension``: a ``package.json`` with a ``pi`` key and one TypeScript
 extension) ships inside this Python distribution, so the extension and the CLI it calls always
@@ -39,7 +39,7 @@ def extension_dir() -> Path:
 @click.option(
     "--install",
     is_flag=True,
-    help="Run `pi install FOLDER`: Pi then offers /export-html and /share-html.",
+    help="Run `pi install FOLDER`: Pi then offers /export-html, /share-html and /live-html.",
 )
 @click.option(
     "--uninstall",
@@ -61,7 +61,8 @@ def extension_dir() -> Path:
     help="The Pi executable that --install and --uninstall run.",
 )
 def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary: str) -> None:
-    """Print the folder of the Pi package with /export-html and /share-html, or (un)install it."""
+    """Print the folder of the Pi package with /export-html, /share-html and /live-html, or
+    (un)install it."""
     folder = extension_dir()
     if install and uninstall:
         raise CliError("--install or --uninstall, not both", 1)
@@ -108,13 +109,15 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
         if hint:
             click.echo(terminal_text(f"pi-session: warning: {hint}"), err=True)
         click.echo(
-            "In Pi, run /reload (or restart Pi), then /export-html or /share-html.", err=True
+            "In Pi, run /reload (or restart Pi), then /export-html, /share-html or /live-html.",
+            err=True,
         )
     elif listed:
         raise CliError(f"Pi still lists {folder} (installed in another scope? try -l)", 2)
     else:
         click.echo(
-            "Removed from Pi: /export-html and /share-html are gone after /reload.", err=True
+            "Removed from Pi: /export-html, /share-html and /live-html are gone after /reload.",
+            err=True,
         )
 
 

@@ -81,6 +81,7 @@ def test_prints_the_package_folder_with_a_pi_manifest() -> None:
         text = source.read_text(encoding="utf-8")
         assert 'registerCommand("export-html"' in text
         assert 'registerCommand("share-html"' in text
+        assert 'registerCommand("live-html"' in text
 
 
 def test_install_runs_pi_install_with_the_folder(fake_pi: Path) -> None:

@@ -7,6 +7,12 @@
  * `pi --export` always shows the file's last leaf); `/share-html --delete GIST` passes neither.
  * Results and failures come back as one `ctx.ui.notify` each; nothing here throws into Pi.
  *
+ * `/live-html [stop] [watch options]` starts `pi-session watch` on the session file: a page on
+ * 127.0.0.1, made again as the session grows. The watcher is a child process that outlives this
+ * extension instance (Pi reloads extensions on /new, /resume and /fork): it is kept on
+ * `globalThis`, moved to the new session's file (on the same port, so the open page follows)
+ * once Pi has written it, and stopped when Pi quits.
+ *
  * The CLI is PI_SESSION_BIN, else the `pi-session` installed next to this package (same wheel),
  * else `pi-session` on PATH. Default options can be set in PI_SESSION_EXPORT_ARGS and
  * PI_SESSION_SHARE_ARGS; options typed after the command come later and so win.
@@ -14,11 +20,17 @@
  * Pi loads this file through the `pi.extensions` key of the package.json next to it (jiti compiles
  * the TypeScript on the fly: no build step, and no dependencies beyond Node's standard library).
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ExecResult, ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type {
+  ExecResult,
+  ExtensionAPI,
+  ExtensionCommandContext,
+  ExtensionContext,
+} from "@mariozechner/pi-coding-agent";
 
 const CLI_NAME = "pi-session";
 const INSTALL_HINT =
@@ -270,7 +282,221 @@ function envArgs(name: string): string[] {
   }
 }
 
+// --- /live-html ------------------------------------------------------------------------------
+
+interface LiveWatch {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  file: string;
+  args: string[];
+  /** The watcher's last stderr lines (its updates and warnings), drained as they come. */
+  stderr: string[];
+}
+
+interface LiveState {
+  watch?: LiveWatch;
+  /** Set by session_shutdown for /new, /resume, /fork: the next instance moves the watch. */
+  follow?: boolean;
+  /** Waiting for a new session's file, which Pi writes at the first reply. */
+  waiting?: ReturnType<typeof setInterval>;
+  exitHook?: boolean;
+}
+
+// The first page of a big session takes as long as an export.
+const LIVE_START_TIMEOUT_MS = EXPORT_TIMEOUT_MS;
+const LIVE_URL = /^http:\/\/127\.0\.0\.1:(\d+)\/$/;
+const LIVE_KEY = Symbol.for("pi-session-export/live-html");
+
+/** Shared by every instance of this extension in the Pi process (see the top of the file). */
+function liveState(): LiveState {
+  const store = globalThis as unknown as Record<symbol, LiveState | undefined>;
+  const state = (store[LIVE_KEY] ??= {});
+  if (!state.exitHook) {
+    // a Pi that ends without session_shutdown (a crash) must not leave the server behind
+    process.once("exit", () => state.watch?.child.kill("SIGTERM"));
+    state.exitHook = true;
+  }
+  return state;
+}
+
+/** Start `pi-session watch FILE --port PORT ARGS`; resolves once it printed its address. */
+function startWatch(cli: string, file: string, port: number, args: string[], cwd: string): Promise<LiveWatch> {
+  return new Promise((resolveWatch, reject) => {
+    const child = spawn(cli, ["watch", file, "--port", String(port), ...args], {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stderr: string[] = [];
+    let stdout = "";
+    let settled = false;
+    const finish = (error: Error | undefined, url?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error || !url) {
+        child.kill("SIGTERM");
+        reject(error);
+        return;
+      }
+      resolveWatch({ child, url, port: Number(LIVE_URL.exec(url)?.[1]), file, args, stderr });
+    };
+    const timer = setTimeout(
+      () => finish(new UserError(`no page after ${Math.round(LIVE_START_TIMEOUT_MS / 1000)} s`)),
+      LIVE_START_TIMEOUT_MS,
+    );
+    child.stdout?.setEncoding("utf8");
+    child.stderr?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      stdout += chunk;
+      const at = stdout.indexOf("\n");
+      if (at < 0) return;
+      const url = stdout.slice(0, at).trim();
+      finish(LIVE_URL.test(url) ? undefined : new UserError(`pi-session watch printed ${JSON.stringify(url.slice(0, 80))}`), url);
+    });
+    child.stderr?.on("data", (chunk: string) => {
+      stderr.push(...lines(chunk));
+      stderr.splice(0, Math.max(0, stderr.length - 20));
+    });
+    child.on("error", (error) => finish(new UserError(`could not run ${cli}: ${error.message}`)));
+    child.on("exit", (code) => {
+      const own = stderr.find((l) => l.startsWith("pi-session: error:"));
+      const usage = stderr.find((l) => l.startsWith("Error:"));
+      const reason = own?.slice("pi-session: error:".length).trim() ?? usage?.slice(6).trim() ?? stderr.at(-1);
+      finish(new UserError(reason ?? `pi-session watch ended (exit code ${code})`));
+    });
+  });
+}
+
+/** Stop the watcher and wait until it has let go of its port (then SIGKILL after 5 s). */
+async function stopWatch(state: LiveState): Promise<void> {
+  if (state.waiting) clearInterval(state.waiting);
+  state.waiting = undefined;
+  const watch = state.watch;
+  state.watch = undefined;
+  if (!watch || watch.child.exitCode !== null || watch.child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => watch.child.once("exit", () => r()));
+  watch.child.kill("SIGTERM");
+  const timer = setTimeout(() => watch.child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A watcher that ends on its own (killed, a crash) is forgotten, so /live-html starts anew. */
+function keep(state: LiveState, watch: LiveWatch): void {
+  state.watch = watch;
+  watch.child.once("exit", () => {
+    if (state.watch === watch) state.watch = undefined;
+  });
+}
+
+/** After /new, /resume or /fork: the same page (port and options) on the new session's file,
+ * once it exists (Pi writes a new session's file at its first reply). */
+function follow(state: LiveState, ctx: ExtensionContext): void {
+  const watch = state.watch;
+  const file = ctx.sessionManager.getSessionFile();
+  if (!watch || !file || file === watch.file) return;
+  const move = async () => {
+    if (!existsSync(file) || state.watch !== watch) return;
+    if (state.waiting) clearInterval(state.waiting);
+    state.waiting = undefined;
+    try {
+      const cli = findCli(process.env, extensionDir);
+      await stopWatch(state);
+      keep(state, await startWatch(cli, file, watch.port, watch.args, ctx.cwd));
+    } catch (error) {
+      const message = error instanceof UserError ? error.message : String(error);
+      if (ctx.hasUI) ctx.ui.notify(`/live-html could not follow the new session: ${message}`, "error");
+    }
+  };
+  if (existsSync(file)) void move();
+  else {
+    state.waiting = setInterval(() => void move(), 1_000);
+    state.waiting.unref?.();
+  }
+}
+
+async function liveCommand(rawArgs: string, ctx: ExtensionCommandContext): Promise<void> {
+  try {
+    const words = splitArgs(rawArgs);
+    const state = liveState();
+    if (words[0] === "stop" && words.length === 1) {
+      const url = state.watch?.url;
+      await stopWatch(state);
+      report(ctx, url ? `Stopped the live page ${url}` : "No live page is running.", "info");
+      return;
+    }
+    const defaults = envArgs("PI_SESSION_WATCH_ARGS");
+    for (const [source, list] of [["PI_SESSION_WATCH_ARGS", defaults], [undefined, words]] as const) {
+      const bad = list.find((w) => w === "--help" || w === "-h" || !w.startsWith("-"));
+      if (bad === undefined) continue;
+      const where = source ? `${source}: ` : "";
+      throw new UserError(
+        bad.startsWith("-")
+          ? `${where}see \`pi-session watch --help\` in a terminal for the options`
+          : `${where}/live-html takes watch options (or stop), not ${JSON.stringify(bad.slice(0, 40))}`,
+      );
+    }
+    const { file } = currentSession(ctx);
+    if (state.watch && state.watch.file === file && words.length === 0) {
+      report(ctx, `Live page: ${state.watch.url} (already running; /live-html stop ends it)`, "info");
+      return;
+    }
+    const cli = findCli(process.env, extensionDir);
+    const previous = state.watch;
+    const port = previous?.port ?? 0; // the open page keeps its address
+    await stopWatch(state);
+    if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, "Starting the live page…");
+    let watch: LiveWatch;
+    try {
+      watch = await startWatch(cli, file, port, [...defaults, ...words], ctx.cwd);
+    } catch (error) {
+      if (!previous) throw error;
+      // a mistyped option must not end the page that was running: start it again as it was
+      keep(state, await startWatch(cli, previous.file, previous.port, previous.args, ctx.cwd));
+      const message = error instanceof UserError ? error.message : String(error);
+      throw new UserError(`${message} (the live page goes on as it was)`);
+    } finally {
+      if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
+    }
+    keep(state, watch);
+    const notes = watch.stderr
+      .filter((l) => l.startsWith("pi-session:") && !l.includes(" watching "))
+      .map(withoutPrefix)
+      .slice(0, MAX_NOTES);
+    const message = [
+      `Live page: ${watch.url}`,
+      "It is made again as the session grows, and follows it into /new and /resume; /live-html stop ends it.",
+      ...notes,
+    ].join("\n");
+    report(ctx, message, notes.some((n) => n.startsWith("warning:")) ? "warning" : "info");
+  } catch (error) {
+    const message =
+      error instanceof UserError ? error.message : `unexpected error in the pi-session extension: ${String(error)}`;
+    report(ctx, `/live-html failed: ${message}`, "error");
+  }
+}
+
 export default function piSessionExport(pi: ExtensionAPI): void {
+  pi.registerCommand("live-html", {
+    description: "A live page of this session on 127.0.0.1, made again as it grows: [stop] [watch options]",
+    handler: (rawArgs, ctx) => liveCommand(rawArgs, ctx),
+  });
+
+  pi.on("session_shutdown", async (event) => {
+    const state = liveState();
+    if (!state.watch) return;
+    if (event.reason === "quit") await stopWatch(state);
+    else if (event.reason !== "reload") state.follow = true; // the same session after a reload
+  });
+
+  pi.on("session_start", async (_event, ctx) => {
+    const state = liveState();
+    if (!state.follow) return;
+    state.follow = false;
+    follow(state, ctx);
+  });
+
   pi.registerCommand("export-html", {
     description: "Export the current branch to HTML with pi-session: [path] [export options]",
     handler: (rawArgs, ctx) =>

@@ -326,7 +326,7 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     assert.equal(settings.packages.length, 1);
     const { data } = await pi.request({ type: "get_commands" });
     const ours = data.commands.filter((c) => c.sourceInfo?.baseDir === EXTENSION_DIR);
-    assert.deepEqual(ours.map((c) => c.name).sort(), ["export-html", "share-html"]);
+    assert.deepEqual(ours.map((c) => c.name).sort(), ["export-html", "live-html", "share-html"]);
     assert.ok(ours.every((c) => c.source === "extension" && c.sourceInfo.origin === "package"));
   });
 
@@ -599,5 +599,134 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
     } finally {
       await wheelPi.close();
     }
+  });
+});
+
+// --- /live-html --------------------------------------------------------------------------------
+
+/** A line as Pi appends it: a prompt under the file's last entry. */
+function appendPrompt(file, id, text) {
+  const last = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l)).at(-1);
+  const line = {
+    type: "message",
+    id,
+    parentId: last.type === "session" ? null : last.id,
+    timestamp: new Date().toISOString(),
+    message: { role: "user", content: text, timestamp: Date.now() },
+  };
+  writeFileSync(file, `${readFileSync(file, "utf8")}${JSON.stringify(line)}\n`);
+}
+
+async function get(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  return { status: response.status, text: await response.text() };
+}
+
+async function until(what, check, ms = 20_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const result = await check().catch(() => false);
+    if (result) return result;
+    if (Date.now() > end) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const refused = (url) => get(url).then(() => false, () => true);
+
+describe("Pi package: /live-html", suiteOptions, () => {
+  let tmp;
+  let project;
+  let session;
+  let pi;
+  let env;
+
+  before(async () => {
+    if (found.missing) throw new Error(`${found.missing} (CI is set, so this is an error)`);
+    tmp = mkdtempSync(join(tmpdir(), "pi-live-test-"));
+    const home = join(tmp, "home");
+    project = join(tmp, "project");
+    for (const dir of [home, project, join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
+    session = join(project, "session.jsonl");
+    const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
+    writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
+    env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      TMPDIR: join(tmp, "tmp"),
+      PI_OFFLINE: "1",
+      PI_TELEMETRY: "0",
+      PI_SESSION_BIN: found.piSession,
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+    const install = spawnSync(process.execPath, [found.piCli, "install", EXTENSION_DIR], { env, encoding: "utf8", timeout: 30_000 });
+    assert.equal(install.status, 0, `pi install failed: ${install.stderr}`);
+    pi = new PiRpc(found.piCli, ["--session", session], env, project);
+  });
+
+  after(async () => {
+    await pi?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  let url;
+
+  test("/live-html serves the session on 127.0.0.1 and makes the page again as it grows", async () => {
+    const [started] = await pi.command("/live-html");
+    assert.equal(started.level, "info", started.message);
+    url = /^Live page: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(started.message)?.[1];
+    assert.ok(url, started.message);
+    const page = await get(url);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<meta name="pi-session-live"/);
+    const before = JSON.parse((await get(`${url}version`)).text).version;
+    appendPrompt(session, "live-0001", "typed while the live page was open");
+    await until("a new version", async () => JSON.parse((await get(`${url}version`)).text).version !== before);
+    assert.match((await get(url)).text, /typed while the live page was open/);
+
+    const [again] = await pi.command("/live-html");
+    assert.equal(again.message, `Live page: ${url} (already running; /live-html stop ends it)`);
+  });
+
+  test("a mistyped option is one error line, and the running page goes on", async () => {
+    const [failed] = await pi.command("/live-html --no-such-option");
+    assert.equal(failed.level, "error");
+    assert.match(failed.message, /^\/live-html failed: No such option '--no-such-option'/);
+    assert.match(failed.message, /the live page goes on/);
+    assert.equal((await until("the page again", async () => (await get(url)).status === 200)), true);
+    const [word] = await pi.command("/live-html page.html");
+    assert.match(word.message, /takes watch options \(or stop\), not "page.html"/);
+  });
+
+  test("/new: the page moves to the new session once Pi has written it, on the same address", async () => {
+    const response = await pi.request({ type: "new_session" });
+    assert.equal(response.success, true);
+    const state = await pi.request({ type: "get_state" });
+    const fresh = state.data.sessionFile;
+    assert.ok(fresh && fresh !== session && !existsSync(fresh), JSON.stringify(state.data));
+    assert.match((await get(url)).text, /typed while the live page was open/); // the old one meanwhile
+    // Pi writes a new session's file at its first reply; these tests call no model, so do it here
+    writeFileSync(fresh, `${JSON.stringify({ type: "session", version: 3, id: "fresh-live", timestamp: new Date().toISOString(), cwd: project })}\n`);
+    appendPrompt(fresh, "fresh-0001", "the first prompt of the new session");
+    await until("the new session's page", async () => /the first prompt of the new session/.test((await get(url)).text));
+    // /resume: the file is there, so the page moves at once
+    const back = await pi.request({ type: "switch_session", sessionPath: session });
+    assert.equal(back.success, true, JSON.stringify(back));
+    await until("the resumed session's page", async () => /typed while the live page was open/.test((await get(url)).text));
+  });
+
+  test("/live-html stop ends it; quitting Pi ends a running one", async () => {
+    const [stopped] = await pi.command("/live-html stop");
+    assert.equal(stopped.message, `Stopped the live page ${url}`);
+    assert.equal(await refused(url), true);
+    const [none] = await pi.command("/live-html stop");
+    assert.equal(none.message, "No live page is running.");
+
+    const [started] = await pi.command("/live-html");
+    const second = /^Live page: (\S+)/.exec(started.message)?.[1];
+    assert.equal((await get(second)).status, 200);
+    await pi.close();
+    pi = undefined;
+    await until("the server gone with Pi", () => refused(second), 10_000);
   });
 });
