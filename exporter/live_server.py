@@ -4,6 +4,10 @@ its version at ``/version``, which the page asks for to know when to reload.
 It listens on 127.0.0.1 only and answers only requests addressed to that name (or
 ``localhost``) and port, so a web page elsewhere cannot read the session through a DNS name
 it points at this machine. It serves nothing else: no files, no other paths, no writes.
+
+It answers one request at a time, in the thread that runs it, and between requests calls
+``idle`` (the watch's look at the file): one thread, so making a page may fork children as
+`export` does. A request that comes while a page is being made waits for it.
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ from __future__ import annotations
 import json
 import socket
 import sys
+from collections.abc import Callable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from exporter.watch import SessionWatch
@@ -31,16 +36,19 @@ COMMON_HEADERS = {
 }
 
 
-class LiveServer(ThreadingHTTPServer):
-    """Serves one :class:`SessionWatch`'s page; ``port`` 0 takes a free one."""
+class LiveServer(HTTPServer):
+    """Serves one :class:`SessionWatch`'s page; ``port`` 0 takes a free one; ``idle`` runs
+    between requests (at least every ``serve_forever`` poll interval)."""
 
-    daemon_threads = True
     # SO_REUSEADDR (as http.server sets it): a watch started again on its port must not wait
     # for the last one's closed connections; a port another program listens on stays an error
     allow_reuse_address = True
 
-    def __init__(self, watch: SessionWatch, port: int = 0) -> None:
+    def __init__(
+        self, watch: SessionWatch, port: int = 0, idle: Callable[[], None] | None = None
+    ) -> None:
         self.watch = watch
+        self.idle = idle
         super().__init__((HOST, port), LiveHandler)
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
@@ -48,6 +56,10 @@ class LiveServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/"
+
+    def service_actions(self) -> None:
+        if self.idle is not None:
+            self.idle()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A browser that closed the connection mid-answer (a reload) is not an error; any
@@ -66,8 +78,9 @@ class LiveHandler(BaseHTTPRequestHandler):
     server_version = "pi-session-watch"
     sys_version = ""
     # HTTP/1.0: one connection per request, so a stopped server leaves no kept-alive one
-    # that goes on answering the page's polls
+    # that goes on answering the page's polls, and no open connection holds the one thread
     protocol_version = "HTTP/1.0"
+    timeout = 10  # seconds a client may take to send its request: it holds the only thread
 
     def do_GET(self) -> None:
         self._answer(send_body=True)

@@ -54,8 +54,8 @@ Stamp = tuple[int, int, int, int]  # device, inode, size, modification time (ns)
 class SessionWatch:
     """Follows one session file (or, with ``newest``, the newest session of a folder) and
     keeps its current page in :attr:`state`. :meth:`step` looks once; the caller loops.
-    The first page is made here, with ``options.jobs`` (forked children: make the watch
-    before starting threads); later ones with one process."""
+    Pages are made with ``options.jobs``: more than one forks children, so the process that
+    calls :meth:`step` (and makes the watch) must run no other thread then."""
 
     def __init__(
         self,
@@ -165,10 +165,7 @@ class SessionWatch:
     def _render(self, session: Session) -> LivePage:
         self._count += 1
         version = f"{self._run}.{self._count}"
-        # the first page may be rendered by forked children (options.jobs), as no server
-        # thread runs yet; later ones in this process: a fork while threads run is unsafe
-        jobs = self.options.jobs if self._count == 1 else 1
-        options = replace(self.options, live_version=version, jobs=jobs)
+        options = replace(self.options, live_version=version)
         html = render_session(session, options).encode("utf-8", "surrogateescape")
         return LivePage(
             version=version,

@@ -9,6 +9,7 @@ import os
 import signal
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,7 +99,7 @@ def watch_command(
     except KeyError as error:  # --leaf names no entry of the file
         raise CliError(str(error.args[0]), 1) from None
     _print_warnings(watch)
-    server = _serve(watch, port)
+    server = _bind(watch, port)
     signal.signal(signal.SIGTERM, _stop)  # `kill`, a service manager: stop as on Ctrl-C
     try:
         click.echo(server.url)
@@ -111,32 +112,30 @@ def watch_command(
 
             if not webbrowser.open(server.url):
                 warn(f"could not open a browser; the page is at {server.url}")
-        _loop(watch)
+        server.serve_forever(poll_interval=POLL_SECONDS / 2)
     except (KeyboardInterrupt, _Stopped):
         pass
     finally:
-        server.shutdown()
         server.server_close()
     click.echo("pi-session: stopped", err=True)
 
 
-class _Stopped(Exception):
-    """SIGTERM arrived."""
+class _Stopped(BaseException):
+    """SIGTERM arrived. A BaseException, as KeyboardInterrupt is: the server's request
+    handling catches every Exception, and the signal may come while it answers one."""
 
 
 def _stop(signum: int, frame: object) -> None:
     raise _Stopped
 
 
-def _serve(watch: SessionWatch, port: int) -> LiveServer:
-    """Start the server in a thread (its module imported only here); a port taken by another
-    program is a clean error."""
-    import threading
-
+def _bind(watch: SessionWatch, port: int) -> LiveServer:
+    """The server (its module imported only here), looking at the file between requests; a
+    port taken by another program is a clean error."""
     from exporter.live_server import LiveServer
 
     try:
-        server = LiveServer(watch, port)
+        return LiveServer(watch, port, idle=_looker(watch))
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             raise CliError(
@@ -144,19 +143,23 @@ def _serve(watch: SessionWatch, port: int) -> LiveServer:
                 2,
             ) from None
         raise
-    threading.Thread(target=server.serve_forever, name="pi-session-watch", daemon=True).start()
-    return server
 
 
-def _loop(watch: SessionWatch) -> None:
-    """Look at the file every half second, and say on stderr what changed."""
-    while True:
-        time.sleep(POLL_SECONDS)
+def _looker(watch: SessionWatch) -> Callable[[], None]:
+    """A look at the file at most every half second, saying on stderr what changed."""
+    last = [time.monotonic()]
+
+    def look() -> None:
+        if time.monotonic() - last[0] < POLL_SECONDS:
+            return
         news = watch.step()
+        last[0] = time.monotonic()  # after the page is made: a slow one is not made twice
         _print_warnings(watch)
         if news:
             moment = time.strftime("%H:%M:%S")
             click.echo(terminal_text(f"pi-session: {moment} {news}"), err=True)
+
+    return look
 
 
 def _print_warnings(watch: SessionWatch) -> None:
