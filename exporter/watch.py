@@ -81,7 +81,8 @@ class SessionWatch:
         self._stamp: Stamp | None = None
         self._unfinished_since: float | None = None
         self._reported: set[str] = set()
-        self._known = set(newest()) if newest is not None else set()
+        # the folder's sessions when the watch began, and each one it has followed since
+        self._known = {path, *newest()} if newest is not None else {path}
         self._followed_at = clock()
         self.state = LiveState(self._render(self._load(first=True)))
 
@@ -116,18 +117,18 @@ class SessionWatch:
         return f"updated: {page.entries:,} entries" + (f" ({grown:+,})" if grown else "")
 
     def _follow(self) -> str | None:
-        """Switch to a session that started after the watch did (Pi's /new), if there is one
-        and it is the newest. Sessions that existed already never take over, however busy."""
+        """Switch to a session that started after the watch did (Pi's /new): the newest such
+        one not followed yet. Sessions that existed already never take over, however busy,
+        and each new one takes over once (two at work do not take turns)."""
         if self.newest is None or self.clock() - self._followed_at < FOLLOW_SECONDS:
             return None
         self._followed_at = self.clock()
-        files = self.newest()
-        fresh = [path for path in files if path not in self._known]
-        self._known.update(files)
-        if not fresh or files[0] != fresh[0] or fresh[0] == self.path:
+        fresh = [path for path in self.newest() if path not in self._known]
+        if not fresh:
             return None
+        self._known.add(fresh[0])
         self.path, self._stamp, self._unfinished_since = fresh[0], None, None
-        return f"now watching {fresh[0]}, the newest session of this folder"
+        return f"now watching {fresh[0]}, a new session of this folder"
 
     def _waited_enough(self) -> bool:
         """A last line without its newline is probably being written: wait for it a while."""

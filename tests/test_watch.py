@@ -196,18 +196,29 @@ def test_a_new_session_in_the_folder_takes_over(tmp_path: Path) -> None:
     os.utime(old, (future, future))  # an older session, written to: not followed
     clock.now += FOLLOW_SECONDS
     assert watch.step() is None and watch.path == watched
-    fresh = folder / "2025-01-03T00-00-00-000Z_fresh.jsonl"
-    fresh.write_bytes(b"".join(
-        json.dumps(line).encode() + b"\n"
-        for line in (Build.header("fresh-session"), Build.user("f1", None, "a brand new session"))
-    ))  # fmt: skip
-    os.utime(fresh, (future + 5, future + 5))
+
+    def start(name: str, text: str) -> Path:
+        path = folder / name
+        lines = (Build.header(name), Build.user("f1", None, text))
+        path.write_bytes(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+        return path
+
+    # new, though the old session was written to later: it is followed all the same
+    fresh = start("2025-01-03T00-00-00-000Z_fresh.jsonl", "a brand new session")
     assert watch.step() is None  # looked at most every FOLLOW_SECONDS
     clock.now += FOLLOW_SECONDS
     news = watch.step()
     assert news is not None and news.startswith("now watching") and watch.path == fresh
     assert b"a brand new session" in watch.state.page.html
     assert watch.state.page.entries == 1
+    # a second /new takes over; the first, written to again, does not take it back
+    second = start("2025-01-04T00-00-00-000Z_second.jsonl", "and another one")
+    os.utime(second, (future + 5, future + 5))
+    clock.now += FOLLOW_SECONDS
+    assert watch.step() == f"now watching {second}, a new session of this folder"
+    os.utime(fresh, (future + 9, future + 9))
+    clock.now += FOLLOW_SECONDS
+    assert watch.step() is None and watch.path == second
 
 
 def test_leaf_is_kept_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
@@ -302,7 +313,7 @@ def test_the_command_without_session_follows_the_folder_s_new_session(tmp_path: 
     finally:
         process.terminate()
         _, errors = process.communicate(timeout=30)
-    assert f"now watching {fresh}, the newest session of this folder" in errors, errors
+    assert f"now watching {fresh}, a new session of this folder" in errors, errors
 
 
 def test_the_command_redacts_every_version_when_asked(tmp_path: Path) -> None:
