@@ -130,8 +130,7 @@
       return response.json();
     }).then(function (answer) {
       if (String(answer.version) !== version) {
-        save();
-        location.reload();
+        location.reload();  // pagehide saves the reader's place
         return;
       }
       say(describe(answer), answer.problem ? "problem" : "live");
@@ -143,5 +142,7 @@
   }
   say("Live", "live");
   restore();
+  // a reload by hand (F5) keeps the place too: the browser's own restoring is off
+  window.addEventListener("pagehide", save);
   poll();
 })();

@@ -125,6 +125,10 @@ def test_the_page_follows_the_session_and_keeps_the_reader_s_place(
     grow(watch, path, "live-0006", "Another prompt")
     wait_for_entry(page, "live-0006")
     assert abs(page.evaluate(where, middle) - before) < 3
+    page.reload()  # by hand (F5): the place is kept too
+    page.wait_for_timeout(500)
+    assert abs(page.evaluate(where, middle) - before) < 3
+    assert page.evaluate("document.getElementById('flt-notools').checked") is True
 
     viewer.assert_clean()  # no request but the page and its version, no error so far
     # the watcher stops: the page says so and keeps what it shows
