@@ -2,9 +2,10 @@
 again after each change, for :mod:`exporter.live_server` to serve.
 
 The file is only read, as everywhere. A change is seen by the file's identity, size and
-modification time; a last line still being written (no newline yet) is given a moment to
-end before the page is made. A file that disappears or stops being a session keeps its
-last page on show, with the problem named, until it is readable again.
+modification time (and a Claude Code session's sub-agent transcripts'); a last line still
+being written (no newline yet) is given a moment to end before the page is made. A file
+that disappears or stops being a session keeps its last page on show, with the problem
+named, until it is readable again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from exporter.claude_code import sub_agent_stamps
 from exporter.loader import SessionFormatError, load_session
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session
@@ -48,7 +50,9 @@ class LiveState:
     problem: str | None = None
 
 
-Stamp = tuple[int, int, int, int]  # device, inode, size, modification time (ns)
+#: device, inode, size, modification time (ns), and the names, sizes and times of a Claude
+#: Code session's sub-agent transcripts (a sub-agent at work writes only to its own file)
+Stamp = tuple[int, int, int, int, str]
 
 
 class SessionWatch:
@@ -184,7 +188,7 @@ class SessionWatch:
 
 def _stamp_of(path: Path) -> Stamp:
     info = os.stat(path)
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, sub_agent_stamps(path))
 
 
 def _ends_a_line(path: Path, stamp: Stamp) -> bool:

@@ -221,6 +221,24 @@ def test_a_new_session_in_the_folder_takes_over(tmp_path: Path) -> None:
     assert watch.step() is None and watch.path == second
 
 
+def test_a_claude_code_sub_agent_at_work_is_seen(tmp_path: Path) -> None:
+    """A Claude Code sub-agent writes only to its own transcript until it is done: a change
+    there alone makes the page again."""
+    from tests.test_claude_code import sub_agent_session, u  # after conftest: assert rewriting
+
+    path = sub_agent_session(tmp_path)
+    watch = SessionWatch(path, RenderOptions())
+    agent = tmp_path / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
+    line = json.loads(agent.read_text(encoding="utf-8").splitlines()[-1])
+    line |= {"uuid": u(14), "parentUuid": u(13), "timestamp": "2026-11-21T09:00:14.000Z"}
+    before = path.read_bytes()
+    with open(agent, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    assert watch.step() is not None
+    assert f'data-entry-id="{u(14)}"'.encode() in watch.state.page.html
+    assert path.read_bytes() == before
+
+
 def test_leaf_is_kept_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
     path = copy_of("pi-branched-2.jsonl", tmp_path)
     session = load_session(path)
