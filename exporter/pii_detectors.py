@@ -1,5 +1,5 @@
-"""Opt-in detectors: personal data (``--pii``: e-mail addresses, phone numbers, IPv4
-addresses) and the user's own patterns (``--redact-pattern NAME=REGEX``).
+"""Opt-in detectors: personal data (``--pii``: e-mail addresses, phone numbers, IPv4 and
+IPv6 addresses) and the user's own patterns (``--redact-pattern NAME=REGEX``).
 
 They are off by default: an address or a number is not a secret, and in a coding session
 most are the project's own (``git@github.com``, ``127.0.0.1``). A team publishing traces of
@@ -9,6 +9,7 @@ secret, and the report counts it by kind.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterator
 
@@ -96,7 +97,46 @@ class Ipv4Detector(Detector):
             yield match.span()
 
 
-PII_DETECTORS: tuple[Detector, ...] = (EmailDetector(), PhoneDetector(), Ipv4Detector())
+class Ipv6Detector(Detector):
+    """``2001:db8:85a3::8a2e:370:7334``, ``fe80::1ff:fe23:4567:890a%eth0``: what Python's
+    ``ipaddress`` takes for an IPv6 address, but the unspecified and loopback ones (``::``,
+    ``::1``) and what looks like code: it needs a digit (``Abc::Def`` is a C++ or Rust
+    path), a group of 3 or 4 characters, and a letter a-f or 4 groups (a Python slice,
+    ``a[1::2]``, ``a[100::200]``, has neither). A time (``12:30:45``) or a MAC address has
+    too few groups to be one."""
+
+    name, summary = "ipv6", "IPv6 addresses (--pii)"
+    triggers = (":",)
+    min_length = 6
+    _address = re.compile(
+        r"(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|(?=:))(?::[0-9A-Fa-f]{0,4}){2,7}(?:%[\w.\-]{1,16})?"
+        r"(?![\w:.])"
+    )
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for match in self._address.finditer(text):
+            candidate = match.group().split("%", 1)[0]
+            groups = [group for group in candidate.split(":") if group]
+            if not (
+                any(c.isdigit() for c in candidate)
+                and any(len(group) >= 3 for group in groups)
+                and (len(groups) >= 4 or any(c in "abcdefABCDEF" for c in candidate))
+            ):
+                continue
+            try:
+                address = ipaddress.IPv6Address(candidate)
+            except ValueError:
+                continue
+            if not (address.is_unspecified or address.is_loopback):
+                yield match.span()
+
+
+PII_DETECTORS: tuple[Detector, ...] = (
+    EmailDetector(),
+    PhoneDetector(),
+    Ipv4Detector(),
+    Ipv6Detector(),
+)
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9\-]{0,31}")
 

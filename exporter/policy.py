@@ -61,7 +61,7 @@ class RedactionPolicy:
     keep_paths: bool = False
     #: Entry ids to leave out (``ID/``: with everything after it), for one session.
     exclude: tuple[str, ...] = ()
-    #: Also replace e-mail addresses, phone numbers and IPv4 addresses (``--pii``).
+    #: Also replace e-mail addresses, phone numbers and IPv4 and IPv6 addresses (``--pii``).
     pii: bool = False
     #: The user's own (name, regex) patterns to replace (``--redact-pattern NAME=REGEX``).
     patterns: tuple[tuple[str, str], ...] = ()

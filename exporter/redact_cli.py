@@ -96,8 +96,9 @@ def policy_options(
         click.option(
             "--pii",
             is_flag=True,
-            help="Also replace e-mail addresses, phone numbers and IPv4 addresses (personal "
-            "data; off by default, as most in a coding session are the project's own)." + implies,
+            help="Also replace e-mail addresses, phone numbers and IPv4 and IPv6 addresses "
+            "(personal data; off by default, as most in a coding session are the project's "
+            "own)." + implies,
         ),
         click.option(
             "--redact-pattern",

@@ -1,4 +1,4 @@
-"""Opt-in redaction: --pii (e-mail addresses, phone numbers, IPv4 addresses) and the user's
+"""Opt-in redaction: --pii (e-mail addresses, phone numbers, IPv4 and IPv6 addresses) and the user's
 own --redact-pattern NAME=REGEX, from the detectors to the page, a share and a dataset."""
 
 from __future__ import annotations
@@ -67,6 +67,12 @@ def finds(text: str) -> list[tuple[str, str]]:
         ("jo@x.de", [("jo@x.de", "email")]),
         ("8.8.8.8", [("8.8.8.8", "ipv4")]),
         ("https://10.0.0.5/x", [("10.0.0.5", "ipv4")]),
+        ("ssh to 2001:db8:85a3::8a2e:370:7334 now", [("2001:db8:85a3::8a2e:370:7334", "ipv6")]),
+        ("http://[2001:db8::1]:8080/", [("2001:db8::1", "ipv6")]),
+        ("fe80::1ff:fe23:4567:890a%eth0 up", [("fe80::1ff:fe23:4567:890a%eth0", "ipv6")]),
+        ("dns 2001:4860:4860::8888", [("2001:4860:4860::8888", "ipv6")]),
+        ("2001:0db8:0:0:0:ff00:42:8329", [("2001:0db8:0:0:0:ff00:42:8329", "ipv6")]),
+        ("::ffff:10.0.0.5", [("10.0.0.5", "ipv4")]),
     ],
 )
 def test_personal_data_and_patterns_are_found(text: str, found: list[tuple[str, str]]) -> None:
@@ -86,6 +92,10 @@ def test_personal_data_and_patterns_are_found(text: str, found: list[tuple[str, 
         "order CUST-12345 (five digits)",
         'AssemblyVersion("1.0.0.0"), Version=4.0.0.0, Chrome/120.0.0.0 Safari/537.36',
         "me@x.com",
+        "listen on ::1 and ::, ::ffff",  # loopback, unspecified
+        "std::vector<int> a::b Abc::Def, Foo::bar::baz",  # C++ and Rust paths
+        "a[1::2] a[100::200] x[::123] 1:2:3:4:5:6:7:8",  # Python slices, counts
+        "at 12:30:45, 12:00:00:000, mac 00:1a:2b:3c:4d:5e, 10:00::",  # times, a MAC
     ],
 )
 def test_what_is_not_personal_data(text: str) -> None:
@@ -115,7 +125,10 @@ def test_bad_patterns_are_refused(spec: str, error: str) -> None:
     assert result.exit_code == 1 and error in result.stderr and "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("unit", ["a@b.cd ", "+1 2", "1.1.1.", "(415) 555-", "@", "a" * 70 + "@"])
+@pytest.mark.parametrize(
+    "unit",
+    ["a@b.cd ", "+1 2", "1.1.1.", "(415) 555-", "@", "a" * 70 + "@", "1:", "::", "abcd:" * 9 + " "],
+)
 def test_dense_personal_data_candidates_stay_linear(unit: str) -> None:
     def cpu(text: str) -> float:
         start = time.process_time()
@@ -179,5 +192,5 @@ def test_the_fixtures_hold_no_personal_data_to_find() -> None:
     for path in sorted(FIXTURES_DIR.glob("*.jsonl")):
         policy = RedactionPolicy(env_secrets=False, pii=True)
         _, report = apply_policy(load_session(path), policy, environ={})
-        kinds = {k for k in report.counts if k in ("email", "phone", "ipv4")}
+        kinds = {k for k in report.counts if k in ("email", "phone", "ipv4", "ipv6")}
         assert kinds == set(), (path.name, report.counts)

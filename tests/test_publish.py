@@ -1752,7 +1752,7 @@ def test_pii_and_patterns_are_recorded_and_a_run_without_them_is_refused(
     manifest = remote_json(fake_hub, "manifest.json")["sessions"]
     assert {tuple(e["cuts"]) for e in manifest.values()} == {("pattern:acme-id", "pii")}
     card = fake_hub.files(REPO_ID)["README.md"].decode()
-    assert "e-mail addresses, phone numbers and IPv4 addresses are replaced" in card
+    assert "e-mail addresses, phone numbers and IPv4 and IPv6 addresses are replaced" in card
     assert "the publisher's own patterns are replaced (`acme-id`)" in card
     assert secret_regex not in card and secret_regex.encode() not in fake_hub.received_bytes()
     commits = len(fake_hub.commits)

@@ -277,7 +277,7 @@ def _policy_lines(
         "no_tool_output": "tool results are replaced by a note",
         "no_tool_calls": "tool calls and their results are left out (the conversation only)",
         "no_images": "images are replaced by a note",
-        "pii": "e-mail addresses, phone numbers and IPv4 addresses are replaced (--pii)",
+        "pii": "e-mail addresses, phone numbers and IPv4 and IPv6 addresses are replaced (--pii)",
     }
     # what each published session records (a dataset published over several runs may mix
     # them); a session published before they were recorded counts as under this run's policy
