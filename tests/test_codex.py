@@ -734,6 +734,35 @@ def test_a_refused_patch_is_an_error_and_changes_no_file() -> None:
         assert "(not applied)" in render_session(session)  # the blank line before: still a patch
 
 
+def test_a_moved_file_is_counted_where_it_now_is() -> None:
+    """A patch's "*** Move to:" was counted under the old name, so the file's later edits
+    (under its new name) made a second row and the old row named a file that was gone."""
+    from exporter.render.files_touched import files_touched
+
+    move = (
+        "*** Begin Patch\n*** Update File: src/old_name.py\n*** Move to: src/new_name.py\n"
+        "@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    )
+    edit = "*** Begin Patch\n*** Update File: src/new_name.py\n@@\n-y = 1\n+y = 2\n*** End Patch\n"
+    data = rollout(
+        said("user", "rename it, then fix it"),
+        CONTEXT,
+        item("custom_tool_call", name="apply_patch", call_id="p1", input=move),
+        item("custom_tool_call_output", call_id="p1", output="Success. Updated files."),
+        item("custom_tool_call", name="apply_patch", call_id="p2", input=edit),
+        item("custom_tool_call_output", call_id="p2", output="Success. Updated files."),
+    )
+    session = parse_session_bytes(data)
+    (touched,) = files_touched(session, lambda p: p)
+    assert (touched.path, touched.moved_from) == ("src/new_name.py", ["src/old_name.py"])
+    assert (touched.edits, touched.added, touched.removed, len(touched.changes)) == (2, 2, 2, 2)
+    page = render_session(session)
+    assert (
+        '<code>src/new_name.py</code> <span class="muted">(moved from <code>src/old_name.py</code>)'
+        in page
+    )
+
+
 def test_an_interrupt_after_a_requests_outputs_stops_the_next_request() -> None:
     data = rollout(
         said("user", "hi"),

@@ -247,6 +247,7 @@ def _files_table(session: Session, builder: PageBuilder) -> list[dict[str, Any]]
     return [
         {
             "path": f.path,
+            "moved_from": f.moved_from,
             "reads": f.reads,
             "writes": f.writes,
             "edits": f.edits,

@@ -35,6 +35,7 @@ class FileTouches:
     added: int = 0
     removed: int = 0
     changes: list[str] = field(default_factory=list)  # entry ids of writes and edits
+    moved_from: list[str] = field(default_factory=list)  # a patch's "Move to": its old names
 
     @property
     def changed(self) -> bool:
@@ -100,10 +101,16 @@ def _count_patch(
 ) -> None:
     parsed = patch_diff(patch)
     for patched in parsed.files if parsed is not None else ():
-        touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
         if result is None or result.is_error:
+            touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
             touches.failed_edits += 1
             continue
+        # a moved file is counted where it now is, which later edits name; its row says
+        # where it came from
+        where = patched.moved_to or patched.path
+        touches = files.setdefault(where, FileTouches(show(where)))
+        if patched.moved_to and show(patched.path) not in touches.moved_from:
+            touches.moved_from.append(show(patched.path))
         if patched.op == "A":
             touches.writes += 1
         else:
