@@ -485,6 +485,14 @@ def _converted_summary(path: Path) -> SessionSummary | None:
     return summary
 
 
+def _not_pi(value: Any) -> bool:
+    """A first line of a type Pi never writes (Claude Code's ``user``, Codex's
+    ``session_meta``): another agent's transcript, read by the loader at once rather than
+    scanned as a Pi file first (the whole file, for nothing)."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    return isinstance(kind, str) and kind != "session" and kind not in KNOWN_ENTRY_TYPES
+
+
 def _legacy_codex_header(value: Any) -> bool:
     """A Codex rollout's first line before September 2025: ``id`` and ``timestamp``, no
     ``type`` (its items' "message" type is also Pi's, so the scan cannot tell them)."""
@@ -556,7 +564,9 @@ def scan_summary(path: Path) -> SessionSummary:
                         summary._needs_loader = True
                     header = _loads(raw)
                     converted = (  # an old Codex rollout: its items look like Pi's
-                        _converted_summary(path) if first and _legacy_codex_header(header) else None
+                        _converted_summary(path)
+                        if first and (_legacy_codex_header(header) or _not_pi(header))
+                        else None
                     )
                     if converted is not None:
                         return converted

@@ -851,6 +851,28 @@ def test_list_reads_an_old_rollout_as_codexs(tmp_path: Path) -> None:
     assert row["started"].startswith("2025-08-20T13:20:47")
 
 
+@pytest.mark.parametrize("source", [SOURCE, CLAUDE_CODE_PATH], ids=["codex", "claude-code"])
+def test_list_reads_another_agent_s_file_once(
+    source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`list` scanned every line of a Codex or Claude Code file as a Pi session's before it
+    gave up and had the loader read the file again: a first line of a type Pi never writes
+    now sends it to the loader at once (20 rollouts of 3 MB: 6.6 s -> 5.2 s)."""
+    import exporter.discover as discover
+
+    scanned: list[int] = []
+    real = discover._scan_line
+    monkeypatch.setattr(
+        discover, "_scan_line", lambda summary, raw, n: scanned.append(n) or real(summary, raw, n)
+    )
+    summary = discover.scan_summary(source)
+    assert scanned == [] and summary.error is None and summary.messages > 0
+    assert (summary.id, summary.entries) == (
+        load_session(source).id,
+        len(load_session(source).entries),
+    )
+
+
 def test_after_a_rollback_usage_and_an_interrupt_stay_on_the_new_branch() -> None:
     """The dropped turn's answer is the last one read, but not on the branch that goes on."""
     data = rollout(
