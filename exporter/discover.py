@@ -30,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from exporter import claude_code, codex
+from exporter import claude_code, codex, summary_cache
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import (
@@ -462,8 +462,35 @@ def _count_with_loader(summary: SessionSummary, path: Path, session: Session | N
 
 def _converted_summary(path: Path) -> SessionSummary | None:
     """A Claude Code or Codex transcript's summary, from the loader (its lines are not
-    Pi's, so the scan cannot count them); None for any other JSONL, told from its first
-    lines (another tool's big file is not loaded whole)."""
+    Pi's, so the scan cannot count them) or from the summary cache while a listing runs
+    (:mod:`exporter.summary_cache`); None for any other JSONL, told from its first lines
+    (another tool's big file is not loaded whole)."""
+    cache = summary_cache.ACTIVE[-1] if summary_cache.ACTIVE else None
+    stamp: list[Any] = []
+    if cache is not None:
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            stamp = [info.st_size, info.st_mtime_ns, claude_code.sub_agent_stamps(path)]
+            fields = cache.get(path, stamp)
+            if fields is not None:
+                return _summary_from(path, fields)
+    summary = _load_converted_summary(path)
+    if cache is not None and stamp and summary is not None:
+        cache.put(path, stamp, summary)
+    return summary
+
+
+def _summary_from(path: Path, fields: dict[str, Any]) -> SessionSummary:
+    summary = SessionSummary(path=path)
+    for name in summary_cache.FIELDS:
+        if name in fields:
+            setattr(summary, name, fields[name])
+    summary.started = parse_time(fields.get("started"))
+    summary.modified = parse_time(fields.get("modified"))
+    return summary
+
+
+def _load_converted_summary(path: Path) -> SessionSummary | None:
     try:
         with open(path, "rb") as handle:
             head = [_loads(raw) for raw in itertools.islice(handle, claude_code.SNIFF_LINES)]

@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader never sees half a page, and a failed write leaves no debris."""
+"""Atomic file writes (a reader never sees half a page, a failed write leaves no debris), and
+the user's own cache and config folders."""
 
 from __future__ import annotations
 
@@ -137,6 +138,61 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
 def user_cache_dir(*parts: str) -> Path:
     """``$XDG_CACHE_HOME/pi-session-export/...`` (else ``~/.cache/...``)."""
     return xdg_dir("XDG_CACHE_HOME", ".cache", *parts)
+
+
+def private_cache_dir(name: str) -> Path | None:
+    """``user_cache_dir(name)``, made if needed, both it and its parent 0700 and the user's;
+    None when it cannot be made or is not private (its contents are read back: a folder
+    others may write in could feed them anything)."""
+    folder = user_cache_dir(name)
+    if not _home_exists():  # HOME=/nonexistent: no tree of folders made under it
+        return None
+    try:
+        # both ours made 0700: `parents=True` makes the parent 0777 & ~umask, group-writable
+        # under the usual umask 002, which turned the cache off for good, silently
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    _tighten(folder.parent)  # made so by an older version, or by the publish caches
+    if not (_only_mine(folder) and _only_mine(folder.parent)):
+        return None
+    return folder
+
+
+def _home_exists() -> bool:
+    """The cache goes under ``$XDG_CACHE_HOME`` when that is set, else under the home."""
+    if os.path.isabs((os.environ.get("XDG_CACHE_HOME") or "").strip()):
+        return True
+    try:
+        return Path.home().is_dir()
+    except (RuntimeError, OSError):  # no HOME and no password entry
+        return False
+
+
+def _tighten(folder: Path) -> None:
+    """A folder of ours that the umask made group-writable (002, the usual one with a
+    private group per user): take that away. One anyone may write in stays as it is, and
+    unused."""
+    with contextlib.suppress(OSError):
+        info = os.lstat(folder)
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        mode = stat.S_IMODE(info.st_mode)
+        if stat.S_ISDIR(info.st_mode) and mine and mode & 0o020 and not mode & 0o002:
+            os.chmod(folder, mode & ~0o020)
+
+
+def _only_mine(folder: Path) -> bool:
+    """A folder that is not ours, or that others may write in, is not used (as Jinja's own
+    temporary cache checks): the template cache is unpickled, so its writer could run code
+    in every export."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
 
 
 def xdg_dir(variable: str, default: str, *parts: str, env: Mapping[str, str] = os.environ) -> Path:

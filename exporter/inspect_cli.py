@@ -40,6 +40,7 @@ from exporter.formatting import (
     role_label,
 )
 from exporter.session import Session
+from exporter.summary_cache import remembered
 from exporter.usage import (
     SessionStats,
     compute_stats,
@@ -80,7 +81,8 @@ def list_command(
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
         raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
     listed = listed_session_files(sessions_dir, scope)
-    summaries = newest_first(scan_summary(p) for p in listed)
+    with remembered():  # other agents' transcripts are read whole: their summaries kept
+        summaries = newest_first(scan_summary(p) for p in listed)
     if since_at is not None:  # last activity, as export --all and publish read it
         summaries = [s for s in summaries if active_since(s, since_at)]
     if not summaries:  # said on stderr, so `--json` output stays empty for a script

@@ -22,6 +22,7 @@ from exporter.formatting import (
     render_table,
     terminal_text,
 )
+from exporter.summary_cache import remembered
 
 #: How many sessions the list offers (the newest).
 PICK_LIMIT = 30
@@ -38,7 +39,8 @@ def pick_session(sessions_dir: str | None) -> Path:
     if not files:
         root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, None)
         raise CliError(f"no Pi sessions for any project under {root}{hint}", 2)
-    summaries = newest_first(scan_summary(path) for path in files)
+    with remembered():
+        summaries = newest_first(scan_summary(path) for path in files)
     shown = summaries[:PICK_LIMIT]
     rows = [
         [

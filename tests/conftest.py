@@ -62,6 +62,9 @@ def no_claude_code_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     out of every test: "no Pi sessions" messages say where theirs are when there are some."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", NO_CLAUDE)
     monkeypatch.setenv("CODEX_HOME", NO_CODEX)
+    # and no listing reads another test's remembered summaries (tests/test_summary_cache.py
+    # turns the cache on in a folder of its own)
+    monkeypatch.setenv("PI_SESSION_NO_LIST_CACHE", "1")
 
 
 #: A Claude Code configuration folder that does not exist.
