@@ -616,7 +616,11 @@ def sub_agent_stamps(path: Path) -> str:
     site compares to see that one changed without reading them."""
     stamps = []
     for file in sub_agent_files(path):
-        info = file.stat()
+        try:
+            info = file.stat()
+        except OSError:  # removed since the listing, or a dangling link: as the loader sees it
+            stamps.append(f"{file.name}:gone")
+            continue
         stamps.append(f"{file.name}:{info.st_size}:{info.st_mtime_ns}")
     if not stamps:
         return ""

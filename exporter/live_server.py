@@ -1,20 +1,29 @@
-"""The loopback HTTP server of `pi-session watch`: the session's current page at ``/`` and
-its version at ``/version``, which the page asks for to know when to reload.
+"""The loopback HTTP server of `pi-session watch`: the session's current page at
+``/<secret>/`` and its version at ``/<secret>/version``, which the page asks for to know
+when to reload.
 
-It listens on 127.0.0.1 only and answers only requests addressed to that name (or
+It listens on 127.0.0.1 only. It answers only requests addressed to that name (or
 ``localhost``) and port, so a web page elsewhere cannot read the session through a DNS name
-it points at this machine. It serves nothing else: no files, no other paths, no writes.
+it points at this machine; and only paths under a random secret (printed in the address),
+so another user of the machine cannot read it either. It serves nothing else: no files,
+no other paths, no writes.
 
 It answers one request at a time, in the thread that runs it, and between requests calls
 ``idle`` (the watch's look at the file): one thread, so making a page may fork children as
-`export` does. A request that comes while a page is being made waits for it.
+`export` does. A request that comes while a page is being made waits for it; a client gets
+``REQUEST_SECONDS`` in all to send its request, so a slow one cannot hold the thread.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import re
+import secrets
 import socket
 import sys
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -22,7 +31,7 @@ from typing import Any
 
 from exporter.watch import SessionWatch
 
-__all__ = ["LiveServer"]
+__all__ = ["LiveServer", "url_secret"]
 
 HOST = "127.0.0.1"
 #: Sent with every answer: nothing cached, nothing sniffed, no framing by other pages.
@@ -34,28 +43,56 @@ COMMON_HEADERS = {
     "Content-Security-Policy": "frame-ancestors 'none'",
     "Cross-Origin-Resource-Policy": "same-origin",
 }
+#: Seconds a client has, in all, to send its request line and headers.
+REQUEST_SECONDS = 5.0
+#: The most a request's head may be: a browser's GET is well under 2 KB.
+REQUEST_BYTES = 16_384
+#: A program that starts watches on one port again and again (Pi's /live-html, across /new)
+#: keeps the page's address by passing its secret in this variable (not an argument: those
+#: are visible to every user in the process list).
+SECRET_VARIABLE = "PI_SESSION_WATCH_SECRET"
+_SECRET = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def url_secret(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """``$PI_SESSION_WATCH_SECRET`` when it is 16-64 URL-safe characters, else a new one
+    (ValueError for a value that is set but not such)."""
+    given = environ.get(SECRET_VARIABLE)
+    if given is None or given == "":
+        return secrets.token_urlsafe(18)
+    if not _SECRET.fullmatch(given):
+        raise ValueError(f"{SECRET_VARIABLE} must be 16-64 characters of A-Z a-z 0-9 _ -")
+    return given
 
 
 class LiveServer(HTTPServer):
     """Serves one :class:`SessionWatch`'s page; ``port`` 0 takes a free one; ``idle`` runs
-    between requests (at least every ``serve_forever`` poll interval)."""
+    between requests (at least every ``serve_forever`` poll interval). The port is taken at
+    once; ``watch`` may be set later, before serving."""
 
     # SO_REUSEADDR (as http.server sets it): a watch started again on its port must not wait
     # for the last one's closed connections; a port another program listens on stays an error
     allow_reuse_address = True
 
     def __init__(
-        self, watch: SessionWatch, port: int = 0, idle: Callable[[], None] | None = None
+        self,
+        watch: SessionWatch | None,
+        port: int = 0,
+        idle: Callable[[], None] | None = None,
+        secret: str | None = None,
     ) -> None:
         self.watch = watch
         self.idle = idle
+        self.secret = secret or secrets.token_urlsafe(18)
         super().__init__((HOST, port), LiveHandler)
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
+        if self.port == 80:  # a browser leaves the default port out of Host
+            self.allowed_hosts |= {HOST, "localhost"}
 
     @property
     def url(self) -> str:
-        return f"http://{HOST}:{self.port}/"
+        return f"http://{HOST}:{self.port}/{self.secret}/"
 
     def service_actions(self) -> None:
         if self.idle is not None:
@@ -71,8 +108,8 @@ class LiveServer(HTTPServer):
 
 
 class LiveHandler(BaseHTTPRequestHandler):
-    """GET and HEAD of ``/`` (the page, a query such as Pi's ``?targetId=`` allowed) and
-    ``/version``; anything else is refused."""
+    """GET and HEAD of the page (a query such as Pi's ``?targetId=`` allowed) and of its
+    version; anything else is refused."""
 
     server: LiveServer
     server_version = "pi-session-watch"
@@ -80,7 +117,34 @@ class LiveHandler(BaseHTTPRequestHandler):
     # HTTP/1.0: one connection per request, so a stopped server leaves no kept-alive one
     # that goes on answering the page's polls, and no open connection holds the one thread
     protocol_version = "HTTP/1.0"
-    timeout = 10  # seconds a client may take to send its request: it holds the only thread
+
+    def handle_one_request(self) -> None:
+        """Read the request's head under one deadline for all of it (a socket timeout is per
+        read: one byte every few seconds kept the only thread forever), then answer it."""
+        deadline = time.monotonic() + REQUEST_SECONDS
+        head = b""
+        while b"\r\n\r\n" not in head and b"\n\n" not in head:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or len(head) > REQUEST_BYTES:
+                self.close_connection = True
+                return
+            self.connection.settimeout(remaining)
+            try:
+                chunk = self.connection.recv(4096)
+            except (TimeoutError, ConnectionError):
+                self.close_connection = True
+                return
+            if not chunk:
+                self.close_connection = True
+                return
+            head += chunk
+        self.rfile = io.BytesIO(head)  # a GET has no body: the head is all there is to read
+        super().handle_one_request()
+
+    def end_headers(self) -> None:
+        for name, value in COMMON_HEADERS.items():  # http.server's own error pages too
+            self.send_header(name, value)
+        super().end_headers()
 
     def do_GET(self) -> None:
         self._answer(send_body=True)
@@ -94,30 +158,32 @@ class LiveHandler(BaseHTTPRequestHandler):
     def _answer(self, send_body: bool) -> None:
         host = (self.headers.get("Host") or "").strip().lower()
         if host not in self.server.allowed_hosts:
-            self._send(HTTPStatus.FORBIDDEN, "text/plain", b"only for " + self.server.url.encode())
+            where = f"http://{HOST}:{self.server.port}/".encode()
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", b"only for " + where, send_body)
             return
         path = self.path.partition("?")[0]  # "//host/" is a path here, not an address
-        state = self.server.watch.state
-        if path == "/":
-            self._send(HTTPStatus.OK, "text/html; charset=utf-8", state.page.html, send_body)
-        elif path == "/version":
-            answer = {
-                "version": state.page.version,
-                "updated": state.page.updated_ms,
-                "entries": state.page.entries,
-                "problem": state.problem,
-            }
-            body = json.dumps(answer, ensure_ascii=True).encode("ascii")
-            self._send(HTTPStatus.OK, "application/json", body, send_body)
-        else:
+        base = f"/{self.server.secret}/"
+        watch = self.server.watch
+        if watch is None or path not in (base, base + "version"):
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found", send_body)
+            return
+        state = watch.state
+        if path == base:
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", state.page.html, send_body)
+            return
+        answer = {
+            "version": state.page.version,
+            "updated": state.page.updated_ms,
+            "entries": state.page.entries,
+            "problem": state.problem,
+        }
+        body = json.dumps(answer, ensure_ascii=True).encode("ascii")
+        self._send(HTTPStatus.OK, "application/json", body, send_body)
 
-    def _send(self, status: HTTPStatus, kind: str, body: bytes, send_body: bool = True) -> None:
+    def _send(self, status: HTTPStatus, kind: str, body: bytes, send_body: bool) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
-        for name, value in COMMON_HEADERS.items():
-            self.send_header(name, value)
         self.end_headers()
         if send_body:
             self.wfile.write(body)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -51,8 +52,9 @@ class LiveState:
 
 
 #: device, inode, size, modification time (ns), and the names, sizes and times of a Claude
-#: Code session's sub-agent transcripts (a sub-agent at work writes only to its own file)
-Stamp = tuple[int, int, int, int, str]
+#: Code session's sub-agent transcripts (a sub-agent at work writes only to its own file);
+#: then the file's mode, looked at, not compared
+Stamp = tuple[int, int, int, int, str, int]
 
 
 class SessionWatch:
@@ -82,7 +84,7 @@ class SessionWatch:
         self.warnings: list[str] = []  # load diagnostics not yet reported (the caller prints)
         self._run = secrets.token_hex(4)  # a restarted watch never repeats a version name
         self._count = 0
-        self._stamp: Stamp | None = None
+        self._stamp: tuple[object, ...] | None = None
         self._unfinished_since: float | None = None
         self._reported: set[str] = set()
         # the folder's sessions when the watch began, and each one it has followed since
@@ -102,7 +104,9 @@ class SessionWatch:
             return self._problem("the session file is gone")
         except OSError as error:
             return self._problem(f"cannot read the session file ({_reason(error)})")
-        if stamp == self._stamp:
+        if not stat.S_ISREG(stamp[5]):  # a FIFO would block the read, and the server with it
+            return self._problem("the session file is not a regular file now")
+        if stamp[:5] == self._stamp:
             return switched
         if not _ends_a_line(self.path, stamp) and not self._waited_enough():
             return switched
@@ -110,8 +114,10 @@ class SessionWatch:
         before = self.state.page.entries
         try:
             session = self._load()
-        except (OSError, SessionFormatError) as error:
-            self._stamp = stamp  # not again until the file changes again
+        except SessionFormatError as error:
+            self._stamp = stamp[:5]  # not again until the file changes again
+            return self._problem(f"the session file cannot be read now: {_reason(error)}")
+        except OSError as error:  # tried again at each look: a chmod changes no stamp
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
         page = self._render(session)
         self.state = LiveState(page)
@@ -154,7 +160,7 @@ class SessionWatch:
         later a warning (a rewritten file may have lost it)."""
         stamp = _stamp_of(self.path)
         session = load_session(self.path)
-        self._stamp = stamp  # as before the read: a line added meanwhile is seen next time
+        self._stamp = stamp[:5]  # as before the read: a line added meanwhile is seen next time
         if self.leaf is not None:
             try:
                 session.set_leaf(self.leaf)
@@ -188,7 +194,8 @@ class SessionWatch:
 
 def _stamp_of(path: Path) -> Stamp:
     info = os.stat(path)
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, sub_agent_stamps(path))
+    subagents = sub_agent_stamps(path)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, subagents, info.st_mode)
 
 
 def _ends_a_line(path: Path, stamp: Stamp) -> bool:

@@ -8,6 +8,7 @@ import functools
 import os
 import signal
 import stat
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -51,6 +52,12 @@ POLL_SECONDS = 0.5
 )
 @click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser.")
+@click.option(
+    "--until-stdin-closes",
+    is_flag=True,
+    help="Stop when stdin reaches its end: for a program that starts the watch on a pipe "
+    "and wants it gone with itself, however it ends (Pi's /live-html).",
+)
 @policy_options(redact_default=False)
 def watch_command(
     session: str | None,
@@ -61,15 +68,19 @@ def watch_command(
     theme: str,
     no_embed: bool,
     open_page: bool,
+    until_stdin_closes: bool,
     **policy_values: Any,
 ) -> None:
-    """Serve SESSION's page on this computer (http://127.0.0.1:PORT/) and make it again
+    """Serve SESSION's page on this computer (http://127.0.0.1:PORT/SECRET/) and make it again
     whenever the session changes: the open page reloads itself, keeping its place, and
     follows the end of the session if the reader is there. Ctrl-C stops.
 
     Without SESSION: this folder's latest session; when a newer one starts here (/new in
     Pi), the page switches to it. The policy options (--redact, --no-tool-output, ...) apply
     to every version of the page, as to an exported one: for a screen others can see.
+
+    The address holds a random secret, so other users of this computer cannot read the
+    session ($PI_SESSION_WATCH_SECRET sets it, for an address that outlives one watch).
     """
     if policy_values.get("report"):
         raise CliError("--report is for export and redact: watch makes its page again and again", 1)
@@ -93,13 +104,19 @@ def watch_command(
         def newest() -> list[Path]:
             return session_files(sessions_dir, here)
 
-    options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=0)  # 0: one per CPU
+    server = _bind(port)  # first: a port in use is said before the first page is made
     try:
-        watch = SessionWatch(path, options, leaf=leaf, newest=newest, prepare=prepare)
-    except KeyError as error:  # --leaf names no entry of the file
-        raise CliError(str(error.args[0]), 1) from None
+        options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=0)  # 0: per CPU
+        try:
+            watch = SessionWatch(path, options, leaf=leaf, newest=newest, prepare=prepare)
+        except KeyError as error:  # --leaf names no entry of the file
+            raise CliError(str(error.args[0]), 1) from None
+    except BaseException:
+        server.server_close()
+        raise
+    server.watch = watch
+    server.idle = _looker(watch, until_stdin_closes)
     _print_warnings(watch)
-    server = _bind(watch, port)
     signal.signal(signal.SIGTERM, _stop)  # `kill`, a service manager: stop as on Ctrl-C
     try:
         click.echo(server.url)
@@ -113,11 +130,15 @@ def watch_command(
             if not webbrowser.open(server.url):
                 warn(f"could not open a browser; the page is at {server.url}")
         server.serve_forever(poll_interval=POLL_SECONDS / 2)
-    except (KeyboardInterrupt, _Stopped):
+    except (KeyboardInterrupt, _Stopped, _StdinClosed):
         pass
     finally:
         server.server_close()
     click.echo("pi-session: stopped", err=True)
+
+
+class _StdinClosed(BaseException):
+    """--until-stdin-closes: the program that started the watch has gone."""
 
 
 class _Stopped(BaseException):
@@ -129,27 +150,35 @@ def _stop(signum: int, frame: object) -> None:
     raise _Stopped
 
 
-def _bind(watch: SessionWatch, port: int) -> LiveServer:
-    """The server (its module imported only here), looking at the file between requests; a
-    port taken by another program is a clean error."""
-    from exporter.live_server import LiveServer
+def _bind(port: int) -> LiveServer:
+    """The server (its module imported only here) on its port, with its secret; a port
+    taken by another program, or one this user may not take, is a clean error."""
+    from exporter.live_server import LiveServer, url_secret
 
     try:
-        return LiveServer(watch, port, idle=_looker(watch))
+        secret = url_secret()
+    except ValueError as error:
+        raise CliError(str(error), 1) from None
+    try:
+        return LiveServer(None, port, secret=secret)
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             raise CliError(
                 f"port {port} on 127.0.0.1 is in use; pass another --port (0 takes a free one)",
                 2,
             ) from None
-        raise
+        reason = error.strerror or str(error)
+        raise CliError(f"cannot listen on 127.0.0.1 port {port}: {reason}", 2) from None
 
 
-def _looker(watch: SessionWatch) -> Callable[[], None]:
-    """A look at the file at most every half second, saying on stderr what changed."""
+def _looker(watch: SessionWatch, until_stdin_closes: bool) -> Callable[[], None]:
+    """A look at the file at most every half second, saying on stderr what changed; with
+    ``until_stdin_closes``, a look at stdin too (its end stops the watch)."""
     last = [time.monotonic()]
 
     def look() -> None:
+        if until_stdin_closes and _stdin_ended():
+            raise _StdinClosed
         if time.monotonic() - last[0] < POLL_SECONDS:
             return
         news = watch.step()
@@ -160,6 +189,20 @@ def _looker(watch: SessionWatch) -> Callable[[], None]:
             click.echo(terminal_text(f"pi-session: {moment} {news}"), err=True)
 
     return look
+
+
+def _stdin_ended() -> bool:
+    """Whether stdin is at its end (readable, and a read gives nothing), without waiting."""
+    import select
+
+    stream = sys.stdin
+    if stream is None:
+        return True
+    try:
+        ready, _, _ = select.select([stream.fileno()], [], [], 0)
+        return bool(ready) and os.read(stream.fileno(), 4096) == b""
+    except (OSError, ValueError):  # closed, or no file descriptor at all
+        return True
 
 
 def _print_warnings(watch: SessionWatch) -> None:

@@ -5,7 +5,8 @@
 (function () {
   "use strict";
   var meta = document.querySelector("meta[name='pi-session-live']");
-  if (!meta || !window.fetch || !window.sessionStorage) return;
+  // a copy saved from the browser and opened from disk has no watcher to ask
+  if (!meta || !window.fetch || !window.sessionStorage || location.protocol !== "http:") return;
   var version = meta.getAttribute("content"), session = meta.getAttribute("data-session") || "";
   var STATE_KEY = "pi-session-export:live", EVERY = 1000, HIDDEN_EVERY = 4000, OFF_EVERY = 5000;
   var status = document.createElement("div");
@@ -24,13 +25,20 @@
     var transcript = document.getElementById("transcript");
     return !!transcript && transcript.getBoundingClientRect().bottom <= window.innerHeight + 80;
   }
-  // a fold is named by the closest element with an id around it (an entry, a branch) and
-  // its place among that element's folds: stable while the session grows at its end
+  // a fold is named by the closest element with an id around it (an entry, a branch), its
+  // classes, and its place among that element's folds of the same classes: stable while
+  // the session grows (the header's folds come and go with the counts: 20 branches, 10
+  // labels, problems)
+  function alike(owner, cls) {
+    return Array.prototype.filter.call(owner.querySelectorAll("details"), function (d) {
+      return d.className === cls;
+    });
+  }
   function foldKey(fold) {
-    if (fold.id) return [fold.id, -1];
+    if (fold.id) return [fold.id, "", -1];
     var owner = fold.parentElement && fold.parentElement.closest("[id]");
     if (!owner) return null;
-    return [owner.id, Array.prototype.indexOf.call(owner.querySelectorAll("details"), fold)];
+    return [owner.id, fold.className, alike(owner, fold.className).indexOf(fold)];
   }
   // the entry at the top of the window and how far down it starts: a place that survives
   // the reload (pixels do not: entries not yet in view are laid out at an estimated size)
@@ -52,6 +60,7 @@
   function save() {
     var open = [], filter = document.querySelector("input.flt:checked");
     var search = document.getElementById("tree-search");
+    var typing = search && document.activeElement === search;
     document.querySelectorAll("details[open]").forEach(function (fold) {
       var key = foldKey(fold);
       if (key) open.push(key);
@@ -59,7 +68,8 @@
     try {
       sessionStorage.setItem(STATE_KEY, JSON.stringify({
         session: session, at: Date.now(), y: window.scrollY, end: atEnd(), top: topEntry(), open: open,
-        filter: filter ? filter.id : null, search: search ? search.value : "", last: lastEntry()
+        filter: filter ? filter.id : null, search: search ? search.value : "", last: lastEntry(),
+        typing: typing ? [search.selectionStart, search.selectionEnd] : null
       }));
     } catch (e) { /* storage full or off: the reload starts at the top */ }
   }
@@ -73,7 +83,7 @@
     (state.open || []).forEach(function (key) {
       var owner = document.getElementById(key[0]);
       if (!owner) return;
-      var fold = key[1] < 0 ? owner : owner.querySelectorAll("details")[key[1]];
+      var fold = key[2] < 0 ? owner : alike(owner, key[1])[key[2]];
       if (fold && fold.tagName === "DETAILS") fold.open = true;
     });
     var filter = state.filter && document.getElementById(state.filter);
@@ -85,6 +95,10 @@
     if (search && state.search) {
       search.value = state.search;
       search.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    if (search && state.typing) {  // the keys typed next go on into the search box
+      search.focus({ preventScroll: true });
+      try { search.setSelectionRange(state.typing[0], state.typing[1]); } catch (e) { /* ignore */ }
     }
     markNew(state.last);
     place(state);
@@ -129,8 +143,11 @@
       if (!response.ok) throw new Error(String(response.status));
       return response.json();
     }).then(function (answer) {
-      if (String(answer.version) !== version) {
-        location.reload();  // pagehide saves the reader's place
+      if (String(answer.version) !== version && Date.now() - lastKey > TYPING_PAUSE) {
+        // the place is kept by pagehide's save: a #fragment would open again, at each
+        // reload, the folds around its entry that the reader has closed since
+        if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+        location.reload();
         return;
       }
       say(describe(answer), answer.problem ? "problem" : "live");
@@ -140,6 +157,9 @@
       setTimeout(poll, OFF_EVERY);
     });
   }
+  // no reload in the middle of a word: one comes once the reader has paused typing
+  var lastKey = 0, TYPING_PAUSE = 1500;
+  document.addEventListener("keydown", function () { lastKey = Date.now(); }, true);
   say("Live", "live");
   restore();
   // a reload by hand (F5) keeps the place too: the browser's own restoring is off

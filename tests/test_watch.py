@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -82,8 +83,13 @@ def get(server: LiveServer, path: str, host: str | None = None, method: str = "G
         connection.close()
 
 
+def at(server: LiveServer, rest: str = "") -> str:
+    """A path under the server's secret: its page, or ``version``."""
+    return f"/{server.secret}/{rest}"
+
+
 def version_of(server: LiveServer) -> dict[str, Any]:
-    status, headers, body = get(server, "/version")
+    status, headers, body = get(server, at(server, "version"))
     assert status == 200 and headers["Content-Type"] == "application/json"
     return json.loads(body)
 
@@ -91,7 +97,7 @@ def version_of(server: LiveServer) -> dict[str, Any]:
 def test_the_page_is_made_again_when_the_session_grows(served: Any) -> None:
     watch, server, path, _ = served
     original = path.read_bytes()
-    status, headers, body = get(server, "/")
+    status, headers, body = get(server, at(server))
     assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
     assert headers["Cache-Control"] == "no-store" and headers["X-Frame-Options"] == "DENY"
     page = parse_html(body.decode("utf-8"))
@@ -110,7 +116,7 @@ def test_the_page_is_made_again_when_the_session_grows(served: Any) -> None:
     assert watch.step() == f"updated: {first['entries'] + 1:,} entries (+1)"
     second = version_of(server)
     assert second["version"] != first["version"] and second["entries"] == first["entries"] + 1
-    page = parse_html(get(server, "/")[2].decode("utf-8"))
+    page = parse_html(get(server, at(server))[2].decode("utf-8"))
     entry = page.entry("live-0001")
     assert "Ein neuer Gedanke 🌱 and <script>alert(1)</script>" in entry.text
     assert not page.all(lambda e: e.tag == "script" and "alert(1)" in e.raw_text)
@@ -139,24 +145,24 @@ def test_a_line_still_being_written_is_waited_for(served: Any) -> None:
     clock.now += SETTLE_SECONDS
     assert watch.step() is not None
     assert any("cut off" in warning for warning in watch.warnings)
-    assert b"live-0002" in get(server, "/")[2]
+    assert b"live-0002" in get(server, at(server))[2]
 
 
 def test_a_file_that_goes_away_keeps_its_last_page(served: Any) -> None:
     watch, server, path, _ = served
     saved = path.read_bytes()
-    page = get(server, "/")[2]
+    page = get(server, at(server))[2]
     shown = version_of(server)["version"]
     path.unlink()
     assert watch.step() == "the session file is gone"
     assert watch.step() is None  # said once
     answer = version_of(server)
     assert answer["problem"] == "the session file is gone"
-    assert get(server, "/")[2] == page
+    assert get(server, at(server))[2] == page
     path.write_text("this is not a session\n", encoding="utf-8")
     problem = watch.step()
     assert problem is not None and problem.startswith("the session file cannot be read now")
-    assert version_of(server)["problem"] == problem and get(server, "/")[2] == page
+    assert version_of(server)["problem"] == problem and get(server, at(server))[2] == page
     path.write_bytes(saved)  # back: a new version, and no problem
     assert watch.step() is not None
     answer = version_of(server)
@@ -167,14 +173,27 @@ def test_only_the_page_and_its_version_for_this_address(served: Any) -> None:
     """DNS rebinding: a page on evil.example pointed at 127.0.0.1 must not read the session."""
     _, server, _, _ = served
     for host in ("evil.example", f"evil.example:{server.port}", "127.0.0.1", "localhost:1"):
-        status, _, body = get(server, "/", host=host)
+        status, _, body = get(server, at(server), host=host)
         assert status == 403 and b"data-entry-id" not in body, host
-    assert get(server, "/", host=f"localhost:{server.port}")[0] == 200
-    assert get(server, "/?targetId=abc")[0] == 200  # Pi's deep links
-    for path in ("/../etc/passwd", "/version/x", "/pi-branched-1.jsonl", "//evil.example/"):
-        assert get(server, path)[0] == 404, path
-    assert get(server, "/", method="POST")[0] == 501
-    status, headers, body = get(server, "/", method="HEAD")
+    assert get(server, at(server), host=f"localhost:{server.port}")[0] == 200
+    assert get(server, at(server, "?targetId=abc"))[0] == 200  # Pi's deep links
+    secret = server.secret
+    for path in (
+        "/",  # no secret: another user of the machine gets nothing
+        "/version",
+        f"/{secret}",
+        f"/{secret[:-1]}/",
+        f"/{secret}x/version",
+        f"/{secret}/../etc/passwd",
+        f"/{secret}/version/x",
+        f"/{secret}/pi-branched-1.jsonl",
+        "//evil.example/",
+    ):
+        status, headers, body = get(server, path)
+        assert status == 404 and b"data-entry-id" not in body, path
+        assert headers["X-Frame-Options"] == "DENY"  # every answer has the headers
+    assert get(server, at(server), method="POST")[0] == 501
+    status, headers, body = get(server, at(server), method="HEAD")
     assert status == 200 and body == b"" and int(headers["Content-Length"]) > 100_000
 
 
@@ -418,3 +437,137 @@ def test_a_served_page_may_ask_its_own_server_and_nothing_more(tmp_path: Path) -
         "script-src": [*exported["script-src"], _hashes([live_js])],
     }
     assert b"pi-session-live" not in render_session(session).encode()
+
+
+# --- found in review ---------------------------------------------------------------------
+
+
+def test_a_fifo_in_the_file_s_place_is_a_problem_not_a_hang(served: Any) -> None:
+    watch, server, path, _ = served
+    page = get(server, at(server))[2]
+    path.unlink()
+    os.mkfifo(path)
+    looked = threading.Thread(target=lambda: setattr(watch, "looked", watch.step()), daemon=True)
+    looked.start()
+    looked.join(timeout=10)
+    assert not looked.is_alive(), "the look blocked on the FIFO"
+    assert getattr(watch, "looked", None) == "the session file is not a regular file now"
+    assert get(server, at(server))[2] == page and version_of(server)["problem"]
+    path.unlink()
+    shutil.copyfile(fixture_path("pi-branched-1.jsonl"), path)
+    assert watch.step() is not None and version_of(server)["problem"] is None
+
+
+def test_a_file_unreadable_for_a_while_is_read_once_it_can_be(
+    served: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chmod changes neither size nor time: a failed read must not mark the file seen."""
+    import exporter.watch as watch_module
+
+    watch, server, path, _ = served
+    real = watch_module.load_session
+    refused = [True]
+
+    def load(file: Any) -> Any:
+        if refused[0]:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file)
+
+    monkeypatch.setattr(watch_module, "load_session", load)
+    append(path, user_line("live-0010", load_session(path).leaf_id or "", "written meanwhile"))
+    problem = watch.step()
+    assert problem == "the session file cannot be read now: Permission denied"
+    refused[0] = False  # chmod 644: nothing about the file's stamp changed
+    assert watch.step() is not None
+    assert (
+        version_of(server)["problem"] is None and b"written meanwhile" in get(server, at(server))[2]
+    )
+
+
+def test_a_slow_client_cannot_hold_the_server(served: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One header byte every few seconds kept the only thread: the head now has one
+    deadline for all of it."""
+    import exporter.live_server as live_server
+
+    monkeypatch.setattr(live_server, "REQUEST_SECONDS", 1.0)
+    _, server, _, _ = served
+    slow = socket.create_connection(("127.0.0.1", server.port))
+    stop = threading.Event()
+
+    def dribble() -> None:
+        with contextlib.suppress(OSError):
+            slow.sendall(b"GET / HTTP/1.0\r\n")
+            while not stop.wait(0.3):
+                slow.sendall(b"X")
+
+    threading.Thread(target=dribble, daemon=True).start()
+    try:
+        time.sleep(0.2)
+        began = time.monotonic()
+        assert version_of(server)["version"]
+        assert time.monotonic() - began < 3, "a normal request waited behind the slow one"
+    finally:
+        stop.set()
+        slow.close()
+
+
+def test_a_dangling_sub_agent_link_is_not_the_session_gone(tmp_path: Path) -> None:
+    path = copy_of("pi-branched-1.jsonl", tmp_path)
+    agents = tmp_path / path.stem / "subagents"
+    agents.mkdir(parents=True)
+    (agents / "agent-gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    watch = SessionWatch(path, RenderOptions())
+    append(path, user_line("live-0011", load_session(path).leaf_id or "", "still here"))
+    assert watch.step() == "updated: 213 entries (+1)"
+
+
+def test_the_command_ends_with_its_stdin_when_asked(tmp_path: Path) -> None:
+    """Pi's /live-html starts the watch on a pipe: Pi gone (even by SIGKILL), the watch goes."""
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "watch", str(path), "--until-stdin-closes"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    url = process.stdout.readline().strip()
+    assert http_get(url)[0] == 200
+    time.sleep(1)
+    assert process.poll() is None  # stdin open: it goes on
+    process.stdin.close()
+    assert process.wait(timeout=30) == 0
+    assert process.stderr is not None
+    errors = process.stderr.read()
+    assert process.returncode == 0 and errors.rstrip().endswith("pi-session: stopped"), errors
+
+
+def test_the_address_s_secret_can_be_given_and_must_be_sound(tmp_path: Path) -> None:
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+    secret = "a-secret-of-our-own_0123"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "watch", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**env, "PI_SESSION_WATCH_SECRET": secret},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.endswith(f"/{secret}/") and http_get(url)[0] == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    bad = subprocess.run(
+        [sys.executable, "-m", "exporter", "watch", str(path)],
+        capture_output=True,
+        text=True,
+        env={**env, "PI_SESSION_WATCH_SECRET": "short"},
+        timeout=60,
+    )
+    assert bad.returncode == 1 and "PI_SESSION_WATCH_SECRET must be 16-64" in bad.stderr

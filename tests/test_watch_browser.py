@@ -157,3 +157,119 @@ def test_the_served_page_is_complete_without_javascript(
     entries = page.evaluate("document.querySelectorAll('[data-entry-id]').length")
     assert entries == len(load_session(path).entries)
     viewer.assert_clean()
+
+
+def append_lines(path: Path, *lines: dict[str, Any] | str) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+
+
+def label_line(number: int, parent: str, target: str) -> dict[str, Any]:
+    return {
+        "type": "label",
+        "id": f"label-{number:02d}",
+        "parentId": parent,
+        "timestamp": f"2026-01-01T00:00:{number:02d}.000Z",
+        "targetId": target,
+        "label": f"mark {number}",
+    }
+
+
+def test_the_fold_the_reader_opened_is_the_one_open_again(viewer: Any, tmp_path: Path) -> None:
+    """Folds were named by their place among all folds of the header: a labels fold that
+    appeared (an 11th label) before the problems fold the reader had opened took its place."""
+    path = tmp_path / "labels.jsonl"
+    shutil.copyfile(fixture_path("pi-branched-1.jsonl"), path)
+    session = load_session(path)
+    targets = [e.id for e in session.entries if e.id not in session.labels]
+    parent = session.leaf_id
+    lines: list[dict[str, Any] | str] = ["a damaged line, so the header has its problems fold"]
+    for number in range(10 - len(session.labels)):  # 10 labels: listed, not folded
+        lines.append(label_line(number, parent, targets[number]))
+        parent = f"label-{number:02d}"
+    append_lines(path, *lines)
+    eleventh = label_line(10, parent, targets[10])
+    watch = SessionWatch(path, RenderOptions())
+    server = LiveServer(watch, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page = viewer.open(server.url, also_allow=(server.url + "version",))
+        assert page.locator("details.all-labels").count() == 0
+        page.locator("details.diagnostics > summary").click()
+        append_lines(path, eleventh)
+        assert watch.step() is not None
+        page.wait_for_selector("details.all-labels", state="attached", timeout=20_000)
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.querySelector('details.diagnostics').open") is True
+        assert page.evaluate("document.querySelector('details.all-labels').open") is False
+        viewer.assert_clean()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_typing_in_the_search_is_not_cut_off_by_a_reload(
+    viewer: Any, live: tuple[SessionWatch, LiveServer, Path]
+) -> None:
+    watch, server, path = live
+    page = viewer.open(server.url, also_allow=(server.url + "version",))
+    page.wait_for_function("() => document.querySelector('.live-status').dataset.state === 'live'")
+    page.click("#tree-search")
+    page.keyboard.type("bra")
+    page.evaluate("window.__samePage = true")
+    grow(watch, path, "live-0008", "While the reader types")
+    for key in "nch":  # typing goes on: no reload in the middle of a word
+        page.wait_for_timeout(700)
+        page.keyboard.type(key)
+    assert page.evaluate("window.__samePage === true")
+    wait_for_entry(page, "live-0008")  # once the reader paused
+    assert page.evaluate("window.__samePage") is None
+    assert page.evaluate("document.activeElement.id") == "tree-search"
+    page.keyboard.type("es")  # the caret was kept at the end: the word goes on
+    assert page.input_value("#tree-search") == "branches"
+    assert page.evaluate("document.querySelectorAll('details.thinking[open]').length") == 0
+    viewer.assert_clean()
+
+
+def test_a_closed_branch_stays_closed_though_the_address_names_an_entry_in_it(
+    viewer: Any, live: tuple[SessionWatch, LiveServer, Path]
+) -> None:
+    watch, server, path = live
+    inside = load_session(path)
+    folded = next(b for b in inside.branches() if not b.is_active).entry_ids[-1]
+    page = viewer.open(server.url, also_allow=(server.url + "version",))
+    anchor = page.evaluate(
+        "id => [...document.querySelectorAll('[data-entry-id]')]"
+        ".find(e => e.getAttribute('data-entry-id') === id).id",
+        folded,
+    )
+    page.goto(f"{server.url}#{anchor}")  # an outline link: the branch opens around it
+    branch = page.locator(f"[id='{anchor}']").locator("xpath=ancestor::details[1]")
+    assert branch.evaluate("d => d.open") is True
+    branch.locator("> summary").click()  # the reader closes it again
+    grow(watch, path, "live-0009", "After the branch was closed")
+    wait_for_entry(page, "live-0009")
+    branch = page.locator(f"[id='{anchor}']").locator("xpath=ancestor::details[1]")
+    assert branch.evaluate("d => d.open") is False
+    assert page.evaluate("location.hash") == ""
+    viewer.assert_clean()
+
+
+def test_a_copy_saved_from_the_browser_asks_nothing(
+    pw_browser: Any, live: tuple[SessionWatch, LiveServer, Path], tmp_path: Path
+) -> None:
+    watch = live[0]
+    saved = tmp_path / "saved.html"
+    saved.write_bytes(watch.state.page.html)
+    context = pw_browser.new_context()
+    try:
+        page = context.new_page()
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(saved.as_uri())
+        page.wait_for_timeout(1500)
+        assert page.locator(".live-status").count() == 0
+        assert [url for url in requests if not url.startswith(("file:", "data:"))] == []
+    finally:
+        context.close()

@@ -21,6 +21,7 @@
  * the TypeScript on the fly: no build step, and no dependencies beyond Node's standard library).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
@@ -296,37 +297,62 @@ interface LiveWatch {
 
 interface LiveState {
   watch?: LiveWatch;
+  /** A watcher started and not yet serving (its first page is being made). */
+  starting?: ChildProcess;
+  /** Bumped by every start and stop: an await that comes back to another one gives up. */
+  generation: number;
+  /** The address's secret, one per Pi process, and the last port: an open page keeps its
+   * address across moves, and across a stop and a new /live-html. */
+  secret: string;
+  port?: number;
   /** Set by session_shutdown for /new, /resume, /fork: the next instance moves the watch. */
   follow?: boolean;
   /** Waiting for a new session's file, which Pi writes at the first reply. */
   waiting?: ReturnType<typeof setInterval>;
-  exitHook?: boolean;
 }
 
 // The first page of a big session takes as long as an export.
 const LIVE_START_TIMEOUT_MS = EXPORT_TIMEOUT_MS;
-const LIVE_URL = /^http:\/\/127\.0\.0\.1:(\d+)\/$/;
+const LIVE_URL = /^http:\/\/127\.0\.0\.1:(\d+)\/[A-Za-z0-9_-]{16,64}\/$/;
 const LIVE_KEY = Symbol.for("pi-session-export/live-html");
 
 /** Shared by every instance of this extension in the Pi process (see the top of the file). */
 function liveState(): LiveState {
   const store = globalThis as unknown as Record<symbol, LiveState | undefined>;
-  const state = (store[LIVE_KEY] ??= {});
-  if (!state.exitHook) {
-    // a Pi that ends without session_shutdown (a crash) must not leave the server behind
-    process.once("exit", () => state.watch?.child.kill("SIGTERM"));
-    state.exitHook = true;
+  let state = store[LIVE_KEY];
+  if (!state) {
+    const made: LiveState = { generation: 0, secret: randomBytes(18).toString("base64url") };
+    // a Pi that ends without session_shutdown must not leave a server behind (the watcher
+    // also ends when its stdin, a pipe from Pi, closes: a Pi killed outright)
+    process.once("exit", () => {
+      made.watch?.child.kill("SIGTERM");
+      made.starting?.kill("SIGTERM");
+    });
+    state = store[LIVE_KEY] = made;
   }
   return state;
 }
 
-/** Start `pi-session watch FILE --port PORT ARGS`; resolves once it printed its address. */
-function startWatch(cli: string, file: string, port: number, args: string[], cwd: string): Promise<LiveWatch> {
+class Superseded extends Error {}
+
+/** Start `pi-session watch FILE --port PORT ARGS`; resolves once it printed its address,
+ * and rejects with Superseded when another start or a stop came meanwhile. */
+function startWatch(
+  state: LiveState,
+  cli: string,
+  file: string,
+  port: number,
+  args: string[],
+  cwd: string,
+): Promise<LiveWatch> {
+  const generation = ++state.generation;
   return new Promise((resolveWatch, reject) => {
-    const child = spawn(cli, ["watch", file, "--port", String(port), ...args], {
+    const child = spawn(cli, ["watch", file, "--port", String(port), "--until-stdin-closes", ...args], {
       cwd,
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PI_SESSION_WATCH_SECRET: state.secret },
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    state.starting = child;
     const stderr: string[] = [];
     let stdout = "";
     let settled = false;
@@ -334,6 +360,8 @@ function startWatch(cli: string, file: string, port: number, args: string[], cwd
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (state.starting === child) state.starting = undefined;
+      if (state.generation !== generation) error = new Superseded(); // stopped, or started anew
       if (error || !url) {
         child.kill("SIGTERM");
         reject(error);
@@ -358,6 +386,7 @@ function startWatch(cli: string, file: string, port: number, args: string[], cwd
       stderr.push(...lines(chunk));
       stderr.splice(0, Math.max(0, stderr.length - 20));
     });
+    child.stdin?.on("error", () => {}); // the watcher gone first: nothing to tell
     child.on("error", (error) => finish(new UserError(`could not run ${cli}: ${error.message}`)));
     child.on("exit", (code) => {
       const own = stderr.find((l) => l.startsWith("pi-session: error:"));
@@ -368,23 +397,29 @@ function startWatch(cli: string, file: string, port: number, args: string[], cwd
   });
 }
 
-/** Stop the watcher and wait until it has let go of its port (then SIGKILL after 5 s). */
+function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  return exited.finally(() => clearTimeout(timer));
+}
+
+/** Stop the watcher, and one being started, and wait until they have let go of the port. */
 async function stopWatch(state: LiveState): Promise<void> {
+  state.generation++;
   if (state.waiting) clearInterval(state.waiting);
   state.waiting = undefined;
-  const watch = state.watch;
+  const children = [state.watch?.child, state.starting].filter((c): c is ChildProcess => c !== undefined);
   state.watch = undefined;
-  if (!watch || watch.child.exitCode !== null || watch.child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => watch.child.once("exit", () => r()));
-  watch.child.kill("SIGTERM");
-  const timer = setTimeout(() => watch.child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
+  state.starting = undefined;
+  await Promise.all(children.map(killAndWait));
 }
 
 /** A watcher that ends on its own (killed, a crash) is forgotten, so /live-html starts anew. */
 function keep(state: LiveState, watch: LiveWatch): void {
   state.watch = watch;
+  state.port = watch.port;
   watch.child.once("exit", () => {
     if (state.watch === watch) state.watch = undefined;
   });
@@ -396,23 +431,31 @@ function follow(state: LiveState, ctx: ExtensionContext): void {
   const watch = state.watch;
   const file = ctx.sessionManager.getSessionFile();
   if (!watch || !file || file === watch.file) return;
+  if (state.waiting) clearInterval(state.waiting); // an earlier /new's wait
+  state.waiting = undefined;
+  let waiting: ReturnType<typeof setInterval> | undefined;
   const move = async () => {
-    if (!existsSync(file) || state.watch !== watch) return;
-    if (state.waiting) clearInterval(state.waiting);
-    state.waiting = undefined;
+    if (state.watch !== watch) {  // stopped or started anew meanwhile: nothing to move
+      if (waiting) clearInterval(waiting);
+      return;
+    }
+    if (!existsSync(file)) return;
+    if (waiting) clearInterval(waiting);
+    if (state.waiting === waiting) state.waiting = undefined;
     try {
       const cli = findCli(process.env, extensionDir);
       await stopWatch(state);
-      keep(state, await startWatch(cli, file, watch.port, watch.args, ctx.cwd));
+      keep(state, await startWatch(state, cli, file, watch.port, watch.args, ctx.cwd));
     } catch (error) {
+      if (error instanceof Superseded) return; // a stop, or a /live-html, came meanwhile
       const message = error instanceof UserError ? error.message : String(error);
       if (ctx.hasUI) ctx.ui.notify(`/live-html could not follow the new session: ${message}`, "error");
     }
   };
   if (existsSync(file)) void move();
   else {
-    state.waiting = setInterval(() => void move(), 1_000);
-    state.waiting.unref?.();
+    waiting = state.waiting = setInterval(() => void move(), 1_000);
+    waiting.unref?.();
   }
 }
 
@@ -428,14 +471,12 @@ async function liveCommand(rawArgs: string, ctx: ExtensionCommandContext): Promi
     }
     const defaults = envArgs("PI_SESSION_WATCH_ARGS");
     for (const [source, list] of [["PI_SESSION_WATCH_ARGS", defaults], [undefined, words]] as const) {
-      const bad = list.find((w) => w === "--help" || w === "-h" || !w.startsWith("-"));
-      if (bad === undefined) continue;
       const where = source ? `${source}: ` : "";
-      throw new UserError(
-        bad.startsWith("-")
-          ? `${where}see \`pi-session watch --help\` in a terminal for the options`
-          : `${where}/live-html takes watch options (or stop), not ${JSON.stringify(bad.slice(0, 40))}`,
-      );
+      if (list.some((w) => w === "--help" || w === "-h"))
+        throw new UserError(`${where}see \`pi-session watch --help\` in a terminal for the options`);
+      // an option's value may be any word (`--port 8765`); a first word must be an option
+      if (list.length && !list[0].startsWith("-"))
+        throw new UserError(`${where}/live-html takes watch options (or stop), not ${JSON.stringify(list[0].slice(0, 40))}`);
     }
     const { file } = currentSession(ctx);
     if (state.watch && state.watch.file === file && words.length === 0) {
@@ -444,16 +485,24 @@ async function liveCommand(rawArgs: string, ctx: ExtensionCommandContext): Promi
     }
     const cli = findCli(process.env, extensionDir);
     const previous = state.watch;
-    const port = previous?.port ?? 0; // the open page keeps its address
+    const port = previous?.port ?? state.port ?? 0; // an open page keeps its address
     await stopWatch(state);
     if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, "Starting the live page…");
     let watch: LiveWatch;
+    const args = [...defaults, ...words];
     try {
-      watch = await startWatch(cli, file, port, [...defaults, ...words], ctx.cwd);
+      try {
+        watch = await startWatch(state, cli, file, port, args, ctx.cwd);
+      } catch (error) {
+        // the last page's port, taken by another program since: any free one
+        if (previous || !port || !(error instanceof UserError) || !/ is in use/.test(error.message)) throw error;
+        watch = await startWatch(state, cli, file, 0, args, ctx.cwd);
+      }
     } catch (error) {
+      if (error instanceof Superseded) throw new UserError("stopped before its first page was made");
       if (!previous) throw error;
       // a mistyped option must not end the page that was running: start it again as it was
-      keep(state, await startWatch(cli, previous.file, previous.port, previous.args, ctx.cwd));
+      keep(state, await startWatch(state, cli, previous.file, previous.port, previous.args, ctx.cwd));
       const message = error instanceof UserError ? error.message : String(error);
       throw new UserError(`${message} (the live page goes on as it was)`);
     } finally {

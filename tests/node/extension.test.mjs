@@ -674,7 +674,7 @@ describe("Pi package: /live-html", suiteOptions, () => {
   test("/live-html serves the session on 127.0.0.1 and makes the page again as it grows", async () => {
     const [started] = await pi.command("/live-html");
     assert.equal(started.level, "info", started.message);
-    url = /^Live page: (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(started.message)?.[1];
+    url = /^Live page: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{16,64}\/)\n/.exec(started.message)?.[1];
     assert.ok(url, started.message);
     const page = await get(url);
     assert.equal(page.status, 200);
@@ -686,6 +686,18 @@ describe("Pi package: /live-html", suiteOptions, () => {
 
     const [again] = await pi.command("/live-html");
     assert.equal(again.message, `Live page: ${url} (already running; /live-html stop ends it)`);
+  });
+
+  test("options with values are passed on, and the page keeps its address", async () => {
+    const [dark] = await pi.command("/live-html --theme dark --no-embed");
+    assert.equal(dark.level, "info", dark.message);
+    assert.ok(dark.message.startsWith(`Live page: ${url}\n`), dark.message);
+    const page = (await get(url)).text;
+    assert.match(page, /<html lang="en" data-theme="dark">/);
+    assert.doesNotMatch(page, /id="session-jsonl"/);
+    const secret = new URL(url).pathname;
+    assert.equal((await get(new URL("/", url).href)).status, 404, "no page without the secret");
+    assert.equal((await get(`${url.replace(secret, "/wrong-secret-0123456789/")}`)).status, 404);
   });
 
   test("a mistyped option is one error line, and the running page goes on", async () => {
@@ -715,15 +727,28 @@ describe("Pi package: /live-html", suiteOptions, () => {
     await until("the resumed session's page", async () => /typed while the live page was open/.test((await get(url)).text));
   });
 
-  test("/live-html stop ends it; quitting Pi ends a running one", async () => {
+  test("/live-html stop while the page moves to a new session stops it for good", async () => {
+    assert.equal((await get(url)).status, 200);
+    assert.equal((await pi.request({ type: "new_session" })).success, true);
+    const fresh = (await pi.request({ type: "get_state" })).data.sessionFile;
+    writeFileSync(fresh, `${JSON.stringify({ type: "session", version: 3, id: "fresh-live-2", timestamp: new Date().toISOString(), cwd: project })}\n`);
+    appendPrompt(fresh, "fresh-0002", "a second new session");
+    await new Promise((r) => setTimeout(r, 1_100)); // the move is under way about now
     const [stopped] = await pi.command("/live-html stop");
-    assert.equal(stopped.message, `Stopped the live page ${url}`);
-    assert.equal(await refused(url), true);
+    assert.match(stopped.message, /^(Stopped the live page|No live page is running)/);
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal(await refused(url), true, "a watcher started by the move is serving");
+    const back = await pi.request({ type: "switch_session", sessionPath: session });
+    assert.equal(back.success, true);
+  });
+
+  test("/live-html stop ends it; quitting Pi ends a running one", async () => {
     const [none] = await pi.command("/live-html stop");
     assert.equal(none.message, "No live page is running.");
 
     const [started] = await pi.command("/live-html");
     const second = /^Live page: (\S+)/.exec(started.message)?.[1];
+    assert.equal(second, url, "started again, the page is where it was");
     assert.equal((await get(second)).status, 200);
     await pi.close();
     pi = undefined;
