@@ -45,7 +45,7 @@ class LivePage:
 @dataclass(frozen=True)
 class LiveState:
     """The page on show and, when the file could not be read again, why it is not newer.
-    Replaced whole, so the server's threads never see half an update."""
+    Replaced whole, so a request never sees half an update."""
 
     page: LivePage
     problem: str | None = None
