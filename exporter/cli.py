@@ -199,16 +199,22 @@ def session_argument(func: F) -> F:
     return click.argument("session", required=False)(func)
 
 
-def open_session(
+def session_path(
     session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
-) -> Session:
-    """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
+) -> Path:
+    """SESSION (or --demo) as a file, once the choice and ``--leaf`` make sense."""
     if leaf is not None and not leaf.strip():
         raise CliError("--leaf needs an entry id (it was empty)", 1)
     if demo and session is not None:  # which one did the user mean?
         raise CliError("give SESSION or --demo, not both", 1)
-    path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
-    loaded = load_session(path)
+    return resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
+
+
+def open_session(
+    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
+) -> Session:
+    """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
+    loaded = load_session(session_path(session, demo, sessions_dir, leaf))
     if leaf is not None:
         try:
             loaded.set_leaf(leaf)
@@ -431,4 +437,5 @@ __all__ = [
     "open_session",
     "run",
     "session_argument",
+    "session_path",
 ]

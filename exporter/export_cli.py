@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -38,6 +39,8 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 #: Names whose suffix says another format: `-o notes.txt` wrote HTML into a .txt file.
 _NOT_A_PAGE = frozenset(
     {".txt", ".json", ".jsonl", ".gz", ".zip", ".pdf", ".png", ".jpg", ".jpeg", ".csv"}
@@ -67,6 +70,25 @@ def output_format(chosen: str | None, output: str | None) -> str:
     return chosen
 
 
+def page_options(func: F) -> F:
+    """``--leaf``, ``--theme`` and ``--no-embed``: how a page is made, for export and watch."""
+    func = click.option(
+        "--no-embed", is_flag=True, help="Do not embed the session for the JSONL download."
+    )(func)
+    func = click.option(
+        "--theme",
+        type=click.Choice(["auto", "light", "dark"]),
+        default="auto",
+        show_default=True,
+        help="Initial theme; auto follows the reader's system setting.",
+    )(func)
+    return click.option(
+        "--leaf",
+        metavar="ID",
+        help="Entry id (or unique prefix) whose branch is the main transcript.",
+    )(func)
+
+
 @click.command("export")
 @session_argument
 @click.option(
@@ -77,16 +99,7 @@ def output_format(chosen: str | None, output: str | None) -> str:
     callback=not_empty,
     help="Output file (default: pi-session-<name>.html; - for stdout).",
 )
-@click.option(
-    "--leaf", metavar="ID", help="Entry id (or unique prefix) whose branch is the main transcript."
-)
-@click.option(
-    "--theme",
-    type=click.Choice(["auto", "light", "dark"]),
-    default="auto",
-    show_default=True,
-    help="Initial theme; auto follows the reader's system setting.",
-)
+@page_options
 @click.option(
     "--format",
     "chosen_format",
@@ -94,7 +107,6 @@ def output_format(chosen: str | None, output: str | None) -> str:
     help="html (default) or md: one Markdown document (active path, then the other "
     "branches; images and hidden entries left out). Default: md when -o ends in .md.",
 )
-@click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
 @click.option(
     "--all",

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from exporter.cli import CliError, session_argument, warn
-from exporter.discover import resolve_session_arg, session_files
+from exporter.cli import CliError, session_argument, session_path, warn
+from exporter.discover import session_files
+from exporter.export_cli import page_options
 from exporter.formatting import terminal_text
 from exporter.prepare import policy_changes_nothing, policy_transform
 from exporter.redact_cli import policy_from_options, policy_options
@@ -40,17 +41,7 @@ POLL_SECONDS = 0.5
     show_default=True,
     help="Port on 127.0.0.1 to serve the page on; 0 takes a free one.",
 )
-@click.option(
-    "--leaf", metavar="ID", help="Entry id (or unique prefix) whose branch is the main transcript."
-)
-@click.option(
-    "--theme",
-    type=click.Choice(["auto", "light", "dark"]),
-    default="auto",
-    show_default=True,
-    help="Initial theme; auto follows the reader's system setting.",
-)
-@click.option("--no-embed", is_flag=True, help="Do not embed the session for the JSONL download.")
+@page_options
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser.")
 @click.option(
     "--until-stdin-closes",
@@ -90,11 +81,7 @@ def watch_command(
         if policy_changes_nothing(policy)
         else functools.partial(policy_transform, policy.resolved())
     )
-    if leaf is not None and not leaf.strip():
-        raise CliError("--leaf needs an entry id (it was empty)", 1)
-    if demo and session is not None:
-        raise CliError("give SESSION or --demo, not both", 1)
-    path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
+    path = session_path(session, demo, sessions_dir, leaf)
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
     here = os.getcwd()

@@ -264,6 +264,28 @@ export default function (pi) {
 }
 `;
 
+/**
+ * A throwaway HOME and project folder, and in it a copy of the fixture session whose header
+ * points at that folder: Pi may append to the session file, and refuses a session whose cwd
+ * does not exist.
+ */
+function makeProject(prefix) {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const home = join(tmp, "home");
+  const project = join(tmp, "project");
+  for (const dir of [home, project, join(tmp, "state"), join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
+  const session = join(project, "session.jsonl");
+  const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
+  writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
+  return { tmp, home, project, session };
+}
+
+/** Install the package the way users do; Pi records the folder in ~/.pi/agent/settings.json. */
+function installPackage(env) {
+  const install = spawnSync(process.execPath, [found.piCli, "install", EXTENSION_DIR], { env, encoding: "utf8", timeout: 30_000 });
+  assert.equal(install.status, 0, `pi install failed: ${install.stderr}`);
+}
+
 // --- the tests --------------------------------------------------------------------------------
 
 describe("Pi package: /export-html and /share-html", suiteOptions, () => {
@@ -277,16 +299,8 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
 
   before(async () => {
     if (found.missing) throw new Error(`${found.missing} (CI is set, so this is an error)`);
-    tmp = mkdtempSync(join(tmpdir(), "pi-ext-test-"));
-    const home = join(tmp, "home");
-    project = join(tmp, "project");
-    for (const dir of [home, project, join(tmp, "state"), join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
-
-    // Pi may append to the session file, and refuses a session whose cwd does not exist: use a
-    // copy whose header points at our project folder.
-    session = join(project, "session.jsonl");
-    const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
-    writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
+    let home;
+    ({ tmp, home, project, session } = makeProject("pi-ext-test-"));
     tree = describeSession(session);
     assert.ok(tree.otherLeaf, "the fixture should have a second branch");
 
@@ -307,9 +321,7 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
       PYTHONDONTWRITEBYTECODE: "1",
     };
 
-    // Install the package the way users do; Pi records the folder in ~/.pi/agent/settings.json.
-    const install = spawnSync(process.execPath, [found.piCli, "install", EXTENSION_DIR], { env, encoding: "utf8", timeout: 30_000 });
-    assert.equal(install.status, 0, `pi install failed: ${install.stderr}`);
+    installPackage(env);
     const helper = join(tmp, "navigate.js");
     writeFileSync(helper, NAVIGATE_EXTENSION);
     pi = new PiRpc(found.piCli, ["--session", session, "-e", helper], env, project);
@@ -643,13 +655,8 @@ describe("Pi package: /live-html", suiteOptions, () => {
 
   before(async () => {
     if (found.missing) throw new Error(`${found.missing} (CI is set, so this is an error)`);
-    tmp = mkdtempSync(join(tmpdir(), "pi-live-test-"));
-    const home = join(tmp, "home");
-    project = join(tmp, "project");
-    for (const dir of [home, project, join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
-    session = join(project, "session.jsonl");
-    const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
-    writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
+    let home;
+    ({ tmp, home, project, session } = makeProject("pi-live-test-"));
     env = {
       PATH: process.env.PATH,
       HOME: home,
@@ -659,8 +666,7 @@ describe("Pi package: /live-html", suiteOptions, () => {
       PI_SESSION_BIN: found.piSession,
       PYTHONDONTWRITEBYTECODE: "1",
     };
-    const install = spawnSync(process.execPath, [found.piCli, "install", EXTENSION_DIR], { env, encoding: "utf8", timeout: 30_000 });
-    assert.equal(install.status, 0, `pi install failed: ${install.stderr}`);
+    installPackage(env);
     pi = new PiRpc(found.piCli, ["--session", session], env, project);
   });
 
