@@ -219,8 +219,8 @@ def test_typing_in_the_search_is_not_cut_off_by_a_reload(
     page.keyboard.type("bra")
     page.evaluate("window.__samePage = true")
     grow(watch, path, "live-0008", "While the reader types")
-    for key in "nch":  # typing goes on: no reload in the middle of a word
-        page.wait_for_timeout(700)
+    for key in "nch":  # typing goes on past a poll (every 1 s): no reload mid-word
+        page.wait_for_timeout(400)  # well inside the 1.5 s pause, on a slow machine too
         page.keyboard.type(key)
     assert page.evaluate("window.__samePage === true")
     wait_for_entry(page, "live-0008")  # once the reader paused
