@@ -577,6 +577,7 @@ def scan_summary(path: Path) -> SessionSummary:
         with open(path, "rb") as handle:
             looking_for_header = True
             blank = True
+            converted_tried = False  # another agent's reader asked once, not twice
             for number, raw in enumerate(handle, start=1):
                 if number == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
@@ -590,13 +591,11 @@ def scan_summary(path: Path) -> SessionSummary:
                         raw = raw.decode("utf-8", errors="replace").lstrip(JS_SPACE).encode()
                         summary._needs_loader = True
                     header = _loads(raw)
-                    converted = (  # an old Codex rollout: its items look like Pi's
-                        _converted_summary(path)
-                        if first and (_legacy_codex_header(header) or _not_pi(header))
-                        else None
-                    )
-                    if converted is not None:
-                        return converted
+                    # an old Codex rollout (its items look like Pi's), or a line Pi never writes
+                    if first and (_legacy_codex_header(header) or _not_pi(header)):
+                        converted_tried = True
+                        if (converted := _converted_summary(path)) is not None:
+                            return converted
                     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
                         continue
                     looking_for_header = False
@@ -612,7 +611,7 @@ def scan_summary(path: Path) -> SessionSummary:
             if looking_for_header:  # as load_session says: no header and no entry at all
                 summary.error = "empty file" if blank else "not a Pi session file"
             elif summary._headerless and not summary._pi_types:  # another tool's JSONL
-                if (converted := _converted_summary(path)) is not None:
+                if not converted_tried and (converted := _converted_summary(path)) is not None:
                     return converted
                 summary.error = "not a Pi session file"
     except OSError as error:
