@@ -220,12 +220,13 @@ def export_command(
         all_written()
 
 
-def open_in_browser(page: Path) -> None:
-    """``--open``: a browser that cannot be started is a warning (the page was written), not
-    silence: ``webbrowser.open`` says so only by returning False."""
+def open_in_browser(page: Path | str) -> None:
+    """``--open``: a browser that cannot be started is a warning (the page was written, or
+    is served), not silence: ``webbrowser.open`` says so only by returning False. A string
+    is an address (`watch`'s), opened as it is."""
     import webbrowser
 
-    if not webbrowser.open(page.resolve().as_uri()):
+    if not webbrowser.open(page if isinstance(page, str) else page.resolve().as_uri()):
         where = terminal_text(str(page))
         click.echo(f"pi-session: warning: could not open a browser; the page is {where}", err=True)
 

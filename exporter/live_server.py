@@ -24,7 +24,7 @@ import secrets
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
@@ -54,7 +54,7 @@ SECRET_VARIABLE = "PI_SESSION_WATCH_SECRET"
 _SECRET = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
-def url_secret(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+def url_secret(environ: Mapping[str, str] = os.environ) -> str:
     """``$PI_SESSION_WATCH_SECRET`` when it is 16-64 URL-safe characters, else a new one
     (ValueError for a value that is set but not such)."""
     given = environ.get(SECRET_VARIABLE)

@@ -58,9 +58,9 @@ class SummaryCache:
         for name in _TIMES:
             moment = getattr(summary, name)
             fields[name] = moment.isoformat() if isinstance(moment, datetime) else None
-        rows = self._rows()
-        rows.pop(_key(path), None)  # last written last: the first to go when full
-        rows[_key(path)] = {"stamp": stamp, "fields": fields}
+        rows, key = self._rows(), _key(path)
+        rows.pop(key, None)  # last written last: the first to go when full
+        rows[key] = {"stamp": stamp, "fields": fields}
         while len(rows) > MAX_ROWS:
             rows.pop(next(iter(rows)))
         self.changed = True

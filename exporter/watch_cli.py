@@ -18,7 +18,7 @@ import click
 
 from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
-from exporter.export_cli import page_options
+from exporter.export_cli import open_in_browser, page_options
 from exporter.formatting import terminal_text
 from exporter.prepare import policy_changes_nothing, policy_transform
 from exporter.redact_cli import policy_from_options, policy_options
@@ -112,10 +112,7 @@ def watch_command(
             err=True,
         )
         if open_page:
-            import webbrowser
-
-            if not webbrowser.open(server.url):
-                warn(f"could not open a browser; the page is at {server.url}")
+            open_in_browser(server.url)
         server.serve_forever(poll_interval=POLL_SECONDS / 2)
     except (KeyboardInterrupt, _Stopped, _StdinClosed):
         pass
