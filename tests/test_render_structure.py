@@ -3002,7 +3002,8 @@ def test_a_folded_file_s_first_lines_are_coloured_as_in_the_whole_file() -> None
 
 _FILE_ROW = re.compile(
     r'<tr><th scope="row"><code>(?P<path>[^<]*)</code></th><td>(?P<reads>[\d,]+)</td>'
-    r"<td>(?P<writes>[\d,]+)</td><td>(?P<edits>[\d,]+)(?P<failed>[^<]*<span[^>]*>[^<]*</span>)?"
+    r"<td>(?P<writes>[\d,]+)(?P<writes_left_out> <span[^>]*>[^<]*</span>)?</td>"
+    r"<td>(?P<edits>[\d,]+)(?P<edits_left_out> <span[^>]*>[^<]*</span>)?"
     r"</td><td>(?P<lines>[^<]*)(?P<unknown><span[^>]*>[^<]*</span>)?</td><td>(?P<links>.*?)</td></tr>"
 )
 _TOOL_BOX = re.compile(
@@ -3039,6 +3040,38 @@ def test_the_files_table_agrees_with_the_tool_boxes_it_links(name: str) -> None:
             assert row["lines"] == f"+{added:,} −{removed:,}", row["path"]
         changed += bool(links)
     assert changed >= 1
+
+
+def test_files_count_only_the_changes_that_were_made(build: Any, dump: Any) -> None:
+    """An edit whose turn ended before it ran was counted as "failed", so pi-large-session's
+    row said "12 (16 failed)" where its Tools table and tool boxes say "no result", and a
+    write that failed or never ran was counted as a write (review 2026-12-02)."""
+    calls = [
+        ("w-ok", "write", "ok"),
+        ("w-err", "write", "error"),
+        ("w-none", "write", None),
+        ("e-ok", "edit", "ok"),
+        ("e-err", "edit", "error"),
+        ("e-none", "edit", None),
+        ("e-none2", "edit", None),
+    ]
+    turn = build.assistant("a1", "u1", calls=[(c, n) for c, n, _ in calls], stopReason="aborted")
+    for block in turn["message"]["content"][1:]:
+        block["arguments"] = {"path": "src/app.py", "content": "x\n"}
+    lines: list[dict[str, Any]] = [build.header(), build.user("u1", None), turn]
+    parent = "a1"
+    for number, (call, name, outcome) in enumerate(calls):
+        if outcome is not None:
+            result = build.tool_result(f"r{number}", parent, call, name, is_error=outcome != "ok")
+            lines.append(result)
+            parent = f"r{number}"
+    html = render_session(parse_session_bytes(dump(lines)))
+    table = html[html.index('<table class="files">') :]
+    row = next(_FILE_ROW.finditer(table)).groupdict()
+    assert (row["writes"], row["edits"]) == ("1", "1"), row
+    assert "not counted: 1 failed, 1 with no result" in row["writes_left_out"], row
+    assert "not counted: 1 failed, 2 with no result" in row["edits_left_out"], row
+    assert len(re.findall(r'href="#', row["links"])) == 2  # the write and the edit made
 
 
 @every_fixture

@@ -250,8 +250,9 @@ def _files_table(session: Session, builder: PageBuilder) -> list[dict[str, Any]]
             "moved_from": f.moved_from,
             "reads": f.reads,
             "writes": f.writes,
+            "writes_left_out": _not_made(f.failed_writes, f.unrun_writes),
             "edits": f.edits,
-            "failed_edits": f.failed_edits,
+            "edits_left_out": _not_made(f.failed_edits, f.unrun_edits),
             "lines": f"+{f.added:,} −{f.removed:,}" if f.edits > f.edits_without_diff else "",
             "lines_unknown": f.edits_without_diff,
             "links": [builder.anchor(entry_id) for entry_id in f.changes[:FILE_LINKS]],
@@ -259,6 +260,16 @@ def _files_table(session: Session, builder: PageBuilder) -> list[dict[str, Any]]
         }
         for f in files_touched(session, builder.show)
     ]
+
+
+def _not_made(failed: int, unrun: int) -> str:
+    """The calls a count leaves out, in the Tools table's words: refused, or never run."""
+    parts = []
+    if failed:
+        parts.append(f"{failed:,} failed")
+    if unrun:
+        parts.append(f"{unrun:,} with no result")
+    return f"not counted: {', '.join(parts)}" if parts else ""
 
 
 def _label_bookmarks(session: Session, builder: PageBuilder) -> list[dict[str, Any]]:

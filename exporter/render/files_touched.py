@@ -4,8 +4,9 @@ table, so a reviewer sees what a session changed without reading every tool call
 Counted from the calls of Pi's built-in ``read``, ``write`` and ``edit`` tools, and of
 Codex's ``apply_patch`` (a file it adds is a write, one it updates or deletes an edit). An
 edit's lines come from the diff its tool returned (``details.diff``, as the page's edit
-badge) or from the patch; an edit whose result is an error, or that has none, changed
-nothing and counts as failed.
+badge) or from the patch. A write or edit whose result is an error changed nothing and is
+counted as failed; one with no result never ran (its turn ended in an error or was aborted,
+as the Tools table's "no result" says) and is counted apart: neither made a change.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ class FileTouches:
     reads: int = 0
     writes: int = 0
     edits: int = 0
+    failed_writes: int = 0  # the tool said it failed
     failed_edits: int = 0
+    unrun_writes: int = 0  # no result: the turn ended before the tool ran
+    unrun_edits: int = 0
     edits_without_diff: int = 0
     added: int = 0
     removed: int = 0
@@ -68,8 +72,7 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
             if name == "read":
                 touches.reads += 1
             elif name == "write":
-                touches.writes += 1
-                touches.changes.append(result.id if result is not None else entry.id)
+                _count_write(touches, result)
             else:
                 _count_edit(touches, result)
     return sorted(
@@ -78,8 +81,21 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
     )
 
 
+def _count_write(touches: FileTouches, result: MessageEntry | None) -> None:
+    if result is None:
+        touches.unrun_writes += 1
+    elif result.is_error:
+        touches.failed_writes += 1
+    else:
+        touches.writes += 1
+        touches.changes.append(result.id)
+
+
 def _count_edit(touches: FileTouches, result: MessageEntry | None) -> None:
-    if result is None or result.is_error:  # refused, or cut off before it ran
+    if result is None:  # cut off before it ran
+        touches.unrun_edits += 1
+        return
+    if result.is_error:  # refused: nothing changed
         touches.failed_edits += 1
         return
     touches.edits += 1
@@ -103,7 +119,10 @@ def _count_patch(
     for patched in parsed.files if parsed is not None else ():
         if result is None or result.is_error:
             touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
-            touches.failed_edits += 1
+            if result is None:
+                touches.unrun_edits += 1
+            else:
+                touches.failed_edits += 1
             continue
         # a moved file is counted where it now is, which later edits name; its row says
         # where it came from
