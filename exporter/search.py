@@ -92,6 +92,9 @@ def entry_texts(entry: Entry) -> Iterator[str]:
             elif kind == "toolCall":
                 yield as_str(block.get("name")) or ""
                 yield from _strings(block.get("arguments"))
+        # what a tool returned beside its text (an edit's diff, a grep's counts): the page
+        # shows it, so its own search finds it there
+        yield from _strings(entry.message.get("details"))
         if entry.role == "bashExecution":
             yield entry.command
             yield entry.output

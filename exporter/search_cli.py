@@ -13,7 +13,7 @@ import click
 
 from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files, warn
 from exporter.discover import files_active_since, other_agents_hint, sessions_root
-from exporter.formatting import one_line, terminal_text
+from exporter.formatting import one_line, plural, terminal_text
 from exporter.redact_cli import since_moment
 from exporter.search import Pattern, search_file
 from exporter.workers import results_of
@@ -103,7 +103,7 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
             for match in matches:
                 echo_json({"session": result["id"], "path": str(path), **match})
             continue
-        count = f"{len(matches):,} {'entry' if len(matches) == 1 else 'entries'}"
+        count = plural(len(matches), "entry", "entries")
         head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
         click.echo(terminal_text(head))
         click.echo(terminal_text(f"  {path}"))
@@ -115,7 +115,8 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
     if not entries:
         click.echo("pi-session: no matches", err=True)
     elif not as_json:
-        click.echo(f"pi-session: {entries:,} entries in {sessions:,} sessions", err=True)
+        found = f"{plural(entries, 'entry', 'entries')} in {plural(sessions, 'session')}"
+        click.echo(f"pi-session: {found}", err=True)
 
 
 def _match_line(match: dict[str, Any], styled: bool) -> str:

@@ -55,6 +55,23 @@ def test_every_entry_that_says_it_is_found_once_with_its_branch(sessions: Path) 
     assert said["2c87fc09"] == "assistant"
 
 
+def test_an_edit_is_found_by_its_diff_as_on_the_page(sessions: Path) -> None:
+    """An edit's result says "Successfully replaced text"; the page shows its diff (the
+    result's ``details``) and its search finds the word there, while this search skipped
+    it: 15 entries of pi-branched-1 for "dimGray" against the page's 30 (review 2026-12-02)."""
+    only_in_diff = {"ff074fac", "3aa54557", "9eabec6b", "7612296c"}
+    session = load_session(sessions / "--project--" / "pi-branched-1.jsonl")
+    for entry_id in only_in_diff:
+        entry = session.by_id[entry_id]
+        assert entry.role == "toolResult" and "dimgray" in entry.details["diff"].lower()
+        assert "dimgray" not in json.dumps(entry.message["content"]).lower()
+    result = _search("dimGray", "--all", "--sessions-dir", str(sessions), "--json")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    found = {row["entry_id"] for row in rows if row["path"].endswith("pi-branched-1.jsonl")}
+    assert only_in_diff <= found
+    assert len(found) == 27  # every entry whose line says it (none only in a key)
+
+
 def test_the_raw_byte_check_never_skips_a_file_that_matches() -> None:
     """Words taken from each fixture, in other cases: whenever the full search finds one,
     the look at the raw bytes must not have ruled the file out."""
@@ -105,10 +122,13 @@ def test_regex_case_and_no_match(sessions: Path) -> None:
 
 def test_the_text_listing_names_the_session_and_marks_the_match(sessions: Path) -> None:
     text = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--limit", "50").stdout
-    assert "(01a229f4-a6b0-7596-9ba4-063c975d8071, 21 entries)" in text  # pi-branched-3
+    assert "(01a229f4-a6b0-7596-9ba4-063c975d8071, 38 entries)" in text  # pi-branched-3
     assert "[dimGray]" in text and "(other branch):" in text
-    short = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--limit", "1").stdout
-    assert "… and 20 more (--limit 21)" in short
+    short = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--limit", "1")
+    assert "… and 26 more (--limit 27)" in short.stdout
+    assert short.stderr == "pi-session: 165 entries in 4 sessions\n"
+    one = _search("Refactor auth module", "--all", "--sessions-dir", str(sessions))
+    assert one.stderr == "pi-session: 1 entry in 1 session\n"  # not "1 entries in 1 sessions"
 
 
 def test_controls_in_a_match_reach_no_terminal(tmp_path: Path) -> None:
