@@ -3074,6 +3074,15 @@ def test_files_count_only_the_changes_that_were_made(build: Any, dump: Any) -> N
     assert len(re.findall(r'href="#', row["links"])) == 2  # the write and the edit made
 
 
+def test_a_turn_s_time_ends_at_its_last_message_not_a_later_label() -> None:
+    """every-entry-type's skill prompt (10:20) is answered at 10:21; a label (10:22) and a
+    name (10:23) follow on its line. Its footer said 3m 0s: a label set hours later would
+    have made the turn hours long (review 2026-12-02)."""
+    page = parse_fixture("every-entry-type.jsonl")
+    footer = page.entry("e20").find_all(lambda e: e.tag == "footer")
+    assert norm(footer[0].text).endswith("Turn: 1 reply · $0.034 · 1m 0s")
+
+
 @every_fixture
 def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
     """A prompt's footer sums its turn (peer review: cost per prompt): the replies, tool

@@ -39,7 +39,9 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
                 calls += len(entry.tool_calls)
             elif entry.role == "bashExecution":
                 commands += 1
-        last_entry = entry
+            # its time runs to its last message: a label or a name set later (hours later,
+            # maybe) is not part of the turn
+            last_entry = entry
     if not replies and not commands:
         return ""
     parts = [plural(replies, "reply", "replies")]
@@ -48,7 +50,7 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
     if commands:
         parts.append(plural(commands, "!command"))
     parts.append(fmt_cost(cost))
-    # from the prompt to the turn's last entry (two times parsed, not every entry's)
+    # from the prompt to the turn's last message (two times parsed, not every entry's)
     start = parse_time(session.by_id[prompt_id].timestamp)
     last = parse_time(last_entry.timestamp) if last_entry is not None else None
     seconds = (last - start).total_seconds() if start is not None and last is not None else 0
