@@ -207,6 +207,20 @@ def test_index_rows_hold_the_numbers_in_a_sensible_order(corpus, tmp_path):
     assert str(root) not in text and "/home/alice/alpha" in text  # no local paths, only cwds
 
 
+def test_the_models_column_names_the_models_that_answered() -> None:
+    """pi-branched-1 switched to gpt-5 and gemini but only Claude answered; the index listed
+    all three as its models, where the page's header tells them apart (review 2026-12-02)."""
+    from exporter.loader import load_session
+    from exporter.render.index import session_row
+
+    fixtures = shared_dir() / "fixtures"
+    row = session_row(load_session(fixtures / "pi-branched-1.jsonl"))
+    assert row["models"] == ["anthropic/claude-sonnet-4-5"]
+    # pi-large-session's gpt-5.1-codex turn was aborted before a word
+    row = session_row(load_session(fixtures / "pi-large-session.jsonl"))
+    assert row["models"] == ["anthropic/claude-sonnet-4-5"]
+
+
 def test_a_broken_session_is_listed_with_its_error(corpus, tmp_path):
     root, made = corpus
     site = tmp_path / "site"

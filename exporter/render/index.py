@@ -34,7 +34,7 @@ from exporter.render.entry_lines import prompt_preview
 from exporter.render.environment import jinja_environment
 from exporter.render.view import build_anchors
 from exporter.session import Session, parse_time
-from exporter.usage import compute_stats, turn_usage
+from exporter.usage import SessionStats, compute_stats, models_with_answers, turn_usage
 
 __all__ = ["project_slug", "render_listing", "session_row"]
 
@@ -61,6 +61,14 @@ def _money(value: float) -> float:
     return round(value, 6) if math.isfinite(value) else sys.float_info.max
 
 
+def _answering_models(session: Session, stats: SessionStats) -> list[str]:
+    """The models that answered (the page's header names the ones only selected apart);
+    all of them when none did, so the column still says what was tried."""
+    models = models_with_answers(session, stats)
+    answered = [name for name, answers, _ in models if answers]
+    return answered or [name for name, _, _ in models]
+
+
 def session_row(session: Session) -> dict[str, Any]:
     """What the index needs about one rendered session (all branches counted once)."""
     stats = compute_stats(session)
@@ -82,7 +90,7 @@ def session_row(session: Session) -> dict[str, Any]:
         "messages": sum(stats.roles.values()),
         "entries": len(session.entries),
         "branches": len(stats.branches),
-        "models": stats.models_used,
+        "models": _answering_models(session, stats),
         "tokens": stats.all.total_tokens,
         "cost": _money(stats.all.cost),
         "cost_by_day": {d: _money(c) for d, c in sorted(by_day.items()) if c},
