@@ -447,6 +447,7 @@ def _count_with_loader(summary: SessionSummary, path: Path, session: Session | N
         except (OSError, SessionFormatError):
             return  # the scan's own counts are the best there is
     stats = compute_stats(session)
+    summary.version = session.version  # a file without a header: what its entries say
     summary.entries = len(session.entries)
     summary.messages = sum(stats.roles.values())
     summary.branches = len(stats.branches)
@@ -607,6 +608,9 @@ def scan_summary(path: Path) -> SessionSummary:
                         continue
                     summary.id = id_from_name(path)
                     summary._headerless = True
+                    # the loader works out a version from the entries (a v3 file that lost
+                    # its first line still has a tree): rare, so asked rather than copied
+                    summary._needs_loader = True
                 _scan_line(summary, raw, number)
             if looking_for_header:  # as load_session says: no header and no entry at all
                 summary.error = "empty file" if blank else "not a Pi session file"

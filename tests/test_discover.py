@@ -327,7 +327,7 @@ def test_scan_summary_of_an_unreadable_path(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "variant",
     ["bom", "crlf", "blank-lines", "leading-blank-line", "garbage-first-line", "truncated-tail",
-     "truncated-mid-file", "version-as-text", "vertical-tab-line"],
+     "truncated-mid-file", "version-as-text", "vertical-tab-line", "no-header"],
 )  # fmt: skip
 def test_scan_summary_agrees_on_damaged_copies(fixtures_dir: Path, tmp_path: Path, variant) -> None:
     """The listing and ``stats`` must not disagree about the same file.
@@ -351,6 +351,8 @@ def test_scan_summary_agrees_on_damaged_copies(fixtures_dir: Path, tmp_path: Pat
         ),
         "version-as-text": source.replace(b'"version":3', b'"version":"3"', 1),
         "vertical-tab-line": source.replace(b"\n", b"\n\x0b\n", 3),
+        # the loader finds the tree of a v3 file that lost its header; `list` said 1 branch
+        "no-header": source.split(b"\n", 1)[1],
     }[variant]
     path = tmp_path / "2025-01-01T00-00-00-000Z_copy.jsonl"
     path.write_bytes(data)
