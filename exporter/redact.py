@@ -184,6 +184,8 @@ class RedactionReport:
     def summary_line(self) -> str:
         """One line for stderr, e.g. ``redact: 3 secrets in 2 entries (jwt 2, …); …``."""
         parts = []
+        if not self.redacted and self.actions:  # only a choice of what to show, asked for
+            return f"left out: {'; '.join(action_counts(self.actions))} (no secret scan)"
         if not self.redacted:
             parts.append("secret scan off")
         elif self.total:
@@ -196,16 +198,22 @@ class RedactionReport:
             parts.append("no secrets found")
         return "redact: " + "; ".join(parts + action_counts(self.actions))
 
+    def page_heading(self) -> str:
+        """The page's name for :meth:`page_note`: a copy that only leaves things out was not
+        redacted, and a reader should not think it was."""
+        return "Left out" if not self.redacted and self.actions else "Redaction"
+
     def page_note(self) -> str:
         """What the reader of a page made from the copy is told about it."""
-        if not self.redacted:
-            parts = ["not scanned for secrets"]
+        if not self.redacted:  # what was left out first: that is what the copy is about
+            parts = [*action_counts(self.actions), "not scanned for secrets"]
         elif self.total:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=_by_count))
             parts = [f"{plural(self.total, 'secret')} replaced by [REDACTED:…] ({kinds})"]
+            parts += action_counts(self.actions)
         else:
-            parts = ["scanned for secrets, none found"]
-        return "; ".join(parts + action_counts(self.actions)).replace(" -> ", " → ")
+            parts = ["scanned for secrets, none found", *action_counts(self.actions)]
+        return "; ".join(parts).replace(" -> ", " → ")
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The JSONL report: a summary line, then one line per hit."""
@@ -518,6 +526,7 @@ def apply_policy(
     if repeats:
         result, report, _ = _redact_pass(session, policy, environ, repeats)
     result.redaction_note = report.page_note()
+    result.redaction_heading = report.page_heading()
     return result, report
 
 

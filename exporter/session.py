@@ -86,6 +86,7 @@ class Session:
     source_data: bytes | None = None
     # A copy made under a share policy says so on its page: what was replaced and left out.
     redaction_note: str | None = None
+    redaction_heading: str = "Redaction"  # or "Left out": a copy only trimmed, not redacted
     _call_for_result: dict[str, ToolCallRef] = field(default_factory=dict)
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)

@@ -520,8 +520,14 @@ def test_a_page_made_from_a_redacted_copy_says_what_was_done(
         "1 secret replaced by [REDACTED:…] (github-token 1); home paths → ~: 1"
     )
     assert 'class="redaction"' not in render_session(session)  # the session as it is
-    unscanned, _ = run(session, redact=False, drop_hidden=True)
-    assert "Redaction</dt><dd>not scanned for secrets" in render_session(unscanned)
+    # only trimmed (--active-branch-only, --no-tool-output...): not called a redaction, as
+    # its stderr line was not ("redact: secret scan off" alarmed; review 2026-12-02)
+    thought = msg("assistant", [{"type": "thinking", "thinking": "hmm"}], 3, 2)
+    thinking = load_session(write_session([*records, thought]))
+    unscanned, report = run(thinking, redact=False, no_thinking=True)
+    assert report.summary_line() == "left out: thinking blocks dropped: 1 (no secret scan)"
+    page = render_session(unscanned)
+    assert "<dt>Left out</dt><dd>thinking blocks dropped: 1; not scanned for secrets" in page
 
 
 def test_review_leaks_are_redacted(write_session: Callable[..., Path]) -> None:

@@ -191,6 +191,7 @@ def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
         "tool_version": __version__,
         "file_version": session.version,
         "redaction_note": session.redaction_note,
+        "redaction_heading": session.redaction_heading,
         "theme": options.theme,
         "csp": content_security_policy(styles, scripts, ask_own_server=live is not None),
         "css": Markup(css),
