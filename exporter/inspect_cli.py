@@ -37,8 +37,8 @@ from exporter.formatting import (
     local_minute,
     one_line,
     render_table,
-    role_label,
 )
+from exporter.header_counts import entries_said, tree_said
 from exporter.session import Session
 from exporter.summary_cache import remembered
 from exporter.usage import (
@@ -290,12 +290,8 @@ def stats_command(
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {models_said(models_with_answers(loaded, stats))}",
-        f"  entries   {fmt_int(len(loaded.entries))} · "
-        + ", ".join(f"{fmt_int(n)} {role_label(r, n)}" for r, n in stats.roles.most_common()),
-        f"  branches  {len(stats.branches)} (forks: {len(loaded.fork_ids)}), compactions "
-        f"{stats.compactions}, branch summaries {stats.branch_summaries}, custom messages "
-        f"{stats.custom_messages}, labels {stats.labels}, errors {stats.errors}, "
-        f"aborted {stats.aborted}, cut off at the length limit {stats.length_stops}",
+        f"  entries   {fmt_int(len(loaded.entries))} · {entries_said(stats)}",
+        f"  tree      {tree_said(stats, len(loaded.fork_ids))}",
         "",
         "Usage on this path (root → leaf)",
         render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),

@@ -37,8 +37,8 @@ from exporter.formatting import (
     plain_text_shown,
     plural,
     replace_surrogates,
-    role_label,
 )
+from exporter.header_counts import entries_said, tree_said
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
 from exporter.render.entry_views import AGENT_CONTEXT
 from exporter.render.folding import terminal_text
@@ -120,20 +120,8 @@ def _header(session: Session, stats: SessionStats) -> list[str]:
         ("Started", fmt_datetime(stats.started)),
         ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
         ("Models", models_said(models_with_answers(session, stats), code_span)),
-        (
-            "Entries",
-            f"{fmt_int(len(session.entries))}: "
-            + ", ".join(
-                f"{fmt_int(n)} {escaped(role_label(r, n))}" for r, n in stats.roles.most_common()
-            ),
-        ),
-        (
-            "Tree",
-            f"{plural(len(stats.branches), 'branch', 'branches')}, "
-            f"{plural(len(session.fork_ids), 'fork')}, "
-            f"{plural(stats.compactions, 'compaction')}, {plural(stats.labels, 'label')}, "
-            f"{plural(stats.errors, 'error')}, {stats.aborted:,} aborted",
-        ),
+        ("Entries", f"{fmt_int(len(session.entries))}: {entries_said(stats, escaped)}"),
+        ("Tree", tree_said(stats, len(session.fork_ids))),
         (
             "Cost",
             f"{fmt_cost(stats.active_path.cost)} on this path, "

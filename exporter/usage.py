@@ -187,6 +187,7 @@ class SessionStats:
     branches: list[BranchStats]
     tools: dict[str, ToolStats]
     roles: Counter[str]
+    other_entries: Counter[str]  # entry type -> count, for the entries that are no message
     models_used: list[str]
     compactions: int
     branch_summaries: int
@@ -291,6 +292,7 @@ def compute_stats(session: Session) -> SessionStats:
     """Everything the header, tables and chart need, in O(n)."""
     path_entries = session.active_entries()
     roles: Counter[str] = Counter()
+    others: Counter[str] = Counter()  # the entries that are no message, by type
     errors = aborted = length = compactions = summaries = custom = 0
     # every entry's time, parsed once: the branches (which hold every entry), the session's
     # start and end and its last message all read them
@@ -313,6 +315,8 @@ def compute_stats(session: Session) -> SessionStats:
             summaries += 1
         elif isinstance(entry, CustomMessageEntry):
             custom += 1
+        if not isinstance(entry, MessageEntry):
+            others[entry.type] += 1
     branch_stats = []
     for branch in session.branches():
         own = [session.by_id[i] for i in branch.entry_ids]
@@ -341,6 +345,7 @@ def compute_stats(session: Session) -> SessionStats:
         branches=branch_stats,
         tools=_tool_stats(session),
         roles=roles,
+        other_entries=others,
         models_used=_models_used(session.entries),
         compactions=compactions,
         branch_summaries=summaries,

@@ -123,10 +123,37 @@ def test_stats_text(fixtures_dir: Path) -> None:
         "Usage on all branches",
         "Branches",
         "Tools",
-        "branches  7",
+        "tree      7 branches (5 forks), 1 compaction, 2 branch summaries",
         "$14.38",
     ):
         assert needle in out, needle
+
+
+def test_the_page_markdown_and_stats_count_entries_and_the_tree_alike(pi_fixture: Path) -> None:
+    """The header's entries did not add up (every-entry-type: "25 · 8 tool results, 4
+    assistant, 3 user, 1 shell command"), and the three outputs' tree lines had drifted
+    apart: "0 labels" in one, forks only in another, custom messages left out of the
+    Markdown (review 2026-12-02)."""
+    import html
+
+    from exporter.markdown_doc import session_markdown
+    from exporter.render import render_session
+
+    session = load_session(pi_fixture)
+    stats_out = run("stats", str(pi_fixture)).stdout
+    entries = re.search(r"^  entries   (.*)$", stats_out, re.M).group(1)
+    tree = re.search(r"^  tree      (.*)$", stats_out, re.M).group(1)
+    total, said = entries.split(" · ")
+    counts = [int(n.replace(",", "")) for n in re.findall(r"(?:^|, )([\d,]+) ", said)]
+    assert sum(counts) == int(total.replace(",", "")) == len(session.entries), entries
+    assert not re.search(r"(^|[ (])0 ", tree), tree  # no count of none
+    page = render_session(session)
+    page_entries = re.search(r"<dt>Entries</dt><dd>(.*?)</dd>", page).group(1)
+    page_tree = re.search(r"<dt>Tree</dt><dd>(.*?)</dd>", page).group(1)
+    assert (html.unescape(page_entries), html.unescape(page_tree)) == (entries, tree)
+    markdown = session_markdown(session)
+    assert f"- **Tree:** {tree}\n" in markdown
+    assert f"- **Entries:** {total}: " in markdown
 
 
 def test_stats_leaf_option(fixtures_dir: Path) -> None:
@@ -303,7 +330,7 @@ def test_stats_counts_answers_cut_off_at_the_length_limit(build, write_session) 
         ]
     )
     assert json.loads(run("stats", str(path), "--json").stdout)["length_stops"] == 2
-    assert "cut off at the length limit 2" in run("stats", str(path)).stdout
+    assert "; 2 cut off at the length limit\n" in run("stats", str(path)).stdout
 
 
 # --- list -------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
+from exporter.header_counts import entries_said, tree_said
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.render.assets import (
     NOSCRIPT_CSS,
@@ -224,16 +225,10 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
     """The header's counts: entries by role, tools, branches, errors, and the cost."""
     return {
         "entry_count": len(session.entries),
-        "roles": stats.roles.most_common(),
+        "entries_said": entries_said(stats),
         "tools": list(stats.tools.items()),
         "branch_count": len(stats.branches),
-        "compactions": stats.compactions,
-        "branch_summaries": stats.branch_summaries,
-        "custom_messages": stats.custom_messages,
-        "label_count": len(session.labels),
-        "errors": stats.errors,
-        "tool_errors": sum(tool.errors for tool in stats.tools.values()),
-        "aborted": stats.aborted,
+        "tree_said": tree_said(stats, len(session.fork_ids)),
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),
     }

@@ -14,7 +14,7 @@ from functools import lru_cache
 import jinja2
 from markupsafe import Markup, escape
 
-from exporter.formatting import exact_attribute, fmt_cost, label_badges, role_label
+from exporter.formatting import exact_attribute, fmt_cost, label_badges
 from exporter.render.assets import asset_dir
 from exporter.render.template_cache import template_cache
 from exporter.session import parse_time
@@ -36,7 +36,6 @@ def jinja_environment() -> jinja2.Environment:
     env.filters["time_tag"] = time_tag
     env.filters["cost"] = fmt_cost
     env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
-    env.filters["role_label"] = role_label
     env.filters["pre_text"] = pre_text
     env.filters["exact"] = exact_attribute
     env.globals["label_badges"] = label_badges
