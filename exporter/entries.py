@@ -261,8 +261,13 @@ class CompactionEntry(Entry):
         return as_str(self.raw.get("firstKeptEntryId"))
 
     @property
-    def tokens_before(self) -> int:
-        return int(as_number(self.raw.get("tokensBefore")))
+    def tokens_before(self) -> int | None:
+        """The context's size when it was compacted; None when the file does not say (a
+        damaged line, another agent's compaction): not "0 tokens"."""
+        value = self.raw.get("tokensBefore")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return int(as_number(value))
 
     @property
     def details(self) -> dict[str, Any]:

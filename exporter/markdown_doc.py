@@ -237,7 +237,8 @@ class _Writer:
         if isinstance(entry, MessageEntry):
             return self.message(entry, level, on_line, shown)
         if isinstance(entry, CompactionEntry):
-            head = f"Compaction · {fmt_int(entry.tokens_before)} tokens before"
+            size = entry.tokens_before
+            head = "Compaction" + (f" · {fmt_int(size)} tokens before" if size is not None else "")
             body = quoted(prose(entry.summary, level)) if entry.summary.strip() else ""
             return [*self._heading(entry, level, head), body, ""]
         if isinstance(entry, BranchSummaryEntry):

@@ -84,6 +84,30 @@ def test_a_compaction_keeping_an_entry_it_cannot_keep_says_so() -> None:
     assert "context kept from entry x1" in other and "not before this compaction" in other
 
 
+def test_a_compaction_that_does_not_say_its_size_or_summary_says_so() -> None:
+    """A compaction with ``"tokensBefore": "many"`` and no summary read "Compacted from 0
+    tokens" over an empty summary fold (review 2026-12-02)."""
+    from exporter.markdown_doc import session_markdown
+
+    entries = [
+        _user("u1", None, "one"),
+        {"type": "compaction", "id": "c1", "parentId": "u1", "summary": None,
+         "tokensBefore": "many"},
+        {"type": "compaction", "id": "c2", "parentId": "c1", "summary": "S", "tokensBefore": 0},
+    ]  # fmt: skip
+    page = _page(entries)
+    unsized = _article(page, "c1")
+    assert "Compacted" in unsized and "tokens" not in unsized
+    assert "the file holds no summary for this compaction" in unsized
+    assert 'data-entry-id="c1"' in page and page.count('class="summary-block"') == 1
+    assert "Compacted from 0 tokens" in _article(page, "c2")  # a size of 0 is a size
+    assert "[compaction]" in page and "[compaction: 0 tokens]" in page  # the outline rows
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    data = "\n".join(json.dumps(line) for line in [header, *entries]).encode("utf-8")
+    markdown = session_markdown(parse_session_bytes(data))
+    assert "Compaction ·" in markdown and markdown.count("tokens before") == 1
+
+
 def _answer(entry_id: str, **fields: Any) -> dict[str, Any]:
     message = {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
                "provider": "openrouter", "model": "openrouter/auto", **fields}  # fmt: skip

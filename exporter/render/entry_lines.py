@@ -165,7 +165,9 @@ def outline_text(
             )
         return f"[{role}]", "other", True
     if isinstance(entry, CompactionEntry):
-        return f"[compaction: {fmt_int(entry.tokens_before)} tokens]", "compaction", False
+        size = entry.tokens_before
+        said = f"[compaction: {fmt_int(size)} tokens]" if size is not None else "[compaction]"
+        return said, "compaction", False
     if isinstance(entry, BranchSummaryEntry):
         return f"[branch summary]: {plain_line(entry.summary, 80)}", "summary", False
     if isinstance(entry, CustomMessageEntry):

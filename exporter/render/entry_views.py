@@ -327,8 +327,11 @@ def _made_by_extension(entry: CompactionEntry | BranchSummaryEntry, view: EntryV
 def _compaction(
     builder: PageBuilder, entry: CompactionEntry, view: EntryView, line_set: set[str]
 ) -> None:
-    view.title = f"Compacted from {fmt_int(entry.tokens_before)} tokens"
+    size = entry.tokens_before
+    view.title = f"Compacted from {fmt_int(size)} tokens" if size is not None else "Compacted"
     view.html = markdown(entry.summary)
+    if not entry.summary.strip():
+        view.notes.append("the file holds no summary for this compaction")
     _file_notes(builder, entry.raw.get("details"), view)
     _made_by_extension(entry, view)
     kept = entry.first_kept_entry_id
