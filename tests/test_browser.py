@@ -47,6 +47,7 @@ SAMPLER = "every-entry-type.jsonl"
 BRANCHED = "pi-branched-1.jsonl"
 V1_COMPACTION = "pi-v1-before-compaction.jsonl"
 BRANCHED_4 = "pi-branched-4.jsonl"
+LARGE = "pi-large-session.jsonl"
 LONG = "long-tokens"
 RETRIES = "retries"
 PHONE = {"width": 390, "height": 844}
@@ -121,7 +122,7 @@ NESTED_LIST = "\n".join("  " * level + f"- level {level}" for level in range(12)
 def published(page_server: PageServer) -> dict[str, str]:
     """Name -> URL; each page is rendered (cached) and written once per run."""
     urls: dict[str, str] = {}
-    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4, CLAUDE_CODE, CODEX):
+    for name in (SAMPLER, BRANCHED, CORPUS, V1_COMPACTION, BRANCHED_4, LARGE, CLAUDE_CODE, CODEX):
         urls[name] = page_server.publish(name.replace(".jsonl", ".html"), render_fixture(name))
     long_session = parse_session_bytes(long_token_session())
     urls[LONG] = page_server.publish("long-tokens.html", render_session(long_session))
@@ -1379,6 +1380,22 @@ def test_phone_width_has_no_horizontal_scroll(
         f"page is {width}px wide on a {PHONE['width']}px phone; text beyond the right edge "
         f"(scrolling sideways, or clipped by the entry's paint containment): {cut}"
     )
+    clean(view)
+
+
+@pytest.mark.parametrize("name", [LARGE, V1_COMPACTION, BRANCHED_4])
+def test_the_files_table_fits_a_desktop_column(
+    view: Viewer, published: dict[str, str], name: str
+) -> None:
+    """Its paths, notes and links did not wrap: pi-large-session's table was 1031 px wide in
+    an 863 px column at 1280 px (960 at 1600), its last links cut off (review 2026-12-02)."""
+    page = view.open(published[name], viewport={"width": 1280, "height": 800})
+    page.evaluate("document.querySelector('details.files-table')?.setAttribute('open', '')")
+    wrap = page.locator('.tablewrap[aria-label="Files"]')
+    scroll, inner = wrap.evaluate("w => [w.scrollWidth, w.clientWidth]")
+    assert scroll <= inner + 1, (scroll, inner)
+    rows = wrap.evaluate("w => w.querySelectorAll('tbody tr').length")
+    assert rows > 5
     clean(view)
 
 

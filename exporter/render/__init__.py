@@ -265,7 +265,7 @@ def _not_made(failed: int, unrun: int) -> str:
         parts.append(f"{failed:,} failed")
     if unrun:
         parts.append(f"{unrun:,} with no result")
-    return f"not counted: {', '.join(parts)}" if parts else ""
+    return f"and {', '.join(parts)}" if parts else ""
 
 
 def _label_bookmarks(session: Session, builder: PageBuilder) -> list[dict[str, Any]]:
