@@ -278,23 +278,27 @@ def test_printed_numbers_and_headers_stay_whole(site: Path, tab: Tab) -> None:
     tab.assert_clean({url})
 
 
-def test_phone_chart_starts_at_the_newest_bars_and_a_skip_link(site: Path, pw_browser: Any) -> None:
+def test_phone_chart_fits_whole_and_a_skip_link(site: Path, pw_browser: Any) -> None:
+    """The chart opened scrolled to its newest bar, its cost scale and older bars out of
+    view (review 2026-12-02): now the whole of it fits, its labels readable."""
     context = pw_browser.new_context(viewport={"width": 360, "height": 740})
     try:
         page = context.new_page()
         page.goto((site / "index.html").as_uri())
-        left, width, view = page.evaluate(
+        width, view = page.evaluate(
             "(() => { const c = document.querySelector('.chart');"
-            " return [c.scrollLeft, c.scrollWidth, c.clientWidth]; })()"
+            " return [c.scrollWidth, c.clientWidth]; })()"
         )
-        assert width > view and left + view >= width - 1, (left, width, view)
-        # its key and table link stay in view, not scrolled off with the early bars
-        chart_left, caption_left = page.evaluate(
-            "(() => { const c = document.querySelector('.chart');"
-            " return [c.getBoundingClientRect().left,"
-            " c.querySelector('figcaption').getBoundingClientRect().left]; })()"
+        assert width <= view + 1, (width, view)
+        left, right, boxes, sizes = page.evaluate(
+            """(() => { const c = document.querySelector('.chart').getBoundingClientRect();
+            const all = [...document.querySelectorAll('.chart .bar, .chart .tick')];
+            return [c.left, c.right, all.map(e => { const b = e.getBoundingClientRect();
+            return [b.left, b.right]; }), [...document.querySelectorAll('.chart .tick')].map(
+            t => t.getBoundingClientRect().height)]; })()"""
         )
-        assert caption_left >= chart_left, (caption_left, chart_left)
+        assert boxes and all(left - 1 <= a and b <= right + 1 for a, b in boxes), (left, right)
+        assert min(sizes) >= 10, sizes  # the scale's and the dates' labels, in px on screen
         # the projects table scrolls sideways under its project column, which stays
         wrap_left, first_left, scrolled = page.evaluate(
             "(() => { const t = document.querySelector('table.projects'), w = t.parentElement;"
