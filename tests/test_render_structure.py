@@ -2938,7 +2938,8 @@ def test_a_long_path_in_an_outline_row_keeps_its_file_name() -> None:
 def test_a_branch_that_starts_at_another_answer_still_names_its_first_prompt() -> None:
     """every-entry-type's branch at e01 starts with a regenerated answer: the "First prompt"
     column and its block said only "assistant: I'll inspect things." although the branch's
-    first prompt is e20's."""
+    first prompt is e20's. The column then began with the answer, under its "First prompt"
+    heading (review 2026-12-02): it gives the prompt, then what the branch starts with."""
     session = load_fixture("every-entry-type.jsonl")
     html = render_fixture("every-entry-type.jsonl")
     wanted = "assistant: I'll inspect things. · first prompt: skill: pdf · please convert the file"
@@ -2947,7 +2948,9 @@ def test_a_branch_that_starts_at_another_answer_still_names_its_first_prompt() -
         norm(html_module.unescape(re.sub(r"<[^>]+>", "", "<td" + c)))
         for c in table.split("<td")[1:]
     ]
-    assert wanted in cells, cells
+    cell = "skill: pdf · please convert the file (starts with assistant: I'll inspect things.)"
+    assert cell in cells, cells
+    assert "first prompt:" not in table
     summaries = [norm(b.text) for b in parse_html(html).branches()]
     assert any(wanted in s for s in summaries), summaries
     assert session.first_prompt(session.active_path)  # the main line starts at a prompt

@@ -43,6 +43,7 @@ from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.tools import json_text
 from exporter.render.view import (
+    BRANCH_TITLE_CHARS,
     FILTERS,
     MAX_DAMAGED_SHOWN,
     PageBuilder,
@@ -323,6 +324,7 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
     first = b.branch.entry_ids[0] if b.branch.entry_ids else b.branch.leaf_id
     fork = b.branch.fork_id
     said = builder.row_text(fork) if fork else ""
+    prompt, opening = builder.branch_opening(b.branch.entry_ids)
     return {
         "active": b.branch.is_active,
         "fork_anchor": builder.anchor(fork) if fork else None,
@@ -332,7 +334,9 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
         if fork
         else ("root" if b.branch.is_active else "separate tree"),
         "fork_title": f"entry {fork}: {one_line(said, 80)}" if fork else None,
-        "first_prompt": builder.branch_title(b.branch.entry_ids),
+        # the column holds the prompt; a branch that opens with something else says so below
+        "first_prompt": prompt_preview(prompt, BRANCH_TITLE_CHARS) if prompt else None,
+        "opening": prompt_preview(opening, BRANCH_TITLE_CHARS // 2) if opening else None,
         "link": builder.anchor(first),
         "labels": b.labels,
         "entries": fmt_int(b.entries),

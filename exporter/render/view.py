@@ -352,16 +352,23 @@ class PageBuilder:
             return f"its parent is on damaged line {session.parents_on_damaged_lines[named]:,}"
         return "its parent is not in this file" if named else "a second root in this file"
 
-    def branch_title(self, line: list[str]) -> str:
-        """What a branch (a line of the page) is about, in its block and in the table of
-        branches alike: its first prompt; a branch that starts at another answer says that
-        answer first, then its first prompt (if it has one)."""
+    def branch_opening(self, line: list[str]) -> tuple[str | None, str | None]:
+        """A branch's first prompt, and what it starts with when that is no prompt (another
+        answer to the prompt it forks at, a shell command): None for what it lacks."""
         session = self.session
         first = next(session.iter_messages(line), None)
         prompt = session.first_prompt(line)
         if prompt and (first is None or first.role == "user"):
+            return prompt, None
+        return prompt, self.row_text(first.id if first is not None else line[0])
+
+    def branch_title(self, line: list[str]) -> str:
+        """What a branch (a line of the page) is about, in its block's summary: its first
+        prompt; a branch that starts at another answer says that answer first, then its
+        first prompt (if it has one)."""
+        prompt, opening = self.branch_opening(line)
+        if opening is None:
             return prompt_preview(prompt, BRANCH_TITLE_CHARS)
-        opening = self.row_text(first.id if first is not None else line[0])
         if not prompt:
             return opening
         half = BRANCH_TITLE_CHARS // 2
