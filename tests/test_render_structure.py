@@ -255,6 +255,7 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
         return
     table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
     rows = []
+    cells_by_anchor = {}
     for row in re.findall(r"<tr[ >].*?</tr>", table.split("<tbody>", 1)[1], re.S):
         cells = re.findall(r"<td>(.*?)</td>", row, re.S)
         link = re.search(r'<a href="#([^"]+)">(.*?)</a>', cells[2], re.S)
@@ -262,6 +263,7 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
         rows.append(
             (link.group(1), html_module.unescape(link.group(2)), int(cells[3].replace(",", "")))
         )
+        cells_by_anchor[link.group(1)] = cells[2]
     blocks = re.findall(
         r'<details class="branch [^"]*" id="branch-([^"]+)"[^>]*><summary><span class="branch-tag">'
         r'[^<]*</span> <bdi>(.*?)</bdi> <span class="muted">·(?: [A-Za-z ]+ ·)? ([\d,]+) '
@@ -271,10 +273,18 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
     assert len(rows) == len(session.leaf_ids) and len(blocks) == len(rows) - 1
     by_anchor = {anchor_for(session, e.id): e.id for e in session.entries}
     rows_by_first = {by_anchor[anchor]: (title, count) for anchor, title, count in rows}
+    cells_by_first = {by_anchor[anchor]: cell for anchor, cell in cells_by_anchor.items()}
     assert [r[0] for r in rows[1:]] == [b[0] for b in blocks]
     for anchor, title, entries, lines in blocks:
         first = by_anchor[anchor]
-        assert html_module.unescape(title) == rows_by_first[first][0]
+        said, row_said = html_module.unescape(title), rows_by_first[first][0]
+        if " · first prompt: " in said and "(starts with " in cells_by_first[first]:
+            # a branch that opens with an answer: the row gives its prompt and says what it
+            # starts with; the block's one line both, in halves
+            prompt = said.split(" · first prompt: ", 1)[1].rstrip("…")
+            assert row_said.startswith(prompt), (said, row_said)
+        else:
+            assert said == row_said
         inside = [rows_by_first[i][1] for i in session.walk(first) if i in rows_by_first]
         assert int(entries.replace(",", "")) == sum(inside)
         assert int((lines or "1").replace(",", "")) == len(inside)
