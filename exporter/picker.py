@@ -8,6 +8,7 @@ The answer is read from stdin: a terminal, or a number piped in by a script.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -63,4 +64,6 @@ def pick_session(sessions_dir: str | None) -> Path:
         )
     except click.Abort:  # end of input (nothing piped in) or Ctrl-D
         raise CliError("--pick needs the session's number (nothing was read)", 1) from None
+    if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
+        click.echo("", err=True)
     return shown[number - 1].path

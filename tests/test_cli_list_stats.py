@@ -419,6 +419,12 @@ def test_pick_offers_this_folder_s_sessions_newest_first(sessions: dict, monkeyp
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout)["id"] == newest[number - 1]
         assert "Sessions of this folder" in result.stderr and "Session number [1]" in result.stderr
+    # a piped answer is not echoed: the prompt's line ends, or what follows was on it
+    piped = subprocess.run(
+        [sys.executable, "-m", "exporter", "stats", "--pick", "--sessions-dir", root, "--json"],
+        input="2\n", capture_output=True, text=True, encoding="utf-8", timeout=60,
+    )  # fmt: skip
+    assert piped.returncode == 0 and piped.stderr.endswith("Session number [1]: \n"), piped
     page = _pick("export", "--pick", "--sessions-dir", root, "-o", "-", answer="\n")
     assert page.exit_code == 0 and page.stdout.startswith("<!DOCTYPE html>")  # list on stderr
     assert newest[0] in page.stdout

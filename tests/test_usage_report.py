@@ -156,3 +156,16 @@ def test_wrong_combinations_are_clear_errors(
 def test_no_sessions_is_exit_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["stats", "--all", "--sessions-dir", str(tmp_path)])
     assert result.exit_code == 2 and "no Pi sessions" in result.output
+
+
+def test_a_session_that_cannot_be_read_is_named_once(tmp_path: Path, fixtures_dir: Path) -> None:
+    """The warning "p/blank.jsonl: p/blank.jsonl: file is empty, ..." named the file twice
+    (review 2026-12-02): the loader's message already starts with it."""
+    project = tmp_path / "--p--"
+    project.mkdir()
+    (project / "blank.jsonl").write_bytes(b"")
+    (project / "sampler.jsonl").write_bytes((fixtures_dir / "every-entry-type.jsonl").read_bytes())
+    result = CliRunner().invoke(cli, ["stats", "--all", "--sessions-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    warning = next(line for line in result.stderr.splitlines() if "blank.jsonl" in line)
+    assert warning.count("blank.jsonl") == 1 and warning.endswith("; left out"), warning
