@@ -758,8 +758,8 @@ def test_a_moved_file_is_counted_where_it_now_is() -> None:
     assert (touched.edits, touched.added, touched.removed, len(touched.changes)) == (2, 2, 2, 2)
     page = render_session(session)
     assert (
-        '<code>src/new_name.py</code> <span class="muted">(moved from <code>src/old_name.py</code>)'
-        in page
+        '<code>src/<wbr>new_name.py</code> <span class="muted">(moved from '
+        "<code>src/<wbr>old_name.py</code>)" in page
     )
 
 
