@@ -19,6 +19,7 @@
   }
   function utcOffset(d) {
     var minutes = -d.getTimezoneOffset(), sign = minutes < 0 ? "−" : "+";
+    if (!minutes) return "UTC";  // not "UTC+00:00"
     minutes = Math.abs(minutes);
     return "UTC" + sign + pad(Math.floor(minutes / 60)) + ":" + pad(minutes % 60);
   }

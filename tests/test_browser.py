@@ -1131,6 +1131,9 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     assert page.inner_text("p.sr-only[role=status]") == "✓ link copied"  # said aloud too
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == published[SAMPLER] + "#e01"
+    iceland = view.context(timezone_id="Atlantic/Reykjavik", locale="en-US")  # UTC all year
+    page = view.open(published[SAMPLER], context=iceland)
+    assert shown_text(page, ".facts time").endswith(":00 UTC")  # not "UTC+00:00"
     clean(view)
 
 
