@@ -32,6 +32,7 @@ from typing import Any
 
 from exporter import claude_code, codex, summary_cache
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
+from exporter.formatting import prompt_line
 from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import (
     SessionFormatError,
@@ -40,7 +41,7 @@ from exporter.loader import (
     load_session,
     other_agent,
 )
-from exporter.session import CONVERTED_KINDS, Session, parse_time, prompt_words
+from exporter.session import CONVERTED_KINDS, TITLE_CHARS, Session, parse_time, prompt_words
 from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
@@ -339,7 +340,10 @@ class SessionSummary:
     def title(self) -> str:
         if self.error:
             return f"(unreadable: {self.error})"
-        return self.name or self.title_prompt or self.first_prompt or "(no messages)"
+        if self.name:
+            return self.name
+        prompt = self.title_prompt or self.first_prompt
+        return prompt_line(prompt, TITLE_CHARS) if prompt else "(no messages)"  # as `stats`
 
     @property
     def tokens(self) -> int:

@@ -202,6 +202,26 @@ def plain_line(text: str | None, limit: int = 80) -> str:
     return one_line(line + " …", limit) if cut and not line.endswith("…") else line
 
 
+_SKILL = re.compile(r'^<skill name="([^"]*)"(?: location="([^"]*)")?>\n?(.*?)\n?</skill>\n*', re.S)
+
+
+def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
+    """Pi wraps a skill invocation as ``<skill name=…>body</skill>`` before the prompt."""
+    match = _SKILL.match(text)
+    if not match:
+        return None, text
+    return (match.group(1), match.group(3)), text[match.end() :]
+
+
+def prompt_line(text: str, limit: int) -> str:
+    """A prompt as one plain line (``skill: pdf · convert it``; ``**Fix** `auth` `` →
+    ``Fix auth``): a title in `list`, `stats` and the page alike."""
+    skill, rest = split_skill(text)
+    line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
+    prefix = f"skill: {skill[0]} · " if skill else ""
+    return prefix + (line or "(image)")  # a prompt with no words: its image
+
+
 def escape_surrogates(text: str) -> str:
     """Lone surrogates (valid in Pi's JSON, not in UTF-8) as ``\\uXXXX`` escapes, so JSON
     text stays valid UTF-8 and parses back to the same string."""

@@ -25,6 +25,7 @@ from exporter.entries import (
     SessionInfoEntry,
     as_str,
 )
+from exporter.formatting import prompt_line
 from exporter.session_parts import (
     Branch,
     Diagnostic,
@@ -44,6 +45,8 @@ def _sort_key(entry: Entry) -> float:
 
 #: The diagnostics that say a file is another agent's transcript, read as a Pi session.
 CONVERTED_KINDS = frozenset({"claude-code", "codex"})
+#: A title from a prompt is cut here (its readers cut it shorter: 48-120 characters).
+TITLE_CHARS = 200
 
 # A prompt that is only a slash command ("/mode") says nothing as a title, nor do the paths
 # of files pasted (dropped) before the words.
@@ -516,12 +519,15 @@ class Session:
 
     @property
     def title(self) -> str:
-        """Session name, else the first user prompt that says something (file order), else
-        the id: the same title in ``list``, ``stats``, the page, a gist and a dataset."""
+        """Session name, else the first user prompt that says something (file order) as one
+        plain line, else the id: the same title in ``list``, ``stats``, the page, a gist and
+        a dataset (`list` showed a prompt's ``**`` and backticks, which the page leaves out)."""
         if self.name:
             return self.name
         prompt = self.title_prompt()
-        return prompt or (f"Session {self.id}" if self.id else "Untitled session")
+        if prompt:
+            return prompt_line(prompt, TITLE_CHARS)
+        return f"Session {self.id}" if self.id else "Untitled session"
 
     def title_prompt(self) -> str | None:
         """The first prompt's words without the paths pasted before them, skipping prompts

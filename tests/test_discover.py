@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -272,6 +273,41 @@ def test_list_stats_and_the_page_give_a_session_one_title(fixtures_dir: Path) ->
     session = load_session(path)
     assert session.first_prompt().startswith("'/var/folders/")
     assert scan_summary(path).title == session.title == page_title(session) == "w.t.f."
+
+
+def test_a_prompt_s_markup_is_left_out_of_the_title_everywhere(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """Without its session name, every-entry-type's title is its first prompt: `list` and
+    `stats` showed "Look at this **image** and `code`: ```python pr…", the page its words
+    (review 2026-12-02). A skill's wrapper is said by its name."""
+    lines = (fixtures_dir / "every-entry-type.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "2025-06-01T10-00-00-000Z_nameless.jsonl"
+    path.write_bytes(b"".join(line for line in lines if b'"session_info"' not in line))
+    session = load_session(path)
+    assert session.name is None
+    title = session.title
+    assert title.startswith("Look at this image and code: print('hi')"), title
+    assert scan_summary(path).title == title
+    assert page_title(session) == title  # no longer than the page's 120 characters
+    skill = tmp_path / "2025-06-01T10-00-00-000Z_skill.jsonl"
+    prompt = '<skill name="pdf" location="/s/SKILL.md">\nUse it.\n</skill>\n\n**convert** it'
+    skill.write_text(
+        json.dumps({"type": "session", "version": 3, "id": "k", "timestamp": "2025-06-01"})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "message",
+                "id": "u",
+                "parentId": None,
+                "timestamp": "2025-06-01",
+                "message": {"role": "user", "content": prompt},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert load_session(skill).title == scan_summary(skill).title == "skill: pdf · convert it"
 
 
 def test_scan_summary_agrees_with_the_loader_on_every_fixture(pi_fixture: Path) -> None:

@@ -5,7 +5,6 @@ short form ("[read: src/app.py:20-59]"). Plain text, never markup.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +21,14 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import fmt_int, one_line, plain_line, short_path
+from exporter.formatting import (
+    fmt_int,
+    one_line,
+    plain_line,
+    prompt_line,
+    short_path,
+    split_skill,
+)
 from exporter.render.tools import TODO_TOOLS, patch_diff, read_line_range, todo_done, todo_items
 
 OUTLINE_CHARS = 80
@@ -72,17 +78,6 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
     return f"[{name}]"
 
 
-_SKILL = re.compile(r'^<skill name="([^"]*)"(?: location="([^"]*)")?>\n?(.*?)\n?</skill>\n*', re.S)
-
-
-def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
-    """Pi wraps a skill invocation as ``<skill name=…>body</skill>`` before the prompt."""
-    match = _SKILL.match(text)
-    if not match:
-        return None, text
-    return (match.group(1), match.group(3)), text[match.end() :]
-
-
 def _skill_and_line(text: str, limit: int, empty: str = "(image)") -> tuple[str, str]:
     """``("skill: pdf · ", "the prompt")``: a skill invocation by its name, not its XML
     wrapper, then the prompt as one line (``empty`` when it has no text)."""
@@ -119,7 +114,7 @@ def only_tool_calls(entry: MessageEntry) -> bool:
 
 def prompt_preview(text: str | None, limit: int) -> str:
     """A prompt as one readable line, e.g. for a branch's first prompt."""
-    return "".join(_skill_and_line(text, limit)) if text else "(no prompt)"
+    return prompt_line(text, limit) if text else "(no prompt)"
 
 
 def outline_text(
