@@ -36,6 +36,7 @@ from exporter.formatting import (
     fmt_int,
     local_minute,
     one_line,
+    prompt_line,
     render_table,
 )
 from exporter.header_counts import entries_said, tree_said
@@ -310,7 +311,7 @@ def stats_command(
                     fmt_int(b.entries),
                     fmt_int(b.usage.total_tokens),
                     fmt_cost(b.usage.cost),
-                    one_line(b.first_prompt, 50),
+                    prompt_line(b.first_prompt, 50) if b.first_prompt else "",
                 ]
                 for b in stats.branches
             ],

@@ -36,6 +36,7 @@ from exporter.formatting import (
     one_line,
     plain_text_shown,
     plural,
+    prompt_line,
     replace_surrogates,
 )
 from exporter.header_counts import entries_said, tree_said
@@ -186,7 +187,7 @@ def _branch_heading(number: int, total: int, branch: BranchStats) -> str:
         said.append(f"last activity {fmt_datetime(branch.last_activity)}")
     heading = " · ".join(said)
     if branch.first_prompt:
-        heading += f"\n\nFirst prompt: {escaped(one_line(branch.first_prompt, 120))}"
+        heading += f"\n\nFirst prompt: {escaped(prompt_line(branch.first_prompt, 120))}"
     return heading
 
 

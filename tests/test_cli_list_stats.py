@@ -1012,3 +1012,13 @@ def test_help_never_breaks_a_name_at_its_hyphen() -> None:
         [sys.executable, "-m", "exporter", "share", "--help"],
         capture_output=True, text=True, encoding="utf-8", env=env, timeout=60, check=True,
     ).stdout  # fmt: skip
+
+
+def test_stats_names_a_branch_by_its_prompt_s_words(fixtures_dir: Path) -> None:
+    """The Branches table showed every-entry-type's skill prompt as its raw
+    ``<skill name="pdf" location=…>`` wrapper, the page as "skill: pdf · …" (review
+    2026-12-02)."""
+    out = run("stats", str(fixtures_dir / "every-entry-type.jsonl")).stdout
+    table = out.split("\nBranches\n", 1)[1]
+    assert "skill: pdf · please convert the file" in table and "<skill" not in table
+    assert "Look at this image and code:" in table and "**" not in table
