@@ -1427,7 +1427,7 @@ def test_the_whole_chart_fits_a_phone(
     assert len([text for text, *_ in labels if text.startswith("$")]) == 3  # the cost axis
     for text, left, right, height in labels:
         assert left >= 0 and right <= width, (text, left, right)
-        assert height >= 12, (text, height)  # ~11 px type, not the 7-9 px of a shrunk chart
+        assert height >= 10, (text, height)  # ~10 px type, not the 7 px of a shrunk chart
     clean(view)
 
 

@@ -562,6 +562,20 @@ def test_day_chart_total_is_what_its_bars_show() -> None:
     assert chart.total == pytest.approx(3.0) and chart.earlier == pytest.approx(5.0)
 
 
+@pytest.mark.parametrize("cost", [0.0004, 0.05, 40.0, 4e5])
+def test_day_chart_leaves_room_for_its_longest_cost_label(cost: float) -> None:
+    """On a phone the chart fits the screen with 19-unit labels: "$0.00025" ran off its
+    left edge (review 2026-12-02). Each label ends 6 units left of the plot and needs ~0.6
+    of the font size a character."""
+    from exporter.render.index import day_chart
+
+    chart = day_chart([{"cost_by_day": {"2025-06-01": cost, "2025-06-02": cost / 3}}])
+    assert chart is not None
+    room = [chart.plot_left - 6 - 0.6 * 19 * len(label) for _, label in chart.y_ticks]
+    assert min(room) >= 0, (chart.y_ticks, chart.plot_left)
+    assert min(room) < 16 or chart.plot_left == 56  # no more than it needs (56 at least)
+
+
 def test_day_chart_uses_weekly_bars_over_long_spans() -> None:
     """Over a year, one bar per day was under 2 px wide; long spans get one bar per week
     (Monday to Sunday), each summing its days and counting each session once."""

@@ -165,6 +165,10 @@ class DayChart:
     plot_bottom: int = 156
 
 
+#: A cost label's room, in the chart's units: a character of the phone's 19-unit labels,
+#: and the gap to the axis.
+TICK_CHAR_WIDTH, TICK_GAP = 11.5, 10
+
 #: A day's cost is counted up to this: sums of absurd amounts stay finite numbers.
 MAX_DAY_COST = 1e12
 #: Above this many days a bar per day would be under 5 px wide: one bar per week instead.
@@ -209,8 +213,12 @@ def day_chart(rows: list[dict[str, Any]], today: date | None = None) -> DayChart
             bucket_cost[index] += amount
             bucket_sessions[index] |= sessions[key]
     top, inner_h = 12, chart.plot_bottom - 12
-    inner_w = chart.plot_right - chart.plot_left
     peak = nice_ceiling(max(bucket_cost))
+    # room for the longest cost label at a phone's label size ("$0.00025" ran off the left
+    # edge of a phone, where the chart fits the screen; review 2026-12-02)
+    longest = max(len(_money_tick(peak * f)) for f in (0, 0.5, 1))
+    chart.plot_left = max(chart.plot_left, TICK_GAP + round(TICK_CHAR_WIDTH * longest))
+    inner_w = chart.plot_right - chart.plot_left
     step = inner_w / len(starts)
     for i, start in enumerate(starts):
         amount = bucket_cost[i]
