@@ -94,7 +94,7 @@ def entry_texts(entry: Entry) -> Iterator[str]:
                 yield from _strings(block.get("arguments"))
         # what a tool returned beside its text (an edit's diff, a grep's counts): the page
         # shows it, so its own search finds it there
-        yield from _strings(entry.message.get("details"))
+        yield from _strings(entry.message.get("details"), keys=False)  # "diff" is no match
         if entry.role == "bashExecution":
             yield entry.command
             yield entry.output
@@ -116,9 +116,10 @@ def entry_texts(entry: Entry) -> Iterator[str]:
         yield from _strings(entry.raw)
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """The text in a JSON value: its strings (keys too) and numbers, as a page shows them
-    (a command, a path, a file's new content), not their JSON escapes."""
+def _strings(value: Any, keys: bool = True) -> Iterator[str]:
+    """The text in a JSON value: its strings (keys too, unless ``keys`` is false) and
+    numbers, as a page shows them (a command, a path, a file's new content), not their
+    JSON escapes."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -126,7 +127,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield item
         elif isinstance(item, dict):
             for key, inner in reversed(item.items()):
-                stack += [inner, key]
+                stack += [inner, key] if keys else [inner]
         elif isinstance(item, list):
             stack.extend(reversed(item))
         elif isinstance(item, int | float) and not isinstance(item, bool):

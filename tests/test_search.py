@@ -70,6 +70,10 @@ def test_an_edit_is_found_by_its_diff_as_on_the_page(sessions: Path) -> None:
     found = {row["entry_id"] for row in rows if row["path"].endswith("pi-branched-1.jsonl")}
     assert only_in_diff <= found
     assert len(found) == 27  # every entry whose line says it (none only in a key)
+    # but a key of the details is no match: "diff" found every edit by its key
+    keyed = _search("diff", "--all", "--sessions-dir", str(sessions), "--json")
+    snippets = [json.loads(line)["snippet"] for line in keyed.stdout.splitlines()]
+    assert snippets and "diff" not in snippets
 
 
 def test_the_raw_byte_check_never_skips_a_file_that_matches() -> None:
