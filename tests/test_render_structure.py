@@ -2966,6 +2966,27 @@ def test_a_branch_that_starts_at_another_answer_still_names_its_first_prompt() -
     assert session.first_prompt(session.active_path)  # the main line starts at a prompt
 
 
+def test_a_branch_that_opens_with_a_command_shows_it_as_written() -> None:
+    """A branch without a prompt is named by what it opens with; that went through the
+    prompt formatter, which dropped a command's ``**`` and backticks as Markdown (code
+    review 2026-12-02)."""
+    command = "echo **bold** and `tick` *x*"
+    lines = [
+        {"type": "session", "version": 3, "id": "t", "timestamp": "2025-06-01T10:00:00Z"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:01:00Z",
+         "message": {"role": "user", "content": "start"}},
+        {"type": "message", "id": "b1", "parentId": "u1", "timestamp": "2025-06-01T10:02:00Z",
+         "message": {"role": "bashExecution", "command": command, "output": "", "exitCode": 0}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-06-01T10:03:00Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}]}},
+    ]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(map(json.dumps, lines)).encode()))
+    table = html_module.unescape(html.split('<table class="branches">', 1)[1].split("</table>")[0])
+    assert command in table, table
+    summaries = [norm(b.text) for b in parse_html(html).branches()]
+    assert any(command in s for s in summaries), summaries
+
+
 @pytest.mark.parametrize(
     ("value", "label"),
     [(0, "$0"), (1e-7, "$1e-07"), (0.0025, "0.25¢"), (0.125, "12.5¢"), (1, "$1"), (1.25, "$1.25"),

@@ -336,9 +336,7 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
         "fork_title": f"entry {fork}: {one_line(said, 80)}" if fork else None,
         # the column holds the prompt; a branch that opens with something else says so below
         "first_prompt": prompt_preview(prompt, BRANCH_TITLE_CHARS) if prompt else None,
-        "opening": prompt_preview(opening, BRANCH_TITLE_CHARS // (2 if prompt else 1))
-        if opening
-        else None,
+        "opening": builder.opening_line(opening, half=bool(prompt)) if opening else None,
         "link": builder.anchor(first),
         "labels": b.labels,
         "entries": fmt_int(b.entries),

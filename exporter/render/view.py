@@ -370,9 +370,15 @@ class PageBuilder:
         if opening is None:
             return prompt_preview(prompt, BRANCH_TITLE_CHARS)
         if not prompt:
-            return opening
-        half = BRANCH_TITLE_CHARS // 2
-        return f"{prompt_preview(opening, half)} · first prompt: {prompt_preview(prompt, half)}"
+            return self.opening_line(opening)
+        said = prompt_preview(prompt, BRANCH_TITLE_CHARS // 2)
+        return f"{self.opening_line(opening, half=True)} · first prompt: {said}"
+
+    @staticmethod
+    def opening_line(opening: str, half: bool = False) -> str:
+        """What a branch opens with (an outline row: already plain) cut for its title, to
+        half of it beside its first prompt. Not read as a prompt: a command's ``**`` stays."""
+        return one_line(opening, BRANCH_TITLE_CHARS // 2 if half else BRANCH_TITLE_CHARS)
 
     # -- one entry ------------------------------------------------------------------
     def entry_view(self, item: Item) -> EntryView:
