@@ -263,11 +263,13 @@ class CompactionEntry(Entry):
     @property
     def tokens_before(self) -> int | None:
         """The context's size when it was compacted; None when the file does not say (a
-        damaged line, another agent's compaction): not "0 tokens"."""
+        damaged line, another agent's compaction) or says nonsense (-5, 1e300): not "0
+        tokens". A whole float (Pi writes ints) counts."""
         value = self.raw.get("tokensBefore")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None
-        return int(as_number(value))
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
+        return value if ok else None
 
     @property
     def details(self) -> dict[str, Any]:

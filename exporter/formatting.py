@@ -218,8 +218,10 @@ def prompt_line(text: str, limit: int) -> str:
     ``Fix auth``): a title in `list`, `stats` and the page alike."""
     skill, rest = split_skill(text)
     line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
-    prefix = f"skill: {skill[0]} · " if skill else ""
-    return prefix + (line or "(image)")  # a prompt with no words: its image
+    if skill is None:
+        return line or "(image)"  # a prompt with no words: its image
+    name = f"skill: {one_line(skill[0], 40)}"
+    return f"{name} · {line}" if line else name
 
 
 def escape_surrogates(text: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from exporter.formatting import one_line, plural, role_label
 from exporter.usage import SessionStats
 
-__all__ = ["entries_said", "tree_said"]
+__all__ = ["entries_line", "entries_said", "tree_said"]
 
 #: Entry types that are no message, as the "Entries" line names them.
 ENTRY_KIND_LABELS = {
@@ -41,6 +41,14 @@ def entries_said(stats: SessionStats, say: Callable[[str], str] = str) -> str:
         more = ", …" if len(names) > OTHER_KINDS_NAMED else ""
         parts.append(f"{sum(others.values()):,} other ({named}{more})")
     return ", ".join(parts)
+
+
+def entries_line(
+    stats: SessionStats, total: int, sep: str = " · ", say: Callable[[str], str] = str
+) -> str:
+    """``25 · 8 tool results, …``: the total, then :func:`entries_said` (none: the total)."""
+    said = entries_said(stats, say)
+    return f"{total:,}{sep}{said}" if said else f"{total:,}"
 
 
 def tree_said(stats: SessionStats, forks: int) -> str:

@@ -39,7 +39,7 @@ from exporter.formatting import (
     prompt_line,
     render_table,
 )
-from exporter.header_counts import entries_said, tree_said
+from exporter.header_counts import entries_line, tree_said
 from exporter.session import Session
 from exporter.summary_cache import remembered
 from exporter.usage import (
@@ -291,7 +291,7 @@ def stats_command(
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {models_said(models_with_answers(loaded, stats))}",
-        f"  entries   {fmt_int(len(loaded.entries))} · {entries_said(stats)}",
+        f"  entries   {entries_line(stats, len(loaded.entries))}",
         f"  tree      {tree_said(stats, len(loaded.fork_ids))}",
         "",
         "Usage on this path (root → leaf)",

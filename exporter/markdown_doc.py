@@ -39,7 +39,7 @@ from exporter.formatting import (
     prompt_line,
     replace_surrogates,
 )
-from exporter.header_counts import entries_said, tree_said
+from exporter.header_counts import entries_line, tree_said
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
 from exporter.render.entry_views import AGENT_CONTEXT
 from exporter.render.folding import terminal_text
@@ -121,7 +121,7 @@ def _header(session: Session, stats: SessionStats) -> list[str]:
         ("Started", fmt_datetime(stats.started)),
         ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
         ("Models", models_said(models_with_answers(session, stats), code_span)),
-        ("Entries", f"{fmt_int(len(session.entries))}: {entries_said(stats, escaped)}"),
+        ("Entries", entries_line(stats, len(session.entries), ": ", escaped)),
         ("Tree", tree_said(stats, len(session.fork_ids))),
         (
             "Cost",
@@ -240,7 +240,11 @@ class _Writer:
         if isinstance(entry, CompactionEntry):
             size = entry.tokens_before
             head = "Compaction" + (f" · {fmt_int(size)} tokens before" if size is not None else "")
-            body = quoted(prose(entry.summary, level)) if entry.summary.strip() else ""
+            body = (
+                quoted(prose(entry.summary, level))
+                if entry.summary.strip()
+                else "*The file holds no summary for this compaction.*"
+            )
             return [*self._heading(entry, level, head), body, ""]
         if isinstance(entry, BranchSummaryEntry):
             body = prose(entry.summary, level)

@@ -1022,3 +1022,15 @@ def test_stats_names_a_branch_by_its_prompt_s_words(fixtures_dir: Path) -> None:
     table = out.split("\nBranches\n", 1)[1]
     assert "skill: pdf · please convert the file" in table and "<skill" not in table
     assert "Look at this image and code:" in table and "**" not in table
+
+
+def test_a_session_without_entries_says_0_and_nothing_after(fixtures_dir: Path, tmp_path) -> None:
+    """The lines "entries   0 · " and "Entries: 0: " ended on a separator, nothing after it."""
+    from exporter.markdown_doc import session_markdown
+
+    path = tmp_path / "header-only.jsonl"
+    path.write_bytes((fixtures_dir / "every-entry-type.jsonl").read_bytes().splitlines()[0])
+    out = run("stats", str(path)).stdout
+    assert "\n  entries   0\n  tree      0 branches\n" in out, out
+    markdown = session_markdown(load_session(path))
+    assert "- **Entries:** 0\n- **Tree:** 0 branches\n" in markdown

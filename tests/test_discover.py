@@ -308,6 +308,11 @@ def test_a_prompt_s_markup_is_left_out_of_the_title_everywhere(
         encoding="utf-8",
     )
     assert load_session(skill).title == scan_summary(skill).title == "skill: pdf · convert it"
+    # a skill and nothing else: its name (not "· (image)"); a name on one line
+    alone = '<skill name="pdf\nx" location="/s/SKILL.md">\nUse it.\n</skill>'
+    written = skill.read_text(encoding="utf-8")
+    skill.write_text(written.replace(json.dumps(prompt), json.dumps(alone)), encoding="utf-8")
+    assert load_session(skill).title == scan_summary(skill).title == "skill: pdf x"
 
 
 def test_scan_summary_agrees_with_the_loader_on_every_fixture(pi_fixture: Path) -> None:

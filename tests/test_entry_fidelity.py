@@ -94,18 +94,26 @@ def test_a_compaction_that_does_not_say_its_size_or_summary_says_so() -> None:
         {"type": "compaction", "id": "c1", "parentId": "u1", "summary": None,
          "tokensBefore": "many"},
         {"type": "compaction", "id": "c2", "parentId": "c1", "summary": "S", "tokensBefore": 0},
+        {"type": "compaction", "id": "c3", "parentId": "c2", "summary": "S", "tokensBefore": -5},
+        {"type": "compaction", "id": "c4", "parentId": "c3", "summary": "S",
+         "tokensBefore": 1e300},
+        {"type": "compaction", "id": "c5", "parentId": "c4", "summary": "S",
+         "tokensBefore": 1200.0},
     ]  # fmt: skip
     page = _page(entries)
     unsized = _article(page, "c1")
     assert "Compacted" in unsized and "tokens" not in unsized
     assert "the file holds no summary for this compaction" in unsized
-    assert 'data-entry-id="c1"' in page and page.count('class="summary-block"') == 1
+    assert 'data-entry-id="c1"' in page and page.count('class="summary-block"') == 4
     assert "Compacted from 0 tokens" in _article(page, "c2")  # a size of 0 is a size
+    for nonsense in ("c3", "c4"):  # -5 and a 300-digit number are no size
+        assert "tokens" not in _article(page, nonsense), _article(page, nonsense)
+    assert "Compacted from 1,200 tokens" in _article(page, "c5")
     assert "[compaction]" in page and "[compaction: 0 tokens]" in page  # the outline rows
     header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
     data = "\n".join(json.dumps(line) for line in [header, *entries]).encode("utf-8")
     markdown = session_markdown(parse_session_bytes(data))
-    assert "Compaction ·" in markdown and markdown.count("tokens before") == 1
+    assert "Compaction ·" in markdown and markdown.count("tokens before") == 2
 
 
 def _answer(entry_id: str, **fields: Any) -> dict[str, Any]:

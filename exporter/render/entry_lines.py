@@ -83,7 +83,7 @@ def _skill_and_line(text: str, limit: int, empty: str = "(image)") -> tuple[str,
     wrapper, then the prompt as one line (``empty`` when it has no text)."""
     skill, rest = split_skill(text)
     line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
-    return (f"skill: {skill[0]} · " if skill else ""), line or empty
+    return (f"skill: {one_line(skill[0], 40)} · " if skill else ""), line or empty
 
 
 def only_tool_calls(entry: MessageEntry) -> bool:
