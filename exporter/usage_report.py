@@ -54,8 +54,8 @@ class UsageReport:
 
     def add(self, path: Path, found: dict[str, Any]) -> None:
         """Merge one session's turns (as :func:`session_usage` found them)."""
-        if "error" in found:
-            self.failed.append((path, found["error"]))
+        if "error" in found:  # the loader's message may start with the path: said once
+            self.failed.append((path, str(found["error"]).removeprefix(f"{path}: ")))
             return
         self.read += 1
         key = str(path)

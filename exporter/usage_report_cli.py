@@ -34,8 +34,7 @@ def print_usage_report(
         files = files_active_since(files, since_at)
     report = build_report(files, since_at, jobs)
     for path, error in report.failed:
-        said = error if error.startswith(f"{path}: ") else f"{path}: {error}"  # named once
-        warn(f"{said}; left out")
+        warn(f"{path}: {error}; left out")
     if files and not report.read:
         raise CliError("no session could be read (the warnings above say why)", 2)
     if as_json:

@@ -169,3 +169,6 @@ def test_a_session_that_cannot_be_read_is_named_once(tmp_path: Path, fixtures_di
     assert result.exit_code == 0, result.output
     warning = next(line for line in result.stderr.splitlines() if "blank.jsonl" in line)
     assert warning.count("blank.jsonl") == 1 and warning.endswith("; left out"), warning
+    doc = CliRunner().invoke(cli, ["stats", "--all", "--sessions-dir", str(tmp_path), "--json"])
+    (failed,) = json.loads(doc.stdout)["failed"]
+    assert failed["error"] == "file is empty, not a Pi session", failed
