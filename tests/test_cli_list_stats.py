@@ -423,6 +423,7 @@ def test_pick_offers_this_folder_s_sessions_newest_first(sessions: dict, monkeyp
     piped = subprocess.run(
         [sys.executable, "-m", "exporter", "stats", "--pick", "--sessions-dir", root, "--json"],
         input="2\n", capture_output=True, text=True, encoding="utf-8", timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
     )  # fmt: skip
     assert piped.returncode == 0 and piped.stderr.endswith("Session number [1]: \n"), piped
     page = _pick("export", "--pick", "--sessions-dir", root, "-o", "-", answer="\n")
