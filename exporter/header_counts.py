@@ -17,7 +17,7 @@ ENTRY_KIND_LABELS = {
     "compaction": "compactions",
     "branch_summary": "branch summaries",
     "custom_message": "custom messages",
-    "custom": "extension data",
+    "custom": "extension state",
     "label": "labels",
     "model_change": "model changes",
     "thinking_level_change": "thinking-level changes",

@@ -205,8 +205,11 @@ class RedactionReport:
 
     def page_note(self) -> str:
         """What the reader of a page made from the copy is told about it."""
-        if not self.redacted:  # what was left out first: that is what the copy is about
-            parts = [*action_counts(self.actions), "not scanned for secrets"]
+        if not self.redacted:  # what was left out: that is what the copy is about
+            left_out = "; ".join(action_counts(self.actions))
+            parts = [
+                f"{left_out} (not scanned for secrets)" if left_out else "not scanned for secrets"
+            ]
         elif self.total:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=_by_count))
             parts = [f"{plural(self.total, 'secret')} replaced by [REDACTED:…] ({kinds})"]

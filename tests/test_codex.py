@@ -734,6 +734,22 @@ def test_a_refused_patch_is_an_error_and_changes_no_file() -> None:
         assert "(not applied)" in render_session(session)  # the blank line before: still a patch
 
 
+def test_a_refused_new_file_is_a_failed_write_not_an_edit() -> None:
+    """A patch that adds a file is a write when it is applied; refused, it was counted as a
+    failed edit (code review 2026-12-02)."""
+    from exporter.render.files_touched import files_touched
+
+    patch = "*** Begin Patch\n*** Add File: src/new.py\n+x = 1\n*** End Patch\n"
+    data = rollout(
+        said("user", "add it"),
+        CONTEXT,
+        item("custom_tool_call", name="apply_patch", call_id="p1", input=patch),
+        item("custom_tool_call_output", call_id="p1", output="apply_patch verification failed"),
+    )
+    (touched,) = files_touched(parse_session_bytes(data), lambda p: p)
+    assert (touched.writes, touched.failed_writes, touched.failed_edits) == (0, 1, 0)
+
+
 def test_a_moved_file_is_counted_where_it_now_is() -> None:
     """A patch's "*** Move to:" was counted under the old name, so the file's later edits
     (under its new name) made a second row and the old row named a file that was gone."""

@@ -117,12 +117,15 @@ def _count_patch(
 ) -> None:
     parsed = patch_diff(patch)
     for patched in parsed.files if parsed is not None else ():
-        if result is None or result.is_error:
+        if result is None or result.is_error:  # counted where a made one would be
             touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
+            adds = patched.op == "A"
             if result is None:
-                touches.unrun_edits += 1
+                touches.unrun_writes += adds
+                touches.unrun_edits += not adds
             else:
-                touches.failed_edits += 1
+                touches.failed_writes += adds
+                touches.failed_edits += not adds
             continue
         # a moved file is counted where it now is, which later edits name; its row says
         # where it came from

@@ -589,7 +589,8 @@ OUTLINE_CHUNK_ROWS = 200
 
 def _count_folded_by_filter(rows: list[OutlineRow]) -> None:
     """How many of a folded branch's rows the Default and No tools filters show (they keep
-    its fold line): "12 entries" under No tools opened onto 3. Counted once every fork row
+    its fold line): "12 entries" under No tools opened onto 3; only a count that differs
+    from the whole is kept (said "3 of 12 entries"). Counted once every fork row
     knows what its branches show, nested branches' rows included, as in ``folded``."""
     stack: list[tuple[OutlineRow, Counter[str]]] = []
     for row in rows:
