@@ -1488,6 +1488,14 @@ def test_phone_shows_the_cost_of_each_usage_row(view: Viewer, published: dict[st
         box = cells.nth(index).bounding_box()
         assert box is not None and box["x"] >= 0
         assert box["x"] + box["width"] <= PHONE["width"] + 1, cells.nth(index).inner_text()
+    # what scrolls under it fades out at its edge, in the row's own colour: a digit cut at
+    # a hard edge ("3,446,81") read as a wrong number (review 2026-12-02)
+    fades = cells.evaluate_all(
+        """cells => cells.map(c => { const f = getComputedStyle(c, '::before');
+             return [f.backgroundImage, parseFloat(f.width), f.position]; })"""
+    )
+    for image, width, position in fades:
+        assert image.startswith("linear-gradient") and width >= 12 and position == "absolute"
     clean(view)
 
 
