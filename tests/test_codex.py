@@ -732,18 +732,13 @@ def test_a_refused_patch_is_an_error_and_changes_no_file() -> None:
         (touched,) = files_touched(session, lambda p: p)
         assert (touched.edits, touched.failed_edits, touched.added) == (0, 1, 0)
         assert "(not applied)" in render_session(session)  # the blank line before: still a patch
-
-
-def test_a_refused_new_file_is_a_failed_write_not_an_edit() -> None:
-    """A patch that adds a file is a write when it is applied; refused, it was counted as a
-    failed edit (code review 2026-12-02)."""
-    from exporter.render.files_touched import files_touched
-
-    patch = "*** Begin Patch\n*** Add File: src/new.py\n+x = 1\n*** End Patch\n"
+    # a refused patch that adds a file is a write not made, not a failed edit (code review
+    # 2026-12-02)
+    add = "*** Begin Patch\n*** Add File: src/new.py\n+x = 1\n*** End Patch\n"
     data = rollout(
         said("user", "add it"),
         CONTEXT,
-        item("custom_tool_call", name="apply_patch", call_id="p1", input=patch),
+        item("custom_tool_call", name="apply_patch", call_id="p1", input=add),
         item("custom_tool_call_output", call_id="p1", output="apply_patch verification failed"),
     )
     (touched,) = files_touched(parse_session_bytes(data), lambda p: p)
