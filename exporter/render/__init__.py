@@ -334,7 +334,7 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
         if fork
         else ("root" if b.branch.is_active else "separate tree"),
         "fork_title": f"entry {fork}: {one_line(said, 80)}" if fork else None,
-        # the column holds the prompt; a branch that opens with something else says so below
+        # the column holds the prompt; a branch that opens with something else says so after it
         "first_prompt": prompt_preview(prompt, BRANCH_TITLE_CHARS) if prompt else None,
         "opening": builder.opening_line(opening, half=bool(prompt)) if opening else None,
         "link": builder.anchor(first),
