@@ -318,9 +318,26 @@
   var toOutline = $(".to-outline");
   if (toOutline && outlineOpen) toOutline.addEventListener("click", function (ev) {
     ev.preventDefault();
+    // a step in the history, so that Back returns to the entry the reader left, where it
+    // was on the screen (the outline opening above it moves it: a scroll position would not)
+    var from = entryMidScreen();
+    try {
+      if (from && from.id) {
+        var here = { outlineFrom: from.id, at: from.getBoundingClientRect().top };
+        history.replaceState(Object.assign({}, history.state, here), "");
+      }
+      history.pushState(null, "", location.href);
+    } catch (e) { /* a frame's own rules */ }
     openOutline();
     $("#sidebar").scrollIntoView({ block: "start" });
     search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
+  });
+  window.addEventListener("popstate", function (ev) {
+    var back = ev.state && ev.state.outlineFrom, entry = back && doc.getElementById(back);
+    if (!entry) return;
+    requestAnimationFrame(function () {
+      window.scrollBy(0, entry.getBoundingClientRect().top - ev.state.at);
+    });
   });
   // While the reader scrolls down it steps aside (it covered the end of a line, often an
   // entry's time); scrolling back up brings it back, as a phone's address bar does. At the

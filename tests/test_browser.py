@@ -1857,6 +1857,14 @@ AWAY_LINK_COVERS_NOTHING = """(() => {
 })()"""
 
 
+#: The entry at the middle of the screen and its top: where the reader is.
+READING_PLACE = """(() => {
+  const box = document.getElementById('transcript').getBoundingClientRect();
+  const e = document.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2)
+    .closest('[data-entry-id]');
+  return [e.id, e.getBoundingClientRect().top]; })()"""
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_phone_floating_link_leads_back_to_the_outline(
     view: Viewer, published: dict[str, str], js: bool
@@ -1883,9 +1891,21 @@ def test_phone_floating_link_leads_back_to_the_outline(
         page.wait_for_timeout(300)
         page.mouse.wheel(0, -300)
         page.wait_for_selector(".to-outline:not(.away)", state="attached")
+    reading = page.evaluate(READING_PLACE)
     page.click(".to-outline")
     page.wait_for_timeout(150)
     assert shown_rows(page) > 10 and in_viewport(page, "#sidebar")
+    if js:  # Back returns to the entry the reader left, where it was (review 2026-12-02:
+        # there was no way back; the outline opening above moves it, so not a scroll position)
+        page.go_back()
+        page.wait_for_timeout(200)
+        entry_id, top = reading
+        now = page.evaluate(f"document.getElementById({entry_id!r}).getBoundingClientRect().top")
+        assert abs(now - top) < 3, (entry_id, now, top)
+        page.mouse.wheel(0, -300)  # the link comes back when the reader scrolls up
+        page.wait_for_selector(".to-outline:not(.away)", state="attached")
+        page.click(".to-outline")
+        page.wait_for_timeout(150)
     if js:  # the toggle still folds it (the link did not make #sidebar the target)
         page.click(".outline-toggle")
         assert not page.is_visible("#tree")
