@@ -89,8 +89,8 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
         raise CliError(
             f"the share to gist {where} of this session replaced {plural(lost, 'secret')} this "
             "share is not given (--secret or --env-file values, sensitive environment "
-            "variables, the token): they would go up in clear; pass the same ones (a token "
-            "replaced since: the old one with --secret), or "
+            "variables, the token): they would go up in clear; pass the same ones, without "
+            "--no-redact (a token replaced since: the old one with --secret), or "
             f"--allow-weaker-policy (share --delete {where} forgets that gist)",
             1,
         )
@@ -315,7 +315,9 @@ def share_command(
     _refuse_output_collisions(loaded, targets, policy_values)
     prepared, report = prepare_session(loaded, policy)
     given_now = policy.given_values() if policy.redact else set()
-    check_given = policy.redact and not allow_weaker_policy
+    # --no-redact is given none of them: a gist that hid some would show them (code review
+    # 2026-12-02: it updated the gist with a --secret value in clear)
+    check_given = not allow_weaker_policy
     excluded = excluded_ids(loaded, policy.exclude)
     if not allow_weaker_policy:  # before the dry run too: it says what a share would do
         record = ShareState().entry(api_url, loaded.id)  # the state file, read once

@@ -1071,7 +1071,8 @@ def test_a_reshare_without_the_given_secrets_is_refused(
     sent = len(fake.requests)
 
     monkeypatch.delenv("MY_SERVICE_PASSWORD")
-    for extra in ((), ("--dry-run",), ("--secret", codename), ("--new",)):
+    # --no-redact too: it updated the gist with both in clear (code review 2026-12-02)
+    for extra in ((), ("--dry-run",), ("--secret", codename), ("--new",), ("--no-redact",)):
         refused = share(fake, str(source), *extra)
         assert refused.exit_code == 1, refused.output
         lost = "1 secret" if codename in extra else "2 secrets"
@@ -1084,7 +1085,7 @@ def test_a_reshare_without_the_given_secrets_is_refused(
     moved = share(fake, str(source), "--secret", codename, "--secret", password)
     assert moved.exit_code == 0, moved.output
     assert password not in fake.content(gist_id) and codename not in fake.content(gist_id)
-    # asked for (or redaction turned off), it goes up as this share redacts it
+    # asked for, it goes up as this share redacts it
     allowed = share(fake, str(source), "--allow-weaker-policy")
     assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
     assert password in fake.content(gist_id)
