@@ -344,7 +344,7 @@ def _block(block: dict[str, Any], level: int) -> list[str]:
         return [prose(as_str(block.get("text")) or "", level)]
     if kind == "thinking":
         text = as_str(block.get("thinking")) or ""
-        return [quoted("**Thinking**\n\n" + prose(text))] if text.strip() else []
+        return [quoted("**Thinking**\n\n" + prose(text, level))] if text.strip() else []
     if kind == "image":
         return [_image_note(block)]
     if kind == "redacted_thinking":

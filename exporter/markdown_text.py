@@ -24,6 +24,10 @@ _BACKTICKS = re.compile(r"`+")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 #: What makes a message's Markdown worth parsing: markup to escape or a code fence.
 _MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~")
+#: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline)
+_MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
+#: A line a setext heading's title took: left out of the text.
+_GONE = "\x00gone"
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink; a ``![`` that
 #: would open an image (a viewer would load it: as on the page, it stays a link).
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])|!(?=\[)")
@@ -76,7 +80,7 @@ def prose(text: str, below: int = 0) -> str:
     answer is asked again after escaping (``<script>`` opened an HTML block that held a
     fence; as text, the fence is one) until it holds; escaping never adds a line."""
     text = shown(text).replace("\r\n", "\n")
-    if not _MAY_NEED_WORK.search(text) and not (below and "#" in text):
+    if not _MAY_NEED_WORK.search(text) and not (below and _MAY_BE_HEADING.search(text)):
         return text.strip("\n")  # no markup to escape, no fence, no heading: as it is
     lines = text.split("\n")
     parsed = lines
@@ -92,8 +96,17 @@ def prose(text: str, below: int = 0) -> str:
         code = again
     else:  # not settled: whatever is not code now is escaped
         out = _escaped_outside(lines, code)
-    for number, level in headings.items() if below else ():
-        out[number] = "#" * min(6, level + below) + out[number].lstrip(" ")[level:]
+    for number, (level, underline) in headings.items() if below else ():
+        if underline is None:  # "## Title"
+            out[number] = "#" * min(6, level + below) + out[number].lstrip(" ")[level:]
+            continue
+        # "Title" over "===" or "---": the same heading in the "#" form, the underline gone
+        # (it stayed a level 1 or 2 heading in the middle of the transcript)
+        title = " ".join(line.strip() for line in out[number:underline])
+        out[number] = "#" * min(6, level + below) + " " + title
+        for gone in range(number + 1, underline + 1):
+            out[gone] = _GONE
+    out = [line for line in out if line is not _GONE]
     if open_fence:
         while out and not out[-1].strip():
             out.pop()
@@ -110,15 +123,22 @@ def _escaped_outside(lines: list[str], code: list[bool]) -> list[str]:
 _ROUNDS = 6
 
 
-def _code_lines(lines: list[str]) -> tuple[list[bool], str | None, dict[int, int]]:
+def _code_lines(
+    lines: list[str],
+) -> tuple[list[bool], str | None, dict[int, tuple[int, int | None]]]:
     """Which lines are inside a code block, the fence left open at the end (if any), and
-    the top-level ATX headings (line -> level)."""
+    the top-level headings: first line -> (level, the line of a setext heading's underline,
+    None for an ATX heading)."""
     code = [False] * len(lines)
     open_fence = None
-    headings: dict[int, int] = {}
+    headings: dict[int, tuple[int, int | None]] = {}
     for token in _block_parser().parse("\n".join(lines)):
-        if token.type == "heading_open" and token.level == 0 and token.markup[:1] == "#":
-            headings[token.map[0]] = len(token.markup) if token.map else 0
+        if token.type == "heading_open" and token.level == 0 and token.map:
+            start, end = token.map
+            if token.markup[:1] == "#":
+                headings[start] = (len(token.markup), None)
+            elif token.markup[:1] in "=-" and end - 1 > start:  # setext: text, then underline
+                headings[start] = (1 if token.markup[:1] == "=" else 2, end - 1)
         if token.type not in ("fence", "code_block") or not token.map:
             continue
         start, end = token.map
@@ -129,7 +149,7 @@ def _code_lines(lines: list[str]) -> tuple[list[bool], str | None, dict[int, int
             closer = _FENCE.fullmatch(lines[end - 1]) if end - 1 > start else None
             if closer is None or not _closes(closer, token.markup):
                 open_fence = token.markup
-    return code, open_fence, {line: level for line, level in headings.items() if level}
+    return code, open_fence, {line: said for line, said in headings.items() if said[0]}
 
 
 @functools.cache

@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from exporter.cli import cli
 from exporter.entries import MessageEntry
 from exporter.formatting import plain_text_shown
-from exporter.loader import load_session
+from exporter.loader import load_session, parse_session_bytes
 from exporter.markdown_doc import session_markdown
 from exporter.markdown_text import code_span, escaped, fenced, prose
 from exporter.session import Session
@@ -171,6 +171,27 @@ def test_message_headings_go_below_the_entry_heading() -> None:
     assert "# a comment" in shown.split("\n")  # code is not a heading
     assert "###### six" in shown
     assert _headings(shown) == ["Plan", "Step", "quoted", "six"]
+
+
+def test_underlined_headings_and_thinking_s_go_below_the_entry_heading_too() -> None:
+    """A "Title" over "===" stayed a level 1 heading in the middle of the transcript, and a
+    thinking block's "# heading" too (review 2026-12-02): the document's outline broke, and
+    with it the README that `share --with-markdown` puts on the gist."""
+    shown = prose("Title line\n=====\n\nSub\ntwo lines\n---\n\nA\n\n---\n\nafter", 3)
+    assert shown.split("\n")[:3] == ["#### Title line", "", "##### Sub two lines"]
+    assert "---" in shown.split("\n")  # a thematic break, not an underline: stays
+    tokens = _tokens(shown)
+    assert [t.tag for t in tokens if t.type == "heading_open"] == ["h4", "h5"]
+    thought = {"type": "thinking", "thinking": "# heading in thinking\nand text"}
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [thought, {"type": "text", "text": "ok"}]}},
+    ]  # fmt: skip
+    document = session_markdown(parse_session_bytes("\n".join(map(json.dumps, lines)).encode()))
+    levels = [t.tag for t in _tokens(document) if t.type == "heading_open"]
+    below = levels[levels.index("h2", levels.index("h2") + 1) :]  # after "## Transcript"
+    assert "h1" not in below and "h2" not in below[1:], levels
 
 
 @pytest.mark.parametrize(
