@@ -37,6 +37,10 @@ def prepare_session(
     from exporter.redact import apply_policy  # the detectors load only when a policy applies
 
     prepared, report = apply_policy(session, policy)
+    # one branch left: its last line is its leaf, after the labels and name moved behind
+    # the chosen leaf (held at that leaf, they made a second branch; review 2026-12-02)
+    if policy.active_branch_only:
+        return prepared, report
     if session.leaf_id and session.leaf_id in prepared.by_id:
         prepared.set_leaf(session.leaf_id)
     return prepared, report

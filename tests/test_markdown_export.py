@@ -333,3 +333,19 @@ def test_cjk_emoji_controls_and_lone_surrogates_survive(tmp_path: Path) -> None:
     assert "漢字とかな 🎉 bad \ufffd end" in text
     assert "red ␇bell" in text and "\x1b" not in text
     assert "**bash**\n\n```sh\nls\n```\n\n```\nred ␇bell\n```" in text  # call, then result
+
+
+def test_the_active_branch_alone_is_one_branch() -> None:
+    """every-entry-type's label and name were set on the other branch: moved behind the
+    chosen leaf, they made a second branch of the copy, "2 branches" and an "Other
+    branches" section in the Markdown, where `redact --active-branch-only` wrote one
+    (review 2026-12-02)."""
+    fixture = str(FIXTURES_DIR / "every-entry-type.jsonl")
+    for output in ("md", "html"):
+        result = CliRunner().invoke(
+            cli, ["export", fixture, "--format", output, "--active-branch-only", "-o", "-"]
+        )
+        assert result.exit_code == 0, result.output
+        said = result.stdout
+        assert "Other branches" not in said and "2 branches" not in said
+        assert "1 branch, 1 branch summary, 1 label" in said
