@@ -534,7 +534,8 @@ def _say_what_was_done(
         _notify(
             terminal_text(
                 f"note: this session's {'other gist is' if one else 'other gists are'} still "
-                f"up: {listed}; pi-session share --delete GIST{_api_option(api_url)} removes "
+                f"up: {listed}; pi-session share --delete "
+                f"{others[0]['gist_id'] if one else 'GIST'}{_api_option(api_url)} removes "
                 f"{'it' if one else 'one'}"
             )
         )
@@ -542,7 +543,7 @@ def _say_what_was_done(
         _notify(
             terminal_text(
                 "note: earlier versions stay in the gist's revision history, open to anyone "
-                "with the link; to remove them: pi-session share --delete GIST"
+                f"with the link; to remove them: pi-session share --delete {gist.id}"
                 f"{_api_option(api_url)}, then share again"
             )
         )

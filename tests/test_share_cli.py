@@ -163,6 +163,8 @@ def test_reshare_removes_files_this_share_does_not_send(
     assert fake.requests[-1].json["files"]["session.jsonl"] is None
     assert set(fake.requests[-1].json["files"]) == {"session.html", "session.jsonl"}
     assert "revision history" in again.output  # earlier versions are still there
+    # ... and the command that removes them names the gist (it said "--delete GIST")
+    assert f"to remove them: pi-session share --delete {gist_id} --api-url" in again.stderr
     unchanged = share(fake, str(source), "--secret", "BLUEFALCON")
     assert unchanged.exit_code == 0 and fake.requests[-1].method == "GET"  # no new revision
     assert "gist unchanged (secret)" in unchanged.stderr
@@ -770,7 +772,8 @@ def test_switching_visibility_or_new_names_every_gist_still_up(fake: FakeGitHub,
     assert public.exit_code == 0, public.output
     assert f"this session's other gist is still up: {secret} (secret)" in public.stderr
     # run as written it reaches the same API (the fake's, not api.github.com)
-    assert f"pi-session share --delete GIST --api-url {fake.base_url} removes it" in public.stderr
+    removes = f"pi-session share --delete {secret} --api-url {fake.base_url} removes it"
+    assert removes in public.stderr
     # the review's sequence: share, --new, --new, --public, share left 5 gists, the state
     # knew 1, and the last share made a new secret gist instead of updating the secret one
     newer = [share(fake, str(FIXTURE), "--new") for _ in range(2)]
