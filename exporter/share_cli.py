@@ -247,7 +247,7 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "--dry-run",
     is_flag=True,
     help="Write the exact upload to ./pi-session-share-<name>.html (and .jsonl with "
-    "--with-jsonl); send nothing.",
+    "--with-jsonl, .md with --with-markdown); send nothing.",
 )
 @click.option(
     "--token",
