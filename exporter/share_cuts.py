@@ -61,7 +61,7 @@ def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionRe
         elif kind == "image" and policy.no_images:
             report.count("images_omitted")
             mime = str(block.get("mimeType", "image"))[:60]
-            out.append({"type": "text", "text": f"[image omitted by share policy: {mime}]"})
+            out.append({"type": "text", "text": f"[image left out (--no-images): {mime}]"})
         elif kind and policy.drop_hidden and any(name in block for name in _SIGNATURES):
             report.count("signatures_dropped")
             out.append({k: v for k, v in block.items() if k not in _SIGNATURES})
@@ -71,7 +71,8 @@ def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionRe
         total = sum(calls.values())
         report.count("tool_calls_omitted", total)
         tools = ", ".join(f"{name} {n}" for name, n in calls.most_common())
-        said = f"{total} tool call{'' if total == 1 else 's'} omitted by share policy: {tools}"
+        # the option's name, not "share policy": a plain export says it too (review 2026-12-02)
+        said = f"{total} tool call{'' if total == 1 else 's'} left out (--no-tool-calls): {tools}"
         out.append({"type": "text", "text": f"[{said}]"})
     return out
 
@@ -79,7 +80,9 @@ def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionRe
 def _omitted(text: str) -> str:
     lines = text.count("\n") + 1 if text else 0
     plural = "" if lines == 1 else "s"
-    return f"[tool output omitted by share policy: {lines} line{plural}, {len(text)} characters]"
+    return (
+        f"[tool output left out (--no-tool-output): {lines} line{plural}, {len(text)} characters]"
+    )
 
 
 def _edit_message(

@@ -135,9 +135,9 @@ def test_no_thinking_no_tool_output_no_images() -> None:
     assert "Let me think" not in text and "def f0" not in text and "FAIL 1" not in text
     assert (
         '"diff"' not in text
-        and "[tool output omitted by share policy: 16 lines, 183 characters]" in text
+        and "[tool output left out (--no-tool-output): 16 lines, 183 characters]" in text
     )
-    assert "[image omitted by share policy: image/png]" in text
+    assert "[image left out (--no-images): image/png]" in text
     assert '"toolCall"' in text and '"command":"make test"' in text  # calls are kept
     assert report.actions["images_omitted"] == 1 and report.actions["tool_outputs_omitted"] >= 9
 
@@ -160,7 +160,7 @@ def test_the_conversation_only_leaves_out_tool_calls_and_results() -> None:
     assert not any(e.role in ("toolResult", "bashExecution") for e in out.entries
                    if isinstance(e, MessageEntry))  # fmt: skip
     assert report.actions["tool_calls_omitted"] == calls > 0
-    notes = re.findall(r"\[(\d+) tool calls? omitted by share policy: ([^\]]+)\]", text)
+    notes = re.findall(r"\[(\d+) tool calls? left out \(--no-tool-calls\): ([^\]]+)\]", text)
     assert sum(int(n) for n, _ in notes) == calls and "bash" in " ".join(t for _, t in notes)
     assert 'class="tool ' not in render_session(out)  # the page shows no tool box
     assert "[tool output omitted" not in text  # nothing half-left
