@@ -781,7 +781,13 @@
       var jump = ev.target === search ? jumped : null, back = jump ? jump[2] : null;
       if (back && back !== doc.body && back.isConnected && back.getClientRects().length) back.focus({ preventScroll: true });
       else if (typing) ev.target.blur();
-      if (jump && scrollY === jump[1]) scrollTo(0, jump[0]);
+      if (jump && scrollY === jump[1]) {
+        // the entry the reader was at, back where it was: entries laid out at the top
+        // meanwhile moved it, so a scroll position alone left it ~20 px off
+        var at = jump[3];
+        if (at && at[0].isConnected) scrollBy(0, at[0].getBoundingClientRect().top - at[1]);
+        else scrollTo(0, jump[0]);
+      }
       jumped = null;
       return;
     }
@@ -791,9 +797,10 @@
     if (!singleKeys) return;
     if (ev.key === "/") {
       ev.preventDefault();
-      var from = scrollY, was = doc.activeElement;
+      var from = scrollY, was = doc.activeElement, reading = entryMidScreen();
+      var at = reading ? [reading, reading.getBoundingClientRect().top] : null;
       search.focus();
-      jumped = [from, scrollY, was];
+      jumped = [from, scrollY, was, at];
     }
     else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
     else if (ev.key === "o") $("#toggle-tools").click();

@@ -951,6 +951,7 @@ def test_esc_after_slash_goes_back_to_where_the_reader_was(
     while reading != settled:
         page.wait_for_timeout(150)
         reading, settled = settled, page.evaluate("scrollY")
+    entry_id, top = page.evaluate(READING_PLACE)
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "tree-search"
     assert page.evaluate("scrollY") < reading  # the jump this is about
@@ -958,7 +959,10 @@ def test_esc_after_slash_goes_back_to_where_the_reader_was(
     page.keyboard.press("Escape")  # clears the search, stays in it
     page.keyboard.press("Escape")  # leaves it
     assert page.evaluate("document.activeElement.id") != "tree-search"
-    assert abs(page.evaluate("scrollY") - reading) < 2
+    # the entry the reader was at is back where it was (a scroll position alone was 20 px
+    # off on a busy machine: entries laid out at the top meanwhile moved it)
+    now = page.evaluate(f"document.getElementById({entry_id!r}).getBoundingClientRect().top")
+    assert abs(now - top) < 3, (entry_id, now, top)
     clean(view)
 
 
