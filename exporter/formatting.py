@@ -213,15 +213,21 @@ def split_skill(text: str) -> tuple[tuple[str, str] | None, str]:
     return (match.group(1), match.group(3)), text[match.end() :]
 
 
+def skill_and_line(text: str, limit: int) -> tuple[str | None, str]:
+    """A prompt's skill (its name on one line; None for none) and its words as one plain
+    line ("" for none), for titles and outline rows alike."""
+    skill, rest = split_skill(text)
+    line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
+    return (one_line(skill[0], 40) if skill else None), line
+
+
 def prompt_line(text: str, limit: int) -> str:
     """A prompt as one plain line (``skill: pdf · convert it``; ``**Fix** `auth` `` →
     ``Fix auth``): a title in `list`, `stats` and the page alike."""
-    skill, rest = split_skill(text)
-    line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
+    skill, line = skill_and_line(text, limit)
     if skill is None:
         return line or "(image)"  # a prompt with no words: its image
-    name = f"skill: {one_line(skill[0], 40)}"
-    return f"{name} · {line}" if line else name
+    return f"skill: {skill} · {line}" if line else f"skill: {skill}"
 
 
 def escape_surrogates(text: str) -> str:

@@ -27,7 +27,7 @@ from exporter.formatting import (
     plain_line,
     prompt_line,
     short_path,
-    split_skill,
+    skill_and_line,
 )
 from exporter.render.tools import TODO_TOOLS, patch_diff, read_line_range, todo_done, todo_items
 
@@ -81,9 +81,8 @@ def _short_tool(call: dict[str, Any], show: Callable[[str], str] | None = None) 
 def _skill_and_line(text: str, limit: int, empty: str = "(image)") -> tuple[str, str]:
     """``("skill: pdf · ", "the prompt")``: a skill invocation by its name, not its XML
     wrapper, then the prompt as one line (``empty`` when it has no text)."""
-    skill, rest = split_skill(text)
-    line = plain_line(rest, limit) or one_line(rest, limit)  # a prompt that is all markup
-    return (f"skill: {one_line(skill[0], 40)} · " if skill else ""), line or empty
+    skill, line = skill_and_line(text, limit)
+    return (f"skill: {skill} · " if skill is not None else ""), line or empty
 
 
 def only_tool_calls(entry: MessageEntry) -> bool:

@@ -26,8 +26,8 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import fmt_cost, fmt_int, one_line
-from exporter.render.entry_lines import only_tool_calls, split_skill
+from exporter.formatting import fmt_cost, fmt_int, one_line, split_skill
+from exporter.render.entry_lines import only_tool_calls
 from exporter.render.folding import fold_command, fold_text, terminal_text
 from exporter.render.markup import highlight, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
