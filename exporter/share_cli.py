@@ -315,14 +315,12 @@ def share_command(
     _refuse_output_collisions(loaded, targets, policy_values)
     prepared, report = prepare_session(loaded, policy)
     given_now = policy.given_values() if policy.redact else set()
-    # --no-redact is given none of them: a gist that hid some would show them (code review
-    # 2026-12-02: it updated the gist with a --secret value in clear)
-    check_given = not allow_weaker_policy
     excluded = excluded_ids(loaded, policy.exclude)
     if not allow_weaker_policy:  # before the dry run too: it says what a share would do
         record = ShareState().entry(api_url, loaded.id)  # the state file, read once
-        if check_given:
-            _refuse_lost_given_secrets(record, given_now)
+        # --no-redact is given none of them: a gist that hid some would show them (code
+        # review 2026-12-02: it updated the gist with a --secret value in clear)
+        _refuse_lost_given_secrets(record, given_now)
         _refuse_lost_removals(record, loaded, excluded, opt_in_cuts(policy))
     files = _upload_files(prepared, extras)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
@@ -336,7 +334,7 @@ def share_command(
     state = ShareState()
     gist, action, earlier = _share_under_lock(
         client, state, loaded, prepared, files, public=public, new_gist=new_gist,
-        given_now=given_now if check_given else None,
+        given_now=None if allow_weaker_policy else given_now,
         replaced=report.given_values if report else set(),
         excluded=excluded, removed=opt_in_cuts(policy), check_excluded=not allow_weaker_policy,
     )  # fmt: skip

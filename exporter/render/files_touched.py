@@ -81,22 +81,33 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
     )
 
 
-def _count_write(touches: FileTouches, result: MessageEntry | None) -> None:
+def _not_made(touches: FileTouches, result: MessageEntry | None, write: bool) -> bool:
+    """Count a write or edit that changed nothing, apart (True), or say it was made: with
+    no result it never ran (its turn was cut off), with an error it was refused."""
     if result is None:
-        touches.unrun_writes += 1
+        if write:
+            touches.unrun_writes += 1
+        else:
+            touches.unrun_edits += 1
     elif result.is_error:
-        touches.failed_writes += 1
+        if write:
+            touches.failed_writes += 1
+        else:
+            touches.failed_edits += 1
     else:
-        touches.writes += 1
-        touches.changes.append(result.id)
+        return False
+    return True
+
+
+def _count_write(touches: FileTouches, result: MessageEntry | None) -> None:
+    if _not_made(touches, result, write=True) or result is None:  # (None: counted)
+        return
+    touches.writes += 1
+    touches.changes.append(result.id)
 
 
 def _count_edit(touches: FileTouches, result: MessageEntry | None) -> None:
-    if result is None:  # cut off before it ran
-        touches.unrun_edits += 1
-        return
-    if result.is_error:  # refused: nothing changed
-        touches.failed_edits += 1
+    if _not_made(touches, result, write=False) or result is None:  # (None: counted)
         return
     touches.edits += 1
     touches.changes.append(result.id)
@@ -119,13 +130,7 @@ def _count_patch(
     for patched in parsed.files if parsed is not None else ():
         if result is None or result.is_error:  # counted where a made one would be
             touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
-            adds = patched.op == "A"
-            if result is None:
-                touches.unrun_writes += adds
-                touches.unrun_edits += not adds
-            else:
-                touches.failed_writes += adds
-                touches.failed_edits += not adds
+            _not_made(touches, result, write=patched.op == "A")
             continue
         # a moved file is counted where it now is, which later edits name; its row says
         # where it came from
