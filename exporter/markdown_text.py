@@ -26,8 +26,6 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~")
 #: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline)
 _MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
-#: A line a setext heading's title took: left out of the text.
-_GONE = "\x00gone"
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink; a ``![`` that
 #: would open an image (a viewer would load it: as on the page, it stays a link).
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])|!(?=\[)")
@@ -96,6 +94,7 @@ def prose(text: str, below: int = 0) -> str:
         code = again
     else:  # not settled: whatever is not code now is escaped
         out = _escaped_outside(lines, code)
+    gone: set[int] = set()  # the lines a setext heading's title took after its first
     for number, (level, underline) in headings.items() if below else ():
         if underline is None:  # "## Title"
             out[number] = "#" * min(6, level + below) + out[number].lstrip(" ")[level:]
@@ -104,9 +103,8 @@ def prose(text: str, below: int = 0) -> str:
         # (it stayed a level 1 or 2 heading in the middle of the transcript)
         title = " ".join(line.strip() for line in out[number:underline])
         out[number] = "#" * min(6, level + below) + " " + title
-        for gone in range(number + 1, underline + 1):
-            out[gone] = _GONE
-    out = [line for line in out if line is not _GONE]
+        gone.update(range(number + 1, underline + 1))
+    out = [line for number, line in enumerate(out) if number not in gone]
     if open_fence:
         while out and not out[-1].strip():
             out.pop()

@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
-from exporter.header_counts import entries_said, tree_said
+from exporter.header_counts import entries_line, tree_said
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.render.assets import (
     NOSCRIPT_CSS,
@@ -226,7 +226,7 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
     """The header's counts: entries by role, tools, branches, errors, and the cost."""
     return {
         "entry_count": len(session.entries),
-        "entries_said": entries_said(stats),
+        "entries_line": entries_line(stats, len(session.entries)),
         "tools": list(stats.tools.items()),
         "branch_count": len(stats.branches),
         "tree_said": tree_said(stats, len(session.fork_ids)),

@@ -216,7 +216,8 @@ def day_chart(rows: list[dict[str, Any]], today: date | None = None) -> DayChart
     peak = nice_ceiling(max(bucket_cost))
     # room for the longest cost label at a phone's label size ("$0.00025" ran off the left
     # edge of a phone, where the chart fits the screen; review 2026-12-02)
-    longest = max(len(_money_tick(peak * f)) for f in (0, 0.5, 1))
+    ticks = [(f, _money_tick(peak * f)) for f in (0, 0.5, 1)]
+    longest = max(len(label) for _, label in ticks)
     chart.plot_left = max(chart.plot_left, TICK_GAP + round(TICK_CHAR_WIDTH * longest))
     inner_w = chart.plot_right - chart.plot_left
     step = inner_w / len(starts)
@@ -235,7 +236,7 @@ def day_chart(rows: list[dict[str, Any]], today: date | None = None) -> DayChart
         x = chart.plot_left + i * step + (step - width) / 2
         chart.bars.append((x, chart.plot_bottom - height, width, height, tip))
     chart.table = [(d, fmt_cost(cost[d]), len(sessions[d])) for d in sorted(cost, reverse=True)]
-    chart.y_ticks = [(chart.plot_bottom - inner_h * f, _money_tick(peak * f)) for f in (0, 0.5, 1)]
+    chart.y_ticks = [(chart.plot_bottom - inner_h * f, label) for f, label in ticks]
     chart.y_ticks = [(y, label) for y, label in chart.y_ticks if y >= top]
     picks = sorted({0, (len(starts) - 1) // 2, len(starts) - 1})
     anchors = {0: "start", len(starts) - 1: "end"} if len(starts) > 1 else {}
