@@ -66,8 +66,14 @@ def token_count(value: Any) -> int:
     """A count of tokens (or lines) another agent's file gives: a whole number from 0 to
     2**53; anything else (negative, fractional, a bool, an absurd 400-digit one that no
     price could multiply) counts as none."""
+    count = whole_count(value)
+    return 0 if count is None else count
+
+
+def whole_count(value: Any) -> int | None:
+    """A whole number from 0 to 2**53 as itself; anything else None (see token_count)."""
     ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
-    return value if ok else 0
+    return value if ok else None
 
 
 def as_list(value: Any) -> list[Any]:
@@ -268,8 +274,7 @@ class CompactionEntry(Entry):
         value = self.raw.get("tokensBefore")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
-        return value if ok else None
+        return whole_count(value)
 
     @property
     def details(self) -> dict[str, Any]:
