@@ -320,10 +320,10 @@
     ev.preventDefault();
     // a step in the history, so that Back returns to the entry the reader left, where it
     // was on the screen (the outline opening above it moves it: a scroll position would not)
-    var from = entryMidScreen();
+    var from = readingPlace();
     try {
-      if (from && from.id) {
-        var here = { outlineFrom: from.id, at: from.getBoundingClientRect().top };
+      if (from && from[0].id) {
+        var here = { outlineFrom: from[0].id, at: from[1] };
         history.replaceState(Object.assign({}, history.state, here), "");
       }
       history.pushState(null, "", location.href);
@@ -335,9 +335,7 @@
   window.addEventListener("popstate", function (ev) {
     var back = ev.state && ev.state.outlineFrom, entry = back && doc.getElementById(back);
     if (!entry) return;
-    requestAnimationFrame(function () {
-      window.scrollBy(0, entry.getBoundingClientRect().top - ev.state.at);
-    });
+    requestAnimationFrame(function () { backToPlace(entry, ev.state.at); });
   });
   // While the reader scrolls down it steps aside (it covered the end of a line, often an
   // entry's time); scrolling back up brings it back, as a phone's address bar does. At the
@@ -546,6 +544,13 @@
     var hit = doc.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2);
     return hit && hit.closest ? hit.closest("[data-entry-id]") : null;
   }
+  // Where the reader is: that entry and its top on the screen; and putting it back there
+  // (a scroll position alone drifts when entries above are laid out meanwhile).
+  function readingPlace() {
+    var entry = entryMidScreen();
+    return entry ? [entry, entry.getBoundingClientRect().top] : null;
+  }
+  function backToPlace(entry, top) { scrollBy(0, entry.getBoundingClientRect().top - top); }
   // A row that gets focus (Shift+Tab back up the outline) is not left under the sticky
   // search bar: the outline scrolls it below the bar, however tall the bar wraps.
   var sideTop = $(".side-top"), sideBox = $("#sidebar");
@@ -785,7 +790,7 @@
         // the entry the reader was at, back where it was: entries laid out at the top
         // meanwhile moved it, so a scroll position alone left it ~20 px off
         var at = jump[3];
-        if (at && at[0].isConnected) scrollBy(0, at[0].getBoundingClientRect().top - at[1]);
+        if (at && at[0].isConnected) backToPlace(at[0], at[1]);
         else scrollTo(0, jump[0]);
       }
       jumped = null;
@@ -797,8 +802,7 @@
     if (!singleKeys) return;
     if (ev.key === "/") {
       ev.preventDefault();
-      var from = scrollY, was = doc.activeElement, reading = entryMidScreen();
-      var at = reading ? [reading, reading.getBoundingClientRect().top] : null;
+      var from = scrollY, was = doc.activeElement, at = readingPlace();
       search.focus();
       jumped = [from, scrollY, was, at];
     }
