@@ -89,6 +89,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("generated_index", range(GEN_COUNT), ids=lambda i: f"gen{i:02d}")
 
 
+def ctrl_c_as_at_a_terminal() -> None:
+    """A child's ``preexec_fn``: SIGINT back to its default. A test run started in the
+    background (``cmd &`` in a script) has Ctrl-C ignored, every child keeps that, and Python
+    then installs no KeyboardInterrupt handler: a test that stops a child with SIGINT waited
+    for its timeout (the watch test, 2026-12-02). One signal() call: safe beside threads."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def unavailable(reason: str) -> None:
     """Skip locally, but fail under CI: the Pi-backed tests are required there."""
     if os.environ.get("CI"):

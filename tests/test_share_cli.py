@@ -6,7 +6,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from click.testing import CliRunner
 from exporter.cli import cli
 from exporter.loader import load_session, parse_session_bytes
 from tests.browser_util import CLAUDE_CODE_PATH, CODEX_PATH, embedded_jsonl
+from tests.conftest import ctrl_c_as_at_a_terminal
 from tests.fakes.github import FakeGitHub, closed_port_url
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
@@ -959,9 +959,7 @@ def _share_at_a_terminal(fake: FakeGitHub) -> tuple[subprocess.Popen[bytes], int
 
     def own_terminal() -> None:  # the pty becomes the child's controlling terminal
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-        # a test run started in the background has Ctrl-C ignored, and a child keeps that:
-        # the Ctrl-C test then waited for its timeout (tests review 2026-12-01)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        ctrl_c_as_at_a_terminal()  # the Ctrl-C test must not inherit an ignored SIGINT
 
     argv = [sys.executable, "-m", "exporter", "share", str(FIXTURE), "--token", "-"]
     proc = subprocess.Popen(

@@ -26,7 +26,7 @@ from exporter.loader import load_session
 from exporter.render import RenderOptions
 from exporter.watch import FOLLOW_SECONDS, SETTLE_SECONDS, SessionWatch
 from tests.browser_util import branch_depth, embedded_jsonl, fixture_path, parse_html
-from tests.conftest import Build
+from tests.conftest import Build, ctrl_c_as_at_a_terminal
 
 
 class Clock:
@@ -287,6 +287,7 @@ def start_watch(*args: str, cwd: Path) -> tuple[subprocess.Popen[str], str]:
         text=True,
         encoding="utf-8",
         env=env,
+        preexec_fn=ctrl_c_as_at_a_terminal,  # the test stops it with SIGINT, as Ctrl-C does
     )
     assert process.stdout is not None
     url = process.stdout.readline().strip()
