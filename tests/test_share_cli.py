@@ -455,7 +455,8 @@ def test_rejected_token_exit_3(fake: FakeGitHub, env: dict, monkeypatch) -> None
     assert "ghp_wrongwrong" not in result.output
 
 
-def test_server_errors_are_retried_then_reported(fake: FakeGitHub, env: dict) -> None:
+def test_server_errors_are_retried_then_reported(fake: FakeGitHub, env: dict, monkeypatch) -> None:
+    monkeypatch.setattr("time.sleep", lambda s: None)  # the wait is said, not waited out
     assert share(fake, str(FIXTURE)).exit_code == 0
     fake.fail(502, times=1, method="PATCH")
     ok = share(fake, str(FIXTURE), "--no-thinking")  # a different page: an update

@@ -103,7 +103,7 @@ class GistClient:
         *,
         timeout: float = 30,
         max_tries: int = 3,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         user_agent: str | None = None,
         clock: Callable[[], float] = time.time,
         session: requests.Session | None = None,
@@ -117,7 +117,7 @@ class GistClient:
         self.timeout = float(timeout)
         self.max_tries = max(1, int(max_tries))
         self.user_agent = user_agent or f"pi-session-export/{_VERSION}"
-        self._sleep = sleep
+        self._sleep = sleep or time.sleep  # looked up now, not at import: a test's patch holds
         self._clock = clock
         self._session = session or requests.Session()
         self._notify = notify or (lambda message: log.info("%s", message))
