@@ -1406,6 +1406,22 @@ def test_the_files_table_fits_a_desktop_column(
     clean(view)
 
 
+def test_every_usage_table_fits_a_desktop_column(view: Viewer, page_server: PageServer) -> None:
+    """pi-branched-3's first branch opens with a prompt that is one 80-character path: the
+    Branches table would not break it, grew past a 1280 px column, and its caption and its
+    Tokens, Last activity and Cost columns were cut off (2026-12-02)."""
+    url = page_server.publish("branched-3.html", render_fixture("pi-branched-3.jsonl"))
+    page = view.open(url, viewport={"width": 1280, "height": 800})
+    page.evaluate("document.querySelectorAll('#usage details').forEach(d => d.open = true)")
+    widths = page.evaluate(
+        """[...document.querySelectorAll('#usage .tablewrap')]
+             .map(w => [w.getAttribute('aria-label'), w.scrollWidth, w.clientWidth])"""
+    )
+    assert "Branches" in [label for label, _, _ in widths]
+    assert [w for w in widths if w[1] > w[2] + 1] == []
+    clean(view)
+
+
 @pytest.mark.parametrize(
     ("name", "width"),
     [(BRANCHED, 390), (V1_COMPACTION, 390), (V1_COMPACTION, 540), (V1_COMPACTION, 590)],
