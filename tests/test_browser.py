@@ -1406,19 +1406,26 @@ def test_the_files_table_fits_a_desktop_column(
     clean(view)
 
 
-def test_every_usage_table_fits_a_desktop_column(view: Viewer, page_server: PageServer) -> None:
+@pytest.mark.parametrize("width", [901, 1024, 1280])
+def test_every_usage_table_fits_a_desktop_column(
+    view: Viewer, page_server: PageServer, published: dict[str, str], width: int
+) -> None:
     """pi-branched-3's first branch opens with a prompt that is one 80-character path: the
     Branches table would not break it, grew past a 1280 px column, and its caption and its
-    Tokens, Last activity and Cost columns were cut off (2026-12-02)."""
-    url = page_server.publish("branched-3.html", render_fixture("pi-branched-3.jsonl"))
-    page = view.open(url, viewport={"width": 1280, "height": 800})
-    page.evaluate("document.querySelectorAll('#usage details').forEach(d => d.open = true)")
-    widths = page.evaluate(
-        """[...document.querySelectorAll('#usage .tablewrap')]
-             .map(w => [w.getAttribute('aria-label'), w.scrollWidth, w.clientWidth])"""
-    )
-    assert "Branches" in [label for label, _, _ in widths]
-    assert [w for w in widths if w[1] > w[2] + 1] == []
+    Tokens, Last activity and Cost columns were cut off. Beside the outline on a 901-1023 px
+    screen every page's usage, branch and file tables were 10-150 px too wide (2026-12-02)."""
+    branched_3 = page_server.publish("branched-3.html", render_fixture("pi-branched-3.jsonl"))
+    context = view.context(viewport={"width": width, "height": 800})
+    for url in (branched_3, published[BRANCHED_4], published[CLAUDE_CODE]):
+        page = view.open(url, context=context)
+        page.evaluate("document.querySelectorAll('#usage details').forEach(d => d.open = true)")
+        widths = page.evaluate(
+            """[...document.querySelectorAll('#usage .tablewrap')]
+                 .map(w => [w.getAttribute('aria-label'), w.scrollWidth, w.clientWidth])"""
+        )
+        assert {"Branches", "Files"} <= {label for label, _, _ in widths}, (url, widths)
+        assert [w for w in widths if w[1] > w[2] + 1] == [], (url, width)
+        page.close()
     clean(view)
 
 
