@@ -240,6 +240,31 @@ def test_phone_shows_sessions_as_cards_in_the_readers_zone(site: Path, pw_browse
         context.close()
 
 
+@pytest.mark.parametrize("width", [768, 1024, 1280])
+def test_the_sessions_fit_a_tablet_and_a_laptop(site: Path, pw_browser: Any, width: int) -> None:
+    """The eight-column table needs ~940 px: at 768 and 1024 it scrolled sideways, its
+    tokens and cost out of view (2026-12-02). Below 1024 each session is a card; from 1024
+    the table fits, a date above its time where the room is short."""
+    context = pw_browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto((site / "index.html").as_uri())
+        sizes = page.evaluate(
+            """() => {
+              const table = document.querySelector('#session-table');
+              const row = table.querySelector('tbody tr:not(.failed)');
+              return {page: document.scrollingElement.scrollWidth,
+                      wrap: table.parentElement.scrollWidth,
+                      view: table.parentElement.clientWidth,
+                      cards: getComputedStyle(row).display === 'flex'};
+            }"""
+        )
+        assert sizes["page"] <= width and sizes["wrap"] <= sizes["view"], sizes
+        assert sizes["cards"] == (width < 1024), sizes
+    finally:
+        context.close()
+
+
 def test_filter_still_applies_after_going_back(site: Path, tab: Tab) -> None:
     """Back from a session page refills the filter box after the script ran; the rows must
     follow the refilled text (they showed every session under a filled-in box)."""
