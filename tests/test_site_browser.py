@@ -39,6 +39,21 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base / "site"
 
 
+@pytest.fixture(scope="module")
+def fixtures_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site of the real fixtures: three projects, sessions of 10-75 million tokens."""
+    from tests.conftest import FIXTURE_FILES
+
+    base = tmp_path_factory.mktemp("fixtures-site")
+    folder = base / "sessions" / "--fixtures--"
+    folder.mkdir(parents=True)
+    for path in FIXTURE_FILES:
+        (folder / path.name).write_bytes(path.read_bytes())
+    report = build_site(session_files(base / "sessions"), base / "site", jobs=1, progress=False)
+    assert report.rendered == len(FIXTURE_FILES) and not report.failed
+    return base / "site"
+
+
 def expect(locator: Any) -> Any:
     """Playwright's ``expect``, imported when a test runs: a module-level importorskip
     skipped this file even under CI, where the ``pw_browser`` fixture must fail instead."""
@@ -240,15 +255,18 @@ def test_phone_shows_sessions_as_cards_in_the_readers_zone(site: Path, pw_browse
         context.close()
 
 
-@pytest.mark.parametrize("width", [768, 1024, 1280])
-def test_the_sessions_fit_a_tablet_and_a_laptop(site: Path, pw_browser: Any, width: int) -> None:
+@pytest.mark.parametrize("width", [641, 768, 1024, 1280])
+def test_the_sessions_fit_a_tablet_and_a_laptop(
+    fixtures_site: Path, pw_browser: Any, width: int
+) -> None:
     """The eight-column table needs ~940 px: at 768 and 1024 it scrolled sideways, its
     tokens and cost out of view (2026-12-02). Below 1024 each session is a card; from 1024
-    the table fits, a date above its time where the room is short."""
+    the table fits, a date above its time where the room is short. The projects table fits
+    from 641 px (a phone's scrolls under its sticky project column)."""
     context = pw_browser.new_context(viewport={"width": width, "height": 900})
     try:
         page = context.new_page()
-        page.goto((site / "index.html").as_uri())
+        page.goto((fixtures_site / "index.html").as_uri())
         sizes = page.evaluate(
             """() => {
               const table = document.querySelector('#session-table');
@@ -256,11 +274,14 @@ def test_the_sessions_fit_a_tablet_and_a_laptop(site: Path, pw_browser: Any, wid
               return {page: document.scrollingElement.scrollWidth,
                       wrap: table.parentElement.scrollWidth,
                       view: table.parentElement.clientWidth,
-                      cards: getComputedStyle(row).display === 'flex'};
+                      cards: getComputedStyle(row).display === 'flex',
+                      projects: [...document.querySelectorAll('table.projects')]
+                        .map(t => t.parentElement.scrollWidth - t.parentElement.clientWidth)};
             }"""
         )
         assert sizes["page"] <= width and sizes["wrap"] <= sizes["view"], sizes
         assert sizes["cards"] == (width < 1024), sizes
+        assert len(sizes["projects"]) == 1 and sizes["projects"][0] <= 1, sizes
     finally:
         context.close()
 
