@@ -1504,18 +1504,28 @@ def test_the_cost_axis_fits_a_phone_at_any_scale(
     clean(view)
 
 
-def test_phone_shows_the_cost_of_each_usage_row(view: Viewer, published: dict[str, str]) -> None:
+@pytest.mark.parametrize("width", [PHONE["width"], 500])
+def test_phone_shows_the_cost_of_each_usage_row(
+    view: Viewer, published: dict[str, str], width: int
+) -> None:
     """On a phone the usage tables scroll sideways, and their last column, Cost, was the one
     out of view: it now stays at the right edge while the token columns scroll under it. The
-    table of branches ends with its Cost too (it was hidden behind Last activity)."""
-    page = view.open(published[BRANCHED], viewport=PHONE)
+    table of branches ends with its Cost too (it was hidden behind Last activity). At 500 px
+    (a large phone, a small window) the tables still scroll, and the Cost scrolled away with
+    them: the rule held only to 420 px (2026-12-02)."""
+    page = view.open(published[BRANCHED], viewport={"width": width, "height": 844})
+    scrolled = page.evaluate(
+        """[...document.querySelectorAll('#usage .tablewrap')]
+             .filter(w => w.scrollWidth > w.clientWidth + 1).length"""
+    )
+    assert scrolled >= 1  # a table scrolls at this width: the Cost must stay in view
     assert page.locator("#usage table.branches th").last.inner_text() == "Cost"
     cells = page.locator("#usage table:not(.tools, .files) tr > :last-child")  # Cost
     assert cells.count() >= 10
     for index in range(cells.count()):
         box = cells.nth(index).bounding_box()
         assert box is not None and box["x"] >= 0
-        assert box["x"] + box["width"] <= PHONE["width"] + 1, cells.nth(index).inner_text()
+        assert box["x"] + box["width"] <= width + 1, cells.nth(index).inner_text()
     # what scrolls under it fades out at its edge, in the row's own colour: a digit cut at
     # a hard edge ("3,446,81") read as a wrong number (review 2026-12-02)
     fades = cells.evaluate_all(
