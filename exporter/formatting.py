@@ -45,6 +45,17 @@ def fmt_cost(value: float) -> str:
     return f"${value:,.2f}"
 
 
+_DECIMALS = re.compile(r"\d\.(\d+)$")
+
+
+def decimal_pads(cells: list[str]) -> list[int]:
+    """How many digits each right-aligned number lacks to line its decimal point up with
+    the column's: "$16.15" over "$0.600" takes one, or the points stagger."""
+    decimals = [len(m.group(1)) if (m := _DECIMALS.search(c)) else 0 for c in cells]
+    most = max(decimals, default=0)
+    return [most - d if d else 0 for d in decimals]
+
+
 def fmt_tokens_short(value: int | float) -> str:
     value = int(value)
     if value < 1000:
@@ -390,6 +401,10 @@ def render_table(headers: list[str], rows: list[list[str]], right: set[int] | No
     """Aligned columns, measured as the terminal shows them (controls made visible first)."""
     right = right or set()
     rows = [[terminal_text(str(cell)) for cell in row] for row in rows]
+    for col in right:  # decimal points in a column of amounts line up
+        pads = decimal_pads([row[col] for row in rows])
+        for row, pad in zip(rows, pads, strict=True):
+            row[col] += " " * pad
     widths = [max(display_width(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
 
     def fmt(row: list[str]) -> str:

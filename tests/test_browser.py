@@ -1430,6 +1430,29 @@ def test_every_usage_table_fits_a_desktop_column(
     clean(view)
 
 
+def test_the_decimal_points_of_a_cost_column_line_up(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """pi-branched-4's Branches table has "$16.15" over "$0.600": right-aligned, the points
+    staggered by a digit. Each amount now ends in hidden digits up to the column's most
+    decimals (``::after``, so copying the cell gives the amount alone)."""
+    page = view.open(published[BRANCHED_4], viewport={"width": 1280, "height": 800})
+    points = page.evaluate(
+        """[...document.querySelectorAll('#usage table.branches tbody tr > td:last-child')]
+             .map(td => { const text = td.firstChild, range = document.createRange();
+               const at = text.data.indexOf('.');
+               range.setStart(text, at); range.setEnd(text, at + 1);
+               return [td.innerText, range.getBoundingClientRect().left,
+                       getComputedStyle(td, '::after').content]; })"""
+    )
+    amounts = [text for text, _, _ in points]
+    assert "$0.600" in amounts and "$16.15" in amounts, amounts  # the text is the amount
+    lefts = {round(left, 1) for _, left, _ in points}
+    assert max(lefts) - min(lefts) < 0.5, points
+    assert {pad for text, _, pad in points if text == "$16.15"} == {'"0"'}
+    clean(view)
+
+
 @pytest.mark.parametrize(
     ("name", "width"),
     [(BRANCHED, 390), (V1_COMPACTION, 390), (V1_COMPACTION, 540), (V1_COMPACTION, 590)],

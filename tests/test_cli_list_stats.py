@@ -850,6 +850,22 @@ def test_table_columns_count_what_the_terminal_shows() -> None:
     assert len({len(line) for line in lines}) == 1, lines
 
 
+def test_a_column_of_amounts_lines_up_its_decimal_points(fixtures_dir: Path) -> None:
+    """pi-branched-4's branches cost "$16.15" and "$0.600": right-aligned, their points
+    stood a column apart in `stats`. Each amount is padded to the column's most decimals."""
+    from exporter.formatting import decimal_pads, render_table
+
+    amounts = ["$16.15", "$0.600", "<$0.0001", "12", "", "$1.2e+15"]
+    assert decimal_pads(amounts) == [2, 1, 0, 0, 0, 0]
+    table = render_table(["n", "cost"], [["a", "$16.15"], ["b", "$0.600"], ["c", "3"]], {1})
+    assert table.splitlines()[2:] == ["a  $16.15", "b   $0.600", "c        3"]
+
+    result = run("stats", str(fixtures_dir / "pi-branched-4.jsonl"))
+    rows = result.output.split("\nBranches\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    points = {row.index("$") + row[row.index("$") :].index(".") for row in rows}
+    assert len(rows) == 6 and len(points) == 1, rows
+
+
 def _damaged_trees(build) -> dict[str, list]:
     h, u, a = build.header, build.user, build.assistant
     nan_usage = json.dumps(a("a2", "a1", "nan")).replace('"input": 10', '"input": NaN', 1)

@@ -133,6 +133,31 @@ def build(root: Path, site: Path, **kwargs) -> object:
 # --- structure ---------------------------------------------------------------------------------
 
 
+def test_the_cost_columns_line_up_their_decimal_points(corpus, tmp_path):
+    """Sessions costing "$0.750" and "$1.00" stood with their points a digit apart in the
+    right-aligned Cost column; a shorter amount now ends in hidden digits (class p1/p2)."""
+    root, _ = corpus
+    site = tmp_path / "site"
+    build(root, site)
+    page = parse_html((site / "index.html").read_text(encoding="utf-8"))
+    for table in ("session-table", None):
+        found = page.one(
+            (lambda e: e.get("id") == "session-table")
+            if table
+            else (lambda e: e.tag == "table" and e.has_class("projects"))
+        )
+        rows = [e for e in found.iter() if e.tag == "tr" and e.parent and e.parent.tag == "tbody"]
+        cells = [[c for c in row.children if c.tag == "td"] for row in rows]
+        costs = [r[3 if table is None else -1] for r in cells if len(r) >= 5]
+        pads = {c.text: (c.get("class") or "") for c in costs if c.text.startswith("$")}
+        decimals = {amount: len(amount.rsplit(".", 1)[1]) for amount in pads}
+        most = max(decimals.values())
+        if table:  # $0.25 steps: "$0.750" and "$1.00"; the projects' sums are all cents
+            assert set(decimals.values()) == {2, 3}, pads
+        for amount, cls in pads.items():
+            assert cls == ("p1" if decimals[amount] < most else ""), (table, amount, cls)
+
+
 def test_index_lists_every_session_once_and_every_link_resolves(corpus, tmp_path):
     root, made = corpus
     site = tmp_path / "site"

@@ -24,7 +24,14 @@ from typing import Any
 from markupsafe import Markup
 
 from exporter import __version__
-from exporter.formatting import fmt_cost, fmt_duration, fmt_int, one_line, writable_page
+from exporter.formatting import (
+    decimal_pads,
+    fmt_cost,
+    fmt_duration,
+    fmt_int,
+    one_line,
+    writable_page,
+)
 from exporter.header_counts import entries_line, tree_said
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.render.assets import (
@@ -295,12 +302,13 @@ def _problems(session: Session) -> dict[str, Any]:
 
 def _usage_scopes(stats: SessionStats) -> list[dict[str, Any]]:
     """The usage tables by model: the active path's, then all branches' together."""
+    scopes = [
+        ("This path (root → current leaf)", usage_rows(stats.by_model_path)),
+        ("All branches", usage_rows(stats.by_model_all)),
+    ]
     return [
-        {
-            "caption": "This path (root → current leaf)",
-            "rows": usage_rows(stats.by_model_path),
-        },
-        {"caption": "All branches", "rows": usage_rows(stats.by_model_all)},
+        {"caption": caption, "rows": rows, "pads": decimal_pads([row[-1] for row in rows])}
+        for caption, rows in scopes
     ]
 
 
@@ -311,6 +319,8 @@ FORK_TEXT_CHARS = 40  # of the fork's entry in the branch table's "Forks at"
 def _branch_table(stats: SessionStats, builder: PageBuilder) -> dict[str, Any]:
     """The table of branches, when there is more than one."""
     branches = [_branch_row(branch, builder) for branch in stats.branches]
+    for row, pad in zip(branches, decimal_pads([b["cost"] for b in branches]), strict=True):
+        row["pad"] = pad
     return {
         "branches": branches if len(branches) > 1 else [],
         # past this many rows the table starts folded: 2,000 retries made it 58,000 px

@@ -14,12 +14,12 @@ from functools import lru_cache
 import jinja2
 from markupsafe import Markup, escape
 
-from exporter.formatting import exact_attribute, fmt_cost, label_badges
+from exporter.formatting import decimal_pads, exact_attribute, fmt_cost, label_badges
 from exporter.render.assets import asset_dir
 from exporter.render.template_cache import template_cache
 from exporter.session import parse_time
 
-__all__ = ["jinja_environment", "path_breaks", "pre_text", "time_tag"]
+__all__ = ["jinja_environment", "pad_class", "path_breaks", "pre_text", "time_tag"]
 
 
 @lru_cache(maxsize=1)
@@ -39,6 +39,8 @@ def jinja_environment() -> jinja2.Environment:
     env.filters["pre_text"] = pre_text
     env.filters["exact"] = exact_attribute
     env.filters["path_breaks"] = path_breaks
+    env.filters["pad_class"] = pad_class
+    env.filters["decimal_pads"] = decimal_pads
     env.globals["label_badges"] = label_badges
     return env
 
@@ -48,6 +50,12 @@ def path_breaks(path: str) -> Markup:
     made it wider than a desktop's column, or broke inside a name on a phone. (Not in tool
     heads: 5 bytes a slash on every call.) Copying it still gives the path as it is."""
     return Markup(str(escape(path)).replace("/", "/<wbr>"))
+
+
+def pad_class(pad: int) -> Markup:
+    """The class giving an amount the hidden digits its decimal point lines up with
+    (``decimal_pads``): ``::after`` content, so copying the cell gives the amount alone."""
+    return Markup(f' class="p{min(pad, 2)}"') if pad > 0 else Markup("")
 
 
 def time_tag(iso: str | None) -> Markup:
