@@ -276,12 +276,34 @@ def test_the_sessions_fit_a_tablet_and_a_laptop(
                       view: table.parentElement.clientWidth,
                       cards: getComputedStyle(row).display === 'flex',
                       projects: [...document.querySelectorAll('table.projects')]
-                        .map(t => t.parentElement.scrollWidth - t.parentElement.clientWidth)};
+                        .map(t => t.parentElement.scrollWidth - t.parentElement.clientWidth),
+                      models: [...table.querySelectorAll('td.models')].map(td => {
+                        const tops = [], walk = document.createTreeWalker(td, 4);
+                        while (walk.nextNode()) {
+                          const node = walk.currentNode;
+                          for (let i = 0; i < node.length; i++) {
+                            const r = document.createRange();
+                            r.setStart(node, i); r.setEnd(node, i + 1);
+                            tops.push([node.data[i], Math.round(r.getBoundingClientRect().top)]);
+                          }
+                        }
+                        return tops; })};
             }"""
         )
         assert sizes["page"] <= width and sizes["wrap"] <= sizes["view"], sizes
         assert sizes["cards"] == (width < 1024), sizes
         assert len(sizes["projects"]) == 1 and sizes["projects"][0] <= 1, sizes
+        # a model's name wraps after its "/" only: "...claude-sonnet-" over "4-5" at 1280 px
+        broken = []
+        for chars in sizes["models"]:
+            text = "".join(c for c, _ in chars)
+            start = 0
+            for name in text.split(", "):
+                after = start + name.rfind("/") + 1  # the part after the last "/": one line
+                if len({top for _, top in chars[after : start + len(name)]}) > 1:
+                    broken.append(name)
+                start += len(name) + 2
+        assert "/" in "".join(c for m in sizes["models"] for c, _ in m) and broken == [], broken
     finally:
         context.close()
 

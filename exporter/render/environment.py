@@ -19,7 +19,7 @@ from exporter.render.assets import asset_dir
 from exporter.render.template_cache import template_cache
 from exporter.session import parse_time
 
-__all__ = ["jinja_environment", "pad_class", "path_breaks", "pre_text", "time_tag"]
+__all__ = ["jinja_environment", "model_breaks", "pad_class", "path_breaks", "pre_text", "time_tag"]
 
 
 @lru_cache(maxsize=1)
@@ -40,6 +40,7 @@ def jinja_environment() -> jinja2.Environment:
     env.filters["exact"] = exact_attribute
     env.filters["path_breaks"] = path_breaks
     env.filters["pad_class"] = pad_class
+    env.filters["model_breaks"] = model_breaks
     env.filters["decimal_pads"] = decimal_pads
     env.globals["label_badges"] = label_badges
     return env
@@ -50,6 +51,13 @@ def path_breaks(path: str) -> Markup:
     made it wider than a desktop's column, or broke inside a name on a phone. (Not in tool
     heads: 5 bytes a slash on every call.) Copying it still gives the path as it is."""
     return Markup(str(escape(path)).replace("/", "/<wbr>"))
+
+
+def model_breaks(name: str) -> Markup:
+    """A model's name that wraps only after a ``/``: "anthropic/claude-sonnet-4-5" broke
+    at its last hyphen ("...sonnet-" over "4-5") in the site's Models column."""
+    parts = [f"<span>{escape(part)}</span>" for part in name.split("/")]
+    return Markup("/<wbr>".join(parts))
 
 
 def pad_class(pad: int) -> Markup:

@@ -307,7 +307,7 @@ def _session_view(
         "when_sort": "0" if error else _sort_time(row.get("last_activity")),  # sorts last
         "messages": row.get("messages", 0),
         "branches": row.get("branches", 0),
-        "models": ", ".join(row.get("models") or []),
+        "models": [str(m) for m in row.get("models") or []],
         "tokens": row.get("tokens", 0),
         "cost": row.get("cost", 0.0),
         "problems": row.get("problems", 0),
