@@ -19,6 +19,7 @@ import os
 import pickle
 import re
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -314,6 +315,7 @@ def _build(
     tasks = _plan_tasks(state, sources, force, options, transform, source_mark, public_name)
     jobs = _worker_count(jobs, tasks, transform)
     _render_pages(state, tasks, jobs, progress)
+    _place_failed_rows(state, sources)
     _finish_site(state, options.theme)
     state.report.sessions = len(state.sessions)
     state.report.seconds = time.monotonic() - started
@@ -452,6 +454,22 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         state.report.rendered += 1
         result["row"].update(file=task.name, page=result["page"])
     state.sessions[task.sid] = result
+
+
+def _place_failed_rows(state: _BuildState, sources: dict[str, str]) -> None:
+    """A file that could not be read names no project; the sessions beside it in its
+    folder (Pi keeps a folder per project) do: its row says theirs, not an empty cell."""
+    by_folder: dict[str, set[str]] = defaultdict(set)
+    for sid, entry in state.sessions.items():
+        row = entry.get("row")
+        if sid in sources and isinstance(row, dict) and not row.get("error") and row.get("cwd"):
+            by_folder[os.path.dirname(sources[sid])].add(str(row["cwd"]))
+    for sid, entry in state.sessions.items():
+        row = entry.get("row")
+        if sid in sources and isinstance(row, dict) and row.get("error"):
+            known = by_folder.get(os.path.dirname(sources[sid]), set())
+            if len(known) == 1:
+                row["cwd"] = next(iter(known))
 
 
 def _finish_site(state: _BuildState, theme: str) -> None:

@@ -256,6 +256,23 @@ def test_a_broken_session_is_listed_with_its_error(corpus, tmp_path):
     assert made["broken"].name in failed[0].text and "not a Pi session" in failed[0].text
     assert str(made["broken"].parent) not in failed[0].text  # no absolute paths published
     assert report.summary().endswith(f"1 failed in {report.seconds:.1f} s")
+    # its project is its folder's (the sessions beside it): the cell was empty
+    project = {r.has_class("failed"): _project_cell(r) for r in session_rows(site / "index.html")}
+    beta = [_project_cell(r) for r in session_rows(site / "index.html") if "Session 1" in r.text]
+    assert project[True] == beta[0] != "" and project[True] != _project_cell(
+        next(r for r in session_rows(site / "index.html") if "Session 0" in r.text)
+    )
+    # alone in its folder, a broken file names no project (there is nothing to go by)
+    lone = root / "--home-alice-gamma--" / "2025-07-02T00-00-00-000Z_lone.jsonl"
+    lone.parent.mkdir()
+    lone.write_bytes(b"not json\n")
+    build(root, site)
+    cells = [_project_cell(r) for r in session_rows(site / "index.html") if "lone" in r.text]
+    assert cells == [""]
+
+
+def _project_cell(row: Element) -> str:
+    return next(e for e in row.iter() if e.tag == "td" and e.has_class("project")).text
 
 
 # --- incremental -------------------------------------------------------------------------------
