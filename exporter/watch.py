@@ -40,6 +40,7 @@ class LivePage:
     updated_ms: int  # when it was made, in ms since the epoch (the page shows it locally)
     entries: int
     path: Path
+    damaged: int = 0  # lines that could not be read (shown under the page's All)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class SessionWatch:
         if not _ends_a_line(self.path, stamp) and not self._waited_enough():
             return switched
         self._unfinished_since = None
-        before = self.state.page.entries
+        before = self.state.page
         try:
             session = self._load()
         except SessionFormatError as error:
@@ -123,8 +124,7 @@ class SessionWatch:
         self.state = LiveState(page)
         if switched:
             return switched
-        grown = page.entries - before
-        return f"updated: {page.entries:,} entries" + (f" ({grown:+,})" if grown else "")
+        return f"updated: {page.entries:,} entries ({_change(before, page)})"
 
     def _follow(self) -> str | None:
         """Switch to a session that started after the watch did (Pi's /new): the newest such
@@ -184,12 +184,23 @@ class SessionWatch:
             updated_ms=int(self.wall_clock() * 1000),
             entries=len(session.entries),
             path=self.path,
+            damaged=len(session.damaged),
         )
 
     def _warn_once(self, message: str) -> None:
         if message not in self._reported:
             self._reported.add(message)
             self.warnings.append(message)
+
+
+def _change(before: LivePage, after: LivePage) -> str:
+    """What a new version holds that the last did not, for the terminal's line: a line that
+    could not be read made a version with as many entries, which said nothing of why."""
+    said = [f"{after.entries - before.entries:+,}"] if after.entries != before.entries else []
+    lines = after.damaged - before.damaged
+    if lines:
+        said.append(f"{lines:+,} unreadable line{'s' if abs(lines) != 1 else ''}")
+    return ", ".join(said) or "no new entries"
 
 
 def _stamp_of(path: Path) -> Stamp:

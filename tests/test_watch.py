@@ -143,9 +143,15 @@ def test_a_line_still_being_written_is_waited_for(served: Any) -> None:
     append(path, b'{"type":"message","id":"cut')
     assert watch.step() is None
     clock.now += SETTLE_SECONDS
-    assert watch.step() is not None
+    count = before["entries"] + 1
+    # the terminal's line says what changed: it said "updated: 26 entries", nothing more
+    assert watch.step() == f"updated: {count:,} entries (+1 unreadable line)"
     assert any("cut off" in warning for warning in watch.warnings)
     assert b"live-0002" in get(server, at(server))[2]
+    append(path, b"xx\n")  # finished after all, not JSON still: nothing new to say
+    assert watch.step() == f"updated: {count:,} entries (no new entries)"
+    append(path, user_line("live-0003", "live-0002", "and on"))
+    assert watch.step() == f"updated: {count + 1:,} entries (+1)"
 
 
 def test_a_file_that_goes_away_keeps_its_last_page(served: Any) -> None:
