@@ -712,6 +712,8 @@
     }
     var head = $(":scope > .tool-head", block);
     if (!head) return;
+    var path = $(":scope > code.path", head);
+    if (path) breakPath(path);
     var cmd = $(":scope > code.cmd", head);
     if (cmd && !$(":scope > details.cmd-rest", block)) {
       head.insertBefore(copyButton("Copy", "the command", function () {
@@ -724,6 +726,20 @@
       head.insertBefore(copyButton("Copy output", "the output", function () { return outs[0].textContent; }),
         head.lastElementChild);
     }
+  }
+  // A tool's path wraps after a "/", not inside a name ("coding-" over "agent/src/...", "dark"
+  // over ".json" on a phone); a name too long for a line still breaks where it must
+  function breakPath(code) {
+    var text = code.textContent;
+    if (code.firstElementChild || text.indexOf("/") < 0) return;
+    code.textContent = "";
+    text.split("/").forEach(function (part, i) {
+      if (i) code.append("/", doc.createElement("wbr"));
+      if (!part || part.length > 24) { code.append(part); return; }
+      var name = doc.createElement("span");
+      name.className = "seg"; name.textContent = part;
+      code.append(name);
+    });
   }
   var copyQueue = null;
   function addCopyButtonsLater() {

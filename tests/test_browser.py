@@ -1141,6 +1141,41 @@ def test_copy_link_and_local_times(view: Viewer, published: dict[str, str]) -> N
     clean(view)
 
 
+def test_a_tool_s_path_wraps_after_a_slash_on_a_phone(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """On a phone a read/edit/write head's path broke inside its names ("packages/coding-"
+    over "agent/src/theme/dark" over ".json"): the script lets it wrap after a "/" only
+    (a name longer than 24 characters still breaks where it must); its text is unchanged."""
+    url = page_server.publish("branched-2.html", render_fixture("pi-branched-2.jsonl"))
+    page = view.open(url, viewport=PHONE, is_mobile=True)
+    page.wait_for_function("() => document.querySelector('.tool-head .seg')", timeout=5000)
+    paths = page.evaluate(
+        """[...document.querySelectorAll('.tool-head > code.path')].map(code => {
+             const chars = [], walk = document.createTreeWalker(code, 4);
+             while (walk.nextNode()) {
+               const node = walk.currentNode;
+               for (let i = 0; i < node.length; i++) {
+                 const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+                 chars.push([node.data[i], Math.round(r.getBoundingClientRect().top)]);
+               }
+             }
+             return chars; })"""
+    )
+    wrapped = 0
+    for chars in paths:
+        text = "".join(c for c, _ in chars)
+        for at in range(1, len(chars)):
+            if chars[at][1] > chars[at - 1][1]:  # a new line starts at ``at``
+                wrapped += 1
+                name = text[:at].rsplit("/", 1)[-1] + text[at:].split("/", 1)[0]
+                assert text[at - 1] == "/" or len(name) > 24, (text, text[:at])
+    assert wrapped >= 5, wrapped  # long paths do wrap at 390 px
+    sample = "packages/coding-agent/src/theme/dark.json"
+    assert sample in page.locator(".tool-head > code.path").all_text_contents()
+    clean(view)
+
+
 def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: PageServer) -> None:
     """Copying a command or a code block meant selecting it by hand (peer review): the
     script adds Copy buttons after the page has loaded; without it there are none."""
