@@ -144,7 +144,11 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
         upload = sum(op.size for op in html if op.uploads)
         gone = sum(op.action == "remove" for op in html)
         click.echo(f"html/: {len(html) - gone} files to upload ({_size(upload)}), {gone} to delete")
-    upload = sum(op.size for op in result.ops if op.uploads)
+    if result.metadata:  # what a reader of the dataset sees first, written by every run
+        named = {"README.md": "README.md (dataset card)"}
+        files = [f"{named.get(n, n)} {_size(b)}" for n, b in sorted(result.metadata.items())]
+        click.echo(f"and the dataset's own files: {', '.join(files)}")
+    upload = sum(op.size for op in result.ops if op.uploads) + sum(result.metadata.values())
     click.echo(
         f"would be {_counts(result)}; {result.planned_commits} commit(s), "
         f"{_size(upload)} to upload; nothing was sent"

@@ -542,6 +542,17 @@ def test_dry_run_reports_and_sends_nothing(fake_hub: FakeHub, small: Corpus) -> 
     assert "would be created, private" in result.stdout
     assert result.stdout.count("\nadd ") == 8 and "nothing was sent" in result.stdout
     assert "redact: 6 secrets in 2 sessions" in result.stderr
+    # the files a reader sees first are said too, and counted in what goes up
+    own = re.search(r"and the dataset's own files: (.*)\n", result.stdout)
+    assert own is not None, result.stdout
+    sizes = dict(re.findall(r"(README\.md|index\.jsonl|manifest\.json)\D*([\d,]+) B", own[1]))
+    assert set(sizes) == {"README.md", "index.jsonl", "manifest.json"}, own[1]
+    assert "README.md (dataset card)" in own[1]
+    sessions = sum(
+        int(n.replace(",", "")) for n in re.findall(r"\nadd +\S+ +([\d,]+)", result.stdout)
+    )
+    total = sessions + sum(int(n.replace(",", "")) for n in sizes.values())
+    assert f"{total / 1e6:.1f} MB to upload" in result.stdout, (total, result.stdout)
     # After a real publish, a changed and a deleted session show as update / remove.
     assert publish(fake_hub, small).exit_code == 0
     small.files[0].write_bytes(small.files[0].read_bytes() + b"\n")  # same output: refresh
@@ -552,6 +563,7 @@ def test_dry_run_reports_and_sends_nothing(fake_hub: FakeHub, small: Corpus) -> 
     assert plan.exit_code == 0, plan.output
     assert fake_hub.routes("POST") == [] and len(fake_hub.commits) == 1
     assert "would be 0 added, 1 updated, 1 removed, 6 unchanged" in plan.stdout
+    assert "index.jsonl" in plan.stdout and "manifest.json" in plan.stdout  # one row fewer
     assert "1 commit(s)" in plan.stdout  # the refreshed source hash still needs the manifest
 
 

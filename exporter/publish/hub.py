@@ -93,6 +93,8 @@ class PublishResult:
     failed: list[tuple[Path, str]] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)
     planned_commits: int = 0
+    #: the dataset's own files the commits write (index, card, manifest): name -> bytes
+    metadata: dict[str, int] = field(default_factory=dict)
     sessions: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
     actions: dict[str, int] = field(default_factory=dict)
@@ -289,6 +291,8 @@ def _publish_changes(
     card_edited = _card_edited(run, ops)
     commits, final = plan_commits(ops, run.remote, _meta_renderer(run, card_edited, has_html))
     run.result.ops, run.result.planned_commits, run.result.sessions = ops, len(commits), len(final)
+    for commit in commits:  # the last version of each, as the dataset ends up with it
+        run.result.metadata.update((name, len(data)) for name, data in commit.metadata.items())
     if not run.req.dry_run:
         _commit(run, commits, uploads, has_html)
 
