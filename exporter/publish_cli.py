@@ -131,6 +131,8 @@ def _counts(result: PublishResult) -> str:
 def print_dry_run(result: PublishResult, repo_id: str) -> None:
     """The table of what would change, with sizes; nothing was written anywhere remote."""
     state = "exists" if result.exists else "would be created"
+    if not result.reached:
+        state = "not reached: planned as new"
     click.echo(f"dry run: {repo_id} ({state}, {'private' if result.private else 'public'})")
     rows = [
         [op.action, op.path, fmt_int(op.size), fmt_int(op.secrets) if op.uploads else ""]

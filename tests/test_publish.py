@@ -515,6 +515,18 @@ def test_unreachable_endpoint(small: Corpus) -> None:
     result = CliRunner().invoke(cli, [*args, "--token", TOKEN], catch_exceptions=False)
     assert result.exit_code == 3
     assert "cannot reach 127.0.0.1" in result.stderr
+    # a dry run still shows what would go up, redacted, planned as a first publish: it
+    # stopped with the same error, so checking a redaction needed the network
+    for token in ([TOKEN], []):
+        dry = CliRunner().invoke(cli, [*args, "--dry-run", *(["--token", *token] if token else [])])
+        assert dry.exit_code == 0, dry.output
+        assert "(not reached: planned as new, private)" in dry.stdout
+        assert dry.stdout.count("\nadd ") == 8 and "nothing was sent" in dry.stdout
+        assert "would be 8 added, 0 updated, 0 removed, 0 unchanged" in dry.stdout
+        assert "redact: 6 secrets in 2 sessions" in dry.stderr
+        assert f"cannot reach 127.0.0.1:{url.rsplit(':', 1)[1]}: planned as a first" in dry.stderr
+        assert ("no token: a real run needs one" in dry.stderr) == (not token)
+        assert "read anonymously" not in dry.stderr and "Traceback" not in dry.output
 
 
 def test_concurrent_publisher_is_detected(

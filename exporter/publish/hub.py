@@ -21,7 +21,13 @@ from exporter import __version__
 from exporter.formatting import plural
 from exporter.policy import RedactionPolicy, cut_option, given_digest
 from exporter.publish.dataset_card import render_card, render_index, render_manifest
-from exporter.publish.errors import AuthError, NoTokenError, PublishError, clean_token
+from exporter.publish.errors import (
+    AuthError,
+    NetworkError,
+    NoTokenError,
+    PublishError,
+    clean_token,
+)
 from exporter.publish.hub_commits import (
     Commit,
     Op,
@@ -85,6 +91,7 @@ class PublishRequest:
 class PublishResult:
     url: str
     exists: bool = False
+    reached: bool = True  # False: a dry run that could not read the dataset planned without it
     created: bool = False
     private: bool = True
     ops: list[Op] = field(default_factory=list)
@@ -131,7 +138,9 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     result = PublishResult(url=repo.url)
     _check_token(req, repo, token, result)
     remote = _open_remote(req, repo, result)
-    if not token and not remote.exists:  # a private dataset is invisible without a token
+    if not token and not result.reached:
+        result.warnings.append("no token: a real run needs one (--token, HF_TOKEN or a login)")
+    if not token and not remote.exists and result.reached:  # a private one looks missing
         raise NoTokenError(
             f"dry run without a token: {req.repo_id} is not visible anonymously (missing, or "
             "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
@@ -184,8 +193,23 @@ def _check_token(
 
 
 def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> RemoteState:
-    """Read the repo; create it (private unless ``--public``) when it is missing."""
-    remote = repo.read_state()
+    """Read the repo; create it (private unless ``--public``) when it is missing. A dry run
+    that cannot reach the Hub (offline, HF_HUB_OFFLINE) still says what the sessions would
+    be, redacted, planned as a first publish."""
+    try:
+        remote = repo.read_state()
+    except NetworkError as error:
+        if not req.dry_run or error.status is not None:  # a 5xx: the Hub is there, try again
+            raise
+        offline = str(error).startswith("HF_HUB_OFFLINE")
+        result.reached = False
+        result.warnings = [w for w in result.warnings if not w.startswith("no token:")]
+        result.warnings.append(
+            f"{'HF_HUB_OFFLINE is set' if offline else f'cannot reach {repo.host}'}: planned as "
+            "a first publish to a new dataset, every session added (a run that reads the "
+            "dataset sends only what changed)"
+        )
+        remote = RemoteState()
     result.exists = remote.exists
     if not remote.exists and not req.dry_run:
         repo.create(private=not req.public)
