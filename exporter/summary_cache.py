@@ -6,7 +6,8 @@ summary in the user's private cache folder, keyed by the file's size and time (a
 sub-agents'), and by this version of the tool, whose converters make the summaries. The
 cache is an optimisation only: a missing, unreadable or damaged one is made again, and a
 failure to write it is ignored. It holds what `list` shows (titles and first prompts), so
-it is written readable by the user only.
+it is written readable by the user only, and a file deleted since loses its row at the next
+listing.
 """
 
 from __future__ import annotations
@@ -64,6 +65,17 @@ class SummaryCache:
         while len(rows) > MAX_ROWS:
             rows.pop(next(iter(rows)))
         self.changed = True
+
+    def forget_missing(self) -> None:
+        """Drop the rows of files deleted since: a removed transcript's prompts must not
+        live on in the cache (it is read only when one is there)."""
+        if self.rows is None and (self.file is None or not self.file.exists()):
+            return
+        rows = self._rows()
+        gone = [key for key in rows if not os.path.exists(key)]
+        for key in gone:
+            del rows[key]
+        self.changed = self.changed or bool(gone)
 
     def save(self) -> None:
         if not self.changed or self.file is None or self.rows is None:
@@ -137,4 +149,5 @@ def remembered() -> Iterator[None]:
         yield
     finally:
         ACTIVE.remove(cache)
+        cache.forget_missing()
         cache.save()

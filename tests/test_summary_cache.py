@@ -64,6 +64,27 @@ def test_a_second_listing_reads_nothing_again(codex_folder: Path, tmp_path: Path
     assert stat.S_IMODE(cache.parent.stat().st_mode) == 0o700
 
 
+def test_a_deleted_transcript_s_prompts_leave_the_cache(
+    codex_folder: Path, tmp_path: Path, loads
+) -> None:
+    """The cache kept a deleted transcript's title and first prompt for good (20,000 rows
+    before the oldest went): the next listing, of any folder, forgets it."""
+    first = listing(codex_folder, loads)
+    prompt = first[0]["first_prompt"]
+    cache = cache_file(tmp_path)
+
+    def prompts() -> list[str]:
+        rows = json.loads(cache.read_text(encoding="utf-8"))["rows"].values()
+        return [row["fields"]["first_prompt"] for row in rows]
+
+    assert prompts() == [prompt]
+    next(codex_folder.rglob("rollout-*.jsonl")).unlink()
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    listing(other, loads)  # nothing there to list: the cache is still looked through
+    assert prompts() == []
+
+
 def test_a_changed_file_is_read_again(codex_folder: Path, loads) -> None:
     first = listing(codex_folder, loads)
     rollout = next(codex_folder.rglob("rollout-*.jsonl"))
