@@ -115,6 +115,26 @@ def other_agents_hint(sessions_dir: str | os.PathLike[str] | None, cwd: str | No
     return "".join(f"; {hint}" for hint in hints)
 
 
+def other_projects_hint(
+    sessions_dir: str | os.PathLike[str] | None, cwd: str | None, then: str
+) -> str:
+    """What to add to "no Pi sessions for CWD" when the folder holds other projects'
+    (run from another directory, a first-time user met a bare "no sessions"): how many,
+    and ``then``, what to do."""
+    if cwd is None:
+        return ""
+    try:
+        count = len(session_files(sessions_dir, None))
+    except OSError:
+        return ""
+    said = (
+        f"{count:,} sessions of other projects are"
+        if count != 1
+        else "1 session of another project is"
+    )
+    return f"; {said} there: {then}" if count else ""
+
+
 def demo_session_path() -> Path:
     """The real branched session shipped inside the package for ``--demo``."""
     return Path(str(resources.files("exporter") / "demo" / DEMO_FILE_NAME))
@@ -256,6 +276,7 @@ def resolve_session_arg(
             raise SessionLookupError(
                 f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}"
                 f"{other_agents_hint(sessions_dir, cwd)}; pass a SESSION file or id, or --demo"
+                + other_projects_hint(sessions_dir, cwd, "`pi-session list --all` shows them")
             )
         return latest[0]
     if session == "-":  # `cat s.jsonl | pi-session export -`

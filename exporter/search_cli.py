@@ -12,7 +12,12 @@ from typing import Any
 import click
 
 from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files, warn
-from exporter.discover import files_active_since, other_agents_hint, sessions_root
+from exporter.discover import (
+    files_active_since,
+    other_agents_hint,
+    other_projects_hint,
+    sessions_root,
+)
 from exporter.formatting import one_line, plural, terminal_text
 from exporter.redact_cli import since_moment
 from exporter.search import Pattern, search_file
@@ -74,6 +79,7 @@ def search_command(
     if not files:
         where = "any project" if scope is None else scope
         root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, scope)
+        hint += other_projects_hint(sessions_dir, scope, "--all searches them")
         raise CliError(f"no Pi sessions for {where} under {root}{hint}", 2)
     if since_at is not None:
         files = files_active_since(files, since_at)

@@ -276,6 +276,13 @@ def test_stats_resolves_ids_and_the_latest_session(
     monkeypatch.chdir(elsewhere)
     none = run("stats", env=env)
     assert_one_line_error(none, 2, "no Pi sessions for", str(elsewhere))
+    # run from another folder, a first-time user met a bare "no sessions": say where they are
+    assert "; 2 sessions of other projects are there: `pi-session list --all` shows them" in (
+        none.stderr
+    )
+    search = run("search", "0a1b", env=env)
+    assert_one_line_error(search, 2, "2 sessions of other projects are there: --all searches")
+    assert "--all searches" not in run("search", "x", "--sessions-dir", str(elsewhere)).stderr
 
 
 def test_unknown_option_is_a_usage_error_exit_1(fixtures_dir: Path) -> None:
