@@ -3163,3 +3163,51 @@ def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
     assert abs(turns_cost - after_first) < 1e-9
     if name in ("pi-branched-4.jsonl", "pi-large-session.jsonl"):
         assert checked > 20, checked
+
+
+def test_review_of_the_transcript_2026_12_03(build) -> None:
+    """What a desktop review of the transcript found (2026-12-03), each checked here:
+    an extension's state (a ``custom`` entry) was printed whole, 2,004 lines for 500 items,
+    where tool details fold after 12; a provider's "Error: boom" read "Error: Error: boom";
+    an aborted turn's footer said "in 0 · out 0 · cache read 0 · write 0 · $0.00"."""
+    zero = build.usage(0, 0, 0.0)
+    lines = [
+        build.header(),
+        build.user("u1", None, "go"),
+        build.assistant("a1", "u1", "", usage=zero, stopReason="aborted"),
+        build.assistant("a2", "a1", "", stopReason="error", errorMessage="Error: boom"),
+        build.assistant("a3", "a2", "", stopReason="error", errorMessage="upstream 529"),
+        build.entry("custom", "c1", "a3", 5, customType="todo-state",
+                    data={"items": [{"n": n, "done": False} for n in range(500)]}),
+    ]  # fmt: skip
+    page = parse_html(render_session(parse_session_bytes(
+        "\n".join(json.dumps(line) for line in lines).encode("utf-8")
+    )))  # fmt: skip
+    custom = page.entry("c1")
+    shown = [e for e in custom.iter() if e.tag == "pre" and not any(
+        a.tag == "details" for a in e.ancestors())]  # fmt: skip
+    assert len(shown) == 1 and shown[0].text.count("\n") <= 12, shown[0].text[:200]
+    fold = next(e for e in custom.iter() if e.tag == "details" and e.has_class("fold"))
+    assert '"n": 499' in fold.text and "more lines" in fold.text
+    notes = [e.text for e in page.entry("a2").iter() if e.tag == "p" and e.has_class("note")]
+    assert notes == ["Error: boom"]
+    notes = [e.text for e in page.entry("a3").iter() if e.tag == "p" and e.has_class("note")]
+    assert notes == ["Error: upstream 529"]
+    footer = next(e for e in page.entry("a1").iter() if e.tag == "footer")
+    assert footer.text == "anthropic/claude-x · no tokens used"
+
+
+def test_a_patch_s_file_names_are_not_removed_and_added_lines() -> None:
+    """Codex's apply_patch: "--- src/report.py" and "+++ src/report.py" (and "--- /dev/null")
+    were coloured as a removed and an added line (review 2026-12-03)."""
+    from tests.browser_util import CODEX_PATH
+
+    page = parse_html(render_session(load_session(CODEX_PATH)))
+    diffs = [e for e in page.elements if e.tag == "pre" and e.has_class("diff")]
+    lines = [(e.tag, e.text) for d in diffs for e in d.children if isinstance(e, Element)]
+    assert ("span", "--- src/report.py") in lines and ("span", "+++ src/report.py") in lines
+    assert ("span", "--- /dev/null") in lines
+    assert not [
+        text for tag, text in lines if tag in ("del", "ins") and text[:4] in ("--- ", "+++ ")
+    ]
+    assert any(tag == "del" for tag, _ in lines) and any(tag == "ins" for tag, _ in lines)

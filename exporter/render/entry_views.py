@@ -29,7 +29,7 @@ from exporter.entries import (
 from exporter.formatting import fmt_cost, fmt_int, one_line, split_skill
 from exporter.render.entry_lines import only_tool_calls
 from exporter.render.folding import fold_command, fold_text, terminal_text
-from exporter.render.markup import highlight, markdown, safe_image_src
+from exporter.render.markup import markdown, safe_image_src
 from exporter.render.model import EntryView, Part
 from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
@@ -215,7 +215,7 @@ def _assistant(
         elif kind == "image":
             view.parts.extend(_images_of([block]))
         else:
-            view.parts.append(Part("other", html=highlight(json_text(block, 2), "json")))
+            view.parts.append(Part("other", fold=json_fold(block)))
     if isinstance(content, str):
         view.parts.append(Part("text", html=markdown(content)))
     elif only_tool_calls(entry):
@@ -227,6 +227,8 @@ def _assistant(
         model = f"{model} (answered by {answered_by})"
     if usage.turns_without_usage:
         view.meta = f"{model} · no usage recorded"
+    elif not (usage.input or usage.output or usage.cache_read or usage.cache_write or usage.cost):
+        view.meta = f"{model} · no tokens used"  # an aborted turn: not "in 0 · out 0 · ... $0.00"
     else:
         view.meta = (
             f"{model} · in {fmt_int(usage.input)} · out {fmt_int(usage.output)}"
@@ -236,7 +238,10 @@ def _assistant(
     reason = entry.stop_reason
     if reason == "error":
         view.status = "error"
-        view.notes.append(f"Error: {entry.error_message or 'the model call failed'}")
+        said = (entry.error_message or "").strip() or "the model call failed"
+        # "Error: Error: …", "Error: API Error: 529 …" (a provider's message says it already)
+        plain = said.lower().startswith(("error", "api error"))
+        view.notes.append(said if plain else f"Error: {said}")
     elif reason == "aborted":
         view.status = "aborted"
         said = (entry.error_message or "").strip()
@@ -405,7 +410,7 @@ AGENT_CONTEXT: dict[str, tuple[str, str | None]] = {
 
 
 def _json_view(view: EntryView, value: Any) -> None:
-    view.parts = [Part("json", html=highlight(json_text(value, 2), "json"))]
+    view.parts = [Part("json", fold=json_fold(value))]  # an extension's state ran 2,000 lines
 
 
 def _custom(builder: PageBuilder, entry: CustomEntry, view: EntryView, line_set: set[str]) -> None:

@@ -23,6 +23,7 @@ class Part:
     tool_forks: int = 0  # branches that fork at that result (they follow the message)
     redacted: bool = False
     name: str = ""
+    fold: Folded | None = None  # a "json" or "other" part: highlighted, its long tail folded
 
 
 @dataclass(slots=True)

@@ -139,10 +139,27 @@ def _diff_lines(diff: str) -> list[str]:
     elements coloured by their leading +/- (Pi diffs carry line numbers after it), context
     lines as plain text; <ins>/<del> keep the markup small and say what the line is."""
     out = []
-    for line in diff.rstrip("\n").split("\n"):
+    lines = diff.rstrip("\n").split("\n")
+    header = _DIFF_TAGS["@"]
+    for at, line in enumerate(lines):
         opening, closing = _DIFF_TAGS.get(line[:1], _CONTEXT)
+        if _file_header(lines, at):  # "--- a" / "+++ b" name the file: no removed or added line
+            opening, closing = header
         out.append(f"{opening}{escape(line, quote=False)}{closing}")
     return out
+
+
+def _file_header(lines: list[str], at: int) -> bool:
+    """Whether ``lines[at]`` is half of a file's ``---``/``+++`` pair, which a hunk's ``@@``
+    follows (an apply_patch of several files has one per file)."""
+    start = at - 1 if lines[at].startswith("+++ ") else at
+    return (
+        start >= 0
+        and start + 2 < len(lines)
+        and lines[start].startswith("--- ")
+        and lines[start + 1].startswith("+++ ")
+        and lines[start + 2].startswith("@@")
+    )
 
 
 def computed_diff(pairs: list[tuple[str, str]], path: str) -> str:
