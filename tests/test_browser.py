@@ -1176,6 +1176,47 @@ def test_a_tool_s_path_wraps_after_a_slash_on_a_phone(
     clean(view)
 
 
+def test_the_transcript_review_s_looks(
+    view: Viewer, page_server: PageServer, published: dict[str, str]
+) -> None:
+    """What a desktop review of the transcript found (2026-12-03): Codex's web_search said
+    "results not recorded" in bold red on a tool marked ok; a closed branch's "last
+    2026-11-30 00:57:09" broke inside its date; a Copy button sat after the name of a tool
+    with no path (todo) where every other one is at the right; the Damaged lines heading's
+    note was bold; inline code had no visible chip on a white card (1.1:1)."""
+    page = view.open(published[CODEX], viewport={"width": 1280, "height": 900})
+    status = page.locator(".tool.st-remote .tool-head .status").first
+    assert status.text_content() == "results not recorded"
+    look = status.evaluate("s => [getComputedStyle(s).fontWeight, getComputedStyle(s).color]")
+    muted = page.evaluate("getComputedStyle(document.body).getPropertyValue('--muted').trim()")
+    assert look[0] == "400" and look[1] != "rgb(201, 42, 42)", (look, muted)
+    assert (
+        page.evaluate("getComputedStyle(document.querySelector('#damaged h2 .muted')).fontWeight")
+        == "400"
+    )
+    chip = page.evaluate("getComputedStyle(document.querySelector('.md p code')).boxShadow")
+    assert chip.startswith("rgb") and "inset" in chip, chip
+    for width in (1024, 1280, 1600):
+        branched = page_server.publish("b3.html", render_fixture("pi-branched-3.jsonl"))
+        page = view.open(branched, viewport={"width": width, "height": 900})
+        split = page.evaluate(
+            """[...document.querySelectorAll('details.branch > summary time')]
+                 .filter(t => t.getClientRects().length > 1).map(t => t.textContent)"""
+        )
+        count = page.locator("details.branch > summary time").count()
+        assert count >= 3 and split == [], (width, split)
+    page = view.open(published[SAMPLER], viewport={"width": 1280, "height": 900})
+    page.wait_for_function("() => document.querySelector('#e11 .copy-btn')", timeout=5000)
+    gaps = page.evaluate(
+        """[...document.querySelectorAll('.tool-head')].filter(h => h.querySelector('.copy-btn'))
+             .map(h => [h.parentElement.className, h.getBoundingClientRect().right
+                - h.querySelector('.copy-btn:last-of-type').getBoundingClientRect().right])"""
+    )
+    assert any("tool-generic" in name for name, _ in gaps)
+    assert all(gap < 60 for _, gap in gaps), gaps
+    clean(view)
+
+
 def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: PageServer) -> None:
     """Copying a command or a code block meant selecting it by hand (peer review): the
     script adds Copy buttons after the page has loaded; without it there are none."""
