@@ -1217,6 +1217,32 @@ def test_the_transcript_review_s_looks(
     clean(view)
 
 
+def test_a_long_entry_title_keeps_the_time_on_the_first_row(
+    view: Viewer, page_server: PageServer, published: dict[str, str]
+) -> None:
+    """A branch summary's "branched away from entry … ([edit: a/long/path] result)" pushed
+    its fork badge and its time to a third row (review 2026-12-03): the title now wraps in
+    its place. A 1x1 or 8x8 image was a 10 px speck to click: it is at least 48 px. A shell
+    command entry said "Shell (!)" and then "! $ make test": the "!" is gone."""
+    branched = page_server.publish("b2.html", render_fixture("pi-branched-2.jsonl"))
+    for url, entry in ((branched, "1d05244e"), (published[SAMPLER], "e24")):
+        page = view.open(url, viewport={"width": 1280, "height": 900})
+        page.evaluate("document.querySelectorAll('main details').forEach(d => d.open = true)")
+        rows = page.evaluate(
+            f"""(() => {{ const h = document.getElementById('{entry}').querySelector('header');
+                 const top = e => Math.round(h.querySelector(e).getBoundingClientRect().top);
+                 return [top('h3'), top('.ts'), top('.title')]; }})()"""
+        )
+        assert rows[0] == rows[1] == rows[2], (entry, rows)
+    page = view.open(published[SAMPLER], viewport={"width": 1280, "height": 900})
+    box = page.locator(".zoom img").first.bounding_box()
+    assert box is not None and box["width"] >= 48 and box["height"] >= 48, box
+    head = page.locator(".tool-bashExecution .tool-head").first
+    assert head.locator(".tool-name").count() == 0
+    assert head.locator("code.cmd").text_content() == "$ make test"
+    clean(view)
+
+
 def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: PageServer) -> None:
     """Copying a command or a code block meant selecting it by hand (peer review): the
     script adds Copy buttons after the page has loaded; without it there are none."""
