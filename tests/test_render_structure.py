@@ -770,7 +770,7 @@ def test_compaction_and_branch_summary_link_the_entries_they_name(name: str) -> 
         for href, target in targets.items():
             assert page.by_dom_id.get(href[1:]), href
             said = one_line(builder.row_text(target), 60)
-            assert f"entry {target} ({said})" in page.entry(entry_id).text
+            assert f"entry {target} “{said}”" in page.entry(entry_id).text
 
 
 def test_entry_ids_are_their_own_fragments_even_when_they_start_with_a_digit() -> None:

@@ -290,7 +290,8 @@ def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
         return f"entry {entry_id}"
     said = one_line(builder.row_text(entry_id), 60)  # what is there, not only where
     # (a quote of another entry: the search leaves it out, or "think" found the compaction)
-    link = Markup('<a href="#{}">entry {}</a> <span class="quoted">({})</span>')
+    # in quotation marks: "(assistant: (aborted))" nested its brackets (review 2026-12-03)
+    link = Markup('<a href="#{}">entry {}</a> <span class="quoted">“{}”</span>')
     return link.format(builder.anchor(entry_id), entry_id, said)
 
 
