@@ -733,12 +733,12 @@
     var text = code.textContent;
     if (code.firstElementChild || text.indexOf("/") < 0) return;
     code.textContent = "";
-    text.split("/").forEach(function (part, i) {
-      if (i) code.append("/", doc.createElement("wbr"));
-      if (!part || part.length > 24) { code.append(part); return; }
-      var name = doc.createElement("span");
-      name.className = "seg"; name.textContent = part;
-      code.append(name);
+    var parts = text.split("/");
+    parts.forEach(function (part, i) {
+      if (i < parts.length - 1) part += "/";  // the "/" ends its line, never starts the next
+      if (part.length > 25) code.append(part);
+      else { var name = doc.createElement("span"); name.className = "seg"; name.textContent = part; code.append(name); }
+      if (i < parts.length - 1) code.append(doc.createElement("wbr"));
     });
   }
   var copyQueue = null;

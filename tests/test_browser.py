@@ -1243,6 +1243,56 @@ def test_a_long_entry_title_keeps_the_time_on_the_first_row(
     clean(view)
 
 
+def test_the_phone_review_s_findings(
+    view: Viewer, page_server: PageServer, published: dict[str, str]
+) -> None:
+    """What a phone review of the transcript found (2026-12-03), at 360 px on a touch
+    screen: 139 of pi-large-session's 150 diffs scrolled sideways (up to 13 widths); a
+    code block's Copy button, always shown without hover, covered its first lines; a fork
+    badge on a marker row squeezed the model's name to "Mode / l: / open" and grew 87 px
+    tall; a task list showed a bullet and a checkbox; the entry a link landed on (the
+    outline's, without a script) was not marked."""
+    phone = {"width": 360, "height": 800}
+    page = view.open(published[LARGE], viewport=phone, is_mobile=True, has_touch=True)
+    diffs = page.evaluate(
+        """[...document.querySelectorAll('pre.diff')]
+             .map(d => d.scrollWidth > d.clientWidth + 1)"""
+    )
+    assert len(diffs) >= 100 and not any(diffs), sum(diffs)
+    page.wait_for_function("() => document.querySelectorAll('.code > .copy-btn').length > 5")
+    covered = page.evaluate(
+        """[...document.querySelectorAll('.code > .copy-btn')].filter(b =>
+             b.getBoundingClientRect().bottom
+               > b.parentElement.querySelector('pre').getBoundingClientRect().top).length"""
+    )
+    assert covered == 0, covered
+    branched = published[BRANCHED]
+    page = view.open(branched, viewport=phone, is_mobile=True, has_touch=True)
+    badges = page.evaluate(
+        """[...document.querySelectorAll('.entry.k-marker > header .badge.fork')]
+             .map(b => [b.getBoundingClientRect().height,
+                        b.parentElement.querySelector('.title').getBoundingClientRect().width])"""
+    )
+    assert len(badges) >= 2 and all(h < 24 and w > 100 for h, w in badges), badges
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "- [ ] write it\n- [x] test it"}},
+    ]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(map(json.dumps, lines)).encode()))
+    url = page_server.publish("tasks.html", html)
+    page = view.open(url + "#u1", viewport=phone, is_mobile=True)
+    assert (
+        page.evaluate(
+            "getComputedStyle(document.querySelector('.md li.task-list-item')).listStyleType"
+        )
+        == "none"
+    )
+    ring = page.evaluate("getComputedStyle(document.getElementById('u1')).boxShadow")
+    assert ring.startswith("rgb") and "2px" in ring, ring
+    clean(view)
+
+
 def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: PageServer) -> None:
     """Copying a command or a code block meant selecting it by hand (peer review): the
     script adds Copy buttons after the page has loaded; without it there are none."""
