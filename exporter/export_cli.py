@@ -135,7 +135,7 @@ def page_options(func: F) -> F:
     "sessions are removed from the site.",
 )
 @click.option("--force", is_flag=True, help="With --all: render every session again.")
-@policy_options(redact_default=False)
+@policy_options(redact_default=False, report=" Not with --all.")
 @exclude_option
 def export_command(
     session: str | None,
@@ -158,7 +158,8 @@ def export_command(
     with --format md, one Markdown document).
 
     With --all, every session becomes a page of a static site in the -o folder, with an
-    index; rebuilding only renders what changed.
+    index; rebuilding only renders what changed (SESSION, --leaf, --report and --exclude
+    are for one page: not with --all).
     """
     policy = policy_from_options(**policy_values)
     kind = output_format(chosen_format, output)
@@ -252,6 +253,9 @@ def export_site(
     target = Path(output)
     if target.exists() and not target.is_dir():
         raise CliError(f"{target} is a file; --all writes a folder", 1)
+    if not target.is_symlink() and not target.exists() and not target.parent.is_dir():
+        # a typo in a site's path built it elsewhere, its missing folders made (as `-o FILE`)
+        raise CliError(f"-o: the folder {target.parent} does not exist", 1)
     root = os.path.realpath(sessions_root(sessions_dir))
     inside = os.path.realpath(target)
     if inside == root or inside.startswith(root + os.sep):

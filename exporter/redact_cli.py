@@ -47,9 +47,14 @@ _ENV_LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
 
 
 def policy_options(
-    redact_default: bool, drop_hidden_default: bool | None = None
+    redact_default: bool,
+    drop_hidden_default: bool | None = None,
+    *,
+    report: str | None = "",
 ) -> Callable[[F], F]:
-    """The shared policy flags; hidden entries are dropped by default whenever redacting is."""
+    """The shared policy flags; hidden entries are dropped by default whenever redacting is.
+    ``report``: what to add to --report's help; None hides it from the help (a command that
+    refuses it still says why when it is given)."""
     hidden = redact_default if drop_hidden_default is None else drop_hidden_default
     # said where redacting is off by default (publish always redacts: it has no --redact)
     implies = " Implies --redact." if not redact_default else ""
@@ -126,7 +131,10 @@ def policy_options(
             "report",
             type=click.Path(dir_okay=False, writable=True),
             callback=not_empty,
-            help="Write the full redaction report (JSONL, no secrets) to FILE." + implies,
+            hidden=report is None,
+            help="Write the full redaction report (JSONL, no secrets) to FILE."
+            + implies
+            + (report or ""),
         ),
     ]
 

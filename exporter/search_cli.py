@@ -98,7 +98,8 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
     sessions = entries = 0
     for path, result in results:
         if "error" in result:
-            warn(f"{path}: {result['error']}; not searched")
+            said = str(result["error"])  # the loader's error names the file already
+            warn(f"{said if said.startswith(f'{path}: ') else f'{path}: {said}'}; not searched")
             continue
         matches = result.get("matches") or []
         if not matches:

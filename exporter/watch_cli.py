@@ -49,7 +49,7 @@ POLL_SECONDS = 0.5
     help="Stop when stdin reaches its end: for a program that starts the watch on a pipe "
     "and wants it gone with itself, however it ends (Pi's /live-html).",
 )
-@policy_options(redact_default=False)
+@policy_options(redact_default=False, report=None)
 def watch_command(
     session: str | None,
     demo: bool,

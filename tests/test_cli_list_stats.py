@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -1058,3 +1059,25 @@ def test_a_session_without_entries_says_0_and_nothing_after(fixtures_dir: Path, 
     assert "\n  entries   0\n  tree      0 branches\n" in out, out
     markdown = session_markdown(load_session(path))
     assert "- **Entries:** 0\n- **Tree:** 0 branches\n" in markdown
+
+
+def test_the_cli_review_s_findings(tmp_path: Path, fixtures_dir: Path) -> None:
+    """What a review of the command line found (2026-12-03): `watch --help` offered --report,
+    which watch refuses; `export --all -o /typo/site` made /typo and built the site there
+    (`-o FILE` into a missing folder is refused); a file `search` could not read was named
+    twice in its warning ("warning: p/g.jsonl: p/g.jsonl: not a Pi session file")."""
+    assert "--report" not in run("watch", "--help").output
+    assert "Not with --all" in " ".join(run("export", "--help").output.split())
+    folder = tmp_path / "sessions" / "--proj--"
+    folder.mkdir(parents=True)
+    shutil.copyfile(fixtures_dir / "every-entry-type.jsonl", folder / "a.jsonl")
+    (folder / "g.jsonl").write_text("garbage\n", encoding="utf-8")
+    typo = tmp_path / "typo" / "site"
+    sessions = ["--sessions-dir", str(tmp_path / "sessions")]
+    result = run("export", "--all", *sessions, "-o", str(typo))
+    assert_one_line_error(result, 1, f"-o: the folder {typo.parent} does not exist")
+    assert not typo.parent.exists()
+    assert run("export", "--all", *sessions, "-o", str(tmp_path / "site")).exit_code == 0
+    found = run("search", "-E", ".", "--all", *sessions)
+    warning = next(line for line in found.stderr.splitlines() if "g.jsonl" in line)
+    assert warning.count("g.jsonl") == 1 and warning.endswith("; not searched"), warning
