@@ -91,6 +91,8 @@ def search_command(
         label="searching",
     )
     _report(list(zip(files, found, strict=True)), limit, as_json)
+    if found and all("error" in result for result in found):  # "no matches" would be a lie
+        raise CliError(f"no session could be searched ({plural(len(found), 'file')} unreadable)", 2)
 
 
 def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
@@ -120,7 +122,8 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
             click.echo(f"  … and {len(matches) - limit:,} more (--limit {len(matches)})")
         click.echo("")
     if not entries:
-        click.echo("pi-session: no matches", err=True)
+        if not results or any("error" not in r for _, r in results):  # else: none was searched
+            click.echo("pi-session: no matches", err=True)
     elif not as_json:
         found = f"{plural(entries, 'entry', 'entries')} in {plural(sessions, 'session')}"
         click.echo(f"pi-session: {found}", err=True)

@@ -1081,3 +1081,8 @@ def test_the_cli_review_s_findings(tmp_path: Path, fixtures_dir: Path) -> None:
     found = run("search", "-E", ".", "--all", *sessions)
     warning = next(line for line in found.stderr.splitlines() if "g.jsonl" in line)
     assert warning.count("g.jsonl") == 1 and warning.endswith("; not searched"), warning
+    # nothing could be searched: an error (exit 2), not "no matches" and exit 0
+    (folder / "a.jsonl").unlink()
+    blind = run("search", "-E", ".", "--all", *sessions)
+    assert blind.exit_code == 2 and "no matches" not in blind.stderr, blind.stderr
+    assert "error: no session could be searched (1 file unreadable)" in blind.stderr
