@@ -91,15 +91,14 @@ def search_command(
         label="searching",
     )
     _report(list(zip(files, found, strict=True)), limit, as_json)
-    if found and all("error" in result for result in found):  # "no matches" would be a lie
-        raise CliError(f"no session could be searched ({plural(len(found), 'file')} unreadable)", 2)
 
 
 def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
     styled = not as_json and sys.stdout.isatty()
-    sessions = entries = 0
+    sessions = entries = unreadable = 0
     for path, result in results:
         if "error" in result:
+            unreadable += 1
             said = str(result["error"])  # the loader's error names the file already
             warn(f"{said if said.startswith(f'{path}: ') else f'{path}: {said}'}; not searched")
             continue
@@ -121,9 +120,10 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
         if len(matches) > limit:
             click.echo(f"  … and {len(matches) - limit:,} more (--limit {len(matches)})")
         click.echo("")
+    if results and unreadable == len(results):  # "no matches" would be a lie
+        raise CliError(f"no session could be searched ({plural(unreadable, 'file')} unreadable)", 2)
     if not entries:
-        if not results or any("error" not in r for _, r in results):  # else: none was searched
-            click.echo("pi-session: no matches", err=True)
+        click.echo("pi-session: no matches", err=True)
     elif not as_json:
         found = f"{plural(entries, 'entry', 'entries')} in {plural(sessions, 'session')}"
         click.echo(f"pi-session: {found}", err=True)
