@@ -308,11 +308,12 @@ def _publish_and_report(request: PublishRequest, report_path: str | None) -> Pub
     try:
         result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
     except PublishError as error:
-        if isinstance(error.partial, PublishResult):  # a commit failed: what was redacted
-            _report(error.partial, report_path)  # and uploaded before it is still said
-            landed, planned = error.landed or 0, error.partial.planned_commits
-            # a commit answered with an error may have landed all the same: "confirmed"
-            error.message += f" ({landed} of {planned} commits confirmed)"
+        if isinstance(error.partial, PublishResult):  # what was redacted (and uploaded,
+            _report(error.partial, report_path)  # when a commit failed) is still said
+            if error.landed is not None:
+                planned = error.partial.planned_commits
+                # a commit answered with an error may have landed all the same: "confirmed"
+                error.message += f" ({error.landed} of {planned} commits confirmed)"
         raise
     _report(result, report_path)
     return result

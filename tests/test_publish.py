@@ -606,6 +606,36 @@ def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
     assert_consistent(fake_hub)
 
 
+def test_a_selection_of_which_nothing_can_be_read_creates_nothing(
+    fake_hub: FakeHub, tmp_path: Path
+) -> None:
+    """`publish REPO --all` over a folder of broken files created the dataset, committed an
+    empty card, index and manifest, and exited 0 (review 2026-12-03)."""
+    folder = tmp_path / "sessions" / "--home-me-proj--"
+    folder.mkdir(parents=True)
+    (folder / "2026-01-01T00-00-00-000Z_a.jsonl").write_bytes(b"\x00\x01 not a session\n")
+    (folder / "2026-01-02T00-00-00-000Z_b.jsonl").write_bytes(b"{not json\n")
+    broken = Corpus(tmp_path / "sessions", sorted(folder.iterdir()), [])
+    result = publish(fake_hub, broken)
+    assert result.exit_code == 2, result.output
+    assert "none of the 2 sessions selected could be read; nothing was sent" in result.stderr
+    assert "skipped 2026-01-01T00-00-00-000Z_a.jsonl" in result.stderr  # and why
+    assert "Traceback" not in result.output and result.stdout == ""
+    assert fake_hub.repos == {} and fake_hub.commits == []
+    assert not fake_hub.routes("POST")  # no create, no commit
+    dry = publish(fake_hub, broken, "--dry-run")
+    assert dry.exit_code == 2 and "nothing would be sent" in dry.stderr, dry.output
+    # one readable session among them: the dataset is created at its commit, private
+    good = folder / "2026-01-03T00-00-00-000Z_c.jsonl"
+    good.write_bytes(fixture_path("pi-branched-1.jsonl").read_bytes())
+    broken.files.append(good)
+    result = publish(fake_hub, broken)
+    assert result.exit_code == 0, result.output
+    assert "1 added" in result.stdout and "2 failed" in result.stdout
+    assert fake_hub.repo(REPO_ID).private and len(fake_hub.commits) == 1
+    assert_consistent(fake_hub)
+
+
 def test_damaged_lines_left_out_of_the_upload_are_reported(
     fake_hub: FakeHub, small: Corpus
 ) -> None:
@@ -1316,7 +1346,8 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     broken = small.root / "broken.jsonl"
     broken.write_bytes(b"not json\n")
     dry = CliRunner().invoke(cli, ["publish", REPO_ID, str(broken), *args, "--dry-run"])
-    assert dry.exit_code == 2 and "would not be published" in dry.stderr
+    assert dry.exit_code == 2, dry.output
+    assert "the session selected could not be read; nothing would be sent" in dry.stderr
 
 
 def test_a_run_that_removes_less_is_refused_and_the_card_tells_the_mix(

@@ -193,7 +193,8 @@ def _check_token(
 
 
 def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> RemoteState:
-    """Read the repo; create it (private unless ``--public``) when it is missing. A dry run
+    """Read the repo (a missing one is planned as empty and made by :func:`_commit`, so a
+    run that has nothing readable to send creates nothing). A dry run
     that cannot reach the Hub (offline, HF_HUB_OFFLINE) still says what the sessions would
     be, redacted, planned as a first publish."""
     try:
@@ -210,11 +211,7 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
             "dataset sends only what changed)"
         )
         remote = RemoteState()
-    result.exists = remote.exists
-    if not remote.exists and not req.dry_run:
-        repo.create(private=not req.public)
-        result.created = True
-        remote = repo.read_state()
+    result.exists = remote.exists  # a missing one is created at the first commit (_commit)
     result.private = remote.private if remote.exists else not req.public
     if remote.exists and not remote.private and not req.public:
         # made public on the Hub since (a teammate): a routine run would add to it unread
@@ -297,6 +294,7 @@ def _publish_changes(
     """Redact what changed, plan the commits and (unless a dry run) make them; the staged
     uploads wait in ``tmp`` until their commit."""
     prepared = _prepare(run, todo, tmp / "staged")
+    _refuse_nothing_readable(run, sources, unchanged)
     ops = session_ops(prepared, run.remote, run.key, run.marks.mark, run.cuts, run.publisher)
     failed = {path for path, _ in run.result.failed}
     scope = _prune_scope(run, sources, prepared)
@@ -319,6 +317,20 @@ def _publish_changes(
         run.result.metadata.update((name, len(data)) for name, data in commit.metadata.items())
     if not run.req.dry_run:
         _commit(run, commits, uploads, has_html)
+
+
+def _refuse_nothing_readable(run: _Run, sources: list[Source], unchanged: list[Source]) -> None:
+    """A selection of which no session could be read is an error (exit 2), before anything
+    is planned, sent or created: a run that only rewrote the card of an empty dataset (or
+    created one) and exited 0 looked like a success."""
+    if run.req.files and not unchanged and not run.result.prepared:
+        selected = len(run.req.files)
+        which = "the session" if selected == 1 else f"none of the {selected:,} sessions"
+        verb = "could be read" if selected != 1 else "could not be read"
+        sent = "nothing would be sent" if run.req.dry_run else "nothing was sent"
+        error = PublishError(f"{which} selected {verb}; {sent}", exit_code=2)
+        error.partial = run.result  # the warnings say why each one failed
+        raise error
 
 
 def _prepare(run: _Run, todo: list[Source], staging: Path) -> list[Prepared]:
@@ -559,7 +571,12 @@ def _commit(run: _Run, commits: list[Commit], uploads: dict[str, Prepared], has_
     """The planned commits made; a failed one carries the result, so the CLI still reports
     what was redacted and which commits landed."""
     try:
-        run.result.commits = _commit_all(run.repo, commits, run.remote.head, run.notify)
+        parent = run.remote.head
+        if not run.remote.exists:  # private unless --public
+            run.repo.create(private=not run.req.public)
+            run.result.created = True
+            parent = run.repo.read_state().head
+        run.result.commits = _commit_all(run.repo, commits, parent, run.notify)
         if has_html:  # what it uploaded is the dataset's now: no download next run
             keep_copies(
                 {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
