@@ -214,7 +214,8 @@ def open_session(
     session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
 ) -> Session:
     """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
-    loaded = load_session(session_path(session, demo, sessions_dir, leaf))
+    path = session_path(session, demo, sessions_dir, leaf)
+    loaded = load_session(path) if session or demo else _latest_readable(path, sessions_dir)
     if leaf is not None:
         try:
             loaded.set_leaf(leaf)
@@ -222,6 +223,39 @@ def open_session(
             raise CliError(str(error.args[0]), 1) from None
     report_diagnostics(loaded)
     return loaded
+
+
+#: How many older sessions SESSION's default looks through when the latest cannot be read.
+FALLBACK_SESSIONS = 5
+
+
+def _latest_readable(latest: Path, sessions_dir: str | None) -> Session:
+    """SESSION left out: this folder's latest session or, when it cannot be read (a file
+    being written, a damaged copy), the newest of the next few that can, with a warning
+    naming the one skipped (it was an error, though an older session was right there)."""
+    try:
+        return load_session(latest)
+    except (SessionFormatError, OSError) as error:
+        first_error = error
+    older = session_files(sessions_dir, os.getcwd())[1 : 1 + FALLBACK_SESSIONS]
+    for candidate in older:
+        try:
+            loaded = load_session(candidate)
+        except (SessionFormatError, OSError):
+            continue
+        warn(
+            f"the latest session cannot be read ({_reason(first_error)}); using the newest "
+            f"one that can: {candidate.name} (pass SESSION to choose)"
+        )
+        return loaded
+    raise first_error
+
+
+def _reason(error: Exception) -> str:
+    """An error as the one line the CLI prints for it (an OSError's text with its file)."""
+    if isinstance(error, OSError):
+        return f"{error.filename}: {error.strerror or error}" if error.filename else str(error)
+    return str(error)
 
 
 def echo_json(document: Any, indent: int | None = None) -> None:

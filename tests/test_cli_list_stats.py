@@ -286,6 +286,48 @@ def test_stats_resolves_ids_and_the_latest_session(
     assert "--all searches" not in run("search", "x", "--sessions-dir", str(elsewhere)).stderr
 
 
+def test_an_unreadable_latest_session_falls_back_to_the_newest_readable(
+    tmp_path: Path, build, dump, monkeypatch
+) -> None:
+    """With SESSION left out, an empty or broken latest file (one Pi is creating, a damaged
+    copy) made every command fail, though the session before it was right there."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    folder = tmp_path / "agent" / "sessions" / encode_cwd(str(project))
+    folder.mkdir(parents=True)
+    good = folder / "2025-01-01T00-00-00-000Z_good-1111.jsonl"
+    good.write_bytes(dump([build.header(session_id="good-1111"), build.user("u", None, "g")]))
+    broken = folder / "2025-01-03T00-00-00-000Z_broken-3333.jsonl"
+    broken.write_bytes(b"\x00\x01 garbage\n")
+    empty = folder / "2025-01-02T00-00-00-000Z_empty-2222.jsonl"
+    empty.write_bytes(b"")
+    for n, path in enumerate([good, empty, broken]):
+        os.utime(path, (1_700_000_000 + n, 1_700_000_000 + n))
+    before = {p: p.read_bytes() for p in (good, empty, broken)}
+    monkeypatch.chdir(project)
+    env = {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    result = run("stats", "--json", env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["id"] == "good-1111"
+    assert result.stderr.count("\n") == 1, result.stderr  # one warning line
+    assert result.stderr.startswith("pi-session: warning: the latest session cannot be read (")
+    assert "broken-3333.jsonl" in result.stderr and "not a Pi session" in result.stderr
+    assert f"using the newest one that can: {good.name} (pass SESSION to choose)" in result.stderr
+    exported = run("export", "-o", str(tmp_path / "page.html"), env=env)
+    assert exported.exit_code == 0 and "good-1111" in (tmp_path / "page.html").read_text(
+        encoding="utf-8"
+    )
+    # a SESSION named is never replaced by another one
+    named = run("stats", str(broken), env=env)
+    assert_one_line_error(named, 2, "not a Pi session")
+    # none readable: the latest one's error, as before
+    good.write_bytes(b"")
+    os.utime(good, (1_700_000_000, 1_700_000_000))
+    none = run("stats", env=env)
+    assert_one_line_error(none, 2, "broken-3333.jsonl", "not a Pi session")
+    assert {p: p.read_bytes() for p in (empty, broken)} == {p: before[p] for p in (empty, broken)}
+
+
 def test_unknown_option_is_a_usage_error_exit_1(fixtures_dir: Path) -> None:
     """Exit 1 is for usage errors, 2 for unusable input (cli.py's own contract).
 
