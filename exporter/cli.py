@@ -160,6 +160,14 @@ EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 
 
+def existing_sessions_dir(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """--sessions-dir as given, when it is a folder: a typo is said as such (exit 2), not
+    as "no Pi sessions for <cwd> under <typo>"."""
+    if value is not None and not os.path.isdir(os.path.expanduser(value)):
+        raise CliError(f"--sessions-dir: {value} does not exist", 2)
+    return value
+
+
 SESSIONS_DIR_HELP = (
     "Folder of Pi sessions (default: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions;"
     " ~/.claude/projects for Claude Code's, ~/.codex/sessions for Codex's)."
@@ -191,6 +199,7 @@ def session_argument(func: F) -> F:
     func = click.option(
         "--sessions-dir",
         type=click.Path(file_okay=False, path_type=str),
+        callback=existing_sessions_dir,
         help=SESSIONS_DIR_HELP,
     )(func)
     func = click.option("--demo", is_flag=True, help="Use the real session bundled as a demo.")(

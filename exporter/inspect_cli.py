@@ -16,6 +16,7 @@ from exporter.cli import (
     CliError,
     echo_json,
     echo_text,
+    existing_sessions_dir,
     listed_session_files,
     open_session,
     session_argument,
@@ -56,7 +57,12 @@ from exporter.usage import (
 @click.command("list")
 @click.option("--cwd", "cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
-@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
+@click.option(
+    "--sessions-dir",
+    type=click.Path(file_okay=False),
+    callback=existing_sessions_dir,
+    help=SESSIONS_DIR_HELP,
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.option(
     "--since",
@@ -77,8 +83,6 @@ def list_command(
         since_at = since_moment(since)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
     root = sessions_root(sessions_dir)
-    if sessions_dir and not root.is_dir():  # a typo, not an empty list (--json too)
-        raise CliError(f"--sessions-dir: {root} does not exist", 2)
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
         raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
     listed = listed_session_files(sessions_dir, scope)

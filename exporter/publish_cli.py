@@ -17,7 +17,13 @@ from typing import Any
 
 import click
 
-from exporter.cli import SESSIONS_DIR_HELP, CliError, check_http_url, listed_session_files
+from exporter.cli import (
+    SESSIONS_DIR_HELP,
+    CliError,
+    check_http_url,
+    existing_sessions_dir,
+    listed_session_files,
+)
 from exporter.discover import files_active_since, resolve_session_arg
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
@@ -162,7 +168,12 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.argument("sessions", nargs=-1)
 @click.option("--cwd", type=click.Path(file_okay=False), help="This project's sessions.")
 @click.option("--all", "all_projects", is_flag=True, help="Every session of every project.")
-@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
+@click.option(
+    "--sessions-dir",
+    type=click.Path(file_okay=False),
+    callback=existing_sessions_dir,
+    help=SESSIONS_DIR_HELP,
+)
 @click.option(
     "--since",
     callback=lambda _ctx, _param, value: _parse_since(value),

@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from exporter.cli import SESSIONS_DIR_HELP, CliError, echo_json, listed_session_files, warn
+from exporter.cli import (
+    SESSIONS_DIR_HELP,
+    CliError,
+    echo_json,
+    existing_sessions_dir,
+    listed_session_files,
+    warn,
+)
 from exporter.discover import (
     files_active_since,
     other_agents_hint,
@@ -28,7 +35,12 @@ from exporter.workers import results_of
 @click.argument("pattern")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
-@click.option("--sessions-dir", type=click.Path(file_okay=False), help=SESSIONS_DIR_HELP)
+@click.option(
+    "--sessions-dir",
+    type=click.Path(file_okay=False),
+    callback=existing_sessions_dir,
+    help=SESSIONS_DIR_HELP,
+)
 @click.option("--regex", "-E", is_flag=True, help="PATTERN is a Python regular expression.")
 @click.option("--case-sensitive", "-s", is_flag=True, help="Match case (default: ignore it).")
 @click.option(

@@ -572,6 +572,26 @@ def test_list_with_a_missing_agent_dir_is_an_error_as_with_sessions_dir(tmp_path
     assert fresh.exit_code == 0 and fresh.stdout == "" and "no sessions" in fresh.stderr
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"], ["stats"], ["stats", "--all"], ["export"], ["export", "--all", "-o", "site"],
+        ["search", "x"], ["redact"], ["share", "--dry-run"], ["watch"],
+        ["publish", "me/ds", "--dry-run"], ["export", "--pick"],
+    ],
+    ids=lambda c: " ".join(c),
+)  # fmt: skip
+def test_a_missing_sessions_dir_is_named_by_every_command(
+    command: list[str], tmp_path: Path, monkeypatch
+) -> None:
+    """Only `list` said "--sessions-dir: /typo does not exist"; the others said "no Pi
+    sessions for <cwd> under /typo", which reads as an empty folder."""
+    monkeypatch.chdir(tmp_path)
+    result = run(*command, "--sessions-dir", str(tmp_path / "sesions"))
+    assert_one_line_error(result, 2, f"--sessions-dir: {tmp_path / 'sesions'} does not exist")
+    assert not (tmp_path / "site").exists()
+
+
 # --- a real process -----------------------------------------------------------------------------
 
 
