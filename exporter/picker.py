@@ -58,12 +58,27 @@ def pick_session(sessions_dir: str | None) -> Path:
     more = f" (the newest {len(shown)} of {len(summaries)})" if len(summaries) > len(shown) else ""
     click.echo(terminal_text(f"Sessions of {where}{more}:"), err=True)
     click.echo(render_table(headers, rows, {0, 3, 4}), err=True)
+    if not sys.stdin.isatty():
+        return shown[_piped_answer(len(shown)) - 1].path
     try:
         number = click.prompt(
             "Session number", default=1, type=click.IntRange(1, len(shown)), err=True
         )
-    except click.Abort:  # end of input (nothing piped in) or Ctrl-D
+    except click.Abort:  # Ctrl-D
         raise CliError("--pick needs the session's number (nothing was read)", 1) from None
-    if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
-        click.echo("", err=True)
     return shown[number - 1].path
+
+
+def _piped_answer(count: int) -> int:
+    """The number a script piped in, read once: a wrong one is one error (click's prompt
+    said it, asked again, met the end of input and said a second error)."""
+    click.echo("Session number [1]: ", nl=False, err=True)
+    line = sys.stdin.readline()
+    click.echo("", err=True)  # a piped answer is not echoed: end the prompt's line
+    if not line:
+        raise CliError("--pick needs the session's number (nothing was read)", 1)
+    answer = line.strip() or "1"
+    if not answer.isdecimal() or not 1 <= int(answer) <= count:
+        shown = terminal_text(answer if len(answer) <= 20 else answer[:20] + "…")
+        raise CliError(f"--pick: {shown!r} is not a session number from 1 to {count}", 1)
+    return int(answer)

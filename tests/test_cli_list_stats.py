@@ -497,6 +497,15 @@ def test_pick_falls_back_to_every_project_and_needs_an_answer(
         "pi-session: error: --pick needs the session's number (nothing was read)"
     )
     assert_one_line_error(_pick("stats", "--pick", "--demo", answer="1\n"), 1, "not two")
+    # a wrong piped answer is one error: click's prompt said it, asked again, met the end of
+    # the input and said "nothing was read" too
+    for answer, said in (("abc\n", "'abc'"), ("99\n", "'99'"), ("0", "'0'"), ("-1\n", "'-1'")):
+        wrong = _pick("stats", "--pick", "--sessions-dir", root, answer=answer)
+        assert wrong.exit_code == 1 and wrong.stdout == "", wrong.output
+        errors = [line for line in wrong.stderr.splitlines() if "rror" in line]
+        assert errors == [
+            f"pi-session: error: --pick: {said} is not a session number from 1 to 4"
+        ], wrong.stderr
 
 
 def test_list_all_projects_and_default_cwd(sessions: dict, monkeypatch) -> None:
