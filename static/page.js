@@ -330,6 +330,8 @@
     } catch (e) { /* a frame's own rules */ }
     openOutline();
     $("#sidebar").scrollIntoView({ block: "start" });
+    // at the row of the entry being read, not at the outline's top (a long way from it)
+    if (from) { markCurrent(from[0]); if (lastRow) followInOutline(lastRow); }
     search.focus({ preventScroll: true });  // keyboard focus goes where the reader went
   });
   window.addEventListener("popstate", function (ev) {

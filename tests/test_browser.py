@@ -2078,6 +2078,16 @@ READING_PLACE = """(() => {
   return [e.id, e.getBoundingClientRect().top]; })()"""
 
 
+#: The current outline row's link and whether the row is in view in the outline's box and
+#: on the screen.
+CURRENT_ROW_IN_VIEW = """(() => {
+  const row = document.querySelector('#tree li.current'), side = document.getElementById('sidebar');
+  if (!row) return [null, false];
+  const r = row.getBoundingClientRect(), s = side.getBoundingClientRect();
+  const inside = r.top >= s.top && r.bottom <= s.bottom && r.top >= 0 && r.bottom <= innerHeight;
+  return [row.querySelector('a').getAttribute('href'), inside]; })()"""
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_phone_floating_link_leads_back_to_the_outline(
     view: Viewer, published: dict[str, str], js: bool
@@ -2127,6 +2137,26 @@ def test_phone_floating_link_leads_back_to_the_outline(
         page.click("#tree li:not(.sub):not(.hide-default) > a >> visible=true >> nth=3")
         page.wait_for_timeout(150)
         assert not page.is_visible("#tree")
+    clean(view)
+
+
+def test_the_phone_outline_opens_at_the_row_being_read(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Far down a long transcript, the floating "Outline" link opened the outline at its
+    top, hundreds of rows from the entry being read (review 2026-12-02)."""
+    page = view.open(published[BRANCHED_4], viewport=PHONE, is_mobile=True, has_touch=True)
+    for _ in range(8):
+        page.mouse.wheel(0, 8000)
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(300)  # entries laid out late (content-visibility) settle
+    reading = page.evaluate(READING_PLACE)
+    # the link itself (stepping aside while the page moves is another test's)
+    page.evaluate("document.querySelector('.to-outline').click()")
+    page.wait_for_timeout(150)
+    row = page.evaluate(CURRENT_ROW_IN_VIEW)
+    assert row[0] == f"#{reading[0]}" and row[1], (row, reading)
+    assert page.evaluate("document.getElementById('sidebar').scrollTop") > 2000
     clean(view)
 
 
