@@ -32,6 +32,8 @@ from exporter.prepare import prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
 from exporter.publish.gist_share import (
+    DEFAULT_FILENAME,
+    SHARED_FILE_NAMES,
     check_size,
     check_viewer_template,
     files_size,
@@ -223,11 +225,27 @@ def _id_in(value: str) -> str:
     return last
 
 
+def _check_shared_session(gist: Gist) -> None:
+    """Only a shared session is deleted (its page, with its .jsonl and README.md or not, as
+    share and Pi's /share make them): a mistyped or pasted id deleted whatever gist of the
+    user's it named, with no way back."""
+    names = sorted(gist.files)
+    if DEFAULT_FILENAME in names and set(names) <= SHARED_FILE_NAMES:
+        return
+    held = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    raise CliError(
+        f"gist {gist.id} is not a shared session (it holds {held or 'no files'}); not "
+        f"deleted: delete it on GitHub if you meant to ({gist.html_url})",
+        2,
+    )
+
+
 def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> None:
     if dry_run:
         click.echo(f"pi-session: dry run: would delete gist {gist_id}; nothing sent", err=True)
         return
     client = GistClient(api_url, resolve_github_token(token, api_url), notify=_notify)
+    _check_shared_session(client.get(gist_id))
     client.delete(gist_id)
     ShareState().forget_gist(api_url, gist_id)
     click.echo(f"Deleted gist {gist_id}")
@@ -242,7 +260,12 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 @exclude_option
 @click.option("--public", is_flag=True, help="Create a public gist (default: secret).")
 @click.option("--new", "new_gist", is_flag=True, help="Create a new gist instead of updating.")
-@click.option("--delete", "delete_gist", metavar="GIST", help="Delete this gist and forget it.")
+@click.option(
+    "--delete",
+    "delete_gist",
+    metavar="GIST",
+    help="Delete this shared session's gist and forget it (a gist holding other files is refused).",
+)
 @click.option(
     "--dry-run",
     is_flag=True,

@@ -204,6 +204,34 @@ def test_delete_removes_the_gist_and_forgets_it(fake: FakeGitHub, env: dict) -> 
     assert fake.requests[-1].method == "POST"  # forgotten: a new gist, not a PATCH
 
 
+def test_delete_refuses_a_gist_that_is_not_a_shared_session(fake: FakeGitHub, env: dict) -> None:
+    """`share --delete ID` deleted whatever gist of the user's the id named (a typo, the
+    wrong line pasted): a gist of notes went, with no way back."""
+    import requests
+
+    answer = requests.post(
+        f"{fake.base_url}/gists",
+        json={"files": {"notes.py": {"content": "print(1)\n"}, "todo.md": {"content": "x"}}},
+        headers={"Authorization": f"token {fake.token}"},
+        timeout=10,
+    )
+    notes = answer.json()["id"]
+    refused = share(fake, "--delete", notes)
+    assert refused.exit_code == 2, refused.output
+    assert refused.stderr.startswith(
+        f"pi-session: error: gist {notes} is not a shared session (it holds notes.py, "
+        "todo.md); not deleted: delete it on GitHub if you meant to ("
+    ), refused.stderr
+    assert notes in fake.gists and not [r for r in fake.requests if r.method == "DELETE"]
+    # a shared session with its .jsonl and README.md goes, as before
+    shared = share(fake, str(FIXTURE), "--with-jsonl", "--with-markdown")
+    assert shared.exit_code == 0, shared.output
+    gist_id = next(g for g in fake.gists if g != notes)
+    assert len(fake.gists[gist_id]["files"]) == 3
+    assert share(fake, "--delete", gist_id).exit_code == 0
+    assert gist_id not in fake.gists and notes in fake.gists
+
+
 def test_patch_on_a_vanished_gist_creates_a_new_one(fake: FakeGitHub, env: dict) -> None:
     assert share(fake, str(FIXTURE)).exit_code == 0
     fake.gists.clear()
