@@ -461,7 +461,8 @@
     for (var p = el.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
     if (!el.getClientRects().length) {  // hidden by the current filter: show everything
       var all = doc.getElementById("flt-all");
-      if (all) { all.checked = true; if (search.value) runSearch(); }
+      // as a click would: the radios' states, the Tab stop and the status line follow
+      if (all) { all.checked = true; all.dispatchEvent(new Event("change")); }
     }
     // Opened while searching: the terms are marked in it, and its first match is what the
     // reader came for (a term deep in a long output would otherwise be a screen away).

@@ -2436,6 +2436,14 @@ def test_a_deep_link_under_a_narrow_filter_switches_to_all(
     page.wait_for_function("document.getElementById('flt-all').checked")
     row = page.locator(f'#tree a[href="#{assistant}"]')
     assert row.is_visible()
+    # the radios, their Tab stop and the status line say All too (they kept saying "User
+    # only, checked" under a highlighted All; review 2026-12-03)
+    checked = page.eval_on_selector_all(
+        ".filters label[aria-checked=true]", "ls => ls.map(l => [l.htmlFor, l.tabIndex])"
+    )
+    assert checked == [["flt-all", 0]], checked
+    status = page.text_content("#tree-status") or ""
+    assert status == "212 entries · 7 branches", status  # what All says at first
     clean(view)
 
 
