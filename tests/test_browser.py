@@ -1783,6 +1783,28 @@ def test_print_says_a_folded_branch_is_left_out(
     clean(view)
 
 
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_print_names_the_filter_that_leaves_entries_out(
+    view: Viewer, published: dict[str, str], js: bool
+) -> None:
+    """With "User only" on, pi-branched-1 printed 4 pages of its 18 and nothing on paper
+    said entries were left out (review 2026-12-03)."""
+    page = view.open(published[BRANCHED], js=js)
+    after = "h => getComputedStyle(h, '::after').content"
+    heading = "#transcript > h2"
+    said = {}
+    for name in ("default", "notools", "user", "labeled", "all"):
+        page.emulate_media(media="screen")
+        page.click(f'label[for="flt-{name}"]')
+        assert page.eval_on_selector(heading, after) == "none"  # on screen, nothing added
+        page.emulate_media(media="print")
+        said[name] = page.eval_on_selector(heading, after)
+    assert said["default"] == said["all"] == "none", said
+    assert "\u201cUser only\u201d" in said["user"] and "\u201cNo tools\u201d" in said["notools"]
+    assert "\u201cLabeled\u201d" in said["labeled"] and said["user"].startswith('"Printed with')
+    clean(view)
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_phone_opens_on_the_session_with_the_outline_folded(
     view: Viewer, published: dict[str, str], js: bool
