@@ -2073,6 +2073,28 @@ def test_a_screen_reader_gets_every_entry_of_the_transcript(
         browser.close()
 
 
+def test_decorative_signs_are_not_read_aloud(view: Viewer, published: dict[str, str]) -> None:
+    """A screen reader said "black diamond important" for each label link and badge, and
+    box-drawing characters for the chart's key (review 2026-12-03)."""
+    page = view.open(published[BRANCHED_4])
+    cdp = page.context.new_cdp_session(page)
+    nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    names = [
+        str(node.get("name", {}).get("value", ""))
+        for node in nodes
+        if not node.get("ignored") and node.get("role", {}).get("value") != "InlineTextBox"
+    ]
+    links = [n for n in names if "bug-found" in n]
+    assert links and not [n for n in names if "◆" in n], [n for n in names if "◆" in n][:5]
+    assert not [n for n in names if set(n) & set("━┅┃")], [n for n in names if "━" in n]
+    assert (
+        page.locator(".bookmarks a")
+        .first.evaluate("a => getComputedStyle(a, '::before').content")
+        .startswith('"◆ "')
+    )  # still seen
+    clean(view)
+
+
 def test_first_tab_reaches_a_visible_skip_link(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED])
     page.keyboard.press("Tab")
