@@ -2391,6 +2391,14 @@ def test_focus_shows_on_the_current_outline_row(view: Viewer, published: dict[st
     page.keyboard.press("Tab")  # keyboard focus, so :focus-visible applies
     assert page.evaluate("document.activeElement.parentElement.classList.contains('current')")
     assert page.eval_on_selector("#tree li.current > a", style) != unfocused
+    # "you are here" and the keyboard's focus look different, not a 1 px and a 2 px ring
+    # alike (review 2026-12-03): the current row has a bar, the focused one a ring
+    page.keyboard.press("ArrowDown")
+    looks = "el => [getComputedStyle(el).outlineStyle, getComputedStyle(el).boxShadow]"
+    current = page.eval_on_selector("#tree li.current > a", looks)
+    focused = page.evaluate(f"({looks})(document.activeElement)")
+    assert current[0] == "none" and "inset" in current[1], current
+    assert focused[0] == "solid" and "inset" not in focused[1], focused
     clean(view)
 
 
