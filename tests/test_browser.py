@@ -2459,6 +2459,27 @@ def test_printing_cuts_no_diff_line_or_table(
     clean(view)
 
 
+def test_printing_keeps_dates_whole_and_a_caption_with_its_table(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On A4 the Branches table's dates broke as "2026-11-" over "30", and "Tools (all
+    branches)" stood alone at a page's foot with its table on the next (review 2026-12-03)."""
+    page = view.open(published[BRANCHED], viewport={"width": 717, "height": 1000})
+    page.emulate_media(media="print")
+    broken = page.evaluate(
+        """[...document.querySelectorAll('table.branches td:nth-child(6) time')].filter(t => {
+             const range = document.createRange(), text = t.firstChild;
+             range.setStart(text, 0); range.setEnd(text, Math.min(10, text.length));
+             return range.getClientRects().length > 1; }).map(t => t.textContent)"""
+    )
+    assert broken == [], broken
+    assert page.eval_on_selector("caption", "c => getComputedStyle(c).breakAfter") == "avoid-page"
+    assert page.eval_on_selector("table.tools", "t => getComputedStyle(t).breakInside") == (
+        "avoid-page"
+    )
+    clean(view)
+
+
 def test_printing_leaves_no_page_near_empty(view: Viewer, published: dict[str, str]) -> None:
     """Each entry was kept whole on one page, so an entry taller than what was left of a
     page left that page near empty: pi-branched-4 printed on 390 A4 pages where its content
