@@ -2477,6 +2477,12 @@ def test_printing_keeps_dates_whole_and_a_caption_with_its_table(
     assert page.eval_on_selector("table.tools", "t => getComputedStyle(t).breakInside") == (
         "avoid-page"
     )
+    # the Files table prints unfolded: its summary does not say "open to list them"
+    page = view.open(published[BRANCHED_4])
+    assert page.inner_text("details.files-table > summary").endswith("(open to list them)")
+    page.emulate_media(media="print")
+    summary = page.inner_text("details.files-table > summary")
+    assert summary.startswith("Files on this path: ") and "open" not in summary, summary
     clean(view)
 
 
