@@ -825,8 +825,14 @@
       search.focus();
       jumped = [from, scrollY, was, at];
     }
-    else if (ev.key === "t") $("#toggle-thinking").click();  // the button keeps aria-pressed true
-    else if (ev.key === "o") $("#toggle-tools").click();
+    else if (ev.key === "t" || ev.key === "o") {
+      var id = ev.key === "t" ? "toggle-thinking" : "toggle-tools", b = $("#" + id);
+      b.click();  // the button keeps aria-pressed true
+      // focus stays where it was: a screen reader hears what the key did
+      var n = $all(toggles[id]).length;
+      var state = b.getAttribute("aria-pressed") === "true" ? " unfolded" : " folded";
+      spoken.textContent = b.textContent.trim() + ": " + (n ? "all " + thousands(n) + state : "none on this page");
+    }
   });
 
   // Printing: open what the print stylesheet unfolds (for browsers without ::details-content),

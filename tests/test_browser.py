@@ -2537,6 +2537,26 @@ def test_keys_keep_the_toggle_state_right(view: Viewer, published: dict[str, str
     clean(view)
 
 
+def test_the_keys_say_what_they_did_to_a_screen_reader(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """`t` and `o` unfolded every thinking block or output and said nothing: focus stays
+    where it was, so a screen reader user heard no change (review 2026-12-03)."""
+    page = view.open(published[BRANCHED])
+    live = "p.sr-only[role=status]"
+    thinking = page.locator("details.thinking").count()
+    folds = page.locator(".tool details.fold, details.skill, details.summary-block").count()
+    assert thinking >= 1 and folds > 5, (thinking, folds)
+    page.keyboard.press("t")
+    assert page.text_content(live) == f"Thinking: all {thinking:,} unfolded"
+    page.keyboard.press("o")
+    assert page.text_content(live) == f"Tool output: all {folds:,} unfolded"
+    page.keyboard.press("t")
+    assert page.text_content(live) == f"Thinking: all {thinking:,} folded"
+    assert page.is_hidden(live) or page.eval_on_selector(live, "p => p.offsetWidth") <= 1
+    clean(view)
+
+
 def test_labeled_filter_shows_every_labeled_entry_it_lists(
     view: Viewer, published: dict[str, str]
 ) -> None:
