@@ -366,6 +366,11 @@
   }
   // the arrow keys also stop at the line a folded branch opens from (Enter or Space opens it)
   var stops = $all("#tree li:not(.sub) > a, #tree .ob-t");
+  // such a line is a checkbox (it works without the script); a screen reader hears what it
+  // does: a button that expands the branch's rows (not "checkbox, not checked")
+  function syncFold(box) { box.setAttribute("aria-expanded", String(box.checked)); }
+  stops.forEach(function (el) { if (el.classList.contains("ob-t")) { el.setAttribute("role", "button"); syncFold(el); } });
+  doc.addEventListener("change", function (ev) { if (ev.target.classList.contains("ob-t")) syncFold(ev.target); });
   function shownStop(i, step) {
     for (; i >= 0 && i < stops.length; i += step) if (stops[i].offsetParent !== null) return stops[i];
     return null;
@@ -504,7 +509,7 @@
       link.setAttribute("aria-current", "location");
       for (var sub = row.parentElement.closest("li.sub"); sub; sub = sub.parentElement.closest("li.sub")) {
         var fold = $(":scope > .ob > .ob-t", sub);  // a folded branch opens to the row
-        if (fold) fold.checked = true;
+        if (fold) { fold.checked = true; syncFold(fold); }
       }
       followInOutline(row);
     }

@@ -3518,13 +3518,19 @@ def test_long_branches_fold_under_one_line_in_the_outline(
             break
         page.keyboard.press("ArrowDown")
     assert page.evaluate("document.activeElement === document.querySelector('#tree .ob-t')")
+    # to a screen reader it is a button that expands the branch, not "checkbox, not checked"
+    # (review 2026-12-03)
+    states = "b => [b.getAttribute('role'), b.getAttribute('aria-expanded')]"
+    assert fold_box.evaluate(states) == ["button", "false"]
     page.keyboard.press("Enter")
     assert fold_box.is_checked() and hidden_row.is_visible()
+    assert fold_box.evaluate(states) == ["button", "true"]
     page.keyboard.press("ArrowDown")
     assert page.evaluate("location.hash === '' && document.activeElement.hash") == target
     linked = view.open(f"{url}{target}")  # a link into a folded branch opens its fold
     linked.wait_for_selector(f'#tree li.current > a[href="{target}"]', timeout=3000)
     assert linked.locator(f'#tree a[href="{target}"]').is_visible()
+    assert linked.locator("#tree .ob-t").first.evaluate(states) == ["button", "true"]
     clean(view)
 
 
