@@ -294,7 +294,10 @@ def test_the_page_css_loses_its_spaces_but_never_inside_a_string() -> None:
         ".x::after { content: 'it\\'s: here, there'; font-family: a, \"b, c\"; }"
     )
     assert minify_css(css) == (
-        '.tree a::before{content:"fork: " / "";color:rgb(1,2,3);}'
-        "@media (max-width:600px){:is(th,td):last-child{margin:0 auto;}}"
-        ".x::after{content:'it\\'s: here, there';font-family:a,\"b, c\";}"
+        '.tree a::before{content:"fork: " / "";color:rgb(1,2,3)}'
+        "@media (max-width:600px){:is(th,td):last-child{margin:0 auto}}"
+        ".x::after{content:'it\\'s: here, there';font-family:a,\"b, c\"}"
     )
+    # line breaks and the spaces around combinators go too, never inside a string
+    css = '#a:checked ~ .b\n  .c > d::after { content: " > ~ "; }'
+    assert minify_css(css) == '#a:checked~.b .c>d::after{content:" > ~ "}'
