@@ -1176,6 +1176,46 @@ def test_a_tool_s_path_wraps_after_a_slash_on_a_phone(
     clean(view)
 
 
+def test_a_model_change_wraps_after_the_slash_on_a_phone(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """A model change on a phone read "Model: anthropic/claude-sonnet-" over "4-5"; it wraps
+    after the "/" now, and a name longer than the line still breaks inside the card."""
+    stamp = "2025-01-01T00:00:01Z"
+    long_name = "x" * 30 + "-provider/" + "-".join(["extremely-long-model-name"] * 4)
+    lines = [{"type": "session", "version": 3, "id": "m", "timestamp": stamp, "cwd": "/"}]
+    for n, (provider, model) in enumerate(
+        [("anthropic", "claude-sonnet-4-5"), tuple(long_name.split("/"))]
+    ):
+        lines.append({"type": "model_change", "id": f"c{n}", "parentId": lines[-1].get("id")
+                      if n else None, "timestamp": stamp, "provider": provider,
+                      "modelId": model})  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    page = view.open(
+        page_server.publish("models.html", render_session(parse_session_bytes(data))),
+        viewport=PHONE, is_mobile=True,
+    )  # fmt: skip
+    lines_of = """id => { const t = document.getElementById(id).querySelector('.title');
+      const out = []; const walk = document.createTreeWalker(t, 4); let text = '';
+      while (walk.nextNode()) { const n = walk.currentNode;
+        for (let i = 0; i < n.length; i++) { const r = document.createRange();
+          r.setStart(n, i); r.setEnd(n, i + 1);
+          const top = Math.round(r.getBoundingClientRect().top);
+          if (out.length && top > out[out.length - 1][0]) out.push([top, '']);
+          if (!out.length) out.push([top, '']); out[out.length - 1][1] += n.data[i]; } }
+      return out.map(l => l[1]); }"""
+    short = page.evaluate(f"({lines_of})('c0')")
+    assert short in (
+        ["Model: anthropic/claude-sonnet-4-5"],
+        ["Model: anthropic/", "claude-sonnet-4-5"],
+    ), short
+    long = page.evaluate(f"({lines_of})('c1')")
+    assert "".join(long) == f"Model: {long_name}" and len(long) >= 3, long
+    overflow = page.eval_on_selector("#c1", "e => e.scrollWidth - e.clientWidth")
+    assert overflow <= 0, overflow
+    clean(view)
+
+
 def test_the_transcript_review_s_looks(
     view: Viewer, page_server: PageServer, published: dict[str, str]
 ) -> None:

@@ -28,6 +28,7 @@ from exporter.entries import (
 )
 from exporter.formatting import fmt_cost, fmt_int, one_line, split_skill
 from exporter.render.entry_lines import only_tool_calls
+from exporter.render.environment import model_breaks
 from exporter.render.folding import fold_command, fold_text, terminal_text
 from exporter.render.markup import markdown, safe_image_src
 from exporter.render.model import EntryView, Part
@@ -424,7 +425,7 @@ def _model_change(
     builder: PageBuilder, entry: ModelChangeEntry, view: EntryView, line_set: set[str]
 ) -> None:
     view.kind = "marker"
-    view.title = f"Model: {entry.model_key or '?'}"
+    view.title = Markup("Model: ") + model_breaks(entry.model_key or "?")  # wraps after "/"
 
 
 def _thinking_change(
