@@ -2138,6 +2138,25 @@ def test_minifying_a_stylesheet_changes_none_of_its_rules(
     clean(view)
 
 
+def test_a_screen_reader_steps_from_tool_call_to_tool_call(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A turn's tool calls were plain text inside its entry: seven calls read as one stream,
+    with no way to skip a long output but the outline (review 2026-12-03). Each call's head
+    is a level-4 heading under its entry's, looking as before."""
+    page = view.open(published[BRANCHED])
+    shown = page.locator("#transcript h4.tool-head >> visible=true").count()
+    heads = page.get_by_role("heading", level=4, name=re.compile(r"^(bash|read|edit|write) "))
+    assert shown > 20 and heads.count() == shown, (heads.count(), shown)  # not in closed branches
+    head = page.locator("#transcript h4.tool-head").first
+    looks = head.evaluate(
+        "h => [getComputedStyle(h).fontWeight, getComputedStyle(h).marginTop,"
+        " getComputedStyle(h).fontSize]"
+    )
+    assert looks == ["400", "0px", "13px"], looks
+    clean(view)
+
+
 def test_decorative_signs_are_not_read_aloud(view: Viewer, published: dict[str, str]) -> None:
     """A screen reader said "black diamond important" for each label link and badge, and
     box-drawing characters for the chart's key (review 2026-12-03)."""
