@@ -159,7 +159,9 @@ def exclude_option(func: F) -> F:
     )(func)
 
 
-def check_exclusions(session: Session, policy: RedactionPolicy) -> None:
+def check_exclusions(
+    session: Session, policy: RedactionPolicy, outcome: str = "nothing was written"
+) -> None:
     """Refused before any work: an ``--exclude`` id the session does not have (a typo
     would share what it was meant to leave out)."""
     if not policy.exclude:
@@ -167,9 +169,9 @@ def check_exclusions(session: Session, policy: RedactionPolicy) -> None:
     unknown = unknown_exclusions(session, policy.exclude)
     if unknown:
         listed = ", ".join(terminal_text(spec) for spec in unknown[:5])
-        raise CliError(f"--exclude: no entry {listed} in this session; nothing was written", 1)
+        raise CliError(f"--exclude: no entry {listed} in this session; {outcome}", 1)
     if len(excluded_ids(session, policy.exclude)) >= len(session.entries):
-        raise CliError("--exclude leaves no entry of this session; nothing was written", 1)
+        raise CliError(f"--exclude leaves no entry of this session; {outcome}", 1)
 
 
 def parse_env_text(text: str) -> list[tuple[str, str]]:

@@ -20,8 +20,15 @@ from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
 from exporter.export_cli import open_in_browser, page_options
 from exporter.formatting import terminal_text
+from exporter.loader import SessionFormatError, load_session
+from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform
-from exporter.redact_cli import policy_from_options, policy_options
+from exporter.redact_cli import (
+    check_exclusions,
+    exclude_option,
+    policy_from_options,
+    policy_options,
+)
 from exporter.render import RenderOptions
 from exporter.watch import SessionWatch
 
@@ -50,6 +57,7 @@ POLL_SECONDS = 0.5
     "and wants it gone with itself, however it ends (Pi's /live-html).",
 )
 @policy_options(redact_default=False, report=None)
+@exclude_option
 def watch_command(
     session: str | None,
     demo: bool,
@@ -67,8 +75,9 @@ def watch_command(
     follows the end of the session if the reader is there. Ctrl-C stops.
 
     Without SESSION: this folder's latest session; when a newer one starts here (/new in
-    Pi), the page switches to it. The policy options (--redact, --no-tool-output, ...) apply
-    to every version of the page, as to an exported one: for a screen others can see.
+    Pi), the page switches to it. The policy options (--redact, --no-tool-output, ...) and
+    --exclude apply to every version of the page, as to an exported one: for a screen others
+    can see.
 
     The address holds a random secret, so other users of this computer cannot read the
     session ($PI_SESSION_WATCH_SECRET sets it, for an address that outlives one watch).
@@ -84,6 +93,8 @@ def watch_command(
     path = session_path(session, demo, sessions_dir, leaf)
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
+    if policy.exclude:  # a typo would show what it meant to hide: refused before serving
+        _check_exclusions_in(path, policy)
     here = os.getcwd()
     newest = None
     if session is None and not demo:
@@ -119,6 +130,16 @@ def watch_command(
     finally:
         server.server_close()
     click.echo("pi-session: stopped", err=True)
+
+
+def _check_exclusions_in(path: Path, policy: RedactionPolicy) -> None:
+    """``--exclude`` ids the session does not have are refused as ``export`` refuses them;
+    later versions leave the same entries out (a newer session followed has none of them)."""
+    try:
+        session = load_session(path)
+    except (OSError, SessionFormatError):
+        return  # the watch's own first read says what is wrong with the file
+    check_exclusions(session, policy, "nothing was served")
 
 
 class _StdinClosed(BaseException):

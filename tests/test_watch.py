@@ -383,6 +383,41 @@ def test_the_command_redacts_every_version_when_asked(tmp_path: Path) -> None:
     assert token in path.read_text(encoding="utf-8")  # the file itself is only read
 
 
+def test_an_excluded_entry_stays_out_of_every_version(tmp_path: Path) -> None:
+    """`watch --exclude ID` as `export --exclude`: the entry is never served, however often
+    the page is made again; an id the session lacks is refused before anything is served."""
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    assert "Partial answer" in path.read_text(encoding="utf-8")  # e12's text
+    process, url = start_watch(str(path), "--exclude", "e12", cwd=tmp_path)
+    try:
+        first = http_get(url)[1].decode("utf-8")
+        version = json.loads(http_get(url + "version")[1])["version"]
+        append(path, user_line("live-0009", load_session(path).leaf_id or "", "typed later"))
+        deadline = time.monotonic() + 30
+        while json.loads(http_get(url + "version")[1])["version"] == version:
+            assert time.monotonic() < deadline, "the page was not made again"
+            time.sleep(0.2)
+        later = http_get(url)[1].decode("utf-8")
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    assert "Traceback" not in errors
+    assert "Partial answer" not in first and "Partial answer" not in later
+    assert "typed later" in later and 'id="e12"' not in later
+    for embedded in (embedded_jsonl(first)[0], embedded_jsonl(later)[0]):
+        assert b"Partial answer" not in embedded
+    refused = subprocess.run(
+        [sys.executable, "-m", "exporter", "watch", str(path), "--exclude", "e99"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert refused.returncode == 1 and refused.stdout == "", refused.stdout
+    assert "--exclude: no entry e99 in this session; nothing was served" in refused.stderr
+
+
 def test_the_command_s_clean_errors(tmp_path: Path) -> None:
     path = copy_of("every-entry-type.jsonl", tmp_path)
     taken = socket.socket()
