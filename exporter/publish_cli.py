@@ -24,7 +24,13 @@ from exporter.cli import (
     existing_sessions_dir,
     listed_session_files,
 )
-from exporter.discover import files_active_since, resolve_session_arg
+from exporter.discover import (
+    files_active_since,
+    other_agents_hint,
+    other_projects_hint,
+    resolve_session_arg,
+    sessions_root,
+)
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.loader import is_gzip_file
@@ -254,7 +260,7 @@ def publish_command(
     _check_arguments(repo_id, endpoint, prune, sessions, since)
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
-    _refuse_empty_selection(files, since)
+    _refuse_empty_selection(files, since, None if all_projects else (cwd or "."), sessions_dir)
     policy = _publish_policy(policy_values)
     report_path = policy_values.get("report")
     # checked before publishing, not after
@@ -297,13 +303,27 @@ def _check_arguments(
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
 
 
-def _refuse_empty_selection(files: list[Path], since: datetime | None) -> None:
-    """An empty selection (most likely the wrong folder) is said with how to pick sessions
-    (exit 2), before the dataset is read or created."""
-    if not files:
-        if since is not None:
-            raise CliError(f"no sessions active since {since:%Y-%m-%d %H:%M}; nothing sent", 2)
-        raise CliError("no sessions to publish (try --all, --cwd DIR or --sessions-dir)", 2)
+def _refuse_empty_selection(
+    files: list[Path], since: datetime | None, cwd: str | None, sessions_dir: str | None
+) -> None:
+    """An empty selection (most likely the wrong folder) is said with where it looked and
+    what else there is to pick (exit 2), before the dataset is read or created."""
+    if files:
+        return
+    if since is not None:
+        raise CliError(f"no sessions active since {since:%Y-%m-%d %H:%M}; nothing sent", 2)
+    root = sessions_root(sessions_dir)
+    scope = None if cwd is None else os.path.abspath(cwd)
+    where = f"in {root}" if scope is None else f"of {scope} in {root}"
+    if not root.is_dir():
+        hint = ": it does not exist"
+    elif scope is None:
+        hint = ""
+    else:
+        hint = other_projects_hint(sessions_dir, scope, "--all publishes every project's")
+        hint = hint or " (--cwd DIR picks another project, --all every one)"
+    hint += other_agents_hint(sessions_dir, scope)
+    raise CliError(f"no sessions {where} to publish{hint}; nothing sent", 2)
 
 
 def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:

@@ -723,6 +723,36 @@ def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
     assert future.exit_code == 2 and "no sessions active since 2999-01-01" in future.stderr
 
 
+def test_an_empty_selection_says_where_it_looked_and_what_else_there_is(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: `publish --all` over an empty folder said "try --all". Each empty
+    selection names the folder it read and offers only what would find something."""
+    args = ["--endpoint", fake_hub.url, "--token", TOKEN, "--dry-run"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    every = CliRunner().invoke(
+        cli, ["publish", REPO_ID, "--all", "--sessions-dir", str(empty), *args]
+    )
+    assert every.exit_code == 2, every.output
+    assert f"no sessions in {empty} to publish; nothing sent" in every.stderr
+    assert "try --all" not in every.stderr
+    nowhere = tmp_path / "nowhere"
+    gone = CliRunner().invoke(
+        cli, ["publish", REPO_ID, "--all", "--sessions-dir", str(nowhere), *args]
+    )
+    assert gone.exit_code == 2 and str(nowhere) in gone.stderr, gone.output
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    here = CliRunner().invoke(cli, ["publish", REPO_ID, "--sessions-dir", str(small.root), *args])
+    assert here.exit_code == 2, here.output
+    said = here.stderr.replace("\n", " ")
+    assert f"no sessions of {elsewhere} in {small.root} to publish" in said
+    assert "8 sessions of other projects are there: --all publishes every project's" in said
+    assert fake_hub.requests == []
+
+
 def test_an_empty_since_and_the_first_date_there_is(fake_hub: FakeHub, small: Corpus) -> None:
     """A review: ``--since ''`` said "use YYYY-MM-DD" as for a typo, and ``--since
     0001-01-01`` was refused with "use YYYY-MM-DD" although it is one."""
