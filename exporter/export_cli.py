@@ -193,8 +193,8 @@ def export_command(
     )
     if kind == "html" and output and Path(output).suffix.lower() in _NOT_A_PAGE:
         raise CliError(
-            f"-o {output}: export writes an HTML page, not {Path(output).suffix} "
-            "(name the file .html; redact writes a session's JSONL)",
+            f"-o {output}: export writes an HTML page (.html) or Markdown (.md), not "
+            f"{Path(output).suffix} (redact writes a session's JSONL)",
             1,
         )
     prepared, report = prepare_session(loaded, policy)

@@ -21,7 +21,7 @@ import click
 from click.core import ParameterSource
 
 from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
-from exporter.formatting import terminal_text
+from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
@@ -264,7 +264,12 @@ def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]
             found.append(value)
     short = [s for s in found if len(s) < MIN_LITERAL]
     if short:  # a usage error (exit 1): such a value would shred ordinary words
-        raise CliError(f"--secret values need {MIN_LITERAL}+ characters ({len(short)} shorter)", 1)
+        raise CliError(
+            f"--secret values need {MIN_LITERAL}+ characters (a shorter one would cut into "
+            f"ordinary words): {plural(len(short), 'value')} of {len(found)} "
+            f"{'is' if len(short) == 1 else 'are'} shorter",
+            1,
+        )
     for path in env_files:
         from exporter.redact import sensitive_env_values  # the detectors load only when used
 

@@ -625,7 +625,8 @@ def test_a_page_is_not_written_under_another_format_s_name(runner: CliRunner, in
         result = runner.invoke(cli, ["export", str(source), "-o", name])
         assert result.exit_code == 1
         assert_clean_error(result.stderr)
-        assert "export writes an HTML page" in result.stderr and not (in_tmp / name).exists()
+        assert "export writes an HTML page (.html) or Markdown (.md)" in result.stderr
+        assert not (in_tmp / name).exists()
     for name in ("page.html", "page.htm", "page"):  # a page's names, or none
         assert runner.invoke(cli, ["export", str(source), "-o", name]).exit_code == 0
 

@@ -1000,6 +1000,12 @@ def test_cli_errors_are_one_line(in_tmp: Path) -> None:
     assert (in_tmp / "s.jsonl").read_bytes() == SAMPLER.read_bytes()
     result = CliRunner().invoke(cli, ["redact", "s.jsonl", "--secret", "ab"])
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    # which of the values is too short, said without echoing it (it is a secret)
+    result = CliRunner().invoke(cli, ["redact", "s.jsonl", "--secret", "abc", "--secret", "long1"])
+    assert "need 4+ characters (a shorter one would cut into ordinary words): 1 value of 2 is " in (
+        result.stderr
+    )
+    assert "abc" not in result.stderr
 
 
 def test_help_and_readme_say_that_o_never_replaces_a_session(in_tmp: Path) -> None:
