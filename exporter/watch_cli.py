@@ -83,7 +83,11 @@ def watch_command(
     session ($PI_SESSION_WATCH_SECRET sets it, for an address that outlives one watch).
     """
     if policy_values.get("report"):
-        raise CliError("--report is for export and redact: watch makes its page again and again", 1)
+        raise CliError(
+            "--report is for export, redact, share and publish: watch makes its page again "
+            "and again",
+            1,
+        )
     policy = policy_from_options(**policy_values)
     prepare = (
         None

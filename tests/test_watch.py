@@ -436,7 +436,7 @@ def test_the_command_s_clean_errors(tmp_path: Path) -> None:
         (["--port", "70000"], 1, "70000 is not in the range"),
         (["-"], 1, "a pipe cannot be watched"),
         (["--demo"], 1, "not both"),
-        (["--report", "r.jsonl"], 1, "--report is for export and redact"),
+        (["--report", "r.jsonl"], 1, "--report is for export, redact, share and publish"),
     ]
     for extra, code, message in cases:
         args = [str(path), *extra] if extra != ["-"] else extra
