@@ -160,6 +160,24 @@ def private_cache_dir(name: str) -> Path | None:
     return folder
 
 
+def private_user_cache_dir(*parts: str) -> Path:
+    """``user_cache_dir(*parts)``, made if needed, it and our folders above it readable by
+    the user only (0700): the publish caches hold a private dataset's sessions and pages,
+    which other users of the machine must not read. Folders an older version made 0755
+    are taken back; one that is not the user's is left as it is (best effort: a folder
+    that cannot be made is said by its first write)."""
+    folder = user_cache_dir(*parts)
+    ours = [folder, *list(folder.parents)[: len(parts)]]  # up to pi-session-export/
+    with contextlib.suppress(OSError):
+        for each in reversed(ours):
+            each.mkdir(mode=0o700, exist_ok=True, parents=each == ours[-1])
+            info = os.lstat(each)
+            mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+            if stat.S_ISDIR(info.st_mode) and mine and stat.S_IMODE(info.st_mode) & 0o077:
+                os.chmod(each, 0o700)
+    return folder
+
+
 def _home_exists() -> bool:
     """The cache goes under ``$XDG_CACHE_HOME`` when that is set, else under the home."""
     if os.path.isabs((os.environ.get("XDG_CACHE_HOME") or "").strip()):

@@ -930,6 +930,25 @@ def test_html_site_is_uploaded_redacted(fake_hub: FakeHub, small: Corpus) -> Non
     }
 
 
+def test_the_kept_site_and_copies_are_readable_by_the_user_only(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
+) -> None:
+    """The publish caches hold a private dataset's sessions and pages: they were made 0755
+    (the umask's), so any user of the machine could read them. Made 0700 now, and a cache
+    an older version left open is closed on the next run."""
+    ours = tmp_path / "cache" / "pi-session-export"
+    (ours / "publish-html").mkdir(parents=True, mode=0o755)
+    os.chmod(ours, 0o755)  # as an older version left them
+    os.chmod(ours / "publish-html", 0o755)
+    assert publish(fake_hub, small, "--html").exit_code == 0
+    kept = [ours, *ours.glob("publish-*"), *ours.glob("publish-*/*")]
+    assert {p.name for p in ours.iterdir()} >= {"publish-html", "publish-copies"}
+    assert len(kept) == 5 and all(p.is_dir() for p in kept), kept
+    assert {oct(p.stat().st_mode & 0o777) for p in kept} == {"0o700"}
+    pages = list(ours.glob("publish-html/*/sessions/**/*.html"))
+    assert len(pages) == 8  # what the folders keep from others
+
+
 def test_generated_sessions_publish_and_rerun(
     fake_hub: FakeHub, generated_sessions: GeneratedSessions
 ) -> None:

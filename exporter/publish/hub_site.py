@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from exporter.fsutil import atomic_write_bytes, atomic_write_text, user_cache_dir
+from exporter.fsutil import atomic_write_bytes, atomic_write_text, private_user_cache_dir
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_transform
 from exporter.publish.errors import PublishError
@@ -24,7 +24,7 @@ __all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "keep_copies", "r
 
 def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
     digest = hashlib.sha256(f"{endpoint}|{repo_id}".encode()).hexdigest()[:16]
-    return user_cache_dir(kind, digest)
+    return private_user_cache_dir(kind, digest)
 
 
 def html_cache_dir(endpoint: str, repo_id: str) -> Path:
