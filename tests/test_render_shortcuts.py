@@ -301,31 +301,3 @@ def test_the_page_css_loses_its_spaces_but_never_inside_a_string() -> None:
     # line breaks and the spaces around combinators go too, never inside a string
     css = '#a:checked ~ .b\n  .c > d::after { content: " > ~ "; }'
     assert minify_css(css) == '#a:checked~.b .c>d::after{content:" > ~ "}'
-
-
-def test_a_text_a_branch_copied_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """pi-branched-4 holds each of 237 Markdown texts twice (a branch retried from an earlier
-    point copies its messages), and each copy was parsed again. A short text is now
-    rendered once per process; a long one is not kept (memory), and both render as before."""
-    markup._remembered_markdown.cache_clear()
-    parsed: list[str] = []
-    real_parse = markup.parse_markdown
-
-    def counting(text: str) -> object:
-        parsed.append(text)
-        return real_parse(text)
-
-    monkeypatch.setattr(markup, "parse_markdown", counting)
-    session = load_session(FIXTURES_DIR / "pi-branched-4.jsonl")
-    html = render_session(session)
-    assert len(parsed) == len(set(parsed)) > 200, (len(parsed), len(set(parsed)))
-    monkeypatch.setattr(markup, "MEMO_TEXT_CHARS", 0)  # nothing kept: every text parsed
-    markup._remembered_markdown.cache_clear()
-    parsed.clear()
-    assert render_session(load_session(FIXTURES_DIR / "pi-branched-4.jsonl")) == html
-    assert len(parsed) > 1.8 * len(set(parsed))
-    monkeypatch.undo()
-    long_text = "word " * (markup.MEMO_TEXT_CHARS // 5 + 10)
-    markup._remembered_markdown.cache_clear()
-    assert markup.markdown(long_text) == markup.markdown(long_text)
-    assert markup._remembered_markdown.cache_info().currsize == 0

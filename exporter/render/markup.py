@@ -434,27 +434,10 @@ def plain_block(text: str, why: str | None = None) -> Markup:
     return Markup(f'{note}<pre class="md-plain">{escape(text)}</pre>')
 
 
-#: Texts up to this long are remembered once rendered (:func:`markdown`).
-MEMO_TEXT_CHARS = 16_384
-
-
 def markdown(text: str) -> Markup:
-    """Render untrusted Markdown to safe HTML. A session repeats texts (a branch retried
-    from an earlier point copies its messages: half of pi-branched-4's Markdown is such
-    copies), so short ones are rendered once; the HTML depends on nothing but the text."""
+    """Render untrusted Markdown to safe HTML."""
     if not text:
         return Markup("")
-    if len(text) <= MEMO_TEXT_CHARS:
-        return _remembered_markdown(text)
-    return _render_markdown(text)
-
-
-@lru_cache(maxsize=1024)  # at most ~16 MB of text, and its HTML
-def _remembered_markdown(text: str) -> Markup:
-    return _render_markdown(text)
-
-
-def _render_markdown(text: str) -> Markup:
     parsed = parse_markdown(text)
     if isinstance(parsed, str):
         return plain_block(text, parsed)
