@@ -606,6 +606,52 @@ def test_prune_and_broken_sessions(fake_hub: FakeHub, small: Corpus) -> None:
     assert_consistent(fake_hub)
 
 
+def test_skip_keeps_sessions_out_and_prune_takes_them_back(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
+) -> None:
+    """`--skip` (an id, a path, or a file listing them) keeps sessions out of an --all run:
+    a cron job's way to reject one for good. With --prune, a skipped session the dataset
+    holds is deleted from it. A name it cannot find is refused before anything is sent."""
+    sid = small.files[1].stem.split("_", 1)[1]
+    listed = tmp_path / "rejected.txt"
+    listed.write_text(
+        f"# kept out of the dataset\n\n{small.files[2]}  # a client's\n{sid[:13]}\n",
+        encoding="utf-8",
+    )
+    first = publish(fake_hub, small, "--skip", str(small.files[0]), "--skip", str(listed))
+    assert first.exit_code == 0, first.output
+    assert "--skip leaves out 3 of the 8 sessions selected" in first.stderr
+    assert "5 added" in first.stdout
+    published = " ".join(session_paths(fake_hub))
+    assert len(session_paths(fake_hub)) == 5
+    for skipped in small.files[:3]:
+        assert skipped.stem.split("_", 1)[1] not in published
+    received = fake_hub.received_bytes()  # each file's last entry is plant<i>
+    assert b'"plant003"' in received
+    assert not any(f'"plant00{i}"'.encode() in received for i in range(3))
+    # published, then rejected: --prune deletes it; the others stay
+    assert publish(fake_hub, small).exit_code == 0
+    assert len(session_paths(fake_hub)) == 8
+    pruned = publish(fake_hub, small, "--skip", sid, "--prune")
+    assert pruned.exit_code == 0, pruned.output
+    assert "1 removed" in pruned.stdout and len(session_paths(fake_hub)) == 7
+    assert sid not in " ".join(session_paths(fake_hub))
+    assert_consistent(fake_hub)
+    sent = len(fake_hub.requests)
+    typo = publish(fake_hub, small, "--skip", "no-such-session-id")
+    assert typo.exit_code == 1, typo.output
+    assert "--skip no-such-session-id:" in typo.stderr and "nothing sent" in typo.stderr
+    listed.write_text("zz-typo\n", encoding="utf-8")
+    in_list = publish(fake_hub, small, "--skip", str(listed))
+    assert in_list.exit_code == 1 and f"--skip {listed}:1:" in in_list.stderr, in_list.output
+    every = [arg for f in small.files for arg in ("--skip", str(f))]
+    nothing = publish(fake_hub, small, *every)
+    assert nothing.exit_code == 2, nothing.output
+    assert "--skip leaves out every selected session; nothing sent" in nothing.stderr
+    assert len(fake_hub.requests) == sent
+    assert "Traceback" not in typo.output + in_list.output + nothing.output
+
+
 def test_a_selection_of_which_nothing_can_be_read_creates_nothing(
     fake_hub: FakeHub, tmp_path: Path
 ) -> None:
