@@ -47,7 +47,7 @@ def _sessions_named(value: str) -> list[tuple[str, str]]:
     if not path.is_file() or _is_session_file(path):
         return [(value, value)]
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")  # a BOM: Notepad
     except OSError as error:
         raise CliError(f"--skip {value}: {error.strerror or error}; nothing sent", 1) from None
     named = []

@@ -614,9 +614,9 @@ def test_skip_keeps_sessions_out_and_prune_takes_them_back(
     holds is deleted from it. A name it cannot find is refused before anything is sent."""
     sid = small.files[1].stem.split("_", 1)[1]
     listed = tmp_path / "rejected.txt"
-    listed.write_text(
-        f"# kept out of the dataset\n\n{small.files[2]}  # a client's\n{sid[:13]}\n",
-        encoding="utf-8",
+    listed.write_bytes(  # as Notepad writes it: a BOM and CRLF
+        f"\ufeff# kept out of the dataset\r\n\r\n{small.files[2]}  # a client's\r\n"
+        f"{sid[:13]}\r\n".encode()
     )
     first = publish(fake_hub, small, "--skip", str(small.files[0]), "--skip", str(listed))
     assert first.exit_code == 0, first.output
