@@ -311,6 +311,18 @@ def http_get(url: str) -> tuple[int, bytes]:
         connection.close()
 
 
+def served_version(url: str) -> str:
+    return str(json.loads(http_get(url + "version")[1])["version"])
+
+
+def wait_for_a_version_after(url: str, version: str) -> None:
+    """Until the served page is a version newer than ``version`` (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while served_version(url) == version:
+        assert time.monotonic() < deadline, "the page was not made again"
+        time.sleep(0.2)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_the_command_serves_follows_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
     path = copy_of("pi-branched-1.jsonl", tmp_path)
@@ -319,12 +331,9 @@ def test_the_command_serves_follows_and_stops_cleanly(tmp_path: Path, stop: int)
         assert url.startswith("http://127.0.0.1:") and url.endswith("/"), url
         status, page = http_get(url)
         assert status == 200 and b"pi-session-live" in page
-        first = json.loads(http_get(url + "version")[1])
+        first = served_version(url)
         append(path, user_line("live-0004", load_session(path).leaf_id or "", "from the CLI"))
-        deadline = time.monotonic() + 30
-        while json.loads(http_get(url + "version")[1])["version"] == first["version"]:
-            assert time.monotonic() < deadline, "the page was not made again"
-            time.sleep(0.2)
+        wait_for_a_version_after(url, first)
         assert b"from the CLI" in http_get(url)[1]
     finally:
         process.send_signal(stop)
@@ -366,12 +375,9 @@ def test_the_command_redacts_every_version_when_asked(tmp_path: Path) -> None:
     token = "ghp_" + "Z3kq9" * 7 + "a"
     process, url = start_watch(str(path), "--redact", "--no-thinking", cwd=tmp_path)
     try:
-        first = json.loads(http_get(url + "version")[1])["version"]
+        first = served_version(url)
         append(path, user_line("live-0008", load_session(path).leaf_id or "", f"use {token}"))
-        deadline = time.monotonic() + 30
-        while json.loads(http_get(url + "version")[1])["version"] == first:
-            assert time.monotonic() < deadline, "the page was not made again"
-            time.sleep(0.2)
+        wait_for_a_version_after(url, first)
         page = http_get(url)[1].decode("utf-8")
     finally:
         process.terminate()
@@ -391,12 +397,9 @@ def test_an_excluded_entry_stays_out_of_every_version(tmp_path: Path) -> None:
     process, url = start_watch(str(path), "--exclude", "e12", cwd=tmp_path)
     try:
         first = http_get(url)[1].decode("utf-8")
-        version = json.loads(http_get(url + "version")[1])["version"]
+        version = served_version(url)
         append(path, user_line("live-0009", load_session(path).leaf_id or "", "typed later"))
-        deadline = time.monotonic() + 30
-        while json.loads(http_get(url + "version")[1])["version"] == version:
-            assert time.monotonic() < deadline, "the page was not made again"
-            time.sleep(0.2)
+        wait_for_a_version_after(url, version)
         later = http_get(url)[1].decode("utf-8")
     finally:
         process.terminate()
