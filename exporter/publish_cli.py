@@ -93,6 +93,8 @@ def select_files(
     if sum((bool(sessions), cwd is not None, all_projects)) > 1:
         raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
     if sessions:
+        if "-" in sessions:  # stdin from a file passed as one, and went up as "stdin.jsonl"
+            raise CliError("publish needs session files, not - (stdin): name the file", 1)
         files = [resolve_session_arg(s, sessions_dir=sessions_dir) for s in sessions]
         piped = [s for s, f in zip(sessions, files, strict=True) if not f.is_file()]
         if piped:  # hashed, then read again to redact, and named by its file in the dataset

@@ -30,6 +30,8 @@ def skipped_sessions(values: Iterable[str], sessions_dir: str | None) -> set[str
     found: set[str] = set()
     for value in values:
         for session, where in _sessions_named(value):
+            if session == "-":
+                raise CliError("--skip names a session file, id or list file, not -", 1)
             try:
                 path = resolve_session_arg(session, sessions_dir=sessions_dir)
             except SessionLookupError as error:

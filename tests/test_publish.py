@@ -638,6 +638,8 @@ def test_skip_keeps_sessions_out_and_prune_takes_them_back(
     assert sid not in " ".join(session_paths(fake_hub))
     assert_consistent(fake_hub)
     sent = len(fake_hub.requests)
+    dash = publish(fake_hub, small, "--skip", "-")
+    assert dash.exit_code == 1 and "not -" in dash.stderr, dash.output
     typo = publish(fake_hub, small, "--skip", "no-such-session-id")
     assert typo.exit_code == 1, typo.output
     assert "--skip no-such-session-id:" in typo.stderr and "nothing sent" in typo.stderr
@@ -1432,6 +1434,19 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(pipe), *args])
     assert refused.exit_code == 1 and "not a pipe" in refused.stderr
     assert fake_hub.commits == []
+    # `-` with stdin from a file read it as a file, and it went up as "stdin.jsonl"
+    with open(small.files[0], "rb") as stdin:
+        dash = subprocess.run(
+            [sys.executable, "-m", "exporter", "publish", REPO_ID, "-", *args],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+        )
+    assert dash.returncode == 1, dash.stderr
+    assert "publish needs session files, not - (stdin): name the file" in dash.stderr
+    assert fake_hub.commits == [] and "Traceback" not in dash.stderr
     # gzip: read for its header as written, it went up again on every run (-2, -3, ...)
     packed = tmp_path / "s.jsonl.gz"
     packed.write_bytes(gzip.compress(fixture_path("pi-branched-1.jsonl").read_bytes()))
