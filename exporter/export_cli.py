@@ -6,6 +6,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,6 +39,7 @@ from exporter.redact_cli import (
     source_stem,
 )
 from exporter.render import RenderOptions, render_session
+from exporter.session_skip import skip_help, without_skipped
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -135,6 +137,13 @@ def page_options(func: F) -> F:
     "sessions are removed from the site.",
 )
 @click.option("--force", is_flag=True, help="With --all: render every session again.")
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="SESSION|FILE",
+    help=skip_help("A skipped session's page is removed from the site.", "With --all: "),
+)
 @policy_options(redact_default=False, report=" Not with --all.")
 @exclude_option
 def export_command(
@@ -152,6 +161,7 @@ def export_command(
     jobs: int | None,
     since: str | None,
     force: bool,
+    skip: tuple[str, ...],
     **policy_values: Any,
 ) -> None:
     """Render SESSION (default: the latest session of this folder) to one HTML file (or,
@@ -174,10 +184,11 @@ def export_command(
                 1,
             )
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
-        export_site(sessions_dir, output, cwd, jobs, since, force, options, policy, open_page)
+        selection = SiteSelection(cwd, since, skip)
+        export_site(sessions_dir, output, selection, jobs, force, options, policy, open_page)
         return
-    if cwd or since is not None or force:
-        raise CliError("--cwd, --since and --force only go with --all", 1)
+    if cwd or since is not None or force or skip:
+        raise CliError("--cwd, --since, --force and --skip only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf)
@@ -232,12 +243,21 @@ def open_in_browser(page: Path | str) -> None:
         click.echo(f"pi-session: warning: could not open a browser; the page is {where}", err=True)
 
 
+@dataclass(frozen=True)
+class SiteSelection:
+    """Which sessions ``export --all`` makes pages of: a project (``--cwd``), those active
+    since a date, less the ``--skip`` ones. Every other page leaves the site."""
+
+    cwd: str | None = None
+    since: str | None = None
+    skip: tuple[str, ...] = ()
+
+
 def export_site(
     sessions_dir: str | None,
     output: str | None,
-    cwd: str | None,
+    selection: SiteSelection,
     jobs: int | None,
-    since: str | None,
     force: bool,
     options: RenderOptions,
     policy: RedactionPolicy,
@@ -249,7 +269,7 @@ def export_site(
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
-    since_at = since_moment(since)
+    since, since_at = selection.since, since_moment(selection.since)
     target = Path(output)
     if target.exists() and not target.is_dir():
         raise CliError(f"{target} is a file; --all writes a folder", 1)
@@ -261,7 +281,7 @@ def export_site(
     if inside == root or inside.startswith(root + os.sep):
         # index.html, sessions/, projects/ and a lock among Pi's own files
         raise CliError(f"-o {target} is inside Pi's sessions folder {root}; choose another", 1)
-    scope = os.path.abspath(cwd) if cwd else None
+    scope = os.path.abspath(selection.cwd) if selection.cwd else None
     files = listed_session_files(sessions_dir, scope)
     where = f"{scope} under " if scope else ""
     if not files:  # a wrong --sessions-dir must not empty an existing site
@@ -271,6 +291,7 @@ def export_site(
         files = files_active_since(files, since_at)
         if not files:
             raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
+    files = without_skipped(files, selection.skip, sessions_dir, "the site was left as it is")
     plain = policy_changes_nothing(policy)
     options_key, source_mark, public_name = policy.key(), None, None
     if policy.redact:  # the folder gets published: no hash that could confirm a guess

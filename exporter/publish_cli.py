@@ -37,7 +37,6 @@ from exporter.loader import is_gzip_file
 from exporter.policy import RedactionPolicy
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
-from exporter.publish_skip import SKIP_HELP, skipped_sessions
 from exporter.redact import action_counts
 from exporter.redact_cli import (
     parse_since_option,
@@ -46,6 +45,7 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
 )
+from exporter.session_skip import skip_help, without_skipped
 from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
 
 __all__ = ["publish_command", "select_files"]
@@ -190,7 +190,13 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     help="Only sessions whose last user or assistant message (what `list` shows) is on or "
     "after DATE (YYYY-MM-DD local midnight, ISO time, 7d, 12h, 2w).",
 )
-@click.option("--skip", "skip", multiple=True, metavar="SESSION|FILE", help=SKIP_HELP)
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="SESSION|FILE",
+    help=skip_help("With --prune, a skipped session the dataset holds is deleted from it."),
+)
 @click.option(
     "--public",
     is_flag=True,
@@ -266,7 +272,7 @@ def publish_command(
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     _refuse_empty_selection(files, since, None if all_projects else (cwd or "."), sessions_dir)
-    files = _without_skipped(files, skip, sessions_dir)
+    files = without_skipped(files, skip, sessions_dir, "nothing sent")
     policy = _publish_policy(policy_values)
     report_path = policy_values.get("report")
     # checked before publishing, not after
@@ -330,24 +336,6 @@ def _refuse_empty_selection(
         hint = hint or " (--cwd DIR picks another project, --all every one)"
     hint += other_agents_hint(sessions_dir, scope)
     raise CliError(f"no sessions {where} to publish{hint}; nothing sent", 2)
-
-
-def _without_skipped(
-    files: list[Path], skip: tuple[str, ...], sessions_dir: str | None
-) -> list[Path]:
-    """The selection less the ``--skip`` sessions, said on stderr; all of it skipped is exit 2."""
-    if not skip:
-        return files
-    skipped = skipped_sessions(skip, sessions_dir)
-    kept = [f for f in files if os.path.realpath(f) not in skipped]
-    left_out = len(files) - len(kept)
-    click.echo(
-        f"pi-session: --skip leaves out {left_out} of the {plural(len(files), 'session')} selected",
-        err=True,
-    )
-    if not kept:
-        raise CliError("--skip leaves out every selected session; nothing sent", 2)
-    return kept
 
 
 def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:

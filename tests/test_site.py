@@ -537,6 +537,55 @@ def test_since_means_the_newest_entry_not_the_files_time(corpus, tmp_path, capsy
     assert pages == {f"0000000{i}-" for i in range(4, 9)} | {"01a229f4-"}, pages
 
 
+def test_skip_keeps_sessions_out_of_the_site_and_takes_their_pages_away(corpus, tmp_path):
+    """`export --all --skip` (an id, a path, or a file listing them) keeps a session out of
+    the site for good, as `publish --skip` keeps it out of a dataset: a page already built
+    leaves. A name that finds no session, or a skip of everything, leaves the site as it is;
+    --skip without --all is refused (it would be silently ignored)."""
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    root, made = corpus
+    out = tmp_path / "site"
+    args = ["export", "--all", "--sessions-dir", str(root), "-o", str(out), "-j", "1"]
+
+    def pages() -> set[str]:
+        return {p.name.split("_", 1)[-1][:8] for p in (out / "sessions").rglob("*.html")}
+
+    def run(*extra: str):
+        return CliRunner().invoke(cli, [*args, *extra])
+
+    assert run().exit_code == 0
+    before = pages()
+    assert {"00000003", "00000004", "00000005"} <= before
+    listed = tmp_path / "keep-out.txt"
+    listed.write_text(f"\ufeff# rejected\r\n{made['s4']}  # a client's\r\n00000005\r\n", "utf-8")
+    skipped = run("--skip", "00000003-aaaa", "--skip", str(listed))
+    assert skipped.exit_code == 0, skipped.output
+    assert "--skip leaves out 3 of the 13 sessions selected" in skipped.stderr
+    assert pages() == before - {"00000003", "00000004", "00000005"}
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "Session 3<" not in index and "Session 6<" in index
+
+    site_files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    typo = run("--skip", "no-such-session")
+    assert typo.exit_code == 1
+    assert "--skip no-such-session:" in typo.stderr
+    assert "the site was left as it is" in typo.stderr
+    every = [arg for path in made.values() for arg in ("--skip", str(path))]
+    everything = run(*every)
+    assert everything.exit_code == 2, everything.stderr
+    assert "--skip leaves out every selected session; the site was left as it is" in (
+        everything.stderr
+    )
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == site_files
+
+    one_page = CliRunner().invoke(cli, ["export", str(made["s1"]), "--skip", str(made["s2"])])
+    assert one_page.exit_code == 1
+    assert "--skip only go with --all" in one_page.stderr
+
+
 def test_since_and_options_key_helpers(corpus):
     root, made = corpus
     now = datetime(2025, 7, 10, 12, tzinfo=timezone.utc)
