@@ -713,8 +713,12 @@
   function addCopyButtons(block) {
     if (block.classList.contains("code")) {
       var pre = $("pre", block);
-      if (pre && !block.closest("details.fold") && !$(":scope > details.fold", block.parentElement)) {
-        block.appendChild(copyButton("Copy", "this code", function () { return pre.textContent; }));
+      var after = block.nextElementSibling;  // a long block's folded rest: copied with it
+      var rest = after && after.matches("details.code-rest") ? $("pre", after) : null;
+      if (pre && !block.closest("details.fold") && !$(":scope > details.fold:not(.code-rest)", block.parentElement)) {
+        block.appendChild(copyButton("Copy", "this code", function () {
+          return rest ? pre.textContent + "\n" + rest.textContent : pre.textContent;
+        }));
       }
       return;
     }

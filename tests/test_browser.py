@@ -1363,6 +1363,32 @@ def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: 
     clean(view)
 
 
+def test_a_folded_code_block_copies_whole(view: Viewer, page_server: PageServer) -> None:
+    """A long code block in an answer shows its head and folds the rest (pi-v1's 260-line
+    file): its Copy button copies every line, folded or not, and the rest has no button
+    of its own."""
+    page_html = render_session(load_session(fixture_path("pi-v1-before-compaction.jsonl")))
+    url = page_server.publish("v1-code-fold.html", page_html)
+    context = view.context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = view.open(url, context=context)
+    page.wait_for_function("() => document.querySelectorAll('.copy-btn').length > 0")
+    rest = page.locator("details.code-rest").first
+    head = rest.locator("xpath=preceding-sibling::div[1]")
+    assert "code" in (head.get_attribute("class") or "").split()
+    head.scroll_into_view_if_needed()
+    head.hover()
+    head.get_by_role("button", name="Copy this code").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    whole = head.locator("pre").text_content() + "\n" + rest.locator("pre").text_content()
+    assert copied == whole and len(copied.split("\n")) == 260
+    assert copied.startswith("// src/core/agent-session.ts") and copied.endswith("cost: number;\n}")
+    assert rest.locator(".copy-btn").count() == 0
+    assert not rest.evaluate("d => d.open")  # folded until asked, with JavaScript or without
+    assert view.open(url, js=False).locator("details.code-rest[open]").count() == 0
+    clean(view)
+
+
 def test_a_copy_the_browser_refuses_is_not_called_copied(
     view: Viewer, published: dict[str, str], page_server: PageServer
 ) -> None:

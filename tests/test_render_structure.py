@@ -3211,3 +3211,47 @@ def test_a_patch_s_file_names_are_not_removed_and_added_lines() -> None:
         text for tag, text in lines if tag in ("del", "ins") and text[:4] in ("--- ", "+++ ")
     ]
     assert any(tag == "del" for tag, _ in lines) and any(tag == "ins" for tag, _ in lines)
+
+
+def test_a_long_code_block_in_an_answer_folds_after_its_head() -> None:
+    """An answer that wrote out a whole 260-line file (pi-v1-before-compaction) was a card
+    screens tall. A code block of more than 50 lines in an answer now shows its first 30
+    and folds the rest, every line in the page in order; shorter blocks, and a prompt's
+    code (the prompt folds as a whole), stay as they were."""
+    from exporter.render.markup import FENCE_FOLD_LINES, FENCE_HEAD_LINES
+
+    def code(count: int, tag: str) -> str:
+        return (
+            "```python\n"
+            + "\n".join(f"{tag}_{n} = {n}  # <b>{n}</b>" for n in range(count))
+            + "\n```"
+        )
+
+    answer = f"Here it is:\n\n{code(120, 'long')}\n\nand a short one:\n\n{code(50, 'short')}"
+    lines = [
+        _line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/w"),
+        _user("u", None, f"Fix this:\n\n{code(60, 'asked')}"),
+        _line(type="message", id="a", parentId="u", timestamp="2025-01-01T00:00:02Z",
+              message={"role": "assistant", "content": [{"type": "text", "text": answer}],
+                       "model": "m", "provider": "p", "stopReason": "stop"}),
+        _line(type="message", id="a2", parentId="a", timestamp="2025-01-01T00:00:03Z",
+              message={"role": "assistant", "content": code(80, "plain"), "model": "m",
+                       "provider": "p", "stopReason": "stop"}),
+    ]  # fmt: skip
+    html = render_session(parse_session_bytes("\n".join(lines).encode("utf-8")))
+    page = parse_html(html)
+    folds = [e for e in page.elements if e.tag == "details" and e.has_class("code-rest")]
+    assert [enclosing_entry(f).get("data-entry-id") for f in folds] == ["a", "a2"]
+    summaries = [norm(f.find_all(lambda e: e.tag == "summary")[0].text) for f in folds]
+    assert summaries == [f"{n - FENCE_HEAD_LINES} more lines of this code" for n in (120, 80)]
+    assert FENCE_FOLD_LINES == 50  # the 50-line block stays whole: more than 50 folds
+    card = norm(page.entry("a").text)
+    shown = [f"long_{n} = {n} # <b>{n}</b>" for n in range(120)]
+    at = [card.index(line) for line in shown]  # every line, escaped, in order
+    assert at == sorted(at) and card.index("short_49 = 49") > at[-1]
+    head = card[: card.index(summaries[0])]
+    assert f"long_{FENCE_HEAD_LINES - 1} =" in head and f"long_{FENCE_HEAD_LINES} =" not in head
+    assert "asked_59 = 59" in norm(page.entry("u").text)
+    assert (
+        "code-rest" not in html[html.index('data-entry-id="u"') : html.index('data-entry-id="a"')]
+    )

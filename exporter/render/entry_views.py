@@ -183,7 +183,8 @@ def _assistant(
             continue
         kind = block.get("type")
         if kind == "text":
-            view.parts.append(Part("text", html=markdown(as_str(block.get("text")) or "")))
+            said = as_str(block.get("text")) or ""
+            view.parts.append(Part("text", html=markdown(said, fold_long_code=True)))
         elif kind == "thinking":
             text = as_str(block.get("thinking")) or ""
             redacted = block.get("redacted") is True
@@ -218,7 +219,7 @@ def _assistant(
         else:
             view.parts.append(Part("other", fold=json_fold(block)))
     if isinstance(content, str):
-        view.parts.append(Part("text", html=markdown(content)))
+        view.parts.append(Part("text", html=markdown(content, fold_long_code=True)))
     elif only_tool_calls(entry):
         view.classes.append("is-tool")
     usage = turn_usage(entry)

@@ -270,15 +270,30 @@ def highlight(text: str, language: str | None) -> Markup:
     return Markup("\n".join(highlight_lines(text, language)))
 
 
+#: A code block in an answer longer than this many lines shows its first ``FENCE_HEAD_LINES``
+#: and folds the rest (a whole file written out in a reply made a card screens tall).
+FENCE_FOLD_LINES = 50
+FENCE_HEAD_LINES = 30
+_FOLD_FENCES = "fold_fences"
+
+
 def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     info = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
     lines = token.meta.get("highlighted")  # half of a block cut in two, highlighted whole
     if lines is None:
         lines = highlight_lines(token.content.rstrip("\n"), fence_language(token))
-    body = "\n".join(lines)
     continued = token.meta.get("continued")  # the folded rest of a long block: no label again
     label = f'<span class="code-lang">{escape(info)}</span>' if info and not continued else ""
+    if env.get(_FOLD_FENCES) and len(lines) > FENCE_FOLD_LINES:
+        head, rest = "\n".join(lines[:FENCE_HEAD_LINES]), "\n".join(lines[FENCE_HEAD_LINES:])
+        hidden = len(lines) - FENCE_HEAD_LINES
+        return (
+            f'<div class="code">{label}<pre><code>{head}</code></pre></div>'
+            f'<details class="fold fold-after code-rest"><summary>{hidden:,} more lines of this'
+            f' code</summary><div class="code"><pre><code>{rest}</code></pre></div></details>\n'
+        )
+    body = "\n".join(lines)
     return f'<div class="code">{label}<pre><code>{body}</code></pre></div>\n'
 
 
@@ -434,14 +449,18 @@ def plain_block(text: str, why: str | None = None) -> Markup:
     return Markup(f'{note}<pre class="md-plain">{escape(text)}</pre>')
 
 
-def markdown(text: str) -> Markup:
-    """Render untrusted Markdown to safe HTML."""
+def markdown(text: str, *, fold_long_code: bool = False) -> Markup:
+    """Render untrusted Markdown to safe HTML; ``fold_long_code``: a code block longer than
+    ``FENCE_FOLD_LINES`` shows its head and folds the rest, nothing cut."""
     if not text:
         return Markup("")
     parsed = parse_markdown(text)
     if isinstance(parsed, str):
         return plain_block(text, parsed)
-    return render_tokens(*parsed)
+    tokens, env = parsed
+    if fold_long_code:
+        env[_FOLD_FENCES] = True
+    return render_tokens(tokens, env)
 
 
 def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | str:
