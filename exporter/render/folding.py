@@ -14,7 +14,7 @@ from html import escape
 
 from markupsafe import Markup
 
-from exporter.render.markup import highlight_lines
+from exporter.render.markup import highlight_lines, part_text
 
 __all__ = [
     "VISIBLE_CHARS",
@@ -56,11 +56,13 @@ def fold(lines: list[str], keep: int, *, tail: bool = False) -> Folded:
         return Folded(Markup("\n".join(lines)), total_lines=total)
     if tail:
         hidden, visible = lines[: total - keep], lines[total - keep :]
+        shown, folded = "\n".join(visible), part_text(hidden)
     else:
         visible, hidden = lines[:keep], lines[keep:]
+        shown, folded = part_text(visible), "\n".join(hidden)
     return Folded(
-        Markup("\n".join(visible)),
-        Markup("\n".join(hidden)),
+        Markup(shown),
+        Markup(folded),
         len(hidden),
         hidden_first=tail,
         total_lines=total,
@@ -134,6 +136,8 @@ def fold_chars(lines: list[str], keep: int, tail: bool) -> Folded | None:
     before, after = text[:cut], text[cut:]
     if whole_lines:
         before = before[:-1]  # the line break is the gap between the two blocks
+        if before.endswith("\n"):  # a blank last line before it shows (see part_text)
+            before += "\n"
     hidden, visible = (before, after) if tail else (after, before)
     if not hidden.strip() or not visible:  # nothing worth a fold (blank lines only)
         return None

@@ -266,6 +266,14 @@ def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
         yield css_now, "".join(buffer)
 
 
+def part_text(lines: list[str]) -> str:
+    """The lines of a part a fold cuts off before the rest, joined. A ``<pre>`` shows no line
+    after a final line break, so a blank last line gets one more (it was lost: a fold
+    said "14 earlier lines" and showed 13, the gap before the rest closed)."""
+    text = "\n".join(lines)
+    return text + "\n" if lines and not lines[-1] else text
+
+
 def highlight(text: str, language: str | None) -> Markup:
     return Markup("\n".join(highlight_lines(text, language)))
 
@@ -286,14 +294,14 @@ def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
     continued = token.meta.get("continued")  # the folded rest of a long block: no label again
     label = f'<span class="code-lang">{escape(info)}</span>' if info and not continued else ""
     if env.get(_FOLD_FENCES) and len(lines) > FENCE_FOLD_LINES:
-        head, rest = "\n".join(lines[:FENCE_HEAD_LINES]), "\n".join(lines[FENCE_HEAD_LINES:])
+        head, rest = part_text(lines[:FENCE_HEAD_LINES]), "\n".join(lines[FENCE_HEAD_LINES:])
         hidden = len(lines) - FENCE_HEAD_LINES
         return (
             f'<div class="code">{label}<pre><code>{head}</code></pre></div>'
             f'<details class="fold fold-after code-rest"><summary>{hidden:,} more lines of this'
             f' code</summary><div class="code"><pre><code>{rest}</code></pre></div></details>\n'
         )
-    body = "\n".join(lines)
+    body = part_text(lines) if token.meta.get("cut_after") else "\n".join(lines)
     return f'<div class="code">{label}<pre><code>{body}</code></pre></div>\n'
 
 

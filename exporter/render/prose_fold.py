@@ -147,7 +147,9 @@ def _split_code(token: Any, cut: int) -> tuple[Any, Any] | None:
     lines = highlight_lines(token.content.rstrip("\n"), fence_language(token))
     if keep < 1 or keep >= len(lines):
         return None
-    head = token.copy(map=[token.map[0], cut], meta={"highlighted": lines[:keep]})
+    head = token.copy(
+        map=[token.map[0], cut], meta={"highlighted": lines[:keep], "cut_after": True}
+    )
     tail = token.copy(
         map=[cut, token.map[1]], meta={"highlighted": lines[keep:], "continued": True}
     )
