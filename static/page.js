@@ -202,7 +202,10 @@
     var matching = seen.filter(function (r) { return filterMatches(r, filter); }).length;
     var kept = seen.length - matching;
     var forks = kept ? " · " + thousands(kept) + " fork point" + (kept === 1 ? "" : "s") + " kept" : "";
-    status.textContent = terms.length ? thousands(matching) + " of " + thousands(rows.length) + " entries match" + forks
+    // matches the filter hides are said, or "0 of 25 entries match" read as "not there"
+    var hidden = hits.length - seen.length;
+    var more = hidden ? " · " + thousands(hidden) + " more under All" : "";
+    status.textContent = terms.length ? thousands(matching) + " of " + thousands(rows.length) + " entries match" + forks + more
       : narrowed ? thousands(matching) + " of " + thousands(rows.length) + " entries shown (" + $("label[for=" + chosen.id + "]").textContent + ")" + forks
       : chosen && chosen.id === "flt-all" ? allText : statusText;
     if (!terms.length) markedEntry = null;

@@ -482,8 +482,17 @@ def test_search_keeps_the_fork_rows_its_matches_branch_from(
     page.fill("#tree-search", "rust")
     page.wait_for_selector("#tree li.search-miss", state="attached")
     page.wait_for_timeout(100)
-    assert shown_text(page, "#tree-status").startswith("0 of ")
+    status = shown_text(page, "#tree-status")
+    assert status.startswith("0 of ")
     assert page.evaluate(HANGING_MATCHES)["context"] == 0
+    # ... and the status says where they are: "0 of 212 entries match" read as "not there"
+    hidden = page.locator("#tree li:not(.sub):not(.chunk):not(.search-miss):not(.search-context)")
+    page.click('label[for="flt-all"]')
+    page.wait_for_timeout(200)
+    found = hidden.count()
+    assert found >= 1 and status.endswith(f" · {found} more under All"), (status, found)
+    assert shown_text(page, "#tree-status").startswith(f"{found} of ")
+    assert "under All" not in shown_text(page, "#tree-status")
     clean(view)
 
 
