@@ -3308,3 +3308,16 @@ def test_a_long_code_block_in_an_answer_folds_after_its_head() -> None:
     assert (
         "code-rest" not in html[html.index('data-entry-id="u"') : html.index('data-entry-id="a"')]
     )
+
+
+def test_a_compacted_hidden_extension_message_is_not_said_to_reach_the_model() -> None:
+    """pi-branched-3's hidden reminder sits among entries a compaction replaced; its note
+    said "still sent to the model" under the "not in the model's context" mark (review of
+    2026-12-03). A hidden message still in context keeps saying it."""
+    compacted = parse_fixture("pi-branched-3.jsonl").entry("24a1cb1e")
+    assert "compacted" in compacted.classes
+    text = norm(compacted.text)
+    assert "hidden in Pi's UI (display: false)" in text and "sent to the model" not in text
+    in_context = parse_fixture("every-entry-type.jsonl").entry("e18")
+    assert "compacted" not in in_context.classes
+    assert "hidden in Pi's UI (display: false), still sent to the model" in norm(in_context.text)

@@ -167,7 +167,7 @@ def _message(
         view.details = details_fold(entry.message.get("details"))
         if not entry.display:
             view.classes.append("hide-default")
-            view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
+            view.notes.append(_hidden_in_pi_note(builder, entry.id))
     else:
         unknown_view(builder, entry, view)
 
@@ -372,6 +372,15 @@ def _branch_summary(
     _made_by_extension(entry, view)
 
 
+def _hidden_in_pi_note(builder: PageBuilder, entry_id: str) -> str:
+    """What ``display: false`` means for this entry: Pi's UI hides it but the model reads
+    it, unless a compaction has replaced it (the page said "still sent to the model" under
+    its "not in the model's context" mark)."""
+    if entry_id in builder.compacted:
+        return "hidden in Pi's UI (display: false)"
+    return "hidden in Pi's UI (display: false), still sent to the model"
+
+
 def _custom_message(
     builder: PageBuilder, entry: CustomMessageEntry, view: EntryView, line_set: set[str]
 ) -> None:
@@ -381,7 +390,7 @@ def _custom_message(
     view.details = details_fold(entry.raw.get("details"))  # Pi's UI may render from it
     if not entry.display:
         view.classes.append("hide-default")
-        view.notes.append("hidden in Pi's UI (display: false), still sent to the model")
+        view.notes.append(_hidden_in_pi_note(builder, entry.id))
     said = AGENT_CONTEXT.get(entry.custom_type) if builder.session.agent != "Pi" else None
     if said is not None:
         view.heading, note = said
