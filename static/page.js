@@ -720,7 +720,8 @@
       var rest = after && after.matches("details.code-rest") ? $("pre", after) : null;
       if (pre && !block.closest("details.fold") && !$(":scope > details.fold:not(.code-rest)", block.parentElement)) {
         block.appendChild(copyButton("Copy", "this code", function () {
-          return rest ? pre.textContent + "\n" + rest.textContent : pre.textContent;
+          // a head ending on a blank line carries one more line break, for the eye only
+          return rest ? pre.textContent.replace(/\n$/, "") + "\n" + rest.textContent : pre.textContent;
         }));
       }
       return;

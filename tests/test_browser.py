@@ -1395,6 +1395,30 @@ def test_a_folded_code_block_copies_whole(view: Viewer, page_server: PageServer)
     assert rest.locator(".copy-btn").count() == 0
     assert not rest.evaluate("d => d.open")  # folded until asked, with JavaScript or without
     assert view.open(url, js=False).locator("details.code-rest[open]").count() == 0
+    # a head that ends on a blank line shows it, and the copy has it once
+    code = "\n".join("" if n in (30, 31) else f"line {n}" for n in range(1, 70))
+    answer = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"```\n{code}\n```"}],
+        "model": "m",
+        "provider": "p",
+        "stopReason": "stop",
+    }
+    lines = [
+        json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+                    "cwd": "/w"}),
+        json.dumps({"type": "message", "id": "a", "parentId": None,
+                    "timestamp": "2025-01-01T00:00:01Z", "message": answer}),
+    ]  # fmt: skip
+    blank = page_server.publish(
+        "code-fold-blank.html", render_session(parse_session_bytes("\n".join(lines).encode()))
+    )
+    page = view.open(blank, context=context)
+    page.wait_for_function("() => document.querySelectorAll('.copy-btn').length > 0")
+    head = page.locator("div.code").first
+    head.hover()
+    head.get_by_role("button", name="Copy this code").click()
+    assert page.evaluate("navigator.clipboard.readText()") == code
     clean(view)
 
 
