@@ -41,6 +41,7 @@ from exporter.formatting import (
 )
 from exporter.header_counts import entries_line, tree_said
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
+from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_views import AGENT_CONTEXT
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path
@@ -283,7 +284,8 @@ class _Writer:
     ) -> list[str]:
         role = entry.role
         if role == "user":
-            return [*self._heading(entry, level, "User"), *self._blocks(entry, level), ""]
+            blocks = self._blocks(entry, level, prompt=True)
+            return [*self._heading(entry, level, "User"), *blocks, ""]
         if role == "assistant":
             return self._assistant(entry, level, on_line, shown)
         if role == "toolResult":
@@ -327,12 +329,15 @@ class _Writer:
         ]
         return out
 
-    def _blocks(self, entry: MessageEntry, level: int) -> list[str]:
+    def _blocks(self, entry: MessageEntry, level: int, *, prompt: bool = False) -> list[str]:
+        """An entry's content; a diff pasted into a ``prompt`` without a fence gets one."""
         content = entry.message.get("content")
         if isinstance(content, str):
-            return [prose(content, level)]
+            return [prose(fence_pasted_diffs(content) if prompt else content, level)]
         out: list[str] = []
         for block in entry.content:
+            if prompt and block.get("type") == "text" and isinstance(block.get("text"), str):
+                block = {**block, "text": fence_pasted_diffs(block["text"])}
             out += [*_block(block, level), ""]
         return out
 

@@ -27,6 +27,7 @@ from exporter.entries import (
     as_str,
 )
 from exporter.formatting import fmt_cost, fmt_int, one_line, split_skill
+from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import only_tool_calls
 from exporter.render.environment import model_breaks
 from exporter.render.folding import fold_command, fold_text, terminal_text
@@ -102,8 +103,9 @@ def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) ->
 
 
 def _prompt_html(text: str) -> Markup:
-    """A prompt's Markdown; a long paste shows its first screen and folds the rest."""
-    shown, folded, summary = fold_prose(text)
+    """A prompt's Markdown, a pasted diff in it shown as one; a long paste shows its first
+    screen and folds the rest."""
+    shown, folded, summary = fold_prose(fence_pasted_diffs(text))
     if folded is None:
         return shown
     folded_html = '{}<details class="fold fold-after prose"><summary>{}</summary>{}</details>'
