@@ -178,7 +178,9 @@ def stats_document(session: Session) -> dict[str, Any]:
         "duration_seconds": stats.duration_seconds,
         "models": stats.models_used,
         # picked (a model change) but no assistant turn of theirs said a word
-        "models_never_answered": [m for m, n, _ in models_with_answers(session, stats) if not n],
+        "models_never_answered": [
+            m.name for m in models_with_answers(session, stats) if not m.answers
+        ],
         "messages": dict(stats.roles),
         "compactions": stats.compactions,
         "branch_summaries": stats.branch_summaries,

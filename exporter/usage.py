@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from exporter.entries import (
     BranchSummaryEntry,
@@ -362,35 +362,57 @@ def compute_stats(session: Session) -> SessionStats:
     )
 
 
-def models_with_answers(session: Session, stats: SessionStats) -> list[tuple[str, int, int]]:
+class ModelTurns(NamedTuple):
+    """A model used in a session, as the header names it."""
+
+    name: str
+    answers: int  # its assistant turns that said something
+    turns: int  # all its assistant turns
+    empty: str  # its turns that said nothing, by why ("1 aborted turn"); "" when none
+
+
+#: Why a turn said nothing, by its stop reason ("empty" for any other).
+_EMPTY_KIND = {"aborted": "aborted", "error": "failed"}
+
+
+def models_with_answers(session: Session, stats: SessionStats) -> list[ModelTurns]:
     """Each model used, with its assistant turns that said something and all its turns, in
     all branches: a model picked with a model change but never answering (pi-branched-4:
     three of four), or whose only turn was aborted before a word (pi-large-session), is not
     mistaken for one that did; the second kind still has turns in the usage tables, so the
-    header counts them too."""
-    answers: dict[str, int] = {}
-    turns: dict[str, int] = {}
+    header counts them too, saying why they are empty (aborted, failed)."""
+    answers: Counter[str] = Counter()
+    turns: Counter[str] = Counter()
+    empty: dict[str, Counter[str]] = {}
     for entry in session.iter_messages():
         key = entry.model_key if entry.role == "assistant" else None
         if not key:
             continue
-        turns[key] = turns.get(key, 0) + 1
+        turns[key] += 1
         if _said_something(entry.message.get("content")):
-            answers[key] = answers.get(key, 0) + 1
-    return [(name, answers.get(name, 0), turns.get(name, 0)) for name in stats.models_used]
+            answers[key] += 1
+        else:
+            stop = entry.message.get("stopReason")
+            kind = _EMPTY_KIND.get(stop, "empty") if isinstance(stop, str) else "empty"
+            empty.setdefault(key, Counter())[kind] += 1
+    return [
+        ModelTurns(name, answers[name], turns[name], _empty_said(empty.get(name)))
+        for name in stats.models_used
+    ]
 
 
-def models_said(
-    models: list[tuple[str, int, int]], show: Callable[[str], str] = lambda name: name
-) -> str:
+def _empty_said(kinds: Counter[str] | None) -> str:
+    """ "1 aborted turn, 2 empty turns": the most frequent kind first."""
+    return ", ".join(plural(n, f"{kind} turn") for kind, n in (kinds or Counter()).most_common())
+
+
+def models_said(models: list[ModelTurns], show: Callable[[str], str] = lambda name: name) -> str:
     """As the page says it: models that answered, then those only picked (with their turns
     that said nothing, which the usage tables count); ``show`` writes a name (`stats` as
     it is, the Markdown export as code)."""
-    answered = ", ".join(show(name) for name, answers, _ in models if answers)
+    answered = ", ".join(show(m.name) for m in models if m.answers)
     silent = ", ".join(
-        show(name) + (f" ({plural(turns, 'empty turn')})" if turns else "")
-        for name, answers, turns in models
-        if not answers
+        show(m.name) + (f" ({m.empty})" if m.empty else "") for m in models if not m.answers
     )
     if not silent:
         return answered or "none"

@@ -2088,7 +2088,7 @@ def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
     text = term.parent.find_all(lambda e: e.tag == "dd")[0].text
     spoke, _, silent = text.partition("also selected, never answered: ")
     listed_spoke = [m for m in spoke.strip(" ·").split(", ") if m and m != "none"]
-    listed_silent = [re.sub(r" \(\d+ empty turns?\)$", "", m) for m in silent.split(", ") if m]
+    listed_silent = [m for m in re.sub(r" \([^)]*\)", "", silent).split(", ") if m]
     used = compute_stats(session).models_used
     assert sorted(listed_spoke + listed_silent) == sorted(used)
     assert set(listed_spoke) == answered & set(used)
@@ -2097,9 +2097,43 @@ def test_models_that_never_answered_are_marked_in_the_header(name: str) -> None:
         assert len(listed_spoke) == 1 and len(listed_silent) == 3
     if name == "pi-large-session.jsonl":  # its one turn, aborted, is in the usage tables
         assert listed_silent == ["openai/gpt-5.1-codex"]
-        assert "openai/gpt-5.1-codex (1 empty turn)" in text
+        assert "openai/gpt-5.1-codex (1 aborted turn)" in text  # why it is empty
     if name == "pi-branched-4.jsonl":  # picked, never run: no turns to count
-        assert "empty turn" not in text
+        assert " turn" not in text
+
+
+def test_a_models_empty_turns_say_why_they_are_empty() -> None:
+    """A model whose only turn was aborted before a word was listed with "1 empty turn",
+    which read as if it had answered with nothing; each kind is now named: aborted, failed
+    (an error) or empty, the most frequent first, alike in the page, `stats` and the
+    Markdown export. A stop reason of an odd type counts as empty, not as a crash."""
+    from exporter.markdown_doc import session_markdown
+    from exporter.usage import models_said, models_with_answers
+
+    def turn(entry_id: str, parent: str, model: str, stop: object, text: str = "") -> str:
+        content = [{"type": "text", "text": text}] if text else []
+        message = {"role": "assistant", "content": content, "provider": "p", "model": model,
+                   "stopReason": stop}  # fmt: skip
+        return _line(type="message", id=entry_id, parentId=parent,
+                     timestamp="2025-01-01T00:00:02Z", message=message)  # fmt: skip
+
+    lines = [
+        _line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/w"),
+        _user("u", None, "go"),
+        turn("a1", "u", "quiet", "aborted"),
+        turn("a2", "a1", "quiet", "error"),
+        turn("a3", "a2", "quiet", "error"),
+        turn("a4", "a3", "quiet", ["odd"]),
+        turn("a5", "a4", "talker", "stop", "hello"),
+    ]
+    session = parse_session_bytes("\n".join(lines).encode("utf-8"))
+    said = models_said(models_with_answers(session, compute_stats(session)))
+    why = "p/quiet (2 failed turns, 1 aborted turn, 1 empty turn)"
+    assert said == f"p/talker · also selected, never answered: {why}"
+    page = parse_html(render_session(session))
+    term = next(e for e in page.root.iter() if e.tag == "dt" and e.text == "Models")
+    assert norm(term.parent.find_all(lambda e: e.tag == "dd")[0].text) == said
+    assert "`p/quiet` (2 failed turns, 1 aborted turn, 1 empty turn)" in session_markdown(session)
 
 
 @pytest.mark.parametrize("name", BRANCHED)

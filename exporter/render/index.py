@@ -65,8 +65,8 @@ def _answering_models(session: Session, stats: SessionStats) -> list[str]:
     """The models that answered (the page's header names the ones only selected apart);
     all of them when none did, so the column still says what was tried."""
     models = models_with_answers(session, stats)
-    answered = [name for name, answers, _ in models if answers]
-    return answered or [name for name, _, _ in models]
+    answered = [m.name for m in models if m.answers]
+    return answered or [m.name for m in models]
 
 
 def session_row(session: Session) -> dict[str, Any]:
