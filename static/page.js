@@ -64,20 +64,25 @@
   function contentTexts(root) {
     return doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, { acceptNode: function (node) {
       if (node.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
-      return node.matches(NOT_SEARCHED) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
+      return node.matches(NOT_SEARCHED) || node.hasAttribute("data-entry-id") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
     } });
   }
   // The same text as walking contentTexts(root), built from native textContent: cut the
   // few left-out parts out of it in document order (a filtered walk took 0.7 s on 10k).
+  // An entry shown inside another (a tool's call and result, under the result's id) is
+  // left out of the outer one too: it is its own row, and a word in a tool's output
+  // counted twice, once more for the assistant turn around it.
   var leftOut = null;  // entry element -> its left-out parts, found in one query for all
+  function entryAround(el) { return el.parentElement && el.parentElement.closest("[data-entry-id]"); }
   function leftOutOf(root) {
     if (!leftOut) {
       leftOut = new Map();
-      $all("#transcript " + NOT_SEARCHED.split(", ").join(", #transcript ")).forEach(function (el) {
-        var entry = el.closest("[data-entry-id]");
-        for (; entry; entry = entry.parentElement && entry.parentElement.closest("[data-entry-id]")) {
+      var parts = NOT_SEARCHED.split(", ").concat("[data-entry-id] [data-entry-id]");
+      $all("#transcript " + parts.join(", #transcript ")).forEach(function (el) {
+        var entry = el.hasAttribute("data-entry-id") ? entryAround(el) : el.closest("[data-entry-id]");
+        for (; entry; entry = entryAround(entry)) {
           if (!leftOut.has(entry)) leftOut.set(entry, []);
-          leftOut.get(entry).push(el);  // also for an entry a tool result sits in
+          leftOut.get(entry).push(el);
         }
       });
     }
@@ -107,11 +112,9 @@
     if (!sameOutput) {
       sameOutput = new Map();
       $all("#transcript p.same-output a").forEach(function (link) {
-        var entry = link.closest("[data-entry-id]");
-        for (; entry; entry = entry.parentElement && entry.parentElement.closest("[data-entry-id]")) {
-          if (!sameOutput.has(entry)) sameOutput.set(entry, []);
-          sameOutput.get(entry).push(link);
-        }
+        var entry = link.closest("[data-entry-id]");  // only its own: see leftOutOf
+        if (!sameOutput.has(entry)) sameOutput.set(entry, []);
+        sameOutput.get(entry).push(link);
       });
     }
     return sameOutput.get(root) || [];

@@ -2062,7 +2062,7 @@ def test_search_marks_its_terms_and_opens_a_match_deep_in_an_entry(
         """() => {
         const tree = document.querySelector('#tree').textContent;
         for (const fold of document.querySelectorAll('#transcript article details.fold')) {
-          const art = fold.closest('article');
+          const art = fold.closest('[data-entry-id]');  // a read's result: its own entry
           const outside = art.textContent.replace(fold.textContent, '');
           const word = (fold.textContent.match(/[A-Za-z]{9,}/g) || [])
             .find(w => !outside.includes(w) && !tree.includes(w) && !fold.open);
@@ -2079,7 +2079,8 @@ def test_search_marks_its_terms_and_opens_a_match_deep_in_an_entry(
     marks = page.evaluate(
         """() => [...(CSS.highlights.get('search-terms') || [])].map(r => {
           const el = r.startContainer.parentElement, box = r.getBoundingClientRect();
-          return [r.toString(), el.closest('article') ? el.closest('article').id : null,
+          const entry = el.closest('[data-entry-id]');
+          return [r.toString(), entry ? entry.id : null,
                   !!el.closest('details:not([open])'), box.top >= 0 && box.bottom <= innerHeight];
         })"""
     )
@@ -3148,6 +3149,63 @@ def test_search_looks_at_the_session_not_the_pages_labels(
              .length"""
     )
     assert chrome == 0
+    clean(view)
+
+
+def _tool_turn_session() -> bytes:
+    """A turn whose bash call's result is shown inside the assistant's card."""
+    stamp = "2025-01-01T00:00:01Z"
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+    lines = [
+        {"type": "session", "version": 3, "id": "t", "timestamp": stamp, "cwd": "/"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": stamp,
+         "message": {"role": "user", "content": "what is in the folder?"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": stamp,
+         "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "running the listing now"}, call]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": stamp,
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": "zebrafinch.txt\nnotes.md"}]}},
+        {"type": "message", "id": "a2", "parentId": "r1", "timestamp": stamp,
+         "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "one bird file and the listing's notes"}]}},
+    ]  # fmt: skip
+    return "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+
+
+def test_a_word_in_a_tool_output_matches_the_result_not_the_turn_around_it(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """A tool's call and result are shown inside the assistant's card, under the result's
+    id: a word of the output matched two rows (the result and the assistant turn), so the
+    count said 2 for one place on the page. Each entry is now searched for its own words."""
+    html = render_session(parse_session_bytes(_tool_turn_session()))
+    page = view.open(page_server.publish("tool-turn.html", html))
+    assert page.locator('article[data-entry-id="a1"] [data-entry-id="r1"]').count() == 1
+
+    def matched(term: str) -> tuple[str, list[str]]:
+        page.fill("#tree-search", term)
+        page.wait_for_timeout(200)
+        rows = page.evaluate(
+            """() => [...document.querySelectorAll('#tree li:not(.sub):not(.search-miss)')]
+                 .map(r => r.querySelector('a').getAttribute('href').slice(1))"""
+        )
+        return page.text_content("#tree-status") or "", rows
+
+    page.click("label[for=flt-all]")
+    status, rows = matched("zebrafinch")
+    assert rows == ["r1"] and status.startswith("1 of "), (status, rows)
+    status, rows = matched("listing")  # the turn's own words, in each of two turns
+    assert rows == ["a1", "a2"] and status.startswith("2 of "), (status, rows)
+    page.fill("#tree-search", "zebrafinch")
+    page.wait_for_timeout(200)
+    page.keyboard.press("Enter")  # opens the match: its marks are in the output
+    page.wait_for_timeout(200)
+    marked = page.evaluate(
+        """() => [...CSS.highlights.get('search-terms')].map(r => r.startContainer
+             .parentElement.closest('[data-entry-id]').getAttribute('data-entry-id'))"""
+    )
+    assert "r1" in marked, marked
     clean(view)
 
 
