@@ -205,6 +205,12 @@
     var matching = seen.filter(function (r) { return filterMatches(r, filter); }).length;
     var kept = seen.length - matching;
     var forks = kept ? " · " + thousands(kept) + " fork point" + (kept === 1 ? "" : "s") + " kept" : "";
+    // Labeled: a labelled turn's tool results are shown with it, not counted as labelled
+    var along = filter !== "flt-labeled" ? 0 : seen.filter(function (r) {
+      return r.classList.contains("in-labeled") && !r.classList.contains("is-labeled") && !r.classList.contains("hide-default");
+    }).length;
+    matching -= along;
+    if (along) forks = " · " + thousands(along) + " tool result" + (along === 1 ? "" : "s") + " with them" + forks;
     // matches the filter hides are said, or "0 of 25 entries match" read as "not there"
     var hidden = hits.length - seen.length;
     var more = hidden ? " · " + thousands(hidden) + " more under All" : "";

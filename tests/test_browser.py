@@ -1953,12 +1953,17 @@ FILTER_ROWS = {
 
 
 def filter_status(page: Any, key: str, name: str, entries: int) -> str:
-    """The status line a filter should show: the rows it is for, and the fork rows it keeps
+    """The status line a filter should show: the rows it is for, the tool results shown
+    with a labelled turn (Labeled: not labelled themselves), and the fork rows it keeps
     for the tree's shape, counted from what is on screen."""
     matching = unfolded_count(page, f"#tree li:not(.hide-default){FILTER_ROWS[key]} > a")
     kept = shown_rows(page) - matching
+    along = 0
+    if key == "labeled":
+        along = unfolded_count(page, "#tree li.in-labeled:not(.hide-default, .is-labeled) > a")
     forks = f" · {kept} fork point{'s' if kept != 1 else ''} kept" if kept else ""
-    return f"{matching} of {entries} entries shown ({name}){forks}"
+    with_them = f" · {along} tool result{'s' if along != 1 else ''} with them" if along else ""
+    return f"{matching - along} of {entries} entries shown ({name}){with_them}{forks}"
 
 
 def test_phone_controls_are_big_enough_to_tap(view: Viewer, published: dict[str, str]) -> None:
@@ -2723,6 +2728,10 @@ def test_labeled_filter_shows_every_labeled_entry_it_lists(
             ".map(a => a.getAttribute('href').slice(1))",
         )
         assert len(targets) == len(session.labels) + len(in_labeled), js
+        # the count is the labels', the results shown with their turns said apart
+        status = page.inner_text("#tree-status")
+        along = f"{len(in_labeled)} tool result{'s' if len(in_labeled) != 1 else ''} with them"
+        assert status.startswith(f"{len(session.labels)} of ") and along in status, status
         hidden = [t for t in targets if not page.is_visible(f'[id="{t}"]')]
         assert hidden == [], hidden
         # and the other way: every entry shown has its row (a labeled turn's tool results

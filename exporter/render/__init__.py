@@ -494,19 +494,24 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return shown
 
 
-def rows_shown(outline: list[OutlineRow]) -> dict[str, tuple[int, int]]:
+def rows_shown(outline: list[OutlineRow]) -> dict[str, tuple[int, int, int]]:
     """Per filter, how many outline rows it shows (page.css's rules for rows, which page.js
-    also reads from the classes) and how many of those are fork rows kept only for what
-    their branches show, for a status line that is right without the script."""
-    counts = {name: [0, 0] for name in FILTERS}
+    also reads from the classes), how many of those are fork rows kept only for what
+    their branches show, and (Labeled) how many are tool results shown with a labelled
+    turn, not labelled themselves: a status line that is right without the script, and
+    whose count is the labels' ("90 shown" read as 90 labels on pi-branched-1's 63)."""
+    counts = {name: [0, 0, 0] for name in FILTERS}
     for row in outline:
         if row.kind != "row":
             continue
-        own = filters_showing(row.classes.split())
+        classes = row.classes.split()
+        own = filters_showing(classes)
+        with_labeled = "in-labeled" in classes and "is-labeled" not in classes
         for name in row_filters(row):  # a fork's row also stays for what its branches show
             counts[name][0] += 1
             counts[name][1] += name not in own
-    return {name: (shown, kept) for name, (shown, kept) in counts.items()}
+            counts[name][2] += name == "labeled" and name in own and with_labeled
+    return {name: (shown, kept, along) for name, (shown, kept, along) in counts.items()}
 
 
 def _with_html(items: list[Item], entry_html: list[str]) -> list[Item]:
