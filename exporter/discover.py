@@ -40,6 +40,7 @@ from exporter.loader import (
     header_version,
     load_session,
     other_agent,
+    wide_encoding,
 )
 from exporter.session import CONVERTED_KINDS, TITLE_CHARS, Session, parse_time, prompt_words
 from exporter.usage import compute_stats, usage_from_raw
@@ -527,7 +528,23 @@ def _load_converted_summary(path: Path) -> SessionSummary | None:
         return None
     if not any(d.kind in CONVERTED_KINDS for d in session.diagnostics):
         return None
-    summary = SessionSummary(path=path, id=session.id, cwd=session.header.cwd, version=3)
+    return _summary_of_loaded(path, session, version=3)
+
+
+def _wide_summary(path: Path) -> SessionSummary:
+    """A session saved as UTF-16 or UTF-32 (the scan reads UTF-8 lines), from the loader,
+    which reads it; its error, as the scan would say it, when it is not a session."""
+    try:
+        session = load_session(path)
+    except SessionFormatError:
+        return SessionSummary(path=path, error="not a Pi session file")
+    except OSError as error:
+        return SessionSummary(path=path, error=error.strerror or str(error))
+    return _summary_of_loaded(path, session, version=session.header.version)
+
+
+def _summary_of_loaded(path: Path, session: Session, *, version: int) -> SessionSummary:
+    summary = SessionSummary(path=path, id=session.id, cwd=session.header.cwd, version=version)
     summary.name = session.name
     summary.started = parse_time(session.header.timestamp)
     _count_with_loader(summary, path, session)
@@ -601,6 +618,9 @@ def scan_summary(path: Path) -> SessionSummary:
     summary = SessionSummary(path=path)
     try:
         with open(path, "rb") as handle:
+            if wide_encoding(handle.read(4)) is not None:
+                return _wide_summary(path)
+            handle.seek(0)
             looking_for_header = True
             blank = True
             converted_tried = False  # another agent's reader asked once, not twice

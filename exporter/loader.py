@@ -8,6 +8,7 @@ them on disk).
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import io
@@ -310,6 +311,29 @@ def _dump_raw(value: Any) -> str:
 #: The first bytes of gzip data.
 GZIP_MAGIC = b"\x1f\x8b"
 
+#: Byte order marks of the encodings Windows tools save text in (PowerShell 5's ">" and
+#: Out-File write UTF-16 LE): UTF-32's first, as its little-endian mark starts as UTF-16's.
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The encoding a file starting with ``data`` declares with its byte order mark, when it
+    is UTF-16 or UTF-32 (Pi writes UTF-8; a session re-saved on Windows is often UTF-16)."""
+    return next((name for bom, name in _WIDE_BOMS if data.startswith(bom)), None)
+
+
+def _wide_note(encoding: str) -> str:
+    upper = encoding.upper()
+    return (
+        f"the file is {upper}, not UTF-8 (saved again by an editor or a PowerShell redirect?): "
+        f"read as {upper}; Pi reads only UTF-8, so it cannot open this file as it is"
+    )
+
 
 def is_gzip_file(path: str | os.PathLike[str]) -> bool:
     """Whether the file holds gzip data (False when it cannot be read: its reader says why)."""
@@ -369,13 +393,17 @@ def parse_session_bytes(
 ) -> Session:
     """Load a session from bytes already in memory (tests, stdin, downloads); gzip data
     (the page's own download without a script is a ``.jsonl.gz``) is read uncompressed."""
-    note = None
+    diagnostics: list[Diagnostic] = []
     if data[:2] == GZIP_MAGIC:
         data, note = _gunzip(data, path)
+        if note:
+            diagnostics.append(Diagnostic(0, "gzip-trailing-data", note))
+    if (encoding := wide_encoding(data)) is not None:
+        data = data.decode(encoding, errors="replace").encode("utf-8")
+        diagnostics.append(Diagnostic(0, "not-utf8", _wide_note(encoding)))
     # Lines with their newlines (the truncation check sees which were complete), one at a
     # time as from a file: a list of them all took ~34 bytes per blank line (GBs for a small
     # gzip file of newlines)
-    diagnostics: list[Diagnostic] = [Diagnostic(0, "gzip-trailing-data", note)] if note else []
     damaged: list[DamagedLine] = []
     with _gc_paused():
         parsed = list(iter_parsed_lines(io.BytesIO(data), diagnostics, damaged))
@@ -398,8 +426,10 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []
     with open(file_path, "rb") as handle:
-        if handle.read(2) == GZIP_MAGIC:  # the page's own .jsonl.gz download, say
-            return parse_session_bytes(GZIP_MAGIC + handle.read(), path=file_path, leaf_id=leaf_id)
+        start = handle.read(4)
+        # the page's own .jsonl.gz download, say, or a file an editor saved as UTF-16
+        if start[:2] == GZIP_MAGIC or wide_encoding(start) is not None:
+            return parse_session_bytes(start + handle.read(), path=file_path, leaf_id=leaf_id)
         handle.seek(0)
         stat = os.fstat(handle.fileno())
         with _gc_paused():

@@ -28,7 +28,7 @@ from exporter.entries import (
     SessionInfoEntry,
     as_str,
 )
-from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
+from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded, wide_encoding
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
@@ -53,8 +53,11 @@ class Pattern:
         return re.compile(source, 0 if self.case_sensitive else re.IGNORECASE)
 
     def cannot_be_in(self, data: bytes) -> bool:
-        """True when the raw file cannot hold a match (only said for plain ASCII text)."""
+        """True when the raw file cannot hold a match (only said for plain ASCII text in a
+        file that is not gzip, UTF-16 or UTF-32: the loader reads those too)."""
         if self.regex or not _RAW_SAFE.fullmatch(self.text) or data[:2] == b"\x1f\x8b":
+            return False
+        if wide_encoding(data) is not None:
             return False
         if self.case_sensitive:
             return self.text.encode() not in data

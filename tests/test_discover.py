@@ -347,6 +347,22 @@ def test_scan_summary_agrees_with_the_loader_on_generated_sessions(generated_ses
         assert_agree(path, generated_sessions.describe(index))
 
 
+def test_a_session_saved_as_utf16_lists_as_the_session(fixtures_dir: Path, tmp_path: Path):
+    """The loader reads a UTF-16 copy of a session (PowerShell's `>`); `list` said
+    "(unreadable: not a Pi session file)" of it, with no messages, cost or title."""
+    source = fixtures_dir / "pi-branched-1.jsonl"
+    wide = tmp_path / "wide.jsonl"
+    wide.write_bytes(source.read_text(encoding="utf-8").encode("utf-16"))
+    plain, summary = scan_summary(source).as_dict(), scan_summary(wide).as_dict()
+    assert summary["error"] is None and summary["messages"] > 0
+    assert {k: v for k, v in summary.items() if k != "path"} == {
+        k: v for k, v in plain.items() if k != "path"
+    }
+    notes = tmp_path / "notes.jsonl"  # UTF-16, but no session
+    notes.write_bytes("# Notes\n".encode("utf-16"))
+    assert scan_summary(notes).error == "not a Pi session file"
+
+
 def test_scan_summary_modified_is_the_latest_message(build, write_session) -> None:
     lines = [
         build.header(),

@@ -357,7 +357,7 @@ OTHER_FORMATS = {
     "png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x08" + bytes(range(256)),
     "gzip": b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + bytes(range(200, 256)) * 3,
     "random": bytes((i * 7919 + 13) % 256 for i in range(4096)),
-    "utf16": '{"type":"session","version":3,"id":"x"}\n'.encode("utf-16"),
+    "utf16": "# Notes\n\n- a\n".encode("utf-16"),  # a UTF-16 session reads: see below
     "json-document": json.dumps({"name": "pkg", "version": "1.0"}, indent=2).encode(),
     "json-array": b'[{"type":"session","id":"x"}]\n',
     "other-jsonl": b'{"type":"user","uuid":"1","message":{"role":"user","content":"hi"}}\n'
@@ -780,6 +780,35 @@ def test_a_gzip_compressed_session_reads_as_the_session(fixtures_dir: Path, tmp_
 
     with pytest.raises(SessionFormatError, match="unpacks to more than 1 MB"):
         loader._gunzip(gzip.compress(bytes(3 << 20)), "bomb.jsonl.gz", limit=1 << 20)
+
+
+@pytest.mark.parametrize(
+    "encoding, bom",
+    [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-32-le", b"\xff\xfe\x00\x00")],
+)
+def test_a_session_saved_as_utf16_or_utf32_reads_as_the_session(
+    fixtures_dir: Path, tmp_path: Path, encoding: str, bom: bytes
+) -> None:
+    """PowerShell 5's `>` writes UTF-16 LE with a byte order mark: such a copy of a session
+    was "not a Pi session file (2 unparsable lines)". It now reads as the session, with a
+    warning that says what the file is and that Pi cannot open it; the page's download
+    and a redacted copy are UTF-8 again. The file itself is never written."""
+    source = fixtures_dir / "every-entry-type.jsonl"  # CJK, emoji, an escaped lone surrogate
+    wide = tmp_path / "wide.jsonl"
+    wide.write_bytes(bom + source.read_text(encoding="utf-8").encode(encoding))
+    before = hashlib.sha256(wide.read_bytes()).hexdigest()
+    plain = load_session(source)
+    for session in (load_session(wide), parse_session_bytes(wide.read_bytes())):
+        assert [e.raw for e in session.entries] == [e.raw for e in plain.entries]
+        assert session.leaf_id == plain.leaf_id
+        assert session.source_data == source.read_bytes()  # the download: UTF-8
+        notes = [d for d in session.diagnostics if d.kind == "not-utf8"]
+        name = "UTF-16" if "16" in encoding else "UTF-32"
+        assert len(notes) == 1 and f"the file is {name}, not UTF-8" in notes[0].message
+        assert "Pi reads only UTF-8" in notes[0].message
+        others = [d.kind for d in session.diagnostics if d.kind != "not-utf8"]
+        assert others == [d.kind for d in plain.diagnostics]
+    assert hashlib.sha256(wide.read_bytes()).hexdigest() == before
 
 
 def test_gzip_input_holds_no_more_than_a_plain_one(fixtures_dir: Path) -> None:

@@ -113,6 +113,20 @@ def test_unicode_case_folds_are_not_ruled_out_by_the_byte_check(tmp_path: Path) 
     assert search_file(path, Pattern("kelvin", case_sensitive=True)) == {"skipped": True}
 
 
+def test_a_session_saved_as_utf16_is_searched_not_skipped(tmp_path: Path) -> None:
+    """The loader reads a UTF-16 copy of a session; the raw-byte check looked for the
+    word's UTF-8 bytes in it and skipped the file unread."""
+    source = FIXTURE_FILES[0]
+    wide = tmp_path / "wide.jsonl"
+    wide.write_bytes(source.read_text(encoding="utf-8").encode("utf-16"))
+    word = next(w for w in ("hello", "the", "a") if search_file(source, Pattern(w)).get("matches"))
+    found = search_file(wide, Pattern(word))
+    assert "skipped" not in found, found
+    plain = search_file(source, Pattern(word))["matches"]
+    assert [m["entry_id"] for m in found["matches"]] == [m["entry_id"] for m in plain]
+    assert plain
+
+
 def test_regex_case_and_no_match(sessions: Path) -> None:
     base = ["--all", "--sessions-dir", str(sessions), "--json"]
     regex = _search("dim[A-Z]ray", "--regex", *base)
@@ -152,7 +166,7 @@ def test_controls_in_a_match_reach_no_terminal(tmp_path: Path) -> None:
 
 def test_since_and_unreadable_files(sessions: Path) -> None:
     bad = sessions / "--project--" / "broken.jsonl"
-    bad.write_bytes(b"\xff\xfe not a session \x00\n")
+    bad.write_bytes(b"\x80\xfe not a session \x00\n")  # no byte order mark: not UTF-16
     result = _search("session", "--all", "--sessions-dir", str(sessions), "--json")
     assert "broken.jsonl" in result.stderr and "warning" in result.stderr
     skipped = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--json")
