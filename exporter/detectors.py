@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from exporter import base64_text
 from exporter.context_detectors import (
     AssignmentDetector,
     CommandLineDetector,
@@ -60,7 +61,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-8"
+DETECTOR_VERSION = "2026.12-9"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -634,6 +635,8 @@ class Scanner:
                 self._labels = dict(short)
                 self._few = [(v, lb) for v, lb in self.literals if len(v) > _TRIE_MAX_LENGTH]
         self._priority = {d.name: i for i, d in enumerate(self.detectors)}
+        # what a detector knows by its own name (a Docker config's auth) is named so
+        self._priority.setdefault(base64_text.NAME, len(self.detectors))
         self._non_ascii = [i for i, d in enumerate(self.detectors) if d.non_ascii]
         self._always = [i for i, d in enumerate(self.detectors) if d.always]
         # (the built-in ones find nothing shorter than 8; --pii's and a pattern may)
@@ -718,6 +721,12 @@ class Scanner:
             for first, last in view.around_changes():
                 for start, end, name in self.raw_hits(view.text[first:last]):
                     hits.append((*view.raw_span(first + start, first + end), name))
+        # a base64 run whose text holds a secret (`echo Z2hwX… | base64 -d`) goes whole
+        hits.extend(
+            (start, end, base64_text.NAME)
+            for start, end, decoded in base64_text.base64_texts(text)
+            if self.raw_hits(decoded)
+        )
         return self.merge(hits) if hits else []
 
 

@@ -1210,3 +1210,68 @@ def test_only_the_text_around_a_decoded_character_is_scanned_again() -> None:
     assert sum(end - start for start, end in spans) < len(view.text) // 5
     found = [text[f.start : f.end] for f in scan(text)]
     assert found == [token.replace("_", "\\_")]
+
+
+# --- base64-encoded text ------------------------------------------------------------------
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+@pytest.mark.parametrize("kind", ["github-classic", "stripe", "aws-key-id", "jwt", "anthropic"])
+def test_a_secret_in_base64_encoded_text_is_found_as_the_whole_run(kind: str) -> None:
+    """`echo Z2hwX… | base64 -d` and a Kubernetes Secret's `data:` under a plain key name
+    showed a token anyone can decode; the encoded run holding it is now replaced whole."""
+    secret = make_secret(kind, random.Random(kind)).secrets[0]
+    for encoded, text in (
+        (_b64(f"token={secret}"), "echo {} | base64 -d"),
+        (_b64(secret), "data:\n  upstream: {}\n  region: ZXUtd2VzdC0x\n"),
+        (_b64(f"中文 {secret} 😀\n"), "({})"),  # non-ASCII text around it
+    ):
+        written = text.format(encoded)
+        found = [(f.detector, written[f.start : f.end]) for f in scan(written)]
+        assert ("base64-secret", encoded) in found, (kind, written, found)
+        assert all(value != "ZXUtd2VzdC0x" for _, value in found)  # "eu-west-1" stays
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _b64('{"host": "db.internal", "port": 5432, "user": "app"}'),  # text, no secret
+        _b64("The quick brown fox jumps over the lazy dog"),
+        base64.b64encode(bytes(range(40))).decode(),  # bytes, not text
+        "src/components/Button/index/styles/theme",  # a path read as base64
+        "3f786850e387550fdab836ed7e6dc881de23001b",  # a git SHA
+        "ThisIsAVeryLongIdentifierNameInCamelCase",
+    ],
+)
+def test_base64_that_holds_no_secret_is_left_alone(text: str) -> None:
+    assert scan(f"value: {text}") == []
+
+
+def test_a_given_secret_is_found_base64_encoded_too() -> None:
+    """`--secret` values (literals) are looked for in decoded runs as well."""
+    scanner = Scanner([("correct-horse-battery", "given-secret")])
+    text = f"echo {_b64('pw=correct-horse-battery')} | base64 -d"
+    assert [f.detector for f in scanner.find(text)] == ["base64-secret"]
+
+
+def test_redact_replaces_a_base64_encoded_secret_in_a_session(tmp_path: Path) -> None:
+    """End to end: the redacted copy holds neither the token nor its encoding; the
+    session still loads with the same entries."""
+    token = make_secret("github-classic", random.Random(3)).secrets[0]
+    encoded = _b64(f"GH={token}")
+    lines = [
+        {"type": "session", "version": 3, "id": "b", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/w"},
+        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": f"decode {encoded} please"}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    session, report = apply_policy(load_session(path), RedactionPolicy())
+    text = session.by_id["u"].text  # type: ignore[attr-defined]
+    assert encoded not in text and token not in text
+    assert text == "decode [REDACTED:base64-secret:1] please"
+    assert report.counts == {"base64-secret": 1}

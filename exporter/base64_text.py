@@ -1,0 +1,50 @@
+"""Base64 runs in a text that decode to text, for the secret scanner.
+
+An agent that runs ``echo Z2hwX… | base64 -d``, reads a Kubernetes Secret's ``data:`` or a
+CI variable stored encoded shows a secret no detector sees in its encoded form, and any
+reader can decode it. The scanner also reads each such run decoded; a run whose text holds
+a secret is replaced whole. Runs that decode to bytes which are not text (hashes, ids,
+images, paths read as base64) are passed over after one decode.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+NAME = "base64-secret"
+SUMMARY = "base64-encoded text that holds a secret (echo …| base64 -d, k8s Secret data)"
+
+MIN_RUN = 20  # 15 bytes of text: shorter encodings hold no secret worth the decode
+MAX_RUN = 1 << 16  # longer runs are data (an image, an archive), not a value someone typed
+#: A run of base64 characters that no other base64, word or escape character glues onto.
+_RUN = re.compile(
+    rf"(?<![A-Za-z0-9+/=_\-\\])[A-Za-z0-9+/]{{{MIN_RUN},{MAX_RUN}}}={{0,2}}(?![A-Za-z0-9+/=_\-])"
+)
+_HAS_SIGNAL = re.compile(r"[0-9+/]|[a-z][A-Z]|[A-Z][a-z]")  # not one plain word
+
+
+def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, decoded)`` for each base64 run in ``text`` that decodes to text."""
+    if len(text) < MIN_RUN:
+        return
+    for match in _RUN.finditer(text):
+        run = match.group()
+        body = run.rstrip("=")
+        if len(body) % 4 == 1 or not _HAS_SIGNAL.search(body):
+            continue
+        try:
+            raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+            decoded = raw.decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if _reads_as_text(decoded):
+            yield match.start(), match.end(), decoded
+
+
+def _reads_as_text(decoded: str) -> bool:
+    """Printable text (line breaks and tabs allowed): not bytes that happen to be UTF-8."""
+    shown = sum(1 for char in decoded if char.isprintable() or char in "\n\r\t")
+    return shown >= 0.95 * len(decoded) and any(char.isalnum() for char in decoded)
