@@ -23,6 +23,7 @@ from exporter.discover import (
     files_active_since,
     other_agents_hint,
     other_projects_hint,
+    resolve_session_arg,
     sessions_root,
 )
 from exporter.formatting import one_line, plural, terminal_text
@@ -33,6 +34,7 @@ from exporter.workers import results_of
 
 @click.command("search")
 @click.argument("pattern")
+@click.argument("sessions", nargs=-1, metavar="[SESSION]...")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
 @click.option(
@@ -62,6 +64,7 @@ from exporter.workers import results_of
 )
 def search_command(
     pattern: str,
+    sessions: tuple[str, ...],
     cwd: str | None,
     all_projects: bool,
     sessions_dir: str | None,
@@ -72,12 +75,13 @@ def search_command(
     as_json: bool,
     jobs: int | None,
 ) -> None:
-    """Find PATTERN in the sessions of this folder (or --cwd, or --all): in messages,
-    thinking, tool calls and their output, shell commands, summaries and labels, on every
-    branch. Each session lists the entries that match, with their ids (open one with
-    `pi-session export SESSION` and the page's #<id>)."""
-    if cwd and all_projects:
-        raise CliError("use either --cwd or --all", 1)
+    """Find PATTERN in the sessions of this folder (or --cwd, or --all, or the SESSION
+    files, ids or id prefixes given): in messages, thinking, tool calls and their output,
+    shell commands, summaries and labels, on every branch. Each session lists the entries
+    that match, with their ids (open one with `pi-session export SESSION` and the page's
+    #<id>)."""
+    if sum((bool(sessions), cwd is not None, all_projects)) > 1:
+        raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
     wanted = Pattern(pattern, regex, case_sensitive)
     if not pattern:
         raise CliError("PATTERN is empty", 1)
@@ -87,7 +91,9 @@ def search_command(
         raise CliError(f"--regex {pattern!r}: {error}", 1) from None
     since_at = since_moment(since)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
-    files = listed_session_files(sessions_dir, scope)
+    files = _named_files(sessions, sessions_dir) if sessions else []
+    if not sessions:
+        files = listed_session_files(sessions_dir, scope)
     if not files:
         where = "any project" if scope is None else scope
         root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, scope)
@@ -103,6 +109,19 @@ def search_command(
         label="searching",
     )
     _report(list(zip(files, found, strict=True)), limit, as_json)
+
+
+def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Path]:
+    """The SESSION arguments as files, each once (a path, an id or an id prefix)."""
+    if "-" in sessions:
+        raise CliError("search reads session files, not - (stdin): name the file", 1)
+    files: dict[Path, None] = {}
+    for session in sessions:
+        path = resolve_session_arg(session, sessions_dir=sessions_dir)
+        if not path.is_file():  # read twice: for the byte check, then to load it
+            raise CliError(f"search reads session files, not a pipe ({session}): save it first", 1)
+        files[path.resolve()] = None
+    return list(files)
 
 
 def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:

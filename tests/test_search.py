@@ -173,3 +173,33 @@ def test_since_and_unreadable_files(sessions: Path) -> None:
     assert "broken.jsonl" not in skipped.stderr  # its bytes cannot match: never parsed
     later = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--since", "2099-01-01")
     assert later.stdout == "" and "no matches" in later.stderr
+
+
+def test_sessions_named_on_the_command_line_are_the_ones_searched(
+    sessions: Path, tmp_path: Path
+) -> None:
+    """`search PATTERN FILE` said "Got unexpected extra argument": only a folder's sessions
+    could be searched. Files, ids and id prefixes now name the sessions, each once."""
+    one = FIXTURE_FILES[1]
+    named = sessions / "--elsewhere--" / "2025-01-01T00-00-00-000Z_0badc0de-1234.jsonl"
+    named.parent.mkdir()
+    shutil.copy(FIXTURE_FILES[3], named)  # found by the id in its name
+    result = _search("dimgray", str(one), str(one), "0badc0de", "--sessions-dir", str(sessions),
+                     "--json")  # fmt: skip
+    got = [json.loads(line) for line in result.stdout.splitlines()]
+    by_path: dict[Path, list[str]] = {}
+    for row in got:
+        by_path.setdefault(Path(row["path"]), []).append(row["entry_id"])
+    expected = [m["entry_id"] for m in search_file(one, Pattern("dimgray"))["matches"]]
+    assert by_path[one.resolve()] == expected  # once, though named twice
+    assert by_path[named.resolve()] == [
+        m["entry_id"] for m in search_file(named, Pattern("dimgray"))["matches"]
+    ]
+    assert set(by_path) == {one.resolve(), named.resolve()}  # nothing else searched
+    for args, said in (
+        ([str(one), "--all"], "use only one of SESSION arguments, --cwd and --all"),
+        ([str(tmp_path / "gone.jsonl")], "no session file or session id matches"),
+        (["-"], "not - (stdin)"),
+    ):
+        failed = CliRunner().invoke(cli, ["search", "dimgray", *args])
+        assert failed.exit_code != 0 and said in failed.stderr, failed.output
