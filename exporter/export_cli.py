@@ -91,6 +91,13 @@ def page_options(func: F) -> F:
     )(func)
 
 
+def _names_a_page(output: str) -> bool:
+    """``-o out.html`` with ``--all`` made a folder named ``out.html``: a page's name, not
+    a site's (an existing folder of that name is one, made that way before)."""
+    path = Path(output)
+    return path.suffix.lower() in (".html", ".htm", ".md") and not path.is_dir()
+
+
 @click.command("export")
 @session_argument
 @click.option(
@@ -172,6 +179,12 @@ def export_command(
     are for one page: not with --all).
     """
     policy = policy_from_options(**policy_values)
+    if all_sessions and output and _names_a_page(output):
+        raise CliError(
+            f"--all writes a site, a folder with an index and a page per session; {output} "
+            "names a file: give a folder (-o site/)",
+            1,
+        )
     kind = output_format(chosen_format, output)
     if kind == "md" and (all_sessions or open_page or no_embed or theme != "auto" or jobs):
         raise CliError(

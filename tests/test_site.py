@@ -33,6 +33,7 @@ from exporter.site import (
     source_id,
 )
 from tests.browser_util import Element, parse_html, shared_dir
+from tests.conftest import FIXTURE_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 ALPHA, BETA = "/home/alice/alpha", "/home/alice/beta"
@@ -1092,3 +1093,28 @@ def test_a_manifest_row_with_a_bad_prompt_is_rendered_again(corpus, tmp_path: Pa
     report = build_site(files_of(root), site, jobs=1, progress=False)
     assert report.rendered == 1
     assert "onmouseover" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_all_with_a_page_name_for_output_is_refused_before_anything_is_written(tmp_path):
+    """`export --all -o out.html` made a folder named out.html; `-o out.md` said --all
+    was "for HTML pages, not --format md". Both now say --all writes a site folder, and
+    nothing is written; a folder of such a name made before is still a site."""
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    shutil.copy(FIXTURE_FILES[0], folder / "2025-01-01T00-00-00-000Z_x.jsonl")
+    base = ["export", "--all", "--sessions-dir", str(tmp_path / "sessions"), "-o"]
+    for name in ("out.html", "notes.MD", "page.htm"):
+        result = CliRunner().invoke(cli, [*base, str(tmp_path / name)])
+        assert result.exit_code == 1, result.output
+        assert "--all writes a site, a folder with an index and a page per session" in (
+            result.stderr
+        )
+        assert not (tmp_path / name).exists()
+    (tmp_path / "old.html").mkdir()  # a site someone already made under that name
+    result = CliRunner().invoke(cli, [*base, str(tmp_path / "old.html")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "old.html" / "index.html").is_file()
