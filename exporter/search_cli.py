@@ -91,8 +91,9 @@ def search_command(
         raise CliError(f"--regex {pattern!r}: {error}", 1) from None
     since_at = since_moment(since)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
-    files = _named_files(sessions, sessions_dir) if sessions else []
-    if not sessions:
+    if sessions:
+        files = _named_files(sessions, sessions_dir)
+    else:
         files = listed_session_files(sessions_dir, scope)
     if not files:
         where = "any project" if scope is None else scope
