@@ -506,7 +506,11 @@ def refuse_collisions(
         if is_session_file(Path(path)):  # `export -o` onto one turned a session into HTML
             same = copy_of is not None and option in copy_of
             if not same or _header_id(Path(path)) != copy_of[option]:
-                raise CliError(f"{option}: refusing to overwrite {path}, a Pi session file", 1)
+                raise CliError(
+                    f"{option}: refusing to overwrite {path}, a Pi session file (a copy made "
+                    "earlier is one too): remove it first, or choose another path",
+                    1,
+                )
     for index, (option, path) in enumerate(named):
         for other, other_path in named[index + 1 :]:
             if _same_file(path, other_path) and not is_special_file(path):  # /dev/null twice

@@ -26,6 +26,7 @@ from exporter.entries import (
     MessageEntry,
     ModelChangeEntry,
     SessionInfoEntry,
+    ThinkingLevelChangeEntry,
     as_str,
 )
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded, wide_encoding
@@ -113,6 +114,8 @@ def entry_texts(entry: Entry) -> Iterator[str]:
         yield entry.name or ""
     elif isinstance(entry, ModelChangeEntry):
         yield entry.model_key or ""
+    elif isinstance(entry, ThinkingLevelChangeEntry):  # as the page says it, not its JSON
+        yield f"Thinking level: {entry.thinking_level}"
     elif isinstance(entry, CustomEntry):
         yield from _strings(entry.data)
     else:  # an unknown type: what it holds

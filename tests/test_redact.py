@@ -1015,6 +1015,7 @@ def test_help_and_readme_say_that_o_never_replaces_a_session(in_tmp: Path) -> No
     first = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "clean.jsonl"])
     again = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "clean.jsonl"])
     assert first.exit_code == 0 and again.exit_code == 1, again.output
+    assert "a Pi session file (a copy made earlier is one too): remove it first" in again.stderr
     shown = " ".join(CliRunner().invoke(cli, ["redact", "--help"]).stdout.split())
     assert "which a re-run replaces" in shown
     assert "A Pi session file you name is never replaced" in shown and "remove it first" in shown

@@ -203,3 +203,23 @@ def test_sessions_named_on_the_command_line_are_the_ones_searched(
     ):
         failed = CliRunner().invoke(cli, ["search", "dimgray", *args])
         assert failed.exit_code != 0 and said in failed.stderr, failed.output
+
+
+def test_a_thinking_level_change_is_found_by_what_the_page_says_not_its_json() -> None:
+    """Its raw JSON was searched (ids, parent id, time, type name): "Thinking level: low"
+    found nothing and a parent's id found the child."""
+    lines = [
+        {"type": "session", "version": 3, "id": "t", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/x"},
+        {"type": "thinking_level_change", "id": "th1", "parentId": None,
+         "timestamp": "2025-01-01T00:00:01Z", "thinkingLevel": "low"},
+    ]  # fmt: skip
+    session = load_session_lines(lines)
+    (entry,) = session.entries
+    assert list(entry_texts(entry)) == ["Thinking level: low"]
+
+
+def load_session_lines(lines: list[dict]):
+    from exporter.loader import parse_session_bytes
+
+    return parse_session_bytes("".join(json.dumps(x) + "\n" for x in lines).encode("utf-8"))
