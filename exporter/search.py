@@ -152,12 +152,14 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     return before + found + after, len(before), len(before) + len(found)
 
 
-def search_file(path: Path, pattern: Pattern) -> dict[str, Any]:
+def search_file(path: Path, pattern: Pattern, *, skip_by_bytes: bool = True) -> dict[str, Any]:
     """The matches in one session file: ``{"matches": [...], "id", "title", "cwd"}``,
-    ``{"skipped": True}`` when its bytes cannot hold one, or ``{"error": …}``."""
+    ``{"skipped": True}`` when its bytes cannot hold one (``skip_by_bytes``: a folder's
+    many sessions; a file the user named is read, so a damaged one is said to be), or
+    ``{"error": …}``."""
     try:
         files = [path, *sub_agent_files(path)]  # a Claude Code session's sub-agents too
-        if all(pattern.cannot_be_in(file.read_bytes()) for file in files):
+        if skip_by_bytes and all(pattern.cannot_be_in(file.read_bytes()) for file in files):
             return {"skipped": True}
         session = load_session(path)
     except LOAD_FAILURES as error:

@@ -104,7 +104,8 @@ def search_command(
         files = files_active_since(files, since_at)
     found = results_of(
         files,
-        functools.partial(search_file, pattern=wanted),  # picklable for a worker
+        # picklable for a worker; a file named on the command line is always read
+        functools.partial(search_file, pattern=wanted, skip_by_bytes=not sessions),
         jobs=jobs,
         preload="exporter.search",
         label="searching",

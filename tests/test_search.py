@@ -196,6 +196,11 @@ def test_sessions_named_on_the_command_line_are_the_ones_searched(
         m["entry_id"] for m in search_file(named, Pattern("dimgray"))["matches"]
     ]
     assert set(by_path) == {one.resolve(), named.resolve()}  # nothing else searched
+    garbage = tmp_path / "garbage.jsonl"  # named, it is read: said unreadable, whatever the
+    garbage.write_bytes(b"\x80\x81 not a session\n")  # pattern (it was "no matches", exit 0)
+    for pattern in (["dimgray"], ["-E", "dim.?gray"]):
+        failed = CliRunner().invoke(cli, ["search", *pattern, str(garbage)])
+        assert failed.exit_code == 2 and "no session could be searched" in failed.stderr
     for args, said in (
         ([str(one), "--all"], "use only one of SESSION arguments, --cwd and --all"),
         ([str(tmp_path / "gone.jsonl")], "no session file or session id matches"),
