@@ -316,7 +316,40 @@ def resolve_session_arg(
             listed = ", ".join(f"{p.parent.name}/{p.name}" for p in unique[:8])
             more = f" and {len(unique) - 8} more" if len(unique) > 8 else ""
             raise SessionLookupError(f"session id prefix {session!r} is ambiguous: {listed}{more}")
+    by_header = _with_header_id(session_files(sessions_dir, None), session)
+    if len(by_header) == 1:
+        return by_header[0]
+    if len(by_header) > 1:
+        listed = ", ".join(f"{p.parent.name}/{p.name}" for p in by_header[:8])
+        raise SessionLookupError(f"session id prefix {session!r} is ambiguous: {listed}")
     raise SessionLookupError(f"no session file or session id matches {session!r}")
+
+
+#: A header line longer than this is not read for its id (a first line of megabytes).
+_HEADER_LINE_LIMIT = 1 << 16
+
+
+def _with_header_id(files: list[Path], session: str) -> list[Path]:
+    """Session files whose header's id is ``session`` or, when none is, starts with it: the
+    id `list` and `stats` print is the header's, and a file not named ``<time>_<id>.jsonl``
+    (a copy, a renamed file) could not be found by it. Read only when no name matched."""
+    exact: list[Path] = []
+    prefixed: list[Path] = []
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                line = handle.readline(_HEADER_LINE_LIMIT)
+            header = json.loads(line.removeprefix(b"\xef\xbb\xbf"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        found = header.get("id") if isinstance(header, dict) else None
+        if not isinstance(found, str) or header.get("type") != "session":
+            continue
+        if found == session:
+            exact.append(path)
+        elif found.startswith(session):
+            prefixed.append(path)
+    return exact or prefixed
 
 
 # --- cheap summaries for `list` -----------------------------------------------------------

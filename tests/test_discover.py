@@ -169,6 +169,24 @@ def test_resolve_an_id_or_unique_prefix(tree: dict) -> None:
     assert found == files["aaaa3333"]
 
 
+def test_a_file_not_named_by_its_id_is_found_by_its_header_id(tree: dict) -> None:
+    """`list` and `stats` print the header's id; a copy or renamed file (not
+    ``<time>_<id>.jsonl``) could not be named by it: "no session file or session id
+    matches". Its header is read when no file name matches."""
+    files, root, proj = tree["files"], tree["root"], str(tree["proj"])
+    copy = root / encode_cwd(proj) / "backup of today.jsonl"
+    copy.write_bytes(files["bbbb1111"].read_bytes().replace(b"bbbb1111-0000", b"eeee5555-0000"))
+    assert resolve_session_arg("eeee5555-0000", sessions_dir=root, cwd=proj) == copy
+    assert resolve_session_arg("eeee", sessions_dir=root, cwd=proj) == copy
+    twin = copy.with_name("second backup.jsonl")
+    twin.write_bytes(copy.read_bytes().replace(b"eeee5555-0000", b"eeee5555-0001"))
+    assert resolve_session_arg("eeee5555-0001", sessions_dir=root, cwd=proj) == twin
+    with pytest.raises(SessionLookupError, match="ambiguous"):
+        resolve_session_arg("eeee5555", sessions_dir=root, cwd=proj)
+    with pytest.raises(SessionLookupError, match="no session file or session id matches"):
+        resolve_session_arg("ffff", sessions_dir=root, cwd=proj)
+
+
 def test_ambiguous_prefix_lists_the_candidates(tree: dict) -> None:
     with pytest.raises(SessionLookupError) as error:
         resolve_session_arg("aaaa", sessions_dir=tree["root"], cwd=str(tree["proj"]))
