@@ -237,8 +237,10 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return False
     if _SPACE.search(value):
         return _spaced_secret(name, value, strength, env_style=env_style)
-    if is_placeholder(value) or _NUMBERISH.fullmatch(value):
+    if is_placeholder(value):
         return False
+    if _NUMBERISH.fullmatch(value):  # a port, a size, a date: unless all digits and long
+        return _numeric_secret(value, strength)
     if _PATHLIKE.fullmatch(value) or _URL.match(value):
         return False
     if value.startswith(KNOWN_PREFIXES):
@@ -263,6 +265,17 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
     if _IDENTIFIER.fullmatch(value):
         return False  # a lexer's `"token": "IDENTIFIER_42"`, React's `key="row-3f9b2c1e"`
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
+
+
+#: All-digit values this long under a password name (a PIN, a numeric password) or a
+#: strong one (``API_KEY=2221686489``) are secrets; shorter ones are too often a port, a
+#: length or a count, and a weak name (``key: 20240101``) more often holds an id.
+_NUMERIC_SECRET_DIGITS = {"password": 6, "strong": 8}
+
+
+def _numeric_secret(value: str, strength: str) -> bool:
+    least = _NUMERIC_SECRET_DIGITS.get(strength)
+    return least is not None and value.isascii() and value.isdigit() and len(value) >= least
 
 
 def _value_words(value: str) -> frozenset[str]:

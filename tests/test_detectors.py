@@ -1275,3 +1275,31 @@ def test_redact_replaces_a_base64_encoded_secret_in_a_session(tmp_path: Path) ->
     assert encoded not in text and token not in text
     assert text == "decode [REDACTED:base64-secret:1] please"
     assert report.counts == {"base64-secret": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("SMTP_PASSWORD=93847561", "93847561"),
+        ('{"db_password": "938475610238"}', "938475610238"),
+        ("api_key: 2221686489", "2221686489"),
+        ("export ADMIN_PIN_PASSWORD=482913", "482913"),
+    ],
+)
+def test_an_all_digit_password_or_key_is_a_secret(text: str, secret: str) -> None:
+    """A review: numeric passwords, PINs and keys were never redacted, even under a
+    password name (24 of 24 variants), nor from an --env-file."""
+    assert [text[f.start : f.end] for f in scan(text)] == [secret]
+    from exporter.redact import sensitive_env_values
+
+    assert sensitive_env_values([("SMTP_PASSWORD", "93847561")]) == ["93847561"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["DB_PORT=5432", '"password": "12345"', "SESSION_SECRET_TTL=86400", "token: 20240101",
+     '"max_tokens": 100000000', "password: 2024-01-01", "PASSWORD_MIN_LENGTH=12345678",
+     "api_key: 1234567"],
+)  # fmt: skip
+def test_numbers_that_are_no_secret_stay(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
