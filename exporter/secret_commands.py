@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from exporter.secret_heuristics import name_strength
+
 __all__ = ["SECRET_OUTPUT", "reads_a_secret"]
 
 #: The placeholder kind of such an output.
@@ -32,6 +34,8 @@ _READS = re.compile(
     | \bsops\s+(?:-d|--decrypt|decrypt)\b
     | \bheroku\s+config(?::get)?\b
     | \bcredstash\s+get\b | \bchamber\s+(?:read|export)\b
+    | \bheroku\s+auth:token\b | \blpass\s+show\b[^\n|;&]*--password\b
+    | \bsecret-tool\s+lookup\b | \baws\s+ecr\s+get-login-password\b
     """,
     re.VERBOSE | re.MULTILINE,
 )
@@ -40,11 +44,27 @@ _READS = re.compile(
 #: Words one of those commands holds: most commands (a heredoc writing a whole file) hold
 #: none and are not searched with the pattern (~20 µs each, 4% of a redaction).
 _WORDS = ("vault", "op ", "gcloud", "aws", "kubectl", "pass", "security", "doppler",
-          "infisical", "gh ", "az ", "bw ", "sops", "heroku", "credstash", "chamber")  # fmt: skip
+          "infisical", "gh ", "az ", "bw ", "sops", "heroku", "credstash", "chamber",
+          "secret-tool")  # fmt: skip
+
+#: `echo $OPENAI_API_KEY`, `printf '%s' "${DB_PASSWORD}"`, `printenv GITHUB_TOKEN`: the
+#: output is the variable's value; the variable's name says whether that is a secret (piped
+#: into another command, the output is that command's: `echo $T | gh auth login`).
+_PRINTS_VARIABLE = re.compile(
+    r"""(?:^|[;&|(]|\bsudo)\s*
+    (?:echo(?:\s+-[neE]+)*|printf(?:\s+(?:'[^']*'|"[^"]*"))?)\s+["']?\$\{?([A-Za-z_]\w*)\}?["']?\s*(?:$|[;&)]|\|\|)
+    | (?:^|[;&|(])\s*printenv\s+([A-Za-z_]\w*)\s*(?:$|[;&)]|\|\|)""",
+    re.VERBOSE | re.MULTILINE,
+)
 
 
 def reads_a_secret(command: str) -> bool:
     """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
+    if "$" in command or "printenv" in command:
+        for match in _PRINTS_VARIABLE.finditer(command):
+            name = match.group(1) or match.group(2)
+            if name_strength(name) in ("password", "strong"):
+                return True
     if not any(word in command for word in _WORDS):
         return False
     return _READS.search(command) is not None

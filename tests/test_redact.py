@@ -451,6 +451,14 @@ REVIEW_SECRETS = {
         ("gh auth token", True), ("cd /srv && sops -d secrets.enc.yaml", True),
         ("vault status", False), ("kubectl get secrets", False), ("gh auth status", False),
         ("pytest -k 'pass show'", False), ("echo password", False), ("op --version", False),
+        # a review: these printed a bare secret that no detector can know
+        ("echo $MY_SERVICE_TOKEN", True), ('echo "${OPENAI_API_KEY}"', True),
+        ("printenv OPENAI_API_KEY", True), ("printf '%s\\n' \"$DB_PASSWORD\"", True),
+        ("echo -n $AWS_SECRET_ACCESS_KEY; ls", True), ("heroku auth:token", True),
+        ("lpass show --password work/db", True), ("secret-tool lookup service api", True),
+        ("aws ecr get-login-password --region eu-west-1", True),
+        ("echo $HOME", False), ("echo $MAX_TOKENS", False), ("echo $API_KEY is set", False),
+        ("printenv", False), ("echo $GITHUB_TOKEN | gh auth login --with-token", False),
     ],
 )  # fmt: skip
 def test_commands_that_read_a_secret(command: str, reads: bool) -> None:
