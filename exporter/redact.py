@@ -57,7 +57,8 @@ _GENERIC_USERS = frozenset((
     "pi", "node", "app", "www", "web", "build", "ci", "docker", "vagrant", "ec2-user", "git",
     "nobody", "default", "guest", "test", "home", "users", "me", "local", "worker", "service",
 ))  # fmt: skip
-# User names that are everyday or code words: replaced only where they name someone (a path,
+# User names that are everyday or code words, or the accounts of dev containers, Codespaces
+# and services (.vscode/, postgres://): replaced only where they name someone (a path,
 # user@host, "user: max"), or "Math.max(1, 2)" became "Math.<user>(1, 2)" for user "max".
 _WORD_USER_NAMES = """
     max min will mark bill pat sue rose grace hope may june dean frank gene jack joy lane
@@ -65,7 +66,8 @@ _WORD_USER_NAMES = """
     rod sandy summer autumn amber crystal forest hunter mason cash chase miles drew cliff carter
     parker main data server master python java ruby rust swift alpha beta delta echo code work
     next react docker agent bot cloud linux mac box host client van val wade ward norm sly
-    brook river stone"""
+    brook river stone
+    vscode codespace codespaces gitpod coder postgres mysql redis jenkins lib"""
 _WORD_USERS = frozenset(_WORD_USER_NAMES.split())
 ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "home_paths": "home paths -> ~",

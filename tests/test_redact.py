@@ -741,6 +741,11 @@ def test_the_session_owner_s_home_on_fedora_atomic_and_wsl(
          "python -u main.py; pip install -U python-dotenv; sudo -u <user> x"),
         ("max", "git show HEAD:max/x.py; sort -u max.txt",
          "git show HEAD:max/x.py; sort -u max.txt"),
+        # dev containers' and services' accounts (a review: .vscode/ became .<user>/)
+        ("vscode", "Created .vscode/launch.json; github.com/microsoft/vscode; ls /home/vscode/a",
+         "Created .vscode/launch.json; github.com/microsoft/vscode; ls /home/<user>/a"),
+        ("postgres", "psql -U postgres; postgres://app@db/x; sudo -u postgres psql",
+         "psql -U postgres; postgres://app@db/x; sudo -u <user> psql"),
     ],
 )  # fmt: skip
 def test_a_user_name_that_is_a_word_is_replaced_only_where_it_names_someone(
