@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_HUNK = re.compile(r"@@ -\d+(?:,(\d{1,9}))? \+\d+(?:,(\d{1,9}))? @@")  # counts: int() stays cheap
 _FILE_HEADER = re.compile(
     r"(?:diff --git |diff -|index [0-9a-f]+\.\.[0-9a-f]+|--- |\+\+\+ |new file mode |"
     r"deleted file mode |old mode |new mode |similarity index |dissimilarity index |"
@@ -20,7 +20,6 @@ _FILE_HEADER = re.compile(
 )
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
-_MAX_COUNT = 1_000_000  # a hunk header claiming more lines than this is not believed
 
 
 def fence_pasted_diffs(text: str) -> str:
@@ -39,13 +38,24 @@ def fence_pasted_diffs(text: str) -> str:
                 out.extend(_fenced(lines[index:end]))
                 index = end
                 continue
-            if opened := _FENCE.match(line):
-                fence = opened.group(1)
+            fence = _opens(line)
         elif _closes(line, fence):
             fence = None
         out.append(line)
         index += 1
     return "\n".join(out)
+
+
+def _opens(line: str) -> str | None:
+    """The fence a line opens: "```npm test``` fails" is inline code, not a fence (a
+    backtick fence's info string holds no backtick, as CommonMark says)."""
+    match = _FENCE.match(line)
+    if match is None:
+        return None
+    fence = match.group(1)
+    if fence[0] == "`" and "`" in line[match.end() :]:
+        return None
+    return fence
 
 
 def _closes(line: str, fence: str) -> bool:
@@ -99,8 +109,8 @@ def _hunk_end(lines: list[str], index: int, hunk: re.Match[str]) -> int:
     """The index after a hunk's body: as many lines as its header counts, or fewer where a
     line cannot be part of it (a pasted hunk that was cut short, or whose counts were
     edited by hand)."""
-    old = min(int(hunk.group(1) or 1), _MAX_COUNT)
-    new = min(int(hunk.group(2) or 1), _MAX_COUNT)
+    old = int(hunk.group(1) or 1)
+    new = int(hunk.group(2) or 1)
     while index < len(lines) and (old > 0 or new > 0):
         line = lines[index]
         mark = line[:1]

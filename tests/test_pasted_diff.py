@@ -95,10 +95,17 @@ def test_crlf_and_a_huge_count_are_handled() -> None:
     assert _fences(fence_pasted_diffs("@@ -1 +1 @@\r\n-a\r\n+b\r\n")) == [
         ("diff", "@@ -1 +1 @@\n-a\n+b\n")
     ]
-    huge = "@@ -1,99999999999999999999 +1 @@\n-a\n+b\n\nprose"
-    assert _fences(fence_pasted_diffs(huge)) == [
-        ("diff", "@@ -1,99999999999999999999 +1 @@\n-a\n+b\n")
-    ]
+    huge = "@@ -1,99999999999999999999 +1 @@\n-a\n+b\n\nprose"  # no such hunk: as written
+    assert fence_pasted_diffs(huge) == huge
+    digits = "@@ -1," + "9" * 200_000 + " +1 @@\n-a\n+b"  # int() of it raised (a review)
+    assert fence_pasted_diffs(digits) == digits
+
+
+def test_a_line_of_inline_code_is_no_fence() -> None:
+    """ "```npm test``` fails:" opened a fence in the old tracking, and a real fence after
+    it was read as its close: the pasted diff in it was fenced again (a review)."""
+    text = "```npm test``` fails:\n\n```\n@@ -1 +1 @@\n-x\n+y\n```\nand then"
+    assert fence_pasted_diffs(text) == text
 
 
 def _session(prompt: str) -> bytes:
