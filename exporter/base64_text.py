@@ -23,8 +23,10 @@ MAX_RUN = 1 << 16  # longer runs are data (an image, an archive), not a value so
 #: A run of base64 characters, found greedily (each run once); what touches its two ends is
 #: checked after. The search reads every character of every scanned text: ~20 ns each.
 _RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_RUN},}}={{0,2}}")
-_GLUE = frozenset("=_-\\")  # a run touching one of these is part of a longer token or escape
-_AFTER = _GLUE | frozenset(string.ascii_letters + string.digits + "+/")  # "ab==cd": one token
+_BEFORE = frozenset("_-")  # a run right after one of these is the tail of a longer token
+#: ... or right before one ("ab==cd" is one token); "NAME=<run>" and "<run>\n" are not
+_AFTER = frozenset("=_-" + string.ascii_letters + string.digits + "+/")
+_ESCAPE_LETTERS = frozenset("nrtbf")  # JSON's and printf's "\n": its letter is no base64
 _HAS_SIGNAL = re.compile(r"[0-9+/]|[a-z][A-Z]|[A-Z][a-z]")  # not one plain word
 
 
@@ -35,9 +37,13 @@ def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
     size = len(text)
     for match in _RUN.finditer(text):
         start, end = match.span()
-        if (start and text[start - 1] in _GLUE) or (end < size and text[end] in _AFTER):
+        if start and text[start - 1] == "\\" and text[start] in _ESCAPE_LETTERS:
+            start += 1  # "…\nZ2hw…": the run starts after the escape's letter
+        elif start and text[start - 1] in _BEFORE:
             continue
-        run = match.group()
+        if end < size and text[end] in _AFTER:
+            continue
+        run = text[start:end]
         body = run.rstrip("=")
         if len(body) > MAX_RUN or len(body) % 4 == 1 or not _HAS_SIGNAL.search(body):
             continue
@@ -47,7 +53,7 @@ def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
         except (binascii.Error, UnicodeDecodeError):
             continue
         if _reads_as_text(decoded):
-            yield match.start(), match.end(), decoded
+            yield start, end, decoded
 
 
 def _reads_as_text(decoded: str) -> bool:

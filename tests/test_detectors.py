@@ -1228,6 +1228,10 @@ def test_a_secret_in_base64_encoded_text_is_found_as_the_whole_run(kind: str) ->
         (_b64(f"token={secret}"), "echo {} | base64 -d"),
         (_b64(secret), "data:\n  upstream: {}\n  region: ZXUtd2VzdC0x\n"),
         (_b64(f"中文 {secret} 😀\n"), "({})"),  # non-ASCII text around it
+        # a review: after "=" and next to a "\n" escape it was passed over
+        (_b64(f"token={secret}"), "export CONFIG={}; docker run -e X=1 app"),
+        (_b64(f"T={secret}"), '{{"content": "IyBlbnYK\\n{}\\n", "encoding": "base64"}}'),
+        (_b64(f"T={secret}"), "printf '{}\\n' | base64 -d"),
     ):
         written = text.format(encoded)
         found = [(f.detector, written[f.start : f.end]) for f in scan(written)]
