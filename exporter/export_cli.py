@@ -94,6 +94,8 @@ def page_options(func: F) -> F:
 def _names_a_page(output: str) -> bool:
     """``-o out.html`` with ``--all`` made a folder named ``out.html``: a page's name, not
     a site's (an existing folder of that name is one, made that way before)."""
+    if output.endswith(("/", os.sep)):  # "out.html/": a folder, said so
+        return False
     path = Path(output)
     return path.suffix.lower() in (".html", ".htm", ".md") and not path.is_dir()
 

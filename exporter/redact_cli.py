@@ -25,7 +25,7 @@ from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import GZIP_MAGIC
+from exporter.loader import GZIP_MAGIC, wide_encoding
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 from exporter.session import Session
@@ -465,8 +465,10 @@ def is_session_file(path: Path) -> bool:
                 head = zlib.decompressobj(31).decompress(handle.read(4096), 256)
     except (OSError, zlib.error):  # unreadable: nothing a look can tell
         return False
+    # a copy saved as UTF-16 or UTF-32 is a session too (the loader reads it)
+    encoding = wide_encoding(head) or "utf-8"
     # what Pi's trim takes before the header: BOMs and Unicode spaces
-    text = head.decode("utf-8", errors="ignore").lstrip(JS_SPACE).encode()
+    text = head.decode(encoding, errors="ignore").lstrip(JS_SPACE).encode()
     return _SESSION_HEADER.match(text) is not None
 
 

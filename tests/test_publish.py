@@ -1453,6 +1453,12 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(packed), *args])
     assert refused.exit_code == 1 and "gzip-compressed: gunzip it first" in refused.stderr
     assert fake_hub.commits == []
+    # UTF-16 (a review): its header could not be read as written, so the same went up again
+    wide = tmp_path / "wide.jsonl"
+    wide.write_bytes(fixture_path("pi-branched-1.jsonl").read_text("utf-8").encode("utf-16"))
+    refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(wide), *args])
+    assert refused.exit_code == 1 and "is UTF-16 or UTF-32" in refused.stderr
+    assert fake_hub.commits == []
     broken = small.root / "broken.jsonl"
     broken.write_bytes(b"not json\n")
     dry = CliRunner().invoke(cli, ["publish", REPO_ID, str(broken), *args, "--dry-run"])

@@ -1029,6 +1029,12 @@ def test_help_and_readme_say_that_o_never_replaces_a_session(in_tmp: Path) -> No
     again = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "clean.jsonl"])
     assert first.exit_code == 0 and again.exit_code == 1, again.output
     assert "a Pi session file (a copy made earlier is one too): remove it first" in again.stderr
+    wide = in_tmp / "wide.jsonl"  # a UTF-16 copy is a session file too (a review)
+    wide.write_bytes(SAMPLER.read_text("utf-8").encode("utf-16"))
+    before = wide.read_bytes()
+    onto = CliRunner().invoke(cli, ["redact", "s.jsonl", "-o", "wide.jsonl"])
+    assert onto.exit_code == 1 and "a Pi session file" in onto.stderr
+    assert wide.read_bytes() == before
     shown = " ".join(CliRunner().invoke(cli, ["redact", "--help"]).stdout.split())
     assert "which a re-run replaces" in shown
     assert "A Pi session file you name is never replaced" in shown and "remove it first" in shown

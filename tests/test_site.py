@@ -1114,6 +1114,9 @@ def test_all_with_a_page_name_for_output_is_refused_before_anything_is_written(t
             result.stderr
         )
         assert not (tmp_path / name).exists()
+    result = CliRunner().invoke(cli, [*base, str(tmp_path / "new.html") + "/"])
+    assert result.exit_code == 0, result.output  # a trailing "/" says: a folder
+    assert (tmp_path / "new.html" / "index.html").is_file()
     (tmp_path / "old.html").mkdir()  # a site someone already made under that name
     result = CliRunner().invoke(cli, [*base, str(tmp_path / "old.html")])
     assert result.exit_code == 0, result.output
