@@ -33,7 +33,7 @@ from typing import Any
 from exporter import claude_code, codex, summary_cache
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.formatting import prompt_line
-from exporter.jsonl_in import JS_SPACE, reject_constant
+from exporter.jsonl_in import JS_SPACE, header_object, reject_constant
 from exporter.loader import (
     SessionFormatError,
     header_id_from_path,
@@ -338,11 +338,10 @@ def _with_header_id(files: list[Path], session: str) -> list[Path]:
     for path in files:
         try:
             with open(path, "rb") as handle:
-                line = handle.readline(_HEADER_LINE_LIMIT)
-            header = json.loads(line.removeprefix(b"\xef\xbb\xbf"))
-        except (OSError, ValueError, RecursionError):
+                header = header_object(handle.readline(_HEADER_LINE_LIMIT))
+        except OSError:
             continue
-        found = header.get("id") if isinstance(header, dict) else None
+        found = header.get("id")
         if not isinstance(found, str) or header.get("type") != "session":
             continue
         if found == session:
