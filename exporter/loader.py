@@ -344,6 +344,16 @@ def is_gzip_file(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def is_wide_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the file is UTF-16 or UTF-32 by its byte order mark (False when it cannot be
+    read: its reader says why)."""
+    try:
+        with open(path, "rb") as handle:
+            return wide_encoding(handle.read(4)) is not None
+    except OSError:
+        return False
+
+
 def _gunzip(data: bytes, path: str | None, limit: int | None = None) -> tuple[bytes, str | None]:
     """The data uncompressed (every member, as gunzip reads them), and a note on bytes after
     the gzip data, which gunzip ignores with a warning too. Past ``limit`` unpacked bytes

@@ -33,7 +33,7 @@ from exporter.discover import (
 )
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
-from exporter.loader import is_gzip_file, wide_encoding
+from exporter.loader import is_gzip_file, is_wide_file
 from exporter.policy import RedactionPolicy
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
@@ -101,7 +101,7 @@ def select_files(
             raise CliError(
                 f"publish needs session files, not a pipe ({piped[0]}): save it first", 1
             )
-        wide = [s for s, f in zip(sessions, files, strict=True) if _wide_file(f)]
+        wide = [s for s, f in zip(sessions, files, strict=True) if is_wide_file(f)]
         if wide:  # its header and id are read from the bytes as Pi writes them (UTF-8)
             raise CliError(
                 f"publish needs session files as Pi writes them; {wide[0]} is UTF-16 or "
@@ -414,12 +414,3 @@ def _report(result: PublishResult, report_path: str | None) -> None:
 # removes the environment's secrets: the switches that would weaken that are not offered.
 _WEAKENING = ("redact", "drop_hidden", "keep_paths", "no_env_secrets")
 publish_command.params = [p for p in publish_command.params if p.name not in _WEAKENING]
-
-
-def _wide_file(path: Path) -> bool:
-    """Saved as UTF-16 or UTF-32 (PowerShell's ">"), by its byte order mark."""
-    try:
-        with open(path, "rb") as handle:
-            return wide_encoding(handle.read(4)) is not None
-    except OSError:  # unreadable: its reader says why
-        return False
