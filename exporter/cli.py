@@ -219,6 +219,20 @@ def session_path(
     return resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
 
 
+def named_session_files(
+    sessions: tuple[str, ...], sessions_dir: str | None, reader: str
+) -> list[Path]:
+    """SESSION arguments (paths, ids, id prefixes) as files, for a command that reads each
+    file twice (``reader``: "publish needs", "search reads"): stdin and pipes are refused."""
+    if "-" in sessions:  # stdin from a file passed as one (it went up as "stdin.jsonl")
+        raise CliError(f"{reader} session files, not - (stdin): name the file", 1)
+    files = [resolve_session_arg(s, sessions_dir=sessions_dir) for s in sessions]
+    piped = [s for s, f in zip(sessions, files, strict=True) if not f.is_file()]
+    if piped:
+        raise CliError(f"{reader} session files, not a pipe ({piped[0]}): save it first", 1)
+    return files
+
+
 def open_session(
     session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
 ) -> Session:

@@ -23,12 +23,12 @@ from exporter.cli import (
     check_http_url,
     existing_sessions_dir,
     listed_session_files,
+    named_session_files,
 )
 from exporter.discover import (
     files_active_since,
     other_agents_hint,
     other_projects_hint,
-    resolve_session_arg,
     sessions_root,
 )
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
@@ -93,14 +93,8 @@ def select_files(
     if sum((bool(sessions), cwd is not None, all_projects)) > 1:
         raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
     if sessions:
-        if "-" in sessions:  # stdin from a file passed as one, and went up as "stdin.jsonl"
-            raise CliError("publish needs session files, not - (stdin): name the file", 1)
-        files = [resolve_session_arg(s, sessions_dir=sessions_dir) for s in sessions]
-        piped = [s for s, f in zip(sessions, files, strict=True) if not f.is_file()]
-        if piped:  # hashed, then read again to redact, and named by its file in the dataset
-            raise CliError(
-                f"publish needs session files, not a pipe ({piped[0]}): save it first", 1
-            )
+        # hashed, then read again to redact, and named by its file in the dataset
+        files = named_session_files(sessions, sessions_dir, "publish needs")
         wide = [s for s, f in zip(sessions, files, strict=True) if is_wide_file(f)]
         if wide:  # its header and id are read from the bytes as Pi writes them (UTF-8)
             raise CliError(

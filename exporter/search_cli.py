@@ -17,13 +17,13 @@ from exporter.cli import (
     echo_json,
     existing_sessions_dir,
     listed_session_files,
+    named_session_files,
     warn,
 )
 from exporter.discover import (
     files_active_since,
     other_agents_hint,
     other_projects_hint,
-    resolve_session_arg,
     sessions_root,
 )
 from exporter.formatting import one_line, plural, terminal_text
@@ -114,16 +114,9 @@ def search_command(
 
 
 def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Path]:
-    """The SESSION arguments as files, each once (a path, an id or an id prefix)."""
-    if "-" in sessions:
-        raise CliError("search reads session files, not - (stdin): name the file", 1)
-    files: dict[Path, None] = {}
-    for session in sessions:
-        path = resolve_session_arg(session, sessions_dir=sessions_dir)
-        if not path.is_file():  # read twice: for the byte check, then to load it
-            raise CliError(f"search reads session files, not a pipe ({session}): save it first", 1)
-        files[path.resolve()] = None
-    return list(files)
+    """The SESSION arguments as files, each once (read twice: the byte check, the load)."""
+    files = named_session_files(sessions, sessions_dir, "search reads")
+    return list(dict.fromkeys(path.resolve() for path in files))
 
 
 def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
