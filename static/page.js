@@ -207,7 +207,7 @@
     var forks = kept ? " · " + thousands(kept) + " fork point" + (kept === 1 ? "" : "s") + " kept" : "";
     // Labeled: a labelled turn's tool results are shown with it, not counted as labelled
     var along = filter !== "flt-labeled" ? 0 : seen.filter(function (r) {
-      return r.classList.contains("in-labeled") && !r.classList.contains("is-labeled") && !r.classList.contains("hide-default");
+      return filterMatches(r, filter) && !r.classList.contains("is-labeled");
     }).length;
     matching -= along;
     if (along) forks = " · " + thousands(along) + " tool result" + (along === 1 ? "" : "s") + " with them" + forks;
