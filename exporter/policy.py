@@ -105,7 +105,7 @@ class RedactionPolicy:
 
                 values = env_secret_values(os.environ if environ is None else environ)
             found += [(value, "env-secret") for value in values]
-        return found
+        return [*found, *_json_escaped_forms(found)]
 
     def given_values(self, environ: Mapping[str, str] | None = None) -> set[str]:
         """The secrets this policy is given (not found): what it replaces wherever they are."""
@@ -181,3 +181,15 @@ def _login_name() -> str | None:
 def _slow_digest(values: tuple[Any, ...]) -> str:
     data = json.dumps(values, ensure_ascii=True).encode()
     return hashlib.pbkdf2_hmac("sha256", data, b"pi-session-export/redaction-key", 20_000).hex()
+
+
+def _json_escaped_forms(literals: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each secret as a tool printing JSON shows it (``\\"``, ``\\\\``, ``\\u00e9``):
+    ``cat config.json`` holds ``pa\\"ss`` where the secret given was ``pa"ss``."""
+    forms = []
+    for value, kind in literals:
+        for ascii_only in (False, True):
+            escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+            if escaped != value:
+                forms.append((escaped, kind))
+    return forms

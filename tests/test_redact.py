@@ -1378,3 +1378,23 @@ def test_exclude_on_the_command_line(tmp_path: Path) -> None:
     site = CliRunner().invoke(cli, ["export", "--all", "-o", str(tmp_path / "s"), "--exclude",
                                     entry.id])  # fmt: skip
     assert site.exit_code == 1 and "--exclude" in site.stderr
+
+
+@pytest.mark.parametrize(
+    "secret", ['pa"ss-' + rand(R, 10), "C:\\keys\\" + rand(R, 12), "é-" + rand(R, 12)]
+)
+def test_a_given_secret_is_found_where_a_tool_printed_it_json_escaped(
+    write_session: Callable[..., Path], secret: str
+) -> None:
+    """A tool that prints JSON (``cat config.json``, ``kubectl get -o json``) shows a
+    ``--secret`` holding a quote or a backslash as ``\\"`` and ``\\\\``, and Python's
+    ``json.dumps`` writes ``\\u00e9``: the value as given never matched that text, and it
+    reached the page (secret review)."""
+    printed = [json.dumps({"password": secret}), json.dumps({"p": secret}, ensure_ascii=False)]
+    result = msg("toolResult", [{"type": "text", "text": "\n".join(printed)}], 2, 1,
+                 toolCallId="c1", toolName="bash", isError=False)  # fmt: skip
+    path = write_session([header(), msg("user", "show me", 1, None), result])
+    out, _ = run(load_session(path), secrets=(secret,))
+    text = entries_text(out)
+    core = secret.split("-")[-1] if "-" in secret else secret.split("\\")[-1]
+    assert core not in text, text
