@@ -39,7 +39,9 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
             r"(?P<type>:[ \t]{0,8}[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
-            rf"(?:(?P<open>\\{{0,3}}[\"'`])(?P<qv>[^\"'`\\\r\n]{{{least},512}})"
+            rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
+            # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
+            rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]))"
             rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{1,512}}={{0,2}}))"
         )
         for word, (tail, least) in words.items()
@@ -78,14 +80,15 @@ class AssignmentDetector(Detector):
             # A rejected match resumes at its value: in `s/PASSWORD=.*/PASSWORD=hunter2/` the
             # first "value" swallows the second, real assignment.
             match = pattern.search(lower)
+            least = self._words[word][1]
             while match:
-                span = self._check(text, match, seen)
+                span = self._check(text, match, seen, least)
                 if span:
                     yield span
                 group = "qv" if match.group("open") is not None else "uv"
                 match = pattern.search(lower, span[1] if span else match.start(group))
 
-    def _check(self, text: str, match: re.Match[str], seen: set[int]) -> Span | None:
+    def _check(self, text: str, match: re.Match[str], seen: set[int], least: int) -> Span | None:
         start = match.start()
         limit = max(0, start - 64)
         while start > limit and text[start - 1] in self._name_chars:
@@ -114,6 +117,14 @@ class AssignmentDetector(Detector):
         if not quoted and match.group("sep") == ":" and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
+        if quoted and text[after : after + 1] != match.group("open")[-1]:
+            # it stopped at the other quote or an escape: `PASSWORD="it's-X"`, `'pa"ss'`,
+            # `"ab\"cd"` hold them; read on to the quote that closes it
+            closing = _closing_quote(text, match.group("open"), after, match.start(group))
+            if closing is not None:
+                value, after = text[match.start(group) : closing], closing
+        if quoted and len(value) < least:
+            return None
         in_query = start > 0 and text[start - 1] in "?&"
         unwidened, widened = (value, after), False
         if (
@@ -180,6 +191,19 @@ class AssignmentDetector(Detector):
             and _in_libpq_dsn(text, start, after)
         ):
             env_style = True  # `host=db dbname=app password=X`: libpq's values are bare words
+        if (
+            not env_style
+            and quoted
+            and match.group("open") in ('"', "'")
+            and match.group("sep") == "="
+            and not match.group("sp1")
+            and not match.group("sp2")
+            and match.group("close") is None
+            and bare.upper() == bare
+            and text[after + 1 : after + 2] in ("", "\n", "\r", " ", "\t", ";")
+            and _starts_line(text, start)
+        ):
+            env_style = True  # `DB_PASSWORD="two words"`: a shell or .env line's own value
         if not env_style and not quoted and match.group("sep") == ":":
             # A YAML line `  password: sunshine` (the name starts the line, the value ends it)
             # is a config value, as NAME=value is; a word there is the password itself.
@@ -229,6 +253,23 @@ def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
     if not any(key in near for key in _LIBPQ_WORDS):  # most candidates: no regex at all
         return False
     return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
+
+
+def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | None:
+    """Where a value quoted by ``opener`` really ends, reading from ``at`` (the other quote
+    or a backslash): escapes count inside double quotes only, as in a shell and JSON. None
+    when it is not closed on its line within 512 characters, or opened by an escaped quote."""
+    if opener not in ('"', "'"):
+        return None
+    limit = min(len(text), value_start + 512)
+    while at < limit:
+        char = text[at]
+        if char == opener:
+            return at
+        if char in "\r\n":
+            return None
+        at += 2 if char == "\\" and opener == '"' else 1
+    return None
 
 
 def _starts_line(text: str, start: int) -> bool:

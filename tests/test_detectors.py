@@ -414,6 +414,17 @@ POSITIVES = [
      "AbkkvNSFZKsxAsxVqwer"),
     ("auth-header", '{"headers": {"X-Api-Key": "AbkkvNSFZKsxAsxVqwerTy"}}',
      "AbkkvNSFZKsxAsxVqwerTy"),
+    # a quoted value holding the other quote or an escaped one ran only to it (secret review)
+    ("secret-assignment", 'export DB_PASSWORD="ab\\"cd9Kq2!x"', 'ab\\"cd9Kq2!x'),
+    ("secret-assignment", "DB_PASSWORD='it\"s-Xk29!q'", 'it"s-Xk29!q'),
+    ("secret-assignment", 'PASSWORD="it\'s-Yk29!q" ./run.sh', "it's-Yk29!q"),
+    ("secret-assignment", '{"password": "ab\\"cd9Kq2!z", "user": "x"}', 'ab\\"cd9Kq2!z'),
+    ("secret-assignment", "api_key: 'Xk29\"Lm!a8Qz'", 'Xk29"Lm!a8Qz'),
+    # a shell or .env line's quoted value is the password, words and all
+    ("secret-assignment", 'DB_PASSWORD="my secret pass phrase 42"', "my secret pass phrase 42"),
+    ("secret-assignment", "export SMTP_PASS='correct horse battery staple'",
+     "correct horse battery staple"),
+    ("secret-assignment", 'DB_PASSWORD="sunshine"\nDB_USER=app', "sunshine"),
 ]  # fmt: skip
 NEGATIVES = [
     "hf_abc\nnot a token here",  # a prefix ending a line, prose after it
@@ -440,6 +451,14 @@ NEGATIVES = [
     "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
 ]
 ASSIGNMENT_NEGATIVES = [
+    # quoted words under a password name, but no shell or .env line's own value
+    'password: "correct horse battery staple"',
+    'DB_PASSWORD = "two words here"',
+    'const PASSWORD_HINT="two words here"',
+    'ERROR_PASSWORD="Wrong password, try again"',
+    'echo "DB_PASSWORD=\\"$DB_PASSWORD\\""',
+    'x = {"token": "it\'s", "apiKey": \'ab"c\'}',
+    'password: "it\'s short"',
     "ANTHROPIC_API_KEY=sk-ant-...",
     "OPENAI_API_KEY=${OPENAI_API_KEY}",
     "OPENAI_API_KEY=$OPENAI_API_KEY",
