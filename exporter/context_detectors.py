@@ -38,7 +38,7 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
             # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
             r"(?P<type>:[ \t]{0,8}[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
-            r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/]))(?P<sp2>[ \t]{0,8})"
+            r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/])|＝|：)(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
             rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]))"
@@ -105,16 +105,16 @@ class AssignmentDetector(Detector):
             # url-credentials takes without the host and path after them
             return None
         if text[max(0, start - 2) : start] == "${":  # `${DB_PASS:-default}`: the default
-            if quoted or match.group("sep") != ":" or value[:1] not in ("-", "="):
+            if quoted or _sep(match) != ":" or value[:1] not in ("-", "="):
                 return None
             value = value[1:].rstrip("}")
             first = match.start(group) + 1
             if is_secret_assignment(name, value, quoted=False, env_style=True):
                 return first, first + len(value)
             return None
-        if match.group("sep") == "=>" and not quoted:
+        if _sep(match) == "=>" and not quoted:
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
-        if not quoted and match.group("sep") == ":" and _YAML_TAG.fullmatch(value):
+        if not quoted and _sep(match) == ":" and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
         if quoted and text[after : after + 1] != match.group("open")[-1]:
@@ -133,8 +133,8 @@ class AssignmentDetector(Detector):
             and match.group("type") is None
             # NAME=value with no blanks (a .env or .properties line), or YAML's `name: value`
             and (
-                (match.group("sep") == "=" and not match.group("sp1") and not match.group("sp2"))
-                or (match.group("sep") == ":" and not match.group("sp1"))
+                (_sep(match) == "=" and not match.group("sp1") and not match.group("sp2"))
+                or (_sep(match) == ":" and not match.group("sp1"))
             )
             and (text[after : after + 1] in _PUNCTUATION_STOPS or value.endswith("="))
             and _starts_line(text, start)
@@ -174,7 +174,7 @@ class AssignmentDetector(Detector):
         bare = name.lstrip("-")
         env_style = (
             not quoted
-            and match.group("sep") == "="
+            and _sep(match) == "="
             and not match.group("sp1")
             and not match.group("sp2")
             and match.group("close") is None
@@ -185,7 +185,7 @@ class AssignmentDetector(Detector):
             and not quoted
             and len(value) >= 5  # (what a password needs: most candidates are not one)
             and name.lower() == "password"
-            and match.group("sep") == "="
+            and _sep(match) == "="
             and not match.group("sp1")
             and not match.group("sp2")
             and _in_libpq_dsn(text, start, after)
@@ -195,7 +195,7 @@ class AssignmentDetector(Detector):
             not env_style
             and quoted
             and match.group("open") in ('"', "'")
-            and match.group("sep") == "="
+            and _sep(match) == "="
             and not match.group("sp1")
             and not match.group("sp2")
             and match.group("close") is None
@@ -204,7 +204,7 @@ class AssignmentDetector(Detector):
             and _starts_line(text, start)
         ):
             env_style = True  # `DB_PASSWORD="two words"`: a shell or .env line's own value
-        if not env_style and not quoted and match.group("sep") == ":":
+        if not env_style and not quoted and _sep(match) == ":":
             # A YAML line `  password: sunshine` (the name starts the line, the value ends it)
             # is a config value, as NAME=value is; a word there is the password itself.
             # (looked for 64 characters back at most: a long line is no YAML, and scanning
@@ -253,6 +253,15 @@ def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
     if not any(key in near for key in _LIBPQ_WORDS):  # most candidates: no regex at all
         return False
     return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
+
+
+def _sep(match: re.Match[str]) -> str:
+    """The separator, full-width ``＝``/``：`` (typed with a CJK input method) as ASCII."""
+    sep = match.group("sep")
+    return _FULL_WIDTH_SEPARATORS.get(sep, sep)
+
+
+_FULL_WIDTH_SEPARATORS = {"＝": "=", "：": ":"}
 
 
 def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | None:

@@ -460,13 +460,31 @@ class TableRowDetector(Detector):
                 yield match.span("v")
 
 
+#: "Password" in the languages of Europe and around it, lowercase, with and without accents
+#: (a German compound ends in it: Datenbankpasswort). Not Italian "parola" (a word).
+_FOREIGN_PASSWORD_WORDS = (
+    "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha", "wachtwoord",
+    "пароль", "hasło", "haslo", "lösenord", "losenord", "passord", "adgangskode", "salasana",
+    "heslo", "jelszó", "jelszo", "şifre", "sifre", "parolă", "geslo", "lozinka", "lozinku",
+)  # fmt: skip
+_FOREIGN_ASCII_TRIGGERS = tuple(
+    w for w in _FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w
+)
+#: "is" (and "was") in those languages: ist, est, es, é, is, это, to, är, er, on, je, ...
+_FOREIGN_COPULAS = (
+    "ist", "war", "lautet", "est", "était", "etait", "es", "era", "é", "e", "is", "was",
+    "это", "—", "to", "är", "var", "er", "on", "oli", "je", "bylo", "az", "volt", "este",
+)  # fmt: skip
+
+
 class ProseSecretDetector(Detector):
     """A secret said in a sentence: "the password is Tr0ub4dor&3", "my API key was X",
     "The DB_PASSWORD is: X". Only values that mix letters and digits count ("the token is
     valid" is prose), and not technical adjectives ("SHA256-hashed", "UTF-16LE")."""
 
     name, summary = "prose-secret", '"the password is X" / "my API key is X" in sentences'
-    lower_triggers = ("pass", "token", "secret", "api")  # the names; " is" is in most text
+    # the names (" is" is in most text), and other languages' words for a password
+    lower_triggers = ("pass", "token", "secret", "api", *_FOREIGN_ASCII_TRIGGERS)
     # the same said in Chinese, Japanese and Korean: 密码是X, パスワードは X, 비밀번호는 X
     non_ascii = True
     # (one regex over a long text, not a substring search per word)
@@ -495,6 +513,14 @@ class ProseSecretDetector(Detector):
         r"(?:[ \t]*:)?[ \t\r\n]+"
         r"(?P<open>\*\*|[\"'`(]?)(?P<v>[^\s\"'`*()]{8,256})"
     )
+    # Passwort: X, le mot de passe est X, la contraseña es X, пароль: X; the name, then "is"
+    # in its language or a colon (a name alone before a word is a sentence going on)
+    _foreign_word = re.compile("|".join(_FOREIGN_PASSWORD_WORDS))
+    _said_foreign = re.compile(
+        r"(?P<word>" + "|".join(_FOREIGN_PASSWORD_WORDS) + r")"
+        r"(?:[ \t]+(?:" + "|".join(_FOREIGN_COPULAS) + r")(?:[ \t]*[:：])?|[ \t]*[:：=＝])"
+        r"[ \t]*[\"'`«„“(]?(?P<v>[^\s\"'`*()«»„“”]{8,256})"
+    )
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -504,6 +530,10 @@ class ProseSecretDetector(Detector):
             for match in self._said.finditer(lower):
                 name = self._name(lower, match.start("word"), match["word"].replace(" ", "_"))
                 yield from self._value(text, match, name)
+        foreign = self._foreign_word.search(lower)
+        if foreign is not None:
+            for match in self._said_foreign.finditer(lower, foreign.start()):
+                yield from self._value(text, match, "password")
         first = None if text.isascii() else self._cjk_word.search(lower)
         if first is not None:
             # (from a little before the word: "apiキー" and "api 키" are names it ends)

@@ -420,6 +420,16 @@ POSITIVES = [
     ("secret-assignment", 'PASSWORD="it\'s-Yk29!q" ./run.sh', "it's-Yk29!q"),
     ("secret-assignment", '{"password": "ab\\"cd9Kq2!z", "user": "x"}', 'ab\\"cd9Kq2!z'),
     ("secret-assignment", "api_key: 'Xk29\"Lm!a8Qz'", 'Xk29"Lm!a8Qz'),
+    # "password" in other languages, and a full-width "＝" (secret review)
+    ("prose-secret", "Passwort: Geheim123!x", "Geheim123!x"),
+    ("prose-secret", "mein Datenbankpasswort ist Geheim123!z", "Geheim123!z"),
+    ("prose-secret", "le mot de passe est Secret8xq", "Secret8xq"),
+    ("prose-secret", "la contraseña es Secreto8!xq", "Secreto8!xq"),
+    ("prose-secret", "senha: Segredo9!xq", "Segredo9!xq"),
+    ("prose-secret", "пароль: Parol9!xqa", "Parol9!xqa"),
+    ("prose-secret", "Hasło: Haslo9!xqab", "Haslo9!xqab"),
+    ("secret-assignment", "password＝Hunter2xQ9!", "Hunter2xQ9!"),
+    ("secret-assignment", "api_key：Xk29qLm!a8Qz", "Xk29qLm!a8Qz"),
     # a shell or .env line's quoted value is the password, words and all
     ("secret-assignment", 'DB_PASSWORD="my secret pass phrase 42"', "my secret pass phrase 42"),
     ("secret-assignment", "export SMTP_PASS='correct horse battery staple'",
@@ -451,6 +461,12 @@ NEGATIVES = [
     "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
 ]
 ASSIGNMENT_NEGATIVES = [
+    "Passwort vergessen? Klicken Sie hier123",
+    "Das Passwort ist zurückgesetzt worden",
+    "la contraseña es demasiado corta",
+    "Passwort: ********",
+    "Passwort: ${DB_PASSWORD}",
+    "пароль: не менее 8 символов",
     # quoted words under a password name, but no shell or .env line's own value
     'password: "correct horse battery staple"',
     'DB_PASSWORD = "two words here"',
