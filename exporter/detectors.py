@@ -464,6 +464,11 @@ _SERVICE_TOKENS: tuple[TokenFormat, ...] = (
      looks_random, 0),
     ("bedrock-key", "ABSK… Amazon Bedrock API keys", r"ABSK[A-Za-z0-9+/]{100,300}={0,2}",
      ("ABSK",), looks_random, 0),
+    ("mailgun-key", "key-… Mailgun API keys", r"key-[0-9a-z]{32}", ("key-",), looks_random, 0),
+    ("square-token", "sq0atp-/sq0csp-/sq0idp-… Square tokens",
+     r"sq0(?:atp|csp|idp)-[A-Za-z0-9\-_]{22,60}", ("sq0",), looks_random, 0),
+    ("meta-token", "EAA… Facebook/Instagram/WhatsApp and Square EAAA… access tokens",
+     r"EAA[A-Z][A-Za-z0-9\-_]{60,400}", ("EAA",), looks_random, 0),
 )
 # fmt: on
 _UNGLUED = (  # formats whose secret sits inside a longer match

@@ -112,6 +112,12 @@ SERVICE_TOKENS = [
     ("fly-token", "fo1_" + rand(_S, 43)),
     ("netlify-token", "nfp_" + rand(_S, 36)),
     ("bedrock-key", "ABSK" + rand(_S, 132)),
+    # (secret review 2026-12-04)
+    ("mailgun-key", "key-" + rand(_S, 32, _HEX + "ghijklmnopqrstuvwxyz")),
+    ("square-token", "sq0atp-" + rand(_S, 22)),
+    ("square-token", "sq0csp-" + rand(_S, 43)),
+    ("meta-token", "EAAG" + rand(_S, 180)),
+    ("meta-token", "EAAA" + rand(_S, 60)),  # a Square production token
 ]
 WRAPPED_TAIL = "cF1hJ5sD0gA2eZ9u"
 POSITIVES = [
@@ -467,6 +473,9 @@ ASSIGNMENT_NEGATIVES = [
     "Passwort: ********",
     "Passwort: ${DB_PASSWORD}",
     "пароль: не менее 8 символов",
+    "key-value-store-implementation-for-redis-cluster",
+    "cache key-00000000000000000000000000000000",
+    "EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
     # quoted words under a password name, but no shell or .env line's own value
     'password: "correct horse battery staple"',
     'DB_PASSWORD = "two words here"',
