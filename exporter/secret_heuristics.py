@@ -219,9 +219,11 @@ _AUTH_SCHEME = re.compile(
 _MAX_PASSPHRASE_WORDS = 8
 # Under a weak name (key, token): a CONSTANT_NAME, or a word and a short hex id
 # (words, a short number last: IDENTIFIER_42, HTTP_STATUS_404; 8 hex digits at most, as a
-# UI key has: `tok_8f3a9c2e1b7d4f60` or `PROD_8F3A9C2E1B7D` is a token)
+# UI key has: `tok_8f3a9c2e1b7d4f60` or `PROD_8F3A9C2E1B7D` is a token), or a camelCase
+# name with a short number last (`primaryKey: "userId2024"`, `key: "rowKey3"`)
 _IDENTIFIER = re.compile(
     r"[A-Z]{2,}(?:_[A-Z]{2,})*_(?:[A-Z]{2,}|[A-Z]{0,12}[0-9]{1,3})|[a-z]+[-_][0-9a-f]{6,8}"
+    r"|[a-z]{2,}(?:[A-Z][a-z]+)+[0-9]{0,4}"
 )
 
 

@@ -474,6 +474,8 @@ ASSIGNMENT_NEGATIVES = [
     "Passwort: ${DB_PASSWORD}",
     "пароль: не менее 8 символов",
     "key-value-store-implementation-for-redis-cluster",
+    'primaryKey: "userId2024"',  # a camelCase name under a weak name (secret review)
+    '{"key": "orderItemId12", "token": "nextPageToken"}',
     "cache key-00000000000000000000000000000000",
     "EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
     # quoted words under a password name, but no shell or .env line's own value
