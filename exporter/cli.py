@@ -234,9 +234,17 @@ def named_session_files(
 
 
 def open_session(
-    session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
+    session: str | None,
+    demo: bool,
+    sessions_dir: str | None,
+    leaf: str | None = None,
+    *,
+    warnings: bool = True,
 ) -> Session:
-    """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr."""
+    """Resolve SESSION, load it, choose the leaf, and print load warnings on stderr.
+
+    ``warnings=False``: the caller prints them from its redacted copy, as they quote ids and
+    values from the file (a parent id holding a token would reach a CI log in clear)."""
     path = session_path(session, demo, sessions_dir, leaf)
     loaded = load_session(path) if session or demo else _latest_readable(path, sessions_dir)
     if leaf is not None:
@@ -244,7 +252,8 @@ def open_session(
             loaded.set_leaf(leaf)
         except KeyError as error:
             raise CliError(str(error.args[0]), 1) from None
-    report_diagnostics(loaded)
+    if warnings:
+        report_diagnostics(loaded)
     return loaded
 
 

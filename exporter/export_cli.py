@@ -17,6 +17,7 @@ from exporter.cli import (
     all_written,
     listed_session_files,
     open_session,
+    report_diagnostics,
     session_argument,
     write_stdout_bytes,
 )
@@ -206,7 +207,7 @@ def export_command(
         raise CliError("--cwd, --since, --force and --skip only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
-    loaded = open_session(session, demo, sessions_dir, leaf)
+    loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy)
     suffix = ".md" if kind == "md" else ".html"
     target = (
@@ -224,6 +225,7 @@ def export_command(
             1,
         )
     prepared, report = prepare_session(loaded, policy)
+    report_diagnostics(prepared)  # from the redacted copy, when redacted: they quote the file
     if kind == "md":
         from exporter.markdown_doc import session_markdown
 

@@ -656,6 +656,13 @@ def _redact_pass(
         redactor.whole_fields = _secret_output_fields(session, entry) if scanner else frozenset()
         records.append(redactor.record(raw, entry.id))
         redactor.whole_fields = frozenset()
+    pairs = zip(kept, records[1:], strict=True)
+    renamed = {e.id: r.get("id") for e, r in pairs if r.get("id") != e.id}
+    if renamed:  # the report names entries as the copy does: an id may hold a secret
+        report.hits = [
+            dataclasses.replace(hit, entry_id=renamed.get(hit.entry_id, hit.entry_id))
+            for hit in report.hits
+        ]
     path = session.path  # the page's footer names the file: a copy may be called debug-ghp_…
     if path is not None:
         path = redactor.text(path, None, (None, "path"), None)

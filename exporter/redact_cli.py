@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from exporter.cli import CliError, open_session, session_argument, write_stdout_bytes
+from exporter.cli import (
+    CliError,
+    open_session,
+    report_diagnostics,
+    session_argument,
+    write_stdout_bytes,
+)
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
@@ -597,7 +603,8 @@ def redact_command(
     """Write a redacted copy of SESSION that is still a valid Pi session: the same ids, and the
     same tree unless entries are dropped (hidden ones by default; their children move up)."""
     policy = policy_from_options(**options)
-    loaded = open_session(session, demo, sessions_dir)  # an unreadable one: exit 2 (cli.py)
+    # an unreadable one: exit 2 (cli.py); its warnings are the redacted copy's
+    loaded = open_session(session, demo, sessions_dir, warnings=False)
     check_exclusions(loaded, policy)
     target = None if output == "-" else Path(output or default_copy_name(loaded.path, loaded.id))
     if output is None and target is not None:
@@ -611,6 +618,7 @@ def redact_command(
     from exporter.redact import apply_policy
 
     redacted, report = apply_policy(loaded, policy)
+    report_diagnostics(redacted)
     data = session_to_jsonl(redacted).encode("utf-8")
     if output == "-":
         write_stdout_bytes(data)

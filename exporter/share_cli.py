@@ -22,6 +22,7 @@ from exporter.cli import (
     CliError,
     check_http_url,
     open_session,
+    report_diagnostics,
     session_argument,
 )
 from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
@@ -328,7 +329,7 @@ def share_command(
         return
     _check_viewer(viewer_url)
     policy = policy_from_options(**policy_values)
-    loaded = open_session(session, demo, sessions_dir, leaf)
+    loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy)
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
@@ -337,6 +338,7 @@ def share_command(
     targets = _dry_run_targets(loaded, extras, sessions_dir) if dry_run else {}
     _refuse_output_collisions(loaded, targets, policy_values)
     prepared, report = prepare_session(loaded, policy)
+    report_diagnostics(prepared)  # from the redacted copy: they quote the file
     given_now = policy.given_values() if policy.redact else set()
     excluded = excluded_ids(loaded, policy.exclude)
     if not allow_weaker_policy:  # before the dry run too: it says what a share would do

@@ -1398,3 +1398,40 @@ def test_a_given_secret_is_found_where_a_tool_printed_it_json_escaped(
     text = entries_text(out)
     core = secret.split("-")[-1] if "-" in secret else secret.split("\\")[-1]
     assert core not in text, text
+
+
+def _token_as_entry_id(folder: Path) -> Path:
+    """A session whose entry id is a token, and whose orphan names it in its parent id."""
+    lines = [
+        header(),
+        {**msg("user", f"use {GHP}", 1, None), "id": GHP},
+        {**msg("assistant", [{"type": "text", "text": "ok"}], 2, None), "parentId": GHP},
+        {**msg("user", "orphan", 3, None), "parentId": f"nope-{GHP}"},
+    ]
+    path = folder / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["redact", "s.jsonl", "-o", "out.jsonl", "--report", "rep.jsonl"],
+        ["export", "s.jsonl", "-o", "out.html", "--redact", "--report", "rep.jsonl"],
+        ["export", "s.jsonl", "-o", "out.md", "--redact", "--report", "rep.jsonl"],
+    ],
+)
+def test_a_token_in_an_entry_id_stays_out_of_the_report_and_the_warnings(
+    in_tmp: Path, args: list[str]
+) -> None:
+    """The copy had the id redacted, but ``--report`` named the entry by its raw id and the
+    loader's warning ("parent 'nope-ghp_…' of entry 'm3' does not exist") quoted it on
+    stderr, which a CI log keeps (secret review)."""
+    _token_as_entry_id(in_tmp)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    report = (in_tmp / "rep.jsonl").read_text("utf-8")
+    assert GHP not in report and '"entry_id": "[REDACTED:github-token:1]"' in report
+    assert "does not exist" in result.stderr and GHP not in result.stderr, result.stderr
+    assert GHP not in result.stdout
+    assert GHP not in (in_tmp / args[3]).read_text("utf-8")

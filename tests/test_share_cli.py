@@ -1234,3 +1234,24 @@ def test_a_pattern_that_matches_session_ids_keeps_two_sessions_apart(
         assert result.exit_code == 0, result.output
         assert "gist created" in result.stderr, result.output
     assert len(fake.gists) == 2
+
+
+def test_a_dry_run_s_warnings_quote_the_redacted_session(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """Load warnings quote ids from the file: a parent id holding a token was printed in
+    clear before the redaction ran (secret review)."""
+    token = "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zA1bC2"
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/w"},
+        {"type": "message", "id": "m1", "parentId": f"gone-{token}",
+         "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "hi", "timestamp": 0}},
+    ]  # fmt: skip
+    source = tmp_path / "s.jsonl"
+    source.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    result = share(fake, str(source), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "does not exist" in result.stderr and token not in result.stderr, result.stderr
+    assert fake.requests == []
