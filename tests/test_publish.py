@@ -547,9 +547,14 @@ def test_concurrent_publisher_is_detected(
     assert "changed on the Hub while publishing (another publisher?)" in result.stderr
 
 
-def test_dry_run_reports_and_sends_nothing(fake_hub: FakeHub, small: Corpus) -> None:
+def test_dry_run_reports_and_sends_nothing(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
+) -> None:
+    key_file = tmp_path / "config" / "pi-session-export" / "publish.key"
     result = publish(fake_hub, small, "--dry-run")
     assert result.exit_code == 0, result.output
+    # nor does it write anything here: the publish key is the first real run's to create
+    assert not key_file.exists() and "a dry run creates none" in result.stderr
     assert fake_hub.repos == {} and fake_hub.routes("POST") == []
     assert "would be created, private" in result.stdout
     assert result.stdout.count("\nadd ") == 8 and "nothing was sent" in result.stdout
@@ -567,6 +572,7 @@ def test_dry_run_reports_and_sends_nothing(fake_hub: FakeHub, small: Corpus) -> 
     assert f"{total / 1e6:.1f} MB to upload" in result.stdout, (total, result.stdout)
     # After a real publish, a changed and a deleted session show as update / remove.
     assert publish(fake_hub, small).exit_code == 0
+    assert key_file.exists()
     small.files[0].write_bytes(small.files[0].read_bytes() + b"\n")  # same output: refresh
     small.files[1].unlink()
     small.files[2].write_bytes(small.files[2].read_bytes().replace(b"question 2", b"Q2"))

@@ -145,7 +145,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             f"dry run without a token: {req.repo_id} is not visible anonymously (missing, or "
             "private), so what a run would do cannot be told; pass --token or set HF_TOKEN"
         )
-    run = _begin(req, repo, remote, result, token, _publish_key(result), notify)
+    run = _begin(req, repo, remote, result, token, _publish_key(result, req.dry_run), notify)
     # a file's name becomes its dataset path and its page's name: no secret in either
     sources, result.failed = probe_sources(req.files, run.public_name)
     moved: list[str] = []
@@ -225,11 +225,12 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
     return remote
 
 
-def _publish_key(result: PublishResult) -> PublishKey:
-    """The local key the dataset's marks are made under; a refused one (a too short
-    PI_SESSION_PUBLISH_KEY) is a setting to fix (exit 1), not a failed upload."""
+def _publish_key(result: PublishResult, dry_run: bool) -> PublishKey:
+    """The local key the dataset's marks are made under (a dry run creates no key file); a
+    refused one (a too short PI_SESSION_PUBLISH_KEY) is a setting to fix (exit 1), not a
+    failed upload."""
     try:
-        marks = load_publish_key()
+        marks = load_publish_key(create=not dry_run)
     except ValueError as error:
         raise PublishError(str(error), exit_code=1) from None
     if marks.note:

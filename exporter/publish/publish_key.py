@@ -44,8 +44,9 @@ def key_file(environ: Mapping[str, str] = os.environ) -> Path:
     return xdg_dir("XDG_CONFIG_HOME", ".config", "publish.key", env=environ)
 
 
-def load_publish_key(environ: Mapping[str, str] = os.environ) -> PublishKey:
-    """The key from the environment, else the key file (created on first use)."""
+def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = True) -> PublishKey:
+    """The key from the environment, else the key file (created on first use; with
+    ``create=False``, as a dry run asks, a missing one is a throw-away key for this run)."""
     from_env = (environ.get(KEY_ENV) or "").strip()
     if from_env:
         if len(from_env) < _MIN_ENV_KEY:
@@ -53,6 +54,9 @@ def load_publish_key(environ: Mapping[str, str] = os.environ) -> PublishKey:
         return PublishKey(from_env.encode("utf-8"))
     path = key_file(environ)
     existed = path.exists()
+    if not existed and not create:  # a throw-away key re-checks everything, as a new one would
+        note = f"no publish key in {path} yet: a dry run creates none (the first real run will)"
+        return PublishKey(secrets.token_bytes(32), note)
     try:
         key = PublishKey(_read_or_create(path))
         if not existed:  # a new machine (or a CI runner): say why everything is re-checked
