@@ -44,11 +44,14 @@ from exporter.session_skip import skip_help, without_skipped
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Names whose suffix says another format: `-o notes.txt` wrote HTML into a .txt file.
+#: Names whose suffix says another format: `-o notes.txt` wrote HTML into a .txt file, and a
+#: browser reads `.xhtml` as XML, which an HTML page is not.
 _NOT_A_PAGE = frozenset(
     {".txt", ".json", ".jsonl", ".gz", ".zip", ".pdf", ".png", ".jpg", ".jpeg", ".csv"}
-    | {".yaml", ".yml"}
+    | {".yaml", ".yml", ".xhtml", ".xml"}
 )
+#: ... and for Markdown, which is text: a `.txt` name holds it well.
+_NOT_MARKDOWN = _NOT_A_PAGE - {".txt"}  # (.html: see output_format)
 #: Suffixes that ask for Markdown when --format is not given.
 _MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 
@@ -218,7 +221,8 @@ def export_command(
         {page: output if output else target, "--report": policy_values.get("report")},
         read_files([loaded.path], policy_values),
     )
-    if kind == "html" and output and Path(output).suffix.lower() in _NOT_A_PAGE:
+    refused = _NOT_A_PAGE if kind == "html" else _NOT_MARKDOWN
+    if output and output != "-" and Path(output).suffix.lower() in refused:
         raise CliError(
             f"-o {output}: export writes an HTML page (.html) or Markdown (.md), not "
             f"{Path(output).suffix} (redact writes a session's JSONL)",

@@ -621,14 +621,23 @@ def test_a_page_is_not_written_under_another_format_s_name(runner: CliRunner, in
     """`export -o notes.md` wrote HTML into notes.md and said nothing (peer review); it now
     writes Markdown there (tests/test_markdown_export.py). Other formats' names are errors."""
     source = copy_fixture(SAMPLER, in_tmp)
-    for name in ("notes.txt", "s.JSONL", "page.pdf"):
-        result = runner.invoke(cli, ["export", str(source), "-o", name])
-        assert result.exit_code == 1
-        assert_clean_error(result.stderr)
-        assert "export writes an HTML page (.html) or Markdown (.md)" in result.stderr
-        assert not (in_tmp / name).exists()
+    refused = [
+        ([], ["notes.txt", "s.JSONL", "page.pdf", "page.xhtml"]),  # a browser reads XML there
+        # the same names for Markdown, but .txt (Markdown is text), and a page's (CLI review)
+        (["--format", "md"], ["s.JSONL", "page.pdf", "x.xhtml"]),
+    ]
+    for options, names in refused:
+        for name in names:
+            result = runner.invoke(cli, ["export", str(source), "-o", name, *options])
+            assert result.exit_code == 1, (options, name)
+            assert_clean_error(result.stderr)
+            assert "export writes an HTML page (.html) or Markdown (.md)" in result.stderr
+            assert not (in_tmp / name).exists()
     for name in ("page.html", "page.htm", "page"):  # a page's names, or none
         assert runner.invoke(cli, ["export", str(source), "-o", name]).exit_code == 0
+    for name in ("notes.md", "notes.txt", "notes"):
+        result = runner.invoke(cli, ["export", str(source), "-o", name, "--format", "md"])
+        assert result.exit_code == 0 and (in_tmp / name).read_text("utf-8").startswith("# ")
 
 
 @pytest.mark.parametrize("command", ["export", "redact"])
