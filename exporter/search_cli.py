@@ -100,8 +100,14 @@ def search_command(
         root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, scope)
         hint += other_projects_hint(sessions_dir, scope, "--all searches them")
         raise CliError(f"no Pi sessions for {where} under {root}{hint}", 2)
+    older = ""
     if since_at is not None:
-        files = files_active_since(files, since_at)
+        recent = files_active_since(files, since_at)
+        if len(recent) < len(files):  # "no matches" alone read as searched and not found
+            older = f" ({plural(len(files) - len(recent), 'session')} not active since {since})"
+        if not recent:
+            raise CliError(f"no sessions to search{older}", 2)
+        files = recent
     found = results_of(
         files,
         # picklable for a worker; a file named on the command line is always read
@@ -110,7 +116,7 @@ def search_command(
         preload="exporter.search",
         label="searching",
     )
-    _report(list(zip(files, found, strict=True)), limit, as_json)
+    _report(list(zip(files, found, strict=True)), limit, as_json, older)
 
 
 def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Path]:
@@ -119,7 +125,11 @@ def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Pa
     return list(dict.fromkeys(path.resolve() for path in files))
 
 
-def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool) -> None:
+def _report(
+    results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool, older: str = ""
+) -> None:
+    """The matches per session on stdout; on stderr, how many, and the sessions that
+    ``older`` says --since left out."""
     styled = not as_json and sys.stdout.isatty()
     sessions = entries = unreadable = 0
     for path, result in results:
@@ -149,10 +159,10 @@ def _report(results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: boo
     if results and unreadable == len(results):  # "no matches" would be a lie
         raise CliError(f"no session could be searched ({plural(unreadable, 'file')} unreadable)", 2)
     if not entries:
-        click.echo("pi-session: no matches", err=True)
+        click.echo(terminal_text(f"pi-session: no matches{older}"), err=True)
     elif not as_json:
         found = f"{plural(entries, 'entry', 'entries')} in {plural(sessions, 'session')}"
-        click.echo(f"pi-session: {found}", err=True)
+        click.echo(terminal_text(f"pi-session: {found}{older}"), err=True)
 
 
 def _match_line(match: dict[str, Any], styled: bool) -> str:

@@ -171,8 +171,17 @@ def test_since_and_unreadable_files(sessions: Path) -> None:
     assert "broken.jsonl" in result.stderr and "warning" in result.stderr
     skipped = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--json")
     assert "broken.jsonl" not in skipped.stderr  # its bytes cannot match: never parsed
-    later = _search("dimgray", "--all", "--sessions-dir", str(sessions), "--since", "2099-01-01")
-    assert later.stdout == "" and "no matches" in later.stderr
+    # --since leaving every session out said "no matches", as if they had been searched
+    later = CliRunner().invoke(
+        cli,
+        ["search", "dimgray", "--all", "--sessions-dir", str(sessions), "--since", "2099-01-01"],
+    )
+    assert later.exit_code == 2 and later.stdout == ""
+    count = len(FIXTURE_FILES) + 1  # with broken.jsonl
+    said = f"no sessions to search ({count} sessions not active since 2099-01-01)"
+    assert said in later.stderr, later.stderr
+    some = _search("session", *map(str, FIXTURE_FILES), "--since", "2026-01-01")
+    assert some.stdout and "sessions not active since 2026-01-01)" in some.stderr.splitlines()[-1]
 
 
 def test_sessions_named_on_the_command_line_are_the_ones_searched(
