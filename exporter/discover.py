@@ -35,6 +35,7 @@ from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.formatting import prompt_line
 from exporter.jsonl_in import JS_SPACE, header_object, reject_constant
 from exporter.loader import (
+    GZIP_MAGIC,
     SessionFormatError,
     header_id_from_path,
     header_version,
@@ -563,9 +564,10 @@ def _load_converted_summary(path: Path) -> SessionSummary | None:
     return _summary_of_loaded(path, session, version=3)
 
 
-def _wide_summary(path: Path) -> SessionSummary:
-    """A session saved as UTF-16 or UTF-32 (the scan reads UTF-8 lines), from the loader,
-    which reads it; its error, as the scan would say it, when it is not a session."""
+def _loaded_summary(path: Path) -> SessionSummary:
+    """A session saved as UTF-16 or UTF-32, or gzipped (the scan reads UTF-8 lines), from
+    the loader, which reads it; its error, as the scan would say it, when it is not a
+    session."""
     try:
         session = load_session(path)
     except SessionFormatError:
@@ -650,8 +652,9 @@ def scan_summary(path: Path) -> SessionSummary:
     summary = SessionSummary(path=path)
     try:
         with open(path, "rb") as handle:
-            if wide_encoding(handle.read(4)) is not None:
-                return _wide_summary(path)
+            start = handle.read(4)
+            if wide_encoding(start) is not None or start.startswith(GZIP_MAGIC):
+                return _loaded_summary(path)  # the scan reads UTF-8 lines; the loader reads these
             handle.seek(0)
             looking_for_header = True
             blank = True

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -365,12 +367,25 @@ def test_scan_summary_agrees_with_the_loader_on_generated_sessions(generated_ses
         assert_agree(path, generated_sessions.describe(index))
 
 
-def test_a_session_saved_as_utf16_lists_as_the_session(fixtures_dir: Path, tmp_path: Path):
-    """The loader reads a UTF-16 copy of a session (PowerShell's `>`); `list` said
-    "(unreadable: not a Pi session file)" of it, with no messages, cost or title."""
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("utf-16"),
+        # gzipped, as `stats`, `export` and `search` read them (CLI review: `list` did not)
+        lambda text: gzip.compress(text.encode("utf-8")),
+        lambda text: gzip.compress(text.encode("utf-16")),
+    ],
+    ids=["utf16", "gzip", "gzip-utf16"],
+)
+def test_a_session_saved_as_utf16_or_gzip_lists_as_the_session(
+    fixtures_dir: Path, tmp_path: Path, encode: Callable[[str], bytes]
+) -> None:
+    """The loader reads a UTF-16 copy of a session (PowerShell's `>`), and a gzipped one;
+    `list` said "(unreadable: not a Pi session file)" of them, with no messages, cost or
+    title."""
     source = fixtures_dir / "pi-branched-1.jsonl"
     wide = tmp_path / "wide.jsonl"
-    wide.write_bytes(source.read_text(encoding="utf-8").encode("utf-16"))
+    wide.write_bytes(encode(source.read_text(encoding="utf-8")))
     plain, summary = scan_summary(source).as_dict(), scan_summary(wide).as_dict()
     assert summary["error"] is None and summary["messages"] > 0
     assert {k: v for k, v in summary.items() if k != "path"} == {
