@@ -421,7 +421,20 @@ def report_diagnostics(session: Session, limit: int = 20) -> None:
         click.echo(f"pi-session: warning: … and {len(problems) - limit} more", err=True)
 
 
-@click.group(cls=SessionGroup, context_settings={"help_option_names": ["-h", "--help"]})
+#: Under the commands in `pi-session --help`: a script needs them, and they were only in
+#: the README (CLI review).
+EXIT_CODES_HELP = (
+    "Exit codes: 0 done (warnings on stderr); 1 a usage or setting error; 2 a session or "
+    "file that cannot be found, read or written; 3 a remote or authentication failure; "
+    "130 stopped by Ctrl-C."
+)
+
+
+@click.group(
+    cls=SessionGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXIT_CODES_HELP,
+)
 @click.version_option(__version__, prog_name="pi-session")
 def cli() -> None:
     """Export, inspect, redact, share and publish Pi coding-agent sessions (and Claude Code's

@@ -1092,6 +1092,17 @@ def test_the_top_help_names_every_command_in_one_whole_line() -> None:
     assert shown.stdout.strip().splitlines()[-1] == "[]", shown
 
 
+def test_the_top_help_says_the_exit_codes_the_commands_use(tmp_path: Path) -> None:
+    """They were only in the README (CLI review): a script reads `--help`."""
+    text = " ".join(CliRunner().invoke(cli, ["--help"]).stdout.split())
+    said = dict(re.findall(r"(\d+) (a usage or setting error|a session or file that cannot)", text))
+    assert said == {"1": "a usage or setting error", "2": "a session or file that cannot"}, text
+    assert "3 a remote or authentication failure" in text and "130 stopped by Ctrl-C" in text
+    missing = CliRunner().invoke(cli, ["export", str(tmp_path / "nope.jsonl")])
+    usage = CliRunner().invoke(cli, ["export", "--theme", "sepia", "--demo"])
+    assert (missing.exit_code, usage.exit_code) == (2, 1), (missing.output, usage.output)
+
+
 def test_help_never_breaks_a_name_at_its_hyphen() -> None:
     """click wrapped help at hyphens ("./pi-session-" / "share-<name>.html", "--with-" /
     "jsonl", "[default: keep-" / "hidden]"): copied from the help, such a name failed."""
