@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 
 _HUNK = re.compile(r"@@ -\d+(?:,(\d{1,9}))? \+\d+(?:,(\d{1,9}))? @@")  # counts: int() stays cheap
-_FILE_HEADER = re.compile(
-    r"(?:diff --git |diff -|index [0-9a-f]+\.\.[0-9a-f]+|--- |\+\+\+ |new file mode |"
-    r"deleted file mode |old mode |new mode |similarity index |dissimilarity index |"
-    r"rename from |rename to |copy from |copy to |Binary files )"
+_FILE_START = re.compile(r"diff --git |diff -")
+# git's extended header: only right after its `diff --git` line ("rename to a nicer name"
+# written under a diff is prose)
+_EXTENDED_HEADER = re.compile(
+    r"(?:index [0-9a-f]+\.\.[0-9a-f]+|new file mode |deleted file mode |old mode |new mode |"
+    r"similarity index |dissimilarity index |rename from |rename to |copy from |copy to |"
+    r"Binary files )"
 )
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
@@ -91,15 +94,22 @@ def _diff_run_end(lines: list[str], start: int) -> int:
     if not _starts_diff(lines, start):
         return start
     index = start
+    in_header = False  # after a `diff --git` line, before the file's first hunk
     while index < len(lines):
         line = lines[index]
         hunk = _HUNK.match(line)
         if hunk is not None:
-            index = _hunk_end(lines, index + 1, hunk)
-        elif _FILE_HEADER.match(line):
-            index += 1
-        else:
+            index, in_header = _hunk_end(lines, index + 1, hunk), False
+            continue
+        if _FILE_START.match(line):
+            in_header = True
+        elif not (
+            (in_header and _EXTENDED_HEADER.match(line))
+            or _is_file_header_pair(lines, index)
+            or (index > start and line.startswith("+++ ") and lines[index - 1].startswith("--- "))
+        ):
             break
+        index += 1
     while index > start and not lines[index - 1].strip():
         index -= 1  # trailing blank lines stay outside the fence
     return index

@@ -108,6 +108,25 @@ def test_a_line_of_inline_code_is_no_fence() -> None:
     assert fence_pasted_diffs(text) == text
 
 
+def test_prose_right_after_a_diff_stays_prose_and_git_s_own_headers_stay_in() -> None:
+    """ "rename to …" is a line of git's extended header only under its `diff --git` line;
+    written under a finished hunk it is prose, and it was taken into the fence (a review),
+    as was a `--- end ---` line with no `+++` under it."""
+    hunk = "@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n print(x)"
+    for prose in ("rename to something nicer", "--- end of patch ---", "index 1..2 is wrong"):
+        fenced = fence_pasted_diffs(f"{hunk}\n{prose}\nthanks")
+        assert _fences(fenced) == [("diff", hunk + "\n")], prose
+        assert fenced.endswith(f"```\n{prose}\nthanks")
+    moved = (
+        "diff --git a/old.py b/new.py\nsimilarity index 90%\nrename from old.py\n"
+        "rename to new.py\nindex 3f2a1bc..9d8e7f0 100644\n--- a/old.py\n+++ b/new.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+        "diff --git a/gone.bin b/gone.bin\ndeleted file mode 100644\n"
+        "Binary files a/gone.bin and /dev/null differ"
+    )
+    assert _fences(fence_pasted_diffs(f"{moved}\nok")) == [("diff", moved + "\n")]
+
+
 def _session(prompt: str) -> bytes:
     lines = [
         {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
@@ -132,6 +151,17 @@ def test_the_page_shows_a_pasted_diff_as_highlighted_code_not_a_list() -> None:
     assert [norm(li.text) for li in lists] == ["it worked before", "only this file changed"]
     answer = page.entry("a")  # an answer's own list is untouched
     assert len(answer.find_all(lambda e: e.tag == "li")) == 2
+
+
+def test_the_last_line_of_a_diff_is_coloured_as_a_change_not_as_an_error() -> None:
+    """The lexers run with ``ensurenl=False``: the diff lexer read a last line without a
+    line break as an error token, and a final `+new` showed in red (a review)."""
+    hunk = "@@ -1,2 +1,2 @@\n x\n-old\n+new"
+    page = parse_html(render_session(parse_session_bytes(_session(f"see:\n{hunk}"))))
+    (pre,) = page.entry("u").find_all(lambda e: e.tag == "pre")
+    assert not pre.find_all(lambda e: e.tag == "span" and e.has_class("err")), pre.text
+    added = pre.find_all(lambda e: e.tag == "span" and e.has_class("gi"))
+    assert [norm(span.text) for span in added] == ["+new"]
 
 
 def test_the_markdown_export_fences_a_pasted_diff() -> None:

@@ -237,9 +237,14 @@ def _highlighted_head(text: str, language: str, first: int) -> tuple[str, ...]:
 
 
 def _html_lines(lexer: Lexer, text: str) -> Iterator[str]:
-    """Each line of ``text`` as highlighted HTML, as soon as the lexer has passed it."""
+    """Each line of ``text`` as highlighted HTML, as soon as the lexer has passed it.
+
+    The lexer is given a last line that ends in a line break (the lexers are created with
+    ``ensurenl=False``, to keep a text's lines as they are): line-based ones, as the diff
+    lexer, read an unfinished last line as an error, and `+new` showed in red."""
     current: list[str] = []
-    for css, value in _merged_tokens(lexer, text):
+    closed = text.endswith("\n")
+    for css, value in _merged_tokens(lexer, text if closed else text + "\n"):
         for index, piece in enumerate(value.split("\n")):
             if index:
                 yield "".join(current)
@@ -247,7 +252,8 @@ def _html_lines(lexer: Lexer, text: str) -> Iterator[str]:
             if piece:
                 escaped = escape(piece, quote=False)
                 current.append(f"<span class={css}>{escaped}</span>" if css else escaped)
-    yield "".join(current)
+    if closed or current:  # (not the empty line after the break added above)
+        yield "".join(current)
 
 
 def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
