@@ -885,6 +885,33 @@ def test_a_fold_opened_from_the_keyboard_keeps_the_focus_and_folds_again(
     clean(view)
 
 
+def test_opened_earlier_lines_run_on_into_the_last_ones_in_one_box(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A bash output shows its last lines; opened, the earlier ones sat in a second box
+    above them, with a gap and rounded corners between (visual review): one output, two
+    boxes. The two now meet edge to edge, a line's height apart as inside one box."""
+    page = view.open(published[LARGE])
+    fold = page.locator("details.fold-before").first
+    fold.scroll_into_view_if_needed()
+    fold.locator("summary").click()
+    hidden, shown = fold.evaluate(
+        """d => [d.querySelector('pre'), d.nextElementSibling].map(p => {
+             const box = p.getBoundingClientRect(), css = getComputedStyle(p);
+             return {top: box.top, bottom: box.bottom, left: box.left, right: box.right,
+                     pt: css.paddingTop, pb: css.paddingBottom,
+                     radii: [css.borderBottomLeftRadius, css.borderTopLeftRadius]};
+           })"""
+    )
+    assert abs(hidden["bottom"] - shown["top"]) < 0.5, (hidden, shown)
+    assert (hidden["left"], hidden["right"]) == (shown["left"], shown["right"])
+    assert (hidden["pb"], shown["pt"]) == ("0px", "0px")
+    assert hidden["radii"][0] == "0px" and shown["radii"][1] == "0px"
+    fold.locator("summary").click()  # closed, the last lines are a box of their own again
+    assert fold.evaluate("d => getComputedStyle(d.nextElementSibling).paddingTop") != "0px"
+    clean(view)
+
+
 def test_an_opened_file_fold_lines_up_with_the_lines_above_it(
     view: Viewer, published: dict[str, str]
 ) -> None:
