@@ -15,6 +15,8 @@ import re
 import string
 from collections.abc import Iterator
 
+from exporter.detector_base import wrapped_base64_end
+
 NAME = "base64-secret"
 SUMMARY = "base64-encoded text that holds a secret (echo …| base64 -d, k8s Secret data)"
 
@@ -28,6 +30,8 @@ _BEFORE = frozenset("_-")  # a run right after one of these is the tail of a lon
 _AFTER = frozenset("=_-" + string.ascii_letters + string.digits + "+/")
 _ESCAPE_LETTERS = frozenset("nrtbf")  # JSON's and printf's "\n": its letter is no base64
 _HAS_SIGNAL = re.compile(r"[0-9+/]|[a-z][A-Z]|[A-Z][a-z]")  # not one plain word
+_WRAP_WIDTH = 60  # a line this long may go on over a break (as wrapped_base64_end reads it)
+_LINE_BREAKS = re.compile(r"\s+")  # a wrapped block's breaks and a YAML block's indentation
 
 
 def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
@@ -35,15 +39,25 @@ def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
     if len(text) < MIN_RUN:
         return
     size = len(text)
-    for match in _RUN.finditer(text):
+    block_end = 0  # where the last wrapped block found ends
+    match = _RUN.search(text)
+    while match is not None:
         start, end = match.span()
+        match = _RUN.search(text, end)
         if start and text[start - 1] == "\\" and text[start] in _ESCAPE_LETTERS:
             start += 1  # "…\nZ2hw…": the run starts after the escape's letter
         elif start and text[start - 1] in _BEFORE:
             continue
         if end < size and text[end] in _AFTER:
             continue
-        run = text[start:end]
+        if end > block_end and end - start >= _WRAP_WIDTH and text[end : end + 1] in ("\n", "\r"):
+            # `base64` wraps at 76 columns: a secret across a line break was in no one line
+            block_end = wrapped_base64_end(text, end, start)
+            if end < block_end <= start + MAX_RUN + MAX_RUN // 32:  # (a break per 64 or 76)
+                end = block_end
+                match = _RUN.search(text, end)
+            # (a longer block is data: read line by line, without walking it again per line)
+        run = _LINE_BREAKS.sub("", text[start:end])
         body = run.rstrip("=")
         if len(body) > MAX_RUN or len(body) % 4 == 1 or not _HAS_SIGNAL.search(body):
             continue

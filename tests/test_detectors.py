@@ -883,6 +883,12 @@ FAST_SHAPES = {
         )
         * (N // 77_000)
     ),
+    # wrapped base64 that decodes to text: one block too long to read whole (each of its
+    # lines once, not each walking the rest of the block), and blocks read whole
+    "base64-text-block": lambda: base64.encodebytes(b"word " * (N * 3 // 20)).decode(),
+    "base64-text-blocks": lambda: (
+        (base64.encodebytes(b"word " * 9_000).decode() + "\n") * (N // 60_800 + 1)
+    ),
     "eyJ-repeated": lambda: "eyJ" * (N // 6) + "." + "eyJ" * (N // 6),
     "wrapped-heads": lambda: " eyJ\n" * (N // 5),  # every line a head and a tail to join
     "wrapped-long-heads": lambda: (" ghp_" + "a" * 2000 + "\n") * (N // 2006),
@@ -1283,6 +1289,21 @@ def test_a_secret_in_base64_encoded_text_is_found_as_the_whole_run(kind: str) ->
         found = [(f.detector, written[f.start : f.end]) for f in scan(written)]
         assert ("base64-secret", encoded) in found, (kind, written, found)
         assert all(value != "ZXUtd2VzdC0x" for _, value in found)  # "eu-west-1" stays
+
+
+@pytest.mark.parametrize("width", [76, 64])
+def test_a_secret_across_a_wrapped_base64_line_break_is_found(width: int) -> None:
+    """`base64` wraps at 76 columns (`openssl base64` at 64): a token split by a break was
+    in no one line's decoded text, and both halves stayed (diff review). The wrapped block
+    is read as one run now."""
+    token = make_secret("github-classic", random.Random(width)).secrets[0]
+    for shift in range(0, 40, 3):  # the token starts at every place around the break
+        plain = "x" * (width * 3 // 4 - 20 + shift) + f"\ntoken: {token}\nend\n"
+        encoded = _b64(plain)
+        block = "\n".join(encoded[i : i + width] for i in range(0, len(encoded), width))
+        text = f"$ base64 config\n{block}\n$ echo done"
+        found = [(f.detector, text[f.start : f.end]) for f in scan(text)]
+        assert found == [("base64-secret", block)], (shift, found)
 
 
 @pytest.mark.parametrize(
