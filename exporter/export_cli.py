@@ -286,7 +286,7 @@ def export_site(
 ) -> None:
     """`export --all`: build or update the site; per-session failures are warnings."""
     from exporter.discover import files_active_since
-    from exporter.site import SiteError, build_site
+    from exporter.site import SiteError, SiteIncomplete, build_site
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
@@ -343,11 +343,19 @@ def export_site(
         )
     except SiteError as error:
         raise CliError(str(error), 1) from None
-    for path, error in report.failed:
-        click.echo(terminal_text(f"pi-session: warning: {path}: {error}"), err=True)
+    except SiteIncomplete as error:
+        _warn_failed(error.report.failed)
+        raise CliError(error.strerror or str(error), 2) from None
+    _warn_failed(report.failed)
     echo_path(report.index_path)
     click.echo(f"pi-session: {report.summary()}", err=True)
     if report.failed and not report.rendered and not report.unchanged:  # a cron job must see it
         raise CliError("no session could be made into a page (the warnings above say why)", 2)
     if open_page:
         open_in_browser(report.index_path)
+
+
+def _warn_failed(failed: list[tuple[Path, str]]) -> None:
+    """Each session that could not be made into a page, on stderr."""
+    for path, error in failed:
+        click.echo(terminal_text(f"pi-session: warning: {path}: {error}"), err=True)

@@ -38,6 +38,7 @@ from exporter.site_manifest import (
     STEM,
     Mark,
     SiteError,
+    SiteIncomplete,
     check_folder,
     delete_page,
     is_unchanged,
@@ -55,6 +56,7 @@ from exporter.workers import ProgressBar, fork_context, run_tasks
 __all__ = [
     "MANIFEST_NAME",
     "SiteError",
+    "SiteIncomplete",
     "SiteReport",
     "build_site",
     "default_jobs",
@@ -314,9 +316,12 @@ def _build(
         state.write_manifest()  # claim the folder before writing
     tasks = _plan_tasks(state, sources, force, options, transform, source_mark, public_name)
     jobs = _worker_count(jobs, tasks, transform)
-    _render_pages(state, tasks, jobs, progress)
-    _place_failed_rows(state, sources)
-    _finish_site(state, options.theme)
+    try:
+        _render_pages(state, tasks, jobs, progress)
+        _place_failed_rows(state, sources)
+        _finish_site(state, options.theme)
+    except OSError as error:  # a full disk: the pages' own failures are said too
+        raise SiteIncomplete(error, state.report, out_dir) from None
     state.report.sessions = len(state.sessions)
     state.report.seconds = time.monotonic() - started
     return state.report

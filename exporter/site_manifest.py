@@ -20,13 +20,14 @@ from typing import Any
 
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
-from exporter.formatting import escape_surrogates
+from exporter.formatting import escape_surrogates, plural
 from exporter.fsutil import atomic_open, atomic_write_text
 
 __all__ = [
     "MANIFEST_NAME",
     "Mark",
     "SiteError",
+    "SiteIncomplete",
     "check_folder",
     "delete_page",
     "is_unchanged",
@@ -47,6 +48,22 @@ OWNED_PAGE = re.compile(r"^(?:sessions/[a-z0-9._-]+/[A-Za-z0-9._-]+|projects/[a-
 
 class SiteError(Exception):
     """The site folder cannot be used (e.g. it holds files this tool did not write)."""
+
+
+class SiteIncomplete(OSError):
+    """The pages were made but the site could not be finished (a full disk): ``report``
+    says which pages were written and which failed, as a finished build's would."""
+
+    def __init__(self, error: OSError, report: Any, out_dir: Path) -> None:
+        reason = error.strerror or str(error)
+        where = f" ({error.filename})" if error.filename else ""
+        super().__init__(
+            error.errno,
+            f"{reason}{where}: {plural(report.rendered, 'page')} written, but the site in "
+            f"{out_dir} is not finished (its index may be missing or out of date); make room "
+            "and run again (pages already made are kept)",
+        )
+        self.report = report
 
 
 def load_manifest(path: Path) -> dict[str, Any]:

@@ -1121,3 +1121,40 @@ def test_all_with_a_page_name_for_output_is_refused_before_anything_is_written(t
     result = CliRunner().invoke(cli, [*base, str(tmp_path / "old.html")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "old.html" / "index.html").is_file()
+
+
+def test_a_full_disk_says_which_pages_failed_and_that_the_site_is_unfinished(
+    corpus, tmp_path, monkeypatch
+):
+    """The disk filled while `export --all` ran: the only line said the project page could
+    not be written, and the pages that had failed before it were never named (CLI review)."""
+    import errno
+
+    from click.testing import CliRunner
+
+    import exporter.site as site_module
+    from exporter.cli import cli
+
+    root, _ = corpus
+    real_write = site_module.atomic_write_text
+    written: list[Path] = []
+
+    def full_after_one(path, text, *args, **kwargs):
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        written.append(Path(path))
+        return real_write(path, text, *args, **kwargs)
+
+    def full(path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(site_module, "atomic_write_text", full_after_one)
+    monkeypatch.setattr(site_module, "write_if_changed", full)
+    site = tmp_path / "site"
+    args = ["export", "--all", "--sessions-dir", str(root), "-o", str(site), "-j", "1"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    failed = [line for line in result.stderr.splitlines() if "warning:" in line]
+    assert len(failed) == len(files_of(root)) - 1 and "No space left on device" in failed[0]
+    assert "1 page written, but the site in" in result.stderr
+    assert "Traceback" not in result.output and written and written[0].is_file()
