@@ -42,7 +42,8 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
             rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]))"
-            rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}]{{1,512}}={{0,2}}))"
+            # (a full-width separator or CJK punctuation ends it too: `X；DB_PORT＝5432`)
+            rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}，；。、＝：）】」』]{{1,512}}={{0,2}}))"
         )
         for word, (tail, least) in words.items()
     }
@@ -61,12 +62,23 @@ class AssignmentDetector(Detector):
         "key": ("", 8),
         "token": ("", 8),
         "secret": ("s?", 8),
-        "pass": ("(?:word|wd|phrase|code)?", 5),
+        "pass": ("(?:word|wd|phrase|code|wort|ord)?", 5),  # (German Passwort, Norwegian passord)
         "pwd": ("", 5),
         "pw": ("", 5),
         "cookie": ("s?", 8),
         "credential": ("s?", 8),
         "auth": ("(?:orization)?", 8),
+        # "password" in other languages (see _FOREIGN_NAME): config keys and env names too
+        "kennwort": ("", 5),
+        "contrase": ("(?:ña|na)", 5),
+        "senha": ("", 5),
+        "wachtwoord": ("", 5),
+        "пароль": ("", 5),
+        "hasło": ("", 5),
+        "haslo": ("", 5),
+        "senord": ("", 5),  # lösenord, losenord
+        "salasana": ("", 5),
+        "heslo": ("", 5),
     }
     lower_triggers = tuple(_words)
     _patterns = _compile_each(_words)
@@ -96,7 +108,7 @@ class AssignmentDetector(Detector):
         if start in seen:
             return None
         seen.add(start)
-        name = text[start : match.end("tail")]
+        name = _in_english(text[start : match.end("tail")])
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
@@ -123,6 +135,8 @@ class AssignmentDetector(Detector):
             closing = _closing_quote(text, match.group("open"), after, match.start(group))
             if closing is not None:
                 value, after = text[match.start(group) : closing], closing
+                if _CONTRACTION.fullmatch(value):
+                    return None  # `password: "don't"`: a word, not a password
         if quoted and len(value) < least:
             return None
         in_query = start > 0 and text[start - 1] in "?&"
@@ -200,8 +214,8 @@ class AssignmentDetector(Detector):
             and not match.group("sp2")
             and match.group("close") is None
             and bare.upper() == bare
-            and text[after + 1 : after + 2] in ("", "\n", "\r", " ", "\t", ";")
-            and _starts_line(text, start)
+            and text[after + 1 : after + 2] in ("", "\n", "\r", " ", "\t", ";", "#")
+            and _leads_an_assignment(text, start)
         ):
             env_style = True  # `DB_PASSWORD="two words"`: a shell or .env line's own value
         if not env_style and not quoted and _sep(match) == ":":
@@ -264,13 +278,32 @@ def _sep(match: re.Match[str]) -> str:
 _FULL_WIDTH_SEPARATORS = {"＝": "=", "：": ":"}
 
 
+_CONTRACTION = re.compile(r"[A-Za-z]+'[A-Za-z]{1,2}")
+#: How far a quoted value is read on past the other quote or an escape: a password is
+#: shorter, and each candidate reading far made dense quotes slow (`pw="a'` repeated).
+_QUOTED_MAX = 160
+# `Passwort`, `DB_PASSWORT`, `contraseña`: the name judged as the English one it means
+_FOREIGN_NAME = re.compile(
+    "passwort|passord|kennwort|contraseña|contrasena|senha|wachtwoord|пароль|hasło|haslo|"
+    "lösenord|losenord|salasana|heslo",
+    re.IGNORECASE,
+)
+
+
+def _in_english(name: str) -> str:
+    """``DB_PASSWORT`` -> ``DB_PASSWORD``, ``senha`` -> ``password``: the strength of a name
+    and its env style are then read as for English ones."""
+    return _FOREIGN_NAME.sub(lambda m: "PASSWORD" if m.group().isupper() else "password", name)
+
+
 def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | None:
     """Where a value quoted by ``opener`` really ends, reading from ``at`` (the other quote
     or a backslash): escapes count inside double quotes only, as in a shell and JSON. None
-    when it is not closed on its line within 512 characters, or opened by an escaped quote."""
+    when it is not closed on its line within _QUOTED_MAX characters, or opened by an
+    escaped quote."""
     if opener not in ('"', "'"):
         return None
-    limit = min(len(text), value_start + 512)
+    limit = min(len(text), value_start + _QUOTED_MAX)
     while at < limit:
         char = text[at]
         if char == opener:
@@ -279,6 +312,31 @@ def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | N
             return None
         at += 2 if char == "\\" and opener == '"' else 1
     return None
+
+
+# What may stand before NAME="value" on a shell or .env line: `cat -n`'s or `grep -n`'s
+# numbers, then words that set a variable (Dockerfile `ENV`, `env`, `sudo`, `readonly`,
+# `declare -x`), flags, a prompt or a YAML dash; or a command ending in `-e`/`--env`
+# (`docker run --rm -e`). Tokens, not one regex: its nested choices backtracked without end.
+_LINE_NUMBER = re.compile(r"[ \t]*(?:[0-9]+[ \t:]+|[\w./-]{1,100}:[0-9]+:)?")
+_SETTERS = frozenset(
+    ("export", "env", "sudo", "ENV", "ARG", "readonly", "declare", "local", "typeset",
+     "setenv", "set", "$", "#", ">", "-")
+)  # fmt: skip
+
+
+def _leads_an_assignment(text: str, start: int) -> bool:
+    """The name sets a variable: only what is said above stands before it on its line
+    (looked for 160 characters back at most)."""
+    line_start = text.rfind("\n", max(0, start - 160), start) + 1
+    if line_start == 0 and start > 160:
+        return False
+    if start > line_start and text[start - 1] not in " \t:":
+        return False
+    lead = text[_LINE_NUMBER.match(text, line_start, start).end() : start].split()
+    if lead and lead[-1] in ("-e", "--env"):
+        return len(lead) <= 8
+    return all(token in _SETTERS or token.startswith("-") for token in lead)
 
 
 def _starts_line(text: str, start: int) -> bool:

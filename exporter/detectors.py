@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-11"
+DETECTOR_VERSION = "2026.12-12"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -367,6 +367,17 @@ def _has_digit(body: str) -> bool:
     return bool(DIGIT.search(body)) and not is_dummy(body)
 
 
+def _base36(body: str) -> bool:
+    return looks_random(body) and any("g" <= char <= "z" for char in body[4:])
+
+
+def _three_classes(body: str) -> bool:
+    """Lower case, upper case and digits: a token, not an UPPER_CASE_CONSTANT."""
+    return bool(DIGIT.search(body) and LOWER.search(body) and UPPER.search(body)) and not is_dummy(
+        body
+    )
+
+
 _ANY = r"[A-Za-z0-9_\-]"
 _HEX_TOKEN = re.compile(r"[0-9a-f]{32,}")
 _PORT = re.compile(r"[0-9]{1,5}[/?#]")  # host:8080/path@x is a port, not a password
@@ -464,11 +475,13 @@ _SERVICE_TOKENS: tuple[TokenFormat, ...] = (
      looks_random, 0),
     ("bedrock-key", "ABSK… Amazon Bedrock API keys", r"ABSK[A-Za-z0-9+/]{100,300}={0,2}",
      ("ABSK",), looks_random, 0),
-    ("mailgun-key", "key-… Mailgun API keys", r"key-[0-9a-z]{32}", ("key-",), looks_random, 0),
-    ("square-token", "sq0atp-/sq0csp-/sq0idp-… Square tokens",
-     r"sq0(?:atp|csp|idp)-[A-Za-z0-9\-_]{22,60}", ("sq0",), looks_random, 0),
+    # base 36, not hex: `key-<md5>` is a cache or object key
+    ("mailgun-key", "key-… Mailgun API keys", r"key-[0-9a-z]{32}", ("key-",), _base36, 0),
+    # (not sq0idp-: an application id, public, in a payment form's code)
+    ("square-token", "sq0atp-/sq0csp-… Square tokens", r"sq0(?:atp|csp)-[A-Za-z0-9\-_]{22,60}",
+     ("sq0",), lambda body: looks_random(body[7:]), 0),
     ("meta-token", "EAA… Facebook/Instagram/WhatsApp and Square EAAA… access tokens",
-     r"EAA[A-Z][A-Za-z0-9\-_]{60,400}", ("EAA",), looks_random, 0),
+     r"EAA[A-Z][A-Za-z0-9]{60,400}", ("EAA",), _three_classes, 0),
 )
 # fmt: on
 _UNGLUED = (  # formats whose secret sits inside a longer match

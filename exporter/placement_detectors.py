@@ -466,14 +466,15 @@ _FOREIGN_PASSWORD_WORDS = (
     "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha", "wachtwoord",
     "пароль", "hasło", "haslo", "lösenord", "losenord", "passord", "adgangskode", "salasana",
     "heslo", "jelszó", "jelszo", "şifre", "sifre", "parolă", "geslo", "lozinka", "lozinku",
+    "lösenordet", "losenordet", "passordet", "adgangskoden", "adgangskode",
 )  # fmt: skip
 _FOREIGN_ASCII_TRIGGERS = tuple(
     w for w in _FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w
 )
 #: "is" (and "was") in those languages: ist, est, es, é, is, это, to, är, er, on, je, ...
 _FOREIGN_COPULAS = (
-    "ist", "war", "lautet", "est", "était", "etait", "es", "era", "é", "e", "is", "was",
-    "это", "—", "to", "är", "var", "er", "on", "oli", "je", "bylo", "az", "volt", "este",
+    "ist", "war", "lautet", "est", "était", "etait", "es", "era", "é", "is", "was",
+    "это", "—", "-", "to", "är", "var", "er", "on", "oli", "je", "bylo", "az", "volt", "este",
 )  # fmt: skip
 
 
@@ -518,8 +519,9 @@ class ProseSecretDetector(Detector):
     _foreign_word = re.compile("|".join(_FOREIGN_PASSWORD_WORDS))
     _said_foreign = re.compile(
         r"(?P<word>" + "|".join(_FOREIGN_PASSWORD_WORDS) + r")"
-        r"(?:[ \t]+(?:" + "|".join(_FOREIGN_COPULAS) + r")(?:[ \t]*[:：])?|[ \t]*[:：=＝])"
-        r"[ \t]*[\"'`«„“(]?(?P<v>[^\s\"'`*()«»„“”]{8,256})"
+        r"(?:\*\*|__)?(?:[ \t\u00a0\u202f]+(?:" + "|".join(_FOREIGN_COPULAS) + r")"
+        r"(?:[ \t\u00a0\u202f]*[:：])?|[ \t\u00a0\u202f]*[:：])(?:\*\*|__)?"
+        r"[ \t\u00a0\u202f]*[\"'`«„“(]?[ \t\u00a0\u202f]?(?P<v>[^\s\"'`*()«»„“”]{8,256})"
     )
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 

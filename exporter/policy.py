@@ -12,6 +12,7 @@ import getpass
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,12 +185,20 @@ def _slow_digest(values: tuple[Any, ...]) -> str:
 
 
 def _json_escaped_forms(literals: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Each secret as a tool printing JSON shows it (``\\"``, ``\\\\``, ``\\u00e9``):
-    ``cat config.json`` holds ``pa\\"ss`` where the secret given was ``pa"ss``."""
+    """Each secret as a tool printing JSON shows it: ``cat config.json`` holds ``pa\\"ss``
+    where the secret given was ``pa"ss``. Python writes ``\\u00e9``, Go ``\\u0026`` for
+    ``&`` (and ``<``, ``>``), .NET upper-case hex; JSON inside a JSON string is escaped twice."""
     forms = []
     for value, kind in literals:
-        for ascii_only in (False, True):
-            escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
-            if escaped != value:
-                forms.append((escaped, kind))
+        found: set[str] = set()
+        for once in (json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1]):
+            go = once.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            for form in (once, go, json.dumps(once, ensure_ascii=False)[1:-1]):
+                found |= {form, _UNICODE_ESCAPE.sub(lambda m: m.group().upper(), form)}
+        found.discard(value)
+        forms += [(form, kind) for form in sorted(found)]
     return forms
+
+
+#: ``\u00e9``'s hex digits, as .NET writes them (upper case); the ``u`` stays lower
+_UNICODE_ESCAPE = re.compile(r"(?<=\\u)[0-9a-f]{4}")

@@ -197,7 +197,8 @@ _ANOTHER_THING = _words(
     "helper reset rotation rotate changed updated created at date time age lifetime strength "
     "complexity rule rules chars charset scope scopes prefix suffix index mask masked input "
     "placeholder text message msg error errors hint lookup sha md5 bcrypt argon crypt digest "
-    "public pub cert certificate sock socket agent pid port"
+    "public pub cert certificate sock socket agent pid port err title help description desc "
+    "opts options args flags"
 )
 
 
@@ -219,11 +220,15 @@ _AUTH_SCHEME = re.compile(
 _MAX_PASSPHRASE_WORDS = 8
 # Under a weak name (key, token): a CONSTANT_NAME, or a word and a short hex id
 # (words, a short number last: IDENTIFIER_42, HTTP_STATUS_404; 8 hex digits at most, as a
-# UI key has: `tok_8f3a9c2e1b7d4f60` or `PROD_8F3A9C2E1B7D` is a token), or a camelCase
-# name with a short number last (`primaryKey: "userId2024"`, `key: "rowKey3"`)
+# UI key has: `tok_8f3a9c2e1b7d4f60` or `PROD_8F3A9C2E1B7D` is a token)
 _IDENTIFIER = re.compile(
     r"[A-Z]{2,}(?:_[A-Z]{2,})*_(?:[A-Z]{2,}|[A-Z]{0,12}[0-9]{1,3})|[a-z]+[-_][0-9a-f]{6,8}"
-    r"|[a-z]{2,}(?:[A-Z][a-z]+)+[0-9]{0,4}"
+)
+# In code, a camelCase name of a field, with a short number (`primaryKey: "userId2024"`,
+# `key: "rowKey3"`); not any camelCase words (`TOKEN=purpleMonkeyDishwasher7` is one)
+_FIELD_NAME = re.compile(
+    r"[a-z]{2,}(?:[A-Z][a-z]+)*(?:Id|Key|Name|Ref|Index|Type|Field|Column|Token|Label|Path)"
+    r"[0-9]{0,4}"
 )
 
 
@@ -264,7 +269,7 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return True
     if _name_words(name)[-1] == "token" and _TOKEN_HEX.fullmatch(value):
         return True  # hex under a *key* name is more often a hash, a cache or idempotency key
-    if _IDENTIFIER.fullmatch(value):
+    if _IDENTIFIER.fullmatch(value) or (not env_style and _FIELD_NAME.fullmatch(value)):
         return False  # a lexer's `"token": "IDENTIFIER_42"`, React's `key="row-3f9b2c1e"`
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
 
@@ -298,4 +303,19 @@ def _spaced_secret(name: str, value: str, strength: str, *, env_style: bool) -> 
         return False
     words = value.split()
     prose = len(words) > _MAX_PASSPHRASE_WORDS or value.rstrip().endswith((".", ":", "?", "!"))
-    return not prose and "\n" not in value and _name_words(name)[-1] not in value.lower()
+    # not a command, variables, a format, options or a note where the value will go
+    code = _NOT_A_PASSPHRASE.search(value) or value.lstrip().startswith("-")
+    note = words[0].lower() in _NOTE_WORDS
+    return (
+        not prose
+        and not code
+        and not note
+        and "\n" not in value
+        and _name_words(name)[-1] not in value.lower()
+    )
+
+
+# `"$(vault read …)"`, `"$PW1 $PW2"`, `` `cmd` ``, `"%s %s"`, `"{0} {1}"`
+_NOT_A_PASSPHRASE = re.compile(r"[$`]|%[-0-9.]*[sdif]\b|\{[0-9a-z_]*\}")
+# `"TODO set me"`, `"see vault"`, `"ask admin"`, `"same as above"`, `"not set"`, `"change me"`
+_NOTE_WORDS = _words("todo tbd fixme see ask same not change set use enter insert put your none")

@@ -1381,7 +1381,13 @@ def test_exclude_on_the_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "secret", ['pa"ss-' + rand(R, 10), "C:\\keys\\" + rand(R, 12), "é-" + rand(R, 12)]
+    "secret",
+    [
+        'pa"ss-' + rand(R, 10),
+        "C:\\keys\\" + rand(R, 12),
+        "é-" + rand(R, 12),
+        "a&b<c-" + rand(R, 12),
+    ],
 )
 def test_a_given_secret_is_found_where_a_tool_printed_it_json_escaped(
     write_session: Callable[..., Path], secret: str
@@ -1390,7 +1396,15 @@ def test_a_given_secret_is_found_where_a_tool_printed_it_json_escaped(
     ``--secret`` holding a quote or a backslash as ``\\"`` and ``\\\\``, and Python's
     ``json.dumps`` writes ``\\u00e9``: the value as given never matched that text, and it
     reached the page (secret review)."""
-    printed = [json.dumps({"password": secret}), json.dumps({"p": secret}, ensure_ascii=False)]
+    escaped = json.dumps({"p": secret})
+    printed = [
+        json.dumps({"password": secret}),
+        json.dumps({"p": secret}, ensure_ascii=False),
+        # Go (docker inspect) writes & < > as \u0026 \u003c \u003e; .NET upper-case hex
+        escaped.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"),
+        escaped.replace("\\u00e9", "\\u00E9"),
+        json.dumps({"nested": json.dumps({"p": secret})}),  # JSON inside a JSON string
+    ]
     result = msg("toolResult", [{"type": "text", "text": "\n".join(printed)}], 2, 1,
                  toolCallId="c1", toolName="bash", isError=False)  # fmt: skip
     path = write_session([header(), msg("user", "show me", 1, None), result])
