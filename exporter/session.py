@@ -544,6 +544,13 @@ class Session:
         """The first non-empty user text among ``entry_ids`` (default: the whole file)."""
         return next(self.prompts(entry_ids), None)
 
+    def first_prompt_id(self, entry_ids: Iterable[str] | None = None) -> str | None:
+        """The id of the entry :meth:`first_prompt` reads."""
+        for entry in self.iter_messages(entry_ids):
+            if entry.role == "user" and entry.text.strip():
+                return entry.id
+        return None
+
     def prompts(self, entry_ids: Iterable[str] | None = None) -> Iterator[str]:
         """The non-empty user texts among ``entry_ids`` (default: the whole file), stripped,
         in file order."""

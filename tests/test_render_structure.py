@@ -272,9 +272,19 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
     )
     assert len(rows) == len(session.leaf_ids) and len(blocks) == len(rows) - 1
     by_anchor = {anchor_for(session, e.id): e.id for e in session.entries}
-    rows_by_first = {by_anchor[anchor]: (title, count) for anchor, title, count in rows}
-    cells_by_first = {by_anchor[anchor]: cell for anchor, cell in cells_by_anchor.items()}
-    assert [r[0] for r in rows[1:]] == [b[0] for b in blocks]
+    # each row after the active one is a block, in order; its link goes to the prompt it
+    # shows, inside that branch (it went to the branch's first entry, a marker at times)
+    firsts = [by_anchor[b[0]] for b in blocks]
+    lines_of = {b.entry_ids[0]: b.entry_ids for b in session.branches() if b.entry_ids}
+    for (link, title, _), first in zip(rows[1:], firsts, strict=True):
+        target = session.by_id[by_anchor[link]]
+        assert target.id in set(session.walk(first)), (link, first)
+        prompt = session.first_prompt_id(lines_of[first])
+        if "(no prompt)" not in title and prompt is not None:
+            assert target.id == prompt, (title, target.id, prompt)
+    pairs = zip(rows[1:], firsts, strict=True)
+    rows_by_first = {first: (title, count) for (_, title, count), first in pairs}
+    cells_by_first = dict(zip(firsts, [cells_by_anchor[r[0]] for r in rows[1:]], strict=True))
     for anchor, title, entries, lines in blocks:
         first = by_anchor[anchor]
         said, row_said = html_module.unescape(title), rows_by_first[first][0]

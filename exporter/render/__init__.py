@@ -347,7 +347,10 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
         # the column holds the prompt; a branch that opens with something else says so after it
         "first_prompt": prompt_preview(prompt, BRANCH_TITLE_CHARS) if prompt else None,
         "opening": builder.opening_line(opening, half=bool(prompt)) if opening else None,
-        "link": builder.anchor(first),
+        # to the prompt the column shows (a branch may start at a marker: the link led there)
+        "link": builder.anchor(
+            (builder.session.first_prompt_id(b.branch.entry_ids) or first) if prompt else first
+        ),
         "labels": b.labels,
         "entries": fmt_int(b.entries),
         "tokens": fmt_int(b.usage.total_tokens),
