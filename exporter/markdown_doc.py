@@ -145,18 +145,15 @@ def _header(session: Session, stats: SessionStats) -> list[str]:
 
 def _usage(stats: SessionStats) -> list[str]:
     numeric = set(range(1, 7))
-    out = [
-        "## Usage",
-        "",
-        "**This path** (root → leaf):",
-        "",
-        _table(_USAGE_HEADERS, _code_first(usage_rows(stats.by_model_path, "total")), numeric),
-        "",
-        "**All branches:**",
-        "",
-        _table(_USAGE_HEADERS, _code_first(usage_rows(stats.by_model_all, "total")), numeric),
-        "",
-    ]
+    path = _code_first(usage_rows(stats.by_model_path, "total"))
+    every = _code_first(usage_rows(stats.by_model_all, "total"))
+    if path == every:  # one table for both, as on the page
+        out = ["## Usage", "", "**This path** (root → leaf) **and all branches** (the same):"]
+        out += ["", _table(_USAGE_HEADERS, path, numeric), ""]
+    else:
+        out = ["## Usage", "", "**This path** (root → leaf):", ""]
+        out += [_table(_USAGE_HEADERS, path, numeric), "", "**All branches:**", ""]
+        out += [_table(_USAGE_HEADERS, every, numeric), ""]
     if stats.tools:
         rows = [[code_span(n), fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()]
         out += ["**Tools:**", "", _table(["tool", "calls", "errors"], rows, {1, 2}), ""]

@@ -349,3 +349,15 @@ def test_the_active_branch_alone_is_one_branch() -> None:
         said = result.stdout
         assert "Other branches" not in said and "2 branches" not in said
         assert "1 branch, 1 branch summary, 1 label" in said
+
+
+@pytest.mark.parametrize(
+    ("name", "tables"), [("pi-large-session.jsonl", 1), ("pi-branched-1.jsonl", 2)]
+)
+def test_one_usage_table_when_this_path_is_all_branches(name: str, tables: int) -> None:
+    """As on the page: a session of one branch had two equal usage tables."""
+    document = session_markdown(load_session(FIXTURES_DIR / name))
+    usage = document.split("## Usage", 1)[1].split("\n## ", 1)[0]
+    assert usage.count("| model |") == tables
+    said = "**This path** (root → leaf) **and all branches** (the same):"
+    assert (said in usage) == (tables == 1) and ("**All branches:**" in usage) == (tables == 2)

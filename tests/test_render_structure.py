@@ -2048,6 +2048,27 @@ PATH_COST_DIFFERS = {
 }
 
 
+@pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-branched-1.jsonl"])
+def test_one_usage_table_names_both_scopes_when_they_are_the_same(name: str) -> None:
+    """A session of one branch showed "This path" and "All branches" as two equal tables,
+    back to back, which read as a mistake (visual review 2026-12-04): when the rows are the
+    same there is one table, and its caption names both scopes."""
+    session = load_fixture(name)
+    stats = compute_stats(session)
+    page = parse_fixture(name)
+    captions = [
+        norm(c.text)
+        for c in page.all(lambda e: e.tag == "caption")
+        if norm(c.text).startswith(("This path", "All branches"))
+    ]
+    if stats.active_path.cost == stats.all.cost and stats.active_path.turns == stats.all.turns:
+        assert captions == ["This path (root → current leaf) and all branches: the same"]
+        total = _usage_total_row(page, "This path")
+        assert total[-1] == fmt_cost(stats.all.cost)
+    else:
+        assert captions == ["This path (root → current leaf)", "All branches"]
+
+
 @pytest.mark.parametrize("name", BRANCHED)
 def test_this_path_and_all_branches_show_their_own_totals(name: str) -> None:
     """Issue 3's headline over Pi: the path's total is not all branches' total. The page

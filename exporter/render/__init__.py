@@ -301,11 +301,13 @@ def _problems(session: Session) -> dict[str, Any]:
 
 
 def _usage_scopes(stats: SessionStats) -> list[dict[str, Any]]:
-    """The usage tables by model: the active path's, then all branches' together."""
-    scopes = [
-        ("This path (root → current leaf)", usage_rows(stats.by_model_path)),
-        ("All branches", usage_rows(stats.by_model_all)),
-    ]
+    """The usage tables by model: the active path's, then all branches' together; one
+    table naming both when they are the same (one branch: two equal tables read as a
+    mistake, visual review 2026-12-04)."""
+    path, every = usage_rows(stats.by_model_path), usage_rows(stats.by_model_all)
+    scopes = [("This path (root → current leaf)", path), ("All branches", every)]
+    if path == every:
+        scopes = [("This path (root → current leaf) and all branches: the same", path)]
     return [
         {"caption": caption, "rows": rows, "pads": decimal_pads([row[-1] for row in rows])}
         for caption, rows in scopes
