@@ -1805,26 +1805,6 @@ def test_the_cost_axis_fits_a_phone_at_any_scale(
     clean(view)
 
 
-def test_on_a_phone_the_transcript_is_one_link_away(
-    view: Viewer, published: dict[str, str]
-) -> None:
-    """On a phone the transcript began about four screens down, under the header, the
-    tables and the chart, and its only link was hidden until focused (visual review
-    2026-12-04). There it shows at the top; a wide screen keeps it for the keyboard."""
-    for js in (True, False):
-        page = view.open(published[BRANCHED], viewport=PHONE, js=js)
-        link = page.locator('a.skip[href="#transcript"]')
-        assert link.is_visible() and link.bounding_box()["y"] < 60  # type: ignore[index]
-        assert page.evaluate("document.querySelector('#transcript').offsetTop") > 2000
-        link.click()
-        page.wait_for_timeout(200)
-        assert in_viewport(page, "#transcript")
-    page = view.open(published[BRANCHED])
-    box = page.locator('a.skip[href="#transcript"]').bounding_box()
-    assert box is not None and box["x"] < 0  # off screen until focused
-    clean(view)
-
-
 def test_a_diff_on_a_phone_has_no_blank_row_after_a_changed_line(
     view: Viewer, published: dict[str, str]
 ) -> None:
