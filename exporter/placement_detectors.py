@@ -466,7 +466,7 @@ _FOREIGN_PASSWORD_WORDS = (
     "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha", "wachtwoord",
     "пароль", "hasło", "haslo", "lösenord", "losenord", "passord", "adgangskode", "salasana",
     "heslo", "jelszó", "jelszo", "şifre", "sifre", "parolă", "geslo", "lozinka", "lozinku",
-    "lösenordet", "losenordet", "passordet", "adgangskoden", "adgangskode",
+    "lösenordet", "losenordet", "passordet", "adgangskoden",
 )  # fmt: skip
 _FOREIGN_ASCII_TRIGGERS = tuple(
     w for w in _FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w

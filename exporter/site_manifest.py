@@ -8,6 +8,7 @@ the names this tool writes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import json
@@ -50,6 +51,9 @@ class SiteError(Exception):
     """The site folder cannot be used (e.g. it holds files this tool did not write)."""
 
 
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
 class SiteIncomplete(OSError):
     """The pages were made but the site could not be finished (a full disk): ``report``
     says which pages were written and which failed, as a finished build's would."""
@@ -60,8 +64,9 @@ class SiteIncomplete(OSError):
         super().__init__(
             error.errno,
             f"{reason}{where}: {plural(report.rendered, 'page')} written, but the site in "
-            f"{out_dir} is not finished (its index may be missing or out of date); make room "
-            "and run again (pages already made are kept)",
+            f"{out_dir} is not finished (its index may be missing or out of date); "
+            f"{'make room and ' if error.errno in _DISK_FULL else ''}run again (pages already "
+            "made are kept)",
         )
         self.report = report
 

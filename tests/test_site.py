@@ -1157,4 +1157,5 @@ def test_a_full_disk_says_which_pages_failed_and_that_the_site_is_unfinished(
     failed = [line for line in result.stderr.splitlines() if "warning:" in line]
     assert len(failed) == len(files_of(root)) - 1 and "No space left on device" in failed[0]
     assert "1 page written, but the site in" in result.stderr
+    assert "make room and run again" in result.stderr  # (said for a full disk only)
     assert "Traceback" not in result.output and written and written[0].is_file()
