@@ -361,3 +361,19 @@ def test_one_usage_table_when_this_path_is_all_branches(name: str, tables: int) 
     assert usage.count("| model |") == tables
     said = "**This path** (root → leaf) **and all branches** (the same):"
     assert (said in usage) == (tables == 1) and ("**All branches:**" in usage) == (tables == 2)
+
+
+def test_labels_say_what_their_entries_say() -> None:
+    """The Markdown export listed labels as bare ids (`bug-found` on `729af5de`); the page's
+    bookmarks show the entry's text (visual review 2026-12-04). The text is escaped: read as
+    Markdown it is the text, not markup."""
+    session = load_session(FIXTURES_DIR / "pi-branched-1.jsonl")
+    document = session_markdown(session)
+    labels = document.split("**Labels:**", 1)[1].split("\n\n", 2)[1]
+    lines = labels.splitlines()
+    assert len(lines) == len(session.labels)
+    shown = VIEWER.render(labels)
+    assert "bug-found</code> on <code>729af5de</code>: assistant: You're right! Let me add" in (
+        shown.replace("&#x27;", "'").replace("&quot;", '"')
+    )
+    assert "<a " not in shown and "<em>" not in shown
