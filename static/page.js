@@ -712,8 +712,8 @@
     }
     copyText(a, url, "link");
   });
-  // Copy buttons for code blocks, shell commands and tool outputs shown whole (a folded one
-  // is split over parts: unfold it and select). Made after the page has loaded, a few
+  // Copy buttons for code blocks, shell commands and tool outputs (a folded one copied
+  // whole, both its parts). Made after the page has loaded, a few
   // hundred at a time, so a long page opens no slower; without a script there are none.
   function copyButton(label, what, text) {
     var button = doc.createElement("button");
@@ -721,6 +721,19 @@
     button.setAttribute("aria-label", "Copy " + what);
     button.addEventListener("click", function () { copyText(button, text()); });
     return button;
+  }
+  // A long output shown in two parts, its folded lines and the ones in view: copied whole,
+  // in order (a head ending on a blank line carries one more line break, for the eye only).
+  function foldedOutput(fold, shown) {
+    var hidden = $(":scope > pre.out", fold), before = fold.classList.contains("fold-before");
+    if (!hidden || (before ? fold.nextElementSibling : fold.previousElementSibling) !== shown) return null;
+    var first = before ? hidden : shown, last = before ? shown : hidden;
+    // "N more characters": the fold cuts inside a line, and the two parts join as they are
+    var inLine = / characters$/.test($("summary", fold).textContent);
+    return function () {
+      return inLine ? first.textContent + last.textContent
+        : first.textContent.replace(/\n$/, "") + "\n" + last.textContent;
+    };
   }
   function addCopyButtons(block) {
     if (block.classList.contains("code")) {
@@ -747,10 +760,12 @@
       }), head.lastElementChild);
     }
     var outs = $all(":scope > pre.out", block);  // an edit's or a write's is a status line
-    if (outs.length === 1 && !$(":scope > details.fold", block) && !block.matches(".tool-edit, .tool-write")) {
-      head.insertBefore(copyButton("Copy output", "the output", function () { return outs[0].textContent; }),
-        head.lastElementChild);
+    var folds = $all(":scope > details.fold", block), whole = null;
+    if (outs.length === 1 && !block.matches(".tool-edit, .tool-write")) {
+      if (!folds.length) whole = function () { return outs[0].textContent; };
+      else if (folds.length === 1) whole = foldedOutput(folds[0], outs[0]);
     }
+    if (whole) head.insertBefore(copyButton("Copy output", "the output", whole), head.lastElementChild);
   }
   // A tool's path wraps after a "/", not inside a name ("coding-" over "agent/src/...", "dark"
   // over ".json" on a phone); a name too long for a line still breaks where it must

@@ -1369,6 +1369,33 @@ def test_the_phone_review_s_findings(
     clean(view)
 
 
+def test_a_folded_output_is_copied_whole(view: Viewer, published: dict[str, str]) -> None:
+    """A long output, shown as its last lines under "N earlier lines" (or its first ones
+    over "N more lines"), had no Copy output button, though that is where one helps most
+    (visual review 2026-12-04). It copies the tool's whole result, both parts in order."""
+    session = load_fixture(BRANCHED_4)
+    context = view.context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = view.open(published[BRANCHED_4], context=context)
+    page.wait_for_function("() => document.querySelectorAll('.copy-btn').length > 20")
+    checked = 0
+    for kind in ("fold-before", "fold-after"):
+        tools = page.locator(f".tool-bash:has(> details.{kind}):has(> pre.out)")
+        for index in range(min(tools.count(), 3)):
+            tool = tools.nth(index)
+            if not tool.is_visible():
+                continue
+            tool.scroll_into_view_if_needed()
+            tool.get_by_role("button", name="Copy the output").click()
+            copied = page.evaluate("navigator.clipboard.readText()")
+            result = session.by_id[tool.get_attribute("data-entry-id") or ""]
+            assert copied.rstrip("\n") == result.text.rstrip("\n"), kind  # type: ignore[attr-defined]
+            assert copied.count("\n") > 5
+            checked += 1
+    assert checked >= 2, checked
+    clean(view)
+
+
 def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: PageServer) -> None:
     """Copying a command or a code block meant selecting it by hand (peer review): the
     script adds Copy buttons after the page has loaded; without it there are none."""
