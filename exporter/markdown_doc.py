@@ -42,7 +42,7 @@ from exporter.formatting import (
 from exporter.header_counts import entries_line, tree_said
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
 from exporter.pasted_diff import fence_pasted_diffs
-from exporter.render.entry_lines import outline_text
+from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path
@@ -145,15 +145,9 @@ def _label_mark(session: Session, target: str, label: str) -> str:
     """A label, its entry's id and what the entry says, as the page's bookmark list has it
     (a bare id told a reader nothing: visual review 2026-12-04)."""
     mark = f"- {code_span(label)} on {code_span(target)}"
-    entry = session.by_id.get(target)
-    if entry is None:
+    if target not in session.by_id:
         return mark
-    try:
-        ref = session.call_for_result(target)
-        said = outline_text(entry, session.call_block(ref) if ref is not None else None)[0]
-    except Exception:  # one odd entry must not cost the document (as on the page)
-        said = f"[{entry.type}]"
-    return f"{mark}: {escaped(one_line(said, 100))}"
+    return f"{mark}: {escaped(one_line(entry_row_text(session, target)[0], 100))}"
 
 
 def _usage(stats: SessionStats) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exporter.entries import (
     BranchSummaryEntry,
@@ -30,6 +30,9 @@ from exporter.formatting import (
     skill_and_line,
 )
 from exporter.render.tools import TODO_TOOLS, patch_diff, read_line_range, todo_done, todo_items
+
+if TYPE_CHECKING:
+    from exporter.session import Session
 
 OUTLINE_CHARS = 80
 
@@ -114,6 +117,24 @@ def only_tool_calls(entry: MessageEntry) -> bool:
 def prompt_preview(text: str | None, limit: int) -> str:
     """A prompt as one readable line, e.g. for a branch's first prompt."""
     return prompt_line(text, limit) if text else "(no prompt)"
+
+
+def call_answered(session: Session, result_id: str) -> dict[str, Any] | None:
+    """The tool call block a result answers, if the file has it."""
+    ref = session.call_for_result(result_id)
+    return session.call_block(ref) if ref is not None else None
+
+
+def entry_row_text(
+    session: Session, entry_id: str, show: Callable[[str], str] | None = None
+) -> tuple[str, str, bool]:
+    """:func:`outline_text` of the entry ``entry_id``, with the call its result answers: the
+    outline's row, a label bookmark's text on the page and in the Markdown export."""
+    entry = session.by_id[entry_id]
+    try:
+        return outline_text(entry, call_answered(session, entry_id), show)
+    except Exception:  # one odd entry must not cost the reader the page (as entry_view)
+        return f"[{entry.type}]", "other", False
 
 
 def outline_text(

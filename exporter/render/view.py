@@ -17,7 +17,12 @@ from typing import Any
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost, one_line, terminal_text
-from exporter.render.entry_lines import only_tool_calls, outline_text, prompt_preview
+from exporter.render.entry_lines import (
+    call_answered,
+    entry_row_text,
+    only_tool_calls,
+    prompt_preview,
+)
 from exporter.render.entry_views import ENTRY_BUILDERS, unknown_view
 from exporter.render.folding import fold_text
 from exporter.render.markup import highlight
@@ -493,16 +498,11 @@ class PageBuilder:
         return self._outline_text(entry_id)[0]
 
     def _outline_text(self, entry_id: str) -> tuple[str, str, bool]:
-        entry = self.session.by_id[entry_id]
-        try:
-            return outline_text(entry, self.call_of(entry_id), self.show)
-        except Exception:  # one odd entry must not cost the reader the page (as entry_view)
-            return f"[{entry.type}]", "other", False
+        return entry_row_text(self.session, entry_id, self.show)
 
     def call_of(self, result_id: str) -> dict[str, Any] | None:
         """The tool call block a result answers, if the file has it."""
-        ref = self.session.call_for_result(result_id)
-        return self.session.call_block(ref) if ref is not None else None
+        return call_answered(self.session, result_id)
 
     def _outline_row(self, entry_id: str) -> OutlineRow:
         text, role, hidden = self._outline_text(entry_id)
