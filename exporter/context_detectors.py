@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import (
+    FOREIGN_PASSWORD_NAMES,
     PLAIN_WORD,
     is_placeholder,
     is_secret_assignment,
@@ -283,11 +284,7 @@ _CONTRACTION = re.compile(r"[A-Za-z]+'[A-Za-z]{1,2}")
 #: shorter, and each candidate reading far made dense quotes slow (`pw="a'` repeated).
 _QUOTED_MAX = 160
 # `Passwort`, `DB_PASSWORT`, `contraseña`: the name judged as the English one it means
-_FOREIGN_NAME = re.compile(
-    "passwort|passord|kennwort|contraseña|contrasena|senha|wachtwoord|пароль|hasło|haslo|"
-    "lösenord|losenord|salasana|heslo",
-    re.IGNORECASE,
-)
+_FOREIGN_NAME = re.compile("|".join(FOREIGN_PASSWORD_NAMES), re.IGNORECASE)
 
 
 def _in_english(name: str) -> str:

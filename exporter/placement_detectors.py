@@ -19,6 +19,7 @@ from exporter.context_detectors import _flag_start, prose_or_flag
 from exporter.detector_base import Detector, Span, wrapped_base64_end
 from exporter.secret_heuristics import (
     DIGIT,
+    FOREIGN_PASSWORD_NAMES,
     LOWER,
     UPPER,
     is_placeholder,
@@ -461,12 +462,12 @@ class TableRowDetector(Detector):
 
 
 #: "Password" in the languages of Europe and around it, lowercase, with and without accents
-#: (a German compound ends in it: Datenbankpasswort). Not Italian "parola" (a word).
+#: (a German compound ends in it: Datenbankpasswort): the names, and what a sentence says.
+#: Not Italian "parola" (a word).
 _FOREIGN_PASSWORD_WORDS = (
-    "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha", "wachtwoord",
-    "пароль", "hasło", "haslo", "lösenord", "losenord", "passord", "adgangskode", "salasana",
-    "heslo", "jelszó", "jelszo", "şifre", "sifre", "parolă", "geslo", "lozinka", "lozinku",
-    "lösenordet", "losenordet", "passordet", "adgangskoden",
+    *FOREIGN_PASSWORD_NAMES, "mot de passe", "adgangskode", "jelszó", "jelszo", "şifre",
+    "sifre", "parolă", "geslo", "lozinka", "lozinku", "lösenordet", "losenordet", "passordet",
+    "adgangskoden",
 )  # fmt: skip
 _FOREIGN_ASCII_TRIGGERS = tuple(
     w for w in _FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w

@@ -110,6 +110,12 @@ _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _PASSWORD_WORDS = frozenset(
     {"password", "passwd", "pwd", "pw", "passphrase", "pass", "passcode", "sshpass"}
 )  # ADMIN_PW, LDAP_BIND_PW; SSHPASS is sshpass's environment variable
+#: "Password" as other languages name it in a config key or a variable (Passwort,
+#: DB_PASSWORT, contraseña): judged as the English name; prose says more (placement_detectors)
+FOREIGN_PASSWORD_NAMES = (
+    "passwort", "passord", "kennwort", "contraseña", "contrasena", "senha", "wachtwoord",
+    "пароль", "hasło", "haslo", "lösenord", "losenord", "salasana", "heslo",
+)  # fmt: skip
 _STRONG_WORDS = _words(
     "secret secrets credential credentials cookie cookies apikey privatekey accesskey "
     "secretkey authtoken accesstoken refreshtoken sessiontoken clientsecret authorization"
