@@ -325,10 +325,8 @@ _SETTERS = frozenset(
 def _leads_an_assignment(text: str, start: int) -> bool:
     """The name sets a variable: only what is said above stands before it on its line
     (looked for 160 characters back at most)."""
-    line_start = text.rfind("\n", max(0, start - 160), start) + 1
-    if line_start == 0 and start > 160:
-        return False
-    if start > line_start and text[start - 1] not in " \t:":
+    line_start = _line_start(text, start, 160)
+    if line_start is None or (start > line_start and text[start - 1] not in " \t:"):
         return False
     lead = text[_LINE_NUMBER.match(text, line_start, start).end() : start].split()
     if lead and lead[-1] in ("-e", "--env"):
@@ -339,10 +337,18 @@ def _leads_an_assignment(text: str, start: int) -> bool:
 def _starts_line(text: str, start: int) -> bool:
     """The name begins its line (after indentation, ``export`` or a YAML list dash); looked
     for 64 characters back at most, so dense text stays linear."""
-    line_start = text.rfind("\n", max(0, start - 64), start) + 1
-    if line_start == 0 and start > 64:
+    line_start = _line_start(text, start, 64)
+    if line_start is None:
         return False
     return text[line_start:start].strip(" \t-").removeprefix("export").strip() == ""
+
+
+def _line_start(text: str, at: int, back: int) -> int | None:
+    """Where the line holding ``at`` starts, when that is at most ``back`` characters before
+    it (None: further, as a long line is no shell or config line; the bound keeps dense text
+    linear)."""
+    line_start = text.rfind("\n", max(0, at - back), at) + 1
+    return None if line_start == 0 and at > back else line_start
 
 
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
