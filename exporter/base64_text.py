@@ -50,14 +50,15 @@ def base64_texts(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         if end < size and text[end] in _AFTER:
             continue
+        run = text[start:end]
         if end > block_end and end - start >= _WRAP_WIDTH and text[end : end + 1] in ("\n", "\r"):
             # `base64` wraps at 76 columns: a secret across a line break was in no one line
             block_end = wrapped_base64_end(text, end, start)
             if end < block_end <= start + MAX_RUN + MAX_RUN // 32:  # (a break per 64 or 76)
                 end = block_end
                 match = _RUN.search(text, end)
+                run = _LINE_BREAKS.sub("", text[start:end])  # (a run alone holds no blank)
             # (a longer block is data: read line by line, without walking it again per line)
-        run = _LINE_BREAKS.sub("", text[start:end])
         body = run.rstrip("=")
         if len(body) > MAX_RUN or len(body) % 4 == 1 or not _HAS_SIGNAL.search(body):
             continue
