@@ -42,7 +42,8 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/])|＝|：)(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
-            rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]))"
+            # (or a single quote's escape: a shell's `'it'\''s X'`, YAML's `'it''s X'`)
+            rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]|'(?:\\')?'))"
             # (a full-width separator or CJK punctuation ends it too: `X；DB_PORT＝5432`)
             rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}，；。、＝：）】」』]{{1,512}}={{0,2}}))"
         )
@@ -138,8 +139,29 @@ class AssignmentDetector(Detector):
                 value, after = text[match.start(group) : closing], closing
                 if _CONTRACTION.fullmatch(value):
                     return None  # `password: "don't"`: a word, not a password
+        if quoted and match.group("open") == "'" and text[after + 1 : after + 2] in ("'", "\\"):
+            # `'it'\''s s3cret'` (a shell) and `'it''s-s3cret'` (YAML): one value, judged
+            # with its quotes as the shell or YAML reads them
+            closing = _single_quoted_end(text, after, match.start(group))
+            if closing != after:
+                raw = text[match.start(group) : closing]
+                value, after = raw.replace("'\\''", "'").replace("''", "'"), closing
+                if _CONTRACTION.fullmatch(value):
+                    return None  # `'don''t'`: a word
         if quoted and len(value) < least:
             return None
+        spaced = text[after : after + 1] in (" ", "\t")
+        if not quoted and spaced and _quoted_whole(text, match, start):
+            # `- "DB_PASSWORD=correct horse battery"` (docker-compose), `-e "NAME=x y"`: the
+            # quotes hold the whole assignment, so the value runs to the closing one
+            closing = _closing_quote(text, text[start - 1], after, match.start(group))
+            whole = text[match.start(group) : closing] if closing is not None else ""
+            if (
+                closing is not None
+                and text[closing + 1 : closing + 2] in ("", "\n", "\r", " ", "\t", ",", "]")
+                and is_secret_assignment(name, whole, quoted=False, env_style=True)
+            ):
+                return match.start(group), closing
         in_query = start > 0 and text[start - 1] in "?&"
         unwidened, widened = (value, after), False
         if (
@@ -311,6 +333,25 @@ def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | N
     return None
 
 
+def _single_quoted_end(text: str, at: int, value_start: int) -> int:
+    """Where a single-quoted value closed at ``at`` really ends when a shell's ``'\\''`` or
+    YAML's ``''`` goes on from there; ``at`` itself when neither does, or when the value is
+    not closed on its line within _QUOTED_MAX characters."""
+    limit = min(len(text), value_start + _QUOTED_MAX)
+    end = at
+    while True:
+        if text.startswith("'\\''", end):
+            step = 4
+        elif text.startswith("''", end) and not text.startswith("'''", end):
+            step = 2
+        else:
+            return end
+        closing = text.find("'", end + step, limit)
+        if closing < 0 or "\n" in text[end + step : closing] or "\r" in text[end:closing]:
+            return at
+        end = closing
+
+
 # What may stand before NAME="value" on a shell or .env line: `cat -n`'s or `grep -n`'s
 # numbers, then words that set a variable (Dockerfile `ENV`, `env`, `sudo`, `readonly`,
 # `declare -x`), flags, a prompt or a YAML dash; or a command ending in `-e`/`--env`
@@ -332,6 +373,25 @@ def _leads_an_assignment(text: str, start: int) -> bool:
     if lead and lead[-1] in ("-e", "--env"):
         return len(lead) <= 8
     return all(token in _SETTERS or token.startswith("-") for token in lead)
+
+
+def _quoted_whole(text: str, match: re.Match[str], start: int) -> bool:
+    """``"NAME=value"`` quoted whole, as a docker-compose list item, ``-e`` argument or
+    JSON array element: a quote before the upper-case name, which sets a variable there."""
+    name = text[start : match.end("tail")]
+    if (
+        start == 0
+        or text[start - 1] not in "\"'"
+        or _sep(match) != "="
+        or match.group("sp1")
+        or match.group("sp2")
+        or match.group("close") is not None
+        or match.group("type") is not None
+        or name.upper() != name
+    ):
+        return False
+    before = text[max(0, start - 3) : start - 1].rstrip(" \t")
+    return before.endswith(("[", ",")) or _leads_an_assignment(text, start - 1)
 
 
 def _starts_line(text: str, start: int) -> bool:

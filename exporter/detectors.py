@@ -61,12 +61,11 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-12"
+DETECTOR_VERSION = "2026.12-13"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
 _ANSI_END = re.compile(r"\x1b\[[0-9;]{0,12}m\Z")
-_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -689,8 +688,8 @@ class Scanner:
         hits: list[tuple[int, int, str]] = []
         if len(text) >= self._shortest:
             lower = text.lower()
-            if len(lower) != len(text):  # e.g. "İ" lowercases to two characters
-                lower = text.translate(_ASCII_LOWER)
+            if len(lower) != len(text):  # "İ", the one letter that lowercases to two
+                lower = text.replace("\u0130", "i").lower()  # (so "ŞİFRE" is "şifre")
             tier = bisect.bisect_right(self._tiers, len(text)) - 1
             triggers, lower_triggers = self._by_tier[max(tier, 0)]
             active = {i for t, ids in triggers.items() if t in text for i in ids}

@@ -468,6 +468,9 @@ _FOREIGN_PASSWORD_WORDS = (
     *FOREIGN_PASSWORD_NAMES, "mot de passe", "adgangskode", "jelszó", "jelszo", "şifre",
     "sifre", "parolă", "geslo", "lozinka", "lozinku", "lösenordet", "losenordet", "passordet",
     "adgangskoden",
+    # plurals: "Passwörter: X", "Пароли: X"
+    "passwörter", "passwoerter", "пароли", "contraseñas", "contrasenas", "senhas",
+    "mots de passe", "şifreniz", "sifreniz",
 )  # fmt: skip
 _FOREIGN_ASCII_TRIGGERS = tuple(
     w for w in _FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w
@@ -477,6 +480,20 @@ _FOREIGN_COPULAS = (
     "ist", "war", "lautet", "est", "était", "etait", "es", "era", "é", "is", "was",
     "это", "—", "-", "to", "är", "var", "er", "on", "oli", "je", "bylo", "az", "volt", "este",
 )  # fmt: skip
+
+
+# What a password is for, between its name and "is": "for the DB", "of root", "admin";
+# one short phrase, so a sentence that goes on ("the token for each request is ...") has
+# to say a value that looks like one to count
+_ENGLISH_QUALIFIER = (
+    r"[ \t]+(?:for|of|on|to)(?:[ \t]+(?:the|my|our|your|this|that|an?))?"
+    r"[ \t]+[a-z0-9][\w.@\-]{0,31}"
+)
+_FOREIGN_QUALIFIER = (
+    r"[ \t]+(?:für|fuer|von|des|der|de|du|pour|para|del|da|do|per|för|til|for|av|dla|для|от)"
+    r"(?:[ \t]+(?:die|der|das|den|dem|la|le|les|el|los|las|a|o|det))?[ \t]+[^\s:：\"'`*]{1,32}"
+    r"|[ \t]+(?:admin\w{0,12}|root|db|wlan|wifi|администратора|пользователя|сервера)"
+)
 
 
 class ProseSecretDetector(Detector):
@@ -510,9 +527,13 @@ class ProseSecretDetector(Detector):
     )
     _said = re.compile(
         r"(?P<word>password|passphrase|passwd|api[ _\-]?key|access[ _\-]?token|secret[ _\-]?key"
-        r"|token|secret)(?:`|\*\*|[\"'])?[ \t]+(?:is|was)(?:[ \t]+(?:now|set[ \t]+to))?"
+        r"|token|secret)(?:`|\*\*|[\"'])?"
+        # "is" (Italian "è"), after what it is for ("the password for the DB is X"); or a
+        # colon after that ("password for root: X"; "password: X" is an assignment's)
+        rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]+(?:is|was|è|era)(?:[ \t]+(?:now|set[ \t]+to))?"
         # one way through a run of blanks: "[ \t]*:?[ \t]+" split long runs every way
         r"(?:[ \t]*:)?[ \t\r\n]+"
+        rf"|{_ENGLISH_QUALIFIER}[ \t]*:[ \t]+)"
         r"(?P<open>\*\*|[\"'`(]?)(?P<v>[^\s\"'`*()]{8,256})"
     )
     # Passwort: X, le mot de passe est X, la contraseña es X, пароль: X; the name, then "is"
@@ -520,7 +541,8 @@ class ProseSecretDetector(Detector):
     _foreign_word = re.compile("|".join(_FOREIGN_PASSWORD_WORDS))
     _said_foreign = re.compile(
         r"(?P<word>" + "|".join(_FOREIGN_PASSWORD_WORDS) + r")"
-        r"(?:\*\*|__)?(?:[ \t\u00a0\u202f]+(?:" + "|".join(_FOREIGN_COPULAS) + r")"
+        rf"(?:{_FOREIGN_QUALIFIER})?(?:\*\*|__)?"
+        r"(?:[ \t\u00a0\u202f]+(?:" + "|".join(_FOREIGN_COPULAS) + r")"
         r"(?:[ \t\u00a0\u202f]*[:：])?|[ \t\u00a0\u202f]*[:：])(?:\*\*|__)?"
         r"[ \t\u00a0\u202f]*[\"'`«„“(]?[ \t\u00a0\u202f]?(?P<v>[^\s\"'`*()«»„“”]{8,256})"
     )
@@ -528,7 +550,9 @@ class ProseSecretDetector(Detector):
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         # (a text that is not all ASCII may come here for the CJK words alone)
-        said = " is" in lower or " was" in lower
+        said = any(verb in lower for verb in (" is", " was", " è")) or (
+            ":" in lower and any(f" {word} " in lower for word in ("for", "of", "on", "to"))
+        )
         if said and (text.isascii() or any(word in lower for word in self.lower_triggers)):
             for match in self._said.finditer(lower):
                 name = self._name(lower, match.start("word"), match["word"].replace(" ", "_"))
@@ -546,7 +570,8 @@ class ProseSecretDetector(Detector):
     def _value(self, text: str, match: re.Match[str], name: str) -> Iterator[Span]:
         """The said value, if it is one: letters and digits, written out, not described."""
         start, end = match.span("v")
-        while end > start and text[end - 1] in ".,;:!?)]":  # sentence punctuation
+        # sentence punctuation; not "!", which ends passwords as often ("P@ssw0rd!")
+        while end > start and text[end - 1] in ".,;:?)]":
             end -= 1
         escape = text.find("\\", start, end)  # "…is X\nok" in JSON-escaped text
         if escape >= 0:

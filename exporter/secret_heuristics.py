@@ -308,7 +308,13 @@ def _spaced_secret(name: str, value: str, strength: str, *, env_style: bool) -> 
     if strength != "password" or not env_style or is_placeholder(value):
         return False
     words = value.split()
-    prose = len(words) > _MAX_PASSPHRASE_WORDS or value.rstrip().endswith((".", ":", "?", "!"))
+    # (a short one may end in "!", as passwords do: "sesame open!"; a sentence is longer)
+    ending = value.rstrip()[-1:]
+    prose = (
+        len(words) > _MAX_PASSPHRASE_WORDS
+        or ending in (".", ":", "?")
+        or (ending == "!" and len(words) > 3)
+    )
     # not a command, variables, a format, options or a note where the value will go
     code = _NOT_A_PASSPHRASE.search(value) or value.lstrip().startswith("-")
     note = words[0].lower() in _NOTE_WORDS

@@ -473,6 +473,31 @@ POSITIVES = [
     ("secret-assignment", "TOKEN=purpleMonkeyDishwasher7", "purpleMonkeyDishwasher7"),
     ("secret-assignment", '{"token": "purpleMonkeyDishwasher7"}', "purpleMonkeyDishwasher7"),
     ("secret-assignment", '{"key": "hunterHunterHunter99"}', "hunterHunterHunter99"),
+    # the quotes hold the whole NAME=value: docker-compose, `-e`, a JSON array (review s42)
+    ("secret-assignment", '  - "DB_PASSWORD=correct horse battery"', "correct horse battery"),
+    ("secret-assignment", 'docker run -e "DB_PASSWORD=correct horse battery" img',
+     "correct horse battery"),
+    ("secret-assignment", '"Env": ["DB_PASSWORD=correct horse battery", "X=1"]',
+     "correct horse battery"),
+    # a quote inside single quotes, as a shell and YAML write it
+    ("secret-assignment", "PASSWORD='it'\\''s s3cret'", "it'\\''s s3cret"),
+    ("secret-assignment", "password: 'it''s-a-s3cret'", "it''s-a-s3cret"),
+    # a short passphrase may end in "!", and so may a password said in prose
+    ("secret-assignment", 'DB_PASSWORD="sesame open!"', "sesame open!"),
+    ("prose-secret", "The password is Tr0ub4dor3x!", "Tr0ub4dor3x!"),
+    # Italian "è", Turkish capitals, plurals, and what the password is for
+    ("prose-secret", "La password è Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "ŞİFRE: Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Şifreniz: Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Passwörter: Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Пароли: Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Das Passwort für die DB ist Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Le mot de passe admin est Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Пароль администратора: Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "The password for the DB is Tr0ub4dor33", "Tr0ub4dor33"),
+    ("prose-secret", "Password for root: Tr0ub4dor33", "Tr0ub4dor33"),
+    # a capital İ anywhere in the text lowercased nothing else that was not ASCII
+    ("secret-assignment", "İstanbul ofisi. Пароль: Tr0ub4dor34", "Tr0ub4dor34"),
 ]  # fmt: skip
 NEGATIVES = [
     "hf_abc\nnot a token here",  # a prefix ending a line, prose after it
@@ -512,6 +537,14 @@ ASSIGNMENT_NEGATIVES = [
     'PASSWORD="same as above"',
     'password: "don\'t"; next: "x"',
     'echo DB_PASSWORD="two words here" is wrong',
+    'echo "DB_PASSWORD=two words here"',  # a message, not a variable set
+    '  - "DB_PASSWORD=TODO set me"',
+    'DB_PASSWORD="Please set this now!"',
+    "password: 'don''t'",
+    "name: 'O''Brien'",
+    "The token for each request is refreshed",
+    "The password for user1 is stored in vault",
+    "the password for admin2 is hashed with bcrypt12",
     # code in another language is judged as code in English is (review)
     "passwort = base64.b64decode(enc)",
     "haslo = hashlib.sha512(haslo).hexdigest()",
