@@ -560,9 +560,17 @@
   function entryMidScreen() {
     var column = $("#transcript");
     if (!column) return null;
-    var box = column.getBoundingClientRect();
-    var hit = doc.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2);
-    return hit && hit.closest ? hit.closest("[data-entry-id]") : null;
+    var box = column.getBoundingClientRect(), x = box.left + Math.min(40, box.width / 2);
+    // the middle may fall between two entries (or on a fork's summary): the nearest one
+    // a little below or above it is the one being read
+    for (var step = 0; step <= 120; step += 12) {
+      for (var sign = 1; sign >= -1; sign -= 2) {
+        var hit = doc.elementFromPoint(x, innerHeight / 2 + sign * step);
+        var entry = hit && hit.closest ? hit.closest("[data-entry-id]") : null;
+        if (entry) return entry;
+      }
+    }
+    return null;
   }
   // Where the reader is: that entry and its top on the screen; and putting it back there
   // (a scroll position alone drifts when entries above are laid out meanwhile).

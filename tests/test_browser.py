@@ -148,6 +148,18 @@ def visible(page: Any, entry_id: str) -> bool:
     return page.locator(f'[data-entry-id="{entry_id}"]').first.is_visible()
 
 
+def scroll_settled(page: Any) -> None:
+    """Waits until the page has stopped scrolling: a wheel's scroll lands over frames, after
+    the event that a test waits for."""
+    last = None
+    for _ in range(40):
+        now = page.evaluate("scrollY")
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(60)
+
+
 def in_viewport(page: Any, selector: str) -> bool:
     return page.eval_on_selector(
         selector,
@@ -1832,6 +1844,26 @@ def test_the_cost_axis_fits_a_phone_at_any_scale(
     clean(view)
 
 
+def test_on_a_phone_the_transcript_is_one_link_away(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On a phone the transcript began about four screens down, under the header, the
+    tables and the chart, and its only link was hidden until focused (visual review
+    2026-12-04). There it shows at the top; a wide screen keeps it for the keyboard."""
+    for js in (True, False):
+        page = view.open(published[BRANCHED], viewport=PHONE, js=js)
+        link = page.locator('a.skip[href="#transcript"]')
+        assert link.is_visible() and link.bounding_box()["y"] < 60  # type: ignore[index]
+        assert page.evaluate("document.querySelector('#transcript').offsetTop") > 2000
+        link.click()
+        page.wait_for_timeout(200)
+        assert in_viewport(page, "#transcript")
+    page = view.open(published[BRANCHED])
+    box = page.locator('a.skip[href="#transcript"]').bounding_box()
+    assert box is not None and box["x"] < 0  # off screen until focused
+    clean(view)
+
+
 def test_a_diff_on_a_phone_has_no_blank_row_after_a_changed_line(
     view: Viewer, published: dict[str, str]
 ) -> None:
@@ -2342,9 +2374,25 @@ AWAY_LINK_COVERS_NOTHING = """(() => {
 #: The entry at the middle of the screen and its top: where the reader is.
 READING_PLACE = """(() => {
   const box = document.getElementById('transcript').getBoundingClientRect();
-  const e = document.elementFromPoint(box.left + Math.min(40, box.width / 2), innerHeight / 2)
-    .closest('[data-entry-id]');
-  return [e.id, e.getBoundingClientRect().top]; })()"""
+  for (let step = 0; step <= 120; step += 12) for (const sign of [1, -1]) {
+    const e = document.elementFromPoint(box.left + Math.min(40, box.width / 2),
+      innerHeight / 2 + sign * step).closest('[data-entry-id]');
+    if (e) return [e.id, e.getBoundingClientRect().top];
+  }
+  return null; })()"""
+
+#: A gap between two top-level entries of the transcript, well down the page: the id of the
+#: entry below it and the scroll position that puts the gap in the middle of the screen.
+SCROLL_TO_A_GAP = """(() => {
+  const entries = [...document.querySelectorAll('#transcript > [data-entry-id]')];
+  for (let i = 1; i < entries.length; i++) {
+    const above = entries[i - 1].getBoundingClientRect(), below = entries[i].getBoundingClientRect();
+    const gap = below.top - above.bottom;
+    if (gap >= 6 && below.top + scrollY > 3 * innerHeight) {
+      return [entries[i].id, Math.round(above.bottom + scrollY + gap / 2 - innerHeight / 2)];
+    }
+  }
+  return null; })()"""
 
 
 #: The current outline row's link and whether the row is in view in the outline's box and
@@ -2383,6 +2431,7 @@ def test_phone_floating_link_leads_back_to_the_outline(
         page.wait_for_timeout(300)
         page.mouse.wheel(0, -300)
         page.wait_for_selector(".to-outline:not(.away)", state="attached")
+    scroll_settled(page)
     reading = page.evaluate(READING_PLACE)
     page.click(".to-outline")
     page.wait_for_timeout(150)
@@ -2394,8 +2443,12 @@ def test_phone_floating_link_leads_back_to_the_outline(
         entry_id, top = reading
         now = page.evaluate(f"document.getElementById({entry_id!r}).getBoundingClientRect().top")
         assert abs(now - top) < 3, (entry_id, now, top)
-        page.mouse.wheel(0, -300)  # the link comes back when the reader scrolls up
-        page.wait_for_selector(".to-outline:not(.away)", state="attached")
+        for _ in range(3):  # the link comes back when the reader scrolls up (entries laid
+            page.mouse.wheel(0, -300)  # out late can move the page down once more)
+            page.wait_for_selector(".to-outline:not(.away)", state="attached")
+            scroll_settled(page)
+            if page.evaluate("!document.querySelector('.to-outline.away')"):
+                break
         page.click(".to-outline")
         page.wait_for_timeout(150)
     if js:  # the toggle still folds it (the link did not make #sidebar the target)
@@ -2406,6 +2459,39 @@ def test_phone_floating_link_leads_back_to_the_outline(
         page.click("#tree li:not(.sub):not(.hide-default) > a >> visible=true >> nth=3")
         page.wait_for_timeout(150)
         assert not page.is_visible("#tree")
+    clean(view)
+
+
+def test_back_from_the_outline_returns_when_the_screen_middle_is_between_entries(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The reading place was the entry under the middle of the screen; in the gap between
+    two entries there was none, and Back from the floating Outline link stayed at the
+    outline."""
+    page = view.open(published[BRANCHED], viewport=PHONE, is_mobile=True, has_touch=True)
+    page.wait_for_timeout(300)
+    gap = page.evaluate(SCROLL_TO_A_GAP)
+    assert gap is not None
+    below, y = gap
+    page.evaluate(f"window.scrollTo(0, {y + 2000})")
+    page.wait_for_timeout(150)
+    page.evaluate(f"window.scrollTo(0, {y})")  # scrolling up: the link comes back
+    page.wait_for_selector(".to-outline:not(.away)", state="attached")
+    scroll_settled(page)
+    middle = page.evaluate(
+        "(() => { const b = document.getElementById('transcript').getBoundingClientRect();"
+        " return document.elementFromPoint(b.left + Math.min(40, b.width / 2), innerHeight / 2)"
+        ".closest('[data-entry-id]'); })()"
+    )
+    assert middle is None  # the middle of the screen is in the gap
+    top = page.evaluate(f"document.getElementById({below!r}).getBoundingClientRect().top")
+    page.click(".to-outline")
+    page.wait_for_timeout(150)
+    assert in_viewport(page, "#sidebar")
+    page.go_back()
+    page.wait_for_timeout(200)
+    now = page.evaluate(f"document.getElementById({below!r}).getBoundingClientRect().top")
+    assert abs(now - top) < 3, (below, now, top)
     clean(view)
 
 
