@@ -38,7 +38,8 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
         word: re.compile(
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
             # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
-            r"(?P<type>:[ \t]{0,8}[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
+            # (Rust's `&str`, `&'static str`)
+            r"(?P<type>:[ \t]{0,8}(?:&'?)?[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/])|＝|：)(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
@@ -117,6 +118,9 @@ class AssignmentDetector(Detector):
         if text[max(0, start - 3) : start] == "://":
             # `https://x-access-token:TOKEN@github.com/o/r`: a URL's user and password, which
             # url-credentials takes without the host and path after them
+            return None
+        if text[start - 1 : start] == ":" and _sep(match) == ":" and not match.group("sp2"):
+            # `arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`: fields of an ARN (a name)
             return None
         if text[max(0, start - 2) : start] == "${":  # `${DB_PASS:-default}`: the default
             if quoted or _sep(match) != ":" or value[:1] not in ("-", "="):
@@ -217,6 +221,20 @@ class AssignmentDetector(Detector):
             and match.group("close") is None
             and (bare.upper() == bare or name.startswith("--"))
         )
+        if (
+            not env_style
+            and not quoted
+            and _sep(match) == "="
+            and not match.group("sp1")
+            and not match.group("sp2")
+            and match.group("close") is None
+            and text[start - 1 : start] in ("", "\n")
+            and text[after : after + 1] in ("", "\n", "\r")
+        ):
+            # `password=Sunflower` alone on its line, from its first column: an INI file
+            # (~/.my.cnf), .properties or git-credential output, not code (which is indented,
+            # or goes on after the value)
+            env_style = True
         if (
             not env_style
             and not quoted
@@ -472,7 +490,7 @@ class CommandLineDetector(Detector):
     """
 
     name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
-    lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl")
+    lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl", "ldap", "keytool", "jarsigner")
     _flag = re.compile(
         r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
         # a value never starts with "-": `--prod --token X` would take `--token` as --prod's
@@ -487,7 +505,7 @@ class CommandLineDetector(Detector):
         r"(?=(?P<run>[^\s\"'@;&|<>()]{4,512}))(?P<v>(?P=run))(?P=q)"
     )
     _mysql = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb)\b")
-    _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm)\b.*\blogin\b")
+    _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm|az|oc|cf)\b.*\blogin\b")
     _sshpass = re.compile(r"\bsshpass(?:[ \t]+-[a-oq-z][^ \t]*)*[ \t]*\Z")  # its own -p
     _curl = re.compile(r"\bcurl\b")
     _redis_auth = re.compile(r"-a[ \t]+" + _QUOTED_OR_CLI_VALUE)  # redis-cli -a PASSWORD
@@ -499,6 +517,21 @@ class CommandLineDetector(Detector):
     _openssl = re.compile(r"\bopenssl\b")
     _smb_user = re.compile(r"-U[ \t]+(?:[\"']?)[^\s%\"']{1,128}%" + _CLI_VALUE)  # -U user%pw
     _smb = re.compile(r"\b(?:smbclient|rpcclient|smbmap|net)\b")
+    # the password flags of other clients, each after its own command (elsewhere -P, -w, -p
+    # are ports, widths and paths): mongosh -p X, sqlcmd -P X, ldapsearch -w X, zip -P X,
+    # 7z -pX, keytool -storepass X
+    _spaced_p = re.compile(r"-p[ \t]+" + _QUOTED_OR_CLI_VALUE)
+    _mongo = re.compile(r"\bmongo(?:sh|dump|restore|export|import|stat|top)?\b")
+    _capital_p = re.compile(r"-P[ \t]+" + _QUOTED_OR_CLI_VALUE)
+    _sqlcmd_or_zip = re.compile(r"\b(?:sqlcmd|bcp|osql|zip|unzip|zipcloak)\b")
+    _ldap_pass = re.compile(r"-w[ \t]+" + _QUOTED_OR_CLI_VALUE)
+    _ldap = re.compile(r"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b")
+    _glued_p = re.compile(r"-p" + _CLI_VALUE)
+    _seven_zip = re.compile(r"\b7z[a-z]?\b")
+    _store_pass = re.compile(
+        r"-(?:src|dest|new)?(?:store|key)pass[ \t]+(?!:)" + _QUOTED_OR_CLI_VALUE
+    )
+    _keytool = re.compile(r"\b(?:keytool|jarsigner)\b")
 
     @staticmethod
     def _command(lower: str, at: int) -> str:
@@ -551,6 +584,11 @@ class CommandLineDetector(Detector):
             ("redis-cli", self._redis_auth, self._redis),
             ("openssl", self._openssl_pass, self._openssl),
             ("-u", self._smb_user, self._smb),
+            ("mongo", self._spaced_p, self._mongo),
+            ("-p", self._capital_p, self._sqlcmd_or_zip),
+            ("ldap", self._ldap_pass, self._ldap),
+            ("7z", self._glued_p, self._seven_zip),
+            ("pass", self._store_pass, self._keytool),
         ):
             if word in lower:
                 for match in flag.finditer(text):
@@ -631,22 +669,59 @@ class NameValueDetector(Detector):
     name, summary = "name-value-secret", "name: SECRET_NAME / value: X pairs (k8s, compose, ECS)"
     lower_triggers = ("value",)
     _q = r"\\{0,3}[\"']?"
+    # the name's own key: name (k8s, ECS), key (GitLab variables, Postman), Name (AWS)
+    _name = (
+        rf"(?:name|key){_q}[ \t]*[:=][ \t]*(?P<q1>{_q})"
+        r"(?P<name>/?[a-z_][a-z0-9_./\-]{1,100})(?P=q1)"
+    )
+    # between the two: a comma, a line break or both (pretty-printed JSON), indentation
+    _between = r"[ \t]*(?:[,;][ \t]*)?(?:\r?\n)?[ \t\-]{0,40}"
+    _value = rf"{_q}value{_q}[ \t]*[:=][ \t]*"
     _pair = re.compile(
-        rf"name{_q}[ \t]*[:=][ \t]*(?P<q1>{_q})(?P<name>[a-z_][a-z0-9_.\-]{{1,100}})(?P=q1)"
-        rf"[ \t]*(?:[,;]|\r?\n)?[ \t\-]{{0,40}}{_q}value{_q}[ \t]*[:=][ \t]*"
+        rf"{_name}{_between}{_value}"
         r"(?:(?P<q2>\\{0,3}[\"'])(?P<qv>[^\"'\\\r\n]{1,512})(?P=q2)|(?P<uv>[^\s\"'`,}]{1,512}))"
+    )
+    # the other order, quoted: {"value": "X", "name": "DB_PASSWORD"}
+    _reversed = re.compile(
+        rf"{_value}(?P<q2>\\{{0,3}}[\"'])(?P<qv>[^\"'\\\r\n]{{1,512}})(?P=q2){_between}{_q}{_name}"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        if "name" not in lower:
+        if "name" not in lower and "key" not in lower:
             return
-        for match in self._pair.finditer(lower):
-            if not _flag_start(lower, match.start()):
-                continue  # "hostname: x" / "filename:" are other fields
-            group = "qv" if match.group("qv") is not None else "uv"
-            start, end = match.span(group)
-            name = text[match.start("name") : match.end("name")]
-            if group == "uv" and _REFERENCE.fullmatch(text[start:end]):
-                continue  # `value = var.db_password`: a Terraform reference, not the value
-            if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):
-                yield start, end
+        for pattern in (self._pair, self._reversed):
+            for match in pattern.finditer(lower):
+                if not _flag_start(lower, match.start()):
+                    continue  # "hostname: x" / "filename:" are other fields
+                if lower.startswith("key=", match.start("name") - 5):
+                    continue  # `<add key="ApiKey" value="X"/>`: code-secret's .NET setting
+                group = "qv" if match.group("qv") is not None else "uv"
+                start, end = match.span(group)
+                name = text[match.start("name") : match.end("name")]
+                if group == "uv" and _REFERENCE.fullmatch(text[start:end]):
+                    continue  # `value = var.db_password`: a Terraform reference, not the value
+                if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):
+                    yield start, end
+
+
+class SensitiveOutputDetector(Detector):
+    """Terraform marks a secret output itself: ``"sensitive": true`` beside its ``"value"``
+    in ``terraform output -json`` and a state file's ``outputs``. The name one level up
+    (``"db_password": {…}``) is out of any pattern's reach, and need not say "password"."""
+
+    name, summary = "sensitive-value", '"sensitive": true beside a "value" (Terraform outputs)'
+    lower_triggers = ('"sensitive"',)
+    _flag = re.compile(r"\"sensitive\"[ \t]*:[ \t]*true\b")
+    _value = re.compile(r"\"value\"[ \t]*:[ \t]*\"(?P<v>(?:[^\"\\\r\n]|\\.){6,4096})\"")
+    _reach = 2048  # how far the object's braces are looked for
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for flag in self._flag.finditer(lower):
+            # the object holding the flag (a string value; a map or list output is not read)
+            opening = lower.rfind("{", max(0, flag.start() - self._reach), flag.start())
+            closing = lower.find("}", flag.end(), flag.end() + self._reach)
+            if opening < 0 or closing < 0:
+                continue
+            for value in self._value.finditer(text, opening, closing):
+                if not is_placeholder(value["v"]):
+                    yield value.span("v")

@@ -22,6 +22,7 @@ from exporter.context_detectors import (
     CommandLineDetector,
     NameValueDetector,
     NetrcDetector,
+    SensitiveOutputDetector,
 )
 from exporter.decoded_view import decoded_view
 from exporter.detector_base import Detector, Finding, Span, wrapped_base64_end
@@ -34,6 +35,7 @@ from exporter.placement_detectors import (
     PgpassDetector,
     ProseSecretDetector,
     PuttyKeyDetector,
+    RedisPasswordDetector,
     SignedUrlDetector,
     TableRowDetector,
 )
@@ -148,15 +150,26 @@ class PrivateKeyDetector(Detector):
 
     by_shape = True
     name, summary = "private-key", "-----BEGIN ... PRIVATE KEY----- blocks"
-    triggers = ("-----BEGIN ",)
+    triggers = ("-----BEGIN ", "-----END ")
     _begin = re.compile(_BEGIN_PRIVATE)
     _end = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
     _body = re.compile(r"[A-Za-z0-9+/=:,\-\s\\]{0,100000}")
+    # a line break, real or JSON-escaped, then a full line of key data
+    # (after up to four other lines: armor headers, a blank line, a note)
+    _next_line = re.compile(
+        r"(?:[^\r\n\\]{0,200}(?:\r?\n|\\(?:r\\)?n)){1,4}?[ \t]*(?:[0-9]{1,6}[ \t:|]+)?"
+        r"[A-Za-z0-9+/]{40}"
+    )
+    # a line of key data, as `tail`, `cat -n` or a read with an offset prints it: full width
+    # but for the last
+    _line_number = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?")
+    _data_line = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?[A-Za-z0-9+/=]{40,100}[ \t]*\r?")
+    _last_data_line = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?[A-Za-z0-9+/=]{4,100}[ \t]*\r?")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         done = 0
         end: re.Match[str] | None = None
-        ends_left = True
+        ends_left = "-----BEGIN " in text
         for begin in self._begin.finditer(text):
             if begin.start() < done:
                 continue
@@ -164,8 +177,42 @@ class PrivateKeyDetector(Detector):
                 end = self._end.search(text, begin.end())
                 ends_left = end is not None
             # A cut-off block (no END anywhere after it) is taken up to its last key byte.
-            done = end.end() if ends_left and end else self._body.match(text, begin.end()).end()
+            done = end.end() if ends_left and end else self._cut_off_end(text, begin.end())
             yield begin.start(), done
+        for end in self._end.finditer(text, done):
+            # its BEGIN is not in the text: output that shows only a key's last lines
+            start = self._data_start(text, end.start())
+            if start < end.start():
+                yield start, end.end()
+
+    def _cut_off_end(self, text: str, at: int) -> int:
+        """The last key byte of a block with no END: key data goes on past a PGP armor
+        header (`Version: GnuPG v2 (GNU/Linux)`) or a tool's note on a line of its own."""
+        end = self._body.match(text, at).end()
+        for _ in range(16):
+            more = self._next_line.match(text, end)
+            if more is None:
+                break
+            end = self._body.match(text, more.end()).end()
+        return end
+
+    def _data_start(self, text: str, at: int) -> int:
+        """Where the run of key-data lines before the END line at ``at`` starts (``at`` when
+        there is none); 200 lines back at most."""
+        start = text.rfind("\n", max(0, at - 16), at) + 1
+        if (start == 0 and at > 16) or not self._line_number.fullmatch(text, start, at):
+            return at  # the END line holds more than a line number before the marker
+        found, line, full = at, self._last_data_line, False
+        for _ in range(200):
+            if start == 0:
+                break
+            line_start = text.rfind("\n", max(0, start - 120), start - 1) + 1
+            if (line_start == 0 and start > 120) or not line.fullmatch(text, line_start, start - 1):
+                break
+            full = full or self._data_line.fullmatch(text, line_start, start - 1) is not None
+            found = start = line_start
+            line = self._data_line
+        return found if full else at  # (one short line before an END is too little to say)
 
 
 class Base64PrivateKeyDetector(Detector):
@@ -580,7 +627,9 @@ DETECTORS: tuple[Detector, ...] = (
     CommandLineDetector(),
     NetrcDetector(),
     NameValueDetector(),
+    SensitiveOutputDetector(),
     PgpassDetector(),
+    RedisPasswordDetector(),
     PuttyKeyDetector(),
     DockerConfigDetector(),
     SignedUrlDetector(),

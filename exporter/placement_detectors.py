@@ -99,6 +99,37 @@ def _value_span(match: re.Match[str]) -> Span:
     return match.span(group)
 
 
+class RedisPasswordDetector(Detector):
+    """Redis's password: ``requirepass X`` / ``masterauth X`` in redis.conf (or ``CONFIG SET
+    requirepass X``), and ``AUTH [user] X`` typed at a redis-cli prompt. A space, not ``=``,
+    separates them, so no assignment pattern sees them."""
+
+    name, summary = "redis-password", "requirepass/masterauth X (redis.conf), AUTH X at redis-cli"
+    lower_triggers = ("requirepass", "masterauth", "auth ")
+    _directive = re.compile(
+        r"\b(?:requirepass|masterauth)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)",
+        re.IGNORECASE,
+    )
+    # at a line's start or after a prompt (`127.0.0.1:6379> AUTH default X`), alone on it
+    _auth = re.compile(
+        r"(?:^|(?<=> ))[ \t]*AUTH[ \t]+(?:[A-Za-z0-9_.\-]{1,64}[ \t]+)?"
+        r"(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)[ \t]*\r?$",
+        re.MULTILINE,
+    )
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        patterns = [self._directive] if "pass" in lower or "masterauth" in lower else []
+        if "AUTH " in text:
+            patterns.append(self._auth)
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                value, at = match["v"], match.start()
+                # (redis.conf's own example, `# requirepass foobared`, is a comment)
+                commented = "#" in text[text.rfind("\n", max(0, at - 80), at) + 1 : at]
+                if value[0] not in "$%<{" and not commented and not is_placeholder(value):
+                    yield match.span("v")
+
+
 class PgpassDetector(Detector):
     """``host:port:database:user:password`` lines (``~/.pgpass``, ``pgpass.conf``): the fifth
     field, also when written with ``echo '…' > ~/.pgpass``. A ``:`` inside a pgpass field is
@@ -368,13 +399,20 @@ class CodeFormDetector(Detector):
 
     name, summary = "code-secret", "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL"
     # "env" and "pass" are other detectors' triggers too: one substring test serves both
-    lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified")
+    lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified", "put(",
+                      "set(")  # fmt: skip
     min_length = 25  # `<pass>abcde</pass>` alone is shorter: a string of only that is rare
     # Each runs over the lowercased text (same offsets) from its literal, so the regex engine
     # skips ahead to it; names and values are then read from the text itself.
     _define = re.compile(
         r"define\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,8}"
         r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
+    )
+    # os.Setenv("GITHUB_TOKEN", "X") (Go), System.setProperty("…password", "X") (Java),
+    # props.put("mail.smtp.password", "X"), putenv("API_KEY=…") is an assignment already
+    _setter = re.compile(
+        r"(?:setenv|setproperty|put|set)\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)"
+        r"\s{0,8},\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     _environ = re.compile(
         r"environ\[\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8}\]"
@@ -399,18 +437,19 @@ class CodeFormDetector(Detector):
         r"identified(?:[ \t]+with[ \t]+\w{1,64})?[ \t]+by[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
     )
     _patterns = (
-        ("define", _define),
-        ("environ[", _environ),
-        ("set -", _fish),
-        ("</", _element),
-        ("value=", _add),
-        ("password", _sql_password),
-        ("identified", _sql_identified),
+        (("define",), _define),
+        (("setenv(", "setproperty(", "put(", "set("), _setter),
+        (("environ[",), _environ),
+        (("set -",), _fish),
+        (("</",), _element),
+        (("value=",), _add),
+        (("password",), _sql_password),
+        (("identified",), _sql_identified),
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        for literal, pattern in self._patterns:
-            if literal not in lower:
+        for literals, pattern in self._patterns:
+            if not any(literal in lower for literal in literals):
                 continue
             for match in pattern.finditer(lower):
                 if not _flag_start(lower, match.start()):  # `offset`, `mindefine(`

@@ -24,7 +24,10 @@ _READS = re.compile(
     | \bgcloud\s+secrets\s+versions\s+access\b
     | \baws\s+secretsmanager\s+get-secret-value\b
     | \baws\s+ssm\s+get-parameters?(?:-by-path)?\b[^\n|;&]*--with-decryption\b
-    | \bkubectl\s+get\s+secrets?\b[^\n|;&]*(?:-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template)
+    | \b(?:kubectl|oc|k)\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}get\s+
+      (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}secrets?\b
+      [^\n|;&]*(?:-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template)
+    | \bterraform\s+(?:-\S+\s+){0,3}output\b[^\n|;&]*\s-raw\b[^\n|;&]*(?:pass|secret|token|key|cred)
     | (?:^|[;&|(]|\bsudo)\s*g?pass\s+show\b  # where a command starts: "pass" is a word
     | \bsecurity\s+find-(?:generic|internet)-password\b[^\n|;&]*\s-w\b
     | \bdoppler\s+secrets\s+(?:get|download)\b | \binfisical\s+secrets\s+get\b
@@ -45,7 +48,7 @@ _READS = re.compile(
 #: none and are not searched with the pattern (~20 µs each, 4% of a redaction).
 _WORDS = ("vault", "op ", "gcloud", "aws", "kubectl", "pass", "security", "doppler",
           "infisical", "gh ", "az ", "bw ", "sops", "heroku", "credstash", "chamber",
-          "secret-tool")  # fmt: skip
+          "secret-tool", "get secret", "terraform")  # fmt: skip
 
 #: `echo $OPENAI_API_KEY`, `printf '%s' "${DB_PASSWORD}"`, `printenv GITHUB_TOKEN`: the
 #: output is the variable's value; the variable's name says whether that is a secret (piped

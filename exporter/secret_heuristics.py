@@ -126,7 +126,7 @@ _QUALIFIERS = _words(
     "oauth personal bot app deploy admin service account id csrf xsrf webhook license "
     "registry ssh gpg jwt github gh gitlab npm pypi hf huggingface openai anthropic slack "
     "stripe aws azure gcp groq xai cerebras openrouter gemini google discord telegram twilio "
-    "sendgrid mailgun"
+    "sendgrid mailgun hmac aes cipher"
 )
 _VALUE_SUFFIXES = frozenset(
     {"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string", "base"}
@@ -134,6 +134,12 @@ _VALUE_SUFFIXES = frozenset(
 # Names glued into one word, like PGPASSWORD or JWTSECRET: only unambiguous endings count
 # ("pass" alone would make "bypass" and "compass" passwords).
 _GLUED_PASSWORD = ("password", "passwd", "passphrase", "passcode")
+#: `DBPASS`, `SMTPPASS`: "pass" glued to what it opens (not any word ending in it: bypass,
+#: compass, impass)
+_GLUED_PASS = frozenset(
+    f"{what}pass" for what in ("db", "smtp", "mail", "admin", "root", "user", "ftp", "ldap",
+                               "redis", "mysql", "pg", "mongo", "rabbit", "amqp", "imap", "vnc")
+)  # fmt: skip
 _GLUED_STRONG = ("secret", "secrets")
 
 
@@ -184,12 +190,22 @@ def _strength(words: tuple[str, ...]) -> str | None:
     if last in _STRONG_WORDS:
         return "strong"
     if last in _WEAK_WORDS:
+        if len(words) > 1 and words[-2] in _NOT_A_SECRET_KIND:
+            return None  # nextPageToken, NextToken, sortKey, publicKey: not a secret's name
         return "strong" if len(words) > 1 and words[-2] in _QUALIFIERS else "weak"
-    if last.endswith(_GLUED_PASSWORD):
+    if last.endswith(_GLUED_PASSWORD) or last in _GLUED_PASS:
         return "password"
     if last.endswith(_GLUED_STRONG):
         return "strong"
     return None
+
+
+# A word before "key" or "token" that makes it a key or token of another kind: a page's,
+# a sort order's, a cache's, a public one
+_NOT_A_SECRET_KIND = _words(
+    "next page continuation sync cursor pagination idempotency sort partition primary foreign "
+    "composite row public publishable request"
+)
 
 
 # A word after a secret's name that makes it name something else: where the secret is kept,
@@ -269,7 +285,11 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return env_style or not PLAIN_WORD.fullmatch(value)
     # `exports.Auth = Auth`, `ClientSecrets = client_secrets_1...`: the name's word comes back,
     # as a word of the value (a random key holding "key" by chance, as "VarkEyue", is a key)
-    if WORDLIKE.fullmatch(value) or _name_words(name)[-1].rstrip("s") in _value_words(value):
+    # (words with digits in them, long and random, under a strong name are a key:
+    # Django's `SECRET_KEY = "koug11vjgag-accebjwnp8y-…"`)
+    if (WORDLIKE.fullmatch(value) and not (strength == "strong" and _random_words(value))) or (
+        _name_words(name)[-1].rstrip("s") in _value_words(value)
+    ):
         return False
     if strength == "strong":
         return True
@@ -284,6 +304,15 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
 #: strong one (``API_KEY=2221686489``) are secrets; shorter ones are too often a port, a
 #: length or a count, and a weak name (``key: 20240101``) more often holds an id.
 _NUMERIC_SECRET_DIGITS = {"password": 6, "strong": 8}
+
+
+def _random_words(value: str) -> bool:
+    """Lowercase "words" that are a key's characters (Django's ``SECRET_KEY =
+    "koug11vjgag-accebjwnp8y-…"``): long, and two or more parts mixing letters and digits
+    (``my-app-client-v2`` has one)."""
+    parts = re.split(r"[-_.:/]", value)
+    mixed = sum(1 for part in parts if DIGIT.search(part) and not part.isdigit() and len(part) > 3)
+    return len(value) >= 20 and mixed >= 2 and looks_random(value)
 
 
 def _numeric_secret(value: str, strength: str) -> bool:

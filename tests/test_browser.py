@@ -2386,7 +2386,8 @@ READING_PLACE = """(() => {
 SCROLL_TO_A_GAP = """(() => {
   const entries = [...document.querySelectorAll('#transcript > [data-entry-id]')];
   for (let i = 1; i < entries.length; i++) {
-    const above = entries[i - 1].getBoundingClientRect(), below = entries[i].getBoundingClientRect();
+    const above = entries[i - 1].getBoundingClientRect();
+    const below = entries[i].getBoundingClientRect();
     const gap = below.top - above.bottom;
     if (gap >= 6 && below.top + scrollY > 3 * innerHeight) {
       return [entries[i].id, Math.round(above.bottom + scrollY + gap / 2 - innerHeight / 2)];

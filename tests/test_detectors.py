@@ -496,6 +496,46 @@ POSITIVES = [
     ("prose-secret", "Пароль администратора: Tr0ub4dor33", "Tr0ub4dor33"),
     ("prose-secret", "The password for the DB is Tr0ub4dor33", "Tr0ub4dor33"),
     ("prose-secret", "Password for root: Tr0ub4dor33", "Tr0ub4dor33"),
+    # realistic tool output (secret review s43): name/value pairs as CLIs print them
+    ("name-value-secret",
+     '{ "environment": [\n      { "name": "DB_PASSWORD",\n        "value": "pcXz#c5h9gtb" } ] }',
+     "pcXz#c5h9gtb"),
+    ("name-value-secret", '{"key":"DB_PASSWORD","value":"pcXz#c5h9gtb","protected":false}',
+     "pcXz#c5h9gtb"),
+    ("name-value-secret", '{"Name": "/prod/db/password", "Value": "pcXz#c5h9gtb"}',
+     "pcXz#c5h9gtb"),
+    ("name-value-secret", '{"value": "pcXz#c5h9gtb", "name": "DB_PASSWORD"}', "pcXz#c5h9gtb"),
+    # Terraform says which outputs are secret
+    ("sensitive-value",
+     '{\n  "db_password": {\n    "sensitive": true,\n    "type": "string",\n'
+     '    "value": "oqrz#MlY9kOT"\n  }\n}', "oqrz#MlY9kOT"),
+    ("sensitive-value",
+     '"outputs": {"admin_pw": {"value": "oqrz#MlY9kOT", "type": "string", "sensitive": true}}',
+     "oqrz#MlY9kOT"),
+    # passwords on other clients' command lines, and Redis's own
+    ("cli-secret", "mongosh --host db -u admin -p 'wOix#IWD98CG'", "wOix#IWD98CG"),
+    ("cli-secret", "sqlcmd -S db -U sa -P 'M1aK#kRb9JBa' -Q 'select 1'", "M1aK#kRb9JBa"),
+    ("cli-secret", "az login --service-principal -u app -p bKt6#hRk9Hcy --tenant t",
+     "bKt6#hRk9Hcy"),
+    ("cli-secret", "oc login https://api:6443 -u developer -p Dev3l0perPw", "Dev3l0perPw"),
+    ("cli-secret", 'ldapsearch -x -D "cn=admin,dc=x" -w 4nzD#G9j9j6N', "4nzD#G9j9j6N"),
+    ("cli-secret", "keytool -importkeystore -srcstorepass Xk29qLm8 -noprompt", "Xk29qLm8"),
+    ("cli-secret", "zip -P Zk29qLm8x secret.zip a.txt", "Zk29qLm8x"),
+    ("cli-secret", "7z a -pQk29qLm8x out.7z dir", "Qk29qLm8x"),
+    ("redis-password", "bind 127.0.0.1\nrequirepass H2My#gv49s86\n", "H2My#gv49s86"),
+    ("redis-password", "127.0.0.1:6379> AUTH default Hq8#mQ2pLw7z\nOK", "Hq8#mQ2pLw7z"),
+    # code: Rust's &str, setters, glued and symmetric-key names, INI lines, Django's key
+    ("secret-assignment", 'pub const API_KEY: &str = "YP1cK9mQz2Lw8Xr4Tn6Vb";',
+     "YP1cK9mQz2Lw8Xr4Tn6Vb"),
+    ("code-secret", 'os.Setenv("GITHUB_TOKEN", "fqv6Xk29qLm8Tn4Rw2Yb")', "fqv6Xk29qLm8Tn4Rw2Yb"),
+    ("code-secret", 'System.setProperty("javax.net.ssl.keyStorePassword", "Tr0ub4dor&3x");',
+     "Tr0ub4dor&3x"),
+    ("secret-assignment", "HMAC_KEY=" + "24238a0aa781ab2c5a0154af652a5c79" * 2,
+     "24238a0aa781ab2c5a0154af652a5c79" * 2),
+    ("secret-assignment", "DBPASS=nW4rKp9sYd", "nW4rKp9sYd"),
+    ("secret-assignment", "[client]\nuser=root\npassword=Sunflower\nhost=db", "Sunflower"),
+    ("secret-assignment", 'SECRET_KEY = "koug11vjgag-accebjwnp8y-zynuudftt1jxg"',
+     "koug11vjgag-accebjwnp8y-zynuudftt1jxg"),
     # a capital İ anywhere in the text lowercased nothing else that was not ASCII
     ("secret-assignment", "İstanbul ofisi. Пароль: Tr0ub4dor34", "Tr0ub4dor34"),
 ]  # fmt: skip
@@ -538,6 +578,24 @@ ASSIGNMENT_NEGATIVES = [
     'password: "don\'t"; next: "x"',
     'echo DB_PASSWORD="two words here" is wrong',
     'echo "DB_PASSWORD=two words here"',  # a message, not a variable set
+    # an ARN's fields, pagination and public keys, examples, other commands' -p/-P/-w
+    '"Resource": "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-password-AbCdEf"',
+    '{"nextPageToken": "CiAKGjBpNDd2Nmp2Zml2cXRsYmVnN3RsMTRwb3ZjGgIIAQ"}',
+    'idempotencyKey: "a8f3k2m9x7q1w4e6"',
+    "STRIPE_PUBLISHABLE_KEY=pk_live_51HxY2ZAbCdEfGh",
+    '{"sensitive": false, "value": "https://example.com/x"}',
+    "# requirepass foobared",
+    "requirepass $REDIS_PASSWORD",
+    "The AUTH command is documented",
+    "zip -r -P $PW x.zip y",
+    "ldapsearch -w 80 foo",
+    "BYPASS=nW4rKp9sYd",
+    'cache.set("user_name", "alice_smith")',
+    "    password=password,",
+    "CLIENT_SECRET=my-app-client-v2-production",
+    'SECRET_KEY = "django-insecure-key-for-tests-only2"',
+    '{"name": "replicas", "value": "3"}',
+    "hello\nabcdefghijklmnopqrstu\n-----END RSA PRIVATE KEY-----",
     '  - "DB_PASSWORD=TODO set me"',
     'DB_PASSWORD="Please set this now!"',
     "password: 'don''t'",
@@ -909,6 +967,43 @@ def test_a_secret_is_redacted_to_its_end_and_no_further(text: str, secret: str) 
     assert [text[f.start : f.end] for f in scan(text)] == [secret]
 
 
+def _key_lines(seed: int) -> list[str]:
+    body = base64.b64encode(random.Random(seed).randbytes(600)).decode()
+    return [body[i : i + 64] for i in range(0, len(body), 64)]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "tail",  # `tail -n 5 id_rsa`, or Pi's bash tool keeping a long output's end
+        "cat-n",
+        "pgp-armor-headers",
+        "truncation-note",
+        "json-escaped-note",
+    ],
+)
+def test_no_line_of_a_private_key_shown_in_part_is_left(shape: str) -> None:
+    """Key lines with no BEGIN before them, and a cut-off block going on past an armor
+    header or a tool's note, were left in the clear (secret review s43)."""
+    lines = _key_lines(7)
+    text = {
+        "tail": "\n".join(lines[-4:]) + "\n-----END RSA PRIVATE KEY-----\n$ ls",
+        "cat-n": "\n".join(f"    {20 + i}\t{line}" for i, line in enumerate(lines[-4:]))
+        + "\n    24\t-----END RSA PRIVATE KEY-----",
+        "pgp-armor-headers": "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2.0.22 "
+        "(GNU/Linux)\nComment: https://keys.example/a.asc\n\n" + "\n".join(lines[:5]) + "\n",
+        "truncation-note": "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines[:3])
+        + "\n... [output truncated] ...\n" + "\n".join(lines[4:7]),
+        "json-escaped-note": '{"k": "-----BEGIN PRIVATE KEY-----\\n' + "\\n".join(lines[:3])
+        + "\\n(truncated)\\n" + "\\n".join(lines[4:6]) + '"}',
+    }[shape]  # fmt: skip
+    kept = text
+    for found in sorted(scan(text), key=lambda f: -f.start):
+        kept = kept[: found.start] + "#" * (found.end - found.start) + kept[found.end :]
+    assert not [line for line in lines if line in kept]
+    assert "$ ls" in kept or shape != "tail"
+
+
 def test_boundaries_and_json_escapes() -> None:
     token = "ghp_" + rand(random.Random(1), 36)
     assert scan("x" + token) == []  # glued onto a word: part of something else
@@ -983,6 +1078,15 @@ FAST_SHAPES = {
     # spaces after a head, not ending at a line break: each run was split every way
     "wrapped-head-then-spaces": lambda: ("ghp_abc" + " " * 40_000 + "x\n") * (N // 40_009),
     "pem-begin-repeated": lambda: "-----BEGIN RSA PRIVATE KEY-----" * (N // 31),
+    "pem-end-repeated": lambda: "-----END RSA PRIVATE KEY-----\n" * (N // 30),
+    # key lines before each END: each run is walked back once, 200 lines at most
+    "key-lines-then-end": lambda: (
+        (("A" * 64 + "\n") * 250 + "-----END PRIVATE KEY-----\n") * (N // 16_276)
+    ),
+    "pgp-headers-cut-off": lambda: (
+        ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: x (y)\n" + ("A" * 64 + "\n(x)\n") * 50)
+        * (N // 3_600)
+    ),
     "url-repeated": lambda: "://a:" * (N // 5),
     "mysql-then-p-run": lambda: "mysql " + "-p" * (N // 2),  # one command, endless flags
     "mysql-then-pa-run": lambda: "mysql " + "-pa" * (N // 3),
@@ -1007,6 +1111,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "netrc-glued-keywords": "machinemachine password abcd ",
     "url-many-at": "://a:@b@c@",
     "name-value": "- name: DB_PASSWORD\n  value: x\n",
+    "name-value-reversed": '"value": "abcdefgh",\n  "key": "DB_PASSWORD", ',
+    "sensitive-flag": '"sensitive": true, ',  # no braces near: each looks 2 KB both ways
+    "sensitive-output": '{"sensitive": true, "value": "abcdefgh"} ',
     "redis-cli": "redis-cli -a x ",
     "redis-cli-quote": 'redis-cli -a "x ',
     "openssl-quote": "openssl -passin 'pass:",

@@ -459,6 +459,14 @@ REVIEW_SECRETS = {
         ("aws ecr get-login-password --region eu-west-1", True),
         ("echo $HOME", False), ("echo $MAX_TOKENS", False), ("echo $API_KEY is set", False),
         ("printenv", False), ("echo $GITHUB_TOKEN | gh auth login --with-token", False),
+        # flags before `get` or `secret`, the `k` alias; Terraform's one bare output
+        ("kubectl -n prod get secret db -o jsonpath='{.data.password}' | base64 -d", True),
+        ("kubectl --context prod get secret db -o yaml", True),
+        ("kubectl get --namespace=prod secret db -o yaml", True),
+        ("k get secret db -o yaml", True), ("kubectl -n prod get pods -o json", False),
+        ("terraform output -raw db_password", True),
+        ("terraform -chdir=infra output -raw api_token", True),
+        ("terraform output -raw bucket_name", False), ("terraform output -json", False),
     ],
 )  # fmt: skip
 def test_commands_that_read_a_secret(command: str, reads: bool) -> None:
