@@ -426,7 +426,8 @@ def report_diagnostics(session: Session, limit: int = 20) -> None:
 EXIT_CODES_HELP = (
     "Exit codes: 0 done (warnings on stderr); 1 a usage or setting error; 2 a session or "
     "file that cannot be found, read or written; 3 a remote or authentication failure; "
-    "130 stopped by Ctrl-C."
+    "130 stopped by Ctrl-C; 141 (quietly) when the command reading the output went away "
+    "(`| head`)."
 )
 
 

@@ -192,10 +192,11 @@ def export_command(
             1,
         )
     kind = output_format(chosen_format, output)
-    if kind == "md" and (all_sessions or open_page or no_embed or theme != "auto" or jobs):
-        raise CliError(
-            "--all, --open, --no-embed, --theme and -j are for HTML pages, not --format md", 1
-        )
+    html_only = {"--all": all_sessions, "--open": open_page, "--no-embed": no_embed,
+                 "--theme": theme != "auto", "-j": jobs}  # fmt: skip
+    given = [option for option, value in html_only.items() if value]
+    if kind == "md" and given:
+        raise CliError(f"{' and '.join(given)}: for HTML pages, not --format md", 1)
     if all_sessions:
         if session or demo or leaf or policy_values.get("report") or policy.exclude:
             raise CliError(
@@ -237,16 +238,18 @@ def export_command(
     else:
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
         document = render_session(prepared, options)
-    if report is not None:
-        finish_report(report, policy_values.get("report"))
     if output == "-":
         write_stdout_bytes(document.encode("utf-8"))
         sys.stdout.flush()
+    else:
+        assert target is not None
+        atomic_write_text(target, document)
+        echo_path(target)
+    if report is not None:  # after the page: no report of a page that a full disk stopped
+        finish_report(report, policy_values.get("report"))
+    if output == "-":
         all_written()
         return
-    assert target is not None
-    atomic_write_text(target, document)
-    echo_path(target)
     if open_page:
         open_in_browser(target)
     else:

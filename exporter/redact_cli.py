@@ -351,7 +351,7 @@ def _check_report_path(report: str | None) -> None:
     if not report:
         return
     if report == "-":
-        raise CliError("--report needs a file name (stdout carries the page or session)", 1)
+        raise CliError("--report needs a file name, not - (the report is an output of its own)", 1)
     _check_output_path("--report", report)
 
 

@@ -145,6 +145,20 @@ def test_a_full_device_is_named_like_a_full_disk(tmp_path: Path) -> None:
     assert "/dev/full: No space left on device" in done.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="Linux's always-full device")
+def test_no_report_is_left_of_a_page_a_full_disk_stopped(tmp_path: Path) -> None:
+    """The --report file was written and announced before the page, which then failed: a
+    report of a page that does not exist (CLI review s43)."""
+    report = tmp_path / "report.jsonl"
+    done = run_cli(
+        "export", str(fixture_path(SAMPLER)), "--redact", "-o", "/dev/full",
+        "--report", str(report), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "/dev/full: No space left on device" in done.stderr
+    assert "report written" not in done.stderr and not report.exists()
+
+
 def test_a_write_cut_short_by_a_full_disk_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
     """The page fails half-way through its write (a file-size limit smaller than the page,
     as a full disk would): exit 2 with one clean line, no traceback, no temp file in the
