@@ -7,10 +7,12 @@ updates the same gist (so links keep working); `--dry-run` writes the exact uplo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import secrets
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -28,8 +30,8 @@ from exporter.cli import (
 from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
-from exporter.policy import cut_option, given_digest, opt_in_cuts
-from exporter.prepare import prepare_session
+from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
+from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
 from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
 from exporter.publish.gist_share import (
@@ -129,16 +131,85 @@ def _refuse_lost_removals(
         )
 
 
-def _given_record(values: set[str], excluded: set[str], removed: list[str]) -> dict[str, Any]:
+def _refuse_unredacted(record: dict[str, Any] | None, redacted: bool) -> None:
+    """A ``--no-redact`` re-share of a session an earlier share redacted would put what the
+    detectors found (a token in a tool result) back in its gist in clear, where the warning
+    came too late: refused. A record from before ``redacted`` was kept says nothing."""
+    if redacted:
+        return
+    for shared in [record or {}, *earlier_gists(record or {})]:
+        if shared.get("redacted") is True:
+            where = str(shared.get("gist_id", ""))
+            raise CliError(
+                f"the share to gist {where} of this session was redacted: with --no-redact, "
+                "the secrets it replaced would go up in clear; share without --no-redact, or "
+                f"pass --allow-weaker-policy (share --delete {where} forgets that gist)",
+                1,
+            )
+
+
+#: A cut that leaves out all another does: --no-tool-calls drops the results (and ``!``
+#: output) that --no-tool-output replaces by a note.
+_COVERED_BY = {"no_tool_output": "no_tool_calls"}
+
+
+def _cuts_of(policy: RedactionPolicy) -> list[str]:
+    """The policy's cuts (``CUT_OPTIONS`` it has on: ``no_thinking``, ``drop_hidden``...),
+    as a share's record keeps them."""
+    return [name for name in CUT_OPTIONS if getattr(policy, name)]
+
+
+def _refuse_lost_cuts(record: dict[str, Any] | None, cuts: list[str]) -> None:
+    """A re-share without a ``--no-tool-output``, ``--no-thinking``, ``--active-branch-only``
+    (...) an earlier share of the session had would widen what its gist shows, as publish
+    refuses for a dataset: refused, naming them. ``cuts``: this share's (``_cuts_of``)."""
+    for shared in [record or {}, *earlier_gists(record or {})]:
+        held = shared.get("cuts")
+        lost = [
+            name
+            for name in (held if isinstance(held, list) else [])
+            if name in CUT_OPTIONS and name not in cuts and _COVERED_BY.get(name) not in cuts
+        ]
+        if lost:
+            where = str(shared.get("gist_id", ""))
+            named = " ".join(cut_option(name) for name in lost)
+            raise CliError(
+                f"the share to gist {where} of this session was made with {named}: this "
+                f"share would put back what it left out; pass {named} again, or "
+                f"--allow-weaker-policy (share --delete {where} forgets that gist)",
+                1,
+            )
+
+
+def _refuse_weaker_policy(
+    record: dict[str, Any] | None,
+    loaded: Session,
+    policy: RedactionPolicy,
+    given_now: set[str],
+    excluded: set[str],
+) -> None:
+    """Every check of this share against what the session's earlier shares left out (see
+    each); ``given_now``: the values this share is given, ``excluded``: the ids it leaves out."""
+    _refuse_lost_given_secrets(record, given_now)
+    _refuse_unredacted(record, policy.redact)
+    _refuse_lost_removals(record, loaded, excluded, opt_in_cuts(policy))
+    _refuse_lost_cuts(record, _cuts_of(policy))
+
+
+def _given_record(values: set[str], excluded: set[str], policy: RedactionPolicy) -> dict[str, Any]:
     """What the state keeps of the given secrets a share replaced (salted digests), of the
-    entries it left out (their ids) and of its opt-in redaction (``opt_in_cuts``)."""
+    entries it left out (their ids), of its opt-in redaction (``opt_in_cuts``), whether it
+    was redacted and its cuts (``_cuts_of``): what a later share must not put back."""
     salt = secrets.token_hex(16)
     record: dict[str, Any] = {"given_salt": salt}
     record["given"] = sorted(given_digest(v, salt) for v in values)
     if excluded:
         record["excluded"] = sorted(excluded)
+    removed = opt_in_cuts(policy)
     if removed:
         record["removed"] = removed
+    record["redacted"] = policy.redact
+    record["cuts"] = _cuts_of(policy)  # written even empty: a record without it is older
     return record
 
 
@@ -300,8 +371,10 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
 @click.option(
     "--allow-weaker-policy",
     is_flag=True,
-    help="Share a session again with fewer --secret/--env-file/environment values replaced "
-    "than its last share; refused otherwise.",
+    help="Share a session again with less left out than an earlier share of it (fewer "
+    "--secret/--env-file/environment values replaced, --no-redact after a redacted share, "
+    "without its --exclude, --pii, --redact-pattern, --no-thinking, --no-tool-output...); "
+    "refused otherwise.",
 )
 def share_command(
     session: str | None,
@@ -344,9 +417,9 @@ def share_command(
     if not allow_weaker_policy:  # before the dry run too: it says what a share would do
         record = ShareState().entry(api_url, loaded.id)  # the state file, read once
         # --no-redact is given none of them: a gist that hid some would show them (code
-        # review 2026-12-02: it updated the gist with a --secret value in clear)
-        _refuse_lost_given_secrets(record, given_now)
-        _refuse_lost_removals(record, loaded, excluded, opt_in_cuts(policy))
+        # review 2026-12-02: it updated the gist with a --secret value in clear), nor
+        # does it find any (review 2026-12-03: a detector-found token went up in clear)
+        _refuse_weaker_policy(record, loaded, policy, given_now, excluded)
     files = _upload_files(prepared, extras)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
@@ -357,11 +430,14 @@ def share_command(
         raise CliError("no GitHub token", 3)
     client = GistClient(api_url, auth, notify=_notify)
     state = ShareState()
+    refuse = None if allow_weaker_policy else functools.partial(
+        _refuse_weaker_policy, loaded=loaded, policy=policy, given_now=given_now,
+        excluded=excluded,
+    )  # fmt: skip
+    kept = _given_record(report.given_values if report else set(), excluded, policy)
     gist, action, earlier = _share_under_lock(
         client, state, loaded, prepared, files, public=public, new_gist=new_gist,
-        given_now=None if allow_weaker_policy else given_now,
-        replaced=report.given_values if report else set(),
-        excluded=excluded, removed=opt_in_cuts(policy), check_excluded=not allow_weaker_policy,
+        refuse=refuse, kept=kept,
     )  # fmt: skip
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
@@ -402,12 +478,15 @@ def _refuse_output_collisions(
     """--report and the dry run's files are checked against what the share reads before any
     work (a big session takes seconds to render); a re-run's own session.jsonl is replaced."""
     outputs: dict[str, Any] = {"--report": policy_values.get("report")}
-    if targets:
-        outputs.update({f"the dry run's {name}": path for name, path in targets.items()})
+    # named by the file the dry run writes (./pi-session-share-<name>.html), not by the
+    # gist's file name it stands for (review 2026-12-03: "the dry run's session.html")
+    labels = {name: f"the dry run's {path}" for name, path in targets.items()}
+    outputs.update({labels[name]: path for name, path in targets.items()})
+    copy_of = {labels["session.jsonl"]: loaded.id} if "session.jsonl" in labels else {}
     refuse_collisions(
         outputs,
         read_files([loaded.path], policy_values),
-        copy_of={"the dry run's session.jsonl": loaded.id},  # a re-run replaces it
+        copy_of=copy_of,  # a re-run replaces its own copy
     )
 
 
@@ -472,34 +551,29 @@ def _share_under_lock(
     *,
     public: bool,
     new_gist: bool,
-    given_now: set[str] | None,
-    replaced: set[str],
-    excluded: set[str],
-    removed: list[str],
-    check_excluded: bool,
+    refuse: Callable[[dict[str, Any] | None], None] | None,
+    kept: dict[str, Any],
 ) -> tuple[Gist, str, dict[str, Any] | None]:
     """Create or update the session's gist holding the share state's lock, so a share of
     the same session running meanwhile neither makes a second gist nor slips past the
-    given-secrets check (``given_now``; None when it is off). ``replaced``: the given
-    secrets this share replaced, kept as salted digests. Returns the gist, what was done
-    and the session's record from before."""
+    weaker-policy checks (``refuse``, run on the record; None with --allow-weaker-policy).
+    ``kept``: what the record keeps of this share's policy (``_given_record``). Returns the
+    gist, what was done and the session's record from before."""
     description = gist_description(prepared)
     source = _source_file(loaded)
     lock = terminal_text(str(state.lock_path))
     waiting = f"waiting for another share to finish (it holds {lock})"
     with state.locked(on_wait=lambda: _notify(waiting)):
         earlier = state.entry(client.api_url, loaded.id)  # reads the file: is it usable?
-        if given_now is not None:  # again under the lock: a share that ran meanwhile counts too
-            _refuse_lost_given_secrets(earlier, given_now)
-        if check_excluded:
-            _refuse_lost_removals(earlier, loaded, excluded, removed)
+        if refuse is not None:  # again under the lock: a share that ran meanwhile counts too
+            refuse(earlier)
         if state.corrupt:
             _warn_unreadable_state(state)
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
             _note_another_file_with_this_id(earlier, source)
         gist, action = share_files(
             client, state, loaded.id, files, description, public=public, new=new_gist,
-            source=source, given=_given_record(replaced, excluded, removed), warn=_notify,
+            source=source, given=kept, warn=_notify,
         )  # fmt: skip
     return gist, action, earlier
 

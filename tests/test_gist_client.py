@@ -25,7 +25,7 @@ from exporter.publish.errors import (
     TooLargeError,
     ValidationError,
 )
-from exporter.publish.gist import Gist, GistClient, github_host, resolve_github_token
+from exporter.publish.gist import Gist, GistClient, gists_page, github_host, resolve_github_token
 from exporter.publish.gist_share import (
     GIST_MAX_BYTES,
     check_size,
@@ -144,6 +144,20 @@ def test_delete(client: GistClient, fake_github: FakeGitHub) -> None:
     # GitHub's 404 may mean "not yours to delete": the way out is GitHub's site, not --new
     assert "404 to deleting gist" in str(err.value) and "on GitHub's site" in str(err.value)
     assert "--new" not in str(err.value)
+
+
+def test_get_of_a_gist_that_is_gone_is_not_found_exit_2(client: GistClient) -> None:
+    """A gist GitHub no longer has was "Gist … was not found", exit 3 (a remote failure): a
+    thing that cannot be found is exit 2, and the message is lower-case like the others."""
+    gist = client.create({"session.html": HTML}, "d")
+    client.delete(gist.id)
+    with pytest.raises(NotFoundError) as err:
+        client.get(gist.id)
+    assert err.value.exit_code == 2 and err.value.status == 404
+    assert str(err.value) == (
+        f"gist {gist.id} was not found (deleted, or not visible to this token)"
+    )
+    assert_no_token(err.value)
 
 
 def test_update_unknown_gist_is_not_found(client: GistClient) -> None:
@@ -489,13 +503,46 @@ def test_create_is_never_sent_twice(
         fake_github.hang(1.0, method="POST")
     with pytest.raises(NetworkError) as err:
         client.create({"session.html": HTML}, "d")
-    # where to look is the gists page of the host in use (an Enterprise host's, here the
-    # loopback's), not always gist.github.com
-    gists_page = f"https://{github_host(fake_github.base_url)}/gist/"
-    assert "not retrying" in str(err.value) and f"gists on {gists_page} " in str(err.value)
-    assert "gist.github.com" not in str(err.value)
-    assert GistClient("https://api.github.com", TOKEN)._gists_page == "https://gist.github.com/"
+    # where to look is the host in use, not always gist.github.com; an API at a host's root
+    # has no known gists page, and none is made up (it said https://127.0.0.1:PORT/gist/)
+    host = github_host(fake_github.base_url)
+    assert "not retrying" in str(err.value)
+    assert f"Check your secret gists (on {host}) before sharing again" in str(err.value)
+    assert "gist.github.com" not in str(err.value) and "/gist/" not in str(err.value)
     assert fake_github.requests_to() == ["POST /gists"] and sleeps.calls == []
+    assert_no_token(err.value)
+
+
+@pytest.mark.parametrize(
+    ("api_url", "page"),
+    [
+        ("https://api.github.com", "https://gist.github.com/"),
+        ("https://api.github.com/", "https://gist.github.com/"),
+        ("https://ghe.example.com/api/v3", "https://ghe.example.com/gist/"),
+        # the scheme given is kept: an http intranet or test host has no https
+        ("http://ghe.example.com:8080/api/v3/", "http://ghe.example.com:8080/gist/"),
+        ("https://HOST.example.com/github/api/v3", "https://host.example.com/github/gist/"),
+        ("https://x:ghp_S3cretS3cret@ghe.example.com/api/v3", "https://ghe.example.com/gist/"),
+        ("http://[::1]:8080/api/v3", "http://[::1]:8080/gist/"),
+        ("http://127.0.0.1:8080", None),  # not GHES's shape: unknown
+        ("https://api.acme.ghe.com", None),
+    ],
+)
+def test_gists_page_is_only_said_where_it_is_known(api_url: str, page: str | None) -> None:
+    assert gists_page(api_url) == page
+
+
+def test_a_failed_create_on_ghes_names_its_gists_page(
+    fake_github: FakeGitHub, sleeps: SleepRecorder
+) -> None:
+    """A GHES API root (``…/api/v3``) gives the host's own gists page, with the scheme
+    given (the fake is plain http): it was always https."""
+    client = GistClient(fake_github.ghes_url, TOKEN, sleep=sleeps)
+    fake_github.fail(502)
+    with pytest.raises(NetworkError) as err:
+        client.create({"session.html": HTML}, "d")
+    page = fake_github.ghes_url.removesuffix("/api/v3") + "/gist/"
+    assert page.startswith("http://") and f"gists on {page} before" in str(err.value)
     assert_no_token(err.value)
 
 

@@ -137,8 +137,8 @@ def test_reshare_patches_the_same_gist_and_new_forces_a_new_one(
     assert fake.requests[-1].method == "PATCH"
     assert fake.requests[-1].route == f"/gists/{first}"
     assert len(fake.gists) == 1
-    fresh = share(fake, str(FIXTURE), "--new")
-    assert fresh.exit_code == 0
+    fresh = share(fake, str(FIXTURE), "--new", "--no-thinking")  # (without it: refused)
+    assert fresh.exit_code == 0, fresh.output
     assert fake.requests[-1].method == "POST"
     assert len(fake.gists) == 2
 
@@ -202,6 +202,20 @@ def test_delete_removes_the_gist_and_forgets_it(fake: FakeGitHub, env: dict) -> 
     assert gist_id not in fake.gists
     assert share(fake, str(FIXTURE)).exit_code == 0
     assert fake.requests[-1].method == "POST"  # forgotten: a new gist, not a PATCH
+
+
+def test_delete_of_a_gist_already_gone_is_not_found_exit_2(fake: FakeGitHub, env: dict) -> None:
+    """A gist deleted on GitHub: `--delete` said "Gist … was not found" and exited 3 (a remote
+    failure); a thing that cannot be found is exit 2, said as the other errors are."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    (gist_id,) = fake.gists
+    del fake.gists[gist_id]
+    gone = share(fake, "--delete", gist_id)
+    assert gone.exit_code == 2, gone.output
+    assert gone.stderr.startswith(f"pi-session: error: gist {gist_id} was not found ("), gone.stderr
+    assert not [r for r in fake.requests if r.method == "DELETE"]
+    dry = share(fake, "--delete", gist_id, "--dry-run")  # says what it would do, unchecked
+    assert dry.exit_code == 0 and f"would delete gist {gist_id}" in dry.stderr
 
 
 def test_delete_refuses_a_gist_that_is_not_a_shared_session(fake: FakeGitHub, env: dict) -> None:
@@ -497,6 +511,15 @@ def test_a_failed_create_is_reported_not_repeated(fake: FakeGitHub, env: dict) -
     failed = share(fake, str(FIXTURE))
     assert failed.exit_code == 3 and "not retrying" in failed.output
     assert [r.method for r in fake.requests] == ["POST"]
+    # where to look: an API at a host's root has no known gists page, and it was made up as
+    # https://127.0.0.1:PORT/gist/ (review 2026-12-03); a GHES root keeps its scheme
+    host = fake.base_url.removeprefix("http://")
+    assert f"Check your secret gists (on {host}) before sharing again" in failed.stderr
+    assert "https://" not in failed.stderr and "/gist/" not in failed.stderr
+    fake.fail(502, times=1)
+    ghes = CliRunner().invoke(cli, ["share", str(FIXTURE), "--api-url", fake.ghes_url])
+    assert ghes.exit_code == 3, ghes.output
+    assert f"Check your secret gists on http://{host}/gist/ before" in ghes.stderr
 
 
 def test_delete_with_dry_run_sends_nothing(fake: FakeGitHub, env: dict) -> None:
@@ -659,12 +682,34 @@ def test_dry_run_files_are_checked_with_the_report_before_any_work(
     page = "pi-session-share-pi-branched-1.html"
     clash = share(fake, str(FIXTURE), "--dry-run", "--report", page)
     assert clash.exit_code == 1, clash.output
-    assert f"--report and the dry run's session.html name the same file: {page}" in clash.stderr
+    assert f"--report and the dry run's {page} name the same file: {page}" in clash.stderr
     assert "report written" not in clash.stderr and not (tmp_path / page).exists()
     jsonl = share(fake, str(FIXTURE), "--dry-run", "--with-jsonl", "--report",
                   "pi-session-share-pi-branched-1.jsonl")  # fmt: skip
     assert jsonl.exit_code == 1 and "name the same file" in jsonl.stderr, jsonl.output
     assert "report written" not in jsonl.stderr
+    assert fake.requests == [] and not list(tmp_path.glob("pi-session-share-*"))
+
+
+def test_a_dry_run_in_a_folder_it_cannot_write_names_its_own_file(
+    fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal said "the dry run's session.html: cannot write in the folder ." (the
+    gist's file name), while the dry run writes ./pi-session-share-<name>.html. The folder
+    is made unwritable through ``os.access``: as root, a chmod would not stop the check."""
+    real_access = os.access
+
+    def no_writing_here(path: object, mode: int, *args: object, **kwargs: object) -> bool:
+        if mode & os.W_OK and Path(os.fspath(path)).resolve() == tmp_path.resolve():
+            return False
+        return real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", no_writing_here)
+    refused = share(fake, str(FIXTURE), "--dry-run", "--with-jsonl")
+    assert refused.exit_code == 2, refused.output
+    page = "pi-session-share-pi-branched-1.html"
+    assert f"the dry run's {page}: cannot write in the folder" in refused.stderr
+    assert "session.html" not in refused.stderr, refused.stderr
     assert fake.requests == [] and not list(tmp_path.glob("pi-session-share-*"))
 
 
@@ -816,7 +861,7 @@ def test_switching_visibility_or_new_names_every_gist_still_up(fake: FakeGitHub,
     to_public = share(fake, str(FIXTURE), "--public", "--no-thinking")
     assert to_public.exit_code == 0 and len(fake.gists) == 4, to_public.output
     assert "gist updated (public)" in to_public.stderr
-    back = share(fake, str(FIXTURE), "--no-images")
+    back = share(fake, str(FIXTURE), "--no-thinking", "--no-images")  # the public one's cut too
     assert back.exit_code == 0 and len(fake.gists) == 4, back.output
     assert "gist updated (secret)" in back.stderr
     patched = fake.requests[-1]
@@ -1119,6 +1164,99 @@ def test_a_reshare_without_the_given_secrets_is_refused(
     allowed = share(fake, str(source), "--allow-weaker-policy")
     assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
     assert password in fake.content(gist_id)
+
+
+def test_a_no_redact_re_share_of_a_redacted_gist_is_refused(
+    fake: FakeGitHub, env: dict, secret_session: Path, tmp_path: Path
+) -> None:
+    """After a redacted share, `share --no-redact` updated the same gist with the tokens the
+    detectors had found in clear, with only a warning and exit 0 (review 2026-12-03): no
+    value was given (--secret, environment), so the given-secrets check saw nothing lost."""
+    first = share(fake, str(secret_session))
+    assert first.exit_code == 0, first.output
+    (gist_id,) = fake.gists
+    assert PLANTED_GITHUB not in fake.content(gist_id)
+    sent = len(fake.requests)
+    for extra in ((), ("--dry-run",), ("--new",), ("--public",), ("--keep-hidden",)):
+        refused = share(fake, str(secret_session), "--no-redact", *extra)
+        assert refused.exit_code == 1, refused.output
+        assert refused.stderr.startswith(
+            f"pi-session: error: the share to gist {gist_id} of this session was redacted: "
+            "with --no-redact, the secrets it replaced would go up in clear; share without "
+            "--no-redact, or pass --allow-weaker-policy (share --delete "
+            f"{gist_id} forgets that gist)"
+        ), refused.stderr
+        assert "warning: --no-redact" not in refused.stderr  # refused before any of it
+    assert len(fake.requests) == sent and not list(tmp_path.glob("pi-session-share-*"))
+    assert all(PLANTED_GITHUB not in fake.content(g) for g in fake.gists)
+    # the redacted gist stays known when another one is made: still refused for it
+    public = share(fake, str(secret_session), "--no-redact", "--public", "--allow-weaker-policy")
+    assert public.exit_code == 0 and "gist created (public)" in public.stderr, public.output
+    again = share(fake, str(secret_session), "--no-redact")
+    assert again.exit_code == 1, again.output
+    assert f"the share to gist {gist_id} of this session was redacted" in again.stderr
+    assert PLANTED_GITHUB not in fake.content(gist_id)
+    # asked for, it goes up as it is; the record says so, and the next one is not refused
+    allowed = share(fake, str(secret_session), "--no-redact", "--allow-weaker-policy")
+    assert allowed.exit_code == 0 and "gist updated (secret)" in allowed.stderr, allowed.output
+    assert PLANTED_GITHUB in fake.content(gist_id)
+    plain = share(fake, str(secret_session), "--no-redact", "--no-thinking")
+    assert plain.exit_code == 0 and "gist updated (secret)" in plain.stderr, plain.output
+
+
+def test_a_re_share_without_an_earlier_cut_is_refused(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """A plain share after one made with --no-tool-output, --no-thinking or
+    --active-branch-only widened what the gist shows without a word (review 2026-12-03);
+    publish refuses the same for a dataset. Refused, naming the options to pass again."""
+    cuts = ("--active-branch-only", "--no-thinking", "--no-tool-output")
+    first = share(fake, str(FIXTURE), *cuts)
+    assert first.exit_code == 0, first.output
+    (gist_id,) = fake.gists
+    narrow = fake.content(gist_id)
+    sent = len(fake.requests)
+    for extra, named in (
+        ((), "--active-branch-only --no-thinking --no-tool-output"),
+        (("--dry-run",), "--active-branch-only --no-thinking --no-tool-output"),
+        (("--new",), "--active-branch-only --no-thinking --no-tool-output"),
+        (("--no-thinking", "--active-branch-only"), "--no-tool-output"),
+        ((*cuts, "--keep-hidden"), "--drop-hidden"),  # hidden entries back: widened too
+    ):
+        refused = share(fake, str(FIXTURE), *extra)
+        assert refused.exit_code == 1, refused.output
+        assert (
+            f"the share to gist {gist_id} of this session was made with {named}: this share "
+            f"would put back what it left out; pass {named} again, or --allow-weaker-policy "
+            f"(share --delete {gist_id} forgets that gist)"
+        ) in refused.stderr, refused.stderr
+    assert len(fake.requests) == sent and not list(tmp_path.glob("pi-session-share-*"))
+    assert fake.content(gist_id) == narrow
+    # --no-tool-calls leaves out the results --no-tool-output replaced: nothing put back
+    calls = share(fake, str(FIXTURE), "--active-branch-only", "--no-thinking", "--no-tool-calls")
+    assert calls.exit_code == 0 and "gist updated" in calls.stderr, calls.output
+    allowed = share(fake, str(FIXTURE), "--allow-weaker-policy")
+    assert allowed.exit_code == 0 and "gist updated" in allowed.stderr, allowed.output
+    assert len(fake.content(gist_id)) > len(narrow)
+    assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for them
+
+
+def test_a_record_from_before_redaction_and_cuts_were_kept_refuses_nothing(
+    fake: FakeGitHub, env: dict, secret_session: Path
+) -> None:
+    """gists.json written by an older version has no ``redacted`` or ``cuts``: unknown,
+    which is no reason to refuse (the share goes on as it did then)."""
+    assert share(fake, str(secret_session), "--no-thinking").exit_code == 0
+    assert share(fake, str(secret_session), "--public", "--no-thinking").exit_code == 0
+    state_file = Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json"
+    data = json.loads(state_file.read_text(encoding="utf-8"))
+    (record,) = [r for host in data["gists"].values() for r in host.values()]
+    assert record["redacted"] is True and record["cuts"] == ["no_thinking", "drop_hidden"]
+    for shared in (record, *record["earlier"]):
+        del shared["redacted"], shared["cuts"]
+    state_file.write_text(json.dumps(data), encoding="utf-8")
+    result = share(fake, str(secret_session), "--no-redact")
+    assert result.exit_code == 0 and "gist updated (secret)" in result.stderr, result.output
 
 
 def test_a_promoted_gist_keeps_what_its_share_replaced(

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import requests
 
@@ -65,6 +65,7 @@ __all__ = [
     "Gist",
     "GistClient",
     "GistFile",
+    "gists_page",
     "github_host",
     "is_enterprise",
     "resolve_github_token",
@@ -84,9 +85,31 @@ MAX_AUTO_WAIT = 60.0
 LARGE_BODY_TIMEOUT = 120.0
 _MAYBE_CREATED = (
     "Creating the gist failed ({reason}) after GitHub may already have received it; not "
-    "retrying, so that no second copy is made. Check your secret gists on "
-    "{gists} before sharing again."
+    "retrying, so that no second copy is made. Check your secret gists {gists} before "
+    "sharing again."
 )
+
+#: Where GitHub Enterprise Server serves its REST API, under the host's own web root.
+_GHES_API_PATH = "/api/v3"
+
+
+def gists_page(api_url: str) -> str | None:
+    """Where a person sees their gists: https://gist.github.com/ for github.com, and
+    ``<scheme>://HOST/gist/`` for GitHub Enterprise Server (``--api-url
+    <scheme>://HOST/api/v3``, the scheme kept: an http test or intranet host has no https).
+    None where it cannot be known (another API root, GHE.com): a made-up address sent
+    people to a page that does not exist."""
+    if github_host(api_url) == "github.com":
+        return "https://gist.github.com/"
+    parts = urlsplit(api_url.strip())
+    host = parts.hostname or ""  # without a user:password@ part, which may hold the token
+    path = parts.path.rstrip("/")
+    if not host or not path.endswith(_GHES_API_PATH):
+        return None
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address
+    port = f":{parts.port}" if parts.port else ""
+    root = path[: -len(_GHES_API_PATH)]
+    return f"{parts.scheme.lower()}://{host}{port}{root}/gist/"
 
 
 class GistClient:
@@ -122,11 +145,9 @@ class GistClient:
         self._session = session or requests.Session()
         self._notify = notify or (lambda message: log.info("%s", message))
         self._where = host_for_messages(self.api_url)
-        # where a person sees their gists: gist.github.com, or an Enterprise host's /gist
-        host = github_host(self.api_url)
-        self._gists_page = (
-            "https://gist.github.com/" if host == "github.com" else f"https://{host}/gist/"
-        )
+        page = gists_page(self.api_url)
+        # where a person sees their gists, said where it is known (``gists_page``)
+        self._gists_at = f"on {page}" if page else f"(on {github_host(self.api_url)})"
 
     def __repr__(self) -> str:
         return f"GistClient(api_url={host_for_messages(self.api_url)!r})"
@@ -235,7 +256,7 @@ class GistClient:
                 failures += 1
                 reason = connection_reason(exc, timeout)
                 if method == "POST" and maybe_received(exc):
-                    said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_page)
+                    said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_at)
                     raise NetworkError(said) from exc
                 if failures < self.max_tries:
                     self._backoff(failures, reason)
@@ -251,7 +272,7 @@ class GistClient:
                 if method == "POST":  # GitHub may have created it anyway: never create twice
                     raise NetworkError(
                         _MAYBE_CREATED.format(
-                            reason=f"HTTP {resp.status_code}", gists=self._gists_page
+                            reason=f"HTTP {resp.status_code}", gists=self._gists_at
                         ),
                         status=resp.status_code,
                     )
@@ -359,9 +380,9 @@ class GistClient:
                 f"scope; the gist may be another account's); {way_out}."
             )
             raise NotFoundError(self._scrub(text), status=status)
-        if status == 404:
-            text = f"Gist {gist_id} was not found (deleted, or not visible to this token)."
-            raise NotFoundError(self._scrub(text), status=status)
+        if status == 404:  # a gist that cannot be found: exit 2, as a missing file
+            text = f"gist {gist_id} was not found (deleted, or not visible to this token)"
+            raise NotFoundError(self._scrub(text), status=status, exit_code=2)
         if status == 403:
             text = (
                 f"GitHub refused to {operation} the gist (403){said}; the token lacks "

@@ -30,9 +30,12 @@ def _state_key(api_url: str) -> str:
 # --------------------------------------------------------------------------- state
 
 
-#: What a record keeps of the given secrets its share replaced (see ``given_of``), and the
-#: ids of the entries it left out (``--exclude``) and its opt-in redaction (``--pii``...).
-GIVEN_FIELDS = ("given_salt", "given", "excluded", "removed")
+#: What a record keeps of the given secrets its share replaced (see ``given_of``), the ids
+#: of the entries it left out (``--exclude``), its opt-in redaction (``--pii``...), whether
+#: it was redacted at all and the cuts it made (``--no-thinking``...): a later share of the
+#: session that would put any of it back is refused. Records written before ``redacted``
+#: and ``cuts`` were kept lack them: unknown, never a reason to refuse.
+GIVEN_FIELDS = ("given_salt", "given", "excluded", "removed", "redacted", "cuts")
 
 
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -52,8 +55,9 @@ def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def given_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The record's ``given_salt`` and ``given``: salted SHA-256s of the given secrets its
-    share replaced, never the values."""
+    """The record's ``GIVEN_FIELDS``: salted SHA-256s of the given secrets its share
+    replaced (never the values) and what else its policy left out, which travel with the
+    gist when it becomes an earlier one."""
     return {k: record[k] for k in GIVEN_FIELDS if k in record}
 
 
