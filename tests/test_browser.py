@@ -924,6 +924,31 @@ def test_opened_earlier_lines_run_on_into_the_last_ones_in_one_box(
     clean(view)
 
 
+def test_an_opened_more_lines_fold_is_one_box_with_its_line_inside(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A read's first lines, opened "N more lines": the rest sat in a second box under the
+    fold's line, with a gap (visual review 2026-12-04). The three now meet edge to edge on
+    the output's background."""
+    page = view.open(published[BRANCHED_4])
+    fold = page.locator(".tool pre.out + details.fold-after").first
+    fold.scroll_into_view_if_needed()
+    fold.locator("summary").click()
+    shown, line, rest = fold.evaluate(
+        """d => [d.previousElementSibling, d.querySelector('summary'), d.querySelector('pre')]
+           .map(p => { const box = p.getBoundingClientRect(), css = getComputedStyle(p);
+             return {top: box.top, bottom: box.bottom, left: box.left, right: box.right,
+                     bg: css.backgroundColor}; })"""
+    )
+    assert abs(shown["bottom"] - line["top"]) < 0.5 and abs(line["bottom"] - rest["top"]) < 0.5
+    assert shown["bg"] == line["bg"] == rest["bg"]
+    assert (shown["left"], shown["right"]) == (line["left"], line["right"])
+    fold.locator("summary").click()  # closed, the fold's line is a link under the box again
+    closed = fold.evaluate("d => getComputedStyle(d.querySelector('summary')).backgroundColor")
+    assert closed != shown["bg"]
+    clean(view)
+
+
 def test_an_opened_file_fold_lines_up_with_the_lines_above_it(
     view: Viewer, published: dict[str, str]
 ) -> None:
