@@ -153,10 +153,16 @@ def _refuse_unredacted(record: dict[str, Any] | None, redacted: bool) -> None:
 _COVERED_BY = {"no_tool_output": "no_tool_calls"}
 
 
+#: A recorded cut that no option turns on: home paths and the user name replaced (``~``,
+#: ``<user>``), which ``--keep-paths`` turns off.
+_HOME_HIDDEN = "home_hidden"
+
+
 def _cuts_of(policy: RedactionPolicy) -> list[str]:
-    """The policy's cuts (``CUT_OPTIONS`` it has on: ``no_thinking``, ``drop_hidden``...),
-    as a share's record keeps them."""
-    return [name for name in CUT_OPTIONS if getattr(policy, name)]
+    """The policy's cuts (``CUT_OPTIONS`` it has on: ``no_thinking``, ``drop_hidden``...,
+    and ``home_hidden`` unless --keep-paths), as a share's record keeps them."""
+    cuts = [name for name in CUT_OPTIONS if getattr(policy, name)]
+    return [*cuts, _HOME_HIDDEN] if policy.redact and not policy.keep_paths else cuts
 
 
 def _refuse_lost_cuts(record: dict[str, Any] | None, cuts: list[str]) -> None:
@@ -170,8 +176,20 @@ def _refuse_lost_cuts(record: dict[str, Any] | None, cuts: list[str]) -> None:
             for name in (held if isinstance(held, list) else [])
             if name in CUT_OPTIONS and name not in cuts and _COVERED_BY.get(name) not in cuts
         ]
+        where = str(shared.get("gist_id", ""))
+        if (
+            not lost
+            and isinstance(held, list)
+            and _HOME_HIDDEN in held
+            and _HOME_HIDDEN not in cuts
+        ):
+            raise CliError(
+                f"the share to gist {where} of this session replaced your home folder and user "
+                "name: --keep-paths would put them back; share without it, or "
+                f"--allow-weaker-policy (share --delete {where} forgets that gist)",
+                1,
+            )
         if lost:
-            where = str(shared.get("gist_id", ""))
             named = " ".join(cut_option(name) for name in lost)
             raise CliError(
                 f"the share to gist {where} of this session was made with {named}: this "

@@ -1241,6 +1241,26 @@ def test_a_re_share_without_an_earlier_cut_is_refused(
     assert share(fake, str(FIXTURE)).exit_code == 0  # the record no longer asks for them
 
 
+def test_a_re_share_with_keep_paths_after_one_without_is_refused(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """--keep-paths after a default share put the home folder and user name back into the
+    gist without a word (review 2026-12-04); refused as the other cuts are."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    (gist_id,) = fake.gists
+    before = fake.content(gist_id)
+    for extra in ((), ("--dry-run",)):
+        refused = share(fake, str(FIXTURE), "--keep-paths", *extra)
+        assert refused.exit_code == 1, refused.output
+        assert "replaced your home folder and user name: --keep-paths would put them back" in (
+            refused.stderr
+        )
+    assert fake.content(gist_id) == before
+    allowed = share(fake, str(FIXTURE), "--keep-paths", "--allow-weaker-policy")
+    assert allowed.exit_code == 0, allowed.output
+    assert share(fake, str(FIXTURE), "--keep-paths").exit_code == 0  # now what it was given
+
+
 def test_a_record_from_before_redaction_and_cuts_were_kept_refuses_nothing(
     fake: FakeGitHub, env: dict, secret_session: Path
 ) -> None:
@@ -1251,7 +1271,8 @@ def test_a_record_from_before_redaction_and_cuts_were_kept_refuses_nothing(
     state_file = Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json"
     data = json.loads(state_file.read_text(encoding="utf-8"))
     (record,) = [r for host in data["gists"].values() for r in host.values()]
-    assert record["redacted"] is True and record["cuts"] == ["no_thinking", "drop_hidden"]
+    assert record["redacted"] is True
+    assert record["cuts"] == ["no_thinking", "drop_hidden", "home_hidden"]
     for shared in (record, *record["earlier"]):
         del shared["redacted"], shared["cuts"]
     state_file.write_text(json.dumps(data), encoding="utf-8")
