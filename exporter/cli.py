@@ -107,6 +107,20 @@ class SessionGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """An unknown command names the nearest one (``exprot``: did you mean export?), as
+        a mistyped option already did."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            if near:
+                ctx.fail(f"No such command '{name}'. Did you mean '{near[0]}'?")
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)

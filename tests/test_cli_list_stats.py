@@ -1168,3 +1168,15 @@ def test_the_cli_review_s_findings(tmp_path: Path, fixtures_dir: Path) -> None:
     blind = run("search", "-E", ".", "--all", *sessions)
     assert blind.exit_code == 2 and "no matches" not in blind.stderr, blind.stderr
     assert "error: no session could be searched (1 file unreadable)" in blind.stderr
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("exprot", "export"), ("lsit", "list"), ("stat", "stats"), ("zzz", None)]
+)
+def test_a_mistyped_command_names_the_nearest_one(typed: str, meant: str | None) -> None:
+    """`pi-session exprot` said only "No such command" (CLI review s43), though a mistyped
+    option already got a suggestion."""
+    done = CliRunner().invoke(cli, [typed])
+    assert done.exit_code == 1
+    assert f"No such command '{typed}'." in done.output
+    assert (f"Did you mean '{meant}'?" in done.output) if meant else "Did you mean" not in done.output
