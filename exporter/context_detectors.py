@@ -39,7 +39,8 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             rf"{word}(?P<tail>{tail}{suffix})(?P<close>\\{{0,3}}[\"'])?(?P<sp1>[ \t]{{0,8}})"
             # a type annotation before "=": `apiKey: string = "…"`, `API_TOKEN: str = "…"`
             # (Rust's `&str`, `&'static str`)
-            r"(?P<type>:[ \t]{0,8}(?:&'?)?[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}(?==(?![=>~])))?"
+            r"(?P<type>:[ \t]{0,8}(?:&'?)?[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}"
+            r"(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/])|＝|：)(?P<sp2>[ \t]{0,8})"
             rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)

@@ -35,8 +35,9 @@ class Chart:
     plot_bottom: int = HEIGHT - BOTTOM
 
 
-def nice_ceiling(value: float) -> float:
-    """The axis maximum: the smallest 1, 2, 2.5, 5 or 10 times a power of ten >= ``value``.
+def nice_ceiling(value: float, steps: tuple[float, ...] = (1, 2, 2.5, 5, 10)) -> float:
+    """The axis maximum: the smallest 1, 2, 2.5, 5 or 10 (``steps``) times a power of ten
+    >= ``value``.
 
     Absurd totals (a session whose costs add up past the float range) get no rounding, and
     nothing that is not a positive number gets an axis above 1.
@@ -46,7 +47,7 @@ def nice_ceiling(value: float) -> float:
     if not math.isfinite(value):
         return sys.float_info.max
     magnitude = 10.0 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
+    for step in steps:
         ceiling = step * magnitude
         if ceiling >= value * (1 - 1e-12):
             return ceiling if math.isfinite(ceiling) else value
@@ -67,14 +68,18 @@ def axis_cost(value: float) -> str:
     return f"{value * 100:.3g}¢" if value >= 1e-5 else f"${value:.0e}"  # not "1e-05¢"
 
 
-def cost_ticks_at(top: float) -> tuple[float, float, float]:
-    """Where the cost axis is labelled: 0, the middle and ``top``, but 1 instead of the
-    middle 1.25 under a top of 2.5 (times a power of ten), so every label has at most two
-    digits ("$1k", not "$1.25k") and fits the margin."""
-    if not 0 < top < 1e12:
-        return (0.0, top / 2, top)
-    mantissa = top / 10.0 ** math.floor(math.log10(top))
-    return (0.0, top * (0.4 if math.isclose(mantissa, 2.5) else 0.5), top)
+def cost_ceiling(total: float) -> float:
+    """The cost axis's top: 1, 2, 5 or 10 times a power of ten, so that its middle tick
+    (0.5, 1, 2.5) has two digits at most ("$1.25k" did not fit a phone's margin) and its
+    ticks sit on the context axis's gridlines (a top of 2.5 had its middle at 1: $0, $1,
+    $2.5, uneven and off the lines; visual review 2026-12-04)."""
+    return nice_ceiling(total, (1, 2, 5, 10))
+
+
+def cost_ticks_at(top: float) -> tuple[float, float]:
+    """Where the cost axis is labelled: the middle and ``top``; its 0 is the context axis's
+    (a "$0" ran into the last turn's number under it on a phone)."""
+    return (top / 2, top)
 
 
 def on_axis(value: float, top: float) -> float:
@@ -89,7 +94,7 @@ def build_chart(series: list[ContextPoint], max_points: int = 600) -> Chart | No
     inner_w = WIDTH - LEFT - RIGHT
     inner_h = HEIGHT - TOP - BOTTOM
     max_ctx = nice_ceiling(max(p.context_tokens for p in series))
-    max_cost = nice_ceiling(series[-1].cumulative_cost)
+    max_cost = cost_ceiling(series[-1].cumulative_cost)
     n = len(series)
     # placed and named by turn number: a turn that reported no usage leaves a gap, and the
     # axis and tooltips count it (numbering the plotted points called turn 3 "turn 2")
