@@ -2530,6 +2530,21 @@ def test_back_from_the_outline_returns_when_the_screen_middle_is_between_entries
     clean(view)
 
 
+def test_without_a_script_the_floating_outline_link_waits_until_the_reader_scrolls(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """With no script the floating ☰ sat on the header card at the top of a phone page,
+    where the outline's own toggle is in view (visual review 2026-12-04); the script hid
+    it there already. It now fades in as the page scrolls."""
+    page = view.open(published[BRANCHED], js=False, viewport=PHONE, is_mobile=True)
+    shown = "getComputedStyle(document.querySelector('.to-outline')).visibility"
+    assert page.evaluate(shown) == "hidden"
+    page.evaluate("window.scrollTo(0, 2000)")
+    page.wait_for_timeout(100)
+    assert page.evaluate(shown) == "visible" and page.is_visible(".to-outline")
+    clean(view)
+
+
 def test_the_phone_outline_opens_at_the_row_being_read(
     view: Viewer, published: dict[str, str]
 ) -> None:
