@@ -3391,3 +3391,14 @@ def test_a_compacted_hidden_extension_message_is_not_said_to_reach_the_model() -
     in_context = parse_fixture("every-entry-type.jsonl").entry("e18")
     assert "compacted" not in in_context.classes
     assert "hidden in Pi's UI (display: false), still sent to the model" in norm(in_context.text)
+
+
+def test_the_active_branch_mark_is_no_disclosure_triangle() -> None:
+    """The active row of the Branches table was marked "▶", the glyph of the closed branch
+    blocks just below it, so it read as a toggle that did nothing (visual review
+    2026-12-04)."""
+    html = render_fixture("pi-branched-1.jsonl")
+    table = html.split('<table class="branches">', 1)[1].split("</table>", 1)[0]
+    (active,) = re.findall(r'<tr class="active"><td>(.*?)</td>', table, re.S)
+    mark = re.sub(r"<[^>]+>", "", active.replace('<span class="vh">active branch</span>', ""))
+    assert mark == "●" and "active branch" in active
