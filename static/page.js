@@ -519,13 +519,22 @@
     if (row) {
       row.classList.add("current");
       link.setAttribute("aria-current", "location");
-      for (var sub = row.parentElement.closest("li.sub"); sub; sub = sub.parentElement.closest("li.sub")) {
-        var fold = $(":scope > .ob > .ob-t", sub);  // a folded branch opens to the row
-        if (fold) { fold.checked = true; syncFold(fold); }
-      }
+      unfoldOutlineTo(row);
       followInOutline(row);
     }
   }
+  function unfoldOutlineTo(row) {  // a folded branch of the outline opens to the row
+    for (var sub = row.parentElement.closest("li.sub"); sub; sub = sub.parentElement.closest("li.sub")) {
+      var fold = $(":scope > .ob > .ob-t", sub);
+      if (fold) { fold.checked = true; syncFold(fold); }
+    }
+  }
+  // A branch opened in the transcript opens in the outline too (it stayed folded there)
+  doc.addEventListener("toggle", function (ev) {
+    var first = ev.target.open && ev.target.matches("details.branch") && $("[data-entry-id]", ev.target);
+    var link = first && window.CSS && $('#tree a[href="#' + CSS.escape(first.id) + '"]');
+    if (link) unfoldOutlineTo(link.parentElement);
+  }, true);
   // The current row also follows the reader's own scrolling (wheel, touch, scroll keys):
   // the entry at the middle of the screen. Not a jump this script made (the entry it
   // revealed stays current), nor a scroll nobody asked for.

@@ -2530,6 +2530,34 @@ def test_back_from_the_outline_returns_when_the_screen_middle_is_between_entries
     clean(view)
 
 
+def test_a_branch_opened_in_the_transcript_opens_in_the_outline(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Opening a branch in the transcript left it folded in the outline ("▸ 32 of 37
+    entries in another branch"; visual review 2026-12-04): the other way round worked."""
+    page = view.open(published[BRANCHED])
+    opened = page.evaluate(
+        """(() => {
+          for (const d of document.querySelectorAll('#transcript details.branch')) {
+            const first = d.querySelector('[data-entry-id]');
+            const link = document.querySelector(`#tree a[href="#${CSS.escape(first.id)}"]`);
+            const fold = link && link.closest('li.sub').querySelector(':scope > .ob > .ob-t');
+            if (fold && !fold.checked) { d.open = true; return first.id; }
+          }
+          return null; })()"""
+    )
+    assert opened is not None
+    page.wait_for_timeout(100)
+    assert page.is_visible(f'#tree a[href="#{opened}"]')
+    folds = page.evaluate(
+        f"""[...document.querySelector('#tree a[href="#{opened}"]').parentElement
+              .parentElement.closest('li.sub').querySelectorAll(':scope > .ob > .ob-t')]
+            .map(f => [f.checked, f.getAttribute('aria-expanded')])"""
+    )
+    assert folds == [[True, "true"]], folds
+    clean(view)
+
+
 def test_without_a_script_the_floating_outline_link_waits_until_the_reader_scrolls(
     view: Viewer, published: dict[str, str]
 ) -> None:
