@@ -38,6 +38,7 @@ from exporter.formatting import (
     plural,
     prompt_line,
     replace_surrogates,
+    split_skill,
 )
 from exporter.header_counts import entries_line, tree_said
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
@@ -337,13 +338,30 @@ class _Writer:
         """An entry's content; a diff pasted into a ``prompt`` without a fence gets one."""
         content = entry.message.get("content")
         if isinstance(content, str):
-            return [prose(fence_pasted_diffs(content) if prompt else content, level)]
+            return _prompt(content, level) if prompt else [prose(content, level)]
         out: list[str] = []
-        for block in entry.content:
+        for index, block in enumerate(entry.content):
             if prompt and block.get("type") == "text" and isinstance(block.get("text"), str):
-                block = {**block, "text": fence_pasted_diffs(block["text"])}
+                text = block["text"]
+                out += [*(_prompt(text, level) if index == 0 else [_pasted(text, level)]), ""]
+                continue
             out += [*_block(block, level), ""]
         return out
+
+
+def _pasted(text: str, level: int) -> str:
+    return prose(fence_pasted_diffs(text), level)
+
+
+def _prompt(text: str, level: int) -> list[str]:
+    """A prompt's text: a skill Pi wrapped around it (``<skill name=…>``) as a quoted block
+    under its name, as the page folds it (the wrapper came out as raw markup)."""
+    skill, rest = split_skill(text)
+    if skill is None:
+        return [_pasted(text, level)]
+    name, body = skill
+    said = [quoted(f"**Skill** {code_span(name)}\n\n" + prose(body, level))]
+    return [*said, "", _pasted(rest, level)] if rest.strip() else said
 
 
 def _block(block: dict[str, Any], level: int) -> list[str]:

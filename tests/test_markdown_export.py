@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 
 from exporter.cli import cli
 from exporter.entries import MessageEntry
-from exporter.formatting import plain_text_shown
+from exporter.formatting import plain_text_shown, split_skill
 from exporter.loader import load_session, parse_session_bytes
 from exporter.markdown_doc import session_markdown
 from exporter.markdown_text import code_span, escaped, fenced, prose
@@ -72,9 +72,15 @@ def test_every_fixture_reads_as_the_page_does(path: Path) -> None:
     for message in messages:
         for block in message.content:
             text = block.get("text") if block.get("type") == "text" else None
-            if isinstance(text, str) and text.strip():
-                whole = [plain_text_shown(prose(text, level)) for level in (3, 4)]
-                assert any(w in document for w in whole), text[:80]
+            if not isinstance(text, str) or not text.strip():
+                continue
+            skill, rest = split_skill(text) if message.role == "user" else (None, text)
+            if skill is not None:  # a quoted block: each line after "> " (headings go down)
+                body = [line for line in skill[1].split("\n") if line.strip()]
+                assert all(f"> {line}" in document for line in body if line[0] != "#"), body
+                text = rest
+            whole = [plain_text_shown(prose(text, level)) for level in (3, 4)]
+            assert any(w in document for w in whole), text[:80]
     for entry in session.entries:
         if isinstance(entry, MessageEntry) and entry.role == "toolResult":
             lines = [line for line in plain_text_shown(entry.text).split("\n") if line.strip()]
@@ -379,3 +385,17 @@ def test_labels_say_what_their_entries_say() -> None:
         shown.replace("&#x27;", "'").replace("&quot;", '"')
     )
     assert "<a " not in shown and "<em>" not in shown
+
+
+def test_a_skill_wrapper_reads_as_the_page_shows_it() -> None:
+    """every-entry-type.md printed Pi's skill wrapper raw (`&lt;skill name="pdf" …>`) in
+    the user turn (visual review 2026-12-04); the page folds it as "Skill pdf". Now it is a
+    quoted block under the skill's name, the prompt after it."""
+    document = session_markdown(load_session(FIXTURES_DIR / "every-entry-type.jsonl"))
+    assert "&lt;skill" not in document and "<skill" not in document
+    skill = document.split("> **Skill** `pdf`\n", 1)[1]
+    quote, after = skill.split("\n\n", 1)[0], skill.split("\n\n", 1)[1]
+    lines = skill.split("please convert the file", 1)[0].rstrip("\n").splitlines()
+    assert quote.startswith(">") and all(line.startswith(">") for line in lines), lines
+    assert "> Use pdftotext." in lines
+    assert after.split("\n\n")[-1] != "" and "\n\nplease convert the file\n" in skill
