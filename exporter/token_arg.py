@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import click
@@ -52,6 +53,12 @@ def token_argument(
             1,
         )
     if value != FROM_STDIN:
+        if value is not None and _is_file(value):  # `--token ~/.hf_token`: went as the token
+            raise CliError(
+                f"--token {value}: that names a file; give the token itself, or read it "
+                f"from the file with --token - < {value}",
+                1,
+            )
         return value
     if stdin_taken:
         raise CliError(
@@ -70,3 +77,11 @@ def token_argument(
     if not piped.strip():
         raise CliError(f"--token -: nothing was piped in (expected the {service} token)", 1)
     return piped
+
+
+def _is_file(value: str) -> bool:
+    """A ``--token`` value that is a file's name (a token is never one)."""
+    try:
+        return Path(value).expanduser().is_file()
+    except (OSError, ValueError):  # too long a name, a NUL in it
+        return False

@@ -479,6 +479,20 @@ def test_an_empty_token_is_refused_not_replaced_by_the_environments(
     assert fake.requests == []
 
 
+def test_a_token_option_naming_a_file_is_refused_not_sent(
+    fake: FakeGitHub, env: dict, tmp_path: Path
+) -> None:
+    """`--token ~/.gh_token` went to GitHub as the token itself, a 401 that did not say why
+    (CLI review s43); --secret takes a file, --token - reads one from stdin."""
+    token_file = tmp_path / "gh_token"
+    token_file.write_text(fake.token + "\n", encoding="utf-8")
+    result = share(fake, str(FIXTURE), "--token", str(token_file))
+    assert result.exit_code == 1, result.output
+    assert f"--token {token_file}: that names a file" in result.stderr
+    assert f"--token - < {token_file}" in result.stderr and fake.token not in result.output
+    assert fake.requests == []
+
+
 def test_token_falls_back_to_gh(fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
     gh = tmp_path / "empty-bin" / "gh"
