@@ -683,7 +683,7 @@ def test_too_large_needs_force(fake: FakeGitHub, env: dict, tmp_path: Path) -> N
     # (review 2026-12-01: it wrote nothing and exited 2)
     dry = share(fake, str(big), "--dry-run")
     assert dry.exit_code == 0, dry.output
-    assert "warning: a real share would be refused: The export is" in dry.stderr
+    assert "warning: a real share would be refused: the export is" in dry.stderr
     assert (tmp_path / "pi-session-share-big.html").read_text("utf-8") == page
     assert len(fake.requests) == 1
 

@@ -84,7 +84,7 @@ MAX_AUTO_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
 _MAYBE_CREATED = (
-    "Creating the gist failed ({reason}) after GitHub may already have received it; not "
+    "creating the gist failed ({reason}) after GitHub may already have received it; not "
     "retrying, so that no second copy is made. Check your secret gists {gists} before "
     "sharing again."
 )

@@ -233,7 +233,7 @@ def check_size(total_bytes: int, force: bool = False) -> str | None:
     """Warning text above 1 MB; ``TooLargeError`` above 10 MB unless ``force``."""
     if total_bytes > GIST_MAX_BYTES and not force:
         raise TooLargeError(
-            f"The export is {_mb(total_bytes)}, above the {_mb(GIST_MAX_BYTES)} gist limit; "
+            f"the export is {_mb(total_bytes)}, above the {_mb(GIST_MAX_BYTES)} gist limit; "
             "make it smaller with --no-tool-output or --active-branch-only, publish it to "
             "Hugging Face instead, or pass --force to try anyway.",
             size_bytes=total_bytes,
