@@ -452,6 +452,132 @@ def test_a_read_only_token_is_named_in_a_dry_run_and_a_commit_still_maps_403(
     assert any(r.method == "POST" for r in fake_hub.requests)  # the 403 came from a write
 
 
+def test_a_namespace_the_token_cannot_write_is_refused_before_any_redaction(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Publishing to another user's namespace redacted every session, then failed at the
+    first write with "no write access to 'bob'" (review 2026-12-04). The whoami answer the
+    read-only check already asks for says whose the token is and which organizations they
+    are in: the run stops there, as for a read-only token. A dry run says so and goes on,
+    and an organization the user belongs to is not refused."""
+    from exporter.publish import hub
+
+    real_prepare = hub.prepare_all
+    redacted: list[int] = []
+
+    def counting_prepare(sources: list[Any], *args: Any, **kwargs: Any) -> Any:
+        redacted.append(len(sources))
+        return real_prepare(sources, *args, **kwargs)
+
+    monkeypatch.setattr(hub, "prepare_all", counting_prepare)
+    args = ["publish", "bob/x", "--all", "--sessions-dir", str(small.root)]
+    args += ["--endpoint", fake_hub.url, "-j", "1", "--token", TOKEN]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 3, result.output
+    lines = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(lines) == 1 and "no write access to 'bob' on 127.0.0.1:" in lines[0], lines
+    assert "redact:" not in result.stderr and redacted == []  # the redaction never ran
+    assert "alice" in lines[0] and TOKEN not in result.output
+    assert [r.route for r in fake_hub.requests] == ["/api/whoami-v2"]
+    assert fake_hub.repos == {} and fake_hub.commits == []
+
+    dry = CliRunner().invoke(cli, [*args, "--dry-run"], catch_exceptions=False)
+    assert dry.exit_code == 0, dry.output
+    assert "no write access to 'bob'" in dry.stderr and "a real run would be refused" in dry.stderr
+
+    team = CliRunner().invoke(cli, ["publish", "team/x", *args[2:]], catch_exceptions=False)
+    assert team.exit_code == 0 and "8 added" in team.stdout, team.output  # alice is in team
+    assert ("dataset", "team/x") in fake_hub.repos
+
+
+def test_what_whoami_rules_out_and_what_it_leaves_to_the_hub() -> None:
+    """Only what the Hub's answer says refuses a run: a namespace that is neither the user
+    nor one of their organizations, the read role in one; anything not told (or told in
+    another shape), and a fine-grained token, lets the run go on."""
+    from exporter.publish.hub_repo import TokenAccess
+
+    def access(role: str, **answer: Any) -> TokenAccess:
+        return TokenAccess.from_whoami(
+            {"name": "alice", "auth": {"accessToken": {"role": role}}, **answer}
+        )
+
+    orgs = {
+        "orgs": [{"name": "Team", "roleInOrg": "write"}, {"name": "viewers", "roleInOrg": "read"}]
+    }
+    assert access("write", **orgs).refusal("alice/x") is None
+    assert access("write", **orgs).refusal("ALICE/x") is None  # names are case-insensitive
+    assert access("write", **orgs).refusal("team/x") is None
+    assert "neither alice nor" in (access("write", **orgs).refusal("bob/x") or "")
+    assert "read role" in (access("write", **orgs).refusal("viewers/x") or "")
+    assert access("write").refusal("bob/x") is None  # no orgs in the answer: not told
+    assert access("write", orgs=[{"id": 1}]).refusal("bob/x") is None  # an org without a name
+    assert TokenAccess.from_whoami("nonsense").refusal("bob/x") is None
+    assert TokenAccess().refusal("bob/x") is None  # whoami failed (rate limited, offline)
+
+    # a fine-grained token is left to the Hub: its global permissions name no namespace
+    answer = {"name": "alice", "auth": {"accessToken": {"role": "fineGrained"}}, **orgs}
+    assert TokenAccess.from_whoami(answer).refusal("bob/x") is None
+
+
+def test_the_html_pages_of_unchanged_sessions_are_not_committed_again(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every second `publish --html` re-uploaded every page although nothing changed
+    (review 2026-12-04): a page made from this run's upload said "scanned for secrets, none
+    found", the page of the same copy made from the kept (downloaded) copy, under the home
+    folder as the cache is by default, said "...; home paths → ~: 1" (its place on disk).
+    A page now says what was done to the session the copy was made from (the counts the
+    manifest records, home paths included) and is the same bytes whichever way it was
+    built: run 2 (dry or not) and run 3 commit nothing, and neither does a run that built
+    the site anew from downloaded copies."""
+    import shutil
+
+    from exporter.redact import RedactionReport
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # the default: under home
+
+    def pages() -> dict[str, bytes]:
+        return {p: d for p, d in fake_hub.files(REPO_ID).items() if p.startswith("html/")}
+
+    first = publish(fake_hub, small, "--html")
+    assert first.exit_code == 0 and "8 added" in first.stdout, first.output
+    built = pages()
+    dry = publish(fake_hub, small, "--html", "--dry-run")
+    assert dry.exit_code == 0 and "0 commit(s)" in dry.stdout, dry.output
+    assert "html/:" not in dry.stdout  # no page to upload
+    for run in (2, 3):
+        again = publish(fake_hub, small, "--html")
+        assert again.exit_code == 0 and "no commit" in again.stdout, (run, again.output)
+        assert len(fake_hub.commits) == 1 and pages() == built, run
+    # the site and the copies kept here gone (another machine): every page is built anew
+    # from downloaded copies, and comes out the same bytes
+    for kept in (home / ".cache" / "pi-session-export").glob("publish-*"):
+        for folder in kept.iterdir():
+            shutil.rmtree(folder)
+    fake_hub.clear_requests()
+    anew = publish(fake_hub, small, "--html")
+    assert anew.exit_code == 0 and "no commit" in anew.stdout, anew.output
+    assert len(fake_hub.routes("GET", r"/resolve/.*sessions/")) == 8  # every copy downloaded
+    # each page says what was done to the session it shows, as the manifest records it
+    manifest = remote_json(fake_hub, "manifest.json")["sessions"]
+    notes = {
+        Path(path).stem: RedactionReport(
+            counts=entry["redactions"], actions=entry["actions"]
+        ).page_note()
+        for path, entry in manifest.items()
+    }
+    shown = {}
+    for path, data in built.items():
+        if path.startswith("html/sessions/"):
+            (note,) = re.findall(r"<dt>Redaction</dt><dd>(.*?)</dd>", data.decode("utf-8"))
+            shown[Path(path).stem] = note
+    assert shown == notes and len(shown) == 8
+    assert all("home paths → ~" in note for note in shown.values())
+    assert sum("replaced by [REDACTED" in note for note in shown.values()) == 2
+
+
 def test_a_server_echoing_the_token_never_gets_it_printed(fake_hub: FakeHub, small: Corpus) -> None:
     echo = {"error": f"token {TOKEN} is bad"}
     fake_hub.fail(400, body=echo, headers={"X-Error-Message": f"hdr {TOKEN}"}, path="/commit/")

@@ -58,6 +58,7 @@ from exporter.publish.hub_site import (
     html_cache_dir,
     keep_copies,
     remote_copies,
+    write_page_notes,
 )
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.publish.publish_key import PublishKey, load_publish_key
@@ -177,12 +178,15 @@ def _hub_token(req: PublishRequest) -> str | None:
 def _check_token(
     req: PublishRequest, repo: HubRepo, token: str | None, result: PublishResult
 ) -> None:
-    """A read-only token would fail only at the first commit, after all the redacting: it
-    is found out first. A dry run goes on, and its warnings say what a real run lacks."""
+    """A read-only token, or one whose user may not write to the namespace, would fail
+    only at the first commit, after all the redacting: it is found out first, from the
+    Hub's ``whoami``. A dry run goes on, and its warnings say what a real run lacks."""
     if not token:
         result.warnings.append("no token: the dataset was read anonymously")
-    if token and repo.token_role() == "read":
-        ns = req.repo_id.split("/", 1)[0]
+        return
+    access = repo.token_access()
+    ns = req.repo_id.split("/", 1)[0]
+    if access.role == "read":
         if not req.dry_run:  # refused now, not after every session was redacted
             raise AuthError(
                 f"the token is read-only on {repo.host}: publishing to '{ns}' needs a token "
@@ -190,6 +194,12 @@ def _check_token(
                 status=403,
             )
         result.warnings.append("the token is read-only: a real run would be refused")
+    elif (why := access.refusal(req.repo_id)) is not None:
+        # what the Hub's 403 at the first write says, before any session is redacted
+        message = f"no write access to '{ns}' on {repo.host}: {why}"
+        if not req.dry_run:
+            raise AuthError(message, status=403)
+        result.warnings.append(f"{message}: a real run would be refused")
 
 
 def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> RemoteState:
@@ -302,6 +312,7 @@ def _publish_changes(
     ops += _prune(run, sources, failed, scope)
     uploads = {p.source.repo_path: p for p in prepared if p.error is None}
     has_html = "html/index.html" in run.remote.files
+    kept = False  # this run's uploads kept as the dataset's copies (for the site)
     # html/ is the site of every session the dataset holds (another project's, another
     # machine's, one deleted here too). A dataset with a site keeps it in step, or pages
     # of pruned sessions, or of sessions re-published with more redacted, would stay.
@@ -310,14 +321,14 @@ def _publish_changes(
         site = _site_ops(run, others, uploads, tmp)
         if site is not None:
             ops += site
-            has_html = True
+            has_html, kept = True, not run.req.dry_run
     card_edited = _card_edited(run, ops)
     commits, final = plan_commits(ops, run.remote, _meta_renderer(run, card_edited, has_html))
     run.result.ops, run.result.planned_commits, run.result.sessions = ops, len(commits), len(final)
     for commit in commits:  # the last version of each, as the dataset ends up with it
         run.result.metadata.update((name, len(data)) for name, data in commit.metadata.items())
     if not run.req.dry_run:
-        _commit(run, commits, uploads, has_html)
+        _commit(run, commits, uploads if has_html and not kept else {})
 
 
 def _refuse_nothing_readable(run: _Run, sources: list[Source], unchanged: list[Source]) -> None:
@@ -468,15 +479,15 @@ def _site_ops(
 
     Each page is made from the file the dataset holds, never from a local one: a damaged or
     legacy local file made a page unlike its copy's, so runs with and without it (--cwd,
-    another machine) made a commit each. This run's uploads are its staged copies; the
-    others' are downloaded once per version and kept (a dry run uses the kept copies too:
-    they are a local cache, not the dataset)."""
+    another machine) made a commit each. This run's uploads are its staged copies, kept
+    first (a real run) where the others' are: downloaded once per version and kept (a dry
+    run uses the kept copies too: they are a local cache, not the dataset). So a page's
+    source is the same file whichever run uploaded it, and is not rendered again."""
     remote = run.remote
+    cache = copies_cache_dir(run.repo.endpoint, run.req.repo_id)
+    elsewhere = sorted(others - set(uploads))
     copies, missing = remote_copies(
-        sorted(others - set(uploads)),
-        remote,
-        copies_cache_dir(run.repo.endpoint, run.req.repo_id),
-        lambda path: run.repo.download(path, remote.head or "main"),
+        elsewhere, remote, cache, lambda path: run.repo.download(path, remote.head or "main")
     )
     if missing:
         run.result.warnings.append(
@@ -484,28 +495,51 @@ def _site_ops(
             "downloaded for their pages; a re-run tries again"
         )
         return None
-    copies += _named_copies(uploads, tmp / "uploads")
-    return _rebuilt_site(run, copies, tmp)
+    counts = {
+        copy: _recorded_counts(remote.manifest.get(path))
+        for path, copy in zip(elsewhere, copies, strict=True)
+    }
+    for copy, item in _upload_copies(run, uploads, cache, tmp / "uploads"):
+        counts[copy] = {"redactions": item.redactions, "actions": item.actions}
+    notes = write_page_notes({c: n for c, n in counts.items() if n is not None}, tmp)
+    return _rebuilt_site(run, sorted(counts), notes, tmp)
 
 
-def _named_copies(uploads: dict[str, Prepared], folder: Path) -> list[Path]:
-    """This run's staged uploads under their names in the dataset (a page's name comes from
-    its file's), hard-linked where the file system allows."""
-    named = []
-    for repo_path, item in sorted(uploads.items()):
-        if item.staged is None:
-            continue
-        target = folder / repo_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(item.staged, target)
-        except OSError:
-            shutil.copyfile(item.staged, target)
-        named.append(target)
-    return named
+def _recorded_counts(entry: dict[str, Any] | None) -> dict[str, dict[str, int]] | None:
+    """What the manifest says was done to a published session's original (an entry of an
+    older version has no ``actions``); None for a session it does not describe."""
+    if entry is None or not isinstance(entry.get("redactions"), dict):
+        return None
+    actions = entry.get("actions")
+    return {"redactions": entry["redactions"], "actions": actions or {}}
 
 
-def _rebuilt_site(run: _Run, copies: list[Path], tmp: Path) -> list[Op]:
+def _upload_copies(
+    run: _Run, uploads: dict[str, Prepared], cache: Path, folder: Path
+) -> list[tuple[Path, Prepared]]:
+    """Where each upload's page is made from: a real run keeps the staged copies as the
+    dataset's (where a later run finds them), else (a dry run, a copy that could not be
+    kept) they are linked under their names in the dataset (a page's name comes from its
+    file's) in ``folder``."""
+    staged = {path: (p.staged, p) for path, p in uploads.items() if p.staged is not None}
+    kept: dict[str, Path] = {}
+    if not run.req.dry_run:
+        kept = keep_copies({path: (file, p.oid) for path, (file, p) in staged.items()}, cache)
+    files = []
+    for repo_path, (file, item) in sorted(staged.items()):
+        target = kept.get(repo_path)
+        if target is None:
+            target = folder / repo_path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(file, target)
+            except OSError:
+                shutil.copyfile(file, target)
+        files.append((target, item))
+    return files
+
+
+def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list[Op]:
     """Pages rendered into the kept site (only what changed is rendered), and the ops that
     bring the dataset's html/ to it; a dry run renders into a copy, leaving the kept one."""
     if not run.req.html:
@@ -521,6 +555,7 @@ def _rebuilt_site(run: _Run, copies: list[Path], tmp: Path) -> list[Op]:
         jobs=run.req.jobs,
         progress=run.req.progress,
         public_name=run.public_name,
+        notes=notes,
     )
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
 
@@ -568,9 +603,10 @@ def _meta_renderer(run: _Run, card_edited: bool, has_html: bool) -> RenderMeta:
     return render_meta
 
 
-def _commit(run: _Run, commits: list[Commit], uploads: dict[str, Prepared], has_html: bool) -> None:
+def _commit(run: _Run, commits: list[Commit], keep: dict[str, Prepared]) -> None:
     """The planned commits made; a failed one carries the result, so the CLI still reports
-    what was redacted and which commits landed."""
+    what was redacted and which commits landed. ``keep``: the uploads to keep as the
+    dataset's copies once they landed (of a dataset with a site whose build kept none)."""
     try:
         parent = run.remote.head
         if not run.remote.exists:  # private unless --public
@@ -578,9 +614,9 @@ def _commit(run: _Run, commits: list[Commit], uploads: dict[str, Prepared], has_
             run.result.created = True
             parent = run.repo.read_state().head
         run.result.commits = _commit_all(run.repo, commits, parent, run.notify)
-        if has_html:  # what it uploaded is the dataset's now: no download next run
+        if keep:  # what it uploaded is the dataset's now: no download next run
             keep_copies(
-                {path: (p.staged, p.oid) for path, p in uploads.items() if p.staged},
+                {path: (p.staged, p.oid) for path, p in keep.items() if p.staged},
                 copies_cache_dir(run.repo.endpoint, run.req.repo_id),
             )
     except PublishError as error:

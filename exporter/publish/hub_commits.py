@@ -100,6 +100,9 @@ def session_ops(
             "sha256": item.sha256,
             "bytes": item.size,
             "redactions": dict(sorted(item.redactions.items())),
+            # what else was done to it (home paths, entries dropped...): its page says so,
+            # built from this upload or from the copy a later run downloads
+            "actions": dict(sorted(item.actions.items())),
             "cuts": cuts,
         }
         if item.given:  # which given secrets it replaced, as marks: a later run needs them too

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +29,7 @@ from exporter.publish.hub_commits import Commit
 from exporter.publish.hub_http import HUB_TIMEOUT, bound_timeouts, rate_wait, route_hub_log
 from exporter.publish.hub_state import RemoteFile, RemoteState
 
-__all__ = ["DEFAULT_ENDPOINT", "HubRepo", "default_token"]
+__all__ = ["DEFAULT_ENDPOINT", "HubRepo", "TokenAccess", "default_token"]
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAX_RATE_WAIT = 300.0  # longer waits become a RateLimitError with the time to retry
@@ -44,6 +45,63 @@ def default_token() -> str | None:
     from huggingface_hub import get_token
 
     return get_token()
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True)
+class TokenAccess:
+    """What ``whoami`` tells of a token: its role, whose it is and where that user may
+    write. ``None`` is "not told": only what the Hub said rules a run out, since a wrong
+    guess would refuse a run that works, and a run let through is still refused by the
+    Hub at its first write."""
+
+    role: str | None = None  # "read", "write" or "fineGrained"
+    user: str | None = None
+    orgs: dict[str, str | None] | None = None  # organisation (lower case) -> roleInOrg
+
+    @classmethod
+    def from_whoami(cls, answer: Any) -> TokenAccess:
+        """Read leniently: a field of another shape counts as not told."""
+        if not isinstance(answer, dict):
+            return cls()
+        auth = answer.get("auth")
+        access = auth.get("accessToken") if isinstance(auth, dict) else None
+        access = access if isinstance(access, dict) else {}
+        orgs: dict[str, str | None] | None = None
+        if isinstance(answer.get("orgs"), list):
+            orgs = {}
+            for org in answer["orgs"]:
+                name = _text(org.get("name")) if isinstance(org, dict) else None
+                if name is None:  # an entry we cannot read: membership is not told
+                    orgs = None
+                    break
+                orgs[name.lower()] = _text(org.get("roleInOrg"))
+        return cls(
+            role=_text(access.get("role")),
+            user=_text(answer.get("name")),
+            orgs=orgs,
+        )
+
+    def refusal(self, repo_id: str) -> str | None:
+        """Why this token cannot write to ``repo_id`` by the Hub's own answer (a read role
+        aside, which says so itself); None when it may, or when that cannot be told."""
+        ns = repo_id.split("/", 1)[0]
+        if self.role == "write" and self.user is not None and self.orgs is not None:
+            if ns.lower() == self.user.lower():
+                return None
+            if ns.lower() not in self.orgs:
+                return (
+                    f"the token is {self.user}'s, and '{ns}' is neither {self.user} nor an "
+                    f"organization {self.user} belongs to"
+                )
+            if self.orgs[ns.lower()] == "read":
+                return f"{self.user} has the read role in the organization '{ns}'"
+        # (a fine-grained token is not judged here: its global permissions, such as write
+        # to all of its user's repos, are not a list of names to look the namespace up in)
+        return None
 
 
 class HubRepo:
@@ -162,21 +220,19 @@ class HubRepo:
             )
         return PublishError(f"{what} failed: {name}: {error}")
 
-    def token_role(self) -> str | None:
-        """The token's role as the Hub reports it (``read``, ``write``, ``fineGrained``), or
-        None when it cannot be told. A read token is otherwise found out only at the first
-        commit, after every session was redacted; a rejected token is an ``AuthError`` here."""
+    def token_access(self) -> TokenAccess:
+        """What the Hub says the token may do (``whoami``): a token that may not write to
+        the dataset is otherwise found out only at the first commit, after every session
+        was redacted. Nothing known when it cannot be told; a rejected token is an
+        ``AuthError`` here."""
         try:
             answer = self.api.whoami()
         except Exception as error:
             failure = self._translate(error, "checking the token")
             if isinstance(failure, AuthError) and failure.status == 401:
                 raise scrubbed(failure, self._token) from None
-            return None  # rate limited or unreachable: the work itself will tell
-        auth = answer.get("auth") if isinstance(answer, dict) else None
-        access = auth.get("accessToken") if isinstance(auth, dict) else None
-        role = access.get("role") if isinstance(access, dict) else None
-        return role if isinstance(role, str) else None
+            return TokenAccess()  # rate limited or unreachable: the work itself will tell
+        return TokenAccess.from_whoami(answer)
 
     def create(self, *, private: bool) -> None:
         self._call(

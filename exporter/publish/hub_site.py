@@ -1,6 +1,11 @@
 """The dataset's html/ site for ``pi-session publish``: every session of the dataset rendered
 with the publish policy, from this run's redacted files plus the published copies of sessions
-this run has no file for (downloaded once per version and kept between runs)."""
+this run has no file for (downloaded once per version and kept between runs).
+
+A page is made from a redacted copy, so redacting it again finds next to nothing: its
+Redaction line says what was done to the session the copy was made from (the counts this
+run's redaction or the manifest recorded), so the page of one copy is the same bytes whether
+this run uploaded the copy or a later one downloaded it."""
 
 from __future__ import annotations
 
@@ -9,17 +14,32 @@ import functools
 import hashlib
 import json
 import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from exporter.fsutil import atomic_write_bytes, atomic_write_text, private_user_cache_dir
 from exporter.policy import RedactionPolicy
-from exporter.prepare import policy_transform
+from exporter.prepare import prepare_session
 from exporter.publish.errors import PublishError
 from exporter.publish.hub_state import RemoteState
+from exporter.redact import RedactionReport
+from exporter.session import Session
 
-__all__ = ["build_html", "copies_cache_dir", "html_cache_dir", "keep_copies", "remote_copies"]
+__all__ = [
+    "Counts",
+    "build_html",
+    "copies_cache_dir",
+    "html_cache_dir",
+    "keep_copies",
+    "page_transform",
+    "remote_copies",
+    "write_page_notes",
+]
+
+#: What was done to a session's original: ``{"redactions": {kind: n}, "actions": {kind: n}}``.
+Counts = dict[str, dict[str, int]]
 
 
 def _repo_cache_dir(kind: str, endpoint: str, repo_id: str) -> Path:
@@ -79,26 +99,35 @@ def remote_copies(
     return copies, missing
 
 
-def keep_copies(uploads: dict[str, tuple[Path, str]], folder: Path) -> None:
-    """Keep what a run uploaded (repo path -> (its file, its git oid)) as the dataset's
-    copies: the next run's site needs no download for them. Best effort: a copy that cannot
-    be kept is downloaded when it is needed."""
+def keep_copies(uploads: dict[str, tuple[Path, str]], folder: Path) -> dict[str, Path]:
+    """Keep what a run uploads (repo path -> (its file, its git oid)) as the dataset's
+    copies: the next run's site needs no download for them. Returns where each kept copy
+    is (the site is built from there, so a page keeps its source from run to run). Best
+    effort: a copy that cannot be kept is downloaded when it is needed.
+
+    Safe before the commit lands: a copy is used only while the dataset's file has the
+    oid recorded with it, and that oid is of these very bytes."""
     index_file = folder / "copies.json"
     known = _kept_index(index_file)
+    kept: dict[str, Path] = {}
     for path, (source, oid) in sorted(uploads.items()):
         if not _stays_inside(path):
             continue
+        target = folder / path
         try:
             data = Path(source).read_bytes()
-            target = folder / path
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(target, data)
         except OSError:
             known.pop(path, None)
             continue
         known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
-    with contextlib.suppress(OSError):
+        kept[path] = target
+    try:
         atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+    except OSError:
+        return {}  # not recorded: not kept (a later run downloads them)
+    return kept
 
 
 def _kept_index(index_file: Path) -> dict[str, Any]:
@@ -128,6 +157,53 @@ def _kept_copy_is(record: Any, oid: str | None, target: Path) -> bool:
         return False
 
 
+def write_page_notes(counts: dict[Path, Counts], folder: Path) -> Path:
+    """The recorded counts of each source file the site is built from, in one file the
+    page transform reads (once per process): passed to the workers with each page's task,
+    a dict of every session would be copied once per page."""
+    folder.mkdir(parents=True, exist_ok=True)
+    notes = folder / f"page-notes-{uuid.uuid4().hex}.json"  # never a name read before
+    table = {os.path.abspath(path): value for path, value in counts.items()}
+    atomic_write_text(notes, json.dumps(table, sort_keys=True))
+    return notes
+
+
+@functools.lru_cache(maxsize=4)
+def _page_notes(notes_file: str) -> dict[str, Any]:
+    with open(notes_file, encoding="utf-8") as handle:
+        table = json.load(handle)
+    return table if isinstance(table, dict) else {}
+
+
+def _added(recorded: Any, found: dict[str, int]) -> dict[str, int]:
+    """Recorded counts plus what redacting the copy found (a value given only now)."""
+    total = dict(recorded) if isinstance(recorded, dict) else {}
+    for name, n in found.items():
+        total[name] = total.get(name, 0) + n
+    return total
+
+
+def page_transform(policy: RedactionPolicy, notes_file: str | None, session: Session) -> Session:
+    """The publish policy as the site's transform (top level: ``partial`` of it pickles).
+
+    The page's Redaction line adds what the copy's original went through (``notes_file``:
+    :func:`write_page_notes`) to what redacting the copy found. The copy's place on disk is
+    no part of the page: under the home folder (the kept copies), its path counted as a
+    home path replaced, so the page of the same copy changed with where it was read from."""
+    recorded = _page_notes(notes_file).get(session.path or "") if notes_file else None
+    if session.path:  # the page names only the file (its footer)
+        session.path = os.path.basename(session.path)
+    page, report = prepare_session(session, policy)
+    if report is not None and isinstance(recorded, dict):
+        done = RedactionReport(
+            counts=_added(recorded.get("redactions"), report.counts),
+            actions=_added(recorded.get("actions"), report.actions),
+            redacted=report.redacted,
+        )
+        page.redaction_note, page.redaction_heading = done.page_note(), done.page_heading()
+    return page
+
+
 def build_html(
     files: list[Path],
     out: Path,
@@ -137,14 +213,16 @@ def build_html(
     jobs: int,
     progress: bool | None = None,
     public_name: Callable[[str], str] | None = None,
+    notes: Path | None = None,
 ) -> None:
     """The static site of ``files``, redacted with the publish policy (``exporter.site``
     re-renders a page only when its source, the options or the policy key changed);
-    ``public_name`` takes secrets out of the pages' names."""
+    ``public_name`` takes secrets out of the pages' names; ``notes`` (see
+    :func:`write_page_notes`) says what was done to each file's original."""
     from exporter.render import RenderOptions
     from exporter.site import build_site
 
-    transform = functools.partial(policy_transform, policy)
+    transform = functools.partial(page_transform, policy, str(notes) if notes else None)
     build_site(
         files,
         out,

@@ -54,7 +54,8 @@ class RemoteState:
         self._say_odd(
             odd,
             f"remote manifest.json: {plural(len(odd), 'entry', 'entries')} with replacement "
-            "counts that are not whole numbers; those counts are left out of the card",
+            "counts that are not whole numbers; those counts are left out of the card and the "
+            "html/ pages",
         )
         card = doc.get("card_oid")
         self.card_oid = card if isinstance(card, str) else None
@@ -103,14 +104,17 @@ def _clean_row(row: dict[str, Any]) -> bool:
 
 
 def _clean_counts(entry: dict[str, Any]) -> bool:
-    """Keep only a manifest entry's replacement counts that are whole numbers; True if any
-    were dropped (the card sums them)."""
-    counts = entry.get("redactions")
-    if counts is None:
-        return False
-    if not isinstance(counts, dict):
-        entry["redactions"] = {}
-        return True
-    kept = {k: n for k, n in counts.items() if type(n) is int and n >= 0}
-    entry["redactions"] = kept
-    return len(kept) < len(counts)
+    """Keep only a manifest entry's counts (replacements, and what else was removed) that
+    are whole numbers; True if any were dropped (the card and the pages sum them)."""
+    dropped = False
+    for name in ("redactions", "actions"):
+        counts = entry.get(name)
+        if counts is None:
+            continue
+        if not isinstance(counts, dict):
+            entry[name], dropped = {}, True
+            continue
+        kept = {k: n for k, n in counts.items() if type(n) is int and n >= 0}
+        entry[name] = kept
+        dropped = dropped or len(kept) < len(counts)
+    return dropped
