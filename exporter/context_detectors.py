@@ -120,7 +120,7 @@ class AssignmentDetector(Detector):
             # `https://x-access-token:TOKEN@github.com/o/r`: a URL's user and password, which
             # url-credentials takes without the host and path after them
             return None
-        if text[start - 1 : start] == ":" and _sep(match) == ":" and not match.group("sp2"):
+        if text[start - 1 : start] == ":" and _sep(match) == ":" and _in_an_arn(text, start):
             # `arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`: fields of an ARN (a name)
             return None
         if text[max(0, start - 2) : start] == "${":  # `${DB_PASS:-default}`: the default
@@ -231,6 +231,7 @@ class AssignmentDetector(Detector):
             and match.group("close") is None
             and text[start - 1 : start] in ("", "\n")
             and text[after : after + 1] in ("", "\n", "\r")
+            and not _CODE_VALUE.fullmatch(value)
         ):
             # `password=Sunflower` alone on its line, from its first column: an INI file
             # (~/.my.cnf), .properties or git-credential output, not code (which is indented,
@@ -288,6 +289,14 @@ _CLI_VALUE = (  # quoted, it is all up to the closing quote: mysql -p'Tr0ub4dor&
 # A quoted value may hold spaces (`redis-cli -a "S3cret Pw99"`); else as _CLI_VALUE.
 _QUOTED_OR_CLI_VALUE = r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)|" + _CLI_VALUE + ")"
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
+# What may come before a command's own name in its segment: a prompt, sudo, env settings,
+# a path, `docker exec -it NAME`, `kubectl exec POD --`
+_LEAD = re.compile(
+    r"[ \t(]*(?:\$[ \t]+)?"
+    r"(?:(?:sudo|env|time|nohup|command|exec)[ \t]+(?:-\S+[ \t]+|\w+=\S*[ \t]+)*)*"
+    r"(?:(?:docker|podman)[ \t]+exec[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+"
+    r"|kubectl[ \t]+exec[ \t]+[^\n]{0,200}?--[ \t]+)?(?:[\w.\-]*/)*"
+)
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
 
 
@@ -321,6 +330,9 @@ _FULL_WIDTH_SEPARATORS = {"＝": "=", "：": ":"}
 
 
 _CONTRACTION = re.compile(r"[A-Za-z]+'[A-Za-z]{1,2}")
+# `config.password`, `hashed_pw`, `make_password`: a top-level script's variable or
+# attribute, not an INI value
+_CODE_VALUE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 #: How far a quoted value is read on past the other quote or an escape: a password is
 #: shorter, and each candidate reading far made dense quotes slow (`pw="a'` repeated).
 _QUOTED_MAX = 160
@@ -392,6 +404,14 @@ def _leads_an_assignment(text: str, start: int) -> bool:
     if lead and lead[-1] in ("-e", "--env"):
         return len(lead) <= 8
     return all(token in _SETTERS or token.startswith("-") for token in lead)
+
+
+def _in_an_arn(text: str, start: int) -> bool:
+    """The name at ``start`` is a field of an AWS ARN: its ``:``-joined word starts with
+    ``arn:`` (looked for 160 characters back at most)."""
+    low = max(0, start - 160)
+    word_start = max(text.rfind(c, low, start) for c in " \t\r\n\"'`=(,[{") + 1
+    return text.startswith("arn:", max(word_start, low))
 
 
 def _quoted_whole(text: str, match: re.Match[str], start: int) -> bool:
@@ -581,22 +601,26 @@ class CommandLineDetector(Detector):
                 line = self._command(lower, at)
                 if "curl" in line and self._curl.search(line):
                     yield from self._value(text, match)
-        for word, flag, command in (
-            ("redis-cli", self._redis_auth, self._redis),
-            ("openssl", self._openssl_pass, self._openssl),
-            ("-u", self._smb_user, self._smb),
-            ("mongo", self._spaced_p, self._mongo),
-            ("-p", self._capital_p, self._sqlcmd_or_zip),
-            ("ldap", self._ldap_pass, self._ldap),
-            ("7z", self._glued_p, self._seven_zip),
-            ("pass", self._store_pass, self._keytool),
+        for word, flag, command, first in (
+            ("redis-cli", self._redis_auth, self._redis, False),
+            ("openssl", self._openssl_pass, self._openssl, False),
+            ("-u", self._smb_user, self._smb, False),
+            # the command itself, not a word before the flag (`docker run --name mongo -p
+            # 27017:27017`, `rsync backup.zip -P host:/x`)
+            ("mongo", self._spaced_p, self._mongo, True),
+            ("-p", self._capital_p, self._sqlcmd_or_zip, True),
+            ("ldap", self._ldap_pass, self._ldap, True),
+            ("7z", self._glued_p, self._seven_zip, True),
+            ("pass", self._store_pass, self._keytool, True),
         ):
-            if word in lower:
-                for match in flag.finditer(text):
-                    if _flag_start(text, match.start()) and command.search(
-                        self._command(lower, match.start())
-                    ):
-                        yield from self._value(text, match)
+            if word not in lower:
+                continue
+            for match in flag.finditer(text):
+                if not _flag_start(text, match.start()):
+                    continue
+                line = self._command(lower, match.start())
+                if command.match(line, _LEAD.match(line).end()) if first else command.search(line):
+                    yield from self._value(text, match)
 
     @staticmethod
     def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
@@ -678,8 +702,10 @@ class NameValueDetector(Detector):
     # between the two: a comma, a line break or both (pretty-printed JSON), indentation
     _between = r"[ \t]*(?:[,;][ \t]*)?(?:\r?\n)?[ \t\-]{0,40}"
     _value = rf"{_q}value{_q}[ \t]*[:=][ \t]*"
+    # (AWS SSM's `"Type": "SecureString"` may stand between them)
+    _type = rf"(?:{_q}type{_q}[ \t]*[:=][ \t]*{_q}[\w.\-]{{1,40}}{_q}{_between})?"
     _pair = re.compile(
-        rf"{_name}{_between}{_value}"
+        rf"{_name}{_between}{_type}{_value}"
         r"(?:(?P<q2>\\{0,3}[\"'])(?P<qv>[^\"'\\\r\n]{1,512})(?P=q2)|(?P<uv>[^\s\"'`,}]{1,512}))"
     )
     # the other order, quoted: {"value": "X", "name": "DB_PASSWORD"}
@@ -701,7 +727,11 @@ class NameValueDetector(Detector):
                 name = text[match.start("name") : match.end("name")]
                 if group == "uv" and _REFERENCE.fullmatch(text[start:end]):
                     continue  # `value = var.db_password`: a Terraform reference, not the value
-                if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):
+                # an environment variable's name is upper case (`DB_PASSWORD`); under a
+                # lower-case key a phrase is a translation (`"key": "password", "value":
+                # "Mot de passe"`), judged as a JSON value
+                env_style = name.upper() == name
+                if is_secret_assignment(name, text[start:end], quoted=False, env_style=env_style):
                     yield start, end
 
 
@@ -714,15 +744,25 @@ class SensitiveOutputDetector(Detector):
     lower_triggers = ('"sensitive"',)
     _flag = re.compile(r"\"sensitive\"[ \t]*:[ \t]*true\b")
     _value = re.compile(r"\"value\"[ \t]*:[ \t]*\"(?P<v>(?:[^\"\\\r\n]|\\.){6,4096})\"")
-    _reach = 2048  # how far the object's braces are looked for
+    # a JSON string, or a brace outside one: what tells whether two keys share an object
+    _token = re.compile(r"\"(?:[^\"\\]|\\.)*\"|[{}]")
+    _reach = 1024  # how far from the flag its "value" is looked for, either way
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        done: set[int] = set()
         for flag in self._flag.finditer(lower):
-            # the object holding the flag (a string value; a map or list output is not read)
-            opening = lower.rfind("{", max(0, flag.start() - self._reach), flag.start())
-            closing = lower.find("}", flag.end(), flag.end() + self._reach)
-            if opening < 0 or closing < 0:
-                continue
-            for value in self._value.finditer(text, opening, closing):
-                if not is_placeholder(value["v"]):
+            # the "value" nearest before the flag and the one after: the first of them in
+            # the flag's own object (no brace between them but inside strings: Terraform's
+            # random passwords hold braces)
+            before = lower.rfind('"value"', max(0, flag.start() - self._reach), flag.start())
+            after = lower.find('"value"', flag.end(), flag.end() + self._reach)
+            for at in (before, after):
+                value = self._value.match(text, at) if at >= 0 else None
+                if value is None or value.start() in done:
+                    continue
+                gap = (value.end(), flag.start()) if at < flag.start() else (flag.end(), at)
+                if any(t.group() in "{}" for t in self._token.finditer(text, *gap)):
+                    continue
+                done.add(value.start())
+                if not is_placeholder(value["v"]) and not value["v"].startswith("("):
                     yield value.span("v")

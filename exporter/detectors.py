@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-14"
+DETECTOR_VERSION = "2026.12-15"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -158,13 +158,20 @@ class PrivateKeyDetector(Detector):
     # (after up to four other lines: armor headers, a blank line, a note)
     _next_line = re.compile(
         r"(?:[^\r\n\\]{0,200}(?:\r?\n|\\(?:r\\)?n)){1,4}?[ \t]*(?:[0-9]{1,6}[ \t:|]+)?"
-        r"[A-Za-z0-9+/]{40}"
+        # a full line of key data, not hex (a hash a later command printed)
+        r"(?=[A-Za-z0-9+/]{0,76}[g-zG-Z+/])[A-Za-z0-9+/]{60,76}={0,2}[ \t]*(?:\r?\n|\\[rn\"]|\Z)"
     )
     # a line of key data, as `tail`, `cat -n` or a read with an offset prints it: full width
     # but for the last
     _line_number = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?")
-    _data_line = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?[A-Za-z0-9+/=]{40,100}[ \t]*\r?")
-    _last_data_line = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?[A-Za-z0-9+/=]{4,100}[ \t]*\r?")
+    # (digits and both cases, as random base64 has: not a `====` rule, a hash or a word)
+    _data_line = re.compile(
+        r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?(?=[^ \t]*[0-9])(?=[^ \t]*[A-Z])(?=[^ \t]*[a-z])"
+        r"[A-Za-z0-9+/]{40,100}={0,2}[ \t]*\r?"
+    )
+    _last_data_line = re.compile(
+        r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?[A-Za-z0-9+/]{2,100}={0,2}[ \t]*\r?"
+    )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         done = 0
@@ -198,18 +205,27 @@ class PrivateKeyDetector(Detector):
 
     def _data_start(self, text: str, at: int) -> int:
         """Where the run of key-data lines before the END line at ``at`` starts (``at`` when
-        there is none); 200 lines back at most."""
-        start = text.rfind("\n", max(0, at - 16), at) + 1
-        if (start == 0 and at > 16) or not self._line_number.fullmatch(text, start, at):
+        there is none); 200 lines back at most. Lines end in a line break, or in a JSON
+        string's ``\\n`` (a service account's ``private_key`` shown from its middle)."""
+        escaped = text.endswith("\\n", 0, at)
+        sep = "\\n" if escaped else "\n"
+        start = at if escaped else text.rfind("\n", max(0, at - 16), at) + 1
+        if not escaped and (
+            (start == 0 and at > 16) or not self._line_number.fullmatch(text, start, at)
+        ):
             return at  # the END line holds more than a line number before the marker
         found, line, full = at, self._last_data_line, False
         for _ in range(200):
-            if start == 0:
+            end = start - len(sep)
+            if end < 0 or not text.startswith(sep, end):
                 break
-            line_start = text.rfind("\n", max(0, start - 120), start - 1) + 1
-            if (line_start == 0 and start > 120) or not line.fullmatch(text, line_start, start - 1):
+            line_start = text.rfind(sep, max(0, end - 120), end)
+            line_start = line_start + len(sep) if line_start >= 0 else max(0, end - 120)
+            if (line_start == 0 and end > 120) or not line.fullmatch(text, line_start, end):
                 break
-            full = full or self._data_line.fullmatch(text, line_start, start - 1) is not None
+            if text.count("/", line_start, end) > 6:
+                break  # a path, not 64 characters of base64 (which holds about one "/")
+            full = full or self._data_line.fullmatch(text, line_start, end) is not None
             found = start = line_start
             line = self._data_line
         return found if full else at  # (one short line before an END is too little to say)

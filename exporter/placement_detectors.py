@@ -21,6 +21,7 @@ from exporter.secret_heuristics import (
     DIGIT,
     FOREIGN_PASSWORD_NAMES,
     LOWER,
+    PLAIN_WORD,
     UPPER,
     is_placeholder,
     is_secret_assignment,
@@ -101,32 +102,41 @@ def _value_span(match: re.Match[str]) -> Span:
 
 class RedisPasswordDetector(Detector):
     """Redis's password: ``requirepass X`` / ``masterauth X`` in redis.conf (or ``CONFIG SET
-    requirepass X``), and ``AUTH [user] X`` typed at a redis-cli prompt. A space, not ``=``,
-    separates them, so no assignment pattern sees them."""
+    requirepass X``, ``--requirepass X``), and ``AUTH [user] X`` typed at a redis-cli prompt
+    (``127.0.0.1:6379> AUTH X``). A space, not ``=``, separates them, so no assignment
+    pattern sees them."""
 
     name, summary = "redis-password", "requirepass/masterauth X (redis.conf), AUTH X at redis-cli"
-    lower_triggers = ("requirepass", "masterauth", "auth ")
+    lower_triggers = ("requirepass", "masterauth", "> auth ")
     _directive = re.compile(
-        r"\b(?:requirepass|masterauth)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)",
+        r"\b(?P<word>requirepass|masterauth)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)",
         re.IGNORECASE,
     )
-    # at a line's start or after a prompt (`127.0.0.1:6379> AUTH default X`), alone on it
+    # after a redis-cli prompt only: at a line's start, AUTH PLAIN / AUTH LOGIN is SMTP's
     _auth = re.compile(
-        r"(?:^|(?<=> ))[ \t]*AUTH[ \t]+(?:[A-Za-z0-9_.\-]{1,64}[ \t]+)?"
-        r"(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)[ \t]*\r?$",
+        r"[\w.\-\]\[]:[0-9]{1,5}(?:\[[0-9]{1,2}\])?> ?(?i:auth)[ \t]+"
+        r"(?:[A-Za-z0-9_.\-]{1,64}[ \t]+)?(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)"
+        r"[ \t]*(?:#|\r?$)",
         re.MULTILINE,
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        patterns = [self._directive] if "pass" in lower or "masterauth" in lower else []
-        if "AUTH " in text:
-            patterns.append(self._auth)
-        for pattern in patterns:
-            for match in pattern.finditer(text):
+        if "requirepass" in lower or "masterauth" in lower:
+            for match in self._directive.finditer(text):
                 value, at = match["v"], match.start()
-                # (redis.conf's own example, `# requirepass foobared`, is a comment)
-                commented = "#" in text[text.rfind("\n", max(0, at - 80), at) + 1 : at]
-                if value[0] not in "$%<{" and not commented and not is_placeholder(value):
+                line_start = text.rfind("\n", max(0, at - 80), at) + 1
+                before = text[max(line_start, at - 80) : at]
+                # redis.conf's own example, `# requirepass foobared`, is a comment; in a
+                # sentence ("the requirepass directive sets...") a plain word is prose
+                config = not before.strip() or before.rstrip().endswith(("-", "set", "SET"))
+                if "#" in before or (not config and PLAIN_WORD.fullmatch(value)):
+                    continue
+                if value[0] not in "$%<{" and not is_placeholder(value):
+                    yield match.span("v")
+        if "> auth " in lower:
+            for match in self._auth.finditer(text):
+                value = match["v"]
+                if value[0] not in "$%<{" and not is_placeholder(value):
                     yield match.span("v")
 
 
@@ -408,10 +418,11 @@ class CodeFormDetector(Detector):
         r"define\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,8}"
         r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
-    # os.Setenv("GITHUB_TOKEN", "X") (Go), System.setProperty("…password", "X") (Java),
-    # props.put("mail.smtp.password", "X"), putenv("API_KEY=…") is an assignment already
+    # os.Setenv("GITHUB_TOKEN", "X") (Go), os.putenv, env::set_var (Rust),
+    # System.setProperty("…password", "X") (Java), props.put("mail.smtp.password", "X")
     _setter = re.compile(
-        r"(?:setenv|setproperty|put|set)\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)"
+        r"(?P<fn>setenv|putenv|set_var|setenvironmentvariable|setproperty|put|set)\(\s{0,8}"
+        r"(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)"
         r"\s{0,8},\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     _environ = re.compile(
@@ -438,7 +449,7 @@ class CodeFormDetector(Detector):
     )
     _patterns = (
         (("define",), _define),
-        (("setenv(", "setproperty(", "put(", "set("), _setter),
+        (("env(", "set_var(", "variable(", "setproperty(", "put(", "set("), _setter),
         (("environ[",), _environ),
         (("set -",), _fish),
         (("</",), _element),
@@ -460,6 +471,11 @@ class CodeFormDetector(Detector):
                 name = text[slice(*match.span("name"))] if "name" in pattern.groupindex else ""
                 if pattern is self._element and name.lower() == "key":
                     continue  # a plist's <key>NAME</key>: the name of the next value
+                # any map's put/set: only a variable's or a property's name counts
+                # (`rules.put("password", "required|min:8")` is a validation rule)
+                a_map = pattern is self._setter and match["fn"] in ("put", "set")
+                if a_map and name.upper() != name and "." not in name:
+                    continue
                 if _literal(value) and is_secret_assignment(
                     name or "password", value, quoted=True, env_style=False
                 ):

@@ -24,10 +24,10 @@ _READS = re.compile(
     | \bgcloud\s+secrets\s+versions\s+access\b
     | \baws\s+secretsmanager\s+get-secret-value\b
     | \baws\s+ssm\s+get-parameters?(?:-by-path)?\b[^\n|;&]*--with-decryption\b
-    | \b(?:kubectl|oc|k)\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}get\s+
+    | \b(?:kubectl|oc|k)\s+  (?# flags before `get` or `secret`; `-o` anywhere on the line)
+      (?=[^\n|;&]{0,300}(?:\s-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template|template|custom-columns))
+      (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}get\s+
       (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}secrets?\b
-      [^\n|;&]*(?:-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template)
-    | \bterraform\s+(?:-\S+\s+){0,3}output\b[^\n|;&]*\s-raw\b[^\n|;&]*(?:pass|secret|token|key|cred)
     | (?:^|[;&|(]|\bsudo)\s*g?pass\s+show\b  # where a command starts: "pass" is a word
     | \bsecurity\s+find-(?:generic|internet)-password\b[^\n|;&]*\s-w\b
     | \bdoppler\s+secrets\s+(?:get|download)\b | \binfisical\s+secrets\s+get\b
@@ -48,7 +48,7 @@ _READS = re.compile(
 #: none and are not searched with the pattern (~20 µs each, 4% of a redaction).
 _WORDS = ("vault", "op ", "gcloud", "aws", "kubectl", "pass", "security", "doppler",
           "infisical", "gh ", "az ", "bw ", "sops", "heroku", "credstash", "chamber",
-          "secret-tool", "get secret", "terraform")  # fmt: skip
+          "secret-tool", "secret")  # fmt: skip
 
 #: `echo $OPENAI_API_KEY`, `printf '%s' "${DB_PASSWORD}"`, `printenv GITHUB_TOKEN`: the
 #: output is the variable's value; the variable's name says whether that is a secret (piped
@@ -61,8 +61,20 @@ _PRINTS_VARIABLE = re.compile(
 )
 
 
+#: `terraform output -raw db_password` (also -json with a name, and OpenTofu's, Terragrunt's):
+#: the bare value of one output; whether it is a secret, its name says.
+_TERRAFORM_OUTPUT = re.compile(
+    r"\b(?:terraform|tofu|terragrunt)[ \t]+(?:-\S+[ \t]+){0,3}output[ \t]+(?:-\S+[ \t]+){0,4}?"
+    r"-(?:raw|json)[ \t]+(?:-\S+[ \t]+){0,3}(?P<name>[A-Za-z_][\w\-]{0,127})"
+)
+
+
 def reads_a_secret(command: str) -> bool:
     """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
+    if "output" in command:
+        for match in _TERRAFORM_OUTPUT.finditer(command):
+            if name_strength(match["name"]) in ("password", "strong"):
+                return True
     if "$" in command or "printenv" in command:
         for match in _PRINTS_VARIABLE.finditer(command):
             name = match.group(1) or match.group(2)

@@ -201,10 +201,10 @@ def _strength(words: tuple[str, ...]) -> str | None:
 
 
 # A word before "key" or "token" that makes it a key or token of another kind: a page's,
-# a sort order's, a cache's, a public one
+# a sort order's, a public one (not "primary": Azure's primaryKey is its account key)
 _NOT_A_SECRET_KIND = _words(
-    "next page continuation sync cursor pagination idempotency sort partition primary foreign "
-    "composite row public publishable request"
+    "next page continuation cursor pagination idempotency sort partition foreign composite "
+    "row public publishable"
 )
 
 
@@ -359,4 +359,7 @@ def _spaced_secret(name: str, value: str, strength: str, *, env_style: bool) -> 
 # `"$(vault read …)"`, `"$PW1 $PW2"`, `` `cmd` ``, `"%s %s"`, `"{0} {1}"`
 _NOT_A_PASSPHRASE = re.compile(r"[$`]|%[-0-9.]*[sdif]\b|\{[0-9a-z_]*\}")
 # `"TODO set me"`, `"see vault"`, `"ask admin"`, `"same as above"`, `"not set"`, `"change me"`
-_NOTE_WORDS = _words("todo tbd fixme see ask same not change set use enter insert put your none")
+_NOTE_WORDS = _words(
+    "todo tbd fixme see ask same not change set use enter insert put your none do dont don't "
+    "required fill"
+)

@@ -536,6 +536,24 @@ POSITIVES = [
     ("secret-assignment", "[client]\nuser=root\npassword=Sunflower\nhost=db", "Sunflower"),
     ("secret-assignment", 'SECRET_KEY = "koug11vjgag-accebjwnp8y-zynuudftt1jxg"',
      "koug11vjgag-accebjwnp8y-zynuudftt1jxg"),
+    # (second review s43) a "#" far before a directive; braces inside Terraform's values;
+    # Azure's primary key; SSM's Type between name and value; a service account's key tail
+    ("redis-password", "# Redis setup\ndocker run -d --name cache -p 6379:6379 redis:7 "
+     "redis-server --appendonly yes --requirepass Hq8mQ2pLw7z", "Hq8mQ2pLw7z"),
+    ("redis-password", "127.0.0.1:6379> auth Hq8mQ2pLw7z", "Hq8mQ2pLw7z"),
+    ("sensitive-value",
+     '{"db_password": {"value": "p{ss}W0rd-1234", "type": "string", "sensitive": true}}',
+     "p{ss}W0rd-1234"),
+    ("sensitive-value", '{"x": {"sensitive": true, "type": "string", "value": "ab}cd!W0rd-1234"}}',
+     "ab}cd!W0rd-1234"),
+    ("secret-assignment", '"primaryKey": "fqv6Xk29qLm8Tn4Rw2YbKlMnOp=="',
+     "fqv6Xk29qLm8Tn4Rw2YbKlMnOp=="),
+    ("secret-assignment", "k8s:secret:Xk29qLm8Tn4Rw2Yb", "Xk29qLm8Tn4Rw2Yb"),
+    ("name-value-secret",
+     '{"Name": "/prod/db/password", "Type": "SecureString", "Value": "pcXz#c5h9gtb"}',
+     "pcXz#c5h9gtb"),
+    ("code-secret", 'env::set_var("DB_PASSWORD", "Tr0ub4dor&3x");', "Tr0ub4dor&3x"),
+    ("cli-secret", "docker exec -it db mongosh -u admin -p Mo9ngoPw12", "Mo9ngoPw12"),
     # a capital İ anywhere in the text lowercased nothing else that was not ASCII
     ("secret-assignment", "İstanbul ofisi. Пароль: Tr0ub4dor34", "Tr0ub4dor34"),
 ]  # fmt: skip
@@ -578,6 +596,19 @@ ASSIGNMENT_NEGATIVES = [
     'password: "don\'t"; next: "x"',
     'echo DB_PASSWORD="two words here" is wrong',
     'echo "DB_PASSWORD=two words here"',  # a message, not a variable set
+    # (second review s43) docs and other protocols, ports, maps, translations, hashes
+    "The requirepass directive sets a password.",
+    "AUTH PLAIN\n334\nAUTH LOGIN",
+    "docker run --name mongo -p 27017:27017 -d mongo:7",
+    "rsync -e ssh backup.zip -P host:/x",
+    '{"key": "password", "value": "Mot de passe"}',
+    'rules.put("password", "required|min:8")',
+    'fields.put("password", "VARCHAR(255)")',
+    'DB_PASSWORD="Do not commit!"',
+    "password=config.password",
+    "password=hashed_pw",
+    "=" * 64 + "\n-----END RSA PRIVATE KEY-----",
+    '{"sensitive": true, "value": "(sensitive value)"}',
     # an ARN's fields, pagination and public keys, examples, other commands' -p/-P/-w
     '"Resource": "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-password-AbCdEf"',
     '{"nextPageToken": "CiAKGjBpNDd2Nmp2Zml2cXRsYmVnN3RsMTRwb3ZjGgIIAQ"}',
@@ -998,10 +1029,32 @@ def test_no_line_of_a_private_key_shown_in_part_is_left(shape: str) -> None:
         + "\\n(truncated)\\n" + "\\n".join(lines[4:6]) + '"}',
     }[shape]  # fmt: skip
     kept = text
-    for found in sorted(scan(text), key=lambda f: -f.start):
+    for found in sorted(scan(text), key=lambda f: -f.start):  # (everything found, masked)
         kept = kept[: found.start] + "#" * (found.end - found.start) + kept[found.end :]
     assert not [line for line in lines if line in kept]
     assert "$ ls" in kept or shape != "tail"
+
+
+def test_a_cut_off_key_does_not_take_the_hashes_a_later_command_printed() -> None:
+    """A cut-off block went on over any line starting with 40 base64 characters within four
+    lines: `git rev-parse HEAD`'s hash and `sha1sum`'s lines went into the redaction
+    (second review s43)."""
+    lines = _key_lines(9)
+    text = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines[:2])
+    text += "\n$ git rev-parse HEAD\n3f2a9c1d5e7b8a0f1234567890abcdef12345678\nnext"
+    (found,) = scan(text)
+    assert text[found.end :].lstrip().startswith("$ git rev-parse HEAD")
+
+
+def test_a_service_account_key_shown_from_its_middle_loses_every_line() -> None:
+    """A JSON-escaped key's last lines before its END (no BEGIN in view) kept all but the
+    first, which only an assignment took (second review s43)."""
+    lines = _key_lines(11)
+    text = '{"private_key": "' + "\\n".join(lines[-5:]) + '\\n-----END PRIVATE KEY-----\\n"}'
+    kept = text
+    for found in sorted(scan(text), key=lambda f: -f.start):
+        kept = kept[: found.start] + "#" * (found.end - found.start) + kept[found.end :]
+    assert not [line for line in lines[-5:] if line[:20] in kept]
 
 
 def test_boundaries_and_json_escapes() -> None:
@@ -1114,6 +1167,8 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "name-value-reversed": '"value": "abcdefgh",\n  "key": "DB_PASSWORD", ',
     "sensitive-flag": '"sensitive": true, ',  # no braces near: each looks 2 KB both ways
     "sensitive-output": '{"sensitive": true, "value": "abcdefgh"} ',
+    "requirepass-after-a-hash": "# x requirepass ",  # the comment check read from 0
+    "redis-prompt": "127.0.0.1:6379> AUTH abcdefgh\n",
     "redis-cli": "redis-cli -a x ",
     "redis-cli-quote": 'redis-cli -a "x ',
     "openssl-quote": "openssl -passin 'pass:",

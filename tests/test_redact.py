@@ -467,6 +467,10 @@ REVIEW_SECRETS = {
         ("terraform output -raw db_password", True),
         ("terraform -chdir=infra output -raw api_token", True),
         ("terraform output -raw bucket_name", False), ("terraform output -json", False),
+        ("k get -n prod secret db -o jsonpath='{.data.pw}' | base64 -d", True),
+        ("oc get -n prod secret db -o yaml", True), ("kubectl -n prod get -o yaml secret db", True),
+        ("terraform output -json db_password", True), ("tofu output -raw admin_pwd", True),
+        ("terraform output -raw kms_key_arn", False),
     ],
 )  # fmt: skip
 def test_commands_that_read_a_secret(command: str, reads: bool) -> None:
