@@ -289,14 +289,28 @@ _CLI_VALUE = (  # quoted, it is all up to the closing quote: mysql -p'Tr0ub4dor&
 # A quoted value may hold spaces (`redis-cli -a "S3cret Pw99"`); else as _CLI_VALUE.
 _QUOTED_OR_CLI_VALUE = r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)|" + _CLI_VALUE + ")"
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
-# What may come before a command's own name in its segment: a prompt, sudo, env settings,
-# a path, `docker exec -it NAME`, `kubectl exec POD --`
-_LEAD = re.compile(
-    r"[ \t(]*(?:\$[ \t]+)?"
-    r"(?:(?:sudo|env|time|nohup|command|exec)[ \t]+(?:-\S+[ \t]+|\w+=\S*[ \t]+)*)*"
-    r"(?:(?:docker|podman)[ \t]+exec[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+"
-    r"|kubectl[ \t]+exec[ \t]+[^\n]{0,200}?--[ \t]+)?(?:[\w.\-]*/)*"
-)
+# An option whose value names a container, network or host, not the command run
+_NAMING_OPTIONS = ("--name", "--network", "--net", "--hostname", "--link", "-n", "--container")
+
+
+def _runs(client: re.Pattern[str], line: str) -> bool:
+    """The client (``mongosh``, ``zip``) is a word of its own in the command ``line``, as
+    the program run (after ``sudo -u x``, a prompt, ``docker exec C``, ``ssh host``, a
+    path...), not part of another word (``backup.zip``, ``mongo-express``, an image's
+    ``mongo:7``) nor the value of a naming option (``docker run --name mongo -p 27017:27017``)."""
+    for match in client.finditer(line):
+        at, end = match.start(), match.end()
+        if at > 0 and line[at - 1] not in " \t/\"'`(=":
+            continue
+        if end < len(line) and line[end] not in " \t\"'`);":
+            continue
+        words = line[:at].split()
+        if words and words[-1] in _NAMING_OPTIONS:
+            continue
+        return True
+    return False
+
+
 _COMMAND_WINDOW = 300  # how far back a flag's command may start
 
 
@@ -331,8 +345,8 @@ _FULL_WIDTH_SEPARATORS = {"＝": "=", "：": ":"}
 
 _CONTRACTION = re.compile(r"[A-Za-z]+'[A-Za-z]{1,2}")
 # `config.password`, `hashed_pw`, `make_password`: a top-level script's variable or
-# attribute, not an INI value
-_CODE_VALUE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+# attribute, not an INI value (two parts: `correct_horse_battery_staple` is a password)
+_CODE_VALUE = re.compile(r"[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*|[a-z][a-z0-9]*_[a-z0-9]+")
 #: How far a quoted value is read on past the other quote or an escape: a password is
 #: shorter, and each candidate reading far made dense quotes slow (`pw="a'` repeated).
 _QUOTED_MAX = 160
@@ -410,8 +424,11 @@ def _in_an_arn(text: str, start: int) -> bool:
     """The name at ``start`` is a field of an AWS ARN: its ``:``-joined word starts with
     ``arn:`` (looked for 160 characters back at most)."""
     low = max(0, start - 160)
-    word_start = max(text.rfind(c, low, start) for c in " \t\r\n\"'`=(,[{") + 1
-    return text.startswith("arn:", max(word_start, low))
+    arn = text.rfind("arn:", low, start)
+    if arn < 0:  # (most candidates: one search, not one per separator)
+        return False
+    word_start = max(text.rfind(c, arn, start) for c in " \t\r\n\"'`=(,[{") + 1
+    return word_start <= arn
 
 
 def _quoted_whole(text: str, match: re.Match[str], start: int) -> bool:
@@ -619,7 +636,7 @@ class CommandLineDetector(Detector):
                 if not _flag_start(text, match.start()):
                     continue
                 line = self._command(lower, match.start())
-                if command.match(line, _LEAD.match(line).end()) if first else command.search(line):
+                if _runs(command, line) if first else command.search(line):
                     yield from self._value(text, match)
 
     @staticmethod
@@ -727,11 +744,10 @@ class NameValueDetector(Detector):
                 name = text[match.start("name") : match.end("name")]
                 if group == "uv" and _REFERENCE.fullmatch(text[start:end]):
                     continue  # `value = var.db_password`: a Terraform reference, not the value
-                # an environment variable's name is upper case (`DB_PASSWORD`); under a
-                # lower-case key a phrase is a translation (`"key": "password", "value":
-                # "Mot de passe"`), judged as a JSON value
-                env_style = name.upper() == name
-                if is_secret_assignment(name, text[start:end], quoted=False, env_style=env_style):
+                value = text[start:end]
+                if " " in value and name.upper() != name and lower.startswith("key", match.start()):
+                    continue  # `"key": "password", "value": "Mot de passe"`: a translation
+                if is_secret_assignment(name, value, quoted=False, env_style=True):
                     yield start, end
 
 
@@ -744,12 +760,13 @@ class SensitiveOutputDetector(Detector):
     lower_triggers = ('"sensitive"',)
     _flag = re.compile(r"\"sensitive\"[ \t]*:[ \t]*true\b")
     _value = re.compile(r"\"value\"[ \t]*:[ \t]*\"(?P<v>(?:[^\"\\\r\n]|\\.){6,4096})\"")
-    # a JSON string, or a brace outside one: what tells whether two keys share an object
-    _token = re.compile(r"\"(?:[^\"\\]|\\.)*\"|[{}]")
-    _reach = 1024  # how far from the flag its "value" is looked for, either way
+    # a brace outside JSON strings (one C-level match: strings and other characters, then
+    # the brace): whether two keys share an object
+    _brace = re.compile(r"(?:\"(?:[^\"\\]|\\.)*\"|[^\"{}])*[{}]")
+    _reach = 4096  # how far from the flag its "value" is looked for, either way
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        done: set[int] = set()
+        done: set[int] = set()  # values looked at, found or not: each is judged once
         for flag in self._flag.finditer(lower):
             # the "value" nearest before the flag and the one after: the first of them in
             # the flag's own object (no brace between them but inside strings: Terraform's
@@ -761,8 +778,13 @@ class SensitiveOutputDetector(Detector):
                 if value is None or value.start() in done:
                     continue
                 gap = (value.end(), flag.start()) if at < flag.start() else (flag.end(), at)
-                if any(t.group() in "{}" for t in self._token.finditer(text, *gap)):
-                    continue
+                if self._brace.match(text, *gap):
+                    continue  # another object's "value"
                 done.add(value.start())
-                if not is_placeholder(value["v"]) and not value["v"].startswith("("):
+                secret = value["v"]
+                if not is_placeholder(secret) and secret not in _TERRAFORM_MASKS:
                     yield value.span("v")
+
+
+#: What Terraform prints in a sensitive output's place: no value.
+_TERRAFORM_MASKS = frozenset(("(sensitive value)", "(sensitive)"))

@@ -102,21 +102,26 @@ def _value_span(match: re.Match[str]) -> Span:
 
 class RedisPasswordDetector(Detector):
     """Redis's password: ``requirepass X`` / ``masterauth X`` in redis.conf (or ``CONFIG SET
-    requirepass X``, ``--requirepass X``), and ``AUTH [user] X`` typed at a redis-cli prompt
-    (``127.0.0.1:6379> AUTH X``). A space, not ``=``, separates them, so no assignment
+    requirepass X``, ``--requirepass X``, an ``echo`` or ``sed`` writing the line), and
+    ``AUTH [user] X`` sent to Redis: at a redis-cli prompt, or on a line of its own near a
+    redis command (a heredoc, a pipe). A space, not ``=``, separates them, so no assignment
     pattern sees them."""
 
-    name, summary = "redis-password", "requirepass/masterauth X (redis.conf), AUTH X at redis-cli"
-    lower_triggers = ("requirepass", "masterauth", "> auth ")
+    name, summary = "redis-password", "requirepass/masterauth X (redis.conf), AUTH X to redis"
+    lower_triggers = ("requirepass", "masterauth", "auth ")
     _directive = re.compile(
-        r"\b(?P<word>requirepass|masterauth)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)",
+        r"\b(?P<word>requirepass|masterauth)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"'/]{4,512})(?P=q)",
         re.IGNORECASE,
     )
-    # after a redis-cli prompt only: at a line's start, AUTH PLAIN / AUTH LOGIN is SMTP's
+    # where a line of redis.conf starts: nothing, a line number, a quote (`echo "…"`), a
+    # flag's dashes, `CONFIG SET`
+    _config_lead = re.compile(r"(?:[ \t]*[0-9]{0,6}[ \t:|]*|.*[\"'=\-/]|.*\b(?i:set))[ \t]*")
+    # after a redis-cli prompt (`127.0.0.1:6379> AUTH X`), or alone at a line's start or a
+    # string's (`<<EOF` / `echo -e "AUTH X\nPING" | redis-cli`); not SMTP's AUTH PLAIN
     _auth = re.compile(
-        r"[\w.\-\]\[]:[0-9]{1,5}(?:\[[0-9]{1,2}\])?> ?(?i:auth)[ \t]+"
-        r"(?:[A-Za-z0-9_.\-]{1,64}[ \t]+)?(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)"
-        r"[ \t]*(?:#|\r?$)",
+        r"(?:[\w.\-\]\[/]:?[0-9]{0,5}(?:\[[0-9]{1,2}\])?> ?|^[ \t]*|(?<=[\"']))(?i:auth)[ \t]+"
+        r"(?:[A-Za-z0-9_.\-]{1,64}[ \t]+)?(?P<q>[\"']?)(?P<v>[^\s\"'\\]{4,512})(?P=q)"
+        r"(?=[ \t]*(?:#|\\n|[\"']|\r?$))",
         re.MULTILINE,
     )
 
@@ -126,18 +131,36 @@ class RedisPasswordDetector(Detector):
                 value, at = match["v"], match.start()
                 line_start = text.rfind("\n", max(0, at - 80), at) + 1
                 before = text[max(line_start, at - 80) : at]
-                # redis.conf's own example, `# requirepass foobared`, is a comment; in a
-                # sentence ("the requirepass directive sets...") a plain word is prose
-                config = not before.strip() or before.rstrip().endswith(("-", "set", "SET"))
-                if "#" in before or (not config and PLAIN_WORD.fullmatch(value)):
+                if before.lstrip().startswith("#"):
+                    continue  # redis.conf's own example, `# requirepass foobared`
+                config = self._config_lead.fullmatch(before) is not None
+                # in a sentence ("requirepass should be long") a plain word is prose
+                prose = not config or value.lower() in _PROSE_WORDS
+                if (prose and PLAIN_WORD.fullmatch(value)) or value[0] in "$%<{":
                     continue
-                if value[0] not in "$%<{" and not is_placeholder(value):
+                if not is_placeholder(value):
                     yield match.span("v")
-        if "> auth " in lower:
+        if "auth " in lower and ("redis" in lower or "> auth " in lower or ">auth " in lower):
             for match in self._auth.finditer(text):
                 value = match["v"]
-                if value[0] not in "$%<{" and not is_placeholder(value):
+                if value.upper() in _SASL_MECHANISMS or value[0] in "$%<{":
+                    continue
+                if not is_placeholder(value):
                     yield match.span("v")
+
+
+#: Words of a sentence about the directives, not a password set with one.
+_PROSE_WORDS = frozenset((
+    "should", "must", "is", "are", "was", "be", "the", "a", "an", "to", "of", "for", "and",
+    "or", "with", "without", "directive", "option", "setting", "flag", "value", "parameter",
+    "tonight", "now", "here", "there", "too", "also", "only",
+))  # fmt: skip
+#: SMTP/IMAP AUTH mechanisms: `AUTH PLAIN` is no password.
+_SASL_MECHANISMS = frozenset((
+    "PLAIN", "LOGIN", "CRAM-MD5", "DIGEST-MD5", "NTLM", "GSSAPI", "EXTERNAL", "OAUTHBEARER",
+    "XOAUTH2", "ANONYMOUS", "SCRAM-SHA-1", "SCRAM-SHA-256", "SCRAM-SHA-1-PLUS",
+    "SCRAM-SHA-256-PLUS",
+))  # fmt: skip
 
 
 class PgpassDetector(Detector):
@@ -401,6 +424,11 @@ class EnvDefaultDetector(Detector):
                 yield match.span("v")
 
 
+# A map value that is a rule, a column type or a message key: `required|min:8`,
+# `VARCHAR(255)`, `too_short`, `user-42-session`, words
+_A_RULE = re.compile(r"[|:()\s]|\A[A-Za-z]+(?:[-_][A-Za-z0-9]+)*\Z")
+
+
 class CodeFormDetector(Detector):
     """A named secret in code or config forms that have no ``NAME=``: PHP's
     ``define('DB_PASSWORD', 'X')``, ``os.environ['API_KEY'] = 'X'``, fish's ``set -gx
@@ -471,10 +499,11 @@ class CodeFormDetector(Detector):
                 name = text[slice(*match.span("name"))] if "name" in pattern.groupindex else ""
                 if pattern is self._element and name.lower() == "key":
                     continue  # a plist's <key>NAME</key>: the name of the next value
-                # any map's put/set: only a variable's or a property's name counts
-                # (`rules.put("password", "required|min:8")` is a validation rule)
+                # any map's put/set under a lower-case name: a rule, a type or a message
+                # (`rules.put("password", "required|min:8")`) is no password; a random
+                # value still is (`props.put("password", "Tr0ub4dor&3x")`, JDBC's way)
                 a_map = pattern is self._setter and match["fn"] in ("put", "set")
-                if a_map and name.upper() != name and "." not in name:
+                if a_map and name.upper() != name and "." not in name and _A_RULE.search(value):
                     continue
                 if _literal(value) and is_secret_assignment(
                     name or "password", value, quoted=True, env_style=False

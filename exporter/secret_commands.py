@@ -65,7 +65,7 @@ _PRINTS_VARIABLE = re.compile(
 #: the bare value of one output; whether it is a secret, its name says.
 _TERRAFORM_OUTPUT = re.compile(
     r"\b(?:terraform|tofu|terragrunt)[ \t]+(?:-\S+[ \t]+){0,3}output[ \t]+(?:-\S+[ \t]+){0,4}?"
-    r"-(?:raw|json)[ \t]+(?:-\S+[ \t]+){0,3}(?P<name>[A-Za-z_][\w\-]{0,127})"
+    r"-(?:raw|json)(?:=true)?[ \t]+(?:-\S+[ \t]+){0,3}[\"']?(?P<name>[A-Za-z_][\w\-]{0,127})"
 )
 
 

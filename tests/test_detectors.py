@@ -554,6 +554,22 @@ POSITIVES = [
      "pcXz#c5h9gtb"),
     ("code-secret", 'env::set_var("DB_PASSWORD", "Tr0ub4dor&3x");', "Tr0ub4dor&3x"),
     ("cli-secret", "docker exec -it db mongosh -u admin -p Mo9ngoPw12", "Mo9ngoPw12"),
+    # (third review s43) the client run after sudo, a prompt, docker exec, ssh or a path;
+    # a random value put in a map; AUTH in a heredoc; requirepass set by sed or echo
+    ("cli-secret", "sudo -u x mongosh -p Mo9ngoPw12", "Mo9ngoPw12"),
+    ("cli-secret", "docker compose exec mongo mongosh -u a -p Mo9ngoPw12", "Mo9ngoPw12"),
+    ("cli-secret", "ssh db1 mongosh -p Mo9ngoPw12", "Mo9ngoPw12"),
+    ("cli-secret", "$JAVA_HOME/bin/keytool -list -storepass Kt3vBn6Mx9Pw", "Kt3vBn6Mx9Pw"),
+    ("cli-secret", "LANG=C zip -P Zk29qLm8x a.zip b", "Zk29qLm8x"),
+    ("code-secret", 'props.put("password", "Tr0ub4dor&3x")', "Tr0ub4dor&3x"),
+    ("redis-password", "redis-cli -h cache <<EOF\nAUTH Rh4cDf5Gt8Yu\nPING\nEOF", "Rh4cDf5Gt8Yu"),
+    ("redis-password",
+     "sed -i 's/^# requirepass foobared/requirepass Rs5eWq2Zx7Io/' /etc/redis/redis.conf",
+     "Rs5eWq2Zx7Io"),
+    ("redis-password", 'echo "requirepass Sunflower" >> redis.conf', "Sunflower"),
+    ("name-value-secret", "- name: db_password\n  value: Sunflower", "Sunflower"),
+    ("sensitive-value", '{"sensitive": true, "value": "(Xy7kqLm9<Tr2!"}', "(Xy7kqLm9<Tr2!"),
+    ("secret-assignment", "password=correct_horse_battery_staple", "correct_horse_battery_staple"),
     # a capital İ anywhere in the text lowercased nothing else that was not ASCII
     ("secret-assignment", "İstanbul ofisi. Пароль: Tr0ub4dor34", "Tr0ub4dor34"),
 ]  # fmt: skip
@@ -598,6 +614,10 @@ ASSIGNMENT_NEGATIVES = [
     'echo "DB_PASSWORD=two words here"',  # a message, not a variable set
     # (second review s43) docs and other protocols, ports, maps, translations, hashes
     "The requirepass directive sets a password.",
+    "requirepass should be long.",
+    "we reset requirepass tonight",
+    "mongo-express -p 8081",
+    'cache.set("session_token", "user-42-session")',
     "AUTH PLAIN\n334\nAUTH LOGIN",
     "docker run --name mongo -p 27017:27017 -d mongo:7",
     "rsync -e ssh backup.zip -P host:/x",
@@ -1169,6 +1189,9 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "sensitive-output": '{"sensitive": true, "value": "abcdefgh"} ',
     "requirepass-after-a-hash": "# x requirepass ",  # the comment check read from 0
     "redis-prompt": "127.0.0.1:6379> AUTH abcdefgh\n",
+    "redis-auth-lines": "redis\nAUTH abcdefgh\n",
+    "sensitive-flags-between": '"sensitive": true, "type": "value", ',
+    "arn-fields": "x:secret:abcdefgh ",
     "redis-cli": "redis-cli -a x ",
     "redis-cli-quote": 'redis-cli -a "x ',
     "openssl-quote": "openssl -passin 'pass:",

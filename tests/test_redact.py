@@ -471,6 +471,7 @@ REVIEW_SECRETS = {
         ("oc get -n prod secret db -o yaml", True), ("kubectl -n prod get -o yaml secret db", True),
         ("terraform output -json db_password", True), ("tofu output -raw admin_pwd", True),
         ("terraform output -raw kms_key_arn", False),
+        ("terraform output -raw \"db_password\"", True), ("terraform output -raw=true db_pw", True),
     ],
 )  # fmt: skip
 def test_commands_that_read_a_secret(command: str, reads: bool) -> None:
