@@ -766,7 +766,7 @@ class SensitiveOutputDetector(Detector):
     _reach = 4096  # how far from the flag its "value" is looked for, either way
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        done: set[int] = set()  # values looked at, found or not: each is judged once
+        done: set[int] = set()  # values judged in their own object: each once
         for flag in self._flag.finditer(lower):
             # the "value" nearest before the flag and the one after: the first of them in
             # the flag's own object (no brace between them but inside strings: Terraform's
