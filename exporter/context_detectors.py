@@ -240,6 +240,18 @@ class AssignmentDetector(Detector):
         if (
             not env_style
             and not quoted
+            and _sep(match) == "="
+            and match.group("close") is None
+            and text[after : after + 1] in ("", "\n", "\r")
+            and _in_ini_section(text, start)
+            and not _CODE_VALUE.fullmatch(value)
+        ):
+            # `password = Sunflower` under a `[client]` header: an INI file's own value
+            # (MySQL's my.cnf, .pypirc), spaced or indented as they are written
+            env_style = True
+        if (
+            not env_style
+            and not quoted
             and len(value) >= 5  # (what a password needs: most candidates are not one)
             and name.lower() == "password"
             and _sep(match) == "="
@@ -418,6 +430,22 @@ def _leads_an_assignment(text: str, start: int) -> bool:
     if lead and lead[-1] in ("-e", "--env"):
         return len(lead) <= 8
     return all(token in _SETTERS or token.startswith("-") for token in lead)
+
+
+_INI_SECTION = re.compile(r"^\[[A-Za-z0-9_ .:\-]{1,64}\][ \t]*\r?$", re.MULTILINE)
+
+
+def _in_ini_section(text: str, start: int) -> bool:
+    """The line at ``start`` sits under an INI section header (``[client]``, ``[pypi]``)
+    with only ``key = value`` lines between (looked for 1 KB back at most)."""
+    line_start = _line_start(text, start, 64)
+    if line_start is None or text[line_start:start].strip():  # more before the name
+        return False
+    headers = list(_INI_SECTION.finditer(text, max(0, line_start - 1024), line_start))
+    if not headers:
+        return False
+    between = text[headers[-1].end() : line_start].splitlines()
+    return all(not line.strip() or "=" in line or line.lstrip()[:1] in "#;" for line in between)
 
 
 def _in_an_arn(text: str, start: int) -> bool:

@@ -61,11 +61,12 @@ _PRINTS_VARIABLE = re.compile(
 )
 
 
-#: `terraform output -raw db_password` (also -json with a name, and OpenTofu's, Terragrunt's):
-#: the bare value of one output; whether it is a secret, its name says.
+#: `terraform output -raw db_password` (also -json or no flag with a name, and OpenTofu's,
+#: Terragrunt's): the value of one output, shown even when sensitive; whether it is a
+#: secret, its name says.
 _TERRAFORM_OUTPUT = re.compile(
     r"\b(?:terraform|tofu|terragrunt)[ \t]+(?:-\S+[ \t]+){0,3}output[ \t]+(?:-\S+[ \t]+){0,4}?"
-    r"-(?:raw|json)(?:=true)?[ \t]+(?:-\S+[ \t]+){0,3}[\"']?(?P<name>[A-Za-z_][\w\-]{0,127})"
+    r"(?:-(?:raw|json)(?:=true)?[ \t]+(?:-\S+[ \t]+){0,3})?[\"']?(?P<name>[A-Za-z_][\w\-]{0,127})"
 )
 
 

@@ -570,6 +570,10 @@ POSITIVES = [
     ("name-value-secret", "- name: db_password\n  value: Sunflower", "Sunflower"),
     ("sensitive-value", '{"sensitive": true, "value": "(Xy7kqLm9<Tr2!"}', "(Xy7kqLm9<Tr2!"),
     ("secret-assignment", "password=correct_horse_battery_staple", "correct_horse_battery_staple"),
+    # an INI file's spaced `key = value` lines under a section header (my.cnf, .pypirc)
+    ("secret-assignment", "[client]\nuser = root\npassword = Sunflower\nhost = db", "Sunflower"),
+    ("secret-assignment", "[pypi]\n  username = __token__\n  password = Marshmallow",
+     "Marshmallow"),
     # a capital İ anywhere in the text lowercased nothing else that was not ASCII
     ("secret-assignment", "İstanbul ofisi. Пароль: Tr0ub4dor34", "Tr0ub4dor34"),
 ]  # fmt: skip
@@ -615,6 +619,8 @@ ASSIGNMENT_NEGATIVES = [
     # (second review s43) docs and other protocols, ports, maps, translations, hashes
     "The requirepass directive sets a password.",
     "requirepass should be long.",
+    "def f():\n    password = hunter\n    return password",
+    "[client]\npassword = config.password",
     "we reset requirepass tonight",
     "mongo-express -p 8081",
     'cache.set("session_token", "user-42-session")',
@@ -1192,6 +1198,7 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "redis-auth-lines": "redis\nAUTH abcdefgh\n",
     "sensitive-flags-between": '"sensitive": true, "type": "value", ',
     "arn-fields": "x:secret:abcdefgh ",
+    "ini-section": "[a]\npassword = abcdefg\n",
     "redis-cli": "redis-cli -a x ",
     "redis-cli-quote": 'redis-cli -a "x ',
     "openssl-quote": "openssl -passin 'pass:",

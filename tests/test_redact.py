@@ -470,7 +470,8 @@ REVIEW_SECRETS = {
         ("k get -n prod secret db -o jsonpath='{.data.pw}' | base64 -d", True),
         ("oc get -n prod secret db -o yaml", True), ("kubectl -n prod get -o yaml secret db", True),
         ("terraform output -json db_password", True), ("tofu output -raw admin_pwd", True),
-        ("terraform output -raw kms_key_arn", False),
+        ("terraform output -raw kms_key_arn", False), ("terraform output db_password", True),
+        ("terraform output", False),
         ("terraform output -raw \"db_password\"", True), ("terraform output -raw=true db_pw", True),
     ],
 )  # fmt: skip
