@@ -461,7 +461,8 @@ def _in_an_arn(text: str, start: int) -> bool:
 
 def _quoted_whole(text: str, match: re.Match[str], start: int) -> bool:
     """``"NAME=value"`` quoted whole, as a docker-compose list item, ``-e`` argument or
-    JSON array element: a quote before the upper-case name, which sets a variable there."""
+    JSON array element: a quote before the upper-case name, which sets a variable there
+    (or before ``--password=``, an argument in a list: ``args: ["--password=a b c"]``)."""
     name = text[start : match.end("tail")]
     if (
         start == 0
@@ -471,7 +472,7 @@ def _quoted_whole(text: str, match: re.Match[str], start: int) -> bool:
         or match.group("sp2")
         or match.group("close") is not None
         or match.group("type") is not None
-        or name.upper() != name
+        or not (name.upper() == name or name.startswith("--"))
     ):
         return False
     before = text[max(0, start - 3) : start - 1].rstrip(" \t")

@@ -454,7 +454,8 @@ class CodeFormDetector(Detector):
         r"\s{0,8},\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     _environ = re.compile(
-        r"environ\[\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8}\]"
+        # (and Ruby's `ENV["API_KEY"] = "X"`, Node's `process.env["API_KEY"] = "X"`)
+        r"env(?:iron)?\[\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8}\]"
         r"\s{0,8}=(?!=)\s{0,8}[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     _fish = re.compile(
@@ -478,7 +479,7 @@ class CodeFormDetector(Detector):
     _patterns = (
         (("define",), _define),
         (("env(", "set_var(", "variable(", "setproperty(", "put(", "set("), _setter),
-        (("environ[",), _environ),
+        (("environ[", "env["), _environ),
         (("set -",), _fish),
         (("</",), _element),
         (("value=",), _add),

@@ -574,6 +574,11 @@ POSITIVES = [
     ("secret-assignment", "[client]\nuser = root\npassword = Sunflower\nhost = db", "Sunflower"),
     ("secret-assignment", "[pypi]\n  username = __token__\n  password = Marshmallow",
      "Marshmallow"),
+    # Ruby's and Node's environment maps; a spaced --password= argument in a list
+    ("code-secret", 'ENV["API_KEY"] = "Zq8Xw2Lm5Nc7Vb1TqQ"', "Zq8Xw2Lm5Nc7Vb1TqQ"),
+    ("code-secret", 'process.env["DB_PASSWORD"] = "Tr0ub4dor&3x";', "Tr0ub4dor&3x"),
+    ("secret-assignment", 'args: ["--password=correct horse battery", "--verbose"]',
+     "correct horse battery"),
     # a capital İ anywhere in the text lowercased nothing else that was not ASCII
     ("secret-assignment", "İstanbul ofisi. Пароль: Tr0ub4dor34", "Tr0ub4dor34"),
 ]  # fmt: skip
@@ -619,6 +624,7 @@ ASSIGNMENT_NEGATIVES = [
     # (second review s43) docs and other protocols, ports, maps, translations, hashes
     "The requirepass directive sets a password.",
     "requirepass should be long.",
+    'env["mode"] = "development"',
     "def f():\n    password = hunter\n    return password",
     "[client]\npassword = config.password",
     "we reset requirepass tonight",
