@@ -78,12 +78,28 @@ def _notify(message: str) -> None:
     click.echo(f"pi-session: {message}", err=True)
 
 
+def _every_share(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The session's recorded share and the earlier gists it keeps: each a share that a
+    weaker one must not undo."""
+    return [record or {}, *earlier_gists(record or {})]
+
+
+def _weaker(where: str, said: str) -> CliError:
+    """The refusal of a share weaker than the one to gist ``where``: what that share did and
+    what to pass (``said``, ending in "or"), then the way past it."""
+    return CliError(
+        f"the share to gist {where} of this session {said} --allow-weaker-policy "
+        f"(share --delete {where} forgets that gist)",
+        1,
+    )
+
+
 def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -> None:
     """A re-share without a ``--secret`` value or environment variable an earlier share of
     the session replaced (Pi started from another shell) would put it back in clear: refused.
     ``given``: the values this share is given."""
     lost, where = 0, ""
-    for shared in [record or {}, *earlier_gists(record or {})]:
+    for shared in _every_share(record):
         salt, digests = shared.get("given_salt"), shared.get("given")
         if isinstance(salt, str) and isinstance(digests, list):
             mine = {given_digest(value, salt) for value in given}
@@ -91,13 +107,12 @@ def _refuse_lost_given_secrets(record: dict[str, Any] | None, given: set[str]) -
             if missing > lost:
                 lost, where = missing, str(shared.get("gist_id", ""))
     if lost > 0:
-        raise CliError(
-            f"the share to gist {where} of this session replaced {plural(lost, 'secret')} this "
-            "share is not given (--secret or --env-file values, sensitive environment "
-            "variables, the token): they would go up in clear; pass the same ones, without "
-            "--no-redact (a token replaced since: the old one with --secret), or "
-            f"--allow-weaker-policy (share --delete {where} forgets that gist)",
-            1,
+        raise _weaker(
+            where,
+            f"replaced {plural(lost, 'secret')} this share is not given (--secret or --env-file "
+            "values, sensitive environment variables, the token): they would go up in clear; "
+            "pass the same ones, without --no-redact (a token replaced since: the old one with "
+            "--secret), or",
         )
 
 
@@ -108,7 +123,7 @@ def _refuse_lost_removals(
     share of the session had (Pi's ``/share``, another shell) would put what it left out
     back in the gist: refused. ``excluded``: the entry ids this share leaves out;
     ``removed``: its ``pii`` and ``pattern:<name>`` (see ``policy.opt_in_cuts``)."""
-    for shared in [record or {}, *earlier_gists(record or {})]:
+    for shared in _every_share(record):
         where = str(shared.get("gist_id", ""))
         ids, kinds = shared.get("excluded"), shared.get("removed")
         ids = ids if isinstance(ids, list) else []
@@ -123,12 +138,7 @@ def _refuse_lost_removals(
         else:
             named = " ".join(cut_option(terminal_text(k)) for k in lost)
             more, what = "", "replaced what " + named + " found"
-        raise CliError(
-            f"the share to gist {where} of this session {what} this share would put back: "
-            f"pass {named}{more} again, or --allow-weaker-policy (share --delete {where} "
-            "forgets that gist)",
-            1,
-        )
+        raise _weaker(where, f"{what} this share would put back: pass {named}{more} again, or")
 
 
 def _refuse_unredacted(record: dict[str, Any] | None, redacted: bool) -> None:
@@ -137,14 +147,13 @@ def _refuse_unredacted(record: dict[str, Any] | None, redacted: bool) -> None:
     came too late: refused. A record from before ``redacted`` was kept says nothing."""
     if redacted:
         return
-    for shared in [record or {}, *earlier_gists(record or {})]:
+    for shared in _every_share(record):
         if shared.get("redacted") is True:
             where = str(shared.get("gist_id", ""))
-            raise CliError(
-                f"the share to gist {where} of this session was redacted: with --no-redact, "
-                "the secrets it replaced would go up in clear; share without --no-redact, or "
-                f"pass --allow-weaker-policy (share --delete {where} forgets that gist)",
-                1,
+            raise _weaker(
+                where,
+                "was redacted: with --no-redact, the secrets it replaced would go up in clear; "
+                "share without --no-redact, or pass",
             )
 
 
@@ -169,33 +178,27 @@ def _refuse_lost_cuts(record: dict[str, Any] | None, cuts: list[str]) -> None:
     """A re-share without a ``--no-tool-output``, ``--no-thinking``, ``--active-branch-only``
     (...) an earlier share of the session had would widen what its gist shows, as publish
     refuses for a dataset: refused, naming them. ``cuts``: this share's (``_cuts_of``)."""
-    for shared in [record or {}, *earlier_gists(record or {})]:
+    for shared in _every_share(record):
         held = shared.get("cuts")
+        held = held if isinstance(held, list) else []
         lost = [
             name
-            for name in (held if isinstance(held, list) else [])
+            for name in held
             if name in CUT_OPTIONS and name not in cuts and _COVERED_BY.get(name) not in cuts
         ]
         where = str(shared.get("gist_id", ""))
-        if (
-            not lost
-            and isinstance(held, list)
-            and _HOME_HIDDEN in held
-            and _HOME_HIDDEN not in cuts
-        ):
-            raise CliError(
-                f"the share to gist {where} of this session replaced your home folder and user "
-                "name: --keep-paths would put them back; share without it, or "
-                f"--allow-weaker-policy (share --delete {where} forgets that gist)",
-                1,
-            )
         if lost:
             named = " ".join(cut_option(name) for name in lost)
-            raise CliError(
-                f"the share to gist {where} of this session was made with {named}: this "
-                f"share would put back what it left out; pass {named} again, or "
-                f"--allow-weaker-policy (share --delete {where} forgets that gist)",
-                1,
+            raise _weaker(
+                where,
+                f"was made with {named}: this share would put back what it left out; pass "
+                f"{named} again, or",
+            )
+        if _HOME_HIDDEN in held and _HOME_HIDDEN not in cuts:
+            raise _weaker(
+                where,
+                "replaced your home folder and user name: --keep-paths would put them back; "
+                "share without it, or",
             )
 
 
