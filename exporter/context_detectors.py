@@ -226,28 +226,22 @@ class AssignmentDetector(Detector):
             not env_style
             and not quoted
             and _sep(match) == "="
-            and not match.group("sp1")
-            and not match.group("sp2")
-            and match.group("close") is None
-            and text[start - 1 : start] in ("", "\n")
-            and text[after : after + 1] in ("", "\n", "\r")
-            and not _CODE_VALUE.fullmatch(value)
-        ):
-            # `password=Sunflower` alone on its line, from its first column: an INI file
-            # (~/.my.cnf), .properties or git-credential output, not code (which is indented,
-            # or goes on after the value)
-            env_style = True
-        if (
-            not env_style
-            and not quoted
-            and _sep(match) == "="
             and match.group("close") is None
             and text[after : after + 1] in ("", "\n", "\r")
-            and _in_ini_section(text, start)
             and not _CODE_VALUE.fullmatch(value)
+            and (
+                (
+                    text[start - 1 : start] in ("", "\n")
+                    and not match.group("sp1")
+                    and not match.group("sp2")
+                )
+                or _in_ini_section(text, start)
+            )
         ):
-            # `password = Sunflower` under a `[client]` header: an INI file's own value
-            # (MySQL's my.cnf, .pypirc), spaced or indented as they are written
+            # a config line's value, to its end: `password=Sunflower` alone on its line from
+            # its first column (~/.my.cnf, .properties, git-credential output; code is
+            # indented, or goes on after the value), or `password = Sunflower` spaced or
+            # indented under a `[client]` header (my.cnf, .pypirc)
             env_style = True
         if (
             not env_style
