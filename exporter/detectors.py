@@ -142,6 +142,10 @@ class RegexDetector(Detector):
 _BEGIN_PRIVATE = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 
 
+#: What `cat -n`, `grep -n` or a numbered read puts before a line: blanks, its number.
+_NUMBERED = r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?"
+
+
 class PrivateKeyDetector(Detector):
     """PEM/OpenSSH/PGP private key blocks, BEGIN to END; a truncated block to its last byte.
 
@@ -157,21 +161,20 @@ class PrivateKeyDetector(Detector):
     # a line break, real or JSON-escaped, then a full line of key data
     # (after up to four other lines: armor headers, a blank line, a note)
     _next_line = re.compile(
-        r"(?:[^\r\n\\]{0,200}(?:\r?\n|\\(?:r\\)?n)){1,4}?[ \t]*(?:[0-9]{1,6}[ \t:|]+)?"
+        r"(?:[^\r\n\\]{0,200}(?:\r?\n|\\(?:r\\)?n)){1,4}?"
+        + _NUMBERED
         # a full line of key data, not hex (a hash a later command printed)
-        r"(?=[A-Za-z0-9+/]{0,76}[g-zG-Z+/])[A-Za-z0-9+/]{60,76}={0,2}[ \t]*(?:\r?\n|\\[rn\"]|\Z)"
+        + r"(?=[A-Za-z0-9+/]{0,76}[g-zG-Z+/])[A-Za-z0-9+/]{60,76}={0,2}[ \t]*(?:\r?\n|\\[rn\"]|\Z)"
     )
     # a line of key data, as `tail`, `cat -n` or a read with an offset prints it: full width
     # but for the last
-    _line_number = re.compile(r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?")
+    _line_number = re.compile(_NUMBERED)
     # (digits and both cases, as random base64 has: not a `====` rule, a hash or a word)
     _data_line = re.compile(
-        r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?(?=[^ \t]*[0-9])(?=[^ \t]*[A-Z])(?=[^ \t]*[a-z])"
+        _NUMBERED + r"(?=[^ \t]*[0-9])(?=[^ \t]*[A-Z])(?=[^ \t]*[a-z])"
         r"[A-Za-z0-9+/]{40,100}={0,2}[ \t]*\r?"
     )
-    _last_data_line = re.compile(
-        r"[ \t]*(?:[0-9]{1,6}[ \t:|]+)?[A-Za-z0-9+/]{2,100}={0,2}[ \t]*\r?"
-    )
+    _last_data_line = re.compile(_NUMBERED + r"[A-Za-z0-9+/]{2,100}={0,2}[ \t]*\r?")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         done = 0

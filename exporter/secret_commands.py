@@ -70,16 +70,22 @@ _TERRAFORM_OUTPUT = re.compile(
 )
 
 
+def _names_a_secret(name: str) -> bool:
+    """An output's or a variable's name that says its value is a secret (a password, an
+    API key; not a bare ``key`` or ``token``, which name ids as often)."""
+    return name_strength(name) in ("password", "strong")
+
+
 def reads_a_secret(command: str) -> bool:
     """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
     if "output" in command:
         for match in _TERRAFORM_OUTPUT.finditer(command):
-            if name_strength(match["name"]) in ("password", "strong"):
+            if _names_a_secret(match["name"]):
                 return True
     if "$" in command or "printenv" in command:
         for match in _PRINTS_VARIABLE.finditer(command):
             name = match.group(1) or match.group(2)
-            if name_strength(name) in ("password", "strong"):
+            if _names_a_secret(name):
                 return True
     if not any(word in command for word in _WORDS):
         return False
