@@ -75,6 +75,18 @@ def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
+#: Scripts written without spaces between words: each character counts as a word, as
+#: reading-time estimates do (a Chinese paragraph would otherwise be "1 word").
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(f"[{_UNSPACED}]|[^\\s{_UNSPACED}]+")
+
+
+def word_count(text: str) -> str:
+    """How long a folded text is (``1,234 words``), so a reader knows before opening it
+    whether it is a line or an essay."""
+    return plural(sum(1 for _ in _WORD.finditer(text)), "word")
+
+
 def label_badges(labels: list[str], limit: int = 4) -> tuple[list[str], int]:
     """Each label once, with how often it was set (``bug-found ×9``), the most frequent
     first and at most ``limit`` of them, plus how many distinct labels were left out: a

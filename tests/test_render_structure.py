@@ -594,6 +594,8 @@ def test_every_entry_type_is_shown_as_specified() -> None:
     assistant = page.entry("e03")
     (thinking,) = assistant.find_all(lambda e: e.tag == "details" and e.has_class("thinking"))
     assert thinking.get("open") is None, "thinking is collapsed by default"
+    (summary,) = thinking.find_all(lambda e: e.tag == "summary")
+    assert norm(summary.text) == "Thinking · 6 words", "its length, before it is opened"
     kinds = [
         c
         for e in assistant.iter()
@@ -3402,3 +3404,34 @@ def test_the_active_branch_mark_is_no_disclosure_triangle() -> None:
     (active,) = re.findall(r'<tr class="active"><td>(.*?)</td>', table, re.S)
     mark = re.sub(r"<[^>]+>", "", active.replace('<span class="vh">active branch</span>', ""))
     assert mark == "●" and "active branch" in active
+
+
+def test_a_thinking_block_says_how_long_it_is_in_words_of_any_script() -> None:
+    """Chinese and Japanese have no spaces between words: each character counts as one
+    (as reading-time estimates count them), not the whole paragraph as one word."""
+    thoughts = [
+        "Check the 3 failing tests first.",
+        "先看看失败的测试。",
+        "テストを直す and rerun",
+        " \n ",
+    ]
+    lines = [
+        json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}),
+        json.dumps({
+            "type": "message", "id": "a1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
+            "message": {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": t} for t in thoughts
+            ] + [{"type": "text", "text": "Done."}]},
+        }),
+    ]  # fmt: skip
+    page = parse_html(render_session(parse_session_bytes(("\n".join(lines) + "\n").encode())))
+    summaries = [
+        norm(d.find_all(lambda e: e.tag == "summary")[0].text)
+        for d in page.entry("a1").find_all(lambda e: e.tag == "details" and e.has_class("thinking"))
+    ]
+    assert summaries == [
+        "Thinking · 6 words",
+        "Thinking · 9 words",
+        "Thinking · 8 words",
+        "Thinking",  # blank: no count
+    ]

@@ -26,7 +26,7 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import fmt_cost, fmt_int, one_line, split_skill
+from exporter.formatting import fmt_cost, fmt_int, one_line, split_skill, word_count
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import only_tool_calls
 from exporter.render.environment import model_breaks
@@ -191,7 +191,14 @@ def _assistant(
             text = as_str(block.get("thinking")) or ""
             redacted = block.get("redacted") is True
             if text or redacted:
-                view.parts.append(Part("thinking", html=markdown(text), redacted=redacted))
+                view.parts.append(
+                    Part(
+                        "thinking",
+                        html=markdown(text),
+                        redacted=redacted,
+                        name=word_count(text) if text.strip() else "",
+                    )
+                )
         elif kind == "toolCall":
             # Results on other branches render there, next to a copy of the call.
             result = session.result_for_call(entry.id, index, within=line_set)

@@ -22,7 +22,7 @@ class Part:
     tool_label: str | None = None  # the label on the result shown with the call
     tool_forks: int = 0  # branches that fork at that result (they follow the message)
     redacted: bool = False
-    name: str = ""
+    name: str = ""  # a skill's name; a thinking block's length ("312 words")
     fold: Folded | None = None  # a "json" or "other" part: highlighted, its long tail folded
 
 
