@@ -143,11 +143,16 @@ def local_minute(moment: datetime | None) -> str:
 
 def one_line(text: str | None, limit: int | None = 80) -> str:
     """Collapse whitespace and cut to ``limit`` characters with an ellipsis (``None``: no
-    cut, for an id or a path that must be shown whole)."""
+    cut, for an id or a path that must be shown whole). A cut drops the space or
+    punctuation before the ellipsis ("selectors.…" read as two endings) and adds none
+    after one already there."""
     if not text:
         return ""
     flat = " ".join(text.split())
-    return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"
+    if limit is None or len(flat) <= limit:
+        return flat
+    kept = flat[: limit - 1].rstrip(" .,;:") or flat[: limit - 1]
+    return kept if kept.endswith("…") else kept + "…"
 
 
 def short_path(text: str | None, limit: int = 50) -> str:

@@ -4081,3 +4081,66 @@ def test_a_long_outline_comes_in_chunks_that_filter_search_and_link_like_one_lis
     )
     assert inside  # the current row was scrolled into the outline's view
     clean(view)
+
+
+def test_a_tool_heads_facts_sit_beside_its_path(view: Viewer, published: dict[str, str]) -> None:
+    """A read's line range and a grep's pattern were pushed to the far right of the card,
+    700 px from the path they belong to (the path grew to fill the line; review
+    2026-12-04); the copy button still goes to the right."""
+    page = view.open(f"{published[SAMPLER]}#e03")
+    gaps = page.evaluate(
+        """() => ['read', 'grep', 'ls'].map(kind => {
+             const head = document.querySelector(`.tool-${kind} .tool-head`);
+             const words = document.createRange();  // the path's text, not its box
+             words.selectNodeContents(head.querySelector('.path'));
+             const path = words.getBoundingClientRect();
+             const fact = head.querySelector('.path ~ :is(.args, .sub)').getBoundingClientRect();
+             const copy = head.querySelector('.copy-btn');
+             const edge = head.getBoundingClientRect().right;
+             const right = copy ? edge - copy.getBoundingClientRect().right : 0;
+             return [kind, path.width > 0 && Math.round(fact.left - path.right), right < 60];
+           })"""
+    )
+    for kind, gap, copy_at_right in gaps:
+        assert gap is not False, f"{kind}: its head is not shown"
+        assert 0 <= gap < 16, f"{kind}: {gap} px between the path and its facts"
+        assert copy_at_right, f"{kind}: the copy button left the right edge"
+    clean(view)
+
+
+def test_a_branch_tables_dates_stay_whole(view: Viewer, published: dict[str, str]) -> None:
+    """At 1024 px "Last activity" broke at the date's hyphens: "2025-11-" / "21" /
+    "01:47:49" (review 2026-12-04). The date keeps one line; the time may wrap below."""
+    page = view.open(published[BRANCHED], viewport={"width": 1024, "height": 800})
+    lines = page.evaluate(
+        """() => [...document.querySelectorAll('table.branches td:nth-child(6) time')].map(t => {
+             const range = document.createRange();
+             range.setStart(t.firstChild, 0);
+             range.setEnd(t.firstChild, 10);
+             const tops = [...range.getClientRects()].map(r => Math.round(r.top));
+             return [t.textContent, new Set(tops).size];
+           })"""
+    )
+    assert lines, "the page has a branch table"
+    for text, count in lines:
+        assert count == 1, f"{text!r}: its date is on {count} lines"
+    clean(view)
+
+
+def test_a_compacted_entrys_time_stays_on_its_header_line_on_a_phone(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """ "not in the model's context" in every compacted entry's header pushed its time onto a
+    line of its own on a phone: hundreds of taller cards in pi-v1 (review 2026-12-04)."""
+    page = view.open(published[V1_COMPACTION], viewport=PHONE, is_mobile=True)
+    tops = page.evaluate(
+        """() => { const header = document.querySelector('.entry.compacted > header');
+             header.scrollIntoView();
+             return [header.firstElementChild.getBoundingClientRect().top,
+                     header.querySelector('.ts').getBoundingClientRect().top,
+                     getComputedStyle(header, '::after').content]; }"""
+    )
+    title_top, time_top, said = tops
+    assert abs(title_top - time_top) < 6, "the time wrapped below the title"
+    assert "context" in said
+    clean(view)

@@ -1997,6 +1997,19 @@ def test_fixture_titles_are_words() -> None:
     page = parse_html(render_fixture("pi-large-session.jsonl"))
     heading = page.one(lambda e: e.tag == "h1").text
     assert not heading.startswith("/") and heading.startswith("read ")
+    assert heading.endswith("other selectors…"), "no '.…': one ending, not two"
+
+
+def test_a_cut_line_ends_in_one_ellipsis() -> None:
+    """The page's title read "…the other selectors.…" and the labels list "package…] …"
+    (visual review 2026-12-04): a cut drops the space or punctuation before its "…", and
+    adds none right after one."""
+    assert one_line("the other selectors. Then go on", 21) == "the other selectors…"
+    assert one_line("[bash: grep x package…] more", 10) == "[bash: gr…"
+    assert one_line("a list, of things", 8) == "a list…"
+    assert one_line("cut here… and more text", 10) == "cut here…"
+    assert one_line("....... dots", 4) == "...…"  # nothing but punctuation: kept
+    assert one_line("short enough.", 20) == "short enough."
 
 
 def test_turn_footer_names_cache_reads_and_writes() -> None:
@@ -3416,7 +3429,8 @@ def test_a_thinking_block_says_how_long_it_is_in_words_of_any_script() -> None:
         " \n ",
     ]
     lines = [
-        json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}),
+        json.dumps({"type": "session", "version": 3, "id": "s",
+                    "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}),
         json.dumps({
             "type": "message", "id": "a1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
             "message": {"role": "assistant", "content": [
