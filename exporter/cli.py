@@ -164,7 +164,24 @@ def _one_line_usage_error(error: click.UsageError, where: str) -> CliError:
     """click's usage error as our one line, exit 1 (our contract: 1 usage, 2 bad input, 3
     remote), with the help command to run instead of click's four-line usage block."""
     command = error.ctx.command_path if error.ctx else where
-    return CliError(f"{error.format_message()} (see: {command} --help)", 1)
+    if isinstance(error, click.NoSuchOption) and error.ctx is not None:
+        other = _SAME_ROOT_OPTION.get(error.option_name)
+        if other and any(other in param.opts for param in error.ctx.command.params):
+            error.possibilities = [other]  # `share --endpoint`: "did you mean --report?"
+    return CliError(f"{_lower_first(error.format_message())} (see: {command} --help)", 1)
+
+
+def _lower_first(message: str) -> str:
+    """click's "No such option …", "Invalid value …" in our style, lower case after
+    ``error:``; a name in capitals (``PATTERN``, ``REPO_ID``) stays as it is."""
+    if len(message) > 1 and message[0].isupper() and message[1].islower():
+        return message[0].lower() + message[1:]
+    return message
+
+
+#: The API root is `share --api-url` (GitHub's name) but `publish --endpoint` (the Hub's,
+#: and HF_ENDPOINT's): the one typed at the other command is suggested as what it means.
+_SAME_ROOT_OPTION = {"--endpoint": "--api-url", "--api-url": "--endpoint"}
 
 
 #: What a shell reports for a tool killed by SIGPIPE (128 + 13), so `set -o pipefail` sees
@@ -176,10 +193,20 @@ EXIT_INTERRUPTED = 130
 
 def existing_sessions_dir(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
     """--sessions-dir as given, when it is a folder: a typo is said as such (exit 2), not
-    as "no Pi sessions for <cwd> under <typo>"."""
-    if value is not None and not os.path.isdir(os.path.expanduser(value)):
-        raise CliError(f"--sessions-dir: {value} does not exist", 2)
-    return value
+    as "no Pi sessions for <cwd> under <typo>"; a file there is a folder not found too (it
+    was click's exit 1, in click's words)."""
+    if value is None:
+        return value
+    place = os.path.expanduser(value)
+    if os.path.isdir(place):
+        return value
+    if os.path.exists(place):
+        raise CliError(f"--sessions-dir: {value} is a file, not a folder", 2)
+    raise CliError(f"--sessions-dir: {value} does not exist", 2)
+
+
+#: --sessions-dir's type: checked by :func:`existing_sessions_dir`, not by click.
+SESSIONS_DIR_TYPE = click.Path(path_type=str)
 
 
 SESSIONS_DIR_HELP = (
@@ -212,7 +239,8 @@ def session_argument(func: F) -> F:
     )(picking)  # type: ignore[assignment]
     func = click.option(
         "--sessions-dir",
-        type=click.Path(file_okay=False, path_type=str),
+        type=SESSIONS_DIR_TYPE,
+        metavar="DIRECTORY",
         callback=existing_sessions_dir,
         help=SESSIONS_DIR_HELP,
     )(func)
@@ -438,8 +466,9 @@ def report_diagnostics(session: Session, limit: int = 20) -> None:
 #: Under the commands in `pi-session --help`: a script needs them, and they were only in
 #: the README (CLI review).
 EXIT_CODES_HELP = (
-    "Exit codes: 0 done (warnings on stderr); 1 a usage or setting error; 2 a session or "
-    "file that cannot be found, read or written; 3 a remote or authentication failure; "
+    "Exit codes: 0 done (warnings on stderr; also `list` finding no session); 1 a usage or "
+    "setting error; 2 a session or file that cannot be found, read or written (also no "
+    "session to work on); 3 a remote or authentication failure; "
     "130 stopped by Ctrl-C; 141 (quietly) when the command reading the output went away "
     "(`| head`)."
 )

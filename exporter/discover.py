@@ -134,7 +134,29 @@ def other_projects_hint(
         if count != 1
         else "1 session of another project is"
     )
-    return f"; {said} there: {then}" if count else ""
+    return f"; {said} there: {then.format(them='them' if count != 1 else 'it')}" if count else ""
+
+
+def no_sessions_said(
+    sessions_dir: str | os.PathLike[str] | None,
+    cwd: str | None,
+    then: str | None = None,
+    since: str | None = None,
+) -> str:
+    """The "no Pi sessions for <cwd> under <folder>" line, said one way by every command
+    that finds none (``list``, ``stats --all``, ``search``, ``export --all``), with the
+    sessions other agents have there, and other projects' with ``then`` (what to do;
+    ``{them}`` is "it" or "them"). ``since``: only sessions active since then were wanted
+    (the moment, as said)."""
+    root = sessions_root(sessions_dir)
+    where = "any project" if cwd is None else cwd
+    text = f"no Pi sessions for {where} under {root}"
+    if not root.is_dir():
+        return text + " (it does not exist)"
+    if since is not None:  # the other projects' may be older too: no count of them
+        return f"{text} active since {since}"
+    text += other_agents_hint(sessions_dir, cwd)
+    return text + (other_projects_hint(sessions_dir, cwd, then) if then else "")
 
 
 def demo_session_path() -> Path:
@@ -278,7 +300,7 @@ def resolve_session_arg(
             raise SessionLookupError(
                 f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}"
                 f"{other_agents_hint(sessions_dir, cwd)}; pass a SESSION file or id, or --demo"
-                + other_projects_hint(sessions_dir, cwd, "`pi-session list --all` shows them")
+                + other_projects_hint(sessions_dir, cwd, "`pi-session list --all` shows {them}")
             )
         return latest[0]
     if session == "-":  # `cat s.jsonl | pi-session export -`

@@ -21,7 +21,7 @@ from exporter.cli import (
     session_argument,
     write_stdout_bytes,
 )
-from exporter.discover import other_agents_hint, sessions_root
+from exporter.discover import no_sessions_said, sessions_root
 from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
@@ -37,6 +37,7 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
     since_moment,
+    since_said,
     source_stem,
 )
 from exporter.render import RenderOptions, render_session
@@ -102,6 +103,34 @@ def _names_a_page(output: str) -> bool:
         return False
     path = Path(output)
     return path.suffix.lower() in (".html", ".htm", ".md") and not path.is_dir()
+
+
+#: What ``export --all -o`` is for: said the same way whatever file it was given.
+_SITE_IS_A_FOLDER = (
+    "--all writes a site, a folder with an index and a page per session: give a folder (-o site/)"
+)
+
+
+def _refuse_a_file_for_a_site(output: str) -> None:
+    """``--all -o`` naming a file, one there (``exist.html``, ``afile``) or a page's name
+    (``new.html``): one message each, not two wordings for "this is a file"."""
+    target = Path(output)
+    if target.exists() and not target.is_dir():
+        raise CliError(f"-o {output} is a file; {_SITE_IS_A_FOLDER}", 1)
+    if _names_a_page(output):
+        raise CliError(f"-o {output} names a page; {_SITE_IS_A_FOLDER}", 1)
+
+
+def _check_site_folder(target: Path) -> None:
+    """A site folder not there yet is made in its parent, which must exist and take it: a
+    read-only parent was reported as the (missing) site folder that "cannot write"."""
+    if target.is_symlink() or target.exists():
+        return
+    parent = target.parent
+    if not parent.is_dir():  # a typo in a site's path built it elsewhere (as `-o FILE`)
+        raise CliError(f"-o: the folder {parent} does not exist", 1)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CliError(f"-o {target}: cannot make the folder: cannot write in {parent}", 2)
 
 
 @click.command("export")
@@ -185,12 +214,8 @@ def export_command(
     are for one page: not with --all).
     """
     policy = policy_from_options(**policy_values)
-    if all_sessions and output and _names_a_page(output):
-        raise CliError(
-            f"--all writes a site, a folder with an index and a page per session; {output} "
-            "names a file: give a folder (-o site/)",
-            1,
-        )
+    if all_sessions and output:
+        _refuse_a_file_for_a_site(output)
     kind = output_format(chosen_format, output)
     html_only = {"--all": all_sessions, "--open": open_page, "--no-embed": no_embed,
                  "--theme": theme != "auto", "-j": jobs}  # fmt: skip
@@ -295,11 +320,8 @@ def export_site(
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
     since, since_at = selection.since, since_moment(selection.since)
     target = Path(output)
-    if target.exists() and not target.is_dir():
-        raise CliError(f"{target} is a file; --all writes a folder", 1)
-    if not target.is_symlink() and not target.exists() and not target.parent.is_dir():
-        # a typo in a site's path built it elsewhere, its missing folders made (as `-o FILE`)
-        raise CliError(f"-o: the folder {target.parent} does not exist", 1)
+    _refuse_a_file_for_a_site(output)
+    _check_site_folder(target)
     root = os.path.realpath(sessions_root(sessions_dir))
     inside = os.path.realpath(target)
     if inside == root or inside.startswith(root + os.sep):
@@ -307,14 +329,13 @@ def export_site(
         raise CliError(f"-o {target} is inside Pi's sessions folder {root}; choose another", 1)
     scope = os.path.abspath(selection.cwd) if selection.cwd else None
     files = listed_session_files(sessions_dir, scope)
-    where = f"{scope} under " if scope else ""
     if not files:  # a wrong --sessions-dir must not empty an existing site
-        hint = other_agents_hint(sessions_dir, scope)
-        raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}{hint}", 2)
+        raise CliError(no_sessions_said(sessions_dir, scope, "drop --cwd to include {them}"), 2)
     if since_at is not None:
         files = files_active_since(files, since_at)
         if not files:
-            raise CliError(f"no sessions active since {since}; the site was left as it is", 2)
+            when = since_said(since or "", since_at)
+            raise CliError(f"no sessions active since {when}; the site was left as it is", 2)
     files = without_skipped(files, selection.skip, sessions_dir, "the site was left as it is")
     plain = policy_changes_nothing(policy)
     options_key, source_mark, public_name = policy.key(), None, None

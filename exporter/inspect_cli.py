@@ -13,6 +13,7 @@ import click
 
 from exporter.cli import (
     SESSIONS_DIR_HELP,
+    SESSIONS_DIR_TYPE,
     CliError,
     echo_json,
     echo_text,
@@ -25,7 +26,7 @@ from exporter.discover import (
     active_since,
     id_from_name,
     newest_first,
-    other_agents_hint,
+    no_sessions_said,
     scan_summary,
     session_files,
     sessions_root,
@@ -39,6 +40,7 @@ from exporter.formatting import (
     one_line,
     prompt_line,
     render_table,
+    terminal_text,
 )
 from exporter.header_counts import entries_line, tree_said
 from exporter.session import Session
@@ -59,7 +61,8 @@ from exporter.usage import (
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
 @click.option(
     "--sessions-dir",
-    type=click.Path(file_okay=False),
+    type=SESSIONS_DIR_TYPE,
+    metavar="DIRECTORY",
     callback=existing_sessions_dir,
     help=SESSIONS_DIR_HELP,
 )
@@ -76,11 +79,12 @@ def list_command(
     """List sessions, newest first, without parsing every message."""
     if cwd and all_projects:
         raise CliError("use either --cwd or --all", 1)
-    since_at = None
+    since_at, when = None, None
     if since is not None:
-        from exporter.redact_cli import since_moment  # ~40 ms of imports: only here
+        from exporter.redact_cli import since_moment, since_said  # ~40 ms: only here
 
         since_at = since_moment(since)
+        when = since_said(since, since_at)
     scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
     root = sessions_root(sessions_dir)
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
@@ -91,12 +95,9 @@ def list_command(
     if since_at is not None:  # last activity, as export --all and publish read it
         summaries = [s for s in summaries if active_since(s, since_at)]
     if not summaries:  # said on stderr, so `--json` output stays empty for a script
-        where = "any project" if scope is None else scope
-        where += f" active since {since}" if since is not None else ""
-        missing = "" if root.is_dir() else f" ({root} does not exist)"
-        others = " (--all lists every project's)" if scope is not None and not missing else ""
-        hint = other_agents_hint(sessions_dir, scope)
-        click.echo(f"pi-session: no sessions for {where}{missing}{others}{hint}", err=True)
+        # not an error (exit 0): "which sessions are there?" has "none" for an answer
+        said = no_sessions_said(sessions_dir, scope, "--all lists {them}", when)
+        click.echo(terminal_text(f"pi-session: {said}"), err=True)
         return
     if as_json:
         for summary in summaries:

@@ -19,6 +19,7 @@ import click
 
 from exporter.cli import (
     SESSIONS_DIR_HELP,
+    SESSIONS_DIR_TYPE,
     CliError,
     check_http_url,
     existing_sessions_dir,
@@ -33,7 +34,7 @@ from exporter.discover import (
 )
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
-from exporter.loader import is_gzip_file, is_wide_file
+from exporter.loader import is_wide_file
 from exporter.policy import RedactionPolicy
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
@@ -100,13 +101,6 @@ def select_files(
             raise CliError(
                 f"publish needs session files as Pi writes them; {wide[0]} is UTF-16 or "
                 "UTF-32: `pi-session redact` writes a UTF-8 copy",
-                1,
-            )
-        packed = [s for s, f in zip(sessions, files, strict=True) if is_gzip_file(f)]
-        if packed:  # its header, id and name are read from the file as Pi writes it
-            raise CliError(
-                f"publish needs session files as Pi writes them; {packed[0]} is "
-                "gzip-compressed: gunzip it first",
                 1,
             )
     else:
@@ -180,7 +174,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option("--all", "all_projects", is_flag=True, help="Every session of every project.")
 @click.option(
     "--sessions-dir",
-    type=click.Path(file_okay=False),
+    type=SESSIONS_DIR_TYPE,
+    metavar="DIRECTORY",
     callback=existing_sessions_dir,
     help=SESSIONS_DIR_HELP,
 )

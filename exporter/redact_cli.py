@@ -25,9 +25,10 @@ from exporter.cli import (
     open_session,
     report_diagnostics,
     session_argument,
+    warn,
     write_stdout_bytes,
 )
-from exporter.formatting import plural, terminal_text
+from exporter.formatting import local_minute, plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
@@ -287,8 +288,11 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
     """A policy from `policy_options` values; other keyword arguments are ignored. A
     ``--report`` that cannot be written is refused here, before anything else is written."""
     _check_report_path(options.get("report"))
+    redact = _redaction_wanted(options)
+    if not redact:
+        _warn_no_effect(options)
     return RedactionPolicy(
-        redact=_redaction_wanted(options),
+        redact=redact,
         active_branch_only=bool(options.get("active_branch_only")),
         no_thinking=bool(options.get("no_thinking")),
         no_tool_output=bool(options.get("no_tool_output")),
@@ -302,6 +306,19 @@ def policy_from_options(**options: Any) -> RedactionPolicy:
         secrets=_secrets(options.get("secret") or (), options.get("env_file") or ()),
         env_secrets=not options.get("no_env_secrets"),
     )
+
+
+#: Options that keep something redaction would replace: nothing to keep without it.
+_KEEPS_WHAT_REDACTION_REPLACES = (("keep_paths", "--keep-paths"),
+                                  ("no_env_secrets", "--no-env-secrets"))  # fmt: skip
+
+
+def _warn_no_effect(options: dict[str, Any]) -> None:
+    """``--keep-paths`` or ``--no-env-secrets`` where nothing is redacted (export's default,
+    ``--no-redact``): accepted silently, they read as if they did something."""
+    for name, flag in _KEEPS_WHAT_REDACTION_REPLACES:
+        if options.get(name):
+            warn(f"{flag} has no effect without redaction (--redact)")
 
 
 #: Options that only mean something when secrets are removed.
@@ -340,11 +357,21 @@ def _redaction_wanted(options: dict[str, Any]) -> bool:
         secrets = [flag for flag in asked if flag != "--report"]
         if secrets:
             raise CliError(f"{secrets[0]} is part of redaction, which --no-redact turns off", 1)
-        if not any(options.get(name) for name in CUT_OPTIONS):  # no report would be written
-            raise CliError("--report lists what was redacted or left out: with --no-redact, "
-                           "nothing is", 1)  # fmt: skip
+        if not _leaves_out(options):  # the report would list nothing
+            raise CliError(
+                "--report lists what was redacted or left out; with --no-redact and nothing "
+                "left out (--drop-hidden, --exclude, --no-thinking, ...) it would be empty",
+                1,
+            )
         return False
     return True
+
+
+def _leaves_out(options: dict[str, Any]) -> bool:
+    """Whether the options leave entries or parts out, which a report without redaction
+    lists: a cut (``--drop-hidden``, redact's default, ``--no-thinking``...) or ``--exclude``
+    (export refused a report with --exclude, said to have nothing to list)."""
+    return bool(options.get("exclude")) or any(options.get(name) for name in CUT_OPTIONS)
 
 
 def _check_report_path(report: str | None) -> None:
@@ -401,6 +428,14 @@ def since_moment(text: str | None) -> datetime | None:
         return parse_since_option(text)
     except ValueError as error:
         raise CliError(str(error), 1) from None
+
+
+def since_said(text: str, moment: datetime) -> str:
+    """``--since`` as the moment it stands for, in the reader's time: "active since 0d"
+    said nothing. The value as given follows when it is not that moment's own text."""
+    shown = local_minute(moment)
+    given = text.strip()
+    return shown if shown.startswith(given) else f"{shown} ({given})"  # a date: its midnight
 
 
 def _iso_year(text: str) -> int | None:

@@ -13,6 +13,7 @@ import click
 
 from exporter.cli import (
     SESSIONS_DIR_HELP,
+    SESSIONS_DIR_TYPE,
     CliError,
     echo_json,
     existing_sessions_dir,
@@ -20,12 +21,7 @@ from exporter.cli import (
     named_session_files,
     warn,
 )
-from exporter.discover import (
-    files_active_since,
-    other_agents_hint,
-    other_projects_hint,
-    sessions_root,
-)
+from exporter.discover import files_active_since, no_sessions_said
 from exporter.formatting import one_line, plural, terminal_text
 from exporter.redact_cli import since_moment
 from exporter.search import Pattern, search_file
@@ -39,7 +35,8 @@ from exporter.workers import results_of
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
 @click.option(
     "--sessions-dir",
-    type=click.Path(file_okay=False),
+    type=SESSIONS_DIR_TYPE,
+    metavar="DIRECTORY",
     callback=existing_sessions_dir,
     help=SESSIONS_DIR_HELP,
 )
@@ -96,10 +93,7 @@ def search_command(
     else:
         files = listed_session_files(sessions_dir, scope)
     if not files:
-        where = "any project" if scope is None else scope
-        root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, scope)
-        hint += other_projects_hint(sessions_dir, scope, "--all searches them")
-        raise CliError(f"no Pi sessions for {where} under {root}{hint}", 2)
+        raise CliError(no_sessions_said(sessions_dir, scope, "--all searches {them}"), 2)
     older = ""
     if since_at is not None:
         recent = files_active_since(files, since_at)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from exporter.cli import CliError, echo_json, echo_text, listed_session_files, warn
-from exporter.discover import files_active_since, other_agents_hint, sessions_root
+from exporter.discover import files_active_since, no_sessions_said
 from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
 from exporter.redact_cli import since_moment
 from exporter.usage_report import UsageReport, UsageTotals, build_report
@@ -26,10 +26,8 @@ def print_usage_report(
     since_at = since_moment(since)
     scope = os.path.abspath(cwd) if cwd else None
     files = listed_session_files(sessions_dir, scope)
-    where = f"{scope} under " if scope else ""
-    if not files:
-        hint = other_agents_hint(sessions_dir, scope)
-        raise CliError(f"no Pi sessions for {where}{sessions_root(sessions_dir)}{hint}", 2)
+    if not files:  # with the other projects' there, as search, export and publish say
+        raise CliError(no_sessions_said(sessions_dir, scope, "drop --cwd to count {them}"), 2)
     if since_at is not None:
         files = files_active_since(files, since_at)
     report = build_report(files, since_at, jobs)

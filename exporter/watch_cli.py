@@ -88,6 +88,12 @@ def watch_command(
             "and again",
             1,
         )
+    if session == "-":  # it served a page that could never change, "watching /dev/stdin"
+        raise CliError(
+            "watch follows a session file as it grows; - (stdin) never changes: name the "
+            "file, or use `pi-session export -`",
+            1,
+        )
     policy = policy_from_options(**policy_values)
     prepare = (
         None

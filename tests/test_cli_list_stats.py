@@ -563,11 +563,12 @@ def test_an_unreadable_project_folder_is_named_not_left_out_unsaid(
 def test_list_empty_and_conflicting_options(tmp_path: Path) -> None:
     empty = run("list", "--sessions-dir", str(tmp_path), "--cwd", str(tmp_path))
     assert empty.exit_code == 0 and empty.stdout == ""
-    assert "no sessions for" in empty.stderr
-    assert "--all lists every project's" in empty.stderr  # the usual cause: a subfolder
+    # said as the other commands say it, without "error:" (tests/test_cli_consistency.py:
+    # with other projects' sessions there, how many, and "--all lists them")
+    assert empty.stderr == f"pi-session: no Pi sessions for {tmp_path} under {tmp_path}\n"
     as_json = run("list", "--sessions-dir", str(tmp_path), "--all", "--json")
     assert as_json.exit_code == 0 and as_json.stdout == ""
-    assert "no sessions for any project" in as_json.stderr  # a script's stdout stays empty
+    assert "no Pi sessions for any project" in as_json.stderr  # a script's stdout stays empty
     both = run("list", "--cwd", str(tmp_path), "--all")
     assert_one_line_error(both, 1, "either --cwd or --all")
 
@@ -578,7 +579,7 @@ def test_list_with_a_missing_agent_dir_is_an_error_as_with_sessions_dir(tmp_path
     typo = run("list", "--all", "--json", env={"PI_CODING_AGENT_DIR": str(tmp_path / "agnet")})
     assert_one_line_error(typo, 2, "PI_CODING_AGENT_DIR", "does not exist")
     fresh = run("list", "--all", "--json", env={"PI_CODING_AGENT_DIR": str(tmp_path)})
-    assert fresh.exit_code == 0 and fresh.stdout == "" and "no sessions" in fresh.stderr
+    assert fresh.exit_code == 0 and fresh.stdout == "" and "no Pi sessions" in fresh.stderr
 
 
 @pytest.mark.parametrize(
@@ -1178,6 +1179,6 @@ def test_a_mistyped_command_names_the_nearest_one(typed: str, meant: str | None)
     option already got a suggestion."""
     done = CliRunner().invoke(cli, [typed])
     assert done.exit_code == 1
-    assert f"No such command '{typed}'." in done.output
+    assert f"no such command '{typed}'." in done.output
     suggestion = f"Did you mean '{meant}'?" if meant else "Did you mean"
     assert (suggestion in done.output) is (meant is not None), done.output

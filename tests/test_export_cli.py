@@ -249,7 +249,7 @@ def test_an_empty_report_name_is_refused(runner: CliRunner, in_tmp: Path, comman
     source = str(fixture_path(SAMPLER))
     result = runner.invoke(cli, [command, source, "--report", ""])
     assert result.exit_code == 1
-    assert "Invalid value for '--report': the name is empty" in result.stderr
+    assert "invalid value for '--report': the name is empty" in result.stderr
     assert list(in_tmp.iterdir()) == []
 
 

@@ -872,10 +872,10 @@ def test_usage_errors(fake_hub: FakeHub, small: Corpus) -> None:
         (["publish", "alice/b--c"], "not a valid Hub repo id: Cannot have -- or .."),
         (["publish", "alice/trailing."], "not a valid Hub repo id"),
         (["publish", "alice/" + "x" * 97], "not a valid Hub repo id"),  # was exit 3
-        (["publish", REPO_ID, "--no-redact"], "No such option"),
-        (["publish", REPO_ID, "--keep-hidden"], "No such option"),
-        (["publish", REPO_ID, "--keep-paths"], "No such option"),
-        (["publish", REPO_ID, "--no-env-secrets"], "No such option"),
+        (["publish", REPO_ID, "--no-redact"], "no such option"),
+        (["publish", REPO_ID, "--keep-hidden"], "no such option"),
+        (["publish", REPO_ID, "--keep-paths"], "no such option"),
+        (["publish", REPO_ID, "--no-env-secrets"], "no such option"),
     ]:
         result = CliRunner().invoke(cli, [*args, "--endpoint", fake_hub.url])
         assert result.exit_code in (1, 2) and text in result.output, (args, result.output)
@@ -1579,11 +1579,13 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     assert dash.returncode == 1, dash.stderr
     assert "publish needs session files, not - (stdin): name the file" in dash.stderr
     assert fake_hub.commits == [] and "Traceback" not in dash.stderr
-    # gzip: read for its header as written, it went up again on every run (-2, -3, ...)
+    # gzip: its header is read uncompressed, as the loader reads it (it went up again on
+    # every run, -2, -3, ..., when read as written); tests/test_cli_consistency.py publishes
     packed = tmp_path / "s.jsonl.gz"
     packed.write_bytes(gzip.compress(fixture_path("pi-branched-1.jsonl").read_bytes()))
-    refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(packed), *args])
-    assert refused.exit_code == 1 and "gzip-compressed: gunzip it first" in refused.stderr
+    planned = CliRunner().invoke(cli, ["publish", REPO_ID, str(packed), *args, "--dry-run"])
+    assert planned.exit_code == 0, planned.output
+    assert "sessions/2026-11/s.jsonl" in planned.stdout and "1 added" in planned.stdout
     assert fake_hub.commits == []
     # UTF-16 (a review): its header could not be read as written, so the same went up again
     wide = tmp_path / "wide.jsonl"

@@ -437,7 +437,7 @@ def test_the_command_s_clean_errors(tmp_path: Path) -> None:
     cases = [
         (["--leaf", "nope"], 1, "no entry with id 'nope'"),
         (["--port", "70000"], 1, "70000 is not in the range"),
-        (["-"], 1, "a pipe cannot be watched"),
+        (["-"], 1, "- (stdin) never changes: name the file"),
         (["--demo"], 1, "not both"),
         (["--report", "r.jsonl"], 1, "--report is for export, redact, share and publish"),
     ]

@@ -10,10 +10,13 @@ staging folder by worker processes; a session that fails is reported, never fata
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import hashlib
+import io
 import itertools
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -23,7 +26,7 @@ from typing import Any
 from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import header_id_from_path, parse_session_bytes
+from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
@@ -88,7 +91,11 @@ def probe_sources(
                 for block in iter(lambda h=handle: h.read(1 << 20), b""):
                     digest.update(block)
                     size += len(block)
-            header = header_object(first)
+            # a gzip copy (the page's .jsonl.gz download) by its session's header, as the
+            # loader reads it: the compressed bytes filed it by mtime, with no id to keep
+            # its path, so each run published it again
+            packed = first[:2] == GZIP_MAGIC
+            header = header_object(_first_line(path) if packed else first)
             month = _month(path, header)
         except OSError as error:
             failed.append((path, error.strerror or str(error)))
@@ -112,31 +119,57 @@ def probe_sources(
 
 
 def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
-    """A file's name as its dataset path's last part has it (without ``.jsonl``): secrets
-    out (``public_name``), and nothing a path cannot hold."""
-    return _UNSAFE.sub("-", public_name(name).removesuffix(".jsonl")).strip("-.") or "session"
+    """A file's name as its dataset path's last part has it (without ``.jsonl``, or
+    ``.jsonl.gz``: the copy published is uncompressed): secrets out (``public_name``), and
+    nothing a path cannot hold."""
+    stem = public_name(name).removesuffix(".gz").removesuffix(".jsonl")
+    return _UNSAFE.sub("-", stem).strip("-.") or "session"
+
+
+#: What reading damaged gzip data raises (a cut-short file: EOFError).
+_GZIP_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def _lines(path: Path) -> io.BufferedIOBase:
+    """The file's lines as the loader reads them: gzip data uncompressed."""
+    with open(path, "rb") as handle:
+        packed = handle.read(2) == GZIP_MAGIC
+    return gzip.open(path, "rb") if packed else open(path, "rb")
+
+
+def _first_line(path: Path) -> bytes:
+    """The first line of a gzip file's data (empty when it cannot be read: the loader
+    says why when it prepares the session)."""
+    try:
+        with _lines(path) as handle:
+            return handle.readline(1 << 26)
+    except _GZIP_ERRORS:
+        return b""
 
 
 def _first_time(path: Path, lines: int = 200) -> datetime | None:
     """The first ``timestamp`` among a file's first lines (None when there is none)."""
-    with open(path, "rb") as handle:
-        for raw in itertools.islice(handle, lines):
-            if b'"timestamp"' in raw and (
-                moment := parse_time(header_object(raw).get("timestamp"))
-            ):
-                return moment
+    try:
+        with _lines(path) as handle:
+            for raw in itertools.islice(handle, lines):
+                if b'"timestamp"' in raw and (
+                    moment := parse_time(header_object(raw).get("timestamp"))
+                ):
+                    return moment
+    except (EOFError, zlib.error):  # damaged gzip data: no time in it (an OSError is said)
+        pass
     return None
 
 
 def _first_typed_object(path: Path) -> dict[str, Any]:
     """What the loader takes for the header: the first JSON object with a string "type"."""
     try:
-        with open(path, "rb") as handle:
+        with _lines(path) as handle:
             for raw in handle:
                 value = header_object(raw)
                 if isinstance(value.get("type"), str):
                     return value
-    except OSError:
+    except _GZIP_ERRORS:
         pass
     return {}
 

@@ -385,7 +385,7 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     const cases = [
       // Typed options win over PI_SESSION_SHARE_ARGS: this server rejects the token.
       [`/share-html --api-url ${fake.denyUrl}`, /^\/share-html failed: GitHub rejected the token \(401\)/],
-      ["/share-html --no-such-option", /^\/share-html failed: No such option.*--no-such-option/],
+      ["/share-html --no-such-option", /^\/share-html failed: no such option.*--no-such-option/],
       ['/export-html "unclosed', /^\/export-html failed: unterminated " quote/],
       // The success message reads the written path: the page on stdout or help has none.
       ["/export-html -o -", /^\/export-html failed: the page goes to a file: give a path, not -/],
@@ -711,7 +711,7 @@ describe("Pi package: /live-html", suiteOptions, () => {
   test("a mistyped option is one error line, and the running page goes on", async () => {
     const [failed] = await pi.command("/live-html --no-such-option");
     assert.equal(failed.level, "error");
-    assert.match(failed.message, /^\/live-html failed: No such option '--no-such-option'/);
+    assert.match(failed.message, /^\/live-html failed: no such option '--no-such-option'/);
     assert.match(failed.message, /the live page goes on/);
     assert.equal((await until("the page again", async () => (await get(url)).status === 200)), true);
     const [word] = await pi.command("/live-html page.html");

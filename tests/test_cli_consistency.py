@@ -1,0 +1,356 @@
+"""The same situation said the same way, with the same exit code, whichever command meets it
+(the CLI review of v0.2.25, items 6, 10, 12, 16, 17, 18).
+
+Every test runs the real command in a process of its own, in a fake home with Pi's
+sessions folder; `publish` talks to the loopback fake Hub over real HTTP.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from exporter.discover import encode_cwd
+from tests.conftest import REPO
+from tests.fakes.hub import TOKEN, FakeHub
+
+FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or REPO.parent / "shared") / "fixtures"
+FIXTURE = FIXTURES / "pi-branched-1.jsonl"  # header: 2026-11-30, /home/dev/projects/webapp
+PROJECT = "/home/dev/projects/webapp"
+PI_NAME = "2026-11-30T00-57-07-315Z_01a229f4-9ff2-7641-920f-f99cb5e24cb7.jsonl"
+ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@dataclass
+class Home:
+    """A fake home: Pi's sessions folder with one session of ``PROJECT``, a work folder."""
+
+    base: Path
+    sessions: Path
+    session: Path
+    work: Path
+    env: dict[str, str]
+
+    def run(self, *args: str, stdin: Path | None = None, timeout: float = 120) -> Result:
+        """``pi-session ARGS`` in ``work``, as a process of its own."""
+        with open(stdin or os.devnull, "rb") as source:
+            done = subprocess.run(
+                [sys.executable, "-m", "exporter", *args],
+                cwd=self.work,
+                env=self.env,
+                stdin=source,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+            )
+        assert "Traceback" not in done.stderr, done.stderr
+        return Result(done.returncode, done.stdout, done.stderr)
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def _home(base: Path) -> Home:
+    agent = base / "agent"
+    sessions = agent / "sessions"
+    folder = sessions / encode_cwd(PROJECT)
+    folder.mkdir(parents=True)
+    session = folder / PI_NAME
+    shutil.copyfile(FIXTURE, session)
+    work = base / "work"
+    work.mkdir()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("HF_", "HUGGING", "GH_", "GITHUB_", "PI_SESSION", "PYTEST"))
+    }
+    env.update(
+        HOME=str(base / "home"),
+        PI_CODING_AGENT_DIR=str(agent),
+        XDG_CACHE_HOME=str(base / "cache"),
+        XDG_CONFIG_HOME=str(base / "config"),
+        XDG_STATE_HOME=str(base / "state"),
+        HF_HOME=str(base / "hf"),
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+        NO_PROXY="127.0.0.1,localhost",
+        HTTPS_PROXY="http://127.0.0.1:9",  # anything not loopback fails fast
+        HTTP_PROXY="http://127.0.0.1:9",
+        PYTHONPATH=str(REPO),
+        PI_SESSION_NO_LIST_CACHE="1",
+    )
+    return Home(base, sessions, session, work, env)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return _home(tmp_path)
+
+
+def _error(result: Result) -> str:
+    """The one error line, checked to be one line with the usual prefix."""
+    lines = result.stderr.strip().splitlines()
+    assert lines and lines[-1].startswith("pi-session: error: "), result.stderr
+    return lines[-1].removeprefix("pi-session: error: ")
+
+
+# --- 6: --report with --no-redact ---------------------------------------------------------
+
+
+def test_a_report_without_redaction_follows_one_rule_in_export_and_redact(home: Home) -> None:
+    """Without redaction a report lists what was left out: export refused it even with
+    --exclude (which leaves entries out), and said "nothing is" where redact wrote one."""
+    source = home.session.read_bytes()
+    excluded = home.run(
+        "export", str(home.session), "--no-redact", "--exclude", "218377f3",
+        "--report", "r1.jsonl", "-o", "p1.html",
+    )  # fmt: skip
+    assert excluded.code == 0, excluded.stderr
+    summary = json.loads((home.work / "r1.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert summary["actions"] == {"entries_excluded": 1} and summary["redacted"] is False
+    for args in (
+        ("export", str(home.session), "--no-redact", "--report", "r2.jsonl", "-o", "p2.html"),
+        ("redact", str(home.session), "--no-redact", "--keep-hidden", "--report", "r3.jsonl",
+         "-o", "c3.jsonl"),
+    ):  # fmt: skip
+        refused = home.run(*args)
+        assert refused.code == 1, refused.stderr
+        message = _error(refused)
+        assert "--report" in message and "--no-redact" in message
+        assert "--drop-hidden" in message and "--exclude" in message  # what would give one
+        assert not (home.work / args[-3]).exists()
+    # redact drops hidden entries by default: its report lists them
+    dropped = home.run("redact", str(home.session), "--no-redact", "--report", "r4.jsonl",
+                       "-o", "c4.jsonl")  # fmt: skip
+    assert dropped.code == 0 and (home.work / "r4.jsonl").is_file(), dropped.stderr
+    assert home.session.read_bytes() == source
+
+
+# --- 10 and 17: no sessions here; --sessions-dir ------------------------------------------
+
+
+def test_a_sessions_dir_that_is_a_file_is_said_as_a_missing_one_is(home: Home) -> None:
+    """A missing --sessions-dir was exit 2 in our words, a file exit 1 in click's."""
+    for command in (["list"], ["stats"], ["search", "x"], ["export", "--all", "-o", "site"]):
+        for given, said in ((str(home.session), "is a file, not a folder"),
+                            (str(home.base / "nowhere"), "does not exist")):  # fmt: skip
+            result = home.run(*command, "--sessions-dir", given)
+            assert result.code == 2, (command, result.stderr)
+            assert _error(result) == f"--sessions-dir: {given} {said}", command
+
+
+def test_no_sessions_here_is_said_the_same_way_by_every_command(home: Home) -> None:
+    """`list` answers "which sessions are there?", and none is an answer (exit 0, no
+    "error:"); the commands that work on sessions stop (exit 2). All say it in one form,
+    with the other projects' sessions that are there."""
+    elsewhere = str(home.base / "other-project")
+    root = str(home.sessions)
+    listed = home.run("list", "--cwd", elsewhere)
+    assert listed.code == 0 and listed.stdout == ""
+    assert "error" not in listed.stderr
+    assert listed.stderr.strip() == (
+        f"pi-session: no Pi sessions for {elsewhere} under {root}; 1 session of another "
+        "project is there: --all lists it"
+    )
+    for command, then in (
+        (["stats", "--all"], "drop --cwd to count it"),
+        (["export", "--all", "-o", "site"], "drop --cwd to include it"),
+        (["search", "x"], "--all searches it"),
+    ):
+        result = home.run(*command, "--cwd", elsewhere)
+        assert result.code == 2, (command, result.stderr)
+        assert _error(result) == (
+            f"no Pi sessions for {elsewhere} under {root}; 1 session of another project is "
+            f"there: {then}"
+        ), command
+    assert not (home.work / "site").exists()
+
+
+def test_list_since_says_the_moment_it_means(home: Home) -> None:
+    """`list --since 0d` said "active since 0d"; the others print the moment."""
+    result = home.run("list", "--since", "0d")
+    assert result.code == 0 and result.stdout == ""
+    assert "since 0d" not in result.stderr
+    assert re.search(r"active since \d{4}-\d\d-\d\d \d\d:\d\d\b", result.stderr), result.stderr
+
+
+# --- 12: publish and gzip ------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_hub() -> Iterator[FakeHub]:
+    with FakeHub() as fake:
+        yield fake
+
+
+def _published(fake: FakeHub, repo: str) -> set[str]:
+    return {path for path in fake.files(repo) if path.startswith("sessions/")}
+
+
+def test_publish_takes_a_gzip_session_named_or_found_and_files_it_by_its_header(
+    home: Home, fake_hub: FakeHub
+) -> None:
+    """A gzip session was refused when named ("gunzip it first") but published when found
+    in the sessions folder, filed there by its file's mtime (a month it has nothing to do
+    with), and, its header unread, given a new path on every run."""
+    packed = gzip.compress(FIXTURE.read_bytes())
+    found = home.session  # gzip data under Pi's own name, modified years after its start
+    found.write_bytes(packed)
+    os.utime(found, (1_600_000_000, 1_600_000_000))  # 2020-09
+    hub = ("--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1")
+    first = home.run("publish", "alice/found", "--all", *hub)
+    assert first.code == 0, first.stderr
+    assert _published(fake_hub, "alice/found") == {f"sessions/2026-11/{PI_NAME}"}
+    again = home.run("publish", "alice/found", "--all", *hub)
+    assert again.code == 0 and "0 added, 0 updated, 0 removed, 1 unchanged" in again.stdout
+    assert _published(fake_hub, "alice/found") == {f"sessions/2026-11/{PI_NAME}"}
+
+    named = home.work / "copy.jsonl.gz"  # the page's own download is a .jsonl.gz
+    named.write_bytes(packed)
+    for _ in range(2):
+        result = home.run("publish", "alice/named", str(named), *hub)
+        assert result.code == 0, result.stderr
+        assert _published(fake_hub, "alice/named") == {"sessions/2026-11/copy.jsonl"}
+    rows = fake_hub.files("alice/named")["index.jsonl"].decode().splitlines()
+    assert [json.loads(row)["id"] for row in rows] == ["01a229f4-9ff2-7641-920f-f99cb5e24cb7"]
+    assert found.read_bytes() == named.read_bytes() == packed  # inputs untouched
+
+
+# --- 16: export --all -o ----------------------------------------------------------------------
+
+
+def test_export_all_says_a_file_one_way(home: Home) -> None:
+    """`-o exist.html` and `-o afile`, both files, gave two different messages."""
+    messages = []
+    for name in ("exist.html", "afile"):
+        (home.work / name).write_text("mine", encoding="utf-8")
+        result = home.run("export", "--all", "-o", name)
+        assert result.code == 1, result.stderr
+        messages.append(_error(result).replace(name, "NAME"))
+        assert (home.work / name).read_text(encoding="utf-8") == "mine"
+    assert messages[0] == messages[1]
+    assert messages[0] == (
+        "-o NAME is a file; --all writes a site, a folder with an index and a page per "
+        "session: give a folder (-o site/)"
+    )
+
+
+def _as_nobody() -> list[str]:
+    """The prefix that runs a command as an ordinary user, for a root test run (root
+    writes in every folder); empty when the tests run as one already."""
+    if not ROOT_USER:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: no folder is read-only")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_export_all_names_the_folder_that_cannot_be_written() -> None:
+    """`-o ro/site` with ``ro`` read-only said "ro/site: cannot write in this folder": it
+    is ``ro`` that cannot be written, and ``site`` does not exist."""
+    prefix = _as_nobody()
+    base = Path(tempfile.mkdtemp(prefix="pi-session-ro-"))  # readable by that user too
+    try:
+        os.chmod(base, 0o755)
+        home = _home(base)
+        for folder, _dirs, files in os.walk(base):
+            os.chmod(folder, 0o777)
+            for name in files:
+                os.chmod(Path(folder) / name, 0o644)
+        (base / "work" / "ro").mkdir(mode=0o555)
+        os.chmod(base / "work" / "ro", 0o555)
+        done = subprocess.run(
+            [*prefix, sys.executable, "-m", "exporter", "export", "--all", "-o", "ro/site"],
+            cwd=home.work,
+            env=home.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert "Traceback" not in done.stderr
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip().splitlines()[-1] == (
+            "pi-session: error: -o ro/site: cannot make the folder: cannot write in ro"
+        )
+        assert not (base / "work" / "ro" / "site").exists()
+    finally:
+        os.chmod(base / "work" / "ro", 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# --- 18: options with no effect; watch - ---------------------------------------------------
+
+
+def test_options_that_need_redaction_warn_without_it(home: Home) -> None:
+    """`--keep-paths` and `--no-env-secrets` were accepted silently where nothing is
+    redacted (export's default, --no-redact)."""
+    for option in ("--keep-paths", "--no-env-secrets"):
+        plain = home.run("export", str(home.session), option, "-o", "p.html")
+        assert plain.code == 0, plain.stderr
+        assert (
+            f"pi-session: warning: {option} has no effect without redaction (--redact)"
+            in plain.stderr
+        )
+        redacted = home.run("export", str(home.session), option, "--redact", "-o", "p.html")
+        assert redacted.code == 0 and "no effect" not in redacted.stderr
+
+
+def test_watch_refuses_stdin(home: Home) -> None:
+    """`watch -` said "watching /dev/stdin" and served a page that could never change."""
+    result = home.run("watch", "-", stdin=home.session, timeout=30)
+    assert result.code == 1, result.stderr
+    assert _error(result) == (
+        "watch follows a session file as it grows; - (stdin) never changes: name the file, "
+        "or use `pi-session export -`"
+    )
+    assert result.stdout == ""
+
+
+# --- 13 and 17: option names across commands; the style of errors -----------------------
+
+
+def test_the_api_root_option_of_the_other_command_is_suggested(home: Home) -> None:
+    """`share --endpoint` (publish's name for the API root) was asked "did you mean
+    --report?"; the option is not renamed, the right one is suggested."""
+    for command, typed, meant in (
+        (["share", "--dry-run"], "--endpoint", "--api-url"),
+        (["publish", "alice/x", "--dry-run"], "--api-url", "--endpoint"),
+    ):
+        result = home.run(*command, typed, "http://127.0.0.1:9")
+        assert result.code == 1, result.stderr
+        assert _error(result) == (
+            f"no such option '{typed}'. Did you mean '{meant}'? "
+            f"(see: pi-session {command[0]} --help)"
+        )
+
+
+def test_usage_errors_start_lower_case_as_the_others_do(home: Home) -> None:
+    """click's own messages ("No such option", "Invalid value for …") began with a capital
+    after "error:", every other error with a lower-case letter; names in capitals stay."""
+    for args, start in (
+        (["export", "--no-such-option"], "no such option '--no-such-option'"),
+        (["export", "--theme", "pink"], "invalid value for '--theme'"),
+        (["exprot"], "no such command 'exprot'"),
+        (["search", ""], "PATTERN is empty"),
+    ):
+        result = home.run(*args)
+        assert result.code == 1, result.stderr
+        assert _error(result).startswith(start), result.stderr
