@@ -1170,7 +1170,12 @@ def test_an_edit_cut_off_before_its_new_text_invents_no_deletion(args: dict) -> 
 
     view = build_tool_view({"id": "c", "name": "edit", "arguments": args}, None)
     assert any("incomplete" in n for n in view.notes)
-    assert view.args_json is not None and "line 1" in str(view.args_json.visible)
+    assert view.args_json is not None
+    sent = html_module.unescape(re.sub(r"<[^>]+>", "", str(view.args_json.visible)))
+    assert sent.startswith("line 1") and "\\n" not in sent and '"oldText"' not in sent, (
+        "the text as code, not a JSON string"
+    )
+    assert any("cut off before the newText" in n for n in view.notes)
     shown = re.sub(r"<[^>]+>", "", str(view.body.visible)) if view.body else ""
     assert "-line 1" not in shown
     if len(args.get("edits", [])) == 2:  # the complete replacement still gets its diff

@@ -360,11 +360,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         given = edit_pairs(args, view)
         pairs = [(old, new) for old, new in given if old is not None and new is not None]
         if len(pairs) < len(given):  # cut off (an aborted turn): a diff would invent a deletion
-            view.notes.append(
-                "the call is incomplete (a replacement without its oldText or newText): "
-                "no diff, its arguments are shown as sent"
-            )
-            view.args_json = json_fold(args)
+            _show_cut_off_edit(view, given, path, args)
         diff = computed_diff(pairs, view.path or path) if pairs else ""
         if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
@@ -381,6 +377,33 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
             view.body_label = f"{view.body_label or 'diff'}: not applied, the edit failed"
             view.subtitle += " (not applied)"
     view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+
+
+def _show_cut_off_edit(
+    view: ToolView, given: list[tuple[str | None, str | None]], path: str, args: dict[str, Any]
+) -> None:
+    """An edit call cut off (an aborted turn) before a replacement's other text: no diff,
+    which would invent a deletion. Its one text is shown as code, as sent: as JSON it was
+    one long string of ``\\n\\t\\"`` escapes; several cut replacements stay JSON."""
+    cut = [
+        (index, old, new) for index, (old, new) in enumerate(given) if old is None or new is None
+    ]
+    if len(cut) != 1:
+        view.notes.append(
+            "the call is incomplete (a replacement without its oldText or newText): "
+            "no diff, its arguments are shown as sent"
+        )
+        view.args_json = json_fold(args)
+        return
+    index, old, new = cut[0]
+    sent, missing = ("oldText", "newText") if old is not None else ("newText", "oldText")
+    which = f" of replacement {index + 1}" if len(given) > 1 else ""
+    view.notes.append(
+        f"the call is incomplete: it was cut off before the {missing}{which}, so there is no "
+        f"diff; the {sent} it sent:"
+    )
+    view.args_json = fold_code((old if old is not None else new or "").rstrip("\n"),
+                               language_for_path(path), READ_HEAD_LINES)  # fmt: skip
 
 
 @dataclass(slots=True)
