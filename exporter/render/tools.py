@@ -360,7 +360,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         given = edit_pairs(args, view)
         pairs = [(old, new) for old, new in given if old is not None and new is not None]
         if len(pairs) < len(given):  # cut off (an aborted turn): a diff would invent a deletion
-            _show_cut_off_edit(view, given, path, args)
+            _show_cut_off_edit(view, given, args)
         diff = computed_diff(pairs, view.path or path) if pairs else ""
         if diff:
             what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
@@ -380,11 +380,13 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
 
 
 def _show_cut_off_edit(
-    view: ToolView, given: list[tuple[str | None, str | None]], path: str, args: dict[str, Any]
+    view: ToolView, given: list[tuple[str | None, str | None]], args: dict[str, Any]
 ) -> None:
     """An edit call cut off (an aborted turn) before a replacement's other text: no diff,
-    which would invent a deletion. Its one text is shown as code, as sent: as JSON it was
-    one long string of ``\\n\\t\\"`` escapes; several cut replacements stay JSON."""
+    which would invent a deletion. Its one text is shown as sent, in lines (as JSON it was
+    one long string of ``\\n\\t\\"`` escapes), plain: highlighted, a text the reader
+    does not need to study cost more page than its whole call had; several cut
+    replacements stay JSON."""
     cut = [
         (index, old, new) for index, (old, new) in enumerate(given) if old is None or new is None
     ]
@@ -402,8 +404,9 @@ def _show_cut_off_edit(
         f"the call is incomplete: it was cut off before the {missing}{which}, so there is no "
         f"diff; the {sent} it sent:"
     )
-    view.args_json = fold_code((old if old is not None else new or "").rstrip("\n"),
-                               language_for_path(path), READ_HEAD_LINES)  # fmt: skip
+    view.args_json = fold_code(
+        (old if old is not None else new or "").rstrip("\n"), None, READ_HEAD_LINES
+    )
 
 
 @dataclass(slots=True)
