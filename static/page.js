@@ -354,18 +354,27 @@
   // While the reader scrolls down it steps aside (it covered the end of a line, often an
   // entry's time); scrolling back up brings it back, as a phone's address bar does. At the
   // top, where the outline's own toggle is in view, it stays aside (it covered the facts).
+  // Which way is read off an element at mid-screen, not scrollY: scrolling up into entries
+  // not laid out yet, each takes its real height and the browser raises scrollY to keep the
+  // reader's place, which read as scrolling down (the link flicked away and back).
   if (toOutline) {
-    var lastY = window.scrollY, pending = false;
-    toOutline.classList.toggle("away", lastY < 300);
+    var pending = false, mark = null, markTop = 0, lastY = window.scrollY;
+    var probe = function () {
+      lastY = window.scrollY;
+      mark = doc.elementFromPoint(innerWidth / 2, innerHeight / 2);
+      if (mark) markTop = mark.getBoundingClientRect().top;
+    };
+    toOutline.classList.toggle("away", lastY < 300);  // no probe yet: it would lay out the page
     window.addEventListener("scroll", function () {
       if (pending) return;
       pending = true;
       requestAnimationFrame(function () {
         pending = false;
         var y = window.scrollY;
-        if (Math.abs(y - lastY) < 8) return;
-        toOutline.classList.toggle("away", y < 300 || y > lastY);
-        lastY = y;
+        var moved = mark && mark.isConnected ? markTop - mark.getBoundingClientRect().top : y - lastY;
+        if (Math.abs(moved) < 8) return;
+        toOutline.classList.toggle("away", y < 300 || moved > 0);
+        probe();
       });
     }, { passive: true });
   }

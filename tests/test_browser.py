@@ -4144,3 +4144,27 @@ def test_a_compacted_entrys_time_stays_on_its_header_line_on_a_phone(
     assert abs(title_top - time_top) < 6, "the time wrapped below the title"
     assert "context" in said
     clean(view)
+
+
+def test_the_floating_outline_link_stays_while_the_reader_scrolls_up(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """Scrolling up into entries not laid out yet, each took its real height and the browser
+    kept the reader's place by raising scrollY: the link read that as scrolling down and
+    stepped aside, again and again (review 2026-12-04)."""
+    page = view.open(published[V1_COMPACTION], viewport=PHONE)
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight * 0.6)")
+    page.wait_for_timeout(400)
+    page.mouse.move(200, 400)
+    page.mouse.wheel(0, -200)  # the reader turns back up: the link comes
+    page.wait_for_timeout(200)
+    seen = []
+    for _ in range(14):
+        page.mouse.wheel(0, -120)
+        page.wait_for_timeout(120)
+        seen.append(page.eval_on_selector(".to-outline", "a => a.classList.contains('away')"))
+    assert seen and not any(seen), f"stepped aside while scrolling up: {seen}"
+    page.mouse.wheel(0, 600)  # and scrolling down still sends it aside
+    page.wait_for_timeout(300)
+    assert page.eval_on_selector(".to-outline", "a => a.classList.contains('away')")
+    clean(view)
