@@ -4168,3 +4168,18 @@ def test_the_floating_outline_link_stays_while_the_reader_scrolls_up(
     page.wait_for_timeout(300)
     assert page.eval_on_selector(".to-outline", "a => a.classList.contains('away')")
     clean(view)
+
+
+@pytest.mark.parametrize("width", [1920, 1280, 390])
+def test_the_header_facts_are_two_columns_at_most(
+    view: Viewer, published: dict[str, str], width: int
+) -> None:
+    """At 1920 px the facts went to three columns: Started, Ended and Project shared a row
+    and the reading order zig-zagged (review 2026-12-04). Two on a wide screen, one on a
+    phone."""
+    page = view.open(published[BRANCHED], viewport={"width": width, "height": 900})
+    columns = page.eval_on_selector(
+        ".facts", "f => getComputedStyle(f).gridTemplateColumns.split(' ').length"
+    )
+    assert columns == (1 if width < 600 else 2)
+    clean(view)

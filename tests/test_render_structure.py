@@ -610,6 +610,8 @@ def test_every_entry_type_is_shown_as_specified() -> None:
         lambda e: e.tag == "del"
     )
     assert "Aborted" in text("e12") and "st-aborted" in page.entry("e12").classes
+    (heading,) = page.entry("e14").find_all(lambda e: e.tag == "h3")
+    assert norm(heading.text) == "Shell command (!)", "not a cryptic 'Shell (!)'"
     assert "overlo" in text("e13") and "st-error" in page.entry("e13").classes
     assert "make test" in text("e14") and "exit 1" in text("e14")
     assert "openai/gpt-5" in text("e15")
@@ -3286,7 +3288,7 @@ def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
                     said.append(f"{calls} tool call{'s' if calls != 1 else ''}")
                 if turn["commands"]:
                     said.append(
-                        f"{turn['commands']} !command{'s' if turn['commands'] != 1 else ''}"
+                        f"{turn['commands']} shell command{'s' if turn['commands'] != 1 else ''}"
                     )
                 said.append(fmt_cost(turn["cost"]))
                 text = norm(footer[0].text) if footer else ""

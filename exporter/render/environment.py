@@ -95,7 +95,7 @@ _KIND_LABELS = {
     "user": "User",
     "assistant": "Assistant",
     "toolResult": "Tool result",
-    "bashExecution": "Shell (!)",
+    "bashExecution": "Shell command (!)",
     "customMessage": "Extension message",
     "compaction": "Compaction",
     "branchSummary": "Branch summary",

@@ -48,7 +48,7 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
     if calls:
         parts.append(plural(calls, "tool call"))
     if commands:
-        parts.append(plural(commands, "!command"))
+        parts.append(plural(commands, "shell command"))
     parts.append(fmt_cost(cost))
     # from the prompt to the turn's last message (two times parsed, not every entry's)
     start = parse_time(session.by_id[prompt_id].timestamp)
