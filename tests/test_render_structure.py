@@ -3456,3 +3456,17 @@ def test_a_thinking_block_says_how_long_it_is_in_words_of_any_script() -> None:
         "Thinking · 8 words",
         "Thinking",  # blank: no count
     ]
+
+
+def test_the_labels_list_shows_a_rows_words_with_one_ellipsis() -> None:
+    """The demo's labels list read "[bash: grep … package…] … · in another branch": the
+    row's own cut, then a second one for the list (visual review 2026-12-04)."""
+    from exporter.discover import demo_session_path
+
+    page = parse_html(render_session(load_session(demo_session_path())))
+    (bookmarks,) = page.all(lambda e: e.tag == "nav" and e.has_class("bookmarks"))
+    lines = [norm(li.text) for li in bookmarks.find_all(lambda e: e.tag == "li")]
+    assert len(lines) == 7
+    for line in lines:
+        assert "…]…" not in line and "] …" not in line, line
+    assert any(line.endswith("package…] result · in another branch") for line in lines), lines

@@ -283,7 +283,7 @@ def _label_bookmarks(session: Session, builder: PageBuilder) -> list[dict[str, A
         {
             "anchor": builder.anchor(target),
             "label": label,
-            "text": one_line(builder.row_text(target), 60),
+            "text": one_line(builder.row_text(target), 80),  # a row whole: a cut one ended "…]…"
             # folded on screen, and not printed at all: the list says where it points
             "other_branch": target not in on_path,
         }
