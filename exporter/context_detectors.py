@@ -45,7 +45,7 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
             # (or a single quote's escape: a shell's `'it'\''s X'`, YAML's `'it''s X'`)
-            rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]|'(?:\\')?'))"
+            rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]|'(?:\\')?'|'\"'\"'))"
             # (a full-width separator or CJK punctuation ends it too: `X；DB_PORT＝5432`)
             rf"|(?P<uv>[^\s\"'`,;&=\\)\]}}，；。、＝：）】」』]{{1,512}}={{0,2}}))"
         )
@@ -136,6 +136,10 @@ class AssignmentDetector(Detector):
         if not quoted and _sep(match) == ":" and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: the encrypted value follows the tag
         after = match.end(group)
+        if quoted and text.startswith(_SHELL_QUOTE, match.start("oq")):
+            # `bash -c 'export DB_PASSWORD='"'"'X'"'"''`: inside single quotes, the value is
+            # quoted with '"'"' (close, a quoted quote, open) on both sides
+            return _nested_quoted(text, name, match.start("oq") + len(_SHELL_QUOTE))
         if quoted and text[after : after + 1] != match.group("open")[-1]:
             # it stopped at the other quote or an escape: `PASSWORD="it's-X"`, `'pa"ss'`,
             # `"ab\"cd"` hold them; read on to the quote that closes it
@@ -144,13 +148,18 @@ class AssignmentDetector(Detector):
                 value, after = text[match.start(group) : closing], closing
                 if _CONTRACTION.fullmatch(value):
                     return None  # `password: "don't"`: a word, not a password
-        if quoted and match.group("open") == "'" and text[after + 1 : after + 2] in ("'", "\\"):
-            # `'it'\''s s3cret'` (a shell) and `'it''s-s3cret'` (YAML): one value, judged
-            # with its quotes as the shell or YAML reads them
+        if (
+            quoted
+            and match.group("open") == "'"
+            and text[after + 1 : after + 2] in ("'", "\\", '"')
+        ):
+            # `'it'\''s s3cret'` (a shell), `'pa'"'"'ss'` (a shell's other way) and
+            # `'it''s-s3cret'` (YAML): one value, judged with its quotes as read
             closing = _single_quoted_end(text, after, match.start(group))
             if closing != after:
                 raw = text[match.start(group) : closing]
-                value, after = raw.replace("'\\''", "'").replace("''", "'"), closing
+                value = raw.replace(_SHELL_QUOTE, "'").replace("'\\''", "'").replace("''", "'")
+                after = closing
                 if _CONTRACTION.fullmatch(value):
                     return None  # `'don''t'`: a word
         if quoted and len(value) < least:
@@ -227,7 +236,7 @@ class AssignmentDetector(Detector):
             and not quoted
             and _sep(match) == "="
             and match.group("close") is None
-            and text[after : after + 1] in ("", "\n", "\r")
+            and _ends_config_line(text, after)
             and not _CODE_VALUE.fullmatch(value)
             and (
                 (
@@ -235,13 +244,15 @@ class AssignmentDetector(Detector):
                     and not match.group("sp1")
                     and not match.group("sp2")
                 )
+                or (not _DOTTED.fullmatch(value) and _in_ini_block(text, start))
                 or _in_ini_section(text, start)
             )
         ):
-            # a config line's value, to its end: `password=Sunflower` alone on its line from
-            # its first column (~/.my.cnf, .properties, git-credential output; code is
-            # indented, or goes on after the value), or `password = Sunflower` spaced or
-            # indented under a `[client]` header (my.cnf, .pypirc)
+            # a config line's value, to its end or a `# comment`: `password=Sunflower` alone
+            # on its line from its first column (~/.my.cnf, .properties, git-credential
+            # output; code is indented, or goes on after the value), or `password =
+            # Sunflower` spaced or indented under a `[client]` header (my.cnf, .pypirc) or
+            # among other `key = value` lines (a my.cnf shown from its middle)
             env_style = True
         if (
             not env_style
@@ -289,11 +300,17 @@ class AssignmentDetector(Detector):
 # possessive quantifiers), and a match consumes its run: "-p-p-p..." or "-pa-pa-pa..." after
 # "mysql" would otherwise cost up to 512 steps per "-p".
 _CLI_VALUE = (  # quoted, it is all up to the closing quote: mysql -p'Tr0ub4dor&3x'
-    r"(?:(?P<q>[\"'])(?P<cq>[^\"'\r\n]{4,512})(?P=q)"
+    # (a shell's quote in single quotes, '"'"': inside `bash -c '…'`, the value quoted so on
+    # both sides, `-p'"'"'X'"'"'`; or a quote in the value, `-p'pa'"'"'ss'`)
+    r"(?:'\"'\"'(?P<cn>[^'\"\r\n]{1,512})'\"'\"'"
+    r"|'(?P<cs>[^'\r\n]{0,512}(?:'\"'\"'[^'\r\n]{0,512}){1,8})'"
+    r"|(?P<q>[\"'])(?P<cq>[^\"'\r\n]{4,512})(?P=q)"
     r"|(?=(?P<run>[^\-\s\"'`;&|<>()][^\s\"'`;&|<>()]{3,511}))(?P<v>(?P=run)))"
 )
 # A quoted value may hold spaces (`redis-cli -a "S3cret Pw99"`); else as _CLI_VALUE.
-_QUOTED_OR_CLI_VALUE = r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)|" + _CLI_VALUE + ")"
+_QUOTED_OR_CLI_VALUE = (
+    r"(?:(?P<sq>[\"'])(?P<sv>[^\"'\r\n]{4,512})(?P=sq)(?![\"'])|" + _CLI_VALUE + ")"
+)
 _SEGMENT_ENDS = ("\n", "|", ";", "&")
 # An option whose value names a container, network or host, not the command run
 _NAMING_OPTIONS = ("--name", "--network", "--net", "--hostname", "--link", "-n", "--container")
@@ -384,6 +401,24 @@ def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | N
     return None
 
 
+#: A single quote inside single quotes, as shells write it: close, `"'"`, open again
+_SHELL_QUOTE = "'\"'\"'"
+
+
+def _nested_quoted(text: str, name: str, start: int) -> Span | None:
+    """The value from ``start`` to the next ``'"'"'``, quoted so inside a single-quoted
+    command (``bash -c '… PASSWORD='"'"'X'"'"' …'``), on its line, if it is a secret: as
+    the inner shell reads it, a quoted value; a shell variable's (an upper-case name) even
+    when it is a word."""
+    end = text.find(_SHELL_QUOTE, start, start + _QUOTED_MAX)
+    if end <= start or any(c in "'\r\n" for c in text[start:end]):
+        return None
+    bare = name.lstrip("-")
+    if is_secret_assignment(name, text[start:end], quoted=True, env_style=bare.upper() == bare):
+        return start, end
+    return None
+
+
 def _single_quoted_end(text: str, at: int, value_start: int) -> int:
     """Where a single-quoted value closed at ``at`` really ends when a shell's ``'\\''`` or
     YAML's ``''`` goes on from there; ``at`` itself when neither does, or when the value is
@@ -393,6 +428,8 @@ def _single_quoted_end(text: str, at: int, value_start: int) -> int:
     while True:
         if text.startswith("'\\''", end):
             step = 4
+        elif text.startswith(_SHELL_QUOTE, end):
+            step = 5
         elif text.startswith("''", end) and not text.startswith("'''", end):
             step = 2
         else:
@@ -435,11 +472,74 @@ def _in_ini_section(text: str, start: int) -> bool:
     line_start = _line_start(text, start, 64)
     if line_start is None or text[line_start:start].strip():  # more before the name
         return False
-    headers = list(_INI_SECTION.finditer(text, max(0, line_start - 1024), line_start))
-    if not headers:
+    # the last line before it that opens with "[" (one search, not a regex over the 1 KB
+    # for every candidate): a header, or no section holds the line
+    low = max(0, line_start - 1024)
+    opening = text.rfind("\n[", low, line_start)
+    if opening >= 0:
+        opening += 1
+    elif low == 0 and text.startswith("["):
+        opening = 0
+    header = _INI_SECTION.match(text, opening, line_start) if opening >= 0 else None
+    if header is None:
         return False
-    between = text[headers[-1].end() : line_start].splitlines()
+    between = text[header.end() : line_start].splitlines()
     return all(not line.strip() or "=" in line or line.lstrip()[:1] in "#;" for line in between)
+
+
+#: What may end a config line after its value: blanks, then a `# comment` or `; comment`
+#: (read no further than its start: many candidates on one long line stay linear)
+_CONFIG_LINE_END = re.compile(r"[ \t]{0,64}(?:\r?\n|\Z)|[ \t]{1,64}[#;]")
+#: Indentation, and the number `cat -n` or `grep -n` puts before a line (`grep -n` of
+#: files: and the file's name)
+_INI_NUMBER = r"[ \t]{0,16}(?:[0-9]{1,6}(?:\t|[ \t]*[:|][ \t]*)|[\w./\-]{1,100}:[0-9]{1,6}:)?"
+_INI_LINE_NUMBER = re.compile(_INI_NUMBER)
+#: An INI line: `key = value` (a value INI allows, not a call or literal of code), an
+#: optional comment after it; a comment line; a `[section]` header
+_INI_LINE = re.compile(
+    _INI_NUMBER + r"(?:[A-Za-z_][\w.\-]{0,63}[ \t]{0,8}=[ \t]{0,8}[^\s()\[\]{}\"'`,;]{0,256}"
+    r"(?:[ \t]{1,64}[#;][^\r\n]{0,256})?|[#;][^\r\n]{0,256}|\[[A-Za-z0-9_ .:\-]{1,64}\])"
+    r"[ \t]{0,64}\r?"
+)
+#: `data.aws_ssm_parameter.db.value`, `each.value`: a reference (Terraform's, whose blocks
+#: hold `count = 1` lines as INI does), never taken as a value without a `[section]` header
+_DOTTED = re.compile(r"[A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)+")
+_INI_NEIGHBOURS = 3  # lines looked at each way
+_INI_WINDOW = 1024  # characters looked at each way (an INI line is shorter)
+
+
+def _ends_config_line(text: str, after: int) -> bool:
+    """The value at ``after`` ends its line, but for trailing blanks or a comment."""
+    return after >= len(text) or text[after] in "\r\n" or bool(_CONFIG_LINE_END.match(text, after))
+
+
+def _in_ini_block(text: str, start: int) -> bool:
+    """The line at ``start`` (indentation, then the name) sits among other INI lines, as in
+    an INI file shown from its middle (``sed -n 3,6p my.cnf``, ``cat -n``, ``grep -n -C2``):
+    up to three lines each way, to a blank line, are all ``key = value`` lines, comments or
+    headers, one at least an assignment. Code has a call, a ``return`` or a literal near it;
+    Terraform's references are left out before this is asked (``_DOTTED``)."""
+    line_start = _line_start(text, start, 64)
+    if line_start is None or not _INI_LINE_NUMBER.fullmatch(text, line_start, start):
+        return False
+    line_end = text.find("\n", start, start + 1024)
+    if line_end < 0 and len(text) - start > 1024:
+        return False
+    low = max(0, line_start - _INI_WINDOW)
+    before = text[low : max(low, line_start - 1)].rsplit("\n", _INI_NEIGHBOURS)[::-1]
+    high = min(len(text), line_end + 1 + _INI_WINDOW)
+    after = text[line_end + 1 : high].split("\n", _INI_NEIGHBOURS) if line_end >= 0 else []
+    # (a line cut by the window is too long for INI)
+    cut_before, cut_after = len(before) if low > 0 else 0, len(after) if high < len(text) else 0
+    assignments = 0
+    for lines, cut in ((before if line_start else [], cut_before), (after, cut_after)):
+        for number, line in enumerate(lines[:_INI_NEIGHBOURS], 1):
+            if not line.strip():
+                break
+            if number == cut or not _INI_LINE.fullmatch(line):
+                return False
+            assignments += "=" in line
+    return assignments > 0
 
 
 def _in_an_arn(text: str, start: int) -> bool:
@@ -665,7 +765,9 @@ class CommandLineDetector(Detector):
     @staticmethod
     def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
         group = next(
-            g for g in ("ov", "sv", "cq", "v") if g in match.re.groupindex and match.group(g)
+            g
+            for g in ("ov", "sv", "cn", "cs", "cq", "v")
+            if g in match.re.groupindex and match.group(g)
         )
         start, end = match.span(group)
         value = text[start:end]

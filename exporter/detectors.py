@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-18"
+DETECTOR_VERSION = "2026.12-19"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -163,12 +163,16 @@ class PrivateKeyDetector(Detector):
     _next_line = re.compile(
         r"(?:[^\r\n\\]{0,200}(?:\r?\n|\\(?:r\\)?n)){1,4}?"
         + _NUMBERED
+        + r"(?:>[ \t]?){0,4}"  # (quoted: `> `)
         # a full line of key data, not hex (a hash a later command printed)
         + r"(?=[A-Za-z0-9+/]{0,76}[g-zG-Z+/])[A-Za-z0-9+/]{60,76}={0,2}[ \t]*(?:\r?\n|\\[rn\"]|\Z)"
     )
     # a line of key data, as `tail`, `cat -n` or a read with an offset prints it: full width
     # but for the last
     _line_number = re.compile(_NUMBERED)
+    _quote = re.compile(r"(?:>[ \t]?){1,4}")
+    # a key file's lines in a diff (`+`, `-`) or quoted in a mail or Markdown (`> `)
+    _marker = re.compile(r"[ \t]{0,8}(?:[+\-]|(?:>[ \t]?){1,4})")
     # (digits and both cases, as random base64 has: not a `====` rule, a hash or a word)
     _data_line = re.compile(
         _NUMBERED + r"(?=[^ \t]*[0-9])(?=[^ \t]*[A-Z])(?=[^ \t]*[a-z])"
@@ -198,12 +202,26 @@ class PrivateKeyDetector(Detector):
     def _cut_off_end(self, text: str, at: int) -> int:
         """The last key byte of a block with no END: key data goes on past a PGP armor
         header (`Version: GnuPG v2 (GNU/Linux)`) or a tool's note on a line of its own."""
-        end = self._body.match(text, at).end()
+        end = self._body_end(text, at)
         for _ in range(16):
             more = self._next_line.match(text, end)
             if more is None:
                 break
-            end = self._body.match(text, more.end()).end()
+            end = self._body_end(text, more.end())
+        return end
+
+    def _body_end(self, text: str, at: int) -> int:
+        """Where the key data from ``at`` ends, going on over the ``> `` that quotes each
+        of its lines (a key pasted into a mail or a Markdown quote); 1,000 lines at most."""
+        end = self._body.match(text, at).end()
+        for _ in range(1000):
+            quote = self._quote.match(text, end)
+            if quote is None:
+                break
+            line_start = text.rfind("\n", max(0, end - 16), end)
+            if line_start < 0 or text[line_start + 1 : end].strip(" \t"):
+                break  # a `>` inside a line, not the quote that starts it
+            end = self._body.match(text, quote.end()).end()
         return end
 
     def _data_start(self, text: str, at: int) -> int:
@@ -213,10 +231,14 @@ class PrivateKeyDetector(Detector):
         escaped = text.endswith("\\n", 0, at)
         sep = "\\n" if escaped else "\n"
         start = at if escaped else text.rfind("\n", max(0, at - 16), at) + 1
-        if not escaped and (
-            (start == 0 and at > 16) or not self._line_number.fullmatch(text, start, at)
-        ):
-            return at  # the END line holds more than a line number before the marker
+        marker = ""  # a diff's `+`/`-` or a quote's `> ` that every line of the key has
+        if not escaped:
+            if start == 0 and at > 16:
+                return at
+            if not self._line_number.fullmatch(text, start, at):
+                if not self._marker.fullmatch(text, start, at):
+                    return at  # the END line holds more than a line number before the marker
+                marker = text[start:at]
         found, line, full = at, self._last_data_line, False
         for _ in range(200):
             end = start - len(sep)
@@ -224,12 +246,15 @@ class PrivateKeyDetector(Detector):
                 break
             line_start = text.rfind(sep, max(0, end - 120), end)
             line_start = line_start + len(sep) if line_start >= 0 else max(0, end - 120)
-            if (line_start == 0 and end > 120) or not line.fullmatch(text, line_start, end):
+            if (line_start == 0 and end > 120) or not text.startswith(marker, line_start):
                 break
-            if text.count("/", line_start, end) > 6:
+            data = line_start + len(marker)
+            if not line.fullmatch(text, data, end):
+                break
+            if text.count("/", data, end) > 6:
                 break  # a path, not 64 characters of base64 (which holds about one "/")
-            full = full or self._data_line.fullmatch(text, line_start, end) is not None
-            found = start = line_start
+            full = full or self._data_line.fullmatch(text, data, end) is not None
+            found, start = data, line_start
             line = self._data_line
         return found if full else at  # (one short line before an END is too little to say)
 

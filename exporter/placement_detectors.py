@@ -102,16 +102,37 @@ def _value_span(match: re.Match[str]) -> Span:
 
 class RedisPasswordDetector(Detector):
     """Redis's password: ``requirepass X`` / ``masterauth X`` in redis.conf (or ``CONFIG SET
-    requirepass X``, ``--requirepass X``, an ``echo`` or ``sed`` writing the line), and
+    requirepass X``, ``--requirepass X`` also as items of a docker-compose command list, an
+    ``echo`` or ``sed`` writing the line), Sentinel's ``sentinel auth-pass MASTER X``, an ACL
+    user's ``>X`` rule (``user alice on >X ~* +@all``, ``ACL SETUSER alice on >X``), and
     ``AUTH [user] X`` sent to Redis: at a redis-cli prompt, or on a line of its own near a
     redis command (a heredoc, a pipe). A space, not ``=``, separates them, so no assignment
     pattern sees them."""
 
-    name, summary = "redis-password", "requirepass/masterauth X (redis.conf), AUTH X to redis"
-    lower_triggers = ("requirepass", "masterauth", "auth ")
+    name = "redis-password"
+    summary = "requirepass/masterauth/sentinel auth-pass X, ACL >X rules, AUTH X to redis"
+    lower_triggers = ("requirepass", "masterauth", "auth ", "auth-pass", "user ")
     _directive = re.compile(
-        r"\b(?P<word>requirepass|masterauth)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"'/]{4,512})(?P=q)",
+        r"\b(?P<word>requirepass|masterauth)"
+        # a blank; or, after `--requirepass`, the next item of a list: `", "` in a JSON or
+        # YAML flow list, a line break and `- ` in a YAML block list (docker-compose command)
+        r"(?:[ \t]+|(?P<item>[\"']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]+)))"
+        r"(?P<q>[\"']?)(?P<v>[^\s\"'/]{4,512})(?P=q)",
         re.IGNORECASE,
+    )
+    # Sentinel's `sentinel auth-pass <master> <password>` (sentinel.conf), and the command
+    # that sets it, `SENTINEL SET <master> auth-pass <password>`
+    _sentinel = re.compile(
+        r"\bsentinel[ \t]+(?:auth-pass[ \t]+[^\s\"']{1,128}"
+        r"|set[ \t]+[^\s\"']{1,128}[ \t]+auth-pass)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)",
+        re.IGNORECASE,
+    )
+    # An ACL user and its rules, `>password` among them: an aclfile's or redis.conf's
+    # `user alice on >X ~* +@all`, or `ACL SETUSER alice on >X` (the rules to the line's end)
+    _acl = re.compile(
+        r"(?:\bacl[ \t]+setuser|^[ \t]*(?:[0-9]{1,6}[ \t:|]+)?user)[ \t]+[^\s>]{1,128}"
+        r"(?P<rules>(?:[ \t]+[^\s]{1,512}){1,64})",
+        re.MULTILINE,
     )
     # where a line of redis.conf starts: nothing, a line number, a quote (`echo "…"`), a
     # flag's dashes, `CONFIG SET`
@@ -129,6 +150,10 @@ class RedisPasswordDetector(Detector):
         if "requirepass" in lower or "masterauth" in lower:
             for match in self._directive.finditer(text):
                 value, at = match["v"], match.start()
+                if match["item"] is not None and not text.startswith("--", at - 2):
+                    continue  # `["requirepass", "masterauth"]`: a list of directive names
+                if value[0] == "-":
+                    continue  # `--requirepass --appendonly yes`: the next flag
                 line_start = text.rfind("\n", max(0, at - 80), at) + 1
                 before = text[max(line_start, at - 80) : at]
                 if before.lstrip().startswith("#"):
@@ -140,6 +165,18 @@ class RedisPasswordDetector(Detector):
                     continue
                 if not is_placeholder(value):
                     yield match.span("v")
+        if "auth-pass" in lower:
+            for match in self._sentinel.finditer(text):
+                value = match["v"]
+                line_start = text.rfind("\n", max(0, match.start() - 80), match.start()) + 1
+                if text[line_start : match.start()].lstrip().startswith("#"):
+                    continue  # sentinel.conf's own example
+                if value.lower() in _PROSE_WORDS or value[0] in "$%<{-":
+                    continue
+                if not is_placeholder(value):
+                    yield match.span("v")
+        if ">" in text and "user" in lower:
+            yield from self._acl_passwords(text, lower)
         if "auth " in lower and ("redis" in lower or "> auth " in lower or ">auth " in lower):
             for match in self._auth.finditer(text):
                 value = match["v"]
@@ -147,6 +184,40 @@ class RedisPasswordDetector(Detector):
                     continue
                 if not is_placeholder(value):
                     yield match.span("v")
+
+    def _acl_passwords(self, text: str, lower: str) -> Iterator[Span]:
+        """The ``>password`` rules of an ACL user's rules: the rules are read in order up to
+        the first word that is no ACL rule, and one rule besides a password must be there
+        (``user alice on >3 servers`` is a sentence)."""
+        for match in self._acl.finditer(lower):
+            passwords: list[Span] = []
+            other_rule = False
+            at, end = match.start("rules"), match.end("rules")
+            while (token := _ACL_TOKEN.match(lower, at, end)) is not None:
+                at, word = token.end(), token["w"]
+                if word.startswith(">"):
+                    start = token.start("w") + 1
+                    value = text[start : token.end("w")].split("\\", 1)[0]
+                    if len(value) >= 4 and value[0] not in "$%<{" and not is_placeholder(value):
+                        passwords.append((start, start + len(value)))
+                elif word in _ACL_WORDS or word[0] in _ACL_RULE_STARTS:
+                    other_rule = True
+                else:
+                    break
+            if other_rule:
+                yield from passwords
+
+
+#: The words of a Redis ACL's rules, and the characters other rules start with (key and
+#: channel patterns, commands, categories, passwords and their hashes, selectors)
+_ACL_WORDS = frozenset((
+    "on", "off", "nopass", "resetpass", "reset", "allkeys", "allchannels", "allcommands",
+    "nocommands", "resetkeys", "resetchannels", "skip-sanitize-payload", "sanitize-payload",
+    "clearselectors",
+))  # fmt: skip
+_ACL_RULE_STARTS = frozenset("~%&+-<#!(")
+#: One rule, its quotes apart (`'>p@ss'` given to redis-cli)
+_ACL_TOKEN = re.compile(r"[ \t]+([\"']?)(?P<w>[^\s\"']+)\1(?=\s|$)")
 
 
 #: Words of a sentence about the directives, not a password set with one.
@@ -567,12 +638,12 @@ _FOREIGN_COPULAS = (
 )  # fmt: skip
 
 
-# What a password is for, between its name and "is": "for the DB", "of root", "admin";
-# one short phrase, so a sentence that goes on ("the token for each request is ...") has
-# to say a value that looks like one to count
+# What a password is for, between its name and "is": "for the DB", "of root", "admin",
+# "for the staging DB" (two words at most); one short phrase, so a sentence that goes on
+# ("the token for each request is ...") has to say a value that looks like one to count
 _ENGLISH_QUALIFIER = (
     r"[ \t]+(?:for|of|on|to)(?:[ \t]+(?:the|my|our|your|this|that|an?))?"
-    r"[ \t]+[a-z0-9][\w.@\-]{0,31}"
+    r"[ \t]+[a-z0-9][\w.@\-]{0,31}(?:[ \t]+(?!is\b|was\b)[a-z0-9][\w.@\-]{0,31})?"
 )
 _FOREIGN_QUALIFIER = (
     r"[ \t]+(?:für|fuer|von|des|der|de|du|pour|para|del|da|do|per|för|til|for|av|dla|для|от)"

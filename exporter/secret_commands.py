@@ -24,10 +24,10 @@ _READS = re.compile(
     | \bgcloud\s+secrets\s+versions\s+access\b
     | \baws\s+secretsmanager\s+get-secret-value\b
     | \baws\s+ssm\s+get-parameters?(?:-by-path)?\b[^\n|;&]*--with-decryption\b
-    | \b(?:kubectl|oc|k)\s+  (?# flags before `get` or `secret`; `-o` anywhere on the line)
-      (?=[^\n|;&]{0,300}(?:\s-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template|template|custom-columns))
-      (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}get\s+
-      (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}secrets?\b
+    | \boc\s+extract\s+  (?# --to=-: printed, not written to files; after the secret or before)
+      (?:(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}secrets?[/\s](?=[^\n|;&]{0,300}\s--to[\s=]-(?:\s|$))
+      | (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,3}--to[\s=]-\s+
+        (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,3}secrets?[/\s])
     | (?:^|[;&|(]|\bsudo)\s*g?pass\s+show\b  # where a command starts: "pass" is a word
     | \bsecurity\s+find-(?:generic|internet)-password\b[^\n|;&]*\s-w\b
     | \bdoppler\s+secrets\s+(?:get|download)\b | \binfisical\s+secrets\s+get\b
@@ -41,6 +41,21 @@ _READS = re.compile(
     | \bsecret-tool\s+lookup\b | \baws\s+ecr\s+get-login-password\b
     """,
     re.VERBOSE | re.MULTILINE,
+)
+
+
+#: `kubectl get secret db -o yaml` (flags before `get` or `secret`, the `k` alias, `oc`, a
+#: list of kinds: `get cm,secret`): prints the values when `_PRINTS_VALUES` follows `get`.
+#: Two steps, not one look-ahead from every `kubectl`: a long line of them stays linear.
+_KUBECTL_GET_SECRET = re.compile(
+    r"""\b(?:kubectl|oc|k)\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}(?P<get>get)\s+
+    (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}(?:[a-z.\-]{1,40},){0,8}secrets?\b""",
+    re.VERBOSE,
+)
+#: An output format that holds the data (not `-o name` or `-o wide`), or a template
+_PRINTS_VALUES = re.compile(
+    r"(?:\s-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template|template|custom-columns)"
+    r"|--template\b"
 )
 
 
@@ -70,6 +85,15 @@ _TERRAFORM_OUTPUT = re.compile(
 )
 
 
+#: `terraform output -json | jq -r .db_password.value`: all outputs, one picked by jq's
+#: filter, whose field names say whether it is a secret.
+_TERRAFORM_JSON_JQ = re.compile(
+    r"\b(?:terraform|tofu|terragrunt)[ \t]+(?:-\S+[ \t]+){0,3}output[ \t]+(?:-\S+[ \t]+){0,4}?"
+    r"-json(?:=true)?[ \t]*\|[ \t]*jq\b(?P<filter>[^\n|;&]{1,300})"
+)
+_JQ_FIELD = re.compile(r"\.\[?[\"']?([A-Za-z_][\w\-]{0,127})")
+
+
 def _names_a_secret(name: str) -> bool:
     """An output's or a variable's name that says its value is a secret (a password, an
     API key; not a bare ``key`` or ``token``, which name ids as often)."""
@@ -82,6 +106,10 @@ def reads_a_secret(command: str) -> bool:
         for match in _TERRAFORM_OUTPUT.finditer(command):
             if _names_a_secret(match["name"]):
                 return True
+        if "jq" in command:
+            for match in _TERRAFORM_JSON_JQ.finditer(command):
+                if any(_names_a_secret(f) for f in _JQ_FIELD.findall(match["filter"])):
+                    return True
     if "$" in command or "printenv" in command:
         for match in _PRINTS_VARIABLE.finditer(command):
             name = match.group(1) or match.group(2)
@@ -89,4 +117,13 @@ def reads_a_secret(command: str) -> bool:
                 return True
     if not any(word in command for word in _WORDS):
         return False
+    if "secret" in command:
+        for match in _KUBECTL_GET_SECRET.finditer(command):
+            get = match.end("get")
+            line_end = min(
+                (i for i in (command.find(c, get, get + 300) for c in "\n|;&") if i >= 0),
+                default=get + 300,
+            )
+            if _PRINTS_VALUES.search(command, get, line_end):
+                return True
     return _READS.search(command) is not None

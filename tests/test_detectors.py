@@ -1178,6 +1178,11 @@ FAST_SHAPES = {
     "curl-then-u-run": lambda: "curl " + "-u" * (N // 2),
     "backslashes": lambda: "\\" * N,
     "json-nesting": lambda: '{"a":' * (N // 5),
+    # a cut-off key quoted line by line: each "> " is stepped over, 1,000 lines at most
+    "quoted-key-cut-off": lambda: (
+        "> -----BEGIN RSA PRIVATE KEY-----\n" + ("> " + "Ab1" * 21 + "x\n") * (N // 67)
+    ),
+    "quoted-empty-lines": lambda: "-----BEGIN RSA PRIVATE KEY-----\n" + ">\n" * (N // 2),
 }
 DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs per candidate
     "wrapped-token": " ghp_a\n" + "b" * 20 + " ",  # a head and a tail long enough to check
@@ -1250,6 +1255,25 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "expect-send": 'expect "*assword*"\nsend "$pw\\r"\n',
     "expect-arm": '"*assword*" { send $x expect ',
     "expect-open-quote": 'expect "' + "a" * 150,
+    # (secret review s44) INI lines with no header: each candidate reads three lines each way
+    "ini-lines": "user = root\npassword = abcdefg\n",
+    "ini-comment": "password = abcdefg # c\n",
+    "ini-no-neighbours": "password = abcdefg\n\n",
+    "ini-one-line-comments": "password = abcdefg # ",
+    "ini-long-neighbour": "a = " + "b" * 250 + "\n  password = abcdefg\n",
+    "redis-list-item": '"--requirepass", "abcd", ',
+    "redis-yaml-item": "- --requirepass\n- abcd\n",
+    "sentinel-auth-pass": "sentinel auth-pass m abcdefg\n",
+    "acl-user": "user a on >abcdefgh ~* +@all\n",
+    "acl-setuser-one-line": "acl setuser a on >abcd ",
+    "acl-many-rules": "user a" + " on" * 100 + " >abcdefgh\n",
+    "diff-key-end": "+" + "A" * 64 + "\n+-----END PRIVATE KEY-----\n",
+    "quoted-key-end": "> " + "Ab1" * 21 + "x\n> -----END PRIVATE KEY-----\n",
+    "nested-quote-cli": "mysql -p'\"'\"'abc ",
+    "nested-quote-in-value": "mysql -p'a'\"'\"'",
+    "nested-quote-assign": "PASSWORD='\"'\"'abcdefg ",
+    "nested-quote-assign-value": "PASSWORD='ab'\"'\"'",
+    "prose-two-word-qualifier": "the password for the a b is abcdefg1 ",
 }
 
 
@@ -1658,3 +1682,173 @@ def test_an_all_digit_password_or_key_is_a_secret(text: str, secret: str) -> Non
 )  # fmt: skip
 def test_numbers_that_are_no_secret_stay(text: str) -> None:
     assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+# Secret review s44: each leaked before (detector, text, the secret, exactly as redacted)
+_KEY_64 = "MIIEowIBAAKCAQEAx7Qm9Lk2J3h4G5f6D7s8A9q0W1e2R3t4Y5u6I7o8P9a0S1d2"
+_KEY_64B = "F3g4H5j6K7l8Z9x0C1v2B3n4M5q6W7e8R9t0Y1u2I3o4P5a6S7d8F9g0H1j2K3l4"
+S44_LEAKS = [
+    # an INI fragment shown from its middle (no [section] header), a trailing comment
+    ("secret-assignment", "  user = root\n  password = Sunflower\n  host = db", "Sunflower"),
+    ("secret-assignment", "user = root\npassword = Sunflower\nhost = db", "Sunflower"),
+    ("secret-assignment", "socket = /tmp/m.sock\npassword = Marshmallow\n", "Marshmallow"),
+    ("secret-assignment", "[client]\npassword = Sunflower  # the old one", "Sunflower"),
+    ("secret-assignment", "[client]\npassword = Sunflower ; the old one", "Sunflower"),
+    ("secret-assignment", "[client]\npassword=Sunflower # note", "Sunflower"),
+    ("secret-assignment", "user = root\npassword = Sunflower # note\n", "Sunflower"),
+    ("secret-assignment", "[client]\npassword = Sunflower   \nhost = db", "Sunflower"),
+    ("secret-assignment", "     4\tuser = root\n     5\tpassword = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "my.cnf:4:user = root\nmy.cnf:5:password = Sunflower", "Sunflower"),
+    # Redis: a compose list, sentinel's auth-pass, ACL rules
+    ("redis-password", 'command: ["redis-server", "--requirepass", "Rq7pLm2Xc9"]',
+     "Rq7pLm2Xc9"),
+    ("redis-password", 'command: ["redis-server", "--requirepass", "Sunflower"]', "Sunflower"),
+    ("redis-password", "command:\n  - redis-server\n  - --requirepass\n  - Rq7pLm2Xc9\n",
+     "Rq7pLm2Xc9"),
+    ("redis-password",
+     '    command:\n      - redis-server\n      - "--requirepass"\n      - "Sunflower"\n',
+     "Sunflower"),
+    ("redis-password", "sentinel auth-pass mymaster Rq7pLm2Xc9", "Rq7pLm2Xc9"),
+    ("redis-password", "sentinel auth-pass mymaster Sunflower", "Sunflower"),
+    ("redis-password", "127.0.0.1:26379> SENTINEL SET mymaster auth-pass Rq7pLm2Xc9",
+     "Rq7pLm2Xc9"),
+    ("redis-password", "user default on >Rq7pLm2Xc9 ~* +@all", "Rq7pLm2Xc9"),
+    ("redis-password", "user alice on >Sunflower ~cached:* +get", "Sunflower"),
+    ("redis-password", "ACL SETUSER alice on >Rq7pLm2Xc9 ~* +@all", "Rq7pLm2Xc9"),
+    ("redis-password", "127.0.0.1:6379> acl setuser bob on >Sunflower &* +@all", "Sunflower"),
+    ("redis-password", "redis-cli ACL SETUSER bob on '>Rq7pLm2Xc9' +@read", "Rq7pLm2Xc9"),
+    # a private key in a diff or quoted, with no BEGIN line
+    ("private-key", f"+{_KEY_64}\n+{_KEY_64B}\n+-----END RSA PRIVATE KEY-----\n",
+     f"{_KEY_64}\n+{_KEY_64B}\n+-----END RSA PRIVATE KEY-----"),
+    ("private-key", f"-{_KEY_64}\n-{_KEY_64B}\n------END RSA PRIVATE KEY-----\n",
+     f"{_KEY_64}\n-{_KEY_64B}\n------END RSA PRIVATE KEY-----"),
+    ("private-key", f"> {_KEY_64}\n> {_KEY_64B}\n> -----END RSA PRIVATE KEY-----",
+     f"{_KEY_64}\n> {_KEY_64B}\n> -----END RSA PRIVATE KEY-----"),
+    # a shell's '"'"' inside single quotes: one value
+    ("cli-secret", "mysql -p'pa'\"'\"'ss9Xq' -u root", "pa'\"'\"'ss9Xq"),
+    ("cli-secret", "bash -c 'mysql -p'\"'\"'Tr0ub4dor&3x'\"'\"' db'", "Tr0ub4dor&3x"),
+    ("secret-assignment", "PASSWORD='ab'\"'\"'cd9Xq12'", "ab'\"'\"'cd9Xq12"),
+    ("secret-assignment", "bash -c 'export DB_PASSWORD='\"'\"'Tr0ub4dor&3x'\"'\"''",
+     "Tr0ub4dor&3x"),
+    ("secret-assignment", "ssh h 'export DB_PASSWORD='\"'\"'Sunflower'\"'\"'; ./run'",
+     "Sunflower"),
+    # two words of what the password is for
+    ("prose-secret", "the admin password for the staging DB is Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("prose-secret", "The API key for our prod account: Zq8Xw2Lm5Nc7Vb1Tr4", "Zq8Xw2Lm5Nc7Vb1Tr4"),
+]  # fmt: skip
+S44_CLEAN = [
+    # code that looks like `key = value` lines: not an INI file
+    "def f():\n    password = hunter\n    return password",
+    "    user = request.user\n    password = form.password\n",
+    "x = 1\npassword = PasswordInput\nform = Form(password)",
+    "    password = Sunflower\n    login(user, password)\n",
+    "password = Sunflower  # TODO: read from env\nconnect(password)",
+    "user = root\npassword = see vault\nhost = db",
+    "user = root\npassword = ; set by the CI\nhost = db",
+    "  password = required  # validation rule\n  user = required",
+    "[client]\npassword = config.password  # from the app",
+    "  count = 1\n  password = data.aws_ssm_parameter.db.value\n  port = 5432\n",
+    "    12\t    password = Sunflower\n    13\t    return password\n",
+    # Redis words, not passwords
+    'DIRECTIVES = ["requirepass", "masterauth", "bind"]',
+    'command: ["redis-server", "--requirepass", "$REDIS_PASSWORD"]',
+    "command:\n  - redis-server\n  - --requirepass\n  - --appendonly\n",
+    "redis-server --requirepass --appendonly yes",
+    "sentinel auth-pass mymaster $SENTINEL_PASSWORD",
+    "Use sentinel auth-pass to set it.",
+    "user default on nopass ~* +@all",
+    "user alice on #e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 ~* +@all",
+    "the user alice on >3 servers",
+    "user www-data;",
+    "ACL SETUSER alice on >$ALICE_PW ~* +@all",
+    # diff and quote markers on lines that are no key
+    "+" + "=" * 64 + "\n+-----END RSA PRIVATE KEY-----",
+    "> hello world\n> -----END RSA PRIVATE KEY-----",
+    "+import os\n+-----END PRIVATE KEY-----",
+    # '"'"' around words that are no secret
+    "bash -c 'echo '\"'\"'hello world'\"'\"''",
+    "bash -c 'export GREETING='\"'\"'Sunflower'\"'\"''",
+    # prose with a two-word qualifier and no value
+    "the admin password for the staging DB is rotated weekly",
+    "the token for each new request is valid for 3600s",
+    "the password for the staging DB is stored in vault",
+    "the password for the first user is SHA256-hashed",
+]
+
+
+@pytest.mark.parametrize(("detector", "text", "secret"), S44_LEAKS)
+def test_review_s44_leaks_are_redacted_exactly(detector: str, text: str, secret: str) -> None:
+    """Secret review s44: INI lines with no section header or with a trailing comment,
+    Redis compose lists, sentinel and ACL passwords, keys in diffs and quotes, the shell's
+    ``'"'"'`` and a two-word prose qualifier left their secret in the clear."""
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [(secret, detector)], found
+
+
+def test_review_s44_a_quoted_key_cut_off_loses_every_line() -> None:
+    """A key quoted line by line (`> `) with no END: the cut-off block stopped at the first
+    quoted line, and the lines after it stayed (a 4096-bit key has about 50)."""
+    body = base64.b64encode(random.Random(11).randbytes(2400)).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    text = "> -----BEGIN RSA PRIVATE KEY-----\n" + "".join(f"> {line}\n" for line in lines)
+    findings = scan(text)
+    left = [ln for ln in lines if not any(f.start <= text.index(ln) < f.end for f in findings)]
+    assert left == []
+
+
+@pytest.mark.parametrize("text", S44_CLEAN)
+def test_review_s44_near_misses_stay(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        ("oc extract secret/db --to=-", True),
+        ("oc extract -n prod secret/db --keys=password --to=-", True),
+        ("oc extract secret/db --to=/tmp/db", False),
+        ("oc extract configmap/app --to=-", False),
+        ("kubectl get secret db --template='{{.data.password}}'", True),
+        ("kubectl -n prod get secret db --template={{.data.pw}} | base64 -d", True),
+        ("kubectl get cm,secret -o yaml", True),
+        ("kubectl get configmaps,secrets -n prod -o json", True),
+        ("kubectl get cm,pods -o yaml", False),
+        ("kubectl get pods,secrets", False),
+        ("terraform output -json | jq -r .db_password.value", True),
+        ("terraform output -json | jq -r '.db_password.value'", True),
+        ("tofu output -json | jq -r '.[\"admin_password\"].value'", True),
+        ("terraform output -json | jq -r .vpc_id.value", False),
+        ("terraform output -json | jq .", False),
+        ("terraform output db_password", True),
+    ],
+)
+def test_review_s44_commands_that_print_a_secret(command: str, reads: bool) -> None:
+    """Secret review s44: these print a secret's value with nothing in the output to say so."""
+    from exporter.secret_commands import reads_a_secret
+
+    assert reads_a_secret(command) is reads
+
+
+#: Commands of a megabyte on one line, dense with what the secret-reading patterns look for
+SECRET_COMMAND_SHAPES = {
+    "oc-extract": lambda: "oc extract " * (N // 33) + "secret/x --to=-",
+    "k-words": lambda: "k " * (N // 6) + "secret",  # (was 3 s per MB)
+    "kubectl-get-list": lambda: "kubectl get " + "a," * (N // 6) + "secret -o yaml",
+    "kubectl-get-repeated": lambda: "kubectl get " * (N // 36) + "secret",
+    "kubectl-get-secret-repeated": lambda: "kubectl get secret " * (N // 57),
+    "terraform-jq-fields": lambda: "terraform output -json | jq " + ".a" * (N // 9),
+    "terraform-jq-repeated": lambda: "terraform output -json | jq .a " * (N // 93),
+}
+
+
+@pytest.mark.parametrize("shape", SECRET_COMMAND_SHAPES)
+def test_a_megabyte_command_is_judged_about_as_fast_as_prose_is_scanned(shape: str) -> None:
+    """`reads_a_secret` on one long command line: linear, about as fast as a scan of prose
+    of the same size (secret review s44: `oc extract` and kubectl's look-ahead)."""
+    from exporter.secret_commands import reads_a_secret
+
+    command = SECRET_COMMAND_SHAPES[shape]()
+    start = time.process_time()
+    reads_a_secret(command)
+    seconds = time.process_time() - start
+    assert seconds < 12 * _prose_seconds() * len(command) / N + 0.05
