@@ -371,7 +371,8 @@
       requestAnimationFrame(function () {
         pending = false;
         var y = window.scrollY;
-        var moved = mark && mark.isConnected ? markTop - mark.getBoundingClientRect().top : y - lastY;
+        var box = mark && mark.isConnected && mark.getBoundingClientRect();  // (0 high: hidden since)
+        var moved = box && box.height ? markTop - box.top : y - lastY;
         if (Math.abs(moved) < 8) return;
         toOutline.classList.toggle("away", y < 300 || moved > 0);
         probe();
