@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import (
+    _ANOTHER_THING,
     FOREIGN_PASSWORD_NAMES,
     PLAIN_WORD,
     is_placeholder,
@@ -244,7 +245,7 @@ class AssignmentDetector(Detector):
                     and not match.group("sp1")
                     and not match.group("sp2")
                 )
-                or (not _DOTTED.fullmatch(value) and _in_ini_block(text, start))
+                or (not _not_an_ini_value(value) and _in_ini_block(text, start))
                 or _in_ini_section(text, start)
             )
         ):
@@ -504,6 +505,43 @@ _INI_LINE = re.compile(
 #: `data.aws_ssm_parameter.db.value`, `each.value`: a reference (Terraform's, whose blocks
 #: hold `count = 1` lines as INI does), never taken as a value without a `[section]` header
 _DOTTED = re.compile(r"[A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)+")
+#: A template's placeholder: `__PASSWORD__`, `@DB_PASS@`, `<<PASSWORD>>`, `#{pw}`, `$$PASSWORD`,
+#: `!!PW!!`, `%PASSWORD%`
+_WRAPPED_PLACEHOLDER = re.compile(
+    r"(?:__|@@?|<<|#\{|\$\$|!!|%)[A-Za-z_][\w.\-]{0,63}(?:__|@@?|>>|\}|!!|%)?"
+)
+#: A constant's or a class's name: `DB_PASSWORD`, `SET_ME`, `PGPASSWORD`, `SecretField`,
+#: `NotSet` (no digits: `S3CR3T_PW` or `Sunflower42` are passwords; nor `SunFlower`, whose
+#: last word names no kind of class)
+_IDENTIFIER_VALUE = re.compile(
+    r"[A-Z]{2,}(?:_[A-Z]+)*|_?(?:[A-Z][a-z]+)+(?:Field|Input|Type|Set|Form|Model|Class|Error"
+    r"|Hasher|Manager|Provider|Store|Str|String|Value|Widget|Column|Secret|Password|Config)"
+)
+#: What a config's password line names instead of a password (where it is kept, how it is
+#: asked for), or what code assigns to `password` (a module, a function, a variable)
+_NOT_A_PASSWORD_WORDS = _ANOTHER_THING | frozenset((
+    "vault", "keychain", "keyring", "keystore", "inherit", "inherited", "encrypted",
+    "plain", "plaintext", "sslmode", "none", "null", "nil", "true", "false", "yes", "no",
+    "on", "off", "default", "auto", "ask", "stdin", "environ", "environment", "unset", "empty",
+    "random", "generate", "generated", "getpass", "hashpw", "hashed", "credentials",
+    "credential", "creds", "secret", "secrets", "password", "passwd", "kwargs", "args",
+    "settings", "config", "conf", "request", "form", "data", "self", "cls", "params",
+))  # fmt: skip
+
+
+def _not_an_ini_value(value: str) -> bool:
+    """What an INI line with no ``[section]`` above it does not hold as its password: a
+    reference (``data.aws_ssm_parameter.db.value``), a template's placeholder, a constant's
+    or class's name, a word for where the password is kept or how it is asked for, or a
+    name code assigns (``getpass``, ``hashed``). Code and templates have such lines too."""
+    return bool(
+        _DOTTED.fullmatch(value)
+        or _WRAPPED_PLACEHOLDER.fullmatch(value)
+        or _IDENTIFIER_VALUE.fullmatch(value)
+        or value.lower() in _NOT_A_PASSWORD_WORDS
+    )
+
+
 _INI_NEIGHBOURS = 3  # lines looked at each way
 _INI_WINDOW = 1024  # characters looked at each way (an INI line is shorter)
 

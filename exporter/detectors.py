@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-19"
+DETECTOR_VERSION = "2026.12-20"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -171,6 +171,12 @@ class PrivateKeyDetector(Detector):
     # but for the last
     _line_number = re.compile(_NUMBERED)
     _quote = re.compile(r"(?:>[ \t]?){1,4}")
+    # a quoted line of key data: full width, or the last line, shorter (with a digit or a
+    # `+`, `/`, `=`, as base64's tail has: not a word like `Alice`)
+    _quoted_data = re.compile(
+        r"(?:[A-Za-z0-9+/]{40,100}={0,2}"
+        r"|(?P<last>(?=[A-Za-z0-9+/=]{0,100}[0-9+/=])[A-Za-z0-9+/]{1,100}={0,2}))[ \t]*\r?(?=\n|\Z)"
+    )
     # a key file's lines in a diff (`+`, `-`) or quoted in a mail or Markdown (`> `)
     _marker = re.compile(r"[ \t]{0,8}(?:[+\-]|(?:>[ \t]?){1,4})")
     # (digits and both cases, as random base64 has: not a `====` rule, a hash or a word)
@@ -212,16 +218,24 @@ class PrivateKeyDetector(Detector):
 
     def _body_end(self, text: str, at: int) -> int:
         """Where the key data from ``at`` ends, going on over the ``> `` that quotes each
-        of its lines (a key pasted into a mail or a Markdown quote); 1,000 lines at most."""
-        end = self._body.match(text, at).end()
+        of its lines (a key pasted into a mail or a Markdown quote); 1,000 lines at most.
+        A quoted line is taken only when it is key data: full width, or a shorter last
+        line; a blank quoted line or quoted prose (the reply under the key) ends it."""
+        end = cursor = self._body.match(text, at).end()
         for _ in range(1000):
-            quote = self._quote.match(text, end)
+            quote = self._quote.match(text, cursor)
             if quote is None:
                 break
-            line_start = text.rfind("\n", max(0, end - 16), end)
-            if line_start < 0 or text[line_start + 1 : end].strip(" \t"):
+            line_start = text.rfind("\n", max(0, cursor - 16), cursor)
+            if line_start < 0 or text[line_start + 1 : cursor].strip(" \t"):
                 break  # a `>` inside a line, not the quote that starts it
-            end = self._body.match(text, quote.end()).end()
+            line = self._quoted_data.match(text, quote.end())
+            if line is None:
+                break
+            end = line.end()
+            if line["last"] is not None or not text.startswith("\n", end):
+                break
+            cursor = end + 1
         return end
 
     def _data_start(self, text: str, at: int) -> int:

@@ -123,8 +123,10 @@ class RedisPasswordDetector(Detector):
     # Sentinel's `sentinel auth-pass <master> <password>` (sentinel.conf), and the command
     # that sets it, `SENTINEL SET <master> auth-pass <password>`
     _sentinel = re.compile(
-        r"\bsentinel[ \t]+(?:auth-pass[ \t]+[^\s\"']{1,128}"
-        r"|set[ \t]+[^\s\"']{1,128}[ \t]+auth-pass)[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"']{4,512})(?P=q)",
+        r"\bsentinel[ \t]+(?:auth-pass[ \t]+(?P<m>[A-Za-z0-9_.\-]{1,128})"
+        r"|set[ \t]+(?P<sm>[A-Za-z0-9_.\-]{1,128})[ \t]+auth-pass)[ \t]+"
+        # (not a sed pattern's `.*/…`, nor a JSON string's `\n` after it)
+        r"(?P<q>[\"']?)(?P<v>[^\s\"'\\/*]{4,512})(?P=q)",
         re.IGNORECASE,
     )
     # An ACL user and its rules, `>password` among them: an aclfile's or redis.conf's
@@ -152,6 +154,19 @@ class RedisPasswordDetector(Detector):
                 value, at = match["v"], match.start()
                 if match["item"] is not None and not text.startswith("--", at - 2):
                     continue  # `["requirepass", "masterauth"]`: a list of directive names
+                end = match.end("v")
+                if match["item"] is not None and "," in match["item"]:
+                    # `"--requirepass", "X"` or `[redis-server, --requirepass, X]`: a flow
+                    # list's next item; a comma after a bare flag outside `[` is a sentence's
+                    # ("Use --requirepass, which …"). The item ends at `,` or `]`.
+                    if not self._in_flow_list(text, at - 2):
+                        continue
+                    if not match["q"]:
+                        cut = _ITEM_END.search(text, match.start("v"), end)
+                        end = cut.start() if cut else end
+                        value = text[match.start("v") : end]
+                        if len(value) < 4:
+                            continue
                 if value[0] == "-":
                     continue  # `--requirepass --appendonly yes`: the next flag
                 line_start = text.rfind("\n", max(0, at - 80), at) + 1
@@ -164,13 +179,17 @@ class RedisPasswordDetector(Detector):
                 if (prose and PLAIN_WORD.fullmatch(value)) or value[0] in "$%<{":
                     continue
                 if not is_placeholder(value):
-                    yield match.span("v")
+                    yield match.start("v"), end
         if "auth-pass" in lower:
             for match in self._sentinel.finditer(text):
                 value = match["v"]
                 line_start = text.rfind("\n", max(0, match.start() - 80), match.start()) + 1
-                if text[line_start : match.start()].lstrip().startswith("#"):
+                before = text[max(line_start, match.start() - 80) : match.start()]  # (no line
+                if before.lstrip().startswith("#"):  # break: 80 characters, not the whole text)
                     continue  # sentinel.conf's own example
+                master = (match["m"] or match["sm"]).lower()
+                if master in _PROSE_WORDS or master in _DETERMINERS:
+                    continue  # "sentinel auth-pass is used to …": a sentence
                 if value.lower() in _PROSE_WORDS or value[0] in "$%<{-":
                     continue
                 if not is_placeholder(value):
@@ -184,6 +203,17 @@ class RedisPasswordDetector(Detector):
                     continue
                 if not is_placeholder(value):
                     yield match.span("v")
+
+    @staticmethod
+    def _in_flow_list(text: str, flag: int) -> bool:
+        """The flag at ``flag`` (its ``--``) is an item of a list: quoted, or after a ``[``
+        that nothing closes before it on its line (looked for 256 characters back)."""
+        if text[flag - 1 : flag] in ('"', "'"):
+            return True
+        low = max(0, flag - 256)
+        line_start = text.rfind("\n", low, flag) + 1
+        opening = text.rfind("[", max(low, line_start), flag)
+        return opening >= 0 and "]" not in text[opening:flag]
 
     def _acl_passwords(self, text: str, lower: str) -> Iterator[Span]:
         """The ``>password`` rules of an ACL user's rules: the rules are read in order up to
@@ -220,6 +250,10 @@ _ACL_RULE_STARTS = frozenset("~%&+-<#!(")
 _ACL_TOKEN = re.compile(r"[ \t]+([\"']?)(?P<w>[^\s\"']+)\1(?=\s|$)")
 
 
+#: Where an unquoted flow list's item ends: `[redis-server, --requirepass, X]`
+_ITEM_END = re.compile(r"[,\]]")
+#: Words that open a noun phrase: "for each master", "every master", "your master"
+_DETERMINERS = frozenset(("each", "every", "all", "any", "your", "my", "our", "this", "that"))
 #: Words of a sentence about the directives, not a password set with one.
 _PROSE_WORDS = frozenset((
     "should", "must", "is", "are", "was", "be", "the", "a", "an", "to", "of", "for", "and",

@@ -1183,6 +1183,11 @@ FAST_SHAPES = {
         "> -----BEGIN RSA PRIVATE KEY-----\n" + ("> " + "Ab1" * 21 + "x\n") * (N // 67)
     ),
     "quoted-empty-lines": lambda: "-----BEGIN RSA PRIVATE KEY-----\n" + ">\n" * (N // 2),
+    # (s44, second pass) quoted cut-off keys, each one line of data and a quoted reply
+    "quoted-keys-and-replies": lambda: (
+        ("> -----BEGIN RSA PRIVATE KEY-----\n> " + "Ab1" * 21 + "x\n> ok a1\n") * (N // 110)
+    ),
+    "quoted-short-lines": lambda: "> -----BEGIN RSA PRIVATE KEY-----\n" + "> a1\n" * (N // 5),
 }
 DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs per candidate
     "wrapped-token": " ghp_a\n" + "b" * 20 + " ",  # a head and a tail long enough to check
@@ -1274,6 +1279,15 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "nested-quote-assign": "PASSWORD='\"'\"'abcdefg ",
     "nested-quote-assign-value": "PASSWORD='ab'\"'\"'",
     "prose-two-word-qualifier": "the password for the a b is abcdefg1 ",
+    # (secret review s44, second pass) a bare flag's comma, its list's `[`, sentinel prose,
+    # header-less INI placeholders
+    "redis-comma-prose": "--requirepass, abcd ",
+    "redis-flow-list-open": "[--requirepass, abcd, ",
+    "redis-flow-list-closed": "[a] --requirepass, abcd ",
+    "sentinel-prose": "sentinel auth-pass for abcdefg ",
+    "sentinel-sed": "s/sentinel auth-pass m .*/",
+    "ini-placeholder": "host = __HOST__\npassword = __PASSWORD__\n",
+    "ini-identifier": "host = HOST\npassword = SecretField\n",
 }
 
 
@@ -1852,3 +1866,114 @@ def test_a_megabyte_command_is_judged_about_as_fast_as_prose_is_scanned(shape: s
     reads_a_secret(command)
     seconds = time.process_time() - start
     assert seconds < 12 * _prose_seconds() * len(command) / N + 0.05
+
+
+# Secret review s44, second pass: what the rules of 2026.12-19 took that is no secret
+S44B_CLEAN = [
+    # F3: an INI block with no [section]: template placeholders, code names, config words
+    "host = __HOST__\npassword = __PASSWORD__\n",
+    "host = __HOST__\npassword = __DB_PASSWORD__\n",
+    "host = __HOST__\npassword = <<PASSWORD>>\n",
+    "host = __HOST__\npassword = $$PASSWORD\n",
+    "host = __HOST__\npassword = SET_ME\n",
+    "    host = HOST\n    password = DB_PASSWORD\n",
+    "    username = USERNAME\n    password = DEFAULT_PASSWORD\n",
+    "pool_size = 5\npassword = PGPASSWORD\n",
+    "    username = row\n    password = hashed\n    active = True\n",
+    "    user = settings\n    password = getpass\n",
+    "    salt = generate\n    password = hashpw\n",
+    "    name = first\n    password = plaintext\n",
+    "    user = kwargs\n    password = credentials\n",
+    "  password = SecretField\n  user = CharField\n",
+    "user = alice\npassword = NotSet\n",
+    "auth = basic\npassword = vault\n",
+    "auth = basic\npassword = keychain\n",
+    "user = alice\npassword = prompt\n",
+    "user = alice\npassword = keyring\n",
+    "user = alice\npassword = inherit\n",
+    "user = alice\npassword = disabled\n",
+    "user = alice\npassword = encrypted\n",
+    "user = alice\npassword = masked\n",
+    "user = alice\npassword = plain\n",
+    "ssl = true\npassword = sslmode\n",
+    # F1: --requirepass in a sentence, a comma after it
+    "Use --requirepass, which sets the password.",
+    "Set --requirepass, then restart.",
+    "--requirepass, masterauth and bind are redis options",
+    "redis options (--requirepass, requirepass in redis.conf)",
+    # F2: sentinel auth-pass in a sentence
+    "sentinel auth-pass is used to authenticate",
+    "configure sentinel auth-pass for each master in sentinel.conf",
+    "the sentinel auth-pass option must be set for every monitored master",
+]
+S44B_FOUND = [
+    # F3: the block rule still finds a password among key = value lines
+    ("secret-assignment", "user = app\npassword = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "user = app\npassword = Sunflower42\nhost = db\n", "Sunflower42"),
+    ("secret-assignment", "host = db\npassword = hunter22\n", "hunter22"),
+    ("secret-assignment", "user = app\npassword = SunFlower\n", "SunFlower"),
+    ("secret-assignment", "host = db\npassword = S3CR3T_PW\n", "S3CR3T_PW"),
+    ("secret-assignment", "host = db\npassword = correct_horse_battery_staple\n",
+     "correct_horse_battery_staple"),
+    # (the column-0 and [section] rules are as they were)
+    ("secret-assignment", "password=vault\n", "vault"),
+    ("secret-assignment", "[client]\npassword = SET_ME\n", "SET_ME"),
+    # F1: a list's item is the value, the list's `]` not
+    ("redis-password", "command: [redis-server, --requirepass, Sunflower42x]", "Sunflower42x"),
+    ("redis-password", "command: [redis-server, --requirepass, Sunflower42x, --port, 1]",
+     "Sunflower42x"),
+    ("redis-password", 'command: ["redis-server", "--requirepass", "Rq7pLm2Xc9"]',
+     "Rq7pLm2Xc9"),
+    ("redis-password", 'args: ["--requirepass", "Sunflower"]', "Sunflower"),
+    # F2: the password, not its escaped line end; in sed, the replacement's password
+    ("redis-password", '"sentinel.conf": "sentinel auth-pass mymaster Zq8vRt3Lm9Kw\\n"',
+     "Zq8vRt3Lm9Kw"),
+    ("redis-password",
+     "sed -i 's/sentinel auth-pass mymaster .*/sentinel auth-pass mymaster Zq8vRt3Lm9Kx/' "
+     "sentinel.conf", "Zq8vRt3Lm9Kx"),
+    ("redis-password",
+     "sed -i 's/.*sentinel auth-pass.*/sentinel auth-pass mymaster Xy7pLm2Qw9/' sentinel.conf",
+     "Xy7pLm2Qw9"),
+    ("redis-password", "sentinel auth-pass my-master.1 Sunflower", "Sunflower"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", S44B_CLEAN)
+def test_review_s44b_no_secret_is_found(text: str) -> None:
+    """Secret review s44, second pass: placeholders, code names and config words in an INI
+    block with no header; `--requirepass,` and `sentinel auth-pass` in sentences."""
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+@pytest.mark.parametrize(("detector", "text", "secret"), S44B_FOUND)
+def test_review_s44b_the_secret_is_found_exactly(detector: str, text: str, secret: str) -> None:
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [(secret, detector)], found
+
+
+def test_review_s44b_a_template_placeholder_is_not_removed_elsewhere() -> None:
+    """`__PASSWORD__` in a header-less INI template was redacted, then removed from every
+    other message of the session: an unrelated sed command lost it."""
+    template = "host = __HOST__\npassword = __PASSWORD__\n"
+    deploy = 'sed -i "s/__PASSWORD__/$DB_PASSWORD/" template.ini  # replace __PASSWORD__\n'
+    assert scan(template) == [] and scan(deploy) == []
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "\n>\n> Thanks Bob\n> see you at the meeting about the budget\n> Alice\n\nMy reply",
+        "\n> Thanks Bob\n> Alice\n\nMy reply here: ok",
+        "\n>\n> Alice\n",
+    ],
+)
+def test_review_s44b_a_quoted_cut_off_key_leaves_the_quoted_reply(after: str) -> None:
+    """A key quoted line by line (`> `) with no END is taken to its last line of key data:
+    the quoted prose after it, and the reply after a blank line, stay (the cut-off block ran
+    to the end of the text, 530 of 532 characters)."""
+    body = base64.b64encode(random.Random(12).randbytes(288)).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    key = "> -----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(f"> {ln}" for ln in lines)
+    text = key + after
+    found = [(f.start, f.end, f.detector) for f in scan(text)]
+    assert found == [(2, len(key), "private-key")], [text[s:e] for s, e, _ in found]
