@@ -260,7 +260,11 @@ def _as_nobody() -> list[str]:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.skip("running as root without setpriv: no folder is read-only")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    check = subprocess.run([*prefix, sys.executable, "-c", "import exporter"], capture_output=True)
+    if check.returncode != 0:  # a checkout under a private folder (mktemp -d): see below
+        pytest.skip("the package cannot be read by an ordinary user here")
+    return prefix
 
 
 def test_export_all_names_the_folder_that_cannot_be_written() -> None:
@@ -294,6 +298,24 @@ def test_export_all_names_the_folder_that_cannot_be_written() -> None:
     finally:
         os.chmod(base / "work" / "ro", 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_site_folder_whose_parent_cannot_be_written_names_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same message where no ordinary user can run the package (a root run in a private
+    folder): the parent is taken as read-only."""
+    from exporter.cli import CliError
+    from exporter.export_cli import _check_site_folder
+
+    (tmp_path / "ro").mkdir()
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != tmp_path / "ro")
+    with pytest.raises(CliError) as raised:
+        _check_site_folder(tmp_path / "ro" / "site")
+    said = f"-o {tmp_path}/ro/site: cannot make the folder: cannot write in {tmp_path}/ro"
+    assert raised.value.format_message() == said
+    assert raised.value.exit_code == 2
+    _check_site_folder(tmp_path / "site")  # a writable parent: no error
 
 
 # --- 18: options with no effect; watch - ---------------------------------------------------
