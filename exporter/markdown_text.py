@@ -33,10 +33,13 @@ _TAG_START = re.compile(r"<(?=[A-Za-z/!?])|!(?=\[)")
 
 def shown(text: str) -> str:
     """Session text as a reader may see it: lone surrogates as U+FFFD, terminal codes
-    dropped, hidden controls as signs, hidden tag text decoded. Every helper here starts
-    with it, so what it decodes (``<img …>`` spelled in tag characters) is then escaped
-    or fenced like any other text."""
-    return plain_text_shown(replace_surrogates(text))
+    dropped, hidden controls as signs, hidden tag text decoded, and every line ending a
+    ``\n``. Every helper here starts with it, so what it decodes (``<img …>`` spelled in
+    tag characters) is then escaped or fenced like any other text. A lone ``\r`` ends a
+    line for a Markdown renderer too: left in, it took a label out of its code span (as
+    live HTML) and put the parser's line numbers out of step with ours (a crash)."""
+    text = plain_text_shown(replace_surrogates(text))
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def escaped(text: str) -> str:

@@ -399,3 +399,30 @@ def test_a_skill_wrapper_reads_as_the_page_shows_it() -> None:
     assert quote.startswith(">") and all(line.startswith(">") for line in lines), lines
     assert "> Use pdftotext." in lines
     assert after.split("\n\n")[-1] != "" and "\n\nplease convert the file\n" in skill
+
+
+def test_a_lone_carriage_return_ends_a_line_as_a_renderer_reads_it() -> None:
+    """A lone "\\r" is a line ending to a Markdown renderer: in a message it crashed the
+    export (markdown-it's line numbers and ours disagreed: IndexError), and in a label or a
+    model name it ended the code span, so `<img onerror>` and "# owned" became live HTML
+    and a heading (Markdown review 2026-12-04)."""
+    hostile = "<img src=x onerror=alert(1)>\r# owned"
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-06-01T10:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:01:00Z",
+         "message": {"role": "user", "content": "first\r```\rcode\r# heading\rlast"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-06-01T10:02:00Z",
+         "message": {"role": "assistant", "provider": "p", "model": hostile,
+                     "content": [{"type": "text", "text": "## Title\rbody\r\r- item"}]}},
+        {"type": "label", "id": "l1", "parentId": "a1", "timestamp": "2025-06-01T10:03:00Z",
+         "targetId": "u1", "label": hostile},
+    ]  # fmt: skip
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+    markdown = session_markdown(parse_session_bytes(data))
+    assert "\r" not in markdown
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    assert "<img" not in html and "<h1>owned" not in html
+    assert "<h1" in html and html.count("<h1") == 1, "only the document's own title"
+    assert "onerror=alert(1)&gt;" in html, "shown, as text"
+    assert "first" in markdown and "last" in markdown and "- item" in markdown
