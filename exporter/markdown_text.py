@@ -26,9 +26,11 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~")
 #: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline)
 _MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
-#: A ``<`` that would open a tag, a comment, a declaration or an autolink; a ``![`` that
-#: would open an image (a viewer would load it: as on the page, it stays a link).
-_TAG_START = re.compile(r"<(?=[A-Za-z/!?])|!(?=\[)")
+#: A ``<`` that would open a tag, a comment, a declaration or an autolink but a web or mail
+#: one (``<https://…>`` escaped was linked by GitHub with a "%3E" tail; its scheme is safe,
+#: and the look to its ">" stops at the next "<": linear); a ``![`` that would open an
+#: image (a viewer would load it: as on the page, it stays a link).
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>]*>)|!(?=\[)")
 
 
 def shown(text: str) -> str:

@@ -426,3 +426,13 @@ def test_a_lone_carriage_return_ends_a_line_as_a_renderer_reads_it() -> None:
     assert "<h1" in html and html.count("<h1") == 1, "only the document's own title"
     assert "onerror=alert(1)&gt;" in html, "shown, as text"
     assert "first" in markdown and "last" in markdown and "- item" in markdown
+
+
+def test_a_web_autolink_stays_a_link() -> None:
+    """`<https://…>` was escaped to "&lt;https://…>": GitHub then linked the address with a
+    "%3E" tail, a 404 (Markdown review 2026-12-04). Only web and mail schemes stay links."""
+    said = prose("See <https://example.com/a?b=c> and <HTTP://x.org>, not <javascript:alert(1)>.")
+    html = MarkdownIt("commonmark", {"html": True}).render(said)
+    assert '<a href="https://example.com/a?b=c">' in html and '<a href="HTTP://x.org">' in html
+    assert "javascript:" not in html.split("&lt;javascript")[0] and "&lt;javascript:" in html
+    assert prose("<div>x</div> <https://a.b") == "&lt;div>x&lt;/div> &lt;https://a.b"
