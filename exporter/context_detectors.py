@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from exporter.detector_base import Detector, Span
 from exporter.secret_heuristics import (
-    _ANOTHER_THING,
+    ANOTHER_THING,
     FOREIGN_PASSWORD_NAMES,
     PLAIN_WORD,
     is_placeholder,
@@ -519,7 +519,7 @@ _IDENTIFIER_VALUE = re.compile(
 )
 #: What a config's password line names instead of a password (where it is kept, how it is
 #: asked for), or what code assigns to `password` (a module, a function, a variable)
-_NOT_A_PASSWORD_WORDS = _ANOTHER_THING | frozenset((
+_NOT_A_PASSWORD_WORDS = ANOTHER_THING | frozenset((
     "vault", "keychain", "keyring", "keystore", "inherit", "inherited", "encrypted",
     "plain", "plaintext", "sslmode", "none", "null", "nil", "true", "false", "yes", "no",
     "on", "off", "default", "auto", "ask", "stdin", "environ", "environment", "unset", "empty",

@@ -169,8 +169,7 @@ class RedisPasswordDetector(Detector):
                             continue
                 if value[0] == "-":
                     continue  # `--requirepass --appendonly yes`: the next flag
-                line_start = text.rfind("\n", max(0, at - 80), at) + 1
-                before = text[max(line_start, at - 80) : at]
+                before = _line_before(text, at)
                 if before.lstrip().startswith("#"):
                     continue  # redis.conf's own example, `# requirepass foobared`
                 config = self._config_lead.fullmatch(before) is not None
@@ -183,9 +182,7 @@ class RedisPasswordDetector(Detector):
         if "auth-pass" in lower:
             for match in self._sentinel.finditer(text):
                 value = match["v"]
-                line_start = text.rfind("\n", max(0, match.start() - 80), match.start()) + 1
-                before = text[max(line_start, match.start() - 80) : match.start()]  # (no line
-                if before.lstrip().startswith("#"):  # break: 80 characters, not the whole text)
+                if _line_before(text, match.start()).lstrip().startswith("#"):
                     continue  # sentinel.conf's own example
                 master = (match["m"] or match["sm"]).lower()
                 if master in _PROSE_WORDS or master in _DETERMINERS:
@@ -248,6 +245,13 @@ _ACL_WORDS = frozenset((
 _ACL_RULE_STARTS = frozenset("~%&+-<#!(")
 #: One rule, its quotes apart (`'>p@ss'` given to redis-cli)
 _ACL_TOKEN = re.compile(r"[ \t]+([\"']?)(?P<w>[^\s\"']+)\1(?=\s|$)")
+
+
+def _line_before(text: str, at: int) -> str:
+    """What stands before ``at`` on its line, 80 characters at most: a line with no break
+    is not read back to the text's start for every candidate (that was quadratic)."""
+    line_start = text.rfind("\n", max(0, at - 80), at) + 1
+    return text[max(line_start, at - 80) : at]
 
 
 #: Where an unquoted flow list's item ends: `[redis-server, --requirepass, X]`

@@ -174,7 +174,7 @@ def name_strength(name: str) -> str | None:
     """
     words = _name_words(name)
     strength = _strength(words)
-    if strength is None and len(words) > 1 and words[-1] not in _ANOTHER_THING:
+    if strength is None and len(words) > 1 and words[-1] not in ANOTHER_THING:
         # one more word of any kind after a secret's name (DB_PASSWORD_REPLICA, API_KEY_ADMIN,
         # STRIPE_SECRET_EU): the qualifiers above are not all there are
         before = _strength(words[:-1])
@@ -210,7 +210,7 @@ _NOT_A_SECRET_KIND = _words(
 
 # A word after a secret's name that makes it name something else: where the secret is kept,
 # how it is checked or shown, when it expires (PASSWORD_FILE, TOKEN_URL, SECRET_NAME).
-_ANOTHER_THING = _words(
+ANOTHER_THING = _words(
     "file files path paths dir folder location length len min max policy policies hash hashed "
     "hasher salt rounds iterations id ids name names type kind format url uri endpoint host "
     "header headers field fields prompt hint label regex pattern enabled enable disabled "
