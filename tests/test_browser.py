@@ -1953,6 +1953,25 @@ def test_phone_shows_the_cost_of_each_usage_row(
     clean(view)
 
 
+def test_a_usage_table_s_model_name_wraps_only_after_its_slash_on_a_phone(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On a phone the Model column read "anthropic/" over "claude-" over "sonnet-4-" over "5":
+    four lines a row. The name now wraps after its "/" only (visual review 2026-12-04)."""
+    page = view.open(published[BRANCHED], viewport=PHONE, is_mobile=True)
+    names = page.eval_on_selector_all(
+        "#usage .tables tbody th[scope=row]",
+        """cells => cells.filter(c => c.textContent.includes("/")).map(c => {
+             const parts = [...c.querySelectorAll("span")];
+             return [c.textContent, parts.map(p => p.getClientRects().length)]; })""",
+    )
+    assert any(name == "anthropic/claude-sonnet-4-5" for name, _ in names), names
+    for name, lines_per_part in names:
+        assert len(lines_per_part) == name.count("/") + 1, (name, lines_per_part)
+        assert all(lines == 1 for lines in lines_per_part), (name, lines_per_part)
+    clean(view)
+
+
 def test_a_long_pasted_prompt_opens_on_its_first_screen(
     view: Viewer, page_server: PageServer
 ) -> None:
