@@ -55,7 +55,7 @@
   var search = $("#tree-search"), status = $("#tree-status");
   var statusText = status ? ($(".st-default", status) || status).textContent : "";  // Default's line
   var allText = status && status.getAttribute("data-all") || statusText;  // nothing hidden under All
-  var tree = $("#tree"), rows = $all("#tree li:not(.sub):not(.chunk)"), texts = [];
+  var tree = $("#tree"), rows = $all("#tree li:not(.sub):not(.chunk)"), texts = [], owns = [];
   show(search);
   // What a search looks through: the session's own words, not the page's labels around
   // them (entry headers, usage footers, "N more lines", badges, another entry quoted in a
@@ -119,9 +119,10 @@
     }
     return sameOutput.get(root) || [];
   }
-  function rowText(row) {
+  // What a row's entry holds beyond the row's own words (folded for search)
+  function insideText(row) {
     var a = $("a", row), el = a ? doc.getElementById(a.getAttribute("href").slice(1)) : null;
-    var text = row.textContent + "\n" + (el ? contentText(el) : "");
+    var text = "\n" + (el ? contentText(el) : "");
     // an output shown once and linked from its repeats is found from each of them
     if (el) sameOutputOf(el).forEach(function (link) {
       var shown = doc.getElementById(link.getAttribute("href").slice(1));
@@ -133,7 +134,11 @@
   // key does not wait for the whole page (~0.7 s on 10,000 entries); a search that comes
   // sooner reads the rest at once.
   function readRows(more) {
-    while (texts.length < rows.length && more()) texts.push(rowText(rows[texts.length]));
+    while (texts.length < rows.length && more()) {
+      var own = fold(rows[texts.length].textContent);
+      owns.push(own.length);  // where the row's own words end: a match past it is "in text"
+      texts.push(own + insideText(rows[texts.length]));
+    }
   }
   search.addEventListener("focus", function readSome() {
     var until = performance.now() + 12;
@@ -170,9 +175,13 @@
     if (terms.length) readRows(function () { return true; });  // a filter change alone needs no text
     var hits = [];
     for (var i = 0; i < rows.length; i++) {
-      var hit = true;
-      for (var j = 0; j < terms.length && hit; j++) hit = texts[i].indexOf(terms[j]) !== -1;
+      var hit = true, inside = false;
+      for (var j = 0; j < terms.length && hit; j++) {
+        var at = texts[i].indexOf(terms[j]);
+        hit = at !== -1; inside = inside || at > owns[i];
+      }
       rows[i].classList.toggle("search-miss", !hit);
+      rows[i].classList.toggle("search-inside", hit && inside);  // not in the row's words
       if (hit) hits.push(rows[i]);
     }
     var chosen = $("input.flt:checked"), filter = chosen ? chosen.id : "flt-all";

@@ -658,6 +658,34 @@ def test_search_reads_the_entries_not_only_the_outline(
     clean(view)
 
 
+def test_a_row_found_only_inside_its_entry_says_so(view: Viewer, published: dict[str, str]) -> None:
+    """A row whose own words hold the term shows it marked; one found only by the entry's
+    text showed nothing that matched and read as a wrong hit. It says "in text" now, the
+    rows with the term in view do not, and clearing the search takes the cue away."""
+    page = view.open(published[LARGE])
+    page.keyboard.press("/")
+    page.keyboard.type("selector")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(200)
+    rows = page.eval_on_selector_all(
+        "#tree li:not(.sub):not(.search-miss)",
+        """rows => rows.map(r => [r.querySelector("a").textContent.toLowerCase(),
+             r.classList.contains("search-inside"),
+             getComputedStyle(r.querySelector("a"), "::after").content])""",
+    )
+    inside = [text for text, cue, _ in rows if cue]
+    in_view = [text for text, cue, _ in rows if not cue]
+    assert inside and in_view, rows
+    assert all("selector" not in text for text in inside), inside
+    assert all("selector" in text for text in in_view), in_view
+    assert {after for _, cue, after in rows if cue} == {'"in text"'}
+    assert {after for _, cue, after in rows if not cue} == {"none"}
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(300)
+    assert page.locator("#tree li.search-inside").count() == 0
+    clean(view)
+
+
 def test_search_finds_an_output_shown_once_from_its_repeats(
     view: Viewer, published: dict[str, str]
 ) -> None:
