@@ -3211,6 +3211,57 @@ def test_the_search_field_can_be_seen_and_its_placeholder_read(
     clean(view)
 
 
+def test_every_syntax_token_has_its_style_s_colour_in_each_theme(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The token colours are one rule per look and one variable per theme: each of the ~80
+    Pygments classes, in a highlighted block and in a Markdown fence, must still get its
+    style's colour, weight and slant in light, a chosen dark theme, the system's dark and
+    print (light)."""
+    from exporter.render import pygments_css as colours
+
+    light = colours._colours(colours.LIGHT_STYLE, colours.LIGHT_CODE_BG)
+    dark = colours._colours(colours.DARK_STYLE, colours.DARK_CODE_BG)
+    classes = sorted(set(light) | set(dark))
+    page = view.open(published[SAMPLER])
+    page.evaluate(
+        """classes => { for (const holder of ["hl", "code"]) {
+             const box = document.createElement("pre");
+             box.className = holder; box.id = "tokens-" + holder;
+             for (const c of classes) { const s = document.createElement("span");
+               s.className = c; s.textContent = c; box.append(s); }
+             document.querySelector("main").append(box); } }""",
+        classes,
+    )
+    read = """holder => {
+      const plain = getComputedStyle(document.getElementById("tokens-" + holder)).color;
+      return [...document.querySelectorAll("#tokens-" + holder + " span")].map(s => {
+        const c = getComputedStyle(s); return [s.className, c.color === plain ? "" : c.color,
+          c.fontWeight === "700", c.fontStyle === "italic"]; }); }"""
+
+    def rgb(colour: str) -> str:
+        return "rgb({}, {}, {})".format(*(int(colour[i : i + 2], 16) for i in (1, 3, 5)))
+
+    def expected(theme: dict[str, tuple[str, bool, bool]]) -> list[list[object]]:
+        rows = []
+        for css in classes:
+            _, bold, italic = light.get(css) or dark[css]
+            rows.append([css, rgb(theme[css][0]) if css in theme else "", bold, italic])
+        return rows
+
+    for holder in ("hl", "code"):
+        assert page.evaluate(read, holder) == expected(light), holder
+    page.evaluate("document.documentElement.setAttribute('data-theme', 'dark')")
+    for holder in ("hl", "code"):
+        assert page.evaluate(read, holder) == expected(dark), holder
+    page.evaluate("document.documentElement.removeAttribute('data-theme')")
+    page.emulate_media(color_scheme="dark")
+    assert page.evaluate(read, "hl") == expected(dark)
+    page.emulate_media(media="print")
+    assert page.evaluate(read, "hl") == expected(light)
+    clean(view)
+
+
 def test_forced_colours_still_show_the_active_filter_and_the_chart_key(
     view: Viewer, published: dict[str, str]
 ) -> None:

@@ -642,6 +642,8 @@ def test_syntax_colours_are_readable_in_both_themes_and_print_light() -> None:
     css = colours.pygments_css()
     dark_blocks = [line for line in css.splitlines() if "data-theme" in line]
     assert dark_blocks and all(line.startswith("@media screen") for line in dark_blocks)
+    # one rule and one variable per look, not per token class: 7.4 KB in every page before
+    assert len(css.encode("utf-8")) <= 4_300, len(css)
 
 
 def test_branch_previews_name_a_skill_instead_of_showing_its_xml() -> None:
