@@ -2487,6 +2487,36 @@ CURRENT_ROW_IN_VIEW = """(() => {
   return [row.querySelector('a').getAttribute('href'), inside]; })()"""
 
 
+@pytest.mark.parametrize(("fixture", "viewport"), [(SAMPLER, None), (LARGE, PHONE)])
+def test_the_script_lays_nothing_out_while_the_page_loads(
+    view: Viewer, published: dict[str, str], fixture: str, viewport: dict[str, int] | None
+) -> None:
+    """The floating outline link read scrollY at start-up, which laid the whole page out
+    while it was still being read in: 27 of the script's 30 ms on every-entry-type, all of
+    it before the load event. Opened at its top, the page's script forces no style or layout
+    pass (Chromium's trace marks a forced one with the script's stack)."""
+    context = view.context(**({"viewport": viewport, "is_mobile": True} if viewport else {}))
+    page = context.new_page()
+    view.browser.start_tracing(
+        page=page,
+        categories=["devtools.timeline", "disabled-by-default-devtools.timeline.stack"],
+    )
+    page.goto(published[fixture])
+    page.wait_for_timeout(300)
+    events = json.loads(view.browser.stop_tracing())["traceEvents"]
+    passes = [e for e in events if e.get("name") in ("Layout", "UpdateLayoutTree")]
+    assert any(e["name"] == "Layout" for e in passes)  # the trace holds the page's layout
+    forced = [
+        e["args"]["beginData"]["stackTrace"][0]
+        for e in passes
+        if (e.get("args", {}).get("beginData") or {}).get("stackTrace")
+    ]
+    assert not forced, forced
+    # ... and the link it placed is aside at the top, as before
+    if viewport:
+        assert "away" in (page.get_attribute(".to-outline", "class") or "")
+
+
 @pytest.mark.parametrize("js", [True, False])
 def test_phone_floating_link_leads_back_to_the_outline(
     view: Viewer, published: dict[str, str], js: bool
