@@ -209,6 +209,26 @@ def existing_sessions_dir(_ctx: click.Context, _param: click.Parameter, value: s
 SESSIONS_DIR_TYPE = click.Path(path_type=str)
 
 
+def project_folder(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """--cwd as every command takes it: an absolute path, ``~`` expanded as --sessions-dir's
+    is (``--cwd=~/p`` reaches us unexpanded), relative to this folder. A folder that is gone
+    is fine (a deleted project's sessions); a file is a usage error, and so is an empty
+    value (``--cwd "$DIR"`` with DIR unset), which `stats --all` and `export --all` took
+    for every project and `list`, `search` and `publish` for this folder."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise CliError("--cwd is empty: give a project folder", 1)
+    place = os.path.abspath(os.path.expanduser(value))
+    if os.path.exists(place) and not os.path.isdir(place):
+        raise CliError(f"--cwd: {value} is a file, not a project folder", 1)
+    return place
+
+
+#: --cwd's type: checked by :func:`project_folder`, not by click (which saw no ``~``).
+CWD_TYPE = click.Path(path_type=str)
+
+
 SESSIONS_DIR_HELP = (
     "Folder of Pi sessions (default: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions;"
     " ~/.claude/projects for Claude Code's, ~/.codex/sessions for Codex's)."

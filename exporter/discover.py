@@ -47,6 +47,8 @@ from exporter.session import CONVERTED_KINDS, TITLE_CHARS, Session, parse_time, 
 from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
+#: What a command that reads one session says after "no Pi sessions" for SESSION left out.
+PASS_A_SESSION = "pass a SESSION file or id, or --demo"
 
 
 class SessionLookupError(LookupError):
@@ -105,7 +107,10 @@ def other_agents_hint(sessions_dir: str | os.PathLike[str] | None, cwd: str | No
     codex_root = codex_sessions_dir()
     try:
         if cwd is not None:
-            found = any((claude / claude_encode_cwd(os.path.abspath(cwd))).glob("*.jsonl"))
+            found = any(
+                any((claude / claude_encode_cwd(here)).glob("*.jsonl"))
+                for here in _project_paths(cwd)
+            )
         else:
             found = any(claude.glob("*/*.jsonl"))
         if found:
@@ -144,10 +149,11 @@ def no_sessions_said(
     since: str | None = None,
 ) -> str:
     """The "no Pi sessions for <cwd> under <folder>" line, said one way by every command
-    that finds none (``list``, ``stats --all``, ``search``, ``export --all``), with the
-    sessions other agents have there, and other projects' with ``then`` (what to do;
-    ``{them}`` is "it" or "them"). ``since``: only sessions active since then were wanted
-    (the moment, as said)."""
+    that finds none (``list``, ``stats``, ``search``, ``export``, ``redact``, ``share``,
+    ``watch``, ``publish``, ``--pick``; SESSION left out too), with the sessions other
+    agents have there, and other projects' with ``then`` (what to do; ``{them}`` is "it"
+    or "them"). ``since``: only sessions active since then were wanted (the moment, as
+    said); ``cwd`` None: any project."""
     root = sessions_root(sessions_dir)
     where = "any project" if cwd is None else cwd
     text = f"no Pi sessions for {where} under {root}"
@@ -177,8 +183,7 @@ def session_files(
     if codex_days:  # Codex's sessions/YYYY/MM/DD/ (a project's: told by each file's header)
         folders = [*codex_days, root]
     elif cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
-        here = os.path.abspath(cwd)
-        folders = [root / encode_cwd(here), root / claude_encode_cwd(here)]
+        folders = [root / encode(here) for here in _project_paths(cwd) for encode in _FOLDER_NAMES]
     else:
         folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
         if root.is_dir():
@@ -209,9 +214,26 @@ def session_files(
                 by_file[key] = (info.st_mtime, path)
     files = sorted(by_file.values(), key=lambda item: (-item[0], str(item[1])))
     if codex_days and cwd is not None:
-        here = os.path.abspath(cwd)
-        return [path for _, path in files if codex.session_cwd(path) == here]
+        heres = _project_paths(cwd)
+        return [path for _, path in files if codex.session_cwd(path) in heres]
     return [path for _, path in files]
+
+
+#: The names a project's folder has under a sessions folder: Pi's, Claude Code's.
+_FOLDER_NAMES = (encode_cwd, claude_encode_cwd)
+
+
+def _project_paths(cwd: str) -> list[str]:
+    """A project folder as an agent records it: the path as given (absolute) and, when a
+    symbolic link is on it, the real path too. Pi, Claude Code and Codex record the
+    process's working folder, which is the real path (``cd`` through a link, then ``pi``),
+    so ``--cwd ~/link`` found nothing where running from ``~/link`` found its sessions."""
+    given = os.path.abspath(cwd)
+    try:
+        real = os.path.realpath(given)
+    except (OSError, ValueError):
+        real = given
+    return list(dict.fromkeys((given, real)))
 
 
 #: Codex's folders: sessions/<year>/<month>/<day>/rollout-….jsonl
@@ -296,12 +318,9 @@ def resolve_session_arg(
     cwd = cwd or os.getcwd()
     if session is None:
         latest = session_files(sessions_dir, cwd)
-        if not latest:
-            raise SessionLookupError(
-                f"no Pi sessions for {cwd} under {sessions_root(sessions_dir)}"
-                f"{other_agents_hint(sessions_dir, cwd)}; pass a SESSION file or id, or --demo"
-                + other_projects_hint(sessions_dir, cwd, "`pi-session list --all` shows {them}")
-            )
+        if not latest:  # in the words of every other command, then what to pass instead
+            said = no_sessions_said(sessions_dir, cwd, "`pi-session list --all` shows {them}")
+            raise SessionLookupError(f"{said}; {PASS_A_SESSION}")
         return latest[0]
     if session == "-":  # `cat s.jsonl | pi-session export -`
         if sys.stdin is None or sys.stdin.isatty():

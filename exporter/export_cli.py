@@ -13,10 +13,12 @@ from typing import Any, TypeVar
 import click
 
 from exporter.cli import (
+    CWD_TYPE,
     CliError,
     all_written,
     listed_session_files,
     open_session,
+    project_folder,
     report_diagnostics,
     session_argument,
     write_stdout_bytes,
@@ -160,7 +162,8 @@ def _check_site_folder(target: Path) -> None:
 )
 @click.option(
     "--cwd",
-    type=click.Path(file_okay=False),
+    type=CWD_TYPE,
+    callback=project_folder,
     help="With --all: only this project's sessions; pages of other projects' sessions are "
     "removed from the site.",
 )
@@ -334,8 +337,8 @@ def export_site(
     if since_at is not None:
         files = files_active_since(files, since_at)
         if not files:
-            when = since_said(since or "", since_at)
-            raise CliError(f"no sessions active since {when}; the site was left as it is", 2)
+            said = no_sessions_said(sessions_dir, scope, since=since_said(since or "", since_at))
+            raise CliError(f"{said}; the site was left as it is", 2)
     files = without_skipped(files, selection.skip, sessions_dir, "the site was left as it is")
     plain = policy_changes_nothing(policy)
     options_key, source_mark, public_name = policy.key(), None, None

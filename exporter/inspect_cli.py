@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from exporter.cli import (
+    CWD_TYPE,
     SESSIONS_DIR_HELP,
     SESSIONS_DIR_TYPE,
     CliError,
@@ -20,6 +21,7 @@ from exporter.cli import (
     existing_sessions_dir,
     listed_session_files,
     open_session,
+    project_folder,
     session_argument,
 )
 from exporter.discover import (
@@ -57,7 +59,13 @@ from exporter.usage import (
 
 
 @click.command("list")
-@click.option("--cwd", "cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
+@click.option(
+    "--cwd",
+    "cwd",
+    type=CWD_TYPE,
+    callback=project_folder,
+    help="Project folder (default: .).",
+)
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
 @click.option(
     "--sessions-dir",
@@ -77,7 +85,7 @@ def list_command(
     cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool, since: str | None
 ) -> None:
     """List sessions, newest first, without parsing every message."""
-    if cwd and all_projects:
+    if cwd is not None and all_projects:
         raise CliError("use either --cwd or --all", 1)
     since_at, when = None, None
     if since is not None:
@@ -242,7 +250,8 @@ USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write
 )
 @click.option(
     "--cwd",
-    type=click.Path(file_okay=False),
+    type=CWD_TYPE,
+    callback=project_folder,
     help="With --all: only this project's sessions.",
 )
 @click.option(

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from exporter.cli import CliError, listed_session_files
-from exporter.discover import newest_first, other_agents_hint, scan_summary, sessions_root
+from exporter.discover import newest_first, no_sessions_said, scan_summary
 from exporter.formatting import (
     fmt_cost,
     fmt_int,
@@ -37,9 +37,8 @@ def pick_session(sessions_dir: str | None) -> Path:
     if not files:
         files = listed_session_files(sessions_dir, None)
         where = "any project"
-    if not files:
-        root, hint = sessions_root(sessions_dir), other_agents_hint(sessions_dir, None)
-        raise CliError(f"no Pi sessions for any project under {root}{hint}", 2)
+    if not files:  # as every command says it
+        raise CliError(no_sessions_said(sessions_dir, None), 2)
     with remembered():
         summaries = newest_first(scan_summary(path) for path in files)
     shown = summaries[:PICK_LIMIT]

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from exporter.cli import (
+    CWD_TYPE,
     SESSIONS_DIR_HELP,
     SESSIONS_DIR_TYPE,
     CliError,
@@ -25,16 +26,11 @@ from exporter.cli import (
     existing_sessions_dir,
     listed_session_files,
     named_session_files,
+    project_folder,
 )
-from exporter.discover import (
-    files_active_since,
-    other_agents_hint,
-    other_projects_hint,
-    sessions_root,
-)
-from exporter.formatting import fmt_int, plural, render_table, terminal_text
+from exporter.discover import files_active_since, no_sessions_said
+from exporter.formatting import fmt_int, local_minute, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
-from exporter.loader import is_wide_file
 from exporter.policy import RedactionPolicy
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
@@ -94,21 +90,19 @@ def select_files(
     if sum((bool(sessions), cwd is not None, all_projects)) > 1:
         raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
     if sessions:
-        # hashed, then read again to redact, and named by its file in the dataset
+        # hashed, then read again to redact, and named by its file in the dataset; a gzip
+        # or UTF-16/UTF-32 file is read as the loader reads it and goes up as UTF-8 JSONL
         files = named_session_files(sessions, sessions_dir, "publish needs")
-        wide = [s for s, f in zip(sessions, files, strict=True) if is_wide_file(f)]
-        if wide:  # its header and id are read from the bytes as Pi writes them (UTF-8)
-            raise CliError(
-                f"publish needs session files as Pi writes them; {wide[0]} is UTF-16 or "
-                "UTF-32: `pi-session redact` writes a UTF-8 copy",
-                1,
-            )
     else:
-        scope = None if all_projects else os.path.abspath(cwd or ".")
-        files = listed_session_files(sessions_dir, scope)
+        files = listed_session_files(sessions_dir, _scope(cwd, all_projects))
     if since is not None:
         files = files_active_since(files, since)
     return list(dict.fromkeys(files))
+
+
+def _scope(cwd: str | None, all_projects: bool) -> str | None:
+    """The project whose sessions are published (None: every project's)."""
+    return None if all_projects else os.path.abspath(cwd or os.getcwd())
 
 
 def redaction_line(result: PublishResult) -> str:
@@ -170,7 +164,7 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.command("publish")
 @click.argument("repo_id")
 @click.argument("sessions", nargs=-1)
-@click.option("--cwd", type=click.Path(file_okay=False), help="This project's sessions.")
+@click.option("--cwd", type=CWD_TYPE, callback=project_folder, help="This project's sessions.")
 @click.option("--all", "all_projects", is_flag=True, help="Every session of every project.")
 @click.option(
     "--sessions-dir",
@@ -267,7 +261,7 @@ def publish_command(
     _check_arguments(repo_id, endpoint, prune, sessions, since)
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
-    _refuse_empty_selection(files, since, None if all_projects else (cwd or "."), sessions_dir)
+    _refuse_empty_selection(files, since, _scope(cwd, all_projects), sessions_dir, sessions)
     files = without_skipped(files, skip, sessions_dir, "nothing sent")
     policy = _publish_policy(policy_values)
     report_path = policy_values.get("report")
@@ -312,26 +306,23 @@ def _check_arguments(
 
 
 def _refuse_empty_selection(
-    files: list[Path], since: datetime | None, cwd: str | None, sessions_dir: str | None
+    files: list[Path],
+    since: datetime | None,
+    scope: str | None,
+    sessions_dir: str | None,
+    sessions: tuple[str, ...],
 ) -> None:
-    """An empty selection (most likely the wrong folder) is said with where it looked and
-    what else there is to pick (exit 2), before the dataset is read or created."""
+    """An empty selection (most likely the wrong folder) is said as every command says it,
+    with where it looked and what else there is to pick (exit 2), before the dataset is
+    read or created."""
     if files:
         return
-    if since is not None:
-        raise CliError(f"no sessions active since {since:%Y-%m-%d %H:%M}; nothing sent", 2)
-    root = sessions_root(sessions_dir)
-    scope = None if cwd is None else os.path.abspath(cwd)
-    where = f"in {root}" if scope is None else f"of {scope} in {root}"
-    if not root.is_dir():
-        hint = ": it does not exist"
-    elif scope is None:
-        hint = ""
-    else:
-        hint = other_projects_hint(sessions_dir, scope, "--all publishes every project's")
-        hint = hint or " (--cwd DIR picks another project, --all every one)"
-    hint += other_agents_hint(sessions_dir, scope)
-    raise CliError(f"no sessions {where} to publish{hint}; nothing sent", 2)
+    when = local_minute(since) if since is not None else None
+    if sessions:  # only --since leaves out a session named
+        which = "the session named is not" if len(set(sessions)) == 1 else "no session named is"
+        raise CliError(f"{which} active since {when}; nothing sent", 2)
+    said = no_sessions_said(sessions_dir, scope, "--all publishes {them}", when)
+    raise CliError(f"{said}; nothing sent", 2)
 
 
 def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from exporter.cli import (
+    CWD_TYPE,
     SESSIONS_DIR_HELP,
     SESSIONS_DIR_TYPE,
     CliError,
@@ -19,11 +20,12 @@ from exporter.cli import (
     existing_sessions_dir,
     listed_session_files,
     named_session_files,
+    project_folder,
     warn,
 )
 from exporter.discover import files_active_since, no_sessions_said
 from exporter.formatting import one_line, plural, terminal_text
-from exporter.redact_cli import since_moment
+from exporter.redact_cli import since_moment, since_said
 from exporter.search import Pattern, search_file
 from exporter.workers import results_of
 
@@ -31,7 +33,7 @@ from exporter.workers import results_of
 @click.command("search")
 @click.argument("pattern")
 @click.argument("sessions", nargs=-1, metavar="[SESSION]...")
-@click.option("--cwd", type=click.Path(file_okay=False), help="Project folder (default: .).")
+@click.option("--cwd", type=CWD_TYPE, callback=project_folder, help="Project folder (default: .).")
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
 @click.option(
     "--sessions-dir",
@@ -96,11 +98,13 @@ def search_command(
         raise CliError(no_sessions_said(sessions_dir, scope, "--all searches {them}"), 2)
     older = ""
     if since_at is not None:
+        when = since_said(since or "", since_at)  # the moment: "since 0d" said nothing
         recent = files_active_since(files, since_at)
         if len(recent) < len(files):  # "no matches" alone read as searched and not found
-            older = f" ({plural(len(files) - len(recent), 'session')} not active since {since})"
-        if not recent:
-            raise CliError(f"no sessions to search{older}", 2)
+            left = plural(len(files) - len(recent), "session")
+            older = f"; left out {left} not active since {when}"
+        if not recent:  # said as `list --since` says it ("no matches" would be a lie)
+            raise CliError(_none_since(files, sessions, sessions_dir, scope, when), 2)
         files = recent
     found = results_of(
         files,
@@ -111,6 +115,22 @@ def search_command(
         label="searching",
     )
     _report(list(zip(files, found, strict=True)), limit, as_json, older)
+
+
+def _none_since(
+    files: list[Path],
+    sessions: tuple[str, ...],
+    sessions_dir: str | None,
+    scope: str | None,
+    when: str,
+) -> str:
+    """Why nothing is searched when ``--since`` left every session out."""
+    if sessions and len(files) == 1:
+        return f"the session named is not active since {when}"
+    if sessions:
+        return f"none of the {len(files)} sessions named is active since {when}"
+    older = "1 session there is" if len(files) == 1 else f"{len(files):,} sessions there are"
+    return f"{no_sessions_said(sessions_dir, scope, since=when)}; {older} older"
 
 
 def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Path]:

@@ -376,3 +376,178 @@ def test_usage_errors_start_lower_case_as_the_others_do(home: Home) -> None:
         result = home.run(*args)
         assert result.code == 1, result.stderr
         assert _error(result).startswith(start), result.stderr
+
+
+# --- helper 133: one "no Pi sessions"; publish and UTF-16; --cwd read one way ------------------
+
+
+#: The commands that read one session, SESSION left out: this folder's latest.
+ONE_SESSION_COMMANDS = (["stats"], ["export"], ["redact"], ["share", "--dry-run"], ["watch"])
+
+
+def test_a_command_without_session_says_no_sessions_as_the_others_do(
+    home: Home, fake_hub: FakeHub
+) -> None:
+    """SESSION left out in a folder without sessions built its own line (the hint to pass a
+    SESSION in the middle, "(it does not exist)" never said), and `publish` said "no
+    sessions of DIR in FOLDER to publish": one helper's words now, then what to do."""
+    here, root = str(home.work.resolve()), str(home.sessions)
+    for command in ONE_SESSION_COMMANDS:
+        result = home.run(*command, timeout=60)
+        assert result.code == 2, (command, result.stderr)
+        assert _error(result) == (
+            f"no Pi sessions for {here} under {root}; 1 session of another project is there: "
+            "`pi-session list --all` shows it; pass a SESSION file or id, or --demo"
+        ), command
+    hub = ("--endpoint", fake_hub.url, "--token", TOKEN, "--dry-run")
+    published = home.run("publish", "alice/none", *hub)
+    assert published.code == 2, published.stderr
+    assert _error(published) == (
+        f"no Pi sessions for {here} under {root}; 1 session of another project is there: "
+        "--all publishes it; nothing sent"
+    )
+    everywhere = home.run("publish", "alice/none", "--all", "--sessions-dir", str(home.work), *hub)
+    assert _error(everywhere) == f"no Pi sessions for any project under {home.work}; nothing sent"
+    assert fake_hub.requests == [] and not list(home.work.iterdir())
+    # no sessions folder yet (Pi installed, never run): said so, by every command alike
+    (home.base / "fresh-agent").mkdir()
+    home.env["PI_CODING_AGENT_DIR"] = str(home.base / "fresh-agent")
+    gone = str(home.base / "fresh-agent" / "sessions")
+    for command in [*ONE_SESSION_COMMANDS, ["export", "--pick"]]:
+        result = home.run(*command, timeout=60)
+        assert result.code == 2, (command, result.stderr)
+        said = _error(result)
+        assert said.startswith("no Pi sessions for "), (command, said)
+        assert f"under {gone} (it does not exist)" in said, (command, said)
+    listed = home.run("list")
+    assert listed.code == 0 and f"under {gone} (it does not exist)" in listed.stderr
+
+
+def test_since_emptying_a_batch_is_said_as_list_says_it(home: Home, fake_hub: FakeHub) -> None:
+    """`export --all` and `publish` said "no sessions active since ..." in words of their
+    own (publish: in UTC's format, without the relative value given); `list` says where."""
+    root = str(home.sessions)
+    hub = ("--endpoint", fake_hub.url, "--token", TOKEN, "--dry-run")
+    pattern = (
+        rf"no Pi sessions for any project under {re.escape(root)} active since "
+        r"\d{4}-\d\d-\d\d \d\d:\d\d\b"
+    )
+    for command, then in (
+        (["list", "--all"], None),
+        (["export", "--all", "-o", "site"], "; the site was left as it is"),
+        (["publish", "alice/late", "--all", *hub], "; nothing sent"),
+        (["search", "x", "--all"], "; 1 session there is older"),
+    ):
+        result = home.run(*command, "--since", "1d")
+        said = result.stderr.strip() if then is None else _error(result)
+        assert re.fullmatch(
+            ("pi-session: " if then is None else "")
+            + pattern
+            + r"(?: \(1d\))?"
+            + re.escape(then or ""),
+            said,
+        ), (command, result.stderr)
+        assert result.code == (0 if then is None else 2), command
+    named = home.run("publish", "alice/late", str(home.session), *hub, "--since", "2999-01-01")
+    assert named.code == 2
+    assert _error(named) == "the session named is not active since 2999-01-01 00:00; nothing sent"
+    assert fake_hub.requests == [] and not (home.work / "site").exists()
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_publish_takes_a_utf16_or_utf32_session_and_uploads_it_as_utf8(
+    home: Home, fake_hub: FakeHub, encoding: str
+) -> None:
+    """`publish wide.jsonl` was refused ("publish needs session files as Pi writes them")
+    while export and stats read the file, and one found in the sessions folder was filed by
+    its mtime with no id. The dataset gets UTF-8 JSONL as Pi writes it, filed by its header,
+    the same bytes as the UTF-8 file gives; the input stays as it was."""
+    text = FIXTURE.read_text(encoding="utf-8")
+    wide_bytes = ("\ufeff" + text).encode(encoding)  # -be codecs write no mark of their own
+    assert wide_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") or wide_bytes[:4] == b"\x00\x00\xfe\xff"
+    hub = ("--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1")
+    plain = home.work / "plain.jsonl"
+    plain.write_text(text, encoding="utf-8")
+    assert home.run("publish", "alice/plain", str(plain), *hub).code == 0
+    expected = fake_hub.files("alice/plain")["sessions/2026-11/plain.jsonl"]
+
+    named = home.work / "plain-wide" / "plain.jsonl"  # its dataset name as the UTF-8 copy's
+    named.parent.mkdir()
+    named.write_bytes(wide_bytes)
+    for run in range(2):
+        result = home.run("publish", "alice/named", str(named), *hub)
+        assert result.code == 0, result.stderr
+        assert _published(fake_hub, "alice/named") == {"sessions/2026-11/plain.jsonl"}
+        if run:
+            assert "0 added, 0 updated, 0 removed, 1 unchanged" in result.stdout
+    uploaded = fake_hub.files("alice/named")["sessions/2026-11/plain.jsonl"]
+    assert uploaded == expected and not uploaded.startswith(b"\xef\xbb\xbf")
+    rows = fake_hub.files("alice/named")["index.jsonl"].decode("utf-8").splitlines()
+    assert [json.loads(row)["id"] for row in rows] == ["01a229f4-9ff2-7641-920f-f99cb5e24cb7"]
+    assert named.read_bytes() == wide_bytes  # never rewritten
+
+    found = home.session  # saved again as UTF-16 in Pi's own folder, its mtime years later
+    found.write_bytes(wide_bytes)
+    os.utime(found, (1_600_000_000, 1_600_000_000))  # 2020-09
+    for _ in range(2):
+        result = home.run("publish", "alice/found", "--all", *hub)
+        assert result.code == 0, result.stderr
+        assert _published(fake_hub, "alice/found") == {f"sessions/2026-11/{PI_NAME}"}
+    assert found.read_bytes() == wide_bytes
+
+
+def _project_home(home: Home) -> tuple[Path, Path]:
+    """A session of a project in the fake home, ``~/proj``, and a symbolic link to it."""
+    project = home.base / "home" / "proj"
+    project.mkdir(parents=True)
+    folder = home.sessions / encode_cwd(str(project))
+    folder.mkdir()
+    shutil.copyfile(FIXTURE, folder / PI_NAME.replace("01a229f4", "02b229f4"))
+    link = home.base / "link-to-proj"
+    link.symlink_to(project, target_is_directory=True)
+    return project, link
+
+
+def _cwd_commands(fake_hub: FakeHub) -> list[list[str]]:
+    hub = ["--endpoint", fake_hub.url, "--token", TOKEN, "--dry-run", "-j", "1"]
+    return [
+        ["list"],
+        ["search", "dimgray"],
+        ["stats", "--all"],
+        ["export", "--all", "-o", "site"],
+        ["publish", "alice/cwd", *hub],
+    ]
+
+
+def test_cwd_takes_a_tilde_and_a_symbolic_link_in_every_command(
+    home: Home, fake_hub: FakeHub
+) -> None:
+    """`--cwd=~/proj` (no shell expands that `~`) looked for <here>/~/proj, though
+    --sessions-dir expands it; `--cwd LINK` to the project found none of the sessions Pi
+    filed under its real path (running from LINK found them: the working folder is real)."""
+    project, link = _project_home(home)
+    for given in ("--cwd=~/proj", f"--cwd={link}", f"--cwd={link}/"):
+        for command in _cwd_commands(fake_hub):
+            result = home.run(*command, given)
+            assert result.code == 0, (given, command, result.stderr)
+            assert "no Pi sessions" not in result.stderr, (given, command)
+        shutil.rmtree(home.work / "site")
+    report = home.run("stats", "--all", "--cwd=~/proj", "--json")
+    assert json.loads(report.stdout)["cwd"] == str(project)
+    assert json.loads(report.stdout)["sessions_read"] == 1
+
+
+def test_an_empty_cwd_or_a_file_is_a_usage_error_in_every_command(
+    home: Home, fake_hub: FakeHub
+) -> None:
+    """`--cwd ""` (a script's unset variable) meant every project to `stats --all` and
+    `export --all`, this folder to `list`, `search` and `publish`; a file was click's
+    message. Both are one usage error now (exit 1), the same in every command."""
+    for command in _cwd_commands(fake_hub):
+        empty = home.run(*command, "--cwd", "")
+        assert empty.code == 1, (command, empty.stderr)
+        assert _error(empty) == "--cwd is empty: give a project folder", command
+        a_file = home.run(*command, "--cwd", str(home.session))
+        assert a_file.code == 1, (command, a_file.stderr)
+        assert _error(a_file) == f"--cwd: {home.session} is a file, not a project folder"
+    assert not (home.work / "site").exists() and fake_hub.requests == []

@@ -16,6 +16,7 @@ from exporter.discover import (
     agent_dir,
     demo_session_path,
     encode_cwd,
+    no_sessions_said,
     resolve_session_arg,
     scan_summary,
     session_files,
@@ -115,6 +116,20 @@ def test_session_files_per_project_and_all_newest_first(tree: dict) -> None:
     ]
     assert session_files(tree["root"], "/nowhere") == []
     assert session_files(tree["root"] / "missing") == []
+
+
+def test_a_project_reached_through_a_symbolic_link_finds_its_sessions(
+    tree: dict, tmp_path: Path
+) -> None:
+    """Pi files a session under its working folder's real path: a project named through a
+    link to it (``--cwd ~/link``) found none, while running from the link found them."""
+    link = tmp_path / "link-to-proj"
+    link.symlink_to(tree["proj"], target_is_directory=True)
+    here = session_files(tree["root"], str(tree["proj"]))
+    assert len(here) == 3
+    assert session_files(tree["root"], str(link)) == here
+    assert session_files(tree["root"], f"{link}/") == here
+    assert resolve_session_arg(None, sessions_dir=tree["root"], cwd=str(link)) == here[0]
 
 
 def test_a_session_linked_into_another_folder_is_listed_once(tree: dict) -> None:
@@ -223,6 +238,11 @@ def test_no_session_is_a_clear_error(tree: dict, tmp_path: Path) -> None:
         resolve_session_arg(None, sessions_dir=tree["root"], cwd=str(empty))
     message = str(error.value)
     assert str(empty) in message and str(tree["root"]) in message and "--demo" in message
+    # in the one helper's words, as every command says it, then what to pass instead
+    said = no_sessions_said(tree["root"], str(empty), "`pi-session list --all` shows {them}")
+    assert message == f"{said}; pass a SESSION file or id, or --demo"
+    others = "6 sessions of other projects are there: `pi-session list --all` shows them"
+    assert said.endswith(f"; {others}")
     with pytest.raises(SessionLookupError, match="no session file or session id matches 'zz'"):
         resolve_session_arg("zz", sessions_dir=tree["root"], cwd=str(empty))
 

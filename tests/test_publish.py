@@ -900,14 +900,18 @@ def test_since_and_session_arguments(fake_hub: FakeHub, corpus: Corpus) -> None:
     assert typo.exit_code == 1 and "7d/12h/2w" in typo.stderr
     assert len(fake_hub.requests) == sent
     future = CliRunner().invoke(cli, ["publish", REPO_ID, *every, "--since", "2999-01-01", *args])
-    assert future.exit_code == 2 and "no sessions active since 2999-01-01" in future.stderr
+    assert future.exit_code == 2, future.output
+    assert f"no Pi sessions for any project under {corpus.root} active since 2999-01-01 00:00" in (
+        future.stderr.replace("\n", " ")
+    )
 
 
 def test_an_empty_selection_says_where_it_looked_and_what_else_there_is(
     fake_hub: FakeHub, small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A review: `publish --all` over an empty folder said "try --all". Each empty
-    selection names the folder it read and offers only what would find something."""
+    selection names the folder it read and offers only what would find something, in the
+    words of every other command."""
     args = ["--endpoint", fake_hub.url, "--token", TOKEN, "--dry-run"]
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -915,7 +919,7 @@ def test_an_empty_selection_says_where_it_looked_and_what_else_there_is(
         cli, ["publish", REPO_ID, "--all", "--sessions-dir", str(empty), *args]
     )
     assert every.exit_code == 2, every.output
-    assert f"no sessions in {empty} to publish; nothing sent" in every.stderr
+    assert f"no Pi sessions for any project under {empty}; nothing sent" in every.stderr
     assert "try --all" not in every.stderr
     nowhere = tmp_path / "nowhere"
     gone = CliRunner().invoke(
@@ -928,8 +932,8 @@ def test_an_empty_selection_says_where_it_looked_and_what_else_there_is(
     here = CliRunner().invoke(cli, ["publish", REPO_ID, "--sessions-dir", str(small.root), *args])
     assert here.exit_code == 2, here.output
     said = here.stderr.replace("\n", " ")
-    assert f"no sessions of {elsewhere} in {small.root} to publish" in said
-    assert "8 sessions of other projects are there: --all publishes every project's" in said
+    assert f"no Pi sessions for {elsewhere} under {small.root}; 8 sessions of other " in said
+    assert "8 sessions of other projects are there: --all publishes them; nothing sent" in said
     assert fake_hub.requests == []
 
 
@@ -1587,11 +1591,13 @@ def test_a_pipe_is_refused_and_a_dry_run_fails_a_named_session(
     assert planned.exit_code == 0, planned.output
     assert "sessions/2026-11/s.jsonl" in planned.stdout and "1 added" in planned.stdout
     assert fake_hub.commits == []
-    # UTF-16 (a review): its header could not be read as written, so the same went up again
+    # UTF-16: read as the loader reads it, filed by its header (tests/test_cli_consistency.py
+    # publishes it and compares the upload with the UTF-8 file's)
     wide = tmp_path / "wide.jsonl"
     wide.write_bytes(fixture_path("pi-branched-1.jsonl").read_text("utf-8").encode("utf-16"))
-    refused = CliRunner().invoke(cli, ["publish", REPO_ID, str(wide), *args])
-    assert refused.exit_code == 1 and "is UTF-16 or UTF-32" in refused.stderr
+    planned = CliRunner().invoke(cli, ["publish", REPO_ID, str(wide), *args, "--dry-run"])
+    assert planned.exit_code == 0, planned.output
+    assert "sessions/2026-11/wide.jsonl" in planned.stdout and "1 added" in planned.stdout
     assert fake_hub.commits == []
     broken = small.root / "broken.jsonl"
     broken.write_bytes(b"not json\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -178,10 +179,45 @@ def test_since_and_unreadable_files(sessions: Path) -> None:
     )
     assert later.exit_code == 2 and later.stdout == ""
     count = len(FIXTURE_FILES) + 1  # with broken.jsonl
-    said = f"no sessions to search ({count} sessions not active since 2099-01-01)"
+    said = (
+        f"no Pi sessions for any project under {sessions} active since 2099-01-01 00:00; "
+        f"{count} sessions there are older"
+    )
     assert said in later.stderr, later.stderr
     some = _search("session", *map(str, FIXTURE_FILES), "--since", "2026-01-01")
-    assert some.stdout and "sessions not active since 2026-01-01)" in some.stderr.splitlines()[-1]
+    assert some.stdout
+    assert "sessions not active since 2026-01-01 00:00" in some.stderr.splitlines()[-1]
+
+
+def test_since_is_said_as_the_moment_it_stands_for(sessions: Path) -> None:
+    """`search --since 1d` said "not active since 1d", in words of its own; the moment is
+    said, as `list --since` says it, then the value as given."""
+    every = ["--all", "--sessions-dir", str(sessions)]
+    moment = r"\d{4}-\d\d-\d\d \d\d:\d\d \(1d\)"
+    none = CliRunner().invoke(cli, ["search", "dimgray", *every, "--since", "1d"])
+    assert none.exit_code == 2 and none.stdout == "", none.output
+    count = len(FIXTURE_FILES)
+    assert re.fullmatch(
+        rf"pi-session: error: no Pi sessions for any project under {re.escape(str(sessions))} "
+        rf"active since {moment}; {count} sessions there are older\n",
+        none.stderr,
+    ), none.stderr
+    # sessions named: none of them is active since then
+    named = CliRunner().invoke(cli, ["search", "dimgray", str(FIXTURE_FILES[0]), "--since", "1d"])
+    assert named.exit_code == 2
+    assert re.fullmatch(
+        rf"pi-session: error: the session named is not active since {moment}\n", named.stderr
+    ), named.stderr
+    # some sessions left out: the summary line says how many, and since when
+    kept = sessions / "--project--" / "now.jsonl"
+    branched = next(path for path in FIXTURE_FILES if path.name == "pi-branched-1.jsonl")
+    text = branched.read_text(encoding="utf-8")
+    kept.write_text(re.sub(r'"timestamp":"2\d{3}-', '"timestamp":"2999-', text), encoding="utf-8")
+    some = _search("dimgray", *every, "--since", "1d")
+    assert re.search(
+        rf"; left out {count} sessions not active since {moment}$", some.stderr.splitlines()[-1]
+    ), some.stderr
+    assert "since 1d" not in some.stderr
 
 
 def test_sessions_named_on_the_command_line_are_the_ones_searched(

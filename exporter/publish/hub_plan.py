@@ -26,7 +26,7 @@ from typing import Any
 from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes
+from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes, wide_encoding
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
@@ -91,11 +91,11 @@ def probe_sources(
                 for block in iter(lambda h=handle: h.read(1 << 20), b""):
                     digest.update(block)
                     size += len(block)
-            # a gzip copy (the page's .jsonl.gz download) by its session's header, as the
-            # loader reads it: the compressed bytes filed it by mtime, with no id to keep
-            # its path, so each run published it again
-            packed = first[:2] == GZIP_MAGIC
-            header = header_object(_first_line(path) if packed else first)
+            # a gzip copy (the page's .jsonl.gz download), or one saved again as UTF-16 or
+            # UTF-32, by its session's header, as the loader reads it: the bytes as written
+            # filed it by mtime, with no id to keep its path, so each run published it again
+            recoded = first[:2] == GZIP_MAGIC or wide_encoding(first) is not None
+            header = header_object(_first_line(path) if recoded else first)
             month = _month(path, header)
         except OSError as error:
             failed.append((path, error.strerror or str(error)))
@@ -131,15 +131,20 @@ _GZIP_ERRORS = (OSError, EOFError, zlib.error)
 
 
 def _lines(path: Path) -> io.BufferedIOBase:
-    """The file's lines as the loader reads them: gzip data uncompressed."""
+    """The file's lines as the loader reads them: gzip data uncompressed, UTF-16 and UTF-32
+    (by their byte order mark) as UTF-8."""
     with open(path, "rb") as handle:
-        packed = handle.read(2) == GZIP_MAGIC
-    return gzip.open(path, "rb") if packed else open(path, "rb")
+        start = handle.read(4)
+        encoding = wide_encoding(start)
+        if encoding is not None:  # read whole, as the loader does
+            text = (start + handle.read()).decode(encoding, errors="replace")
+            return io.BytesIO(text.encode("utf-8"))
+    return gzip.open(path, "rb") if start[:2] == GZIP_MAGIC else open(path, "rb")
 
 
 def _first_line(path: Path) -> bytes:
-    """The first line of a gzip file's data (empty when it cannot be read: the loader
-    says why when it prepares the session)."""
+    """The first line of a gzip or UTF-16/UTF-32 file's data, as UTF-8 (empty when it
+    cannot be read: the loader says why when it prepares the session)."""
     try:
         with _lines(path) as handle:
             return handle.readline(1 << 26)
