@@ -464,44 +464,85 @@ def _leads_an_assignment(text: str, start: int) -> bool:
     return all(token in _SETTERS or token.startswith("-") for token in lead)
 
 
-_INI_SECTION = re.compile(r"^\[[A-Za-z0-9_ .:\-]{1,64}\][ \t]*\r?$", re.MULTILINE)
+_INI_SECTION = re.compile(r"\[[A-Za-z0-9_ .:\-]{1,64}\][ \t]*\r?(?=\n|$)")
+#: What may stand before a section's header and its keys alike: indentation (an INI file in
+#: a k8s ConfigMap's `|` block), or a diff's or a quote's marker
+_SECTION_LEAD = re.compile(r"(?:[+\-]|>[ \t]?)?[ \t]{0,16}")
 
 
 def _in_ini_section(text: str, start: int) -> bool:
     """The line at ``start`` sits under an INI section header (``[client]``, ``[pypi]``)
-    with only ``key = value`` lines between (looked for 1 KB back at most)."""
+    indented as it is (or with the same diff or quote marker), with only ``key = value``
+    lines between (looked for 1 KB back at most)."""
     line_start = _line_start(text, start, 64)
-    if line_start is None or text[line_start:start].strip():  # more before the name
+    if line_start is None:
         return False
-    # the last line before it that opens with "[" (one search, not a regex over the 1 KB
-    # for every candidate): a header, or no section holds the line
+    if start == line_start and text.startswith("-", start) and not text.startswith("--", start):
+        start += 1  # `-password = x`, a diff's removed line: the name took the marker
+    lead = text[line_start:start]
+    if not _SECTION_LEAD.fullmatch(lead):  # more before the name
+        return False
+    # the last line before it that opens with its lead and "[" (one search, not a regex over
+    # the 1 KB for every candidate): a header, or no section holds the line
     low = max(0, line_start - 1024)
-    opening = text.rfind("\n[", low, line_start)
-    if opening >= 0:
-        opening += 1
-    elif low == 0 and text.startswith("["):
-        opening = 0
+    opening = -1
+    # (indented keys may sit under a header in the first column too)
+    for indent in {lead, ""} if not lead.strip() else (lead,):
+        found = text.rfind("\n" + indent + "[", low, line_start)
+        if found >= 0:
+            found += 1 + len(indent)
+        elif low == 0 and text.startswith(indent + "["):
+            found = len(indent)
+        opening = max(opening, found)
     header = _INI_SECTION.match(text, opening, line_start) if opening >= 0 else None
     if header is None:
         return False
     between = text[header.end() : line_start].splitlines()
-    return all(not line.strip() or "=" in line or line.lstrip()[:1] in "#;" for line in between)
+    return all(
+        not line.strip() or "=" in line or line.lstrip(" \t+->")[:1] in "#;" for line in between
+    )
 
 
 #: What may end a config line after its value: blanks, then a `# comment` or `; comment`
 #: (read no further than its start: many candidates on one long line stay linear)
 _CONFIG_LINE_END = re.compile(r"[ \t]{0,64}(?:\r?\n|\Z)|[ \t]{1,64}[#;]")
-#: Indentation, and the number `cat -n` or `grep -n` puts before a line (`grep -n` of
-#: files: and the file's name)
-_INI_NUMBER = r"[ \t]{0,16}(?:[0-9]{1,6}(?:\t|[ \t]*[:|][ \t]*)|[\w./\-]{1,100}:[0-9]{1,6}:)?"
-_INI_LINE_NUMBER = re.compile(_INI_NUMBER)
-#: An INI line: `key = value` (a value INI allows, not a call or literal of code), an
-#: optional comment after it; a comment line; a `[section]` header
-_INI_LINE = re.compile(
-    _INI_NUMBER + r"(?:[A-Za-z_][\w.\-]{0,63}[ \t]{0,8}=[ \t]{0,8}[^\s()\[\]{}\"'`,;]{0,256}"
-    r"(?:[ \t]{1,64}[#;][^\r\n]{0,256})?|[#;][^\r\n]{0,256}|\[[A-Za-z0-9_ .:\-]{1,64}\])"
-    r"[ \t]{0,64}\r?"
+#: What stands before a line's key: a diff's or a quote's marker, indentation, and the
+#: number `cat -n` or `grep -n` puts there (grep's context lines: `3-`, `my.cnf-3-`; with
+#: files and no numbers: `my.cnf:`)
+_INI_NUMBER = (
+    r"(?:[+\-](?![+\-])|>[ \t]?)?[ \t]{0,16}"
+    r"(?:[0-9]{1,6}(?:\t|[ \t]*[:|][ \t]*|-)|[\w./\-]{1,100}(?::[0-9]{1,6}:|-[0-9]{1,6}-|:))?"
 )
+_INI_LINE_NUMBER = re.compile(_INI_NUMBER)
+#: An INI line: `key = value` (any value INI allows: words, commas, quotes, `[%p]`; code is
+#: told apart by `_CODE_LINE` first), a comment line, a `[section]` header
+_INI_LINE = re.compile(
+    _INI_NUMBER + r"(?:[A-Za-z_][\w.\-]{0,63}[ \t]{0,8}=(?:[ \t]{0,8}[^\s(\[{][^\r\n]{0,256})?"
+    r"|[#;][^\r\n]{0,256}|\[[A-Za-z0-9_ .:\-]{1,64}\])[ \t]{0,64}\r?"
+)
+#: A line of code, not of a config file: a keyword starting it (`def`, `return`, `if`,
+#: `let`, `end`…), a call, a brace, a `;` ending it, an arrow, a docstring, a decorator, a
+#: list or tuple assigned (`x = [1, 2]`)
+_CODE_LINE = re.compile(
+    r"[ \t]*(?:(?:def|class|return|if|elif|else|for|while|with|try|except|finally|import|from"
+    r"|raise|yield|async|await|assert|lambda|pass|break|continue|end|begin|do|done|fi|then|esac"
+    r"|let|const|var|fn|func|function|local|my|our|public|private|protected|static|package|use"
+    r"|module|require|print|puts|switch|case|unless|until|val|struct|impl|enum|interface"
+    r"|export|typedef|namespace|catch|throw|defer|go)(?=[ \t(:]|\r?$)(?![ \t]*=)"
+    r"|@\w|\"\"\"|\'\'\'|\$\w)"
+    r"|[^\r\n]*?(?:[\w\])]\(|[{}]|=>|;[ \t]*\r?$|=[ \t]*[\[(]|\w[ \t]*[+\-*/%|&^]=)"
+)
+#: Where a block of INI lines shown in a message ends without a blank line: a Markdown
+#: fence, `head`'s `==> file <==`, a shell prompt and its command, an HTML `<pre>`, and
+#: prose (a line that is neither INI nor code); a fence opening INI (```` ```ini ````)
+#: counts as an INI line
+_INI_FENCE = re.compile(r"[ \t]{0,16}(?:```|~~~)[ \t]*(?:ini|cfg|conf|cnf|dosini|properties)\b")
+_INI_EDGE = re.compile(
+    r"[ \t]{0,16}(?:```|~~~|==> [^\r\n]{1,256} <==|</?(?:pre|code)>"
+    r"|[$%][ \t]|[\w.\-]{1,64}@[\w.\-]{1,64}(?::[^\s$#]{0,256})?[$#%][ \t])"
+)
+
+
 #: `data.aws_ssm_parameter.db.value`, `each.value`: a reference (Terraform's, whose blocks
 #: hold `count = 1` lines as INI does), never taken as a value without a `[section]` header
 _DOTTED = re.compile(r"[A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)+")
@@ -553,15 +594,19 @@ def _ends_config_line(text: str, after: int) -> bool:
 
 def _in_ini_block(text: str, start: int) -> bool:
     """The line at ``start`` (indentation, then the name) sits among other INI lines, as in
-    an INI file shown from its middle (``sed -n 3,6p my.cnf``, ``cat -n``, ``grep -n -C2``):
-    up to three lines each way, to a blank line, are all ``key = value`` lines, comments or
-    headers, one at least an assignment. Code has a call, a ``return`` or a literal near it;
-    Terraform's references are left out before this is asked (``_DOTTED``)."""
-    line_start = _line_start(text, start, 64)
+    an INI file shown from its middle (``sed -n 3,6p my.cnf``, ``cat -n``, ``grep -n -C2``,
+    a diff, a quote, a Markdown block): up to three lines each way, to a blank line or an
+    edge of the block (a fence, a prompt, a header, prose), are ``key = value`` lines,
+    comments or headers, one at least an assignment. A line of code among them (a call, a
+    ``return``, a brace) says it is code; Terraform's references are left out before this
+    is asked (``_DOTTED``)."""
+    line_start = _line_start(text, start, 128)
     if line_start is None or not _INI_LINE_NUMBER.fullmatch(text, line_start, start):
         return False
     line_end = text.find("\n", start, start + 1024)
     if line_end < 0 and len(text) - start > 1024:
+        return False
+    if _CODE_LINE.match(text, start, line_end if line_end >= 0 else len(text)):
         return False
     low = max(0, line_start - _INI_WINDOW)
     before = text[low : max(low, line_start - 1)].rsplit("\n", _INI_NEIGHBOURS)[::-1]
@@ -574,8 +619,16 @@ def _in_ini_block(text: str, start: int) -> bool:
         for number, line in enumerate(lines[:_INI_NEIGHBOURS], 1):
             if not line.strip():
                 break
-            if number == cut or not _INI_LINE.fullmatch(line):
+            if number == cut:
                 return False
+            if _INI_EDGE.match(line):
+                assignments += bool(_INI_FENCE.match(line))
+                break  # the block's edge
+            prefix = _INI_LINE_NUMBER.match(line).end()
+            if line[prefix : prefix + 1] not in ("#", ";") and _CODE_LINE.match(line, prefix):
+                return False  # (a comment may say anything)
+            if not _INI_LINE.fullmatch(line):
+                break  # the block's edge: prose
             assignments += "=" in line
     return assignments > 0
 

@@ -111,28 +111,36 @@ class RedisPasswordDetector(Detector):
 
     name = "redis-password"
     summary = "requirepass/masterauth/sentinel auth-pass X, ACL >X rules, AUTH X to redis"
-    lower_triggers = ("requirepass", "masterauth", "auth ", "auth-pass", "user ")
+    lower_triggers = (
+        "requirepass", "masterauth", "auth ", "auth-pass", "sentinel-pass", "user ", "setuser"
+    )  # fmt: skip
     _directive = re.compile(
         r"\b(?P<word>requirepass|masterauth)"
         # a blank; or, after `--requirepass`, the next item of a list: `", "` in a JSON or
-        # YAML flow list, a line break and `- ` in a YAML block list (docker-compose command)
-        r"(?:[ \t]+|(?P<item>[\"']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]+)))"
+        # YAML flow list (or `",` and the next line, pretty-printed JSON: `docker inspect`),
+        # a line break and `- ` in a YAML block list (docker-compose command)
+        r"(?:[ \t]+|(?P<eq>=)|(?P<item>[\"']?(?:[ \t]*,[ \t]*(?:\r?\n[ \t]{0,64})?"
+        r"|[ \t]*\r?\n[ \t]*-[ \t]+)))"
         r"(?P<q>[\"']?)(?P<v>[^\s\"'/]{4,512})(?P=q)",
         re.IGNORECASE,
     )
     # Sentinel's `sentinel auth-pass <master> <password>` (sentinel.conf), and the command
-    # that sets it, `SENTINEL SET <master> auth-pass <password>`
+    # that sets it, `SENTINEL SET <master> auth-pass <password>`; Sentinel's own password
+    # (6.2+), `sentinel sentinel-pass <password>`, `SENTINEL CONFIG SET sentinel-pass <pw>`
     _sentinel = re.compile(
         r"\bsentinel[ \t]+(?:auth-pass[ \t]+(?P<m>[A-Za-z0-9_.\-]{1,128})"
-        r"|set[ \t]+(?P<sm>[A-Za-z0-9_.\-]{1,128})[ \t]+auth-pass)[ \t]+"
+        r"|set[ \t]+(?P<sm>[A-Za-z0-9_.\-]{1,128})[ \t]+auth-pass"
+        r"|(?P<own>(?:config[ \t]+set[ \t]+)?sentinel-pass))[ \t]+"
         # (not a sed pattern's `.*/…`, nor a JSON string's `\n` after it)
         r"(?P<q>[\"']?)(?P<v>[^\s\"'\\/*]{4,512})(?P=q)",
         re.IGNORECASE,
     )
     # An ACL user and its rules, `>password` among them: an aclfile's or redis.conf's
-    # `user alice on >X ~* +@all`, or `ACL SETUSER alice on >X` (the rules to the line's end)
+    # `user alice on >X ~* +@all` (also written by `echo "user …"`, `printf 'user …'` or
+    # sed's `s/…/user …/`), or `ACL SETUSER alice on >X` (the rules to the line's end)
     _acl = re.compile(
-        r"(?:\bacl[ \t]+setuser|^[ \t]*(?:[0-9]{1,6}[ \t:|]+)?user)[ \t]+[^\s>]{1,128}"
+        r"(?:\b(?P<setuser>acl[ \t]+setuser)|(?:^[ \t]*(?:[0-9]{1,6}[ \t:|]+)?|(?<=[\"'/]))user)"
+        r"[ \t]+[^\s>]{1,128}"
         r"(?P<rules>(?:[ \t]+[^\s]{1,512}){1,64})",
         re.MULTILINE,
     )
@@ -152,8 +160,9 @@ class RedisPasswordDetector(Detector):
         if "requirepass" in lower or "masterauth" in lower:
             for match in self._directive.finditer(text):
                 value, at = match["v"], match.start()
-                if match["item"] is not None and not text.startswith("--", at - 2):
+                if (match["item"] or match["eq"]) is not None and not text.startswith("--", at - 2):
                     continue  # `["requirepass", "masterauth"]`: a list of directive names
+                    # (`--requirepass=X` is the flag's; `requirepass=X` no redis.conf line)
                 end = match.end("v")
                 if match["item"] is not None and "," in match["item"]:
                     # `"--requirepass", "X"` or `[redis-server, --requirepass, X]`: a flow
@@ -179,12 +188,12 @@ class RedisPasswordDetector(Detector):
                     continue
                 if not is_placeholder(value):
                     yield match.start("v"), end
-        if "auth-pass" in lower:
+        if "auth-pass" in lower or "sentinel-pass" in lower:
             for match in self._sentinel.finditer(text):
                 value = match["v"]
                 if _line_before(text, match.start()).lstrip().startswith("#"):
                     continue  # sentinel.conf's own example
-                master = (match["m"] or match["sm"]).lower()
+                master = (match["m"] or match["sm"] or "").lower()
                 if master in _PROSE_WORDS or master in _DETERMINERS:
                     continue  # "sentinel auth-pass is used to …": a sentence
                 if value.lower() in _PROSE_WORDS or value[0] in "$%<{-":
@@ -193,6 +202,8 @@ class RedisPasswordDetector(Detector):
                     yield match.span("v")
         if ">" in text and "user" in lower:
             yield from self._acl_passwords(text, lower)
+        if "setuser" in lower:  # redis-py: acl_setuser(passwords=[…]), execute_command
+            yield from self._client_acl_passwords(text, lower)
         if "auth " in lower and ("redis" in lower or "> auth " in lower or ">auth " in lower):
             for match in self._auth.finditer(text):
                 value = match["v"]
@@ -215,10 +226,10 @@ class RedisPasswordDetector(Detector):
     def _acl_passwords(self, text: str, lower: str) -> Iterator[Span]:
         """The ``>password`` rules of an ACL user's rules: the rules are read in order up to
         the first word that is no ACL rule, and one rule besides a password must be there
-        (``user alice on >3 servers`` is a sentence)."""
+        (``user alice on >3 servers`` is a sentence; after ``ACL SETUSER`` a command)."""
         for match in self._acl.finditer(lower):
             passwords: list[Span] = []
-            other_rule = False
+            other_rule = match["setuser"] is not None
             at, end = match.start("rules"), match.end("rules")
             while (token := _ACL_TOKEN.match(lower, at, end)) is not None:
                 at, word = token.end(), token["w"]
@@ -227,12 +238,37 @@ class RedisPasswordDetector(Detector):
                     value = text[start : token.end("w")].split("\\", 1)[0]
                     if len(value) >= 4 and value[0] not in "$%<{" and not is_placeholder(value):
                         passwords.append((start, start + len(value)))
-                elif word in _ACL_WORDS or word[0] in _ACL_RULE_STARTS:
-                    other_rule = True
+                elif word in _ACL_WORDS or (word[0] in _ACL_RULE_STARTS and word[:2] != "--"):
+                    other_rule = True  # (`--all` is an option: `user list --all >users.txt`)
                 else:
                     break
             if other_rule:
                 yield from passwords
+
+    def _client_acl_passwords(self, text: str, lower: str) -> Iterator[Span]:
+        """redis-py's ``acl_setuser(…, passwords=['+X'])`` and ``execute_command("ACL",
+        "SETUSER", "alice", ">X", …)``: the passwords a client sets."""
+        for match in _CLIENT_ACL.finditer(lower):
+            for item in _CLIENT_PASSWORD.finditer(lower, match.end(), match.end() + 1024):
+                if item["sep"] == (">" if match["py"] is None else "+"):
+                    start, end = item.span("v")
+                    value = text[start:end]
+                    if value[0] not in "$%<{" and not is_placeholder(value):
+                        yield start, end
+                if item["close"]:
+                    break
+
+
+#: redis-py's `acl_setuser(` up to its `passwords=[`, or `"ACL", "SETUSER"` of a raw command
+_CLIENT_ACL = re.compile(
+    r"\bacl_setuser\([^)\r\n]{0,512}?\bpasswords[ \t]*=[ \t]*(?P<py>\[)"
+    r"|[\"']acl[\"'][ \t]*,[ \t]*[\"']setuser[\"']"
+)
+#: One quoted item after it (`'+X'` in the list, `">X"` among the arguments), and whether
+#: the list or the call closes after it
+_CLIENT_PASSWORD = re.compile(
+    r"[ \t]*,?[ \t]*(?P<q>[\"'])(?P<sep>[+>]?)(?P<v>[^\"'\s]{4,512})(?P=q)[ \t]*(?P<close>[\])])?"
+)
 
 
 #: The words of a Redis ACL's rules, and the characters other rules start with (key and

@@ -33,6 +33,7 @@ from exporter.secret_heuristics import (
     DIGIT,
     WORDLIKE,
     is_dummy,
+    is_placeholder,
     is_secret_assignment,
     looks_random,
     name_strength,
@@ -597,8 +598,8 @@ def _worth_repeating(value: str) -> bool:
     snake-case or dotted name (``get_password``, ``settings.key``) and code (``Optional[str]``,
     ``(required)``, ``${DB_PASSWORD}``)."""
     value = value.strip()
-    if len(value) < MIN_REPEATED or is_dummy(value):
-        return False
+    if len(value) < MIN_REPEATED or is_dummy(value) or is_placeholder(value):
+        return False  # (a template's `__PASSWORD__` stays where it is used elsewhere)
     if looks_random(value) and DIGIT.search(value) and not WORDLIKE.fullmatch(value):
         return True
     return not (

@@ -24,10 +24,14 @@ _READS = re.compile(
     | \bgcloud\s+secrets\s+versions\s+access\b
     | \baws\s+secretsmanager\s+get-secret-value\b
     | \baws\s+ssm\s+get-parameters?(?:-by-path)?\b[^\n|;&]*--with-decryption\b
-    | \boc\s+extract\s+  (?# --to=-: printed, not written to files; after the secret or before)
-      (?:(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}secrets?[/\s](?=[^\n|;&]{0,300}\s--to[\s=]-(?:\s|$))
-      | (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,3}--to[\s=]-\s+
-        (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,3}secrets?[/\s])
+    | \boc\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}extract\s+
+      (?# --to=- or /dev/stdout: printed, not written to files; after the secret or before)
+      (?:(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}(?i:secrets?)[/\s]
+         (?=[^\n|;&]{0,300}\s--to[\s=](?:["']?-["']?|/dev/stdout)(?=[\s|;&)]|$))
+      | (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,3}--to[\s=](?:["']?-["']?|/dev/stdout)\s+
+        (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,3}(?i:secrets?)[/\s])
+    | \b(?:kubectl|oc)\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,8}view-secret\b
+      (?# a krew plugin: decodes the secret's values)
     | (?:^|[;&|(]|\bsudo)\s*g?pass\s+show\b  # where a command starts: "pass" is a word
     | \bsecurity\s+find-(?:generic|internet)-password\b[^\n|;&]*\s-w\b
     | \bdoppler\s+secrets\s+(?:get|download)\b | \binfisical\s+secrets\s+get\b
@@ -48,14 +52,23 @@ _READS = re.compile(
 #: list of kinds: `get cm,secret`): prints the values when `_PRINTS_VALUES` follows `get`.
 #: Two steps, not one look-ahead from every `kubectl`: a long line of them stays linear.
 _KUBECTL_GET_SECRET = re.compile(
-    r"""\b(?:kubectl|oc|k)\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}(?P<get>get)\s+
-    (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,4}(?:[a-z.\-]{1,40},){0,8}secrets?\b""",
+    r"""\b(?:kubectl|oc|k)\s+(?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,8}
+    (?:(?P<get>get)|(?P<create>create))\s+
+    (?:-{1,2}[a-z\-]+(?:[\s=][^\s\-][^\s]*)?\s+){0,8}(?:[A-Za-z.\-]{1,40},){0,16}
+    (?i:secrets?)(?![\w\-])""",
     re.VERBOSE,
 )
 #: An output format that holds the data (not `-o name` or `-o wide`), or a template
 _PRINTS_VALUES = re.compile(
     r"(?:\s-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template|template|custom-columns)"
-    r"|--template\b"
+    r"|--template(?![\w\-])"
+)
+_NAMES_ONLY = re.compile(r"(?:\s-o|--output)[\s=]*name\b")
+#: `kubectl get secrets -o name | xargs kubectl get -o yaml`, or a loop over those names:
+#: another kubectl get of the command prints them
+_KUBECTL_GET_PRINTS = re.compile(
+    r"\b(?:kubectl|oc)\s[^\n|;&]{0,200}?\bget(?=\s)[^\n|;&]{0,200}?"
+    r"(?:(?:\s-o|--output)[\s=]*(?:json|yaml|jsonpath|go-template|template)|--template(?![\w\-]))"
 )
 
 
@@ -86,12 +99,30 @@ _TERRAFORM_OUTPUT = re.compile(
 
 
 #: `terraform output -json | jq -r .db_password.value`: all outputs, one picked by jq's
-#: filter, whose field names say whether it is a secret.
+#: filter (gojq's, yq's), whose field names say whether it is a secret.
 _TERRAFORM_JSON_JQ = re.compile(
     r"\b(?:terraform|tofu|terragrunt)[ \t]+(?:-\S+[ \t]+){0,3}output[ \t]+(?:-\S+[ \t]+){0,4}?"
-    r"-json(?:=true)?[ \t]*\|[ \t]*jq\b(?P<filter>[^\n|;&]{1,300})"
+    r"-json(?:=true)?[ \t]*\|[ \t]*(?:go)?[jy]q\b(?P<filter>[^\n]{1,300})"
 )
+#: `terraform state pull`, `terraform show -json`: the state, whose resources hold their
+#: secrets in the clear (`random_password`'s `result`)
+_TERRAFORM_STATE = re.compile(
+    r"\b(?:terraform|tofu|terragrunt)[ \t]+(?:-\S+[ \t]+){0,3}"
+    r"(?:state[ \t]+pull|show[ \t]+(?:-\S+[ \t]+){0,3}?-json(?:=true)?)(?![\w\-])"
+    r"(?P<rest>[^\n]{0,300})"
+)
+#: One path of a jq filter, `.db_password.value`, `.["admin_password"].value`
+_JQ_PATH = re.compile(r"(?:\.\[?[\"']?[A-Za-z_][\w\-]{0,127}[\"']?\]?)+")
 _JQ_FIELD = re.compile(r"\.\[?[\"']?([A-Za-z_][\w\-]{0,127})")
+#: What a filter asks of an output without printing it: its type, whether it is sensitive
+_JQ_NOT_THE_VALUE = frozenset(("type", "sensitive"))
+#: A filter that prints every output's value, or the sensitive ones'
+_JQ_ALL_VALUES = re.compile(
+    r"select\(\s*\.sensitive\s*\)|\.\[\][^|]{0,40}\|\s*\.value\b|\.\[\]\.value\b"
+    r"|map_values\(\s*\.value|to_entries|with_entries"
+)
+#: A filter that prints a test (`!= null`, `has(…)`, `length`), or output sent nowhere
+_JQ_TEST = re.compile(r"[!=]=|\bhas\(|\blength\b|\bkeys\b|>\s*/dev/null")
 
 
 def _names_a_secret(name: str) -> bool:
@@ -100,16 +131,75 @@ def _names_a_secret(name: str) -> bool:
     return name_strength(name) in ("password", "strong")
 
 
+#: One stage of a pipeline: up to a `|`, `;` or `&` outside quotes (or a quote not closed)
+_STAGE = re.compile(r"(?:'[^'\n]*'|\"[^\"\n]*\"|[^'\"|;&\n])*")
+
+
+def _pipeline_stage(text: str) -> str:
+    """``text`` up to the first ``|``, ``;`` or ``&`` outside quotes: one stage of a
+    pipeline (a jq filter's own ``|`` is quoted)."""
+    return _STAGE.match(text).group()
+
+
+def _jq_prints_a_secret(stage: str) -> bool:
+    """A jq filter (and its arguments) of `terraform output -json` that prints a secret
+    output's value: a path naming one (not only its ``.type`` or ``.sensitive``, nor a test
+    of it), or every sensitive value."""
+    if _JQ_TEST.search(stage) or re.search(r"select\(\s*\.sensitive\s*(?:\||==)", stage):
+        return False
+    if _JQ_ALL_VALUES.search(stage):
+        return True
+    if "--arg" in stage and any(_names_a_secret(w.strip("'\"")) for w in stage.split()):
+        return True  # `jq --arg k db_password '.[$k].value'`
+    for path in _JQ_PATH.finditer(stage):
+        fields = _JQ_FIELD.findall(path.group())
+        if fields and fields[-1] in _JQ_NOT_THE_VALUE:
+            continue
+        if any(_names_a_secret(f) for f in fields):
+            return True
+    return False
+
+
+def _state_read(rest: str) -> bool:
+    """What follows `terraform state pull` prints its secrets: nothing (the state shown
+    whole), a pager or copy, or a jq filter naming a secret, a `random_password`'s
+    ``result`` or the sensitive values; not a redirect to a file, a count or a hash."""
+    stage = _pipeline_stage(rest)
+    if ">" in stage:
+        return False  # written to a file
+    pipe = rest[len(stage) : len(stage) + 2]
+    if not pipe.startswith("|") or pipe == "||":
+        return True  # printed whole
+    after = rest[len(stage) + 1 :].lstrip("& \t")
+    tool = after.split(None, 1)[0] if after.strip() else ""
+    if tool in ("jq", "gojq", "yq"):
+        filter_ = _pipeline_stage(after)
+        return bool(_STATE_SECRET.search(filter_)) or _jq_prints_a_secret(filter_)
+    return tool not in ("wc", "sha256sum", "md5sum", "shasum", "grep") or bool(
+        _STATE_SECRET.search(_pipeline_stage(after))
+    )
+
+
+#: What a filter of the state names when it picks secrets
+_STATE_SECRET = re.compile(r"random_password|\.result\b|sensitive|password|secret", re.I)
+
+
 def reads_a_secret(command: str) -> bool:
     """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
+    if "\\\n" in command:  # a command continued on the next line: one line
+        command = command.replace("\\\r\n", " ").replace("\\\n", " ")
     if "output" in command:
         for match in _TERRAFORM_OUTPUT.finditer(command):
             if _names_a_secret(match["name"]):
                 return True
-        if "jq" in command:
+        if "jq" in command or "yq" in command:
             for match in _TERRAFORM_JSON_JQ.finditer(command):
-                if any(_names_a_secret(f) for f in _JQ_FIELD.findall(match["filter"])):
+                if _jq_prints_a_secret(_pipeline_stage(match["filter"])):
                     return True
+    if "state" in command or "show" in command:
+        for match in _TERRAFORM_STATE.finditer(command):
+            if _state_read(match["rest"]):
+                return True
     if "$" in command or "printenv" in command:
         for match in _PRINTS_VARIABLE.finditer(command):
             name = match.group(1) or match.group(2)
@@ -117,13 +207,26 @@ def reads_a_secret(command: str) -> bool:
                 return True
     if not any(word in command for word in _WORDS):
         return False
-    if "secret" in command:
+    if "secret" in command or "Secret" in command or "SECRET" in command:
+        names_only = 4  # (looked after a few `-o name` lists only: a long line stays linear)
         for match in _KUBECTL_GET_SECRET.finditer(command):
-            get = match.end("get")
+            get = match.end("get") if match["get"] is not None else match.end("create")
             line_end = min(
-                (i for i in (command.find(c, get, get + 300) for c in "\n|;&") if i >= 0),
+                (i for i in (command.find(c, get, get + 300) for c in "\n|;&#") if i >= 0),
                 default=get + 300,
             )
             if _PRINTS_VALUES.search(command, get, line_end):
-                return True
+                if match["get"] is not None:
+                    return True
+                # `create secret … --dry-run -o yaml`: printed, unless sealed on the way
+                if "kubeseal" not in command[line_end : line_end + 300]:
+                    return True
+            elif (
+                match["get"] is not None
+                and names_only > 0
+                and _NAMES_ONLY.search(command, get, line_end)
+            ):
+                names_only -= 1
+                if _KUBECTL_GET_PRINTS.search(command, line_end, line_end + 600):
+                    return True  # the names, then each one printed
     return _READS.search(command) is not None

@@ -57,7 +57,8 @@ _PLACEHOLDER_EXACT = _words(
     "none null nil undefined true false string number boolean bool any unknown object "
     "required optional secret secrets password passwd pass token key apikey api_key auth "
     "bearer basic value values env empty default hidden unset changeit admin root test "
-    "testing foo bar baz example sample dummy fake mock todo tbd n/a na guest anonymous"
+    "testing foo bar baz example sample dummy fake mock todo tbd n/a na guest anonymous "
+    "set_me setme set-me fill_me fillme fill-me fixme"
 )
 _PLACEHOLDER_PARTS = (
     "your", "placeholder", "example", "changeme", "change_me", "change-me", "replace", "redacted",
@@ -68,6 +69,27 @@ _PLACEHOLDER_PARTS = (
 
 # $VAR, ${VAR}, ${VAR:-default}, $1, %APPDATA%, <TOKEN>, {token}, %s
 _VARIABLE = re.compile(r"\$\{?\w+\}?|\$\{\w+:?[-=?+][^{}]*\}|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
+# A template's placeholder: `__PASSWORD__`, `@DB_PASS@`, `<<PASSWORD>>`, `$$PASSWORD`,
+# `!!PW!!` around a constant's or a snake_case name (no digits: `@Sunflower42@` may be a
+# password); `#{db_password}`, `%(password)s`, `{{ pw }}` around any name
+_WRAPPED = re.compile(
+    r"(?P<o>__|@@?|<<|\$\$|!!)(?:[A-Z][A-Z_]*|[a-z][a-z_]*)(?:__|@@?|>>|!!)?"
+    r"|#\{[ \t]*[A-Za-z_][\w.]*[ \t]*\}|%\([A-Za-z_]\w*\)[sdr]|\{\{[^{}]{1,64}\}\}"
+)
+_WRAPPERS = {"__": "__", "@": "@", "@@": "@@", "<<": ">>", "!!": "!!", "$$": ""}
+
+
+def _wrapped(value: str) -> bool:
+    """A template's placeholder, its opening and closing marks matching (`__PASSWORD__`,
+    `@@PW@@`, `$$PASSWORD`; not `__init`)."""
+    match = _WRAPPED.fullmatch(value)
+    if match is None:
+        return False
+    opener = match["o"]
+    if opener is None:
+        return True
+    closer = _WRAPPERS[opener]
+    return value.endswith(closer) and len(value) > len(opener) + len(closer)
 
 
 # What a real password or key has and a placeholder's words do not: digits and symbols.
@@ -96,6 +118,8 @@ def is_placeholder(value: str) -> bool:
     stripped = value.strip().strip("\"'`=")
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
+        return True
+    if _wrapped(stripped):
         return True
     if len(set(low)) <= 2 or low.startswith("[redacted:") or _masked(low):
         return True

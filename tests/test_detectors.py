@@ -1288,6 +1288,20 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "sentinel-sed": "s/sentinel auth-pass m .*/",
     "ini-placeholder": "host = __HOST__\npassword = __PASSWORD__\n",
     "ini-identifier": "host = HOST\npassword = SecretField\n",
+    # (secret review s44, third pass) block edges, code lines, indented headers, Redis
+    "ini-fenced": "```ini\nuser = a\npassword = abcdefg\n```\n",
+    "ini-prose-edge": "Done:\nuser = a b, 'c' [d]\npassword = abcdefg\n",
+    "ini-code-veto": "x += 1\npassword = abcdefg\n",
+    "ini-grep-context": "f.cnf-3-user = a\nf.cnf:password = abcdefg\n",
+    "ini-indented-header": "  [a]\n  password = abcdefg\n",
+    "ini-indented-no-header": "  x\n  password = abcdefg\n",
+    "ini-diff-marker": "+user = a\n+password = abcdefg\n",
+    "redis-pretty-json": '"--requirepass",\n   "abcd",\n',
+    "acl-echo": 'echo "user a on >abcdefgh ~* +@all" ',
+    "acl-setuser-password-only": "acl setuser a >abcdefgh\n",
+    "redis-py-acl": "acl_setuser('a', passwords=['+abcdefg', ",
+    "redis-py-execute": '"acl", "setuser", ">abcdefg", ',
+    "sentinel-pass": "sentinel sentinel-pass abcdefg\n",
 }
 
 
@@ -1852,6 +1866,13 @@ SECRET_COMMAND_SHAPES = {
     "kubectl-get-secret-repeated": lambda: "kubectl get secret " * (N // 57),
     "terraform-jq-fields": lambda: "terraform output -json | jq " + ".a" * (N // 9),
     "terraform-jq-repeated": lambda: "terraform output -json | jq .a " * (N // 93),
+    # (secret review s44, third pass: names then values, created secrets, the state, jq)
+    "kubectl-names-repeated": lambda: "kubectl get secret -o name " * (N // 27),
+    "kubectl-create-repeated": lambda: "kubectl create secret generic x -o name " * (N // 40),
+    "terraform-state-repeated": lambda: "terraform state pull >f " * (N // 24),
+    "terraform-state-quote": lambda: "terraform state pull | jq '" * (N // 27),
+    "terraform-jq-quoted-pipes": lambda: "terraform output -json | jq '.a | " * (N // 34),
+    "continued-lines": lambda: "kubectl get \\\n" * (N // 14),
 }
 
 
@@ -1917,7 +1938,7 @@ S44B_FOUND = [
      "correct_horse_battery_staple"),
     # (the column-0 and [section] rules are as they were)
     ("secret-assignment", "password=vault\n", "vault"),
-    ("secret-assignment", "[client]\npassword = SET_ME\n", "SET_ME"),
+    ("secret-assignment", "[client]\npassword = PROD_PW\n", "PROD_PW"),  # (SET_ME: a placeholder)
     # F1: a list's item is the value, the list's `]` not
     ("redis-password", "command: [redis-server, --requirepass, Sunflower42x]", "Sunflower42x"),
     ("redis-password", "command: [redis-server, --requirepass, Sunflower42x, --port, 1]",
@@ -1977,3 +1998,209 @@ def test_review_s44b_a_quoted_cut_off_key_leaves_the_quoted_reply(after: str) ->
     text = key + after
     found = [(f.start, f.end, f.detector) for f in scan(text)]
     assert found == [(2, len(key), "private-key")], [text[s:e] for s, e, _ in found]
+
+
+# Secret review s44, third pass (the review of 2026.12-19's INI, Redis and command rules)
+S44C_FOUND = [
+    # L1: an INI block's edges are a fence, a prompt, a header or prose, not a veto
+    ("secret-assignment", "```ini\nuser = app\npassword = Sunflower\n```", "Sunflower"),
+    ("secret-assignment", "```\nuser = app\npassword = Sunflower\n```\n", "Sunflower"),
+    ("secret-assignment", "~~~\nuser = app\npassword = Sunflower\n~~~\n", "Sunflower"),
+    ("secret-assignment", "    ```ini\n    user = app\n    password = Sunflower\n    ```",
+     "Sunflower"),
+    ("secret-assignment", "```ini\npassword = Sunflower\n```", "Sunflower"),
+    ("secret-assignment", "==> my.cnf <==\nuser = app\npassword = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "$ cat my.cnf\nuser = app\npassword = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "Updated the config:\nuser = app\npassword = Sunflower\n",
+     "Sunflower"),
+    ("secret-assignment", "user = app\npassword = Sunflower\nOK, now restart the service.",
+     "Sunflower"),
+    ("secret-assignment", "<pre>\nuser = app\npassword = Sunflower\n</pre>", "Sunflower"),
+    # neighbours whose values hold spaces, commas, quotes, brackets
+    ("secret-assignment", "init-command = SET NAMES utf8mb4\npassword = Sunflower\n",
+     "Sunflower"),
+    ("secret-assignment", "user = app\npassword = Sunflower\nsql_mode = STRICT,NO_ZERO_DATE\n",
+     "Sunflower"),
+    ("secret-assignment", "user = app\npassword = Sunflower\ninit_connect = 'SET NAMES utf8'\n",
+     "Sunflower"),
+    ("secret-assignment", 'user = "app"\npassword = Sunflower\n', "Sunflower"),
+    ("secret-assignment", "user = app\npassword = Sunflower\nlog_line_prefix = %m [%p]\n",
+     "Sunflower"),
+    # grep's context lines and file prefixes
+    ("secret-assignment", "3-user = app\n4:password = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "my.cnf:user = app\nmy.cnf:password = Sunflower\n", "Sunflower"),
+    # an indented [section] (a k8s ConfigMap's `|` block), a diff, a quote
+    ("secret-assignment", "stringData:\n  .my.cnf: |\n    [client]\n    password = Sunflower\n",
+     "Sunflower"),
+    ("secret-assignment", "    [client]\n    password = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "+[client]\n+password = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "+user = app\n+password = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "> user = app\n> password = Sunflower\n", "Sunflower"),
+    ("secret-assignment", " user = app\n-password = Sunflower\n", "Sunflower"),
+    # L2: Redis
+    ("redis-password", '"Args": [\n                "--requirepass",\n                '
+     '"Zq8vRt3Lm9Kw"\n            ],', "Zq8vRt3Lm9Kw"),
+    ("redis-password", 'command: ["redis-server", "--requirepass=Sunflower42x"]',
+     "Sunflower42x"),
+    ("redis-password", 'echo "user alice on >Zq8vRt3Lm9Kz ~* +@all" >> users.acl',
+     "Zq8vRt3Lm9Kz"),
+    ("redis-password", "printf 'user alice on >Zq8vRt3Lm9Kz ~* +@all\\n' > users.acl",
+     "Zq8vRt3Lm9Kz"),
+    ("redis-password",
+     "sed -i 's/^user alice .*/user alice on >Zq8vRt3Lm9Kz ~* +@all/' users.acl",
+     "Zq8vRt3Lm9Kz"),
+    ("redis-password", "127.0.0.1:6379> ACL SETUSER alice >Sunflower42x", "Sunflower42x"),
+    ("redis-password", "redis-cli ACL SETUSER bob >Zq8vRt3Lm9Ka", "Zq8vRt3Lm9Ka"),
+    ("redis-password",
+     "r.acl_setuser('alice', enabled=True, passwords=['+Sunflower42x'], keys=['*'])",
+     "Sunflower42x"),
+    ("redis-password",
+     'r.execute_command("ACL", "SETUSER", "alice", "on", ">Sunflower42x", "~*", "+@all")',
+     "Sunflower42x"),
+    ("redis-password", "sentinel sentinel-pass Zq8vRt3Lm9Ky", "Zq8vRt3Lm9Ky"),
+    ("redis-password", "SENTINEL CONFIG SET sentinel-pass Zq8vRt3Lm9Ky", "Zq8vRt3Lm9Ky"),
+]  # fmt: skip
+S44C_CLEAN = [
+    # L1: code near key = value lines still says "code", whatever else is around it
+    "    i = 0\n    password = candidate\n    i += 1\n",
+    "    if ok:\n        user = candidate\n        password = attempt\n    else:\n",
+    "for user, pw in pairs:\n    user = name\n    password = attempt\n",
+    "class Config:\n    user = admin\n    password = Sunflower\n",
+    'def login():\n    """Log in."""\n    password = Sunflower\n',
+    "    user = app\n    password = Sunflower\n    print(user)\n",
+    "    user = app\n    password = Sunflower\nend\n",
+    "@app.route('/x')\n    user = app\n    password = Sunflower\n",
+    "    items = [a, b]\n    password = Sunflower\n",
+    "    user = app\n    password = Sunflower\n  }\n",
+    "$ python -c 'print(1)'\npassword = Sunflower\n",
+    # an edge alone is no INI block: one line with no neighbour that is an assignment
+    "Updated the config:\npassword = Sunflower\nDone.",
+    "```\npassword = Sunflower\n```",
+    "==> my.cnf <==\npassword = Sunflower\n",
+    # a key whose word is a keyword is still a key (`use = x`), but prose is not INI
+    "In the form, enter your name and password = the one you chose",
+    # placeholders: never redacted, by the column-0, [section] or block rules
+    "password=__PASSWORD__\n",
+    "[client]\npassword = __PASSWORD__\n",
+    "password=<<PASSWORD>>\n",
+    "password=@DB_PASS@\n",
+    "user = app\npassword = @DB_PASS@\n",
+    "user = app\npassword = !!PW!!\n",
+    "password=$$PASSWORD\n",
+    "password=SET_ME\n",
+    "[client]\npassword = SET_ME\n",
+    "password=#{db_password}\n",
+    "password=%(password)s\n",
+    "[client]\npassword = __DB_PASSWORD__\n",
+    "password=<password>\n",
+    "password=${DB_PASSWORD}\n",
+    "password=changeme\n",
+    # L2/F6: Redis shapes that hold no password
+    'r.acl_setuser("alice", enabled=True, passwords=["+$PW"])',
+    "r.acl_setuser('alice', enabled=True, hashed_passwords=['+5e884898da28047151d0'])",
+    'r.execute_command("ACL", "SETUSER", "alice", "on", "~*", "+@all")',
+    "sentinel sentinel-pass $SENTINEL_PASSWORD",
+    "user list --all >users.txt",
+    "the --requirepass=option flag",
+    "requirepass=Sunflower42x",
+    '"Args": [\n  "--requirepass",\n  "$REDIS_PASSWORD"\n]',
+]
+
+
+@pytest.mark.parametrize(("detector", "text", "secret"), S44C_FOUND)
+def test_review_s44c_the_secret_is_found_exactly(detector: str, text: str, secret: str) -> None:
+    """Secret review s44, third pass: INI lines next to a fence, a prompt, prose, grep's
+    prefixes, an indented header, a diff or a quote; Redis passwords in pretty-printed
+    JSON, echo/printf/sed-written ACL lines, `ACL SETUSER` with only a password, redis-py,
+    Sentinel's own password."""
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [(secret, detector)], found
+
+
+@pytest.mark.parametrize("text", S44C_CLEAN)
+def test_review_s44c_no_secret_is_found(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+@pytest.mark.parametrize(
+    "value", ["__PASSWORD__", "<<PASSWORD>>", "@DB_PASS@", "$$PASSWORD", "#{db_password}",
+              "%(password)s", "SET_ME", "{{ db_password }}", "!!PW!!"],
+)  # fmt: skip
+def test_a_template_placeholder_is_a_placeholder(value: str) -> None:
+    from exporter.secret_heuristics import is_placeholder
+
+    assert is_placeholder(value)
+
+
+@pytest.mark.parametrize(
+    "value", ["@Sunflower42@", "__init", "Sunflower42x", "__Zq8vRt3Lm9__", "$$Zq8v3"]
+)
+def test_a_password_with_marks_is_no_placeholder(value: str) -> None:
+    from exporter.secret_heuristics import is_placeholder
+
+    assert not is_placeholder(value)
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        # L3: kubectl and oc
+        ("oc -n prod extract secret/db --to=-", True),
+        ("oc --namespace=prod extract secret/db --to=-", True),
+        ("oc extract secret/db --to=-|grep pass", True),
+        ("oc extract secret/db --to=-;echo", True),
+        ('oc extract secret/db --to="-"', True),
+        ("oc extract secret/db --to=/dev/stdout", True),
+        ("oc extract secret/db --to /dev/stdout", True),
+        ("oc extract secret/db --to=/tmp/out", False),
+        ("oc -n prod extract configmap/db --to=-", False),
+        ("kubectl -n a --context b --kubeconfig c --as d --as-group e get secret db -o yaml",
+         True),
+        ("kubectl get po,svc,deploy,rs,sts,ds,cm,ing,pvc,sa,secret -o yaml", True),
+        ("kubectl get Secret db -o yaml", True),
+        ("kubectl get -o yaml secret db", True),
+        ("kubectl get \\\n  secret db -o yaml", True),
+        ("kubectl get secrets -o name | xargs kubectl get -o yaml", True),
+        ("for s in $(kubectl get secrets -o name); do kubectl get $s -o yaml; done", True),
+        ("kubectl get secrets -o name | xargs kubectl describe", False),
+        ("kubectl get secret db && kubectl get pods -o yaml", False),
+        ("kubectl view-secret db -a", True),
+        ("kubectl create secret generic db --from-file=pw.txt --dry-run=client -o yaml", True),
+        ("kubectl create secret generic db --from-file=pw.txt --dry-run=client -o yaml"
+         " | kubeseal -o yaml > sealed.yaml", False),
+        ("kubectl create secret generic db --from-file=pw.txt", False),
+        # F6
+        ("kubectl get secrets --template-file x.tmpl", False),
+        ("kubectl get secret db # -o yaml", False),
+        ("kubectl get secret-store -o yaml", False),
+        # L4: terraform
+        ("terraform output -json | jq -r '.[] | select(.sensitive) | .value'", True),
+        ("terraform output -json | jq 'map_values(.value)'", True),
+        ("terraform output -json | jq -r --arg k db_password '.[$k].value'", True),
+        ("terraform output -json | gojq -r .db_password.value", True),
+        ("terraform output -json | yq .db_password.value", True),
+        ("terraform output -json \\\n  | jq -r .db_password.value", True),
+        ("terraform state pull | jq '.outputs.db_password.value'", True),
+        ("terraform state pull", True),
+        ("terraform show -json | jq -r '.values.root_module.resources[]"
+         " | select(.type==\"random_password\") | .values.result'", True),
+        ("terraform state pull > state.json", False),
+        ("terraform state pull | jq '.resources[].type'", False),
+        ("terraform state list", False),
+        ("terraform show", False),
+        ("terraform output -json | jq -r '.[] | select(.sensitive | not) | .value'", False),
+        # F5: a filter that only tests a secret output
+        ("terraform output -json | jq -r '.db_password.type'", False),
+        ("terraform output -json | jq -r '.password.sensitive'", False),
+        ("terraform output -json | jq -r '.db_password != null'", False),
+        ("terraform output -json | jq -e '.db_password' >/dev/null && echo present", False),
+        ("terraform output -json | jq -r .db_password.value", True),
+    ],
+)  # fmt: skip
+def test_review_s44c_commands_that_print_a_secret(command: str, reads: bool) -> None:
+    """Secret review s44, third pass: flags before `oc extract`, `--to=/dev/stdout`, many
+    kubectl flags and kinds, `view-secret`, `create secret -o yaml`, names then values; jq
+    filters that print every sensitive output, or only test one; the Terraform state."""
+    from exporter.secret_commands import reads_a_secret
+
+    assert reads_a_secret(command) is reads
