@@ -3,14 +3,17 @@ or a notes app, where an HTML page cannot go.
 
 It says what the page says, in the page's order: the header's facts and usage tables, then
 the active path with each tool call followed by its result, then the other branches, each
-under a heading that says where it forks. Nothing is folded (Markdown has no fold every
-viewer honours) and nothing is cut. The messages' own Markdown passes through, made safe
-(``markdown_text.prose``); everything else a session supplies is fenced or escaped.
+under a heading that says where it forks (a line at the fork's entry in the transcript says
+which branches leave there, with the id ``--leaf`` takes). Nothing is folded (Markdown has
+no fold every viewer honours) and nothing is cut. The messages' own Markdown passes
+through, made safe (``markdown_text.prose``); everything else a session supplies is fenced
+or escaped.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,6 +56,7 @@ from exporter.render.tools import (
     ToolView,
     computed_diff,
     edit_pairs,
+    json_text,
     listing_count,
     patch_diff,
     read_line_range,
@@ -72,12 +76,25 @@ from exporter.usage import (
 
 _USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
 _LISTINGS = frozenset({"ls", "find", "grep"})
+#: The note ``--no-tool-output`` puts in place of a result (``share_cuts``): a note, not
+#: output to fence (it was highlighted as the read file's language).
+_LEFT_OUT = re.compile(
+    r"\[tool output left out \(--no-tool-output\): [\d,]+ lines?, [\d,]+ characters\]"
+)
+#: The lists of files a compaction or branch summary's ``details`` hold, as the page says
+#: them (``render.entry_views``).
+_FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
 
 
 def session_markdown(session: Session) -> str:
     """The whole session as Markdown text (the active path first, then every branch)."""
     stats = compute_stats(session)
-    writer = _Writer(session)
+    lines = session.lines()
+    forks: dict[str, list[int]] = {}  # a fork's entry -> the numbers of its branches
+    for number, branch in enumerate(stats.branches[1:], 2):
+        if branch.branch.fork_id:
+            forks.setdefault(branch.branch.fork_id, []).append(number)
+    writer = _Writer(session, forks, len(lines))
     parts = [
         *_header(session, stats),
         *_usage(stats),
@@ -87,14 +104,13 @@ def session_markdown(session: Session) -> str:
         f"{', leaf ' + code_span(session.leaf_id) if session.leaf_id else ''}).",
         "",
     ]
-    lines = session.lines()
     if lines:
         parts += writer.line(lines[0], level=3)
     branches = stats.branches
     if len(lines) > 1:
         parts += ["## Other branches", ""]
         for number, (line, branch) in enumerate(zip(lines[1:], branches[1:], strict=True), 2):
-            parts += [_branch_heading(number, len(lines), branch), ""]
+            parts += [_branch_heading(session, number, len(lines), branch, line), ""]
             parts += writer.line(line, level=4)
     parts += _problems(session, writer.not_shown)
     source = Path(session.path).name if session.path else "session.jsonl"
@@ -103,7 +119,17 @@ def session_markdown(session: Session) -> str:
         "",
         f"*Exported from {code_span(source)} by pi-session-export {__version__}.*",
     ]
-    return _document_text("\n".join(parts) + "\n")
+    return _document_text("\n".join(_one_blank_line(parts)) + "\n")
+
+
+def _one_blank_line(parts: list[str]) -> list[str]:
+    """The document's parts with no two blank lines in a row: an empty text block or a
+    prompt's blocks each followed by a blank line left two or four (review 2026-12-04)."""
+    out: list[str] = []
+    for part in parts:
+        if part or (out and out[-1]):
+            out.append(part)
+    return out
 
 
 def _document_text(text: str) -> str:
@@ -124,7 +150,7 @@ def _header(session: Session, stats: SessionStats) -> list[str]:
         ("Started", fmt_datetime(stats.started)),
         ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
         ("Models", models_said(models_with_answers(session, stats), code_span)),
-        ("Entries", entries_line(stats, len(session.entries), ": ", escaped)),
+        ("Entries", entries_line(stats, len(session.entries), " · ", escaped)),
         ("Tree", tree_said(stats, len(session.fork_ids))),
         (
             "Cost",
@@ -184,17 +210,51 @@ def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
     return "\n".join([cells(headers), "|" + "|".join(rule) + "|", *map(cells, rows)])
 
 
-def _branch_heading(number: int, total: int, branch: BranchStats) -> str:
+def _branch_heading(
+    session: Session, number: int, total: int, branch: BranchStats, line: list[str]
+) -> str:
+    """A branch's heading, then where it forks said as the page says it (the entry's role,
+    time and words: a bare id appeared nowhere else in the document) and what it starts
+    with when that is no prompt; the fork's entry has a "forks here" line above too."""
     fork = branch.branch.fork_id
     where = f"forks at {code_span(fork)}" if fork else "a separate root"
     said = [f"### Branch {number} of {total}", where, plural(branch.entries, "entry", "entries")]
     said += [fmt_cost(branch.usage.cost)]
     if branch.last_activity:
         said.append(f"last activity {fmt_datetime(branch.last_activity)}")
-    heading = " · ".join(said)
+    said.append(f"leaf {code_span(branch.branch.leaf_id)}")
+    notes = []
+    if fork and fork in session.by_id:
+        notes.append(f"Forks after {_entry_said(session, fork, timed=True)}")
+    first = next(session.iter_messages(line), None)
+    if line and not (branch.first_prompt and (first is None or first.role == "user")):
+        opening = entry_row_text(session, first.id if first is not None else line[0])[0]
+        notes.append(f"Starts with {escaped(one_line(opening, 120))}")
     if branch.first_prompt:
-        heading += f"\n\nFirst prompt: {escaped(prompt_line(branch.first_prompt, 120))}"
-    return heading
+        notes.append(f"First prompt: {escaped(prompt_line(branch.first_prompt, 120))}")
+    return " · ".join(said) + "".join(f"\n\n{note}" for note in notes)
+
+
+def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
+    """``entry `e01` (time) “user: Look at this…”``: an entry by its id (what --leaf and
+    --exclude take) and its words (the outline's row, as the page quotes it)."""
+    said = f"entry {code_span(entry_id)}"
+    entry = session.by_id.get(entry_id)
+    if entry is None:
+        return said
+    when = parse_time(entry.timestamp) if timed else None
+    said += f" ({fmt_datetime(when)})" if when else ""
+    return f"{said} “{escaped(one_line(entry_row_text(session, entry_id)[0], 80))}”"
+
+
+def _fork_marker(session: Session, entry_id: str, numbers: list[int], total: int) -> str:
+    """The line under a fork's entry that says which branches leave there."""
+    if len(numbers) == 1:
+        which = f"Branch {numbers[0]} of {total} forks"
+    else:
+        listed = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+        which = f"Branches {listed} of {total} fork"
+    return f"*⑂ {which} here, after entry {code_span(entry_id)} (under “Other branches”).*"
 
 
 def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[str]:
@@ -210,8 +270,15 @@ def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[s
         ]
     if session.diagnostics:
         out += ["## Problems in the file", ""]
-        out += [f"- {escaped(one_line(d.message, 300))}" for d in session.diagnostics]
+        for problem in session.diagnostics:
+            where = f"line {fmt_int(problem.line)}: " if problem.line else ""
+            out.append(f"- {where}{escaped(problem.message)} \\[{escaped(problem.kind)}\\]")
         out.append("")
+    if session.damaged:  # kept as text, as the page keeps them: nothing in the file is lost
+        out += ["### Damaged lines", "", "The lines that could not be read, as they are:", ""]
+        for damaged in session.damaged:
+            said = f"**Line {fmt_int(damaged.line)}** ({escaped(damaged.message)}):"
+            out += [said, "", fenced(damaged.text), ""]
     return out
 
 
@@ -221,9 +288,13 @@ def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[s
 class _Writer:
     """Writes lines of the tree; remembers what it left out, for the closing note."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, forks: dict[str, list[int]], lines: int) -> None:
         self.session = session
+        self.forks = forks  # a fork's entry -> the numbers of the branches that leave it
+        self.lines = lines
         self.not_shown: dict[tuple[str, str], int] = {}  # (one, many) -> how many
+        self._spans: dict[str, tuple[int, int]] | None = None
+        self._results: list[str] = []  # the results the entry being written showed
 
     def line(self, entry_ids: list[str], level: int) -> list[str]:
         on_line = set(entry_ids)
@@ -233,8 +304,28 @@ class _Writer:
             if entry_id in shown_results:
                 continue
             entry = self.session.by_id[entry_id]
+            self._results = []
             out += self.entry(entry, level, on_line, shown_results)
+            if self.forks:
+                out += self._fork_markers([entry_id, *self._results])
         return out
+
+    def _fork_markers(self, entry_ids: list[str]) -> list[str]:
+        """Under an entry, a line per fork it shows (itself, or a result shown with its
+        call): where "Branch 2 of 7 forks at …" leaves this transcript."""
+        out = []
+        for entry_id in entry_ids:
+            if entry_id in self.forks:
+                numbers = self.forks[entry_id]
+                out += [_fork_marker(self.session, entry_id, numbers, self.lines), ""]
+        return out
+
+    def _is_before(self, earlier: str, entry_id: str) -> bool:
+        """``earlier`` is on the path to ``entry_id`` (the page's test, on the same spans)."""
+        if self._spans is None:
+            self._spans = self.session.subtree_spans()
+        outer, inner = self._spans.get(earlier), self._spans.get(entry_id)
+        return outer is not None and inner is not None and outer[0] <= inner[0] <= outer[1]
 
     def _skip(self, one: str, many: str) -> list[str]:
         self.not_shown[one, many] = self.not_shown.get((one, many), 0) + 1
@@ -251,10 +342,25 @@ class _Writer:
                 if entry.summary.strip()
                 else "*The file holds no summary for this compaction.*"
             )
-            return [*self._heading(entry, level, head), body, ""]
+            notes = self._summary_notes(entry)
+            kept = entry.first_kept_entry_id
+            if kept and kept in self.session.by_id and self._is_before(kept, entry.id):
+                notes.append(f"*Context kept from {_entry_said(self.session, kept)}*")
+            elif kept:  # as the page: Pi keeps nothing from before this compaction then
+                where = "is not in this file" if kept not in self.session.by_id else (
+                    "is not before this compaction on its branch")  # fmt: skip
+                notes.append(
+                    f"*Context kept from {_entry_said(self.session, kept)}, which {where}: by "
+                    "Pi's rule nothing before this compaction stays in context.*"
+                )
+            return [*self._heading(entry, level, head), body, "", *_paragraphs(notes)]
         if isinstance(entry, BranchSummaryEntry):
             body = prose(entry.summary, level)
-            return [*self._heading(entry, level, "Summary of an abandoned branch"), body, ""]
+            notes = self._summary_notes(entry)
+            if entry.from_id:
+                notes.insert(0, f"*Branched away from {_entry_said(self.session, entry.from_id)}*")
+            head = "Summary of an abandoned branch"
+            return [*self._heading(entry, level, head), *_paragraphs(notes), body, ""]
         if isinstance(entry, CustomMessageEntry):
             agents = AGENT_CONTEXT if self.session.agent != "Pi" else {}
             said = agents.get(entry.custom_type)
@@ -276,9 +382,33 @@ class _Writer:
             return self._skip("extension state entry", "extension state entries")
         return self._skip("entry of an unknown type", "entries of unknown types")
 
+    def _summary_notes(self, entry: CompactionEntry | BranchSummaryEntry) -> list[str]:
+        """The files a compaction or branch summary read and modified, every one (the page
+        lists 20 and folds the rest), any other ``details`` as JSON, and who made it."""
+        raw = entry.raw.get("details")
+        details = raw if isinstance(raw, dict) else {}
+        notes: list[str] = []
+        for key, label in _FILE_LISTS:
+            files = details.get(key)
+            if isinstance(files, list) and files:
+                listed = ", ".join(
+                    code_span(f if isinstance(f, str) else json_text(f)) for f in files
+                )
+                notes.append(f"*{label}:* {listed}")
+        lists = dict(_FILE_LISTS)
+        rest = {k: v for k, v in details.items() if not (k in lists and isinstance(v, list))}
+        other = rest if isinstance(raw, dict) else raw
+        if other not in (None, {}):
+            notes.append(f"*Details:*\n\n{fenced(json_text(other, 2), 'json')}")
+        if entry.raw.get("fromHook") is True:
+            notes.append("*Made by an extension (fromHook), not by Pi's own summariser.*")
+        return notes
+
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
         when = parse_time(entry.timestamp)
         said = [title, fmt_datetime(when)] if when else [title]
+        if entry.id in self.forks:  # the id --leaf and --exclude take, where branches leave
+            said.append(f"id {code_span(entry.id)}")
         out = [f"{'#' * level} {' · '.join(said)}", ""]
         label = self.session.labels.get(entry.id)
         out += [f"**Label** {code_span(label)} · id {code_span(entry.id)}", ""] if label else []
@@ -321,6 +451,7 @@ class _Writer:
                 result = self.session.result_for_call(entry.id, index, on_line)
                 if result is not None:
                     shown.add(result.id)
+                    self._results.append(result.id)
                 out += [*_tool(block, result if isinstance(result, MessageEntry) else None), ""]
             else:
                 out += [*_block(block, level), ""]
@@ -347,6 +478,10 @@ class _Writer:
                 continue
             out += [*_block(block, level), ""]
         return out
+
+
+def _paragraphs(notes: list[str]) -> list[str]:
+    return [part for note in notes for part in (note, "")]
 
 
 def _pasted(text: str, level: int) -> str:
@@ -390,8 +525,12 @@ def _image_note(block: dict[str, Any]) -> str:
 def _stop_reason(entry: MessageEntry) -> list[str]:
     reason = entry.stop_reason
     if reason == "error":
-        said = entry.error_message or "no message"
-        return [quoted(f"**Error:** {escaped(one_line(said, 2000))}"), ""]
+        said = entry.error_message
+        if not said or not said.strip():
+            return ["> **Error** (no message)", ""]
+        # whole, its lines kept: an API error's JSON body or a stack trace (it was one line,
+        # cut at 2,000 characters)
+        return [quoted(f"**Error:**\n\n{fenced(said)}"), ""]
     if reason == "aborted":
         return ["> **Aborted** by the user", ""]
     if reason == "length":
@@ -406,13 +545,52 @@ def _tool(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
     """One call and its result, per tool as the page shows them, nothing folded; a blank
     line between the parts (two fences in a row read as one block)."""
     out: list[str] = []
-    for part in _tool_parts(call, result):
+    shown: set[str] = set()  # the keys of the result's details the parts show
+    for part in [*_tool_parts(call, result, shown), *_details(result, shown)]:
         if part:
             out += [part, ""]
     return out[:-1]
 
 
-def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
+def _details(result: MessageEntry | None, shown: set[str]) -> list[str]:
+    """The result's structured ``details`` but what the view showed of them, as the page's
+    "Details (the tool's structured result)": for an extension's or an MCP tool, often
+    the real payload."""
+    details = result.message.get("details") if result else None
+    if isinstance(details, dict):
+        details = {k: v for k, v in details.items() if k not in shown}
+    if details in (None, {}, []):
+        return []
+    return ["*Details (the tool's structured result):*", fenced(json_text(details, 2), "json")]
+
+
+def _output(text: str, info: str = "") -> str:
+    """A tool's output fenced; the note ``--no-tool-output`` left in its place as a note
+    (in a fence it was highlighted as the file's language)."""
+    if _LEFT_OUT.fullmatch(text.strip()):
+        return f"*{escaped(text.strip())}*"
+    return fenced(text, info)
+
+
+def _truncated(result: MessageEntry | None, shown: set[str], *, read: bool = False) -> str:
+    """Pi's note that it cut a bash output (and where the whole is) or a read file, from
+    the result's details, as the page says it."""
+    details = result.details if result else {}
+    truncation = details.get("truncation")
+    truncation = truncation if isinstance(truncation, dict) else {}
+    if read:
+        if not truncation or truncation.get("truncated") is False:
+            return ""
+        shown.add("truncation")
+        return "*The read tool truncated this file for the model (see the last line).*"
+    full = as_str(details.get("fullOutputPath"))
+    if truncation.get("truncated") is not True and not full:
+        return ""
+    shown.update(("truncation", "fullOutputPath") if full else ("truncation",))
+    return "*Output truncated by Pi*" + (f" *(full output: {code_span(full)})*" if full else "")
+
+
+def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[str]) -> list[str]:
     name = as_str(call.get("name")) or (result.tool_name if result else None) or "?"
     args = call.get("arguments")
     args = args if isinstance(args, dict) else {"arguments": args} if args is not None else {}
@@ -424,41 +602,48 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
         match = EXIT_CODE.search(output[-200:])
         if match and not status:
             out[0] += f" · exit {match.group(1)}"
-        return out + ([fenced(output)] if output else []) + _images(result)
+        out += [_output(output)] if output else []
+        return [*out, _truncated(result, shown), *_images(result)]
     if name in ("read", "write") and isinstance(_path(args), str):
         path = _path(args)
-        shown = code_span(path) + (read_line_range(args) if name == "read" else "")
+        said = code_span(path) + (read_line_range(args) if name == "read" else "")
         body = text if name == "read" else as_str(args.get("content")) or ""
-        out = [f"**{name}** {shown}{status}", "", fenced(body.rstrip("\n"), _language(path))]
+        out = [f"**{name}** {said}{status}", "", _output(body.rstrip("\n"), _language(path))]
         if name == "write" and text.strip():
-            out += [fenced(text)]
-        return out + _images(result)
+            out += [_output(text)]
+        return (
+            out
+            + ([_truncated(result, shown, read=True)] if name == "read" else [])
+            + (_images(result))
+        )
     if name == "edit" and isinstance(_path(args), str):
         path = _path(args)
         diff = as_str(result.details.get("diff")) if result else None
-        if not diff:
+        if diff:
+            shown.add("diff")
+        else:
             probe = ToolView(call_id="", name="edit", kind="edit")
             pairs = [(o, n) for o, n in edit_pairs(args, probe) if o is not None and n is not None]
             diff = computed_diff(pairs, path) if pairs else ""
         out = [f"**edit** {code_span(path)}{status}", ""]
         out += [fenced(diff.rstrip("\n"), "diff")] if diff else [fenced(_json(args), "json")]
-        return out + ([fenced(text)] if text.strip() else [])
+        return out + ([_output(text)] if text.strip() else [])
     if name == "apply_patch" and (patch := patch_diff(as_str(args.get("input")) or "")):
         files = ", ".join(code_span(f.label()) for f in patch.files)
         out = [f"**apply_patch** {files} · +{patch.added} −{patch.removed}{status}", ""]
         out += [fenced(patch.diff.rstrip("\n"), "diff")]
-        return out + ([fenced(text)] if text.strip() else [])
+        return out + ([_output(text)] if text.strip() else [])
     if name in TODO_TOOLS and (todos := todo_items(args)) is not None:
         out = [f"**{name}** · {todo_done(todos)}{status}", ""]
         out += ["\n".join(_todo_line(item) for item in todos)]
-        return out + ([fenced(text)] if text.strip() else [])
+        return out + ([_output(text)] if text.strip() else [])
     if name in _LISTINGS:
         said = " ".join(f"{k}={_json(v)}" for k, v in args.items())
         count = f" · {listing_count(name, text.rstrip())}" if result and not result.is_error else ""
         out = [f"**{name}** {code_span(said) if said else ''}{count}{status}", ""]
-        return out + ([fenced(text.rstrip("\n"))] if text.strip() else [])
+        return out + ([_output(text.rstrip("\n"))] if text.strip() else [])
     out = [f"**{escaped(name)}**{status}", "", fenced(_json(args), "json")]
-    return out + ([fenced(text)] if text.strip() else []) + _images(result)
+    return out + ([_output(text)] if text.strip() else []) + _images(result)
 
 
 def _todo_line(item: dict[str, Any]) -> str:
@@ -501,7 +686,7 @@ def _shell(entry: MessageEntry) -> Iterator[str]:
     output = terminal_text(entry.output)
     if output:
         yield ""
-        yield fenced(output)
+        yield _output(output)
     said = []
     if entry.exit_code is not None:
         said.append(f"exit {entry.exit_code}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import html
 import re
 
 from markdown_it import MarkdownIt
@@ -22,15 +23,46 @@ _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _BACKTICKS = re.compile(r"`+")
 #: An opening or closing code fence: up to three spaces, then ``` or ~~~ (or longer).
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-#: What makes a message's Markdown worth parsing: markup to escape or a code fence.
-_MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~")
+#: What makes a message's Markdown worth parsing: markup to escape, a code fence, a link
+#: reference definition (``]:``) or an inline link's destination (``](``).
+_MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~|\][:(]")
 #: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline)
 _MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink but a web or mail
 #: one (``<https://…>`` escaped was linked by GitHub with a "%3E" tail; its scheme is safe,
 #: and the look to its ">" stops at the next "<": linear); a ``![`` that would open an
 #: image (a viewer would load it: as on the page, it stays a link).
-_TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>]*>)|!(?=\[)")
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>]*>)|!(?=\[)|\](?=\()")
+#: Containers' marks before a line's text: spaces, ``>`` and list markers.
+_CONTAINERS = r"(?:[ \t>]|[-*+][ \t]|\d{1,9}[.)][ \t])*"
+#: A line that opens a link reference definition (``[docs]: https://…``) or a GitHub
+#: footnote (``[^1]: …``), whatever container it is in; ``_OPENING`` for a line the parse
+#: found is one (its label may go on over the next lines).
+_DEFINITION = re.compile(rf"({_CONTAINERS})\[(?=[^\]]*\]:)")
+_OPENING = re.compile(rf"({_CONTAINERS})\[")
+#: A line's container marks, then an ATX heading's ``#`` run.
+_ATX = re.compile(rf"({_CONTAINERS}?)(#{{1,6}})(?=[ \t]|$)")
+#: The first line of a setext heading: container marks, then the title.
+_FIRST_TITLE_LINE = re.compile(rf"({_CONTAINERS})(.*)")
+#: Link destinations a viewer without a URL filter would run or open locally: these links
+#: become text (the page's markdown-it refuses them; cmark --unsafe does not).
+_UNSAFE_SCHEMES = ("javascript", "vbscript", "data", "file")
+_SCHEME = re.compile(r"([a-z][a-z0-9+.-]{0,31}):")
+_BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_SPACE_AND_CONTROLS = re.compile(r"[\x00-\x20\x7f]+")
+#: How much of a destination is read for its scheme: an encoded scheme
+#: (``&#0000106;`` per letter) fits in it; a longer run without one is taken as unsafe.
+_DESTINATION_WINDOW = 160
+#: ``@name`` (GitHub notifies the account) and ``#123`` (GitHub links the issue) in escaped
+#: text: a backslash does not stop them (GitHub looks at the rendered text); an invisible
+#: word joiner after the sign does.
+_MENTION = re.compile(r"(?<![A-Za-z0-9_])(@(?=[A-Za-z0-9])|\\#(?=[0-9]))")
+_WORD_JOINER = "&#x2060;"
+#: A web address in escaped text: an autolink ``<https://…>`` (kept as it is: safe, and
+#: escaped GitHub linked it with a "%5C%3E" tail) or a bare one (GitHub links it as written,
+#: an escape's backslash too: only what could make markup in it is escaped).
+_WEB_ADDRESS = re.compile(r"(<(?i:https?|mailto):[^\x00-\x20<>]*>)|(?i:https?://|www\.)[^\s<]+")
+_IN_ADDRESS = re.compile(r"([\\`\[\]|!])")
 
 
 def shown(text: str) -> str:
@@ -45,8 +77,32 @@ def shown(text: str) -> str:
 
 
 def escaped(text: str) -> str:
-    """``text`` on one line, every character that could start markup escaped."""
-    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(shown(text).split()))
+    """``text`` on one line, every character that could start markup escaped, and an
+    ``@name`` or ``#123`` kept from pinging an account or linking an issue when the
+    document is pasted into GitHub (a title or first prompt reads "@packages/…")."""
+    flat = " ".join(shown(text).split())
+    if "://" not in flat and "www." not in flat:
+        return _mentions_kept(_escape_inline(flat))
+    out: list[str] = []
+    position = 0
+    for link in _WEB_ADDRESS.finditer(flat):
+        out.append(_mentions_kept(_escape_inline(flat[position : link.start()])))
+        out.append(link.group() if link.group(1) else _IN_ADDRESS.sub(r"\\\1", link.group()))
+        position = link.end()
+    out.append(_mentions_kept(_escape_inline(flat[position:])))
+    return "".join(out)
+
+
+def _escape_inline(text: str) -> str:
+    """Every character that could start markup escaped; ``<`` as ``&lt;``: GitHub takes a
+    backslash into a bare web address before it (``https://a.b/x\\<img …>``), which left
+    the ``<`` open, raw HTML to a viewer that allows it."""
+    said = _INLINE_SPECIAL.sub(r"\\\1", text)
+    return said.replace("\\<", "&lt;") if "<" in said else said
+
+
+def _mentions_kept(said: str) -> str:
+    return _MENTION.sub(r"\1" + _WORD_JOINER, said) if "@" in said or "#" in said else said
 
 
 def code_span(text: str) -> str:
@@ -77,39 +133,33 @@ def quoted(markdown: str) -> str:
 
 def prose(text: str, below: int = 0) -> str:
     """A message's own Markdown, made safe to embed: raw HTML escaped outside code, a code
-    fence left open at its end closed, and its headings moved ``below`` levels down (at
-    most to 6), under the document's own. Which lines are code is CommonMark's answer
-    (markdown-it's block parse), not a guess: a fence inside a list item ends with it. The
-    answer is asked again after escaping (``<script>`` opened an HTML block that held a
-    fence; as text, the fence is one) until it holds; escaping never adds a line."""
-    text = shown(text).replace("\r\n", "\n")
+    fence left open at its end closed, links to ``javascript:`` (and the like) made text,
+    link reference definitions made text (in one document they are global: a definition
+    in one message linked ``[docs]`` in another), and its headings moved below a heading of
+    level ``below``: the message's top heading one level under it, the rest kept apart (at
+    most to 6). Which lines are code is CommonMark's answer (markdown-it's block parse),
+    not a guess: a fence inside a list item ends with it. The answer is asked again after
+    escaping (``<script>`` opened an HTML block that held a fence; as text, the fence is
+    one) until it holds; escaping never adds a line."""
+    text = shown(text)
     if not _MAY_NEED_WORK.search(text) and not (below and _MAY_BE_HEADING.search(text)):
         return text.strip("\n")  # no markup to escape, no fence, no heading: as it is
     lines = text.split("\n")
     parsed = lines
-    code, open_fence, headings = _code_lines(parsed)
+    code, open_fence, headings, definitions = _code_lines(parsed)
     for _ in range(_ROUNDS):
-        out = _escaped_outside(lines, code)
+        out = _escaped_outside(lines, code, definitions)
         if out == parsed:  # the parse was of this very text
             break
         parsed = out
-        again, open_fence, headings = _code_lines(parsed)
-        if again == code:
+        again, open_fence, headings, more = _code_lines(parsed)
+        if again == code and more <= definitions:
             break
-        code = again
+        code, definitions = again, definitions | more
     else:  # not settled: whatever is not code now is escaped
-        out = _escaped_outside(lines, code)
-    gone: set[int] = set()  # the lines a setext heading's title took after its first
-    for number, (level, underline) in headings.items() if below else ():
-        if underline is None:  # "## Title"
-            out[number] = "#" * min(6, level + below) + out[number].lstrip(" ")[level:]
-            continue
-        # "Title" over "===" or "---": the same heading in the "#" form, the underline gone
-        # (it stayed a level 1 or 2 heading in the middle of the transcript)
-        title = " ".join(line.strip() for line in out[number:underline])
-        out[number] = "#" * min(6, level + below) + " " + title
-        gone.update(range(number + 1, underline + 1))
-    out = [line for number, line in enumerate(out) if number not in gone]
+        out = _escaped_outside(lines, code, definitions)
+    if below and headings:
+        out = _headings_moved(out, headings, below)
     if open_fence:
         while out and not out[-1].strip():
             out.pop()
@@ -117,26 +167,69 @@ def prose(text: str, below: int = 0) -> str:
     return "\n".join(out).strip("\n")
 
 
-def _escaped_outside(lines: list[str], code: list[bool]) -> list[str]:
+def _headings_moved(
+    out: list[str], headings: dict[int, tuple[int, int | None]], below: int
+) -> list[str]:
+    """Every heading, in a quote or a list item too (``> # H1`` was a level 1 heading in
+    the middle of the transcript), in the ``#`` form at its level counted from the
+    message's top one, under ``below``: a message of ``##`` and ``###`` headings keeps
+    them apart under an entry at level 4 (counted from ``#``, both were level 6)."""
+    top = min(level for level, _ in headings.values())
+    gone: set[int] = set()  # the lines a setext heading's title took after its first
+    for number, (level, underline) in headings.items():
+        hashes = "#" * min(6, level - top + below + 1)
+        if underline is None:  # "## Title"
+            atx = _ATX.match(out[number])
+            if atx:
+                out[number] = atx.group(1) + hashes + out[number][atx.end() :]
+            continue
+        # "Title" over "===" or "---": the same heading in the "#" form, the underline gone
+        # (it stayed a level 1 or 2 heading in the middle of the transcript)
+        first = _FIRST_TITLE_LINE.match(out[number])
+        assert first is not None  # (it matches any line)
+        rest = (line.lstrip(" \t>") for line in out[number + 1 : underline])
+        title = " ".join(part.strip() for part in (first.group(2), *rest))
+        out[number] = f"{first.group(1)}{hashes} {title}"
+        gone.update(range(number + 1, underline + 1))
+    return [line for number, line in enumerate(out) if number not in gone]
+
+
+def _escaped_outside(lines: list[str], code: list[bool], definitions: set[int]) -> list[str]:
+    last = len(lines) - 1
     return [
-        line if in_code else _inline_safe(line) for line, in_code in zip(lines, code, strict=True)
+        line
+        if code[number]
+        else _inline_safe(line, lines[number + 1] if number < last else "", number in definitions)
+        for number, line in enumerate(lines)
     ]
 
 
 _ROUNDS = 6
 
+#: Block tokens that hold a line's text (a line in none of them, not blank, is part of a
+#: link reference definition: markdown-it keeps those out of its tokens).
+_LEAF_BLOCKS = frozenset(
+    {"paragraph_open", "heading_open", "fence", "code_block", "html_block", "hr"}
+)
+
 
 def _code_lines(
     lines: list[str],
-) -> tuple[list[bool], str | None, dict[int, tuple[int, int | None]]]:
-    """Which lines are inside a code block, the fence left open at the end (if any), and
-    the top-level headings: first line -> (level, the line of a setext heading's underline,
-    None for an ATX heading)."""
+) -> tuple[list[bool], str | None, dict[int, tuple[int, int | None]], set[int]]:
+    """Which lines are inside a code block, the fence left open at the end (if any), the
+    headings (first line -> level and the line of a setext heading's underline, None for
+    an ATX heading), and the lines of link reference definitions."""
     code = [False] * len(lines)
     open_fence = None
     headings: dict[int, tuple[int, int | None]] = {}
-    for token in _block_parser().parse("\n".join(lines)):
-        if token.type == "heading_open" and token.level == 0 and token.map:
+    env: dict = {}
+    tokens = _block_parser().parse("\n".join(lines), env)
+    held = [False] * len(lines) if env.get("references") else None
+    for token in tokens:
+        if held is not None and token.type in _LEAF_BLOCKS and token.map:
+            for number in range(token.map[0], min(token.map[1], len(lines))):
+                held[number] = True
+        if token.type == "heading_open" and token.map:
             start, end = token.map
             if token.markup[:1] == "#":
                 headings[start] = (len(token.markup), None)
@@ -152,13 +245,17 @@ def _code_lines(
             closer = _FENCE.fullmatch(lines[end - 1]) if end - 1 > start else None
             if closer is None or not _closes(closer, token.markup):
                 open_fence = token.markup
-    return code, open_fence, {line: said for line, said in headings.items() if said[0]}
+    definitions = (
+        {n for n, line in enumerate(lines) if not held[n] and line.strip()} if held else set()
+    )
+    return code, open_fence, {n: said for n, said in headings.items() if said[0]}, definitions
 
 
 @functools.cache
 def _block_parser() -> MarkdownIt:
-    """CommonMark, raw HTML on: this parse only finds the code and the headings, as a
-    viewer would; inline parsing (half the time) is not needed for that."""
+    """CommonMark, raw HTML on: this parse only finds the code, the headings and the link
+    reference definitions, as a viewer would; inline parsing (half the time) is not needed
+    for that."""
     return MarkdownIt("commonmark").disable("inline")
 
 
@@ -167,13 +264,21 @@ def _closes(match: re.Match[str], opening: str) -> bool:
     return run[0] == opening[0] and len(run) >= len(opening) and not match.group(2).strip()
 
 
-def _inline_safe(line: str) -> str:
-    """A line with every tag-opening ``<`` outside code spans written ``&lt;`` (and every
-    image's ``!`` escaped). Spans are taken within the line only: one that a viewer joins
-    across lines gets ``&lt;`` shown inside it, never the other way round. Linear in the
-    line: each span's closing run is looked up, not searched for (a pasted minified file
-    is one line of many backticks and brackets)."""
-    if "<" not in line and "![" not in line:
+def _inline_safe(line: str, following: str = "", definition: bool = False) -> str:
+    """A line with every tag-opening ``<`` outside code spans written ``&lt;``, every
+    image's ``!`` escaped, a link to an unsafe scheme made text (its ``(`` escaped; the
+    ``following`` line is where a destination after a ``](`` at the line's end is), and a
+    link reference ``definition`` (or one that looks like it) made text, on a line of its
+    own. Spans are taken within the line only: one that a viewer joins across lines gets
+    ``&lt;`` shown inside it, never the other way round. Linear in the line: each span's
+    closing run is looked up, not searched for (a pasted minified file is one line of many
+    backticks and brackets)."""
+    if definition or "]:" in line:
+        opened = (_OPENING if definition else _DEFINITION).match(line)
+        if opened:  # the "[" as text: no definition, and a line of its own (a hard break)
+            line = f"{opened.group(1)}\\{line[opened.end(1) :]}"
+            line += "  " if "]:" in line and not line.endswith((" ", "\t")) else ""
+    if "<" not in line and "![" not in line and "](" not in line:
         return line
     runs = [(found.start(), found.end()) for found in _BACKTICKS.finditer(line)]
     starts_by_length: dict[int, list[int]] = {}
@@ -197,7 +302,7 @@ def _inline_safe(line: str) -> str:
         position = runs[closer][1]
         out.append(line[begin:position])
         index = closer + 1
-    out.append(_escape_tags(line[position:]))
+    out.append(_escape_tags(line[position:], following))
     return "".join(out)
 
 
@@ -214,10 +319,31 @@ def _backslashes_before(text: str, position: int) -> int:
     return count
 
 
-def _escape_tags(text: str) -> str:
+def _escape_tags(text: str, following: str = "") -> str:
     def one(match: re.Match[str]) -> str:
         if _backslashes_before(text, match.start()) % 2:  # escaped already: text
             return match.group()
+        if match.group() == "]":  # "](": an inline link's destination follows
+            after = text[match.end() + 1 : match.end() + 1 + _DESTINATION_WINDOW]
+            if not after.strip():
+                after += following[:_DESTINATION_WINDOW]
+            return "]\\" if unsafe_destination(after) else "]"
         return "&lt;" if match.group() == "<" else "\\!"
 
     return _TAG_START.sub(one, text)
+
+
+def unsafe_destination(start: str) -> bool:
+    """Whether a link destination that starts with ``start`` is one a viewer could run or
+    open locally (``javascript:``, ``vbscript:``, ``data:``, ``file:``): read as a browser
+    reads it, after CommonMark's escapes and entities (``&#106;avascript:``) and without
+    the tabs and line breaks a browser drops (``java&Tab;script:``). A start too long to
+    say is taken as unsafe when what it says so far begins an unsafe scheme."""
+    said = start[:_DESTINATION_WINDOW]
+    if "&" in said or "\\" in said:
+        said = html.unescape(_BACKSLASH_ESCAPE.sub(r"\1", said))
+    said = _SPACE_AND_CONTROLS.sub("", said).lstrip("<").lower()
+    scheme = _SCHEME.match(said)
+    if scheme:
+        return scheme.group(1) in _UNSAFE_SCHEMES
+    return len(start) >= _DESTINATION_WINDOW and any(s.startswith(said) for s in _UNSAFE_SCHEMES)

@@ -9,6 +9,7 @@ token, not as a string that happens to match.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -436,3 +437,248 @@ def test_a_web_autolink_stays_a_link() -> None:
     assert '<a href="https://example.com/a?b=c">' in html and '<a href="HTTP://x.org">' in html
     assert "javascript:" not in html.split("&lt;javascript")[0] and "&lt;javascript:" in html
     assert prose("<div>x</div> <https://a.b") == "&lt;div>x&lt;/div> &lt;https://a.b"
+
+
+# --- review of the Markdown export, 2026-12-04: the findings left open -------------------
+
+
+def _crafted(*entries: dict) -> Session:
+    """A session of ``entries`` (messages get ids m1, m2, … in a chain unless given)."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-06-01T10:00:00Z",
+              "cwd": "/p"}  # fmt: skip
+    lines, parent = [header], None
+    for number, entry in enumerate(entries, 1):
+        entry = {"type": "message", "id": f"m{number}", "parentId": parent,
+                 "timestamp": f"2025-06-01T10:{number:02d}:00Z", **entry}  # fmt: skip
+        lines.append(entry)
+        parent = entry["id"]
+    return parse_session_bytes("".join(json.dumps(line) + "\n" for line in lines).encode())
+
+
+def _answer(*content: dict, **more: object) -> dict:
+    message = {"role": "assistant", "provider": "p", "model": "m", "content": list(content)}
+    return {"message": {**message, "stopReason": "stop", **more}}
+
+
+def _text(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+#: A viewer with no URL filter (cmark --unsafe, many static-site tools): markdown-it's own
+#: validateLink refuses javascript: links, which hid the problem.
+UNFILTERED = MarkdownIt("commonmark", {"html": True})
+UNFILTERED.validateLink = lambda url: True  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[click](javascript:alert(3))",
+        "[click](JavaScript:alert(3))",
+        "![pic](javascript:alert(3))",
+        "[v](vbscript:msgbox(1))",
+        "[d](data:text/html;base64,PHNjcmlwdD4=)",
+        "[f](file:///etc/passwd)",
+        "[e](&#106;avascript:alert(1))",
+        "[e](java&Tab;script:alert(1))",
+        "[e](java&#x73;cript&colon;alert(1))",
+        "[s]( <javascript:alert(1)>)",
+        "[n](\njavascript:alert(1))",
+        "[t](" + "&Tab;" * 40 + "javascript:alert(1))",
+        "[r][x]\n\n[x]: javascript:alert(1)\n\n",
+        "<javascript:alert(1)>",
+    ],
+)
+def test_links_to_script_data_and_file_addresses_become_text(link: str) -> None:
+    """`[click](javascript:alert(3))` passed through: a viewer with HTML on and no URL
+    filter made it a live link (Markdown review 2026-12-04, #10). Now it is text, in every
+    spelling a browser would still run; web links stay links."""
+    said = prose(f"before {link} after [web](https://example.com/x)", 3)
+    html = UNFILTERED.render(said)
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs == ["https://example.com/x"], (said, html)
+    assert "before" in html and "after" in html
+
+
+def test_a_link_in_code_stays_as_written() -> None:
+    said = prose("`[x](javascript:1)` and\n\n```\n[y](javascript:2)\n```", 3)
+    assert "`[x](javascript:1)`" in said and "\n[y](javascript:2)\n" in said
+
+
+def test_a_definition_in_one_message_links_nothing_in_another() -> None:
+    """One document makes every link reference definition global: an answer's
+    `[docs]: https://evil.example/phish` linked "[docs]" in a later prompt, and GitHub
+    footnotes clashed the same way (#11). Definitions are text now, each on its line, as
+    the page shows them; nothing links through one."""
+    definitions = (
+        "Sources:\n\n[docs]: https://evil.example/phish\n[2]: <https://b.example>\n"
+        "> [q]: https://q.example\n\n- [l]: https://l.example\n\n"
+        "[\nmulti\n]: https://m.example\n\n[^1]: a footnote"
+    )
+    session = _crafted(
+        {"message": {"role": "user", "content": "go"}},
+        _answer(_text(definitions)),
+        {"message": {"role": "user", "content": "See [docs], [2], [q], [l], [multi] and [^1]."}},
+    )
+    document = session_markdown(session)
+    html = UNFILTERED.render(document)
+    assert "See [docs], [2], [q], [l], [multi] and [^1].</p>" in html
+    assert not re.findall(r'href="https://(?:evil|q|l|m)\.example', html)
+    assert "[docs]: https://evil.example/phish<br />" in html  # shown, on a line of its own
+    assert "[^1]: a footnote" in html and "[q]: https://q.example" in html
+
+
+def test_an_error_message_is_whole_with_its_lines() -> None:
+    """Errors were squeezed onto one line and cut at 2,000 characters (#7): an API error's
+    JSON body or a stack trace could not be read. Now fenced, like tool output."""
+    said = 'API error 500\n{\n  "error": "```# not a heading <img src=x onerror=alert(1)>"\n}\n'
+    said += "x" * 3_000 + "\nlast line"
+    session = _crafted(
+        {"message": {"role": "user", "content": "go"}},
+        _answer(_text(""), stopReason="error", errorMessage=said),
+    )
+    document = session_markdown(session)
+    fences = [t.content for t in _tokens(document) if t.type == "fence"]
+    assert said + "\n" in fences
+    assert not [t for t in _tokens(document) if t.type in ("html_block", "html_inline")]
+    assert "\n\n\n" not in document  # the empty text block left four line breaks (#16)
+
+
+def test_problems_in_the_file_say_the_line_and_keep_its_text(tmp_path: Path) -> None:
+    """The list said "not valid JSON (…)" without its line, and the damaged text was not
+    in the document (#8); the page and the warning both say "line 4", and the page keeps
+    the line as text."""
+    good = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-06-01T10:00:00Z"},
+        {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-06-01T10:01:00Z",
+         "message": {"role": "user", "content": "hi"}},
+    ]  # fmt: skip
+    broken = '{"type":"message", broken ``` <img src=x onerror=alert(1)>'
+    path = tmp_path / "b.jsonl"
+    path.write_text(f"{json.dumps(good[0])}\n{json.dumps(good[1])}\n{broken}\n", encoding="utf-8")
+    document = session_markdown(load_session(path))
+    problems = document.split("## Problems in the file", 1)[1]
+    assert "- line 3: not valid JSON" in problems
+    fences = [t.content for t in _tokens(problems) if t.type == "fence"]
+    assert fences == [broken + "\n"]
+    assert "**Line 3**" in problems
+
+
+def test_a_fork_is_findable_in_the_transcript() -> None:
+    """ "Branch 2 of 7 · forks at `88be28e6`" named an id the document showed nowhere
+    (#4). Now each fork's entry has a line under it in the transcript saying which
+    branches leave there, its heading (if it has one) shows its id, and the branch says
+    where it forks by the entry's time and words."""
+    session = load_session(FIXTURES_DIR / "pi-branched-1.jsonl")
+    document = session_markdown(session)
+    transcript, others = document.split("\n## Other branches\n", 1)
+    branches = session.lines()[1:]
+    assert len(branches) == 6
+    forks = [session.parent_of(line[0]) for line in branches]
+    for number, fork in enumerate(forks, 2):
+        assert fork is not None
+        marker = re.search(
+            rf"\*⑂ Branch(?:es)? [\d, and]*\b{number}\b[\d, and]* of 7 forks? here, after entry "
+            rf"`{fork}`",
+            document,
+        )
+        assert marker, (number, fork)
+        said = f"### Branch {number} of 7 · forks at `{fork}`"
+        assert said in others
+        after = others.split(said, 1)[1].split("\n\n", 2)[1]
+        assert after.startswith(f"Forks after entry `{fork}` (2026-11-30 00:57:07 +00:00) “")
+    assert f"· id `{forks[1]}`" in transcript  # 13e4c25d: an answer, with a heading
+    assert "*⑂ Branch 2 of 7 forks here, after entry `88be28e6`" in transcript
+
+
+def test_summaries_say_what_they_keep_and_where_they_come_from() -> None:
+    """A compaction's "context kept from entry e01 …" and files, and a branch summary's
+    "branched away from entry e03 …", were on the page only (#5)."""
+    document = session_markdown(load_session(FIXTURES_DIR / "every-entry-type.jsonl"))
+    assert "*Files read:* `/home/alice/proj/app.py`" in document
+    assert "*Context kept from entry `e01` “user: Look at this image and code:" in document
+    assert "*Branched away from entry `e03` “assistant: I'll inspect things.”*" in document
+
+
+def test_a_tool_results_structured_details_are_shown() -> None:
+    """The page shows a result's ``details`` ("Details (the tool's structured result)");
+    the Markdown dropped them (#6), for extension and MCP tools often the real payload.
+    What a view shows of them already (an edit's diff) is not repeated."""
+    document = session_markdown(load_session(FIXTURES_DIR / "every-entry-type.jsonl"))
+    part = document.split("*Details (the tool's structured result):*", 1)[1]
+    fence = next(t for t in _tokens(part) if t.type == "fence")
+    assert json.loads(fence.content) == {"items": 2}
+    assert document.count("*Details (the tool's structured result):*") == 1
+
+
+def test_headings_in_quotes_and_lists_go_below_the_entry_heading_too() -> None:
+    """`> # H1` and `- # H1` kept level 1 in the middle of the transcript (#9); and a
+    message's top heading goes one level under its entry's, so under a branch's entries
+    (level 4) `##` and `###` stay apart (#17: both were level 6)."""
+    text = "> # H1 in a quote\n\n- # H1 in a list item\n\n> Quoted title\n> ===\n\n1. ## Two"
+    tags = [t.tag for t in _tokens(prose(text, 3)) if t.type == "heading_open"]
+    assert tags == ["h4", "h4", "h4", "h5"]
+    tags = [t.tag for t in _tokens(prose("## A\n\n### B\n\n#### C", 4)) if t.type == "heading_open"]
+    assert tags == ["h5", "h6", "h6"]
+
+
+def test_escaped_text_pings_no_one_and_links_no_issue() -> None:
+    """A title or first prompt "read @packages/…" notified the account when the document
+    was pasted into a GitHub issue, and "#12" linked issue 12 (#12). GitHub reads the
+    rendered text, where `\\@` is "@" again; a word joiner after the sign stops both."""
+    html = VIEWER.render(escaped("read @packages/x.ts and @mariozechner, see #12; bob@example.com"))
+    assert "@\u2060packages/x.ts" in html and "@\u2060mariozechner" in html
+    assert "#\u206012" in html and "bob@example.com" in html
+    assert not re.search(r"(?<![\w])@\w", html.replace("bob@", ""))
+
+
+def test_a_note_in_place_of_tool_output_is_not_a_code_block(tmp_path: Path) -> None:
+    """--no-tool-output's note was fenced as the read file's language (#18)."""
+    source = str(FIXTURES_DIR / "every-entry-type.jsonl")
+    done = CliRunner().invoke(
+        cli, ["export", source, "--no-tool-output", "--format", "md", "-o", "-"]
+    )
+    assert done.exit_code == 0, done.output
+    tokens = _tokens(done.stdout)
+    assert not [t for t in tokens if t.type == "fence" and "tool output left out" in t.content]
+    notes = [t for t in tokens if t.type == "text" and "tool output left out" in t.content]
+    assert notes
+
+
+def test_the_entry_count_reads_as_on_the_page() -> None:
+    """ "**Entries:** 25: 8 tool results" read like a time or a ratio (#19)."""
+    document = session_markdown(load_session(FIXTURES_DIR / "every-entry-type.jsonl"))
+    assert "- **Entries:** 25 · 8 tool results, 4 assistant" in document
+
+
+def test_a_prompt_of_blocks_leaves_one_blank_line() -> None:
+    """Every prompt of content blocks was followed by two blank lines (#16)."""
+    session = _crafted(
+        {"message": {"role": "user", "content": [_text("first"), _text("second")]}},
+        _answer(_text("ok")),
+    )
+    assert "\n\n\n" not in session_markdown(session)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["](&" * 100_000, "](" + "&Tab;" * 200_000, "[a]: b\n" * 50_000, "\\[x]: y " * 100_000],
+    ids=["destinations", "one-long-destination", "definitions", "definition-like"],
+)
+def test_links_and_definitions_are_made_safe_in_linear_time(line: str) -> None:
+    with time_limit(10):
+        said = prose(line, 3)
+    assert "href" not in UNFILTERED.render(said[:20_000])
+
+
+def test_web_addresses_in_escaped_text_open_what_they_say() -> None:
+    """A title's `<https://…>` was escaped to `\\<https://…\\>`, and a bare address's "_" to
+    "\\_": GitHub links a bare address as written, backslashes too ("docs%5C%3E", a 404:
+    #3, the title's half). And a backslash GitHub takes into an address must not leave
+    the "<" after it open: "<" is written "&lt;"."""
+    said = escaped("Docs at <https://example.com/docs>, https://e.com/a_b?x=1&y=2 and <b>")
+    assert "<https://example.com/docs>" in said and "https://e.com/a_b?x=1&y=2 " in said
+    html = VIEWER.render(said)
+    assert '<a href="https://example.com/docs">' in html and "&lt;b&gt;" in html
+    assert "\\<" not in escaped("https://a.b/x<img src=x onerror=alert(1)>")
+    assert "\\[x\\]" in escaped("https://a.b/[x](javascript:alert(1))")
