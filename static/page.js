@@ -378,6 +378,21 @@
       if (mark) markTop = mark.getBoundingClientRect().top;
     };
     toOutline.classList.add("away");  // no probe yet either: it would lay out the page
+    // The way the reader asked to go (a wheel, a finger, a key) wins for a second after:
+    // the element at mid-screen moved too when entries between it and the browser's own
+    // anchor were laid out, and read as scrolling down now and then while scrolling up.
+    var asked = 0, askedAt = 0, fingerY = null;
+    var ask = function (way) { asked = way; askedAt = Date.now(); };
+    window.addEventListener("wheel", function (ev) { if (ev.deltaY) ask(ev.deltaY > 0 ? 1 : -1); }, { passive: true });
+    window.addEventListener("touchstart", function (ev) { fingerY = ev.touches[0].clientY; }, { passive: true });
+    window.addEventListener("touchmove", function (ev) {
+      var y = ev.touches[0].clientY;
+      if (fingerY !== null && Math.abs(y - fingerY) > 4) { ask(y < fingerY ? 1 : -1); fingerY = y; }
+    }, { passive: true });
+    doc.addEventListener("keydown", function (ev) {
+      if (/^(PageDown|ArrowDown|End)$/.test(ev.key) || ev.key === " " && !ev.shiftKey) ask(1);
+      else if (/^(PageUp|ArrowUp|Home)$/.test(ev.key) || ev.key === " ") ask(-1);
+    });
     window.addEventListener("scroll", function () {
       if (pending) return;
       pending = true;
@@ -385,7 +400,8 @@
         pending = false;
         var y = window.scrollY;
         var box = mark && mark.isConnected && mark.getBoundingClientRect();  // (0 high: hidden since)
-        var moved = box && box.height ? markTop - box.top : y - lastY;
+        var moved = Date.now() - askedAt < 1000 ? asked * 8
+          : box && box.height ? markTop - box.top : y - lastY;
         if (Math.abs(moved) < 8) return;
         toOutline.classList.toggle("away", y < 300 || moved > 0);
         probe();
