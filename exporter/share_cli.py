@@ -21,6 +21,7 @@ import click
 from click.core import ParameterSource
 
 from exporter.cli import (
+    EXIT_INTERRUPTED,
     CliError,
     check_http_url,
     open_session,
@@ -33,13 +34,21 @@ from exporter.jsonl_out import session_to_jsonl
 from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.errors import NoTokenError, TooLargeError
-from exporter.publish.gist import DEFAULT_API_URL, Gist, GistClient, resolve_github_token
+from exporter.publish.gist import (
+    DEFAULT_API_URL,
+    Gist,
+    GistClient,
+    InterruptedRequest,
+    resolve_github_token,
+)
 from exporter.publish.gist_share import (
     DEFAULT_FILENAME,
     SHARED_FILE_NAMES,
     check_size,
     check_viewer_template,
     files_size,
+    ignored_env_viewer,
+    is_pi_format_viewer,
     share_files,
     viewer_link,
 )
@@ -378,8 +387,9 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "--viewer-url",
     metavar="URL",
     help="Where the View link opens the page: a template with {id} (and {file}), e.g. "
-    "https://host/?{id}, or a base URL that gets #ID (default: PI_SHARE_VIEWER_URL, else "
-    "gisthost.github.io; on GitHub Enterprise the gist's own page).",
+    "https://host/?{id} (default: gisthost.github.io; on GitHub Enterprise the gist's own "
+    "page). PI_SHARE_VIEWER_URL is used only when it is not a viewer of Pi's own exports "
+    "(pi.dev, or a base URL that gets #ID), which cannot show this page.",
 )
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
 @click.option(
@@ -456,27 +466,50 @@ def share_command(
         excluded=excluded,
     )  # fmt: skip
     kept = _given_record(report.given_values if report else set(), excluded, policy)
-    gist, action, earlier = _share_under_lock(
-        client, state, loaded, prepared, files, public=public, new_gist=new_gist,
-        refuse=refuse, kept=kept,
-    )  # fmt: skip
+    try:
+        gist, action, earlier = _share_under_lock(
+            client, state, loaded, prepared, files, public=public, new_gist=new_gist,
+            refuse=refuse, kept=kept,
+        )  # fmt: skip
+    except InterruptedRequest as stop:  # Ctrl-C with the create or update on its way
+        click.echo(err=True)  # past the terminal's ^C, as the plain "interrupted" line
+        raise CliError(str(stop), EXIT_INTERRUPTED) from None
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
     _say_what_was_done(gist, action, public, api_url, viewer_url, earlier, state, loaded.id)
 
 
 def _check_viewer(viewer_url: str | None) -> None:
-    """--viewer-url, else PI_SHARE_VIEWER_URL, checked before any work."""
+    """--viewer-url, else PI_SHARE_VIEWER_URL, checked before any work; a --viewer-url of
+    Pi's own export format is warned about here, before the upload (it is still used)."""
     if viewer_url is not None:
         try:
             check_viewer_template(viewer_url)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--viewer-url") from None
+        if is_pi_format_viewer(viewer_url):
+            _notify(
+                terminal_text(
+                    f"warning: --viewer-url {viewer_url} looks like a viewer of Pi's own "
+                    "exports (pi.dev, or a base URL given the gist id after #): those show "
+                    "only pages carrying Pi's session-data block, which this page does not "
+                    "have, so the View link will likely not show it; leave --viewer-url out "
+                    "for gisthost.github.io, or give an HTML viewer's template with {id}"
+                )
+            )
     elif os.environ.get("PI_SHARE_VIEWER_URL", "").strip():
         try:
             check_viewer_template(os.environ["PI_SHARE_VIEWER_URL"].strip())  # read so
         except ValueError as error:
             raise CliError(f"PI_SHARE_VIEWER_URL: {error}", 1) from None
+
+
+#: Said when PI_SHARE_VIEWER_URL, set for Pi's /share, is left out of the View link.
+_PI_VIEWER_IGNORED = (
+    "note: PI_SHARE_VIEWER_URL ({}) is not used: it names a viewer of Pi's own exports, "
+    "which cannot show this page; the View link uses gisthost.github.io (--viewer-url "
+    "TEMPLATE with {{id}} names another HTML viewer)"
+)
 
 
 def _dry_run_targets(
@@ -666,6 +699,9 @@ def _say_what_was_done(
             )
         )
     view = viewer_link(gist, api_url, viewer_url)
+    ignored = ignored_env_viewer(api_url, viewer_url, os.environ)
+    if ignored:
+        _notify(terminal_text(_PI_VIEWER_IGNORED.format(ignored)))
     if view == gist.html_url:  # another GitHub host: no public viewer reads its gists
         _notify(
             terminal_text(

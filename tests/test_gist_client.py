@@ -25,11 +25,20 @@ from exporter.publish.errors import (
     TooLargeError,
     ValidationError,
 )
-from exporter.publish.gist import Gist, GistClient, gists_page, github_host, resolve_github_token
+from exporter.publish.gist import (
+    DEFAULT_API_URL,
+    Gist,
+    GistClient,
+    gists_page,
+    github_host,
+    resolve_github_token,
+)
 from exporter.publish.gist_share import (
     GIST_MAX_BYTES,
     check_size,
     files_size,
+    ignored_env_viewer,
+    is_pi_format_viewer,
     share_files,
     viewer_link,
 )
@@ -330,6 +339,47 @@ def test_403_without_rate_limit_is_permission_error(
     assert not isinstance(err.value, RateLimitError)
     assert sleeps.calls == []
     assert len(fake_github.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "ctype", "shown"),
+    [
+        (
+            "<html><head><title>Access denied \x1b]0;x\x07by &amp; proxy</title>"
+            f"<script>var t='{TOKEN}';</script></head><body>" + "blocked " * 200,
+            "text/html",
+            "Access denied ]0;x by & proxy",
+        ),
+        (
+            f"Forbidden:\nyour single sign-on session\u202e expired ({TOKEN})\n",
+            "text/plain",
+            "Forbidden: your single sign-on session expired (***)",
+        ),
+        (
+            "<html><body><h1>Blocked</h1><p>by policy</p></body></html>",
+            "text/html",
+            "Blocked by policy",
+        ),
+    ],
+)
+def test_a_403_page_that_is_not_json_is_quoted_not_guessed(
+    client: GistClient, fake_github: FakeGitHub, body: str, ctype: str, shown: str
+) -> None:
+    """Review s45 #5: a 403 that is not GitHub's JSON (a proxy's page, single sign-on) was
+    reported as "the token lacks permission (...gist scope...)", and what the server said
+    was dropped. Its words are said instead: one short line, no controls, no token."""
+    fake_github.fail(403, body=body, headers={"Content-Type": ctype})
+    with pytest.raises(AuthError) as err:
+        client.create({"session.html": HTML}, "d")
+    text = str(err.value)
+    assert f'(HTTP 403, a page, not GitHub\'s JSON): "{shown}"' in text
+    assert "scope" not in text and "permission" not in text
+    assert "proxy, firewall or sign-on page" in text
+    assert len(text) < 400 and not any(ch in text for ch in "\x1b\x07\u202e")
+    assert_no_token(err.value)
+    fake_github.fail(403, body="", headers={"Content-Type": "text/html"})
+    with pytest.raises(AuthError, match=r"HTTP 403, an empty answer\); a proxy"):
+        client.create({"session.html": HTML}, "d")
 
 
 # --------------------------------------------------------------------------- rate limits
@@ -718,6 +768,27 @@ def test_no_token_message_explains_how_to_get_one(tmp_path: Path) -> None:
     assert "--hostname ghe.example.com" in str(ent.value)
 
 
+def test_no_token_says_which_token_variable_was_seen_and_why_unused() -> None:
+    """Review s45 #5: GH_TOKEN set with another --api-url said just "no GitHub token found",
+    as if it had not been seen. It is said to be github.com's (never its value)."""
+    api = "https://ghe.example.com/api/v3"
+    env = {"GH_TOKEN": "ghp_dotcom_secret_1", "GITHUB_TOKEN": " "}
+    with pytest.raises(NoTokenError) as err:
+        resolve_github_token(None, api, env=env, gh_binary="/nonexistent/gh")
+    text = str(err.value)
+    assert "GH_TOKEN is set, but it is used only for github.com" in text
+    assert "not sent to ghe.example.com" in text and "GITHUB_TOKEN" not in text
+    assert "set GH_ENTERPRISE_TOKEN, pass --token" in text
+    assert "--hostname ghe.example.com" in text and "ghp_dotcom_secret_1" not in text
+    env = {"GH_ENTERPRISE_TOKEN": "ent_secret_2", "GITHUB_ENTERPRISE_TOKEN": "ent_secret_3"}
+    with pytest.raises(NoTokenError) as dotcom:
+        resolve_github_token(None, env=env, gh_binary="/nonexistent/gh")
+    text = str(dotcom.value)
+    seen = "GH_ENTERPRISE_TOKEN and GITHUB_ENTERPRISE_TOKEN are set, but they are used only"
+    assert f"{seen} for a GitHub Enterprise Server --api-url" in text
+    assert "ent_secret" not in text and err.value.exit_code == 3
+
+
 def test_github_host() -> None:
     assert github_host("https://api.github.com") == "github.com"
     assert github_host("https://ghe.example.com/api/v3") == "ghe.example.com"
@@ -816,11 +887,43 @@ def test_viewer_link_template_wins() -> None:
     assert ghes == f"https://v/{GIST.id}"
 
 
-def test_viewer_link_pi_share_viewer_url() -> None:
-    env = {"PI_SHARE_VIEWER_URL": "https://pi.dev/session/"}
-    assert viewer_link(GIST, env=env) == f"https://pi.dev/session/#{GIST.id}"
-    env = {"PI_SHARE_VIEWER_URL": "https://me.github.io/viewer/#old"}
-    assert viewer_link(GIST, env=env) == f"https://me.github.io/viewer/#{GIST.id}"
+GISTHOST_LINK = f"https://gisthost.github.io/?{GIST.id}/session.html"
+
+
+@pytest.mark.parametrize(
+    "pi_viewer",
+    ["https://pi.dev/session/", "https://me.github.io/viewer/#old", "https://pi.dev/s/#{id}"],
+)
+def test_a_pi_format_pi_share_viewer_url_is_not_the_view_link(pi_viewer: str) -> None:
+    """Review s45 #1: PI_SHARE_VIEWER_URL as Pi's users have it (pi.dev, or any base URL
+    that gets ``#ID``) names a viewer of Pi's own exports, which needs Pi's session-data
+    block: the link it made could not show our page. It is left out, and said why."""
+    env = {"PI_SHARE_VIEWER_URL": pi_viewer}
+    assert viewer_link(GIST, env=env) == GISTHOST_LINK
+    assert ignored_env_viewer(DEFAULT_API_URL, None, env) == pi_viewer
+    assert is_pi_format_viewer(pi_viewer)
+    # a --viewer-url wins (and is not "ignored"), as does Enterprise's own page
+    assert ignored_env_viewer(DEFAULT_API_URL, "https://v/?{id}", env) == ""
+    assert ignored_env_viewer("https://ghe.example.com/api/v3", None, env) == ""
+
+
+def test_html_viewers_keep_working_from_the_variable_and_as_a_base_url() -> None:
+    """An HTML viewer's template in PI_SHARE_VIEWER_URL is used (it got ``#ID`` appended to
+    the template before); gisthost-style viewers given as a base URL get ``?ID/FILE``, the
+    form they read, not Pi's ``#ID``."""
+    env = {"PI_SHARE_VIEWER_URL": "https://v.example/?{id}/{file}"}
+    assert viewer_link(GIST, env=env) == f"https://v.example/?{GIST.id}/session.html"
+    assert ignored_env_viewer(DEFAULT_API_URL, None, env) == ""
+    for base in ("https://gisthost.github.io/", "https://gisthost.github.io/#x"):
+        assert viewer_link(GIST, env={"PI_SHARE_VIEWER_URL": base}) == GISTHOST_LINK
+        assert viewer_link(GIST, template=base, env={}) == GISTHOST_LINK
+        assert not is_pi_format_viewer(base)
+    preview = viewer_link(GIST, template="https://gistpreview.github.io/", env={})
+    assert preview == f"https://gistpreview.github.io/?{GIST.id}/session.html"
+    # an explicit base URL of another viewer is still honoured (the CLI warns about it)
+    mine = viewer_link(GIST, template="https://me.github.io/viewer/", env={})
+    assert mine == f"https://me.github.io/viewer/#{GIST.id}"
+    assert not is_pi_format_viewer("https://shittycodingagent.ai/session/?{id}")
 
 
 def test_viewer_link_enterprise_uses_html_url() -> None:

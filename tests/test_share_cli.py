@@ -410,6 +410,53 @@ def test_viewer_templates(fake: FakeGitHub, env: dict, monkeypatch: pytest.Monke
     assert "View link is the gist's own page" not in result.stderr  # a viewer was named
 
 
+@pytest.mark.parametrize("viewer", ["https://pi.dev/session/", "https://pi.dev/session/#{id}"])
+def test_a_pi_format_viewer_url_is_warned_about_before_the_upload(
+    fake: FakeGitHub, env: dict, viewer: str
+) -> None:
+    """Review s45 #1: ``--viewer-url https://pi.dev/session/`` printed a View link to a
+    viewer that shows only Pi's own exports (Pi's session-data block, which our page does
+    not have), without a word. It is still used, as asked, with a warning."""
+    result = share(fake, str(FIXTURE), "--viewer-url", viewer)
+    assert result.exit_code == 0, result.output
+    gist_id = next(iter(fake.gists))
+    assert f"View: https://pi.dev/session/#{gist_id}" in result.stdout
+    (warning,) = [line for line in result.stderr.splitlines() if "viewer of Pi's own" in line]
+    assert warning.startswith(f"pi-session: warning: --viewer-url {viewer} ")
+    assert "session-data" in warning and "gisthost.github.io" in warning
+    lines = result.stderr.splitlines()
+    assert lines.index(warning) < lines.index("pi-session: gist created (secret)")
+    for html_viewer in ("https://gisthost.github.io/", "https://view.example/?{id}/{file}"):
+        fine = share(fake, str(FIXTURE), "--viewer-url", html_viewer)
+        assert fine.exit_code == 0 and "Pi's own" not in fine.stderr, fine.output
+        assert f"?{gist_id}/session.html" in fine.stdout
+
+
+def test_pi_share_viewer_url_of_a_pi_viewer_is_left_out_and_said_once(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review s45 #1: PI_SHARE_VIEWER_URL as a Pi user has it made the View link
+    ``https://pi.dev/session/#ID``, which cannot show our page: it is left out (the link
+    is gisthost's) and one note says so. (The loopback API stands for github.com here:
+    only there is the variable read.)"""
+    import exporter.publish.gist_share as gist_share
+
+    monkeypatch.setattr(gist_share, "is_enterprise", lambda api_url: False)
+    monkeypatch.setenv("PI_SHARE_VIEWER_URL", "https://pi.dev/session/")
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 0, result.output
+    gist_id = next(iter(fake.gists))
+    assert f"View: https://gisthost.github.io/?{gist_id}/session.html" in result.stdout
+    assert "pi.dev" not in result.stdout
+    assert result.stderr.count("PI_SHARE_VIEWER_URL") == 1
+    assert "note: PI_SHARE_VIEWER_URL (https://pi.dev/session/) is not used" in result.stderr
+    monkeypatch.setenv("PI_SHARE_VIEWER_URL", "https://view.example/?{id}")  # an HTML viewer
+    again = share(fake, str(FIXTURE), "--no-thinking")
+    assert again.exit_code == 0, again.output
+    assert f"View: https://view.example/?{gist_id}" in again.stdout
+    assert "PI_SHARE_VIEWER_URL" not in again.stderr
+
+
 @pytest.mark.parametrize("template", ["http://x/{idx}", "https://v/?{id}/{fil}", "http://x/{}"])
 def test_an_unknown_viewer_placeholder_is_a_usage_error(
     fake: FakeGitHub, env: dict, template: str
@@ -459,6 +506,95 @@ def test_a_viewer_that_is_not_a_web_address_is_refused(
     assert from_env.exit_code == 1, from_env.output
     assert "PI_SHARE_VIEWER_URL: a viewer" in from_env.stderr
     assert fake.requests == []
+
+
+def test_gh_token_with_another_api_url_is_said_to_be_github_com_s(
+    fake: FakeGitHub, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review s45 #5: with GH_TOKEN set and a non-github.com --api-url, "no GitHub token
+    found" read as if GH_TOKEN had not been seen."""
+    monkeypatch.delenv("GH_ENTERPRISE_TOKEN")
+    monkeypatch.setenv("GH_TOKEN", PLANTED_GITHUB)
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 3, result.output
+    (line,) = result.stderr.splitlines()
+    assert "GH_TOKEN is set, but it is used only for github.com" in line
+    assert "set GH_ENTERPRISE_TOKEN, pass --token" in line
+    assert PLANTED_GITHUB not in result.output and fake.requests == []
+
+
+def test_a_403_page_from_a_proxy_is_reported_as_it_said(fake: FakeGitHub, env: dict) -> None:
+    """Review s45 #5: a 403 page that is not GitHub's JSON was "the token lacks permission
+    (... gist scope ...)", the server's words dropped."""
+    page = "<html><title>Blocked by Example Corp proxy</title><body>policy 42</body></html>"
+    fake.fail(403, body=page, headers={"Content-Type": "text/html"}, method="POST")
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 3, result.output
+    (line,) = result.stderr.splitlines()[-1:]
+    assert line.startswith("pi-session: error: ")
+    assert '(HTTP 403, a page, not GitHub\'s JSON): "Blocked by Example Corp proxy"' in line
+    assert "scope" not in line and fake.token not in result.output
+
+
+def _ctrl_c_while_held(fake: FakeGitHub, method: str, *args: str) -> tuple[int, str, str]:
+    """Run ``share`` in a real process, and press Ctrl-C (SIGINT) once the fake GitHub has
+    received its ``method`` request and holds it without answering."""
+    import signal
+    import time
+
+    fake.hang(30, method=method)
+    held = sum(r.method == method for r in fake.requests)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "share", *args, "--api-url", fake.base_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=ctrl_c_as_at_a_terminal,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    deadline = time.monotonic() + 60
+    while sum(r.method == method for r in fake.requests) == held:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    time.sleep(0.3)  # the client is now waiting for the answer
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    fake.failures.clear()  # the held answer is not waited for again
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_during_the_create_says_to_check_the_secret_gists(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """Review s45 #6: Ctrl-C with ``POST /gists`` on its way printed only "interrupted",
+    where a 5xx or a timeout says GitHub may have it: sharing again then made a second
+    secret gist. The same is said now, exit 130 as any Ctrl-C."""
+    code, out, err = _ctrl_c_while_held(fake, "POST", str(FIXTURE))
+    assert code == 130, err
+    assert out == ""
+    said = "interrupted while creating the gist: GitHub may already have received it, and "
+    assert f"pi-session: error: {said}sharing again makes a new gist." in err
+    assert f"Check your secret gists (on 127.0.0.1:{fake.port}) before sharing again." in err
+    assert "Traceback" not in err and fake.token not in out + err
+
+
+def test_ctrl_c_during_an_update_says_so_and_before_sending_says_only_interrupted(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """The update of a known gist interrupted may or may not have landed (sharing again
+    fixes it); a Ctrl-C while only reading the gist (nothing sent that changes it) is the
+    plain "interrupted"."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    gist_id = next(iter(fake.gists))
+    code, _, err = _ctrl_c_while_held(fake, "PATCH", str(FIXTURE), "--no-thinking")
+    assert code == 130, err
+    assert f"interrupted while updating gist {gist_id}: GitHub may already have received " in err
+    assert "sharing again updates the same gist" in err and "Traceback" not in err
+    code, _, err = _ctrl_c_while_held(fake, "GET", str(FIXTURE), "--no-thinking")
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "pi-session: interrupted"
+    assert "may already have received" not in err and "Traceback" not in err
 
 
 def test_no_token_is_one_clear_line(fake: FakeGitHub, env: dict, monkeypatch) -> None:

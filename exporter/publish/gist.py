@@ -13,8 +13,10 @@ message, exception, log line or repr.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
@@ -23,7 +25,7 @@ from urllib.parse import quote, urlsplit
 
 import requests
 
-from exporter.formatting import escape_surrogates
+from exporter.formatting import escape_surrogates, one_line
 from exporter.publish.errors import (
     AuthError,
     NetworkError,
@@ -65,6 +67,7 @@ __all__ = [
     "Gist",
     "GistClient",
     "GistFile",
+    "InterruptedRequest",
     "gists_page",
     "github_host",
     "is_enterprise",
@@ -88,6 +91,23 @@ _MAYBE_CREATED = (
     "retrying, so that no second copy is made. Check your secret gists {gists} before "
     "sharing again."
 )
+
+#: Ctrl-C with a create or update on its way (review s45 #6): said as the 5xx and timeout
+#: paths say it, since GitHub may have received it all the same.
+_INTERRUPTED_CREATE = (
+    "interrupted while creating the gist: GitHub may already have received it, and "
+    "sharing again makes a new gist. Check your secret gists {gists} before sharing again."
+)
+_INTERRUPTED_UPDATE = (
+    "interrupted while updating gist {gist_id}: GitHub may already have received the "
+    "change, or not; sharing again updates the same gist."
+)
+
+
+class InterruptedRequest(KeyboardInterrupt):
+    """Ctrl-C while a gist create or update was on its way to GitHub; ``str()`` says what
+    may have happened and what to check. Still a ``KeyboardInterrupt`` for any caller."""
+
 
 #: Where GitHub Enterprise Server serves its REST API, under the host's own web root.
 _GHES_API_PATH = "/api/v3"
@@ -171,7 +191,8 @@ class GistClient:
             "public": bool(public),
             "files": {name: {"content": content} for name, content in files.items()},
         }
-        resp = self._request("POST", "/gists", body=body)
+        said = _INTERRUPTED_CREATE.format(gists=self._gists_at)
+        resp = self._request("POST", "/gists", body=body, interrupted=said)
         return self._gist_or_raise(resp, operation="create")
 
     def update(
@@ -189,7 +210,8 @@ class GistClient:
         body["files"].update(dict.fromkeys(remove))  # null deletes a file
         if description is not None:
             body["description"] = description
-        resp = self._request("PATCH", self._gist_path(gist_id), body=body)
+        said = self._scrub(_INTERRUPTED_UPDATE.format(gist_id=gist_id))
+        resp = self._request("PATCH", self._gist_path(gist_id), body=body, interrupted=said)
         return self._gist_or_raise(resp, operation="update", gist_id=gist_id)
 
     def get(self, gist_id: str) -> Gist:
@@ -226,9 +248,16 @@ class GistClient:
         return text.replace(self._token, "***") if self._token else text
 
     def _request(
-        self, method: str, path: str, *, body: dict[str, Any] | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        body: dict[str, Any] | None = None,
+        interrupted: str | None = None,
     ) -> requests.Response:
-        """Send one API call, retrying transport errors/5xx and one short rate limit."""
+        """Send one API call, retrying transport errors/5xx and one short rate limit.
+        ``interrupted``: what a Ctrl-C while it is on its way means (``InterruptedRequest``);
+        None for a call that changes nothing."""
         url = f"{self.api_url}{path}"
         payload = None if body is None else _json_bytes(body)
         headers = self._headers(payload is not None)
@@ -243,6 +272,10 @@ class GistClient:
                 resp = self._session.request(
                     method, url, data=payload, headers=headers, timeout=timeout
                 )
+            except KeyboardInterrupt:
+                if interrupted is None:
+                    raise
+                raise InterruptedRequest(interrupted) from None
             except requests.exceptions.SSLError as exc:
                 raise NetworkError(
                     f"TLS error talking to {self._where}; check the --api-url and your "
@@ -353,6 +386,9 @@ class GistClient:
         status = resp.status_code
         message, details = server_message(resp)
         said = f": {message}" if message else ""
+        if not message and not _is_json(resp):
+            page = _page_text(resp)
+            said = f': "{page}"' if page else ""
         if status == 401:
             text = (
                 f"GitHub rejected the token (401){said}; it is invalid, expired or revoked. "
@@ -383,6 +419,17 @@ class GistClient:
         if status == 404:  # a gist that cannot be found: exit 2, as a missing file
             text = f"gist {gist_id} was not found (deleted, or not visible to this token)"
             raise NotFoundError(self._scrub(text), status=status, exit_code=2)
+        if status == 403 and not _is_json(resp):
+            # GitHub's API answers a token's 403 in JSON; a page (a proxy's, a firewall's,
+            # a sign-on's, GitHub's "administrative rules") is something else: its words
+            # are said, and no missing gist scope is guessed (review s45 #5)
+            answer = "a page, not GitHub's JSON" if said else "an empty answer"
+            text = (
+                f"{self._where} refused to {operation} the gist (HTTP 403, {answer}){said}; "
+                "a proxy, firewall or sign-on page may be in the way: check your network "
+                "and --api-url."
+            )
+            raise AuthError(self._scrub(text), status=status)
         if status == 403:
             text = (
                 f"GitHub refused to {operation} the gist (403){said}; the token lacks "
@@ -398,6 +445,45 @@ class GistClient:
             self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
             status=status,
         )
+
+
+#: Token shapes hidden from a server's page we quote (the client's own token is too).
+_TOKEN_LIKE = re.compile(r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{8,}")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG_OR_SCRIPT = re.compile(
+    r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL
+)
+#: How much of a server's page an error quotes.
+PAGE_TEXT_LIMIT = 120
+
+
+def _is_json(resp: requests.Response) -> bool:
+    try:
+        resp.json()
+    except ValueError:
+        return False
+    return True
+
+
+def _page_text(resp: requests.Response) -> str:
+    """What a non-JSON answer says, for an error line: an HTML page's title (else its
+    text without tags), on one short line, with no terminal controls and no token."""
+    data = resp.content[:65536]
+    text: str | None
+    try:  # UTF-8 first: requests takes text/* without a charset as Latin-1
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:  # (a character cut at the end of what is read: fine)
+        text = data.decode("utf-8", "replace") if error.start >= len(data) - 3 else None
+    if text is None:
+        try:
+            text = data.decode(resp.encoding or "latin-1", "replace")
+        except LookupError:  # a charset Python does not know
+            text = data.decode("latin-1")
+    title = _TITLE.search(text)
+    text = title.group(1) if title and title.group(1).strip() else _TAG_OR_SCRIPT.sub(" ", text)
+    text = _TOKEN_LIKE.sub("***", html.unescape(text))
+    text = "".join(ch if ch.isprintable() else " " for ch in text)  # controls, bidi marks
+    return one_line(text.replace('"', "'"), PAGE_TEXT_LIMIT)
 
 
 def _json_bytes(body: dict[str, Any]) -> bytes:

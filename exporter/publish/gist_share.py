@@ -26,6 +26,8 @@ __all__ = [
     "check_size",
     "check_viewer_template",
     "files_size",
+    "ignored_env_viewer",
+    "is_pi_format_viewer",
     "share_files",
     "viewer_link",
 ]
@@ -49,6 +51,50 @@ def _pi_style_link(base: str, gist_id: str) -> str:
     base = base.strip()
     base = base.split("#", 1)[0] + "#"
     return f"{base}{gist_id}"
+
+
+#: Viewers that show any HTML file of a gist, read from ``?ID/FILE`` (reference §1.5): a
+#: base URL of theirs gets that form, not Pi's ``#ID``, which they do not read.
+_QUERY_VIEWER_HOSTS = frozenset({"gisthost.github.io", "gistpreview.github.io"})
+#: Viewers of Pi's own export format (pi.dev, as Pi's /share prints): they show only a page
+#: that carries Pi's ``<script id="session-data">`` block, which ours does not have.
+_PI_FORMAT_HOSTS = frozenset({"pi.dev"})
+
+
+def _viewer_host(address: str) -> str:
+    try:
+        host = urlsplit(address.replace("{id}", "x").replace("{file}", "x")).hostname
+    except ValueError:
+        return ""
+    return (host or "").lower().rstrip(".")
+
+
+def is_pi_format_viewer(address: str) -> bool:
+    """A viewer of Pi's own exports, which cannot show our page: a base URL given the gist
+    id after ``#`` (Pi's rule for PI_SHARE_VIEWER_URL, read only by such viewers), or a
+    known one (pi.dev). gisthost-style viewers (``?ID/FILE``) and ``{id}`` templates of
+    other hosts are not."""
+    host = _viewer_host(address.strip())
+    if host in _PI_FORMAT_HOSTS or any(host.endswith(f".{h}") for h in _PI_FORMAT_HOSTS):
+        return True
+    return "{id}" not in address and host not in _QUERY_VIEWER_HOSTS
+
+
+def _base_link(base: str, gist: Gist) -> str:
+    """A base URL without ``{id}``: gisthost's form for a gisthost-style viewer, else Pi's."""
+    if _viewer_host(base) in _QUERY_VIEWER_HOSTS:
+        plain = base.strip().split("#", 1)[0].split("?", 1)[0]
+        return f"{plain}?{gist.id}/{_viewer_file(gist)}"
+    return _pi_style_link(base, gist.id)
+
+
+def ignored_env_viewer(api_url: str, template: str | None, env: Mapping[str, str]) -> str:
+    """PI_SHARE_VIEWER_URL when it was set for Pi's /share (a Pi-format viewer) and would
+    otherwise have made the View link: ``viewer_link`` leaves it out; "" when not so."""
+    if template or is_enterprise(api_url):
+        return ""
+    base = (env.get("PI_SHARE_VIEWER_URL") or "").strip()
+    return base if base and is_pi_format_viewer(base) else ""
 
 
 def _viewer_file(gist: Gist) -> str:
@@ -97,20 +143,24 @@ def viewer_link(
 ) -> str:
     """Link that renders the shared HTML in a browser (gists themselves show only source).
 
-    Order: ``template`` (``{id}``/``{file}`` placeholders; without ``{id}`` it is a
-    base URL used like PI_SHARE_VIEWER_URL) > the gist's ``html_url`` for non-github.com
-    APIs (public viewers only read api.github.com) > ``PI_SHARE_VIEWER_URL`` (``base#id``,
-    as Pi does) > gisthost, which follows ``raw_url`` for files over 1 MB.
+    Order: ``template`` (``{id}``/``{file}`` placeholders; without ``{id}`` it is a base
+    URL: gisthost-style viewers get ``?ID/FILE``, others Pi's ``#ID``) > the gist's
+    ``html_url`` for non-github.com APIs (public viewers only read api.github.com) >
+    ``PI_SHARE_VIEWER_URL`` unless it is a Pi-format viewer (``ignored_env_viewer``: Pi's
+    users set it for Pi's own exports, which those viewers need) > gisthost, which follows
+    ``raw_url`` for files over 1 MB.
     """
     if template:
         if "{id}" in template:
             return template.replace("{id}", gist.id).replace("{file}", _viewer_file(gist))
-        return _pi_style_link(template, gist.id)
+        return _base_link(template, gist)
     if is_enterprise(api_url):
         return gist.html_url
     base = (env.get("PI_SHARE_VIEWER_URL") or "").strip()
-    if base:
-        return _pi_style_link(base, gist.id)
+    if base and not ignored_env_viewer(api_url, template, env):
+        if "{id}" in base:
+            return base.replace("{id}", gist.id).replace("{file}", _viewer_file(gist))
+        return _base_link(base, gist)
     return f"{DEFAULT_VIEWER}?{gist.id}/{_viewer_file(gist)}"
 
 

@@ -103,8 +103,31 @@ def resolve_github_token(
         return token
 
     if _uses_enterprise_vars(api_url):
+        seen = _set_names(env, ("GH_TOKEN", "GITHUB_TOKEN"))
+        if seen:  # said: "no token found" with GH_TOKEN set read as if it were not seen
+            raise NoTokenError(
+                f"no GitHub token found for {host}: {seen} only for "
+                f"github.com (and *.ghe.com), so it is not sent to {host}; for {host} set "
+                f"GH_ENTERPRISE_TOKEN, pass --token, or run `gh auth login --hostname {host}`."
+            )
         raise NoTokenError(f"no GitHub token found for {host}: {token_hint(api_url)}.")
+    seen = _set_names(env, ("GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"))
+    if seen:
+        raise NoTokenError(
+            f"no GitHub token found for {host}: {seen} only for a GitHub "
+            f"Enterprise Server --api-url, so it is not sent to {host}; {TOKEN_HINT}."
+        )
     raise NoTokenError(f"no GitHub token found: {TOKEN_HINT}.")
+
+
+def _set_names(env: Mapping[str, str], names: tuple[str, ...]) -> str:
+    """Which of these token variables are set, as "X is set, but it is used" / "X and Y are
+    set, but they are used" (their names only, never a value); "" for none."""
+    found = [name for name in names if (env.get(name) or "").strip()]
+    if not found:
+        return ""
+    one = len(found) == 1
+    return f"{' and '.join(found)} {'is set, but it is' if one else 'are set, but they are'} used"
 
 
 def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: float) -> str | None:
