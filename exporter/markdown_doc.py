@@ -247,13 +247,22 @@ def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
     return f"{said} “{escaped(one_line(entry_row_text(session, entry_id)[0], 80))}”"
 
 
-def _fork_marker(session: Session, entry_id: str, numbers: list[int], total: int) -> str:
-    """The line under a fork's entry that says which branches leave there."""
+def _fork_marker(
+    session: Session, entry_id: str, numbers: list[int], total: int, hidden: bool = False
+) -> str:
+    """The line under a fork's entry that says which branches leave there; at an entry
+    this document does not show (extension data), which entry that is, and that it
+    comes right after what is above (its id appeared nowhere else)."""
     if len(numbers) == 1:
         which = f"Branch {numbers[0]} of {total} forks"
     else:
         listed = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
         which = f"Branches {listed} of {total} fork"
+    if hidden:
+        return (
+            f"*⑂ {which} here, after {_entry_said(session, entry_id)}, which is not shown: "
+            "it comes right after the entry above (under “Other branches”).*"
+        )
     return f"*⑂ {which} here, after entry {code_span(entry_id)} (under “Other branches”).*"
 
 
@@ -305,19 +314,22 @@ class _Writer:
                 continue
             entry = self.session.by_id[entry_id]
             self._results = []
-            out += self.entry(entry, level, on_line, shown_results)
+            written = self.entry(entry, level, on_line, shown_results)
+            out += written
             if self.forks:
-                out += self._fork_markers([entry_id, *self._results])
+                out += self._fork_markers([entry_id, *self._results], hidden=not written)
         return out
 
-    def _fork_markers(self, entry_ids: list[str]) -> list[str]:
+    def _fork_markers(self, entry_ids: list[str], hidden: bool = False) -> list[str]:
         """Under an entry, a line per fork it shows (itself, or a result shown with its
-        call): where "Branch 2 of 7 forks at …" leaves this transcript."""
+        call): where "Branch 2 of 7 forks at …" leaves this transcript. ``hidden``: the
+        entry is not shown (the line goes under the one before)."""
         out = []
         for entry_id in entry_ids:
             if entry_id in self.forks:
                 numbers = self.forks[entry_id]
-                out += [_fork_marker(self.session, entry_id, numbers, self.lines), ""]
+                said = _fork_marker(self.session, entry_id, numbers, self.lines, hidden)
+                out += [said, ""]
         return out
 
     def _is_before(self, earlier: str, entry_id: str) -> bool:

@@ -32,7 +32,19 @@ _MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
 #: one (``<https://…>`` escaped was linked by GitHub with a "%3E" tail; its scheme is safe,
 #: and the look to its ">" stops at the next "<": linear); a ``![`` that would open an
 #: image (a viewer would load it: as on the page, it stays a link).
-_TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>]*>)|!(?=\[)|\](?=\()")
+_TAG_START = re.compile(
+    r"(?<!\\)(\\*)(<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>`]*>)|!(?=\[)|\](?=\())"
+)
+#: Where GitHub's extension links a bare web address (it takes in what follows up to a
+#: space or a "<", a backslash or backtick too), and where such an address ends.
+_BARE_ADDRESS = re.compile(
+    r"(?<![A-Za-z])(?i:https?|ftp)://(?=[\w-])|(?<![^\s*_~(])(?i:www)\.(?=[\w-])"
+)
+_ADDRESS_END = re.compile(r"[\s<]")
+#: A container's marks at a line's start inside a link destination's look-ahead.
+_LINE_START = re.compile(r"\n[ \t>]*")
+#: A table cell's edge: a "|" not escaped.
+_CELL_EDGE = re.compile(r"(?<!\\)\|")
 #: Containers' marks before a line's text: spaces, ``>`` and list markers.
 _CONTAINERS = r"(?:[ \t>]|[-*+][ \t]|\d{1,9}[.)][ \t])*"
 #: A line that opens a link reference definition (``[docs]: https://…``) or a GitHub
@@ -53,11 +65,6 @@ _SPACE_AND_CONTROLS = re.compile(r"[\x00-\x20\x7f]+")
 #: How much of a destination is read for its scheme: an encoded scheme
 #: (``&#0000106;`` per letter) fits in it; a longer run without one is taken as unsafe.
 _DESTINATION_WINDOW = 160
-#: ``@name`` (GitHub notifies the account) and ``#123`` (GitHub links the issue) in escaped
-#: text: a backslash does not stop them (GitHub looks at the rendered text); an invisible
-#: word joiner after the sign does.
-_MENTION = re.compile(r"(?<![A-Za-z0-9_])(@(?=[A-Za-z0-9])|\\#(?=[0-9]))")
-_WORD_JOINER = "&#x2060;"
 #: A web address in escaped text: an autolink ``<https://…>`` (kept as it is: safe, and
 #: escaped GitHub linked it with a "%5C%3E" tail) or a bare one (GitHub links it as written,
 #: an escape's backslash too: only what could make markup in it is escaped).
@@ -77,19 +84,19 @@ def shown(text: str) -> str:
 
 
 def escaped(text: str) -> str:
-    """``text`` on one line, every character that could start markup escaped, and an
-    ``@name`` or ``#123`` kept from pinging an account or linking an issue when the
-    document is pasted into GitHub (a title or first prompt reads "@packages/…")."""
+    """``text`` on one line, every character that could start markup escaped (``@name``
+    and ``#123`` stay as written: pasted into GitHub they notify and link as in any
+    comment, as they do in the messages' own text)."""
     flat = " ".join(shown(text).split())
     if "://" not in flat and "www." not in flat:
-        return _mentions_kept(_escape_inline(flat))
+        return _escape_inline(flat)
     out: list[str] = []
     position = 0
     for link in _WEB_ADDRESS.finditer(flat):
-        out.append(_mentions_kept(_escape_inline(flat[position : link.start()])))
+        out.append(_escape_inline(flat[position : link.start()]))
         out.append(link.group() if link.group(1) else _IN_ADDRESS.sub(r"\\\1", link.group()))
         position = link.end()
-    out.append(_mentions_kept(_escape_inline(flat[position:])))
+    out.append(_escape_inline(flat[position:]))
     return "".join(out)
 
 
@@ -99,10 +106,6 @@ def _escape_inline(text: str) -> str:
     the ``<`` open, raw HTML to a viewer that allows it."""
     said = _INLINE_SPECIAL.sub(r"\\\1", text)
     return said.replace("\\<", "&lt;") if "<" in said else said
-
-
-def _mentions_kept(said: str) -> str:
-    return _MENTION.sub(r"\1" + _WORD_JOINER, said) if "@" in said or "#" in said else said
 
 
 def code_span(text: str) -> str:
@@ -146,18 +149,18 @@ def prose(text: str, below: int = 0) -> str:
         return text.strip("\n")  # no markup to escape, no fence, no heading: as it is
     lines = text.split("\n")
     parsed = lines
-    code, open_fence, headings, definitions = _code_lines(parsed)
+    code, open_fence, headings, definitions, paragraphs = _code_lines(parsed)
     for _ in range(_ROUNDS):
-        out = _escaped_outside(lines, code, definitions)
+        out = _escaped_outside(lines, code, definitions, paragraphs)
         if out == parsed:  # the parse was of this very text
             break
         parsed = out
-        again, open_fence, headings, more = _code_lines(parsed)
-        if again == code and more <= definitions:
+        again, open_fence, headings, more, joined = _code_lines(parsed)
+        if again == code and more <= definitions and joined == paragraphs:
             break
-        code, definitions = again, definitions | more
+        code, definitions, paragraphs = again, definitions | more, joined
     else:  # not settled: whatever is not code now is escaped
-        out = _escaped_outside(lines, code, definitions)
+        out = _escaped_outside(lines, code, definitions, paragraphs)
     if below and headings:
         out = _headings_moved(out, headings, below)
     if open_fence:
@@ -194,14 +197,29 @@ def _headings_moved(
     return [line for number, line in enumerate(out) if number not in gone]
 
 
-def _escaped_outside(lines: list[str], code: list[bool], definitions: set[int]) -> list[str]:
-    last = len(lines) - 1
-    return [
-        line
-        if code[number]
-        else _inline_safe(line, lines[number + 1] if number < last else "", number in definitions)
+def _escaped_outside(
+    lines: list[str], code: list[bool], definitions: set[int], paragraphs: dict[int, int]
+) -> list[str]:
+    """Every line that is not code made safe, a paragraph's lines together: a code span
+    goes on over the lines of its paragraph (CommonMark), so a backtick on one line can
+    close a span opened on the one before."""
+    out = [
+        line if code[number] else _definition_as_text(line, number in definitions)
         for number, line in enumerate(lines)
     ]
+    number = 0
+    while number < len(lines):
+        if code[number]:
+            number += 1
+            continue
+        end = number + 1
+        last = min(paragraphs.get(number, end), len(lines))
+        while end < last and not code[end]:
+            end += 1
+        following = lines[end] if end < len(lines) else ""
+        out[number:end] = _inline_safe("\n".join(out[number:end]), following).split("\n")
+        number = end
+    return out
 
 
 _ROUNDS = 6
@@ -215,13 +233,15 @@ _LEAF_BLOCKS = frozenset(
 
 def _code_lines(
     lines: list[str],
-) -> tuple[list[bool], str | None, dict[int, tuple[int, int | None]], set[int]]:
+) -> tuple[list[bool], str | None, dict[int, tuple[int, int | None]], set[int], dict[int, int]]:
     """Which lines are inside a code block, the fence left open at the end (if any), the
     headings (first line -> level and the line of a setext heading's underline, None for
-    an ATX heading), and the lines of link reference definitions."""
+    an ATX heading), the lines of link reference definitions, and the paragraphs (and
+    headings) of more than one line (first line -> the line after)."""
     code = [False] * len(lines)
     open_fence = None
     headings: dict[int, tuple[int, int | None]] = {}
+    paragraphs: dict[int, int] = {}
     env: dict = {}
     tokens = _block_parser().parse("\n".join(lines), env)
     held = [False] * len(lines) if env.get("references") else None
@@ -229,6 +249,9 @@ def _code_lines(
         if held is not None and token.type in _LEAF_BLOCKS and token.map:
             for number in range(token.map[0], min(token.map[1], len(lines))):
                 held[number] = True
+        multiline = token.map and token.map[1] - token.map[0] > 1
+        if token.type in ("paragraph_open", "heading_open") and token.map and multiline:
+            paragraphs[token.map[0]] = token.map[1]
         if token.type == "heading_open" and token.map:
             start, end = token.map
             if token.markup[:1] == "#":
@@ -248,7 +271,8 @@ def _code_lines(
     definitions = (
         {n for n, line in enumerate(lines) if not held[n] and line.strip()} if held else set()
     )
-    return code, open_fence, {n: said for n, said in headings.items() if said[0]}, definitions
+    headings = {n: said for n, said in headings.items() if said[0]}
+    return code, open_fence, headings, definitions, paragraphs
 
 
 @functools.cache
@@ -264,46 +288,162 @@ def _closes(match: re.Match[str], opening: str) -> bool:
     return run[0] == opening[0] and len(run) >= len(opening) and not match.group(2).strip()
 
 
-def _inline_safe(line: str, following: str = "", definition: bool = False) -> str:
-    """A line with every tag-opening ``<`` outside code spans written ``&lt;``, every
-    image's ``!`` escaped, a link to an unsafe scheme made text (its ``(`` escaped; the
-    ``following`` line is where a destination after a ``](`` at the line's end is), and a
-    link reference ``definition`` (or one that looks like it) made text, on a line of its
-    own. Spans are taken within the line only: one that a viewer joins across lines gets
-    ``&lt;`` shown inside it, never the other way round. Linear in the line: each span's
-    closing run is looked up, not searched for (a pasted minified file is one line of many
-    backticks and brackets)."""
+def _definition_as_text(line: str, definition: bool) -> str:
+    """A link reference ``definition`` (or a line that looks like one) made text, on a
+    line of its own."""
     if definition or "]:" in line:
         opened = (_OPENING if definition else _DEFINITION).match(line)
         if opened:  # the "[" as text: no definition, and a line of its own (a hard break)
             line = f"{opened.group(1)}\\{line[opened.end(1) :]}"
             line += "  " if "]:" in line and not line.endswith((" ", "\t")) else ""
-    if "<" not in line and "![" not in line and "](" not in line:
-        return line
-    runs = [(found.start(), found.end()) for found in _BACKTICKS.finditer(line)]
-    starts_by_length: dict[int, list[int]] = {}
-    for index, (begin, end) in enumerate(runs):
-        starts_by_length.setdefault(end - begin, []).append(index)
+    return line
+
+
+def _inline_safe(text: str, following: str = "") -> str:
+    """A paragraph (or a line) with every tag-opening ``<`` outside code spans written
+    ``&lt;`` (one escaped with a backslash too: GitHub takes the backslash into a bare web
+    address before it), every image's ``!`` escaped, and a link to an unsafe scheme, or
+    with a backtick in its destination (the link would take it from a code span), made
+    text (its ``(`` escaped; the ``following`` line is where a destination after a
+    ``](`` at the end is). Code spans are CommonMark's, over the paragraph's lines; text
+    is left as code only where every reading agrees it is: the paragraph's, its lines'
+    and table cells' when it has a "|" (GitHub's table rows), cmark's (its search for a
+    closing run stops early after one failed) and GitHub's, whose bare web addresses
+    take in the backticks after them. Where they differ, a span shows ``&lt;`` inside
+    it, never the other way round. Linear: each span's closing run is
+    looked up, not searched for (a pasted minified file is one line of many backticks
+    and brackets)."""
+    if "<" not in text and "![" not in text and "](" not in text:
+        return text
+    if "`" not in text:
+        return _escape_tags(text, 0, len(text), following)
+    whole = [(0, len(text))]
+    code = _spans(text, whole)
+    if "|" in text:  # GitHub: a table's row is cells, and it ends the paragraph above it
+        code = _common(code, _spans(text, _pieces(text, _CELL_OR_LINE)))
+    code = _common(code, _cmark_spans(text))
+    if _BARE_ADDRESS.search(text):
+        code = _common(code, _spans(text, whole, addresses=True))
     out: list[str] = []
     position = 0
+    for begin, end in code:
+        out.append(_escape_tags(text, position, begin))
+        out.append(text[begin:end])
+        position = end
+    out.append(_escape_tags(text, position, len(text), following))
+    return "".join(out)
+
+
+_CELL_OR_LINE = re.compile(r"\n|(?<!\\)\|")
+#: cmark reads no closing run longer than this (its opening run stays text).
+_CMARK_LONGEST_RUN = 1000
+
+
+def _pieces(text: str, edge: re.Pattern[str]) -> list[tuple[int, int]]:
+    pieces = []
+    start = 0
+    for found in edge.finditer(text):
+        pieces.append((start, found.start()))
+        start = found.end()
+    pieces.append((start, len(text)))
+    return pieces
+
+
+def _spans(
+    text: str, pieces: list[tuple[int, int]], addresses: bool = False
+) -> list[tuple[int, int]]:
+    """CommonMark's code spans (from the opening run to the end of the closing one) in
+    each piece of ``text``; with ``addresses``, a run inside a bare web address that
+    starts outside a span is text (GitHub links the address, the run in it)."""
+    spans: list[tuple[int, int]] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    if addresses:
+        starts = [found.start() for found in _BARE_ADDRESS.finditer(text)]
+        ends = [found.start() for found in _ADDRESS_END.finditer(text)]
+
+    def in_address(begin: int, outside_from: int) -> bool:
+        at = bisect.bisect_right(starts, begin) - 1
+        if at < 0 or starts[at] < outside_from:
+            return False
+        end = bisect.bisect_right(ends, starts[at])
+        return end == len(ends) or ends[end] > begin
+
+    for low, high in pieces:
+        runs = [(found.start(), found.end()) for found in _BACKTICKS.finditer(text, low, high)]
+        starts_by_length: dict[int, list[int]] = {}
+        for index, (begin, end) in enumerate(runs):
+            starts_by_length.setdefault(end - begin, []).append(index)
+        position = low
+        index = 0
+        while index < len(runs):
+            begin, end = runs[index]
+            if begin < position or (starts and in_address(begin, position)):
+                index += 1
+                continue
+            if _backslashes_before(text, begin) % 2:  # its first backtick is text
+                begin += 1
+            same = starts_by_length.get(end - begin, []) if end > begin else []
+            closer = _closing_run(same, index)
+            if closer is None:  # no span opens here: the backticks are text
+                index += 1
+                continue
+            position = runs[closer][1]
+            spans.append((begin, position))
+            index = closer + 1
+    return spans
+
+
+def _cmark_spans(text: str) -> list[tuple[int, int]]:
+    """Code spans as cmark (GitHub's renderer) finds them: once a search for a closing
+    run has failed, it keeps the start of the last run of each length it has passed and
+    searches no more when that is before the opening run's end, though later searches
+    moved it back (``` ``(` `(`<o>` ``` left its last span out, ``<o>`` live). Linear:
+    one search goes to the end, every other one stops at its closing run."""
+    runs = [(found.start(), found.end()) for found in _BACKTICKS.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    last: dict[int, int] = {}
+    failed = False
     index = 0
     while index < len(runs):
         begin, end = runs[index]
-        if begin < position:
-            index += 1
-            continue
-        if _backslashes_before(line, begin) % 2:  # its first backtick is text
+        if _backslashes_before(text, begin) % 2:
             begin += 1
-        closer = _closing_run(starts_by_length.get(end - begin, []), index) if end > begin else None
-        if closer is None:  # no span opens here: the backticks are text
+        length = end - begin
+        if not length or length > _CMARK_LONGEST_RUN or (failed and last.get(length, 0) <= end):
             index += 1
             continue
-        out.append(_escape_tags(line[position:begin]))
-        position = runs[closer][1]
-        out.append(line[begin:position])
+        closer = None
+        for later in range(index + 1, len(runs)):
+            start, stop = runs[later]
+            if stop - start <= _CMARK_LONGEST_RUN:
+                last[stop - start] = start
+            if stop - start == length:
+                closer = later
+                break
+        if closer is None:
+            failed = True
+            index += 1
+            continue
+        spans.append((begin, runs[closer][1]))
         index = closer + 1
-    out.append(_escape_tags(line[position:], following))
-    return "".join(out)
+    return spans
+
+
+def _common(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """What two sorted lists of disjoint ranges have in common."""
+    common = []
+    first = second = 0
+    while first < len(one) and second < len(other):
+        low = max(one[first][0], other[second][0])
+        high = min(one[first][1], other[second][1])
+        if low < high:
+            common.append((low, high))
+        if one[first][1] < other[second][1]:
+            first += 1
+        else:
+            second += 1
+    return common
 
 
 def _closing_run(same_length: list[int], opener: int) -> int | None:
@@ -319,18 +459,40 @@ def _backslashes_before(text: str, position: int) -> int:
     return count
 
 
-def _escape_tags(text: str, following: str = "") -> str:
-    def one(match: re.Match[str]) -> str:
-        if _backslashes_before(text, match.start()) % 2:  # escaped already: text
-            return match.group()
-        if match.group() == "]":  # "](": an inline link's destination follows
-            after = text[match.end() + 1 : match.end() + 1 + _DESTINATION_WINDOW]
-            if not after.strip():
-                after += following[:_DESTINATION_WINDOW]
-            return "]\\" if unsafe_destination(after) else "]"
-        return "&lt;" if match.group() == "<" else "\\!"
+def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
+    """``text[low:high]``, outside code, made safe (see ``_inline_safe``)."""
+    out: list[str] = []
+    position = low
+    for found in _TAG_START.finditer(text, low, high):
+        backslashes, sign = found.group(1), found.group(2)
+        out.append(text[position : found.start()])
+        position = found.end()
+        if len(backslashes) % 2:  # escaped already: text ("\<" as "&lt;", the same text)
+            out.append(backslashes[:-1] + "&lt;" if sign == "<" else found.group())
+        elif sign == "<":
+            out.append(backslashes + "&lt;")
+        elif sign == "!":
+            out.append(backslashes + "\\!")
+        else:  # "](": an inline link's destination follows
+            out.append(backslashes + ("]\\" if _unsafe_link(text, found.end(), following) else "]"))
+    out.append(text[position:high])
+    return "".join(out)
 
-    return _TAG_START.sub(one, text)
+
+def _unsafe_link(text: str, parenthesis: int, following: str) -> bool:
+    """Whether the link whose destination follows the ``(`` at ``parenthesis`` opens an
+    unsafe scheme or takes in a backtick (which a code span would otherwise have)."""
+    start = parenthesis + 1
+    after = text[start : start + _DESTINATION_WINDOW]
+    if not after.strip() and start + _DESTINATION_WINDOW >= len(text):
+        after += "\n" + following[:_DESTINATION_WINDOW]
+    if "\n" in after:  # a quote's ">" or a list item's indent starts each line
+        after = _LINE_START.sub("\n", after)
+    if "`" in after:
+        destination = after.partition(")")[0]
+        if "`" in destination or any(sign in destination for sign in "\"'(<"):
+            return True
+    return unsafe_destination(after)
 
 
 def unsafe_destination(start: str) -> bool:
