@@ -245,7 +245,7 @@ class AssignmentDetector(Detector):
                     and not match.group("sp1")
                     and not match.group("sp2")
                 )
-                or (not _not_an_ini_value(value) and _in_ini_block(text, start))
+                or (not _not_an_ini_value(value) and _in_ini_block(text, start, value))
                 or _in_ini_section(text, start)
             )
         ):
@@ -529,9 +529,34 @@ _CODE_LINE = re.compile(
     r"|let|const|var|fn|func|function|local|my|our|public|private|protected|static|package|use"
     r"|module|require|print|puts|switch|case|unless|until|val|struct|impl|enum|interface"
     r"|export|typedef|namespace|catch|throw|defer|go)(?=[ \t(:]|\r?$)(?![ \t]*=)"
-    r"|@\w|\"\"\"|\'\'\'|\$\w)"
-    r"|[^\r\n]*?(?:[\w\])]\(|[{}]|=>|;[ \t]*\r?$|=[ \t]*[\[(]|\w[ \t]*[+\-*/%|&^]=)"
+    r"|@\w|\"\"\"|\'\'\'|\$\w|(?:self|this|cls)\.\w)"
+    r"|[^\r\n]*?(?:[\w\])]\(|[{}]|=>|;[ \t]*\r?$|=[ \t]*[\[(]|\w[ \t]*[+\-*/%|&^]="
+    r"|[\[(][ \t]*\r?$)"
 )
+#: Where a line's trailing comment starts (` # see mysqld(8)`, ` ; set by puppet(1)`): what
+#: a comment says is never code
+_TRAILING_COMMENT = re.compile(r"[ \t][#;]")
+#: A value that names a variable, not a password: `hashedPassword`, `pw_from_env_var`,
+#: `DEFAULT_PW`, `form.password` (judged so only next to a line of code's quoted strings)
+_VARIABLE_VALUE = re.compile(
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+_?"
+    r"|_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+_?|[a-z]+(?:[A-Z][a-z]+)+"
+)
+
+
+def _code_line(line: str, pos: int = 0, endpos: int | None = None) -> bool:
+    """``line[pos:endpos]`` is a line of code (``_CODE_LINE``, or ``x if y else z``), its
+    trailing comment left out."""
+    end = len(line) if endpos is None else endpos
+    comment = _TRAILING_COMMENT.search(line, pos, end)
+    if comment is not None:
+        end = comment.start()
+    if _CODE_LINE.match(line, pos, end):
+        return True
+    body = line[pos:end]
+    return " if " in body and " else " in body
+
+
 #: Where a block of INI lines shown in a message ends without a blank line: a Markdown
 #: fence, `head`'s `==> file <==`, a shell prompt and its command, an HTML `<pre>`, and
 #: prose (a line that is neither INI nor code); a fence opening INI (```` ```ini ````)
@@ -592,22 +617,29 @@ def _ends_config_line(text: str, after: int) -> bool:
     return after >= len(text) or text[after] in "\r\n" or bool(_CONFIG_LINE_END.match(text, after))
 
 
-def _in_ini_block(text: str, start: int) -> bool:
+def _in_ini_block(text: str, start: int, value: str = "") -> bool:
     """The line at ``start`` (indentation, then the name) sits among other INI lines, as in
     an INI file shown from its middle (``sed -n 3,6p my.cnf``, ``cat -n``, ``grep -n -C2``,
     a diff, a quote, a Markdown block): up to three lines each way, to a blank line or an
     edge of the block (a fence, a prompt, a header, prose), are ``key = value`` lines,
     comments or headers, one at least an assignment. A line of code among them (a call, a
     ``return``, a brace) says it is code; Terraform's references are left out before this
-    is asked (``_DOTTED``)."""
+    is asked (``_DOTTED``). A value that names a variable (``hashedPassword``, ``x = x``)
+    next to quoted strings (``user = "alice"``) is code's too; a comment says nothing."""
     line_start = _line_start(text, start, 128)
     if line_start is None or not _INI_LINE_NUMBER.fullmatch(text, line_start, start):
         return False
     line_end = text.find("\n", start, start + 1024)
     if line_end < 0 and len(text) - start > 1024:
         return False
-    if _CODE_LINE.match(text, start, line_end if line_end >= 0 else len(text)):
+    own_end = line_end if line_end >= 0 else len(text)
+    if _code_line(text, start, own_end):
         return False
+    equals = text.find("=", start, own_end)
+    name = text[start:equals].strip() if equals >= 0 else ""
+    if value and (value == name or name.endswith("." + value)):
+        return False  # `password = password`, `self.password = password`: code
+    identifier = bool(value) and _VARIABLE_VALUE.fullmatch(value) is not None
     low = max(0, line_start - _INI_WINDOW)
     before = text[low : max(low, line_start - 1)].rsplit("\n", _INI_NEIGHBOURS)[::-1]
     high = min(len(text), line_end + 1 + _INI_WINDOW)
@@ -625,10 +657,14 @@ def _in_ini_block(text: str, start: int) -> bool:
                 assignments += bool(_INI_FENCE.match(line))
                 break  # the block's edge
             prefix = _INI_LINE_NUMBER.match(line).end()
-            if line[prefix : prefix + 1] not in ("#", ";") and _CODE_LINE.match(line, prefix):
-                return False  # (a comment may say anything)
+            if line[prefix : prefix + 1] in ("#", ";"):
+                continue  # (a comment may say anything)
+            if _code_line(line, prefix):
+                return False
             if not _INI_LINE.fullmatch(line):
                 break  # the block's edge: prose
+            if identifier and ("'" in line or '"' in line):
+                return False  # `user = "alice"` by `password = hashedPassword`: code
             assignments += "=" in line
     return assignments > 0
 

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-21"
+DETECTOR_VERSION = "2026.12-22"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -532,7 +532,9 @@ _TOKEN_FORMATS: tuple[TokenFormat, ...] = (
      r"xox(?:[abposr]|e(?:\.xox[abposr])?)-[A-Za-z0-9\-]{10,300}|xapp-[0-9]-[A-Za-z0-9\-]{10,300}",
      ("xox", "xapp-"), _has_digit, 0),
     ("stripe-key", "sk_live_/rk_live_ (and _test_) keys, whsec_ secrets",
-     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,64}",
+     # (a live key cut short, `sk_live_51HqLyjWDarj` in a session's name, still names it)
+     r"(?:sk|rk)_live_[A-Za-z0-9]{12,247}|(?:sk|rk)_test_[A-Za-z0-9]{16,247}"
+     r"|whsec_[A-Za-z0-9]{24,64}",
      ("_live_", "_test_", "whsec_"), looks_random, 0),
     ("npm-token", "npm_… tokens", r"npm_[A-Za-z0-9]{36}", ("npm_",), looks_random, 0),
     ("pypi-token", "pypi-Ag… upload tokens", rf"pypi-Ag{_ANY}{{50,1000}}", ("pypi-Ag",),

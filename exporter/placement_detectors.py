@@ -139,9 +139,9 @@ class RedisPasswordDetector(Detector):
     # `user alice on >X ~* +@all` (also written by `echo "user …"`, `printf 'user …'` or
     # sed's `s/…/user …/`), or `ACL SETUSER alice on >X` (the rules to the line's end)
     _acl = re.compile(
-        r"(?:\b(?P<setuser>acl[ \t]+setuser)|(?:^[ \t]*(?:[0-9]{1,6}[ \t:|]+)?|(?<=[\"'/]))user)"
-        r"[ \t]+[^\s>]{1,128}"
-        r"(?P<rules>(?:[ \t]+[^\s]{1,512}){1,64})",
+        r"(?:\b(?P<setuser>acl[ \t]+setuser)"
+        r"|(?:^[ \t]*(?:[0-9]{1,6}[ \t:|]+|-[ \t]+)?|(?<=[\"'/])|(?<=\\n))user)"
+        r"[ \t]+[^\s>]{1,128}(?=[ \t]+\S)",
         re.MULTILINE,
     )
     # where a line of redis.conf starts: nothing, a line number, a quote (`echo "…"`), a
@@ -230,8 +230,13 @@ class RedisPasswordDetector(Detector):
         for match in self._acl.finditer(lower):
             passwords: list[Span] = []
             other_rule = match["setuser"] is not None
-            at, end = match.start("rules"), match.end("rules")
-            while (token := _ACL_TOKEN.match(lower, at, end)) is not None:
+            # (the rules read from the name on, 64 at most: a second user's line after the
+            # first, `… +@all" && echo "user bob on >Y`, is matched on its own)
+            at = match.end()
+            for _ in range(_ACL_MAX_RULES):
+                token = _ACL_TOKEN.match(lower, at)
+                if token is None:
+                    break
                 at, word = token.end(), token["w"]
                 if word.startswith(">"):
                     start = token.start("w") + 1
@@ -249,26 +254,48 @@ class RedisPasswordDetector(Detector):
         """redis-py's ``acl_setuser(…, passwords=['+X'])`` and ``execute_command("ACL",
         "SETUSER", "alice", ">X", …)``: the passwords a client sets."""
         for match in _CLIENT_ACL.finditer(lower):
-            for item in _CLIENT_PASSWORD.finditer(lower, match.end(), match.end() + 1024):
-                if item["sep"] == (">" if match["py"] is None else "+"):
-                    start, end = item.span("v")
+            want = "+" if match["py"] is not None else ">"
+            at = match.end()
+            if match["py"] is None:  # `"ACL", "SETUSER"`: its own arguments follow a comma
+                comma = _CLIENT_COMMA.match(lower, at)
+                if comma is None:
+                    continue
+                at = comma.end()
+            # the list's (the call's) items one after another from its start, up to its
+            # `]` (`)`): nothing quoted after it, on this line or the next, is read
+            for _ in range(_CLIENT_MAX_ITEMS):
+                item = _CLIENT_ITEM.match(lower, at)
+                if item is None:
+                    break
+                body = item["body"]
+                if body is not None and body[:1] == want and _CLIENT_VALUE.fullmatch(body, 1):
+                    start, end = item.start("body") + 1, item.end("body")
                     value = text[start:end]
                     if value[0] not in "$%<{" and not is_placeholder(value):
                         yield start, end
-                if item["close"]:
-                    break
+                if item["next"] != ",":
+                    break  # `]`/`)`: the list (call) is closed; anything else: not read on
+                at = item.end()
 
 
-#: redis-py's `acl_setuser(` up to its `passwords=[`, or `"ACL", "SETUSER"` of a raw command
+#: redis-py's `acl_setuser(` up to its `passwords=[` (or a tuple's `(`; black puts each
+#: argument on its own line), or `"ACL", "SETUSER"` of a raw command
 _CLIENT_ACL = re.compile(
-    r"\bacl_setuser\([^)\r\n]{0,512}?\bpasswords[ \t]*=[ \t]*(?P<py>\[)"
+    r"\bacl_setuser\([^)]{0,512}?\bpasswords\s{0,64}=\s{0,64}(?P<py>[\[(])"
     r"|[\"']acl[\"'][ \t]*,[ \t]*[\"']setuser[\"']"
 )
-#: One quoted item after it (`'+X'` in the list, `">X"` among the arguments), and whether
-#: the list or the call closes after it
-_CLIENT_PASSWORD = re.compile(
-    r"[ \t]*,?[ \t]*(?P<q>[\"'])(?P<sep>[+>]?)(?P<v>[^\"'\s]{4,512})(?P=q)[ \t]*(?P<close>[\])])?"
+#: The comma before a raw command's next argument
+_CLIENT_COMMA = re.compile(r"\s*+,")
+#: One item of the list (argument of the call): a quoted string or a bare name (`name`,
+#: `*rules`, `enabled=True`), then the comma before the next or the closing bracket.
+#: Possessive blanks: a run of them is walked once, never split between two quantifiers.
+_CLIENT_ITEM = re.compile(
+    r"\s*+(?:(?P<q>[\"'])(?P<body>[^\"'\r\n]{0,512}+)(?P=q)|[^\s,()\[\]\"']{1,128}+)"
+    r"\s*+(?P<next>[,\])])?"
 )
+#: A password after its `+`/`>`: 4 characters or more, no blank
+_CLIENT_VALUE = re.compile(r"[^\s\"']{4,512}")
+_CLIENT_MAX_ITEMS = 64
 
 
 #: The words of a Redis ACL's rules, and the characters other rules start with (key and
@@ -279,6 +306,7 @@ _ACL_WORDS = frozenset((
     "clearselectors",
 ))  # fmt: skip
 _ACL_RULE_STARTS = frozenset("~%&+-<#!(")
+_ACL_MAX_RULES = 64
 #: One rule, its quotes apart (`'>p@ss'` given to redis-cli)
 _ACL_TOKEN = re.compile(r"[ \t]+([\"']?)(?P<w>[^\s\"']+)\1(?=\s|$)")
 
@@ -733,7 +761,7 @@ class ProseSecretDetector(Detector):
 
     name, summary = "prose-secret", '"the password is X" / "my API key is X" in sentences'
     # the names (" is" is in most text), and other languages' words for a password
-    lower_triggers = ("pass", "token", "secret", "api", *_FOREIGN_ASCII_TRIGGERS)
+    lower_triggers = ("pass", "pw", "token", "secret", "api", *_FOREIGN_ASCII_TRIGGERS)
     # the same said in Chinese, Japanese and Korean: 密码是X, パスワードは X, 비밀번호는 X
     non_ascii = True
     # (one regex over a long text, not a substring search per word)
@@ -776,9 +804,25 @@ class ProseSecretDetector(Detector):
         r"(?:[ \t\u00a0\u202f]*[:：])?|[ \t\u00a0\u202f]*[:：])(?:\*\*|__)?"
         r"[ \t\u00a0\u202f]*[\"'`«„“(]?[ \t\u00a0\u202f]?(?P<v>[^\s\"'`*()«»„“”]{8,256})"
     )
+    # "login ok with password pa55w0rd!", "pw pa55w0rd!": the name, a blank, then a value
+    # no word is (a symbol among its letters and digits, or all three kinds of them), not a
+    # path, a host or an assignment
+    _bare = re.compile(
+        r"\b(?:password|passwd|pw|pwd)[ \t]+(?P<v>[^\s\"'`*()/=:.,;<>\[\]{}|\\]{8,64})"
+        r"(?=[\s.,;:)]|$)"
+    )
+    _bare_symbol = re.compile(r"[!@#$%^&*+?~]")
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "pw" in lower or "pass" in lower:
+            for match in self._bare.finditer(lower):
+                value = text[match.start("v") : match.end("v")]
+                if value[0] in "-$%<{[#" or not (
+                    self._bare_symbol.search(value) or (LOWER.search(value) and UPPER.search(value))
+                ):
+                    continue
+                yield from self._value(text, match, "password")
         # (a text that is not all ASCII may come here for the CJK words alone)
         said = any(verb in lower for verb in (" is", " was", " è")) or (
             ":" in lower and any(f" {word} " in lower for word in ("for", "of", "on", "to"))

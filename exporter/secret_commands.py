@@ -114,6 +114,8 @@ _TERRAFORM_STATE = re.compile(
 #: One path of a jq filter, `.db_password.value`, `.["admin_password"].value`
 _JQ_PATH = re.compile(r"(?:\.\[?[\"']?[A-Za-z_][\w\-]{0,127}[\"']?\]?)+")
 _JQ_FIELD = re.compile(r"\.\[?[\"']?([A-Za-z_][\w\-]{0,127})")
+#: A path that goes on through arrays: `.resources[].type`, `.items[0].name`
+_JQ_ARRAY_PATH = re.compile(r"(?:\.\[?[\"']?[A-Za-z_][\w\-]{0,127}[\"']?\]?(?:\[[0-9]{0,9}\])*)+")
 #: What a filter asks of an output without printing it: its type, whether it is sensitive
 _JQ_NOT_THE_VALUE = frozenset(("type", "sensitive"))
 #: A filter that prints every output's value, or the sensitive ones'
@@ -122,7 +124,21 @@ _JQ_ALL_VALUES = re.compile(
     r"|map_values\(\s*\.value|to_entries|with_entries"
 )
 #: A filter that prints a test (`!= null`, `has(…)`, `length`), or output sent nowhere
-_JQ_TEST = re.compile(r"[!=]=|\bhas\(|\blength\b|\bkeys\b|>\s*/dev/null")
+_JQ_TEST = re.compile(r"[!=]=|\bhas\(|\blength\b|\bkeys\b")
+#: Standard output sent to a file or nowhere (`> f`, `>>f`, `1>/dev/null`, `&>/dev/null`),
+#: not standard error (`2>/dev/null`, `2>&1`)
+_STDOUT_REDIRECT = re.compile(r"(?:^|[\s;])[1&]?>>?(?!&)")
+_FD_DUPLICATE = re.compile(r"[0-9]?>&[0-9]")
+_STDOUT_TO_NULL = re.compile(r"(?:^|[\s;])[1&]?>>?[ \t]*/dev/null\b")
+#: What a filter's last step tests or counts instead of printing it: a comparison, `has`,
+#: `length`, `keys` (a `select(…)`'s or an `if … then`'s own test is not the output)
+_JQ_CONDITION = re.compile(r"select\([^()]{0,200}\)|\bif\b[^|]{0,200}?\bthen\b")
+#: Fields that name or describe a resource or an output, never hold its secret
+_JQ_NAME_FIELDS = frozenset((
+    "type", "sensitive", "name", "address", "key", "mode", "provider", "module", "serial",
+    "lineage", "version", "terraform_version", "format_version", "index_key", "each",
+    "schema_version", "resource_changes", "actions", "arn",
+))  # fmt: skip
 
 
 def _names_a_secret(name: str) -> bool:
@@ -141,22 +157,45 @@ def _pipeline_stage(text: str) -> str:
     return _STAGE.match(text).group()
 
 
+def _jq_last_step(stage: str) -> str | None:
+    """The last step of a jq filter (after its last ``|``; the whole stage with its
+    arguments when it has none), its ``select(…)`` and ``if … then`` tests left out; None
+    when it only tests or counts, or its output is sent nowhere."""
+    if _STDOUT_TO_NULL.search(stage):
+        return None
+    last = _JQ_CONDITION.sub(" ", stage.rsplit("|", 1)[-1])
+    if _JQ_TEST.search(last):
+        return None
+    return last
+
+
+def _jq_names_only(last: str) -> bool:
+    """The step picks only fields that name or describe (``.name``, ``map(.key)``,
+    ``.resources[].type``)."""
+    paths = [_JQ_FIELD.findall(p.group()) for p in _JQ_ARRAY_PATH.finditer(last)]
+    return bool(paths) and all(f and f[-1] in _JQ_NAME_FIELDS for f in paths)
+
+
 def _jq_prints_a_secret(stage: str) -> bool:
     """A jq filter (and its arguments) of `terraform output -json` that prints a secret
     output's value: a path naming one (not only its ``.type`` or ``.sensitive``, nor a test
-    of it), or every sensitive value."""
-    if _JQ_TEST.search(stage) or re.search(r"select\(\s*\.sensitive\s*(?:\||==)", stage):
+    of it), or every (sensitive) output's ``.value``. Its last step is judged: what comes
+    before it only picks (``select(.sensitive == true) | .value``)."""
+    last = _jq_last_step(stage)
+    if last is None or _jq_names_only(last):
         return False
-    if _JQ_ALL_VALUES.search(stage):
-        return True
+    if re.search(r"select\(\s*\.sensitive\s*(?:\|\s*not\b|==\s*false|!=\s*true)", stage):
+        return False  # only the outputs that are not sensitive
+    if _JQ_ALL_VALUES.search(stage) and not _JQ_PATH.search(last):
+        return True  # `map_values(.value)`, `.[] | .value` ended by a bare step
     if "--arg" in stage and any(_names_a_secret(w.strip("'\"")) for w in stage.split()):
         return True  # `jq --arg k db_password '.[$k].value'`
-    for path in _JQ_PATH.finditer(stage):
+    for path in _JQ_PATH.finditer(last):
         fields = _JQ_FIELD.findall(path.group())
-        if fields and fields[-1] in _JQ_NOT_THE_VALUE:
+        if not fields or fields[-1] in _JQ_NOT_THE_VALUE:
             continue
-        if any(_names_a_secret(f) for f in fields):
-            return True
+        if all(f == "value" for f in fields) or any(_names_a_secret(f) for f in fields):
+            return True  # `.value` of every output picked, or a secret one's
     return False
 
 
@@ -164,17 +203,21 @@ def _state_read(rest: str) -> bool:
     """What follows `terraform state pull` prints its secrets: nothing (the state shown
     whole), a pager or copy, or a jq filter naming a secret, a `random_password`'s
     ``result`` or the sensitive values; not a redirect to a file, a count or a hash."""
+    # `2>&1` joins the streams (its `&` ends no command); `&>f` sends both to a file
+    rest = _FD_DUPLICATE.sub(" ", rest).replace("&>", " >")
     stage = _pipeline_stage(rest)
-    if ">" in stage:
-        return False  # written to a file
+    if _STDOUT_REDIRECT.search(stage):
+        return False  # written to a file (`2>/dev/null` and `2>&1` are not)
     pipe = rest[len(stage) : len(stage) + 2]
     if not pipe.startswith("|") or pipe == "||":
         return True  # printed whole
     after = rest[len(stage) + 1 :].lstrip("& \t")
     tool = after.split(None, 1)[0] if after.strip() else ""
     if tool in ("jq", "gojq", "yq"):
-        filter_ = _pipeline_stage(after)
-        return bool(_STATE_SECRET.search(filter_)) or _jq_prints_a_secret(filter_)
+        # the state printed unless the filter's last step narrows to names or a test:
+        # `jq .`, `jq '.resources[]'`, `jq .values` print every secret of it
+        last = _jq_last_step(_pipeline_stage(after))
+        return last is not None and not _jq_names_only(last)
     return tool not in ("wc", "sha256sum", "md5sum", "shasum", "grep") or bool(
         _STATE_SECRET.search(_pipeline_stage(after))
     )
@@ -182,6 +225,32 @@ def _state_read(rest: str) -> bool:
 
 #: What a filter of the state names when it picks secrets
 _STATE_SECRET = re.compile(r"random_password|\.result\b|sensitive|password|secret", re.I)
+
+
+#: Words that may stand before a command's name: a wrapper, a loop's or a test's keyword
+_COMMAND_WRAPPERS = frozenset((
+    "sudo", "time", "exec", "env", "then", "do", "else", "xargs", "watch", "nohup", "command",
+    "!",
+))  # fmt: skip
+_SETS_VARIABLE = re.compile(r"[A-Za-z_]\w*=\S*")
+
+
+def _at_command_start(command: str, at: int) -> bool:
+    """``at`` starts a command (after a line's start, ``;``, ``&&``, ``|``, ``$(``, a
+    wrapper, variables set), not a word quoted in another's arguments (``grep 'terraform
+    state pull'``, ``git commit -m '…'``). 120 characters are read back at most."""
+    line_start = command.rfind("\n", max(0, at - 120), at) + 1
+    low = max(line_start, at - 120)
+    words = command[low:at].split()
+    for _ in range(8):
+        if not words:
+            return low == line_start
+        word = words.pop()
+        if word[-1] in ";&|(`{":
+            return True
+        if not (word in _COMMAND_WRAPPERS or word[0] == "-" or _SETS_VARIABLE.fullmatch(word)):
+            return False
+    return False
 
 
 def reads_a_secret(command: str) -> bool:
@@ -198,7 +267,7 @@ def reads_a_secret(command: str) -> bool:
                     return True
     if "state" in command or "show" in command:
         for match in _TERRAFORM_STATE.finditer(command):
-            if _state_read(match["rest"]):
+            if _at_command_start(command, match.start()) and _state_read(match["rest"]):
                 return True
     if "$" in command or "printenv" in command:
         for match in _PRINTS_VARIABLE.finditer(command):
@@ -227,6 +296,11 @@ def reads_a_secret(command: str) -> bool:
                 and _NAMES_ONLY.search(command, get, line_end)
             ):
                 names_only -= 1
-                if _KUBECTL_GET_PRINTS.search(command, line_end, line_end + 600):
-                    return True  # the names, then each one printed
+                for later in _KUBECTL_GET_PRINTS.finditer(command, line_end, line_end + 600):
+                    # the names, then each one printed: a later stage of the pipeline
+                    # (`| xargs kubectl get -o yaml`) or a get of a loop's `$s`, not any
+                    # other get after `;`, `&&` or on the next line
+                    between = command[line_end : later.start()]
+                    if not any(c in between for c in ";&\n") or "$" in later.group():
+                        return True
     return _READS.search(command) is not None

@@ -69,27 +69,60 @@ _PLACEHOLDER_PARTS = (
 
 # $VAR, ${VAR}, ${VAR:-default}, $1, %APPDATA%, <TOKEN>, {token}, %s
 _VARIABLE = re.compile(r"\$\{?\w+\}?|\$\{\w+:?[-=?+][^{}]*\}|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
-# A template's placeholder: `__PASSWORD__`, `@DB_PASS@`, `<<PASSWORD>>`, `$$PASSWORD`,
-# `!!PW!!` around a constant's or a snake_case name (no digits: `@Sunflower42@` may be a
-# password); `#{db_password}`, `%(password)s`, `{{ pw }}` around any name
+# A template's placeholder: `__PASSWORD__`, `@DB_PASS@`, `<<PASSWORD>>`, `!!PW!!` around a
+# constant's name, or a snake_case name made of placeholder words (`__db_password__`; not
+# `__hunter_two__`, `@@letmein@@`, `@sunflower@`: one word in marks is a password);
+# `$$PASSWORD` (docker-compose's escaped `$PASSWORD`, a variable, never `$$ecretpass`);
+# `#{db_password}`, `%(password)s`, `{{ pw }}`, `{{ .Values.db.password }}` around a name
 _WRAPPED = re.compile(
-    r"(?P<o>__|@@?|<<|\$\$|!!)(?:[A-Z][A-Z_]*|[a-z][a-z_]*)(?:__|@@?|>>|!!)?"
-    r"|#\{[ \t]*[A-Za-z_][\w.]*[ \t]*\}|%\([A-Za-z_]\w*\)[sdr]|\{\{[^{}]{1,64}\}\}"
+    r"(?P<o>__|@@?|<<|!!)(?P<n>[A-Za-z][A-Za-z0-9_]*?)(?:__|@@?|>>|!!)"
+    r"|\$\$[A-Z][A-Z0-9_]*"
+    r"|(?:#\{|\{\{)[ \t]*(?P<t>\.?[A-Za-z_][\w.]*)[ \t]*(?:\|[ \t]*\w+[ \t]*)?\}\}?"
+    r"|%\([A-Za-z_]\w*\)[sdr]"
 )
-_WRAPPERS = {"__": "__", "@": "@", "@@": "@@", "<<": ">>", "!!": "!!", "$$": ""}
+_WRAPPERS = {"__": "__", "@": "@", "@@": "@@", "<<": ">>", "!!": "!!"}
+#: A constant's name, `DB_PASSWORD`
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+#: The words of a snake_case placeholder's name
+_PLACEHOLDER_NAME_WORDS = frozenset((
+    "password", "passwd", "pass", "pw", "pwd", "secret", "token", "key", "api", "apikey", "db",
+    "database", "user", "username", "host", "value", "name", "port", "auth", "cred", "creds",
+    "credential", "credentials", "private", "access", "client", "id", "app", "admin", "root",
+    "redis", "mysql", "postgres", "smtp", "aws", "vault", "env", "var", "your", "my", "the",
+))  # fmt: skip
+#: One part of a template variable's dotted path: a name, not random (`Zq8vRt3Lm9Kw`)
+_TEMPLATE_PART = re.compile(
+    r"[a-z_][a-z_]*[0-9]{0,2}(?:_[a-z0-9]+)*|[A-Z][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]{0,2}"
+    r"|[A-Z][a-z]+(?:[A-Z][a-z]+)*"
+)
+
+
+def _placeholder_name(name: str) -> bool:
+    """A name a template's marks hold: a constant's, or snake_case words of a placeholder
+    (`db_password`), not one word (`letmein`, `hunter_two`)."""
+    if _CONSTANT.fullmatch(name):
+        return True
+    parts = name.split("_")
+    return name.islower() and any(p in _PLACEHOLDER_NAME_WORDS for p in parts)
 
 
 def _wrapped(value: str) -> bool:
     """A template's placeholder, its opening and closing marks matching (`__PASSWORD__`,
-    `@@PW@@`, `$$PASSWORD`; not `__init`)."""
+    `@@PW@@`, `$$PASSWORD`; not `__init`, nor a password in marks: `!!qwerty!!`)."""
     match = _WRAPPED.fullmatch(value)
     if match is None:
         return False
     opener = match["o"]
-    if opener is None:
-        return True
-    closer = _WRAPPERS[opener]
-    return value.endswith(closer) and len(value) > len(opener) + len(closer)
+    if opener is not None:
+        closer = _WRAPPERS[opener]
+        inner = value[len(opener) : len(value) - len(closer)]
+        return value.endswith(closer) and inner == match["n"] and _placeholder_name(inner)
+    if match["t"] is not None:
+        if value.endswith("}}") != value.startswith("{{"):
+            return False  # `#{name}` or `{{ name }}`, not `#{name}}`
+        parts = match["t"].lstrip(".").split(".")
+        return all(_TEMPLATE_PART.fullmatch(p) for p in parts)
+    return True
 
 
 # What a real password or key has and a placeholder's words do not: digits and symbols.

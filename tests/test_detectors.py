@@ -2204,3 +2204,247 @@ def test_review_s44c_commands_that_print_a_secret(command: str, reads: bool) -> 
     from exporter.secret_commands import reads_a_secret
 
     assert reads_a_secret(command) is reads
+
+
+# --- Secret review s45 (of 6e1b000): ---------------------------------------------------
+S45_FOUND = [
+    # P1/F3: the items of the list, the arguments of the call, one after another
+    ("redis-password",
+     "r.acl_setuser('alice', enabled=True, passwords=['+Zq8vRt3Lm9Kw'], commands=['+@all'])",
+     "Zq8vRt3Lm9Kw"),
+    ("redis-password",
+     'r.execute_command("ACL", "SETUSER", name, "on", ">Zq8vRt3Lm9Kw", "~*")\nlog(">done")',
+     "Zq8vRt3Lm9Kw"),
+    ("redis-password", "r.acl_setuser('a', passwords=[  pw ,  '+Zq8vRt3Lm9Kw'  ])",
+     "Zq8vRt3Lm9Kw"),
+    # L5: black's one argument a line; a tuple
+    ("redis-password",
+     "r.acl_setuser(\n    'alice',\n    enabled=True,\n    passwords=['+Zq8vRt3Lm9Kw'],\n)",
+     "Zq8vRt3Lm9Kw"),
+    ("redis-password", "r.acl_setuser('alice', passwords=('+Zq8vRt3Lm9Kw',))", "Zq8vRt3Lm9Kw"),
+    # L5: a YAML list's item
+    ("redis-password", "  - user alice on >Zq8vRt3Lm9Kw ~* +@all\n", "Zq8vRt3Lm9Kw"),
+    # another review's: a password said with no "is" or colon; a live Stripe key cut short
+    ("prose-secret", "login ok with password pa55w0rd!", "pa55w0rd!"),
+    ("prose-secret", "pw pa55w0rd!", "pa55w0rd!"),
+    ("prose-secret", "use password Hunter2Sun to log in", "Hunter2Sun"),
+    ("stripe-key", "debug sk_live_51HqLyjWDarj session", "sk_live_51HqLyjWDarj"),
+    # L4: a trailing comment (on the line or a neighbour) is no code
+    ("secret-assignment", "user = app\npassword = Sunflower  ; set by puppet(1)\n", "Sunflower"),
+    ("secret-assignment", "user = app  # see mysql(1)\npassword = Sunflower\n", "Sunflower"),
+    ("secret-assignment", "socket = /tmp/mysql.sock  # see mysqld(8)\npassword = Sunflower\n",
+     "Sunflower"),
+    ("secret-assignment", "user = app\npassword = Sunflower\nenvironment = prod ; {staging}\n",
+     "Sunflower"),
+    ("secret-assignment", "# see mysqld(8)\nuser = app\npassword = Sunflower\n", "Sunflower"),
+    # F1: a password next to quoted values is still one; a value with symbols or digits too
+    ("secret-assignment", 'user = "app"\npassword = Sunflower\n', "Sunflower"),
+    ("secret-assignment", 'user = "app"\npassword = Zq8v_Rt3Lm\n', "Zq8v_Rt3Lm"),
+    ("secret-assignment", "user = app\npassword = pw_from_vault\n", "pw_from_vault"),
+]  # fmt: skip
+S45_CLEAN = [
+    # F1: code made of plain assignments is no INI block (botocore, moto and crafted)
+    '        self.status = "available"\n        self.master_user_password = master_user_'
+    'password\n        self.db_name = db_name if db_name else "dev"\n',
+    "        region = final_args['region_name']\n        s3_disable_express_session_auth = "
+    "config_kwargs[\n            's3_disable_express_session_auth'\n        ]\n",
+    '    username = "alice"\n    password = hashedPassword\n',
+    '    username = "alice"\n    password = pw_from_env_var\n',
+    '\turl = "https://x"\n\tpassword = dbPassword',
+    'USERNAME = "admin"\nPASSWORD = adminPassword\n',
+    '# Arrange\nuser = "alice"\npassword = plaintextPw\n# Act\n',
+    '    user = "alice"\n    password = plaintextPw\n\n    resp = client.post(...)',
+    '  script: |\n    user = "a"\n    password = pw_from_vault\n',
+    '  user.email = "a@b.c"\n  user.password = generated_password_value\n',
+    "user = app\npassword = password\n",
+    "    user = app\n    password = db_password if db_password else default\n",
+    "    user = app\n    password = secrets[\n        'db'\n    ]\n",
+    "    cfg.user = app\n    self.password = Sunflower\n",
+    "r.acl_setuser(\n    'alice',\n    passwords=[pw],\n    commands=['+@all'],\n)",
+    # a name, then a word that is no password
+    "login with password reset flow",
+    "password hashing with bcrypt2b",
+    "pw reset done",
+    "pwd /home/user/x",
+    "password $DB_PASSWORD1",
+    "passwords md5sum12",
+    '<span class="hljs-string">`Password &#x3C;<span class="hljs-subst">${<span>',
+    "sk_live_abcdefghijkl",
+    "sk_test_51HqLyjWDarj",
+    # F3: quoted strings after the list (the call) are not its items
+    "r.acl_setuser(name, enabled=True, passwords=[pw], commands=['+@read', '+@write'])",
+    "r.acl_setuser(name, passwords=[pw], keys=['*'])\nexpected = ['+@all', '+Sunflower42']",
+    'r.execute_command("ACL", "SETUSER", name, *rules)\nlog(">>> done")\nprint(">cleanup")',
+    'r.execute_command("ACL", "SETUSER", name, "on", pw_rule)\nassert out == ">ok_done"',
+]
+
+
+@pytest.mark.parametrize(("detector", "text", "secret"), S45_FOUND)
+def test_review_s45_the_secret_is_found_exactly(detector: str, text: str, secret: str) -> None:
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [(secret, detector)], found
+
+
+@pytest.mark.parametrize("text", S45_CLEAN)
+def test_review_s45_no_secret_is_found(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+S45_BLANK_RUNS = {
+    "raw-command": lambda n: '"acl","setuser"' + " " * n,
+    "raw-command-quote": lambda n: '"acl","setuser", \'' + " " * n,
+    "redis-py": lambda n: "acl_setuser(passwords=[" + " " * n,
+    "redis-py-item": lambda n: "acl_setuser(passwords=['+abcdefg'" + " " * n,
+}
+
+
+@pytest.mark.parametrize("shape", S45_BLANK_RUNS)
+def test_review_s45_blank_runs_after_a_client_acl_stay_linear(shape: str) -> None:
+    """(P1) `[ \\t]*,?[ \\t]*` tried at every position of a 1 KB window was cubic in a run
+    of blanks: 800 of them took a second or more. Four times the run, four times the text:
+    linear time, about four times as long."""
+    unit = S45_BLANK_RUNS[shape]
+    small = _cpu_seconds(unit(200) * 8)
+    big = _cpu_seconds(unit(800) * 8)
+    assert big < 8 * small + 0.1, (small, big)
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        # F2: another get after `;`, `&&` or a new line is not the names' get
+        ("kubectl get secrets -o name && kubectl get pods -o yaml",False),
+        ("kubectl get secrets -o name\nkubectl get deploy api -o yaml",False),
+        ("oc get secret -o name; oc get route -o yaml",False),
+        ("kubectl get secrets -o name | wc -l; kubectl get configmap app -o yaml",False),
+        ("kubectl get secrets -o name | xargs kubectl get -o yaml",True),
+        ("for s in $(kubectl get secrets -o name); do kubectl get $s -o yaml; done",True),
+        ("grep -rn 'terraform state pull' docs/",False),
+        ("git commit -m 'terraform state pull works now'",False),
+        ("echo 'run terraform state pull to inspect'",False),
+        ("cd infra && terraform state pull",True),
+        ("TF_LOG=debug terraform state pull",True),
+        ("sudo terraform state pull",True),
+        ("x=$(terraform state pull)",True),
+        ("terraform output -json | jq 'to_entries | map(.key)'",False),
+        ("terraform output -json | jq -r 'to_entries[] | .key'",False),
+        ("terraform output -json | jq 'with_entries(.value |= .type)'",False),
+        ("terraform output -json | jq -r '.[] | select(.sensitive) | .type'",False),
+        ("terraform state pull | jq -r '.resources[] | select(.type =="
+         " \"random_password\") | .name'",False),
+        ("terraform show -json | jq '.values.root_module.resources[] |"
+         " select(.type==\"aws_secretsmanager_secret\") | .address'",False),
+        ("terraform show -json | jq '.values.outputs | map_values(.sensitive)'",False),
+        ("terraform state pull | jq .",True),
+        ("terraform state pull | jq",True),
+        ("terraform show -json | jq .",True),
+        ("terraform show -json | jq -C . | less -R",True),
+        ("terraform state pull | jq '.resources[]'",True),
+        ("terraform show -json | jq '.values'",True),
+        ("terraform state pull | jq '.outputs'",True),
+        ("terraform state pull 2>/dev/null",True),
+        ("terraform state pull 2>&1",True),
+        ("terraform state pull 2>&1 | jq '.resources[].type'",False),
+        ("terraform state pull &>/dev/null",False),
+        ("terraform state pull &> state.json",False),
+        ("terraform state pull 2>&1 | jq '.resources[].instances[].attributes.result'",True),
+        ("terraform output -json | jq -r .db_password.value 2>/dev/null",True),
+        ("terraform output -json | jq -r '.db_password.value' 2> /dev/null || true",True),
+        ("terraform output -json | jq -r .db_password.value >/dev/null",False),
+        ("terraform output -json | jq -r 'if .db_password != null then"
+         " .db_password.value else empty end'",True),
+        ("terraform output -json | jq '.db_password.value | length'",False),
+        ("terraform output -json | jq -r '.[] | select(.sensitive == true) | .value'",True),
+        ("terraform output -json | jq -r 'to_entries[] | select(.value.sensitive==true)"
+         " | \"\\(.key)=\\(.value.value)\"'",True),
+        ("terraform output -json | jq -r '.[] | select(.type == \"string\") | .value'",True),
+        ("terraform state pull > backup.tfstate && ls -la",False),
+        ("terraform state pull >backup.tfstate; terraform state list",False),
+        ("terraform state pull | jq '.serial'",False),
+        ("terraform state pull | jq '.lineage'",False),
+        ("terraform state pull | jq '.resources[].type'",False),
+        ("terraform show -json | jq -r '.values.root_module.resources[].address'",False),
+        ("terraform show -json | jq '.values.root_module.resources | length'",False),
+        ("terraform show -json | jq '.values.outputs | keys'",False),
+        ("terraform output -json | jq -r '.vpc_id.value'",False),
+        ("terraform state pull | jq '.resources[] | select(.mode == \"managed\") |"
+         " .type' | sort | uniq -c",False),
+        ("terraform state pull | jq '.outputs.db_password.value'",True),
+        ("terraform show -json | jq -r '.values.root_module.resources[] |"
+         " select(.type==\"random_password\") | .values.result'",True),
+        ("terraform output -json | jq -r '.[] | select(.sensitive | not) | .value'",False),
+        ("terraform output -json | jq 'map_values(.value)'",True),
+        ("terraform output -json | jq -r '.[].value'",True),
+        ("terraform output -json | jq -r '.[] | .value'",True),
+    ],
+)  # fmt: skip
+def test_review_s45_commands_that_print_a_secret(command: str, reads: bool) -> None:
+    """Secret review s45: the names' own pipeline or loop; terraform at a command's start,
+    not quoted in grep/git/echo; a jq filter's last step judged (names, tests, `.value`);
+    the state printed whole by `jq .`; `2>/dev/null` is no redirect of the output."""
+    from exporter.secret_commands import reads_a_secret
+
+    assert reads_a_secret(command) is reads
+
+
+S45_WRAPPED_PASSWORDS = [
+    ("secret-assignment", "DB_PASSWORD=!!qwerty!!", "!!qwerty!!"),
+    ("secret-assignment", 'password: "@@letmein@@"', "@@letmein@@"),
+    ("secret-assignment", 'export DB_PASSWORD="__hunter_two__"', "__hunter_two__"),
+    ("cli-secret", "mysql -p'!!dragon!!'", "!!dragon!!"),
+    ("cli-secret", 'redis-cli -a "!!qwerty!!"', "!!qwerty!!"),
+    ("url-credentials", "postgres://app:!!qwerty!!@db/app", "!!qwerty!!"),
+    ("redis-password", "requirepass @@letmein@@", "@@letmein@@"),
+    ("secret-assignment", "password = @sunflower@", "@sunflower@"),
+    ("secret-assignment", '{"password": "<<dragon>>"}', "<<dragon>>"),
+    ("secret-assignment", "SECRET_KEY=__thisisthedjangosecretkey__",
+     "__thisisthedjangosecretkey__"),
+    ("secret-assignment", 'POSTGRES_PASSWORD: "$$ecretpass"', "$$ecretpass"),
+    ("secret-assignment", "PGPASSWORD=$$money", "$$money"),
+    ("secret-assignment", 'password: "{{Zq8vRt3Lm9KwXy7Pq2}}"', "{{Zq8vRt3Lm9KwXy7Pq2}}"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("detector", "text", "secret"), S45_WRAPPED_PASSWORDS)
+def test_review_s45_a_password_in_marks_is_found(detector: str, text: str, secret: str) -> None:
+    """(L1) One word in a template's marks (`!!qwerty!!`, `@sunflower@`) is a password;
+    `$$` is docker-compose's escaped `$`; `{{ }}` around random characters holds no name."""
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [(secret, detector)], found
+
+
+@pytest.mark.parametrize(
+    ("value", "placeholder"),
+    [
+        ("!!qwerty!!", False), ("@@letmein@@", False), ("__hunter_two__", False),
+        ("<<dragon>>", False), ("@sunflower@", False), ("{{Zq8vRt3Lm9KwXy7Pq2}}", False),
+        ("{{ Zq8vRt3Lm9Kw }}", False), ("#{Zq8vRt3Lm9Kw}", False), ("$$ecretpass", False),
+        ("$$money", False), ("__thisisthedjangosecretkey__", False), ("@Sunflower@", False),
+        ("__Zq8v__", False),
+        # 6e1b000's placeholders stay placeholders
+        ("__PASSWORD__", True), ("<<PASSWORD>>", True), ("@DB_PASS@", True),
+        ("$$PASSWORD", True), ("#{db_password}", True), ("%(password)s", True),
+        ("SET_ME", True), ("{{ db_password }}", True), ("!!PW!!", True),
+        ("__DB_PASSWORD__", True), ("__db_password__", True), ("@@DB_PASS@@", True),
+        ("{{ .Values.db.password }}", True), ("{{db_password}}", True),
+        ("{{ db_password | default }}", True), ("#{ db.password }", True),
+    ],
+)  # fmt: skip
+def test_review_s45_wrapped_placeholders(value: str, placeholder: bool) -> None:
+    assert is_placeholder(value) is placeholder
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'echo "user alice on >Zq8vRt3Lm9Kw ~* +@all" >> users.acl && echo "user bob on '
+        '>Xy7Pq2Lm9KwZq ~* +@all" >> users.acl\n',
+        "printf 'user alice on >Zq8vRt3Lm9Kw ~* +@all\\nuser bob on >Xy7Pq2Lm9KwZq ~* +@all\\n'"
+        " > users.acl\n",
+        '"users.acl": "user alice on >Zq8vRt3Lm9Kw ~* +@all\\nuser bob on >Xy7Pq2Lm9KwZq ~* +@all"',
+    ],
+)
+def test_review_s45_every_acl_user_of_a_line_is_read(text: str) -> None:
+    """(L5) The first user's rules no longer swallow the second user's line."""
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [("Zq8vRt3Lm9Kw", "redis-password"), ("Xy7Pq2Lm9KwZq", "redis-password")]
