@@ -180,14 +180,7 @@ def session_files(
     error, so a listing can say its sessions are missing instead of leaving them out unsaid."""
     root = sessions_root(sessions_dir)
     codex_days = _codex_day_folders(root)
-    if codex_days:  # Codex's sessions/YYYY/MM/DD/ (a project's: told by each file's header)
-        folders = [*codex_days, root]
-    elif cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
-        folders = [root / encode(here) for here in _project_paths(cwd) for encode in _FOLDER_NAMES]
-    else:
-        folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
-        if root.is_dir():
-            folders.append(root)
+    folders = _session_folders(root, cwd, codex_days)
     # one path per file: a symlink (or hard link) to a session listed elsewhere would count
     # it, its tokens and its cost twice; the real path wins over a link to it
     by_file: dict[tuple[int, int], tuple[float, Path]] = {}
@@ -217,6 +210,39 @@ def session_files(
         heres = _project_paths(cwd)
         return [path for _, path in files if codex.session_cwd(path) in heres]
     return [path for _, path in files]
+
+
+def _session_folders(root: Path, cwd: str | None, codex_days: list[Path]) -> list[Path]:
+    """The folders :func:`session_files` looks in (some may not exist)."""
+    if codex_days:  # Codex's sessions/YYYY/MM/DD/ (a project's: told by each file's header)
+        return [*codex_days, root]
+    if cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
+        return [root / encode(here) for here in _project_paths(cwd) for encode in _FOLDER_NAMES]
+    folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+    if root.is_dir():
+        folders.append(root)
+    return folders
+
+
+def gzip_files_left_out(
+    sessions_dir: str | os.PathLike[str] | None = None, cwd: str | None = None
+) -> list[Path]:
+    """The ``*.jsonl.gz`` files in the folders :func:`session_files` looks in (of one
+    project, or of all), which it does not list: no command finds them there (they are read
+    when named). One beside a ``.jsonl`` of the same name (a page's own gzip download of
+    it) is a copy, not counted. Sorted by path."""
+    root = sessions_root(sessions_dir)
+    found: list[Path] = []
+    for folder in dict.fromkeys(_session_folders(root, cwd, _codex_day_folders(root))):
+        try:
+            paths = list(folder.glob("*.jsonl.gz"))
+        except OSError:
+            continue
+        for path in paths:
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(path.stat().st_mode) and not path.with_suffix("").exists():
+                    found.append(path)
+    return sorted(found)
 
 
 #: The names a project's folder has under a sessions folder: Pi's, Claude Code's.

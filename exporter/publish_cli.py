@@ -27,8 +27,9 @@ from exporter.cli import (
     listed_session_files,
     named_session_files,
     project_folder,
+    warn,
 )
-from exporter.discover import files_active_since, no_sessions_said
+from exporter.discover import files_active_since, gzip_files_left_out, no_sessions_said
 from exporter.formatting import fmt_int, local_minute, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
@@ -95,9 +96,23 @@ def select_files(
         files = named_session_files(sessions, sessions_dir, "publish needs")
     else:
         files = listed_session_files(sessions_dir, _scope(cwd, all_projects))
+        _say_gzip_left_out(sessions_dir, _scope(cwd, all_projects))
     if since is not None:
         files = files_active_since(files, since)
     return list(dict.fromkeys(files))
+
+
+def _say_gzip_left_out(sessions_dir: str | None, scope: str | None) -> None:
+    """``*.jsonl.gz`` files are not looked for (``list`` does not show them either, and one
+    beside its ``.jsonl`` is a copy of it); those without one are said, not left out unsaid."""
+    left = gzip_files_left_out(sessions_dir, scope)
+    if left:
+        them = "it" if len(left) == 1 else "them"
+        first = f" ({left[0]})" if len(left) == 1 else f" (first: {left[0]})"
+        warn(
+            f"{plural(len(left), '.jsonl.gz file')} in the sessions folder ignored{first}: "
+            f"name {them} to publish {them} (`pi-session publish REPO FILE...`) or gunzip {them}"
+        )
 
 
 def _scope(cwd: str | None, all_projects: bool) -> str | None:
@@ -333,19 +348,22 @@ def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:
 
 
 def _publish_and_report(request: PublishRequest, report_path: str | None) -> PublishResult:
-    """The run, with its progress on stderr, then its warnings and redaction summary; when a
-    commit fails, what was redacted and uploaded before it is still said."""
+    """The run, with its progress on stderr; its warnings and redaction summary are said
+    once the sessions are redacted, before anything is uploaded (as ``share`` does), then
+    the rest; when a commit fails, what was redacted and uploaded before it is still said."""
+    said: dict[str, int] = {}
+    request.before_upload = lambda result: _report_found(result, said)
     try:
         result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
     except PublishError as error:
         if isinstance(error.partial, PublishResult):  # what was redacted (and uploaded,
-            _report(error.partial, report_path)  # when a commit failed) is still said
+            _report(error.partial, report_path, said)  # when a commit failed) is still said
             if error.landed is not None:
                 planned = error.partial.planned_commits
                 # a commit answered with an error may have landed all the same: "confirmed"
                 error.message += f" ({error.landed} of {planned} commits confirmed)"
         raise
-    _report(result, report_path)
+    _report(result, report_path, said)
     return result
 
 
@@ -368,13 +386,22 @@ def _refuse_unpublished(result: PublishResult, selected: int, dry_run: bool) -> 
         raise CliError(f"{which} {verb}", 2)
 
 
-def _report(result: PublishResult, report_path: str | None) -> None:
-    """Warnings, skipped files, the redaction line and the ``--report`` file."""
-    for warning in result.warnings:  # they name session files: controls shown as signs
+def _report_found(result: PublishResult, said: dict[str, int]) -> None:
+    """Warnings, skipped files and the redaction line, each said once (``said``: how many
+    of each were said already, before the upload)."""
+    for warning in result.warnings[said.get("warnings", 0) :]:  # controls shown as signs
         click.echo(terminal_text(f"pi-session: warning: {warning}"), err=True)
-    for path, error in result.failed:
+    for path, error in result.failed[said.get("failed", 0) :]:
         click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
-    click.echo(f"pi-session: {redaction_line(result)}", err=True)
+    if not said.get("redaction"):
+        click.echo(f"pi-session: {redaction_line(result)}", err=True)
+    said.update(warnings=len(result.warnings), failed=len(result.failed), redaction=1)
+
+
+def _report(result: PublishResult, report_path: str | None, said: dict[str, int]) -> None:
+    """What :func:`_report_found` did not say yet, the note on sessions left in the dataset
+    and the ``--report`` file."""
+    _report_found(result, said)
     if result.without_file:  # deleted here (or, with --all, published elsewhere): kept
         many = result.without_file != 1
         click.echo(

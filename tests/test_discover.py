@@ -633,3 +633,27 @@ def test_another_tools_jsonl_is_no_session_in_a_listing_either(tmp_path: Path) -
         b'"message":{"role":"user","content":"hi"}}\n'
     )
     assert scan_summary(headerless).error is None and load_session(headerless).entries
+
+
+def test_gzip_files_are_not_listed_and_are_found_to_be_said(tmp_path: Path) -> None:
+    """`*.jsonl.gz` files are not sessions `list`/`--all` find (they are read when named);
+    those that are not a copy beside their `.jsonl` are found so `publish` can say so."""
+    from exporter.discover import gzip_files_left_out
+
+    root = tmp_path / "sessions"
+    here, there = root / encode_cwd("/p/here"), root / encode_cwd("/p/there")
+    for folder in (here, there):
+        folder.mkdir(parents=True)
+    kept = here / "a.jsonl"
+    kept.write_text('{"type":"session","id":"a","cwd":"/p/here"}\n', encoding="utf-8")
+    (here / "a.jsonl.gz").write_bytes(gzip.compress(kept.read_bytes()))  # a copy: not said
+    lone = here / "b.jsonl.gz"
+    lone.write_bytes(gzip.compress(b'{"type":"session","id":"b","cwd":"/p/here"}\n'))
+    far = there / "c.jsonl.gz"
+    far.write_bytes(gzip.compress(b'{"type":"session","id":"c","cwd":"/p/there"}\n'))
+    (there / "d.jsonl.gz").mkdir()  # not a file
+    assert session_files(root) == [kept]
+    assert gzip_files_left_out(root) == sorted([lone, far])
+    assert gzip_files_left_out(root, "/p/here") == [lone]
+    assert gzip_files_left_out(root, "/p/none") == []
+    assert gzip_files_left_out(tmp_path / "missing") == []

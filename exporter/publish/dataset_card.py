@@ -9,6 +9,7 @@ infer a single table; the manifest is what the next ``publish`` diffs against.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -134,7 +135,7 @@ def render_card(
 ) -> bytes:
     """``README.md``: YAML metadata (``configs`` -> ``index.jsonl``) and a short description."""
     rows = list(rows)
-    name = repo_id.split("/")[-1]
+    name = card_title(repo_id.split("/")[-1])
     lines = [
         *_front_matter(name),
         *_introduction(name),
@@ -147,12 +148,21 @@ def render_card(
     return replace_surrogates("\n".join(lines)).encode("utf-8")
 
 
-def _front_matter(name: str) -> list[str]:
+def card_title(name: str) -> str:
+    """The card's title and ``pretty_name``: "Pi coding-agent sessions: work", but a name
+    that says sessions already is not repeated ("sessions (Pi coding agent)", not "Pi
+    coding-agent sessions: sessions")."""
+    if {"session", "sessions"} & set(re.split(r"[-_.\s]+", name.lower())):
+        return f"{name} (Pi coding agent)"
+    return f"Pi coding-agent sessions: {name}"
+
+
+def _front_matter(title: str) -> list[str]:
     """The YAML the Hub reads: the index is the default config, so its viewer and
     ``datasets`` infer one table."""
     return [
         "---",
-        f"pretty_name: {json.dumps(f'Pi coding-agent sessions: {name}')}",
+        f"pretty_name: {json.dumps(title)}",
         "license: other",
         "tags:",
         "- agent-traces",
@@ -173,10 +183,10 @@ def _front_matter(name: str) -> list[str]:
     ]
 
 
-def _introduction(name: str) -> list[str]:
+def _introduction(title: str) -> list[str]:
     return [
         "",
-        f"# Pi coding-agent sessions: {name}",
+        f"# {title}",
         "",
         "Sessions of the [Pi](https://github.com/badlogic/pi-mono) coding agent, published "
         f"with `pi-session publish` (pi-session-export {__version__}).",

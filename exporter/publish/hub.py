@@ -86,6 +86,9 @@ class PublishRequest:
     progress: bool | None = None
     want_records: bool = False
     allow_weaker_policy: bool = False
+    #: called with the result once every session is redacted and the commits are planned,
+    #: before the first one is sent (a real run only): what was found is said before it goes up
+    before_upload: Callable[[PublishResult], None] | None = None
 
 
 @dataclass
@@ -328,6 +331,8 @@ def _publish_changes(
     for commit in commits:  # the last version of each, as the dataset ends up with it
         run.result.metadata.update((name, len(data)) for name, data in commit.metadata.items())
     if not run.req.dry_run:
+        if run.req.before_upload is not None:
+            run.req.before_upload(run.result)
         _commit(run, commits, uploads if has_html and not kept else {})
 
 
@@ -638,6 +643,21 @@ def _commit_all(
     return heads
 
 
+#: A commit of at most this many sessions names them in its title (more: the counts only).
+TITLE_NAMES = 3
+
+
+def _named_sessions(commit: Commit) -> str:
+    """``": a, b"``: the files (as the dataset names them, without ``.jsonl``) a commit of a
+    few sessions adds, updates or removes, for reading the dataset's history; "" for more."""
+    names = [
+        op.path.rsplit("/", 1)[-1].removesuffix(".jsonl")
+        for op in commit.ops
+        if op.is_session and op.action in ("add", "update", "remove")
+    ]
+    return f": {', '.join(sorted(names))}" if 0 < len(names) <= TITLE_NAMES else ""
+
+
 def _commit_chain(
     repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify, heads: list[str]
 ) -> None:
@@ -654,7 +674,7 @@ def _commit_chain(
             what = f"html/ site ({plural(pages, 'file')})"
         else:
             what = "manifest and card"  # re-checked sessions under new settings
-        title = f"pi-session publish: {what} ({number}/{len(commits)})"
+        title = f"pi-session publish: {what} ({number}/{len(commits)}){_named_sessions(commit)}"
         description = f"Published with pi-session-export {__version__}."
         parent = repo.commit(commit, parent, title, description)
         heads.append(parent)

@@ -6,6 +6,7 @@ shows the token, and waits out 429s as the ``RateLimit``/``Retry-After`` headers
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from collections.abc import Callable
@@ -34,8 +35,20 @@ __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "TokenAccess", "default_token"]
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAX_RATE_WAIT = 300.0  # longer waits become a RateLimitError with the time to retry
 RATE_RETRIES = 5
-#: Seconds before each new try of a commit the Hub answered with a 5xx.
+#: Seconds before each new try of a commit POST the Hub answered with a 5xx. Only that
+#: request is tried again here: huggingface_hub does not retry it, while it retries every
+#: other step of a commit itself (preupload, LFS uploads: 5 retries, 23 s of waits), so
+#: each step has one retry layer and a commit that keeps failing stops within ~30 s.
 SERVER_ERROR_WAITS = (2, 5)
+_SERVER_ERRORS = (500, 502, 503, 504)
+#: The step of a commit a failed request belongs to, by its URL after the repo id.
+_STAGES = (
+    ("/preupload/", "preparing the upload (preupload)"),
+    ("/info/lfs/", "uploading large files"),
+    ("/xet-write-token/", "uploading large files"),
+    ("/commit/", "committing"),
+    ("/validate-yaml", "checking the dataset card"),
+)
 T = TypeVar("T")
 Notify = Callable[[str], None]
 
@@ -138,14 +151,16 @@ class HubRepo:
     def url(self) -> str:
         return f"{self.endpoint}/datasets/{self.repo_id}"
 
-    def _call(self, what: str, fn: Callable[[], T]) -> T:
-        """Run ``fn``; on 429 wait as told (bounded) and retry; translate every failure."""
+    def _call(self, what: str | Callable[[], str], fn: Callable[[], T]) -> T:
+        """Run ``fn``; on 429 wait as told (bounded) and retry; translate every failure.
+        ``what`` (or what it returns once ``fn`` failed) names the step in messages."""
         from huggingface_hub.errors import HfHubHTTPError
 
         for attempt in range(RATE_RETRIES + 1):
             try:
                 return fn()
             except HfHubHTTPError as error:
+                what = what() if callable(what) else what
                 response = getattr(error, "response", None)
                 if response is None or response.status_code != 429:
                     raise scrubbed(self._translate(error, what), self._token) from None
@@ -162,6 +177,7 @@ class HubRepo:
                 self.notify(f"rate limited by {self.host}; waiting {wait:.0f} s")
                 time.sleep(wait)
             except Exception as error:
+                what = what() if callable(what) else what
                 raise scrubbed(self._translate(error, what), self._token) from None
         raise AssertionError("unreachable")
 
@@ -283,8 +299,16 @@ class HubRepo:
         return state
 
     def commit(self, commit: Commit, parent: str | None, title: str, description: str) -> str:
-        """One atomic commit on top of ``parent``; returns the new head."""
+        """One atomic commit on top of ``parent``; returns the new head.
+
+        A failure names its step (preupload, large files, the commit itself). Only a 5xx
+        answer to the commit POST is tried again here, and only while the head is still
+        ``parent`` (then it did not land, and the same commit is safe to send again): the
+        earlier steps were already retried by huggingface_hub, and repeating the whole
+        commit around them multiplied its retries (18 tries over 77 s)."""
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+        stage = ["committing"]
 
         def attempt() -> Any:
             ops: list[Any] = []
@@ -294,22 +318,26 @@ class HubRepo:
                 elif op.uploads:
                     ops.append(CommitOperationAdd(op.path, str(op.local)))
             ops += [CommitOperationAdd(name, data) for name, data in commit.metadata.items()]
-            return self.api.create_commit(
-                self.repo_id,
-                ops,
-                commit_message=title,
-                commit_description=description,
-                repo_type="dataset",
-                parent_commit=parent,
-            )
+            stage[0] = "committing"
+            try:
+                return self.api.create_commit(
+                    self.repo_id,
+                    ops,
+                    commit_message=title,
+                    commit_description=description,
+                    repo_type="dataset",
+                    parent_commit=parent,
+                )
+            except Exception as error:
+                stage[0] = _stage_of(error, self.repo_id)
+                raise
 
         for wait in (*SERVER_ERROR_WAITS, None):  # None: the last try
             try:
-                return str(self._call("committing", attempt).oid)
+                return str(self._call(lambda: stage[0], attempt).oid)
             except NetworkError as error:
-                # A 5xx (a Hub hiccup) is tried again, but only when the head is still the
-                # parent: then the commit did not land, and the same one is safe to send
-                if wait is None or error.status not in (500, 502, 503, 504):
+                retried = stage[0] != "committing"  # by huggingface_hub already
+                if wait is None or retried or error.status not in _SERVER_ERRORS:
                     raise
                 self.notify(f"{self.host} answered HTTP {error.status}; trying again in {wait} s")
                 time.sleep(wait)
@@ -334,6 +362,23 @@ class HubRepo:
         except PublishError:
             return None
         return str(info.sha) if info.sha else None
+
+
+def _stage_of(error: BaseException, repo_id: str) -> str:
+    """Which step of a commit the request that failed belongs to, by its URL (the part
+    after the repo id, which may itself hold "commit")."""
+    request = None
+    response = getattr(error, "response", None)
+    with contextlib.suppress(AttributeError, RuntimeError):  # httpx: RuntimeError for none
+        request = response.request if response is not None else error.request  # type: ignore[attr-defined]
+    path = str(getattr(request, "url", "") or "").split("?", 1)[0]
+    if not path:
+        return "committing"
+    rest = path.split(f"/{repo_id}", 1)[-1]
+    for part, stage in _STAGES:
+        if part in rest:
+            return stage
+    return "uploading files"
 
 
 # --- the whole job ----------------------------------------------------------------------------
