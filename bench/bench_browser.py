@@ -316,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             jobs.append(("big", big))
         exported: dict[str, tuple[Path, Path, int]] = {}
         for name, src in jobs:
+            ex.new_homes()  # each tool runs with a home of its own, as in bench_export
             _, o = ex.run_ours(src)
             _, p = ex.run_pi(src)
             dst_o, dst_p = pages / f"{name}.ours.html", pages / f"{name}.pi.html"
