@@ -44,7 +44,7 @@ from exporter.formatting import (
     split_skill,
 )
 from exporter.header_counts import entries_line, tree_said
-from exporter.markdown_text import code_span, escaped, fenced, prose, quoted
+from exporter.markdown_text import code_span, escaped, fenced, prose, quoted, shown
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT
@@ -534,14 +534,22 @@ def _image_note(block: dict[str, Any]) -> str:
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
 
 
+#: The longest error message said on its line; longer ones, and any with a line break, are
+#: fenced whole.
+ONE_LINE_ERROR = 200
+
+
 def _stop_reason(entry: MessageEntry) -> list[str]:
     reason = entry.stop_reason
     if reason == "error":
         said = entry.error_message
         if not said or not said.strip():
             return ["> **Error** (no message)", ""]
-        # whole, its lines kept: an API error's JSON body or a stack trace (it was one line,
-        # cut at 2,000 characters)
+        # a short one-line message on the line, as code (a fence made five lines of it)
+        if "\n" not in shown(said).strip() and len(said.strip()) <= ONE_LINE_ERROR:
+            return [f"> **Error:** {code_span(said.strip())}", ""]
+        # else whole, its lines kept: an API error's JSON body or a stack trace (it was one
+        # line, cut at 2,000 characters)
         return [quoted(f"**Error:**\n\n{fenced(said)}"), ""]
     if reason == "aborted":
         return ["> **Aborted** by the user", ""]

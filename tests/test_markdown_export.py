@@ -545,6 +545,25 @@ def test_an_error_message_is_whole_with_its_lines() -> None:
     assert "\n\n\n" not in document  # the empty text block left four line breaks (#16)
 
 
+@pytest.mark.parametrize(
+    "said",
+    ["overloaded_error: server busy", "rate `limit` <img src=x onerror=alert(1)> | # no"],
+)
+def test_a_short_one_line_error_stays_on_its_line(said: str) -> None:
+    """A one-line error took five lines of the document (a quote, a blank line, a fence
+    and its message, the closing fence: review 138); it is said on the line, as code."""
+    session = _crafted(
+        {"message": {"role": "user", "content": "go"}},
+        _answer(_text(""), stopReason="error", errorMessage=said),
+    )
+    document = session_markdown(session)
+    line = next(line for line in document.splitlines() if line.startswith("> **Error:**"))
+    spans = next(t for t in _tokens(line) if t.type == "inline").children
+    assert [c.content for c in spans if c.type == "code_inline"] == [said]
+    assert not [t for t in _tokens(document) if t.type in ("html_block", "html_inline")]
+    assert "```" not in document.split("> **Error:**", 1)[1].split("\n\n", 1)[0]
+
+
 def test_problems_in_the_file_say_the_line_and_keep_its_text(tmp_path: Path) -> None:
     """The list said "not valid JSON (…)" without its line, and the damaged text was not
     in the document (#8); the page and the warning both say "line 4", and the page keeps
