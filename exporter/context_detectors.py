@@ -18,6 +18,7 @@ from exporter.secret_heuristics import (
     PLAIN_WORD,
     is_placeholder,
     is_secret_assignment,
+    is_wrapped_placeholder,
 )
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
@@ -571,11 +572,6 @@ _INI_EDGE = re.compile(
 #: `data.aws_ssm_parameter.db.value`, `each.value`: a reference (Terraform's, whose blocks
 #: hold `count = 1` lines as INI does), never taken as a value without a `[section]` header
 _DOTTED = re.compile(r"[A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)+")
-#: A template's placeholder: `__PASSWORD__`, `@DB_PASS@`, `<<PASSWORD>>`, `#{pw}`, `$$PASSWORD`,
-#: `!!PW!!`, `%PASSWORD%`
-_WRAPPED_PLACEHOLDER = re.compile(
-    r"(?:__|@@?|<<|#\{|\$\$|!!|%)[A-Za-z_][\w.\-]{0,63}(?:__|@@?|>>|\}|!!|%)?"
-)
 #: A constant's or a class's name: `DB_PASSWORD`, `SET_ME`, `PGPASSWORD`, `SecretField`,
 #: `NotSet` (no digits: `S3CR3T_PW` or `Sunflower42` are passwords; nor `SunFlower`, whose
 #: last word names no kind of class)
@@ -602,7 +598,7 @@ def _not_an_ini_value(value: str) -> bool:
     name code assigns (``getpass``, ``hashed``). Code and templates have such lines too."""
     return bool(
         _DOTTED.fullmatch(value)
-        or _WRAPPED_PLACEHOLDER.fullmatch(value)
+        or is_wrapped_placeholder(value)
         or _IDENTIFIER_VALUE.fullmatch(value)
         or value.lower() in _NOT_A_PASSWORD_WORDS
     )

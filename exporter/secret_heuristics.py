@@ -75,12 +75,12 @@ _VARIABLE = re.compile(r"\$\{?\w+\}?|\$\{\w+:?[-=?+][^{}]*\}|%\w+%|<[^<>]*>|\{[\
 # `$$PASSWORD` (docker-compose's escaped `$PASSWORD`, a variable, never `$$ecretpass`);
 # `#{db_password}`, `%(password)s`, `{{ pw }}`, `{{ .Values.db.password }}` around a name
 _WRAPPED = re.compile(
-    r"(?P<o>__|@@?|<<|!!)(?P<n>[A-Za-z][A-Za-z0-9_]*?)(?:__|@@?|>>|!!)"
+    r"(?P<o>__|@@?|<<|!!|%)(?P<n>[A-Za-z][A-Za-z0-9_]*?)(?:__|@@?|>>|!!|%)"
     r"|\$\$[A-Z][A-Z0-9_]*"
     r"|(?:#\{|\{\{)[ \t]*(?P<t>\.?[A-Za-z_][\w.]*)[ \t]*(?:\|[ \t]*\w+[ \t]*)?\}\}?"
     r"|%\([A-Za-z_]\w*\)[sdr]"
 )
-_WRAPPERS = {"__": "__", "@": "@", "@@": "@@", "<<": ">>", "!!": "!!"}
+_WRAPPERS = {"__": "__", "@": "@", "@@": "@@", "<<": ">>", "!!": "!!", "%": "%"}
 #: A constant's name, `DB_PASSWORD`
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 #: The words of a snake_case placeholder's name
@@ -106,9 +106,10 @@ def _placeholder_name(name: str) -> bool:
     return name.islower() and any(p in _PLACEHOLDER_NAME_WORDS for p in parts)
 
 
-def _wrapped(value: str) -> bool:
+def is_wrapped_placeholder(value: str) -> bool:
     """A template's placeholder, its opening and closing marks matching (`__PASSWORD__`,
-    `@@PW@@`, `$$PASSWORD`; not `__init`, nor a password in marks: `!!qwerty!!`)."""
+    `@@PW@@`, `%DB_PASS%`, `$$PASSWORD`; not `__init`, nor a password in marks:
+    `!!qwerty!!`). Also what the INI rule skips as a value (context_detectors)."""
     match = _WRAPPED.fullmatch(value)
     if match is None:
         return False
@@ -152,7 +153,7 @@ def is_placeholder(value: str) -> bool:
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
         return True
-    if _wrapped(stripped):
+    if is_wrapped_placeholder(stripped):
         return True
     if len(set(low)) <= 2 or low.startswith("[redacted:") or _masked(low):
         return True

@@ -2448,3 +2448,26 @@ def test_review_s45_every_acl_user_of_a_line_is_read(text: str) -> None:
     """(L5) The first user's rules no longer swallow the second user's line."""
     found = [(text[f.start : f.end], f.detector) for f in scan(text)]
     assert found == [("Zq8vRt3Lm9Kw", "redis-password"), ("Xy7Pq2Lm9KwZq", "redis-password")]
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ("__hunter_two__", True),  # a password in marks: no placeholder's name inside
+        ("<<dragon>>", True),
+        ("!!qwerty!!", True),
+        ("__PASSWORD__", False),  # template placeholders stay
+        ("%DB_PASSWORD%", False),
+        ("@DB_PASS@", False),
+        ("$$PASSWORD", False),
+        ("#{pw}", False),
+    ],
+)
+def test_an_ini_block_skips_the_same_placeholders_as_is_placeholder(
+    value: str, found: bool
+) -> None:
+    """The INI rule had its own, looser copy of the wrapped-placeholder pattern: round 22
+    narrowed ``is_placeholder``'s, but ``password = __hunter_two__`` among INI lines still
+    went out as a placeholder. Both now ask ``is_wrapped_placeholder``."""
+    text = f"user = app\npassword = {value}\nport = 3306\n"
+    assert [text[f.start : f.end] for f in scan(text)] == ([value] if found else [])
