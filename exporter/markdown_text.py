@@ -43,8 +43,6 @@ _BARE_ADDRESS = re.compile(
 _ADDRESS_END = re.compile(r"[\s<]")
 #: A container's marks at a line's start inside a link destination's look-ahead.
 _LINE_START = re.compile(r"\n[ \t>]*")
-#: A table cell's edge: a "|" not escaped.
-_CELL_EDGE = re.compile(r"(?<!\\)\|")
 #: Containers' marks before a line's text: spaces, ``>`` and list markers.
 _CONTAINERS = r"(?:[ \t>]|[-*+][ \t]|\d{1,9}[.)][ \t])*"
 #: A line that opens a link reference definition (``[docs]: https://…``) or a GitHub
