@@ -250,6 +250,18 @@
       });
     }
   }
+  // Whether a term the row's words hold is shown only past the row's ellipsis (or under
+  // its "in text" cue): the row then reads as a hit with nothing that matched.
+  function clippedTerm(link, rowRanges) {
+    var box = link.getBoundingClientRect(), seen = {}, shown = {};
+    var cue = parseFloat(getComputedStyle(link).fontSize) * 4.5;  // page.css: .search-inside padding
+    rowRanges.forEach(function (range) {
+      var term = fold(range.toString()), right = range.getBoundingClientRect().right;
+      seen[term] = true;
+      if (right <= box.right - cue) shown[term] = true;
+    });
+    return Object.keys(seen).some(function (term) { return !shown[term]; });
+  }
   function markTerms() {  // -> the first match in markedEntry, if any
     if (!canMark) return null;
     var terms = searchTerms(), ranges = [];
@@ -260,11 +272,16 @@
           if (p.tagName === "DETAILS" && !p.classList.contains("branch")) p.open = true;
       });
     }
-    var first = ranges[0] || null;
+    var first = ranges[0] || null, cut = [];
     for (var i = 0; terms.length && i < markedRows.length && ranges.length < MAX_MARKS; i++) {
-      var link = $("a", markedRows[i]);
-      if (link && markedRows[i].offsetParent) termRanges(doc.createTreeWalker(link, NodeFilter.SHOW_TEXT), terms, ranges, MAX_MARKS);
+      var link = $("a", markedRows[i]), from = ranges.length;
+      if (!link || !markedRows[i].offsetParent) continue;
+      termRanges(doc.createTreeWalker(link, NodeFilter.SHOW_TEXT), terms, ranges, MAX_MARKS);
+      if (ranges.length > from && link.scrollWidth > link.clientWidth && clippedTerm(link, ranges.slice(from)))
+        cut.push(markedRows[i]);
     }
+    // written after all the reads, so the rows are laid out once
+    cut.forEach(function (row) { row.classList.add("search-inside"); });
     var highlight = new Highlight();
     ranges.forEach(function (range) { highlight.add(range); });
     CSS.highlights.set("search-terms", highlight);
