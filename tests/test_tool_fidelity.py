@@ -7,8 +7,11 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from exporter.loader import parse_session_bytes
 from exporter.render import render_session
+from exporter.render.tools import MAX_DIFF_GUTTER, diff_gutter
 
 T0 = "2025-01-01T00:00:0"
 
@@ -187,3 +190,20 @@ def test_a_call_whose_result_is_on_another_branch_links_there() -> None:
     assert '<a href="#r8">result on another branch</a>' in box
     assert box.count("no result") == 0
     assert page.count('data-entry-id="r8"') == 1  # still shown once, in its branch
+
+
+@pytest.mark.parametrize(
+    ("diff", "gutter"),
+    [
+        ("--- a.py\n+++ a.py\n@@ x @@\n   9 a\n- 10 b\n+ 10 c\n  11 d", 5),  # Pi's numbers
+        ("+ 2 x = 2\n  1 import os", 4),
+        ("@@ replacement @@\n-old\n+new\n 3 apples", 1),  # computed: a number is code
+        ("--- a\n+++ b\n@@ -1 +1 @@\n-1 2\n+1 3\n 4", 1),  # a patch of numbers, no gutter
+        ("+ " + "1" * 30 + " x", MAX_DIFF_GUTTER),
+        ("", 1),
+    ],
+)
+def test_a_diff_gutter_is_what_comes_before_its_code(diff: str, gutter: int) -> None:
+    """The page indents a wrapped diff line's rest by its gutter: the marker, and the line
+    number Pi pads to the widest; a number in a patch's code is no gutter."""
+    assert diff_gutter(diff) == gutter

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -57,6 +58,7 @@ class ToolView:
     body: Folded | None = None  # content from the arguments (write) or the diff (edit)
     body_label: str = ""
     diff: bool = False
+    diff_gutter: int = 1  # characters before a diff line's code: a wrapped line's indent
     output: Folded | None = None
     images: list[ImageView] = field(default_factory=list)
     status: str = "pending"  # ok | error | pending | remote (ran elsewhere, not recorded)
@@ -147,6 +149,28 @@ def _diff_lines(diff: str) -> list[str]:
             opening, closing = header
         out.append(f"{opening}{escape(line, quote=False)}{closing}")
     return out
+
+
+_NUMBERED_LINE = re.compile(r"[+\- ] +\d+ ")  # Pi: marker, space, padded number, space
+#: Widest gutter the page's CSS indents wrapped lines by (``.g2`` to ``.g8``).
+MAX_DIFF_GUTTER = 8
+
+
+def diff_gutter(diff: str) -> int:
+    """How many characters come before the code on the lines of a diff Pi's edit tool
+    returned: the +/- marker, and the line number padded to the widest one (``+ 53 ``). A
+    line that wraps on a phone or on paper is indented by it, so its rest does not read as
+    a line of its own. Lines that do not mostly start so (an old Pi's diff) have a marker
+    only."""
+    lines = [
+        line
+        for line in diff.split("\n", 400)[:400]
+        if line[:1] in ("+", "-", " ") and line[:4] not in ("+++ ", "--- ")
+    ]
+    widths = Counter(m.end() for line in lines if (m := _NUMBERED_LINE.match(line)))
+    if sum(widths.values()) * 2 <= len(lines):  # a patch's lines, some starting with a number
+        return 1
+    return min(widths.most_common(1)[0][0], MAX_DIFF_GUTTER)
 
 
 def _file_header(lines: list[str], at: int) -> bool:
@@ -353,6 +377,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     diff = as_str(result.details.get("diff")) if result else None
     if diff:  # the edit as the tool made it: it shows the call's well-formed replacements
         view.read_details.add("diff")
+        view.diff_gutter = diff_gutter(diff)  # a computed diff's or a patch's is its marker
         probe = ToolView(call_id="", name="edit", kind="edit")
         edit_pairs(args, probe)
         view.used_args |= probe.used_args
