@@ -671,18 +671,51 @@ def test_a_row_found_only_inside_its_entry_says_so(view: Viewer, published: dict
         "#tree li:not(.sub):not(.search-miss)",
         """rows => rows.map(r => [r.querySelector("a").textContent.toLowerCase(),
              r.classList.contains("search-inside"),
-             getComputedStyle(r.querySelector("a"), "::after").content])""",
+             getComputedStyle(r.querySelector("a"), "::after").content,
+             r.querySelector("a").scrollWidth > r.querySelector("a").clientWidth])""",
     )
-    inside = [text for text, cue, _ in rows if cue]
-    in_view = [text for text, cue, _ in rows if not cue]
+    inside = [text for text, cue, _, _ in rows if cue]
+    in_view = [text for text, cue, _, _ in rows if not cue]
     assert inside and in_view, rows
-    assert all("selector" not in text for text in inside), inside
+    assert any("selector" not in text for text in inside), inside
+    # a row with the term in its words has it cut off (the test below)
+    assert all("selector" not in text or cut for text, cue, _, cut in rows if cue), rows
     assert all("selector" in text for text in in_view), in_view
-    assert {after for _, cue, after in rows if cue} == {'"in text"'}
-    assert {after for _, cue, after in rows if not cue} == {"none"}
+    assert {after for _, cue, after, _ in rows if cue} == {'"in text"'}
+    assert {after for _, cue, after, _ in rows if not cue} == {"none"}
     page.keyboard.press("Escape")
     page.wait_for_timeout(300)
     assert page.locator("#tree li.search-inside").count() == 0
+    clean(view)
+
+
+def test_a_row_whose_match_is_cut_off_by_its_ellipsis_says_in_text(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The first prompt's row starts with a long label, whose end is past the row's
+    ellipsis: a search for it matched the row's own words, so no cue was shown, and the row
+    read as a wrong hit with nothing marked. It says "in text" too; a term in view gets no
+    cue."""
+    page = view.open(published[LONG])
+    anchor = anchor_for(parse_session_bytes(long_token_session()), "u1")
+    row = f'#tree li:has(> a[href="#{anchor}"])'
+    link = page.locator(row + " > a")
+    assert LONG_ID in link.text_content()
+    assert page.evaluate("a => a.scrollWidth > a.clientWidth", link.element_handle())
+    page.keyboard.press("/")
+    page.keyboard.type("validation_v2")
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(200)
+    assert "search-miss" not in page.get_attribute(row, "class")
+    assert "search-inside" in page.get_attribute(row, "class")
+    assert (
+        page.evaluate("a => getComputedStyle(a, '::after').content", link.element_handle())
+        == '"in text"'
+    )
+    page.fill("#tree-search", "notification_preferences")  # the row's label starts with it
+    page.wait_for_timeout(300)
+    classes = page.get_attribute(row, "class")
+    assert "search-miss" not in classes and "search-inside" not in classes, classes
     clean(view)
 
 
@@ -1944,6 +1977,56 @@ def test_a_diff_on_a_phone_has_no_blank_row_after_a_changed_line(
                              - c.getBoundingClientRect().bottom))"""
         )
         assert len(gaps) > 50 and max(gaps) < 1, (viewport, max(gaps))
+    clean(view)
+
+
+def test_a_wrapped_diff_line_on_a_phone_goes_on_past_its_marker_and_number(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On a phone a long diff line wraps, and its rest began at the left edge, under the
+    +/- marker and the line number, where it read as a line of its own (left alone at stop
+    45). The rest of a wrapped line now starts where the line's code starts: past "+ 53 "
+    in Pi's diffs (tools.diff_gutter, tested on its own), past the marker in a computed
+    one. Lines start at the edge, as before."""
+    page = view.open(published[LARGE], viewport=PHONE, is_mobile=True)
+    open_everything(page)
+    lines = page.evaluate(
+        """[...document.querySelectorAll('pre.diff')].filter(p => p.getClientRects().length)
+             .slice(0, 80).flatMap(pre => {
+               const one = document.createRange();
+               const pieces = [];
+               for (const node of [...pre.childNodes]) {
+                 const t = node.nodeType === 3 ? node : node.firstChild;
+                 if (!t || t.nodeType !== 3) continue;
+                 let at = 0;
+                 for (const line of t.data.split('\\n')) {
+                   if (line.length > 1) {
+                     one.setStart(t, at); one.setEnd(t, at + 1);
+                     const ch = one.getBoundingClientRect().width;
+                     const r = document.createRange();
+                     r.setStart(t, at); r.setEnd(t, at + line.length);
+                     const boxes = [...r.getClientRects()].filter(b => b.width > 0);
+                     const lefts = [...new Set(boxes.map(b => Math.round(b.top)))].map(top =>
+                       Math.min(...boxes.filter(b => Math.round(b.top) === top).map(b => b.left)));
+                     const edge = pre.getBoundingClientRect().left
+                       + parseFloat(getComputedStyle(pre).paddingLeft);
+                     pieces.push({cls: pre.className, starts: lefts, ch: ch, edge: edge});
+                   }
+                   at += line.length + 1;
+                 }
+               }
+               return pieces;
+             })"""
+    )
+    wrapped = [p for p in lines if len(p["starts"]) > 1]
+    classes = {p["cls"] for p in wrapped}
+    assert len(wrapped) > 20 and {"diff", "diff g5"} <= classes, (len(wrapped), classes)
+    for piece in lines:
+        first, *rest = piece["starts"]
+        assert abs(first - piece["edge"]) < 1, piece  # a line starts at the edge
+        width = int(piece["cls"].split(" g")[1]) if " g" in piece["cls"] else 1
+        for left in rest:  # its rest, past the gutter
+            assert abs(left - first - width * piece["ch"]) < 1, piece
     clean(view)
 
 
