@@ -4381,6 +4381,50 @@ def test_the_floating_outline_link_stays_while_the_reader_scrolls_up(
     clean(view)
 
 
+def test_the_floating_outline_link_follows_a_finger(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On a phone the reader scrolls with a finger, not a wheel: a swipe down brings the
+    page back up and the link with it, a swipe up (reading on) sends it aside, while entries
+    not laid out yet take their heights. Touches go through Chromium's input pipeline (CDP),
+    which scrolls the page and fires touchmove as a finger does. (It passes without the
+    script's own touchmove reading too: that guards against a rarer misreading, which the
+    wheel test above catches now and then under load.)"""
+    page = view.open(published[V1_COMPACTION], viewport=PHONE, is_mobile=True, has_touch=True)
+    cdp = page.context.new_cdp_session(page)
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight * 0.6)")
+    page.wait_for_timeout(400)
+    touches = page.evaluate(
+        """() => { window.__touches = 0;
+                 addEventListener('touchmove', () => window.__touches++, {passive: true}); }"""
+    )
+    assert touches is None
+
+    def swipe(distance: int) -> bool:  # > 0: the finger goes down, the page up
+        y = 420 - distance // 2
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": 195, "y": y}]}
+        )
+        for step in range(1, 11):
+            point = {"x": 195, "y": y + distance * step // 10}
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        page.wait_for_timeout(250)
+        return page.eval_on_selector(".to-outline", "a => a.classList.contains('away')")
+
+    page.evaluate("window.__mark = document.elementFromPoint(195, 422)")
+    start = page.evaluate("window.__mark.getBoundingClientRect().top")
+    back = [swipe(300) for _ in range(6)]
+    # read off an element (scrollY rises as entries above are laid out, the place kept)
+    moved = page.evaluate("window.__mark.getBoundingClientRect().top") - start
+    assert moved > 500, f"the swipes did not bring the page back up: {moved}"
+    assert page.evaluate("window.__touches") > 6, "no touchmove: not a finger"
+    assert not any(back), f"stepped aside while the finger brought the page back up: {back}"
+    assert swipe(-400), "a swipe up (reading on) should send the link aside"
+    assert not swipe(300), "and a swipe down should bring it back"
+    clean(view)
+
+
 @pytest.mark.parametrize("width", [1920, 1280, 390])
 def test_the_header_facts_are_two_columns_at_most(
     view: Viewer, published: dict[str, str], width: int
