@@ -213,17 +213,21 @@ def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
 def _branch_heading(
     session: Session, number: int, total: int, branch: BranchStats, line: list[str]
 ) -> str:
-    """A branch's heading, then where it forks said as the page says it (the entry's role,
-    time and words: a bare id appeared nowhere else in the document) and what it starts
-    with when that is no prompt; the fork's entry has a "forks here" line above too."""
+    """A branch's heading, ``Branch 2 of 7`` alone (an anchor that does not change with
+    its cost: the fork's line in the transcript links to it), then its facts, then where it
+    forks said as the page says it (the entry's role, time and words: a bare id appeared
+    nowhere else in the document; the heading said the id a second time) and what it
+    starts with when that is no prompt."""
     fork = branch.branch.fork_id
-    where = f"forks at {code_span(fork)}" if fork else "a separate root"
-    said = [f"### Branch {number} of {total}", where, plural(branch.entries, "entry", "entries")]
-    said += [fmt_cost(branch.usage.cost)]
+    said = [plural(branch.entries, "entry", "entries"), fmt_cost(branch.usage.cost)]
     if branch.last_activity:
         said.append(f"last activity {fmt_datetime(branch.last_activity)}")
     said.append(f"leaf {code_span(branch.branch.leaf_id)}")
-    notes = []
+    if not fork:
+        said.insert(0, "a separate root")
+    elif fork not in session.by_id:
+        said.insert(0, f"forks after entry {code_span(fork)}, which is not in this file")
+    notes = [" · ".join(said)]
     if fork and fork in session.by_id:
         notes.append(f"Forks after {_entry_said(session, fork, timed=True)}")
     first = next(session.iter_messages(line), None)
@@ -232,7 +236,12 @@ def _branch_heading(
         notes.append(f"Starts with {escaped(one_line(opening, 120))}")
     if branch.first_prompt:
         notes.append(f"First prompt: {escaped(prompt_line(branch.first_prompt, 120))}")
-    return " · ".join(said) + "".join(f"\n\n{note}" for note in notes)
+    return f"### Branch {number} of {total}" + "".join(f"\n\n{note}" for note in notes)
+
+
+def _branch_link(number: int, total: int, said: str) -> str:
+    """``said`` as a link to branch ``number``'s heading (GitHub's anchor for it)."""
+    return f"[{said}](#branch-{number}-of-{total})"
 
 
 def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
@@ -248,20 +257,32 @@ def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
 
 
 def _fork_marker(
-    session: Session, entry_id: str, numbers: list[int], total: int, hidden: bool = False
+    session: Session,
+    entry_id: str,
+    numbers: list[int],
+    total: int,
+    hidden: bool = False,
+    result: bool = False,
 ) -> str:
     """The line under a fork's entry that says which branches leave there; at an entry
     this document does not show (extension data), which entry that is, and that it
     comes right after what is above (its id appeared nowhere else)."""
     if len(numbers) == 1:
-        which = f"Branch {numbers[0]} of {total} forks"
+        which = f"{_branch_link(numbers[0], total, f'Branch {numbers[0]} of {total}')} forks"
     else:
-        listed = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
-        which = f"Branches {listed} of {total} fork"
+        links = [_branch_link(n, total, str(n)) for n in numbers]
+        which = f"Branches {', '.join(links[:-1])} and {links[-1]} of {total} fork"
     if hidden:
         return (
             f"*⑂ {which} here, after {_entry_said(session, entry_id)}, which is not shown: "
             "it comes right after the entry above (under “Other branches”).*"
+        )
+    if result:  # a result has no heading of its own: its id is nowhere else
+        entry = session.by_id.get(entry_id)
+        name = entry.tool_name if isinstance(entry, MessageEntry) else None
+        said = f"the {code_span(name)} result just above" if name else "the result just above"
+        return (
+            f"*⑂ {which} here, after entry {code_span(entry_id)}, {said} (under “Other branches”).*"
         )
     return f"*⑂ {which} here, after entry {code_span(entry_id)} (under “Other branches”).*"
 
@@ -303,7 +324,6 @@ class _Writer:
         self.lines = lines
         self.not_shown: dict[tuple[str, str], int] = {}  # (one, many) -> how many
         self._spans: dict[str, tuple[int, int]] | None = None
-        self._results: list[str] = []  # the results the entry being written showed
 
     def line(self, entry_ids: list[str], level: int) -> list[str]:
         on_line = set(entry_ids)
@@ -313,24 +333,20 @@ class _Writer:
             if entry_id in shown_results:
                 continue
             entry = self.session.by_id[entry_id]
-            self._results = []
             written = self.entry(entry, level, on_line, shown_results)
             out += written
-            if self.forks:
-                out += self._fork_markers([entry_id, *self._results], hidden=not written)
+            out += self._fork_marker(entry_id, hidden=not written)
         return out
 
-    def _fork_markers(self, entry_ids: list[str], hidden: bool = False) -> list[str]:
-        """Under an entry, a line per fork it shows (itself, or a result shown with its
-        call): where "Branch 2 of 7 forks at …" leaves this transcript. ``hidden``: the
-        entry is not shown (the line goes under the one before)."""
-        out = []
-        for entry_id in entry_ids:
-            if entry_id in self.forks:
-                numbers = self.forks[entry_id]
-                said = _fork_marker(self.session, entry_id, numbers, self.lines, hidden)
-                out += [said, ""]
-        return out
+    def _fork_marker(self, entry_id: str, hidden: bool = False, result: bool = False) -> list[str]:
+        """Under an entry that is a fork, a line saying which branches leave there; a
+        result shown with its call gets it right under it, not under the whole turn (a
+        branch from the first of two results read as leaving after the second).
+        ``hidden``: the entry is not shown (the line goes under the one before)."""
+        if entry_id not in self.forks:
+            return []
+        numbers = self.forks[entry_id]
+        return [_fork_marker(self.session, entry_id, numbers, self.lines, hidden, result), ""]
 
     def _is_before(self, earlier: str, entry_id: str) -> bool:
         """``earlier`` is on the path to ``entry_id`` (the page's test, on the same spans)."""
@@ -463,8 +479,9 @@ class _Writer:
                 result = self.session.result_for_call(entry.id, index, on_line)
                 if result is not None:
                     shown.add(result.id)
-                    self._results.append(result.id)
                 out += [*_tool(block, result if isinstance(result, MessageEntry) else None), ""]
+                if result is not None:
+                    out += self._fork_marker(result.id, result=True)
             else:
                 out += [*_block(block, level), ""]
         out += _stop_reason(entry)

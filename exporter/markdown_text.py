@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import html
+import itertools
 import re
 
 from markdown_it import MarkdownIt
@@ -31,10 +32,18 @@ _MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink but a web or mail
 #: one (``<https://…>`` escaped was linked by GitHub with a "%3E" tail; its scheme is safe,
 #: and the look to its ">" stops at the next "<": linear); a ``![`` that would open an
-#: image (a viewer would load it: as on the page, it stays a link).
+#: image (a viewer would load it: as on the page, it stays a link); a ``](`` whose
+#: destination could be unsafe (``unsafe_destination``): its first character past spaces,
+#: controls, "<" and ">" is an unsafe scheme's first letter, an entity's "&" or an escape's
+#: backslash, or there is none in reach. Every other ``](`` is left alone unread (reading
+#: each one made 1 MB of ``](`` take 2.7 s); one with a backtick in reach of its "(" is
+#: read too (``_links_near_backticks``).
+_SKIPPED = r"[\x00-\x20\x7f<>]"
 _TAG_START = re.compile(
-    r"(?<!\\)(\\*)(<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>`]*>)|!(?=\[)|\](?=\())"
+    r"(?<!\\)(\\*)(<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>`]*>)|!(?=\[)"
+    rf"|\](?=\((?:{_SKIPPED}*(?:[jvdfJVDF&\\]|\Z)|{_SKIPPED}{{150}})))"
 )
+_LINK = re.compile(r"\](?=\()")
 #: Where GitHub's extension links a bare web address (it takes in what follows up to a
 #: space or a "<", a backslash or backtick too), and where such an address ends.
 _BARE_ADDRESS = re.compile(
@@ -461,7 +470,14 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
     """``text[low:high]``, outside code, made safe (see ``_inline_safe``)."""
     out: list[str] = []
     position = low
+    near = _links_near_backticks(text, low, high, following)
+    at = 0
     for found in _TAG_START.finditer(text, low, high):
+        while at < len(near) and near[at] < found.start():
+            position = _link_checked(text, near[at], position, following, out)
+            at += 1
+        while at < len(near) and near[at] < found.end():  # this match is that link
+            at += 1
         backslashes, sign = found.group(1), found.group(2)
         out.append(text[position : found.start()])
         position = found.end()
@@ -473,8 +489,42 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
             out.append(backslashes + "\\!")
         else:  # "](": an inline link's destination follows
             out.append(backslashes + ("]\\" if _unsafe_link(text, found.end(), following) else "]"))
+    for bracket in near[at:]:
+        position = _link_checked(text, bracket, position, following, out)
     out.append(text[position:high])
     return "".join(out)
+
+
+def _links_near_backticks(text: str, low: int, high: int, following: str) -> list[int]:
+    """Where the "]" of each ``](`` in ``text[low:high]`` is that has a backtick in reach
+    of its "(" (``_unsafe_link`` reads those whatever their destination starts with), in
+    order; the ``following`` line is in reach of the text's last ones."""
+    if text.find("](", low, high) < 0:
+        return []
+    reach = _DESTINATION_WINDOW + 2
+    marks = (found.start() for found in _BACKTICKS.finditer(text, low, high + reach))
+    if "`" in following[:_DESTINATION_WINDOW]:
+        marks = itertools.chain(marks, [len(text)])
+    brackets: list[int] = []
+    searched = low
+    for mark in marks:  # the marks up to the first past the text's end (linear)
+        start = max(searched, mark - reach - 1)
+        end = min(mark + 1, high)
+        if start < end:
+            brackets += [found.start() for found in _LINK.finditer(text, start, end)]
+            searched = end
+        if end >= high:
+            break
+    return brackets
+
+
+def _link_checked(text: str, bracket: int, position: int, following: str, out: list[str]) -> int:
+    """The text up to the ``](`` at ``bracket`` and past its "]", that "]" escaped when the
+    link is unsafe (as ``_escape_tags`` does for each it finds); where the text goes on."""
+    out.append(text[position : bracket + 1])
+    if not _backslashes_before(text, bracket) % 2 and _unsafe_link(text, bracket + 1, following):
+        out.append("\\")
+    return bracket + 1
 
 
 def _unsafe_link(text: str, parenthesis: int, following: str) -> bool:
@@ -501,9 +551,25 @@ def unsafe_destination(start: str) -> bool:
     say is taken as unsafe when what it says so far begins an unsafe scheme."""
     said = start[:_DESTINATION_WINDOW]
     if "&" in said or "\\" in said:
-        said = html.unescape(_BACKSLASH_ESCAPE.sub(r"\1", said))
+        said = _decoded_start(_BACKSLASH_ESCAPE.sub(r"\1", said))
     said = _SPACE_AND_CONTROLS.sub("", said).lstrip("<").lower()
     scheme = _SCHEME.match(said)
     if scheme:
         return scheme.group(1) in _UNSAFE_SCHEMES
     return len(start) >= _DESTINATION_WINDOW and any(s.startswith(said) for s in _UNSAFE_SCHEMES)
+
+
+def _decoded_start(said: str) -> str:
+    """``said`` with its character references decoded as far as a scheme is read: 40
+    characters past the spaces, controls and "<" a browser drops, the rest as it is
+    (decoding all 160 made 300 KB of ``](&`` take 5 s). A reference ends before the next
+    "&", so the text is cut there."""
+    cut = 48
+    while True:
+        at = said.find("&", cut)
+        if at < 0:
+            return html.unescape(said)
+        head = html.unescape(said[:at])
+        if len(_SPACE_AND_CONTROLS.sub("", head).lstrip("<")) > 40:
+            return head + said[at:]
+        cut = at * 2

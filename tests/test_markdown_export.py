@@ -597,18 +597,18 @@ def test_a_fork_is_findable_in_the_transcript() -> None:
     forks = [session.parent_of(line[0]) for line in branches]
     for number, fork in enumerate(forks, 2):
         assert fork is not None
+        link = rf"\[(?:Branch )?{number}(?: of 7)?\]\(#branch-{number}-of-7\)"
         marker = re.search(
-            rf"\*⑂ Branch(?:es)? [\d, and]*\b{number}\b[\d, and]* of 7 forks? here, after entry "
-            rf"`{fork}`",
+            rf"\*⑂ (?:Branch(?:es)? [^*\n]*)?{link}[^*\n]* forks? here, after entry `{fork}`",
             document,
         )
         assert marker, (number, fork)
-        said = f"### Branch {number} of 7 · forks at `{fork}`"
+        said = f"\n### Branch {number} of 7\n"
         assert said in others
         after = others.split(said, 1)[1].split("\n\n", 2)[1]
         assert after.startswith(f"Forks after entry `{fork}` (2026-11-30 00:57:07 +00:00) “")
     assert f"· id `{forks[1]}`" in transcript  # 13e4c25d: an answer, with a heading
-    assert "*⑂ Branch 2 of 7 forks here, after entry `88be28e6`" in transcript
+    assert "*⑂ [Branch 2 of 7](#branch-2-of-7) forks here, after entry `88be28e6`" in transcript
 
 
 def test_summaries_say_what_they_keep_and_where_they_come_from() -> None:
@@ -801,7 +801,111 @@ def test_a_fork_at_an_entry_not_shown_says_which_entry_it_is() -> None:
     document = session_markdown(load_session(FIXTURES_DIR / "pi-branched-2.jsonl"))
     transcript = document.split("\n## Other branches\n", 1)[0]
     assert (
-        "*⑂ Branch 7 of 7 forks here, after entry `59d793e4` “\\[todo-state\\] (extension "
-        "data)”, which is not shown: it comes right after the entry above" in transcript
+        "*⑂ [Branch 7 of 7](#branch-7-of-7) forks here, after entry `59d793e4` "
+        "“\\[todo-state\\] (extension data)”, which is not shown: it comes right after the "
+        "entry above" in transcript
     )
-    assert "*⑂ Branch 6 of 7 forks here, after entry `08e81de0` (under" in transcript  # shown
+    assert "(#branch-6-of-7) forks here, after entry `08e81de0` (under" in transcript  # shown
+
+
+# --- review of the Markdown export, 2026-12-04 (third round) ------------------------------
+
+
+def _message_line(entry_id: str, parent: str | None, second: int, **body: object) -> str:
+    when = f"2025-01-01T00:00:{second:02d}Z"
+    entry = {"type": "message", "id": entry_id, "parentId": parent, "timestamp": when}
+    return json.dumps({**entry, "message": body})
+
+
+def test_a_fork_at_the_first_of_two_results_is_marked_under_that_result(
+    tmp_path: Path,
+) -> None:
+    """A turn with two tool calls, a branch leaving after the first result: its line stood
+    under the whole turn, below the second command's output, as if it left after that."""
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}},
+        {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "pwd"}},
+    ]
+    header = {"type": "session", "version": 3, "id": "s", "cwd": "/x", "timestamp": "2025"}
+    result = {"role": "toolResult", "toolName": "bash"}
+    lines = [
+        json.dumps(header),
+        _message_line("u1", None, 1, role="user", content="look"),
+        _message_line("a1", "u1", 2, role="assistant", content=calls, stopReason="toolUse"),
+        _message_line("r1", "a1", 3, **result, toolCallId="c1", content="FIRST-OUTPUT"),
+        _message_line("r2", "r1", 4, **result, toolCallId="c2", content="SECOND-OUTPUT"),
+        _message_line("a2", "r2", 5, role="assistant", content="done", stopReason="stop"),
+        _message_line("u2", "r1", 6, role="user", content="stop after ls"),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session = load_session(path)
+    session.set_leaf("a2")
+    document = session_markdown(session)
+    transcript = document.split("\n## Other branches\n", 1)[0]
+    marker = transcript.index("forks here, after entry `r1`, the `bash` result just above")
+    assert transcript.index("FIRST-OUTPUT") < marker < transcript.index("pwd")
+    assert transcript.count("forks here") == 1
+    assert "\n### Branch 2 of 2\n" in document and "(#branch-2-of-2)" in transcript
+
+
+@pytest.mark.parametrize("name", ["pi-branched-1.jsonl", "pi-branched-4.jsonl"])
+def test_a_branch_says_where_it_forks_once(name: str) -> None:
+    """ "### Branch 2 of 7 · forks at `883559ff` · …" then "Forks after entry `883559ff` …":
+    the id twice. The heading is "Branch 2 of 7" alone (the anchor the fork's line links
+    to); the facts and the fork said once below it."""
+    session = load_session(FIXTURES_DIR / name)
+    document = session_markdown(session)
+    others = document.split("\n## Other branches\n", 1)[1]
+    total = len(session.lines())
+    for number, line in enumerate(session.lines()[1:], 2):
+        fork = session.parent_of(line[0])
+        assert fork is not None
+        head = f"\n### Branch {number} of {total}\n"
+        intro = others.split(head, 1)[1].split("\n#", 1)[0]
+        assert intro.count(f"`{fork}`") == 1, intro
+        assert f"Forks after entry `{fork}`" in intro
+        assert f"(#branch-{number}-of-{total})" in document  # the fork's line links here
+
+
+def test_a_safe_link_destination_is_not_read_again_and_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every "](" had its destination decoded and read for a scheme: 1 MB of "](" took
+    2.7 s. A destination that cannot start an unsafe scheme is not read (and the text is
+    the same); one that can still is."""
+    import exporter.markdown_text as markdown_text
+
+    read: list[int] = []
+    real = markdown_text._unsafe_link
+
+    def counted(text: str, parenthesis: int, following: str) -> bool:
+        read.append(parenthesis)
+        return real(text, parenthesis, following)
+
+    monkeypatch.setattr(markdown_text, "_unsafe_link", counted)
+    plain = "see [a](https://e.com/a) and ]( x " * 1000
+    assert prose(plain) == plain.strip("\n") and read == []
+    said = prose(
+        "[x](https://e.com) [y]( javascript:alert(1)) [z](&#106;avascript:x)"
+        + " " * 200
+        + "[w](`x`)"
+    )
+    assert said.count("]\\(") == 3 and len(read) == 3
+
+
+@pytest.mark.parametrize("unit", ["](", "[a](https://e.com/x) ", "](\\](&#106;"])
+def test_links_are_made_safe_in_linear_time(unit: str) -> None:
+    """8 times the text takes well under 20 times as long (a guard against quadratic
+    work, not a speed measurement)."""
+
+    def seconds(size: int) -> float:
+        text = unit * (size // len(unit))
+        with time_limit(60):
+            began = time.perf_counter()
+            prose(text, 3)
+            return time.perf_counter() - began
+
+    prose(unit * 10, 3)  # the parser made once
+    small, large = seconds(100_000), seconds(800_000)
+    assert large < 20 * small + 0.2, (small, large)
