@@ -341,6 +341,62 @@ def test_403_without_rate_limit_is_permission_error(
     assert len(fake_github.requests) == 1
 
 
+@pytest.mark.parametrize("operation", ["create", "update"])
+def test_a_saml_sso_403_says_sso_and_gives_the_authorization_url(
+    client: GistClient, fake_github: FakeGitHub, sleeps: SleepRecorder, operation: str
+) -> None:
+    """A 403 from an organization's SAML single sign-on enforcement was "the token lacks
+    permission (classic tokens need the gist scope...)": a new token was made for nothing.
+    It is said as SSO, with the authorization address GitHub's X-GitHub-SSO header gives."""
+    gist = client.create({"session.html": HTML}, "d") if operation == "update" else None
+    url = "https://github.com/orgs/acme/sso?authorization_request=AB12CD34EF56GH78"
+    fake_github.saml_enforced(url=url)
+    before = len(fake_github.requests)
+    with pytest.raises(AuthError) as err:
+        if gist is None:
+            client.create({"session.html": HTML}, "d")
+        else:
+            client.update(gist.id, {"session.html": HTML + "x"}, "d")
+    text = str(err.value)
+    assert f"GitHub refused to {operation} the gist (HTTP 403)" in text
+    assert "SAML single sign-on" in text and f"open {url} " in text
+    assert "scope" not in text and "lacks permission" not in text
+    assert err.value.status == 403 and not isinstance(err.value, RateLimitError)
+    assert sleeps.calls == [] and len(fake_github.requests) == before + 1  # not retried
+    assert_no_token(err.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        None,  # header "required" without url=
+        "javascript:alert(1)",
+        "https://github.com/orgs/acme/sso?x=1\x1b]8;;evil\x07",
+        "https://github.com/orgs/acme/sso?" + "a" * 600,
+        "https://github.com/orgs/acme/sso?t=" + TOKEN,  # an address holding the token
+    ],
+)
+def test_a_saml_sso_403_with_an_unusable_url_says_where_to_authorize(
+    client: GistClient, fake_github: FakeGitHub, url: str | None
+) -> None:
+    """The address is the server's text: shown only when it is one plain https URL (no
+    controls, not overlong); else the message says where on GitHub to authorize the token,
+    and never shows the token."""
+    if url is None:
+        fake_github.saml_enforced()
+        fake_github.failures[-1].headers["X-GitHub-SSO"] = "required"
+    else:
+        fake_github.saml_enforced(url=url)
+    with pytest.raises(AuthError) as err:
+        client.create({"session.html": HTML}, "d")
+    text = str(err.value)
+    assert "SAML single sign-on" in text and "scope" not in text
+    if url is None or "javascript" in url or "\x1b" in url or len(url) > 500:
+        assert "Configure SSO" in text and "http" not in text
+    assert not any(ch in text for ch in "\x1b\x07")
+    assert_no_token(err.value)
+
+
 @pytest.mark.parametrize(
     ("body", "ctype", "shown"),
     [

@@ -536,6 +536,23 @@ def test_a_403_page_from_a_proxy_is_reported_as_it_said(fake: FakeGitHub, env: d
     assert "scope" not in line and fake.token not in result.output
 
 
+def test_a_saml_sso_403_is_said_as_sso_with_its_authorization_url(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """An organization's SAML single sign-on enforcement (GitHub's JSON 403 and
+    ``X-GitHub-SSO: required; url=...``) was "the token lacks permission (classic tokens
+    need the gist scope ...)". It is said as SSO, with the address to authorize the token."""
+    url = "https://github.com/orgs/acme/sso?authorization_request=AB12CD34EF56GH78"
+    fake.saml_enforced(url=url, method="POST")
+    result = share(fake, str(FIXTURE))
+    assert result.exit_code == 3, result.output
+    (line,) = result.stderr.splitlines()[-1:]
+    assert line.startswith("pi-session: error: GitHub refused to create the gist (HTTP 403)")
+    assert "SAML single sign-on" in line and f"open {url} (signed in to GitHub)" in line
+    assert "scope" not in line and "lacks permission" not in line
+    assert fake.token not in result.output and fake.gists == {}
+
+
 def _ctrl_c_while_held(fake: FakeGitHub, method: str, *args: str) -> tuple[int, str, str]:
     """Run ``share`` in a real process, and press Ctrl-C (SIGINT) once the fake GitHub has
     received its ``method`` request and holds it without answering."""

@@ -47,6 +47,7 @@ from exporter.publish.gist_answers import (
     maybe_received,
     raw_rate_limit_wait,
     server_message,
+    sso_required,
 )
 from exporter.publish.github_auth import (
     DEFAULT_API_URL,
@@ -395,6 +396,9 @@ class GistClient:
                 f"Use a new one: {token_hint(self.api_url)}."
             )
             raise AuthError(self._scrub(text), status=status)
+        sso, sso_url = sso_required(resp) if status in (403, 404) else (False, None)
+        if sso:  # not a missing scope: the organization wants the token authorized for it
+            raise AuthError(self._scrub(self._sso_text(operation, status, sso_url)), status=status)
         if status == 404 and operation == "create":
             text = (
                 "GitHub answered 404 to creating a gist: token cannot create gists "
@@ -444,6 +448,21 @@ class GistClient:
         raise PublishError(
             self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
             status=status,
+        )
+
+    def _sso_text(self, operation: str, status: int, url: str | None) -> str:
+        """What a SAML single sign-on refusal means and where to fix it: the hint about the
+        gist scope sent people to make a new token, when this one only needs authorizing."""
+        where = (
+            f"open {url} (signed in to GitHub) to authorize it"
+            if url
+            else "authorize it for the organization on GitHub (Settings > Developer settings "
+            "> Personal access tokens > Configure SSO)"
+        )
+        return (
+            f"GitHub refused to {operation} the gist (HTTP {status}): an organization enforces "
+            "SAML single sign-on and this token is not authorized for it yet; "
+            f"{where}, then try again."
         )
 
 

@@ -142,6 +142,36 @@ def server_message(resp: requests.Response) -> tuple[str, list[str]]:
     return message, details
 
 
+#: Longest sign-on address an error quotes (GitHub's are ~150 characters).
+SSO_URL_LIMIT = 500
+
+
+def sso_required(resp: requests.Response) -> tuple[bool, str | None]:
+    """Whether this answer is GitHub's SAML single sign-on enforcement (an organization
+    refuses a token not yet authorized for it), and the address where it is authorized.
+
+    GitHub says so in ``X-GitHub-SSO: required; url=https://github.com/orgs/ORG/sso?...``
+    (and in the message "Resource protected by organization SAML enforcement..."). The
+    address is no secret, but it comes from the network: it is given only when it is one
+    plain https URL (no spaces, no controls, not too long), else None.
+    """
+    header = resp.headers.get("x-github-sso") or ""
+    parts = [part.strip() for part in header.split(";")]
+    required = parts[0].lower() == "required"
+    message = server_message(resp)[0].lower()
+    if not required and "saml enforcement" not in message:
+        return False, None
+    url = next((part[4:].strip() for part in parts[1:] if part.lower().startswith("url=")), "")
+    plain = (
+        url.startswith("https://")
+        and len(url) <= SSO_URL_LIMIT
+        and url.isascii()
+        and all(ch.isprintable() and not ch.isspace() for ch in url)
+        and not any(ch in url for ch in "\"<>`'")
+    )
+    return True, url if plain else None
+
+
 def raw_rate_limit_wait(resp: requests.Response, now: float) -> float | None:
     """Seconds GitHub asks us to wait (``Retry-After``, an exhausted limit, a secondary
     limit), or None when the answer is no rate limit at all."""

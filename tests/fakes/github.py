@@ -13,6 +13,7 @@ Usage::
         fake.fail(500, times=2)                     # next two requests get HTTP 500
         fake.rate_limit(reset_in=30)                # primary limit: 403 + x-ratelimit-*
         fake.secondary_rate_limit(retry_after=5)    # 429 + retry-after
+        fake.saml_enforced(org="acme")              # 403 + X-GitHub-SSO: required; url=...
         fake.drop_connection(times=1)               # close the socket without answering
         fake.hang(2.0)                              # answer nothing for 2 s, then drop
         ...
@@ -261,6 +262,34 @@ class FakeGitHub(LoopbackFake):
                 "message": "You have exceeded a secondary rate limit. Please wait a few "
                 "minutes before you try again.",
                 "documentation_url": DOCS,
+            },
+            times=times,
+            method=method,
+            path=path,
+        )
+
+    def saml_enforced(
+        self,
+        *,
+        org: str = "acme",
+        url: str | None = None,
+        times: int = 1,
+        method: str | None = None,
+        path: str | None = None,
+    ) -> Failure:
+        """An organization enforcing SAML single sign-on on a token not authorized for it:
+        GitHub's 403, its JSON message and ``X-GitHub-SSO: required; url=...``."""
+        if url is None:
+            url = f"https://github.com/orgs/{org}/sso?authorization_request=AB12CD34EF56GH78"
+        return self.fail(
+            403,
+            headers={"X-GitHub-SSO": f"required; url={url}"},
+            body={
+                "message": "Resource protected by organization SAML enforcement. You must "
+                "grant your Personal Access token access to this organization.",
+                "documentation_url": "https://docs.github.com/articles/"
+                "authenticating-to-a-github-organization-with-saml-single-sign-on/",
+                "status": "403",
             },
             times=times,
             method=method,
