@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -205,7 +206,16 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option(
     "--public",
     is_flag=True,
-    help="Create the dataset public (default: private); needed to publish to a public one.",
+    help="Create the dataset public (default: private); needed to publish to a public one. "
+    "At a terminal, what would go out to a public dataset is shown and asked about first "
+    "(default no); without one (a script, a pipe) it is not asked.",
+)
+@click.option(
+    "--yes",
+    "-y",
+    "yes",
+    is_flag=True,
+    help="Do not ask before publishing to a public dataset.",
 )
 @click.option(
     "--html",
@@ -257,6 +267,7 @@ def publish_command(
     since: datetime | None,
     skip: tuple[str, ...],
     public: bool,
+    yes: bool,
     html: bool,
     prune: bool,
     allow_weaker_policy: bool,
@@ -298,7 +309,7 @@ def publish_command(
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
     )
-    result = _publish_and_report(request, report_path)
+    result = _publish_and_report(request, report_path, ask=not yes)
     if dry_run:
         print_dry_run(result, repo_id)
     else:
@@ -347,12 +358,21 @@ def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:
     return policy_from_options(**{**policy_values, **forced})
 
 
-def _publish_and_report(request: PublishRequest, report_path: str | None) -> PublishResult:
+def _publish_and_report(
+    request: PublishRequest, report_path: str | None, *, ask: bool = False
+) -> PublishResult:
     """The run, with its progress on stderr; its warnings and redaction summary are said
     once the sessions are redacted, before anything is uploaded (as ``share`` does), then
-    the rest; when a commit fails, what was redacted and uploaded before it is still said."""
+    the rest; when a commit fails, what was redacted and uploaded before it is still said.
+    With ``ask``, a run that would send to a public dataset asks first at a terminal."""
     said: dict[str, int] = {}
-    request.before_upload = lambda result: _report_found(result, said)
+
+    def before_upload(result: PublishResult) -> None:
+        _report_found(result, said)
+        if ask:
+            _confirm_public(result, request.repo_id)
+
+    request.before_upload = before_upload
     try:
         result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
     except PublishError as error:
@@ -365,6 +385,36 @@ def _publish_and_report(request: PublishRequest, report_path: str | None) -> Pub
         raise
     _report(result, report_path, said)
     return result
+
+
+def _confirm_public(result: PublishResult, repo_id: str) -> None:
+    """Before the first commit to a public dataset (one this run creates with --public, or
+    one that is public already), at a terminal: what goes out, then a question whose
+    default is no. Scripts (stdin not a terminal) and --yes are not asked."""
+    if result.private or not result.planned_commits:
+        return
+    if sys.stdin is None or not sys.stdin.isatty():
+        return
+    sent = result.count("add") + result.count("update")
+    state = "exists and is public" if result.exists else "will be created public"
+    pages = sum(not op.is_session and op.uploads for op in result.ops)
+    site = f", {plural(pages, 'html/ page')}" if pages else ""
+    click.echo(
+        f"pi-session: {repo_id} {state}: anyone can read what goes up, and its history "
+        f"keeps it. Going up: {plural(sent, 'session')} ({result.count('add')} new, "
+        f"{result.count('update')} updated){site}, {result.count('remove')} removed; "
+        f"{result.sessions:,} in the dataset after. {redaction_line(result)}.",
+        err=True,
+    )
+    try:
+        agreed = click.confirm(f"Publish to the public dataset {repo_id}?", default=False, err=True)
+    except click.Abort as stop:  # Ctrl-D: no answer, so no; Ctrl-C: an interrupt (130)
+        if not isinstance(stop.__context__, EOFError):
+            raise KeyboardInterrupt from None
+        agreed = False
+    if not agreed:
+        said = f"not published: nothing was sent to {repo_id} (--yes skips the question)"
+        raise CliError(said, 1)
 
 
 def _print_published(result: PublishResult, repo_id: str, selected: int) -> None:

@@ -32,7 +32,7 @@ from click.testing import CliRunner, Result
 from exporter.cli import LAZY_COMMANDS, cli
 from exporter.discover import encode_cwd
 from exporter.loader import load_session, parse_session_bytes
-from exporter.publish import hub_commits
+from exporter.publish import hub_commits, hub_repo
 from exporter.publish.dataset_card import INDEX_FIELDS
 from exporter.publish.publish_key import load_publish_key
 from exporter.redact import RedactionPolicy
@@ -1080,6 +1080,78 @@ def test_cli_subprocess_uses_the_token_file(fake_hub: FakeHub, small: Corpus, tm
     assert_consistent(fake_hub)
 
 
+def _publish_at_a_terminal(
+    fake: FakeHub, corpus: Corpus, tmp_path: Path, typed: bytes, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    """`publish` in a real process whose stdin is a terminal (a pty) on which ``typed``
+    was typed ahead; stdout and stderr are pipes, as in a shell that captures them."""
+    import pty
+
+    home = tmp_path / f"tty-home-{len(fake.commits)}-{len(typed)}"
+    home.mkdir()
+    code = (
+        "from exporter.cli import LAZY_COMMANDS, main\n"
+        f"LAZY_COMMANDS.setdefault('publish', {COMMAND!r})\n"
+        "main()\n"
+    )
+    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(corpus.root), "-j", "1"]
+    args += ["--endpoint", fake.url, "--token", TOKEN, *extra]
+    master, slave = pty.openpty()
+    try:
+        os.write(master, typed)
+        return subprocess.run(
+            [sys.executable, "-c", code, *args],
+            stdin=slave,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env=_subprocess_env(home, tmp_path / "sub-cache"),
+            timeout=120,
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_publishing_to_a_public_dataset_asks_first_at_a_terminal(
+    fake_hub: FakeHub, small: Corpus, tmp_path: Path
+) -> None:
+    """`--public` created a public dataset and sent every session without a word of what
+    was going out. At a terminal it now shows what goes up (sessions, what was redacted)
+    and asks, default no; --yes skips the question; a script (no terminal) is not asked."""
+    declined = _publish_at_a_terminal(fake_hub, small, tmp_path, b"\n", "--public")
+    assert declined.returncode == 1, declined.stderr
+    err = declined.stderr
+    assert "alice/sessions will be created public: anyone can read what goes up" in err
+    assert "Going up: 8 sessions (8 new, 0 updated), 0 removed" in err
+    assert "redact: 6 secrets in 2 sessions" in err
+    assert "Publish to the public dataset alice/sessions? [y/N]" in err
+    assert "not published: nothing was sent to alice/sessions (--yes skips the question)" in err
+    assert fake_hub.routes("POST") == [] and fake_hub.commits == []  # not even created
+    assert TOKEN not in declined.stdout + err
+
+    agreed = _publish_at_a_terminal(fake_hub, small, tmp_path, b"y\n", "--public")
+    assert agreed.returncode == 0, agreed.stderr
+    assert "8 added" in agreed.stdout and len(fake_hub.commits) == 1
+    assert fake_hub.repo(REPO_ID).private is False
+
+    _touch(small.files[1], "question 1", "question one")
+    told = _publish_at_a_terminal(fake_hub, small, tmp_path, b"", "--public", "--yes")
+    assert told.returncode == 0, told.stderr
+    assert "[y/N]" not in told.stderr and "1 updated" in told.stdout
+    _touch(small.files[2], "question 2", "question two")
+    asked = _publish_at_a_terminal(fake_hub, small, tmp_path, b"n\n", "--public")
+    assert asked.returncode == 1 and "alice/sessions exists and is public" in asked.stderr
+    assert "Going up: 1 session (0 new, 1 updated)" in asked.stderr
+    assert len(fake_hub.commits) == 2
+    # no terminal (CliRunner's stdin is not one): a script goes on as before, not asked
+    scripted = publish(fake_hub, small, "--public")
+    assert scripted.exit_code == 0 and "[y/N]" not in scripted.output, scripted.output
+    assert len(fake_hub.commits) == 3
+    help_text = " ".join(CliRunner().invoke(cli, ["publish", "--help"]).output.split())
+    assert "--yes" in help_text and "without one (a script, a pipe) it is not" in help_text
+
+
 def test_a_token_piped_to_token_dash_publishes(fake_hub: FakeHub, small: Corpus) -> None:
     """`--token -` reads the token from stdin, out of the process list (as share does)."""
     args = ["publish", REPO_ID, "--all", "--sessions-dir", str(small.root), "-j", "1"]
@@ -1240,35 +1312,140 @@ def test_a_hub_that_never_answers_times_out() -> None:
             connection.close()
 
 
-def test_a_card_edited_on_the_hub_is_kept(fake_hub: FakeHub, small: Corpus) -> None:
-    """The card asks its owner to state a license; every publish wrote it back over the
-    edit, even with nothing to publish. An edited card is kept; a deleted one comes back."""
+BEGIN, END = "<!-- pi-session:begin -->", "<!-- pi-session:end -->"
+
+
+def _put_card(fake: FakeHub, card: bytes | None, message: str = "edit") -> None:
+    """Edit (or, with None, delete) README.md on the Hub, as its owner would."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
+    op = (
+        CommitOperationDelete("README.md")
+        if card is None
+        else CommitOperationAdd("README.md", card)
+    )
+    HfApi(endpoint=fake.url, token=TOKEN).create_commit(
+        REPO_ID, [op], commit_message=message, repo_type="dataset"
+    )
+
+
+def _touch(path: Path, old: str, new: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+
+def test_an_edited_card_keeps_its_owners_text_and_its_block_is_refreshed(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """The card was frozen once its owner edited it on the Hub: its counts and redaction
+    section went stale for good. Now the generated part lives between marker lines that
+    every run refreshes; the owner's text around it and their YAML keys stay, and our
+    ``configs`` are put right."""
     assert publish(fake_hub, small).exit_code == 0
-    api = HfApi(endpoint=fake_hub.url, token=TOKEN)
-    card = fake_hub.files(REPO_ID)["README.md"].replace(b"license: other", b"license: cc-by-4.0")
-    api.create_commit(REPO_ID, [CommitOperationAdd("README.md", card)], commit_message="license",
-                      repo_type="dataset")  # fmt: skip
+    card = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    assert card.count(BEGIN) == card.count(END) == 1 and card.index(BEGIN) < card.index(END)
+    assert "| sessions | 8 |" in card[card.index(BEGIN) : card.index(END)]
+    assert "## License" in card[card.index(END) :]  # the owner's to edit
+    edited = (
+        card.replace("license: other\n", "license: cc-by-4.0\nlanguage:\n- en\n")
+        .replace("# sessions (Pi coding agent)\n", "# Alice's traces\n\nMy own words.\n")
+        .replace("Not chosen yet", "CC BY 4.0. Not chosen yet")
+    )
+    _put_card(fake_hub, edited.encode("utf-8"))
     commits = len(fake_hub.commits)
     again = publish(fake_hub, small)
     assert again.exit_code == 0 and "no commit" in again.stdout, again.output
-    assert "README.md was edited on the Hub: kept" in again.output
-    small.files[1].write_text(
-        small.files[1].read_text(encoding="utf-8").replace("question 1", "question one"),
-        encoding="utf-8",
-    )
-    assert "not brought up to date" not in again.output  # nothing changed: nothing stale
+    assert "README.md" not in again.stderr  # nothing to say: the card is kept current
+    assert len(fake_hub.commits) == commits
+    small.files[-1].unlink()
+    _touch(small.files[1], "question 1", "question one")
+    changed = publish(fake_hub, small, "--prune")
+    assert changed.exit_code == 0 and "1 updated" in changed.stdout, changed.output
+    assert "README.md" not in changed.stderr
+    now = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    block = now[now.index(BEGIN) : now.index(END)]
+    assert "| sessions | 7 |" in block and "| sessions | 8 |" not in now  # refreshed
+    assert now[: now.index(BEGIN)] == edited[: edited.index(BEGIN)]  # YAML, title, words
+    assert now[now.index(END) :] == edited[edited.index(END) :]  # the license section
+    # the owner drops our `sessions` config and adds one of theirs: ours is put back, theirs
+    # and their other keys stay, and text inside the block is the generated one again
+    mine = {"config_name": "mine", "data_files": [{"split": "train", "path": "index.jsonl"}]}
+    front = yaml.safe_load(now.split("---\n")[1])
+    front["configs"] = [front["configs"][0], mine]
+    body = now.split("---\n", 2)[2].replace("| sessions | 7 |", "| sessions | many |")
+    _put_card(fake_hub, f"---\n{yaml.safe_dump(front, sort_keys=False)}---\n{body}".encode())
+    fixed = publish(fake_hub, small)
+    assert fixed.exit_code == 0, fixed.output
+    final = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    meta = yaml.safe_load(final.split("---\n")[1])
+    assert [c["config_name"] for c in meta["configs"]] == ["default", "sessions", "mine"]
+    assert meta["configs"][1]["data_files"] == [{"split": "train", "path": "sessions/*/*.jsonl"}]
+    assert meta["license"] == "cc-by-4.0" and meta["language"] == ["en"]
+    assert "| sessions | 7 |" in final and "many" not in final and "My own words." in final
+    from huggingface_hub import DatasetCard
+
+    assert DatasetCard(final).data.configs == meta["configs"]
+    assert_consistent(fake_hub)
+
+
+def test_an_edited_card_without_the_block_is_kept_and_said_once(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A card without the marker lines (an older version's) that its owner edited stays as
+    it is: said once, with how to opt back in; with the markers added the next run fills
+    them in and keeps the rest; deleted, a new card is written."""
+    assert publish(fake_hub, small).exit_code == 0
+    card = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    old = "\n".join(line for line in card.split("\n") if "pi-session:" not in line)
+    old = old.replace("license: other", "license: cc-by-4.0")  # an older card, edited
+    _put_card(fake_hub, old.encode("utf-8"))
+    commits = len(fake_hub.commits)
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+    (said,) = [line for line in again.stderr.splitlines() if "README.md" in line]
+    assert "README.md was edited on the Hub: kept as it is" in said
+    assert f"put a line {BEGIN} and a line {END} in it" in said
+    assert "delete README.md for a new card" in said and "not brought up to date" not in said
+    _touch(small.files[1], "question 1", "question one")
     changed = publish(fake_hub, small)
     assert changed.exit_code == 0 and "1 updated" in changed.stdout, changed.output
-    assert fake_hub.files(REPO_ID)["README.md"] == card and len(fake_hub.commits) == commits + 1
-    # what the kept card no longer tells is said (review 2026-12-01: its counts and its
-    # "How the data was redacted" went stale without a word)
-    assert "its numbers and redaction section are not brought up to date" in changed.output
-    api.create_commit(REPO_ID, [CommitOperationDelete("README.md")], commit_message="drop",
-                      repo_type="dataset")  # fmt: skip
+    assert "README.md" not in changed.stderr  # said once, not on every run
+    assert (
+        fake_hub.files(REPO_ID)["README.md"] == old.encode()
+        and len(fake_hub.commits) == commits + 1
+    )
+    # opting back in: the owner puts the two lines where the generated part goes
+    opted = old.replace("## License", f"{BEGIN}\n{END}\n\n## License")
+    _put_card(fake_hub, opted.encode("utf-8"))
+    filled = publish(fake_hub, small)
+    assert filled.exit_code == 0 and "README.md" not in filled.stderr, filled.output
+    now = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    assert now.startswith(opted[: opted.index(BEGIN)])  # all of the owner's card kept
+    assert now.endswith(opted[opted.index(END) :])
+    assert "| sessions | 8 |" in now[now.index(BEGIN) : now.index(END)]
+    _put_card(fake_hub, None)
     assert publish(fake_hub, small).exit_code == 0
     assert b"license: other" in fake_hub.files(REPO_ID)["README.md"]  # generated again
+
+
+def test_a_card_whose_block_is_broken_is_kept_and_said(fake_hub: FakeHub, small: Corpus) -> None:
+    """Markers out of order (or YAML that does not parse, which the Hub itself refuses to
+    take): the card is kept as it is (not overwritten, not a traceback), and why is said."""
+    from exporter.publish.dataset_card import card_problem
+
+    assert publish(fake_hub, small).exit_code == 0
+    card = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    broken = card.replace(END, "(gone)") + f"\n{END}\n{END}\n"
+    _put_card(fake_hub, broken.encode("utf-8"))
+    _touch(small.files[2], "question 2", "question two")
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0 and "1 updated" in result.stdout, result.output
+    assert "Traceback" not in result.output
+    assert "README.md: its pi-session block cannot be brought up to date" in result.stderr
+    assert "lines are not one of each, in that order" in result.stderr
+    assert fake_hub.files(REPO_ID)["README.md"] == broken.encode("utf-8")
+    unparsed = card.replace("license: other", "license: [other")
+    assert "its YAML front matter does not parse" in (card_problem(unparsed) or "")
+    assert card_problem(card) is None
 
 
 def test_hand_edited_index_and_manifest_values_are_warned_about_not_a_traceback(
@@ -1902,6 +2079,70 @@ def test_a_preupload_that_keeps_failing_is_tried_by_one_layer_and_named(
     assert fake_hub.routes("POST", r"/commit/") == [] and fake_hub.commits == []
     assert sum(slept) <= 30, slept
     assert TOKEN not in result.output
+
+
+def _record_sleeps(monkeypatch: pytest.MonkeyPatch) -> tuple[list[float], list[float]]:
+    """The waits of huggingface_hub's retry loop and of ours, recorded instead of slept."""
+    import types
+
+    import huggingface_hub.utils._http as hf_http
+
+    theirs: list[float] = []
+    ours: list[float] = []
+    for module, into in ((hf_http, theirs), (hub_repo, ours)):
+        shim = types.SimpleNamespace(**{n: getattr(time, n) for n in dir(time) if n[0] != "_"})
+        shim.sleep = into.append
+        monkeypatch.setattr(module, "time", shim)
+    return theirs, ours
+
+
+def test_a_preupload_kept_rate_limited_is_waited_out_by_one_layer_and_named(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 429 on every preupload was waited out by huggingface_hub's retries (6 tries)
+    inside ours (6 more times): 36 preuploads. Ours is the only layer now: 6 tries, each
+    wait the one the answer named, and the error names the step."""
+    theirs, ours = _record_sleeps(monkeypatch)
+    fake_hub.rate_limit(path="/preupload/", reset=0, times=100)
+    result = publish(fake_hub, small)
+    assert result.exit_code == 3, result.output
+    errors = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, result.stderr
+    assert re.search(
+        r"rate limited by 127\.0\.0\.1:\d+ while preparing the upload \(preupload\) "
+        r"\(6 tries\): retry after", errors[0]
+    ), errors[0]  # fmt: skip
+    assert len(fake_hub.routes("POST", r"/preupload/")) == 6
+    assert theirs == [] and ours == [1.0] * 5
+    assert fake_hub.routes("POST", r"/commit/") == [] and fake_hub.commits == []
+    assert TOKEN not in result.output
+
+
+@pytest.mark.parametrize("when", ["seconds", "date"])
+def test_a_preupload_429_waits_as_retry_after_says_once(
+    fake_hub: FakeHub, small: Corpus, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """A 429 with ``Retry-After`` (seconds, or an HTTP date, which huggingface_hub does not
+    read) is waited out once, for that long, by our layer alone; then the publish goes on."""
+    from email.utils import format_datetime
+
+    theirs, ours = _record_sleeps(monkeypatch)
+    later = datetime.now(timezone.utc).replace(microsecond=0).timestamp() + 40
+    value = "7" if when == "seconds" else format_datetime(
+        datetime.fromtimestamp(later, timezone.utc), usegmt=True
+    )  # fmt: skip
+    fake_hub.fail(429, headers={"Retry-After": value}, path="/preupload/")
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert theirs == [] and len(ours) == 1
+    if when == "seconds":
+        assert ours == [7.0]
+        assert "while preparing the upload (preupload); waiting 7 s" in result.stderr
+    else:
+        assert 30 <= ours[0] <= 40, ours
+    assert len(fake_hub.routes("POST", r"/preupload/")) == 2
+    assert len(fake_hub.commits) == 1
+    assert_consistent(fake_hub)
 
 
 def test_jsonl_gz_files_left_out_of_a_folder_run_are_said(fake_hub: FakeHub, small: Corpus) -> None:

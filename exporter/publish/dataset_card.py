@@ -22,8 +22,13 @@ from exporter.session import Session
 from exporter.usage import compute_stats
 
 __all__ = [
+    "CARD_BEGIN",
+    "CARD_END",
     "INDEX_FIELDS",
     "MANIFEST_SCHEMA",
+    "CardError",
+    "card_problem",
+    "has_card_block",
     "index_row",
     "render_card",
     "render_index",
@@ -125,6 +130,26 @@ def render_manifest(
     return (escape_surrogates(text) + "\n").encode("utf-8")
 
 
+#: The lines around the part of the card each run writes again; the rest is the owner's.
+CARD_BEGIN = "<!-- pi-session:begin -->"
+CARD_END = "<!-- pi-session:end -->"
+_BLOCK_NOTE = (
+    "<!-- This part is written by `pi-session publish` and replaced on every run: edit the "
+    "card outside the pi-session begin/end lines (and its YAML above), which runs keep. -->"
+)
+_MARKER = re.compile(r"[ \t]*<!--[ \t]*pi-session:(begin|end)[ \t]*-->[ \t]*\r?")
+#: The configs the card must hold, whatever else its owner adds: the index is the default
+#: config (one table for the viewer and ``datasets``), the raw traces the ``sessions`` one.
+CARD_CONFIGS: list[dict[str, Any]] = [
+    {"config_name": "default", "data_files": [{"split": "train", "path": "index.jsonl"}]},
+    {"config_name": "sessions", "data_files": [{"split": "train", "path": "sessions/*/*.jsonl"}]},
+]
+
+
+class CardError(ValueError):
+    """A card whose generated part cannot be brought up to date; ``str()`` says why."""
+
+
 def render_card(
     repo_id: str,
     rows: Iterable[Mapping[str, Any]],
@@ -132,20 +157,100 @@ def render_card(
     policy: RedactionPolicy,
     *,
     has_html: bool = False,
+    existing: str | None = None,
 ) -> bytes:
-    """``README.md``: YAML metadata (``configs`` -> ``index.jsonl``) and a short description."""
+    """``README.md``: YAML metadata (``configs`` -> ``index.jsonl``), a title, the generated
+    block between :data:`CARD_BEGIN` and :data:`CARD_END`, and a license section.
+
+    With ``existing`` (the card on the Hub, which holds the markers), only its block is
+    replaced: what its owner wrote around it stays, and so do their YAML keys, with our
+    ``configs`` put right. Raises :class:`CardError` when that cannot be done."""
     rows = list(rows)
     name = card_title(repo_id.split("/")[-1])
-    lines = [
-        *_front_matter(name),
-        *_introduction(name),
+    block = [
+        CARD_BEGIN,
+        _BLOCK_NOTE,
+        *_introduction(),
         *_totals_table(rows),
         *_files_section(has_html),
         *_loading_example(repo_id),
         *_redaction_section(policy, sessions),
-        *_license_section(),
+        "",
+        CARD_END,
     ]
+    if existing is not None:
+        return replace_surrogates(_merged(existing, block)).encode("utf-8")
+    lines = [*_front_matter(name), "", f"# {name}", "", *block, *_license_section()]
     return replace_surrogates("\n".join(lines)).encode("utf-8")
+
+
+def has_card_block(text: str) -> bool:
+    """True when the card has a marker line of its generated block (begin or end)."""
+    return any(_MARKER.fullmatch(line) for line in text.split("\n"))
+
+
+def card_problem(text: str) -> str | None:
+    """Why the generated block of this card cannot be refreshed (None: it can)."""
+    try:
+        _merged(text, [CARD_BEGIN, CARD_END])
+    except CardError as error:
+        return str(error)
+    return None
+
+
+def _merged(existing: str, block: list[str]) -> str:
+    """``existing`` with its marked block replaced by ``block`` and its front matter's
+    ``configs`` put right (the front matter text is kept as it is when they were)."""
+    front, body = _split_front_matter(existing.removeprefix("\ufeff"))
+    if front is None:  # none (deleted): ours, with the owner's text below it
+        head = "\n".join(_front_matter(None))
+    else:
+        head = _front_matter_with_our_configs(front)
+    lines = body.split("\n")
+    marks = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _MARKER.fullmatch(line))]
+    if [kind for _, kind in marks] != ["begin", "end"]:
+        raise CardError(f"its {CARD_BEGIN} and {CARD_END} lines are not one of each, in that order")
+    (start, _), (end, _) = marks
+    return "\n".join([head, *lines[:start], *block, *lines[end + 1 :]])
+
+
+def _split_front_matter(text: str) -> tuple[str | None, str]:
+    """The YAML between a first ``---`` line and the next one, and the text after that
+    line; None: no front matter."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return None, text
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() == "---":
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :])
+    raise CardError("its YAML front matter has no closing --- line")
+
+
+def _front_matter_with_our_configs(front: str) -> str:
+    """The owner's front matter with :data:`CARD_CONFIGS` in ``configs`` (theirs kept after
+    ours): as written when nothing had to change, else written out again by YAML."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(front) if front.strip() else {}
+    except (yaml.YAMLError, RecursionError, ValueError) as error:
+        where = getattr(error, "problem_mark", None)
+        at = f" (line {where.line + 2})" if where is not None else ""
+        raise CardError(f"its YAML front matter does not parse{at}") from None
+    if not isinstance(data, dict):
+        raise CardError("its YAML front matter is not a mapping of keys")
+    configs = data.get("configs")
+    configs = configs if isinstance(configs, list) else []
+    if all(ours in configs for ours in CARD_CONFIGS):
+        return "\n".join(["---", front, "---"])
+    names = {ours["config_name"] for ours in CARD_CONFIGS}
+    theirs = [c for c in configs if not (isinstance(c, dict) and c.get("config_name") in names)]
+    data["configs"] = [*CARD_CONFIGS, *theirs]
+    try:
+        dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
+    except yaml.YAMLError:  # (a value safe_load made that it cannot write back: none known)
+        raise CardError("its YAML front matter cannot be written back") from None
+    return "\n".join(["---", dumped.rstrip("\n"), "---"])
 
 
 def card_title(name: str) -> str:
@@ -157,36 +262,23 @@ def card_title(name: str) -> str:
     return f"Pi coding-agent sessions: {name}"
 
 
-def _front_matter(title: str) -> list[str]:
+def _front_matter(title: str | None) -> list[str]:
     """The YAML the Hub reads: the index is the default config, so its viewer and
-    ``datasets`` infer one table."""
-    return [
-        "---",
-        f"pretty_name: {json.dumps(title)}",
-        "license: other",
-        "tags:",
-        "- agent-traces",
-        "- pi",
-        "- coding-agent",
-        "task_categories:",
-        "- text-generation",
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-        "  - split: train",
-        "    path: index.jsonl",
-        "- config_name: sessions",  # the raw traces, which the Hub's trace viewer reads
-        "  data_files:",
-        "  - split: train",
-        "    path: sessions/*/*.jsonl",
-        "---",
-    ]
+    ``datasets`` infer one table (``title`` None: no ``pretty_name``)."""
+    lines = ["---"]
+    if title is not None:
+        lines.append(f"pretty_name: {json.dumps(title)}")
+    lines += ["license: other", "tags:", "- agent-traces", "- pi", "- coding-agent"]
+    lines += ["task_categories:", "- text-generation", "configs:"]
+    for config in CARD_CONFIGS:  # the raw traces: the config the Hub's trace viewer reads
+        (files,) = config["data_files"]
+        lines += [f"- config_name: {config['config_name']}", "  data_files:"]
+        lines += [f"  - split: {files['split']}", f"    path: {files['path']}"]
+    return [*lines, "---"]
 
 
-def _introduction(title: str) -> list[str]:
+def _introduction() -> list[str]:
     return [
-        "",
-        f"# {title}",
         "",
         "Sessions of the [Pi](https://github.com/badlogic/pi-mono) coding agent, published "
         f"with `pi-session publish` (pi-session-export {__version__}).",
@@ -330,6 +422,7 @@ def _license_section() -> list[str]:
         "",
         "## License",
         "",
-        "Not chosen yet (`license: other` is a placeholder): edit this card to state the terms.",
+        "Not chosen yet (`license: other` is a placeholder): edit this card to state the terms "
+        "(this section and the YAML above are yours: publish keeps them).",
         "",
     ]

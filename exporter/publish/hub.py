@@ -8,7 +8,9 @@ commit them in a chain (``parent_commit``), so a concurrent publisher is detecte
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import os
 import shutil
 import tempfile
@@ -19,8 +21,17 @@ from typing import Any
 
 from exporter import __version__
 from exporter.formatting import plural
+from exporter.fsutil import atomic_write_text, private_user_cache_dir, user_cache_dir
 from exporter.policy import RedactionPolicy, cut_option, given_digest
-from exporter.publish.dataset_card import render_card, render_index, render_manifest
+from exporter.publish.dataset_card import (
+    CARD_BEGIN,
+    CARD_END,
+    card_problem,
+    has_card_block,
+    render_card,
+    render_index,
+    render_manifest,
+)
 from exporter.publish.errors import (
     AuthError,
     NetworkError,
@@ -325,8 +336,8 @@ def _publish_changes(
         if site is not None:
             ops += site
             has_html, kept = True, not run.req.dry_run
-    card_edited = _card_edited(run, ops)
-    commits, final = plan_commits(ops, run.remote, _meta_renderer(run, card_edited, has_html))
+    card = _card_plan(run, ops)
+    commits, final = plan_commits(ops, run.remote, _meta_renderer(run, card, has_html))
     run.result.ops, run.result.planned_commits, run.result.sessions = ops, len(commits), len(final)
     for commit in commits:  # the last version of each, as the dataset ends up with it
         run.result.metadata.update((name, len(data)) for name, data in commit.metadata.items())
@@ -576,32 +587,81 @@ def _scratch_copy(folder: Path, scratch: Path) -> Path:
     return scratch
 
 
-def _card_edited(run: _Run, ops: list[Op]) -> bool:
-    """A README.md someone edited on the Hub (not the card this tool wrote last) is kept;
-    said, as its counts and its redaction section then describe earlier runs."""
-    readme = run.remote.files.get("README.md")
-    edited = readme is not None and run.remote.card_oid not in (None, readme.oid)
-    if edited:
-        stale = "; its numbers and redaction section are not brought up to date"
+@dataclass(frozen=True)
+class _CardPlan:
+    """What this run does with README.md: write a new card (``existing`` None), refresh
+    the marked block of ``existing``, or leave the card as it is (``frozen``)."""
+
+    frozen: bool = False
+    existing: str | None = None
+
+
+def _card_plan(run: _Run, ops: list[Op]) -> _CardPlan:
+    """A card with the pi-session block has that block refreshed and the rest kept; one
+    this tool wrote (or none) is written new; one without the block that someone edited
+    on the Hub is left as it is, said once per version of it (how to opt back in too)."""
+    readme, data = run.remote.files.get("README.md"), run.remote.card
+    if readme is None:
+        return _CardPlan()
+    text = None
+    if data is not None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+    if text is not None and has_card_block(text):
+        why = card_problem(text)
+        if why is None:
+            return _CardPlan(existing=text)
         run.notify(
-            f"README.md was edited on the Hub: kept as it is{stale if ops else ''} (delete "
-            "it for a new card)"
+            f"README.md: its pi-session block cannot be brought up to date ({why}): the card "
+            "is kept as it is until that is fixed on the Hub"
         )
-    return edited
+        return _CardPlan(frozen=True)
+    if run.remote.card_oid in (None, readme.oid):  # ours, as written (an older layout)
+        return _CardPlan()
+    if _first_time_said(run, readme.oid):
+        stale = "; its numbers and redaction section are not brought up to date" if ops else ""
+        run.notify(
+            f"README.md was edited on the Hub: kept as it is{stale}. To have publish keep "
+            f"it current and your text too, put a line {CARD_BEGIN} and a line {CARD_END} in "
+            "it where the generated part goes (the next run fills it), or delete README.md "
+            "for a new card (said once)"
+        )
+    return _CardPlan(frozen=True)
 
 
-def _meta_renderer(run: _Run, card_edited: bool, has_html: bool) -> RenderMeta:
+def _first_time_said(run: _Run, oid: str) -> bool:
+    """True the first time this edited card (this version of it) is met on this machine:
+    a note repeated on every run is noise. A dry run says it and records nothing."""
+    digest = hashlib.sha256(f"{run.repo.endpoint}|{run.req.repo_id}".encode()).hexdigest()[:16]
+    note = user_cache_dir("publish-notes", digest) / "edited-card"
+    try:
+        if note.read_text(encoding="utf-8").strip() == oid:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    if not run.req.dry_run:
+        with contextlib.suppress(OSError):  # not recorded: said again next time, no harm
+            atomic_write_text(private_user_cache_dir("publish-notes", digest) / "edited-card", oid)
+    return True
+
+
+def _meta_renderer(run: _Run, card: _CardPlan, has_html: bool) -> RenderMeta:
     """How each planned commit renders the index, card and manifest of the state it
-    reaches (an edited card is left, and the manifest keeps its oid as it was)."""
+    reaches (a frozen card is left, and the manifest keeps its oid as it was)."""
 
     def render_meta(entries: dict[str, Any], rows: dict[str, Any]) -> dict[str, bytes]:
         meta = {"index.jsonl": render_index(rows.values())}
         card_oid = run.remote.card_oid
-        if not card_edited:
-            card = render_card(
-                run.req.repo_id, rows.values(), entries, run.req.policy, has_html=has_html
-            )
-            meta["README.md"], card_oid = card, git_oid(card)
+        if not card.frozen:
+            data = render_card(
+                run.req.repo_id, rows.values(), entries, run.req.policy, has_html=has_html,
+                existing=card.existing,
+            )  # fmt: skip
+            meta["README.md"] = data
+            if data != run.remote.card:  # an unchanged card changes no manifest either
+                card_oid = git_oid(data)
         meta["manifest.json"] = render_manifest(entries, card_oid)
         return meta
 

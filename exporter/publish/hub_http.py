@@ -4,28 +4,86 @@ limit on every request (huggingface_hub sends none), and its log as our own one-
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from exporter.publish.errors import bounded_wait
 
-__all__ = ["HUB_TIMEOUT", "bound_timeouts", "rate_wait", "route_hub_log"]
+__all__ = [
+    "HUB_TIMEOUT",
+    "HubRateLimited",
+    "bound_timeouts",
+    "our_rate_limits",
+    "rate_wait",
+    "route_hub_log",
+]
+
+
+def _retry_after(headers: Any) -> float | None:
+    """``Retry-After`` in seconds: a number or an HTTP date (huggingface_hub reads only
+    the number); None when absent or unreadable."""
+    value = (headers.get("retry-after") or "").strip()
+    if not value:
+        return None
+    if value.isascii() and value.isdigit():  # "²".isdigit() is True
+        return float(value)
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def rate_wait(headers: Any, attempt: int) -> float:
+    """How long a 429 asks us to wait: the longer of ``Retry-After`` and the ``RateLimit``
+    window's reset (when its quota is spent), else a growing default."""
     from huggingface_hub.utils import parse_ratelimit_headers
 
+    told: list[float] = []
     info = parse_ratelimit_headers(headers)
     if info is not None and info.remaining == 0:
-        wait = info.reset_in_seconds + 1.0
-    else:
-        value = (headers.get("retry-after") or "").strip()
-        numeric = value.isascii() and value.isdigit()  # "²".isdigit() is True
-        wait = float(value) if numeric else float(min(60, 2 ** (attempt + 1)))
+        told.append(info.reset_in_seconds + 1.0)
+    after = _retry_after(headers)
+    if after is not None:
+        told.append(after)
+    wait = max(told) if told else float(min(60, 2 ** (attempt + 1)))
     return bounded_wait(wait)
+
+
+class HubRateLimited(Exception):
+    """A 429 from the Hub, raised from inside huggingface_hub's HTTP client so that its
+    own retry loop (``http_backoff``: preupload, LFS, tree pages, downloads) never sees it:
+    ``HubRepo._call`` is the one layer that waits 429s out, as the answer says, bounded,
+    and names the step. ``response`` is the answer (its request says which step)."""
+
+    def __init__(self, response: Any) -> None:
+        super().__init__("HTTP 429 Too Many Requests")
+        self.response = response
+
+
+_our_rate_limits = [0]
+
+
+@contextlib.contextmanager
+def our_rate_limits() -> Iterator[None]:
+    """While inside, a 429 is raised as :class:`HubRateLimited` (not retried by
+    huggingface_hub); outside (``whoami``, a test's own client) it is left to it."""
+    _our_rate_limits[0] += 1
+    try:
+        yield
+    finally:
+        _our_rate_limits[0] -= 1
+
+
+def _rate_limited_response(response: Any) -> None:
+    """httpx response hook: see :class:`HubRateLimited`."""
+    if response.status_code == 429 and _our_rate_limits[0] > 0:
+        raise HubRateLimited(response)
 
 
 #: Seconds a Hub request may wait to connect, or between two reads or writes.
@@ -84,9 +142,13 @@ def _bounded_request(request: Any) -> None:
 
 
 def _with_bounded_requests(client: Any) -> Any:
+    """The client with our hooks: a time limit on each request, our handling of a 429."""
     hooks = client.event_hooks
     if _bounded_request not in hooks["request"]:
-        client.event_hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
+        hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
+    if _rate_limited_response not in hooks["response"]:
+        hooks = {**hooks, "response": [*hooks["response"], _rate_limited_response]}
+    client.event_hooks = hooks
     return client
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -27,7 +27,14 @@ from exporter.publish.errors import (
     scrubbed,
 )
 from exporter.publish.hub_commits import Commit
-from exporter.publish.hub_http import HUB_TIMEOUT, bound_timeouts, rate_wait, route_hub_log
+from exporter.publish.hub_http import (
+    HUB_TIMEOUT,
+    HubRateLimited,
+    bound_timeouts,
+    our_rate_limits,
+    rate_wait,
+    route_hub_log,
+)
 from exporter.publish.hub_state import RemoteFile, RemoteState
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "TokenAccess", "default_token"]
@@ -153,32 +160,39 @@ class HubRepo:
 
     def _call(self, what: str | Callable[[], str], fn: Callable[[], T]) -> T:
         """Run ``fn``; on 429 wait as told (bounded) and retry; translate every failure.
-        ``what`` (or what it returns once ``fn`` failed) names the step in messages."""
+        ``what`` (or what it returns once ``fn`` failed) names the step in messages.
+
+        This is the only layer that retries a 429: inside it, huggingface_hub's client
+        raises a 429 at once (``HubRateLimited``) instead of sleeping and retrying it
+        itself, which multiplied our retries by its own (a preupload answered 429 was
+        sent 36 times)."""
         from huggingface_hub.errors import HfHubHTTPError
 
         for attempt in range(RATE_RETRIES + 1):
             try:
-                return fn()
-            except HfHubHTTPError as error:
-                what = what() if callable(what) else what
-                response = getattr(error, "response", None)
-                if response is None or response.status_code != 429:
-                    raise scrubbed(self._translate(error, what), self._token) from None
+                with our_rate_limits():
+                    return fn()
+            except (HfHubHTTPError, HubRateLimited, RuntimeError) as error:
+                step = what() if callable(what) else what
+                response = _rate_limited(error)
+                if response is None:
+                    raise scrubbed(self._translate(error, step), self._token) from None
                 wait = rate_wait(response.headers, attempt)
                 if attempt == RATE_RETRIES or wait > self.max_wait:
                     retry_at = datetime.now().astimezone() + timedelta(seconds=wait)
+                    tried = f" ({attempt + 1} tries)" if attempt else ""
                     raise RateLimitError(
-                        f"rate limited by {self.host} while {what}: retry after "
+                        f"rate limited by {self.host} while {step}{tried}: retry after "
                         f"{retry_at:%H:%M:%S} (in {wait:.0f} s); a re-run resumes",
                         wait_seconds=wait,
                         retry_at=retry_at,
                         status=429,
                     ) from None
-                self.notify(f"rate limited by {self.host}; waiting {wait:.0f} s")
+                self.notify(f"rate limited by {self.host} while {step}; waiting {wait:.0f} s")
                 time.sleep(wait)
             except Exception as error:
-                what = what() if callable(what) else what
-                raise scrubbed(self._translate(error, what), self._token) from None
+                step = what() if callable(what) else what
+                raise scrubbed(self._translate(error, step), self._token) from None
         raise AssertionError("unreachable")
 
     def _translate(self, error: Exception, what: str) -> PublishError:
@@ -296,6 +310,8 @@ class HubRepo:
                 state.load_manifest(self.download("manifest.json", info.sha))
             if "index.jsonl" in state.files:
                 state.load_index(self.download("index.jsonl", info.sha))
+            if "README.md" in state.files:  # its owner's text is kept around our block
+                state.card = self.download("README.md", info.sha)
         return state
 
     def commit(self, commit: Commit, parent: str | None, title: str, description: str) -> str:
@@ -364,13 +380,36 @@ class HubRepo:
         return str(info.sha) if info.sha else None
 
 
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """The error and what caused it (huggingface_hub wraps a failed LFS upload in a
+    ``RuntimeError`` "Error while uploading ..." raised from the real one)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _rate_limited(error: BaseException) -> Any:
+    """The 429 answer behind ``error``, or None when it is another failure."""
+    for cause in _causes(error):
+        response = getattr(cause, "response", None)
+        if isinstance(cause, HubRateLimited) or (
+            response is not None and getattr(response, "status_code", None) == 429
+        ):
+            return response
+    return None
+
+
 def _stage_of(error: BaseException, repo_id: str) -> str:
     """Which step of a commit the request that failed belongs to, by its URL (the part
     after the repo id, which may itself hold "commit")."""
     request = None
-    response = getattr(error, "response", None)
+    failed = next((c for c in _causes(error) if getattr(c, "response", None) is not None), error)
+    response = getattr(failed, "response", None)
     with contextlib.suppress(AttributeError, RuntimeError):  # httpx: RuntimeError for none
-        request = response.request if response is not None else error.request  # type: ignore[attr-defined]
+        request = response.request if response is not None else failed.request  # type: ignore[attr-defined]
     path = str(getattr(request, "url", "") or "").split("?", 1)[0]
     if not path:
         return "committing"

@@ -38,6 +38,8 @@ class RemoteState:
     problems: list[str] = field(default_factory=list)
     #: git oid of the dataset card this tool last wrote (README.md differs: a person edited it)
     card_oid: str | None = None
+    #: README.md as the dataset holds it (None: there is none), to refresh its marked block
+    card: bytes | None = None
 
     def load_manifest(self, data: bytes) -> None:
         """Accept only our schema; anything else means "re-check every session"."""
