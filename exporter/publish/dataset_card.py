@@ -338,11 +338,16 @@ def _files_section(has_html: bool) -> list[str]:
 
 
 def _loading_example(repo_id: str) -> list[str]:
+    """The index as a table, and the traces as ``datasets`` reads Pi sessions: it knows
+    them as agent traces (a row per session: prompt, messages, tools...) when ``teich`` is
+    installed, and fails without it (checked with datasets 5.2 and teich 0.3)."""
     return [
         "",
         "```python",
         "from datasets import load_dataset",
-        f'index = load_dataset("{repo_id}", split="train")',
+        f'index = load_dataset("{repo_id}", split="train")  # a row per session',
+        "# the sessions themselves as agent traces (pip install datasets teich):",
+        f'traces = load_dataset("{repo_id}", "sessions", split="train")',
         "```",
     ]
 
