@@ -1002,36 +1002,126 @@ class NameValueDetector(Detector):
 class SensitiveOutputDetector(Detector):
     """Terraform marks a secret output itself: ``"sensitive": true`` beside its ``"value"``
     in ``terraform output -json`` and a state file's ``outputs``. The name one level up
-    (``"db_password": {…}``) is out of any pattern's reach, and need not say "password"."""
+    (``"db_password": {…}``) is out of any pattern's reach, and need not say "password".
+    The value may be an object or a list (``"type": ["object", {…}]``): its strings go."""
 
     name, summary = "sensitive-value", '"sensitive": true beside a "value" (Terraform outputs)'
     lower_triggers = ('"sensitive"',)
     _flag = re.compile(r"\"sensitive\"[ \t]*:[ \t]*true\b")
-    _value = re.compile(r"\"value\"[ \t]*:[ \t]*\"(?P<v>(?:[^\"\\\r\n]|\\.){6,4096})\"")
-    # a brace outside JSON strings (one C-level match: strings and other characters, then
-    # the brace): whether two keys share an object
-    _brace = re.compile(r"(?:\"(?:[^\"\\]|\\.)*\"|[^\"{}])*[{}]")
+    _key = re.compile(r"\"value\"\s{0,64}:\s{0,64}")
     _reach = 4096  # how far from the flag its "value" is looked for, either way
+    _tries = 4  # "value" keys looked at each way (a nested value may hold its own)
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         done: set[int] = set()  # values judged in their own object: each once
         for flag in self._flag.finditer(lower):
-            # the "value" nearest before the flag and the one after: the first of them in
-            # the flag's own object (no brace between them but inside strings: Terraform's
-            # random passwords hold braces)
-            before = lower.rfind('"value"', max(0, flag.start() - self._reach), flag.start())
-            after = lower.find('"value"', flag.end(), flag.end() + self._reach)
-            for at in (before, after):
-                value = self._value.match(text, at) if at >= 0 else None
-                if value is None or value.start() in done:
-                    continue
-                gap = (value.end(), flag.start()) if at < flag.start() else (flag.end(), at)
-                if self._brace.match(text, *gap):
-                    continue  # another object's "value"
-                done.add(value.start())
-                secret = value["v"]
-                if not is_placeholder(secret) and secret not in _TERRAFORM_MASKS:
-                    yield value.span("v")
+            # the "value" key nearest before the flag and the one after in the flag's own
+            # object: only whole JSON values (strings, objects, lists) between them
+            # (Terraform's random passwords hold braces, its types are lists)
+            low, high = max(0, flag.start() - self._reach), flag.end() + self._reach
+            for backward in (True, False):
+                at = flag.start() if backward else flag.end()
+                for _ in range(self._tries):
+                    at = (
+                        lower.rfind('"value"', low, at)
+                        if backward
+                        else lower.find('"value"', at, high)
+                    )
+                    if at < 0:
+                        break
+                    spans = self._value(text, at, flag, backward)
+                    if spans is None:
+                        if not backward:
+                            at += 1
+                        continue
+                    if at not in done:
+                        done.add(at)
+                        yield from spans
+                    break
+
+    def _value(self, text: str, at: int, flag: re.Match[str], backward: bool) -> list[Span] | None:
+        """The secret spans of the ``"value"`` key at ``at`` when it is the flag's
+        sibling (None: it is not, or no value follows it)."""
+        key = self._key.match(text, at)
+        if key is None:
+            return None
+        value = _json_value(text, key.end(), at + self._reach * 2)
+        if value is None:
+            return None
+        end, strings = value
+        gap = (end, flag.start()) if backward else (flag.end(), at)
+        if gap[0] > gap[1] or not _json_siblings(text, *gap):
+            return None  # another object's "value" (or the flag is inside the value)
+        nested = text[key.end()] in "{["
+        return [
+            (start, stop)
+            for start, stop in strings
+            if (stop - start >= (4 if nested else 6))
+            and not is_placeholder(secret := text[start:stop])
+            and secret not in _TERRAFORM_MASKS
+        ]
+
+
+#: One JSON token: a string (and whether a `:` makes it a key), a bracket, a scalar, or a
+#: separator; anything else ends the walk
+_JSON_TOKEN = re.compile(
+    r"\s{0,64}(?:\"(?P<s>(?:[^\"\\\r\n]|\\.){0,4096})\"(?P<key>\s{0,64}:)?"
+    r"|(?P<open>[{\[])|(?P<close>[}\]])|(?P<other>[A-Za-z0-9.+\-]{1,64})|(?P<sep>[,:]))"
+)
+
+
+_JSON_MAX_TOKENS = 2048  # a value longer than this is not read (nor its strings redacted)
+
+
+def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None:
+    """Where the JSON value at ``at`` ends and the spans of its strings that are values
+    (not keys); None when none is whole before ``limit``, or when another output's
+    ``"sensitive"`` key comes first (the value ran on: each walk ends at the next flag)."""
+    depth, strings = 0, []
+    for _ in range(_JSON_MAX_TOKENS):
+        if at >= limit:
+            return None
+        token = _JSON_TOKEN.match(text, at)
+        if token is None:
+            return None
+        at = token.end()
+        if token["key"] is not None and token["s"] == "sensitive":
+            return None
+        if token["open"] is not None:
+            depth += 1
+        elif token["close"] is not None:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif token["s"] is not None and token["key"] is None:
+            strings.append(token.span("s"))
+        elif token["sep"] is not None and depth == 0:
+            return None  # `"value": ,`
+        if depth == 0 and token["sep"] is None and token["key"] is None:
+            return at, strings
+    return None
+
+
+def _json_siblings(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` holds only whole JSON values, keys and separators: what stands
+    between two keys of one object."""
+    depth, at = 0, start
+    for _ in range(_JSON_MAX_TOKENS):
+        if at >= end:
+            break
+        token = _JSON_TOKEN.match(text, at, end)
+        if token is None:
+            return not text[at:end].strip()
+        at = token.end()
+        if token["key"] is not None and token["s"] == "sensitive":
+            return False  # a second flag: another output's
+        if token["open"] is not None:
+            depth += 1
+        elif token["close"] is not None:
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and at >= end
 
 
 #: What Terraform prints in a sensitive output's place: no value.

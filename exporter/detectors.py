@@ -24,7 +24,7 @@ from exporter.context_detectors import (
     NetrcDetector,
     SensitiveOutputDetector,
 )
-from exporter.decoded_view import decoded_view
+from exporter.decoded_view import DecodedView, decoded_view
 from exporter.detector_base import Detector, Finding, Span, wrapped_base64_end
 from exporter.placement_detectors import (
     CodeFormDetector,
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-23"
+DETECTOR_VERSION = "2026.12-24"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -847,6 +847,12 @@ class Scanner:
             for first, last in view.around_changes():
                 for start, end, name in self.raw_hits(view.text[first:last]):
                     hits.append((*view.raw_span(first + start, first + end), name))
+        if "\\" in text:  # a config file's lines inside a JSON string, read as lines
+            for first, last in escaped_config_spans(text):
+                escaped = _json_unescaped(text[first:last])
+                for start, end, name in self.raw_hits(escaped.text):
+                    raw_start, raw_end = escaped.raw_span(start, end)
+                    hits.append((first + raw_start, first + raw_end, name))
         # a base64 run whose text holds a secret (`echo Z2hwX… | base64 -d`) goes whole
         hits.extend(
             (start, end, base64_text.NAME)
@@ -854,6 +860,92 @@ class Scanner:
             if self.raw_hits(decoded)
         )
         return self.merge(hits) if hits else []
+
+
+#: A line of a config file inside a JSON string (tool output that is JSON, or printed it):
+#: an escaped line break, then a key that may name a secret (`password = x`, `pass: x`) or a
+#: redis.conf/sentinel.conf directive. The INI, YAML and redis.conf rules read lines; in the
+#: string as written they saw one long line.
+_ESCAPED_CONFIG_LINE = re.compile(
+    r"\\[nr][ \t]{0,16}(?:[0-9]{1,6}[ \t:|]{1,4})?[+\->]?[ \t]{0,16}"
+    r"(?:[\w.\-]{0,64}?(?:pass|pwd|pw|secret|token|key|auth|credential|cookie)[\w.\-]{0,64}"
+    r"[ \t]{0,8}[=:]|requirepass|masterauth|sentinel[ \t])",
+    re.IGNORECASE,
+)
+_JSON_ESCAPES = re.compile(r'\\(["\\/bfnrt])')
+_JSON_CHARACTERS = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ESCAPED_REACH = 2048  # how far from a line the string's quotes are looked for
+
+
+def _unescaped_quote(text: str, low: int, high: int, backward: bool) -> int:
+    """The nearest ``"`` in ``text[low:high]`` that no backslash escapes (-1: none)."""
+    at = high if backward else low
+    while True:
+        at = text.rfind('"', low, at) if backward else text.find('"', at, high)
+        if at < 0:
+            return -1
+        slashes = 0
+        while at - slashes > 0 and text[at - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            return at
+        if not backward:
+            at += 1
+
+
+def _json_unescaped(text: str) -> DecodedView:
+    """``text`` with one level of JSON string escapes decoded, mapped back to it."""
+    parts: list[str] = []
+    starts: list[int] = []
+    raw: list[tuple[int, int, bool]] = []
+    changes: list[int] = []
+    length = position = 0
+    for match in _JSON_ESCAPES.finditer(text):
+        start = match.start()
+        if start > position:
+            starts.append(length)
+            raw.append((position, start, True))
+            parts.append(text[position:start])
+            length += start - position
+        changes.append(length)
+        starts.append(length)
+        raw.append((start, match.end(), False))
+        parts.append(_JSON_CHARACTERS.get(match[1], match[1]))
+        length += 1
+        position = match.end()
+    if position < len(text):
+        starts.append(length)
+        raw.append((position, len(text), True))
+        parts.append(text[position:])
+    return DecodedView("".join(parts), starts, raw, changes)
+
+
+def escaped_config_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` holding a config file's lines as a JSON string's escapes (``"[client]
+    \\nuser = app\\npassword = x\\n"``): from the string's opening quote (or a line break
+    near the line) to its closing one, so the file's first line starts the span."""
+    spans: list[tuple[int, int]] = []
+    size = len(text)
+    match = _ESCAPED_CONFIG_LINE.search(text)
+    while match:
+        at = match.start()
+        low = max(spans[-1][1] if spans else 0, at - _ESCAPED_REACH)
+        opener = _unescaped_quote(text, low, at, backward=True)
+        if opener >= 0:
+            start = opener + 1
+        else:  # no quote near: from a line break (a line cut in half starts no line)
+            start = text.find("\\n", max(low, at - _ESCAPED_REACH // 2), at)
+            start = at if start < 0 else start
+        high = min(size, match.end() + _ESCAPED_REACH)
+        closer = _unescaped_quote(text, match.end(), high, backward=False)
+        if closer >= 0:
+            end = closer
+        else:
+            end = text.rfind("\\n", match.end(), high) if high < size else size
+            end = high if end < 0 else end
+        spans.append((start, end))
+        match = _ESCAPED_CONFIG_LINE.search(text, max(end, match.end()))
+    return spans
 
 
 def scan(text: str) -> list[Finding]:

@@ -114,6 +114,30 @@ class RedisPasswordDetector(Detector):
     lower_triggers = (
         "requirepass", "masterauth", "auth ", "auth-pass", "sentinel-pass", "user ", "setuser"
     )  # fmt: skip
+    # `SENTINEL CONFIG SET p v [p v …]` (7.2+) and `SENTINEL SET <master> p v [p v …]`: each
+    # parameter and value after it (`_SENTINEL_PAIR`); those of a `*-pass` are passwords
+    _sentinel_set = re.compile(
+        r"\bsentinel[ \t]+(?:config[ \t]+set|set[ \t]+(?P<m>[A-Za-z0-9_.\-]{1,128}))(?=[ \t])",
+        re.IGNORECASE,
+    )
+    # what `CONFIG GET requirepass` (or `*pass*`, `*`) prints: redis-cli's numbered replies
+    # (`1) "requirepass"` then `2) "X"`), RESP's bulk strings (`$11` lines), redis-cli's
+    # raw output right after the command (`requirepass` then `X` alone on their lines), or a
+    # JSON array of names and values (`["requirepass","X"]`, `redis-cli --json`)
+    _config_reply = re.compile(
+        r"^[ \t]*[0-9]{1,6}\)[ \t]+\"(?P<n>requirepass|masterauth)\"[ \t]*\r?\n"
+        r"[ \t]*[0-9]{1,6}\)[ \t]+\"(?P<v>(?:[^\"\\\r\n]|\\.){1,512})\"[ \t]*\r?$"
+        r"|^\$11\r?\n(?P<rn>requirepass)\r?\n\$[0-9]{1,3}\r?\n(?P<rv>[^\r\n]{1,512})\r?$"
+        r"|^\$10\r?\n(?P<mn>masterauth)\r?\n\$[0-9]{1,3}\r?\n(?P<mv>[^\r\n]{1,512})\r?$"
+        r"|(?:\A|\bconfig[ \t]+get\b[^\r\n]{0,128}\n)[ \t]*(?P<bn>requirepass|masterauth)\r?\n"
+        r"(?P<bv>[^\s\"']{1,512})\r?$"
+        r"|\"(?P<jn>requirepass|masterauth)\"[ \t]*,[ \t]*\"(?P<jv>(?:[^\"\\\r\n]|\\.){1,512})\""
+        r"(?=[ \t]*[,\]])"
+        # a map (`redis-cli --json` over RESP3, redis-py's `config_get()` dict)
+        r"|(?P<o>[\"'])(?P<kn>requirepass|masterauth)(?P=o)[ \t]*:[ \t]*(?P=o)"
+        r"(?P<kv>(?:[^\"'\\\r\n]|\\.){1,512})(?P=o)",
+        re.IGNORECASE | re.MULTILINE,
+    )
     _directive = re.compile(
         r"\b(?P<word>requirepass|masterauth)"
         # a blank; or, after `--requirepass`, the next item of a list: `", "` in a JSON or
@@ -146,7 +170,11 @@ class RedisPasswordDetector(Detector):
     )
     # where a line of redis.conf starts: nothing, a line number, a quote (`echo "…"`), a
     # flag's dashes, `CONFIG SET`
-    _config_lead = re.compile(r"(?:[ \t]*[0-9]{0,6}[ \t:|]*|.*[\"'=\-/]|.*\b(?i:set))[ \t]*")
+    _config_lead = re.compile(
+        r"(?:[ \t]*[0-9]{0,6}[ \t:|]*|.*[\"'=\-/]|.*\b(?i:set)"
+        # `CONFIG SET maxmemory 100mb requirepass X` (7.0+: many pairs in one command)
+        r"|.*\b(?i:config[ \t]+set)(?:[ \t]+[^\s]{1,128}[ \t]+[^\s]{1,512}){1,16})[ \t]*"
+    )
     # after a redis-cli prompt (`127.0.0.1:6379> AUTH X`), or alone at a line's start or a
     # string's (`<<EOF` / `echo -e "AUTH X\nPING" | redis-cli`); not SMTP's AUTH PLAIN
     _auth = re.compile(
@@ -164,6 +192,12 @@ class RedisPasswordDetector(Detector):
                     continue  # `["requirepass", "masterauth"]`: a list of directive names
                     # (`--requirepass=X` is the flag's; `requirepass=X` no redis.conf line)
                 end = match.end("v")
+                escape = _JSON_ESCAPE.search(text, match.start("v"), end)
+                if escape is not None:  # `requirepass X\nport 6379` in a JSON string
+                    end = escape.start()
+                    value = text[match.start("v") : end]
+                    if len(value) < 4:
+                        continue
                 if match["item"] is not None and "," in match["item"]:
                     # `"--requirepass", "X"` or `[redis-server, --requirepass, X]`: a flow
                     # list's next item; a comma after a bare flag outside `[` is a sentence's
@@ -200,6 +234,14 @@ class RedisPasswordDetector(Detector):
                     continue
                 if not is_placeholder(value):
                     yield match.span("v")
+        if "sentinel" in lower and (
+            "config" in lower or "auth-pass" in lower or "sentinel-pass" in lower
+        ):
+            yield from self._sentinel_set_passwords(text, lower)
+        if ("requirepass" in lower or "masterauth" in lower) and (
+            '"' in text or "'" in text or "\n" in text
+        ):
+            yield from self._config_get_replies(text)
         if ">" in text and "user" in lower:
             yield from self._acl_passwords(text, lower)
         if "setuser" in lower:  # redis-py: acl_setuser(passwords=[…]), execute_command
@@ -211,6 +253,43 @@ class RedisPasswordDetector(Detector):
                     continue
                 if not is_placeholder(value):
                     yield match.span("v")
+
+    def _sentinel_set_passwords(self, text: str, lower: str) -> Iterator[Span]:
+        """The values of ``auth-pass`` and ``sentinel-pass`` among ``SENTINEL CONFIG SET`` or
+        ``SENTINEL SET <master>`` parameters, read pair by pair to the first that is not one
+        (a sentence: "SENTINEL SET mymaster is how …")."""
+        for match in self._sentinel_set.finditer(lower):
+            if _line_before(text, match.start()).lstrip().startswith("#"):
+                continue
+            if (match["m"] or "") in _PROSE_WORDS or (match["m"] or "") in _DETERMINERS:
+                continue
+            at = match.end()
+            for _ in range(_SENTINEL_MAX_PAIRS):
+                pair = _SENTINEL_PAIR.match(text, at)
+                if pair is None:
+                    break
+                at, value, parameter = pair.end(), pair["v"], pair["p"].lower()
+                if parameter not in _SENTINEL_PARAMETERS:
+                    break  # a sentence, not parameters
+                if not parameter.endswith("-pass"):
+                    continue
+                if len(value) < 4 or value.lower() in _PROSE_WORDS or value[0] in "$%<{-":
+                    continue
+                if not is_placeholder(value):
+                    yield pair.span("v")
+
+    def _config_get_replies(self, text: str) -> Iterator[Span]:
+        """The value beside ``requirepass``/``masterauth`` in what ``CONFIG GET`` printed
+        (a JSON array's value is no other directive's name: ``["requirepass",
+        "masterauth"]`` lists names)."""
+        for match in self._config_reply.finditer(text):
+            group = next(g for g in ("v", "rv", "mv", "bv", "jv", "kv") if match[g] is not None)
+            value = match[group]
+            if value.lower() in _REDIS_DIRECTIVES:
+                continue
+            if value[0] in "$%<{" or is_placeholder(value):
+                continue
+            yield match.span(group)
 
     @staticmethod
     def _in_flow_list(text: str, flag: int) -> bool:
@@ -278,6 +357,29 @@ class RedisPasswordDetector(Detector):
                 at = item.end()
 
 
+#: A JSON string's escape that ends a value read from it (a line break, a tab, a quote)
+_JSON_ESCAPE = re.compile(r"\\[nrt\"]")
+#: One parameter of `SENTINEL [CONFIG] SET` and its value (quoted, or a word)
+_SENTINEL_PAIR = re.compile(
+    r"[ \t]+(?P<p>[A-Za-z][A-Za-z0-9\-]{0,63})[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"'\\]{1,512})(?P=q)"
+    r"(?=[ \t;|&)\"']|\\n|\r?$)",
+    re.MULTILINE,
+)
+_SENTINEL_MAX_PAIRS = 16
+_SENTINEL_PARAMETERS = frozenset((
+    "auth-pass", "auth-user", "sentinel-pass", "sentinel-user", "quorum",
+    "down-after-milliseconds", "failover-timeout", "parallel-syncs", "notification-script",
+    "client-reconfig-script", "rename-command", "master-reboot-down-after-period",
+    "resolve-hostnames", "announce-hostnames", "announce-ip", "announce-port", "loglevel",
+))  # fmt: skip
+#: redis.conf's directives: what a list of names holds beside `requirepass` (not a value)
+_REDIS_DIRECTIVES = frozenset((
+    "requirepass", "masterauth", "masteruser", "bind", "port", "save", "appendonly", "dir",
+    "dbfilename", "maxmemory", "maxmemory-policy", "maxclients", "timeout", "tcp-keepalive",
+    "loglevel", "logfile", "databases", "daemonize", "protected-mode", "replicaof", "slaveof",
+    "rename-command", "aclfile", "user", "tls-port", "unixsocket", "appendfsync",
+    "notify-keyspace-events", "cluster-enabled", "io-threads", "supervised", "pidfile",
+))  # fmt: skip
 #: redis-py's `acl_setuser(` up to its `passwords=[` (or a tuple's `(`; black puts each
 #: argument on its own line), or `"ACL", "SETUSER"` of a raw command
 _CLIENT_ACL = re.compile(

@@ -70,6 +70,27 @@ _WORD_USER_NAMES = """
     brook river stone
     vscode codespace codespaces gitpod coder postgres mysql redis jenkins lib"""
 _WORD_USERS = frozenset(_WORD_USER_NAMES.split())
+#: Home folders that name no person: service and CI accounts, macOS's and Windows' shared
+#: ones, and the names docs put in a path for "yours" (`/home/username/`)
+_SHARED_HOMES = _GENERIC_USERS | frozenset((
+    "linuxbrew", "shared", "public", "all", "runneradmin", "circleci",
+    "travis", "jenkins", "gitlab-runner", "codespace", "vscode", "coder", "gitpod", "postgres",
+    "mysql", "redis", "centos", "fedora", "azureuser", "opc", "sandbox", "agent", "username",
+    "yourname", "your-name", "your_name", "yourusername", "your-username", "your_username",
+    "you", "name", "example", "someone", "somebody", "other", "foo", "bar", "me",
+))  # fmt: skip
+#: Another user's home folder (``/home/carol``, ``/Users/carol``, ``C:\Users\carol``, also
+#: Fedora Atomic's, WSL's and JSON-escaped backslashes): the name is someone's. Not a URL's
+#: path (``https://x/home/abc``) nor a longer folder name (``/homework/``).
+_OTHER_HOME = re.compile(
+    r"(?:(?<![\w.\-~/:@%\\])|(?<=file://))"
+    r"(?P<pre>(?:/var|/export|/mnt/[a-z])?/home/|(?:/mnt/[a-z])?/Users/"
+    r"|(?<![A-Za-z])[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/))"
+    # (one of those is no one's: C-level, the count that of `subn`)
+    rf"(?!(?i:{'|'.join(map(re.escape, sorted(_SHARED_HOMES, key=len, reverse=True)))})"
+    r"(?![\w\-]|\.[\w\-]))"
+    r"(?P<name>[A-Za-z_][\w\-]{0,63}(?:\.[\w\-]{1,63}){0,3})(?![\w\-]|\.[\w\-])"
+)
 ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "home_paths": "home paths -> ~",
     "user_names": "user names -> <user>",
@@ -277,6 +298,9 @@ class _PathPrivacy:
             for pattern in self._named:
                 text, n = pattern.subn(lambda m: m.group("pre") + "<user>", text)
                 self.report.count("user_names", n)
+        if "home/" in text or "Users" in text:  # someone else's home: /home/<user>/x
+            text, n = _OTHER_HOME.subn(r"\g<pre><user>", text)
+            self.report.count("user_names", n)
         return text
 
 

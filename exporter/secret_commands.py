@@ -8,6 +8,7 @@ then removed wherever the agent repeats it.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 from exporter.secret_heuristics import name_strength
@@ -227,6 +228,25 @@ def _state_read(rest: str) -> bool:
 _STATE_SECRET = re.compile(r"random_password|\.result\b|sensitive|password|secret", re.I)
 
 
+#: `redis-cli … CONFIG GET requirepass` (or `*pass*`, `*`): redis-cli prints names and
+#: values on lines of their own when its output is no terminal, nothing saying which is which
+_REDIS_CONFIG_GET = re.compile(
+    r"\bredis-cli\b[^\n|;&]{0,300}?\b(?i:config)[ \t]+(?i:get)[ \t]+"
+    r"(?P<patterns>(?:[\"']?[^\s\"';|&<>]{1,128}[\"']?[ \t]*){1,16})"
+)
+#: The directives that hold Redis's passwords
+_REDIS_PASSWORDS = ("requirepass", "masterauth")
+
+
+def _gets_a_redis_password(patterns: str) -> bool:
+    """One of ``CONFIG GET``'s glob patterns matches a password directive."""
+    return any(
+        fnmatch.fnmatchcase(name, pattern.strip("\"'").lower())
+        for pattern in patterns.split()
+        for name in _REDIS_PASSWORDS
+    )
+
+
 #: Words that may stand before a command's name: a wrapper, a loop's or a test's keyword
 _COMMAND_WRAPPERS = frozenset((
     "sudo", "time", "exec", "env", "then", "do", "else", "xargs", "watch", "nohup", "command",
@@ -273,6 +293,10 @@ def reads_a_secret(command: str) -> bool:
         for match in _PRINTS_VARIABLE.finditer(command):
             name = match.group(1) or match.group(2)
             if _names_a_secret(name):
+                return True
+    if "redis-cli" in command:
+        for match in _REDIS_CONFIG_GET.finditer(command):
+            if _gets_a_redis_password(match["patterns"]):
                 return True
     if not any(word in command for word in _WORDS):
         return False

@@ -1302,6 +1302,18 @@ DENSE_SHAPES = {  # every few bytes a (rejected) candidate: linear, about 1 µs 
     "redis-py-acl": "acl_setuser('a', passwords=['+abcdefg', ",
     "redis-py-execute": '"acl", "setuser", ">abcdefg", ',
     "sentinel-pass": "sentinel sentinel-pass abcdefg\n",
+    # (review s46) config lines in JSON strings, SET pairs, CONFIG GET replies, nested
+    # sensitive values
+    "json-escaped-ini": '"\\npassword = abcdefg\\n',
+    "json-escaped-no-quote": "\\npassword = abcdefg",
+    "json-escaped-backslashes": "\\" * 40 + '"\\npass = abcdefg',
+    "sentinel-set-pairs": "sentinel config set auth-pass abcd ",
+    "sentinel-set-many": "sentinel set m " + "quorum 2 " * 20,
+    "config-get-reply": '1) "requirepass"\n2) "abcdefg"\n',
+    "config-get-json": '"requirepass", "abcdefg", ',
+    "config-set-pairs": "config set a b requirepass abcd ",
+    "sensitive-nested": '{"sensitive": true, "type": ["list", "string"], "value": ["abcdefgh"]} ',
+    "sensitive-open": '"sensitive": true, "value": [[[[',
 }
 
 
@@ -2471,3 +2483,189 @@ def test_an_ini_block_skips_the_same_placeholders_as_is_placeholder(
     went out as a placeholder. Both now ask ``is_wrapped_placeholder``."""
     text = f"user = app\npassword = {value}\nport = 3306\n"
     assert [text[f.start : f.end] for f in scan(text)] == ([value] if found else [])
+
+
+# Review s46 (fix 144): config files inside JSON strings, Redis's multi-parameter SET and
+# CONFIG GET replies, Terraform outputs whose value is an object or a list
+S46_FOUND = [
+    # 1: a my.cnf or redis.conf as a JSON string's escapes (tool output that is JSON)
+    ("secret-assignment", '{"content": "[client]\\nuser = app\\npassword = Sunflower\\n"}',
+     ["Sunflower"]),
+    ("secret-assignment", '"my.cnf": "[client]\\nuser = app\\npassword = Sunflower\\n"',
+     ["Sunflower"]),
+    ("secret-assignment", '{"content": "[client]\\nuser=app\\npassword=S3cretPw!\\n"}',
+     ["S3cretPw!"]),
+    ("secret-assignment",
+     '{"files": {"app.ini": "[db]\\r\\nhost = db\\r\\npass = Tulipfield\\r\\n"}}',
+     ["Tulipfield"]),
+    ("redis-password",
+     '{"redis.conf": "bind 127.0.0.1\\nport 6379\\nrequirepass Sunflower42\\nmasterauth Tulip\\n"}',
+     ["Sunflower42", "Tulip"]),
+    ("redis-password", '{"x": "requirepass Sunflower42\\nport 6379"}', ["Sunflower42"]),
+    ("redis-password", '{"out": "sentinel auth-pass mymaster Sunflower\\nOK"}', ["Sunflower"]),
+    # 2: every password of a multi-parameter SENTINEL (CONFIG) SET, and CONFIG SET
+    ("redis-password", "SENTINEL CONFIG SET auth-pass pw1xyzab sentinel-pass pw2abcde",
+     ["pw1xyzab", "pw2abcde"]),
+    ("redis-password", "redis-cli -p 26379 SENTINEL CONFIG SET sentinel-user admin "
+     "sentinel-pass Zq8vRt3Lm9Kw", ["Zq8vRt3Lm9Kw"]),
+    ("redis-password", "SENTINEL SET mymaster down-after-milliseconds 5000 auth-pass Sunflower "
+     "quorum 2", ["Sunflower"]),
+    ("redis-password", "CONFIG SET requirepass Sunflower masterauth Tulipfield",
+     ["Sunflower", "Tulipfield"]),
+    ("redis-password", "CONFIG SET maxmemory 100mb requirepass Sunflower", ["Sunflower"]),
+    # 3: what CONFIG GET printed: redis-cli's numbered replies, RESP, raw, JSON
+    ("redis-password", '1) "requirepass"\n2) "S3cretPw"\n', ["S3cretPw"]),
+    ("redis-password", '127.0.0.1:6379> CONFIG GET *pass*\n1) "masterauth"\n2) "Tulipfield"\n'
+     '3) "masteruser"\n4) ""\n5) "requirepass"\n6) "Sunflower"\n', ["Tulipfield", "Sunflower"]),
+    ("redis-password", "*2\r\n$11\r\nrequirepass\r\n$9\r\nSunflower\r\n", ["Sunflower"]),
+    ("redis-password", "requirepass\nSunflower\n", ["Sunflower"]),
+    ("redis-password", "$ redis-cli CONFIG GET requirepass\nrequirepass\nSunflower\n",
+     ["Sunflower"]),
+    ("redis-password", '["requirepass","sunflower"]', ["sunflower"]),
+    ("redis-password", '{"requirepass": "Sunflower"}', ["Sunflower"]),
+    ("redis-password", "{'masterauth': 'Sunflower'}", ["Sunflower"]),
+]  # fmt: skip
+S46_CLEAN = [
+    # 1: the same shapes, no secret
+    '{"content": "[client]\\nuser = app\\nport = 3306\\n"}',
+    '{"content": "[client]\\nuser = app\\npassword = __PASSWORD__\\n"}',
+    '{"redis.conf": "bind 127.0.0.1\\n# requirepass foobared\\nport 6379\\n"}',
+    '{"msg": "def f():\\n    password = get_password()\\n    return password\\n"}',
+    '"print(\\"a\\\\npassword = \\" + x)"',
+    # 2: prose about the commands
+    "Use SENTINEL CONFIG SET sentinel-pass to set the password",
+    "SENTINEL SET mymaster is how you change auth-pass settings",
+    "# SENTINEL CONFIG SET sentinel-pass Sunflower",
+    "SENTINEL CONFIG SET sentinel-pass $SENTINEL_PW",
+    "SENTINEL CONFIG SET resolve-hostnames yes announce-hostnames yes",
+    # 3: lists of names, empty values, prose
+    '["requirepass", "masterauth"]',
+    "requirepass\nmasterauth\n",
+    '1) "requirepass"\n2) ""\n',
+    '1) "maxmemory"\n2) "104857600"\n',
+    '{"requirepass": ""}',
+    "The requirepass\nsetting is important.",
+    "redis.conf has requirepass and masterauth directives",
+]
+
+
+@pytest.mark.parametrize(("detector", "text", "secrets"), S46_FOUND)
+def test_review_s46_the_secrets_are_found(detector: str, text: str, secrets: list[str]) -> None:
+    """(1) The INI and redis.conf rules read a JSON string's escaped lines as lines; (2)
+    every `*-pass` of a multi-parameter SET; (3) the value of a CONFIG GET reply."""
+    found = [(text[f.start : f.end], f.detector) for f in scan(text)]
+    assert found == [(secret, detector) for secret in secrets], found
+
+
+@pytest.mark.parametrize("text", S46_CLEAN)
+def test_review_s46_no_secret_is_found(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+S46_TERRAFORM_OUTPUT = """{
+  "db_creds": {
+    "sensitive": true,
+    "type": [
+      "object",
+      {
+        "password": "string",
+        "username": "string"
+      }
+    ],
+    "value": {
+      "password": "Xq8mZ2vLp4Rw",
+      "username": "svc_reporting"
+    }
+  },
+  "db_password": {
+    "sensitive": true,
+    "type": "string",
+    "value": "Sunflower"
+  },
+  "hosts": {
+    "sensitive": true,
+    "type": [
+      "list",
+      "string"
+    ],
+    "value": [
+      "db-a.internal",
+      "db-b.internal"
+    ]
+  },
+  "settings": {
+    "sensitive": false,
+    "type": [
+      "object",
+      {
+        "value": "string"
+      }
+    ],
+    "value": {
+      "value": "https://example.com/health"
+    }
+  },
+  "vpc_id": {
+    "sensitive": false,
+    "type": "string",
+    "value": "vpc-0abc123def456"
+  }
+}
+"""
+
+
+def test_review_s46_terraform_output_json_sensitive_values_of_any_type() -> None:
+    """(4) `terraform output -json` with no jq: an output whose `type` is a list (an object's
+    or a list's) has its value after braces of its own; that value was "another object's"
+    and printed in the clear. Each string of a sensitive value goes; the rest stays."""
+    text = S46_TERRAFORM_OUTPUT
+    found = {text[f.start : f.end] for f in scan(text)}
+    assert found == {"Xq8mZ2vLp4Rw", "svc_reporting", "Sunflower", "db-a.internal",
+                     "db-b.internal"}  # fmt: skip
+
+
+def test_review_s46_a_state_file_s_sensitive_object_output() -> None:
+    """The state's order: the value first, its type (with braces) between it and the flag."""
+    text = json.dumps({
+        "outputs": {
+            "creds": {"value": {"password": "Kq9mW2pLx7vR", "user": "reporting"},
+                      "type": ["object", {"password": "string", "user": "string"}],
+                      "sensitive": True},
+            "name": {"value": "public-name", "type": "string"},
+        }
+    })  # fmt: skip
+    assert {text[f.start : f.end] for f in scan(text)} == {"Kq9mW2pLx7vR", "reporting"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": {"value": "zzzzzzzzzz"}, "sensitive": true}',  # the value of another object
+        '{"value": "keepme12345", "x": {"sensitive": true}}',
+        '{"out": {"sensitive": true, "type": "string"}, "v": {"value": "keepme12345"}}',
+        '{"sensitive": true, "type": ["list", "string"], "value": ["(sensitive value)"]}',
+    ],
+)
+def test_review_s46_a_value_beside_no_flag_stays(text: str) -> None:
+    assert scan(text) == [], [text[f.start : f.end] for f in scan(text)]
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        ("redis-cli CONFIG GET requirepass", True),
+        ('redis-cli -a "$PW" config get "*pass*"', True),
+        ("docker exec cache redis-cli CONFIG GET '*'", True),
+        ("redis-cli config get master*", True),
+        ("redis-cli CONFIG GET maxmemory", False),
+        ("redis-cli CONFIG GET maxmemory save", False),
+        ("redis-cli CONFIG SET requirepass x", False),
+        ('grep -n "config get requirepass" notes.md', False),
+    ],
+)
+def test_review_s46_redis_cli_config_get_prints_a_password(command: str, reads: bool) -> None:
+    """(3) Not at a terminal, redis-cli prints `requirepass` and the password each alone on a
+    line (`*pass*`: among other names): nothing in the output says which line is which."""
+    from exporter.secret_commands import reads_a_secret
+
+    assert reads_a_secret(command) is reads

@@ -709,15 +709,61 @@ def test_home_and_user_become_placeholders(write_session: Callable[..., Path]) -
     session = load_session(write_session(records))
     out, report = run(session, home="/Users/bob", user="bob")
     assert out.by_id["m1"].raw["message"]["content"] == (
-        "cd ~/x; ls ~/proj /home/alice2; <user> and <user>; the dev server"
-    )
-    assert out.header.cwd == "~/proj" and report.actions == {"home_paths": 3, "user_names": 2}
+        "cd ~/x; ls ~/proj /home/<user>; <user> and <user>; the dev server"
+    )  # (/home/alice2 is not alice's home, but another user's: its name goes too)
+    assert out.header.cwd == "~/proj" and report.actions == {"home_paths": 3, "user_names": 3}
     generic, _ = run(
         load_session(write_session([header("/home/dev/p"), msg("user", "dev x", 1, None)]))
     )
     assert generic.header.cwd == "~/p" and "dev x" in entries_text(generic)
     kept, _ = run(session, home="/Users/bob", user="bob", keep_paths=True)
     assert entries_text(kept) == entries_text(session)
+
+
+OTHER_HOMES = [  # (text, what it becomes) with HOME=/root and the cwd elsewhere
+    ("ls /home/carol/notes.txt", "ls /home/<user>/notes.txt"),
+    ("open /Users/carol/Documents/a.pdf", "open /Users/<user>/Documents/a.pdf"),
+    ("dir C:\\Users\\Carol\\Desktop", "dir C:\\Users\\<user>\\Desktop"),
+    ('{"path": "C:\\\\Users\\\\carol\\\\x"}', '{"path": "C:\\\\Users\\\\<user>\\\\x"}'),
+    ("file:///home/carol/report.html", "file:///home/<user>/report.html"),
+    (
+        "/var/home/carol/x and /mnt/c/Users/carol.smith/y",
+        "/var/home/<user>/x and /mnt/c/Users/<user>/y",
+    ),
+    ("HOME=/home/dave: cd /home/dave.", "HOME=/home/<user>: cd /home/<user>."),
+]
+OTHER_HOMES_KEPT = [
+    # service, CI and shared accounts; placeholders; URLs' paths; longer folder names
+    "/home/runner/work/app /home/ubuntu/.ssh /home/linuxbrew/.linuxbrew /Users/Shared/x",
+    "/home/username/proj /home/<user>/x /home/$USER/x /home/*/x /Users/you/src",
+    "see /homework/ and https://x/home/abc and https://github.com/Users/bob and /api/home/eve",
+    "GET /users/42 HTTP/1.1",
+]
+
+
+@pytest.mark.parametrize(("text", "shared"), OTHER_HOMES)
+def test_another_user_s_home_keeps_no_name(
+    write_session: Callable[..., Path], text: str, shared: str
+) -> None:
+    """`/home/carol/…` of someone other than the session's owner kept the name (HOME was
+    /root, the cwd /srv/app): it is personal data too. It becomes `/home/<user>/…`, counted
+    with the user names."""
+    records = [header("/srv/app"), msg("user", text, 1, None)]
+    out, report = run(load_session(write_session(records)), home="/root", user="root")
+    assert out.by_id["m1"].raw["message"]["content"] == shared
+    assert report.actions == {"user_names": shared.count("<user>")}
+    kept, _ = run(load_session(write_session(records)), home="/root", keep_paths=True)
+    assert kept.by_id["m1"].raw["message"]["content"] == text
+
+
+@pytest.mark.parametrize("text", OTHER_HOMES_KEPT)
+def test_shared_homes_urls_and_placeholders_stay(
+    write_session: Callable[..., Path], text: str
+) -> None:
+    records = [header("/srv/app"), msg("user", text, 1, None)]
+    out, report = run(load_session(write_session(records)), home="/root", user="root")
+    assert out.by_id["m1"].raw["message"]["content"] == text
+    assert "user_names" not in report.actions
 
 
 @pytest.mark.parametrize("home", ["/var/home/alice", "/mnt/c/Users/Alice.Smith"])
