@@ -262,29 +262,52 @@ def _fork_marker(
     numbers: list[int],
     total: int,
     hidden: bool = False,
-    result: bool = False,
+    above: str = "",
+    before_results: bool = False,
 ) -> str:
-    """The line under a fork's entry that says which branches leave there; at an entry
-    this document does not show (extension data), which entry that is, and that it
-    comes right after what is above (its id appeared nowhere else)."""
+    """The line under a fork's entry that says which branches leave there, each linked to
+    its heading (the link says where the branch is: "under “Other branches”" said it
+    twice); at an entry this document does not show (extension data), which entry that
+    is, and that it comes right after what is above (its id appeared nowhere else).
+    ``before_results``: the entry is an assistant message whose tool results are shown in
+    its turn above; they came after the fork, so the line says the branch leaves before
+    them (under the turn, "here" read as after its last output). ``above``: what the entry
+    is, said when it has no heading of its own (a result shown with its call, a model
+    change): its id is nowhere else in the transcript."""
     if len(numbers) == 1:
         which = f"{_branch_link(numbers[0], total, f'Branch {numbers[0]} of {total}')} forks"
+        them = "that branch"
     else:
         links = [_branch_link(n, total, str(n)) for n in numbers]
         which = f"Branches {', '.join(links[:-1])} and {links[-1]} of {total} fork"
+        them = "those branches"
     if hidden:
         return (
             f"*⑂ {which} here, after {_entry_said(session, entry_id)}, which is not shown: "
-            "it comes right after the entry above (under “Other branches”).*"
+            "it comes right after the entry above.*"
         )
-    if result:  # a result has no heading of its own: its id is nowhere else
-        entry = session.by_id.get(entry_id)
-        name = entry.tool_name if isinstance(entry, MessageEntry) else None
-        said = f"the {code_span(name)} result just above" if name else "the result just above"
+    if before_results:
         return (
-            f"*⑂ {which} here, after entry {code_span(entry_id)}, {said} (under “Other branches”).*"
+            f"*⑂ {which} after entry {code_span(entry_id)}, the assistant message above, "
+            f"before its tool results: the results shown with its calls are on this path, "
+            f"not on {them}.*"
         )
-    return f"*⑂ {which} here, after entry {code_span(entry_id)} (under “Other branches”).*"
+    said = f", {above} just above" if above else ""
+    return f"*⑂ {which} here, after entry {code_span(entry_id)}{said}.*"
+
+
+def _headless_said(entry: Entry) -> str:
+    """What an entry shown without a heading is, for a line that names it by its id."""
+    if isinstance(entry, MessageEntry) and entry.role == "toolResult":
+        name = entry.tool_name
+        return f"the {code_span(name)} result" if name else "the result"
+    if isinstance(entry, ModelChangeEntry):
+        return "the model change"
+    if isinstance(entry, ThinkingLevelChangeEntry):
+        return "the thinking-level change"
+    if isinstance(entry, SessionInfoEntry):
+        return "the session name"
+    return "the entry"
 
 
 def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[str]:
@@ -333,20 +356,40 @@ class _Writer:
             if entry_id in shown_results:
                 continue
             entry = self.session.by_id[entry_id]
+            before = len(shown_results)
             written = self.entry(entry, level, on_line, shown_results)
             out += written
-            out += self._fork_marker(entry_id, hidden=not written)
+            headless = bool(written) and not written[0].startswith("#")
+            out += self._headless_label(entry) if headless else []
+            out += self._fork_marker(
+                entry_id,
+                hidden=not written,
+                above=_headless_said(entry) if headless else "",
+                before_results=len(shown_results) > before,
+            )
         return out
 
-    def _fork_marker(self, entry_id: str, hidden: bool = False, result: bool = False) -> list[str]:
+    def _fork_marker(
+        self,
+        entry_id: str,
+        hidden: bool = False,
+        above: str = "",
+        before_results: bool = False,
+    ) -> list[str]:
         """Under an entry that is a fork, a line saying which branches leave there; a
         result shown with its call gets it right under it, not under the whole turn (a
         branch from the first of two results read as leaving after the second).
-        ``hidden``: the entry is not shown (the line goes under the one before)."""
+        ``hidden``: the entry is not shown (the line goes under the one before); ``above``:
+        what it is when it has no heading (``_headless_said``);
+        ``before_results``: an assistant turn that showed its results (they follow the
+        fork: the line says the branch leaves before them)."""
         if entry_id not in self.forks:
             return []
         numbers = self.forks[entry_id]
-        return [_fork_marker(self.session, entry_id, numbers, self.lines, hidden, result), ""]
+        said = _fork_marker(
+            self.session, entry_id, numbers, self.lines, hidden, above, before_results
+        )
+        return [said, ""]
 
     def _is_before(self, earlier: str, entry_id: str) -> bool:
         """``earlier`` is on the path to ``entry_id`` (the page's test, on the same spans)."""
@@ -432,6 +475,15 @@ class _Writer:
             notes.append("*Made by an extension (fromHook), not by Pi's own summariser.*")
         return notes
 
+    def _headless_label(self, entry: Entry) -> list[str]:
+        """The label on an entry shown without a heading (a result shown with its call),
+        under it: it was in the header's list only, by an id the transcript never showed."""
+        label = self.session.labels.get(entry.id)
+        if not label:
+            return []
+        return [f"**Label** {code_span(label)} · id {code_span(entry.id)}, "
+                f"{_headless_said(entry)} above", ""]  # fmt: skip
+
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
         when = parse_time(entry.timestamp)
         said = [title, fmt_datetime(when)] if when else [title]
@@ -481,7 +533,8 @@ class _Writer:
                     shown.add(result.id)
                 out += [*_tool(block, result if isinstance(result, MessageEntry) else None), ""]
                 if result is not None:
-                    out += self._fork_marker(result.id, result=True)
+                    out += self._headless_label(result)
+                    out += self._fork_marker(result.id, above=_headless_said(result))
             else:
                 out += [*_block(block, level), ""]
         out += _stop_reason(entry)

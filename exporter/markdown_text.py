@@ -19,8 +19,10 @@ from markdown_it import MarkdownIt
 
 from exporter.formatting import plain_text_shown, replace_surrogates
 
-#: ASCII punctuation that can start markup inline (CommonMark lets any of it be escaped).
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
+#: ASCII punctuation that can start markup inline (CommonMark lets any of it be escaped);
+#: an "&" only where it could start a character reference, and no "!" (an image needs the
+#: "[" after it, always escaped): "Done\\!" and "a \\&\\& b" were noise in the source.
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~]|&(?=#|[A-Za-z0-9]+;))")
 _BACKTICKS = re.compile(r"`+")
 #: An opening or closing code fence: up to three spaces, then ``` or ~~~ (or longer).
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")

@@ -805,7 +805,7 @@ def test_a_fork_at_an_entry_not_shown_says_which_entry_it_is() -> None:
         "“\\[todo-state\\] (extension data)”, which is not shown: it comes right after the "
         "entry above" in transcript
     )
-    assert "(#branch-6-of-7) forks here, after entry `08e81de0` (under" in transcript  # shown
+    assert "(#branch-6-of-7) forks here, after entry `08e81de0`.*\n" in transcript  # shown
 
 
 # --- review of the Markdown export, 2026-12-04 (third round) ------------------------------
@@ -909,3 +909,105 @@ def test_links_are_made_safe_in_linear_time(unit: str) -> None:
     prose(unit * 10, 3)  # the parser made once
     small, large = seconds(100_000), seconds(800_000)
     assert large < 20 * small + 0.2, (small, large)
+
+
+# --- review of the Markdown export, 2026-12-04 (fourth round) -----------------------------
+
+
+def _two_call_session(tmp_path: Path, fork_from: str) -> Session:
+    """A turn ``a1`` with two bash calls and their results, then an answer; a second
+    branch whose first entry's parent is ``fork_from``."""
+    calls = [
+        {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}},
+        {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "pwd"}},
+    ]
+    header = {"type": "session", "version": 3, "id": "s", "cwd": "/x", "timestamp": "2025"}
+    result = {"role": "toolResult", "toolName": "bash"}
+    lines = [
+        json.dumps(header),
+        _message_line("u1", None, 1, role="user", content="look"),
+        _message_line("a1", "u1", 2, role="assistant", content=calls, stopReason="toolUse"),
+        _message_line("r1", "a1", 3, **result, toolCallId="c1", content="FIRST-OUTPUT"),
+        _message_line("r2", "r1", 4, **result, toolCallId="c2", content="SECOND-OUTPUT"),
+        _message_line("a2", "r2", 5, role="assistant", content="done", stopReason="stop"),
+        _message_line("u2", fork_from, 6, role="user", content="no, stop"),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session = load_session(path)
+    session.set_leaf("a2")
+    return session
+
+
+def test_a_fork_at_an_assistant_turn_says_it_leaves_before_the_results(tmp_path: Path) -> None:
+    """A branch whose first entry's parent is the assistant message leaves before any of
+    its tool results arrive; its line stood under the whole turn, below both outputs,
+    saying "forks here" as if it left after them."""
+    document = session_markdown(_two_call_session(tmp_path, "a1"))
+    transcript = document.split("\n## Other branches\n", 1)[0]
+    assert "forks here" not in transcript
+    line = (
+        "*⑂ [Branch 2 of 2](#branch-2-of-2) forks after entry `a1`, the assistant message "
+        "above, before its tool results: the results shown with its calls are on this "
+        "path, not on that branch.*"
+    )
+    assert transcript.count("⑂") == 1 and line in transcript
+    turn = transcript.split("· id `a1`\n", 1)[1]  # the fork's heading shows its id
+    assert turn.index("SECOND-OUTPUT") < turn.index(line) < turn.index("done")
+    links = [t.attrs.get("href") for t in _tokens(line) if t.type == "link_open"]
+    assert links == ["#branch-2-of-2"]
+
+
+def test_an_assistant_turn_without_its_results_still_forks_here(tmp_path: Path) -> None:
+    """A fork at a turn whose results this path does not show keeps "forks here"."""
+    session = _two_call_session(tmp_path, "a1")
+    session.set_leaf("u2")  # the results are on the other branch now
+    transcript = session_markdown(session).split("\n## Other branches\n", 1)[0]
+    assert "*⑂ [Branch 2 of 2](#branch-2-of-2) forks here, after entry `a1`.*" in transcript
+
+
+@pytest.mark.parametrize("name", ["pi-branched-1.jsonl", "pi-branched-2.jsonl"])
+def test_a_fork_line_says_where_the_branch_is_once(name: str) -> None:
+    """ "[Branch 2 of 7](#branch-2-of-7) forks here, after entry `x` (under “Other
+    branches”)": the link already says where the branch is."""
+    document = session_markdown(load_session(FIXTURES_DIR / name))
+    lines = [line for line in document.splitlines() if line.startswith("*⑂ ")]
+    assert lines
+    for line in lines:
+        assert "Other branches" not in line, line
+        assert re.search(r"\]\(#branch-\d+-of-\d+\)", line), line
+
+
+def test_a_label_on_a_result_shown_with_its_call_is_in_the_transcript() -> None:
+    """Three of the nine labels in the demo are on tool results shown with their calls:
+    they were in the header's list only, by an id the transcript never showed."""
+    session = load_session(FIXTURES_DIR / "pi-branched-1.jsonl")
+    document = session_markdown(session)
+    transcript = document.split("\n## Transcript\n", 1)[1]
+    for target, label in session.labels.items():
+        assert f"`{label}` · id `{target}`" in transcript, (target, label)
+    said = "**Label** `checkpoint` · id `3aa54557`, the `edit` result above"
+    assert said in transcript
+
+
+def test_a_fork_at_an_entry_without_a_heading_says_what_it_is() -> None:
+    """ "forks here, after entry `88be28e6`" under "Thinking level: low": that id was
+    nowhere else in the transcript."""
+    transcript = session_markdown(load_session(FIXTURES_DIR / "pi-branched-1.jsonl"))
+    assert (
+        "*Thinking level: `low`*\n\n*⑂ [Branch 2 of 7](#branch-2-of-7) forks here, after "
+        "entry `88be28e6`, the thinking-level change just above.*" in transcript
+    )
+    assert "after entry `d3da583d`, the model change just above.*" in transcript
+
+
+def test_escaped_text_has_no_needless_backslashes() -> None:
+    """ "Done\\!" and "cd x \\&\\& make 2\\>\\&1" in every quoted prompt: a "!" starts an
+    image only before a "[" (escaped), an "&" matters only before a reference."""
+    said = escaped("Done! cd x && make 2>&1 ![i](https://e.com/i.png) &amp; &#106;")
+    assert said.startswith("Done! cd x && make 2\\>&1 !\\[i\\]")
+    tokens = _tokens(said)
+    assert not [t for t in tokens if t.type in ("image", "link_open", "html_inline")]
+    assert VIEWER.renderInline(said) == (
+        "Done! cd x &amp;&amp; make 2&gt;&amp;1 ![i](https://e.com/i.png) &amp;amp; &amp;#106;"
+    )
