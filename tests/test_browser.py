@@ -689,6 +689,30 @@ def test_a_row_found_only_inside_its_entry_says_so(view: Viewer, published: dict
     clean(view)
 
 
+def test_the_in_text_cue_has_its_room_on_a_touch_screen(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """On a touch screen the outline rows' bigger padding (for a finger) also reset the
+    right padding the "in text" cue sits in: the cue was printed over the row's words
+    (visual review 2026-12-04). The rows keep the cue's room there too."""
+    page = view.open(published[LARGE], viewport=PHONE, is_mobile=True, has_touch=True)
+    assert page.evaluate("matchMedia('(pointer: coarse)').matches")
+    page.click(".outline-toggle")
+    page.locator("#tree-search").fill("selector")
+    page.wait_for_selector("#tree li.search-inside", state="attached")
+    page.wait_for_timeout(200)
+    rows = page.eval_on_selector_all(
+        "#tree li.search-inside > a",
+        """links => links.filter(a => a.offsetParent).map(a => {
+             const style = getComputedStyle(a);
+             return [parseFloat(style.paddingRight) / parseFloat(style.fontSize),
+                     parseFloat(style.paddingTop)]; })""",
+    )
+    assert rows, "no row found only in its text"
+    assert all(right >= 4.4 and top >= 7 for right, top in rows), rows[:5]
+    clean(view)
+
+
 def test_a_row_whose_match_is_cut_off_by_its_ellipsis_says_in_text(
     view: Viewer, published: dict[str, str]
 ) -> None:

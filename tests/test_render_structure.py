@@ -3472,3 +3472,13 @@ def test_the_labels_list_shows_a_rows_words_with_one_ellipsis() -> None:
     for line in lines:
         assert "…]…" not in line and "] …" not in line, line
     assert any(line.endswith("package…] result · in another branch") for line in lines), lines
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_the_transcript_heading_speaks_of_other_branches_only_when_there_are(name: str) -> None:
+    """ "other branches fold out where they fork" stood over the transcript of a session with
+    one branch too (pi-large-session, pi-v1: visual review 2026-12-04)."""
+    session = load_fixture(name)
+    (heading,) = re.findall(r"<h2>Transcript .*?</h2>", render_fixture(name))
+    branches = len(compute_stats(session).branches)
+    assert ("other branches fold out" in heading) == (branches > 1), (branches, heading)
