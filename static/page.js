@@ -827,10 +827,10 @@
     if (path) breakPath(path);
     var cmd = $(":scope > code.cmd", head);
     if (cmd && !$(":scope > details.cmd-rest", block)) {
-      head.insertBefore(copyButton("Copy", "the command", function () {
+      head.appendChild(copyButton("Copy", "the command", function () {
         var prompt = $(".prompt", cmd);
         return cmd.textContent.slice(prompt ? prompt.textContent.length : 0);
-      }), head.lastElementChild);
+      }));
     }
     var outs = $all(":scope > pre.out", block);  // an edit's or a write's is a status line
     var folds = $all(":scope > details.fold", block), whole = null;
@@ -838,7 +838,8 @@
       if (!folds.length) whole = function () { return outs[0].textContent; };
       else if (folds.length === 1) whole = foldedOutput(folds[0], outs[0]);
     }
-    if (whole) head.insertBefore(copyButton("Copy output", "the output", whole), head.lastElementChild);
+    // after the head's "#": before it, a narrow head wrapped the "#" onto a line of its own
+    if (whole) head.appendChild(copyButton("Copy output", "the output", whole));
   }
   // A tool's path wraps after a "/", not inside a name ("coding-" over "agent/src/...", "dark"
   // over ".json" on a phone); a name too long for a line still breaks where it must

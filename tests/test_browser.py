@@ -4343,6 +4343,33 @@ def test_a_tool_heads_facts_sit_beside_its_path(view: Viewer, published: dict[st
     clean(view)
 
 
+@pytest.mark.parametrize("name", [SAMPLER, BRANCHED])
+def test_a_tool_heads_link_never_sits_alone_on_a_phone(
+    view: Viewer, published: dict[str, str], name: str
+) -> None:
+    """On a touch screen every tool head shows its "#"; the copy buttons went in before it,
+    and when they wrapped the "#" fell onto a line of its own, read as a stray character
+    in the output (visual review 2026-12-04). It shares a line with the words before it or
+    with the buttons after it."""
+    page = view.open(published[name], viewport=PHONE, is_mobile=True, has_touch=True)
+    open_everything(page)
+    page.wait_for_function("() => document.querySelectorAll('.tool-head .copy-btn').length > 3")
+    page.wait_for_timeout(300)
+    alone = page.evaluate(
+        """[...document.querySelectorAll('.tool-head > a.permalink')]
+             .filter(a => a.getClientRects().length).map(a => {
+               const box = a.getBoundingClientRect();
+               const before = [...a.previousElementSibling.getClientRects()].pop();
+               const after = a.nextElementSibling && a.nextElementSibling.getClientRects()[0];
+               const beside = r => r && r.top < box.bottom && box.top < r.bottom;
+               return [a.closest('[data-entry-id]').id, beside(before) || beside(after)];
+             }).filter(([, shared]) => !shared)"""
+    )
+    count = page.locator(".tool-head > a.permalink").count()
+    assert count > 3 and alone == [], alone
+    clean(view)
+
+
 def test_a_branch_tables_dates_stay_whole(view: Viewer, published: dict[str, str]) -> None:
     """At 1024 px "Last activity" broke at the date's hyphens: "2025-11-" / "21" /
     "01:47:49" (review 2026-12-04). The date keeps one line; the time may wrap below."""
