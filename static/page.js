@@ -104,7 +104,15 @@
   // Case-folded for search: "İ" lowercases to "i" and a combining dot, which neither
   // "istanbul" nor a mark's offsets would find; it folds to "i".
   function fold(text) { return text.toLowerCase().replace(/i\u0307/g, "i"); }
-  function searchTerms() { return fold(search.value).split(/\s+/).filter(Boolean); }
+  // Words, and "quoted phrases" kept whole (their quotes are no part of the text)
+  function searchTerms() {
+    var terms = [];
+    fold(search.value).replace(/"([^"]*)"?|[^\s"]+/g, function (word, phrase) {
+      var term = phrase === undefined ? word : phrase.trim();
+      if (term) terms.push(term);
+    });
+    return terms;
+  }
   // The "same output as ..." links of each entry, found in one query for all: a scoped
   // querySelectorAll per row cost ~0.2 ms each on a 20,000-entry page (4 s per search).
   var sameOutput = null;

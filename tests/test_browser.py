@@ -743,6 +743,36 @@ def test_a_row_whose_match_is_cut_off_by_its_ellipsis_says_in_text(
     clean(view)
 
 
+def test_a_quoted_phrase_is_searched_as_it_is_written(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """Searching "dark.json" with its quotes found nothing: the quotes were matched as text
+    (visual review 2026-12-04). A quoted phrase is one term, spaces and all, without its
+    quotes; an unclosed quote runs to the end."""
+    url = page_server.publish("branched-2.html", render_fixture("pi-branched-2.jsonl"))
+    page = view.open(url)
+    page.keyboard.press("/")
+
+    def matches(query: str) -> tuple[int, list[str]]:
+        page.fill("#tree-search", query)
+        page.wait_for_timeout(300)
+        status = shown_text(page, "#tree-status")
+        rows = page.eval_on_selector_all(
+            "#tree li:not(.sub):not(.search-miss) > a",
+            "links => links.map(a => a.getAttribute('href'))",
+        )
+        return int(status.split(" of ")[0].replace(",", "")), rows
+
+    plain, plain_rows = matches("dark.json")
+    assert plain > 0
+    assert matches('"dark.json"') == (plain, plain_rows)
+    assert matches('"dark.json') == (plain, plain_rows)
+    words, _ = matches("dark theme")
+    phrase, _ = matches('"dark theme"')
+    assert 0 < phrase < words, (phrase, words)
+    clean(view)
+
+
 def test_search_finds_an_output_shown_once_from_its_repeats(
     view: Viewer, published: dict[str, str]
 ) -> None:
