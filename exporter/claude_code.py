@@ -303,8 +303,11 @@ class _Converter:
                 entry = _command_entry(line)
                 parents.append((entry, line.parent))
                 placed.append((line.number, entry))
-        for answer in answers:
-            entry = _assistant_entry(answer)
+        asked = ""  # the model the last real answer came from
+        for answer in sorted(answers, key=lambda a: a.lines[0].number):
+            entry = _assistant_entry(answer, asked)
+            if entry["message"]["model"] != SYNTHETIC_MODEL:
+                asked = entry["message"]["model"] or asked
             placed.append((answer.lines[0].number, entry))
             parents.append((entry, answer.lines[0].parent))
         for entry, parent in parents:
@@ -643,7 +646,14 @@ def _entry(line: _Line, kind: str, **fields: Any) -> dict[str, Any]:
     }
 
 
-def _assistant_entry(answer: _Answer) -> dict[str, Any]:
+#: The model Claude Code writes on a message it made itself (an API error, an interruption)
+SYNTHETIC_MODEL = "<synthetic>"
+
+
+def _assistant_entry(answer: _Answer, asked: str = "") -> dict[str, Any]:
+    """An answer as Pi's assistant message. One Claude Code made itself (``<synthetic>``: a
+    529 it could not get past) is said as from the model it asked, as Pi writes an error
+    turn: no model of that name was chosen, and "anthropic/<synthetic>" had a usage row."""
     content: list[Any] = []
     for line in answer.lines:
         blocks = line.message.get("content")
@@ -653,7 +663,8 @@ def _assistant_entry(answer: _Answer) -> dict[str, Any]:
             content.append(_assistant_block(block))
     last = answer.lines[-1]
     models = [m for line in answer.lines if isinstance(m := line.message.get("model"), str)]
-    model = next((m for m in models if m != "<synthetic>"), models[0] if models else "")
+    model = next((m for m in models if m != SYNTHETIC_MODEL), "")
+    model = model or asked or (models[0] if models else "")
     reasons = [line.message.get("stop_reason") for line in answer.lines]
     reason = next((r for r in reversed(reasons) if isinstance(r, str)), None)
     has_calls = any(isinstance(b, dict) and b.get("type") == "toolCall" for b in content)

@@ -658,3 +658,22 @@ def test_absurd_token_counts_count_as_none() -> None:
     usage = compute_stats(session).all
     assert (usage.input, usage.output) == (0, 7)
     assert "x" in render_session(session)
+
+
+def test_an_answer_claude_code_made_itself_is_said_as_from_the_model_it_asked(session) -> None:
+    """Claude Code writes "<synthetic>" as the model of a message it made itself (here the
+    API error 529 it could not get past). The page said "also selected, never answered:
+    anthropic/<synthetic>" and gave it a usage row, as if the user had chosen such a model
+    (visual review 2026-12-04). The turn is the asked model's failed turn, as Pi writes one."""
+    answers = [e for e in session.entries if isinstance(e, MessageEntry) and e.role == "assistant"]
+    models = [e.message.get("model") for e in answers]
+    failed = [e for e in answers if e.message.get("stopReason") == "error"]
+    assert failed and "<synthetic>" not in models, models
+    for entry in failed:
+        before = [e for e in answers[: answers.index(entry)] if e.message.get("model")]
+        assert entry.message["model"] == before[-1].message["model"]
+    page = render_session(session)
+    assert "synthetic" not in page and "never answered" not in page
+    stats = compute_stats(session)
+    assert {name for name, _ in stats.by_model_all} == {f"anthropic/{models[0]}"}
+    assert stats.models_used == [f"anthropic/{models[0]}"]
