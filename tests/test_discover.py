@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import math
 import os
+import re
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -253,6 +257,46 @@ def test_demo_session_is_bundled_and_loads() -> None:
     session = load_session(path)
     assert session.version == 3 and len(session.entries) > 100 and len(session.branches()) > 1
     assert session.damaged == [] and session.diagnostics == []
+
+
+def _png_pixels_complete(data: bytes) -> bool:
+    """Whether a PNG's chunks check out and its image data inflates to every row a
+    non-interlaced 8-bit image of its size needs (what a browser paints)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return False
+    at, chunks = 8, {}
+    while at < len(data):
+        (size,) = struct.unpack(">I", data[at : at + 4])
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + size]
+        (crc,) = struct.unpack(">I", data[at + 8 + size : at + 12 + size])
+        if zlib.crc32(kind + body) != crc:
+            return False
+        chunks[kind] = chunks.get(kind, b"") + body
+        at += 12 + size
+    width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[color]
+    try:
+        pixels = zlib.decompress(chunks[b"IDAT"])
+    except zlib.error:
+        return False
+    return depth == 8 and interlace == 0 and len(pixels) == height * (1 + width * channels)
+
+
+def test_the_demo_sessions_images_are_whole() -> None:
+    """The demo's images were a PNG whose data held 14 of the 200 bytes its 8x8 pixels
+    need: Chromium painted nothing, and the README's first page looked as if the exporter
+    lost images (visual review 2026-12-04)."""
+    images = []
+    for line in demo_session_path().read_text(encoding="utf-8").splitlines():
+        images += re.findall(r'"data":\s*"([A-Za-z0-9+/=]{40,})"', line)
+    assert len(images) >= 3
+    assert all(_png_pixels_complete(base64.b64decode(image)) for image in images)
+    fixture = Path(os.environ.get("PI_SHARED_DIR", "../shared")) / "fixtures/every-entry-type.jsonl"
+    if fixture.exists():  # the check itself: the fixture's 8x8 image is whole
+        (good,) = set(
+            re.findall(r'"data":\s*"(iVBORw0KGgo[A-Za-z0-9+/=]+)"', fixture.read_text("utf-8"))
+        )
+        assert _png_pixels_complete(base64.b64decode(good))
 
 
 # --- scan_summary vs the full loader ----------------------------------------------------------
