@@ -545,6 +545,31 @@ _VARIABLE_VALUE = re.compile(
 )
 
 
+#: The words of a variable's name that holds a password (`hashedPassword`, `pw_from_env`,
+#: `new_password`), which a passphrase's words (`correct_horse_battery_staple`) are not
+_VARIABLE_WORDS = frozenset((
+    "hashed", "hash", "password", "passwd", "pw", "pwd", "pass", "passphrase", "secret",
+    "env", "var", "from", "form", "input", "new", "old", "default", "user", "db", "config",
+    "get", "value", "val", "str", "string", "encoded", "encrypted", "plain", "raw", "tmp",
+    "temp", "args", "kwargs", "self", "request", "params", "data", "cfg", "settings", "opts",
+    "options", "salt", "salted", "current", "stored", "expected", "actual", "given", "admin",
+    "root", "my", "the", "auth", "token", "key", "creds", "cred", "credentials", "arg", "field",
+))  # fmt: skip
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _names_a_variable(value: str, before: str, after: str) -> bool:
+    """``value`` is a variable's name (`_VARIABLE_VALUE`) that says so: dotted, a word of
+    one that holds a password (``hashedPassword``, ``pw_from_env``), or a name the lines
+    around define or use; not any snake_case or camelCase words, which a passphrase
+    (``correct_horse_battery_staple``, ``letMeIn``) is as well (review 143 M2)."""
+    if _VARIABLE_VALUE.fullmatch(value) is None:
+        return False
+    if "." in value or any(w.lower() in _VARIABLE_WORDS for w in _NAME_WORDS.findall(value)):
+        return True
+    return re.search(rf"\b{re.escape(value)}\b", before + "\n" + after) is not None
+
+
 def _code_line(line: str, pos: int = 0, endpos: int | None = None) -> bool:
     """``line[pos:endpos]`` is a line of code (``_CODE_LINE``, or ``x if y else z``), its
     trailing comment left out."""
@@ -635,8 +660,10 @@ def _in_ini_block(text: str, start: int, value: str = "") -> bool:
     name = text[start:equals].strip() if equals >= 0 else ""
     if value and (value == name or name.endswith("." + value)):
         return False  # `password = password`, `self.password = password`: code
-    identifier = bool(value) and _VARIABLE_VALUE.fullmatch(value) is not None
     low = max(0, line_start - _INI_WINDOW)
+    identifier = bool(value) and _names_a_variable(
+        value, text[low:line_start], text[own_end : own_end + _INI_WINDOW]
+    )
     before = text[low : max(low, line_start - 1)].rsplit("\n", _INI_NEIGHBOURS)[::-1]
     high = min(len(text), line_end + 1 + _INI_WINDOW)
     after = text[line_end + 1 : high].split("\n", _INI_NEIGHBOURS) if line_end >= 0 else []

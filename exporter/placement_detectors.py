@@ -317,6 +317,9 @@ class RedisPasswordDetector(Detector):
                 if token is None:
                     break
                 at, word = token.end(), token["w"]
+                closing = token["close"]
+                if closing is not None and closing not in _line_before(text, match.start()):
+                    break  # a quote this line did not open
                 if word.startswith(">"):
                     start = token.start("w") + 1
                     value = text[start : token.end("w")].split("\\", 1)[0]
@@ -326,12 +329,15 @@ class RedisPasswordDetector(Detector):
                     other_rule = True  # (`--all` is an option: `user list --all >users.txt`)
                 else:
                     break
+                if closing is not None:
+                    break  # the quoted rules end
             if other_rule:
                 yield from passwords
 
     def _client_acl_passwords(self, text: str, lower: str) -> Iterator[Span]:
         """redis-py's ``acl_setuser(…, passwords=['+X'])`` and ``execute_command("ACL",
         "SETUSER", "alice", ">X", …)``: the passwords a client sets."""
+        budget = len(lower)
         for match in _CLIENT_ACL.finditer(lower):
             want = "+" if match["py"] is not None else ">"
             at = match.end()
@@ -342,19 +348,29 @@ class RedisPasswordDetector(Detector):
                 at = comma.end()
             # the list's (the call's) items one after another from its start, up to its
             # `]` (`)`): nothing quoted after it, on this line or the next, is read
+            limit = min(len(lower), at + _CLIENT_MAX_SCAN)
             for _ in range(_CLIENT_MAX_ITEMS):
-                item = _CLIENT_ITEM.match(lower, at)
-                if item is None:
+                item = _CLIENT_ITEM.match(lower, at, limit)
+                if item is not None:
+                    body = item["body"]
+                    if body is not None and body[:1] == want and _CLIENT_VALUE.fullmatch(body, 1):
+                        start, end = item.start("body") + 1, item.end("body")
+                        value = text[start:end]
+                        if value[0] not in "$%<{" and not is_placeholder(value):
+                            yield start, end
+                    if item["next"] == ",":
+                        at = item.end()
+                        continue
+                    if item["next"] is not None:
+                        break  # `]`/`)`: the list (call) is closed
+                # an item not read (`"+" + pw`, `f"+{pw}"`): passed over to the next comma
+                # (review 143 M1), the list's end ends the walk
+                skip_from = item.end() if item is not None else at
+                stop = max(skip_from, min(limit, skip_from + _SKIP_MAX, skip_from + budget))
+                at, comma = _skip_item(lower, skip_from, stop)
+                budget -= at - skip_from  # (all skips of a text: as long as it at most)
+                if not comma:
                     break
-                body = item["body"]
-                if body is not None and body[:1] == want and _CLIENT_VALUE.fullmatch(body, 1):
-                    start, end = item.start("body") + 1, item.end("body")
-                    value = text[start:end]
-                    if value[0] not in "$%<{" and not is_placeholder(value):
-                        yield start, end
-                if item["next"] != ",":
-                    break  # `]`/`)`: the list (call) is closed; anything else: not read on
-                at = item.end()
 
 
 #: A JSON string's escape that ends a value read from it (a line break, a tab, a quote)
@@ -390,14 +406,52 @@ _CLIENT_ACL = re.compile(
 _CLIENT_COMMA = re.compile(r"\s*+,")
 #: One item of the list (argument of the call): a quoted string or a bare name (`name`,
 #: `*rules`, `enabled=True`), then the comma before the next or the closing bracket.
+#: Comments before it (`"+X",  # primary`) are passed over.
 #: Possessive blanks: a run of them is walked once, never split between two quantifiers.
 _CLIENT_ITEM = re.compile(
-    r"\s*+(?:(?P<q>[\"'])(?P<body>[^\"'\r\n]{0,512}+)(?P=q)|[^\s,()\[\]\"']{1,128}+)"
+    r"(?:\s*+#[^\n]*+)*+\s*+(?:(?P<q>[\"'])(?P<body>[^\"'\r\n]{0,512}+)(?P=q)|[^\s,()\[\]\"']{1,128}+)"
     r"\s*+(?P<next>[,\])])?"
 )
 #: A password after its `+`/`>`: 4 characters or more, no blank
 _CLIENT_VALUE = re.compile(r"[^\s\"']{4,512}")
 _CLIENT_MAX_ITEMS = 64
+_CLIENT_MAX_SCAN = 8192  # characters of one call's arguments read at most
+_SKIP_MAX = 512  # characters of one item not read that are passed over at most
+#: Up to the next character _skip_item looks at
+_SKIP_PLAIN = re.compile(r"[^\"'#()\[\]{},]*+")
+
+
+def _skip_item(lower: str, at: int, limit: int) -> tuple[int, bool]:
+    """Past the rest of an item that was not read (an expression, a call, an f-string) to
+    just after the ``,`` that ends it: quotes, brackets and ``#`` comments are stepped over.
+    ``(end, False)`` at the list's closing bracket or ``limit``."""
+    depth = 0
+    while at < limit:
+        at = _SKIP_PLAIN.match(lower, at, limit).end()
+        if at >= limit:
+            break
+        char = lower[at]
+        if char in "\"'":
+            close = lower.find(char, at + 1, limit)
+            line_end = lower.find("\n", at + 1, limit)
+            if close < 0 or 0 <= line_end < close:
+                return limit, False  # a quote not closed on its line: not read on
+            at = close + 1
+            continue
+        if char == "#":
+            line_end = lower.find("\n", at, limit)
+            at = limit if line_end < 0 else line_end
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return at + 1, False
+            depth -= 1
+        elif char == "," and depth == 0:
+            return at + 1, True
+        at += 1
+    return limit, False
 
 
 #: The words of a Redis ACL's rules, and the characters other rules start with (key and
@@ -410,7 +464,11 @@ _ACL_WORDS = frozenset((
 _ACL_RULE_STARTS = frozenset("~%&+-<#!(")
 _ACL_MAX_RULES = 64
 #: One rule, its quotes apart (`'>p@ss'` given to redis-cli)
-_ACL_TOKEN = re.compile(r"[ \t]+([\"']?)(?P<w>[^\s\"']+)\1(?=\s|$)")
+#: (or the last one before the quote that opened the line or argument: `echo "user alice on
+#: >X" >> users.acl`; _acl_passwords checks that quote)
+_ACL_TOKEN = re.compile(
+    r"[ \t]+([\"']?)(?P<w>[^\s\"']+)\1(?:(?=\s|$)|(?P<close>[\"'])(?=[\s);,]|$))"
+)
 
 
 def _line_before(text: str, at: int) -> str:
@@ -909,9 +967,16 @@ class ProseSecretDetector(Detector):
     # "login ok with password pa55w0rd!", "pw pa55w0rd!": the name, a blank, then a value
     # no word is (a symbol among its letters and digits, or all three kinds of them), not a
     # path, a host or an assignment
+    # (the whole blank-delimited word, or a quoted one: cut at `:` or `.` it went out in
+    # part, `Zq8v-Rt3L:m9x!` as `[REDACTED]:m9x!`; review 143 M3)
     _bare = re.compile(
-        r"\b(?:password|passwd|pw|pwd)[ \t]+(?P<v>[^\s\"'`*()/=:.,;<>\[\]{}|\\]{8,64})"
-        r"(?=[\s.,;:)]|$)"
+        r"\b(?:password|passwd|pw|pwd)[ \t]+(?P<q>[\"'`]?)(?P<v>[^\s\"'`*()<>\[\]{}|\\]{8,64})"
+        r"(?:(?P=q)(?<=[\"'`])|(?<![\"'`])(?=\s|$)|(?<![\"'`])(?=[)\"'`]))"
+    )
+    #: What the bare word is when it is no password: a path, an assignment, a URL, a host
+    #: or an e-mail address (a top-level domain of letters), a host's port
+    _bare_not_a_value = re.compile(
+        r"[^/=]*[/=].*|[\w.+\-]*@?[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}[.,;:)]*|[\w.\-]+:[0-9]+[.,;:)]*"
     )
     _bare_symbol = re.compile(r"[!@#$%^&*+?~]")
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -920,8 +985,13 @@ class ProseSecretDetector(Detector):
         if "pw" in lower or "pass" in lower:
             for match in self._bare.finditer(lower):
                 value = text[match.start("v") : match.end("v")]
-                if value[0] in "-$%<{[#" or not (
-                    self._bare_symbol.search(value) or (LOWER.search(value) and UPPER.search(value))
+                if (
+                    value[0] in "-$%<{[#"
+                    or not (
+                        self._bare_symbol.search(value)
+                        or (LOWER.search(value) and UPPER.search(value))
+                    )
+                    or self._bare_not_a_value.fullmatch(value)
                 ):
                     continue
                 yield from self._value(text, match, "password")

@@ -159,15 +159,22 @@ def _pipeline_stage(text: str) -> str:
 
 
 def _jq_last_step(stage: str) -> str | None:
-    """The last step of a jq filter (after its last ``|``; the whole stage with its
-    arguments when it has none), its ``select(…)`` and ``if … then`` tests left out; None
-    when it only tests or counts, or its output is sent nowhere."""
+    """The last step of a jq filter that picks (after its last ``|`` but bare transforms
+    such as ``@sh`` or ``tostring``; the whole stage with its arguments when it has none),
+    its ``select(…)`` and ``if … then`` tests left out; None when it only tests or counts,
+    or its output is sent nowhere."""
     if _STDOUT_TO_NULL.search(stage):
         return None
-    last = _JQ_CONDITION.sub(" ", stage.rsplit("|", 1)[-1])
-    if _JQ_TEST.search(last):
-        return None
-    return last
+    steps = stage.split("|")
+    for i in range(len(steps) - 1, -1, -1):
+        step = _JQ_CONDITION.sub(" ", steps[i])
+        if _JQ_TEST.search(step):
+            return None
+        if i == 0 or _JQ_PATH.search(step) or "$" in step:
+            return step
+        # a bare transform (`@sh`, `@base64`, `tostring`) prints what the step before
+        # picked: that one is judged (review 143 H3)
+    return None
 
 
 def _jq_names_only(last: str) -> bool:
@@ -250,33 +257,80 @@ def _gets_a_redis_password(patterns: str) -> bool:
 #: Words that may stand before a command's name: a wrapper, a loop's or a test's keyword
 _COMMAND_WRAPPERS = frozenset((
     "sudo", "time", "exec", "env", "then", "do", "else", "xargs", "watch", "nohup", "command",
-    "!",
+    "!", "timeout", "nice", "ionice", "doas", "eval", "unbuffer", "chronic", "runuser",
+    "stdbuf", "caffeinate", "builtin",
+))  # fmt: skip
+#: Options of those wrappers that take the next word (`sudo -u deploy`, `timeout -k 5 60`,
+#: `nice -n 10`, `runuser -u app --`)
+_OPTION_TAKES_WORD = frozenset((
+    "-u", "-g", "-U", "-C", "-D", "-h", "-p", "-r", "-t", "-k", "-s", "-n", "-c", "--user",
+    "--group", "--signal", "--kill-after", "--adjustment", "-i", "-o", "-e",
 ))  # fmt: skip
 _SETS_VARIABLE = re.compile(r"[A-Za-z_]\w*=\S*")
+#: `timeout`'s duration, `60`, `5m`, `1.5s`
+_DURATION = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
+#: Commands whose quoted argument is a command they run: `bash -c '…'`, `ssh host '…'`,
+#: `su deploy -c '…'`, `watch '…'`
+_RUNS_ITS_ARGUMENT = re.compile(
+    r"(?:^|[\s;&|(`])(?:(?:ba|z|k|da|fi)?sh[ \t]+(?:-[a-z]+[ \t]+)*-[a-z]*c"
+    r"|su[ \t]+(?:\S+[ \t]+){0,3}-c|ssh[ \t]+(?:\S+[ \t]+){0,8}?[\w.@\-]+"
+    r"|eval|watch(?:[ \t]+-\S+(?:[ \t]+[0-9.]+)?)*|xargs(?:[ \t]+-\S+)*[ \t]+(?:ba)?sh[ \t]+-c)"
+    r"[ \t]*[\"']?$"
+)
+#: `docker run … hashicorp/terraform state pull`: the image's own command
+_CONTAINER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:container[ \t]+)?run\b")
 
 
 def _at_command_start(command: str, at: int) -> bool:
     """``at`` starts a command (after a line's start, ``;``, ``&&``, ``|``, ``$(``, a
-    wrapper, variables set), not a word quoted in another's arguments (``grep 'terraform
-    state pull'``, ``git commit -m '…'``). 120 characters are read back at most."""
-    line_start = command.rfind("\n", max(0, at - 120), at) + 1
-    low = max(line_start, at - 120)
-    words = command[low:at].split()
-    for _ in range(8):
+    wrapper and its options, variables set, ``--`` as in ``aws-vault exec prod --``, or a
+    quote opened by ``bash -c``, ``ssh host``), not a word quoted in another's arguments
+    (``grep 'terraform state pull'``, ``git commit -m '…'``). 160 characters are read back
+    at most."""
+    line_start = command.rfind("\n", max(0, at - 160), at) + 1
+    low = max(line_start, at - 160)
+    before = command[low:at]
+    if before and not before[-1].isspace() and before[-1] not in "\"'":
+        if before[-1] in ";&|(`{":
+            return True  # `a;terraform …`, `"$(terraform …)"`
+        if before[-1] != "/":
+            return False
+        # `/usr/local/bin/terraform`, or a container's image `hashicorp/terraform`
+        if _CONTAINER_RUN.search(before):
+            return True
+    words = before.split()
+    if words and words[-1][-1] in "\"'":
+        # a quoted command: `bash -c 'terraform …'`, not `grep 'terraform …'`
+        return not words[-1].strip("\"'") and bool(_RUNS_ITS_ARGUMENT.search(before.rstrip()))
+    if words and "/" in words[-1] and not before[-1].isspace():
+        words.pop()  # the program's path: judged by what stands before it
+    for _ in range(10):
         if not words:
             return low == line_start
         word = words.pop()
-        if word[-1] in ";&|(`{":
+        if word[-1] in ";&|(`{" or word == "--":
             return True
-        if not (word in _COMMAND_WRAPPERS or word[0] == "-" or _SETS_VARIABLE.fullmatch(word)):
-            return False
+        if word in _COMMAND_WRAPPERS or word[0] == "-" or _SETS_VARIABLE.fullmatch(word):
+            continue
+        if words and words[-1] in _OPTION_TAKES_WORD:
+            words.pop()  # `sudo -u deploy`: the option's value
+            continue
+        if _DURATION.fullmatch(word) and "timeout" in words:
+            continue  # `timeout 60`
+        return False
     return False
+
+
+#: `… -o name |` ending its line: the pipeline goes on on the next (review 143 M6)
+_PIPE_AT_LINE_END = re.compile(r"\|[ \t]*\r?\n")
 
 
 def reads_a_secret(command: str) -> bool:
     """Whether a shell command (any part of a pipeline or list) reads a secret's value."""
     if "\\\n" in command:  # a command continued on the next line: one line
         command = command.replace("\\\r\n", " ").replace("\\\n", " ")
+    if "|" in command and "\n" in command:  # a pipe continued on the next line: one line
+        command = _PIPE_AT_LINE_END.sub("| ", command)
     if "output" in command:
         for match in _TERRAFORM_OUTPUT.finditer(command):
             if _names_a_secret(match["name"]):

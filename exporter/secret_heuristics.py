@@ -68,7 +68,8 @@ _PLACEHOLDER_PARTS = (
 
 
 # $VAR, ${VAR}, ${VAR:-default}, $1, %APPDATA%, <TOKEN>, {token}, %s
-_VARIABLE = re.compile(r"\$\{?\w+\}?|\$\{\w+:?[-=?+][^{}]*\}|%\w+%|<[^<>]*>|\{[\w.\s]*\}|%s")
+# (`%NAME%` is is_wrapped_placeholder's: `%dragon%` is a password in marks, review 143 M7)
+_VARIABLE = re.compile(r"\$\{?\w+\}?|\$\{\w+:?[-=?+][^{}]*\}|<[^<>]*>|\{[\w.\s]*\}|%s")
 # A template's placeholder: `__PASSWORD__`, `@DB_PASS@`, `<<PASSWORD>>`, `!!PW!!` around a
 # constant's name, or a snake_case name made of placeholder words (`__db_password__`; not
 # `__hunter_two__`, `@@letmein@@`, `@sunflower@`: one word in marks is a password);
@@ -81,7 +82,7 @@ _WRAPPED = re.compile(
     r"|%\([A-Za-z_]\w*\)[sdr]"
 )
 _WRAPPERS = {"__": "__", "@": "@", "@@": "@@", "<<": ">>", "!!": "!!", "%": "%"}
-#: A constant's name, `DB_PASSWORD`
+#: A constant's name, `DB_PASSWORD`, `PASSWORD_2`, `OAUTH2_SECRET` (digits judged apart)
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 #: The words of a snake_case placeholder's name
 _PLACEHOLDER_NAME_WORDS = frozenset((
@@ -90,19 +91,69 @@ _PLACEHOLDER_NAME_WORDS = frozenset((
     "credential", "credentials", "private", "access", "client", "id", "app", "admin", "root",
     "redis", "mysql", "postgres", "smtp", "aws", "vault", "env", "var", "your", "my", "the",
 ))  # fmt: skip
-#: One part of a template variable's dotted path: a name, not random (`Zq8vRt3Lm9Kw`)
+#: Windows' own variables, which cmd writes in any case (`%appdata%`)
+_WINDOWS_VARIABLES = frozenset((
+    "appdata", "localappdata", "programdata", "programfiles", "userprofile", "username",
+    "userdomain", "computername", "homedrive", "homepath", "systemroot", "systemdrive", "windir",
+    "temp", "tmp", "path", "pathext", "comspec", "public", "allusersprofile", "cd", "date",
+    "time", "random", "errorlevel", "onedrive",
+))  # fmt: skip
+#: A word of a name that holds a digit: one digit closing it (`OAUTH2`, `S3`, `PASSWORD_2`),
+#: not a digit inside (`S3CR3T42`, `ZQ8VRT3LM9KW`) nor a number (`2024`: a password's year)
+_DIGIT_WORD = re.compile(r"[A-Za-z]*[0-9]")
+#: CamelCase words, `ProgramFiles`
+_CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+){2,}")
+#: One part of a template variable's dotted path, `Values`, `DB_PASSWORD`, `dbPassword`
+#: (snake_case ones: _snake_part). No two ways to split a run: `a_a_a…A` stays linear.
 _TEMPLATE_PART = re.compile(
-    r"[a-z_][a-z_]*[0-9]{0,2}(?:_[a-z0-9]+)*|[A-Z][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]{0,2}"
-    r"|[A-Z][a-z]+(?:[A-Z][a-z]+)*"
+    r"[A-Z][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]{0,2}|[A-Z][a-z]+(?:[A-Z][a-z]+)*"
 )
+_LOWER_RUN = re.compile(r"[a-z_]+")
+#: After a snake_case name's letters: up to two digits, then `_` words (`pw2`, `db1_host`)
+_DIGITS_THEN_WORDS = re.compile(r"[0-9]{1,2}(?:_[a-z0-9]+)*")
+#: After `name_` or `name_x`: a word's digits and letters, then `_` words (`pw_2024`)
+_WORD_THEN_WORDS = re.compile(r"[0-9][a-z0-9]*(?:_[a-z0-9]+)*")
 
 
-def _placeholder_name(name: str) -> bool:
+def _snake_part(part: str) -> bool:
+    """A snake_case template name (`db_password`, `pw2`, `pw_2024`, `_private`), not random
+    letters and digits (`zq8vrt3lm9kw`). Read in steps, each with one way to match:
+    the single pattern for it took quadratic time on `a_a_a…A` (review 143 P1)."""
+    head = _LOWER_RUN.match(part)
+    if head is None:
+        return False
+    rest = part[head.end() :]
+    if not rest:
+        return True
+    if _DIGITS_THEN_WORDS.fullmatch(rest):
+        return True
+    # the digits begin a `_` word of their own (`ab_c12345`: `_c12345`)
+    return "_" in head.group()[1:] and _WORD_THEN_WORDS.fullmatch(rest) is not None
+
+
+def _template_part(part: str) -> bool:
+    """One part of a template variable's path: a name, not random (`Zq8vRt3Lm9Kw`)."""
+    return _snake_part(part) or _TEMPLATE_PART.fullmatch(part) is not None
+
+
+def _placeholder_name(name: str, opener: str = "") -> bool:
     """A name a template's marks hold: a constant's, or snake_case words of a placeholder
-    (`db_password`), not one word (`letmein`, `hunter_two`)."""
+    (`db_password`), not one word (`letmein`, `hunter_two`). Digits only as one closing a
+    word of a name that holds a placeholder's word (`OAUTH2_SECRET`, `PASSWORD_2`), never
+    inside a word or as a number: `S3CR3T42`, `ZQ8VRT3LM9KW`, `HUNTER2`, `my_secret_2024`
+    are passwords in marks (review 143 H1). `%name%` is also a Windows variable's."""
+    parts = name.split("_")
+    if any(c.isdigit() for c in name):
+        words = [p for p in parts if p]
+        if not all(_DIGIT_WORD.fullmatch(w) or w.isalpha() for w in words):
+            return False
+        if not (name.isupper() or name.islower()):
+            return False
+        return any(w.lower().rstrip("0123456789") in _PLACEHOLDER_NAME_WORDS for w in words)
     if _CONSTANT.fullmatch(name):
         return True
-    parts = name.split("_")
+    if opener == "%" and (name.lower() in _WINDOWS_VARIABLES or _CAMEL_WORDS.fullmatch(name)):
+        return True
     return name.islower() and any(p in _PLACEHOLDER_NAME_WORDS for p in parts)
 
 
@@ -117,12 +168,14 @@ def is_wrapped_placeholder(value: str) -> bool:
     if opener is not None:
         closer = _WRAPPERS[opener]
         inner = value[len(opener) : len(value) - len(closer)]
-        return value.endswith(closer) and inner == match["n"] and _placeholder_name(inner)
+        return value.endswith(closer) and inner == match["n"] and _placeholder_name(inner, opener)
     if match["t"] is not None:
         if value.endswith("}}") != value.startswith("{{"):
             return False  # `#{name}` or `{{ name }}`, not `#{name}}`
         parts = match["t"].lstrip(".").split(".")
-        return all(_TEMPLATE_PART.fullmatch(p) for p in parts)
+        return all(_template_part(p) for p in parts)
+    if value.startswith("$$"):
+        return _placeholder_name(value[2:])  # `$$PASSWORD`, not `$$X7K9P2QM4R`
     return True
 
 

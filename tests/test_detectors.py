@@ -17,6 +17,7 @@ from exporter.decoded_view import decoded_view
 from exporter.detectors import DETECTOR_NAMES, DETECTOR_VERSION, DETECTORS, Scanner, scan
 from exporter.loader import load_session
 from exporter.redact import RedactionPolicy, apply_policy
+from exporter.secret_commands import reads_a_secret
 from exporter.secret_heuristics import is_placeholder, name_strength
 from tests.secret_corpus import TOKEN_KINDS, make_secret, rand
 
@@ -2669,3 +2670,240 @@ def test_review_s46_redis_cli_config_get_prints_a_password(command: str, reads: 
     from exporter.secret_commands import reads_a_secret
 
     assert reads_a_secret(command) is reads
+
+
+# Review 143 of detectors 2026.12-22/-23 (fix helper 149)
+
+
+def _covered(text: str, secret: str) -> bool:
+    """Every occurrence of ``secret`` lies whole inside one finding (a part is a leak)."""
+    spans = [(f.start, f.end) for f in scan(text)]
+    at = text.find(secret)
+    assert at >= 0, (text, secret)
+    while at >= 0:
+        if not any(s <= at and at + len(secret) <= e for s, e in spans):
+            return False
+        at = text.find(secret, at + 1)
+    return True
+
+
+def _template_json(values: int, length: int) -> str:
+    """Terraform output JSON whose sensitive values are `{{ a_a_a…A }}`, each different."""
+    lines = []
+    for i in range(values):
+        tag = "".join("abcdefghij"[int(c)] for c in str(i))
+        body = "a_" * (length // 2) + tag + "A"
+        lines.append('{"sensitive": true, "value": "{{ ' + body + ' }}"}\n')
+    return "".join(lines)
+
+
+def test_review_s47_a_template_name_is_read_in_linear_time() -> None:
+    """(P1) `[a-z_][a-z_]*…(?:_[a-z0-9]+)*` split a run of `a_a_a…` every way: 4 kB took a
+    second. Eight times the value, about eight times the time (not 64)."""
+    from exporter.secret_heuristics import is_wrapped_placeholder
+
+    def seconds(n: int) -> float:
+        start = time.process_time()
+        for i in range(20):
+            is_wrapped_placeholder("{{ " + "a_" * n + "b" * i + "A }}")
+        return time.process_time() - start
+
+    small, big = seconds(500), seconds(4000)
+    assert big < 20 * small + 0.05, (small, big)
+    small = _cpu_seconds(_template_json(5, 500))
+    big = _cpu_seconds(_template_json(5, 4000))
+    assert big < 20 * small + 0.1, (small, big)
+
+
+S47_PLACEHOLDERS = [
+    # (H1) digits inside a word, or a number: a password in marks
+    ("@@ZQ8VRT3LM9KW@@", False),
+    ("__S3CR3T42__", False),
+    ("$$X7K9P2QM4R", False),
+    ("@HUNTER2@", False),
+    ("__SUNFLOWER42__", False),
+    ("__my_secret_2024__", False),
+    ("@db_pass_42@", False),
+    # (M7) `%word%` is a password in marks as `__word__` is
+    ("%dragon%", False),
+    ("%Zq8vRt3Lm9Kw%", False),
+    # a template's placeholders, Windows' variables
+    ("__DB_PASSWORD__", True),
+    ("@PW@", True),
+    ("{{ db.password }}", True),
+    ("$$PASSWORD", True),
+    ("$$DB_PASSWORD", True),
+    ("%DB_PASS%", True),
+    ("%APPDATA%", True),
+    ("%appdata%", True),
+    ("%ProgramFiles%", True),
+    ("__OAUTH2_SECRET__", True),
+    ("__PASSWORD_2__", True),
+    ("{{ pw_2024 }}", True),
+    ("{{ .Values.db.password }}", True),
+]
+
+
+@pytest.mark.parametrize(("value", "placeholder"), S47_PLACEHOLDERS)
+def test_review_s47_digits_in_marks(value: str, placeholder: bool) -> None:
+    assert is_placeholder(value) is placeholder
+
+
+S47_FOUND = [
+    # H1: upper-case passwords with digits in a template's marks
+    ("DB_PASSWORD=@@ZQ8VRT3LM9KW@@\n", "ZQ8VRT3LM9KW"),
+    ("REDIS_PASSWORD=__S3CR3T42__\n", "S3CR3T42"),
+    ("POSTGRES_PASSWORD=$$X7K9P2QM4R\n", "X7K9P2QM4R"),
+    # M7
+    ("user = app\npassword = %dragon%\n", "dragon"),
+    ("API_SECRET=%Zq8vRt3Lm9Kw%\n", "Zq8vRt3Lm9Kw"),
+    # M1: an item not read (an expression, an f-string) or a comment before the next
+    ('r.acl_setuser("svc", enabled=True, passwords=["+" + pw, "+Hq4tPz8WnR2k"])', "Hq4tPz8WnR2k"),
+    ('r.acl_setuser("svc", passwords=[f"+{pw}", "+Hq4tPz8WnR2k"])', "Hq4tPz8WnR2k"),
+    (
+        'r.acl_setuser(\n    "alice",\n    passwords=[\n        "+Zq8vRt3Lm9Kw",  # primary\n'
+        '        "+Xy7Pq2Lm9KwZq",\n    ],\n)\n',
+        "Xy7Pq2Lm9KwZq",
+    ),
+    # M2: a passphrase of snake_case or camelCase words beside quoted lines
+    ('host = "db.internal"\nuser = "app"\npassword = correct_horse_battery_staple\n',
+     "correct_horse_battery_staple"),
+    ('host = "db.internal"\npassword = letMeIn\n', "letMeIn"),
+    # M3: the whole word after `password`, quoted too
+    ("Admin login works with password Zq8v-Rt3L:m9x!\n", "Zq8v-Rt3L:m9x!"),
+    ("root pw P@ssw0rd.2024x\n", "P@ssw0rd.2024x"),
+    ("try password Tr0ub.4dor&3 now", "Tr0ub.4dor&3"),
+    ('use password "Tr0ub4dor&3" to log in', "Tr0ub4dor&3"),
+    # M4: the last ACL rule before the quote that opened the line
+    ('echo "user alice on ~* +@all >Zq8vRt3Lm9Kw" >> users.acl', "Zq8vRt3Lm9Kw"),
+    ('r.execute_command("ACL SETUSER alice on ~* +@all >Zq8vRt3Lm9Kw")', "Zq8vRt3Lm9Kw"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "secret"), S47_FOUND)
+def test_review_s47_the_secret_is_covered_whole(text: str, secret: str) -> None:
+    found = [(f.detector, text[f.start : f.end]) for f in scan(text)]
+    assert _covered(text, secret), found
+
+
+S47_CLEAN = [
+    "DB_PASSWORD=__DB_PASSWORD__\n",
+    "password = %DB_PASS%\n",
+    "set PASSWORD=%APPDATA%\n",
+    "POSTGRES_PASSWORD=$$PASSWORD\n",
+    "PW=@PW@\n",
+    'user = "app"\npassword = new_password\n',
+    '    username = "alice"\n    password = hashedPassword\n',
+    'user = "app"\npassword = secretFromVault\nsecretFromVault = 1\n',
+    "password hashing uses bcrypt.",
+    "reset the password at https://x.com/Reset1!",
+    "the password foo=Bar1!x",
+    'password "$DB_PASSWORD"',
+    "password user1@example.com",
+    "password db.internal:5432",
+    "password ./scripts/Gen1!.sh",
+    'echo "user alice on ~* +@all" >> users.acl',
+    'echo "user alice on >Zq8vRt3Lm9Kw\' is a typo"',
+    'r.acl_setuser("a", passwords=["+" + pw, other])',
+    'r.acl_setuser("a", passwords=[  # the first\n    "+" + pw,\n])',
+]
+
+
+@pytest.mark.parametrize("text", S47_CLEAN)
+def test_review_s47_no_secret_is_found(text: str) -> None:
+    assert scan(text) == [], [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        # H2: the state read behind a runner
+        ("timeout 60 terraform state pull", True),
+        ("timeout -k 5 60 terraform state pull", True),
+        ("sudo -u deploy terraform state pull", True),
+        ("aws-vault exec prod -- terraform state pull", True),
+        ("doppler run -- terraform show -json", True),
+        ("op run --env-file=.env -- terraform state pull", True),
+        ("bash -c 'terraform state pull'", True),
+        ("bash -lc 'cd infra; terraform state pull'", True),
+        ("ssh bastion 'terraform state pull'", True),
+        ("ssh -i k.pem ubuntu@10.0.0.1 'terraform state pull'", True),
+        ("su deploy -c 'terraform state pull'", True),
+        ("nice -n 10 terraform show -json", True),
+        ("docker run --rm -v $PWD:/w -w /w hashicorp/terraform state pull", True),
+        ("/usr/local/bin/terraform state pull", True),
+        ('echo "$(terraform state pull)"', True),
+        # ... not a word in another command's arguments
+        ("grep -rn 'terraform state pull' docs/", False),
+        ("git commit -m 'terraform state pull works'", False),
+        ("rg 'terraform state pull'", False),
+        ("grep -e terraform state pull", False),
+        ("echo 60 terraform state pull", False),
+        ("ls ./terraform state pull", False),
+        ('git log --grep="terraform state pull"', False),
+        ("timeout 60 terraform state pull > state.json", False),
+        # H3: a bare transform after the secret's path
+        ("terraform output -json | jq -r '.db_password.value | @sh'", True),
+        ("terraform output -json | jq -r '.db_password.value | @base64'", True),
+        ("terraform output -json | jq -r '.db_password.value | tostring'", True),
+        ("terraform output -json | jq -r '.db_password.value | ascii_downcase | @json'", True),
+        ("terraform output -json | jq '.db_password.value | length'", False),
+        ("terraform output -json | jq '.db_password.value | length | tostring'", False),
+        ("terraform output -json | jq -r '.db_host.value | @sh'", False),
+        ("terraform state pull | jq -r '.resources[] | [.type, .name] | @tsv'", False),
+        # M6: a pipe continued on the next line
+        ("kubectl get secrets -o name |\n  xargs kubectl get -o yaml", True),
+        ("kubectl get secrets -o name |\n  wc -l", False),
+        ("kubectl get secrets -o name\nkubectl get deploy api -o yaml", False),
+    ],
+)
+def test_review_s47_commands_that_print_a_secret(command: str, reads: bool) -> None:
+    assert reads_a_secret(command) is reads
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "timeout 1 ",
+        "sudo -u x ",
+        "-- ",
+        "bash -c '",
+        "ssh h '",
+        "a/",
+        "terraform state pull | jq '. | @sh | ",
+        "kubectl get secrets -o name |\n",
+    ],
+)
+def test_review_s47_command_checks_stay_linear(unit: str) -> None:
+    """Runs of the pieces the command checks read back over or step through."""
+
+    def seconds(n: int) -> float:
+        text = unit * (n // len(unit)) + "terraform state pull"
+        start = time.process_time()
+        reads_a_secret(text)
+        return time.process_time() - start
+
+    small, big = seconds(25_000), seconds(200_000)
+    assert big < 20 * small + 0.1, (small, big)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        'r.acl_setuser("a", passwords=["+" + pw, ',
+        '"acl","setuser",(',
+        "acl_setuser(passwords=[  # c\n",
+        "password Zq8v-Rt3L:m9x!",
+        "password ",
+        'echo "user alice on >Zq8vRt3Lm9Kw" ',
+        'user = "a"\npassword = a_b_c\n',
+        "%a_b%",
+        "__A1_B2__ ",
+    ],
+)
+def test_review_s47_detectors_stay_linear(unit: str) -> None:
+    """Runs of each touched detector's own pieces: eight times the text, not 64 times the
+    time."""
+    small = _cpu_seconds(unit * (25_000 // len(unit)))
+    big = _cpu_seconds(unit * (200_000 // len(unit)))
+    assert big < 20 * small + 0.2, (small, big)
