@@ -2515,7 +2515,10 @@ def test_minifying_a_stylesheet_changes_none_of_its_rules(
     raw = (asset_dir("static") / sheet).read_text(encoding="utf-8")
     rules = []
     for name, css in (("raw", raw), ("min", minify_css(raw))):
-        html = f"<!DOCTYPE html><meta charset=utf-8><title>css</title><style>{css}</style>"
+        html = (  # an icon of its own: Chromium may ask the server for /favicon.ico
+            "<!DOCTYPE html><meta charset=utf-8><title>css</title>"
+            f'<link rel=icon href="data:,"><style>{css}</style>'
+        )
         page = view.open(page_server.publish(f"{name}-{sheet}.html", html))
         # a custom property's value, and a long background list, keep the text after each
         # "," as written (a space, a line break or nothing); the browser normalises the rest
@@ -3948,7 +3951,7 @@ def test_a_page_in_pi_s_srcdoc_viewer_follows_its_links_in_place(
     page_html = render_fixture(BRANCHED).replace("<head>", injected, 1)
     url = page_server.publish(
         "srcdoc-viewer.html",
-        '<!doctype html><meta charset="utf-8"><title>viewer</title>'
+        '<!doctype html><meta charset="utf-8"><title>viewer</title><link rel=icon href="data:,">'
         '<iframe id="f" sandbox="allow-scripts" style="width:1200px;height:800px" '
         f'srcdoc="{html_module.escape(page_html, quote=True)}"></iframe>',
     )
