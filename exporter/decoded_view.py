@@ -104,7 +104,12 @@ def decoded_view(text: str) -> DecodedView | None:
         found += ((m.start(), m.end(), _hidden(m.group())) for m in _HIDDEN.finditer(text))
     if not found:
         return None
-    found.sort()
+    return replaced_view(text, sorted(found))
+
+
+def replaced_view(text: str, found: list[tuple[int, int, str]]) -> DecodedView:
+    """``text`` with each ``(start, end, shown)`` of ``found`` (in order) read as ``shown``,
+    mapped back to it; a span inside the one before is skipped (that one is shown)."""
     parts: list[str] = []
     starts: list[int] = []
     raw: list[tuple[int, int, bool]] = []

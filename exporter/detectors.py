@@ -24,7 +24,7 @@ from exporter.context_detectors import (
     NetrcDetector,
     SensitiveOutputDetector,
 )
-from exporter.decoded_view import DecodedView, decoded_view
+from exporter.decoded_view import DecodedView, decoded_view, replaced_view
 from exporter.detector_base import Detector, Finding, Span, wrapped_base64_end
 from exporter.placement_detectors import (
     CodeFormDetector,
@@ -895,29 +895,10 @@ def _unescaped_quote(text: str, low: int, high: int, backward: bool) -> int:
 
 def _json_unescaped(text: str) -> DecodedView:
     """``text`` with one level of JSON string escapes decoded, mapped back to it."""
-    parts: list[str] = []
-    starts: list[int] = []
-    raw: list[tuple[int, int, bool]] = []
-    changes: list[int] = []
-    length = position = 0
-    for match in _JSON_ESCAPES.finditer(text):
-        start = match.start()
-        if start > position:
-            starts.append(length)
-            raw.append((position, start, True))
-            parts.append(text[position:start])
-            length += start - position
-        changes.append(length)
-        starts.append(length)
-        raw.append((start, match.end(), False))
-        parts.append(_JSON_CHARACTERS.get(match[1], match[1]))
-        length += 1
-        position = match.end()
-    if position < len(text):
-        starts.append(length)
-        raw.append((position, len(text), True))
-        parts.append(text[position:])
-    return DecodedView("".join(parts), starts, raw, changes)
+    found = [
+        (m.start(), m.end(), _JSON_CHARACTERS.get(m[1], m[1])) for m in _JSON_ESCAPES.finditer(text)
+    ]
+    return replaced_view(text, found)
 
 
 def escaped_config_spans(text: str) -> list[tuple[int, int]]:

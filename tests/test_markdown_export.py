@@ -822,25 +822,7 @@ def test_a_fork_at_the_first_of_two_results_is_marked_under_that_result(
 ) -> None:
     """A turn with two tool calls, a branch leaving after the first result: its line stood
     under the whole turn, below the second command's output, as if it left after that."""
-    calls = [
-        {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}},
-        {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "pwd"}},
-    ]
-    header = {"type": "session", "version": 3, "id": "s", "cwd": "/x", "timestamp": "2025"}
-    result = {"role": "toolResult", "toolName": "bash"}
-    lines = [
-        json.dumps(header),
-        _message_line("u1", None, 1, role="user", content="look"),
-        _message_line("a1", "u1", 2, role="assistant", content=calls, stopReason="toolUse"),
-        _message_line("r1", "a1", 3, **result, toolCallId="c1", content="FIRST-OUTPUT"),
-        _message_line("r2", "r1", 4, **result, toolCallId="c2", content="SECOND-OUTPUT"),
-        _message_line("a2", "r2", 5, role="assistant", content="done", stopReason="stop"),
-        _message_line("u2", "r1", 6, role="user", content="stop after ls"),
-    ]
-    path = tmp_path / "s.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    session = load_session(path)
-    session.set_leaf("a2")
+    session = _two_call_session(tmp_path, "r1")
     document = session_markdown(session)
     transcript = document.split("\n## Other branches\n", 1)[0]
     marker = transcript.index("forks here, after entry `r1`, the `bash` result just above")
