@@ -1100,55 +1100,58 @@ _JSON_TOKEN = re.compile(
 _JSON_MAX_TOKENS = 2048  # a value longer than this is not read (nor its strings redacted)
 
 
-def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None:
-    """Where the JSON value at ``at`` ends and the spans of its strings that are values
-    (not keys); None when none is whole before ``limit``, or when another output's
-    ``"sensitive"`` key comes first (the value ran on: each walk ends at the next flag)."""
-    depth, strings = 0, []
+def _json_tokens(
+    text: str, at: int, end: int, *, clipped: bool
+) -> Iterator[tuple[re.Match[str] | None, int]]:
+    """Each JSON token from ``at`` with the depth after it, for at most _JSON_MAX_TOKENS
+    tokens starting before ``end`` (``clipped``: none runs past it). A token that ends
+    every walk, another output's ``"sensitive"`` key or a bracket closing more than was
+    opened, comes as None. Text that is no token ends the walk quietly."""
+    depth = 0
     for _ in range(_JSON_MAX_TOKENS):
-        if at >= limit:
-            return None
-        token = _JSON_TOKEN.match(text, at)
+        if at >= end:
+            return
+        token = _JSON_TOKEN.match(text, at, end if clipped else len(text))
         if token is None:
-            return None
+            return
         at = token.end()
-        if token["key"] is not None and token["s"] == "sensitive":
-            return None
         if token["open"] is not None:
             depth += 1
         elif token["close"] is not None:
             depth -= 1
-            if depth < 0:
-                return None
-        elif token["s"] is not None and token["key"] is None:
+        if depth < 0 or (token["key"] is not None and token["s"] == "sensitive"):
+            yield None, depth
+            return
+        yield token, depth
+
+
+def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None:
+    """Where the JSON value at ``at`` ends and the spans of its strings that are values
+    (not keys); None when none is whole before ``limit``, or when another output's
+    ``"sensitive"`` key comes first (the value ran on: each walk ends at the next flag)."""
+    strings: list[Span] = []
+    for token, depth in _json_tokens(text, at, limit, clipped=False):
+        if token is None:
+            return None
+        if token["s"] is not None and token["key"] is None:
             strings.append(token.span("s"))
         elif token["sep"] is not None and depth == 0:
             return None  # `"value": ,`
         if depth == 0 and token["sep"] is None and token["key"] is None:
-            return at, strings
+            return token.end(), strings
     return None
 
 
 def _json_siblings(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` holds only whole JSON values, keys and separators: what stands
-    between two keys of one object."""
+    between two keys of one object. (An open bracket before trailing blanks is not: the
+    key after it is one level down, as `"type": ["object", {\n "value": "string"}]`.)"""
     depth, at = 0, start
-    for _ in range(_JSON_MAX_TOKENS):
-        if at >= end:
-            break
-        token = _JSON_TOKEN.match(text, at, end)
+    for token, depth_after in _json_tokens(text, start, end, clipped=True):
         if token is None:
-            return not text[at:end].strip()
-        at = token.end()
-        if token["key"] is not None and token["s"] == "sensitive":
-            return False  # a second flag: another output's
-        if token["open"] is not None:
-            depth += 1
-        elif token["close"] is not None:
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0 and at >= end
+            return False
+        depth, at = depth_after, token.end()
+    return depth == 0 and not text[at:end].strip()
 
 
 #: What Terraform prints in a sensitive output's place: no value.

@@ -2907,3 +2907,20 @@ def test_review_s47_detectors_stay_linear(unit: str) -> None:
     small = _cpu_seconds(unit * (25_000 // len(unit)))
     big = _cpu_seconds(unit * (200_000 // len(unit)))
     assert big < 20 * small + 0.2, (small, big)
+
+
+def test_a_sensitive_object_whose_type_has_a_value_attribute() -> None:
+    """Pretty-printed `terraform output -json` of an object with an attribute named
+    `value`: the type's `{"value": "string"}` is one level down from the flag (the blanks
+    after its `{` once hid that), so the output's own value is the one that goes."""
+    text = json.dumps(
+        {
+            "db": {
+                "sensitive": True,
+                "type": ["object", {"value": "string"}],
+                "value": {"value": "Hq7vLm2xPz9Rk4"},
+            }
+        },
+        indent=2,
+    )
+    assert {text[f.start : f.end] for f in scan(text)} == {"Hq7vLm2xPz9Rk4"}
