@@ -237,7 +237,10 @@
     if (!terms.length) markedEntry = null;
     markedRows = hits;
     markTerms();
+    clearTimeout(saying); saying = setTimeout(function () { spoken.textContent = status.textContent; }, 600);
   }
+  var saying = 0;
+  status.setAttribute("aria-live", "off");  // said by `spoken`, once typing pauses: 5 keys queued 5 counts
 
   // The terms are marked where the reader looks: in the matching outline rows, and in an
   // entry opened while searching (whose folds holding a match open). CSS highlights leave
@@ -476,7 +479,8 @@
     // entered at the current row, else at the first row shown (Shift+Tab from below
     // entered at the last of 1,018 rows, the outline scrolled to its end)
     var row = lastRow && lastRow.offsetParent !== null ? lastRow : shownRow(0, 1);
-    if (row && !row.contains(ev.target)) focusRow(row);
+    // the row moved to is described too: its own focusin came from inside the outline
+    if (row && !row.contains(ev.target) && focusRow(row)) doc.activeElement.setAttribute("aria-describedby", "tree-keys");
   });
   tree.addEventListener("keydown", function (ev) {
     var a = ev.target.closest ? ev.target.closest("a, .ob-t") : null;
@@ -831,14 +835,11 @@
     }
     var head = $(":scope > .tool-head", block);
     if (!head) return;
-    var path = $(":scope > code.path", head);
+    var path = $("code.path", head);
     if (path) breakPath(path);
-    var cmd = $(":scope > code.cmd", head);
+    var cmd = $("code.cmd", head);
     if (cmd && !$(":scope > details.cmd-rest", block)) {
-      head.appendChild(copyButton("Copy", "the command", function () {
-        var prompt = $(".prompt", cmd);
-        return cmd.textContent.slice(prompt ? prompt.textContent.length : 0);
-      }));
+      head.appendChild(copyButton("Copy", "the command", function () { return cmd.textContent; }));
     }
     var outs = $all(":scope > pre.out", block);  // an edit's or a write's is a status line
     var folds = $all(":scope > details.fold", block), whole = null;
@@ -846,9 +847,18 @@
       if (!folds.length) whole = function () { return outs[0].textContent; };
       else if (folds.length === 1) whole = foldedOutput(folds[0], outs[0]);
     }
-    // after the head's "#": before it, a narrow head wrapped the "#" onto a line of its own
-    if (whole) head.appendChild(copyButton("Copy output", "the output", whole));
+    // after the "#", outside the call's heading (its name was read with "Copy output")
+    if (whole) head.appendChild(copyButton("Copy output", "output", whole));
   }
+  // A wide diff or code block scrolls sideways, so the browser makes it a Tab stop, which a
+  // screen reader named with its whole text (2,025 characters): named when it gets focus
+  doc.addEventListener("focusin", function (ev) {
+    var pre = ev.target, tool = pre.closest && pre.closest(".tool");
+    if (pre.tagName !== "PRE" || pre.hasAttribute("aria-label")) return;
+    var path = tool && $("code.path", tool), kind = pre.classList.contains("diff") ? "Diff" : "Text";
+    pre.setAttribute("role", "group");
+    pre.setAttribute("aria-label", kind + (path ? " of " + path.textContent : "") + ", scrolls sideways");
+  });
   // A tool's path wraps after a "/", not inside a name ("coding-" over "agent/src/...", "dark"
   // over ".json" on a phone); a name too long for a line still breaks where it must
   function breakPath(code) {
@@ -945,8 +955,11 @@
       jumped = [from, scrollY, was, at];
     }
     else if (ev.key === "t" || ev.key === "o") {
-      var id = ev.key === "t" ? "toggle-thinking" : "toggle-tools", b = $("#" + id);
+      var id = ev.key === "t" ? "toggle-thinking" : "toggle-tools", b = $("#" + id), shut = null;
       b.click();  // the button keeps aria-pressed true
+      // a fold closed around the focus: its summary takes it (it fell to the page's body)
+      for (var d = ev.target.closest("details"); d; d = d.parentElement.closest("details")) if (!d.open) shut = d;
+      if (shut) $(":scope > summary", shut).focus();
       // focus stays where it was: a screen reader hears what the key did
       var n = $all(toggles[id]).length;
       var state = b.getAttribute("aria-pressed") === "true" ? " unfolded" : " folded";

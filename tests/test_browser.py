@@ -316,7 +316,9 @@ def test_a_codex_session_reads_like_a_pi_one(
     assert "Codex 0.77.0" in page.inner_text("header")
     first = shown_text(page, "#L8")  # one request: reasoning and two shell calls
     assert page.locator("#L8 .tool").count() == 2
-    assert "$ rg -n" in first and "in ~/projects/inventory" in first  # where it ran
+    assert "\nrg -n" in first and "in ~/projects/inventory" in first  # where it ran
+    prompt = "c => getComputedStyle(c, '::before').content"  # "$ ", drawn and not read
+    assert "$" in page.locator("#L8 .tool-head code.cmd").first.evaluate(prompt)
     assert 'return f"{round(price, 2):.2f}"' in first  # each call with its output
     patch = shown_text(page, "#L16")
     assert '-    return f"{round(price, 2):.2f}"' in patch and "+def test_half_up():" in patch
@@ -1115,7 +1117,7 @@ def test_on_a_phone_a_file_tool_s_path_sits_beside_its_name(
     """The path could not shrink, so a read's head took three lines: the name, the path,
     then the counts (visual review 2026-12-01)."""
     page = view.open(published[LONG], viewport=PHONE, is_mobile=True)
-    heads = page.locator(".tool-head:has(> .path)")
+    heads = page.locator(".tool-head > h4:has(> .path)")
     assert heads.count() > 0
     for i in range(heads.count()):
         name, path = heads.nth(i).evaluate(
@@ -1339,7 +1341,7 @@ def test_a_tool_s_path_wraps_after_a_slash_on_a_phone(
     page = view.open(url, viewport=PHONE, is_mobile=True)
     page.wait_for_function("() => document.querySelector('.tool-head .seg')", timeout=5000)
     paths = page.evaluate(
-        """[...document.querySelectorAll('.tool-head > code.path')].map(code => {
+        """[...document.querySelectorAll('.tool-head code.path')].map(code => {
              const chars = [], walk = document.createTreeWalker(code, 4);
              while (walk.nextNode()) {
                const node = walk.currentNode;
@@ -1360,7 +1362,7 @@ def test_a_tool_s_path_wraps_after_a_slash_on_a_phone(
                 assert text[at - 1] == "/" or len(name) > 24, (text, text[:at])
     assert wrapped >= 5, wrapped  # long paths do wrap at 390 px
     sample = "packages/coding-agent/src/theme/dark.json"
-    assert sample in page.locator(".tool-head > code.path").all_text_contents()
+    assert sample in page.locator(".tool-head code.path").all_text_contents()
     clean(view)
 
 
@@ -1467,7 +1469,9 @@ def test_a_long_entry_title_keeps_the_time_on_the_first_row(
     assert box is not None and box["width"] >= 48 and box["height"] >= 48, box
     head = page.locator(".tool-bashExecution .tool-head").first
     assert head.locator(".tool-name").count() == 0
-    assert head.locator("code.cmd").text_content() == "$ make test"
+    assert head.locator("code.cmd").text_content() == "make test"
+    prompt = "c => getComputedStyle(c, '::before').content"  # "$ ", drawn and not read
+    assert "$" in head.locator("code.cmd").evaluate(prompt)
     clean(view)
 
 
@@ -1538,7 +1542,7 @@ def test_a_folded_output_is_copied_whole(view: Viewer, published: dict[str, str]
             if not tool.is_visible():
                 continue
             tool.scroll_into_view_if_needed()
-            tool.get_by_role("button", name="Copy the output").click()
+            tool.get_by_role("button", name="Copy output").click()
             copied = page.evaluate("navigator.clipboard.readText()")
             result = session.by_id[tool.get_attribute("data-entry-id") or ""]
             assert copied.rstrip("\n") == result.text.rstrip("\n"), kind  # type: ignore[attr-defined]
@@ -1566,7 +1570,7 @@ def test_code_commands_and_outputs_have_copy_buttons(view: Viewer, page_server: 
     tool.get_by_role("button", name="Copy the command").click()
     assert page.evaluate("navigator.clipboard.readText()") == command
     assert tool.locator(".copy-btn.copied").get_attribute("data-note") == "✓ copied"
-    tool.get_by_role("button", name="Copy the output").click()
+    tool.get_by_role("button", name="Copy output").click()
     output = tool.locator(":scope > pre.out").text_content()
     assert page.evaluate("navigator.clipboard.readText()") == output and "mdCodeBlock" in output
     block = page.locator("div.code").filter(visible=True).first
@@ -2539,10 +2543,10 @@ def test_a_screen_reader_steps_from_tool_call_to_tool_call(
     with no way to skip a long output but the outline (review 2026-12-03). Each call's head
     is a level-4 heading under its entry's, looking as before."""
     page = view.open(published[BRANCHED])
-    shown = page.locator("#transcript h4.tool-head >> visible=true").count()
+    shown = page.locator("#transcript .tool-head > h4 >> visible=true").count()
     heads = page.get_by_role("heading", level=4, name=re.compile(r"^(bash|read|edit|write) "))
     assert shown > 20 and heads.count() == shown, (heads.count(), shown)  # not in closed branches
-    head = page.locator("#transcript h4.tool-head").first
+    head = page.locator("#transcript .tool-head > h4").first
     looks = head.evaluate(
         "h => [getComputedStyle(h).fontWeight, getComputedStyle(h).marginTop,"
         " getComputedStyle(h).fontSize]"
@@ -4385,8 +4389,8 @@ def test_a_tool_heads_link_never_sits_alone_on_a_phone(
 ) -> None:
     """On a touch screen every tool head shows its "#"; the copy buttons went in before it,
     and when they wrapped the "#" fell onto a line of its own, read as a stray character
-    in the output (visual review 2026-12-04). It shares a line with the words before it or
-    with the buttons after it."""
+    in the output (visual review 2026-12-04). It now sits outside the call's heading, on
+    the line of the call's name, whatever wraps inside the heading."""
     page = view.open(published[name], viewport=PHONE, is_mobile=True, has_touch=True)
     open_everything(page)
     page.wait_for_function("() => document.querySelectorAll('.tool-head .copy-btn').length > 3")
@@ -4395,10 +4399,10 @@ def test_a_tool_heads_link_never_sits_alone_on_a_phone(
         """[...document.querySelectorAll('.tool-head > a.permalink')]
              .filter(a => a.getClientRects().length).map(a => {
                const box = a.getBoundingClientRect();
-               const before = [...a.previousElementSibling.getClientRects()].pop();
-               const after = a.nextElementSibling && a.nextElementSibling.getClientRects()[0];
+               const head = a.previousElementSibling;
+               const name = head.querySelector('.tool-name').getClientRects()[0];
                const beside = r => r && r.top < box.bottom && box.top < r.bottom;
-               return [a.closest('[data-entry-id]').id, beside(before) || beside(after)];
+               return [a.closest('[data-entry-id]').id, beside(name)];
              }).filter(([, shared]) => !shared)"""
     )
     count = page.locator(".tool-head > a.permalink").count()

@@ -3189,7 +3189,7 @@ _FILE_ROW = re.compile(
 )
 _TOOL_BOX = re.compile(
     r'<div data-entry-id="[^"]*" id="(?P<id>[^"]*)" class="tool tool-(?P<kind>edit|write)[^"]*">'
-    r'\s*<h4 class="tool-head">.*?<code class="path">(?P<path>[^<]*)</code>'
+    r'\s*<div class="tool-head"><h4>.*?<code class="path">(?P<path>[^<]*)</code>'
     r'(?: <span class="sub">(?P<sub>[^<]*)</span>)?'
 )
 
