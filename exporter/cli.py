@@ -225,6 +225,14 @@ def project_folder(_ctx: click.Context, _param: click.Parameter, value: str | No
     return place
 
 
+def project_scope(cwd: str | None, all_projects: bool) -> str | None:
+    """The project a command's sessions are of (None: every project's). ``--cwd X`` picks X
+    with or without ``--all``; ``--all`` alone is every project, neither this folder."""
+    if cwd is not None:
+        return os.path.abspath(cwd)
+    return None if all_projects else os.path.abspath(os.getcwd())
+
+
 #: --cwd's type: checked by :func:`project_folder`, not by click (which saw no ``~``).
 CWD_TYPE = click.Path(path_type=str)
 
@@ -270,6 +278,16 @@ def session_argument(func: F) -> F:
     return click.argument("session", required=False)(func)
 
 
+def scope_conflict(named: str = "SESSION") -> CliError:
+    """SESSION (or ``--demo``) given with ``--cwd``/``--all``: both choose the sessions to
+    work on. Said in these words by every command that takes both (it had three wordings)."""
+    return CliError(
+        f"{named} and --cwd/--all both choose the sessions: give {named}, or --cwd DIR "
+        "(a project's sessions) or --all (every project's), not both",
+        1,
+    )
+
+
 def session_path(
     session: str | None, demo: bool, sessions_dir: str | None, leaf: str | None = None
 ) -> Path:
@@ -278,7 +296,19 @@ def session_path(
         raise CliError("--leaf needs an entry id (it was empty)", 1)
     if demo and session is not None:  # which one did the user mean?
         raise CliError("give SESSION or --demo, not both", 1)
-    return resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir)
+    return resolved_session(session, demo=demo, sessions_dir=sessions_dir)
+
+
+def resolved_session(
+    session: str | None, *, demo: bool = False, sessions_dir: str | None = None
+) -> Path:
+    """:func:`resolve_session_arg`, with its note on stderr when an id named identical
+    copies in several project folders and one of them was taken."""
+    notes: list[str] = []
+    path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir, notes=notes)
+    for note in notes:
+        click.echo(terminal_text(f"pi-session: note: {note}"), err=True)
+    return path
 
 
 def named_session_files(
@@ -288,7 +318,7 @@ def named_session_files(
     file twice (``reader``: "publish needs", "search reads"): stdin and pipes are refused."""
     if "-" in sessions:  # stdin from a file passed as one (it went up as "stdin.jsonl")
         raise CliError(f"{reader} session files, not - (stdin): name the file", 1)
-    files = [resolve_session_arg(s, sessions_dir=sessions_dir) for s in sessions]
+    files = [resolved_session(s, sessions_dir=sessions_dir) for s in sessions]
     piped = [s for s, f in zip(sessions, files, strict=True) if not f.is_file()]
     if piped:
         raise CliError(f"{reader} session files, not a pipe ({piped[0]}): save it first", 1)
@@ -489,8 +519,8 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 done (warnings on stderr; also `list` finding no session); 1 a usage or "
     "setting error; 2 a session or file that cannot be found, read or written (also no "
     "session to work on); 3 a remote or authentication failure; "
-    "130 stopped by Ctrl-C; 141 (quietly) when the command reading the output went away "
-    "(`| head`)."
+    "130 stopped by Ctrl-C (0 for `watch`, which runs until stopped); 141 (quietly) when "
+    "the command reading the output went away (`| head`)."
 )
 
 
@@ -578,7 +608,10 @@ __all__ = [
     "listed_session_files",
     "main",
     "open_session",
+    "project_scope",
+    "resolved_session",
     "run",
+    "scope_conflict",
     "session_argument",
     "session_path",
 ]

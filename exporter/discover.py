@@ -337,8 +337,13 @@ def resolve_session_arg(
     demo: bool = False,
     sessions_dir: str | os.PathLike[str] | None = None,
     cwd: str | None = None,
+    notes: list[str] | None = None,
 ) -> Path:
-    """A path; else a session id or unique id prefix (this project first); else the latest."""
+    """A path; else a session id or unique id prefix (this project first); else the latest.
+
+    An id found in several files that are byte-identical copies (a project folder renamed
+    or moved, its sessions copied) names one session: the copy in this project's folder,
+    else the newest, is taken and ``notes`` gets a line saying so."""
     if demo:
         return demo_session_path()
     cwd = cwd or os.getcwd()
@@ -374,6 +379,8 @@ def resolve_session_arg(
     exact = _with_id_anywhere(sessions_root(sessions_dir), session)  # "notes" beside "notes2"
     if len(exact) == 1:
         return exact[0]
+    if len(exact) > 1:
+        return _one_of(session, exact, here, notes)
     for files in (here, None):  # this project first; all of them only when needed
         if files is None:
             files = session_files(sessions_dir, None)
@@ -381,16 +388,67 @@ def resolve_session_arg(
         if len(unique) == 1:
             return unique[0]
         if len(unique) > 1:
-            listed = ", ".join(f"{p.parent.name}/{p.name}" for p in unique[:8])
-            more = f" and {len(unique) - 8} more" if len(unique) > 8 else ""
-            raise SessionLookupError(f"session id prefix {session!r} is ambiguous: {listed}{more}")
+            return _one_of(session, unique, here, notes)
     by_header = _with_header_id(session_files(sessions_dir, None), session)
     if len(by_header) == 1:
         return by_header[0]
     if len(by_header) > 1:
-        listed = ", ".join(f"{p.parent.name}/{p.name}" for p in by_header[:8])
-        raise SessionLookupError(f"session id prefix {session!r} is ambiguous: {listed}")
+        return _one_of(session, by_header, here, notes)
     raise SessionLookupError(f"no session file or session id matches {session!r}")
+
+
+#: How many of the files an ambiguous id names the error lists.
+_AMBIGUOUS_SHOWN = 8
+
+
+def _one_of(session: str, files: list[Path], here: list[Path], notes: list[str] | None) -> Path:
+    """The file an id naming several stands for, when they are copies of one file (the
+    same bytes): this project's copy, else the newest. Otherwise the id is ambiguous, and
+    the error lists the files as paths to pass instead (they were relative to the sessions
+    folder, which could not be pasted back)."""
+    if _identical(files):
+        mine = {os.path.realpath(p) for p in here}
+        local = [p for p in files if os.path.realpath(p) in mine]
+        chosen = local[0] if local else max(files, key=_mtime_then_name)
+        if notes is not None:
+            where = "this project's copy" if local else "the newest"
+            notes.append(
+                f"{session!r} names {len(files)} identical copies of one session; using "
+                f"{where}: {_pasteable(chosen)}"
+            )
+        return chosen
+    listed = ", ".join(_pasteable(p) for p in files[:_AMBIGUOUS_SHOWN])
+    more = f" and {len(files) - _AMBIGUOUS_SHOWN} more" if len(files) > _AMBIGUOUS_SHOWN else ""
+    raise SessionLookupError(
+        f"session id prefix {session!r} is ambiguous, it names {len(files)} files: "
+        f"{listed}{more}; pass the path of the one you mean"
+    )
+
+
+def _pasteable(path: Path) -> str:
+    """A path a shell takes back as one argument: absolute, quoted when it must be."""
+    import shlex
+
+    return shlex.quote(os.path.abspath(path))
+
+
+def _mtime_then_name(path: Path) -> tuple[float, str]:
+    try:
+        return path.stat().st_mtime, str(path)
+    except OSError:
+        return 0.0, str(path)
+
+
+def _identical(files: list[Path]) -> bool:
+    """Whether the files hold the same bytes: sizes first (one stat each), contents only
+    when every size agrees."""
+    import filecmp
+
+    try:
+        sizes = {p.stat().st_size for p in files}
+        return len(sizes) == 1 and all(filecmp.cmp(files[0], p, shallow=False) for p in files[1:])
+    except OSError:
+        return False
 
 
 #: A header line longer than this is not read for its id (a first line of megabytes).

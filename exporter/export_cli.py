@@ -20,12 +20,13 @@ from exporter.cli import (
     open_session,
     project_folder,
     report_diagnostics,
+    scope_conflict,
     session_argument,
     write_stdout_bytes,
 )
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.formatting import terminal_text
-from exporter.fsutil import atomic_write_text
+from exporter.fsutil import atomic_write_text, file_in_the_way
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
@@ -130,6 +131,9 @@ def _check_site_folder(target: Path) -> None:
         return
     parent = target.parent
     if not parent.is_dir():  # a typo in a site's path built it elsewhere (as `-o FILE`)
+        blocking = file_in_the_way(parent)
+        if blocking is not None:
+            raise CliError(f"-o: {blocking} is a file, not a folder", 1)
         raise CliError(f"-o: the folder {parent} does not exist", 1)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise CliError(f"-o {target}: cannot make the folder: cannot write in {parent}", 2)
@@ -165,7 +169,7 @@ def _check_site_folder(target: Path) -> None:
     type=CWD_TYPE,
     callback=project_folder,
     help="With --all: only this project's sessions; pages of other projects' sessions are "
-    "removed from the site.",
+    "removed from the site (without --all: an error that says the command to type).",
 )
 @click.option(
     "-j",
@@ -225,18 +229,26 @@ def export_command(
     given = [option for option, value in html_only.items() if value]
     if kind == "md" and given:
         raise CliError(f"{' and '.join(given)}: for HTML pages, not --format md", 1)
+    if (all_sessions or cwd is not None) and (session or demo):
+        raise scope_conflict("SESSION" if session else "--demo")
     if all_sessions:
-        if session or demo or leaf or policy_values.get("report") or policy.exclude:
+        if leaf or policy_values.get("report") or policy.exclude:
             raise CliError(
-                "--all exports every session: drop SESSION, --demo, --leaf, --report, --exclude",
+                "--all exports every session: --leaf, --report and --exclude are for one page",
                 1,
             )
         options = RenderOptions(theme=theme, embed_jsonl=not no_embed)
         selection = SiteSelection(cwd, since, skip)
         export_site(sessions_dir, output, selection, jobs, force, options, policy, open_page)
         return
-    if cwd or since is not None or force or skip:
-        raise CliError("--cwd, --since, --force and --skip only go with --all", 1)
+    if cwd is not None:  # one page is one session: a project's sessions make a site
+        raise CliError(
+            "--cwd picks a project's sessions, and export makes one page without --all; for "
+            f"a site of them type: {_site_command(cwd, output)}",
+            1,
+        )
+    if since is not None or force or skip:
+        raise CliError("--since, --force and --skip only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
@@ -274,7 +286,7 @@ def export_command(
         atomic_write_text(target, document)
         echo_path(target)
     if report is not None:  # after the page: no report of a page that a full disk stopped
-        finish_report(report, policy_values.get("report"))
+        finish_report(report, policy_values.get("report"), _not_redacted())
     if output == "-":
         all_written()
         return
@@ -282,6 +294,22 @@ def export_command(
         open_in_browser(target)
     else:
         all_written()
+
+
+def _not_redacted() -> str:
+    """Why a page that left entries out was not scanned for secrets, for its summary line
+    ("(no secret scan)" read like an error): what --exclude names is not in it at all, and
+    export redacts only with --redact (every other cut implies it)."""
+    return "left out of the page entirely; the page is not redacted: --redact scans it"
+
+
+def _site_command(cwd: str, output: str | None) -> str:
+    """The `export --all --cwd` command to paste, with -o's folder when one was given."""
+    import shlex
+
+    folder = output if output and output != "-" and not _names_a_page(output) else None
+    site = shlex.quote(folder) if folder else "DIR"
+    return f"pi-session export --all --cwd {shlex.quote(cwd)} -o {site}"
 
 
 def open_in_browser(page: Path | str) -> None:

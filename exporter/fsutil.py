@@ -91,6 +91,20 @@ def is_special_file(path: str | os.PathLike[str]) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def file_in_the_way(folder: str | os.PathLike[str]) -> Path | None:
+    """The file (not a folder) standing where ``folder`` or one of its parents should be:
+    ``-o notes/x.html`` with a file ``notes`` is said as that, not as a folder that "does
+    not exist". None when there is none (the folder is missing, or is one)."""
+    place = Path(folder)
+    for step in (place, *place.parents):
+        try:
+            if step.exists():
+                return None if step.is_dir() else step
+        except OSError:
+            return None
+    return None
+
+
 def write_target(path: str | os.PathLike[str]) -> Path:
     """The file a write to ``path`` replaces: a symlink's target, so the link stays a link
     (a dangling link's target is created). A loop of links is an error (ELOOP), as for a

@@ -22,6 +22,8 @@ from exporter.cli import (
     listed_session_files,
     open_session,
     project_folder,
+    project_scope,
+    scope_conflict,
     session_argument,
 )
 from exporter.discover import (
@@ -66,7 +68,12 @@ from exporter.usage import (
     callback=project_folder,
     help="Project folder (default: .).",
 )
-@click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
+@click.option(
+    "--all",
+    "all_projects",
+    is_flag=True,
+    help="Sessions of every project (with --cwd: of that project, as --cwd alone).",
+)
 @click.option(
     "--sessions-dir",
     type=SESSIONS_DIR_TYPE,
@@ -85,15 +92,13 @@ def list_command(
     cwd: str | None, all_projects: bool, sessions_dir: str | None, as_json: bool, since: str | None
 ) -> None:
     """List sessions, newest first, without parsing every message."""
-    if cwd is not None and all_projects:
-        raise CliError("use either --cwd or --all", 1)
     since_at, when = None, None
     if since is not None:
         from exporter.redact_cli import since_moment, since_said  # ~40 ms: only here
 
         since_at = since_moment(since)
         when = since_said(since, since_at)
-    scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
+    scope = project_scope(cwd, all_projects)
     root = sessions_root(sessions_dir)
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
         raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
@@ -104,7 +109,8 @@ def list_command(
         summaries = [s for s in summaries if active_since(s, since_at)]
     if not summaries:  # said on stderr, so `--json` output stays empty for a script
         # not an error (exit 0): "which sessions are there?" has "none" for an answer
-        said = no_sessions_said(sessions_dir, scope, "--all lists {them}", when)
+        then = "drop --cwd to list {them}" if all_projects else "--all lists {them}"
+        said = no_sessions_said(sessions_dir, scope, then, when)
         click.echo(terminal_text(f"pi-session: {said}"), err=True)
         return
     if as_json:
@@ -252,19 +258,19 @@ USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write
     "--cwd",
     type=CWD_TYPE,
     callback=project_folder,
-    help="With --all: only this project's sessions.",
+    help="The usage of every session of this project folder (with or without --all).",
 )
 @click.option(
     "--since",
     metavar="DATE",
-    help="With --all: only turns on or after DATE (YYYY-MM-DD local midnight, ISO time, 7d, "
-    "12h, 2w).",
+    help="With --all or --cwd: only turns on or after DATE (YYYY-MM-DD local midnight, ISO "
+    "time, 7d, 12h, 2w).",
 )
 @click.option(
     "-j",
     "--jobs",
     type=click.IntRange(min=0),
-    help="With --all: processes loading sessions (default or 0: one per CPU).",
+    help="With --all or --cwd: processes loading sessions (default or 0: one per CPU).",
 )
 def stats_command(
     session: str | None,
@@ -279,18 +285,22 @@ def stats_command(
 ) -> None:
     """Header facts and usage tables: this path vs all branches, per model, branch and tool.
 
-    With --all: what every session (or every one of --cwd's) spent, per model, project and
-    day.
+    With --all: what every session spent, per model, project and day; with --cwd DIR (or
+    --all --cwd DIR), what every session of that project spent.
     """
-    if all_sessions:
-        if session or demo or leaf:
-            raise CliError("--all reads every session: drop SESSION, --demo and --leaf", 1)
+    if all_sessions or cwd is not None:  # `list --cwd X` lists X's sessions: this counts them
+        if session or demo:
+            raise scope_conflict("SESSION" if session else "--demo")
+        if leaf:
+            raise CliError("--leaf is for one session: not with --all or --cwd", 1)
         from exporter.usage_report_cli import print_usage_report
 
-        print_usage_report(sessions_dir, cwd, since, jobs, as_json)
+        print_usage_report(sessions_dir, cwd, since, jobs, as_json, all_sessions)
         return
-    if cwd or since is not None or jobs is not None:
-        raise CliError("--cwd, --since and --jobs only go with --all", 1)
+    if since is not None or jobs is not None:
+        raise CliError(
+            "--since and --jobs are for the usage of many sessions: add --all or --cwd DIR", 1
+        )
     loaded = open_session(session, demo, sessions_dir, leaf)
     if as_json:
         echo_json(stats_document(loaded), indent=2)

@@ -28,6 +28,8 @@ from exporter.cli import (
     listed_session_files,
     named_session_files,
     project_folder,
+    project_scope,
+    scope_conflict,
     warn,
 )
 from exporter.discover import files_active_since, gzip_files_left_out, no_sessions_said
@@ -89,8 +91,8 @@ def select_files(
     since: datetime | None,
 ) -> list[Path]:
     """SESSION arguments, ``--all``, ``--cwd DIR`` or this folder's sessions; then ``--since``."""
-    if sum((bool(sessions), cwd is not None, all_projects)) > 1:
-        raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
+    if sessions and (cwd is not None or all_projects):
+        raise scope_conflict()
     if sessions:
         # hashed, then read again to redact, and named by its file in the dataset; a gzip
         # or UTF-16/UTF-32 file is read as the loader reads it and goes up as UTF-8 JSONL
@@ -118,7 +120,7 @@ def _say_gzip_left_out(sessions_dir: str | None, scope: str | None) -> None:
 
 def _scope(cwd: str | None, all_projects: bool) -> str | None:
     """The project whose sessions are published (None: every project's)."""
-    return None if all_projects else os.path.abspath(cwd or os.getcwd())
+    return project_scope(cwd, all_projects)
 
 
 def redaction_line(result: PublishResult) -> str:
@@ -181,7 +183,12 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.argument("repo_id")
 @click.argument("sessions", nargs=-1)
 @click.option("--cwd", type=CWD_TYPE, callback=project_folder, help="This project's sessions.")
-@click.option("--all", "all_projects", is_flag=True, help="Every session of every project.")
+@click.option(
+    "--all",
+    "all_projects",
+    is_flag=True,
+    help="Every session of every project (with --cwd: of that project, as --cwd alone).",
+)
 @click.option(
     "--sessions-dir",
     type=SESSIONS_DIR_TYPE,
@@ -239,7 +246,9 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Show what would change (reads the dataset, so it needs the Hub); send nothing.",
+    help="Show what would change; send nothing. The plan reads the dataset: when the Hub "
+    "cannot be reached it is a guess (a new dataset, every session added), said on stderr; "
+    "an --endpoint given here that cannot be reached is exit 3.",
 )
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=0), help="Worker processes (default or 0: CPUs)."
@@ -279,15 +288,17 @@ def publish_command(
 ) -> None:
     """Publish sessions (default: this folder's) to the dataset REPO_ID, redacted, incrementally.
 
-    SESSIONS are session files, ids or id prefixes (not `-` or a pipe); give them, --cwd or
-    --all, one of the three. Layout: sessions/<YYYY-MM>/<file>.jsonl, index.jsonl,
+    SESSIONS are session files, ids or id prefixes (not `-` or a pipe). Give SESSIONS, --cwd
+    DIR (DIR's sessions; --all --cwd DIR says the same) or --all, or none of them for this
+    folder's sessions. Layout: sessions/<YYYY-MM>/<file>.jsonl, index.jsonl,
     manifest.json, README.md (and html/). Unchanged sessions are skipped; a re-run after an
     interruption finishes the job.
     """
     _check_arguments(repo_id, endpoint, prune, sessions, since)
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
-    _refuse_empty_selection(files, since, _scope(cwd, all_projects), sessions_dir, sessions)
+    scope = _scope(cwd, all_projects)
+    _refuse_empty_selection(files, since, scope, sessions_dir, sessions, all_projects)
     files = without_skipped(files, skip, sessions_dir, "nothing sent")
     policy = _publish_policy(policy_values)
     report_path = policy_values.get("report")
@@ -302,7 +313,7 @@ def publish_command(
         public=public,
         dry_run=dry_run,
         prune=prune,
-        prune_all=all_projects,
+        prune_all=_scope(cwd, all_projects) is None,  # --all --cwd X: X's sessions only
         partial_selection=bool(sessions) or since is not None,
         allow_weaker_policy=allow_weaker_policy,
         html=html,
@@ -312,10 +323,29 @@ def publish_command(
     result = _publish_and_report(request, report_path, ask=not yes)
     if dry_run:
         print_dry_run(result, repo_id)
+        if not result.reached:
+            _say_plan_guessed(endpoint, result)
     else:
         _print_published(result, repo_id, len(files))
     if sessions:  # sessions named one by one: each was wanted
         _refuse_unpublished(result, len(files), dry_run)
+
+
+def _say_plan_guessed(endpoint: str, result: PublishResult) -> None:
+    """A dry run that could not read the dataset planned a first publish: said as the last
+    line on stderr, so a successful-looking plan is not taken for the dataset's. An
+    --endpoint typed on the command line that cannot be reached is most likely a typo or a
+    dead proxy: that fails (exit 3) after the guessed plan. HF_HUB_OFFLINE is a choice."""
+    from exporter.publish.errors import host_for_messages
+
+    offline = any(w.startswith("HF_HUB_OFFLINE") for w in result.warnings)
+    where = host_for_messages(endpoint)  # never the token a URL's user part may hold
+    guess = "the plan above is a guess: it assumes a new dataset with every session added"
+    source = click.get_current_context().get_parameter_source("endpoint")
+    if not offline and source == click.core.ParameterSource.COMMANDLINE:
+        raise CliError(f"--endpoint {where} cannot be reached, so {guess}; check the URL", 3)
+    why = "HF_HUB_OFFLINE is set" if offline else f"{where} could not be reached"
+    click.echo(f"pi-session: warning: the dataset was not read ({why}), so {guess}", err=True)
 
 
 def _check_arguments(
@@ -337,6 +367,7 @@ def _refuse_empty_selection(
     scope: str | None,
     sessions_dir: str | None,
     sessions: tuple[str, ...],
+    all_projects: bool = False,
 ) -> None:
     """An empty selection (most likely the wrong folder) is said as every command says it,
     with where it looked and what else there is to pick (exit 2), before the dataset is
@@ -347,7 +378,8 @@ def _refuse_empty_selection(
     if sessions:  # only --since leaves out a session named
         which = "the session named is not" if len(set(sessions)) == 1 else "no session named is"
         raise CliError(f"{which} active since {when}; nothing sent", 2)
-    said = no_sessions_said(sessions_dir, scope, "--all publishes {them}", when)
+    then = "drop --cwd to publish {them}" if all_projects else "--all publishes {them}"
+    said = no_sessions_said(sessions_dir, scope, then, when)
     raise CliError(f"{said}; nothing sent", 2)
 
 

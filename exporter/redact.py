@@ -540,21 +540,27 @@ def _unescaped(text: str) -> str:
 
 
 def apply_policy(
-    session: Session, policy: RedactionPolicy, *, environ: Mapping[str, str] | None = None
+    session: Session,
+    policy: RedactionPolicy,
+    *,
+    environ: Mapping[str, str] | None = None,
+    shows_name: bool = True,
 ) -> tuple[Session, RedactionReport]:
     """A redacted copy of ``session`` under ``policy`` and the report; the input is untouched.
 
     ``environ`` (default ``os.environ``) supplies env secrets and the home/user to hide.
+    ``shows_name``: the output shows the session file's name (a page's footer), so what its
+    redaction replaced is counted; a JSONL copy (``redact``) does not show it.
 
     A secret is known by its surroundings (``DB_PASSWORD=…``), and agents repeat them bare
     (``Password for app: …``, code that uses the key): when the first pass finds any, a second
     pass removes every other occurrence of those values too, under the same placeholder.
     """
     environ = os.environ if environ is None else environ
-    result, report, found = _redact_pass(session, policy, environ, {})
+    result, report, found = _redact_pass(session, policy, environ, {}, shows_name)
     repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
     if repeats:
-        result, report, _ = _redact_pass(session, policy, environ, repeats)
+        result, report, _ = _redact_pass(session, policy, environ, repeats, shows_name)
     result.redaction_note = report.page_note()
     result.redaction_heading = report.page_heading()
     return result, report
@@ -640,11 +646,35 @@ _CODE_CHARACTER = re.compile(r"[\s()\[\]{}<>/\\$\"'`,;]")
 MIN_REPEATED = 8
 
 
+def _scrubbed_source_path(
+    redactor: _Redactor, report: RedactionReport, path: str, *, count_name: bool
+) -> str:
+    """The session's own path, redacted all the same (its folder is under the home). Only
+    its file name is ever shown (a page's footer), so only the name's replacements are
+    counted, and only when the output shows it: the counts are what the output holds
+    (`redact` counted a home path it never wrote: one more than the file it wrote had)."""
+
+    def uncounted(text: str) -> str:
+        actions, counts, hits = dict(report.actions), dict(report.counts), len(report.hits)
+        done = redactor.text(text, None, (None, "path"), None)
+        report.actions.clear()
+        report.actions.update(actions)
+        report.counts.clear()
+        report.counts.update(counts)
+        del report.hits[hits:]
+        return done
+
+    folder, name = os.path.split(path)
+    name = redactor.text(name, None, (None, "path"), None) if count_name else uncounted(name)
+    return os.path.join(uncounted(folder), name) if folder else name
+
+
 def _redact_pass(
     session: Session,
     policy: RedactionPolicy,
     environ: Mapping[str, str],
     repeats: Mapping[str, str],
+    shows_name: bool = True,
 ) -> tuple[Session, RedactionReport, dict[str, str]]:
     """One pass over the kept entries; ``repeats`` (value -> detector) are literal secrets
     found by an earlier pass. Returns the copy, its report and what the detectors found."""
@@ -690,7 +720,7 @@ def _redact_pass(
         ]
     path = session.path  # the page's footer names the file: a copy may be called debug-ghp_…
     if path is not None:
-        path = redactor.text(path, None, (None, "path"), None)
+        path = _scrubbed_source_path(redactor, report, path, count_name=shows_name)
     result = session_from_records(records, path=path)
 
     def scrubbed(text: str) -> str:

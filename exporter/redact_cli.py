@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 import sys
 import zlib
@@ -29,7 +30,7 @@ from exporter.cli import (
     write_stdout_bytes,
 )
 from exporter.formatting import local_minute, plural, terminal_text
-from exporter.fsutil import atomic_write_bytes, is_special_file, write_target
+from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import GZIP_MAGIC, wide_encoding
@@ -477,6 +478,9 @@ def _check_output_path(option: str, path: str) -> None:
     if target.is_dir():
         raise CliError(f"{option}: {path} is a folder; give a file name", 1)
     if not target.parent.is_dir():
+        blocking = file_in_the_way(target.parent)
+        if blocking is not None:
+            raise CliError(f"{option}: {blocking} is a file, not a folder", 1)
         raise CliError(f"{option}: the folder {target.parent} does not exist", 1)
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise CliError(f"{option}: cannot write in the folder {target.parent}", 2)
@@ -569,10 +573,21 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def finish_report(report: RedactionReport, report_path: str | None) -> None:
+def finish_report(
+    report: RedactionReport,
+    report_path: str | None,
+    not_redacted: str = "not redacted: --no-redact",
+) -> None:
     """The summary on stderr; the full JSONL report when ``--report`` asked for it (its
-    path was checked by `refuse_collisions` before anything was written)."""
-    click.echo(f"pi-session: {report.summary_line()}", err=True)
+    path was checked by `refuse_collisions` before anything was written). A copy that only
+    left things out says why it was not scanned (``not_redacted``): "(no secret scan)"
+    read like an error."""
+    from exporter.redact import action_counts  # loaded already: the report is its
+
+    line = report.summary_line()
+    if not report.redacted and report.actions:
+        line = f"left out: {'; '.join(action_counts(report.actions))} ({not_redacted})"
+    click.echo(f"pi-session: {line}", err=True)
     if report_path:
         report.write_jsonl(report_path)
         click.echo(f"pi-session: report written to {report_path}", err=True)
@@ -618,6 +633,29 @@ def refuse_default_in_sessions(
         )
 
 
+def _refuse_a_non_jsonl_name(output: str | None) -> None:
+    """``-o clean.md`` wrote JSONL into a .md file without a word (``export -o z.txt`` is
+    refused): a copy is named .jsonl (or .jsonl.gz); a device or pipe is taken as it is."""
+    if not output or output == "-" or is_special_file(output):
+        return
+    if output.lower().endswith((".jsonl", ".jsonl.gz")):
+        return
+    page = Path(output).suffix.lower() in (".html", ".htm")
+    other = (
+        f"a redacted page: pi-session export --redact -o {shlex.quote(output)}"
+        if page
+        else "redacted Markdown: pi-session export --redact --format md -o "
+        + shlex.quote(
+            str(Path(output).with_suffix(".md")) if Path(output).suffix else output + ".md"
+        )
+    )
+    raise CliError(
+        f"-o {output}: redact writes a session's JSONL, which Pi opens: name the file .jsonl "
+        f"(for {other})",
+        1,
+    )
+
+
 @click.command("redact")
 @session_argument
 @click.option(
@@ -650,9 +688,10 @@ def redact_command(
         read_files([loaded.path], options),
         copy_of={copy: loaded.id} if output is None else None,  # only at the default name
     )
+    _refuse_a_non_jsonl_name(output)  # (after: a folder, or the input, is said as such)
     from exporter.redact import apply_policy
 
-    redacted, report = apply_policy(loaded, policy)
+    redacted, report = apply_policy(loaded, policy, shows_name=False)  # JSONL: no file name
     report_diagnostics(redacted)
     data = session_to_jsonl(redacted).encode("utf-8")
     if output == "-":

@@ -182,4 +182,11 @@ def search_file(path: Path, pattern: Pattern, *, skip_by_bytes: bool = True) -> 
         "title": session.title,
         "cwd": session.header.cwd,
         "matches": [m.as_dict() for m in matches],
+        "warnings": [str(d) for d in session.diagnostics if d.kind in SAID_KINDS],
     }
+
+
+#: The loader's warnings a search says (as export, stats and redact do): those about the
+#: whole file, which Pi may not open or what was read of it. A line-level one (an orphan,
+#: a duplicate id) changes nothing of what is searched, and there may be many.
+SAID_KINDS = frozenset({"not-utf8", "truncated", "missing-header"})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import re
 import sys
 from pathlib import Path
@@ -21,6 +20,8 @@ from exporter.cli import (
     listed_session_files,
     named_session_files,
     project_folder,
+    project_scope,
+    scope_conflict,
     warn,
 )
 from exporter.discover import files_active_since, no_sessions_said
@@ -34,7 +35,12 @@ from exporter.workers import results_of
 @click.argument("pattern")
 @click.argument("sessions", nargs=-1, metavar="[SESSION]...")
 @click.option("--cwd", type=CWD_TYPE, callback=project_folder, help="Project folder (default: .).")
-@click.option("--all", "all_projects", is_flag=True, help="Sessions of every project.")
+@click.option(
+    "--all",
+    "all_projects",
+    is_flag=True,
+    help="Sessions of every project (with --cwd: of that project, as --cwd alone).",
+)
 @click.option(
     "--sessions-dir",
     type=SESSIONS_DIR_TYPE,
@@ -79,8 +85,8 @@ def search_command(
     shell commands, summaries and labels, on every branch. Each session lists the entries
     that match, with their ids (open one with `pi-session export SESSION` and the page's
     #<id>)."""
-    if sum((bool(sessions), cwd is not None, all_projects)) > 1:
-        raise CliError("use only one of SESSION arguments, --cwd and --all", 1)
+    if sessions and (cwd is not None or all_projects):
+        raise scope_conflict()
     wanted = Pattern(pattern, regex, case_sensitive)
     if not pattern:
         raise CliError("PATTERN is empty", 1)
@@ -89,13 +95,14 @@ def search_command(
     except re.error as error:
         raise CliError(f"--regex {pattern!r}: {error}", 1) from None
     since_at = since_moment(since)
-    scope = None if all_projects else os.path.abspath(cwd or os.getcwd())
+    scope = project_scope(cwd, all_projects)
     if sessions:
         files = _named_files(sessions, sessions_dir)
     else:
         files = listed_session_files(sessions_dir, scope)
     if not files:
-        raise CliError(no_sessions_said(sessions_dir, scope, "--all searches {them}"), 2)
+        then = "drop --cwd to search {them}" if all_projects else "--all searches {them}"
+        raise CliError(no_sessions_said(sessions_dir, scope, then), 2)
     older = ""
     if since_at is not None:
         when = since_said(since or "", since_at)  # the moment: "since 0d" said nothing
@@ -152,6 +159,8 @@ def _report(
             said = str(result["error"])  # the loader's error names the file already
             warn(f"{said if said.startswith(f'{path}: ') else f'{path}: {said}'}; not searched")
             continue
+        for said in result.get("warnings") or ():  # Pi cannot open a UTF-16 file, say
+            warn(f"{path}: {said}")
         matches = result.get("matches") or []
         if not matches:
             continue

@@ -9,7 +9,7 @@ from typing import Any
 from exporter.cli import CliError, echo_json, echo_text, listed_session_files, warn
 from exporter.discover import files_active_since, no_sessions_said
 from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
-from exporter.redact_cli import since_moment
+from exporter.redact_cli import since_moment, since_said
 from exporter.usage_report import UsageReport, UsageTotals, build_report
 
 _HEADERS = ["sessions", "turns", "input", "output", "cache read", "cache write", "cost"]
@@ -21,15 +21,25 @@ def print_usage_report(
     since: str | None,
     jobs: int | None,
     as_json: bool,
+    all_given: bool = True,
 ) -> None:
-    """Find the sessions, read them (in parallel), print what they spent."""
+    """Find the sessions, read them (in parallel), print what they spent (``all_given``:
+    --all was typed, so dropping --cwd counts every project; `stats --cwd X` adds it)."""
     since_at = since_moment(since)
     scope = os.path.abspath(cwd) if cwd else None
     files = listed_session_files(sessions_dir, scope)
     if not files:  # with the other projects' there, as search, export and publish say
-        raise CliError(no_sessions_said(sessions_dir, scope, "drop --cwd to count {them}"), 2)
+        then = "drop --cwd to count {them}" if all_given else "`stats --all` counts {them}"
+        raise CliError(no_sessions_said(sessions_dir, scope, then), 2)
     if since_at is not None:
-        files = files_active_since(files, since_at)
+        recent = files_active_since(files, since_at)
+        if not recent:  # as search and export --all say it: three tables of zeros said nothing
+            when = since_said(since or "", since_at)
+            older = (
+                "1 session there is" if len(files) == 1 else f"{len(files):,} sessions there are"
+            )
+            raise CliError(f"{no_sessions_said(sessions_dir, scope, since=when)}; {older} older", 2)
+        files = recent
     report = build_report(files, since_at, jobs)
     for path, error in report.failed:
         warn(f"{path}: {error}; left out")

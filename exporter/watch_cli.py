@@ -72,7 +72,8 @@ def watch_command(
 ) -> None:
     """Serve SESSION's page on this computer (http://127.0.0.1:PORT/SECRET/) and make it again
     whenever the session changes: the open page reloads itself, keeping its place, and
-    follows the end of the session if the reader is there. Ctrl-C stops.
+    follows the end of the session if the reader is there. Ctrl-C (or SIGTERM) stops it, with
+    exit code 0: stopping is how watch ends.
 
     Without SESSION: this folder's latest session; when a newer one starts here (/new in
     Pi), the page switches to it. The policy options (--redact, --no-tool-output, ...) and

@@ -569,8 +569,9 @@ def test_list_empty_and_conflicting_options(tmp_path: Path) -> None:
     as_json = run("list", "--sessions-dir", str(tmp_path), "--all", "--json")
     assert as_json.exit_code == 0 and as_json.stdout == ""
     assert "no Pi sessions for any project" in as_json.stderr  # a script's stdout stays empty
-    both = run("list", "--cwd", str(tmp_path), "--all")
-    assert_one_line_error(both, 1, "either --cwd or --all")
+    # --all --cwd X is X's sessions, as in every command (review 150, item 1)
+    both = run("list", "--sessions-dir", str(tmp_path), "--cwd", str(tmp_path), "--all")
+    assert both.exit_code == 0 and both.stdout == "" and both.stderr == empty.stderr
 
 
 def test_list_with_a_missing_agent_dir_is_an_error_as_with_sessions_dir(tmp_path: Path) -> None:

@@ -247,7 +247,7 @@ def test_sessions_named_on_the_command_line_are_the_ones_searched(
         failed = CliRunner().invoke(cli, ["search", *pattern, str(garbage)])
         assert failed.exit_code == 2 and "no session could be searched" in failed.stderr
     for args, said in (
-        ([str(one), "--all"], "use only one of SESSION arguments, --cwd and --all"),
+        ([str(one), "--all"], "SESSION and --cwd/--all both choose the sessions"),
         ([str(tmp_path / "gone.jsonl")], "no session file or session id matches"),
         (["-"], "not - (stdin)"),
     ):

@@ -140,8 +140,8 @@ def test_an_unreadable_file_is_a_warning_and_the_rest_is_counted(two_projects: P
 @pytest.mark.parametrize(
     "args, code, said",
     [
-        (["stats", "--all", "some-session"], 1, "drop SESSION"),
-        (["stats", "--since", "7d"], 1, "only go with --all"),
+        (["stats", "--all", "some-session"], 1, "SESSION and --cwd/--all both choose"),
+        (["stats", "--since", "7d"], 1, "add --all or --cwd DIR"),
         (["stats", "--all", "--since", "yesterday-ish"], 1, "--since"),
     ],
 )

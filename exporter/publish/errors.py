@@ -9,6 +9,7 @@ server messages and hints only.
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -97,7 +98,45 @@ class ValidationError(PublishError):
 
 
 class NetworkError(PublishError):
-    """The server could not be reached or kept failing (timeouts, refused, 5xx)."""
+    """The server could not be reached or kept failing (timeouts, refused, 5xx).
+
+    A message naming the HTTP client's exception class, ``(ConnectError)``, says it in
+    words instead: the class is the library's name, not a reason a user can act on."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, exit_code: int | None = None
+    ) -> None:
+        super().__init__(_in_words(message), status=status, exit_code=exit_code)
+
+
+#: The HTTP clients' transport failures (httpx's, requests', the OS's), as a reader says them.
+_TRANSPORT_WORDS = {
+    "ConnectError": "connection failed",
+    "ConnectionError": "connection failed",
+    "ConnectionRefusedError": "connection refused",
+    "ConnectionResetError": "connection closed by the server",
+    "ConnectTimeout": "connection timed out",
+    "ReadTimeout": "no answer in time",
+    "WriteTimeout": "sending timed out",
+    "PoolTimeout": "no free connection in time",
+    "TimeoutException": "timed out",
+    "TimeoutError": "timed out",
+    "ReadError": "the connection broke while reading",
+    "WriteError": "the connection broke while sending",
+    "RemoteProtocolError": "the server broke off its answer",
+    "LocalProtocolError": "the request could not be sent",
+    "ProxyError": "the proxy failed",
+    "NetworkError": "network error",
+    "TransportError": "network error",
+    "UnsupportedProtocol": "unsupported URL scheme",
+    "OSError": "network error",
+}
+_CLASS_IN_PARENS = re.compile(r"\(([A-Z][A-Za-z]*(?:Error|Timeout|Exception|Protocol))\)")
+
+
+def _in_words(message: str) -> str:
+    """``(ConnectError)`` as ``(connection failed)``; an unknown name stays as it is."""
+    return _CLASS_IN_PARENS.sub(lambda m: f"({_TRANSPORT_WORDS.get(m[1], m[1])})", message)
 
 
 class TooLargeError(PublishError):
