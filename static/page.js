@@ -899,7 +899,7 @@
   try { singleKeys = localStorage.getItem(KEYS_KEY) !== "off"; } catch (e) { /* ignore */ }
   function syncKeys() {
     if (!keysToggle) return;
-    keysToggle.setAttribute("aria-pressed", String(singleKeys));
+    // its words say the state (a pressed state besides, "…off, not pressed", read as a double negative)
     keysToggle.textContent = "Single-key shortcuts " + (singleKeys ? "on" : "off");
     $(".keys").classList.toggle("keys-off", !singleKeys);
   }
