@@ -230,13 +230,35 @@ def _branch_heading(
     notes = [" · ".join(said)]
     if fork and fork in session.by_id:
         notes.append(f"Forks after {_entry_said(session, fork, timed=True)}")
+    summary = _opening_summary(session, line)
     first = next(session.iter_messages(line), None)
-    if line and not (branch.first_prompt and (first is None or first.role == "user")):
+    if summary is not None:  # it opened with no word of what it starts with (review #2)
+        notes.append(summary)
+    elif line and not (branch.first_prompt and (first is None or first.role == "user")):
         opening = entry_row_text(session, first.id if first is not None else line[0])[0]
         notes.append(f"Starts with {escaped(one_line(opening, 120))}")
     if branch.first_prompt:
         notes.append(f"First prompt: {escaped(prompt_line(branch.first_prompt, 120))}")
     return f"### Branch {number} of {total}" + "".join(f"\n\n{note}" for note in notes)
+
+
+def _opening_summary(session: Session, line: list[str]) -> str | None:
+    """``Starts with a summary of an abandoned branch: “…”`` when a branch's first shown
+    entry is a branch summary or a compaction (a prompt after it was all its heading
+    said, as if the branch began there)."""
+    for entry_id in line:
+        entry = session.by_id[entry_id]
+        if isinstance(entry, (BranchSummaryEntry, CompactionEntry)):
+            what = (
+                "a summary of an abandoned branch"
+                if isinstance(entry, BranchSummaryEntry)
+                else "a compaction"
+            )
+            words = one_line(entry.summary, 120)
+            return f"Starts with {what}: “{escaped(words)}”" if words else f"Starts with {what}"
+        if isinstance(entry, MessageEntry):
+            return None
+    return None
 
 
 def _branch_link(number: int, total: int, said: str) -> str:
@@ -296,6 +318,16 @@ def _fork_marker(
     return f"*⑂ {which} here, after entry {code_span(entry_id)}{said}.*"
 
 
+_CHANGES = (ModelChangeEntry, ThinkingLevelChangeEntry)
+
+
+def _changed_to(entry: Entry) -> str:
+    """The model or thinking level a change entry set."""
+    if isinstance(entry, ModelChangeEntry):
+        return entry.model_key or "?"
+    return entry.thinking_level if isinstance(entry, ThinkingLevelChangeEntry) else "?"
+
+
 def _headless_said(entry: Entry) -> str:
     """What an entry shown without a heading is, for a line that names it by its id."""
     if isinstance(entry, MessageEntry) and entry.role == "toolResult":
@@ -347,17 +379,30 @@ class _Writer:
         self.lines = lines
         self.not_shown: dict[tuple[str, str], int] = {}  # (one, many) -> how many
         self._spans: dict[str, tuple[int, int]] | None = None
+        #: (change kind, entry id) -> what the last change of that kind up to it set
+        self._priors: dict[tuple[type, str], str | None] = {}
 
     def line(self, entry_ids: list[str], level: int) -> list[str]:
         on_line = set(entry_ids)
         shown_results: set[str] = set()
         out: list[str] = []
+        changes: list[Entry] = []  # model and thinking-level changes in a row, not yet said
         for entry_id in entry_ids:
             if entry_id in shown_results:
                 continue
             entry = self.session.by_id[entry_id]
+            if isinstance(entry, _CHANGES):
+                changes.append(entry)
+                if entry_id in self.forks or entry_id in self.session.labels:
+                    out += self._changes(changes, level)  # its id is said under the run
+                    changes = []
+                continue
             before = len(shown_results)
             written = self.entry(entry, level, on_line, shown_results)
+            if not written and entry_id not in self.forks:
+                continue  # nothing shown (a label, extension data): the run goes on
+            out += self._changes(changes, level)
+            changes = []
             out += written
             headless = bool(written) and not written[0].startswith("#")
             out += self._headless_label(entry) if headless else []
@@ -367,7 +412,68 @@ class _Writer:
                 above=_headless_said(entry) if headless else "",
                 before_results=len(shown_results) > before,
             )
-        return out
+        return out + self._changes(changes, level)
+
+    def _changes(self, changes: list[Entry], level: int) -> list[str]:
+        """Model and thinking-level changes with nothing between them as one line that
+        says where they ended and how many there were (runs of 15 lines each saying a
+        level buried the transcript: review 2026-12-04). A run ends at a fork or a
+        labelled change, so the line under it names that entry's id as before."""
+        if not changes:
+            return []
+        last = changes[-1]
+        models = [c for c in changes if isinstance(c, ModelChangeEntry)]
+        levels = [c for c in changes if isinstance(c, ThinkingLevelChangeEntry)]
+        if len(models) <= 1 and len(levels) <= 1:  # a line each says it as well
+            out = [line for change in changes for line in self.entry(change, level, set(), set())]
+            above = _headless_said(last)
+        else:
+            said = [
+                self._run_said(run, kind)
+                for run, kind in ((models, "model"), (levels, "thinking level"))
+                if run
+            ]
+            text = "; ".join(said)
+            out = [f"*{text[0].upper()}{text[1:]}*", ""]
+            above = f"the last of the {len(changes)} changes"
+        return [*out, *self._headless_label(last, above), *self._fork_marker(last.id, above=above)]
+
+    def _run_said(self, run: list[Entry], kind: str) -> str:
+        """``thinking level: `off` → `high` (7 changes)``: the value before the run (the
+        last change of that kind on the path above it), the value after, and how many."""
+        values = [_changed_to(entry) for entry in run]
+        if len(run) == 1:
+            return f"{kind} {'changed to' if kind == 'model' else 'set to'} {code_span(values[0])}"
+        prior = self._prior(run[0])
+        final = code_span(values[-1])
+        count = f"{len(run)} changes"
+        if prior is None:
+            return f"{kind} changed {len(run)} times, ending at {final}"
+        if prior == values[-1]:
+            return f"{kind} changed {len(run)} times, back to {final}"
+        return f"{kind}: {code_span(prior)} → {final} ({count})"
+
+    def _prior(self, entry: Entry) -> str | None:
+        """What the last change of ``entry``'s kind before it on its path set, if any;
+        remembered for every entry walked past (a long session of many runs walked its
+        path once per run)."""
+        kind = type(entry)
+        walked: list[str] = []
+        found: str | None = None
+        node = self.session.parent_of(entry.id)
+        while node is not None:
+            if (kind, node) in self._priors:
+                found = self._priors[kind, node]
+                break
+            walked.append(node)
+            earlier = self.session.by_id.get(node)
+            if earlier is not None and type(earlier) is kind:
+                found = _changed_to(earlier)
+                break
+            node = self.session.parent_of(node)
+        for done in walked:  # the value at (after) each walked entry
+            self._priors[kind, done] = found
+        return found
 
     def _fork_marker(
         self,
@@ -475,14 +581,14 @@ class _Writer:
             notes.append("*Made by an extension (fromHook), not by Pi's own summariser.*")
         return notes
 
-    def _headless_label(self, entry: Entry) -> list[str]:
+    def _headless_label(self, entry: Entry, said: str = "") -> list[str]:
         """The label on an entry shown without a heading (a result shown with its call),
         under it: it was in the header's list only, by an id the transcript never showed."""
         label = self.session.labels.get(entry.id)
         if not label:
             return []
         return [f"**Label** {code_span(label)} · id {code_span(entry.id)}, "
-                f"{_headless_said(entry)} above", ""]  # fmt: skip
+                f"{said or _headless_said(entry)} above", ""]  # fmt: skip
 
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
         when = parse_time(entry.timestamp)
@@ -709,14 +815,18 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
     if name == "edit" and isinstance(_path(args), str):
         path = _path(args)
         diff = as_str(result.details.get("diff")) if result else None
+        cut = [] if diff else _cut_edit(args, path)
         if diff:
             shown.add("diff")
-        else:
+        elif not cut:
             probe = ToolView(call_id="", name="edit", kind="edit")
             pairs = [(o, n) for o, n in edit_pairs(args, probe) if o is not None and n is not None]
             diff = computed_diff(pairs, path) if pairs else ""
         out = [f"**edit** {code_span(path)}{status}", ""]
-        out += [fenced(diff.rstrip("\n"), "diff")] if diff else [fenced(_json(args), "json")]
+        if diff:
+            out += [fenced(diff.rstrip("\n"), "diff")]
+        else:
+            out += cut or [fenced(_json(args), "json")]
         return out + ([_output(text)] if text.strip() else [])
     if name == "apply_patch" and (patch := patch_diff(as_str(args.get("input")) or "")):
         files = ", ".join(code_span(f.label()) for f in patch.files)
@@ -734,6 +844,31 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
         return out + ([_output(text.rstrip("\n"))] if text.strip() else [])
     out = [f"**{escaped(name)}**{status}", "", fenced(_json(args), "json")]
     return out + ([_output(text)] if text.strip() else []) + _images(result)
+
+
+def _cut_edit(args: dict[str, Any], path: str) -> list[str]:
+    """An edit call cut off before its arguments were whole (an aborted turn, the output
+    limit): the texts that could be read as code, each under its name, and what is
+    missing (its arguments were one escaped JSON string). Empty when nothing is missing."""
+    probe = ToolView(call_id="", name="edit", kind="edit")
+    pairs = edit_pairs(args, probe)
+    if not pairs or all(o is not None and n is not None for o, n in pairs):
+        return []
+    language = _language(path)
+    out: list[str] = []
+    missing: list[str] = []
+    for number, (old, new) in enumerate(pairs, 1):
+        which = f" ({number} of {len(pairs)})" if len(pairs) > 1 else ""
+        for name, value in (("oldText", old), ("newText", new)):
+            if value is None:
+                missing.append(code_span(name) + which)
+            else:
+                out += [f"*{name}{which}:*", fenced(value, language)]
+    said = " and ".join(missing) if len(missing) < 3 else ", ".join(missing)
+    note = f"*Cut off: the call's arguments end before its {said}; what could be read is below.*"
+    rest = {k: v for k, v in args.items() if k not in ("path", "file_path", *probe.used_args)}
+    extra = ["*Other arguments:*", fenced(_json(rest), "json")] if rest else []
+    return [note, *out, *extra]
 
 
 def _todo_line(item: dict[str, Any]) -> str:

@@ -22,7 +22,9 @@ from exporter.formatting import plain_text_shown, replace_surrogates
 #: ASCII punctuation that can start markup inline (CommonMark lets any of it be escaped);
 #: an "&" only where it could start a character reference, and no "!" (an image needs the
 #: "[" after it, always escaped): "Done\\!" and "a \\&\\& b" were noise in the source.
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~]|&(?=#|[A-Za-z0-9]+;))")
+#: No "|": this text goes on a line of its own or in a list item, never into a table
+#: (``_table`` escapes a cell's pipes): "build 2>&1 \\| head" was noise.
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#~]|&(?=#|[A-Za-z0-9]+;))")
 _BACKTICKS = re.compile(r"`+")
 #: An opening or closing code fence: up to three spaces, then ``` or ~~~ (or longer).
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -188,11 +190,17 @@ def _headings_moved(
     them apart under an entry at level 4 (counted from ``#``, both were level 6)."""
     top = min(level for level, _ in headings.values())
     gone: set[int] = set()  # the lines a setext heading's title took after its first
+    bold: set[int] = set()  # headings past level 6, now bold lines
     for number, (level, underline) in headings.items():
-        hashes = "#" * min(6, level - top + below + 1)
+        depth = level - top + below + 1
+        hashes = "#" * min(6, depth)
         if underline is None:  # "## Title"
             atx = _ATX.match(out[number])
-            if atx:
+            if atx and depth > 6:
+                title = _CLOSING_HASHES.sub("", out[number][atx.end() :]).strip()
+                out[number] = atx.group(1) + (f"**{title}**" if title else "")
+                bold.add(number)
+            elif atx:
                 out[number] = atx.group(1) + hashes + out[number][atx.end() :]
             continue
         # "Title" over "===" or "---": the same heading in the "#" form, the underline gone
@@ -201,9 +209,40 @@ def _headings_moved(
         assert first is not None  # (it matches any line)
         rest = (line.lstrip(" \t>") for line in out[number + 1 : underline])
         title = " ".join(part.strip() for part in (first.group(2), *rest))
-        out[number] = f"{first.group(1)}{hashes} {title}"
+        if depth > 6:
+            out[number] = f"{first.group(1)}**{title}**"
+            bold.add(number)
+        else:
+            out[number] = f"{first.group(1)}{hashes} {title}"
         gone.update(range(number + 1, underline + 1))
-    return [line for number, line in enumerate(out) if number not in gone]
+    kept: list[str] = []
+    for number, line in enumerate(out):
+        if number in gone:
+            continue
+        if number not in bold:
+            kept.append(line)
+            continue
+        # a bold line is no block of its own: blank lines keep it out of the paragraphs
+        # around it (a heading ended them), in its quote or list item
+        blank = _LIST_MARK.sub(lambda m: " " * len(m.group()), _prefix(line)).rstrip()
+        if kept and kept[-1].strip(" \t>"):
+            kept.append(blank)
+        kept.append(line)
+        after = next((out[n] for n in range(number + 1, len(out)) if n not in gone), "")
+        if after.strip(" \t>"):
+            kept.append(blank)
+    return kept
+
+
+#: An ATX heading's closing run of "#" (after a space, or the whole title).
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_LIST_MARK = re.compile(r"[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])")
+
+
+def _prefix(line: str) -> str:
+    """A line's container marks (quotes, list markers, indent)."""
+    found = re.match(_CONTAINERS, line)
+    return found.group() if found else ""
 
 
 def _escaped_outside(
