@@ -23,8 +23,9 @@ from exporter.formatting import plain_text_shown, replace_surrogates
 #: an "&" only where it could start a character reference, and no "!" (an image needs the
 #: "[" after it, always escaped): "Done\\!" and "a \\&\\& b" were noise in the source.
 #: No "|": this text goes on a line of its own or in a list item, never into a table
-#: (``_table`` escapes a cell's pipes): "build 2>&1 \\| head" was noise.
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#~]|&(?=#|[A-Za-z0-9]+;))")
+#: (``_table`` escapes a cell's pipes): "build 2>&1 \\| head" was noise. No ">" but at the
+#: start (a quote): every "<" is "&lt;", so no ">" closes a tag or an autolink.
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<#~]|&(?=#|[A-Za-z0-9]+;))")
 _BACKTICKS = re.compile(r"`+")
 #: An opening or closing code fence: up to three spaces, then ``` or ~~~ (or longer).
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -116,6 +117,7 @@ def _escape_inline(text: str) -> str:
     backslash into a bare web address before it (``https://a.b/x\\<img …>``), which left
     the ``<`` open, raw HTML to a viewer that allows it."""
     said = _INLINE_SPECIAL.sub(r"\\\1", text)
+    said = "\\" + said if said.startswith(">") else said  # a line's first ">" quotes it
     return said.replace("\\<", "&lt;") if "<" in said else said
 
 

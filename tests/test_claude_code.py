@@ -587,7 +587,7 @@ def test_a_to_do_list_in_markdown_is_a_task_list() -> None:
         [
             "**TodoWrite** · 1 of 3 done · *no result*",
             "",
-            "- [x] Import the &lt;toggle\\> \\*now\\*",  # "<" as "&lt;": see escaped()
+            "- [x] Import the &lt;toggle> \\*now\\*",  # "<" as "&lt;": see escaped()
             '- [ ] Write tests *(under way)* *(priority: "high")*',
             "- [ ] Ship it",
         ]

@@ -987,9 +987,20 @@ def test_escaped_text_has_no_needless_backslashes() -> None:
     """ "Done\\!" and "cd x \\&\\& make 2\\>\\&1" in every quoted prompt: a "!" starts an
     image only before a "[" (escaped), an "&" matters only before a reference."""
     said = escaped("Done! cd x && make 2>&1 ![i](https://e.com/i.png) &amp; &#106;")
-    assert said.startswith("Done! cd x && make 2\\>&1 !\\[i\\]")
+    assert said.startswith("Done! cd x && make 2>&1 !\\[i\\]")
     tokens = _tokens(said)
     assert not [t for t in tokens if t.type in ("image", "link_open", "html_inline")]
     assert VIEWER.renderInline(said) == (
         "Done! cd x &amp;&amp; make 2&gt;&amp;1 ![i](https://e.com/i.png) &amp;amp; &amp;#106;"
     )
+
+
+def test_a_quote_sign_is_escaped_only_where_it_would_quote() -> None:
+    """ ">" needs no backslash inside a line ("2>&1": every "<" is "&lt;", so it closes no
+    tag); at the start of the text it would make a quote of the line, or of a list item."""
+    for text in ("> not a quote", ">>x", "> - [link](https://e.com)"):
+        said = escaped(text)
+        assert said.startswith("\\>"), said
+        for line in (said, f"- {said}"):
+            assert "blockquote_open" not in [t.type for t in VIEWER.parse(line)]
+    assert escaped("a -> b => c") == "a -> b => c"

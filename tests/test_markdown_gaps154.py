@@ -150,7 +150,7 @@ def test_quoted_text_has_no_backslash_before_a_pipe() -> None:
     document = _document("pi-branched-1.jsonl")
     assert (
         "- `before-refactor` on `bb420369`: assistant: \\[bash: cd packages/coding-agent && "
-        "npm run build 2\\>&1 |…\\]\n" in document
+        "npm run build 2>&1 |…\\]\n" in document
     )
     rendered = VIEWER.render(document.split("## Usage", 1)[0])
     assert "npm run build 2&gt;&amp;1 |…]" in rendered
