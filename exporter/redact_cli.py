@@ -7,6 +7,7 @@ turns the parsed values (including ``--secret`` files and ``--env-file`` content
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shlex
@@ -699,6 +700,8 @@ def redact_command(
         sys.stdout.flush()
     else:
         assert target is not None
+        if target.name.lower().endswith(".jsonl.gz"):  # what the name says (it was plain text)
+            data = gzip.compress(data, compresslevel=6, mtime=0)
         atomic_write_bytes(target, data)
         echo_path(target)  # like `export`: the file written, on stdout
     if redacted.damaged:  # session_to_jsonl writes entries; a damaged line is none

@@ -8,6 +8,7 @@ real HTTP, or to a loopback port nothing listens on.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shlex
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from exporter.discover import encode_cwd
+from exporter.loader import load_session
 from tests.fakes.hub import TOKEN, FakeHub
 from tests.test_cli_consistency import (
     FIXTURES,
@@ -400,6 +402,11 @@ def test_redact_refuses_a_name_that_is_not_jsonl(home: Home) -> None:
     for name in ("clean.jsonl", "clean.JSONL", "clean.jsonl.gz", os.devnull, "-"):
         result = home.run("redact", session, "-o", name)
         assert result.code == 0, (name, result.stderr)
+    # a .jsonl.gz copy is gzip (it was plain JSONL under a gzip name), the same session
+    packed = (home.work / "clean.jsonl.gz").read_bytes()
+    assert packed[:2] == b"\x1f\x8b"
+    assert gzip.decompress(packed) == (home.work / "clean.jsonl").read_bytes()
+    assert load_session(home.work / "clean.jsonl.gz").id == SESSION_ID
 
 
 # --- 10: help and summary lines that misled -----------------------------------------------
