@@ -587,6 +587,8 @@ def _code_line(line: str, pos: int = 0, endpos: int | None = None) -> bool:
 #: fence, `head`'s `==> file <==`, a shell prompt and its command, an HTML `<pre>`, and
 #: prose (a line that is neither INI nor code); a fence opening INI (```` ```ini ````)
 #: counts as an INI line
+#: A JSON key and the quote opening its string value, `  "content": "`
+_JSON_STRING_OPENING = re.compile(r"[ \t]{0,64}\"[\w.\-]{1,64}\"[ \t]{0,8}:[ \t]{0,8}\"")
 _INI_FENCE = re.compile(r"[ \t]{0,16}(?:```|~~~)[ \t]*(?:ini|cfg|conf|cnf|dosini|properties)\b")
 _INI_EDGE = re.compile(
     r"[ \t]{0,16}(?:```|~~~|==> [^\r\n]{1,256} <==|</?(?:pre|code)>"
@@ -685,6 +687,11 @@ def _in_ini_block(text: str, start: int, value: str = "") -> bool:
             if _code_line(line, prefix):
                 return False
             if not _INI_LINE.fullmatch(line):
+                # a JSON string shown decoded (`"content": "host = db` and the string's
+                # next lines): its first line is the block's edge, and an INI line itself
+                opening = _JSON_STRING_OPENING.match(line) if lines is before else None
+                if opening is not None and _INI_LINE.fullmatch(line, opening.end()):
+                    assignments += "=" in line[opening.end() :]
                 break  # the block's edge: prose
             if identifier and ("'" in line or '"' in line):
                 return False  # `user = "alice"` by `password = hashedPassword`: code
@@ -813,7 +820,9 @@ class CommandLineDetector(Detector):
     _password = re.compile(r"-p(?P<sp>[ \t]*)" + _CLI_VALUE)
     _user = re.compile(  # curl -u user:pass, -u 'user:pass', --user "user:pass"
         r"-(?:u|-user)[ \t]*(?P<q>[\"']?)[^\-\s:\"'@][^\s:\"'@]{0,127}:"
-        r"(?=(?P<run>[^\s\"'@;&|<>()]{4,512}))(?P<v>(?P=run))(?P=q)"
+        # (the password quoted on its own: `-u user:'X'`, `-u 'user:'"'"'X'"'"''` read as
+        # the shell runs it)
+        r"(?P<iq>'?)(?=(?P<run>[^\s\"'@;&|<>()]{4,512}))(?P<v>(?P=run))(?P=iq)(?P=q)"
     )
     _mysql = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb)\b")
     _login = re.compile(r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm|az|oc|cf)\b.*\blogin\b")
@@ -1080,10 +1089,12 @@ class SensitiveOutputDetector(Detector):
         if gap[0] > gap[1] or not _json_siblings(text, *gap):
             return None  # another object's "value" (or the flag is inside the value)
         nested = text[key.end()] in "{["
+        # (a number: 4 digits and more, a PIN; a string: 6 characters, 4 within an object)
+        shortest = 4 if nested or text[key.end()] != '"' else 6
         return [
             (start, stop)
             for start, stop in strings
-            if (stop - start >= (4 if nested else 6))
+            if (stop - start >= shortest)
             and not is_placeholder(secret := text[start:stop])
             and secret not in _TERRAFORM_MASKS
         ]
@@ -1127,8 +1138,9 @@ def _json_tokens(
 
 def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None:
     """Where the JSON value at ``at`` ends and the spans of its strings that are values
-    (not keys); None when none is whole before ``limit``, or when another output's
-    ``"sensitive"`` key comes first (the value ran on: each walk ends at the next flag)."""
+    (not keys), or of the number that is the whole value; None when none is whole before
+    ``limit``, or when another output's ``"sensitive"`` key comes first (the value ran on:
+    each walk ends at the next flag)."""
     strings: list[Span] = []
     for token, depth in _json_tokens(text, at, limit, clipped=False):
         if token is None:
@@ -1138,8 +1150,16 @@ def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None
         elif token["sep"] is not None and depth == 0:
             return None  # `"value": ,`
         if depth == 0 and token["sep"] is None and token["key"] is None:
+            if token["other"] is not None and _JSON_NUMBER.fullmatch(token["other"]):
+                # a number as the whole value (a PIN, an account number) is the secret;
+                # `true`/`false`/`null` tell nothing
+                strings.append(token.span("other"))
             return token.end(), strings
     return None
+
+
+#: A JSON number (what a scalar value holds besides `true`, `false` and `null`)
+_JSON_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+\-]?[0-9]+)?")
 
 
 def _json_siblings(text: str, start: int, end: int) -> bool:

@@ -30,6 +30,10 @@ def _percent(match: str) -> str | None:
     return chr(int(match[1:], 16))
 
 
+def _quote(match: str) -> str | None:
+    return "'"
+
+
 def _hidden(match: str) -> str:
     code = ord(match) - 0xE0000  # tag characters spell ASCII; the rest show nothing
     return chr(code) if 0x20 <= code <= 0x7E else ""
@@ -47,6 +51,10 @@ _FORMS = (
     ("\\", re.compile(r"\\[!#$%&*+\-./:=?@^_~]"), _escaped),
     ("&", _REFERENCE, _reference),
     ("%", re.compile(r"%[2-7][0-9A-Fa-f]"), _percent),  # printable ASCII: what tokens hold
+    # a shell's quote inside single quotes, `'"'"'` or `'\''`: the command run (`psql -c
+    # '… PASSWORD '"'"'X'"'"''`) holds a plain `'` there
+    ("'\"'\"'", re.compile(r"'\"'\"'"), _quote),
+    ("'\\''", re.compile(r"'\\''"), _quote),
 )
 _HIDDEN = re.compile(r"[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
 

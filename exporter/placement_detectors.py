@@ -336,12 +336,15 @@ class RedisPasswordDetector(Detector):
 
     def _client_acl_passwords(self, text: str, lower: str) -> Iterator[Span]:
         """redis-py's ``acl_setuser(…, passwords=['+X'])`` and ``execute_command("ACL",
-        "SETUSER", "alice", ">X", …)``: the passwords a client sets."""
+        "SETUSER", "alice", ">X", …)``, ioredis's ``acl("SETUSER", …)``, node-redis's and
+        Jedis's ``aclSetUser("bob", [">X"])`` and ``.addPass("X")``: the passwords a client
+        sets."""
         budget = len(lower)
         for match in _CLIENT_ACL.finditer(lower):
             want = "+" if match["py"] is not None else ">"
             at = match.end()
-            if match["py"] is None:  # `"ACL", "SETUSER"`: its own arguments follow a comma
+            if match["py"] is None and match["js"] is None:
+                # `"ACL", "SETUSER"`: its own arguments follow a comma
                 comma = _CLIENT_COMMA.match(lower, at)
                 if comma is None:
                     continue
@@ -371,6 +374,12 @@ class RedisPasswordDetector(Detector):
                 budget -= at - skip_from  # (all skips of a text: as long as it at most)
                 if not comma:
                     break
+        if "addpass" in lower:
+            for match in _CLIENT_ADD_PASS.finditer(lower):
+                start, end = match.span("v")
+                value = text[start:end]
+                if value[0] not in "$%<{" and not is_placeholder(value):
+                    yield start, end
 
 
 #: A JSON string's escape that ends a value read from it (a line break, a tab, a quote)
@@ -401,6 +410,15 @@ _REDIS_DIRECTIVES = frozenset((
 _CLIENT_ACL = re.compile(
     r"\bacl_setuser\([^)]{0,512}?\bpasswords\s{0,64}=\s{0,64}(?P<py>[\[(])"
     r"|[\"']acl[\"'][ \t]*,[ \t]*[\"']setuser[\"']"
+    # ioredis's `redis.acl('SETUSER', 'bob', …)`; node-redis's `aclSetUser('bob', ['on',
+    # '>X'])` and Jedis's `aclSetUser("bob", "on", ">X")`: the rules after the user's name
+    r"|\bacl\([ \t]*[\"']setuser[\"']"
+    r"|\baclsetuser\([ \t]*(?:[\"'][^\"'\r\n]{1,128}[\"']|[a-z_][a-z0-9_.]{0,127})"
+    r"[ \t]*,[ \t]*(?P<js>\[?)"
+)
+#: Jedis's / Lettuce's builders: `….addPass("X")` / `.addPassword("X")` of a user's rules
+_CLIENT_ADD_PASS = re.compile(
+    r"\.addpass(?:word)?\([ \t]*(?P<q>[\"'])(?P<v>[^\s\"']{4,512})(?P=q)[ \t]*\)"
 )
 #: The comma before a raw command's next argument
 _CLIENT_COMMA = re.compile(r"\s*+,")
@@ -914,6 +932,17 @@ _FOREIGN_QUALIFIER = (
 )
 
 
+#: The nouns that, right after "password X", make X the name of a thing about passwords (a
+#: rule, a flow, a page of docs), not a password: "the password C0mplexity! rule requires…"
+_ABOUT_PASSWORD_NOUNS = frozenset((
+    "rule", "rules", "policy", "policies", "requirement", "requirements", "flow", "flows",
+    "doc", "docs", "documentation", "page", "pages", "guide", "spec", "feature", "features",
+    "check", "checks", "checker", "validation", "validator", "regex", "pattern", "format",
+    "field", "form", "screen", "endpoint", "module", "component", "ticket", "issue", "bug",
+    "test", "tests", "setting", "settings", "option", "options", "constraint", "constraints",
+))  # fmt: skip
+
+
 class ProseSecretDetector(Detector):
     """A secret said in a sentence: "the password is Tr0ub4dor&3", "my API key was X",
     "The DB_PASSWORD is: X". Only values that mix letters and digits count ("the token is
@@ -979,6 +1008,7 @@ class ProseSecretDetector(Detector):
         r"[^/=]*[/=].*|[\w.+\-]*@?[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}[.,;:)]*|[\w.\-]+:[0-9]+[.,;:)]*"
     )
     _bare_symbol = re.compile(r"[!@#$%^&*+?~]")
+    _next_word = re.compile(r"[\"'`]?[ \t]{1,8}(?P<w>[a-z]{2,16})\b")
     _identifier = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -994,6 +1024,9 @@ class ProseSecretDetector(Detector):
                     or self._bare_not_a_value.fullmatch(value)
                 ):
                     continue
+                after = self._next_word.match(lower, match.end())
+                if after is not None and after["w"] in _ABOUT_PASSWORD_NOUNS:
+                    continue  # "the password C0mplexity! rule": a rule's name, not a value
                 yield from self._value(text, match, "password")
         # (a text that is not all ASCII may come here for the CJK words alone)
         said = any(verb in lower for verb in (" is", " was", " è")) or (

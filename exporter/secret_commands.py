@@ -272,21 +272,24 @@ _DURATION = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
 #: Commands whose quoted argument is a command they run: `bash -c '…'`, `ssh host '…'`,
 #: `su deploy -c '…'`, `watch '…'`
 _RUNS_ITS_ARGUMENT = re.compile(
-    r"(?:^|[\s;&|(`])(?:(?:ba|z|k|da|fi)?sh[ \t]+(?:-[a-z]+[ \t]+)*-[a-z]*c"
+    r"(?:^|[\s;&|(`])(?P<runner>(?:ba|z|k|da|fi)?sh[ \t]+(?:-[a-z]+[ \t]+)*-[a-z]*c"
     r"|su[ \t]+(?:\S+[ \t]+){0,3}-c|ssh[ \t]+(?:\S+[ \t]+){0,8}?[\w.@\-]+"
     r"|eval|watch(?:[ \t]+-\S+(?:[ \t]+[0-9.]+)?)*|xargs(?:[ \t]+-\S+)*[ \t]+(?:ba)?sh[ \t]+-c)"
     r"[ \t]*[\"']?$"
 )
+#: How many runners in a row (`bash -c 'ssh h '…`) are followed back to their own start
+_RUNNER_DEPTH = 4
 #: `docker run … hashicorp/terraform state pull`: the image's own command
 _CONTAINER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:container[ \t]+)?run\b")
 
 
-def _at_command_start(command: str, at: int) -> bool:
+def _at_command_start(command: str, at: int, depth: int = 0) -> bool:
     """``at`` starts a command (after a line's start, ``;``, ``&&``, ``|``, ``$(``, a
     wrapper and its options, variables set, ``--`` as in ``aws-vault exec prod --``, or a
     quote opened by ``bash -c``, ``ssh host``), not a word quoted in another's arguments
     (``grep 'terraform state pull'``, ``git commit -m '…'``). 160 characters are read back
-    at most."""
+    at most. The runner of a quoted command must start one itself (``echo ssh h '…'``
+    prints the words)."""
     line_start = command.rfind("\n", max(0, at - 160), at) + 1
     low = max(line_start, at - 160)
     before = command[low:at]
@@ -301,7 +304,14 @@ def _at_command_start(command: str, at: int) -> bool:
     words = before.split()
     if words and words[-1][-1] in "\"'":
         # a quoted command: `bash -c 'terraform …'`, not `grep 'terraform …'`
-        return not words[-1].strip("\"'") and bool(_RUNS_ITS_ARGUMENT.search(before.rstrip()))
+        if words[-1].strip("\"'"):
+            return False
+        runner = _RUNS_ITS_ARGUMENT.search(before.rstrip())
+        return (
+            runner is not None
+            and depth < _RUNNER_DEPTH
+            and _at_command_start(command, low + runner.start("runner"), depth + 1)
+        )
     if words and "/" in words[-1] and not before[-1].isspace():
         words.pop()  # the program's path: judged by what stands before it
     for _ in range(10):
@@ -323,6 +333,25 @@ def _at_command_start(command: str, at: int) -> bool:
 
 #: `… -o name |` ending its line: the pipeline goes on on the next (review 143 M6)
 _PIPE_AT_LINE_END = re.compile(r"\|[ \t]*\r?\n")
+
+
+def _piped_to_names(command: str, at: int) -> bool:
+    """The command at ``at`` is piped into a jq (gojq, yq) filter that prints only key names,
+    a count or a test (``jq 'keys'``, ``jq -r '.data | keys[]'``, ``jq 'to_entries |
+    map(.key)'``, ``jq .metadata.name``): its secret values are not printed."""
+    rest = command[at : at + 1200]
+    stage = _pipeline_stage(rest)
+    pipe = rest[len(stage) : len(stage) + 2]
+    if not pipe.startswith("|") or pipe == "||":
+        return False
+    after = rest[len(stage) + 1 :].lstrip(" \t")
+    if after.split(None, 1)[:1] not in (["jq"], ["gojq"], ["yq"]):
+        return False
+    jq = _pipeline_stage(after)
+    if "," in jq:
+        return False  # `keys, .password`: more than the names
+    last = _jq_last_step(jq)
+    return last is None or _jq_names_only(last)
 
 
 def reads_a_secret(command: str) -> bool:
@@ -364,6 +393,8 @@ def reads_a_secret(command: str) -> bool:
             )
             if _PRINTS_VALUES.search(command, get, line_end):
                 if match["get"] is not None:
+                    if _piped_to_names(command, match.start()):
+                        continue  # `-o json | jq '.data | keys'`: the names
                     return True
                 # `create secret … --dry-run -o yaml`: printed, unless sealed on the way
                 if "kubeseal" not in command[line_end : line_end + 300]:
@@ -381,4 +412,5 @@ def reads_a_secret(command: str) -> bool:
                     between = command[line_end : later.start()]
                     if not any(c in between for c in ";&\n") or "$" in later.group():
                         return True
-    return _READS.search(command) is not None
+    # (`… | jq 'keys'`: the names of the secret's fields, not their values)
+    return any(not _piped_to_names(command, m.start()) for m in _READS.finditer(command))

@@ -210,11 +210,31 @@ def is_placeholder(value: str) -> bool:
         return True
     if len(set(low)) <= 2 or low.startswith("[redacted:") or _masked(low):
         return True
+    vendor = _VENDOR_PREFIX.match(low)
+    if vendor is not None and _vendor_placeholder(low[vendor.end() :]):
+        return True
     rest, found = low, False
     for part in _PLACEHOLDER_PARTS:
         if part in rest:
             rest, found = rest.replace(part, " "), True
     return found and not _REAL_VALUE_CHARS.search(rest)
+
+
+#: Stripe's key prefixes, which documentation writes before a made-up rest
+_VENDOR_PREFIX = re.compile(r"(?:sk|rk|pk)_(?:live|test)_")
+#: A run of filler in a key's place (`51Hxxxxxxxxxxxxxxxx`, `0000…`, `****…`): never 8 in a
+#: row in a random key
+_FILLER_RUN = re.compile(r"([x0*.\-])\1{7}")
+
+
+def _vendor_placeholder(rest: str) -> bool:
+    """What follows ``sk_live_`` in documentation: a placeholder (``your_key_here``), a
+    stub cut with an ellipsis (``abc123...``), or a run of filler (``51Hxxxxxxxx…``)."""
+    if not rest or is_placeholder(rest):
+        return True
+    if rest.endswith(("...", "…")) and len(rest.rstrip(".…")) <= 12:
+        return True
+    return _FILLER_RUN.search(rest) is not None
 
 
 _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
