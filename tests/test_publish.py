@@ -2519,3 +2519,58 @@ def test_a_claude_code_sub_agent_that_changed_alone_republishes_its_session(
     assert "1 updated" in result.stdout, result.output
     (published,) = session_paths(fake_hub)
     assert b"Two test files." in fake_hub.files(REPO_ID)[published]
+
+
+def test_a_card_written_before_the_first_publish_is_kept_with_the_block_added(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A dataset its owner made and described before the first publish: its README.md was
+    replaced by a new card, the owner's words lost. It is kept, with the generated part
+    added at its end between the marker lines (and our configs in its YAML), said once;
+    the next run refreshes that part only."""
+    from huggingface_hub import HfApi
+
+    HfApi(endpoint=fake_hub.url, token=TOKEN).create_repo(
+        REPO_ID, repo_type="dataset", private=True
+    )
+    owners = (
+        "---\nlicense: mit\ntags:\n- agents\n---\n# Our team's traces\n\n"
+        "Collected by the tools team; ask Ana before using them 中文 🙂.\n"
+    )
+    _put_card(fake_hub, owners.encode("utf-8"))
+    first = publish(fake_hub, small)
+    assert first.exit_code == 0, first.output
+    said = [line for line in first.stderr.splitlines() if "README.md" in line]
+    assert len(said) == 1 and "was there before the first publish: kept" in said[0], said
+    card = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    body = owners.split("---\n", 2)[2]
+    assert card.index(body) < card.index(BEGIN) < card.index(END)  # their words, then ours
+    assert "| sessions | 8 |" in card[card.index(BEGIN) : card.index(END)]
+    front = card.split("---\n", 2)[1]
+    assert "license: mit" in front and "agents" in front and "config_name: sessions" in front
+    _touch(small.files[1], "question 1", "question one")
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0 and "README.md" not in again.stderr, again.output
+    now = fake_hub.files(REPO_ID)["README.md"].decode("utf-8")
+    assert now[: now.index(BEGIN)] == card[: card.index(BEGIN)]  # kept as it was
+
+
+def test_a_card_before_the_first_publish_that_cannot_be_merged_is_left_alone(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """YAML without its closing line (the Hub's client refuses a card that is not UTF-8):
+    left as it is, said, never replaced."""
+    from huggingface_hub import HfApi
+
+    HfApi(endpoint=fake_hub.url, token=TOKEN).create_repo(
+        REPO_ID, repo_type="dataset", private=True
+    )
+    _put_card(fake_hub, b"---\nlicense: mit\n# x\n")
+    result = publish(fake_hub, small, "--dry-run")
+    assert result.exit_code == 0, result.output
+    (said,) = [line for line in result.stderr.splitlines() if "README.md" in line]
+    assert "kept as it is" in said and "no closing --- line" in said, said
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    assert fake_hub.files(REPO_ID)["README.md"] == b"---\nlicense: mit\n# x\n"
+    assert "index.jsonl" in fake_hub.files(REPO_ID)

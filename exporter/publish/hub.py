@@ -598,8 +598,10 @@ class _CardPlan:
 
 def _card_plan(run: _Run, ops: list[Op]) -> _CardPlan:
     """A card with the pi-session block has that block refreshed and the rest kept; one
-    this tool wrote (or none) is written new; one without the block that someone edited
-    on the Hub is left as it is, said once per version of it (how to opt back in too)."""
+    this tool wrote (or none) is written new; one the owner wrote before the first publish
+    is kept with the block added at its end (it was replaced: their text lost); one without
+    the block that someone edited on the Hub is left as it is, said once per version of it
+    (how to opt back in too)."""
     readme, data = run.remote.files.get("README.md"), run.remote.card
     if readme is None:
         return _CardPlan()
@@ -618,6 +620,23 @@ def _card_plan(run: _Run, ops: list[Op]) -> _CardPlan:
             "is kept as it is until that is fixed on the Hub"
         )
         return _CardPlan(frozen=True)
+    if "manifest.json" not in run.remote.files:  # never published here: the owner's card
+        if text is not None and not text.strip():
+            return _CardPlan()  # an empty one: nothing of theirs to keep
+        marked = f"{text.rstrip()}\n\n{CARD_BEGIN}\n{CARD_END}\n" if text is not None else ""
+        why = card_problem(marked) if text is not None else "it could not be read as UTF-8 text"
+        if why is not None:
+            run.notify(
+                f"README.md was there before the first publish and is kept as it is ({why}): "
+                "no card is written until that is fixed on the Hub"
+            )
+            return _CardPlan(frozen=True)
+        run.notify(
+            "README.md was there before the first publish: kept, with the generated part "
+            f"added at its end between a {CARD_BEGIN} and a {CARD_END} line (and the "
+            "configs in its YAML), which later runs refresh"
+        )
+        return _CardPlan(existing=marked)
     if run.remote.card_oid in (None, readme.oid):  # ours, as written (an older layout)
         return _CardPlan()
     if _first_time_said(run, readme.oid):
