@@ -2534,7 +2534,8 @@ def test_a_card_written_before_the_first_publish_is_kept_with_the_block_added(
         REPO_ID, repo_type="dataset", private=True
     )
     owners = (
-        "---\nlicense: mit\ntags:\n- agents\n---\n# Our team's traces\n\n"
+        "---\nlicense: mit  # the team's choice\n# what the Hub lists it under\n"
+        "tags:\n- agents\npretty_name: 'Team traces'\n---\n# Our team's traces\n\n"
         "Collected by the tools team; ask Ana before using them 中文 🙂.\n"
     )
     _put_card(fake_hub, owners.encode("utf-8"))
@@ -2547,7 +2548,8 @@ def test_a_card_written_before_the_first_publish_is_kept_with_the_block_added(
     assert card.index(body) < card.index(BEGIN) < card.index(END)  # their words, then ours
     assert "| sessions | 8 |" in card[card.index(BEGIN) : card.index(END)]
     front = card.split("---\n", 2)[1]
-    assert "license: mit" in front and "agents" in front and "config_name: sessions" in front
+    # their YAML as they wrote it, comments and quotes too (PyYAML wrote it all again)
+    assert front.startswith(owners.split("---\n", 2)[1]) and "config_name: sessions" in front
     _touch(small.files[1], "question 1", "question one")
     again = publish(fake_hub, small)
     assert again.exit_code == 0 and "README.md" not in again.stderr, again.output
@@ -2574,3 +2576,24 @@ def test_a_card_before_the_first_publish_that_cannot_be_merged_is_left_alone(
     assert result.exit_code == 0, result.output
     assert fake_hub.files(REPO_ID)["README.md"] == b"---\nlicense: mit\n# x\n"
     assert "index.jsonl" in fake_hub.files(REPO_ID)
+
+
+def test_configs_put_back_keep_the_rest_of_the_owners_yaml_as_written() -> None:
+    """Only the `configs` block is written anew; the owner's comments, quotes and order stay
+    (PyYAML wrote the whole front matter again). YAML that cannot be edited by its lines
+    (a flow mapping) is still written back whole."""
+    import yaml
+
+    from exporter.publish.dataset_card import _front_matter_with_our_configs
+
+    front = (
+        "license: mit  # ours\nconfigs:\n- config_name: mine  # the CSV\n  data_files: x.csv\n"
+        "# shown on the Hub\npretty_name: 'Team traces'"
+    )
+    done = _front_matter_with_our_configs(front)
+    assert done.startswith("---\nlicense: mit  # ours\nconfigs:\n- config_name: default")
+    assert done.endswith("# shown on the Hub\npretty_name: 'Team traces'\n---")
+    data = yaml.safe_load(done.strip("-\n"))
+    assert [c["config_name"] for c in data["configs"]] == ["default", "sessions", "mine"]
+    flow = yaml.safe_load(_front_matter_with_our_configs("{license: mit}").strip("-\n"))
+    assert flow["license"] == "mit" and len(flow["configs"]) == 2

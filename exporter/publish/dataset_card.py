@@ -246,11 +246,52 @@ def _front_matter_with_our_configs(front: str) -> str:
     names = {ours["config_name"] for ours in CARD_CONFIGS}
     theirs = [c for c in configs if not (isinstance(c, dict) and c.get("config_name") in names)]
     data["configs"] = [*CARD_CONFIGS, *theirs]
+    edited = _configs_replaced(front, data["configs"])
+    if edited is not None and _reads_as(edited, data):
+        return "\n".join(["---", edited, "---"])  # the owner's text, comments and all
     try:
         dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
     except yaml.YAMLError:  # (a value safe_load made that it cannot write back: none known)
         raise CardError("its YAML front matter cannot be written back") from None
     return "\n".join(["---", dumped.rstrip("\n"), "---"])
+
+
+def _reads_as(text: str, data: Any) -> bool:
+    """Whether the YAML ``text`` reads back as ``data`` (an edit by lines went right)."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text) == data
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return False
+
+
+#: A top-level key's line in YAML front matter (``license: mit``, ``configs:``)
+_TOP_KEY = re.compile(r"(?P<key>[A-Za-z_][\w.\-]*)[ \t]*:(?:[ \t]|$)")
+
+
+def _configs_replaced(front: str, configs: list[Any]) -> str | None:
+    """``front`` with only its top-level ``configs`` block written anew (appended when it
+    has none): PyYAML writing the whole front matter again dropped the owner's comments,
+    quoting and layout. None when the text is not plain enough to edit by its lines (the
+    caller also checks that the result reads back as intended)."""
+    import yaml
+
+    block = yaml.safe_dump(
+        {"configs": configs}, sort_keys=False, allow_unicode=True, width=1000
+    ).rstrip("\n")
+    lines = front.split("\n")
+    keys = [(i, m["key"]) for i, line in enumerate(lines) if (m := _TOP_KEY.match(line))]
+    mine = [i for i, key in keys if key == "configs"]
+    if not mine:
+        return f"{front.rstrip()}\n{block}" if front.strip() else block
+    if len(mine) > 1:
+        return None
+    start = mine[0]
+    end = next((i for i, _ in keys if i > start), len(lines))
+    while end > start + 1 and lines[end - 1].lstrip().startswith("#"):
+        end -= 1  # a comment right above the next key belongs to it
+    return "\n".join([*lines[:start], block, *lines[end:]])
 
 
 def card_title(name: str) -> str:
