@@ -441,6 +441,7 @@ def share_command(
     extras = (["session.jsonl"] if with_jsonl else []) + (["README.md"] if with_markdown else [])
     targets = _dry_run_targets(loaded, extras, sessions_dir) if dry_run else {}
     _refuse_output_collisions(loaded, targets, policy_values)
+    _say_redacting_a_large_session(loaded, policy.redact)
     prepared, report = prepare_session(loaded, policy)
     report_diagnostics(prepared)  # from the redacted copy: they quote the file
     given_now = policy.given_values() if policy.redact else set()
@@ -542,6 +543,29 @@ def _refuse_output_collisions(
         read_files([loaded.path], policy_values),
         copy_of=copy_of,  # a re-run replaces its own copy
     )
+
+
+#: Above this source size (bytes) ``share`` says it is redacting before it goes quiet.
+PROGRESS_SOURCE_BYTES = 5_000_000
+
+
+def _say_redacting_a_large_session(loaded: Session, redacted: bool) -> None:
+    """One line on stderr before a long redaction: the gist size limit is only checked on
+    the finished page, seconds later (a 25 MB session took ~15 s to be refused). No cheap
+    sound lower bound of the page exists: a detector, --redact-pattern or the home path
+    can replace spans of any length by a short placeholder, so refusing early could
+    refuse a session that would have fit."""
+    if not redacted:
+        return
+    if loaded.source_data is not None:  # the bytes as read (a pipe's too)
+        size = len(loaded.source_data)
+    else:
+        try:
+            size = os.path.getsize(loaded.path) if loaded.path else 0
+        except OSError:  # it was read a moment ago; a vanished file only loses this line
+            return
+    if size > PROGRESS_SOURCE_BYTES:
+        click.echo(f"pi-session: redacting {size / 1e6:.0f} MB before the size check…", err=True)
 
 
 def _upload_files(prepared: Session, extras: list[str]) -> dict[str, str]:

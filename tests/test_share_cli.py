@@ -1581,3 +1581,33 @@ def test_a_dry_run_s_warnings_quote_the_redacted_session(
     assert result.exit_code == 0, result.output
     assert "does not exist" in result.stderr and token not in result.stderr, result.stderr
     assert fake.requests == []
+
+
+def test_a_large_session_says_it_is_redacting_before_the_long_wait(
+    fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 25 MB session sat ~15 s in silence before the size limit refused it: the gist limit
+    can only be checked on the redacted page (redaction may shrink any span), so a large
+    source says it is redacting first; a small one, or --no-redact, stays quiet."""
+    from exporter import share_cli
+
+    big = one_prompt_session(tmp_path / "big.jsonl", 2_600_000)  # 5.2 MB on disk
+    said_before: list[str] = []
+    real_prepare = share_cli.prepare_session
+
+    def spy(*args: object, **kwargs: object) -> object:
+        sys.stderr.flush()  # what the user had seen when the redaction started
+        said_before.append(sys.stderr.buffer.getvalue().decode("utf-8"))
+        return real_prepare(*args, **kwargs)
+
+    monkeypatch.setattr(share_cli, "prepare_session", spy)
+    result = share(fake, str(big), "--dry-run")
+    assert result.exit_code == 0, result.output
+    line = "pi-session: redacting 5 MB before the size check…"
+    assert said_before == [f"{line}\n"], said_before
+    assert result.stderr.count(line) == 1
+    assert fake.requests == []
+    for quiet in ([str(FIXTURE)], [str(big), "--no-redact"]):
+        result = share(fake, *quiet, "--dry-run")
+        assert result.exit_code == 0, result.output
+        assert "redacting" not in result.stderr, result.stderr
