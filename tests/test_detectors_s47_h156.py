@@ -14,22 +14,11 @@ import pytest
 from exporter.detectors import scan
 from exporter.secret_commands import reads_a_secret
 from exporter.secret_heuristics import is_placeholder
+from tests.test_detectors import _covered
 
 
 def _found(text: str) -> list[tuple[str, str]]:
     return [(f.detector, text[f.start : f.end]) for f in scan(text)]
-
-
-def _covered(text: str, secret: str) -> bool:
-    """Every occurrence of ``secret`` lies whole inside one finding (a part is a leak)."""
-    spans = [(f.start, f.end) for f in scan(text)]
-    at = text.find(secret)
-    assert at >= 0, (text, secret)
-    while at >= 0:
-        if not any(s <= at and at + len(secret) <= e for s, e in spans):
-            return False
-        at = text.find(secret, at + 1)
-    return True
 
 
 def _decoded_json(content: str) -> str:
