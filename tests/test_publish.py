@@ -2597,3 +2597,6 @@ def test_configs_put_back_keep_the_rest_of_the_owners_yaml_as_written() -> None:
     assert [c["config_name"] for c in data["configs"]] == ["default", "sessions", "mine"]
     flow = yaml.safe_load(_front_matter_with_our_configs("{license: mit}").strip("-\n"))
     assert flow["license"] == "mit" and len(flow["configs"]) == 2
+    # a configs key its line does not show (quoted) is not doubled: the Hub refuses that
+    quoted = _front_matter_with_our_configs('"configs":\n- config_name: mine\n  data_files: x')
+    assert quoted.count("configs") == 1 and "config_name: mine" in quoted

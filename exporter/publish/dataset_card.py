@@ -239,6 +239,7 @@ def _front_matter_with_our_configs(front: str) -> str:
         raise CardError(f"its YAML front matter does not parse{at}") from None
     if not isinstance(data, dict):
         raise CardError("its YAML front matter is not a mapping of keys")
+    had_configs = "configs" in data
     configs = data.get("configs")
     configs = configs if isinstance(configs, list) else []
     if all(ours in configs for ours in CARD_CONFIGS):
@@ -246,7 +247,7 @@ def _front_matter_with_our_configs(front: str) -> str:
     names = {ours["config_name"] for ours in CARD_CONFIGS}
     theirs = [c for c in configs if not (isinstance(c, dict) and c.get("config_name") in names)]
     data["configs"] = [*CARD_CONFIGS, *theirs]
-    edited = _configs_replaced(front, data["configs"])
+    edited = _configs_replaced(front, data["configs"], had_configs)
     if edited is not None and _reads_as(edited, data):
         return "\n".join(["---", edited, "---"])  # the owner's text, comments and all
     try:
@@ -267,10 +268,10 @@ def _reads_as(text: str, data: Any) -> bool:
 
 
 #: A top-level key's line in YAML front matter (``license: mit``, ``configs:``)
-_TOP_KEY = re.compile(r"(?P<key>[A-Za-z_][\w.\-]*)[ \t]*:(?:[ \t]|$)")
+_TOP_KEY = re.compile(r"(?P<key>[A-Za-z_][\w.\-]*)[ \t]*:(?:[ \t]|\r?$)")
 
 
-def _configs_replaced(front: str, configs: list[Any]) -> str | None:
+def _configs_replaced(front: str, configs: list[Any], had_configs: bool) -> str | None:
     """``front`` with only its top-level ``configs`` block written anew (appended when it
     has none): PyYAML writing the whole front matter again dropped the owner's comments,
     quoting and layout. None when the text is not plain enough to edit by its lines (the
@@ -283,7 +284,9 @@ def _configs_replaced(front: str, configs: list[Any]) -> str | None:
     lines = front.split("\n")
     keys = [(i, m["key"]) for i, line in enumerate(lines) if (m := _TOP_KEY.match(line))]
     mine = [i for i, key in keys if key == "configs"]
-    if not mine:
+    if not mine:  # (a `configs` key not found by its line, `"configs":`, is not doubled)
+        if had_configs:
+            return None
         return f"{front.rstrip()}\n{block}" if front.strip() else block
     if len(mine) > 1:
         return None
