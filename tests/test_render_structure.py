@@ -730,9 +730,9 @@ def test_previews_of_huge_hostile_markdown_stay_fast_and_say_they_were_cut() -> 
     from exporter.formatting import plain_line
 
     for text in ("*" * 200_000 + "a", "[" * 200_000 + "x](y)", "`a" * 100_000, "**a " * 50_000):
-        started = time.perf_counter()
+        started = time.process_time()  # CPU: a test beside it (pytest -n) takes no share
         line = plain_line(text, 60)
-        assert time.perf_counter() - started < 0.5
+        assert time.process_time() - started < 0.5
         assert len(line) <= 60 and line.endswith("…")
 
 
