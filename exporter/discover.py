@@ -147,19 +147,24 @@ def no_sessions_said(
     cwd: str | None,
     then: str | None = None,
     since: str | None = None,
+    older: int = 0,
 ) -> str:
     """The "no Pi sessions for <cwd> under <folder>" line, said one way by every command
     that finds none (``list``, ``stats``, ``search``, ``export``, ``redact``, ``share``,
     ``watch``, ``publish``, ``--pick``; SESSION left out too), with the sessions other
     agents have there, and other projects' with ``then`` (what to do; ``{them}`` is "it"
     or "them"). ``since``: only sessions active since then were wanted (the moment, as
-    said); ``cwd`` None: any project."""
+    said), and ``older`` of the project's are there from before it; ``cwd`` None: any
+    project."""
     root = sessions_root(sessions_dir)
     where = "any project" if cwd is None else cwd
     text = f"no Pi sessions for {where} under {root}"
     if not root.is_dir():
         return text + " (it does not exist)"
     if since is not None:  # the other projects' may be older too: no count of them
+        if older:
+            there = "1 session there is" if older == 1 else f"{older:,} sessions there are"
+            return f"{text} active since {since}; {there} older"
         return f"{text} active since {since}"
     text += other_agents_hint(sessions_dir, cwd)
     return text + (other_projects_hint(sessions_dir, cwd, then) if then else "")

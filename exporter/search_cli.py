@@ -136,8 +136,7 @@ def _none_since(
         return f"the session named is not active since {when}"
     if sessions:
         return f"none of the {len(files)} sessions named is active since {when}"
-    older = "1 session there is" if len(files) == 1 else f"{len(files):,} sessions there are"
-    return f"{no_sessions_said(sessions_dir, scope, since=when)}; {older} older"
+    return no_sessions_said(sessions_dir, scope, since=when, older=len(files))
 
 
 def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Path]:

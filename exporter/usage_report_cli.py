@@ -35,10 +35,7 @@ def print_usage_report(
         recent = files_active_since(files, since_at)
         if not recent:  # as search and export --all say it: three tables of zeros said nothing
             when = since_said(since or "", since_at)
-            older = (
-                "1 session there is" if len(files) == 1 else f"{len(files):,} sessions there are"
-            )
-            raise CliError(f"{no_sessions_said(sessions_dir, scope, since=when)}; {older} older", 2)
+            raise CliError(no_sessions_said(sessions_dir, scope, since=when, older=len(files)), 2)
         files = recent
     report = build_report(files, since_at, jobs)
     for path, error in report.failed:
