@@ -205,11 +205,12 @@ class RedactionReport:
             row[hit.detector] = row.get(hit.detector, 0) + 1
         return table
 
-    def summary_line(self) -> str:
-        """One line for stderr, e.g. ``redact: 3 secrets in 2 entries (jwt 2, …); …``."""
+    def summary_line(self, not_redacted: str = "no secret scan") -> str:
+        """One line for stderr, e.g. ``redact: 3 secrets in 2 entries (jwt 2, …); …``; a
+        copy that only left things out says why it was not scanned (``not_redacted``)."""
         parts = []
         if not self.redacted and self.actions:  # only a choice of what to show, asked for
-            return f"left out: {'; '.join(action_counts(self.actions))} (no secret scan)"
+            return f"left out: {'; '.join(action_counts(self.actions))} ({not_redacted})"
         if not self.redacted:
             parts.append("secret scan off")
         elif self.total:

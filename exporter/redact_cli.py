@@ -583,12 +583,7 @@ def finish_report(
     path was checked by `refuse_collisions` before anything was written). A copy that only
     left things out says why it was not scanned (``not_redacted``): "(no secret scan)"
     read like an error."""
-    from exporter.redact import action_counts  # loaded already: the report is its
-
-    line = report.summary_line()
-    if not report.redacted and report.actions:
-        line = f"left out: {'; '.join(action_counts(report.actions))} ({not_redacted})"
-    click.echo(f"pi-session: {line}", err=True)
+    click.echo(f"pi-session: {report.summary_line(not_redacted)}", err=True)
     if report_path:
         report.write_jsonl(report_path)
         click.echo(f"pi-session: report written to {report_path}", err=True)
