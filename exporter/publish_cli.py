@@ -98,8 +98,9 @@ def select_files(
         # or UTF-16/UTF-32 file is read as the loader reads it and goes up as UTF-8 JSONL
         files = named_session_files(sessions, sessions_dir, "publish needs")
     else:
-        files = listed_session_files(sessions_dir, _scope(cwd, all_projects))
-        _say_gzip_left_out(sessions_dir, _scope(cwd, all_projects))
+        scope = project_scope(cwd, all_projects)  # the project published (None: every one)
+        files = listed_session_files(sessions_dir, scope)
+        _say_gzip_left_out(sessions_dir, scope)
     if since is not None:
         files = files_active_since(files, since)
     return list(dict.fromkeys(files))
@@ -116,11 +117,6 @@ def _say_gzip_left_out(sessions_dir: str | None, scope: str | None) -> None:
             f"{plural(len(left), '.jsonl.gz file')} in the sessions folder ignored{first}: "
             f"name {them} to publish {them} (`pi-session publish REPO FILE...`) or gunzip {them}"
         )
-
-
-def _scope(cwd: str | None, all_projects: bool) -> str | None:
-    """The project whose sessions are published (None: every project's)."""
-    return project_scope(cwd, all_projects)
 
 
 def redaction_line(result: PublishResult) -> str:
@@ -297,7 +293,7 @@ def publish_command(
     _check_arguments(repo_id, endpoint, prune, sessions, since)
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
-    scope = _scope(cwd, all_projects)
+    scope = project_scope(cwd, all_projects)
     _refuse_empty_selection(files, since, scope, sessions_dir, sessions, all_projects)
     files = without_skipped(files, skip, sessions_dir, "nothing sent")
     policy = _publish_policy(policy_values)
@@ -313,7 +309,7 @@ def publish_command(
         public=public,
         dry_run=dry_run,
         prune=prune,
-        prune_all=_scope(cwd, all_projects) is None,  # --all --cwd X: X's sessions only
+        prune_all=scope is None,  # --all --cwd X: X's sessions only
         partial_selection=bool(sessions) or since is not None,
         allow_weaker_policy=allow_weaker_policy,
         html=html,
