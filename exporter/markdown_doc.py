@@ -815,13 +815,16 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
     if name == "edit" and isinstance(_path(args), str):
         path = _path(args)
         diff = as_str(result.details.get("diff")) if result else None
-        cut = [] if diff else _cut_edit(args, path)
+        cut: list[str] = []
         if diff:
             shown.add("diff")
-        elif not cut:
+        else:  # the pairs read once: a cut-off call's parts, else the diff of the whole ones
             probe = ToolView(call_id="", name="edit", kind="edit")
-            pairs = [(o, n) for o, n in edit_pairs(args, probe) if o is not None and n is not None]
-            diff = computed_diff(pairs, path) if pairs else ""
+            pairs = edit_pairs(args, probe)
+            cut = _cut_edit(args, path, pairs, probe)
+            whole = [(o, n) for o, n in pairs if o is not None and n is not None]
+            if not cut:
+                diff = computed_diff(whole, path) if whole else ""
         out = [f"**edit** {code_span(path)}{status}", ""]
         if diff:
             out += [fenced(diff.rstrip("\n"), "diff")]
@@ -846,12 +849,16 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
     return out + ([_output(text)] if text.strip() else []) + _images(result)
 
 
-def _cut_edit(args: dict[str, Any], path: str) -> list[str]:
+def _cut_edit(
+    args: dict[str, Any],
+    path: str,
+    pairs: list[tuple[str | None, str | None]],
+    probe: ToolView,
+) -> list[str]:
     """An edit call cut off before its arguments were whole (an aborted turn, the output
     limit): the texts that could be read as code, each under its name, and what is
-    missing (its arguments were one escaped JSON string). Empty when nothing is missing."""
-    probe = ToolView(call_id="", name="edit", kind="edit")
-    pairs = edit_pairs(args, probe)
+    missing (its arguments were one escaped JSON string). Empty when nothing is missing.
+    ``pairs`` and ``probe``: what ``edit_pairs`` read of ``args`` (and the keys it used)."""
     if not pairs or all(o is not None and n is not None for o, n in pairs):
         return []
     language = _language(path)
