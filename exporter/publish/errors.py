@@ -9,7 +9,6 @@ server messages and hints only.
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -98,15 +97,7 @@ class ValidationError(PublishError):
 
 
 class NetworkError(PublishError):
-    """The server could not be reached or kept failing (timeouts, refused, 5xx).
-
-    A message naming the HTTP client's exception class, ``(ConnectError)``, says it in
-    words instead: the class is the library's name, not a reason a user can act on."""
-
-    def __init__(
-        self, message: str, *, status: int | None = None, exit_code: int | None = None
-    ) -> None:
-        super().__init__(_in_words(message), status=status, exit_code=exit_code)
+    """The server could not be reached or kept failing (timeouts, refused, 5xx)."""
 
 
 #: The HTTP clients' transport failures (httpx's, requests', the OS's), as a reader says them.
@@ -131,12 +122,14 @@ _TRANSPORT_WORDS = {
     "UnsupportedProtocol": "unsupported URL scheme",
     "OSError": "network error",
 }
-_CLASS_IN_PARENS = re.compile(r"\(([A-Z][A-Za-z]*(?:Error|Timeout|Exception|Protocol))\)")
 
 
-def _in_words(message: str) -> str:
-    """``(ConnectError)`` as ``(connection failed)``; an unknown name stays as it is."""
-    return _CLASS_IN_PARENS.sub(lambda m: f"({_TRANSPORT_WORDS.get(m[1], m[1])})", message)
+def transport_reason(error: BaseException) -> str:
+    """A transport failure in words, ``connection failed`` for httpx's ``ConnectError``:
+    the class is the library's name, not a reason a user can act on (an unknown one is
+    said by its name)."""
+    name = type(error).__name__
+    return _TRANSPORT_WORDS.get(name, name)
 
 
 class TooLargeError(PublishError):

@@ -25,6 +25,7 @@ from exporter.publish.errors import (
     ValidationError,
     host_for_messages,
     scrubbed,
+    transport_reason,
 )
 from exporter.publish.hub_commits import Commit
 from exporter.publish.hub_http import (
@@ -242,13 +243,12 @@ class HubRepo:
             return PublishError(f"{what} failed: HTTP {status} {detail}".strip(), status=status)
         if isinstance(error, ValueError) and "README.md" in str(error):
             return ValidationError(f"the Hub refused the dataset card: {str(error)[:300]}")
-        name = type(error).__name__
         if isinstance(error, (httpx2.TransportError, OSError)):
             return NetworkError(
-                f"cannot reach {self.host} while {what} ({name}): nothing is lost; "
-                "a re-run resumes where this one stopped"
+                f"cannot reach {self.host} while {what} ({transport_reason(error)}): nothing "
+                "is lost; a re-run resumes where this one stopped"
             )
-        return PublishError(f"{what} failed: {name}: {error}")
+        return PublishError(f"{what} failed: {type(error).__name__}: {error}")
 
     def token_access(self) -> TokenAccess:
         """What the Hub says the token may do (``whoami``): a token that may not write to
