@@ -567,8 +567,9 @@ def row_filters(row: OutlineRow) -> set[str]:
 def _in_chunks(rows: list[OutlineRow]) -> list[OutlineRow]:
     """A long outline's top level cut into chunks of about ``OUTLINE_CHUNK_ROWS`` rows,
     which the browser lays out only when they scroll into view (``content-visibility``):
-    10,078 rows took half of a 10k-entry page's load. A cut falls only before a main-line
-    row, so a fork's row and the branches that leave it stay together."""
+    10,078 rows took half of a 10k-entry page's load, and pi-large-session's 1,018 a
+    quarter of its. A cut falls only before a main-line row, so a fork's row and the
+    branches that leave it stay together."""
     out = [OutlineRow("chunk-open")]
     depth = in_chunk = 0
     for row in rows:
@@ -582,8 +583,9 @@ def _in_chunks(rows: list[OutlineRow]) -> list[OutlineRow]:
     return out
 
 
-#: Outlines of more rows than this (open and close markers counted) are cut into chunks.
-OUTLINE_CHUNK_FROM = 3_000
+#: Outlines of more rows than this (open and close markers counted) are cut into chunks: from
+#: two chunks on, the second is off screen at load (a chunk is ~4,400 px of rows).
+OUTLINE_CHUNK_FROM = 400
 OUTLINE_CHUNK_ROWS = 200
 
 
