@@ -244,7 +244,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     is_flag=True,
     help="Show what would change; send nothing. The plan reads the dataset: when the Hub "
     "cannot be reached it is a guess (a new dataset, every session added), said on stderr; "
-    "an --endpoint given here that cannot be reached is exit 3.",
+    "an --endpoint given here that cannot be reached is exit 3, before any session is "
+    "redacted.",
 )
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=0), help="Worker processes (default or 0: CPUs)."
@@ -315,6 +316,7 @@ def publish_command(
         html=html,
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
+        endpoint_typed=_endpoint_typed(),
     )
     result = _publish_and_report(request, report_path, ask=not yes)
     if dry_run:
@@ -327,19 +329,24 @@ def publish_command(
         _refuse_unpublished(result, len(files), dry_run)
 
 
+def _endpoint_typed() -> bool:
+    """Whether --endpoint was typed on the command line (not HF_ENDPOINT, not the default):
+    one that cannot be reached is most likely a typo or a dead proxy, so a dry run stops
+    (exit 3) before redacting every session for a plan that would only be a guess."""
+    source = click.get_current_context().get_parameter_source("endpoint")
+    return source == click.core.ParameterSource.COMMANDLINE
+
+
 def _say_plan_guessed(endpoint: str, result: PublishResult) -> None:
     """A dry run that could not read the dataset planned a first publish: said as the last
-    line on stderr, so a successful-looking plan is not taken for the dataset's. An
-    --endpoint typed on the command line that cannot be reached is most likely a typo or a
-    dead proxy: that fails (exit 3) after the guessed plan. HF_HUB_OFFLINE is a choice."""
+    line on stderr, so a successful-looking plan is not taken for the dataset's (an
+    --endpoint typed on the command line that cannot be reached stopped the run before any
+    plan: see ``PublishRequest.endpoint_typed``). HF_HUB_OFFLINE is a choice."""
     from exporter.publish.errors import host_for_messages
 
     offline = any(w.startswith("HF_HUB_OFFLINE") for w in result.warnings)
     where = host_for_messages(endpoint)  # never the token a URL's user part may hold
     guess = "the plan above is a guess: it assumes a new dataset with every session added"
-    source = click.get_current_context().get_parameter_source("endpoint")
-    if not offline and source == click.core.ParameterSource.COMMANDLINE:
-        raise CliError(f"--endpoint {where} cannot be reached, so {guess}; check the URL", 3)
     why = "HF_HUB_OFFLINE is set" if offline else f"{where} could not be reached"
     click.echo(f"pi-session: warning: the dataset was not read ({why}), so {guess}", err=True)
 

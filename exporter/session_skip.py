@@ -5,15 +5,17 @@ hand; a file of them is that list."""
 
 from __future__ import annotations
 
+import filecmp
 import os
 import re
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from exporter.cli import CliError
-from exporter.discover import SessionLookupError, resolve_session_arg
+from exporter.discover import SessionLookupError, id_from_name, resolve_session_arg, session_files
 from exporter.formatting import plural, terminal_text
 
 __all__ = ["skip_help", "skipped_sessions", "without_skipped"]
@@ -35,8 +37,14 @@ def skipped_sessions(values: Iterable[str], sessions_dir: str | None, consequenc
     """The real paths of the sessions ``--skip`` names. A value that names a list file is
     read as one; a value that names a session file, or no file, is a session. An unknown
     session or a list that cannot be read stops the run (exit 1, ``consequence`` saying what
-    was left undone): a typo would put out what it was meant to keep out."""
+    was left undone): a typo would put out what it was meant to keep out.
+
+    An id names its file in every project folder: byte-identical copies (a project folder
+    renamed, its sessions copied) are all kept out, and an id or prefix that names different
+    sessions is an error listing them, even when one of them is this project's (which a
+    SESSION argument would take): skipping one of them silently would put out the other."""
     found: set[str] = set()
+    every: list[Path] | None = None  # every project's session files, listed once if needed
     for value in values:
         for session, where in _sessions_named(value, consequence):
             if session == "-":
@@ -47,7 +55,55 @@ def skipped_sessions(values: Iterable[str], sessions_dir: str | None, consequenc
                 message = f"--skip {where}: {error}; {consequence}"
                 raise CliError(terminal_text(message), 1) from None
             found.add(os.path.realpath(path))
+            if Path(session).expanduser().exists():  # a path names that file (and its copies)
+                continue
+            if every is None:
+                every = session_files(sessions_dir, None)
+            named = _named_by_id(session, every)  # none: found by its header's id
+            if named and not _one_session(named):
+                message = f"--skip {where}: {_ambiguous(session, named)}; {consequence}"
+                raise CliError(terminal_text(message), 1)
+            found.update(os.path.realpath(p) for p in named)
     return found
+
+
+def _named_by_id(session: str, files: list[Path]) -> list[Path]:
+    """The files, in any project, whose name carries this whole id; else those whose id
+    starts with it (as ``resolve_session_arg`` matches names, without its this-project-first)."""
+    exact = [p for p in files if id_from_name(p) == session]
+    return exact or [p for p in files if id_from_name(p).startswith(session)]
+
+
+def _same_bytes(first: Path, other: Path) -> bool:
+    """Copies of one session: the same non-empty bytes (sizes first; an unreadable file is
+    no copy). Two empty files are not one session."""
+    try:
+        size = first.stat().st_size
+        if not size or size != other.stat().st_size:
+            return False
+        return filecmp.cmp(first, other, shallow=False)
+    except OSError:
+        return False
+
+
+def _one_session(files: list[Path]) -> bool:
+    """Whether the files are one session: one file, or byte-identical copies."""
+    return all(_same_bytes(files[0], p) for p in files[1:])
+
+
+#: How many of the sessions an ambiguous --skip names its error lists.
+_SHOWN = 8
+
+
+def _ambiguous(session: str, files: list[Path]) -> str:
+    """The error for an id or prefix naming different sessions, with paths to pass: in
+    ``resolve_session_arg``'s words, so it reads the same from any folder."""
+    listed = ", ".join(shlex.quote(os.path.abspath(p)) for p in files[:_SHOWN])
+    more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
+    return (
+        f"session id prefix {session!r} is ambiguous, it names {len(files)} files: "
+        f"{listed}{more}; pass the path of the one you mean"
+    )
 
 
 def without_skipped(
@@ -58,7 +114,8 @@ def without_skipped(
     skipped = skipped_sessions(skip, sessions_dir, consequence)
     if not skipped:
         return files
-    kept = [f for f in files if os.path.realpath(f) not in skipped]
+    by_size = _by_size(skipped)
+    kept = [f for f in files if not _is_skipped(f, skipped, by_size)]
     left_out = len(files) - len(kept)
     click.echo(
         f"pi-session: --skip leaves out {left_out} of the {plural(len(files), 'session')} selected",
@@ -67,6 +124,30 @@ def without_skipped(
     if not kept:
         raise CliError(f"--skip leaves out every selected session; {consequence}", 2)
     return kept
+
+
+def _by_size(paths: Iterable[str]) -> dict[int, list[Path]]:
+    """The files by their size (one stat each), so a copy is looked for among few."""
+    sizes: dict[int, list[Path]] = {}
+    for path in paths:
+        try:
+            sizes.setdefault(os.stat(path).st_size, []).append(Path(path))
+        except OSError:
+            continue
+    return sizes
+
+
+def _is_skipped(path: Path, skipped: set[str], by_size: dict[int, list[Path]]) -> bool:
+    """A skipped file, or a byte-identical copy of one (the same session in another project
+    folder, or under another name): the CLI counts copies as one session, so one kept out
+    keeps them all out."""
+    if os.path.realpath(path) in skipped:
+        return True
+    try:
+        same_size = by_size.get(path.stat().st_size, [])
+    except OSError:
+        return False
+    return any(_same_bytes(path, other) for other in same_size)
 
 
 _COMMENT = re.compile(r"(?:^|\s)#")  # "# note", "abc123  # note"; not a "#" inside a name

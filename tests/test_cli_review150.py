@@ -178,10 +178,11 @@ def test_a_dry_run_that_cannot_read_the_dataset_says_its_plan_is_a_guess(
     typed = home.run("publish", "alice/x", "--dry-run", "--cwd", PROJECT, "--endpoint", dead,
                      "--token", secret, "-j", "1")  # fmt: skip
     assert typed.code == 3, typed.stderr
-    assert f"sessions/2026-11/{PI_NAME}" in typed.stdout  # the guessed plan is still shown
+    assert typed.stdout == ""  # at once: no guessed plan, no session redacted (stop 48)
     message = _error(typed)
     assert message.startswith(f"--endpoint 127.0.0.1:{dead.rsplit(':', 1)[1]} cannot be reached")
-    assert "the plan above is a guess" in message and "new dataset" in message
+    assert "no plan was made" in message and "new dataset" in message
+    assert "redact:" not in typed.stderr
     assert secret not in typed.stdout + typed.stderr
     # from the environment (not typed here) and without a token: a warning, last, exit 0
     env = {"HF_ENDPOINT": dead}

@@ -97,6 +97,9 @@ class PublishRequest:
     progress: bool | None = None
     want_records: bool = False
     allow_weaker_policy: bool = False
+    #: the endpoint was typed (--endpoint), not taken from HF_ENDPOINT or the default: a dry
+    #: run that cannot reach it stops at once (a typo, a dead proxy), before any redacting
+    endpoint_typed: bool = False
     #: called with the result once every session is redacted and the commits are planned,
     #: before the first one is sent (a real run only): what was found is said before it goes up
     before_upload: Callable[[PublishResult], None] | None = None
@@ -220,13 +223,19 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
     """Read the repo (a missing one is planned as empty and made by :func:`_commit`, so a
     run that has nothing readable to send creates nothing). A dry run
     that cannot reach the Hub (offline, HF_HUB_OFFLINE) still says what the sessions would
-    be, redacted, planned as a first publish."""
+    be, redacted, planned as a first publish; one whose --endpoint was typed stops here
+    (exit 3), before hashing or redacting any session."""
     try:
         remote = repo.read_state()
     except NetworkError as error:
         if not req.dry_run or error.status is not None:  # a 5xx: the Hub is there, try again
             raise
         offline = str(error).startswith("HF_HUB_OFFLINE")
+        if req.endpoint_typed and not offline:  # a guessed plan of every session: minutes
+            raise NetworkError(
+                f"--endpoint {repo.host} cannot be reached, so no plan was made (it would be "
+                "a guess: a new dataset with every session added); check the URL"
+            ) from None
         result.reached = False
         result.warnings = [w for w in result.warnings if not w.startswith("no token:")]
         result.warnings.append(
