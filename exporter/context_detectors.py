@@ -1039,7 +1039,8 @@ class SensitiveOutputDetector(Detector):
     """Terraform marks a secret output itself: ``"sensitive": true`` beside its ``"value"``
     in ``terraform output -json`` and a state file's ``outputs``. The name one level up
     (``"db_password": {…}``) is out of any pattern's reach, and need not say "password".
-    The value may be an object or a list (``"type": ["object", {…}]``): its strings go."""
+    The value may be an object or a list (``"type": ["object", {…}]``): its strings and
+    numbers go."""
 
     name, summary = "sensitive-value", '"sensitive": true beside a "value" (Terraform outputs)'
     lower_triggers = ('"sensitive"',)
@@ -1089,7 +1090,8 @@ class SensitiveOutputDetector(Detector):
         if gap[0] > gap[1] or not _json_siblings(text, *gap):
             return None  # another object's "value" (or the flag is inside the value)
         nested = text[key.end()] in "{["
-        # (a number: 4 digits and more, a PIN; a string: 6 characters, 4 within an object)
+        # (a number, whole or within: 4 characters and more, a PIN; a string: 6 characters,
+        # 4 within an object or a list)
         shortest = 4 if nested or text[key.end()] != '"' else 6
         return [
             (start, stop)
@@ -1138,7 +1140,7 @@ def _json_tokens(
 
 def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None:
     """Where the JSON value at ``at`` ends and the spans of its strings that are values
-    (not keys), or of the number that is the whole value; None when none is whole before
+    (not keys) and of its numbers, whole or within; None when none is whole before
     ``limit``, or when another output's ``"sensitive"`` key comes first (the value ran on:
     each walk ends at the next flag)."""
     strings: list[Span] = []
@@ -1147,13 +1149,13 @@ def _json_value(text: str, at: int, limit: int) -> tuple[int, list[Span]] | None
             return None
         if token["s"] is not None and token["key"] is None:
             strings.append(token.span("s"))
+        elif token["other"] is not None and _JSON_NUMBER.fullmatch(token["other"]):
+            # a number, the whole value or one inside it (`{"pin": 123456}`), is a secret
+            # (a PIN, an account number); `true`/`false`/`null` tell nothing
+            strings.append(token.span("other"))
         elif token["sep"] is not None and depth == 0:
             return None  # `"value": ,`
         if depth == 0 and token["sep"] is None and token["key"] is None:
-            if token["other"] is not None and _JSON_NUMBER.fullmatch(token["other"]):
-                # a number as the whole value (a PIN, an account number) is the secret;
-                # `true`/`false`/`null` tell nothing
-                strings.append(token.span("other"))
             return token.end(), strings
     return None
 

@@ -33,7 +33,7 @@ from exporter.placement_detectors import (
     EnvDefaultDetector,
     ExpectSendDetector,
     PgpassDetector,
-    ProseSecretDetector,
+    ProsePasswordDetector,
     PuttyKeyDetector,
     RedisPasswordDetector,
     SignedUrlDetector,
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-27"
+DETECTOR_VERSION = "2026.12-28"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -698,7 +698,7 @@ DETECTORS: tuple[Detector, ...] = (
     EnvDefaultDetector(),
     CodeFormDetector(),
     TableRowDetector(),
-    ProseSecretDetector(),
+    ProsePasswordDetector(),
 )
 DETECTOR_NAMES: tuple[str, ...] = tuple(d.name for d in DETECTORS)
 #: Detectors that know a secret only by what surrounds it (``NAME=value``): their finds are

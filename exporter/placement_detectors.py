@@ -25,6 +25,7 @@ from exporter.secret_heuristics import (
     UPPER,
     is_placeholder,
     is_secret_assignment,
+    is_variable_name,
     name_strength,
 )
 
@@ -1074,3 +1075,85 @@ class ProseSecretDetector(Detector):
         while start > max(0, at - 64) and lower[start - 1] in self._identifier:
             start -= 1
         return lower[start:at] + word
+
+
+#: A length or a time said where a password would be: "12chars", "8+chars", "90days"
+_MEASURE = re.compile(
+    r"[0-9]{1,4}\+?(?:chars?|characters|bits?|bytes?|digits?|letters?|symbols?|words?|secs?"
+    r"|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|months?|years?|yrs?)"
+)
+#: An HTML entity (`&quot;`, `&#39;`) where escaped markup holds the sentence
+_ENTITY = re.compile(r"&(?:[a-z]{2,8}|#[0-9]{1,6}|#x[0-9a-f]{1,5});")
+#: What a password may hold, said as a regex's ranges: "a-z0-9", "A-Z_0-9"
+_CHARSET = re.compile(r"a-z|A-Z|0-9")
+#: Letters that are no word of prose, in quotes: a capital after the first (`LetMeIn`)
+_INNER_CAPITAL = re.compile(r".[A-Z]")
+
+
+class ProsePasswordDetector(ProseSecretDetector):
+    """The prose rule, and short passwords it leaves (it reads eight characters and more
+    with a digit): "the password is hunter2", "my password is: dr4gon!", "use password
+    `abc123x`". Five characters and more after a password's name and "is"/"was" (or a
+    quote), mixing letters with digits or symbols, six digits and more (a PIN), or in quotes
+    letters with a capital inside (`LetMeIn`). Prose stays: a word ("wrong", "required"),
+    a name ("PASSWORD_ENV", "config.db.password"), a path, a size ("12chars"), a
+    description ("UTF-8", "SHA256-hashed"). One rule's name, so it reports as the prose rule."""
+
+    # the name, then "is"/"was" (after what it is for), a colon after what it is for, or a
+    # quote; every run of blanks bounded, so "password is" and blanks repeated stay linear
+    _short = re.compile(
+        r"(?:password|passphrase|passwd|passcode)(?:`|\*\*|[\"'])?"
+        rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]{{1,8}}(?:is|was)"
+        r"(?:[ \t]{1,8}(?:now|set[ \t]{1,8}to))?(?:[ \t]{0,8}:)?[ \t]{1,8}"
+        rf"|{_ENGLISH_QUALIFIER}[ \t]{{0,8}}:[ \t]{{1,8}}"
+        r"|[ \t]{1,8}(?=[\"'`]))"
+        r"(?P<open>\*{1,2}|[\"'`(]?)(?P<v>[^\s\"'`*()]{5,64})"
+    )
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        yield from super().find(text, lower)
+        if "pass" in lower:
+            for match in self._short.finditer(lower):
+                span = self._short_value(text, lower, match)
+                if span is not None:
+                    yield span
+
+    def _short_value(self, text: str, lower: str, match: re.Match[str]) -> Span | None:
+        """The said value's span, if it is a password, not a word of the sentence."""
+        start, end = match.span("v")
+        opened = match["open"]
+        quoted = opened in ("'", '"', "`") and text.startswith(opened, end)
+        escape = text.find("\\", start, end)  # "…is X\nok" in JSON-escaped text
+        if escape >= 0:
+            end, quoted = escape, False
+        entity = _ENTITY.search(text, start, end)  # HTML: `"Password is ok1.&quot;);`
+        if entity is not None:
+            end, quoted = entity.start(), False
+        if not quoted:  # sentence punctuation; not "!", which ends passwords as often
+            while end > start and text[end - 1] in ".,;:?)]":
+                end -= 1
+        value = text[start:end]
+        core = value.rstrip("!")  # "the password is wrong!": judged without it
+        if len(core) < 5 or value[0] in "$%<{[^*_-/~." or is_placeholder(value):
+            return None
+        after = self._next_word.match(lower, match.end())
+        if after is not None and after["w"] in _ABOUT_PASSWORD_NOUNS:
+            return None  # "the password `Abc12!` rule": a rule's name
+        if core.isascii() and core.isdigit():  # a PIN
+            return (start, end) if len(core) >= 6 else None
+        if quoted and core.isalpha():  # the quotes say it; a capital inside, no name
+            named = not _INNER_CAPITAL.search(core) or is_variable_name(core)
+            return None if named or _described(core) else (start, end)
+        letters = LOWER.search(core) or UPPER.search(core)
+        if (
+            not (letters and (DIGIT.search(core) or self._bare_symbol.search(core)))
+            or not _literal(value)
+            or _described(core)
+            or _MEASURE.fullmatch(core.lower())
+            or _CHARSET.search(core)
+            or is_variable_name(core)
+            or self._bare_not_a_value.fullmatch(core)
+            or not is_secret_assignment("password", value, quoted=True, env_style=False)
+        ):
+            return None
+        return start, end

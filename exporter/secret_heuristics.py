@@ -21,6 +21,7 @@ __all__ = [
     "is_dummy",
     "is_placeholder",
     "is_secret_assignment",
+    "is_variable_name",
     "looks_random",
     "name_strength",
     "not_dummy",
@@ -155,6 +156,28 @@ def _placeholder_name(name: str, opener: str = "") -> bool:
     if opener == "%" and (name.lower() in _WINDOWS_VARIABLES or _CAMEL_WORDS.fullmatch(name)):
         return True
     return name.islower() and any(p in _PLACEHOLDER_NAME_WORDS for p in parts)
+
+
+#: A dotted path of names where a value would be: `config.db.password`, `process.env.PW2`
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,8}")
+#: camelCase words, `dbPassword2`, `getPw`: a name when one of them is a secret's word
+_CAMEL_NAME = re.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
+
+
+def is_variable_name(value: str) -> bool:
+    """Where prose names the place a password is kept, not the password: a constant's or a
+    variable's name (`PASSWORD_ENV`, `db_password2`, `dbPassword`), a dotted setting
+    (`config.db.password`). One word with digits in it (`HUNTER2`, `hunter_2`, `admin123`)
+    is none: digits make a name only beside a `_`."""
+    if _DOTTED_NAME.fullmatch(value):
+        return True
+    if ("_" in value or not DIGIT.search(value)) and _placeholder_name(value):
+        return True
+    if _CAMEL_NAME.fullmatch(value) is None:
+        return False
+    return any(
+        w.lower().rstrip("0123456789") in _PLACEHOLDER_NAME_WORDS for w in _SPLIT.findall(value)
+    )
 
 
 def is_wrapped_placeholder(value: str) -> bool:
