@@ -57,6 +57,7 @@ from exporter.publish.hub_plan import (
     classify,
     dropped_cuts,
     fewer_given_secrets,
+    one_per_copy,
     policy_cuts,
     prepare_all,
     probe_sources,
@@ -166,6 +167,12 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     run = _begin(req, repo, remote, result, token, _publish_key(result, req.dry_run), notify)
     # a file's name becomes its dataset path and its page's name: no secret in either
     sources, result.failed = probe_sources(req.files, run.public_name)
+    sources, copies = one_per_copy(sources)
+    for copy, kept in copies:  # local paths, said on stderr only
+        result.warnings.append(
+            f"{_folder_and_name(copy.path)} is a byte-identical copy of "
+            f"{_folder_and_name(kept.path)}: one session, published once"
+        )
     moved: list[str] = []
     sources = claim_paths(sources, remote, run.public_name, moved)
     for path in moved:  # said without the secret; the old path stays until --prune
@@ -179,6 +186,11 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
         _publish_changes(run, sources, unchanged, todo, Path(tmp))
     return result
+
+
+def _folder_and_name(path: Path) -> str:
+    """A session file as its project folder and name: enough to tell copies apart."""
+    return f"{path.parent.name}/{path.name}"
 
 
 def _hub_token(req: PublishRequest) -> str | None:

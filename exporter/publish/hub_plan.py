@@ -41,6 +41,7 @@ __all__ = [
     "claim_paths",
     "classify",
     "dropped_cuts",
+    "one_per_copy",
     "policy_cuts",
     "prepare_all",
     "probe_sources",
@@ -188,6 +189,20 @@ def _session_id(header: dict[str, Any], path: Path) -> str | None:
     if header["type"] == "session" and isinstance(header.get("id"), str):
         return header["id"]
     return header_id_from_path(str(path))
+
+
+def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source, Source]]]:
+    """One source per session: a byte-identical copy (a project folder renamed or copied,
+    its sessions with it; sub-agents' files included in the digest) is the same session,
+    as every other command counts it, and went up a second time as ``NAME-2.jsonl``.
+    The first of each (by path) is kept; the rest come back as ``(copy, kept)`` pairs."""
+    kept: dict[tuple[str, int], Source] = {}
+    copies: list[tuple[Source, Source]] = []
+    for source in sources:
+        first = kept.setdefault((source.sha256, source.size), source)
+        if first is not source:
+            copies.append((source, first))
+    return list(kept.values()), copies
 
 
 def claim_paths(
