@@ -12,6 +12,12 @@ from typing import Any, TypeVar
 
 import click
 
+from exporter.agent_context import (
+    agent_context_option,
+    default_warn,
+    read_agent_context,
+    redact_agent_context,
+)
 from exporter.cli import (
     CWD_TYPE,
     CliError,
@@ -195,6 +201,7 @@ def _check_site_folder(target: Path) -> None:
 )
 @policy_options(redact_default=False, report=" Not with --all.")
 @exclude_option
+@agent_context_option
 def export_command(
     session: str | None,
     demo: bool,
@@ -211,6 +218,7 @@ def export_command(
     since: str | None,
     force: bool,
     skip: tuple[str, ...],
+    agent_context: str | None,
     **policy_values: Any,
 ) -> None:
     """Render SESSION (default: the latest session of this folder) to one HTML file (or,
@@ -232,6 +240,8 @@ def export_command(
     if (all_sessions or cwd is not None) and (session or demo):
         raise scope_conflict("SESSION" if session else "--demo")
     if all_sessions:
+        if agent_context is not None:
+            raise CliError("--agent-context is one session's: not with --all", 1)
         if leaf or policy_values.get("report") or policy.exclude:
             raise CliError(
                 "--all exports every session: --leaf, --report and --exclude are for one page",
@@ -269,14 +279,18 @@ def export_command(
             f"{Path(output).suffix} (redact writes a session's JSONL)",
             1,
         )
+    context = None if agent_context is None else read_agent_context(agent_context, default_warn)
     prepared, report = prepare_session(loaded, policy)
+    context = redact_agent_context(context, policy, report, prepared, loaded.header.cwd)
     report_diagnostics(prepared)  # from the redacted copy, when redacted: they quote the file
     if kind == "md":
         from exporter.markdown_doc import session_markdown
 
-        document = session_markdown(prepared)
+        document = session_markdown(prepared, agent_context=context)
     else:
-        options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0)
+        options = RenderOptions(
+            theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0, agent_context=context
+        )
         document = render_session(prepared, options)
     if output == "-":
         write_stdout_bytes(document.encode("utf-8"))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import __version__
+from exporter.agent_context import AgentContext
 from exporter.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -86,8 +87,9 @@ _LEFT_OUT = re.compile(
 _FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
 
 
-def session_markdown(session: Session) -> str:
-    """The whole session as Markdown text (the active path first, then every branch)."""
+def session_markdown(session: Session, agent_context: AgentContext | None = None) -> str:
+    """The whole session as Markdown text (the active path first, then every branch);
+    the agent's system prompt and tools (``--agent-context``) after the usage, when given."""
     stats = compute_stats(session)
     lines = session.lines()
     forks: dict[str, list[int]] = {}  # a fork's entry -> the numbers of its branches
@@ -98,6 +100,7 @@ def session_markdown(session: Session) -> str:
     parts = [
         *_header(session, stats),
         *_usage(stats),
+        *_agent_context(agent_context),
         "## Transcript",
         "",
         f"The active path, root → leaf ({plural(len(session.active_path), 'entry', 'entries')}"
@@ -192,6 +195,43 @@ def _usage(stats: SessionStats) -> list[str]:
         rows = [[code_span(n), fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()]
         out += ["**Tools:**", "", _table(["tool", "calls", "errors"], rows, {1, 2}), ""]
     return out
+
+
+def _agent_context(context: AgentContext | None) -> list[str]:
+    """The system prompt fenced whole, and each tool with its parameters (a tool's
+    description fenced too: it is the agent's text, often Markdown of its own)."""
+    if context is None:
+        return []
+    out: list[str] = []
+    if context.system_prompt:
+        said = f"{plural(context.prompt_lines, 'line')}, {fmt_int(len(context.system_prompt))}"
+        out += ["## System prompt", "", f"*{said} characters.*", ""]
+        out += [fenced(context.system_prompt), ""]
+    if context.tools:
+        active = f", {fmt_int(context.active_count)} active" if context.active_known else ""
+        out += ["## Tools", "", f"*{fmt_int(len(context.tools))} tools{active}.*", ""]
+        for tool in context.tools:
+            mark = " *(inactive)*" if tool.active is False else ""
+            out += [f"- {code_span(tool.name)}{mark}"]
+            if tool.description.strip():
+                out += ["", _indented(fenced(tool.description))]
+            for param in tool.params:
+                need = "required" if param.required else "optional"
+                line = f"  - {code_span(param.name)} ({escaped(param.type)}, {need})"
+                if param.description.strip():
+                    line += f": {escaped(param.description)}"
+                out.append(line)
+            if tool.params_left_out:
+                out.append(f"  - *{fmt_int(tool.params_left_out)} more parameters left out*")
+            out.append("")
+    if context.left_out:
+        out += [f"*Left out: {escaped('; '.join(context.left_out))}.*", ""]
+    return out
+
+
+def _indented(block: str) -> str:
+    """A block inside a list item: two spaces before every line."""
+    return "\n".join(f"  {line}" if line else "" for line in block.split("\n"))
 
 
 def _code_first(rows: list[list[str]]) -> list[list[str]]:

@@ -51,6 +51,7 @@ __all__ = [
     "env_secret_values",
     "name_scrubber",
     "sensitive_env_values",
+    "text_redactor",
 ]
 
 _GENERIC_USERS = frozenset((
@@ -565,6 +566,51 @@ def apply_policy(
     result.redaction_note = report.page_note()
     result.redaction_heading = report.page_heading()
     return result, report
+
+
+_PLACEHOLDER = re.compile(r"\[REDACTED:([^\]:]+):([0-9]+)\]")
+
+
+def text_redactor(
+    policy: RedactionPolicy,
+    report: RedactionReport,
+    *,
+    cwd: str = "",
+    environ: Mapping[str, str] | None = None,
+) -> Callable[[str, tuple[str | int, ...]], str]:
+    """``redact(text, json_path)`` (the path as keys) for text that goes out beside a
+    session's records (the agent's system prompt and tools, not in the file): the same
+    detectors, given and environment secrets, home folder and user name as
+    :func:`apply_policy`, counted into ``report`` (a session's), with placeholders numbered
+    on from those it used. Without redaction, the text as it is."""
+    if not policy.redact:
+        return lambda text, where: text
+    environ = os.environ if environ is None else environ
+    literals = policy.literal_secrets(environ)
+    given = frozenset(value for value, kind in literals if kind in GIVEN_SECRETS)
+    scanner = Scanner(literals, policy_detectors(policy))
+    privacy = None
+    if not policy.keep_paths:
+        homes, users = policy.identity(environ)
+        owner = _OWNER_HOME.match(cwd)
+        if owner:
+            homes.append(owner.group(1))
+            users.append(re.split(r"[\\/]", owner.group(1))[-1])
+        privacy = _PathPrivacy(homes, users, report)
+    redactor = _Redactor(scanner, privacy, report, given)
+    for hit in report.hits:  # [REDACTED:jwt:3] names one secret: the next one is 4
+        numbered = _PLACEHOLDER.fullmatch(hit.placeholder)
+        if numbered:
+            kind, number = numbered.group(1), int(numbered.group(2))
+            redactor.numbers[kind] = max(redactor.numbers.get(kind, 0), number)
+
+    def redact(text: str, where: tuple[str | int, ...]) -> str:
+        node: _Node = None
+        for key in where:
+            node = (node, key)
+        return redactor.text(text, None, node, None)
+
+    return redact
 
 
 _KNOWN_BY_CONTEXT = CONTEXT_DETECTORS | {SECRET_OUTPUT}

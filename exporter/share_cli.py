@@ -20,6 +20,13 @@ from urllib.parse import urlsplit
 import click
 from click.core import ParameterSource
 
+from exporter.agent_context import (
+    AgentContext,
+    agent_context_option,
+    default_warn,
+    read_agent_context,
+    redact_agent_context,
+)
 from exporter.cli import (
     EXIT_INTERRUPTED,
     CliError,
@@ -407,6 +414,7 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     "without its --exclude, --pii, --redact-pattern, --no-thinking, --no-tool-output...); "
     "refused otherwise.",
 )
+@agent_context_option
 def share_command(
     session: str | None,
     demo: bool,
@@ -423,12 +431,15 @@ def share_command(
     with_markdown: bool,
     force: bool,
     allow_weaker_policy: bool,
+    agent_context: str | None,
     **policy_values: Any,
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
     check_http_url(api_url, "--api-url")
     token = token_argument(token, "GitHub", stdin_taken=stdin_reader(session, policy_values))
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
+        if agent_context is not None:
+            raise CliError("--delete removes a gist: --agent-context is for sharing one", 1)
         _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return
     _check_viewer(viewer_url)
@@ -442,7 +453,9 @@ def share_command(
     targets = _dry_run_targets(loaded, extras, sessions_dir) if dry_run else {}
     _refuse_output_collisions(loaded, targets, policy_values)
     _say_redacting_a_large_session(loaded, policy.redact)
+    context = None if agent_context is None else read_agent_context(agent_context, default_warn)
     prepared, report = prepare_session(loaded, policy)
+    context = redact_agent_context(context, policy, report, prepared, loaded.header.cwd)
     report_diagnostics(prepared)  # from the redacted copy: they quote the file
     given_now = policy.given_values() if policy.redact else set()
     excluded = excluded_ids(loaded, policy.exclude)
@@ -452,7 +465,7 @@ def share_command(
         # review 2026-12-02: it updated the gist with a --secret value in clear), nor
         # does it find any (review 2026-12-03: a detector-found token went up in clear)
         _refuse_weaker_policy(record, loaded, policy, given_now, excluded)
-    files = _upload_files(prepared, extras)
+    files = _upload_files(prepared, extras, context)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
     if dry_run:
@@ -568,17 +581,20 @@ def _say_redacting_a_large_session(loaded: Session, redacted: bool) -> None:
         click.echo(f"pi-session: redacting {size / 1e6:.0f} MB before the size check…", err=True)
 
 
-def _upload_files(prepared: Session, extras: list[str]) -> dict[str, str]:
+def _upload_files(
+    prepared: Session, extras: list[str], context: AgentContext | None = None
+) -> dict[str, str]:
     """The gist's files, by name: the page, and with --with-jsonl the redacted session,
     with --with-markdown the same session as Markdown (README.md: GitHub lists a gist's
-    files by name, so it comes before the page's source on the gist's own page)."""
-    files = {"session.html": render_session(prepared, RenderOptions())}
+    files by name, so it comes before the page's source on the gist's own page). The
+    agent's ``context`` (already redacted) goes on the page and in the Markdown only."""
+    files = {"session.html": render_session(prepared, RenderOptions(agent_context=context))}
     if "session.jsonl" in extras:
         files["session.jsonl"] = session_to_jsonl(prepared)
     if "README.md" in extras:
         from exporter.markdown_doc import session_markdown
 
-        files["README.md"] = session_markdown(prepared)
+        files["README.md"] = session_markdown(prepared, agent_context=context)
     return files
 
 

@@ -97,6 +97,7 @@ def make_options_key(options: RenderOptions, *extra: str) -> str:
     data = dataclasses.asdict(options)
     data.pop("source_name", None)
     data.pop("jobs", None)  # how many processes render a page never changes it
+    data.pop("agent_context", None)  # one page's (export SESSION): never a site's
     text = json.dumps([data, *extra], sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

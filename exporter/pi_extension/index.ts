@@ -6,6 +6,9 @@
  * is on right now (after `/tree` the in-memory leaf is often not the last entry of the file, and
  * `pi --export` always shows the file's last leaf); `/share-html --delete GIST` passes neither.
  * Results and failures come back as one `ctx.ui.notify` each; nothing here throws into Pi.
+ * Both also pass what Pi keeps only in memory, the system prompt and the tools (all of them,
+ * and which are active), as `--agent-context FILE`: a JSON file in a private temp folder,
+ * removed once the CLI is done; a Pi without those calls exports without it.
  *
  * `/live-html [stop] [watch options]` starts `pi-session watch` on the session file: a page on
  * 127.0.0.1, made again as the session grows. The watcher is a child process that outlives this
@@ -22,8 +25,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
@@ -201,20 +204,79 @@ interface RunSpec {
   success: (stdout: string, notes: string[], ctx: ExtensionCommandContext) => string | undefined;
 }
 
+/** What Pi's own interactive /export embeds and the session file lacks: the system prompt and
+ * the tools (name, description, JSON-schema parameters), plus which are active. Each call is
+ * optional (an older Pi lacks some) and may throw; undefined when there is nothing to pass. */
+function agentContext(pi: ExtensionAPI, ctx: ExtensionCommandContext): Record<string, unknown> | undefined {
+  const attempt = <T>(call: () => T): T | undefined => {
+    try {
+      return call();
+    } catch {
+      return undefined;
+    }
+  };
+  const api = pi as Partial<ExtensionAPI>;
+  const context = ctx as Partial<ExtensionCommandContext>;
+  const prompt = typeof context.getSystemPrompt === "function" ? attempt(() => context.getSystemPrompt!()) : undefined;
+  const all = typeof api.getAllTools === "function" ? attempt(() => api.getAllTools!()) : undefined;
+  const active = typeof api.getActiveTools === "function" ? attempt(() => api.getActiveTools!()) : undefined;
+  const tools = Array.isArray(all)
+    ? all
+        .filter((t) => t && typeof t.name === "string")
+        .map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+    : undefined;
+  if (typeof prompt !== "string" && !tools) return undefined;
+  return {
+    ...(typeof prompt === "string" ? { systemPrompt: prompt } : {}),
+    ...(tools ? { tools } : {}),
+    ...(Array.isArray(active) ? { activeTools: active.filter((n) => typeof n === "string") } : {}),
+  };
+}
+
+/** The context written to `agent-context.json` in a new private folder (0700, the file 0600:
+ * the prompt may name private paths); the folder, or undefined when there is nothing to write
+ * or it cannot be written (the page is then made without it). */
+function writeAgentContext(context: Record<string, unknown> | undefined): { dir: string; file: string } | undefined {
+  if (!context) return undefined;
+  let dir: string | undefined;
+  try {
+    dir = mkdtempSync(join(tmpdir(), "pi-session-context-")); // mkdtemp makes it 0700
+    const file = join(dir, "agent-context.json");
+    writeFileSync(file, JSON.stringify(context), { encoding: "utf8", mode: 0o600, flag: "wx" });
+    return { dir, file };
+  } catch {
+    if (dir) removeQuietly(dir);
+    return undefined;
+  }
+}
+
+function removeQuietly(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // a temp folder left behind is the OS's to clean; never an error in Pi
+  }
+}
+
 async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunSpec): Promise<void> {
   try {
     const cli = findCli(process.env, extensionDir);
     const { words, session } = spec.args(ctx);
     let argv = [spec.what, ...words];
-    if (session) {
-      const { file, leaf } = currentSession(ctx);
-      argv = [spec.what, file, "--leaf", leaf, ...words];
-    }
-    if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, spec.status);
+    let written: { dir: string; file: string } | undefined;
     let result: ExecResult;
     try {
+      if (session) {
+        const { file, leaf } = currentSession(ctx);
+        // before the options typed: a --agent-context of the user's own comes later and wins
+        written = writeAgentContext(agentContext(pi, ctx));
+        const context = written ? ["--agent-context", written.file] : [];
+        argv = [spec.what, file, "--leaf", leaf, ...context, ...words];
+      }
+      if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, spec.status);
       result = await pi.exec(cli, argv, { cwd: ctx.cwd, timeout: spec.timeoutMs });
     } finally {
+      if (written) removeQuietly(written.dir);
       if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
     }
     if (result.code !== 0 || result.killed) {

@@ -24,6 +24,7 @@ from typing import Any
 from markupsafe import Markup
 
 from exporter import __version__
+from exporter.agent_context import AgentContext
 from exporter.formatting import (
     decimal_pads,
     fmt_cost,
@@ -34,8 +35,10 @@ from exporter.formatting import (
 )
 from exporter.header_counts import entries_line, tree_said
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
+from exporter.render.agent_context import agent_context_view
 from exporter.render.assets import (
     NOSCRIPT_CSS,
+    agent_context_css,
     asset_dir,
     head_script,
     live_css_and_script,
@@ -86,6 +89,9 @@ class RenderOptions:
     # Set by `pi-session watch`, which serves the page: this version's name. The page asks
     # its server for the current one and reloads itself when they differ.
     live_version: str | None = None
+    # The agent's system prompt and tools (``--agent-context``), not in the session file:
+    # folded cards after the header. None (the default) leaves the page as it always was.
+    agent_context: AgentContext | None = None
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
@@ -174,6 +180,7 @@ def _render_page(
         **_context_chart(stats),
         **_transcript(session, builder, items, rendering, outline),
         **_footer(session, options, embedded),
+        "agent_context": agent_context_view(options.agent_context),
     }
     return jinja_environment().get_template("page.html.j2").render(context)
 
@@ -186,6 +193,8 @@ def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
     inline CSS and scripts with the policy that allows exactly them."""
     css, js = page_css_and_script()
     styles, scripts, live = [css, NOSCRIPT_CSS], [head_script(), js], None
+    if options.agent_context is not None:  # its cards' style, on the pages that have them
+        styles.append(agent_context_css())
     if options.live_version is not None:
         live_css, live_js = live_css_and_script()
         styles.append(live_css)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 __all__ = [
     "NOSCRIPT_CSS",
+    "agent_context_css",
     "asset_dir",
     "head_script",
     "live_css_and_script",
@@ -54,6 +55,12 @@ def shared_script(folder: Path, name: str) -> str:
 def head_script() -> str:
     """The stored theme, applied in <head> before the first paint."""
     return minify_js((asset_dir("static") / "theme-head.js").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def agent_context_css() -> str:
+    """The System prompt and Tools cards' style, on the pages that have them only."""
+    return minify_css((asset_dir("static") / "agent-context.css").read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=1)

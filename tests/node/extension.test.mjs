@@ -13,11 +13,11 @@
 // pi-session, Python or fixture skips the tests locally and fails them when CI is set.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SHARED = process.env.PI_SHARED_DIR || resolve(REPO, "..", "shared");
@@ -261,6 +261,12 @@ export default function (pi) {
       ctx.ui.notify("leaf " + ctx.sessionManager.getLeafId(), "info");
     },
   });
+  pi.registerCommand("test-prompt", {
+    handler: async (_args, ctx) => {
+      const line = ctx.getSystemPrompt().split(String.fromCharCode(10)).find((l) => l.trim().length > 20);
+      ctx.ui.notify(JSON.stringify({ line, tools: pi.getAllTools().map((t) => t.name) }), "info");
+    },
+  });
 }
 `;
 
@@ -357,6 +363,23 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     const expected = join(project, "pi-session-session.html");
     assert.deepEqual(plain, { message: `Exported to ${expected}`, level: "info" });
     assert.match(readFileSync(expected, "utf8"), /data-entry-id/);
+  });
+
+  test("/export-html passes Pi's system prompt and tools (not in the session file) to the page", async () => {
+    const [said] = await pi.command("/test-prompt");
+    const { line, tools } = JSON.parse(said.message);
+    assert.ok(line && tools.includes("bash"), said.message);
+    const target = join(tmp, "with-context.html");
+    const notes = await pi.command(`/export-html ${target}`);
+    assert.deepEqual(notes, [{ message: `Exported to ${target}`, level: "info" }]);
+    const html = readFileSync(target, "utf8");
+    const escaped = line.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;").replace(/'/g, "&#39;");
+    assert.ok(html.includes('<details class="ac-prompt"><summary><b>System prompt</b>'), "the prompt's card");
+    assert.ok(html.includes(escaped), `the page lacks the prompt's line ${line}`);
+    assert.ok(html.includes('<details class="ac-tools">'), "the tools' card");
+    for (const name of tools) assert.ok(html.includes(`<code>${name}</code>`), name);
+    // the temp folder it was passed in is gone (Pi's TMPDIR is this test's)
+    assert.deepEqual(readdirSync(join(tmp, "tmp")).filter((n) => n.startsWith("pi-session-context-")), []);
   });
 
   test("/share-html uploads the current branch to the fake gist API and reports the link", async () => {
@@ -567,7 +590,16 @@ kill -KILL $$
       `#!${process.execPath}
 const args = process.argv.slice(2);
 const fs = require("node:fs");
+const path = require("node:path");
 fs.writeFileSync(process.env.FAKE_CLI_RECORD, JSON.stringify(args));
+const at = args.indexOf("--agent-context");
+if (at >= 0) {
+  const file = args[at + 1];
+  fs.writeFileSync(process.env.FAKE_CLI_RECORD + ".context", JSON.stringify({
+    file, data: JSON.parse(fs.readFileSync(file, "utf8")),
+    fileMode: fs.statSync(file).mode & 0o777, dirMode: fs.statSync(path.dirname(file)).mode & 0o777,
+  }));
+}
 if (args[0] === "export") {
   fs.writeFileSync("written.html", "<!doctype html>");
   console.log("written.html");
@@ -590,7 +622,26 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
       PI_SESSION_SHARE_ARGS: `--viewer-url 'https://view.example/?{id}' --api-url=https://ghe.example/api/v3 --token gh-token`,
     };
     const wheelPi = new PiRpc(found.piCli, ["--session", session, "-e", packageDir, "-e", join(tmp, "navigate.js")], piEnv, project);
-    const argv = () => JSON.parse(readFileSync(record, "utf8"));
+    // The context file is passed after --leaf; it is private while the CLI runs, and gone after.
+    const argv = () => {
+      const args = JSON.parse(readFileSync(record, "utf8"));
+      if (args[0] === "share" && args.includes("--delete")) {
+        assert.ok(!args.includes("--agent-context"), "--delete takes no context");
+        return args;
+      }
+      assert.equal(args[4], "--agent-context", JSON.stringify(args));
+      const seen = JSON.parse(readFileSync(`${record}.context`, "utf8"));
+      assert.equal(seen.file, args[5]);
+      assert.match(seen.file, /pi-session-context-[^/]+\/agent-context\.json$/);
+      assert.equal(seen.fileMode, 0o600);
+      assert.equal(seen.dirMode, 0o700);
+      assert.equal(typeof seen.data.systemPrompt, "string");
+      assert.ok(seen.data.tools.some((t) => t.name === "bash" && t.parameters?.properties?.command), "bash and its schema");
+      assert.ok(seen.data.activeTools.includes("bash"));
+      assert.ok(!existsSync(dirname(seen.file)), "the context folder is removed after the CLI returns");
+      args.splice(4, 2);
+      return args;
+    };
     try {
       await wheelPi.command(`/test-goto ${tree.otherLeaf}`);
       const [exported] = await wheelPi.command("/export-html ~/pages/out.html --theme dark");
@@ -612,6 +663,157 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
       assert.deepEqual(argv(), ["share", "--api-url=https://ghe.example/api/v3", "--token", "gh-token", "--delete", "abc"]);
     } finally {
       await wheelPi.close();
+    }
+  });
+});
+
+// --- the agent context with a stand-in for Pi's API -------------------------------------------
+
+/**
+ * The extension loaded the way Pi loads it (jiti, from Pi's own node_modules), given a stand-in
+ * for Pi's API: `pi` and `ctx` hold only what a test gives them, as an older or odder Pi would.
+ * Its exec runs the real pi-session and records, while it runs, what the context file was.
+ */
+async function loadWithFakePi(piCli, { api = {}, exec, env } = {}) {
+  const piHome = resolve(dirname(piCli), "..", "..", "..", "..");
+  const { createJiti } = await import(pathToFileURL(join(piHome, "node_modules", "jiti", "lib", "jiti.mjs")).href);
+  const jiti = createJiti(import.meta.url, { moduleCache: false });
+  const factory = await jiti.import(join(EXTENSION_DIR, "index.ts"), { default: true });
+  const commands = {};
+  const calls = [];
+  const pi = {
+    registerCommand: (name, spec) => (commands[name] = spec),
+    on: () => {},
+    exec: async (cli, args, options) => {
+      const at = args.indexOf("--agent-context");
+      const file = at >= 0 ? args[at + 1] : undefined;
+      calls.push({
+        args,
+        file,
+        fileMode: file && statSync(file).mode & 0o777,
+        dirMode: file && statSync(dirname(file)).mode & 0o777,
+        data: file && JSON.parse(readFileSync(file, "utf8")),
+      });
+      if (exec) return exec(cli, args, options);
+      const done = spawnSync(cli, args, { cwd: options.cwd, env, encoding: "utf8", timeout: options.timeout });
+      return { stdout: done.stdout, stderr: done.stderr, code: done.status ?? 1, killed: false };
+    },
+    ...api,
+  };
+  factory(pi);
+  return { commands, calls };
+}
+
+function fakeCtx(cwd, session, leaf, extra = {}) {
+  const notes = [];
+  const ctx = {
+    hasUI: true,
+    cwd,
+    ui: { notify: (message, level) => notes.push({ message, level }), setStatus: () => {} },
+    sessionManager: { getSessionFile: () => session, getLeafId: () => leaf },
+    ...extra,
+  };
+  return { ctx, notes };
+}
+
+describe("Pi package: the system prompt and tools, with a stand-in for Pi's API", suiteOptions, () => {
+  let tmp;
+  let project;
+  let session;
+  let leaf;
+  let env; // the CLI's: no user config, tokens or share state from the outer environment
+  const binBefore = process.env.PI_SESSION_BIN;
+
+  before(() => {
+    if (found.missing) throw new Error(`${found.missing} (CI is set, so this is an error)`);
+    let home;
+    ({ tmp, home, project, session } = makeProject("pi-ext-context-"));
+    leaf = describeSession(session).lastLeaf;
+    process.env.PI_SESSION_BIN = found.piSession; // the extension's lookup reads this process's
+    env = { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: join(tmp, "state"), PYTHONDONTWRITEBYTECODE: "1" };
+  });
+
+  after(() => {
+    if (binBefore === undefined) delete process.env.PI_SESSION_BIN;
+    else process.env.PI_SESSION_BIN = binBefore;
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const secret = `ghp_${"a1B2c3D4e5".repeat(3)}x9Y8z7`; // 36 characters after ghp_
+  const tools = [
+    { name: "bash", description: "Run <b>a</b> command", parameters: { type: "object", properties: { command: { type: "string", description: "What to run" } }, required: ["command"] } },
+    { name: "grep", description: "Search files", parameters: { type: "object", properties: { pattern: { type: "string" } } } },
+  ];
+
+  test("the file is private while the CLI runs, removed after, and the page shows the prompt", async () => {
+    const prompt = `You are a test agent.\nUse <tools> & ${secret} with care.`;
+    const { commands, calls } = await loadWithFakePi(found.piCli, {
+      api: { getAllTools: () => tools, getActiveTools: () => ["bash"] },
+      env,
+    });
+    const { ctx, notes } = fakeCtx(project, session, leaf, { getSystemPrompt: () => prompt });
+    const target = join(tmp, "fake-pi.html");
+    await commands["export-html"].handler(target, ctx);
+    assert.deepEqual(notes, [{ message: `Exported to ${target}`, level: "info" }]);
+    assert.equal(calls.length, 1);
+    const [call] = calls;
+    assert.deepEqual(call.args.slice(0, 5), ["export", session, "--leaf", leaf, "--agent-context"]);
+    assert.equal(call.fileMode, 0o600);
+    assert.equal(call.dirMode, 0o700);
+    assert.deepEqual(call.data, { systemPrompt: prompt, tools, activeTools: ["bash"] });
+    assert.ok(!existsSync(dirname(call.file)), "the context folder is removed");
+    const html = readFileSync(target, "utf8");
+    assert.ok(html.includes("You are a test agent.\nUse &lt;tools&gt; &amp; "), "the prompt, escaped");
+    assert.ok(html.includes(secret), "a plain export keeps the prompt as it is");
+    assert.ok(/<b>Tools<\/b> <span class="muted">\(2, 1 active\)/.test(html), "2 tools, 1 active");
+    assert.ok(/<li class="ac-tool inactive"><details><summary><code>grep<\/code>/.test(html), "grep inactive");
+
+    // /share-html redacts it with the session: the token is not in the dry run's page
+    const shared = fakeCtx(project, session, leaf, { getSystemPrompt: () => prompt });
+    await commands["share-html"].handler("--dry-run", shared.ctx);
+    assert.equal(shared.notes.length, 1, JSON.stringify(shared.notes));
+    const page = readFileSync(join(project, "pi-session-share-session.html"), "utf8");
+    assert.ok(page.includes("You are a test agent."), "the shared page has the prompt");
+    assert.ok(!page.includes(secret), "the dry run's page holds the token");
+    assert.ok(/\[REDACTED:github-token:\d+\]/.test(page), "a placeholder in its place");
+    assert.ok(!existsSync(dirname(calls[1].file)));
+  });
+
+  test("a Pi without getSystemPrompt or getAllTools, or whose calls throw, still exports", async () => {
+    const cases = [
+      { api: {}, extra: {}, passed: false },
+      { api: { getAllTools: () => { throw new Error("no"); }, getActiveTools: () => { throw new Error("no"); } },
+        extra: { getSystemPrompt: () => { throw new Error("no"); } }, passed: false },
+      { api: { getAllTools: () => tools }, extra: {}, passed: true }, // tools but no prompt
+    ];
+    for (const [index, { api, extra, passed }] of cases.entries()) {
+      const { commands, calls } = await loadWithFakePi(found.piCli, { api, env });
+      const { ctx, notes } = fakeCtx(project, session, leaf, extra);
+      const target = join(tmp, `old-pi-${index}.html`);
+      await commands["export-html"].handler(target, ctx);
+      assert.deepEqual(notes, [{ message: `Exported to ${target}`, level: "info" }], `case ${index}`);
+      assert.equal(calls[0].args.includes("--agent-context"), passed, `case ${index}`);
+      const html = readFileSync(target, "utf8");
+      assert.equal(html.includes('class="ac-prompt"'), false, `case ${index}`);
+      assert.equal(html.includes('class="ac-tools"'), passed, `case ${index}`);
+    }
+  });
+
+  test("the file is removed when the CLI fails or Pi's exec throws", async () => {
+    for (const exec of [
+      async () => ({ stdout: "", stderr: "pi-session: error: boom\n", code: 2, killed: false }),
+      async () => { throw new Error("exec broke"); },
+    ]) {
+      const { commands, calls } = await loadWithFakePi(found.piCli, {
+        api: { getAllTools: () => tools, getActiveTools: () => [] },
+        exec,
+      });
+      const { ctx, notes } = fakeCtx(project, session, leaf, { getSystemPrompt: () => "prompt" });
+      await commands["export-html"].handler("", ctx);
+      assert.equal(notes.length, 1);
+      assert.equal(notes[0].level, "error");
+      assert.ok(calls[0].file, "a context was passed");
+      assert.ok(!existsSync(dirname(calls[0].file)), "the context folder is removed");
     }
   });
 });
