@@ -223,3 +223,38 @@ def test_the_search_count_is_said_once_typing_pauses(viewer: Viewer, pages: dict
     assert said == [shown] and "entries match" in shown, said
     assert page.get_attribute("#tree-search", "aria-keyshortcuts") == "/"
     viewer.assert_clean()
+
+
+def test_a_task_lists_checkboxes_are_named_by_their_items(
+    viewer: Viewer, page_server: PageServer
+) -> None:
+    """A Markdown task list's checkboxes had no name: a screen reader said "checkbox,
+    checked" and nothing of what was done (review 155). Each is labelled by its item's words."""
+    text = "Plan:\n\n- [x] write the parser\n- [ ] ship **it** today\n"
+    assistant = {"role": "assistant", "content": [{"type": "text", "text": text}],
+                 "provider": "p", "model": "m", "stopReason": "stop"}  # fmt: skip
+    data = "\n".join(
+        [
+            _line(type="session", version=3, id="s", timestamp="2025-01-01T00:00:00Z", cwd="/w"),
+            _line(
+                type="message",
+                id="u1",
+                parentId=None,
+                timestamp="2025-01-01T00:00:01Z",
+                message={"role": "user", "content": "plan it"},
+            ),
+            _line(
+                type="message",
+                id="a1",
+                parentId="u1",
+                timestamp="2025-01-01T00:00:02Z",
+                message=assistant,
+            ),
+        ]
+    )
+    url = page_server.publish("a11y-tasks.html", render_session(parse_session_bytes(data.encode())))
+    page = viewer.open(url)
+    done = page.get_by_role("checkbox", name="write the parser", exact=True)
+    todo = page.get_by_role("checkbox", name="ship it today", exact=True)
+    assert done.count() == 1 and done.is_checked() and done.is_disabled()
+    assert todo.count() == 1 and not todo.is_checked()

@@ -427,7 +427,7 @@ def _markdown() -> MarkdownIt:
     # With "html" off these rules only ever decline (raw HTML stays text), but they are
     # tried at every line and every "<": dropping them renders 20% faster, same output.
     md.disable(["html_block", "html_inline"])
-    md.use(tasklists_plugin)
+    md.use(tasklists_plugin, label=True)  # the item's words name its checkbox
     use_bare_links(md)
     md.validateLink = _validate_link
     md.add_render_rule("fence", _fence)
