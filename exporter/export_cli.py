@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from exporter.agent_context import (
+    AgentContext,
     agent_context_option,
     default_warn,
     read_agent_context,
@@ -33,6 +34,7 @@ from exporter.cli import (
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.formatting import terminal_text
 from exporter.fsutil import atomic_write_text, file_in_the_way
+from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
@@ -50,6 +52,8 @@ from exporter.redact_cli import (
     source_stem,
 )
 from exporter.render import RenderOptions, render_session
+from exporter.secret_warning import secrets_warning
+from exporter.session import Session
 from exporter.session_skip import skip_help, without_skipped
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -301,6 +305,8 @@ def export_command(
         echo_path(target)
     if report is not None:  # after the page: no report of a page that a full disk stopped
         finish_report(report, policy_values.get("report"), _not_redacted())
+    if not policy.redact:
+        _warn_of_credentials(prepared, context)
     if output == "-":
         all_written()
         return
@@ -308,6 +314,19 @@ def export_command(
         open_in_browser(target)
     else:
         all_written()
+
+
+def _warn_of_credentials(prepared: Session, context: AgentContext | None) -> None:
+    """Say when a page made without redaction holds credentials of a well-known format
+    (what --redact would replace): it is one attachment away from leaking them."""
+    data = read_source_bytes(prepared)
+    text = data if data is not None else session_to_jsonl(prepared).encode("utf-8", "replace")
+    if context is not None:
+        told = "\n".join((context.system_prompt, *(t.description for t in context.tools)))
+        text += b"\n" + told.encode("utf-8", "replace")
+    line = secrets_warning(text, "--redact replaces them, as share does by default")
+    if line:
+        click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)
 
 
 def _not_redacted() -> str:

@@ -754,7 +754,11 @@ describe("Pi package: the system prompt and tools, with a stand-in for Pi's API"
     const { ctx, notes } = fakeCtx(project, session, leaf, { getSystemPrompt: () => prompt });
     const target = join(tmp, "fake-pi.html");
     await commands["export-html"].handler(target, ctx);
-    assert.deepEqual(notes, [{ message: `Exported to ${target}`, level: "info" }]);
+    // the token in the prompt is on a page made without --redact: the CLI's warning reaches Pi
+    const inClear =
+      "warning: the page holds 1 credential of a known format in clear (github-token); " +
+      "--redact replaces them, as share does by default";
+    assert.deepEqual(notes, [{ message: `Exported to ${target}\n${inClear}`, level: "warning" }]);
     assert.equal(calls.length, 1);
     const [call] = calls;
     assert.deepEqual(call.args.slice(0, 5), ["export", session, "--leaf", leaf, "--agent-context"]);
