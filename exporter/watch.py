@@ -18,12 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from exporter.agent_context import AgentContext
 from exporter.claude_code import sub_agent_stamps
 from exporter.loader import SessionFormatError, load_session
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session
 
-__all__ = ["LivePage", "LiveState", "SessionWatch"]
+__all__ = ["LivePage", "LiveState", "Prepare", "SessionWatch"]
 
 #: Seconds a last line without its newline is waited for before the file is read as it is.
 SETTLE_SECONDS = 2.0
@@ -57,10 +58,16 @@ class LiveState:
 #: then the file's mode, looked at, not compared
 Stamp = tuple[int, int, int, int, str, int]
 
+#: A policy applied to each read (watch --redact): the session as the page shows it, and the
+#: agent's context (``options.agent_context``, as read) redacted with it, in the same report.
+Prepare = Callable[[Session, AgentContext | None], tuple[Session, AgentContext | None]]
+
 
 class SessionWatch:
     """Follows one session file (or, with ``newest``, the newest session of a folder) and
     keeps its current page in :attr:`state`. :meth:`step` looks once; the caller loops.
+    ``options.agent_context`` (read once, when the watch began) is on every version, through
+    ``prepare`` when it is given.
     Pages are made with ``options.jobs``: more than one forks children, so the process that
     calls :meth:`step` (and makes the watch) must run no other thread then."""
 
@@ -71,7 +78,7 @@ class SessionWatch:
         *,
         leaf: str | None = None,
         newest: Callable[[], list[Path]] | None = None,
-        prepare: Callable[[Session], Session] | None = None,
+        prepare: Prepare | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -91,7 +98,7 @@ class SessionWatch:
         # the folder's sessions when the watch began, and each one it has followed since
         self._known = {path, *newest()} if newest is not None else {path}
         self._followed_at = clock()
-        self.state = LiveState(self._render(self._load(first=True)))
+        self.state = LiveState(self._render(*self._load(first=True)))
 
     # --- one look -------------------------------------------------------------------------
 
@@ -114,13 +121,13 @@ class SessionWatch:
         self._unfinished_since = None
         before = self.state.page
         try:
-            session = self._load()
+            session, context = self._load()
         except SessionFormatError as error:
             self._stamp = stamp[:5]  # not again until the file changes again
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
         except OSError as error:  # tried again at each look: a chmod changes no stamp
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
-        page = self._render(session)
+        page = self._render(session, context)
         self.state = LiveState(page)
         if switched:
             return switched
@@ -155,9 +162,10 @@ class SessionWatch:
 
     # --- the page -------------------------------------------------------------------------
 
-    def _load(self, first: bool = False) -> Session:
-        """Read the file; the first time, a ``leaf`` it does not have is an error (KeyError),
-        later a warning (a rewritten file may have lost it)."""
+    def _load(self, first: bool = False) -> tuple[Session, AgentContext | None]:
+        """Read the file (prepared, with the agent's context beside it); the first time, a
+        ``leaf`` it does not have is an error (KeyError), later a warning (a rewritten file
+        may have lost it)."""
         stamp = _stamp_of(self.path)
         session = load_session(self.path)
         self._stamp = stamp[:5]  # as before the read: a line added meanwhile is seen next time
@@ -171,12 +179,13 @@ class SessionWatch:
         for diagnostic in session.diagnostics:
             if diagnostic.severity != "info":
                 self._warn_once(str(diagnostic))
-        return self.prepare(session) if self.prepare is not None else session
+        context = self.options.agent_context
+        return self.prepare(session, context) if self.prepare is not None else (session, context)
 
-    def _render(self, session: Session) -> LivePage:
+    def _render(self, session: Session, context: AgentContext | None) -> LivePage:
         self._count += 1
         version = f"{self._run}.{self._count}"
-        options = replace(self.options, live_version=version)
+        options = replace(self.options, live_version=version, agent_context=context)
         html = render_session(session, options).encode("utf-8", "surrogateescape")
         return LivePage(
             version=version,

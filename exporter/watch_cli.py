@@ -16,13 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from exporter.agent_context import (
+    AgentContext,
+    agent_context_option,
+    read_agent_context,
+    redact_agent_context,
+)
 from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
 from exporter.export_cli import open_in_browser, page_options
 from exporter.formatting import terminal_text
 from exporter.loader import SessionFormatError, load_session
 from exporter.policy import RedactionPolicy
-from exporter.prepare import policy_changes_nothing, policy_transform
+from exporter.prepare import policy_changes_nothing, prepare_session
 from exporter.redact_cli import (
     check_exclusions,
     exclude_option,
@@ -30,6 +36,7 @@ from exporter.redact_cli import (
     policy_options,
 )
 from exporter.render import RenderOptions
+from exporter.session import Session
 from exporter.watch import SessionWatch
 
 if TYPE_CHECKING:
@@ -58,6 +65,7 @@ POLL_SECONDS = 0.5
 )
 @policy_options(redact_default=False, report=None)
 @exclude_option
+@agent_context_option
 def watch_command(
     session: str | None,
     demo: bool,
@@ -68,6 +76,7 @@ def watch_command(
     no_embed: bool,
     open_page: bool,
     until_stdin_closes: bool,
+    agent_context: str | None,
     **policy_values: Any,
 ) -> None:
     """Serve SESSION's page on this computer (http://127.0.0.1:PORT/SECRET/) and make it again
@@ -78,7 +87,8 @@ def watch_command(
     Without SESSION: this folder's latest session; when a newer one starts here (/new in
     Pi), the page switches to it. The policy options (--redact, --no-tool-output, ...) and
     --exclude apply to every version of the page, as to an exported one: for a screen others
-    can see.
+    can see. --agent-context FILE is read once, when the watch starts (the file may go
+    then), and shown on every version, redacted with the session.
 
     The address holds a random secret, so other users of this computer cannot read the
     session ($PI_SESSION_WATCH_SECRET sets it, for an address that outlives one watch).
@@ -97,9 +107,7 @@ def watch_command(
         )
     policy = policy_from_options(**policy_values)
     prepare = (
-        None
-        if policy_changes_nothing(policy)
-        else functools.partial(policy_transform, policy.resolved())
+        None if policy_changes_nothing(policy) else functools.partial(_prepared, policy.resolved())
     )
     path = session_path(session, demo, sessions_dir, leaf)
     if not stat.S_ISREG(os.stat(path).st_mode):
@@ -113,9 +121,13 @@ def watch_command(
         def newest() -> list[Path]:
             return session_files(sessions_dir, here)
 
+    # read once, now: the program that wrote it (Pi's /live-html) removes it once we serve
+    context = None if agent_context is None else read_agent_context(agent_context, warn)
     server = _bind(port)  # first: a port in use is said before the first page is made
     try:
-        options = RenderOptions(theme=theme, embed_jsonl=not no_embed, jobs=0)  # 0: per CPU
+        options = RenderOptions(  # jobs 0: one per CPU
+            theme=theme, embed_jsonl=not no_embed, jobs=0, agent_context=context
+        )
         try:
             watch = SessionWatch(path, options, leaf=leaf, newest=newest, prepare=prepare)
         except KeyError as error:  # --leaf names no entry of the file
@@ -141,6 +153,15 @@ def watch_command(
     finally:
         server.server_close()
     click.echo("pi-session: stopped", err=True)
+
+
+def _prepared(
+    policy: RedactionPolicy, session: Session, context: AgentContext | None
+) -> tuple[Session, AgentContext | None]:
+    """One version's session under the policy, and the agent's context redacted with it
+    (counted in the same report, so the page's redaction note says both), as export does."""
+    prepared, report = prepare_session(session, policy)
+    return prepared, redact_agent_context(context, policy, report, prepared, session.header.cwd)
 
 
 def _check_exclusions_in(path: Path, policy: RedactionPolicy) -> None:

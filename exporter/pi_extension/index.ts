@@ -14,7 +14,9 @@
  * 127.0.0.1, made again as the session grows. The watcher is a child process that outlives this
  * extension instance (Pi reloads extensions on /new, /resume and /fork): it is kept on
  * `globalThis`, moved to the new session's file (on the same port, so the open page follows)
- * once Pi has written it, and stopped when Pi quits.
+ * once Pi has written it, and stopped when Pi quits. Each start passes a fresh
+ * `--agent-context FILE` (the session's own prompt and tools, after /new or /resume too): the
+ * watcher reads it once, so the folder is removed as soon as it serves, or fails to start.
  *
  * The CLI is PI_SESSION_BIN, else the `pi-session` installed next to this package (same wheel),
  * else `pi-session` on PATH. Default options can be set in PI_SESSION_EXPORT_ARGS and
@@ -207,7 +209,7 @@ interface RunSpec {
 /** What Pi's own interactive /export embeds and the session file lacks: the system prompt and
  * the tools (name, description, JSON-schema parameters), plus which are active. Each call is
  * optional (an older Pi lacks some) and may throw; undefined when there is nothing to pass. */
-function agentContext(pi: ExtensionAPI, ctx: ExtensionCommandContext): Record<string, unknown> | undefined {
+function agentContext(pi: ExtensionAPI, ctx: ExtensionContext): Record<string, unknown> | undefined {
   const attempt = <T>(call: () => T): T | undefined => {
     try {
       return call();
@@ -216,7 +218,7 @@ function agentContext(pi: ExtensionAPI, ctx: ExtensionCommandContext): Record<st
     }
   };
   const api = pi as Partial<ExtensionAPI>;
-  const context = ctx as Partial<ExtensionCommandContext>;
+  const context = ctx as Partial<ExtensionContext>;
   const prompt = typeof context.getSystemPrompt === "function" ? attempt(() => context.getSystemPrompt!()) : undefined;
   const all = typeof api.getAllTools === "function" ? attempt(() => api.getAllTools!()) : undefined;
   const active = typeof api.getActiveTools === "function" ? attempt(() => api.getActiveTools!()) : undefined;
@@ -397,8 +399,10 @@ function liveState(): LiveState {
 
 class Superseded extends Error {}
 
-/** Start `pi-session watch FILE --port PORT ARGS`; resolves once it printed its address,
- * and rejects with Superseded when another start or a stop came meanwhile. */
+/** Start `pi-session watch FILE --port PORT [--agent-context CONTEXT] ARGS`; resolves once it
+ * printed its address, and rejects with Superseded when another start or a stop came meanwhile.
+ * The context file is written for this start only and removed once the watcher serves or has
+ * failed to (it reads the file once, at its start). */
 function startWatch(
   state: LiveState,
   cli: string,
@@ -406,14 +410,24 @@ function startWatch(
   port: number,
   args: string[],
   cwd: string,
+  context: Record<string, unknown> | undefined,
 ): Promise<LiveWatch> {
   const generation = ++state.generation;
   return new Promise((resolveWatch, reject) => {
-    const child = spawn(cli, ["watch", file, "--port", String(port), "--until-stdin-closes", ...args], {
-      cwd,
-      env: { ...process.env, PI_SESSION_WATCH_SECRET: state.secret },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const written = writeAgentContext(context);
+    // before the options typed: a --agent-context of the user's own comes later and wins
+    const given = written ? ["--agent-context", written.file] : [];
+    let child: ChildProcess;
+    try {
+      child = spawn(cli, ["watch", file, "--port", String(port), "--until-stdin-closes", ...given, ...args], {
+        cwd,
+        env: { ...process.env, PI_SESSION_WATCH_SECRET: state.secret },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      if (written) removeQuietly(written.dir);
+      throw error;
+    }
     state.starting = child;
     const stderr: string[] = [];
     let stdout = "";
@@ -422,6 +436,7 @@ function startWatch(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (written) removeQuietly(written.dir); // read by now, or never to be
       if (state.starting === child) state.starting = undefined;
       if (state.generation !== generation) error = new Superseded(); // stopped, or started anew
       if (error || !url) {
@@ -489,7 +504,7 @@ function keep(state: LiveState, watch: LiveWatch): void {
 
 /** After /new, /resume or /fork: the same page (port and options) on the new session's file,
  * once it exists (Pi writes a new session's file at its first reply). */
-function follow(state: LiveState, ctx: ExtensionContext): void {
+function follow(pi: ExtensionAPI, state: LiveState, ctx: ExtensionContext): void {
   const watch = state.watch;
   const file = ctx.sessionManager.getSessionFile();
   if (!watch || !file || file === watch.file) return;
@@ -507,7 +522,8 @@ function follow(state: LiveState, ctx: ExtensionContext): void {
     try {
       const cli = findCli(process.env, extensionDir);
       await stopWatch(state);
-      keep(state, await startWatch(state, cli, file, watch.port, watch.args, ctx.cwd));
+      // the new session's own prompt and tools (a /resume'd one may have had others)
+      keep(state, await startWatch(state, cli, file, watch.port, watch.args, ctx.cwd, agentContext(pi, ctx)));
     } catch (error) {
       if (error instanceof Superseded) return; // a stop, or a /live-html, came meanwhile
       const message = error instanceof UserError ? error.message : String(error);
@@ -521,7 +537,7 @@ function follow(state: LiveState, ctx: ExtensionContext): void {
   }
 }
 
-async function liveCommand(rawArgs: string, ctx: ExtensionCommandContext): Promise<void> {
+async function liveCommand(pi: ExtensionAPI, rawArgs: string, ctx: ExtensionCommandContext): Promise<void> {
   try {
     const words = splitArgs(rawArgs);
     const state = liveState();
@@ -554,17 +570,17 @@ async function liveCommand(rawArgs: string, ctx: ExtensionCommandContext): Promi
     const args = [...defaults, ...words];
     try {
       try {
-        watch = await startWatch(state, cli, file, port, args, ctx.cwd);
+        watch = await startWatch(state, cli, file, port, args, ctx.cwd, agentContext(pi, ctx));
       } catch (error) {
         // the last page's port, taken by another program since: any free one
         if (previous || !port || !(error instanceof UserError) || !/ is in use/.test(error.message)) throw error;
-        watch = await startWatch(state, cli, file, 0, args, ctx.cwd);
+        watch = await startWatch(state, cli, file, 0, args, ctx.cwd, agentContext(pi, ctx));
       }
     } catch (error) {
       if (error instanceof Superseded) throw new UserError("stopped before its first page was made");
       if (!previous) throw error;
       // a mistyped option must not end the page that was running: start it again as it was
-      keep(state, await startWatch(state, cli, previous.file, previous.port, previous.args, ctx.cwd));
+      keep(state, await startWatch(state, cli, previous.file, previous.port, previous.args, ctx.cwd, agentContext(pi, ctx)));
       const message = error instanceof UserError ? error.message : String(error);
       throw new UserError(`${message} (the live page goes on as it was)`);
     } finally {
@@ -591,7 +607,7 @@ async function liveCommand(rawArgs: string, ctx: ExtensionCommandContext): Promi
 export default function piSessionExport(pi: ExtensionAPI): void {
   pi.registerCommand("live-html", {
     description: "A live page of this session on 127.0.0.1, made again as it grows: [stop] [watch options]",
-    handler: (rawArgs, ctx) => liveCommand(rawArgs, ctx),
+    handler: (rawArgs, ctx) => liveCommand(pi, rawArgs, ctx),
   });
 
   pi.on("session_shutdown", async (event) => {
@@ -605,7 +621,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
     const state = liveState();
     if (!state.follow) return;
     state.follow = false;
-    follow(state, ctx);
+    follow(pi, state, ctx);
   });
 
   pi.registerCommand("export-html", {

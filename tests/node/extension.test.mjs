@@ -854,6 +854,15 @@ async function until(what, check, ms = 20_000) {
 
 const refused = (url) => get(url).then(() => false, () => true);
 
+/** The context folders the extension made in `dir` (its TMPDIR) and has not removed. */
+const contextFolders = (dir) => readdirSync(dir).filter((name) => name.startsWith("pi-session-context-"));
+
+/** The page's System prompt and Tools cards (the section, or "" when it has none). */
+function cardsOf(html) {
+  const start = html.indexOf('<section class="agent-context"');
+  return start < 0 ? "" : html.slice(start, html.indexOf("</section>", start));
+}
+
 describe("Pi package: /live-html", suiteOptions, () => {
   let tmp;
   let project;
@@ -893,10 +902,16 @@ describe("Pi package: /live-html", suiteOptions, () => {
     const page = await get(url);
     assert.equal(page.status, 200);
     assert.match(page.text, /<meta name="pi-session-live"/);
+    // Pi's system prompt and tools, passed in a file removed once the watcher serves
+    assert.match(cardsOf(page.text), /<details class="ac-prompt">/);
+    assert.match(cardsOf(page.text), /<details class="ac-tools"><summary><b>Tools<\/b> <span class="muted">\(\d+, \d+ active\)/);
+    assert.deepEqual(contextFolders(env.TMPDIR), [], "the context folder is removed once the page is served");
     const before = JSON.parse((await get(`${url}version`)).text).version;
     appendPrompt(session, "live-0001", "typed while the live page was open");
     await until("a new version", async () => JSON.parse((await get(`${url}version`)).text).version !== before);
-    assert.match((await get(url)).text, /typed while the live page was open/);
+    const grown = (await get(url)).text;
+    assert.match(grown, /typed while the live page was open/);
+    assert.match(cardsOf(grown), /<details class="ac-prompt">/, "a later version has the cards too");
 
     const [again] = await pi.command("/live-html");
     assert.equal(again.message, `Live page: ${url} (already running; /live-html stop ends it)`);
@@ -909,6 +924,7 @@ describe("Pi package: /live-html", suiteOptions, () => {
     const page = (await get(url)).text;
     assert.match(page, /<html lang="en" data-theme="dark">/);
     assert.doesNotMatch(page, /id="session-jsonl"/);
+    assert.match(cardsOf(page), /<details class="ac-prompt">/, "a restarted watcher is given the context again");
     const secret = new URL(url).pathname;
     assert.equal((await get(new URL("/", url).href)).status, 404, "no page without the secret");
     assert.equal((await get(`${url.replace(secret, "/wrong-secret-0123456789/")}`)).status, 404);
@@ -920,6 +936,8 @@ describe("Pi package: /live-html", suiteOptions, () => {
     assert.match(failed.message, /^\/live-html failed: no such option '--no-such-option'/);
     assert.match(failed.message, /the live page goes on/);
     assert.equal((await until("the page again", async () => (await get(url)).status === 200)), true);
+    assert.match(cardsOf((await get(url)).text), /<details class="ac-prompt">/, "the page started again has them");
+    assert.deepEqual(contextFolders(env.TMPDIR), [], "nor a failed start's nor the restart's folder is left");
     const [word] = await pi.command("/live-html page.html");
     assert.match(word.message, /takes watch options \(or stop\), not "page.html"/);
   });
@@ -935,6 +953,8 @@ describe("Pi package: /live-html", suiteOptions, () => {
     writeFileSync(fresh, `${JSON.stringify({ type: "session", version: 3, id: "fresh-live", timestamp: new Date().toISOString(), cwd: project })}\n`);
     appendPrompt(fresh, "fresh-0001", "the first prompt of the new session");
     await until("the new session's page", async () => /the first prompt of the new session/.test((await get(url)).text));
+    assert.match(cardsOf((await get(url)).text), /<details class="ac-prompt">/, "the moved page has the cards");
+    assert.deepEqual(contextFolders(env.TMPDIR), []);
     // /resume: the file is there, so the page moves at once
     const back = await pi.request({ type: "switch_session", sessionPath: session });
     assert.equal(back.success, true, JSON.stringify(back));
@@ -967,5 +987,105 @@ describe("Pi package: /live-html", suiteOptions, () => {
     await pi.close();
     pi = undefined;
     await until("the server gone with Pi", () => refused(second), 10_000);
+  });
+});
+
+describe("Pi package: /live-html with a stand-in for Pi's API", suiteOptions, () => {
+  let tmp;
+  let project;
+  let session;
+  let leaf;
+  let wrapper; // pi-session, behind a script that records its arguments and the context it got
+  const binBefore = process.env.PI_SESSION_BIN;
+  const tmpBefore = process.env.TMPDIR;
+
+  before(() => {
+    if (found.missing) throw new Error(`${found.missing} (CI is set, so this is an error)`);
+    ({ tmp, project, session } = makeProject("pi-live-context-"));
+    leaf = describeSession(session).lastLeaf;
+    wrapper = join(tmp, "pi-session");
+    writeFileSync(
+      wrapper,
+      [
+        "#!/bin/sh",
+        `here=${JSON.stringify(tmp)}`,
+        'printf "%s\\n" "$@" > "$here/argv.txt"',
+        'rm -f "$here/seen.json"; prev=""',
+        'for a in "$@"; do [ "$prev" = "--agent-context" ] && cp "$a" "$here/seen.json"; prev="$a"; done',
+        `exec ${JSON.stringify(found.piSession)} "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    process.env.PI_SESSION_BIN = wrapper;
+    process.env.TMPDIR = join(tmp, "tmp"); // where the extension makes its context folders
+  });
+
+  after(async () => {
+    if (binBefore === undefined) delete process.env.PI_SESSION_BIN;
+    else process.env.PI_SESSION_BIN = binBefore;
+    if (tmpBefore === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpBefore;
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const argv = () => readFileSync(join(tmp, "argv.txt"), "utf8").split("\n").slice(0, -1);
+  const tools = [{ name: "bash", description: "Run a command", parameters: { type: "object", properties: {} } }];
+
+  test("the context file is passed to the watcher and removed once it serves", async () => {
+    const { commands } = await loadWithFakePi(found.piCli, {
+      api: { getAllTools: () => tools, getActiveTools: () => ["bash"] },
+    });
+    const prompt = "You are the live test's agent.\nSecond line.";
+    const { ctx, notes } = fakeCtx(project, session, leaf, { getSystemPrompt: () => prompt });
+    try {
+      await commands["live-html"].handler("--theme dark", ctx);
+      assert.equal(notes.length, 1, JSON.stringify(notes));
+      assert.equal(notes[0].level, "info", notes[0].message);
+      const url = /^Live page: (\S+)/.exec(notes[0].message)?.[1];
+      const args = argv();
+      const at = args.indexOf("--agent-context");
+      assert.deepEqual(args.slice(0, 5), ["watch", session, "--port", args[3], "--until-stdin-closes"]);
+      assert.equal(at, 5, "before the options typed, which win");
+      assert.deepEqual(args.slice(7), ["--theme", "dark"]);
+      assert.deepEqual(JSON.parse(readFileSync(join(tmp, "seen.json"), "utf8")), {
+        systemPrompt: prompt,
+        tools,
+        activeTools: ["bash"],
+      });
+      assert.ok(!existsSync(dirname(args[at + 1])), "the context folder is removed once the watcher serves");
+      assert.deepEqual(contextFolders(join(tmp, "tmp")), []);
+      const page = (await get(url)).text;
+      assert.match(cardsOf(page), /You are the live test&#39;s agent\./);
+      assert.match(cardsOf(page), /<b>Tools<\/b> <span class="muted">\(1, 1 active\)/);
+
+      // a start that fails (the running page is started again): no folder left behind
+      const failed = fakeCtx(project, session, leaf, { getSystemPrompt: () => prompt });
+      await commands["live-html"].handler("--no-such-option", failed.ctx);
+      assert.equal(failed.notes[0].level, "error");
+      assert.match(failed.notes[0].message, /no such option '--no-such-option'.*goes on as it was/s);
+      assert.ok(argv().includes("--agent-context"), "the restarted watcher is given it again");
+      assert.deepEqual(contextFolders(join(tmp, "tmp")), []);
+      assert.match(cardsOf((await get(url)).text), /You are the live test&#39;s agent\./);
+    } finally {
+      await commands["live-html"].handler("stop", ctx);
+    }
+  });
+
+  test("a Pi without the calls starts the watcher as before, without cards", async () => {
+    const { commands } = await loadWithFakePi(found.piCli, {});
+    const { ctx, notes } = fakeCtx(project, session, leaf);
+    try {
+      await commands["live-html"].handler("", ctx);
+      assert.equal(notes[0].level, "info", notes[0].message);
+      assert.ok(!argv().includes("--agent-context"));
+      const url = /^Live page: (\S+)/.exec(notes[0].message)?.[1];
+      const page = (await get(url)).text;
+      assert.match(page, /<meta name="pi-session-live"/);
+      assert.equal(cardsOf(page), "");
+    } finally {
+      await commands["live-html"].handler("stop", ctx);
+    }
+    assert.deepEqual(contextFolders(join(tmp, "tmp")), []);
   });
 });
