@@ -36,6 +36,7 @@ from exporter.discover import files_active_since, gzip_files_left_out, no_sessio
 from exporter.formatting import fmt_int, local_minute, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
+from exporter.publish.deny import Denied, DenyPattern, DenyUsageError, deny_patterns
 from exporter.publish.errors import PublishError
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
@@ -140,9 +141,11 @@ def _size(n: int) -> str:
 
 def _counts(result: PublishResult) -> str:
     unchanged = result.unchanged + result.count("refresh")
+    denied = f", {len(result.denied)} denied" if result.deny_patterns else ""
     return (
         f"{result.count('add')} added, {result.count('update')} updated, "
         f"{result.count('remove')} removed, {unchanged} unchanged, {len(result.failed)} failed"
+        f"{denied}"
     )
 
 
@@ -157,6 +160,7 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
         for op in result.ops
         if op.is_session and op.action != "refresh"
     ]
+    rows += [["deny", d.repo_path, "", ""] for d in result.denied]  # not sent (--deny)
     if rows:
         click.echo(render_table(["action", "path", "bytes", "secrets"], rows, right={2, 3}))
     html = [op for op in result.ops if not op.is_session]
@@ -205,6 +209,17 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
     multiple=True,
     metavar="SESSION|FILE",
     help=skip_help("With --prune, a skipped session the dataset holds is deleted from it."),
+)
+@click.option(
+    "--deny",
+    "deny",
+    multiple=True,
+    metavar="REGEX|FILE",
+    help="Leave out every session this Python regex matches (case-sensitive unless it says "
+    "(?i)), matched after redaction against each string of the session as published; a "
+    "value naming a file is a list of them, one per line ('#' lines are comments). "
+    "Repeatable. A denied session is named on stderr with the pattern and the entry, "
+    "never the text matched; one the dataset holds stays unless --prune, which deletes it.",
 )
 @click.option(
     "--public",
@@ -272,6 +287,7 @@ def publish_command(
     sessions_dir: str | None,
     since: datetime | None,
     skip: tuple[str, ...],
+    deny: tuple[str, ...],
     public: bool,
     yes: bool,
     html: bool,
@@ -292,6 +308,7 @@ def publish_command(
     interruption finishes the job.
     """
     _check_arguments(repo_id, endpoint, prune, sessions, since)
+    patterns = _deny_patterns(deny)  # a bad one is exit 1 before any session is read
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
     files = select_files(sessions, cwd, all_projects, sessions_dir, since)
     scope = project_scope(cwd, all_projects)
@@ -313,6 +330,7 @@ def publish_command(
         prune_all=scope is None,  # --all --cwd X: X's sessions only
         partial_selection=bool(sessions) or since is not None,
         allow_weaker_policy=allow_weaker_policy,
+        deny=patterns,
         html=html,
         jobs=jobs or _cpu_count(),
         want_records=bool(report_path),
@@ -327,6 +345,14 @@ def publish_command(
         _print_published(result, repo_id, len(files))
     if sessions:  # sessions named one by one: each was wanted
         _refuse_unpublished(result, len(files), dry_run)
+
+
+def _deny_patterns(values: tuple[str, ...]) -> tuple[DenyPattern, ...]:
+    """The --deny patterns, read and compiled; a bad one is a usage error (exit 1)."""
+    try:
+        return tuple(deny_patterns(values))
+    except DenyUsageError as error:
+        raise CliError(terminal_text(f"{error}; nothing sent"), 1) from None
 
 
 def _endpoint_typed() -> bool:
@@ -478,9 +504,30 @@ def _report_found(result: PublishResult, said: dict[str, int]) -> None:
         click.echo(terminal_text(f"pi-session: warning: {warning}"), err=True)
     for path, error in result.failed[said.get("failed", 0) :]:
         click.echo(terminal_text(f"pi-session: warning: skipped {path.name}: {error}"), err=True)
+    for denied in result.denied[said.get("denied", 0) :]:  # never the text that matched
+        click.echo(terminal_text(f"pi-session: {_denied_line(denied)}"), err=True)
     if not said.get("redaction"):
         click.echo(f"pi-session: {redaction_line(result)}", err=True)
-    said.update(warnings=len(result.warnings), failed=len(result.failed), redaction=1)
+    said.update(
+        warnings=len(result.warnings),
+        failed=len(result.failed),
+        denied=len(result.denied),
+        redaction=1,
+    )
+
+
+def _denied_line(denied: Denied) -> str:
+    """``denied: FILE: --deny pattern 'acme' matches (first in entry ID); not published``,
+    and what becomes of the dataset's copy of it."""
+    line = (
+        f"denied: {denied.path.name}: --deny pattern {denied.pattern.label} matches "
+        f"(first in {denied.where}); not published"
+    )
+    if not denied.published:
+        return line
+    if denied.removed:
+        return f"{line}; --prune deletes its published copy {denied.repo_path}"
+    return f"{line}; its published copy {denied.repo_path} stays (--prune deletes it)"
 
 
 def _report(result: PublishResult, report_path: str | None, said: dict[str, int]) -> None:

@@ -18,7 +18,7 @@ from exporter.cli import CliError
 from exporter.discover import SessionLookupError, id_from_name, resolve_session_arg, session_files
 from exporter.formatting import plural, terminal_text
 
-__all__ = ["skip_help", "skipped_sessions", "without_skipped"]
+__all__ = ["list_file_lines", "skip_help", "skipped_sessions", "without_skipped"]
 
 
 def skip_help(what_happens: str, condition: str = "") -> str:
@@ -159,16 +159,24 @@ def _sessions_named(value: str, consequence: str) -> list[tuple[str, str]]:
     if not path.is_file() or _is_session_file(path):
         return [(value, value)]
     try:
-        text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")  # a BOM: Notepad
+        lines = list_file_lines(path)
     except OSError as error:
         reason = error.strerror or error
         raise CliError(terminal_text(f"--skip {value}: {reason}; {consequence}"), 1) from None
     named = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in lines:
         session = _COMMENT.split(line, maxsplit=1)[0].strip()
         if session:
             named.append((session, f"{value}:{number}"))
     return named
+
+
+def list_file_lines(path: Path) -> list[tuple[int, str]]:
+    """A list file's lines, numbered from 1, as ``--skip`` and ``publish --deny`` read them:
+    UTF-8 (a BOM, as Notepad writes, left out; bytes that are not UTF-8 kept as escapes),
+    any line ending. What a line means (comments) is the caller's; OSError propagates."""
+    text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")
+    return list(enumerate(text.splitlines(), 1))
 
 
 def _is_session_file(path: Path) -> bool:

@@ -32,6 +32,7 @@ from exporter.publish.dataset_card import (
     render_index,
     render_manifest,
 )
+from exporter.publish.deny import Denied, DenyPattern
 from exporter.publish.errors import (
     AuthError,
     NetworkError,
@@ -98,6 +99,8 @@ class PublishRequest:
     progress: bool | None = None
     want_records: bool = False
     allow_weaker_policy: bool = False
+    #: --deny: a session one of them matches (redacted) is not published (``deny.py``)
+    deny: tuple[DenyPattern, ...] = ()
     #: the endpoint was typed (--endpoint), not taken from HF_ENDPOINT or the default: a dry
     #: run that cannot reach it stops at once (a typo, a dead proxy), before any redacting
     endpoint_typed: bool = False
@@ -127,6 +130,8 @@ class PublishResult:
     records: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     without_file: int = 0  # published sessions a --prune of this selection would remove
+    denied: list[Denied] = field(default_factory=list)  # sessions --deny kept out
+    deny_patterns: int = 0  # how many --deny patterns the run checked
 
     def count(self, action: str, sessions: bool = True) -> int:
         return sum(op.action == action and op.is_session == sessions for op in self.ops)
@@ -148,6 +153,7 @@ class _Run:
     cuts: list[str]  # what the policy removes besides secrets (--no-thinking, ...)
     public_name: Callable[[str], str]  # a file's name with its secrets out (dataset paths)
     publisher: str  # this machine's mark on what it publishes
+    deny_marks: list[str]  # the --deny patterns' marks, which the manifest records per session
 
 
 def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResult:
@@ -180,7 +186,7 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             f"warning: {path} was published at a path holding a secret (before 0.2.14): it "
             "goes up again at a path without it; --prune deletes the old one"
         )
-    unchanged, todo = classify(sources, remote, run.key, run.marks.mark)
+    unchanged, todo = classify(sources, remote, run.key, run.marks.mark, run.deny_marks)
     _refuse_dropped_cuts(run, todo)
     result.unchanged = len(unchanged)
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
@@ -313,6 +319,8 @@ def _begin(
         cuts=policy_cuts(req.policy),
         public_name=name_scrubber(policy, environ),
         publisher=marks.mark("pi-session-export publisher"),  # this machine's key, not secret
+        # marks, not the patterns: the manifest is public and a pattern may name a customer
+        deny_marks=sorted({marks.mark(f"pi-session deny: {p.text}") for p in req.deny}),
     )
 
 
@@ -342,9 +350,13 @@ def _publish_changes(
     prepared = _prepare(run, todo, tmp / "staged")
     _refuse_nothing_readable(run, sources, unchanged)
     ops = session_ops(prepared, run.remote, run.key, run.marks.mark, run.cuts, run.publisher)
+    for op in ops:  # checked against these patterns: unchanged for a run with them (classify)
+        if op.entry is not None and run.deny_marks:
+            op.entry["deny"] = list(run.deny_marks)
     failed = {path for path, _ in run.result.failed}
     scope = _prune_scope(run, sources, prepared)
     ops += _prune(run, sources, failed, scope)
+    ops += _denied_removals(run)
     uploads = {p.source.repo_path: p for p in prepared if p.error is None}
     has_html = "html/index.html" in run.remote.files
     kept = False  # this run's uploads kept as the dataset's copies (for the site)
@@ -372,7 +384,17 @@ def _refuse_nothing_readable(run: _Run, sources: list[Source], unchanged: list[S
     """A selection of which no session could be read is an error (exit 2), before anything
     is planned, sent or created: a run that only rewrote the card of an empty dataset (or
     created one) and exited 0 looked like a success."""
-    if run.req.files and not unchanged and not run.result.prepared:
+    if run.req.files and not unchanged and not run.result.prepared and run.result.denied:
+        if not (run.req.prune and any(d.published for d in run.result.denied)):
+            sent = "nothing would be sent" if run.req.dry_run else "nothing was sent"
+            error = PublishError(
+                f"--deny keeps out every session that could be read "
+                f"({len(run.result.denied):,}); {sent}",
+                exit_code=2,
+            )  # a cron job must see a run that would put out nothing, as --skip's
+            error.partial = run.result
+            raise error
+    elif run.req.files and not unchanged and not run.result.prepared:
         selected = len(run.req.files)
         which = "the session" if selected == 1 else f"none of the {selected:,} sessions"
         verb = "could be read" if selected != 1 else "could not be read"
@@ -387,11 +409,44 @@ def _prepare(run: _Run, todo: list[Source], staging: Path) -> list[Prepared]:
     for given secrets an earlier run replaced before anything is planned from them."""
     prepared = prepare_all(
         todo, run.policy, staging, jobs=run.req.jobs, progress=run.req.progress,
-        want_records=run.req.want_records,
+        want_records=run.req.want_records, deny=tuple(p.text for p in run.req.deny),
     )  # fmt: skip
+    run.result.deny_patterns = len(run.req.deny)
+    _say_denied(run, [p for p in prepared if p.denied is not None])
+    prepared = [p for p in prepared if p.denied is None]  # not published, not counted
     _tally(run.result, prepared)
     _refuse_fewer_secrets(run, prepared)
     return prepared
+
+
+def _say_denied(run: _Run, denied: list[Prepared]) -> None:
+    """The sessions a --deny pattern matched, for the CLI to say (never what matched):
+    whether the dataset holds a copy, and whether this run (--prune) deletes it."""
+    for item in sorted(denied, key=lambda p: p.source.repo_path):
+        index, where = item.denied or (0, "")
+        published = item.source.repo_path in run.remote.files
+        run.result.denied.append(
+            Denied(
+                path=item.source.path,
+                repo_path=item.source.repo_path,
+                pattern=run.req.deny[index],
+                where=where,
+                published=published,
+                removed=published and run.req.prune,
+            )
+        )
+
+
+def _denied_removals(run: _Run) -> list[Op]:
+    """With --prune, the dataset's copies of denied sessions deleted (as --skip with
+    --prune deletes a skipped one's). The path is the one this session claimed (its
+    published copy, found by its id: see ``claim_paths``), so no other session is
+    touched, whichever machine published it. Without --prune the copy stays, said."""
+    return [
+        Op("remove", d.repo_path, run.remote.files[d.repo_path].size)
+        for d in run.result.denied
+        if d.removed
+    ]
 
 
 def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
@@ -479,7 +534,9 @@ def _sessions_beside_uploads(
     names = _failed_names(run, failed)
     outside = _published_elsewhere(run.remote, sources, run.req.prune, failed, names, scope)
     kept = [s.repo_path for s in unchanged if s.path not in failed]
-    return {*outside, *kept}
+    # a denied session's published copy stays without --prune: so does its page
+    denied = [d.repo_path for d in run.result.denied if d.published and not d.removed]
+    return {*outside, *kept, *denied}
 
 
 def _published_elsewhere(

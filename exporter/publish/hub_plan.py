@@ -25,11 +25,12 @@ from typing import Any
 
 from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
-from exporter.jsonl_out import session_to_jsonl
+from exporter.jsonl_out import session_records, session_to_jsonl
 from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes, wide_encoding
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
+from exporter.publish.deny import first_match
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.session import parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
@@ -252,22 +253,33 @@ def claim_paths(
 
 
 def classify(
-    sources: list[Source], remote: RemoteState, key: str, mark: Callable[[str], str]
+    sources: list[Source],
+    remote: RemoteState,
+    key: str,
+    mark: Callable[[str], str],
+    deny: Iterable[str] = (),
 ) -> tuple[list[Source], list[Source]]:
-    """(unchanged, to prepare): unchanged = same source and redaction key, file present.
+    """(unchanged, to prepare): unchanged = same source and redaction key, file present,
+    and checked against every ``--deny`` pattern of this run (``deny``: their marks).
 
     The manifest holds ``mark(source SHA-256)`` (an HMAC under the local publish key), never
-    the hash itself: that would let a reader of the dataset confirm a guessed secret."""
+    the hash itself: that would let a reader of the dataset confirm a guessed secret. Its
+    ``deny`` lists the marks of the patterns its copy was checked against: a pattern added
+    since sends the session to be redacted and checked again (it may be denied now), while
+    a run with fewer patterns, or none, has nothing new to check."""
+    wanted = set(deny)
     unchanged, todo = [], []
     for source in sources:
         entry = remote.manifest.get(source.repo_path) or {}
         there = remote.files.get(source.repo_path)
+        checked = entry.get("deny")
         same = (
             entry.get("source_mark") == mark(source.sha256)
             and entry.get("redaction_key") == key
             and there is not None
             and there.size == entry.get("bytes")
             and source.repo_path in remote.rows
+            and (not wanted or (isinstance(checked, list) and wanted <= set(checked)))
         )
         (unchanged if same else todo).append(source)
     return unchanged, todo
@@ -357,6 +369,8 @@ class Prepared:
     records: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # lines left out: not JSON Pi can read
     given: list[str] = field(default_factory=list)  # given_digest of each given secret replaced
+    #: (index of the --deny pattern, where it first matched): not to be published
+    denied: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -366,6 +380,7 @@ class _Task:
     staged: str
     policy: RedactionPolicy
     want_records: bool
+    deny: tuple[str, ...] = ()
 
 
 def _prepare_one(task: _Task) -> dict[str, Any]:
@@ -376,6 +391,10 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         source_sha = session_digest(Path(task.source), hashlib.sha256(data).hexdigest())
         redacted, report = prepare_session(parse_session_bytes(data, path=task.source), task.policy)
         del data
+        # matched as it would be published (redacted), before anything is written
+        denied = first_match(session_records(redacted), task.deny) if task.deny else None
+        if denied is not None:
+            return {"source_sha256": source_sha, "denied": denied}
         out = session_to_jsonl(redacted).encode("utf-8")
         Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
         Path(task.staged).write_bytes(out)
@@ -406,11 +425,13 @@ def prepare_all(
     jobs: int,
     progress: bool | None = None,
     want_records: bool = False,
+    deny: tuple[str, ...] = (),
 ) -> list[Prepared]:
-    """Redact every source into ``staging`` with ``jobs`` processes, biggest first."""
+    """Redact every source into ``staging`` with ``jobs`` processes, biggest first; one a
+    ``deny`` pattern matches (redacted) comes back with ``denied`` set and nothing staged."""
     by_path = {str(s.path): s for s in sources}
     tasks = [
-        _Task(str(s.path), s.repo_path, str(staging / f"{i}.jsonl"), policy, want_records)
+        _Task(str(s.path), s.repo_path, str(staging / f"{i}.jsonl"), policy, want_records, deny)
         for i, s in enumerate(sorted(sources, key=lambda s: -s.size))
     ]
     results: list[Prepared] = []
@@ -418,7 +439,7 @@ def prepare_all(
 
     def done(task: _Task, out: dict[str, Any]) -> None:
         item = Prepared(by_path[task.source], **out)
-        if item.error is None:
+        if item.error is None and item.denied is None:
             item.staged = Path(task.staged)
         results.append(item)
         bar.update(len(results))
