@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-28"
+DETECTOR_VERSION = "2026.12-29"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -471,6 +471,12 @@ def _has_digit(body: str) -> bool:
     return bool(DIGIT.search(body)) and not is_dummy(body)
 
 
+def _slack_shape(body: str) -> bool:
+    """Every Slack token's first part after its prefix is a number (``xoxb-1234-…``,
+    ``xoxe.xoxp-1-…``, ``xapp-1-…``): ``xoxo-gossip-girl-season-2`` is a word."""
+    return body.partition("-")[2][:1].isdigit() and _has_digit(body)
+
+
 def _base36(body: str) -> bool:
     return looks_random(body) and any("g" <= char <= "z" for char in body[4:])
 
@@ -530,7 +536,7 @@ _TOKEN_FORMATS: tuple[TokenFormat, ...] = (
      AwsSecretDetector.triggers, not_dummy, 0),
     ("slack-token", "xoxb-/xoxp-/xoxa-/xoxe-… tokens, xapp- app tokens",
      r"xox(?:[abposr]|e(?:\.xox[abposr])?)-[A-Za-z0-9\-]{10,300}|xapp-[0-9]-[A-Za-z0-9\-]{10,300}",
-     ("xox", "xapp-"), _has_digit, 0),
+     ("xox", "xapp-"), _slack_shape, 0),
     ("stripe-key", "sk_live_/rk_live_ (and _test_) keys, whsec_ secrets",
      # (a live key cut short, `sk_live_51HqLyjWDarj` in a session's name, still names it)
      r"(?:sk|rk)_live_[A-Za-z0-9]{12,247}|(?:sk|rk)_test_[A-Za-z0-9]{16,247}"

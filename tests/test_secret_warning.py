@@ -98,3 +98,18 @@ def test_many_candidates_stay_cheap() -> None:
     text = " ".join(f"AKIA{n:016d}" for n in range(50_000))
     found, more = likely_secrets(text)
     assert more and sum(found.values()) <= 2_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "xoxo-gossip-girl-season-2 is on tonight",  # a Slack prefix, then words
+        "xoxp-not-a-token-2",
+        "pip install scikit-learn; task-sk-learn-classification-model-v2",
+        "hf_transformers_pipeline_loader and npm_config_registry_url_default_value_here_x",
+    ],
+)
+def test_words_that_start_like_a_token_are_no_credential(text: str) -> None:
+    """The warning counts what --redact replaces: a Slack prefix before words was a
+    'slack-token' to both (its check only asked for a digit somewhere)."""
+    assert likely_secrets(text) == ({}, False)
