@@ -321,9 +321,10 @@ def _warn_of_credentials(prepared: Session, context: AgentContext | None) -> Non
     (what --redact would replace): it is one attachment away from leaking them."""
     data = read_source_bytes(prepared)
     text = data if data is not None else session_to_jsonl(prepared).encode("utf-8", "replace")
-    if context is not None:
-        told = "\n".join((context.system_prompt, *(t.description for t in context.tools)))
-        text += b"\n" + told.encode("utf-8", "replace")
+    if context is not None:  # every string the cards show: names, types, descriptions
+        told: list[str] = []
+        context.map_text(lambda value, _where: told.append(value) or value)
+        text += b"\n" + "\n".join(told).encode("utf-8", "replace")
     line = secrets_warning(text, "--redact replaces them, as share does by default")
     if line:
         click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)

@@ -209,7 +209,7 @@ def _agent_context(context: AgentContext | None) -> list[str]:
         out += [fenced(context.system_prompt), ""]
     if context.tools:
         active = f", {fmt_int(context.active_count)} active" if context.active_known else ""
-        out += ["## Tools", "", f"*{fmt_int(len(context.tools))} tools{active}.*", ""]
+        out += ["## Tools", "", f"*{plural(len(context.tools), 'tool')}{active}.*", ""]
         for tool in context.tools:
             mark = " *(inactive)*" if tool.active is False else ""
             out += [f"- {code_span(tool.name)}{mark}"]

@@ -520,7 +520,7 @@ def _denied_line(denied: Denied) -> str:
     """``denied: FILE: --deny pattern 'acme' matches (first in entry ID); not published``,
     and what becomes of the dataset's copy of it."""
     line = (
-        f"denied: {denied.path.name}: --deny pattern {denied.pattern.label} matches "
+        f"denied: {denied.path.name}: --deny {denied.pattern.label} matches "
         f"(first in {denied.where}); not published"
     )
     if not denied.published:

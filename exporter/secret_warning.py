@@ -5,7 +5,7 @@ to be attached to an issue or mailed is not sent on with them unnoticed.
 The full detectors read ~5 MB/s, too slow for every export (a 25 MB session would take 5 s
 more). One pattern of the formats' fixed prefixes finds the candidates at ~200 MB/s, and
 the real detectors judge only a window around each, so what is counted is exactly what
-``--redact`` would replace (documentation keys like ``AKIAIOSFODNN7EXAMPLE`` are not).
+``--redact`` would replace (``AKIAIOSFODNN7EXAMPLE``, AWS's documentation key, too).
 """
 
 from __future__ import annotations
@@ -92,5 +92,5 @@ def secrets_warning(text: str | bytes, how: str) -> str | None:
     kinds = ", ".join(name for name, _ in found.most_common(4))
     kinds += ", …" if len(found) > 4 else ""
     count = f"at least {total:,}" if more else f"{total:,}"
-    noun = "credential" if total == 1 and not more else "credentials"
+    noun = "credential" if total == 1 else "credentials"
     return f"the page holds {count} {noun} of a known format in clear ({kinds}); {how}"

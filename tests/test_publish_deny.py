@@ -134,7 +134,7 @@ def test_a_list_file_with_comments(home: Home, fake_hub: FakeHub) -> None:
     assert result.code == 0, result.stderr
     assert _sent(fake_hub) == sorted([PI_NAME, _name(home, "shout"), _name(home, "plain")])
     assert _denied_lines(result) == [
-        f"pi-session: denied: {_name(home, 'acme')}: --deny pattern pattern 2 of {patterns} "
+        f"pi-session: denied: {_name(home, 'acme')}: --deny pattern 2 of {patterns} "
         "(line 5) matches (first in entry deny-acme); not published"
     ]
     assert "customer-4821" not in result.stdout + result.stderr
@@ -161,6 +161,28 @@ def test_an_invalid_pattern_is_a_usage_error_before_any_request(
         assert _error(result) == message
         assert "redact:" not in result.stderr and result.stdout == ""
     assert fake_hub.requests == []
+
+
+def test_a_list_that_is_missing_or_empty_is_refused(home: Home, fake_hub: FakeHub) -> None:
+    """A list path that names no file (a cron job's relative path, a typo) was read as a
+    regex that matched nothing, so the sessions it listed went up; a folder became the
+    regex "/tmp"; a list of comments only denied nothing. Each is exit 1 now, nothing sent.
+    A pattern that merely ends like a file name, written as a regex, is still a pattern."""
+    comments = home.base / "only-comments.txt"
+    comments.write_text("# all commented out\n\n", encoding="utf-8")
+    cases = {
+        "missing-deny.txt": "no such file",
+        "./lists/deny": "no such file",
+        str(home.base): "a folder, not a file of patterns",
+        str(comments): "the file lists no pattern",
+    }
+    for value, said in cases.items():
+        result = _publish(home, fake_hub, "--deny", value)
+        assert result.code == 1, (value, result.stderr)
+        assert said in _error(result) and result.stdout == "", (value, result.stderr)
+    assert fake_hub.requests == []
+    result = _publish(home, fake_hub, "--deny", r"notes\.txt", "--dry-run")
+    assert result.code == 0, result.stderr
 
 
 def test_a_match_only_inside_a_redacted_secret_does_not_deny(home: Home, fake_hub: FakeHub) -> None:

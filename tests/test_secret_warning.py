@@ -113,3 +113,17 @@ def test_words_that_start_like_a_token_are_no_credential(text: str) -> None:
     """The warning counts what --redact replaces: a Slack prefix before words was a
     'slack-token' to both (its check only asked for a digit somewhere)."""
     assert likely_secrets(text) == ({}, False)
+
+
+def test_a_credential_in_a_tools_parameter_is_warned_about(tmp_path: Path) -> None:
+    """The warning read the prompt and the tools' descriptions only: a token in a
+    parameter's description (shown on the Tools card) went out in clear, unsaid."""
+    session = _session(tmp_path, "hello", "done")
+    context = tmp_path / "context.json"
+    tool = {"name": "deploy", "description": "Deploy it.",
+            "parameters": {"type": "object", "properties": {
+                "token": {"type": "string", "description": f"defaults to {GITHUB}"}}}}  # fmt: skip
+    context.write_text(json.dumps({"systemPrompt": "Be brief.", "tools": [tool]}), "utf-8")
+    done = _export(str(session), "-o", "p.html", "--agent-context", str(context), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "holds 1 credential of a known format in clear (github-token)" in done.stderr

@@ -70,8 +70,9 @@ def deny_patterns(values: Iterable[str]) -> list[DenyPattern]:
     for value in values:
         path = Path(value).expanduser()
         if not path.is_file():
+            _refuse_missing_list(value, path)
             typed = shlex.quote(value)  # as it could be typed again
-            patterns.append(_checked(value, typed, f"--deny {typed}"))
+            patterns.append(_checked(value, f"pattern {typed}", f"--deny {typed}"))
             continue
         try:
             lines = list_file_lines(path)
@@ -90,7 +91,30 @@ def deny_patterns(values: Iterable[str]) -> list[DenyPattern]:
             number += 1
             label = f"pattern {number} of {value} (line {line_number})"
             patterns.append(_checked(text, label, f"--deny {value}:{line_number}"))
+        if not number:  # a list emptied by mistake would keep nothing out, silently
+            raise DenyUsageError(f"--deny {value}: the file lists no pattern")
     return patterns
+
+
+#: Names a list of patterns is kept under: such a value that names no file is a list that
+#: is missing (a relative path run from another folder, a typo), not a pattern.
+_LIST_SUFFIXES = (".txt", ".list", ".lst", ".deny", ".conf", ".cfg")
+
+
+def _refuse_missing_list(value: str, path: Path) -> None:
+    """A folder, or a missing file that is plainly meant as a list, is refused: read as a
+    regex it would deny nothing (or every session naming that folder), and the sessions the
+    list names would be published."""
+    if path.exists():
+        raise DenyUsageError(f"--deny {value}: a folder, not a file of patterns")
+    looks_like_a_path = value.startswith(("./", "../", "~/")) or (
+        value.lower().endswith(_LIST_SUFFIXES) and not any(c in value for c in "\\^$|()[]{}*+?")
+    )
+    if looks_like_a_path:
+        raise DenyUsageError(
+            f"--deny {value}: no such file (a pattern that looks like a file name: write it "
+            "as a regex, e.g. with its dot escaped)"
+        )
 
 
 def _checked(text: str, label: str, where: str) -> DenyPattern:
