@@ -189,6 +189,9 @@ class RedactionReport:
     #: The given secrets (``GIVEN_SECRETS``) this copy replaced, in memory only: a later run
     #: must be given them again (publish and share keep hashes of them, never the values).
     given_values: set[str] = field(default_factory=set, repr=False, compare=False)
+    #: Secret -> its placeholder, in memory only: text redacted beside the session later
+    #: (the agent's system prompt, :func:`text_redactor`) names the same secret the same way.
+    placeholders: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -394,7 +397,7 @@ class _Redactor:
         self.scanner, self.privacy, self.report = scanner, privacy, report
         self.given = given  # the policy's given secrets, as report.given_values names them
         self.active = scanner is not None or privacy is not None
-        self.placeholders: dict[str, str] = {}  # secret -> placeholder, stable in one session
+        self.placeholders = report.placeholders  # secret -> placeholder, stable in one session
         self.found: dict[str, str] = {}  # secret -> context detector that found it
         self.numbers: dict[str, int] = {}
         self.same_keys: set[str] = set()  # dict keys known to come through unchanged

@@ -362,6 +362,31 @@ def test_placeholders_go_on_from_the_session_s(in_tmp: Path) -> None:
     assert "3 secrets in 2 entries (github-token 3)" in result.stderr
 
 
+def test_a_secret_in_the_session_and_the_prompt_has_one_placeholder(in_tmp: Path) -> None:
+    """The prompt's redactor numbered on from the session's but did not know its values: one
+    token was [REDACTED:github-token:1] in the transcript and :2 on the card (review 166)."""
+    session = in_tmp / "planted.jsonl"
+    lines = fixture_path(FIXTURE).read_text(encoding="utf-8").split("\n")
+    for index, line in enumerate(lines):
+        if '"role":"toolResult"' in line:
+            record = json.loads(line)
+            record["message"]["content"][0]["text"] += f"\ntoken {PLANTED}\n"
+            lines[index] = json.dumps(record)
+            break
+    session.write_text("\n".join(lines), encoding="utf-8")
+    context = write_context(in_tmp, CONTEXT)
+    out = in_tmp / "page.html"
+    result = run(
+        "export", str(session), "-o", str(out), "--redact", "--agent-context", str(context)
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert PLANTED not in page
+    assert "[REDACTED:github-token:1]" in page.replace(card(page), "")
+    assert "[REDACTED:github-token:1]" in card(page)
+    assert "[REDACTED:github-token:2]" not in page
+
+
 def test_share_dry_run_redacts_the_prompt_by_default(in_tmp: Path) -> None:
     context = write_context(in_tmp, CONTEXT)
     result = run(
