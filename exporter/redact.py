@@ -192,6 +192,8 @@ class RedactionReport:
     #: Secret -> its placeholder, in memory only: text redacted beside the session later
     #: (the agent's system prompt, :func:`text_redactor`) names the same secret the same way.
     placeholders: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: Detector -> the last placeholder number it gave, so later text numbers on from it.
+    numbers: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -399,7 +401,7 @@ class _Redactor:
         self.active = scanner is not None or privacy is not None
         self.placeholders = report.placeholders  # secret -> placeholder, stable in one session
         self.found: dict[str, str] = {}  # secret -> context detector that found it
-        self.numbers: dict[str, int] = {}
+        self.numbers = report.numbers  # detector -> its last number, shared as placeholders
         self.same_keys: set[str] = set()  # dict keys known to come through unchanged
         self.whole_fields: frozenset[str] = frozenset()  # of this record: secrets whole
 
@@ -571,9 +573,6 @@ def apply_policy(
     return result, report
 
 
-_PLACEHOLDER = re.compile(r"\[REDACTED:([^\]:]+):([0-9]+)\]")
-
-
 def text_redactor(
     policy: RedactionPolicy,
     report: RedactionReport,
@@ -600,12 +599,7 @@ def text_redactor(
             homes.append(owner.group(1))
             users.append(re.split(r"[\\/]", owner.group(1))[-1])
         privacy = _PathPrivacy(homes, users, report)
-    redactor = _Redactor(scanner, privacy, report, given)
-    for hit in report.hits:  # [REDACTED:jwt:3] names one secret: the next one is 4
-        numbered = _PLACEHOLDER.fullmatch(hit.placeholder)
-        if numbered:
-            kind, number = numbered.group(1), int(numbered.group(2))
-            redactor.numbers[kind] = max(redactor.numbers.get(kind, 0), number)
+    redactor = _Redactor(scanner, privacy, report, given)  # numbers on from the session's
 
     def redact(text: str, where: tuple[str | int, ...]) -> str:
         node: _Node = None

@@ -336,15 +336,15 @@ def test_export_redact_redacts_the_prompt_and_the_tools(in_tmp: Path) -> None:
     assert PLANTED not in document and "/home/carol" not in document
 
 
-def test_placeholders_go_on_from_the_session_s(in_tmp: Path) -> None:
-    """A token in the session and another in the prompt get different numbers."""
+def _redacted_with_token_in_session(in_tmp: Path, token: str) -> tuple[Any, str]:
+    """`export --redact` of the fixture with ``token`` added to its first tool result, and
+    the usual context: the result and the page."""
     session = in_tmp / "planted.jsonl"
     lines = fixture_path(FIXTURE).read_text(encoding="utf-8").split("\n")
     for index, line in enumerate(lines):
         if '"role":"toolResult"' in line:
             record = json.loads(line)
-            other = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
-            record["message"]["content"][0]["text"] += f"\ntoken {other}\n"
+            record["message"]["content"][0]["text"] += f"\ntoken {token}\n"
             lines[index] = json.dumps(record)
             break
     session.write_text("\n".join(lines), encoding="utf-8")
@@ -354,7 +354,13 @@ def test_placeholders_go_on_from_the_session_s(in_tmp: Path) -> None:
         "export", str(session), "-o", str(out), "--redact", "--agent-context", str(context)
     )
     assert result.exit_code == 0, result.output
-    page = out.read_text(encoding="utf-8")
+    return result, out.read_text(encoding="utf-8")
+
+
+def test_placeholders_go_on_from_the_session_s(in_tmp: Path) -> None:
+    """A token in the session and another in the prompt get different numbers."""
+    other = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
+    result, page = _redacted_with_token_in_session(in_tmp, other)
     assert "[REDACTED:github-token:1]" in page.replace(card(page), "")
     assert "[REDACTED:github-token:2]" in card(page)
     assert "[REDACTED:github-token:1]" not in card(page)
@@ -365,22 +371,7 @@ def test_placeholders_go_on_from_the_session_s(in_tmp: Path) -> None:
 def test_a_secret_in_the_session_and_the_prompt_has_one_placeholder(in_tmp: Path) -> None:
     """The prompt's redactor numbered on from the session's but did not know its values: one
     token was [REDACTED:github-token:1] in the transcript and :2 on the card (review 166)."""
-    session = in_tmp / "planted.jsonl"
-    lines = fixture_path(FIXTURE).read_text(encoding="utf-8").split("\n")
-    for index, line in enumerate(lines):
-        if '"role":"toolResult"' in line:
-            record = json.loads(line)
-            record["message"]["content"][0]["text"] += f"\ntoken {PLANTED}\n"
-            lines[index] = json.dumps(record)
-            break
-    session.write_text("\n".join(lines), encoding="utf-8")
-    context = write_context(in_tmp, CONTEXT)
-    out = in_tmp / "page.html"
-    result = run(
-        "export", str(session), "-o", str(out), "--redact", "--agent-context", str(context)
-    )
-    assert result.exit_code == 0, result.output
-    page = out.read_text(encoding="utf-8")
+    _, page = _redacted_with_token_in_session(in_tmp, PLANTED)
     assert PLANTED not in page
     assert "[REDACTED:github-token:1]" in page.replace(card(page), "")
     assert "[REDACTED:github-token:1]" in card(page)
