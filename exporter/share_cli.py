@@ -396,7 +396,15 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     help="Where the View link opens the page: a template with {id} (and {file}), e.g. "
     "https://host/?{id} (default: gisthost.github.io; on GitHub Enterprise the gist's own "
     "page). PI_SHARE_VIEWER_URL is used only when it is not a viewer of Pi's own exports "
-    "(pi.dev, or a base URL that gets #ID), which cannot show this page.",
+    "(pi.dev, or a base URL that gets #ID), which cannot show this page without --pi-viewer.",
+)
+@click.option(
+    "--pi-viewer",
+    is_flag=True,
+    help="Make the page readable in viewers of Pi's own exports too (pi.dev, "
+    "pi-share-viewer): it carries Pi's session-data block (the shared, redacted entries as "
+    "base64 JSON: about 1.33x the session file's size more), and the View link is "
+    "PI_SHARE_VIEWER_URL#ID, else https://pi.dev/session/#ID, as Pi's /share prints.",
 )
 @click.option("--with-jsonl", is_flag=True, help="Also upload the (redacted) session.jsonl.")
 @click.option(
@@ -432,6 +440,7 @@ def share_command(
     force: bool,
     allow_weaker_policy: bool,
     agent_context: str | None,
+    pi_viewer: bool = False,
     **policy_values: Any,
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
@@ -442,7 +451,7 @@ def share_command(
             raise CliError("--delete removes a gist: --agent-context is for sharing one", 1)
         _delete(_gist_id(delete_gist), api_url, token, dry_run)
         return
-    _check_viewer(viewer_url)
+    _check_viewer(viewer_url, pi_viewer)
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy)
@@ -465,7 +474,7 @@ def share_command(
         # review 2026-12-02: it updated the gist with a --secret value in clear), nor
         # does it find any (review 2026-12-03: a detector-found token went up in clear)
         _refuse_weaker_policy(record, loaded, policy, given_now, excluded)
-    files = _upload_files(prepared, extras, context)
+    files = _upload_files(prepared, extras, context, pi_viewer)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     size = _checked_size(files, force, dry_run)
     if dry_run:
@@ -490,25 +499,29 @@ def share_command(
         raise CliError(str(stop), EXIT_INTERRUPTED) from None
     if not gist.id:
         raise CliError("GitHub answered without a gist id", 3)
-    _say_what_was_done(gist, action, public, api_url, viewer_url, earlier, state, loaded.id)
+    _say_what_was_done(
+        gist, action, public, api_url, viewer_url, earlier, state, loaded.id, pi_viewer
+    )
 
 
-def _check_viewer(viewer_url: str | None) -> None:
+def _check_viewer(viewer_url: str | None, pi_viewer: bool = False) -> None:
     """--viewer-url, else PI_SHARE_VIEWER_URL, checked before any work; a --viewer-url of
-    Pi's own export format is warned about here, before the upload (it is still used)."""
+    Pi's own export format is warned about here, before the upload (it is still used),
+    unless --pi-viewer gives the page what such a viewer needs."""
     if viewer_url is not None:
         try:
             check_viewer_template(viewer_url)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--viewer-url") from None
-        if is_pi_format_viewer(viewer_url):
+        if is_pi_format_viewer(viewer_url) and not pi_viewer:
             _notify(
                 terminal_text(
                     f"warning: --viewer-url {viewer_url} looks like a viewer of Pi's own "
                     "exports (pi.dev, or a base URL given the gist id after #): those show "
                     "only pages carrying Pi's session-data block, which this page does not "
-                    "have, so the View link will likely not show it; leave --viewer-url out "
-                    "for gisthost.github.io, or give an HTML viewer's template with {id}"
+                    "have, so the View link will likely not show it; add --pi-viewer, leave "
+                    "--viewer-url out for gisthost.github.io, or give an HTML viewer's "
+                    "template with {id}"
                 )
             )
     elif os.environ.get("PI_SHARE_VIEWER_URL", "").strip():
@@ -521,8 +534,9 @@ def _check_viewer(viewer_url: str | None) -> None:
 #: Said when PI_SHARE_VIEWER_URL, set for Pi's /share, is left out of the View link.
 _PI_VIEWER_IGNORED = (
     "note: PI_SHARE_VIEWER_URL ({}) is not used: it names a viewer of Pi's own exports, "
-    "which cannot show this page; the View link uses gisthost.github.io (--viewer-url "
-    "TEMPLATE with {{id}} names another HTML viewer)"
+    "which cannot show this page; the View link uses gisthost.github.io (--pi-viewer "
+    "makes the page readable there; --viewer-url TEMPLATE with {{id}} names another HTML "
+    "viewer)"
 )
 
 
@@ -582,13 +596,18 @@ def _say_redacting_a_large_session(loaded: Session, redacted: bool) -> None:
 
 
 def _upload_files(
-    prepared: Session, extras: list[str], context: AgentContext | None = None
+    prepared: Session,
+    extras: list[str],
+    context: AgentContext | None = None,
+    pi_viewer: bool = False,
 ) -> dict[str, str]:
     """The gist's files, by name: the page, and with --with-jsonl the redacted session,
     with --with-markdown the same session as Markdown (README.md: GitHub lists a gist's
     files by name, so it comes before the page's source on the gist's own page). The
-    agent's ``context`` (already redacted) goes on the page and in the Markdown only."""
-    files = {"session.html": render_session(prepared, RenderOptions(agent_context=context))}
+    agent's ``context`` (already redacted) goes on the page and in the Markdown only; with
+    ``pi_viewer`` the page also carries Pi's session-data block (of the redacted copy)."""
+    options = RenderOptions(agent_context=context, pi_session_data=pi_viewer)
+    files = {"session.html": render_session(prepared, options)}
     if "session.jsonl" in extras:
         files["session.jsonl"] = session_to_jsonl(prepared)
     if "README.md" in extras:
@@ -699,6 +718,7 @@ def _say_what_was_done(
     earlier: dict[str, Any] | None,
     state: ShareState,
     session_id: str,
+    pi_viewer: bool = False,
 ) -> None:
     """The outcome on stderr (with the gists this session left up), then the two links."""
     kind = "public" if public else "secret"
@@ -738,8 +758,8 @@ def _say_what_was_done(
                 f"{_api_option(api_url)}, then share again"
             )
         )
-    view = viewer_link(gist, api_url, viewer_url)
-    ignored = ignored_env_viewer(api_url, viewer_url, os.environ)
+    view = viewer_link(gist, api_url, viewer_url, pi_format=pi_viewer)
+    ignored = ignored_env_viewer(api_url, viewer_url, os.environ, pi_viewer)
     if ignored:
         _notify(terminal_text(_PI_VIEWER_IGNORED.format(ignored)))
     if view == gist.html_url:  # another GitHub host: no public viewer reads its gists

@@ -23,6 +23,7 @@ from exporter.publish.share_state import ShareState, earlier_gists
 __all__ = [
     "DEFAULT_VIEWER",
     "GIST_MAX_BYTES",
+    "PI_VIEWER",
     "check_size",
     "check_viewer_template",
     "files_size",
@@ -35,6 +36,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_VIEWER = "https://gisthost.github.io/"
+#: Where Pi's own /share sends readers (reference §1.5): for a page with Pi's session-data.
+PI_VIEWER = "https://pi.dev/session/"
 DEFAULT_FILENAME = "session.html"
 #: Every file name ``share`` uploads; on re-share, those this share does not send are deleted.
 SHARED_FILE_NAMES = frozenset({DEFAULT_FILENAME, "session.jsonl", "README.md"})
@@ -88,10 +91,13 @@ def _base_link(base: str, gist: Gist) -> str:
     return _pi_style_link(base, gist.id)
 
 
-def ignored_env_viewer(api_url: str, template: str | None, env: Mapping[str, str]) -> str:
+def ignored_env_viewer(
+    api_url: str, template: str | None, env: Mapping[str, str], pi_format: bool = False
+) -> str:
     """PI_SHARE_VIEWER_URL when it was set for Pi's /share (a Pi-format viewer) and would
-    otherwise have made the View link: ``viewer_link`` leaves it out; "" when not so."""
-    if template or is_enterprise(api_url):
+    otherwise have made the View link: ``viewer_link`` leaves it out; "" when not so (and
+    for a page in Pi's format, ``pi_format``, which such a viewer shows)."""
+    if template or pi_format or is_enterprise(api_url):
         return ""
     base = (env.get("PI_SHARE_VIEWER_URL") or "").strip()
     return base if base and is_pi_format_viewer(base) else ""
@@ -140,6 +146,7 @@ def viewer_link(
     api_url: str = DEFAULT_API_URL,
     template: str | None = None,
     env: Mapping[str, str] = os.environ,
+    pi_format: bool = False,
 ) -> str:
     """Link that renders the shared HTML in a browser (gists themselves show only source).
 
@@ -148,7 +155,9 @@ def viewer_link(
     ``html_url`` for non-github.com APIs (public viewers only read api.github.com) >
     ``PI_SHARE_VIEWER_URL`` unless it is a Pi-format viewer (``ignored_env_viewer``: Pi's
     users set it for Pi's own exports, which those viewers need) > gisthost, which follows
-    ``raw_url`` for files over 1 MB.
+    ``raw_url`` for files over 1 MB. A page in Pi's format (``pi_format``: it carries
+    Pi's session-data block) goes where Pi's /share sends it: PI_SHARE_VIEWER_URL, else
+    pi.dev.
     """
     if template:
         if "{id}" in template:
@@ -157,10 +166,12 @@ def viewer_link(
     if is_enterprise(api_url):
         return gist.html_url
     base = (env.get("PI_SHARE_VIEWER_URL") or "").strip()
-    if base and not ignored_env_viewer(api_url, template, env):
+    if base and not ignored_env_viewer(api_url, template, env, pi_format):
         if "{id}" in base:
             return base.replace("{id}", gist.id).replace("{file}", _viewer_file(gist))
         return _base_link(base, gist)
+    if pi_format:
+        return _pi_style_link(PI_VIEWER, gist.id)
     return f"{DEFAULT_VIEWER}?{gist.id}/{_viewer_file(gist)}"
 
 

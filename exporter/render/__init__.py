@@ -51,6 +51,7 @@ from exporter.render.environment import jinja_environment
 from exporter.render.files_touched import files_touched
 from exporter.render.model import Item, OutlineRow
 from exporter.render.parallel import ForkedMap, available_workers
+from exporter.render.pi_session_data import pi_session_data
 from exporter.render.tools import json_text
 from exporter.render.view import (
     BRANCH_TITLE_CHARS,
@@ -92,6 +93,9 @@ class RenderOptions:
     # The agent's system prompt and tools (``--agent-context``), not in the session file:
     # folded cards after the header. None (the default) leaves the page as it always was.
     agent_context: AgentContext | None = None
+    # Pi's own ``session-data`` block (``share --pi-viewer``): viewers of Pi's exports
+    # (pi.dev, pi-share-viewer) show only a page that has it. Off: the page as it was.
+    pi_session_data: bool = False
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
@@ -408,6 +412,7 @@ def _footer(
         "embed": embedded.result() if embedded is not None else None,
         "download_name": f"{session.id or 'session'}.jsonl",
         "source_name": source,
+        "pi_session_data": pi_session_data(session) if options.pi_session_data else None,
     }
 
 
