@@ -5,6 +5,10 @@ names and arguments, results, shell commands and their output, summaries, extens
 messages and data, labels, session names and models. Every branch is searched, and a match
 off the active path says so. A file is first looked at as raw bytes (when the pattern is
 plain text that JSON writes as it is), so sessions that cannot match are never parsed.
+
+With a policy (``search --redact`` and the other policy options) the search reads what a
+shared copy would hold instead: each session redacted and cut as ``share`` and ``publish``
+would, so a team can check that a name, a host or a customer is not in what goes out.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from exporter.entries import (
     as_str,
 )
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded, wide_encoding
+from exporter.policy import RedactionPolicy
+from exporter.prepare import policy_changes_nothing, prepare_session
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
@@ -152,18 +158,30 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     return before + found + after, len(before), len(before) + len(found)
 
 
-def search_file(path: Path, pattern: Pattern, *, skip_by_bytes: bool = True) -> dict[str, Any]:
+def search_file(
+    path: Path,
+    pattern: Pattern,
+    *,
+    skip_by_bytes: bool = True,
+    policy: RedactionPolicy | None = None,
+) -> dict[str, Any]:
     """The matches in one session file: ``{"matches": [...], "id", "title", "cwd"}``,
     ``{"skipped": True}`` when its bytes cannot hold one (``skip_by_bytes``: a folder's
     many sessions; a file the user named is read, so a damaged one is said to be), or
-    ``{"error": …}``."""
+    ``{"error": …}``. With a ``policy``, in the copy it makes (redacted, cut): every file
+    is read, since a placeholder or ``~`` it writes is in no file's bytes."""
+    if policy is not None and policy_changes_nothing(policy):
+        policy = None
     try:
         files = [path, *sub_agent_files(path)]  # a Claude Code session's sub-agents too
-        if skip_by_bytes and all(pattern.cannot_be_in(file.read_bytes()) for file in files):
+        unread = skip_by_bytes and policy is None
+        if unread and all(pattern.cannot_be_in(file.read_bytes()) for file in files):
             return {"skipped": True}
         session = load_session(path)
     except LOAD_FAILURES as error:
         return {"error": why_not_loaded(error)}
+    if policy is not None:
+        session = prepare_session(session, policy)[0]
     expression = pattern.compiled()
     on_path = set(session.active_path)
     matches = []

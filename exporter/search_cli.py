@@ -26,7 +26,9 @@ from exporter.cli import (
 )
 from exporter.discover import files_active_since, no_sessions_said
 from exporter.formatting import one_line, plural, terminal_text
-from exporter.redact_cli import since_moment, since_said
+from exporter.policy import RedactionPolicy
+from exporter.prepare import CUT_OPTIONS, policy_changes_nothing
+from exporter.redact_cli import policy_from_options, policy_options, since_moment, since_said
 from exporter.search import Pattern, search_file
 from exporter.workers import results_of
 
@@ -67,6 +69,7 @@ from exporter.workers import results_of
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=0), help="Processes (default or 0: one per CPU)."
 )
+@policy_options(redact_default=False, report=None)
 def search_command(
     pattern: str,
     sessions: tuple[str, ...],
@@ -79,14 +82,24 @@ def search_command(
     limit: int,
     as_json: bool,
     jobs: int | None,
+    **policy_values: Any,
 ) -> None:
     """Find PATTERN in the sessions of this folder (or --cwd, or --all, or the SESSION
     files, ids or id prefixes given): in messages, thinking, tool calls and their output,
     shell commands, summaries and labels, on every branch. Each session lists the entries
     that match, with their ids (open one with `pi-session export SESSION` and the page's
-    #<id>)."""
+    #<id>).
+
+    With --redact (or any other policy option, as share and publish take them) it searches
+    what a shared copy of each session would hold, redacted and cut, instead of the files:
+    whether a name, a host or a customer would go out. That reads and redacts every
+    session, so it is slower."""
     if sessions and (cwd is not None or all_projects):
         raise scope_conflict()
+    if policy_values.get("report"):
+        raise CliError("--report is for commands that write a copy; search writes none", 1)
+    policy = policy_from_options(**policy_values)
+    shared = None if policy_changes_nothing(policy) else policy
     wanted = Pattern(pattern, regex, case_sensitive)
     if not pattern:
         raise CliError("PATTERN is empty", 1)
@@ -116,12 +129,21 @@ def search_command(
     found = results_of(
         files,
         # picklable for a worker; a file named on the command line is always read
-        functools.partial(search_file, pattern=wanted, skip_by_bytes=not sessions),
+        functools.partial(search_file, pattern=wanted, skip_by_bytes=not sessions, policy=shared),
         jobs=jobs,
         preload="exporter.search",
         label="searching",
     )
-    _report(list(zip(files, found, strict=True)), limit, as_json, older)
+    # said with the count: a "no matches" must not read as "not in the files"
+    where = _copies_said(shared) if shared else ""
+    _report(list(zip(files, found, strict=True)), limit, as_json, older, where)
+
+
+def _copies_said(policy: RedactionPolicy) -> str:
+    """ " in the redacted copies", " in the cut copies" or both: what was searched."""
+    cut = any(getattr(policy, name) for name in CUT_OPTIONS)
+    made = " and ".join(w for w, on in (("redacted", policy.redact), ("cut", cut)) if on)
+    return f" in the {made} copies"
 
 
 def _none_since(
@@ -146,10 +168,14 @@ def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Pa
 
 
 def _report(
-    results: list[tuple[Path, dict[str, Any]]], limit: int, as_json: bool, older: str = ""
+    results: list[tuple[Path, dict[str, Any]]],
+    limit: int,
+    as_json: bool,
+    older: str = "",
+    where: str = "",
 ) -> None:
-    """The matches per session on stdout; on stderr, how many, and the sessions that
-    ``older`` says --since left out."""
+    """The matches per session on stdout; on stderr, how many (``where``: in what), and
+    the sessions that ``older`` says --since left out."""
     styled = not as_json and sys.stdout.isatty()
     sessions = entries = unreadable = 0
     for path, result in results:
@@ -181,10 +207,10 @@ def _report(
     if results and unreadable == len(results):  # "no matches" would be a lie
         raise CliError(f"no session could be searched ({plural(unreadable, 'file')} unreadable)", 2)
     if not entries:
-        click.echo(terminal_text(f"pi-session: no matches{older}"), err=True)
+        click.echo(terminal_text(f"pi-session: no matches{where}{older}"), err=True)
     elif not as_json:
         found = f"{plural(entries, 'entry', 'entries')} in {plural(sessions, 'session')}"
-        click.echo(terminal_text(f"pi-session: {found}{older}"), err=True)
+        click.echo(terminal_text(f"pi-session: {found}{where}{older}"), err=True)
 
 
 def _match_line(match: dict[str, Any], styled: bool) -> str:
