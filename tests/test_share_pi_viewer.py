@@ -174,18 +174,21 @@ def test_a_dry_run_writes_the_page_with_the_block(fake: FakeGitHub, env: Path) -
 
 
 def test_the_block_is_inert_text_whatever_the_session_holds() -> None:
-    """Entry text that closes a script element stays inside the base64: the page has one
-    block, and no markup or script came from the session."""
+    """Entry text that closes a script element stays inside the base64, and an entry named
+    like the block takes another anchor: the page has one block, and no markup or script
+    came from the session."""
     hostile = "</script><script>parent.__pwned=1</script><!--"
     lines = [
         {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
          "cwd": "/"},
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+        {"type": "message", "id": "session-data", "parentId": None,
+         "timestamp": "2025-01-01T00:00:01Z",
          "message": {"role": "user", "content": hostile}},
     ]  # fmt: skip
     body = "\n".join(json.dumps(line) for line in lines).encode("utf-8")
     page = render_session(parse_session_bytes(body), RenderOptions(pi_session_data=True))
     assert len(BLOCK.findall(page)) == 1
+    assert page.count(' id="session-data"') == 1  # an entry with that id is anchored elsewhere
     assert session_data(page)["entries"][0]["message"]["content"] == hostile
     assert "<script>parent.__pwned" not in page
 
