@@ -274,9 +274,11 @@ def replace_surrogates(text: str) -> str:
 #: ``invoice_\u202egnp.exe`` displays as ``invoice_exe.png``).
 _HIDDEN_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 #: Terminal colour and cursor codes (CSI: ``␛[1;32m``, ``␛[K`` after every ``grep --color``
-#: match) carry no text and are dropped. Nothing else is: OSC strings (titles, hyperlinks)
-#: hold text the model read, so they stay, their ESC/BEL shown as signs. The pattern runs
-#: over the finished page, so it cannot take a character that markup needs (< > & " ' =).
+#: match) carry no text and are dropped (a tool output's colour codes were made coloured
+#: spans before, by ``render/ansi.py``: any left are other text's). Nothing else is: OSC
+#: strings (titles, hyperlinks) hold text the model read, so they stay, their ESC/BEL shown
+#: as signs. The pattern runs over the finished page, so it cannot take a character that
+#: markup needs (< > & " ' =).
 _TERMINAL = re.compile("\x1b\\[[0-9;:?]*[ !#$%()*+,\\-./]*[@-~]")
 
 

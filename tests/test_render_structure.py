@@ -1246,7 +1246,7 @@ def _render_records(lines: list[dict[str, Any]]) -> str:
     return render_session(parse_session_bytes(_records_bytes(lines)))
 
 
-def test_hidden_controls_are_shown_and_colour_codes_dropped() -> None:
+def test_hidden_controls_are_shown_and_colour_codes_coloured() -> None:
     """A right-to-left override made ``invoice_\\u202egnp.exe`` read ``invoice_exe.png`` in the
     title, outline and tool head; NUL and ESC went into the file raw (``grep`` called the page
     binary) and colour codes showed as ``␛[1;32m``. Every hidden control is now a visible
@@ -1274,7 +1274,9 @@ def test_hidden_controls_are_shown_and_colour_codes_dropped() -> None:
     assert hidden == []
     assert html.count("invoice_\u27e8U+202E\u27e9gnp.exe") >= 3  # title, outline, tool head
     assert "<title>open invoice_\u27e8U+202E\u27e9gnp.exe" in html
-    assert "PASS tests\u2400done\u2407" in html and "[1;32m" not in html
+    # the colour codes became a coloured span (render/ansi.py); the controls are signs
+    assert '<span class="af2 a1">PASS</span> tests\u2400done\u2407' in html
+    assert "[1;32m" not in html
     assert "\u27e8U+2066\u27e9x\u27e8U+2069\u27e9 \u27e8U+0085\u27e9" in html
     (blob,) = embedded_jsonl(html)
     embedded = blob.decode("utf-8")

@@ -36,9 +36,11 @@ from exporter.formatting import (
 from exporter.header_counts import entries_line, tree_said
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.render.agent_context import agent_context_view
+from exporter.render.ansi import has_colour
 from exporter.render.assets import (
     NOSCRIPT_CSS,
     agent_context_css,
+    ansi_css,
     asset_dir,
     head_script,
     live_css_and_script,
@@ -173,7 +175,6 @@ def _render_page(
     outline = builder.outline()
     context = {
         "anchor": builder.anchor,
-        **_page_frame(session, options),
         **_header_facts(session, builder, stats),
         **_session_counts(session, stats),
         "labels": _label_bookmarks(session, builder),
@@ -186,16 +187,24 @@ def _render_page(
         **_footer(session, options, embedded),
         "agent_context": agent_context_view(options.agent_context),
     }
+    # last: whether the page needs the style of coloured output is known once the
+    # entries are rendered
+    coloured = any(has_colour(item.html) for item in items if item.html)
+    context.update(_page_frame(session, options, coloured))
     return jinja_environment().get_template("page.html.j2").render(context)
 
 
 # --- the page's sections ------------------------------------------------------------------
 
 
-def _page_frame(session: Session, options: RenderOptions) -> dict[str, Any]:
+def _page_frame(session: Session, options: RenderOptions, coloured: bool) -> dict[str, Any]:
     """What frames the content: versions, theme, the way back to a site's index, and the
-    inline CSS and scripts with the policy that allows exactly them."""
+    inline CSS and scripts with the policy that allows exactly them. ``coloured``: tool
+    output on the page shows terminal colours, whose style (static/ansi.css) follows the
+    page's own in its <style> (and so in its hash); other pages stay as they were."""
     css, js = page_css_and_script()
+    if coloured:
+        css += ansi_css()
     styles, scripts, live = [css, NOSCRIPT_CSS], [head_script(), js], None
     if options.agent_context is not None:  # its cards' style, on the pages that have them
         styles.append(agent_context_css())

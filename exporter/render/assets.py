@@ -14,6 +14,7 @@ from pathlib import Path
 __all__ = [
     "NOSCRIPT_CSS",
     "agent_context_css",
+    "ansi_css",
     "asset_dir",
     "head_script",
     "live_css_and_script",
@@ -61,6 +62,12 @@ def head_script() -> str:
 def agent_context_css() -> str:
     """The System prompt and Tools cards' style, on the pages that have them only."""
     return minify_css((asset_dir("static") / "agent-context.css").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def ansi_css() -> str:
+    """The terminal colours of tool output (``render/ansi.py``), on the pages that show some."""
+    return minify_css((asset_dir("static") / "ansi.css").read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=1)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
 from markupsafe import Markup
 
+from exporter.render.ansi import AnsiText
 from exporter.render.markup import highlight_lines, part_text
 
 __all__ = [
@@ -123,27 +125,33 @@ def cut_point(text: str, cut: int, tail: bool) -> tuple[int, bool]:
     return cut, False
 
 
-def fold_chars(lines: list[str], keep: int, tail: bool) -> Folded | None:
+def fold_chars(
+    lines: list[str], keep: int, tail: bool, html: Callable[[int, int], str] | None = None
+) -> Folded | None:
     """A fold inside a line when the raw lines ``fold`` would show are too long to read
     through; None when they fit. Joined again, the two parts are the text exactly (with
-    the one line break between them when the cut is at a line start)."""
+    the one line break between them when the cut is at a line start). ``html(start, end)``
+    writes a part of the joined lines (escaped text unless given: coloured output's spans)."""
     if _visible_span(lines, keep, tail) <= VISIBLE_CHARS:
         return None
     text = "\n".join(lines)
     if len(text) <= VISIBLE_CHARS + 500:  # folding away a few hundred characters helps nobody
         return None
     cut, whole_lines = cut_point(text, len(text) - VISIBLE_CHARS if tail else VISIBLE_CHARS, tail)
-    before, after = text[:cut], text[cut:]
+    before_end, blank = cut, ""
     if whole_lines:
-        before = before[:-1]  # the line break is the gap between the two blocks
-        if before.endswith("\n"):  # a blank last line before it shows (see part_text)
-            before += "\n"
+        before_end -= 1  # the line break is the gap between the two blocks
+        if text[before_end - 1 : before_end] == "\n":  # a blank last line before it shows
+            blank = "\n"  # (see part_text)
+    before, after = text[:before_end] + blank, text[cut:]
     hidden, visible = (before, after) if tail else (after, before)
     if not hidden.strip() or not visible:  # nothing worth a fold (blank lines only)
         return None
+    write = html or (lambda start, end: escape(text[start:end], quote=False))
+    shown_before, shown_after = write(0, before_end) + blank, write(cut, len(text))
     return Folded(
-        Markup(escape(visible, quote=False)),
-        Markup(escape(hidden, quote=False)),
+        Markup(shown_after if tail else shown_before),
+        Markup(shown_before if tail else shown_after),
         hidden.count("\n") + 1,
         hidden_first=tail,
         total_lines=len(lines),
@@ -168,13 +176,29 @@ def terminal_text(text: str) -> str:
     return (text[match.end() :] if match else text).rstrip("\r\n")
 
 
-def fold_text(text: str, keep: int, *, tail: bool = False) -> Folded:
-    """Plain text folded by lines, or inside a line when the lines to show are too long."""
+def fold_text(text: str, keep: int, *, tail: bool = False, ansi: bool = False) -> Folded:
+    """Plain text folded by lines, or inside a line when the lines to show are too long.
+    ``ansi``: a terminal's output, whose colour codes (SGR) show as colours."""
+    coloured = AnsiText.read(text) if ansi else None
+    if coloured is not None:
+        return _fold_coloured(coloured, keep, tail)
     lines = _raw_lines(text)
     by_chars = fold_chars(lines, keep, tail)
     if by_chars is not None:
         return by_chars
     return fold([escape(line, quote=False) for line in lines], keep, tail=tail)
+
+
+def _fold_coloured(coloured: AnsiText, keep: int, tail: bool) -> Folded:
+    """:func:`fold_text` of a text with colour codes: the folds are worked out on its plain
+    text, as for any other, and each line or part written with its colours."""
+    body = coloured.text.rstrip("\n")  # its line breaks are all "\n" (see AnsiText)
+    lines = body.split("\n") if body else []
+    by_chars = fold_chars(lines, keep, tail, coloured.html)
+    if by_chars is not None:
+        return by_chars
+    # one line of HTML per line: the spans end at each line break (see AnsiText.html)
+    return fold(coloured.html(0, len(body)).split("\n") if body else [], keep, tail=tail)
 
 
 def fold_code(text: str, language: str | None, keep: int, *, head_only: bool = True) -> Folded:

@@ -117,6 +117,12 @@ def _result_text(result: MessageEntry | None) -> str:
     return result.text if result else ""
 
 
+def _output(text: str, keep: int, *, tail: bool = False) -> Folded:
+    """A result's text folded; its terminal colour codes (a test runner's red FAIL, a
+    diff's green +) show as colours (a read's file content is code, highlighted instead)."""
+    return fold_text(text, keep, tail=tail, ansi=True)
+
+
 def _result_images(result: MessageEntry | None) -> list[ImageView]:
     if result is None:
         return []
@@ -243,7 +249,7 @@ def build_tool_view(
         view.result_entry_id = result.id
     if not isinstance(args, dict):
         view.args_json = json_fold(args)
-        view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+        view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
         view.images = _result_images(result)
     elif (builder := _BUILDERS.get(name)) is None:
         _generic(view, args, result)
@@ -273,7 +279,7 @@ def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None
 
 def _generic(view: ToolView, args: dict[str, Any], result: MessageEntry | None) -> None:
     view.args_json = json_fold(args)
-    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
     view.images = _result_images(result)
 
 
@@ -306,7 +312,7 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     match = EXIT_CODE.search(text[-200:])
     if match:
         view.exit_code = int(match.group(1))
-    view.output = fold_text(text, BASH_TAIL_LINES, tail=True)
+    view.output = _output(text, BASH_TAIL_LINES, tail=True)
     view.images = _result_images(result)
 
 
@@ -367,7 +373,7 @@ def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
     view.body = fold_code(content.rstrip("\n"), language, READ_HEAD_LINES)
     count = view.body.total_lines
     view.subtitle = f"{count:,} line{'s' if count != 1 else ''}"
-    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
 
 
 def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
@@ -401,7 +407,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         if result is not None and result.is_error:  # the edit the model asked for, not made
             view.body_label = f"{view.body_label or 'diff'}: not applied, the edit failed"
             view.subtitle += " (not applied)"
-    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
 
 
 def _show_cut_off_edit(
@@ -524,7 +530,7 @@ def _apply_patch(
         view.subtitle += f" · {len(files)} files"
     if result is not None and result.is_error:
         view.subtitle += " (not applied)"
-    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
     view.images = _result_images(result)
 
 
@@ -626,7 +632,7 @@ def _listing(view: ToolView, args: dict[str, Any], result: MessageEntry | None, 
     view.title = " ".join(parts)
     if result is not None and not result.is_error:  # a failure lists nothing: no count
         view.subtitle = listing_count(view.name, text)
-    view.output = fold_text(text, 20)
+    view.output = _output(text, 20)
 
 
 def todo_items(args: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -690,7 +696,7 @@ def _todos(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
         lines.append(f"{mark or '?'} {item['content']}{extra}")
     view.subtitle = todo_done(todos)
     view.body = fold_code("\n".join(lines), None, READ_HEAD_LINES)
-    view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
     view.images = _result_images(result)
 
 
@@ -715,7 +721,7 @@ def _web_search(
             "the search ran on the model provider's servers; its results are not in the session"
         )
     else:
-        view.output = fold_text(_result_text(result), GENERIC_HEAD_LINES)
+        view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
 
 
 _BUILDERS = {
@@ -745,7 +751,7 @@ def standalone_result_view(
     view.status = "error" if result.is_error else "ok"
     view.result_entry_id = result.id
     view.notes.append("no matching tool call was found above this result")
-    view.output = fold_text(result.text, GENERIC_HEAD_LINES)
+    view.output = _output(result.text, GENERIC_HEAD_LINES)
     view.images = _result_images(result)
     _result_extras(view, result, with_odd=False)
     return view
