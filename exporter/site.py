@@ -31,7 +31,7 @@ from exporter.claude_code import sub_agent_stamps
 from exporter.fsutil import atomic_write_text, write_target
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
-from exporter.render.index import project_slug, render_listing, session_row
+from exporter.render.index import listing_key, project_slug, render_listing, session_row
 from exporter.session import Session
 from exporter.site_manifest import (
     MANIFEST_NAME,
@@ -50,6 +50,15 @@ from exporter.site_manifest import (
     stays_inside,
     sweep,
     write_if_changed,
+)
+from exporter.site_search import (
+    delete_shard,
+    has_shard,
+    pack_index,
+    session_records,
+    shard_bytes,
+    sweep_shards,
+    write_shard,
 )
 from exporter.workers import ProgressBar, fork_context, run_tasks
 
@@ -152,8 +161,10 @@ def _render_task(task: _Task) -> dict[str, Any]:
         options = dataclasses.replace(options, index_href="../../index.html")
         html = render_session(session, options)
         entry["error"] = _write_page(Path(task.out_dir), page, html)
+        del html  # (a big page: not kept while the search records are made)
         if entry["error"] is None:
             entry.update(page=page, row=row)
+            _write_search_shard(task, session)
     except (SessionFormatError, OSError) as error:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         entry["error"] = _one_line(text, task.source, task.name)
@@ -162,6 +173,17 @@ def _render_task(task: _Task) -> dict[str, Any]:
     except Exception as error:  # a bug or a policy failure must not stop the batch
         entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source, task.name)
     return entry
+
+
+def _write_search_shard(task: _Task, session: Session) -> None:
+    """The session's searchable text beside its page (made from the session as the page
+    shows it: a redacted site's is redacted). Best effort: without it the session is not
+    found by the index's text search, and the next build renders it again."""
+    try:
+        records, cut = session_records(session)
+        write_shard(Path(task.out_dir), task.sid, shard_bytes(records, cut))
+    except Exception:  # the page is made: the index says one session was not indexed
+        return
 
 
 def _write_page(out_dir: Path, page: str, html: str) -> str | None:
@@ -361,6 +383,7 @@ def _forget_removed(state: _BuildState, sources: dict[str, str]) -> None:
     """Delete the pages of sessions no longer among the sources, and their manifest entries."""
     for sid in [s for s in state.sessions if s not in sources]:
         delete_page(state.out_dir, state.sessions.pop(sid).get("page"))
+        delete_shard(state.out_dir, sid)
         state.report.removed += 1
 
 
@@ -383,6 +406,7 @@ def _plan_tasks(
             entry is not None
             and not force
             and is_unchanged(entry, source, state.out_dir, state.key, source_mark)
+            and has_shard(state.out_dir, sid)  # (a site made before the text search had none)
         ):
             state.report.unchanged += 1
             continue
@@ -454,6 +478,7 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         delete_page(state.out_dir, old["page"])
     result.update(tool_version=__version__, options_key=state.key)
     if result["error"]:
+        delete_shard(state.out_dir, task.sid)  # its old text is no longer what it holds
         result["row"] = _failed_row(task.source, task.name, result["error"])
         state.report.failed.append((Path(task.source), result["error"]))
     else:
@@ -485,6 +510,7 @@ def _finish_site(state: _BuildState, theme: str) -> None:
     state.write_manifest()
     pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
     sweep(state.out_dir, pages)
+    sweep_shards(state.out_dir, set(_searchable(state.sessions)))
 
 
 def _write_listings(
@@ -492,6 +518,9 @@ def _write_listings(
 ) -> dict[str, str]:
     """index.html, plus projects/<slug>.html when there are several projects; stale ones go."""
     rows = [e["row"] for e in sessions.values() if isinstance(e.get("row"), dict)]
+    searchable = _searchable(sessions)
+    listed = sorted(searchable.items(), key=lambda item: listing_key(item[1]))  # its order
+    search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in listed])
     cwds = sorted({r.get("cwd") or "" for r in rows if not r.get("error")})
     pages = {cwd: f"projects/{project_slug(cwd)}.html" for cwd in cwds} if len(cwds) > 1 else {}
     for page in set(old.values()) - set(pages.values()):
@@ -502,8 +531,21 @@ def _write_listings(
         members = [r for r in rows if (r.get("cwd") or "") == cwd and not r.get("error")]
         listing = render_listing(members, project=cwd, theme=theme, all_projects=set(cwds))
         write_if_changed(out_dir / page, listing)
-    write_if_changed(out_dir / "index.html", render_listing(rows, project_pages=pages, theme=theme))
+    index = render_listing(rows, project_pages=pages, theme=theme, search=search)
+    write_if_changed(out_dir / "index.html", index)
     return pages
+
+
+def _searchable(sessions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The rows (by source id) of the sessions whose page the index links to: the ones its
+    text search covers."""
+    return {
+        sid: e["row"]
+        for sid, e in sessions.items()
+        if isinstance(e.get("row"), dict)
+        and not e["row"].get("error")
+        and isinstance(e["row"].get("page"), str)
+    }
 
 
 def default_jobs() -> int:

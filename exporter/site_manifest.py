@@ -26,6 +26,7 @@ from exporter.fsutil import atomic_open, atomic_write_text
 
 __all__ = [
     "MANIFEST_NAME",
+    "SEARCH_DIR",
     "Mark",
     "SiteError",
     "SiteIncomplete",
@@ -43,6 +44,9 @@ __all__ = [
 ]
 
 MANIFEST_NAME = ".pi-session-site.json"
+#: The folder of each session's searchable text (``exporter.site_search``). Hidden:
+#: ``publish`` uploads no dot-file of the site, and no page reads it.
+SEARCH_DIR = ".pi-session-search"
 MANIFEST_FORMAT = 1
 OWNED_PAGE = re.compile(r"^(?:sessions/[a-z0-9._-]+/[A-Za-z0-9._-]+|projects/[a-z0-9._-]+)\.html$")
 
@@ -178,8 +182,8 @@ def refuse_links_out(out_dir: Path) -> None:
     """Raise ``SiteError`` when a name the build writes, deletes or sweeps under is a
     symbolic link out of the site folder (a clone or an archive can hold one): its pages,
     folders and temp files would be made or removed elsewhere."""
-    names = [out_dir / n for n in ("index.html", MANIFEST_NAME, "sessions", "projects")]
-    for folder in ("sessions", "projects"):
+    names = [out_dir / n for n in ("index.html", MANIFEST_NAME, "sessions", "projects", SEARCH_DIR)]
+    for folder in ("sessions", "projects", SEARCH_DIR):
         if not (out_dir / folder).is_symlink():  # (checked itself above)
             with contextlib.suppress(OSError):
                 names += sorted((out_dir / folder).iterdir())

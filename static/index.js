@@ -207,3 +207,211 @@
     window.addEventListener("pageshow", function () { if (input.value) applyFilter(); });
   }
 })();
+
+/* Text search: the words every session said (prompts, replies, tool calls, the start and end
+   of each tool's output), from the index the page embeds as JSON, gzip-compressed and
+   base64-encoded (a file fetched beside the page is refused on file: URLs), unpacked at the
+   first search. Every word must start a word in one entry (case-insensitive); the hits are grouped
+   by session, each with the words marked in a short snippet, linking to its entry on the
+   session's page. Session text is untrusted: it only ever goes into text nodes. Without
+   this script (or DecompressionStream) the section stays hidden. */
+(function () {
+  "use strict";
+  var doc = document;
+  var section = doc.getElementById("text-search"), data = doc.getElementById("search-index");
+  if (!section || !data || !window.DecompressionStream || !window.Response) return;
+  var input = doc.getElementById("text-query"), status = doc.getElementById("text-status");
+  var out = doc.getElementById("text-results");
+  if (!input || !status || !out) return;
+  section.hidden = false;
+
+  var NAMES = { p: "Prompt", r: "Reply", e: "Error", s: "Summary", c: "Tool call", o: "Tool output" };
+  var SESSIONS_SHOWN = 50, HITS_SHOWN = 5, ALL_HITS = 300, BEFORE = 60, AFTER = 140;
+  var index = null, unpacking = null, broken = false;
+
+  function unpack() {
+    if (unpacking) return unpacking;
+    var bin = atob(data.textContent.trim()), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    unpacking = new Response(stream).text().then(function (text) {
+      var parsed = JSON.parse(text), sessions = parsed && Array.isArray(parsed.sessions) ? parsed.sessions : [];
+      // kept as parsed, [anchor, kind, text], each with its text lower-cased beside it (a
+      // site's index holds ~150,000: an object each made the first search twice as slow)
+      index = [];
+      sessions.forEach(function (s) {
+        if (!Array.isArray(s) || typeof s[0] !== "string" || !Array.isArray(s[2])) return;
+        var records = [];
+        for (var i = 0; i < s[2].length; i++) {
+          var r = s[2][i];
+          if (Array.isArray(r) && typeof r[0] === "string" && typeof r[2] === "string") {
+            r[3] = r[2].toLowerCase();
+            records.push(r);
+          }
+        }
+        index.push({ href: s[0], title: String(s[1] || s[0]), records: records });
+      });
+    }).catch(function () { index = []; broken = true; });
+    return unpacking;
+  }
+
+  function escaped(term) { return term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+  function plural(n, one, many) { return n.toLocaleString("en-US") + " " + (n === 1 ? one : many || one + "s"); }
+
+  // A word is found where it starts one: after a character that is no letter or digit of
+  // a script that spaces its words (CJK text has no spaces: any place starts one), at a
+  // camelCase hump, or between letters and digits; "rate" is not found in "generate".
+  var WORDY = /[a-z0-9\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]/;
+  function startsWord(text, lower, at) {
+    if (at === 0 || !WORDY.test(lower.charAt(at - 1))) return true;
+    if (text.length !== lower.length) return false;  // lower-casing moved the letters ("İ")
+    var prev = text.charAt(at - 1), here = text.charAt(at);
+    return (prev !== prev.toUpperCase() && here !== here.toLowerCase()) ||
+      /[0-9]/.test(prev) !== /[0-9]/.test(here);
+  }
+  function wordAt(text, lower, term, from) {
+    var at = lower.indexOf(term, from);
+    while (at !== -1 && !startsWord(text, lower, at)) at = lower.indexOf(term, at + 1);
+    return at;
+  }
+  // Where the words are in the text, in order, as [start, end] (overlaps merged).
+  function places(text, lower, terms) {
+    var found = [], merged = [];
+    if (text.length === lower.length) {
+      terms.forEach(function (t) {
+        for (var at = wordAt(text, lower, t, 0); at !== -1; at = wordAt(text, lower, t, at + t.length)) found.push([at, at + t.length]);
+      });
+    } else {  // offsets of the lower-cased text are not the text's: its own match, any case
+      var re = new RegExp(terms.map(escaped).join("|"), "gi"), m;
+      while ((m = re.exec(text)) !== null) {
+        if (!m[0].length) { re.lastIndex++; continue; }
+        found.push([m.index, m.index + m[0].length]);
+      }
+    }
+    found.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    found.forEach(function (r) {
+      var last = merged[merged.length - 1];
+      if (last && r[0] < last[1]) last[1] = Math.max(last[1], r[1]); else merged.push(r);
+    });
+    return merged;
+  }
+
+  // A snippet around the first word found, every word marked: text nodes and <mark>s only.
+  function snippet(target, text, lower, terms) {
+    var marks = places(text, lower, terms);
+    var at = marks.length ? marks[0][0] : 0;
+    var from = Math.max(0, at - BEFORE), to = Math.min(text.length, at + AFTER);
+    // not in the middle of a word, when a space is near
+    var space = text.lastIndexOf(" ", at - BEFORE + 15);
+    if (from && space > from) from = space + 1;
+    if (from) target.appendChild(doc.createTextNode("…"));
+    var last = from;
+    marks.forEach(function (r) {
+      var start = Math.max(r[0], last), end = Math.min(r[1], to);
+      if (end <= start) return;
+      target.appendChild(doc.createTextNode(text.slice(last, start)));
+      var mark = doc.createElement("mark");
+      mark.textContent = text.slice(start, end);
+      target.appendChild(mark);
+      last = end;
+    });
+    target.appendChild(doc.createTextNode(text.slice(last, to)));
+    if (to < text.length) target.appendChild(doc.createTextNode("…"));
+  }
+
+  function hitItem(session, hit, terms) {
+    var item = doc.createElement("li"), link = doc.createElement("a");
+    link.href = session.href + "#" + encodeURIComponent(hit[0]);
+    var kind = doc.createElement("span");
+    kind.className = "kind";
+    kind.textContent = NAMES[hit[1]] || "Text";
+    link.appendChild(kind);
+    link.appendChild(doc.createTextNode(" "));
+    snippet(link, hit[2], hit[3], terms);
+    item.appendChild(link);
+    return item;
+  }
+
+  function fillHits(list, session, hits, terms, limit) {
+    list.textContent = "";
+    hits.slice(0, limit).forEach(function (hit) { list.appendChild(hitItem(session, hit, terms)); });
+    if (hits.length > limit) {
+      var more = doc.createElement("li"), button = doc.createElement("button");
+      more.className = "more";
+      button.type = "button";
+      var next = Math.min(hits.length, ALL_HITS);
+      button.textContent = next === hits.length
+        ? "Show all " + plural(hits.length, "match", "matches") + " in this session"
+        : "Show " + next + " of the " + plural(hits.length, "match", "matches") + " in this session";
+      button.addEventListener("click", function () {
+        var shown = limit;
+        fillHits(list, session, hits, terms, next);
+        var focus = list.children[shown] && list.children[shown].querySelector("a");
+        if (focus) focus.focus();
+      });
+      more.appendChild(button);
+      list.appendChild(more);
+    }
+  }
+
+  function render(found, terms) {
+    var frag = doc.createDocumentFragment();
+    found.slice(0, SESSIONS_SHOWN).forEach(function (f) {
+      var block = doc.createElement("section"), head = doc.createElement("h3"), link = doc.createElement("a");
+      block.className = "text-hits";
+      link.href = f.session.href;
+      link.textContent = f.session.title;
+      head.appendChild(link);
+      var count = doc.createElement("span");
+      count.className = "muted";
+      count.textContent = " · " + plural(f.hits.length, "match", "matches");
+      head.appendChild(count);
+      block.appendChild(head);
+      var list = doc.createElement("ul");
+      fillHits(list, f.session, f.hits, terms, HITS_SHOWN);
+      block.appendChild(list);
+      frag.appendChild(block);
+    });
+    if (found.length > SESSIONS_SHOWN) {
+      var rest = doc.createElement("p");
+      rest.className = "muted";
+      rest.textContent = "and " + plural(found.length - SESSIONS_SHOWN, "more session") + ": add a word to narrow the search.";
+      frag.appendChild(rest);
+    }
+    out.textContent = "";
+    out.appendChild(frag);
+  }
+
+  function search() {
+    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!terms.length) { out.textContent = ""; status.textContent = ""; return; }
+    if (index === null) {
+      status.textContent = "Reading the index…";
+      unpack().then(search);
+      return;
+    }
+    if (broken) { out.textContent = ""; status.textContent = "The search index could not be read."; return; }
+    var found = [], total = 0;
+    index.forEach(function (session) {
+      var hits = session.records.filter(function (r) {
+        for (var k = 0; k < terms.length; k++) if (wordAt(r[2], r[3], terms[k], 0) === -1) return false;
+        return true;
+      });
+      if (hits.length) { found.push({ session: session, hits: hits }); total += hits.length; }
+    });
+    render(found, terms);
+    status.textContent = total
+      ? plural(total, "match", "matches") + " in " + plural(found.length, "session")
+      : "No matches";
+  }
+
+  var pending = 0;
+  input.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(search, 150); });
+  input.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape") { input.value = ""; search(); }
+    if (ev.key === "Enter") { clearTimeout(pending); search(); }
+  });
+  if (input.value) search();
+  // Back to this page: the browser may refill the box after this script ran.
+  window.addEventListener("pageshow", function () { if (input.value) search(); });
+})();

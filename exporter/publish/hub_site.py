@@ -218,7 +218,9 @@ def build_html(
     """The static site of ``files``, redacted with the publish policy (``exporter.site``
     re-renders a page only when its source, the options or the policy key changed);
     ``public_name`` takes secrets out of the pages' names; ``notes`` (see
-    :func:`write_page_notes`) says what was done to each file's original."""
+    :func:`write_page_notes`) says what was done to each file's original. The index's text
+    search is made in the same workers, from each session after the policy ran on it (as
+    its page is); its records stay in the site's dot-folder, which is not uploaded."""
     from exporter.render import RenderOptions
     from exporter.site import build_site
 

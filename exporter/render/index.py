@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.entries import MessageEntry
-from exporter.formatting import fmt_cost, writable_page
+from exporter.formatting import fmt_cost, plural, writable_page
 from exporter.render import _iso, display_path, page_title
 from exporter.render.assets import asset_dir, head_script, minify_css, shared_script
 from exporter.render.chart import nice_ceiling, on_axis
@@ -36,7 +36,7 @@ from exporter.render.view import build_anchors
 from exporter.session import Session, parse_time
 from exporter.usage import SessionStats, compute_stats, models_with_answers, turn_usage
 
-__all__ = ["project_slug", "render_listing", "session_row"]
+__all__ = ["SearchIndex", "listing_key", "project_slug", "render_listing", "session_row"]
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 MAX_DAYS = 366
@@ -352,6 +352,51 @@ def _by_recency(row: dict[str, Any]) -> tuple[bool, float, str, str]:
     )
 
 
+#: The order of a listing's rows (the text search lists its sessions in it too).
+listing_key = _by_recency
+
+
+@dataclass(slots=True)
+class SearchIndex:
+    """What the index page embeds for its text search (``exporter.site_search`` makes it),
+    and what its note says: how much of each entry is searched, and what was left out."""
+
+    packed: str  # JSON, gzip, base64
+    sessions: int  # sessions searchable
+    records: int
+    chars: int  # characters of text in the records
+    cut: int  # sessions of which only part is searchable (too long)
+    missing: int  # sessions listed whose records could not be read
+    text_chars: int  # the most kept of a prompt or a reply
+    output_head: int  # ... of the start of a tool's output
+    output_tail: int  # ... of its end
+
+
+def _search_view(search: SearchIndex | None) -> dict[str, Any] | None:
+    """The text search's embedded index and what its note says of it: what is searched,
+    and when some of it could not be (sessions cut to fit, shards that could not be read)."""
+    if search is None:
+        return None
+    said = (
+        f"Searches the prompts, replies, tool calls and the first {search.output_head} and "
+        f"last {search.output_tail} characters of each tool's output of "
+        f"{plural(search.sessions, 'session')} (a long prompt or reply up to its first "
+        f"{search.text_chars:,} characters)."
+    )
+    gaps = []
+    if search.cut:
+        gaps.append(
+            f"{plural(search.cut, 'session')} {'is' if search.cut == 1 else 'are'} too long to "
+            "search in full (their longest entries are searched in part)"
+        )
+    if search.missing:
+        gaps.append(
+            f"{plural(search.missing, 'session')} could not be indexed (build the site again)"
+        )
+    incomplete = f"Results may be incomplete: {'; '.join(gaps)}." if gaps else ""
+    return {"packed": search.packed, "note": said, "incomplete": incomplete}
+
+
 def render_listing(
     rows: list[dict[str, Any]],
     *,
@@ -359,10 +404,11 @@ def render_listing(
     project: str | None = None,
     theme: str = "auto",
     all_projects: set[str] | None = None,
+    search: SearchIndex | None = None,
 ) -> str:
     """The site index (``project`` None) or one project's page (one folder deeper);
     ``all_projects`` (every project's folder) lets a project page name its project as the
-    index does.
+    index does; ``search`` (the index's) is what its text search searches.
 
     ``project_pages`` maps a cwd to its page path relative to the site root; when given on the
     index, a per-project totals table links to them.
@@ -402,6 +448,7 @@ def render_listing(
         "totals": _totals(rows),
         "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
         "chart": day_chart([r for r in rows if not r.get("error")]),
+        "search": _search_view(search),
     }
     return writable_page(jinja_environment().get_template("index.html.j2").render(context))
 
