@@ -32,7 +32,7 @@ from exporter.cli import (
     write_stdout_bytes,
 )
 from exporter.discover import no_sessions_said, sessions_root
-from exporter.formatting import terminal_text
+from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, file_in_the_way
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
 from exporter.policy import RedactionPolicy
@@ -438,10 +438,29 @@ def export_site(
     _warn_failed(report.failed)
     echo_path(report.index_path)
     click.echo(f"pi-session: {report.summary()}", err=True)
+    if plain and report.credential_pages:
+        _warn_of_site_credentials(report.credential_pages, report.credentials)
     if report.failed and not report.rendered and not report.unchanged:  # a cron job must see it
         raise CliError("no session could be made into a page (the warnings above say why)", 2)
     if open_page:
         open_in_browser(report.index_path)
+
+
+def _warn_of_site_credentials(pages: int, found: dict[str, int]) -> None:
+    """A site made without redaction whose pages hold credentials of a well-known format,
+    said once per build (as `export` says it of one page), never their values."""
+    total = sum(found.values())
+    ranked = sorted(found, key=lambda kind: (-found[kind], kind))
+    kinds = ", ".join(ranked[:4]) + (", …" if len(ranked) > 4 else "")
+    click.echo(
+        terminal_text(
+            f"pi-session: warning: {plural(pages, 'page')} of the site "
+            f"{'holds' if pages == 1 else 'hold'} {total:,} "
+            f"{'credential' if total == 1 else 'credentials'} of a known format in clear "
+            f"({kinds}); --redact replaces them"
+        ),
+        err=True,
+    )
 
 
 def _warn_failed(failed: list[tuple[Path, str]]) -> None:

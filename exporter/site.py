@@ -32,6 +32,7 @@ from exporter.fsutil import atomic_write_text, write_target
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import listing_key, project_slug, render_listing, session_row
+from exporter.secret_warning import likely_secrets
 from exporter.session import Session
 from exporter.site_manifest import (
     MANIFEST_NAME,
@@ -92,6 +93,11 @@ class SiteReport:
     seconds: float = 0.0
     index_path: Path = Path("index.html")
     sessions: int = 0
+    # pages of a site made without redaction that hold credentials of a known format in
+    # clear (as `export` says of one page), and how many of each kind (kept in the manifest,
+    # so a rebuild that renders nothing says it again)
+    credential_pages: int = 0
+    credentials: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         many = "s" if self.sessions != 1 else ""
@@ -155,6 +161,10 @@ def _render_task(task: _Task) -> dict[str, Any]:
         session = parse_session_bytes(data, path=task.source)  # keeps data for the download
         if task.transform is not None:
             session = task.transform(session)
+        else:  # the page holds the file as it is: what credentials it holds in clear
+            found, _more = likely_secrets(data)
+            if found:
+                entry["credentials"] = dict(found)
         row = session_row(session)
         page = f"sessions/{project_slug(row['cwd'])}/{task.stem}.html"
         options = task.options
@@ -346,8 +356,25 @@ def _build(
     except OSError as error:  # a full disk: the pages' own failures are said too
         raise SiteIncomplete(error, state.report, out_dir) from None
     state.report.sessions = len(state.sessions)
+    _count_credentials(state)
     state.report.seconds = time.monotonic() - started
     return state.report
+
+
+def _count_credentials(state: _BuildState) -> None:
+    """Sum what the pages the site lists hold in clear (from the manifest: a page kept from
+    an earlier build counts too; an entry that is not a name -> count map is left out)."""
+    totals: dict[str, int] = defaultdict(int)
+    for entry in state.sessions.values():
+        found = entry.get("credentials")
+        if not entry.get("page") or not isinstance(found, dict):
+            continue
+        counts = {k: v for k, v in found.items() if isinstance(k, str) and type(v) is int and v > 0}
+        if counts:
+            state.report.credential_pages += 1
+            for kind, count in counts.items():
+                totals[kind] += count
+    state.report.credentials = dict(totals)
 
 
 @dataclass(slots=True)

@@ -1,0 +1,91 @@
+"""`export --all` without redaction says when the site's pages hold credentials in clear,
+as `export` says it of one page: once per build, the pages and kinds counted, never a value.
+A rebuild that renders nothing says it again (the counts live in the manifest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+
+FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+FIXTURE = FIXTURES / "fixtures" / "pi-branched-1.jsonl"
+PLANTED_GITHUB = "ghp_" + "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"
+PLANTED_AWS = "AKIA" + "QYLPMN5HFIQR7XQZ"
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    """A clean session, and a copy (another id) with two credentials in a tool result."""
+    folder = tmp_path / "sessions" / "--p--"
+    folder.mkdir(parents=True)
+    shutil.copy(FIXTURE, folder / "clean.jsonl")
+    lines = FIXTURE.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "planted-session"
+    lines[0] = json.dumps(header)
+    for index, line in enumerate(lines):
+        record = json.loads(line)
+        message = record.get("message") or {}
+        if message.get("role") == "toolResult":
+            message["content"][0]["text"] += (
+                f"\nexport GITHUB_TOKEN={PLANTED_GITHUB}\naws_access_key_id = {PLANTED_AWS}\n"
+            )
+            lines[index] = json.dumps(record, ensure_ascii=False)
+            break
+    (folder / "planted.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path / "sessions"
+
+
+def build(sessions: Path, site: Path, *args: str):
+    result = CliRunner().invoke(
+        cli, ["export", "--all", "--sessions-dir", str(sessions), "-o", str(site), *args]
+    )
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def warnings(result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if "in clear" in line]
+
+
+def test_the_site_says_which_pages_hold_credentials_each_build(
+    sessions: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    first = build(sessions, site)
+    (line,) = warnings(first)
+    assert line == (
+        "pi-session: warning: 1 page of the site holds 2 credentials of a known format in "
+        "clear (aws-access-key-id, github-token); --redact replaces them"
+    )
+    assert PLANTED_GITHUB not in first.output and PLANTED_AWS not in first.output
+    again = build(sessions, site)
+    assert "0 rendered, 2 unchanged" in again.stderr
+    assert warnings(again) == [line]
+
+
+def test_a_redacted_site_and_a_clean_one_say_nothing(sessions: Path, tmp_path: Path) -> None:
+    assert warnings(build(sessions, tmp_path / "redacted", "--redact")) == []
+    (sessions / "--p--" / "planted.jsonl").unlink()
+    assert warnings(build(sessions, tmp_path / "clean")) == []
+
+
+def test_a_tampered_count_in_the_manifest_is_left_out(sessions: Path, tmp_path: Path) -> None:
+    """The manifest comes with the folder, from anywhere: counts that are not counts are
+    ignored, not a traceback."""
+    site = tmp_path / "site"
+    build(sessions, site)
+    path = site / ".pi-session-site.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    for entry in manifest["sessions"].values():
+        entry["credentials"] = {"github-token": "many", "x": -3, "y": True}
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    result = build(sessions, site)
+    assert warnings(result) == []
