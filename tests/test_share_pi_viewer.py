@@ -13,6 +13,7 @@ import base64
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -255,3 +256,26 @@ def test_a_viewer_of_pi_exports_shows_the_page_and_opens_its_deep_link(
         "pi-viewer-refused.html", _viewer_for(render_session(session), "")
     )
     assert viewer.open(refused).inner_text("#state") == "not a supported Pi session export"
+
+
+def test_the_block_is_the_one_pi_itself_writes_for_the_shared_copy(
+    fake: FakeGitHub, env: Path, pi_home: Path, node: str
+) -> None:
+    """The real Pi's export of the shared (redacted) session carries the same data: a
+    viewer reading Pi's block reads ours as Pi's."""
+    source = planted_copy(env)
+    result = share(fake, str(source), "--pi-viewer", "--dry-run", "--with-jsonl")
+    assert result.exit_code == 0, result.output
+    shared = env / "pi-session-share-planted.jsonl"
+    (env / "pi-home").mkdir()
+    done = subprocess.run(
+        [str(pi_home / "node_modules" / ".bin" / "pi"), "--export", str(shared), "pi.html"],
+        cwd=env, env={**os.environ, "HOME": str(env / "pi-home"), "PATH": str(Path(node).parent)},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    pi = session_data((env / "pi.html").read_text(encoding="utf-8"))
+    ours = session_data((env / "pi-session-share-planted.html").read_text(encoding="utf-8"))
+    assert set(pi) >= {"header", "entries", "leafId"}
+    assert ours == {key: pi[key] for key in ("header", "entries", "leafId")}
+    assert PLANTED not in json.dumps(pi)
