@@ -484,6 +484,13 @@ def _print_published(result: PublishResult, repo_id: str, selected: int) -> None
     held = f"{result.sessions:,} in the dataset"
     click.echo(f"{repo_id}: {selected:,} selected, {held}; {_counts(result)}; {done}")
     click.echo(result.url)
+    if result.private and not result.exists and result.commits:  # once: when it is made
+        click.echo(
+            "pi-session: note: the dataset is private: the Hub's Dataset Viewer shows a "
+            "private dataset only on a PRO, Team or Enterprise plan (its files, the card "
+            "and load_dataset with a token work on any)",
+            err=True,
+        )
 
 
 def _refuse_unpublished(result: PublishResult, selected: int, dry_run: bool) -> None:

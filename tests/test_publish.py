@@ -2606,3 +2606,31 @@ def test_configs_put_back_keep_the_rest_of_the_owners_yaml_as_written() -> None:
     # a configs key its line does not show (quoted) is not doubled: the Hub refuses that
     quoted = _front_matter_with_our_configs('"configs":\n- config_name: mine\n  data_files: x')
     assert quoted.count("configs") == 1 and "config_name: mine" in quoted
+
+
+def test_a_new_private_dataset_is_said_to_need_a_paid_plan_for_its_viewer(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """The Hub's Dataset Viewer shows a private dataset only on PRO, Team or Enterprise
+    (reference §2.6): said once, when publish creates it private; not on later runs, and
+    not for a public one."""
+    note = "Dataset Viewer shows a private dataset only on a PRO, Team or Enterprise plan"
+    first = publish(fake_hub, small)
+    assert first.exit_code == 0, first.output
+    assert first.stderr.count(note) == 1 and note not in first.stdout
+    lines = small.files[0].read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "another-session"
+    (small.files[0].parent / "another.jsonl").write_text(
+        "\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8"
+    )
+    again = publish(fake_hub, small)
+    assert again.exit_code == 0, again.output
+    assert "1 commit" in again.stdout and note not in again.stderr  # it exists now
+    public = CliRunner().invoke(
+        cli,
+        ["publish", "alice/open", "--all", "--sessions-dir", str(small.root), "--public",
+         "--yes", "--endpoint", fake_hub.url, "--token", TOKEN],
+    )  # fmt: skip
+    assert public.exit_code == 0, public.output
+    assert note not in public.stderr
