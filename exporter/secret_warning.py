@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["likely_secrets", "secrets_warning"]
+__all__ = ["likely_secrets", "secrets_warning", "secrets_warning_line"]
 
 # Fixed prefixes no prose or code has by chance, each with enough of its body to be a
 # candidate. One pattern each: a pattern that starts with a literal is searched for as a
@@ -86,8 +86,12 @@ def secrets_warning(text: str | bytes, how: str) -> str | None:
     """The warning line for ``text`` (None when it holds none), ending with ``how`` to
     make the page without them."""
     found, more = likely_secrets(text)
-    if not found:
-        return None
+    return secrets_warning_line(found, more, how) if found else None
+
+
+def secrets_warning_line(found: Counter[str], more: bool, how: str) -> str:
+    """The warning line for what :func:`likely_secrets` found (``more``: it stopped
+    counting), ending with ``how`` to make the page without them."""
     total = sum(found.values())
     kinds = ", ".join(name for name, _ in found.most_common(4))
     kinds += ", …" if len(found) > 4 else ""

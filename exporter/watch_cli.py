@@ -36,6 +36,7 @@ from exporter.redact_cli import (
     policy_options,
 )
 from exporter.render import RenderOptions
+from exporter.secret_warning import likely_secrets, secrets_warning_line
 from exporter.session import Session
 from exporter.watch import SessionWatch
 
@@ -136,8 +137,11 @@ def watch_command(
         server.server_close()
         raise
     server.watch = watch
-    server.idle = _looker(watch, until_stdin_closes)
+    credentials = _CredentialWatch(context) if prepare is None else None
+    server.idle = _looker(watch, until_stdin_closes, credentials)
     _print_warnings(watch)
+    if credentials is not None:
+        credentials.check(watch.path)
     signal.signal(signal.SIGTERM, _stop)  # `kill`, a service manager: stop as on Ctrl-C
     try:
         click.echo(server.url)
@@ -208,9 +212,12 @@ def _bind(port: int) -> LiveServer:
         raise CliError(f"cannot listen on 127.0.0.1 port {port}: {reason}", 2) from None
 
 
-def _looker(watch: SessionWatch, until_stdin_closes: bool) -> Callable[[], None]:
+def _looker(
+    watch: SessionWatch, until_stdin_closes: bool, credentials: _CredentialWatch | None = None
+) -> Callable[[], None]:
     """A look at the file at most every half second, saying on stderr what changed; with
-    ``until_stdin_closes``, a look at stdin too (its end stops the watch)."""
+    ``until_stdin_closes``, a look at stdin too (its end stops the watch); ``credentials``
+    (a page made without redaction): said when the page comes to hold more of them."""
     last = [time.monotonic()]
 
     def look() -> None:
@@ -224,8 +231,37 @@ def _looker(watch: SessionWatch, until_stdin_closes: bool) -> Callable[[], None]
         if news:
             moment = time.strftime("%H:%M:%S")
             click.echo(terminal_text(f"pi-session: {moment} {news}"), err=True)
+            if credentials is not None:
+                credentials.check(watch.path)
 
     return look
+
+
+class _CredentialWatch:
+    """What `export` says of a page made without redaction, said by `watch` when it
+    starts serving, and again only when a new version holds more credentials of a known
+    format than were said (a token the agent just printed), never on every version and
+    never with their values."""
+
+    def __init__(self, context: AgentContext | None) -> None:
+        told: list[str] = []
+        if context is not None:  # every string the cards show, as export scans them
+            context.map_text(lambda value, _where: told.append(value) or value)
+        self.context = "\n".join(told).encode("utf-8", "replace")
+        self.said = 0
+
+    def check(self, path: Path) -> None:
+        try:
+            data = path.read_bytes()
+        except OSError:  # the watch says what is wrong with the file
+            return
+        found, more = likely_secrets(data + b"\n" + self.context if self.context else data)
+        total = sum(found.values())
+        if total <= self.said:
+            return
+        line = secrets_warning_line(found, more, "watch --redact serves it redacted")
+        self.said = total
+        click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)
 
 
 def _stdin_ended() -> bool:

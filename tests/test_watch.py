@@ -616,3 +616,39 @@ def test_the_address_s_secret_can_be_given_and_must_be_sound(tmp_path: Path) -> 
         timeout=60,
     )
     assert bad.returncode == 1 and "PI_SESSION_WATCH_SECRET must be 16-64" in bad.stderr
+
+
+def test_credentials_in_clear_are_said_at_start_and_when_more_come(tmp_path: Path) -> None:
+    """As `export` says of a page made without redaction: once when watch starts serving,
+    again only when a new version holds more (never on every version, never the value);
+    `watch --redact` says nothing."""
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    first_token = "ghp_" + "Q7mz2" * 7 + "b"
+    second_token = "AKIA" + "QYLPMN5HFIQR7XQZ"
+    append(path, user_line("live-0101", load_session(path).leaf_id or "", f"use {first_token}"))
+    process, url = start_watch(str(path), cwd=tmp_path)
+    try:
+        version = served_version(url)
+        append(path, user_line("live-0102", "live-0101", "no secret in this one"))
+        wait_for_a_version_after(url, version)
+        version = served_version(url)
+        append(path, user_line("live-0103", "live-0102", f"aws key {second_token}"))
+        wait_for_a_version_after(url, version)
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=30)
+    said = [line for line in errors.splitlines() if "in clear" in line]
+    assert said == [
+        "pi-session: warning: the page holds 1 credential of a known format in clear "
+        "(github-token); watch --redact serves it redacted",
+        "pi-session: warning: the page holds 2 credentials of a known format in clear "
+        "(github-token, aws-access-key-id); watch --redact serves it redacted",
+    ], errors
+    assert first_token not in errors and second_token not in errors
+    redacted, url = start_watch(str(path), "--redact", cwd=tmp_path)
+    try:
+        served_version(url)
+    finally:
+        redacted.send_signal(signal.SIGINT)
+        _, errors = redacted.communicate(timeout=30)
+    assert "in clear" not in errors
