@@ -167,6 +167,13 @@ def _check_site_folder(target: Path) -> None:
     help="html (default) or md: one Markdown document (active path, then the other "
     "branches; images and hidden entries left out). Default: md when -o ends in .md.",
 )
+@click.option(
+    "--no-timestamps",
+    is_flag=True,
+    help="With --format md: no date or time anywhere (entries' headings, branches' last "
+    "activity, the session's start and end; its duration stays), for Markdown that diffs by "
+    "what was said.",
+)
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
 @click.option(
     "--all",
@@ -215,6 +222,7 @@ def export_command(
     theme: str,
     chosen_format: str | None,
     no_embed: bool,
+    no_timestamps: bool,
     open_page: bool,
     all_sessions: bool,
     cwd: str | None,
@@ -241,6 +249,8 @@ def export_command(
     given = [option for option, value in html_only.items() if value]
     if kind == "md" and given:
         raise CliError(f"{' and '.join(given)}: for HTML pages, not --format md", 1)
+    if kind != "md" and no_timestamps:  # a page's times are the reader's own, and link
+        raise CliError("--no-timestamps: for --format md, not HTML pages", 1)
     if (all_sessions or cwd is not None) and (session or demo):
         raise scope_conflict("SESSION" if session else "--demo")
     if all_sessions:
@@ -290,7 +300,7 @@ def export_command(
     if kind == "md":
         from exporter.markdown_doc import session_markdown
 
-        document = session_markdown(prepared, agent_context=context)
+        document = session_markdown(prepared, agent_context=context, timestamps=not no_timestamps)
     else:
         options = RenderOptions(
             theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0, agent_context=context

@@ -87,18 +87,23 @@ _LEFT_OUT = re.compile(
 _FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
 
 
-def session_markdown(session: Session, agent_context: AgentContext | None = None) -> str:
+def session_markdown(
+    session: Session, agent_context: AgentContext | None = None, *, timestamps: bool = True
+) -> str:
     """The whole session as Markdown text (the active path first, then every branch);
-    the agent's system prompt and tools (``--agent-context``) after the usage, when given."""
+    the agent's system prompt and tools (``--agent-context``) after the usage, when given.
+    ``timestamps`` False (``--no-timestamps``): no date or time anywhere (entries' headings,
+    branches' last activity, the header's start and end: its duration stays), for a
+    document that diffs by what was said."""
     stats = compute_stats(session)
     lines = session.lines()
     forks: dict[str, list[int]] = {}  # a fork's entry -> the numbers of its branches
     for number, branch in enumerate(stats.branches[1:], 2):
         if branch.branch.fork_id:
             forks.setdefault(branch.branch.fork_id, []).append(number)
-    writer = _Writer(session, forks, len(lines))
+    writer = _Writer(session, forks, len(lines), timestamps)
     parts = [
-        *_header(session, stats),
+        *_header(session, stats, timestamps),
         *_usage(stats),
         *_agent_context(agent_context),
         "## Transcript",
@@ -113,7 +118,8 @@ def session_markdown(session: Session, agent_context: AgentContext | None = None
     if len(lines) > 1:
         parts += ["## Other branches", ""]
         for number, (line, branch) in enumerate(zip(lines[1:], branches[1:], strict=True), 2):
-            parts += [_branch_heading(session, number, len(lines), branch, line), ""]
+            heading = _branch_heading(session, number, len(lines), branch, line, timestamps)
+            parts += [heading, ""]
             parts += writer.line(line, level=4)
     parts += _problems(session, writer.not_shown)
     source = Path(session.path).name if session.path else "session.jsonl"
@@ -145,13 +151,16 @@ def _document_text(text: str) -> str:
 # --- the header ---------------------------------------------------------------------------
 
 
-def _header(session: Session, stats: SessionStats) -> list[str]:
+def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> list[str]:
     title = escaped(one_line(session.title, 120)) or "Untitled session"
+    when = [
+        ("Started", fmt_datetime(stats.started)),
+        ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
+    ]
     rows = [
         ("Session", f"{code_span(session.id)} ({session.file_kind})"),
         ("Project", code_span(session.header.cwd) if session.header.cwd else "unknown"),
-        ("Started", fmt_datetime(stats.started)),
-        ("Ended", f"{fmt_datetime(stats.ended)} ({fmt_duration(stats.duration_seconds)})"),
+        *(when if timestamps else [("Duration", fmt_duration(stats.duration_seconds))]),
         ("Models", models_said(models_with_answers(session, stats), code_span)),
         ("Entries", entries_line(stats, len(session.entries), " · ", escaped)),
         ("Tree", tree_said(stats, len(session.fork_ids))),
@@ -251,7 +260,12 @@ def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
 
 
 def _branch_heading(
-    session: Session, number: int, total: int, branch: BranchStats, line: list[str]
+    session: Session,
+    number: int,
+    total: int,
+    branch: BranchStats,
+    line: list[str],
+    timestamps: bool = True,
 ) -> str:
     """A branch's heading, ``Branch 2 of 7`` alone (an anchor that does not change with
     its cost: the fork's line in the transcript links to it), then its facts, then where it
@@ -260,7 +274,7 @@ def _branch_heading(
     starts with when that is no prompt."""
     fork = branch.branch.fork_id
     said = [plural(branch.entries, "entry", "entries"), fmt_cost(branch.usage.cost)]
-    if branch.last_activity:
+    if branch.last_activity and timestamps:
         said.append(f"last activity {fmt_datetime(branch.last_activity)}")
     said.append(f"leaf {code_span(branch.branch.leaf_id)}")
     if not fork:
@@ -269,7 +283,7 @@ def _branch_heading(
         said.insert(0, f"forks after entry {code_span(fork)}, which is not in this file")
     notes = [" · ".join(said)]
     if fork and fork in session.by_id:
-        notes.append(f"Forks after {_entry_said(session, fork, timed=True)}")
+        notes.append(f"Forks after {_entry_said(session, fork, timed=timestamps)}")
     summary = _opening_summary(session, line)
     first = next(session.iter_messages(line), None)
     if summary is not None:  # it opened with no word of what it starts with (review #2)
@@ -413,8 +427,11 @@ def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[s
 class _Writer:
     """Writes lines of the tree; remembers what it left out, for the closing note."""
 
-    def __init__(self, session: Session, forks: dict[str, list[int]], lines: int) -> None:
+    def __init__(
+        self, session: Session, forks: dict[str, list[int]], lines: int, timestamps: bool = True
+    ) -> None:
         self.session = session
+        self.timestamps = timestamps  # each entry's heading says its time
         self.forks = forks  # a fork's entry -> the numbers of the branches that leave it
         self.lines = lines
         self.not_shown: dict[tuple[str, str], int] = {}  # (one, many) -> how many
@@ -631,7 +648,7 @@ class _Writer:
                 f"{said or _headless_said(entry)} above", ""]  # fmt: skip
 
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
-        when = parse_time(entry.timestamp)
+        when = parse_time(entry.timestamp) if self.timestamps else None
         said = [title, fmt_datetime(when)] if when else [title]
         if entry.id in self.forks:  # the id --leaf and --exclude take, where branches leave
             said.append(f"id {code_span(entry.id)}")

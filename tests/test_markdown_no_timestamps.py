@@ -1,0 +1,55 @@
+"""`export --format md --no-timestamps`: Markdown with no date or time anywhere, for a
+document that diffs by what was said (claude-conversation-log users asked for it); the rest
+is the timestamped document's, line for line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.loader import load_session
+from exporter.markdown_doc import session_markdown
+from tests.conftest import FIXTURE_FILES
+
+DATETIME = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [+\-−]\d\d:\d\d| UTC[+\-−]?[\d:]*)?"
+
+
+def without_times(document: str) -> str:
+    """The timestamped document as --no-timestamps should write it."""
+    document = re.sub(rf" · {DATETIME}", "", document)  # headings
+    document = re.sub(rf" · last activity {DATETIME}", "", document)  # branch facts
+    document = re.sub(rf" \({DATETIME}\)", "", document)  # "entry `x` (time) “...”"
+    return re.sub(
+        rf"- \*\*Started:\*\* {DATETIME}\n- \*\*Ended:\*\* {DATETIME} \(([^)\n]*)\)",
+        r"- **Duration:** \1",
+        document,
+    )
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[p.name for p in FIXTURE_FILES])
+def test_no_date_or_time_is_left_and_nothing_else_changes(path) -> None:
+    session = load_session(path)
+    timed = session_markdown(session)
+    plain = session_markdown(session, timestamps=False)
+    assert re.findall(DATETIME, timed), "the fixture's document has times to drop"
+    assert re.findall(DATETIME, plain) == []  # (a session's own text may hold times)
+    assert plain == without_times(timed)
+
+
+def test_the_flag_is_for_markdown_only(tmp_path) -> None:
+    fixture = str(FIXTURE_FILES[0])
+    runner = CliRunner()
+    page = runner.invoke(
+        cli, ["export", fixture, "-o", str(tmp_path / "p.html"), "--no-timestamps"]
+    )
+    assert page.exit_code == 1
+    assert "--no-timestamps: for --format md, not HTML pages" in page.stderr
+    assert not (tmp_path / "p.html").exists()
+    out = tmp_path / "notes.md"
+    done = runner.invoke(cli, ["export", fixture, "-o", str(out), "--no-timestamps"])
+    assert done.exit_code == 0, done.output
+    assert "**Duration:**" in out.read_text(encoding="utf-8")
+    assert "**Started:**" not in out.read_text(encoding="utf-8")
