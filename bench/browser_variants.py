@@ -42,8 +42,8 @@ _CSP = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>')
 _TRANSCRIPT = re.compile(r'<section id="transcript".*?(?=</main>)', re.S)
 _OUTLINE_ROWS = re.compile(r'(<ul[^>]*id="tree"[^>]*>).*?(</ul>\s*</nav>)', re.S)
 _STYLE = re.compile(r"<style>.*?</style>", re.S)
-_SANS = re.compile(r"--sans: [^;]*;")
-_MONO = re.compile(r"--mono: [^;]*;")
+_SANS = re.compile(r"--sans: ?[^;]*;")  # (the page's CSS is minified)
+_MONO = re.compile(r"--mono: ?[^;]*;")
 
 
 def _with_css(html: str, rule: str) -> str:
@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-variants-") as tmp:
         exporters = common.Exporters(home, Path(tmp) / "export")
+        exporters.new_homes()  # each tool runs with a home of its own, as in bench_export
         _, ours_html = exporters.run_ours(source)
         _, pi_html = exporters.run_pi(source)
         pages: list[tuple[str, Path]] = []
