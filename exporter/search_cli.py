@@ -99,7 +99,8 @@ def search_command(
     if policy_values.get("report"):
         raise CliError("--report is for commands that write a copy; search writes none", 1)
     policy = policy_from_options(**policy_values)
-    shared = None if policy_changes_nothing(policy) else policy
+    # resolved: what it reads from the environment, fixed here for the worker processes
+    shared = None if policy_changes_nothing(policy) else policy.resolved()
     wanted = Pattern(pattern, regex, case_sensitive)
     if not pattern:
         raise CliError("PATTERN is empty", 1)

@@ -100,3 +100,13 @@ def test_report_is_refused(sessions: Path, tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "--report is for commands that write a copy" in result.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+def test_this_environment_s_secret_values_are_searched_as_removed(
+    sessions: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Share and publish remove the values of sensitive environment variables: so does the
+    copy searched, in the worker processes too."""
+    monkeypatch.setenv("ACME_API_TOKEN", "acme-widgets-gmbh")
+    assert len(search(sessions, "acme-widgets-gmbh")[0]) == 1
+    assert search(sessions, "acme-widgets-gmbh", "--redact", "-j", "2")[0] == []
