@@ -15,6 +15,7 @@ from exporter.cli import cli
 from tests.conftest import FIXTURE_FILES
 
 PLANTED = "ghp_" + "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"
+ENV_VALUE = "q8Zr2mXw" + "7Lp4Vn9t"  # a value only this environment says is secret
 BRANCHED = next(path for path in FIXTURE_FILES if path.name == "pi-branched-1.jsonl")
 
 
@@ -33,7 +34,7 @@ def sessions(tmp_path: Path) -> Path:
         record = json.loads(line)
         message = record.get("message") or {}
         if message.get("role") == "toolResult" and not result_done:
-            text = f"\nexport GITHUB_TOKEN={PLANTED}\ncustomer acme-widgets-gmbh\n"
+            text = f"\nexport GITHUB_TOKEN={PLANTED}\ncustomer acme-widgets-gmbh ref {ENV_VALUE}\n"
             message["content"][0]["text"] += text
             result_done = True
         elif message.get("role") == "assistant" and not thinking_done:
@@ -107,6 +108,8 @@ def test_this_environment_s_secret_values_are_searched_as_removed(
 ) -> None:
     """Share and publish remove the values of sensitive environment variables: so does the
     copy searched, in the worker processes too."""
-    monkeypatch.setenv("ACME_API_TOKEN", "acme-widgets-gmbh")
-    assert len(search(sessions, "acme-widgets-gmbh")[0]) == 1
-    assert search(sessions, "acme-widgets-gmbh", "--redact", "-j", "2")[0] == []
+    monkeypatch.setenv("ACME_API_TOKEN", ENV_VALUE)
+    assert len(search(sessions, ENV_VALUE)[0]) == 1
+    kept = search(sessions, ENV_VALUE, "--redact", "--no-env-secrets", "-j", "2")[0]
+    assert len(kept) == 1  # no detector takes it: only the environment says it is secret
+    assert search(sessions, ENV_VALUE, "--redact", "-j", "2")[0] == []
