@@ -63,7 +63,8 @@ def expect(locator: Any) -> Any:
 
 
 class Tab:
-    """A page plus everything it requested or complained about."""
+    """A page plus everything it requested, complained about or popped up (test_site_search
+    uses it too)."""
 
     def __init__(self, context: Any) -> None:
         self.page = context.new_page()
@@ -72,6 +73,7 @@ class Tab:
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else 0)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.errors.append(f"dialog {d.message}"), d.dismiss()))
 
     def assert_clean(self, allowed: set[str]) -> None:
         assert self.errors == []
@@ -80,8 +82,8 @@ class Tab:
         assert self.page.evaluate("window.__csp || []") == []
 
 
-@pytest.fixture
-def tab(pw_browser: Any) -> Iterator[Tab]:
+@pytest.fixture(name="tab")
+def tab_fixture(pw_browser: Any) -> Iterator[Tab]:
     context = pw_browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(_WATCH)
     try:

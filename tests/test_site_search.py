@@ -12,7 +12,6 @@ import gzip
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,10 @@ from exporter.site_manifest import SEARCH_DIR
 from tests.conftest import FIXTURE_FILES
 from tests.fakes.hub import fake_hub_fixture
 from tests.page_anchors import anchor_for
+from tests.test_site_browser import Tab, tab_fixture
 
 pytest_plugins = ["tests.browser_util"]
-__all__ = ["fake_hub_fixture"]
+__all__ = ["fake_hub_fixture", "tab_fixture"]
 
 SEARCH_INDEX = re.compile(r'<script [^>]*id="search-index"[^>]*>(.*?)</script>', re.S)
 NOTE = re.compile(r'<p id="text-search-note"[^>]*>(.*?)</p>', re.S)
@@ -332,42 +332,6 @@ def test_a_search_folder_linked_out_of_the_site_is_refused(tmp_path: Path) -> No
 
 
 # --- in Chromium -----------------------------------------------------------------------------
-
-_WATCH = """
-window.__csp = [];
-document.addEventListener("securitypolicyviolation", function (e) {
-  window.__csp.push(e.violatedDirective + " " + e.blockedURI);
-});
-"""
-
-
-class Tab:
-    """A page plus what it requested, complained about, or popped up."""
-
-    def __init__(self, context: Any) -> None:
-        self.page = context.new_page()
-        self.requests: list[str] = []
-        self.errors: list[str] = []
-        self.page.on("request", lambda r: self.requests.append(r.url))
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else 0)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("dialog", lambda d: (self.errors.append(f"dialog {d.message}"), d.dismiss()))
-
-    def assert_clean(self, allowed: set[str]) -> None:
-        assert self.errors == []
-        foreign = [u for u in self.requests if u.split("#")[0] not in allowed]
-        assert foreign == [], f"network requests: {foreign}"
-        assert self.page.evaluate("window.__csp || []") == []
-
-
-@pytest.fixture
-def tab(pw_browser: Any) -> Iterator[Tab]:
-    context = pw_browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(_WATCH)
-    try:
-        yield Tab(context)
-    finally:
-        context.close()
 
 
 def expect(locator: Any) -> Any:
