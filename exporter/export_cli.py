@@ -35,6 +35,7 @@ from exporter.discover import no_sessions_said, sessions_root
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, file_in_the_way
 from exporter.jsonl_out import read_source_bytes, session_to_jsonl
+from exporter.markdown_images import IMAGE_MODES, ImageSink, assets_folder, write_assets
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
@@ -174,6 +175,16 @@ def _check_site_folder(target: Path) -> None:
     "activity, the session's start and end; its duration stays), for Markdown that diffs by "
     "what was said.",
 )
+@click.option(
+    "--images",
+    "image_mode",
+    type=click.Choice(IMAGE_MODES),
+    default="note",
+    show_default=True,
+    help="With --format md: what an image becomes: a note saying what it was, the image in "
+    "the document (inline: a data: URI; VS Code and Obsidian show it, GitHub does not), or "
+    "a file beside it in <name>.assets/, linked (files; not with -o -).",
+)
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
 @click.option(
     "--all",
@@ -223,6 +234,7 @@ def export_command(
     chosen_format: str | None,
     no_embed: bool,
     no_timestamps: bool,
+    image_mode: str,
     open_page: bool,
     all_sessions: bool,
     cwd: str | None,
@@ -251,6 +263,10 @@ def export_command(
         raise CliError(f"{' and '.join(given)}: for HTML pages, not --format md", 1)
     if kind != "md" and no_timestamps:  # a page's times are the reader's own, and link
         raise CliError("--no-timestamps: for --format md, not HTML pages", 1)
+    if kind != "md" and image_mode != "note":  # a page shows its images, always
+        raise CliError(f"--images {image_mode}: for --format md, not HTML pages", 1)
+    if image_mode == "files" and output == "-":
+        raise CliError("--images files writes files beside the document: not with -o -", 1)
     if (all_sessions or cwd is not None) and (session or demo):
         raise scope_conflict("SESSION" if session else "--demo")
     if all_sessions:
@@ -300,7 +316,15 @@ def export_command(
     if kind == "md":
         from exporter.markdown_doc import session_markdown
 
-        document = session_markdown(prepared, agent_context=context, timestamps=not no_timestamps)
+        sink = None
+        if image_mode != "note":
+            folder = assets_folder(target).name if target is not None else ""
+            sink = ImageSink(image_mode, folder)
+        document = session_markdown(
+            prepared, agent_context=context, timestamps=not no_timestamps, images=sink
+        )
+        if sink is not None and target is not None and image_mode == "files":
+            write_assets(assets_folder(target), sink.files)
     else:
         options = RenderOptions(
             theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0, agent_context=context

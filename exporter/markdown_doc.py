@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ from exporter.formatting import (
     split_skill,
 )
 from exporter.header_counts import entries_line, tree_said
+from exporter.markdown_images import ImageSink
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted, shown
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
@@ -87,14 +89,31 @@ _LEFT_OUT = re.compile(
 _FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
 
 
+#: Where this document's images go (``--images inline|files``); None: a note says each.
+_IMAGES: ContextVar[ImageSink | None] = ContextVar("markdown_images", default=None)
+
+
 def session_markdown(
-    session: Session, agent_context: AgentContext | None = None, *, timestamps: bool = True
+    session: Session,
+    agent_context: AgentContext | None = None,
+    *,
+    timestamps: bool = True,
+    images: ImageSink | None = None,
 ) -> str:
     """The whole session as Markdown text (the active path first, then every branch);
     the agent's system prompt and tools (``--agent-context``) after the usage, when given.
     ``timestamps`` False (``--no-timestamps``): no date or time anywhere (entries' headings,
     branches' last activity, the header's start and end: its duration stays), for a
-    document that diffs by what was said."""
+    document that diffs by what was said. ``images``: where the images go instead of a
+    note (in the document, or collected for files beside it)."""
+    token = _IMAGES.set(images)
+    try:
+        return _document(session, agent_context, timestamps)
+    finally:
+        _IMAGES.reset(token)
+
+
+def _document(session: Session, agent_context: AgentContext | None, timestamps: bool) -> str:
     stats = compute_stats(session)
     lines = session.lines()
     forks: dict[str, list[int]] = {}  # a fork's entry -> the numbers of its branches
@@ -764,6 +783,10 @@ def _image_note(block: dict[str, Any]) -> str:
     size = len(data) * 3 // 4 if isinstance(data, str) else 0
     mime = as_str(block.get("mimeType")) or "image"
     amount = f"{fmt_int(size)} bytes" if size < 1024 else f"{fmt_int(size // 1024)} KB"
+    sink = _IMAGES.get()
+    shown_here = sink.said(block, escaped(f"{mime}, {amount}")) if sink is not None else None
+    if shown_here is not None:
+        return shown_here
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
 
 
