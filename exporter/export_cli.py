@@ -324,7 +324,12 @@ def export_command(
             prepared, agent_context=context, timestamps=not no_timestamps, images=sink
         )
         if sink is not None and target is not None and image_mode == "files":
-            write_assets(assets_folder(target), sink.files)
+            folder = assets_folder(target)
+            try:
+                write_assets(folder, sink.files)
+            except OSError as error:  # a file of that name, a folder not writable
+                why = error.strerror or str(error)
+                raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
     else:
         options = RenderOptions(
             theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0, agent_context=context

@@ -116,3 +116,11 @@ def test_the_default_is_a_note_and_the_option_is_for_markdown_only(
     piped = export(str(session), "--format", "md", "-o", "-", "--images", "files")
     assert piped.exit_code == 1 and "not with -o -" in piped.stderr
     assert not (tmp_path / "p.html").exists()
+
+
+def test_a_file_where_the_folder_goes_is_a_clear_error(session: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.assets").write_text("a file, not a folder", encoding="utf-8")
+    result = export(str(session), "-o", str(tmp_path / "notes.md"), "--images", "files")
+    assert result.exit_code == 2
+    assert "--images files: cannot write" in result.stderr and "Traceback" not in result.output
+    assert (tmp_path / "notes.assets").read_text(encoding="utf-8") == "a file, not a folder"
