@@ -52,7 +52,7 @@ from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT
 from exporter.render.folding import terminal_text
-from exporter.render.markup import language_for_path
+from exporter.render.markup import language_for_path, safe_image_src
 from exporter.render.tools import (
     EXIT_CODE,
     TODO_TOOLS,
@@ -787,6 +787,8 @@ def _image_note(block: dict[str, Any]) -> str:
     shown_here = sink.said(block, escaped(f"{mime}, {amount}")) if sink is not None else None
     if shown_here is not None:
         return shown_here
+    if safe_image_src(block.get("mimeType"), data) is None:  # the page shows none either
+        return f"*[{escaped(mime)}, {amount}: not shown: unsupported or invalid data]*"
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
 
 

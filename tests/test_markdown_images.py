@@ -81,9 +81,11 @@ def test_files_are_written_once_each_and_linked_beside_the_document(
         "image-001.png",
         "image-002.png",
     ]
-    # an SVG (it could carry script) and data that is no image stay notes
-    assert "image/svg+xml, " in document and "not in the Markdown" in document
-    assert "onload" not in document and document.count("not in the Markdown") == 2
+    # an SVG (it could carry script) and data that is no image stay notes, which say the
+    # page shows none of them either
+    assert "image/svg+xml, " in document and "onload" not in document
+    assert document.count("not shown: unsupported or invalid data") == 2
+    assert "not in the Markdown" not in document
 
 
 def test_a_second_export_removes_only_its_own_stale_images(session: Path, tmp_path: Path) -> None:
@@ -110,7 +112,8 @@ def test_the_default_is_a_note_and_the_option_is_for_markdown_only(
     session: Path, tmp_path: Path
 ) -> None:
     plain = export(str(session), "--format", "md", "-o", "-")
-    assert LINK.findall(plain.stdout) == [] and plain.stdout.count("not in the Markdown") == 5
+    assert LINK.findall(plain.stdout) == [] and plain.stdout.count("not in the Markdown") == 3
+    assert plain.stdout.count("not shown: unsupported or invalid data") == 2
     page = export(str(session), "-o", str(tmp_path / "p.html"), "--images", "inline")
     assert page.exit_code == 1 and "--images inline: for --format md" in page.stderr
     piped = export(str(session), "--format", "md", "-o", "-", "--images", "files")
