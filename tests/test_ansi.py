@@ -374,3 +374,24 @@ def test_fail_is_red_in_chromium_in_each_theme(viewer: Viewer, tmp_path: Path, t
     hit = page.locator('#tree li:not(.search-miss) a[href="#r1"]')
     assert hit.count() == 1
     viewer.assert_clean()
+
+
+def test_a_result_without_its_call_has_an_outline_row_of_sixty_shown_characters() -> None:
+    """A result whose call is not in the file is named in the outline by its first 60
+    characters: its colour codes counted towards them, and the row came out shorter."""
+    from exporter.loader import parse_session_bytes
+    from exporter.render.entry_lines import outline_text
+
+    words = "word " * 30
+    text = "".join(f"\x1b[32m{w}\x1b[0m " for w in words.split())
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/"},
+        {"type": "message", "id": "r1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "toolResult", "toolCallId": "gone", "toolName": "bash",
+                     "content": [{"type": "text", "text": text}]}},
+    ]  # fmt: skip
+    session = parse_session_bytes("\n".join(json.dumps(x) for x in lines).encode("utf-8"))
+    row, _, _ = outline_text(session.by_id["r1"])
+    assert "\x1b" not in row
+    assert row == f"[bash result] {words.strip()[:59]}…"

@@ -29,6 +29,7 @@ from exporter.formatting import (
     short_path,
     skill_and_line,
 )
+from exporter.render.ansi import SGR
 from exporter.render.tools import TODO_TOOLS, patch_diff, read_line_range, todo_done, todo_items
 
 if TYPE_CHECKING:
@@ -166,7 +167,8 @@ def outline_text(
             return f"{_short_tool(call, show)} result{failed}", "toolResult", False
         if role == "toolResult":
             return (
-                f"[{entry.tool_name or '?'} result] {one_line(entry.text, 60)}",
+                # (colour codes do not count towards its 60 characters: the page drops them)
+                f"[{entry.tool_name or '?'} result] {one_line(SGR.sub('', entry.text), 60)}",
                 "toolResult",
                 False,
             )
