@@ -196,14 +196,7 @@ class AssignmentDetector(Detector):
             # `password: Hf2Lm}N0p]Rs7` were skipped, `Tr0ub;4dor3x` lost only its head;
             # but `password: Optional[str]` is a type and `(required)` a note
             end = _word_end(text, match.start(group))
-            if (
-                end > after
-                and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end)
-                and not (
-                    _CODE_EXPRESSION.fullmatch(text, match.start(group), end)
-                    and not text[start : match.end("tail")].isupper()
-                )
-            ):
+            if end > after and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end):
                 value, after, widened = text[match.start(group) : end], end, True
         if not quoted and not in_query and text[after : after + 1] == "&":
             # `&` is part of a password in a .env line (`PASSWORD=Tr0ub4dor&3`), but between
@@ -299,7 +292,6 @@ class AssignmentDetector(Detector):
                 and not text[line_start:start].strip(" \t-")
                 and text[after : after + 1] in ("", "\n", "\r")
                 and value[:1] not in ("!", "&", "*")  # a YAML tag, anchor or alias
-                and not _TYPE_OR_NOTE.fullmatch(value)  # `password: Annotated[` (Python)
             )
         return env_style
 
@@ -763,15 +755,7 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _PUNCTUATION_STOPS = frozenset(")]}=;,")
 # `Optional[str]`, `Record<string, string>` (a type), `(required)`, `[REQUIRED]` (a note)
 _TYPE_OR_NOTE = re.compile(
-    r"[A-Za-z_][A-Za-z_.]*[\[<][\w.\[\]<>, |]*[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
-    # a type or a call opening lines (`Annotated[`, `z.nullable(`, `typing.Optional[`)
-    r"|[A-Za-z_$]+(?:\.[A-Za-z_$]+)*[(\[<]"
-)
-# Code in an object literal or a call's keywords (`password: z.string().min(8),`,
-# `secret_key=hashlib.sha256(…)`), not a config line's word: a method call, an index
-# (`certs[0][2]`, `match[2]`); a NAME=value line's is its word (`DB_PASSWORD=abc.def(1)`)
-_CODE_EXPRESSION = re.compile(
-    r"[A-Za-z_$]+(?:\.[A-Za-z_$][\w$]*)+\(.*|[A-Za-z_$]+(?:\.[A-Za-z_$]+)*\[[0-9]{1,4}\].*"
+    r"[A-Za-z_][A-Za-z_.]*[\[<][A-Za-z_.\[\]<>, |]*[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
 )
 # `,NAME=` or `;NAME=`: the next assignment of a line (`API_KEY=x,SECRET_KEY=y`)
 _NEXT_ASSIGNMENT = re.compile(r"[,;][ \t]*[A-Za-z_][\w.\-]{0,63}[ \t]*=")

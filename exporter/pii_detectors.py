@@ -23,9 +23,6 @@ _FILE_SUFFIXES = frozenset((
     "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "js", "mjs", "cjs", "ts", "tsx", "jsx",
     "rb", "java", "kt", "css", "scss", "html", "htm", "json", "yaml", "yml", "toml", "txt",
     "lock", "log", "wasm", "dylib", "dll", "exe", "gz", "tar",
-    # more images, fonts, media and packages (logo@2x.avif, pkg@1.2.3.tgz)
-    "avif", "heic", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4",
-    "webm", "mov", "wav", "pdf", "zip", "tgz", "whl", "jar", "deb", "rpm", "map",
 ))  # fmt: skip
 # addresses that name nobody: placeholders, machines, and git's own
 _NOBODY = re.compile(  # the whole local part, or the whole domain (graeme@, birgit@ are people)
@@ -64,8 +61,7 @@ class PhoneDetector(Detector):
     min_length = 10
     _number = re.compile(
         r"(?<![\w+\-.])(?:\+\d{1,3}(?:[ .\-]?\(?\d{1,4}\)?){2,5}"
-        # (not a number with a unit glued on: `+1234567890ms`)
-        r"|\(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}|\d{3}-\d{3}-\d{4})(?![\w\-.]?\d|[A-Za-z])"
+        r"|\(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}|\d{3}-\d{3}-\d{4})(?![\w\-.]?\d)"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
