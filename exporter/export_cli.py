@@ -468,6 +468,7 @@ def export_site(
             transform=None if plain else functools.partial(policy_transform, policy.resolved()),
             source_mark=source_mark,
             public_name=public_name,
+            count_credentials=not policy.redact,  # a cut without --redact holds them too
         )
     except SiteError as error:
         raise CliError(str(error), 1) from None
@@ -477,8 +478,10 @@ def export_site(
     _warn_failed(report.failed)
     echo_path(report.index_path)
     click.echo(f"pi-session: {report.summary()}", err=True)
-    if plain and report.credential_pages:
+    if not policy.redact and report.credential_pages:
         _warn_of_site_credentials(report.credential_pages, report.credentials)
+    if report.unindexed:
+        _warn_unindexed(report.unindexed)
     if report.failed and not report.rendered and not report.unchanged:  # a cron job must see it
         raise CliError("no session could be made into a page (the warnings above say why)", 2)
     if open_page:
@@ -497,6 +500,21 @@ def _warn_of_site_credentials(pages: int, found: dict[str, int]) -> None:
             f"{'holds' if pages == 1 else 'hold'} {total:,} "
             f"{'credential' if total == 1 else 'credentials'} of a known format in clear "
             f"({kinds}); --redact replaces them"
+        ),
+        err=True,
+    )
+
+
+def _warn_unindexed(unindexed: list[tuple[Path, str]]) -> None:
+    """Pages made whose text the index's search cannot find, said once with the first
+    reason (one cause, e.g. a file where the search's folder should be, fails them all)."""
+    _path, reason = unindexed[0]
+    count = plural(len(unindexed), "session")
+    click.echo(
+        terminal_text(
+            f"pi-session: warning: the text search cannot find {count} "
+            f"({reason}); {'it is' if len(unindexed) == 1 else 'they are'} "
+            "rendered again at the next build"
         ),
         err=True,
     )

@@ -29,6 +29,7 @@ from typing import Any
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
 from exporter.fsutil import atomic_write_text, write_target
+from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import listing_key, project_slug, render_listing, session_row
@@ -36,6 +37,7 @@ from exporter.secret_warning import likely_secrets
 from exporter.session import Session
 from exporter.site_manifest import (
     MANIFEST_NAME,
+    SEARCH_DIR,
     STEM,
     Mark,
     SiteError,
@@ -98,6 +100,9 @@ class SiteReport:
     # so a rebuild that renders nothing says it again)
     credential_pages: int = 0
     credentials: dict[str, int] = field(default_factory=dict)
+    # why a page rendered in this build has no text-search shard (its session is not found
+    # by the index's search and is rendered again next build), by source file
+    unindexed: list[tuple[Path, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         many = "s" if self.sessions != 1 else ""
@@ -145,6 +150,8 @@ class _Task:
     transform: Transform | None
     source_mark: Mark | None = None
     name: str = ""  # the file's name as the site shows it (secrets redacted)
+    # count the credentials the page holds in clear (a site made without redaction)
+    count_credentials: bool = False
 
 
 def _render_task(task: _Task) -> dict[str, Any]:
@@ -161,8 +168,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
         session = parse_session_bytes(data, path=task.source)  # keeps data for the download
         if task.transform is not None:
             session = task.transform(session)
-        else:  # the page holds the file as it is: what credentials it holds in clear
-            found, _more = likely_secrets(data)
+        if task.count_credentials:  # what the page holds in clear: the file, or its cut copy
+            found, _more = likely_secrets(data if task.transform is None else _text_of(session))
             if found:
                 entry["credentials"] = dict(found)
         row = session_row(session)
@@ -174,7 +181,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
         del html  # (a big page: not kept while the search records are made)
         if entry["error"] is None:
             entry.update(page=page, row=row)
-            _write_search_shard(task, session)
+            if problem := _write_search_shard(task, session):
+                entry["search_error"] = problem
     except (SessionFormatError, OSError) as error:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         entry["error"] = _one_line(text, task.source, task.name)
@@ -185,15 +193,26 @@ def _render_task(task: _Task) -> dict[str, Any]:
     return entry
 
 
-def _write_search_shard(task: _Task, session: Session) -> None:
+def _text_of(session: Session) -> bytes:
+    """A transformed session's text, as its page's download holds it (a copy: never the
+    file's bytes, which hold what the cut left out)."""
+    return session_to_jsonl(session).encode("utf-8", "replace")
+
+
+def _write_search_shard(task: _Task, session: Session) -> str | None:
     """The session's searchable text beside its page (made from the session as the page
-    shows it: a redacted site's is redacted). Best effort: without it the session is not
-    found by the index's text search, and the next build renders it again."""
+    shows it: a redacted site's is redacted); why it could not be written, or None. Best
+    effort: without it the session is not found by the index's text search, the build
+    says why, and the next build renders it again."""
     try:
         records, cut = session_records(session)
         write_shard(Path(task.out_dir), task.sid, shard_bytes(records, cut))
-    except Exception:  # the page is made: the index says one session was not indexed
-        return
+    except OSError as error:  # e.g. .pi-session-search is a file, or read-only
+        where = f"{SEARCH_DIR} in {task.out_dir}"
+        return f"cannot write {where}: {error.strerror}" if error.strerror else str(error)
+    except Exception as error:  # a bug: the page is made all the same
+        return f"{type(error).__name__}: {error}"
+    return None
 
 
 def _write_page(out_dir: Path, page: str, html: str) -> str | None:
@@ -263,6 +282,7 @@ def build_site(
     progress: bool | None = None,
     source_mark: Mark | None = None,
     public_name: Callable[[str], str] | None = None,
+    count_credentials: bool | None = None,
 ) -> SiteReport:
     """Render ``files`` into ``out_dir`` incrementally; the index lists exactly ``files``.
 
@@ -273,6 +293,8 @@ def build_site(
     the published folder confirm a guessed secret against the redacted page.
     ``public_name`` (a redacted site's: secrets out of names) makes a file's name into the
     one its page is named after and the index shows.
+    ``count_credentials``: count the credentials of a known format each page holds in clear
+    (``SiteReport.credentials``); None counts them when there is no ``transform``.
     ``progress``: None shows a bar when stderr is a terminal, True always, False never.
     """
     options = render_options or RenderOptions()
@@ -294,6 +316,7 @@ def build_site(
             progress,
             source_mark,
             public_name or _same_name,
+            transform is None if count_credentials is None else count_credentials,
         )
 
 
@@ -339,6 +362,7 @@ def _build(
     progress: bool | None,
     source_mark: Mark | None,
     public_name: Callable[[str], str],
+    count_credentials: bool,
 ) -> SiteReport:
     """The build itself, under the lock: forget what left, render what changed, list all."""
     started = time.monotonic()
@@ -347,7 +371,9 @@ def _build(
     _forget_removed(state, sources)
     if not state.had_manifest:
         state.write_manifest()  # claim the folder before writing
-    tasks = _plan_tasks(state, sources, force, options, transform, source_mark, public_name)
+    tasks = _plan_tasks(
+        state, sources, force, options, transform, source_mark, public_name, count_credentials
+    )
     jobs = _worker_count(jobs, tasks, transform)
     try:
         _render_pages(state, tasks, jobs, progress)
@@ -422,6 +448,7 @@ def _plan_tasks(
     transform: Transform | None,
     source_mark: Mark | None,
     public_name: Callable[[str], str],
+    count_credentials: bool,
 ) -> list[_Task]:
     """A task per source that changed since its page was rendered (every one with
     ``force``), biggest first; the rest are counted unchanged."""
@@ -439,9 +466,11 @@ def _plan_tasks(
             continue
         name = public_name(Path(source).name)
         stem = _page_stem(entry, name, used, public_name)
-        tasks.append(
-            _Task(sid, source, stem, str(state.out_dir), options, transform, source_mark, name)
+        out_dir = str(state.out_dir)
+        task = _Task(
+            sid, source, stem, out_dir, options, transform, source_mark, name, count_credentials
         )
+        tasks.append(task)
     tasks.sort(key=lambda t: -_size(t.source))  # big first: better balance across workers
     return tasks
 
@@ -511,6 +540,8 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
     else:
         state.report.rendered += 1
         result["row"].update(file=task.name, page=result["page"])
+        if problem := result.get("search_error"):
+            state.report.unindexed.append((Path(task.source), problem))
     state.sessions[task.sid] = result
 
 

@@ -111,7 +111,9 @@ def _valid_entry(entry: Any) -> bool:
         return False
     if page is not None and not (isinstance(page, str) and OWNED_PAGE.match(page)):
         return False
-    return row is None or _valid_row(row)
+    # the row's page becomes the listing's and the text search's links: the entry's own
+    # (checked above) or none, never one a tampered manifest points elsewhere
+    return row is None or (_valid_row(row) and row.get("page") in (None, page))
 
 
 def _valid_row(row: Any) -> bool:

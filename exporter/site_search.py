@@ -340,7 +340,9 @@ def pack_index(out_dir: Path, listed: list[tuple[str, str, str]]) -> SearchIndex
                 continue
             # (the heads may say less than their records hold: the whole is kept in room)
             records, cut_now = _within(records, min(share, SITE_CHARS - chars))
-            out.write((b"," if sessions else b"") + _dumps([page, title, records]))
+            # the title as the listing shows it: a bidi override reorders no heading
+            shown = [page, _line(title), records]
+            out.write((b"," if sessions else b"") + _dumps(shown))
             sessions += 1
             cut += was_cut or cut_now
             count += len(records)

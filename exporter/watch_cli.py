@@ -26,6 +26,7 @@ from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
 from exporter.export_cli import open_in_browser, page_options
 from exporter.formatting import terminal_text
+from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import SessionFormatError, load_session
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
@@ -107,9 +108,9 @@ def watch_command(
             1,
         )
     policy = policy_from_options(**policy_values)
-    prepare = (
-        None if policy_changes_nothing(policy) else functools.partial(_prepared, policy.resolved())
-    )
+    prepare: _LastPrepared | None = None
+    if not policy_changes_nothing(policy):
+        prepare = _LastPrepared(functools.partial(_prepared, policy.resolved()))
     path = session_path(session, demo, sessions_dir, leaf)
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
@@ -137,7 +138,8 @@ def watch_command(
         server.server_close()
         raise
     server.watch = watch
-    credentials = _CredentialWatch(context) if prepare is None else None
+    # a page made without redaction (a cut alone too: its copy holds them) is checked
+    credentials = None if policy.redact else _CredentialWatch(context, prepare)
     server.idle = _looker(watch, until_stdin_closes, credentials)
     _print_warnings(watch)
     if credentials is not None:
@@ -237,24 +239,45 @@ def _looker(
     return look
 
 
+class _LastPrepared:
+    """The policy applied to each version, keeping the copy it made last: what the page
+    shows, which a cut without redaction leaves credentials in."""
+
+    def __init__(self, prepare: Callable[..., tuple[Session, AgentContext | None]]) -> None:
+        self.prepare = prepare
+        self.session: Session | None = None
+
+    def __call__(
+        self, session: Session, context: AgentContext | None
+    ) -> tuple[Session, AgentContext | None]:
+        prepared, context = self.prepare(session, context)
+        self.session = prepared
+        return prepared, context
+
+
 class _CredentialWatch:
     """What `export` says of a page made without redaction, said by `watch` when it
     starts serving, and again only when a new version holds more credentials of a known
     format than were said (a token the agent just printed), never on every version and
-    never with their values."""
+    never with their values. ``cut`` (a policy that cuts but does not redact): its copy is
+    what is counted, not the file."""
 
-    def __init__(self, context: AgentContext | None) -> None:
+    def __init__(self, context: AgentContext | None, cut: _LastPrepared | None = None) -> None:
         told: list[str] = []
         if context is not None:  # every string the cards show, as export scans them
             context.map_text(lambda value, _where: told.append(value) or value)
         self.context = "\n".join(told).encode("utf-8", "replace")
+        self.cut = cut
         self.said = 0
 
     def check(self, path: Path) -> None:
-        try:
-            data = path.read_bytes()
-        except OSError:  # the watch says what is wrong with the file
-            return
+        if self.cut is not None and self.cut.session is not None:
+            data = session_to_jsonl(self.cut.session).encode("utf-8", "replace")
+        else:
+            try:
+                data = path.read_bytes()
+            except OSError:  # the watch says what is wrong with the file
+                return
         found, more = likely_secrets(data + b"\n" + self.context if self.context else data)
         total = sum(found.values())
         if total <= self.said:

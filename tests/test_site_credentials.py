@@ -89,3 +89,20 @@ def test_a_tampered_count_in_the_manifest_is_left_out(sessions: Path, tmp_path: 
     path.write_text(json.dumps(manifest), encoding="utf-8")
     result = build(sessions, site)
     assert warnings(result) == []
+
+
+def test_a_cut_without_redaction_still_says_what_its_pages_hold(
+    sessions: Path, tmp_path: Path
+) -> None:
+    """A cut option alone (--no-thinking) leaves the credentials on the pages: the site
+    says so as a plain build does (review h174/h175: it was silent). What is counted is the
+    cut copy: --no-tool-output takes the tool result that held them, and says nothing."""
+    site = tmp_path / "cut"
+    (line,) = warnings(build(sessions, site, "--no-thinking"))
+    assert "1 page of the site holds 2 credentials" in line
+    pages = list((site / "sessions").rglob("*.html"))
+    assert any(PLANTED_GITHUB in page.read_text(encoding="utf-8") for page in pages)
+    without_output = tmp_path / "no-output"
+    assert warnings(build(sessions, without_output, "--no-tool-output")) == []
+    pages = list((without_output / "sessions").rglob("*.html"))
+    assert pages and not any(PLANTED_GITHUB in p.read_text(encoding="utf-8") for p in pages)

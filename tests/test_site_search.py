@@ -331,6 +331,79 @@ def test_a_search_folder_linked_out_of_the_site_is_refused(tmp_path: Path) -> No
     assert list(outside.iterdir()) == []
 
 
+def test_a_search_folder_that_cannot_be_written_is_said_with_its_reason(tmp_path: Path) -> None:
+    """A file where the search's folder belongs (a sync tool's conflict copy): the pages
+    are made, the report says why their text cannot be searched (review h174/h175: it was
+    silent, and every build rendered every session again with no hint)."""
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    write_session(root, "one", session_lines("s1", "hello"))
+    write_session(root, "two", session_lines("s2", "there"))
+    build(root, site)
+    shutil.rmtree(site / SEARCH_DIR)
+    (site / SEARCH_DIR).write_text("not a folder", encoding="utf-8")
+    report = build(root, site)
+    assert report.rendered == 2 and not report.failed
+    assert sorted(path for path, _ in report.unindexed) == sorted(session_files(root))
+    reasons = {reason for _, reason in report.unindexed}
+    assert reasons == {f"cannot write {SEARCH_DIR} in {site}: File exists"}
+    (site / SEARCH_DIR).unlink()
+    again = build(root, site)
+    assert again.rendered == 2 and again.unindexed == []
+    assert build(root, site).rendered == 0
+
+
+def test_the_cli_says_once_why_the_text_search_misses_sessions(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    write_session(root, "one", session_lines("s1", "hello"))
+    write_session(root, "two", session_lines("s2", "there"))
+    site.mkdir()
+    (site / SEARCH_DIR).write_text("not a folder", encoding="utf-8")
+    args = ["export", "--all", "--sessions-dir", str(root), "-o", str(site)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "text search" in line]
+    assert said == [
+        f"pi-session: warning: the text search cannot find 2 sessions (cannot write "
+        f"{SEARCH_DIR} in {site}: File exists); they are rendered again at the next build"
+    ]
+
+
+def test_a_title_with_a_bidi_override_is_shown_as_signs_in_search_results(
+    tmp_path: Path,
+) -> None:
+    """Every other place on the site shows hidden controls as signs; the search's result
+    headings did not (review h174 F4): a title must not reorder itself there."""
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    write_session(root, "one", session_lines("s1", "rate limit \u202eexe.gnp"))
+    build(root, site)
+    ((_page, title, _records),) = index_of(site)["sessions"]
+    assert "\u202e" not in title and "⟨U+202E⟩" in title, title
+
+
+def test_a_tampered_page_link_in_the_manifest_never_reaches_the_index(tmp_path: Path) -> None:
+    """The manifest comes with the folder, from anywhere: a row whose page is not the
+    entry's own (a protocol-relative link elsewhere) is dropped and its session rendered
+    again, so neither the listing nor the search links there (review h174 F5)."""
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    write_session(root, "one", session_lines("s1", "hello"))
+    build(root, site)
+    path = site / ".pi-session-site.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    for entry in manifest["sessions"].values():
+        entry["row"]["page"] = "//evil.example/x"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    report = build(root, site)
+    assert report.rendered == 1
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert "evil.example" not in html
+    ((page, _title, _records),) = index_of(site)["sessions"]
+    assert page.startswith("sessions/") and (site / page).is_file()
+
+
 # --- in Chromium -----------------------------------------------------------------------------
 
 

@@ -652,3 +652,28 @@ def test_credentials_in_clear_are_said_at_start_and_when_more_come(tmp_path: Pat
         redacted.send_signal(signal.SIGINT)
         _, errors = redacted.communicate(timeout=30)
     assert "in clear" not in errors
+
+
+def test_a_cut_without_redaction_is_checked_on_what_its_page_holds(tmp_path: Path) -> None:
+    """--exclude alone redacts nothing: the page is checked as export checks one (review
+    h174/h175: a cut option silenced the warning), and on the cut copy: the token of the
+    excluded entry is not on the page and is not said; one that comes later is."""
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    hidden = "ghp_" + "Q7mz2" * 7 + "b"
+    shown = "AKIA" + "QYLPMN5HFIQR7XQZ"
+    append(path, user_line("live-0201", load_session(path).leaf_id or "", f"use {hidden}"))
+    process, url = start_watch(str(path), "--exclude", "live-0201", cwd=tmp_path)
+    try:
+        version = served_version(url)
+        append(path, user_line("live-0202", "live-0201", f"aws key {shown}"))
+        wait_for_a_version_after(url, version)
+        page = http_get(url)[1]
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=30)
+    said = [line for line in errors.splitlines() if "in clear" in line]
+    assert said == [
+        "pi-session: warning: the page holds 1 credential of a known format in clear "
+        "(aws-access-key-id); watch --redact serves it redacted",
+    ], errors
+    assert shown.encode() in page and hidden.encode() not in page
