@@ -170,6 +170,19 @@ def _document_text(text: str) -> str:
 # --- the header ---------------------------------------------------------------------------
 
 
+# Pi names a session file <ISO time with dashes>_<session id>.jsonl
+_PI_FILE_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:-\d{1,9})?Z_(.+)\.jsonl")
+
+
+def _parent(path: str, timestamps: bool) -> str:
+    """The session this one was forked from; without timestamps, a Pi file is named by its
+    session id (its name starts with the moment the parent was made)."""
+    named = _PI_FILE_NAME.fullmatch(path.replace("\\", "/").rsplit("/", 1)[-1])
+    if timestamps or named is None:
+        return code_span(path)
+    return f"session {code_span(named.group(1))}"
+
+
 def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> list[str]:
     title = escaped(one_line(session.title, 120)) or "Untitled session"
     when = [
@@ -190,7 +203,7 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         ),
     ]
     if session.header.parent_session:
-        rows.insert(2, ("Forked from", code_span(session.header.parent_session)))
+        rows.insert(2, ("Forked from", _parent(session.header.parent_session, timestamps)))
     facts = [f"- **{name}:** {value}" for name, value in rows]
     out = [f"# {title}", "", *facts, ""]
     if session.labels:

@@ -14,6 +14,7 @@ from exporter.loader import load_session
 from exporter.markdown_doc import session_markdown
 from tests.conftest import FIXTURE_FILES
 
+FILE_TIME = r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d"
 DATETIME = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [+\-−]\d\d:\d\d| UTC[+\-−]?[\d:]*)?"
 
 
@@ -22,6 +23,11 @@ def without_times(document: str) -> str:
     document = re.sub(rf" · {DATETIME}", "", document)  # headings
     document = re.sub(rf" · last activity {DATETIME}", "", document)  # branch facts
     document = re.sub(rf" \({DATETIME}\)", "", document)  # "entry `x` (time) “...”"
+    document = re.sub(  # Pi's name of the parent's file starts with the moment it was made
+        rf"- \*\*Forked from:\*\* `[^`\n]*/{FILE_TIME}[\d-]*Z_([^`/\n]+)\.jsonl`",
+        r"- **Forked from:** session `\1`",
+        document,
+    )
     return re.sub(
         rf"- \*\*Started:\*\* {DATETIME}\n- \*\*Ended:\*\* {DATETIME} \(([^)\n]*)\)",
         r"- **Duration:** \1",
@@ -36,6 +42,8 @@ def test_no_date_or_time_is_left_and_nothing_else_changes(path) -> None:
     plain = session_markdown(session, timestamps=False)
     assert re.findall(DATETIME, timed), "the fixture's document has times to drop"
     assert re.findall(DATETIME, plain) == []  # (a session's own text may hold times)
+    head = plain.split("\n\n## ", 1)[0]  # the facts above the first entry
+    assert re.findall(FILE_TIME, head) == []
     assert plain == without_times(timed)
 
 
