@@ -55,15 +55,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 _ENV_LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
 
 
+_REDACT_HELP = "Replace secrets, the home folder and the user name before anything is written."
+
+
 def policy_options(
     redact_default: bool,
     drop_hidden_default: bool | None = None,
     *,
     report: str | None = "",
+    redact_help: str = _REDACT_HELP,
 ) -> Callable[[F], F]:
     """The shared policy flags; hidden entries are dropped by default whenever redacting is.
     ``report``: what to add to --report's help; None hides it from the help (a command that
-    refuses it still says why when it is given)."""
+    refuses it still says why when it is given). ``redact_help``: --redact's, for a command
+    that writes nothing (search) or serves (watch)."""
     hidden = redact_default if drop_hidden_default is None else drop_hidden_default
     # said where redacting is off by default (publish always redacts: it has no --redact)
     implies = " Implies --redact." if not redact_default else ""
@@ -72,7 +77,7 @@ def policy_options(
             "--redact/--no-redact",
             default=redact_default,
             show_default=True,
-            help="Replace secrets, the home folder and the user name before anything is written.",
+            help=redact_help,
         ),
         click.option(
             "--active-branch-only",

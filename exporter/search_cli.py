@@ -69,7 +69,12 @@ from exporter.workers import results_of
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=0), help="Processes (default or 0: one per CPU)."
 )
-@policy_options(redact_default=False, report=None)
+@policy_options(
+    redact_default=False,
+    report=None,
+    redact_help="Search the copy share would send (secrets, the home folder and the user "
+    "name replaced), not the files; nothing is written.",
+)
 def search_command(
     pattern: str,
     sessions: tuple[str, ...],

@@ -65,7 +65,11 @@ POLL_SECONDS = 0.5
     help="Stop when stdin reaches its end: for a program that starts the watch on a pipe "
     "and wants it gone with itself, however it ends (Pi's /live-html).",
 )
-@policy_options(redact_default=False, report=None)
+@policy_options(
+    redact_default=False,
+    report=None,
+    redact_help="Replace secrets, the home folder and the user name in every version served.",
+)
 @exclude_option
 @agent_context_option
 def watch_command(

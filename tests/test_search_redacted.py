@@ -113,3 +113,11 @@ def test_this_environment_s_secret_values_are_searched_as_removed(
     kept = search(sessions, ENV_VALUE, "--redact", "--no-env-secrets", "-j", "2")[0]
     assert len(kept) == 1  # no detector takes it: only the environment says it is secret
     assert search(sessions, ENV_VALUE, "--redact", "-j", "2")[0] == []
+
+
+def test_the_help_says_search_writes_nothing() -> None:
+    """--redact's help is shared with share and export ("before anything is written");
+    search's says what it searches instead (review h175 F7)."""
+    shown = " ".join(CliRunner().invoke(cli, ["search", "--help"]).output.split())
+    assert "--redact / --no-redact Search the copy share would send" in shown
+    assert "nothing is written" in shown and "before anything is written" not in shown
