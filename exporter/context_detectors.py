@@ -196,7 +196,15 @@ class AssignmentDetector(Detector):
             # `password: Hf2Lm}N0p]Rs7` were skipped, `Tr0ub;4dor3x` lost only its head;
             # but `password: Optional[str]` is a type and `(required)` a note
             end = _word_end(text, match.start(group))
-            if end > after and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end):
+            if (
+                end > after
+                and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end)
+                # code (`password: z.string().min(8),`), unless a NAME=value line's word
+                and not (
+                    _CODE_EXPRESSION.fullmatch(text, match.start(group), end)
+                    and not text[start : match.end("tail")].isupper()
+                )
+            ):
                 value, after, widened = text[match.start(group) : end], end, True
         if not quoted and not in_query and text[after : after + 1] == "&":
             # `&` is part of a password in a .env line (`PASSWORD=Tr0ub4dor&3`), but between
@@ -292,6 +300,7 @@ class AssignmentDetector(Detector):
                 and not text[line_start:start].strip(" \t-")
                 and text[after : after + 1] in ("", "\n", "\r")
                 and value[:1] not in ("!", "&", "*")  # a YAML tag, anchor or alias
+                and not _TYPE_OR_NOTE.fullmatch(value)  # `password: Annotated[` (Python)
             )
         return env_style
 
@@ -753,9 +762,22 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 #: What stops an unquoted value that a .env or YAML password may hold; `&` is the query
 #: parameter rule's (`_AMPERSAND_TAIL`), quotes and spaces always end a value.
 _PUNCTUATION_STOPS = frozenset(")]}=;,")
-# `Optional[str]`, `Record<string, string>` (a type), `(required)`, `[REQUIRED]` (a note)
+# `Optional[str]`, `Record<string, string>`, `typing.Optional[_PKCS12_TYPES]` (a type: its
+# brackets open on a name, never on a digit: `Secret[2024]` is a password), `(required)`,
+# `[REQUIRED]` (a note), or a type opening lines (`Annotated[`, `Dict[`)
 _TYPE_OR_NOTE = re.compile(
-    r"[A-Za-z_][A-Za-z_.]*[\[<][A-Za-z_.\[\]<>, |]*[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
+    r"[A-Za-z_][A-Za-z_.]*[\[<][A-Za-z_][\w.\[\]<>, |]*[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
+    r"|(?:[a-z_]+\.)*[A-Z][a-z]+(?:[A-Z][a-z]+)*\["
+)
+# Code in an object literal or a call's keywords, not a config line's word: a whole call
+# chain on a lower-case dotted name (`z.string().min(8)`, `hashlib.sha256(data).hexdigest()`,
+# `reader.readStringNT()`) or an index of a lower-case name (`certs[0][2]`, `match[2]`), and
+# nothing after it; `Hello.World(1)`, `a.b(c)Q9z!`, `Mypass[1]!`, `s3cr3t[1]` are passwords
+_CALL = r"\((?:[^()\n]|\([^()\n]*\)){0,200}\)"
+_MEMBER = r"\.[a-z_$][\w$]{0,63}"
+_CODE_EXPRESSION = re.compile(
+    rf"[a-z_$][A-Za-z_$]{{0,63}}(?:{_MEMBER})+{_CALL}(?:{_MEMBER}{_CALL})*[,;]?"
+    rf"|[a-z_$][A-Za-z_$]{{0,63}}(?:{_MEMBER})*(?:\[[0-9]{{1,4}}\])+[,;]?"
 )
 # `,NAME=` or `;NAME=`: the next assignment of a line (`API_KEY=x,SECRET_KEY=y`)
 _NEXT_ASSIGNMENT = re.compile(r"[,;][ \t]*[A-Za-z_][\w.\-]{0,63}[ \t]*=")

@@ -23,6 +23,10 @@ _FILE_SUFFIXES = frozenset((
     "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "js", "mjs", "cjs", "ts", "tsx", "jsx",
     "rb", "java", "kt", "css", "scss", "html", "htm", "json", "yaml", "yml", "toml", "txt",
     "lock", "log", "wasm", "dylib", "dll", "exe", "gz", "tar",
+    # more images, fonts, media and packages (logo@2x.avif, pkg@1.2.3.tgz); not the ones
+    # that are top-level domains too (zip, mov): kim@studio.mov is an address
+    "avif", "heic", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4",
+    "webm", "wav", "pdf", "tgz", "whl", "jar", "deb", "rpm",
 ))  # fmt: skip
 # addresses that name nobody: placeholders, machines, and git's own
 _NOBODY = re.compile(  # the whole local part, or the whole domain (graeme@, birgit@ are people)

@@ -93,6 +93,18 @@ def _described(value: str) -> bool:
     return all(part in _CRYPTO_WORDS or part.isdigit() for part in parts)
 
 
+#: A host and its port where a secret would be said: "the token is db.example.com:5432",
+#: "the password is redis.internal:6379", "localhost:8080". Only with its port, lower case:
+#: `Summer2024.Beach`, `P@ssw0rd.com`, `x7Gk2pQ9.zLmNoP` are the passwords people pick
+_HOST = re.compile(r"(?:[a-z0-9\-]{1,63}\.){1,8}[a-z]{2,24}:[0-9]{1,5}|localhost:[0-9]{1,5}")
+
+#: A digest named by its algorithm (`sha256:0d17b5…`, npm's `sha512-xs1b…`): a hash of
+#: something, said where a secret would be; the whole value hex or base64 after the name
+_DIGEST = re.compile(
+    r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|sha3-(?:256|512))[:\-]"
+    r"(?:[0-9a-f]{32,128}|[A-Za-z0-9+/]{40,100}={0,2})"
+)
+
 _PASS_THROUGH = re.compile(r"[ \t\\\r\n]*(?:tr|head|tail|cat|tee|base64|sed)\b")
 
 
@@ -898,6 +910,25 @@ class TableRowDetector(Detector):
                 yield match.span("v")
 
 
+#: What another language says a password is like, an adjective glued on with a hyphen:
+#: "8-stellig", "SHA256-gehasht", "UTF-8-kodiert", "2FA-geschützt" (lowercase letters after
+#: the last hyphen; English ones are `_DESCRIPTION`'s)
+_FOREIGN_ADJECTIVE = re.compile(r"[^\W\d_]{4,}[.,;:?!)\]]*")
+
+
+def _foreign_description(value: str) -> bool:
+    """A description said in another language ("das Passwort ist 8-stellig"), no value:
+    what comes before the adjective is a number or a name in capitals (`SHA256`, `UTF-8`,
+    `2FA`), never a word (`Sommer2024-strand` is a password)."""
+    head, dash, tail = value.rpartition("-")
+    return (
+        bool(dash and head)
+        and not any(char.islower() for char in head)
+        and tail[:1].islower()
+        and bool(_FOREIGN_ADJECTIVE.fullmatch(tail))
+    )
+
+
 #: "Password" in the languages of Europe and around it, lowercase, with and without accents
 #: (a German compound ends in it: Datenbankpasswort): the names, and what a sentence says.
 #: Not Italian "parola" (a word).
@@ -924,7 +955,15 @@ _FOREIGN_COPULAS = (
 # ("the token for each request is ...") has to say a value that looks like one to count
 _ENGLISH_QUALIFIER = (
     r"[ \t]+(?:for|of|on|to)(?:[ \t]+(?:the|my|our|your|this|that|an?))?"
-    r"[ \t]+[a-z0-9][\w.@\-]{0,31}(?:[ \t]+(?!is\b|was\b)[a-z0-9][\w.@\-]{0,31})?"
+    r"[ \t]+[a-z0-9][\w.@\-]{0,31}(?::[0-9]{1,5})?"
+    r"(?:[ \t]+(?!is\b|was\b)[a-z0-9][\w.@\-]{0,31}(?::[0-9]{1,5})?)?"
+)
+#: "is" as a sentence says it before a password: "is now", "is still", "will be", "has
+#: been reset to" (every blank bounded, so runs of blanks stay linear)
+_ENGLISH_IS = (
+    r"(?:is|was|(?:has|had)[ \t]{1,8}been|(?:will|should)[ \t]{1,8}be)"
+    r"(?:[ \t]{1,8}(?:now|still|just|simply"
+    r"|(?:set|changed|reset|updated)[ \t]{1,8}to))?"
 )
 _FOREIGN_QUALIFIER = (
     r"[ \t]+(?:für|fuer|von|des|der|de|du|pour|para|del|da|do|per|för|til|for|av|dla|для|от)"
@@ -978,7 +1017,7 @@ class ProseSecretDetector(Detector):
         r"|token|secret)(?:`|\*\*|[\"'])?"
         # "is" (Italian "è"), after what it is for ("the password for the DB is X"); or a
         # colon after that ("password for root: X"; "password: X" is an assignment's)
-        rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]+(?:is|was|è|era)(?:[ \t]+(?:now|set[ \t]+to))?"
+        rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]+(?:{_ENGLISH_IS}|è|era)"
         # one way through a run of blanks: "[ \t]*:?[ \t]+" split long runs every way
         r"(?:[ \t]*:)?[ \t\r\n]+"
         rf"|{_ENGLISH_QUALIFIER}[ \t]*:[ \t]+)"
@@ -1030,22 +1069,31 @@ class ProseSecretDetector(Detector):
                     continue  # "the password C0mplexity! rule": a rule's name, not a value
                 yield from self._value(text, match, "password")
         # (a text that is not all ASCII may come here for the CJK words alone)
-        said = any(verb in lower for verb in (" is", " was", " è")) or (
+        said = any(verb in lower for verb in (" is", " was", " è", " be")) or (
             ":" in lower and any(f" {word} " in lower for word in ("for", "of", "on", "to"))
         )
         if said and (text.isascii() or any(word in lower for word in self.lower_triggers)):
             for match in self._said.finditer(lower):
                 name = self._name(lower, match.start("word"), match["word"].replace(" ", "_"))
                 yield from self._value(text, match, name)
-        foreign = self._foreign_word.search(lower)
+        foreign = self._foreign_word.search(lower)  # (one search: long texts cost it)
         if foreign is not None:
-            for match in self._said_foreign.finditer(lower, foreign.start()):
-                yield from self._value(text, match, "password")
+            yield from self._said_in_foreign(text, lower, foreign.start())
         first = None if text.isascii() else self._cjk_word.search(lower)
         if first is not None:
             # (from a little before the word: "apiキー" and "api 키" are names it ends)
-            for match in self._said_cjk.finditer(lower, max(0, first.start() - 8)):
-                yield from self._value(text, match, self._cjk_names[match["word"]])
+            yield from self._said_in_cjk(text, lower, max(0, first.start() - 8))
+
+    def _said_in_foreign(self, text: str, lower: str, at: int) -> Iterator[Span]:
+        """What a European language's sentence says a password is, from ``at``."""
+        for match in self._said_foreign.finditer(lower, at):
+            if not _foreign_description(text[match.start("v") : match.end("v")]):
+                yield from self._value(text, match, "password")
+
+    def _said_in_cjk(self, text: str, lower: str, at: int) -> Iterator[Span]:
+        """What a Chinese, Japanese or Korean sentence says a secret is, from ``at``."""
+        for match in self._said_cjk.finditer(lower, at):
+            yield from self._value(text, match, self._cjk_names[match["word"]])
 
     def _value(self, text: str, match: re.Match[str], name: str) -> Iterator[Span]:
         """The said value, if it is one: letters and digits, written out, not described."""
@@ -1064,6 +1112,8 @@ class ProseSecretDetector(Detector):
             and not _described(value)
             and name_strength(name) is not None
             and _literal(value)
+            and not _HOST.fullmatch(value)
+            and not _DIGEST.fullmatch(value)
             and is_secret_assignment(name, value, quoted=True, env_style=False)
         ):
             yield start, end
@@ -1095,28 +1145,95 @@ class ProsePasswordDetector(ProseSecretDetector):
     with a digit): "the password is hunter2", "my password is: dr4gon!", "use password
     `abc123x`". Five characters and more after a password's name and "is"/"was" (or a
     quote), mixing letters with digits or symbols, six digits and more (a PIN), or in quotes
-    letters with a capital inside (`LetMeIn`). Prose stays: a word ("wrong", "required"),
-    a name ("PASSWORD_ENV", "config.db.password"), a path, a size ("12chars"), a
-    description ("UTF-8", "SHA256-hashed"). One rule's name, so it reports as the prose rule."""
+    letters with a capital inside (`LetMeIn`). Also "is still X", "will be X", "set the
+    password to X", "log in with password X", and in other languages ("das Passwort ist
+    X", "密码是X"). Prose stays: a word ("wrong", "required"), a name ("PASSWORD_ENV",
+    "config.db.password"), a path, a size ("12chars"), a description ("UTF-8",
+    "SHA256-hashed", "8-stellig"), a host with its port (`db.example.com:5432`).
+    One rule's name, so it reports as the prose rule."""
 
     # the name, then "is"/"was" (after what it is for), a colon after what it is for, or a
     # quote; every run of blanks bounded, so "password is" and blanks repeated stay linear
     _short = re.compile(
         r"(?:password|passphrase|passwd|passcode)(?:`|\*\*|[\"'])?"
-        rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]{{1,8}}(?:is|was)"
-        r"(?:[ \t]{1,8}(?:now|set[ \t]{1,8}to))?(?:[ \t]{0,8}:)?[ \t]{1,8}"
+        rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]{{1,8}}{_ENGLISH_IS}(?:[ \t]{{0,8}}:)?[ \t]{{1,8}}"
+        # "set the password to X" (a verb before it, `_set_to`)
+        r"|[ \t]{1,8}(?P<to>to)[ \t]{1,8}"
         rf"|{_ENGLISH_QUALIFIER}[ \t]{{0,8}}:[ \t]{{1,8}}"
-        r"|[ \t]{1,8}(?=[\"'`]))"
+        r"|[ \t]{1,8}(?=[\"'`])"
+        # "log in with password X", "use the admin password X" (a verb before it, `_use`)
+        r"|(?P<plain>[ \t]{1,8}))"
         r"(?P<open>\*{1,2}|[\"'`(]?)(?P<v>[^\s\"'`*()]{5,64})"
+    )
+    # a verb that sets the password, just before "password to X": "set the password to X",
+    # "changed my root password to X" (not "the password to the server")
+    _set_to = re.compile(
+        r"\b(?:set|sets|setting|change|changes|changed|changing|reset|resets|resetting|update"
+        r"|updates|updated|updating)[ \t]{1,8}(?:(?:the|my|your|our|its|their|his|her|a|an)"
+        r"[ \t]{1,8})?(?:[\w.@\-]{1,32}[ \t]{1,8})?(?:[\w\-]{0,32})\Z"
+    )
+    # a verb that uses the password, just before "password X": "log in with password X",
+    # "use the root password X", "enter password X" (not "password X" alone: a heading, a
+    # field's label, "password hashing")
+    _use = re.compile(
+        r"\b(?:use|uses|using|used|with|try|tried|enter|entered|type|typed)[ \t]{1,8}"
+        r"(?:(?:the|a|my|your|our|its|their)[ \t]{1,8})?(?:[\w.@\-]{1,32}[ \t]{1,8})?"
+        r"(?:[\w\-]{0,32})\Z"
+    )
+    # the same said in another language ("das Passwort ist X", "le mot de passe est X", "la
+    # contraseña es X", "пароль — X"), five characters and more; every blank run bounded
+    _short_foreign = re.compile(
+        r"(?:" + "|".join(_FOREIGN_PASSWORD_WORDS) + r")"
+        rf"(?:{_FOREIGN_QUALIFIER})?(?:\*\*|__)?"
+        r"(?:[ \t\u00a0\u202f]{1,8}(?:" + "|".join(_FOREIGN_COPULAS) + r")"
+        r"(?:[ \t\u00a0\u202f]{0,8}[:：])?|[ \t\u00a0\u202f]{0,8}[:：])(?:\*\*|__)?"
+        r"[ \t\u00a0\u202f]{1,8}(?P<open>[\"'`«„“(]?)(?P<v>[^\s\"'`*()«»„“”]{5,64})"
+    )
+    # and in Chinese, Japanese, Korean: パスワードは hunter2, 密码是hunter2, 비밀번호는 hunter2
+    _short_cjk = re.compile(
+        r"(?:密码|密碼|口令|パスワード|비밀번호|암호)"
+        r"[ \t]{0,8}(?:是|为|為|は|が|는|은|이|가|[:：=])[ \t]{0,8}(?:[:：][ \t]{0,8})?"
+        r"(?P<open>[「『“\"'`(（]?)"
+        r"(?P<v>[^\s\"'`*()「」『』“”\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{5,64})"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         yield from super().find(text, lower)
         if "pass" in lower:
-            for match in self._short.finditer(lower):
-                span = self._short_value(text, lower, match)
+            # (a match turned down resumes at its value: in "Password password is X" the
+            # first "value" is the next sentence's name)
+            match = self._short.search(lower)
+            while match is not None:
+                span = None
+                if match["to"] is not None and not self._set_to.search(
+                    lower, max(0, match.start() - 80), match.start()
+                ):
+                    pass  # "the password to the server": no verb sets it
+                elif match["plain"] is not None and not self._use.search(
+                    lower, max(0, match.start() - 80), match.start()
+                ):
+                    pass  # "password X" with no verb that uses it
+                else:
+                    span = self._short_value(text, lower, match)
                 if span is not None:
                     yield span
+                match = self._short.search(lower, match.end() if span else match.start("v"))
+
+    def _said_in_foreign(self, text: str, lower: str, at: int) -> Iterator[Span]:
+        yield from super()._said_in_foreign(text, lower, at)
+        for match in self._short_foreign.finditer(lower, at):
+            if _foreign_description(text[match.start("v") : match.end("v")]):
+                continue
+            span = self._short_value(text, lower, match)
+            if span is not None:
+                yield span
+
+    def _said_in_cjk(self, text: str, lower: str, at: int) -> Iterator[Span]:
+        yield from super()._said_in_cjk(text, lower, at)
+        for match in self._short_cjk.finditer(lower, at):
+            span = self._short_value(text, lower, match)
+            if span is not None:
+                yield span
 
     def _short_value(self, text: str, lower: str, match: re.Match[str]) -> Span | None:
         """The said value's span, if it is a password, not a word of the sentence."""
