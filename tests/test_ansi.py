@@ -285,6 +285,25 @@ def test_a_page_shows_coloured_bash_output(tmp_path: Path) -> None:
     assert row.text == "[bash: pytest] result \u2192 error"
 
 
+def test_a_users_shell_command_shows_its_colours_too(tmp_path: Path) -> None:
+    """A `!` command (bashExecution) is folded as a bash call's output is, colours and all
+    (review h174: they were dropped there, kept for the agent's calls)."""
+    header = {"type": "session", "version": 3, "id": "ansi-bang", "cwd": "/p",
+              "timestamp": "2025-01-01T00:00:00Z"}  # fmt: skip
+    bang = {
+        "type": "message", "id": "b1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+        "message": {"role": "bashExecution", "command": "pytest", "output": PYTEST_OUTPUT,
+                    "exitCode": 1, "cancelled": False, "truncated": False, "timestamp": 1},
+    }  # fmt: skip
+    path = tmp_path / "bang.jsonl"
+    path.write_text(json.dumps(header) + "\n" + json.dumps(bang) + "\n", encoding="utf-8")
+    page = render_session(load_session(path))
+    assert '<span class="af1 a1">FAIL</span> tests/test_x.py::test_a' in page
+    assert '<span class="af1 a1">=== 1 failed in 0.1s ===</span>' in page
+    assert "<script>alert" not in page and "\u241b[31m" not in page
+    assert ansi_css() in page
+
+
 def test_the_colour_style_is_inlined_and_allowed_only_where_used(tmp_path: Path) -> None:
     """static/ansi.css rides in the page's <style> (its hash covers it) on a page with
     colour, and nowhere else; no element of either page has a style attribute."""

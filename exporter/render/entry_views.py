@@ -142,7 +142,8 @@ def _message(
     elif role == "bashExecution":
         view.kind = "bashExecution"
         view.html, command_rest = fold_command(entry.command)
-        output = fold_text(terminal_text(entry.output), 12, tail=True)
+        # (a user's `!` command: its colours shown as a bash call's are)
+        output = fold_text(terminal_text(entry.output), 12, tail=True, ansi=True)
         view.parts = [Part("output", html=None)]
         view.parts[0].tool = ToolView(
             call_id="", name="bash", kind="bashExecution", output=output, command_rest=command_rest
