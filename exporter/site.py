@@ -168,8 +168,10 @@ def _render_task(task: _Task) -> dict[str, Any]:
         session = parse_session_bytes(data, path=task.source)  # keeps data for the download
         if task.transform is not None:
             session = task.transform(session)
-        if task.count_credentials:  # what the page holds in clear: the file, or its cut copy
-            found, _more = likely_secrets(data if task.transform is None else _text_of(session))
+        if task.count_credentials:  # what the page holds in clear: the file as it is, or
+            # the session written out (a cut copy; a Claude Code one with its sub-agents)
+            source = session.source_data
+            found, _more = likely_secrets(source if source is not None else _text_of(session))
             if found:
                 entry["credentials"] = dict(found)
         row = session_row(session)
@@ -194,8 +196,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
 
 
 def _text_of(session: Session) -> bytes:
-    """A transformed session's text, as its page's download holds it (a copy: never the
-    file's bytes, which hold what the cut left out)."""
+    """A session's text as its page's download holds it: a copy's (never the file's bytes,
+    which hold what the cut left out), or one read from several files."""
     return session_to_jsonl(session).encode("utf-8", "replace")
 
 

@@ -22,6 +22,7 @@ from exporter.agent_context import (
     read_agent_context,
     redact_agent_context,
 )
+from exporter.claude_code import sub_agent_files
 from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
 from exporter.export_cli import open_in_browser, page_options
@@ -278,8 +279,8 @@ class _CredentialWatch:
         if self.cut is not None and self.cut.session is not None:
             data = session_to_jsonl(self.cut.session).encode("utf-8", "replace")
         else:
-            try:
-                data = path.read_bytes()
+            try:  # the file, and the sub-agents' transcripts a Claude Code page shows too
+                data = b"\n".join(file.read_bytes() for file in [path, *sub_agent_files(path)])
             except OSError:  # the watch says what is wrong with the file
                 return
         found, more = likely_secrets(data + b"\n" + self.context if self.context else data)

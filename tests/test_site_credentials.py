@@ -106,3 +106,29 @@ def test_a_cut_without_redaction_still_says_what_its_pages_hold(
     assert warnings(build(sessions, without_output, "--no-tool-output")) == []
     pages = list((without_output / "sessions").rglob("*.html"))
     assert pages and not any(PLANTED_GITHUB in p.read_text(encoding="utf-8") for p in pages)
+
+
+def sub_agent_with_token(folder: Path) -> Path:
+    """A Claude Code session whose sub-agent's transcript (only) holds a token."""
+    from tests.claude_code_corpus import sub_agent_session
+
+    path = sub_agent_session(folder)
+    agent = path.parent / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
+    text = agent.read_text(encoding="utf-8")
+    agent.write_text(text.replace("tests/a.py", f"tests/a.py {PLANTED_GITHUB}"), encoding="utf-8")
+    assert PLANTED_GITHUB in agent.read_text(encoding="utf-8")
+    assert PLANTED_GITHUB not in path.read_text(encoding="utf-8")
+    return path
+
+
+def test_a_claude_code_sub_agents_credentials_are_counted(tmp_path: Path) -> None:
+    """The page shows the sub-agents' transcripts: what they hold is counted too (the
+    session's own file was all that was read)."""
+    from exporter.site import build_site
+
+    path = sub_agent_with_token(tmp_path / "cc")
+    site = tmp_path / "site"
+    report = build_site([path], site, jobs=1, progress=False, count_credentials=True)
+    assert report.credential_pages == 1 and report.credentials == {"github-token": 1}
+    (page,) = (site / "sessions").rglob("*.html")
+    assert PLANTED_GITHUB in page.read_text(encoding="utf-8")

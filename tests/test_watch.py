@@ -677,3 +677,18 @@ def test_a_cut_without_redaction_is_checked_on_what_its_page_holds(tmp_path: Pat
         "(aws-access-key-id); watch --redact serves it redacted",
     ], errors
     assert shown.encode() in page and hidden.encode() not in page
+
+
+def test_a_claude_code_sub_agents_credentials_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The watched page shows a Claude Code session's sub-agents: their transcripts are
+    checked with the session's file (only the file was)."""
+    from exporter.watch_cli import _CredentialWatch
+    from tests.test_site_credentials import PLANTED_GITHUB, sub_agent_with_token
+
+    path = sub_agent_with_token(tmp_path)
+    _CredentialWatch(None).check(path)
+    said = capsys.readouterr().err
+    assert "the page holds 1 credential of a known format in clear (github-token)" in said
+    assert PLANTED_GITHUB not in said
