@@ -247,19 +247,37 @@
   // the DOM alone; where a browser lacks them, nothing is marked.
   var canMark = !!(window.CSS && CSS.highlights && window.Highlight);
   var MAX_MARKS = 5000, markedRows = [], markedEntry = null;
+  // A word split over several text nodes (a highlighted token's parts, a colour change
+  // inside it) is read as the run of text it is on screen: the nodes of one block, joined.
+  var INLINE = /^(SPAN|A|CODE|EM|STRONG|B|I|S|U|DEL|INS|SUB|SUP|KBD|SAMP|VAR|MARK|SMALL|Q|CITE|ABBR)$/;
+  function blockOf(node) {
+    var el = node.parentElement;
+    while (el && INLINE.test(el.tagName)) el = el.parentElement;
+    return el;
+  }
   function termRanges(walker, terms, into, limit) {
-    var node;
-    while ((node = walker.nextNode()) && into.length < limit) {
-      var text = fold(node.data);
-      if (text.length !== node.data.length) continue;  // lowercasing moved the offsets
+    var nodes = [], starts = [], run = "", block = null, node;
+    function flush() {
       terms.forEach(function (term) {
-        for (var at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
-          var range = new Range();
-          range.setStart(node, at); range.setEnd(node, at + term.length);
+        for (var at = run.indexOf(term), n = 0; at !== -1 && into.length < limit; at = run.indexOf(term, at + term.length)) {
+          var end = at + term.length, range = new Range();
+          while (starts[n + 1] <= at) n++;  // the node the match starts in
+          var m = n;
+          while (starts[m + 1] < end) m++;  // and the one it ends in
+          range.setStart(nodes[n], at - starts[n]); range.setEnd(nodes[m], end - starts[m]);
           into.push(range);
         }
       });
+      nodes = []; starts = []; run = "";
     }
+    while ((node = walker.nextNode()) && into.length < limit) {
+      var text = fold(node.data), here = blockOf(node);
+      if (here !== block || text.length !== node.data.length) flush();
+      block = here;
+      if (text.length !== node.data.length) continue;  // lowercasing moved the offsets
+      nodes.push(node); starts.push(run.length); run += text;
+    }
+    flush();
   }
   // Whether a term the row's words hold is shown only past the row's ellipsis (or under
   // its "in text" cue): the row then reads as a hit with nothing that matched.

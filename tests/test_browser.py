@@ -3652,6 +3652,47 @@ def test_search_folds_dotted_capital_i(view: Viewer, page_server: PageServer) ->
     clean(view)
 
 
+def test_search_marks_a_word_split_over_highlighted_or_coloured_parts(
+    view: Viewer, page_server: PageServer
+) -> None:
+    """Pygments writes `force=True` as a text and a span, and a colour change may fall
+    inside a word: such a match was found (the row matched) but never marked."""
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "pytest"}}
+    fence = "Try this:\n\n```python\nstore.reload_all(force=True)\n```\n"
+    coloured = "\x1b[31mFAIL\x1b[0mED: 1 \x1b[1mtest\x1b[0m"
+    records = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/"},
+        {"type": "message", "id": "a1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": fence}, call],
+                     "stopReason": "toolUse", "provider": "p", "model": "m"}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2025-01-01T00:00:02Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": coloured}], "isError": True}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(r) for r in records).encode("utf-8")
+    html = render_session(parse_session_bytes(data))
+    assert "store.reload_all(force=<span class=kc>True</span>)" in html  # split indeed
+    assert '<span class="af1">FAIL</span>ED' in html
+    page = view.open(page_server.publish("split-words.html", html))
+    marked_in = """(id) => [...CSS.highlights.get('search-terms')]
+        .filter(r => r.startContainer.parentElement.closest('[data-entry-id]')?.id === id)
+        .map(r => r.toString())"""
+    for term, entry, shown in (
+        ("force=true", "a1", "force=True"),
+        ("failed", "r1", "FAILED"),
+        ('"failed: 1 test"', "r1", "FAILED: 1 test"),
+    ):
+        page.fill("#tree-search", term)
+        page.wait_for_timeout(200)
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(200)
+        anchor = page.evaluate(f"document.querySelector('[data-entry-id=\"{entry}\"]').id")
+        assert page.evaluate(marked_in, anchor) == [shown], term
+        page.keyboard.press("Escape")
+    clean(view)
+
+
 def test_search_looks_at_the_session_not_the_pages_labels(
     view: Viewer, published: dict[str, str]
 ) -> None:
