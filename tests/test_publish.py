@@ -30,7 +30,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from exporter.cli import LAZY_COMMANDS, cli
+from exporter.cli import cli
 from exporter.discover import encode_cwd
 from exporter.loader import load_session, parse_session_bytes
 from exporter.publish import hub_commits, hub_repo
@@ -41,7 +41,7 @@ from exporter.usage import compute_stats
 from tests.browser_util import CLAUDE_CODE_PATH, CODEX_PATH, embedded_jsonl, fixture_path
 from tests.claude_code_corpus import sub_agent_session
 from tests.conftest import REPO, GeneratedSessions, time_limit
-from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture
+from tests.fakes.hub import READ_TOKEN, TOKEN, Account, FakeHub, fake_hub_fixture, isolate_hub
 from tests.fakes.hub import git_oid as fake_oid
 
 __all__ = ["fake_hub_fixture"]
@@ -54,38 +54,7 @@ COMMAND = ("exporter.publish_cli", "publish_command")
 
 @pytest.fixture(autouse=True)
 def hub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Isolated HF home and cache, no telemetry or offline mode, no DNS except loopback."""
-    import huggingface_hub.constants as hf_constants
-
-    home = tmp_path / "hf-home"
-    home.mkdir()
-    for name, value in {
-        "HF_HOME": str(home),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),  # the local publish key
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-        "NO_PROXY": "127.0.0.1,localhost",
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in (
-        "HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT",
-        "PI_SESSION_PUBLISH_KEY",
-    ):  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(hf_constants, "HF_HUB_DISABLE_TELEMETRY", True)
-    monkeypatch.setattr(hf_constants, "HF_TOKEN_PATH", str(home / "token"))
-    monkeypatch.setattr(hf_constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
-    monkeypatch.setitem(LAZY_COMMANDS, "publish", COMMAND)
-    real = socket.getaddrinfo
-
-    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in ("127.0.0.1", "localhost", "::1", None):
-            raise OSError(f"test tried to reach {host}")
-        return real(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", loopback_only)
+    isolate_hub(monkeypatch, tmp_path)
 
 
 @dataclass

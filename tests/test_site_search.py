@@ -24,7 +24,7 @@ from exporter.loader import load_session, parse_session_bytes
 from exporter.site import SiteError, build_site, source_id
 from exporter.site_manifest import SEARCH_DIR
 from tests.conftest import FIXTURE_FILES
-from tests.fakes.hub import fake_hub_fixture
+from tests.fakes.hub import fake_hub_fixture, isolate_hub
 from tests.page_anchors import anchor_for
 from tests.test_site_browser import Tab, tab_fixture
 
@@ -553,40 +553,7 @@ def test_without_javascript_the_index_is_as_before(fixtures_site: Path, pw_brows
 
 @pytest.fixture
 def hub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """As tests/test_publish.py's: an isolated HF home and cache, loopback only."""
-    import socket
-
-    import huggingface_hub.constants as hf_constants
-
-    from exporter.cli import LAZY_COMMANDS
-
-    home = tmp_path / "hf-home"
-    home.mkdir()
-    for name, value in {
-        "HF_HOME": str(home),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-        "NO_PROXY": "127.0.0.1,localhost",
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in ("HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("PI_SESSION_PUBLISH_KEY", raising=False)
-    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(hf_constants, "HF_HUB_DISABLE_TELEMETRY", True)
-    monkeypatch.setattr(hf_constants, "HF_TOKEN_PATH", str(home / "token"))
-    monkeypatch.setattr(hf_constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
-    monkeypatch.setitem(LAZY_COMMANDS, "publish", ("exporter.publish_cli", "publish_command"))
-    real = socket.getaddrinfo
-
-    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in ("127.0.0.1", "localhost", "::1", None):
-            raise OSError(f"test tried to reach {host}")
-        return real(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", loopback_only)
+    isolate_hub(monkeypatch, tmp_path)
 
 
 def test_a_published_site_searches_the_redacted_text_only(

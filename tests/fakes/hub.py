@@ -29,6 +29,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -37,7 +38,16 @@ import yaml
 
 from tests.fakes.loopback import LoopbackFake, QuietHandler
 
-__all__ = ["READ_TOKEN", "TOKEN", "Account", "Failure", "FakeHub", "fake_hub_fixture", "git_oid"]
+__all__ = [
+    "READ_TOKEN",
+    "TOKEN",
+    "Account",
+    "Failure",
+    "FakeHub",
+    "fake_hub_fixture",
+    "git_oid",
+    "isolate_hub",
+]
 
 TOKEN = "hf_fakewritetoken0123456789abcdefgh"
 READ_TOKEN = "hf_fakereadtoken0123456789abcdefghi"
@@ -523,3 +533,41 @@ def fake_hub_fixture() -> Iterator[FakeHub]:
     """A running FakeHub per test (import ``fake_hub_fixture`` into a test module)."""
     with FakeHub() as fake:
         yield fake
+
+
+def isolate_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An isolated HF home and cache, no telemetry or offline mode, the `publish` command
+    loadable, and no DNS but loopback: a test reaches only its fake."""
+    import huggingface_hub.constants as hf_constants
+
+    from exporter.cli import LAZY_COMMANDS
+
+    home = tmp_path / "hf-home"
+    home.mkdir()
+    for name, value in {
+        "HF_HOME": str(home),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),  # the local publish key
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in (
+        "HF_HUB_OFFLINE", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT",
+        "PI_SESSION_PUBLISH_KEY",
+    ):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hf_constants, "HF_HUB_DISABLE_TELEMETRY", True)
+    monkeypatch.setattr(hf_constants, "HF_TOKEN_PATH", str(home / "token"))
+    monkeypatch.setattr(hf_constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
+    monkeypatch.setitem(LAZY_COMMANDS, "publish", ("exporter.publish_cli", "publish_command"))
+    real = socket.getaddrinfo
+
+    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in ("127.0.0.1", "localhost", "::1", None):
+            raise OSError(f"test tried to reach {host}")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", loopback_only)
