@@ -972,6 +972,23 @@ _FOREIGN_QUALIFIER = (
 )
 
 
+def _foreign_statement(word: str, some: str, few: str, value: str) -> re.Pattern[str]:
+    """A European language's "the password (for X) is: V" (Passwort ist, mot de passe est,
+    contraseña es, пароль —), or the name and a colon: ``word`` wraps the names' group,
+    ``some``/``few`` quantify the blank runs before and around "is" and the colon, and
+    ``value`` is what follows (blanks, a quote, the value's group ``v``)."""
+    blank = "[ \\t\\u00a0\\u202f]"
+    return re.compile(
+        word.format("|".join(_FOREIGN_PASSWORD_WORDS))
+        + rf"(?:{_FOREIGN_QUALIFIER})?(?:\*\*|__)?"
+        + rf"(?:{blank}{some}(?:"
+        + "|".join(_FOREIGN_COPULAS)
+        + ")"
+        + rf"(?:{blank}{few}[:：])?|{blank}{few}[:：])(?:\*\*|__)?"
+        + value
+    )
+
+
 #: The nouns that, right after "password X", make X the name of a thing about passwords (a
 #: rule, a flow, a page of docs), not a password: "the password C0mplexity! rule requires…"
 _ABOUT_PASSWORD_NOUNS = frozenset((
@@ -1026,12 +1043,11 @@ class ProseSecretDetector(Detector):
     # Passwort: X, le mot de passe est X, la contraseña es X, пароль: X; the name, then "is"
     # in its language or a colon (a name alone before a word is a sentence going on)
     _foreign_word = re.compile("|".join(_FOREIGN_PASSWORD_WORDS))
-    _said_foreign = re.compile(
-        r"(?P<word>" + "|".join(_FOREIGN_PASSWORD_WORDS) + r")"
-        rf"(?:{_FOREIGN_QUALIFIER})?(?:\*\*|__)?"
-        r"(?:[ \t\u00a0\u202f]+(?:" + "|".join(_FOREIGN_COPULAS) + r")"
-        r"(?:[ \t\u00a0\u202f]*[:：])?|[ \t\u00a0\u202f]*[:：])(?:\*\*|__)?"
-        r"[ \t\u00a0\u202f]*[\"'`«„“(]?[ \t\u00a0\u202f]?(?P<v>[^\s\"'`*()«»„“”]{8,256})"
+    _said_foreign = _foreign_statement(
+        "(?P<word>{})",
+        "+",
+        "*",
+        r"[ \t\u00a0\u202f]*[\"'`«„“(]?[ \t\u00a0\u202f]?(?P<v>[^\s\"'`*()«»„“”]{8,256})",
     )
     # "login ok with password pa55w0rd!", "pw pa55w0rd!": the name, a blank, then a value
     # no word is (a symbol among its letters and digits, or all three kinds of them), not a
@@ -1182,12 +1198,11 @@ class ProsePasswordDetector(ProseSecretDetector):
     )
     # the same said in another language ("das Passwort ist X", "le mot de passe est X", "la
     # contraseña es X", "пароль — X"), five characters and more; every blank run bounded
-    _short_foreign = re.compile(
-        r"(?:" + "|".join(_FOREIGN_PASSWORD_WORDS) + r")"
-        rf"(?:{_FOREIGN_QUALIFIER})?(?:\*\*|__)?"
-        r"(?:[ \t\u00a0\u202f]{1,8}(?:" + "|".join(_FOREIGN_COPULAS) + r")"
-        r"(?:[ \t\u00a0\u202f]{0,8}[:：])?|[ \t\u00a0\u202f]{0,8}[:：])(?:\*\*|__)?"
-        r"[ \t\u00a0\u202f]{1,8}(?P<open>[\"'`«„“(]?)(?P<v>[^\s\"'`*()«»„“”]{5,64})"
+    _short_foreign = _foreign_statement(
+        "(?:{})",
+        "{1,8}",
+        "{0,8}",
+        r"[ \t\u00a0\u202f]{1,8}(?P<open>[\"'`«„“(]?)(?P<v>[^\s\"'`*()«»„“”]{5,64})",
     )
     # and in Chinese, Japanese, Korean: パスワードは hunter2, 密码是hunter2, 비밀번호는 hunter2
     _short_cjk = re.compile(
