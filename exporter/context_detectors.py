@@ -201,7 +201,7 @@ class AssignmentDetector(Detector):
                 and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end)
                 # code (`password: z.string().min(8),`), unless a NAME=value line's word
                 and not (
-                    _CODE_EXPRESSION.fullmatch(text, match.start(group), end)
+                    _code(text, match.start(group), end)
                     and not text[start : match.end("tail")].isupper()
                 )
             ):
@@ -770,15 +770,32 @@ _TYPE_OR_NOTE = re.compile(
     r"|(?:[a-z_]+\.)*[A-Z][a-z]+(?:[A-Z][a-z]+)*\["
 )
 # Code in an object literal or a call's keywords, not a config line's word: a whole call
-# chain on a lower-case dotted name (`z.string().min(8)`, `hashlib.sha256(data).hexdigest()`,
-# `reader.readStringNT()`) or an index of a lower-case name (`certs[0][2]`, `match[2]`), and
-# nothing after it; `Hello.World(1)`, `a.b(c)Q9z!`, `Mypass[1]!`, `s3cr3t[1]` are passwords
+# chain on a lower-case dotted name or an index of a lower-case name, and nothing after it
+# (`Hello.World(1)`, `a.b(c)Q9z!`, `Mypass[1]!`, `s3cr3t[1]` are passwords); see `_code`
 _CALL = r"\((?:[^()\n]|\([^()\n]*\)){0,200}\)"
 _MEMBER = r"\.[a-z_$][\w$]{0,63}"
-_CODE_EXPRESSION = re.compile(
-    rf"[a-z_$][A-Za-z_$]{{0,63}}(?:{_MEMBER})+{_CALL}(?:{_MEMBER}{_CALL})*[,;]?"
-    rf"|[a-z_$][A-Za-z_$]{{0,63}}(?:{_MEMBER})*(?:\[[0-9]{{1,4}}\])+[,;]?"
+_CODE_CALLS = re.compile(
+    rf"[a-z_$][A-Za-z_$]{{0,63}}(?:{_MEMBER})*(?P<m>{_MEMBER}){_CALL}(?P<more>(?:{_MEMBER}{_CALL})*)"
 )
+_CODE_INDEX = re.compile(rf"[a-z_$][A-Za-z_$]{{0,63}}(?:{_MEMBER})*(?P<i>(?:\[[0-9]{{1,4}}\])+)")
+#: a method's name as code writes it: camelCase or snake_case (`readStringNT`, `get_secret`)
+_CODE_NAME = re.compile(r"\.[a-z$][a-z0-9$]*(?:[A-Z_][\w$]*)")
+
+
+def _code(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, a config line's word, is code in an object literal or a
+    call's keywords: a call chain (`z.string().min(8)`, `hashlib.sha256(data).hexdigest()`,
+    `reader.readStringNT()`) or indexes (`certs[0][2]`), each only when code is all it can
+    be: two calls or indexes, a method named as code names them, or a `,`/`;` after it (the
+    next key). `prod.secret(42)` or `admin[63]` alone ends a line as a password may."""
+    next_key = text[end : end + 1] in (",", ";")
+    calls = _CODE_CALLS.fullmatch(text, start, end)
+    if calls is not None:
+        return bool(calls["more"]) or bool(_CODE_NAME.fullmatch(calls["m"])) or next_key
+    index = _CODE_INDEX.fullmatch(text, start, end)
+    return index is not None and (index["i"].count("[") > 1 or next_key)
+
+
 # `,NAME=` or `;NAME=`: the next assignment of a line (`API_KEY=x,SECRET_KEY=y`)
 _NEXT_ASSIGNMENT = re.compile(r"[,;][ \t]*[A-Za-z_][\w.\-]{0,63}[ \t]*=")
 # `;export OTHER=1`, `;echo ok`: a shell's next command, a word of letters

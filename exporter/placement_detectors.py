@@ -94,9 +94,15 @@ def _described(value: str) -> bool:
 
 
 #: A host and its port where a secret would be said: "the token is db.example.com:5432",
-#: "the password is redis.internal:6379", "localhost:8080". Only with its port, lower case:
-#: `Summer2024.Beach`, `P@ssw0rd.com`, `x7Gk2pQ9.zLmNoP` are the passwords people pick
-_HOST = re.compile(r"(?:[a-z0-9\-]{1,63}\.){1,8}[a-z]{2,24}:[0-9]{1,5}|localhost:[0-9]{1,5}")
+#: "the password is redis.internal:6379", "localhost:8080". Only in lower case, with its
+#: port, under a common or a private network's top-level domain: `Summer2024.Beach`,
+#: `P@ssw0rd.com`, `x7Gk2pQ9.zLmNoP`, `paris.abc:9677` are what people pick as passwords
+_HOST = re.compile(
+    r"(?:[a-z0-9\-]{1,63}\.){1,8}(?:com|net|org|io|dev|app|ai|co|cloud|info|biz|me|us|uk|de"
+    r"|fr|eu|nl|ch|at|se|no|dk|fi|it|es|pl|cz|ru|jp|cn|kr|in|br|ca|au|nz|local|localdomain"
+    r"|internal|intranet|lan|corp|home|arpa|test|example|invalid|svc|cluster):[0-9]{1,5}"
+    r"|localhost:[0-9]{1,5}"
+)
 
 #: A digest named by its algorithm (`sha256:0d17b5…`, npm's `sha512-xs1b…`): a hash of
 #: something, said where a secret would be; the whole value hex or base64 after the name
@@ -913,17 +919,20 @@ class TableRowDetector(Detector):
 #: What another language says a password is like, an adjective glued on with a hyphen:
 #: "8-stellig", "SHA256-gehasht", "UTF-8-kodiert", "2FA-geschützt" (lowercase letters after
 #: the last hyphen; English ones are `_DESCRIPTION`'s)
+#: what such an adjective describes: a small number (8, 12, 256) or a name in capitals
+#: (SHA256, UTF-8, 2FA, AES-256); `28839-windows` is a password
+_FOREIGN_DESCRIBED = re.compile(r"[0-9]{1,3}|(?=[^a-z]*[A-Z])[A-Z0-9\-]{2,8}")
 _FOREIGN_ADJECTIVE = re.compile(r"[^\W\d_]{4,}[.,;:?!)\]]*")
 
 
 def _foreign_description(value: str) -> bool:
     """A description said in another language ("das Passwort ist 8-stellig"), no value:
-    what comes before the adjective is a number or a name in capitals (`SHA256`, `UTF-8`,
-    `2FA`), never a word (`Sommer2024-strand` is a password)."""
+    what comes before the adjective is a small number or a name in capitals (`SHA256`,
+    `UTF-8`, `2FA`), never a word (`Sommer2024-strand`) or a long number (`28839-windows`)."""
     head, dash, tail = value.rpartition("-")
     return (
         bool(dash and head)
-        and not any(char.islower() for char in head)
+        and bool(_FOREIGN_DESCRIBED.fullmatch(head))
         and tail[:1].islower()
         and bool(_FOREIGN_ADJECTIVE.fullmatch(tail))
     )

@@ -60,6 +60,15 @@ MUST_FIND = [
     ("  password: Xy.Zw(4)Lm", "Xy.Zw(4)Lm"),
     ("password: my.Pass[12]", "my.Pass[12]"),
     ("password: Secret.Value(xyz123)", "Secret.Value(xyz123)"),
+    # and what a fuzz of password shapes against -31 found the first -32 let out: one call
+    # or index alone ending a line, a port after a made-up domain, a long number described
+    ("password: secret.staging(63866)", "secret.staging(63866)"),
+    ("password: admin[63]", "admin[63]"),
+    ("db_password=main[94]", "main[94]"),
+    ("the secret is spring.js:3024", "spring.js:3024"),
+    ("パスワードは paris.abc:9677", "paris.abc:9677"),
+    ("the api key is secret.mov:9628", "secret.mov:9628"),
+    ("la contraseña es 28839-windows", "28839-windows"),
 ]
 
 
@@ -177,7 +186,7 @@ def test_a_password_said_with_another_verb_goes(said: str, prose: str) -> None:
         "  password: reader.readStringNT(),",
         "    secret_key=hashlib.sha256(session_secret.encode()).hexdigest(),",
         "            key_password=certs[0][2],",
-        "  return {\n    scheme: match[1],\n    auth: match[2]\n  }",
+        "  return {\n    scheme: match[1],\n    auth: match[2],\n  }",
         "    key: typing.Optional[_ALLOWED_PKCS12_TYPES],",
         "    container_registry_password: Annotated[\n        str, typer.Option()\n    ] = None,",
     ],
