@@ -210,7 +210,8 @@ def _write_search_shard(task: _Task, session: Session) -> str | None:
         records, cut = session_records(session)
         write_shard(Path(task.out_dir), task.sid, shard_bytes(records, cut))
     except OSError as error:  # e.g. .pi-session-search is a file, or read-only
-        where = f"{SEARCH_DIR} in {task.out_dir}"
+        # (a rename's target, not its temp file; else the folder or file it failed on)
+        where = error.filename2 or error.filename or f"{SEARCH_DIR} in {task.out_dir}"
         return f"cannot write {where}: {error.strerror}" if error.strerror else str(error)
     except Exception as error:  # a bug: the page is made all the same
         return f"{type(error).__name__}: {error}"

@@ -345,10 +345,16 @@ def test_a_search_folder_that_cannot_be_written_is_said_with_its_reason(tmp_path
     assert report.rendered == 2 and not report.failed
     assert sorted(path for path, _ in report.unindexed) == sorted(session_files(root))
     reasons = {reason for _, reason in report.unindexed}
-    assert reasons == {f"cannot write {SEARCH_DIR} in {site}: File exists"}
+    assert reasons == {f"cannot write {site / SEARCH_DIR}: File exists"}
     (site / SEARCH_DIR).unlink()
+    shard = site / SEARCH_DIR / f"{source_id(session_files(root)[0])}.json"
+    shard.mkdir(parents=True)  # one shard's name taken by a folder: that one is said
+    report = build(root, site)
+    first = session_files(root)[0]
+    assert report.unindexed == [(first, f"cannot write {shard}: Is a directory")]
+    shard.rmdir()
     again = build(root, site)
-    assert again.rendered == 2 and again.unindexed == []
+    assert again.rendered == 1 and again.unindexed == []
     assert build(root, site).rendered == 0
 
 
@@ -368,7 +374,7 @@ def test_the_cli_says_once_why_the_text_search_misses_sessions(tmp_path: Path) -
     said = [line for line in result.stderr.splitlines() if "text search" in line]
     assert said == [
         f"pi-session: warning: the text search cannot find 2 sessions (cannot write "
-        f"{SEARCH_DIR} in {site}: File exists); they are rendered again at the next build"
+        f"{site / SEARCH_DIR}: File exists); they are rendered again at the next build"
     ]
 
 
