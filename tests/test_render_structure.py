@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -3327,10 +3328,14 @@ def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
         if entry is None or (message is not None and message.role == "user"):
             if turn is not None and (turn["replies"] or turn["commands"]):
                 footer = page.entry(turn["id"]).find_all(lambda e: e.tag == "footer")
-                replies, calls = turn["replies"], turn["calls"]
+                replies, calls = turn["replies"], sum(turn["tools"].values())
                 said = [f"{replies} repl{'y' if replies == 1 else 'ies'}"]
-                if calls:
-                    said.append(f"{calls} tool call{'s' if calls != 1 else ''}")
+                if calls:  # and by tool, the most used first (three named; peer review)
+                    ranked = sorted(turn["tools"].items(), key=lambda kv: (-kv[1], kv[0]))
+                    named = [f"{n} {tool}" for tool, n in ranked[:3]]
+                    named += [f"{sum(n for _, n in ranked[3:])} other"] if ranked[3:] else []
+                    by_tool = ranked[0][0] if len(ranked) == 1 else ", ".join(named)
+                    said.append(f"{calls} tool call{'s' if calls != 1 else ''} ({by_tool})")
                 if turn["commands"]:
                     said.append(
                         f"{turn['commands']} shell command{'s' if turn['commands'] != 1 else ''}"
@@ -3340,12 +3345,12 @@ def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
                 assert text.startswith("Turn: " + " · ".join(said)), (turn, text)
                 turns_cost += turn["cost"]
                 checked += 1
-            turn = {"id": entry_id, "replies": 0, "calls": 0, "commands": 0, "cost": 0.0}
+            turn = {"id": entry_id, "replies": 0, "tools": Counter(), "commands": 0, "cost": 0.0}
             turn = turn if entry else None
         elif turn is not None and message is not None and message.role == "assistant":
             cost = turn_usage(message).cost
             turn["replies"] += 1
-            turn["calls"] += sum(1 for b in message.content if b.get("type") == "toolCall")
+            turn["tools"].update(b["name"] for b in message.content if b.get("type") == "toolCall")
             turn["cost"] += cost
             after_first += cost
         elif turn is not None and message is not None and message.role == "bashExecution":
@@ -3353,6 +3358,28 @@ def test_each_prompt_says_what_its_turn_spent(name: str) -> None:
     assert abs(turns_cost - after_first) < 1e-9
     if name in ("pi-branched-4.jsonl", "pi-large-session.jsonl"):
         assert checked > 20, checked
+
+
+def test_a_turn_says_which_tools_it_called_most(build: Any, dump: Any) -> None:
+    """Peers show `3 bash · 2 edit` per prompt: the footer names the three most used tools
+    (ties by name), counts the rest as "other", and shows a tool's name as text, cut."""
+    odd = "z<img src=x onerror=alert(1)>" + "x" * 40
+    calls = [("c1", "bash"), ("c2", "bash"), ("c3", "edit"), ("c4", "read"), ("c5", "read"),
+             ("c6", "write"), ("c7", odd), ("c8", "bash")]  # fmt: skip
+    lines = [
+        build.header(),
+        build.user("u1", None, "go"),
+        build.assistant("a1", "u1", "", calls=calls),
+        build.user("u2", "a1", "and one more", second=4),
+        build.assistant("a2", "u2", "", second=5, calls=[("c9", odd)]),
+    ]
+    html = render_session(parse_session_bytes(dump(lines)))
+    page = parse_html(html)
+    first = norm(page.entry("u1").find_all(lambda e: e.tag == "footer")[0].text)
+    assert "Turn: 1 reply · 8 tool calls (3 bash, 2 read, 1 edit, 2 other) · $0.010" in first
+    second = norm(page.entry("u2").find_all(lambda e: e.tag == "footer")[0].text)
+    assert f"1 tool call ({odd[:31]}…)" in second
+    assert "<img src=x" not in html
 
 
 def test_review_of_the_transcript_2026_12_03(build) -> None:

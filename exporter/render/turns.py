@@ -6,6 +6,7 @@ usage tables give a session's totals, this says which prompt spent them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Container
 
 from exporter.entries import MessageEntry
@@ -17,11 +18,13 @@ __all__ = ["turn_summary"]
 
 
 def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
-    """``Turn: 3 replies · 12 tool calls · $0.482 · 1m 12s``; "" when nothing answered it.
+    """``Turn: 3 replies · 12 tool calls (7 bash, 3 edit, 2 read) · $0.482 · 1m 12s``; ""
+    when nothing answered it.
 
     ``line``: the ids of the line the prompt is shown on (its turn goes on with the child
     on it; the other children are branches, with their own prompts)."""
-    replies = calls = commands = 0
+    replies = commands = 0
+    tools: Counter[str] = Counter()
     cost = 0.0
     last_entry = None
     node: str | None = prompt_id
@@ -36,7 +39,7 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
             if entry.role == "assistant":
                 replies += 1
                 cost += turn_usage(entry).cost
-                calls += len(entry.tool_calls)
+                tools.update(_tool_name(call) for call in entry.tool_calls)
             elif entry.role == "bashExecution":
                 commands += 1
             # its time runs to its last message: a label or a name set later (hours later,
@@ -45,8 +48,8 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
     if not replies and not commands:
         return ""
     parts = [plural(replies, "reply", "replies")]
-    if calls:
-        parts.append(plural(calls, "tool call"))
+    if tools:
+        parts.append(f"{plural(tools.total(), 'tool call')} ({_by_tool(tools)})")
     if commands:
         parts.append(plural(commands, "shell command"))
     parts.append(fmt_cost(cost))
@@ -57,3 +60,27 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
     if seconds >= 1:  # (a generated session's turn takes milliseconds: no "under 1s")
         parts.append(fmt_duration(seconds))
     return "Turn: " + " · ".join(parts)
+
+
+#: The tools a turn's summary names (the most used first); the others are counted together
+NAMED_TOOLS = 3
+
+
+def _tool_name(call: dict) -> str:
+    name = call.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return "unnamed"
+    name = " ".join(name.split())
+    return name if len(name) <= 32 else name[:31] + "…"
+
+
+def _by_tool(tools: Counter[str]) -> str:
+    """``7 bash, 3 edit, 2 read, 3 other`` (peers say which tools a prompt set to work);
+    a turn of one tool says just its name."""
+    if len(tools) == 1:
+        return next(iter(tools))
+    ranked = sorted(tools.items(), key=lambda item: (-item[1], item[0]))
+    said = [f"{count:,} {name}" for name, count in ranked[:NAMED_TOOLS]]
+    if len(ranked) > NAMED_TOOLS:
+        said.append(f"{sum(count for _, count in ranked[NAMED_TOOLS:]):,} other")
+    return ", ".join(said)
