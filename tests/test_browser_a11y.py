@@ -117,6 +117,9 @@ def test_a_tool_calls_heading_names_the_call_alone(viewer: Viewer, pages: dict[s
     assert len(rows) == 0, rows
     # the output's button is named with the words it shows (a voice user says them)
     assert page.get_by_role("button", name="Copy output", exact=True).count() > 50
+    # each "#" is named by one hidden "Link to this entry" (aria-labelledby), not 373 copies
+    named = page.get_by_role("link", name="Link to this entry", exact=True).count()
+    assert named == page.locator("a.permalink").count() > 300
     viewer.assert_clean()
 
 
@@ -125,7 +128,7 @@ def test_an_entry_without_a_time_has_a_named_link(viewer: Viewer, pages: dict[st
     page = viewer.open(pages["made"])
     for entry in ("u2", "u3"):
         link = page.locator(f'[data-entry-id="{entry}"] > header > a.ts')
-        assert link.get_attribute("aria-label") == "Link to this entry"
+        assert link.get_attribute("aria-labelledby") == "lnk"
         shown = link.evaluate("a => a.textContent + getComputedStyle(a, '::after').content")
         assert shown.count("#") == 1, shown
     assert page.get_by_role("link", name="Link to this entry").count() >= 2

@@ -50,8 +50,10 @@ RESERVED_IDS = frozenset(
     {"tree", "sidebar", "content", "transcript", "usage", "usage-h", "chart-title", "damaged",
      "theme-toggle", "toggle-thinking", "toggle-tools", "download-jsonl", "tree-search",
      "tree-status", "session-jsonl", "outline-open", "keys-toggle", "keys-help",
-     "ts-help", "tree-keys", "session-data"}  # page.js makes ts-help and tree-keys;
-)  # fmt: skip  # session-data: Pi's own block (share --pi-viewer), which its viewers look up
+     "ts-help", "tree-keys", "session-data", "lnk"}  # page.js makes ts-help and tree-keys;
+)  # fmt: skip  # session-data: Pi's own block (share --pi-viewer), which its viewers look up;
+# lnk: the one "Link to this entry" every "#" link is named by (aria-labelledby: 373 copies
+# of the words were 11 KB of pi-large-session's page)
 RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
 #: A fork with more alternatives than this folds them into one block, or a 50-way fork put
 #: 49 branch summaries (2,700 px) between the fork and the rest of the conversation.
