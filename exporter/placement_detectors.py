@@ -919,10 +919,10 @@ class TableRowDetector(Detector):
 #: What another language says a password is like, an adjective glued on with a hyphen:
 #: "8-stellig", "SHA256-gehasht", "UTF-8-kodiert", "2FA-geschützt" (lowercase letters after
 #: the last hyphen; English ones are `_DESCRIPTION`'s)
+_FOREIGN_ADJECTIVE = re.compile(r"[^\W\d_]{4,}[.,;:?!)\]]*")
 #: what such an adjective describes: a small number (8, 12, 256) or a name in capitals
 #: (SHA256, UTF-8, 2FA, AES-256); `28839-windows` is a password
 _FOREIGN_DESCRIBED = re.compile(r"[0-9]{1,3}|(?=[^a-z]*[A-Z])[A-Z0-9\-]{2,8}")
-_FOREIGN_ADJECTIVE = re.compile(r"[^\W\d_]{4,}[.,;:?!)\]]*")
 
 
 def _foreign_description(value: str) -> bool:
