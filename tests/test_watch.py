@@ -618,6 +618,17 @@ def test_the_address_s_secret_can_be_given_and_must_be_sound(tmp_path: Path) -> 
     assert bad.returncode == 1 and "PI_SESSION_WATCH_SECRET must be 16-64" in bad.stderr
 
 
+def stopped(process: subprocess.Popen[str]) -> str:
+    """Stop a watch as Ctrl-C does; what it said on stderr."""
+    process.send_signal(signal.SIGINT)
+    return process.communicate(timeout=30)[1]
+
+
+def in_clear(errors: str) -> list[str]:
+    """The credential warnings among a watch's lines."""
+    return [line for line in errors.splitlines() if "in clear" in line]
+
+
 def test_credentials_in_clear_are_said_at_start_and_when_more_come(tmp_path: Path) -> None:
     """As `export` says of a page made without redaction: once when watch starts serving,
     again only when a new version holds more (never on every version, never the value);
@@ -635,9 +646,8 @@ def test_credentials_in_clear_are_said_at_start_and_when_more_come(tmp_path: Pat
         append(path, user_line("live-0103", "live-0102", f"aws key {second_token}"))
         wait_for_a_version_after(url, version)
     finally:
-        process.send_signal(signal.SIGINT)
-        _, errors = process.communicate(timeout=30)
-    said = [line for line in errors.splitlines() if "in clear" in line]
+        errors = stopped(process)
+    said = in_clear(errors)
     assert said == [
         "pi-session: warning: the page holds 1 credential of a known format in clear "
         "(github-token); watch --redact serves it redacted",
@@ -649,9 +659,8 @@ def test_credentials_in_clear_are_said_at_start_and_when_more_come(tmp_path: Pat
     try:
         served_version(url)
     finally:
-        redacted.send_signal(signal.SIGINT)
-        _, errors = redacted.communicate(timeout=30)
-    assert "in clear" not in errors
+        errors = stopped(redacted)
+    assert in_clear(errors) == []
 
 
 def test_a_cut_without_redaction_is_checked_on_what_its_page_holds(tmp_path: Path) -> None:
@@ -669,9 +678,8 @@ def test_a_cut_without_redaction_is_checked_on_what_its_page_holds(tmp_path: Pat
         wait_for_a_version_after(url, version)
         page = http_get(url)[1]
     finally:
-        process.send_signal(signal.SIGINT)
-        _, errors = process.communicate(timeout=30)
-    said = [line for line in errors.splitlines() if "in clear" in line]
+        errors = stopped(process)
+    said = in_clear(errors)
     assert said == [
         "pi-session: warning: the page holds 1 credential of a known format in clear "
         "(aws-access-key-id); watch --redact serves it redacted",
