@@ -762,11 +762,12 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 #: What stops an unquoted value that a .env or YAML password may hold; `&` is the query
 #: parameter rule's (`_AMPERSAND_TAIL`), quotes and spaces always end a value.
 _PUNCTUATION_STOPS = frozenset(")]}=;,")
-# `Optional[str]`, `Record<string, string>`, `typing.Optional[_PKCS12_TYPES]` (a type: its
-# brackets open on a name, never on a digit: `Secret[2024]` is a password), `(required)`,
+# `Optional[str]`, `Record<string, string>`, `typing.Optional[_PKCS12_TYPES]`, `string[]` (a
+# type: its brackets empty or opening on a name, never a digit: `Secret[2024]` is a
+# password), `(required)`,
 # `[REQUIRED]` (a note), or a type opening lines (`Annotated[`, `Dict[`)
 _TYPE_OR_NOTE = re.compile(
-    r"[A-Za-z_][A-Za-z_.]*[\[<][A-Za-z_][\w.\[\]<>, |]*[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
+    r"[A-Za-z_][A-Za-z_.]*[\[<](?:[A-Za-z_][\w.\[\]<>, |]*)?[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
     r"|(?:[a-z_]+\.)*[A-Z][a-z]+(?:[A-Z][a-z]+)*\["
 )
 # Code in an object literal or a call's keywords, not a config line's word: a whole call

@@ -188,6 +188,8 @@ def test_a_password_said_with_another_verb_goes(said: str, prose: str) -> None:
         "            key_password=certs[0][2],",
         "  return {\n    scheme: match[1],\n    auth: match[2],\n  }",
         "    key: typing.Optional[_ALLOWED_PKCS12_TYPES],",
+        "  password: string[]",  # a TypeScript type, brackets empty (-32's first cut took it)
+        "password: Optional[]",
         "    container_registry_password: Annotated[\n        str, typer.Option()\n    ] = None,",
     ],
 )
