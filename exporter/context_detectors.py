@@ -24,6 +24,17 @@ from exporter.secret_heuristics import (
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
 _REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_][\w\-]*|\[[^\]]{1,64}\])+")
 _YAML_TAG = re.compile(r"!{1,2}[A-Za-z]+")  # !vault, !!binary, !Ref: YAML reads a tag there
+# `*name`: a YAML alias, the value is set elsewhere (not Markdown's `*hunter2x*`)
+_YAML_ALIAS = re.compile(r"\*[A-Za-z_][\w.\-]{0,127}")
+# `name: &anchor value`: a YAML line whose value an anchor names (the value pattern cannot
+# start with `&`, which ends a query parameter's value)
+_YAML_ANCHORED = re.compile(
+    r"^[ \t]{0,32}(?:-[ \t]{1,8})?(?P<name>[A-Za-z_][\w.\-]{0,63})[ \t]{0,8}:[ \t]{1,8}"
+    r"&[A-Za-z_][\w.\-]{0,127}[ \t]{1,8}"
+    r"(?:(?P<q>[\"'])(?P<qv>[^\"'\n]{1,256})(?P=q)|(?P<v>[^\s#\"']{1,256}))"
+    r"[ \t]{0,8}(?=$|\n|\r|#)",
+    re.M,
+)
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
 
@@ -91,6 +102,8 @@ class AssignmentDetector(Detector):
     _name_chars = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        if ": &" in text:  # `password: &pw hunter2x` (YAML): the value after its anchor
+            yield from _anchored_values(text)
         seen: set[int] = set()
         for word, pattern in self._patterns.items():
             if word not in lower:
@@ -137,6 +150,13 @@ class AssignmentDetector(Detector):
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
         if not quoted and _sep(match) == ":" and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: the encrypted value follows the tag
+        if (
+            not quoted
+            and _sep(match) == ":"
+            and _YAML_ALIAS.fullmatch(value)
+            and _starts_line(text, start)
+        ):
+            return None  # `password: *db_password`: YAML's alias of a value set elsewhere
         after = match.end(group)
         if quoted and text.startswith(_SHELL_QUOTE, match.start("oq")):
             # `bash -c 'export DB_PASSWORD='"'"'X'"'"''`: inside single quotes, the value is
@@ -737,6 +757,16 @@ def _quoted_whole(text: str, match: re.Match[str], start: int) -> bool:
         return False
     before = text[max(0, start - 3) : start - 1].rstrip(" \t")
     return before.endswith(("[", ",")) or _leads_an_assignment(text, start - 1)
+
+
+def _anchored_values(text: str) -> Iterator[Span]:
+    """The values YAML anchors name on lines whose key is a secret's (`password: &pw X`),
+    judged as a config line's."""
+    for found in _YAML_ANCHORED.finditer(text):
+        group = "qv" if found.group("q") else "v"
+        name = _in_english(found.group("name"))
+        if is_secret_assignment(name, found.group(group), quoted=group == "qv", env_style=True):
+            yield found.span(group)
 
 
 def _starts_line(text: str, start: int) -> bool:

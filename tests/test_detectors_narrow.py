@@ -296,3 +296,29 @@ def test_an_address_at_a_domain_named_like_a_file_is_still_one() -> None:
     text = "mail kim@studio.mov or jane.doe@acme.zip"
     found = [(f.detector, text[f.start : f.end]) for f in Scanner((), PII_DETECTORS).find(text)]
     assert found == [("email", "kim@studio.mov"), ("email", "jane.doe@acme.zip")]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("  password: &pw hunter2x", "hunter2x"),
+        ('  password: &pw "hunter 2x"', "hunter 2x"),
+        ("- db_password: &p Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("db:\n  password: &dbpw s3cr3tPa55\n  other: *dbpw", "s3cr3tPa55"),
+    ],
+)
+def test_the_value_a_yaml_anchor_names_goes(text: str, secret: str) -> None:
+    """`password: &pw X` (YAML): the anchor hid X, the value after it (-31 found nothing:
+    a value cannot start with `&`, which ends a query parameter's)."""
+    assert _covered(text, secret), _found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["  password: *default_password", "password: *db_pass", "  - token: *ci_token"]
+)
+def test_a_yaml_alias_is_no_password(text: str) -> None:
+    """`password: *db_pass` names a value set elsewhere in the file (a docker-compose or CI
+    config's); Markdown's `*hunter2x*` in prose, or an .env line's `*x`, is still judged."""
+    assert scan(text) == [], _found(text)
+    assert _covered("the password: *hunter2x*", "hunter2x")
+    assert _covered("PASSWORD=*Hunter2x", "*Hunter2x")
