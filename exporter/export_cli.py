@@ -34,7 +34,7 @@ from exporter.cli import (
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, file_in_the_way
-from exporter.jsonl_out import read_source_bytes, session_to_jsonl
+from exporter.jsonl_out import download_bytes
 from exporter.markdown_images import IMAGE_MODES, ImageSink, assets_folder, write_assets
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
@@ -358,8 +358,7 @@ def export_command(
 def _warn_of_credentials(prepared: Session, context: AgentContext | None) -> None:
     """Say when a page made without redaction holds credentials of a well-known format
     (what --redact would replace): it is one attachment away from leaking them."""
-    data = read_source_bytes(prepared)
-    text = data if data is not None else session_to_jsonl(prepared).encode("utf-8", "replace")
+    text = download_bytes(prepared)
     if context is not None:  # every string the cards show: names, types, descriptions
         told: list[str] = []
         context.map_text(lambda value, _where: told.append(value) or value)

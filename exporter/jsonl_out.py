@@ -86,6 +86,13 @@ def session_to_jsonl(session: Session) -> str:
     return "".join(dumps_line(record) + "\n" for record in session_records(session))
 
 
+def download_bytes(session: Session) -> bytes:
+    """What a page's download of the session holds: the file's own bytes when they are the
+    session, else the session written out (a copy, or one read from several files)."""
+    data = read_source_bytes(session)
+    return data if data is not None else session_to_jsonl(session).encode("utf-8", "replace")
+
+
 def read_source_bytes(session: Session) -> bytes | None:
     """The session's own bytes, as they were read (see ``Session.source_stamp``).
 

@@ -29,7 +29,7 @@ from typing import Any
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
 from exporter.fsutil import atomic_write_text, write_target
-from exporter.jsonl_out import session_to_jsonl
+from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.render.index import listing_key, project_slug, render_listing, session_row
@@ -170,8 +170,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
             session = task.transform(session)
         if task.count_credentials:  # what the page holds in clear: the file as it is, or
             # the session written out (a cut copy; a Claude Code one with its sub-agents)
-            source = session.source_data
-            found, _more = likely_secrets(source if source is not None else _text_of(session))
+            found, _more = likely_secrets(download_bytes(session))
             if found:
                 entry["credentials"] = dict(found)
         row = session_row(session)
@@ -193,12 +192,6 @@ def _render_task(task: _Task) -> dict[str, Any]:
     except Exception as error:  # a bug or a policy failure must not stop the batch
         entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source, task.name)
     return entry
-
-
-def _text_of(session: Session) -> bytes:
-    """A session's text as its page's download holds it: a copy's (never the file's bytes,
-    which hold what the cut left out), or one read from several files."""
-    return session_to_jsonl(session).encode("utf-8", "replace")
 
 
 def _write_search_shard(task: _Task, session: Session) -> str | None:

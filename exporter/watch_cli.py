@@ -27,7 +27,7 @@ from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
 from exporter.export_cli import open_in_browser, page_options
 from exporter.formatting import terminal_text
-from exporter.jsonl_out import session_to_jsonl
+from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, load_session
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
@@ -277,7 +277,7 @@ class _CredentialWatch:
 
     def check(self, path: Path) -> None:
         if self.cut is not None and self.cut.session is not None:
-            data = session_to_jsonl(self.cut.session).encode("utf-8", "replace")
+            data = download_bytes(self.cut.session)
         else:
             try:  # the file, and the sub-agents' transcripts a Claude Code page shows too
                 data = b"\n".join(file.read_bytes() for file in [path, *sub_agent_files(path)])
