@@ -218,7 +218,7 @@ class AssignmentDetector(Detector):
             end = _word_end(text, match.start(group))
             if (
                 end > after
-                and not _TYPE_OR_NOTE.fullmatch(text, match.start(group), end)
+                and not _type_or_note(text[match.start(group) : end])
                 # code (`password: z.string().min(8),`), unless a NAME=value line's word
                 and not (
                     _code(text, match.start(group), end)
@@ -320,7 +320,7 @@ class AssignmentDetector(Detector):
                 and not text[line_start:start].strip(" \t-")
                 and text[after : after + 1] in ("", "\n", "\r")
                 and value[:1] not in ("!", "&", "*")  # a YAML tag, anchor or alias
-                and not _TYPE_OR_NOTE.fullmatch(value)  # `password: Annotated[` (Python)
+                and not _type_or_note(value)  # `password: Annotated[` (Python)
             )
         return env_style
 
@@ -792,14 +792,64 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 #: What stops an unquoted value that a .env or YAML password may hold; `&` is the query
 #: parameter rule's (`_AMPERSAND_TAIL`), quotes and spaces always end a value.
 _PUNCTUATION_STOPS = frozenset(")]}=;,")
-# `Optional[str]`, `Record<string, string>`, `typing.Optional[_PKCS12_TYPES]`, `string[]` (a
-# type: its brackets empty or opening on a name, never a digit: `Secret[2024]` is a
-# password), `(required)`,
-# `[REQUIRED]` (a note), or a type opening lines (`Annotated[`, `Dict[`)
-_TYPE_OR_NOTE = re.compile(
-    r"[A-Za-z_][A-Za-z_.]*[\[<](?:[A-Za-z_][\w.\[\]<>, |]*)?[\]>]|[(\[][A-Za-z ,/_\-]*[)\]]"
-    r"|(?:[a-z_]+\.)*[A-Z][a-z]+(?:[A-Z][a-z]+)*\["
+#: Generic types a value's name may open (`Optional[str]`, `Record<string, string>`,
+#: `Annotated[`), compared in lower case: a type whatever it holds
+_GENERIC_TYPES = frozenset(
+    re.split(
+        r"\s+",
+        "optional list dict set frozenset tuple union annotated literal sequence mapping"
+        " mutablemapping mutablesequence iterable iterator callable type classvar final"
+        " required notrequired readonly awaitable coroutine generator asyncgenerator"
+        " asynciterator asynciterable defaultdict ordereddict counter deque typeddict array"
+        " map record promise partial readonlyarray pick omit vec option result box hashmap"
+        " btreemap hashset",
+    )
 )
+#: What a type may name inside its brackets: the usual builtins and modules, in lower case
+_TYPE_WORDS = frozenset(
+    re.split(
+        r"\s+",
+        "str int float bool bytes complex object none any string number boolean bigint"
+        " unknown null undefined void never symbol typing t",
+    )
+)
+# a name and its brackets: `Optional[str]`, `typing.Optional[_X]`, `string[]`, `Dict[str, int]`
+_TYPE_SHAPE = re.compile(
+    r"(?P<outer>[A-Za-z_][A-Za-z_.]*)[\[<](?P<inner>[A-Za-z_][\w.\[\]<>, |]*)?[\]>]"
+)
+# a generic type opening a line (`Annotated[`, `typing.Dict[`), its items on the next lines
+_TYPE_OPENING = re.compile(r"(?:[a-z_]+\.)*(?P<outer>[A-Za-z]+)\[")
+# `(required)`, `[REQUIRED]`: a note where the value would be
+_NOTE = re.compile(r"[(\[][A-Za-z ,/_\-]*[)\]]")
+_TYPE_ITEM_SEPARATORS = re.compile(r"[\s,|.\[\]<>]+")
+
+
+def _type_or_note(value: str) -> bool:
+    """Whether a config value is a type or a note, not a password: a known generic
+    (`Optional[str]`, `typing.Optional[_ALLOWED_PKCS12_TYPES]`, `Annotated[`), empty
+    brackets (`string[]`), another name holding only types (`Queue[bytes]`, `Generic[T]`,
+    `Model[SecretStr]`), or a note (`(required)`). A name with a word or a digit inside
+    its brackets is a password (`Pass[w0rd]`, `Summer[x2024]`, `Monkey<baseball4>`,
+    `Secret[2024]`), and so is a word opening brackets (`Qwerty[`)."""
+    if _NOTE.fullmatch(value):
+        return True
+    opening = _TYPE_OPENING.fullmatch(value)
+    if opening is not None:
+        return opening["outer"].lower() in _GENERIC_TYPES
+    shape = _TYPE_SHAPE.fullmatch(value)
+    if shape is None:
+        return False
+    if shape["inner"] is None or shape["outer"].rsplit(".", 1)[-1].lower() in _GENERIC_TYPES:
+        return True
+    items = [item for item in _TYPE_ITEM_SEPARATORS.split(shape["inner"]) if item]
+    return all(item in _TYPE_WORDS or _type_name(item) for item in items)
+
+
+def _type_name(item: str) -> bool:
+    """A class's or a constant's name: `SecretStr`, `T`, `_ALLOWED_PKCS12_TYPES`."""
+    return item.lstrip("_")[:1].isupper() and (item.isalpha() or item.upper() == item)
+
+
 # Code in an object literal or a call's keywords, not a config line's word: a whole call
 # chain on a lower-case dotted name or an index of a lower-case name, and nothing after it
 # (`Hello.World(1)`, `a.b(c)Q9z!`, `Mypass[1]!`, `s3cr3t[1]` are passwords); see `_code`
@@ -817,14 +867,29 @@ def _code(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]``, a config line's word, is code in an object literal or a
     call's keywords: a call chain (`z.string().min(8)`, `hashlib.sha256(data).hexdigest()`,
     `reader.readStringNT()`) or indexes (`certs[0][2]`), each only when code is all it can
-    be: two calls or indexes, a method named as code names them, or a `,`/`;` after it (the
-    next key). `prod.secret(42)` or `admin[63]` alone ends a line as a password may."""
-    next_key = text[end : end + 1] in (",", ";")
+    be: two calls, a method named as code names them, or the next key after it. Alone,
+    `prod.secret(42)`, `admin[63]` or `love[0][7]` end a line as a password may, and so
+    does `summer[2024]` before a config line's next field (`, user: root`)."""
+    next_key = _next_key(text, start, end)
     calls = _CODE_CALLS.fullmatch(text, start, end)
     if calls is not None:
         return bool(calls["more"]) or bool(_CODE_NAME.fullmatch(calls["m"])) or next_key
-    index = _CODE_INDEX.fullmatch(text, start, end)
-    return index is not None and (index["i"].count("[") > 1 or next_key)
+    return next_key and _CODE_INDEX.fullmatch(text, start, end) is not None
+
+
+_LINE_END = re.compile(r"[ \t]*(?:\r?\n|\Z)")
+
+
+def _next_key(text: str, start: int, end: int) -> bool:
+    """Whether a `,` or `;` after the value is code's: it ends the line (an object literal
+    or a call's keywords over many lines), or a `{` or `(` the line opened before the value
+    is still open (`{password: match[1], user}`); not `password: x[1], user: root`."""
+    if text[end : end + 1] not in (",", ";"):
+        return False
+    if _LINE_END.match(text, end + 1):
+        return True
+    before = text[text.rfind("\n", max(0, start - 512), start) + 1 : start]
+    return before.count("{") + before.count("(") > before.count("}") + before.count(")")
 
 
 # `,NAME=` or `;NAME=`: the next assignment of a line (`API_KEY=x,SECRET_KEY=y`)

@@ -93,14 +93,24 @@ def _described(value: str) -> bool:
     return all(part in _CRYPTO_WORDS or part.isdigit() for part in parts)
 
 
+#: Services' well-known ports (HTTP, databases, caches, brokers, dev servers)
+_KNOWN_PORTS = (
+    r"(?:22|80|443|3000|3001|4000|4200|5000|5173|5432|5672|6379|6443|8000|8080|8081|8443"
+    r"|8888|9000|9090|9092|9200|9443|1433|1521|2379|3306|11211|27017)\b"
+)
+
 #: A host and its port where a secret would be said: "the token is db.example.com:5432",
 #: "the password is redis.internal:6379", "localhost:8080". Only in lower case, with its
 #: port, under a common or a private network's top-level domain: `Summer2024.Beach`,
 #: `P@ssw0rd.com`, `x7Gk2pQ9.zLmNoP`, `paris.abc:9677` are what people pick as passwords
 _HOST = re.compile(
-    r"(?:[a-z0-9\-]{1,63}\.){1,8}(?:com|net|org|io|dev|app|ai|co|cloud|info|biz|me|us|uk|de"
-    r"|fr|eu|nl|ch|at|se|no|dk|fi|it|es|pl|cz|ru|jp|cn|kr|in|br|ca|au|nz|local|localdomain"
-    r"|internal|intranet|lan|corp|home|arpa|test|example|invalid|svc|cluster):[0-9]{1,5}"
+    r"(?:[a-z0-9\-]{1,63}\.){1,8}(?:com|net|org|io|uk|fr|eu|nl|ch|se|dk|fi|pl|cz|ru|jp|cn"
+    r"|kr|br|ca|au|nz|local|localdomain|internal|intranet|lan|corp|arpa|example|invalid|svc"
+    r"|cluster):[0-9]{1,5}"
+    # a top-level domain that is also a word (`sweet.home:2024`, `love.me:143` are what
+    # people pick as passwords) only with a service's well-known port
+    rf"|(?:[a-z0-9\-]{{1,63}}\.){{1,8}}(?:dev|app|ai|co|cloud|info|biz|me|us|de|at|no|it|es"
+    rf"|in|home|test):{_KNOWN_PORTS}"
     r"|localhost:[0-9]{1,5}"
 )
 
@@ -917,9 +927,17 @@ class TableRowDetector(Detector):
 
 
 #: What another language says a password is like, an adjective glued on with a hyphen:
-#: "8-stellig", "SHA256-gehasht", "UTF-8-kodiert", "2FA-geschützt" (lowercase letters after
-#: the last hyphen; English ones are `_DESCRIPTION`'s)
-_FOREIGN_ADJECTIVE = re.compile(r"[^\W\d_]{4,}[.,;:?!)\]]*")
+#: "8-stellig", "SHA256-gehasht", "UTF-8-kodiert", "2FA-geschützt", "AES-chiffré", only
+#: these words and their endings (English ones are `_DESCRIPTION`'s); any other word is a
+#: password's (`787-secret`, `99-schalke`, `XK29-geheim`), and so is a "!" (`88-john!`)
+_FOREIGN_ADJECTIVE = re.compile(
+    r"(?:stellig|zeichen|gehasht|gehascht|kodiert|codiert|verschlüsselt|verschluesselt"
+    r"|geschützt|geschuetzt|gesichert|gesalzen|haché|hache|chiffré|chiffre|codé|code|salé"
+    r"|protégé|protege|cifrad|hashead|codificad|protegid|criptografad|encriptad|cifrat"
+    r"|versleuteld|gecodeerd|beveiligd|zaszyfrowan|zakodowan|chroniony|krypterad|krypteret"
+    r"|kryptert|salasattu|šifrovan|sifrovan|titkosított|şifrelenmiş|sifrelenmis"
+    r"|cijfer|znak|caract|caráct)[^\W\d_]{0,6}[.,;:?)\]]*"
+)
 #: what such an adjective describes: a small number (8, 12, 256) or a name in capitals
 #: (SHA256, UTF-8, 2FA, AES-256); `28839-windows` is a password
 _FOREIGN_DESCRIBED = re.compile(r"[0-9]{1,3}|(?=[^a-z]*[A-Z])[A-Z0-9\-]{2,8}")
@@ -1157,6 +1175,10 @@ _MEASURE = re.compile(
     r"[0-9]{1,4}\+?(?:chars?|characters|bits?|bytes?|digits?|letters?|symbols?|words?|secs?"
     r"|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|months?|years?|yrs?)"
 )
+#: A lower-case dotted name and its index, whole: `sys.argv[1]`, `process.argv[2]` (code)
+_DOTTED_INDEX = re.compile(
+    r"[a-z_]\w{0,31}(?:\.[a-z_]\w{0,31})+(?:\[[0-9]{1,4}\])+(?=[\s.,;:)]|\Z)"
+)
 #: An HTML entity (`&quot;`, `&#39;`) where escaped markup holds the sentence
 _ENTITY = re.compile(r"&(?:[a-z]{2,8}|#[0-9]{1,6}|#x[0-9a-f]{1,5});")
 #: What a password may hold, said as a regex's ranges: "a-z0-9", "A-Z_0-9"
@@ -1182,9 +1204,10 @@ class ProsePasswordDetector(ProseSecretDetector):
     _short = re.compile(
         r"(?:password|passphrase|passwd|passcode)(?:`|\*\*|[\"'])?"
         rf"(?:(?:{_ENGLISH_QUALIFIER})?[ \t]{{1,8}}{_ENGLISH_IS}(?:[ \t]{{0,8}}:)?[ \t]{{1,8}}"
+        # (before "to X": "the password to grafana: X" names what it is for)
+        rf"|{_ENGLISH_QUALIFIER}[ \t]{{0,8}}:[ \t]{{1,8}}"
         # "set the password to X" (a verb before it, `_set_to`)
         r"|[ \t]{1,8}(?P<to>to)[ \t]{1,8}"
-        rf"|{_ENGLISH_QUALIFIER}[ \t]{{0,8}}:[ \t]{{1,8}}"
         r"|[ \t]{1,8}(?=[\"'`])"
         # "log in with password X", "use the admin password X" (a verb before it, `_use`)
         r"|(?P<plain>[ \t]{1,8}))"
@@ -1219,6 +1242,11 @@ class ProsePasswordDetector(ProseSecretDetector):
         r"[ \t]{0,8}(?:是|为|為|は|が|는|은|이|가|[:：=])[ \t]{0,8}(?:[:：][ \t]{0,8})?"
         r"(?P<open>[「『“\"'`(（]?)"
         r"(?P<v>[^\s\"'`*()「」『』“”\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{5,64})"
+    )
+
+    # the rest of a word longer than `_short` reads (up to 512 characters in all)
+    _past_cap = re.compile(
+        r"[^\s\"'`*()\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{0,448}"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -1262,6 +1290,10 @@ class ProsePasswordDetector(ProseSecretDetector):
     def _short_value(self, text: str, lower: str, match: re.Match[str]) -> Span | None:
         """The said value's span, if it is a password, not a word of the sentence."""
         start, end = match.span("v")
+        if end - start == 64:  # the pattern reads 64 characters: judge the whole word
+            end = self._past_cap.match(text, end).end()
+        elif _DOTTED_INDEX.match(text, start):
+            return None  # "set the password to sys.argv[1]": code names where it comes from
         opened = match["open"]
         quoted = opened in ("'", '"', "`") and text.startswith(opened, end)
         escape = text.find("\\", start, end)  # "…is X\nok" in JSON-escaped text
@@ -1277,6 +1309,8 @@ class ProsePasswordDetector(ProseSecretDetector):
         core = value.rstrip("!")  # "the password is wrong!": judged without it
         if len(core) < 5 or value[0] in "$%<{[^*_-/~." or is_placeholder(value):
             return None
+        if _HOST.fullmatch(core) or _DIGEST.fullmatch(core):
+            return None  # a host and its port, a digest: what the prose rule leaves
         after = self._next_word.match(lower, match.end())
         if after is not None and after["w"] in _ABOUT_PASSWORD_NOUNS:
             return None  # "the password `Abc12!` rule": a rule's name

@@ -322,3 +322,68 @@ def test_a_yaml_alias_is_no_password(text: str) -> None:
     assert scan(text) == [], _found(text)
     assert _covered("the password: *hunter2x*", "hunter2x")
     assert _covered("PASSWORD=*Hunter2x", "*Hunter2x")
+
+
+# Detectors 2026.12-33: what review h176 found -32 let out that -31 found, each a password
+# read as something else (a qualifier read as "to X", a type, code, a description, a host)
+MUST_FIND_33 = [
+    # "password to X:" names what it is for, not "set the password to X"
+    ("the password to grafana: hunter2", "hunter2"),
+    ("set the password to staging: hunter2", "hunter2"),
+    ("root password to servers: pa$$word", "pa$$word"),
+    # a word or a digit in brackets is no type
+    ("password: Pass[w0rd]", "Pass[w0rd]"),
+    ("password: Summer[x2024]", "Summer[x2024]"),
+    ("password: Monkey<baseball4>", "Monkey<baseball4>"),
+    ("POSTGRES_PASSWORD: Pass[w0rd]", "Pass[w0rd]"),
+    ("password: Qwerty[", "Qwerty["),
+    # a config line's next field after a comma is no object literal's next key
+    ("password: summer[2024], user: root", "summer[2024]"),
+    ("password: john.doe(1987), user: root", "john.doe(1987)"),
+    ("password: love[0][7]", "love[0][7]"),
+    # a word after the hyphen is no description
+    ("das Passwort ist 787-secret", "787-secret"),
+    ("das Passwort ist 99-schalke", "99-schalke"),
+    ("das Passwort ist 88-john!", "88-john!"),
+    ("das Passwort ist XK29-geheim", "XK29-geheim"),
+    # a word-like top-level domain without a service's port is no host
+    ("the password is sweet.home:2024", "sweet.home:2024"),
+    ("the password is love.me:143", "love.me:143"),
+    ("the password is my.app:1234", "my.app:1234"),
+    ("the password is summer.test:99", "summer.test:99"),
+    # longer than the 64 characters the short rule reads: all of it
+    ("set the password to " + "Xk9f" * 20 + "1", "Xk9f" * 20 + "1"),
+    ("das Passwort ist " + "Xk9f" * 20 + "1", "Xk9f" * 20 + "1"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), MUST_FIND_33)
+def test_what_32_let_out_is_found_whole(text: str, secret: str) -> None:
+    assert _covered(text, secret), _found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # types and code stay (with the must-finds above beside them)
+        "password: Optional[str]",
+        "password: List[int]",
+        "password: Queue[bytes]",
+        "password: Generic[T]",
+        "password: Model[SecretStr]",
+        "password: typing.Dict[str, int]",
+        "password: Record<string, string>",
+        "  password: Annotated[",
+        "  return {password: match[1], user}",
+        # a description, a service's host, a digest, code: what -32 left, still left
+        "das Passwort ist 12-stellig.",
+        "le mot de passe est AES-chiffré",
+        "the password is api.dev:443",
+        "the password is web.app:8080",
+        "the password is sha256-" + "0123456789abcdef" * 4,
+        "set the password to sys.argv[1]",
+        "set the password to process.argv[2].",
+    ],
+)
+def test_types_descriptions_hosts_and_code_still_stay(text: str) -> None:
+    assert scan(text) == [], _found(text)
