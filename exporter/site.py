@@ -203,12 +203,28 @@ def _write_search_shard(task: _Task, session: Session) -> str | None:
         records, cut = session_records(session)
         write_shard(Path(task.out_dir), task.sid, shard_bytes(records, cut))
     except OSError as error:  # e.g. .pi-session-search is a file, or read-only
-        # (a rename's target, not its temp file; else the folder or file it failed on)
-        where = error.filename2 or error.filename or f"{SEARCH_DIR} in {task.out_dir}"
-        return f"cannot write {where}: {error.strerror}" if error.strerror else str(error)
+        return _search_problem(Path(task.out_dir), error)
     except Exception as error:  # a bug: the page is made all the same
         return f"{type(error).__name__}: {error}"
     return None
+
+
+def _search_problem(out_dir: Path, error: OSError) -> str:
+    """Why a shard could not be written, naming the path inside the site folder (the
+    manifest keeps it, and the folder may be published: no absolute path of this machine)."""
+    # (a rename's target, not its temp file; else the folder or file it failed on)
+    where = error.filename2 or error.filename
+    if not where or not error.strerror:
+        return f"cannot write {SEARCH_DIR} in the site folder: {error.strerror or error}"
+    path = Path(os.fsdecode(where))
+    with contextlib.suppress(ValueError):
+        path = path.relative_to(out_dir)
+    why = error.strerror
+    if isinstance(error, (FileExistsError, NotADirectoryError)) and not os.path.isdir(where):
+        why = "a file is in the place of this folder"
+    elif isinstance(error, IsADirectoryError):
+        why = "a folder is in the place of this file"
+    return f"cannot write {path.as_posix()} in the site folder: {why}"
 
 
 def _write_page(out_dir: Path, page: str, html: str) -> str | None:
@@ -457,6 +473,8 @@ def _plan_tasks(
             and not force
             and is_unchanged(entry, source, state.out_dir, state.key, source_mark)
             and has_shard(state.out_dir, sid)  # (a site made before the text search had none)
+            # nor one whose text could not be written last time (an old shard may be left)
+            and not entry.get("search_error")
         ):
             state.report.unchanged += 1
             continue
@@ -537,6 +555,7 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         state.report.rendered += 1
         result["row"].update(file=task.name, page=result["page"])
         if problem := result.get("search_error"):
+            delete_shard(state.out_dir, task.sid)  # an old one holds the old text
             state.report.unindexed.append((Path(task.source), problem))
     state.sessions[task.sid] = result
 
@@ -574,7 +593,9 @@ def _write_listings(
     rows = [e["row"] for e in sessions.values() if isinstance(e.get("row"), dict)]
     searchable = _searchable(sessions)
     listed = sorted(searchable.items(), key=lambda item: listing_key(item[1]))  # its order
-    search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in listed])
+    # (not a session whose shard could not be written: one left from before is stale)
+    indexed = [(sid, r) for sid, r in listed if not sessions[sid].get("search_error")]
+    search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in indexed])
     cwds = sorted({r.get("cwd") or "" for r in rows if not r.get("error")})
     pages = {cwd: f"projects/{project_slug(cwd)}.html" for cwd in cwds} if len(cwds) > 1 else {}
     for page in set(old.values()) - set(pages.values()):

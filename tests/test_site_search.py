@@ -331,6 +331,10 @@ def test_a_search_folder_linked_out_of_the_site_is_refused(tmp_path: Path) -> No
     assert list(outside.iterdir()) == []
 
 
+FILE_IN_PLACE = "a file is in the place of this folder"
+FOLDER_IN_PLACE = "a folder is in the place of this file"
+
+
 def test_a_search_folder_that_cannot_be_written_is_said_with_its_reason(tmp_path: Path) -> None:
     """A file where the search's folder belongs (a sync tool's conflict copy): the pages
     are made, the report says why their text cannot be searched (review h174/h175: it was
@@ -345,16 +349,47 @@ def test_a_search_folder_that_cannot_be_written_is_said_with_its_reason(tmp_path
     assert report.rendered == 2 and not report.failed
     assert sorted(path for path, _ in report.unindexed) == sorted(session_files(root))
     reasons = {reason for _, reason in report.unindexed}
-    assert reasons == {f"cannot write {site / SEARCH_DIR}: File exists"}
+    # (named inside the site folder: the manifest keeps it, and a site may be published)
+    assert reasons == {f"cannot write {SEARCH_DIR} in the site folder: {FILE_IN_PLACE}"}
+    assert str(tmp_path) not in (site / ".pi-session-site.json").read_text(encoding="utf-8")
     (site / SEARCH_DIR).unlink()
     shard = site / SEARCH_DIR / f"{source_id(session_files(root)[0])}.json"
     shard.mkdir(parents=True)  # one shard's name taken by a folder: that one is said
     report = build(root, site)
     first = session_files(root)[0]
-    assert report.unindexed == [(first, f"cannot write {shard}: Is a directory")]
+    said = f"cannot write {SEARCH_DIR}/{shard.name} in the site folder: {FOLDER_IN_PLACE}"
+    assert report.unindexed == [(first, said)]
     shard.rmdir()
     again = build(root, site)
     assert again.rendered == 1 and again.unindexed == []
+    assert build(root, site).rendered == 0
+
+
+def test_a_shard_that_cannot_be_written_leaves_no_stale_text_and_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search folder that cannot be written, with a shard in it from before (read-only,
+    so the old one cannot go either): the index must not search the session's old text,
+    and the next build must render it again even though its file is unchanged (review h177
+    F1: it kept the old text for good, the session counted unchanged)."""
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    path = write_session(root, "one", session_lines("s1", "hello"))
+    build(root, site)
+    assert found_in(site, "hello")
+    path.write_text(session_lines("s1", "goodbye"), encoding="utf-8")
+
+    def refused(out_dir: Path, sid: str, data: bytes) -> None:
+        raise PermissionError(13, "Permission denied", str(out_dir / SEARCH_DIR / f"{sid}.x"))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(site_module, "write_shard", refused)
+        patch.setattr(site_module, "delete_shard", lambda out_dir, sid: None)
+        report = build(root, site)
+    assert report.rendered == 1 and len(report.unindexed) == 1
+    assert found_in(site, "hello") == [] and found_in(site, "goodbye") == []
+    again = build(root, site)  # the folder writable again: made again, searchable
+    assert again.rendered == 1 and again.unindexed == []
+    assert found_in(site, "goodbye") and found_in(site, "hello") == []
     assert build(root, site).rendered == 0
 
 
@@ -374,7 +409,8 @@ def test_the_cli_says_once_why_the_text_search_misses_sessions(tmp_path: Path) -
     said = [line for line in result.stderr.splitlines() if "text search" in line]
     assert said == [
         f"pi-session: warning: the text search cannot find 2 sessions (cannot write "
-        f"{site / SEARCH_DIR}: File exists); they are rendered again at the next build"
+        f"{SEARCH_DIR} in the site folder: {FILE_IN_PLACE}); they are rendered again at the "
+        "next build"
     ]
 
 
