@@ -10,10 +10,11 @@ the real detectors judge only a window around each, so what is counted is exactl
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 
-__all__ = ["likely_secrets", "secrets_warning", "secrets_warning_line"]
+__all__ = ["likely_secret_values", "likely_secrets", "secrets_warning", "secrets_warning_line"]
 
 # Fixed prefixes no prose or code has by chance, each with enough of its body to be a
 # candidate. One pattern each: a pattern that starts with a literal is searched for as a
@@ -45,9 +46,17 @@ _MAX_JUDGED = 2_000
 def likely_secrets(text: str | bytes) -> tuple[Counter[str], bool]:
     """Detector name -> how many distinct values ``text`` (or a file's UTF-8 bytes) holds
     in clear, and whether the count stopped early (more candidates than are judged)."""
+    values, more = likely_secret_values(text)
+    return Counter(values.values()), more
+
+
+def likely_secret_values(text: str | bytes) -> tuple[dict[str, str], bool]:
+    """The distinct values ``text`` holds in clear, each by its SHA-256 digest (so who
+    keeps them, `watch`, can tell a new one from one said before without keeping it) ->
+    the detector that found it; and whether the count stopped early."""
     patterns = _CANDIDATES_BYTES if isinstance(text, bytes) else _CANDIDATES
     spans = sorted(m.span() for p in patterns for m in p.finditer(text))  # type: ignore[arg-type]
-    found: Counter[str] = Counter()
+    found: dict[str, str] = {}
     if not spans:
         return found, False
     from exporter.detectors import scan  # ~80 ms of imports: only when there is a candidate
@@ -72,7 +81,8 @@ def likely_secrets(text: str | bytes) -> tuple[Counter[str], bool]:
                 value = window[finding.start : finding.end]
                 if value not in seen:
                     seen.add(value)
-                    found[finding.detector] += 1
+                    digest = hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
+                    found[digest] = finding.detector
                 break
     return found, len(spans) > _MAX_JUDGED
 

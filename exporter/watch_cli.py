@@ -10,6 +10,7 @@ import signal
 import stat
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ from exporter.redact_cli import (
     policy_options,
 )
 from exporter.render import RenderOptions
-from exporter.secret_warning import likely_secrets, secrets_warning_line
+from exporter.secret_warning import likely_secret_values, secrets_warning_line
 from exporter.session import Session
 from exporter.watch import SessionWatch
 
@@ -115,7 +116,8 @@ def watch_command(
     policy = policy_from_options(**policy_values)
     prepare: _LastPrepared | None = None
     if not policy_changes_nothing(policy):
-        prepare = _LastPrepared(functools.partial(_prepared, policy.resolved()))
+        count = not policy.redact  # a cut alone: its copy is what the page shows
+        prepare = _LastPrepared(functools.partial(_prepared, policy.resolved()), count)
     path = session_path(session, demo, sessions_dir, leaf)
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
@@ -245,25 +247,32 @@ def _looker(
 
 
 class _LastPrepared:
-    """The policy applied to each version, keeping the copy it made last: what the page
-    shows, which a cut without redaction leaves credentials in."""
+    """The policy applied to each version; with ``count`` (a cut without redaction, whose
+    copy is what the page shows and still holds credentials), the credentials that copy
+    holds, counted as soon as it is made: only their digests are kept, not the copy (a
+    25 MB session's copy is ~75 MB more for as long as the watch runs)."""
 
-    def __init__(self, prepare: Callable[..., tuple[Session, AgentContext | None]]) -> None:
+    def __init__(
+        self, prepare: Callable[..., tuple[Session, AgentContext | None]], count: bool = False
+    ) -> None:
         self.prepare = prepare
-        self.session: Session | None = None
+        self.count = count
+        self.found: tuple[dict[str, str], bool] | None = None
 
     def __call__(
         self, session: Session, context: AgentContext | None
     ) -> tuple[Session, AgentContext | None]:
         prepared, context = self.prepare(session, context)
-        self.session = prepared
+        if self.count:
+            self.found = likely_secret_values(download_bytes(prepared))
         return prepared, context
 
 
 class _CredentialWatch:
     """What `export` says of a page made without redaction, said by `watch` when it
-    starts serving, and again only when a new version holds more credentials of a known
-    format than were said (a token the agent just printed), never on every version and
+    starts serving, and again whenever a new version holds a credential of a known format
+    not said before (a token the agent just printed; with --active-branch-only also one
+    on a branch that became active as another left the page), never on every version and
     never with their values. ``cut`` (a policy that cuts but does not redact): its copy is
     what is counted, not the file."""
 
@@ -271,24 +280,26 @@ class _CredentialWatch:
         told: list[str] = []
         if context is not None:  # every string the cards show, as export scans them
             context.map_text(lambda value, _where: told.append(value) or value)
-        self.context = "\n".join(told).encode("utf-8", "replace")
+        self.context, self.context_more = likely_secret_values("\n".join(told))
         self.cut = cut
-        self.said = 0
+        self.said: set[str] = set()
 
     def check(self, path: Path) -> None:
-        if self.cut is not None and self.cut.session is not None:
-            data = download_bytes(self.cut.session)
+        if self.cut is not None and self.cut.found is not None:
+            found, more = self.cut.found
         else:
             try:  # the file, and the sub-agents' transcripts a Claude Code page shows too
                 data = b"\n".join(file.read_bytes() for file in [path, *sub_agent_files(path)])
             except OSError:  # the watch says what is wrong with the file
                 return
-        found, more = likely_secrets(data + b"\n" + self.context if self.context else data)
-        total = sum(found.values())
-        if total <= self.said:
+            found, more = likely_secret_values(data)
+        found = {**found, **self.context}
+        if found.keys() <= self.said:
             return
-        line = secrets_warning_line(found, more, "watch --redact serves it redacted")
-        self.said = total
+        self.said.update(found)
+        line = secrets_warning_line(
+            Counter(found.values()), more or self.context_more, "watch --redact serves it redacted"
+        )
         click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)
 
 

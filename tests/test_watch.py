@@ -700,3 +700,50 @@ def test_a_claude_code_sub_agents_credentials_are_said(
     said = capsys.readouterr().err
     assert "the page holds 1 credential of a known format in clear (github-token)" in said
     assert PLANTED_GITHUB not in said
+
+
+def test_a_credential_that_takes_another_s_place_on_the_page_is_said(tmp_path: Path) -> None:
+    """--active-branch-only: the agent goes back and a new branch with another token becomes
+    the page, the old one leaves it; the page still holds one credential, a new one (review
+    h177 F2: only a higher count was said)."""
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    fork = load_session(path).leaf_id or ""
+    left = "ghp_" + "Q7mz2" * 7 + "b"
+    taking = "AKIA" + "QYLPMN5HFIQR7XQZ"
+    append(path, user_line("live-0301", fork, f"use {left}"))
+    process, url = start_watch(str(path), "--active-branch-only", cwd=tmp_path)
+    try:
+        version = served_version(url)
+        append(path, user_line("live-0302", fork, f"aws key {taking}"))
+        wait_for_a_version_after(url, version)
+        page = http_get(url)[1]
+        version = served_version(url)
+        append(path, user_line("live-0303", "live-0302", "the same key again: " + taking))
+        wait_for_a_version_after(url, version)
+    finally:
+        errors = stopped(process)
+    assert taking.encode() in page and left.encode() not in page
+    assert in_clear(errors) == [
+        "pi-session: warning: the page holds 1 credential of a known format in clear "
+        "(github-token); watch --redact serves it redacted",
+        "pi-session: warning: the page holds 1 credential of a known format in clear "
+        "(aws-access-key-id); watch --redact serves it redacted",
+    ], errors
+
+
+def test_a_cut_copy_is_counted_when_made_and_not_kept(tmp_path: Path) -> None:
+    """A cut without redaction: what its copy holds is counted as it is made, and the copy
+    is not kept between versions (review h177 F3: a 25 MB session's copy stayed, ~75 MB)."""
+    from exporter.session import Session
+    from exporter.watch_cli import _LastPrepared
+
+    token = "ghp_" + "Q7mz2" * 7 + "b"
+    path = copy_of("every-entry-type.jsonl", tmp_path)
+    append(path, user_line("live-0401", load_session(path).leaf_id or "", f"use {token}"))
+    session = load_session(path)
+    prepare = _LastPrepared(lambda s, context: (s, context), count=True)
+    assert prepare(session, None) == (session, None)
+    found, more = prepare.found or ({}, True)
+    assert list(found.values()) == ["github-token"] and not more
+    assert token not in repr(vars(prepare))  # digests only, never the value
+    assert not any(isinstance(value, Session) for value in vars(prepare).values())
