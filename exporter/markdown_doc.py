@@ -145,7 +145,7 @@ def _document(session: Session, agent_context: AgentContext | None, timestamps: 
     parts += [
         "---",
         "",
-        f"*Exported from {code_span(source)} by pi-session-export {__version__}.*",
+        f"*Exported from {_session_file(source, timestamps)} by pi-session-export {__version__}.*",
     ]
     return _document_text("\n".join(_one_blank_line(parts)) + "\n")
 
@@ -174,9 +174,10 @@ def _document_text(text: str) -> str:
 _PI_FILE_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:-\d{1,9})?Z_(.+)\.jsonl")
 
 
-def _parent(path: str, timestamps: bool) -> str:
-    """The session this one was forked from; without timestamps, a Pi file is named by its
-    session id (its name starts with the moment the parent was made)."""
+def _session_file(path: str, timestamps: bool) -> str:
+    """A session's file (the parent this one was forked from, the one the document was
+    made from); without timestamps, a Pi file is named by its session id (its name starts
+    with the moment that session began)."""
     named = _PI_FILE_NAME.fullmatch(path.replace("\\", "/").rsplit("/", 1)[-1])
     if timestamps or named is None:
         return code_span(path)
@@ -203,7 +204,7 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         ),
     ]
     if session.header.parent_session:
-        rows.insert(2, ("Forked from", _parent(session.header.parent_session, timestamps)))
+        rows.insert(2, ("Forked from", _session_file(session.header.parent_session, timestamps)))
     facts = [f"- **{name}:** {value}" for name, value in rows]
     out = [f"# {title}", "", *facts, ""]
     if session.labels:

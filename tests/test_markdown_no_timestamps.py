@@ -9,6 +9,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from exporter import __version__
 from exporter.cli import cli
 from exporter.loader import load_session
 from exporter.markdown_doc import session_markdown
@@ -26,6 +27,11 @@ def without_times(document: str) -> str:
     document = re.sub(  # Pi's name of the parent's file starts with the moment it was made
         rf"- \*\*Forked from:\*\* `[^`\n]*/{FILE_TIME}[\d-]*Z_([^`/\n]+)\.jsonl`",
         r"- **Forked from:** session `\1`",
+        document,
+    )
+    document = re.sub(  # and the file's own name, in the last line
+        rf"\*Exported from `{FILE_TIME}[\d-]*Z_([^`/\n]+)\.jsonl`",
+        r"*Exported from session `\1`",
         document,
     )
     return re.sub(
@@ -61,3 +67,20 @@ def test_the_flag_is_for_markdown_only(tmp_path) -> None:
     assert done.exit_code == 0, done.output
     assert "**Duration:**" in out.read_text(encoding="utf-8")
     assert "**Started:**" not in out.read_text(encoding="utf-8")
+
+
+def test_a_pi_file_s_own_dated_name_is_not_in_the_last_line(tmp_path) -> None:
+    """Pi names a session's file after the moment it began: the last line names the session
+    by its id then, as the parent is named (review h177 F4: the date and time were there)."""
+    import shutil
+
+    path = tmp_path / "2025-06-01T10-00-00-000Z_d97339c6-aaaa-bbbb-cccc-0123456789ab.jsonl"
+    shutil.copyfile(FIXTURE_FILES[0], path)
+    session = load_session(path)
+    plain = session_markdown(session, timestamps=False)
+    assert re.findall(FILE_TIME, plain) == [], plain[-300:]
+    assert plain.rstrip().endswith(
+        "*Exported from session `d97339c6-aaaa-bbbb-cccc-0123456789ab` by pi-session-export "
+        f"{__version__}.*"
+    )
+    assert plain == without_times(session_markdown(session))
