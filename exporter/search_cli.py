@@ -72,8 +72,9 @@ from exporter.workers import results_of
 @policy_options(
     redact_default=False,
     report=None,
-    redact_help="Search the copy share would send (secrets, the home folder and the user "
-    "name replaced), not the files; nothing is written.",
+    redact_help="Search each session redacted as share redacts it (secrets, the home "
+    "folder and the user name replaced), not the files; hidden entries are searched too "
+    "unless --drop-hidden (share drops them); nothing is written.",
 )
 def search_command(
     pattern: str,
@@ -96,9 +97,9 @@ def search_command(
     #<id>).
 
     With --redact (or any other policy option, as share and publish take them) it searches
-    what a shared copy of each session would hold, redacted and cut, instead of the files:
-    whether a name, a host or a customer would go out. That reads and redacts every
-    session, so it is slower."""
+    each session redacted and cut by that policy, instead of the files: whether a name, a
+    host or a customer would go out (hidden entries too, unless --drop-hidden, which share
+    and publish apply). That reads and redacts every session, so it is slower."""
     if sessions and (cwd is not None or all_projects):
         raise scope_conflict()
     if policy_values.get("report"):

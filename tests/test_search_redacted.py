@@ -119,5 +119,7 @@ def test_the_help_says_search_writes_nothing() -> None:
     """--redact's help is shared with share and export ("before anything is written");
     search's says what it searches instead (review h175 F7)."""
     shown = " ".join(CliRunner().invoke(cli, ["search", "--help"]).output.split())
-    assert "--redact / --no-redact Search the copy share would send" in shown
+    assert "--redact / --no-redact Search each session redacted as share redacts it" in shown
+    # (not "the copy share would send": share drops hidden entries, search keeps them)
+    assert "hidden entries are searched too unless --drop-hidden" in shown
     assert "nothing is written" in shown and "before anything is written" not in shown
