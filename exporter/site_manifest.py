@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,12 +90,25 @@ def load_manifest(path: Path) -> dict[str, Any]:
     ok = isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
     if not ok or not isinstance(data.get("sessions"), dict):
         return {}
-    sessions = {k: v for k, v in data["sessions"].items() if _valid_entry(v)}
+    sessions = _own_pages({k: v for k, v in data["sessions"].items() if _valid_entry(v)})
     pages = data.get("project_pages")
     if not isinstance(pages, dict):
         pages = {}
     pages = {k: v for k, v in pages.items() if isinstance(v, str) and OWNED_PAGE.match(v)}
     return {**data, "sessions": sessions, "project_pages": pages}
+
+
+def _own_pages(sessions: dict[str, Any]) -> dict[str, Any]:
+    """The entries whose page and stem no other entry claims: two sessions pointed at one
+    page (a tampered manifest) would link to, and then delete, each other's page."""
+    stems = Counter(str(e.get("stem") or "").lower() for e in sessions.values())
+    pages = Counter(e.get("page") for e in sessions.values())
+    return {
+        sid: entry
+        for sid, entry in sessions.items()
+        if (not entry.get("stem") or stems[str(entry["stem"]).lower()] == 1)
+        and (not entry.get("page") or pages[entry["page"]] == 1)
+    }
 
 
 STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,159}")  # what site._safe_stem produces
@@ -111,6 +125,8 @@ def _valid_entry(entry: Any) -> bool:
         return False
     if page is not None and not (isinstance(page, str) and OWNED_PAGE.match(page)):
         return False
+    if page is not None and (not stem or not page.endswith(f"/{stem}.html")):
+        return False  # a session's page is named by its stem (sessions/<project>/<stem>.html)
     # the row's page becomes the listing's and the text search's links: the entry's own
     # (checked above) or none, never one a tampered manifest points elsewhere
     return row is None or (_valid_row(row) and row.get("page") in (None, page))

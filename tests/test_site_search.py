@@ -645,3 +645,29 @@ def test_a_published_site_searches_the_redacted_text_only(
             if "publish-copies" in path.parts or "publish-html" in path.parts:
                 assert TOKEN.encode() not in data, path
     assert not any(p.startswith(("html/.", f"html/{SEARCH_DIR}")) for p in files)
+
+
+def test_a_manifest_that_points_a_session_at_another_s_page_is_not_believed(
+    tmp_path: Path,
+) -> None:
+    """A tampered manifest gives session one the page (and name) of session two: neither
+    is believed, both are rendered again to their own pages, and no page is lost (review
+    h177 F6: one's row linked to two's page, and its next render deleted that page)."""
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    first = write_session(root, "one", session_lines("s1", "hello"))
+    second = write_session(root, "two", session_lines("s2", "there"))
+    build(root, site)
+    path = site / ".pi-session-site.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    one, two = (manifest["sessions"][source_id(f)] for f in (first, second))
+    pages = {one["page"]: "hello", two["page"]: "there"}
+    one.update(stem=two["stem"], page=two["page"])
+    one["row"]["page"] = two["page"]
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert build(root, site).rendered == 2
+    for page, said in pages.items():
+        assert said in (site / page).read_text(encoding="utf-8"), page
+    assert sorted(found_in(site, "hello") + found_in(site, "there")) == sorted(
+        (page, anchor, kind) for page in pages for anchor, kind in [("u1", "p")]
+    )
+    assert build(root, site).rendered == 0
