@@ -93,6 +93,8 @@ def _described(value: str) -> bool:
     return all(part in _CRYPTO_WORDS or part.isdigit() for part in parts)
 
 
+#: A port: 0 to 65535 (`sommer.com:69288` is no host and its port)
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})"
 #: Services' well-known ports (HTTP, databases, caches, brokers, dev servers)
 _KNOWN_PORTS = (
     r"(?:22|80|443|3000|3001|4000|4200|5000|5173|5432|5672|6379|6443|8000|8080|8081|8443"
@@ -106,12 +108,12 @@ _KNOWN_PORTS = (
 _HOST = re.compile(
     r"(?:[a-z0-9\-]{1,63}\.){1,8}(?:com|net|org|io|uk|fr|eu|nl|ch|se|dk|fi|pl|cz|ru|jp|cn"
     r"|kr|br|ca|au|nz|local|localdomain|internal|intranet|lan|corp|arpa|example|invalid|svc"
-    r"|cluster):[0-9]{1,5}"
+    rf"|cluster):{_PORT}"
     # a top-level domain that is also a word (`sweet.home:2024`, `love.me:143` are what
     # people pick as passwords) only with a service's well-known port
     rf"|(?:[a-z0-9\-]{{1,63}}\.){{1,8}}(?:dev|app|ai|co|cloud|info|biz|me|us|de|at|no|it|es"
     rf"|in|home|test):{_KNOWN_PORTS}"
-    r"|localhost:[0-9]{1,5}"
+    rf"|localhost:{_PORT}"
 )
 
 #: A digest named by its algorithm (`sha256:0d17b5…`, npm's `sha512-xs1b…`): a hash of

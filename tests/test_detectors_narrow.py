@@ -351,6 +351,7 @@ MUST_FIND_33 = [
     ("the password is love.me:143", "love.me:143"),
     ("the password is my.app:1234", "my.app:1234"),
     ("the password is summer.test:99", "summer.test:99"),
+    ("the password is sommer.com:69288", "sommer.com:69288"),  # no port is above 65535
     # longer than the 64 characters the short rule reads: all of it
     ("set the password to " + "Xk9f" * 20 + "1", "Xk9f" * 20 + "1"),
     ("das Passwort ist " + "Xk9f" * 20 + "1", "Xk9f" * 20 + "1"),
