@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter import codex_prices
-from exporter.entries import DamagedLine, as_dict, as_str, token_count
+from exporter.entries import UNNAMED_TOOL, DamagedLine, as_dict, as_str, token_count
 from exporter.formatting import plural
 from exporter.jsonl_in import shorten
 from exporter.session_parts import Diagnostic, parse_time
@@ -347,7 +347,7 @@ class _Converter:
         kind = as_str(item.get("type"))
         call_id = as_str(item.get("call_id")) or as_str(item.get("id")) or f"call-L{number}"
         if kind == "custom_tool_call":
-            name = as_str(item.get("name")) or "(unnamed tool)"
+            name = as_str(item.get("name")) or UNNAMED_TOOL
             arguments: Any = {"input": item.get("input")}
         elif kind == "local_shell_call":
             name, arguments = "local_shell", as_dict(item.get("action"))
@@ -357,7 +357,7 @@ class _Converter:
             name = "image_generation"
             arguments = {"prompt": item.get("revised_prompt")} if "revised_prompt" in item else {}
         else:
-            name = as_str(item.get("name")) or "(unnamed tool)"
+            name = as_str(item.get("name")) or UNNAMED_TOOL
             arguments = _json_arguments(item.get("arguments"))
         name, arguments = _pi_tool(name, arguments)
         self.calls[call_id] = name

@@ -27,6 +27,8 @@ KNOWN_ENTRY_TYPES = frozenset(
 )
 # Entry types that the model sees (§1.11 of the format reference).
 CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+#: A tool call without a name, as the usage table, a turn's footer and its card all say it
+UNNAMED_TOOL = "(unnamed tool)"
 
 
 def as_str(value: Any) -> str | None:

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from exporter.entries import (
+    UNNAMED_TOOL,
     BranchSummaryEntry,
     CompactionEntry,
     CustomMessageEntry,
@@ -20,6 +21,7 @@ from exporter.entries import (
     ModelChangeEntry,
     as_dict,
     as_number,
+    as_str,
 )
 from exporter.formatting import fmt_cost, fmt_int, plural
 from exporter.session import Branch, Session, parse_time
@@ -247,7 +249,7 @@ def _tool_stats(session: Session) -> dict[str, ToolStats]:
         for index, block in enumerate(content):
             if not isinstance(block, dict) or block.get("type") != "toolCall":
                 continue
-            name = block.get("name") if isinstance(block.get("name"), str) else "(unnamed)"
+            name = as_str(block.get("name")) or UNNAMED_TOOL
             stats = tools.setdefault(name, ToolStats())
             stats.calls += 1
             result = session.result_for_call(entry.id, index)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from exporter.entries import MessageEntry
+from exporter.entries import UNNAMED_TOOL, MessageEntry
 from exporter.loader import load_session, parse_session_bytes
 from exporter.usage import Usage, compute_stats, sum_usage, turn_usage, usage_by_model
 
@@ -279,7 +279,7 @@ def test_tool_stats_count_every_call_and_missing_results(build, dump) -> None:
         "bash": (2, 1, 0),
         "read": (1, 0, 1),
         "edit": (1, 0, 1),
-        "(unnamed)": (1, 0, 1),
+        UNNAMED_TOOL: (1, 0, 1),
     }
     assert next(iter(stats.tools)) == "bash"  # most calls first
 
@@ -338,3 +338,22 @@ def test_context_series_on_every_fixture(pi_fixture: Path) -> None:
     assert marked == compactions_on_path[: len(marked)]
     if pi_fixture.name == "pi-v1-before-compaction.jsonl":
         assert marked == ["L360", "L629"]
+
+
+def test_a_nameless_call_is_named_alike_everywhere_the_page_counts_it(build, dump) -> None:
+    """The usage table said "(unnamed)", a turn's footer "unnamed", the card "(unnamed
+    tool)": one call, three names (a reader could take them for three tools)."""
+    from exporter.render import RenderOptions, render_session
+
+    lines = [
+        build.header(),
+        build.user("u", None, "q", 1),
+        build.assistant("a", "u", calls=[("c1", "bash")]),
+    ]
+    lines[2]["message"]["content"].append({"type": "toolCall", "id": "c9", "name": 5})
+    html = render_session(parse_session_bytes(dump(lines)), RenderOptions())
+    assert f"Tool calls</dt><dd>2 · {UNNAMED_TOOL} 1, bash 1" in html
+    assert f'<th scope="row">{UNNAMED_TOOL}</th>' in html
+    assert f"2 tool calls (1 {UNNAMED_TOOL}, 1 bash)" in html
+    assert f'<span class="tool-name">{UNNAMED_TOOL}</span>' in html
+    assert html.count("unnamed") == html.count(UNNAMED_TOOL)

@@ -17,7 +17,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from exporter.entries import MessageEntry, as_dict, as_str
+from exporter.entries import UNNAMED_TOOL, MessageEntry, as_dict, as_str
 from exporter.render.folding import (
     Folded,
     fold,
@@ -241,7 +241,7 @@ def build_tool_view(
     """The view of one ``toolCall`` block and its paired result (None = no result found).
     ``result_odd=False`` when the result's entry shows its own odd values (on its own)."""
     show = display_path or (lambda p: p)
-    name = as_str(call.get("name")) or "(unnamed tool)"
+    name = as_str(call.get("name")) or UNNAMED_TOOL
     args = call.get("arguments")
     view = ToolView(call_id=as_str(call.get("id")) or "", name=name, kind="generic")
     if result is not None:

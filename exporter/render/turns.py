@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Container
 
-from exporter.entries import MessageEntry
+from exporter.entries import UNNAMED_TOOL, MessageEntry
 from exporter.formatting import fmt_cost, fmt_duration, plural
 from exporter.session import Session, parse_time
 from exporter.usage import turn_usage
@@ -69,7 +69,7 @@ NAMED_TOOLS = 3
 def _tool_name(call: dict) -> str:
     name = call.get("name")
     if not isinstance(name, str) or not name.strip():
-        return "unnamed"
+        return UNNAMED_TOOL
     name = " ".join(name.split())
     return name if len(name) <= 32 else name[:31] + "…"
 
