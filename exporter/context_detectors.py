@@ -802,7 +802,7 @@ _GENERIC_TYPES = frozenset(
         " required notrequired readonly awaitable coroutine generator asyncgenerator"
         " asynciterator asynciterable defaultdict ordereddict counter deque typeddict array"
         " map record promise partial readonlyarray pick omit vec option result box hashmap"
-        " btreemap hashset",
+        " btreemap hashset ndarray tensor series",
     )
 )
 #: What a type may name inside its brackets: the usual builtins and modules, in lower case
@@ -810,7 +810,9 @@ _TYPE_WORDS = frozenset(
     re.split(
         r"\s+",
         "str int float bool bytes complex object none any string number boolean bigint"
-        " unknown null undefined void never symbol typing t",
+        " unknown null undefined void never symbol typing t np numpy npt torch jnp"
+        " int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 u8 u16"
+        " u32 u64 u128 i8 i16 i32 i64 i128 f32 f64 usize isize char",
     )
 )
 # a name and its brackets: `Optional[str]`, `typing.Optional[_X]`, `string[]`, `Dict[str, int]`
@@ -877,16 +879,21 @@ def _code(text: str, start: int, end: int) -> bool:
     return next_key and _CODE_INDEX.fullmatch(text, start, end) is not None
 
 
-_LINE_END = re.compile(r"[ \t]*(?:\r?\n|\Z)")
+#: Code in the rest of a line: an index or a call (`creds[1]`, `get(`)
+_CODE_IN_REST = re.compile(r"[\w$\])]\[[0-9]{1,4}\]|[A-Za-z_$][\w$.]*\(")
 
 
 def _next_key(text: str, start: int, end: int) -> bool:
-    """Whether a `,` or `;` after the value is code's: it ends the line (an object literal
-    or a call's keywords over many lines), or a `{` or `(` the line opened before the value
-    is still open (`{password: match[1], user}`); not `password: x[1], user: root`."""
+    """Whether a `,` or `;` after the value is code's: a `{` or `(` the line opened
+    before the value is still open (`{password: match[1], user}`), or the rest of the line
+    is code's too: it ends with a `,` or a bracket (an object literal or a call's keywords
+    over many lines) or holds an index or a call (`password=creds[0], user=creds[1]`).
+    Not a config line's next field: `password: summer[2024], user: root`."""
     if text[end : end + 1] not in (",", ";"):
         return False
-    if _LINE_END.match(text, end + 1):
+    line_end = text.find("\n", end, end + 512)
+    rest = text[end + 1 : line_end if line_end >= 0 else end + 512].rstrip()
+    if not rest or rest[-1] in ",;([{)" or _CODE_IN_REST.search(rest):
         return True
     before = text[text.rfind("\n", max(0, start - 512), start) + 1 : start]
     return before.count("{") + before.count("(") > before.count("}") + before.count(")")

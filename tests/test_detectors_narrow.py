@@ -371,6 +371,13 @@ def test_every_password_the_reviews_named_is_found_whole(text: str, secret: str)
         "password: Record<string, string>",
         "  password: Annotated[",
         "  return {password: match[1], user}",
+        "password: np.ndarray[np.uint8]",
+        "password: Mapped[Optional[str]]",
+        "password: Vec<u8>",
+        # keywords over a line whose other values are code too (not `, user: root`)
+        "    password=creds[0], user=creds[1],",
+        "password: row[3], user: row[1]",
+        "  password: parts[2], host: parts[0]",
         # a description, a service's host, a digest, code: what -32 left, still left
         "das Passwort ist 12-stellig.",
         "le mot de passe est AES-chiffré",
