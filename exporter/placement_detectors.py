@@ -947,12 +947,13 @@ _FOREIGN_DESCRIBED = re.compile(r"[0-9]{1,3}|(?=[^a-z]*[A-Z])[A-Z0-9\-]{2,8}")
 
 def _foreign_description(value: str) -> bool:
     """A description said in another language ("das Passwort ist 8-stellig"), no value:
-    what comes before the adjective is a small number or a name in capitals (`SHA256`,
-    `UTF-8`, `2FA`), never a word (`Sommer2024-strand`) or a long number (`28839-windows`)."""
+    what comes before the adjective is a small number, a name in capitals (`SHA256`,
+    `UTF-8`, `2FA`) or an algorithm's (`base64-kodiert`), never another word
+    (`Sommer2024-strand`) or a long number (`28839-windows`)."""
     head, dash, tail = value.rpartition("-")
     return (
         bool(dash and head)
-        and bool(_FOREIGN_DESCRIBED.fullmatch(head))
+        and bool(_FOREIGN_DESCRIBED.fullmatch(head) or head.lower() in _CRYPTO_WORDS)
         and tail[:1].islower()
         and bool(_FOREIGN_ADJECTIVE.fullmatch(tail))
     )

@@ -136,6 +136,8 @@ def test_a_short_password_in_another_language_goes(said: str, prose: str) -> Non
         "das Passwort ist SHA256-gehasht",
         "Das Passwort ist UTF-8-kodiert",
         "Das Passwort ist 2FA-geschützt",
+        "das Passwort ist base64-kodiert",
+        "la contraseña es SHA256-hasheada",
     ],
 )
 def test_what_another_language_says_a_password_is_like_stays(text: str) -> None:
