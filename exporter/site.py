@@ -555,7 +555,6 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         state.report.rendered += 1
         result["row"].update(file=task.name, page=result["page"])
         if problem := result.get("search_error"):
-            delete_shard(state.out_dir, task.sid)  # an old one holds the old text
             state.report.unindexed.append((Path(task.source), problem))
     state.sessions[task.sid] = result
 
@@ -593,9 +592,7 @@ def _write_listings(
     rows = [e["row"] for e in sessions.values() if isinstance(e.get("row"), dict)]
     searchable = _searchable(sessions)
     listed = sorted(searchable.items(), key=lambda item: listing_key(item[1]))  # its order
-    # (not a session whose shard could not be written: one left from before is stale)
-    indexed = [(sid, r) for sid, r in listed if not sessions[sid].get("search_error")]
-    search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in indexed])
+    search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in listed])
     cwds = sorted({r.get("cwd") or "" for r in rows if not r.get("error")})
     pages = {cwd: f"projects/{project_slug(cwd)}.html" for cwd in cwds} if len(cwds) > 1 else {}
     for page in set(old.values()) - set(pages.values()):
@@ -612,14 +609,16 @@ def _write_listings(
 
 
 def _searchable(sessions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The rows (by source id) of the sessions whose page the index links to: the ones its
-    text search covers."""
+    """The rows (by source id) of the sessions whose page the index links to and whose
+    text its search covers: not one whose shard could not be written (a shard left from
+    before holds its old text; the sweep deletes it when it can)."""
     return {
         sid: e["row"]
         for sid, e in sessions.items()
         if isinstance(e.get("row"), dict)
         and not e["row"].get("error")
         and isinstance(e["row"].get("page"), str)
+        and not e.get("search_error")
     }
 
 
