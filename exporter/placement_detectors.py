@@ -105,15 +105,14 @@ _KNOWN_PORTS = (
 #: "the password is redis.internal:6379", "localhost:8080". Only in lower case, with its
 #: port, under a common or a private network's top-level domain: `Summer2024.Beach`,
 #: `P@ssw0rd.com`, `x7Gk2pQ9.zLmNoP`, `paris.abc:9677` are what people pick as passwords
+_LABELS = r"(?:[a-z0-9\-]{1,63}\.){1,8}"
 _HOST = re.compile(
-    r"(?:[a-z0-9\-]{1,63}\.){1,8}(?:com|net|org|io|uk|fr|eu|nl|ch|se|dk|fi|pl|cz|ru|jp|cn"
-    r"|kr|br|ca|au|nz|local|localdomain|internal|intranet|lan|corp|arpa|example|invalid|svc"
-    rf"|cluster):{_PORT}"
+    rf"{_LABELS}(?:com|net|org|io|uk|fr|eu|nl|ch|se|dk|fi|pl|cz|ru|jp|cn|kr|br|ca|au|nz"
+    rf"|local|localdomain|internal|intranet|lan|corp|arpa|example|invalid|svc|cluster):{_PORT}"
     # a top-level domain that is also a word (`sweet.home:2024`, `love.me:143` are what
     # people pick as passwords) only with a service's well-known port
-    rf"|(?:[a-z0-9\-]{{1,63}}\.){{1,8}}(?:dev|app|ai|co|cloud|info|biz|me|us|de|at|no|it|es"
-    rf"|in|home|test):{_KNOWN_PORTS}"
-    rf"|localhost:{_PORT}"
+    rf"|{_LABELS}(?:dev|app|ai|co|cloud|info|biz|me|us|de|at|no|it|es|in|home|test)"
+    rf":{_KNOWN_PORTS}|localhost:{_PORT}"
 )
 
 #: A digest named by its algorithm (`sha256:0d17b5…`, npm's `sha512-xs1b…`): a hash of

@@ -61,7 +61,6 @@ def likely_secret_values(text: str | bytes) -> tuple[dict[str, str], bool]:
         return found, False
     from exporter.detectors import scan  # ~80 ms of imports: only when there is a candidate
 
-    seen: set[str] = set()
     for start, end in spans[:_MAX_JUDGED]:
         key_block = text[start:end] in ("PRIVATE KEY-----", b"PRIVATE KEY-----")
         before = text[max(0, start - 24) : start]
@@ -78,11 +77,8 @@ def likely_secret_values(text: str | bytes) -> tuple[dict[str, str], bool]:
             start = max(0, window.rfind("-----BEGIN", 0, start))
         for finding in scan(window):
             if finding.start < end and finding.end > start:
-                value = window[finding.start : finding.end]
-                if value not in seen:
-                    seen.add(value)
-                    digest = hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
-                    found[digest] = finding.detector
+                value = window[finding.start : finding.end].encode("utf-8", "replace")
+                found.setdefault(hashlib.sha256(value).hexdigest(), finding.detector)
                 break
     return found, len(spans) > _MAX_JUDGED
 
