@@ -596,7 +596,7 @@
     return true;
   }
   // The entry's outline row becomes the current one ("you are here"), kept in view.
-  function markCurrent(el) {
+  function markCurrent(el, following) {
     var anchor = el.id, link = anchor && window.CSS && CSS.escape ? $('#tree a[href="#' + CSS.escape(anchor) + '"]') : null;
     var row = link ? link.parentElement : null;
     if (row && row === lastRow) return;
@@ -606,8 +606,16 @@
       row.classList.add("current");
       link.setAttribute("aria-current", "location");
       unfoldOutlineTo(row);
-      followInOutline(row);
+      if (!(following && mouseOnOutline)) followInOutline(row);
     }
+  }
+  // Following the reader's scrolling leaves the outline still while a mouse is over it: a
+  // row about to be clicked moved away under the pointer (a wheel's glide, then a look
+  // again 300 ms after it, went on moving it once the pointer had reached the outline).
+  var mouseOnOutline = false, outlineBox = $("#sidebar");
+  if (outlineBox) {
+    outlineBox.addEventListener("pointerenter", function (ev) { mouseOnOutline = ev.pointerType === "mouse"; });
+    outlineBox.addEventListener("pointerleave", function () { mouseOnOutline = false; });
   }
   function unfoldOutlineTo(row) {  // a folded branch of the outline opens to the row
     for (var sub = row.parentElement.closest("li.sub"); sub; sub = sub.parentElement.closest("li.sub")) {
@@ -639,14 +647,14 @@
     followPending = requestAnimationFrame(function () {
       followPending = 0;
       var entry = entryMidScreen();
-      if (entry) markCurrent(entry);
+      if (entry) markCurrent(entry, true);
       // entries rendered as they come into view (content-visibility) move what is at the
       // middle once more, and a long jump may land between two entries: look again then
       clearTimeout(settle);
       settle = setTimeout(function () {
         if (performance.now() - revealAt < 1000) return;  // a jump this script made
         var later = entryMidScreen();
-        if (later) markCurrent(later);
+        if (later) markCurrent(later, true);
       }, 300);
     });
   }, { passive: true });
