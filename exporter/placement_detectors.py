@@ -1213,7 +1213,7 @@ class ProsePasswordDetector(ProseSecretDetector):
         r"|[ \t]{1,8}(?=[\"'`])"
         # "log in with password X", "use the admin password X" (a verb before it, `_use`)
         r"|(?P<plain>[ \t]{1,8}))"
-        r"(?P<open>\*{1,2}|[\"'`(]?)(?P<v>[^\s\"'`*()]{5,64})"
+        r"(?P<open>\*{1,2}|[\"'`(]?)(?P<v>[^\s\"'`*()]{5,512})"
     )
     # a verb that sets the password, just before "password to X": "set the password to X",
     # "changed my root password to X" (not "the password to the server")
@@ -1236,19 +1236,14 @@ class ProsePasswordDetector(ProseSecretDetector):
         "(?:{})",
         "{1,8}",
         "{0,8}",
-        r"[ \t\u00a0\u202f]{1,8}(?P<open>[\"'`«„“(]?)(?P<v>[^\s\"'`*()«»„“”]{5,64})",
+        r"[ \t\u00a0\u202f]{1,8}(?P<open>[\"'`«„“(]?)(?P<v>[^\s\"'`*()«»„“”]{5,512})",
     )
     # and in Chinese, Japanese, Korean: パスワードは hunter2, 密码是hunter2, 비밀번호는 hunter2
     _short_cjk = re.compile(
         r"(?:密码|密碼|口令|パスワード|비밀번호|암호)"
         r"[ \t]{0,8}(?:是|为|為|は|が|는|은|이|가|[:：=])[ \t]{0,8}(?:[:：][ \t]{0,8})?"
         r"(?P<open>[「『“\"'`(（]?)"
-        r"(?P<v>[^\s\"'`*()「」『』“”\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{5,64})"
-    )
-
-    # the rest of a word longer than `_short` reads (up to 512 characters in all)
-    _past_cap = re.compile(
-        r"[^\s\"'`*()\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{0,448}"
+        r"(?P<v>[^\s\"'`*()「」『』“”\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]{5,512})"
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
@@ -1292,9 +1287,7 @@ class ProsePasswordDetector(ProseSecretDetector):
     def _short_value(self, text: str, lower: str, match: re.Match[str]) -> Span | None:
         """The said value's span, if it is a password, not a word of the sentence."""
         start, end = match.span("v")
-        if end - start == 64:  # the pattern reads 64 characters: judge the whole word
-            end = self._past_cap.match(text, end).end()
-        elif _DOTTED_INDEX.match(text, start):
+        if _DOTTED_INDEX.match(text, start):
             return None  # "set the password to sys.argv[1]": code names where it comes from
         opened = match["open"]
         quoted = opened in ("'", '"', "`") and text.startswith(opened, end)

@@ -361,6 +361,26 @@ def test_every_password_the_reviews_named_is_found_whole(text: str, secret: str)
 
 
 @pytest.mark.parametrize(
+    ("said", "closing"),
+    [
+        ("er schrieb „das Passwort ist {}“ und ging", "“"),
+        ("il a dit « le mot de passe est {}» puis", "»"),
+        ("彼は「パスワードは{}」と言った", "」"),
+        ("他说“密码是{}”然后走了", "”"),
+    ],
+)
+def test_a_long_password_ends_where_its_language_ends_a_word(said: str, closing: str) -> None:
+    """A password past the short rule's first 64 characters was read on with one set of
+    stops for every language, so a German, French or Chinese one took its closing quote
+    along (`“`, `»`, `”`); the whole word is read by the rule that matched it."""
+    secret = "Xk9f" * 20 + "1"
+    text = said.format(secret)
+    assert _covered(text, secret), _found(text)
+    at = text.index(closing, text.index(secret))
+    assert all(not (f.start <= at < f.end) for f in scan(text)), _found(text)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # types and code stay (with the must-finds above beside them)
