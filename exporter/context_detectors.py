@@ -895,7 +895,8 @@ def _next_key(text: str, start: int, end: int) -> bool:
     rest = text[end + 1 : line_end if line_end >= 0 else end + 512].rstrip()
     if not rest or rest[-1] in ",;([{)" or _CODE_IN_REST.search(rest):
         return True
-    before = text[text.rfind("\n", max(0, start - 512), start) + 1 : start]
+    line_start = _line_start(text, start, 512)  # (a longer line: its last 512 characters)
+    before = text[start - 512 if line_start is None else line_start : start]
     return before.count("{") + before.count("(") > before.count("}") + before.count(")")
 
 

@@ -412,3 +412,17 @@ def test_a_long_password_ends_where_its_language_ends_a_word(said: str, closing:
 )
 def test_types_descriptions_hosts_and_code_still_stay(text: str) -> None:
     assert scan(text) == [], _found(text)
+
+
+def test_the_next_key_looks_back_512_characters_at_most() -> None:
+    """`_next_key` counted the brackets a line opened from the start of the whole text when
+    no newline was in the 512 characters before the value (each call read all of a long
+    one-line text); it reads those 512 characters, as its newline search does."""
+    from exporter.context_detectors import _next_key
+
+    value = "summer[2024]"
+    rest = ", user: root"
+    near = "{" + "a" * 100 + value + rest
+    assert _next_key(near, 101, 101 + len(value))  # a `{` the line opened: code's next key
+    far = "{" + "a" * 600 + value + rest
+    assert not _next_key(far, 601, 601 + len(value))
