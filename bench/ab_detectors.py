@@ -59,9 +59,10 @@ def main() -> None:
     args = parser.parse_args()
     times: dict[str, list[float]] = {}
     for _ in range(args.runs):
-        for checkout in (args.old.resolve(), HERE):
+        # (named by checkout too: two with the same DETECTOR_VERSION were one row)
+        for name, checkout in (("old", args.old.resolve()), ("this", HERE)):
             version, seconds, found = one_run(checkout, args.file)
-            times.setdefault(f"{version} ({found} found)", []).append(seconds)
+            times.setdefault(f"{name} {version} ({found} found)", []).append(seconds)
     megabytes = args.file.stat().st_size / 1e6
     print(f"{args.file.name}, {megabytes:.1f} MB, {args.runs} alternating runs, CPU seconds:")
     for name, values in times.items():
