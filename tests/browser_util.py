@@ -377,6 +377,19 @@ def pw_browser() -> Iterator[Any]:
             browser.close()
 
 
+# Longer than page.js's wait before a search runs (30 ms; 120 ms past 3,000 rows).
+SEARCH_SETTLE_MS = 250
+
+
+def search_for(page: Any, text: str) -> None:
+    """Types a search and returns once the page has run it. The page runs a search on a
+    timer after the last key; a timer set later with a longer delay fires after it (timers
+    of one window run in order of their deadlines), on a busy machine too, where a fixed
+    wait in the test could end before the search ran."""
+    page.fill("#tree-search", text)
+    page.evaluate(f"new Promise(done => setTimeout(done, {SEARCH_SETTLE_MS}))")
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     log: list[tuple[str, str]]
 

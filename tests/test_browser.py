@@ -28,6 +28,7 @@ from tests.browser_util import (
     CLAUDE_CODE,
     CODEX,
     CORPUS,
+    SEARCH_SETTLE_MS,
     PageServer,
     Viewer,
     branch_depth,
@@ -36,6 +37,7 @@ from tests.browser_util import (
     parse_fixture,
     render_fixture,
     retry_session,
+    search_for,
 )
 from tests.page_anchors import anchor_for
 from tests.xss_corpus import corpus_text_markers
@@ -472,6 +474,18 @@ HANGING_MATCHES = """() => {
 }"""
 
 
+def test_search_for_outwaits_the_pages_search_timer() -> None:
+    """search_for waits by a later, longer timer; that holds only while every delay
+    page.js puts before a search is shorter than it."""
+    page_js = (Path(__file__).resolve().parents[1] / "static" / "page.js").read_text(
+        encoding="utf-8"
+    )
+    timer = re.search(r"pending = setTimeout\(runSearch, ([^)]*)\)", page_js)
+    assert timer, "page.js no longer sets its search on a timer: update search_for"
+    delays = [int(n) for n in re.findall(r"\b\d+\b", timer[1]) if int(n) < 3000]
+    assert delays and max(delays) < SEARCH_SETTLE_MS, (timer[1], SEARCH_SETTLE_MS)
+
+
 def test_search_keeps_the_fork_rows_its_matches_branch_from(
     view: Viewer, published: dict[str, str]
 ) -> None:
@@ -489,8 +503,7 @@ def test_search_keeps_the_fork_rows_its_matches_branch_from(
     page.wait_for_selector("#tree li.current", state="attached")  # set once the hash changed
     current = page.locator("#tree li.current")
     assert current.count() == 1 and "search-context" not in (current.get_attribute("class") or "")
-    page.fill("#tree-search", "")
-    page.wait_for_timeout(200)
+    search_for(page, "")
     assert page.locator("#tree li.search-context").count() == 0
     # a match the filter hides keeps no fork row either ("rust" is only in branch summaries)
     page.click('label[for="flt-user"]')
@@ -739,8 +752,7 @@ def test_a_row_whose_match_is_cut_off_by_its_ellipsis_says_in_text(
         page.evaluate("a => getComputedStyle(a, '::after').content", link.element_handle())
         == '"in text"'
     )
-    page.fill("#tree-search", "notification_preferences")  # the row's label starts with it
-    page.wait_for_timeout(300)
+    search_for(page, "notification_preferences")  # the row's label starts with it
     classes = page.get_attribute(row, "class")
     assert "search-miss" not in classes and "search-inside" not in classes, classes
     clean(view)
@@ -757,8 +769,7 @@ def test_a_quoted_phrase_is_searched_as_it_is_written(
     page.keyboard.press("/")
 
     def matches(query: str) -> tuple[int, list[str]]:
-        page.fill("#tree-search", query)
-        page.wait_for_timeout(300)
+        search_for(page, query)
         status = shown_text(page, "#tree-status")
         rows = page.eval_on_selector_all(
             "#tree li:not(.sub):not(.search-miss) > a",
@@ -2427,8 +2438,7 @@ def test_search_marks_its_terms_and_opens_a_match_deep_in_an_entry(
     page.keyboard.press("Escape")
     assert page.evaluate("CSS.highlights.get('search-terms').size") == 0
     # a term that only the row text holds is marked in the row
-    page.fill("#tree-search", "user:")
-    page.wait_for_timeout(200)
+    search_for(page, "user:")
     rows = page.evaluate(
         """() => [...CSS.highlights.get('search-terms')]
           .filter(r => r.startContainer.parentElement.closest('#tree')).length"""
@@ -3677,8 +3687,7 @@ def test_search_folds_dotted_capital_i(view: Viewer, page_server: PageServer) ->
     ]
     session = parse_session_bytes("\n".join(lines).encode("utf-8"))
     page = view.open(page_server.publish("dotted-i.html", render_session(session)))
-    page.fill("#tree-search", "istanbul")
-    page.wait_for_timeout(200)
+    search_for(page, "istanbul")
     assert page.inner_text("#tree-status").startswith("1 of 1 entries match")  # not "1 / 1"
     page.keyboard.press("Enter")
     page.wait_for_timeout(200)
@@ -3718,8 +3727,7 @@ def test_search_marks_a_word_split_over_highlighted_or_coloured_parts(
         ("failed", "r1", "FAILED"),
         ('"failed: 1 test"', "r1", "FAILED: 1 test"),
     ):
-        page.fill("#tree-search", term)
-        page.wait_for_timeout(200)
+        search_for(page, term)
         page.keyboard.press("Enter")
         page.wait_for_timeout(200)
         anchor = page.evaluate(f"document.querySelector('[data-entry-id=\"{entry}\"]').id")
@@ -3735,15 +3743,12 @@ def test_search_looks_at_the_session_not_the_pages_labels(
     the model's context" notes; usage footers and "N more lines" matched "cache" and
     "lines". The match count keeps its thousands separators."""
     page = view.open(published[V1_COMPACTION])
-    page.fill("#tree-search", "model's context")
-    page.wait_for_timeout(300)
+    search_for(page, "model's context")
     matched = int((page.text_content("#tree-status") or "").split(" of ")[0].replace(",", ""))
     assert matched < 10, matched  # 290 entries carry the note
-    page.fill("#tree-search", "e")
-    page.wait_for_timeout(300)
+    search_for(page, "e")
     assert " of 1,002 entries match" in (page.text_content("#tree-status") or "")
-    page.fill("#tree-search", "context")
-    page.wait_for_timeout(300)
+    search_for(page, "context")
     page.keyboard.press("Enter")  # opens the first match; its marks are the session's words
     page.wait_for_timeout(200)
     chrome = page.evaluate(
@@ -3787,8 +3792,7 @@ def test_a_word_in_a_tool_output_matches_the_result_not_the_turn_around_it(
     assert page.locator('article[data-entry-id="a1"] [data-entry-id="r1"]').count() == 1
 
     def matched(term: str) -> tuple[str, list[str]]:
-        page.fill("#tree-search", term)
-        page.wait_for_timeout(200)
+        search_for(page, term)
         rows = page.evaluate(
             """() => [...document.querySelectorAll('#tree li:not(.sub):not(.search-miss)')]
                  .map(r => r.querySelector('a').getAttribute('href').slice(1))"""
@@ -3800,8 +3804,7 @@ def test_a_word_in_a_tool_output_matches_the_result_not_the_turn_around_it(
     assert rows == ["r1"] and status.startswith("1 of "), (status, rows)
     status, rows = matched("listing")  # the turn's own words, in each of two turns
     assert rows == ["a1", "a2"] and status.startswith("2 of "), (status, rows)
-    page.fill("#tree-search", "zebrafinch")
-    page.wait_for_timeout(200)
+    search_for(page, "zebrafinch")
     page.keyboard.press("Enter")  # opens the match: its marks are in the output
     page.wait_for_timeout(200)
     marked = page.evaluate(
@@ -4315,8 +4318,7 @@ def test_long_branches_fold_under_one_line_in_the_outline(
     page.wait_for_timeout(200)
     assert hidden_row.is_visible() and page.locator("#tree .ob >> visible=true").count() == 0
     page.keyboard.press("Escape")
-    page.fill("#tree-search", "")
-    page.wait_for_timeout(200)
+    search_for(page, "")
     assert not hidden_row.is_visible()
     fork_row.locator("a").focus()  # the arrows stop at a fold line; Enter opens it
     fold_box = page.locator("#tree .ob-t").first
