@@ -381,13 +381,18 @@ def pw_browser() -> Iterator[Any]:
 SEARCH_SETTLE_MS = 250
 
 
+def after_page_timers(page: Any, ms: int) -> None:
+    """Returns once every timer the page has already set for less than ``ms`` has fired: a
+    timer set later with a longer delay fires after them (a window's timers run in order of
+    their deadlines). A fixed wait in the test can end first on a busy machine, where the
+    page's own timers run late."""
+    page.evaluate("ms => new Promise(done => setTimeout(done, ms))", ms)
+
+
 def search_for(page: Any, text: str) -> None:
-    """Types a search and returns once the page has run it. The page runs a search on a
-    timer after the last key; a timer set later with a longer delay fires after it (timers
-    of one window run in order of their deadlines), on a busy machine too, where a fixed
-    wait in the test could end before the search ran."""
+    """Types a search and returns once the page has run it (on a timer after the last key)."""
     page.fill("#tree-search", text)
-    page.evaluate(f"new Promise(done => setTimeout(done, {SEARCH_SETTLE_MS}))")
+    after_page_timers(page, SEARCH_SETTLE_MS)
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):

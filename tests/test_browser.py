@@ -31,6 +31,7 @@ from tests.browser_util import (
     SEARCH_SETTLE_MS,
     PageServer,
     Viewer,
+    after_page_timers,
     branch_depth,
     fixture_path,
     load_fixture,
@@ -3026,7 +3027,7 @@ def test_the_outline_stays_still_under_the_mouse_while_the_current_row_follows(
     reader_scrolls = "d => { dispatchEvent(new WheelEvent('wheel')); scrollBy(0, d); }"
     page.evaluate(reader_scrolls, 20000)
     page.wait_for_function(followed)
-    page.wait_for_timeout(400)  # and the follow's second look, 300 ms later
+    after_page_timers(page, 400)  # and the follow's second look, set then for 300 ms
     assert page.evaluate(followed)
     assert page.eval_on_selector("#sidebar", "e => e.scrollTop") == before
     assert not page.evaluate(ROW_IN_OUTLINE)  # so it would have moved the outline
