@@ -389,6 +389,16 @@ def after_page_timers(page: Any, ms: int) -> None:
     page.evaluate("ms => new Promise(done => setTimeout(done, ms))", ms)
 
 
+def after_frames(page: Any, frames: int) -> None:
+    """Returns once the page has drawn ``frames`` more frames: work the page put off by fewer
+    nested ``requestAnimationFrame`` calls has run by then, however slow the machine."""
+    page.evaluate(
+        """n => new Promise(done => { const next = k => k ? requestAnimationFrame(() => next(k - 1))
+          : done(); next(n); })""",
+        frames,
+    )
+
+
 def search_for(page: Any, text: str) -> None:
     """Types a search and returns once the page has run it (on a timer after the last key)."""
     page.fill("#tree-search", text)

@@ -31,6 +31,7 @@ from tests.browser_util import (
     SEARCH_SETTLE_MS,
     PageServer,
     Viewer,
+    after_frames,
     after_page_timers,
     branch_depth,
     fixture_path,
@@ -1309,7 +1310,7 @@ def test_a_tall_entry_is_placed_by_its_top(view: Viewer, published: dict[str, st
     unfold_outline(page, "e03")
     page.click('#tree a[href="#e03"]')
     page.wait_for_selector("#e03.highlight", state="attached", timeout=1500)
-    page.wait_for_timeout(100)  # the second placement runs two frames later
+    after_frames(page, 3)  # the second placement runs two frames later
     top, height, screen = page.evaluate(
         "[document.getElementById('e03').getBoundingClientRect().top,"
         " document.getElementById('e03').getBoundingClientRect().height, innerHeight]"
