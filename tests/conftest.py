@@ -21,6 +21,7 @@ import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -256,9 +257,8 @@ def write_session(tmp_path: Path) -> Callable[..., Path]:
 
 def iso(second: int) -> str:
     """A Pi-style ISO timestamp ``second`` seconds after 2025-01-01T00:00:00Z."""
-    minutes, seconds = divmod(second, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"2025-01-01T{hours:02d}:{minutes:02d}:{seconds:02d}.000Z"
+    moment = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=second)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")  # a day on is the next day, not hour 24
 
 
 class Build:
