@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 from exporter import claude_code, codex
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
 from exporter.jsonl_in import iter_parsed_lines, shorten
-from exporter.session import Diagnostic, Session
+from exporter.session import Diagnostic, Session, parse_time
 
 CURRENT_VERSION = 3
 
@@ -199,6 +199,9 @@ def build_session(
     if not isinstance(header.raw.get("id"), str):
         header.raw["id"] = header_id_from_path(path)
     entries = _make_entries(parsed, header, diagnostics, damaged)
+    unreadable = _unreadable_times(header, entries)
+    if unreadable:
+        diagnostics.append(unreadable)
     header.raw.setdefault("version", header.version)
     return Session.build(
         header, entries, damaged=damaged, diagnostics=diagnostics, path=path, leaf_id=leaf_id
@@ -269,6 +272,33 @@ def _make_entries(
         entries.append(make_entry(value, number, entry_id, parent_id))
         previous_id = entry_id
     return entries
+
+
+def _unreadable_times(header: Header, entries: list[Entry]) -> Diagnostic | None:
+    """One warning for every line whose ``timestamp`` is not a time: the page shows an
+    entry's as written, but the session's start and end skipped them without a word, so a
+    header dated "bad" made the first readable entry the start. One diagnostic, not one a
+    line: a tool that writes its own format would fill the warnings with the same news."""
+    lines: list[tuple[int, Any]] = []
+    for item in (header, *entries):
+        value = item.raw.get("timestamp")
+        if value is not None and parse_time(value) is None:
+            lines.append((item.line, value))
+    if not lines:
+        return None
+    line, value = lines[0]
+    if isinstance(value, str):
+        written = repr(shorten(value, 40))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        written = shorten(repr(value), 40)
+    else:
+        written = f"(a JSON {_json_kind(value)})"
+    more = f" (and {len(lines) - 1:,} more line{_s(len(lines) - 1)})" if len(lines) > 1 else ""
+    message = (
+        f"timestamp {written} is not a date and time{more};"
+        " not counted in the session's start, end or last activity"
+    )
+    return Diagnostic(line, "bad-timestamp", message)
 
 
 def _v3_ids(

@@ -265,6 +265,23 @@ def test_dash_writes_the_page_to_stdout_only(runner: CliRunner, in_tmp: Path) ->
     assert sorted(p.name for p in in_tmp.iterdir()) == [CORPUS], "nothing written"
 
 
+def test_an_unreadable_start_is_said_on_stderr_and_in_the_page(
+    runner: CliRunner, in_tmp: Path
+) -> None:
+    """A header dated "yesterday" made the first readable entry the session's start, with
+    no word of it: stderr and the page's list of the file's problems now say why."""
+    header, *entries = fixture_path(SAMPLER).read_text(encoding="utf-8").splitlines()
+    session = in_tmp / "s.jsonl"
+    dated = {**json.loads(header), "timestamp": "yesterday"}
+    session.write_text("\n".join([json.dumps(dated), *entries]) + "\n", encoding="utf-8")
+    result = runner.invoke(cli, ["export", str(session), "-o", "page.html"])
+    assert result.exit_code == 0, result.stderr
+    said = "line 1: timestamp 'yesterday' is not a date and time;"
+    assert f"pi-session: warning: {said}" in result.stderr
+    page = (in_tmp / "page.html").read_text(encoding="utf-8")
+    assert said.replace("'", "&#39;") in page, "listed with the file's other problems"
+
+
 def test_theme_leaf_and_no_embed_options(runner: CliRunner, in_tmp: Path) -> None:
     source = str(fixture_path(SAMPLER))
     result = runner.invoke(

@@ -382,6 +382,39 @@ def test_other_formats_are_format_errors(name: str, tmp_path: Path) -> None:
     assert isinstance(error.value, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("bad", "'bad'"),
+        ("2026-13-45T99:00:00Z", "'2026-13-45T99:00:00Z'"),  # the shape of a time, not one
+        (1e308, "1e+308"),  # epoch milliseconds past the calendar
+        (["2026-01-01"], "(a JSON array)"),
+        (True, "(a JSON boolean)"),
+    ],
+)
+def test_an_unreadable_timestamp_is_one_warning(build, dump, written, said) -> None:
+    """A header or entry whose timestamp was no time was skipped without a word, so the
+    session "started" at its first readable entry. Every such line is counted, in one
+    warning at the first of them; the entries all stay."""
+    lines = _small(build)
+    lines[0]["timestamp"] = written
+    lines[2]["timestamp"] = written
+    session = parse(dump(lines))
+    assert [e.id for e in session.entries] == ["u1", "a1", "u2"]
+    (warning,) = [d for d in session.diagnostics if d.kind == "bad-timestamp"]
+    assert warning.line == 1 and warning.severity == "warning"
+    assert warning.message.startswith(f"timestamp {said} is not a date and time (and 1 more line);")
+    assert "not counted in the session's start" in warning.message
+
+
+def test_readable_and_missing_timestamps_say_nothing(build, dump) -> None:
+    lines = _small(build)
+    lines[1]["timestamp"] = 1767225600000  # epoch milliseconds are a time
+    lines[2]["timestamp"] = "2026-01-01T00:00:00.123+14:00"
+    del lines[3]["timestamp"]  # none at all: nothing to read, nothing wrong
+    assert "bad-timestamp" not in kinds(parse(dump(lines)))
+
+
 def test_missing_header_with_entries_synthesizes_one(build, write_session) -> None:
     path = write_session(
         [build.user("u1", None), build.assistant("a1", "u1")],
