@@ -94,7 +94,7 @@ class SessionWatch:
         self._count = 0
         self._stamp: tuple[object, ...] | None = None
         self._unfinished_since: float | None = None
-        self._reported: set[str] = set()
+        self._reported: set[object] = set()
         # the folder's sessions when the watch began, and each one it has followed since
         self._known = {path, *newest()} if newest is not None else {path}
         self._followed_at = clock()
@@ -177,8 +177,8 @@ class SessionWatch:
                     raise
                 self._warn_once(f"--leaf: {error.args[0]}; showing the newest entry's branch")
         for diagnostic in session.diagnostics:
-            if diagnostic.severity != "info":
-                self._warn_once(str(diagnostic))
+            if diagnostic.severity != "info":  # once a problem and line: a count in it grows
+                self._warn_once(str(diagnostic), (diagnostic.line, diagnostic.kind))
         context = self.options.agent_context
         return self.prepare(session, context) if self.prepare is not None else (session, context)
 
@@ -196,9 +196,11 @@ class SessionWatch:
             damaged=len(session.damaged),
         )
 
-    def _warn_once(self, message: str) -> None:
-        if message not in self._reported:
-            self._reported.add(message)
+    def _warn_once(self, message: str, key: object = None) -> None:
+        """``message`` unless already said (or another under the same ``key``)."""
+        key = message if key is None else key
+        if key not in self._reported:
+            self._reported.add(key)
             self.warnings.append(message)
 
 

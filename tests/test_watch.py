@@ -127,6 +127,22 @@ def test_the_page_is_made_again_when_the_session_grows(served: Any) -> None:
     assert path.read_bytes() == original + added  # only read
 
 
+def test_a_problem_that_grows_is_said_once(served: Any) -> None:
+    """The file's unreadable timestamps are one warning that counts them: each new one
+    changed its text, and the watch said it again at every line the writer added."""
+    watch, _, path, _ = served
+    leaf = load_session(path).leaf_id or ""
+    for number in range(3):
+        line = json.loads(user_line(f"live-t{number}", leaf, "when?"))
+        line["timestamp"] = "soon"
+        append(path, json.dumps(line).encode("utf-8") + b"\n")
+        leaf = f"live-t{number}"
+        assert watch.step() is not None
+    said = [w for w in watch.warnings if "[bad-timestamp]" in w]
+    assert len(said) == 1 and "timestamp 'soon' is not a date and time;" in said[0], said
+    assert "(and 2 more lines)" in str(load_session(path).diagnostics)
+
+
 def test_a_line_still_being_written_is_waited_for(served: Any) -> None:
     watch, server, path, clock = served
     before = version_of(server)
