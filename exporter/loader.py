@@ -278,11 +278,13 @@ def _unreadable_times(header: Header, entries: list[Entry]) -> Diagnostic | None
     """One warning for every line whose ``timestamp`` is not a time: the page shows an
     entry's as written, but the session's start and end skipped them without a word, so a
     header dated "bad" made the first readable entry the start. One diagnostic, not one a
-    line: a tool that writes its own format would fill the warnings with the same news."""
+    line: a tool that writes its own format would fill the warnings with the same news.
+    Read as the session reads it (``.timestamp``: a string), so epoch milliseconds, which
+    the start and end skip too, are said as well."""
     lines: list[tuple[int, Any]] = []
     for item in (header, *entries):
         value = item.raw.get("timestamp")
-        if value is not None and parse_time(value) is None:
+        if value is not None and parse_time(item.timestamp) is None:
             lines.append((item.line, value))
     if not lines:
         return None
@@ -295,7 +297,7 @@ def _unreadable_times(header: Header, entries: list[Entry]) -> Diagnostic | None
         written = f"(a JSON {_json_kind(value)})"
     more = f" (and {len(lines) - 1:,} more line{_s(len(lines) - 1)})" if len(lines) > 1 else ""
     message = (
-        f"timestamp {written} is not a date and time{more};"
+        f"timestamp {written} is not an ISO date and time{more};"
         " not counted in the session's start, end or last activity"
     )
     return Diagnostic(line, "bad-timestamp", message)

@@ -276,7 +276,7 @@ def test_an_unreadable_start_is_said_on_stderr_and_in_the_page(
     session.write_text("\n".join([json.dumps(dated), *entries]) + "\n", encoding="utf-8")
     result = runner.invoke(cli, ["export", str(session), "-o", "page.html"])
     assert result.exit_code == 0, result.stderr
-    said = "line 1: timestamp 'yesterday' is not a date and time;"
+    said = "line 1: timestamp 'yesterday' is not an ISO date and time;"
     assert f"pi-session: warning: {said}" in result.stderr
     page = (in_tmp / "page.html").read_text(encoding="utf-8")
     assert said.replace("'", "&#39;") in page, "listed with the file's other problems"

@@ -388,6 +388,7 @@ def test_other_formats_are_format_errors(name: str, tmp_path: Path) -> None:
         ("bad", "'bad'"),
         ("2026-13-45T99:00:00Z", "'2026-13-45T99:00:00Z'"),  # the shape of a time, not one
         (1e308, "1e+308"),  # epoch milliseconds past the calendar
+        (1767225600000, "1767225600000"),  # a time, but the session's start and end skip it
         (["2026-01-01"], "(a JSON array)"),
         (True, "(a JSON boolean)"),
     ],
@@ -403,13 +404,13 @@ def test_an_unreadable_timestamp_is_one_warning(build, dump, written, said) -> N
     assert [e.id for e in session.entries] == ["u1", "a1", "u2"]
     (warning,) = [d for d in session.diagnostics if d.kind == "bad-timestamp"]
     assert warning.line == 1 and warning.severity == "warning"
-    assert warning.message.startswith(f"timestamp {said} is not a date and time (and 1 more line);")
+    expected = f"timestamp {said} is not an ISO date and time (and 1 more line);"
+    assert warning.message.startswith(expected), warning.message
     assert "not counted in the session's start" in warning.message
 
 
 def test_readable_and_missing_timestamps_say_nothing(build, dump) -> None:
     lines = _small(build)
-    lines[1]["timestamp"] = 1767225600000  # epoch milliseconds are a time
     lines[2]["timestamp"] = "2026-01-01T00:00:00.123+14:00"
     del lines[3]["timestamp"]  # none at all: nothing to read, nothing wrong
     assert "bad-timestamp" not in kinds(parse(dump(lines)))
@@ -481,7 +482,7 @@ def test_wrong_field_types_never_raise_and_are_reported(build, dump) -> None:
     ]
     session = parse(dump(lines))
     assert [e.id for e in session.entries] == ["u1", "L3", "m2", "l1", "n1", "c1", "mc"]
-    assert set(kinds(session)) == {"missing-id", "bad-message", "bad-parent"}
+    assert set(kinds(session)) == {"missing-id", "bad-message", "bad-parent", "bad-timestamp"}
     assert session.name is None and session.labels == {}
     message = session.by_id["m2"]
     assert isinstance(message, MessageEntry) and message.role == "unknown"

@@ -139,7 +139,7 @@ def test_a_problem_that_grows_is_said_once(served: Any) -> None:
         leaf = f"live-t{number}"
         assert watch.step() is not None
     said = [w for w in watch.warnings if "[bad-timestamp]" in w]
-    assert len(said) == 1 and "timestamp 'soon' is not a date and time;" in said[0], said
+    assert len(said) == 1 and "timestamp 'soon' is not an ISO date and time;" in said[0], said
     assert "(and 2 more lines)" in str(load_session(path).diagnostics)
 
 
