@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from exporter.times import parse_time
 
 KNOWN_ENTRY_TYPES = frozenset(
     {
@@ -99,6 +102,10 @@ def blocks_text(content: Any) -> str:
     return "\n".join(p for p in parts if p)
 
 
+#: ``Entry.moment_cache`` before the first read (None is a read: no readable time).
+_UNPARSED: Any = object()
+
+
 @dataclass(slots=True)
 class Entry:
     """One line of the session file that belongs to the tree.
@@ -112,10 +119,22 @@ class Entry:
     id: str
     parent_id: str | None
     type: str
+    # The time parsed once: the loader's check, the tree's order, the statistics, the
+    # branch blocks and every entry's heading all read it (~4 parses an entry before).
+    moment_cache: Any = field(default=_UNPARSED, init=False, repr=False, compare=False)
 
     @property
     def timestamp(self) -> str | None:
         return as_str(self.raw.get("timestamp"))
+
+    @property
+    def moment(self) -> datetime | None:
+        """``timestamp`` as a time (None: none, or unreadable); epoch numbers are not read
+        here, as the session's start and end never counted them."""
+        moment = self.moment_cache
+        if moment is _UNPARSED:
+            moment = self.moment_cache = parse_time(self.timestamp)
+        return moment
 
     @property
     def is_known_type(self) -> bool:

@@ -282,10 +282,12 @@ def _unreadable_times(header: Header, entries: list[Entry]) -> Diagnostic | None
     Read as the session reads it (``.timestamp``: a string), so epoch milliseconds, which
     the start and end skip too, are said as well."""
     lines: list[tuple[int, Any]] = []
-    for item in (header, *entries):
-        value = item.raw.get("timestamp")
-        if value is not None and parse_time(item.timestamp) is None:
-            lines.append((item.line, value))
+    if header.raw.get("timestamp") is not None and parse_time(header.timestamp) is None:
+        lines.append((header.line, header.raw["timestamp"]))
+    for entry in entries:  # parsed once here, kept for the session's readers (Entry.moment)
+        value = entry.raw.get("timestamp")
+        if value is not None and entry.moment is None:
+            lines.append((entry.line, value))
     if not lines:
         return None
     line, value = lines[0]

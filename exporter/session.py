@@ -39,7 +39,7 @@ __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", 
 
 
 def _sort_key(entry: Entry) -> float:
-    parsed = parse_time(entry.timestamp)
+    parsed = entry.moment
     return parsed.timestamp() if parsed else float("inf")
 
 

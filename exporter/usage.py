@@ -260,10 +260,10 @@ def _tool_stats(session: Session) -> dict[str, ToolStats]:
     return dict(sorted(tools.items(), key=lambda item: (-item[1].calls, item[0])))
 
 
-def _last_activity(ids: Iterable[str], moments: dict[str, datetime | None]) -> datetime | None:
+def _last_activity(entries: Iterable[Entry]) -> datetime | None:
     latest: datetime | None = None
-    for entry_id in ids:
-        moment = moments.get(entry_id)
+    for entry in entries:
+        moment = entry.moment
         if moment and (latest is None or moment > latest):
             latest = moment
     return latest
@@ -296,14 +296,11 @@ def compute_stats(session: Session) -> SessionStats:
     roles: Counter[str] = Counter()
     others: Counter[str] = Counter()  # the entries that are no message, by type
     errors = aborted = length = compactions = summaries = custom = 0
-    # every entry's time, parsed once: the branches (which hold every entry), the session's
-    # start and end and its last message all read them
-    moments = {entry.id: parse_time(entry.timestamp) for entry in session.entries}
     last_message: datetime | None = None
     for entry in session.entries:
         if isinstance(entry, MessageEntry):
             roles[entry.role] += 1
-            moment = moments[entry.id]
+            moment = entry.moment
             if moment and entry.role in ("user", "assistant"):
                 last_message = moment if last_message is None else max(last_message, moment)
             if entry.role == "assistant":
@@ -328,11 +325,11 @@ def compute_stats(session: Session) -> SessionStats:
                 usage=sum_usage(own),
                 entries=len(own),
                 first_prompt=session.first_prompt(branch.entry_ids),
-                last_activity=_last_activity(branch.entry_ids, moments),
+                last_activity=_last_activity(own),
                 labels=[session.labels[i] for i in branch.entry_ids if i in session.labels],
             )
         )
-    times = [t for t in moments.values() if t]
+    times = [t for t in (entry.moment for entry in session.entries) if t]
     created = parse_time(session.header.timestamp)
     started = created or (min(times) if times else None)
     if times and started and min(times) < started:

@@ -773,7 +773,7 @@ def test_times_read_the_same_on_every_supported_python(text: str, expected: str 
     sessions' times were "unknown" there (start, end, order, the cost-per-day chart). The
     fallback is tested directly, so this fails on 3.11 too when it breaks (code review
     2026-12-01)."""
-    from exporter.session_parts import _iso_fallback, parse_time
+    from exporter.times import _iso_fallback, parse_time
 
     fallback = _iso_fallback(text.replace("Z", "+00:00"))
     assert (fallback.isoformat() if fallback else None) == expected
@@ -867,3 +867,44 @@ def test_gzip_input_holds_no_more_than_a_plain_one(fixtures_dir: Path) -> None:
             assert peak < 4 * (len(source) + len(blank)) + (2 << 20), peak  # the data, a copy
     finally:
         tracemalloc.stop()
+
+
+def test_every_entry_time_is_read_once_for_load_and_page(
+    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry's time was parsed ~4 times (the loader's check, the statistics, the turn
+    summaries, its heading): 33 ms of a 25 MB session's export. It is read once
+    (``Entry.moment``), and every reader uses that reading: each module's ``parse_time``
+    is counted, so a reader that parses the text again fails here."""
+    import sys
+
+    from exporter.render import RenderOptions, render_session
+    from exporter.times import parse_time
+
+    reads: Counter[object] = Counter()
+
+    def counted(value: object) -> object:
+        reads[value] += 1
+        return parse_time(value)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("exporter") and getattr(module, "parse_time", None) is parse_time:
+            monkeypatch.setattr(module, "parse_time", counted)
+    session = load_session(fixtures_dir / "every-entry-type.jsonl")
+    render_session(session, RenderOptions(jobs=1))
+    stamps = [e.raw.get("timestamp") for e in session.entries]
+    assert len(set(stamps)) == len(stamps) > 20
+    assert {stamp: reads[stamp] for stamp in stamps} == Counter(stamps)
+
+
+def test_a_read_time_shows_as_its_text_does() -> None:
+    """The heading gets the entry's time already read; it shows as the same time written
+    would, in UTC (a +14:00 time too), and an unreadable one as written."""
+    from exporter.render.environment import time_tag
+    from exporter.times import parse_time
+
+    for text in ("2026-01-01T09:30:15.250Z", "2026-01-01T09:30:15+14:00", "20260101T093015Z"):
+        moment = parse_time(text)
+        assert moment is not None and time_tag(moment) == time_tag(text)
+        assert time_tag(moment).startswith('<time datetime="20')
+    assert str(time_tag("soon<b>")) == '<time datetime="soon&lt;b&gt;">soon&lt;b&gt;</time>'

@@ -8,7 +8,7 @@ rather than render as nothing.
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import datetime, timezone
 from functools import lru_cache
 
 import jinja2
@@ -66,16 +66,16 @@ def pad_class(pad: int) -> Markup:
     return Markup(f' class="p{min(pad, 2)}"') if pad > 0 else Markup("")
 
 
-def time_tag(iso: str | None) -> Markup:
-    """``<time>`` for a time as written: machine-readable in UTC without sub-seconds (the
-    page shows seconds at most), shown in UTC (``+14:00`` and ``-12:00`` times were shown
-    in their own zone and called UTC); an unreadable time as written in both; nothing
-    without a time. ``parse_time`` reads a time without a zone as UTC, as Pi writes every
-    time in UTC. One parse and one ``strftime`` for both forms (every entry's header has
+def time_tag(iso: datetime | str | None) -> Markup:
+    """``<time>`` for a time (read already, or as written): machine-readable in UTC without
+    sub-seconds (the page shows seconds at most), shown in UTC (``+14:00`` and ``-12:00``
+    times were shown in their own zone and called UTC); an unreadable time as written in
+    both; nothing without a time. ``parse_time`` reads a time without a zone as UTC, as Pi
+    writes every time in UTC. One ``strftime`` for both forms (every entry's header has
     one: ~15,000 on a 25 MB session), and only a time as written needs escaping."""
     if not iso:
         return Markup("")
-    moment = parse_time(iso)
+    moment = iso if isinstance(iso, datetime) else parse_time(iso)
     if moment is None:
         written = escape(iso)
         return Markup(f'<time datetime="{written}">{written}</time>')

@@ -75,7 +75,7 @@ def session_row(session: Session) -> dict[str, Any]:
     by_day: dict[str, float] = defaultdict(float)
     for entry in session.entries:
         if isinstance(entry, MessageEntry) and entry.role == "assistant":
-            moment = parse_time(entry.timestamp) or stats.ended
+            moment = entry.moment or stats.ended
             if moment is not None:
                 by_day[_day(moment)] += turn_usage(entry).cost
     first = session.first_prompt()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from markupsafe import Markup
 
@@ -32,7 +33,7 @@ class EntryView:
     anchor: str
     kind: str
     type: str
-    time: str | None
+    time: datetime | str | None  # read, or as written when unreadable
     label: str | None = None
     classes: list[str] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)

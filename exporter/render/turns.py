@@ -11,7 +11,7 @@ from collections.abc import Container
 
 from exporter.entries import UNNAMED_TOOL, MessageEntry
 from exporter.formatting import fmt_cost, fmt_duration, plural
-from exporter.session import Session, parse_time
+from exporter.session import Session
 from exporter.usage import turn_usage
 
 __all__ = ["turn_summary"]
@@ -54,8 +54,8 @@ def turn_summary(session: Session, prompt_id: str, line: Container[str]) -> str:
         parts.append(plural(commands, "shell command"))
     parts.append(fmt_cost(cost))
     # from the prompt to the turn's last message (two times parsed, not every entry's)
-    start = parse_time(session.by_id[prompt_id].timestamp)
-    last = parse_time(last_entry.timestamp) if last_entry is not None else None
+    start = session.by_id[prompt_id].moment
+    last = last_entry.moment if last_entry is not None else None
     seconds = (last - start).total_seconds() if start is not None and last is not None else 0
     if seconds >= 1:  # (a generated session's turn takes milliseconds: no "under 1s")
         parts.append(fmt_duration(seconds))

@@ -13,6 +13,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
@@ -329,7 +330,7 @@ class PageBuilder:
         ids = list(session.walk(first_id))
         entries = [session.by_id[i] for i in ids]
         usage = sum_usage(entries)
-        times = [t for t in (parse_time(e.timestamp) for e in entries) if t]
+        times = [t for t in (e.moment for e in entries) if t]
         return BranchInfo(
             first_id=first_id,
             anchor="branch-" + self.anchor(first_id),
@@ -640,15 +641,17 @@ def _mark_branch_starts(rows: list[OutlineRow]) -> None:
 MAX_DAMAGED_SHOWN = 200
 
 
-def shown_time(entry: Entry) -> str | None:
-    """The entry's time as written; without one (or as a number), its message's own time
-    (epoch milliseconds), which Pi also writes: such an entry showed no time at all."""
+def shown_time(entry: Entry) -> datetime | str | None:
+    """The entry's time (as written when it is not one); without one (or as a number), its
+    message's own time (epoch milliseconds), which Pi also writes: such an entry showed no
+    time at all. A time, not its text, where one was read: the heading's ``time_tag``
+    would parse it again."""
     if entry.timestamp:
-        return entry.timestamp
+        return entry.moment or entry.timestamp
     for value in (entry.raw.get("timestamp"), _message_time(entry)):
         moment = parse_time(value) if type(value) in (int, float) and value > 0 else None
         if moment is not None:
-            return moment.isoformat(timespec="milliseconds")
+            return moment
     return None
 
 
