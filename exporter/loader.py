@@ -58,7 +58,9 @@ def _json_kind(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return "string" if isinstance(value, str) else "array" if isinstance(value, list) else "value"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "value"
 
 
 def _has_known_type(value: dict[str, Any]) -> bool:

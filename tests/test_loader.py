@@ -391,6 +391,7 @@ def test_other_formats_are_format_errors(name: str, tmp_path: Path) -> None:
         (1767225600000, "1767225600000"),  # a time, but the session's start and end skip it
         (["2026-01-01"], "(a JSON array)"),
         (True, "(a JSON boolean)"),
+        ({"at": "2026-01-01"}, "(a JSON object)"),
     ],
 )
 def test_an_unreadable_timestamp_is_one_warning(build, dump, written, said) -> None:
