@@ -7,6 +7,7 @@ a session file is untrusted and may hold any JSON type in any field.
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 from dataclasses import dataclass, field
@@ -102,8 +103,14 @@ def blocks_text(content: Any) -> str:
     return "\n".join(p for p in parts if p)
 
 
-#: ``Entry.moment_cache`` before the first read (None is a read: no readable time).
-_UNPARSED: Any = object()
+class _Unparsed(enum.Enum):
+    """``Entry.moment_cache`` before the first read (None is a read: no readable time). An
+    enum member, not a bare ``object()``: a pickled or copied entry keeps it as itself."""
+
+    TOKEN = 0
+
+
+_UNPARSED = _Unparsed.TOKEN
 
 
 @dataclass(slots=True)

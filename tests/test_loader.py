@@ -909,3 +909,23 @@ def test_a_read_time_shows_as_its_text_does() -> None:
         assert moment is not None and time_tag(moment) == time_tag(text)
         assert time_tag(moment).startswith('<time datetime="20')
     assert str(time_tag("soon<b>")) == '<time datetime="soon&lt;b&gt;">soon&lt;b&gt;</time>'
+
+
+def test_an_entry_keeps_its_time_through_pickle_and_copy() -> None:
+    """A library user may pickle or copy entries; one whose time was not read yet must read
+    it afterwards (a bare ``object()`` marker came back as another object, and that object
+    was handed out as the time)."""
+    import copy
+    import pickle
+    from datetime import datetime, timezone
+
+    from exporter.entries import make_entry
+
+    raw = {"type": "message", "id": "a", "timestamp": "2026-01-02T03:04:05Z", "message": {}}
+    expected = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    for read_first in (False, True):
+        entry = make_entry(raw, 1, "a", None)
+        if read_first:
+            assert entry.moment == expected
+        for again in (pickle.loads(pickle.dumps(entry)), copy.deepcopy(entry), copy.copy(entry)):
+            assert again.moment == expected
