@@ -207,33 +207,3 @@ def test_worker_count() -> None:
     assert available_workers(3) == 3
     assert 1 <= available_workers(None) <= 8
     assert available_workers(0) == available_workers(None)
-
-
-def test_the_outline_is_rendered_before_the_entries_are_collected(
-    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The page template runs alone once the children are done; the outline (24,000 rows
-    on a 25 MB session, ~0.2 s) is rendered before that, while they render, and the page
-    holds one outline row for every row the outline has."""
-    from exporter.render.environment import jinja_environment
-
-    order: list[str] = []
-    macros = jinja_environment().get_template("macros.html.j2").module
-    outline_rows = macros.outline_rows  # type: ignore[attr-defined]
-    results = ForkedMap.results
-
-    def rows(outline: list[object]) -> object:
-        order.append("outline")
-        return outline_rows(outline)
-
-    def collected(self: ForkedMap[object]) -> list[str]:
-        order.append("entries")
-        return results(self)
-
-    monkeypatch.setattr(macros, "outline_rows", rows)
-    monkeypatch.setattr(ForkedMap, "results", collected)
-    session = load_session(fixtures_dir / "pi-branched-2.jsonl")
-    page = render_session(session, RenderOptions(jobs=1))
-    assert order == ["outline", "entries"]
-    tree = page.split('<ul class="tree" id="tree">', 1)[1].split("</nav>", 1)[0]
-    assert tree.count('"><a href="#') == len(session.entries)

@@ -400,14 +400,11 @@ def _transcript(
     outline: list[OutlineRow],
 ) -> dict[str, Any]:
     """The transcript with its rendered entries (waiting for the children), the outline
-    beside it, and the damaged lines below it. The outline is rendered first, while the
-    children render: after them the page template runs alone."""
-    macros = jinja_environment().get_template("macros.html.j2").module
-    outline_html = macros.outline_rows(outline)  # type: ignore[attr-defined]
+    beside it, and the damaged lines below it."""
     return {
         "items": _with_html(items, rendering.results()),
         "runs_open_at_end": builder.runs_open_at_end,
-        "outline_html": outline_html,
+        "outline": outline,
         "rows_shown": rows_shown(outline),
         "path_length": len(session.active_path),
         "damaged": damaged_views(session.damaged),
