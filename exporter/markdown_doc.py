@@ -66,7 +66,7 @@ from exporter.render.tools import (
     todo_done,
     todo_items,
 )
-from exporter.session import Session, parse_time
+from exporter.session import Session
 from exporter.usage import (
     BranchStats,
     SessionStats,
@@ -360,7 +360,7 @@ def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
     entry = session.by_id.get(entry_id)
     if entry is None:
         return said
-    when = parse_time(entry.timestamp) if timed else None
+    when = entry.moment if timed else None
     said += f" ({fmt_datetime(when)})" if when else ""
     return f"{said} “{escaped(one_line(entry_row_text(session, entry_id)[0], 80))}”"
 
@@ -681,7 +681,7 @@ class _Writer:
                 f"{said or _headless_said(entry)} above", ""]  # fmt: skip
 
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
-        when = parse_time(entry.timestamp) if self.timestamps else None
+        when = entry.moment if self.timestamps else None
         said = [title, fmt_datetime(when)] if when else [title]
         if entry.id in self.forks:  # the id --leaf and --exclude take, where branches leave
             said.append(f"id {code_span(entry.id)}")

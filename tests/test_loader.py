@@ -870,8 +870,9 @@ def test_gzip_input_holds_no_more_than_a_plain_one(fixtures_dir: Path) -> None:
         tracemalloc.stop()
 
 
+@pytest.mark.parametrize("output", ["page", "markdown"])
 def test_every_entry_time_is_read_once_for_load_and_page(
-    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch, output: str
 ) -> None:
     """An entry's time was parsed ~4 times (the loader's check, the statistics, the turn
     summaries, its heading): 33 ms of a 25 MB session's export. It is read once
@@ -879,6 +880,7 @@ def test_every_entry_time_is_read_once_for_load_and_page(
     is counted, so a reader that parses the text again fails here."""
     import sys
 
+    from exporter.markdown_doc import session_markdown
     from exporter.render import RenderOptions, render_session
     from exporter.times import parse_time
 
@@ -892,7 +894,10 @@ def test_every_entry_time_is_read_once_for_load_and_page(
         if name.startswith("exporter") and getattr(module, "parse_time", None) is parse_time:
             monkeypatch.setattr(module, "parse_time", counted)
     session = load_session(fixtures_dir / "every-entry-type.jsonl")
-    render_session(session, RenderOptions(jobs=1))
+    if output == "page":
+        render_session(session, RenderOptions(jobs=1))
+    else:
+        assert "2025" in session_markdown(session)  # its headings say the times
     stamps = [e.raw.get("timestamp") for e in session.entries]
     assert len(set(stamps)) == len(stamps) > 20
     assert {stamp: reads[stamp] for stamp in stamps} == Counter(stamps)
