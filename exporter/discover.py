@@ -714,7 +714,7 @@ def _summary_of_loaded(path: Path, session: Session, *, version: int) -> Session
     _count_with_loader(summary, path, session)
     for entry in session.iter_messages():
         if entry.role in ("user", "assistant"):
-            _note_activity(summary, entry.timestamp)
+            _note_activity(summary, entry.moment)
     summary.modified = summary.modified or summary.started
     return summary
 
@@ -743,8 +743,7 @@ def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
         summary.started = moment
 
 
-def _note_activity(summary: SessionSummary, timestamp: str | None) -> None:
-    moment = parse_time(timestamp)
+def _note_activity(summary: SessionSummary, moment: datetime | None) -> None:
     if moment and (summary.modified is None or moment > summary.modified):
         summary.modified = moment
 
@@ -910,9 +909,9 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
             summary._needs_loader = True
         elif usage is not None:
             _add_usage(summary, usage)
-        _note_activity(summary, timestamp)
+        _note_activity(summary, parse_time(timestamp))
     elif role == "user":
-        _note_activity(summary, timestamp)
+        _note_activity(summary, parse_time(timestamp))
         if summary.title_prompt is None:  # read on until a prompt says something
             value = value if value is not None else _loads(raw)
             text = blocks_text(as_dict(as_dict(value).get("message")).get("content")).strip()

@@ -92,7 +92,7 @@ def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
     for entry in session.entries:
         if not isinstance(entry, MessageEntry) or entry.role != "assistant":
             continue
-        moment = parse_time(entry.timestamp) or parse_time(entry.message.get("timestamp"))
+        moment = entry.moment or parse_time(entry.message.get("timestamp"))
         if since is not None and (moment is None or moment < since):
             continue
         day = _local_day(moment)

@@ -870,20 +870,26 @@ def test_gzip_input_holds_no_more_than_a_plain_one(fixtures_dir: Path) -> None:
         tracemalloc.stop()
 
 
-@pytest.mark.parametrize("output", ["page", "markdown"])
+@pytest.mark.parametrize("output", ["page", "markdown", "usage report", "listing"])
 def test_every_entry_time_is_read_once_for_load_and_page(
-    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch, output: str
+    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str
 ) -> None:
     """An entry's time was parsed ~4 times (the loader's check, the statistics, the turn
     summaries, its heading): 33 ms of a 25 MB session's export. It is read once
     (``Entry.moment``), and every reader uses that reading: each module's ``parse_time``
-    is counted, so a reader that parses the text again fails here."""
+    is counted, so a reader that parses the text again fails here. (The listing reads a
+    gzipped file through the loader.)"""
+    import gzip
     import sys
 
     from exporter.markdown_doc import session_markdown
     from exporter.render import RenderOptions, render_session
     from exporter.times import parse_time
+    from exporter.usage_report import session_usage
 
+    source = fixtures_dir / "every-entry-type.jsonl"
+    packed = tmp_path / "s.jsonl.gz"
+    packed.write_bytes(gzip.compress(source.read_bytes()))
     reads: Counter[object] = Counter()
 
     def counted(value: object) -> object:
@@ -893,12 +899,16 @@ def test_every_entry_time_is_read_once_for_load_and_page(
     for name, module in list(sys.modules.items()):
         if name.startswith("exporter") and getattr(module, "parse_time", None) is parse_time:
             monkeypatch.setattr(module, "parse_time", counted)
-    session = load_session(fixtures_dir / "every-entry-type.jsonl")
+    stamps = [e.raw.get("timestamp") for e in load_session(source).entries]
+    reads.clear()
     if output == "page":
-        render_session(session, RenderOptions(jobs=1))
+        render_session(load_session(source), RenderOptions(jobs=1))
+    elif output == "markdown":
+        assert "2025" in session_markdown(load_session(source))  # its headings say the times
+    elif output == "usage report":
+        assert session_usage(source)["rows"]
     else:
-        assert "2025" in session_markdown(session)  # its headings say the times
-    stamps = [e.raw.get("timestamp") for e in session.entries]
+        assert scan_summary(packed).modified is not None
     assert len(set(stamps)) == len(stamps) > 20
     assert {stamp: reads[stamp] for stamp in stamps} == Counter(stamps)
 
