@@ -85,7 +85,7 @@ class ContextRun:
     """Where entries a compaction took out of the model's context begin, in one block."""
 
     compaction_anchor: str
-    compaction_time: str | None
+    compaction_time: datetime | str | None  # read, or as written when unreadable
 
 
 @dataclass(slots=True)

@@ -290,7 +290,7 @@ class PageBuilder:
                 if run is None or run.compaction_anchor != anchor:
                     item.runs_closed += run is not None
                     compaction = self.session.by_id.get(compaction_id)
-                    time = compaction.timestamp if compaction is not None else None
+                    time = None if compaction is None else compaction.moment or compaction.timestamp
                     item.context_run = open_runs[-1] = ContextRun(anchor, time)
         self.runs_open_at_end = sum(run is not None for run in open_runs)
 
