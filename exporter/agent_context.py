@@ -74,7 +74,10 @@ class AgentTool:
 
 @dataclass(frozen=True, slots=True)
 class AgentContext:
-    """What the page and the Markdown show; ``left_out`` says what the caps cut."""
+    """What the page and the Markdown show; ``left_out`` says what the caps cut. The texts
+    are kept whole until :meth:`capped` (what is shown): redaction reads every character,
+    so a secret across a cap is found whole (cut first, its head no longer looked like a
+    token and was published)."""
 
     system_prompt: str = ""
     tools: tuple[AgentTool, ...] = ()
@@ -94,6 +97,23 @@ class AgentContext:
         """The prompt's first lines, as the folded card shows them."""
         lines = "\n".join(self.system_prompt.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])
         return lines if len(lines) <= PREVIEW_CHARS else lines[: PREVIEW_CHARS - 1] + "…"
+
+    def capped(self) -> AgentContext:
+        """The context as shown: the prompt and the descriptions cut at their caps."""
+        tools = tuple(
+            dataclasses.replace(
+                tool,
+                description=tool.description[:MAX_DESCRIPTION_CHARS],
+                params=tuple(
+                    dataclasses.replace(p, description=p.description[:MAX_DESCRIPTION_CHARS])
+                    for p in tool.params
+                ),
+            )
+            for tool in self.tools
+        )
+        return dataclasses.replace(
+            self, system_prompt=self.system_prompt[:MAX_PROMPT_CHARS], tools=tools
+        )
 
     def map_text(self, change: Callable[[str, tuple[str | int, ...]], str]) -> AgentContext:
         """Every string passed through ``change(text, json_path)`` (redaction): the prompt,
@@ -199,7 +219,6 @@ def _parse(data: Any) -> AgentContext | None:
         left_out.append(
             f"the system prompt is cut at {MAX_PROMPT_CHARS:,} of its {len(prompt):,} characters"
         )
-        prompt = prompt[:MAX_PROMPT_CHARS]
     tools: list[AgentTool] = []
     skipped = 0
     for item in raw_tools:
@@ -243,7 +262,7 @@ def _tool(item: Any, active: set[str] | None) -> AgentTool | None:
     name = item.get("name")
     if not isinstance(name, str) or not name.strip():
         return None
-    description = _text(item.get("description"))[:MAX_DESCRIPTION_CHARS]
+    description = _text(item.get("description"))  # cut when shown (AgentContext.capped)
     schema = item.get("parameters")
     properties = schema.get("properties") if isinstance(schema, dict) else None
     required_names = schema.get("required") if isinstance(schema, dict) else None
@@ -258,7 +277,7 @@ def _tool(item: Any, active: set[str] | None) -> AgentTool | None:
                 left += 1
                 continue
             prop = prop if isinstance(prop, dict) else {}
-            said = _text(prop.get("description"))[:MAX_DESCRIPTION_CHARS]
+            said = _text(prop.get("description"))
             params.append(ToolParam(key, _type_said(prop), key in required, said))
     return AgentTool(
         name=name,

@@ -244,6 +244,7 @@ def _agent_context(context: AgentContext | None) -> list[str]:
     description fenced too: it is the agent's text, often Markdown of its own)."""
     if context is None:
         return []
+    context = context.capped()  # cut only now: any redaction has read the whole texts
     out: list[str] = []
     if context.system_prompt:
         said = f"{plural(context.prompt_lines, 'line')}, {fmt_int(len(context.system_prompt))}"

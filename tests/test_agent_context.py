@@ -336,6 +336,48 @@ def test_export_redact_redacts_the_prompt_and_the_tools(in_tmp: Path) -> None:
     assert PLANTED not in document and "/home/carol" not in document
 
 
+def test_a_secret_across_a_cap_is_redacted_whole(in_tmp: Path) -> None:
+    """The caps cut the texts when the file was read, before redaction: a token that
+    crossed one lost its tail, no longer looked like a token, and its first 20 characters
+    were published (bug hunt 2026-12-05). Redaction now reads the whole texts; the cut
+    comes when they are shown."""
+    from exporter.agent_context import MAX_DESCRIPTION_CHARS, MAX_PROMPT_CHARS
+
+    def across(cap: int) -> str:  # the token starts 20 characters before the cap
+        return "x " * ((cap - 21) // 2) + "x" * ((cap - 21) % 2) + " " + PLANTED + " end"
+
+    head = PLANTED[:20]
+    data = {
+        "systemPrompt": across(MAX_PROMPT_CHARS),
+        "tools": [
+            {
+                "name": "deploy",
+                "description": across(MAX_DESCRIPTION_CHARS),
+                "parameters": {
+                    "properties": {
+                        "target": {"type": "string", "description": across(MAX_DESCRIPTION_CHARS)}
+                    }
+                },
+            }
+        ],
+    }
+    assert data["systemPrompt"].index(PLANTED) == MAX_PROMPT_CHARS - 20
+    context = write_context(in_tmp, data)
+    result, page = export(in_tmp, "--redact", "--agent-context", str(context))
+    section = card(page)
+    assert head not in page and "github-token" in result.stderr
+    # the placeholder is what the cap cuts now, 20 characters in, in all three texts
+    assert section.count("[REDACTED:github-tok") == 3
+    assert f"({1:,} line, {MAX_PROMPT_CHARS:,} characters)" in section  # still cut when shown
+    _, document = export(
+        in_tmp, "--redact", "--format", "md", "--agent-context", str(context), name="doc.md"
+    )
+    assert head not in document and document.count("[REDACTED:github-tok") == 3
+    # without --redact the texts are shown as before: cut at their caps, the token's head
+    _, plain = export(in_tmp, "--agent-context", str(context), name="plain.html")
+    assert card(plain).count(html_module.escape(head)) == 3
+
+
 def _redacted_with_token_in_session(in_tmp: Path, token: str) -> tuple[Any, str]:
     """`export --redact` of the fixture with ``token`` added to its first tool result, and
     the usual context: the result and the page."""

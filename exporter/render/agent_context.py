@@ -26,6 +26,7 @@ def agent_context_view(context: AgentContext | None) -> dict[str, Any] | None:
     """What the template prints for the cards; None without a context."""
     if context is None:
         return None
+    context = context.capped()  # cut only now: any redaction has read the whole texts
     prompt = context.system_prompt
     lines = context.prompt_lines
     tools = []
