@@ -44,6 +44,16 @@ _UNICODE_FOLDS = (b"\xc4\xb1", b"\xc4\xb0", b"\xc5\xbf", b"\xe2\x84\xaa")
 #: Plain text JSON writes unchanged: no quote, backslash, slash (``\\/`` is valid JSON),
 #: control character or non-ASCII (another writer may escape it).
 _RAW_SAFE = re.compile(r"[ !#-.0-\[\]-~]+")
+#: A Pi session's first line, and the keys of Claude Code's (``sessionId``) and Codex's
+#: (``payload``, the old ``record_type``) lines. Another agent's transcript becomes entries
+#: as it is read, with texts its bytes do not hold ("Command exited with code 1", an
+#: edit's diff), which a search of its folder missed while a search of the file found
+#: them: such a file is always read. (A damaged file with neither is still ruled out.)
+_PI_HEADER = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t]*"type"[ \t]*:[ \t]*"session"')
+_OTHER_AGENT = re.compile(rb'"(?:sessionId|payload|record_type)"[ \t]*:')
+#: Words a Pi entry is searched under that its JSON does not hold (``entry_texts``): a
+#: pattern that may start in one is never ruled out by the bytes.
+_MADE_UP_WORDS = ("Thinking level: ",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +69,25 @@ class Pattern:
         source = self.text if self.regex else re.escape(self.text)
         return re.compile(source, 0 if self.case_sensitive else re.IGNORECASE)
 
+    def _may_start_in(self, words: str) -> bool:
+        """Whether a match could begin inside ``words`` (made-up text, then a value)."""
+        text, words = (
+            (self.text, words) if self.case_sensitive else (self.text.lower(), words.lower())
+        )
+        return text in words or any(words.endswith(text[:k]) for k in range(1, len(text) + 1))
+
     def cannot_be_in(self, data: bytes) -> bool:
         """True when the raw file cannot hold a match (only said for plain ASCII text in a
-        file that is not gzip, UTF-16 or UTF-32: the loader reads those too)."""
+        file that is not gzip, UTF-16 or UTF-32, which the loader reads too, nor another
+        agent's transcript), and never for a pattern that may start in words the search
+        makes up."""
         if self.regex or not _RAW_SAFE.fullmatch(self.text) or data[:2] == b"\x1f\x8b":
             return False
         if wide_encoding(data) is not None:
+            return False
+        if not _PI_HEADER.match(data) and _OTHER_AGENT.search(data):
+            return False
+        if any(self._may_start_in(words) for words in _MADE_UP_WORDS):
             return False
         if self.case_sensitive:
             return self.text.encode() not in data

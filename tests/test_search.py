@@ -98,6 +98,47 @@ def test_the_raw_byte_check_never_skips_a_file_that_matches() -> None:
                     assert not pattern.cannot_be_in(data), (path.name, shown)
 
 
+DATA = Path(__file__).parent / "data"
+CONVERTED = [
+    *sorted((DATA / "claude-code").glob("*.jsonl")),
+    *sorted((DATA / "codex").glob("*.jsonl")),
+]
+_PHRASE = re.compile(r"[ !#-.0-\[\]-~]{6,}")  # what the byte check may rule on
+
+
+@pytest.mark.parametrize("path", [*FIXTURE_FILES, *CONVERTED], ids=lambda p: p.name)
+def test_no_phrase_a_search_finds_is_ruled_out_by_the_bytes(path: Path) -> None:
+    """Phrases as the search reads them (spaces, colons, any case): a folder search skipped
+    a file whose bytes lacked one, and so missed what a search of the file finds: every
+    "Thinking level: high" (the page's words, not the JSON's), and in Claude Code and Codex
+    transcripts the texts their conversion writes ("Command exited with code 1", diffs)."""
+    data = path.read_bytes()
+    texts = [text for entry in load_session(path).entries for text in entry_texts(entry)]
+    phrases = sorted({m.group().strip()[:40] for text in texts for m in _PHRASE.finditer(text)})
+    phrases = [p for p in phrases if len(p) >= 6][:: max(1, len(phrases) // 400)]
+    assert phrases
+    ruled_out = [p for p in phrases if Pattern(p.swapcase()).cannot_be_in(data)]
+    assert ruled_out == []
+
+
+def test_a_folder_search_finds_what_a_search_of_the_file_finds(tmp_path: Path) -> None:
+    """The bug hunt's cases (2026-12-05), through the command: a Pi thinking-level change
+    and a Codex command's exit, searched in their folders."""
+    pi = tmp_path / "pi" / "--project--"
+    pi.mkdir(parents=True)
+    shutil.copy(next(p for p in FIXTURE_FILES if p.name == "every-entry-type.jsonl"), pi)
+    found = _search("thinking level: high", "--all", "--sessions-dir", str(pi.parent), "--json")
+    assert [json.loads(line)["kind"] for line in found.stdout.splitlines()] == [
+        "thinking_level_change"
+    ]
+    codex = tmp_path / "codex" / "2025" / "12" / "28"
+    codex.mkdir(parents=True)
+    for path in (DATA / "codex").glob("*.jsonl"):
+        shutil.copy(path, codex)
+    found = _search("exited with code", "--all", "--sessions-dir", str(tmp_path / "codex"))
+    assert "exited with code" in found.stdout.lower(), found.output
+
+
 def test_unicode_case_folds_are_not_ruled_out_by_the_byte_check(tmp_path: Path) -> None:
     """``re.IGNORECASE`` matches "k" with the Kelvin sign and "s" with the long s: their
     bytes are no ASCII letter, so the raw-byte check must not skip such a file."""
