@@ -511,7 +511,10 @@ def test_search_finds_what_only_a_sub_agent_said(tmp_path: Path) -> None:
     assert b"Two files" not in path.read_bytes()  # the main file cannot hold it
     found = search_file(path, Pattern("two files"))
     assert [m["entry_id"] for m in found["matches"]] == [u(13)]
-    assert search_file(path, Pattern("zzz-nowhere")) == {"skipped": True}
+    # read, not ruled out by its bytes: a conversion writes texts no byte holds (a diff, a
+    # command's exit), which a folder search missed (bug hunt 2026-12-05)
+    nowhere = search_file(path, Pattern("zzz-nowhere"))
+    assert "skipped" not in nowhere and nowhere["matches"] == []
 
 
 def test_a_site_and_a_dataset_see_a_sub_agent_change_alone(tmp_path: Path, monkeypatch) -> None:
