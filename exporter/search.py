@@ -13,13 +13,14 @@ would, so a team can check that a name, a host or a customer is not in what goes
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from exporter.claude_code import sub_agent_files
+from exporter.claude_code import SNIFF_LINES, sub_agent_files
 from exporter.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -33,7 +34,13 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded, wide_encoding
+from exporter.loader import (
+    LOAD_FAILURES,
+    load_session,
+    other_agent,
+    why_not_loaded,
+    wide_encoding,
+)
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
 
@@ -44,13 +51,12 @@ _UNICODE_FOLDS = (b"\xc4\xb1", b"\xc4\xb0", b"\xc5\xbf", b"\xe2\x84\xaa")
 #: Plain text JSON writes unchanged: no quote, backslash, slash (``\\/`` is valid JSON),
 #: control character or non-ASCII (another writer may escape it).
 _RAW_SAFE = re.compile(r"[ !#-.0-\[\]-~]+")
-#: A Pi session's first line, and the keys of Claude Code's (``sessionId``) and Codex's
-#: (``payload``, the old ``record_type``) lines. Another agent's transcript becomes entries
-#: as it is read, with texts its bytes do not hold ("Command exited with code 1", an
-#: edit's diff), which a search of its folder missed while a search of the file found
-#: them: such a file is always read. (A damaged file with neither is still ruled out.)
+#: A Pi session's first line. Another agent's transcript (the loader's ``other_agent``
+#: says which, from a file without it) becomes entries as it is read, with texts its
+#: bytes do not hold ("Command exited with code 1", an edit's diff), which a search of its
+#: folder missed while a search of the file found them: such a file is always read. (A
+#: damaged file that is neither is still ruled out.)
 _PI_HEADER = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t]*"type"[ \t]*:[ \t]*"session"')
-_OTHER_AGENT = re.compile(rb'"(?:sessionId|payload|record_type)"[ \t]*:')
 #: Words a Pi entry is searched under that its JSON does not hold (``entry_texts``): a
 #: pattern that may start in one is never ruled out by the bytes.
 _MADE_UP_WORDS = ("Thinking level: ",)
@@ -85,7 +91,7 @@ class Pattern:
             return False
         if wide_encoding(data) is not None:
             return False
-        if not _PI_HEADER.match(data) and _OTHER_AGENT.search(data):
+        if not _PI_HEADER.match(data) and _another_agents(data):
             return False
         if any(self._may_start_in(words) for words in _MADE_UP_WORDS):
             return False
@@ -94,6 +100,19 @@ class Pattern:
         if any(special in data for special in _UNICODE_FOLDS):
             return False
         return self.text.lower().encode() not in data.lower()
+
+
+def _another_agents(data: bytes) -> bool:
+    """Whether a file's first lines are Claude Code's or Codex's, as the loader decides."""
+    head = data.split(b"\n", SNIFF_LINES)[:SNIFF_LINES]
+    return other_agent(list(enumerate(map(_value_or_none, head), start=1))) is not None
+
+
+def _value_or_none(line: bytes) -> Any:
+    try:
+        return json.loads(line.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
 
 
 @dataclass(frozen=True, slots=True)
