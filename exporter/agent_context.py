@@ -100,20 +100,13 @@ class AgentContext:
 
     def capped(self) -> AgentContext:
         """The context as shown: the prompt and the descriptions cut at their caps."""
-        tools = tuple(
-            dataclasses.replace(
-                tool,
-                description=tool.description[:MAX_DESCRIPTION_CHARS],
-                params=tuple(
-                    dataclasses.replace(p, description=p.description[:MAX_DESCRIPTION_CHARS])
-                    for p in tool.params
-                ),
-            )
-            for tool in self.tools
-        )
-        return dataclasses.replace(
-            self, system_prompt=self.system_prompt[:MAX_PROMPT_CHARS], tools=tools
-        )
+
+        def cut(text: str, path: tuple[str | int, ...]) -> str:
+            if path == ("systemPrompt",):
+                return text[:MAX_PROMPT_CHARS]
+            return text[:MAX_DESCRIPTION_CHARS] if path[-1] == "description" else text
+
+        return self.map_text(cut)
 
     def map_text(self, change: Callable[[str, tuple[str | int, ...]], str]) -> AgentContext:
         """Every string passed through ``change(text, json_path)`` (redaction): the prompt,
