@@ -326,7 +326,7 @@ def stats_command(
         "Usage on all branches",
         render_table(USAGE_HEADERS, usage_rows(stats.by_model_all, "total"), numeric),
         "",
-        "Branches",
+        "Branches (a branch owns the entries from where it forks to its leaf; * active)",
         render_table(
             ["", "leaf", "forks at", "entries", "tokens", "cost", "first prompt"],
             [
@@ -347,7 +347,7 @@ def stats_command(
     if stats.tools:
         lines += [
             "",
-            "Tools",
+            "Tools (all branches)",
             render_table(
                 ["tool", "calls", "errors"],
                 [[n, fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()],

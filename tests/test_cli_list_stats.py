@@ -942,7 +942,12 @@ def test_a_column_of_amounts_lines_up_its_decimal_points(fixtures_dir: Path) -> 
     assert table.splitlines()[2:] == ["a  $16.15", "b   $0.600", "c        3"]
 
     result = run("stats", str(fixtures_dir / "pi-branched-4.jsonl"))
-    rows = result.output.split("\nBranches\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    rows = (
+        result.output.split("\nBranches (", 1)[1]
+        .split("\n", 1)[1]
+        .split("\n\n", 1)[0]
+        .splitlines()[2:]
+    )
     points = {row.index("$") + row[row.index("$") :].index(".") for row in rows}
     assert len(rows) == 6 and len(points) == 1, rows
 
@@ -1128,7 +1133,7 @@ def test_stats_names_a_branch_by_its_prompt_s_words(fixtures_dir: Path) -> None:
     ``<skill name="pdf" location=…>`` wrapper, the page as "skill: pdf · …" (review
     2026-12-02)."""
     out = run("stats", str(fixtures_dir / "every-entry-type.jsonl")).stdout
-    table = out.split("\nBranches\n", 1)[1]
+    table = out.split("\nBranches (", 1)[1].split("\n", 1)[1]
     assert "skill: pdf · please convert the file" in table and "<skill" not in table
     assert "Look at this image and code:" in table and "**" not in table
 

@@ -178,7 +178,7 @@ def test_a_quote_marker_at_the_start_stays_text_and_pipes_in_a_table_stay_in_the
         },
     )
     document = session_markdown(session)
-    usage = document.split("## Usage", 1)[1].split("**Tools:**", 1)[0]
+    usage = document.split("## Usage", 1)[1].split("**Tools**", 1)[0]
     table = "\n".join(line for line in usage.split("\n") if line.startswith("|"))
     tokens = VIEWER.parse(table)
     cells = [t for t in tokens if t.type == "td_open"]

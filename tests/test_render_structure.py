@@ -1359,16 +1359,30 @@ def test_header_counts_failed_tool_calls(name: str) -> None:
     assert f"{stats.errors} error" in text and f"{failed} failed tool call{plural}," in text
 
 
-@pytest.mark.parametrize("name", ["pi-branched-4.jsonl", "pi-large-session.jsonl"])
+@every_fixture
 def test_header_and_tools_table_give_the_total_of_tool_calls(name: str) -> None:
-    """Pi's header says "Tool Calls: 640"; ours gave only the per-tool counts."""
+    """Pi's header says "Tool Calls: 640"; ours gave only the per-tool counts. With other
+    branches, what this path called is said apart: every-entry-type's header said "8",
+    all of them on its other branch (audit 2026-12-05)."""
     session = load_fixture(name)
     calls = sum(
         len(e.tool_calls) for e in session.entries if isinstance(e, MessageEntry)
     )  # every tool call in the file, on every branch
+    on_path = sum(
+        len(e.tool_calls) for e in session.active_entries() if isinstance(e, MessageEntry)
+    )
     page = parse_fixture(name)
     (facts,) = page.all(lambda e: e.tag == "dl")
-    assert f"Tool calls{calls:,} · " in norm(facts.text)
+    if not calls:
+        assert "Tool callsnone" in norm(facts.text)
+        return
+    if len(session.leaf_ids) > 1:
+        said = f"Tool calls{on_path:,} on this path · {calls:,} on all branches: "
+    else:
+        said = f"Tool calls{calls:,} · "
+    assert said in norm(facts.text)
+    if name == "every-entry-type.jsonl":
+        assert said == "Tool calls0 on this path · 8 on all branches: "
     (table,) = page.all(lambda e: e.tag == "table" and e.has_class("tools"))
     (total,) = table.find_all(lambda e: e.tag == "tr" and e.has_class("total"))
     cells = [norm(cell.text) for cell in total.children if isinstance(cell, Element)]
@@ -3299,6 +3313,54 @@ def test_files_count_only_the_changes_that_were_made(build: Any, dump: Any) -> N
     assert "(and 1 failed, 1 with no result)" in row["writes_left_out"], row
     assert "(and 1 failed, 2 with no result)" in row["edits_left_out"], row
     assert len(re.findall(r'href="#', row["links"])) == 2  # the write and the edit made
+
+
+def test_one_file_is_one_row_however_the_calls_name_it(build: Any, dump: Any) -> None:
+    """Edits to ``src/a.py``, ``./src/a.py`` and the same file by its absolute path made
+    three rows of one file (audit 2026-12-05): Pi resolves a relative path against the
+    session's folder. Another folder's file of the same name stays its own row."""
+    names = [
+        ("src/a.py", "edit"),
+        ("./src/a.py", "edit"),
+        ("/home/dev/proj/src/a.py", "write"),
+        ("src/../src//a.py", "read"),
+        ("/elsewhere/src/a.py", "edit"),
+    ]
+    calls = [(f"c{i}", kind) for i, (_, kind) in enumerate(names)]
+    turn = build.assistant("a1", "u1", calls=calls)
+    for block, (path, _) in zip(turn["message"]["content"][1:], names):
+        block["arguments"] = {"path": path, "content": "x\n", "edits": []}
+    lines: list[dict[str, Any]] = [build.header(), build.user("u1", None), turn]
+    parent = "a1"
+    for i, (_, kind) in enumerate(names):
+        lines.append(build.tool_result(f"r{i}", parent, f"c{i}", kind))
+        parent = f"r{i}"
+    html = render_session(parse_session_bytes(dump(lines)))
+    start = html.index('<table class="files">')
+    table = html[start : html.index("</table>", start)]
+    rows = {
+        m["path"].replace("<wbr>", ""): (m["reads"], m["writes"], m["edits"])
+        for m in _FILE_ROW.finditer(table)
+    }
+    assert rows == {"src/a.py": ("1", "1", "2"), "/elsewhere/src/a.py": ("0", "0", "1")}
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "key"),
+    [
+        ("src/a.py", "/home/dev/proj", "/home/dev/proj/src/a.py"),
+        ("./src//a.py", "/home/dev/proj/", "/home/dev/proj/src/a.py"),
+        ("/home/dev/proj/src/../src/a.py", "/home/dev/proj", "/home/dev/proj/src/a.py"),
+        ("src/a.py", "", "src/a.py"),
+        ("./src/a.py", "proj", "src/a.py"),
+        ("src\\A.py", "C:\\Proj", "c:\\proj\\src\\a.py"),
+        ("C:/proj/src/a.py", "C:\\Proj", "c:\\proj\\src\\a.py"),
+    ],
+)
+def test_a_file_is_named_by_its_resolved_path(path: str, cwd: str, key: str) -> None:
+    from exporter.render.files_touched import file_key
+
+    assert file_key(path, cwd) == key
 
 
 def test_a_turn_s_time_ends_at_its_last_message_not_a_later_label() -> None:

@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.agent_context import AgentContext
+from exporter.entries import MessageEntry
 from exporter.formatting import (
     decimal_pads,
     fmt_cost,
@@ -257,11 +258,22 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
         "entry_count": len(session.entries),
         "entries_line": entries_line(stats, len(session.entries)),
         "tools": list(stats.tools.items()),
+        # the per-tool counts are the whole tree's: with other branches, what this path
+        # called is said apart (every-entry-type said "8" where its path calls none)
+        "path_tool_calls": _path_tool_calls(session) if len(stats.branches) > 1 else None,
         "branch_count": len(stats.branches),
         "tree_said": tree_said(stats, len(session.fork_ids)),
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),
     }
+
+
+def _path_tool_calls(session: Session) -> int:
+    return sum(
+        len(entry.tool_calls)
+        for entry in session.active_entries()
+        if isinstance(entry, MessageEntry) and entry.role == "assistant"
+    )
 
 
 #: Links per file in the Files table (to its writes and edits); the rest are counted.

@@ -7,10 +7,17 @@ edit's lines come from the diff its tool returned (``details.diff``, as the page
 badge) or from the patch. A write or edit whose result is an error changed nothing and is
 counted as failed; one with no result never ran (its turn ended in an error or was aborted,
 as the Tools table's "no result" says) and is counted apart: neither made a change.
+
+One file is one row however the calls name it: ``src/a.py``, ``./src/a.py`` and
+``/home/alice/proj/src/a.py`` (cwd ``/home/alice/proj``) are the same file, as Pi resolves
+a relative path against the session's folder; the row shows the first spelling.
 """
 
 from __future__ import annotations
 
+import ntpath
+import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -21,6 +28,18 @@ from exporter.session import Session
 __all__ = ["FileTouches", "files_touched"]
 
 _KINDS = ("read", "write", "edit", "apply_patch")
+_WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def file_key(path: str, cwd: str) -> str:
+    """Which file ``path`` names, for grouping only: resolved against ``cwd`` and
+    normalised (``./``, ``a/../``, doubled slashes), case-folded on Windows. A path
+    that cannot be resolved (no absolute cwd) is only normalised."""
+    if _WINDOWS_ROOT.match(cwd) or _WINDOWS_ROOT.match(path):
+        return ntpath.normcase(ntpath.normpath(ntpath.join(cwd, path)))
+    if cwd.startswith("/"):
+        path = posixpath.join(cwd, path)
+    return posixpath.normpath(path)
 
 
 @dataclass
@@ -49,6 +68,7 @@ class FileTouches:
 def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouches]:
     """Files along the active path, changed ones first (most edits and writes), then read."""
     files: dict[str, FileTouches] = {}
+    cwd = session.header.cwd or ""
     on_path = set(session.active_path)
     for entry in session.active_entries():
         if not isinstance(entry, MessageEntry) or entry.role != "assistant":
@@ -63,12 +83,12 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
             found = session.result_for_call(entry.id, index, on_path)
             result = found if isinstance(found, MessageEntry) else None
             if name == "apply_patch":
-                _count_patch(files, as_str(args.get("input")) or "", result, show)
+                _count_patch(files, as_str(args.get("input")) or "", result, show, cwd)
                 continue
             path = as_str(args.get("path")) or as_str(args.get("file_path"))
             if not path:
                 continue
-            touches = files.setdefault(path, FileTouches(show(path)))
+            touches = _row(files, path, show, cwd)
             if name == "read":
                 touches.reads += 1
             elif name == "write":
@@ -79,6 +99,17 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
         files.values(),
         key=lambda f: (not f.changed, -(f.edits + f.writes), -f.reads, f.path),
     )
+
+
+def _row(
+    files: dict[str, FileTouches], path: str, show: Callable[[str], str], cwd: str
+) -> FileTouches:
+    """The row of the file ``path`` names, made on its first mention."""
+    key = file_key(path, cwd)
+    touches = files.get(key)
+    if touches is None:
+        touches = files[key] = FileTouches(show(path))
+    return touches
 
 
 def _not_made(touches: FileTouches, result: MessageEntry | None, write: bool) -> bool:
@@ -125,17 +156,18 @@ def _count_patch(
     patch: str,
     result: MessageEntry | None,
     show: Callable[[str], str],
+    cwd: str,
 ) -> None:
     parsed = patch_diff(patch)
     for patched in parsed.files if parsed is not None else ():
         if result is None or result.is_error:  # counted where a made one would be
-            touches = files.setdefault(patched.path, FileTouches(show(patched.path)))
+            touches = _row(files, patched.path, show, cwd)
             _not_made(touches, result, write=patched.op == "A")
             continue
         # a moved file is counted where it now is, which later edits name; its row says
         # where it came from
         where = patched.moved_to or patched.path
-        touches = files.setdefault(where, FileTouches(show(where)))
+        touches = _row(files, where, show, cwd)
         if patched.moved_to and show(patched.path) not in touches.moved_from:
             touches.moved_from.append(show(patched.path))
         if patched.op == "A":
