@@ -2431,6 +2431,33 @@ def test_a_session_published_at_a_path_with_a_secret_moves_off_it() -> None:
     assert token not in "".join(moved)
 
 
+def test_a_rerun_changes_nothing_when_a_secret_is_in_an_id_or_a_month(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A session whose id holds a secret was matched by its raw id against the manifest's
+    redacted one, so each run added it again (NAME-2, NAME-3, ...); a secret that is also
+    a month folder's year made each run warn that every session "was published at a path
+    holding a secret", with the folder mangled (bug hunt 2026-12-05)."""
+    from exporter.loader import load_session
+
+    first_id = load_session(small.files[0]).id
+    assert first_id
+    secret = first_id[9:13]  # a part of its id, as a --secret value could be
+    years = sorted({load_session(f).header.timestamp[:4] for f in small.files})
+    args = ["--secret", secret, *(a for year in years for a in ("--secret", year))]
+    first = publish(fake_hub, small, *args)
+    assert first.exit_code == 0, first.output
+    paths = sorted(session_paths(fake_hub))
+    assert {p.split("/")[1][:4] for p in paths} == set(years)  # folders are not names
+    for _ in range(2):
+        again = publish(fake_hub, small, *args)
+        assert again.exit_code == 0, again.output
+        assert "0 added" in again.output and "holding a secret" not in again.output, again.output
+        assert sorted(session_paths(fake_hub)) == paths
+    assert "0 added, 0 updated, 0 removed" in again.output, again.output
+    assert_consistent(fake_hub)
+
+
 @pytest.mark.parametrize("token_in_name", [False, True])
 def test_prune_keeps_a_published_session_whose_file_now_fails(
     fake_hub: FakeHub, small: Corpus, token_in_name: bool

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import os
 import shutil
@@ -63,6 +64,7 @@ from exporter.publish.hub_plan import (
     prepare_all,
     probe_sources,
     repo_stem,
+    session_id_mark,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
 from exporter.publish.hub_site import (
@@ -180,7 +182,8 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             f"{_folder_and_name(kept.path)}: one session, published once"
         )
     moved: list[str] = []
-    sources = claim_paths(sources, remote, run.public_name, moved)
+    id_mark = functools.partial(session_id_mark, run.marks.mark)
+    sources = claim_paths(sources, remote, run.public_name, moved, id_mark)
     for path in moved:  # said without the secret; the old path stays until --prune
         notify(
             f"warning: {path} was published at a path holding a secret (before 0.2.14): it "

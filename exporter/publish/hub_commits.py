@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporter.publish.hub_plan import Prepared
+from exporter.publish.hub_plan import Prepared, session_id_mark
 from exporter.publish.hub_state import RemoteState, git_oid
 
 __all__ = [
@@ -105,6 +105,9 @@ def session_ops(
             "actions": dict(sorted(item.actions.items())),
             "cuts": cuts,
         }
+        session_id = item.source.session_id
+        if session_id and item.row.get("id") != session_id:  # its id went out redacted
+            entry["id_mark"] = session_id_mark(mark, session_id)  # how a re-run knows it
         if item.given:  # which given secrets it replaced, as marks: a later run needs them too
             entry["given"] = sorted(mark(digest) for digest in item.given)
         if publisher:  # which machine's key published it: whose --prune may remove it

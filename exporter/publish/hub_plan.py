@@ -47,6 +47,7 @@ __all__ = [
     "prepare_all",
     "probe_sources",
     "repo_stem",
+    "session_id_mark",
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -206,31 +207,60 @@ def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source
     return list(kept.values()), copies
 
 
+def session_id_mark(mark: Callable[[str], str], session_id: str) -> str:
+    """The manifest's ``id_mark``: whose file a path holds when the id went out redacted
+    (the manifest's ``id`` is the published, redacted one; the local file has the other)."""
+    return mark(f"pi-session id: {session_id}")
+
+
 def claim_paths(
     sources: list[Source],
     remote: RemoteState,
     public_name: Callable[[str], str] = lambda name: name,
     moved: list[str] | None = None,
+    id_mark: Callable[[str], str] | None = None,
 ) -> list[Source]:
     """Each session keeps the repo path it was published at (a renamed file was published
     twice), and no file takes a path that holds another session (two projects can have files
     of the same name: the second replaced the first, reported as "1 updated"); such a file
-    goes to the next ``-N`` path that is free."""
+    goes to the next ``-N`` path that is free. A session is known by its id, or (``id_mark``)
+    by the mark of an id that was published redacted: matched by its id alone, it was taken
+    for another session and added again at each run."""
+
+    def owners(entry: dict[str, Any] | None) -> set[str]:
+        entry = entry or {}
+        keys = {f"id {entry['id']}"} if isinstance(entry.get("id"), str) and entry["id"] else set()
+        if isinstance(entry.get("id_mark"), str):
+            keys.add(f"mark {entry['id_mark']}")
+        return keys
+
+    def known_as(source: Source) -> set[str]:
+        if not source.session_id:
+            return set()
+        keys = {f"id {source.session_id}"}
+        if id_mark is not None:
+            keys.add(f"mark {id_mark(source.session_id)}")
+        return keys
+
     published: dict[str, str] = {}
     for path, entry in sorted(remote.manifest.items()):
-        if path in remote.files and isinstance(entry.get("id"), str):
-            published.setdefault(entry["id"], path)
+        if path in remote.files:
+            for key in sorted(owners(entry)):
+                published.setdefault(key, path)
 
-    def owner(path: str) -> str | None:
-        return (remote.manifest.get(path) or {}).get("id") or None
+    def free_for(path: str, mine: set[str]) -> bool:
+        """A path no session holds, or one this session holds."""
+        held = owners(remote.manifest.get(path))
+        return not held or bool(held & mine)
 
     paths: list[str | None] = [None] * len(sources)
     used: set[str] = set()
     for index, source in enumerate(sources):  # first, the sessions already on the Hub
-        there = published.get(source.session_id or "")
-        if there and public_name(there) != there:  # published before its secret was known
-            if moved is not None:
-                moved.append(public_name(there))
+        there = next((published[k] for k in sorted(known_as(source)) if k in published), None)
+        folder, _, name = (there or "").rpartition("/")
+        if there and public_name(name) != name:  # published before its secret was known
+            if moved is not None:  # (the folder is a month, not the file's name)
+                moved.append(f"{folder}/{public_name(name)}")
             continue  # a new path; --prune deletes the old one (it names this session)
         if there and there.lower() not in used:
             paths[index] = there
@@ -240,7 +270,8 @@ def claim_paths(
             continue
         candidate, n = source.repo_path, 1
         stem = candidate.removesuffix(".jsonl")
-        while candidate.lower() in used or owner(candidate) not in (None, source.session_id):
+        mine = known_as(source)
+        while candidate.lower() in used or not free_for(candidate, mine):
             n += 1
             candidate = f"{stem}-{n}.jsonl"
         paths[index] = candidate
