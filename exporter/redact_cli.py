@@ -7,6 +7,7 @@ turns the parsed values (including ``--secret`` files and ``--env-file`` content
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import os
 import re
@@ -222,7 +223,8 @@ def _read(path: str, what: str) -> str:
         raise CliError(f"{what}: cannot read {path}: {error.strerror}", 2) from None
     if len(data) > _MAX_LIST_BYTES:
         raise CliError(f"{what}: {path} holds more than {_MAX_LIST_BYTES >> 20} MB", 2)
-    return data.decode("utf-8", errors="surrogateescape")
+    # a Windows editor's byte-order mark made the first secret "\ufeffvalue": never found
+    return data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="surrogateescape")
 
 
 def _is_file(value: str) -> bool:

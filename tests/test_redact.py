@@ -1168,6 +1168,27 @@ def test_a_secret_file_may_be_a_pipe(in_tmp: Path) -> None:
     assert missing.exit_code == 1 and "--secret: no such file" in missing.stderr
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_secret_file_saved_with_a_byte_order_mark_loses_no_secret(
+    in_tmp: Path, newline: str
+) -> None:
+    """A list of secrets or a .env file saved by a Windows editor starts with a UTF-8 BOM:
+    its first value was read as "\ufeffvalue" and went out in clear (bug hunt 2026-12-05)."""
+    first, second = "Qz7vK2mW9pLx4R", "Zr8bN3cT6yHq1J"
+    source = in_tmp / "in.jsonl"
+    text = SAMPLER.read_text("utf-8").replace("Let me think", f"{first} and {second}")
+    source.write_text(text, "utf-8")
+    bom = "\ufeff"
+    (in_tmp / "list.txt").write_text(f"{bom}{first}{newline}{second}{newline}", "utf-8")
+    env = f'{bom}DB_PASSWORD={first}{newline}API_TOKEN="{second}"{newline}'
+    (in_tmp / "my.env").write_text(env, "utf-8", newline="")
+    for option, path in (("--secret", "list.txt"), ("--env-file", "my.env")):
+        args = ["redact", str(source), "-o", "-", "--no-env-secrets", option, str(in_tmp / path)]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert first not in result.stdout and second not in result.stdout, option
+
+
 def test_a_terminal_is_no_secret_file(in_tmp: Path) -> None:
     """With devices taken as secret files, ``--secret /dev/tty`` waited for input without a
     prompt; a terminal is now refused."""
