@@ -235,7 +235,8 @@ def _usage(stats: SessionStats) -> list[str]:
         out += [_table(_USAGE_HEADERS, every, numeric), ""]
     if stats.tools:
         rows = [[code_span(n), fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()]
-        out += ["**Tools** (all branches):", "", _table(["tool", "calls", "errors"], rows, {1, 2}), ""]
+        table = _table(["tool", "calls", "errors"], rows, {1, 2})
+        out += ["**Tools** (all branches):", "", table, ""]
     return out
 
 

@@ -3328,7 +3328,7 @@ def test_one_file_is_one_row_however_the_calls_name_it(build: Any, dump: Any) ->
     ]
     calls = [(f"c{i}", kind) for i, (_, kind) in enumerate(names)]
     turn = build.assistant("a1", "u1", calls=calls)
-    for block, (path, _) in zip(turn["message"]["content"][1:], names):
+    for block, (path, _) in zip(turn["message"]["content"][1:], names, strict=True):
         block["arguments"] = {"path": path, "content": "x\n", "edits": []}
     lines: list[dict[str, Any]] = [build.header(), build.user("u1", None), turn]
     parent = "a1"
