@@ -304,7 +304,7 @@ class AssignmentDetector(Detector):
             and not match.group("sp2")
             and match.group("close") is None
             and bare.upper() == bare
-            and text[after + 1 : after + 2] in ("", "\n", "\r", " ", "\t", ";", "#")
+            and text[after + 1 : after + 2] in ("", "\n", "\r", " ", "\t", ";", "#", ")", "&", "|")
             and _leads_an_assignment(text, start)
         ):
             env_style = True  # `DB_PASSWORD="two words"`: a shell or .env line's own value
@@ -482,13 +482,23 @@ _SETTERS = frozenset(
 )  # fmt: skip
 
 
+#: Where a new shell command starts on a line: after `&&`, `||`, `;`, `|`, `&`, `(`, `$(`,
+#: a backquote, `{`, `then`, `do` or `else`, or after a label (`Now run: NAME="…" cmd`).
+_COMMAND_BREAK = re.compile(r"&&|\|\||[;|&(`{]|\$\(|\b(?:then|do|else)\b|\S:(?=[ \t])")
+
+
 def _leads_an_assignment(text: str, start: int) -> bool:
-    """The name sets a variable: only what is said above stands before it on its line
-    (looked for 160 characters back at most)."""
+    """The name sets a variable: only what is said above stands before it on its line, or
+    in its command on that line (`cd app && DB_PASSWORD="…" ./migrate` leaked its
+    passphrase; looked for 160 characters back at most)."""
     line_start = _line_start(text, start, 160)
-    if line_start is None or (start > line_start and text[start - 1] not in " \t:"):
+    if line_start is None or (start > line_start and text[start - 1] not in " \t:;|&(`{"):
         return False
-    lead = text[_LINE_NUMBER.match(text, line_start, start).end() : start].split()
+    lead_text = text[_LINE_NUMBER.match(text, line_start, start).end() : start]
+    command_start = 0
+    for found in _COMMAND_BREAK.finditer(lead_text):
+        command_start = found.end()
+    lead = lead_text[command_start:].split()
     if lead and lead[-1] in ("-e", "--env"):
         return len(lead) <= 8
     return all(token in _SETTERS or token.startswith("-") for token in lead)

@@ -470,6 +470,16 @@ POSITIVES = [
     ("secret-assignment", '.env:3:DB_PASSWORD="correct horse battery"', "correct horse battery"),
     ("secret-assignment", 'DB_PASSWORD="correct horse battery"# comment',
      "correct horse battery"),
+    # ... where a command starts inside its line: after `&&`, `;`, `(`, a label (bug hunt)
+    ("secret-assignment", 'cd app && DB_PASSWORD="Blue Sky 42 dancing" ./migrate',
+     "Blue Sky 42 dancing"),
+    ("secret-assignment", 'make build; DB_PASSWORD="Blue Sky 42 dancing" make run',
+     "Blue Sky 42 dancing"),
+    ("secret-assignment", '(DB_PASSWORD="Blue Sky 42 dancing" ./migrate)', "Blue Sky 42 dancing"),
+    ("secret-assignment", 'Now run: DB_PASSWORD="Blue Sky 42 dancing" npm start',
+     "Blue Sky 42 dancing"),
+    ("secret-assignment", 'if true; then DB_PASSWORD="Blue Sky 42 dancing" ./x; fi',
+     "Blue Sky 42 dancing"),
     # camelCase words that name no field are a secret, as before (review)
     ("secret-assignment", "TOKEN=purpleMonkeyDishwasher7", "purpleMonkeyDishwasher7"),
     ("secret-assignment", '{"token": "purpleMonkeyDishwasher7"}', "purpleMonkeyDishwasher7"),
@@ -621,6 +631,7 @@ ASSIGNMENT_NEGATIVES = [
     'PASSWORD="same as above"',
     'password: "don\'t"; next: "x"',
     'echo DB_PASSWORD="two words here" is wrong',
+    'cd app && echo DB_PASSWORD="two words here" is wrong',
     'echo "DB_PASSWORD=two words here"',  # a message, not a variable set
     # (second review s43) docs and other protocols, ports, maps, translations, hashes
     "The requirepass directive sets a password.",
