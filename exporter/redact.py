@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -433,6 +434,8 @@ class _Redactor:
                             target[new_key] = (
                                 value if keep else self.text(value, entry_id, here, field)
                             )
+                    elif type(value) is int and self._secret_number(key, value):
+                        target[new_key] = self.text(str(value), entry_id, here, key)
                     else:
                         target[new_key] = self._container(value, here, stack)
             else:
@@ -446,6 +449,17 @@ class _Redactor:
                     else:
                         target.append(self._container(value, here, stack))
         return out
+
+    def _secret_number(self, key: Any, value: int) -> bool:
+        """A JSON number that is a secret: a given one (``--secret 84726193551``), or one
+        under a password's or key's name (``{"password": 84726193551}`` in a tool call's
+        arguments went out as it was). Redacted as its digits, so it becomes a string."""
+        if self.scanner is None or not isinstance(key, str):
+            return False
+        digits = str(value)
+        if digits in self.given:
+            return True
+        return _secret_name(key) and is_secret_assignment(key, digits, quoted=True, env_style=False)
 
     @staticmethod
     def _container(value: Any, node: _Node, stack: list[tuple[Any, Any, _Node]]) -> Any:
@@ -662,6 +676,11 @@ def _secret_output_fields(session: Session, entry: Entry) -> frozenset[str]:
 
 
 _OUTPUT, _TEXT = frozenset({"output"}), frozenset({"text"})
+
+
+@functools.lru_cache(maxsize=4096)  # the few keys of numbers (usage, times) come back often
+def _secret_name(key: str) -> bool:
+    return name_strength(key) is not None
 
 
 def _worth_repeating(value: str) -> bool:

@@ -1168,6 +1168,37 @@ def test_a_secret_file_may_be_a_pipe(in_tmp: Path) -> None:
     assert missing.exit_code == 1 and "--secret: no such file" in missing.stderr
 
 
+def test_a_secret_number_in_the_json_is_redacted() -> None:
+    """``{"password": 84726193551}`` in a tool call's arguments or a result's details went
+    out as it was: only strings were scanned (bug hunt 2026-12-05). A number under a
+    password's or key's name, or given as a secret, is redacted; other numbers stay."""
+    arguments = {
+        "password": 84726193551,
+        "api_key": 31415926535,
+        "port": 5432,
+        "key": 42,
+        "count": 777777777,
+        "enabled": True,
+    }
+    call = {"type": "toolCall", "id": "c1", "name": "db", "arguments": arguments}
+    result = msg("toolResult", [{"type": "text", "text": "ok"}], 3, 2, toolCallId="c1")
+    result["message"]["details"] = {"db_password": 84726193551, "rows": 12}
+    lines = [header(), msg("user", "connect", 1, None), msg("assistant", [call], 2, 1), result]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    redacted, report = run(parse_session_bytes(data), secrets=("777777777",))
+    text = entries_text(redacted)
+    for secret in ("84726193551", "31415926535", "777777777"):
+        assert secret not in text, secret
+    args = redacted.by_id["m2"].tool_calls[0]["arguments"]
+    assert args["port"] == 5432 and args["key"] == 42 and args["enabled"] is True
+    assert args["password"].startswith("[REDACTED:") and args["count"].startswith("[REDACTED:")
+    assert redacted.by_id["m3"].details["rows"] == 12
+    assert report.total == 4
+    # not redacting: the numbers are as they were
+    kept, _ = run(parse_session_bytes(data), redact=False)
+    assert kept.by_id["m2"].tool_calls[0]["arguments"] == arguments
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_secret_file_saved_with_a_byte_order_mark_loses_no_secret(
     in_tmp: Path, newline: str
