@@ -1942,7 +1942,7 @@ def test_chart_caption_says_what_is_drawn() -> None:
     side_branch_only = render_fixture("pi-branched-4.jsonl")  # its compaction is off the path
     caption = re.search(r"<figcaption>(.*?)</figcaption>", side_branch_only, re.S).group(1)
     assert "compaction" not in caption and 'class="compaction"' not in side_branch_only
-    assert "234 of 244 turns plotted (10 reported no usage)" in caption
+    assert "234 of 244 turns plotted (10 reported no tokens)" in caption
     with_marker = render_fixture("pi-v1-before-compaction.jsonl")
     caption = re.search(r"<figcaption>(.*?)</figcaption>", with_marker, re.S).group(1)
     assert 'class="key compaction"' in caption and 'class="compaction"' in with_marker
