@@ -11,7 +11,9 @@ no other paths, no writes.
 It answers one request at a time, in the thread that runs it, and between requests calls
 ``idle`` (the watch's look at the file): one thread, so making a page may fork children as
 `export` does. A request that comes while a page is being made waits for it; a client gets
-``REQUEST_SECONDS`` in all to send its request, so a slow one cannot hold the thread.
+``REQUEST_SECONDS`` in all to send its request, so a slow one cannot hold the thread; the
+answer then goes out in parts, each of which the client has ``WRITE_STALL_SECONDS`` to take
+(a big page over a slow link arrives whole; a client that stops reading is let go).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ COMMON_HEADERS = {
 }
 #: Seconds a client has, in all, to send its request line and headers.
 REQUEST_SECONDS = 5.0
+#: Seconds a client has to take each part of an answer (the request's deadline cut a big
+#: page short at ~5 s on a slow link, silently, and its live script with it).
+WRITE_STALL_SECONDS = 30.0
+#: The parts an answer is sent in: each has its own WRITE_STALL_SECONDS.
+WRITE_PART_BYTES = 64 * 1024
 #: The most a request's head may be: a browser's GET is well under 2 KB.
 REQUEST_BYTES = 16_384
 #: A program that starts watches on one port again and again (Pi's /live-html, across /new)
@@ -139,6 +146,7 @@ class LiveHandler(BaseHTTPRequestHandler):
                 return
             head += chunk
         self.rfile = io.BytesIO(head)  # a GET has no body: the head is all there is to read
+        self.connection.settimeout(WRITE_STALL_SECONDS)  # the answer's time is its own
         super().handle_one_request()
 
     def end_headers(self) -> None:
@@ -186,4 +194,8 @@ class LiveHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if send_body:
-            self.wfile.write(body)
+            # part by part: a socket's timeout bounds one whole sendall, and a page of
+            # megabytes over a slow link may take longer than any one bound
+            whole = memoryview(body)
+            for start in range(0, len(whole), WRITE_PART_BYTES):
+                self.wfile.write(whole[start : start + WRITE_PART_BYTES])

@@ -133,6 +133,9 @@ def watch_command(
     # read once, now: the program that wrote it (Pi's /live-html) removes it once we serve
     context = None if agent_context is None else read_agent_context(agent_context, warn)
     server = _bind(port)  # first: a port in use is said before the first page is made
+    # `kill`, a service manager: stop as on Ctrl-C, from here on (the first page of a big
+    # session takes seconds: stopped then, it ended with 143, or 130 for Ctrl-C)
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         options = RenderOptions(  # jobs 0: one per CPU
             theme=theme, embed_jsonl=not no_embed, jobs=0, agent_context=context
@@ -141,18 +144,13 @@ def watch_command(
             watch = SessionWatch(path, options, leaf=leaf, newest=newest, prepare=prepare)
         except KeyError as error:  # --leaf names no entry of the file
             raise CliError(str(error.args[0]), 1) from None
-    except BaseException:
-        server.server_close()
-        raise
-    server.watch = watch
-    # a page made without redaction (a cut alone too: its copy holds them) is checked
-    credentials = None if policy.redact else _CredentialWatch(context, prepare)
-    server.idle = _looker(watch, until_stdin_closes, credentials)
-    _print_warnings(watch)
-    if credentials is not None:
-        credentials.check(watch.path)
-    signal.signal(signal.SIGTERM, _stop)  # `kill`, a service manager: stop as on Ctrl-C
-    try:
+        server.watch = watch
+        # a page made without redaction (a cut alone too: its copy holds them) is checked
+        credentials = None if policy.redact else _CredentialWatch(context, prepare)
+        server.idle = _looker(watch, until_stdin_closes, credentials)
+        _print_warnings(watch)
+        if credentials is not None:
+            credentials.check(watch.path)
         click.echo(server.url)
         click.echo(
             terminal_text(f"pi-session: watching {path}; Ctrl-C stops"),
@@ -165,6 +163,7 @@ def watch_command(
         pass
     finally:
         server.server_close()
+        signal.signal(signal.SIGTERM, previous)
     click.echo("pi-session: stopped", err=True)
 
 

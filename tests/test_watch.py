@@ -7,6 +7,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -362,6 +363,55 @@ def test_the_command_serves_follows_and_stops_cleanly(tmp_path: Path, stop: int)
         http_get(url)  # the port is closed
 
 
+def _catches(pid: int, signum: int) -> bool:
+    """The process has its own handler for ``signum`` (Linux: /proc's SigCgt mask)."""
+    with contextlib.suppress(OSError):
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+        caught = re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.MULTILINE)
+        return caught is not None and bool(int(caught.group(1), 16) >> (signum - 1) & 1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_stopping_while_the_first_page_is_made_is_a_clean_stop(tmp_path: Path, stop: int) -> None:
+    """The first page of a big session takes seconds; stopped then, the watch ended with
+    130 ("interrupted") or, for SIGTERM, 143 and no word (bug hunt 2026-12-05)."""
+    path = tmp_path / "slow.jsonl"
+    stamp = "2025-01-01T00:00:00Z"
+    lines = [json.dumps({"type": "session", "version": 3, "id": "slow", "timestamp": stamp})]
+    parent = None
+    for i in range(30):  # each text ~4,900 "[": markdown-it takes ~0.3 s over each
+        entry = {"type": "message", "id": f"e{i}", "parentId": parent, "timestamp": stamp}
+        entry["message"] = {"role": "user", "content": "[a " * 4_900, "timestamp": 0}
+        lines.append(json.dumps(entry))
+        parent = f"e{i}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "watch", str(path), "--port", "0"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env={**env, "PYTHONIOENCODING": "utf-8"},
+        preexec_fn=ctrl_c_as_at_a_terminal,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _catches(process.pid, signal.SIGTERM):  # the watch has begun
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.3)
+    finally:
+        process.send_signal(stop)
+        out, errors = process.communicate(timeout=60)
+    assert out == "", "the first page was made before the signal: make the session bigger"
+    assert process.returncode == 0, errors
+    assert errors.rstrip().endswith("pi-session: stopped") and "Traceback" not in errors
+
+
 def test_the_command_without_session_follows_the_folder_s_new_session(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
@@ -570,6 +620,55 @@ def test_a_slow_client_cannot_hold_the_server(served: Any, monkeypatch: pytest.M
     finally:
         stop.set()
         slow.close()
+
+
+def _page_request(server: LiveServer) -> socket.socket:
+    """A connection with small buffers at both ends (an answer does not fit in them, as
+    a big page over a slow link does not) that has asked for the page."""
+    server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # (inherited)
+    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client.connect(("127.0.0.1", server.port))
+    host = f"127.0.0.1:{server.port}"
+    client.sendall(f"GET {at(server)} HTTP/1.0\r\nHost: {host}\r\n\r\n".encode())
+    return client
+
+
+def test_a_slow_reader_gets_the_whole_page(served: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request's deadline went on bounding the answer: a reader on a slow link got the
+    page cut off (at ~5 s), silently, without its live script (bug hunt 2026-12-05)."""
+    import exporter.live_server as live_server
+
+    monkeypatch.setattr(live_server, "REQUEST_SECONDS", 0.5)
+    watch, server, _, _ = served
+    page = watch.state.page.html
+    assert len(page) > 200_000
+    client = _page_request(server)
+    received = b""
+    began = time.monotonic()
+    with client:
+        client.settimeout(10)
+        while chunk := client.recv(8192):
+            received += chunk
+            time.sleep(0.02)  # ~400 KB/s at most: longer than the request's deadline
+    assert time.monotonic() - began > 0.5
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert f"Content-Length: {len(page)}".encode() in head
+    assert body == page
+
+
+def test_a_reader_that_stops_is_let_go(served: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sending the answer has its own bound: a client that stops reading does not keep the
+    one thread (the next request is answered)."""
+    import exporter.live_server as live_server
+
+    monkeypatch.setattr(live_server, "WRITE_STALL_SECONDS", 0.5)
+    _, server, _, _ = served
+    with _page_request(server):  # never read
+        time.sleep(0.2)
+        began = time.monotonic()
+        assert version_of(server)["version"]
+        assert time.monotonic() - began < 5, "a request waited behind a stalled reader"
 
 
 def test_a_dangling_sub_agent_link_is_not_the_session_gone(tmp_path: Path) -> None:
