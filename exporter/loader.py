@@ -240,11 +240,16 @@ def _make_entries(
             diagnostics.append(Diagnostic(number, "extra-header", message))
             damaged.append(DamagedLine(number, "extra-header", message, _dump_raw(value)))
             continue
-        if not isinstance(entry_type, str):
+        typeless = not isinstance(entry_type, str)
+        if typeless and (legacy or not isinstance(value.get("id"), str) or not value["id"]):
             message = "object has no string 'type'; not a session entry"
             diagnostics.append(Diagnostic(number, "not-an-entry", message))
             damaged.append(DamagedLine(number, "not-an-entry", message, _dump_raw(value)))
             continue
+        if typeless:  # an entry that lost its type: Pi keeps it in its tree, and so its
+            # children on their path (dropped, the path was cut there)
+            message = "entry has no string 'type'; kept in the tree, of unknown type"
+            diagnostics.append(Diagnostic(number, "no-type", message))
         if legacy:
             entry_id = f"L{number}"
             value["id"] = entry_id
@@ -262,7 +267,7 @@ def _make_entries(
             diagnostics.append(
                 Diagnostic(number, "bad-message", "message entry without a message object")
             )
-        if entry_type not in KNOWN_ENTRY_TYPES:
+        if not typeless and entry_type not in KNOWN_ENTRY_TYPES:
             diagnostics.append(
                 Diagnostic(
                     number,
@@ -336,6 +341,8 @@ def _migrate_v1_compaction(value: dict[str, Any], id_at_index: dict[int, str]) -
     if value.get("type") != "compaction" or "firstKeptEntryIndex" not in value:
         return
     index = value.pop("firstKeptEntryIndex")
+    if isinstance(index, float) and index.is_integer():  # 3.0: the same index to Pi's JS
+        index = int(index)
     if isinstance(index, int) and not isinstance(index, bool) and index in id_at_index:
         value["firstKeptEntryId"] = id_at_index[index]
 

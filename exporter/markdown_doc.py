@@ -612,7 +612,7 @@ class _Writer:
                 else "*The file holds no summary for this compaction.*"
             )
             notes = self._summary_notes(entry)
-            kept = entry.first_kept_entry_id
+            kept = self.session.first_kept_id(entry)
             if kept and kept in self.session.by_id and self._is_before(kept, entry.id):
                 notes.append(f"*Context kept from {_entry_said(self.session, kept)}*")
             elif kept:  # as the page: Pi keeps nothing from before this compaction then

@@ -579,10 +579,10 @@ class Session:
         if not compactions:
             return dropped
         last_index, last = compactions[-1]
-        final_kept = min(position.get(last.first_kept_entry_id or "", last_index), last_index)
+        final_kept = min(position.get(self.first_kept_id(last) or "", last_index), last_index)
         done = 0  # path[:done] is decided: each entry goes to the first compaction dropping it
         for index, entry in compactions:
-            kept_from = min(position.get(entry.first_kept_entry_id or "", index), index, final_kept)
+            kept_from = min(position.get(self.first_kept_id(entry) or "", index), index, final_kept)
             for earlier in path[done:kept_from]:
                 if self.by_id[earlier].type in CONTEXT_ENTRY_TYPES:
                     dropped[earlier] = entry.id
@@ -593,6 +593,19 @@ class Session:
         for _, entry in compactions[:-1]:
             dropped.setdefault(entry.id, last.id)
         return dropped
+
+    def first_kept_id(self, compaction: CompactionEntry) -> str | None:
+        """The entry a compaction keeps the context from, as Pi finds it: by the id as
+        written, on the compaction's own line, so an id the file uses twice names the copy
+        there (renamed ``x~2`` here; looked up as ``x``, the other copy's entries were taken
+        for out of context). Elsewhere, or not in the file: the id as written."""
+        wanted = compaction.first_kept_entry_id
+        if not wanted or self._latest_with_id.get(wanted, wanted) == wanted:
+            return wanted  # (an id used once: itself)
+        for entry_id in self.path_to(compaction.id):
+            if self.by_id[entry_id].raw.get("id") == wanted:
+                return entry_id
+        return wanted
 
     def entry(self, entry_id: str) -> Entry:
         return self.by_id[entry_id]

@@ -197,6 +197,24 @@ def adversarial_files(folder: Path, build, dump) -> dict[str, Path]:
             b.assistant(None, None, "five", 7),
         ]
     )
+    # (bug hunt 2026-12-05) an entry that lost its type, on the path; a v1 index as 3.0
+    lost_type = b.user("u2", "u1", "two", 2)
+    del lost_type["type"]
+    files["lost-type-on-path"] = [
+        b.header(),
+        b.user("u1", None, "one", 1),
+        lost_type,
+        b.user("u3", "u2", "three", 3),
+        b.assistant("a4", "u3", second=4),
+    ]
+    files["v1-compaction-float-index"] = [
+        b.header(version=None),
+        b.user(None, None, "one", 1),
+        b.user(None, None, "two", 2),
+        b.user(None, None, "three", 3),
+        b.entry("compaction", None, None, 4, summary="s", firstKeptEntryIndex=3.0),
+        b.user(None, None, "four", 5),
+    ]
     # Documented differences.
     files["non-object-line"] = [b.header(), b.user("u1", None), "[1,2]", "42", b.user("u2", "u1")]
     files["missing-header"] = [b.user("u1", None), b.assistant("a1", "u1")]
@@ -298,6 +316,8 @@ def test_generated_sessions_are_varied(generated_sessions, pi_records) -> None:
         "forks-and-times",
         "malformed-lines",
         "v1-damaged",
+        "lost-type-on-path",
+        "v1-compaction-float-index",
     ],
 )
 def test_adversarial_file_agrees_with_pi(name: str, adversarial, pi_records) -> None:
@@ -411,6 +431,8 @@ def test_cycles_are_broken_where_pi_hangs(build, dump, tmp_path: Path) -> None:
 
 
 CONTEXT_FILES = [
+    "lost-type-on-path",
+    "v1-compaction-float-index",
     "v1-damaged",
     "v1-compaction-self-index",
     "context-latest-compaction",
@@ -490,10 +512,21 @@ def test_context_of_every_fixture_matches_pi(pi_fixture: Path, context_records) 
     assert in_context - marked + compaction == len(record["roles"])
 
 
-@pytest.mark.parametrize("name", ["unknown-types", "forks-and-times", "v1-damaged"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "unknown-types",
+        "forks-and-times",
+        "v1-damaged",
+        "lost-type-on-path",
+        "v1-compaction-float-index",
+    ],
+)
 def test_context_of_adversarial_files_matches_pi(name, adversarial, context_records) -> None:
     session, _ = ours(adversarial[name])
-    assert roles_in_context(session) == context_records[adversarial[name]]["roles"]
+    record = context_records[adversarial[name]]
+    assert roles_in_context(session) == record["roles"]
+    assert compaction_targets(session) == record["compactions"]
 
 
 def test_context_status_uses_only_the_latest_compaction_like_pi(adversarial, context_records):

@@ -26,6 +26,7 @@ from exporter.entries import (
 )
 from exporter.jsonl_out import dumps_line, session_to_jsonl
 from exporter.loader import SessionFormatError, load_session, parse_session_bytes
+from exporter.render import render_session
 from exporter.session import Session
 
 # name -> (version, entries, messages, leaf id, leaves, labels, name, entry types that must match)
@@ -433,6 +434,22 @@ def test_missing_header_with_entries_synthesizes_one(build, write_session) -> No
     assert session.header.timestamp == session.entries[0].timestamp
 
 
+def test_an_entry_that_lost_its_type_keeps_its_place_in_the_tree(build, dump) -> None:
+    """Dropped as damaged, an entry with an id but no ``type`` cut the active path there:
+    its children became a new root (Pi keeps it in its tree; bug hunt 2026-12-05). It is an
+    entry of unknown type now, said once; an object with no id either stays damaged."""
+    lost = build.user("u2", "u1", "two", 2)
+    del lost["type"]
+    lines = [build.header(), build.user("u1", None), lost, build.user("u3", "u2"), '{"no":1}']
+    session = parse(dump(lines))
+    assert session.active_path == ["u1", "u2", "u3"]
+    assert session.by_id["u2"].type == "unknown"
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "no-type"), (5, "not-an-entry")]
+    assert [(d.line, d.kind) for d in session.damaged] == [(5, "not-an-entry")]
+    page = render_session(session)
+    assert page.count('data-entry-id="u2"') == 1
+
+
 def test_junk_object_before_the_header_does_not_hide_it(build, dump) -> None:
     """Product bug: the header is only looked for in the FIRST JSON object, whatever its type,
     so a stray ``{}`` line demotes the real header to a damaged "second session header" (its
@@ -740,7 +757,7 @@ def test_damaged_lines_that_parse_are_kept_as_written(tmp_path: Path) -> None:
     spacing and escapes changed) under "kept as they are in the file"."""
     header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z"}'
     array = '["\\u00e9\\u0041", 1.0, 1e5, {"b":1,  "a":2}]'
-    odd = '{"id":"x","val":1E2,"s":"\\ud83d\\ude00"}'
+    odd = '{"key":"x","val":1E2,"s":"\\ud83d\\ude00"}'
     second = '{"type":"session",  "id":"again"}'
     text = "\n".join([header, array, odd, second, "not json at all"]) + "\n"
     source = tmp_path / "s.jsonl"

@@ -104,6 +104,31 @@ def test_child_of_a_duplicate_id_attaches_to_the_nearest_earlier_entry(build, du
     assert session.fork_ids == [] and len(session.branches()) == 1
 
 
+def test_a_compaction_keeps_from_the_copy_of_a_duplicated_id_on_its_line(build, dump) -> None:
+    """Pi finds ``firstKeptEntryId`` by the id as written along the compaction's path, so
+    of two entries ``x`` it keeps from the one on that path; looked up as ``x`` (the other
+    copy, renamed entries being ``x~2``), the kept entries were marked out of context and
+    the page said the kept entry "is not before this compaction" (bug hunt 2026-12-05)."""
+    lines = [
+        build.header(),
+        build.user("a", None, "a", 1),
+        build.user("x", "a", "first x", 2),
+        build.user("x", "a", "second x", 3),
+        build.user("z", "x", "z", 4),
+        build.entry("compaction", "c", "z", 5, summary="S", firstKeptEntryId="x"),
+        build.user("after", "c", "after", 6),
+    ]
+    session = load(dump, lines)
+    assert session.active_path == ["a", "x~2", "z", "c", "after"]
+    assert session.context_status() == {"a": "c"}  # Pi sends x, z, after and the summary
+    page = render_session(session)
+    assert f'context kept from <a href="#{anchor_for(session, "x~2")}"' in page
+    assert "not before this compaction" not in page
+    compaction = session.by_id["c"]
+    assert isinstance(compaction, CompactionEntry)
+    assert session.first_kept_id(compaction) == "x~2"
+
+
 def test_duplicate_self_parent_is_a_root(build, dump) -> None:
     """Pi: ``parentId === id`` means root. Product bug (same fix as above): after renaming the
     second ``x`` to ``x~2`` its ``parentId "x"`` is no longer seen as a self-parent."""

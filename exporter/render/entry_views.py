@@ -352,7 +352,7 @@ def _compaction(
         view.notes.append("the file holds no summary for this compaction")
     _file_notes(builder, entry.raw.get("details"), view)
     _made_by_extension(entry, view)
-    kept = entry.first_kept_entry_id
+    kept = builder.session.first_kept_id(entry)
     if not kept:
         return
     if kept not in builder.session.by_id:
