@@ -59,8 +59,11 @@
   show(search);
   // What a search looks through: the session's own words, not the page's labels around
   // them (entry headers, usage footers, "N more lines", badges, another entry quoted in a
-  // note): "context" matched 249 rows of pi-v1 through a header note alone.
-  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, p.same-output, .quoted";
+  // note): "context" matched 249 rows of pi-v1 through a header note alone; nor the
+  // Copy buttons, a thinking block's "Thinking · N words", a compaction's summary heading
+  // or another label of the page's own (.pl): "copy" matched 454 rows of pi-branched-4.
+  var NOT_SEARCHED = ".entry > header, .entry > footer, details.fold > summary, .badge, p.same-output, .quoted, " +
+    ".copy-btn, details.thinking > summary, details.summary-block > summary, .pl";
   function contentTexts(root) {
     return doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, { acceptNode: function (node) {
       if (node.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
@@ -557,7 +560,7 @@
     if (byId && !byId.matches("[data-entry-id], article.entry")) byId = null;
     return entryId ? byEntry || byId : byId || byEntry;
   }
-  var lastRow = null, userScrollAt = -Infinity, revealAt = -Infinity, followPending = 0;
+  var lastRow = null, userScrollAt = -Infinity, revealAt = -Infinity, followPending = 0, revealCount = 0;
   function reveal(id, asked, entryId) {
     var el = findTarget(id, entryId);
     if (!el) return false;
@@ -581,10 +584,18 @@
       if (match) scrollBy(0, match.getBoundingClientRect().top - innerHeight / 2);
     }
     place();
-    requestAnimationFrame(function () { requestAnimationFrame(function () {
-      var box = (match || el).getBoundingClientRect();
-      if (box.top < 0 || box.top > innerHeight) place();
-    }); });
+    // Placed again while the entries around it take their real heights, for up to ~2 s or
+    // until it stays put for ~0.5 s: one look two frames on came before a tall entry above
+    // (pi-v1's 5,500 px L8) was drawn, which then pushed the target off screen for good.
+    // Never against the reader: their own scrolling, or another jump, ends it.
+    var token = ++revealCount, placedAt = (match || el).getBoundingClientRect().top;
+    function settle(frames, still) {
+      if (token !== revealCount || userScrollAt > revealAt || frames <= 0 || still >= 30) return;
+      var top = (match || el).getBoundingClientRect().top;
+      if (Math.abs(top - placedAt) > 1) { place(); placedAt = (match || el).getBoundingClientRect().top; still = 0; }
+      requestAnimationFrame(function () { settle(frames - 1, still + 1); });
+    }
+    requestAnimationFrame(function () { settle(120, 0); });  // (from the next frame: revealAt is set below)
     if (asked) {  // the reader asked for it: keyboard focus follows (Tab continues from here)
       if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
       el.focus({ preventScroll: true });

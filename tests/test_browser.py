@@ -677,6 +677,34 @@ def test_search_reads_the_entries_not_only_the_outline(
     clean(view)
 
 
+@pytest.mark.parametrize(
+    ("name", "term"),
+    [
+        (SAMPLER, "copy"),  # the Copy buttons
+        (SAMPLER, '"earlier history"'),  # a compaction's summary heading
+        (SAMPLER, '"loaded into the prompt"'),  # a skill's heading
+        (SAMPLER, '"without any output"'),  # a failed tool's note
+        (V1_COMPACTION, "words"),  # "Thinking · 120 words"
+    ],
+)
+def test_search_finds_the_session_s_words_not_the_page_s_labels(
+    view: Viewer, published: dict[str, str], name: str, term: str
+) -> None:
+    """ "copy" matched 454 rows of pi-branched-4 through the Copy buttons the script adds,
+    and "words" every thinking block of pi-v1 through its heading (page bug hunt
+    2026-12-05): a term in none of the file's entries finds no row."""
+    raw = fixture_path(name).read_text(encoding="utf-8").lower()
+    assert term.strip('"') not in raw
+    page = view.open(published[name])
+    page.wait_for_selector(".copy-btn", state="attached")  # the script has added them
+    page.fill("#tree-search", term)
+    page.wait_for_selector("#tree li.search-miss", state="attached")
+    page.wait_for_timeout(100)
+    found = page.locator("#tree li:not(.sub, .chunk, .search-miss, .search-context)")
+    assert found.count() == 0, found.all_inner_texts()[:5]
+    clean(view)
+
+
 def test_a_row_found_only_inside_its_entry_says_so(view: Viewer, published: dict[str, str]) -> None:
     """A row whose own words hold the term shows it marked; one found only by the entry's
     text showed nothing that matched and read as a wrong hit. It says "in text" now, the
@@ -982,6 +1010,31 @@ def test_deep_link_opens_the_enclosing_branches(view: Viewer, published: dict[st
     page.keyboard.press("Tab")
     focused = page.evaluate("document.activeElement.closest('[data-entry-id]')?.id || ''")
     assert focused == anchor and in_viewport(page, f'[id="{anchor}"]')
+    clean(view)
+
+
+@pytest.mark.parametrize("link", ["?targetId=", "#"])
+def test_a_link_lands_on_its_entry_below_a_tall_one(
+    view: Viewer, published: dict[str, str], link: str
+) -> None:
+    """pi-v1's L8 is ~5,500 px tall once drawn, 160 px as a placeholder until then: a
+    link to the entries after it scrolled there, then L8 grew and pushed them thousands
+    of pixels below the screen, where they stayed (page bug hunt 2026-12-05)."""
+    for anchor in ("L10", "L11", "L12"):
+        page = view.open(
+            f"{published[V1_COMPACTION]}{link}{anchor}", viewport={"width": 1280, "height": 720}
+        )
+        selector = f'[id="{anchor}"]'
+        page.wait_for_function(
+            "s => { const r = document.querySelector(s).getBoundingClientRect();"
+            " return r.top >= 0 && r.top < innerHeight; }",
+            arg=selector,
+            timeout=5000,
+        )
+        page.wait_for_timeout(1000)  # the entries around it drawn, and it is still there
+        top = page.eval_on_selector(selector, "el => el.getBoundingClientRect().top")
+        assert 0 <= top < 720, (link, anchor, top)
+        page.close()
     clean(view)
 
 
