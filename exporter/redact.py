@@ -454,8 +454,8 @@ class _Redactor:
         """A JSON number that is a secret: a given one (``--secret 84726193551``), or one
         under a password's or key's name (``{"password": 84726193551}`` in a tool call's
         arguments went out as it was). Redacted as its digits, so it becomes a string."""
-        if self.scanner is None or not isinstance(key, str):
-            return False
+        if self.scanner is None or not isinstance(key, str) or value.bit_length() > 256:
+            return False  # (no secret is 78 digits long; str() of a huge one raises)
         digits = str(value)
         if digits in self.given:
             return True

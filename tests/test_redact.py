@@ -1184,8 +1184,8 @@ def test_a_secret_number_in_the_json_is_redacted() -> None:
     result = msg("toolResult", [{"type": "text", "text": "ok"}], 3, 2, toolCallId="c1")
     result["message"]["details"] = {"db_password": 84726193551, "rows": 12}
     lines = [header(), msg("user", "connect", 1, None), msg("assistant", [call], 2, 1), result]
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    redacted, report = run(parse_session_bytes(data), secrets=("777777777",))
+    data = "".join(json.dumps(line) + "\n" for line in lines)
+    redacted, report = run(parse_session_bytes(data.encode()), secrets=("777777777",))
     text = entries_text(redacted)
     for secret in ("84726193551", "31415926535", "777777777"):
         assert secret not in text, secret
@@ -1195,8 +1195,12 @@ def test_a_secret_number_in_the_json_is_redacted() -> None:
     assert redacted.by_id["m3"].details["rows"] == 12
     assert report.total == 4
     # not redacting: the numbers are as they were
-    kept, _ = run(parse_session_bytes(data), redact=False)
+    kept, _ = run(parse_session_bytes(data.encode()), redact=False)
     assert kept.by_id["m2"].tool_calls[0]["arguments"] == arguments
+    # a number of 5,000 digits under a key's name is no secret, and str() of it raises
+    huge = data.replace('"rows": 12', '"token": ' + "9" * 5000).encode()
+    redacted, _ = run(parse_session_bytes(huge))
+    assert redacted.by_id["m3"].details["token"] == 10**5000 - 1
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
