@@ -163,7 +163,8 @@ def watch_command(
         pass
     finally:
         server.server_close()
-        signal.signal(signal.SIGTERM, previous)
+        if previous is not None:  # (None: a handler not set from Python, left as it is)
+            signal.signal(signal.SIGTERM, previous)
     click.echo("pi-session: stopped", err=True)
 
 
