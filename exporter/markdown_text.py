@@ -32,8 +32,9 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 #: What makes a message's Markdown worth parsing: markup to escape, a code fence, a link
 #: reference definition (``]:``) or an inline link's destination (``](``).
 _MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~|\][:(]")
-#: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline)
-_MAY_BE_HEADING = re.compile(r"#|\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
+#: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline),
+#: also behind a quote's ">" or a list item's indent (they were left unmoved, an h1 mid-transcript)
+_MAY_BE_HEADING = re.compile(r"#|\n[ \t>]*(?:=+|-+)[ \t]*(?:\n|$)")
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink but a web or mail
 #: one (``<https://…>`` escaped was linked by GitHub with a "%3E" tail; its scheme is safe,
 #: and the look to its ">" stops at the next "<": linear); a ``![`` that would open an
@@ -142,9 +143,21 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{body}{fence}"
 
 
+_LEADING_BLANKS = re.compile(r"[ \t]*")
+
+
 def quoted(markdown: str) -> str:
-    """A block of Markdown inside a block quote (every line prefixed)."""
-    return "\n".join(f"> {line}" if line else ">" for line in markdown.split("\n"))
+    """A block of Markdown inside a block quote (every line prefixed). A line's leading
+    tabs become the spaces they stood for: after "> " a tab reaches the next tab stop, two
+    columns on, not four, so a line :func:`prose` left as indented code became a paragraph
+    (a thinking block's ``\t<img onerror=…>`` went out as live HTML)."""
+    lines = []
+    for line in markdown.split("\n"):
+        if "\t" in line:
+            lead = _LEADING_BLANKS.match(line).group()  # type: ignore[union-attr]
+            line = lead.expandtabs(4) + line[len(lead) :]
+        lines.append(f"> {line}" if line else ">")
+    return "\n".join(lines)
 
 
 def prose(text: str, below: int = 0) -> str:

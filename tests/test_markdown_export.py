@@ -1004,3 +1004,44 @@ def test_a_quote_sign_is_escaped_only_where_it_would_quote() -> None:
         for line in (said, f"- {said}"):
             assert "blockquote_open" not in [t.type for t in VIEWER.parse(line)]
     assert escaped("a -> b => c") == "a -> b => c"
+
+
+# --- bug hunt of the Markdown export, 2026-12-05 -------------------------------------------
+
+
+@pytest.mark.parametrize("lead", ["\t", " \t", "  \t"])
+def test_a_tab_indented_line_in_quoted_text_stays_code(lead: str) -> None:
+    """At the top level a tab-indented line is code, so its HTML was left as written; in
+    a quote (thinking, a compaction's summary) the tab after "> " reached only two columns:
+    the line became a paragraph and ``<img onerror>``, ``<script>`` and a definition that
+    linked ``[docs]`` in another message went out live."""
+    thinking = f"Plan:\n\n{lead}<img src=x onerror=alert(1)>\n\n{lead}[docs]: javascript:alert(2)"
+    session = _crafted(
+        {"message": {"role": "user", "content": "see the [docs] please"}},
+        _answer({"type": "thinking", "thinking": thinking}, _text("ok")),
+        {
+            "type": "compaction",
+            "summary": f"Summary\n\n{lead}<script>alert(3)</script>",
+            "firstKeptEntryId": "m1",
+            "tokensBefore": 10,
+        },
+        {"message": {"role": "user", "content": "bye"}},
+    )
+    html = UNFILTERED.render(session_markdown(session))
+    assert "<img src=x" not in html and "<script>" not in html
+    assert "javascript:" not in html.split("see the", 1)[1].split("</p>", 1)[0]
+    assert 'href="javascript' not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html  # still there, as code
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["> Release notes\n> ===\n>\n> body", "10. step\n\n    Details\n    -------"],
+    ids=["quote", "list-item"],
+)
+def test_an_underlined_heading_behind_a_quote_or_an_indent_goes_below(text: str) -> None:
+    """Without a "#" in the text, the look for a setext underline missed one behind "> "
+    or a list item's four spaces, and the text went out unparsed: an h1 and an h2 in the
+    middle of the transcript."""
+    tags = [t.tag for t in _tokens(prose(text, 3)) if t.type == "heading_open"]
+    assert tags == ["h4"]
