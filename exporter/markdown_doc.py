@@ -50,7 +50,7 @@ from exporter.markdown_images import ImageSink
 from exporter.markdown_text import code_span, escaped, fenced, prose, quoted, shown
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
-from exporter.render.entry_views import AGENT_CONTEXT
+from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, is_interrupt
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path, safe_image_src
 from exporter.render.tools import (
@@ -814,22 +814,35 @@ ONE_LINE_ERROR = 200
 
 
 def _stop_reason(entry: MessageEntry) -> list[str]:
-    reason = entry.stop_reason
+    """How the turn ended, when not plainly, and what the provider said besides: the
+    page's notes (an aborted turn's own message, an unknown stop reason, an error message
+    on a turn that stopped, the provider's diagnostics were left out)."""
+    reason, said = entry.stop_reason, (entry.error_message or "").strip()
+    out: list[str] = []
     if reason == "error":
-        said = entry.error_message
-        if not said or not said.strip():
-            return ["> **Error** (no message)", ""]
-        # a short one-line message on the line, as code (a fence made five lines of it)
-        if "\n" not in shown(said).strip() and len(said.strip()) <= ONE_LINE_ERROR:
-            return [f"> **Error:** {code_span(said.strip())}", ""]
-        # else whole, its lines kept: an API error's JSON body or a stack trace (it was one
-        # line, cut at 2,000 characters)
-        return [quoted(f"**Error:**\n\n{fenced(said)}"), ""]
-    if reason == "aborted":
-        return ["> **Aborted** by the user", ""]
-    if reason == "length":
-        return ["> **Cut off** at the output-token limit", ""]
-    return []
+        out += _said("Error", said) if said else ["> **Error** (no message)", ""]
+    elif reason == "aborted":
+        out += ["> **Aborted** by the user", ""] if is_interrupt(said) else _said("Aborted", said)
+    elif reason == "length":
+        out += ["> **Cut off** at the output-token limit", ""]
+    elif reason not in (None, "stop", "toolUse"):
+        out += [f"> **Stopped:** {code_span(reason)} (stopReason)", ""]
+    if reason not in ("error", "aborted") and said:
+        out += _said("Error message", said)
+    for note in diagnostic_notes(entry.message.get("diagnostics")):
+        label, _, rest = note.partition(": ")
+        out += _said(label, rest)
+    return out
+
+
+def _said(label: str, said: str) -> list[str]:
+    """``> **label:** said``: a short one-line text on the line, as code (a fence made five
+    lines of it); else whole, its lines kept (an API error's JSON body, a stack trace)."""
+    if not said:
+        return [f"> **{label}**", ""]
+    if "\n" not in shown(said).strip() and len(said) <= ONE_LINE_ERROR:
+        return [f"> **{label}:** {code_span(said)}", ""]
+    return [quoted(f"**{label}:**\n\n{fenced(said)}"), ""]
 
 
 # --- tools --------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from exporter.formatting import plain_text_shown, split_skill
 from exporter.loader import load_session, parse_session_bytes
 from exporter.markdown_doc import session_markdown
 from exporter.markdown_text import code_span, escaped, fenced, prose
+from exporter.render import render_session
 from exporter.session import Session
 from tests.conftest import FIXTURE_FILES, FIXTURES_DIR, time_limit
 from tests.xss_corpus import build_corpus
@@ -1045,3 +1046,37 @@ def test_an_underlined_heading_behind_a_quote_or_an_indent_goes_below(text: str)
     middle of the transcript."""
     tags = [t.tag for t in _tokens(prose(text, 3)) if t.type == "heading_open"]
     assert tags == ["h4"]
+
+
+def test_how_a_turn_ended_reads_as_on_the_page() -> None:
+    """The page's notes on how a turn ended were missing from the Markdown but for error,
+    aborted and length: an aborted turn's own message (a timeout read "Aborted by the
+    user"), an unknown stop reason, an error message on a turn that stopped, and the
+    provider's diagnostics."""
+    session = _crafted(
+        {"message": {"role": "user", "content": "go"}},
+        _answer(_text("a"), stopReason="aborted", errorMessage="Tool call timed out after 30s"),
+        {"message": {"role": "user", "content": "again"}},
+        _answer(_text("b"), stopReason="content_filter"),
+        {"message": {"role": "user", "content": "once more"}},
+        _answer(
+            _text("c"),
+            errorMessage="overloaded, retried",
+            diagnostics=[{"type": "fallback", "error": {"message": "used model B"}}],
+        ),
+        {"message": {"role": "user", "content": "stop"}},
+        _answer(_text("d"), stopReason="aborted", errorMessage="Request was aborted."),
+    )
+    document = session_markdown(session)
+    page = render_session(session)
+    for said in (
+        "> **Aborted:** `Tool call timed out after 30s`",
+        "> **Stopped:** `content_filter` (stopReason)",
+        "> **Error message:** `overloaded, retried`",
+        "> **Diagnostic:** `fallback: used model B`",
+        "> **Aborted** by the user",
+    ):
+        assert said in document, said
+    for said in ("Tool call timed out after 30s", "content_filter", "overloaded, retried"):
+        assert said in page  # what the page says too
+    assert "used model B" in page

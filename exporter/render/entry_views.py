@@ -259,8 +259,7 @@ def _assistant(
         said = (entry.error_message or "").strip()
         # Pi's own interrupt message says no more than "Aborted"; any other message (a
         # timeout, a tool's abort) is shown as given
-        generic = said.lower().rstrip(".") in _INTERRUPT_MESSAGES
-        view.notes.append("Aborted" + ("" if generic else f": {said}"))
+        view.notes.append("Aborted" + ("" if is_interrupt(said) else f": {said}"))
     elif reason == "length":
         view.status = "length"
         view.notes.append("Stopped: output token limit reached (stopReason: length)")
@@ -268,13 +267,20 @@ def _assistant(
         view.notes.append(f"Stopped: {reason} (stopReason)")
     if reason not in ("error", "aborted") and (said := (entry.error_message or "").strip()):
         view.notes.append(f"Error message: {said}")
-    _diagnostics(entry.message.get("diagnostics"), view)
+    view.notes.extend(diagnostic_notes(entry.message.get("diagnostics")))
 
 
-def _diagnostics(diagnostics: Any, view: EntryView) -> None:
-    """What the provider reported besides the answer (a fallback, a reset): one note each."""
+def is_interrupt(said: str) -> bool:
+    """An aborted turn's message that says no more than Pi's own interrupt does."""
+    return said.strip().lower().rstrip(".") in _INTERRUPT_MESSAGES
+
+
+def diagnostic_notes(diagnostics: Any) -> list[str]:
+    """What the provider reported besides the answer (a fallback, a reset): one note each
+    (the page's and the Markdown's)."""
+    notes: list[str] = []
     if diagnostics in (None, []):
-        return
+        return notes
     for item in diagnostics if isinstance(diagnostics, list) else [diagnostics]:
         error = item.get("error") if isinstance(item, dict) else None
         said = as_str(error.get("message")) if isinstance(error, dict) else as_str(error)
@@ -286,9 +292,10 @@ def _diagnostics(diagnostics: Any, view: EntryView) -> None:
             and (not isinstance(error, dict) or set(error) == {"message"})
         )
         if plain:
-            view.notes.append(f"Diagnostic: {item['type']}" + (f": {said}" if said else ""))
+            notes.append(f"Diagnostic: {item['type']}" + (f": {said}" if said else ""))
         else:  # anything more, as written
-            view.notes.append(f"Diagnostic: {json_text(item)}")
+            notes.append(f"Diagnostic: {json_text(item)}")
+    return notes
 
 
 _INTERRUPT_MESSAGES = frozenset(
