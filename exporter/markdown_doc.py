@@ -637,7 +637,11 @@ class _Writer:
                 kind = f"{said[0]} message" if said else "hidden extension message"
                 return self._skip(kind, kind + "s")
             head = said[0] if said else f"Extension message {code_span(entry.custom_type)}"
-            return [*self._heading(entry, level, head), prose(entry.text, level), ""]
+            if not isinstance(entry.raw.get("content"), list):
+                return [*self._heading(entry, level, head), prose(entry.text, level), ""]
+            # its blocks as a message's: its images were left out without a word
+            body = [part for block in entry.content for part in (*_block(block, level), "")]
+            return [*self._heading(entry, level, head), *body]
         if isinstance(entry, ModelChangeEntry):
             return [f"*Model changed to {code_span(entry.model_key or '?')}*", ""]
         if isinstance(entry, ThinkingLevelChangeEntry):

@@ -127,3 +127,25 @@ def test_a_file_where_the_folder_goes_is_a_clear_error(session: Path, tmp_path: 
     assert result.exit_code == 2
     assert "--images files: cannot write" in result.stderr and "Traceback" not in result.output
     assert (tmp_path / "notes.assets").read_text(encoding="utf-8") == "a file, not a folder"
+
+
+def test_an_extension_message_s_image_is_shown_as_a_prompt_s(tmp_path: Path) -> None:
+    """An extension message's (custom_message) blocks were read as its text alone: its
+    image was left out without a note, and --images wrote no file (bug hunt 2026-12-05)."""
+    content = [{"type": "text", "text": "The page now looks like this:"}, image("image/png", BLUE)]
+    lines = [
+        {"type": "session", "version": 3, "id": "ext", "timestamp": "2025-01-01T00:00:00Z",
+         "cwd": "/p"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "hi"}},
+        {"type": "custom_message", "id": "c1", "parentId": "u1", "customType": "screenshot",
+         "timestamp": "2025-01-01T00:00:02Z", "content": content, "display": True},
+    ]  # fmt: skip
+    path = tmp_path / "ext.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    plain = export(str(path), "--format", "md", "-o", "-")
+    assert "The page now looks like this:" in plain.stdout
+    assert plain.stdout.count("not in the Markdown") == 1
+    inline = export(str(path), "--format", "md", "-o", "-", "--images", "inline")
+    uris = LINK.findall(inline.stdout)
+    assert [base64.b64decode(u.split(",", 1)[1]) for u in uris] == [BLUE]
