@@ -315,7 +315,10 @@ def _id_in(value: str) -> str:
         value = "https://" + value  # an address copied without its scheme
     if "://" not in value:
         return value.rstrip("/").rsplit("/", 1)[-1]
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # `http://[::1`: no address at all, so no id (it was a traceback)
+        return ""
     segments = [s.removesuffix(".git") for s in parts.path.split("/") if s]
     if "raw" in segments[1:]:  # …/USER/ID/raw/REVISION/FILE
         segments = segments[: segments.index("raw", 1)]

@@ -300,7 +300,9 @@ def test_no_redact_uploads_as_is_with_a_warning(
         assert PLANTED_GITHUB.encode() in fake.requests[-1].body
 
 
-@pytest.mark.parametrize("value", ["", "  ", "../..", "abc?x=1", "a b"])
+@pytest.mark.parametrize(
+    "value", ["", "  ", "../..", "abc?x=1", "a b", "http://[::1", "https://[gist.github.com/abc123"]
+)
 def test_delete_with_a_blank_or_odd_gist_id_is_a_usage_error(
     fake: FakeGitHub, env: dict, value: str
 ) -> None:
