@@ -1128,3 +1128,30 @@ def test_deleting_a_gist_forgets_only_records_that_still_name_it(tmp_path: Path)
     assert state.forget_gist(api, "g1") == 1
     assert [state.get(api, s) for s in ("s1", "s2", "s3")] == ["g2", None, "g3"]
     assert state.forget_gist(api, "g1") == 0
+
+
+@pytest.mark.parametrize(
+    ("gist_id", "html_url"),
+    [
+        ({"x": 1}, "https://gist.github.com/abc"),
+        (5, "https://gist.github.com/abc"),
+        ("ab/../cd", "https://gist.github.com/abc"),
+        ("abc123", "https://gist.github.com/\x1b]0;pwned\x07"),
+        ("abc123", "javascript:alert(1)"),
+        ("abc123", 5),
+    ],
+)
+def test_an_answer_whose_id_or_address_is_no_gist_s_is_refused(
+    gist_id: object, html_url: object
+) -> None:
+    """The id and address are printed, kept and offered back (`share --delete ID`): a
+    hostile or broken API's `{"x": 1}` id was suggested as `--delete {'x': 1}`, and an
+    address holding a terminal escape reached the terminal (bug hunt 2026-12-05)."""
+    from exporter.publish.errors import PublishError
+    from exporter.publish.gist_answers import Gist
+
+    with pytest.raises(PublishError, match="unexpected answer"):
+        Gist.from_json({"id": gist_id, "html_url": html_url, "files": {}})
+    good = Gist.from_json({"id": "abc123", "html_url": "https://gist.github.com/abc123"})
+    assert (good.id, good.html_url) == ("abc123", "https://gist.github.com/abc123")
+    assert Gist.from_json({"id": "abc123"}).html_url == ""  # none given: none printed

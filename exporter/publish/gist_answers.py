@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -43,6 +44,16 @@ class Gist:
         """Parse a ``gist`` / ``gist-simple`` body; raise ``PublishError`` if it isn't one."""
         if not isinstance(data, dict) or not data.get("id"):
             raise PublishError("GitHub returned an unexpected answer (no gist id in the response).")
+        # what is printed, kept and offered back (`share --delete ID`): a gist's id and an
+        # http(s) address, or the answer is not GitHub's (an `{"x": 1}` id was suggested
+        # back as `--delete {'x': 1}`; an address holding a terminal escape was printed)
+        gist_id, html_url = data["id"], data.get("html_url") or ""
+        if not (isinstance(gist_id, str) and gist_id.isascii() and gist_id.isalnum()):
+            raise PublishError("GitHub returned an unexpected answer (its gist id is not one).")
+        if not isinstance(html_url, str) or (html_url and not _WEB_ADDRESS.fullmatch(html_url)):
+            raise PublishError(
+                "GitHub returned an unexpected answer (its gist address is not a web address)."
+            )
         files: dict[str, GistFile] = {}
         raw_files = data.get("files")
         if isinstance(raw_files, dict):
@@ -58,12 +69,16 @@ class Gist:
                         sha256=_sha256(content) if whole else None,
                     )
         return cls(
-            id=str(data["id"]),
-            html_url=str(data.get("html_url") or ""),
+            id=gist_id,
+            html_url=html_url,
             files=files,
             public=bool(data.get("public", False)),
             description=str(data.get("description") or ""),
         )
+
+
+#: An http(s) address as GitHub gives one: no space, control character or non-ASCII
+_WEB_ADDRESS = re.compile(r"https?://[!-~]+")
 
 
 def _sha256(text: str) -> str:
