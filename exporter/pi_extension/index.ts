@@ -170,6 +170,11 @@ function lines(text: string): string[] {
     .filter(Boolean);
 }
 
+/** The CLI's lines that name files, as written: a name may end (or start) with a space. */
+function pathLines(text: string): string[] {
+  return text.split(/\r?\n/).filter((l) => l.trim() !== "");
+}
+
 /** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
 function failureReason(result: ExecResult, timeoutMs: number, cli: string, what: RunSpec["what"]): string {
   if (result.killed)
@@ -643,7 +648,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
         },
         success: (stdout, notes, c) => {
           // The CLI prints the written path (relative to its working directory, Pi's cwd).
-          const written = lines(stdout).at(-1);
+          const written = pathLines(stdout).at(-1); // (trimmed, "page.html " was not found)
           const where = written && resolve(c.cwd, written);
           if (!where || !existsSync(where)) return undefined;
           return [`Exported to ${where}`, ...notes].join("\n");
@@ -677,7 +682,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
           if (dry) {
             // the files it wrote, where Pi's user finds them (the CLI prints them relative to
             // Pi's folder), then the rest of its notes
-            const files = out.map((name) => resolve(c.cwd, name)).join(", ");
+            const files = pathLines(stdout).map((name) => resolve(c.cwd, name)).join(", ");
             const rest = notes.filter((n) => n !== dry);
             const sent = dry.slice(dry.lastIndexOf(" ("));
             return [`Dry run, nothing sent: wrote ${files}${sent}`, ...rest].join("\n");

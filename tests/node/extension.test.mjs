@@ -358,6 +358,12 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     assert.deepEqual(notes, [{ message: `Exported to ${target}`, level: "info" }]);
     assertMainLineEndsAt(readFileSync(target, "utf8"), tree.otherLeaf, tree.lastLeaf);
 
+    // A name that ends in a space is written and said as it is (it was "failed: ... killed?")
+    const spaced = join(tmp, "out dir", "trail .html ");
+    const [said] = await pi.command(`/export-html "${spaced}"`);
+    assert.deepEqual(said, { message: `Exported to ${spaced}`, level: "info" });
+    assert.match(readFileSync(spaced, "utf8"), /data-entry-id/);
+
     // No path: the CLI's default name, in Pi's working folder.
     const [plain] = await pi.command("/export-html --theme dark");
     const expected = join(project, "pi-session-session.html");
