@@ -47,7 +47,16 @@ from exporter.formatting import (
 )
 from exporter.header_counts import entries_line, tree_said
 from exporter.markdown_images import ImageSink
-from exporter.markdown_text import code_span, escaped, fenced, prose, quoted, shown
+from exporter.markdown_text import (
+    LIST_END,
+    code_span,
+    ends_in_a_list,
+    escaped,
+    fenced,
+    prose,
+    quoted,
+    shown,
+)
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, is_interrupt
@@ -738,7 +747,7 @@ class _Writer:
                     out += self._headless_label(result)
                     out += self._fork_marker(result.id, above=_headless_said(result))
             else:
-                out += [*_block(block, level), ""]
+                out += _after(out, _block(block, level))
         out += _stop_reason(entry)
         usage = turn_usage(entry)
         out += [
@@ -758,10 +767,21 @@ class _Writer:
         for index, block in enumerate(entry.content):
             if prompt and block.get("type") == "text" and isinstance(block.get("text"), str):
                 text = block["text"]
-                out += [*(_prompt(text, level) if index == 0 else [_pasted(text, level)]), ""]
+                out += _after(out, _prompt(text, level) if index == 0 else [_pasted(text, level)])
                 continue
-            out += [*_block(block, level), ""]
+            out += _after(out, _block(block, level))
         return out
+
+
+def _after(out: list[str], block: list[str]) -> list[str]:
+    """A block's parts to add after ``out``, then a blank line. An indented block after
+    one that ends in a list was read as part of the list's last item (its code lines as a
+    paragraph): a blank HTML comment ends the list first, as CommonMark advises."""
+    first = next((part for part in block if part), "")
+    before = next((part for part in reversed(out) if part), "")
+    if first[:1] in (" ", "\t") and before and ends_in_a_list(before):
+        return [LIST_END, "", *block, ""]
+    return [*block, ""]
 
 
 def _paragraphs(notes: list[str]) -> list[str]:

@@ -338,6 +338,19 @@ def _code_lines(
     return code, open_fence, headings, definitions, paragraphs
 
 
+#: What ends a list with nothing shown: CommonMark's own way to keep an indented block
+#: after a list out of its last item (spec, "List items": a blank HTML comment).
+LIST_END = "<!-- -->"
+
+
+def ends_in_a_list(markdown: str) -> bool:
+    """The text's last block is a list: an indented block written after it would be read
+    as part of its last item."""
+    tokens = _block_parser().parse(markdown)
+    last = next((t for t in reversed(tokens) if t.level == 0), None)
+    return last is not None and last.type in ("bullet_list_close", "ordered_list_close")
+
+
 @functools.cache
 def _block_parser() -> MarkdownIt:
     """CommonMark, raw HTML on: this parse only finds the code, the headings and the link

@@ -1080,3 +1080,25 @@ def test_how_a_turn_ended_reads_as_on_the_page() -> None:
     for said in ("Tool call timed out after 30s", "content_filter", "overloaded, retried"):
         assert said in page  # what the page says too
     assert "used model B" in page
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t", "   "])
+def test_an_indented_block_after_a_list_is_not_read_into_it(indent: str) -> None:
+    """Blocks are joined by a blank line: an indented one after a block that ends in a
+    list was read as part of its last item, its code lines a paragraph with live HTML
+    (bug hunt 2026-12-05). A blank HTML comment ends the list first; where nothing is
+    indented, nothing is added."""
+    code = f"{indent}x = <b>bold</b> *emph*\n{indent}second_line()"
+    session = _crafted(
+        {"message": {"role": "user", "content": "show me"}},
+        _answer(_text("Steps:\n\n1. run it"), _text(code)),
+        {"message": {"role": "user", "content": [_text("- a\n- b"), _text(code)]}},
+        _answer(_text("- one"), _text("plain words")),
+    )
+    document = session_markdown(session)
+    html = UNFILTERED.render(document)
+    assert "<b>bold</b>" not in html
+    if indent != "   ":  # four columns: code, shown as written
+        assert html.count("x = &lt;b&gt;bold&lt;/b&gt; *emph*\nsecond_line()") == 2
+        assert "<em>emph</em>" not in html
+    assert document.count("<!-- -->") == 2  # and none before "plain words"
