@@ -1181,6 +1181,8 @@ class NameValueDetector(Detector):
                 name = text[match.start("name") : match.end("name")]
                 if group == "uv" and _REFERENCE.fullmatch(text[start:end]):
                     continue  # `value = var.db_password`: a Terraform reference, not the value
+                if group == "uv" and text[start] in "{$([":
+                    continue  # JSX's `value={password}`, `${…}`: an expression, not the value
                 value = text[start:end]
                 if " " in value and name.upper() != name and lower.startswith("key", match.start()):
                     continue  # `"key": "password", "value": "Mot de passe"`: a translation

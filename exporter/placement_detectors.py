@@ -819,7 +819,7 @@ class CodeFormDetector(Detector):
     name, summary = "code-secret", "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL"
     # "env" and "pass" are other detectors' triggers too: one substring test serves both
     lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified", "put(",
-                      "set(")  # fmt: skip
+                      "set(", "] =", "]=")  # fmt: skip
     min_length = 25  # `<pass>abcde</pass>` alone is shorter: a string of only that is rare
     # Each runs over the lowercased text (same offsets) from its literal, so the regex engine
     # skips ahead to it; names and values are then read from the text itself.
@@ -835,9 +835,10 @@ class CodeFormDetector(Detector):
         r"\s{0,8},\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     _environ = re.compile(
-        # (and Ruby's `ENV["API_KEY"] = "X"`, Node's `process.env["API_KEY"] = "X"`)
-        r"env(?:iron)?\[\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8}\]"
-        r"\s{0,8}=(?!=)\s{0,8}[ur]?(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
+        # (and Ruby's `ENV["API_KEY"] = "X"`, Node's `process.env["API_KEY"] = "X"`; any
+        # map's too: Flask's `app.config['SECRET_KEY'] = 'X'`, `headers["X-API-Key"] = "X"`)
+        r"(?:env(?:iron)?)?(?<=[\w)\]])\[\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)"
+        r"\s{0,8}\]\s{0,8}=(?!=)\s{0,8}[ubr]{0,2}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     _fish = re.compile(
         r"set(?:[ \t]+-[a-z]{1,4})+[ \t]+(?P<name>[a-z_]\w{0,127})[ \t]+"
@@ -860,7 +861,7 @@ class CodeFormDetector(Detector):
     _patterns = (
         (("define",), _define),
         (("env(", "set_var(", "variable(", "setproperty(", "put(", "set("), _setter),
-        (("environ[", "env["), _environ),
+        (("'] =", '"] =', "']=", '"]='), _environ),
         (("set -",), _fish),
         (("</",), _element),
         (("value=",), _add),
@@ -873,8 +874,8 @@ class CodeFormDetector(Detector):
             if not any(literal in lower for literal in literals):
                 continue
             for match in pattern.finditer(lower):
-                if not _flag_start(lower, match.start()):  # `offset`, `mindefine(`
-                    continue
+                if lower[match.start()] != "[" and not _flag_start(lower, match.start()):
+                    continue  # `offset`, `mindefine(` (a subscript follows any name)
                 group = "qv" if "qv" in pattern.groupindex and match["qv"] else "v"
                 start, end = match.span(group)
                 value = text[start:end]
@@ -884,7 +885,9 @@ class CodeFormDetector(Detector):
                 # any map's put/set under a lower-case name: a rule, a type or a message
                 # (`rules.put("password", "required|min:8")`) is no password; a random
                 # value still is (`props.put("password", "Tr0ub4dor&3x")`, JDBC's way)
-                a_map = pattern is self._setter and match["fn"] in ("put", "set")
+                a_map = (pattern is self._setter and match["fn"] in ("put", "set")) or (
+                    pattern is self._environ and lower[match.start()] == "["
+                )  # (any map's subscript: `rules["password"] = "required|min:8"`)
                 if a_map and name.upper() != name and "." not in name and _A_RULE.search(value):
                     continue
                 if _literal(value) and is_secret_assignment(

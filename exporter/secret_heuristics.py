@@ -429,7 +429,8 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
     if value.startswith(KNOWN_PREFIXES):
         return True
     if not quoted and not env_style:  # `token = options.token`, `apiKey: getKey()`, `Array<T>`
-        chain = _CODE.fullmatch(value)
+        # (TypeScript's non-null `!`: `password: process.env.DB_PASSWORD!,` is code)
+        chain = _CODE.fullmatch(value.removesuffix("!"))
         dotted = strength != "password" and any(sep in value for sep in (".", "::", "->"))
         if _BRACKETS.search(value) or (chain and (dotted or not DIGIT.search(value))):
             return False

@@ -470,6 +470,13 @@ POSITIVES = [
     ("secret-assignment", '.env:3:DB_PASSWORD="correct horse battery"', "correct horse battery"),
     ("secret-assignment", 'DB_PASSWORD="correct horse battery"# comment',
      "correct horse battery"),
+    # a map's subscript, as os.environ's was (redaction hunt 2026-12-05)
+    ("code-secret", "app.config['SECRET_KEY'] = 'Hq7iVpzz63FfkCkd83Jdk3k2'",
+     "Hq7iVpzz63FfkCkd83Jdk3k2"),
+    ("code-secret", 'config["password"] = "Pq8sLm2Zx0TnWv"', "Pq8sLm2Zx0TnWv"),
+    ("code-secret", 'headers["X-API-Key"] = "Rk3vN9pQ2wXy7LmB5tZc8HdF"',
+     "Rk3vN9pQ2wXy7LmB5tZc8HdF"),
+    ("code-secret", 'st.secrets["api_key"] = b"Zm4nB7vC1xQ9wE3rT5yU"', "Zm4nB7vC1xQ9wE3rT5yU"),
     # ... where a command starts inside its line: after `&&`, `;`, `(`, a label (bug hunt)
     ("secret-assignment", 'cd app && DB_PASSWORD="Blue Sky 42 dancing" ./migrate',
      "Blue Sky 42 dancing"),
@@ -632,6 +639,13 @@ ASSIGNMENT_NEGATIVES = [
     'password: "don\'t"; next: "x"',
     'echo DB_PASSWORD="two words here" is wrong',
     'cd app && echo DB_PASSWORD="two words here" is wrong',
+    # code, not values: TypeScript's non-null `!`, JSX, a map's rule or key (redaction hunt)
+    "password: process.env.DB_PASSWORD!,",
+    "const db = { password: config.db.password! };",
+    '<input type="password" name="password" value={password} />',
+    'rules["password"] = "required|min:8"',
+    'cache["key"] = "user-42-session"',
+    'row["name"] = "Alice Smith"',
     'echo "DB_PASSWORD=two words here"',  # a message, not a variable set
     # (second review s43) docs and other protocols, ports, maps, translations, hashes
     "The requirepass directive sets a password.",

@@ -876,7 +876,7 @@ def test_secrets_in_damaged_lines_are_found_through_json_escapes(
         [
             header(),
             msg("user", "hi", 1, None),
-            f'{{"id":"x1","db":"{escaped_url}"}}',  # JSON, but no entry
+            f'{{"ref":"x1","db":"{escaped_url}"}}',  # JSON, but no entry (no type, no id)
             f'["{escaped_token}"]',  # JSON, not an object
             f'{{"cut": "{escaped_token}", "db": "{escaped_url}',  # cut short
         ]
