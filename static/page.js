@@ -561,6 +561,10 @@
     return entryId ? byEntry || byId : byId || byEntry;
   }
   var lastRow = null, userScrollAt = -Infinity, revealAt = -Infinity, followPending = 0, revealCount = 0;
+  var touchedAt = -Infinity;  // the reader's last click or key: a reveal's settling stops
+  ["pointerdown", "keydown"].forEach(function (kind) {
+    addEventListener(kind, function () { touchedAt = performance.now(); }, true);
+  });
   function reveal(id, asked, entryId) {
     var el = findTarget(id, entryId);
     if (!el) return false;
@@ -587,10 +591,12 @@
     // Placed again while the entries around it take their real heights, for up to ~2 s or
     // until it stays put for ~0.5 s: one look two frames on came before a tall entry above
     // (pi-v1's 5,500 px L8) was drawn, which then pushed the target off screen for good.
-    // Never against the reader: their own scrolling, or another jump, ends it.
+    // Never against the reader: their own scrolling, a click or a key, or another jump,
+    // ends it (a branch closed right after a link opened it was placed into view again).
     var token = ++revealCount, placedAt = (match || el).getBoundingClientRect().top;
     function settle(frames, still) {
-      if (token !== revealCount || userScrollAt > revealAt || frames <= 0 || still >= 30) return;
+      if (token !== revealCount || userScrollAt > revealAt || touchedAt > revealAt) return;
+      if (frames <= 0 || still >= 30 || !el.getClientRects().length) return;  // (folded again)
       var top = (match || el).getBoundingClientRect().top;
       if (Math.abs(top - placedAt) > 1) { place(); placedAt = (match || el).getBoundingClientRect().top; still = 0; }
       requestAnimationFrame(function () { settle(frames - 1, still + 1); });

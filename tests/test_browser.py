@@ -1038,6 +1038,22 @@ def test_a_link_lands_on_its_entry_below_a_tall_one(
     clean(view)
 
 
+def test_a_branch_closed_right_after_a_link_opened_it_stays_closed(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """A link's entry is placed again while the entries around it take their heights; a
+    reader who closed its branch at once had it scrolled to (and opened) again (the live
+    page's test on a busy machine, 2026-12-05). A click or a key ends the placing."""
+    _, anchor = _nested_target()
+    page = view.open(f"{published[BRANCHED]}#{anchor}")
+    branch = page.locator(f"[id='{anchor}']").locator("xpath=ancestor::details[1]")
+    assert branch.evaluate("d => d.open") is True
+    branch.locator("> summary").click()
+    page.wait_for_timeout(1500)  # longer than the placing may go on
+    assert branch.evaluate("d => d.open") is False
+    clean(view)
+
+
 def test_pis_leaf_link_opens_that_branch_where_it_leaves_the_transcript(
     view: Viewer, published: dict[str, str]
 ) -> None:
