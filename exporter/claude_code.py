@@ -593,6 +593,23 @@ def sub_agents(
     return agents
 
 
+_SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true\b')
+
+
+def is_beside_sub_agent(path: Path) -> bool:
+    """A Claude Code 2.0 sub-agent's transcript, kept beside its parent's (``agent-<id>.jsonl``
+    whose lines say ``"isSidechain": true``): its parent's session shows it, so a listing
+    that counted it too counted its turns and cost twice."""
+    if not path.name.startswith("agent-"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 16)
+    except OSError:
+        return False
+    return _SIDECHAIN.search(first) is not None
+
+
 def sub_agent_files(path: Path) -> list[Path]:
     """The sub-agent transcripts Claude Code 2.1 keeps for the session at ``path``
     (``<session>/subagents/agent-*.jsonl``), for a reader of raw bytes (search's filter)."""

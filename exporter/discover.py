@@ -206,6 +206,8 @@ def session_files(
                 continue
             if not stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader
                 continue
+            if claude_code.is_beside_sub_agent(path):  # its parent's session holds it
+                continue
             key = (info.st_dev, info.st_ino)
             seen = by_file.get(key)
             if seen is None or _preferred(path, seen[1]):

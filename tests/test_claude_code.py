@@ -488,6 +488,30 @@ def test_a_sub_agents_transcript_is_a_branch_after_its_task_call(
     assert copy.active_path == session.active_path
 
 
+@pytest.mark.parametrize("beside", [False, True], ids=["2.1-subagents", "2.0-beside"])
+def test_a_sub_agent_is_counted_with_its_parent_not_as_a_session(
+    tmp_path: Path, beside: bool
+) -> None:
+    """Claude Code 2.0 keeps a sub-agent's transcript beside its parent's: every listing
+    counted it as a session of its own as well, its turns and cost twice in `stats --all`
+    and the site (consistency hunt 2026-12-05). A file of that name without the
+    sub-agent's mark is a session as any other."""
+    from exporter.discover import session_files
+
+    folder = tmp_path / "sessions" / "-w"
+    path = sub_agent_session(folder, beside)
+    assert session_files(tmp_path / "sessions") == [path]
+    report = CliRunner().invoke(
+        cli, ["stats", "--all", "--json", "--sessions-dir", str(tmp_path / "sessions")]
+    )
+    assert report.exit_code == 0, report.output
+    doc = json.loads(report.output)
+    assert (doc["sessions_read"], doc["total"]["turns"], doc["total"]["input"]) == (1, 4, 40)
+    mine = folder / "agent-notes.jsonl"  # a session someone named so
+    mine.write_bytes(path.read_bytes())
+    assert mine in session_files(tmp_path / "sessions")
+
+
 def test_a_sub_agent_file_that_cannot_be_read_or_named_is_left_out(tmp_path: Path) -> None:
     path = sub_agent_session(tmp_path)
     agent = tmp_path / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
