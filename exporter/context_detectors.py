@@ -55,7 +55,9 @@ def _compile_each(words: dict[str, tuple[str, int]]) -> dict[str, re.Pattern[str
             r"(?P<type>:[ \t]{0,8}(?:&'?)?[a-z_][a-z0-9_.<>\[\]|?, ]{0,40}?[ \t]{0,8}"
             r"(?==(?![=>~])))?"
             r"(?P<sep>:=|=>|=(?![=>~])|:(?![:/])|＝|：)(?P<sp2>[ \t]{0,8})"
-            rf"(?:(?P<open>\\{{0,3}}(?P<oq>[\"'`]))(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
+            # (Python's raw, bytes and unicode prefixes: `DB_PASSWORD = r"…"`, `b'…'`)
+            rf"(?:(?P<open>(?:[rbu]{{1,2}}(?=[\"']))?\\{{0,3}}(?P<oq>[\"'`]))"
+            rf"(?P<qv>[^\"'`\\\r\n]{{{least},512}}"
             # shorter, when the other quote or an escape stops it (`"it's-X"`, `"ab\"c"`)
             # (or a single quote's escape: a shell's `'it'\''s X'`, YAML's `'it''s X'`)
             rf"|[^\"'`\\\r\n]{{0,{least - 1}}}(?=\\|(?!(?P=oq))[\"'`]|'(?:\\')?'|'\"'\"'))"

@@ -470,6 +470,9 @@ POSITIVES = [
     ("secret-assignment", '.env:3:DB_PASSWORD="correct horse battery"', "correct horse battery"),
     ("secret-assignment", 'DB_PASSWORD="correct horse battery"# comment',
      "correct horse battery"),
+    # Python's string prefixes (redaction hunt 2026-12-05)
+    ("secret-assignment", 'DB_PASSWORD = r"Ty6hG2kLp9QwEr"', "Ty6hG2kLp9QwEr"),
+    ("secret-assignment", "app.secret_key = b'Zm4nB7vC1xQ9wE3rT5yU'", "Zm4nB7vC1xQ9wE3rT5yU"),
     # a map's subscript, as os.environ's was (redaction hunt 2026-12-05)
     ("code-secret", "app.config['SECRET_KEY'] = 'Hq7iVpzz63FfkCkd83Jdk3k2'",
      "Hq7iVpzz63FfkCkd83Jdk3k2"),
