@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import glob
 import itertools
-import json
 import os
 import re
 import stat
@@ -33,7 +32,7 @@ from typing import Any
 from exporter import claude_code, codex, summary_cache
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.formatting import prompt_line
-from exporter.jsonl_in import JS_SPACE, header_object, reject_constant
+from exporter.jsonl_in import JS_SPACE, STRICT_JSON, header_object, line_value
 from exporter.loader import (
     GZIP_MAGIC,
     SessionFormatError,
@@ -493,7 +492,6 @@ _PREFIX = re.compile(
     rb'"timestamp":"([^"\\]*)"(?:,"message":\{"role":"([A-Za-z]+)")?'
 )
 _USAGE_KEY = b'"usage":'
-_STRICT = json.JSONDecoder(parse_constant=reject_constant)
 _UNREADABLE = object()
 
 
@@ -570,14 +568,6 @@ def _trailing_js_space(raw: bytes) -> bool:
     return raw.decode("utf-8", errors="replace").rstrip(JS_SPACE).endswith("}")
 
 
-def _loads(raw: bytes) -> Any:
-    """The line's value, or None where the loader finds it damaged (NaN and Infinity too)."""
-    try:
-        return _STRICT.decode(raw.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
-        return None
-
-
 def _add_usage(summary: SessionSummary, raw: Any) -> None:
     usage = usage_from_raw(raw)
     summary.input += usage.input
@@ -601,12 +591,12 @@ def _usage_from_tail(raw: bytes) -> Any:
     if raw.count(_USAGE_KEY) == 1:
         tail = raw[at + len(_USAGE_KEY) :].decode("utf-8", errors="replace")
         try:
-            value, end = _STRICT.raw_decode(tail)
+            value, end = STRICT_JSON.raw_decode(tail)
         except (ValueError, RecursionError):
             return _UNREADABLE  # NaN in a number, or "usage": in a text: the loader decides
         if not _NESTING.search(tail, end):
             return value
-    value = _loads(raw)
+    value = line_value(raw)
     if value is None:
         return _UNREADABLE
     return as_dict(value.get("message")).get("usage") if isinstance(value, dict) else None
@@ -685,7 +675,7 @@ def _summary_from(path: Path, fields: dict[str, Any]) -> SessionSummary:
 def _load_converted_summary(path: Path) -> SessionSummary | None:
     try:
         with open(path, "rb") as handle:
-            head = [_loads(raw) for raw in itertools.islice(handle, claude_code.SNIFF_LINES)]
+            head = [line_value(raw) for raw in itertools.islice(handle, claude_code.SNIFF_LINES)]
         if other_agent(list(enumerate(head, start=1))) is None:
             return None
         session = load_session(path)
@@ -802,7 +792,7 @@ def scan_summary(path: Path) -> SessionSummary:
                     if first and not raw.lstrip(b" \t\r").startswith(b"{"):
                         raw = raw.decode("utf-8", errors="replace").lstrip(JS_SPACE).encode()
                         summary._needs_loader = True
-                    header = _loads(raw)
+                    header = line_value(raw)
                     # an old Codex rollout (its items look like Pi's), or a line Pi never writes
                     if first and (_legacy_codex_header(header) or _not_pi(header)):
                         converted_tried = True
@@ -854,7 +844,7 @@ def scan_summary(path: Path) -> SessionSummary:
 
 
 def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
-    if not raw.endswith(b"\n") and _loads(raw) is None:
+    if not raw.endswith(b"\n") and line_value(raw) is None:
         summary._needs_loader |= _trailing_js_space(raw)
         return  # a cut-off last line: the loader reports it, it is no entry
     if not raw.rstrip(b" \t\r\n").endswith(b"}"):
@@ -872,7 +862,7 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
         parent_id = None if parent == b"null" else parent[1:-1].decode("utf-8", errors="replace")
         value: Any = None
     else:
-        value = _loads(raw)
+        value = line_value(raw)
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             return
         entry_type = value["type"]
@@ -898,7 +888,7 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
         summary._needs_loader = True  # a repeated id
     summary._parent_of[entry_id] = parent_id if parent_id != entry_id else None
     if entry_type == "session_info":
-        value = value if value is not None else _loads(raw)
+        value = value if value is not None else line_value(raw)
         name = as_str(as_dict(value).get("name"))
         summary.name = name.strip() or None if name else None
         return
@@ -915,7 +905,7 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     elif role == "user":
         _note_activity(summary, parse_time(timestamp))
         if summary.title_prompt is None:  # read on until a prompt says something
-            value = value if value is not None else _loads(raw)
+            value = value if value is not None else line_value(raw)
             text = blocks_text(as_dict(as_dict(value).get("message")).get("content")).strip()
             if text:
                 summary.first_prompt = summary.first_prompt or text

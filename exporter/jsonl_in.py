@@ -38,6 +38,19 @@ def reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+#: JSON as the loader reads a line: NaN and Infinity are damage, not numbers.
+STRICT_JSON = json.JSONDecoder(parse_constant=reject_constant)
+
+
+def line_value(raw: bytes) -> Any:
+    """A line's value, or None where the loader finds it damaged (NaN and Infinity too):
+    for a quick look at a file's lines (a listing's scan, a search's sniff)."""
+    try:
+        return STRICT_JSON.decode(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
+        return None
+
+
 def iter_parsed_lines(
     lines: Iterable[bytes], diagnostics: list[Diagnostic], damaged: list[DamagedLine]
 ) -> Iterator[tuple[int, Any]]:

@@ -13,7 +13,6 @@ would, so a team can check that a name, a host or a customer is not in what goes
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -34,6 +33,7 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
+from exporter.jsonl_in import line_value
 from exporter.loader import (
     LOAD_FAILURES,
     load_session,
@@ -105,14 +105,7 @@ class Pattern:
 def _another_agents(data: bytes) -> bool:
     """Whether a file's first lines are Claude Code's or Codex's, as the loader decides."""
     head = data.split(b"\n", SNIFF_LINES)[:SNIFF_LINES]
-    return other_agent(list(enumerate(map(_value_or_none, head), start=1))) is not None
-
-
-def _value_or_none(line: bytes) -> Any:
-    try:
-        return json.loads(line.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
-        return None
+    return other_agent(list(enumerate(map(line_value, head), start=1))) is not None
 
 
 @dataclass(frozen=True, slots=True)
