@@ -258,6 +258,7 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
         "entry_count": len(session.entries),
         "entries_line": entries_line(stats, len(session.entries)),
         "tools": list(stats.tools.items()),
+        "tool_calls": stats.tool_calls,
         # the per-tool counts are the whole tree's: with other branches, what this path
         # called is said apart (every-entry-type said "8" where its path calls none)
         "path_tool_calls": _path_tool_calls(session) if len(stats.branches) > 1 else None,
