@@ -253,10 +253,11 @@ def claim_paths(
         held = owners(remote.manifest.get(path))
         return not held or bool(held & mine)
 
+    keys = [known_as(source) for source in sources]  # (an id's mark is an HMAC: once each)
     paths: list[str | None] = [None] * len(sources)
     used: set[str] = set()
-    for index, source in enumerate(sources):  # first, the sessions already on the Hub
-        there = next((published[k] for k in sorted(known_as(source)) if k in published), None)
+    for index, mine in enumerate(keys):  # first, the sessions already on the Hub
+        there = next((published[k] for k in sorted(mine) if k in published), None)
         folder, _, name = (there or "").rpartition("/")
         if there and public_name(name) != name:  # published before its secret was known
             if moved is not None:  # (the folder is a month, not the file's name)
@@ -270,8 +271,7 @@ def claim_paths(
             continue
         candidate, n = source.repo_path, 1
         stem = candidate.removesuffix(".jsonl")
-        mine = known_as(source)
-        while candidate.lower() in used or not free_for(candidate, mine):
+        while candidate.lower() in used or not free_for(candidate, keys[index]):
             n += 1
             candidate = f"{stem}-{n}.jsonl"
         paths[index] = candidate
