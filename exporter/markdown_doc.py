@@ -649,7 +649,9 @@ class _Writer:
             if not isinstance(entry.raw.get("content"), list):
                 return [*self._heading(entry, level, head), prose(entry.text, level), ""]
             # its blocks as a message's: its images were left out without a word
-            body = [part for block in entry.content for part in (*_block(block, level), "")]
+            body: list[str] = []
+            for block in entry.content:
+                body += _after(body, _block(block, level))
             return [*self._heading(entry, level, head), *body]
         if isinstance(entry, ModelChangeEntry):
             return [f"*Model changed to {code_span(entry.model_key or '?')}*", ""]
