@@ -874,8 +874,9 @@ class CodeFormDetector(Detector):
             if not any(literal in lower for literal in literals):
                 continue
             for match in pattern.finditer(lower):
-                if lower[match.start()] != "[" and not _flag_start(lower, match.start()):
-                    continue  # `offset`, `mindefine(` (a subscript follows any name)
+                subscript = lower[match.start()] == "["  # a map's: it follows any name
+                if not subscript and not _flag_start(lower, match.start()):
+                    continue  # `offset`, `mindefine(`
                 group = "qv" if "qv" in pattern.groupindex and match["qv"] else "v"
                 start, end = match.span(group)
                 value = text[start:end]
@@ -886,8 +887,8 @@ class CodeFormDetector(Detector):
                 # (`rules.put("password", "required|min:8")`) is no password; a random
                 # value still is (`props.put("password", "Tr0ub4dor&3x")`, JDBC's way)
                 a_map = (pattern is self._setter and match["fn"] in ("put", "set")) or (
-                    pattern is self._environ and lower[match.start()] == "["
-                )  # (any map's subscript: `rules["password"] = "required|min:8"`)
+                    subscript  # `rules["password"] = "required|min:8"`
+                )
                 if a_map and name.upper() != name and "." not in name and _A_RULE.search(value):
                     continue
                 if _literal(value) and is_secret_assignment(
