@@ -19,6 +19,7 @@ from exporter.secret_heuristics import (
     is_placeholder,
     is_secret_assignment,
     is_wrapped_placeholder,
+    name_strength,
 )
 
 _STOP = frozenset(" \t\r\n\"'`,;&)]}")  # what may follow an unquoted value
@@ -299,6 +300,17 @@ class AssignmentDetector(Detector):
             env_style = True  # `host=db dbname=app password=X`: libpq's values are bare words
         if (
             not env_style
+            and not quoted
+            and len(value) >= 5
+            and name.lower() in ("password", "pwd")
+            and _sep(match) == "="
+            and _in_connection_string(text, start, after)
+        ):
+            # `Server=db;User ID=sa;Password=X;` (ADO.NET, ODBC, JDBC's SQL Server form):
+            # the value runs to the `;`, a bare word as the .env line's is
+            env_style = True
+        if (
+            not env_style
             and quoted
             and match.group("open") in ('"', "'")
             and _sep(match) == "="
@@ -388,6 +400,30 @@ def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
     if not any(key in near for key in _LIBPQ_WORDS):  # most candidates: no regex at all
         return False
     return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
+
+
+# The keys beside a password in a `;`-separated connection string (ADO.NET, ODBC, OLE DB)
+_CONNECTION_KEY = re.compile(
+    r"(?:^|[;\s\"'])(?:server|data source|host|database|initial catalog|user id|uid|username|"
+    r"user|driver|provider|dsn|port|encrypt|trustservercertificate|sslmode)[ \t]*=[^;\r\n]*;?",
+    re.IGNORECASE,
+)
+
+
+def _in_connection_string(text: str, start: int, after: int) -> bool:
+    """``Password=`` among other keys of a ``;``-separated connection string on its line:
+    a `;` right before the name or right after the value, and another key within 256
+    characters."""
+    before = text[max(0, start - 4) : start].rstrip(" \t")[-1:]
+    if before != ";" and text[after : after + 1] != ";":
+        return False
+    window = max(0, start - 256)
+    left = max(window, text.rfind("\n", window, start) + 1)
+    right = text.find("\n", after, after + 256)
+    right = right if right >= 0 else min(len(text), after + 256)
+    return bool(
+        _CONNECTION_KEY.search(text, left, start) or _CONNECTION_KEY.search(text, after, right)
+    )
 
 
 def _sep(match: re.Match[str]) -> str:
@@ -963,7 +999,8 @@ class CommandLineDetector(Detector):
     """
 
     name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
-    lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl", "ldap", "keytool", "jarsigner")
+    lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl", "ldap", "keytool", "jarsigner",
+                      "config", "authtoken")  # fmt: skip
     _flag = re.compile(
         r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
         # a value never starts with "-": `--prod --token X` would take `--token` as --prod's
@@ -1007,6 +1044,15 @@ class CommandLineDetector(Detector):
         r"-(?:src|dest|new)?(?:store|key)pass[ \t]+(?!:)" + _QUOTED_OR_CLI_VALUE
     )
     _keytool = re.compile(r"\b(?:keytool|jarsigner)\b")
+    # A package manager's or tool's config setter: `npm config set //registry…/:_authToken X`,
+    # `yarn config set npmAuthToken X`, `git config --global github.token X`, `poetry config
+    # pypi-token.pypi X`, `ngrok config add-authtoken X` (and ngrok's older `authtoken X`)
+    _config_set = re.compile(
+        r"(?:config[ \t]+(?:--?[a-z][\w\-]{0,30}[ \t]+){0,3}(?:set[ \t]+)?"
+        r"(?:--?[a-z][\w\-]{0,30}[ \t]+){0,3}(?P<name>[^\s=\"'\-][^\s=\"']{0,199})"
+        r"|(?P<ngrok>authtoken))[ \t]+" + _QUOTED_OR_CLI_VALUE
+    )
+    _configures = re.compile(r"\b(?:npm|pnpm|yarn|bun|git|poetry|ngrok|pip|conda)\b")
 
     @staticmethod
     def _command(lower: str, at: int) -> str:
@@ -1041,10 +1087,12 @@ class CommandLineDetector(Detector):
                     continue
                 line = self._command(lower, match.start())
                 glued = not match.group("sp")
-                if (  # a substring test first: the regexes only run where the command is
-                    (mysql and glued and "m" in line and self._mysql.search(line))
-                    or (sshpass and "sshpass" in line and self._sshpass.search(line))
-                    or (login and not glued and "login" in line and self._login.search(line))
+                # (a substring test first: the regexes only run where the command is)
+                if mysql and glued and "m" in line and self._mysql.search(line):
+                    # mysql's only -p option: glued, even a plain word is the password
+                    yield from self._value(text, match, word_ok=True)
+                elif (sshpass and "sshpass" in line and self._sshpass.search(line)) or (
+                    login and not glued and "login" in line and self._login.search(line)
                 ):
                     yield from self._value(text, match)
         if "curl" in lower:
@@ -1055,6 +1103,8 @@ class CommandLineDetector(Detector):
                 line = self._command(lower, at)
                 if "curl" in line and self._curl.search(line):
                     yield from self._value(text, match)
+        if "config" in lower or "authtoken" in lower:
+            yield from self._config_values(text, lower)
         for word, flag, command, first in (
             ("redis-cli", self._redis_auth, self._redis, False),
             ("openssl", self._openssl_pass, self._openssl, False),
@@ -1076,8 +1126,23 @@ class CommandLineDetector(Detector):
                 if _runs(command, line) if first else command.search(line):
                     yield from self._value(text, match)
 
+    def _config_values(self, text: str, lower: str) -> Iterator[Span]:
+        """The values a tool's config setter is given under a sensitive name."""
+        for match in self._config_set.finditer(text):
+            at = match.start()
+            if not _flag_start(text, at) or not self._configures.search(self._command(lower, at)):
+                continue
+            name = match["name"] or match["ngrok"]
+            if not name_strength(name):  # `pypi-token.pypi`: the setting, then its repository
+                name = re.split(r"[.:]", name)[0]
+            for start, end in self._value(text, match, word_ok=True):
+                if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):
+                    yield start, end
+
     @staticmethod
-    def _value(text: str, match: re.Match[str]) -> Iterator[Span]:
+    def _value(text: str, match: re.Match[str], word_ok: bool = False) -> Iterator[Span]:
+        """The match's value unless a placeholder, a variable, or (unless ``word_ok``) a
+        plain word or the next option."""
         group = next(
             g
             for g in ("ov", "sv", "cn", "cs", "cq", "v")
@@ -1085,7 +1150,8 @@ class CommandLineDetector(Detector):
         )
         start, end = match.span(group)
         value = text[start:end]
-        if not is_placeholder(value) and not prose_or_flag(value) and value[0] not in "$%":
+        wordy = value[0] in "-/~." if word_ok else prose_or_flag(value)
+        if not is_placeholder(value) and not wordy and value[0] not in "$%":
             yield start, end
 
 

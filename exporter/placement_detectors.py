@@ -808,6 +808,32 @@ class EnvDefaultDetector(Detector):
 # A map value that is a rule, a column type or a message key: `required|min:8`,
 # `VARCHAR(255)`, `too_short`, `user-42-session`, words
 _A_RULE = re.compile(r"[|:()\s]|\A[A-Za-z]+(?:[-_][A-Za-z0-9]+)*\Z")
+_PASSWORD_FIELD = re.compile(r"pass|pwd")
+
+
+def _a_password_field(lower: str, match: re.Match[str]) -> bool:
+    """The field a browser test types into is a password's: its selector names one, or,
+    with no selector, the locator before the call on its line does."""
+    if match["sel"] is not None:
+        return bool(_PASSWORD_FIELD.search(match["sel"]))
+    line_start = lower.rfind("\n", max(0, match.start() - 200), match.start()) + 1
+    return bool(_PASSWORD_FIELD.search(lower, max(line_start, match.start() - 200), match.start()))
+
+
+def _dockerfile_value(text: str, match: re.Match[str]) -> Span | None:
+    """``ENV NAME value`` on its own line, written ``ENV`` (a Dockerfile's instruction), whose
+    name is sensitive: the value is the rest of the line, judged as a .env line's."""
+    at = match.start()
+    line_start = text.rfind("\n", max(0, at - 64), at) + 1
+    if text[at : at + 3] != "ENV" or text[line_start:at].strip(" \t"):
+        return None
+    start, end = match.span("v")
+    value = text[start:end].rstrip(" \t\r")
+    if value[0] in "$%" or is_placeholder(value):
+        return None
+    if is_secret_assignment(match["name"], value, quoted=False, env_style=True):
+        return start, start + len(value)
+    return None
 
 
 class CodeFormDetector(Detector):
@@ -819,7 +845,8 @@ class CodeFormDetector(Detector):
     name, summary = "code-secret", "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL"
     # "env" and "pass" are other detectors' triggers too: one substring test serves both
     lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified", "put(",
-                      "set(", "] =", "]=")  # fmt: skip
+                      "set(", "] =", "]=", "key(", "token(", "secret(", "auth", ".login(", "pwd",
+                      "<property")  # fmt: skip
     min_length = 25  # `<pass>abcde</pass>` alone is shorter: a string of only that is rare
     # Each runs over the lowercased text (same offsets) from its literal, so the regex engine
     # skips ahead to it; names and values are then read from the text itself.
@@ -851,6 +878,39 @@ class CodeFormDetector(Detector):
         r"key=(?P<nq>[\"'])(?P<name>[a-z_][\w.:\-]{0,127})(?P=nq)\s{1,8}"
         r"value=(?P<q>[\"'])(?P<v>[^\"'\r\n<>]{5,512})(?P=q)"
     )
+    # Java's and Kotlin's setters and builders: `cfg.setPassword("X")`, `.withApiKey("X")`,
+    # `DataSource.builder().password("X")` (the name is judged, so `.setKey("row-3")` stays)
+    _setter_call = re.compile(
+        r"\.(?P<name>(?:set|with)_?[a-z][a-z0-9_]{1,63}|password|passwd|passphrase|secret"
+        r"|api_?key|secret_?key|client_?secret|access_?token|auth_?token)"
+        r"\(\s{0,8}(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)\s{0,8}\)"
+    )
+    # A password as the second of two arguments: `smtp.login(user, 'X')` (smtplib, ftplib,
+    # imaplib and most clients), `auth=('user', 'X')` (requests, httpx, elasticsearch's
+    # basic_auth), `HTTPBasicAuth('user', 'X')`, aiohttp's `BasicAuth('user', 'X')`
+    _positional = re.compile(
+        r"(?:auth[ \t]{0,8}=[ \t]{0,8}\(|basicauth\(|digestauth\(|\.login\()\s{0,8}"
+        r"(?:(?P<uq>[\"'])[^\"'\r\n]{1,128}(?P=uq)|[\w.\[\]]{1,128})\s{0,8},\s{0,8}"
+        r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)\s{0,8}\)"
+    )
+    # A browser test typing into a password field: Playwright's `page.fill("#password",
+    # "X")` and `getByLabel("Password").fill("X")`, Selenium's `send_keys`, Cypress's `type`
+    _form_fill = re.compile(
+        r"\.(?:fill|type|send_keys|sendkeys|setvalue|press_?sequentially)\(\s{0,8}"
+        r"(?:(?P<sq>[\"'])(?P<sel>[^\"'\r\n]{1,200})(?P=sq)\s{0,8},\s{0,8})?"
+        r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)\s{0,8}[,)]"
+    )
+    # A Dockerfile's older `ENV NAME value` (one variable, its value the rest of the line)
+    _dockerfile_env = re.compile(
+        r"env[ \t]+(?P<name>[a-z_][a-z0-9_]{0,127})[ \t]+(?P<v>[^\s\"'=\\][^\r\n]{4,511})"
+    )
+    # Spring's and Hibernate's `<property name="…password" value="X"/>` and
+    # `<property name="hibernate.connection.password">X</property>`
+    _property = re.compile(
+        r"<property\s{1,8}name=(?P<nq>[\"'])(?P<name>[a-z_][\w.:\-]{0,127})(?P=nq)\s{0,8}"
+        r"(?:value=(?P<q>[\"'])(?P<v>[^\"'\r\n<>]{5,512})(?P=q)"
+        r"|>(?P<qv>[^<>\s]{5,512})</property>)"
+    )
     # CREATE/ALTER USER or ROLE ... PASSWORD 'X' (not "the password 'x'" in prose or a comment)
     _sql_password = re.compile(
         r"(?:user|role)\b[^;]{0,160}?\bpassword[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
@@ -860,6 +920,11 @@ class CodeFormDetector(Detector):
     )
     _patterns = (
         (("define",), _define),
+        (("password(", "passwd(", "phrase(", "secret(", "key(", "token("), _setter_call),
+        (("auth", ".login("), _positional),
+        (("pass", "pwd"), _form_fill),
+        (("env ", "env\t"), _dockerfile_env),
+        (("<property",), _property),
         (("env(", "set_var(", "variable(", "setproperty(", "put(", "set("), _setter),
         (("'] =", '"] =', "']=", '"]='), _environ),
         (("set -",), _fish),
@@ -875,12 +940,24 @@ class CodeFormDetector(Detector):
                 continue
             for match in pattern.finditer(lower):
                 subscript = lower[match.start()] == "["  # a map's: it follows any name
-                if not subscript and not _flag_start(lower, match.start()):
+                # (a method call and `auth=(` follow any name too: `cfg.setPassword(`)
+                anywhere = subscript or pattern in (self._setter_call, self._positional)
+                anywhere = anywhere or pattern is self._form_fill
+                if not anywhere and not _flag_start(lower, match.start()):
                     continue  # `offset`, `mindefine(`
                 group = "qv" if "qv" in pattern.groupindex and match["qv"] else "v"
                 start, end = match.span(group)
                 value = text[start:end]
                 name = text[slice(*match.span("name"))] if "name" in pattern.groupindex else ""
+                if pattern is self._dockerfile_env:
+                    span = _dockerfile_value(text, match)
+                    if span:
+                        yield span
+                    continue
+                if pattern is self._form_fill and not _a_password_field(lower, match):
+                    continue
+                if pattern is self._setter_call and name_strength(name) == "weak":
+                    continue  # `cache.setKey("user-session-42")`: a key of a map, not a secret
                 if pattern is self._element and name.lower() == "key":
                     continue  # a plist's <key>NAME</key>: the name of the next value
                 # any map's put/set under a lower-case name: a rule, a type or a message

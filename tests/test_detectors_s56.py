@@ -1,0 +1,114 @@
+"""Stop 56: credentials written in forms the detectors missed (a connection string's
+letters-only password, mysql's glued plain word, setters and builders, a password as the
+second argument of a login, a browser test typing into a password field, a Dockerfile's
+``ENV NAME value``, Spring's ``<property>``, tool config setters), and the code and prose
+in those same shapes that must stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from exporter.detectors import scan
+from tests.test_detectors import _covered
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    return [(f.detector, text[f.start : f.end]) for f in scan(text)]
+
+
+MISSED = [
+    # connection strings (ADO.NET, ODBC): `;`-separated keys, a bare word is the password
+    ("Server=tcp:db.example.net,1433;Database=app;User ID=sa;Password=AmwufUxbvJDCTb;"
+     "Encrypt=True", "AmwufUxbvJDCTb"),
+    ("Host=localhost;Username=postgres;Password=sunshinebeach;Database=app", "sunshinebeach"),
+    ("Driver={ODBC Driver 18};Server=x;Uid=sa;Pwd=qwertyasdf;", "qwertyasdf"),
+    ('"ConnectionStrings": {"Db": "Data Source=db;Initial Catalog=x;User Id=app;'
+     'Password=bluehorizon"}', "bluehorizon"),
+    # mysql's -p glued: whatever follows is the password
+    ("mysql -u root -pAmwufUxbvJDCTbq -h 127.0.0.1 app", "AmwufUxbvJDCTbq"),
+    ("mysqldump -psunshine app > dump.sql", "sunshine"),
+    # setters and builders
+    ('cfg.setPassword("Jv4pL8mQ2zXc6N");', "Jv4pL8mQ2zXc6N"),
+    ('client.setApiKey("Rk3vN9pQ2wXy7LmB5tZc8HdF")', "Rk3vN9pQ2wXy7LmB5tZc8HdF"),
+    ('DataSource.builder().username("app").password("Bd7nQ2kLm9Zx").build()', "Bd7nQ2kLm9Zx"),
+    ('Auth.withClientSecret("Cs8kP3mLq2Zx9VbN4tRw")', "Cs8kP3mLq2Zx9VbN4tRw"),
+    # a password as a login's second argument
+    ("server.login('me@gmail.com', 'Sm7tP2kLm9QzXc')", "Sm7tP2kLm9QzXc"),
+    ("ftp.login(user, 'Ft7pL2kQm9Zx')", "Ft7pL2kQm9Zx"),
+    ("r = requests.get(url, auth=('admin', 'Au5tH2kLm9QzXc'))", "Au5tH2kLm9QzXc"),
+    ('es = Elasticsearch(url, basic_auth=("elastic", "El4sT2kLm9Qz"))', "El4sT2kLm9Qz"),
+    ("HTTPBasicAuth('admin', 'Hb4sT2kLm9Qz')", "Hb4sT2kLm9Qz"),
+    # a browser test typing a password
+    ('await page.fill("#password", "Pw7yT3kLm9QzXc");', "Pw7yT3kLm9QzXc"),
+    ("await page.getByLabel('Password').fill('Gl7yT3kLm9Qz');", "Gl7yT3kLm9Qz"),
+    ('driver.find_element(By.ID, "password").send_keys("Se7yT3kLm9Qz")', "Se7yT3kLm9Qz"),
+    ("cy.get('input[name=pwd]').type('Cy7yT3kLm9Qz')", "Cy7yT3kLm9Qz"),
+    # a Dockerfile's one-variable ENV
+    ("FROM postgres:16\nENV POSTGRES_PASSWORD Wd5sKq8Lz2XnPc\n", "Wd5sKq8Lz2XnPc"),
+    ("ENV DB_PASSWORD sunshinebeach", "sunshinebeach"),
+    # Spring and Hibernate XML
+    ('<property name="password" value="Sp7rN2kLm9Qz"/>', "Sp7rN2kLm9Qz"),
+    ('<property name="hibernate.connection.password">Hb8rN2kLm9QzXc</property>',
+     "Hb8rN2kLm9QzXc"),
+    # tools' config setters
+    ("npm config set //registry.npmjs.org/:_authToken Np3kL9mQ2zXc6NvB8tRw5Yh1",
+     "Np3kL9mQ2zXc6NvB8tRw5Yh1"),
+    ('yarn config set npmAuthToken "Ya3kL9mQ2zXc6NvB8tRw5Yh1"', "Ya3kL9mQ2zXc6NvB8tRw5Yh1"),
+    ("poetry config pypi-token.pypi Pk3l9QmZ2xVb7NcR4tWy8", "Pk3l9QmZ2xVb7NcR4tWy8"),
+    ("git config --global github.token 4f8a9c2b1e7d6f3a0b5c8e2d1f4a7b9c3e6d0f2a",
+     "4f8a9c2b1e7d6f3a0b5c8e2d1f4a7b9c3e6d0f2a"),
+    ("ngrok config add-authtoken 2jc01T5GOBUSZGi6HWGK10Zb0RL_Z5TR9SPofbciOx9gy1CJd",
+     "2jc01T5GOBUSZGi6HWGK10Zb0RL_Z5TR9SPofbciOx9gy1CJd"),
+    ("ngrok authtoken 2jc01T5GOBUSZGi6HWGK10Zb0RL_Z5TR9SPofbciOx9gy1CJd",
+     "2jc01T5GOBUSZGi6HWGK10Zb0RL_Z5TR9SPofbciOx9gy1CJd"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "secret"), MISSED)
+def test_a_credential_in_these_forms_goes(text: str, secret: str) -> None:
+    assert _covered(text, secret), _found(text)
+
+
+KEPT = [
+    # connection strings without a password, or naming one elsewhere
+    "Data Source=.;Initial Catalog=x;Integrated Security=True",
+    "Server=x;Database=app;Password=Password;",
+    "if password=input; then",
+    # mysql's -p alone prompts; a variable is no password
+    "mysql -u root -p db",
+    "mysql -u root -p$MYSQL_PWD app",
+    "mysql -uroot -pPASSWORD app",
+    # setters with names, rules and plain words
+    'cache.setKey("user-session-42")',
+    'cfg.setPassword(System.getenv("DB_PASSWORD"));',
+    'builder.password("changeme")',
+    'validator.setPasswordRule("min:8")',
+    'form.setPasswordLabel("Your password")',
+    'client.getSecret("prod/db/password")',
+    # logins and auth tuples whose password is a variable
+    "server.login(user, password)",
+    "auth=(username, os.environ['PW'])",
+    "self.client.login(username='bob', password=pw)",
+    # typing into fields that are not a password's
+    'await page.fill("#email", "alice2024@example.com");',
+    "cy.get('#search').type('Tr0ub4dor3x')",
+    'await page.fill("#password", password);',
+    # a Dockerfile's ENV of a variable, a path, or not a Dockerfile's instruction
+    "ENV DB_PASSWORD_FILE /run/secrets/db_password",
+    "ENV POSTGRES_PASSWORD ${DB_PASSWORD}",
+    "env POSTGRES_PASSWORD Wd5sKq8Lz2XnPc",
+    "Set the ENV var DB_PASSWORD first",
+    # XML that names a password's setting without giving one
+    '<property name="password" value="${db.password}"/>',
+    '<property name="passwordEncoder" ref="encoder"/>',
+    # config commands without a secret
+    'git config --global user.name "John Smith"',
+    "git config credential.helper store",
+    "npm config set registry https://registry.npmjs.org/",
+    "see the config authtoken section",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_these_forms_without_a_credential_stay(text: str) -> None:
+    assert not scan(text), _found(text)
