@@ -512,6 +512,7 @@ class SessionSummary:
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    total_tokens: int = 0  # the usages' totalTokens (each the sum of four when not given)
     cost: float = 0.0
     version: int = 1
     error: str | None = None
@@ -532,7 +533,8 @@ class SessionSummary:
 
     @property
     def tokens(self) -> int:
-        return self.input + self.output + self.cache_read + self.cache_write
+        """The total ``stats``, the page and the site's index say: each turn's totalTokens."""
+        return self.total_tokens
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -551,6 +553,7 @@ class SessionSummary:
                 "output": self.output,
                 "cache_read": self.cache_read,
                 "cache_write": self.cache_write,
+                "total_tokens": self.total_tokens,
             },
             "cost": round(self.cost, 6),
             "error": self.error,
@@ -574,6 +577,7 @@ def _add_usage(summary: SessionSummary, raw: Any) -> None:
     summary.output += usage.output
     summary.cache_read += usage.cache_read
     summary.cache_write += usage.cache_write
+    summary.total_tokens += usage.total_tokens
     summary.cost += usage.cost
 
 
@@ -635,7 +639,7 @@ def _count_with_loader(summary: SessionSummary, path: Path, session: Session | N
     total = stats.all
     summary.input, summary.output = total.input, total.output
     summary.cache_read, summary.cache_write = total.cache_read, total.cache_write
-    summary.cost = total.cost
+    summary.total_tokens, summary.cost = total.total_tokens, total.cost
     if summary.first_prompt is None:  # a prompt on a line only the loader reads
         summary.first_prompt = session.first_prompt()
     if summary.title_prompt is None:

@@ -1188,3 +1188,26 @@ def test_a_mistyped_command_names_the_nearest_one(typed: str, meant: str | None)
     assert f"no such command '{typed}'." in done.output
     suggestion = f"Did you mean '{meant}'?" if meant else "Did you mean"
     assert (suggestion in done.output) is (meant is not None), done.output
+
+
+def test_list_counts_tokens_as_stats_and_the_page_do(tmp_path: Path, build, dump) -> None:
+    """A turn's totalTokens is the total `stats`, the page and the site's index show; `list`
+    added the four parts instead, and said 10 where they said 1,000."""
+    root = tmp_path / "sessions"
+    folder = root / "--p--"
+    folder.mkdir(parents=True)
+    usage = build.usage()
+    usage.update(input=4, output=3, cacheRead=2, cacheWrite=1, totalTokens=1000)
+    path = folder / "2025-01-01T00-00-00-000Z_s.jsonl"
+    path.write_bytes(
+        dump([build.header(), build.user("u", None), build.assistant("a", "u", usage=usage)])
+    )
+    stats = json.loads(run("stats", str(path), "--json").stdout)["usage"]["all"]
+    assert stats["total_tokens"] == 1000
+    (row,) = [
+        json.loads(line)
+        for line in run("list", "--all", "--sessions-dir", str(root), "--json").stdout.splitlines()
+    ]
+    assert row["tokens"]["total_tokens"] == 1000
+    table = run("list", "--all", "--sessions-dir", str(root)).stdout
+    assert "1,000" in table, table

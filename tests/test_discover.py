@@ -317,7 +317,7 @@ def full_facts(session: Session) -> dict:
         "output": usage.output,
         "cache_read": usage.cache_read,
         "cache_write": usage.cache_write,
-        "tokens": usage.input + usage.output + usage.cache_read + usage.cache_write,
+        "tokens": usage.total_tokens,
         "cost": usage.cost,
         "version": session.version,
     }
