@@ -173,6 +173,26 @@ def in_viewport(page: Any, selector: str) -> bool:
     )
 
 
+def comes_into_view(page: Any, selector: str, timeout_ms: int = 3000) -> bool:
+    """Whether the element is on screen now or within ``timeout_ms``: a jump's scroll is
+    re-placed frame by frame as entries above are drawn, later on a loaded machine, so a
+    fixed wait read it mid-way. (An element never on screen still fails, after the wait.)"""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_function(
+            """sel => { const el = document.querySelector(sel); if (!el) return false;
+                        const r = el.getBoundingClientRect();
+                        return r.height > 0 && r.bottom > 0 && r.top < innerHeight; }""",
+            arg=selector,
+            timeout=timeout_ms,
+            polling=50,
+        )
+    except PlaywrightTimeoutError:
+        return False
+    return True
+
+
 def open_everything(page: Any) -> None:
     page.click('label[for="flt-all"]')
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
@@ -986,8 +1006,7 @@ def _assert_revealed(page: Any, anchor: str) -> None:
     )
     assert closed == []
     assert page.is_visible(selector)
-    page.wait_for_timeout(100)
-    assert in_viewport(page, selector), "the target is scrolled into view"
+    assert comes_into_view(page, selector), "the target is scrolled into view"
     row = page.locator(f'#tree a[href="#{anchor}"]').locator("xpath=..")
     assert "current" in (row.get_attribute("class") or "")
 
@@ -1343,8 +1362,7 @@ def test_outline_link_opens_a_collapsed_branch(view: Viewer, published: dict[str
     page.mouse.wheel(0, -100_000)
     assert not page.is_visible(f'[id="{anchor}"]')
     page.click(f'#tree a[href="#{anchor}"]')
-    page.wait_for_timeout(100)
-    assert page.is_visible(f'[id="{anchor}"]') and in_viewport(page, f'[id="{anchor}"]')
+    assert comes_into_view(page, f'[id="{anchor}"]') and page.is_visible(f'[id="{anchor}"]')
     clean(view)
 
 
@@ -2093,8 +2111,7 @@ def test_on_a_phone_the_transcript_is_one_link_away(
         assert link.is_visible() and link.bounding_box()["y"] < 60  # type: ignore[index]
         assert page.evaluate("document.querySelector('#transcript').offsetTop") > 2000
         link.click()
-        page.wait_for_timeout(200)
-        assert in_viewport(page, "#transcript")
+        assert comes_into_view(page, "#transcript")
     page = view.open(published[BRANCHED])
     box = page.locator('a.skip[href="#transcript"]').bounding_box()
     assert box is not None and box["x"] < 0  # off screen until focused
@@ -2421,8 +2438,7 @@ def test_outline_rows_land_on_their_entry(
             page.evaluate("document.getElementById('outline-open').checked = true")
         unfold_outline(page, href[1:])
         page.click(f'#tree a[href="{href}"]')
-        page.wait_for_timeout(350)
-        assert in_viewport(page, f'[id="{href[1:]}"]'), f"{href} is off screen after its row"
+        assert comes_into_view(page, f'[id="{href[1:]}"]'), f"{href} is off screen after its row"
     clean(view)
 
 
@@ -2431,13 +2447,11 @@ def test_no_script_link_into_nested_branches_lands_on_the_entry(
 ) -> None:
     _, anchor = _nested_target()
     page = view.open(f"{published[BRANCHED]}#{anchor}", js=False)
-    page.wait_for_timeout(300)
-    assert page.is_visible(f'[id="{anchor}"]') and in_viewport(page, f'[id="{anchor}"]')
+    assert comes_into_view(page, f'[id="{anchor}"]') and page.is_visible(f'[id="{anchor}"]')
     # an entry id starting with a digit is its own fragment
     digit = next(e.id for e in load_fixture(BRANCHED).entries if e.id[0].isdigit())
     page = view.open(f"{published[BRANCHED]}#{digit}", js=False)
-    page.wait_for_timeout(300)
-    assert in_viewport(page, f'[id="{digit}"]')
+    assert comes_into_view(page, f'[id="{digit}"]')
 
 
 def test_printing_unfolds_output_thinking_and_summaries(
@@ -2776,8 +2790,7 @@ def test_phone_floating_link_leads_back_to_the_outline(
     scroll_settled(page)
     reading = page.evaluate(READING_PLACE)
     page.click(".to-outline")
-    page.wait_for_timeout(150)
-    assert shown_rows(page) > 10 and in_viewport(page, "#sidebar")
+    assert comes_into_view(page, "#sidebar") and shown_rows(page) > 10
     if js:  # Back returns to the entry the reader left, where it was (review 2026-12-02:
         # there was no way back; the outline opening above moves it, so not a scroll position)
         page.go_back()
@@ -2828,8 +2841,7 @@ def test_back_from_the_outline_returns_when_the_screen_middle_is_between_entries
     assert middle is None  # the middle of the screen is in the gap
     top = page.evaluate(f"document.getElementById({below!r}).getBoundingClientRect().top")
     page.click(".to-outline")
-    page.wait_for_timeout(150)
-    assert in_viewport(page, "#sidebar")
+    assert comes_into_view(page, "#sidebar")
     page.go_back()
     page.wait_for_timeout(200)
     now = page.evaluate(f"document.getElementById({below!r}).getBoundingClientRect().top")
@@ -3158,8 +3170,7 @@ def test_no_script_links_into_folded_branches_land_on_their_entry(
         page.goto(f"{published[SAMPLER]}?{number}")
         unfold_outline(page, href[1:])
         page.click(f'a[href="{href}"] >> nth=0')
-        page.wait_for_timeout(150)
-        if not in_viewport(page, f'[id="{href[1:]}"]'):
+        if not comes_into_view(page, f'[id="{href[1:]}"]'):
             missed.append(href)
     assert missed == [], missed
     clean(view)
@@ -3177,8 +3188,9 @@ def test_no_script_link_to_an_entry_the_filter_hides_shows_it(
     page_hidden = hidden[0]
     assert not page.is_visible(f'[id="{page_hidden}"]')
     page.goto(f"{published[SAMPLER]}#{page_hidden}")
-    page.wait_for_timeout(150)
-    assert page.is_visible(f'[id="{page_hidden}"]') and in_viewport(page, f'[id="{page_hidden}"]')
+    assert comes_into_view(page, f'[id="{page_hidden}"]') and page.is_visible(
+        f'[id="{page_hidden}"]'
+    )
     clean(view)
 
 
