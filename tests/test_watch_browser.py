@@ -245,9 +245,13 @@ def test_a_closed_branch_stays_closed_though_the_address_names_an_entry_in_it(
         folded,
     )
     page.goto(f"{server.url}#{anchor}")  # an outline link: the branch opens around it
+    fold = "id => document.getElementById(id).parentElement.closest('details').open"
+    page.wait_for_function(fold, arg=anchor, timeout=5000)
     branch = page.locator(f"[id='{anchor}']").locator("xpath=ancestor::details[1]")
-    assert branch.evaluate("d => d.open") is True
     branch.locator("> summary").click()  # the reader closes it again
+    page.wait_for_function(f"id => !({fold})(id)", arg=anchor, timeout=5000)
+    page.wait_for_timeout(300)  # past the link's own settling: it must not reopen the branch
+    assert branch.evaluate("d => d.open") is False
     grow(watch, path, "live-0009", "After the branch was closed")
     wait_for_entry(page, "live-0009")
     branch = page.locator(f"[id='{anchor}']").locator("xpath=ancestor::details[1]")
