@@ -31,7 +31,7 @@ MAX_ROWS = 20_000
 #: SessionSummary fields kept (the rest are the scan's own working state).
 FIELDS = (
     "id", "cwd", "name", "first_prompt", "title_prompt", "entries", "messages", "branches",
-    "input", "output", "cache_read", "cache_write", "cost", "version",
+    "input", "output", "cache_read", "cache_write", "total_tokens", "cost", "version",
 )  # fmt: skip
 _TIMES = ("started", "modified")
 
@@ -110,7 +110,8 @@ def _read(file: Path | None) -> dict[str, dict[str, Any]]:
 
 
 _TEXTS = ("id", "cwd")
-_COUNTS = ("entries", "messages", "branches", "input", "output", "cache_read", "cache_write")
+_COUNTS = ("entries", "messages", "branches", "input", "output", "cache_read", "cache_write",
+           "total_tokens")  # fmt: skip
 
 
 def _well_typed(fields: dict[str, Any]) -> bool:

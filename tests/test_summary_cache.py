@@ -56,7 +56,7 @@ def cache_file(tmp_path: Path) -> Path:
 
 def test_a_second_listing_reads_nothing_again(codex_folder: Path, tmp_path: Path, loads) -> None:
     first = listing(codex_folder, loads)
-    assert len(loads) == 1 and first[0]["first_prompt"]
+    assert len(loads) == 1 and first[0]["first_prompt"] and first[0]["tokens"]["total_tokens"]
     second = listing(codex_folder, loads)
     assert len(loads) == 1 and second == first  # the same rows, from the cache
     cache = cache_file(tmp_path)
