@@ -64,9 +64,15 @@ _STOP_REASONS = {
     "max_tokens": "length",
 }
 
-# Read's output as the model saw it: "     1→text" (numbered like cat -n).
-_NUMBERED_LINE = re.compile(r" *(\d+)→")
+# Read's output as the model saw it: "     1→text", or "     1\ttext" since 2.1 (cat -n's)
+_NUMBERED_LINE = re.compile(r" *(\d+)[→\t]")
 _COMMAND_TAG = re.compile(r"<(command-name|command-args|command-message)>(.*?)</\1>", re.DOTALL)
+# A command the user ran with `!`, and its output, the line after it
+_SHELL_INPUT = re.compile(r"<bash-input>(.*)</bash-input>", re.DOTALL)
+_SHELL_OUTPUT = re.compile(
+    r"<bash-stdout>(?P<out>.*?)</bash-stdout>\s*(?:<bash-stderr>(?P<err>.*?)</bash-stderr>)?",
+    re.DOTALL,
+)
 _OUTPUT_TAG = re.compile(
     r"<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr|bash-input)>"
     r"(.*?)</\1>",
@@ -148,8 +154,10 @@ class _Converter:
         self.result_owner: dict[str, _Answer] = {}  # uuid of a results line -> its answer
         self.alias: dict[str, str] = {}  # a compaction's boundary line -> its summary line
         self.first: dict[str, Any] = {}  # the first message line (session id, cwd, version)
+        self.session_id = ""  # the last main-line message's: a resumed file's own id
         self.problems: list[Diagnostic] = []
         self.agent_roots: dict[str, str] = {}  # a sub-agent's first line -> the call's result
+        self.shell_output: dict[str, _Line] = {}  # a `!` command's line -> its output's line
 
     # reading -----------------------------------------------------------------
     def read(self) -> list[tuple[int, Any]]:
@@ -166,6 +174,8 @@ class _Converter:
                 self.copies += 1  # a resumed session copies earlier lines: the first counts
                 continue
             self._note_title(kind, value, number)
+            if kind == "attachment" and (typed := _queued_prompt(value)) is not None:
+                kind, value = "user", typed  # typed while Claude worked: a prompt of its own
             if kind in ("user", "assistant") and not self._whole(number, value):
                 continue
             if self._is_conversation(kind, value) and isinstance(uuid, str):
@@ -174,6 +184,8 @@ class _Converter:
                 self.order.append(line)
                 if not self.first and kind in ("user", "assistant"):
                     self.first = value
+                if value.get("isSidechain") is not True and isinstance(value.get("sessionId"), str):
+                    self.session_id = value["sessionId"]
                 continue
             label = kind if isinstance(kind, str) else "(no type)"
             if kind == "system" and isinstance(value.get("subtype"), str):
@@ -203,7 +215,8 @@ class _Converter:
     def _is_conversation(kind: Any, value: dict[str, Any]) -> bool:
         if kind in ("user", "assistant"):
             return isinstance(value.get("message"), dict)
-        return kind == "system" and value.get("subtype") in _KEPT_SYSTEM
+        subtype = value.get("subtype")
+        return kind == "system" and isinstance(subtype, str) and subtype in _KEPT_SYSTEM
 
     def _note_title(self, kind: Any, value: dict[str, Any], number: int) -> None:
         for line_type, key in (("custom-title", "customTitle"), ("ai-title", "aiTitle")):
@@ -281,6 +294,9 @@ class _Converter:
                 boundary = self.lines.get(self.shown_parent(line.parent) or "")
                 if boundary is not None and boundary.raw.get("subtype") == "compact_boundary":
                     self.alias[boundary.uuid] = line.uuid
+            if line.raw.get("type") == "user" and (ran := self._shell_line(line)) is not None:
+                self.shell_output[ran.uuid] = line  # shown with the command: one entry
+                self.alias[line.uuid] = ran.uuid
         placed: list[tuple[int, dict[str, Any]]] = []  # (line number, entry)
         parents: list[tuple[dict[str, Any], str | None]] = []  # resolved once all are known
         for line in self.order:
@@ -290,6 +306,11 @@ class _Converter:
             if kind == "user" and line.raw.get("isCompactSummary"):
                 entry, parent = self._compaction(line)
                 parents.append((entry, parent))
+                placed.append((line.number, entry))
+            elif kind == "user" and line.uuid in self.alias:  # a `!` command's output
+                continue
+            elif kind == "user" and (entry := self._shell_entry(line)) is not None:
+                parents.append((entry, line.parent))
                 placed.append((line.number, entry))
             elif kind == "user":
                 self._user_line(line, placed, parents)
@@ -352,6 +373,41 @@ class _Converter:
             else:
                 answer.chain.append(entry)
 
+    def _shell_line(self, line: _Line) -> _Line | None:
+        """The `!` command line this line is the output of, if it is one."""
+        ran = self.lines.get(self.shown_parent(line.parent) or "")
+        if ran is None or ran.raw.get("type") != "user" or ran.uuid in self.shell_output:
+            return None
+        if _SHELL_INPUT.fullmatch(_plain_text(ran.message.get("content")).strip()) is None:
+            return None
+        output = _plain_text(line.message.get("content")).strip()
+        return ran if _SHELL_OUTPUT.fullmatch(output) else None
+
+    def _shell_entry(self, line: _Line) -> dict[str, Any] | None:
+        """A command the user ran with `!` (Claude Code's bash mode) as Pi's
+        ``bashExecution``, with the output of the line after it (stderr after stdout)."""
+        if line.raw.get("isMeta"):
+            return None
+        command = _SHELL_INPUT.fullmatch(_plain_text(line.message.get("content")).strip())
+        if command is None:
+            return None
+        output = ""
+        if (shown := self.shell_output.get(line.uuid)) is not None:
+            parts = _SHELL_OUTPUT.fullmatch(_plain_text(shown.message.get("content")).strip())
+            if parts is not None:
+                out, err = parts["out"].strip("\n"), (parts["err"] or "").strip("\n")
+                output = "\n".join(filter(None, (out, err)))
+        message = {
+            "role": "bashExecution",
+            "command": command.group(1).strip(),
+            "output": output,
+            "exitCode": None,
+            "cancelled": False,
+            "truncated": False,
+        }
+        _stamp(message, line.raw)
+        return _entry(line, "message", message=message)
+
     def _split_results(
         self, line: _Line
     ) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]] | None]:
@@ -408,14 +464,16 @@ class _Converter:
 
     def header(self) -> dict[str, Any]:
         """Pi's header from the first message line. A sub-agent's file (its lines carry the
-        parent's session id) is session ``agent-<id>``, with the parent as its parent."""
+        parent's session id) is session ``agent-<id>``, with the parent as its parent. A
+        resumed session's file starts with the lines it copied, under the old session's id:
+        its id is its own lines' (the last ones)."""
         first = self.first
         session_id = as_str(first.get("sessionId")) or ""
         agent = (as_str(first.get("agentId")) or "") if first.get("isSidechain") is True else ""
         header: dict[str, Any] = {
             "type": "session",
             "version": 3,
-            "id": f"agent-{agent}" if agent else session_id,
+            "id": f"agent-{agent}" if agent else (self.session_id or session_id),
             "timestamp": as_str(first.get("timestamp")) or "",
             "cwd": as_str(first.get("cwd")) or "",
         }
@@ -648,6 +706,26 @@ def sub_agent_stamps(path: Path) -> str:
     return hashlib.sha256(text).hexdigest()[:32]
 
 
+def _queued_prompt(value: dict[str, Any]) -> dict[str, Any] | None:
+    """A prompt the user typed while Claude was working, as a user line: Claude Code folds
+    it into the running turn and writes only this ``queued_command`` attachment, no user
+    line. (Not another session's message or a notification Claude Code queued itself.)"""
+    attachment = value.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return None
+    origin = attachment.get("origin")
+    kind = origin.get("kind", "human") if isinstance(origin, dict) else "human"
+    prompt = attachment.get("prompt")
+    if (
+        attachment.get("commandMode", "prompt") != "prompt"
+        or kind != "human"
+        or attachment.get("isMeta") is True
+        or not isinstance(prompt, str | list)
+    ):
+        return None
+    return {**value, "type": "user", "message": {"role": "user", "content": prompt}}
+
+
 def _is_root(value: dict[str, Any]) -> bool:
     return isinstance(value.get("uuid"), str) and value.get("parentUuid") is None
 
@@ -759,9 +837,16 @@ def _usage(answer: _Answer, model: str) -> dict[str, Any]:
     costs = [cost for line in answer.lines for cost in _costs(line.raw)]
     if costs:  # written by Claude Code before 1.0.9 (every line the answer's cost)
         usage["cost"] = {"total": max(costs)}
-    elif (priced := claude_prices.cost(model, usage)) is not None:
+    elif (priced := claude_prices.cost(model, usage, _one_hour_writes(first))) is not None:
         usage["cost"] = priced
     return usage
+
+
+def _one_hour_writes(usage: dict[str, Any]) -> int:
+    """The cache writes made for an hour (``cache_creation.ephemeral_1h_input_tokens``),
+    which cost more than the five-minute ones."""
+    split = usage.get("cache_creation")
+    return token_count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
 
 
 def _costs(raw: dict[str, Any]) -> list[float]:

@@ -37,10 +37,20 @@ def prices(model: str) -> tuple[float, float, float, float] | None:
     return None
 
 
-def cost(model: str, usage: dict[str, Any]) -> dict[str, float] | None:
-    """Pi's ``usage.cost`` object for one turn (``usage`` in Pi's names), or None."""
+def cost(model: str, usage: dict[str, Any], one_hour_writes: int = 0) -> dict[str, float] | None:
+    """Pi's ``usage.cost`` object for one turn (``usage`` in Pi's names), or None.
+    ``one_hour_writes`` of the cache writes were made for an hour, which costs twice the
+    input price (the five-minute writes of the table's rate cost 1.25 times it)."""
     price = prices(model)
-    return None if price is None else cost_at(price, usage)
+    if price is None:
+        return None
+    priced = cost_at(price, usage)
+    hour = min(one_hour_writes, usage.get("cacheWrite", 0))
+    if hour > 0:
+        extra = hour * (2 * price[0] - price[3]) / 1_000_000
+        priced["cacheWrite"] += extra
+        priced["total"] += extra
+    return priced
 
 
 def cost_at(price: tuple[float, float, float, float], usage: dict[str, Any]) -> dict[str, float]:

@@ -381,7 +381,7 @@ class _Converter:
             kind = f"codex-{role}" if role in ("developer", "system") else "codex-context"
             self._hidden(number, when, kind, blocks)
             return
-        blocks = [part for block in blocks for part in _split_request(block)]
+        blocks = [part for block in _without_image_tags(blocks) for part in _split_request(block)]
         typed = [b for b in blocks if not _is_context_block(b)]
         context = [b for b in blocks if _is_context_block(b)]
         if context:
@@ -759,6 +759,8 @@ def _content_block(item: Any) -> dict[str, Any] | None:
         return {"type": "text", "text": f"[image: {url}]" if url else "[image]"}
     if kind == "refusal":
         return {"type": "text", "text": as_str(item.get("refusal")) or ""}
+    if kind == "image" and as_str(item.get("data")) and as_str(item.get("mimeType")):
+        return {"type": "image", "data": item["data"], "mimeType": item["mimeType"]}  # MCP's
     return {"type": "text", "text": json.dumps(item, ensure_ascii=False)}
 
 
@@ -843,6 +845,8 @@ def _tool_result(output: Any, call_id: str, name: str) -> dict[str, Any]:
         if output.get("success") is False:
             message["isError"] = True
         output = output.get("content", json.dumps(output, ensure_ascii=False))
+    if isinstance(output, str) and (blocks := _mcp_blocks(output)) is not None:
+        output = blocks
     if isinstance(output, list):
         message["content"] = [b for b in map(_content_block, output) if b is not None]
         return message
@@ -881,6 +885,43 @@ def _split_request(block: dict[str, Any]) -> list[dict[str, Any]]:
     if before:
         parts.insert(0, {"type": "text", "text": before, "codexContext": True})
     return parts
+
+
+def _image_tag(block: dict[str, Any]) -> bool:
+    """Codex's text around an attached image: ``<image name=[Image #1]>`` (or ``<image>``)
+    before it, ``</image>`` after it."""
+    text = block.get("text") if block.get("type") == "text" else None
+    if not isinstance(text, str):
+        return False
+    text = text.strip()
+    return text in ("<image>", "</image>") or (text.startswith("<image name=") and text[-1] == ">")
+
+
+def _without_image_tags(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks without the tags that wrap each image (only right beside one)."""
+    kept = []
+    for at, block in enumerate(blocks):
+        beside = [blocks[i] for i in (at - 1, at + 1) if 0 <= i < len(blocks)]
+        if _image_tag(block) and any(b.get("type") == "image" for b in beside):
+            continue
+        kept.append(block)
+    return kept
+
+
+def _mcp_blocks(text: str) -> list[dict[str, Any]] | None:
+    """An MCP tool's result as Codex saves it: its content blocks as a JSON string
+    (``[{"type":"text","text":…}]``); None when the text is anything else."""
+    if not text.startswith('[{"type":'):
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(b, dict) and b.get("type") in ("text", "image") for b in value
+    ):
+        return None
+    return [block for b in value if (block := _content_block(b)) is not None]
 
 
 def _wrapped_output(text: str) -> tuple[str, int | None] | None:
