@@ -227,6 +227,42 @@ class _Converter:
             self.summaries.append((leaf, value["summary"], number))
 
     # structure ---------------------------------------------------------------
+    def _link_inline_agents(self) -> None:
+        """Before Claude Code 2.0.28 a sub-agent's lines were written into the session's own
+        file (``isSidechain``, the first with no parent): each is placed after the result of
+        the Task call whose prompt it starts with, as a sub-agent's own file is."""
+        roots = [
+            line
+            for line in self.order
+            if line.raw.get("isSidechain") is True
+            and _is_root(line.raw)
+            and line.uuid not in self.agent_roots
+        ]
+        if not roots:
+            return
+        call_of: dict[str, str] = {}  # a Task call's prompt -> its id
+        for answer in self.caller.values():
+            for line in answer.lines:
+                for block in content_blocks(line.message.get("content")):
+                    given = as_dict(block.get("input")).get("prompt")
+                    if (
+                        block.get("type") == "tool_use"
+                        and block.get("name") in ("Task", "Agent")
+                        and isinstance(given, str)
+                        and isinstance(block.get("id"), str)
+                    ):
+                        call_of.setdefault(given.strip(), block["id"])
+        result_of: dict[str, str] = {}  # a call's id -> the line holding its result
+        for line in self.order:
+            if line.raw.get("type") == "user" and line.raw.get("isSidechain") is not True:
+                for block in content_blocks(line.message.get("content")):
+                    if block.get("type") == "tool_result":
+                        result_of.setdefault(as_str(block.get("tool_use_id")) or "", line.uuid)
+        for root in roots:
+            call = call_of.get(_plain_text(root.message.get("content")).strip())
+            if call is not None and call in result_of:
+                self.agent_roots[root.uuid] = result_of[call]
+
     def shown_parent(self, uuid: str | None) -> str | None:
         """The line a child follows once bookkeeping lines are left out."""
         seen: set[str] = set()
@@ -289,6 +325,7 @@ class _Converter:
     def convert(self) -> list[tuple[int, Any]]:
         others = self.read()
         answers = self.group_answers()
+        self._link_inline_agents()
         for line in self.order:  # a compaction's boundary line and summary line: one entry
             if line.raw.get("type") == "user" and line.raw.get("isCompactSummary"):
                 boundary = self.lines.get(self.shown_parent(line.parent) or "")

@@ -248,3 +248,28 @@ def test_codex_s_image_tags_are_not_the_prompt_s_words(tmp_path: Path) -> None:
     blocks = prompt.message["content"]  # type: ignore[attr-defined]
     assert [b["type"] for b in blocks] == ["image", "text"]
     assert blocks[1]["text"].startswith("[Image #1] why is this red?")
+
+
+def test_an_inline_sub_agent_follows_its_task_call(tmp_path: Path) -> None:
+    """Before Claude Code 2.0.28 a sub-agent's lines sat in the session's own file: it was
+    a separate root ("Branch 2 of 2"), not a branch after the Task call that ran it."""
+    task = {"type": "tool_use", "id": "toolu_T", "name": "Task",
+            "input": {"description": "Find tests", "prompt": "List the test files"}}  # fmt: skip
+    result = {"type": "tool_result", "tool_use_id": "toolu_T", "content": "2 files"}
+    side = {"isSidechain": True}
+    path = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            cc(1, None, "user", "Where are the tests?"),
+            cc(2, 1, "assistant", [task]),
+            cc(3, None, "user", "List the test files", **side),
+            cc(4, 3, "assistant", [{"type": "text", "text": "tests/a.py, tests/b.py"}], **side),
+            cc(5, 2, "user", [result]),
+            cc(6, 5, "assistant", [{"type": "text", "text": "In tests/."}]),
+        ],
+    )
+    session = load_session(path)
+    assert session.by_id[u(3)].parent_id == u(5)  # right after the call's result
+    assert list(session.active_path)[-1] == u(6)
+    roots = [e.id for e in session.entries if e.parent_id is None]
+    assert roots == [u(1)]
