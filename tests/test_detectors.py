@@ -20,6 +20,7 @@ from exporter.redact import RedactionPolicy, apply_policy
 from exporter.secret_commands import reads_a_secret
 from exporter.secret_heuristics import is_placeholder, name_strength
 from tests.secret_corpus import TOKEN_KINDS, make_secret, rand
+from tests.service_token_samples import SERVICE_TOKEN_SAMPLES
 
 # Token kind of the corpus -> the detector that must name it.
 TOKEN_DETECTOR = {
@@ -983,6 +984,7 @@ def test_every_detector_is_named_and_tested() -> None:
     assert len(set(DETECTOR_NAMES)) == len(DETECTOR_NAMES) >= 20
     assert all(d.summary for d in DETECTORS)
     tested = set(TOKEN_DETECTOR.values()) | {d for d, _, _ in POSITIVES}
+    tested |= set(SERVICE_TOKEN_SAMPLES)  # (tests/test_detectors_s56.py)
     assert tested == set(DETECTOR_NAMES)
     assert isinstance(DETECTOR_VERSION, str) and DETECTOR_VERSION
 

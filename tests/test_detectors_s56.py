@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from exporter.detectors import scan
+from tests.service_token_samples import SERVICE_TOKEN_SAMPLES, WIDENED_SAMPLES
 from tests.test_detectors import _covered
 
 
@@ -111,4 +112,54 @@ KEPT = [
 
 @pytest.mark.parametrize("text", KEPT)
 def test_these_forms_without_a_credential_stay(text: str) -> None:
+    assert not scan(text), _found(text)
+
+
+# --- services' token formats -------------------------------------------------------------------
+
+PLACES = [
+    "{}",  # bare, as a tool prints it
+    "X={}",  # a .env line under a name that says nothing
+    "GET https://api.example.com/v1/items?q={}&page=2",
+    '{{"x": "{}"}}',
+    "use {} for now",
+]
+
+
+@pytest.mark.parametrize(("detector", "token"), sorted(SERVICE_TOKEN_SAMPLES.items()))
+def test_a_service_token_is_found_whole_wherever_it_sits(detector: str, token: str) -> None:
+    for place in PLACES:
+        text = place.format(token)
+        found = _found(text)
+        assert (detector, token) in found or _covered(text, token), (place, found)
+    assert _found(token) == [(detector, token)]  # by its own format's name
+
+
+@pytest.mark.parametrize(("detector", "token"), WIDENED_SAMPLES)
+def test_known_formats_in_their_other_documented_shapes(detector: str, token: str) -> None:
+    assert _found(f"token: {token} ok") == [(detector, token)] or _covered(f"x {token}", token)
+    assert [name for name, _ in _found(f"x {token} y")] == [detector]
+
+
+SHARED_PREFIXES = [
+    # names in code that start with a token's prefix
+    "napi_create_threadsafe_function(env, napi_value_abcdefghijklmnopqrstuvwxyz0123456789)",
+    "sk_ACCESS_DESCRIPTION_deep_copy",
+    "re_compile_fastmap(pattern_buffer_with_long_name)",
+    "fw_cdev_allocate_iso_resource fw_cdev_event_request2",
+    "secret_password_clearv_sync(schema, cancellable_error_callback_data)",
+    "patchFrameInfoForObject(frameInfoObjectWithLongName)",
+    "vcr_cassette_dir = 'tests/cassettes/integration_suite_v2'",
+    "phx_click phx_submit phx_change_handler_for_form_elements",
+    "aio_client_session_manager_for_requests",
+    '<div class="fc-daygrid-day-frame fc-scrollgrid-sync-inner">',
+    "access-control-allow-origin-header-value",
+    "sha256~ is how the docs write it",
+    "d41d8cd98f00b204e9800998ecf8427e-user",  # an md5 then a word
+    "sl.com/a/b sl.ReadLine()",
+]
+
+
+@pytest.mark.parametrize("text", SHARED_PREFIXES)
+def test_names_that_share_a_token_s_prefix_stay(text: str) -> None:
     assert not scan(text), _found(text)
