@@ -530,6 +530,24 @@ def test_the_card_is_folded_and_opens(
 
 
 @pytest.mark.browser
+def test_paper_prints_the_prompt_once_without_the_card_s_hints(
+    viewer: Viewer, page_server: PageServer, tmp_path: Path
+) -> None:
+    """Printed without a script, the card printed its preview and the whole prompt (the
+    first lines twice), and "open to read it all", which paper cannot."""
+    url = page_server.publish("context-print.html", _page_with_context(tmp_path))
+    page = viewer.open(url, js=False)
+    page.emulate_media(media="print")
+    shown = page.evaluate(
+        """[...document.querySelectorAll('.ac-preview, .ac-more, details.ac-prompt > pre')]
+             .map(e => [e.className || e.tagName, getComputedStyle(e).display])"""
+    )
+    assert [display for _, display in shown if display != "none"] == ["block"], shown
+    assert "The last line of the prompt." in page.locator("details.ac-prompt > pre").inner_text()
+    viewer.assert_clean()
+
+
+@pytest.mark.browser
 def test_the_card_fits_a_phone_and_takes_the_dark_theme(
     viewer: Viewer, page_server: PageServer, tmp_path: Path
 ) -> None:
