@@ -259,7 +259,7 @@ def test_the_branch_table_and_the_branch_blocks_cut_the_tree_alike(name: str) ->
     cells_by_anchor = {}
     for row in re.findall(r"<tr[ >].*?</tr>", table.split("<tbody>", 1)[1], re.S):
         cells = re.findall(r"<td>(.*?)</td>", row, re.S)
-        link = re.search(r'<a href="#([^"]+)">(.*?)</a>', cells[2], re.S)
+        link = re.search(r'<a href="#([^"]+)"[^>]*>(.*?)</a>', cells[2], re.S)
         assert link is not None, row
         rows.append(
             (link.group(1), html_module.unescape(link.group(2)), int(cells[3].replace(",", "")))
