@@ -6,6 +6,7 @@ is turned into a one-line message and an exit code (1 usage, 2 bad input, 3 remo
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import io
@@ -92,6 +93,12 @@ class SessionGroup(click.Group):
             raise
         except click.UsageError as error:
             raise _one_line_usage_error(error, info_name or "pi-session") from None
+        except BrokenPipeError:  # `pi-session --help | head -1`
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+        except OSError as error:  # `--help` or `--version` into a full disk
+            raise CliError(f"standard output: {error.strerror or error}", 2) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
@@ -567,8 +574,45 @@ def _wrap_help_between_words() -> None:
     _textwrap.TextWrapper = WholeWords
 
 
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the shell closed it (`>&-`): Python leaves ``sys.stdout`` None,
+    and printing to it crashed, or wrote nothing and said it was done. Any write is the
+    error a full disk gives, which each command reports (exit 2)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: Any) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def buffer(self) -> _ClosedOutput:  # bytes go nowhere either
+        return self
+
+
+def stdout_closed() -> bool:
+    """Whether the shell closed standard output (``>&-``)."""
+    return sys.stdout is None or isinstance(sys.stdout, _ClosedOutput)
+
+
+def _streams_for_closed_ones() -> None:
+    """Closed standard streams as a script meets them without a terminal: stdin reads
+    nothing, stderr goes nowhere (a warning or a progress bar is no reason to fail),
+    stdout fails at its first write."""
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (for the process)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the process)
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    _streams_for_closed_ones()
     _wrap_help_between_words()
     allow_long_integers()  # for rendering and writing them, not only loading
     for stream in (sys.stdout, sys.stderr):
@@ -614,4 +658,5 @@ __all__ = [
     "scope_conflict",
     "session_argument",
     "session_path",
+    "stdout_closed",
 ]

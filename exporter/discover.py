@@ -32,6 +32,7 @@ from typing import Any
 from exporter import claude_code, codex, summary_cache
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
 from exporter.formatting import prompt_line
+from exporter.fsutil import expand_user, home
 from exporter.jsonl_in import JS_SPACE, STRICT_JSON, header_object, line_value
 from exporter.loader import (
     GZIP_MAGIC,
@@ -57,11 +58,11 @@ class SessionLookupError(LookupError):
 def agent_dir(env: dict[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     configured = env.get("PI_CODING_AGENT_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
+    return expand_user(configured) if configured else home() / ".pi" / "agent"
 
 
 def sessions_root(sessions_dir: str | os.PathLike[str] | None = None) -> Path:
-    return Path(sessions_dir).expanduser() if sessions_dir else agent_dir() / "sessions"
+    return expand_user(sessions_dir) if sessions_dir else agent_dir() / "sessions"
 
 
 def encode_cwd(cwd: str) -> str:
@@ -85,14 +86,14 @@ def claude_projects_dir(env: dict[str, str] | None = None) -> Path:
     ``~/.claude/projects``."""
     env = os.environ if env is None else env
     configured = env.get("CLAUDE_CONFIG_DIR")
-    return (Path(configured).expanduser() if configured else Path.home() / ".claude") / "projects"
+    return (expand_user(configured) if configured else home() / ".claude") / "projects"
 
 
 def codex_sessions_dir(env: dict[str, str] | None = None) -> Path:
     """Where Codex keeps its sessions: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``."""
     env = os.environ if env is None else env
     configured = env.get("CODEX_HOME")
-    return (Path(configured).expanduser() if configured else Path.home() / ".codex") / "sessions"
+    return (expand_user(configured) if configured else home() / ".codex") / "sessions"
 
 
 def other_agents_hint(sessions_dir: str | os.PathLike[str] | None, cwd: str | None) -> str:
@@ -363,7 +364,7 @@ def resolve_session_arg(
         if sys.stdin is None or sys.stdin.isatty():
             raise SessionLookupError("SESSION - reads a session piped in, and stdin is a terminal")
         return Path("/dev/stdin")
-    candidate = Path(session).expanduser()
+    candidate = expand_user(session)
     if candidate.is_file() or _is_pipe(candidate):  # a pipe: `<(ssh host cat s.jsonl)`
         return candidate
     if candidate.exists():
@@ -867,7 +868,12 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
         value: Any = None
     else:
         value = line_value(raw)
-        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        if not isinstance(value, dict):
+            return
+        if not isinstance(value.get("type"), str):
+            # an entry whose type is missing or not a word: the loader keeps it (no-type)
+            # when it has an id; counted as `stats` counts it, by the loader
+            summary._needs_loader |= isinstance(value.get("id"), str)
             return
         entry_type = value["type"]
         entry_id = as_str(value.get("id")) or f"L{number}"

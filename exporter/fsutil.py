@@ -4,6 +4,7 @@ the user's own cache and config folders."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -158,9 +159,9 @@ def private_cache_dir(name: str) -> Path | None:
     """``user_cache_dir(name)``, made if needed, both it and its parent 0700 and the user's;
     None when it cannot be made or is not private (its contents are read back: a folder
     others may write in could feed them anything)."""
-    folder = user_cache_dir(name)
     if not _home_exists():  # HOME=/nonexistent: no tree of folders made under it
         return None
+    folder = user_cache_dir(name)
     try:
         # both ours made 0700: `parents=True` makes the parent 0777 & ~umask, group-writable
         # under the usual umask 002, which turned the cache off for good, silently
@@ -227,9 +228,28 @@ def _only_mine(folder: Path) -> bool:
     return not hasattr(os, "getuid") or info.st_uid == os.getuid()
 
 
+def home() -> Path:
+    """The user's home folder; an OSError that says why when there is none to tell (no
+    ``HOME`` and no password entry: ``Path.home()`` raised a RuntimeError, a traceback)."""
+    try:
+        return Path.home()
+    except RuntimeError:
+        raise OSError(
+            errno.ENOENT,
+            "cannot tell the home folder (HOME is not set and this user has no password "
+            "entry); set HOME",
+        ) from None
+
+
+def expand_user(path: str) -> Path:
+    """``~/x`` and ``~alice/x`` expanded; left as written when they cannot be (``~typo/x``,
+    no home), so the path is then simply not found."""
+    return Path(os.path.expanduser(path))
+
+
 def xdg_dir(variable: str, default: str, *parts: str, env: Mapping[str, str] = os.environ) -> Path:
     """``$variable/pi-session-export/...``, else ``~/<default>/...``; relative values of the
     variable are ignored, as the XDG spec says."""
     value = (env.get(variable) or "").strip()
-    base = Path(value) if value and os.path.isabs(value) else Path.home() / default
+    base = Path(value) if value and os.path.isabs(value) else home() / default
     return base.joinpath("pi-session-export", *parts)

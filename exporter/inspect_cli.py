@@ -101,7 +101,8 @@ def list_command(
     scope = project_scope(cwd, all_projects)
     root = sessions_root(sessions_dir)
     if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
-        raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} does not exist", 2)  # a typo too
+        what = "is not a folder" if root.parent.exists() else "does not exist"  # a typo too
+        raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} {what}", 2)
     listed = listed_session_files(sessions_dir, scope)
     with remembered():  # other agents' transcripts are read whole: their summaries kept
         summaries = newest_first(scan_summary(p) for p in listed)

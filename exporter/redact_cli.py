@@ -28,6 +28,7 @@ from exporter.cli import (
     open_session,
     report_diagnostics,
     session_argument,
+    stdout_closed,
     warn,
     write_stdout_bytes,
 )
@@ -459,7 +460,7 @@ def echo_path(path: Path) -> None:
     its bytes: click.echo drops escape codes when stdout is no terminal, and printed a path
     that did not exist. To a terminal its controls as signs, which the terminal would act on."""
     out = sys.stdout
-    if out is None:  # no stdout at all (closed): nothing to print, as click.echo does
+    if out is None or stdout_closed():  # closed (`>&-`): the file is written, said nowhere
         return
     if out.isatty():
         click.echo(terminal_text(str(path)))
@@ -548,6 +549,15 @@ def refuse_collisions(
     be replaced (a second run). A name the user chose never replaces a session file: a copy
     keeps its session's id, so the id cannot tell a copy from the original or a backup."""
     named = [(option, str(path)) for option, path in outputs.items() if path and path != "-"]
+    if any(path == "-" for path in outputs.values()):
+        for kind, source in inputs:  # `-o - >> session.jsonl`: stdout is the input itself
+            if source and _stdout_is(source):
+                what = "the input session" if kind == "session" else f"{kind}'s file"
+                raise CliError(
+                    f"refusing to write into {what} {source} (standard output is that "
+                    "file); choose another output",
+                    1,
+                )
     for option, path in named:  # before any work: a big session takes seconds to render
         for kind, source in inputs:
             if not source or not _same_file(path, source):
@@ -570,6 +580,15 @@ def refuse_collisions(
         for other, other_path in named[index + 1 :]:
             if _same_file(path, other_path) and not is_special_file(path):  # /dev/null twice
                 raise CliError(f"{option} and {other} name the same file: {path}", 1)
+
+
+def _stdout_is(path: str) -> bool:
+    """Whether the process's standard output (file descriptor 1) is the file at ``path``."""
+    try:
+        out = os.fstat(1)
+        return stat.S_ISREG(out.st_mode) and os.path.samestat(out, os.stat(path))
+    except (OSError, ValueError):
+        return False
 
 
 def _same_file(a: str, b: str) -> bool:

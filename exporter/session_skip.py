@@ -17,6 +17,7 @@ import click
 from exporter.cli import CliError
 from exporter.discover import SessionLookupError, id_from_name, resolve_session_arg, session_files
 from exporter.formatting import plural, terminal_text
+from exporter.fsutil import expand_user
 
 __all__ = ["list_file_lines", "skip_help", "skipped_sessions", "without_skipped"]
 
@@ -55,7 +56,7 @@ def skipped_sessions(values: Iterable[str], sessions_dir: str | None, consequenc
                 message = f"--skip {where}: {error}; {consequence}"
                 raise CliError(terminal_text(message), 1) from None
             found.add(os.path.realpath(path))
-            if Path(session).expanduser().exists():  # a path names that file (and its copies)
+            if expand_user(session).exists():  # a path names that file (and its copies)
                 continue
             if every is None:
                 every = session_files(sessions_dir, None)
@@ -155,7 +156,7 @@ _COMMENT = re.compile(r"(?:^|\s)#")  # "# note", "abc123  # note"; not a "#" ins
 
 def _sessions_named(value: str, consequence: str) -> list[tuple[str, str]]:
     """(session, where it was named) for one ``--skip`` value."""
-    path = Path(value).expanduser()
+    path = expand_user(value)
     if not path.is_file() or _is_session_file(path):
         return [(value, value)]
     try:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import click
 
 from exporter.cli import CliError
+from exporter.fsutil import expand_user
 
 #: The ``--token`` value that means "read it from stdin".
 FROM_STDIN = "-"
@@ -82,6 +82,6 @@ def token_argument(
 def _is_file(value: str) -> bool:
     """A ``--token`` value that is a file's name (a token is never one)."""
     try:
-        return Path(value).expanduser().is_file()
+        return expand_user(value).is_file()
     except (OSError, ValueError):  # too long a name, a NUL in it
         return False

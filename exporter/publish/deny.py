@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exporter.fsutil import expand_user
+
 __all__ = [
     "Denied",
     "DenyPattern",
@@ -68,7 +70,7 @@ def deny_patterns(values: Iterable[str]) -> list[DenyPattern]:
 
     patterns: list[DenyPattern] = []
     for value in values:
-        path = Path(value).expanduser()
+        path = expand_user(value)
         if not path.is_file():
             _refuse_missing_list(value, path)
             typed = shlex.quote(value)  # as it could be typed again
