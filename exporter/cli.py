@@ -450,6 +450,12 @@ def check_http_url(url: str, option: str) -> None:
         parts, host = None, None
     if parts is None or parts.scheme not in ("http", "https") or not host:
         raise click.BadParameter(f"{shown} is not an http(s) URL with a host", param_hint=option)
+    try:
+        parts.port  # noqa: B018 (read for its check: 0 to 65535)
+    except ValueError:
+        raise click.BadParameter(
+            f"{shown} names a port that does not exist (ports are 1 to 65535)", param_hint=option
+        ) from None
     if _AMBIGUOUS_URL.search(url) or _sent_to_host(url) != host.lower():
         # urllib and the HTTP client end the host part at different characters:
         # "https://evil\@api.github.com" was checked as GitHub and sent to "evil"

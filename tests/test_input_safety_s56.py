@@ -180,3 +180,18 @@ def test_an_agent_dir_that_is_a_file_is_said_to_be_one(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["list"], env={"PI_CODING_AGENT_DIR": str(not_a_folder)})
     assert result.exit_code == 2
     assert f"PI_CODING_AGENT_DIR: {not_a_folder} is not a folder" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["share", "--api-url", "https://x:99999"], ["publish", "--endpoint", "https://x:99999"]],
+)
+def test_a_port_out_of_range_is_said_to_be_one(session: Path, args: list[str]) -> None:
+    """It was said to name its host "ambiguously (a backslash, space or control
+    character)", which it does not."""
+    command, option, url = args
+    target = "me/traces" if command == "publish" else str(session)  # a dataset, a session
+    result = CliRunner().invoke(cli, [command, target, option, url])
+    assert result.exit_code == 1, result.output
+    assert "names a port that does not exist" in result.stderr
+    assert "ambiguously" not in result.stderr
