@@ -314,7 +314,7 @@ def test_the_colour_style_is_inlined_and_allowed_only_where_used(tmp_path: Path)
     assert first_style.group(1) == css + ansi_css()
     assert sha256(css + ansi_css()) in csp_style_hashes(coloured)
     assert sha256(css) not in csp_style_hashes(coloured)
-    assert ".af1{color:var(--a1)}" in ansi_css() and ".ab1{" in ansi_css()
+    assert ".af1{color:var(--a1);--fg:var(--a1)}" in ansi_css() and ".ab1{" in ansi_css()
 
     plain_page = render_fixture("every-entry-type.jsonl")
     assert ansi_css() not in plain_page and "--a1:" not in plain_page
@@ -414,3 +414,59 @@ def test_a_result_without_its_call_has_an_outline_row_of_sixty_shown_characters(
     row, _, _ = outline_text(session.by_id["r1"])
     assert "\x1b" not in row
     assert row == f"[bash result] {words.strip()[:59]}…"
+
+
+def _srgb(colour: str) -> tuple[float, float, float, float]:
+    """A computed colour (``rgb()``, ``rgba()`` or ``color(srgb …)``) as 0-1 channels."""
+    found = re.fullmatch(r"rgba?\(([\d.]+), ([\d.]+), ([\d.]+)(?:, ([\d.]+))?\)", colour)
+    if found:
+        r, g, b = (float(c) / 255 for c in found.groups()[:3])
+        return r, g, b, float(found.group(4) or 1)
+    found = re.fullmatch(r"color\(srgb ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)(?: / ([\d.]+))?\)", colour)
+    assert found is not None, colour
+    r, g, b = (float(c) for c in found.groups()[:3])
+    return r, g, b, float(found.group(4) or 1)
+
+
+def _contrast(text: tuple[float, ...], back: tuple[float, ...]) -> float:
+    def luminance(c: tuple[float, ...]) -> float:
+        lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c[:3]]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(text), luminance(back)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_colour_on_every_background_reads_at_4_5_to_1(
+    viewer: Viewer, tmp_path: Path, theme: str
+) -> None:
+    """A terminal's `npm ERR!` (white on black) or vitest's ` PASS ` (black on green) sat
+    on a 25% tint of the background colour: grey on black's tint read at 3.0:1 (light),
+    black on green's at 3.2:1 (dark)."""
+    pairs = [
+        (fg, bg)
+        for fg in [*range(30, 38), *range(90, 98), 39]
+        for bg in (40, 41, 42, 43, 47, 100, 107)
+    ]
+    output = "\n".join(f"\x1b[{fg};{bg}m {fg}/{bg} \x1b[0m" for fg, bg in pairs)
+    page_html = render_session(
+        load_session(coloured_session(tmp_path, output)), RenderOptions(theme=theme)
+    )
+    page = viewer.open(viewer.server.publish(f"ansi-pairs-{theme}.html", page_html))
+    found = page.evaluate(
+        """[...document.querySelectorAll('pre.out span[class*=ab]')].map(s =>
+             [s.textContent, getComputedStyle(s).color, getComputedStyle(s).backgroundColor,
+              getComputedStyle(s.closest('pre')).backgroundColor])"""
+    )
+    assert len(found) == len(pairs)
+    low = []
+    for text, colour, tint, base in found:
+        back, under = _srgb(tint), _srgb(base)
+        blended = tuple(back[i] * back[3] + under[i] * (1 - back[3]) for i in range(3))
+        ratio = _contrast(_srgb(colour), blended)
+        if ratio < 4.5:
+            low.append((text.strip(), round(ratio, 2)))
+    assert low == [], low
+    viewer.assert_clean()
