@@ -703,8 +703,9 @@
   // search bar: the outline scrolls it below the bar, however tall the bar wraps.
   var sideTop = $(".side-top"), sideBox = $("#sidebar");
   if (sideTop && sideBox && window.ResizeObserver) {
-    new ResizeObserver(function () {
-      sideBox.style.scrollPaddingTop = (sideTop.offsetHeight + 4) + "px";
+    new ResizeObserver(function () {  // (none when the bar scrolls away: a short window)
+      var sticky = getComputedStyle(sideTop).position === "sticky";
+      sideBox.style.scrollPaddingTop = sticky ? (sideTop.offsetHeight + 4) + "px" : "0px";
     }).observe(sideTop);
   }
   // Keep the current row visible in the outline without moving the page itself.

@@ -143,3 +143,27 @@ def test_in_high_contrast_the_entry_a_link_reached_is_marked(
     )
     assert outline not in ("none", ""), outline
     viewer.assert_clean()
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_a_short_window_s_outline_shows_rows_not_only_its_search_bar(
+    viewer: Viewer, pages: dict[str, str], js: bool
+) -> None:
+    """At 400% zoom (320 x 256 CSS px) the opened outline's sticky search bar took 156 of
+    its 200 px: one row showed, however far it scrolled. There the bar scrolls away."""
+    rows_seen = """(() => { const s = document.getElementById('sidebar');
+        s.scrollTop = s.scrollTop + 400; const box = s.getBoundingClientRect();
+        const bar = document.querySelector('.side-top').getBoundingClientRect();
+        const top = Math.max(box.top, bar.bottom);  // under the bar, where it covers them
+        return [...s.querySelectorAll('#tree li:not(.sub) > a')].filter(a => {
+          const r = a.getBoundingClientRect();
+          return r.height > 0 && r.top >= top && r.bottom <= box.bottom; }).length; })()"""
+    page = viewer.open(pages[BRANCHED], js=js, viewport={"width": 320, "height": 256})
+    page.locator("label.outline-toggle").first.click()
+    seen = page.evaluate(rows_seen)
+    assert seen >= 5, seen
+    tall = viewer.open(pages[BRANCHED], js=js, viewport={"width": 320, "height": 700})
+    assert tall.evaluate("getComputedStyle(document.querySelector('.side-top')).position") == (
+        "sticky"
+    )
+    viewer.assert_clean()
