@@ -151,6 +151,8 @@ class AssignmentDetector(Detector):
             return None
         if _sep(match) == "=>" and not quoted:
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
+        if name == "PASS" and _sep(match) == ":" and _a_test_result(text, start, match, group):
+            return None  # `--- PASS: TestParse (0.00s)`, `PASS: test_hash`: a test runner's
         if not quoted and _sep(match) == ":" and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: the encrypted value follows the tag
         if (
@@ -237,6 +239,8 @@ class AssignmentDetector(Detector):
                 value, after = value + tail.group(), tail.end()
         if not quoted and value.endswith("=") and after < len(text) and text[after] not in _STOP:
             return None  # `.*/PASSWORD=` in `s/PASSWORD=.*/PASSWORD=x/`: another NAME=, no value
+        if not quoted and _code_value(text, match, start, value, after):
+            return None  # `password: z.string().min(8)`, `key=itemgetter(1),`: code
         # a widened value is a config line's (.env, YAML, .properties): judged as one; when it
         # is no secret, the value as it stopped is judged as before (widening only adds)
         env_style = widened or self._env_style(text, match, name, start, value, after, quoted)
@@ -423,6 +427,49 @@ def _in_connection_string(text: str, start: int, after: int) -> bool:
     right = right if right >= 0 else min(len(text), after + 256)
     return bool(
         _CONNECTION_KEY.search(text, left, start) or _CONNECTION_KEY.search(text, after, right)
+    )
+
+
+_TEST_ID = re.compile(r"(?:Test|test_?|gdb\.)\w|[\w.\-]*[/:.][\w./:\-]*(?:[\s:]|$)")
+
+
+def _a_test_result(text: str, start: int, match: re.Match[str], group: str) -> bool:
+    """``PASS:`` as go test, automake's ``make check`` and DejaGnu print it: a test passed.
+    The line starts with it (or Go's ``--- ``), and a test's id follows: ``TestX``,
+    ``test_x``, a path or dotted name, or an id with its time ``(0.00s)``."""
+    line_start = text.rfind("\n", max(0, start - 80), start) + 1
+    lead = text[line_start:start].strip(" \t")
+    if lead not in ("", "---") or (line_start == 0 and start > 80):
+        return False
+    value_start, value_end = match.span(group)
+    after = text[value_end : value_end + 2]
+    return bool(_TEST_ID.match(text, value_start)) or after == " ("
+
+
+_CALL_VALUE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(")
+_SCHEMA_LIBRARIES = frozenset(("z", "yup", "Joi", "v", "t", "s", "Type", "schema", "fields"))
+_TYPE_NAME = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")  # Uint8Array, SecretString
+
+
+def _code_value(text: str, match: re.Match[str], start: int, value: str, after: int) -> bool:
+    """A call (``z.string().min(8)``, ``get_password_hash(p)``, ``nanoid(32)``) as the value
+    of an object's key or a keyword argument, or a type (``secretKey: Uint8Array;``): code.
+    A .env line's ``API_KEY=abc(def)`` stays a value."""
+    env_line = _sep(match) == "=" and text[start : match.end("tail")].isupper()
+    call = _CALL_VALUE.match(value)
+    if call and not env_line:
+        # a function's name (`getpass(`, `nanoid(32)`, `get_password_hash(p.x)`), or a
+        # method chain or an argument that is code (`z.string().min(8)`, `str(uuid.uuid4())`):
+        # not `password: john.doe(1987)`, which the reviews named as a password
+        callee, rest = call.group()[:-1], value[call.end() :]
+        plain_call = "." not in callee and callee[:1].islower()
+        code_args = rest.startswith(")") or ")." in rest or "." in rest or "(" in rest
+        if plain_call or code_args or callee.split(".")[0] in _SCHEMA_LIBRARIES:
+            return True
+    return (
+        _sep(match) == ":"
+        and bool(_TYPE_NAME.fullmatch(value))
+        and text[after : after + 1] in (";", ",", ")")
     )
 
 
@@ -981,6 +1028,17 @@ def prose_or_flag(value: str) -> bool:
     return value[0] in "-/~." or bool(PLAIN_WORD.fullmatch(value))
 
 
+_METAVAR = re.compile(r"[A-Z][A-Z0-9_\-]*[\]),]*|\{[\w\-]+(?:,[\w\-]+)+\}[\]),]*")
+
+
+def _a_metavar_or_word(value: str) -> bool:
+    """A --help's placeholder for the value (``PASSWORD``, ``DB_PASSWORD]``, ``{prompt,env}``)
+    or a word of prose ending a sentence (``instead.``), not a password."""
+    if _METAVAR.fullmatch(value) and not any(c.isdigit() for c in value):
+        return True
+    return bool(PLAIN_WORD.fullmatch(value.rstrip(".,;:)]")))
+
+
 def _flag_start(text: str, at: int) -> bool:
     """A flag (or keyword) starts a word: ``-p`` in ``mysql -p`` counts, in ``re-parse`` or
     ``---p`` not."""
@@ -1071,6 +1129,8 @@ class CommandLineDetector(Detector):
                 value, quoted = text[start:end], group == "fv"
                 if prose_or_flag(value):  # "--password followed by", "--password --host db"
                     continue
+                if not quoted and _a_metavar_or_word(value):
+                    continue  # `--password PASSWORD]` (a --help's usage), "… instead."
                 if is_secret_assignment(
                     match.group("name"), value, quoted=quoted, env_style=not quoted
                 ):

@@ -820,6 +820,18 @@ def _a_password_field(lower: str, match: re.Match[str]) -> bool:
     return bool(_PASSWORD_FIELD.search(lower, max(line_start, match.start() - 200), match.start()))
 
 
+#: second arguments of a login that are documented fixed words, not passwords: GitHub's
+#: `auth=(token, 'x-oauth-basic')`, Toggl's `auth=(API_TOKEN, 'api_token')`
+_FIXED_PASSWORDS = frozenset(("x-oauth-basic", "api_token", "x-oauth-token", "x"))
+
+
+def _a_public_login(lower: str, match: re.Match[str], value: str) -> bool:
+    """An anonymous FTP login (`ftp.login('anonymous', 'guest@example.com')`), or a token
+    given as the user with a service's fixed word as the password."""
+    first = lower[match.start() : match.start("q")]
+    return value.lower() in _FIXED_PASSWORDS or "anonymous" in first or "'ftp'" in first
+
+
 def _dockerfile_value(text: str, match: re.Match[str]) -> Span | None:
     """``ENV NAME value`` on its own line, written ``ENV`` (a Dockerfile's instruction), whose
     name is sensitive: the value is the rest of the line, judged as a .env line's."""
@@ -955,6 +967,8 @@ class CodeFormDetector(Detector):
                         yield span
                     continue
                 if pattern is self._form_fill and not _a_password_field(lower, match):
+                    continue
+                if pattern is self._positional and _a_public_login(lower, match, value):
                     continue
                 if pattern is self._setter_call and name_strength(name) == "weak":
                     continue  # `cache.setKey("user-session-42")`: a key of a map, not a secret

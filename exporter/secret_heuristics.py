@@ -229,6 +229,8 @@ def is_placeholder(value: str) -> bool:
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
         return True
+    if _REFERENCE_FORM.match(stripped) or _NOT_A_VALUE.fullmatch(stripped):
+        return True
     if is_wrapped_placeholder(stripped):
         return True
     if len(set(low)) <= 2 or low.startswith("[redacted:") or _masked(low):
@@ -243,6 +245,24 @@ def is_placeholder(value: str) -> bool:
     return found and not _REAL_VALUE_CHARS.search(rest)
 
 
+# Where a value will come from, written in a config's templating: an f-string's or C#'s
+# `{password}`, Symfony's `%env(DB_PASSWORD)%`, Concourse's `((db_password))`, Octopus's
+# `#{DbPassword}#`, Ruby's `#{ENV.fetch(…)}`, Azure Key Vault and Vault references, GCP
+# Secret Manager's `${sm://…}`, SSM's `${ssm:…}`, CloudFormation's `{{resolve:…}}`
+_REFERENCE_FORM = re.compile(
+    r"\{[A-Za-z_][\w.]*(?:\(\))?\}?$|\{[0-9]{1,2}\}|%env\(|\(\([\w.\-]+\)\)"
+    r"|#\{[A-Za-z_]+\}#|#\{ENV\b|@Microsoft\.KeyVault\("
+    r"|vault:[\w/]|\$\{(?:sm|ssm|vault|secretsmanager):|\{\{resolve:"
+)
+# Not a value at all: a debugger's pointer (`password=0x7fffffffe3c0`), a SQL parameter
+# (`Password=@Password`), an RST role (`pass :meth:`), a connection string's documented
+# placeholder (`Password=myPassword`), a type with `?` (`"password": "string?"`), a
+# bracketed placeholder (`-p[password]`)
+_NOT_A_VALUE = re.compile(
+    r"0x[0-9a-fA-F]{4,16}|[A-Za-z_]\w*@entry=?(?:0x[0-9a-fA-F]+)?|@[A-Za-z_]\w*"
+    r"|:?(?:meth|func|class|attr|data|mod|obj|exc|ref|doc|term|const|param|type):`?"
+    r"|my(?:[A-Z][a-z]+){1,3}|(?:string|number|boolean|object|any)\?|\[[A-Za-z_ ]+\]"
+)
 #: Stripe's key prefixes, which documentation writes before a made-up rest
 _VENDOR_PREFIX = re.compile(r"(?:sk|rk|pk)_(?:live|test)_")
 #: A run of filler in a key's place (`51Hxxxxxxxxxxxxxxxx`, `0000…`, `****…`): never 8 in a
@@ -422,12 +442,16 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return _spaced_secret(name, value, strength, env_style=env_style)
     if is_placeholder(value):
         return False
+    if _PUBLIC_KEY_NAME.search(name) and _KEY_ID.fullmatch(value):
+        return False  # `GPG_KEY=A035C8C1…` (Python's images), a host key's fingerprint
+    if _ALGORITHM.fullmatch(value):
+        return False  # `password_encryption = scram-sha-256`: how, not what
     if _NUMBERISH.fullmatch(value):  # a port, a size, a date: unless all digits and long
         return _numeric_secret(value, strength)
     if _PATHLIKE.fullmatch(value) or _URL.match(value):
         return False
-    if value.startswith(KNOWN_PREFIXES):
-        return True
+    if value.startswith(KNOWN_PREFIXES) and (quoted or env_style or _random_after_prefix(value)):
+        return True  # (bare in code, `token=hf_token` and `api_key = sk_secret` are names)
     if not quoted and not env_style:  # `token = options.token`, `apiKey: getKey()`, `Array<T>`
         # (TypeScript's non-null `!`: `password: process.env.DB_PASSWORD!,` is code)
         chain = _CODE.fullmatch(value.removesuffix("!"))
@@ -459,6 +483,29 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
 #: strong one (``API_KEY=2221686489``) are secrets; shorter ones are too often a port, a
 #: length or a count, and a weak name (``key: 20240101``) more often holds an id.
 _NUMERIC_SECRET_DIGITS = {"password": 6, "strong": 8}
+
+
+# Names of public keys' ids and fingerprints, and those values: a GPG key id (8, 16 or 40
+# hex digits), an SSH host key's SHA256 fingerprint, colon-separated hex
+_PUBLIC_KEY_NAME = re.compile(
+    r"gpg|pgp|gnupg|fingerprint|signingkey|host_?key|sig_?key|key_?id", re.IGNORECASE
+)
+_KEY_ID = re.compile(
+    r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})|SHA256:[A-Za-z0-9+/]{43}=?"
+    r"|(?:[0-9A-Fa-f]{2}:){15,31}[0-9A-Fa-f]{2}"
+)
+_ALGORITHM = re.compile(
+    r"scram-sha-(?:1|256|512)|md5|sha-?(?:1|256|384|512)|argon2(?:id|i|d)?|bcrypt|scrypt"
+    r"|pbkdf2(?:[_-]sha(?:1|256|512))?|aes-?(?:128|192|256)(?:-[a-z]{3})?",
+    re.IGNORECASE,
+)
+
+
+def _random_after_prefix(value: str) -> bool:
+    """A known prefix followed by a key's characters, not by a word (``hf_token``)."""
+    prefix = next(p for p in KNOWN_PREFIXES if value.startswith(p))
+    rest = value[len(prefix) :]
+    return len(rest) >= 8 and (looks_random(rest) or bool(DIGIT.search(rest)))
 
 
 def _random_words(value: str) -> bool:

@@ -163,3 +163,85 @@ SHARED_PREFIXES = [
 @pytest.mark.parametrize("text", SHARED_PREFIXES)
 def test_names_that_share_a_token_s_prefix_stay(text: str) -> None:
     assert not scan(text), _found(text)
+
+
+# --- false positives a hunt over ~600 MB of real text found (helper 191) ----------------------
+
+NOT_SECRETS = [
+    # test runners' results (98k hits in one gdb log)
+    "    --- PASS: TestParseConfig/empty_input (0.00s)",
+    "--- PASS: TestE2E (3.21s)",
+    "PASS: test_hash_table",
+    "PASS: gdb.base/break.exp: break main",
+    # code: calls and types as an object's value or a keyword argument
+    '  password: z.string().min(8, "Password must be at least 8 characters"),',
+    "  OPENAI_API_KEY: z.string().min(1),",
+    "  password: yup.string().required('Password is required').min(8),",
+    "    hashed_password=get_password_hash(user_in.password),",
+    "            key=itemgetter(1),",
+    "    password=getpass(),",
+    "  token: nanoid(32),",
+    "  secret: randomUUID(),",
+    "  secretKey: Uint8Array;",
+    "    key=str(uuid.uuid4()),",
+    # a token's prefix naming a variable
+    "model = AutoModel.from_pretrained(model_id, token=hf_token)",
+    "client(token=ghp_token)",
+    "openai.api_key = sk_secret",
+    # interpolation and secret references
+    'conn_str = f"Server={host};Database={db};User Id={user};Password={password};"',
+    'string cs = $"Host={host};Username={user};Password={pass}";',
+    'f.write(f"DB_PASSWORD={password}\\n")',
+    'password: "%env(DATABASE_PASSWORD)%"',
+    "password: ((db_password))",
+    "password: '#{DbPassword}#'",
+    "password: '@Microsoft.KeyVault(SecretUri=https://myvault.vault.azure.net/secrets/db/)'",
+    'password: "${sm://projects/123/secrets/db-pass/versions/latest}"',
+    # a --help's usage and prose about a flag
+    "usage: app [-h] [--api-key API_KEY] [--token TOKEN] [--password PASSWORD]",
+    "  --db-password DB_PASSWORD\n                        Postgres password (default: None)",
+    "  --password {prompt,env,file}",
+    "Note: --password is deprecated, use --password-stdin instead.",
+    # public keys' ids, algorithms, pointers, placeholders
+    "ENV GPG_KEY A035C8C19219BA821ECEA86B64E628F8D684696D",
+    "GPG_KEY=A035C8C19219BA821ECEA86B64E628F8D684696D",
+    "git config --global user.signingKey 3AA5C34371567BD2",
+    "host_key: SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
+    "password_encryption = scram-sha-256",
+    "#0  verify_key (key=0x7ffff7fb8010, keylen=32) at crypto.c:117",
+    '    password=password@entry=0x7fffffffe3c0 "", timeout=30) at net.c:210',
+    "Server=myServerAddress;Database=myDataBase;User Id=myUsername;Password=myPassword;",
+    '"Server=db;Database=app;User Id=sa;Password=@Password;"',
+    "    Pass :meth:`peek` a default value to return that instead of raising",
+    '"password": "string?",',
+    "mysql -u root -p[password]",
+    # logins whose second argument is a documented fixed word
+    "r = requests.get(url, auth=(token, 'x-oauth-basic'))",
+    "ftp.login('anonymous', 'guest@example.com')",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_what_real_sessions_hold_that_is_no_secret_stays(text: str) -> None:
+    assert not scan(text), _found(text)
+
+
+STILL_SECRETS = [
+    ("PASS: Tr0ub4dor3x9", "Tr0ub4dor3x9"),  # not a test's id
+    ("environment:\n  PASS: s3cr3tPw9\n", "s3cr3tPw9"),
+    ("API_KEY=abc(def)Xy9", "abc(def)Xy9"),  # a .env line's value, brackets and all
+    ("password: john.doe(1987), user: root", "john.doe(1987)"),
+    ('{"token": "sk-secret"}', "sk-secret"),
+    ("mycli --password Tr0ub4dor3x", "Tr0ub4dor3x"),
+    (
+        "API_KEY=A035C8C19219BA821ECEA86B64E628F8D684696D",
+        "A035C8C19219BA821ECEA86B64E628F8D684696D",
+    ),
+    ("password: '#{Zq8vRt3Lm9Kw}'", "#{Zq8vRt3Lm9Kw}"),
+    ("server.login('me@gmail.com', 'Sm7tP2kLm9QzXc')", "Sm7tP2kLm9QzXc"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), STILL_SECRETS)
+def test_the_same_shapes_holding_a_secret_still_go(text: str, secret: str) -> None:
+    assert _covered(text, secret), _found(text)

@@ -229,7 +229,12 @@ def classify(data: bytes) -> dict[int, str]:
         except ValueError:
             kinds[number] = "bad"
             continue
-        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        if isinstance(value, dict) and not isinstance(value.get("type"), str):
+            # kept as an entry of unknown type when it has an id (as Pi keeps it) in a file
+            # with ids; else a damaged line
+            has_id = isinstance(value.get("id"), str) and value["id"]
+            kinds[number] = "typeless" if has_id else "scalar"
+        elif not isinstance(value, dict):
             kinds[number] = "scalar"
         elif value["type"] == "session":
             kinds[number] = "session"
@@ -278,10 +283,13 @@ def test_damaged_files_never_raise_lose_entries_or_hang(data: bytes) -> None:
         assert not set(entry_lines) & (set(damaged_lines) | header)
         accounted = set(entry_lines) | set(damaged_lines) | header
         assert accounted == {n for n, k in kinds.items() if k != "blank"}
-        # Never lose an entry: every object line with a string type (not a header) is one.
-        assert sorted(entry_lines) == sorted(n for n, k in kinds.items() if k in ENTRY_KINDS)
+        # Never lose an entry: every object line with a string type (not a header) is one;
+        # one without a type but with an id may be one too (the loader's `no-type`)
+        typed = {n for n, k in kinds.items() if k in ENTRY_KINDS}
+        typeless = {n for n, k in kinds.items() if k == "typeless"}
+        assert typed <= set(entry_lines) <= typed | typeless
         for damaged in session.damaged:
-            assert kinds[damaged.line] in ("bad", "scalar", "session")
+            assert kinds[damaged.line] in ("bad", "scalar", "session", "typeless")
             assert any(d.line == damaged.line for d in session.diagnostics)
         assert all(kinds[d.line] != "blank" for d in session.diagnostics if d.line)
         if session.entries:
