@@ -1105,12 +1105,15 @@ class CommandLineDetector(Detector):
     # A package manager's or tool's config setter: `npm config set //registry…/:_authToken X`,
     # `yarn config set npmAuthToken X`, `git config --global github.token X`, `poetry config
     # pypi-token.pypi X`, `ngrok config add-authtoken X` (and ngrok's older `authtoken X`)
+    # (each starts with its literal, so the regex engine skips ahead to it)
     _config_set = re.compile(
-        r"(?:config[ \t]+(?:--?[a-z][\w\-]{0,30}[ \t]+){0,3}(?:set[ \t]+)?"
-        r"(?:--?[a-z][\w\-]{0,30}[ \t]+){0,3}(?P<name>[^\s=\"'\-][^\s=\"']{0,199})"
-        r"|(?P<ngrok>authtoken))[ \t]+" + _QUOTED_OR_CLI_VALUE
+        r"config[ \t]+(?:--?[a-z][\w\-]{0,30}[ \t]+){0,3}(?:set[ \t]+)?"
+        r"(?:--?[a-z][\w\-]{0,30}[ \t]+){0,3}(?P<name>[^\s=\"'\-][^\s=\"']{0,199})[ \t]+"
+        + _QUOTED_OR_CLI_VALUE
     )
+    _ngrok_set = re.compile(r"(?P<name>authtoken)[ \t]+" + _QUOTED_OR_CLI_VALUE)
     _configures = re.compile(r"\b(?:npm|pnpm|yarn|bun|git|poetry|ngrok|pip|conda)\b")
+    _configure_words = ("npm", "yarn", "bun", "git", "poetry", "ngrok", "pip", "conda")
 
     @staticmethod
     def _command(lower: str, at: int) -> str:
@@ -1163,7 +1166,9 @@ class CommandLineDetector(Detector):
                 line = self._command(lower, at)
                 if "curl" in line and self._curl.search(line):
                     yield from self._value(text, match)
-        if "config" in lower or "authtoken" in lower:
+        if ("config" in lower or "authtoken" in lower) and any(
+            word in lower for word in self._configure_words
+        ):
             yield from self._config_values(text, lower)
         for word, flag, command, first in (
             ("redis-cli", self._redis_auth, self._redis, False),
@@ -1188,11 +1193,15 @@ class CommandLineDetector(Detector):
 
     def _config_values(self, text: str, lower: str) -> Iterator[Span]:
         """The values a tool's config setter is given under a sensitive name."""
-        for match in self._config_set.finditer(text):
+        matches = [
+            *(self._config_set.finditer(text) if "config" in lower else ()),
+            *(self._ngrok_set.finditer(text) if "authtoken" in lower else ()),
+        ]
+        for match in matches:
             at = match.start()
             if not _flag_start(text, at) or not self._configures.search(self._command(lower, at)):
                 continue
-            name = match["name"] or match["ngrok"]
+            name = match["name"]
             if not name_strength(name):  # `pypi-token.pypi`: the setting, then its repository
                 name = re.split(r"[.:]", name)[0]
             for start, end in self._value(text, match, word_ok=True):

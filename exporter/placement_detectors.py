@@ -857,8 +857,9 @@ class CodeFormDetector(Detector):
     name, summary = "code-secret", "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL"
     # "env" and "pass" are other detectors' triggers too: one substring test serves both
     lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified", "put(",
-                      "set(", "] =", "]=", "key(", "token(", "secret(", "auth", ".login(", "pwd",
-                      "<property")  # fmt: skip
+                      "set(", "] =", "]=", "key(", "token(", "secret(", "auth=(", "auth =",
+                      "auth(", ".login(", ".fill(", ".type(", "send_keys(", "sendkeys(",
+                      "setvalue(", "sequentially(", "<property")  # fmt: skip
     min_length = 25  # `<pass>abcde</pass>` alone is shorter: a string of only that is rare
     # Each runs over the lowercased text (same offsets) from its literal, so the regex engine
     # skips ahead to it; names and values are then read from the text itself.
@@ -933,8 +934,8 @@ class CodeFormDetector(Detector):
     _patterns = (
         (("define",), _define),
         (("password(", "passwd(", "phrase(", "secret(", "key(", "token("), _setter_call),
-        (("auth", ".login("), _positional),
-        (("pass", "pwd"), _form_fill),
+        (("auth=(", "auth =", "auth(", ".login("), _positional),
+        ((".fill(", ".type(", "send_keys(", "sendkeys(", "setvalue(", "sequentially("), _form_fill),
         (("env ", "env\t"), _dockerfile_env),
         (("<property",), _property),
         (("env(", "set_var(", "variable(", "setproperty(", "put(", "set("), _setter),
