@@ -259,9 +259,10 @@ _REFERENCE_FORM = re.compile(
 # placeholder (`Password=myPassword`), a type with `?` (`"password": "string?"`), a
 # bracketed placeholder (`-p[password]`)
 _NOT_A_VALUE = re.compile(
-    r"0x[0-9a-fA-F]{4,16}|[A-Za-z_]\w*@entry=?(?:0x[0-9a-fA-F]+)?|@[A-Za-z_]\w*"
+    r"0x[0-9a-fA-F]{4,16}|[A-Za-z_]\w*@entry=?(?:0x[0-9a-fA-F]+)?|@[A-Za-z_]+"
     r"|:?(?:meth|func|class|attr|data|mod|obj|exc|ref|doc|term|const|param|type):`?"
-    r"|my(?:[A-Z][a-z]+){1,3}|(?:string|number|boolean|object|any)\?|\[[A-Za-z_ ]+\]"
+    r"|my(?:Password|Pwd|Pass|Secret|Username|User|ServerAddress|Server|DataBase|Database)"
+    r"|(?:string|number|boolean|object|any)\?|\[[A-Za-z_ ]+\]"
 )
 #: Stripe's key prefixes, which documentation writes before a made-up rest
 _VENDOR_PREFIX = re.compile(r"(?:sk|rk|pk)_(?:live|test)_")

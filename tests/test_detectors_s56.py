@@ -239,6 +239,8 @@ STILL_SECRETS = [
     ),
     ("password: '#{Zq8vRt3Lm9Kw}'", "#{Zq8vRt3Lm9Kw}"),
     ("server.login('me@gmail.com', 'Sm7tP2kLm9QzXc')", "Sm7tP2kLm9QzXc"),
+    ("PASSWORD=@dmin2024x", "@dmin2024x"),  # an "@" first, digits after: no SQL parameter
+    ("DB_PASSWORD=myDogRex", "myDogRex"),  # "my" and words: not the documented placeholder
 ]
 
 
