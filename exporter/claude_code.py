@@ -157,7 +157,7 @@ class _Converter:
         self.session_id = ""  # the last main-line message's: a resumed file's own id
         self.problems: list[Diagnostic] = []
         self.agent_roots: dict[str, str] = {}  # a sub-agent's first line -> the call's result
-        self.shell_output: dict[str, _Line] = {}  # a `!` command's line -> its output's line
+        self.shell_output: dict[str, str] = {}  # a `!` command's line -> its output's text
 
     # reading -----------------------------------------------------------------
     def read(self) -> list[tuple[int, Any]]:
@@ -332,8 +332,9 @@ class _Converter:
                 if boundary is not None and boundary.raw.get("subtype") == "compact_boundary":
                     self.alias[boundary.uuid] = line.uuid
             if line.raw.get("type") == "user" and (ran := self._shell_line(line)) is not None:
-                self.shell_output[ran.uuid] = line  # shown with the command: one entry
-                self.alias[line.uuid] = ran.uuid
+                command, output = ran  # shown with the command: one entry
+                self.shell_output[command.uuid] = output
+                self.alias[line.uuid] = command.uuid
         placed: list[tuple[int, dict[str, Any]]] = []  # (line number, entry)
         parents: list[tuple[dict[str, Any], str | None]] = []  # resolved once all are known
         for line in self.order:
@@ -410,15 +411,19 @@ class _Converter:
             else:
                 answer.chain.append(entry)
 
-    def _shell_line(self, line: _Line) -> _Line | None:
-        """The `!` command line this line is the output of, if it is one."""
+    def _shell_line(self, line: _Line) -> tuple[_Line, str] | None:
+        """The `!` command line this line is the output of, if it is one, and the output
+        (stderr after stdout)."""
         ran = self.lines.get(self.shown_parent(line.parent) or "")
         if ran is None or ran.raw.get("type") != "user" or ran.uuid in self.shell_output:
             return None
         if _SHELL_INPUT.fullmatch(_plain_text(ran.message.get("content")).strip()) is None:
             return None
-        output = _plain_text(line.message.get("content")).strip()
-        return ran if _SHELL_OUTPUT.fullmatch(output) else None
+        parts = _SHELL_OUTPUT.fullmatch(_plain_text(line.message.get("content")).strip())
+        if parts is None:
+            return None
+        out, err = parts["out"].strip("\n"), (parts["err"] or "").strip("\n")
+        return ran, "\n".join(filter(None, (out, err)))
 
     def _shell_entry(self, line: _Line) -> dict[str, Any] | None:
         """A command the user ran with `!` (Claude Code's bash mode) as Pi's
@@ -428,16 +433,10 @@ class _Converter:
         command = _SHELL_INPUT.fullmatch(_plain_text(line.message.get("content")).strip())
         if command is None:
             return None
-        output = ""
-        if (shown := self.shell_output.get(line.uuid)) is not None:
-            parts = _SHELL_OUTPUT.fullmatch(_plain_text(shown.message.get("content")).strip())
-            if parts is not None:
-                out, err = parts["out"].strip("\n"), (parts["err"] or "").strip("\n")
-                output = "\n".join(filter(None, (out, err)))
         message = {
             "role": "bashExecution",
             "command": command.group(1).strip(),
-            "output": output,
+            "output": self.shell_output.get(line.uuid, ""),
             "exitCode": None,
             "cancelled": False,
             "truncated": False,

@@ -394,16 +394,28 @@ _LIBPQ_WORDS = tuple(f"{key}=" for key in _LIBPQ_KEYS)  # what the pre-check loo
 _LIBPQ_KEY = re.compile(rf"(?<![^\s'\"])(?:{'|'.join(_LIBPQ_KEYS)})=[^\s,()'\"]+(?=[\s'\"]|$)")
 
 
-def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
-    """Another libpq key on the same line, within 256 characters of ``password=``."""
-    window = max(0, start - 256)  # (not from the text's start: a long line was quadratic)
+def _line_around(text: str, start: int, after: int) -> tuple[int, int]:
+    """The line holding ``text[start:after]``, at most 256 characters either side of it
+    (not from the text's start: a long line was quadratic)."""
+    window = max(0, start - 256)
     left = max(window, text.rfind("\n", window, start) + 1)
     right = text.find("\n", after, after + 256)
-    right = right if right >= 0 else min(len(text), after + 256)
+    return left, right if right >= 0 else min(len(text), after + 256)
+
+
+def _key_beside(key: re.Pattern[str], text: str, start: int, after: int) -> bool:
+    """Another ``key=`` on the line of ``text[start:after]``, before it or after it."""
+    left, right = _line_around(text, start, after)
+    return bool(key.search(text, left, start) or key.search(text, after, right))
+
+
+def _in_libpq_dsn(text: str, start: int, after: int) -> bool:
+    """Another libpq key on the same line, within 256 characters of ``password=``."""
+    left, right = _line_around(text, start, after)
     near = text[left:right].lower()
     if not any(key in near for key in _LIBPQ_WORDS):  # most candidates: no regex at all
         return False
-    return bool(_LIBPQ_KEY.search(text, left, start) or _LIBPQ_KEY.search(text, after, right))
+    return _key_beside(_LIBPQ_KEY, text, start, after)
 
 
 # The keys beside a password in a `;`-separated connection string (ADO.NET, ODBC, OLE DB)
@@ -421,13 +433,7 @@ def _in_connection_string(text: str, start: int, after: int) -> bool:
     before = text[max(0, start - 4) : start].rstrip(" \t")[-1:]
     if before != ";" and text[after : after + 1] != ";":
         return False
-    window = max(0, start - 256)
-    left = max(window, text.rfind("\n", window, start) + 1)
-    right = text.find("\n", after, after + 256)
-    right = right if right >= 0 else min(len(text), after + 256)
-    return bool(
-        _CONNECTION_KEY.search(text, left, start) or _CONNECTION_KEY.search(text, after, right)
-    )
+    return _key_beside(_CONNECTION_KEY, text, start, after)
 
 
 _TEST_ID = re.compile(r"(?:Test|test_?|gdb\.)\w|[\w.\-]*[/:.][\w./:\-]*(?:[\s:]|$)")
@@ -1112,8 +1118,8 @@ class CommandLineDetector(Detector):
         + _QUOTED_OR_CLI_VALUE
     )
     _ngrok_set = re.compile(r"(?P<name>authtoken)[ \t]+" + _QUOTED_OR_CLI_VALUE)
-    _configures = re.compile(r"\b(?:npm|pnpm|yarn|bun|git|poetry|ngrok|pip|conda)\b")
-    _configure_words = ("npm", "yarn", "bun", "git", "poetry", "ngrok", "pip", "conda")
+    _configure_words = ("npm", "pnpm", "yarn", "bun", "git", "poetry", "ngrok", "pip", "conda")
+    _configures = re.compile(rf"\b(?:{'|'.join(_configure_words)})\b")
 
     @staticmethod
     def _command(lower: str, at: int) -> str:

@@ -198,8 +198,8 @@ def _home_exists() -> bool:
     if os.path.isabs((os.environ.get("XDG_CACHE_HOME") or "").strip()):
         return True
     try:
-        return Path.home().is_dir()
-    except (RuntimeError, OSError):  # no HOME and no password entry
+        return home().is_dir()
+    except OSError:  # no HOME and no password entry
         return False
 
 

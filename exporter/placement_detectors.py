@@ -931,6 +931,7 @@ class CodeFormDetector(Detector):
     _sql_identified = re.compile(
         r"identified(?:[ \t]+with[ \t]+\w{1,64})?[ \t]+by[ \t]+(?P<q>')(?P<v>[^'\r\n]{5,512})'"
     )
+    _after_any_name = (_setter_call, _positional, _form_fill)
     _patterns = (
         (("define",), _define),
         (("password(", "passwd(", "phrase(", "secret(", "key(", "token("), _setter_call),
@@ -954,8 +955,7 @@ class CodeFormDetector(Detector):
             for match in pattern.finditer(lower):
                 subscript = lower[match.start()] == "["  # a map's: it follows any name
                 # (a method call and `auth=(` follow any name too: `cfg.setPassword(`)
-                anywhere = subscript or pattern in (self._setter_call, self._positional)
-                anywhere = anywhere or pattern is self._form_fill
+                anywhere = subscript or pattern in self._after_any_name
                 if not anywhere and not _flag_start(lower, match.start()):
                     continue  # `offset`, `mindefine(`
                 group = "qv" if "qv" in pattern.groupindex and match["qv"] else "v"

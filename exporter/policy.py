@@ -15,8 +15,9 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from exporter.fsutil import home
 
 __all__ = [
     "GIVEN_SECRETS",
@@ -166,8 +167,8 @@ def cut_option(name: str) -> str:
 
 def _home_dir() -> str | None:
     try:
-        return str(Path.home())
-    except RuntimeError:  # no HOME and no passwd entry
+        return str(home())
+    except OSError:  # no HOME and no passwd entry
         return None
 
 

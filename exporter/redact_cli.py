@@ -459,9 +459,9 @@ def echo_path(path: Path) -> None:
     """The path just written, on stdout. To a script (``$(pi-session export …)``) exactly
     its bytes: click.echo drops escape codes when stdout is no terminal, and printed a path
     that did not exist. To a terminal its controls as signs, which the terminal would act on."""
-    out = sys.stdout
-    if out is None or stdout_closed():  # closed (`>&-`): the file is written, said nowhere
+    if stdout_closed():  # closed (`>&-`): the file is written, said nowhere
         return
+    out = sys.stdout
     if out.isatty():
         click.echo(terminal_text(str(path)))
     elif getattr(out, "buffer", None) is None:  # a text stream (the CLI run in-process)
