@@ -36,6 +36,26 @@ _YAML_ANCHORED = re.compile(
     r"[ \t]{0,8}(?=$|\n|\r|#)",
     re.M,
 )
+# `password:` then the value alone on the next, deeper line (YAML's plain scalar, or a `|`/`>`
+# block of one line): from the colon, so the regex engine skips ahead to it; the name before
+# it is read back from the line (YAML indents with spaces only: a Makefile's tab is a recipe)
+_NEXT_LINE_VALUE = re.compile(
+    r":(?=[ \t]{0,8}(?:[|>](?:[1-9][+\-]?|[+\-][1-9]?)?[ \t]{0,8})?\r?\n(?P<inner> {1,48})"
+    r"(?:(?P<q>[\"'])(?P<qv>[^\"'\r\n]{1,256})(?P=q)|(?P<v>[^\s#\"'][^\s#]{0,255}))"
+    r"(?P<end>[ \t]{0,8}\r?)(?:\n|\Z))"
+)  # (all of it a look-ahead: `db:` then `  password:` on the next line is tried in turn)
+_NEXT_LINE_NAME = re.compile(r"(?P<indent> {0,32})(?:-[ \t]{1,8})?(?P<name>[A-Za-z_][\w.\-]{0,63})")
+_NEXT_LINE_NOT_A_VALUE = re.compile(r".*[,;:(){}\[\]]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+# Composer's auth.json (and COMPOSER_AUTH): a token per host under the service's key,
+# `"github-oauth": {"github.com": "TOKEN"}`; the host names the value, so no name rule sees it
+_COMPOSER_AUTH = re.compile(
+    r"\\{0,3}\"(?:github-oauth|gitlab-oauth|gitlab-token|bearer)\\{0,3}\"[ \t\r\n]{0,32}:"
+    r"[ \t\r\n]{0,32}\{(?P<hosts>[^{}]{1,4096})\}"
+)
+_COMPOSER_HOST_TOKEN = re.compile(
+    r"\"[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\\{0,3}\"(?P<v>[^\"\\\r\n]{8,512})\\{0,3}\""
+)
+_COOKIE_NAME = re.compile(r"[\w.\-]{1,64}=")
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
 
@@ -107,6 +127,10 @@ class AssignmentDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if ": &" in text:  # `password: &pw hunter2x` (YAML): the value after its anchor
             yield from _anchored_values(text)
+        if "\n " in text:  # `password:` and on the next line, indented, the value
+            yield from _next_line_values(text)
+        if "-oauth" in lower or "gitlab-token" in lower:
+            yield from _composer_tokens(text)
         seen: set[int] = set()
         for word, pattern in self._patterns.items():
             if word not in lower:
@@ -149,6 +173,13 @@ class AssignmentDetector(Detector):
             if is_secret_assignment(name, value, quoted=False, env_style=True):
                 return first, first + len(value)
             return None
+        if (
+            not quoted
+            and _COOKIE_NAME.fullmatch(value)
+            and name.lower().endswith(("cookie", "cookies"))
+        ):
+            return None  # `Set-Cookie: session=; Path=/`: the cookie's name (its value is
+            # auth-header's, and here it is empty)
         if _sep(match) == "=>" and not quoted:
             return None  # `token => token.trim()` is code; `'password' => 'x'` is a hash entry
         if name == "PASS" and _sep(match) == ":" and _a_test_result(text, start, match, group):
@@ -870,6 +901,37 @@ def _anchored_values(text: str) -> Iterator[Span]:
             yield found.span(group)
 
 
+def _next_line_values(text: str) -> Iterator[Span]:
+    """YAML's value on the line after its secret's key (``password:`` or ``password: |``,
+    then the value indented below): one line only (a longer block is a key or a
+    certificate, which their own detectors know), and no code (``process.env.X,``)."""
+    for found in _NEXT_LINE_VALUE.finditer(text):
+        colon = found.start()
+        line_start = _line_start(text, colon, 100)
+        key = None if line_start is None else _NEXT_LINE_NAME.fullmatch(text, line_start, colon)
+        if key is None or len(key["indent"]) >= len(found["inner"]):
+            continue
+        after = found.end("end")
+        following = text[after + 1 : after + 1 + len(found["inner"]) + 1].lstrip("\r")
+        if following.startswith(found["inner"]) and following[len(found["inner"]) :].strip():
+            continue  # the next line goes on at the value's depth: a longer block
+        group = "qv" if found["q"] else "v"
+        value = found[group]
+        if group == "v" and _NEXT_LINE_NOT_A_VALUE.match(value):
+            continue  # `name:` (a mapping), `f(x),`, `process.env.DB_PASSWORD`: no value
+        name = _in_english(key["name"])
+        if is_secret_assignment(name, value, quoted=group == "qv", env_style=True):
+            yield found.span(group)
+
+
+def _composer_tokens(text: str) -> Iterator[Span]:
+    """The tokens of Composer's auth.json, one per host under the service's key."""
+    for found in _COMPOSER_AUTH.finditer(text):
+        for pair in _COMPOSER_HOST_TOKEN.finditer(text, *found.span("hosts")):
+            if is_secret_assignment("token", pair["v"], quoted=True, env_style=False):
+                yield pair.span("v")
+
+
 def _starts_line(text: str, start: int) -> bool:
     """The name begins its line (after indentation, ``export`` or a YAML list dash); looked
     for 64 characters back at most, so dense text stays linear."""
@@ -1118,7 +1180,11 @@ class CommandLineDetector(Detector):
         + _QUOTED_OR_CLI_VALUE
     )
     _ngrok_set = re.compile(r"(?P<name>authtoken)[ \t]+" + _QUOTED_OR_CLI_VALUE)
-    _configure_words = ("npm", "pnpm", "yarn", "bun", "git", "poetry", "ngrok", "pip", "conda")
+    _configure_words = (
+        "npm", "pnpm", "yarn", "bun", "git", "poetry", "ngrok", "pip", "conda", "composer"
+    )  # fmt: skip
+    # Composer's settings that hold a token per host: `github-oauth.github.com TOKEN`
+    _composer_token_settings = ("github-oauth", "gitlab-oauth", "gitlab-token", "bearer")
     _configures = re.compile(rf"\b(?:{'|'.join(_configure_words)})\b")
 
     @staticmethod
@@ -1138,6 +1204,8 @@ class CommandLineDetector(Detector):
                 value, quoted = text[start:end], group == "fv"
                 if prose_or_flag(value):  # "--password followed by", "--password --host db"
                     continue
+                if not quoted and text[end : end + 1] in ("$", "`"):
+                    continue  # `--password pypi-$PYPI_TOKEN`: the rest is a variable's
                 if not quoted and _a_metavar_or_word(value):
                     continue  # `--password PASSWORD]` (a --help's usage), "… instead."
                 if is_secret_assignment(
@@ -1208,7 +1276,9 @@ class CommandLineDetector(Detector):
             if not _flag_start(text, at) or not self._configures.search(self._command(lower, at)):
                 continue
             name = match["name"]
-            if not name_strength(name):  # `pypi-token.pypi`: the setting, then its repository
+            if name.startswith(self._composer_token_settings):
+                name = "token"  # `github-oauth.github.com`: the host names the token
+            elif not name_strength(name):  # `pypi-token.pypi`: the setting, then its repository
                 name = re.split(r"[.:]", name)[0]
             for start, end in self._value(text, match, word_ok=True):
                 if is_secret_assignment(name, text[start:end], quoted=False, env_style=True):

@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-35"
+DETECTOR_VERSION = "2026.12-36"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -343,6 +343,11 @@ class AwsSecretDetector(Detector):
 _CAMEL_WORDS = re.compile(r"[a-z]*(?:[A-Z][a-z]+)+")  # YourApiKey, apiKeyFromEnv
 
 
+# request signing schemes named in an Authorization header (AWS SigV4, GCS, Alibaba OSS)
+_SIGNING_SCHEME = re.compile(r"[a-z0-9]{2,8}-hmac-sha[0-9]{1,3}|goog4-rsa-sha256")
+_SIGNATURE = re.compile(r"\bsignature=([0-9a-f]{40,128})\b")
+
+
 class AuthHeaderDetector(Detector):
     """``Authorization: Bearer|Basic|Token VALUE``, a bare ``Bearer <token>``, Cookie headers,
     and headers that hold only a key (``PRIVATE-TOKEN: X``, ``X-Api-Key: X``)."""
@@ -390,7 +395,16 @@ class AuthHeaderDetector(Detector):
                 at = match.start()  # Proxy-Authorization and Set-Cookie count as well
                 if _at_boundary(text, at) or lower.endswith(("proxy-", "set-"), 0, at):
                     start, end = match.span(1)
-                    if self._ok(kind, text[start:end]):
+                    if kind == 0 and _SIGNING_SCHEME.fullmatch(lower, start, end):
+                        # `AWS4-HMAC-SHA256 Credential=…, Signature=<hex>`: the scheme's
+                        # name is no secret; the signature is
+                        line_end = lower.find("\n", end, end + 2048)
+                        signed = _SIGNATURE.search(
+                            lower, end, end + 2048 if line_end < 0 else line_end
+                        )
+                        if signed:
+                            yield signed.span(1)
+                    elif self._ok(kind, text[start:end]):
                         yield start, end
         for suffix in ("-token", "-key"):
             at = lower.find(suffix)
@@ -647,6 +661,9 @@ class UrlTokenDetector(Detector):
                 yield match.span(1)  # not build-agent-01-production-eu, a name
 
 
+_FSSPEC_GITHUB = re.compile(r"(?<![a-z0-9+.\-])github\Z")
+
+
 class UrlCredentialsDetector(Detector):
     """The password in ``scheme://user:password@host``: up to the first ``@`` that a clean
     host follows, since passwords that were not percent-encoded hold ``@``, ``/`` and ``#``
@@ -663,6 +680,8 @@ class UrlCredentialsDetector(Detector):
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._start.finditer(text):
+            if _FSSPEC_GITHUB.search(lower, max(0, match.start() - 7), match.start()):
+                continue  # fsspec's `github://org:repo@sha/path`: an org and a repository
             run_start, run_end = match.span("run")
             run = text[run_start:run_end]
             at = run.find("@")

@@ -26,6 +26,7 @@ from exporter.secret_heuristics import (
     is_placeholder,
     is_secret_assignment,
     is_variable_name,
+    looks_random,
     name_strength,
 )
 
@@ -281,6 +282,8 @@ class RedisPasswordDetector(Detector):
                 value = match["v"]
                 if value.upper() in _SASL_MECHANISMS or value[0] in "$%<{":
                     continue
+                if value.endswith(":"):
+                    continue  # `> auth time: 3 ms`: a label, not AUTH's argument
                 if not is_placeholder(value):
                     yield match.span("v")
 
@@ -623,12 +626,15 @@ class SignedUrlDetector(Detector):
 
     name, summary = "signed-url", "signatures in signed URLs (SAS sig=, X-Amz-Signature=, …)"
     # few and shared substring checks: each distinct trigger is a pass over every string
-    lower_triggers = ("sig=", "signature=", "token=", "%3d")
+    lower_triggers = ("sig=", "signature=", "token=", "%3d", "appid=")
     _param = re.compile(
         r"(?:[?&;]|\\u0026|%26)"
         r"(?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token)(?:=|%3d)"
         r"(?P<v>[a-z0-9%+/=_.~\-]{16,4096})"
     )
+    # OpenWeatherMap's key is the query's `appid=`: 32 hex digits (Steam's and Facebook's
+    # appid are numbers, public)
+    _appid = re.compile(r"(?:[?&;]|\\u0026|%26)appid=(?P<v>[0-9a-f]{32})(?![0-9a-z])")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
         for match in self._param.finditer(lower):
@@ -636,6 +642,10 @@ class SignedUrlDetector(Detector):
             value = text[start:end]
             if DIGIT.search(value) and not is_placeholder(value):
                 yield start, end
+        if "appid=" in lower:
+            for match in self._appid.finditer(lower):
+                if looks_random(match["v"]):
+                    yield match.span("v")
 
 
 class CommandArgumentDetector(Detector):

@@ -395,7 +395,7 @@ ANOTHER_THING = _words(
     "complexity rule rules chars charset scope scopes prefix suffix index mask masked input "
     "placeholder text message msg error errors hint lookup sha md5 bcrypt argon crypt digest "
     "public pub cert certificate sock socket agent pid port err title help description desc "
-    "opts options args flags"
+    "opts options args flags parameter parameters param params attribute attr"
 )
 
 
@@ -477,6 +477,8 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return True  # hex under a *key* name is more often a hash, a cache or idempotency key
     if _IDENTIFIER.fullmatch(value) or (not env_style and _FIELD_NAME.fullmatch(value)):
         return False  # a lexer's `"token": "IDENTIFIER_42"`, React's `key="row-3f9b2c1e"`
+    if _word_path(value):
+        return False  # `cache_key = "user:1234:profile:v2"`: a cache's or a store's key
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
 
 
@@ -497,9 +499,23 @@ _KEY_ID = re.compile(
 )
 _ALGORITHM = re.compile(
     r"scram-sha-(?:1|256|512)|md5|sha-?(?:1|256|384|512)|argon2(?:id|i|d)?|bcrypt|scrypt"
-    r"|pbkdf2(?:[_-]sha(?:1|256|512))?|aes-?(?:128|192|256)(?:-[a-z]{3})?",
+    r"|pbkdf2(?:[_-]sha(?:1|256|512))?|aes-?(?:128|192|256)(?:-[a-z]{3})?"
+    # request signing schemes: `Authorization: AWS4-HMAC-SHA256 Credential=…`
+    r"|[a-z0-9]{2,8}-hmac-sha[0-9]{1,3}|goog4-rsa-sha256",
     re.IGNORECASE,
 )
+
+
+_PATH_PART = re.compile(r"[a-z]+|[0-9]+|[a-z0-9]{1,3}")
+
+
+def _word_path(value: str) -> bool:
+    """Lowercase words and numbers joined by ``:``, ``/`` or ``.`` (``user:1234:profile:v2``,
+    ``sessions/42/avatar``): a key naming where something is stored, not a secret."""
+    parts = re.split(r"[:/.]", value)
+    return len(parts) > 2 and all(
+        piece and _PATH_PART.fullmatch(piece) for part in parts for piece in re.split(r"[-_]", part)
+    )
 
 
 def _random_after_prefix(value: str) -> bool:
