@@ -23,7 +23,13 @@ def _escaped(match: str) -> str | None:
 
 def _reference(match: str) -> str | None:
     shown = html.unescape(match)
-    return None if shown == match else shown
+    if shown == match:
+        return None
+    return "" if _HIDDEN.fullmatch(shown) else shown  # `&#8203;` shows nothing
+
+
+def _unicode_escape(match: str) -> str | None:
+    return chr(int(match[2:], 16))
 
 
 def _percent(match: str) -> str | None:
@@ -32,6 +38,10 @@ def _percent(match: str) -> str | None:
 
 def _quote(match: str) -> str | None:
     return "'"
+
+
+def _dropped(match: str) -> str | None:
+    return ""
 
 
 def _hidden(match: str) -> str:
@@ -49,12 +59,24 @@ _FORMS = (
     # quote, bracket or bar, which end one (`\"` in code, `\|` in a table cell), nor of a
     # backslash (a Windows path or a regex would decode at every other character)
     ("\\", re.compile(r"\\[!#$%&*+\-./:=?@^_~]"), _escaped),
+    # JSON's `\u0067` in printed JSON, printable ASCII only (`\u0067hp_…` is a token)
+    ("\\u", re.compile(r"\\u00[2-7][0-9A-Fa-f]"), _unicode_escape),
     ("&", _REFERENCE, _reference),
     ("%", re.compile(r"%[2-7][0-9A-Fa-f]"), _percent),  # printable ASCII: what tokens hold
     # a shell's quote inside single quotes, `'"'"'` or `'\''`: the command run (`psql -c
     # '… PASSWORD '"'"'X'"'"''`) holds a plain `'` there
     ("'\"'\"'", re.compile(r"'\"'\"'"), _quote),
     ("'\\''", re.compile(r"'\\''"), _quote),
+    # a terminal's escape codes: the page and the Markdown drop them, so `grep --color`'s
+    # `AKIA\x1b[m…` shows the key whole (CSI sequences as the page reads them, and OSC's
+    # title and hyperlink sequences, ended by BEL or ST)
+    (
+        "\x1b",
+        re.compile(
+            "\x1b\\[[0-9;:?]*[ !#$%()*+,\\-./]*[@-~]|\x1b\\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\\\)"
+        ),
+        _dropped,
+    ),
 )
 _HIDDEN = re.compile(r"[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
 

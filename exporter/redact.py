@@ -361,8 +361,35 @@ def _is_image(obj: dict[str, Any]) -> bool:
     return isinstance(mime, str) and mime.lower().startswith("image/")
 
 
+#: How the image formats a session holds begin (PNG, JPEG, GIF, WebP and the other RIFFs,
+#: BMP, ICO, TIFF both ways, the ISO formats AVIF/HEIC, JPEG XL both ways)
+_IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"RIFF", b"BM", b"\x00\x00\x01\x00",
+                b"II*\x00", b"MM\x00*", b"\xff\x0a", b"\x00\x00\x00\x0cJXL ")  # fmt: skip
+
+
+def _image_bytes(value: str) -> bool:
+    """Base64 that begins as an image file does: the bytes of a picture, not text that an
+    object shaped like an image carries (a tool's argument, an SVG, a key in ``data``)."""
+    head = "".join(value[:64].split())[:24]
+    try:
+        start = base64.b64decode(head[: len(head) // 4 * 4], validate=True)
+    except ValueError:
+        return False
+    return start.startswith(_IMAGE_MAGIC) or start[4:8] == b"ftyp"
+
+
+def _base64_text(value: str) -> bool:
+    """Base64 of UTF-8 text (an SVG, a text file): decoded, it can be scanned."""
+    try:
+        base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
+    except ValueError:
+        return False
+    return True
+
+
 def _opaque_fields(obj: dict[str, Any]) -> tuple[str, ...]:
-    """Fields holding base64 image bytes: kept as they are (images are not scanned).
+    """Fields holding base64 image bytes: kept as they are (images are not scanned) when
+    they begin as an image does (`_image_bytes`); else text, scanned decoded or as written.
     Only an image's: ``{"type": "image", "mimeType": "text/plain", "data": …}`` is text."""
     if not _is_image(obj):
         return ()
@@ -424,11 +451,17 @@ class _Redactor:
                     if isinstance(value, str):
                         # ids are scanned too (a hostile or damaged file can hold a token
                         # there): placeholders are stable, so links between entries hold
-                        keep = key in opaque and _BASE64.fullmatch(value)
+                        base64_like = (key in opaque or key in encoded) and _BASE64.fullmatch(value)
+                        keep = key in opaque and base64_like and _image_bytes(value)
                         field = value_name if key == value_key else key
                         if value in _FORMAT_VALUES.get(key, ()):
                             target[new_key] = value  # the format's own word, not text
-                        elif key in encoded and _BASE64.fullmatch(value) and self.active:
+                        elif (
+                            base64_like
+                            and self.active
+                            and (key in encoded or (not keep and _base64_text(value)))
+                        ):
+                            # (an SVG, or text an image's shape carries: scanned decoded)
                             target[new_key] = self._encoded_text(value, entry_id, here)
                         else:
                             target[new_key] = (

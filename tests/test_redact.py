@@ -648,7 +648,8 @@ def test_env_file_and_environment_names_the_review_found(in_tmp: Path) -> None:
 
 
 def test_images_are_not_scanned_but_their_metadata_is(write_session: Callable[..., Path]) -> None:
-    looks_like_key = "AKIA0123456789ABCDEF/+abc="  # base64 that happens to match a key id
+    # a PNG's bytes whose base64 happens to match a key id
+    looks_like_key = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" + "AKIA0123456789ABCDEF/+abc="
     image = {"type": "image", "data": looks_like_key, "mimeType": f"image/png; {GHP}"}
     text_data = {"type": "image", "data": f"not base64 {GHP2}", "mimeType": "image/png"}
     out, report = run(
