@@ -349,7 +349,9 @@ def compute_stats(session: Session) -> SessionStats:
         compactions=compactions,
         branch_summaries=summaries,
         custom_messages=custom,
-        labels=len(session.labels),
+        # (a label of an id the file lacks is kept on the session, but the page's and
+        # stats' lists of labels, which link to their entries, cannot show it)
+        labels=sum(target in session.by_id for target in session.labels),
         errors=errors,
         aborted=aborted,
         length_stops=length,

@@ -44,6 +44,7 @@ class EntryView:
     notes: list[str] = field(default_factory=list)
     status: str = ""
     forks_here: int = 0
+    is_leaf: bool = False  # the active path ends here (`--leaf`), though the session goes on
     odd: Markup | None = None  # fields not of the type Pi writes, as highlighted JSON
     details: Folded | None = None  # an entry's ``details`` the view does not show in full
 
@@ -68,6 +69,7 @@ class BranchInfo:
     separate: str  # another root (a tree of its own, not a branch): why it is one, else ""
     has_user: bool = True  # a user message in it: "User only" hides a branch without
     has_label_shown: bool = True  # a label "Labeled" shows: it hides a branch without
+    forks_at: str = ""  # the fork's anchor, when the block is not right after it (too deep)
 
     @property
     def filter_classes(self) -> str:

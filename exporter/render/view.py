@@ -59,6 +59,10 @@ RESERVED_PREFIXES = ("branch-", "line-", "flt-", "e-")
 #: A fork with more alternatives than this folds them into one block, or a 50-way fork put
 #: 49 branch summaries (2,700 px) between the fork and the rest of the conversation.
 GROUP_BRANCHES_OVER = 8
+#: Branch blocks nest at most this deep; a fork deeper down puts its branches after the
+#: block it sits in, each saying where it forks. Each level is two elements, and Chromium's
+#: parser stops nesting at 512: a staircase of 400 retries lost its shape at level 254.
+MAX_BRANCH_NESTING = 120
 
 
 BRANCH_TITLE_CHARS = 80  # a branch's title, in its block and in the table of branches
@@ -232,11 +236,12 @@ class PageBuilder:
         if not session.roots:
             return []
         main_root, other_roots = session.page_roots()
-        # Work: ("line", ids, id_set, position, depth) | ("open", id, depth) | ("close",)
+        # Work: ("line", ids, id_set, position, depth) | ("open", id, depth[, fork id])
+        #       | ("close", depth)
         #       | ("group_open", count) | ("group_close",)
         work: list[tuple[Any, ...]] = []
         for root in reversed(other_roots):
-            work += [("close",), ("line", *self._line(root), 0, 1), ("open", root, 1)]
+            work += [("close", 1), ("line", *self._line(root), 0, 1), ("open", root, 1)]
         work.append(("line", *self._line(main_root), 0, 0))
         items: list[Item] = []
         groups: list[tuple[Item, list[bool]]] = []  # open groups: [a label shown, a user message]
@@ -252,6 +257,8 @@ class PageBuilder:
                 groups.append((items[-1], [False, False]))
             elif task[0] == "open":
                 branch = self.branch_info(task[1], task[2])
+                if len(task) > 3:  # placed after the block its fork sits in (nesting cap)
+                    branch.forks_at = self.anchor(task[3])
                 items.append(Item("open", branch=branch))
                 for _, holds in groups:  # a branch's counts cover the branches inside it
                     holds[0] |= branch.has_label_shown
@@ -315,14 +322,22 @@ class PageBuilder:
                 else:  # a result shown inside its call's message: the badge goes there
                     self.result_forks[entry_id] = len(alternatives)
                 work.append(("line", line, line_set, index + 1, depth))
+                capped = depth >= MAX_BRANCH_NESTING
+                level = depth if capped else depth + 1
+                blocks: list[tuple[Any, ...]] = []
                 grouped = len(alternatives) > GROUP_BRANCHES_OVER
                 if grouped:
-                    work.append(("group_close",))
+                    blocks.append(("group_close",))
                 for alt in reversed(alternatives):
-                    work += [("close",), ("line", *self._line(alt), 0, depth + 1)]
-                    work.append(("open", alt, depth + 1))
+                    blocks += [("close", level), ("line", *self._line(alt), 0, level)]
+                    blocks.append(("open", alt, level, *([entry_id] if capped else [])))
                 if grouped:
-                    work.append(("group_open", len(alternatives)))
+                    blocks.append(("group_open", len(alternatives)))
+                if capped:  # after this branch's own block closes, as its siblings
+                    at = max(i for i, t in enumerate(work) if t[0] == "close" and t[1] == depth)
+                    work[at:at] = blocks
+                else:
+                    work += blocks
                 return
 
     def branch_info(self, first_id: str, depth: int) -> BranchInfo:
@@ -403,6 +418,7 @@ class PageBuilder:
             time=shown_time(entry),
             label=label,
             forks_here=item.forks_here,
+            is_leaf=entry.id == session.leaf_id,
         )
         if label:
             view.classes.append("is-labeled")
@@ -411,6 +427,10 @@ class PageBuilder:
         builder = ENTRY_BUILDERS.get(type(entry)) or unknown_view
         try:
             builder(self, entry, view, line_set)
+            if view.forks_here and "hide-default" in view.classes:
+                # a fork at extension state or a label: its header stays under the filters
+                # that show what follows it, so the branches below have a place to start
+                view.classes.append("fork-at")
             odd = odd_values(entry)
             if odd:  # read as no text by the view: shown as written instead of nowhere
                 view.odd = highlight(json_text(odd, 2), "json")
