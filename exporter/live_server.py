@@ -172,6 +172,13 @@ class LiveHandler(BaseHTTPRequestHandler):
         path = self.path.partition("?")[0]  # "//host/" is a path here, not an address
         base = f"/{self.server.secret}/"
         watch = self.server.watch
+        if watch is not None and path == base[:-1]:  # the address typed without its "/"
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            query = self.path.partition("?")[2]  # (Pi's ?targetId=; one line: no CR or LF)
+            self.send_header("Location", base + (f"?{query}" if query else ""))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if watch is None or path not in (base, base + "version"):
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found", send_body)
             return

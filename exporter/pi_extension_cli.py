@@ -82,7 +82,12 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
     # Pi prints its own progress and errors; let them through unchanged.
     done = _run([executable, verb, str(folder), *scope])
     if done.returncode != 0:
-        raise CliError(f"`pi {verb} {folder}` failed (exit code {done.returncode})", 2)
+        hint = ""
+        if uninstall:  # Pi says only that it is not installed: in which scope, we can tell
+            listed = str(folder) in _run([executable, "list"], capture=True).stdout
+            other = "without -l (installed for all projects?)" if local else "-l (a project's?)"
+            hint = f"; Pi lists it in the other scope: try {other}" if listed else ""
+        raise CliError(f"`pi {verb} {folder}` failed (exit code {done.returncode}){hint}", 2)
     # Pi says "Installed" even when it could not save its settings (e.g. a settings.json that
     # is not valid JSON): trust what it lists afterwards.
     packages = _run([executable, "list"], capture=True).stdout

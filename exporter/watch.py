@@ -94,6 +94,7 @@ class SessionWatch:
         self._count = 0
         self._stamp: tuple[object, ...] | None = None
         self._unfinished_since: float | None = None
+        self._unreadable: tuple[object, ...] | None = None  # the stamp its problem is of
         self._reported: set[object] = set()
         # the folder's sessions when the watch began, and each one it has followed since
         self._known = {path, *newest()} if newest is not None else {path}
@@ -115,6 +116,11 @@ class SessionWatch:
         if not stat.S_ISREG(stamp[5]):  # a FIFO would block the read, and the server with it
             return self._problem("the session file is not a regular file now")
         if stamp[:5] == self._stamp:
+            if self.state.problem is not None and self._unreadable != self._stamp:
+                # moved away and back, a FIFO swapped back, a stat that failed once: the
+                # page shown is the file's again
+                self.state = replace(self.state, problem=None)
+                return switched or "the session file is back"
             return switched
         if not _ends_a_line(self.path, stamp) and not self._waited_enough():
             return switched
@@ -123,7 +129,7 @@ class SessionWatch:
         try:
             session, context = self._load()
         except SessionFormatError as error:
-            self._stamp = stamp[:5]  # not again until the file changes again
+            self._stamp = self._unreadable = stamp[:5]  # not again until the file changes
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
         except OSError as error:  # tried again at each look: a chmod changes no stamp
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
@@ -221,12 +227,15 @@ def _stamp_of(path: Path) -> Stamp:
 
 
 def _ends_a_line(path: Path, stamp: Stamp) -> bool:
-    """Whether the file's last byte is a newline (an empty file counts as ended)."""
+    """Whether the file's last byte is a newline (an empty file counts as ended). A gzip
+    file's last byte is its trailer's: it is read whole or not at all, so it never waits."""
     size = stamp[2]
     if size == 0:
         return True
     try:
         with open(path, "rb") as handle:
+            if handle.read(2) == b"\x1f\x8b":
+                return True
             handle.seek(size - 1)
             return handle.read(1) in (b"\n", b"")
     except OSError:

@@ -1,7 +1,8 @@
 /* pi-session-export: a page served by `pi-session watch`. It asks the server every second
    which version of the page is current, and reloads when the session changed, keeping what
    the reader had: the place on the page (the end, for one who was there: the page follows
-   the session as it grows), the open folds, the filter and the search. */
+   the session as it grows), the open folds, the filter and the search, and the outline's
+   scroll, drawer and unfolded branches. */
 (function () {
   "use strict";
   var meta = document.querySelector("meta[name='pi-session-live']");
@@ -53,6 +54,36 @@
     }
     return null;
   }
+  // the outline's own state: its scroll, the narrow screen's drawer, the branches unfolded
+  // in it (each named by its first row's link, stable while the session grows)
+  function outlineFolds() {
+    return Array.prototype.map.call(document.querySelectorAll("#sidebar input.ob-t"), function (box) {
+      var sub = box.closest("li.sub"), link = sub && sub.querySelector("ul a[href]");
+      return [box, link ? link.getAttribute("href") : null];
+    });
+  }
+  function outlineState() {
+    var side = document.getElementById("sidebar"), drawer = document.getElementById("outline-open");
+    return {
+      y: side ? side.scrollTop : 0, drawer: !!(drawer && drawer.checked),
+      open: outlineFolds().filter(function (f) { return f[0].checked && f[1]; }).map(function (f) { return f[1]; })
+    };
+  }
+  function restoreOutline(outline) {
+    if (!outline) return;
+    var drawer = document.getElementById("outline-open"), side = document.getElementById("sidebar");
+    function set(box, on) {
+      if (box.checked === on) return;
+      box.checked = on;
+      box.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    if (drawer && outline.drawer) set(drawer, true);
+    outlineFolds().forEach(function (f) { if (f[1] && outline.open.indexOf(f[1]) >= 0) set(f[0], true); });
+    if (side && outline.y) {  // again once the page has laid out (and scrolled the outline to its row)
+      side.scrollTop = outline.y;
+      setTimeout(function () { side.scrollTop = outline.y; }, 150);
+    }
+  }
   function lastEntry() {
     var entries = document.querySelectorAll("#transcript [data-entry-id]");
     return entries.length ? entries[entries.length - 1].getAttribute("data-entry-id") : null;
@@ -69,6 +100,7 @@
       sessionStorage.setItem(STATE_KEY, JSON.stringify({
         session: session, at: Date.now(), y: window.scrollY, end: atEnd(), top: topEntry(), open: open,
         filter: filter ? filter.id : null, search: search ? search.value : "", last: lastEntry(),
+        outline: outlineState(),
         typing: typing ? [search.selectionStart, search.selectionEnd] : null
       }));
     } catch (e) { /* storage full or off: the reload starts at the top */ }
@@ -101,6 +133,7 @@
       try { search.setSelectionRange(state.typing[0], state.typing[1]); } catch (e) { /* ignore */ }
     }
     markNew(state.last);
+    restoreOutline(state.outline);
     place(state);
   }
   // again each frame until the page has kept its height for a while (entries near the end

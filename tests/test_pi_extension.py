@@ -185,6 +185,24 @@ def test_install_and_uninstall_with_the_real_pi(
     assert result.exit_code == 2 and "Pi does not list" in result.stderr
 
 
+def test_uninstall_from_the_wrong_scope_says_which_one_to_try(
+    pi_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed for a project (-l), `--uninstall` said only that `pi remove` failed."""
+    pi = next(pi_home.rglob("node_modules/.bin/pi"), None)
+    assert pi is not None, f"no pi under {pi_home}"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    assert run("--install", "-l", "--pi", str(pi)).exit_code == 0
+    result = run("--uninstall", "--pi", str(pi))
+    assert result.exit_code == 2
+    assert "Pi lists it in the other scope: try -l" in result.stderr, result.stderr
+    assert run("--uninstall", "-l", "--pi", str(pi)).exit_code == 0
+
+
 def test_install_from_a_checkout_says_how_pi_finds_this_cli(
     fake_pi: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -343,6 +343,18 @@ function expandHome(path: string): string {
   return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
 }
 
+/** `-o ~/x.html`, `--output=~/x.html`: no shell reads these words, so `~` is ours to expand
+ * (the CLI would look for a folder named "~"). */
+function expandOutputs(words: string[]): string[] {
+  return words.map((word, index) => {
+    const previous = words[index - 1];
+    if (previous === "-o" || previous === "--output") return expandHome(word);
+    if (word.startsWith("--output=")) return "--output=" + expandHome(word.slice(9));
+    if (word.startsWith("-o~")) return "-o" + expandHome(word.slice(2));
+    return word;
+  });
+}
+
 /** Options from an environment variable first, so options typed after the command win. */
 function envArgs(name: string): string[] {
   try {
@@ -507,6 +519,12 @@ function keep(state: LiveState, watch: LiveWatch): void {
   });
 }
 
+/** A watch's options for starting it again on the same port: the page is open already
+ * (and follows it there), so `--open` would open one more tab each time. */
+function unopened(args: string[]): string[] {
+  return args.filter((word) => word !== "--open");
+}
+
 /** After /new, /resume or /fork: the same page (port and options) on the new session's file,
  * once it exists (Pi writes a new session's file at its first reply). */
 function follow(pi: ExtensionAPI, state: LiveState, ctx: ExtensionContext): void {
@@ -528,7 +546,7 @@ function follow(pi: ExtensionAPI, state: LiveState, ctx: ExtensionContext): void
       const cli = findCli(process.env, extensionDir);
       await stopWatch(state);
       // the new session's own prompt and tools (a /resume'd one may have had others)
-      keep(state, await startWatch(state, cli, file, watch.port, watch.args, ctx.cwd, agentContext(pi, ctx)));
+      keep(state, await startWatch(state, cli, file, watch.port, unopened(watch.args), ctx.cwd, agentContext(pi, ctx)));
     } catch (error) {
       if (error instanceof Superseded) return; // a stop, or a /live-html, came meanwhile
       const message = error instanceof UserError ? error.message : String(error);
@@ -585,7 +603,7 @@ async function liveCommand(pi: ExtensionAPI, rawArgs: string, ctx: ExtensionComm
       if (error instanceof Superseded) throw new UserError("stopped before its first page was made");
       if (!previous) throw error;
       // a mistyped option must not end the page that was running: start it again as it was
-      keep(state, await startWatch(state, cli, previous.file, previous.port, previous.args, ctx.cwd, agentContext(pi, ctx)));
+      keep(state, await startWatch(state, cli, previous.file, previous.port, unopened(previous.args), ctx.cwd, agentContext(pi, ctx)));
       const message = error instanceof UserError ? error.message : String(error);
       throw new UserError(`${message} (the live page goes on as it was)`);
     } finally {
@@ -644,7 +662,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
           // A first word that is not an option is the output file, relative to Pi's folder.
           const output = words[0] && !words[0].startsWith("-") ? words.shift() : undefined;
           const target = output ? ["-o", resolve(c.cwd, expandHome(output))] : [];
-          return { words: [...defaults, ...target, ...words], session: true };
+          return { words: expandOutputs([...defaults, ...target, ...words]), session: true };
         },
         success: (stdout, notes, c) => {
           // The CLI prints the written path (relative to its working directory, Pi's cwd).
@@ -684,7 +702,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
             // Pi's folder), then the rest of its notes
             const files = pathLines(stdout).map((name) => resolve(c.cwd, name)).join(", ");
             const rest = notes.filter((n) => n !== dry);
-            const sent = dry.slice(dry.lastIndexOf(" ("));
+            const sent = dry.slice(dry.lastIndexOf(" (")).replace(/; nothing sent$/, "");
             return [`Dry run, nothing sent: wrote ${files}${sent}`, ...rest].join("\n");
           }
           // --dry-run (the files written) and --delete ("Deleted gist X") print other things; show

@@ -513,10 +513,11 @@ describe("Pi package: /export-html and /share-html", suiteOptions, () => {
     assert.equal(written.level, "info", written.message);
     // where the file is (it listed a bare name), and that nothing was sent, first
     assert.equal(
-      written.message.split("\n")[0].replace(/ \([0-9,]+ bytes would be uploaded\); nothing sent$/, ""),
+      written.message.split("\n")[0].replace(/ \([0-9,]+ bytes would be uploaded\)$/, ""),
       `Dry run, nothing sent: wrote ${join(project, "pi-session-share-session.html")}`,
     );
     assert.ok(existsSync(join(project, "pi-session-share-session.html")));
+    assert.equal(written.message.split("\n")[0].match(/nothing sent/g)?.length, 1, "said once");
   });
 
   test("a pi-session killed by a signal is an error, not a success (Pi's exec calls it exit code 0)", async () => {
@@ -656,6 +657,9 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
         "export", session, "--leaf", tree.otherLeaf, "--no-embed",
         "-o", join(home, "pages", "out.html"), "--theme", "dark",
       ]);
+      // `~` in an -o option's value as well: no shell expands it (it was a folder "~")
+      await wheelPi.command("/export-html -o ~/pages/o2.html --output=~/pages/o3.html");
+      assert.deepEqual(argv().slice(-3), ["-o", join(home, "pages", "o2.html"), `--output=${join(home, "pages", "o3.html")}`]);
       const [shared] = await wheelPi.command("/share-html --public");
       assert.deepEqual(shared, { message: "Shared: https://view.example/?abc\nGist: https://gist.example/abc", level: "info" });
       assert.deepEqual(argv(), [
@@ -888,7 +892,10 @@ describe("Pi package: /live-html", suiteOptions, () => {
       PI_TELEMETRY: "0",
       PI_SESSION_BIN: found.piSession,
       PYTHONDONTWRITEBYTECODE: "1",
+      // --open's browser: a script that notes each address it is given
+      BROWSER: join(tmp, "browser.sh"),
     };
+    writeFileSync(env.BROWSER, `#!/bin/sh\necho "$1" >> "${join(tmp, "opened.log")}"\n`, { mode: 0o755 });
     installPackage(env);
     pi = new PiRpc(found.piCli, ["--session", session], env, project);
   });
@@ -965,6 +972,28 @@ describe("Pi package: /live-html", suiteOptions, () => {
     const back = await pi.request({ type: "switch_session", sessionPath: session });
     assert.equal(back.success, true, JSON.stringify(back));
     await until("the resumed session's page", async () => /typed while the live page was open/.test((await get(url)).text));
+  });
+
+  test("--open opens the page once: moving to another session or a mistyped option opens no more tabs", async () => {
+    const log = join(tmp, "opened.log");
+    const opened = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+    const [started] = await pi.command("/live-html --open");
+    assert.equal(started.level, "info", started.message);
+    await until("the browser opened", async () => opened().length === 1);
+    assert.deepEqual(opened(), [url]);
+    // /resume of another session: the open tab follows it on the same address
+    const other = join(tmp, "other-session.jsonl");
+    cpSync(session, other);
+    appendPrompt(other, "other-0001", "a prompt of the other session");
+    assert.equal((await pi.request({ type: "switch_session", sessionPath: other })).success, true);
+    await until("the other session's page", async () => /a prompt of the other session/.test((await get(url)).text));
+    const [failed] = await pi.command("/live-html --no-such-option");
+    assert.equal(failed.level, "error", failed.message);
+    await until("the page again", async () => (await get(url)).status === 200);
+    await new Promise((done) => setTimeout(done, 1_500)); // a browser it would open comes at start
+    assert.deepEqual(opened(), [url], "one tab, however often the watcher starts again");
+    assert.equal((await pi.request({ type: "switch_session", sessionPath: session })).success, true);
+    await until("back on the first session", async () => /typed while the live page was open/.test((await get(url)).text));
   });
 
   test("/live-html stop while the page moves to a new session stops it for good", async () => {
