@@ -470,3 +470,42 @@ def test_every_colour_on_every_background_reads_at_4_5_to_1(
             low.append((text.strip(), round(ratio, 2)))
     assert low == [], low
     viewer.assert_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_dim_text_reads_at_4_5_to_1_in_every_colour(
+    viewer: Viewer, tmp_path: Path, theme: str
+) -> None:
+    """Dim (SGR 2) was the colour at 70% opacity: grey fell to 3.2:1 and most colours under
+    4.5:1. It is now the colour mixed with the muted text colour, on its own or on a tint."""
+    codes = [
+        f"2;{fg}" + (f";{bg}" if bg else "")
+        for fg in [*range(30, 38), *range(90, 98), 39]
+        for bg in (None, 40, 41, 42, 43, 47, 100, 107)
+    ]
+    output = "\n".join(f"\x1b[{code}m {code} \x1b[0m" for code in codes)
+    page_html = render_session(
+        load_session(coloured_session(tmp_path, output)), RenderOptions(theme=theme)
+    )
+    page = viewer.open(viewer.server.publish(f"ansi-dim-{theme}.html", page_html))
+    found = page.evaluate(
+        """[...document.querySelectorAll('pre.out span.a2')].map(s =>
+             [s.textContent, getComputedStyle(s).color, getComputedStyle(s).opacity,
+              getComputedStyle(s).backgroundColor,
+              getComputedStyle(s.closest('pre')).backgroundColor])"""
+    )
+    assert len(found) == len(codes)
+    low = []
+    for text, colour, opacity, tint, base in found:
+        assert float(opacity) == 1, text
+        back, under = _srgb(tint), _srgb(base)
+        blended = tuple(back[i] * back[3] + under[i] * (1 - back[3]) for i in range(3))
+        ratio = _contrast(_srgb(colour), blended)
+        if ratio < 4.5:
+            low.append((text.strip(), round(ratio, 2)))
+    assert low == [], low
+    # and dim still differs from the same colour at full strength
+    plain = page.evaluate("getComputedStyle(document.querySelector('pre.out')).color")
+    assert found[-8][1] != plain  # 2;39: the output's own colour, dimmed
+    viewer.assert_clean()
