@@ -160,3 +160,21 @@ def test_the_fork_header_shows_under_default_and_no_tools_only(
         page.evaluate("document.getElementById('flt-all').click()")
         assert page.locator("[data-entry-id=c1] .json, [data-entry-id=c1] pre").first.is_visible()
     viewer.assert_clean()
+
+
+@pytest.mark.browser
+def test_without_a_script_an_enlarged_image_shrinks_when_focus_leaves_it(
+    viewer: Viewer, page_server: PageServer
+) -> None:
+    """Without JavaScript, Tab moved on behind an image that still covered the screen."""
+    url = page_server.publish("s57-zoom.html", render_session(load_fixture("pi-branched-2.jsonl")))
+    page = viewer.open(url, js=False)
+    label = page.locator("label.zoom:visible").first
+    label.scroll_into_view_if_needed()
+    label.click()
+    where = "getComputedStyle(document.querySelector('.zoom-toggle:checked + img')).position"
+    assert page.evaluate(where) == "fixed"
+    page.keyboard.press("Tab")
+    assert page.evaluate(where) == "static"
+    assert page.evaluate("document.activeElement.classList.contains('zoom-toggle')") is False
+    viewer.assert_clean()
