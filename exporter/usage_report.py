@@ -6,6 +6,10 @@ Every branch counts: an abandoned branch's turns were paid for too (one session'
 the day of its own time stamp, in local time; with ``since``, only turns from then on count
 (a turn without a readable time stamp cannot be placed, and is counted as "unknown" only
 when no ``since`` is given).
+
+A turn is counted once however many files hold it: a copy of a session (a backup, a folder
+copied to another project) or a copy taken before it grew repeats turns it already paid
+for. A turn is known by its entry id, its time stamp as written and its usage.
 """
 
 from __future__ import annotations
@@ -51,6 +55,9 @@ class UsageReport:
     by_model: dict[str, UsageTotals] = field(default_factory=dict)
     by_project: dict[str, UsageTotals] = field(default_factory=dict)
     by_day: dict[str, UsageTotals] = field(default_factory=dict)
+    seen: set[tuple[Any, ...]] = field(default_factory=set)  # the turns counted
+    repeated_turns: int = 0  # turns of a file already counted from another
+    copies: int = 0  # files whose every turn was counted from another
 
     def add(self, path: Path, found: dict[str, Any]) -> None:
         """Merge one session's turns (as :func:`session_usage` found them)."""
@@ -59,7 +66,13 @@ class UsageReport:
             return
         self.read += 1
         key = str(path)
-        for model, day, values in found["rows"]:
+        fresh = 0
+        for turn, model, day, values in found["rows"]:
+            if turn in self.seen:
+                self.repeated_turns += 1
+                continue
+            self.seen.add(turn)
+            fresh += 1
             usage = Usage(**dict(zip(_FIELDS, values, strict=True)))
             for table, name in (
                 (self.by_model, model),
@@ -71,6 +84,7 @@ class UsageReport:
                 row.sessions.add(key)
             self.total.usage.add(usage)
             self.total.sessions.add(key)
+        self.copies += bool(found["rows"]) and not fresh
 
     def ranked(self, table: dict[str, UsageTotals]) -> list[tuple[str, UsageTotals]]:
         """Costliest first (then most turns, then by name): where the money went."""
@@ -88,20 +102,17 @@ def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
         session = load_session(path)
     except LOAD_FAILURES as error:
         return {"error": why_not_loaded(error)}
-    buckets: dict[tuple[str, str], Usage] = {}
+    rows = []
     for entry in session.entries:
         if not isinstance(entry, MessageEntry) or entry.role != "assistant":
             continue
         moment = entry.moment or parse_time(entry.message.get("timestamp"))
         if since is not None and (moment is None or moment < since):
             continue
-        day = _local_day(moment)
-        model = entry.model_key or UNKNOWN
-        buckets.setdefault((model, day), Usage()).add(turn_usage(entry))
-    rows = [
-        (model, day, tuple(getattr(usage, name) for name in _FIELDS))
-        for (model, day), usage in buckets.items()
-    ]
+        usage = turn_usage(entry)
+        values = tuple(getattr(usage, name) for name in _FIELDS)
+        turn = (entry.id, str(entry.raw.get("timestamp")), values)
+        rows.append((turn, entry.model_key or UNKNOWN, _local_day(moment), values))
     return {"project": session.header.cwd, "rows": rows}
 
 

@@ -52,8 +52,16 @@ def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) 
     where = f"the project {scope}" if scope else "all projects"
     when = f", turns since {fmt_datetime(since)}" if since else ""
     spent = len(report.total.sessions)
-    return f"Usage of {plural(spent, 'session')} ({where}{when}; every branch counts)" + (
-        f"; {fmt_int(report.read - spent)} more read with no turn" if report.read > spent else ""
+    idle = report.read - spent - report.copies
+    return (
+        f"Usage of {plural(spent, 'session')} ({where}{when}; every branch counts)"
+        + (f"; {fmt_int(idle)} more read with no turn" if idle > 0 else "")
+        + (f"; {plural(report.copies, 'copy', 'copies')} of one counted" if report.copies else "")
+        + (
+            f"; {plural(report.repeated_turns, 'turn')} found in more than one file counted once"
+            if report.repeated_turns
+            else ""
+        )
     )
 
 
@@ -104,6 +112,8 @@ def _document(report: UsageReport, scope: str | None, since: datetime | None) ->
         "since": since.isoformat() if since else None,
         "sessions_read": report.read,
         "sessions_with_turns": len(report.total.sessions),
+        "copies": report.copies,  # files whose every turn another file holds (counted once)
+        "repeated_turns": report.repeated_turns,
         "failed": [{"path": str(path), "error": error} for path, error in report.failed],
         "total": report.total.usage.as_dict(),
         "by_model": rows(report.ranked(report.by_model), "model"),

@@ -172,3 +172,32 @@ def test_a_session_that_cannot_be_read_is_named_once(tmp_path: Path, fixtures_di
     doc = CliRunner().invoke(cli, ["stats", "--all", "--sessions-dir", str(tmp_path), "--json"])
     (failed,) = json.loads(doc.stdout)["failed"]
     assert failed["error"] == "file is empty, not a Pi session", failed
+
+
+def test_a_copy_of_a_session_is_counted_once(two_projects: Path) -> None:
+    """A session copied to a second folder (a backup, another checkout of the project), or
+    a copy taken before it grew, doubled what `stats --all` said was spent."""
+    alpha = next((two_projects / encode_cwd("/work/alpha")).glob("*.jsonl"))
+    backup = two_projects / encode_cwd("/work/alpha-backup")
+    backup.mkdir()
+    shutil.copyfile(alpha, backup / alpha.name)  # the same file
+    lines = alpha.read_text(encoding="utf-8").splitlines()
+    shutil.copyfile(alpha, backup / "older.jsonl")
+    (backup / "older.jsonl").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    document = json.loads(_run("--sessions-dir", str(two_projects), "--json").output)
+    assert document["total"]["cost"] == pytest.approx(31.0)  # 1 + 2 + 4 + 8 + 16
+    assert document["total"]["turns"] == 5
+    assert document["repeated_turns"] == 3 + 2
+    # (the shorter copy adds nothing when read after the file, everything when read first)
+    assert document["copies"] in (1, 2)
+    text = _run("--sessions-dir", str(two_projects)).output
+    assert "of one counted; 5 turns found in more than one file counted once" in text
+    # a different session with the same entry ids is not a copy: its own times and usage
+    other = two_projects / encode_cwd("/work/gamma")
+    _session(two_projects, "/work/gamma", "s1", [
+        ("2026-11-03T12:00:00.000Z", "model-a", 32.0),
+        ("2026-11-04T12:00:00.000Z", "model-a", 64.0),
+    ])  # fmt: skip
+    assert other.is_dir()
+    document = json.loads(_run("--sessions-dir", str(two_projects), "--json").output)
+    assert document["total"]["cost"] == pytest.approx(31.0 + 96.0)
