@@ -51,11 +51,15 @@ def entries_line(
     return f"{total:,}{sep}{said}" if said else f"{total:,}"
 
 
-def tree_said(stats: SessionStats, forks: int) -> str:
+def tree_said(stats: SessionStats, forks: int, leaf_goes_on: bool = False) -> str:
     """``2 branches (1 fork), 1 compaction, 3 labels; 1 error, 2 aborted``: the shape of the
-    tree, then what went wrong; a count of none is left out (but the branches')."""
+    tree, then what went wrong; a count of none is left out (but the branches').
+    ``leaf_goes_on``: a ``--leaf`` in mid-chain, whose continuation is one more branch."""
     branches = plural(len(stats.branches), "branch", "branches")
-    shape = [f"{branches} ({plural(forks, 'fork')})" if forks else branches]
+    why = [plural(forks, "fork")] if forks else []
+    if leaf_goes_on:  # `3 branches (1 fork)` did not add up
+        why.append("the chosen leaf goes on")
+    shape = [f"{branches} ({'; '.join(why)})" if why else branches]
     for count, one, many in (
         (stats.compactions, "compaction", None),
         (stats.branch_summaries, "branch summary", "branch summaries"),

@@ -87,6 +87,7 @@ def test_a_leaf_in_mid_chain_says_the_session_goes_on() -> None:
     session.set_leaf("u1")
     html = render_session(session)
     assert "the session goes on below this leaf: 1 branch" in html
+    assert "2 branches (the chosen leaf goes on)" in html  # not "2 branches" of no fork
     assert "forks here" not in html
     assert "active path, 1 entry;" in html or "active path, 1 entry)" in html
 
