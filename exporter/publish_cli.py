@@ -172,7 +172,7 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
         named = {"README.md": "README.md (dataset card)"}
         files = [f"{named.get(n, n)} {_size(b)}" for n, b in sorted(result.metadata.items())]
         click.echo(f"and the dataset's own files: {', '.join(files)}")
-    upload = sum(op.size for op in result.ops if op.uploads) + sum(result.metadata.values())
+    upload = sum(op.size for op in result.ops if op.uploads) + result.metadata_sent
     click.echo(
         f"would be {_counts(result)}; {result.planned_commits} commit(s), "
         f"{_size(upload)} to upload; nothing was sent"

@@ -126,6 +126,7 @@ class PublishResult:
     planned_commits: int = 0
     #: the dataset's own files the commits write (index, card, manifest): name -> bytes
     metadata: dict[str, int] = field(default_factory=dict)
+    metadata_sent: int = 0  # bytes of them over all commits (each may write them again)
     sessions: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
     actions: dict[str, int] = field(default_factory=dict)
@@ -377,6 +378,7 @@ def _publish_changes(
     run.result.ops, run.result.planned_commits, run.result.sessions = ops, len(commits), len(final)
     for commit in commits:  # the last version of each, as the dataset ends up with it
         run.result.metadata.update((name, len(data)) for name, data in commit.metadata.items())
+        run.result.metadata_sent += sum(len(data) for data in commit.metadata.values())
     if not run.req.dry_run:
         if run.req.before_upload is not None:
             run.req.before_upload(run.result)

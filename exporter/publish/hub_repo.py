@@ -36,7 +36,7 @@ from exporter.publish.hub_http import (
     rate_wait,
     route_hub_log,
 )
-from exporter.publish.hub_state import RemoteFile, RemoteState
+from exporter.publish.hub_state import RemoteFile, RemoteState, git_oid
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "TokenAccess", "default_token"]
 
@@ -353,14 +353,24 @@ class HubRepo:
                 return str(self._call(lambda: stage[0], attempt).oid)
             except NetworkError as error:
                 retried = stage[0] != "committing"  # by huggingface_hub already
-                if wait is None or retried or error.status not in _SERVER_ERRORS:
+                if retried:
                     raise
+                if wait is None or error.status not in _SERVER_ERRORS:
+                    # a lost answer (a dropped connection, a 5xx from a proxy) to a commit
+                    # that landed: the dataset's head is this commit, and the run goes on
+                    landed = self._landed(commit, parent)
+                    if landed is None:
+                        raise
+                    return landed
                 self.notify(f"{self.host} answered HTTP {error.status}; trying again in {wait} s")
                 time.sleep(wait)
                 head = self._head()
                 if head is None:  # cannot tell whether it landed: not sent twice
                     raise
                 if head != parent:
+                    landed = self._landed(commit, parent, head)
+                    if landed is not None:
+                        return landed
                     raise NetworkError(
                         f"{self.host} answered HTTP {error.status} while committing, but the "
                         "dataset has a new head since: the commit most likely landed; a re-run "
@@ -368,6 +378,37 @@ class HubRepo:
                         status=error.status,
                     ) from None
         raise AssertionError("unreachable")
+
+    def _landed(self, commit: Commit, parent: str | None, head: str | None = None) -> str | None:
+        """The dataset's head, when it is ``commit`` on top of ``parent`` (its answer was
+        lost): the head moved, and its tree holds what the commit wrote, without what it
+        removed. None when that cannot be told (the head unread, another commit there)."""
+        head = head or self._head()
+        if head is None or head == parent:
+            return None
+        try:
+            tree = self._call(
+                "listing files",
+                lambda: {
+                    item.path: str(getattr(item, "blob_id", ""))
+                    for item in self.api.list_repo_tree(
+                        self.repo_id, repo_type="dataset", recursive=True, revision=head
+                    )
+                },
+            )
+        except PublishError:
+            return None
+        for op in commit.ops:
+            if op.action == "remove" and op.path in tree:
+                return None
+            if op.uploads and (
+                op.local is None or tree.get(op.path) != git_oid(op.local.read_bytes())
+            ):
+                return None
+        if any(tree.get(name) != git_oid(data) for name, data in commit.metadata.items()):
+            return None
+        self.notify(f"{self.host} did not confirm a commit, but the dataset holds it; going on")
+        return head
 
     def _head(self) -> str | None:
         """The dataset's head commit now (None when it cannot be read)."""
