@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,8 +171,22 @@ class _Converter:
             kind = value.get("type")
             uuid = value.get("uuid")
             if isinstance(uuid, str) and (uuid in self.lines or uuid in self.passed):
-                self.copies += 1  # a resumed session copies earlier lines: the first counts
-                continue
+                earlier = self.lines.get(uuid)
+                if earlier is None or _same_line(earlier.raw, value):
+                    self.copies += 1  # a resumed session copies earlier lines: the first counts
+                    continue
+                # the same uuid on a line that says something else: kept, under a new one
+                renamed = _free_uuid(uuid, self.lines, self.passed)
+                self.problems.append(
+                    Diagnostic(
+                        number,
+                        "duplicate-id",
+                        f"the uuid {uuid} of line {earlier.number:,} again, on a line that "
+                        f"differs: kept as {renamed}",
+                    )
+                )
+                value = {**value, "uuid": renamed}
+                uuid = renamed
             self._note_title(kind, value, number)
             if kind == "attachment" and (typed := _queued_prompt(value)) is not None:
                 kind, value = "user", typed  # typed while Claude worked: a prompt of its own
@@ -935,6 +949,20 @@ def _first_number(line: str) -> int:
     return int(match.group(1)) if match else -1
 
 
+def _same_line(earlier: dict[str, Any], value: dict[str, Any]) -> bool:
+    """A copy of an earlier line (a resumed session's): the same kind and message."""
+    return earlier.get("type") == value.get("type") and earlier.get("message") == value.get(
+        "message"
+    )
+
+
+def _free_uuid(uuid: str, *taken: Mapping[str, Any]) -> str:
+    number = 2
+    while any(f"{uuid}~{number}" in names for names in taken):
+        number += 1
+    return f"{uuid}~{number}"
+
+
 def _patch_diff(outcome: Any) -> str | None:
     """An edit's ``structuredPatch`` as a diff in Pi's shape (a sign, the line's number,
     its text; ``...`` between hunks), so the page shows the file's own line numbers."""
@@ -944,12 +972,12 @@ def _patch_diff(outcome: Any) -> str | None:
     numbers = [h.get(k) for h in hunks if isinstance(h, dict) for k in ("oldStart", "newStart")]
     if len(numbers) != 2 * len(hunks) or not all(token_count(n) for n in numbers):
         return None
-    width = len(str(max(numbers) + max(len(h.get("lines") or ()) for h in hunks)))
+    texts = [h.get("lines") for h in hunks]
+    if not all(isinstance(t, list) and all(isinstance(x, str) for x in t) for t in texts):
+        return None  # (`"lines": 5` crashed every command on the file)
+    width = len(str(max(numbers) + max(len(t) for t in texts)))
     out: list[str] = []
-    for hunk in hunks:
-        lines = hunk.get("lines")
-        if not isinstance(lines, list) or not all(isinstance(t, str) for t in lines):
-            return None
+    for hunk, lines in zip(hunks, texts, strict=True):
         old, new = hunk["oldStart"], hunk["newStart"]
         if out or old > 1:
             out.append(" " * (width + 1) + "...")
