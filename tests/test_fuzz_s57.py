@@ -75,3 +75,26 @@ def test_a_session_id_with_a_lone_surrogate_is_published(fake_hub: FakeHub, tmp_
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert len(remote_json(fake_hub, "manifest.json")["sessions"]) == 1
+
+
+def test_a_prompt_of_very_many_lines_is_shown_plain_and_whole(tmp_path: Path) -> None:
+    """A pasted million-line prompt (2 MB) took 21 s and 640 MB to export: markdown-it
+    over every line. Past 50,000 lines it is shown as plain text, folded, nothing left out."""
+    import json
+
+    from exporter.loader import load_session
+    from exporter.render import render_session
+    from exporter.render.markup import MAX_MARKDOWN_LINES
+
+    text = "".join(f"row {n} of the log\n" for n in range(MAX_MARKDOWN_LINES + 10))
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z",
+         "cwd": "/w"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "user", "content": text, "timestamp": 0}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    page = render_session(load_session(path))
+    assert f"More than {MAX_MARKDOWN_LINES:,} lines: shown as plain text" in page
+    assert f"row {MAX_MARKDOWN_LINES + 9} of the log" in page and "row 0 of the log" in page

@@ -446,6 +446,9 @@ def _markdown() -> MarkdownIt:
 #: for a link label's end at each one, 40-90 µs apiece (a pasted 300 KB JSON array took
 #: 4 s, a crafted "![" run a minute); fenced code costs nothing, so it is not counted.
 MAX_LINK_OPENERS = 5_000
+#: A text of more lines is shown plain: markdown-it took 21 s over a pasted million-line
+#: prompt (2 MB), 0.4 s per 20,000 lines; such a text is a log or data, not prose.
+MAX_MARKDOWN_LINES = 50_000
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1", re.MULTILINE | re.DOTALL)
 
 
@@ -483,6 +486,8 @@ def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | str:
     (nested too deep, or too slow to parse), why."""
     if _too_slow(text):
         return f"More than {MAX_LINK_OPENERS:,} “[” outside code blocks"
+    if text.count("\n") >= MAX_MARKDOWN_LINES:
+        return f"More than {MAX_MARKDOWN_LINES:,} lines"
     env: dict[str, Any] = {}
     tokens = _markdown().parse(text, env)
     if env.get(_NESTING_CUT):
