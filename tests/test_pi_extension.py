@@ -161,14 +161,20 @@ def test_uninstall_runs_pi_remove_and_checks_it(fake_pi: Path) -> None:
     assert run("--install", "--uninstall").exit_code == 1
 
 
+def _real_pi_at_home(pi_home: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The pinned Pi's executable, with ``home`` as the home folder Pi keeps its settings in."""
+    pi = next(pi_home.rglob("node_modules/.bin/pi"), None)
+    assert pi is not None, f"no pi under {pi_home}"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    return pi
+
+
 def test_install_and_uninstall_with_the_real_pi(
     pi_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Against the pinned Pi, in a scratch home: install, a broken settings file, remove."""
-    pi = next(pi_home.rglob("node_modules/.bin/pi"), None)
-    assert pi is not None, f"no pi under {pi_home}"
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    pi = _real_pi_at_home(pi_home, tmp_path, monkeypatch)
     assert run("--install", "--pi", str(pi)).exit_code == 0
     settings = tmp_path / ".pi" / "agent" / "settings.json"
 
@@ -189,10 +195,7 @@ def test_uninstall_from_the_wrong_scope_says_which_one_to_try(
     pi_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Installed for a project (-l), `--uninstall` said only that `pi remove` failed."""
-    pi = next(pi_home.rglob("node_modules/.bin/pi"), None)
-    assert pi is not None, f"no pi under {pi_home}"
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    pi = _real_pi_at_home(pi_home, tmp_path, monkeypatch)
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)

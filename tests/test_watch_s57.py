@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +15,10 @@ from exporter.render import RenderOptions
 from exporter.watch import SETTLE_SECONDS, SessionWatch
 from tests.browser_util import fixture_path
 from tests.test_watch import Clock, at, get, served, user_line, version_of
+from tests.test_watch_browser import grow, live
 
 pytest_plugins = ["tests.browser_util"]
-__all__ = ["served"]  # the fixture, used by name
+__all__ = ["live", "served"]  # fixtures, used by name
 
 
 def test_a_file_back_as_it_was_clears_the_problem(served: Any) -> None:
@@ -74,27 +72,6 @@ def test_the_address_without_its_slash_is_sent_to_the_page(served: Any) -> None:
     assert get(server, f"/{server.secret[:-1]}")[0] == 404  # not for another secret
 
 
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[tuple[SessionWatch, LiveServer, Path]]:
-    path = tmp_path / "pi-branched-2.jsonl"
-    shutil.copyfile(fixture_path("pi-branched-2.jsonl"), path)
-    watch = SessionWatch(path, RenderOptions())
-    server = LiveServer(watch, 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield watch, server, path
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _grow(watch: SessionWatch, path: Path, entry_id: str) -> None:
-    leaf = watch.state.page.entries and json.loads(path.read_bytes().splitlines()[-1])["id"]
-    with open(path, "ab") as handle:
-        handle.write(user_line(entry_id, leaf, f"prompt {entry_id}"))
-    assert watch.step() is not None
-
-
 def _reloaded(page: Any, entry_id: str) -> None:
     page.wait_for_function(
         "id => document.querySelector(`[data-entry-id='${id}']`) !== null", arg=entry_id,
@@ -117,7 +94,7 @@ def test_a_reload_keeps_the_outline_as_the_reader_left_it(
     assert unfolded.count(True) == 1
     page.evaluate("document.getElementById('sidebar').scrollTop = 700")
     assert page.evaluate("document.getElementById('sidebar').scrollTop") == 700
-    _grow(watch, path, "live-s57-1")
+    grow(watch, path, "live-s57-1", "one more prompt")
     _reloaded(page, "live-s57-1")
     assert page.evaluate(checked) == unfolded
     assert page.evaluate("document.getElementById('sidebar').scrollTop") == 700
@@ -125,7 +102,7 @@ def test_a_reload_keeps_the_outline_as_the_reader_left_it(
     page.set_viewport_size({"width": 700, "height": 900})  # the outline is a drawer here
     page.locator("label.outline-toggle").click()
     assert page.evaluate("document.getElementById('outline-open').checked")
-    _grow(watch, path, "live-s57-2")
+    grow(watch, path, "live-s57-2", "and another")
     _reloaded(page, "live-s57-2")
     assert page.evaluate("document.getElementById('outline-open').checked")
     assert page.locator("#sidebar .tree").is_visible()
