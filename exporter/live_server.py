@@ -11,9 +11,10 @@ no other paths, no writes.
 It answers one request at a time, in the thread that runs it, and between requests calls
 ``idle`` (the watch's look at the file): one thread, so making a page may fork children as
 `export` does. A request that comes while a page is being made waits for it; a client gets
-``REQUEST_SECONDS`` in all to send its request, so a slow one cannot hold the thread; the
-answer then goes out in parts, each of which the client has ``WRITE_STALL_SECONDS`` to take
-(a big page over a slow link arrives whole; a client that stops reading is let go).
+``FIRST_BYTE_SECONDS`` to start its request and ``REQUEST_SECONDS`` in all, so a slow or
+idle one cannot hold the thread long; the answer then goes out in parts, each of which the
+client has ``WRITE_STALL_SECONDS`` to take (a big page over a slow link arrives whole; a
+client that stops reading is let go).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ COMMON_HEADERS = {
 }
 #: Seconds a client has, in all, to send its request line and headers.
 REQUEST_SECONDS = 5.0
+#: ...and to send its first byte: a connection opened and left idle (a browser's spare
+#: one, any local program) held the one thread 5 s each, and five of them the page 25 s.
+#: Over loopback a request comes at once; a closed spare is opened again when needed.
+FIRST_BYTE_SECONDS = 1.0
 #: Seconds a client has to take each part of an answer (the request's deadline cut a big
 #: page short at ~5 s on a slow link, silently, and its live script with it).
 WRITE_STALL_SECONDS = 30.0
@@ -128,10 +133,13 @@ class LiveHandler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         """Read the request's head under one deadline for all of it (a socket timeout is per
         read: one byte every few seconds kept the only thread forever), then answer it."""
-        deadline = time.monotonic() + REQUEST_SECONDS
+        started = time.monotonic()
+        deadline = started + REQUEST_SECONDS
         head = b""
         while b"\r\n\r\n" not in head and b"\n\n" not in head:
-            remaining = deadline - time.monotonic()
+            remaining = (deadline if head else min(deadline, started + FIRST_BYTE_SECONDS)) - (
+                time.monotonic()
+            )
             if remaining <= 0 or len(head) > REQUEST_BYTES:
                 self.close_connection = True
                 return

@@ -107,3 +107,25 @@ def test_a_reload_keeps_the_outline_as_the_reader_left_it(
     assert page.evaluate("document.getElementById('outline-open').checked")
     assert page.locator("#sidebar .tree").is_visible()
     viewer.assert_clean()
+
+
+def test_idle_connections_hold_the_page_a_second_each_at_most(served: Any) -> None:
+    """Five connections opened and left silent (a browser's spares, any local program) held
+    the one thread 5 s each: the page's next poll waited 25 s."""
+    import socket
+    import time
+
+    _, server, _, _ = served
+    idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(5)]
+    try:
+        time.sleep(0.1)
+        began = time.monotonic()
+        assert version_of(server)["version"]
+        waited = time.monotonic() - began
+        assert waited < 7.5, f"waited {waited:.1f} s behind 5 idle connections"
+        for connection in idle:  # each was closed, not answered
+            connection.settimeout(2)
+            assert connection.recv(1) == b""
+    finally:
+        for connection in idle:
+            connection.close()
