@@ -6,9 +6,13 @@ another left custom messages out) and the entries' count did not add up.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from exporter.formatting import one_line, plural, role_label
 from exporter.usage import SessionStats
+
+if TYPE_CHECKING:
+    from exporter.session import Session
 
 __all__ = ["entries_line", "entries_said", "tree_said"]
 
@@ -51,13 +55,14 @@ def entries_line(
     return f"{total:,}{sep}{said}" if said else f"{total:,}"
 
 
-def tree_said(stats: SessionStats, forks: int, leaf_goes_on: bool = False) -> str:
+def tree_said(stats: SessionStats, session: Session) -> str:
     """``2 branches (1 fork), 1 compaction, 3 labels; 1 error, 2 aborted``: the shape of the
-    tree, then what went wrong; a count of none is left out (but the branches').
-    ``leaf_goes_on``: a ``--leaf`` in mid-chain, whose continuation is one more branch."""
+    tree, then what went wrong; a count of none is left out (but the branches'). A
+    ``--leaf`` in mid-chain is said: its continuation is one more branch."""
     branches = plural(len(stats.branches), "branch", "branches")
+    forks = len(session.fork_ids)
     why = [plural(forks, "fork")] if forks else []
-    if leaf_goes_on:  # `3 branches (1 fork)` did not add up
+    if session.leaf_id in session.children:  # `3 branches (1 fork)` did not add up
         why.append("the chosen leaf goes on")
     shape = [f"{branches} ({'; '.join(why)})" if why else branches]
     for count, one, many in (

@@ -319,7 +319,7 @@ def stats_command(
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {models_said(models_with_answers(loaded, stats))}",
         f"  entries   {entries_line(stats, len(loaded.entries))}",
-        f"  tree      {tree_said(stats, len(loaded.fork_ids), loaded.leaf_id in loaded.children)}",
+        f"  tree      {tree_said(stats, loaded)}",
         "",
         "Usage on this path (root → leaf)",
         render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),

@@ -205,7 +205,7 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         *(when if timestamps else [("Duration", fmt_duration(stats.duration_seconds))]),
         ("Models", models_said(models_with_answers(session, stats), code_span)),
         ("Entries", entries_line(stats, len(session.entries), " · ", escaped)),
-        ("Tree", tree_said(stats, len(session.fork_ids), session.leaf_id in session.children)),
+        ("Tree", tree_said(stats, session)),
         (
             "Cost",
             f"{fmt_cost(stats.active_path.cost)} on this path, "

@@ -378,13 +378,13 @@ def _image_bytes(value: str) -> bool:
     return start.startswith(_IMAGE_MAGIC) or start[4:8] == b"ftyp"
 
 
-def _base64_text(value: str) -> bool:
-    """Base64 of UTF-8 text (an SVG, a text file): decoded, it can be scanned."""
+def _base64_text(value: str) -> str | None:
+    """The UTF-8 text base64 encodes (an SVG, a text file), which can be scanned; None when
+    the bytes are no text (or no base64)."""
     try:
-        base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
-    except ValueError:
-        return False
-    return True
+        return base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
+    except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+        return None
 
 
 def _opaque_fields(obj: dict[str, Any]) -> tuple[str, ...]:
@@ -454,15 +454,18 @@ class _Redactor:
                         base64_like = (key in opaque or key in encoded) and _BASE64.fullmatch(value)
                         keep = key in opaque and base64_like and _image_bytes(value)
                         field = value_name if key == value_key else key
+                        # (an SVG, or text an image's shape carries: scanned decoded)
+                        decoded = (
+                            _base64_text(value)
+                            if base64_like and self.active and (key in encoded or not keep)
+                            else None
+                        )
                         if value in _FORMAT_VALUES.get(key, ()):
                             target[new_key] = value  # the format's own word, not text
-                        elif (
-                            base64_like
-                            and self.active
-                            and (key in encoded or (not keep and _base64_text(value)))
+                        elif decoded is not None or (
+                            key in encoded and base64_like and self.active
                         ):
-                            # (an SVG, or text an image's shape carries: scanned decoded)
-                            target[new_key] = self._encoded_text(value, entry_id, here)
+                            target[new_key] = self._encoded_text(value, decoded, entry_id, here)
                         else:
                             target[new_key] = (
                                 value if keep else self.text(value, entry_id, here, field)
@@ -513,12 +516,13 @@ class _Redactor:
             self.same_keys.add(key)
         return new
 
-    def _encoded_text(self, value: str, entry_id: str | None, node: _Node) -> str:
-        """Base64 text redacted as text and encoded again; bytes that are not UTF-8 text
-        cannot be scanned, so they are left out (and counted)."""
-        try:
-            decoded = base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
-        except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+    def _encoded_text(
+        self, value: str, decoded: str | None, entry_id: str | None, node: _Node
+    ) -> str:
+        """Base64 text (``decoded``: what :func:`_base64_text` read of ``value``) redacted as
+        text and encoded again; bytes that are not UTF-8 text cannot be scanned, so they are
+        left out (and counted)."""
+        if decoded is None:
             self.report.count("attachments_omitted")
             return ""
         redacted = self.text(decoded, entry_id, node, None)

@@ -285,8 +285,6 @@ class HubRepo:
 
     def read_state(self) -> RemoteState:
         """Head commit, file tree, manifest and index rows; a missing repo is an empty state."""
-        from huggingface_hub.hf_api import RepoFile
-
         try:
             info = self._call(
                 "reading the dataset", lambda: self.api.repo_info(self.repo_id, repo_type="dataset")
@@ -295,17 +293,7 @@ class HubRepo:
             return RemoteState()
         state = RemoteState(exists=True, head=info.sha, private=bool(info.private))
         if info.sha:
-            tree = self._call(
-                "listing files",
-                lambda: list(
-                    self.api.list_repo_tree(
-                        self.repo_id, repo_type="dataset", recursive=True, revision=info.sha
-                    )
-                ),
-            )
-            for item in tree:
-                if isinstance(item, RepoFile):
-                    state.files[item.path] = RemoteFile(int(item.size or 0), str(item.blob_id))
+            state.files = self._files_at(info.sha)
             if "manifest.json" in state.files:
                 state.load_manifest(self.download("manifest.json", info.sha))
             if "index.jsonl" in state.files:
@@ -387,17 +375,10 @@ class HubRepo:
         if head is None or head == parent:
             return None
         try:
-            tree = self._call(
-                "listing files",
-                lambda: {
-                    item.path: str(getattr(item, "blob_id", ""))
-                    for item in self.api.list_repo_tree(
-                        self.repo_id, repo_type="dataset", recursive=True, revision=head
-                    )
-                },
-            )
+            files = self._files_at(head)
         except PublishError:
             return None
+        tree = {path: file.oid for path, file in files.items()}
         for op in commit.ops:
             if op.action == "remove" and op.path in tree:
                 return None
@@ -409,6 +390,24 @@ class HubRepo:
             return None
         self.notify(f"{self.host} did not confirm a commit, but the dataset holds it; going on")
         return head
+
+    def _files_at(self, revision: str) -> dict[str, RemoteFile]:
+        """The dataset's files at ``revision``: path -> size and git blob id."""
+        from huggingface_hub.hf_api import RepoFile
+
+        tree = self._call(
+            "listing files",
+            lambda: list(
+                self.api.list_repo_tree(
+                    self.repo_id, repo_type="dataset", recursive=True, revision=revision
+                )
+            ),
+        )
+        return {
+            item.path: RemoteFile(int(item.size or 0), str(item.blob_id))
+            for item in tree
+            if isinstance(item, RepoFile)
+        }
 
     def _head(self) -> str | None:
         """The dataset's head commit now (None when it cannot be read)."""

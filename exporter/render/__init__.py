@@ -263,7 +263,7 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
         # called is said apart (every-entry-type said "8" where its path calls none)
         "path_tool_calls": _path_tool_calls(session) if len(stats.branches) > 1 else None,
         "branch_count": len(stats.branches),
-        "tree_said": tree_said(stats, len(session.fork_ids), session.leaf_id in session.children),
+        "tree_said": tree_said(stats, session),
         "cost_path": fmt_cost(stats.active_path.cost),
         "cost_all": fmt_cost(stats.all.cost),
     }
