@@ -1126,7 +1126,7 @@ class CommandLineDetector(Detector):
 
     name, summary = "cli-secret", "secrets passed as command-line arguments (--password X, -pX)"
     lower_triggers = ("--", "-p", "-u", "redis-cli", "openssl", "ldap", "keytool", "jarsigner",
-                      "config", "authtoken")  # fmt: skip
+                      "config", "authtoken", "wandb")  # fmt: skip
     _flag = re.compile(
         r"--(?P<name>[a-z][a-z0-9]*(?:[\-_][a-z0-9]+){0,5})[ \t]+"
         # a value never starts with "-": `--prod --token X` would take `--token` as --prod's
@@ -1180,6 +1180,11 @@ class CommandLineDetector(Detector):
         + _QUOTED_OR_CLI_VALUE
     )
     _ngrok_set = re.compile(r"(?P<name>authtoken)[ \t]+" + _QUOTED_OR_CLI_VALUE)
+    # `wandb login [--relogin] [--host=URL] KEY`: the key as an argument (40 hex)
+    _wandb_login = re.compile(
+        r"wandb[ \t]+login[ \t]+(?:--?[a-z][\w\-]{0,30}(?:=[^\s=]{1,300})?[ \t]+){0,3}"
+        + _QUOTED_OR_CLI_VALUE
+    )
     _configure_words = (
         "npm", "pnpm", "yarn", "bun", "git", "poetry", "ngrok", "pip", "conda", "composer"
     )  # fmt: skip
@@ -1240,6 +1245,13 @@ class CommandLineDetector(Detector):
                 line = self._command(lower, at)
                 if "curl" in line and self._curl.search(line):
                     yield from self._value(text, match)
+        if "wandb" in lower:
+            for match in self._wandb_login.finditer(text):
+                if _flag_start(text, match.start()):
+                    for start, end in self._value(text, match):
+                        value = text[start:end]
+                        if is_secret_assignment("api_key", value, quoted=False, env_style=True):
+                            yield start, end
         if ("config" in lower or "authtoken" in lower) and any(
             word in lower for word in self._configure_words
         ):

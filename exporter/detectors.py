@@ -44,6 +44,7 @@ from exporter.secret_heuristics import (
     LOWER,
     UPPER,
     WORDLIKE,
+    is_documented_example,
     is_dummy,
     is_placeholder,
     is_secret_assignment,
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 # Bump whenever a pattern or heuristic changes: publishing keys its cache on it.
-DETECTOR_VERSION = "2026.12-36"
+DETECTOR_VERSION = "2026.12-37"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _ESCAPE = re.compile(r"\\(?:[nrtfb]|u[0-9A-Fa-f]{4})\Z")
@@ -128,14 +129,18 @@ class RegexDetector(Detector):
                 # by chance inside a name: "app-ghp_…", "GH_TOKEN_ghp_…" or "ghp_…_old" is
                 # still the token
                 distinct = text.startswith(_JOINABLE, start)
+                # `_hf_…_`: Markdown's emphasis around a token (the page shows it in italics)
+                emphasis = start > 0 and text[start - 1] == "_" and _at_boundary(text, start - 1)
                 glued = after < size and text[after] in _WORD
                 if glued and distinct and text[after] in "-_":
                     glued = False
-                joined = distinct and start > 0 and text[start - 1] in "-_"
+                elif glued and emphasis and text[after] == "_":
+                    glued = after + 1 < size and text[after + 1] in _WORD  # not where it closes
+                joined = (distinct and start > 0 and text[start - 1] in "-_") or emphasis
                 if glued or not (joined or _at_boundary(text, start)):
                     continue
             start, end = match.span(self._group)
-            if self._check(text[start:end]):
+            if self._check(text[start:end]) and not is_documented_example(text[start:end]):
                 yield start, end
 
 
@@ -328,12 +333,15 @@ class AwsSecretDetector(Detector):
     def find(self, text: str, lower: str) -> Iterator[Span]:
         if "secret" in lower:
             for match in self._named.finditer(lower):
-                if self._ok(text[match.start(1) : match.end(1)]):
+                value = text[match.start(1) : match.end(1)]
+                if self._ok(value) and not is_documented_example(value):
                     yield match.span(1)
         ids = [match.start() for match in self._ids.finditer(text)]
         if not ids:
             return
         for match in self._candidate.finditer(text):
+            if is_documented_example(match.group()):
+                continue
             nearest = bisect.bisect_left(ids, match.start() - self.window - 20)
             near = nearest < len(ids) and ids[nearest] <= match.end() + self.window
             if near and self._ok(match.group()):
@@ -341,6 +349,13 @@ class AwsSecretDetector(Detector):
 
 
 _CAMEL_WORDS = re.compile(r"[a-z]*(?:[A-Z][a-z]+)+")  # YourApiKey, apiKeyFromEnv
+
+
+def _hf_shape(token: str) -> bool:
+    """A Hugging Face token (``hf_`` and 34 letters), not a name in code that starts with
+    ``hf_`` (Objective-C's ``hf_requiredCharacteristicTypesForDisplayMetadata``)."""
+    body = token[3:]
+    return looks_random(token) and (len(body) == 34 or not _CAMEL_WORDS.fullmatch(body))
 
 
 # request signing schemes named in an Authorization header (AWS SigV4, GCS, Alibaba OSS)
@@ -357,7 +372,8 @@ class AuthHeaderDetector(Detector):
     _key_headers = (
         "private-token", "job-token", "x-api-key", "api-key", "x-auth-token", "x-access-token",
         "x-vault-token", "x-gitlab-token", "x-goog-api-key", "ocp-apim-subscription-key",
-        "x-rapidapi-key", "x-shopify-access-token", "dd-api-key", "x-figma-token",
+        "x-rapidapi-key", "x-shopify-access-token", "dd-api-key", "dd-application-key",
+        "x-figma-token", "x-functions-key",
     )  # fmt: skip
     _key_headers = tuple(sorted(_key_headers, key=len, reverse=True))  # x-api-key before api-key
     lower_triggers = ("auth", "bearer", "cookie", "-token", "-key")
@@ -515,7 +531,8 @@ _HOST = re.compile(
 #: which identifiers like load_hf_TransformersConfig… or prefix-sk-… contain).
 _JOINABLE = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
              "xoxa-", "xoxe", "xoxr-", "xoxs-", "xoxo-", "sk-ant-", "sk-or-", "sk-proj-",
-             "sk-svcacct-", "sk-admin-", "npm_", "pypi-Ag")  # fmt: skip
+             "sk-svcacct-", "sk-admin-", "npm_", "pypi-Ag", "SG.",
+             "sk_live_", "rk_live_")  # fmt: skip
 #: name, what it catches, pattern, prefix literals, check, the group that holds the secret
 TokenFormat = tuple[str, str, str, tuple[str, ...], Callable[[str], bool], int]
 # Token formats with a fixed prefix: name, what it catches, pattern, prefix literals, check,
@@ -548,7 +565,7 @@ _TOKEN_FORMATS: tuple[TokenFormat, ...] = (
      ("shp",), not_dummy, 0),
     ("age-secret-key", "AGE-SECRET-KEY-1… keys", r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
      ("AGE-SECRET-KEY-1",), not_dummy, 0),
-    ("huggingface-token", "hf_… tokens", r"hf_[A-Za-z0-9]{30,64}", ("hf_",), looks_random, 0),
+    ("huggingface-token", "hf_… tokens", r"hf_[A-Za-z0-9]{30,64}", ("hf_",), _hf_shape, 0),
     ("aws-access-key-id", "AKIA…/ASIA… access key ids", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
      AwsSecretDetector.triggers, not_dummy, 0),
     ("slack-token", "xoxb-/xoxp-/xoxa-/xoxe-… tokens, xapp- app tokens",
@@ -616,6 +633,16 @@ _SERVICE_TOKENS: tuple[TokenFormat, ...] = (
 )
 # fmt: on
 _UNGLUED = (  # formats whose secret sits inside a longer match
+    RegexDetector(
+        "azure-function-key",
+        "?code= keys in Azure Functions URLs (*.azurewebsites.net)",
+        r"\.azurewebsites\.net/[^\s?#\"'<>]{0,300}\?(?:[^\s#\"'<>]{0,300}&)?code="
+        r"([A-Za-z0-9_\-]{30,200}={0,2})",
+        (".azurewebsites.net/",),
+        check=looks_random,
+        group=1,
+        edges=False,
+    ),
     RegexDetector(
         "slack-webhook",
         "hooks.slack.com webhook paths",

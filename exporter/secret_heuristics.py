@@ -18,6 +18,7 @@ __all__ = [
     "PLAIN_WORD",
     "UPPER",
     "WORDLIKE",
+    "is_documented_example",
     "is_dummy",
     "is_placeholder",
     "is_secret_assignment",
@@ -218,6 +219,20 @@ def _masked(low: str) -> bool:
     return len(shown.replace("*", "")) <= 12
 
 
+#: Keys printed in vendors' documentation for every reader to paste: no account's secret.
+DOCUMENTED_EXAMPLES = frozenset({
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_BQokikJOvBiI2HlWgH4olfQ2",  # Stripe's docs
+})  # fmt: skip
+
+
+def is_documented_example(value: str) -> bool:
+    """A key from a vendor's documentation: Stripe's test key, or AWS's ``…EXAMPLE`` id and
+    ``…EXAMPLEKEY`` secret (20 and 40 characters, as real ones are)."""
+    return value in DOCUMENTED_EXAMPLES or (
+        len(value) in (20, 40) and value.endswith(("EXAMPLE", "EXAMPLEKEY"))
+    )
+
+
 @functools.lru_cache(maxsize=4096)  # names and values repeat a lot
 def is_placeholder(value: str) -> bool:
     """``your-key-here``, ``xxx``, ``<TOKEN>``, ``${VAR}``, ``$VAR``, ``***``, ``changeme``…
@@ -228,6 +243,8 @@ def is_placeholder(value: str) -> bool:
     stripped = value.strip().strip("\"'`=")
     low = stripped.lower()
     if not low or low in _PLACEHOLDER_EXACT or _VARIABLE.fullmatch(stripped):
+        return True
+    if is_documented_example(stripped):
         return True
     if _REFERENCE_FORM.match(stripped) or _NOT_A_VALUE.fullmatch(stripped):
         return True
@@ -301,7 +318,7 @@ _QUALIFIERS = _words(
     "oauth personal bot app deploy admin service account id csrf xsrf webhook license "
     "registry ssh gpg jwt github gh gitlab npm pypi hf huggingface openai anthropic slack "
     "stripe aws azure gcp groq xai cerebras openrouter gemini google discord telegram twilio "
-    "sendgrid mailgun hmac aes cipher"
+    "sendgrid mailgun hmac aes cipher subscription function functions"
 )
 _VALUE_SUFFIXES = frozenset(
     {"value", "b64", "base64", "hex", "raw", "plaintext", "str", "string", "base"}

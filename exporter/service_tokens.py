@@ -45,6 +45,11 @@ LONG_SERVICE_TOKENS: tuple[TokenFormat, ...] = (
     ("together-key", "tgp_v1_… Together AI keys", rf"tgp_v1_{_W}{{43}}", ("tgp_v1_",),
      looks_random, 0),
     ("nvidia-key", "nvapi-… NVIDIA API keys", rf"nvapi-{_W}{{64}}", ("nvapi-",), looks_random, 0),
+    ("wandb-key", "wandb_v1_… Weights & Biases keys", rf"wandb_v1_{_W}{{60,120}}",
+     ("wandb_v1_",), looks_random, 0),
+    # Brave publishes no shape; scanners agree on BSA and 28 more
+    ("brave-key", "BSA… Brave Search API keys", r"BSA[A-Za-z0-9_\-]{28}", ("BSA",),
+     three_classes, 0),
     ("elevenlabs-key", "sk_<48 hex> ElevenLabs keys", r"sk_[a-f0-9]{48}", ("sk_",),
      _hex_random, 0),
     ("langfuse-key", "sk-lf-… Langfuse secret keys", rf"sk-lf-{_UUID}", ("sk-lf-",),
@@ -105,6 +110,8 @@ LONG_SERVICE_TOKENS: tuple[TokenFormat, ...] = (
      r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", ("pat",), looks_random, 0),
     ("rubygems-key", "rubygems_… RubyGems keys", r"rubygems_[a-f0-9]{48}", ("rubygems_",),
      _hex_random, 0),
+    ("google-refresh-token", "1//0… Google OAuth refresh tokens (firebase login:ci, gcloud)",
+     rf"1//0{_W}{{40,512}}", ("1//0",), looks_random, 0),
     ("azure-ad-secret", "…Q~… Microsoft Entra (Azure AD) client secrets",
      r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}", ("Q~",), looks_random, 0),
     # payments, mail, maps

@@ -66,6 +66,10 @@ SERVICE_TOKEN_SAMPLES: dict[str, str] = {
     "fireworks-key": f"fw_{rand(_R, 24)}",
     "alibaba-key-id": f"LTAI{rand(_R, 20)}",
     "adafruit-key": f"aio_{rand(_R, 28)}",
+    # stop 58 (their own generator: the samples above stay as they were)
+    "wandb-key": f"wandb_v1_{rand(random.Random(581), 77, ALNUM + '_')}",
+    "brave-key": "BSAZWzwDFrlGXl-z1BVXBt7wRkl8OZf",
+    "google-refresh-token": f"1//0g{rand(random.Random(582), 98, W)}",
 }
 
 #: tokens of known formats in shapes the patterns did not take: detector -> token

@@ -123,6 +123,9 @@ SERVICE_TOKENS = [
 ]
 WRAPPED_TAIL = "cF1hJ5sD0gA2eZ9u"
 POSITIVES = [
+    ("azure-function-key", "curl 'https://my-app.azurewebsites.net/api/HttpTrigger?code="
+     "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mNw==&name=x'",
+     "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mNw=="),
     ("wrapped-token", f"\u2502 token ghp_R7kP2mQ9xL4vN8wT3yB6\u2502\n\u2502 {WRAPPED_TAIL}  \u2502",
      WRAPPED_TAIL),
     ("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
