@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from typing import Any
 
 from exporter.formatting import escape_surrogates
@@ -31,6 +32,39 @@ def dumps_line(value: Any) -> str:
     except (ValueError, RecursionError):
         text = _encode_iteratively(value)
     return escape_surrogates(text)
+
+
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u(d[89a-f][0-9a-f]{2})", re.IGNORECASE)
+
+
+def lone_surrogates_replaced(text: str) -> tuple[str, int]:
+    """JSON text with each escaped half of a character (``\\ud83d`` alone) written as
+    U+FFFD, and how many: JSON allows one, but UTF-8 has no form for it, so Arrow (the
+    ``datasets`` library, the Hub's viewer) refuses the whole file. Pairs stay."""
+    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
+        return text, 0
+    escapes = [m for m in _SURROGATE_ESCAPE.finditer(text) if len(m.group(1)) % 2 == 1]
+    lone: list[re.Match[str]] = []
+    index = 0
+    while index < len(escapes):
+        here = escapes[index]
+        high = int(here.group(2), 16) < 0xDC00
+        following = escapes[index + 1] if index + 1 < len(escapes) else None
+        paired = following is not None and following.start() == here.end()
+        if high and paired and int(following.group(2), 16) >= 0xDC00:  # one character
+            index += 2
+            continue
+        lone.append(here)
+        index += 1
+    if not lone:
+        return text, 0
+    parts, last = [], 0
+    for match in lone:
+        start = match.end(1) - 1  # the escape's own backslash
+        parts += [text[last:start], "\\ufffd"]
+        last = match.end()
+    parts.append(text[last:])
+    return "".join(parts), len(lone)
 
 
 class _Literal(str):

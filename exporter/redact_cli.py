@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import json
 import os
 import re
 import shlex
 import stat
 import sys
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from click.core import ParameterSource
 
+from exporter.claude_code import is_claude_code
 from exporter.cli import (
     CliError,
     open_session,
@@ -32,6 +34,8 @@ from exporter.cli import (
     warn,
     write_stdout_bytes,
 )
+from exporter.codex import is_codex
+from exporter.entries import KNOWN_ENTRY_TYPES
 from exporter.formatting import local_minute, plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
@@ -507,23 +511,54 @@ def _header_id(path: Path) -> str | None:
         return None
 
 
+#: How much of a file :func:`session_kind` reads: the first lines, as the loaders sniff them.
+_SNIFF_BYTES = 64 * 1024
+
+
 def is_session_file(path: Path) -> bool:
-    """Starts like a Pi session (its header line), as far as a cheap look can tell."""
+    """A session any command reads (Pi's, Claude Code's, Codex's), as a cheap look tells."""
+    return session_kind(path) is not None
+
+
+def session_kind(path: Path) -> str | None:
+    """What session ``path`` holds, as its first lines tell: "a Pi session file" (its
+    header line, or entries without one), "a Claude Code transcript", "a Codex session
+    file"; None for anything else (a page, a report, a missing or unreadable file)."""
     if not path.is_file():  # missing, or a FIFO that an open would wait on
-        return False
+        return None
     try:
         with open(path, "rb") as handle:
-            head = handle.read(256)
+            head = handle.read(_SNIFF_BYTES)
             if head[:2] == GZIP_MAGIC:  # a session we read gzipped (the page's download)
                 handle.seek(0)
-                head = zlib.decompressobj(31).decompress(handle.read(4096), 256)
-    except (OSError, zlib.error):  # unreadable: nothing a look can tell
-        return False
+                head = zlib.decompressobj(31).decompress(handle.read(_SNIFF_BYTES), _SNIFF_BYTES)
+    except (OSError, zlib.error, EOFError):  # unreadable: nothing a look can tell
+        return None
     # a copy saved as UTF-16 or UTF-32 is a session too (the loader reads it)
     encoding = wide_encoding(head) or "utf-8"
     # what Pi's trim takes before the header: BOMs and Unicode spaces
-    text = head.decode(encoding, errors="ignore").lstrip(JS_SPACE).encode()
-    return _SESSION_HEADER.match(text) is not None
+    text = head.decode(encoding, errors="ignore").lstrip(JS_SPACE)
+    if _SESSION_HEADER.match(text.encode()) is not None:
+        return "a Pi session file"
+    parsed = list(_first_objects(text))
+    if is_claude_code(parsed):
+        return "a Claude Code transcript"
+    if is_codex(parsed):
+        return "a Codex session file"
+    first = next((value for _, value in parsed if isinstance(value, dict)), None)
+    if first is not None and first.get("type") in KNOWN_ENTRY_TYPES and "id" in first:
+        return "a Pi session file"  # entries whose header line was lost: the loader reads it
+    return None
+
+
+def _first_objects(text: str) -> Iterator[tuple[int, Any]]:
+    """The JSON values of ``text``'s whole lines (a cut last line left out), numbered."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines[:-1] if len(lines) > 1 else lines, 1):
+        try:
+            yield number, json.loads(line)
+        except ValueError:
+            continue
 
 
 def read_files(
@@ -568,11 +603,12 @@ def refuse_collisions(
                 )
             raise CliError(f"refusing to overwrite {source} (read with {kind}) with {option}", 1)
         _check_output_path(option, path)
-        if is_session_file(Path(path)):  # `export -o` onto one turned a session into HTML
+        kind = session_kind(Path(path))  # `export -o` onto one turned a session into HTML
+        if kind is not None:
             same = copy_of is not None and option in copy_of
             if not same or _header_id(Path(path)) != copy_of[option]:
                 raise CliError(
-                    f"{option}: refusing to overwrite {path}, a Pi session file (a copy made "
+                    f"{option}: refusing to overwrite {path}, {kind} (a copy made "
                     "earlier is one too): remove it first, or choose another path",
                     1,
                 )

@@ -60,6 +60,7 @@ from exporter.publish.hub_plan import (
     dropped_cuts,
     fewer_given_secrets,
     one_per_copy,
+    one_per_session,
     policy_cuts,
     prepare_all,
     probe_sources,
@@ -181,6 +182,13 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
         result.warnings.append(
             f"{_folder_and_name(copy.path)} is a byte-identical copy of "
             f"{_folder_and_name(kept.path)}: one session, published once"
+        )
+    sources, versions = one_per_session(sources)
+    for other, kept in versions:
+        result.warnings.append(
+            f"{_folder_and_name(other.path)} and {_folder_and_name(kept.path)} hold one session "
+            f"that went on apart: {_folder_and_name(kept.path)} (the larger) is published, the "
+            "other left out; publish it alone to a dataset of its own to keep both"
         )
     moved: list[str] = []
     id_mark = functools.partial(session_id_mark, run.marks.mark)
@@ -463,6 +471,13 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
         for name, n in item.actions.items():
             result.actions[name] = result.actions.get(name, 0) + n
         result.records += [{"session": item.source.repo_path, **r} for r in item.records]
+        if item.lone_surrogates:
+            n = item.lone_surrogates
+            result.warnings.append(
+                f"{item.source.path.name}: {n} half character{'s' if n != 1 else ''} (a lone "
+                "surrogate, as a cut emoji leaves) written as U+FFFD in the upload: the "
+                "datasets library cannot read the file otherwise"
+            )
         if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
             count, first = len(item.damaged), item.damaged[0]
             more = f" (first: {first})" if count > 1 else f" ({first})"

@@ -25,7 +25,7 @@ from typing import Any
 
 from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
-from exporter.jsonl_out import session_records, session_to_jsonl
+from exporter.jsonl_out import lone_surrogates_replaced, session_records, session_to_jsonl
 from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes, wide_encoding
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
@@ -43,6 +43,7 @@ __all__ = [
     "classify",
     "dropped_cuts",
     "one_per_copy",
+    "one_per_session",
     "policy_cuts",
     "prepare_all",
     "probe_sources",
@@ -205,6 +206,24 @@ def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source
         if first is not source:
             copies.append((source, first))
     return list(kept.values()), copies
+
+
+def one_per_session(sources: list[Source]) -> tuple[list[Source], list[tuple[Source, Source]]]:
+    """One source per session id: two files of one session that went on apart (a copy in
+    another project folder, continued there) were both published, as two rows with one id,
+    and each re-run moved them between their paths. The larger is kept (the one that went
+    on longer; then the later path); the others come back as ``(other, kept)`` pairs."""
+    by_id: dict[str, list[Source]] = {}
+    for source in sources:
+        if source.session_id is not None:
+            by_id.setdefault(source.session_id, []).append(source)
+    dropped: list[tuple[Source, Source]] = []
+    for group in by_id.values():
+        if len(group) > 1:
+            kept = max(group, key=lambda s: (s.size, str(s.path)))
+            dropped += [(other, kept) for other in group if other is not kept]
+    gone = {id(other) for other, _ in dropped}
+    return [s for s in sources if id(s) not in gone], dropped
 
 
 def session_id_mark(mark: Callable[[str], str], session_id: str) -> str:
@@ -399,6 +418,7 @@ class Prepared:
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # lines left out: not JSON Pi can read
+    lone_surrogates: int = 0  # halves of a character written as U+FFFD
     given: list[str] = field(default_factory=list)  # given_digest of each given secret replaced
     #: (index of the --deny pattern, where it first matched): not to be published
     denied: tuple[int, str] | None = None
@@ -426,7 +446,10 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         denied = first_match(session_records(redacted), task.deny) if task.deny else None
         if denied is not None:
             return {"source_sha256": source_sha, "denied": denied}
-        out = session_to_jsonl(redacted).encode("utf-8")
+        # a lone half of a character is valid JSON that `datasets` refuses (the whole file)
+        text, halves = lone_surrogates_replaced(session_to_jsonl(redacted))
+        out = text.encode("utf-8")
+        del text
         Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
         Path(task.staged).write_bytes(out)
         sha = hashlib.sha256(out).hexdigest()
@@ -440,6 +463,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
             "actions": dict(report.actions) if report else {},
             "records": list(report.records()) if report and task.want_records else [],
             "damaged": [f"line {d.line}: {d.message}" for d in redacted.damaged],
+            "lone_surrogates": halves,
             "given": sorted(given_digest(v) for v in report.given_values) if report else [],
         }
     except Exception as error:  # a broken session (or a bug) must not stop the batch

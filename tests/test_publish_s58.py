@@ -1,0 +1,136 @@
+"""Stop 58 (helper hunts: a dataset's user, a new user): one session in two files went up
+twice and moved between its paths on every unchanged re-run; a lone surrogate made the whole
+``sessions`` config unloadable; ``-o`` and ``--report`` overwrote a Claude Code transcript, a
+Codex rollout or a Pi session without its header line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.discover import encode_cwd
+from exporter.jsonl_out import lone_surrogates_replaced
+from tests.conftest import FIXTURES_DIR as FIXTURES
+from tests.fakes.hub import FakeHub, fake_hub_fixture
+from tests.test_publish import Corpus, assert_consistent, hub_env, index_rows, publish
+
+__all__ = ["fake_hub_fixture", "hub_env"]  # fixtures, used by name
+
+DATA = Path(__file__).parent / "data"
+SESSION_ID = "33333333-3333-4333-8333-333333333333"
+
+
+def _line(value: dict[str, object]) -> str:
+    return json.dumps(value, ensure_ascii=False) + "\n"
+
+
+def _header(cwd: str) -> dict[str, object]:
+    return {"type": "session", "version": 3, "id": SESSION_ID,
+            "timestamp": "2026-03-03T10:00:00.000Z", "cwd": cwd}  # fmt: skip
+
+
+def _prompt(entry_id: str, parent: str | None, text: str) -> dict[str, object]:
+    return {"type": "message", "id": entry_id, "parentId": parent,
+            "timestamp": "2026-03-03T10:00:01.000Z",
+            "message": {"role": "user", "content": text, "timestamp": 1}}  # fmt: skip
+
+
+def _two_copies(root: Path) -> Corpus:
+    """One session in two project folders, the second gone on by a prompt."""
+    name = f"2026-03-03T10-00-00-000Z_{SESSION_ID}.jsonl"
+    old, new = root / encode_cwd("/home/bob/old"), root / encode_cwd("/home/bob/new")
+    old.mkdir(parents=True)
+    new.mkdir(parents=True)
+    first = _prompt("m1", None, "first")
+    (old / name).write_text(_line(_header("/home/bob/old")) + _line(first), encoding="utf-8")
+    longer = _line(_header("/home/bob/new")) + _line(first) + _line(_prompt("m2", "m1", "next"))
+    (new / name).write_text(longer, encoding="utf-8")
+    return Corpus(root, [old / name, new / name], [])
+
+
+def test_one_session_in_two_files_goes_up_once_and_stays(fake_hub: FakeHub, tmp_path: Path) -> None:
+    corpus = _two_copies(tmp_path / "sessions")
+    first = publish(fake_hub, corpus)
+    assert first.exit_code == 0, first.output
+    assert "hold one session that went on apart" in first.stderr
+    rows = index_rows(fake_hub)
+    assert [(r["id"], r["entries"], r["project"]) for r in rows] == [
+        (SESSION_ID, 2, "~/new")  # the larger copy
+    ]
+    commits = len(fake_hub.commits)
+    for _ in range(2):  # unchanged files: nothing to send, nothing moves
+        again = publish(fake_hub, corpus)
+        assert again.exit_code == 0, again.output
+        assert "no commit" in again.stdout
+    assert len(fake_hub.commits) == commits
+    assert index_rows(fake_hub) == rows
+    assert_consistent(fake_hub)
+
+
+def test_a_lone_surrogate_goes_up_as_a_replacement_character(
+    fake_hub: FakeHub, tmp_path: Path
+) -> None:
+    folder = tmp_path / "sessions" / encode_cwd("/home/bob/surr")
+    folder.mkdir(parents=True)
+    path = folder / f"2026-03-03T10-00-00-000Z_{SESSION_ID}.jsonl"
+    raw = _line(_header("/home/bob/surr")) + _line(_prompt("m1", None, "cut mid-emoji X"))
+    path.write_text(raw.replace("X", "\\ud83d and a pair \\ud83d\\ude00"), encoding="utf-8")
+    before = path.read_bytes()
+    done = publish(fake_hub, Corpus(tmp_path / "sessions", [path], []))
+    assert done.exit_code == 0, done.output
+    assert "1 half character (a lone surrogate" in done.stderr
+    (published,) = [v for k, v in fake_hub.files("alice/sessions").items() if "sessions/" in k]
+    text = published.decode("utf-8")
+    assert "cut mid-emoji \\ufffd and a pair 😀" in text or (
+        "cut mid-emoji \\ufffd and a pair \\ud83d\\ude00" in text
+    )
+    assert "\\ud83d and" not in text
+    assert path.read_bytes() == before  # the local file keeps what it holds
+
+
+def test_lone_surrogates_replaced_reads_json_escapes_as_json_does() -> None:
+    cases = {
+        '"x\\ud83d y"': ('"x\\ufffd y"', 1),
+        '"\\ud83d\\ude00"': ('"\\ud83d\\ude00"', 0),  # a pair is one character
+        '"\\\\ud83d"': ('"\\\\ud83d"', 0),  # an escaped backslash, then text
+        '"\\ude00\\uD83D"': ('"\\ufffd\\ufffd"', 2),  # low before high: two halves
+        '"plain"': ('"plain"', 0),
+    }
+    for text, expected in cases.items():
+        assert lone_surrogates_replaced(text) == expected
+        fixed = json.loads(expected[0])
+        fixed.encode("utf-8")  # no half character is left to refuse
+
+
+def _other_agents(tmp_path: Path) -> dict[str, Path]:
+    claude = tmp_path / "claude.jsonl"
+    claude.write_bytes(next((DATA / "claude-code").glob("*.jsonl")).read_bytes())
+    codex = tmp_path / "codex.jsonl"
+    codex.write_bytes(next((DATA / "codex").glob("*.jsonl")).read_bytes())
+    headerless = tmp_path / "headerless.jsonl"
+    lines = (FIXTURES / "every-entry-type.jsonl").read_text(encoding="utf-8").splitlines(True)
+    headerless.write_text("".join(lines[1:]), encoding="utf-8")
+    return {"a Claude Code transcript": claude, "a Codex session file": codex,
+            "a Pi session file": headerless}  # fmt: skip
+
+
+def test_o_and_report_never_overwrite_another_agents_session(tmp_path: Path) -> None:
+    source = str(FIXTURES / "every-entry-type.jsonl")
+    for kind, target in _other_agents(tmp_path).items():
+        before = target.read_bytes()
+        for args in (
+            ["redact", source, "-o", str(target)],
+            ["export", source, "-o", str(tmp_path / "e.html"), "--report", str(target)],
+            ["share", source, "--dry-run", "--report", str(target)],
+        ):
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 1, (args, result.output)
+            assert f"refusing to overwrite {target}, {kind}" in result.stderr, result.stderr
+            assert target.read_bytes() == before
+    notes = tmp_path / "notes.jsonl"  # JSON lines of something else are still a plain file
+    notes.write_text('{"level": "info", "msg": "started"}\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["redact", source, "-o", str(notes)])
+    assert result.exit_code == 0, result.output
