@@ -159,8 +159,8 @@ def no_sessions_said(
     root = sessions_root(sessions_dir)
     where = "any project" if cwd is None else cwd
     text = f"no Pi sessions for {where} under {root}"
-    if not root.is_dir():
-        return text + " (it does not exist)"
+    if not root.is_dir():  # a Claude Code or Codex user's first run: how to read theirs
+        return text + " (it does not exist)" + other_agents_hint(sessions_dir, cwd)
     if since is not None:  # the other projects' may be older too: no count of them
         if older:
             there = "1 session there is" if older == 1 else f"{older:,} sessions there are"

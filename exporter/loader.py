@@ -190,9 +190,10 @@ def build_session(
             Diagnostic(0, "missing-header", "no session header line; a header was synthesized")
         )
     if header is None:
-        name = f"{path}: " if path else ""
+        name = f"{_said_path(path)}: " if path else ""
         if not parsed and not damaged:
-            raise SessionFormatError(f"{name}file is empty, not a Pi session")
+            what = "nothing was piped in" if path == STDIN_PATH else "file is empty"
+            raise SessionFormatError(f"{name}{what}, not a Pi session")
         raise SessionFormatError(
             f"{name}not a Pi session file (no session header, no Pi entries, no Claude Code"
             " or Codex messages"
@@ -466,6 +467,15 @@ def parse_session_bytes(
     return session
 
 
+#: Where SESSION ``-`` is read from.
+STDIN_PATH = "/dev/stdin"
+
+
+def _said_path(path: str) -> str:
+    """A path as an error says it: SESSION ``-`` is the standard input, not /dev/stdin."""
+    return "standard input (SESSION -)" if path == STDIN_PATH else path
+
+
 def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) -> Session:
     """Read a session file read-only. Raises SessionFormatError or OSError with clear text."""
     file_path = os.fspath(path)
@@ -475,6 +485,8 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
             return parse_session_bytes(_read_pipe(handle), path=file_path, leaf_id=leaf_id)
     if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
         # a device like /dev/zero never ends
+        if file_path == STDIN_PATH:  # `< /dev/null`, or a terminal's device
+            raise SessionFormatError(f"{_said_path(file_path)}: no session piped in")
         raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []

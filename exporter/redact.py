@@ -683,10 +683,21 @@ def name_scrubber(
     scanner = Scanner(policy.literal_secrets(environ), policy_detectors(policy))
 
     def scrubbed(name: str) -> str:
+        # a name's words are joined by "-" and ".", which glue a token to them in text
+        # (`fix-hf_….jsonl`): read once as written, once with those as spaces (same offsets)
+        spaced = name.replace("-", " ").replace(".", " ")
+        found = sorted(
+            (f.start, f.end, f.detector)
+            for text in dict.fromkeys((name, spaced))
+            for f in scanner.find(text)
+        )
         parts, position = [], 0
-        for finding in scanner.find(name):
-            parts += (name[position : finding.start], f"REDACTED-{finding.detector}")
-            position = finding.end
+        for start, end, detector in found:
+            if end <= position:
+                continue
+            if start >= position:  # (one overlapping the last makes that one longer)
+                parts += (name[position:start], f"REDACTED-{detector}")
+            position = end
         return "".join(parts) + name[position:] if parts else name
 
     return scrubbed

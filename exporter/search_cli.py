@@ -25,7 +25,7 @@ from exporter.cli import (
     warn,
 )
 from exporter.discover import files_active_since, no_sessions_said
-from exporter.formatting import one_line, plural, terminal_text
+from exporter.formatting import one_line, plural, role_label, terminal_text
 from exporter.policy import RedactionPolicy
 from exporter.prepare import CUT_OPTIONS, policy_changes_nothing
 from exporter.redact_cli import policy_from_options, policy_options, since_moment, since_said
@@ -220,11 +220,25 @@ def _report(
         click.echo(terminal_text(f"pi-session: {found}{where}{older}"), err=True)
 
 
+#: An entry's type as the page and `stats` name it (a message's role: ``role_label``); the
+#: JSON output keeps the type as the file has it.
+_KIND_SAID = {
+    "compaction": "compaction",
+    "branch_summary": "branch summary",
+    "custom_message": "custom message",
+    "custom": "extension state",
+    "label": "label",
+    "model_change": "model change",
+    "thinking_level_change": "thinking level",
+    "session_info": "session name",
+}
+
+
 def _match_line(match: dict[str, Any], styled: bool) -> str:
     snippet, start, end = match["snippet"], match["start"], match["end"]
     before, hit, after = (terminal_text(part) for part in (
         snippet[:start], snippet[start:end], snippet[end:]))  # fmt: skip
     hit = click.style(hit, bold=True, fg="yellow") if styled else f"[{hit}]"
     where = "" if match["on_active_path"] else " (other branch)"
-    kind = one_line(match["kind"], 12)
+    kind = _KIND_SAID.get(match["kind"]) or role_label(one_line(match["kind"], 24), 1)
     return f"{terminal_text(one_line(match['entry_id'], 16))}  {kind}{where}: {before}{hit}{after}"

@@ -393,6 +393,12 @@ def _loading_example(repo_id: str) -> list[str]:
         "# the sessions themselves as agent traces (pip install datasets teich):",
         f'traces = load_dataset("{repo_id}", "sessions", split="train")',
         "```",
+        "",
+        "A session is a tree: entries link to their parent by `parentId`, and a user who went "
+        "back and tried again left branches. The trace view reads the file in order, so a "
+        "branched session's retries and abandoned answers come one after another in its "
+        "messages; follow `parentId` from the last entry back to the root for the path the "
+        "session ended on.",
     ]
 
 
@@ -421,7 +427,12 @@ def _policy_lines(
     ]
     if not policy.keep_paths:
         lines.append("- The home folder is shown as `~` and the user name as `<user>`.")
-    lines.append("- Hidden entries (custom entries, `display: false` messages) are dropped.")
+    lines.append(
+        "- Hidden entries (custom entries, `display: false` messages) are dropped, and so are "
+        "the providers' signatures of thinking and text blocks (`thinkingSignature`, "
+        "`thoughtSignature`, `textSignature`): a turn with extended thinking cannot be sent "
+        "back to its provider from this data."
+    )
     extra = {
         "active_branch_only": "only the active branch of each session is kept",
         "no_thinking": "thinking text and signatures are removed",

@@ -442,8 +442,13 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         source_sha = session_digest(Path(task.source), hashlib.sha256(data).hexdigest())
         redacted, report = prepare_session(parse_session_bytes(data, path=task.source), task.policy)
         del data
-        # matched as it would be published (redacted), before anything is written
-        denied = first_match(session_records(redacted), task.deny) if task.deny else None
+        # matched as it would be published (redacted), before anything is written: its file
+        # name too, which goes out as its path, the index's row and a commit's title
+        denied = None
+        if task.deny:
+            named = first_match([{"path": task.repo_path}], task.deny)
+            denied = (named[0], "its file name") if named else None
+            denied = denied or first_match(session_records(redacted), task.deny)
         if denied is not None:
             return {"source_sha256": source_sha, "denied": denied}
         # a lone half of a character is valid JSON that `datasets` refuses (the whole file)
