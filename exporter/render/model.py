@@ -127,3 +127,4 @@ class OutlineRow:
     folded: int = 0  # an "open" row: the entries of a branch folded under it (0: not folded)
     # of those, the ones the Default and No tools filters show, where that is not all of them
     folded_by: dict[str, int] = field(default_factory=dict)
+    folded_branches: int = 1  # the branches folded: that one and those forking inside it

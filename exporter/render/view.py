@@ -629,14 +629,18 @@ def _count_folded_by_filter(rows: list[OutlineRow]) -> None:
                     for name in FOLD_COUNT_FILTERS
                     if counts[name] != opener.folded
                 }
+                # "45 entries in 3 branches", as the transcript's block says of them
+                opener.folded_branches = 1 + counts[_NESTED_BRANCHES]
             if stack:
                 stack[-1][1].update(counts)
+                stack[-1][1][_NESTED_BRANCHES] += 1
         elif stack:
             stack[-1][1].update(row_filters(row))
 
 
 #: The filters that keep a fold line (User and Labeled list every row, unfolded).
 FOLD_COUNT_FILTERS = ("default", "notools")
+_NESTED_BRANCHES = " branches"  # (a key no filter's name can be)
 
 
 def _mark_branch_starts(rows: list[OutlineRow]) -> None:
