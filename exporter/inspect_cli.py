@@ -234,7 +234,8 @@ def _made_line(session: Session, stats: SessionStats) -> list[str]:
     if session.header.parent_session:
         when = f" at {fmt_datetime(made)}" if made else ""
         return [f"  forked    from {one_line(session.header.parent_session, None)}{when}"]
-    return [f"  created   {fmt_datetime(made)}"] if made else []
+    # (the file's, as the page says: a line "created" above "started" read as a contradiction)
+    return [f"  file      created {fmt_datetime(made)}"] if made else []
 
 
 #: The title line of `stats`: wider than `list`'s column, still one terminal line.

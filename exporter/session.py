@@ -37,6 +37,9 @@ from exporter.session_parts import (
 
 __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", "parse_time"]
 
+#: The format every file is read as (``loader.CURRENT_VERSION``; the loader imports this).
+_READ_AS = 3
+
 
 def _sort_key(entry: Entry) -> float:
     parsed = entry.moment
@@ -515,7 +518,8 @@ class Session:
         2.0.46 transcript" for one read as a Pi session."""
         if any(d.kind in CONVERTED_KINDS for d in self.diagnostics):
             return f"{self.header.raw.get('source')} transcript"
-        return f"file v{self.version}"
+        read_as = f", read as v{_READ_AS}" if self.version != _READ_AS else ""
+        return f"file v{self.version}{read_as}"  # as the page says it
 
     @property
     def title(self) -> str:

@@ -1058,9 +1058,12 @@ def test_stats_say_when_a_forked_session_was_made() -> None:
     line = next(x for x in forked.stdout.splitlines() if x.startswith("  forked    from "))
     assert line.endswith(" at 2025-12-09 00:53:29 +00:00") and "d97339c6" in line
     made = run("stats", str(FIXTURES_DIR / "pi-large-session.jsonl"))
-    assert "  created   2025-11-20 23:33:50 +00:00" in made.stdout.splitlines()
+    assert "  file      created 2025-11-20 23:33:50 +00:00" in made.stdout.splitlines()
+    assert "  id        d703a1a9-1b7b-4fb1-b512-c9738b1fe617  (file v1, read as v3)" in (
+        made.stdout.splitlines()
+    )  # as the page says both (stop 58: "created" above "started" read as a contradiction)
     plain = run("stats", "--demo").stdout
-    assert "  created " not in plain and "  forked " not in plain  # made when it started
+    assert "  file " not in plain and "  forked " not in plain  # made when it started
     doc = json.loads(run("stats", "--demo", "--json").stdout)
     assert doc["created"] == doc["started"]
 
