@@ -106,12 +106,14 @@ def list_command(
     listed = listed_session_files(sessions_dir, scope)
     with remembered():  # other agents' transcripts are read whole: their summaries kept
         summaries = newest_first(scan_summary(p) for p in listed)
+    older = 0
     if since_at is not None:  # last activity, as export --all and publish read it
-        summaries = [s for s in summaries if active_since(s, since_at)]
+        recent = [s for s in summaries if active_since(s, since_at)]
+        older, summaries = len(summaries) - len(recent), recent
     if not summaries:  # said on stderr, so `--json` output stays empty for a script
         # not an error (exit 0): "which sessions are there?" has "none" for an answer
         then = "drop --cwd to list {them}" if all_projects else "--all lists {them}"
-        said = no_sessions_said(sessions_dir, scope, then, when)
+        said = no_sessions_said(sessions_dir, scope, then, when, older=older)
         click.echo(terminal_text(f"pi-session: {said}"), err=True)
         return
     if as_json:

@@ -46,6 +46,7 @@ from exporter.redact_cli import (
     policy_options,
     read_files,
     refuse_collisions,
+    since_said,
 )
 from exporter.session_skip import skip_help, without_skipped
 from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
@@ -74,14 +75,20 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _parse_since(value: str | None) -> datetime | None:
-    """--since as `export --all` reads it (7d worked there and was refused here)."""
+def _parse_since(value: str | None, ctx: click.Context | None = None) -> datetime | None:
+    """--since as `export --all` reads it (7d worked there and was refused here); as given
+    kept in ``ctx.meta`` for the message that none is that recent."""
     if value is None:
         return None
+    if ctx is not None:
+        ctx.meta[_SINCE_GIVEN] = value
     try:
         return parse_since_option(value)
     except ValueError as error:
         raise click.BadParameter(str(error).removeprefix(f"--since {value!r}: ")) from None
+
+
+_SINCE_GIVEN = "pi-session publish --since"  # (a ctx.meta key)
 
 
 def select_files(
@@ -103,8 +110,15 @@ def select_files(
         files = listed_session_files(sessions_dir, scope)
         _say_gzip_left_out(sessions_dir, scope)
     if since is not None:
+        before = len(files)
         files = files_active_since(files, since)
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None:  # how many are older, for the message that none is that recent
+            ctx.meta[_OLDER] = before - len(files)
     return list(dict.fromkeys(files))
+
+
+_OLDER = "pi-session publish --since older"  # (a ctx.meta key)
 
 
 def _say_gzip_left_out(sessions_dir: str | None, scope: str | None) -> None:
@@ -198,7 +212,7 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 )
 @click.option(
     "--since",
-    callback=lambda _ctx, _param, value: _parse_since(value),
+    callback=lambda ctx, _param, value: _parse_since(value, ctx),
     metavar="DATE",
     help="Only sessions whose last user or assistant message (what `list` shows) is on or "
     "after DATE (YYYY-MM-DD local midnight, ISO time, 7d, 12h, 2w).",
@@ -403,12 +417,16 @@ def _refuse_empty_selection(
     read or created."""
     if files:
         return
-    when = local_minute(since) if since is not None else None
+    meta = ctx.meta if (ctx := click.get_current_context(silent=True)) is not None else {}
+    when = None
+    if since is not None:  # as list, search and stats say it: "… (1h); 3 sessions … older"
+        given = meta.get(_SINCE_GIVEN)
+        when = since_said(given, since) if given else local_minute(since)
     if sessions:  # only --since leaves out a session named
         which = "the session named is not" if len(set(sessions)) == 1 else "no session named is"
         raise CliError(f"{which} active since {when}; nothing sent", 2)
     then = "drop --cwd to publish {them}" if all_projects else "--all publishes {them}"
-    said = no_sessions_said(sessions_dir, scope, then, when)
+    said = no_sessions_said(sessions_dir, scope, then, when, older=meta.get(_OLDER, 0))
     raise CliError(f"{said}; nothing sent", 2)
 
 

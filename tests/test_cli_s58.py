@@ -132,3 +132,18 @@ def test_the_card_says_signatures_go_and_how_branches_read() -> None:
     card = render_card("alice/traces", [], {}, RedactionPolicy()).decode("utf-8")
     assert "`thinkingSignature`" in card and "cannot be sent back to its provider" in card
     assert "follow `parentId` from the last entry back to the root" in card
+
+
+def test_nothing_active_since_is_said_one_way_by_every_command(tmp_path: Path, monkeypatch) -> None:
+    """`list` left out how many sessions are older, `publish` the --since as given."""
+    folder = tmp_path / "home" / ".pi" / "agent" / "sessions" / encode_cwd("/work/p")
+    folder.mkdir(parents=True)
+    (folder / "s.jsonl").write_bytes((FIXTURES_DIR / "pi-branched-1.jsonl").read_bytes())
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    said = []
+    for command in (["list"], ["stats"], ["search", "foo"], ["publish", "alice/x", "--dry-run"]):
+        result = CliRunner().invoke(cli, [*command, "--all", "--since", "1h"])
+        line = result.stderr.strip().splitlines()[-1]
+        said.append(line.split("active since ", 1)[-1].removesuffix("; nothing sent"))
+    assert len(set(said)) == 1 and said[0].endswith(" (1h); 1 session there is older"), said
