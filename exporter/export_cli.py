@@ -435,9 +435,11 @@ def export_site(
     if not files:  # a wrong --sessions-dir must not empty an existing site
         raise CliError(no_sessions_said(sessions_dir, scope, "drop --cwd to include {them}"), 2)
     if since_at is not None:
+        every = len(files)
         files = files_active_since(files, since_at)
         if not files:
-            said = no_sessions_said(sessions_dir, scope, since=since_said(since or "", since_at))
+            when = since_said(since or "", since_at)
+            said = no_sessions_said(sessions_dir, scope, since=when, older=every)
             raise CliError(f"{said}; the site was left as it is", 2)
     files = without_skipped(files, selection.skip, sessions_dir, "the site was left as it is")
     plain = policy_changes_nothing(policy)

@@ -432,11 +432,12 @@ def test_since_emptying_a_batch_is_said_as_list_says_it(home: Home, fake_hub: Fa
         rf"no Pi sessions for any project under {re.escape(root)} active since "
         r"\d{4}-\d\d-\d\d \d\d:\d\d\b"
     )
+    older = "; 1 session there is older"  # in every command's words (stop 58)
     for command, then in (
         (["list", "--all"], None),
-        (["export", "--all", "-o", "site"], "; the site was left as it is"),
-        (["publish", "alice/late", "--all", *hub], "; nothing sent"),
-        (["search", "x", "--all"], "; 1 session there is older"),
+        (["export", "--all", "-o", "site"], f"{older}; the site was left as it is"),
+        (["publish", "alice/late", "--all", *hub], f"{older}; nothing sent"),
+        (["search", "x", "--all"], older),
     ):
         result = home.run(*command, "--since", "1d")
         said = result.stderr.strip() if then is None else _error(result)
@@ -444,7 +445,7 @@ def test_since_emptying_a_batch_is_said_as_list_says_it(home: Home, fake_hub: Fa
             ("pi-session: " if then is None else "")
             + pattern
             + r"(?: \(1d\))?"
-            + re.escape(then or ""),
+            + re.escape(then or older),
             said,
         ), (command, result.stderr)
         assert result.code == (0 if then is None else 2), command
