@@ -14,7 +14,7 @@ from exporter.cli import cli
 from exporter.discover import encode_cwd
 from exporter.jsonl_out import lone_surrogates_replaced
 from tests.conftest import FIXTURES_DIR as FIXTURES
-from tests.fakes.hub import FakeHub, fake_hub_fixture
+from tests.fakes.hub import TOKEN, FakeHub, fake_hub_fixture
 from tests.test_publish import Corpus, assert_consistent, hub_env, index_rows, publish
 
 __all__ = ["fake_hub_fixture", "hub_env"]  # fixtures, used by name
@@ -134,3 +134,31 @@ def test_o_and_report_never_overwrite_another_agents_session(tmp_path: Path) -> 
     notes.write_text('{"level": "info", "msg": "started"}\n', encoding="utf-8")
     result = CliRunner().invoke(cli, ["redact", source, "-o", str(notes)])
     assert result.exit_code == 0, result.output
+
+
+def test_the_index_and_card_say_whose_sessions_they_are(fake_hub: FakeHub, tmp_path: Path) -> None:
+    """A dataset of Claude Code and Codex sessions was titled "Pi coding-agent sessions",
+    and no row said which agent wrote it."""
+    claude = tmp_path / "claude.jsonl"
+    claude.write_bytes(next((DATA / "claude-code").glob("*.jsonl")).read_bytes())
+    codex = tmp_path / "codex.jsonl"
+    codex.write_bytes(next((DATA / "codex").glob("*.jsonl")).read_bytes())
+    pi = tmp_path / "pi.jsonl"
+    pi.write_bytes((FIXTURES / "pi-branched-1.jsonl").read_bytes())
+    args = ["--endpoint", fake_hub.url, "--token", TOKEN]
+    result = CliRunner().invoke(cli, ["publish", "alice/work", str(claude), str(codex), *args])
+    assert result.exit_code == 0, result.output
+    card = fake_hub.files("alice/work")["README.md"].decode("utf-8")
+    assert "\n# Coding-agent sessions: work\n" in card
+    assert "Sessions of coding agents (Claude Code, Codex)" in card
+    assert "cost (USD, as recorded, else from list prices)" in card
+    rows = [json.loads(x) for x in fake_hub.files("alice/work")["index.jsonl"].splitlines()]
+    assert sorted(r["agent"] for r in rows) == ["Claude Code", "Codex"]
+    assert list(rows[0])[:2] == ["id", "agent"]
+    result = CliRunner().invoke(cli, ["publish", "alice/mine", str(pi), *args])
+    assert result.exit_code == 0, result.output
+    card = fake_hub.files("alice/mine")["README.md"].decode("utf-8")
+    assert "\n# Pi coding-agent sessions: mine\n" in card and "Sessions of the [Pi]" in card
+    assert [
+        json.loads(x)["agent"] for x in fake_hub.files("alice/mine")["index.jsonl"].splitlines()
+    ] == ["Pi"]

@@ -39,9 +39,11 @@ MANIFEST_SCHEMA = 1
 SESSION_FORMAT_DOC = (
     "https://github.com/badlogic/pi-mono/blob/main/packages/coding-agent/docs/session.md"
 )
-# name -> JSON type (None is allowed only for the two timestamps).
+# name -> JSON type (None is allowed only for the two timestamps, and for the agent of a row
+# published before 0.2.41, which did not record it).
 INDEX_FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": str,
+    "agent": (str, type(None)),
     "name": str,
     "project": str,
     "started_at": (str, type(None)),
@@ -74,6 +76,7 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
     usage = stats.all
     return {
         "id": session.id,
+        "agent": session.agent,  # Pi, or Claude Code or Codex (converted to Pi's format)
         "name": one_line(replace_surrogates(session.title), 120),  # text for readers
         "project": session.header.cwd or "",
         "started_at": _iso(stats.started),
@@ -166,12 +169,13 @@ def render_card(
     replaced: what its owner wrote around it stays, and so do their YAML keys, with our
     ``configs`` put right. Raises :class:`CardError` when that cannot be done."""
     rows = list(rows)
-    name = card_title(repo_id.split("/")[-1])
+    agents = _agents(rows)
+    name = card_title(repo_id.split("/")[-1], agents)
     block = [
         CARD_BEGIN,
         _BLOCK_NOTE,
-        *_introduction(),
-        *_totals_table(rows),
+        *_introduction(agents),
+        *_totals_table(rows, agents),
         *_files_section(has_html),
         *_loading_example(repo_id),
         *_redaction_section(policy, sessions),
@@ -297,13 +301,21 @@ def _configs_replaced(front: str, configs: list[Any], had_configs: bool) -> str 
     return "\n".join([*lines[:start], block, *lines[end:]])
 
 
-def card_title(name: str) -> str:
+def _agents(rows: list[Mapping[str, Any]]) -> list[str]:
+    """The agents whose sessions the dataset holds, Pi first (a row published before 0.2.41
+    has none: counted as Pi's, as the card then said of every row)."""
+    found = {row.get("agent") if isinstance(row.get("agent"), str) else "Pi" for row in rows}
+    return sorted(found or {"Pi"}, key=lambda agent: (agent != "Pi", agent))
+
+
+def card_title(name: str, agents: list[str] | None = None) -> str:
     """The card's title and ``pretty_name``: "Pi coding-agent sessions: work", but a name
     that says sessions already is not repeated ("sessions (Pi coding agent)", not "Pi
-    coding-agent sessions: sessions")."""
+    coding-agent sessions: sessions"); "coding-agent" alone when other agents' are there."""
+    pi_only = agents in (None, ["Pi"])
     if {"session", "sessions"} & set(re.split(r"[-_.\s]+", name.lower())):
-        return f"{name} (Pi coding agent)"
-    return f"Pi coding-agent sessions: {name}"
+        return f"{name} (Pi coding agent)" if pi_only else f"{name} (coding agents)"
+    return f"Pi coding-agent sessions: {name}" if pi_only else f"Coding-agent sessions: {name}"
 
 
 def _front_matter(title: str | None) -> list[str]:
@@ -321,12 +333,20 @@ def _front_matter(title: str | None) -> list[str]:
     return [*lines, "---"]
 
 
-def _introduction() -> list[str]:
+def _introduction(agents: list[str]) -> list[str]:
+    made = f"published with `pi-session publish` (pi-session-export {__version__})"
+    if agents == ["Pi"]:
+        return ["", f"Sessions of the [Pi]({_PI}) coding agent, {made}."]
+    others = " and ".join(a for a in agents if a != "Pi")
     return [
         "",
-        "Sessions of the [Pi](https://github.com/badlogic/pi-mono) coding agent, published "
-        f"with `pi-session publish` (pi-session-export {__version__}).",
+        f"Sessions of coding agents ({', '.join(agents)}), {made}. {others} sessions are "
+        f"converted to the session format of [Pi]({_PI}); the index's `agent` says whose "
+        "each is.",
     ]
+
+
+_PI = "https://github.com/badlogic/pi-mono"
 
 
 def _total(rows: list[Mapping[str, Any]], key: str) -> str:
@@ -334,10 +354,12 @@ def _total(rows: list[Mapping[str, Any]], key: str) -> str:
     return f"{sum(int(row.get(key) or 0) for row in rows):,}"
 
 
-def _totals_table(rows: list[Mapping[str, Any]]) -> list[str]:
+def _totals_table(rows: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
     """Totals over every session the dataset holds once the commit lands (its index rows),
     not only this run's."""
     cost = sum(float(row.get("cost") or 0) for row in rows)
+    # Claude Code's and Codex's files record tokens; their cost is computed from list prices
+    how = "as recorded" if agents == ["Pi"] else "as recorded, else from list prices"
     return [
         "",
         "| | |",
@@ -350,7 +372,7 @@ def _totals_table(rows: list[Mapping[str, Any]]) -> list[str]:
         f"{_total(rows, 'output_tokens')} |",
         f"| cache read / write tokens | {_total(rows, 'cache_read_tokens')} / "
         f"{_total(rows, 'cache_write_tokens')} |",
-        f"| cost (USD, as recorded) | {cost:,.2f} |",
+        f"| cost (USD, {how}) | {cost:,.2f} |",
         f"| activity | {_activity_span(rows)} |",
     ]
 
