@@ -723,8 +723,8 @@ def _refuse_a_non_jsonl_name(output: str | None) -> None:
     metavar="PATH",
     callback=not_empty,
     help="Output file (default: <name>.redacted.jsonl, which a re-run replaces; - for "
-    "stdout). A Pi session file you name is never replaced, an earlier copy included: "
-    "remove it first.",
+    "stdout). A session file you name (Pi's, Claude Code's, Codex's) is never replaced, an "
+    "earlier copy included: remove it first.",
 )
 @policy_options(redact_default=True)
 @exclude_option
