@@ -1098,9 +1098,10 @@ def test_help_and_readme_say_that_o_never_replaces_a_session(in_tmp: Path) -> No
     assert wide.read_bytes() == before
     shown = " ".join(CliRunner().invoke(cli, ["redact", "--help"]).stdout.split())
     assert "which a re-run replaces" in shown
-    assert "A Pi session file you name is never replaced" in shown and "remove it first" in shown
+    assert "A session file you name (Pi's, Claude Code's, Codex's) is never replaced" in shown
+    assert "remove it first" in shown
     readme = " ".join((Path(__file__).parent.parent / "README.md").read_text("utf-8").split())
-    assert "`redact -o FILE` never replaces a Pi session file you named" in readme
+    assert "never replaces a session file you named (Pi's, with or without its header" in readme
     assert "remove `clean.jsonl` first" in readme
 
 
