@@ -167,7 +167,9 @@
     }
   }
   function describe(answer) {
-    var when = new Date(answer.updated).toLocaleTimeString();
+    // 24-hour, as every other time on the page (the locale's own said "5:22:49 AM")
+    var d = new Date(answer.updated), when = [d.getHours(), d.getMinutes(), d.getSeconds()]
+      .map(function (n) { return (n < 10 ? "0" : "") + n; }).join(":");
     return answer.problem ? answer.problem + " (showing the page of " + when + ")"
       : "Live: updated " + when;
   }

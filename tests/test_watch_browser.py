@@ -6,6 +6,7 @@ Skipped without Chromium unless CI is set (see tests/browser_util.py)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -73,6 +74,8 @@ def test_the_page_follows_the_session_and_keeps_the_reader_s_place(
         "() => /^Live: updated /.test(document.querySelector('.live-status').textContent)"
     )
     assert status.get_attribute("data-state") == "live"
+    # in 24-hour time, as the page's other times (it said "5:22:49 AM"; stop 58)
+    assert re.fullmatch(r"Live: updated \d\d:\d\d:\d\d", status.text_content() or "")
 
     # the reader opens a branch, picks a filter, searches, and reads at the end
     branch = page.locator("details.branch").first
