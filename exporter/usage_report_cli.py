@@ -56,7 +56,11 @@ def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) 
     return (
         f"Usage of {plural(spent, 'session')} ({where}{when}; every branch counts)"
         + (f"; {fmt_int(idle)} more read with no turn" if idle > 0 else "")
-        + (f"; {plural(report.copies, 'copy', 'copies')} of one counted" if report.copies else "")
+        + (
+            f"; {plural(report.copies, 'copy', 'copies')} of another file not counted again"
+            if report.copies
+            else ""
+        )
         + (
             f"; {plural(report.repeated_turns, 'turn')} found in more than one file counted once"
             if report.repeated_turns

@@ -191,7 +191,10 @@ def test_a_copy_of_a_session_is_counted_once(two_projects: Path) -> None:
     # (the shorter copy adds nothing when read after the file, everything when read first)
     assert document["copies"] in (1, 2)
     text = _run("--sessions-dir", str(two_projects)).output
-    assert "of one counted; 5 turns found in more than one file counted once" in text
+    assert (
+        "of another file not counted again; 5 turns found in more than one file counted once"
+        in (text)
+    )  # (it said "1 copy of one counted": a reader asked one what)
     # a different session with the same entry ids is not a copy: its own times and usage
     other = two_projects / encode_cwd("/work/gamma")
     _session(two_projects, "/work/gamma", "s1", [
