@@ -1182,7 +1182,8 @@ class CommandLineDetector(Detector):
     _ngrok_set = re.compile(r"(?P<name>authtoken)[ \t]+" + _QUOTED_OR_CLI_VALUE)
     # `wandb login [--relogin] [--host=URL] KEY`: the key as an argument (40 hex)
     _wandb_login = re.compile(
-        r"wandb[ \t]+login[ \t]+(?:--?[a-z][\w\-]{0,30}(?:=[^\s=]{1,300})?[ \t]+){0,3}"
+        r"wandb[ \t]+login[ \t]+"
+        r"(?:--?[a-z][\w\-]{0,30}(?:=[^\s=]{1,300}|[ \t]+https?://[^\s]{1,300})?[ \t]+){0,3}"
         + _QUOTED_OR_CLI_VALUE
     )
     _configure_words = (

@@ -632,6 +632,14 @@ _SERVICE_TOKENS: tuple[TokenFormat, ...] = (
      r"EAA[A-Z][A-Za-z0-9]{60,400}", ("EAA",), _three_classes, 0),
 )
 # fmt: on
+def _azure_key_shape(key: str) -> bool:
+    """Random, and no documentation's ``?code=YOUR_FUNCTION_KEY_GOES_HERE_1234``."""
+    words = ("your", "here", "key", "function", "placeholder", "example")
+    return (
+        looks_random(key) and not is_placeholder(key) and not any(w in key.lower() for w in words)
+    )
+
+
 _UNGLUED = (  # formats whose secret sits inside a longer match
     RegexDetector(
         "azure-function-key",
@@ -639,7 +647,7 @@ _UNGLUED = (  # formats whose secret sits inside a longer match
         r"\.azurewebsites\.net/[^\s?#\"'<>]{0,300}\?(?:[^\s#\"'<>]{0,300}&)?code="
         r"([A-Za-z0-9_\-]{30,200}={0,2})",
         (".azurewebsites.net/",),
-        check=looks_random,
+        check=_azure_key_shape,
         group=1,
         edges=False,
     ),

@@ -34,7 +34,8 @@ def dumps_line(value: Any) -> str:
     return escape_surrogates(text)
 
 
-_SURROGATE_ESCAPE = re.compile(r"(\\+)u(d[89a-f][0-9a-f]{2})", re.IGNORECASE)
+# (from a run's first backslash: at each one of a long run it was quadratic)
+_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(\\+)u(d[89a-f][0-9a-f]{2})", re.IGNORECASE)
 
 
 def lone_surrogates_replaced(text: str) -> tuple[str, int]:

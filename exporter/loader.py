@@ -486,7 +486,7 @@ def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) ->
     if not (stat_module.S_ISREG(kind) or stat_module.S_ISDIR(kind)):  # open() says "a folder"
         # a device like /dev/zero never ends
         if file_path == STDIN_PATH:  # `< /dev/null`, or a terminal's device
-            raise SessionFormatError(f"{_said_path(file_path)}: no session piped in")
+            raise SessionFormatError(f"{_said_path(file_path)}: nothing was piped in")
         raise SessionFormatError(f"{file_path}: not a regular file, not a Pi session")
     diagnostics: list[Diagnostic] = []
     damaged: list[DamagedLine] = []

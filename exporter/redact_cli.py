@@ -535,20 +535,43 @@ def session_kind(path: Path) -> str | None:
     except (OSError, zlib.error, EOFError):  # unreadable: nothing a look can tell
         return None
     # a copy saved as UTF-16 or UTF-32 is a session too (the loader reads it)
-    encoding = wide_encoding(head) or "utf-8"
+    encoding = wide_encoding(head)
     # what Pi's trim takes before the header: BOMs and Unicode spaces
-    text = head.decode(encoding, errors="ignore").lstrip(JS_SPACE)
+    text = head.decode(encoding or "utf-8", errors="ignore").lstrip(JS_SPACE)
     if _SESSION_HEADER.match(text.encode()) is not None:
         return "a Pi session file"
+    if encoding is None and len(head) == _SNIFF_BYTES:  # its first lines, whole: a pasted
+        text = _first_lines(path, head[:2] == GZIP_MAGIC)  # picture makes one megabytes long
     parsed = list(_first_objects(text))
     if is_claude_code(parsed):
         return "a Claude Code transcript"
     if is_codex(parsed):
         return "a Codex session file"
     first = next((value for _, value in parsed if isinstance(value, dict)), None)
-    if first is not None and first.get("type") in KNOWN_ENTRY_TYPES and "id" in first:
+    if first is not None and first.get("type") in KNOWN_ENTRY_TYPES and "parentId" in first:
         return "a Pi session file"  # entries whose header line was lost: the loader reads it
     return None
+
+
+#: How many of a file's first lines :func:`_first_lines` reads, and at most how many bytes.
+_SNIFF_LINES, _SNIFF_LINES_BYTES = 8, 64 << 20
+
+
+def _first_lines(path: Path, gzipped: bool) -> str:
+    """A UTF-8 file's first lines, whole (gzip data uncompressed), as text."""
+    lines: list[bytes] = []
+    budget = _SNIFF_LINES_BYTES
+    try:
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
+            while len(lines) < _SNIFF_LINES and budget > 0:
+                line = handle.readline(budget)
+                if not line:
+                    break
+                lines.append(line)
+                budget -= len(line)
+    except (OSError, zlib.error, EOFError):  # damaged gzip data: what was read
+        pass
+    return b"".join(lines).decode("utf-8", errors="ignore").lstrip(JS_SPACE)
 
 
 def _first_objects(text: str) -> Iterator[tuple[int, Any]]:

@@ -240,5 +240,7 @@ def _match_line(match: dict[str, Any], styled: bool) -> str:
         snippet[:start], snippet[start:end], snippet[end:]))  # fmt: skip
     hit = click.style(hit, bold=True, fg="yellow") if styled else f"[{hit}]"
     where = "" if match["on_active_path"] else " (other branch)"
-    kind = _KIND_SAID.get(match["kind"]) or role_label(one_line(match["kind"], 24), 1)
+    kind = _KIND_SAID.get(match["kind"]) or terminal_text(
+        role_label(one_line(match["kind"], 24), 1)
+    )
     return f"{terminal_text(one_line(match['entry_id'], 16))}  {kind}{where}: {before}{hit}{after}"

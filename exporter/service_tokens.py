@@ -32,6 +32,12 @@ def _hex_random(body: str) -> bool:
     return looks_random(body) or (bool(DIGIT.search(body)) and not is_dummy(body))
 
 
+def _brave_shape(token: str) -> bool:
+    """Random, and not words joined by ``-``/``_`` (``BSA-Report-2024-Q3-final-draft1``:
+    the Bank Secrecy Act in a bank's file names)."""
+    return three_classes(token) and sum(token.count(c) for c in "-_") <= 1
+
+
 # Formats of 28 characters or more (shorter strings skip their checks).
 # fmt: off
 LONG_SERVICE_TOKENS: tuple[TokenFormat, ...] = (
@@ -49,7 +55,7 @@ LONG_SERVICE_TOKENS: tuple[TokenFormat, ...] = (
      ("wandb_v1_",), looks_random, 0),
     # Brave publishes no shape; scanners agree on BSA and 28 more
     ("brave-key", "BSA… Brave Search API keys", r"BSA[A-Za-z0-9_\-]{28}", ("BSA",),
-     three_classes, 0),
+     _brave_shape, 0),
     ("elevenlabs-key", "sk_<48 hex> ElevenLabs keys", r"sk_[a-f0-9]{48}", ("sk_",),
      _hex_random, 0),
     ("langfuse-key", "sk-lf-… Langfuse secret keys", rf"sk-lf-{_UUID}", ("sk-lf-",),

@@ -125,7 +125,7 @@ def test_session_dash_is_said_as_standard_input(tmp_path: Path) -> None:
     with open(os.devnull, "rb") as nothing:  # `< /dev/null`: a device, not a pipe
         result = subprocess.run(command, stdin=nothing, capture_output=True, timeout=60)
     stderr = result.stderr.decode("utf-8")
-    assert result.returncode == 2 and "standard input (SESSION -): no session piped in" in stderr
+    assert result.returncode == 2 and "standard input (SESSION -): nothing was piped in" in stderr
 
 
 def test_the_card_says_signatures_go_and_how_branches_read() -> None:
@@ -147,3 +147,18 @@ def test_nothing_active_since_is_said_one_way_by_every_command(tmp_path: Path, m
         line = result.stderr.strip().splitlines()[-1]
         said.append(line.split("active since ", 1)[-1].removesuffix("; nothing sent"))
     assert len(set(said)) == 1 and said[0].endswith(" (1h); 1 session there is older"), said
+
+
+def test_search_never_writes_an_entry_types_terminal_codes(tmp_path: Path) -> None:
+    """A role holding an OSC sequence (sets the terminal's title) reached the terminal."""
+    path = tmp_path / "esc.jsonl"
+    lines = [
+        {"type": "session", "version": 3, "id": "esc-1", "timestamp": "2026-03-05T10:00:00.000Z",
+         "cwd": "/w"},
+        {"type": "message", "id": "a1", "parentId": None, "timestamp": "2026-03-05T10:00:01.000Z",
+         "message": {"role": "\x1b]0;pwned\x07odd", "content": "findme", "timestamp": 1}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["search", "findme", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "findme" in result.stdout and "\x1b" not in result.stdout and "\x07" not in result.stdout

@@ -27,6 +27,7 @@ MISSED = [
     (f"wandb login {HEX40}", HEX40),
     (f"$ wandb login --relogin {HEX40}", HEX40),
     (f"wandb login --host=https://wandb.example.com '{HEX40}'", HEX40),
+    (f"wandb login --relogin --host https://api.wandb.ai {HEX40}", HEX40),
     # headers that hold only a key
     (f'curl -H "DD-API-KEY: 3f9c2a7b1e8d4f6a0c5b9e2d7a1f4c8b" -H "DD-APPLICATION-KEY: {HEX40}"',
      HEX40),
@@ -65,6 +66,9 @@ KEPT = [
     "_hf_load_TransformersConfigurationFromPretrained_",
     # an Azure Functions URL with a short or placeholder code
     "https://my-app.azurewebsites.net/api/HttpTrigger?code=<your-function-key>",
+    "https://myapp.azurewebsites.net/api/HttpTrigger1?code=YOUR_FUNCTION_KEY_GOES_HERE_1234",
+    # BSA as the Bank Secrecy Act in a file's name, not a Brave key (review)
+    "BSA-Report-2024-Q3-final-draft1.pdf",
 ]
 
 

@@ -14,6 +14,7 @@ from exporter.cli import cli
 from exporter.discover import encode_cwd
 from exporter.jsonl_out import lone_surrogates_replaced
 from tests.conftest import FIXTURES_DIR as FIXTURES
+from tests.conftest import time_limit
 from tests.fakes.hub import TOKEN, FakeHub, fake_hub_fixture
 from tests.test_publish import Corpus, assert_consistent, hub_env, index_rows, publish
 
@@ -162,3 +163,64 @@ def test_the_index_and_card_say_whose_sessions_they_are(fake_hub: FakeHub, tmp_p
     assert [
         json.loads(x)["agent"] for x in fake_hub.files("alice/mine")["index.jsonl"].splitlines()
     ] == ["Pi"]
+
+
+def test_a_dataset_holding_both_copies_keeps_the_larger_where_it_was(
+    fake_hub: FakeHub, tmp_path: Path, monkeypatch
+) -> None:
+    """0.2.40 published both files of one session (``NAME.jsonl``, the larger, and
+    ``NAME-2.jsonl``): the next run moved the larger onto ``NAME-2.jsonl`` (sorted first),
+    and --prune then deleted ``NAME.jsonl``, breaking its links (review)."""
+    from exporter.publish import hub
+
+    corpus = _two_copies(tmp_path / "sessions")
+    kept = monkeypatch.context()
+    with kept as patch:
+        patch.setattr(hub, "one_per_session", lambda sources: (sources, []))  # as 0.2.40
+        assert publish(fake_hub, corpus).exit_code == 0
+    before = {r["path"]: r["entries"] for r in index_rows(fake_hub)}
+    assert len(before) == 2
+    larger = next(path for path, entries in before.items() if entries == 2)
+    for _ in range(2):
+        again = publish(fake_hub, corpus)
+        assert again.exit_code == 0, again.output
+        assert {r["path"]: r["entries"] for r in index_rows(fake_hub)}[larger] == 2
+    pruned = publish(fake_hub, corpus, "--prune")
+    assert pruned.exit_code == 0, pruned.output
+    assert [(r["path"], r["entries"]) for r in index_rows(fake_hub)] == [(larger, 2)]
+
+
+def test_lone_surrogates_replaced_is_linear_in_a_run_of_backslashes() -> None:
+    text = "\\" * 200_000 + "u001b \\ud83d"  # a run, then a real escape
+    with time_limit(5):  # quadratic: a minute and more
+        assert lone_surrogates_replaced(text) == ("\\" * 200_000 + "u001b \\ufffd", 1)
+
+
+def test_another_agents_session_with_a_long_first_line_is_not_overwritten(
+    tmp_path: Path,
+) -> None:
+    """A transcript whose first line holds a pasted picture is longer than the first 64 KB
+    a look read: it was overwritten as "nothing" (review)."""
+    claude = tmp_path / "claude.jsonl"
+    lines = next((DATA / "claude-code").glob("*.jsonl")).read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["padding"] = "A" * 200_000  # a picture's base64, say
+    claude.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    before = claude.read_bytes()
+    source = str(FIXTURES / "every-entry-type.jsonl")
+    result = CliRunner().invoke(cli, ["redact", source, "-o", str(claude)])
+    assert result.exit_code == 1 and "a Claude Code transcript" in result.stderr, result.output
+    assert claude.read_bytes() == before
+    log = tmp_path / "api.jsonl"  # a known type and an id, but no tree: not a session
+    log.write_text('{"type": "message", "id": "msg_01", "role": "assistant"}\n', encoding="utf-8")
+    assert CliRunner().invoke(cli, ["redact", source, "-o", str(log)]).exit_code == 0
+
+
+def test_deny_reads_the_file_name_not_its_folder(fake_hub: FakeHub, tmp_path: Path) -> None:
+    """--deny sessions, 2026 or path denied every session: the check read the dataset path
+    (``sessions/2026-03/…``) and the record's key (review)."""
+    corpus = _two_copies(tmp_path / "sessions")
+    for pattern in ("sessions", "2026-03/", "path"):
+        result = publish(fake_hub, corpus, "--deny", pattern, "--dry-run")
+        assert result.exit_code == 0, (pattern, result.output)
+        assert "denied" not in result.stderr, (pattern, result.stderr)

@@ -195,8 +195,9 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     sources = claim_paths(sources, remote, run.public_name, moved, id_mark)
     for path in moved:  # said without the secret; the old path stays until --prune
         notify(
-            f"warning: {path} was published at a path holding a secret (before 0.2.14): it "
-            "goes up again at a path without it; --prune deletes the old one"
+            f"warning: {path} was published at a path holding a secret (by an earlier "
+            "version, which did not find it): it goes up again at a path without it; --prune "
+            "deletes the old one"
         )
     unchanged, todo = classify(sources, remote, run.key, run.marks.mark, run.deny_marks)
     _refuse_dropped_cuts(run, todo)

@@ -261,11 +261,11 @@ def claim_paths(
             keys.add(f"mark {id_mark(source.session_id)}")
         return keys
 
-    published: dict[str, str] = {}
+    published: dict[str, list[str]] = {}  # (two, when two files of one session went up)
     for path, entry in sorted(remote.manifest.items()):
         if path in remote.files:
             for key in sorted(owners(entry)):
-                published.setdefault(key, path)
+                published.setdefault(key, []).append(path)
 
     def free_for(path: str, mine: set[str]) -> bool:
         """A path no session holds, or one this session holds."""
@@ -276,7 +276,10 @@ def claim_paths(
     paths: list[str | None] = [None] * len(sources)
     used: set[str] = set()
     for index, mine in enumerate(keys):  # first, the sessions already on the Hub
-        there = next((published[k] for k in sorted(mine) if k in published), None)
+        held = [path for k in sorted(mine) for path in published.get(k, ())]
+        # its own path first: of two copies published (before 0.2.41), the one kept stays
+        own = sources[index].repo_path
+        there = own if own in held else next(iter(held), None)
         folder, _, name = (there or "").rpartition("/")
         if there and public_name(name) != name:  # published before its secret was known
             if moved is not None:  # (the folder is a month, not the file's name)
@@ -446,7 +449,8 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         # name too, which goes out as its path, the index's row and a commit's title
         denied = None
         if task.deny:
-            named = first_match([{"path": task.repo_path}], task.deny)
+            stem = task.repo_path.rpartition("/")[2].removesuffix(".jsonl")  # not the folder
+            named = first_match([{"": stem}], task.deny)
             denied = (named[0], "its file name") if named else None
             denied = denied or first_match(session_records(redacted), task.deny)
         if denied is not None:
