@@ -9,10 +9,14 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from exporter.loader import load_session
 from exporter.render.view import PATH_WALKS_BEFORE_SPANS, PageBuilder
-from tests.browser_util import render_fixture
+from tests.browser_util import PageServer, Viewer, render_fixture
 from tests.conftest import FIXTURES_DIR
+
+pytest_plugins = ["tests.browser_util"]
 
 _FOLD = re.compile(
     r'<label class="ob">.*?<span class="n">([\d,]+) entries</span>.*? in '
@@ -54,3 +58,39 @@ def test_is_before_by_a_walk_up_answers_as_the_trees_spans_do() -> None:
                 earlier,
                 entry_id,
             )
+
+
+# a column's text, and the sticky last column's fade, as the reader sees them at the end
+_CLEAR_OF_THE_FADE = """() => [...document.querySelectorAll(
+    '#usage table:not(.tools):not(.files)')].map(table => {
+  const wrap = table.closest('.tablewrap') || table.parentElement;
+  wrap.scrollLeft = wrap.scrollWidth;
+  const row = table.querySelector('thead tr') || table.rows[0];
+  const before = row.cells[row.cells.length - 2], last = row.cells[row.cells.length - 1];
+  const range = document.createRange();
+  range.selectNodeContents(before);
+  const text = range.getBoundingClientRect().right;
+  const em = parseFloat(getComputedStyle(last).fontSize);
+  const fade = last.getBoundingClientRect().left - em * 2.5;
+  return [before.textContent, Math.round(fade - text)];
+})"""
+
+
+@pytest.mark.parametrize("width", [360, 390])
+def test_on_a_phone_no_column_stays_under_the_sticky_costs_fade(
+    viewer: Viewer, page_server: PageServer, width: int
+) -> None:
+    """At 390 px "Cache write" read "Cache wr" and its numbers lost a digit even scrolled to
+    the end: the last column's fade covered 13 px of the one before it (helper hunt)."""
+    for name in ("every-entry-type.jsonl", "pi-branched-1.jsonl"):
+        url = page_server.publish(f"s58-{width}-{name}.html", render_fixture(name))
+        page = viewer.open(url, viewport={"width": width, "height": 844}, is_mobile=True)
+        clear = page.evaluate(_CLEAR_OF_THE_FADE)
+        assert len(clear) >= 2 and all(gap >= 0 for _, gap in clear), (name, clear)
+        cells = page.evaluate(
+            """[...document.querySelectorAll('table.files td')].filter(td =>
+                 td.querySelector(':scope > .muted')).map(td => td.getClientRects().length
+                 && Math.round(td.getBoundingClientRect().height
+                 / parseFloat(getComputedStyle(td).lineHeight)))"""
+        )
+        assert all(lines <= 2 for lines in cells), (name, cells)  # was "2 (and / 1 with / …"
