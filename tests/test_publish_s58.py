@@ -56,7 +56,7 @@ def test_one_session_in_two_files_goes_up_once_and_stays(fake_hub: FakeHub, tmp_
     corpus = _two_copies(tmp_path / "sessions")
     first = publish(fake_hub, corpus)
     assert first.exit_code == 0, first.output
-    assert "hold one session that went on apart" in first.stderr
+    assert "is an earlier state of" in first.stderr
     rows = index_rows(fake_hub)
     assert [(r["id"], r["entries"], r["project"]) for r in rows] == [
         (SESSION_ID, 2, "~/new")  # the larger copy

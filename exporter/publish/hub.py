@@ -183,12 +183,21 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             f"{_folder_and_name(copy.path)} is a byte-identical copy of "
             f"{_folder_and_name(kept.path)}: one session, published once"
         )
-    sources, versions = one_per_session(sources)
-    for other, kept in versions:
+    sources, earlier = one_per_session(sources)
+    for copy, kept in earlier:
         result.warnings.append(
-            f"{_folder_and_name(other.path)} and {_folder_and_name(kept.path)} hold one session "
-            f"that went on apart: {_folder_and_name(kept.path)} (the larger) is published, the "
-            "other left out; publish it alone to a dataset of its own to keep both"
+            f"{_folder_and_name(copy.path)} is an earlier state of {_folder_and_name(kept.path)} "
+            "(one session; the other went on): published once, as the later"
+        )
+    apart: dict[str, list[Source]] = {}
+    for source in sources:
+        if source.session_id is not None:
+            apart.setdefault(source.session_id, []).append(source)
+    for group in (g for g in apart.values() if len(g) > 1):
+        names = " and ".join(_folder_and_name(s.path) for s in group)
+        result.warnings.append(
+            f"{names} hold one session that went on apart: each is published, as rows with "
+            "the same id (the index's path tells them apart)"
         )
     moved: list[str] = []
     id_mark = functools.partial(session_id_mark, run.marks.mark)

@@ -209,21 +209,46 @@ def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source
 
 
 def one_per_session(sources: list[Source]) -> tuple[list[Source], list[tuple[Source, Source]]]:
-    """One source per session id: two files of one session that went on apart (a copy in
-    another project folder, continued there) were both published, as two rows with one id,
-    and each re-run moved them between their paths. The larger is kept (the one that went
-    on longer; then the later path); the others come back as ``(other, kept)`` pairs."""
+    """One source per session id where one file holds all another does: a copy of a project
+    folder, continued in one place, left an earlier state of the session in the other, and
+    both went up (two rows with one id, the shared turns counted twice). The larger is kept;
+    the copies it holds come back as ``(copy, kept)`` pairs. Copies that went on apart (each
+    holds entries the other does not) all stay: each has something of its own."""
     by_id: dict[str, list[Source]] = {}
     for source in sources:
         if source.session_id is not None:
             by_id.setdefault(source.session_id, []).append(source)
     dropped: list[tuple[Source, Source]] = []
     for group in by_id.values():
-        if len(group) > 1:
-            kept = max(group, key=lambda s: (s.size, str(s.path)))
-            dropped += [(other, kept) for other in group if other is not kept]
-    gone = {id(other) for other, _ in dropped}
+        if len(group) < 2:
+            continue
+        kept: list[tuple[Source, set[bytes]]] = []
+        for source in sorted(group, key=lambda s: (-s.size, str(s.path))):  # larger first
+            entries = _entry_digests(source.path)
+            holder = next((k for k, held in kept if entries is not None and entries <= held), None)
+            if holder is not None:
+                dropped.append((source, holder))
+            else:
+                kept.append((source, entries or set()))
+    gone = {id(copy) for copy, _ in dropped}
     return [s for s in sources if id(s) not in gone], dropped
+
+
+def _entry_digests(path: Path) -> set[bytes] | None:
+    """A digest of each of the file's lines but its header (a copy's header names its own
+    folder); None when it cannot be read."""
+    digests: set[bytes] = set()
+    try:
+        with _lines(path) as handle:
+            for number, raw in enumerate(handle):
+                line = raw.rstrip(b"\r\n")
+                if number == 0 and header_object(line).get("type") == "session":
+                    continue
+                if line.strip():
+                    digests.add(hashlib.blake2b(line, digest_size=16).digest())
+    except _GZIP_ERRORS:
+        return None
+    return digests
 
 
 def session_id_mark(mark: Callable[[str], str], session_id: str) -> str:
