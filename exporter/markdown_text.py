@@ -43,19 +43,23 @@ _MAY_BE_HEADING = re.compile(r"#|\n[ \t>]*(?:=+|-+)[ \t]*(?:\n|$)")
 #: controls, "<" and ">" is an unsafe scheme's first letter, an entity's "&" or an escape's
 #: backslash, or there is none in reach. Every other ``](`` is left alone unread (reading
 #: each one made 1 MB of ``](`` take 2.7 s); one with a backtick in reach of its "(" is
-#: read too (``_links_near_backticks``).
+#: read too (``_links_near_backticks``). And every ``]:``, written ``]\:``: no link
+#: reference definition forms from the text (markdown-it refused ``[1\n]: https://a.b(``,
+#: so it was not made text, and GitHub took it: every "[1]" in the document linked there).
 _SKIPPED = r"[\x00-\x20\x7f<>]"
 _TAG_START = re.compile(
     r"(?<!\\)(\\*)(<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>`]*>)|!(?=\[)"
-    rf"|\](?=\((?:{_SKIPPED}*(?:[jvdfJVDF&\\]|\Z)|{_SKIPPED}{{150}})))"
+    rf"|\](?=:|\((?:{_SKIPPED}*(?:[jvdfJVDF&\\]|\Z)|{_SKIPPED}{{150}})))"
 )
 _LINK = re.compile(r"\](?=\()")
-#: Where GitHub's extension links a bare web address (it takes in what follows up to a
-#: space or a "<", a backslash or backtick too), and where such an address ends.
-_BARE_ADDRESS = re.compile(
-    r"(?<![A-Za-z])(?i:https?|ftp)://(?=[\w-])|(?<![^\s*_~(])(?i:www)\.(?=[\w-])"
-)
-_ADDRESS_END = re.compile(r"[\s<]")
+#: Where GitHub's extension links a bare web address (it takes in what follows up to an
+#: ASCII space or a "<", a backslash or backtick too), and where such an address ends.
+#: Any "www." counts: GitHub reads it at the start of a quote's or a table cell's text too
+#: (``>www.a.b`<img>` ``); one too many only escapes more. The end is ASCII whitespace
+#: (a no-break space ended it here, not there) or a "<" that stays raw: one written
+#: ``&lt;`` does not end it, and the address took in the backticks after it.
+_BARE_ADDRESS = re.compile(r"(?<![A-Za-z])(?i:https?|ftp)://(?=[\w-])|(?i:www)\.(?=[\w-])")
+_ADDRESS_END = re.compile(r"[ \t\n\v\f\r]|<(?![A-Za-z/!?])")
 #: A container's marks at a line's start inside a link destination's look-ahead.
 _LINE_START = re.compile(r"\n[ \t>]*")
 #: Containers' marks before a line's text: spaces, ``>`` and list markers.
@@ -65,6 +69,10 @@ _CONTAINERS = r"(?:[ \t>]|[-*+][ \t]|\d{1,9}[.)][ \t])*"
 #: found is one (its label may go on over the next lines).
 _DEFINITION = re.compile(rf"({_CONTAINERS})\[(?=[^\]]*\]:)")
 _OPENING = re.compile(rf"({_CONTAINERS})\[")
+#: A line whose text starts with a tag: cmark (GitHub) starts an HTML block there even on
+#: a paragraph's lazy continuation line (``- `a\n<img …>\n` ``), where markdown-it saw a
+#: code span's text; its "<" is "&lt;" in a code span too.
+_LINE_TAG = re.compile(rf"({_CONTAINERS})<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>`]*>)")
 #: A line's container marks, then an ATX heading's ``#`` run.
 _ATX = re.compile(rf"({_CONTAINERS}?)(#{{1,6}})(?=[ \t]|$)")
 #: The first line of a setext heading: container marks, then the title.
@@ -81,7 +89,12 @@ _DESTINATION_WINDOW = 160
 #: A web address in escaped text: an autolink ``<https://…>`` (kept as it is: safe, and
 #: escaped GitHub linked it with a "%5C%3E" tail) or a bare one (GitHub links it as written,
 #: an escape's backslash too: only what could make markup in it is escaped).
-_WEB_ADDRESS = re.compile(r"(<(?i:https?|mailto):[^\x00-\x20<>]*>)|(?i:https?://|www\.)[^\s<]+")
+#: Not after a letter (GitHub links neither "xhttps://" nor "xwww."; the "**" in them was
+#: left live), and to ASCII whitespace only.
+_WEB_ADDRESS = re.compile(
+    r"(<(?i:https?|mailto):[^\x00-\x20<>]*>)"
+    r"|(?:(?<![A-Za-z])(?i:https?://)|(?<![^ *_~(])(?i:www\.))[^ \t\n\v\f\r<]+"
+)
 _IN_ADDRESS = re.compile(r"([\\`\[\]|!])")
 
 
@@ -176,6 +189,7 @@ def prose(text: str, below: int = 0) -> str:
     lines = text.split("\n")
     parsed = lines
     code, open_fence, headings, definitions, paragraphs = _code_lines(parsed)
+    always = code  # the lines code in every parse
     for _ in range(_ROUNDS):
         out = _escaped_outside(lines, code, definitions, paragraphs)
         if out == parsed:  # the parse was of this very text
@@ -185,8 +199,14 @@ def prose(text: str, below: int = 0) -> str:
         if again == code and more <= definitions and joined == paragraphs:
             break
         code, definitions, paragraphs = again, definitions | more, joined
-    else:  # not settled: whatever is not code now is escaped
-        out = _escaped_outside(lines, code, definitions, paragraphs)
+        always = [one and other for one, other in zip(always, again, strict=True)]
+    else:  # not settled (escaping moved a code span, and back): every line not code in
+        # every parse escaped whole, code spans too, and the fence and headings of that text
+        out = _escaped_whole(lines, always)
+        final, open_fence, headings, _, _ = _code_lines(out)
+        if any(one and not other for one, other in zip(always, final, strict=True)):
+            out = _escaped_whole(lines, [False] * len(lines))  # still moving: all of it
+            _, open_fence, headings, _, _ = _code_lines(out)
     if below and headings:
         out = _headings_moved(out, headings, below)
     if open_fence:
@@ -265,7 +285,8 @@ def _escaped_outside(
 ) -> list[str]:
     """Every line that is not code made safe, a paragraph's lines together: a code span
     goes on over the lines of its paragraph (CommonMark), so a backtick on one line can
-    close a span opened on the one before."""
+    close a span opened on the one before. A tag at the start of a line's text is
+    ``&lt;`` even in a code span (``_LINE_TAG``)."""
     out = [
         line if code[number] else _definition_as_text(line, number in definitions)
         for number, line in enumerate(lines)
@@ -282,7 +303,21 @@ def _escaped_outside(
         following = lines[end] if end < len(lines) else ""
         out[number:end] = _inline_safe("\n".join(out[number:end]), following).split("\n")
         number = end
+    for number, line in enumerate(out):
+        opened = None if code[number] or "<" not in line else _LINE_TAG.match(line)
+        if opened:
+            out[number] = f"{opened.group(1)}&lt;{line[opened.end() :]}"
     return out
+
+
+def _escaped_whole(lines: list[str], code: list[bool]) -> list[str]:
+    """Every line that is not ``code`` made safe whole, as if it held no code span."""
+    return [
+        line
+        if code[number]
+        else _escape_tags(line, 0, len(line), "".join(lines[number + 1 : number + 2]))
+        for number, line in enumerate(lines)
+    ]
 
 
 _ROUNDS = 6
@@ -324,6 +359,8 @@ def _code_lines(
         if token.type not in ("fence", "code_block") or not token.map:
             continue
         start, end = token.map
+        if token.type == "code_block" and start and lines[start - 1].strip(" \t>"):
+            continue  # no indented code after a line of text: cmark's lazy continuation
         first = start + 1 if token.type == "fence" else start  # a fence's opening is text
         for number in range(first, min(end, len(lines))):
             code[number] = True
@@ -389,7 +426,7 @@ def _inline_safe(text: str, following: str = "") -> str:
     it, never the other way round. Linear: each span's closing run is
     looked up, not searched for (a pasted minified file is one line of many backticks
     and brackets)."""
-    if "<" not in text and "![" not in text and "](" not in text:
+    if "<" not in text and "![" not in text and "](" not in text and "]:" not in text:
         return text
     if "`" not in text:
         return _escape_tags(text, 0, len(text), following)
@@ -556,6 +593,8 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
             out.append(backslashes + "&lt;")
         elif sign == "!":
             out.append(backslashes + "\\!")
+        elif text.startswith(":", found.end()):  # "]:" as "]\:"
+            out.append(backslashes + "]\\")
         else:  # "](": an inline link's destination follows
             out.append(backslashes + ("]\\" if _unsafe_link(text, found.end(), following) else "]"))
     for bracket in near[at:]:
