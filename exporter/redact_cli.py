@@ -575,9 +575,8 @@ def _first_lines(path: Path, gzipped: bool) -> str:
 
 
 def _first_objects(text: str) -> Iterator[tuple[int, Any]]:
-    """The JSON values of ``text``'s whole lines (a cut last line left out), numbered."""
-    lines = text.split("\n")
-    for number, line in enumerate(lines[:-1] if len(lines) > 1 else lines, 1):
+    """The JSON values of ``text``'s lines, numbered (a line cut short is no JSON: left out)."""
+    for number, line in enumerate(text.split("\n"), 1):
         try:
             yield number, json.loads(line)
         except ValueError:
