@@ -14,7 +14,7 @@ import re
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -33,7 +33,7 @@ from exporter.cli import (
     warn,
 )
 from exporter.discover import files_active_since, gzip_files_left_out, no_sessions_said
-from exporter.formatting import fmt_int, local_minute, plural, render_table, terminal_text
+from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
 from exporter.publish.deny import Denied, DenyPattern, DenyUsageError, deny_patterns
@@ -75,20 +75,21 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _parse_since(value: str | None, ctx: click.Context | None = None) -> datetime | None:
-    """--since as `export --all` reads it (7d worked there and was refused here); as given
-    kept in ``ctx.meta`` for the message that none is that recent."""
+class Since(NamedTuple):
+    """--since as given and the moment it stands for (a message says both)."""
+
+    given: str
+    moment: datetime
+
+
+def _parse_since(value: str | None) -> Since | None:
+    """--since as `export --all` reads it (7d worked there and was refused here)."""
     if value is None:
         return None
-    if ctx is not None:
-        ctx.meta[_SINCE_GIVEN] = value
     try:
-        return parse_since_option(value)
+        return Since(value, parse_since_option(value))
     except ValueError as error:
         raise click.BadParameter(str(error).removeprefix(f"--since {value!r}: ")) from None
-
-
-_SINCE_GIVEN = "pi-session publish --since"  # (a ctx.meta key)
 
 
 def select_files(
@@ -97,8 +98,9 @@ def select_files(
     all_projects: bool,
     sessions_dir: str | None,
     since: datetime | None,
-) -> list[Path]:
-    """SESSION arguments, ``--all``, ``--cwd DIR`` or this folder's sessions; then ``--since``."""
+) -> tuple[list[Path], int]:
+    """SESSION arguments, ``--all``, ``--cwd DIR`` or this folder's sessions; then ``--since``,
+    and how many of them it left out as older."""
     if sessions and (cwd is not None or all_projects):
         raise scope_conflict()
     if sessions:
@@ -109,16 +111,10 @@ def select_files(
         scope = project_scope(cwd, all_projects)  # the project published (None: every one)
         files = listed_session_files(sessions_dir, scope)
         _say_gzip_left_out(sessions_dir, scope)
+    every = len(files)
     if since is not None:
-        before = len(files)
         files = files_active_since(files, since)
-        ctx = click.get_current_context(silent=True)
-        if ctx is not None:  # how many are older, for the message that none is that recent
-            ctx.meta[_OLDER] = before - len(files)
-    return list(dict.fromkeys(files))
-
-
-_OLDER = "pi-session publish --since older"  # (a ctx.meta key)
+    return list(dict.fromkeys(files)), every - len(files)
 
 
 def _say_gzip_left_out(sessions_dir: str | None, scope: str | None) -> None:
@@ -212,7 +208,7 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 )
 @click.option(
     "--since",
-    callback=lambda ctx, _param, value: _parse_since(value, ctx),
+    callback=lambda _ctx, _param, value: _parse_since(value),
     metavar="DATE",
     help="Only sessions whose last user or assistant message (what `list` shows) is on or "
     "after DATE (YYYY-MM-DD local midnight, ISO time, 7d, 12h, 2w).",
@@ -299,7 +295,7 @@ def publish_command(
     cwd: str | None,
     all_projects: bool,
     sessions_dir: str | None,
-    since: datetime | None,
+    since: Since | None,
     skip: tuple[str, ...],
     deny: tuple[str, ...],
     public: bool,
@@ -321,12 +317,13 @@ def publish_command(
     manifest.json, README.md (and html/). Unchanged sessions are skipped; a re-run after an
     interruption finishes the job.
     """
-    _check_arguments(repo_id, endpoint, prune, sessions, since)
+    since_at = since.moment if since else None
+    _check_arguments(repo_id, endpoint, prune, sessions, since_at)
     patterns = _deny_patterns(deny)  # a bad one is exit 1 before any session is read
     token = token_argument(token, "Hugging Face", stdin_taken=stdin_reader(None, policy_values))
-    files = select_files(sessions, cwd, all_projects, sessions_dir, since)
+    files, older = select_files(sessions, cwd, all_projects, sessions_dir, since_at)
     scope = project_scope(cwd, all_projects)
-    _refuse_empty_selection(files, since, scope, sessions_dir, sessions, all_projects)
+    _refuse_empty_selection(files, since, older, scope, sessions_dir, sessions, all_projects)
     files = without_skipped(files, skip, sessions_dir, "nothing sent")
     policy = _publish_policy(policy_values)
     report_path = policy_values.get("report")
@@ -342,7 +339,7 @@ def publish_command(
         dry_run=dry_run,
         prune=prune,
         prune_all=scope is None,  # --all --cwd X: X's sessions only
-        partial_selection=bool(sessions) or since is not None,
+        partial_selection=bool(sessions) or since_at is not None,
         allow_weaker_policy=allow_weaker_policy,
         deny=patterns,
         html=html,
@@ -406,7 +403,8 @@ def _check_arguments(
 
 def _refuse_empty_selection(
     files: list[Path],
-    since: datetime | None,
+    since: Since | None,
+    older: int,
     scope: str | None,
     sessions_dir: str | None,
     sessions: tuple[str, ...],
@@ -417,16 +415,13 @@ def _refuse_empty_selection(
     read or created."""
     if files:
         return
-    meta = ctx.meta if (ctx := click.get_current_context(silent=True)) is not None else {}
-    when = None
-    if since is not None:  # as list, search and stats say it: "… (1h); 3 sessions … older"
-        given = meta.get(_SINCE_GIVEN)
-        when = since_said(given, since) if given else local_minute(since)
+    # as list, search and stats say it: "… (1h); 3 sessions … older"
+    when = since_said(since.given, since.moment) if since is not None else None
     if sessions:  # only --since leaves out a session named
         which = "the session named is not" if len(set(sessions)) == 1 else "no session named is"
         raise CliError(f"{which} active since {when}; nothing sent", 2)
     then = "drop --cwd to publish {them}" if all_projects else "--all publishes {them}"
-    said = no_sessions_said(sessions_dir, scope, then, when, older=meta.get(_OLDER, 0))
+    said = no_sessions_said(sessions_dir, scope, then, when, older=older)
     raise CliError(f"{said}; nothing sent", 2)
 
 
