@@ -269,6 +269,17 @@ def replace_surrogates(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
+def surrogates_as_replacement_escapes(json_text: str) -> tuple[str, int]:
+    """JSON text written with its lone surrogates as they are, each now a ``\\ufffd``
+    escape (two halves of a pair joined into their character), and how many: for readers
+    that take no escaped half either (Arrow). A surrogate is only ever inside a string."""
+    if not _LONE_SURROGATE.search(json_text):
+        return json_text, 0
+    joined = json_text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    halves = len(_LONE_SURROGATE.findall(joined))
+    return _LONE_SURROGATE.sub(lambda _: "\\ufffd", joined), halves
+
+
 #: Characters no reader should get unseen: C0/C1 controls (not tab, newline, carriage
 #: return) and the bidi overrides and isolates that reorder text on screen ("Trojan Source":
 #: ``invoice_\u202egnp.exe`` displays as ``invoice_exe.png``).

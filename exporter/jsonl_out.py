@@ -10,18 +10,18 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from typing import Any
 
-from exporter.formatting import escape_surrogates
+from exporter.formatting import escape_surrogates, surrogates_as_replacement_escapes
 from exporter.loader import CURRENT_VERSION
 from exporter.session import Session
 
 __all__ = ["dumps_line", "read_source_bytes", "session_records", "session_to_jsonl"]
 
 
-def dumps_line(value: Any) -> str:
-    """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes.
+def dumps_line(value: Any, *, escape: bool = True) -> str:
+    """One JSONL line as Pi writes it (compact, UTF-8); lone surrogates stay as escapes
+    (``escape`` False: as they are, for :func:`session_to_utf8_jsonl`).
 
     Two valid inputs ``json.dumps`` cannot write back: a number too big for a float (``1e400``
     reads as infinity, which it would write as the non-JSON ``Infinity``) and nesting deeper
@@ -31,41 +31,7 @@ def dumps_line(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (ValueError, RecursionError):
         text = _encode_iteratively(value)
-    return escape_surrogates(text)
-
-
-# (from a run's first backslash: at each one of a long run it was quadratic)
-_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(\\+)u(d[89a-f][0-9a-f]{2})", re.IGNORECASE)
-
-
-def lone_surrogates_replaced(text: str) -> tuple[str, int]:
-    """JSON text with each escaped half of a character (``\\ud83d`` alone) written as
-    U+FFFD, and how many: JSON allows one, but UTF-8 has no form for it, so Arrow (the
-    ``datasets`` library, the Hub's viewer) refuses the whole file. Pairs stay."""
-    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
-        return text, 0
-    escapes = [m for m in _SURROGATE_ESCAPE.finditer(text) if len(m.group(1)) % 2 == 1]
-    lone: list[re.Match[str]] = []
-    index = 0
-    while index < len(escapes):
-        here = escapes[index]
-        high = int(here.group(2), 16) < 0xDC00
-        following = escapes[index + 1] if index + 1 < len(escapes) else None
-        paired = following is not None and following.start() == here.end()
-        if high and paired and int(following.group(2), 16) >= 0xDC00:  # one character
-            index += 2
-            continue
-        lone.append(here)
-        index += 1
-    if not lone:
-        return text, 0
-    parts, last = [], 0
-    for match in lone:
-        start = match.end(1) - 1  # the escape's own backslash
-        parts += [text[last:start], "\\ufffd"]
-        last = match.end()
-    parts.append(text[last:])
-    return "".join(parts), len(lone)
+    return escape_surrogates(text) if escape else text
 
 
 class _Literal(str):
@@ -119,6 +85,16 @@ def session_records(session: Session) -> list[dict[str, Any]]:
 def session_to_jsonl(session: Session) -> str:
     """The session as v3 JSONL text (what `redact -o` writes and the page lets you download)."""
     return "".join(dumps_line(record) + "\n" for record in session_records(session))
+
+
+def session_to_utf8_jsonl(session: Session) -> tuple[str, int]:
+    """:func:`session_to_jsonl` for readers that want UTF-8 in every string, and how many
+    lone surrogates it replaced: a lone one (half an emoji, as a cut string leaves it) is
+    valid JSON as an escape, but Arrow (the ``datasets`` library, the Hub's viewer) refused
+    the whole file over it, so it is written ``\\ufffd``. Halves that make a pair are
+    joined into their character."""
+    text = "".join(dumps_line(record, escape=False) + "\n" for record in session_records(session))
+    return surrogates_as_replacement_escapes(text)
 
 
 def download_bytes(session: Session) -> bytes:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from exporter.cli import cli
 from exporter.discover import encode_cwd
-from exporter.jsonl_out import lone_surrogates_replaced
+from exporter.formatting import surrogates_as_replacement_escapes
 from tests.conftest import FIXTURES_DIR as FIXTURES
 from tests.conftest import time_limit
 from tests.fakes.hub import TOKEN, FakeHub, fake_hub_fixture
@@ -92,16 +92,16 @@ def test_a_lone_surrogate_goes_up_as_a_replacement_character(
     assert path.read_bytes() == before  # the local file keeps what it holds
 
 
-def test_lone_surrogates_replaced_reads_json_escapes_as_json_does() -> None:
-    cases = {
-        '"x\\ud83d y"': ('"x\\ufffd y"', 1),
-        '"\\ud83d\\ude00"': ('"\\ud83d\\ude00"', 0),  # a pair is one character
-        '"\\\\ud83d"': ('"\\\\ud83d"', 0),  # an escaped backslash, then text
-        '"\\ude00\\uD83D"': ('"\\ufffd\\ufffd"', 2),  # low before high: two halves
-        '"plain"': ('"plain"', 0),
-    }
-    for text, expected in cases.items():
-        assert lone_surrogates_replaced(text) == expected
+def test_lone_surrogates_become_replacement_escapes_as_json_reads_them() -> None:
+    cases = [  # JSON text as written with its surrogates unescaped
+        ('"x\ud83d y"', ('"x\\ufffd y"', 1)),
+        ('"\ud83d\ude00"', ('"\U0001f600"', 0)),  # two halves of a pair: one character
+        ('"\\\\ud83d"', ('"\\\\ud83d"', 0)),  # an escaped backslash, then text
+        ('"\ude00\ud83d"', ('"\\ufffd\\ufffd"', 2)),  # low before high: two halves
+        ('"plain"', ('"plain"', 0)),
+    ]
+    for text, expected in cases:
+        assert surrogates_as_replacement_escapes(text) == expected
         fixed = json.loads(expected[0])
         fixed.encode("utf-8")  # no half character is left to refuse
 
@@ -190,10 +190,10 @@ def test_a_dataset_holding_both_copies_keeps_the_larger_where_it_was(
     assert [(r["path"], r["entries"]) for r in index_rows(fake_hub)] == [(larger, 2)]
 
 
-def test_lone_surrogates_replaced_is_linear_in_a_run_of_backslashes() -> None:
-    text = "\\" * 200_000 + "u001b \\ud83d"  # a run, then a real escape
-    with time_limit(5):  # quadratic: a minute and more
-        assert lone_surrogates_replaced(text) == ("\\" * 200_000 + "u001b \\ufffd", 1)
+def test_lone_surrogates_are_replaced_in_linear_time_after_a_run_of_backslashes() -> None:
+    text = "\\" * 200_000 + "u001b \ud83d"  # a run, then a real half
+    with time_limit(5):  # the escapes' parser this replaced was quadratic: a minute and more
+        assert surrogates_as_replacement_escapes(text) == ("\\" * 200_000 + "u001b \\ufffd", 1)
 
 
 def test_another_agents_session_with_a_long_first_line_is_not_overwritten(

@@ -25,7 +25,7 @@ from typing import Any
 
 from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
-from exporter.jsonl_out import lone_surrogates_replaced, session_records, session_to_jsonl
+from exporter.jsonl_out import session_records, session_to_utf8_jsonl
 from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes, wide_encoding
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
@@ -481,7 +481,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         if denied is not None:
             return {"source_sha256": source_sha, "denied": denied}
         # a lone half of a character is valid JSON that `datasets` refuses (the whole file)
-        text, halves = lone_surrogates_replaced(session_to_jsonl(redacted))
+        text, halves = session_to_utf8_jsonl(redacted)
         out = text.encode("utf-8")
         del text
         Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
