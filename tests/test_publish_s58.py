@@ -176,7 +176,7 @@ def test_a_dataset_holding_both_copies_keeps_the_larger_where_it_was(
     corpus = _two_copies(tmp_path / "sessions")
     kept = monkeypatch.context()
     with kept as patch:
-        patch.setattr(hub, "one_per_session", lambda sources: (sources, []))  # as 0.2.40
+        patch.setattr(hub, "one_per_session", lambda sources: (sources, [], []))  # as 0.2.40
         assert publish(fake_hub, corpus).exit_code == 0
     before = {r["path"]: r["entries"] for r in index_rows(fake_hub)}
     assert len(before) == 2

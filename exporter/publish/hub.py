@@ -183,17 +183,13 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             f"{_folder_and_name(copy.path)} is a byte-identical copy of "
             f"{_folder_and_name(kept.path)}: one session, published once"
         )
-    sources, earlier = one_per_session(sources)
+    sources, earlier, apart = one_per_session(sources)
     for copy, kept in earlier:
         result.warnings.append(
             f"{_folder_and_name(copy.path)} is an earlier state of {_folder_and_name(kept.path)} "
             "(one session; the other went on): published once, as the later"
         )
-    apart: dict[str, list[Source]] = {}
-    for source in sources:
-        if source.session_id is not None:
-            apart.setdefault(source.session_id, []).append(source)
-    for group in (g for g in apart.values() if len(g) > 1):
+    for group in apart:
         names = " and ".join(_folder_and_name(s.path) for s in group)
         result.warnings.append(
             f"{names} hold one session that went on apart: each is published, as rows with "

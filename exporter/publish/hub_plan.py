@@ -208,17 +208,21 @@ def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source
     return list(kept.values()), copies
 
 
-def one_per_session(sources: list[Source]) -> tuple[list[Source], list[tuple[Source, Source]]]:
+def one_per_session(
+    sources: list[Source],
+) -> tuple[list[Source], list[tuple[Source, Source]], list[list[Source]]]:
     """One source per session id where one file holds all another does: a copy of a project
     folder, continued in one place, left an earlier state of the session in the other, and
     both went up (two rows with one id, the shared turns counted twice). The larger is kept;
     the copies it holds come back as ``(copy, kept)`` pairs. Copies that went on apart (each
-    holds entries the other does not) all stay: each has something of its own."""
+    holds entries the other does not) all stay: each has something of its own; they come
+    back as groups too, to be said."""
     by_id: dict[str, list[Source]] = {}
     for source in sources:
         if source.session_id is not None:
             by_id.setdefault(source.session_id, []).append(source)
     dropped: list[tuple[Source, Source]] = []
+    apart: list[list[Source]] = []
     for group in by_id.values():
         if len(group) < 2:
             continue
@@ -230,8 +234,10 @@ def one_per_session(sources: list[Source]) -> tuple[list[Source], list[tuple[Sou
                 dropped.append((source, holder))
             else:
                 kept.append((source, entries or set()))
+        if len(kept) > 1:
+            apart.append([source for source in group if any(source is k for k, _ in kept)])
     gone = {id(copy) for copy, _ in dropped}
-    return [s for s in sources if id(s) not in gone], dropped
+    return [s for s in sources if id(s) not in gone], dropped, apart
 
 
 def _entry_digests(path: Path) -> set[bytes] | None:
