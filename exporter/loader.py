@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gc
+import gzip
 import io
 import json
 import os
@@ -465,6 +466,19 @@ def parse_session_bytes(
     _keep_as_written(damaged, io.BytesIO(data))
     session.source_data = None if _holds_other_files(session) else data
     return session
+
+
+def session_lines(path: str | os.PathLike[str]) -> io.BufferedIOBase:
+    """A session file's lines as the loader reads them: gzip data uncompressed, UTF-16 and
+    UTF-32 (by their byte order mark) as UTF-8; for a look at its first lines or a pass over
+    them that needs no parse."""
+    with open(path, "rb") as handle:
+        start = handle.read(4)
+        encoding = wide_encoding(start)
+        if encoding is not None:  # read whole, as the loader does
+            text = (start + handle.read()).decode(encoding, errors="replace")
+            return io.BytesIO(text.encode("utf-8"))
+    return gzip.open(path, "rb") if start[:2] == GZIP_MAGIC else open(path, "rb")
 
 
 #: Where SESSION ``-`` is read from.

@@ -40,7 +40,7 @@ from exporter.formatting import local_minute, plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import GZIP_MAGIC, wide_encoding
+from exporter.loader import session_lines
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 from exporter.session import Session
@@ -511,10 +511,6 @@ def _header_id(path: Path) -> str | None:
         return None
 
 
-#: How much of a file :func:`session_kind` reads: the first lines, as the loaders sniff them.
-_SNIFF_BYTES = 64 * 1024
-
-
 def is_session_file(path: Path) -> bool:
     """A session any command reads (Pi's, Claude Code's, Codex's), as a cheap look tells."""
     return session_kind(path) is not None
@@ -526,22 +522,13 @@ def session_kind(path: Path) -> str | None:
     file"; None for anything else (a page, a report, a missing or unreadable file)."""
     if not path.is_file():  # missing, or a FIFO that an open would wait on
         return None
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-            if head[:2] == GZIP_MAGIC:  # a session we read gzipped (the page's download)
-                handle.seek(0)
-                head = zlib.decompressobj(31).decompress(handle.read(_SNIFF_BYTES), _SNIFF_BYTES)
-    except (OSError, zlib.error, EOFError):  # unreadable: nothing a look can tell
+    lines = _first_lines(path)
+    if not lines:  # empty or unreadable: nothing a look can tell
         return None
-    # a copy saved as UTF-16 or UTF-32 is a session too (the loader reads it)
-    encoding = wide_encoding(head)
     # what Pi's trim takes before the header: BOMs and Unicode spaces
-    text = head.decode(encoding or "utf-8", errors="ignore").lstrip(JS_SPACE)
+    text = b"".join(lines).decode("utf-8", errors="ignore").lstrip(JS_SPACE)
     if _SESSION_HEADER.match(text.encode()) is not None:
         return "a Pi session file"
-    if encoding is None and len(head) == _SNIFF_BYTES:  # its first lines, whole: a pasted
-        text = _first_lines(path, head[:2] == GZIP_MAGIC)  # picture makes one megabytes long
     parsed = list(_first_objects(text))
     if is_claude_code(parsed):
         return "a Claude Code transcript"
@@ -553,25 +540,30 @@ def session_kind(path: Path) -> str | None:
     return None
 
 
-#: How many of a file's first lines :func:`_first_lines` reads, and at most how many bytes.
+#: How many of a file's first lines :func:`_first_lines` reads, and at most how many bytes
+#: (whole lines: a picture pasted into a transcript's first prompt makes it megabytes long).
 _SNIFF_LINES, _SNIFF_LINES_BYTES = 8, 64 << 20
 
 
-def _first_lines(path: Path, gzipped: bool) -> str:
-    """A UTF-8 file's first lines, whole (gzip data uncompressed), as text."""
+def _first_lines(path: Path) -> list[bytes]:
+    """The file's first lines as the loader reads them (gzip data uncompressed, UTF-16 and
+    UTF-32 as UTF-8), whole; only the first when it is a Pi header line."""
     lines: list[bytes] = []
     budget = _SNIFF_LINES_BYTES
     try:
-        with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
+        with session_lines(path) as handle:
             while len(lines) < _SNIFF_LINES and budget > 0:
                 line = handle.readline(budget)
                 if not line:
                     break
                 lines.append(line)
                 budget -= len(line)
-    except (OSError, zlib.error, EOFError):  # damaged gzip data: what was read
+                header = line.decode("utf-8", errors="ignore").lstrip(JS_SPACE).encode()
+                if len(lines) == 1 and _SESSION_HEADER.match(header):
+                    break  # a Pi session: its other lines need not be read
+    except (OSError, zlib.error, EOFError):  # unreadable, or damaged gzip data: what was read
         pass
-    return b"".join(lines).decode("utf-8", errors="ignore").lstrip(JS_SPACE)
+    return lines
 
 
 def _first_objects(text: str) -> Iterator[tuple[int, Any]]:

@@ -10,9 +10,7 @@ staging folder by worker processes; a session that fails is reported, never fata
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import hashlib
-import io
 import itertools
 import os
 import re
@@ -26,7 +24,13 @@ from typing import Any
 from exporter.claude_code import session_digest
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_records, session_to_utf8_jsonl
-from exporter.loader import GZIP_MAGIC, header_id_from_path, parse_session_bytes, wide_encoding
+from exporter.loader import (
+    GZIP_MAGIC,
+    header_id_from_path,
+    parse_session_bytes,
+    session_lines,
+    wide_encoding,
+)
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
@@ -134,23 +138,11 @@ def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
 _GZIP_ERRORS = (OSError, EOFError, zlib.error)
 
 
-def _lines(path: Path) -> io.BufferedIOBase:
-    """The file's lines as the loader reads them: gzip data uncompressed, UTF-16 and UTF-32
-    (by their byte order mark) as UTF-8."""
-    with open(path, "rb") as handle:
-        start = handle.read(4)
-        encoding = wide_encoding(start)
-        if encoding is not None:  # read whole, as the loader does
-            text = (start + handle.read()).decode(encoding, errors="replace")
-            return io.BytesIO(text.encode("utf-8"))
-    return gzip.open(path, "rb") if start[:2] == GZIP_MAGIC else open(path, "rb")
-
-
 def _first_line(path: Path) -> bytes:
     """The first line of a gzip or UTF-16/UTF-32 file's data, as UTF-8 (empty when it
     cannot be read: the loader says why when it prepares the session)."""
     try:
-        with _lines(path) as handle:
+        with session_lines(path) as handle:
             return handle.readline(1 << 26)
     except _GZIP_ERRORS:
         return b""
@@ -159,7 +151,7 @@ def _first_line(path: Path) -> bytes:
 def _first_time(path: Path, lines: int = 200) -> datetime | None:
     """The first ``timestamp`` among a file's first lines (None when there is none)."""
     try:
-        with _lines(path) as handle:
+        with session_lines(path) as handle:
             for raw in itertools.islice(handle, lines):
                 if b'"timestamp"' in raw and (
                     moment := parse_time(header_object(raw).get("timestamp"))
@@ -173,7 +165,7 @@ def _first_time(path: Path, lines: int = 200) -> datetime | None:
 def _first_typed_object(path: Path) -> dict[str, Any]:
     """What the loader takes for the header: the first JSON object with a string "type"."""
     try:
-        with _lines(path) as handle:
+        with session_lines(path) as handle:
             for raw in handle:
                 value = header_object(raw)
                 if isinstance(value.get("type"), str):
@@ -245,7 +237,7 @@ def _entry_digests(path: Path) -> set[bytes] | None:
     folder); None when it cannot be read."""
     digests: set[bytes] = set()
     try:
-        with _lines(path) as handle:
+        with session_lines(path) as handle:
             for number, raw in enumerate(handle):
                 line = raw.rstrip(b"\r\n")
                 if number == 0 and header_object(line).get("type") == "session":
