@@ -14,6 +14,7 @@ import hashlib
 import itertools
 import os
 import re
+import unicodedata
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -55,7 +56,11 @@ __all__ = [
     "session_id_mark",
 ]
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: What a dataset path's file name does not keep: letters and digits of every script stay
+#: (``Привет мир.jsonl`` is not ``jsonl``), as do ``.``, ``_`` and ``-``.
+_UNSAFE = re.compile(r"[^\w.-]+")
+#: A file name's most UTF-8 bytes in a dataset path (a git tree entry, a checkout on disk).
+_STEM_BYTES = 150
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,9 @@ def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
     ``.jsonl.gz``: the copy published is uncompressed): secrets out (``public_name``), and
     nothing a path cannot hold."""
     stem = public_name(name).removesuffix(".gz").removesuffix(".jsonl")
-    return _UNSAFE.sub("-", stem).strip("-.") or "session"
+    stem = _UNSAFE.sub("-", unicodedata.normalize("NFC", stem)).strip("-.")
+    stem = stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore").rstrip("-.")
+    return stem or "session"
 
 
 #: What reading damaged gzip data raises (a cut-short file: EOFError).

@@ -1,0 +1,52 @@
+"""Stop 59: a file renamed by its user in another script went up under the ASCII left of
+its name (``Привет мир (copy).jsonl`` as ``copy.jsonl``, ``日本語.jsonl`` as
+``session.jsonl``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from exporter.discover import encode_cwd
+from exporter.publish.hub_plan import repo_stem
+from tests.fakes.hub import FakeHub, fake_hub_fixture
+from tests.test_publish import Corpus, assert_consistent, hub_env, publish, session_paths
+
+__all__ = ["fake_hub_fixture", "hub_env"]  # fixtures, used by name
+
+
+def _session(session_id: str, text: str) -> str:
+    header = {"type": "session", "version": 3, "id": session_id,
+              "timestamp": "2026-03-03T10:00:00.000Z", "cwd": "/home/bob/x"}  # fmt: skip
+    prompt = {"type": "message", "id": "m1", "parentId": None,
+              "timestamp": "2026-03-03T10:00:01.000Z",
+              "message": {"role": "user", "content": text, "timestamp": 1}}  # fmt: skip
+    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in (header, prompt))
+
+
+def test_names_in_other_scripts_keep_their_letters(fake_hub: FakeHub, tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    folder = root / encode_cwd("/home/bob/x")
+    folder.mkdir(parents=True)
+    names = ["Привет мир (copy).jsonl", "日本語.jsonl", "\u0065\u0301t\u00e9.jsonl"]
+    files = []
+    for n, name in enumerate(names):
+        path = folder / name
+        path.write_text(_session(f"{n}1111111-1111-4111-8111-111111111111", name), "utf-8")
+        files.append(path)
+    result = publish(fake_hub, Corpus(root, files, []))
+    assert result.exit_code == 0, result.output
+    assert {p.rpartition("/")[2] for p in session_paths(fake_hub)} == {
+        "Привет-мир-copy.jsonl",
+        "日本語.jsonl",
+        "\u00e9t\u00e9.jsonl",  # one form (NFC), whichever the file system gave
+    }
+    assert_consistent(fake_hub)
+    again = publish(fake_hub, Corpus(root, files, []))
+    assert again.exit_code == 0 and "no commit" in again.stdout, again.output
+
+
+def test_a_long_name_is_cut_on_a_character_boundary() -> None:
+    stem = repo_stem("é" * 300 + ".jsonl", lambda name: name)
+    assert stem == "é" * 75 and len(stem.encode("utf-8")) == 150
+    assert repo_stem("\udc80.jsonl", lambda name: name) == "session"
