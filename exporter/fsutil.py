@@ -253,3 +253,18 @@ def xdg_dir(variable: str, default: str, *parts: str, env: Mapping[str, str] = o
     value = (env.get(variable) or "").strip()
     base = Path(value) if value and os.path.isabs(value) else home() / default
     return base.joinpath("pi-session-export", *parts)
+
+
+#: The names Windows keeps for devices, whatever follows a dot (``CON.html``, ``nul.jsonl``).
+_DEVICE_NAMES = frozenset(
+    ["con", "prn", "aux", "nul"]
+    + [f"{port}{n}" for port in ("com", "lpt") for n in [*"123456789", "¹", "²", "³"]]
+)
+
+
+def not_a_device_name(stem: str) -> str:
+    """``stem`` with ``_`` after its first part when Windows would take the file for a
+    device (``lpt9.x`` -> ``lpt9_.x``): a site or a dataset made here is copied and checked out
+    there."""
+    head, dot, rest = stem.partition(".")
+    return f"{head}_{dot}{rest}" if head.lower() in _DEVICE_NAMES else stem

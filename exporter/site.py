@@ -28,7 +28,7 @@ from typing import Any
 
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
-from exporter.fsutil import atomic_write_text, write_target
+from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
@@ -38,7 +38,6 @@ from exporter.session import Session
 from exporter.site_manifest import (
     MANIFEST_NAME,
     SEARCH_DIR,
-    STEM,
     Mark,
     SiteError,
     SiteIncomplete,
@@ -259,8 +258,13 @@ def _died(task: _Task) -> dict[str, Any]:
 # --- build ----------------------------------------------------------------------------------
 
 
+def _stem_base(name: str) -> str:
+    """The page name a file's (public) name makes, before a number keeps it apart."""
+    return not_a_device_name(_STEM_UNSAFE.sub("-", Path(name).stem).strip("-.")[:120] or "session")
+
+
 def _safe_stem(name: str, used: set[str]) -> str:
-    base = _STEM_UNSAFE.sub("-", Path(name).stem).strip("-.")[:120] or "session"
+    base = _stem_base(name)
     stem, n = base, 1
     while stem.lower() in used:
         n += 1
@@ -479,7 +483,7 @@ def _plan_tasks(
             state.report.unchanged += 1
             continue
         name = public_name(Path(source).name)
-        stem = _page_stem(entry, name, used, public_name)
+        stem = _page_stem(entry, name, used)
         out_dir = str(state.out_dir)
         task = _Task(
             sid, source, stem, out_dir, options, transform, source_mark, name, count_credentials
@@ -489,15 +493,15 @@ def _plan_tasks(
     return tasks
 
 
-def _page_stem(
-    entry: dict[str, Any] | None, name: str, used: set[str], public_name: Callable[[str], str]
-) -> str:
-    """The page's file name without ``.html``: the one it had, else a new unused one."""
-    stem = entry["stem"] if entry and entry.get("stem") else _safe_stem(name, used)
-    # never a path (load_manifest checked it, check again), nor a secret known since
-    if not STEM.fullmatch(stem) or public_name(stem) != stem:
-        stem = _safe_stem(name, used)
-    return stem
+def _page_stem(entry: dict[str, Any] | None, name: str, used: set[str]) -> str:
+    """The page's file name without ``.html``: the one it had while the file's public name
+    still makes it (a secret or address redacted since moves the page: its old name was made
+    from the text now redacted), else a new unused one."""
+    old = entry.get("stem") if entry else None
+    base = _stem_base(name)
+    if isinstance(old, str) and re.fullmatch(rf"{re.escape(base)}(-[0-9]+)?", old):
+        return old  # (never a path: the base is made of safe characters)
+    return _safe_stem(name, used)
 
 
 def _worker_count(jobs: int | None, tasks: list[_Task], transform: Transform | None) -> int:
@@ -600,7 +604,7 @@ def _write_listings(
     if pages:
         (out_dir / "projects").mkdir(exist_ok=True)
     for cwd, page in pages.items():
-        members = [r for r in rows if (r.get("cwd") or "") == cwd and not r.get("error")]
+        members = [r for r in rows if (r.get("cwd") or "") == cwd]  # its failed files too
         listing = render_listing(members, project=cwd, theme=theme, all_projects=set(cwds))
         write_if_changed(out_dir / page, listing)
     index = render_listing(rows, project_pages=pages, theme=theme, search=search)
