@@ -872,8 +872,8 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
             return
         if not isinstance(value.get("type"), str):
             # an entry whose type is missing or not a word: the loader keeps it (no-type)
-            # when it has an id; counted as `stats` counts it, by the loader
-            summary._needs_loader |= isinstance(value.get("id"), str)
+            # when it has an id, or in a v1 chain; counted as `stats` counts it, by the loader
+            summary._needs_loader |= summary.version < 2 or isinstance(value.get("id"), str)
             return
         entry_type = value["type"]
         entry_id = as_str(value.get("id")) or f"L{number}"

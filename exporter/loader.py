@@ -14,7 +14,9 @@ import gc
 import gzip
 import io
 import json
+import math
 import os
+import re
 import stat as stat_module
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -86,13 +88,45 @@ def header_id_from_path(path: str | None) -> str:
 
 
 def header_version(version: Any) -> int:
-    """How a header's ``version`` field is read: absent is v1 (Pi's oldest files), 1-3 and
-    newer numbers are themselves, anything else (``"3"``, ``true``, ``0``) is read as v3."""
+    """How Pi reads a header's ``version``: absent or null is v1 (Pi's oldest files);
+    otherwise it compares the value as JavaScript does, so below 2 (``0``, ``true``, ``"1"``)
+    is v1, below 3 (``"2"``, ``2.5``) is v2, and 3, newer numbers and what is no number
+    (``"x"``, ``{}``) are migrated no further."""
     if version is None:
         return 1
-    if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
+    number = _js_number(version)
+    if number < 2:
+        return 1
+    if number < 3:
+        return 2
+    if isinstance(version, int) and not isinstance(version, bool):
         return version
     return CURRENT_VERSION
+
+
+#: A string JavaScript's ``Number()`` reads as a decimal number (``""`` is 0).
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
+def _js_number(value: Any) -> float:
+    """A JSON value as JavaScript's ``Number()`` reads it (NaN when it is none; hexadecimal
+    and other literals aside)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if abs(value) < 1e308 else (math.inf if value > 0 else -math.inf)
+    if isinstance(value, list):  # an array is read as its elements joined by commas
+        if len(value) > 1:
+            return math.nan
+        value = "" if not value or value[0] is None else value[0]
+        return _js_number(value) if isinstance(value, (str, list)) else _js_number(str(value))
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        if _JS_DECIMAL.fullmatch(text):
+            return float(text.replace("Infinity", "inf"))
+    return math.nan
 
 
 def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int) -> int:
@@ -109,16 +143,20 @@ def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int
         message = f"file version {shown} is newer; read as v3"
         diagnostics.append(Diagnostic(line, "newer-version", message))
     else:
-        message = f"version {shorten(repr(version), 40)} unknown; read as v3"
+        message = f"version {shorten(repr(version), 40)} unknown; read as v{number}, as Pi does"
         diagnostics.append(Diagnostic(line, "bad-version", message))
     return number
 
 
-_VERSIONLESS_TREE = (
-    "the header has no version, so the file is read as v1, as Pi does: the entries' own ids "
-    "and branches are replaced by one linear chain (their labels then point nowhere); if the "
-    'header lost its version, adding "version":3 to it keeps the tree'
-)
+def _versionless_tree(version: Any) -> str:
+    """Why a file whose entries carry a tree is read as one chain (a header that lost or
+    garbled its version: Pi reads it as v1)."""
+    said = "has no version" if version is None else f"says version {shorten(repr(version), 40)}"
+    return (
+        f"the header {said}, so the file is read as v1, as Pi does: the entries' own ids "
+        "and branches are replaced by one linear chain (their labels then point nowhere); if "
+        'the header lost its version, setting "version":3 in it keeps the tree'
+    )
 
 
 @dataclass(frozen=True)
@@ -166,11 +204,17 @@ def build_session(
     if first_object and first_object[1].get("type") == "session":
         line, raw = first_object
         header = Header(raw=raw, line=line, version=_version_of(raw, diagnostics, line))
-        if raw.get("version") is None and any(
-            isinstance(v, dict) and isinstance(v.get("id"), str) and "parentId" in v
-            for _, v in parsed
+        version = raw.get("version")
+        if (
+            header.version == 1
+            and not (type(version) in (int, float) and version == 1)  # (a v1 file: no tree)
+            and any(
+                isinstance(v, dict) and isinstance(v.get("id"), str) and "parentId" in v
+                for _, v in parsed
+            )
         ):
-            diagnostics.append(Diagnostic(line, "versionless-tree", _VERSIONLESS_TREE))
+            message = _versionless_tree(version)
+            diagnostics.append(Diagnostic(line, "versionless-tree", message))
         if not isinstance(raw.get("id"), str):
             raw_id = header_id_from_path(path)
             diagnostics.append(
@@ -178,7 +222,9 @@ def build_session(
             )
     elif any(isinstance(v, dict) and _has_known_type(v) for _, v in parsed):
         first_entry = next(v for _, v in parsed if isinstance(v, dict) and _looks_like_entry(v))
-        has_ids = any(isinstance(v, dict) and "id" in v for _, v in parsed)
+        has_ids = any(  # (a header further down has an id: a v1 file's too)
+            isinstance(v, dict) and "id" in v and v.get("type") != "session" for _, v in parsed
+        )
         synthesized = {
             "type": "session",
             "version": CURRENT_VERSION if has_ids else 1,
@@ -243,7 +289,9 @@ def _make_entries(
             damaged.append(DamagedLine(number, "extra-header", message, _dump_raw(value)))
             continue
         typeless = not isinstance(entry_type, str)
-        if typeless and (legacy or not isinstance(value.get("id"), str) or not value["id"]):
+        # v1 gives every object an id and a place in the chain, typed or not (Pi does, and a
+        # compaction's firstKeptEntryIndex may name it); v3 keeps a typeless one with an id
+        if typeless and not legacy and (not isinstance(value.get("id"), str) or not value["id"]):
             message = "object has no string 'type'; not a session entry"
             diagnostics.append(Diagnostic(number, "not-an-entry", message))
             damaged.append(DamagedLine(number, "not-an-entry", message, _dump_raw(value)))
