@@ -98,3 +98,20 @@ def test_no_page_takes_a_windows_device_name(tmp_path: Path) -> None:
 
     assert not_a_device_name("console") == "console"
     assert not_a_device_name("COM²") == "COM²_"
+
+
+def test_the_search_finds_an_aborted_turns_message_only_where_the_page_shows_it() -> None:
+    from exporter.loader import parse_session_bytes
+    from exporter.site_search import session_records
+    from tests.conftest import Build, dump_lines
+
+    lines = [
+        Build.header(),
+        Build.user("u1", None),
+        Build.assistant("a1", "u1", "", stopReason="aborted", errorMessage="Request was aborted."),
+        Build.user("u2", "a1", second=3),
+        Build.assistant("a2", "u2", "", 4, stopReason="aborted", errorMessage="tool timeout 30s"),
+    ]
+    records, _cut = session_records(parse_session_bytes(dump_lines(lines)))
+    said = [text for _, kind, text in records if kind == "e"]
+    assert said == ["tool timeout 30s"]  # the page: "Aborted", then "Aborted: tool timeout 30s"
