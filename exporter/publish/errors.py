@@ -23,6 +23,8 @@ __all__ = [
     "ValidationError",
     "bounded_wait",
     "clean_token",
+    "clipped",
+    "hidden",
     "host_for_messages",
     "scrubbed",
 ]
@@ -182,10 +184,39 @@ def clean_token(token: str | None, service: str) -> str | None:
     return token
 
 
+#: A token's first characters that count as the token where a message was cut inside it.
+SECRET_HEAD = 8
+
+
+def hidden(text: str, secret: str | None) -> str:
+    """``text`` with ``secret`` (a token a server echoed back) as ``***``, and so any head
+    of it of SECRET_HEAD characters or more: a message cut inside the token keeps one."""
+    if not secret:
+        return text
+    text = text.replace(secret, "***")
+    if len(secret) <= SECRET_HEAD:
+        return text
+    head, parts, start = secret[:SECRET_HEAD], [], 0
+    while (at := text.find(head, start)) != -1:
+        end = at + SECRET_HEAD
+        while end < len(text) and end - at < len(secret) and text[end] == secret[end - at]:
+            end += 1
+        parts.append(text[start:at] + "***")
+        start = end
+    return "".join(parts) + text[start:]
+
+
+def clipped(text: str, limit: int, secret: str | None) -> str:
+    """A server's ``text`` on one line and at most ``limit`` characters, ``secret`` hidden
+    before the cut: cut first, the head of a token echoed across the cut was printed."""
+    return hidden(_one_line(text), secret)[:limit]
+
+
 def scrubbed(error: PublishError, secret: str | None) -> PublishError:
-    """``error`` with every occurrence of ``secret`` (a token a server echoed back) hidden."""
-    if secret and secret in error.message:
-        error.message = error.message.replace(secret, "***")
+    """``error`` with ``secret`` (a token a server echoed back) hidden, heads of it too."""
+    message = hidden(error.message, secret)
+    if message != error.message:
+        error.message = message
         error.args = (error.message,)
     return error
 

@@ -318,11 +318,13 @@ def _begin(
 ) -> _Run:
     """The settings as the dataset records them (HMACs under the local key) and as the
     workers redact with them, fixed once for the whole run."""
-    # the token in use is redacted as such (auth_tokens), whatever its place: a new one in
-    # HF_TOKEN must not read as changed settings and re-redact every session
-    environ = {name: value for name, value in os.environ.items() if value.strip() != token}
+    # Hub tokens are redacted as such (auth_tokens), whatever their place, and are no part
+    # of the settings' key: a new one in HF_TOKEN, or --token given beside it or not, must
+    # not read as changed settings and re-redact every session
+    tokens = _hub_tokens(token)
+    environ = {name: value for name, value in os.environ.items() if value.strip() not in tokens}
     key = marks.mark(req.policy.key(environ))
-    policy = dataclasses.replace(req.policy, auth_tokens=(token,)) if token else req.policy
+    policy = dataclasses.replace(req.policy, auth_tokens=tokens) if tokens else req.policy
     policy = policy.resolved(environ)  # the workers redact with this process's environment
     return _Run(
         req=req,
@@ -340,6 +342,18 @@ def _begin(
         # marks, not the patterns: the manifest is public and a pattern may name a customer
         deny_marks=sorted({marks.mark(f"pi-session deny: {p.text}") for p in req.deny}),
     )
+
+
+#: Where huggingface_hub looks for a token in the environment (HF_TOKEN, then the old name).
+HUB_TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+
+
+def _hub_tokens(token: str | None) -> tuple[str, ...]:
+    """The token in use and those of the environment's Hub token variables: with --token
+    A and HF_TOKEN=B, B counted as an environment secret in the key, and a later run on B
+    alone (the token in use then) left it out: every session was redacted again."""
+    found = [token, *(os.environ.get(name, "").strip() for name in HUB_TOKEN_VARIABLES)]
+    return tuple(dict.fromkeys(t for t in found if t))
 
 
 def _refuse_dropped_cuts(run: _Run, todo: list[Source]) -> None:

@@ -10,7 +10,7 @@ smaller publication; the re-run reads that manifest, skips what commits 1-2 uplo
 source hash and redaction key, file present), and commits the rest. Nothing is duplicated
 (paths are deterministic) and no manifest ever names a missing file. The last commit carries
 the final manifest, index and card. Metadata files whose bytes did not change are left out
-(compared by git blob id), so a run with nothing to do makes no commit at all.
+(compared as ``RemoteFile.holds`` does), so a run with nothing to do makes no commit at all.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.publish.hub_plan import Prepared, session_id_mark
-from exporter.publish.hub_state import RemoteState, git_oid
+from exporter.publish.hub_state import RemoteFile, RemoteState, file_holds
 
 __all__ = [
     "MAX_BYTES_PER_COMMIT",
@@ -113,7 +113,8 @@ def session_ops(
         if publisher:  # which machine's key published it: whose --prune may remove it
             entry["publisher"] = publisher
         there = remote.files.get(path)
-        action = "refresh" if there and there.oid == item.oid else "update" if there else "add"
+        same = there is not None and there.matches(item.oid, item.sha256)
+        action = "refresh" if same else "update" if there else "add"
         secrets = sum(item.redactions.values())
         ops.append(Op(action, path, item.size, item.staged, entry, item.row, secrets))
     return ops
@@ -169,7 +170,7 @@ def html_ops(site: Path, remote: RemoteState, skip: Callable[[str], bool]) -> li
             local.add(path)
             data = file.read_bytes()
             there = remote.files.get(path)
-            if there is None or there.oid != git_oid(data):
+            if there is None or not there.holds(data):
                 ops.append(Op("update" if there else "add", path, len(data), file))
     gone = [p for p in remote.files if p.startswith(HTML_DIR) and p not in local]
     return ops + [Op("remove", p, remote.files[p].size) for p in sorted(gone)]
@@ -196,7 +197,8 @@ def plan_commits(
 ) -> tuple[list[Commit], dict[str, dict[str, Any]]]:
     """Removals, then sessions, then html, chunked; the metadata (manifest, index, card) as
     of a commit goes with it when the files sent since it was last written weigh as much as
-    it does, and always with the last commit.
+    it does, when it removes sessions (a manifest naming removed files would outlive a run
+    stopped after it), and always with the last commit.
 
     Written with every commit, the manifest and index of 3,000 sessions were sent 31 times:
     77 MB for 2 MB of sessions, growing with the square of their number. A run stopped
@@ -208,7 +210,7 @@ def plan_commits(
     keep = set(remote.manifest) & set(remote.files) & set(remote.rows)
     entries = {p: remote.manifest[p] for p in keep}
     rows = {p: remote.rows[p] for p in keep}
-    current = {name: remote.files[name].oid for name in META_FILES if name in remote.files}
+    current = {name: remote.files[name] for name in META_FILES if name in remote.files}
     refresh = [op for op in ops if op.action == "refresh"]
     order = {"remove": 0, "add": 1, "update": 1}
     payload = sorted(
@@ -232,14 +234,18 @@ def plan_commits(
                 rows[op.path] = op.row or {}
         sent += sum(op.size for op in chunk if op.uploads)
         meta: dict[str, bytes] = {}
-        if number == len(chunks) - 1 or sent >= written:
+        if number == len(chunks) - 1 or sent >= written or _removes_sessions(chunk):
             rendered = render_meta(entries, rows)
             written, sent = sum(len(data) for data in rendered.values()), 0
             meta = {
-                name: data for name, data in rendered.items() if current.get(name) != git_oid(data)
+                name: data for name, data in rendered.items() if not file_holds(current, name, data)
             }
         if not meta and not any(op.action != "refresh" for op in chunk):
             continue
-        current.update((name, git_oid(data)) for name, data in meta.items())
+        current.update((name, RemoteFile.of(data)) for name, data in meta.items())
         commits.append(Commit(chunk, meta))
     return commits, entries
+
+
+def _removes_sessions(chunk: list[Op]) -> bool:
+    return any(op.action == "remove" and op.is_session for op in chunk)

@@ -1,5 +1,6 @@
 """How ``publish`` talks through huggingface_hub's HTTP layer: waits after a 429, a time
-limit on every request (huggingface_hub sends none), and its log as our own one-line notes.
+limit on every request (huggingface_hub sends none), a bound on its endless retry of a
+conflicting repo creation, and its log as our own one-line notes.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from typing import Any
 from exporter.publish.errors import bounded_wait
 
 __all__ = [
+    "CREATE_CONFLICT_WAITS",
     "HUB_TIMEOUT",
+    "HubCreateConflict",
     "HubRateLimited",
     "bound_timeouts",
+    "bounded_create_conflicts",
     "our_rate_limits",
     "rate_wait",
     "route_hub_log",
@@ -86,6 +90,52 @@ def _rate_limited_response(response: Any) -> None:
         raise HubRateLimited(response)
 
 
+#: Seconds before each new try of a repo creation the Hub answered "another conflicting
+#: operation is in progress" (it allows one creation at a time per user): huggingface_hub's
+#: ``create_repo`` sends it again at once, forever (215 requests in 15 s, and a hang).
+CREATE_CONFLICT_WAITS = (1.0, 2.0, 4.0, 8.0, 15.0)
+_CREATE_CONFLICT = "Cannot create repo: another conflicting operation is in progress"
+
+
+class HubCreateConflict(Exception):
+    """The Hub kept answering a repo creation with its "conflicting operation" 409."""
+
+    def __init__(self, tries: int, waited: float) -> None:
+        super().__init__(f"{_CREATE_CONFLICT} ({tries} tries)")
+        self.tries, self.waited = tries, waited
+
+
+_create_tries: list[int | None] = [None]  # conflicts met by the creation under way, if any
+
+
+@contextlib.contextmanager
+def bounded_create_conflicts() -> Iterator[None]:
+    """While inside (one ``create_repo``), its "conflicting operation" answers are tried
+    again after CREATE_CONFLICT_WAITS, then raised as :class:`HubCreateConflict`."""
+    _create_tries[0] = 0
+    try:
+        yield
+    finally:
+        _create_tries[0] = None
+
+
+def _create_conflict_response(response: Any) -> None:
+    """httpx response hook: see :func:`bounded_create_conflicts`."""
+    tries = _create_tries[0]
+    request = response.request
+    if tries is None or response.status_code != 409 or request.method != "POST":
+        return
+    if not request.url.path.endswith("/api/repos/create"):
+        return
+    response.read()
+    if _CREATE_CONFLICT not in response.text:
+        return  # "You already created this dataset repo": create_repo takes that itself
+    if tries >= len(CREATE_CONFLICT_WAITS):
+        raise HubCreateConflict(tries + 1, sum(CREATE_CONFLICT_WAITS))
+    _create_tries[0] = tries + 1
+    time.sleep(CREATE_CONFLICT_WAITS[tries])
+
+
 #: Seconds a Hub request may wait to connect, or between two reads or writes.
 HUB_TIMEOUT = 60.0
 _RETRY_NOTE = re.compile(r"(?:Retrying in|Waiting) (\d+(?:\.\d+)?)s.*\[Retry (\d+)/(\d+)\]")
@@ -142,12 +192,14 @@ def _bounded_request(request: Any) -> None:
 
 
 def _with_bounded_requests(client: Any) -> Any:
-    """The client with our hooks: a time limit on each request, our handling of a 429."""
+    """The client with our hooks: a time limit on each request, our handling of a 429 and
+    of a repo creation that keeps conflicting."""
     hooks = client.event_hooks
     if _bounded_request not in hooks["request"]:
         hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
-    if _rate_limited_response not in hooks["response"]:
-        hooks = {**hooks, "response": [*hooks["response"], _rate_limited_response]}
+    for hook in (_rate_limited_response, _create_conflict_response):
+        if hook not in hooks["response"]:
+            hooks = {**hooks, "response": [*hooks["response"], hook]}
     client.event_hooks = hooks
     return client
 

@@ -23,6 +23,7 @@ from exporter.publish.errors import (
     PublishError,
     RateLimitError,
     ValidationError,
+    clipped,
     host_for_messages,
     scrubbed,
     transport_reason,
@@ -30,13 +31,15 @@ from exporter.publish.errors import (
 from exporter.publish.hub_commits import Commit
 from exporter.publish.hub_http import (
     HUB_TIMEOUT,
+    HubCreateConflict,
     HubRateLimited,
     bound_timeouts,
+    bounded_create_conflicts,
     our_rate_limits,
     rate_wait,
     route_hub_log,
 )
-from exporter.publish.hub_state import RemoteFile, RemoteState, git_oid
+from exporter.publish.hub_state import RemoteFile, RemoteState, file_holds
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "TokenAccess", "default_token"]
 
@@ -203,12 +206,19 @@ class HubRepo:
 
         if isinstance(error, PublishError):
             return error
+        error = _unwrapped(error)
         ns = self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
         if isinstance(error, OfflineModeIsEnabled):
             return NetworkError("HF_HUB_OFFLINE is set: unset it to publish")
+        if isinstance(error, HubCreateConflict):
+            return NetworkError(
+                f"{self.host} kept answering that another operation on '{ns}' is in progress "
+                f"while {what} ({error.tries} tries over {error.waited:.0f} s): try again in a "
+                "few minutes; nothing was sent"
+            )
         if isinstance(error, HfHubHTTPError) and error.response is not None:
             status = error.response.status_code
-            detail = " ".join((error.server_message or "").split())[:200]
+            detail = clipped(error.server_message or "", 200, self._token)
             code = error.response.headers.get("x-error-code")
             if status == 401 and code != "RepoNotFound":
                 return AuthError(
@@ -242,7 +252,9 @@ class HubRepo:
                 )
             return PublishError(f"{what} failed: HTTP {status} {detail}".strip(), status=status)
         if isinstance(error, ValueError) and "README.md" in str(error):
-            return ValidationError(f"the Hub refused the dataset card: {str(error)[:300]}")
+            return ValidationError(
+                f"the Hub refused the dataset card: {clipped(str(error), 300, self._token)}"
+            )
         if isinstance(error, (httpx2.TransportError, OSError)):
             return NetworkError(
                 f"cannot reach {self.host} while {what} ({transport_reason(error)}): nothing "
@@ -265,12 +277,17 @@ class HubRepo:
         return TokenAccess.from_whoami(answer)
 
     def create(self, *, private: bool) -> None:
-        self._call(
-            "creating the dataset",
-            lambda: self.api.create_repo(
-                self.repo_id, repo_type="dataset", private=private, exist_ok=True
-            ),
-        )
+        """The dataset created (one that exists is fine). huggingface_hub sends a creation
+        the Hub answers "another conflicting operation is in progress" again at once and
+        forever: here it is tried a few times, with waits, then said."""
+
+        def create() -> Any:
+            with bounded_create_conflicts():
+                return self.api.create_repo(
+                    self.repo_id, repo_type="dataset", private=private, exist_ok=True
+                )
+
+        self._call("creating the dataset", create)
 
     def download(self, name: str, revision: str) -> bytes:
         """One file at an exact commit, into a throw-away cache (a stale copy is never used)."""
@@ -378,21 +395,21 @@ class HubRepo:
             files = self._files_at(head)
         except PublishError:
             return None
-        tree = {path: file.oid for path, file in files.items()}
         for op in commit.ops:
-            if op.action == "remove" and op.path in tree:
+            if op.action == "remove" and op.path in files:
                 return None
             if op.uploads and (
-                op.local is None or tree.get(op.path) != git_oid(op.local.read_bytes())
+                op.local is None or not file_holds(files, op.path, op.local.read_bytes())
             ):
                 return None
-        if any(tree.get(name) != git_oid(data) for name, data in commit.metadata.items()):
+        if not all(file_holds(files, name, data) for name, data in commit.metadata.items()):
             return None
         self.notify(f"{self.host} did not confirm a commit, but the dataset holds it; going on")
         return head
 
     def _files_at(self, revision: str) -> dict[str, RemoteFile]:
-        """The dataset's files at ``revision``: path -> size and git blob id."""
+        """The dataset's files at ``revision``: path -> size, git blob id and, for a file
+        stored with LFS, the SHA-256 of its bytes (its git id is its pointer file's)."""
         from huggingface_hub.hf_api import RepoFile
 
         tree = self._call(
@@ -404,7 +421,7 @@ class HubRepo:
             ),
         )
         return {
-            item.path: RemoteFile(int(item.size or 0), str(item.blob_id))
+            item.path: RemoteFile(int(item.size or 0), str(item.blob_id), _lfs_sha256(item))
             for item in tree
             if isinstance(item, RepoFile)
         }
@@ -420,6 +437,16 @@ class HubRepo:
         return str(info.sha) if info.sha else None
 
 
+def _lfs_sha256(item: Any) -> str | None:
+    """The SHA-256 of a listed file stored with LFS (huggingface_hub's ``BlobLfsInfo``,
+    from the listing's ``lfs.oid``), None for a regular file."""
+    lfs = getattr(item, "lfs", None)
+    digest = getattr(lfs, "sha256", None) if lfs is not None else None
+    if digest is None and isinstance(lfs, dict):
+        digest = lfs.get("sha256")
+    return str(digest) if digest else None
+
+
 def _causes(error: BaseException) -> Iterator[BaseException]:
     """The error and what caused it (huggingface_hub wraps a failed LFS upload in a
     ``RuntimeError`` "Error while uploading ..." raised from the real one)."""
@@ -429,6 +456,20 @@ def _causes(error: BaseException) -> Iterator[BaseException]:
         seen.add(id(current))
         yield current
         current = current.__cause__ or current.__context__
+
+
+def _unwrapped(error: Exception) -> Exception:
+    """What failed inside huggingface_hub's ``RuntimeError("Error while uploading ...")``
+    (a large file's upload): its HTTP error or network failure, which the message names
+    (it said "uploading files failed: RuntimeError: ..." for an HTTP 500)."""
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+
+    if type(error) is not RuntimeError:
+        return error
+    known = (HfHubHTTPError, httpx2.TransportError, OSError)
+    cause = next((c for c in _causes(error) if isinstance(c, known)), None)
+    return cause if isinstance(cause, Exception) else error
 
 
 def _rate_limited(error: BaseException) -> Any:
@@ -444,20 +485,33 @@ def _rate_limited(error: BaseException) -> Any:
 
 def _stage_of(error: BaseException, repo_id: str) -> str:
     """Which step of a commit the request that failed belongs to, by its URL (the part
-    after the repo id, which may itself hold "commit")."""
+    after the repo id, which may itself hold "commit"). A request to none of the Hub's
+    commit steps is a large file's upload (to the address the LFS batch answer gave: on
+    the Hub, a storage host), as is any failure inside huggingface_hub's upload of one."""
+    path = next(filter(None, map(_request_path, _causes(error))), "")
+    if path:
+        rest = path.split(f"/{repo_id}", 1)[-1]
+        for part, stage in _STAGES:
+            if part in rest:
+                return stage
+        return "uploading large files"
+    if any(_is_large_upload(cause) for cause in _causes(error)):
+        return "uploading large files"
+    return "committing"
+
+
+def _request_path(error: BaseException) -> str:
+    """The address (without its query) of the request ``error`` failed on; "" if none."""
     request = None
-    failed = next((c for c in _causes(error) if getattr(c, "response", None) is not None), error)
-    response = getattr(failed, "response", None)
+    response = getattr(error, "response", None)
     with contextlib.suppress(AttributeError, RuntimeError):  # httpx: RuntimeError for none
-        request = response.request if response is not None else failed.request  # type: ignore[attr-defined]
-    path = str(getattr(request, "url", "") or "").split("?", 1)[0]
-    if not path:
-        return "committing"
-    rest = path.split(f"/{repo_id}", 1)[-1]
-    for part, stage in _STAGES:
-        if part in rest:
-            return stage
-    return "uploading files"
+        request = response.request if response is not None else error.request  # type: ignore[attr-defined]
+    return str(getattr(request, "url", "") or "").split("?", 1)[0]
+
+
+def _is_large_upload(error: BaseException) -> bool:
+    """huggingface_hub's wrapper of a failed LFS upload (``_commit_api._upload_lfs_files``)."""
+    return type(error) is RuntimeError and str(error).startswith("Error while uploading ")
 
 
 # --- the whole job ----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from exporter.fsutil import atomic_write_bytes, atomic_write_text, private_user_
 from exporter.policy import RedactionPolicy
 from exporter.prepare import prepare_session
 from exporter.publish.errors import PublishError
-from exporter.publish.hub_state import RemoteState
+from exporter.publish.hub_state import RemoteFile, RemoteState, git_oid
 from exporter.redact import RedactionReport
 from exporter.session import Session
 
@@ -84,8 +84,7 @@ def remote_copies(
             missing.append(path)
             continue
         target = folder / path
-        oid = remote.files[path].oid
-        if not _kept_copy_is(known.get(path), oid, target):
+        if not _kept_copy_is(known.get(path), remote.files[path], target):
             try:
                 data = download(path)
             except PublishError:
@@ -93,20 +92,21 @@ def remote_copies(
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(target, data)
-            known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
+            known[path] = {"oid": git_oid(data), "sha256": hashlib.sha256(data).hexdigest()}
             atomic_write_text(index_file, json.dumps(known, sort_keys=True))
         copies.append(target)
     return copies, missing
 
 
 def keep_copies(uploads: dict[str, tuple[Path, str]], folder: Path) -> dict[str, Path]:
-    """Keep what a run uploads (repo path -> (its file, its git oid)) as the dataset's
+    """Keep what a run uploads (repo path -> (its file, its git blob id)) as the dataset's
     copies: the next run's site needs no download for them. Returns where each kept copy
     is (the site is built from there, so a page keeps its source from run to run). Best
     effort: a copy that cannot be kept is downloaded when it is needed.
 
     Safe before the commit lands: a copy is used only while the dataset's file has the
-    oid recorded with it, and that oid is of these very bytes."""
+    ids recorded with it (its git id, or its SHA-256 for a file stored with LFS), and those
+    are of these very bytes."""
     index_file = folder / "copies.json"
     known = _kept_index(index_file)
     kept: dict[str, Path] = {}
@@ -147,9 +147,10 @@ def _stays_inside(path: str) -> bool:
     return not path.startswith("/") and ".." not in parts and "" not in parts
 
 
-def _kept_copy_is(record: Any, oid: str | None, target: Path) -> bool:
-    """The kept copy is this version (``oid``) and still the bytes that were downloaded."""
-    if not isinstance(record, dict) or record.get("oid") != oid:
+def _kept_copy_is(record: Any, there: RemoteFile, target: Path) -> bool:
+    """The kept copy is the dataset's version (``there``: by the git id and SHA-256 of the
+    copy's bytes, which it records) and still the bytes that were recorded."""
+    if not isinstance(record, dict) or not there.matches(record.get("oid"), record.get("sha256")):
         return False
     try:
         return hashlib.sha256(target.read_bytes()).hexdigest() == record.get("sha256")

@@ -1,17 +1,18 @@
-"""What ``pi-session publish`` knows of the dataset at one commit: its files (with the git
-ids the Hub reports) and the manifest and index rows this tool wrote there."""
+"""What ``pi-session publish`` knows of the dataset at one commit: its files (with the ids
+the Hub reports) and the manifest and index rows this tool wrote there."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from exporter.formatting import plural
 from exporter.publish.dataset_card import INDEX_FIELDS, MANIFEST_SCHEMA
 
-__all__ = ["RemoteFile", "RemoteState", "git_oid"]
+__all__ = ["RemoteFile", "RemoteState", "file_holds", "git_oid"]
 
 
 def git_oid(data: bytes) -> str:
@@ -21,8 +22,38 @@ def git_oid(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class RemoteFile:
+    """A file as the Hub lists it. ``oid`` is its git blob id: for a file stored with LFS
+    (over 10 MiB, or binary) that is the id of its small pointer file, never of its bytes,
+    so such a file is known by ``sha256`` (the listing's ``lfs.oid``) instead."""
+
     size: int
     oid: str
+    sha256: str | None = None  # set for a file stored with LFS
+
+    @classmethod
+    def of(cls, data: bytes) -> RemoteFile:
+        """The file ``data`` makes, by both ids (whichever way the Hub stores it)."""
+        return cls(len(data), git_oid(data), hashlib.sha256(data).hexdigest())
+
+    def matches(self, git_id: str | None, sha256: str | None) -> bool:
+        """Are these the bytes whose git blob id and SHA-256 are given? The one rule for
+        every comparison with the dataset: LFS files by SHA-256, the others by git id."""
+        if self.sha256 is not None:
+            return sha256 == self.sha256
+        return git_id == self.oid
+
+    def holds(self, data: bytes) -> bool:
+        """Does the dataset's file hold exactly ``data``? (Only the id it is known by is
+        computed: a session's SHA-256 is not worth a second pass for a regular file.)"""
+        if self.sha256 is not None:
+            return self.matches(None, hashlib.sha256(data).hexdigest())
+        return self.matches(git_oid(data), None)
+
+
+def file_holds(files: Mapping[str, RemoteFile], path: str, data: bytes) -> bool:
+    """Is ``path`` among ``files``, holding exactly ``data``?"""
+    there = files.get(path)
+    return there is not None and there.holds(data)
 
 
 @dataclass

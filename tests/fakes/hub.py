@@ -1,9 +1,19 @@
 """A loopback fake of the Hugging Face Hub for the real ``huggingface_hub`` 2.4 client (stdlib).
 
 It speaks the contract of ``publish-apis.md`` §4.2 for dataset repos: create, info, tree,
-preupload (always ``regular``, so bytes travel base64 in the NDJSON commit and Xet is never
-contacted), commit, validate-yaml, resolve (HEAD/GET) and whoami. Repos live in memory with a
+preupload, commit, validate-yaml, resolve (HEAD/GET) and whoami. Repos live in memory with a
 snapshot per commit sha; every request and commit is recorded; failures can be injected.
+
+Preupload answers ``regular`` (bytes travel base64 in the NDJSON commit, Xet is never
+contacted) unless the LFS mode is on (``lfs_threshold``; the ``fake_lfs_hub`` fixture, which
+also turns Xet off in the client, §2.4): then a file over the threshold is ``lfs`` and goes
+as the Hub takes it without Xet: the LFS batch endpoint, a PUT of its bytes, a verify POST,
+and an ``lfsFile`` commit line. Such a file is stored as LFS, which the Hub's answers show:
+in the tree its ``oid`` is its pointer file's git id and ``lfs`` holds its SHA-256, size and
+pointer size; preupload's ``oid`` and resolve's ``X-Linked-Etag`` are its SHA-256. In that
+mode a file is stored as LFS exactly when it is over the threshold: the commit refuses a
+``file`` line over it (the Hub refuses regular files over 10 MiB) and an ``lfsFile`` line
+under it.
 
 Usage::
 
@@ -15,6 +25,7 @@ Usage::
         fake.drop_commits_after(2, applied=True)   # ... applied, then the answer is lost
         fake.fail(503, path="/commit/", applied=True)  # commit applied, then answered 503
         fake.files("alice/sessions"), fake.commits, fake.routes("POST"), fake.received_bytes()
+        FakeHub(lfs_threshold=50_000)                 # files over 50 kB stored as LFS
 """
 
 from __future__ import annotations
@@ -45,8 +56,10 @@ __all__ = [
     "Failure",
     "FakeHub",
     "fake_hub_fixture",
+    "fake_lfs_hub_fixture",
     "git_oid",
     "isolate_hub",
+    "lfs_pointer",
 ]
 
 TOKEN = "hf_fakewritetoken0123456789abcdefgh"
@@ -56,11 +69,22 @@ _REPO_API = re.compile(
     r"/api/(dataset|model|space)s/([^/]+/[^/]+)(?:/(\w[\w-]*)(?:/([^/]+)(/.*)?)?)?"
 )
 _RESOLVE = re.compile(r"/(datasets/|spaces/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)")
+_LFS_BATCH = re.compile(r"/(datasets/|spaces/)?([^/]+/[^/]+)\.git/info/lfs/objects/batch")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+#: The LFS mode's threshold in tests: small files, fast tests (the Hub's is 10 MiB).
+LFS_TEST_THRESHOLD = 50_000
 
 
 def git_oid(data: bytes) -> str:
     """The git blob SHA-1 the Hub reports as a regular file's ``oid``."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def lfs_pointer(data: bytes) -> bytes:
+    """The git-LFS pointer file git keeps for ``data`` (its git id is the tree's ``oid``)."""
+    digest = hashlib.sha256(data).hexdigest()
+    spec = "version https://git-lfs.github.com/spec/v1"
+    return f"{spec}\noid sha256:{digest}\nsize {len(data)}\n".encode()
 
 
 @dataclass
@@ -138,7 +162,14 @@ class FakeHub(LoopbackFake):
 
     handler = _Handler
 
-    def __init__(self, accounts: dict[str, Account] | None = None, page_size: int = 1000):
+    def __init__(
+        self,
+        accounts: dict[str, Account] | None = None,
+        page_size: int = 1000,
+        lfs_threshold: int | None = None,
+    ):
+        self.lfs_threshold = lfs_threshold  # None: no LFS mode
+        self.lfs_objects: dict[str, bytes] = {}  # the LFS storage: SHA-256 -> bytes
         self.accounts = accounts or {
             TOKEN: Account("alice", "write", ("team",)),
             READ_TOKEN: Account("alice", "read"),
@@ -221,6 +252,18 @@ class FakeHub(LoopbackFake):
                 with contextlib.suppress(ValueError, KeyError, TypeError):
                     chunks.append(base64.b64decode(item["sample"]))
         return b"\n".join(chunks)
+
+    def stores_as_lfs(self, data: bytes) -> bool:
+        """In the LFS mode, is ``data`` (a file's bytes) stored as LFS?"""
+        return self.lfs_threshold is not None and len(data) > self.lfs_threshold
+
+    def lfs_files(self, repo_id: str, repo_type: str = "dataset") -> set[str]:
+        """The paths of the repo's files stored as LFS."""
+        return {p for p, data in self.files(repo_id, repo_type).items() if self.stores_as_lfs(data)}
+
+    def _remote_oid(self, data: bytes) -> str:
+        """The id preupload answers for a stored file: SHA-256 for LFS, else git's."""
+        return hashlib.sha256(data).hexdigest() if self.stores_as_lfs(data) else git_oid(data)
 
     def clear_requests(self) -> None:
         with self._lock:
@@ -333,6 +376,13 @@ class FakeHub(LoopbackFake):
             return self._create(r, account, base)
         if r.route == "/api/validate-yaml" and r.method == "POST":
             return self._validate_yaml(r)
+        if match := _LFS_BATCH.fullmatch(r.route):
+            kind = (match.group(1) or "models/").rstrip("s/")
+            return self._lfs_batch(r, account, base, kind, match.group(2))
+        if r.route.startswith("/lfs/") and r.method == "PUT" and self.lfs_threshold is not None:
+            return self._lfs_put(r)
+        if r.route == "/lfs-verify" and r.method == "POST" and self.lfs_threshold is not None:
+            return self._lfs_verify(r)
         if match := _RESOLVE.fullmatch(r.route):
             kind = (match.group(1) or "models/").rstrip("s/")
             return self._resolve(r, account, kind, match.group(2), match.group(3), match.group(4))
@@ -425,6 +475,10 @@ class FakeHub(LoopbackFake):
             return status, body, {**headers, "X-Repo-Commit": sha}
         data = files[path]
         headers = {"X-Repo-Commit": sha, "ETag": f'"{git_oid(data)}"'}
+        if self.stores_as_lfs(data):  # as the Hub answers for an LFS file (without Xet)
+            headers["ETag"] = f'"{git_oid(lfs_pointer(data))}"'
+            headers["X-Linked-Etag"] = f'"{hashlib.sha256(data).hexdigest()}"'
+            headers["X-Linked-Size"] = str(len(data))
         if r.method == "HEAD":
             headers["Content-Length"] = str(len(data))
         return 200, data, headers
@@ -449,11 +503,9 @@ class FakeHub(LoopbackFake):
             if action == "tree" and rev:
                 return self._tree(r, repo, base, unquote(rev), unquote(rest or "").lstrip("/"))
             if action == "preupload" and rev:
-                paths = [f["path"] for f in (r.json or {}).get("files") or []]
-                oids = {p: git_oid(repo.files[p]) if p in repo.files else None for p in paths}
-                answer = [dict(path=p, uploadMode="regular", shouldIgnore=False, oid=oids[p])
-                          for p in paths]  # fmt: skip
-                return 200, {"files": answer}, {}
+                return self._preupload(r, repo)
+            if action == "xet-write-token":
+                return 400, {"error": "fake hub: no Xet; set HF_HUB_DISABLE_XET (§2.4)"}, {}
             if action == "commit" and rev:
                 return self._commit(r, repo, base)
         return 404, {"error": f"fake hub: no route for {r.method} {r.route}"}, {}
@@ -479,8 +531,7 @@ class FakeHub(LoopbackFake):
                 if not recursive:
                     break
             if recursive or len(parts) == 1:
-                data = files[path]
-                entries[path] = dict(type="file", oid=git_oid(data), size=len(data), path=path)
+                entries[path] = self._tree_file(path, files[path])
         listing = list(entries.values())
         start = int((r.query.get("cursor") or ["0"])[0])
         page = listing[start : start + self.page_size]
@@ -491,6 +542,83 @@ class FakeHub(LoopbackFake):
             )
             headers["Link"] = f'<{base}{quote(r.route)}?{query}>; rel="next"'
         return 200, page, headers
+
+    def _preupload(self, r: Request, repo: Repo) -> tuple[int, Any, dict]:
+        """``lfs`` for a file over the LFS mode's threshold (never an empty one), else
+        ``regular``; ``oid`` is the stored file's id as the client compares it."""
+        answer = []
+        for item in (r.json or {}).get("files") or []:
+            path, size = item["path"], int(item["size"])
+            lfs = self.lfs_threshold is not None and size > self.lfs_threshold
+            oid = self._remote_oid(repo.files[path]) if path in repo.files else None
+            mode = "lfs" if lfs else "regular"
+            answer.append(dict(path=path, uploadMode=mode, shouldIgnore=False, oid=oid))
+        return 200, {"files": answer}, {}
+
+    def _tree_file(self, path: str, data: bytes) -> dict[str, Any]:
+        """A file's tree entry: an LFS file by its pointer's git id, plus ``lfs``."""
+        entry: dict[str, Any] = dict(type="file", oid=git_oid(data), size=len(data), path=path)
+        if self.stores_as_lfs(data):
+            pointer = lfs_pointer(data)
+            entry["oid"] = git_oid(pointer)
+            digest = hashlib.sha256(data).hexdigest()
+            entry["lfs"] = {"oid": digest, "size": len(data), "pointerSize": len(pointer)}
+        return entry
+
+    def _lfs_batch(
+        self, r: Request, account: Account | None, base: str, kind: str, repo_id: str
+    ) -> tuple[int, Any, dict]:
+        """git-LFS batch API (basic transfer): where to PUT each object not stored yet."""
+        with self._lock:
+            if self.lfs_threshold is None:
+                return 404, {"error": "fake hub: the LFS mode is off"}, {}
+            if self._visible(kind, repo_id, account) is None:
+                return self._not_found()
+            if denied := self._forbidden(account, repo_id):
+                return denied
+            body = r.json if isinstance(r.json, dict) else {}
+            if body.get("operation") != "upload" or "basic" not in (body.get("transfers") or []):
+                return 422, {"error": "fake hub: only basic uploads"}, {}
+            answer = []
+            for obj in body.get("objects") or []:
+                oid, size = obj.get("oid"), obj.get("size")
+                if not (isinstance(oid, str) and _SHA256.fullmatch(oid) and type(size) is int):
+                    return 422, {"error": f"malformed LFS object {obj!r}"}, {}
+                stored = self.lfs_objects.get(oid)
+                if stored is not None and len(stored) == size:
+                    answer.append({"oid": oid, "size": size})  # no actions: already there
+                    continue
+                actions = {"upload": {"href": f"{base}/lfs/{oid}"},
+                           "verify": {"href": f"{base}/lfs-verify"}}  # fmt: skip
+                answer.append({"oid": oid, "size": size, "actions": actions})
+        return 200, {"transfer": "basic", "objects": answer}, {}
+
+    def _lfs_put(self, r: Request) -> tuple[int, Any, dict]:
+        """The storage's PUT of one object: its bytes must be those of its SHA-256."""
+        oid = r.route.removeprefix("/lfs/")
+        if hashlib.sha256(r.body).hexdigest() != oid:
+            return 400, {"error": "fake hub: the bytes are not those of the oid"}, {}
+        with self._lock:
+            self.lfs_objects[oid] = r.body
+        return 200, b"", {}
+
+    def _lfs_verify(self, r: Request) -> tuple[int, Any, dict]:
+        body = r.json if isinstance(r.json, dict) else {}
+        stored = self.lfs_objects.get(str(body.get("oid")))
+        if stored is None or len(stored) != body.get("size"):
+            return 404, {"error": "fake hub: no such LFS object"}, {}
+        return 200, {}, {}
+
+    def _lfs_line(self, value: dict[str, Any]) -> tuple[bytes | None, str]:
+        """An ``lfsFile`` commit line's bytes (from the LFS storage), or why it is refused."""
+        if self.lfs_threshold is None:
+            return None, "fake hub: LFS uploads are not supported (the LFS mode is off)"
+        data = self.lfs_objects.get(value.get("oid", ""))
+        if value.get("algo") != "sha256" or data is None or len(data) != value.get("size"):
+            return None, f"LFS object {value.get('oid')} of {value.get('path')} was not uploaded"
+        if not self.stores_as_lfs(data):
+            return None, "fake hub: LFS files are stored only over the threshold"
+        return data, ""
 
     def _commit(self, r: Request, repo: Repo, base: str) -> tuple[int, Any, dict]:
         lines = [json.loads(line) for line in r.body.splitlines() if line.strip()]
@@ -503,7 +631,10 @@ class FakeHub(LoopbackFake):
         for item in lines:
             key, value = item.get("key"), item.get("value") or {}
             if key == "file":
-                files[value["path"]] = base64.b64decode(value["content"])
+                data = base64.b64decode(value["content"])
+                if self.stores_as_lfs(data):  # the Hub: "files larger than 10 MiB" need LFS
+                    return 400, {"error": f"{value['path']} is too large for a regular file"}, {}
+                files[value["path"]] = data
                 added.append(value["path"])
             elif key == "deletedFile":
                 if files.pop(value["path"], None) is None:
@@ -515,7 +646,11 @@ class FakeHub(LoopbackFake):
                     del files[path]
                 deleted += gone
             elif key == "lfsFile":
-                return 400, {"error": "fake hub: LFS uploads are not supported"}, {}
+                data, refused = self._lfs_line(value)
+                if data is None:
+                    return 400, {"error": refused}, {}
+                files[value["path"]] = data
+                added.append(value["path"])
         sha = secrets.token_hex(20)
         repo.files, repo.sha = files, sha
         repo.history[sha] = dict(files)
@@ -532,6 +667,17 @@ class FakeHub(LoopbackFake):
 def fake_hub_fixture() -> Iterator[FakeHub]:
     """A running FakeHub per test (import ``fake_hub_fixture`` into a test module)."""
     with FakeHub() as fake:
+        yield fake
+
+
+@pytest.fixture(name="fake_lfs_hub")
+def fake_lfs_hub_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """A FakeHub in the LFS mode (over LFS_TEST_THRESHOLD bytes), with the client's Xet off
+    (it would ask for a Xet token instead, which the fake does not speak)."""
+    import huggingface_hub.constants as hf_constants
+
+    monkeypatch.setattr(hf_constants, "HF_HUB_DISABLE_XET", True)
+    with FakeHub(lfs_threshold=LFS_TEST_THRESHOLD) as fake:
         yield fake
 
 
