@@ -829,7 +829,7 @@ def _image_note(block: dict[str, Any]) -> str:
     shown_here = sink.said(block, escaped(f"{mime}, {amount}")) if sink is not None else None
     if shown_here is not None:
         return shown_here
-    if safe_image_src(block.get("mimeType"), data) is None:  # the page shows none either
+    if safe_image_src(data) is None:  # the page shows none either
         return f"*[{escaped(mime)}, {amount}: not shown: unsupported or invalid data]*"
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
 

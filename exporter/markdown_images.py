@@ -42,7 +42,7 @@ class ImageSink:
     def said(self, block: dict[str, Any], alt: str) -> str | None:
         """The Markdown image for ``block`` (``alt`` its escaped description), or None when
         it is not an image a page would show (then the note stays)."""
-        src = safe_image_src(block.get("mimeType"), block.get("data"))
+        src = safe_image_src(block.get("data"))
         if src is None:
             return None
         mime, data = src[5:].split(";base64,", 1)
@@ -56,24 +56,11 @@ class ImageSink:
         digest = hashlib.sha256(raw).hexdigest()
         name = self._names.get(digest)
         if name is None:
-            extension = _sniffed(raw) or _EXTENSIONS[mime]  # a PNG labelled JPEG is a .png
+            extension = _EXTENSIONS[mime]  # the type its bytes say (a PNG labelled JPEG: .png)
             name = f"image-{len(self._names) + 1:03d}.{extension}"
             self._names[digest] = name
             self.files[name] = raw
         return f"![{alt}]({quote(self.folder)}/{name})"
-
-
-def _sniffed(raw: bytes) -> str | None:
-    """The extension the image's own bytes say."""
-    if raw.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if raw.startswith(b"\xff\xd8\xff"):
-        return "jpg"
-    if raw.startswith((b"GIF87a", b"GIF89a")):
-        return "gif"
-    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
-        return "webp"
-    return None
 
 
 def assets_folder(document: Path) -> Path:

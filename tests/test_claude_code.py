@@ -382,8 +382,7 @@ def test_claude_code_fields_never_become_markup() -> None:
     assert hostile.title == PAYLOAD and "Claude Code " + PAYLOAD in hostile.header.raw["source"]
     baseline = _markup_census(render_session(load_session(SOURCE), RenderOptions()))
     census = _markup_census(page)
-    census["img"] += 1  # the prompt's image, whose type the payload replaced, is a link now
-    assert census == baseline
+    assert census == baseline  # (the prompt's image shows: its bytes say PNG, whatever its type)
     assert "alert(1)" in html_module.unescape(page)  # shown as text
 
 

@@ -55,9 +55,7 @@ def _images_of(blocks: list[dict[str, Any]]) -> list[Part]:
     for block in blocks:
         if block.get("type") == "image":
             mime = as_str(block.get("mimeType")) or "?"
-            parts.append(
-                Part("image", image=ImageView(safe_image_src(mime, block.get("data")), mime))
-            )
+            parts.append(Part("image", image=ImageView(safe_image_src(block.get("data")), mime)))
     return parts
 
 
@@ -77,7 +75,7 @@ def _attachments(raw: Any, view: EntryView) -> bool:
         sized = f", {fmt_int(size)} bytes" if type(size) is int or _finite(size) else ""
         view.notes.append(f"Attached {kind}: {name} ({mime}{sized})")
         if kind == "image":
-            image = ImageView(safe_image_src(mime, item.get("content")), mime)
+            image = ImageView(safe_image_src(item.get("content")), mime)
             view.parts.append(Part("image", image=image))
         if text := as_str(item.get("extractedText")):
             view.parts.append(Part("attachment", html=Markup(escape(text)), name=name))

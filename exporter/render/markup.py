@@ -32,7 +32,6 @@ MAX_HIGHLIGHT_LINES = 1_500
 
 _SAFE_LINK = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.I)
-_SAFE_MIME = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 
 # file extension / name -> Pygments alias (a superset of Pi's map, dockerfile included)
@@ -507,25 +506,30 @@ def render_tokens(tokens: list[Any], env: dict[str, Any]) -> Markup:
     return Markup(md.renderer.render(tokens, md.options, env))
 
 
-def safe_image_src(mime_type: Any, data: Any) -> str | None:
-    """A data: URI for an image block, or None when its MIME type or data is not safe."""
-    if not isinstance(mime_type, str) or mime_type.lower() not in _SAFE_MIME:
+def safe_image_src(data: Any) -> str | None:
+    """A data: URI for an image block's base64 ``data``, or None when it is not a PNG, JPEG,
+    GIF or WebP. Its type is the one the bytes say, not the block's ``mimeType``: Pi shows a
+    JPEG labelled ``image/jpg`` and a PNG with none (it assumes PNG), a browser sniffs the
+    format anyway, and only the bytes say whether a page can show it safely (no SVG)."""
+    if not isinstance(data, str) or not _BASE64.match(data):
         return None
-    if not isinstance(data, str) or not _BASE64.match(data) or not _looks_like_image(data):
-        return None
-    return f"data:{mime_type.lower()};base64,{data}"
-
-
-_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
-
-
-def _looks_like_image(data: str) -> bool:
-    """The first bytes are a PNG, JPEG, GIF or WebP signature: other data (text, a PDF, a
-    truncated upload) showed a broken-image icon instead of a note. Browsers sniff the
-    format, so a PNG labelled image/jpeg still shows."""
     head = "".join(data[:64].split())[:16]
     try:
-        start = base64.b64decode(head + "=" * (-len(head) % 4))
+        kind = image_type(base64.b64decode(head + "=" * (-len(head) % 4)))
     except ValueError:
-        return False
-    return start.startswith(_IMAGE_MAGIC) or (start[:4] == b"RIFF" and start[8:12] == b"WEBP")
+        return None
+    return f"data:{kind};base64,{data}" if kind else None
+
+
+def image_type(raw: bytes) -> str | None:
+    """The MIME type a PNG, JPEG, GIF or WebP file's first bytes say, else None (text, a
+    PDF, an SVG, a truncated upload: a broken-image icon, or script, instead of a note)."""
+    if raw.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if raw.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if raw.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "image/webp"
+    return None

@@ -130,7 +130,7 @@ def _result_images(result: MessageEntry | None) -> list[ImageView]:
     for block in result.content:
         if block.get("type") == "image":
             mime = as_str(block.get("mimeType")) or "?"
-            images.append(ImageView(safe_image_src(mime, block.get("data")), mime))
+            images.append(ImageView(safe_image_src(block.get("data")), mime))
     return images
 
 

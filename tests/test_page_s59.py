@@ -1,0 +1,78 @@
+"""Stop 59 (helper hunt: the page against Pi's, entry by entry): an image labelled
+``image/jpg``, or with no ``mimeType`` at all, was "not shown: unsupported or invalid data"
+where Pi shows it; the bytes now say what an image is."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from exporter.cli import cli
+from exporter.loader import parse_session_bytes
+from exporter.render import RenderOptions, render_session
+from tests.browser_util import PageServer, Viewer
+from tests.xss_corpus import PNG
+
+pytest_plugins = ["tests.browser_util"]
+
+#: A 1x1 JPEG.
+JPEG = (
+    "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////"
+    "////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgB"
+    "AQABPxA="
+)
+SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').decode()
+
+
+def _session() -> bytes:
+    header = {"type": "session", "version": 3, "id": "img-1",
+              "timestamp": "2026-03-03T10:00:00.000Z", "cwd": "/home/dev/x"}  # fmt: skip
+    prompt = {"type": "message", "id": "u1", "parentId": None,
+              "timestamp": "2026-03-03T10:00:01.000Z",
+              "message": {"role": "user", "timestamp": 1, "content": [
+                  {"type": "text", "text": "jpg label and no label"},
+                  {"type": "image", "data": JPEG, "mimeType": "image/jpg"},
+                  {"type": "image", "data": PNG},
+                  {"type": "image", "data": SVG, "mimeType": "image/png"},
+              ]}}  # fmt: skip
+    call = {"type": "message", "id": "a1", "parentId": "u1",
+            "timestamp": "2026-03-03T10:00:02.000Z",
+            "message": {"role": "assistant", "timestamp": 2, "stopReason": "toolUse",
+                        "content": [{"type": "toolCall", "id": "c1", "name": "read",
+                                     "arguments": {"path": "photo.jpg"}}]}}  # fmt: skip
+    result = {"type": "message", "id": "r1", "parentId": "a1",
+              "timestamp": "2026-03-03T10:00:03.000Z",
+              "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+                          "timestamp": 3, "isError": False,
+                          "content": [{"type": "image", "data": JPEG}]}}  # fmt: skip
+    return "".join(json.dumps(v) + "\n" for v in (header, prompt, call, result)).encode()
+
+
+def test_images_show_by_what_their_bytes_are(viewer: Viewer, page_server: PageServer) -> None:
+    html = render_session(parse_session_bytes(_session()), RenderOptions())
+    assert html.count(f'src="data:image/jpeg;base64,{JPEG}"') == 2  # the prompt's and the read's
+    assert html.count(f'src="data:image/png;base64,{PNG}"') == 1
+    assert SVG not in html.split("application/json")[0]  # (only in the embedded download)
+    assert html.count("not shown: unsupported or invalid data") == 1  # the SVG
+    page = viewer.open(page_server.publish("s59-images.html", html))
+    sizes = page.evaluate(
+        """[...document.querySelectorAll('[data-entry-id] img')].map(i => [
+             i.src.slice(5, 15), i.naturalWidth])"""
+    )
+    assert sorted(sizes) == [["image/jpeg", 1], ["image/jpeg", 1], ["image/png;", 8]]
+
+
+def test_the_markdown_writes_them_too(tmp_path: Path) -> None:
+    source = tmp_path / "img.jsonl"
+    source.write_bytes(_session())
+    out = tmp_path / "img.md"
+    args = ["export", str(source), "--format", "md", "--images", "files", "-o", str(out)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assets = sorted(p.name for p in (tmp_path / "img.assets").iterdir())
+    assert assets == ["image-001.jpg", "image-002.png"]
+    assert (tmp_path / "img.assets" / "image-001.jpg").read_bytes() == base64.b64decode(JPEG)
+    assert out.read_text(encoding="utf-8").count("not shown: unsupported or invalid data") == 1
