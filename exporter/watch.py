@@ -30,6 +30,9 @@ __all__ = ["LivePage", "LiveState", "Prepare", "SessionWatch"]
 SETTLE_SECONDS = 2.0
 #: Seconds between two looks for a newer session, when the watch follows a folder's newest.
 FOLLOW_SECONDS = 3.0
+#: Load warnings said per read, as `export` says them: a file with 100 damaged lines printed
+#: 100 warnings when the watch began; the rest are one "… and N more".
+WARNINGS_PER_READ = 20
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,10 @@ class SessionWatch:
             session, context = self._load()
         except SessionFormatError as error:
             self._stamp = self._unreadable = stamp[:5]  # not again until the file changes
-            return self._problem(f"the session file cannot be read now: {_reason(error)}")
+            # without the file's path: the page may be on a screen others see (watch
+            # --redact), and the terminal said which file it watches when it began
+            why = _without_path(error, self.path)
+            return self._problem(f"the session file cannot be read now: {why}")
         except OSError as error:  # tried again at each look: a chmod changes no stamp
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
         page = self._render(session, context)
@@ -182,9 +188,19 @@ class SessionWatch:
                 if first:
                     raise
                 self._warn_once(f"--leaf: {error.args[0]}; showing the newest entry's branch")
+        told = untold = 0  # past WARNINGS_PER_READ, one line says how many (as export)
         for diagnostic in session.diagnostics:
-            if diagnostic.severity != "info":  # once a problem and line: a count in it grows
-                self._warn_once(str(diagnostic), (diagnostic.line, diagnostic.kind))
+            key = (diagnostic.line, diagnostic.kind)  # once a problem and line: a count grows
+            if diagnostic.severity == "info" or key in self._reported:
+                continue
+            if told < WARNINGS_PER_READ:
+                self._warn_once(str(diagnostic), key)
+                told += 1
+            else:  # not said later either: a new line is what a later read warns of
+                self._reported.add(key)
+                untold += 1
+        if untold:
+            self.warnings.append(f"… and {untold:,} more")
         context = self.options.agent_context
         return self.prepare(session, context) if self.prepare is not None else (session, context)
 
@@ -240,6 +256,15 @@ def _ends_a_line(path: Path, stamp: Stamp) -> bool:
             return handle.read(1) in (b"\n", b"")
     except OSError:
         return True  # let the read say what is wrong
+
+
+def _without_path(error: SessionFormatError, path: Path) -> str:
+    """The loader's message without the file's path it starts with: the page's status line
+    showed the home folder and user name, under watch --redact too."""
+    text, name = str(error), os.fspath(path)
+    if text.startswith(f"{name}: "):
+        return text[len(name) + 2 :]
+    return text.replace(name, path.name)
 
 
 def _reason(error: Exception) -> str:

@@ -84,9 +84,18 @@
       setTimeout(function () { side.scrollTop = outline.y; }, 150);
     }
   }
-  function lastEntry() {
-    var entries = document.querySelectorAll("#transcript [data-entry-id]");
-    return entries.length ? entries[entries.length - 1].getAttribute("data-entry-id") : null;
+  function entryIds() {
+    return Array.prototype.map.call(document.querySelectorAll("#transcript [data-entry-id]"), function (entry) {
+      return entry.getAttribute("data-entry-id");
+    });
+  }
+  // the toolbar's "unfold every thinking block / tool output" buttons left pressed
+  var TOGGLES = ["toggle-thinking", "toggle-tools"];
+  function pressed() {
+    return TOGGLES.filter(function (id) {
+      var button = document.getElementById(id);
+      return !!button && button.getAttribute("aria-pressed") === "true";
+    });
   }
   function save() {
     var open = [], filter = document.querySelector("input.flt:checked");
@@ -99,8 +108,8 @@
     try {
       sessionStorage.setItem(STATE_KEY, JSON.stringify({
         session: session, at: Date.now(), y: window.scrollY, end: atEnd(), top: topEntry(), open: open,
-        filter: filter ? filter.id : null, search: search ? search.value : "", last: lastEntry(),
-        outline: outlineState(),
+        filter: filter ? filter.id : null, search: search ? search.value : "", seen: entryIds(),
+        outline: outlineState(), pressed: pressed(),
         typing: typing ? [search.selectionStart, search.selectionEnd] : null
       }));
     } catch (e) { /* storage full or off: the reload starts at the top */ }
@@ -132,7 +141,8 @@
       search.focus({ preventScroll: true });
       try { search.setSelectionRange(state.typing[0], state.typing[1]); } catch (e) { /* ignore */ }
     }
-    markNew(state.last);
+    restorePressed(state.pressed || []);
+    markNew(state.seen);
     restoreOutline(state.outline);
     place(state);
   }
@@ -157,14 +167,26 @@
     }
     again();
   }
-  // the main line's entries after the one that was last: what this reload brought
-  function markNew(last) {
-    if (!last) return;
-    var entries = document.querySelectorAll("#transcript [data-entry-id]"), seen = false, i;
-    for (i = 0; i < entries.length; i++) {
-      if (seen) entries[i].classList.add("live-new");
-      else if (entries[i].getAttribute("data-entry-id") === last) seen = true;
-    }
+  // a toggle pressed before stays pressed, its blocks (new ones too) unfolded: the folds
+  // restored open with it unpressed, its next press folded everything. A press unfolds
+  // all unless all are open already (then it folds them): a second one unfolds them again
+  function restorePressed(ids) {
+    ids.forEach(function (id) {
+      var button = document.getElementById(id);
+      if (!button || button.getAttribute("aria-pressed") === "true") return;
+      button.click();
+      if (button.getAttribute("aria-pressed") !== "true") button.click();
+    });
+  }
+  // the entries the page did not have: what this reload brought (after a switch to an older
+  // branch, the old last entry sits in a folded block far up, and all below it is not new)
+  function markNew(seen) {
+    if (!seen || !seen.length) return;
+    var had = Object.create(null);
+    seen.forEach(function (id) { had[id] = true; });
+    document.querySelectorAll("#transcript [data-entry-id]").forEach(function (entry) {
+      if (!had[entry.getAttribute("data-entry-id")]) entry.classList.add("live-new");
+    });
   }
   function describe(answer) {
     // 24-hour, as every other time on the page (the locale's own said "5:22:49 AM")
@@ -178,24 +200,48 @@
       if (!response.ok) throw new Error(String(response.status));
       return response.json();
     }).then(function (answer) {
-      if (String(answer.version) !== version && Date.now() - lastKey > TYPING_PAUSE) {
-        // the place is kept by pagehide's save: a #fragment would open again, at each
-        // reload, the folds around its entry that the reader has closed since
-        if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+      var newer = String(answer.version) !== version, held = newer && holding();
+      if (newer && !held) {
+        // the place is kept by pagehide's save: a #fragment, a ?targetId= or ?leafId= (Pi's
+        // links) would open again, at each reload, the folds around its entry that the
+        // reader has closed since, and take the reader there
+        var query = new URLSearchParams(location.search);
+        query.delete("targetId");
+        query.delete("leafId");
+        var rest = query.toString(), search = rest ? "?" + rest : "";
+        if (location.hash || search !== location.search) history.replaceState(null, "", location.pathname + search);
         location.reload();
         return;
       }
-      say(describe(answer), answer.problem ? "problem" : "live");
+      say(typeof held === "string" && !answer.problem ? "Live: a newer version waits " + held : describe(answer),
+        answer.problem ? "problem" : "live");
       setTimeout(poll, document.hidden ? HIDDEN_EVERY : EVERY);
     }).catch(function () {
       say("Not connected: pi-session watch has stopped; this page no longer updates", "off");
       setTimeout(poll, OFF_EVERY);
     });
   }
-  // no reload in the middle of a word: one comes once the reader has paused typing
-  var lastKey = 0, TYPING_PAUSE = 1500;
+  // no reload in the middle of a word, a selection or a click: one comes once the reader
+  // has paused typing, let go of the pointer and selected nothing (a reload wiped the text
+  // being selected to copy). Whether it waits: true, or what the status line says of a wait
+  // that may be long
+  var lastKey = 0, TYPING_PAUSE = 1500, pointerDown = false;
   document.addEventListener("keydown", function () { lastKey = Date.now(); }, true);
+  document.addEventListener("pointerdown", function () { pointerDown = true; }, true);
+  ["pointerup", "pointercancel"].forEach(function (name) {
+    document.addEventListener(name, function () { pointerDown = false; }, true);
+  });
+  window.addEventListener("blur", function () { pointerDown = false; });
+  function holding() {
+    if (Date.now() - lastKey <= TYPING_PAUSE || pointerDown) return true;
+    var selection = window.getSelection && window.getSelection(), active = document.activeElement;
+    var field = active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA");
+    if (selection && !selection.isCollapsed && selection.rangeCount && !field) return "until no text is selected";
+    return false;
+  }
   say("Live", "live");
+  // the footer's "reloads itself", true only now (without this script a <noscript> says so)
+  document.querySelectorAll(".live-note").forEach(function (note) { note.hidden = false; });
   restore();
   // a reload by hand (F5) keeps the place too: the browser's own restoring is off
   window.addEventListener("pagehide", save);

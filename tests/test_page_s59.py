@@ -76,3 +76,48 @@ def test_the_markdown_writes_them_too(tmp_path: Path) -> None:
     assert assets == ["image-001.jpg", "image-002.png"]
     assert (tmp_path / "img.assets" / "image-001.jpg").read_bytes() == base64.b64decode(JPEG)
     assert out.read_text(encoding="utf-8").count("not shown: unsupported or invalid data") == 1
+
+
+def _hidden_session() -> bytes:
+    """A prompt, a hidden extension message, an extension's state, a reply; a damaged line."""
+    header = {"type": "session", "version": 3, "id": "hid-1",
+              "timestamp": "2026-03-03T10:00:00.000Z", "cwd": "/home/dev/x"}  # fmt: skip
+    lines = [
+        header,
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-03-03T10:00:01Z",
+         "message": {"role": "user", "content": "VISIBLE-PROMPT", "timestamp": 1}},
+        {"type": "custom_message", "id": "c1", "parentId": "u1",
+         "timestamp": "2026-03-03T10:00:02Z", "customType": "ext", "content": "HIDDEN-PAYLOAD",
+         "display": False},
+        {"type": "custom", "id": "s1", "parentId": "c1", "timestamp": "2026-03-03T10:00:03Z",
+         "customType": "ext-state", "data": {"k": 1}},
+        {"type": "label", "id": "l1", "parentId": "s1", "timestamp": "2026-03-03T10:00:04Z",
+         "targetId": "u1", "label": "start"},
+    ]  # fmt: skip
+    return ("".join(json.dumps(v) + "\n" for v in lines) + "{not json\n").encode()
+
+
+def test_paper_says_what_the_default_filter_leaves_out(
+    viewer: Viewer, page_server: PageServer
+) -> None:
+    """On screen the filters say what Default hides; printed, nothing did: "4 entries" over
+    a printout of 2 (helper hunt: printing). A label is no loss: its entry shows it."""
+    html = render_session(parse_session_bytes(_hidden_session()), RenderOptions())
+    url = page_server.publish("s59-hidden.html", html)
+    said = (
+        "Printed with the filter “Default”: 1 hidden extension message, 1 extension state "
+        "entry, 1 damaged line left out (“All” prints them)."
+    )
+    note = "document.querySelector('.print-default')"
+    for js in (True, False):
+        page = viewer.open(url, js=js)
+        assert page.evaluate(f"{note}.checkVisibility()") is False  # on screen: the filters
+        page.emulate_media(media="print")
+        assert page.evaluate(f"{note}.checkVisibility()") is True
+        assert page.evaluate(f"{note}.textContent") == said
+        assert (
+            page.evaluate("document.querySelector('[data-entry-id=c1]').checkVisibility()") is False
+        )  # (what it speaks of)
+        page.evaluate("document.getElementById('flt-all').checked = true")  # (its label: hidden)
+        assert page.evaluate(f"{note}.checkVisibility()") is False  # All prints them all
+        assert page.evaluate("document.querySelector('[data-entry-id=c1]').checkVisibility()")

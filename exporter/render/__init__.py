@@ -14,6 +14,7 @@ import functools
 import gc
 import gzip
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,13 +26,14 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.agent_context import AgentContext
-from exporter.entries import MessageEntry
+from exporter.entries import CustomMessageEntry, LabelEntry, MessageEntry
 from exporter.formatting import (
     decimal_pads,
     fmt_cost,
     fmt_duration,
     fmt_int,
     one_line,
+    plural,
     writable_page,
 )
 from exporter.header_counts import entries_line, tree_said
@@ -420,6 +422,7 @@ def _transcript(
         "outline": outline,
         "rows_shown": rows_shown(outline),
         "path_length": len(session.active_path),
+        "printed_by_default": _printed_by_default(session, outline),
         "damaged": damaged_views(session.damaged),
         "damaged_lines": {d.line for d in session.damaged[:MAX_DAMAGED_SHOWN]},
     }
@@ -533,6 +536,33 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
             rest = count - MAX_LISTED_PER_KIND
             shown.append(Diagnostic(0, kind, f"… and {rest:,} more like these"))
     return shown
+
+
+def _printed_by_default(session: Session, outline: list[OutlineRow]) -> str | None:
+    """What paper printed with the Default filter leaves out of the path (in the Markdown
+    export's words), or None: on screen the filters say it, on paper nothing did. A label
+    is no loss (its entry shows it)."""
+    left: Counter[tuple[str, str]] = Counter()
+    for row in outline:
+        if row.kind != "row" or not row.on_path or "hide-default" not in row.classes.split():
+            continue
+        entry = session.by_id[row.entry_id]
+        if isinstance(entry, LabelEntry):
+            continue
+        if isinstance(entry, CustomMessageEntry) or (
+            isinstance(entry, MessageEntry) and entry.role == "custom"
+        ):
+            left["hidden extension message", "hidden extension messages"] += 1
+        elif entry.type == "custom":
+            left["extension state entry", "extension state entries"] += 1
+        else:
+            left["entry of an unknown type", "entries of unknown types"] += 1
+    if session.damaged:
+        left["damaged line", "damaged lines"] += len(session.damaged)
+    if not left:
+        return None
+    said = ", ".join(plural(n, one, many) for (one, many), n in left.items())
+    return f"Printed with the filter “Default”: {said} left out (“All” prints them)."
 
 
 def rows_shown(outline: list[OutlineRow]) -> dict[str, tuple[int, int, int]]:
