@@ -50,3 +50,9 @@ def test_a_long_name_is_cut_on_a_character_boundary() -> None:
     stem = repo_stem("é" * 300 + ".jsonl", lambda name: name)
     assert stem == "é" * 75 and len(stem.encode("utf-8")) == 150
     assert repo_stem("\udc80.jsonl", lambda name: name) == "session"
+
+
+def test_no_dataset_file_takes_a_windows_device_name() -> None:
+    assert repo_stem("AUX.jsonl", lambda name: name) == "AUX_"
+    assert repo_stem("com1.backup.jsonl.gz", lambda name: name) == "com1_.backup"
+    assert repo_stem("auxiliary.jsonl", lambda name: name) == "auxiliary"

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.claude_code import session_digest
+from exporter.fsutil import not_a_device_name
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_records, session_to_utf8_jsonl
 from exporter.loader import (
@@ -138,7 +139,7 @@ def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
     stem = public_name(name).removesuffix(".gz").removesuffix(".jsonl")
     stem = _UNSAFE.sub("-", unicodedata.normalize("NFC", stem)).strip("-.")
     stem = stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore").rstrip("-.")
-    return stem or "session"
+    return not_a_device_name(stem or "session")  # (a dataset is checked out on Windows too)
 
 
 #: What reading damaged gzip data raises (a cut-short file: EOFError).
