@@ -1,14 +1,20 @@
 """Stop 59: a file renamed by its user in another script went up under the ASCII left of
 its name (``Привет мир (copy).jsonl`` as ``copy.jsonl``, ``日本語.jsonl`` as
-``session.jsonl``)."""
+``session.jsonl``), or as a Windows device name; a token GitHub echoed across the cut of
+its message kept its head."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from exporter.discover import encode_cwd
+from exporter.publish.errors import PublishError
+from exporter.publish.gist import GistClient
 from exporter.publish.hub_plan import repo_stem
+from tests.fakes.github import FakeGitHub
 from tests.fakes.hub import FakeHub, fake_hub_fixture
 from tests.test_publish import Corpus, assert_consistent, hub_env, publish, session_paths
 
@@ -56,3 +62,15 @@ def test_no_dataset_file_takes_a_windows_device_name() -> None:
     assert repo_stem("AUX.jsonl", lambda name: name) == "AUX_"
     assert repo_stem("com1.backup.jsonl.gz", lambda name: name) == "com1_.backup"
     assert repo_stem("auxiliary.jsonl", lambda name: name) == "auxiliary"
+
+
+def test_a_token_github_echoes_across_the_cut_of_its_message_is_hidden() -> None:
+    """GitHub's message is cut at 300 characters before the token was hidden: an echo
+    across the cut left its head (the Hub's messages had the same flaw)."""
+    token = "ghp_" + "Zq8Xw2Lm5Nc7Vb1Tr4Yp9Ks3Hd6Gf0Ja2Pq4"
+    with FakeGitHub() as github:
+        github.fail(400, body={"message": "x" * 280 + f" Bearer {token}"})
+        client = GistClient(github.base_url, token, sleep=lambda _s: None)
+        with pytest.raises(PublishError) as err:
+            client.create({"session.html": "<p>hi</p>"}, "d")
+    assert token[:12] not in str(err.value) and "***" in str(err.value)

@@ -36,6 +36,7 @@ from exporter.publish.errors import (
     ValidationError,
     bounded_wait,
     clean_token,
+    hidden,
     host_for_messages,
 )
 from exporter.publish.gist_answers import (
@@ -245,8 +246,9 @@ class GistClient:
         return headers
 
     def _scrub(self, text: str) -> str:
-        """Belt and braces: hide the token should a server ever echo it back."""
-        return text.replace(self._token, "***") if self._token else text
+        """Belt and braces: hide the token should a server ever echo it back (its head too,
+        where the message was cut inside it)."""
+        return hidden(text, self._token)
 
     def _request(
         self,
