@@ -8,12 +8,16 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from exporter.cli import cli
+from exporter.entries import LabelEntry
 from exporter.loader import parse_session_bytes
 from exporter.render import RenderOptions, render_session
-from tests.browser_util import PageServer, Viewer
+from exporter.render.entry_views import default_hides
+from tests.browser_util import PageServer, Viewer, parse_html
+from tests.conftest import FIXTURES_DIR
 from tests.xss_corpus import PNG
 
 pytest_plugins = ["tests.browser_util"]
@@ -121,3 +125,22 @@ def test_paper_says_what_the_default_filter_leaves_out(
         page.evaluate("document.getElementById('flt-all').checked = true")  # (its label: hidden)
         assert page.evaluate(f"{note}.checkVisibility()") is False  # All prints them all
         assert page.evaluate("document.querySelector('[data-entry-id=c1]').checkVisibility()")
+
+
+@pytest.mark.parametrize("name", ["every-entry-type.jsonl", "pi-large-session.jsonl", None])
+def test_the_print_note_counts_what_the_transcript_hides(name: str | None) -> None:
+    """The note counted the outline's hidden rows: a model or thinking-level change hides
+    there, not in the transcript, so pages said "104 entries of unknown types left out" of
+    what paper printed (review). ``default_hides`` is held to the builders' classes here."""
+    data = _hidden_session() if name is None else (FIXTURES_DIR / name).read_bytes()
+    session = parse_session_bytes(data)
+    page = parse_html(render_session(session, RenderOptions()))
+    shown = page.all(lambda e: e.get("data-entry-id") is not None)  # (a result: in its call)
+    assert len(shown) == len(session.entries)
+    for element in shown:
+        entry = session.by_id[element.get("data-entry-id")]
+        hidden = default_hides(entry) is not None or isinstance(entry, LabelEntry)
+        assert element.has_class("hide-default") == hidden, (entry.id, entry.type)
+    note = page.all(lambda e: e.has_class("print-default"))
+    kinds = [default_hides(e) for e in session.active_entries()]
+    assert bool(note) == (any(kinds) or bool(session.damaged))

@@ -26,7 +26,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.agent_context import AgentContext
-from exporter.entries import CustomMessageEntry, LabelEntry, MessageEntry
+from exporter.entries import MessageEntry
 from exporter.formatting import (
     decimal_pads,
     fmt_cost,
@@ -52,6 +52,7 @@ from exporter.render.assets import (
 from exporter.render.chart import build_chart
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
+from exporter.render.entry_views import default_hides
 from exporter.render.environment import jinja_environment
 from exporter.render.files_touched import files_touched
 from exporter.render.model import Item, OutlineRow
@@ -422,7 +423,7 @@ def _transcript(
         "outline": outline,
         "rows_shown": rows_shown(outline),
         "path_length": len(session.active_path),
-        "printed_by_default": _printed_by_default(session, outline),
+        "printed_by_default": _printed_by_default(session),
         "damaged": damaged_views(session.damaged),
         "damaged_lines": {d.line for d in session.damaged[:MAX_DAMAGED_SHOWN]},
     }
@@ -538,25 +539,10 @@ def _listed_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return shown
 
 
-def _printed_by_default(session: Session, outline: list[OutlineRow]) -> str | None:
+def _printed_by_default(session: Session) -> str | None:
     """What paper printed with the Default filter leaves out of the path (in the Markdown
-    export's words), or None: on screen the filters say it, on paper nothing did. A label
-    is no loss (its entry shows it)."""
-    left: Counter[tuple[str, str]] = Counter()
-    for row in outline:
-        if row.kind != "row" or not row.on_path or "hide-default" not in row.classes.split():
-            continue
-        entry = session.by_id[row.entry_id]
-        if isinstance(entry, LabelEntry):
-            continue
-        if isinstance(entry, CustomMessageEntry) or (
-            isinstance(entry, MessageEntry) and entry.role == "custom"
-        ):
-            left["hidden extension message", "hidden extension messages"] += 1
-        elif entry.type == "custom":
-            left["extension state entry", "extension state entries"] += 1
-        else:
-            left["entry of an unknown type", "entries of unknown types"] += 1
+    export's words), or None: on screen the filters say it, on paper nothing did."""
+    left = Counter(kind for entry in session.active_entries() if (kind := default_hides(entry)))
     if session.damaged:
         left["damaged line", "damaged lines"] += len(session.damaged)
     if not left:

@@ -488,6 +488,29 @@ def unknown_view(
     _json_view(view, entry.raw)
 
 
+#: The message roles the page shows as themselves (any other: an unknown one, under "All").
+SHOWN_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom"})
+
+
+def default_hides(entry: Entry) -> tuple[str, str] | None:
+    """What the Default filter leaves out in this entry, as ``(one, many)`` words, or None:
+    the ``hide-default`` the builders here give, said for the printed page's note (a label
+    is None: its entry shows it). tests/test_page_s59.py holds the two together."""
+    if isinstance(entry, LabelEntry):
+        return None
+    if isinstance(entry, CustomMessageEntry) or (
+        isinstance(entry, MessageEntry) and entry.role == "custom"
+    ):
+        hidden = not entry.display
+        return ("hidden extension message", "hidden extension messages") if hidden else None
+    if isinstance(entry, CustomEntry):
+        return "extension state entry", "extension state entries"
+    known = type(entry) in ENTRY_BUILDERS
+    if known and not (isinstance(entry, MessageEntry) and entry.role not in SHOWN_ROLES):
+        return None
+    return "entry of an unknown type", "entries of unknown types"
+
+
 ENTRY_BUILDERS: dict[type, Callable[..., None]] = {
     MessageEntry: _message,
     CompactionEntry: _compaction,
