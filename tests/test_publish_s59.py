@@ -74,3 +74,40 @@ def test_a_token_github_echoes_across_the_cut_of_its_message_is_hidden() -> None
         with pytest.raises(PublishError) as err:
             client.create({"session.html": "<p>hi</p>"}, "d")
     assert token[:12] not in str(err.value) and "***" in str(err.value)
+
+
+def test_letters_keep_their_marks() -> None:
+    assert repo_stem("नमस्ते दुनिया.jsonl", lambda name: name) == "नमस्ते-दुनिया"
+    assert repo_stem("שָׁלוֹם.jsonl", lambda name: name) == "שָׁלוֹם"
+
+
+def test_prune_keeps_the_copy_of_a_file_now_unreadable_under_its_old_name(
+    fake_hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy published before 0.2.42 has the ASCII name (``copy.jsonl``); once its file
+    is unreadable, only its name protects it from --prune, and that was the new one (review)."""
+    import re
+
+    from exporter.publish import hub_plan
+
+    root = tmp_path / "sessions"
+    folder = root / encode_cwd("/home/bob/x")
+    folder.mkdir(parents=True)
+    mine = folder / "Привет мир (copy).jsonl"
+    mine.write_text(_session("71111111-1111-4111-8111-111111111111", "mine"), "utf-8")
+    other = folder / "other.jsonl"
+    other.write_text(_session("81111111-1111-4111-8111-111111111111", "other"), "utf-8")
+    corpus = Corpus(root, [mine, other], [])
+
+    def ascii_stem(name: str, public_name: object) -> str:  # the rule before 0.2.42
+        stem = name.removesuffix(".gz").removesuffix(".jsonl")
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-.") or "session"
+
+    with monkeypatch.context() as patch:
+        patch.setattr(hub_plan, "repo_stem", ascii_stem)
+        assert publish(fake_hub, corpus).exit_code == 0
+    assert {p.rpartition("/")[2] for p in session_paths(fake_hub)} == {"copy.jsonl", "other.jsonl"}
+    mine.write_bytes(b"\x00\x01 not a session\n")
+    pruned = publish(fake_hub, corpus, "--prune")
+    assert pruned.exit_code == 0, pruned.output
+    assert {p.rpartition("/")[2] for p in session_paths(fake_hub)} == {"copy.jsonl", "other.jsonl"}

@@ -64,7 +64,7 @@ from exporter.publish.hub_plan import (
     policy_cuts,
     prepare_all,
     probe_sources,
-    repo_stem,
+    published_stems,
     session_id_mark,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
@@ -550,7 +550,9 @@ def _selected_projects(
 def _failed_names(run: _Run, failed: set[Path]) -> set[str]:
     """The unreadable files' names, as they are and as their dataset paths end: their
     published copies stay (a name with a secret in it is published without it)."""
-    published = {f"{repo_stem(p.name, run.public_name)}.jsonl" for p in failed}
+    published = {
+        f"{stem}.jsonl" for p in failed for stem in published_stems(p.name, run.public_name)
+    }
     return {p.name for p in failed} | published
 
 

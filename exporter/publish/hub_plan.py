@@ -53,13 +53,13 @@ __all__ = [
     "policy_cuts",
     "prepare_all",
     "probe_sources",
+    "published_stems",
     "repo_stem",
     "session_id_mark",
 ]
 
-#: What a dataset path's file name does not keep: letters and digits of every script stay
-#: (``Привет мир.jsonl`` is not ``jsonl``), as do ``.``, ``_`` and ``-``.
-_UNSAFE = re.compile(r"[^\w.-]+")
+#: What a dataset path's file name kept before 0.2.42 (``Привет мир.jsonl`` went up as ``jsonl``).
+_ASCII_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: A file name's most UTF-8 bytes in a dataset path (a git tree entry, a checkout on disk).
 _STEM_BYTES = 150
 
@@ -135,11 +135,29 @@ def probe_sources(
 def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
     """A file's name as its dataset path's last part has it (without ``.jsonl``, or
     ``.jsonl.gz``: the copy published is uncompressed): secrets out (``public_name``), and
-    nothing a path cannot hold."""
-    stem = public_name(name).removesuffix(".gz").removesuffix(".jsonl")
-    stem = _UNSAFE.sub("-", unicodedata.normalize("NFC", stem)).strip("-.")
+    nothing a path cannot hold. Letters, digits and their marks of every script stay
+    (``नमस्ते``, ``Привет``), as do ``.``, ``_`` and ``-``; any run of others is one ``-``."""
+    stem = unicodedata.normalize("NFC", _bare(public_name(name)))
+    kept = "".join(c if c.isalnum() or c in "._-" or _is_mark(c) else "\0" for c in stem)
+    stem = re.sub("\0+", "-", kept).strip("-.")
     stem = stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore").rstrip("-.")
     return not_a_device_name(stem or "session")  # (a dataset is checked out on Windows too)
+
+
+def published_stems(name: str, public_name: Callable[[str], str]) -> set[str]:
+    """The names a file's copy may have in the dataset: this version's, and the ASCII one
+    of versions before 0.2.42 (a copy keeps the path it went up under)."""
+    old = _ASCII_UNSAFE.sub("-", _bare(public_name(name))).strip("-.") or "session"
+    return {repo_stem(name, public_name), old}
+
+
+def _bare(name: str) -> str:
+    return name.removesuffix(".gz").removesuffix(".jsonl")
+
+
+def _is_mark(char: str) -> bool:
+    """A combining mark (a vowel sign, a virama, an accent): part of the letter before it."""
+    return unicodedata.category(char)[0] == "M"
 
 
 #: What reading damaged gzip data raises (a cut-short file: EOFError).

@@ -465,7 +465,7 @@ def _unwrapped(error: Exception) -> Exception:
     import httpx2
     from huggingface_hub.errors import HfHubHTTPError
 
-    if type(error) is not RuntimeError:
+    if not _is_large_upload(error):  # (another RuntimeError is said as it is)
         return error
     known = (HfHubHTTPError, httpx2.TransportError, OSError)
     cause = next((c for c in _causes(error) if isinstance(c, known)), None)
