@@ -213,7 +213,7 @@
         location.reload();
         return;
       }
-      say(typeof held === "string" && !answer.problem ? "Live: a newer version waits " + held : describe(answer),
+      say(held && !answer.problem ? "Live: a newer version waits " + held : describe(answer),
         answer.problem ? "problem" : "live");
       setTimeout(poll, document.hidden ? HIDDEN_EVERY : EVERY);
     }).catch(function () {
@@ -223,17 +223,19 @@
   }
   // no reload in the middle of a word, a selection or a click: one comes once the reader
   // has paused typing, let go of the pointer and selected nothing (a reload wiped the text
-  // being selected to copy). Whether it waits: true, or what the status line says of a wait
-  // that may be long
-  var lastKey = 0, TYPING_PAUSE = 1500, pointerDown = false;
+  // being selected to copy). Whether it waits: false, or what the status line says of the
+  // wait (the newer version's time is not what the page shows yet). A press counts for at
+  // most POINTER_HOLD: a pointerup the page never saw must not stop the updates
+  var lastKey = 0, TYPING_PAUSE = 1500, pointerDown = 0, POINTER_HOLD = 10000;
   document.addEventListener("keydown", function () { lastKey = Date.now(); }, true);
-  document.addEventListener("pointerdown", function () { pointerDown = true; }, true);
+  document.addEventListener("pointerdown", function () { pointerDown = Date.now(); }, true);
   ["pointerup", "pointercancel"].forEach(function (name) {
-    document.addEventListener(name, function () { pointerDown = false; }, true);
+    document.addEventListener(name, function () { pointerDown = 0; }, true);
   });
-  window.addEventListener("blur", function () { pointerDown = false; });
+  window.addEventListener("blur", function () { pointerDown = 0; });
   function holding() {
-    if (Date.now() - lastKey <= TYPING_PAUSE || pointerDown) return true;
+    if (Date.now() - lastKey <= TYPING_PAUSE) return "until typing pauses";
+    if (pointerDown && Date.now() - pointerDown <= POINTER_HOLD) return "until the pointer is let go";
     var selection = window.getSelection && window.getSelection(), active = document.activeElement;
     var field = active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA");
     if (selection && !selection.isCollapsed && selection.rangeCount && !field) return "until no text is selected";

@@ -164,6 +164,8 @@ def test_a_reload_waits_while_text_is_selected_or_the_pointer_is_down(
     grow(watch, path, "live-s59-5", "while the button is down")
     page.wait_for_timeout(2500)  # two polls
     assert page.evaluate("window.__samePage") is True
+    status = page.evaluate("document.querySelector('.live-status').textContent")
+    assert "a newer version waits until the pointer is let go" in status  # not "updated"
     page.mouse.up()
     page.evaluate("getSelection().removeAllRanges()")
     wait_for_entry(page, "live-s59-5")
