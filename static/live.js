@@ -105,14 +105,20 @@
       var key = foldKey(fold);
       if (key) open.push(key);
     });
+    var state = {
+      session: session, at: Date.now(), y: window.scrollY, end: atEnd(), top: topEntry(), open: open,
+      filter: filter ? filter.id : null, search: search ? search.value : "", seen: entryIds(),
+      outline: outlineState(), pressed: pressed(),
+      typing: typing ? [search.selectionStart, search.selectionEnd] : null
+    };
     try {
-      sessionStorage.setItem(STATE_KEY, JSON.stringify({
-        session: session, at: Date.now(), y: window.scrollY, end: atEnd(), top: topEntry(), open: open,
-        filter: filter ? filter.id : null, search: search ? search.value : "", seen: entryIds(),
-        outline: outlineState(), pressed: pressed(),
-        typing: typing ? [search.selectionStart, search.selectionEnd] : null
-      }));
-    } catch (e) { /* storage full or off: the reload starts at the top */ }
+      sessionStorage.setItem(STATE_KEY, JSON.stringify(state));
+    } catch (e) {  // storage full (a huge session's ids): the place without the new-marks
+      try {
+        delete state.seen;
+        sessionStorage.setItem(STATE_KEY, JSON.stringify(state));
+      } catch (e2) { /* storage off: the reload starts at the top */ }
+    }
   }
   function restore() {
     var state = null;

@@ -238,3 +238,27 @@ def test_the_unfold_all_buttons_stay_pressed_across_a_reload(
     page.click("#toggle-thinking")  # the next press folds them, as the button says
     assert page.evaluate("document.querySelectorAll('details.thinking[open]').length") == 0
     viewer.assert_clean()
+
+
+@pytest.mark.browser
+def test_a_full_storage_keeps_the_place_without_the_new_marks(
+    viewer: Any, live: tuple[SessionWatch, LiveServer, Path]
+) -> None:
+    """Every entry's id is saved to mark what is new: a huge session's ids could fill the
+    storage, and the whole saved place was lost with them (review)."""
+    watch, server, path = live
+    page = _open(viewer, server)
+    page.evaluate(
+        """() => { const set = Storage.prototype.setItem;
+             Storage.prototype.setItem = function (key, value) {
+               if (value.includes('"seen"')) throw new DOMException('full', 'QuotaExceededError');
+               return set.call(this, key, value); }; }"""
+    )
+    page.evaluate("window.scrollTo(0, 1500)")
+    page.wait_for_timeout(300)
+    top = page.evaluate("window.scrollY")
+    assert top > 1000
+    grow(watch, path, "live-s59-full", "with the storage full")
+    wait_for_entry(page, "live-s59-full")
+    assert abs(page.evaluate("window.scrollY") - top) < 200  # the place, kept
+    viewer.assert_clean()
