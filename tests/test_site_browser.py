@@ -179,7 +179,9 @@ def test_links_theme_and_pages_open_cleanly(site: Path, tab: Tab) -> None:
     project_url = (site / project.get_attribute("href")).as_uri()
     project.click()
     page.wait_for_url(project_url)
-    assert page.locator("#session-table tbody tr").count() == 6
+    # its six sessions, and the file in its folder that failed (the index links it here)
+    assert page.locator("#session-table tbody tr").count() == 7
+    assert page.locator("#session-table tbody tr.failed").count() == 1
     page.locator(".crumbs a").click()
     page.wait_for_url(index)
     tab.assert_clean({index, target, project_url})
