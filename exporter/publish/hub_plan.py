@@ -58,7 +58,7 @@ __all__ = [
     "session_id_mark",
 ]
 
-#: What a dataset path's file name kept before 0.2.42 (``Привет мир.jsonl`` went up as ``jsonl``).
+#: What a dataset path's file name kept before 0.2.42 (``Привет мир.jsonl`` was ``session.jsonl``).
 _ASCII_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: A file name's most UTF-8 bytes in a dataset path (a git tree entry, a checkout on disk).
 _STEM_BYTES = 150
