@@ -162,7 +162,9 @@ def run_tasks(
 
     Inline for one job or one task (or when no pool starts); else a pool. When a worker
     dies, results already finished are kept and the rest run one at a time, so the task
-    that kills a worker is found (FIFO) and reported with ``died(task)``.
+    that kills a worker is found (FIFO) and reported with ``died(task)`` once it has killed
+    two: a one-worker pool can break without its task's doing (the forkserver failing to
+    start the worker under load), and a healthy session was reported dead (a test run).
     """
     workers = min(jobs, len(tasks))
     pool = _start_pool(workers, context()) if workers > 1 else None
@@ -171,6 +173,7 @@ def run_tasks(
             handle(task, work(task))
         return
     pending = list(tasks)
+    struck: set[int] = set()  # (an index in pending) the task that broke a one-worker pool
     while pending:
         done: set[int] = set()
         futures: dict[Future[dict[str, Any]], int] = {}
@@ -195,10 +198,14 @@ def run_tasks(
             _end_workers(pool)
         pool.shutdown(wait=True)
         left = [i for i in range(len(pending)) if i not in done]
+        again = False
         if left and workers == 1:  # one worker, FIFO: the oldest unfinished task killed it
-            culprit = pending[left.pop(0)]
-            handle(culprit, died(culprit))
+            again = left[0] not in struck  # ...or its start failed: a second try says
+            if not again:
+                culprit = pending[left.pop(0)]
+                handle(culprit, died(culprit))
         pending, workers = [pending[i] for i in left], 1
+        struck = {0} if again else set()
         if pending:
             pool = _new_pool(1, context())
 

@@ -207,3 +207,64 @@ def test_a_pipe_closed_while_a_worker_starts_is_a_broken_pool(
     )
     assert calls["n"] == 3  # the pool broke at the third task; the rest ran in a new one
     assert handled == {task: {"square": task * task} for task in range(6)}
+
+
+_A_POOL_BROKEN_ONCE_BLAMES_NO_ONE = """
+from exporter.workers import run_tasks, server_context
+import flaky
+
+for tasks in (["flaky", "a"], ["crash", "b"]):  # (flaky alone breaks the first pool)
+    results = {}
+    run_tasks(
+        tasks,
+        flaky.work,
+        results.__setitem__,
+        jobs=2,
+        died=lambda task: {"died": True},
+        context=lambda: server_context("exporter.workers"),
+    )
+    print(sorted(results.items()))
+"""
+
+
+def test_a_task_is_reported_dead_only_when_it_kills_a_lone_worker_twice(tmp_path: Path) -> None:
+    """Under load a one-worker pool could break without its task's doing (the forkserver
+    failed to start the worker: "EOFError" in recvfds), and the oldest task was reported dead
+    though it was healthy (a test run at -n 4). A task is tried again once first; one that
+    kills its worker every time is still reported."""
+    (tmp_path / "flaky.py").write_text(
+        textwrap.dedent(
+            f"""
+            import os
+
+            RUNS = {str(tmp_path / "runs")!r}
+
+            def work(task):
+                if task == "crash":
+                    os._exit(1)
+                if task == "flaky":
+                    with open(RUNS, "a", encoding="utf-8") as runs:
+                        runs.write("x")
+                    with open(RUNS, encoding="utf-8") as runs:
+                        if len(runs.read()) <= 2:  # its first two runs: the pool breaks
+                            os._exit(1)
+                return {{"ran": task}}
+            """
+        ),
+        encoding="utf-8",
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+    done = subprocess.run(
+        [sys.executable, "-c", _A_POOL_BROKEN_ONCE_BLAMES_NO_ONE],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[('a', {'ran': 'a'}), ('flaky', {'ran': 'flaky'})]",  # its third run
+        "[('b', {'ran': 'b'}), ('crash', {'died': True})]",
+    ]
+    assert (tmp_path / "runs").read_text(encoding="utf-8") == "xxx"
