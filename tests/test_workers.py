@@ -41,6 +41,25 @@ def test_a_pool_s_workers_read_long_integers_and_end_with_the_build(
         pool.shutdown(wait=True)
 
 
+def _run_batches(script: str, modules: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` in a child Python that imports the tasks' module from ``modules``; it must
+    finish, and without an error."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(modules)]))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"a batch hung after its worker died: {hung.stdout!r}")
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 # Run in a child process so that a hang fails the test instead of stalling the suite.
 _BATCHES_WITH_A_DEAD_WORKER = """
 import os, sys
@@ -84,20 +103,8 @@ def test_a_batch_whose_worker_dies_finishes_and_reports_that_task(tmp_path: Path
         ),
         encoding="utf-8",
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
     script = "import sys; sys.set_int_max_str_digits(100_000)\n" + _BATCHES_WITH_A_DEAD_WORKER
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=60,
-        )
-    except subprocess.TimeoutExpired as hung:
-        pytest.fail(f"a batch hung after its worker died: {hung.stdout!r}")
-    assert done.returncode == 0, done.stderr
+    done = _run_batches(script, tmp_path)
     assert done.stdout.strip() == "finished 30"
 
 
@@ -253,16 +260,7 @@ def test_a_task_is_reported_dead_only_when_it_kills_a_lone_worker_twice(tmp_path
         ),
         encoding="utf-8",
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
-    done = subprocess.run(
-        [sys.executable, "-c", _A_POOL_BROKEN_ONCE_BLAMES_NO_ONE],
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run_batches(_A_POOL_BROKEN_ONCE_BLAMES_NO_ONE, tmp_path)
     assert done.stdout.splitlines() == [
         "[('a', {'ran': 'a'}), ('flaky', {'ran': 'flaky'})]",  # its third run
         "[('b', {'ran': 'b'}), ('crash', {'died': True})]",
