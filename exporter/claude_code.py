@@ -67,6 +67,9 @@ _STOP_REASONS = {
 # Read's output as the model saw it: "     1→text", or "     1\ttext" since 2.1 (cat -n's)
 _NUMBERED_LINE = re.compile(r" *(\d+)[→\t]")
 _COMMAND_TAG = re.compile(r"<(command-name|command-args|command-message)>(.*?)</\1>", re.DOTALL)
+# The notice Claude Code writes when a background task ends, and the fields inside it
+_TASK_NOTIFICATION = re.compile(r"\s*<task-notification>(.*?)</task-notification>", re.DOTALL)
+_FIELD_TAG = re.compile(r"<([a-z][a-z0-9_-]*)>(.*?)</\1>", re.DOTALL)
 # A command the user ran with `!`, and its output, the line after it
 _SHELL_INPUT = re.compile(r"<bash-input>(.*)</bash-input>", re.DOTALL)
 _SHELL_OUTPUT = re.compile(
@@ -370,7 +373,7 @@ class _Converter:
                 if line.uuid in self.alias:  # its summary line makes the entry
                     continue
                 entry = _compaction_entry(line, line, "")
-                parents.append((entry, as_str(line.raw.get("logicalParentUuid")) or None))
+                parents.append((entry, self._compacted_after(line)))
                 placed.append((line.number, entry))
             else:
                 entry = _command_entry(line)
@@ -485,6 +488,8 @@ class _Converter:
         content = line.message.get("content") if blocks is None else blocks
         if line.raw.get("isMeta"):  # what Claude Code added for the model (a skill's text)
             return _custom_message(line, "claude-code-meta", _user_content(content), False)
+        if (notice := _task_notification(content)) is not None:  # Claude Code's, not typed
+            return _custom_message(line, "claude-code-notification", notice, True)
         if isinstance(content, str):
             content = _command_text(content)
         message = {"role": "user", "content": _user_content(content)}
@@ -499,7 +504,23 @@ class _Converter:
         if boundary is None or self.alias.get(boundary.uuid) != line.uuid:
             return _compaction_entry(line, line, summary), line.parent
         entry = _compaction_entry(line, boundary, summary)
-        return entry, as_str(boundary.raw.get("logicalParentUuid")) or None
+        return entry, self._compacted_after(boundary)
+
+    def _compacted_after(self, boundary: _Line) -> str | None:
+        """The line a compaction follows: the one its boundary names as the conversation's
+        end, or, when that line was never written (Claude Code compacted while an answer
+        was still streaming), the main line's last line before the boundary, so the
+        conversation stays one path rather than the compaction starting a second root."""
+        named = as_str(boundary.raw.get("logicalParentUuid")) or None
+        if named is None or named in self.lines or named in self.passed:
+            return named
+        earlier = (
+            line
+            for line in reversed(self.order)
+            if line.number < boundary.number and not line.raw.get("isSidechain")
+        )
+        last = next(earlier, None)
+        return last.uuid if last is not None else named
 
     def _leaf_last(self, placed: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, Any]]:
         """Pi's leaf is the last entry: the one the file's last main-line line leads to
@@ -1025,6 +1046,24 @@ def _command_text(text: str) -> str:
     if outputs and not _OUTPUT_TAG.sub("", text).strip():
         return "\n".join(body.strip("\n") for _, body in outputs)
     return text
+
+
+def _task_notification(content: Any) -> str | None:
+    """The notice Claude Code writes as a user line when a background task ends
+    (``<task-notification>`` with its fields as tags, then what to do with the output), as
+    readable lines; None for anything the user typed."""
+    text = content if isinstance(content, str) else None
+    if isinstance(content, list) and content and all(_is_text(b) for b in content):
+        text = _plain_text(content)
+    found = _TASK_NOTIFICATION.match(text) if text is not None else None
+    if found is None:
+        return None
+    fields = _FIELD_TAG.findall(found.group(1))
+    summary = next((value.strip() for name, value in fields if name == "summary"), "")
+    listed = "\n".join(f"- {name}: {value.strip()}" for name, value in fields if name != "summary")
+    rest = _FIELD_TAG.sub("", found.group(1)).strip()
+    parts = (summary, listed, rest, text[found.end() :].strip())
+    return "\n\n".join(part for part in parts if part)
 
 
 def _user_content(content: Any) -> Any:

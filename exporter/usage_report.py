@@ -9,17 +9,23 @@ when no ``since`` is given).
 
 A turn is counted once however many files hold it: a copy of a session (a backup, a folder
 copied to another project) or a copy taken before it grew repeats turns it already paid
-for. A turn is known by its entry id, its time stamp as written and its usage.
+for. A turn is known by its entry id, its time stamp as written and its usage. A Codex fork
+copies its parent's lines into its own file under new time stamps and, one header line
+later, new entry ids (``L<line>``): a Codex turn is known by its place among the file's
+answers, its usage and a digest of what it said and called.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from exporter.codex import KIND as CODEX
 from exporter.entries import MessageEntry
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
 from exporter.session import parse_time
@@ -103,17 +109,27 @@ def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
     except LOAD_FAILURES as error:
         return {"error": why_not_loaded(error)}
     rows = []
-    for entry in session.entries:
-        if not isinstance(entry, MessageEntry) or entry.role != "assistant":
-            continue
+    copied_by_forks = any(d.kind == CODEX for d in session.diagnostics)
+    answers = (e for e in session.entries if isinstance(e, MessageEntry) and e.role == "assistant")
+    for ordinal, entry in enumerate(answers):
         moment = entry.moment or parse_time(entry.message.get("timestamp"))
         if since is not None and (moment is None or moment < since):
             continue
         usage = turn_usage(entry)
         values = tuple(getattr(usage, name) for name in _FIELDS)
-        turn = (entry.id, str(entry.raw.get("timestamp")), values)
+        if copied_by_forks:
+            turn = (CODEX, ordinal, values, _content_digest(entry))
+        else:
+            turn = (entry.id, str(entry.raw.get("timestamp")), values)
         rows.append((turn, entry.model_key or UNKNOWN, _local_day(moment), values))
     return {"project": session.header.cwd, "rows": rows}
+
+
+def _content_digest(entry: MessageEntry) -> str:
+    """What an answer said and called (call ids are unique), as a short digest: with its
+    place among the answers, how a Codex turn is known in a fork's copy of it."""
+    content = json.dumps(entry.message.get("content"), sort_keys=True, default=str)
+    return hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def _local_day(moment: datetime | None) -> str:
