@@ -5,6 +5,14 @@
   "use strict";
   var doc = document;
 
+  // Work put off until the page has loaded. A host that writes the page into its own
+  // document (gisthost's document.write, never closed) leaves it "loading" for good: the
+  // window's load event came before the page was written, and none comes after.
+  function afterLoad(fn) {
+    var perf = window.performance, nav = perf && perf.getEntriesByType && perf.getEntriesByType("navigation")[0];
+    if (doc.readyState === "complete" || (nav && nav.loadEventEnd > 0)) fn();
+    else window.addEventListener("load", function () { fn(); }, { once: true });
+  }
   function $(sel, el) { return (el || doc).querySelector(sel); }
   function $all(sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); }
   function show(el) { if (el) el.hidden = false; }
@@ -766,9 +774,9 @@
       // the browser scrolls to a #fragment itself once the page has loaded, after this
       // script centred it: the entry ended flush at the top, its branch's line off screen
       var el = findTarget(hash);
-      window.addEventListener("load", function () {
+      afterLoad(function () {
         if (hashId() === hash && Math.abs(el.getBoundingClientRect().top) < 40) reveal(hash, false);
-      }, { once: true });
+      });
       return;
     }
     var injected = metaContent("pi-url-params");
@@ -924,8 +932,7 @@
     batch.forEach(addCopyButtons);
     if (copyQueue.length) (window.requestIdleCallback || setTimeout)(addCopyButtonsLater);
   }
-  if (doc.readyState === "complete") addCopyButtonsLater();
-  else window.addEventListener("load", function () { (window.requestIdleCallback || setTimeout)(addCopyButtonsLater); }, { once: true });
+  afterLoad(function () { (window.requestIdleCallback || setTimeout)(addCopyButtonsLater); });
 
   // What an entry's time link does, for screen readers (one description for all of them)
   var tsHelp = doc.createElement("p");
