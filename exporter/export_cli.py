@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -390,9 +391,32 @@ def open_in_browser(page: Path | str) -> None:
     is an address (`watch`'s), opened as it is."""
     import webbrowser
 
-    if not webbrowser.open(page if isinstance(page, str) else page.resolve().as_uri()):
+    address = page if isinstance(page, str) else page.resolve().as_uri()
+    with _stdout_to_stderr():  # the browser's chatter is not our output (the page's path)
+        opened = webbrowser.open(address)
+    if not opened:
         where = terminal_text(str(page))
         click.echo(f"pi-session: warning: could not open a browser; the page is {where}", err=True)
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """File descriptor 1 pointed at stderr while a browser starts: it inherits our stdout,
+    and a running Chromium prints "Opening in existing browser session." there, after the
+    written page's path that scripts (the Pi package's /export-html) read as the result."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout: nothing to keep apart
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):  # no stderr: the browser shares stdout, as before
+            os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 @dataclass(frozen=True)
