@@ -311,6 +311,10 @@ def stats_command(
         return
     stats = compute_stats(loaded)
     numeric = {1, 2, 3, 4, 5, 6}
+    # a branch's ids cut to 10 characters (Pi's 8 hex digits are whole) when no other
+    # entry's id starts so, else whole: Claude Code's uuids all read "00000000-0"
+    ids = [entry.id for entry in loaded.entries]
+    said = {i: i if len(p) > 10 else p for i, p in zip(ids, unique_prefixes(ids, 10), strict=True)}
     # one line each, as `list` shows them: a pasted multi-line first prompt flooded the
     # header, and a name with newlines could fake its lines ("\n  id        other")
     lines = [
@@ -336,8 +340,8 @@ def stats_command(
             [
                 [
                     "*" if b.branch.is_active else "",
-                    b.branch.leaf_id[:10],
-                    (b.branch.fork_id or "root")[:10],
+                    said.get(b.branch.leaf_id, b.branch.leaf_id),
+                    said.get(b.branch.fork_id, b.branch.fork_id) if b.branch.fork_id else "root",
                     fmt_int(b.entries),
                     fmt_int(b.usage.total_tokens),
                     fmt_cost(b.usage.cost),

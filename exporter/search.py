@@ -1,10 +1,12 @@
 """`pi-session search`: which sessions, and which entries in them, say something.
 
 An entry is searched in what its page shows of it: messages' text and thinking, tool calls'
-names and arguments, results, shell commands and their output, summaries, extension
-messages and data, labels, session names and models. Every branch is searched, and a match
-off the active path says so. A file is first looked at as raw bytes (when the pattern is
-plain text that JSON writes as it is), so sessions that cannot match are never parsed.
+names and arguments, results (their ``details`` as the page shows them), shell commands
+and their output, summaries, extensions' names, messages and data, labels, session names and
+models. Plain text matches across any run of whitespace, as the snippet shows it. Every
+branch is searched, and a match off the active path says so. A file is first looked at as
+raw bytes (when the pattern is plain text that JSON writes as it is), so sessions that
+cannot match are never parsed.
 
 With a policy (``search --redact`` and the other policy options) the search reads what a
 shared copy would hold instead: each session redacted and cut as ``share`` and ``publish``
@@ -31,6 +33,7 @@ from exporter.entries import (
     ModelChangeEntry,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
+    as_dict,
     as_str,
 )
 from exporter.jsonl_in import line_value
@@ -43,6 +46,7 @@ from exporter.loader import (
 )
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
+from exporter.session import Session
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
@@ -60,6 +64,8 @@ _PI_HEADER = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t]*"type"[ \t]*:[ \t]
 #: Words a Pi entry is searched under that its JSON does not hold (``entry_texts``): a
 #: pattern that may start in one is never ruled out by the bytes.
 _MADE_UP_WORDS = ("Thinking level: ",)
+#: A run of whitespace, which a plain pattern matches as any run (``Pattern.compiled``).
+_WHITESPACE = re.compile(r"(\s+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +77,22 @@ class Pattern:
     case_sensitive: bool = False
 
     def compiled(self) -> re.Pattern[str]:
-        """The regular expression; ``re.error`` for a bad ``--regex``."""
-        source = self.text if self.regex else re.escape(self.text)
-        return re.compile(source, 0 if self.case_sensitive else re.IGNORECASE)
+        """The regular expression; ``re.error`` for a bad ``--regex``. Plain text matches
+        as the snippet shows it: a space (any run of whitespace) in it matches any run of
+        whitespace, a line break too ("output second" finds "output\\nsecond"). A
+        ``--regex`` is as written, but ``^`` and ``$`` match at each line's start and end."""
+        if self.regex:
+            source, flags = self.text, re.MULTILINE
+        else:  # the text's runs of whitespace (split out, odd places) as ``\s+``
+            parts = _WHITESPACE.split(self.text)
+            source = "".join(r"\s+" if n % 2 else re.escape(p) for n, p in enumerate(parts))
+            flags = 0
+        return re.compile(source, flags if self.case_sensitive else flags | re.IGNORECASE)
 
     def _may_start_in(self, words: str) -> bool:
         """Whether a match could begin inside ``words`` (made-up text, then a value)."""
-        text, words = (
-            (self.text, words) if self.case_sensitive else (self.text.lower(), words.lower())
-        )
+        text = _WHITESPACE.sub(" ", self.text)  # any run matches the one space they say
+        text, words = (text, words) if self.case_sensitive else (text.lower(), words.lower())
         return text in words or any(words.endswith(text[:k]) for k in range(1, len(text) + 1))
 
     def cannot_be_in(self, data: bytes) -> bool:
@@ -95,11 +108,17 @@ class Pattern:
             return False
         if any(self._may_start_in(words) for words in _MADE_UP_WORDS):
             return False
+        # each piece between spaces is in the bytes as it is; a space may be any run of
+        # whitespace, which JSON writes escaped ("\\n"): the pieces are looked for alone
+        pieces = self.text.split()
+        if not pieces:
+            return False
         if self.case_sensitive:
-            return self.text.encode() not in data
+            return any(piece.encode() not in data for piece in pieces)
         if any(special in data for special in _UNICODE_FOLDS):
             return False
-        return self.text.lower().encode() not in data.lower()
+        lowered = data.lower()
+        return any(piece.lower().encode() not in lowered for piece in pieces)
 
 
 def _another_agents(data: bytes) -> bool:
@@ -122,8 +141,9 @@ class Match:
         return asdict(self)
 
 
-def entry_texts(entry: Entry) -> Iterator[str]:
-    """The texts of an entry that a search looks at."""
+def entry_texts(entry: Entry, session: Session | None = None) -> Iterator[str]:
+    """The texts of an entry that a search looks at. With its ``session``, a tool result's
+    ``details`` are those its tool's view shows (``_details_shown``); without, all."""
     if isinstance(entry, MessageEntry):
         content = entry.message.get("content")
         if isinstance(content, str):
@@ -138,16 +158,23 @@ def entry_texts(entry: Entry) -> Iterator[str]:
                 yield as_str(block.get("name")) or ""
                 yield from _strings(block.get("arguments"))
         # what a tool returned beside its text (an edit's diff, a grep's counts): the page
-        # shows it, so its own search finds it there
-        yield from _strings(entry.message.get("details"), keys=False)  # "diff" is no match
+        # shows it, so its own search finds it there; but not what the view of its tool
+        # says in words instead (a read's truncation: "the read tool truncated this file")
+        details = entry.message.get("details")
+        if entry.role == "toolResult" and session is not None:
+            details = _details_shown(details, _call_of(session, entry.id))
+        yield from _strings(details, keys=False)  # "diff" is no match
         if entry.role == "bashExecution":
             yield entry.command
             yield entry.output
         if entry.role == "assistant" and entry.error_message:
             yield entry.error_message
+        if entry.role == "custom":  # an extension's message, titled with its name
+            yield from _custom_type(entry)
     elif isinstance(entry, CompactionEntry | BranchSummaryEntry):
         yield entry.summary
     elif isinstance(entry, CustomMessageEntry):
+        yield from _custom_type(entry)  # the page's "[note]: ..."
         yield entry.text
     elif isinstance(entry, LabelEntry):
         yield entry.label or ""
@@ -158,9 +185,47 @@ def entry_texts(entry: Entry) -> Iterator[str]:
     elif isinstance(entry, ThinkingLevelChangeEntry):  # as the page says it, not its JSON
         yield f"Thinking level: {entry.thinking_level}"
     elif isinstance(entry, CustomEntry):
+        yield from _custom_type(entry)  # the page's "[myext] (extension data)"
         yield from _strings(entry.data)
     else:  # an unknown type: what it holds
         yield from _strings(entry.raw)
+
+
+def _custom_type(entry: Entry) -> Iterator[str]:
+    """An extension's name, which the page shows with what it wrote (when it has one)."""
+    if isinstance(entry, MessageEntry):  # a message of role "custom": in the message
+        name = entry.custom_type
+    else:
+        name = as_str(entry.raw.get("customType"))
+    if name:
+        yield name
+
+
+def _call_of(session: Session, result_id: str) -> dict[str, Any] | None:
+    """The tool call block a result answers, if the file has it (as the page pairs them)."""
+    ref = session.call_for_result(result_id)
+    return session.call_block(ref) if ref is not None else None
+
+
+def _details_shown(details: Any, call: dict[str, Any] | None) -> Any:
+    """A tool result's ``details`` but the keys its tool's view says in words of its own
+    (``exporter.render.tools``: ``_bash``, ``_read``): a truncation (its byte and line
+    counts, a copy of the output) is "output truncated by Pi", which no search of those
+    numbers should find. An edit's ``diff`` is shown, as a diff, and stays; a result with
+    no call, or a call whose arguments are not an object, shows them all as JSON."""
+    if not isinstance(details, dict) or call is None or not isinstance(call.get("arguments"), dict):
+        return details
+    name = call.get("name")
+    truncation = details.get("truncation")
+    if name == "bash":  # the full output's path is said in the note: it stays
+        said = as_dict(truncation).get("truncated") is True or bool(
+            as_str(details.get("fullOutputPath"))
+        )
+    elif name == "read":
+        said = bool(as_dict(truncation)) and as_dict(truncation).get("truncated") is not False
+    else:
+        said = False
+    return {k: v for k, v in details.items() if k != "truncation"} if said else details
 
 
 def _strings(value: Any, keys: bool = True) -> Iterator[str]:
@@ -189,7 +254,13 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     after = (" " if right[:1].isspace() else "") + " ".join(right.split())
     before = ("…" if start > SNIPPET_CONTEXT else "") + before.lstrip()
     after = after.rstrip() + ("…" if end + SNIPPET_CONTEXT < len(text) else "")
-    found = " ".join(text[start:end].split()) or text[start:end]
+    # each run of whitespace one space, those at its edges too (" word" is a space and the
+    # word: "with[ word]", not "with[word]"), and no second space beside them
+    found = _WHITESPACE.sub(" ", text[start:end])
+    if found.startswith(" ") and before.endswith(" "):
+        before = before[:-1]
+    if found.endswith(" ") and after.startswith(" "):
+        after = after[1:]
     return before + found + after, len(before), len(before) + len(found)
 
 
@@ -221,7 +292,7 @@ def search_file(
     on_path = set(session.active_path)
     matches = []
     for entry in session.entries:
-        for text in entry_texts(entry):
+        for text in entry_texts(entry, session):
             found = next((m for m in expression.finditer(text) if m.end() > m.start()), None)
             if found:
                 snippet, start, end = _snippet(text, found.start(), found.end())

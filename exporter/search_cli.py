@@ -50,7 +50,13 @@ from exporter.workers import results_of
     callback=existing_sessions_dir,
     help=SESSIONS_DIR_HELP,
 )
-@click.option("--regex", "-E", is_flag=True, help="PATTERN is a Python regular expression.")
+@click.option(
+    "--regex",
+    "-E",
+    is_flag=True,
+    help="PATTERN is a Python regular expression (^ and $ match at each line's start and "
+    "end). Without it a space in PATTERN matches any run of spaces and line breaks.",
+)
 @click.option("--case-sensitive", "-s", is_flag=True, help="Match case (default: ignore it).")
 @click.option(
     "--since",
@@ -206,8 +212,11 @@ def _report(
         head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
         click.echo(terminal_text(head))
         click.echo(terminal_text(f"  {path}"))
-        for match in matches[:limit]:
-            click.echo("  " + _match_line(match, styled))
+        shown = matches[:limit]
+        # the ids' column aligned (up to a uuid with a suffix: one odd id pads no other line)
+        width = min(ID_COLUMN, max(len(_id_said(match)) for match in shown))
+        for match in shown:
+            click.echo("  " + _match_line(match, styled, width))
         if len(matches) > limit:
             click.echo(f"  … and {len(matches) - limit:,} more (--limit {len(matches)})")
         click.echo("")
@@ -234,7 +243,17 @@ _KIND_SAID = {
 }
 
 
-def _match_line(match: dict[str, Any], styled: bool) -> str:
+#: The widest ids the listing lines up (Pi's are 8 characters, Claude Code's uuids 36).
+ID_COLUMN = 48
+
+
+def _id_said(match: dict[str, Any]) -> str:
+    """An entry's id whole (a Claude Code uuid cut to 16 characters found no entry), on one
+    line and with its controls made visible."""
+    return terminal_text(one_line(match["entry_id"], None))
+
+
+def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
     snippet, start, end = match["snippet"], match["start"], match["end"]
     before, hit, after = (terminal_text(part) for part in (
         snippet[:start], snippet[start:end], snippet[end:]))  # fmt: skip
@@ -243,4 +262,4 @@ def _match_line(match: dict[str, Any], styled: bool) -> str:
     kind = _KIND_SAID.get(match["kind"]) or terminal_text(
         role_label(one_line(match["kind"], 24), 1)
     )
-    return f"{terminal_text(one_line(match['entry_id'], 16))}  {kind}{where}: {before}{hit}{after}"
+    return f"{_id_said(match).ljust(width)}  {kind}{where}: {before}{hit}{after}"
