@@ -35,12 +35,12 @@ from exporter.cli import (
     report_diagnostics,
     session_argument,
 )
-from exporter.formatting import fmt_datetime, one_line, plural, replace_surrogates, terminal_text
+from exporter.formatting import fmt_datetime, one_line, plural, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
 from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
-from exporter.publish.errors import NoTokenError, TooLargeError
+from exporter.publish.errors import NotFoundError, NoTokenError, PublishError, TooLargeError
 from exporter.publish.gist import (
     DEFAULT_API_URL,
     Gist,
@@ -86,7 +86,9 @@ def gist_description(session: Session) -> str:
     for one of its transcripts)."""
     started = parse_time(session.header.timestamp)
     date = fmt_datetime(started)[:10] if started else "undated"
-    title = one_line(replace_surrogates(session.title), 80)
+    # as `list` shows it: a name's escape sequences and bidi overrides as visible signs
+    # (GitHub's gist list and the terminals of people reading it, review s60 #6)
+    title = one_line(terminal_text(session.title), 80)
     return f"{session.agent} session: {title} ({date})"
 
 
@@ -144,7 +146,8 @@ def _refuse_lost_removals(
         ids, kinds = shared.get("excluded"), shared.get("removed")
         ids = ids if isinstance(ids, list) else []
         back = sorted(i for i in ids if isinstance(i, str) and i in loaded.by_id.keys() - excluded)
-        lost = [k for k in (kinds if isinstance(kinds, list) else []) if k not in removed]
+        kinds = kinds if isinstance(kinds, list) else []
+        lost = [k for k in kinds if isinstance(k, str) and k not in removed]
         if not back and not lost:
             continue
         if back:
@@ -196,7 +199,7 @@ def _refuse_lost_cuts(record: dict[str, Any] | None, cuts: list[str]) -> None:
     refuses for a dataset: refused, naming them. ``cuts``: this share's (``_cuts_of``)."""
     for shared in _every_share(record):
         held = shared.get("cuts")
-        held = held if isinstance(held, list) else []
+        held = [name for name in held if isinstance(name, str)] if isinstance(held, list) else []
         lost = [
             name
             for name in held
@@ -254,11 +257,16 @@ def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | N
     """The GitHub token, found before anything is rendered (a missing one fails early);
     a dry run uploads nothing and needs none, but still hides one it can find."""
     try:
-        return resolve_github_token(token, api_url)
+        return _github_token(token, api_url)
     except NoTokenError:
         if dry_run:
             return None
         raise
+
+
+def _github_token(token: str | None, api_url: str) -> str:
+    """``resolve_github_token``, its warnings (``gh`` timed out) said on stderr."""
+    return resolve_github_token(token, api_url, warn=lambda said: _notify(terminal_text(said)))
 
 
 #: What --delete works with; any other option given with it meant something else.
@@ -356,11 +364,48 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     if dry_run:
         click.echo(f"pi-session: dry run: would delete gist {gist_id}; nothing sent", err=True)
         return
-    client = GistClient(api_url, resolve_github_token(token, api_url), notify=_notify)
-    _check_shared_session(client.get(gist_id))
-    client.delete(gist_id)
+    client = GistClient(api_url, _github_token(token, api_url), notify=_notify)
+    try:
+        there = client.get(gist_id)
+    except NotFoundError as gone:
+        _forgotten_if_known(gone, api_url, gist_id)
+        raise
+    _check_shared_session(there)
+    try:
+        client.delete(gist_id)
+    except NotFoundError as refused:  # gone since the read, or not this token's to delete
+        try:
+            client.get(gist_id)
+        except NotFoundError as gone:
+            _forgotten_if_known(gone, api_url, gist_id)
+            raise
+        except PublishError:  # the second look failed: what the delete was answered
+            raise refused from None
+        raise
     ShareState().forget_gist(api_url, gist_id)
     click.echo(f"Deleted gist {gist_id}")
+
+
+def _forgotten_if_known(gone: NotFoundError, api_url: str, gist_id: str) -> None:
+    """A gist GitHub does not have (404 to reading it) is dropped from the share state, and
+    when the state named it, the error says so (still exit 2, a thing not found): kept, its
+    policy refused shares of its session, and the refusal's way out (``--delete``) could
+    not forget it (review s60 #2)."""
+    if gone.status == 404 and _forget_gone(api_url, gist_id):
+        raise CliError(
+            f"{gone}; it was already gone on GitHub: forgotten, so sharing its session "
+            "again makes a new gist",
+            gone.exit_code,
+        ) from None
+
+
+def _forget_gone(api_url: str, gist_id: str) -> bool:
+    """Forget a gist GitHub no longer has; True if the share state named it."""
+    try:
+        return ShareState().forget_gone_gist(api_url, gist_id)
+    except OSError as error:
+        _notify(terminal_text(f"warning: could not forget gist {gist_id}: {error.strerror}"))
+        return False
 
 
 @click.command("share")

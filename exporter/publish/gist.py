@@ -19,6 +19,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -195,7 +196,17 @@ class GistClient:
         }
         said = _INTERRUPTED_CREATE.format(gists=self._gists_at)
         resp = self._request("POST", "/gists", body=body, interrupted=said)
-        return self._gist_or_raise(resp, operation="create")
+        if resp.status_code not in (200, 201):
+            self._raise_for(resp, operation="create")
+        try:
+            data = resp.json()
+        except ValueError:
+            return self._created_unread(resp, "its body is not JSON, or was cut off")
+        try:
+            gist = Gist.from_json(data)
+        except PublishError:
+            return self._created_unread(resp, "it names no usable gist")
+        return self._with_address(gist)
 
     def update(
         self,
@@ -215,6 +226,42 @@ class GistClient:
         said = self._scrub(_INTERRUPTED_UPDATE.format(gist_id=gist_id))
         resp = self._request("PATCH", self._gist_path(gist_id), body=body, interrupted=said)
         return self._gist_or_raise(resp, operation="update", gist_id=gist_id)
+
+    def _created_unread(self, resp: requests.Response, reason: str) -> Gist:
+        """A gist GitHub made (201) whose answer cannot be read (cut off, no id): said as
+        a failure, it was not recorded, and sharing again made a second secret gist. Its
+        id is taken from the ``Location`` header when there (then the gist is read back,
+        to be recorded); else the error says to check the secret gists (review s60 #4)."""
+        gist_id = _id_in_location(resp.headers.get("location") or "")
+        if gist_id is None:
+            raise PublishError(
+                f"GitHub created the gist (HTTP {resp.status_code}) but its answer could not "
+                f"be read ({reason}), so it is not recorded and sharing again makes another; "
+                f"check your secret gists {self._gists_at} before sharing again.",
+                status=resp.status_code,
+            )
+        self._notify(
+            f"warning: GitHub created gist {gist_id}, but its answer could not be read "
+            f"({reason}); the gist is taken from the answer's Location header"
+        )
+        try:
+            return self.get(gist_id)
+        except PublishError:  # it exists: recorded all the same, with the address it has
+            return Gist(id=gist_id, html_url=self._gist_page(gist_id))
+
+    def _gist_page(self, gist_id: str) -> str:
+        """The gist's own page, for an answer that gave none (an empty ``Gist:`` line was
+        printed): https://gist.github.com/ID, ``HOST/gist/ID`` on GitHub Enterprise Server,
+        else its API address (without a user part, which may hold a token)."""
+        page = gists_page(self.api_url)
+        if page:
+            return f"{page}{gist_id}"
+        parts = urlsplit(self.api_url)
+        plain = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+        return f"{plain}{self._gist_path(gist_id)}"
+
+    def _with_address(self, gist: Gist) -> Gist:
+        return gist if gist.html_url else replace(gist, html_url=self._gist_page(gist.id))
 
     def get(self, gist_id: str) -> Gist:
         """Fetch a gist (mainly to check sizes/``truncated`` after upload)."""
@@ -273,7 +320,15 @@ class GistClient:
         while True:
             try:
                 resp = self._session.request(
-                    method, url, data=payload, headers=headers, timeout=timeout
+                    method,
+                    url,
+                    data=payload,
+                    headers=headers,
+                    timeout=timeout,
+                    # a redirected POST or PATCH went on as a GET (requests' rule for 301
+                    # and 302), and its 404 was said as a missing gist scope: only a read
+                    # follows one (review s60 #3)
+                    allow_redirects=method == "GET",
                 )
             except KeyboardInterrupt:
                 if interrupted is None:
@@ -302,6 +357,21 @@ class GistClient:
                     f"{'try' if failures == 1 else 'tries'} ({reason}); check your network "
                     "and --api-url, then try again."
                 ) from exc
+            except requests.RequestException as exc:
+                # the rest (a redirect loop, an answer that cannot be decoded, a redirect
+                # to ftp://) went out as requests' own words, exit 2: never retried (the
+                # same answer comes back), said in ours (requests' may quote the token)
+                reason = connection_reason(exc, timeout)
+                if method == "POST":
+                    said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_at)
+                    raise NetworkError(said) from exc
+                raise NetworkError(
+                    f"the request to GitHub at {self._where} failed ({reason}); check your "
+                    "network and --api-url, then try again."
+                ) from exc
+
+            if 300 <= resp.status_code < 400 and method != "GET":
+                raise self._redirect_error(resp, method)
 
             if resp.status_code >= 500:
                 failures += 1
@@ -335,6 +405,23 @@ class GistClient:
                         continue
                     raise self._rate_limit_error(resp, wait)
             return resp
+
+    def _redirect_error(self, resp: requests.Response, method: str) -> PublishError:
+        """A 3xx to a create, update or delete, which GitHub's API never answers: not
+        followed, and said with where it pointed (a wrong --api-url, a proxy)."""
+        where = _plain_line(resp.headers.get("location") or "")
+        to = f" to {where}" if where else ""
+        doing = {"POST": "creating", "PATCH": "updating", "DELETE": "deleting"}.get(
+            method, "sending"
+        )
+        text = (
+            f"{self._where} answered HTTP {resp.status_code} (a redirect{to}) to {doing} the "
+            "gist, which GitHub's API does not do; it was not followed: check --api-url "
+            "(and any proxy in the way)"
+        )
+        if method == "POST":
+            text += f". Check your secret gists {self._gists_at} before sharing again"
+        return PublishError(self._scrub(text + "."), status=resp.status_code)
 
     def _backoff(self, failures: int, reason: str) -> None:
         delay = float(min(2 ** (failures - 1), 30))
@@ -380,7 +467,7 @@ class GistClient:
                 f"GitHub returned HTTP {resp.status_code} with a body that is not JSON.",
                 status=resp.status_code,
             ) from None
-        return Gist.from_json(data)
+        return self._with_address(Gist.from_json(data))
 
     def _raise_for(
         self, resp: requests.Response, *, operation: str, gist_id: str | None = None
@@ -478,6 +565,22 @@ _TAG_OR_SCRIPT = re.compile(
 PAGE_TEXT_LIMIT = 120
 
 
+#: Where GitHub's 201 says the new gist is: ``{api}/gists/<id>``.
+_LOCATION_ID = re.compile(r"/gists/([0-9A-Za-z]+)/?")
+
+
+def _id_in_location(location: str) -> str | None:
+    """The gist id in a 201's ``Location`` header, or None."""
+    try:
+        path = urlsplit(location.strip()).path
+    except ValueError:
+        return None
+    found = _LOCATION_ID.search(path)
+    if found is None or not path.endswith(found.group(0)) or not found.group(1).isascii():
+        return None
+    return found.group(1)
+
+
 def _is_json(resp: requests.Response) -> bool:
     try:
         resp.json()
@@ -502,7 +605,13 @@ def _page_text(resp: requests.Response) -> str:
             text = data.decode("latin-1")
     title = _TITLE.search(text)
     text = title.group(1) if title and title.group(1).strip() else _TAG_OR_SCRIPT.sub(" ", text)
-    text = _TOKEN_LIKE.sub("***", html.unescape(text))
+    return _plain_line(html.unescape(text))
+
+
+def _plain_line(text: str) -> str:
+    """A server's words (a page's, a header's) on one short line for an error: no token
+    shapes, no terminal controls or bidi marks, no double quotes (the error quotes it)."""
+    text = _TOKEN_LIKE.sub("***", text)
     text = "".join(ch if ch.isprintable() else " " for ch in text)  # controls, bidi marks
     return one_line(text.replace('"', "'"), PAGE_TEXT_LIMIT)
 

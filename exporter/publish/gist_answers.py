@@ -124,6 +124,15 @@ def connection_reason(exc: Exception, timeout: float) -> str:
         return f"no answer within {timeout:g} s"
     if isinstance(exc, requests.exceptions.ChunkedEncodingError):
         return "connection closed in the middle of the answer"
+    if isinstance(exc, requests.exceptions.TooManyRedirects):
+        return "redirected too many times"
+    if isinstance(exc, requests.exceptions.ContentDecodingError):
+        return "an answer that could not be decoded"
+    if isinstance(exc, requests.exceptions.InvalidSchema):
+        return "redirected to an address that is not http(s)"
+    if not isinstance(exc, requests.exceptions.ConnectionError):
+        # (what requests says may quote a header or an address: never repeated)
+        return "the request could not be completed"
     text = str(exc).lower()
     if "refused" in text:
         return "connection refused"

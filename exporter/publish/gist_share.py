@@ -208,6 +208,9 @@ def share_files(
                 there: Gist | None = client.get(known["gist_id"])
             except NotFoundError:  # deleted (only the read says so: a refused update is an error)
                 there, action = None, "replaced"
+                # forgotten: kept, it was listed as still up by later shares, and its
+                # policy refused shares whose way out (--delete) could not forget it
+                _forget_gone(state, client.api_url, known["gist_id"])
             if there is not None:
                 # A file an earlier share uploaded and this one does not (session.jsonl without
                 # --with-jsonl) would stay as it was, unredacted by this share's policy: read
@@ -238,6 +241,15 @@ def share_files(
                 "session again will make a new gist"
             )
         return gist, action
+
+
+def _forget_gone(state: ShareState, api_url: str, gist_id: str) -> None:
+    """Drop a gist GitHub no longer has from the state (as a session's gist or an earlier
+    one); a state that cannot be written keeps it, which ``remember`` says next."""
+    try:
+        state.forget_gone_gist(api_url, gist_id)
+    except (OSError, ValueError) as exc:
+        log.debug("could not forget gone gist %s: %s", gist_id, exc)
 
 
 def _gist_to_reuse(record: dict[str, Any] | None, public: bool) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ import logging
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 from exporter.publish.errors import NoTokenError, clean_token
@@ -19,6 +19,9 @@ from exporter.publish.errors import NoTokenError, clean_token
 log = logging.getLogger(__name__)
 
 DEFAULT_API_URL = "https://api.github.com"
+
+#: How long ``gh auth token`` may take before it is stopped (seconds).
+GH_TIMEOUT = 10.0
 
 TOKEN_HINT = (
     "create a classic token with the `gist` scope (or a fine-grained token with "
@@ -78,9 +81,11 @@ def resolve_github_token(
     env: Mapping[str, str] = os.environ,
     gh_binary: str = "gh",
     *,
-    gh_timeout: float = 10.0,
+    gh_timeout: float | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> str:
-    """Find a token: ``--token``, then env vars for the host, then ``gh auth token``.
+    """Find a token: ``--token``, then env vars for the host, then ``gh auth token``
+    (stopped after ``gh_timeout`` s, ``GH_TIMEOUT`` by default, which ``warn`` says).
 
     As in gh, ``GH_TOKEN``/``GITHUB_TOKEN`` are github.com's (and *.ghe.com's): another
     host (GHES, or any --api-url) reads only ``GH_ENTERPRISE_TOKEN``/
@@ -98,7 +103,8 @@ def resolve_github_token(
             return token
 
     host = github_host(api_url)
-    token = _token_from_gh(gh_binary, host, env, gh_timeout)
+    timeout = GH_TIMEOUT if gh_timeout is None else gh_timeout
+    token = _token_from_gh(gh_binary, host, env, timeout, warn or log.warning)
     if token:
         return token
 
@@ -130,14 +136,24 @@ def _set_names(env: Mapping[str, str], names: tuple[str, ...]) -> str:
     return f"{' and '.join(found)} {'is set, but it is' if one else 'are set, but they are'} used"
 
 
-def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: float) -> str | None:
-    """Ask ``gh auth token``; any failure (missing, logged out, hung) just means no token."""
+def _token_from_gh(
+    gh_binary: str,
+    host: str,
+    env: Mapping[str, str],
+    timeout: float,
+    warn: Callable[[str], None],
+) -> str | None:
+    """Ask ``gh auth token``; any failure (missing, logged out) just means no token, and a
+    ``gh`` that does not answer in time is said with ``warn`` (the "no token" error alone
+    did not say why). What gh prints before the token (a notice, an update note) is not
+    part of it: the token is its last line that looks like one (review s60 #7)."""
     search_path = env.get("PATH")
     if not search_path:
         return None
     gh = shutil.which(gh_binary, path=search_path)
     if gh is None:
         return None
+    command = f"`gh auth token --hostname {host}`"
     try:
         proc = subprocess.run(
             [gh, "auth", "token", "--hostname", host],
@@ -150,11 +166,21 @@ def _token_from_gh(gh_binary: str, host: str, env: Mapping[str, str], timeout: f
             stdin=subprocess.DEVNULL,
             check=False,
         )
+    except subprocess.TimeoutExpired:
+        warn(f"warning: {command} timed out (no answer within {timeout:g} s); stopped")
+        return None
     except (OSError, subprocess.SubprocessError):
         log.debug("`gh auth token` could not be run for %s", host)
         return None
     if proc.returncode != 0:
         log.debug("`gh auth token` exited %d for %s", proc.returncode, host)
         return None
-    lines = proc.stdout.strip().splitlines()
-    return lines[0].strip() if lines and lines[0].strip() else None
+    tokens = [line.strip() for line in proc.stdout.splitlines() if _looks_like_token(line)]
+    return tokens[-1] if tokens else None
+
+
+def _looks_like_token(line: str) -> bool:
+    """A line of ``gh auth token``'s output that can be a token: one word of printable
+    ASCII (a notice has spaces)."""
+    word = line.strip()
+    return bool(word) and word.isascii() and word.isprintable() and " " not in word

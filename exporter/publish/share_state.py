@@ -38,6 +38,46 @@ def _state_key(api_url: str) -> str:
 GIVEN_FIELDS = ("given_salt", "given", "excluded", "removed", "redacted", "cuts")
 
 
+#: A record's fields that hold lists of names (of ``GIVEN_FIELDS``), and those that hold one
+#: string: what else a damaged file holds there (``"removed": [null]``) is left out.
+_NAME_LISTS = ("given", "excluded", "removed", "cuts")
+_TEXTS = ("given_salt", "content_sha256", "source", "updated_at")
+
+
+def _usable_id(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def usable_record(entry: Any, *, nested: bool = False) -> dict[str, Any] | None:
+    """A record as read from the file with what no version writes left out, so that no
+    reader meets it: a list's items that are not strings (``"removed": [null]`` ended in a
+    traceback), a string field that is not one, ``public`` other than ``true`` (false), an
+    earlier gist that is not one; None for no record at all (no gist id, a blank one). Other
+    keys are kept as they are. ``nested``: an earlier gist, which has no earlier ones."""
+    if not isinstance(entry, dict) or not _usable_id(entry.get("gist_id")):
+        return None
+    record = dict(entry)
+    record["public"] = entry.get("public") is True
+    for key in _NAME_LISTS:
+        if key in record:
+            values = record[key]
+            if isinstance(values, list):
+                record[key] = [v for v in values if isinstance(v, str)]
+            else:
+                del record[key]
+    for key in _TEXTS:
+        if key in record and not isinstance(record[key], str):
+            del record[key]
+    if "redacted" in record and not isinstance(record["redacted"], bool):
+        del record["redacted"]
+    earlier = record.pop("earlier", None)
+    if not nested and isinstance(earlier, list):
+        kept = [g for g in (usable_record(g, nested=True) for g in earlier) if g is not None]
+        if kept:
+            record["earlier"] = kept
+    return record
+
+
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A record's earlier gists of its session (``--new``, the other visibility), oldest
     first, as ``{"gist_id", "public"}`` and what each share replaced; what is not one (no
@@ -144,8 +184,9 @@ class ShareState:
             if not isinstance(sessions, dict):
                 continue
             for session_id, entry in sessions.items():
-                if isinstance(entry, dict) and isinstance(entry.get("gist_id"), str):
-                    clean.setdefault(str(host), {})[str(session_id)] = entry
+                record = usable_record(entry)
+                if record is not None:
+                    clean.setdefault(str(host), {})[str(session_id)] = record
         return clean
 
     @property
@@ -241,6 +282,15 @@ class ShareState:
         of one of its sessions that made a new gist meanwhile keeps its new record. A
         session's earlier gists outlive it (the latest becomes its record), and the gist is
         dropped from every list of earlier ones. Returns how many records named it."""
+        return self._forget(api_url, gist_id)[0]
+
+    def forget_gone_gist(self, api_url: str, gist_id: str) -> bool:
+        """``forget_gist`` for a gist found gone on GitHub; True if the state named it at
+        all (as a session's gist or an earlier one)."""
+        return self._forget(api_url, gist_id)[1]
+
+    def _forget(self, api_url: str, gist_id: str) -> tuple[int, bool]:
+        """``forget_gist``: how many records named it as theirs, and whether any changed."""
         with self.locked():
             gists = self._load()
             sessions = gists.get(_state_key(api_url), {})
@@ -263,11 +313,11 @@ class ShareState:
                 sessions[sid] = entry
                 changed = True
             if not changed:
-                return 0
+                return 0, False
             if not sessions:
                 gists.pop(_state_key(api_url), None)
             self._save(gists)
-            return named
+            return named, True
 
     def _drop(self, api_url: str, which: Callable[[str, dict[str, Any]], bool]) -> int:
         """Drop this API's records ``which`` picks (by session id and record), under the

@@ -16,6 +16,7 @@ Usage::
         fake.saml_enforced(org="acme")              # 403 + X-GitHub-SSO: required; url=...
         fake.drop_connection(times=1)               # close the socket without answering
         fake.hang(2.0)                              # answer nothing for 2 s, then drop
+        fake.answer_create_oddly(cut=True)          # make the gist, answer half its JSON
         ...
         fake.requests[-1].method, .path, .route, .headers["user-agent"], .json
 """
@@ -45,6 +46,7 @@ __all__ = [
     "NO_USER_AGENT_BODY",
     "Failure",
     "FakeGitHub",
+    "OddCreate",
     "RecordedRequest",
     "closed_port_url",
     "fake_github_fixture",
@@ -108,6 +110,19 @@ class Failure:
         return not (self.path and not re.search(self.path, route))
 
 
+@dataclass
+class OddCreate:
+    """How the next successful ``POST /gists`` is answered: the gist is made as always,
+    then answered with ``body`` (None: its own JSON, without the ``drop`` keys), with the
+    ``Location`` header or not; ``cut`` sends the first half of the body with no
+    ``Content-Length`` and closes the connection (an answer cut off in transit)."""
+
+    body: Any = None
+    drop: tuple[str, ...] = ()
+    location: bool = True
+    cut: bool = False
+
+
 def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -151,6 +166,8 @@ class FakeGitHub(LoopbackFake):
         self.requests: list[RecordedRequest] = []
         self.failures: list[Failure] = []
         self.rate_remaining = 5000
+        #: How the next creates are answered (``answer_create_oddly``), first first.
+        self.odd_creates: list[OddCreate] = []
         self._lock = threading.Lock()
 
     @property
@@ -215,6 +232,20 @@ class FakeGitHub(LoopbackFake):
         return self.inject(
             Failure(action="hang", delay=seconds, times=times, method=method, path=path)
         )
+
+    def answer_create_oddly(
+        self,
+        *,
+        body: Any = None,
+        drop: tuple[str, ...] = (),
+        location: bool = True,
+        cut: bool = False,
+    ) -> OddCreate:
+        """Make the next created gist as usual but answer it oddly (see ``OddCreate``)."""
+        odd = OddCreate(body=body, drop=tuple(drop), location=location, cut=cut)
+        with self._lock:
+            self.odd_creates.append(odd)
+        return odd
 
     def rate_limit(
         self,
@@ -355,7 +386,41 @@ class FakeGitHub(LoopbackFake):
             self._apply_failure(h, failure)
             return
         status, payload, headers = self._route(record, base, prefix, body)
+        odd = None
+        if status == 201 and record.method == "POST":
+            with self._lock:
+                odd = self.odd_creates.pop(0) if self.odd_creates else None
+        if odd is not None:
+            self._send_odd_create(h, odd, payload, headers)
+            return
         self._send(h, status, payload, headers)
+
+    def _send_odd_create(
+        self, h: _Handler, odd: OddCreate, payload: Any, headers: dict[str, str]
+    ) -> None:
+        if odd.body is not None:
+            payload = odd.body
+        elif isinstance(payload, dict):
+            payload = {k: v for k, v in payload.items() if k not in odd.drop}
+        if not odd.location:
+            headers = {k: v for k, v in headers.items() if k.lower() != "location"}
+        if not odd.cut:
+            self._send(h, 201, payload, headers)
+            return
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        try:
+            h.send_response(201)
+            for name, value in {**headers, "Content-Type": "application/json"}.items():
+                h.send_header(name, value)
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.wfile.write(data[: len(data) // 2])
+            h.wfile.flush()
+        except OSError:
+            pass
+        h.close_connection = True
+        with contextlib.suppress(OSError):
+            h.connection.shutdown(socket.SHUT_RDWR)
 
     def _apply_failure(self, h: _Handler, failure: Failure) -> None:
         if failure.delay:
