@@ -2,6 +2,23 @@
    sorted by last activity without this script; it adds column sorting, a filter box that also
    searches the sessions' prompts, and local times (the theme toggle is theme.js). No network
    access (the page's CSP forbids it anyway). */
+// A count said once the typing pauses, as the session page says its search's: the count on
+// screen follows each key, but as a live region it queued a count per key (five for "theme"),
+// the same one said again and again. Its words go to a screen-reader-only status 600 ms after
+// the last change, and only when they differ from what it said last. (The filter's and the
+// text search's, each in its own function below.)
+function sayOncePaused(shown, said) {
+  "use strict";
+  var timer = 0;
+  return function () {
+    if (!said) return;
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      if (said.textContent !== shown.textContent) said.textContent = shown.textContent;
+    }, 600);
+  };
+}
+
 (function () {
   "use strict";
   var doc = document;
@@ -90,6 +107,7 @@
 
   // Filter: every whitespace-separated term must occur in the row's text (AND).
   var input = $("#filter"), status = $("#filter-status"), texts = null;
+  var sayCount = sayOncePaused(status, $("#filter-said"));
   // Sessions that could not be read are rows too, but not sessions with a cost.
   var readable = rows.filter(function (r) { return !r.classList.contains("failed"); }).length;
   function money(v) {  // as the page writes costs: 4 decimals under a cent, 3 under a dollar
@@ -187,6 +205,7 @@
       ? shown + " of " + readable + " sessions · " + money(cost) +
         (prompts ? " · " + prompts + " matching prompt" + (prompts === 1 ? "" : "s") : "")
       : readable + " sessions";
+    sayCount();
   }
   if (input) {
     input.hidden = false;
@@ -223,6 +242,7 @@
   var input = doc.getElementById("text-query"), status = doc.getElementById("text-status");
   var out = doc.getElementById("text-results");
   if (!input || !status || !out) return;
+  var sayCount = sayOncePaused(status, doc.getElementById("text-said"));
   section.hidden = false;
 
   var NAMES = { p: "Prompt", r: "Reply", e: "Error", s: "Summary", c: "Tool call", o: "Tool output" };
@@ -383,6 +403,10 @@
   }
 
   function search() {
+    find();
+    sayCount();
+  }
+  function find() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     if (!terms.length) { out.textContent = ""; status.textContent = ""; return; }
     if (index === null) {

@@ -51,9 +51,19 @@
     show(b);
     b.setAttribute("aria-pressed", "false");  // pressed = everything of its kind unfolded
     b.addEventListener("click", function () { b.setAttribute("aria-pressed", String(toggleAll(toggles[id]))); });
-    // one of them folded by hand: no longer "everything unfolded" (it stayed pressed)
+    // one of them folded by hand: no longer "everything unfolded" (it stayed pressed); the
+    // last one unfolded by hand: everything is (it said "false", and a press folded them all).
+    // The open ones are kept in a set, from a look at them all at the first fold or unfold.
+    var opened = null, total = 0;
     doc.addEventListener("toggle", function (ev) {
-      if (!ev.target.open && ev.target.matches && ev.target.matches(toggles[id])) b.setAttribute("aria-pressed", "false");
+      var d = ev.target;
+      if (!d.matches || !d.matches(toggles[id])) return;
+      if (!opened) {
+        var all = $all(toggles[id]);
+        total = all.length; opened = new Set(all.filter(function (x) { return x.open; }));
+      }
+      if (!d.open) { opened.delete(d); b.setAttribute("aria-pressed", "false"); }
+      else if (opened.add(d).size === total) b.setAttribute("aria-pressed", "true");
     }, true);
   });
 
@@ -525,12 +535,17 @@
         return;
       }
       var entry = lastRow ? findTarget(hashOf($("a", lastRow))) : null;
-      var box = entry ? entry.getBoundingClientRect() : null;
       // the entry being read (the current row's, else the one mid-screen), else the page's
-      // title (main itself showed no focus ring; the title, scrolled away, showed none either)
-      var target = box && box.bottom > 0 && box.top < innerHeight ? entry : entryMidScreen() || $("#content h1") || $("#content");
+      // title (main itself showed no focus ring; the title, scrolled away, showed none either).
+      // On a narrow screen the outline lies above the transcript, not beside it: the current
+      // row's entry, wherever it is (not the title, for a reader who came from deep down);
+      // either is scrolled into view (the title was focused a screen below the outline).
+      var target = entry && entry.getClientRects().length && (inView(entry) || outlineToggle && outlineToggle.offsetParent) ? entry
+        : entryMidScreen() || $("#content h1") || $("#content");
       if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
       target.focus({ preventScroll: true });
+      // (centred, or by its top if tall: what is at the middle of the screen stays current)
+      if (!inView(target)) target.scrollIntoView({ block: target.offsetHeight > innerHeight / 2 ? "start" : "center" });
       return;
     }
     if (ev.key === "Enter" && a.classList.contains("ob-t")) { ev.preventDefault(); a.click(); return; }
@@ -542,6 +557,10 @@
     ev.preventDefault();
     if (next) next.focus();
   });
+  function inView(el) {
+    var box = el.getBoundingClientRect();
+    return box.bottom > 0 && box.top < innerHeight;
+  }
   function hashOf(a) {
     var h = a ? a.getAttribute("href").slice(1) : "";
     try { return decodeURIComponent(h); } catch (e) { return h; }

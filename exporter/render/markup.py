@@ -322,11 +322,35 @@ def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
 
 
 def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """A link without words (``[](https://…)``, ``[ ](…)``) shows its URL, as an image without
+    alt text does: it was an empty ``<a>``, nothing to see or click, yet a Tab stop without
+    a name."""
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
     if not href.startswith("#"):
         token.attrSet("rel", "noreferrer noopener")
-    return renderer.renderToken(tokens, idx, options, env)
+    html = renderer.renderToken(tokens, idx, options, env)
+    inside = _wordless(tokens, idx + 1)
+    if inside is None:
+        return html
+    for blank in inside:  # (the URL alone, not the URL and a space, underlined)
+        if blank.type == "text":
+            blank.content = ""
+    return html + escape(href)
+
+
+def _wordless(tokens: list[Any], start: int) -> list[Any] | None:
+    """A link's tokens, from ``start`` to its ``link_close``, if they show nothing (blanks,
+    emphasis around blanks); None if they show something (an image shows its alt text or
+    its URL)."""
+    inside = []
+    for token in itertools.islice(tokens, start, None):
+        if token.type == "link_close":
+            break
+        if token.type == "image" or token.content.strip():
+            return None
+        inside.append(token)
+    return inside
 
 
 def _definition(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
