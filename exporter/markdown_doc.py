@@ -53,6 +53,7 @@ from exporter.markdown_text import (
     ends_in_a_list,
     escaped,
     fenced,
+    may_take_branch_anchor,
     prose,
     quoted,
     shown,
@@ -215,6 +216,8 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
     if session.header.parent_session:
         rows.insert(2, ("Forked from", _session_file(session.header.parent_session, timestamps)))
     facts = [f"- **{name}:** {value}" for name, value in rows]
+    if may_take_branch_anchor(title):  # "# Branch 2 of 2" took that branch's link
+        title = f"Session: {title}"
     out = [f"# {title}", "", *facts, ""]
     if session.labels:
         marks = [_label_mark(session, target, label) for target, label in session.labels.items()]
@@ -702,7 +705,10 @@ class _Writer:
         said = [title, fmt_datetime(when)] if when else [title]
         if entry.id in self.forks:  # the id --leaf and --exclude take, where branches leave
             said.append(f"id {code_span(entry.id)}")
-        out = [f"{'#' * level} {' · '.join(said)}", ""]
+        heading = " · ".join(said)
+        if may_take_branch_anchor(heading):  # a role "Branch 2 of 2" (no time): that link
+            heading = f"Entry · {heading}"
+        out = [f"{'#' * level} {heading}", ""]
         label = self.session.labels.get(entry.id)
         out += [f"**Label** {code_span(label)} · id {code_span(entry.id)}", ""] if label else []
         return out

@@ -16,6 +16,7 @@ import itertools
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from exporter.formatting import plain_text_shown, replace_surrogates
 
@@ -156,21 +157,79 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{body}{fence}"
 
 
-_LEADING_BLANKS = re.compile(r"[ \t]*")
-
-
 def quoted(markdown: str) -> str:
-    """A block of Markdown inside a block quote (every line prefixed). A line's leading
-    tabs become the spaces they stood for: after "> " a tab reaches the next tab stop, two
-    columns on, not four, so a line :func:`prose` left as indented code became a paragraph
-    (a thinking block's ``\t<img onerror=…>`` went out as live HTML)."""
-    lines = []
-    for line in markdown.split("\n"):
-        if "\t" in line:
-            lead = _LEADING_BLANKS.match(line).group()  # type: ignore[union-attr]
-            line = lead.expandtabs(4) + line[len(lead) :]
-        lines.append(f"> {line}" if line else ">")
-    return "\n".join(lines)
+    """A block of Markdown inside a block quote (every line prefixed). Tabs in a line's
+    leading part (blanks, quote marks, list markers) become the spaces they stood for:
+    after "> " a tab reaches the next tab stop two columns on, not four, so a line
+    :func:`prose` left as indented code became a paragraph (a thinking block's
+    ``\t<img onerror=…>`` or ``>>  \t<img …>`` went out as live HTML) and a paragraph
+    became code. A line of blanks (and quote marks) loses its blanks (``_evened``)."""
+    lines = _evened(markdown.split("\n"), marked_only=False)
+    return "\n".join(f"> {line}" if line else ">" for line in lines)
+
+
+#: A line of nothing but blanks and quote marks, ending in a blank.
+_BLANK_LINE = re.compile(r"[ \t>]*[ \t]")
+
+
+def _evened(lines: list[str], marked_only: bool) -> list[str]:
+    """``lines`` read alike by every CommonMark parser, and by them after quoting: a line of
+    blanks (after any quote marks) without its blanks, and the tabs in a line's leading
+    part (its containers' marks, ``_CONTAINERS``) as spaces to the same column (tab stops
+    of 4, as CommonMark counts). ``marked_only``: only in a part with a quote mark or a
+    list marker (a leading tab alone reads the same everywhere). Lines inside a fence at
+    the top level are kept as written (a diff's ``-\t`` and Go's tabs): there no
+    container is continued, so no tab and no blank can change what they are; but for
+    quoting (not ``marked_only``) one whose text starts with a fence's run (`` \t~~~``,
+    four columns in: code; two after "> ": the fence's end).
+
+    cmark (GitHub) kept a list item that opened empty ("1.") across a line of spaces as
+    wide as its marker, where CommonMark (markdown-it) ended it: the next line's fence or
+    ``<img …>`` was the item's on GitHub and after it here (the fence this module closes
+    landed outside the item; the rest of the document was code). markdown-it counted a
+    tab after a quote mark short (``>> * \t<img …>`` was code to it, an image to cmark)."""
+    uneven = [
+        number
+        for number, line in enumerate(lines)
+        if (line[-1:] in (" ", "\t") and _BLANK_LINE.fullmatch(line))
+        or ("\t" in line and _uneven_lead(line, marked_only))
+    ]
+    if not uneven:
+        return lines
+    kept = _top_fence_lines(lines).intersection(uneven)
+    if not marked_only:  # quoting moves tab stops: a fence's run after blanks could close it
+        kept = {n for n in kept if lines[n].lstrip(" \t")[:1] not in ("`", "~")}
+    out = list(lines)
+    for number in uneven:
+        out[number] = out[number] if number in kept else _even(lines[number])
+    if kept and not kept <= _top_fence_lines(out):  # evening moved a fence: even all
+        out = [_even(line) if number in uneven else line for number, line in enumerate(lines)]
+    return out
+
+
+def _uneven_lead(line: str, marked_only: bool) -> bool:
+    lead = _prefix(line)
+    return "\t" in lead and (not marked_only or bool(lead.strip(" \t")))
+
+
+def _even(line: str) -> str:
+    if _BLANK_LINE.fullmatch(line):
+        return line.rstrip(" \t")
+    lead = _prefix(line)
+    return lead.expandtabs(4) + line[len(lead) :]
+
+
+def _top_fence_lines(lines: list[str]) -> set[int]:
+    """The lines inside fenced code at the top level (none when the parse fails)."""
+    try:
+        tokens = _tokens("\n".join(lines))
+    except _Unreadable:
+        return set()
+    found: set[int] = set()
+    for token in tokens:
+        if token.type == "fence" and token.level == 0 and token.map:
+            found.update(range(token.map[0] + 1, min(token.map[1], len(lines))))
+    return found
 
 
 def prose(text: str, below: int = 0) -> str:
@@ -182,8 +241,20 @@ def prose(text: str, below: int = 0) -> str:
     most to 6). Which lines are code is CommonMark's answer (markdown-it's block parse),
     not a guess: a fence inside a list item ends with it. The answer is asked again after
     escaping (``<script>`` opened an HTML block that held a fence; as text, the fence is
-    one) until it holds; escaping never adds a line."""
+    one) until it holds; escaping never adds a line. Lines are evened first (``_evened``:
+    tabs in a line's containers as spaces, blank lines empty), so that GitHub reads them
+    as this parse does. A text the parser fails on is shown as plain text, in a code block:
+    never a traceback."""
     text = shown(text)
+    try:
+        return _prose(text, below)
+    except _Unreadable:
+        return fenced(text)
+
+
+def _prose(text: str, below: int) -> str:
+    if "\t" in text or " \n" in text or text.endswith(" "):
+        text = "\n".join(_evened(text.split("\n"), marked_only=True))
     if not _MAY_NEED_WORK.search(text) and not (below and _MAY_BE_HEADING.search(text)):
         return text.strip("\n")  # no markup to escape, no fence, no heading: as it is
     lines = text.split("\n")
@@ -222,7 +293,10 @@ def _headings_moved(
     """Every heading, in a quote or a list item too (``> # H1`` was a level 1 heading in
     the middle of the transcript), in the ``#`` form at its level counted from the
     message's top one, under ``below``: a message of ``##`` and ``###`` headings keeps
-    them apart under an entry at level 4 (counted from ``#``, both were level 6)."""
+    them apart under an entry at level 4 (counted from ``#``, both were level 6). A
+    heading GitHub would give a branch heading's anchor (``# Branch 2 of 2`` took
+    ``#branch-2-of-2`` from the document's own heading further down, and the fork's link
+    with it) is a bold line, as one past level 6 is."""
     top = min(level for level, _ in headings.values())
     gone: set[int] = set()  # the lines a setext heading's title took after its first
     bold: set[int] = set()  # headings past level 6, now bold lines
@@ -231,8 +305,8 @@ def _headings_moved(
         hashes = "#" * min(6, depth)
         if underline is None:  # "## Title"
             atx = _ATX.match(out[number])
-            if atx and depth > 6:
-                title = _CLOSING_HASHES.sub("", out[number][atx.end() :]).strip()
+            title = _CLOSING_HASHES.sub("", out[number][atx.end() :]).strip() if atx else ""
+            if atx and (depth > 6 or may_take_branch_anchor(title)):
                 out[number] = atx.group(1) + (f"**{title}**" if title else "")
                 bold.add(number)
             elif atx:
@@ -244,7 +318,7 @@ def _headings_moved(
         assert first is not None  # (it matches any line)
         rest = (line.lstrip(" \t>") for line in out[number + 1 : underline])
         title = " ".join(part.strip() for part in (first.group(2), *rest))
-        if depth > 6:
+        if depth > 6 or may_take_branch_anchor(title):
             out[number] = f"{first.group(1)}**{title}**"
             bold.add(number)
         else:
@@ -260,8 +334,8 @@ def _headings_moved(
         # a bold line is no block of its own: blank lines keep it out of the paragraphs
         # around it (a heading ended them), in its quote or list item
         blank = _LIST_MARK.sub(lambda m: " " * len(m.group()), _prefix(line)).rstrip()
-        if kept and kept[-1].strip(" \t>"):
-            kept.append(blank)
+        if kept and kept[-1].strip(" \t>") and not _EMPTY_ITEM.fullmatch(kept[-1]):
+            kept.append(blank)  # (after an item that opened empty, it ended the item)
         kept.append(line)
         after = next((out[n] for n in range(number + 1, len(out)) if n not in gone), "")
         if after.strip(" \t>"):
@@ -269,9 +343,40 @@ def _headings_moved(
     return kept
 
 
+#: A branch heading's anchor (``Branch 2 of 7``: ``#branch-2-of-7``) in a heading's
+#: letters and digits.
+_BRANCH_ANCHOR = re.compile(r"branch\d+of\d+")
+#: A GitHub emoji's name (``:tada:``): GitHub shows the emoji, which its anchors leave out.
+_EMOJI_NAME = re.compile(r":[a-z0-9_+-]+:")
+_TAG = re.compile(r"<[^>]*>")
+_BRANCH_LETTERS = frozenset("branchof")
+
+
+def may_take_branch_anchor(title: str) -> bool:
+    """Whether a heading of ``title`` (Markdown) could have the anchor GitHub gives a
+    branch heading of this document (``#branch-2-of-7``): GitHub gives a heading its text
+    in lower case, without punctuation, spaces as "-", and the first of two the same
+    anchor gets it. Read generously: the title's text as rendered (``Bran&#99;h``,
+    ``[Bran](x)ch``), emoji names out, its letters and digits only."""
+    if not any(c.isdigit() for c in title) or (
+        "&" not in title and not set(title.lower()) >= _BRANCH_LETTERS
+    ):
+        return False
+    text = html.unescape(_TAG.sub("", _inline_parser().renderInline(title))).lower()
+    letters = "".join(c for c in _EMOJI_NAME.sub("", text) if c.isalnum())
+    return bool(_BRANCH_ANCHOR.search(letters))
+
+
+@functools.cache
+def _inline_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False})
+
+
 #: An ATX heading's closing run of "#" (after a space, or the whole title).
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _LIST_MARK = re.compile(r"[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])")
+#: A line that opens a list item and says nothing (in a quote or an item too).
+_EMPTY_ITEM = re.compile(r"(?:[ \t>]|[-*+](?![^ \t])|\d{1,9}[.)](?![^ \t]))*")
 
 
 def _prefix(line: str) -> str:
@@ -341,7 +446,7 @@ def _code_lines(
     headings: dict[int, tuple[int, int | None]] = {}
     paragraphs: dict[int, int] = {}
     env: dict = {}
-    tokens = _block_parser().parse("\n".join(lines), env)
+    tokens = _tokens("\n".join(lines), env)
     held = [False] * len(lines) if env.get("references") else None
     for token in tokens:
         if held is not None and token.type in _LEAF_BLOCKS and token.map:
@@ -383,9 +488,28 @@ LIST_END = "<!-- -->"
 def ends_in_a_list(markdown: str) -> bool:
     """The text's last block is a list: an indented block written after it would be read
     as part of its last item."""
-    tokens = _block_parser().parse(markdown)
+    try:
+        tokens = _tokens(markdown)
+    except _Unreadable:
+        return True  # not known: the blank comment ends a list if there is one, else nothing
     last = next((t for t in reversed(tokens) if t.level == 0), None)
     return last is not None and last.type in ("bullet_list_close", "ordered_list_close")
+
+
+class _Unreadable(Exception):
+    """The parser failed on a text (a bug of its own)."""
+
+
+def _tokens(source: str, env: dict | None = None) -> list[Token]:
+    """The block tokens of ``source``, read with a line break at its end: without one,
+    markdown-it (4.x) read past the text's end (an IndexError in its ``getLines``) when the
+    last line was a bare ">" after a quoted list item that opens an HTML block it leaves
+    open (``> - <pre>\n>``): the line's start was past the text's last character. Any
+    failure of the parser is ``_Unreadable``: the caller says the text another way."""
+    try:
+        return _block_parser().parse(source + "\n", {} if env is None else env)
+    except Exception as error:  # a bug in the parser, not in the text
+        raise _Unreadable(str(error)) from error
 
 
 @functools.cache
@@ -397,8 +521,11 @@ def _block_parser() -> MarkdownIt:
 
 
 def _closes(match: re.Match[str], opening: str) -> bool:
+    """Whether a fence line closes the fence ``opening`` opened: only spaces and tabs may
+    follow its run (a no-break space after it left the fence open on GitHub, and the
+    rest of the document in it, where Python's ``strip`` saw a closed one)."""
     run = match.group(1)
-    return run[0] == opening[0] and len(run) >= len(opening) and not match.group(2).strip()
+    return run[0] == opening[0] and len(run) >= len(opening) and not match.group(2).strip(" \t")
 
 
 def _definition_as_text(line: str, definition: bool) -> str:
@@ -422,21 +549,26 @@ def _inline_safe(text: str, following: str = "") -> str:
     is left as code only where every reading agrees it is: the paragraph's, its lines'
     and table cells' when it has a "|" (GitHub's table rows), cmark's (its search for a
     closing run stops early after one failed) and GitHub's, whose bare web addresses
-    take in the backticks after them. Where they differ, a span shows ``&lt;`` inside
-    it, never the other way round. Linear: each span's closing run is
-    looked up, not searched for (a pasted minified file is one line of many backticks
-    and brackets)."""
+    take in the backticks after them (in the paragraph and in each cell: a table's first
+    row ``https://a.b/`<img …>``` was a span to the paragraph's reading, whose span
+    opened before the address, and the address took the cell's opening backtick). Where
+    they differ, a span shows ``&lt;`` inside it, never the other way round. Linear: each
+    span's closing run is looked up, not searched for (a pasted minified file is one line
+    of many backticks and brackets)."""
     if "<" not in text and "![" not in text and "](" not in text and "]:" not in text:
         return text
     if "`" not in text:
         return _escape_tags(text, 0, len(text), following)
     whole = [(0, len(text))]
     code = _spans(text, whole)
-    if "|" in text:  # GitHub: a table's row is cells, and it ends the paragraph above it
-        code = _common(code, _spans(text, _pieces(text, _CELL_OR_LINE)))
+    cells = _pieces(text, _CELL_OR_LINE) if "|" in text else None
+    if cells:  # GitHub: a table's row is cells, and it ends the paragraph above it
+        code = _common(code, _spans(text, cells))
     code = _common(code, _cmark_spans(text))
     if _BARE_ADDRESS.search(text):
         code = _common(code, _spans(text, whole, addresses=True))
+        if cells:  # an address in a cell takes in a backtick that opened a span there
+            code = _common(code, _spans(text, cells, addresses=True))
     out: list[str] = []
     position = 0
     for begin, end in code:
