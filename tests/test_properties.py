@@ -233,7 +233,7 @@ def classify(data: bytes) -> dict[int, str]:
             # kept as an entry of unknown type when it has an id (as Pi keeps it) in a file
             # with ids; else a damaged line
             has_id = isinstance(value.get("id"), str) and value["id"]
-            kinds[number] = "typeless" if has_id else "scalar"
+            kinds[number] = "typeless" if has_id else "untyped"
         elif not isinstance(value, dict):
             kinds[number] = "scalar"
         elif value["type"] == "session":
@@ -284,12 +284,14 @@ def test_damaged_files_never_raise_lose_entries_or_hang(data: bytes) -> None:
         accounted = set(entry_lines) | set(damaged_lines) | header
         assert accounted == {n for n, k in kinds.items() if k != "blank"}
         # Never lose an entry: every object line with a string type (not a header) is one;
-        # one without a type but with an id may be one too (the loader's `no-type`)
+        # one without a type but with an id may be one too (the loader's `no-type`), and in
+        # a v1 file (ids given by position) any object is, as Pi migrates it into the chain
         typed = {n for n, k in kinds.items() if k in ENTRY_KINDS}
-        typeless = {n for n, k in kinds.items() if k == "typeless"}
+        untyped = ("typeless", "untyped") if session.header.version < 2 else ("typeless",)
+        typeless = {n for n, k in kinds.items() if k in untyped}
         assert typed <= set(entry_lines) <= typed | typeless
         for damaged in session.damaged:
-            assert kinds[damaged.line] in ("bad", "scalar", "session", "typeless")
+            assert kinds[damaged.line] in ("bad", "scalar", "session", "typeless", "untyped")
             assert any(d.line == damaged.line for d in session.diagnostics)
         assert all(kinds[d.line] != "blank" for d in session.diagnostics if d.line)
         if session.entries:
