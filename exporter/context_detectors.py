@@ -18,6 +18,7 @@ from exporter.secret_heuristics import (
     PLAIN_WORD,
     is_placeholder,
     is_secret_assignment,
+    is_type_name,
     is_wrapped_placeholder,
     name_strength,
 )
@@ -990,13 +991,14 @@ _TYPE_ITEM_SEPARATORS = re.compile(r"[\s,|.\[\]<>]+")
 
 
 def _type_or_note(value: str) -> bool:
-    """Whether a config value is a type or a note, not a password: a known generic
-    (`Optional[str]`, `typing.Optional[_ALLOWED_PKCS12_TYPES]`, `Annotated[`), empty
-    brackets (`string[]`), another name holding only types (`Queue[bytes]`, `Generic[T]`,
-    `Model[SecretStr]`), or a note (`(required)`). A name with a word or a digit inside
+    """Whether a config value is a type or a note, not a password: a type's name
+    (`SecretStr`, see `is_type_name`), a known generic (`Optional[str]`,
+    `typing.Optional[_ALLOWED_PKCS12_TYPES]`, `Annotated[`), empty brackets (`string[]`),
+    another name holding only types (`Queue[bytes]`, `Generic[T]`, `Model[SecretStr]`), or a
+    note (`(required)`). A name with a word or a digit inside
     its brackets is a password (`Pass[w0rd]`, `Summer[x2024]`, `Monkey<baseball4>`,
     `Secret[2024]`), and so is a word opening brackets (`Qwerty[`)."""
-    if _NOTE.fullmatch(value):
+    if _NOTE.fullmatch(value) or is_type_name(value):  # `password: SecretStr` (pydantic)
         return True
     opening = _TYPE_OPENING.fullmatch(value)
     if opening is not None:

@@ -618,14 +618,140 @@ class DockerConfigDetector(Detector):
                 yield match.start(), covered
 
 
+#: What a one-time login link's secret part is: random letters and digits (`-`, `_`, `.`
+#: and `~` of base64url), or a UUID; not a slug of words (`order-2024-05-summary`)
+_UUID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", re.IGNORECASE)
+
+
+def _link_secret(value: str, least: int) -> bool:
+    """``value`` (``least`` characters or more) is a link's secret, not a word or a slug."""
+    if is_placeholder(value):
+        return False
+    if _UUID.fullmatch(value):
+        return True
+    if len(value) < least:
+        return False
+    # (words in one case, and numbers: `order-2024-05-summary`, `YOUR_KEY_GOES_HERE_1234`)
+    words = [part for part in re.split(r"[-_.~]", value) if part]
+    slug = all(
+        part.isdigit() or (part.isalpha() and (part.islower() or part.isupper() or part.istitle()))
+        for part in words
+    )
+    return looks_random(value) and bool(DIGIT.search(value)) and not slug
+
+
+class _LoginLinks:
+    """One-time login secrets in a URL, which sign in whoever opens it: an OAuth
+    authorization code (``/callback?code=X``), the token of a magic sign-in link
+    (``/auth/magic?t=X``) and of a password-reset, e-mail confirmation or invitation link
+    (``/reset-password/X``, ``/invite/X``). Only long random values count: a country's
+    ``?code=US``, an article's slug or a playground's URL-encoded code are no secrets."""
+
+    _code = re.compile(
+        r"[?&#](?:code|auth_code|authorization_code)=(?P<v>[a-z0-9_\-.~%]{20,512})"
+        r"(?![a-z0-9_\-.~%])"
+    )
+    # (what may be percent-encoded in a code: base64's `/`, `+` and `=`)
+    _encoded = re.compile(r"%(?!2f|2b|3d)[0-9a-f]{2}")
+    _words = (
+        "magic", "reset", "verif", "confirm", "invit", "activat", "login", "signin", "sign-in",
+        "sign_in", "log-in", "unlock", "passwordless",
+    )  # fmt: skip
+    # a link word in the URL's path, then the query's secret (`/auth/magic?t=…`)
+    _param = re.compile(
+        r"[?&](?:t|tk|k|h|s|otp|hash|ticket|magic|login|signin|link|code)="
+        r"(?P<v>[a-z0-9_\-.~]{24,512})(?![a-z0-9_\-.~%])"
+    )
+    # a path segment after a link word (Django's `/reset/<uid>/<token>/`: after a short one)
+    _path = re.compile(
+        r"/(?:reset[-_]?password|password[-_]?reset|reset|magic(?:[-_]?link)?|invite|invitations?"
+        r"|verify(?:[-_]?email)?|verification|confirm(?:[-_]?email)?|confirmation|activate"
+        r"|activation|unlock|accept[-_]?invite|login|signin|sign-in)"
+        # (not a repository's: `github.com/org/verify/commit/<sha>`)
+        r"(?:/(?!commit|blob|tree|pull|compare|raw|src|tag|releases|issues)[a-z0-9_\-]{1,16})?"
+        r"/(?P<v>[a-z0-9_\-.~]{24,512})(?=[/?#\s\"'<>)\]]|$)"
+    )
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "code=" in lower:
+            for match in self._code.finditer(lower):
+                start, end = match.span("v")
+                value = text[start:end]
+                if self._encoded.search(lower, start, end) or not self._in_url(lower, start):
+                    continue
+                if _link_secret(value.replace("%2F", "/").replace("%2f", "/"), 20):
+                    yield start, end
+        if not any(word in lower for word in self._words):
+            return
+        for pattern in (self._param, self._path):
+            for match in pattern.finditer(lower):
+                start, end = match.span("v")
+                if not self._in_url(lower, start):
+                    continue
+                if pattern is self._param and not any(
+                    word in lower[self._url_from(lower, start) : match.start()]
+                    for word in self._words
+                ):
+                    continue
+                if _link_secret(text[start:end], 24):
+                    yield start, end
+
+    def _url_from(self, lower: str, at: int) -> int:
+        """Where the URL holding ``at`` starts (its scheme's ``://``), or ``at``."""
+        found = lower.rfind("://", max(0, at - 1024), at)
+        return at if found < 0 else found
+
+    def _in_url(self, lower: str, at: int) -> bool:
+        """``at`` is in a URL: a ``scheme://`` starts its word, with no blank between."""
+        found = self._url_from(lower, at)
+        if found == at:
+            return False
+        return not any(char in lower[found:at] for char in " \t\r\n\"'<>")
+
+
+class _WifiPsk:
+    """A Wi-Fi network's passphrase: ``psk="X"`` (or its 64 hex digits, as
+    ``wpa_passphrase`` prints them) in a ``wpa_supplicant.conf`` ``network={…}`` block, or
+    ``psk=X`` under a NetworkManager profile's ``[wifi-security]``."""
+
+    _psk = re.compile(
+        r"(?<![\w\-])#?[ \t]*psk[ \t]*=[ \t]*(?:\\?\"(?P<qv>[^\"\\\r\n]{8,63})\\?\"|"
+        r"(?P<hex>[0-9a-f]{64})(?![0-9a-z])|(?P<v>[^\s\"'#]{8,63})(?=[ \t]*(?:\r?\n|$)))"
+    )
+    _reach = 2048  # how far before the value its block's opening is looked for
+
+    def find(self, text: str, lower: str) -> Iterator[Span]:
+        for match in self._psk.finditer(lower):
+            group = next(g for g in ("qv", "hex", "v") if match[g] is not None)
+            before = lower[max(0, match.start() - self._reach) : match.start()]
+            if group == "v":
+                if "[wifi-security]" not in before:
+                    continue
+            elif "network={" not in before.replace(" ", "") and "ssid=" not in before:
+                continue
+            start, end = match.span(group)
+            if not is_placeholder(text[start:end]):
+                yield start, end
+
+
+_LOGIN_LINKS, _WIFI_PSK = _LoginLinks(), _WifiPsk()
+
+
 class SignedUrlDetector(Detector):
     """The signature (and session token) in a signed URL's query: Azure SAS ``sig=``,
     S3 ``X-Amz-Signature=`` / ``X-Amz-Security-Token=``, GCS ``X-Goog-Signature=``,
     CloudFront ``Signature=``. Anyone holding the URL has the access it grants. The
-    separator may be escaped (``&amp;``, ``\\u0026``, ``%26sig%3D``)."""
+    separator may be escaped (``&amp;``, ``\\u0026``, ``%26sig%3D``). So do a one-time
+    login link's secrets (:class:`_LoginLinks`: ``?code=``, magic, reset and invitation
+    links)."""
 
-    name, summary = "signed-url", "signatures in signed URLs (SAS sig=, X-Amz-Signature=, …)"
+    name, summary = (
+        "signed-url",
+        "signatures in signed URLs (SAS sig=, X-Amz-Signature=, …), OAuth ?code=, login links",
+    )
     # few and shared substring checks: each distinct trigger is a pass over every string
+    # (`://`, which login links need, is the URL detectors' own)
+    triggers = ("://",)
     lower_triggers = ("sig=", "signature=", "token=", "%3d", "appid=")
     _param = re.compile(
         r"(?:[?&;]|\\u0026|%26)"
@@ -637,7 +763,9 @@ class SignedUrlDetector(Detector):
     _appid = re.compile(r"(?:[?&;]|\\u0026|%26)appid=(?P<v>[0-9a-f]{32})(?![0-9a-z])")
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        for match in self._param.finditer(lower):
+        # (woken by a URL alone, the signatures' pass is skipped: most URLs have none)
+        signed = "sig=" in lower or "signature=" in lower or "token=" in lower or "%3d" in lower
+        for match in self._param.finditer(lower) if signed else ():
             start, end = match.span("v")
             value = text[start:end]
             if DIGIT.search(value) and not is_placeholder(value):
@@ -646,6 +774,8 @@ class SignedUrlDetector(Detector):
             for match in self._appid.finditer(lower):
                 if looks_random(match["v"]):
                     yield match.span("v")
+        if "://" in text:
+            yield from _LOGIN_LINKS.find(text, lower)
 
 
 class CommandArgumentDetector(Detector):
@@ -862,19 +992,25 @@ class CodeFormDetector(Detector):
     """A named secret in code or config forms that have no ``NAME=``: PHP's
     ``define('DB_PASSWORD', 'X')``, ``os.environ['API_KEY'] = 'X'``, fish's ``set -gx
     API_KEY X``, XML's ``<password>X</password>`` and ``<add key="ApiKey" value="X"/>``,
-    and SQL's ``PASSWORD 'X'`` / ``IDENTIFIED BY 'X'`` (``CREATE USER``, ``ALTER ROLE``)."""
+    SQL's ``PASSWORD 'X'`` / ``IDENTIFIED BY 'X'`` (``CREATE USER``, ``ALTER ROLE``), and a
+    Wi-Fi passphrase, ``psk="X"`` in a ``wpa_supplicant.conf`` network block
+    (:class:`_WifiPsk`)."""
 
-    name, summary = "code-secret", "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL"
+    name, summary = (
+        "code-secret",
+        "define('NAME', 'X'), environ['NAME'] = 'X', <password>X<, SQL, wpa_supplicant psk=",
+    )
     # "env" and "pass" are other detectors' triggers too: one substring test serves both
     lower_triggers = ("define", "env", "set -", "</", "value=", "pass", "identified", "put(",
                       "set(", "] =", "]=", "key(", "token(", "secret(", "auth=(", "auth =",
                       "auth(", ".login(", ".fill(", ".type(", "send_keys(", "sendkeys(",
-                      "setvalue(", "sequentially(", "<property")  # fmt: skip
+                      "setvalue(", "sequentially(", "<property", "psk=")  # fmt: skip
     min_length = 25  # `<pass>abcde</pass>` alone is shorter: a string of only that is rare
     # Each runs over the lowercased text (same offsets) from its literal, so the regex engine
     # skips ahead to it; names and values are then read from the text itself.
+    # (wp-config.php pads the value into a column: `define( 'AUTH_KEY',         '…' );`)
     _define = re.compile(
-        r"define\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,8}"
+        r"define\(\s{0,8}(?P<nq>[\"'])(?P<name>[a-z_][\w.\-]{0,127})(?P=nq)\s{0,8},\s{0,32}"
         r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{5,512})(?P=q)"
     )
     # os.Setenv("GITHUB_TOKEN", "X") (Go), os.putenv, env::set_var (Rust),
@@ -959,6 +1095,8 @@ class CodeFormDetector(Detector):
     )
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
+        if "psk=" in lower:
+            yield from _WIFI_PSK.find(text, lower)
         for literals, pattern in self._patterns:
             if not any(literal in lower for literal in literals):
                 continue
@@ -985,6 +1123,10 @@ class CodeFormDetector(Detector):
                     continue  # `cache.setKey("user-session-42")`: a key of a map, not a secret
                 if pattern is self._element and name.lower() == "key":
                     continue  # a plist's <key>NAME</key>: the name of the next value
+                if pattern is self._define and name.upper() in _WORDPRESS_KEYS:
+                    if _wordpress_key(value):
+                        yield start, end
+                    continue
                 # any map's put/set under a lower-case name: a rule, a type or a message
                 # (`rules.put("password", "required|min:8")`) is no password; a random
                 # value still is (`props.put("password", "Tr0ub4dor&3x")`, JDBC's way)
@@ -997,6 +1139,23 @@ class CodeFormDetector(Detector):
                     name or "password", value, quoted=True, env_style=False
                 ):
                     yield start, end
+
+
+#: wp-config.php's authentication keys and salts (its `define()`s)
+_WORDPRESS_KEYS = frozenset(
+    f"{kind}_{part}" for kind in ("AUTH", "SECURE_AUTH", "LOGGED_IN", "NONCE")
+    for part in ("KEY", "SALT")
+)  # fmt: skip
+
+
+def _wordpress_key(value: str) -> bool:
+    """A WordPress key or salt as its secret-key service makes them: 64 characters of letters,
+    digits, punctuation and spaces (``>GT/=^d7F=gu…``, ``Rxl!I$(#UiT/],eNU)|.J!H/ LR=w…``);
+    not the sample's ``put your unique phrase here``, which is words."""
+    if len(value) < 32 or is_placeholder(value) or not looks_random(value):
+        return False
+    symbols = sum(1 for char in value if not char.isalpha() and char != " ")
+    return symbols >= len(value) // 8 and len(value.split()) <= len(value) // 12 + 1
 
 
 class TableRowDetector(Detector):

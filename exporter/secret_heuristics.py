@@ -22,6 +22,7 @@ __all__ = [
     "is_dummy",
     "is_placeholder",
     "is_secret_assignment",
+    "is_type_name",
     "is_variable_name",
     "looks_random",
     "name_strength",
@@ -394,9 +395,11 @@ def _strength(words: tuple[str, ...]) -> str | None:
 
 # A word before "key" or "token" that makes it a key or token of another kind: a page's,
 # a sort order's, a public one (not "primary": Azure's primaryKey is its account key)
+# (AWS's `ClientRequestToken` and Route 53's `ChangeToken` are idempotency ids, in the
+# CLI's output beside the request they name)
 _NOT_A_SECRET_KIND = _words(
     "next page continuation cursor pagination idempotency sort partition foreign composite "
-    "row public publishable"
+    "row public publishable request change"
 )
 
 
@@ -518,9 +521,25 @@ _ALGORITHM = re.compile(
     r"scram-sha-(?:1|256|512)|md5|sha-?(?:1|256|384|512)|argon2(?:id|i|d)?|bcrypt|scrypt"
     r"|pbkdf2(?:[_-]sha(?:1|256|512))?|aes-?(?:128|192|256)(?:-[a-z]{3})?"
     # request signing schemes: `Authorization: AWS4-HMAC-SHA256 Credential=…`
-    r"|[a-z0-9]{2,8}-hmac-sha[0-9]{1,3}|goog4-rsa-sha256",
+    r"|[a-z0-9]{2,8}-hmac-sha[0-9]{1,3}|goog4-rsa-sha256"
+    # SASL mechanisms: an IMAP or SMTP server's `AUTH=CRAM-MD5` capability
+    r"|(?:cram|digest)-md5|scram-sha-(?:1|256|512)-plus|xoauth2?|oauthbearer|gssapi|ntlm",
     re.IGNORECASE,
 )
+#: The name of a type, not a value: CamelCase words ending in a type's word (pydantic's
+#: `SecretStr`, `SecretBytes`, AWS's `SecureString`, `Uint8Array`, `PasswordField`), as a
+#: Python or TypeScript annotation gives it (`password: SecretStr`). A password of CamelCase
+#: words ends in another word (`ProdDbPass`, `HunterTwo`).
+_TYPE_NAME = re.compile(
+    r"(?:[A-Z][a-z0-9]+){1,4}"
+    r"(?:Str|String|Bytes|Type|Field|Value|Array|Buffer|Dict|List|Map|Int|Float|Bool|Model"
+    r"|Schema|Object|Input|Ref|Handle|Option|Options|Provider|Settings|Enum|Struct|Props)"
+)
+
+
+def is_type_name(value: str) -> bool:
+    """``SecretStr``, ``SecureString``: a type's name (see ``_TYPE_NAME``), no value."""
+    return len(value) <= 64 and _TYPE_NAME.fullmatch(value) is not None
 
 
 _PATH_PART = re.compile(r"[a-z]+|[0-9]+|[a-z0-9]{1,3}")

@@ -3,7 +3,8 @@
 A ``ghp_…`` token printed in a 30-column box ends one line and goes on at the start of the
 next; each part alone is too short for its format, or the format matches only the first
 part and the rest leaks. This detector joins a token's head at the end of a line to the
-run of token characters that opens the next line (after indentation or a table's border),
+run of token characters that opens the next line (after indentation, a table's border or a
+Markdown quote's ``> ``; Markdown's ``<br>`` and a hard break's ``\\`` end a line too),
 and to the runs of the lines after it while each run fills its line (a 93-character
 ``github_pat_`` in a 36-column box, a JWT in an 80-column terminal), asks the token formats
 whether the joined text is one of their tokens across the breaks, and if so gives each
@@ -34,23 +35,37 @@ _BORDER = "│┃║|"
 #: Blanks, then maybe a border and more blanks: each run matched one way only (two optional
 #: runs around an optional border split a long run of spaces every way: quadratic).
 _EDGE = rf"[ \t]{{0,200}}(?:[{_BORDER}][ \t]{{0,200}})?"
-#: A head: a prefix and token characters up to the end of its line (a border may close it).
+#: Markdown's line breaks inside a paragraph or a table's cell: a `<br>` (`<br/>`,
+#: `<br />`) and a backslash before the line break (a hard break)
+_MARKDOWN_BREAK = r"<br[ \t]{0,4}/?>"
+#: The end of a line: blanks and a border (`_EDGE`), a hard break's backslash or a `<br>`
+_LINE_END = rf"(?:\\|{_MARKDOWN_BREAK}[ \t]{{0,200}}|{_EDGE})\r?\n"
+#: What opens the line a token goes on in: indentation and a border, or a Markdown quote's
+#: `> ` (`> > ` nested), as it opens each line of the quote
+_LINE_START = rf"[ \t]{{0,200}}(?:[{_BORDER}][ \t]{{0,200}}|(?:>[ \t]{{0,4}}){{1,4}})?"
+#: A head: a prefix and token characters up to the end of its line (a border may close it)
+#: or up to a `<br>` (a table's cell goes on after it, on the same line).
 _HEAD = re.compile(
     "(?<![A-Za-z0-9_.\\-])("
     + "|".join(re.escape(p) for p in sorted(_PREFIXES, key=len, reverse=True))
-    + rf")[A-Za-z0-9_.\-]{{0,1000}}(?={_EDGE}\r?\n)"
+    + rf")[A-Za-z0-9_.\-]{{0,1000}}(?={_LINE_END}|{_MARKDOWN_BREAK})"
 )
-#: The line break, the next line's indentation or border, then the run that goes on.
-_TAIL = re.compile(rf"{_EDGE}\r?\n{_EDGE}([A-Za-z0-9_.\-]{{1,1000}})")
+#: The line break, the next line's indentation, border or quote, then the run that goes on;
+#: or a `<br>` and the run after it.
+_TAIL = re.compile(
+    rf"(?:{_LINE_END}{_LINE_START}|{_MARKDOWN_BREAK}[ \t]{{0,200}})([A-Za-z0-9_.\-]{{1,1000}})"
+)
 #: The next line of a box of two or more columns: empty cells, then the run, which counts
 #: only where it starts in the head's column (`│ GITHUB_TOKEN │ github_pat_…│` goes on as
 #: `│              │ Op5Qr7…│`; a next row's name, `│ NEXT │ …`, starts elsewhere).
 _BOX_TAIL = re.compile(
     rf"{_EDGE}\r?\n[ \t]{{0,200}}(?:[{_BORDER}][ \t]{{0,200}}){{2,6}}([A-Za-z0-9_.\-]{{1,1000}})"
 )
-#: A run that fills its line: the line ends right after it, or after one blank and a
-#: border. Only such a run can go on at the start of the next line.
-_FILLS_LINE = re.compile(rf"(?:[ \t]?[{_BORDER}][ \t]{{0,200}})?\r?\n")
+#: A run that fills its line: the line ends right after it, after one blank and a border,
+#: or after a Markdown break. Only such a run can go on at the start of the next line.
+_FILLS_LINE = re.compile(
+    rf"(?:\\|{_MARKDOWN_BREAK}[ \t]{{0,200}}|[ \t]?[{_BORDER}][ \t]{{0,200}})?\r?\n"
+)
 _MAX_LINES = 12  # a wrapped token is joined over at most this many lines (a JWT is long)
 #: Joins over three or more lines that found no token, after which a text's heads are joined
 #: to one line only (as before): every line of a wide block a head made each try 11 lines.
@@ -126,7 +141,7 @@ class WrappedTokenDetector(Detector):
         }
 
     def find(self, text: str, lower: str) -> Iterator[Span]:
-        if "\n" not in text:
+        if "\n" not in text and "<br" not in lower:
             return
         skip_to, failed_joins = 0, 0
         for head in _HEAD.finditer(text):
