@@ -69,7 +69,8 @@ _NUMBERED_LINE = re.compile(r" *(\d+)[→\t]")
 _COMMAND_TAG = re.compile(r"<(command-name|command-args|command-message)>(.*?)</\1>", re.DOTALL)
 # The notice Claude Code writes when a background task ends, and the fields inside it
 _TASK_NOTIFICATION = re.compile(r"\s*<task-notification>(.*?)</task-notification>", re.DOTALL)
-_FIELD_TAG = re.compile(r"<([a-z][a-z0-9_-]*)>(.*?)</\1>", re.DOTALL)
+# (a field holds no tag: `.*?` to a closing tag far off, for each unclosed one, was quadratic)
+_FIELD_TAG = re.compile(r"<([a-z][a-z0-9_-]{0,40})>([^<]*)</\1>")
 # A command the user ran with `!`, and its output, the line after it
 _SHELL_INPUT = re.compile(r"<bash-input>(.*)</bash-input>", re.DOTALL)
 _SHELL_OUTPUT = re.compile(

@@ -715,7 +715,9 @@ class _WifiPsk:
     ``psk=X`` under a NetworkManager profile's ``[wifi-security]``."""
 
     _psk = re.compile(
-        r"(?<![\w\-])#?[ \t]*psk[ \t]*=[ \t]*(?:\\?\"(?P<qv>[^\"\\\r\n]{8,63})\\?\"|"
+        # (from a `#` or the word itself: blanks before it, tried at each of them, took
+        # quadratic time on a long run of blanks)
+        r"(?<![\w\-#])(?:#[ \t]*)?psk[ \t]*=[ \t]*(?:\\?\"(?P<qv>[^\"\\\r\n]{8,63})\\?\"|"
         r"(?P<hex>[0-9a-f]{64})(?![0-9a-z])|(?P<v>[^\s\"'#]{8,63})(?=[ \t]*(?:\r?\n|$)))"
     )
     _reach = 2048  # how far before the value its block's opening is looked for

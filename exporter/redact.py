@@ -196,9 +196,6 @@ class RedactionReport:
     placeholders: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     #: Detector -> the last placeholder number it gave, so later text numbers on from it.
     numbers: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
-    #: User names the session uses as a word (a command, a package: `sam build`), in memory
-    #: only: replaced only where they name someone, in the session and beside it alike.
-    word_users: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -283,9 +280,10 @@ def _alternation(words: list[str], before: str, after: str) -> re.Pattern[str] |
 
 #: Where the home folder starts a path: not inside a longer name or path (`./root`,
 #: `/mnt/root`, `~/root`), not a URL's user name (`mysql://root:pw@db`, `ws://root@host`,
-#: whose `//` precedes it), nor after a drive (`C:/root`); a `file://` URL's path is one
-#: (`file:///root/x` becomes `file:///~/x`, still a `file:` URL).
-_HOME_BEFORE = r"(?:(?<![\w.\-/~\]])(?<![^\w][A-Za-z]:)(?<!^[A-Za-z]:)|(?P<file>)(?<=file://))"
+#: whose `//` precedes it), nor after a drive (`C:/root`: a capital and a colon, alone;
+#: after one letter of a path or a host, `/data/a:/root`, `h:/root`, it is the home); a
+#: `file://` URL's path is one (`file:///root/x` becomes `file:///~/x`, still a `file:` URL).
+_HOME_BEFORE = r"(?:(?<![\w.\-/~\]])(?<![\s\"'=(\[`][A-Z]:)(?<!^[A-Z]:)|(?P<file>)(?<=file://))"
 #: Where it ends: `/`, the end, a blank, a quote or punctuation, not more of a name
 #: (`/root.txt`, `/home/alice.bak`, `/root-ca.pem` are other files)
 _HOME_AFTER = r"(?![\w\-]|\.[\w\-])"
@@ -299,52 +297,26 @@ class _PathPrivacy:
     """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic; a
     name that is also an everyday or code word only where it names someone)."""
 
-    def __init__(
-        self,
-        homes: Iterable[str],
-        users: Iterable[str],
-        report: RedactionReport,
-        word_users: Iterable[str] = (),
-    ):
+    def __init__(self, homes: Iterable[str], users: Iterable[str], report: RedactionReport):
         stripped = {h.rstrip("/\\") for h in homes}
         self.homes = sorted((h for h in stripped if len(h) > 1), key=len, reverse=True)
         names = {u for u in users if len(u) >= 3 and u.lower() not in _GENERIC_USERS}
         longest_first = sorted(names, key=len, reverse=True)
-        as_words = _WORD_USERS | {w.lower() for w in word_users}
-        self.report = report
+        plain = [u for u in longest_first if u.lower() not in _WORD_USERS]
+        words = [u for u in longest_first if u.lower() in _WORD_USERS]
+        self._plain, self._words = plain, [w.lower() for w in words]
         self._home = _alternation(self.homes, _HOME_BEFORE, _HOME_AFTER)
-        self._set_users(
-            [u for u in longest_first if u.lower() not in as_words],
-            [u for u in longest_first if u.lower() in as_words],
-        )
-
-    def _set_users(self, plain: list[str], words: list[str]) -> None:
-        self._plain, self._words, self._word_names = plain, [w.lower() for w in words], words
         self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
         self._named = _named_user_patterns(words) if words else ()
-        self._used_as_word = [(name, _used_as_a_word(name)) for name in plain]
-
-    def _note_words(self, text: str) -> None:
-        """A plain user name this text uses as a word (``$ sam build``, ``brew install
-        julia``, ``julia> 1+1``): from here on replaced only where it names someone (and
-        the session redacted again so, see :func:`apply_policy`)."""
-        moved = [name for name, used in self._used_as_word if _used_in(name, used, text)]
-        if moved:
-            self.report.word_users.update(moved)
-            self._set_users(
-                [u for u in self._plain if u not in moved],
-                sorted([*self._word_names, *moved], key=len, reverse=True),
-            )
+        self.report = report
 
     def apply(self, text: str) -> str:
         if self._home and any(home in text for home in self.homes):
             text, n = self._home.subn(_home_placeholder, text)
             self.report.count("home_paths", n)
         if self._user and any(user in text for user in self._plain):
-            self._note_words(text)
-            if self._user:  # (None when the only name turned out to be a word here)
-                text, n = self._user.subn("<user>", text)
-                self.report.count("user_names", n)
+            text, n = self._user.subn("<user>", text)
+            self.report.count("user_names", n)
         low = text.lower() if self._named else ""  # once, not once per name
         if self._named and any(word in low for word in self._words):
             for pattern in self._named:
@@ -354,54 +326,6 @@ class _PathPrivacy:
             text, n = _OTHER_HOME.subn(r"\g<pre><user>", text)
             self.report.count("user_names", n)
         return text
-
-
-#: Package managers' and launchers' verbs: what follows them is a program or a package
-_INSTALLS = (
-    r"(?:brew|apt|apt-get|dnf|yum|zypper|pacman|apk|snap|port|choco|winget|scoop|nix-env|pip3?"
-    r"|pipx|uv|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|juliaup|rustup"
-    r"|docker|podman)(?:[ \t]+-{1,2}[\w\-=]{1,30})*[ \t]+"
-    r"(?:install|add|i|get|pull|-S|tool[ \t]+install)(?:[ \t]+-{1,2}[\w\-=]{1,30})*"
-    r"(?:[ \t]+[\w.@=\-]{1,60}){0,6}?[ \t]+[\w.@\-]{0,40}?"
-)
-
-
-def _used_as_a_word(name: str) -> re.Pattern[str]:
-    """Where a text uses a user name as a program or a word of code, not as someone's name:
-    run after a prompt (``$ sam build``) or an operator (``&& sam deploy``, ``| julia -e``),
-    installed or run by a package manager (``brew install julia``, ``pip install
-    aws-sam-cli``), looked up (``which hugo``), as a REPL's prompt (``julia> 1+1``), an
-    image's tag (``cassandra:4.1``), a variable (``iris = load_iris()``), a module
-    (``import iris``) or an object whose method is called (``iris.head()``)."""
-    n = rf"(?<![\w\-.]){re.escape(name)}(?![\w\-])"
-    word = rf"(?<![\w.]){re.escape(name)}(?!\w)"  # (a package's word: aws-sam-cli)
-    sources = (
-        rf"(?:^|\n)[ \t]*[$%❯➜][ \t]+{n}",
-        rf"(?:&&|\|\||\$\()[ \t]*{n}(?=[ \t]+[\-a-z.]|[ \t]*(?:$|\n|&&|;|\)))",
-        rf"\|[ \t]*{n}[ \t]+-",  # (a pipe's: `| julia -e …`, not a table's `| sam | …`)
-        rf"(?<![\w\-])(?:which|whereis|command[ \t]+-v|npx|uvx|pipx[ \t]+run)[ \t]+{n}",
-        rf"(?<![\w\-]){_INSTALLS}{word}",
-        rf"(?:^|\n)[ \t]*{n}> ",
-        rf"{n}:(?:[0-9]+(?:\.[0-9]+)+|latest|alpine|slim|lts|stable|edge)(?![\w.])",
-        rf"(?:^|\n)[ \t]*{n}[ \t]*=(?!=)",
-        rf"(?<![\w.])(?:import|from)[ \t]+{n}(?![\w\-@])",
-        rf"{n}\.[a-z_]\w*\(",
-    )
-    return re.compile("|".join(f"(?:{source})" for source in sources))
-
-
-def _used_in(name: str, used: re.Pattern[str], text: str) -> bool:
-    """``used`` (:func:`_used_as_a_word`) matches around one of the first occurrences of
-    ``name`` in ``text``: a window each, not the whole text (a long output that names the
-    user was searched at every character)."""
-    at = text.find(name)
-    for _ in range(64):
-        if at < 0:
-            return False
-        if used.search(text, max(0, at - 160), at + len(name) + 40):
-            return True
-        at = text.find(name, at + len(name))
-    return False
 
 
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
@@ -709,11 +633,8 @@ def apply_policy(
     environ = os.environ if environ is None else environ
     result, report, found = _redact_pass(session, policy, environ, {}, shows_name)
     repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
-    # a user name the session uses as a word (`$ sam build`) is replaced only where it names
-    # someone, in every entry: the first pass learnt so only from where it saw it
-    words = frozenset(report.word_users)
-    if repeats or words:
-        result, report, _ = _redact_pass(session, policy, environ, repeats, shows_name, words)
+    if repeats:
+        result, report, _ = _redact_pass(session, policy, environ, repeats, shows_name)
     result.redaction_note = report.page_note()
     result.redaction_heading = report.page_heading()
     return result, report
@@ -744,7 +665,7 @@ def text_redactor(
         if owner:
             homes.append(owner.group(1))
             users.append(re.split(r"[\\/]", owner.group(1))[-1])
-        privacy = _PathPrivacy(homes, users, report, report.word_users)
+        privacy = _PathPrivacy(homes, users, report)
     redactor = _Redactor(scanner, privacy, report, given)  # numbers on from the session's
 
     def redact(text: str, where: tuple[str | int, ...]) -> str:
@@ -837,7 +758,7 @@ def _worth_repeating(value: str) -> bool:
     value = value.strip()
     if len(value) < MIN_REPEATED or is_dummy(value) or is_placeholder(value):
         return False  # (a template's `__PASSWORD__` stays where it is used elsewhere)
-    if is_type_name(value) or _ALGORITHM_NAME.fullmatch(value):
+    if is_type_name(value) or (_ALGORITHM_NAME.fullmatch(value) and _LETTER.search(value)):
         return False  # `SecretStr` (a type), `CRAM-MD5`, `AES-256-GCM` (a mechanism's name)
     if looks_random(value) and DIGIT.search(value) and not WORDLIKE.fullmatch(value):
         return True
@@ -847,11 +768,16 @@ def _worth_repeating(value: str) -> bool:
 
 
 _ONE_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[0-9]+")
-#: Capitals and a number joined by dashes, as algorithms and mechanisms are named
-#: (`CRAM-MD5`, `SCRAM-SHA-256`, `HMAC-SHA256`, `AES-256-GCM`); a code's groups mix both
-_ALGORITHM_NAME = re.compile(
-    r"[A-Z]{2,12}(?:-[A-Z]{2,12})*(?:-[A-Z]{0,8}[0-9]{1,4})+(?:-[A-Z]{2,12})*"
+#: An algorithm's or a login mechanism's name (`CRAM-MD5`, `SCRAM-SHA-256`, `HMAC-SHA256`,
+#: `AES-256-GCM`): known parts and numbers joined by dashes, not any capitals and a number
+#: (`HUNTER-2024`, `ACME-PROD-2024` are passwords)
+_ALGORITHM_PART = (
+    r"(?:CRAM|DIGEST|SCRAM|HMAC|MD5|SHA[0-9]{0,3}|AES[0-9]{0,3}|3?DES|RSA|ECDSA|ED25519|X25519"
+    r"|CHACHA20|POLY1305|GCM|CBC|CTR|ECB|PBKDF2|ARGON2(?:ID|I|D)?|PLUS|PLAIN|LOGIN|NTLM"
+    r"|XOAUTH2?|OAUTHBEARER|GSSAPI|[0-9]{1,4})"
 )
+_ALGORITHM_NAME = re.compile(rf"{_ALGORITHM_PART}(?:-{_ALGORITHM_PART})+")
+_LETTER = re.compile(r"[A-Z]")  # (`2024-1234` is no algorithm's name)
 _CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z]*)*\(?")
 _CODE_CHARACTER = re.compile(r"[\s()\[\]{}<>/\\$\"'`,;]")
 
@@ -889,13 +815,10 @@ def _redact_pass(
     environ: Mapping[str, str],
     repeats: Mapping[str, str],
     shows_name: bool = True,
-    word_users: frozenset[str] = frozenset(),
 ) -> tuple[Session, RedactionReport, dict[str, str]]:
     """One pass over the kept entries; ``repeats`` (value -> detector) are literal secrets
-    found by an earlier pass, ``word_users`` the user names it found used as words.
-    Returns the copy, its report and what the detectors found."""
+    found by an earlier pass. Returns the copy, its report and what the detectors found."""
     report = RedactionReport(redacted=policy.redact, policy_key=policy.key(environ))
-    report.word_users.update(word_users)
     kept, reparent = select_entries(session, policy)
     excluded = len(excluded_ids(session, policy.exclude)) if policy.exclude else 0
     report.count("entries_dropped", len(session.entries) - len(kept) - excluded)  # by the rules
@@ -913,7 +836,7 @@ def _redact_pass(
             if owner:
                 homes.append(owner.group(1))
                 users.append(re.split(r"[\\/]", owner.group(1))[-1])
-            privacy = _PathPrivacy(homes, users, report, word_users)
+            privacy = _PathPrivacy(homes, users, report)
     redactor = _Redactor(scanner, privacy, report, given)
     records = [redactor.record(session_records(session)[0], None)]
     kept_ids = {e.id for e in kept}

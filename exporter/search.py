@@ -86,6 +86,8 @@ class Pattern:
         else:  # the text's runs of whitespace (split out, odd places) as ``\s+``
             parts = _WHITESPACE.split(self.text)
             source = "".join(r"\s+" if n % 2 else re.escape(p) for n, p in enumerate(parts))
+            if source.startswith(r"\s+"):  # from a run's start only: tried inside a long
+                source = r"(?<!\s)" + source  # run too, it read the run again each time
             flags = 0
         return re.compile(source, flags if self.case_sensitive else flags | re.IGNORECASE)
 

@@ -395,11 +395,10 @@ def _strength(words: tuple[str, ...]) -> str | None:
 
 # A word before "key" or "token" that makes it a key or token of another kind: a page's,
 # a sort order's, a public one (not "primary": Azure's primaryKey is its account key)
-# (AWS's `ClientRequestToken` and Route 53's `ChangeToken` are idempotency ids, in the
-# CLI's output beside the request they name)
+# ("request" and "change" are not: an OAuth request token, a password-change token)
 _NOT_A_SECRET_KIND = _words(
     "next page continuation cursor pagination idempotency sort partition foreign composite "
-    "row public publishable request change"
+    "row public publishable"
 )
 
 
@@ -526,14 +525,14 @@ _ALGORITHM = re.compile(
     r"|(?:cram|digest)-md5|scram-sha-(?:1|256|512)-plus|xoauth2?|oauthbearer|gssapi|ntlm",
     re.IGNORECASE,
 )
-#: The name of a type, not a value: CamelCase words ending in a type's word (pydantic's
-#: `SecretStr`, `SecretBytes`, AWS's `SecureString`, `Uint8Array`, `PasswordField`), as a
-#: Python or TypeScript annotation gives it (`password: SecretStr`). A password of CamelCase
-#: words ends in another word (`ProdDbPass`, `HunterTwo`).
+#: The name of a type, not a value: a secret's word and a type's (pydantic's `SecretStr`,
+#: `SecretBytes`, AWS's `SecureString`, `PasswordField`), or a typed array (`Uint8Array`), as
+#: a Python or TypeScript annotation gives it (`password: SecretStr`). Only these: any
+#: CamelCase words ending in a type's word took passwords (`Summer2024Value`, `HunterTwoMap`).
 _TYPE_NAME = re.compile(
-    r"(?:[A-Z][a-z0-9]+){1,4}"
-    r"(?:Str|String|Bytes|Type|Field|Value|Array|Buffer|Dict|List|Map|Int|Float|Bool|Model"
-    r"|Schema|Object|Input|Ref|Handle|Option|Options|Provider|Settings|Enum|Struct|Props)"
+    r"(?:Secret|Secure|Sensitive|Masked|Encrypted|Password|Passwd|Token|Credentials?|Key"
+    r"|Private|Api)(?:[A-Z][a-z]+)?(?:Str|String|Bytes|Field|Input|Type|Value|Ref)"
+    r"|(?:Big)?U?[Ii]nt(?:8|16|32|64)(?:Clamped)?Array|Float(?:32|64)Array"
 )
 
 

@@ -236,3 +236,19 @@ def test_a_codex_forks_copy_of_its_parents_turns_is_counted_once(tmp_path) -> No
     assert total["input"] == 6000  # 2,000 + 2,000 + 2,000 uncached
     assert total["cache_read"] == 27000
     assert report["repeated_turns"] == 1
+
+
+def test_a_notice_field_holding_a_tag_is_kept_as_text() -> None:
+    """A field is text without tags; an unclosed or nested tag stays in the notice's text
+    (``.*?`` to a far closing tag, for each unclosed one, took quadratic time)."""
+    from exporter.claude_code import _task_notification
+
+    notice = _task_notification(
+        "<task-notification>\n<task-id>b1</task-id>\n<summary>a <b>c</b></summary>\n"
+        "</task-notification>"
+    )
+    assert notice is not None
+    assert "- task-id: b1" in notice
+    assert "- b: c" in notice and "<summary>a </summary>" in notice  # nothing lost
+    many = _task_notification("<task-notification>" + "<a>" * 2000 + "</task-notification>")
+    assert many == "<a>" * 2000

@@ -1,6 +1,7 @@
 """Redaction review s60: the home folder inside URLs and longer names, type names and
 mechanisms taken as passwords (and spread), WordPress salts, tokens split by Markdown's
-breaks, user names that are commands, and one-time login secrets in URLs."""
+breaks, and one-time login secrets in URLs (a user name that is also a command is still
+replaced everywhere: the review found leaving it leaked the name)."""
 
 from __future__ import annotations
 
@@ -100,18 +101,21 @@ def test_the_home_folder_is_still_replaced_where_it_is_one(
         "docker run -v /root/.aws:/root/.aws:ro img",
         "saved to '/root/out.txt', then (/root).",
         "file:///root/proj/index.html",
+        # after one letter and a colon: a path's or a host's, not a drive (review of s60)
+        "-v /data/a:/root/a; PATH=/a/b:/root/bin; scp f h:/root/x",
         "open file:///home/alice/x.html and /home/alice.txt, /home/alice/y",
     ]
-    root = redacted_texts(write_session, texts[:5], "/root/proj", {"HOME": "/root"})
+    root = redacted_texts(write_session, texts[:6], "/root/proj", {"HOME": "/root"})
     assert root == [
         "cd ~/proj && ls ~",
         "PATH=/usr/bin:~/.local/bin",
         "docker run -v ~/.aws:~/.aws:ro img",
         "saved to '~/out.txt', then (~).",
         "file:///~/proj/index.html",
+        "-v /data/a:~/a; PATH=/a/b:~/bin; scp f h:~/x",
     ]
     (alice,) = redacted_texts(
-        write_session, texts[5:], "/home/alice/p", {"HOME": "/home/alice", "USER": "alice"}
+        write_session, texts[6:], "/home/alice/p", {"HOME": "/home/alice", "USER": "alice"}
     )
     assert alice == "open file:///~/x.html and /home/<user>.txt, ~/y"
 
@@ -137,14 +141,10 @@ PYDANTIC = (
         "password: SecureString\n",
         "            capabilities = 'LOGINDISABLED AUTH=CRAM-MD5'\n",
         "* CAPABILITY IMAP4rev1 AUTH=XOAUTH2 AUTH=PLAIN",
-        '{"StackId": "arn:aws:cloudformation:us-east-1:1:stack/s/1", "ClientRequestToken": '
-        '"Console-CreateStack-7f1c2a9e-4b3d-4e2f-9a1b-0c8d7e6f5a4b"}',
-        '"ChangeInfo": {"Id": "/change/C2682N5HXP0BZ4", "ChangeToken": '
-        '"7f1c2a9e-4b3d-4e2f-9a1b-0c8d7e6f5a4b"}',
     ],
-    ids=["pydantic", "annotation", "indented", "aws-type", "imap", "imap2", "cfn", "route53"],
+    ids=["pydantic", "annotation", "indented", "aws-type", "imap", "imap2"],
 )
-def test_type_names_mechanisms_and_request_ids_are_no_secrets(text: str) -> None:
+def test_type_names_and_mechanisms_are_no_secrets(text: str) -> None:
     assert found(text) == []
 
 
@@ -159,6 +159,37 @@ def test_type_names_mechanisms_and_request_ids_are_no_secrets(text: str) -> None
 )
 def test_camel_case_passwords_are_still_found(text: str, secret: str) -> None:
     assert ("secret-assignment", secret) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: MyCompanyString\n",
+        "password: HunterTwoMap\n",
+        "password_change_token: Xk9mQ2vLp7RtZw4AbCdE\n",
+        "PASSWORD_CHANGE_TOKEN=Xk9mQ2vLp7RtZw4AbCdE\n",
+        "oauth_request_token=Xk9mQ2vLp7RtZw4AbCdE\n",
+        '"request_token": "Xk9mQ2vLp7RtZw4AbCdE"',
+    ],
+)
+def test_passwords_shaped_like_types_and_change_or_request_tokens_are_found(text: str) -> None:
+    """The review of this stop's first fix: any CamelCase words ending in a type's word
+    were a type's name (`HunterTwoMap`), and a request or change token no secret."""
+    assert any(value in text and len(value) >= 9 for _, value in found(text)), found(text)
+
+
+def test_passwords_that_only_look_like_names_are_still_replaced_where_they_repeat(
+    write_session: Callable[..., Path],
+) -> None:
+    """`Summer2024Value` read as a type's name and `ACME-PROD-2024` as an algorithm's: found
+    in `DB_PASSWORD=…`, each was left in clear where the session said it again."""
+    for chosen in ("Summer2024Value", "Passw0rdStr", "Admin123Field", "ACME-PROD-2024",
+                   "HUNTER-2024", "2024-1234-99"):  # fmt: skip
+        assert _worth_repeating(chosen), chosen
+    texts = ["DB_PASSWORD=Summer2024Value\nADMIN_PASSWORD=ACME-PROD-2024",
+             "psql -U app -W Summer2024Value; mysql -p ACME-PROD-2024 shop"]  # fmt: skip
+    out = redacted_texts(write_session, texts, "/home/dev/p", {})
+    assert not any(secret in text for text in out for secret in ("Summer2024", "ACME-PROD"))
 
 
 def test_a_type_or_mechanism_name_is_not_searched_for_elsewhere(
@@ -243,43 +274,27 @@ def test_a_break_after_a_whole_token_does_not_take_the_next_word() -> None:
     assert [value for _, value in found(text)] == [GHP, OPENAI]
 
 
-# --- 5. a user name that is also a command -------------------------------------------------
+# --- 5. a user name is replaced wherever it stands -------------------------------------------
 
 
-def test_a_user_name_used_as_a_command_is_replaced_only_where_it_names_someone(
+def test_a_user_name_is_replaced_where_a_package_or_a_command_also_uses_it(
     write_session: Callable[..., Path],
 ) -> None:
-    """User `sam` (AWS SAM's CLI): `$ sam build` became `$ <user> build` and `aws-sam-cli`
-    `aws-<user>-cli`; likewise julia, hugo, cassandra, iris (review s60)."""
-    environ = {"HOME": "/home/sam", "USER": "sam"}
+    """This stop first left a user name in clear in the whole session once one command or
+    package used it (`docker pull alice/webapp`): too easily done with one's own namespace.
+    A name stays `<user>` everywhere (a command named like the user is mangled, which
+    leaks nothing)."""
+    environ = {"HOME": "/home/alice", "USER": "alice"}
     texts = [
-        "$ sam build && sam deploy --guided\nsam local invoke Fn\npip install aws-sam-cli",
-        "sam approved it",
-        "cd /home/sam/app; ssh sam@build-box; ls /home/sam.bak\nuser: sam",
+        "docker pull alice/webapp:latest",
+        "alice approved the PR",
+        "git clone https://github.com/alice/dotfiles",
+        "| alice | admin |",
+        "Signed-off-by: alice",
     ]
-    out = redacted_texts(write_session, texts, "/home/sam/app", environ)
-    assert out == [
-        texts[0],
-        "sam approved it",
-        "cd ~/app; ssh <user>@build-box; ls /home/<user>.bak\nuser: <user>",
-    ]
-
-
-@pytest.mark.parametrize(
-    ("user", "text"),
-    [
-        ("julia", "$ julia --project=. -e 'using Pkg'\njulia> 1+1\nbrew install julia"),
-        ("hugo", "$ hugo server -D\nhugo v0.120.4 extended\nbrew install hugo"),
-        ("cassandra", "docker run -d --name cassandra cassandra:4.1\npip install cassandra-driver"),
-        ("iris", "from sklearn.datasets import load_iris\niris = load_iris()\nprint(iris.data)"),
-    ],
-)
-def test_other_user_names_that_are_tools_stay_in_commands(
-    write_session: Callable[..., Path], user: str, text: str
-) -> None:
-    environ = {"HOME": f"/home/{user}", "USER": user}
-    out = redacted_texts(write_session, [text, f"{user}@laptop"], f"/home/{user}/p", environ)
-    assert out == [text, "<user>@laptop"]
+    out = redacted_texts(write_session, texts, "/home/alice/p", environ)
+    assert not any("alice" in text for text in out), out
+    assert out[1] == "<user> approved the PR"
 
 
 def test_a_user_name_not_used_as_a_word_is_replaced_everywhere(

@@ -246,3 +246,16 @@ def test_the_byte_check_never_rules_out_a_phrase_across_whitespace() -> None:
     for phrase in phrases[:: max(1, len(phrases) // 100)]:
         assert any(Pattern(phrase).compiled().search(text) for text in texts), phrase
         assert not Pattern(phrase).cannot_be_in(data), phrase
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [(" foo", (0, 4)), ("x\n\n\t foo", (1, 8)), ("xfoo", None), ("a  foo foo", (1, 6))],
+)
+def test_a_pattern_that_starts_with_a_space_matches_from_the_blanks_start(
+    text: str, span: tuple[int, int] | None
+) -> None:
+    """A leading space matches a whole run of blanks (tried inside the run too, it read a
+    long run again from each of its places: the review of this stop)."""
+    found = Pattern(" foo").compiled().search(text)
+    assert (found.span() if found else None) == span

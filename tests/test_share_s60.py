@@ -350,3 +350,16 @@ def test_a_gh_that_hangs_is_said_to_have_timed_out(
     ), result.stderr
     assert lines[1].startswith(f"pi-session: error: no GitHub token found for {host}")
     assert fake.token not in result.output and fake.requests == []
+
+
+def test_a_gist_page_built_from_an_api_address_keeps_no_query_or_user() -> None:
+    """An address built for a gist a non-GitHub API named without one kept `--api-url`'s
+    query (where a token may be) with the path after it (the review of this stop)."""
+    from exporter.publish.gist import GistClient
+
+    for api_url in (
+        "https://example.com/custom?access_token=SECRET#frag",
+        "https://u:SECRET@example.com/custom/",
+    ):
+        page = GistClient(token="t0k", api_url=api_url)._gist_page("abc")
+        assert page == "https://example.com/custom/gists/abc"

@@ -256,8 +256,9 @@ class GistClient:
         page = gists_page(self.api_url)
         if page:
             return f"{page}{gist_id}"
-        parts = urlsplit(self.api_url)
-        plain = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+        parts = urlsplit(self.api_url)  # (nor a query or a fragment: a token may be there)
+        plain = parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="")
+        plain = plain.geturl().rstrip("/")
         return f"{plain}{self._gist_path(gist_id)}"
 
     def _with_address(self, gist: Gist) -> Gist:
