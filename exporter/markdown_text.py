@@ -220,16 +220,34 @@ def _even(line: str) -> str:
 
 
 def _top_fence_lines(lines: list[str]) -> set[int]:
-    """The lines inside fenced code at the top level (none when the parse fails)."""
+    """The lines inside fenced code at the top level, or in block quotes only (a `>` goes on
+    with a quote whatever follows it, so a tab after it is the code's own: Go's indent, a
+    diff's ``-\t``), but not one whose code starts with a fence's run there (after a tab,
+    whether it closes the fence is where the parsers differ). None when the parse fails."""
     try:
         tokens = _tokens("\n".join(lines))
     except _Unreadable:
         return set()
     found: set[int] = set()
+    open_containers: list[str] = []
     for token in tokens:
-        if token.type == "fence" and token.level == 0 and token.map:
-            found.update(range(token.map[0] + 1, min(token.map[1], len(lines))))
+        if token.nesting == 1:
+            open_containers.append(token.type)
+        elif token.nesting == -1 and open_containers:
+            open_containers.pop()
+        if token.type != "fence" or not token.map:
+            continue
+        inside = range(token.map[0] + 1, min(token.map[1], len(lines)))
+        if token.level == 0:
+            found.update(inside)
+        elif all(kind == "blockquote_open" for kind in open_containers):
+            found.update(n for n in inside if _code_start(lines[n]) not in ("`", "~"))
     return found
+
+
+def _code_start(line: str) -> str:
+    """The first character after a line's container marks."""
+    return line[len(_prefix(line)) :][:1]
 
 
 def prose(text: str, below: int = 0) -> str:
@@ -357,14 +375,16 @@ def may_take_branch_anchor(title: str) -> bool:
     branch heading of this document (``#branch-2-of-7``): GitHub gives a heading its text
     in lower case, without punctuation, spaces as "-", and the first of two the same
     anchor gets it. Read generously: the title's text as rendered (``Bran&#99;h``,
-    ``[Bran](x)ch``), emoji names out, its letters and digits only."""
+    ``[Bran](x)ch``), emoji names out, its letters and digits only, which must be all
+    of a branch heading's (``Merging feature-branch 1 of 3 into main`` takes no anchor of
+    ours)."""
     if not any(c.isdigit() for c in title) or (
         "&" not in title and not set(title.lower()) >= _BRANCH_LETTERS
     ):
         return False
     text = html.unescape(_TAG.sub("", _inline_parser().renderInline(title))).lower()
     letters = "".join(c for c in _EMOJI_NAME.sub("", text) if c.isalnum())
-    return bool(_BRANCH_ANCHOR.search(letters))
+    return bool(_BRANCH_ANCHOR.fullmatch(letters))  # the whole heading, not a part of it
 
 
 @functools.cache

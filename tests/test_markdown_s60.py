@@ -348,3 +348,31 @@ def test_quoting_keeps_a_fence_open_past_a_tabbed_run() -> None:
     session = _crafted(_prompt("hi"), _answer({"type": "thinking", "thinking": thinking}))
     _safe_in_a_document(session_markdown(session))
     assert "\n>     ~~~\n" in quoted(prose(thinking, 3))
+
+
+def test_tabs_in_a_fence_inside_a_quote_stay_tabs() -> None:
+    """The review of this stop: Go code and a diff in a quoted fence lost their tabs (the
+    `> \t` before each line was evened out as a container's mark)."""
+    from exporter.markdown_text import prose
+
+    text = (
+        "> ```go\n> func main() {\n> \tif x {\n> \t\treturn\n> \t}\n> }\n> ```\n\n"
+        "> ```diff\n> -\told\n> +\tnew\n> ```"
+    )
+    assert prose(text) == text
+
+
+@pytest.mark.parametrize(
+    ("title", "takes"),
+    [
+        ("Branch 2 of 2", True),
+        ("Bran&#99;h 2 of 2", True),
+        ("Merging feature-branch 1 of 3 into main", False),
+        ("Debranch 2 of 2 done", False),
+    ],
+)
+def test_only_a_whole_branch_heading_may_take_its_anchor(title: str, takes: bool) -> None:
+    """A heading that merely holds "branch 1 of 3" became a bold line (the review)."""
+    from exporter.markdown_text import may_take_branch_anchor
+
+    assert may_take_branch_anchor(title) is takes
