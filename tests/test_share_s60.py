@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 
 from exporter.cli import cli
 from tests.fakes.github import FakeGitHub
+from tests.share_env import isolated_share_env
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
 FIXTURE = FIXTURES / "fixtures" / "pi-branched-1.jsonl"
@@ -34,23 +35,8 @@ def fake() -> FakeGitHub:
 @pytest.fixture
 def env(tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """An isolated environment: state dir, token, no gh, loopback without proxies."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    for name in ("GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("PI_SHARE_VIEWER_URL", raising=False)
-    values = {
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "GH_ENTERPRISE_TOKEN": fake.token,  # a loopback API is not github.com
-        "NO_PROXY": "127.0.0.1,localhost",
-        "PATH": str(tmp_path / "empty-bin"),
-    }
-    (tmp_path / "empty-bin").mkdir()
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
     monkeypatch.setattr("time.sleep", lambda seconds: None)  # retries' waits are said only
-    monkeypatch.chdir(tmp_path)
-    return values
+    return isolated_share_env(tmp_path, fake.token, monkeypatch)
 
 
 def share(fake: FakeGitHub, *args: str, api: str | None = None) -> Result:
