@@ -33,7 +33,6 @@ from exporter.entries import (
     ModelChangeEntry,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
-    as_dict,
     as_str,
 )
 from exporter.jsonl_in import line_value
@@ -47,6 +46,7 @@ from exporter.loader import (
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
 from exporter.session import Session
+from exporter.tool_truncation import bash_output_cut, read_output_cut
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
@@ -218,13 +218,10 @@ def _details_shown(details: Any, call: dict[str, Any] | None) -> Any:
     if not isinstance(details, dict) or call is None or not isinstance(call.get("arguments"), dict):
         return details
     name = call.get("name")
-    truncation = details.get("truncation")
     if name == "bash":  # the full output's path is said in the note: it stays
-        said = as_dict(truncation).get("truncated") is True or bool(
-            as_str(details.get("fullOutputPath"))
-        )
+        said = bash_output_cut(details)
     elif name == "read":
-        said = bool(as_dict(truncation)) and as_dict(truncation).get("truncated") is not False
+        said = read_output_cut(details)
     else:
         said = False
     return {k: v for k, v in details.items() if k != "truncation"} if said else details

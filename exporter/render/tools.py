@@ -28,6 +28,7 @@ from exporter.render.folding import (
 )
 from exporter.render.markup import highlight, language_for_path, safe_image_src
 from exporter.render.odd_values import odd_values
+from exporter.tool_truncation import bash_output_cut, read_output_cut
 
 BASH_TAIL_LINES = 12
 READ_HEAD_LINES = 12
@@ -304,7 +305,7 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     view.subtitle = " · ".join(said)
     details = result.details if result else {}
     full = as_str(details.get("fullOutputPath"))
-    if as_dict(details.get("truncation")).get("truncated") is True or full:
+    if bash_output_cut(details):
         where = f" (full output: {show(full)})" if full else ""
         view.notes.append(f"output truncated by Pi{where}")
         view.read_details |= {"truncation", "fullOutputPath"} if full else {"truncation"}
@@ -358,8 +359,7 @@ def _read(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
     language = language_for_path(path)
     view.output = fold_code(text.rstrip("\n"), language, READ_HEAD_LINES)
     view.images = _result_images(result)
-    truncation = as_dict(result.details.get("truncation")) if result else {}
-    if truncation and truncation.get("truncated") is not False:
+    if result is not None and read_output_cut(result.details):
         view.notes.append("the read tool truncated this file for the model (see the last line)")
         view.read_details.add("truncation")
 
