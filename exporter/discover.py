@@ -216,7 +216,31 @@ def session_files(
     if codex_days and cwd is not None:
         heres = _project_paths(cwd)
         return [path for _, path in files if codex.session_cwd(path) in heres]
+    if cwd is not None:
+        heres = _project_paths(cwd)
+        return [path for _, path in files if not _another_project_here(path, heres)]
     return [path for _, path in files]
+
+
+def _another_project_here(path: Path, heres: list[str]) -> bool:
+    """True for a Pi session of another project that Pi's folder naming put in this one's
+    folder (``/a/b-c`` and ``/a/b/c`` are both ``--a-b-c--``): its header names a folder
+    that is not this project yet encodes the same. A session whose header names a folder
+    encoding elsewhere (a project moved, its sessions copied over) stays this project's."""
+    try:
+        with open(path, "rb") as handle:
+            header = header_object(handle.readline(_HEADER_LIMIT))
+    except OSError:
+        return False
+    there = header.get("cwd") if header.get("type") == "session" else None
+    if not isinstance(there, str) or not there or there in heres:
+        return False
+    folder = path.parent.name
+    return encode_cwd(there) == folder and folder in {encode_cwd(here) for here in heres}
+
+
+#: A Pi header is a few hundred bytes; a first line longer than this is not read for its cwd.
+_HEADER_LIMIT = 1024 * 1024
 
 
 def _session_folders(root: Path, cwd: str | None, codex_days: list[Path]) -> list[Path]:

@@ -383,7 +383,7 @@ def _build(
     """The build itself, under the lock: forget what left, render what changed, list all."""
     started = time.monotonic()
     state = _BuildState.load(out_dir, f"{make_options_key(options)}:{options_key}")
-    sources = {source_id(path): path for path in map(os.path.abspath, files)}
+    sources = {source_id(path, source_mark): path for path in map(os.path.abspath, files)}
     _forget_removed(state, sources)
     if not state.had_manifest:
         state.write_manifest()  # claim the folder before writing

@@ -228,7 +228,10 @@ def delete_page(out_dir: Path, page: Any) -> None:
 
 
 def check_folder(out_dir: Path, manifest_path: Path) -> None:
-    if manifest_path.exists():
+    """Refuse a folder holding a site's names that this tool did not make. One whose
+    index.html this tool wrote is a site that lost its manifest (copied by ``cp -r site/*``,
+    which leaves dot-files behind): it is rebuilt, every page rendered again."""
+    if manifest_path.exists() or _index_is_ours(out_dir / "index.html"):
         return
     foreign = [n for n in ("index.html", "sessions", "projects") if (out_dir / n).exists()]
     if foreign:
@@ -238,12 +241,30 @@ def check_folder(out_dir: Path, manifest_path: Path) -> None:
         )
 
 
-def source_id(path: str | os.PathLike[str]) -> str:
+#: What the head of every index this tool writes says (``index.html.j2``).
+_OUR_GENERATOR = b'<meta name="generator" content="pi-session-export '
+
+
+def _index_is_ours(index: Path) -> bool:
+    """True when ``index`` is a regular file whose head names this tool as its maker."""
+    try:
+        if index.is_symlink() or not index.is_file():
+            return False
+        with open(index, "rb") as handle:
+            return _OUR_GENERATOR in handle.read(4096)
+    except OSError:
+        return False
+
+
+def source_id(path: str | os.PathLike[str], mark: Mark | None = None) -> str:
     """Manifest key of a source file: a digest, so a published site holds no local paths.
     Of its real path: the sessions folder reached through a symlink (a linked ~/.pi) is the
-    same files, not 300 removed and 300 new pages."""
+    same files, not 300 removed and 300 new pages. With ``mark`` (a redacted site's keyed
+    HMAC) the digest is keyed too: a plain one would let a reader confirm a guessed user
+    name or ``--secret`` in the path, which the pages redact."""
     text = os.path.realpath(path)
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    return (digest if mark is None else mark(digest))[:32]
 
 
 def _sha256_file(path: str) -> str:

@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from exporter import __version__
 from exporter.entries import MessageEntry
-from exporter.formatting import fmt_cost, plural, writable_page
+from exporter.formatting import fmt_cost, plain_text_shown, plural, writable_page
 from exporter.render import _iso, display_path, page_title
 from exporter.render.assets import asset_dir, head_script, minify_css, shared_script
 from exporter.render.chart import nice_ceiling, on_axis
@@ -109,13 +109,14 @@ PROMPTS_PER_SESSION = 400
 def prompt_index(session: Session) -> list[list[str]]:
     """Every prompt a person typed (every branch, file order) as ``[anchor, text]``: the
     index's search finds a session by what was asked in it and links to that prompt. The
-    text is the session's as rendered (a redacted site's is redacted), on one line, cut."""
+    text is the session's as rendered (a redacted site's is redacted), on one line, cut,
+    its colour codes dropped and hidden controls (bidi overrides) as signs, as pages show it."""
     anchors = build_anchors([e.id for e in session.entries])
     out: list[list[str]] = []
     for entry in session.iter_messages():
         if entry.role != "user":
             continue
-        text = " ".join(entry.text.split())
+        text = " ".join(plain_text_shown(entry.text).split())
         if text:
             out.append([anchors[entry.id], text[:PROMPT_CHARS]])
             if len(out) == PROMPTS_PER_SESSION:
