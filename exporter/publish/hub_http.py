@@ -9,8 +9,10 @@ import contextlib
 import importlib
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -19,10 +21,13 @@ from exporter.publish.errors import bounded_wait
 __all__ = [
     "CREATE_CONFLICT_WAITS",
     "HUB_TIMEOUT",
+    "Answer",
     "HubCreateConflict",
     "HubRateLimited",
     "bound_timeouts",
     "bounded_create_conflicts",
+    "forget_answers",
+    "last_answer",
     "our_rate_limits",
     "rate_wait",
     "route_hub_log",
@@ -88,6 +93,38 @@ def _rate_limited_response(response: Any) -> None:
     """httpx response hook: see :class:`HubRateLimited`."""
     if response.status_code == 429 and _our_rate_limits[0] > 0:
         raise HubRateLimited(response)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer the Hub (or the large-file storage) gave: which request, which status."""
+
+    method: str
+    url: str  # without its query (a storage address's query is its signature)
+    status: int
+
+
+_answers = threading.local()  # .last: the latest Answer this thread received
+
+
+def _record_answer(response: Any) -> None:
+    """httpx response hook: keep the latest answer of this thread. huggingface_hub reads
+    some answers (validate-yaml, the LFS batch, a commit's) as JSON before or after it
+    checks their status, and the ``JSONDecodeError`` of one that is not JSON (an HTML
+    error page, an answer cut off) tells neither the request nor its status."""
+    request = response.request
+    url = str(request.url).split("?", 1)[0]
+    _answers.last = Answer(str(request.method), url, int(response.status_code))
+
+
+def last_answer() -> Answer | None:
+    """The latest answer this thread received since :func:`forget_answers`."""
+    return getattr(_answers, "last", None)
+
+
+def forget_answers() -> None:
+    """Start a new call: an answer to an earlier one is no clue to what fails next."""
+    _answers.last = None
 
 
 #: Seconds before each new try of a repo creation the Hub answered "another conflicting
@@ -192,12 +229,12 @@ def _bounded_request(request: Any) -> None:
 
 
 def _with_bounded_requests(client: Any) -> Any:
-    """The client with our hooks: a time limit on each request, our handling of a 429 and
-    of a repo creation that keeps conflicting."""
+    """The client with our hooks: a time limit on each request, a note of each answer, our
+    handling of a 429 and of a repo creation that keeps conflicting."""
     hooks = client.event_hooks
     if _bounded_request not in hooks["request"]:
         hooks = {**hooks, "request": [*hooks["request"], _bounded_request]}
-    for hook in (_rate_limited_response, _create_conflict_response):
+    for hook in (_record_answer, _rate_limited_response, _create_conflict_response):
         if hook not in hooks["response"]:
             hooks = {**hooks, "response": [*hooks["response"], hook]}
     client.event_hooks = hooks

@@ -216,14 +216,22 @@ def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source
     """One source per session: a byte-identical copy (a project folder renamed or copied,
     its sessions with it; sub-agents' files included in the digest) is the same session,
     as every other command counts it, and went up a second time as ``NAME-2.jsonl``.
-    The first of each (by path) is kept; the rest come back as ``(copy, kept)`` pairs."""
+    The first of each (by path) is kept; the rest come back as ``(copy, kept)`` pairs.
+
+    A file the loader refuses (no typed object: ``session_id`` None) is no session: each
+    copy of it stays, to be tried and named as skipped, not said "published once"."""
     kept: dict[tuple[str, int], Source] = {}
+    unreadable: list[Source] = []
     copies: list[tuple[Source, Source]] = []
     for source in sources:
+        if source.session_id is None:
+            unreadable.append(source)
+            continue
         first = kept.setdefault((source.sha256, source.size), source)
         if first is not source:
             copies.append((source, first))
-    return list(kept.values()), copies
+    wanted = {id(source) for source in [*kept.values(), *unreadable]}
+    return [source for source in sources if id(source) in wanted], copies
 
 
 def one_per_session(

@@ -7,6 +7,7 @@ shows the token, and waits out 429s as the ``RateLimit``/``Retry-After`` headers
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +36,8 @@ from exporter.publish.hub_http import (
     HubRateLimited,
     bound_timeouts,
     bounded_create_conflicts,
+    forget_answers,
+    last_answer,
     our_rate_limits,
     rate_wait,
     route_hub_log,
@@ -52,14 +55,20 @@ RATE_RETRIES = 5
 #: each step has one retry layer and a commit that keeps failing stops within ~30 s.
 SERVER_ERROR_WAITS = (2, 5)
 _SERVER_ERRORS = (500, 502, 503, 504)
+PREUPLOAD = "preparing the upload (preupload)"
+LARGE_FILES = "uploading large files"
+COMMITTING = "committing"
+CARD_CHECK = "checking the dataset card"
 #: The step of a commit a failed request belongs to, by its URL after the repo id.
 _STAGES = (
-    ("/preupload/", "preparing the upload (preupload)"),
-    ("/info/lfs/", "uploading large files"),
-    ("/xet-write-token/", "uploading large files"),
-    ("/commit/", "committing"),
-    ("/validate-yaml", "checking the dataset card"),
+    ("/preupload/", PREUPLOAD),
+    ("/info/lfs/", LARGE_FILES),
+    ("/xet-write-token/", LARGE_FILES),
+    ("/commit/", COMMITTING),
+    ("/validate-yaml", CARD_CHECK),
 )
+#: The steps of a commit huggingface_hub retries itself (``http_backoff``): not again here.
+_RETRIED_BY_HUB = (PREUPLOAD, LARGE_FILES)
 T = TypeVar("T")
 Notify = Callable[[str], None]
 
@@ -173,6 +182,7 @@ class HubRepo:
         from huggingface_hub.errors import HfHubHTTPError
 
         for attempt in range(RATE_RETRIES + 1):
+            forget_answers()  # an answer to an earlier call tells nothing of this one
             try:
                 with our_rate_limits():
                     return fn()
@@ -206,6 +216,8 @@ class HubRepo:
 
         if isinstance(error, PublishError):
             return error
+        large_upload = _in_large_upload(error)
+        unreadable = _is_unreadable_answer(error)
         error = _unwrapped(error)
         ns = self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
         if isinstance(error, OfflineModeIsEnabled):
@@ -217,40 +229,17 @@ class HubRepo:
                 "few minutes; nothing was sent"
             )
         if isinstance(error, HfHubHTTPError) and error.response is not None:
-            status = error.response.status_code
-            detail = clipped(error.server_message or "", 200, self._token)
-            code = error.response.headers.get("x-error-code")
-            if status == 401 and code != "RepoNotFound":
-                return AuthError(
-                    f"{self.host} rejected the token (invalid or expired): pass --token, "
-                    "set HF_TOKEN or run `hf auth login`",
-                    status=status,
-                )
-            if status == 403:
-                return AuthError(
-                    f"no write access to '{ns}' on {self.host}: the token needs the write role "
-                    f"(or write access to {ns})" + (f" ({detail})" if detail else ""),
-                    status=status,
-                )
-            if status in (401, 404):
-                return NotFoundError(
-                    f"dataset {self.repo_id} not found on {self.host} (or not visible to this "
-                    "token)",
-                    status=status,
-                )
-            if status in (409, 412) and what.startswith("commit"):
-                return PublishError(
-                    f"{self.repo_id} changed on the Hub while publishing (another publisher?): "
-                    "re-run to publish on top of it",
-                    status=status,
-                )
-            if status >= 500:
-                return NetworkError(
-                    f"{self.host} answered HTTP {status} while {what}: try again later; "
-                    "a re-run resumes where this one stopped",
-                    status=status,
-                )
-            return PublishError(f"{what} failed: HTTP {status} {detail}".strip(), status=status)
+            response = error.response
+            return self._http_failure(
+                what,
+                response.status_code,
+                detail=clipped(error.server_message or "", 200, self._token),
+                code=response.headers.get("x-error-code"),
+                request=_request_of(error),
+                large_upload=large_upload,
+            )
+        if unreadable:  # huggingface_hub read the answer as JSON before checking its status
+            return self._unreadable_failure(what, large_upload)
         if isinstance(error, ValueError) and "README.md" in str(error):
             return ValidationError(
                 f"the Hub refused the dataset card: {clipped(str(error), 300, self._token)}"
@@ -261,6 +250,82 @@ class HubRepo:
                 "is lost; a re-run resumes where this one stopped"
             )
         return PublishError(f"{what} failed: {type(error).__name__}: {error}")
+
+    def _http_failure(
+        self,
+        what: str,
+        status: int,
+        *,
+        detail: str = "",
+        code: str | None = None,
+        request: tuple[str, str] | None = None,
+        large_upload: bool = False,
+    ) -> PublishError:
+        """An HTTP error status in words. A large file's bytes go to a storage host (and
+        are checked by a verify request) after the Hub took the token and the dataset: a
+        4xx there is said as that step's failure, not as a token or a missing dataset."""
+        ns = self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
+        method, url = request or ("", "")
+        host = host_for_messages(url) if url and large_upload else self.host  # (its storage)
+        said = f" ({detail})" if detail else ""
+        if large_upload and 400 <= status < 500:
+            part = "sending a file's bytes" if method == "PUT" else "checking an uploaded file"
+            return PublishError(
+                f"{host} answered HTTP {status} while {what} ({part}){said}: the large-file "
+                f"upload failed, not the token or access to {self.repo_id}; a re-run uploads "
+                "the large files again",
+                status=status,
+            )
+        if status == 401 and code != "RepoNotFound":
+            return AuthError(
+                f"{self.host} rejected the token (invalid or expired): pass --token, "
+                "set HF_TOKEN or run `hf auth login`",
+                status=status,
+            )
+        if status == 403:
+            return AuthError(
+                f"no write access to '{ns}' on {self.host}: the token needs the write role "
+                f"(or write access to {ns})" + said,
+                status=status,
+            )
+        if status in (401, 404):
+            return NotFoundError(
+                f"dataset {self.repo_id} not found on {self.host} (or not visible to this token)",
+                status=status,
+            )
+        if status in (409, 412) and what.startswith("commit"):
+            return PublishError(
+                f"{self.repo_id} changed on the Hub while publishing (another publisher?): "
+                "re-run to publish on top of it",
+                status=status,
+            )
+        if status >= 500:
+            return NetworkError(
+                f"{host} answered HTTP {status} while {what}: try again later; "
+                "a re-run resumes where this one stopped",
+                status=status,
+            )
+        return PublishError(f"{what} failed: HTTP {status} {detail}".strip(), status=status)
+
+    def _unreadable_failure(self, what: str, large_upload: bool) -> PublishError:
+        """An answer that is not JSON (an HTML error page from a proxy, an answer cut off):
+        said by its status, which huggingface_hub had not checked yet. One with a success
+        status has no status to retry on (``status`` None): for a commit, whether it landed
+        is read from the dataset."""
+        answer = last_answer()
+        if answer is not None and answer.status >= 400:
+            return self._http_failure(
+                what,
+                answer.status,
+                request=(answer.method, answer.url),
+                large_upload=large_upload,
+            )
+        host = host_for_messages(answer.url) if answer is not None else self.host
+        status = f" (HTTP {answer.status})" if answer is not None else ""
+        return NetworkError(
+            f"{host} sent an answer that is not JSON{status} while {what} (cut off, or not "
+            "from the Hub): try again later; a re-run resumes where this one stopped"
+        )
 
     def token_access(self) -> TokenAccess:
         """What the Hub says the token may do (``whoami``): a token that may not write to
@@ -322,14 +387,16 @@ class HubRepo:
     def commit(self, commit: Commit, parent: str | None, title: str, description: str) -> str:
         """One atomic commit on top of ``parent``; returns the new head.
 
-        A failure names its step (preupload, large files, the commit itself). Only a 5xx
-        answer to the commit POST is tried again here, and only while the head is still
-        ``parent`` (then it did not land, and the same commit is safe to send again): the
-        earlier steps were already retried by huggingface_hub, and repeating the whole
-        commit around them multiplied its retries (18 tries over 77 s)."""
+        A failure names its step (the card's check, preupload, large files, the commit
+        itself). Only a 5xx answer to the card's check (sent before anything else) or to the
+        commit POST is tried again here, the latter only while the head is still ``parent``
+        (then it did not land, and the same commit is safe to send again): preupload and
+        large files were already retried by huggingface_hub, and repeating the whole commit
+        around them multiplied its retries (18 tries over 77 s). A commit POST whose answer
+        was lost (a dropped connection, one cut off) is looked for in the dataset."""
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-        stage = ["committing"]
+        stage = [COMMITTING]
 
         def attempt() -> Any:
             ops: list[Any] = []
@@ -339,7 +406,7 @@ class HubRepo:
                 elif op.uploads:
                     ops.append(CommitOperationAdd(op.path, str(op.local)))
             ops += [CommitOperationAdd(name, data) for name, data in commit.metadata.items()]
-            stage[0] = "committing"
+            stage[0] = COMMITTING
             try:
                 return self.api.create_commit(
                     self.repo_id,
@@ -357,12 +424,21 @@ class HubRepo:
             try:
                 return str(self._call(lambda: stage[0], attempt).oid)
             except NetworkError as error:
-                retried = stage[0] != "committing"  # by huggingface_hub already
-                if retried:
+                if stage[0] in _RETRIED_BY_HUB:
                     raise
+                if stage[0] != COMMITTING:  # the card's check, before anything was sent
+                    if wait is None or error.status not in _SERVER_ERRORS:
+                        raise
+                    self.notify(
+                        f"{self.host} answered HTTP {error.status} while {stage[0]}; trying "
+                        f"again in {wait} s"
+                    )
+                    time.sleep(wait)
+                    continue
                 if wait is None or error.status not in _SERVER_ERRORS:
-                    # a lost answer (a dropped connection, a 5xx from a proxy) to a commit
-                    # that landed: the dataset's head is this commit, and the run goes on
+                    # a lost answer (a dropped connection, a 5xx from a proxy, one cut off
+                    # or not JSON) to a commit that landed: the dataset's head is this
+                    # commit, and the run goes on
                     landed = self._landed(commit, parent)
                     if landed is None:
                         raise
@@ -460,11 +536,17 @@ def _causes(error: BaseException) -> Iterator[BaseException]:
 
 def _unwrapped(error: Exception) -> Exception:
     """What failed inside huggingface_hub's ``RuntimeError("Error while uploading ...")``
-    (a large file's upload): its HTTP error or network failure, which the message names
-    (it said "uploading files failed: RuntimeError: ..." for an HTTP 500)."""
+    (a large file's upload), or behind its ``LocalEntryNotFoundError`` (a download whose
+    HEAD failed): its HTTP error or network failure, which the message names (it said
+    "uploading files failed: RuntimeError: ..." for an HTTP 500, and "cannot reach" for a
+    download the Hub answered with HTTP 500)."""
     import httpx2
-    from huggingface_hub.errors import HfHubHTTPError
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
+    known = (HfHubHTTPError, httpx2.TransportError)
+    if isinstance(error, LocalEntryNotFoundError):
+        cause = error.__cause__
+        return cause if isinstance(cause, known) else error
     if not _is_large_upload(error):  # (another RuntimeError is said as it is)
         return error
     known = (HfHubHTTPError, httpx2.TransportError, OSError)
@@ -489,24 +571,49 @@ def _stage_of(error: BaseException, repo_id: str) -> str:
     commit steps is a large file's upload (to the address the LFS batch answer gave: on
     the Hub, a storage host), as is any failure inside huggingface_hub's upload of one."""
     path = next(filter(None, map(_request_path, _causes(error))), "")
+    if not path and _is_unreadable_answer(error) and not _in_large_upload(error):
+        answer = last_answer()  # (a JSONDecodeError names no request)
+        path = answer.url if answer is not None else ""
     if path:
         rest = path.split(f"/{repo_id}", 1)[-1]
         for part, stage in _STAGES:
             if part in rest:
                 return stage
-        return "uploading large files"
-    if any(_is_large_upload(cause) for cause in _causes(error)):
-        return "uploading large files"
-    return "committing"
+        return LARGE_FILES
+    if _in_large_upload(error):
+        return LARGE_FILES
+    return COMMITTING
+
+
+def _request(error: BaseException) -> Any:
+    """The request ``error`` failed on, None if it names none."""
+    response = getattr(error, "response", None)
+    with contextlib.suppress(AttributeError, RuntimeError):  # httpx: RuntimeError for none
+        return response.request if response is not None else error.request  # type: ignore[attr-defined]
+    return None
 
 
 def _request_path(error: BaseException) -> str:
     """The address (without its query) of the request ``error`` failed on; "" if none."""
-    request = None
-    response = getattr(error, "response", None)
-    with contextlib.suppress(AttributeError, RuntimeError):  # httpx: RuntimeError for none
-        request = response.request if response is not None else error.request  # type: ignore[attr-defined]
-    return str(getattr(request, "url", "") or "").split("?", 1)[0]
+    return str(getattr(_request(error), "url", "") or "").split("?", 1)[0]
+
+
+def _request_of(error: BaseException) -> tuple[str, str] | None:
+    """The method and address (without its query) of the request ``error`` failed on."""
+    request = _request(error)
+    if request is None:
+        return None
+    return str(getattr(request, "method", "") or ""), _request_path(error)
+
+
+def _is_unreadable_answer(error: BaseException) -> bool:
+    """huggingface_hub failed to read an answer as JSON: it names no request."""
+    return any(isinstance(c, (json.JSONDecodeError, UnicodeDecodeError)) for c in _causes(error))
+
+
+def _in_large_upload(error: BaseException) -> bool:
+    """Whether ``error`` comes from inside huggingface_hub's upload of a large file."""
+    return any(_is_large_upload(cause) for cause in _causes(error))
 
 
 def _is_large_upload(error: BaseException) -> bool:
