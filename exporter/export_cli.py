@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +19,7 @@ from exporter.agent_context import (
     read_agent_context,
     redact_agent_context,
 )
+from exporter.browser_open import open_in_browser
 from exporter.cli import (
     CWD_TYPE,
     CliError,
@@ -383,40 +383,6 @@ def _site_command(cwd: str, output: str | None) -> str:
     folder = output if output and output != "-" and not _names_a_page(output) else None
     site = shlex.quote(folder) if folder else "DIR"
     return f"pi-session export --all --cwd {shlex.quote(cwd)} -o {site}"
-
-
-def open_in_browser(page: Path | str) -> None:
-    """``--open``: a browser that cannot be started is a warning (the page was written, or
-    is served), not silence: ``webbrowser.open`` says so only by returning False. A string
-    is an address (`watch`'s), opened as it is."""
-    import webbrowser
-
-    address = page if isinstance(page, str) else page.resolve().as_uri()
-    with _stdout_to_stderr():  # the browser's chatter is not our output (the page's path)
-        opened = webbrowser.open(address)
-    if not opened:
-        where = terminal_text(str(page))
-        click.echo(f"pi-session: warning: could not open a browser; the page is {where}", err=True)
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """File descriptor 1 pointed at stderr while a browser starts: it inherits our stdout,
-    and a running Chromium prints "Opening in existing browser session." there, after the
-    written page's path that scripts (the Pi package's /export-html) read as the result."""
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-    except OSError:  # no stdout: nothing to keep apart
-        yield
-        return
-    try:
-        with contextlib.suppress(OSError):  # no stderr: the browser shares stdout, as before
-            os.dup2(2, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,15 @@ again after each change, for :mod:`exporter.live_server` to serve.
 
 The file is only read, as everywhere. A change is seen by the file's identity, size and
 modification time (and a Claude Code session's sub-agent transcripts'); a last line still
-being written (no newline yet) is given a moment to end before the page is made. A file
-that disappears or stops being a session keeps its last page on show, with the problem
-named, until it is readable again.
+being written (no newline yet) is given a moment to end before the page is made. A page the
+same as the one on show (the file only touched, an empty file beside it) is no new version:
+the open page reloads only for something to see. A file that disappears or stops being a
+session keeps its last page on show, with the problem named, until it is readable again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import stat
@@ -33,6 +35,9 @@ FOLLOW_SECONDS = 3.0
 #: Load warnings said per read, as `export` says them: a file with 100 damaged lines printed
 #: 100 warnings when the watch began; the rest are one "… and N more".
 WARNINGS_PER_READ = 20
+#: How the page names its version (templates/page.html.j2): the one part of two pages made
+#: of the same session that differs. In <head>, before any of the session's text.
+_VERSION_META = b'<meta name="pi-session-live" content="'
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class LivePage:
     entries: int
     path: Path
     damaged: int = 0  # lines that could not be read (shown under the page's All)
+    digest: bytes = b""  # of the page but for its version's name: what a new one must change
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,9 @@ class SessionWatch:
         self._unfinished_since: float | None = None
         self._unreadable: tuple[object, ...] | None = None  # the stamp its problem is of
         self._reported: set[object] = set()
+        # whether to look at sub-agent transcripts: Claude Code's are the session's too; a
+        # Pi or Codex session has none (a <session>/subagents/ folder beside it is not read)
+        self._sub_agents = True
         # the folder's sessions when the watch began, and each one it has followed since
         self._known = {path, *newest()} if newest is not None else {path}
         self._followed_at = clock()
@@ -111,7 +120,7 @@ class SessionWatch:
         in a few words for the terminal, or None when nothing did."""
         switched = self._follow()
         try:
-            stamp = _stamp_of(self.path)
+            stamp = _stamp_of(self.path, self._sub_agents)
         except FileNotFoundError:
             return self._problem("the session file is gone")
         except OSError as error:
@@ -140,6 +149,8 @@ class SessionWatch:
         except OSError as error:  # tried again at each look: a chmod changes no stamp
             return self._problem(f"the session file cannot be read now: {_reason(error)}")
         page = self._render(session, context)
+        if page.digest == before.digest and self.state.problem is None and not switched:
+            return None  # touched, or a change the page does not show: nothing to reload
         self.state = LiveState(page)
         if switched:
             return switched
@@ -152,11 +163,13 @@ class SessionWatch:
         if self.newest is None or self.clock() - self._followed_at < FOLLOW_SECONDS:
             return None
         self._followed_at = self.clock()
-        fresh = [path for path in self.newest() if path not in self._known]
+        fresh = [path for path in self.newest() if path not in self._known]  # newest first
         if not fresh:
             return None
-        self._known.add(fresh[0])
+        # all of them known now: two started within one look, the older took over next
+        self._known.update(fresh)
         self.path, self._stamp, self._unfinished_since = fresh[0], None, None
+        self._sub_agents = True  # until its first read says which agent wrote it
         return f"now watching {fresh[0]}, a new session of this folder"
 
     def _waited_enough(self) -> bool:
@@ -178,9 +191,12 @@ class SessionWatch:
         """Read the file (prepared, with the agent's context beside it); the first time, a
         ``leaf`` it does not have is an error (KeyError), later a warning (a rewritten file
         may have lost it)."""
-        stamp = _stamp_of(self.path)
+        stamp = _stamp_of(self.path, self._sub_agents)
         session = load_session(self.path)
         self._stamp = stamp[:5]  # as before the read: a line added meanwhile is seen next time
+        self._sub_agents = session.agent == "Claude Code"
+        if not self._sub_agents:  # as the next look sees it
+            self._stamp = (*stamp[:4], "")
         if self.leaf is not None:
             try:
                 session.set_leaf(self.leaf)
@@ -205,7 +221,7 @@ class SessionWatch:
         return self.prepare(session, context) if self.prepare is not None else (session, context)
 
     def _render(self, session: Session, context: AgentContext | None) -> LivePage:
-        self._count += 1
+        self._count += 1  # (a version not kept leaves a gap: names need only be new)
         version = f"{self._run}.{self._count}"
         options = replace(self.options, live_version=version, agent_context=context)
         html = render_session(session, options).encode("utf-8", "surrogateescape")
@@ -216,6 +232,7 @@ class SessionWatch:
             entries=len(session.entries),
             path=self.path,
             damaged=len(session.damaged),
+            digest=_digest_without_version(html),
         )
 
     def _warn_once(self, message: str, key: object = None) -> None:
@@ -236,10 +253,22 @@ def _change(before: LivePage, after: LivePage) -> str:
     return ", ".join(said) or "no new entries"
 
 
-def _stamp_of(path: Path) -> Stamp:
+def _stamp_of(path: Path, sub_agents: bool = True) -> Stamp:
     info = os.stat(path)
-    subagents = sub_agent_stamps(path)
+    subagents = sub_agent_stamps(path) if sub_agents else ""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, subagents, info.st_mode)
+
+
+def _digest_without_version(html: bytes) -> bytes:
+    """A page's digest but for its version's name, which differs from one version to the
+    next. The first such meta tag is the page's: the session's text comes after it, and is
+    escaped where it could look like one."""
+    start = html.find(_VERSION_META)
+    if start < 0:
+        return hashlib.sha256(html).digest()
+    start += len(_VERSION_META)
+    end = html.find(b'"', start)
+    return hashlib.sha256(html[:start] + html[end:]).digest()
 
 
 def _ends_a_line(path: Path, stamp: Stamp) -> bool:

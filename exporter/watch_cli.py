@@ -23,10 +23,11 @@ from exporter.agent_context import (
     read_agent_context,
     redact_agent_context,
 )
+from exporter.browser_open import PrivateOpen, open_privately
 from exporter.claude_code import sub_agent_files
 from exporter.cli import CliError, session_argument, session_path, warn
 from exporter.discover import session_files
-from exporter.export_cli import open_in_browser, page_options
+from exporter.export_cli import page_options
 from exporter.formatting import terminal_text
 from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, load_session
@@ -133,6 +134,7 @@ def watch_command(
     # read once, now: the program that wrote it (Pi's /live-html) removes it once we serve
     context = None if agent_context is None else read_agent_context(agent_context, warn)
     server = _bind(port)  # first: a port in use is said before the first page is made
+    browser: PrivateOpen | None = None
     # `kill`, a service manager: stop as on Ctrl-C, from here on (the first page of a big
     # session takes seconds: stopped then, it ended with 143, or 130 for Ctrl-C)
     previous = signal.signal(signal.SIGTERM, _stop)
@@ -147,7 +149,6 @@ def watch_command(
         server.watch = watch
         # a page made without redaction (a cut alone too: its copy holds them) is checked
         credentials = None if policy.redact else _CredentialWatch(context, prepare)
-        server.idle = _looker(watch, until_stdin_closes, credentials)
         _print_warnings(watch)
         if credentials is not None:
             credentials.check(watch.path)
@@ -156,13 +157,17 @@ def watch_command(
             terminal_text(f"pi-session: watching {path}; Ctrl-C stops"),
             err=True,
         )
-        if open_page:
-            open_in_browser(server.url)
+        # not waited for: a browser that stays in the foreground (w3m, a $BROWSER script)
+        # asks for the page, which only the loop below answers
+        browser = open_privately(server.url) if open_page else None
+        server.idle = _looker(watch, until_stdin_closes, credentials, browser)
         server.serve_forever(poll_interval=POLL_SECONDS / 2)
     except (KeyboardInterrupt, _Stopped, _StdinClosed):
         pass
     finally:
         server.server_close()
+        if browser is not None:
+            browser.close()
         if previous is not None:  # (None: a handler not set from Python, left as it is)
             signal.signal(signal.SIGTERM, previous)
     click.echo("pi-session: stopped", err=True)
@@ -222,16 +227,22 @@ def _bind(port: int) -> LiveServer:
 
 
 def _looker(
-    watch: SessionWatch, until_stdin_closes: bool, credentials: _CredentialWatch | None = None
+    watch: SessionWatch,
+    until_stdin_closes: bool,
+    credentials: _CredentialWatch | None = None,
+    browser: PrivateOpen | None = None,
 ) -> Callable[[], None]:
     """A look at the file at most every half second, saying on stderr what changed; with
     ``until_stdin_closes``, a look at stdin too (its end stops the watch); ``credentials``
-    (a page made without redaction): said when the page comes to hold more of them."""
+    (a page made without redaction): said when the page comes to hold more of them;
+    ``browser`` (--open): said if no browser took the page."""
     last = [time.monotonic()]
 
     def look() -> None:
         if until_stdin_closes and _stdin_ended():
             raise _StdinClosed
+        if browser is not None:
+            browser.check()
         if time.monotonic() - last[0] < POLL_SECONDS:
             return
         news = watch.step()

@@ -152,6 +152,13 @@
     restoreOutline(state.outline);
     place(state);
   }
+  // the folds around an entry opened: the session forked above the reader (Pi's /tree, then
+  // a prompt), and the branch they were reading is a closed fold of the new version
+  function unfold(entry) {
+    for (var fold = entry.closest("details:not([open])"); fold; fold = fold.closest("details:not([open])")) {
+      fold.open = true;
+    }
+  }
   // again each frame until the page has kept its height for a while (entries near the end
   // take their real size, content-visibility, only once in view; a search runs after a
   // pause), unless the reader scrolls first
@@ -160,11 +167,15 @@
     var stop = false, events = ["wheel", "touchstart", "keydown", "mousedown"];
     function reader() { stop = true; }
     events.forEach(function (name) { window.addEventListener(name, reader, { once: true, passive: true }); });
+    if (top && !state.end) unfold(top);
     function again() {
       if (stop) return;
       if (state.end) window.scrollTo(0, document.documentElement.scrollHeight);
-      else if (top) { top.scrollIntoView(); window.scrollBy(0, top.getBoundingClientRect().top - state.top[1]); }
-      else window.scrollTo(0, state.y);
+      // an entry not shown (filtered out, searched away) has no place: the old scroll stays
+      else if (top && top.getClientRects().length) {
+        top.scrollIntoView();
+        window.scrollBy(0, top.getBoundingClientRect().top - state.top[1]);
+      } else window.scrollTo(0, state.y);
       var now = document.documentElement.scrollHeight;
       steady = now === height ? steady + 1 : 0;
       height = now;
