@@ -48,7 +48,7 @@
   var toggles = { "toggle-thinking": "details.thinking", "toggle-tools": ".tool details.fold, details.skill, details.summary-block" };
   Object.keys(toggles).forEach(function (id) {
     var b = $("#" + id);
-    show(b);
+    if ($(toggles[id])) show(b);  // (a button that can do nothing stays hidden)
     b.setAttribute("aria-pressed", "false");  // pressed = everything of its kind unfolded
     b.addEventListener("click", function () { b.setAttribute("aria-pressed", String(toggleAll(toggles[id]))); });
     // one of them folded by hand: no longer "everything unfolded" (it stayed pressed); the
