@@ -537,7 +537,7 @@ class SessionSummary:
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
-    total_tokens: int = 0  # the usages' totalTokens (each the sum of four when not given)
+    total_tokens: int = 0  # the sum of each turn's four token counts
     cost: float = 0.0
     version: int = 1
     error: str | None = None
@@ -558,7 +558,8 @@ class SessionSummary:
 
     @property
     def tokens(self) -> int:
-        """The total ``stats``, the page and the site's index say: each turn's totalTokens."""
+        """The total ``stats``, the page and the site's index say: the sum of each turn's four
+        token counts."""
         return self.total_tokens
 
     def as_dict(self) -> dict[str, Any]:
@@ -658,6 +659,10 @@ def _count_with_loader(summary: SessionSummary, path: Path, session: Session | N
             return  # the scan's own counts are the best there is
     stats = compute_stats(session)
     summary.version = session.version  # a file without a header: what its entries say
+    if summary._headerless and not session.header.synthesized:  # a header after an entry
+        summary.id = session.header.id or summary.id
+        summary.cwd = session.header.cwd
+        summary.started = parse_time(session.header.timestamp) or summary.started
     summary.entries = len(session.entries)
     summary.messages = sum(stats.roles.values())
     summary.branches = len(stats.branches)

@@ -181,6 +181,14 @@ def other_agent(parsed: list[tuple[int, Any]]) -> AgentReader | None:
     return next((reader for reader in AGENT_READERS if reader.detects(parsed)), None)
 
 
+#: A header after an entry: ignored, the session took its id from the file's name and its
+#: project was "unknown", and two warnings contradicted each other (none and a second one).
+LATE_HEADER = (
+    "the session header comes after an entry: Pi reads this file as empty (and would start "
+    "it over); read here with this header"
+)
+
+
 def build_session(
     parsed: list[tuple[int, Any]],
     diagnostics: list[Diagnostic],
@@ -201,9 +209,16 @@ def build_session(
         ((n, v) for n, v in parsed if isinstance(v, dict) and isinstance(v.get("type"), str)),
         None,
     )
-    if first_object and first_object[1].get("type") == "session":
-        line, raw = first_object
+    # Pi's own reads take the first "session" line wherever it is (getHeader, the version's
+    # migration); only its open refuses a file whose first line is not one
+    session_line = next(
+        ((n, v) for n, v in parsed if isinstance(v, dict) and v.get("type") == "session"), None
+    )
+    if session_line is not None:
+        line, raw = session_line
         header = Header(raw=raw, line=line, version=_version_of(raw, diagnostics, line))
+        if first_object is None or first_object[1] is not raw:
+            diagnostics.append(Diagnostic(line, "missing-header", LATE_HEADER))
         version = raw.get("version")
         if (
             header.version == 1
@@ -222,9 +237,7 @@ def build_session(
             )
     elif any(isinstance(v, dict) and _has_known_type(v) for _, v in parsed):
         first_entry = next(v for _, v in parsed if isinstance(v, dict) and _looks_like_entry(v))
-        has_ids = any(  # (a header further down has an id: a v1 file's too)
-            isinstance(v, dict) and "id" in v and v.get("type") != "session" for _, v in parsed
-        )
+        has_ids = any(isinstance(v, dict) and "id" in v for _, v in parsed)
         synthesized = {
             "type": "session",
             "version": CURRENT_VERSION if has_ids else 1,
@@ -280,11 +293,7 @@ def _make_entries(
             continue
         entry_type = value.get("type")
         if entry_type == "session":
-            message = (
-                "a second session header; ignored like Pi does"
-                if not header.synthesized
-                else "a session header after the first entry; ignored (its id and cwd unused)"
-            )
+            message = "a second session header; ignored like Pi does"
             diagnostics.append(Diagnostic(number, "extra-header", message))
             damaged.append(DamagedLine(number, "extra-header", message, _dump_raw(value)))
             continue

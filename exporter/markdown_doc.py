@@ -66,6 +66,7 @@ from exporter.render.markup import language_for_path, safe_image_src
 from exporter.render.tools import (
     EXIT_CODE,
     TODO_TOOLS,
+    WRITE_CUT_OFF,
     ToolView,
     computed_diff,
     edit_pairs,
@@ -649,13 +650,15 @@ class _Writer:
                 kind = f"{said[0]} message" if said else "hidden extension message"
                 return self._skip(kind, kind + "s")
             head = said[0] if said else f"Extension message {code_span(entry.custom_type)}"
+            details = _extension_details(entry.raw.get("details"))
             if not isinstance(entry.raw.get("content"), list):
-                return [*self._heading(entry, level, head), prose(entry.text, level), ""]
+                body = [prose(entry.text, level), ""]
+                return [*self._heading(entry, level, head), *body, *details]
             # its blocks as a message's: its images were left out without a word
-            body: list[str] = []
+            body = []
             for block in entry.content:
                 body += _after(body, _block(block, level))
-            return [*self._heading(entry, level, head), *body]
+            return [*self._heading(entry, level, head), *body, *details]
         if isinstance(entry, ModelChangeEntry):
             return [f"*Model changed to {code_span(entry.model_key or '?')}*", ""]
         if isinstance(entry, ThinkingLevelChangeEntry):
@@ -735,8 +738,12 @@ class _Writer:
             return [*self._heading(entry, level, head), *_tool(call or {}, entry), ""]
         if role == "bashExecution":
             return [*self._heading(entry, level, "Shell command (!)"), *_shell(entry), ""]
-        if role == "custom" and not entry.display:
-            return self._skip("hidden extension message", "hidden extension messages")
+        if role == "custom":
+            if not entry.display:
+                return self._skip("hidden extension message", "hidden extension messages")
+            head = f"Extension message {code_span(entry.custom_type or 'custom')}"
+            details = _extension_details(entry.message.get("details"))
+            return [*self._heading(entry, level, head), *self._blocks(entry, level), "", *details]
         head = escaped(role)
         return [*self._heading(entry, level, head), *self._blocks(entry, level), ""]
 
@@ -779,6 +786,14 @@ class _Writer:
                 continue
             out += _after(out, _block(block, level))
         return out
+
+
+def _extension_details(details: Any) -> list[str]:
+    """An extension message's ``details`` as the page's "Details:" (Pi's UI may render
+    from them; the Markdown left them out), nothing when empty."""
+    if details in (None, {}, []):
+        return []
+    return ["*Details:*", "", fenced(json_text(details, 2), "json"), ""]
 
 
 def _after(out: list[str], block: list[str]) -> list[str]:
@@ -946,6 +961,9 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
     if name in ("read", "write") and isinstance(_path(args), str):
         path = _path(args)
         said = code_span(path) + (read_line_range(args) if name == "read" else "")
+        if name == "write" and args.get("content") is None:  # not an empty file written
+            out = [f"**write** {said}{status}", "", f"*{escaped(WRITE_CUT_OFF.capitalize())}.*"]
+            return out + ([_output(text)] if text.strip() else []) + _images(result)
         body = text if name == "read" else as_str(args.get("content")) or ""
         out = [f"**{name}** {said}{status}", "", _output(body.rstrip("\n"), _language(path))]
         if name == "write" and text.strip():

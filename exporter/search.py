@@ -146,6 +146,16 @@ class Match:
 def entry_texts(entry: Entry, session: Session | None = None) -> Iterator[str]:
     """The texts of an entry that a search looks at. With its ``session``, a tool result's
     ``details`` are those its tool's view shows (``_details_shown``); without, all."""
+    if isinstance(entry, MessageEntry) and entry.role not in SHOWN_ROLES:
+        yield from _strings(entry.raw)  # the page shows such a message as its JSON, whole
+        return
+    yield from _texts_read(entry, session)
+    yield from _shown_as_written(entry)
+
+
+def _texts_read(entry: Entry, session: Session | None) -> Iterator[str]:
+    """The texts the views of an entry read (``entry_texts`` without what is shown as
+    written)."""
     if isinstance(entry, MessageEntry):
         content = entry.message.get("content")
         if isinstance(content, str):
@@ -169,15 +179,17 @@ def entry_texts(entry: Entry, session: Session | None = None) -> Iterator[str]:
         if entry.role == "bashExecution":
             yield entry.command
             yield entry.output
-        if entry.role == "assistant" and entry.error_message:
+        if entry.role == "assistant" and entry.error_message and not _interrupt_said(entry):
             yield entry.error_message
         if entry.role == "custom":  # an extension's message, titled with its name
             yield from _custom_type(entry)
     elif isinstance(entry, CompactionEntry | BranchSummaryEntry):
         yield entry.summary
+        yield from _strings(entry.raw.get("details"), keys=False)  # the files it read, ...
     elif isinstance(entry, CustomMessageEntry):
         yield from _custom_type(entry)  # the page's "[note]: ..."
         yield entry.text
+        yield from _strings(entry.raw.get("details"), keys=False)  # its "Details:"
     elif isinstance(entry, LabelEntry):
         yield entry.label or ""
     elif isinstance(entry, SessionInfoEntry):
@@ -191,6 +203,71 @@ def entry_texts(entry: Entry, session: Session | None = None) -> Iterator[str]:
         yield from _strings(entry.data)
     else:  # an unknown type: what it holds
         yield from _strings(entry.raw)
+
+
+#: The message roles the page shows as themselves; any other is shown as its JSON
+#: (``render.entry_views.SHOWN_ROLES``: the render package is too slow to import here).
+SHOWN_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom"})
+#: The content blocks each role's view shows; any other block is shown as its JSON
+#: (``render.odd_values``, and an assistant's blocks of other types, ``entry_views``).
+_BLOCKS_SHOWN = {
+    "user": frozenset({"text", "image"}),
+    "toolResult": frozenset({"text", "image"}),
+    "custom": frozenset({"text", "image"}),
+    "assistant": frozenset({"text", "thinking", "toolCall", "image"}),
+}
+#: An aborted turn's error message the page leaves unsaid: Pi's own interrupt, which says
+#: no more than "Aborted" (``render.entry_views.is_interrupt``).
+INTERRUPT_MESSAGES = frozenset(
+    ("", "aborted", "request was aborted", "the operation was aborted", "operation aborted")
+)
+
+
+def _interrupt_said(entry: MessageEntry) -> bool:
+    said = (entry.error_message or "").strip().lower().rstrip(".")
+    return entry.stop_reason == "aborted" and said in INTERRUPT_MESSAGES
+
+
+def _shown_as_written(entry: Entry) -> Iterator[str]:
+    """What the page shows of an entry as JSON, because no view of it reads it as text:
+    content blocks of other types (an ``audio`` block's transcript, a user's ``file``
+    block), values not of Pi's types (``content: 42``). They were on the page, but no
+    search found them."""
+    if isinstance(entry, MessageEntry):
+        if entry.role == "bashExecution":
+            yield from _not_text(entry.message, ("command", "output"))
+        else:
+            yield from _odd_blocks(entry.message.get("content"), _BLOCKS_SHOWN[entry.role])
+    elif isinstance(entry, CompactionEntry | BranchSummaryEntry):
+        yield from _not_text(entry.raw, ("summary",))
+    elif isinstance(entry, CustomMessageEntry):
+        yield from _odd_blocks(entry.raw.get("content"), _BLOCKS_SHOWN["custom"])
+
+
+def _not_text(holder: dict[str, Any], fields: tuple[str, ...]) -> Iterator[str]:
+    for field in fields:
+        value = holder.get(field)
+        if value is not None and not isinstance(value, str):
+            yield from _strings(value)
+
+
+def _odd_blocks(content: Any, shown: frozenset[str]) -> Iterator[str]:
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        yield from _strings(content)
+        return
+    for block in content:
+        if not _read_as_text(block, shown):
+            yield from _strings(block)
+
+
+def _read_as_text(block: Any, shown: frozenset[str]) -> bool:
+    """A block a view shows as itself: of a type it shows, its text (if any) text."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    if not isinstance(kind, str) or kind not in shown:
+        return False
+    return kind not in ("text", "thinking") or isinstance(block.get(kind), str | None)
 
 
 def _custom_type(entry: Entry) -> Iterator[str]:

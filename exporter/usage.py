@@ -113,14 +113,24 @@ def usage_from_raw(raw: Any) -> Usage:
             as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
         )
     tokens = (
-        int(as_number(raw.get("input"))),
-        int(as_number(raw.get("output"))),
-        int(as_number(raw.get("cacheRead"))),
-        int(as_number(raw.get("cacheWrite"))),
+        _tokens(raw.get("input")),
+        _tokens(raw.get("output")),
+        _tokens(raw.get("cacheRead")),
+        _tokens(raw.get("cacheWrite")),
     )
-    total = raw.get("totalTokens")
-    total_tokens = int(as_number(total)) if total is not None else sum(tokens)
-    return Usage(1, *tokens, total_tokens=total_tokens, cost=cost_value)
+    # the sum of the four, as every table says ("tokens count input, output and cache reads
+    # and writes"), not Pi's totalTokens: pi-ai fills that in as input + output alone where
+    # a provider gives none (Bedrock, Mistral), 150 for a turn that read 5,000 cached tokens
+    return Usage(1, *tokens, total_tokens=sum(tokens), cost=cost_value)
+
+
+def _tokens(value: Any) -> int:
+    """A token count as its exact whole number: through a float, 10**30 printed as
+    1,000,000,000,000,000,019,884,624,838,656. Anything ``as_number`` counts as none (a
+    bool, text, an integer too big for a float) is 0, a fraction its whole part."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if as_number(value) else 0
+    return int(as_number(value))
 
 
 def sum_usage(entries: Iterable[Entry]) -> Usage:

@@ -709,8 +709,8 @@ def test_messages_speak_json_not_python() -> None:
     assert "NoneType" not in text and "char " not in text
     assert all(len(m) < 200 for m in messages), messages
     late = b'{"type":"custom","id":"c","parentId":null}\n' + (header % 3).encode() + b"\n"
-    (extra,) = [d for d in parse_session_bytes(late).diagnostics if d.kind == "extra-header"]
-    assert "second" not in extra.message and "after the first entry" in extra.message
+    (late_said,) = parse_session_bytes(late).diagnostics
+    assert late_said.kind == "missing-header" and "after an entry" in late_said.message
 
 
 @pytest.mark.parametrize("newline", [b"\n", b"\r\n"])

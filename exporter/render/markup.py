@@ -506,13 +506,14 @@ def markdown(text: str, *, fold_long_code: bool = False) -> Markup:
 def parse_markdown(text: str) -> tuple[list[Any], dict[str, Any]] | str:
     """Block tokens of untrusted Markdown and their ``env`` (link references), for a caller
     that renders parts of them (:func:`render_tokens`); where it is shown plain instead
-    (nested too deep, or too slow to parse), why."""
+    (nested too deep, or too slow to parse), why. A NUL is its sign ␀ before parsing, as
+    the page shows every other control: markdown-it made it U+FFFD, which says nothing."""
     if _too_slow(text):
         return f"More than {MAX_LINK_OPENERS:,} “[” outside code blocks"
     if text.count("\n") >= MAX_MARKDOWN_LINES:
         return f"More than {MAX_MARKDOWN_LINES:,} lines"
     env: dict[str, Any] = {}
-    tokens = _markdown().parse(text, env)
+    tokens = _markdown().parse(text.replace("\0", "\u2400"), env)
     if env.get(_NESTING_CUT):
         return f"Nested more than {MAX_NESTING} levels deep"
     return tokens, env

@@ -368,12 +368,19 @@ def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
     view.kind = "write"
     path = _arg(args, "path", view) or _arg(args, "file_path", view) or ""
     view.path = show(path)
-    content = _arg(args, "content", view) or ""
+    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
+    content = _arg(args, "content", view)
+    if content is None:  # cut off (the output limit, an abort): not an empty file written
+        view.notes.append(WRITE_CUT_OFF)
+        return
     language = language_for_path(path)
     view.body = fold_code(content.rstrip("\n"), language, READ_HEAD_LINES)
     count = view.body.total_lines
     view.subtitle = f"{count:,} line{'s' if count != 1 else ''}"
-    view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
+
+
+#: A write call without its ``content``: it read as "0 lines", an empty file written.
+WRITE_CUT_OFF = "the call is incomplete: it was cut off before the content to write"
 
 
 def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, show: Any) -> None:
