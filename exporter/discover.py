@@ -379,10 +379,11 @@ def resolve_session_arg(
         return demo_session_path()
     cwd = cwd or os.getcwd()
     if session is None:
-        latest = session_files(sessions_dir, cwd)
+        unreadable: list[tuple[Path, OSError]] = []
+        latest = session_files(sessions_dir, cwd, unreadable)
         if not latest:  # in the words of every other command, then what to pass instead
             said = no_sessions_said(sessions_dir, cwd, "`pi-session list --all` shows {them}")
-            raise SessionLookupError(f"{said}; {PASS_A_SESSION}")
+            raise SessionLookupError(f"{said}{_unread(unreadable)}; {PASS_A_SESSION}")
         return latest[0]
     if session == "-":  # `cat s.jsonl | pi-session export -`
         if sys.stdin is None or sys.stdin.isatty():
@@ -403,7 +404,8 @@ def resolve_session_arg(
                 else (error.strerror or str(error))
             )
             raise SessionLookupError(f"{session}: {reason}") from None
-    here = session_files(sessions_dir, cwd)
+    unreadable = []
+    here = session_files(sessions_dir, cwd, unreadable)
     exact = [p for p in here if id_from_name(p) == session]
     if len(exact) == 1:
         return exact[0]
@@ -414,7 +416,7 @@ def resolve_session_arg(
         return _one_of(session, exact, here, notes)
     for files in (here, None):  # this project first; all of them only when needed
         if files is None:
-            files = session_files(sessions_dir, None)
+            files = session_files(sessions_dir, None, unreadable)
         unique = [p for p in files if id_from_name(p).startswith(session)]
         if len(unique) == 1:
             return unique[0]
@@ -425,7 +427,21 @@ def resolve_session_arg(
         return by_header[0]
     if len(by_header) > 1:
         return _one_of(session, by_header, here, notes)
-    raise SessionLookupError(f"no session file or session id matches {session!r}")
+    raise SessionLookupError(
+        f"no session file or session id matches {session!r}{_unread(unreadable)}"
+    )
+
+
+def _unread(unreadable: list[tuple[Path, OSError]]) -> str:
+    """What a "none found" must add when a project folder could not be read: its sessions
+    were not looked at ("no sessions" where `list` said "cannot read … (Permission denied)")."""
+    if not unreadable:
+        return ""
+    folders = list(dict.fromkeys(folder for folder, _ in unreadable))
+    folder, error = unreadable[0]
+    reason = error.strerror or type(error).__name__
+    more = f" and {len(folders) - 1} more" if len(folders) > 1 else ""
+    return f" (cannot read {folder}{more}: {reason}; its sessions were not looked at)"
 
 
 #: How many of the files an ambiguous id names the error lists.
