@@ -438,10 +438,11 @@ class _Redactor:
         scanner: Scanner | None,
         privacy: _PathPrivacy | None,
         report: RedactionReport,
-        given: frozenset[str] = frozenset(),
+        given: Mapping[str, str] | None = None,
     ) -> None:
         self.scanner, self.privacy, self.report = scanner, privacy, report
-        self.given = given  # the policy's given secrets, as report.given_values names them
+        # the policy's given secrets (value -> kind), as report.given_values names them
+        self.given: Mapping[str, str] = given or {}
         self.active = scanner is not None or privacy is not None
         self.placeholders = report.placeholders  # secret -> placeholder, stable in one session
         self.found: dict[str, str] = {}  # secret -> context detector that found it
@@ -576,23 +577,55 @@ class _Redactor:
         path = _json_path(node)
         for finding in findings:
             secret = value[finding.start : finding.end]
+            detector = _named_as_given(finding.detector, self.given.get(secret))
             placeholder = self.placeholders.get(secret)
-            if finding.detector in _KNOWN_BY_CONTEXT:  # not a shape's find, nor a literal
-                self.found.setdefault(secret, finding.detector)
+            if detector in _KNOWN_BY_CONTEXT:  # not a shape's find, nor a literal
+                self.found.setdefault(secret, detector)
             if placeholder is None:
-                number = self.numbers[finding.detector] = self.numbers.get(finding.detector, 0) + 1
-                placeholder = self.placeholders[secret] = f"[REDACTED:{finding.detector}:{number}]"
+                number = self.numbers[detector] = self.numbers.get(detector, 0) + 1
+                placeholder = self.placeholders[secret] = f"[REDACTED:{detector}:{number}]"
             parts += (value[position : finding.start], placeholder)
             position = finding.end
+            # counted under the kind the copy shows (a value met again keeps its first
+            # placeholder, found this time by another detector): the counts match the copy
             counts = self.report.counts
-            counts[finding.detector] = counts.get(finding.detector, 0) + 1
-            if finding.detector in GIVEN_SECRETS:  # overlapping ones replace their union
+            shown = _placeholder_kind(placeholder)
+            counts[shown] = counts.get(shown, 0) + 1
+            if detector in GIVEN_SECRETS:  # overlapping ones replace their union
                 given = self.given
                 inside = {secret} if secret in given else {g for g in given if g in secret}
                 self.report.given_values.update(inside)
-            self.report.hits.append(Hit(entry_id, path, finding.detector, placeholder))
+            self.report.hits.append(Hit(entry_id, path, detector, placeholder))
         parts.append(value[position:])
         return "".join(parts)
+
+
+#: What the user named a secret with (``--secret``, ``--env-file``): a span that is exactly
+#: such a value is named so, whatever detector also matched it (a shape heuristic such as
+#: the wrapped-token join took a --secret on the line after a key; its copy never said
+#: literal-secret). The environment's values keep their detector's more telling name.
+_EXPLICIT_GIVEN = frozenset({"literal-secret"})
+_PLACEHOLDER_PREFIX = "[REDACTED:"
+
+
+def _named_as_given(detector: str, given_kind: str | None) -> str:
+    """The name a replaced span goes by: the user's own word for it when they gave it."""
+    return given_kind if given_kind in _EXPLICIT_GIVEN else detector
+
+
+def _given_kinds(literals: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each given secret (value -> kind); a value the user named and the environment holds
+    too goes by the user's name."""
+    kinds: dict[str, str] = {}
+    for value, kind in literals:
+        if kind in GIVEN_SECRETS and kinds.get(value) not in _EXPLICIT_GIVEN:
+            kinds[value] = kind
+    return kinds
+
+
+def _placeholder_kind(placeholder: str) -> str:
+    """The kind a placeholder names (``[REDACTED:github-token:1]`` -> ``github-token``)."""
+    return placeholder[len(_PLACEHOLDER_PREFIX) : placeholder.rindex(":")]
 
 
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?|[\"\\/bfnrt])")
@@ -656,7 +689,7 @@ def text_redactor(
         return lambda text, where: text
     environ = os.environ if environ is None else environ
     literals = policy.literal_secrets(environ)
-    given = frozenset(value for value, kind in literals if kind in GIVEN_SECRETS)
+    given = _given_kinds(literals)
     scanner = Scanner(literals, policy_detectors(policy))
     privacy = None
     if not policy.keep_paths:
@@ -824,10 +857,10 @@ def _redact_pass(
     report.count("entries_dropped", len(session.entries) - len(kept) - excluded)  # by the rules
     report.count("entries_excluded", excluded)
     scanner = privacy = None
-    given: frozenset[str] = frozenset()
+    given: dict[str, str] = {}
     if policy.redact:
         literals = policy.literal_secrets(environ)
-        given = frozenset(value for value, kind in literals if kind in GIVEN_SECRETS)
+        given = _given_kinds(literals)
         # the explicit literals last: theirs is the name a value keeps
         scanner = Scanner([*repeats.items(), *literals], policy_detectors(policy))
         if not policy.keep_paths:

@@ -30,6 +30,10 @@ _PREFIXES: dict[str, int | None] = {
     "sk-or-": None, "xoxb-": None, "xoxp-": None, "xapp-": None, "gsk_": None, "xai-": None,
     "pypi-Ag": None, "dckr_pat_": None, "eyJ": None,
 }  # fmt: skip
+#: Tokens whose whole shape is known though their prefix fixes no length: Anthropic's API
+#: and admin keys are 93 characters and ``AA`` after the prefix. A head that is one of them
+#: whole goes on nowhere: what opens the next line is other text.
+_WHOLE_TOKEN = re.compile(r"sk-ant-(?:api03|admin01)-[A-Za-z0-9_\-]{93}AA")
 _SHORTEST = 20  # no format here has shorter tokens (AKIA… key ids)
 _BORDER = "│┃║|"
 #: Blanks, then maybe a border and more blanks: each run matched one way only (two optional
@@ -147,6 +151,8 @@ class WrappedTokenDetector(Detector):
         for head in _HEAD.finditer(text):
             end = head.end()
             if end <= skip_to:  # a line of the token found before: not a head of its own
+                continue
+            if _WHOLE_TOKEN.fullmatch(head.group()):
                 continue
             tail = _TAIL.match(text, end) or _box_tail(text, end, head.start())
             if tail is None:
