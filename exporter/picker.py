@@ -63,7 +63,11 @@ def pick_session(sessions_dir: str | None) -> Path:
         number = click.prompt(
             "Session number", default=1, type=click.IntRange(1, len(shown)), err=True
         )
-    except click.Abort:  # Ctrl-D
+    except click.Abort as error:
+        # click says Ctrl-C and Ctrl-D alike (Abort); the one it caught is the context.
+        # Ctrl-C is said as every other one (exit 130); Ctrl-D is the end of the answer
+        if isinstance(error.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
         raise CliError("--pick needs the session's number (nothing was read)", 1) from None
     return shown[number - 1].path
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
 from pathlib import Path
@@ -180,6 +181,14 @@ def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Pa
     return list(dict.fromkeys(path.resolve() for path in files))
 
 
+def colour_wanted() -> bool:
+    """Matches in colour only on a terminal that wants it: not with NO_COLOR set and not
+    empty (https://no-color.org), nor on TERM=dumb, which shows escape codes as text."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
+
+
 def _report(
     results: list[tuple[Path, dict[str, Any]]],
     limit: int,
@@ -189,7 +198,7 @@ def _report(
 ) -> None:
     """The matches per session on stdout; on stderr, how many (``where``: in what), and
     the sessions that ``older`` says --since left out."""
-    styled = not as_json and sys.stdout.isatty()
+    styled = not as_json and colour_wanted()
     sessions = entries = unreadable = 0
     for path, result in results:
         if "error" in result:

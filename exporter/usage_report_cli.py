@@ -49,7 +49,7 @@ def print_usage_report(
 
 
 def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) -> str:
-    where = f"the project {scope}" if scope else "all projects"
+    where = f"the project {one_line(scope, None)}" if scope else "all projects"
     when = f", turns since {fmt_datetime(since)}" if since else ""
     spent = len(report.total.sessions)
     idle = report.read - spent - report.copies
@@ -69,10 +69,12 @@ def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) 
     )
 
 
-def _rows(items: list[tuple[str, UsageTotals]], name: Any = str) -> list[list[str]]:
+def _rows(items: list[tuple[str, UsageTotals]]) -> list[list[str]]:
+    """A table's rows, the name on one line: a model or project with a newline in it
+    added lines to the table (a fake ``total`` row)."""
     return [
         [
-            name(key),
+            one_line(key, None),
             fmt_int(len(row.sessions)),
             fmt_int(row.usage.turns),
             fmt_int(row.usage.input),
@@ -89,18 +91,14 @@ def _tables(report: UsageReport, scope: str | None, since: datetime | None) -> s
     right = set(range(1, 8))
     total = _rows([("total", report.total)])
     sections = [_scope_line(report, scope, since)]
-    for title, first, items, name in (
-        ("By model", "model", report.ranked(report.by_model), str),
-        ("By project", "project", report.ranked(report.by_project), _project),
-        ("By day (local time)", "day", report.days(), str),
+    for title, first, items in (
+        ("By model", "model", report.ranked(report.by_model)),
+        ("By project", "project", report.ranked(report.by_project)),
+        ("By day (local time)", "day", report.days()),
     ):
-        rows = _rows(items, name) + total
+        rows = _rows(items) + total
         sections += ["", title, render_table([first, *_HEADERS], rows, right)]
     return "\n".join(sections)
-
-
-def _project(cwd: str) -> str:
-    return one_line(cwd, None)
 
 
 def _document(report: UsageReport, scope: str | None, since: datetime | None) -> dict[str, Any]:

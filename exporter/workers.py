@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -242,8 +243,23 @@ def results_of(
     return [found[task] for task in tasks]
 
 
+#: The bar's cells when the terminal has room; it narrows to no fewer than BAR_LEAST.
+BAR_CELLS, BAR_LEAST = 28, 10
+
+
+def stderr_columns() -> int:
+    """The width of the terminal stderr shows in (stdout may be a file or a pipe)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # no fd, a closed one, not a terminal
+        return shutil.get_terminal_size().columns
+
+
 class ProgressBar:
-    """A one-line bar on stderr (by default only when it is a terminal), at most 10 redraws/s."""
+    """A one-line bar on stderr (by default only when it is a terminal), at most 10 redraws/s.
+
+    The line fits the terminal: a line that wraps cannot be taken back with ``\r``, and a
+    narrow terminal kept a trail of half bars above the results."""
 
     def __init__(self, total: int, enabled: bool | None = None, label: str = "") -> None:
         enabled = sys.stderr.isatty() if enabled is None else enabled
@@ -256,16 +272,29 @@ class ProgressBar:
         if not self.enabled or (now - self.last < 0.1 and done < self.total):
             return
         self.last = now
-        elapsed = now - self.start
-        filled = int(28 * done / self.total)
-        eta = f" · eta {elapsed / done * (self.total - done):.0f} s" if done else ""
-        bad = f" · {failed} failed" if failed else ""
-        bar = "#" * filled + "." * (28 - filled)
-        prefix = f"{self.label} " if self.label else ""
-        line = f"\r{prefix}[{bar}] {done}/{self.total}{bad} · {elapsed:.0f} s{eta}"
-        self.width = max(self.width, len(line))
-        sys.stderr.write(line.ljust(self.width))
+        room = max(0, stderr_columns() - 1)  # the last column wraps on some terminals
+        line = self.line(done, failed, now - self.start, room)
+        # padded over a longer line before, never past the terminal's edge
+        self.width = min(max(self.width, len(line)), room)
+        sys.stderr.write("\r" + line.ljust(self.width))
         sys.stderr.flush()
+
+    def line(self, done: int, failed: int, elapsed: float, room: int) -> str:
+        """The bar in at most ``room`` characters: a shorter bar first, then without the
+        time left, the time taken, the label, the bar, the failures."""
+        counts = f" {done}/{self.total}" + (f" · {failed} failed" if failed else "")
+        took = f" · {elapsed:.0f} s"
+        eta = f" · eta {elapsed / done * (self.total - done):.0f} s" if done else ""
+        prefix = f"{self.label} " if self.label else ""
+        tails = (counts + took + eta, counts + took, counts)
+        tries = [(prefix, tail, BAR_LEAST) for tail in tails] + [("", counts, 3)]
+        for head, tail, least in tries:
+            cells = min(BAR_CELLS, room - len(head) - len(tail) - 2)
+            if cells >= least:
+                filled = int(cells * done / self.total)
+                return f"{head}[{'#' * filled}{'.' * (cells - filled)}]{tail}"
+        short = f"{done}/{self.total}"  # a cut number ("37/10" of 100) would mislead
+        return counts.strip() if len(counts) <= room else short if len(short) <= room else ""
 
     def close(self) -> None:
         if self.enabled and self.width:
