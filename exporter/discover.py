@@ -227,20 +227,37 @@ def _another_project_here(path: Path, heres: list[str]) -> bool:
     folder (``/a/b-c`` and ``/a/b/c`` are both ``--a-b-c--``): its header names a folder
     that is not this project yet encodes the same. A session whose header names a folder
     encoding elsewhere (a project moved, its sessions copied over) stays this project's."""
+    folder = path.parent.name
+    if not folder.startswith("--") or folder not in {encode_cwd(here) for here in heres}:
+        return False  # (a Claude Code folder's files hold no Pi header)
     try:
         with open(path, "rb") as handle:
             header = header_object(handle.readline(_HEADER_LIMIT))
     except OSError:
         return False
     there = header.get("cwd") if header.get("type") == "session" else None
-    if not isinstance(there, str) or not there or there in heres:
+    if not isinstance(there, str) or not there or encode_cwd(there) != folder:
         return False
-    folder = path.parent.name
-    return encode_cwd(there) == folder and folder in {encode_cwd(here) for here in heres}
+    return not any(_same_folder(there, here) for here in heres)
+
+
+def _same_folder(there: str, here: str) -> bool:
+    """Whether a header's cwd is this project folder, however spelled (``C:/x`` and
+    ``C:\\x``, a trailing slash, a link to it)."""
+
+    def plain(folder: str) -> str:
+        return os.path.normcase(os.path.normpath(folder.replace("\\", "/")))
+
+    if plain(there) == plain(here):
+        return True
+    try:
+        return os.path.samefile(there, here)
+    except (OSError, ValueError):
+        return False
 
 
 #: A Pi header is a few hundred bytes; a first line longer than this is not read for its cwd.
-_HEADER_LIMIT = 1024 * 1024
+_HEADER_LIMIT = 64 * 1024
 
 
 def _session_folders(root: Path, cwd: str | None, codex_days: list[Path]) -> list[Path]:

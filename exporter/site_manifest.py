@@ -229,8 +229,9 @@ def delete_page(out_dir: Path, page: Any) -> None:
 
 def check_folder(out_dir: Path, manifest_path: Path) -> None:
     """Refuse a folder holding a site's names that this tool did not make. One whose
-    index.html this tool wrote is a site that lost its manifest (copied by ``cp -r site/*``,
-    which leaves dot-files behind): it is rebuilt, every page rendered again."""
+    index.html is a site index this tool wrote is a site that lost its manifest (copied by
+    ``cp -r site/*``, which leaves dot-files behind): it is rebuilt, every page rendered
+    again, and no page is swept (with no manifest, nothing says which are ours)."""
     if manifest_path.exists() or _index_is_ours(out_dir / "index.html"):
         return
     foreign = [n for n in ("index.html", "sessions", "projects") if (out_dir / n).exists()]
@@ -241,17 +242,18 @@ def check_folder(out_dir: Path, manifest_path: Path) -> None:
         )
 
 
-#: What the head of every index this tool writes says (``index.html.j2``).
-_OUR_GENERATOR = b'<meta name="generator" content="pi-session-export '
+#: What the head of a site's index says (``index.html.j2``; not a project page's, nor a
+#: session page's: `export S -o docs/index.html` makes no folder a site).
+_SITE_INDEX = b'<meta name="pi-session-site" content="index">'
 
 
 def _index_is_ours(index: Path) -> bool:
-    """True when ``index`` is a regular file whose head names this tool as its maker."""
+    """True when ``index`` is a regular file whose head says it is a site's index."""
     try:
         if index.is_symlink() or not index.is_file():
             return False
         with open(index, "rb") as handle:
-            return _OUR_GENERATOR in handle.read(4096)
+            return _SITE_INDEX in handle.read(4096)
     except OSError:
         return False
 

@@ -22,6 +22,7 @@ import contextlib
 import gzip
 import io
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -47,6 +48,7 @@ __all__ = [
     "SearchIndex",
     "delete_shard",
     "has_shard",
+    "move_shard",
     "pack_index",
     "session_records",
     "shard_bytes",
@@ -251,6 +253,17 @@ def delete_shard(out_dir: Path, sid: str) -> None:
     if path is not None and _inside(out_dir, path.parent):
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def move_shard(out_dir: Path, old: str, new: str) -> None:
+    """Give the shard of source ``old`` the id ``new`` (a missing one stays missing: the
+    session's page is made again, and its shard with it)."""
+    before, after = _shard_path(out_dir, old), _shard_path(out_dir, new)
+    if before is None or after is None or not _inside(out_dir, before.parent):
+        return
+    with contextlib.suppress(OSError):
+        if not before.is_symlink():
+            os.replace(before, after)
 
 
 def sweep_shards(out_dir: Path, keep: set[str]) -> None:

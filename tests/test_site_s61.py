@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from exporter.cli import cli
@@ -110,9 +111,13 @@ def test_a_site_copied_without_its_manifest_is_rebuilt_in_place(tmp_path):
     for item in site.iterdir():
         if not item.name.startswith("."):
             (shutil.copytree if item.is_dir() else shutil.copy)(item, copy / item.name)
+    own_page = copy / "sessions" / "notes" / "my-talk.html"  # named like ours, not ours
+    own_page.parent.mkdir(parents=True)
+    own_page.write_text("mine", encoding="utf-8")
     result = _export_all("-o", str(copy), "--sessions-dir", str(root))
     assert result.exit_code == 0, result.stderr
     assert "1 rendered" in result.stderr and (copy / MANIFEST_NAME).is_file()
+    assert own_page.read_text(encoding="utf-8") == "mine"  # no manifest: nothing swept
     # a folder whose index.html is not ours is still refused, and left as it was
     own = tmp_path / "own"
     own.mkdir()
@@ -120,3 +125,65 @@ def test_a_site_copied_without_its_manifest_is_rebuilt_in_place(tmp_path):
     refused = _export_all("-o", str(own), "--sessions-dir", str(root))
     assert refused.exit_code == 1 and "not a pi-session site" in refused.stderr
     assert sorted(p.name for p in own.iterdir()) == ["index.html"]
+
+
+def test_a_folder_whose_index_is_a_session_page_is_no_site(tmp_path):
+    """`export S -o docs/index.html` writes the generator's name too: the folder was taken
+    for a site that lost its manifest, and a build deleted the user's pages in it."""
+    root = tmp_path / "sessions"
+    folder = root / encode_cwd("/home/alice/proj")
+    folder.mkdir(parents=True)
+    source = shutil.copy(shared_dir() / "fixtures" / "pi-branched-1.jsonl", folder)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    single = CliRunner().invoke(cli, ["export", str(source), "-o", str(docs / "index.html")])
+    assert single.exit_code == 0, single.stderr
+    talk = docs / "sessions" / "notes" / "my-talk.html"
+    talk.parent.mkdir(parents=True)
+    talk.write_text("mine", encoding="utf-8")
+    page = (docs / "index.html").read_bytes()
+    refused = _export_all("-o", str(docs), "--sessions-dir", str(root))
+    assert refused.exit_code == 1 and "not a pi-session site" in refused.stderr
+    assert talk.read_text(encoding="utf-8") == "mine"
+    assert (docs / "index.html").read_bytes() == page
+
+
+def test_a_redacted_site_made_before_its_ids_were_keyed_keeps_its_pages(tmp_path, monkeypatch):
+    """A `--redact` site of 0.2.43 keyed its manifest by each path's plain digest: the next
+    build took every session for one that left and came (its page deleted, then made again,
+    "3 removed"), and a page named `name-2.html` could change its name."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("PI_SESSION_PUBLISH_KEY", raising=False)
+    root = tmp_path / "sessions"
+    source = _pi_folder(root, "/home/alice/client", "s1")
+    site = tmp_path / "site"
+    args = ["--redact", "-o", str(site), "--sessions-dir", str(root)]
+    assert _export_all(*args).exit_code == 0
+    # the folder as 0.2.43 left it: the entry and its shard under the plain digest
+    manifest_path = site / MANIFEST_NAME
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    ((keyed, entry),) = manifest["sessions"].items()
+    plain = hashlib.sha256(os.path.realpath(source).encode()).hexdigest()[:32]
+    manifest["sessions"] = {plain: entry}
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    (site / SEARCH_DIR / f"{keyed}.json").rename(site / SEARCH_DIR / f"{plain}.json")
+    page = site / entry["page"]
+    made = page.stat().st_mtime_ns
+    again = _export_all(*args)
+    assert again.exit_code == 0, again.stderr
+    assert "0 rendered, 1 unchanged, 0 removed" in again.stderr, again.stderr
+    assert page.stat().st_mtime_ns == made
+    assert list(json.loads(manifest_path.read_text(encoding="utf-8"))["sessions"]) == [keyed]
+    assert [p.name for p in (site / SEARCH_DIR).iterdir()] == [f"{keyed}.json"]
+
+
+@pytest.mark.parametrize("spelled", ["/home/dev/a-b/", "/home/dev/./a-b", "\\home\\dev\\a-b"])
+def test_cwd_keeps_its_own_session_however_its_header_spells_the_folder(tmp_path, spelled):
+    """The review: a header naming this project spelled otherwise (a trailing slash, another
+    separator) was taken for another project that Pi filed in the same folder."""
+    root = tmp_path / "sessions"
+    mine = _pi_folder(root, "/home/dev/a-b", "mine")
+    lines = mine.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0]) | {"cwd": spelled}
+    mine.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert session_files(root, "/home/dev/a-b") == [mine]
