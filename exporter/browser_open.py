@@ -6,7 +6,10 @@ it serves the page itself, and a browser that stays in the foreground (w3m, lynx
 may it name its address on the browser's command line, which every user of the computer
 can read (``ps``) for as long as the browser runs: the address's secret is what keeps them
 from the session. So `watch` opens a small redirect file, readable by this user only, in a
-folder of its own, as Jupyter does, and removes it when the watch ends.
+folder of its own, as Jupyter does, and removes it when the watch ends. A browser that
+cannot read that folder (Ubuntu's snap Firefox and Chromium, a Flatpak one, a Windows one
+under WSL: "file not found") never asks for the page; when none has come for it after
+``FALLBACK_SECONDS``, the address itself is opened, as before, and said.
 """
 
 from __future__ import annotations
@@ -18,14 +21,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
 
 from exporter.formatting import terminal_text
 
-__all__ = ["PrivateOpen", "open_in_browser", "open_privately", "redirect_page"]
+__all__ = ["FALLBACK_SECONDS", "PrivateOpen", "open_in_browser", "open_privately", "redirect_page"]
+
+#: How long a browser opened on the redirect file has to ask for the page before the address
+#: is opened itself (a cold browser's start, then the redirect, take a few seconds).
+FALLBACK_SECONDS = 10.0
 
 #: What the opener process runs: ``webbrowser.open`` of its argument, exit status 0 when a
 #: browser took it. Ctrl-C (sent to the whole foreground group) ends it without a traceback.
@@ -95,18 +103,42 @@ class PrivateOpen:
     its own: the caller goes on serving, asks :meth:`check` now and then (a browser that
     could not be started is said once) and calls :meth:`close` when it stops serving."""
 
-    def __init__(self, address: str, folder: Path, opener: subprocess.Popen[bytes]) -> None:
+    def __init__(
+        self,
+        address: str,
+        folder: Path,
+        opener: subprocess.Popen[bytes],
+        served: Callable[[], bool] | None = None,
+    ) -> None:
         self.address = address
         self.folder = folder
         self.opener: subprocess.Popen[bytes] | None = opener
+        self.served = served  # whether a browser has asked for the page yet
+        self.started = time.monotonic()
 
     def check(self) -> None:
-        """Say once that no browser took the page, when the opener has ended saying so."""
-        if self.opener is None or self.opener.poll() is None:
+        """Say once that no browser took the page, when the opener has ended saying so;
+        open the address itself when no browser asked for the page in time."""
+        if self.opener is not None and self.opener.poll() is not None:
+            failed = self.opener.returncode > 0  # (< 0: stopped by a signal, Ctrl-C's)
+            self.opener = None
+            if failed:
+                self.served = None  # said: the address is on the terminal
+                _could_not_open(self.address)
+                return
+        if self.served is None or time.monotonic() - self.started < FALLBACK_SECONDS:
             return
-        failed = self.opener.returncode > 0  # (< 0: stopped by a signal, Ctrl-C's)
-        self.opener = None
-        if failed:
+        came, self.served = self.served(), None  # once
+        if came:
+            return
+        click.echo(
+            "pi-session: note: no browser came for the page through the redirect file (a "
+            "snap or Flatpak browser cannot read /tmp); opening its address instead",
+            err=True,
+        )
+        try:
+            self.opener = _start_opener(self.address)
+        except (OSError, ValueError):
             _could_not_open(self.address)
 
     def close(self) -> None:
@@ -116,10 +148,21 @@ class PrivateOpen:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def open_privately(address: str) -> PrivateOpen | None:
+def _start_opener(target: str) -> subprocess.Popen[bytes]:
+    """A process that hands ``target`` to the browser (``webbrowser.open``), not waited for;
+    its stdout goes where ours does not ("Opening in existing browser session.")."""
+    return subprocess.Popen(
+        [sys.executable, "-I", "-c", _OPENER, target],
+        stdout=_stderr_or_nothing(),
+        close_fds=True,
+    )
+
+
+def open_privately(address: str, served: Callable[[], bool] | None = None) -> PrivateOpen | None:
     """Start a browser on ``address`` without waiting for it and without the address on any
     command line: a redirect file (mode 0600, in a new 0700 folder) is what it opens. None,
-    with the warning said, when not even that could be begun."""
+    with the warning said, when not even that could be begun. ``served`` says whether a
+    browser has asked for the page yet (see :meth:`PrivateOpen.check`)."""
     try:
         folder = Path(tempfile.mkdtemp(prefix="pi-session-open-"))  # 0700, ours alone
     except OSError:
@@ -130,18 +173,13 @@ def open_privately(address: str) -> PrivateOpen | None:
         handle = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with open(handle, "w", encoding="utf-8") as file:
             file.write(redirect_page(address))
-        # stdout: the browser's chatter goes where ours does not ("Opening in existing
-        # browser session."), and no descriptor of ours is changed while we serve
-        opener = subprocess.Popen(
-            [sys.executable, "-I", "-c", _OPENER, page.as_uri()],
-            stdout=_stderr_or_nothing(),
-            close_fds=True,
-        )
+        # no descriptor of ours is changed while we serve
+        opener = _start_opener(page.as_uri())
     except (OSError, ValueError):  # a full disk, no Python to run: the address is printed
         shutil.rmtree(folder, ignore_errors=True)
         _could_not_open(address)
         return None
-    return PrivateOpen(address, folder, opener)
+    return PrivateOpen(address, folder, opener, served)
 
 
 def _stderr_or_nothing() -> int:

@@ -96,6 +96,7 @@ class LiveServer(HTTPServer):
         self.watch = watch
         self.idle = idle
         self.secret = secret or secrets.token_urlsafe(18)
+        self.pages_served = 0  # answers of the page itself: whether a browser came (--open)
         super().__init__((HOST, port), LiveHandler)
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
@@ -192,6 +193,7 @@ class LiveHandler(BaseHTTPRequestHandler):
             return
         state = watch.state
         if path == base:
+            self.server.pages_served += 1
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", state.page.html, send_body)
             return
         answer = {

@@ -159,7 +159,8 @@ def watch_command(
         )
         # not waited for: a browser that stays in the foreground (w3m, a $BROWSER script)
         # asks for the page, which only the loop below answers
-        browser = open_privately(server.url) if open_page else None
+        came = server.pages_served.__gt__  # came(0): a browser has asked for the page
+        browser = open_privately(server.url, lambda: came(0)) if open_page else None
         server.idle = _looker(watch, until_stdin_closes, credentials, browser)
         server.serve_forever(poll_interval=POLL_SECONDS / 2)
     except (KeyboardInterrupt, _Stopped, _StdinClosed):

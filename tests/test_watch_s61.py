@@ -79,12 +79,10 @@ class OpenedWatch:
     """A real `watch --open` whose browser is :data:`FAKE_BROWSER`; its stderr read as it
     comes (a thread), so a line said while it serves can be waited for."""
 
-    def __init__(self, folder: Path, session: Path) -> None:
+    def __init__(self, folder: Path, session: Path, script: str = FAKE_BROWSER) -> None:
         self.log = folder / "browser.json"
         browser = folder / "fakebrowser"
-        browser.write_text(
-            FAKE_BROWSER.format(python=sys.executable, log=str(self.log)), encoding="utf-8"
-        )
+        browser.write_text(script.format(python=sys.executable, log=str(self.log)), "utf-8")
         browser.chmod(0o755)
         env = {
             key: value
@@ -213,6 +211,43 @@ def test_open_puts_no_secret_on_a_command_line(opened: OpenedWatch, pw_browser: 
     _, errors = opened.stop()
     assert not redirect.parent.exists(), "the redirect file outlived the watch"
     assert "Traceback" not in errors and "could not open" not in errors, errors
+
+
+#: A browser that cannot read /tmp (Ubuntu's snap Firefox): a file:// address is "file not
+#: found" (it exits 0, as xdg-open does); an http one it fetches. Each call is logged.
+SNAP_BROWSER = """#!{python}
+import http.client, json, pathlib, sys, urllib.parse
+log, given = pathlib.Path({log!r}), sys.argv[1]
+fetched = None
+if not given.startswith("file://"):
+    parts = urllib.parse.urlsplit(given)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=10)
+    connection.request("GET", parts.path)
+    fetched = connection.getresponse().status
+calls = json.loads(log.read_text("utf-8")) if log.exists() else []
+log.write_text(json.dumps([*calls, [given, fetched]]), "utf-8")
+"""
+
+
+def test_a_browser_that_cannot_read_the_redirect_file_gets_the_address(tmp_path: Path) -> None:
+    """The review: a snap browser cannot see /tmp, and `--open` showed "file not found"
+    where it had opened the page. When no browser has asked for the page in time, the
+    address itself is opened, and said."""
+    folder = tmp_path / "snap"
+    folder.mkdir()
+    watch = OpenedWatch(folder, copy_of("every-entry-type.jsonl", folder), SNAP_BROWSER)
+    try:
+        log = watch.log
+        watch.wait_for_line("opening its address instead")
+        deadline = time.monotonic() + 30
+        while len(json.loads(log.read_text("utf-8")) if log.exists() else []) < 2:
+            assert time.monotonic() < deadline, log.read_text("utf-8") if log.exists() else ""
+            time.sleep(0.1)
+        (file_url, _), (address, fetched) = json.loads(log.read_text("utf-8"))
+        assert file_url.startswith("file://") and (address, fetched) == (watch.url, 200)
+    finally:
+        _, errors = watch.stop()
+    assert "could not open" not in errors and "Traceback" not in errors, errors
 
 
 # --- 2: a fork above the reader ------------------------------------------------------------------
