@@ -231,3 +231,19 @@ def test_identical_readable_copies_are_still_published_once(
     result = publish(fake_hub, Corpus(root, files, []))
     assert result.exit_code == 0, result.output
     assert "byte-identical copy" in result.stderr and len(session_paths(fake_hub)) == 1
+
+
+def test_a_header_after_an_entry_gives_the_id_the_loader_gives(tmp_path: Path) -> None:
+    """The review: the loader takes a header after an entry for the session's; publish
+    still took the file name's id, so the plan and the manifest named it differently."""
+    from exporter.loader import load_session
+    from exporter.publish.hub_plan import probe_sources
+
+    entry = {"type": "message", "id": "e1", "parentId": None, "timestamp": "2025-01-01T00:00:00Z",
+             "message": {"role": "user", "content": "hi", "timestamp": 1}}  # fmt: skip
+    header = {"type": "session", "version": 3, "id": "sess-h2", "cwd": "/w",
+              "timestamp": "2025-01-01T00:00:00Z"}  # fmt: skip
+    path = tmp_path / "2025-01-01T00-00-00-000Z_x.jsonl"
+    path.write_text("\n".join(json.dumps(v) for v in (entry, header)) + "\n", encoding="utf-8")
+    ((source,), failed) = probe_sources([path])
+    assert not failed and source.session_id == load_session(path).id == "sess-h2"

@@ -120,7 +120,7 @@ def probe_sources(
             n += 1
             repo_path = f"sessions/{month}/{stem}-{n}.jsonl"
         used.add(repo_path.lower())
-        if not isinstance(header.get("type"), str):  # line 1 is blank or damaged
+        if header.get("type") != "session":  # line 1 blank, damaged, or an entry
             header = _first_typed_object(path)
         session_id = _session_id(header, path)
         try:
@@ -189,16 +189,24 @@ def _first_time(path: Path, lines: int = 200) -> datetime | None:
 
 
 def _first_typed_object(path: Path) -> dict[str, Any]:
-    """What the loader takes for the header: the first JSON object with a string "type"."""
+    """What the loader takes for the header: the first "session" line, wherever it is (a
+    header after an entry is the session's), else the first JSON object with a string
+    "type" (a file without a header: entries, or none). A file whose first line is its
+    header, as Pi writes them, is read no further."""
+    first: dict[str, Any] = {}
     try:
         with session_lines(path) as handle:
             for raw in handle:
+                if first and b'"session"' not in raw:  # (a Claude Code transcript's lines)
+                    continue
                 value = header_object(raw)
-                if isinstance(value.get("type"), str):
+                if value.get("type") == "session":
                     return value
+                if not first and isinstance(value.get("type"), str):
+                    first = value
     except _GZIP_ERRORS:
         pass
-    return {}
+    return first
 
 
 def _session_id(header: dict[str, Any], path: Path) -> str | None:
