@@ -8,8 +8,9 @@ can read (``ps``) for as long as the browser runs: the address's secret is what 
 from the session. So `watch` opens a small redirect file, readable by this user only, in a
 folder of its own, as Jupyter does, and removes it when the watch ends. A browser that
 cannot read that folder (Ubuntu's snap Firefox and Chromium, a Flatpak one, a Windows one
-under WSL: "file not found") never asks for the page; when none has come for it after
-``FALLBACK_SECONDS``, the address itself is opened, as before, and said.
+under WSL: "file not found") never asks for the page; when none has come for it
+``FALLBACK_SECONDS`` after the opener handed the file over (a console browser, which keeps
+it, reads /tmp), the address itself is opened, as before, and said.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from exporter.formatting import terminal_text
 __all__ = ["FALLBACK_SECONDS", "PrivateOpen", "open_in_browser", "open_privately", "redirect_page"]
 
 #: How long a browser opened on the redirect file has to ask for the page before the address
-#: is opened itself (a cold browser's start, then the redirect, take a few seconds).
-FALLBACK_SECONDS = 10.0
+#: is opened itself (a cold browser's start on a busy machine, then the redirect).
+FALLBACK_SECONDS = 15.0
 
 #: What the opener process runs: ``webbrowser.open`` of its argument, exit status 0 when a
 #: browser took it. Ctrl-C (sent to the whole foreground group) ends it without a traceback.
@@ -114,19 +115,25 @@ class PrivateOpen:
         self.folder = folder
         self.opener: subprocess.Popen[bytes] | None = opener
         self.served = served  # whether a browser has asked for the page yet
-        self.started = time.monotonic()
+        self.handed_over: float | None = None  # when the opener ended, having opened it
 
     def check(self) -> None:
         """Say once that no browser took the page, when the opener has ended saying so;
-        open the address itself when no browser asked for the page in time."""
-        if self.opener is not None and self.opener.poll() is not None:
-            failed = self.opener.returncode > 0  # (< 0: stopped by a signal, Ctrl-C's)
-            self.opener = None
-            if failed:
-                self.served = None  # said: the address is on the terminal
-                _could_not_open(self.address)
+        open the address itself when no browser asked for the page in time after the file
+        was handed over."""
+        if self.opener is not None:
+            if self.opener.poll() is None:
+                return  # still handing it over, or a console browser that keeps it
+            code, self.opener = self.opener.returncode, None
+            if code != 0:  # (< 0: stopped by a signal, Ctrl-C's: nothing to say)
+                self.served = None
+                if code > 0:
+                    _could_not_open(self.address)
                 return
-        if self.served is None or time.monotonic() - self.started < FALLBACK_SECONDS:
+            self.handed_over = time.monotonic()
+        if self.served is None or self.handed_over is None:
+            return
+        if time.monotonic() - self.handed_over < FALLBACK_SECONDS:
             return
         came, self.served = self.served(), None  # once
         if came:

@@ -157,10 +157,13 @@ def watch_command(
             terminal_text(f"pi-session: watching {path}; Ctrl-C stops"),
             err=True,
         )
+
         # not waited for: a browser that stays in the foreground (w3m, a $BROWSER script)
         # asks for the page, which only the loop below answers
-        came = server.pages_served.__gt__  # came(0): a browser has asked for the page
-        browser = open_privately(server.url, lambda: came(0)) if open_page else None
+        def came() -> bool:  # a browser has asked for the page (read each time: an int)
+            return server.pages_served > 0
+
+        browser = open_privately(server.url, came) if open_page else None
         server.idle = _looker(watch, until_stdin_closes, credentials, browser)
         server.serve_forever(poll_interval=POLL_SECONDS / 2)
     except (KeyboardInterrupt, _Stopped, _StdinClosed):

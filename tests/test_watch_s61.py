@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from exporter.browser_open import FALLBACK_SECONDS
 from exporter.discover import encode_cwd
 from exporter.live_server import LiveServer
 from exporter.loader import load_session
@@ -213,14 +214,19 @@ def test_open_puts_no_secret_on_a_command_line(opened: OpenedWatch, pw_browser: 
     assert "Traceback" not in errors and "could not open" not in errors, errors
 
 
-#: A browser that cannot read /tmp (Ubuntu's snap Firefox): a file:// address is "file not
-#: found" (it exits 0, as xdg-open does); an http one it fetches. Each call is logged.
-SNAP_BROWSER = """#!{python}
-import http.client, json, pathlib, sys, urllib.parse
-log, given = pathlib.Path({log!r}), sys.argv[1]
-fetched = None
-if not given.startswith("file://"):
-    parts = urllib.parse.urlsplit(given)
+#: A browser such as a desktop one opened through xdg-open: it takes the address, exits 0
+#: and fetches the page. One that cannot read /tmp (Ubuntu's snap Firefox) finds no file at
+#: a file:// address ("file not found"); one that can follows the redirect file. Each call is
+#: logged with what it fetched.
+GUI_BROWSER = """#!{python}
+import html, http.client, json, pathlib, re, sys, urllib.parse, urllib.request
+log, given, reads_tmp = pathlib.Path({log!r}), sys.argv[1], READS_TMP
+address, fetched = given, None
+if given.startswith("file://") and reads_tmp:
+    page = pathlib.Path(urllib.request.url2pathname(urllib.parse.urlsplit(given).path))
+    address = html.unescape(re.search(r'content="0;url=([^"]*)"', page.read_text("utf-8"))[1])
+if not address.startswith("file://"):
+    parts = urllib.parse.urlsplit(address)
     connection = http.client.HTTPConnection(parts.netloc, timeout=10)
     connection.request("GET", parts.path)
     fetched = connection.getresponse().status
@@ -229,25 +235,45 @@ log.write_text(json.dumps([*calls, [given, fetched]]), "utf-8")
 """
 
 
+def _browser_calls(log: Path, count: int) -> list[list[Any]]:
+    """The calls a :data:`GUI_BROWSER` logged, once there are ``count`` (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while len(calls := json.loads(log.read_text("utf-8")) if log.exists() else []) < count:
+        assert time.monotonic() < deadline, calls
+        time.sleep(0.1)
+    return list(calls)
+
+
 def test_a_browser_that_cannot_read_the_redirect_file_gets_the_address(tmp_path: Path) -> None:
     """The review: a snap browser cannot see /tmp, and `--open` showed "file not found"
     where it had opened the page. When no browser has asked for the page in time, the
     address itself is opened, and said."""
-    folder = tmp_path / "snap"
-    folder.mkdir()
-    watch = OpenedWatch(folder, copy_of("every-entry-type.jsonl", folder), SNAP_BROWSER)
+    script = GUI_BROWSER.replace("READS_TMP", "False")
+    watch = OpenedWatch(tmp_path, copy_of("every-entry-type.jsonl", tmp_path), script)
     try:
-        log = watch.log
         watch.wait_for_line("opening its address instead")
-        deadline = time.monotonic() + 30
-        while len(json.loads(log.read_text("utf-8")) if log.exists() else []) < 2:
-            assert time.monotonic() < deadline, log.read_text("utf-8") if log.exists() else ""
-            time.sleep(0.1)
-        (file_url, _), (address, fetched) = json.loads(log.read_text("utf-8"))
-        assert file_url.startswith("file://") and (address, fetched) == (watch.url, 200)
+        (file_url, nothing), (address, fetched) = _browser_calls(watch.log, 2)
+        assert file_url.startswith("file://") and nothing is None
+        assert (address, fetched) == (watch.url, 200)
     finally:
         _, errors = watch.stop()
     assert "could not open" not in errors and "Traceback" not in errors, errors
+
+
+def test_a_browser_that_came_for_the_page_is_not_given_the_address(tmp_path: Path) -> None:
+    """The second review: the check of whether a browser came read a number bound when the
+    watch began (always 0), so every --open also opened the address, secret and all, on a
+    command line after the wait."""
+    script = GUI_BROWSER.replace("READS_TMP", "True")
+    watch = OpenedWatch(tmp_path, copy_of("every-entry-type.jsonl", tmp_path), script)
+    try:
+        ((file_url, fetched),) = _browser_calls(watch.log, 1)
+        assert file_url.startswith("file://") and fetched == 200
+        time.sleep(FALLBACK_SECONDS + 2)  # past the wait: nothing more may be opened
+        assert len(_browser_calls(watch.log, 1)) == 1
+    finally:
+        _, errors = watch.stop()
+    assert "opening its address instead" not in errors, errors
 
 
 # --- 2: a fork above the reader ------------------------------------------------------------------
