@@ -45,6 +45,7 @@ from exporter.site_manifest import (
     delete_page,
     is_unchanged,
     load_manifest,
+    marked_digest,
     refuse_links_out,
     save_manifest,
     source_digest,
@@ -386,7 +387,7 @@ def _build(
     state = _BuildState.load(out_dir, f"{make_options_key(options)}:{options_key}")
     sources = {source_id(path, source_mark): path for path in map(os.path.abspath, files)}
     if source_mark is not None:
-        _rekey_plain_ids(state, sources)
+        _rekey_plain_ids(state, sources, source_mark)
     _forget_removed(state, sources)
     if not state.had_manifest:
         state.write_manifest()  # claim the folder before writing
@@ -433,16 +434,11 @@ class _BuildState:
     sessions: dict[str, dict[str, Any]]  # by source id
     projects: dict[str, str]  # project page by cwd
     report: SiteReport
-    # the folder held a manifest file (even a damaged one): its pages' names are ours, and
-    # those no entry owns are swept; a site that lost its manifest sweeps nothing
-    claimed: bool = True
 
     @classmethod
     def load(cls, out_dir: Path, key: str) -> _BuildState:
         """The state the folder's manifest describes (an empty site without one)."""
-        path = out_dir / MANIFEST_NAME
-        claimed = path.exists()
-        manifest = load_manifest(path)
+        manifest = load_manifest(out_dir / MANIFEST_NAME)
         return cls(
             out_dir=out_dir,
             key=key,
@@ -450,20 +446,28 @@ class _BuildState:
             sessions=manifest.get("sessions", {}),
             projects=manifest.get("project_pages") or {},
             report=SiteReport(index_path=out_dir / "index.html"),
-            claimed=claimed,
         )
 
     def write_manifest(self) -> None:
         save_manifest(self.out_dir / MANIFEST_NAME, self.sessions, self.projects)
 
 
-def _rekey_plain_ids(state: _BuildState, sources: dict[str, str]) -> None:
+def _rekey_plain_ids(state: _BuildState, sources: dict[str, str], mark: Mark) -> None:
     """A redacted site built before its sources' ids were keyed (0.2.43 and earlier): each
     entry under its source's plain id moves to the keyed one, its shard too, so its page
-    keeps its name and is not deleted and made again as a session that left and came."""
+    keeps its name and is not deleted and made again as a session that left and came. Only
+    an entry a redacted build made (its source's mark under this key): an unredacted page
+    and shard are deleted before anything is rendered, as for any source that left."""
     for sid, source in sources.items():
         plain = source_id(source)
-        if sid not in state.sessions and plain in state.sessions:
+        entry = state.sessions.get(plain)
+        if sid in state.sessions or entry is None:
+            continue
+        try:
+            redacted = entry.get("sha256") == marked_digest(source, mark)
+        except OSError:
+            continue
+        if redacted:
             state.sessions[sid] = state.sessions.pop(plain)
             move_shard(state.out_dir, plain, sid)
 
@@ -601,14 +605,11 @@ def _place_failed_rows(state: _BuildState, sources: dict[str, str]) -> None:
 
 def _finish_site(state: _BuildState, theme: str) -> None:
     """The index and project pages from the manifest, the manifest saved, then the pages and
-    temp files no manifest entry owns (left by an interrupted build) swept away: only in a
-    folder that had a manifest file (a site that lost its own may hold the user's pages
-    under names like ours, and nothing says which are ours)."""
+    temp files no manifest entry owns (left by an interrupted build) swept away."""
     state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme)
     state.write_manifest()
     pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
-    if state.claimed:
-        sweep(state.out_dir, pages)
+    sweep(state.out_dir, pages)
     sweep_shards(state.out_dir, set(_searchable(state.sessions)))
 
 

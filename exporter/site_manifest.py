@@ -35,6 +35,7 @@ __all__ = [
     "delete_page",
     "is_unchanged",
     "load_manifest",
+    "marked_digest",
     "refuse_links_out",
     "save_manifest",
     "source_digest",
@@ -228,18 +229,26 @@ def delete_page(out_dir: Path, page: Any) -> None:
 
 
 def check_folder(out_dir: Path, manifest_path: Path) -> None:
-    """Refuse a folder holding a site's names that this tool did not make. One whose
-    index.html is a site index this tool wrote is a site that lost its manifest (copied by
-    ``cp -r site/*``, which leaves dot-files behind): it is rebuilt, every page rendered
-    again, and no page is swept (with no manifest, nothing says which are ours)."""
-    if manifest_path.exists() or _index_is_ours(out_dir / "index.html"):
+    """Refuse a folder holding a site's names without the manifest that says which of its
+    files this tool wrote: a build would write over, and sweep, pages that may be the
+    user's. One whose index.html is a site index of ours lost its manifest (copied by
+    ``cp -r site/*``, which leaves dot-files behind): the refusal says how to go on."""
+    if manifest_path.exists():
         return
     foreign = [n for n in ("index.html", "sessions", "projects") if (out_dir / n).exists()]
-    if foreign:
+    if not foreign:
+        return
+    remedy = "build into a new folder, or remove its index.html, sessions/ and projects/ first"
+    if _index_is_ours(out_dir / "index.html"):
         raise SiteError(
-            f"{out_dir} already has {', '.join(foreign)} but no {MANIFEST_NAME}: "
-            "not a pi-session site; choose an empty or new folder"
+            f"{out_dir} holds a pi-session site without its {MANIFEST_NAME} (copied without "
+            f"its dot-files?), which says which pages are ours: {remedy}"
         )
+    raise SiteError(
+        f"{out_dir} already has {', '.join(foreign)} but no {MANIFEST_NAME}: "
+        f"not a pi-session site; choose an empty or new folder (or, for a pi-session site "
+        f"that lost its {MANIFEST_NAME}, {remedy})"
+    )
 
 
 #: What the head of a site's index says (``index.html.j2``; not a project page's, nor a
@@ -283,6 +292,12 @@ Mark = Callable[[str], str]
 def source_digest(sha256: str, mark: Mark | None) -> str:
     """What the manifest records of a source: its SHA-256, or ``mark`` of it (a keyed HMAC)."""
     return sha256 if mark is None else mark(sha256)
+
+
+def marked_digest(source: str, mark: Mark | None) -> str:
+    """What the manifest records of a source file as it is now (:func:`source_digest` of
+    its SHA-256)."""
+    return source_digest(_sha256_file(source), mark)
 
 
 def is_unchanged(

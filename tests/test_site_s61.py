@@ -17,7 +17,7 @@ from exporter.cli import cli
 from exporter.discover import encode_cwd, session_files
 from exporter.loader import load_session
 from exporter.render.index import prompt_index
-from exporter.site_manifest import MANIFEST_NAME, SEARCH_DIR
+from exporter.site_manifest import MANIFEST_NAME, SEARCH_DIR, marked_digest, source_id
 from tests.browser_util import shared_dir
 from tests.conftest import Build, dump_lines
 
@@ -98,9 +98,11 @@ def test_cwd_leaves_out_another_project_that_pi_filed_in_the_same_folder(tmp_pat
     assert "2 sessions" in result.stderr, result.stderr
 
 
-def test_a_site_copied_without_its_manifest_is_rebuilt_in_place(tmp_path):
+def test_a_site_copied_without_its_manifest_is_refused_with_a_way_on(tmp_path):
     """`cp -r site/* copy/` leaves the dot-files behind; the copy was then "not a
-    pi-session site" for good. An index.html this tool wrote marks the folder as a site."""
+    pi-session site; choose an empty or new folder", with no word of how to rebuild it.
+    Without its manifest nothing says which pages are ours (rebuilding in place swept the
+    user's pages, two reviews found): it is refused, saying what it is and how to go on."""
     root = tmp_path / "sessions"
     folder = root / encode_cwd("/home/alice/proj")
     folder.mkdir(parents=True)
@@ -114,16 +116,21 @@ def test_a_site_copied_without_its_manifest_is_rebuilt_in_place(tmp_path):
     own_page = copy / "sessions" / "notes" / "my-talk.html"  # named like ours, not ours
     own_page.parent.mkdir(parents=True)
     own_page.write_text("mine", encoding="utf-8")
-    result = _export_all("-o", str(copy), "--sessions-dir", str(root))
-    assert result.exit_code == 0, result.stderr
-    assert "1 rendered" in result.stderr and (copy / MANIFEST_NAME).is_file()
-    assert own_page.read_text(encoding="utf-8") == "mine"  # no manifest: nothing swept
-    # a folder whose index.html is not ours is still refused, and left as it was
+    before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
+    for _ in range(2):
+        refused = _export_all("-o", str(copy), "--sessions-dir", str(root))
+        assert refused.exit_code == 1, refused.stderr
+        assert f"holds a pi-session site without its {MANIFEST_NAME}" in refused.stderr
+        assert "remove its index.html, sessions/ and projects/ first" in refused.stderr
+        assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
+    assert own_page.read_text(encoding="utf-8") == "mine"
+    # a folder whose index.html is not ours says the same way on, as the other case
     own = tmp_path / "own"
     own.mkdir()
     (own / "index.html").write_text('<meta name="generator" content="hugo">', encoding="utf-8")
     refused = _export_all("-o", str(own), "--sessions-dir", str(root))
     assert refused.exit_code == 1 and "not a pi-session site" in refused.stderr
+    assert "that lost its" in refused.stderr
     assert sorted(p.name for p in own.iterdir()) == ["index.html"]
 
 
@@ -187,3 +194,29 @@ def test_cwd_keeps_its_own_session_however_its_header_spells_the_folder(tmp_path
     header = json.loads(lines[0]) | {"cwd": spelled}
     mine.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
     assert session_files(root, "/home/dev/a-b") == [mine]
+
+
+def test_an_unredacted_sites_entries_are_not_taken_for_a_redacted_ones(tmp_path):
+    """The second review: a plain site built again with --redact had its entries moved to
+    the keyed ids too, so a build stopped before it rendered left the unredacted page and
+    search text listed as the redacted site's. Only a redacted build's entries move."""
+    import hmac
+
+    from exporter.site import _BuildState, _rekey_plain_ids, build_site
+
+    root = tmp_path / "sessions"
+    source = str(_pi_folder(root, "/home/alice/client", "s1"))
+    site = tmp_path / "site"
+    build_site([Path(source)], site, jobs=1, progress=False)  # unredacted: plain digests
+
+    def mark(value: str) -> str:
+        return hmac.new(b"k" * 32, value.encode(), hashlib.sha256).hexdigest()
+
+    state = _BuildState.load(site, "key")
+    keyed, plain = source_id(source, mark), source_id(source)
+    _rekey_plain_ids(state, {keyed: source}, mark)
+    assert list(state.sessions) == [plain]  # left to be forgotten (page and shard deleted)
+    # the same folder as a redacted build of 0.2.43 left it: its entry moves
+    state.sessions[plain]["sha256"] = marked_digest(source, mark)
+    _rekey_plain_ids(state, {keyed: source}, mark)
+    assert list(state.sessions) == [keyed]

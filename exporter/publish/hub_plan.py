@@ -96,7 +96,7 @@ def probe_sources(
     failed: list[tuple[Path, str]] = []
     used: set[str] = set()
     for path in sorted(dict.fromkeys(Path(os.path.abspath(p)) for p in paths)):
-        digest, size, first = hashlib.sha256(), 0, b""
+        digest, size, first, said_session = hashlib.sha256(), 0, b"", False
         try:
             with open(path, "rb") as handle:
                 first = handle.readline()
@@ -105,6 +105,9 @@ def probe_sources(
                 for block in iter(lambda h=handle: h.read(1 << 20), b""):
                     digest.update(block)
                     size += len(block)
+                    # a header further down (read below only then: not for every Claude
+                    # Code or Codex transcript, which has none)
+                    said_session = said_session or b'"session"' in block
             # a gzip copy (the page's .jsonl.gz download), or one saved again as UTF-16 or
             # UTF-32, by its session's header, as the loader reads it: the bytes as written
             # filed it by mtime, with no id to keep its path, so each run published it again
@@ -120,8 +123,9 @@ def probe_sources(
             n += 1
             repo_path = f"sessions/{month}/{stem}-{n}.jsonl"
         used.add(repo_path.lower())
-        if header.get("type") != "session":  # line 1 blank, damaged, or an entry
-            header = _first_typed_object(path)
+        typed = isinstance(header.get("type"), str)
+        if not typed or (header["type"] != "session" and (said_session or recoded)):
+            header = _first_typed_object(path)  # line 1 blank or damaged, or an entry
         session_id = _session_id(header, path)
         try:
             sha = session_digest(path, digest.hexdigest())  # with its sub-agents' files
