@@ -428,9 +428,11 @@ def display_width(text: str) -> int:
 
 
 def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
-    """Aligned columns, measured as the terminal shows them (controls made visible first)."""
+    """Aligned columns, measured as the terminal shows them (controls made visible first).
+    Each cell on one line: a model, tool or project name with a newline in it (the session's
+    text) added lines to the table, a fake ``total`` row among them."""
     right = right or set()
-    rows = [[terminal_text(str(cell)) for cell in row] for row in rows]
+    rows = [[terminal_text(one_line(str(cell), None)) for cell in row] for row in rows]
     for col in right:  # decimal points in a column of amounts line up
         pads = decimal_pads([row[col] for row in rows])
         for row, pad in zip(rows, pads, strict=True):

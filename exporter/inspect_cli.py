@@ -241,14 +241,9 @@ def _made_line(session: Session, stats: SessionStats) -> list[str]:
 
 
 def _flat(text: str) -> str:
-    """Session text on one line, whole: a model name with a newline forged table lines."""
+    """Session text on one line, whole: a model name with a newline forged header lines
+    (a table's cells are one line each already: ``render_table``)."""
     return one_line(text, None)
-
-
-def one_line_rows(rows: list[list[str]]) -> list[list[str]]:
-    """Every cell on one line: a model, tool or entry id written by the session with a
-    newline in it added lines to the table (a fake ``total`` row)."""
-    return [[_flat(cell) for cell in row] for row in rows]
 
 
 #: The title line of `stats`: wider than `list`'s column, still one terminal line.
@@ -336,38 +331,30 @@ def stats_command(
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {models_said(models_with_answers(loaded, stats), _flat)}",
-        f"  entries   {one_line(entries_line(stats, len(loaded.entries)), None)}",
-        f"  tree      {one_line(tree_said(stats, loaded), None)}",
+        f"  entries   {_flat(entries_line(stats, len(loaded.entries)))}",
+        f"  tree      {_flat(tree_said(stats, loaded))}",
         "",
         "Usage on this path (root → leaf)",
-        render_table(
-            USAGE_HEADERS, one_line_rows(usage_rows(stats.by_model_path, "total")), numeric
-        ),
+        render_table(USAGE_HEADERS, usage_rows(stats.by_model_path, "total"), numeric),
         "",
         "Usage on all branches",
-        render_table(
-            USAGE_HEADERS, one_line_rows(usage_rows(stats.by_model_all, "total")), numeric
-        ),
+        render_table(USAGE_HEADERS, usage_rows(stats.by_model_all, "total"), numeric),
         "",
         "Branches (a branch owns the entries from where it forks to its leaf; * active)",
         render_table(
             ["", "leaf", "forks at", "entries", "tokens", "cost", "first prompt"],
-            one_line_rows(
+            [
                 [
-                    [
-                        "*" if b.branch.is_active else "",
-                        said.get(b.branch.leaf_id, b.branch.leaf_id),
-                        said.get(b.branch.fork_id, b.branch.fork_id)
-                        if b.branch.fork_id
-                        else "root",
-                        fmt_int(b.entries),
-                        fmt_int(b.usage.total_tokens),
-                        fmt_cost(b.usage.cost),
-                        prompt_line(b.first_prompt, 50) if b.first_prompt else "",
-                    ]
-                    for b in stats.branches
+                    "*" if b.branch.is_active else "",
+                    said.get(b.branch.leaf_id, b.branch.leaf_id),
+                    said.get(b.branch.fork_id, b.branch.fork_id) if b.branch.fork_id else "root",
+                    fmt_int(b.entries),
+                    fmt_int(b.usage.total_tokens),
+                    fmt_cost(b.usage.cost),
+                    prompt_line(b.first_prompt, 50) if b.first_prompt else "",
                 ]
-            ),
+                for b in stats.branches
+            ],
             {3, 4, 5},
         ),
     ]
@@ -377,9 +364,7 @@ def stats_command(
             "Tools (all branches)",
             render_table(
                 ["tool", "calls", "errors"],
-                one_line_rows(
-                    [[n, fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()]
-                ),
+                [[n, fmt_int(t.calls), fmt_int(t.errors)] for n, t in stats.tools.items()],
                 {1, 2},
             ),
         ]

@@ -70,11 +70,10 @@ def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) 
 
 
 def _rows(items: list[tuple[str, UsageTotals]]) -> list[list[str]]:
-    """A table's rows, the name on one line: a model or project with a newline in it
-    added lines to the table (a fake ``total`` row)."""
+    """A table's rows (``render_table`` puts each cell on one line)."""
     return [
         [
-            one_line(key, None),
+            key,
             fmt_int(len(row.sessions)),
             fmt_int(row.usage.turns),
             fmt_int(row.usage.input),
