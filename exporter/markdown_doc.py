@@ -60,7 +60,7 @@ from exporter.markdown_text import (
 )
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
-from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, is_interrupt
+from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path, safe_image_src
 from exporter.render.tools import (
@@ -78,6 +78,7 @@ from exporter.render.tools import (
     todo_items,
 )
 from exporter.session import Session
+from exporter.shown_rules import is_interrupt
 from exporter.usage import (
     BranchStats,
     SessionStats,

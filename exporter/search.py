@@ -46,6 +46,7 @@ from exporter.loader import (
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
 from exporter.session import Session
+from exporter.shown_rules import BLOCKS_SHOWN, SHOWN_ROLES, interrupted
 from exporter.tool_truncation import bash_output_cut, read_output_cut
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
@@ -179,7 +180,7 @@ def _texts_read(entry: Entry, session: Session | None) -> Iterator[str]:
         if entry.role == "bashExecution":
             yield entry.command
             yield entry.output
-        if entry.role == "assistant" and entry.error_message and not _interrupt_said(entry):
+        if entry.role == "assistant" and entry.error_message and not interrupted(entry):
             yield entry.error_message
         if entry.role == "custom":  # an extension's message, titled with its name
             yield from _custom_type(entry)
@@ -205,29 +206,6 @@ def _texts_read(entry: Entry, session: Session | None) -> Iterator[str]:
         yield from _strings(entry.raw)
 
 
-#: The message roles the page shows as themselves; any other is shown as its JSON
-#: (``render.entry_views.SHOWN_ROLES``: the render package is too slow to import here).
-SHOWN_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom"})
-#: The content blocks each role's view shows; any other block is shown as its JSON
-#: (``render.odd_values``, and an assistant's blocks of other types, ``entry_views``).
-_BLOCKS_SHOWN = {
-    "user": frozenset({"text", "image"}),
-    "toolResult": frozenset({"text", "image"}),
-    "custom": frozenset({"text", "image"}),
-    "assistant": frozenset({"text", "thinking", "toolCall", "image"}),
-}
-#: An aborted turn's error message the page leaves unsaid: Pi's own interrupt, which says
-#: no more than "Aborted" (``render.entry_views.is_interrupt``).
-INTERRUPT_MESSAGES = frozenset(
-    ("", "aborted", "request was aborted", "the operation was aborted", "operation aborted")
-)
-
-
-def _interrupt_said(entry: MessageEntry) -> bool:
-    said = (entry.error_message or "").strip().lower().rstrip(".")
-    return entry.stop_reason == "aborted" and said in INTERRUPT_MESSAGES
-
-
 def _shown_as_written(entry: Entry) -> Iterator[str]:
     """What the page shows of an entry as JSON, because no view of it reads it as text:
     content blocks of other types (an ``audio`` block's transcript, a user's ``file``
@@ -237,11 +215,11 @@ def _shown_as_written(entry: Entry) -> Iterator[str]:
         if entry.role == "bashExecution":
             yield from _not_text(entry.message, ("command", "output"))
         else:
-            yield from _odd_blocks(entry.message.get("content"), _BLOCKS_SHOWN[entry.role])
+            yield from _odd_blocks(entry.message.get("content"), BLOCKS_SHOWN[entry.role])
     elif isinstance(entry, CompactionEntry | BranchSummaryEntry):
         yield from _not_text(entry.raw, ("summary",))
     elif isinstance(entry, CustomMessageEntry):
-        yield from _odd_blocks(entry.raw.get("content"), _BLOCKS_SHOWN["custom"])
+        yield from _odd_blocks(entry.raw.get("content"), BLOCKS_SHOWN["custom"])
 
 
 def _not_text(holder: dict[str, Any], fields: tuple[str, ...]) -> Iterator[str]:

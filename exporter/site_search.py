@@ -37,10 +37,10 @@ from exporter.entries import (
 )
 from exporter.formatting import escape_surrogates, plain_text_shown
 from exporter.fsutil import atomic_write_bytes
-from exporter.render.entry_views import is_interrupt
 from exporter.render.index import SearchIndex
 from exporter.render.view import build_anchors
 from exporter.session import Session
+from exporter.shown_rules import interrupted
 from exporter.site_manifest import SEARCH_DIR, stays_inside
 
 __all__ = [
@@ -140,8 +140,7 @@ def _entry_records(
         elif role == "assistant":
             yield anchor, "r", _cut(entry.text, TEXT_CHARS)
             # as the page says it: Pi's own interrupt message is shown as "Aborted" only
-            interrupted = entry.stop_reason == "aborted" and is_interrupt(entry.error_message or "")
-            if entry.error_message and not interrupted:
+            if entry.error_message and not interrupted(entry):
                 yield anchor, "e", _cut(entry.error_message, TEXT_CHARS)
             for index, block in enumerate(entry.content):
                 if block.get("type") == "toolCall":

@@ -258,12 +258,14 @@ def test_search_leaves_out_the_interrupt_the_page_does_not_say(write_session: An
 
 
 def test_searchs_rules_are_the_pages() -> None:
-    """Search keeps its own copies of the page's rules (the render package is too slow to
-    import for a search): they must not drift apart."""
-    from exporter import search
+    """Search follows the page's rules (the render package is too slow to import for a
+    search): one set of them, ``exporter.shown_rules``, serves both, so they cannot drift
+    apart."""
+    from exporter import search, shown_rules, site_search
     from exporter.render import entry_views, odd_values
 
-    assert search.SHOWN_ROLES == entry_views.SHOWN_ROLES
-    assert search.INTERRUPT_MESSAGES == entry_views._INTERRUPT_MESSAGES
+    assert search.SHOWN_ROLES is entry_views.SHOWN_ROLES is shown_rules.SHOWN_ROLES
+    assert search.interrupted is site_search.interrupted is shown_rules.interrupted
+    assert entry_views.is_interrupt is shown_rules.is_interrupt
     for role, shown in odd_values._SHOWN.items():
-        assert search._BLOCKS_SHOWN[role] == shown, role
+        assert search.BLOCKS_SHOWN[role] == shown, role

@@ -44,6 +44,7 @@ from exporter.render.tools import (
     standalone_result_view,
 )
 from exporter.render.turns import turn_summary
+from exporter.shown_rules import SHOWN_ROLES, is_interrupt
 from exporter.usage import turn_usage
 
 if TYPE_CHECKING:
@@ -268,11 +269,6 @@ def _assistant(
     view.notes.extend(diagnostic_notes(entry.message.get("diagnostics")))
 
 
-def is_interrupt(said: str) -> bool:
-    """An aborted turn's message that says no more than Pi's own interrupt does."""
-    return said.strip().lower().rstrip(".") in _INTERRUPT_MESSAGES
-
-
 def diagnostic_notes(diagnostics: Any) -> list[str]:
     """What the provider reported besides the answer (a fallback, a reset): one note each
     (the page's and the Markdown's)."""
@@ -294,11 +290,6 @@ def diagnostic_notes(diagnostics: Any) -> list[str]:
         else:  # anything more, as written
             notes.append(f"Diagnostic: {json_text(item)}")
     return notes
-
-
-_INTERRUPT_MESSAGES = frozenset(
-    ("", "aborted", "request was aborted", "the operation was aborted", "operation aborted")
-)
 
 
 def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
@@ -486,10 +477,6 @@ def unknown_view(
         view.title = f"Message with unknown role “{entry.role}”"
     view.classes.append("hide-default")
     _json_view(view, entry.raw)
-
-
-#: The message roles the page shows as themselves (any other: an unknown one, under "All").
-SHOWN_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom"})
 
 
 def default_hides(entry: Entry) -> tuple[str, str] | None:

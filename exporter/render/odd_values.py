@@ -16,10 +16,11 @@ from exporter.entries import (
     Entry,
     MessageEntry,
 )
+from exporter.shown_rules import BLOCKS_SHOWN
 
 _TEXT_FIELDS = {"text": "text", "thinking": "thinking"}  # block type -> its text field
 # block types a role's view shows (an assistant's other blocks are shown as JSON anyway)
-_SHOWN = {"user": {"text", "image"}, "toolResult": {"text", "image"}, "custom": {"text", "image"}}
+_SHOWN = {role: BLOCKS_SHOWN[role] for role in ("user", "toolResult", "custom")}
 
 
 def odd_values(entry: Entry) -> dict[str, Any]:
