@@ -171,6 +171,11 @@ class HubRepo:
     def url(self) -> str:
         return f"{self.endpoint}/datasets/{self.repo_id}"
 
+    @property
+    def namespace(self) -> str:
+        """The dataset's owner, as messages name it."""
+        return self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
+
     def _call(self, what: str | Callable[[], str], fn: Callable[[], T]) -> T:
         """Run ``fn``; on 429 wait as told (bounded) and retry; translate every failure.
         ``what`` (or what it returns once ``fn`` failed) names the step in messages.
@@ -219,7 +224,7 @@ class HubRepo:
         large_upload = _in_large_upload(error)
         unreadable = _is_unreadable_answer(error)
         error = _unwrapped(error)
-        ns = self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
+        ns = self.namespace
         if isinstance(error, OfflineModeIsEnabled):
             return NetworkError("HF_HUB_OFFLINE is set: unset it to publish")
         if isinstance(error, HubCreateConflict):
@@ -264,7 +269,7 @@ class HubRepo:
         """An HTTP error status in words. A large file's bytes go to a storage host (and
         are checked by a verify request) after the Hub took the token and the dataset: a
         4xx there is said as that step's failure, not as a token or a missing dataset."""
-        ns = self.repo_id.split("/", 1)[0] if "/" in self.repo_id else "your namespace"
+        ns = self.namespace
         method, url = request or ("", "")
         host = host_for_messages(url) if url and large_upload else self.host  # (its storage)
         said = f" ({detail})" if detail else ""
