@@ -92,13 +92,13 @@ def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) ->
     """An extension's message in the order it wrote it: "the page now looks like this:"
     before its screenshot, not after it (a user's images lead, as in Pi's UI)."""
     if not any(block.get("type") == "image" for block in blocks):
-        view.html = markdown(text)
+        view.html = _prose_html(text)
         return
     for block in blocks:
         if block.get("type") == "image":
             view.parts.extend(_images_of([block]))
         elif block.get("type") == "text" and (said := as_str(block.get("text"))):
-            view.parts.append(Part("text", html=markdown(said)))
+            view.parts.append(Part("text", html=_prose_html(said)))
 
 
 #: A run of this many characters without a space or line break (a pasted blob, a minified
@@ -107,13 +107,14 @@ def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) ->
 HUGE_WORD = 100_000
 
 
-def _answer_html(text: str) -> Markup:
-    """An answer's Markdown; one holding a huge word shows its first screen and folds the
-    rest as a long prompt does, so the page opens at once and the word costs its layout
-    time only to a reader who opens it. Other answers show whole, however long."""
+def _prose_html(text: str, fold_long_code: bool = False) -> Markup:
+    """An answer's, summary's or extension message's Markdown; one holding a huge word shows
+    its first screen and folds the rest as a long prompt does, so the page opens at once and
+    the word costs its layout time only to a reader who opens it. Other text shows whole,
+    however long."""
     if len(text) >= HUGE_WORD and max(map(len, text.split()), default=0) >= HUGE_WORD:
         return _folded_html(*fold_prose(text))
-    return markdown(text, fold_long_code=True)
+    return markdown(text, fold_long_code=fold_long_code)
 
 
 def _prompt_html(text: str) -> Markup:
@@ -204,7 +205,7 @@ def _assistant(
         kind = block.get("type")
         if kind == "text":
             said = as_str(block.get("text")) or ""
-            view.parts.append(Part("text", html=_answer_html(said)))
+            view.parts.append(Part("text", html=_prose_html(said, fold_long_code=True)))
         elif kind == "thinking":
             text = as_str(block.get("thinking")) or ""
             redacted = block.get("redacted") is True
@@ -246,7 +247,7 @@ def _assistant(
         else:
             view.parts.append(Part("other", fold=json_fold(block)))
     if isinstance(content, str):
-        view.parts.append(Part("text", html=_answer_html(content)))
+        view.parts.append(Part("text", html=_prose_html(content, fold_long_code=True)))
     elif only_tool_calls(entry):
         view.classes.append("is-tool")
     usage = turn_usage(entry)
@@ -361,7 +362,7 @@ def _compaction(
 ) -> None:
     size = entry.tokens_before
     view.title = f"Compacted from {fmt_int(size)} tokens" if size is not None else "Compacted"
-    view.html = markdown(entry.summary)
+    view.html = _prose_html(entry.summary)
     if not entry.summary.strip():
         view.notes.append("the file holds no summary for this compaction")
     _file_notes(builder, entry.raw.get("details"), view)
@@ -389,7 +390,7 @@ def _branch_summary(
     builder: PageBuilder, entry: BranchSummaryEntry, view: EntryView, line_set: set[str]
 ) -> None:
     view.kind = "branchSummary"
-    view.html = markdown(entry.summary)
+    view.html = _prose_html(entry.summary)
     if entry.from_id:
         view.title = Markup("branched away from {}").format(_entry_link(builder, entry.from_id))
     _file_notes(builder, entry.raw.get("details"), view)
