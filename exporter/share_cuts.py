@@ -7,10 +7,13 @@ content cuts (thinking, tool output, images, signatures), each counted in the re
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from exporter.entries import (
+    BranchSummaryEntry,
     CustomMessageEntry,
     Entry,
     LabelEntry,
@@ -52,6 +55,9 @@ def _is_hidden(entry: Entry) -> bool:
 def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionReport) -> list[Any]:
     out: list[Any] = []
     calls: Counter[str] = Counter()  # tool calls left out, by tool
+    # a signature is the provider's sealed copy of the model's reasoning (Gemini puts one on
+    # text and tool calls too): --no-thinking leaves it out as --drop-hidden does
+    strip_signatures = policy.drop_hidden or policy.no_thinking
     for block in blocks:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "toolCall" and policy.no_tool_calls:
@@ -62,7 +68,7 @@ def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionRe
             report.count("images_omitted")
             mime = str(block.get("mimeType", "image"))[:60]
             out.append({"type": "text", "text": f"[image left out (--no-images): {mime}]"})
-        elif kind and policy.drop_hidden and any(name in block for name in _SIGNATURES):
+        elif kind and strip_signatures and any(name in block for name in _SIGNATURES):
             report.count("signatures_dropped")
             out.append({k: v for k, v in block.items() if k not in _SIGNATURES})
         else:
@@ -155,27 +161,48 @@ def excluded_ids(session: Session, specs: tuple[str, ...]) -> set[str]:
     return ids
 
 
+def _dropped_by_rule(entry: Entry, policy: RedactionPolicy) -> bool:
+    """Left out by a rule about its kind (hidden, a tool's output), not by choice of entry."""
+    return (policy.drop_hidden and _is_hidden(entry)) or (
+        policy.no_tool_calls and _is_tool_entry(entry)
+    )
+
+
+def _with_fields(entry: Entry, **fields: Any) -> Entry:
+    """A copy of ``entry`` with some of its JSON fields replaced: the session stays as read."""
+    return dataclasses.replace(entry, raw={**entry.raw, **fields})
+
+
 def select_entries(
     session: Session, policy: RedactionPolicy
 ) -> tuple[list[Entry], dict[str, str | None]]:
     """Kept entries (leaf last) and new raw parent ids for those whose parent was dropped.
 
+    An entry left out by a rule (hidden, a tool's output) does not take its bookmark with it:
+    its label moves to the nearest kept ancestor (see :func:`_moved_labels`), and a branch
+    summary's ``fromId`` naming a dropped entry names that entry's nearest kept ancestor, as
+    its ``parentId`` does (``"root"`` when there is none, as Pi writes it). Kept entries so
+    edited are copies.
+
     With ``active_branch_only``, the label entries that decide a kept entry's label and the
     entry that names the session are kept even when they were written while another branch
     was checked out (so they sit on that branch): they are chained after the leaf, so the
     copy is still one branch, and its entries keep their labels and the session its name.
+    An entry ``--exclude`` left out never comes back that way.
     """
     active = set(session.active_path) if policy.active_branch_only else None
     excluded = excluded_ids(session, policy.exclude) if policy.exclude else set()
-    kept = [
-        e
-        for e in session.entries
-        if (active is None or e.id in active)
-        and e.id not in excluded
-        and not (policy.drop_hidden and _is_hidden(e))
-        and not (policy.no_tool_calls and _is_tool_entry(e))
-    ]
+
+    def chosen(entry_id: str) -> bool:
+        """In the part of the session the policy shares: its branch, less ``--exclude``."""
+        return (active is None or entry_id in active) and entry_id not in excluded
+
+    kept = [e for e in session.entries if chosen(e.id) and not _dropped_by_rule(e, policy)]
     kept_ids = {e.id for e in kept}
+    moved_labels, stray_labels = _moved_labels(session, kept_ids, chosen, excluded)
+    if stray_labels:
+        kept = [e for e in kept if e.id not in stray_labels]
+        kept_ids -= stray_labels
     nearest: dict[str, str | None] = {}  # dropped id -> its nearest kept ancestor
 
     def kept_ancestor(entry_id: str) -> str | None:
@@ -190,32 +217,110 @@ def select_entries(
         nearest.update(dict.fromkeys(walked, node))
         return node
 
+    def raw_id(entry_id: str | None) -> str | None:
+        return session.by_id[entry_id].raw.get("id") if entry_id is not None else None
+
     reparent: dict[str, str | None] = {}
+    edits: dict[str, dict[str, Any]] = {
+        label_id: {"targetId": raw_id(place)} for label_id, place in moved_labels.items()
+    }
     for entry in kept:
         parent = session.parent_of(entry.id)
         if parent is not None and parent not in kept_ids:
-            ancestor = kept_ancestor(entry.id)
-            reparent[entry.id] = session.by_id[ancestor].raw.get("id") if ancestor else None
+            reparent[entry.id] = raw_id(kept_ancestor(entry.id))
+        if isinstance(entry, BranchSummaryEntry):
+            origin = entry.from_id
+            if origin is not None and origin in session.by_id and origin not in kept_ids:
+                edits[entry.id] = {"fromId": raw_id(kept_ancestor(origin)) or "root"}
     leaf = session.leaf_id
     if leaf is not None and leaf not in kept_ids:
         leaf = kept_ancestor(leaf)
     if leaf is not None and kept[-1].id != leaf:  # Pi opens on the last line
         kept.append(kept.pop(next(i for i, e in enumerate(kept) if e.id == leaf)))
     if active is not None and leaf is not None:
-        for entry in _state_from_other_branches(session, kept_ids):
+        others = _state_from_other_branches(session, kept_ids, excluded, set(moved_labels))
+        for entry in others:
             reparent[entry.id] = kept[-1].raw.get("id")
             kept.append(entry)
+    if edits:
+        kept = [_with_fields(e, **edits[e.id]) if e.id in edits else e for e in kept]
     return kept, reparent
 
 
-def _state_from_other_branches(session: Session, kept_ids: set[str]) -> list[Entry]:
+def _moved_labels(
+    session: Session,
+    kept_ids: set[str],
+    chosen: Callable[[str], bool],
+    excluded: set[str],
+) -> tuple[dict[str, str], set[str]]:
+    """Where the labels of entries left out by a rule go: ``{label entry id: new target}``,
+    and the label entries that go nowhere (their target is not in the copy).
+
+    A dropped entry's label (the last label entry on it, if that one sets a label; earlier
+    ones are undone or replaced by it) moves to its nearest kept ancestor that is not itself
+    a label entry, so the bookmark keeps its place in the conversation, unless that entry has
+    a label of its own (which stays), or a later moved label takes the place. A label on an
+    entry of another branch (``active_branch_only``) stays behind with it. Labels of ids the
+    file does not have are kept as read.
+    """
+    own_last: dict[str, LabelEntry] = {}  # kept target -> the last label entry on it
+    dropped_last: dict[str, LabelEntry] = {}  # target dropped by a rule -> likewise
+    stray: set[str] = set()
+    position: dict[str, int] = {}
+    for index, entry in enumerate(session.entries):
+        if not isinstance(entry, LabelEntry) or entry.id in excluded:
+            continue
+        target = entry.target_id
+        if target is None or target not in session.by_id:
+            continue
+        position[entry.id] = index
+        if target in kept_ids:
+            own_last[target] = entry
+            continue
+        stray.add(entry.id)
+        if chosen(target):  # shared, but left out by a rule
+            dropped_last[target] = entry
+
+    places: dict[str, str | None] = {}  # entry passed over -> where its labels would go
+
+    def place_for(target: str) -> str | None:
+        walked = []
+        node = session.parent_of(target)
+        while node is not None and (
+            node not in kept_ids or isinstance(session.by_id[node], LabelEntry)
+        ):
+            if node in places:
+                node = places[node]
+                break
+            walked.append(node)
+            node = session.parent_of(node)
+        places.update(dict.fromkeys(walked, node))
+        return node
+
+    taken: dict[str, LabelEntry] = {}  # new target -> the label entry that moves there
+    for target, entry in dropped_last.items():
+        place = place_for(target) if entry.label else None
+        if place is None or (place in own_last and own_last[place].label):
+            continue
+        if place not in taken or position[taken[place].id] < position[entry.id]:
+            taken[place] = entry
+    moved = {entry.id: place for place, entry in taken.items()}
+    return moved, stray - moved.keys()
+
+
+def _state_from_other_branches(
+    session: Session, kept_ids: set[str], excluded: set[str], moved_labels: set[str]
+) -> list[Entry]:
     """Label and session-name entries off the kept path that decide the kept copy's labels
-    and name (the last one in file order wins, as in Pi), in file order. A label clear
-    only counts if it undoes a kept label entry."""
+    and name (the last one in file order wins, as in Pi), in file order, with the labels
+    moved off dropped entries. A label clear only counts if it undoes a kept label entry.
+    Excluded entries are not looked at: the copy reads as if they had never been written."""
     last_label: dict[str, LabelEntry] = {}
     labelled_on_path: set[str] = set()
     last_name: SessionInfoEntry | None = None
     for entry in session.entries:
+        if entry.id in excluded:
+            continue
         if isinstance(entry, LabelEntry) and entry.target_id in kept_ids:
             last_label[entry.target_id] = entry
             if entry.id in kept_ids:
@@ -229,6 +334,7 @@ def _state_from_other_branches(session: Session, kept_ids: set[str]) -> list[Ent
     }
     if last_name is not None:
         chosen.add(last_name.id)
+    chosen |= moved_labels
     return [e for e in session.entries if e.id in chosen and e.id not in kept_ids]
 
 
