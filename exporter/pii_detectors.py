@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import warnings
 from collections.abc import Iterator
 
 from exporter.detector_base import Detector, Span
@@ -160,6 +161,18 @@ class PatternDetector(Detector):
                 yield match.span()
 
 
+def _unsupported_syntax(name: str, warning: str) -> str:
+    """Why a regex Python warns about is refused: a POSIX class (``[[:alpha:]]``) is read
+    as a set of the characters ``[:alph`` followed by ``]``, matching nothing meant."""
+    if warning.startswith("Possible nested set"):
+        return (
+            f"{name}: a [ inside a set (a POSIX class such as [[:alpha:]]) is not supported: "
+            "Python reads it as one more character of the set; write [A-Za-z] for letters, "
+            "[0-9] for digits, \\s for spaces, \\[ for a ["
+        )
+    return f"{name}: the regex is ambiguous ({warning.lower()}); escape the character with \\"
+
+
 def parse_pattern(spec: str) -> tuple[str, str]:
     """``NAME=REGEX`` as (name, regex); a ``ValueError`` says what is wrong with it. The
     name is the placeholder's kind, so it is lowercase letters, digits and dashes."""
@@ -170,9 +183,15 @@ def parse_pattern(spec: str) -> tuple[str, str]:
     if not _NAME.fullmatch(name):
         raise ValueError(f"{name!r}: a name is 1-32 lowercase letters, digits and dashes")
     try:
-        compiled = re.compile(regex)
+        with warnings.catch_warnings():
+            # Python's warning of a syntax it may read otherwise one day (`[[:alpha:]]`,
+            # `[a--b]`) went to stderr with a source path, and the regex ran as it reads now
+            warnings.simplefilter("error", FutureWarning)
+            compiled = re.compile(regex)
     except re.error as error:
         raise ValueError(f"{name}: the regex does not compile: {error}") from None
+    except FutureWarning as warning:
+        raise ValueError(_unsupported_syntax(name, str(warning))) from None
     if compiled.fullmatch(""):
         raise ValueError(f"{name}: the regex matches empty text, so it would match everywhere")
     return name, regex

@@ -14,6 +14,7 @@ import base64
 import dataclasses
 import functools
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -132,12 +133,46 @@ _FORMAT_VALUES = {
     | {"session", "text", "thinking", "toolCall", "image", "redacted_thinking", "tool_use",
        "tool_result"},
     "stopReason": frozenset({"stop", "length", "toolUse", "error", "aborted"}),
+    "thinkingLevel": frozenset({"off", "minimal", "low", "medium", "high", "xhigh"}),
 }  # fmt: skip
+#: Fields whose values are the format's own where Pi puts them (an entry and the header, a
+#: model_change, an assistant message): a --secret "2026" made every entry's time
+#: "[REDACTED…]-11-30T…" (the loader warned, Pi's order of children broke), and user
+#: "claude" every model "<user>-sonnet-4-5". A tool call's argument "model" is scanned.
+_ENTRY_OWN = frozenset({"timestamp"})
+_MODEL_CHANGE_OWN = frozenset({"timestamp", "provider", "modelId"})
+_ASSISTANT_OWN = frozenset({"timestamp", "api", "provider", "model", "responseModel"})
+#: An ISO 8601 time as Pi writes an entry's (``2026-11-30T10:00:00.000Z``): digits only, no
+#: room for a secret; any other text in a ``timestamp`` is scanned as text is
+_ISO_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?"
+    r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
+)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWNER_HOME = re.compile(  # also Fedora Atomic's /var/home and WSL's /mnt/c/Users
     r"((?:/var)?/home/[^/]+|/Users/[^/]+|/root|/mnt/[a-z]/Users/[^/]+"
     r"|[A-Za-z]:[\\/]Users[\\/][^\\/]+)(?=[\\/]|$)"
 )
+
+
+def _format_fields(record: dict[str, Any], node: _Node) -> frozenset[str]:
+    """The keys of ``record`` (at ``node``) whose values are the format's own, not text."""
+    if node is None:  # an entry, or the header (a v1 header keeps its first model)
+        model_change = record.get("type") in ("model_change", "session")
+        return _MODEL_CHANGE_OWN if model_change else _ENTRY_OWN
+    if node == (None, "message"):
+        return _ASSISTANT_OWN if record.get("role") == "assistant" else _ENTRY_OWN
+    return frozenset()
+
+
+def _nearest_key(node: _Node) -> str | None:
+    """The name a list's item goes under: the key of the innermost object around it
+    (``{"password": [[9182736455]]}``: "password")."""
+    while node is not None:
+        node, key = node
+        if isinstance(key, str):
+            return key
+    return None
 
 
 def _cycle_cut(session: Session, entry: Entry) -> bool:
@@ -444,6 +479,8 @@ class _Redactor:
         # the policy's given secrets (value -> kind), as report.given_values names them
         self.given: Mapping[str, str] = given or {}
         self.active = scanner is not None or privacy is not None
+        # the literal secrets the scanner looks for: a part of a model's name is not one
+        self.literal_values = frozenset(v for v, _ in scanner.literals) if scanner else frozenset()
         self.placeholders = report.placeholders  # secret -> placeholder, stable in one session
         self.found: dict[str, str] = {}  # secret -> context detector that found it
         self.numbers = report.numbers  # detector -> its last number, shared as placeholders
@@ -460,6 +497,7 @@ class _Redactor:
                 opaque = _opaque_fields(source)
                 encoded = _encoded_text_fields(source)
                 value_key, value_name = _named_value(source)
+                own = _format_fields(source, node) if self.active else frozenset()
                 for key, value in source.items():
                     new_key = self._key(key, entry_id, node) if isinstance(key, str) else key
                     while new_key in target:
@@ -479,6 +517,8 @@ class _Redactor:
                         )
                         if value in _FORMAT_VALUES.get(key, ()):
                             target[new_key] = value  # the format's own word, not text
+                        elif key in own:
+                            target[new_key] = self._format_value(key, value, entry_id, here)
                         elif decoded is not None or (
                             key in encoded and base64_like and self.active
                         ):
@@ -487,8 +527,12 @@ class _Redactor:
                             target[new_key] = (
                                 value if keep else self.text(value, entry_id, here, field)
                             )
-                    elif type(value) is int and self._secret_number(key, value):
-                        target[new_key] = self.text(str(value), entry_id, here, key)
+                    elif key in own and not isinstance(value, (dict, list)):
+                        target[new_key] = value  # a message's time in ms
+                    elif type(value) in (int, float) and (
+                        number := self._secret_number(key, value)
+                    ):
+                        target[new_key] = self.text(number, entry_id, here, key)
                     else:
                         target[new_key] = self._container(value, here, stack)
             else:
@@ -496,23 +540,55 @@ class _Redactor:
                 pair = len(source) == 2 and isinstance(source[0], str)
                 for index, value in enumerate(source):
                     here = (node, index)
+                    field = source[0] if pair and index == 1 else None
                     if isinstance(value, str):
-                        field = source[0] if pair and index == 1 else None
                         target.append(self.text(value, entry_id, here, field))
+                    elif type(value) in (int, float) and (
+                        number := self._secret_number(name := field or _nearest_key(node), value)
+                    ):
+                        target.append(self.text(number, entry_id, here, name))
                     else:
                         target.append(self._container(value, here, stack))
         return out
 
-    def _secret_number(self, key: Any, value: int) -> bool:
-        """A JSON number that is a secret: a given one (``--secret 84726193551``), or one
-        under a password's or key's name (``{"password": 84726193551}`` in a tool call's
-        arguments went out as it was). Redacted as its digits, so it becomes a string."""
-        if self.scanner is None or not isinstance(key, str) or value.bit_length() > 256:
-            return False  # (no secret is 78 digits long; str() of a huge one raises)
-        digits = str(value)
+    def _secret_number(self, key: Any, value: Any) -> str | None:
+        """The text of a JSON number that is a secret, to redact (so it becomes a string):
+        a given one (``--secret 84726193551``), or one under a password's or key's name
+        (``{"password": 84726193551}`` in a tool call's arguments went out as it was). A
+        whole float is read as its digits (``84726193551.0``); None for any other value."""
+        if self.scanner is None:
+            return None
+        if type(value) is float and math.isfinite(value):
+            whole = value.is_integer()
+            if whole and abs(value) >= 2.0**256:
+                return None
+            digits = str(int(value)) if whole else repr(value)
+        elif type(value) is int and value.bit_length() <= 256:
+            digits = str(value)  # (no secret is 78 digits long; str() of a huge one raises)
+        else:
+            return None
         if digits in self.given:
-            return True
-        return _secret_name(key) and is_secret_assignment(key, digits, quoted=True, env_style=False)
+            return digits
+        if not isinstance(key, str) or not _secret_name(key):
+            return None
+        return digits if is_secret_assignment(key, digits, quoted=True, env_style=False) else None
+
+    def _format_value(self, key: str, value: str, entry_id: str | None, node: _Node) -> str:
+        """A value of the format's own (`_format_fields`): an entry's ISO time as it is; a
+        model's, provider's or API's name without user-name scrubbing or a given secret
+        that is only part of it (``--secret 2024`` in ``gpt-4o-2024-08-06``), still
+        scanned for what a detector finds, or a secret that is all of it."""
+        if key == "timestamp":
+            return value if _ISO_TIME.fullmatch(value) else self.text(value, entry_id, node, key)
+        if self.scanner is None:
+            return value
+        findings = [
+            finding
+            for finding in self.scanner.find(value)
+            if (finding.start, finding.end) == (0, len(value))
+            or value[finding.start : finding.end] not in self.literal_values
+        ]
+        return self._replace(value, findings, entry_id, node) if findings else value
 
     @staticmethod
     def _container(value: Any, node: _Node, stack: list[tuple[Any, Any, _Node]]) -> Any:

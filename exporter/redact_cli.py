@@ -40,7 +40,7 @@ from exporter.formatting import local_minute, plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
-from exporter.loader import session_lines
+from exporter.loader import session_lines, wide_encoding
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 from exporter.session import Session
@@ -115,8 +115,9 @@ def policy_options(
             "secret",
             multiple=True,
             metavar="VALUE|FILE",
-            help="A literal secret to remove (4+ characters), or a file of them (one per "
-            "line). Repeatable." + implies,
+            help="A literal secret to remove (4+ characters), or a file of them: every "
+            "non-blank line is one, a line starting with # too (a password may: no comments). "
+            "Repeatable." + implies,
         ),
         click.option(
             "--pii",
@@ -195,20 +196,51 @@ def check_exclusions(
 
 
 def parse_env_text(text: str) -> list[tuple[str, str]]:
-    """``export NAME=value`` / ``NAME=value`` lines (quotes and trailing comments removed)."""
+    """``export NAME=value`` / ``NAME=value`` lines as python-dotenv and Docker read them: a
+    double-quoted value with its escapes decoded (``"Xy9\\"kLm2#Qz"`` was cut at the
+    escaped quote, and the real password went out), a single-quoted one as written, an
+    unquoted one up to a `` #`` comment."""
     pairs = []
     for line in text.splitlines():
         match = _ENV_LINE.match(line)
         if not match:
             continue
         value = match.group(2).strip()
-        if value[:1] in ("'", '"'):
-            end = value.find(value[0], 1)
+        if value[:1] == '"':
+            value = _double_quoted(value)
+        elif value[:1] == "'":
+            end = value.find("'", 1)
             value = value[1:end] if end > 0 else value[1:]
         else:
-            value = value.split(" #", 1)[0].strip()
+            value = _INLINE_COMMENT.split(value, 1)[0].strip()
         pairs.append((match.group(1), value))
     return pairs
+
+
+#: A comment after an unquoted value: a ``#`` after a blank (``pa#ss`` is one value)
+_INLINE_COMMENT = re.compile(r"\s#")
+#: The escapes a double-quoted dotenv value may hold (python-dotenv's, Docker Compose's);
+#: any other backslash stays as written (``"C:\dir"``)
+_DOTENV_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _double_quoted(value: str) -> str:
+    """The text of a value that opens with ``"``, up to its closing quote (or the line's
+    end), escapes decoded."""
+    chars: list[str] = []
+    position = 1
+    while position < len(value):
+        char = value[position]
+        if char == '"':
+            break
+        if char == "\\" and position + 1 < len(value):
+            escaped = value[position + 1]
+            chars.append(_DOTENV_ESCAPES.get(escaped, char + escaped))
+            position += 2
+            continue
+        chars.append(char)
+        position += 1
+    return "".join(chars)
 
 
 #: Most bytes a --secret or --env-file may hold: /dev/zero is a character device too, and
@@ -228,8 +260,24 @@ def _read(path: str, what: str) -> str:
         raise CliError(f"{what}: cannot read {path}: {error.strerror}", 2) from None
     if len(data) > _MAX_LIST_BYTES:
         raise CliError(f"{what}: {path} holds more than {_MAX_LIST_BYTES >> 20} MB", 2)
-    # a Windows editor's byte-order mark made the first secret "\ufeffvalue": never found
-    return data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="surrogateescape")
+    # Notepad's or PowerShell's UTF-16 (by its byte order mark), as the session loader reads
+    # it: read as UTF-8, an --env-file's secrets were never found and nothing said so
+    wide = wide_encoding(data)
+    if wide is not None:
+        try:
+            text = data.decode(wide)  # (the codec takes the mark off)
+        except UnicodeDecodeError:
+            raise CliError(f"{what}: {path} is not valid {wide.upper()} text", 2) from None
+    else:
+        # a Windows editor's byte-order mark made the first secret "\ufeffvalue": never found
+        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="surrogateescape")
+    if "\0" in text:  # UTF-16 without its mark: every secret read with NULs, none found
+        raise CliError(
+            f"{what}: {path} holds NUL characters (UTF-16 without a byte order mark?); "
+            "save it as UTF-8",
+            2,
+        )
+    return text
 
 
 def _is_file(value: str) -> bool:
@@ -275,27 +323,36 @@ def _path_or_value(value: str) -> str:
 
 
 def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]:
-    found: list[str] = []
+    """The ``--secret`` values and files, then the ``--env-file`` secrets. Every non-blank
+    line of a file is a secret: a ``#`` line was taken for a comment, and a password that
+    starts with ``#`` (``--secret <(pass show db)``) went out without a word."""
+    found: list[tuple[str, str]] = []  # (secret, where it was given: said of a short one)
     for value in values:
         value = _path_or_value(value)
         if _is_file(value):
             lines = _read(value, "--secret").splitlines()
-            found += [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
+            found += [
+                (line.strip(), f"line {number} of {value}")
+                for number, line in enumerate(lines, 1)
+                if line.strip()
+            ]
         else:
-            found.append(value)
-    short = [s for s in found if len(s) < MIN_LITERAL]
+            found.append((value, "given on the command line"))
+    short = [where for secret, where in found if len(secret) < MIN_LITERAL]
     if short:  # a usage error (exit 1): such a value would shred ordinary words
         raise CliError(
             f"--secret values need {MIN_LITERAL}+ characters (a shorter one would cut into "
             f"ordinary words): {plural(len(short), 'value')} of {len(found)} "
-            f"{'is' if len(short) == 1 else 'are'} shorter",
+            f"{'is' if len(short) == 1 else 'are'} shorter "
+            f"({'' if len(short) == 1 else 'the first: '}{short[0]})",
             1,
         )
+    secrets = [secret for secret, _ in found]
     for path in env_files:
         from exporter.redact import sensitive_env_values  # the detectors load only when used
 
-        found += sensitive_env_values(parse_env_text(_read(path, "--env-file")))
-    return tuple(dict.fromkeys(found))
+        secrets += sensitive_env_values(parse_env_text(_read(path, "--env-file")))
+    return tuple(dict.fromkeys(secrets))
 
 
 def policy_from_options(**options: Any) -> RedactionPolicy:
