@@ -298,7 +298,8 @@ def export_command(
     target = (
         None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id, suffix))
     )
-    page = "-o" if output else "the page (default name; -o names another)"
+    written = "the Markdown document" if kind == "md" else "the page"
+    page = "-o" if output else f"{written} (default name; -o names another)"
     refuse_collisions(
         {page: output if output else target, "--report": policy_values.get("report")},
         read_files([loaded.path], policy_values),

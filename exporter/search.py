@@ -3,10 +3,11 @@
 An entry is searched in what its page shows of it: messages' text and thinking, tool calls'
 names and arguments, results (their ``details`` as the page shows them), shell commands
 and their output, summaries, extensions' names, messages and data, labels, session names and
-models. Plain text matches across any run of whitespace, as the snippet shows it. Every
-branch is searched, and a match off the active path says so. A file is first looked at as
-raw bytes (when the pattern is plain text that JSON writes as it is), so sessions that
-cannot match are never parsed.
+models; so are the file's damaged lines (no entry: not valid JSON, cut off), as written,
+which the page shows after the transcript. Plain text matches across any run of whitespace,
+as the snippet shows it. Every branch is searched, and a match off the active path says so.
+A file is first looked at as raw bytes (when the pattern is plain text that JSON writes as
+it is), so sessions that cannot match are never parsed.
 
 With a policy (``search --redact`` and the other policy options) the search reads what a
 shared copy would hold instead: each session redacted and cut as ``share`` and ``publish``
@@ -130,18 +131,28 @@ def _another_agents(data: bytes) -> bool:
     return other_agent(list(enumerate(map(line_value, head), start=1))) is not None
 
 
+#: A match's ``kind`` when it is in a line of the file that is no entry (not valid JSON, cut
+#: off, glued to the next): the page shows such lines as written, under "Damaged lines".
+DAMAGED = "damaged"
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
-    entry_id: str
-    kind: str  # a message's role, or the entry's type
+    entry_id: str | None  # None: a damaged line, which is no entry (``line`` says which)
+    kind: str  # a message's role, the entry's type, or DAMAGED
     timestamp: str | None
     on_active_path: bool
     snippet: str
     start: int  # the match inside the snippet
     end: int
+    line: int | None = None  # a damaged line's number in the file (the page's #line-N)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The match as JSON: ``line`` only for a damaged line (an entry's has none)."""
+        said = asdict(self)
+        if self.line is None:
+            del said["line"]
+        return said
 
 
 def entry_texts(entry: Entry, session: Session | None = None) -> Iterator[str]:
@@ -318,6 +329,11 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     return before + found + after, len(before), len(before) + len(found)
 
 
+def _first_match(expression: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match in ``text`` that is not empty (an empty one shows nothing)."""
+    return next((m for m in expression.finditer(text) if m.end() > m.start()), None)
+
+
 def search_file(
     path: Path,
     pattern: Pattern,
@@ -347,14 +363,20 @@ def search_file(
     matches = []
     for entry in session.entries:
         for text in entry_texts(entry, session):
-            found = next((m for m in expression.finditer(text) if m.end() > m.start()), None)
-            if found:
+            if found := _first_match(expression, text):
                 snippet, start, end = _snippet(text, found.start(), found.end())
                 kind = entry.role if isinstance(entry, MessageEntry) else entry.type
                 matches.append(
                     Match(entry.id, kind, entry.timestamp, entry.id in on_path, snippet, start, end)
                 )
                 break  # one line per entry: its first match
+    # the lines that became no entry, which the page shows as written after the transcript
+    # (a crash's NUL bytes before an entry, two entries glued): "no matches" for a word the
+    # page shows there was a lie
+    for damaged in session.damaged:
+        if found := _first_match(expression, damaged.text):
+            snippet, start, end = _snippet(damaged.text, found.start(), found.end())
+            matches.append(Match(None, DAMAGED, None, False, snippet, start, end, damaged.line))
     return {
         "id": session.id,
         "title": session.title,

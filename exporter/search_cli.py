@@ -99,9 +99,9 @@ def search_command(
 ) -> None:
     """Find PATTERN in the sessions of this folder (or --cwd, or --all, or the SESSION
     files, ids or id prefixes given): in messages, thinking, tool calls and their output,
-    shell commands, summaries and labels, on every branch. Each session lists the entries
-    that match, with their ids (open one with `pi-session export SESSION` and the page's
-    #<id>).
+    shell commands, summaries and labels, on every branch, and in the file's damaged lines
+    (shown as line-N). Each session lists the entries that match, with their ids (open one
+    with `pi-session export SESSION` and the page's #<id>).
 
     With --redact (or any other policy option, as share and publish take them) it searches
     each session redacted and cut by that policy, instead of the files: whether a name, a
@@ -181,6 +181,17 @@ def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Pa
     return list(dict.fromkeys(path.resolve() for path in files))
 
 
+#: The two controls :func:`terminal_text` leaves as they are, as the signs it shows the
+#: others as: in a path (a file may be named ``new\nline.jsonl``) a newline split the
+#: listing's line, and read as two paths.
+_LINE_CONTROLS = str.maketrans({"\t": "\u2409", "\n": "\u240a"})
+
+
+def _path_said(path: Path) -> str:
+    """A session file's path on one line, every control in it shown as a sign."""
+    return terminal_text(str(path).translate(_LINE_CONTROLS))
+
+
 def colour_wanted() -> bool:
     """Matches in colour only on a terminal that wants it: not with NO_COLOR set and not
     empty (https://no-color.org), nor on TERM=dumb, which shows escape codes as text."""
@@ -199,28 +210,31 @@ def _report(
     """The matches per session on stdout; on stderr, how many (``where``: in what), and
     the sessions that ``older`` says --since left out."""
     styled = not as_json and colour_wanted()
-    sessions = entries = unreadable = 0
+    sessions = unreadable = 0
+    found: list[dict[str, Any]] = []  # every match: how many entries and damaged lines
     for path, result in results:
         if "error" in result:
             unreadable += 1
             said = str(result["error"])  # the loader's error names the file already
-            warn(f"{said if said.startswith(f'{path}: ') else f'{path}: {said}'}; not searched")
+            if said.startswith(f"{path}: "):
+                said = said[len(f"{path}: ") :]
+            warn(f"{_path_said(path)}: {said}; not searched")
             continue
         for said in result.get("warnings") or ():  # Pi cannot open a UTF-16 file, say
-            warn(f"{path}: {said}")
+            warn(f"{_path_said(path)}: {said}")
         matches = result.get("matches") or []
         if not matches:
             continue
         sessions += 1
-        entries += len(matches)
+        found += matches
         if as_json:
             for match in matches:
                 echo_json({"session": result["id"], "path": str(path), **match})
             continue
-        count = plural(len(matches), "entry", "entries")
+        count = _matches_said(matches)
         head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
         click.echo(terminal_text(head))
-        click.echo(terminal_text(f"  {path}"))
+        click.echo(f"  {_path_said(path)}")
         shown = matches[:limit]
         # the ids' column aligned (up to a uuid with a suffix: one odd id pads no other line)
         width = min(ID_COLUMN, max(len(_id_said(match)) for match in shown))
@@ -231,11 +245,22 @@ def _report(
         click.echo("")
     if results and unreadable == len(results):  # "no matches" would be a lie
         raise CliError(f"no session could be searched ({plural(unreadable, 'file')} unreadable)", 2)
-    if not entries:
+    if not found:
         click.echo(terminal_text(f"pi-session: no matches{where}{older}"), err=True)
     elif not as_json:
-        found = f"{plural(entries, 'entry', 'entries')} in {plural(sessions, 'session')}"
-        click.echo(terminal_text(f"pi-session: {found}{where}{older}"), err=True)
+        said = f"{_matches_said(found)} in {plural(sessions, 'session')}"
+        click.echo(terminal_text(f"pi-session: {said}{where}{older}"), err=True)
+
+
+def _matches_said(matches: list[dict[str, Any]]) -> str:
+    """ "3 entries", "1 damaged line" or "3 entries and 1 damaged line": a damaged line is
+    no entry, and a count of entries said it was."""
+    damaged = sum(1 for match in matches if _damaged(match))
+    counts = [
+        plural(len(matches) - damaged, "entry", "entries") if len(matches) > damaged else "",
+        plural(damaged, "damaged line") if damaged else "",
+    ]
+    return " and ".join(count for count in counts if count)
 
 
 #: An entry's type as the page and `stats` name it (a message's role: ``role_label``); the
@@ -256,9 +281,18 @@ _KIND_SAID = {
 ID_COLUMN = 48
 
 
+def _damaged(match: dict[str, Any]) -> bool:
+    """A match in a damaged line of the file (it has a line number; an entry, whatever its
+    type says, has none)."""
+    return match.get("line") is not None
+
+
 def _id_said(match: dict[str, Any]) -> str:
     """An entry's id whole (a Claude Code uuid cut to 16 characters found no entry), on one
-    line and with its controls made visible."""
+    line and with its controls made visible; a damaged line's place on the page
+    (``line-N``), since it has no id."""
+    if _damaged(match):
+        return f"line-{match['line']}"
     return terminal_text(one_line(match["entry_id"], None))
 
 
@@ -267,8 +301,11 @@ def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
     before, hit, after = (terminal_text(part) for part in (
         snippet[:start], snippet[start:end], snippet[end:]))  # fmt: skip
     hit = click.style(hit, bold=True, fg="yellow") if styled else f"[{hit}]"
-    where = "" if match["on_active_path"] else " (other branch)"
-    kind = _KIND_SAID.get(match["kind"]) or terminal_text(
-        role_label(one_line(match["kind"], 24), 1)
-    )
+    if _damaged(match):  # on no branch: not "other branch"
+        kind, where = "damaged line", ""
+    else:
+        where = "" if match["on_active_path"] else " (other branch)"
+        kind = _KIND_SAID.get(match["kind"]) or terminal_text(
+            role_label(one_line(match["kind"], 24), 1)
+        )
     return f"{_id_said(match).ljust(width)}  {kind}{where}: {before}{hit}{after}"

@@ -184,11 +184,8 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
             f"{_folder_and_name(kept.path)}: one session, published once"
         )
     sources, earlier, apart = one_per_session(sources)
-    for copy, kept in earlier:
-        result.warnings.append(
-            f"{_folder_and_name(copy.path)} is an earlier state of {_folder_and_name(kept.path)} "
-            "(one session; the other went on): published once, as the later"
-        )
+    for copy, kept, same in earlier:
+        result.warnings.append(_held_copy_said(copy.path, kept.path, same))
     for group in apart:
         names = " and ".join(_folder_and_name(s.path) for s in group)
         result.warnings.append(
@@ -210,6 +207,23 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     with tempfile.TemporaryDirectory(prefix="pi-session-publish-") as tmp:
         _publish_changes(run, sources, unchanged, todo, Path(tmp))
     return result
+
+
+def _held_copy_said(copy: Path, kept: Path, same: bool) -> str:
+    """Why a file of a session another file holds is not published: the same entries in
+    other bytes (a copy re-saved with CRLF, a byte order mark, as UTF-16 or gzip) is no
+    "earlier state" of a session that "went on"."""
+    copy_said, kept_said = _folder_and_name(copy), _folder_and_name(kept)
+    if same:
+        return (
+            f"{copy_said} holds the same entries as {kept_said} (a copy saved in other bytes: "
+            "line ends, byte order mark, encoding or compression): one session, published once, "
+            f"as {kept_said}"
+        )
+    return (
+        f"{copy_said} is an earlier state of {kept_said} (one session; the other went on): "
+        "published once, as the later"
+    )
 
 
 def _folder_and_name(path: Path) -> str:

@@ -16,11 +16,12 @@ import os
 import re
 import unicodedata
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from exporter.claude_code import session_digest
 from exporter.fsutil import not_a_device_name
@@ -43,6 +44,7 @@ from exporter.workers import ProgressBar, run_tasks, server_context
 
 __all__ = [
     "PUBLISH_CUTS",
+    "HeldCopy",
     "Prepared",
     "Source",
     "claim_paths",
@@ -246,42 +248,67 @@ def one_per_copy(sources: list[Source]) -> tuple[list[Source], list[tuple[Source
     return [source for source in sources if id(source) in wanted], copies
 
 
+class HeldCopy(NamedTuple):
+    """A file left out of a publish because ``kept`` holds every entry it does: the same
+    entries saved in other bytes (``same``: CRLF, a byte order mark, UTF-16, gzip), or an
+    earlier state of a session the other went on with."""
+
+    copy: Source
+    kept: Source
+    same: bool
+
+
 def one_per_session(
     sources: list[Source],
-) -> tuple[list[Source], list[tuple[Source, Source]], list[list[Source]]]:
+) -> tuple[list[Source], list[HeldCopy], list[list[Source]]]:
     """One source per session id where one file holds all another does: a copy of a project
     folder, continued in one place, left an earlier state of the session in the other, and
-    both went up (two rows with one id, the shared turns counted twice). The larger is kept;
-    the copies it holds come back as ``(copy, kept)`` pairs. Copies that went on apart (each
-    holds entries the other does not) all stay: each has something of its own; they come
-    back as groups too, to be said."""
+    both went up (two rows with one id, the shared turns counted twice). The one with more
+    entry lines is kept; between files of the same entries (one saved again with CRLF, a
+    byte order mark, as UTF-16 or gzip), the file as Pi writes it (plain UTF-8), else the
+    first by path: the biggest was kept, a re-encoded copy's name in the dataset. The copies
+    left out come back as :class:`HeldCopy`. Copies that went on apart (each holds entries
+    the other does not) all stay: each has something of its own; they come back as groups
+    too, to be said."""
     by_id: dict[str, list[Source]] = {}
     for source in sources:
         if source.session_id is not None:
             by_id.setdefault(source.session_id, []).append(source)
-    dropped: list[tuple[Source, Source]] = []
+    dropped: list[HeldCopy] = []
     apart: list[list[Source]] = []
     for group in by_id.values():
         if len(group) < 2:
             continue
-        kept: list[tuple[Source, set[bytes]]] = []
-        for source in sorted(group, key=lambda s: (-s.size, str(s.path))):  # larger first
-            entries = _entry_digests(source.path)
-            holder = next((k for k, held in kept if entries is not None and entries <= held), None)
+        read = [(source, _entry_digests(source.path)) for source in group]
+        kept: list[tuple[Source, Counter[bytes]]] = []
+        for _rank, source, entries in sorted(_preference(n, s, e) for n, (s, e) in enumerate(read)):
+            holder = next(
+                ((k, held) for k, held in kept if entries is not None and entries <= held), None
+            )
             if holder is not None:
-                dropped.append((source, holder))
+                dropped.append(HeldCopy(source, holder[0], entries == holder[1]))
             else:
-                kept.append((source, entries or set()))
+                kept.append((source, entries or Counter()))
         if len(kept) > 1:
             apart.append([source for source in group if any(source is k for k, _ in kept)])
-    gone = {id(copy) for copy, _ in dropped}
+    gone = {id(held.copy) for held in dropped}
     return [s for s in sources if id(s) not in gone], dropped, apart
 
 
-def _entry_digests(path: Path) -> set[bytes] | None:
+def _preference(
+    place: int, source: Source, entries: Counter[bytes] | None
+) -> tuple[tuple[int, bool, int], Source, Counter[bytes] | None]:
+    """The order a session's files are kept in: more entry lines first (a later state),
+    then the file as Pi writes it, then the first by path (``place``)."""
+    more_first = -entries.total() if entries is not None else 0
+    return (more_first, not _as_pi_writes(source.path), place), source, entries
+
+
+def _entry_digests(path: Path) -> Counter[bytes] | None:
     """A digest of each of the file's lines but its header (a copy's header names its own
-    folder); None when it cannot be read."""
-    digests: set[bytes] = set()
+    folder), counted (a line written twice is a later state); None when it cannot be
+    read."""
+    digests: Counter[bytes] = Counter()
     try:
         with session_lines(path) as handle:
             for number, raw in enumerate(handle):
@@ -289,10 +316,24 @@ def _entry_digests(path: Path) -> set[bytes] | None:
                 if number == 0 and header_object(line).get("type") == "session":
                     continue
                 if line.strip():
-                    digests.add(hashlib.blake2b(line, digest_size=16).digest())
+                    digests[hashlib.blake2b(line, digest_size=16).digest()] += 1
     except _GZIP_ERRORS:
         return None
     return digests
+
+
+def _as_pi_writes(path: Path) -> bool:
+    """Whether a file is plain UTF-8 with LF line ends, as Pi writes it: no gzip, no byte
+    order mark, no UTF-16/32, no CRLF on its first line. Of two files with the same
+    entries, that is the one a reader of the dataset expects under its name."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+    except OSError:
+        return False
+    if first[:2] == GZIP_MAGIC or wide_encoding(first) is not None:
+        return False
+    return not first.startswith(b"\xef\xbb\xbf") and not first.endswith(b"\r\n")
 
 
 def session_id_mark(mark: Callable[[str], str], session_id: str) -> str:
