@@ -35,7 +35,7 @@ from exporter.entries import (
     token_count,
 )
 from exporter.formatting import plural
-from exporter.jsonl_in import iter_parsed_lines
+from exporter.jsonl_in import iter_parsed_lines, line_value
 from exporter.session_parts import Diagnostic, parse_time
 
 #: How many parsed lines the format check looks at: bookkeeping lines (snapshots, titles,
@@ -104,6 +104,95 @@ def is_claude_code(parsed: Iterable[tuple[int, Any]]) -> bool:
         ):
             found = True
     return found
+
+
+#: Claude Code's lines that are no message and carry the session's ``sessionId`` (a summary
+#: and a file-history snapshot are told by fields of their own).
+_SESSION_BOOKKEEPING = frozenset(
+    {
+        "queue-operation",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "agent-name",
+        "tag",
+        "pr-link",
+        "progress",
+        "system",
+        "attachment",
+    }
+)
+
+
+def _bookkeeping_kind(value: Any) -> str | None:
+    """The type of a Claude Code line that is no message (a summary, a file-history snapshot,
+    a queue operation, a title), told by a field Claude Code writes there; None for a
+    message, a Pi line or anything else (another tool's line is not taken for one)."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    if not isinstance(kind, str):  # (any JSON value: a list is no set member)
+        return None
+    if kind == "summary" and isinstance(value.get("leafUuid"), str):
+        return kind
+    if kind == "file-history-snapshot" and isinstance(value.get("snapshot"), dict):
+        return kind
+    if kind in _SESSION_BOOKKEEPING and isinstance(value.get("sessionId"), str):
+        return kind
+    return None
+
+
+def without_messages(parsed: Iterable[tuple[int, Any]]) -> Counter[str] | None:
+    """The line types of a Claude Code file that holds no message at all (a session opened
+    and quit before its first prompt leaves a snapshot or a queue operation; summaries get
+    files of their own), counted; None when any line is a message or not Claude Code's."""
+    kinds: Counter[str] = Counter()
+    for _, value in parsed:
+        kind = _bookkeeping_kind(value)
+        if kind is None:
+            return None
+        kinds[kind] += 1
+    return kinds or None
+
+
+def no_messages_said(kinds: Counter[str]) -> str:
+    """Why such a file is no session, in the words an error gives it."""
+    if sum(kinds.values()) == 1:
+        held = f"one {next(iter(kinds))} line"
+    else:
+        names = list(kinds)
+        held = (" and ".join(names) if len(names) < 3 else ", ".join(names)) + " lines"
+    return f"a Claude Code file with no messages (only {held}), not a Pi session"
+
+
+#: How much of a file is read to tell that it holds no message: such files are small (a
+#: line or a few summaries); a bigger one is read as a session, as before.
+NO_MESSAGES_LIMIT = 1 << 20
+
+
+def holds_no_messages(path: Path, size: int | None = None) -> bool:
+    """A Claude Code file of bookkeeping lines only (see :func:`without_messages`): no
+    session to list, search, count or take as the latest. Read up to its first line that is
+    none (one line of a Pi file or of a conversation); ``size``, when known, spares
+    opening a file too big to be one."""
+    if size is not None and size > NO_MESSAGES_LIMIT:
+        return False
+    left, found = NO_MESSAGES_LIMIT, False
+    try:
+        with open(path, "rb") as handle:
+            while left > 0:
+                raw = handle.readline(left)
+                if not raw:
+                    return found
+                if left == NO_MESSAGES_LIMIT:  # the file's first line
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")
+                left -= len(raw)
+                if not raw.strip():
+                    continue
+                if _bookkeeping_kind(line_value(raw)) is None:
+                    return False
+                found = True
+            return found and not handle.read(1)
+    except (OSError, MemoryError):  # the listing or the loader says why
+        return False
 
 
 @dataclass
@@ -642,13 +731,11 @@ def convert(
     lines = list(parsed)
     converter = _Converter(lines, damaged)
     number = max((n for n, _ in parsed), default=0)
-    for call_line, agent_lines in agents:
-        for offset, (_, value) in enumerate(agent_lines, start=1):
+    for agent in agents:
+        for offset, (_, value) in enumerate(agent.lines, start=1):
             lines.append((number + offset, value))
-        number += len(agent_lines)
-        root = next((v for _, v in agent_lines if isinstance(v, dict) and _is_root(v)), None)
-        if root is not None:
-            converter.agent_roots[root["uuid"]] = call_line
+        number += len(agent.lines)
+        converter.agent_roots.update(agent.run_starts())
     converted = converter.convert()
     diagnostics.append(
         Diagnostic(0, "claude-code", "a Claude Code transcript, read as a Pi session", "info")
@@ -677,17 +764,59 @@ SUB_AGENTS = "claude-code-sub-agents"
 _AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
+@dataclass
+class SubAgent:
+    """A sub-agent's transcript, read once, and the Task (Agent) calls that ran it: one, or
+    more when the agent was resumed (Claude Code appends each run to the same file)."""
+
+    lines: list[tuple[int, Any]]
+    calls: list[tuple[str, str]]  # (the uuid of the line holding a call's result, its prompt)
+
+    def run_starts(self) -> dict[str, str]:
+        """Each run's first line -> the result line of the call that made it, in the order
+        of the calls: a run starts at the first prompt after the previous run's that says
+        the call's prompt. What cannot be told apart stays with the first call's run (the
+        whole transcript, when no prompt matches)."""
+        prompts = [
+            (value["uuid"], _plain_text(value["message"].get("content")).strip())
+            for _, value in self.lines
+            if isinstance(value, dict)
+            and value.get("type") == "user"
+            and isinstance(value.get("uuid"), str)
+            and isinstance(value.get("message"), dict)
+            and not any(
+                b.get("type") == "tool_result"
+                for b in content_blocks(value["message"].get("content"))
+            )
+        ]
+        starts: dict[str, str] = {}
+        at = 0
+        for call_line, prompt in self.calls:
+            found = next(
+                (i for i in range(at, len(prompts)) if prompt and prompts[i][1] == prompt), None
+            )
+            if found is not None:
+                starts.setdefault(prompts[found][0], call_line)
+                at = found + 1
+        root = next((v for _, v in self.lines if isinstance(v, dict) and _is_root(v)), None)
+        if root is not None and self.calls:
+            starts.setdefault(root["uuid"], self.calls[0][0])
+        return starts
+
+
 def sub_agents(
     parsed: list[tuple[int, Any]], path: str | None, diagnostics: list[Diagnostic]
-) -> list[tuple[str, list[tuple[int, Any]]]]:
-    """The transcripts of the sub-agents this session's Task (Agent) calls ran, each with
-    the uuid of the line holding the call's result: ``<session>/subagents/agent-<id>.jsonl``
-    (Claude Code 2.1) or ``agent-<id>.jsonl`` beside the file (2.0), named by the result's
+) -> list[SubAgent]:
+    """The transcripts of the sub-agents this session's Task (Agent) calls ran, each read
+    once with the calls that ran it (the uuid of the line holding each call's result, its
+    prompt): ``<session>/subagents/agent-<id>.jsonl`` (Claude Code 2.1) or
+    ``agent-<id>.jsonl`` beside the file (2.0), named by the result's
     ``toolUseResult.agentId``. Read-only; one that cannot be read is a warning."""
     if not path:
         return []
     here = Path(path)
-    found = []
+    asked = _task_prompts(parsed)
+    calls: dict[str, list[tuple[str, str]]] = {}  # agent id -> its calls, in file order
     for _, value in parsed:
         outcome = value.get("toolUseResult") if isinstance(value, dict) else None
         agent = outcome.get("agentId") if isinstance(outcome, dict) else None
@@ -695,13 +824,22 @@ def sub_agents(
             continue
         if not isinstance(value.get("uuid"), str):
             continue
-        name = f"agent-{agent}.jsonl"
-        for candidate in (here.parent / here.stem / "subagents" / name, here.parent / name):
-            if candidate.is_file():
-                found.append((value["uuid"], candidate))
-                break
+        prompt = as_str(outcome.get("prompt")) or next(
+            (
+                asked.get(as_str(b.get("tool_use_id")) or "", "")
+                for b in content_blocks(as_dict(value.get("message")).get("content"))
+                if b.get("type") == "tool_result"
+            ),
+            "",
+        )
+        calls.setdefault(agent, []).append((value["uuid"], prompt.strip()))
     agents = []
-    for call_line, agent_path in found:
+    for agent, its_calls in calls.items():
+        name = f"agent-{agent}.jsonl"
+        candidates = (here.parent / here.stem / "subagents" / name, here.parent / name)
+        agent_path = next((c for c in candidates if c.is_file()), None)
+        if agent_path is None:
+            continue
         problems: list[Diagnostic] = []
         try:
             with open(agent_path, "rb") as handle:
@@ -719,8 +857,21 @@ def sub_agents(
                     f"(first: {problems[0]})",
                 )
             )
-        agents.append((call_line, lines))
+        agents.append(SubAgent(lines, its_calls))
     return agents
+
+
+def _task_prompts(parsed: list[tuple[int, Any]]) -> dict[str, str]:
+    """The prompt of each Task (Agent) call, by the call's id."""
+    prompts: dict[str, str] = {}
+    for _, value in parsed:
+        if not isinstance(value, dict) or value.get("type") != "assistant":
+            continue
+        for block in content_blocks(as_dict(value.get("message")).get("content")):
+            given = as_dict(block.get("input")).get("prompt")
+            if block.get("type") == "tool_use" and isinstance(given, str):
+                prompts.setdefault(as_str(block.get("id")) or "", given)
+    return prompts
 
 
 _SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true\b')
@@ -1074,7 +1225,9 @@ def _user_content(content: Any) -> Any:
 
 
 def _content_block(block: Any) -> Any:
-    """An image as Pi writes it (``data``, ``mimeType``); other blocks as they are."""
+    """An image as Pi writes it (``data``, ``mimeType``); one given by its address as that
+    address in text, as Codex's importer says it (never loaded: a page fetching it would
+    tell its server who reads the session); other blocks as they are."""
     if isinstance(block, dict) and block.get("type") == "image":
         source = block.get("source")
         if isinstance(source, dict) and source.get("type") == "base64":
@@ -1083,6 +1236,9 @@ def _content_block(block: Any) -> Any:
                 "data": source.get("data"),
                 "mimeType": source.get("media_type"),
             }
+        if isinstance(source, dict) and source.get("type") == "url":
+            url = as_str(source.get("url")) or ""
+            return {"type": "text", "text": f"[image: {url}]" if url else "[image]"}
     return block
 
 

@@ -51,13 +51,15 @@ _ITEM_TYPES = frozenset(
         "local_shell_call",
         "web_search_call",
         "image_generation_call",
+        "tool_search_call",
+        "tool_search_output",
     }
 )
 _CALL_TYPES = frozenset(
     {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
-    | {"image_generation_call"}
+    | {"image_generation_call", "tool_search_call"}
 )
-_OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
+_OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
 
 #: Events that say again what an item says (the item is shown).
 _MIRRORS = frozenset(
@@ -181,6 +183,8 @@ class _Converter:
         self.provider = "openai"
         self.open: _Open | None = None
         self.calls: dict[str, str] = {}  # call_id -> Pi tool name
+        self.server_calls: set[str] = set()  # call_ids of tools the provider's servers ran
+        self.last_search = ""  # the last tool search's call_id (an output may name none)
         self.prompts: list[str] = []  # user entries on the current path (for a rollback)
         self.last_total: Any = None  # the previous token_count's total (repeats are skipped)
         self.unplaced: dict[str, int] = {}  # usage of a request whose message is not yet read
@@ -356,6 +360,11 @@ class _Converter:
         elif kind == "image_generation_call":
             name = "image_generation"
             arguments = {"prompt": item.get("revised_prompt")} if "revised_prompt" in item else {}
+        elif kind == "tool_search_call":  # the model looking for tools (MCP's, connectors')
+            name, arguments = "tool_search", _json_arguments(item.get("arguments"))
+            self.last_search = call_id
+            if item.get("execution") == "server":
+                self.server_calls.add(call_id)
         else:
             name = as_str(item.get("name")) or UNNAMED_TOOL
             arguments = _json_arguments(item.get("arguments"))
@@ -365,13 +374,17 @@ class _Converter:
 
     def _tool_output(self, number: int, item: dict[str, Any], when: str) -> None:
         call_id = as_str(item.get("call_id")) or ""
+        output = item.get("output")
+        if item.get("type") == "tool_search_output":  # the tools found, as JSON
+            call_id = call_id or self.last_search
+            output = json.dumps(item.get("tools", output), ensure_ascii=False, indent=2)
         name = self.calls.get(call_id, "")
-        message = _tool_result(item.get("output"), call_id, name)
+        message = _tool_result(output, call_id, name)
         _stamp(message, when)
         entry = self._entry(number, when, "message", message=message)
         if self.open is not None:
             self.open.results.append((number, entry))
-            self.open.after_output = True
+            self.open.after_output = self.open.after_output or _ends_request(item)
         else:
             self._place(number, entry)
 
@@ -572,7 +585,9 @@ class _Converter:
         opened, self.open = self.open, None
         message = opened.message
         calls = any(
-            b.get("type") == "toolCall" and b.get("name") not in _REMOTE_TOOLS
+            b.get("type") == "toolCall"
+            and b.get("name") not in _REMOTE_TOOLS
+            and b.get("id") not in self.server_calls
             for b in message["content"]
         )
         if calls and message["stopReason"] == "stop":
@@ -991,8 +1006,16 @@ def _turn_context_per_request(parsed: list[tuple[int, Any]]) -> bool:
         if kind == "turn_context" and after_output:
             return True
         if kind == "response_item":
-            after_output = as_str(payload.get("type")) in _OUTPUT_TYPES
+            after_output = _ends_request(payload)
     return False
+
+
+def _ends_request(item: dict[str, Any]) -> bool:
+    """A tool output the model reads in its next request: one of a tool Codex ran (a tool
+    search the provider's servers ran comes in the same answer as its call)."""
+    kind = as_str(item.get("type"))
+    server = kind == "tool_search_output" and item.get("execution") == "server"
+    return kind in _OUTPUT_TYPES and not server
 
 
 def _label(kind: Any) -> str:

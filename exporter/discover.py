@@ -208,6 +208,8 @@ def session_files(
                 continue
             if claude_code.is_beside_sub_agent(path):  # its parent's session holds it
                 continue
+            if claude_code.holds_no_messages(path, info.st_size):  # a session quit unused
+                continue
             key = (info.st_dev, info.st_ino)
             seen = by_file.get(key)
             if seen is None or _preferred(path, seen[1]):

@@ -254,6 +254,8 @@ def build_session(
         if not parsed and not damaged:
             what = "nothing was piped in" if path == STDIN_PATH else "file is empty"
             raise SessionFormatError(f"{name}{what}, not a Pi session")
+        if not damaged and (kinds := claude_code.without_messages(parsed)) is not None:
+            raise SessionFormatError(f"{name}{claude_code.no_messages_said(kinds)}")
         raise SessionFormatError(
             f"{name}not a Pi session file (no session header, no Pi entries, no Claude Code"
             " or Codex messages"

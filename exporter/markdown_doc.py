@@ -63,6 +63,7 @@ from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path, safe_image_src
+from exporter.render.odd_values import odd_values
 from exporter.render.tools import (
     EXIT_CODE,
     TODO_TOOLS,
@@ -839,7 +840,29 @@ def _block(block: dict[str, Any], level: int) -> list[str]:
         return [_image_note(block)]
     if kind == "redacted_thinking":
         return ["*(thinking the provider keeps encrypted)*"]
-    return [fenced(json.dumps(block, ensure_ascii=False, indent=2), "json")]
+    return [fenced(json_text(_without_blobs(block), 2), "json")]
+
+
+#: How deep :func:`_without_blobs` looks (a value nested deeper is shown as it is).
+_BLOB_DEPTH = 64
+
+
+def _without_blobs(value: Any, depth: int = 0) -> Any:
+    """A block as JSON shows it, a base64 ``source``'s data (a PDF's, of megabytes) said by
+    its type and size instead: bytes nobody reads in a document meant for reading."""
+    if depth > _BLOB_DEPTH:
+        return value
+    if isinstance(value, list):
+        return [_without_blobs(item, depth + 1) for item in value]
+    if not isinstance(value, dict):
+        return value
+    data = value.get("data")
+    if value.get("type") == "base64" and isinstance(data, str):
+        size = len(data) * 3 // 4
+        mime = as_str(value.get("media_type")) or as_str(value.get("mimeType")) or "data"
+        said = f"[{mime}, {fmt_int(size)} bytes of base64: not in the Markdown]"
+        return {**value, "data": said}
+    return {key: _without_blobs(item, depth + 1) for key, item in value.items()}
 
 
 def _image_note(block: dict[str, Any]) -> str:
@@ -901,10 +924,22 @@ def _tool(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
     line between the parts (two fences in a row read as one block)."""
     out: list[str] = []
     shown: set[str] = set()  # the keys of the result's details the parts show
-    for part in [*_tool_parts(call, result, shown), *_details(result, shown)]:
+    parts = [*_tool_parts(call, result, shown), *_odd_result(result), *_details(result, shown)]
+    for part in parts:
         if part:
             out += [part, ""]
     return out[:-1]
+
+
+def _odd_result(result: MessageEntry | None) -> list[str]:
+    """What the page shows of a result as written (blocks of a type Pi does not write: a
+    PDF Claude Code read as a ``document``, a ``tool_reference``), which the Markdown had
+    left out without a word."""
+    odd = odd_values(result) if result is not None else {}
+    if not odd:
+        return []
+    said = "*In the result, not of the type Pi writes, so shown as written:*"
+    return [said, fenced(json_text(_without_blobs(odd), 2), "json")]
 
 
 def _details(result: MessageEntry | None, shown: set[str]) -> list[str]:
