@@ -503,10 +503,9 @@ def listed_session_files(sessions_dir: str | None, cwd: str | None) -> list[Path
     files = session_files(sessions_dir, cwd, unreadable)
     for folder, error in unreadable:
         reason = error.strerror or type(error).__name__
+        what = "it is" if folder.suffix == ".jsonl" else "its sessions are"  # a file's stat
         click.echo(
-            terminal_text(
-                f"pi-session: warning: cannot read {folder} ({reason}); its sessions are left out"
-            ),
+            terminal_text(f"pi-session: warning: cannot read {folder} ({reason}); {what} left out"),
             err=True,
         )
     return files

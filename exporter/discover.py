@@ -181,8 +181,9 @@ def session_files(
     unreadable: list[tuple[Path, OSError]] | None = None,
 ) -> list[Path]:
     """Session files of one project (``cwd``) or of all projects, newest first (by mtime).
-    A folder that cannot be read (another user's, say) is added to ``unreadable`` with its
-    error, so a listing can say its sessions are missing instead of leaving them out unsaid."""
+    A folder that cannot be read (another user's, say), or a ``*.jsonl`` in one that cannot
+    be looked at (a dangling link), is added to ``unreadable`` with its error, so a listing
+    can say its sessions are missing instead of leaving them out unsaid."""
     root = sessions_root(sessions_dir)
     codex_days = _codex_day_folders(root)
     folders = _session_folders(root, cwd, codex_days)
@@ -202,7 +203,9 @@ def session_files(
         for path in folder.glob("*.jsonl"):
             try:
                 info = path.stat()
-            except OSError:
+            except OSError as error:  # a dangling link, a loop of links: said, as a folder is
+                if unreadable is not None:
+                    unreadable.append((path, error))
                 continue
             if not stat.S_ISREG(info.st_mode):  # a FIFO named *.jsonl would block every reader
                 continue
@@ -460,7 +463,8 @@ def _unread(unreadable: list[tuple[Path, OSError]]) -> str:
     folder, error = unreadable[0]
     reason = error.strerror or type(error).__name__
     more = f" and {len(folders) - 1} more" if len(folders) > 1 else ""
-    return f" (cannot read {folder}{more}: {reason}; its sessions were not looked at)"
+    what = "it was" if folder.suffix == ".jsonl" and not more else "its sessions were"
+    return f" (cannot read {folder}{more}: {reason}; {what} not looked at)"
 
 
 #: How many of the files an ambiguous id names the error lists.
@@ -912,6 +916,30 @@ def scan_summary(path: Path) -> SessionSummary:
     return summary
 
 
+#: A control character JSON forbids raw in a string (a crash's NUL bytes, a stray BEL); the
+#: line's own end (LF, CRLF) is left out of the search
+_RAW_CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f]")
+#: An escape JSON has not (``\q``, ``\u`` without four hex digits); a valid ``\\q`` also
+#: matches, which only costs that line a parse
+_ODD_ESCAPE = re.compile(rb'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
+
+
+def _maybe_damaged(raw: bytes) -> bool:
+    """Whether a line the prefix would take may be no JSON after all, so it is parsed as the
+    loader parses every line: `list` counted a line with a NUL in a string, an escape JSON
+    has not, two entries glued (a cut line, then the next append) or a line cut inside a
+    string that happens to end in "}" as an entry (and an assistant's usage), where `stats`
+    and the page said one damaged line. Each check is a C-speed scan; one that is wrong
+    (``}{`` inside a string, a string ending in a backslash) only costs the parse."""
+    end = len(raw) - (2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0)
+    return (
+        b"}{" in raw
+        or _RAW_CONTROL.search(raw, 0, end) is not None
+        or _ODD_ESCAPE.search(raw) is not None
+        or (raw.count(b'"') - raw.count(b'\\"')) % 2 == 1  # a quote left open
+    )
+
+
 def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     if not raw.endswith(b"\n") and line_value(raw) is None:
         summary._needs_loader |= _trailing_js_space(raw)
@@ -919,7 +947,7 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
     if not raw.rstrip(b" \t\r\n").endswith(b"}"):
         summary._needs_loader |= _trailing_js_space(raw)
         return  # cut off mid-file (a crash, then more appended): damaged, as the loader says
-    match = _PREFIX.match(raw)
+    match = None if _maybe_damaged(raw) else _PREFIX.match(raw)
     if match and match.group(5) is None and match.group(1) == b"message":
         match = None  # a message whose role the prefix missed (escaped, or not first): parse
     if match:
