@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 import re
 import unicodedata
 from datetime import datetime
@@ -374,6 +375,15 @@ def terminal_text(text: str) -> str:
     if not _TERMINAL_CONTROLS.search(text):
         return text
     return _TERMINAL_CONTROLS.sub(_visible_control, text)
+
+
+_LINE_CONTROLS = str.maketrans({"\t": "\u2409", "\n": "\u240a"})
+
+
+def path_for_terminal(path: str | os.PathLike[str]) -> str:
+    """A file's path on one line for a terminal: every control in it shown as a sign, a tab
+    and a line break too (which :func:`terminal_text` keeps, as text may hold them)."""
+    return terminal_text(os.fspath(path).translate(_LINE_CONTROLS))
 
 
 def json_safe_for_terminal(text: str) -> str:

@@ -36,7 +36,7 @@ from exporter.cli import (
 )
 from exporter.codex import is_codex
 from exporter.entries import KNOWN_ENTRY_TYPES
-from exporter.formatting import local_minute, plural, terminal_text
+from exporter.formatting import local_minute, path_for_terminal, plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import session_to_jsonl
@@ -524,7 +524,7 @@ def echo_path(path: Path) -> None:
         return
     out = sys.stdout
     if out.isatty():
-        click.echo(terminal_text(str(path)))
+        click.echo(path_for_terminal(path))
     elif getattr(out, "buffer", None) is None:  # a text stream (the CLI run in-process)
         click.echo(str(path))
     else:

@@ -26,7 +26,7 @@ from exporter.cli import (
     warn,
 )
 from exporter.discover import files_active_since, no_sessions_said
-from exporter.formatting import one_line, plural, role_label, terminal_text
+from exporter.formatting import one_line, path_for_terminal, plural, role_label, terminal_text
 from exporter.policy import RedactionPolicy
 from exporter.prepare import CUT_OPTIONS, policy_changes_nothing
 from exporter.redact_cli import policy_from_options, policy_options, since_moment, since_said
@@ -184,14 +184,6 @@ def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Pa
 #: The two controls :func:`terminal_text` leaves as they are, as the signs it shows the
 #: others as: in a path (a file may be named ``new\nline.jsonl``) a newline split the
 #: listing's line, and read as two paths.
-_LINE_CONTROLS = str.maketrans({"\t": "\u2409", "\n": "\u240a"})
-
-
-def _path_said(path: Path) -> str:
-    """A session file's path on one line, every control in it shown as a sign."""
-    return terminal_text(str(path).translate(_LINE_CONTROLS))
-
-
 def colour_wanted() -> bool:
     """Matches in colour only on a terminal that wants it: not with NO_COLOR set and not
     empty (https://no-color.org), nor on TERM=dumb, which shows escape codes as text."""
@@ -218,10 +210,10 @@ def _report(
             said = str(result["error"])  # the loader's error names the file already
             if said.startswith(f"{path}: "):
                 said = said[len(f"{path}: ") :]
-            warn(f"{_path_said(path)}: {said}; not searched")
+            warn(f"{path_for_terminal(path)}: {said}; not searched")
             continue
         for said in result.get("warnings") or ():  # Pi cannot open a UTF-16 file, say
-            warn(f"{_path_said(path)}: {said}")
+            warn(f"{path_for_terminal(path)}: {said}")
         matches = result.get("matches") or []
         if not matches:
             continue
@@ -234,7 +226,7 @@ def _report(
         count = _matches_said(matches)
         head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
         click.echo(terminal_text(head))
-        click.echo(f"  {_path_said(path)}")
+        click.echo(f"  {path_for_terminal(path)}")
         shown = matches[:limit]
         # the ids' column aligned (up to a uuid with a suffix: one odd id pads no other line)
         width = min(ID_COLUMN, max(len(_id_said(match)) for match in shown))

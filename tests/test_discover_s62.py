@@ -99,3 +99,21 @@ def test_a_session_link_that_leads_nowhere_is_said_not_left_out_unsaid(
         for name in ("gone.jsonl", "loopA.jsonl", "loopB.jsonl"):
             said = f"cannot read {folder / name} ("
             assert said in result.stderr and "it is left out" in result.stderr, result.stderr
+
+
+def test_a_printed_path_keeps_to_one_line_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export`'s written path showed an escape code as a sign on a terminal, but a line
+    break in the name raw: the path came out as two lines (as `search`'s did)."""
+    import io
+    import sys
+
+    from exporter.redact_cli import echo_path
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    echo_path(Path("new\nline\tand\x1b[31mred.html"))
+    assert screen.getvalue() == "new\u240aline\u2409and\u241b[31mred.html\n"
