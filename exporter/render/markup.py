@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from html import escape
@@ -412,6 +413,78 @@ def _cell_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
     return renderer.renderToken(tokens, idx, options, env)
 
 
+#: What may be a strong character: an ASCII letter, or anything past ASCII (then asked).
+_MAYBE_STRONG = re.compile(r"[A-Za-z]|[^\x00-\x7f]")
+_ISOLATE_OPEN, _ISOLATE_CLOSE = "\u2066\u2067\u2068", "\u2069"
+
+
+def text_direction(text: str) -> str | None:
+    """Which way a text runs, ``"rtl"`` or ``"ltr"``, as its first strong character says
+    (the rule a browser's ``dir="auto"`` and ``unicode-bidi: plaintext`` follow, isolates
+    skipped); None when it has none (digits, punctuation): the direction around it stands."""
+    isolated = 0
+    for match in _MAYBE_STRONG.finditer(text):
+        char = match.group()
+        if char.isascii():
+            if not isolated:
+                return "ltr"
+        elif char in _ISOLATE_OPEN:
+            isolated += 1
+        elif char == _ISOLATE_CLOSE:
+            isolated = max(isolated - 1, 0)
+        elif not isolated:
+            kind = unicodedata.bidirectional(char)
+            if kind == "L":
+                return "ltr"
+            if kind in ("R", "AL"):
+                return "rtl"
+    return None
+
+
+_DIRECTIONS = "block directions"  # env key: the directions of the lists and quotes open
+
+
+def _block_direction(tokens: list[Any], idx: int) -> str | None:
+    """The direction of the text of the block opened at ``idx`` (a list or a quote): its
+    first strong character, in its words and inline code (not a checkbox's markup, not a
+    link's address, not a code block)."""
+    level = tokens[idx].level
+    for token in itertools.islice(tokens, idx + 1, None):
+        if token.level <= level:
+            break
+        if token.type != "inline":
+            continue
+        for child in token.children or ():
+            if child.type in ("text", "code_inline"):
+                direction = text_direction(child.content)
+                if direction:
+                    return direction
+    return None
+
+
+def _directed_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """A list or quote whose text is right to left says ``dir="rtl"``: its bullets, numbers
+    and quote bar go to the right, beside the text (``unicode-bidi: plaintext`` turns each
+    item's words, not where the list puts its markers, 720 px from them). Said only where
+    it differs from the block around it: a left-to-right text costs no byte."""
+    html = renderer.renderToken(tokens, idx, options, env)
+    stack = env.setdefault(_DIRECTIONS, [])
+    around = stack[-1] if stack else "ltr"
+    own = _block_direction(tokens, idx) or around
+    stack.append(own)
+    if own == around:
+        return html
+    tag = tokens[idx].tag
+    return html.replace(f"<{tag}", f'<{tag} dir="{own}"', 1)
+
+
+def _directed_close(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    stack = env.get(_DIRECTIONS)
+    if stack:
+        stack.pop()
+    return renderer.renderToken(tokens, idx, options, env)
+
+
 #: Lists and quotes nested deeper than this (two levels per list) are not parsed: markdown-it
 #: silently drops the rest of the text there, so such a text is shown plain instead.
 MAX_NESTING = 50
@@ -462,6 +535,9 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("heading_close", _heading)
     md.add_render_rule("th_open", _cell_open)
     md.add_render_rule("td_open", _cell_open)
+    for block in ("bullet_list", "ordered_list", "blockquote"):
+        md.add_render_rule(f"{block}_open", _directed_open)
+        md.add_render_rule(f"{block}_close", _directed_close)
     return md
 
 
@@ -528,6 +604,7 @@ def fence_language(token: Any) -> str | None:
 def render_tokens(tokens: list[Any], env: dict[str, Any]) -> Markup:
     """Some of :func:`parse_markdown`'s tokens, as :func:`markdown` renders them."""
     md = _markdown()
+    env[_DIRECTIONS] = []  # a part may start or end inside a list: each starts afresh
     return Markup(md.renderer.render(tokens, md.options, env))
 
 

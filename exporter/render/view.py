@@ -26,7 +26,7 @@ from exporter.render.entry_lines import (
 )
 from exporter.render.entry_views import ENTRY_BUILDERS, unknown_view
 from exporter.render.folding import fold_text
-from exporter.render.markup import highlight
+from exporter.render.markup import highlight, text_direction
 from exporter.render.model import (
     BranchInfo,
     ContextRun,
@@ -559,6 +559,8 @@ class PageBuilder:
             classes.append("is-user")
         if self.session.alternatives(entry_id, ()):
             classes.append("fork")  # the sub-lists below start here
+        if row_direction(text) == "rtl":
+            classes.append("rtl")
         on_path = entry_id in self.path_set
         return OutlineRow(
             "row",
@@ -601,12 +603,30 @@ def row_filters(row: OutlineRow) -> set[str]:
     return filters_showing(row.classes.split()) | row.branch_shows
 
 
+#: What an outline row says before its entry's own words: "user: ", "skill: pdf · user: ",
+#: "assistant: (aborted) ", "[bash]: ".
+_ROW_PREFIX = re.compile(
+    r"(?:skill: .*? · )?(?:user|assistant): (?:\((?:aborted|error)\) )?|\[[^\]]*\]: "
+)
+
+
+def row_direction(text: str) -> str | None:
+    """The direction of an outline row's own words (its prefix is the page's, in English): a
+    Hebrew prompt's row laid out left to right with its end cut off showed the prompt's end
+    and clipped its start, the right-to-left run's first words past the row's right edge."""
+    prefix = _ROW_PREFIX.match(text)
+    return text_direction(text[prefix.end() :] if prefix else text)
+
+
 def _in_chunks(rows: list[OutlineRow]) -> list[OutlineRow]:
     """A long outline's top level cut into chunks of about ``OUTLINE_CHUNK_ROWS`` rows,
     which the browser lays out only when they scroll into view (``content-visibility``):
     10,078 rows took half of a 10k-entry page's load, and pi-large-session's 1,018 a
     quarter of its. A cut falls only before a main-line row, so a fork's row and the
-    branches that leave it stay together."""
+    branches that leave it stay together. Each chunk's ``ul`` is the list its rows are
+    items of (the page's template makes the outer list and the chunks' ``li`` role="none"):
+    Chromium makes an ``li`` a list item only as the child of a list, and under a
+    role="none" ``ul`` pi-large-session's 1,018 rows were no list items at all."""
     out = [OutlineRow("chunk-open")]
     depth = in_chunk = 0
     for row in rows:
