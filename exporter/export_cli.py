@@ -408,7 +408,7 @@ def export_site(
 ) -> None:
     """`export --all`: build or update the site; per-session failures are warnings."""
     from exporter.discover import files_active_since
-    from exporter.site import SiteError, SiteIncomplete, build_site
+    from exporter.site import SiteError, SiteIncomplete, build_site, sessions_were_deleted
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
@@ -423,7 +423,11 @@ def export_site(
         raise CliError(f"-o {target} is inside Pi's sessions folder {root}; choose another", 1)
     scope = os.path.abspath(selection.cwd) if selection.cwd else None
     files = listed_session_files(sessions_dir, scope)
-    if not files:  # a wrong --sessions-dir must not empty an existing site
+    # a wrong --sessions-dir (or --cwd) must not empty an existing site; a site of every
+    # project whose sessions were all deleted from this folder is emptied, as it goes on
+    if not files and (
+        scope is not None or not sessions_were_deleted(target, sessions_root(sessions_dir))
+    ):
         raise CliError(no_sessions_said(sessions_dir, scope, "drop --cwd to include {them}"), 2)
     if since_at is not None:
         every = len(files)

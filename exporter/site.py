@@ -11,10 +11,12 @@ without stopping the batch.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import pickle
 import re
@@ -28,11 +30,18 @@ from typing import Any
 
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
+from exporter.discover import encode_cwd
 from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
-from exporter.render.index import listing_key, project_slug, render_listing, session_row
+from exporter.render.index import (
+    answer_usage,
+    listing_key,
+    project_slug,
+    render_listing,
+    session_row,
+)
 from exporter.secret_warning import likely_secrets
 from exporter.session import Session
 from exporter.site_manifest import (
@@ -64,6 +73,8 @@ from exporter.site_search import (
     sweep_shards,
     write_shard,
 )
+from exporter.usage import compute_stats
+from exporter.usage_report import session_usage
 from exporter.workers import ProgressBar, fork_context, run_tasks
 
 __all__ = [
@@ -75,6 +86,7 @@ __all__ = [
     "default_jobs",
     "make_options_key",
     "parse_since",
+    "sessions_were_deleted",
     "source_id",
 ]
 
@@ -169,6 +181,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
         session = parse_session_bytes(data, path=task.source)  # keeps data for the download
         if task.transform is not None:
             session = task.transform(session)
+        # (of the session as its page shows it: a cut that left answers out matches no more)
+        entry["turns"] = _turns(task.source, session)
         if task.count_credentials:  # what the page holds in clear: the file as it is, or
             # the session written out (a cut copy; a Claude Code one with its sub-agents)
             found, _more = likely_secrets(download_bytes(session))
@@ -193,6 +207,48 @@ def _render_task(task: _Task) -> dict[str, Any]:
     except Exception as error:  # a bug or a policy failure must not stop the batch
         entry["error"] = _one_line(f"{type(error).__name__}: {error}", task.source, task.name)
     return entry
+
+
+#: Characters of the digest that names a turn in the manifest (72 bits: two of a site's
+#: million turns share one about once in 10^10 sites).
+TURN_KEY_CHARS = 12
+
+
+def _turns(source: str, session: Session) -> dict[str, Any] | None:
+    """The session's answers as ``stats --all`` tells turns apart (exporter.usage_report's
+    rule: a turn two files hold is one, known by its id, time stamp and usage), each with
+    what the index counts of it: ``{"days": [UTC day...], "each": [[key, day number, tokens,
+    cost]...]}`` (day number -1: undated). The index counts a turn once, in the first listed
+    file that holds it. None when the file's answers cannot be matched up with the rule's
+    (the file changed between the two reads): the session is then counted in full."""
+    try:
+        found = session_usage(Path(source))
+        answers = answer_usage(session, compute_stats(session))
+    except Exception:  # counting once is best effort: the page is made all the same
+        return None
+    if "error" in found:
+        return None
+    if len(answers) != len(found["rows"]):
+        return None
+    days: dict[str, int] = {}
+    each: list[list[Any]] = []
+    for (turn, *_), (day, tokens, cost) in zip(found["rows"], answers, strict=True):
+        number = -1 if day is None else days.setdefault(day, len(days))
+        each.append([_turn_key(turn), number, tokens, _turn_cost(cost)])
+    return {"days": list(days), "each": each}
+
+
+def _turn_key(turn: Any) -> str:
+    """A short digest of a turn's identity as usage_report makes it (a tuple of strings and
+    numbers): the manifest stores this, not the ids and times themselves."""
+    text = json.dumps(turn, default=str, separators=(",", ":"))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=9).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")[:TURN_KEY_CHARS]
+
+
+def _turn_cost(cost: float) -> float:
+    """A turn's cost to ten significant digits (the manifest stays small), finite."""
+    return float(f"{cost:.10g}") if math.isfinite(cost) else 0.0
 
 
 def _write_search_shard(task: _Task, session: Session) -> str | None:
@@ -398,7 +454,7 @@ def _build(
     try:
         _render_pages(state, tasks, jobs, progress)
         _place_failed_rows(state, sources)
-        _finish_site(state, options.theme)
+        _finish_site(state, options.theme, list(sources))
     except OSError as error:  # a full disk: the pages' own failures are said too
         raise SiteIncomplete(error, state.report, out_dir) from None
     state.report.sessions = len(state.sessions)
@@ -503,6 +559,9 @@ def _plan_tasks(
             and has_shard(state.out_dir, sid)  # (a site made before the text search had none)
             # nor one whose text could not be written last time (an old shard may be left)
             and not entry.get("search_error")
+            # nor one made before the index counted a copy's turns once (nor the words of
+            # long prompts)
+            and "turns" in entry
         ):
             state.report.unchanged += 1
             continue
@@ -576,6 +635,7 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         delete_page(state.out_dir, old["page"])
     result.update(tool_version=__version__, options_key=state.key)
     if result["error"]:
+        result.pop("turns", None)
         delete_shard(state.out_dir, task.sid)  # its old text is no longer what it holds
         result["row"] = _failed_row(task.source, task.name, result["error"])
         state.report.failed.append((Path(task.source), result["error"]))
@@ -603,10 +663,11 @@ def _place_failed_rows(state: _BuildState, sources: dict[str, str]) -> None:
                 row["cwd"] = next(iter(known))
 
 
-def _finish_site(state: _BuildState, theme: str) -> None:
-    """The index and project pages from the manifest, the manifest saved, then the pages and
-    temp files no manifest entry owns (left by an interrupted build) swept away."""
-    state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme)
+def _finish_site(state: _BuildState, theme: str, order: list[str]) -> None:
+    """The index and project pages from the manifest (``order``: the source ids in the
+    order of the files given), the manifest saved, then the pages and temp files no
+    manifest entry owns (left by an interrupted build) swept away."""
+    state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme, order)
     state.write_manifest()
     pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
     sweep(state.out_dir, pages)
@@ -614,10 +675,14 @@ def _finish_site(state: _BuildState, theme: str) -> None:
 
 
 def _write_listings(
-    out_dir: Path, sessions: dict[str, dict[str, Any]], old: dict[str, str], theme: str
+    out_dir: Path,
+    sessions: dict[str, dict[str, Any]],
+    old: dict[str, str],
+    theme: str,
+    order: list[str],
 ) -> dict[str, str]:
     """index.html, plus projects/<slug>.html when there are several projects; stale ones go."""
-    rows = [e["row"] for e in sessions.values() if isinstance(e.get("row"), dict)]
+    rows = _counted_rows(sessions, order)
     searchable = _searchable(sessions)
     listed = sorted(searchable.items(), key=lambda item: listing_key(item[1]))  # its order
     search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in listed])
@@ -636,6 +701,59 @@ def _write_listings(
     return pages
 
 
+def _counted_rows(sessions: dict[str, dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
+    """The listing's rows, a turn counted once however many files hold it, as ``stats
+    --all`` counts it: in the first file that holds it, in ``order`` (the files' order,
+    which is the one ``stats --all`` reads them in). A row with turns counted in another is
+    a copy with ``counted`` (its answers, how many of them are repeated, and its tokens,
+    cost and cost per day without them) and ``copy_of`` (the title and page of the session
+    that holds the first of them); the manifest's rows are left as they are."""
+    rank = {sid: n for n, sid in enumerate(order)}
+    listed = [(sid, e) for sid, e in sessions.items() if isinstance(e.get("row"), dict)]
+    listed.sort(key=lambda item: rank.get(item[0], len(rank)))
+    holders: dict[str, str] = {}  # each turn's key -> the source id of the first file with it
+    out: list[dict[str, Any]] = []
+    for sid, entry in listed:
+        row, turns = entry["row"], entry.get("turns")
+        if row.get("error") or not isinstance(turns, dict):
+            out.append(row)
+            continue
+        days, each = turns["days"], turns["each"]
+        repeated, tokens, cost, source = 0, 0, 0.0, None
+        by_day: dict[str, float] = defaultdict(float)
+        for key, day, turn_tokens, turn_cost in each:
+            if key not in holders:
+                holders[key] = sid
+                continue
+            repeated += 1
+            tokens += turn_tokens
+            cost += turn_cost
+            if 0 <= day < len(days):
+                by_day[days[day]] += turn_cost
+            if source is None and holders[key] != sid:
+                source = holders[key]
+        if not repeated:
+            out.append(row)
+            continue
+        whole = repeated == len(each)
+        left = {d: c - by_day.get(d, 0.0) for d, c in (row.get("cost_by_day") or {}).items()}
+        left = {d: round(c, 6) for d, c in left.items() if abs(c) >= 5e-7 and not whole}
+        counted = {
+            "answers": len(each),
+            "repeated": repeated,
+            "tokens": 0 if whole else max(0, row.get("tokens", 0) - tokens),
+            "cost": 0.0 if whole else round(row.get("cost", 0.0) - cost, 6),
+            "cost_by_day": left,
+        }
+        if source is None:  # repeated within its own file only: counted once, nothing to name
+            out.append({**row, "counted": counted})
+            continue
+        first = sessions[source]["row"]
+        copy_of = {"title": first.get("title") or first.get("file"), "page": first.get("page")}
+        out.append({**row, "counted": counted, "copy_of": copy_of})
+    return out
+
+
 def _searchable(sessions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The rows (by source id) of the sessions whose page the index links to and whose
     text its search covers: not one whose shard could not be written (a shard left from
@@ -648,6 +766,44 @@ def _searchable(sessions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         and isinstance(e["row"].get("page"), str)
         and not e.get("search_error")
     }
+
+
+#: At most this many (file name, folder) pairs are tried by :func:`sessions_were_deleted`.
+_DELETED_TRIES = 50_000
+
+
+def sessions_were_deleted(out_dir: Path, sessions_dir: str | os.PathLike[str]) -> bool:
+    """True when the site in ``out_dir`` lists a session whose file was in ``sessions_dir``
+    (or a project folder in it) and is not there now. ``export --all`` refuses to build a
+    site of no sessions, so that a wrong ``--sessions-dir`` does not empty a site; when this
+    is True the sessions the site lists were deleted from where it was built from, and a
+    build of no files (which removes their pages, as for any session that left) is right.
+
+    The manifest holds no path, only a digest of each (its key): each listed file's name is
+    tried in the session's project folder and in every folder of ``sessions_dir``, and the
+    digest of that path compared. Never True for a redacted site (its digests are keyed
+    and its names may be redacted), nor for a folder that is not a site of ours."""
+    entries = load_manifest(Path(out_dir) / MANIFEST_NAME).get("sessions") or {}
+    root = Path(sessions_dir)
+    try:
+        folders = [root, *(p for p in root.iterdir() if p.is_dir())]
+    except OSError:
+        return False
+    tries = 0
+    for sid, entry in entries.items():
+        name, row = entry.get("file"), entry.get("row")
+        if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name:
+            continue
+        cwd = row.get("cwd") if isinstance(row, dict) else None
+        own = [root / encode_cwd(cwd)] if isinstance(cwd, str) and cwd else []
+        for folder in [*own, *folders]:
+            path = folder / name
+            if source_id(path) == sid and not os.path.lexists(path):
+                return True
+            tries += 1
+            if tries >= _DELETED_TRIES:
+                return False
+    return False
 
 
 def default_jobs() -> int:

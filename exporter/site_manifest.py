@@ -115,7 +115,9 @@ def _own_pages(sessions: dict[str, Any]) -> dict[str, Any]:
 STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,159}")  # what site._safe_stem produces
 _ROW_NUMBERS = ("messages", "entries", "branches", "tokens", "cost", "problems")
 _ROW_TEXTS = ("id", "name", "title", "first_prompt", "cwd", "started", "last_activity",
-              "file", "page", "error")  # fmt: skip
+              "file", "page", "error", "prompt_later")  # fmt: skip
+#: What the build adds to a row for the listing alone (site._counted_rows): never stored.
+_LISTING_ONLY = ("counted", "copy_of")
 
 
 def _valid_entry(entry: Any) -> bool:
@@ -128,9 +130,35 @@ def _valid_entry(entry: Any) -> bool:
         return False
     if page is not None and (not stem or not page.endswith(f"/{stem}.html")):
         return False  # a session's page is named by its stem (sessions/<project>/<stem>.html)
+    if "turns" in entry and not _valid_turns(entry["turns"]):
+        return False
     # the row's page becomes the listing's and the text search's links: the entry's own
     # (checked above) or none, never one a tampered manifest points elsewhere
     return row is None or (_valid_row(row) and row.get("page") in (None, page))
+
+
+def _valid_turns(turns: Any) -> bool:
+    """``{"days": [day...], "each": [[key, day number, tokens, cost]...]}`` (site._turns),
+    or None; read for every turn of the site at each build, so checked plainly."""
+    if turns is None:
+        return True
+    if not isinstance(turns, dict):
+        return False
+    days, each = turns.get("days"), turns.get("each")
+    if not isinstance(days, list) or not isinstance(each, list):
+        return False
+    if not all(isinstance(d, str) and _DAY.fullmatch(d) for d in days):
+        return False
+    count = len(days)
+    for turn in each:
+        if not (isinstance(turn, list) and len(turn) == 4):
+            return False
+        key, day, tokens, cost = turn
+        if not (isinstance(key, str) and type(day) is int and -1 <= day < count):
+            return False
+        if not (_finite_number(tokens) and _finite_number(cost)):
+            return False
+    return True
 
 
 def _valid_row(row: Any) -> bool:
@@ -143,8 +171,13 @@ def _valid_row(row: Any) -> bool:
     models = row.get("models", [])
     if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
         return False
+    if any(key in row for key in _LISTING_ONLY):
+        return False
     prompts = row.get("prompts", [])
     if not isinstance(prompts, list) or not all(_valid_prompt(p) for p in prompts):
+        return False
+    more = row.get("prompt_more", [])
+    if not isinstance(more, list) or not all(_valid_more_words(m, len(prompts)) for m in more):
         return False
     by_day = row.get("cost_by_day", {})
     return isinstance(by_day, dict) and all(
@@ -160,6 +193,17 @@ def _valid_prompt(prompt: Any) -> bool:
         and len(prompt) == 2
         and all(isinstance(part, str) for part in prompt)
         and _ANCHOR.fullmatch(prompt[0]) is not None
+    )
+
+
+def _valid_more_words(more: Any, prompts: int) -> bool:
+    """``[number of a listed prompt, its other words]``."""
+    return (
+        isinstance(more, list)
+        and len(more) == 2
+        and type(more[0]) is int
+        and 0 <= more[0] < prompts
+        and isinstance(more[1], str)
     )
 
 

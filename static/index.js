@@ -19,6 +19,20 @@ function sayOncePaused(shown, said) {
   };
 }
 
+// Lower case, each character kept where it was: "İ".toLowerCase() is "i̇" (i and a combining
+// dot, two characters), so "istanbul" was not found in "İstanbul" and every offset after it
+// was one off (nothing marked). İ is the one character whose lower case is longer; it is
+// folded to a plain "i", as a reader typing "istanbul" means it.
+function foldCase(text) {
+  "use strict";
+  var lower = text.replace(/\u0130/g, "i").toLowerCase();
+  if (lower.length === text.length) return lower;
+  return Array.prototype.map.call(text, function (c) {  // (a later Unicode's other one)
+    var l = c.toLowerCase();
+    return l.length === 1 ? l : c;
+  }).join("");
+}
+
 (function () {
   "use strict";
   var doc = document;
@@ -105,7 +119,9 @@ function sayOncePaused(shown, said) {
     });
   });
 
-  // Filter: every whitespace-separated term must occur in the row's text (AND).
+  // Filter: every whitespace-separated word must occur in the row's text or in one of its
+  // session's prompts (AND), not all in one place: "alpha tango" finds the ~/alpha session
+  // whose second prompt says "tango".
   var input = $("#filter"), status = $("#filter-status"), texts = null;
   var sayCount = sayOncePaused(status, $("#filter-said"));
   // Sessions that could not be read are rows too, but not sessions with a cost.
@@ -114,32 +130,94 @@ function sayOncePaused(shown, said) {
     var places = v && Math.abs(v) < 0.01 ? 4 : v && Math.abs(v) < 1 ? 3 : 2;
     return "$" + v.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places });
   }
-  // Prompts: every prompt typed in each session (the index embeds them, cut to a line), so
-  // a session is found by what was asked in it; its matching prompts link to their entries.
-  // The index is JSON, gzip-compressed and base64-encoded; unpacked once, at the first search
-  // (a browser without DecompressionStream filters by the rows alone).
+  // Prompts: every prompt typed in each session (the index embeds them, each to its first
+  // line's worth; beside them the other words of a long one, and the words of prompts past
+  // the ones listed), so a session is found by what was asked in it; its matching prompts
+  // link to their entries. Both are JSON, gzip-compressed and base64-encoded; unpacked
+  // once, at the first search (a browser without DecompressionStream filters by the rows alone).
   var promptIndex = null, unpacking = null;
+  // One embedded JSON (gzip, base64) as parsed; null when absent or unreadable.
+  function unpacked(id) {
+    var data = $("#" + id);
+    if (!data) return Promise.resolve(null);
+    return Promise.resolve().then(function () {
+      var bin = atob(data.textContent.trim()), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return new Response(stream).text();
+    }).then(JSON.parse).catch(function () { return null; });
+  }
   function unpackPrompts() {
     if (unpacking) return unpacking;
-    var data = $("#prompt-index");
-    if (!data || !window.DecompressionStream) { promptIndex = []; return (unpacking = Promise.resolve()); }
-    var bin = atob(data.textContent.trim()), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    unpacking = new Response(stream).text().then(function (text) {
-      promptIndex = JSON.parse(text).map(function (item) {
-        var prompts = Array.isArray(item) && Array.isArray(item[1]) ? item[1] : [];
-        return { href: Array.isArray(item) ? item[0] : null, prompts: prompts.map(function (p) {
-          return { anchor: String(p[0]), text: String(p[1]), lower: String(p[1]).toLowerCase() };
-        }) };
+    if (!window.DecompressionStream) { promptIndex = []; return (unpacking = Promise.resolve()); }
+    // each session: [page, [[anchor, text]...]] (#prompt-index), and (#prompt-words) the words
+    // of its long prompts after their shown start, [[prompt number, words]...], and the words
+    // of its prompts past the listed ones, or nothing
+    unpacking = Promise.all([unpacked("prompt-index"), unpacked("prompt-words")]).then(function (both) {
+      var words = Array.isArray(both[1]) ? both[1] : [];
+      promptIndex = (Array.isArray(both[0]) ? both[0] : []).map(function (item, n) {
+        if (!Array.isArray(item)) item = [];
+        var extra = Array.isArray(words[n]) ? words[n] : [], rest = Object.create(null);
+        (Array.isArray(extra[0]) ? extra[0] : []).forEach(function (more) {
+          if (Array.isArray(more) && typeof more[1] === "string") rest[more[0]] = more[1];
+        });
+        return {
+          href: typeof item[0] === "string" ? item[0] : null,
+          words: typeof extra[1] === "string" ? foldCase(extra[1]) : "",
+          prompts: (Array.isArray(item[1]) ? item[1] : []).map(function (p, i) {
+            var text = String(p && p[1]), more = rest[i] || "";
+            return { anchor: String(p && p[0]), text: text, lower: foldCase(text), rest: more, restLower: foldCase(more) };
+          })
+        };
       });
     }).catch(function () { promptIndex = []; });
     return unpacking;
   }
   function promptsOf(row) {
-    return (promptIndex || [])[Number(row.getAttribute("data-i"))] || { href: null, prompts: [] };
+    return (promptIndex || [])[Number(row.getAttribute("data-i"))] || { href: null, words: "", prompts: [] };
   }
-  var SHOWN_HITS = 3;
+  function says(p, term) { return p.lower.indexOf(term) !== -1 || p.restLower.indexOf(term) !== -1; }
+  function saysAll(p, terms) {
+    for (var k = 0; k < terms.length; k++) if (!says(p, terms[k])) return false;
+    return true;
+  }
+  // The prompts listed under a row the filter shows: those that say every word; else those
+  // that say every word the row's own text lacks; else each that says one of those.
+  function matchingPrompts(prompts, terms, lacking) {
+    var hits = prompts.filter(function (p) { return saysAll(p, terms); });
+    if (hits.length || !lacking.length) return hits;
+    hits = prompts.filter(function (p) { return saysAll(p, lacking); });
+    if (hits.length) return hits;
+    return prompts.filter(function (p) { return lacking.some(function (t) { return says(p, t); }); });
+  }
+  // Where the words are in a folded text: [start, end] pairs in order, overlaps merged.
+  function spans(lower, terms) {
+    var found = [], merged = [];
+    terms.forEach(function (t) {
+      for (var at = lower.indexOf(t); at !== -1; at = lower.indexOf(t, at + t.length)) found.push([at, at + t.length]);
+    });
+    found.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    found.forEach(function (r) {
+      var last = merged[merged.length - 1];
+      if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]); else merged.push(r);
+    });
+    return merged;
+  }
+  // text[from, to) into target as text nodes, the spans in it as <mark>s (never markup).
+  function appendMarked(target, text, marks, from, to) {
+    var last = from;
+    marks.forEach(function (r) {
+      var start = Math.max(r[0], last), end = Math.min(r[1], to);
+      if (end <= start) return;
+      target.appendChild(doc.createTextNode(text.slice(last, start)));
+      var mark = doc.createElement("mark");
+      mark.textContent = text.slice(start, end);
+      target.appendChild(mark);
+      last = end;
+    });
+    target.appendChild(doc.createTextNode(text.slice(last, to)));
+  }
+  var SHOWN_HITS = 3, BEFORE = 60, AFTER = 100;
   function showHits(row, href, hits, terms) {
     var old = $(".prompt-hits", row);
     if (old) old.remove();
@@ -154,17 +232,24 @@ function sayOncePaused(shown, said) {
         target.href = href + "#" + encodeURIComponent(p.anchor);
         item.appendChild(target);
       }
-      // found in the text itself (lower-casing may change a string's length: "İ")
-      var found = new RegExp(terms[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i").exec(p.text);
-      var at = found ? found.index : 0, size = found ? found[0].length : 0;
-      var from = Math.max(0, at - 60), piece = p.text.slice(from, at + size + 100);
+      // the shown words around the first word found, every word marked
+      var marks = spans(p.lower, terms), first = marks[0] || [0, 0];
+      var from = Math.max(0, first[0] - BEFORE), to = Math.min(p.text.length, first[1] + AFTER);
       if (from) target.appendChild(doc.createTextNode("…"));
-      var mark = doc.createElement("mark");
-      mark.textContent = piece.slice(at - from, at - from + size);
-      target.appendChild(doc.createTextNode(piece.slice(0, at - from)));
-      target.appendChild(mark);
-      target.appendChild(doc.createTextNode(piece.slice(at - from + size)));
-      if (from + piece.length < p.text.length) target.appendChild(doc.createTextNode("…"));
+      appendMarked(target, p.text, marks, from, to);
+      if (to < p.text.length) target.appendChild(doc.createTextNode("…"));
+      // a word said only further on in a long prompt: the word it is in, marked (once)
+      var words = [];
+      terms.forEach(function (t) {
+        var at = p.lower.indexOf(t) === -1 ? p.restLower.indexOf(t) : -1;
+        if (at === -1) return;
+        var start = p.rest.lastIndexOf(" ", at) + 1, end = p.rest.indexOf(" ", at);
+        if (end === -1) end = p.rest.length;
+        if (words.indexOf(start) !== -1) return;
+        words.push(start);
+        target.appendChild(doc.createTextNode(" … "));
+        appendMarked(target, p.rest, spans(p.restLower.slice(0, end), terms), start, end);
+      });
       list.appendChild(item);
     });
     if (hits.length > SHOWN_HITS) {
@@ -175,30 +260,30 @@ function sayOncePaused(shown, said) {
     }
     row.cells[1].appendChild(list);
   }
+  // A row's cost as the totals count it: a copied session's turns are counted in the session
+  // they were copied from (data-counted), not twice.
+  function countedCost(row) {
+    var counted = row.getAttribute("data-counted");
+    return parseFloat(counted !== null ? counted : row.cells[row.cells.length - 1].getAttribute("data-sort")) || 0;
+  }
   function applyFilter() {
-    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var terms = foldCase(input.value).split(/\s+/).filter(Boolean);
     if (terms.length && promptIndex === null) { unpackPrompts().then(applyFilter); return; }
-    if (!texts) texts = new Map(rows.map(function (r) { return [r, r.textContent.toLowerCase()]; }));
+    if (!texts) texts = new Map(rows.map(function (r) { return [r, foldCase(r.textContent)]; }));
     var shown = 0, cost = 0, prompts = 0;
     rows.forEach(function (r) {
-      var text = texts.get(r), hit = true, hits = [];
-      for (var j = 0; j < terms.length && hit; j++) hit = text.indexOf(terms[j]) !== -1;
-      if (terms.length) {
-        var own = promptsOf(r);
-        hits = own.prompts.filter(function (p) {
-          for (var k = 0; k < terms.length; k++) if (p.lower.indexOf(terms[k]) === -1) return false;
-          return true;
-        });
-        showHits(r, own.href, hits, terms);
-        prompts += hits.length;
-        hit = hit || hits.length > 0;
-      } else {
-        showHits(r, null, [], terms);
-      }
+      var text = texts.get(r), own = promptsOf(r), hits = [];
+      var lacking = terms.filter(function (t) { return text.indexOf(t) === -1; });
+      var hit = lacking.every(function (t) {
+        return own.words.indexOf(t) !== -1 || own.prompts.some(function (p) { return says(p, t); });
+      });
+      if (hit && terms.length) hits = matchingPrompts(own.prompts, terms, lacking);
+      showHits(r, own.href, hits, terms);
+      prompts += hits.length;
       r.classList.toggle("filtered-out", !hit);
       if (hit && !r.classList.contains("failed")) {
         shown++;
-        cost += parseFloat(r.cells[r.cells.length - 1].getAttribute("data-sort")) || 0;
+        cost += countedCost(r);
       }
     });
     status.textContent = terms.length
@@ -256,8 +341,8 @@ function sayOncePaused(shown, said) {
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     unpacking = new Response(stream).text().then(function (text) {
       var parsed = JSON.parse(text), sessions = parsed && Array.isArray(parsed.sessions) ? parsed.sessions : [];
-      // kept as parsed, [anchor, kind, text], each with its text lower-cased beside it (a
-      // site's index holds ~150,000: an object each made the first search twice as slow)
+      // kept as parsed, [anchor, kind, text], each with its text folded to lower case beside
+      // it (a site's index holds ~150,000: an object each made the first search twice as slow)
       index = [];
       sessions.forEach(function (s) {
         if (!Array.isArray(s) || typeof s[0] !== "string" || !Array.isArray(s[2])) return;
@@ -265,7 +350,7 @@ function sayOncePaused(shown, said) {
         for (var i = 0; i < s[2].length; i++) {
           var r = s[2][i];
           if (Array.isArray(r) && typeof r[0] === "string" && typeof r[2] === "string") {
-            r[3] = r[2].toLowerCase();
+            r[3] = foldCase(r[2]);
             records.push(r);
           }
         }
@@ -275,7 +360,6 @@ function sayOncePaused(shown, said) {
     return unpacking;
   }
 
-  function escaped(term) { return term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
   function plural(n, one, many) { return n.toLocaleString("en-US") + " " + (n === 1 ? one : many || one + "s"); }
 
   // A word is found where it starts one: after a character that is no letter or digit of
@@ -284,7 +368,6 @@ function sayOncePaused(shown, said) {
   var WORDY = /[a-z0-9\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]/;
   function startsWord(text, lower, at) {
     if (at === 0 || !WORDY.test(lower.charAt(at - 1))) return true;
-    if (text.length !== lower.length) return false;  // lower-casing moved the letters ("İ")
     var prev = text.charAt(at - 1), here = text.charAt(at);
     return (prev !== prev.toUpperCase() && here !== here.toLowerCase()) ||
       /[0-9]/.test(prev) !== /[0-9]/.test(here);
@@ -294,20 +377,13 @@ function sayOncePaused(shown, said) {
     while (at !== -1 && !startsWord(text, lower, at)) at = lower.indexOf(term, at + 1);
     return at;
   }
-  // Where the words are in the text, in order, as [start, end] (overlaps merged).
+  // Where the words are in the text, in order, as [start, end] (overlaps merged); the
+  // folded text's offsets are the text's (foldCase keeps every character in its place).
   function places(text, lower, terms) {
     var found = [], merged = [];
-    if (text.length === lower.length) {
-      terms.forEach(function (t) {
-        for (var at = wordAt(text, lower, t, 0); at !== -1; at = wordAt(text, lower, t, at + t.length)) found.push([at, at + t.length]);
-      });
-    } else {  // offsets of the lower-cased text are not the text's: its own match, any case
-      var re = new RegExp(terms.map(escaped).join("|"), "gi"), m;
-      while ((m = re.exec(text)) !== null) {
-        if (!m[0].length) { re.lastIndex++; continue; }
-        found.push([m.index, m.index + m[0].length]);
-      }
-    }
+    terms.forEach(function (t) {
+      for (var at = wordAt(text, lower, t, 0); at !== -1; at = wordAt(text, lower, t, at + t.length)) found.push([at, at + t.length]);
+    });
     found.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
     found.forEach(function (r) {
       var last = merged[merged.length - 1];
@@ -352,26 +428,29 @@ function sayOncePaused(shown, said) {
     return item;
   }
 
-  function fillHits(list, session, hits, terms, limit) {
-    list.textContent = "";
-    hits.slice(0, limit).forEach(function (hit) { list.appendChild(hitItem(session, hit, terms)); });
-    if (hits.length > limit) {
-      var more = doc.createElement("li"), button = doc.createElement("button");
-      more.className = "more";
-      button.type = "button";
-      var next = Math.min(hits.length, ALL_HITS);
-      button.textContent = next === hits.length
-        ? "Show all " + plural(hits.length, "match", "matches") + " in this session"
-        : "Show " + next + " of the " + plural(hits.length, "match", "matches") + " in this session";
-      button.addEventListener("click", function () {
-        var shown = limit;
-        fillHits(list, session, hits, terms, next);
-        var focus = list.children[shown] && list.children[shown].querySelector("a");
-        if (focus) focus.focus();
-      });
-      more.appendChild(button);
-      list.appendChild(more);
-    }
+  // The session's matches from the `shown` already listed up to `upTo`, then a button for
+  // the next ones: 300 at first, 300 more at each press, till all are listed (it offered
+  // the same 300 again, so matches past the 300th could not be reached).
+  function fillHits(list, session, hits, terms, shown, upTo) {
+    var old = list.querySelector("li.more");
+    if (old) old.remove();
+    for (var i = shown; i < upTo; i++) list.appendChild(hitItem(session, hits[i], terms));
+    if (hits.length <= upTo) return;
+    var more = doc.createElement("li"), button = doc.createElement("button");
+    more.className = "more";
+    button.type = "button";
+    var next = Math.min(hits.length, upTo < ALL_HITS ? ALL_HITS : upTo + ALL_HITS);
+    button.textContent = next === hits.length
+      ? "Show all " + plural(hits.length, "match", "matches") + " in this session"
+      : "Show " + next.toLocaleString("en-US") + " of the " + plural(hits.length, "match", "matches") + " in this session";
+    button.addEventListener("click", function () {
+      fillHits(list, session, hits, terms, upTo, next);
+      // the button is gone: the first match it added takes the focus
+      var focus = list.children[upTo] && list.children[upTo].querySelector("a");
+      if (focus) focus.focus();
+    });
+    more.appendChild(button);
+    list.appendChild(more);
   }
 
   function render(found, terms) {
@@ -388,7 +467,7 @@ function sayOncePaused(shown, said) {
       head.appendChild(count);
       block.appendChild(head);
       var list = doc.createElement("ul");
-      fillHits(list, f.session, f.hits, terms, HITS_SHOWN);
+      fillHits(list, f.session, f.hits, terms, 0, Math.min(f.hits.length, HITS_SHOWN));
       block.appendChild(list);
       frag.appendChild(block);
     });
@@ -407,7 +486,7 @@ function sayOncePaused(shown, said) {
     sayCount();
   }
   function find() {
-    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var terms = foldCase(input.value).split(/\s+/).filter(Boolean);
     if (!terms.length) { out.textContent = ""; status.textContent = ""; return; }
     if (index === null) {
       status.textContent = "Reading the index…";

@@ -36,7 +36,14 @@ from exporter.render.view import build_anchors
 from exporter.session import Session, parse_time
 from exporter.usage import SessionStats, compute_stats, models_with_answers, turn_usage
 
-__all__ = ["SearchIndex", "listing_key", "project_slug", "render_listing", "session_row"]
+__all__ = [
+    "SearchIndex",
+    "answer_usage",
+    "listing_key",
+    "project_slug",
+    "render_listing",
+    "session_row",
+]
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 MAX_DAYS = 366
@@ -73,12 +80,11 @@ def session_row(session: Session) -> dict[str, Any]:
     """What the index needs about one rendered session (all branches counted once)."""
     stats = compute_stats(session)
     by_day: dict[str, float] = defaultdict(float)
-    for entry in session.entries:
-        if isinstance(entry, MessageEntry) and entry.role == "assistant":
-            moment = entry.moment or stats.ended
-            if moment is not None:
-                by_day[_day(moment)] += turn_usage(entry).cost
+    for day, _tokens, cost in answer_usage(session, stats):
+        if day is not None:
+            by_day[day] += cost
     first = session.first_prompt()
+    prompts, more_words, later_words = indexed_prompts(session)
     return {
         "id": session.id,
         "name": session.name,
@@ -96,14 +102,37 @@ def session_row(session: Session) -> dict[str, Any]:
         "cost_by_day": {d: _money(c) for d, c in sorted(by_day.items()) if c},
         "problems": sum(1 for d in session.diagnostics if d.severity != "info"),
         "agent": session.agent,
-        "prompts": prompt_index(session),
+        "prompts": prompts,
+        "prompt_more": more_words,
+        "prompt_later": later_words,
     }
 
 
-#: What the index keeps of each prompt for its search: enough words to find and know it by.
+def answer_usage(session: Session, stats: SessionStats) -> list[tuple[str | None, int, float]]:
+    """Each answer of the session (every branch, file order) as the index counts it: its
+    UTC day (None when nothing dates it), tokens and cost."""
+    out: list[tuple[str | None, int, float]] = []
+    for entry in session.entries:
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            moment = entry.moment or stats.ended
+            usage = turn_usage(entry)
+            out.append((_day(moment) if moment else None, usage.total_tokens, usage.cost))
+    return out
+
+
+#: What the index shows of each prompt its filter finds: enough words to know it by.
 PROMPT_CHARS = 240
 #: ... and of how many prompts of one session (a loop that prompts itself has thousands).
 PROMPTS_PER_SESSION = 400
+#: The other words of a long prompt (each once) are kept for the filter up to this many
+#: characters, and of one session's prompts, with the words of those past the 400th, up to
+#: this many: a pasted log's last line is found, and a site of 2,000 sessions of long prompts
+#: grows by a few megabytes at the most (the filter missed every word past the 240th
+#: character of a prompt, and every prompt past the 400th).
+PROMPT_WORDS_CHARS = 1_000
+SESSION_WORDS_CHARS = 6_000
+#: A "word" longer than this (base64, a minified line) is nobody's filter: left out.
+LONGEST_WORD = 80
 
 
 def prompt_index(session: Session) -> list[list[str]]:
@@ -111,17 +140,58 @@ def prompt_index(session: Session) -> list[list[str]]:
     index's search finds a session by what was asked in it and links to that prompt. The
     text is the session's as rendered (a redacted site's is redacted), on one line, cut,
     its colour codes dropped and hidden controls (bidi overrides) as signs, as pages show it."""
+    return indexed_prompts(session)[0]
+
+
+def indexed_prompts(session: Session) -> tuple[list[list[str]], list[list[Any]], str]:
+    """:func:`prompt_index`'s prompts, the words of each long one after the shown text as
+    ``[number of the prompt, words]``, and the words of the prompts past the ones listed:
+    each word once per prompt, within :data:`SESSION_WORDS_CHARS` in all."""
     anchors = build_anchors([e.id for e in session.entries])
-    out: list[list[str]] = []
+    shown: list[list[str]] = []
+    more: list[list[Any]] = []
+    later: list[str] = []
+    later_seen: set[str] = set()
+    room = SESSION_WORDS_CHARS
     for entry in session.iter_messages():
         if entry.role != "user":
             continue
         text = " ".join(plain_text_shown(entry.text).split())
-        if text:
-            out.append([anchors[entry.id], text[:PROMPT_CHARS]])
-            if len(out) == PROMPTS_PER_SESSION:
-                break
-    return out
+        if not text:
+            continue
+        if len(shown) < PROMPTS_PER_SESSION:
+            shown.append([anchors[entry.id], text[:PROMPT_CHARS]])
+            if len(text) > PROMPT_CHARS and room > 0:
+                in_view = {w.lower() for w in text[:PROMPT_CHARS].split(" ")[:-1]}
+                words = _words_after(text, PROMPT_CHARS, in_view, min(room, PROMPT_WORDS_CHARS))
+                if words:
+                    more.append([len(shown) - 1, words])
+                    room -= len(words) + 1
+        elif room > 0:  # no longer listed: its words still find the session
+            words = _words_after(text, 0, later_seen, min(room, PROMPT_WORDS_CHARS))
+            if words:
+                later.append(words)
+                room -= len(words) + 1
+    return shown, more, " ".join(later)
+
+
+def _words_after(text: str, start: int, seen: set[str], room: int) -> str:
+    """The words of ``text`` that end past character ``start`` (one cut there whole), each
+    once (``seen`` holds those already kept, as the filter compares them: lower case), in
+    at most ``room`` characters."""
+    kept: list[str] = []
+    size, at = 0, 0
+    for word in text.split(" "):
+        at += len(word) + 1
+        key = word.lower()
+        if at - 1 <= start or len(word) > LONGEST_WORD or key in seen:
+            continue
+        if size + len(word) > room:
+            break
+        seen.add(key)
+        kept.append(word)
+        size += len(word) + 1
+    return " ".join(kept)
 
 
 def packed_prompts(index: list[list[Any]]) -> str:
@@ -313,7 +383,46 @@ def _session_view(
         "cost": row.get("cost", 0.0),
         "problems": row.get("problems", 0),
         "prompts": row.get("prompts") or [],
+        "more_words": _more_words(row),
+        "counted_cost": counted(row, "cost") if isinstance(row.get("counted"), dict) else None,
+        "copy_of": _copy_view(row, base),
     }
+
+
+def _copy_view(row: dict[str, Any], base: str) -> dict[str, Any] | None:
+    """What the row says of the turns another listed session holds too: how many of its
+    own, and which session counts them (its title and page)."""
+    numbers, source = row.get("counted"), row.get("copy_of")
+    if not isinstance(numbers, dict) or not numbers.get("repeated") or not isinstance(source, dict):
+        return None
+    return {
+        "all": is_copy(row),
+        "repeated": numbers["repeated"],
+        "answers": numbers.get("answers", 0),
+        "title": source.get("title") or "another session",
+        "href": base + source["page"] if source.get("page") else None,
+    }
+
+
+def _more_words(row: dict[str, Any]) -> list[Any]:
+    """What the listing's filter reads of a row's prompts besides their shown start: the
+    words of its long prompts after it and of its prompts past the listed, or nothing."""
+    more, later = row.get("prompt_more") or [], row.get("prompt_later") or ""
+    return [more, later] if more or later else []
+
+
+def counted(row: dict[str, Any], key: str) -> Any:
+    """A row's ``tokens``, ``cost`` or ``cost_by_day`` as the totals count them: without the
+    turns another listed file holds too (``row["counted"]``, which site.py adds to a copy's
+    row), so a copied session is not paid for twice."""
+    numbers = row.get("counted")
+    return numbers[key] if isinstance(numbers, dict) and key in numbers else row.get(key)
+
+
+def is_copy(row: dict[str, Any]) -> bool:
+    """Every turn of the row's session is counted in another listed session."""
+    numbers = row.get("counted")
+    return isinstance(numbers, dict) and 0 < numbers.get("answers", 0) == numbers.get("repeated")
 
 
 def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -326,8 +435,9 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "failed": len(rows) - len(ok),
         "messages": sum(r.get("messages", 0) for r in ok),
         "branches": sum(r.get("branches", 0) for r in ok),
-        "tokens": sum(r.get("tokens", 0) for r in ok),
-        "cost": sum(r.get("cost", 0.0) for r in ok),
+        "copies": sum(is_copy(r) for r in ok),
+        "tokens": sum(counted(r, "tokens") or 0 for r in ok),
+        "cost": sum(counted(r, "cost") or 0.0 for r in ok),
         "first": starts[0] if starts else None,
         "last": times[-1] if times else None,
         "last_when": _when(times[-1]) if times else "",
@@ -445,10 +555,13 @@ def render_listing(
         "show_project": project is None,
         "sessions": (sessions := [_session_view(r, base, project_pages, names) for r in ordered]),
         "prompt_index": packed_prompts([[s["href"], s["prompts"]] for s in sessions]),
+        "prompt_words": packed_prompts([s["more_words"] for s in sessions]),
         "projects": projects,
         "totals": _totals(rows),
         "project_count": len({r.get("cwd") or "" for r in rows if not r.get("error")}),
-        "chart": day_chart([r for r in rows if not r.get("error")]),
+        "chart": day_chart(
+            [{"cost_by_day": counted(r, "cost_by_day")} for r in rows if not r.get("error")]
+        ),
         "search": _search_view(search),
     }
     return writable_page(jinja_environment().get_template("index.html.j2").render(context))
