@@ -916,28 +916,20 @@ def scan_summary(path: Path) -> SessionSummary:
     return summary
 
 
-#: A control character JSON forbids raw in a string (a crash's NUL bytes, a stray BEL); the
-#: line's own end (LF, CRLF) is left out of the search
-_RAW_CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f]")
-#: An escape JSON has not (``\q``, ``\u`` without four hex digits); a valid ``\\q`` also
-#: matches, which only costs that line a parse
-_ODD_ESCAPE = re.compile(rb'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
+#: The control characters JSON forbids raw in a string (a crash's NUL bytes, a stray BEL),
+#: but a line's own end (LF, CRLF): deleted by ``bytes.translate``, five times the speed of
+#: a regular expression's search
+_RAW_CONTROLS = bytes(range(32)).replace(b"\n", b"").replace(b"\r", b"")
 
 
 def _maybe_damaged(raw: bytes) -> bool:
     """Whether a line the prefix would take may be no JSON after all, so it is parsed as the
-    loader parses every line: `list` counted a line with a NUL in a string, an escape JSON
-    has not, two entries glued (a cut line, then the next append) or a line cut inside a
-    string that happens to end in "}" as an entry (and an assistant's usage), where `stats`
-    and the page said one damaged line. Each check is a C-speed scan; one that is wrong
-    (``}{`` inside a string, a string ending in a backslash) only costs the parse."""
-    end = len(raw) - (2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0)
-    return (
-        b"}{" in raw
-        or _RAW_CONTROL.search(raw, 0, end) is not None
-        or _ODD_ESCAPE.search(raw) is not None
-        or (raw.count(b'"') - raw.count(b'\\"')) % 2 == 1  # a quote left open
-    )
+    loader parses every line: `list` counted what a crash leaves (NUL bytes in a string, a
+    cut line with the next append glued to it) as an entry, and an assistant's usage,
+    where `stats` and the page said one damaged line. Two C-speed scans (about a quarter
+    more listing time); ``}{`` inside a string only costs that line a parse. What only
+    another writer makes (an escape JSON has not) is not looked for."""
+    return b"}{" in raw or len(raw.translate(None, _RAW_CONTROLS)) != len(raw)
 
 
 def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:

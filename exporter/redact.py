@@ -328,6 +328,15 @@ def _home_placeholder(match: re.Match[str]) -> str:
     return "~" if match.group("file") is None else "/~"
 
 
+#: Model families whose name a user may bear (an account named after the assistant): in a
+#: model's or provider's name it is the family, not the user
+_MODEL_FAMILIES = frozenset({
+    "claude", "gemini", "gemma", "llama", "mistral", "mixtral", "grok", "qwen", "phi",
+    "deepseek", "kimi", "codex", "gpt", "opus", "sonnet", "haiku", "command", "nova", "titan",
+    "glm", "minimax",
+})  # fmt: skip
+
+
 class _PathPrivacy:
     """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic; a
     name that is also an everyday or code word only where it names someone)."""
@@ -342,15 +351,21 @@ class _PathPrivacy:
         self._plain, self._words = plain, [w.lower() for w in words]
         self._home = _alternation(self.homes, _HOME_BEFORE, _HOME_AFTER)
         self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
+        in_models = [u for u in plain if u.lower() not in _MODEL_FAMILIES]
+        self._user_in_models = _alternation(in_models, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
         self._named = _named_user_patterns(words) if words else ()
         self.report = report
 
-    def apply(self, text: str) -> str:
+    def apply(self, text: str, model_name: bool = False) -> str:
+        """``text`` with homes and user names replaced; in a model's or provider's name
+        (``model_name``) a user name that is a model family's stays (``claude-sonnet-4-5``
+        for user "claude"), other names do not (``alice-corp``)."""
         if self._home and any(home in text for home in self.homes):
             text, n = self._home.subn(_home_placeholder, text)
             self.report.count("home_paths", n)
-        if self._user and any(user in text for user in self._plain):
-            text, n = self._user.subn("<user>", text)
+        user = self._user_in_models if model_name else self._user
+        if user and any(name in text for name in self._plain):
+            text, n = user.subn("<user>", text)
             self.report.count("user_names", n)
         low = text.lower() if self._named else ""  # once, not once per name
         if self._named and any(word in low for word in self._words):
@@ -527,12 +542,12 @@ class _Redactor:
                             target[new_key] = (
                                 value if keep else self.text(value, entry_id, here, field)
                             )
-                    elif key in own and not isinstance(value, (dict, list)):
-                        target[new_key] = value  # a message's time in ms
                     elif type(value) in (int, float) and (
                         number := self._secret_number(key, value)
                     ):
                         target[new_key] = self.text(number, entry_id, here, key)
+                    elif key in own and not isinstance(value, (dict, list)):
+                        target[new_key] = value  # a message's time in ms
                     else:
                         target[new_key] = self._container(value, here, stack)
             else:
@@ -574,21 +589,27 @@ class _Redactor:
         return digits if is_secret_assignment(key, digits, quoted=True, env_style=False) else None
 
     def _format_value(self, key: str, value: str, entry_id: str | None, node: _Node) -> str:
-        """A value of the format's own (`_format_fields`): an entry's ISO time as it is; a
-        model's, provider's or API's name without user-name scrubbing or a given secret
-        that is only part of it (``--secret 2024`` in ``gpt-4o-2024-08-06``), still
-        scanned for what a detector finds, or a secret that is all of it."""
+        """A value of the format's own (`_format_fields`): an entry's ISO time as it is (a
+        ``--secret 2026`` made every time "[REDACTED…]-11-30T…"); a model's, provider's or
+        API's name redacted as text is, but for a given secret of digits only that is a part
+        of it (``--secret 2024`` in ``gpt-4o-2024-08-06``) and a user name that is a model
+        family's (user "claude": ``claude-sonnet-4-5``). Homes, other user names and a given
+        secret of letters (a company in ``ft:gpt-4o:acme::9xYz``) are still replaced."""
         if key == "timestamp":
             return value if _ISO_TIME.fullmatch(value) else self.text(value, entry_id, node, key)
-        if self.scanner is None:
-            return value
-        findings = [
-            finding
-            for finding in self.scanner.find(value)
-            if (finding.start, finding.end) == (0, len(value))
-            or value[finding.start : finding.end] not in self.literal_values
-        ]
-        return self._replace(value, findings, entry_id, node) if findings else value
+        if self.scanner is not None:
+            findings = [
+                finding
+                for finding in self.scanner.find(value)
+                if (finding.start, finding.end) == (0, len(value))
+                or not (secret := value[finding.start : finding.end]).isdigit()
+                or secret not in self.literal_values
+            ]
+            if findings:
+                value = self._replace(value, findings, entry_id, node)
+        if self.privacy is not None:
+            value = self.privacy.apply(value, model_name=True)
+        return value
 
     @staticmethod
     def _container(value: Any, node: _Node, stack: list[tuple[Any, Any, _Node]]) -> Any:

@@ -199,7 +199,8 @@ def parse_env_text(text: str) -> list[tuple[str, str]]:
     """``export NAME=value`` / ``NAME=value`` lines as python-dotenv and Docker read them: a
     double-quoted value with its escapes decoded (``"Xy9\\"kLm2#Qz"`` was cut at the
     escaped quote, and the real password went out), a single-quoted one as written, an
-    unquoted one up to a `` #`` comment."""
+    unquoted one up to a `` #`` comment. A double-quoted value with escapes comes twice:
+    decoded, and as written (``Q7w9\\tZk3`` as `cat .env` or code shows it)."""
     pairs = []
     for line in text.splitlines():
         match = _ENV_LINE.match(line)
@@ -207,7 +208,9 @@ def parse_env_text(text: str) -> list[tuple[str, str]]:
             continue
         value = match.group(2).strip()
         if value[:1] == '"':
-            value = _double_quoted(value)
+            value, written = _double_quoted(value)
+            if written != value:
+                pairs.append((match.group(1), written))
         elif value[:1] == "'":
             end = value.find("'", 1)
             value = value[1:end] if end > 0 else value[1:]
@@ -224,9 +227,9 @@ _INLINE_COMMENT = re.compile(r"\s#")
 _DOTENV_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 
 
-def _double_quoted(value: str) -> str:
+def _double_quoted(value: str) -> tuple[str, str]:
     """The text of a value that opens with ``"``, up to its closing quote (or the line's
-    end), escapes decoded."""
+    end): escapes decoded, and as written."""
     chars: list[str] = []
     position = 1
     while position < len(value):
@@ -240,7 +243,7 @@ def _double_quoted(value: str) -> str:
             continue
         chars.append(char)
         position += 1
-    return "".join(chars)
+    return "".join(chars), value[1:position]
 
 
 #: Most bytes a --secret or --env-file may hold: /dev/zero is a character device too, and
@@ -325,7 +328,9 @@ def _path_or_value(value: str) -> str:
 def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]:
     """The ``--secret`` values and files, then the ``--env-file`` secrets. Every non-blank
     line of a file is a secret: a ``#`` line was taken for a comment, and a password that
-    starts with ``#`` (``--secret <(pass show db)``) went out without a word."""
+    starts with ``#`` (``--secret <(pass show db)``) went out without a word. A ``#`` line
+    too short to be a secret (``#``, ``##``) is passed over, not refused: a file that used
+    it as a comment line still works."""
     found: list[tuple[str, str]] = []  # (secret, where it was given: said of a short one)
     for value in values:
         value = _path_or_value(value)
@@ -335,6 +340,7 @@ def _secrets(values: Iterable[str], env_files: Iterable[str]) -> tuple[str, ...]
                 (line.strip(), f"line {number} of {value}")
                 for number, line in enumerate(lines, 1)
                 if line.strip()
+                and not (line.strip().startswith("#") and len(line.strip()) < MIN_LITERAL)
             ]
         else:
             found.append((value, "given on the command line"))

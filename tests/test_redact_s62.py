@@ -104,16 +104,16 @@ def test_a_secret_file_line_starting_with_a_hash_is_a_secret(tmp_path: Path) -> 
 
 
 def test_a_short_line_of_a_secret_file_is_refused_saying_where(tmp_path: Path) -> None:
-    """A "#" line too short to be a secret is refused as any short value is, naming its
-    line (not the value): a file of notes must not shred every "# a" of the session."""
+    """A line too short to be a secret is refused as any short value is, naming its line
+    (not the value): a file of notes must not shred every "abc" of the session."""
     source = _said(tmp_path / "s.jsonl", "hello")
     secrets = tmp_path / "secrets.txt"
-    secrets.write_text(f"{HASH_PASSWORD}\n# a\n", encoding="utf-8")
+    secrets.write_text(f"{HASH_PASSWORD}\nabc\n", encoding="utf-8")
     result = _redact(source, tmp_path / "copy.jsonl", "--secret", str(secrets))
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "need 4+ characters" in result.stderr
     assert f"1 value of 2 is shorter (line 2 of {secrets})" in result.stderr
-    assert "# a" not in result.stderr and HASH_PASSWORD not in result.stderr
+    assert "abc" not in result.stderr and HASH_PASSWORD not in result.stderr
     assert not (tmp_path / "copy.jsonl").exists()
 
 
@@ -165,12 +165,15 @@ def test_env_values_are_read_as_dotenv_reads_them() -> None:
         "PLAIN_PASS=pa#ss9Word\n"
         'OPEN_QUOTE="Lm4\\"Np8\n'
     )
-    assert parse_env_text(text) == [
+    assert parse_env_text(text) == [  # an escaped value also as written (`cat .env`)
+        ("DB_PASSWORD", 'Xy9\\"kLm2#Qz'),
         ("DB_PASSWORD", ENV_PASSWORD),
+        ("MULTI_SECRET", "a\\\\b\\nc\\td"),
         ("MULTI_SECRET", "a\\b\nc\td"),
         ("RAW_TOKEN", 'Ab\\c9"Zq7#Lm'),
         ("SESSION_SECRET", "Qw3rTy9Zx8"),
         ("PLAIN_PASS", "pa#ss9Word"),
+        ("OPEN_QUOTE", 'Lm4\\"Np8'),
         ("OPEN_QUOTE", 'Lm4"Np8'),
     ]
 
@@ -327,3 +330,61 @@ def test_a_posix_class_in_a_pattern_is_refused_in_words(tmp_path: Path) -> None:
         parse_pattern(spec)
     with pytest.raises(ValueError, match=r"ambiguous \(possible set difference"):
         parse_pattern("dash=[a--z]x")
+
+
+# --- the review of these fixes ----------------------------------------------------------------
+
+
+def test_model_fields_still_lose_homes_user_names_and_given_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving the format's fields alone let a home path in a local model's name, a user
+    name in a provider's and a company given as --secret in a fine-tune's name go out
+    (review 62): only a number that is part of a name, and a user name that is a model
+    family's, are kept."""
+    monkeypatch.setenv("HOME", "/home/alice")
+    monkeypatch.setenv("USER", "alice")
+    change = {"type": "model_change", "id": "m1", "parentId": None,
+              "timestamp": "2026-01-02T03:04:05.000Z", "provider": "alice-corp",
+              "modelId": "/home/alice/models/llama.gguf"}  # fmt: skip
+    answer = _user("u1", "m1", 2, "hi")
+    answer["message"] = {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                         "api": "openai-responses", "provider": "openai",
+                         "model": "ft:gpt-4o-2024-08-06:acmecorp::9xYzAb",
+                         "responseModel": 84726193551, "timestamp": 1}  # fmt: skip
+    source = _write(tmp_path / "s.jsonl", [change, answer])
+    copy = tmp_path / "copy.jsonl"
+    result = _redact(source, copy, "--secret", "acmecorp", "--secret", "84726193551",
+                     "--secret", "2024")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in copy.read_text(encoding="utf-8").splitlines()]
+    assert records[1]["provider"] == "<user>-corp"
+    assert records[1]["modelId"] == "~/models/llama.gguf"
+    model = records[2]["message"]["model"]
+    assert model == "ft:gpt-4o-2024-08-06:[REDACTED:literal-secret:1]::9xYzAb"
+    assert records[2]["message"]["responseModel"] == "[REDACTED:literal-secret:2]"
+
+
+def test_a_short_hash_line_of_a_secret_file_is_passed_over(tmp_path: Path) -> None:
+    """Every line of a --secret file is a secret, "#" lines too; a "#" line too short to be
+    one (a bare "#" a file used as a comment) is passed over, not refused (review 62)."""
+    source = _said(tmp_path / "s.jsonl", f"then type {HASH_PASSWORD} at the prompt")
+    secrets = tmp_path / "secrets.txt"
+    secrets.write_text(f"#\n##\n{HASH_PASSWORD}\n", encoding="utf-8")
+    copy = tmp_path / "copy.jsonl"
+    result = _redact(source, copy, "--secret", str(secrets))
+    assert result.exit_code == 0, result.output
+    assert HASH_PASSWORD not in copy.read_text(encoding="utf-8")
+
+
+def test_an_env_value_with_escapes_is_caught_as_written_too(tmp_path: Path) -> None:
+    """`SERVICE_SECRET="Q7w9\\tZk3Lp8Xv2R"`: only the decoded value (a real tab) was a
+    secret, and the text as `cat .env` shows it went out (review 62)."""
+    written = "Q7w9\\tZk3Lp8Xv2R"
+    source = _said(tmp_path / "s.jsonl", f"the env says {written} there")
+    env_file = tmp_path / "app.env"
+    env_file.write_text(f'SERVICE_SECRET="{written}"\n', encoding="utf-8")
+    copy = tmp_path / "copy.jsonl"
+    result = _redact(source, copy, "--env-file", str(env_file))
+    assert result.exit_code == 0, result.output
+    assert written not in copy.read_text(encoding="utf-8").replace("\\\\", "\\")

@@ -449,7 +449,8 @@ def _block_direction(tokens: list[Any], idx: int) -> str | None:
     first strong character, in its words and inline code (not a checkbox's markup, not a
     link's address, not a code block)."""
     level = tokens[idx].level
-    for token in itertools.islice(tokens, idx + 1, None):
+    for at in range(idx + 1, len(tokens)):  # (islice walked the first idx again: quadratic)
+        token = tokens[at]
         if token.level <= level:
             break
         if token.type != "inline":
