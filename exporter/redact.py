@@ -330,11 +330,26 @@ def _home_placeholder(match: re.Match[str]) -> str:
 
 #: Model families whose name a user may bear (an account named after the assistant): in a
 #: model's or provider's name it is the family, not the user
-_MODEL_FAMILIES = frozenset({
-    "claude", "gemini", "gemma", "llama", "mistral", "mixtral", "grok", "qwen", "phi",
-    "deepseek", "kimi", "codex", "gpt", "opus", "sonnet", "haiku", "command", "nova", "titan",
-    "glm", "minimax",
-})  # fmt: skip
+_MODEL_FAMILIES = frozenset(
+    {
+        "claude",
+        "gemini",
+        "gemma",
+        "llama",
+        "mistral",
+        "mixtral",
+        "grok",
+        "qwen",
+        "deepseek",
+        "codex",
+        "gpt",
+        "opus",
+        "sonnet",
+        "haiku",
+        "glm",
+        "minimax",
+    }
+)  # fmt: skip  (not nova, kimi, titan, phi: people's names as often as models')
 
 
 class _PathPrivacy:
@@ -494,8 +509,6 @@ class _Redactor:
         # the policy's given secrets (value -> kind), as report.given_values names them
         self.given: Mapping[str, str] = given or {}
         self.active = scanner is not None or privacy is not None
-        # the literal secrets the scanner looks for: a part of a model's name is not one
-        self.literal_values = frozenset(v for v, _ in scanner.literals) if scanner else frozenset()
         self.placeholders = report.placeholders  # secret -> placeholder, stable in one session
         self.found: dict[str, str] = {}  # secret -> context detector that found it
         self.numbers = report.numbers  # detector -> its last number, shared as placeholders
@@ -591,22 +604,13 @@ class _Redactor:
     def _format_value(self, key: str, value: str, entry_id: str | None, node: _Node) -> str:
         """A value of the format's own (`_format_fields`): an entry's ISO time as it is (a
         ``--secret 2026`` made every time "[REDACTED…]-11-30T…"); a model's, provider's or
-        API's name redacted as text is, but for a given secret of digits only that is a part
-        of it (``--secret 2024`` in ``gpt-4o-2024-08-06``) and a user name that is a model
-        family's (user "claude": ``claude-sonnet-4-5``). Homes, other user names and a given
-        secret of letters (a company in ``ft:gpt-4o:acme::9xYz``) are still replaced."""
+        API's name redacted as text is, but for a user name that is a model family's (user
+        "claude": ``claude-sonnet-4-5``). Homes, other user names and every given secret
+        (an AWS account in a Bedrock model's ARN) are still replaced."""
         if key == "timestamp":
             return value if _ISO_TIME.fullmatch(value) else self.text(value, entry_id, node, key)
-        if self.scanner is not None:
-            findings = [
-                finding
-                for finding in self.scanner.find(value)
-                if (finding.start, finding.end) == (0, len(value))
-                or not (secret := value[finding.start : finding.end]).isdigit()
-                or secret not in self.literal_values
-            ]
-            if findings:
-                value = self._replace(value, findings, entry_id, node)
+        if self.scanner is not None and (findings := self.scanner.find(value)):
+            value = self._replace(value, findings, entry_id, node)
         if self.privacy is not None:
             value = self.privacy.apply(value, model_name=True)
         return value

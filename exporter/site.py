@@ -74,7 +74,7 @@ from exporter.site_search import (
     write_shard,
 )
 from exporter.usage import compute_stats
-from exporter.usage_report import session_usage
+from exporter.usage_report import usage_of
 from exporter.workers import ProgressBar, fork_context, run_tasks
 
 __all__ = [
@@ -179,10 +179,11 @@ def _render_task(task: _Task) -> dict[str, Any]:
         if stamps := sub_agent_stamps(Path(task.source)):  # a Claude Code session's sub-agents
             entry["sub_agents"] = stamps
         session = parse_session_bytes(data, path=task.source)  # keeps data for the download
+        found = _usage_rows(session)  # the turns as `stats --all` reads them from the file
         if task.transform is not None:
             session = task.transform(session)
         # (of the session as its page shows it: a cut that left answers out matches no more)
-        entry["turns"] = _turns(task.source, session)
+        entry["turns"] = _turns(found, session)
         if task.count_credentials:  # what the page holds in clear: the file as it is, or
             # the session written out (a cut copy; a Claude Code one with its sub-agents)
             found, _more = likely_secrets(download_bytes(session))
@@ -214,15 +215,22 @@ def _render_task(task: _Task) -> dict[str, Any]:
 TURN_KEY_CHARS = 12
 
 
-def _turns(source: str, session: Session) -> dict[str, Any] | None:
+def _usage_rows(session: Session) -> dict[str, Any]:
+    """``usage_report``'s rows of the session as read (before a policy's cut), or why not."""
+    try:
+        return usage_of(session)
+    except Exception as error:  # counting once is best effort: the page is made all the same
+        return {"error": str(error)}
+
+
+def _turns(found: dict[str, Any], session: Session) -> dict[str, Any] | None:
     """The session's answers as ``stats --all`` tells turns apart (exporter.usage_report's
     rule: a turn two files hold is one, known by its id, time stamp and usage), each with
     what the index counts of it: ``{"days": [UTC day...], "each": [[key, day number, tokens,
     cost]...]}`` (day number -1: undated). The index counts a turn once, in the first listed
-    file that holds it. None when the file's answers cannot be matched up with the rule's
-    (the file changed between the two reads): the session is then counted in full."""
+    file that holds it. None when the page's answers cannot be matched up with the file's
+    (a policy cut some): the session is then counted in full."""
     try:
-        found = session_usage(Path(source))
         answers = answer_usage(session, compute_stats(session))
     except Exception:  # counting once is best effort: the page is made all the same
         return None

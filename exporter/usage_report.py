@@ -28,7 +28,7 @@ from typing import Any
 from exporter.codex import KIND as CODEX
 from exporter.entries import MessageEntry
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
-from exporter.session import parse_time
+from exporter.session import Session, parse_time
 from exporter.usage import Usage, turn_usage
 from exporter.workers import results_of
 
@@ -108,6 +108,12 @@ def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
         session = load_session(path)
     except LOAD_FAILURES as error:
         return {"error": why_not_loaded(error)}
+    return usage_of(session, since)
+
+
+def usage_of(session: Session, since: datetime | None = None) -> dict[str, Any]:
+    """:func:`session_usage` of a session already loaded (the site's pages count a copy's
+    turns once by these keys, from the session each page is made of: no second read)."""
     rows = []
     copied_by_forks = any(d.kind == CODEX for d in session.diagnostics)
     answers = (e for e in session.entries if isinstance(e, MessageEntry) and e.role == "assistant")

@@ -47,12 +47,19 @@ def _damaged(case: str) -> bytes:
         lines[5] += lines.pop(6)
     elif case == "nul":
         lines[3] = lines[3].replace(b"MARK3 hello", b"MARK3 \x00\x00hello")
+    elif case == "cut-in-a-string-then-glued":  # the usual crash: cut mid-text, appended on
+        lines[5] = lines[5][: lines[5].index(b"MARK5") + 3] + lines.pop(6)
+    elif case == "raw-cr-in-an-answer":
+        lines[2] = lines[2].replace(b"MARK2 hello", b"MARK2 \rhello")
     elif case == "bel-in-an-answer":  # its usage was added to the listing's tokens and cost
         lines[2] = lines[2].replace(b"MARK2 hello", b"MARK2 \x07hello")
     return b"\n".join(lines) + b"\n"
 
 
-@pytest.mark.parametrize("case", ["glued", "nul", "bel-in-an-answer"])
+@pytest.mark.parametrize(
+    "case",
+    ["glued", "cut-in-a-string-then-glued", "nul", "bel-in-an-answer", "raw-cr-in-an-answer"],
+)
 def test_list_counts_a_damaged_line_as_stats_does(tmp_path: Path, case: str) -> None:
     path = tmp_path / f"2025-06-01T10-00-00-000Z_{case}.jsonl"
     path.write_bytes(_damaged(case))

@@ -339,9 +339,8 @@ def test_model_fields_still_lose_homes_user_names_and_given_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Leaving the format's fields alone let a home path in a local model's name, a user
-    name in a provider's and a company given as --secret in a fine-tune's name go out
-    (review 62): only a number that is part of a name, and a user name that is a model
-    family's, are kept."""
+    name in a provider's and an AWS account given as --secret in a Bedrock model's ARN go
+    out (reviews 62): only a user name that is a model family's is kept there."""
     monkeypatch.setenv("HOME", "/home/alice")
     monkeypatch.setenv("USER", "alice")
     change = {"type": "model_change", "id": "m1", "parentId": None,
@@ -350,18 +349,17 @@ def test_model_fields_still_lose_homes_user_names_and_given_words(
     answer = _user("u1", "m1", 2, "hi")
     answer["message"] = {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
                          "api": "openai-responses", "provider": "openai",
-                         "model": "ft:gpt-4o-2024-08-06:acmecorp::9xYzAb",
+                         "model": "arn:aws:bedrock:us-east-1:123456789012:profile/ab",
                          "responseModel": 84726193551, "timestamp": 1}  # fmt: skip
     source = _write(tmp_path / "s.jsonl", [change, answer])
     copy = tmp_path / "copy.jsonl"
-    result = _redact(source, copy, "--secret", "acmecorp", "--secret", "84726193551",
-                     "--secret", "2024")  # fmt: skip
+    result = _redact(source, copy, "--secret", "123456789012", "--secret", "84726193551")
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in copy.read_text(encoding="utf-8").splitlines()]
     assert records[1]["provider"] == "<user>-corp"
     assert records[1]["modelId"] == "~/models/llama.gguf"
-    model = records[2]["message"]["model"]
-    assert model == "ft:gpt-4o-2024-08-06:[REDACTED:literal-secret:1]::9xYzAb"
+    model = records[2]["message"]["model"]  # a given secret goes wherever it is
+    assert model == "arn:aws:bedrock:us-east-1:[REDACTED:literal-secret:1]:profile/ab"
     assert records[2]["message"]["responseModel"] == "[REDACTED:literal-secret:2]"
 
 

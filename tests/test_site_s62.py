@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from exporter.discover import encode_cwd, session_files
-from exporter.render.index import PROMPT_CHARS, PROMPTS_PER_SESSION
+from exporter.render.index import PROMPT_CHARS, PROMPTS_PER_SESSION, SESSION_WORDS_CHARS
 from exporter.site import build_site
 from exporter.usage_report import build_report
 
@@ -369,12 +369,12 @@ def test_the_filter_finds_words_past_the_start_of_a_long_prompt_and_the_400th(
     expect(page.locator(f"{SHOWN} td.project")).to_have_text("~/beta")
     filter_for(page, "w1x100")  # a word of a long prompt within the budget
     expect(page.locator(SHOWN)).to_have_count(1)
-    # what the filter reads besides the shown starts: about 6,000 characters of the
-    # long prompts' 170,000 (a site of 2,000 such sessions: ~4 MB more, compressed)
+    # what the filter reads besides the shown starts: about 2,000 characters of the
+    # long prompts' 170,000 (a site of 2,000 such sessions: under 3 MB more, compressed)
     words = re.search(r'id="prompt-words"[^>]*>([^<]*)<', html)
     assert words is not None
     extra = json.loads(gzip.decompress(base64.b64decode(words.group(1))))
-    assert 5_000 < len(json.dumps(extra)) < 8_000
+    assert SESSION_WORDS_CHARS < len(json.dumps(extra)) < SESSION_WORDS_CHARS + 1_000
 
 
 # --- 6. Turkish İ --------------------------------------------------------------------------------

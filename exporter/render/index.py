@@ -124,13 +124,14 @@ def answer_usage(session: Session, stats: SessionStats) -> list[tuple[str | None
 PROMPT_CHARS = 240
 #: ... and of how many prompts of one session (a loop that prompts itself has thousands).
 PROMPTS_PER_SESSION = 400
-#: The other words of a long prompt (each once) are kept for the filter up to this many
+#: The next words of a long prompt (each once) are kept for the filter up to this many
 #: characters, and of one session's prompts, with the words of those past the 400th, up to
-#: this many: a pasted log's last line is found, and a site of 2,000 sessions of long prompts
-#: grows by a few megabytes at the most (the filter missed every word past the 240th
-#: character of a prompt, and every prompt past the 400th).
+#: this many (the filter missed every word past the 240th character of a prompt, and every
+#: prompt past the 400th). The words of a long paste's end are not kept: a site of 2,000
+#: sessions of six 12 KB pasted logs grew by 8 MB when a session kept 6,000 characters;
+#: the "Search text" box reads more of each prompt.
 PROMPT_WORDS_CHARS = 1_000
-SESSION_WORDS_CHARS = 6_000
+SESSION_WORDS_CHARS = 2_000
 #: A "word" longer than this (base64, a minified line) is nobody's filter: left out.
 LONGEST_WORD = 80
 
