@@ -206,16 +206,7 @@ def select_entries(
     nearest: dict[str, str | None] = {}  # dropped id -> its nearest kept ancestor
 
     def kept_ancestor(entry_id: str) -> str | None:
-        walked = []
-        node = session.parent_of(entry_id)
-        while node is not None and node not in kept_ids:
-            if node in nearest:
-                node = nearest[node]
-                break
-            walked.append(node)
-            node = session.parent_of(node)
-        nearest.update(dict.fromkeys(walked, node))
-        return node
+        return _ancestor_where(session, entry_id, lambda node: node not in kept_ids, nearest)
 
     def raw_id(entry_id: str | None) -> str | None:
         return session.by_id[entry_id].raw.get("id") if entry_id is not None else None
@@ -245,6 +236,26 @@ def select_entries(
     if edits:
         kept = [_with_fields(e, **edits[e.id]) if e.id in edits else e for e in kept]
     return kept, reparent
+
+
+def _ancestor_where(
+    session: Session,
+    entry_id: str,
+    passed_over: Callable[[str], bool],
+    known: dict[str, str | None],
+) -> str | None:
+    """The nearest ancestor of ``entry_id`` that ``passed_over`` does not skip (None at the
+    root); ``known`` remembers each walked node's answer, so a long run is walked once."""
+    walked = []
+    node = session.parent_of(entry_id)
+    while node is not None and passed_over(node):
+        if node in known:
+            node = known[node]
+            break
+        walked.append(node)
+        node = session.parent_of(node)
+    known.update(dict.fromkeys(walked, node))
+    return node
 
 
 def _moved_labels(
@@ -283,19 +294,11 @@ def _moved_labels(
 
     places: dict[str, str | None] = {}  # entry passed over -> where its labels would go
 
+    def passed_over(node: str) -> bool:  # dropped, or a label entry (no bookmark's place)
+        return node not in kept_ids or isinstance(session.by_id[node], LabelEntry)
+
     def place_for(target: str) -> str | None:
-        walked = []
-        node = session.parent_of(target)
-        while node is not None and (
-            node not in kept_ids or isinstance(session.by_id[node], LabelEntry)
-        ):
-            if node in places:
-                node = places[node]
-                break
-            walked.append(node)
-            node = session.parent_of(node)
-        places.update(dict.fromkeys(walked, node))
-        return node
+        return _ancestor_where(session, target, passed_over, places)
 
     taken: dict[str, LabelEntry] = {}  # new target -> the label entry that moves there
     for target, entry in dropped_last.items():
