@@ -39,9 +39,11 @@ import type {
 } from "@mariozechner/pi-coding-agent";
 
 const CLI_NAME = "pi-session";
+// pi-session-export is not on PyPI: it installs from a clone of its repository.
 const INSTALL_HINT =
-  "Install it with `pip install pi-session-export` (or `pipx install pi-session-export`), " +
-  "or set PI_SESSION_BIN to the full path of the pi-session executable.";
+  "Install it from a clone of pi-session-export with `pip install <clone folder>` (or " +
+  "`pipx install <clone folder>`; a bare `pip install pi-session-export` finds nothing, it is not on PyPI), " +
+  "or set PI_SESSION_BIN to the pi-session executable.";
 // Rendering a large session takes seconds; sharing may retry a slow network a few times.
 const EXPORT_TIMEOUT_MS = 120_000;
 // the CLI's own worst case: a read (3 x 30 s), an upload of a big page (3 x 120 s), backoff and
@@ -123,11 +125,12 @@ function bundledCli(packageDir: string): string | undefined {
   return isExecutableFile(cli) ? cli : undefined;
 }
 
-function cliOnPath(env: NodeJS.ProcessEnv): string | undefined {
+/** The executable `command` (default pi-session) in the first PATH folder that has it. */
+function cliOnPath(env: NodeJS.ProcessEnv, command: string): string | undefined {
   const names =
     process.platform === "win32"
-      ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").map((ext) => CLI_NAME + ext.toLowerCase())
-      : [CLI_NAME];
+      ? [command, ...(env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").map((ext) => command + ext.toLowerCase())]
+      : [command];
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     for (const name of names) {
@@ -138,14 +141,26 @@ function cliOnPath(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/** PI_SESSION_BIN as a shell would take it: a bare name (no slash) is looked up on PATH, and a
+ * leading `~/` is the home folder (no shell reads the variable before us). */
+function resolveOverride(override: string, env: NodeJS.ProcessEnv): string | undefined {
+  const isBareName = !/[\\/]/.test(override) && override !== "~";
+  if (isBareName) return cliOnPath(env, override);
+  const path = expandHome(override);
+  return isExecutableFile(path) ? path : undefined;
+}
+
 /** PI_SESSION_BIN, else the CLI installed alongside this package, else `pi-session` on PATH. */
 function findCli(env: NodeJS.ProcessEnv, packageDir: string): string {
   const override = env.PI_SESSION_BIN?.trim();
   if (override) {
-    if (isExecutableFile(override)) return override;
-    throw new UserError(`PI_SESSION_BIN is set to ${override}, which is not an executable file.`);
+    const resolved = resolveOverride(override, env);
+    if (resolved) return resolved;
+    throw new UserError(
+      `PI_SESSION_BIN is set to ${override}, which is not an executable file (nor a command on PATH).`,
+    );
   }
-  const found = bundledCli(packageDir) ?? cliOnPath(env);
+  const found = bundledCli(packageDir) ?? cliOnPath(env, CLI_NAME);
   if (!found) throw new UserError(`pi-session is not installed or not on PATH. ${INSTALL_HINT}`);
   return found;
 }
@@ -175,8 +190,44 @@ function pathLines(text: string): string[] {
   return text.split(/\r?\n/).filter((l) => l.trim() !== "");
 }
 
+const NOT_SHOWN = "(not shown: it may be a token)";
+
+/** The values among the words given (`--token X`'s X, `--token=X`'s X, a stray word): what a
+ * click error may quote back. Option names are kept, so "no such option '--x'" still helps. */
+function givenValues(words: string[]): string[] {
+  const values = words.flatMap((word) => {
+    if (!word.startsWith("-")) return [word];
+    const at = word.indexOf("=");
+    return at > 0 ? [word.slice(at + 1)] : [];
+  });
+  // longest first, so a value inside another is not replaced in pieces; 3+ characters, so a
+  // short value (`-j 2`) does not blank every "2" of the message
+  return values.filter((v) => v.length >= 3).sort((a, b) => b.length - a.length);
+}
+
+/** A usage error (click's, as the CLI words it) without the words it quotes back: they may hold
+ * a --token or --secret value (`got unexpected extra argument (ghp_...)`, `invalid value for
+ * '--port': 'ghp_...'`). Other errors (a file not found, a network failure) pass as they are. */
+function withoutGivenWords(line: string, words: string[], what: RunSpec["what"] | "watch"): string {
+  const extra = /^got unexpected extra arguments? \(.*?\)( \(see: [^()]*\))?$/i.exec(line);
+  if (extra) {
+    const hint = what === "export" ? "; the output path comes first: /export-html [path] [options]" : "";
+    return `got an unexpected extra word ${NOT_SHOWN}${hint}${extra[1] ?? ""}`;
+  }
+  if (!/^invalid value for /i.test(line)) return line;
+  let cleaned = line;
+  for (const value of givenValues(words)) cleaned = cleaned.split(value).join("…");
+  return cleaned === line ? line : `${cleaned} (the value given is ${NOT_SHOWN.slice(1)}`;
+}
+
 /** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
-function failureReason(result: ExecResult, timeoutMs: number, cli: string, what: RunSpec["what"]): string {
+function failureReason(
+  result: ExecResult,
+  timeoutMs: number,
+  cli: string,
+  what: RunSpec["what"],
+  words: string[],
+): string {
   if (result.killed)
     return (
       `timed out after ${Math.round(timeoutMs / 1000)} s` +
@@ -188,9 +239,9 @@ function failureReason(result: ExecResult, timeoutMs: number, cli: string, what:
     return `could not run ${cli} (broken installation? reinstall pi-session-export or set PI_SESSION_BIN)`;
   const err = lines(result.stderr);
   const own = err.find((l) => l.startsWith("pi-session: error:"));
-  if (own) return own.slice("pi-session: error:".length).trim();
+  if (own) return withoutGivenWords(own.slice("pi-session: error:".length).trim(), words, what);
   const usage = err.find((l) => l.startsWith("Error:")); // click usage errors (exit 1)
-  if (usage) return usage.slice("Error:".length).trim();
+  if (usage) return withoutGivenWords(usage.slice("Error:".length).trim(), words, what);
   return err.at(-1) ?? lines(result.stdout).at(-1) ?? `exit code ${result.code}`;
 }
 
@@ -287,7 +338,7 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
       if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
     }
     if (result.code !== 0 || result.killed) {
-      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli, spec.what)}`, "error");
+      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli, spec.what, words)}`, "error");
       return;
     }
     // The CLI's informational stderr lines (redaction summary, warnings), without the prefix.
@@ -325,6 +376,27 @@ function refuseNonFileOutput(words: string[], what: RunSpec["what"], source?: st
     if (word === "--help" || word === "-h")
       throw refuse(`see \`pi-session ${what} --help\` in a terminal for the options`);
   });
+}
+
+/** Options that choose which session(s) the CLI reads: the commands here always give it Pi's
+ * own session, so the CLI would only answer about a SESSION the user never typed. */
+const SESSION_CHOOSERS: Record<RunSpec["what"] | "live", string[]> = {
+  export: ["--all", "--pick", "--demo", "--cwd", "--sessions-dir", "--since", "--skip"],
+  share: ["--pick", "--demo", "--sessions-dir"],
+  live: ["--pick", "--demo", "--sessions-dir"],
+};
+
+/** Refuse the options of SESSION_CHOOSERS, typed or from `source` (an environment variable). */
+function refuseSessionChoice(words: string[], what: RunSpec["what"] | "live", source?: string): void {
+  const choosers = SESSION_CHOOSERS[what];
+  const given = choosers.filter((option) => words.some((w) => w === option || w.startsWith(`${option}=`)));
+  if (!given.length) return;
+  const where = source ? `${source}: ` : "";
+  const verb = what === "live" ? "/live-html watches" : `/${what}-html ${what}s`;
+  throw new UserError(
+    `${where}${verb} this session: ${choosers.join(", ")} do not apply inside Pi ` +
+      `(run \`pi-session ${what === "live" ? "watch" : what}\` in a terminal for that)`,
+  );
 }
 
 /** What `pi-session share --delete` accepts besides the gist: default options for sharing (say
@@ -485,7 +557,10 @@ function startWatch(
     child.on("exit", (code) => {
       const own = stderr.find((l) => l.startsWith("pi-session: error:"));
       const usage = stderr.find((l) => l.startsWith("Error:"));
-      const reason = own?.slice("pi-session: error:".length).trim() ?? usage?.slice(6).trim() ?? stderr.at(-1);
+      const reason =
+        (own === undefined ? undefined : withoutGivenWords(own.slice("pi-session: error:".length).trim(), args, "watch")) ??
+        (usage === undefined ? undefined : withoutGivenWords(usage.slice(6).trim(), args, "watch")) ??
+        stderr.at(-1);
       finish(new UserError(reason ?? `pi-session watch ended (exit code ${code})`));
     });
   });
@@ -578,6 +653,23 @@ async function liveCommand(pi: ExtensionAPI, rawArgs: string, ctx: ExtensionComm
       // an option's value may be any word (`--port 8765`); a first word must be an option
       if (list.length && !list[0].startsWith("-"))
         throw new UserError(`${where}/live-html takes watch options (or stop), not ${JSON.stringify(list[0].slice(0, 40))}`);
+      refuseSessionChoice(list, "live", source);
+    }
+    // print and JSON modes (`pi -p "/live-html"`) exit right after the command, and the watcher
+    // with them: an address would point at nothing
+    if (!ctx.hasUI)
+      throw new UserError("the live page needs an interactive Pi (or RPC mode): here Pi exits, and the page with it, at once");
+    const running = state.watch;
+    const unsaved = ctx.sessionManager.getSessionFile();
+    if (running && state.waiting && words.length === 0 && unsaved && unsaved !== running.file && !existsSync(unsaved)) {
+      // after /new: the watcher stays on the last session until Pi writes this one's file
+      // (follow() is waiting for it, and moves the page then)
+      report(
+        ctx,
+        `Live page: ${running.url} (still showing the previous session; it moves to this one at its first reply)`,
+        "info",
+      );
+      return;
     }
     const { file } = currentSession(ctx);
     if (state.watch && state.watch.file === file && words.length === 0) {
@@ -657,8 +749,12 @@ export default function piSessionExport(pi: ExtensionAPI): void {
         args: (c) => {
           const defaults = envArgs("PI_SESSION_EXPORT_ARGS");
           refuseNonFileOutput(defaults, "export", "PI_SESSION_EXPORT_ARGS");
+          refuseSessionChoice(defaults, "export", "PI_SESSION_EXPORT_ARGS");
           const words = splitArgs(rawArgs);
           refuseNonFileOutput(words, "export");
+          refuseSessionChoice(words, "export");
+          // an empty first word (`/export-html ''`) is no path: the default name, not an extra word
+          if (words[0] === "") words.shift();
           // A first word that is not an option is the output file, relative to Pi's folder.
           const output = words[0] && !words[0].startsWith("-") ? words.shift() : undefined;
           const target = output ? ["-o", resolve(c.cwd, expandHome(output))] : [];
@@ -684,8 +780,10 @@ export default function piSessionExport(pi: ExtensionAPI): void {
         args: () => {
           const defaults = envArgs("PI_SESSION_SHARE_ARGS");
           refuseNonFileOutput(defaults, "share", "PI_SESSION_SHARE_ARGS");
+          refuseSessionChoice(defaults, "share", "PI_SESSION_SHARE_ARGS");
           const words = splitArgs(rawArgs);
           refuseNonFileOutput(words, "share");
+          refuseSessionChoice(words, "share");
           // `--delete GIST` removes a gist and takes no session (the CLI refuses SESSION and --leaf).
           if (words.some((w) => w === "--delete" || w.startsWith("--delete=")))
             return { words: [...deleteOptions(defaults), ...words], session: false };
