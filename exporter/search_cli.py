@@ -181,9 +181,6 @@ def _named_files(sessions: tuple[str, ...], sessions_dir: str | None) -> list[Pa
     return list(dict.fromkeys(path.resolve() for path in files))
 
 
-#: The two controls :func:`terminal_text` leaves as they are, as the signs it shows the
-#: others as: in a path (a file may be named ``new\nline.jsonl``) a newline split the
-#: listing's line, and read as two paths.
 def colour_wanted() -> bool:
     """Matches in colour only on a terminal that wants it: not with NO_COLOR set and not
     empty (https://no-color.org), nor on TERM=dumb, which shows escape codes as text."""
