@@ -13,11 +13,12 @@
 // pi-session, Python or fixture skips the tests locally and fails them when CI is set.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { fakeCtx, isExecutable, loadWithFakePi } from "./fake_pi.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SHARED = process.env.PI_SHARED_DIR || resolve(REPO, "..", "shared");
@@ -27,15 +28,6 @@ const PI_CLI_IN_HOME = join("node_modules", "@mariozechner", "pi-coding-agent", 
 const RPC_TIMEOUT_MS = 30_000;
 
 // --- prerequisites ----------------------------------------------------------------------------
-
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function onPath(name) {
   return (process.env.PATH ?? "")
@@ -678,53 +670,6 @@ else console.log("Gist: https://gist.example/abc\\nView: https://view.example/?a
 });
 
 // --- the agent context with a stand-in for Pi's API -------------------------------------------
-
-/**
- * The extension loaded the way Pi loads it (jiti, from Pi's own node_modules), given a stand-in
- * for Pi's API: `pi` and `ctx` hold only what a test gives them, as an older or odder Pi would.
- * Its exec runs the real pi-session and records, while it runs, what the context file was.
- */
-async function loadWithFakePi(piCli, { api = {}, exec, env } = {}) {
-  const piHome = resolve(dirname(piCli), "..", "..", "..", "..");
-  const { createJiti } = await import(pathToFileURL(join(piHome, "node_modules", "jiti", "lib", "jiti.mjs")).href);
-  const jiti = createJiti(import.meta.url, { moduleCache: false });
-  const factory = await jiti.import(join(EXTENSION_DIR, "index.ts"), { default: true });
-  const commands = {};
-  const calls = [];
-  const pi = {
-    registerCommand: (name, spec) => (commands[name] = spec),
-    on: () => {},
-    exec: async (cli, args, options) => {
-      const at = args.indexOf("--agent-context");
-      const file = at >= 0 ? args[at + 1] : undefined;
-      calls.push({
-        args,
-        file,
-        fileMode: file && statSync(file).mode & 0o777,
-        dirMode: file && statSync(dirname(file)).mode & 0o777,
-        data: file && JSON.parse(readFileSync(file, "utf8")),
-      });
-      if (exec) return exec(cli, args, options);
-      const done = spawnSync(cli, args, { cwd: options.cwd, env, encoding: "utf8", timeout: options.timeout });
-      return { stdout: done.stdout, stderr: done.stderr, code: done.status ?? 1, killed: false };
-    },
-    ...api,
-  };
-  factory(pi);
-  return { commands, calls };
-}
-
-function fakeCtx(cwd, session, leaf, extra = {}) {
-  const notes = [];
-  const ctx = {
-    hasUI: true,
-    cwd,
-    ui: { notify: (message, level) => notes.push({ message, level }), setStatus: () => {} },
-    sessionManager: { getSessionFile: () => session, getLeafId: () => leaf },
-    ...extra,
-  };
-  return { ctx, notes };
-}
 
 describe("Pi package: the system prompt and tools, with a stand-in for Pi's API", suiteOptions, () => {
   let tmp;

@@ -9,11 +9,12 @@
 // PI_HOME, PI_SESSION_BIN, PI_SHARED_DIR; a missing one skips locally and fails under CI.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { fakeCtx, isExecutable, loadWithFakePi } from "./fake_pi.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SHARED = process.env.PI_SHARED_DIR || resolve(REPO, "..", "shared");
@@ -21,15 +22,6 @@ const FIXTURE = join(SHARED, "fixtures", "pi-branched-1.jsonl");
 const EXTENSION_DIR = join(REPO, "exporter", "pi_extension");
 const PI_CLI = process.env.PI_HOME && join(process.env.PI_HOME, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
 const TOKEN = "ghp_S62secretS62secretS62secretS62secret1";
-
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const PI_SESSION = [process.env.PI_SESSION_BIN, join(REPO, ".venv", "bin", "pi-session")].find((c) => c && isExecutable(c));
 const missing =
@@ -39,38 +31,6 @@ const missing =
   (!PI_SESSION && "pi-session is not installed (set PI_SESSION_BIN)") ||
   undefined;
 const suiteOptions = missing && !process.env.CI ? { skip: missing } : {};
-
-/** The extension as Pi loads it, with a stand-in `pi` that records commands and event handlers
- * and whose exec runs the real CLI. */
-async function loadExtension(env) {
-  const piHome = resolve(dirname(PI_CLI), "..", "..", "..", "..");
-  const { createJiti } = await import(pathToFileURL(join(piHome, "node_modules", "jiti", "lib", "jiti.mjs")).href);
-  const jiti = createJiti(import.meta.url, { moduleCache: false });
-  const factory = await jiti.import(join(EXTENSION_DIR, "index.ts"), { default: true });
-  const commands = {};
-  const handlers = {};
-  factory({
-    registerCommand: (name, spec) => (commands[name] = spec),
-    on: (event, handler) => (handlers[event] = handler),
-    exec: async (cli, args, options) => {
-      const done = spawnSync(cli, args, { cwd: options.cwd, env, encoding: "utf8", timeout: options.timeout });
-      return { stdout: done.stdout, stderr: done.stderr, code: done.status ?? 1, killed: false };
-    },
-  });
-  return { commands, handlers };
-}
-
-function fakeCtx(cwd, session, leaf, extra = {}) {
-  const notes = [];
-  const ctx = {
-    hasUI: true,
-    cwd,
-    ui: { notify: (message, level) => notes.push({ message, level }), setStatus: () => {} },
-    sessionManager: { getSessionFile: () => session, getLeafId: () => leaf },
-    ...extra,
-  };
-  return { ctx, notes };
-}
 
 /** Run `command` with process.env changed as given (the extension reads this process's). */
 async function withEnv(changes, command) {
@@ -108,7 +68,7 @@ describe("Pi package: what a user may type (s62)", suiteOptions, () => {
     writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
     leaf = rest.filter((l) => l.trim()).map((l) => JSON.parse(l)).at(-1).id;
     env = { PATH: process.env.PATH, HOME: join(tmp, "home"), XDG_STATE_HOME: join(tmp, "state"), PYTHONDONTWRITEBYTECODE: "1" };
-    ({ commands, handlers } = await loadExtension(env));
+    ({ commands, handlers } = await loadWithFakePi(PI_CLI, { env }));
   });
 
   after(() => {
