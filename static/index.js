@@ -33,6 +33,23 @@ function foldCase(text) {
   }).join("");
 }
 
+// text[from, to) into target as text nodes, the spans in it ([start, end] pairs, in order) as
+// <mark>s (never markup): the filter's prompt lines and the text search's snippets.
+function appendMarked(target, text, marks, from, to) {
+  "use strict";
+  var last = from;
+  marks.forEach(function (r) {
+    var start = Math.max(r[0], last), end = Math.min(r[1], to);
+    if (end <= start) return;
+    target.appendChild(document.createTextNode(text.slice(last, start)));
+    var mark = document.createElement("mark");
+    mark.textContent = text.slice(start, end);
+    target.appendChild(mark);
+    last = end;
+  });
+  target.appendChild(document.createTextNode(text.slice(last, to)));
+}
+
 (function () {
   "use strict";
   var doc = document;
@@ -202,20 +219,6 @@ function foldCase(text) {
       if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]); else merged.push(r);
     });
     return merged;
-  }
-  // text[from, to) into target as text nodes, the spans in it as <mark>s (never markup).
-  function appendMarked(target, text, marks, from, to) {
-    var last = from;
-    marks.forEach(function (r) {
-      var start = Math.max(r[0], last), end = Math.min(r[1], to);
-      if (end <= start) return;
-      target.appendChild(doc.createTextNode(text.slice(last, start)));
-      var mark = doc.createElement("mark");
-      mark.textContent = text.slice(start, end);
-      target.appendChild(mark);
-      last = end;
-    });
-    target.appendChild(doc.createTextNode(text.slice(last, to)));
   }
   var SHOWN_HITS = 3, BEFORE = 60, AFTER = 100;
   function showHits(row, href, hits, terms) {
@@ -401,17 +404,7 @@ function foldCase(text) {
     var space = text.lastIndexOf(" ", at - BEFORE + 15);
     if (from && space > from) from = space + 1;
     if (from) target.appendChild(doc.createTextNode("…"));
-    var last = from;
-    marks.forEach(function (r) {
-      var start = Math.max(r[0], last), end = Math.min(r[1], to);
-      if (end <= start) return;
-      target.appendChild(doc.createTextNode(text.slice(last, start)));
-      var mark = doc.createElement("mark");
-      mark.textContent = text.slice(start, end);
-      target.appendChild(mark);
-      last = end;
-    });
-    target.appendChild(doc.createTextNode(text.slice(last, to)));
+    appendMarked(target, text, marks, from, to);
     if (to < text.length) target.appendChild(doc.createTextNode("…"));
   }
 
