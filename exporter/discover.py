@@ -200,6 +200,9 @@ def session_files(
             if unreadable is not None:
                 unreadable.append((folder, error))
             continue
+        # a Pi project folder (--home-dev-app--) holds no Claude Code file: its files are not
+        # opened to look for messages (every listing and each watch poll would pay for it)
+        pi_folder = folder.name.startswith("--") and folder.name.endswith("--")
         for path in folder.glob("*.jsonl"):
             try:
                 info = path.stat()
@@ -211,7 +214,7 @@ def session_files(
                 continue
             if claude_code.is_beside_sub_agent(path):  # its parent's session holds it
                 continue
-            if claude_code.holds_no_messages(path, info.st_size):  # a session quit unused
+            if not pi_folder and claude_code.holds_no_messages(path, info.st_size):  # quit unused
                 continue
             key = (info.st_dev, info.st_ino)
             seen = by_file.get(key)
