@@ -56,6 +56,13 @@ _COMPOSER_AUTH = re.compile(
 _COMPOSER_HOST_TOKEN = re.compile(
     r"\"[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\\{0,3}\"(?P<v>[^\"\\\r\n]{8,512})\\{0,3}\""
 )
+# `"passwords": ["X", "Y"]` (JSON, a Python or JS literal): a list of secrets under one name,
+# which the NAME=value pattern (a value right after the separator) never reaches
+_LISTED_VALUES = re.compile(
+    r"(?P<nq>\\{0,3}[\"'])(?P<name>[A-Za-z_][\w.\-]{0,63})(?P=nq)[ \t]{0,8}:[ \t\r\n]{0,32}"
+    r"\[(?P<items>[^\[\]{}]{1,4096})\]"
+)
+_LISTED_ITEM = re.compile(r"(?P<q>\\{0,3}[\"'])(?P<v>[^\"'\\\r\n]{1,512})(?P=q)")
 _COOKIE_NAME = re.compile(r"[\w.\-]{1,64}=")
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
@@ -132,6 +139,8 @@ class AssignmentDetector(Detector):
             yield from _next_line_values(text)
         if "-oauth" in lower or "gitlab-token" in lower:
             yield from _composer_tokens(text)
+        if '": [' in text or '":[' in text or "': [" in text or "':[" in text:
+            yield from _listed_values(text)
         seen: set[int] = set()
         for word, pattern in self._patterns.items():
             if word not in lower:
@@ -931,6 +940,20 @@ def _composer_tokens(text: str) -> Iterator[Span]:
         for pair in _COMPOSER_HOST_TOKEN.finditer(text, *found.span("hosts")):
             if is_secret_assignment("token", pair["v"], quoted=True, env_style=False):
                 yield pair.span("v")
+
+
+def _listed_values(text: str) -> Iterator[Span]:
+    """The strings of a list under a secret's name, each judged as that name's value; a
+    plural name is read as its singular (`passwords`, `api_keys`), as a list names its items."""
+    for found in _LISTED_VALUES.finditer(text):
+        name = _in_english(found["name"])
+        if name_strength(name) is None and name[-1:] == "s" and name[-2:-1] not in ("s", "S"):
+            name = name[:-1]
+        if name_strength(name) is None:
+            continue
+        for item in _LISTED_ITEM.finditer(text, *found.span("items")):
+            if is_secret_assignment(name, item["v"], quoted=True, env_style=False):
+                yield item.span("v")
 
 
 def _starts_line(text: str, start: int) -> bool:
