@@ -206,6 +206,7 @@ def stats_document(session: Session) -> dict[str, Any]:
         "errors": stats.errors,
         "aborted": stats.aborted,
         "length_stops": stats.length_stops,  # answers cut off at the output-token limit
+        "cost_note": cost_note(session),  # how the dollars were worked out, when said
         "usage": {
             "all": stats.all.as_dict(),
             "active_path": stats.active_path.as_dict(),
@@ -238,6 +239,20 @@ def _made_line(session: Session, stats: SessionStats) -> list[str]:
         return [f"  forked    from {one_line(session.header.parent_session, None)}{when}"]
     # (the file's, as the page says: a line "created" above "started" read as a contradiction)
     return [f"  file      created {fmt_datetime(made)}"] if made else []
+
+
+def cost_note(session: Session) -> str | None:
+    """Where the dollars come from, when the header says (a Claude Code or Codex transcript:
+    list prices, and the models with none, counted as $0), as the page's header says it."""
+    note = session.header.raw.get("cost")
+    if session.header.synthesized or not isinstance(note, str) or not note.strip():
+        return None
+    return note
+
+
+def _cost_line(session: Session) -> list[str]:
+    note = cost_note(session)
+    return [f"  cost      {_flat(note)}"] if note else []
 
 
 def _flat(text: str) -> str:
@@ -331,6 +346,7 @@ def stats_command(
         f"  started   {fmt_datetime(stats.started)}",
         f"  ended     {fmt_datetime(stats.ended)}  ({fmt_duration(stats.duration_seconds)})",
         f"  models    {models_said(models_with_answers(loaded, stats), _flat)}",
+        *_cost_line(loaded),
         f"  entries   {_flat(entries_line(stats, len(loaded.entries)))}",
         f"  tree      {_flat(tree_said(stats, loaded))}",
         "",

@@ -50,6 +50,7 @@ STATS_KEYS = {
     "errors",
     "aborted",
     "length_stops",
+    "cost_note",
     "usage",
     "tools",
     "diagnostics",
