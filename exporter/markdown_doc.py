@@ -60,7 +60,7 @@ from exporter.markdown_text import (
 )
 from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
-from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes
+from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, no_usage_said
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path, safe_image_src
 from exporter.render.odd_values import odd_values
@@ -70,6 +70,7 @@ from exporter.render.tools import (
     WRITE_CUT_OFF,
     ToolView,
     computed_diff,
+    edit_diff_label,
     edit_pairs,
     json_text,
     listing_count,
@@ -79,6 +80,7 @@ from exporter.render.tools import (
     todo_items,
 )
 from exporter.session import Session
+from exporter.share_cuts import LEFT_OUT_NOTE
 from exporter.shown_rules import is_interrupt
 from exporter.usage import (
     BranchStats,
@@ -92,11 +94,6 @@ from exporter.usage import (
 
 _USAGE_HEADERS = ["model", "turns", "input", "output", "cache read", "cache write", "cost"]
 _LISTINGS = frozenset({"ls", "find", "grep"})
-#: The note ``--no-tool-output`` puts in place of a result (``share_cuts``): a note, not
-#: output to fence (it was highlighted as the read file's language).
-_LEFT_OUT = re.compile(
-    r"\[tool output left out \(--no-tool-output\): [\d,]+ lines?, [\d,]+ characters\]"
-)
 #: The lists of files a compaction or branch summary's ``details`` hold, as the page says
 #: them (``render.entry_views``).
 _FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
@@ -213,7 +210,7 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         (
             "Cost",
             f"{fmt_cost(stats.active_path.cost)} on this path, "
-            f"{fmt_cost(stats.all.cost)} on all branches",
+            f"{fmt_cost(stats.all.cost)} on all branches{_cost_note(session)}",
         ),
     ]
     if session.header.parent_session:
@@ -226,6 +223,16 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         marks = [_label_mark(session, target, label) for target, label in session.labels.items()]
         out += ["**Labels:**", "", *marks, ""]
     return out
+
+
+def _cost_note(session: Session) -> str:
+    """Where a converted transcript's dollars come from, and the models no price is known
+    for (counted as $0), as the page's header says it (``codex``, ``claude_code``): the
+    Markdown said "$0.00" unexplained. Nothing for a Pi file: Pi records its costs."""
+    note = session.header.raw.get("cost")
+    if session.agent == "Pi" or not isinstance(note, str) or not note.strip():
+        return ""
+    return f", {escaped(one_line(note, 300))}"
 
 
 def _label_mark(session: Session, target: str, label: str) -> str:
@@ -746,8 +753,11 @@ class _Writer:
             head = f"Extension message {code_span(entry.custom_type or 'custom')}"
             details = _extension_details(entry.message.get("details"))
             return [*self._heading(entry, level, head), *self._blocks(entry, level), "", *details]
-        head = escaped(role)
-        return [*self._heading(entry, level, head), *self._blocks(entry, level), ""]
+        # a role no view knows (an extension's): the message as written, as the page shows
+        # it (under "All"); its heading alone was empty, its data gone
+        said = "*A message of a role this exporter does not know, as written:*"
+        fence = fenced(json_text(_without_blobs(entry.message), 2), "json")
+        return [*self._heading(entry, level, escaped(role)), said, "", fence, ""]
 
     def _assistant(
         self, entry: MessageEntry, level: int, on_line: set[str], shown: set[str]
@@ -767,13 +777,12 @@ class _Writer:
                 out += _after(out, _block(block, level))
         out += _stop_reason(entry)
         usage = turn_usage(entry)
-        out += [
-            f"*in {fmt_int(usage.input)} · out {fmt_int(usage.output)} · cache read "
+        said = no_usage_said(usage) or (  # the page's words for none (not "in 0 · … $0.00")
+            f"in {fmt_int(usage.input)} · out {fmt_int(usage.output)} · cache read "
             f"{fmt_int(usage.cache_read)} · cache write {fmt_int(usage.cache_write)} · "
-            f"{fmt_cost(usage.cost)}*",
-            "",
-        ]
-        return out
+            f"{fmt_cost(usage.cost)}"
+        )
+        return [*out, f"*{said}*", ""]
 
     def _blocks(self, entry: MessageEntry, level: int, *, prompt: bool = False) -> list[str]:
         """An entry's content; a diff pasted into a ``prompt`` without a fence gets one."""
@@ -957,7 +966,7 @@ def _details(result: MessageEntry | None, shown: set[str]) -> list[str]:
 def _output(text: str, info: str = "") -> str:
     """A tool's output fenced; the note ``--no-tool-output`` left in its place as a note
     (in a fence it was highlighted as the file's language)."""
-    if _LEFT_OUT.fullmatch(text.strip()):
+    if LEFT_OUT_NOTE.fullmatch(text.strip()):
         return f"*{escaped(text.strip())}*"
     return fenced(text, info)
 
@@ -1013,6 +1022,7 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
         path = _path(args)
         diff = as_str(result.details.get("diff")) if result else None
         cut: list[str] = []
+        computed_from: int | None = None  # the call's replacements a diff was computed from
         if diff:
             shown.add("diff")
         else:  # the pairs read once: a cut-off call's parts, else the diff of the whole ones
@@ -1022,8 +1032,11 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
             whole = [(o, n) for o, n in pairs if o is not None and n is not None]
             if not cut:
                 diff = computed_diff(whole, path) if whole else ""
+                computed_from = len(whole)
         out = [f"**edit** {code_span(path)}{status}", ""]
-        if diff:
+        if diff:  # said as the page labels it: not the tool's diff, or not applied
+            label = edit_diff_label(computed_from, bool(result and result.is_error))
+            out += [f"*{escaped(label[:1].upper() + label[1:])}.*"] if label else []
             out += [fenced(diff.rstrip("\n"), "diff")]
         else:
             out += cut or [fenced(_json(args), "json")]
@@ -1039,7 +1052,8 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
         return out + ([_output(text)] if text.strip() else [])
     if name in _LISTINGS:
         said = " ".join(f"{k}={_json(v)}" for k, v in args.items())
-        count = f" · {listing_count(name, text.rstrip())}" if result and not result.is_error else ""
+        listed = listing_count(name, text.rstrip()) if result and not result.is_error else ""
+        count = f" · {listed}" if listed else ""  # none for a note of nothing listed
         out = [f"**{name}** {code_span(said) if said else ''}{count}{status}", ""]
         return out + ([_output(text.rstrip("\n"))] if text.strip() else [])
     out = [f"**{escaped(name)}**{status}", "", fenced(_json(args), "json")]

@@ -8,6 +8,7 @@ content cuts (thinking, tool output, images, signatures), each counted in the re
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -83,12 +84,38 @@ def _edit_blocks(blocks: list[Any], policy: RedactionPolicy, report: RedactionRe
     return out
 
 
-def _omitted(text: str) -> str:
+#: Pi's listing tools, whose view heads its output with a count of what it lists.
+_LISTINGS = frozenset({"ls", "find", "grep"})
+
+#: The note ``--no-tool-output`` puts in place of a result; a listing's says what it listed
+#: (``listed``: "25 entries (limit reached)"), counted before its output went: the page and
+#: the Markdown counted the note's one line ("1 entry").
+LEFT_OUT_NOTE = re.compile(
+    r"\[tool output left out \(--no-tool-output\): [\d,]+ lines?, [\d,]+ characters"
+    r"(?:; it listed (?P<listed>[\d,]+ (?:entry|entries|file|files|match|matches)"
+    r"(?: \(limit reached\))?))?\]"
+)
+
+
+def _omitted(text: str, listed: str = "") -> str:
+    """The note in place of an output; ``listed``: what a listing tool's output listed."""
     lines = text.count("\n") + 1 if text else 0
     plural = "" if lines == 1 else "s"
-    return (
-        f"[tool output left out (--no-tool-output): {lines} line{plural}, {len(text)} characters]"
+    said = f"{lines} line{plural}, {len(text)} characters" + (
+        f"; it listed {listed}" if listed else ""
     )
+    return f"[tool output left out (--no-tool-output): {said}]"
+
+
+def _listed(message: dict[str, Any], text: str) -> str:
+    """What a listing tool's successful result lists ("25 entries"), as its view counts it;
+    empty for any other result."""
+    name = message.get("toolName")
+    if not isinstance(name, str) or name not in _LISTINGS or message.get("isError") is True:
+        return ""
+    from exporter.render.tools import listing_count  # the renderer: only for such a result
+
+    return listing_count(name, text.rstrip("\n"))
 
 
 def _edit_message(
@@ -100,7 +127,8 @@ def _edit_message(
         new["content"] = _edit_blocks(message["content"], policy, report)
     if policy.no_tool_output and role == "toolResult":
         report.count("tool_outputs_omitted")
-        new["content"] = [{"type": "text", "text": _omitted(blocks_text(message.get("content")))}]
+        text = blocks_text(message.get("content"))
+        new["content"] = [{"type": "text", "text": _omitted(text, _listed(message, text))}]
         new.pop("details", None)
     if policy.no_tool_output and role == "bashExecution" and isinstance(new.get("output"), str):
         report.count("tool_outputs_omitted")

@@ -45,7 +45,7 @@ from exporter.render.tools import (
 )
 from exporter.render.turns import turn_summary
 from exporter.shown_rules import SHOWN_ROLES, is_interrupt
-from exporter.usage import turn_usage
+from exporter.usage import Usage, turn_usage
 
 if TYPE_CHECKING:
     from exporter.render.view import PageBuilder
@@ -255,10 +255,8 @@ def _assistant(
     answered_by = as_str(entry.message.get("responseModel"))
     if answered_by and answered_by != entry.model:  # a router alias names another model
         model = f"{model} (answered by {answered_by})"
-    if usage.turns_without_usage:
-        view.meta = f"{model} · no usage recorded"
-    elif not (usage.input or usage.output or usage.cache_read or usage.cache_write or usage.cost):
-        view.meta = f"{model} · no tokens used"  # an aborted turn: not "in 0 · out 0 · ... $0.00"
+    if none_said := no_usage_said(usage):
+        view.meta = f"{model} · {none_said}"
     else:
         view.meta = (
             f"{model} · in {fmt_int(usage.input)} · out {fmt_int(usage.output)}"
@@ -286,6 +284,17 @@ def _assistant(
     if reason not in ("error", "aborted") and (said := (entry.error_message or "").strip()):
         view.notes.append(f"Error message: {said}")
     view.notes.extend(diagnostic_notes(entry.message.get("diagnostics")))
+
+
+def no_usage_said(usage: Usage) -> str:
+    """A turn's usage when there is none to count, in words (the page's and the Markdown's):
+    "no usage recorded", "no tokens used" (an aborted turn), not "in 0 · out 0 · … $0.00";
+    empty when there is some."""
+    if usage.turns_without_usage:
+        return "no usage recorded"
+    if not (usage.input or usage.output or usage.cache_read or usage.cache_write or usage.cost):
+        return "no tokens used"
+    return ""
 
 
 def diagnostic_notes(diagnostics: Any) -> list[str]:

@@ -28,6 +28,7 @@ from exporter.render.folding import (
 )
 from exporter.render.markup import highlight, language_for_path, safe_image_src
 from exporter.render.odd_values import odd_values
+from exporter.share_cuts import LEFT_OUT_NOTE
 from exporter.tool_truncation import bash_output_cut, read_output_cut
 
 BASH_TAIL_LINES = 12
@@ -394,6 +395,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         probe = ToolView(call_id="", name="edit", kind="edit")
         edit_pairs(args, probe)
         view.used_args |= probe.used_args
+    computed_from: int | None = None  # the call's replacements a diff was computed from
     if not diff:
         given = edit_pairs(args, view)
         pairs = [(old, new) for old, new in given if old is not None and new is not None]
@@ -401,8 +403,7 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
             _show_cut_off_edit(view, given, args)
         diff = computed_diff(pairs, view.path or path) if pairs else ""
         if diff:
-            what = f"{len(pairs)} replacements" if len(pairs) > 1 else "oldText/newText"
-            view.body_label = f"diff computed from the call's {what}"
+            computed_from = len(pairs)
         elif pairs:
             view.notes.append("the call's new text is the same as the text it replaces")
     if diff:
@@ -411,10 +412,25 @@ def _edit(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         view.body = fold(lines, DIFF_FOLD_LINES)
         added, removed = diff_line_counts(diff)
         view.subtitle = f"+{added} −{removed}"
-        if result is not None and result.is_error:  # the edit the model asked for, not made
-            view.body_label = f"{view.body_label or 'diff'}: not applied, the edit failed"
+        failed = result is not None and result.is_error
+        view.body_label = edit_diff_label(computed_from, failed)
+        if failed:
             view.subtitle += " (not applied)"
     view.output = _output(_result_text(result), GENERIC_HEAD_LINES)
+
+
+def edit_diff_label(computed_from: int | None, failed: bool) -> str:
+    """What an edit's diff is when it is not the tool's own of a change it made (the page's
+    label over it, the Markdown's note): computed from the call's ``computed_from``
+    replacements (None: the tool's diff), and the edit the model asked for, not made, when
+    the call ``failed``. Empty for the tool's diff of an edit made."""
+    label = ""
+    if computed_from is not None:
+        what = f"{computed_from} replacements" if computed_from > 1 else "oldText/newText"
+        label = f"diff computed from the call's {what}"
+    if failed:
+        label = f"{label or 'diff'}: not applied, the edit failed"
+    return label
 
 
 def _show_cut_off_edit(
@@ -604,7 +620,10 @@ def edit_pairs(args: dict[str, Any], view: ToolView) -> list[tuple[str | None, s
 
 def listing_count(name: str, text: str) -> str:
     """ "3 matches", "1 file", "40 entries (limit reached)": what the output lists, without
-    context lines, the notice paragraph or the tool's "nothing found" line."""
+    context lines, the notice paragraph or the tool's "nothing found" line. For the note
+    ``--no-tool-output`` left instead, what it says was listed (nothing if it says not)."""
+    if left_out := LEFT_OUT_NOTE.fullmatch(text.strip()):
+        return left_out.group("listed") or ""
     body, notice = text, ""
     cut = text.rfind("\n\n[")
     if cut >= 0 and text.endswith("]"):
