@@ -243,9 +243,10 @@ def _made_line(session: Session, stats: SessionStats) -> list[str]:
 
 def cost_note(session: Session) -> str | None:
     """Where the dollars come from, when the header says (a Claude Code or Codex transcript:
-    list prices, and the models with none, counted as $0), as the page's header says it."""
+    list prices, and the models with none, counted as $0), as the page's header says it.
+    Nothing for a Pi file: Pi records each turn's cost."""
     note = session.header.raw.get("cost")
-    if session.header.synthesized or not isinstance(note, str) or not note.strip():
+    if session.agent == "Pi" or not isinstance(note, str) or not note.strip():
         return None
     return note
 
