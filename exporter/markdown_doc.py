@@ -731,7 +731,10 @@ class _Writer:
         role = entry.role
         if role == "user":
             blocks = self._blocks(entry, level, prompt=True)
-            return [*self._heading(entry, level, "User"), *blocks, ""]
+            attached = _attachments(entry.message.get("attachments"))
+            if attached and blocks and blocks[-1]:
+                attached = ["", *attached]  # (a prompt's text ends without its blank line)
+            return [*self._heading(entry, level, "User"), *blocks, *attached, ""]
         if role == "assistant":
             return self._assistant(entry, level, on_line, shown)
         if role == "toolResult":
@@ -797,6 +800,33 @@ class _Writer:
                 continue
             out += _after(out, _block(block, level))
         return out
+
+
+def _attachments(raw: Any) -> list[str]:
+    """Files attached to a v1 prompt (the model saw them; Pi stopped reading them), as the
+    page says them: a line each, an image as the document's images go, a document's
+    extracted text in a block. The Markdown left them out without a word."""
+    if not isinstance(raw, list):
+        return []
+    out: list[str] = []
+    for item in raw:
+        if not isinstance(item, dict):
+            out += [f"*Attachment:* {code_span(json_text(item))}", ""]
+            continue
+        name = as_str(item.get("fileName")) or "(no name)"
+        kind = as_str(item.get("type")) or "file"
+        mime = as_str(item.get("mimeType")) or "?"
+        size = item.get("size")
+        sized = f", {fmt_int(size)} bytes" if type(size) is int else ""
+        out += [f"*Attached {escaped(kind)}:* {code_span(name)} ({escaped(mime)}{sized})", ""]
+        if kind == "image":
+            out += [
+                _image_note({"type": "image", "data": item.get("content"), "mimeType": mime}),
+                "",
+            ]
+        if text := as_str(item.get("extractedText")):
+            out += [fenced(text), ""]
+    return out
 
 
 def _extension_details(details: Any) -> list[str]:

@@ -245,3 +245,31 @@ def test_an_unpriced_models_cost_is_explained(tmp_path: Path, write_session: Any
     pi_file = write_session([Build.header(cost="whatever a file says"), Build.user("u1", None)])
     said = _export(pi_file, tmp_path / "pi.md")  # a Pi file: Pi records its own costs
     assert "whatever a file says" not in said
+
+
+def test_a_v1_prompts_attachments_are_said_and_their_text_shown(tmp_path: Path) -> None:
+    """A v1 prompt's attached document and image: the page says them, the Markdown left
+    them out without a word (hunt s63). A fence in the document's text stays inside."""
+    text = "Quarterly budget: the zanzibar project\n```\n# not a heading\n"
+    document = {
+        "type": "document",
+        "fileName": "budget-report.txt",
+        "mimeType": "text/plain",
+        "size": 56,
+        "extractedText": text,
+    }
+    image = {"type": "image", "fileName": "shot.png", "mimeType": "image/png", "content": IMG}
+    user = {"role": "user", "content": "see attached", "attachments": [document, image]}
+    lines = [
+        {"type": "session", "id": "v1-attach", "timestamp": "2025-01-01T00:00:00.000Z"},
+        {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z", "message": user},
+    ]
+    source = tmp_path / "v1.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    markdown = _export(source, tmp_path / "v1.md")
+    assert "*Attached document:* `budget-report.txt` (text/plain, 56 bytes)" in markdown
+    assert "*Attached image:* `shot.png` (image/png)" in markdown
+    assert "image/png" in markdown.split("`shot.png`", 1)[1]  # the image's own note follows
+    rendered = github(markdown)
+    assert "zanzibar project" in rendered and "<h1>not a heading</h1>" not in rendered
+    assert not live_tags(rendered)
