@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -35,12 +35,48 @@ def fork_context(preload: str) -> Context:
 
 
 def server_context(preload: str) -> Context:
-    """forkserver where available (safe when the caller has threads), else spawn."""
+    """forkserver where available (safe when the caller has threads), else spawn.
+
+    The server is started here, ignoring Ctrl-C from its first instruction on
+    (:func:`_started_ignoring_ctrl_c`): it ignores SIGINT itself only once it has imported
+    ``preload`` (a second or more), and a Ctrl-C at the terminal before that printed its
+    ``KeyboardInterrupt`` traceback under the build's "interrupted"."""
     if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([preload])
+        with _started_ignoring_ctrl_c():
+            forkserver.ensure_running()  # a no-op while the one started before still runs
         return context
     return multiprocessing.get_context("spawn")
+
+
+@contextlib.contextmanager
+def _started_ignoring_ctrl_c() -> Iterator[None]:
+    """A process started meanwhile ignores SIGINT (an ignored signal stays ignored across
+    exec, and Python leaves it so), as do the workers a forkserver forks: this process
+    ignores it meanwhile, holding back (blocked in this thread) a Ctrl-C that comes, which
+    it gets when done. Nothing changes off the main thread, where no handler can be set."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "pthread_sigmask"
+    ):
+        yield
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is None:  # not set from Python: it could not be put back
+        yield
+        return
+    # (Linux keeps a blocked signal pending even while it is ignored)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, handler)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _die_with(build: int) -> None:
@@ -130,9 +166,36 @@ def _submit(pool: ProcessPoolExecutor, work: Callable[[T], Any], task: T) -> Fut
 
 def _abandon(pool: ProcessPoolExecutor) -> None:
     """Stop a pool now (Ctrl-C, or a bug): drop its queue and end the tasks under way, which
-    went on writing pages for seconds while the exit waited."""
+    went on writing pages for seconds while the exit waited.
+
+    Its manager thread is then let finish (the exit joins it all the same): it closes its
+    wake-up pipe, and CPython 3.11's exit, writing to that pipe meanwhile, printed
+    "Exception ignored ... OSError: [Errno 9] Bad file descriptor"."""
+    manager = getattr(pool, "_executor_manager_thread", None)  # (shutdown forgets it)
     _end_workers(pool)
     pool.shutdown(wait=False, cancel_futures=True)
+    _stop_forkserver()
+    if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
+        manager.join(timeout=10)
+
+
+def _stop_forkserver() -> None:
+    """End the forkserver this process started, at once (SIGTERM; a pool abandoned).
+
+    A Ctrl-C while it was importing its preload module left it a request to start a
+    worker, which it served once done, for a build gone by then: the worker's start failed
+    with a traceback. The next pool starts another (``ensure_running``)."""
+    module = sys.modules.get("multiprocessing.forkserver")
+    server = getattr(module, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if not isinstance(pid, int):
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+    stop = getattr(server, "_stop", None)  # reaps it and forgets it
+    if callable(stop):
+        with contextlib.suppress(OSError):
+            stop()
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:

@@ -225,7 +225,34 @@ class GistClient:
             body["description"] = description
         said = self._scrub(_INTERRUPTED_UPDATE.format(gist_id=gist_id))
         resp = self._request("PATCH", self._gist_path(gist_id), body=body, interrupted=said)
-        return self._gist_or_raise(resp, operation="update", gist_id=gist_id)
+        if resp.status_code not in (200, 201):
+            self._raise_for(resp, operation="update", gist_id=gist_id)
+        try:
+            data = resp.json()
+        except ValueError:
+            return self._updated_unread(resp, gist_id, "its body is not JSON, or was cut off")
+        try:
+            gist = Gist.from_json(data)
+        except PublishError:
+            return self._updated_unread(resp, gist_id, "it names no usable gist")
+        return self._with_address(gist)
+
+    def _updated_unread(self, resp: requests.Response, gist_id: str, reason: str) -> Gist:
+        """An update GitHub took (200) whose answer cannot be read: said as a failure, the
+        share state kept the gist's earlier content and policy although the gist held the
+        new files, so a later weaker share went through unrefused. Said as taken, and the
+        gist read back (to be recorded); the gist, as known, when that read fails too."""
+        self._notify(
+            self._scrub(
+                f"warning: GitHub received the update of gist {gist_id} (HTTP "
+                f"{resp.status_code}), but its answer could not be read ({reason}); the gist "
+                "now holds this share"
+            )
+        )
+        try:
+            return self.get(gist_id)
+        except PublishError:  # it was taken: recorded all the same, with its address
+            return Gist(id=gist_id, html_url=self._gist_page(gist_id))
 
     def _created_unread(self, resp: requests.Response, reason: str) -> Gist:
         """A gist GitHub made (201) whose answer cannot be read (cut off, no id): said as
@@ -386,11 +413,18 @@ class GistClient:
                 if failures < self.max_tries:
                     self._backoff(failures, f"HTTP {resp.status_code}")
                     continue
+                # an upload's failure may be its size; a read's or a delete's is not, and
+                # Hugging Face is no way out of reading or deleting a gist
+                upload = (
+                    " or the upload is too big. Try again later, or publish to Hugging Face "
+                    "instead."
+                    if method == "PATCH"
+                    else ". Try again later."
+                )
                 raise NetworkError(
                     f"GitHub answered HTTP {resp.status_code} {failures} "
                     f"{'time' if failures == 1 else 'times'} in a row; it may be having "
-                    "problems or the upload is too big. Try again later, or publish to "
-                    "Hugging Face instead.",
+                    f"problems{upload}",
                     status=resp.status_code,
                 )
 
