@@ -3,14 +3,17 @@ again after each change, for :mod:`exporter.live_server` to serve.
 
 The file is only read, as everywhere. A change is seen by the file's identity, size and
 modification time (and a Claude Code session's sub-agent transcripts'); a last line still
-being written (no newline yet) is given a moment to end before the page is made. A page the
-same as the one on show (the file only touched, an empty file beside it) is no new version:
-the open page reloads only for something to see. A file that disappears or stops being a
-session keeps its last page on show, with the problem named, until it is readable again.
+being written (no newline yet) is given a moment to end before the page is made, and the
+page is made of the bytes that were seen to end a line, read once (a line begun after that
+look waits for the next one). A page the same as the one on show (the file only touched, an
+empty file beside it) is no new version: the open page reloads only for something to see.
+A file that disappears or stops being a session keeps its last page on show, with the
+problem named, until it is readable again.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import secrets
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from exporter.agent_context import AgentContext
 from exporter.claude_code import sub_agent_stamps
-from exporter.loader import SessionFormatError, load_session
+from exporter.loader import SessionFormatError, load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session
 
@@ -72,6 +75,15 @@ Stamp = tuple[int, int, int, int, str, int]
 Prepare = Callable[[Session, AgentContext | None], tuple[Session, AgentContext | None]]
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """The session file's bytes as one read took them, and the stamp they are of: the page
+    is made of these, not of a second read that a writer may have reached meanwhile."""
+
+    stamp: Stamp
+    data: bytes | None  # None: not a regular file (read as the loader reads a pipe)
+
+
 class SessionWatch:
     """Follows one session file (or, with ``newest``, the newest session of a folder) and
     keeps its current page in :attr:`state`. :meth:`step` looks once; the caller loops.
@@ -104,14 +116,17 @@ class SessionWatch:
         self._stamp: tuple[object, ...] | None = None
         self._unfinished_since: float | None = None
         self._unreadable: tuple[object, ...] | None = None  # the stamp its problem is of
+        # what has been warned of in the file being read; a new file (/new, a file replaced
+        # or rewritten shorter) has its own damaged lines, at the same numbers perhaps
         self._reported: set[object] = set()
+        self._read_from: tuple[int, int, int] | None = None  # device, inode, size last read
         # whether to look at sub-agent transcripts: Claude Code's are the session's too; a
         # Pi or Codex session has none (a <session>/subagents/ folder beside it is not read)
         self._sub_agents = True
         # the folder's sessions when the watch began, and each one it has followed since
         self._known = {path, *newest()} if newest is not None else {path}
         self._followed_at = clock()
-        self.state = LiveState(self._render(*self._load(first=True)))
+        self.state = LiveState(self._render(*self._first_load()))
 
     # --- one look -------------------------------------------------------------------------
 
@@ -136,12 +151,20 @@ class SessionWatch:
             return switched
         if not _ends_a_line(self.path, stamp) and not self._waited_enough():
             return switched
-        self._unfinished_since = None
         before = self.state.page
         try:
-            session, context = self._load()
+            snapshot = _snapshot(self.path, self._sub_agents, stamp)
+        except OSError as error:  # gone since the look, or a chmod: tried again next look
+            return self._problem(f"the session file cannot be read now: {_reason(error)}")
+        if snapshot.data is None:  # replaced by a FIFO since the look: a read would block
+            return self._problem("the session file is not a regular file now")
+        if _whole_lines(snapshot.data) < len(snapshot.data) and not self._waited_enough():
+            return switched  # rewritten since the look, and its last line not ended yet
+        self._unfinished_since = None
+        try:
+            session, context = self._load(snapshot)
         except SessionFormatError as error:
-            self._stamp = self._unreadable = stamp[:5]  # not again until the file changes
+            self._stamp = self._unreadable = snapshot.stamp[:5]  # not again until it changes
             # without the file's path: the page may be on a screen others see (watch
             # --redact), and the terminal said which file it watches when it began
             why = _without_path(error, self.path)
@@ -169,6 +192,8 @@ class SessionWatch:
         # all of them known now: two started within one look, the older took over next
         self._known.update(fresh)
         self.path, self._stamp, self._unfinished_since = fresh[0], None, None
+        self._reported.clear()  # its damaged lines are new, whatever their numbers
+        self._read_from = None
         self._sub_agents = True  # until its first read says which agent wrote it
         return f"now watching {fresh[0]}, a new session of this folder"
 
@@ -187,13 +212,45 @@ class SessionWatch:
 
     # --- the page -------------------------------------------------------------------------
 
-    def _load(self, first: bool = False) -> tuple[Session, AgentContext | None]:
-        """Read the file (prepared, with the agent's context beside it); the first time, a
-        ``leaf`` it does not have is an error (KeyError), later a warning (a rewritten file
-        may have lost it)."""
-        stamp = _stamp_of(self.path, self._sub_agents)
-        session = load_session(self.path)
-        self._stamp = stamp[:5]  # as before the read: a line added meanwhile is seen next time
+    def _first_load(self) -> tuple[Session, AgentContext | None]:
+        """The first page, made at once: of the file's whole lines when its last one is
+        still being written (the next looks wait for it as for any, and a line that never
+        ends is then read and warned of as it is); of all of it when it has no whole line
+        or those alone are no session."""
+        snapshot = _snapshot(self.path, True)
+        data = snapshot.data
+        whole = 0 if data is None else _whole_lines(data)
+        if data is not None and 0 < whole < len(data):
+            started = self.clock()
+            # the stamp of what was read: the file's size differs, so the next look reads
+            lines = _Snapshot((*snapshot.stamp[:2], whole, *snapshot.stamp[3:]), data[:whole])
+            try:
+                loaded = self._load(lines, first=True)
+            except SessionFormatError:
+                pass  # read whole below, as the file is: its error or its page
+            else:
+                self._unfinished_since = started
+                return loaded
+        return self._load(snapshot, first=True)
+
+    def _load(
+        self, snapshot: _Snapshot, first: bool = False
+    ) -> tuple[Session, AgentContext | None]:
+        """Parse what ``snapshot`` read (prepared, with the agent's context beside it); the
+        first time, a ``leaf`` it does not have is an error (KeyError), later a warning (a
+        rewritten file may have lost it)."""
+        stamp = snapshot.stamp
+        if snapshot.data is None:  # not a regular file: as the loader reads a pipe
+            session = load_session(self.path)
+        else:
+            session = parse_session_bytes(snapshot.data, path=os.fspath(self.path))
+        read_from = (stamp[0], stamp[1], stamp[2])
+        if self._read_from is not None and (
+            read_from[:2] != self._read_from[:2] or read_from[2] < self._read_from[2]
+        ):  # replaced, or rewritten shorter: its damaged lines are new ones
+            self._reported.clear()
+        self._read_from = read_from
+        self._stamp = stamp[:5]  # of the bytes read: a line added meanwhile is seen next time
         self._sub_agents = session.agent == "Claude Code"
         if not self._sub_agents:  # as the next look sees it
             self._stamp = (*stamp[:4], "")
@@ -272,19 +329,75 @@ def _digest_without_version(html: bytes) -> bytes:
 
 
 def _ends_a_line(path: Path, stamp: Stamp) -> bool:
-    """Whether the file's last byte is a newline (an empty file counts as ended). A gzip
-    file's last byte is its trailer's: it is read whole or not at all, so it never waits."""
+    """Whether the file ends a line at the size ``stamp`` saw (an empty file counts as
+    ended): the last character a newline, in the file's encoding. A gzip file's last byte is
+    its trailer's: it is read whole or not at all, so it never waits."""
     size = stamp[2]
     if size == 0:
         return True
     try:
         with open(path, "rb") as handle:
-            if handle.read(2) == b"\x1f\x8b":
+            newline = _newline_of(handle.read(4))
+            if newline is None:
                 return True
-            handle.seek(size - 1)
-            return handle.read(1) in (b"\n", b"")
+            if size < len(newline) or size % len(newline):
+                return False
+            handle.seek(size - len(newline))
+            last = handle.read(len(newline))
     except OSError:
         return True  # let the read say what is wrong
+    return last == newline or len(last) < len(newline)  # shorter now: let the read say
+
+
+#: A wide file's newline, by its byte order mark (UTF-32's first: UTF-16 LE's is its start).
+_WIDE_NEWLINES = (
+    (codecs.BOM_UTF32_LE, "\n".encode("utf-32-le")),
+    (codecs.BOM_UTF32_BE, "\n".encode("utf-32-be")),
+    (codecs.BOM_UTF16_LE, "\n".encode("utf-16-le")),
+    (codecs.BOM_UTF16_BE, "\n".encode("utf-16-be")),
+)
+
+
+def _newline_of(start: bytes) -> bytes | None:
+    """How a file starting with ``start`` ends its lines; None for gzip data, which has no
+    lines to wait for (UTF-16's newline ends in a zero byte: every change waited)."""
+    if start[:2] == b"\x1f\x8b":
+        return None
+    return next((newline for bom, newline in _WIDE_NEWLINES if start.startswith(bom)), b"\n")
+
+
+def _whole_lines(data: bytes) -> int:
+    """How many of ``data``'s bytes are whole lines: all of them when it ends a line (or is
+    empty, or gzip data), else up to its last newline (0 for none)."""
+    newline = _newline_of(data[:4])
+    if newline is None or not data:
+        return len(data)
+    width = len(newline)
+    end = len(data)
+    while (at := data.rfind(newline, 0, end)) >= 0:
+        if at % width == 0:  # a whole character, not the end of one and the start of another
+            return at + width
+        end = at + width - 1
+    return 0
+
+
+def _snapshot(path: Path, sub_agents: bool, looked: Stamp | None = None) -> _Snapshot:
+    """The file's bytes, one read: up to the size the look ``looked`` saw end a line, when
+    the file is the same and no shorter; else as far as it is now. Opened without waiting
+    for a writer, so a FIFO put in its place is said, not waited on."""
+    agents = sub_agent_stamps(path) if sub_agents else ""  # before the file: never newer
+
+    def opener(name: str, flags: int) -> int:
+        return os.open(name, flags | os.O_NONBLOCK)
+
+    with open(path, "rb", opener=opener) as handle:
+        info = os.fstat(handle.fileno())
+        stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, agents, info.st_mode)
+        if not stat.S_ISREG(info.st_mode):
+            return _Snapshot(stamp, None)
+        if looked is not None and looked[:2] == stamp[:2] and looked[2] <= stamp[2]:
+            stamp = looked  # the bytes the look saw end a line, not a line begun since
+        return _Snapshot(stamp, handle.read(stamp[2]))
 
 
 def _without_path(error: SessionFormatError, path: Path) -> str:

@@ -575,15 +575,15 @@ def test_a_file_unreadable_for_a_while_is_read_once_it_can_be(
     import exporter.watch as watch_module
 
     watch, server, path, _ = served
-    real = watch_module.load_session
+    real = watch_module._snapshot
     refused = [True]
 
-    def load(file: Any) -> Any:
+    def load(file: Any, *args: Any) -> Any:
         if refused[0]:
             raise PermissionError(13, "Permission denied", str(file))
-        return real(file)
+        return real(file, *args)
 
-    monkeypatch.setattr(watch_module, "load_session", load)
+    monkeypatch.setattr(watch_module, "_snapshot", load)
     append(path, user_line("live-0010", load_session(path).leaf_id or "", "written meanwhile"))
     problem = watch.step()
     assert problem == "the session file cannot be read now: Permission denied"
