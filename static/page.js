@@ -707,14 +707,17 @@
   function entryMidScreen() {
     var column = $("#transcript");
     if (!column) return null;
-    var box = column.getBoundingClientRect(), x = box.left + Math.min(40, box.width / 2);
+    var box = column.getBoundingClientRect(), mid = innerHeight / 2;
+    if (box.top > mid + 120 || box.bottom < mid - 120) return null;  // (~90 looks for nothing)
     // the middle may fall between two entries (or on a fork's summary): the nearest one
-    // a little below or above it is the one being read
+    // a little below or above it is the one being read. Looked for across the column, not
+    // at its left edge alone: two branches in, that edge is their indent (no entry there).
     for (var step = 0; step <= 120; step += 12) {
       for (var sign = 1; sign >= -1; sign -= 2) {
-        var hit = doc.elementFromPoint(x, innerHeight / 2 + sign * step);
-        var entry = hit && hit.closest ? hit.closest("[data-entry-id]") : null;
-        if (entry) return entry;
+        for (var x = box.left + Math.min(40, box.width / 2); x < box.right; x += box.width / 4) {
+          var hit = doc.elementFromPoint(x, mid + sign * step), entry = hit && hit.closest("[data-entry-id]");
+          if (entry) return entry;
+        }
       }
     }
     return null;
@@ -735,7 +738,9 @@
       sideBox.style.scrollPaddingTop = sticky ? (sideTop.offsetHeight + 4) + "px" : "0px";
     }).observe(sideTop);
   }
-  // Keep the current row visible in the outline without moving the page itself.
+  // Keep the current row visible in the outline without moving the page itself. (The chunk
+  // holding the row is laid out whole, page.css: off screen it kept its last height while
+  // a branch in it unfolded to the row, and no scroll reached the row past the outline's end.)
   function followInOutline(row) {
     var side = $("#sidebar");
     if (!side || side.scrollHeight <= side.clientHeight) return;
