@@ -782,7 +782,7 @@ def _summary_of_loaded(path: Path, session: Session, *, version: int) -> Session
     _count_with_loader(summary, path, session)
     for entry in session.iter_messages():
         if entry.role in ("user", "assistant"):
-            _note_activity(summary, _message_time(entry.timestamp, entry.raw))
+            _note_activity(summary, _message_time(entry.moment, entry.raw))
     summary.modified = summary.modified or summary.started
     return summary
 
@@ -811,11 +811,11 @@ def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
         summary.started = moment
 
 
-def _message_time(timestamp: str | None, value: Any) -> datetime | None:
-    """The entry's time, else its message's own (epoch milliseconds), as `stats` dates a
-    turn: an entry without a time of its own was dated by its header in `list` and
-    `--since`, by its message in the day table. (A line the prefix read has its time.)"""
-    moment = parse_time(timestamp)
+def _message_time(moment: datetime | None, value: Any) -> datetime | None:
+    """The entry's time (``moment``), else its message's own (epoch milliseconds), as
+    `stats` dates a turn: an entry without a time of its own was dated by its header in
+    `list` and `--since`, by its message in the day table. (A line the prefix read has
+    its time.)"""
     if moment is None and isinstance(value, dict):
         moment = parse_time(as_dict(value.get("message")).get("timestamp"))
     return moment
@@ -1017,9 +1017,9 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
             summary._needs_loader = True
         elif usage is not None:
             _add_usage(summary, usage)
-        _note_activity(summary, _message_time(timestamp, value))
+        _note_activity(summary, _message_time(parse_time(timestamp), value))
     elif role == "user":
-        _note_activity(summary, _message_time(timestamp, value))
+        _note_activity(summary, _message_time(parse_time(timestamp), value))
         if summary.title_prompt is None:  # read on until a prompt says something
             value = value if value is not None else line_value(raw)
             text = blocks_text(as_dict(as_dict(value).get("message")).get("content")).strip()

@@ -74,7 +74,7 @@ from exporter.site_search import (
     write_shard,
 )
 from exporter.usage import compute_stats
-from exporter.usage_report import usage_of
+from exporter.usage_report import Lineage, counting_order, usage_of
 from exporter.workers import ProgressBar, fork_context, run_tasks
 
 __all__ = [
@@ -183,7 +183,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
         if task.transform is not None:
             session = task.transform(session)
         # (of the session as its page shows it: a cut that left answers out matches no more)
-        entry["turns"] = _turns(found, session)
+        entry["turns"] = _turns(found, session, task.source_mark)
         if task.count_credentials:  # what the page holds in clear: the file as it is, or
             # the session written out (a cut copy; a Claude Code one with its sub-agents)
             found, _more = likely_secrets(download_bytes(session))
@@ -223,13 +223,18 @@ def _usage_rows(session: Session) -> dict[str, Any]:
         return {"error": str(error)}
 
 
-def _turns(found: dict[str, Any], session: Session) -> dict[str, Any] | None:
+def _turns(
+    found: dict[str, Any], session: Session, mark: Mark | None = None
+) -> dict[str, Any] | None:
     """The session's answers as ``stats --all`` tells turns apart (exporter.usage_report's
-    rule: a turn two files hold is one, known by its id, time stamp and usage), each with
-    what the index counts of it: ``{"days": [UTC day...], "each": [[key, day number, tokens,
-    cost]...]}`` (day number -1: undated). The index counts a turn once, in the first listed
-    file that holds it. None when the page's answers cannot be matched up with the file's
-    (a policy cut some): the session is then counted in full."""
+    rule: a turn two files hold is one, known by its id, time stamp and usage, or without an
+    id of its own by its words), each with what the index counts of it: ``{"days": [UTC
+    day...], "each": [[key, day number, tokens, cost]...]}`` (day number -1: undated), its
+    other keys as ``[answer number, key]`` pairs, ``"matched"`` (also found in the files
+    counted before) and ``"owned"`` (also its own, for those counted after), and the
+    session's lineage (:func:`_stored_lineage`), which decides which file counts a turn
+    several hold, as ``stats --all`` decides it. None when the page's answers cannot be
+    matched up with the file's (a policy cut some): the session is then counted in full."""
     try:
         answers = answer_usage(session, compute_stats(session))
     except Exception:  # counting once is best effort: the page is made all the same
@@ -240,10 +245,33 @@ def _turns(found: dict[str, Any], session: Session) -> dict[str, Any] | None:
         return None
     days: dict[str, int] = {}
     each: list[list[Any]] = []
-    for (turn, *_), (day, tokens, cost) in zip(found["rows"], answers, strict=True):
+    matched: list[list[Any]] = []
+    owned: list[list[Any]] = []
+    for ((matches, owns), *_), (day, tokens, cost) in zip(found["rows"], answers, strict=True):
         number = -1 if day is None else days.setdefault(day, len(days))
-        each.append([_turn_key(turn), number, tokens, _turn_cost(cost)])
-    return {"days": list(days), "each": each}
+        at = len(each)
+        each.append([_turn_key(matches[0]), number, tokens, _turn_cost(cost)])  # = owns[0]
+        matched += [[at, _turn_key(key)] for key in matches[1:]]
+        owned += [[at, _turn_key(key)] for key in owns[1:]]
+    lineage: Lineage = found["lineage"]
+    return {
+        "days": list(days),
+        "each": each,
+        "matched": matched,
+        "owned": owned,
+        "created": lineage.created,
+        "last_answer": lineage.last_answer,
+        # (digests, as the manifest keeps of paths: the folder gets published)
+        "names": [_lineage_key(name, mark) for name in lineage.names],
+        "parent": [_lineage_key(name, mark) for name in lineage.parent],
+    }
+
+
+def _lineage_key(name: str, mark: Mark | None) -> str:
+    """A lineage name (a path, a session id) as the manifest keeps it: a digest, keyed on a
+    redacted site (as :func:`source_id` is), so a reader cannot confirm a guessed path."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+    return (digest if mark is None else mark(digest))[:32]
 
 
 def _turn_key(turn: Any) -> str:
@@ -462,7 +490,7 @@ def _build(
     try:
         _render_pages(state, tasks, jobs, progress)
         _place_failed_rows(state, sources)
-        _finish_site(state, options.theme, list(sources))
+        _finish_site(state, options.theme, sorted(sources, key=sources.__getitem__))
     except OSError as error:  # a full disk: the pages' own failures are said too
         raise SiteIncomplete(error, state.report, out_dir) from None
     state.report.sessions = len(state.sessions)
@@ -568,8 +596,9 @@ def _plan_tasks(
             # nor one whose text could not be written last time (an old shard may be left)
             and not entry.get("search_error")
             # nor one made before the index counted a copy's turns once (nor the words of
-            # long prompts)
+            # long prompts), nor before it counted them in the file they came from
             and "turns" in entry
+            and (entry["turns"] is None or "names" in entry["turns"])
         ):
             state.report.unchanged += 1
             continue
@@ -672,9 +701,9 @@ def _place_failed_rows(state: _BuildState, sources: dict[str, str]) -> None:
 
 
 def _finish_site(state: _BuildState, theme: str, order: list[str]) -> None:
-    """The index and project pages from the manifest (``order``: the source ids in the
-    order of the files given), the manifest saved, then the pages and temp files no
-    manifest entry owns (left by an interrupted build) swept away."""
+    """The index and project pages from the manifest (``order``: the source ids in their
+    paths' order), the manifest saved, then the pages and temp files no manifest entry owns
+    (left by an interrupted build) swept away."""
     state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme, order)
     state.write_manifest()
     pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
@@ -710,56 +739,105 @@ def _write_listings(
 
 
 def _counted_rows(sessions: dict[str, dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
-    """The listing's rows, a turn counted once however many files hold it, as ``stats
-    --all`` counts it: in the first file that holds it, in ``order`` (the files' order,
-    which is the one ``stats --all`` reads them in). A row with turns counted in another is
-    a copy with ``counted`` (its answers, how many of them are repeated, and its tokens,
-    cost and cost per day without them) and ``copy_of`` (the title and page of the session
-    that holds the first of them); the manifest's rows are left as they are."""
+    """The listing's rows (in ``order``: the source ids by path), a turn counted once however
+    many files hold it, as ``stats --all`` counts it: in the file it came from (a fork's
+    parent, else the file made first; :func:`exporter.usage_report.counting_order`, paths
+    breaking ties). A row with turns counted in another is a copy with ``counted`` (its
+    answers, how many of them are repeated, and its tokens, cost and cost per day without
+    them) and ``copy_of`` (the title and page of the session that holds the first of them);
+    the manifest's rows are left as they are."""
     rank = {sid: n for n, sid in enumerate(order)}
     listed = [(sid, e) for sid, e in sessions.items() if isinstance(e.get("row"), dict)]
     listed.sort(key=lambda item: rank.get(item[0], len(rank)))
-    holders: dict[str, str] = {}  # each turn's key -> the source id of the first file with it
-    out: list[dict[str, Any]] = []
-    for sid, entry in listed:
-        row, turns = entry["row"], entry.get("turns")
-        if row.get("error") or not isinstance(turns, dict):
-            out.append(row)
+    ages = [
+        (f"{n:012d}", _stored_lineage(entry.get("turns"))) for n, (_, entry) in enumerate(listed)
+    ]
+    holders: dict[str, str] = {}  # each turn's key -> the source id of the file counting it
+    rows: dict[str, dict[str, Any]] = {}
+    for index in counting_order(ages):
+        sid, entry = listed[index]
+        rows[sid] = _counted_row(sid, entry, sessions, holders)
+    return [rows[sid] for sid, _ in listed]
+
+
+def _counted_row(
+    sid: str, entry: dict[str, Any], sessions: dict[str, dict[str, Any]], holders: dict[str, str]
+) -> dict[str, Any]:
+    """One listing row, its turns that ``holders`` (the files counted before it) hold marked
+    as counted there; its own turns become theirs to hold."""
+    row, turns = entry["row"], entry.get("turns")
+    if row.get("error") or not isinstance(turns, dict):
+        return row
+    days, each = turns["days"], turns["each"]
+    matched, owned = _more_keys(turns, "matched"), _more_keys(turns, "owned")
+    repeated, tokens, cost, source = 0, 0, 0.0, None
+    by_day: dict[str, float] = defaultdict(float)
+    for number, (key, day, turn_tokens, turn_cost) in enumerate(each):
+        keys = [key, *matched.get(number, ())]
+        holder = next((holders[k] for k in keys if k in holders), None)
+        for known in [key, *owned.get(number, ())]:
+            holders.setdefault(known, sid)
+        if holder is None:
             continue
-        days, each = turns["days"], turns["each"]
-        repeated, tokens, cost, source = 0, 0, 0.0, None
-        by_day: dict[str, float] = defaultdict(float)
-        for key, day, turn_tokens, turn_cost in each:
-            if key not in holders:
-                holders[key] = sid
-                continue
-            repeated += 1
-            tokens += turn_tokens
-            cost += turn_cost
-            if 0 <= day < len(days):
-                by_day[days[day]] += turn_cost
-            if source is None and holders[key] != sid:
-                source = holders[key]
-        if not repeated:
-            out.append(row)
-            continue
-        whole = repeated == len(each)
-        left = {d: c - by_day.get(d, 0.0) for d, c in (row.get("cost_by_day") or {}).items()}
-        left = {d: round(c, 6) for d, c in left.items() if abs(c) >= 5e-7 and not whole}
-        counted = {
-            "answers": len(each),
-            "repeated": repeated,
-            "tokens": 0 if whole else max(0, row.get("tokens", 0) - tokens),
-            "cost": 0.0 if whole else round(row.get("cost", 0.0) - cost, 6),
-            "cost_by_day": left,
-        }
-        if source is None:  # repeated within its own file only: counted once, nothing to name
-            out.append({**row, "counted": counted})
-            continue
-        first = sessions[source]["row"]
-        copy_of = {"title": first.get("title") or first.get("file"), "page": first.get("page")}
-        out.append({**row, "counted": counted, "copy_of": copy_of})
-    return out
+        repeated += 1
+        tokens += turn_tokens
+        cost += turn_cost
+        if 0 <= day < len(days):
+            by_day[days[day]] += turn_cost
+        if source is None and holder != sid:
+            source = holder
+    if not repeated:
+        return row
+    whole = repeated == len(each)
+    left = {d: c - by_day.get(d, 0.0) for d, c in (row.get("cost_by_day") or {}).items()}
+    left = {d: round(c, 6) for d, c in left.items() if abs(c) >= 5e-7 and not whole}
+    counted = {
+        "answers": len(each),
+        "repeated": repeated,
+        "tokens": 0 if whole else max(0, row.get("tokens", 0) - tokens),
+        "cost": 0.0 if whole else round(row.get("cost", 0.0) - cost, 6),
+        "cost_by_day": left,
+    }
+    if source is None:  # repeated within its own file only: counted once, nothing to name
+        return {**row, "counted": counted}
+    first = sessions[source]["row"]
+    copy_of = {"title": first.get("title") or first.get("file"), "page": first.get("page")}
+    return {**row, "counted": counted, "copy_of": copy_of}
+
+
+def _more_keys(turns: dict[str, Any], kind: str) -> dict[int, list[str]]:
+    """A turn's other keys :func:`_turns` stored under ``kind``, by answer number (a manifest
+    from before them, or pairs not of their kind: none)."""
+    found: dict[int, list[str]] = defaultdict(list)
+    pairs = turns.get(kind)
+    for pair in pairs if isinstance(pairs, list) else ():
+        if isinstance(pair, list) and len(pair) == 2:
+            number, key = pair
+            if type(number) is int and isinstance(key, str):
+                found[number].append(key)
+    return found
+
+
+def _stored_lineage(turns: Any) -> Lineage:
+    """The lineage :func:`_turns` stored (a manifest from before it, or one edited by hand:
+    what is missing or not of its kind is unknown, the file counted as made last)."""
+    turns = turns if isinstance(turns, dict) else {}
+
+    def moment(key: str) -> float | None:
+        value = turns.get(key)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return None
+        try:
+            value = float(value)
+        except OverflowError:  # an integer past the float range
+            return None
+        return value if math.isfinite(value) else None
+
+    def names(key: str) -> tuple[str, ...]:
+        value = turns.get(key)
+        return tuple(n for n in value if isinstance(n, str)) if isinstance(value, list) else ()
+
+    return Lineage(moment("created"), moment("last_answer"), names("names"), names("parent"))
 
 
 def _searchable(sessions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

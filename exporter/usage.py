@@ -56,6 +56,8 @@ class Usage:
         return self.input + self.cache_read + self.cache_write
 
     def as_dict(self) -> dict[str, Any]:
+        """The `--json` form: every count, so a reader knows how many turns had no usage
+        (their tokens and cost are zeros, not what they spent)."""
         return {
             "turns": self.turns,
             "input": self.input,
@@ -64,6 +66,7 @@ class Usage:
             "cache_write": self.cache_write,
             "total_tokens": self.total_tokens,
             "cost": round(self.cost, 6),
+            "turns_without_usage": self.turns_without_usage,
         }
 
 

@@ -8,17 +8,28 @@ the day of its own time stamp, in local time; with ``since``, only turns from th
 when no ``since`` is given).
 
 A turn is counted once however many files hold it: a copy of a session (a backup, a folder
-copied to another project) or a copy taken before it grew repeats turns it already paid
-for. A turn is known by its entry id, its time stamp as written and its usage. A Codex fork
-copies its parent's lines into its own file under new time stamps and, one header line
-later, new entry ids (``L<line>``): a Codex turn is known by its place among the file's
-answers, its usage and a digest of what it said and called.
+copied to another project), a copy taken before it grew or a fork (``pi --fork``, which copies
+its parent's entries) repeats turns it already paid for. A turn is known by its entry id, its
+time stamp as written and its usage. An entry without an id of its own (a v1 session's; the
+loader names it ``L<line>``) is known instead by its time stamps, usage and a digest of what
+it said and called: Pi gives such entries random ids when it migrates the file in place, so
+the migrated file's turns are matched that way too (against id-less ones only: two sessions'
+turns with ids of their own are never one by their words). A turn is counted in the file it
+came from: the parent a fork's header names (``parentSession``) when that file is counted
+too, else the file made first (its header's time; then the one whose last answer is
+earliest, the copy the others grew from; then by path), never by modification times, which
+a touch changes. A Codex fork copies its parent's lines into its own file under new time
+stamps and, one header line later, new entry ids: a Codex turn is known by its session's id,
+its place among the file's answers, its usage and its digest, and a fork's by its parent's
+id too, so a fork matches its parent and two unrelated sessions that answer alike do not.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -26,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.codex import KIND as CODEX
-from exporter.entries import MessageEntry
+from exporter.entries import MessageEntry, as_str
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
 from exporter.session import Session, parse_time
 from exporter.usage import Usage, turn_usage
@@ -61,7 +72,7 @@ class UsageReport:
     by_model: dict[str, UsageTotals] = field(default_factory=dict)
     by_project: dict[str, UsageTotals] = field(default_factory=dict)
     by_day: dict[str, UsageTotals] = field(default_factory=dict)
-    seen: set[tuple[Any, ...]] = field(default_factory=set)  # the turns counted
+    seen: set[tuple[Any, ...]] = field(default_factory=set)  # the turns counted, by key
     repeated_turns: int = 0  # turns of a file already counted from another
     copies: int = 0  # files whose every turn was counted from another
 
@@ -73,11 +84,12 @@ class UsageReport:
         self.read += 1
         key = str(path)
         fresh = 0
-        for turn, model, day, values in found["rows"]:
-            if turn in self.seen:
+        for (matched, owned), model, day, values in found["rows"]:
+            repeated = any(turn_key in self.seen for turn_key in matched)
+            self.seen.update(owned)  # (a repeated turn's too: a fork of a fork matches it)
+            if repeated:
                 self.repeated_turns += 1
                 continue
-            self.seen.add(turn)
             fresh += 1
             usage = Usage(**dict(zip(_FIELDS, values, strict=True)))
             for table, name in (
@@ -101,6 +113,84 @@ class UsageReport:
         return sorted(self.by_day.items(), key=lambda kv: (kv[0] == UNKNOWN, kv[0]))
 
 
+@dataclass(frozen=True, slots=True)
+class Lineage:
+    """What decides which of the files holding a turn counts it (:func:`counting_order`)."""
+
+    created: float | None  # the header's time (seconds since the epoch); None: none readable
+    last_answer: float | None  # the latest answer's time, whatever ``since`` counts
+    names: tuple[str, ...]  # what a header's parentSession may call this file
+    parent: tuple[str, ...]  # what this file's header calls its parent, in the same terms
+
+
+def counting_order(files: Sequence[tuple[str, Lineage]]) -> list[int]:
+    """The order to count ``files`` (path, lineage) in, as indexes, so that a turn several
+    hold is counted in the one it came from: a fork's parent before the fork when both are
+    counted, else the file made first (header time), then the one whose last answer is
+    earliest (a backup taken before the session grew: the same header), then by path.
+    Never the files' modification times: a touch must not move the bill between projects."""
+
+    def made(index: int) -> tuple[Any, ...]:
+        path, lineage = files[index]
+        created, last = lineage.created, lineage.last_answer
+        return (created is None, created or 0.0, last is None, last or 0.0, path)
+
+    by_age = sorted(range(len(files)), key=made)
+    named: dict[str, int] = {}
+    for index in by_age:
+        for name in files[index][1].names:
+            named.setdefault(name, index)
+    order: list[int] = []
+    placed: set[int] = set()
+    for index in by_age:
+        chain: list[int] = []  # this file, its parent, the parent's parent ... not yet placed
+        at: int | None = index
+        while at is not None and at not in placed and at not in chain:
+            chain.append(at)
+            parents = (named.get(name) for name in files[at][1].parent)
+            at = next((p for p in parents if p is not None and p != at), None)
+        for member in reversed(chain):
+            placed.add(member)
+            order.append(member)
+    return order
+
+
+def lineage_of(session: Session, last_answer: float | None) -> Lineage:
+    """The session's :class:`Lineage`: its names are its id and real path; its parent's
+    (``parentSession``: a Codex or Claude Code session id, or a path as Pi's fork was given
+    it, which may be relative to where Pi ran, the fork's project) the same kinds of name."""
+    header = session.header
+    names = [f"id:{header.id}"] if header.id else []
+    if session.path:
+        names += _path_names(session.path)
+    parent = header.parent_session
+    parents: list[str] = []
+    if parent:
+        parents += [f"id:{parent}", *_path_names(parent)]
+        if not os.path.isabs(parent) and header.cwd:
+            parents += _path_names(os.path.join(header.cwd, parent))
+    created = _epoch(parse_time(header.timestamp))
+    return Lineage(created, last_answer, tuple(names), tuple(parents))
+
+
+def _path_names(path: str) -> list[str]:
+    """A path as a lineage name (its real path: a link or ``..`` names the same file); none
+    for a path no file name can be (a NUL in it)."""
+    try:
+        return [f"path:{os.path.realpath(path)}"]
+    except (OSError, ValueError):
+        return []
+
+
+def _epoch(moment: datetime | None) -> float | None:
+    if moment is None:
+        return None
+    try:
+        return moment.timestamp()
+    except (OverflowError, ValueError, OSError):  # year 1 or 9999 past the clock's range
+        return None
+
+
 def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
     """One session's assistant turns summed by (model, local day); a file that cannot be
     read is ``{"error": …}``, which the report lists instead of stopping."""
@@ -113,27 +203,62 @@ def session_usage(path: Path, since: datetime | None = None) -> dict[str, Any]:
 
 def usage_of(session: Session, since: datetime | None = None) -> dict[str, Any]:
     """:func:`session_usage` of a session already loaded (the site's pages count a copy's
-    turns once by these keys, from the session each page is made of: no second read)."""
+    turns once by these keys, from the session each page is made of: no second read). Each
+    row's turn is ``(matched, owned)``: it repeats a turn counted before when any of the
+    keys ``matched`` is among the counted ones', and adds ``owned`` to them; both start
+    with its own key."""
     rows = []
-    copied_by_forks = any(d.kind == CODEX for d in session.diagnostics)
+    codex = any(d.kind == CODEX for d in session.diagnostics)
+    legacy = session.header.version < 2  # v1: every id is the loader's, as Pi's migration's
+    sessions = (session.header.id or f"file:{session.path}",)
+    if codex and session.header.parent_session:
+        sessions += (session.header.parent_session,)
+    last: float | None = None  # the latest answer's time, whatever ``since`` counts
     answers = (e for e in session.entries if isinstance(e, MessageEntry) and e.role == "assistant")
     for ordinal, entry in enumerate(answers):
         moment = entry.moment or parse_time(entry.message.get("timestamp"))
+        when = _epoch(moment)
+        if when is not None and (last is None or when > last):
+            last = when
         if since is not None and (moment is None or moment < since):
             continue
         usage = turn_usage(entry)
         values = tuple(getattr(usage, name) for name in _FIELDS)
-        if copied_by_forks:
-            turn = (CODEX, ordinal, values, _content_digest(entry))
+        said = _content_digest(entry)
+        if codex:
+            keys = tuple((CODEX, owner, ordinal, values, said) for owner in sessions)
+            turn = (keys, keys)
         else:
-            turn = (entry.id, str(entry.raw.get("timestamp")), values)
+            turn = _turn_keys(entry, values, said, legacy)
         rows.append((turn, entry.model_key or UNKNOWN, _local_day(moment), values))
-    return {"project": session.header.cwd, "rows": rows}
+    return {"project": session.header.cwd, "rows": rows, "lineage": lineage_of(session, last)}
+
+
+Key = tuple[Any, ...]
+
+
+def _turn_keys(
+    entry: MessageEntry, values: tuple[Any, ...], said: str, legacy: bool
+) -> tuple[tuple[Key, ...], tuple[Key, ...]]:
+    """A Pi (or Claude Code) turn's ``(matched, owned)`` keys. With an id of its own, its
+    id, time stamp and usage; and its words' key (time stamps, usage, digest) is matched
+    against id-less turns' only: a v1 file's turn in the file Pi migrated in place (which
+    gave it a random id) and in its backup is one. An undated id-less turn keeps its made-up
+    id in its key: two undated answers alike are not one."""
+    written, own = entry.raw.get("timestamp"), entry.message.get("timestamp")
+    words = (str(written), str(own), values, said)
+    if not legacy and as_str(entry.raw.get("id")):
+        key = (entry.id, str(written), values)
+        return (key, ("id-less", *words)), (key, ("with id", *words))
+    if written is None and own is None:
+        words = (entry.id, *words)
+    key = ("id-less", *words)
+    return (key, ("with id", *words)), (key,)
 
 
 def _content_digest(entry: MessageEntry) -> str:
     """What an answer said and called (call ids are unique), as a short digest: with its
-    place among the answers, how a Codex turn is known in a fork's copy of it."""
+    time stamps or its place among the answers, how a turn is known in another file."""
     content = json.dumps(entry.message.get("content"), sort_keys=True, default=str)
     return hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
@@ -160,6 +285,12 @@ def build_report(
         preload="exporter.usage_report",
         label="reading",
     )
+    read: list[tuple[Path, dict[str, Any]]] = []
     for path, result in zip(files, found, strict=True):
-        report.add(path, result)
+        if "error" in result:  # said in the files' order
+            report.add(path, result)
+        else:
+            read.append((path, result))
+    for index in counting_order([(str(path), result["lineage"]) for path, result in read]):
+        report.add(*read[index])
     return report

@@ -55,7 +55,16 @@ STATS_KEYS = {
     "tools",
     "diagnostics",
 }
-USAGE_KEYS = {"turns", "input", "output", "cache_read", "cache_write", "total_tokens", "cost"}
+USAGE_KEYS = {
+    "turns",
+    "input",
+    "output",
+    "cache_read",
+    "cache_write",
+    "total_tokens",
+    "cost",
+    "turns_without_usage",
+}
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:

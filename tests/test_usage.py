@@ -66,6 +66,7 @@ def test_turn_usage_reads_every_field(build, dump) -> None:
         "cache_write": 777,
         "total_tokens": 52_322,
         "cost": 1.5,
+        "turns_without_usage": 0,
     }
 
 
@@ -239,6 +240,7 @@ def test_every_entry_type_stats(fixtures_dir: Path) -> None:
         "cache_write": 40,
         "total_tokens": 4640,
         "cost": 0.136,
+        "turns_without_usage": 0,
     }
     assert stats.active_path.turns == 0  # the active branch e01 -> e24 -> e25 has no turns
     assert [(m, u.turns) for m, u in stats.by_model_all] == [
