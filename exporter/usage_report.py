@@ -75,6 +75,10 @@ class UsageReport:
     seen: set[tuple[Any, ...]] = field(default_factory=set)  # the turns counted, by key
     repeated_turns: int = 0  # turns of a file already counted from another
     copies: int = 0  # files whose every turn was counted from another
+    # models of turns whose cost was worked out from list prices (Claude Code, Codex record
+    # tokens), and those of them no price is known for (counted as $0): said under the tables
+    list_priced: set[str] = field(default_factory=set)
+    unpriced: set[str] = field(default_factory=set)
 
     def add(self, path: Path, found: dict[str, Any]) -> None:
         """Merge one session's turns (as :func:`session_usage` found them)."""
@@ -92,6 +96,10 @@ class UsageReport:
                 continue
             fresh += 1
             usage = Usage(**dict(zip(_FIELDS, values, strict=True)))
+            if found.get("list_priced"):
+                self.list_priced.add(model)
+                if usage.total_tokens and not usage.cost:
+                    self.unpriced.add(model)
             for table, name in (
                 (self.by_model, model),
                 (self.by_project, found["project"] or UNKNOWN),
@@ -231,7 +239,12 @@ def usage_of(session: Session, since: datetime | None = None) -> dict[str, Any]:
         else:
             turn = _turn_keys(entry, values, said, legacy)
         rows.append((turn, entry.model_key or UNKNOWN, _local_day(moment), values))
-    return {"project": session.header.cwd, "rows": rows, "lineage": lineage_of(session, last)}
+    return {
+        "project": session.header.cwd,
+        "rows": rows,
+        "lineage": lineage_of(session, last),
+        "list_priced": session.agent != "Pi",  # its dollars are ours, from list prices
+    }
 
 
 Key = tuple[Any, ...]

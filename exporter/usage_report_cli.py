@@ -69,6 +69,21 @@ def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) 
     )
 
 
+def _priced_lines(report: UsageReport) -> list[str]:
+    """Where the dollars of Claude Code's and Codex's turns come from (they record tokens):
+    list prices, and the models with none, counted as $0, which the tables showed as
+    "$0.00" unexplained (the page's header and one session's `stats` say it)."""
+    if not report.list_priced:
+        return []
+    said = [
+        "Claude Code and Codex turns' cost is computed from list prices "
+        f"({', '.join(sorted(report.list_priced))})"
+    ]
+    if report.unpriced:
+        said.append(f"no price known for {', '.join(sorted(report.unpriced))}: counted as $0")
+    return [one_line("; ".join(said), None)]
+
+
 def _rows(items: list[tuple[str, UsageTotals]]) -> list[list[str]]:
     """A table's rows (``render_table`` puts each cell on one line)."""
     return [
@@ -89,7 +104,7 @@ def _rows(items: list[tuple[str, UsageTotals]]) -> list[list[str]]:
 def _tables(report: UsageReport, scope: str | None, since: datetime | None) -> str:
     right = set(range(1, 8))
     total = _rows([("total", report.total)])
-    sections = [_scope_line(report, scope, since)]
+    sections = [_scope_line(report, scope, since), *_priced_lines(report)]
     for title, first, items in (
         ("By model", "model", report.ranked(report.by_model)),
         ("By project", "project", report.ranked(report.by_project)),
@@ -115,6 +130,9 @@ def _document(report: UsageReport, scope: str | None, since: datetime | None) ->
         "sessions_with_turns": len(report.total.sessions),
         "copies": report.copies,  # files whose every turn another file holds (counted once)
         "repeated_turns": report.repeated_turns,
+        # models whose cost was computed from list prices, and those with no price ($0)
+        "list_priced_models": sorted(report.list_priced),
+        "unpriced_models": sorted(report.unpriced),
         "failed": [{"path": str(path), "error": error} for path, error in report.failed],
         "total": report.total.usage.as_dict(),
         "by_model": rows(report.ranked(report.by_model), "model"),

@@ -159,3 +159,31 @@ def test_messages_without_entry_times_are_dated_by_their_own(tmp_path: Path) -> 
     assert "2020-01-01" not in listed.output
     today = time.strftime("%Y-%m-%d", time.localtime(time.time() - 3600))
     assert today in listed.output
+
+
+def test_stats_all_says_which_models_are_list_priced_and_which_have_no_price(
+    tmp_path: Path,
+) -> None:
+    """`stats --all` showed "$0.00" for a Codex model with no known price without a word
+    (hunt 63); a Pi session's models are priced by Pi and not named."""
+    sessions = tmp_path / "codex"
+    _codex_rollout(sessions, "gpt-6-codex")
+    pi = tmp_path / "pi" / "project"
+    pi.mkdir(parents=True)
+    (pi / "s.jsonl").write_bytes((FIXTURES / "pi-branched-1.jsonl").read_bytes())
+    result = CliRunner().invoke(cli, ["stats", "--all", "--sessions-dir", str(sessions)])
+    assert result.exit_code == 0, result.output
+    said = result.output.splitlines()[1]
+    assert said == (
+        "Claude Code and Codex turns' cost is computed from list prices (openai/gpt-6-codex); "
+        "no price known for openai/gpt-6-codex: counted as $0"
+    )
+    document = json.loads(
+        CliRunner()
+        .invoke(cli, ["stats", "--all", "--json", "--sessions-dir", str(sessions)])
+        .output
+    )
+    assert document["list_priced_models"] == document["unpriced_models"] == ["openai/gpt-6-codex"]
+    only_pi = CliRunner().invoke(cli, ["stats", "--all", "--sessions-dir", str(pi.parent)])
+    assert only_pi.exit_code == 0 and "$" in only_pi.output, only_pi.output
+    assert "list prices" not in only_pi.output
