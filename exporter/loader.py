@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 from exporter import claude_code, codex
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
-from exporter.jsonl_in import iter_parsed_lines, shorten
+from exporter.jsonl_in import STRICT_JSON, iter_parsed_lines, shorten
 from exporter.session import Diagnostic, Session, parse_time
 
 CURRENT_VERSION = 3
@@ -99,9 +99,31 @@ def header_version(version: Any) -> int:
         return 1
     if number < 3:
         return 2
-    if isinstance(version, int) and not isinstance(version, bool):
-        return version
-    return CURRENT_VERSION
+    whole = _whole_number(version)
+    return whole if whole is not None else CURRENT_VERSION
+
+
+def _whole_number(value: Any) -> int | None:
+    """A JSON number that is a whole number, as JavaScript holds it: ``3.0`` is ``3`` (JSON
+    numbers are one type there); None for anything else (``true``, ``"3"``, ``2.5``)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _as_json(value: Any, limit: int = 40) -> str:
+    """A JSON value as the file writes it, shortened for a message (``"1"``, ``2.0``,
+    ``{}``), not as Python prints it (``'1'``)."""
+    try:
+        return shorten(json.dumps(value, ensure_ascii=False), limit)
+    except ValueError:  # an integer of more digits than Python will print
+        return "with thousands of digits"
+    except RecursionError:
+        return f"(a JSON {_json_kind(value)} nested too deeply to print)"
 
 
 #: A string JavaScript's ``Number()`` reads as a decimal number (``""`` is 0).
@@ -130,20 +152,24 @@ def _js_number(value: Any) -> float:
 
 
 def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int) -> int:
+    """The header's version as Pi reads it, and a word when it is not written as Pi writes
+    one: ``2.0`` is JavaScript's ``2`` (not unknown), ``"1"`` reads as 1, ``"x"`` as 3."""
     version = header.get("version")
     number = header_version(version)
-    whole = isinstance(version, int) and not isinstance(version, bool) and version >= 1
-    if version is None or (whole and number <= CURRENT_VERSION):
+    whole = _whole_number(version)
+    as_pi_writes = isinstance(version, int) and whole is not None and 1 <= whole <= CURRENT_VERSION
+    if version is None or as_pi_writes:
         return number
-    if whole:
-        try:
-            shown = shorten(str(version), 20)
-        except ValueError:  # more digits than Python will print
-            shown = "with thousands of digits"
+    shown = _as_json(version, 20 if whole is not None else 40)
+    if whole is not None and whole > CURRENT_VERSION:
         message = f"file version {shown} is newer; read as v3"
         diagnostics.append(Diagnostic(line, "newer-version", message))
+    elif whole is not None and whole >= 1:  # 2.0: the same number as 2 to Pi's JavaScript
+        message = f"version {shown} is written as a decimal; read as v{number}, as Pi does"
+        diagnostics.append(Diagnostic(line, "bad-version", message, "info"))
     else:
-        message = f"version {shorten(repr(version), 40)} unknown; read as v{number}, as Pi does"
+        said = "is not a plain number" if _js_number(version) in (1, 2, 3) else "unknown"
+        message = f"version {shown} {said}; read as v{number}, as Pi does"
         diagnostics.append(Diagnostic(line, "bad-version", message))
     return number
 
@@ -151,7 +177,7 @@ def _version_of(header: dict[str, Any], diagnostics: list[Diagnostic], line: int
 def _versionless_tree(version: Any) -> str:
     """Why a file whose entries carry a tree is read as one chain (a header that lost or
     garbled its version: Pi reads it as v1)."""
-    said = "has no version" if version is None else f"says version {shorten(repr(version), 40)}"
+    said = "has no version" if version is None else f"says version {_as_json(version)}"
     return (
         f"the header {said}, so the file is read as v1, as Pi does: the entries' own ids "
         "and branches are replaced by one linear chain (their labels then point nowhere); if "
@@ -198,6 +224,7 @@ def build_session(
     leaf_id: str | None = None,
 ) -> Session:
     """Turn parsed JSON lines into a Session (header rules, migration, typed entries)."""
+    _name_byte_order_marks(diagnostics, damaged)
     header: Header | None = None
     reader = other_agent(parsed)
     if reader is not None:
@@ -273,6 +300,37 @@ def build_session(
     )
 
 
+#: A byte order mark (U+FEFF): the first character of a file some editors save.
+_BOM = "\ufeff"
+
+
+def _name_byte_order_marks(diagnostics: list[Diagnostic], damaged: list[DamagedLine]) -> None:
+    """Say so when a line is not JSON because it starts with a byte order mark: files joined
+    with ``cat`` put the second one's in the middle. Pi drops such a line too (it trims only
+    the file's own start), so it stays damaged; "Expecting value at column 1" did not say
+    why, nor that the JSON after the mark is whole."""
+    said: dict[int, str] = {}
+    for damaged_line in damaged:
+        if damaged_line.kind != "invalid-json" or not damaged_line.text.startswith(_BOM):
+            continue
+        try:
+            STRICT_JSON.decode(damaged_line.text.lstrip(_BOM))
+            after = "whole"
+        except (ValueError, RecursionError):
+            after = "damaged too"
+        damaged_line.message = said[damaged_line.line] = (
+            "not valid JSON: the line starts with a byte order mark (U+FEFF; files joined "
+            f"with cat?), for which Pi drops it too; the JSON after the mark is {after}"
+        )
+    if said:
+        diagnostics[:] = [
+            Diagnostic(d.line, d.kind, said[d.line], d.severity)
+            if d.kind == "invalid-json" and d.line in said
+            else d
+            for d in diagnostics
+        ]
+
+
 def _make_entries(
     parsed: list[tuple[int, Any]],
     header: Header,
@@ -284,7 +342,9 @@ def _make_entries(
     previous_id: str | None = None
     # Pi resolves v1 firstKeptEntryIndex against every parsed JSON value, header at index 0.
     id_at_index: dict[int, str] = {}
-    for index, (number, value) in enumerate(parsed):
+    first_index = _header_slots(parsed, header, damaged) if legacy else 0
+    names_written: set[str] | None = None  # read only if an entry has no id of its own
+    for index, (number, value) in enumerate(parsed, start=first_index):
         if value is header.raw:
             continue
         if not isinstance(value, dict):
@@ -319,7 +379,9 @@ def _make_entries(
             id_at_index[index] = entry_id
             parent_id = previous_id
         else:
-            entry_id, parent_id = _v3_ids(value, number, diagnostics)
+            if names_written is None and not (isinstance(value.get("id"), str) and value["id"]):
+                names_written = _names_written(parsed)
+            entry_id, parent_id = _v3_ids(value, number, diagnostics, names_written or set())
         if header.version < 3 and entry_type == "message":
             message = value.get("message")
             if isinstance(message, dict) and message.get("role") == "hookMessage":
@@ -373,17 +435,58 @@ def _unreadable_times(header: Header, entries: list[Entry]) -> Diagnostic | None
     return Diagnostic(line, "bad-timestamp", message)
 
 
+def _header_slots(parsed: list[tuple[int, Any]], header: Header, damaged: list[DamagedLine]) -> int:
+    """How many places before the first parsed value Pi's v1 writer counted in a
+    ``firstKeptEntryIndex``: the header's, when no parsed value holds it. A header line that
+    is damaged (not JSON: not parsed) or was deleted (the first line is an entry) still had
+    index 0 when the index was written; one that parsed as something else (``[]``, an
+    object that lost its ``type``) takes that place itself, as Pi counts it."""
+    if not header.synthesized or not parsed:
+        return 0
+    first_line, first_value = parsed[0]
+    if any(d.line < first_line for d in damaged):
+        return 1  # the header's line is there, damaged
+    if isinstance(first_value, dict) and _looks_like_entry(first_value):
+        return 1  # the header's line is gone
+    return 0
+
+
+#: The fields in which a line names an entry by its id.
+_ID_FIELDS = ("id", "parentId", "targetId", "firstKeptEntryId")
+
+
+def _names_written(parsed: list[tuple[int, Any]]) -> set[str]:
+    """Every id the file writes, as an entry's own or as a reference to one: an id made up
+    for an entry without one must be none of them, or a child, a label or a compaction
+    written for that id would be taken for the made-up one's."""
+    names: set[str] = set()
+    for _, value in parsed:
+        if isinstance(value, dict):
+            names.update(v for key in _ID_FIELDS if isinstance(v := value.get(key), str))
+    return names
+
+
+def _made_up_id(number: int, names_written: set[str]) -> str:
+    """``L<line>`` for an entry without an id, unless the file writes that name itself."""
+    entry_id = f"L{number}"
+    count = 2
+    while entry_id in names_written:
+        entry_id = f"L{number}~{count}"
+        count += 1
+    return entry_id
+
+
 def _v3_ids(
-    value: dict[str, Any], number: int, diagnostics: list[Diagnostic]
+    value: dict[str, Any], number: int, diagnostics: list[Diagnostic], names_written: set[str]
 ) -> tuple[str, str | None]:
     raw_id = value.get("id")
     if isinstance(raw_id, str) and raw_id:
         entry_id = raw_id
     else:
-        entry_id = f"L{number}"
-        diagnostics.append(
-            Diagnostic(number, "missing-id", f"entry has no string id; using {entry_id!r}")
-        )
+        entry_id = _made_up_id(number, names_written)
+        taken = "" if entry_id == f"L{number}" else f" ('L{number}' is an id the file writes)"
+        message = f"entry has no string id; using {entry_id!r}{taken}"
+        diagnostics.append(Diagnostic(number, "missing-id", message))
     parent = value.get("parentId", _MISSING)
     if parent is None:
         return entry_id, None

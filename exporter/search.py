@@ -1,13 +1,14 @@
 """`pi-session search`: which sessions, and which entries in them, say something.
 
 An entry is searched in what its page shows of it: messages' text and thinking, tool calls'
-names and arguments, results (their ``details`` as the page shows them), shell commands
-and their output, summaries, extensions' names, messages and data, labels, session names and
-models; so are the file's damaged lines (no entry: not valid JSON, cut off), as written,
-which the page shows after the transcript. Plain text matches across any run of whitespace,
-as the snippet shows it. Every branch is searched, and a match off the active path says so.
-A file is first looked at as raw bytes (when the pattern is plain text that JSON writes as
-it is), so sessions that cannot match are never parsed.
+names and arguments, results (their ``details`` as the page shows them), files attached to
+a v1 prompt (names and extracted text), shell commands and their output, summaries,
+extensions' names, messages and data, labels, session names and models; so are the file's
+damaged lines (no entry: not valid JSON, cut off), as written, which the page shows after
+the transcript. Plain text matches across any run of whitespace, as the snippet shows it.
+Every branch is searched, and a match off the active path says so. A file is first looked
+at as raw bytes (when the pattern is plain text that JSON writes as it is), so sessions
+that cannot match are never parsed.
 
 With a policy (``search --redact`` and the other policy options) the search reads what a
 shared copy would hold instead: each session redacted and cut as ``share`` and ``publish``
@@ -195,6 +196,8 @@ def _texts_read(entry: Entry, session: Session | None) -> Iterator[str]:
             yield entry.error_message
         if entry.role == "custom":  # an extension's message, titled with its name
             yield from _custom_type(entry)
+        if entry.role == "user":  # a v1 prompt's attached files, which its view shows
+            yield from _attachment_texts(entry.message.get("attachments"))
     elif isinstance(entry, CompactionEntry | BranchSummaryEntry):
         yield entry.summary
         yield from _strings(entry.raw.get("details"), keys=False)  # the files it read, ...
@@ -215,6 +218,20 @@ def _texts_read(entry: Entry, session: Session | None) -> Iterator[str]:
         yield from _strings(entry.data)
     else:  # an unknown type: what it holds
         yield from _strings(entry.raw)
+
+
+def _attachment_texts(attachments: Any) -> Iterator[str]:
+    """What a v1 prompt's page says of its attached files (``render.entry_views``'s
+    ``_attachments``): each one's name, kind and type, a document's extracted text, and an
+    attachment that is no object as its JSON. Not an image's data, which it shows."""
+    if not isinstance(attachments, list):
+        return
+    for item in attachments:
+        if not isinstance(item, dict):
+            yield from _strings(item)
+            continue
+        for key in ("fileName", "type", "mimeType", "extractedText"):
+            yield as_str(item.get(key)) or ""
 
 
 def _shown_as_written(entry: Entry) -> Iterator[str]:

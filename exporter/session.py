@@ -67,6 +67,39 @@ def prompt_words(text: str) -> str | None:
     return words if words and not _SLASH_COMMAND.fullmatch(words) else None
 
 
+def _written_id(entry: Entry) -> str | None:
+    """The id the file writes for an entry (a v1 entry's is the loader's ``L<line>``, which
+    a v1 file's migration writes too); None when this tool made one up (``entry.id``)."""
+    value = entry.raw.get("id")
+    return value if isinstance(value, str) and value else None
+
+
+def _names_given_or_named(entries: list[Entry]) -> set[str]:
+    """The ids a renamed duplicate must not take: those made up for entries without one,
+    and those a line names as a parent, a label's target or a compaction's kept entry (a
+    dangling ``parentId "x~2"`` must not find the renamed second ``x``)."""
+    names = {entry.id for entry in entries if _written_id(entry) is None}
+    for entry in entries:
+        if entry.parent_id is not None:
+            names.add(entry.parent_id)
+        if isinstance(entry, LabelEntry) and entry.target_id is not None:
+            names.add(entry.target_id)
+        elif isinstance(entry, CompactionEntry) and entry.first_kept_entry_id is not None:
+            names.add(entry.first_kept_entry_id)
+    return names
+
+
+def _taken_by(holder: Entry) -> str:
+    """Whose an id already is, said by what that line writes: the second ``a`` on line 4,
+    kept as ``a~2``, not "already used on line 4" for a file whose line 4 says ``a``."""
+    written = _written_id(holder)
+    if written == holder.id:
+        return f"already used on line {holder.line}"
+    if written is None:
+        return f"was given to line {holder.line}, which has no id"
+    return f"was given to line {holder.line} (a repeated {quoted_id(written)})"
+
+
 @dataclass(slots=True)
 class Session:
     """A loaded session. Build it with :func:`exporter.loader.load_session`."""
@@ -97,6 +130,7 @@ class Session:
     _results_for_call: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)
     _latest_with_id: dict[str, str] = field(default_factory=dict)  # file id -> latest entry
+    _first_with_id: dict[str, str] = field(default_factory=dict)  # file id -> first entry
     #: a missing parent whose id a damaged line still shows -> that line's number
     parents_on_damaged_lines: dict[str, int] = field(default_factory=dict)
     # (leaf id, parent map, path): the active path is asked for ~10 times per page
@@ -132,42 +166,60 @@ class Session:
         return session
 
     def _index(self) -> None:
+        """Index entries by id and resolve each written ``parentId`` to the entry it names:
+        the latest entry written with that id before it (the one it was written after), else
+        a later one. Only ids as written take part: an id this tool gives (``L5`` for a line
+        without one, ``x~2`` for a repeated ``x``) is never what a file's ``parentId`` says
+        (Pi's tree hangs such a child under the entry that wrote that id)."""
         diagnostics = self.diagnostics
         by_id: dict[str, Entry] = {}
-        latest: dict[str, str] = {}  # file id -> id of the latest entry so far with that id
+        latest: dict[str, str] = {}  # id as written -> the latest entry so far written with it
+        first: dict[str, str] = {}  # id as written -> the first entry written with it
         self_parent: set[int] = set()  # id() of entries whose parentId is their own id
+        resolved: set[int] = set()  # id() of entries whose parent was written before them
+        given: set[str] | None = None  # read only if an id repeats
         for entry in self.entries:
-            original = entry.id
+            written = _written_id(entry)
             pid = entry.parent_id
-            if pid is not None and pid == original:
+            if pid is not None and pid == written:
                 self_parent.add(id(entry))  # Pi: parentId === id means a root
             elif pid is not None and pid in latest:
                 entry.parent_id = latest[pid]  # the entry it was written after
+                resolved.add(id(entry))
             if entry.id in by_id:
+                original = entry.id
+                if given is None:
+                    given = _names_given_or_named(self.entries)
                 n = 2
-                while f"{original}~{n}" in by_id:
+                while f"{original}~{n}" in by_id or f"{original}~{n}" in given:
                     n += 1
                 entry.id = f"{original}~{n}"
                 diagnostics.append(
                     Diagnostic(
                         entry.line,
                         "duplicate-id",
-                        f"id {quoted_id(original)} already used on line "
-                        f"{by_id[original].line}; kept as {quoted_id(entry.id)}",
+                        f"id {quoted_id(original)} {_taken_by(by_id[original])}; "
+                        f"kept as {quoted_id(entry.id)}",
                     )
                 )
             by_id[entry.id] = entry
-            latest[original] = entry.id
+            if written is not None:
+                latest[written] = entry.id
+                first.setdefault(written, entry.id)
         self.by_id = by_id
         self._latest_with_id = latest
+        self._first_with_id = first
 
         parent: dict[str, str | None] = {}
         damaged_ids: dict[str, int] | None = None  # read only if an entry lacks its parent
         for entry in self.entries:
             pid = entry.parent_id
-            if pid is None or pid == entry.id or id(entry) in self_parent:
+            if pid is not None and id(entry) not in resolved:
+                pid = first.get(pid)  # an entry written after it, or none
+            if entry.parent_id is None or id(entry) in self_parent or pid == entry.id:
                 parent[entry.id] = None
-            elif pid not in by_id:
+            elif pid is None:
+                pid = entry.parent_id  # no entry writes this id (whatever this tool names)
                 parent[entry.id] = None
                 if damaged_ids is None:
                     damaged_ids = ids_on_damaged_lines(self.damaged)
@@ -234,14 +286,22 @@ class Session:
                 state[item] = 2
 
     def _replay_labels_and_name(self) -> None:
+        """Labels and the session's name as the file sets them, in order. A label's
+        ``targetId`` names, as a ``parentId`` does, the latest entry written with that id
+        before the label (the one it was written after), else a later one, not always the
+        first copy of a repeated id."""
         labels: dict[str, str] = {}
         times: dict[str, str] = {}
         name: str | None = None
+        latest: dict[str, str] = {}  # id as written -> the latest entry so far written with it
         for entry in self.entries:
+            if (written := _written_id(entry)) is not None:
+                latest[written] = entry.id
             if isinstance(entry, LabelEntry):
                 target = entry.target_id
                 if target is None:
                     continue
+                target = latest.get(target) or self._first_with_id.get(target, target)
                 if entry.label:
                     labels[target] = entry.label
                     times[target] = entry.timestamp or ""
