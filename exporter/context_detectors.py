@@ -62,7 +62,10 @@ _LISTED_VALUES = re.compile(
     r"(?P<nq>\\{0,3}[\"'])(?P<name>[A-Za-z_][\w.\-]{0,63})(?P=nq)[ \t]{0,8}:[ \t\r\n]{0,32}"
     r"\[(?P<items>[^\[\]{}]{1,4096})\]"
 )
-_LISTED_ITEM = re.compile(r"(?P<q>\\{0,3}[\"'])(?P<v>[^\"'\\\r\n]{1,512})(?P=q)")
+# an item in double quotes may hold a single one (`"don't-know"`), and the other way round
+_LISTED_ITEM = re.compile(
+    r"\\{0,3}\"(?P<v>[^\"\\\r\n]{1,512})\\{0,3}\"|'(?P<sv>[^'\\\r\n]{1,512})'"
+)
 _COOKIE_NAME = re.compile(r"[\w.\-]{1,64}=")
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
 _AMPERSAND_TAIL = re.compile(r"&[^\s\"'`,;=\\)\]}&]{1,256}")  # not `&&` or a lone `&`
@@ -949,11 +952,14 @@ def _listed_values(text: str) -> Iterator[Span]:
         name = _in_english(found["name"])
         if name_strength(name) is None and name[-1:] == "s" and name[-2:-1] not in ("s", "S"):
             name = name[:-1]
-        if name_strength(name) is None:
+        # a password's or a qualified key's name only: `keys`, `tokens` and `cookies` list
+        # ids, UUIDs and cookie names as often as secrets (`"keys": ["order_id_9x8"]`)
+        if name_strength(name) not in ("password", "strong") or "cookie" in name.lower():
             continue
         for item in _LISTED_ITEM.finditer(text, *found.span("items")):
-            if is_secret_assignment(name, item["v"], quoted=True, env_style=False):
-                yield item.span("v")
+            group = "v" if item["v"] is not None else "sv"
+            if is_secret_assignment(name, item[group], quoted=True, env_style=False):
+                yield item.span(group)
 
 
 def _starts_line(text: str, start: int) -> bool:

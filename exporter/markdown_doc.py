@@ -896,7 +896,9 @@ def _without_blobs(value: Any, depth: int = 0) -> Any:
     if not isinstance(value, dict):
         return value
     data = value.get("data")
-    if value.get("type") == "base64" and isinstance(data, str):
+    # (Pi's image block, ``{"type": "image", "data": …}``, as a source's: an unknown role's
+    # screenshot put 600 KB of base64 into the document)
+    if value.get("type") in ("base64", "image") and isinstance(data, str):
         size = len(data) * 3 // 4
         mime = as_str(value.get("media_type")) or as_str(value.get("mimeType")) or "data"
         said = f"[{mime}, {fmt_int(size)} bytes of base64: not in the Markdown]"

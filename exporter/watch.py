@@ -226,8 +226,9 @@ class SessionWatch:
             lines = _Snapshot((*snapshot.stamp[:2], whole, *snapshot.stamp[3:]), data[:whole])
             try:
                 loaded = self._load(lines, first=True)
-            except SessionFormatError:
-                pass  # read whole below, as the file is: its error or its page
+            except (SessionFormatError, KeyError):
+                pass  # read whole below, as the file is: its error or its page (the
+                # --leaf asked for may be on the line still unended)
             else:
                 self._unfinished_since = started
                 return loaded

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -130,13 +131,20 @@ def _worker_start(build: int, int_digits: int | None) -> None:
         sys.set_int_max_str_digits(int_digits)
 
 
+#: The pools this process made (a library caller may run batches in threads at once): the
+#: forkserver is stopped for an abandoned one only while no other still works.
+_POOLS: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()
+
+
 def _new_pool(workers: int, context: Context) -> ProcessPoolExecutor:
     """A pool whose workers are set up by :func:`_worker_start` (the first one, and the one
     that runs what is left after a worker died)."""
     digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), digits)
     )
+    _POOLS.add(pool)
+    return pool
 
 
 def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
@@ -174,7 +182,9 @@ def _abandon(pool: ProcessPoolExecutor) -> None:
     manager = getattr(pool, "_executor_manager_thread", None)  # (shutdown forgets it)
     _end_workers(pool)
     pool.shutdown(wait=False, cancel_futures=True)
-    _stop_forkserver()
+    _POOLS.discard(pool)
+    if not any(not getattr(other, "_shutdown_thread", True) for other in list(_POOLS)):
+        _stop_forkserver()  # (another batch's pool would break with it)
     if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
         manager.join(timeout=10)
 

@@ -143,6 +143,23 @@ def test_a_message_of_an_unknown_role_is_shown_as_written(
     assert "Deploy finished: build 4711 is live" in page and "Report TITLE" in page
 
 
+def test_an_unknown_roles_image_is_said_not_pasted(write_session: Any, tmp_path: Path) -> None:
+    """An unknown role's screenshot put its whole base64 into the JSON block: 600 KB of
+    a document meant for reading (review s63)."""
+    data = "iVBORw0KGgo" + "A" * 200_000
+    shot = {"type": "image", "data": data, "mimeType": "image/png"}
+    message = {"role": "screenshotTool", "content": [{"type": "text", "text": "the page"}, shot]}
+    source = write_session([
+        Build.header(),
+        Build.user("u1", None, "go"),
+        Build.entry("message", "s2", "u1", 2, message=message),
+    ])  # fmt: skip
+    markdown = _export(source, tmp_path / "s.md")
+    assert "A" * 1000 not in markdown and len(markdown) < 10_000
+    assert "[image/png, 150,008 bytes of base64: not in the Markdown]" in markdown
+    assert "the page" in markdown
+
+
 # --- 3: an edit's diff computed from the call -------------------------------------------------
 
 

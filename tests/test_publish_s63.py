@@ -297,3 +297,24 @@ def test_an_update_answered_unreadably_whose_gist_cannot_be_read_back_is_recorde
     assert _state(env)["gist_id"] == gist_id
     fake.reads_fail_after_update = False
     assert share(fake, str(SHARED_SESSION)).exit_code == 1  # weaker: refused
+
+
+def test_an_abandoned_pool_leaves_the_forkserver_to_a_pool_still_working() -> None:
+    """Abandoning one batch's pool stopped the forkserver under another batch of the same
+    process (a library caller's thread): that pool broke and ran its tasks one at a time
+    (review s63). The forkserver goes with the last pool."""
+    from multiprocessing import forkserver
+
+    from exporter import workers
+
+    context = workers.server_context("os")
+    working = workers._new_pool(2, context)
+    try:
+        assert working.submit(os.getpid).result(timeout=60) != os.getpid()
+        server = forkserver._forkserver._forkserver_pid
+        workers._abandon(workers._new_pool(2, context))
+        assert forkserver._forkserver._forkserver_pid == server
+        assert working.submit(os.getpid).result(timeout=60) != os.getpid()
+    finally:
+        workers._abandon(working)
+    assert forkserver._forkserver._forkserver_pid is None  # the last one: stopped

@@ -31,7 +31,8 @@ def _found(template: str) -> list[str]:
         ("{'passwords': ['<1>', '<2>']}", [FIRST, SECOND]),  # Python
         ('{"password": ["<1>"]}', [FIRST]),
         ('config = {"api_keys": ["<R>"]}', [RANDOM]),
-        ('{"tokens":[\n  "<R>"\n]}', [RANDOM]),
+        ('{"access_tokens":[\n  "<R>"\n]}', [RANDOM]),
+        ('{"passwords": ["don\'t-know", "<2>"]}', ["don't-know", SECOND]),  # a quote inside
         ('{\\"secrets\\": [\\"<R>\\"]}', [RANDOM]),  # JSON inside a JSON string
     ],
 )
@@ -43,6 +44,10 @@ def test_every_string_of_a_secret_list_is_found(template: str, secrets: list[str
     "template",
     [
         '{"keys": ["name", "email"], "tokens": ["Hello", ","]}',  # words, not secrets
+        # ids, UUIDs and cookie names under a bare `keys`, `tokens`, `cookies` (review s63)
+        '{"keys": ["order_id_9x8", "user_id_0001"], "tokens": ["<R>"]}',
+        '{"tokens": ["550e8400-e29b-41d4-a716-446655440000"]}',
+        '{"cookies": ["_ga", "_ga_Q2W3E4R5T6"]}',
         '{"hotkeys": ["ctrl+shift+k"]}',
         '{"sort_keys": ["<R>"]}',  # a sort key's name, not a secret's
         '{"class": ["<R>"]}',  # "class" is no plural of a secret's name

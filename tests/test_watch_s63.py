@@ -87,6 +87,18 @@ def test_the_first_page_waits_for_a_line_still_being_written(tmp_path: Path) -> 
     assert _cut_off(watch.warnings) == [] and watch.state.page.damaged == 0
 
 
+def test_a_leaf_on_a_last_line_without_its_line_end_is_watched(tmp_path: Path) -> None:
+    """`watch --leaf X` of a finished file whose last line (X) has no line end refused to
+    start ("no entry with id"): the first page was made of the whole lines only (review
+    s63)."""
+    path = copy_of("pi-branched-1.jsonl", tmp_path)
+    before = load_session(path)
+    line = user_line("live-s63-leaf", before.leaf_id or "", "the last word")
+    append(path, line.rstrip(b"\n"))
+    watch = SessionWatch(path, RenderOptions(), leaf="live-s63-leaf", clock=Clock())
+    assert watch.state.page.entries == len(before.entries) + 1
+
+
 def test_a_last_line_that_never_ends_is_said_once_the_wait_is_over(tmp_path: Path) -> None:
     """A file cut for good (Pi killed mid-write) is read as it is, as before, but only after
     the wait any unfinished line is given."""
