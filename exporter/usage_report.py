@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -260,13 +261,28 @@ def _turn_keys(
     id in its key: two undated answers alike are not one."""
     written, own = entry.raw.get("timestamp"), entry.message.get("timestamp")
     words = (str(written), str(own), values, said)
+    line = (entry.id, str(written), values)  # a v1 turn and its copy's (`redact` writes v3
+    # with the loader's L<line> ids; a copy's words differ): matched one way only, so two
+    # v1 files alike on a line are not one
     if not legacy and as_str(entry.raw.get("id")):
         key = (entry.id, str(written), values)
+        if _LINE_ID.fullmatch(entry.id):
+            return (key, ("id-less", *words), ("v1 line", *line)), (
+                key,
+                ("with id", *words),
+                ("copy line", *line),
+            )
         return (key, ("id-less", *words)), (key, ("with id", *words))
     if written is None and own is None:
         words = (entry.id, *words)
     key = ("id-less", *words)
+    if legacy:
+        return (key, ("with id", *words), ("copy line", *line)), (key, ("v1 line", *line))
     return (key, ("with id", *words)), (key,)
+
+
+#: The id the loader gives a v1 file's line (``L12``; ``L12~2`` for a repeated one)
+_LINE_ID = re.compile(r"L[0-9]+(?:~[0-9]+)?")
 
 
 def _content_digest(entry: MessageEntry) -> str:

@@ -385,3 +385,23 @@ def test_stats_json_says_how_many_turns_had_no_usage(tmp_path: Path) -> None:
     document = _stats_all(root)
     assert document["total"]["turns_without_usage"] == 1
     assert sum(row["turns_without_usage"] for row in document["by_day"]) == 1
+
+
+def test_a_v1_session_and_its_redacted_copy_count_each_turn_once(tmp_path: Path) -> None:
+    """A v1 turn was known only by its times, usage and words once v1 files got the
+    migrated file's key, and `redact` changes the words (a home path, a signature): every
+    turn of a v1 session and of its redacted copy was billed twice (review s63)."""
+    shared = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).parents[2] / "shared")
+    project = tmp_path / "sessions" / "--p--"
+    project.mkdir(parents=True)
+    original = project / "a.jsonl"
+    original.write_bytes((shared / "fixtures" / "pi-v1-before-compaction.jsonl").read_bytes())
+    copy = project / "a.redacted.jsonl"
+    done = CliRunner().invoke(cli, ["redact", str(original), "-o", str(copy)])
+    assert done.exit_code == 0, done.output
+    both = _stats_all(tmp_path / "sessions")
+    copy.unlink()
+    alone = _stats_all(tmp_path / "sessions")
+    assert both["total"]["turns"] == alone["total"]["turns"] > 400
+    assert both["total"]["cost"] == alone["total"]["cost"]
+    assert both["copies"] == 1
