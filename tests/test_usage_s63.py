@@ -13,11 +13,8 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +26,7 @@ from exporter.cli import cli
 from exporter.discover import encode_cwd, session_files
 from exporter.site import build_site
 
-pytest_plugins = ["tests.browser_util"]
+pytest_plugins = ["tests.browser_util", "tests.test_site_s62"]  # (its `served`: a site over HTTP)
 
 PARENT_ID = "01a229f4-a346-7019-99dc-c72325edfccd"
 FORK_ID = "01a24c8e-15e8-7295-89aa-351159db066e"
@@ -157,27 +154,6 @@ def test_the_parent_a_fork_names_counts_first_even_when_made_later(tmp_path: Pat
     document = _stats_all(root)
     assert _by_project(document) == {"/home/dev/webapp": 7.0}
     assert document["copies"] == 1
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    """A site folder in tmp_path served over HTTP on 127.0.0.1: (folder, its base URL)."""
-    site = tmp_path / "site"
-    site.mkdir()
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield site, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture

@@ -152,33 +152,6 @@ def test_a_utf16_session_grown_by_a_whole_line_is_made_at_once(tmp_path: Path) -
     assert b"wide and whole" in watch.state.page.html
 
 
-def test_a_failed_read_does_not_mark_the_file_seen(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A chmod changes neither size nor time: a read refused once is tried at the next look
-    (the read is now one snapshot of the file; test_watch.py refuses it in load_session)."""
-    path = copy_of("pi-branched-1.jsonl", tmp_path)
-    watch = SessionWatch(path, RenderOptions(), clock=Clock())
-    real = watch_module._snapshot
-    refused = [True]
-
-    def read(file: Path, *args: Any) -> Any:
-        if refused[0]:
-            raise PermissionError(13, "Permission denied", str(file))
-        return real(file, *args)
-
-    monkeypatch.setattr(watch_module, "_snapshot", read)
-    append(path, user_line("live-s63-5", load_session(path).leaf_id or "", "written meanwhile"))
-    assert watch.step() == "the session file cannot be read now: Permission denied"
-    assert watch.state.problem is not None
-    refused[0] = False  # chmod 644: nothing about the file's stamp changed
-    assert watch.step() is not None
-    assert watch.state.problem is None and b"written meanwhile" in watch.state.page.html
-
-
-# --- 2: each file's damaged lines are warned of ------------------------------------------------
-
-
 def _with_broken_line_3(path: Path, broken: str, count: int) -> None:
     lines = fixture_path("pi-branched-1.jsonl").read_text(encoding="utf-8").splitlines(True)
     path.write_text("".join(lines[:2]) + broken + "\n" + "".join(lines[2:count]), "utf-8")
