@@ -898,12 +898,19 @@ def _without_blobs(value: Any, depth: int = 0) -> Any:
     data = value.get("data")
     # (Pi's image block, ``{"type": "image", "data": …}``, as a source's: an unknown role's
     # screenshot put 600 KB of base64 into the document)
-    if value.get("type") in ("base64", "image") and isinstance(data, str):
+    if isinstance(data, str) and (
+        value.get("type") == "base64" or (value.get("type") == "image" and _blob(data))
+    ):
         size = len(data) * 3 // 4
         mime = as_str(value.get("media_type")) or as_str(value.get("mimeType")) or "data"
         said = f"[{mime}, {fmt_int(size)} bytes of base64: not in the Markdown]"
         return {**value, "data": said}
     return {key: _without_blobs(item, depth + 1) for key, item in value.items()}
+
+
+def _blob(data: str) -> bool:
+    """Image data worth no reading (base64: long, no blank), not an address or a note."""
+    return len(data) >= 256 and not any(c.isspace() for c in data[:256])
 
 
 def _image_note(block: dict[str, Any]) -> str:

@@ -261,7 +261,12 @@ def _turn_keys(
     id in its key: two undated answers alike are not one."""
     written, own = entry.raw.get("timestamp"), entry.message.get("timestamp")
     words = (str(written), str(own), values, said)
-    line = (entry.id, str(written), values)  # a v1 turn and its copy's (`redact` writes v3
+    line = (
+        entry.id,
+        str(written),
+        str(own),
+        values,
+    )  # a v1 turn and its copy's (`redact` writes v3
     # with the loader's L<line> ids; a copy's words differ): matched one way only, so two
     # v1 files alike on a line are not one
     if not legacy and as_str(entry.raw.get("id")):

@@ -134,6 +134,7 @@ def _worker_start(build: int, int_digits: int | None) -> None:
 #: The pools this process made (a library caller may run batches in threads at once): the
 #: forkserver is stopped for an abandoned one only while no other still works.
 _POOLS: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()
+_POOLS_LOCK = threading.Lock()  # (a WeakSet changed while another thread reads it raises)
 
 
 def _new_pool(workers: int, context: Context) -> ProcessPoolExecutor:
@@ -143,7 +144,8 @@ def _new_pool(workers: int, context: Context) -> ProcessPoolExecutor:
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(), digits)
     )
-    _POOLS.add(pool)
+    with _POOLS_LOCK:
+        _POOLS.add(pool)
     return pool
 
 
@@ -182,8 +184,10 @@ def _abandon(pool: ProcessPoolExecutor) -> None:
     manager = getattr(pool, "_executor_manager_thread", None)  # (shutdown forgets it)
     _end_workers(pool)
     pool.shutdown(wait=False, cancel_futures=True)
-    _POOLS.discard(pool)
-    if not any(not getattr(other, "_shutdown_thread", True) for other in list(_POOLS)):
+    with _POOLS_LOCK:
+        _POOLS.discard(pool)
+        others = [other for other in _POOLS if not getattr(other, "_shutdown_thread", True)]
+    if not others:
         _stop_forkserver()  # (another batch's pool would break with it)
     if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
         manager.join(timeout=10)

@@ -158,6 +158,12 @@ def test_an_unknown_roles_image_is_said_not_pasted(write_session: Any, tmp_path:
     assert "A" * 1000 not in markdown and len(markdown) < 10_000
     assert "[image/png, 150,008 bytes of base64: not in the Markdown]" in markdown
     assert "the page" in markdown
+    # an image block's address or note is shown as written (review s63)
+    linked = {"type": "image", "data": "https://example.com/chart.png"}
+    noted = {"role": "chartTool", "content": [linked], "details": {"type": "image", "data": "Q3"}}
+    source = write_session([Build.header(), Build.entry("message", "c1", None, 1, message=noted)])
+    markdown = _export(source, tmp_path / "c.md")
+    assert "https://example.com/chart.png" in markdown and '"data": "Q3"' in markdown
 
 
 # --- 3: an edit's diff computed from the call -------------------------------------------------

@@ -33,6 +33,9 @@ def _found(template: str) -> list[str]:
         ('config = {"api_keys": ["<R>"]}', [RANDOM]),
         ('{"access_tokens":[\n  "<R>"\n]}', [RANDOM]),
         ('{"passwords": ["don\'t-know", "<2>"]}', ["don't-know", SECOND]),  # a quote inside
+        # an escaped quote inside an item does not shift the items after it (review s63)
+        ('{"passwords": ["Xy7\\"kLm9", "<2>", "<1>"]}', ['Xy7\\"kLm9', SECOND, FIRST]),
+        ('{"cookie_secrets": ["<R>"]}', [RANDOM]),  # a cookie's secrets, not cookie names
         ('{\\"secrets\\": [\\"<R>\\"]}', [RANDOM]),  # JSON inside a JSON string
     ],
 )
