@@ -62,13 +62,14 @@ _LISTED_VALUES = re.compile(
     r"(?P<nq>\\{0,3}[\"'])(?P<name>[A-Za-z_][\w.\-]{0,63})(?P=nq)[ \t]{0,8}:[ \t\r\n]{0,32}"
     r"\[(?P<items>[^\[\]{}]{1,4096})\]"
 )
-# an item in double quotes may hold a single one (`"don't-know"`) or an escaped double one
-# (`"Xy7\"kLm9"`); one whose quotes are escaped (JSON inside a JSON string) is read up to
-# the same escape, and a single-quoted one up to its quote
+# an item in double quotes may hold a single one (`"don't-know"`) or an escape (`"Xy7\"kLm9"`),
+# read over so the items after it pair their quotes right (an item holding an escape is not
+# judged: its text is not its value); one whose quotes are escaped (JSON inside a JSON
+# string) is read up to the same escape, and a single-quoted one up to its quote
 _LISTED_ITEM = re.compile(
     r"(?<!\\)\"(?P<v>(?:[^\"\\\r\n]|\\[^\r\n]){1,512})\""
     r"|(?P<e>\\{1,3})\"(?P<ev>[^\"\\\r\n]{1,512})(?P=e)\""
-    r"|'(?P<sv>[^'\\\r\n]{1,512})'"
+    r"|'(?P<sv>(?:[^'\\\r\n]|\\[^\r\n]){1,512})'"
 )
 _COOKIE_NAME = re.compile(r"[\w.\-]{1,64}=")
 # `&` and what follows it, up to a space or "=" (`&page=` is the next query parameter)
@@ -957,17 +958,23 @@ def _listed_values(text: str) -> Iterator[Span]:
         if name_strength(name) is None and name[-1:] == "s" and name[-2:-1] not in ("s", "S"):
             name = name[:-1]
         # a password's or a qualified key's name only: `keys`, `tokens` and `cookies` list
-        # ids, UUIDs and cookie names as often as secrets (`"keys": ["order_id_9x8"]`;
-        # `cookie_secrets` is a list of secrets)
-        if name_strength(name) not in ("password", "strong") or name.lower() in (
-            "cookie",
-            "cookies",
-        ):
+        # ids, UUIDs and cookie names as often as secrets (`"keys": ["order_id_9x8"]`)
+        if name_strength(name) not in ("password", "strong") or _cookie_names(name):
             continue
         for item in _LISTED_ITEM.finditer(text, *found.span("items")):
             group = next(g for g in ("v", "ev", "sv") if item[g] is not None)
-            if is_secret_assignment(name, item[group], quoted=True, env_style=False):
+            value = item[group]
+            if "\\" not in value and is_secret_assignment(
+                name, value, quoted=True, env_style=False
+            ):
                 yield item.span(group)
+
+
+def _cookie_names(name: str) -> bool:
+    """A list of cookies (``secure_cookies``, ``cookie_keys``) names them as often as it
+    holds their values (``"__Host-session"``); a cookie's secrets or passwords are secrets."""
+    lower = name.lower()
+    return "cookie" in lower and not any(word in lower for word in ("secret", "pass", "pwd"))
 
 
 def _starts_line(text: str, start: int) -> bool:

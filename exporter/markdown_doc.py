@@ -908,9 +908,13 @@ def _without_blobs(value: Any, depth: int = 0) -> Any:
     return {key: _without_blobs(item, depth + 1) for key, item in value.items()}
 
 
+#: Base64 as an image's data holds it, whole or wrapped in lines (``base64``, MIME)
+_BASE64_HEAD = re.compile(r"[A-Za-z0-9+/=\r\n]+")
+
+
 def _blob(data: str) -> bool:
-    """Image data worth no reading (base64: long, no blank), not an address or a note."""
-    return len(data) >= 256 and not any(c.isspace() for c in data[:256])
+    """Image data worth no reading (base64 of some length), not an address or a note."""
+    return len(data) >= 256 and _BASE64_HEAD.fullmatch(data, 0, 1024) is not None
 
 
 def _image_note(block: dict[str, Any]) -> str:

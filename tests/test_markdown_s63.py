@@ -164,6 +164,11 @@ def test_an_unknown_roles_image_is_said_not_pasted(write_session: Any, tmp_path:
     source = write_session([Build.header(), Build.entry("message", "c1", None, 1, message=noted)])
     markdown = _export(source, tmp_path / "c.md")
     assert "https://example.com/chart.png" in markdown and '"data": "Q3"' in markdown
+    # base64 wrapped in lines (the `base64` tool's, MIME's) is data all the same
+    wrapped = "\n".join(data[i : i + 76] for i in range(0, 20_000, 76))
+    shot = {"role": "shotTool", "content": [{"type": "image", "data": wrapped}]}
+    source = write_session([Build.header(), Build.entry("message", "w1", None, 1, message=shot)])
+    assert "A" * 76 not in _export(source, tmp_path / "w.md")
 
 
 # --- 3: an edit's diff computed from the call -------------------------------------------------
