@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from exporter.cli import cli
 from exporter.discover import encode_cwd, session_files
 from exporter.site import build_site
 
-pytest_plugins = ["tests.browser_util", "tests.test_site_s62"]  # (its `served`: a site over HTTP)
+pytest_plugins = ["tests.browser_util", "tests.test_site_s62"]  # (its `served` site, `page` tab)
 
 PARENT_ID = "01a229f4-a346-7019-99dc-c72325edfccd"
 FORK_ID = "01a24c8e-15e8-7295-89aa-351159db066e"
@@ -154,20 +153,6 @@ def test_the_parent_a_fork_names_counts_first_even_when_made_later(tmp_path: Pat
     document = _stats_all(root)
     assert _by_project(document) == {"/home/dev/webapp": 7.0}
     assert document["copies"] == 1
-
-
-@pytest.fixture
-def page(pw_browser: Any) -> Iterator[Any]:
-    context = pw_browser.new_context(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    tab = context.new_page()
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    try:
-        yield tab
-        assert errors == []
-    finally:
-        context.close()
 
 
 def _expect(locator: Any) -> Any:
