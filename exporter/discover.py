@@ -44,6 +44,7 @@ from exporter.loader import (
     wide_encoding,
 )
 from exporter.session import CONVERTED_KINDS, TITLE_CHARS, Session, parse_time, prompt_words
+from exporter.times import message_time
 from exporter.usage import compute_stats, usage_from_raw
 
 DEMO_FILE_NAME = "demo-session.jsonl"
@@ -782,7 +783,7 @@ def _summary_of_loaded(path: Path, session: Session, *, version: int) -> Session
     _count_with_loader(summary, path, session)
     for entry in session.iter_messages():
         if entry.role in ("user", "assistant"):
-            _note_activity(summary, _message_time(entry.moment, entry.raw))
+            _note_activity(summary, message_time(entry.moment, entry.raw))
     summary.modified = summary.modified or summary.started
     return summary
 
@@ -809,16 +810,6 @@ def _legacy_codex_header(value: Any) -> bool:
 def _note_start(summary: SessionSummary, moment: datetime | None) -> None:
     if moment and (summary.started is None or moment < summary.started):
         summary.started = moment
-
-
-def _message_time(moment: datetime | None, value: Any) -> datetime | None:
-    """The entry's time (``moment``), else its message's own (epoch milliseconds), as
-    `stats` dates a turn: an entry without a time of its own was dated by its header in
-    `list` and `--since`, by its message in the day table. (A line the prefix read has
-    its time.)"""
-    if moment is None and isinstance(value, dict):
-        moment = parse_time(as_dict(value.get("message")).get("timestamp"))
-    return moment
 
 
 def _note_activity(summary: SessionSummary, moment: datetime | None) -> None:
@@ -1017,9 +1008,9 @@ def _scan_line(summary: SessionSummary, raw: bytes, number: int) -> None:
             summary._needs_loader = True
         elif usage is not None:
             _add_usage(summary, usage)
-        _note_activity(summary, _message_time(parse_time(timestamp), value))
+        _note_activity(summary, message_time(parse_time(timestamp), value))
     elif role == "user":
-        _note_activity(summary, _message_time(parse_time(timestamp), value))
+        _note_activity(summary, message_time(parse_time(timestamp), value))
         if summary.title_prompt is None:  # read on until a prompt says something
             value = value if value is not None else line_value(raw)
             text = blocks_text(as_dict(as_dict(value).get("message")).get("content")).strip()

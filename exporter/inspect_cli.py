@@ -206,7 +206,7 @@ def stats_document(session: Session) -> dict[str, Any]:
         "errors": stats.errors,
         "aborted": stats.aborted,
         "length_stops": stats.length_stops,  # answers cut off at the output-token limit
-        "cost_note": cost_note(session),  # how the dollars were worked out, when said
+        "cost_note": session.cost_note,  # how the dollars were worked out, when said
         "usage": {
             "all": stats.all.as_dict(),
             "active_path": stats.active_path.as_dict(),
@@ -241,18 +241,8 @@ def _made_line(session: Session, stats: SessionStats) -> list[str]:
     return [f"  file      created {fmt_datetime(made)}"] if made else []
 
 
-def cost_note(session: Session) -> str | None:
-    """Where the dollars come from, when the header says (a Claude Code or Codex transcript:
-    list prices, and the models with none, counted as $0), as the page's header says it.
-    Nothing for a Pi file: Pi records each turn's cost."""
-    note = session.header.raw.get("cost")
-    if session.agent == "Pi" or not isinstance(note, str) or not note.strip():
-        return None
-    return note
-
-
 def _cost_line(session: Session) -> list[str]:
-    note = cost_note(session)
+    note = session.cost_note
     return [f"  cost      {_flat(note)}"] if note else []
 
 

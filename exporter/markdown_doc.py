@@ -226,13 +226,9 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
 
 
 def _cost_note(session: Session) -> str:
-    """Where a converted transcript's dollars come from, and the models no price is known
-    for (counted as $0), as the page's header says it (``codex``, ``claude_code``): the
-    Markdown said "$0.00" unexplained. Nothing for a Pi file: Pi records its costs."""
-    note = session.header.raw.get("cost")
-    if session.agent == "Pi" or not isinstance(note, str) or not note.strip():
-        return ""
-    return f", {escaped(one_line(note, 300))}"
+    """:attr:`Session.cost_note` on the Cost line: the Markdown said "$0.00" unexplained."""
+    note = session.cost_note
+    return f", {escaped(one_line(note, 300))}" if note else ""
 
 
 def _label_mark(session: Session, target: str, label: str) -> str:

@@ -573,6 +573,16 @@ class Session:
         return "Pi"
 
     @property
+    def cost_note(self) -> str | None:
+        """Where the dollars come from, when the header says (a Claude Code or Codex
+        transcript: list prices, and the models with none, counted as $0), as the page's
+        header says it. None for a Pi file: Pi records each turn's cost."""
+        note = self.header.raw.get("cost")
+        if self.agent == "Pi" or not isinstance(note, str) or not note.strip():
+            return None
+        return note
+
+    @property
     def file_kind(self) -> str:
         """What the file read is: "file v3" (its version before migration), or "Claude Code
         2.0.46 transcript" for one read as a Pi session."""

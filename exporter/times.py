@@ -10,7 +10,7 @@ import re
 from datetime import MAXYEAR, MINYEAR, datetime, timezone
 from typing import Any
 
-__all__ = ["parse_time"]
+__all__ = ["message_time", "parse_time"]
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -66,3 +66,14 @@ def _iso_fallback(text: str) -> datetime | None:
         )
     except ValueError:
         return None
+
+
+def message_time(moment: datetime | None, raw: Any) -> datetime | None:
+    """An entry's time (``moment``, its ``timestamp`` read), else its message's own (epoch
+    milliseconds): how `stats` dates a turn and `list` and `--since` a session's activity
+    (they disagreed on entries without a time of their own), as Pi's "modified" reads both."""
+    if moment is None and isinstance(raw, dict):
+        message = raw.get("message")
+        if isinstance(message, dict):
+            moment = parse_time(message.get("timestamp"))
+    return moment

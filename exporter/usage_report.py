@@ -41,6 +41,7 @@ from exporter.codex import KIND as CODEX
 from exporter.entries import MessageEntry, as_str
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
 from exporter.session import Session, parse_time
+from exporter.times import message_time
 from exporter.usage import Usage, turn_usage
 from exporter.workers import results_of
 
@@ -225,7 +226,7 @@ def usage_of(session: Session, since: datetime | None = None) -> dict[str, Any]:
     last: float | None = None  # the latest answer's time, whatever ``since`` counts
     answers = (e for e in session.entries if isinstance(e, MessageEntry) and e.role == "assistant")
     for ordinal, entry in enumerate(answers):
-        moment = entry.moment or parse_time(entry.message.get("timestamp"))
+        moment = message_time(entry.moment, entry.raw)
         when = _epoch(moment)
         if when is not None and (last is None or when > last):
             last = when

@@ -25,7 +25,13 @@ from pathlib import Path
 
 from exporter.agent_context import AgentContext
 from exporter.claude_code import sub_agent_stamps
-from exporter.loader import SessionFormatError, load_session, parse_session_bytes
+from exporter.loader import (
+    GZIP_MAGIC,
+    SessionFormatError,
+    load_session,
+    parse_session_bytes,
+    wide_encoding,
+)
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session
 
@@ -350,21 +356,16 @@ def _ends_a_line(path: Path, stamp: Stamp) -> bool:
     return last == newline or len(last) < len(newline)  # shorter now: let the read say
 
 
-#: A wide file's newline, by its byte order mark (UTF-32's first: UTF-16 LE's is its start).
-_WIDE_NEWLINES = (
-    (codecs.BOM_UTF32_LE, "\n".encode("utf-32-le")),
-    (codecs.BOM_UTF32_BE, "\n".encode("utf-32-be")),
-    (codecs.BOM_UTF16_LE, "\n".encode("utf-16-le")),
-    (codecs.BOM_UTF16_BE, "\n".encode("utf-16-be")),
-)
-
-
 def _newline_of(start: bytes) -> bytes | None:
     """How a file starting with ``start`` ends its lines; None for gzip data, which has no
     lines to wait for (UTF-16's newline ends in a zero byte: every change waited)."""
-    if start[:2] == b"\x1f\x8b":
+    if start.startswith(GZIP_MAGIC):
         return None
-    return next((newline for bom, newline in _WIDE_NEWLINES if start.startswith(bom)), b"\n")
+    encoding = wide_encoding(start)  # (the loader's reading of the byte order mark)
+    if encoding is None:
+        return b"\n"
+    big_endian = start.startswith((codecs.BOM_UTF32_BE, codecs.BOM_UTF16_BE))
+    return "\n".encode(f"{encoding}-{'be' if big_endian else 'le'}")
 
 
 def _whole_lines(data: bytes) -> int:
