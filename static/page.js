@@ -641,6 +641,7 @@
   }
   // The entry's outline row becomes the current one ("you are here"), kept in view.
   function markCurrent(el, following) {
+    byScrolling = !!following;  // (a jump or a click marks it otherwise)
     var anchor = el.id, link = anchor && window.CSS && CSS.escape ? $('#tree a[href="#' + CSS.escape(anchor) + '"]') : null;
     var row = link ? link.parentElement : null;
     if (row && row === lastRow) return;
@@ -702,7 +703,14 @@
       }, 300);
     });
   }, { passive: true });
-  var settle = 0;
+  var settle = 0, byScrolling = false, transcript = $("#transcript");
+  // Entries drawn late (content-visibility; on a busy machine seconds after the scroll,
+  // long after the look again) move what is at the middle without any scroll: while the
+  // current row follows the scrolling, it follows the column's height changes too.
+  if (transcript && window.ResizeObserver) new ResizeObserver(function () {
+    var entry = byScrolling && performance.now() - revealAt > 1000 && entryMidScreen();
+    if (entry) markCurrent(entry, true);
+  }).observe(transcript);
   // The entry at the middle of the screen, if the transcript is there.
   function entryMidScreen() {
     var column = $("#transcript");
