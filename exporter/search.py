@@ -17,9 +17,11 @@ would, so a team can check that a name, a host or a customer is not in what goes
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
+from exporter.formatting import plural
 from exporter.jsonl_in import line_value
 from exporter.loader import (
     LOAD_FAILURES,
@@ -49,9 +52,13 @@ from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
 from exporter.session import Session
 from exporter.shown_rules import BLOCKS_SHOWN, SHOWN_ROLES, interrupted
+from exporter.times import message_time, parse_time
 from exporter.tool_truncation import bash_output_cut, read_output_cut
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
+#: The longest match a snippet shows whole: a longer one (``-E 'a{50,}'`` matched 5,415
+#: characters) keeps its start and end, as the context is cut, with "…" between them.
+MATCH_SHOWN = 2 * SNIPPET_CONTEXT
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
 #: may match an ASCII pattern that its lower-cased bytes do not contain.
 _UNICODE_FOLDS = (b"\xc4\xb1", b"\xc4\xb0", b"\xc5\xbf", b"\xe2\x84\xaa")
@@ -83,7 +90,8 @@ class Pattern:
         """The regular expression; ``re.error`` for a bad ``--regex``. Plain text matches
         as the snippet shows it: a space (any run of whitespace) in it matches any run of
         whitespace, a line break too ("output second" finds "output\\nsecond"). A
-        ``--regex`` is as written, but ``^`` and ``$`` match at each line's start and end."""
+        ``--regex`` is as written, but ``^`` and ``$`` match at each line's start and end
+        (before a CRLF too: ``_found_in``)."""
         if self.regex:
             source, flags = self.text, re.MULTILINE
         else:  # the text's runs of whitespace (split out, odd places) as ``\s+``
@@ -339,6 +347,8 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     # each run of whitespace one space, those at its edges too (" word" is a space and the
     # word: "with[ word]", not "with[word]"), and no second space beside them
     found = _WHITESPACE.sub(" ", text[start:end])
+    if len(found) > MATCH_SHOWN:
+        found = found[:SNIPPET_CONTEXT] + "…" + found[-(MATCH_SHOWN - SNIPPET_CONTEXT - 1) :]
     if found.startswith(" ") and before.endswith(" "):
         before = before[:-1]
     if found.endswith(" ") and after.startswith(" "):
@@ -349,6 +359,20 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
 def _first_match(expression: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The first match in ``text`` that is not empty (an empty one shows nothing)."""
     return next((m for m in expression.finditer(text) if m.end() > m.start()), None)
+
+
+def _found_in(expression: re.Pattern[str], text: str) -> tuple[str, int, int] | None:
+    """The snippet of the first match in ``text``, and where the match is in it. A
+    ``--regex`` (``re.MULTILINE``) reads a CRLF as the line break it is: Python's ``$``
+    matches only before ``\\n``, so ``end$`` found nothing in a Windows tool's output. A
+    pattern that names ``\\r`` itself still finds it in the text as written."""
+    if expression.flags & re.MULTILINE and "\r\n" in text:
+        as_lines = text.replace("\r\n", "\n")
+        if found := _first_match(expression, as_lines):
+            return _snippet(as_lines, found.start(), found.end())
+    if found := _first_match(expression, text):
+        return _snippet(text, found.start(), found.end())
+    return None
 
 
 def search_file(
@@ -373,6 +397,7 @@ def search_file(
         session = load_session(path)
     except LOAD_FAILURES as error:
         return {"error": why_not_loaded(error)}
+    active = last_activity(session, path)  # of the file, as `list` orders it: before a cut
     if policy is not None:
         session = prepare_session(session, policy)[0]
     expression = pattern.compiled()
@@ -380,8 +405,8 @@ def search_file(
     matches = []
     for entry in session.entries:
         for text in entry_texts(entry, session):
-            if found := _first_match(expression, text):
-                snippet, start, end = _snippet(text, found.start(), found.end())
+            if found := _found_in(expression, text):
+                snippet, start, end = found
                 kind = entry.role if isinstance(entry, MessageEntry) else entry.type
                 matches.append(
                     Match(entry.id, kind, entry.timestamp, entry.id in on_path, snippet, start, end)
@@ -391,19 +416,64 @@ def search_file(
     # (a crash's NUL bytes before an entry, two entries glued): "no matches" for a word the
     # page shows there was a lie
     for damaged in session.damaged:
-        if found := _first_match(expression, damaged.text):
-            snippet, start, end = _snippet(damaged.text, found.start(), found.end())
+        if found := _found_in(expression, damaged.text):
+            snippet, start, end = found
             matches.append(Match(None, DAMAGED, None, False, snippet, start, end, damaged.line))
     return {
         "id": session.id,
         "title": session.title,
         "cwd": session.header.cwd,
         "matches": [m.as_dict() for m in matches],
-        "warnings": [str(d) for d in session.diagnostics if d.kind in SAID_KINDS],
+        "warnings": warnings_said(session),
+        "last_activity": active.timestamp() if active else None,
     }
 
 
 #: The loader's warnings a search says (as export, stats and redact do): those about the
-#: whole file, which Pi may not open or what was read of it. A line-level one (an orphan,
-#: a duplicate id) changes nothing of what is searched, and there may be many.
-SAID_KINDS = frozenset({"not-utf8", "truncated", "missing-header"})
+#: whole file (which Pi may not open, what was read of it, bytes after the gzip data or a
+#: sub-agent's transcript left out), and those about lines whose text is not what the
+#: file wrote (invalid UTF-8 read as U+FFFD: "no matches" for "café" said nothing of
+#: it). Other line-level ones (an orphan, a duplicate id) change nothing searched.
+SAID_KINDS = frozenset(
+    {"not-utf8", "truncated", "missing-header", "gzip-trailing-data", "sub-agent", "invalid-utf8"}
+)
+#: Of ``SAID_KINDS``, those said once per file with a count: there may be one per line.
+_SAID_ONCE = frozenset({"invalid-utf8"})
+
+
+def warnings_said(session: Session) -> list[str]:
+    """The warnings of ``SAID_KINDS`` a session's file has, a kind of ``_SAID_ONCE`` as its
+    first with how many more lines have it (a file of a thousand bad lines: one warning)."""
+    said: list[str] = []
+    more: dict[str, int] = {}
+    first_at: dict[str, int] = {}
+    for diagnostic in session.diagnostics:
+        if diagnostic.kind not in SAID_KINDS:
+            continue
+        if diagnostic.kind in _SAID_ONCE and diagnostic.kind in first_at:
+            more[diagnostic.kind] = more.get(diagnostic.kind, 0) + 1
+            continue
+        first_at[diagnostic.kind] = len(said)
+        said.append(str(diagnostic))
+    for kind, count in more.items():
+        said[first_at[kind]] += f" (and {plural(count, 'more line')})"
+    return said
+
+
+def last_activity(session: Session, path: Path) -> datetime | None:
+    """The session's last activity as `list` orders sessions by it (``discover``'s summary
+    of a loaded file): its last user or assistant message's time, else the header's, else
+    the file's. Worked out from the session a search has loaded, so ordering the matches
+    reads no file again."""
+    times = (
+        message_time(entry.moment, entry.raw)
+        for entry in session.iter_messages()
+        if entry.role in ("user", "assistant")
+    )
+    latest = max((moment for moment in times if moment is not None), default=None)
+    if latest is None:
+        latest = parse_time(session.header.timestamp)
+    if latest is None:
+        with contextlib.suppress(OSError):
+            latest = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
+    return latest

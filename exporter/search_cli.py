@@ -121,6 +121,10 @@ def search_command(
         wanted.compiled()
     except re.error as error:
         raise CliError(f"--regex {pattern!r}: {error}", 1) from None
+    except OverflowError as error:  # a repeat past what re counts: a{4294967296}
+        raise CliError(f"--regex {pattern!r}: {error}", 1) from None
+    except RecursionError:  # groups nested about a thousand deep, deeper than re parses
+        raise CliError(f"--regex {pattern!r}: nested too deeply", 1) from None
     since_at = since_moment(since)
     scope = project_scope(cwd, all_projects)
     if sessions:
@@ -150,7 +154,17 @@ def search_command(
     )
     # said with the count: a "no matches" must not read as "not in the files"
     where = _copies_said(shared) if shared else ""
-    _report(list(zip(files, found, strict=True)), limit, as_json, older, where)
+    _report(_by_last_activity(list(zip(files, found, strict=True))), limit, as_json, older, where)
+
+
+Searched = list[tuple[Path, dict[str, Any]]]  # each file with what its search found
+
+
+def _by_last_activity(results: Searched) -> Searched:
+    """The sessions by last activity, newest first, as `list` orders them (the files came
+    newest written first: a session copied or touched last came first); the time is the
+    worker's, from the session it read, so nothing is read again."""
+    return sorted(results, key=lambda pair: pair[1].get("last_activity") or 0, reverse=True)
 
 
 def _copies_said(policy: RedactionPolicy) -> str:

@@ -367,12 +367,16 @@ function appendMarked(target, text, marks, from, to) {
 
   // A word is found where it starts one: after a character that is no letter or digit of
   // a script that spaces its words (CJK text has no spaces: any place starts one), at a
-  // camelCase hump, or between letters and digits; "rate" is not found in "generate".
+  // camelCase hump, at an acronym's last capital ("OSError", "HTMLParser"), or between
+  // letters and digits; "rate" is not found in "generate".
   var WORDY = /[a-z0-9\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]/;
+  function isCapital(c) { return c !== c.toLowerCase(); }
+  function isSmall(c) { return c !== c.toUpperCase(); }
   function startsWord(text, lower, at) {
     if (at === 0 || !WORDY.test(lower.charAt(at - 1))) return true;
-    var prev = text.charAt(at - 1), here = text.charAt(at);
-    return (prev !== prev.toUpperCase() && here !== here.toLowerCase()) ||
+    var prev = text.charAt(at - 1), here = text.charAt(at), next = text.charAt(at + 1);
+    return (isSmall(prev) && isCapital(here)) ||
+      (isCapital(prev) && isCapital(here) && isSmall(next)) ||
       /[0-9]/.test(prev) !== /[0-9]/.test(here);
   }
   function wordAt(text, lower, term, from) {
