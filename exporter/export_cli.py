@@ -49,6 +49,7 @@ from exporter.redact_cli import (
     policy_options,
     read_files,
     refuse_collisions,
+    refuse_excluded_leaf,
     since_moment,
     since_said,
     source_stem,
@@ -294,6 +295,7 @@ def export_command(
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy)
+    refuse_excluded_leaf(loaded, policy, leaf)
     suffix = ".md" if kind == "md" else ".html"
     target = (
         None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id, suffix))
@@ -302,7 +304,7 @@ def export_command(
     page = "-o" if output else f"{written} (default name; -o names another)"
     refuse_collisions(
         {page: output if output else target, "--report": policy_values.get("report")},
-        read_files([loaded.path], policy_values),
+        [*read_files([loaded.path], policy_values), ("--agent-context", agent_context)],
     )
     refused = _NOT_A_PAGE if kind == "html" else _NOT_MARKDOWN
     if output and output != "-" and Path(output).suffix.lower() in refused:
@@ -345,7 +347,7 @@ def export_command(
         atomic_write_text(target, document)
         echo_path(target)
     if report is not None:  # after the page: no report of a page that a full disk stopped
-        finish_report(report, policy_values.get("report"), _not_redacted())
+        finish_report(report, policy_values.get("report"), _not_redacted(kind))
     if not policy.redact:
         _warn_of_credentials(prepared, context)
     if output == "-":
@@ -370,11 +372,13 @@ def _warn_of_credentials(prepared: Session, context: AgentContext | None) -> Non
         click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)
 
 
-def _not_redacted() -> str:
-    """Why a page that left entries out was not scanned for secrets, for its summary line
-    ("(no secret scan)" read like an error): what --exclude names is not in it at all, and
-    export redacts only with --redact (every other cut implies it)."""
-    return "left out of the page entirely; the page is not redacted: --redact scans it"
+def _not_redacted(kind: str = "html") -> str:
+    """Why a page (or Markdown document, ``kind`` "md") that left entries out was not
+    scanned for secrets, for its summary line ("(no secret scan)" read like an error): what
+    --exclude names is not in it at all, and export redacts only with --redact (every other
+    cut implies it)."""
+    made = "document" if kind == "md" else "page"
+    return f"left out of the {made} entirely; the {made} is not redacted: --redact scans it"
 
 
 def _site_command(cwd: str, output: str | None) -> str:

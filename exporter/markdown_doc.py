@@ -212,6 +212,7 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
             f"{fmt_cost(stats.active_path.cost)} on this path, "
             f"{fmt_cost(stats.all.cost)} on all branches{_cost_note(session)}",
         ),
+        *_redaction_row(session),
     ]
     if session.header.parent_session:
         rows.insert(2, ("Forked from", _session_file(session.header.parent_session, timestamps)))
@@ -223,6 +224,13 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         marks = [_label_mark(session, target, label) for target, label in session.labels.items()]
         out += ["**Labels:**", "", *marks, ""]
     return out
+
+
+def _redaction_row(session: Session) -> list[tuple[str, str]]:
+    """The page's "Left out" or "Redaction" fact, after the cost as on the page: a document
+    made with --exclude or --redact said nothing of what it lacks, or of what was replaced."""
+    note = session.redaction_note
+    return [(session.redaction_heading, escaped(note))] if note else []
 
 
 def _cost_note(session: Session) -> str:

@@ -195,6 +195,22 @@ def check_exclusions(
         raise CliError(f"--exclude leaves no entry of this session; {outcome}", 1)
 
 
+def refuse_excluded_leaf(session: Session, policy: RedactionPolicy, leaf: str | None) -> None:
+    """``--leaf`` naming an entry ``--exclude`` leaves out is refused: the copy's leaf
+    became its nearest kept ancestor, so another branch was made the main line, unsaid.
+    ``session`` has the leaf set (a prefix resolved); without ``--leaf`` the session's own
+    leaf may go, and its nearest kept ancestor leads, as before."""
+    if leaf is None or not policy.exclude or session.leaf_id is None:
+        return
+    cutting = [spec for spec in policy.exclude if session.leaf_id in excluded_ids(session, (spec,))]
+    if cutting:
+        raise CliError(
+            f"--leaf {terminal_text(leaf)}: --exclude {terminal_text(cutting[0])} leaves that "
+            "entry out; choose a leaf that stays, or exclude less",
+            1,
+        )
+
+
 def parse_env_text(text: str) -> list[tuple[str, str]]:
     """``export NAME=value`` / ``NAME=value`` lines as python-dotenv and Docker read them: a
     double-quoted value with its escapes decoded (``"Xy9\\"kLm2#Qz"`` was cut at the

@@ -70,6 +70,7 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
     refuse_default_in_sessions,
+    refuse_excluded_leaf,
     source_stem,
 )
 from exporter.render import RenderOptions, render_session
@@ -503,12 +504,13 @@ def share_command(
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy)
+    refuse_excluded_leaf(loaded, policy, leaf)
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
     extras = (["session.jsonl"] if with_jsonl else []) + (["README.md"] if with_markdown else [])
     targets = _dry_run_targets(loaded, extras, sessions_dir) if dry_run else {}
-    _refuse_output_collisions(loaded, targets, policy_values)
+    _refuse_output_collisions(loaded, targets, policy_values, agent_context)
     _say_redacting_a_large_session(loaded, policy.redact)
     context = None if agent_context is None else read_agent_context(agent_context, default_warn)
     prepared, report = prepare_session(loaded, policy)
@@ -603,7 +605,10 @@ def _dry_run_targets(
 
 
 def _refuse_output_collisions(
-    loaded: Session, targets: dict[str, Path], policy_values: dict[str, Any]
+    loaded: Session,
+    targets: dict[str, Path],
+    policy_values: dict[str, Any],
+    agent_context: str | None,
 ) -> None:
     """--report and the dry run's files are checked against what the share reads before any
     work (a big session takes seconds to render); a re-run's own session.jsonl is replaced."""
@@ -615,7 +620,7 @@ def _refuse_output_collisions(
     copy_of = {labels["session.jsonl"]: loaded.id} if "session.jsonl" in labels else {}
     refuse_collisions(
         outputs,
-        read_files([loaded.path], policy_values),
+        [*read_files([loaded.path], policy_values), ("--agent-context", agent_context)],
         copy_of=copy_of,  # a re-run replaces its own copy
     )
 

@@ -38,6 +38,7 @@ from exporter.redact_cli import (
     exclude_option,
     policy_from_options,
     policy_options,
+    refuse_excluded_leaf,
 )
 from exporter.render import RenderOptions
 from exporter.secret_warning import likely_secret_values, secrets_warning_line
@@ -123,7 +124,7 @@ def watch_command(
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
     if policy.exclude:  # a typo would show what it meant to hide: refused before serving
-        _check_exclusions_in(path, policy)
+        _check_exclusions_in(path, policy, leaf)
     here = os.getcwd()
     newest = None
     if session is None and not demo:
@@ -186,14 +187,21 @@ def _prepared(
     return prepared, redact_agent_context(context, policy, report, prepared, session.header.cwd)
 
 
-def _check_exclusions_in(path: Path, policy: RedactionPolicy) -> None:
-    """``--exclude`` ids the session does not have are refused as ``export`` refuses them;
-    later versions leave the same entries out (a newer session followed has none of them)."""
+def _check_exclusions_in(path: Path, policy: RedactionPolicy, leaf: str | None) -> None:
+    """``--exclude`` ids the session does not have are refused as ``export`` refuses them,
+    and so is a ``--leaf`` they leave out; later versions leave the same entries out (a
+    newer session followed has none of them)."""
     try:
         session = load_session(path)
     except (OSError, SessionFormatError):
         return  # the watch's own first read says what is wrong with the file
     check_exclusions(session, policy, "nothing was served")
+    if leaf is not None:
+        try:
+            session.set_leaf(leaf)
+        except KeyError:
+            return  # the watch's own first read says the leaf is not there
+        refuse_excluded_leaf(session, policy, leaf)
 
 
 class _StdinClosed(BaseException):
