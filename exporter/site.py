@@ -20,6 +20,7 @@ import math
 import os
 import pickle
 import re
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -31,6 +32,7 @@ from typing import Any
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
 from exporter.discover import encode_cwd
+from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, parse_session_bytes
@@ -174,7 +176,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
         with open(task.source, "rb") as handle:
             info = os.fstat(handle.fileno())
             data = handle.read()
-        entry.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
+        entry.update(size=info.st_size, mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns)
         entry["sha256"] = source_digest(hashlib.sha256(data).hexdigest(), task.source_mark)
         if stamps := sub_agent_stamps(Path(task.source)):  # a Claude Code session's sub-agents
             entry["sub_agents"] = stamps
@@ -480,23 +482,56 @@ def _build(
     sources = {source_id(path, source_mark): path for path in map(os.path.abspath, files)}
     if source_mark is not None:
         _rekey_plain_ids(state, sources, source_mark)
-    _forget_removed(state, sources)
+    _forget_removed(state, sources, public_name)
     if not state.had_manifest:
         state.write_manifest()  # claim the folder before writing
     tasks = _plan_tasks(
         state, sources, force, options, transform, source_mark, public_name, count_credentials
     )
     jobs = _worker_count(jobs, tasks, transform)
+    order = sorted(sources, key=sources.__getitem__)
     try:
         _render_pages(state, tasks, jobs, progress)
         _place_failed_rows(state, sources)
-        _finish_site(state, options.theme, sorted(sources, key=sources.__getitem__))
+        _finish_site(state, options.theme, order)
     except OSError as error:  # a full disk: the pages' own failures are said too
         raise SiteIncomplete(error, state.report, out_dir) from None
+    except KeyboardInterrupt:
+        _finish_interrupted(state, sources, options.theme, order)
+        raise
     state.report.sessions = len(state.sessions)
     _count_credentials(state)
     state.report.seconds = time.monotonic() - started
     return state.report
+
+
+def _finish_interrupted(
+    state: _BuildState, sources: dict[str, str], theme: str, order: list[str]
+) -> None:
+    """Ctrl-C while rendering: the index and project pages are made again from what the
+    folder holds now (the index of before linked pages this build replaced, and after
+    ``--redact`` was switched on it still held the unredacted prompts and search text),
+    then the pages no session owns are deleted, and stderr says the site is unfinished. A
+    second Ctrl-C (or a full disk) meanwhile leaves the index of before, with its pages."""
+    finished = False
+    try:
+        _place_failed_rows(state, sources)
+        _finish_site(state, theme, order)
+        finished = True
+    except (OSError, KeyboardInterrupt):
+        pass  # (the Ctrl-C that stopped the build is raised all the same)
+    index = (
+        "its index lists only the sessions made so far"
+        if finished
+        else "its index is still the one from before"
+    )
+    said = (
+        f"pi-session: the build was interrupted: {plural(state.report.rendered, 'page')} "
+        f"written, but the site in {state.out_dir} is not finished ({index}); run the same "
+        "command again to finish it"
+    )
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing to tell
+        print(terminal_text(said), file=sys.stderr, flush=True)
 
 
 def _count_credentials(state: _BuildState) -> None:
@@ -526,6 +561,9 @@ class _BuildState:
     sessions: dict[str, dict[str, Any]]  # by source id
     projects: dict[str, str]  # project page by cwd
     report: SiteReport
+    # entries of sessions no longer among the sources, by source id: their pages and search
+    # text go once the new index is written (_finish_site's sweep), not before
+    leaving: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, out_dir: Path, key: str) -> _BuildState:
@@ -564,12 +602,49 @@ def _rekey_plain_ids(state: _BuildState, sources: dict[str, str], mark: Mark) ->
             move_shard(state.out_dir, plain, sid)
 
 
-def _forget_removed(state: _BuildState, sources: dict[str, str]) -> None:
-    """Delete the pages of sessions no longer among the sources, and their manifest entries."""
-    for sid in [s for s in state.sessions if s not in sources]:
-        delete_page(state.out_dir, state.sessions.pop(sid).get("page"))
-        delete_shard(state.out_dir, sid)
-        state.report.removed += 1
+def _forget_removed(
+    state: _BuildState, sources: dict[str, str], public_name: Callable[[str], str]
+) -> None:
+    """Take the entries of sessions no longer among the sources out of the manifest; their
+    pages and search text stay until the new index is written (:func:`_finish_site`'s
+    sweep), so a build stopped before then never leaves an index linking deleted pages.
+
+    Only sessions no longer selected count as removed: an entry that is a selected
+    session's under another key (``--redact`` switched on or off, another publish key, the
+    sessions folder reached by another path) is that session's, made again."""
+    gone = [sid for sid in state.sessions if sid not in sources]
+    state.leaving = {sid: state.sessions.pop(sid) for sid in gone}
+    new = [source for sid, source in sources.items() if sid not in state.sessions]
+    state.report.removed = len(state.leaving) - _rekeyed(state.leaving, new, public_name)
+
+
+def _rekeyed(
+    leaving: dict[str, dict[str, Any]], new: list[str], public_name: Callable[[str], str]
+) -> int:
+    """How many of the ``leaving`` entries are one of the ``new`` sources under another
+    key: its plain id (a plain site built with ``--redact``), else the same file name (as
+    shown) or the same size and mtime (the keyed ids of a redacted site cannot be made
+    again without its key). Each entry is matched once."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    by_stat: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for sid, entry in leaving.items():  # (read as the manifest's other fields: not trusted)
+        name, size, mtime = entry.get("file"), entry.get("size"), entry.get("mtime_ns")
+        if isinstance(name, str):
+            by_name[name].append(sid)
+        if type(size) is int and type(mtime) is int:
+            by_stat[(size, mtime)].append(sid)
+    matched: set[str] = set()
+    for source in new:
+        name = Path(source).name
+        candidates = [source_id(source), *by_name.get(name, ())]
+        candidates += by_name.get(public_name(name), ())
+        with contextlib.suppress(OSError):
+            info = os.stat(source)
+            candidates += by_stat.get((info.st_size, info.st_mtime_ns), ())
+        found = next((sid for sid in candidates if sid in leaving and sid not in matched), None)
+        if found is not None:
+            matched.add(found)
+    return len(matched)
 
 
 def _plan_tasks(
@@ -665,11 +740,8 @@ def _render_pages(state: _BuildState, tasks: list[_Task], jobs: int, progress: b
 
 
 def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> None:
-    """One task's result into the manifest and the report; a page that moved loses its old
-    file."""
-    old = state.sessions.get(task.sid) or {}
-    if old.get("page") and old.get("page") != result.get("page"):
-        delete_page(state.out_dir, old["page"])
+    """One task's result into the manifest and the report (a page that moved leaves its old
+    file to :func:`_finish_site`'s sweep, after the index no longer links it)."""
     result.update(tool_version=__version__, options_key=state.key)
     if result["error"]:
         result.pop("turns", None)
@@ -702,8 +774,9 @@ def _place_failed_rows(state: _BuildState, sources: dict[str, str]) -> None:
 
 def _finish_site(state: _BuildState, theme: str, order: list[str]) -> None:
     """The index and project pages from the manifest (``order``: the source ids in their
-    paths' order), the manifest saved, then the pages and temp files no manifest entry owns
-    (left by an interrupted build) swept away."""
+    paths' order), the manifest saved, then the pages, search text and temp files no
+    manifest entry owns (of sessions that left, pages that moved, an interrupted build)
+    swept away: never before the index that linked them is replaced."""
     state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme, order)
     state.write_manifest()
     pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
@@ -725,8 +798,6 @@ def _write_listings(
     search = pack_index(out_dir, [(sid, r["page"], r.get("title") or "") for sid, r in listed])
     cwds = sorted({r.get("cwd") or "" for r in rows if not r.get("error")})
     pages = {cwd: f"projects/{project_slug(cwd)}.html" for cwd in cwds} if len(cwds) > 1 else {}
-    for page in set(old.values()) - set(pages.values()):
-        delete_page(out_dir, page)
     if pages:
         (out_dir / "projects").mkdir(exist_ok=True)
     for cwd, page in pages.items():
@@ -735,6 +806,8 @@ def _write_listings(
         write_if_changed(out_dir / page, listing)
     index = render_listing(rows, project_pages=pages, theme=theme, search=search)
     write_if_changed(out_dir / "index.html", index)
+    for page in set(old.values()) - set(pages.values()):  # (once the index links them no more)
+        delete_page(out_dir, page)
     return pages
 
 

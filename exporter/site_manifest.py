@@ -347,7 +347,11 @@ def marked_digest(source: str, mark: Mark | None) -> str:
 def is_unchanged(
     entry: dict[str, Any], source: str, out_dir: Path, key: str, mark: Mark | None = None
 ) -> bool:
-    """Same tool, options and bytes, and the page is still there; hash only if stat differs."""
+    """Same tool, options and bytes, and the page is still there; hash only if stat differs.
+
+    The stat is size, mtime and ctime: a file replaced by other bytes of its size with its
+    mtime set back (``cp -p``, ``touch -r``, ``os.utime``) keeps both, but not its ctime,
+    which no one can set. An entry from before ctime was kept is hashed once."""
     same_build = (entry.get("tool_version"), entry.get("options_key")) == (__version__, key)
     page = entry.get("page")
     ours = isinstance(page, str) and OWNED_PAGE.match(page)  # the manifest is not trusted
@@ -357,15 +361,16 @@ def is_unchanged(
         if sub_agent_stamps(Path(source)) != entry.get("sub_agents", ""):
             return False  # a sub-agent's transcript changed, came or went
         info = os.stat(source)
-        if (info.st_size, info.st_mtime_ns) == (entry.get("size"), entry.get("mtime_ns")):
+        stat = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        if stat == (entry.get("size"), entry.get("mtime_ns"), entry.get("ctime_ns")):
             return True
         same = info.st_size == entry.get("size") and source_digest(
             _sha256_file(source), mark
         ) == entry.get("sha256")
     except OSError:
         return False
-    if same:
-        entry["mtime_ns"] = info.st_mtime_ns  # touched, not changed: stat matches next time
+    if same:  # touched (or moved, or from before ctime was kept): stat matches next time
+        entry.update(mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns)
     return same
 
 
