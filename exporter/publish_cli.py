@@ -15,6 +15,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 import click
 
@@ -36,8 +37,9 @@ from exporter.discover import files_active_since, gzip_files_left_out, no_sessio
 from exporter.formatting import fmt_int, plural, render_table, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.policy import RedactionPolicy
+from exporter.publish.dataset_card import CLAMPED
 from exporter.publish.deny import Denied, DenyPattern, DenyUsageError, deny_patterns
-from exporter.publish.errors import PublishError
+from exporter.publish.errors import PublishError, host_for_messages
 from exporter.publish.hub import DEFAULT_ENDPOINT, PublishRequest, PublishResult, publish
 from exporter.redact import action_counts
 from exporter.redact_cli import (
@@ -379,8 +381,6 @@ def _say_plan_guessed(endpoint: str, result: PublishResult) -> None:
     line on stderr, so a successful-looking plan is not taken for the dataset's (an
     --endpoint typed on the command line that cannot be reached stopped the run before any
     plan: see ``PublishRequest.endpoint_typed``). HF_HUB_OFFLINE is a choice."""
-    from exporter.publish.errors import host_for_messages
-
     offline = any(w.startswith("HF_HUB_OFFLINE") for w in result.warnings)
     where = host_for_messages(endpoint)  # never the token a URL's user part may hold
     guess = "the plan above is a guess: it assumes a new dataset with every session added"
@@ -397,8 +397,25 @@ def _check_arguments(
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
     _check_hub_repo_id(repo_id)
     check_http_url(endpoint, "--endpoint")
+    _refuse_endpoint_credentials(endpoint)
     if prune and (sessions or since):
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
+
+
+def _refuse_endpoint_credentials(endpoint: str) -> None:
+    """A ``user:pass@`` in the Hub's URL made the client send those instead of the token,
+    and the Hub's refusal was then blamed on the token: a usage error (exit 1), said
+    without the user part (it may hold a password)."""
+    if "@" not in urlsplit(endpoint).netloc:
+        return
+    source = click.get_current_context().get_parameter_source("endpoint")
+    where = "HF_ENDPOINT" if source == click.core.ParameterSource.ENVIRONMENT else "--endpoint"
+    raise CliError(
+        f"{where} {host_for_messages(endpoint)!r} holds a user name or password before its "
+        "host: the Hub is reached with the token (--token, HF_TOKEN), not those; give the "
+        "URL without them (a proxy's go in HTTPS_PROXY); nothing sent",
+        1,
+    )
 
 
 def _refuse_empty_selection(
@@ -520,6 +537,9 @@ def _refuse_unpublished(result: PublishResult, selected: int, dry_run: bool) -> 
 def _report_found(result: PublishResult, said: dict[str, int]) -> None:
     """Warnings, skipped files and the redaction line, each said once (``said``: how many
     of each were said already, before the upload)."""
+    if result.ops and not said.get("clamped"):  # the sessions are redacted and planned
+        result.warnings += _clamped_warnings(result)
+        said["clamped"] = 1
     for warning in result.warnings[said.get("warnings", 0) :]:  # controls shown as signs
         click.echo(terminal_text(f"pi-session: warning: {warning}"), err=True)
     for path, error in result.failed[said.get("failed", 0) :]:
@@ -534,6 +554,20 @@ def _report_found(result: PublishResult, said: dict[str, int]) -> None:
         denied=len(result.denied),
         redaction=1,
     )
+
+
+def _clamped_warnings(result: PublishResult) -> list[str]:
+    """The sessions whose index counts were brought into 0..int64 (a count a file recorded
+    as -5 or 1e30): said, as the index then differs from what the file says."""
+    warnings = []
+    for op in result.ops:
+        names = (op.row or {}).get(CLAMPED)
+        if names:
+            warnings.append(
+                f"{op.path}: {', '.join(names)} below 0 or above 2^63-1 in the file: written "
+                "in index.jsonl as the nearest of those bounds (a column of whole numbers)"
+            )
+    return warnings
 
 
 def _denied_line(denied: Denied) -> str:

@@ -190,12 +190,55 @@ def action_counts(actions: Mapping[str, int]) -> list[str]:
 
 
 def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
-    """Values of ``NAME=value`` pairs whose name looks sensitive and whose value looks real."""
+    """Values of ``NAME=value`` pairs whose name looks sensitive and whose value looks real;
+    and of an HTTP auth header's value (``Basic dXNl…``), its credential alone too, which a
+    session may hold without the scheme (decoded, or passed to ``curl -u``)."""
     found = []
     for name, value in pairs:
+        credential = _header_credential(value)
         if is_secret_assignment(name, value, quoted=False, env_style=True):
             found.append(value)
-    return found
+        elif credential is None or not _says_auth(name, value):
+            continue
+        if credential is not None:
+            found += [value.strip(), credential]  # (the longest is replaced first)
+    return list(dict.fromkeys(found))
+
+
+#: An HTTP auth header's value, perhaps with its name: ``Bearer eyJ…``,
+#: ``Authorization: Basic dXNl…``; the credential is long enough not to be a word's chance.
+_AUTH_HEADER_VALUE = re.compile(
+    r"(?:(?:proxy-)?authorization[ \t]*:[ \t]*)?"
+    r"(?:basic|bearer|token|digest|negotiate)[ \t]+(?P<credential>\S{8,1024})",
+    re.IGNORECASE,
+)
+#: The words of a variable's name: ``AUTH_HEADER`` -> auth, header; ``bearerValue`` ->
+#: bearer, value.
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: Words that make a name an auth header's, given a value shaped as one: ``AUTH_HEADER``,
+#: ``BEARER``, ``HTTP_AUTHORIZATION_HEADER`` (not ``AUTHOR``, ``OAUTH_CLIENT_ID``: words
+#: of their own, and their values are never ``Basic …``).
+_AUTH_NAME_WORDS = frozenset({"auth", "authorization", "bearer"})
+
+
+def _header_credential(value: str) -> str | None:
+    """The credential of an auth header's value (``Basic X``: X), unless a placeholder or
+    a word (``Bearer ${TOKEN}``, ``Basic credentials``); None when it is none."""
+    match = _AUTH_HEADER_VALUE.fullmatch(value.strip())
+    if match is None:
+        return None
+    credential = match["credential"]
+    if is_placeholder(credential) or WORDLIKE.fullmatch(credential):
+        return None
+    return credential
+
+
+def _says_auth(name: str, value: str) -> bool:
+    """Whether a variable holding a header-shaped value is an auth header's: its name says
+    auth or bearer (``AUTH_HEADER``, ``BEARER``, which the secret names' rule leaves out: its
+    last word counts, and ``HEADER`` is no secret's), or its value names the header."""
+    named = not _AUTH_NAME_WORDS.isdisjoint(w.lower() for w in _NAME_WORD.findall(name))
+    return named or value.lstrip().lower().startswith(("authorization", "proxy-authorization"))
 
 
 def env_secret_values(environ: Mapping[str, str]) -> list[str]:

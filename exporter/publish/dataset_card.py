@@ -24,6 +24,7 @@ from exporter.usage import compute_stats
 __all__ = [
     "CARD_BEGIN",
     "CARD_END",
+    "CLAMPED",
     "INDEX_FIELDS",
     "MANIFEST_SCHEMA",
     "CardError",
@@ -70,11 +71,21 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+#: The count columns: ``datasets`` types each column from its values, so one count beyond
+#: int64 (a file's ``"input": 1e30``) made ``input_tokens`` float64 for every row.
+COUNT_FIELDS = tuple(name for name, kind in INDEX_FIELDS.items() if kind is int)
+INT64_MAX = 2**63 - 1
+#: The key of a row (never written to ``index.jsonl``) naming the counts :func:`index_row`
+#: had to bring into 0..int64, for the run to warn about.
+CLAMPED = "clamped"
+
+
 def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[str, Any]:
-    """One ``index.jsonl`` row for a redacted session (every field always present, typed)."""
+    """One ``index.jsonl`` row for a redacted session (every field always present, typed,
+    readable by Arrow: see :func:`_arrow_safe`); the counts it clamped are under ``CLAMPED``."""
     stats = compute_stats(session)
     usage = stats.all
-    return {
+    row = {
         "id": session.id,
         "agent": session.agent,  # Pi, or Claude Code or Codex (converted to Pi's format)
         "name": one_line(replace_surrogates(session.title), 120),  # text for readers
@@ -95,12 +106,44 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
         "sha256": sha256,
         "bytes": size,
     }
+    safe = _arrow_safe(row)
+    clamped = [name for name in COUNT_FIELDS if safe[name] != row[name]]
+    if clamped:
+        safe[CLAMPED] = clamped
+    return safe
+
+
+def _count(value: Any) -> Any:
+    """A count within 0..int64 (the column's type); anything else as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(max(value, 0), INT64_MAX)
+    return value
+
+
+def _readable(value: Any) -> Any:
+    """Strings (in lists too) with their lone surrogates as U+FFFD: Arrow refuses the whole
+    file for one (an escaped ``\\udce9`` parses back to the half), so ``datasets`` could not
+    load the index at all."""
+    if isinstance(value, str):
+        return replace_surrogates(value)
+    if isinstance(value, list):
+        return [_readable(item) for item in value]
+    return value
+
+
+def _arrow_safe(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row as ``datasets`` can read it: counts in 0..int64, strings without halves of
+    a character. Rows published by earlier versions are made so when the index is written."""
+    return {
+        name: _count(value) if name in COUNT_FIELDS else _readable(value)
+        for name, value in row.items()
+    }
 
 
 def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
     """``index.jsonl``: rows sorted by path, keys in ``INDEX_FIELDS`` order."""
     lines = [
-        escape_surrogates(json.dumps({k: row.get(k) for k in INDEX_FIELDS}, ensure_ascii=False))
+        json.dumps(_arrow_safe({k: row.get(k) for k in INDEX_FIELDS}), ensure_ascii=False)
         for row in sorted(rows, key=lambda r: str(r.get("path")))
     ]
     return "".join(line + "\n" for line in lines).encode("utf-8")
@@ -351,7 +394,7 @@ _PI = "https://github.com/badlogic/pi-mono"
 
 def _total(rows: list[Mapping[str, Any]], key: str) -> str:
     """A column's sum over the index rows, as the table shows it; a row without it adds 0."""
-    return f"{sum(int(row.get(key) or 0) for row in rows):,}"
+    return f"{sum(_count(int(row.get(key) or 0)) for row in rows):,}"
 
 
 def _totals_table(rows: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
