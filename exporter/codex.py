@@ -192,7 +192,7 @@ class _Converter:
         self.waiting_usage: list[dict[str, Any]] = []  # assistant messages without usage
         self.last_tokens = 0  # the context size at the last request (a compaction's "before")
         self.request_start = False  # a turn_context came and no model item since
-        self.counts_first = False  # each request has its turn_context, its count before it
+        self.counts_first = False  # this turn: each request has its turn_context, its count first
         self.skipped: Counter[str] = Counter()
         self.from_line: Counter[int] = Counter()  # entries made from each line
         self.repeats = 0
@@ -204,8 +204,9 @@ class _Converter:
 
     # reading -----------------------------------------------------------------
     def convert(self) -> list[tuple[int, Any]]:
-        self.counts_first = _turn_context_per_request(self.parsed)
-        for number, value in self.parsed:
+        layouts = _counts_first_by_line(self.parsed)
+        for (number, value), counts_first in zip(self.parsed, layouts, strict=True):
+            self.counts_first = counts_first  # a resumed file can change layout mid-way
             if not isinstance(value, dict):
                 self.others.append((number, value))
                 continue
@@ -991,23 +992,58 @@ def _user_shell(blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
     }
 
 
-def _turn_context_per_request(parsed: list[tuple[int, Any]]) -> bool:
-    """Whether the file comes from a build that wrote a ``turn_context`` before every model
-    request (late 2025): one follows a tool output within a turn. Those builds also counted
-    a request's tokens before writing its items, each call followed by its output, so there
-    a request ends at the next ``turn_context``, not at an output."""
-    after_output = False
+def _counts_first_by_line(parsed: list[tuple[int, Any]]) -> list[bool]:
+    """For each parsed line, whether a build that wrote a ``turn_context`` before every
+    model request wrote it (late 2025): those builds counted a request's tokens before its
+    items, each call followed by its output, so there a request ends at the next
+    ``turn_context``, not at an output. ``codex resume`` under a newer build appends to the
+    same file, so each turn (a user message starts one) is judged by its own lines; a turn
+    that shows neither layout takes the one before it (the first turns, the first shown)."""
+    turn_of_line: list[int] = []
+    votes: list[bool | None] = [None]  # each turn's layout, where its lines show it
+    last = ""  # the last item or turn_context: "context", "model", "output" or "user"
+    after_output = False  # the last item was an output the model reads next request
+    context_after_output = False  # a turn_context came after such an output
+    last_total: Any = None
     for _, value in parsed:
-        if not isinstance(value, dict):
-            continue
-        kind, payload = value.get("type"), value.get("payload")
+        payload = value.get("payload") if isinstance(value, dict) else None
         if not isinstance(payload, dict):
+            turn_of_line.append(len(votes) - 1)
             continue
-        if kind == "turn_context" and after_output:
-            return True
-        if kind == "response_item":
-            after_output = _ends_request(payload)
-    return False
+        kind, item = as_str(value.get("type")), as_str(payload.get("type"))
+        is_item = kind == "response_item"
+        is_prompt = is_item and item == "message" and payload.get("role") != "assistant"
+        if is_prompt:
+            votes.append(None)
+            last, after_output, context_after_output = "user", False, False
+        turn = len(votes) - 1
+        turn_of_line.append(turn)
+        if kind == "turn_context":
+            context_after_output = context_after_output or after_output
+            last = "context"
+        elif is_item and item in _OUTPUT_TYPES:
+            after_output, last = _ends_request(payload), "output"
+        elif is_item and item in _ITEM_TYPES and not is_prompt:
+            if context_after_output:  # the turn went on after a turn_context: per request
+                votes[turn] = True
+            after_output, context_after_output, last = False, False, "model"
+        elif kind == "event_msg" and item == "token_count":
+            info = payload.get("info")
+            total = info.get("total_token_usage") if isinstance(info, dict) else None
+            if not isinstance(info, dict) or (total is not None and total == last_total):
+                continue  # no count, or a repeated one: it shows no layout
+            last_total = total
+            if last == "context":  # counted before the request's items
+                votes[turn] = True
+            elif last in ("model", "output") and votes[turn] is None:  # counted after them
+                votes[turn] = False
+    shown = [vote for vote in votes if vote is not None]
+    layout = shown[0] if shown else False
+    by_turn = []
+    for vote in votes:
+        layout = layout if vote is None else vote
+        by_turn.append(layout)
+    return [by_turn[turn] for turn in turn_of_line]
 
 
 def _ends_request(item: dict[str, Any]) -> bool:
