@@ -997,7 +997,7 @@ def _counts_first_by_line(parsed: list[tuple[int, Any]]) -> list[bool]:
     model request wrote it (late 2025): those builds counted a request's tokens before its
     items, each call followed by its output, so there a request ends at the next
     ``turn_context``, not at an output. ``codex resume`` under a newer build appends to the
-    same file, so each turn (a user message starts one) is judged by its own lines; a turn
+    same file, so each turn (a user message starts one) is judged by its first sign; a turn
     that shows neither layout takes the one before it (the first turns, the first shown)."""
     turn_of_line: list[int] = []
     votes: list[bool | None] = [None]  # each turn's layout, where its lines show it
@@ -1024,7 +1024,7 @@ def _counts_first_by_line(parsed: list[tuple[int, Any]]) -> list[bool]:
         elif is_item and item in _OUTPUT_TYPES:
             after_output, last = _ends_request(payload), "output"
         elif is_item and item in _ITEM_TYPES and not is_prompt:
-            if context_after_output:  # the turn went on after a turn_context: per request
+            if context_after_output and votes[turn] is None:  # went on after a turn_context
                 votes[turn] = True
             after_output, context_after_output, last = False, False, "model"
         elif kind == "event_msg" and item == "token_count":
@@ -1033,9 +1033,11 @@ def _counts_first_by_line(parsed: list[tuple[int, Any]]) -> list[bool]:
             if not isinstance(info, dict) or (total is not None and total == last_total):
                 continue  # no count, or a repeated one: it shows no layout
             last_total = total
+            if votes[turn] is not None:  # its first sign: a /compact or a review after an
+                continue  # older build's answer writes a turn_context and a count of its own
             if last == "context":  # counted before the request's items
                 votes[turn] = True
-            elif last in ("model", "output") and votes[turn] is None:  # counted after them
+            elif last in ("model", "output"):  # counted after them
                 votes[turn] = False
     shown = [vote for vote in votes if vote is not None]
     layout = shown[0] if shown else False

@@ -206,9 +206,10 @@ def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
 
 
 #: An HTTP auth header's value, perhaps with its name: ``Bearer eyJ…``,
-#: ``Authorization: Basic dXNl…``; the credential is long enough not to be a word's chance.
+#: ``Authorization: Basic dXNl…`` (``Authorization=Bearer …`` in OTEL_EXPORTER_OTLP_HEADERS);
+#: the credential is long enough not to be a word's chance.
 _AUTH_HEADER_VALUE = re.compile(
-    r"(?:(?:proxy-)?authorization[ \t]*:[ \t]*)?"
+    r"(?:(?:proxy-)?authorization[ \t]*[:=][ \t]*)?"
     r"(?:basic|bearer|token|digest|negotiate)[ \t]+(?P<credential>\S{8,1024})",
     re.IGNORECASE,
 )
@@ -230,7 +231,13 @@ def _header_credential(value: str) -> str | None:
     credential = match["credential"]
     if is_placeholder(credential) or WORDLIKE.fullmatch(credential):
         return None
-    return credential
+    # judged as a token's value is (a date, an address, a path, ``${{ secrets.X }}`` is
+    # none: each was replaced wherever the session said it)
+    return (
+        credential
+        if is_secret_assignment("token", credential, quoted=False, env_style=True)
+        else None
+    )
 
 
 def _says_auth(name: str, value: str) -> bool:

@@ -142,3 +142,40 @@ def test_stats_counts_each_request_of_a_resumed_rollout_and_keeps_the_totals(
     usage = json.loads(result.output)["usage"]["all"]
     assert (usage["turns"], usage["turns_without_usage"]) == (6, 0), usage
     assert (usage["input"], usage["output"]) == (21000, 210), usage
+
+
+def _answers(path: Path) -> list[tuple[int, list[str]]]:
+    """Each answer's input tokens and what it holds (tool names, text)."""
+    answers = []
+    for entry in load_session(path).entries:
+        message = entry.raw.get("message") if isinstance(entry.raw, dict) else None
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            held = [c.get("name") or c.get("text") or "" for c in message.get("content", [])]
+            answers.append((message.get("usage", {}).get("input", 0), held))
+    return answers
+
+
+def test_a_compact_after_an_older_builds_turn_leaves_its_requests_apart(tmp_path: Path) -> None:
+    """A /compact writes a turn_context and a count of its own after the answer, before the
+    next prompt: read as that turn's sign of the newer layout, it merged the turn's three
+    requests into one answer (review, stop 64). A turn's first sign decides."""
+    rollout = _Rollout()
+    meta = {"id": SESSION_ID, "timestamp": "2026-01-12T10:00:00Z", "cwd": "/w"}
+    rollout.add("session_meta", {**meta, "cli_version": "0.36.0", "model_provider": "openai"})
+    for tag in ("a", "b"):
+        rollout.prompt(f"task {tag}")
+        rollout.context()
+        for index in range(2):
+            rollout.call(f"{tag}{index}", "ls")
+            rollout.count(1000 * (index + 1), 10)
+            rollout.output(f"{tag}{index}", "x")
+        rollout.answer(f"{tag} done")
+        rollout.count(9000, 90)
+        if tag == "a":
+            rollout.context()
+            rollout.count(500, 300)
+            rollout.add("compacted", {"message": "summary"})
+    answers = _answers(rollout.write(tmp_path))
+    held = [["bash"], ["bash"], ["a done"], ["bash"], ["bash"], ["b done"]]
+    assert [held for _, held in answers] == held
+    assert sum(tokens for tokens, _ in answers) == 2 * (1000 + 2000 + 9000) + 500

@@ -155,6 +155,7 @@ _BEARER = "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in ran
         ("HTTP_AUTHORIZATION_HEADER", f"bearer {_BEARER}", _BEARER),
         ("EXTRA_HEADER", f"Authorization: Bearer {_BEARER}", _BEARER),
         ("AUTHORIZATION", f"Basic {_CREDENTIAL}", _CREDENTIAL),  # found before: now both
+        ("OTEL_EXPORTER_OTLP_HEADERS", f"Authorization=Bearer {_BEARER}", _BEARER),
     ],
 )
 def test_an_auth_headers_value_and_its_credential_are_sensitive(
@@ -174,6 +175,14 @@ def test_an_auth_headers_value_and_its_credential_are_sensitive(
         ("AUTH_TYPE", "Basic"),  # the scheme alone
         ("AUTH_HEADER_NAME", "Authorization"),
         ("EXTRA_HEADER", f"X-Trace: Bearer {_BEARER}"),  # another header
+        # no credential, judged as a token's value is (review, stop 64: each was replaced
+        # wherever the session said it, an address in a URL, a date in a sentence)
+        ("AUTH_HEADER", "Bearer 127.0.0.1:8080"),
+        ("AUTH_HEADER", "Token 2024-01-01"),
+        ("AUTH_HEADER", "Bearer ${{ secrets.TOKEN }}"),
+        ("AUTH_HEADER", "Bearer ${{secrets.TOKEN}}"),
+        ("AUTH_HEADER", "Bearer http://x.y/z"),
+        ("AUTH_REALM", 'Basic realm="Restricted"'),
     ],
 )
 def test_names_and_values_that_only_look_like_an_auth_header_are_not(name: str, value: str) -> None:
