@@ -483,6 +483,8 @@ def _build(
     if source_mark is not None:
         _rekey_plain_ids(state, sources, source_mark)
     _forget_removed(state, sources, public_name)
+    if source_mark is not None:
+        _delete_leaving(state)
     if not state.had_manifest:
         state.write_manifest()  # claim the folder before writing
     tasks = _plan_tasks(
@@ -521,14 +523,17 @@ def _finish_interrupted(
     except (OSError, KeyboardInterrupt):
         pass  # (the Ctrl-C that stopped the build is raised all the same)
     index = (
-        "its index lists only the sessions made so far"
+        "its index lists the pages made so far and those kept from before: a session not "
+        "reached yet is missing or as it was"
         if finished
         else "its index is still the one from before"
     )
+    removed = state.report.removed
+    gone = f", {plural(removed, 'session')} removed" if removed else ""
     said = (
         f"pi-session: the build was interrupted: {plural(state.report.rendered, 'page')} "
-        f"written, but the site in {state.out_dir} is not finished ({index}); run the same "
-        "command again to finish it"
+        f"written{gone}, but the site in {state.out_dir} is not finished ({index}); run the "
+        "same command again to finish it"
     )
     with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing to tell
         print(terminal_text(said), file=sys.stderr, flush=True)
@@ -587,7 +592,7 @@ def _rekey_plain_ids(state: _BuildState, sources: dict[str, str], mark: Mark) ->
     entry under its source's plain id moves to the keyed one, its shard too, so its page
     keeps its name and is not deleted and made again as a session that left and came. Only
     an entry a redacted build made (its source's mark under this key): an unredacted page
-    and shard are deleted before anything is rendered, as for any source that left."""
+    and shard are deleted before anything is rendered (:func:`_delete_leaving`)."""
     for sid, source in sources.items():
         plain = source_id(source)
         entry = state.sessions.get(plain)
@@ -616,6 +621,16 @@ def _forget_removed(
     state.leaving = {sid: state.sessions.pop(sid) for sid in gone}
     new = [source for sid, source in sources.items() if sid not in state.sessions]
     state.report.removed = len(state.leaving) - _rekeyed(state.leaving, new, public_name)
+
+
+def _delete_leaving(state: _BuildState) -> None:
+    """A redacted build deletes the pages and search text of the entries it forgot before
+    rendering, not at the end's sweep: one a plain build made holds the secrets, and a full
+    disk or a kill before the sweep left it in a folder made to be published (a Ctrl-C
+    lists the site again without them)."""
+    for sid, entry in state.leaving.items():
+        delete_page(state.out_dir, entry.get("page"))
+        delete_shard(state.out_dir, sid)
 
 
 def _rekeyed(
