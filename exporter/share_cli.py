@@ -40,7 +40,13 @@ from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_to_jsonl
 from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
-from exporter.publish.errors import NotFoundError, NoTokenError, PublishError, TooLargeError
+from exporter.publish.errors import (
+    NotFoundError,
+    NoTokenError,
+    PublishError,
+    TooLargeError,
+    host_for_messages,
+)
 from exporter.publish.gist import (
     DEFAULT_API_URL,
     Gist,
@@ -494,6 +500,7 @@ def share_command(
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
     check_http_url(api_url, "--api-url")
+    _refuse_url_credentials(api_url)
     token = token_argument(token, "GitHub", stdin_taken=stdin_reader(session, policy_values))
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
         if agent_context is not None:
@@ -602,6 +609,19 @@ def _dry_run_targets(
             targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
         )
     return targets
+
+
+def _refuse_url_credentials(api_url: str) -> None:
+    """A ``user:pass@`` in the API root made the client send those (Basic) instead of the
+    token, and GitHub's 401 was then blamed on a good token: a usage error before anything
+    is sent, said without the user part (it may hold a token)."""
+    if "@" in urlsplit(api_url).netloc:
+        raise CliError(
+            f"--api-url {host_for_messages(api_url)!r} holds a user name or password before "
+            "its host: GitHub is reached with the token (--token, GH_TOKEN, gh auth token), "
+            "not those; give the URL without them; nothing sent",
+            1,
+        )
 
 
 def _refuse_output_collisions(

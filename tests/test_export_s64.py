@@ -223,3 +223,16 @@ def test_share_refuses_both_as_export_does(tmp_path: Path) -> None:
     assert "--leaf e22: --exclude e03/ leaves that entry out" in done.stderr
     assert "Traceback" not in done.stderr
     assert not list(tmp_path.glob("pi-session-share-*"))
+
+
+def test_share_refuses_an_api_url_holding_credentials(tmp_path: Path) -> None:
+    """`--api-url http://x:ghp_…@host` made the client send Basic x:ghp_… instead of the
+    token, and GitHub's 401 was blamed on a good token (hunt, stop 64): refused before
+    anything is sent, the user part never printed."""
+    session = _copy(SAMPLER, tmp_path)
+    url = "http://x:ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbA9@127.0.0.1:9/"
+    done = _run(tmp_path, "share", str(session), "--dry-run", "--api-url", url)
+    assert done.returncode == 1, done.stderr
+    assert "holds a user name or password before its host" in done.stderr
+    assert "ghp_" not in done.stderr + done.stdout and "***@127.0.0.1:9" in done.stderr
+    assert not list(tmp_path.glob("pi-session-share-*"))
