@@ -156,6 +156,22 @@ def one_line(text: str | None, limit: int | None = 80) -> str:
     return kept if kept.endswith("…") else kept + "…"
 
 
+def fit_columns(text: str | None, columns: int) -> str:
+    """:func:`one_line` cut to ``columns`` terminal columns, not characters: a CJK title
+    cut at 48 characters took 96 columns of `list`'s row (and `stats`' one-line title
+    wrapped)."""
+    flat = one_line(text, None)
+    if display_width(flat) <= columns:
+        return flat
+    width = 0
+    for index, char in enumerate(flat):
+        width += char_width(char)
+        if width > columns - 1:  # flat[:index] and the ellipsis fill the columns
+            kept = flat[:index].rstrip(" .,;:") or flat[:index]
+            return kept if kept.endswith("…") else kept + "…"
+    return flat
+
+
 def short_path(text: str | None, limit: int = 50) -> str:
     """A path on one line, cut in the middle when too long: its file name is what a reader
     looks for, and cutting the end (``~/work/pi-mono/packages/coding-agen…``) lost it."""
@@ -387,9 +403,14 @@ def path_for_terminal(path: str | os.PathLike[str]) -> str:
 
 
 def json_safe_for_terminal(text: str) -> str:
-    """JSON text whose C1 controls and bidi overrides (which ``json.dumps`` leaves raw) are
-    ``\\uXXXX`` escapes: the same JSON value, nothing a terminal acts on."""
-    return _TERMINAL_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """JSON text whose C1 controls, bidi overrides and line and paragraph separators (which
+    ``json.dumps`` leaves raw) are ``\\uXXXX`` escapes: the same JSON value, nothing a
+    terminal acts on, and one line for a reader that splits at U+2028 (Python's
+    ``splitlines``: `list --json` promises one object per line)."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_JSON_RAW = re.compile(_TERMINAL_CONTROLS.pattern[:-1] + "\u2028\u2029]")
 
 
 def writable_page(html: str) -> str:
@@ -430,11 +451,16 @@ def _has_hidden_controls(data: bytes) -> bool:
 
 
 def display_width(text: str) -> int:
-    """Terminal columns: wide (CJK, emoji) characters take two, combining marks none."""
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
-        for c in text
-    )
+    """Terminal columns: wide (CJK, emoji) characters take two; combining marks, variation
+    selectors and format characters (a zero-width space or joiner) none."""
+    return sum(map(char_width, text))
+
+
+def char_width(char: str) -> int:
+    """One character's terminal columns (see :func:`display_width`)."""
+    if unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
 def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:

@@ -36,6 +36,7 @@ from exporter.discover import (
     sessions_root,
 )
 from exporter.formatting import (
+    fit_columns,
     fmt_cost,
     fmt_datetime,
     fmt_duration,
@@ -129,8 +130,8 @@ def list_command(
     rows = [
         [
             local_minute(s.modified),
-            one_line(s.title, 48),
-            one_line(s.cwd, 30),
+            fit_columns(s.title, 48),
+            fit_columns(s.cwd, 30),
             fmt_int(s.messages),
             str(s.branches),
             fmt_int(s.tokens),
@@ -330,7 +331,7 @@ def stats_command(
     # one line each, as `list` shows them: a pasted multi-line first prompt flooded the
     # header, and a name with newlines could fake its lines ("\n  id        other")
     lines = [
-        one_line(loaded.title, TITLE_WIDTH) or "Untitled session",
+        fit_columns(loaded.title, TITLE_WIDTH) or "Untitled session",
         f"  id        {one_line(loaded.id, None)}  ({loaded.file_kind})",
         f"  project   {one_line(loaded.header.cwd, None) or 'unknown'}",
         *_made_line(loaded, stats),

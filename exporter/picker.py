@@ -16,10 +16,10 @@ import click
 from exporter.cli import CliError, listed_session_files
 from exporter.discover import newest_first, no_sessions_said, scan_summary
 from exporter.formatting import (
+    fit_columns,
     fmt_cost,
     fmt_int,
     local_minute,
-    one_line,
     render_table,
     terminal_text,
 )
@@ -42,18 +42,20 @@ def pick_session(sessions_dir: str | None) -> Path:
     with remembered():
         summaries = newest_first(scan_summary(path) for path in files)
     shown = summaries[:PICK_LIMIT]
+    every_project = where == "any project"  # (this folder's: no project column, as `list`)
     rows = [
         [
             str(number),
             local_minute(s.modified),
-            one_line(s.title, 50),
+            fit_columns(s.title, 50),
             fmt_int(s.messages),
             fmt_cost(s.cost),
-            one_line(s.cwd, 30) if where == "any project" else "",
+            *([fit_columns(s.cwd, 30)] if every_project else []),
         ]
         for number, s in enumerate(shown, 1)
     ]
-    headers = ["#", "last activity (local)", "session", "messages", "cost", "project"]
+    headers = ["#", "last activity (local)", "session", "messages", "cost"]
+    headers += ["project"] if every_project else []
     more = f" (the newest {len(shown)} of {len(summaries)})" if len(summaries) > len(shown) else ""
     click.echo(terminal_text(f"Sessions of {where}{more}:"), err=True)
     click.echo(render_table(headers, rows, {0, 3, 4}), err=True)
