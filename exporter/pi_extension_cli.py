@@ -21,6 +21,9 @@ from exporter.cli import CliError
 from exporter.formatting import terminal_text
 
 PI_INSTALL_HINT = "npm install -g @mariozechner/pi-coding-agent"
+# Pi's two scopes, as `pi list` heads them, and the option that picks each
+SCOPE_WORDS = {"user": "for all projects", "project": "for this project"}
+SCOPE_UNINSTALL = {"user": "--uninstall", "project": "--uninstall -l"}
 
 
 def extension_dir() -> Path:
@@ -118,7 +121,17 @@ def pi_extension_command(install: bool, uninstall: bool, local: bool, pi_binary:
             err=True,
         )
     elif listed:
-        raise CliError(f"Pi still lists {folder} (installed in another scope? try -l)", 2)
+        # Pi lists a package once per scope it is installed in (user: all projects, and this
+        # project's -l): still listed in the other one only is a removal done as asked
+        scopes = _scopes_listing(packages, folder)
+        asked, other = ("project", "user") if local else ("user", "project")
+        if asked in scopes or not scopes:
+            raise CliError(f"Pi still lists {folder} (installed in another scope? try -l)", 2)
+        click.echo(
+            f"Removed from Pi {SCOPE_WORDS[asked]}. It is still installed {SCOPE_WORDS[other]}: "
+            f"`pi-session pi-extension {SCOPE_UNINSTALL[other]}` removes it there too.",
+            err=True,
+        )
     else:
         click.echo(
             "Removed from Pi: /export-html, /share-html and /live-html are gone after /reload.",
@@ -145,6 +158,21 @@ def _cli_hint(folder: Path) -> str | None:
         f"`pi-session` on Pi's PATH ({instead}), not this one: set "
         f"PI_SESSION_BIN={ours} where Pi runs, or put {ours.parent} on PATH"
     )
+
+
+def _scopes_listing(packages: str, folder: Path) -> set[str]:
+    """The scopes ("user", "project") under whose heading `pi list` names ``folder``: Pi
+    prints "User packages:" and "Project packages:", each followed by its packages."""
+    ours = str(folder)
+    found: set[str] = set()
+    scope: str | None = None
+    for line in packages.splitlines():
+        heading = line.strip().lower()
+        if heading.endswith("packages:"):
+            scope = {"user packages:": "user", "project packages:": "project"}.get(heading)
+        elif scope is not None and ours in line:
+            found.add(scope)
+    return found
 
 
 def _other_copies(packages: str, folder: Path) -> list[str]:

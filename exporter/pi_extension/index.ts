@@ -220,6 +220,40 @@ function withoutGivenWords(line: string, words: string[], what: RunSpec["what"] 
   return cleaned === line ? line : `${cleaned} (the value given is ${NOT_SHOWN.slice(1)}`;
 }
 
+/** What stands in a message for a word the user gave. */
+const TYPED = "(what you typed)";
+
+/** Every value among the words given, the way a message could quote it: a word, `--opt=X`'s X,
+ * `-oX`'s X, and a path's folders (`--report X/r.json`: "the folder X does not exist"), but not
+ * a top folder such as /tmp. Option names are kept ("no such option '--x'" still helps), and so
+ * are values of under 3 characters and numbers of up to 5 digits (`-j 2`, `--port 8765`: no
+ * token is that, and blanking every "2" would garble the message). */
+function typedValues(words: string[]): string[] {
+  const values = words.flatMap((word) => {
+    if (!word.startsWith("-")) return [word];
+    const at = word.indexOf("=");
+    if (at > 0) return [word.slice(at + 1)];
+    return word.startsWith("--") ? [] : [word.slice(2)];
+  });
+  const isTopFolder = (folder: string) => /^(~|[A-Za-z]:)?[\\/][^\\/]*$/.test(folder); // /tmp, ~/x, C:\x
+  const folders = values.flatMap((value) =>
+    [...value.matchAll(/[\\/]/g)].map((separator) => value.slice(0, separator.index)).filter((f) => !isTopFolder(f)),
+  );
+  const kept = [...values, ...folders].filter((v) => v.length >= 3 && !/^\d{1,5}$/.test(v));
+  return [...new Set(kept)].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every value given in `words` replaced by TYPED: an error or a note never repeats
+ * what the user typed or set in PI_SESSION_*_ARGS (a --token, a --secret, a token pasted in the
+ * wrong place), whatever the CLI's wording. One pass, longest value first, so a value inside
+ * another is not replaced in pieces and TYPED itself is never rewritten. */
+function withoutTyped(text: string, words: string[]): string {
+  const values = typedValues(words);
+  if (!values.length) return text;
+  const pattern = new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  return text.replace(pattern, TYPED);
+}
+
 /** One line that says why the CLI failed: its own error line, click's usage error, or the tail. */
 function failureReason(
   result: ExecResult,
@@ -237,12 +271,18 @@ function failureReason(
   // script whose interpreter is gone, say); pi-session itself always says why it failed.
   if (!result.stdout.trim() && !result.stderr.trim())
     return `could not run ${cli} (broken installation? reinstall pi-session-export or set PI_SESSION_BIN)`;
-  const err = lines(result.stderr);
+  const said = errorLine(lines(result.stderr), words, what) ?? lines(result.stdout).at(-1);
+  return withoutTyped(said ?? `exit code ${result.code}`, words);
+}
+
+/** The CLI's own error line, else click's usage error (exit 1), else the last line of `err`,
+ * with the words quoted back left out (withoutGivenWords; withoutTyped does the rest). */
+function errorLine(err: string[], words: string[], what: RunSpec["what"] | "watch"): string | undefined {
   const own = err.find((l) => l.startsWith("pi-session: error:"));
   if (own) return withoutGivenWords(own.slice("pi-session: error:".length).trim(), words, what);
-  const usage = err.find((l) => l.startsWith("Error:")); // click usage errors (exit 1)
+  const usage = err.find((l) => l.startsWith("Error:"));
   if (usage) return withoutGivenWords(usage.slice("Error:".length).trim(), words, what);
-  return err.at(-1) ?? lines(result.stdout).at(-1) ?? `exit code ${result.code}`;
+  return err.at(-1);
 }
 
 /** Notify in the TUI / RPC client; print/JSON modes have no UI, so say it on stderr there. */
@@ -255,8 +295,11 @@ interface RunSpec {
   what: "export" | "share";
   status: string;
   timeoutMs: number;
-  /** Words after `pi-session <what> SESSION --leaf LEAF`; `session: false` leaves those two out. */
-  args: (ctx: ExtensionCommandContext) => { words: string[]; session: boolean };
+  /** Words after `pi-session <what> SESSION --leaf LEAF`; `session: false` leaves those two out.
+   * `typed`: the words as given (before a path is resolved against Pi's folder), which no error
+   * or note repeats; default `words`. `shown`: values the success notes may repeat (the gist
+   * `--delete` deleted: the CLI takes nothing but a gist id or URL there, and refuses the rest). */
+  args: (ctx: ExtensionCommandContext) => { words: string[]; session: boolean; typed?: string[]; shown?: string[] };
   /** The success notification, from the CLI's stdout and its informational stderr lines; undefined
    * when the output lacks the result a finished run prints (the path, the link, ...). */
   success: (stdout: string, notes: string[], ctx: ExtensionCommandContext) => string | undefined;
@@ -317,9 +360,11 @@ function removeQuietly(dir: string): void {
 }
 
 async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunSpec): Promise<void> {
+  let typed: string[] = []; // (for the message of an unexpected error too)
   try {
     const cli = findCli(process.env, extensionDir);
-    const { words, session } = spec.args(ctx);
+    const { words, session, typed: given = words, shown = [] } = spec.args(ctx);
+    typed = given;
     let argv = [spec.what, ...words];
     let written: { dir: string; file: string } | undefined;
     let result: ExecResult;
@@ -338,11 +383,15 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
       if (ctx.hasUI) ctx.ui.setStatus(STATUS_KEY, undefined);
     }
     if (result.code !== 0 || result.killed) {
-      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli, spec.what, words)}`, "error");
+      report(ctx, `/${spec.what}-html failed: ${failureReason(result, spec.timeoutMs, cli, spec.what, typed)}`, "error");
       return;
     }
     // The CLI's informational stderr lines (redaction summary, warnings), without the prefix.
-    const notes = lines(result.stderr).filter((l) => l.startsWith("pi-session:")).map(withoutPrefix);
+    // A note never repeats a word given (`--agent-context X: no such file`), bar `shown`.
+    const unshown = typed.filter((w) => !shown.includes(w) && !shown.some((v) => w.endsWith(`=${v}`)));
+    const notes = lines(result.stderr)
+      .filter((l) => l.startsWith("pi-session:"))
+      .map((l) => withoutTyped(withoutPrefix(l), unshown));
     const warned = notes.some((n) => n.startsWith("warning:"));
     if (notes.length > MAX_NOTES) notes.splice(MAX_NOTES, Infinity, `… and ${notes.length - MAX_NOTES} more`);
     // Pi's exec reports a child killed by a signal (OOM killer, `kill`) as exit code 0: only the
@@ -357,7 +406,7 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
     // Never let an exception reach Pi: it would only log it, and the user would see nothing.
     const message =
       error instanceof UserError ? error.message : `unexpected error in the pi-session extension: ${String(error)}`;
-    report(ctx, `/${spec.what}-html failed: ${message}`, "error");
+    report(ctx, `/${spec.what}-html failed: ${withoutTyped(message, typed)}`, "error");
   }
 }
 
@@ -411,6 +460,24 @@ function deleteOptions(words: string[]): string[] {
   return kept;
 }
 
+/** The values of `--delete`: what "Deleted gist X" and the dry run's note name. */
+function deletedGists(words: string[]): string[] {
+  return words.flatMap((word, index) => {
+    if (word.startsWith("--delete=")) return [word.slice("--delete=".length)];
+    return words[index - 1] === "--delete" ? [word] : [];
+  });
+}
+
+/** The values of `-o`/`--output` in `words` (`-o X`, `-oX`, `--output X`, `--output=X`). */
+function outputValues(words: string[]): string[] {
+  return words.flatMap((word, index) => {
+    const previous = words[index - 1];
+    if (previous === "-o" || previous === "--output") return [word];
+    if (word.startsWith("--output=")) return [word.slice("--output=".length)];
+    return word.startsWith("-o") && word.length > 2 ? [word.slice(2)] : [];
+  });
+}
+
 function expandHome(path: string): string {
   return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
 }
@@ -444,8 +511,11 @@ interface LiveWatch {
   port: number;
   file: string;
   args: string[];
-  /** The watcher's last stderr lines (its updates and warnings), drained as they come. */
+  /** What the watcher said on stderr before its address (its warnings about the first page);
+   * later warnings go to the user as they come (see startWatch). */
   stderr: string[];
+  /** Its last 20 stderr lines so far: why it ended, when it ends on its own. */
+  recent: string[];
 }
 
 interface LiveState {
@@ -462,6 +532,12 @@ interface LiveState {
   follow?: boolean;
   /** Waiting for a new session's file, which Pi writes at the first reply. */
   waiting?: ReturnType<typeof setInterval>;
+  /** Tells the user something about the running watcher (a later warning, its end), through the
+   * newest context Pi gave: a command's or session_start's (an older one throws once Pi has
+   * replaced the session). Unset between session_shutdown and the next session_start. */
+  notify?: (message: string, level: Level) => void;
+  /** What came while no context could say it (during /new, /resume, a reload): said next. */
+  untold: { message: string; level: Level }[];
 }
 
 // The first page of a big session takes as long as an export.
@@ -474,7 +550,7 @@ function liveState(): LiveState {
   const store = globalThis as unknown as Record<symbol, LiveState | undefined>;
   let state = store[LIVE_KEY];
   if (!state) {
-    const made: LiveState = { generation: 0, secret: randomBytes(18).toString("base64url") };
+    const made: LiveState = { generation: 0, secret: randomBytes(18).toString("base64url"), untold: [] };
     // a Pi that ends without session_shutdown must not leave a server behind (the watcher
     // also ends when its stdin, a pipe from Pi, closes: a Pi killed outright)
     process.once("exit", () => {
@@ -487,6 +563,37 @@ function liveState(): LiveState {
 }
 
 class Superseded extends Error {}
+
+// at most this many messages wait for the next context (a watcher that warns on every version)
+const MAX_UNTOLD = MAX_NOTES;
+
+/** Say `message` about the live page now, or once Pi gives the extension a context again. */
+function tell(state: LiveState, message: string, level: Level): void {
+  if (state.notify) {
+    try {
+      state.notify(message, level);
+      return;
+    } catch {
+      state.notify = undefined; // a context Pi has replaced: wait for the new one
+    }
+  }
+  if (state.untold.length < MAX_UNTOLD) state.untold.push({ message, level });
+}
+
+/** Say the live page's news through `ctx` from now on (and what waited for it). */
+function listen(state: LiveState, ctx: ExtensionContext): void {
+  if (!ctx.hasUI) return;
+  state.notify = (message, level) => ctx.ui.notify(message, level);
+  for (const { message, level } of state.untold.splice(0)) tell(state, message, level);
+}
+
+/** The watcher's warnings among `stderr` lines, as notes (without the prefix, nor a word given
+ * in `args`); its "watch --redact" advice is said as the command that does it here. */
+function watchWarnings(stderr: string[], args: string[]): string[] {
+  return stderr
+    .filter((l) => l.startsWith("pi-session: warning:"))
+    .map((l) => withoutTyped(withoutPrefix(l), args).replace(/\bwatch --redact\b/g, "/live-html --redact"));
+}
 
 /** Start `pi-session watch FILE --port PORT [--agent-context CONTEXT] ARGS`; resolves once it
  * printed its address, and rejects with Superseded when another start or a stop came meanwhile.
@@ -521,6 +628,8 @@ function startWatch(
     const stderr: string[] = [];
     let stdout = "";
     let settled = false;
+    let serving: LiveWatch | undefined; // once it printed its address
+    let partial = ""; // a stderr line not yet ended
     const finish = (error: Error | undefined, url?: string) => {
       if (settled) return;
       settled = true;
@@ -533,7 +642,9 @@ function startWatch(
         reject(error);
         return;
       }
-      resolveWatch({ child, url, port: Number(LIVE_URL.exec(url)?.[1]), file, args, stderr });
+      // what it said so far goes with the address; what it says from now on, to the user
+      serving = { child, url, port: Number(LIVE_URL.exec(url)?.[1]), file, args, stderr: [...stderr], recent: stderr };
+      resolveWatch(serving);
     };
     const timer = setTimeout(
       () => finish(new UserError(`no page after ${Math.round(LIVE_START_TIMEOUT_MS / 1000)} s`)),
@@ -548,20 +659,31 @@ function startWatch(
       const url = stdout.slice(0, at).trim();
       finish(LIVE_URL.test(url) ? undefined : new UserError(`pi-session watch printed ${JSON.stringify(url.slice(0, 80))}`), url);
     });
-    child.stderr?.on("data", (chunk: string) => {
-      stderr.push(...lines(chunk));
+    const heard = (said: string[]) => {
+      if (!said.length) return;
+      stderr.push(...said);
       stderr.splice(0, Math.max(0, stderr.length - 20));
+      // a warning about a later version (a token just written to the session, a damaged
+      // line): said at once, while this watcher is the one running (not one being stopped)
+      if (!serving || state.watch !== serving) return;
+      const warnings = watchWarnings(said, args);
+      if (warnings.length) tell(state, [`Live page ${serving.url}:`, ...warnings.slice(0, MAX_NOTES)].join("\n"), "warning");
+    };
+    child.stderr?.on("data", (chunk: string) => {
+      const text = partial + chunk;
+      const end = text.lastIndexOf("\n");
+      partial = text.slice(end + 1);
+      if (end >= 0) heard(lines(text.slice(0, end)));
+    });
+    child.stderr?.on("end", () => {
+      heard(lines(partial));
+      partial = "";
     });
     child.stdin?.on("error", () => {}); // the watcher gone first: nothing to tell
     child.on("error", (error) => finish(new UserError(`could not run ${cli}: ${error.message}`)));
     child.on("exit", (code) => {
-      const own = stderr.find((l) => l.startsWith("pi-session: error:"));
-      const usage = stderr.find((l) => l.startsWith("Error:"));
-      const reason =
-        (own === undefined ? undefined : withoutGivenWords(own.slice("pi-session: error:".length).trim(), args, "watch")) ??
-        (usage === undefined ? undefined : withoutGivenWords(usage.slice(6).trim(), args, "watch")) ??
-        stderr.at(-1);
-      finish(new UserError(reason ?? `pi-session watch ended (exit code ${code})`));
+      const reason = errorLine(stderr, args, "watch");
+      finish(new UserError(reason === undefined ? `pi-session watch ended (exit code ${code})` : withoutTyped(reason, args)));
     });
   });
 }
@@ -585,12 +707,37 @@ async function stopWatch(state: LiveState): Promise<void> {
   await Promise.all(children.map(killAndWait));
 }
 
-/** A watcher that ends on its own (killed, a crash) is forgotten, so /live-html starts anew. */
+/** A watcher that ends on its own (killed, a crash) is forgotten, so /live-html starts anew,
+ * and the user is told: the page stopped changing. The ends this extension causes (a stop, a
+ * start with other options, a move to another session, Pi quitting) forget it first. */
 function keep(state: LiveState, watch: LiveWatch): void {
   state.watch = watch;
   state.port = watch.port;
-  watch.child.once("exit", () => {
-    if (state.watch === watch) state.watch = undefined;
+  watch.child.once("exit", (code: number | null, signal: NodeJS.Signals | null) => {
+    if (state.watch !== watch) return;
+    state.watch = undefined;
+    let told = false;
+    const say = () => {
+      if (told) return;
+      told = true;
+      const errors = watch.recent.filter((l) => l.startsWith("pi-session: error:") || l.startsWith("Error:"));
+      const said = errorLine(errors, watch.args, "watch");
+      const why = said
+        ? withoutTyped(said, watch.args)
+        : signal
+          ? `pi-session watch was ended by ${signal}`
+          : `pi-session watch ended (exit code ${code})`;
+      tell(state, `/live-html stopped: ${why}; run /live-html again for a live page`, "error");
+    };
+    // its last words (an error line) may still be in the pipe: read them first, but not for
+    // long (a browser it started may hold the pipe open)
+    const stderr = watch.child.stderr;
+    if (!stderr || stderr.readableEnded) return say();
+    const wait = setTimeout(say, 1_000);
+    stderr.once("end", () => {
+      clearTimeout(wait);
+      say();
+    });
   });
 }
 
@@ -621,11 +768,15 @@ function follow(pi: ExtensionAPI, state: LiveState, ctx: ExtensionContext): void
       const cli = findCli(process.env, extensionDir);
       await stopWatch(state);
       // the new session's own prompt and tools (a /resume'd one may have had others)
-      keep(state, await startWatch(state, cli, file, watch.port, unopened(watch.args), ctx.cwd, agentContext(pi, ctx)));
+      const moved = await startWatch(state, cli, file, watch.port, unopened(watch.args), ctx.cwd, agentContext(pi, ctx));
+      keep(state, moved);
+      // what it says of the new session's first page (a token in it) is news too
+      const warnings = watchWarnings(moved.stderr, moved.args);
+      if (warnings.length) tell(state, [`Live page ${moved.url}:`, ...warnings.slice(0, MAX_NOTES)].join("\n"), "warning");
     } catch (error) {
       if (error instanceof Superseded) return; // a stop, or a /live-html, came meanwhile
       const message = error instanceof UserError ? error.message : String(error);
-      if (ctx.hasUI) ctx.ui.notify(`/live-html could not follow the new session: ${message}`, "error");
+      tell(state, `/live-html could not follow the new session: ${message}`, "error");
     }
   };
   if (existsSync(file)) void move();
@@ -633,6 +784,12 @@ function follow(pi: ExtensionAPI, state: LiveState, ctx: ExtensionContext): void
     waiting = state.waiting = setInterval(() => void move(), 1_000);
     waiting.unref?.();
   }
+}
+
+/** A stray first word as the error may name it: a file name (`page.html`, the likely slip: it is
+ * how /export-html starts) is shown, anything else (it may be a token) is not. */
+function fileNameOrTyped(word: string): string {
+  return /^[\w ~./-]{1,40}\.[A-Za-z]{2,5}$/.test(word) ? JSON.stringify(word) : `a word like that ${TYPED}`;
 }
 
 async function liveCommand(pi: ExtensionAPI, rawArgs: string, ctx: ExtensionCommandContext): Promise<void> {
@@ -652,13 +809,14 @@ async function liveCommand(pi: ExtensionAPI, rawArgs: string, ctx: ExtensionComm
         throw new UserError(`${where}see \`pi-session watch --help\` in a terminal for the options`);
       // an option's value may be any word (`--port 8765`); a first word must be an option
       if (list.length && !list[0].startsWith("-"))
-        throw new UserError(`${where}/live-html takes watch options (or stop), not ${JSON.stringify(list[0].slice(0, 40))}`);
+        throw new UserError(`${where}/live-html takes watch options (or stop), not ${fileNameOrTyped(list[0])}`);
       refuseSessionChoice(list, "live", source);
     }
     // print and JSON modes (`pi -p "/live-html"`) exit right after the command, and the watcher
     // with them: an address would point at nothing
     if (!ctx.hasUI)
       throw new UserError("the live page needs an interactive Pi (or RPC mode): here Pi exits, and the page with it, at once");
+    listen(state, ctx); // its later warnings, and its end if it dies, are said here
     const running = state.watch;
     const unsaved = ctx.sessionManager.getSessionFile();
     if (running && state.waiting && words.length === 0 && unsaved && unsaved !== running.file && !existsSync(unsaved)) {
@@ -704,7 +862,7 @@ async function liveCommand(pi: ExtensionAPI, rawArgs: string, ctx: ExtensionComm
     keep(state, watch);
     const notes = watch.stderr
       .filter((l) => l.startsWith("pi-session:") && !l.includes(" watching "))
-      .map(withoutPrefix)
+      .map((l) => withoutTyped(withoutPrefix(l), args).replace(/\bwatch --redact\b/g, "/live-html --redact"))
       .slice(0, MAX_NOTES);
     const message = [
       `Live page: ${watch.url}`,
@@ -727,6 +885,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
 
   pi.on("session_shutdown", async (event) => {
     const state = liveState();
+    state.notify = undefined; // this instance's context is about to be replaced
     if (!state.watch) return;
     if (event.reason === "quit") await stopWatch(state);
     else if (event.reason !== "reload") state.follow = true; // the same session after a reload
@@ -734,6 +893,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
 
   pi.on("session_start", async (_event, ctx) => {
     const state = liveState();
+    listen(state, ctx);
     if (!state.follow) return;
     state.follow = false;
     follow(pi, state, ctx);
@@ -758,7 +918,13 @@ export default function piSessionExport(pi: ExtensionAPI): void {
           // A first word that is not an option is the output file, relative to Pi's folder.
           const output = words[0] && !words[0].startsWith("-") ? words.shift() : undefined;
           const target = output ? ["-o", resolve(c.cwd, expandHome(output))] : [];
-          return { words: expandOutputs([...defaults, ...target, ...words]), session: true };
+          const all = expandOutputs([...defaults, ...target, ...words]);
+          // the CLI prints the path it wrote as one line, which is how the result is found
+          if (outputValues(all).some((path) => /[\r\n]/.test(path)))
+            throw new UserError("the file name has a line break: give a name without one");
+          // as typed, and with ~ expanded (how the CLI may name them)
+          const given = [...defaults, ...(output ? [output, expandHome(output)] : []), ...words];
+          return { words: all, session: true, typed: [...given, ...expandOutputs(given)] };
         },
         success: (stdout, notes, c) => {
           // The CLI prints the written path (relative to its working directory, Pi's cwd).
@@ -786,7 +952,7 @@ export default function piSessionExport(pi: ExtensionAPI): void {
           refuseSessionChoice(words, "share");
           // `--delete GIST` removes a gist and takes no session (the CLI refuses SESSION and --leaf).
           if (words.some((w) => w === "--delete" || w.startsWith("--delete=")))
-            return { words: [...deleteOptions(defaults), ...words], session: false };
+            return { words: [...deleteOptions(defaults), ...words], session: false, shown: deletedGists(words) };
           return { words: [...defaults, ...words], session: true };
         },
         success: (stdout, notes, c) => {
