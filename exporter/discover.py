@@ -781,11 +781,20 @@ def _summary_of_loaded(path: Path, session: Session, *, version: int) -> Session
     summary.name = session.name
     summary.started = parse_time(session.header.timestamp)
     _count_with_loader(summary, path, session)
-    for entry in session.iter_messages():
-        if entry.role in ("user", "assistant"):
-            _note_activity(summary, message_time(entry.moment, entry.raw))
+    _note_activity(summary, last_message_time(session))
     summary.modified = summary.modified or summary.started
     return summary
+
+
+def last_message_time(session: Session) -> datetime | None:
+    """A loaded session's last user or assistant message's time (Pi's "modified"), which
+    `list` orders sessions by and `search` its results; None when it has none."""
+    times = (
+        message_time(entry.moment, entry.raw)
+        for entry in session.iter_messages()
+        if entry.role in ("user", "assistant")
+    )
+    return max((moment for moment in times if moment is not None), default=None)
 
 
 def _not_pi(value: Any) -> bool:

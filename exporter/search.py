@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.claude_code import SNIFF_LINES, sub_agent_files
+from exporter.discover import last_message_time
 from exporter.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -52,7 +53,7 @@ from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, prepare_session
 from exporter.session import Session
 from exporter.shown_rules import BLOCKS_SHOWN, SHOWN_ROLES, interrupted
-from exporter.times import message_time, parse_time
+from exporter.times import parse_time
 from exporter.tool_truncation import bash_output_cut, read_output_cut
 
 SNIPPET_CONTEXT = 60  # characters of context each side of a match
@@ -465,12 +466,7 @@ def last_activity(session: Session, path: Path) -> datetime | None:
     of a loaded file): its last user or assistant message's time, else the header's, else
     the file's. Worked out from the session a search has loaded, so ordering the matches
     reads no file again."""
-    times = (
-        message_time(entry.moment, entry.raw)
-        for entry in session.iter_messages()
-        if entry.role in ("user", "assistant")
-    )
-    latest = max((moment for moment in times if moment is not None), default=None)
+    latest = last_message_time(session)
     if latest is None:
         latest = parse_time(session.header.timestamp)
     if latest is None:
