@@ -457,7 +457,10 @@ def display_width(text: str) -> int:
 
 
 def char_width(char: str) -> int:
-    """One character's terminal columns (see :func:`display_width`)."""
+    """One character's terminal columns (see :func:`display_width`). VS16 asks for a
+    symbol's emoji form, two columns wide (❤️): the one it adds to the narrow symbol."""
+    if char == "\ufe0f":
+        return 1
     if unicodedata.category(char) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(char) in "WF" else 1

@@ -9,6 +9,7 @@ checks that Pi lists the package afterwards; ``--uninstall`` runs ``pi remove``.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -163,14 +164,15 @@ def _cli_hint(folder: Path) -> str | None:
 def _scopes_listing(packages: str, folder: Path) -> set[str]:
     """The scopes ("user", "project") under whose heading `pi list` names ``folder``: Pi
     prints "User packages:" and "Project packages:", each followed by its packages."""
-    ours = str(folder)
+    # the folder whole, not the start of another one's path (/x/pi_extension-old)
+    ours = re.compile(r"(?:^|[\s(])" + re.escape(str(folder)) + r"(?=$|[\s)])")
     found: set[str] = set()
     scope: str | None = None
     for line in packages.splitlines():
         heading = line.strip().lower()
         if heading.endswith("packages:"):
             scope = {"user packages:": "user", "project packages:": "project"}.get(heading)
-        elif scope is not None and ours in line:
+        elif scope is not None and ours.search(line):
             found.add(scope)
     return found
 

@@ -86,7 +86,7 @@ def test_list_json_is_one_object_per_line_for_any_line_splitter(
 
 @pytest.mark.parametrize(
     ("text", "columns"),
-    [("\u200b", 0), ("a\u200db", 2), ("e\u0301", 1), ("汉", 2)],
+    [("\u200b", 0), ("a\u200db", 2), ("e\u0301", 1), ("汉", 2), ("\u2764\ufe0f", 2)],
 )
 def test_zero_width_characters_take_no_column(text: str, columns: int) -> None:
     assert display_width(text) == columns

@@ -105,3 +105,14 @@ def test_uninstall_that_leaves_it_in_the_scope_asked_for_is_still_an_error(
     assert result.exit_code == 2, result.output
     assert "Pi still lists" in result.stderr
     assert "Removed from Pi for" not in result.stderr
+
+
+def test_a_scope_listing_another_folder_that_starts_like_ours_does_not_hold_it() -> None:
+    """`pi list` naming /x/pi_extension-old counted as ours at /x/pi_extension (review, s64)."""
+    from exporter.pi_extension_cli import _scopes_listing
+
+    listing = "User packages:\n  /x/pi_extension-old\nProject packages:\n  /x/pi_extension\n"
+    assert _scopes_listing(listing, Path("/x/pi_extension")) == {"project"}
+    assert _scopes_listing("User packages:\n  (/x/pi_extension)\n", Path("/x/pi_extension")) == {
+        "user"
+    }

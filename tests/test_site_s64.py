@@ -24,25 +24,14 @@ from click.testing import CliRunner
 
 import exporter.site
 from exporter.cli import cli
-from exporter.discover import encode_cwd
 from exporter.site import build_site
 from exporter.site_manifest import MANIFEST_NAME
 from tests.conftest import Build, dump_lines
+from tests.test_site_s61 import _pi_folder
 
 pytest_plugins = ["tests.browser_util", "tests.test_site_s62"]  # (its `served` site, `page` tab)
 
 SECRET = "xylophonequux"
-
-
-def _pi_session(root: Path, cwd: str, sid: str, text: str) -> Path:
-    """One small Pi session of project ``cwd`` in Pi's layout under ``root``."""
-    folder = root / encode_cwd(cwd)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"2025-01-01T00-00-00-000Z_{sid}.jsonl"
-    path.write_bytes(
-        dump_lines([Build.header(session_id=sid, cwd=cwd), Build.user("u", None, text)])
-    )
-    return path
 
 
 def _export_all(*extra: str) -> Any:
@@ -97,7 +86,7 @@ def _files_holding(site: Path, word: str) -> list[str]:
 
 def _three_sessions(root: Path) -> list[Path]:
     return [
-        _pi_session(root, "/home/dev/app", f"s{n}", f"deploy with {SECRET} number {n}")
+        _pi_folder(root, "/home/dev/app", f"s{n}", f"deploy with {SECRET} number {n}")
         for n in range(3)
     ]
 
@@ -200,7 +189,7 @@ def test_a_session_replaced_with_its_size_and_mtime_kept_is_rendered_again(tmp_p
     """Size and mtime were the whole check: other bytes of the same size with the mtime set
     back (``cp -p``, ``touch -r``, ``os.utime``) kept the stale page for good."""
     root, site = tmp_path / "sessions", tmp_path / "site"
-    source = _pi_session(root, "/home/dev/app", "s1", "the word is ALPHAWORD")
+    source = _pi_folder(root, "/home/dev/app", "s1", "the word is ALPHAWORD")
     assert build_site([source], site, jobs=1, progress=False).rendered == 1
     before = os.stat(source)
     source.write_bytes(source.read_bytes().replace(b"ALPHAWORD", b"OMEGAWORD"))
@@ -221,7 +210,7 @@ def test_a_manifest_from_before_ctime_was_kept_hashes_once_and_renders_nothing(t
     """An entry without ``ctime_ns`` (an older site) is not rendered again for lacking it:
     its bytes are hashed, found the same, and its ctime kept for the next build."""
     root, site = tmp_path / "sessions", tmp_path / "site"
-    source = _pi_session(root, "/home/dev/app", "s1", "hello")
+    source = _pi_folder(root, "/home/dev/app", "s1", "hello")
     build_site([source], site, jobs=1, progress=False)
     path = site / MANIFEST_NAME
     manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -239,7 +228,7 @@ def test_a_manifest_from_before_ctime_was_kept_hashes_once_and_renders_nothing(t
 @pytest.fixture
 def two_sessions(tmp_path: Path) -> Iterator[tuple[Path, list[Path]]]:
     root = tmp_path / "sessions"
-    yield root, [_pi_session(root, "/home/dev/app", f"s{n}", f"hi {n}") for n in range(2)]
+    yield root, [_pi_folder(root, "/home/dev/app", f"s{n}", f"hi {n}") for n in range(2)]
 
 
 def test_switching_redact_on_and_off_removes_no_session(tmp_path, redact_key, two_sessions):

@@ -239,9 +239,23 @@ function typedValues(words: string[]): string[] {
   const folders = values.flatMap((value) =>
     [...value.matchAll(/[\\/]/g)].map((separator) => value.slice(0, separator.index)).filter((f) => !isTopFolder(f)),
   );
-  const kept = [...values, ...folders].filter((v) => v.length >= 3 && !/^\d{1,5}$/.test(v));
+  // a short lower-case word (`light`, `html`, `extra`, a folder `out`) is no token, and blanking
+  // it blanked the CLI's own words ("as (what you typed) does"); a --secret or --token is kept
+  const secret = new Set(
+    words.flatMap((w, i) => {
+      if (SECRET_OPTIONS.has(words[i - 1] ?? "")) return [w];
+      const at = w.indexOf("=");
+      return at > 0 && SECRET_OPTIONS.has(w.slice(0, at)) ? [w.slice(at + 1)] : [];
+    }),
+  );
+  const kept = [...values, ...folders].filter(
+    (v) => v.length >= 3 && !/^\d{1,5}$/.test(v) && (secret.has(v) || !/^[a-z]{3,7}$/.test(v)),
+  );
   return [...new Set(kept)].sort((a, b) => b.length - a.length);
 }
+
+/** Options whose value is a secret whatever it looks like. */
+const SECRET_OPTIONS = new Set(["--secret", "--token", "--redact-pattern"]);
 
 /** `text` with every value given in `words` replaced by TYPED: an error or a note never repeats
  * what the user typed or set in PI_SESSION_*_ARGS (a --token, a --secret, a token pasted in the
@@ -250,7 +264,10 @@ function typedValues(words: string[]): string[] {
 function withoutTyped(text: string, words: string[]): string {
   const values = typedValues(words);
   if (!values.length) return text;
-  const pattern = new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  // only where it stands whole: "redact" (a folder typed) inside "--redact" is the CLI's word
+  const alternatives = values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  // (a full stop after it ends the sentence: "no such file: X." still hides X)
+  const pattern = new RegExp(`(?<![\\w./~\\\\-])(?:${alternatives})(?![\\w/\\\\-])`, "g");
   return text.replace(pattern, TYPED);
 }
 
@@ -388,7 +405,9 @@ async function runCli(pi: ExtensionAPI, ctx: ExtensionCommandContext, spec: RunS
     }
     // The CLI's informational stderr lines (redaction summary, warnings), without the prefix.
     // A note never repeats a word given (`--agent-context X: no such file`), bar `shown`.
-    const unshown = typed.filter((w) => !shown.includes(w) && !shown.some((v) => w.endsWith(`=${v}`)));
+    // (nor the paths asked for: "report written to out/r.json" is the answer)
+    const paths = [...shown, ...outputValues(typed), ...reportValues(typed)];
+    const unshown = typed.filter((w) => !paths.includes(w) && !paths.some((v) => w.endsWith(`=${v}`)));
     const notes = lines(result.stderr)
       .filter((l) => l.startsWith("pi-session:"))
       .map((l) => withoutTyped(withoutPrefix(l), unshown));
@@ -465,6 +484,14 @@ function deletedGists(words: string[]): string[] {
   return words.flatMap((word, index) => {
     if (word.startsWith("--delete=")) return [word.slice("--delete=".length)];
     return words[index - 1] === "--delete" ? [word] : [];
+  });
+}
+
+/** The values of `--report` in `words` (`--report X`, `--report=X`). */
+function reportValues(words: string[]): string[] {
+  return words.flatMap((word, index) => {
+    if (word.startsWith("--report=")) return [word.slice("--report=".length)];
+    return words[index - 1] === "--report" ? [word] : [];
   });
 }
 

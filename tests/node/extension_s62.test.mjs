@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { fakeCtx, isExecutable, loadWithFakePi } from "./fake_pi.mjs";
+import { fakeCtx, isExecutable, loadWithFakePi, projectWithSession, whatIsMissing, withEnv } from "./fake_pi.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SHARED = process.env.PI_SHARED_DIR || resolve(REPO, "..", "shared");
@@ -24,30 +24,8 @@ const PI_CLI = process.env.PI_HOME && join(process.env.PI_HOME, "node_modules", 
 const TOKEN = "ghp_S62secretS62secretS62secretS62secret1";
 
 const PI_SESSION = [process.env.PI_SESSION_BIN, join(REPO, ".venv", "bin", "pi-session")].find((c) => c && isExecutable(c));
-const missing =
-  (!existsSync(FIXTURE) && `fixture not found: ${FIXTURE}`) ||
-  (!PI_CLI && "PI_HOME is not set") ||
-  (!existsSync(PI_CLI) && `Pi is not installed at ${PI_CLI}`) ||
-  (!PI_SESSION && "pi-session is not installed (set PI_SESSION_BIN)") ||
-  undefined;
+const missing = whatIsMissing(FIXTURE, PI_CLI, PI_SESSION);
 const suiteOptions = missing && !process.env.CI ? { skip: missing } : {};
-
-/** Run `command` with process.env changed as given (the extension reads this process's). */
-async function withEnv(changes, command) {
-  const before = Object.fromEntries(Object.keys(changes).map((k) => [k, process.env[k]]));
-  for (const [k, v] of Object.entries(changes)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  try {
-    return await command();
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 describe("Pi package: what a user may type (s62)", suiteOptions, () => {
   let tmp;
@@ -60,14 +38,7 @@ describe("Pi package: what a user may type (s62)", suiteOptions, () => {
 
   before(async () => {
     if (missing) throw new Error(`${missing} (CI is set, so this is an error)`);
-    tmp = mkdtempSync(join(tmpdir(), "pi-ext-s62-"));
-    project = join(tmp, "project");
-    for (const dir of [project, join(tmp, "home"), join(tmp, "state"), join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
-    session = join(project, "session.jsonl");
-    const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
-    writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
-    leaf = rest.filter((l) => l.trim()).map((l) => JSON.parse(l)).at(-1).id;
-    env = { PATH: process.env.PATH, HOME: join(tmp, "home"), XDG_STATE_HOME: join(tmp, "state"), PYTHONDONTWRITEBYTECODE: "1" };
+    ({ tmp, project, session, leaf, env } = projectWithSession("pi-ext-s62-", FIXTURE));
     ({ commands, handlers } = await loadWithFakePi(PI_CLI, { env }));
   });
 

@@ -10,12 +10,11 @@
 // Inputs as in extension.test.mjs: PI_HOME, PI_SESSION_BIN, PI_SHARED_DIR; a missing one skips
 // locally and fails under CI.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { fakeCtx, isExecutable, loadWithFakePi } from "./fake_pi.mjs";
+import { fakeCtx, isExecutable, loadWithFakePi, projectWithSession, whatIsMissing, withEnv } from "./fake_pi.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SHARED = process.env.PI_SHARED_DIR || resolve(REPO, "..", "shared");
@@ -27,30 +26,8 @@ const TYPED = "(what you typed)";
 const LIVE_KEY = Symbol.for("pi-session-export/live-html"); // where the extension keeps its watcher
 
 const PI_SESSION = [process.env.PI_SESSION_BIN, join(REPO, ".venv", "bin", "pi-session")].find((c) => c && isExecutable(c));
-const missing =
-  (!existsSync(FIXTURE) && `fixture not found: ${FIXTURE}`) ||
-  (!PI_CLI && "PI_HOME is not set") ||
-  (!existsSync(PI_CLI) && `Pi is not installed at ${PI_CLI}`) ||
-  (!PI_SESSION && "pi-session is not installed (set PI_SESSION_BIN)") ||
-  undefined;
+const missing = whatIsMissing(FIXTURE, PI_CLI, PI_SESSION);
 const suiteOptions = missing && !process.env.CI ? { skip: missing } : {};
-
-/** Run `command` with process.env changed as given (the extension reads this process's). */
-async function withEnv(changes, command) {
-  const before = Object.fromEntries(Object.keys(changes).map((k) => [k, process.env[k]]));
-  for (const [k, v] of Object.entries(changes)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  try {
-    return await command();
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 async function until(what, check, ms = 30_000) {
   const end = Date.now() + ms;
@@ -87,14 +64,7 @@ describe("Pi package: what the live page's watcher says later, and what no messa
 
   before(async () => {
     if (missing) throw new Error(`${missing} (CI is set, so this is an error)`);
-    tmp = mkdtempSync(join(tmpdir(), "pi-ext-s64-"));
-    project = join(tmp, "project");
-    for (const dir of [project, join(tmp, "home"), join(tmp, "state"), join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
-    session = join(project, "session.jsonl");
-    const [header, ...rest] = readFileSync(FIXTURE, "utf8").split("\n");
-    writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
-    leaf = rest.filter((l) => l.trim()).map((l) => JSON.parse(l)).at(-1).id;
-    env = { PATH: process.env.PATH, HOME: join(tmp, "home"), XDG_STATE_HOME: join(tmp, "state"), PYTHONDONTWRITEBYTECODE: "1" };
+    ({ tmp, project, session, leaf, env } = projectWithSession("pi-ext-s64-", FIXTURE));
     // the watcher runs with this process's environment (the extension spawns it itself)
     envChanges = { ...env, PI_SESSION_BIN: PI_SESSION, TMPDIR: join(tmp, "tmp"), GH_TOKEN: undefined, GITHUB_TOKEN: undefined };
     // a tool, so that the extension passes its own --agent-context first (the stand-in records
@@ -192,6 +162,23 @@ describe("Pi package: what the live page's watcher says later, and what no messa
     assert.equal(exported.message.split("\n")[0], `Exported to ${join(project, "ctx.html")}`);
     assert.match(exported.message, /warning: --agent-context \(what you typed\): no such file/);
     assert.ok(!exported.message.includes(TOKEN), exported.message);
+  });
+
+  test("the CLI's own words and the paths asked for stay whole around what was typed", async () => {
+    // review, stop 64: a typed value was replaced inside other words ("/export-(what you
+    // typed)" for `--format html`), and the report's path the user asked for was hidden
+    const { notes, run } = session64();
+    mkdirSync(join(project, "out"), { recursive: true });
+    let before = notes.length;
+    await run("export-html", "--format html p4.html");
+    let [said] = notes.slice(before);
+    assert.match(said.message, /the output path comes first: \/export-html \[path\]/, said.message);
+    assert.ok(!said.message.includes(TYPED), said.message);
+    before = notes.length;
+    await run("export-html", "p5.html --report out/r.json");
+    [said] = notes.slice(before);
+    assert.match(said.message, /report written to out\/r\.json/, said.message);
+    assert.ok(!said.message.includes(TYPED), said.message);
   });
 
   test("a file name with a line break is refused before anything is written", async () => {

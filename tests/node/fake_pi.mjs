@@ -1,13 +1,56 @@
 // A stand-in for Pi's extension API, shared by the Pi package's node tests: the extension loaded
 // the way Pi loads it (jiti, from Pi's own node_modules), its commands and event handlers
 // recorded, its exec running the real pi-session. Not a test file itself (no `.test.mjs`).
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const EXTENSION_DIR = join(REPO, "exporter", "pi_extension");
+
+/** Run `command` with process.env changed as given (the extension reads this process's). */
+export async function withEnv(changes, command) {
+  const before = Object.fromEntries(Object.keys(changes).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  try {
+    return await command();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** A scratch project holding a copy of ``fixture`` as its session (its cwd the project),
+ *  with a home and state folder of its own: { tmp, project, session, leaf, env }. */
+export function projectWithSession(prefix, fixture) {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const project = join(tmp, "project");
+  for (const dir of [project, join(tmp, "home"), join(tmp, "state"), join(tmp, "tmp")]) mkdirSync(dir, { recursive: true });
+  const session = join(project, "session.jsonl");
+  const [header, ...rest] = readFileSync(fixture, "utf8").split("\n");
+  writeFileSync(session, [JSON.stringify({ ...JSON.parse(header), cwd: project }), ...rest].join("\n"));
+  const leaf = rest.filter((l) => l.trim()).map((l) => JSON.parse(l)).at(-1).id;
+  const env = { PATH: process.env.PATH, HOME: join(tmp, "home"), XDG_STATE_HOME: join(tmp, "state"), PYTHONDONTWRITEBYTECODE: "1" };
+  return { tmp, project, session, leaf, env };
+}
+
+/** What a test of the real CLI and Pi lacks (a fixture, Pi, pi-session), or undefined. */
+export function whatIsMissing(fixture, piCli, piSession) {
+  return (
+    (!existsSync(fixture) && `fixture not found: ${fixture}`) ||
+    (!piCli && "PI_HOME is not set") ||
+    (!existsSync(piCli) && `Pi is not installed at ${piCli}`) ||
+    (!piSession && "pi-session is not installed (set PI_SESSION_BIN)") ||
+    undefined
+  );
+}
 
 export function isExecutable(path) {
   try {
