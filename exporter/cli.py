@@ -471,6 +471,22 @@ def check_http_url(url: str, option: str) -> None:
         )
 
 
+def refuse_url_credentials(url: str, where: str, service: str, token_from: str) -> None:
+    """A ``user:pass@`` in an API root made the HTTP client send those instead of the token,
+    and the service's refusal was then blamed on a good token: a usage error before
+    anything is sent, said without the user part (it may hold a token or a password)."""
+    if "@" not in urlsplit(url).netloc:
+        return
+    from exporter.publish.errors import host_for_messages
+
+    raise CliError(
+        f"{where} {host_for_messages(url)!r} holds a user name or password before its host: "
+        f"{service} is reached with the token ({token_from}), not those; give the URL without "
+        "them (a proxy's go in HTTPS_PROXY); nothing sent",
+        1,
+    )
+
+
 _AMBIGUOUS_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
 # a URL's user part (`scheme://user:password@`, also without `//` or a scheme at all, or
 # after a blank): everything before its host's "@" may be a credential

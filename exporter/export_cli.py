@@ -49,7 +49,6 @@ from exporter.redact_cli import (
     policy_options,
     read_files,
     refuse_collisions,
-    refuse_excluded_leaf,
     since_moment,
     since_said,
     source_stem,
@@ -294,8 +293,7 @@ def export_command(
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
-    check_exclusions(loaded, policy)
-    refuse_excluded_leaf(loaded, policy, leaf)
+    check_exclusions(loaded, policy, leaf=leaf)
     suffix = ".md" if kind == "md" else ".html"
     target = (
         None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id, suffix))

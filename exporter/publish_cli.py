@@ -15,7 +15,6 @@ import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
 import click
 
@@ -30,6 +29,7 @@ from exporter.cli import (
     named_session_files,
     project_folder,
     project_scope,
+    refuse_url_credentials,
     scope_conflict,
     warn,
 )
@@ -397,25 +397,11 @@ def _check_arguments(
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
     _check_hub_repo_id(repo_id)
     check_http_url(endpoint, "--endpoint")
-    _refuse_endpoint_credentials(endpoint)
-    if prune and (sessions or since):
-        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
-
-
-def _refuse_endpoint_credentials(endpoint: str) -> None:
-    """A ``user:pass@`` in the Hub's URL made the client send those instead of the token,
-    and the Hub's refusal was then blamed on the token: a usage error (exit 1), said
-    without the user part (it may hold a password)."""
-    if "@" not in urlsplit(endpoint).netloc:
-        return
     source = click.get_current_context().get_parameter_source("endpoint")
     where = "HF_ENDPOINT" if source == click.core.ParameterSource.ENVIRONMENT else "--endpoint"
-    raise CliError(
-        f"{where} {host_for_messages(endpoint)!r} holds a user name or password before its "
-        "host: the Hub is reached with the token (--token, HF_TOKEN), not those; give the "
-        "URL without them (a proxy's go in HTTPS_PROXY); nothing sent",
-        1,
-    )
+    refuse_url_credentials(endpoint, where, "the Hub", "--token, HF_TOKEN")
+    if prune and (sessions or since):
+        raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)
 
 
 def _refuse_empty_selection(

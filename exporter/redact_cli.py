@@ -181,34 +181,35 @@ def exclude_option(func: F) -> F:
 
 
 def check_exclusions(
-    session: Session, policy: RedactionPolicy, outcome: str = "nothing was written"
+    session: Session,
+    policy: RedactionPolicy,
+    outcome: str = "nothing was written",
+    leaf: str | None = None,
 ) -> None:
     """Refused before any work: an ``--exclude`` id the session does not have (a typo
-    would share what it was meant to leave out)."""
+    would share what it was meant to leave out), and a ``--leaf`` the exclusions leave out
+    (the copy's leaf became its nearest kept ancestor, so another branch was made the main
+    line, unsaid). ``session`` has the leaf set (a prefix resolved); without ``--leaf`` the
+    session's own leaf may go, and its nearest kept ancestor leads."""
     if not policy.exclude:
         return
     unknown = unknown_exclusions(session, policy.exclude)
     if unknown:
         listed = ", ".join(terminal_text(spec) for spec in unknown[:5])
         raise CliError(f"--exclude: no entry {listed} in this session; {outcome}", 1)
-    if len(excluded_ids(session, policy.exclude)) >= len(session.entries):
+    excluded = excluded_ids(session, policy.exclude)
+    if len(excluded) >= len(session.entries):
         raise CliError(f"--exclude leaves no entry of this session; {outcome}", 1)
-
-
-def refuse_excluded_leaf(session: Session, policy: RedactionPolicy, leaf: str | None) -> None:
-    """``--leaf`` naming an entry ``--exclude`` leaves out is refused: the copy's leaf
-    became its nearest kept ancestor, so another branch was made the main line, unsaid.
-    ``session`` has the leaf set (a prefix resolved); without ``--leaf`` the session's own
-    leaf may go, and its nearest kept ancestor leads, as before."""
-    if leaf is None or not policy.exclude or session.leaf_id is None:
+    if leaf is None or session.leaf_id not in excluded:
         return
-    cutting = [spec for spec in policy.exclude if session.leaf_id in excluded_ids(session, (spec,))]
-    if cutting:
-        raise CliError(
-            f"--leaf {terminal_text(leaf)}: --exclude {terminal_text(cutting[0])} leaves that "
-            "entry out; choose a leaf that stays, or exclude less",
-            1,
-        )
+    cutting = next(
+        spec for spec in policy.exclude if session.leaf_id in excluded_ids(session, (spec,))
+    )
+    raise CliError(
+        f"--leaf {terminal_text(leaf)}: --exclude {terminal_text(cutting)} leaves that entry "
+        "out; choose a leaf that stays, or exclude less",
+        1,
+    )
 
 
 def parse_env_text(text: str) -> list[tuple[str, str]]:

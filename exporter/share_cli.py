@@ -32,6 +32,7 @@ from exporter.cli import (
     CliError,
     check_http_url,
     open_session,
+    refuse_url_credentials,
     report_diagnostics,
     session_argument,
 )
@@ -45,7 +46,6 @@ from exporter.publish.errors import (
     NoTokenError,
     PublishError,
     TooLargeError,
-    host_for_messages,
 )
 from exporter.publish.gist import (
     DEFAULT_API_URL,
@@ -76,7 +76,6 @@ from exporter.redact_cli import (
     read_files,
     refuse_collisions,
     refuse_default_in_sessions,
-    refuse_excluded_leaf,
     source_stem,
 )
 from exporter.render import RenderOptions, render_session
@@ -500,7 +499,7 @@ def share_command(
 ) -> None:
     """Share SESSION as a secret gist (redacted by default) and print a link to the page."""
     check_http_url(api_url, "--api-url")
-    _refuse_url_credentials(api_url)
+    refuse_url_credentials(api_url, "--api-url", "GitHub", "--token, GH_TOKEN, gh auth token")
     token = token_argument(token, "GitHub", stdin_taken=stdin_reader(session, policy_values))
     if delete_gist is not None:  # `--delete "$GIST"` with GIST unset must not share instead
         if agent_context is not None:
@@ -510,8 +509,7 @@ def share_command(
     _check_viewer(viewer_url, pi_viewer)
     policy = policy_from_options(**policy_values)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
-    check_exclusions(loaded, policy)
-    refuse_excluded_leaf(loaded, policy, leaf)
+    check_exclusions(loaded, policy, leaf=leaf)
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
@@ -609,19 +607,6 @@ def _dry_run_targets(
             targets["session.jsonl"], sessions_dir, "run the dry run from another folder"
         )
     return targets
-
-
-def _refuse_url_credentials(api_url: str) -> None:
-    """A ``user:pass@`` in the API root made the client send those (Basic) instead of the
-    token, and GitHub's 401 was then blamed on a good token: a usage error before anything
-    is sent, said without the user part (it may hold a token)."""
-    if "@" in urlsplit(api_url).netloc:
-        raise CliError(
-            f"--api-url {host_for_messages(api_url)!r} holds a user name or password before "
-            "its host: GitHub is reached with the token (--token, GH_TOKEN, gh auth token), "
-            "not those; give the URL without them; nothing sent",
-            1,
-        )
 
 
 def _refuse_output_collisions(

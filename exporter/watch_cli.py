@@ -38,7 +38,6 @@ from exporter.redact_cli import (
     exclude_option,
     policy_from_options,
     policy_options,
-    refuse_excluded_leaf,
 )
 from exporter.render import RenderOptions
 from exporter.secret_warning import likely_secret_values, secrets_warning_line
@@ -195,13 +194,12 @@ def _check_exclusions_in(path: Path, policy: RedactionPolicy, leaf: str | None) 
         session = load_session(path)
     except (OSError, SessionFormatError):
         return  # the watch's own first read says what is wrong with the file
-    check_exclusions(session, policy, "nothing was served")
     if leaf is not None:
         try:
             session.set_leaf(leaf)
         except KeyError:
-            return  # the watch's own first read says the leaf is not there
-        refuse_excluded_leaf(session, policy, leaf)
+            leaf = None  # the watch's own first read says the leaf is not there
+    check_exclusions(session, policy, "nothing was served", leaf)
 
 
 class _StdinClosed(BaseException):
