@@ -62,6 +62,11 @@ def test_images_show_by_what_their_bytes_are(viewer: Viewer, page_server: PageSe
     assert SVG not in html.split("application/json")[0]  # (only in the embedded download)
     assert html.count("not shown: unsupported or invalid data") == 1  # the SVG
     page = viewer.open(page_server.publish("s59-images.html", html))
+    # lazy images load after the page's load event: read them once each has loaded (or
+    # broken); CI read a JPEG's width as 0 while it was still loading
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-entry-id] img')].every(i => i.complete)"
+    )
     sizes = page.evaluate(
         """[...document.querySelectorAll('[data-entry-id] img')].map(i => [
              i.src.slice(5, 15), i.naturalWidth])"""
