@@ -58,6 +58,7 @@ from exporter.publish.hub_plan import (
     claim_paths,
     classify,
     dropped_cuts,
+    fewer_given_by_marks,
     fewer_given_secrets,
     one_per_copy,
     one_per_session,
@@ -375,7 +376,12 @@ def _refuse_dropped_cuts(run: _Run, todo: list[Source]) -> None:
     (--no-thinking, ...) would go up again with that content back."""
     dropped = dropped_cuts(run.remote, todo, run.cuts)
     if dropped and not run.req.allow_weaker_policy:
-        raise PublishError(_weaker_policy_message(dropped), exit_code=1)
+        # the given values missing too, where the marks tell: said now, not one run later
+        fewer = fewer_given_by_marks(run.remote, todo, _given_marks(run), run.publisher)
+        message = _weaker_policy_message(dropped)
+        if fewer:
+            message += f". Also: {_fewer_secrets_message(fewer)}"
+        raise PublishError(message, exit_code=1)
 
 
 def _weaker_policy_message(dropped: dict[str, int]) -> str:
@@ -386,6 +392,11 @@ def _weaker_policy_message(dropped: dict[str, int]) -> str:
         "this run would publish them again with that content back. Pass the same options, or "
         "--allow-weaker-policy to publish them so"
     )
+
+
+def _given_marks(run: _Run) -> set[str]:
+    """The marks of the values this run is given (--secret, --env-file, the environment)."""
+    return {run.marks.mark(given_digest(v)) for v in run.policy.given_values(run.environ)}
 
 
 def _publish_changes(
@@ -524,8 +535,7 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
 def _refuse_fewer_secrets(run: _Run, prepared: list[Prepared]) -> None:
     """Refused before anything is sent: a --secret value or environment variable an earlier
     run replaced, missing now, would go up in clear."""
-    given = {run.marks.mark(given_digest(v)) for v in run.policy.given_values(run.environ)}
-    fewer = fewer_given_secrets(run.remote, prepared, given, run.publisher)
+    fewer = fewer_given_secrets(run.remote, prepared, _given_marks(run), run.publisher)
     if fewer and not run.req.allow_weaker_policy:
         raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
 

@@ -50,6 +50,7 @@ __all__ = [
     "claim_paths",
     "classify",
     "dropped_cuts",
+    "fewer_given_by_marks",
     "one_per_copy",
     "one_per_session",
     "policy_cuts",
@@ -499,16 +500,38 @@ def fewer_given_secrets(
         entry = remote.manifest.get(item.source.repo_path) or {}
         if item.error is not None:
             continue
-        marks = entry.get("given")
-        if isinstance(marks, list) and entry.get("publisher") == publisher:
-            lost = {m for m in marks if isinstance(m, str)} - given
+        lost = lost_given_marks(entry, given, publisher)
+        if lost is not None:
             if lost:
-                fewer[item.source.repo_path] = len(lost)
+                fewer[item.source.repo_path] = lost
         elif isinstance(entry.get("redactions"), dict):
             before = given_secret_count(entry["redactions"])
             now = given_secret_count(item.redactions)
             if now < before:
                 fewer[item.source.repo_path] = before - now
+    return fewer
+
+
+def lost_given_marks(entry: dict[str, Any], given: set[str], publisher: str) -> int | None:
+    """How many of the values a published copy replaced (by their marks) this run is not
+    given; None when its marks cannot tell (another key's, or none recorded). Needs no
+    redacting, so a run refused for another reason can say this loss in the same words."""
+    marks = entry.get("given")
+    if not isinstance(marks, list) or entry.get("publisher") != publisher:
+        return None
+    return len({m for m in marks if isinstance(m, str)} - given)
+
+
+def fewer_given_by_marks(
+    remote: RemoteState, sources: Iterable[Source], given: set[str], publisher: str
+) -> dict[str, int]:
+    """:func:`fewer_given_secrets` for the copies whose marks tell, judged before any
+    session is redacted."""
+    fewer = {}
+    for source in sources:
+        entry = remote.manifest.get(source.repo_path) or {}
+        if lost := lost_given_marks(entry, given, publisher):
+            fewer[source.repo_path] = lost
     return fewer
 
 
