@@ -59,7 +59,7 @@ from exporter.publish.gist_share import (
     SHARED_FILE_NAMES,
     check_size,
     check_viewer_template,
-    files_size,
+    file_sizes,
     ignored_env_viewer,
     is_pi_format_viewer,
     share_files,
@@ -688,10 +688,12 @@ def _finish_redaction(
 
 def _checked_size(files: dict[str, str], force: bool, dry_run: bool) -> int:
     """The upload's size in bytes; above the gist limit a real share is refused (without
-    --force), while a dry run says so and still writes the page."""
-    size = files_size(files)
+    --force), while a dry run says so and still writes the page. GitHub's API truncates
+    each file over 1 MiB: that warning names the files (the total warned when none was)."""
+    sizes = file_sizes(files)
+    size = sum(sizes.values())
     try:
-        warning = check_size(size, force)
+        warning = check_size(size, force, sizes)
     except TooLargeError as error:
         if not dry_run:
             raise

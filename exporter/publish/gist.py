@@ -47,6 +47,8 @@ from exporter.publish.gist_answers import (
     format_local_time,
     format_wait,
     maybe_received,
+    proxy_failed,
+    proxy_for,
     raw_rate_limit_wait,
     server_message,
     sso_required,
@@ -105,6 +107,10 @@ _INTERRUPTED_UPDATE = (
     "interrupted while updating gist {gist_id}: GitHub may already have received the "
     "change, or not; sharing again updates the same gist."
 )
+
+
+#: A call's operation as an answer to it is named ("the answer to creating the gist").
+_DOING = {"create": "creating", "update": "updating", "get": "reading", "delete": "deleting"}
 
 
 class InterruptedRequest(KeyboardInterrupt):
@@ -168,6 +174,9 @@ class GistClient:
         self._session = session or requests.Session()
         self._notify = notify or (lambda message: log.info("%s", message))
         self._where = host_for_messages(self.api_url)
+        #: The last request was retried after a try that may have done it (its answer lost,
+        #: a 5xx): a delete's 404 then may be its own work (see ``delete``).
+        self._earlier_try_may_have_landed = False
         page = gists_page(self.api_url)
         # where a person sees their gists, said where it is known (``gists_page``)
         self._gists_at = f"on {page}" if page else f"(on {github_host(self.api_url)})"
@@ -206,7 +215,7 @@ class GistClient:
             gist = Gist.from_json(data)
         except PublishError:
             return self._created_unread(resp, "it names no usable gist")
-        return self._with_address(gist)
+        return self._checked(gist, "create")
 
     def update(
         self,
@@ -235,7 +244,7 @@ class GistClient:
             gist = Gist.from_json(data)
         except PublishError:
             return self._updated_unread(resp, gist_id, "it names no usable gist")
-        return self._with_address(gist)
+        return self._checked(gist, "update")
 
     def _updated_unread(self, resp: requests.Response, gist_id: str, reason: str) -> Gist:
         """An update GitHub took (200) whose answer cannot be read: said as a failure, the
@@ -260,6 +269,8 @@ class GistClient:
         id is taken from the ``Location`` header when there (then the gist is read back,
         to be recorded); else the error says to check the secret gists (review s60 #4)."""
         gist_id = _id_in_location(resp.headers.get("location") or "")
+        if gist_id is not None and self._holds_token(gist_id):  # not GitHub's: not used
+            gist_id = None
         if gist_id is None:
             raise PublishError(
                 f"GitHub created the gist (HTTP {resp.status_code}) but its answer could not "
@@ -291,16 +302,73 @@ class GistClient:
     def _with_address(self, gist: Gist) -> Gist:
         return gist if gist.html_url else replace(gist, html_url=self._gist_page(gist.id))
 
+    def _holds_token(self, text: str) -> bool:
+        """Whether ``text`` holds the token, or a head of it (``hidden``'s rule)."""
+        return self._scrub(text) != text
+
+    def _checked(self, gist: Gist, operation: str) -> Gist:
+        """The gist an answer named, with no trace of the token: a server that echoes it
+        (not GitHub) had it printed in the Gist and View lines and the --delete hint, and
+        kept in the share state. A gist id holding it is refused (the id is what is kept
+        and printed); an address holding it is replaced by one built from the id, a file
+        named with it or a raw address holding it left out."""
+        if self._holds_token(gist.id):
+            doing = _DOING.get(operation, operation)
+            check = (
+                f" Check your secret gists {self._gists_at} before sharing again."
+                if operation == "create"
+                else ""
+            )
+            raise PublishError(
+                f"the answer to {doing} the gist holds the token where the gist's id goes: "
+                f"it is not used, printed or recorded.{check}"
+            )
+        html_url = gist.html_url
+        if self._holds_token(html_url):
+            html_url = ""
+            self._notify(
+                f"warning: the answer's address of gist {gist.id} holds the token: not used"
+            )
+        files = {
+            name: GistFile(
+                raw_url="" if self._holds_token(held["raw_url"]) else held["raw_url"],
+                size=held["size"],
+                truncated=held["truncated"],
+                sha256=held["sha256"],
+            )
+            for name, held in gist.files.items()
+            if not self._holds_token(name)
+        }
+        described = self._scrub(gist.description)
+        return self._with_address(
+            replace(gist, html_url=html_url, files=files, description=described)
+        )
+
     def get(self, gist_id: str) -> Gist:
         """Fetch a gist (mainly to check sizes/``truncated`` after upload)."""
         resp = self._request("GET", self._gist_path(gist_id))
         return self._gist_or_raise(resp, operation="get", gist_id=gist_id)
 
     def delete(self, gist_id: str) -> None:
-        """Delete a gist; ``NotFoundError`` if it is already gone."""
+        """Delete a gist; ``NotFoundError`` if it is already gone. A 404 to a retry after a
+        try that may have done it (its answer lost, a 5xx) is that try's work when a read
+        finds the gist gone: it was said "already gone on GitHub", exit 2, though this
+        call deleted it."""
         resp = self._request("DELETE", self._gist_path(gist_id))
+        if resp.status_code == 404 and self._earlier_try_may_have_landed and self._gone(gist_id):
+            return
         if resp.status_code not in (204, 200):
             self._raise_for(resp, operation="delete", gist_id=gist_id)
+
+    def _gone(self, gist_id: str) -> bool:
+        """A read of the gist is answered 404 (any other failure says nothing)."""
+        try:
+            self.get(gist_id)
+        except NotFoundError as error:
+            return error.status == 404
+        except PublishError:
+            return False
+        return False
 
     # -- internals ------------------------------------------------------------------
 
@@ -345,6 +413,7 @@ class GistClient:
 
         failures = 0
         waited_for_rate_limit = False
+        self._earlier_try_may_have_landed = False
         while True:
             try:
                 resp = self._session.request(
@@ -373,23 +442,32 @@ class GistClient:
                 requests.exceptions.ChunkedEncodingError,
             ) as exc:
                 failures += 1
-                reason = connection_reason(exc, timeout)
-                if method == "POST" and maybe_received(exc):
+                proxy = proxy_for(self._session, url)
+                reason = connection_reason(exc, timeout, proxy)
+                received = maybe_received(exc)
+                if method == "POST" and received:
                     said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_at)
                     raise NetworkError(said) from exc
+                self._earlier_try_may_have_landed |= received
                 if failures < self.max_tries:
                     self._backoff(failures, reason)
                     continue
                 raise NetworkError(
                     f"could not reach GitHub at {self._where} after {failures} "
-                    f"{'try' if failures == 1 else 'tries'} ({reason}); check your network "
-                    "and --api-url, then try again."
+                    f"{'try' if failures == 1 else 'tries'} ({reason}); "
+                    f"{_what_to_check(exc, proxy)}, then try again."
                 ) from exc
             except requests.RequestException as exc:
                 # the rest (a redirect loop, an answer that cannot be decoded, a redirect
                 # to ftp://) went out as requests' own words, exit 2: never retried (the
                 # same answer comes back), said in ours (requests' may quote the token)
-                reason = connection_reason(exc, timeout)
+                proxy = proxy_for(self._session, url)
+                reason = connection_reason(exc, timeout, proxy)
+                if not maybe_received(exc):  # (no SOCKS support, a proxy address unusable)
+                    raise NetworkError(
+                        f"nothing was sent to GitHub at {self._where} ({reason}); "
+                        f"{_what_to_check(exc, proxy)}, then try again."
+                    ) from exc
                 if method == "POST":
                     said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_at)
                     raise NetworkError(said) from exc
@@ -403,6 +481,7 @@ class GistClient:
 
             if resp.status_code >= 500:
                 failures += 1
+                self._earlier_try_may_have_landed = True  # (a 5xx may come after the work)
                 if method == "POST":  # GitHub may have created it anyway: never create twice
                     raise NetworkError(
                         _MAYBE_CREATED.format(
@@ -502,7 +581,7 @@ class GistClient:
                 f"GitHub returned HTTP {resp.status_code} with a body that is not JSON.",
                 status=resp.status_code,
             ) from None
-        return self._with_address(Gist.from_json(data))
+        return self._checked(Gist.from_json(data), operation)
 
     def _raise_for(
         self, resp: requests.Response, *, operation: str, gist_id: str | None = None
@@ -614,6 +693,14 @@ def _id_in_location(location: str) -> str | None:
     if found is None or not path.endswith(found.group(0)) or not found.group(1).isascii():
         return None
     return found.group(1)
+
+
+def _what_to_check(exc: Exception, proxy: str | None) -> str:
+    """Where to look after a request failed: the proxy setting when the proxy failed (the
+    --api-url is not the one in the way), else the network and the --api-url."""
+    if proxy_failed(exc, proxy):
+        return "check the proxy setting (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY)"
+    return "check your network and --api-url"
 
 
 def _is_json(resp: requests.Response) -> bool:

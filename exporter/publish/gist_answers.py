@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypedDict
+from urllib.parse import urlsplit
 
 import requests
 
@@ -93,12 +94,90 @@ def _size(value: Any) -> int:
 
 
 def maybe_received(exc: Exception) -> bool:
-    """False only when the connection was never made (the request cannot have arrived)."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
+    """False only when the request cannot have arrived: the connection was never made, the
+    proxy could not be reached or would not connect (a proxy failure is raised only before
+    anything went through it), or the request could not even be started (no SOCKS support,
+    an address that cannot be used: a create follows no redirect, so it is not a
+    redirect's). A proxy failure was said as "GitHub may already have received it", and
+    the create was not retried."""
+    if isinstance(
+        exc,
+        (
+            requests.exceptions.ConnectTimeout,
+            requests.exceptions.ProxyError,
+            requests.exceptions.InvalidURL,
+        ),
+    ):
+        return False
+    if _missing_socks(exc):
         return False
     reason = getattr(exc.args[0], "reason", None) if exc.args else None
     # urllib3's NewConnectionError (by name: urllib3 is requests' dependency, not ours)
     return not any(kind.__name__ == "NewConnectionError" for kind in type(reason).__mro__)
+
+
+def _missing_socks(exc: Exception) -> bool:
+    """requests' refusal of a ``socks5://`` proxy without PySocks installed, raised before
+    anything is sent."""
+    return isinstance(exc, requests.exceptions.InvalidSchema) and "socks" in str(exc).lower()
+
+
+def proxy_for(session: requests.Session, url: str) -> str | None:
+    """The proxy ``session`` sends a request to ``url`` through (its own, else the
+    environment's HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, minus NO_PROXY), or None: to say a
+    proxy's failure as one."""
+    proxies = dict(session.proxies or {})
+    try:
+        if session.trust_env:
+            for scheme, address in requests.utils.get_environ_proxies(url).items():
+                proxies.setdefault(scheme, address)
+        return requests.utils.select_proxy(url, proxies) or None
+    except ValueError:  # an address the bypass check cannot read
+        return None
+
+
+def proxy_shown(proxy: str | None) -> str:
+    """A proxy's host and port for a message, never its ``user:password@`` (a proxy URL
+    often holds a password); "" when it has none that can be read."""
+    if not proxy:
+        return ""
+    try:
+        parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return ""
+    host = f"[{host}]" if ":" in host else host
+    shown = f"{host}:{port}" if host and port else host
+    return shown if shown.isascii() and shown.isprintable() and " " not in shown else ""
+
+
+def proxy_failed(exc: Exception, proxy: str | None) -> bool:
+    """Whether the failure was the proxy's (unreachable, refusing, unusable, unsupported)."""
+    return _proxy_reason(exc, proxy) is not None
+
+
+#: What a proxy answered to ``CONNECT`` when it would not open the tunnel (urllib3's words).
+_TUNNEL_REFUSED = re.compile(r"tunnel connection failed: (\d{3})", re.IGNORECASE)
+
+
+def _proxy_reason(exc: Exception, proxy: str | None) -> str | None:
+    """What a failure of the proxy itself was, or None when it was not one."""
+    the_proxy = f"the proxy {proxy_shown(proxy)}".rstrip()
+    if _missing_socks(exc):
+        return (
+            "a SOCKS proxy is set, but PySocks, which requests needs for one, is not "
+            "installed: pip install 'requests[socks]'"
+        )
+    if isinstance(exc, requests.exceptions.ProxyError):
+        refused = _TUNNEL_REFUSED.search(str(exc))
+        if refused is None:
+            return f"{the_proxy} could not be reached"
+        status = refused.group(1)
+        why = ": proxy authentication required" if status == "407" else ""
+        return f"{the_proxy} answered HTTP {status} instead of connecting to GitHub{why}"
+    if proxy and isinstance(exc, requests.exceptions.InvalidURL):
+        return "the proxy's address is not a usable URL"
+    return None
 
 
 def format_wait(seconds: float) -> str:
@@ -116,8 +195,12 @@ def format_local_time(moment: datetime, now: datetime) -> str:
     return f"{moment.strftime(fmt)} {zone}".strip()
 
 
-def connection_reason(exc: Exception, timeout: float) -> str:
-    """Short, token-free reason for a transport failure."""
+def connection_reason(exc: Exception, timeout: float, proxy: str | None = None) -> str:
+    """Short, token-free reason for a transport failure; ``proxy``: the one the request
+    went through (``proxy_for``), named by host and port when it failed."""
+    said = _proxy_reason(exc, proxy)
+    if said is not None:
+        return said
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return "connection timed out"
     if isinstance(exc, requests.exceptions.Timeout):

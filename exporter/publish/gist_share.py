@@ -26,6 +26,7 @@ __all__ = [
     "PI_VIEWER",
     "check_size",
     "check_viewer_template",
+    "file_sizes",
     "files_size",
     "ignored_env_viewer",
     "is_pi_format_viewer",
@@ -292,9 +293,14 @@ def _same_files(there: Gist, files: Mapping[str, str]) -> bool:
 # --------------------------------------------------------------------------- sizes
 
 
+def file_sizes(files: Mapping[str, str]) -> dict[str, int]:
+    """Each file's size in bytes (UTF-8), which is what GitHub's limits count."""
+    return {name: len(text.encode("utf-8", "surrogatepass")) for name, text in files.items()}
+
+
 def files_size(files: Mapping[str, str]) -> int:
     """Upload size in bytes (UTF-8), which is what GitHub's limits count."""
-    return sum(len(content.encode("utf-8")) for content in files.values())
+    return sum(file_sizes(files).values())
 
 
 def _mb(size: int) -> str:
@@ -302,8 +308,13 @@ def _mb(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MiB"
 
 
-def check_size(total_bytes: int, force: bool = False) -> str | None:
-    """Warning text above 1 MB; ``TooLargeError`` above 10 MB unless ``force``."""
+def check_size(
+    total_bytes: int, force: bool = False, sizes: Mapping[str, int] | None = None
+) -> str | None:
+    """Warning text for a file over 1 MiB (``sizes``: each file's; without them the total
+    counts as one file), which GitHub's API truncates: judged on the total, it warned of
+    truncation when no file was; ``TooLargeError`` when the whole upload is over 10 MiB,
+    unless ``force``."""
     if total_bytes > GIST_MAX_BYTES and not force:
         raise TooLargeError(
             f"the export is {_mb(total_bytes)}, above the {_mb(GIST_MAX_BYTES)} gist limit; "
@@ -318,10 +329,16 @@ def check_size(total_bytes: int, force: bool = False) -> str | None:
             "and viewers may not load it (consider --no-tool-output, --active-branch-only or "
             "Hugging Face)."
         )
-    if total_bytes > GIST_WARN_BYTES:
-        return (
-            f"warning: the export is {_mb(total_bytes)}; GitHub truncates gist files over 1 MiB "
-            "in its API, so only viewers that follow raw_url (like gisthost) will show it "
-            "(--no-tool-output or --active-branch-only make it smaller)."
-        )
-    return None
+    sizes = sizes if sizes is not None else {"the export": total_bytes}
+    over = {name: size for name, size in sizes.items() if size > GIST_WARN_BYTES}
+    if not over:
+        return None
+    # which file is over, where there are several (a page alone is the export)
+    named = " and ".join(f"{name} is {_mb(size)}" for name, size in over.items())
+    which = f", of which {named}" if len(sizes) > 1 else ""
+    return (
+        f"warning: the export is {_mb(total_bytes)}{which}; GitHub truncates gist files over "
+        "1 MiB in its API, so only viewers that follow raw_url (like gisthost) will show "
+        f"{'them' if len(over) > 1 else 'it'} (--no-tool-output or --active-branch-only "
+        "make it smaller)."
+    )

@@ -30,12 +30,18 @@ def _state_key(api_url: str) -> str:
 # --------------------------------------------------------------------------- state
 
 
-#: What a record keeps of the given secrets its share replaced (see ``given_of``), the ids
+#: What a record keeps of the given secrets its share replaced (salted digests), the ids
 #: of the entries it left out (``--exclude``), its opt-in redaction (``--pii``...), whether
 #: it was redacted at all and the cuts it made (``--no-thinking``...): a later share of the
 #: session that would put any of it back is refused. Records written before ``redacted``
 #: and ``cuts`` were kept lack them: unknown, never a reason to refuse.
 GIVEN_FIELDS = ("given_salt", "given", "excluded", "removed", "redacted", "cuts")
+
+
+#: What an earlier gist keeps besides its id and visibility: its share's policy
+#: (``GIVEN_FIELDS``) and the digest of what it holds, so that a share back to it (from
+#: ``--public``) finds it unchanged instead of sending the same files again.
+EARLIER_FIELDS = (*GIVEN_FIELDS, "content_sha256")
 
 
 #: A record's fields that hold lists of names (of ``GIVEN_FIELDS``), and those that hold one
@@ -80,25 +86,26 @@ def usable_record(entry: Any, *, nested: bool = False) -> dict[str, Any] | None:
 
 def earlier_gists(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A record's earlier gists of its session (``--new``, the other visibility), oldest
-    first, as ``{"gist_id", "public"}`` and what each share replaced; what is not one (no
-    id, an empty one) is skipped, and only ``true`` is public."""
+    first, as ``{"gist_id", "public"}``, what each share replaced and what each holds
+    (``EARLIER_FIELDS``); what is not one (no id, an empty one) is skipped, and only
+    ``true`` is public."""
     found = record.get("earlier")
     return [
         {
             "gist_id": g["gist_id"],
             "public": g.get("public") is True,
-            **{k: g[k] for k in GIVEN_FIELDS if k in g},
+            **earlier_of(g),
         }
         for g in (found if isinstance(found, list) else [])
         if isinstance(g, dict) and isinstance(g.get("gist_id"), str) and g["gist_id"].strip()
     ]
 
 
-def given_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The record's ``GIVEN_FIELDS``: salted SHA-256s of the given secrets its share
-    replaced (never the values) and what else its policy left out, which travel with the
-    gist when it becomes an earlier one."""
-    return {k: record[k] for k in GIVEN_FIELDS if k in record}
+def earlier_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What travels with a record's gist when it becomes an earlier one: its
+    ``EARLIER_FIELDS`` (salted SHA-256s of the given secrets its share replaced, never the
+    values, what else its policy left out, and the digest of what it holds)."""
+    return {k: record[k] for k in EARLIER_FIELDS if k in record}
 
 
 def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
@@ -235,7 +242,7 @@ class ShareState:
     ) -> None:
         """Record (or replace) the gist for a session, with a digest of what it holds, the
         file it was shared from (a copy of a session file keeps its id) and what it kept of
-        the given secrets (``--secret``, environment) it replaced (``given_of``): a later
+        the given secrets (``--secret``, environment) it replaced (``GIVEN_FIELDS``): a later
         share must replace them too."""
         with self.locked():
             self._remember(api_url, session_id, gist_id, public, content, source, given)
@@ -261,7 +268,7 @@ class ShareState:
         if before.get("gist_id") not in (None, gist_id):  # --new, or the other visibility
             earlier.append(
                 {"gist_id": before["gist_id"], "public": bool(before.get("public")),
-                 **given_of(before)}
+                 **earlier_of(before)}
             )  # fmt: skip
         if earlier:  # still up: listed when sharing, for --delete; one may be reused
             record["earlier"] = earlier
