@@ -891,29 +891,35 @@
     button.addEventListener("click", function () { copyText(button, text()); });
     return button;
   }
-  // A long output shown in two parts, its folded lines and the ones in view: copied whole,
-  // in order (a head ending on a blank line carries one more line break, for the eye only).
-  function foldedOutput(fold, shown) {
-    var hidden = $(":scope > pre.out", fold), before = fold.classList.contains("fold-before");
-    if (!hidden || (before ? fold.nextElementSibling : fold.previousElementSibling) !== shown) return null;
-    var first = before ? hidden : shown, last = before ? shown : hidden;
-    // "N more characters": the fold cuts inside a line, and the two parts join as they are
-    var inLine = / characters$/.test($("summary", fold).textContent);
+  // A text shown in two parts around a fold, joined as it was: "N more characters", the
+  // fold cut inside a line; else a head ending on a blank line carries one more line
+  // break, for the eye only. A long output, a long command, a long code block.
+  function joined(first, last, fold) {
+    var inLine = / characters/.test($("summary", fold).textContent);
     return function () {
       return inLine ? first.textContent + last.textContent
         : first.textContent.replace(/\n$/, "") + "\n" + last.textContent;
     };
   }
+  function foldedOutput(fold, shown) {
+    var hidden = $(":scope > pre.out", fold), before = fold.classList.contains("fold-before");
+    if (!hidden || (before ? fold.nextElementSibling : fold.previousElementSibling) !== shown) return null;
+    return before ? joined(hidden, shown, fold) : joined(shown, hidden, fold);
+  }
+  // The rest of a code block a fold cut through, first in the fold after the block's head
+  // and with no language label again: a long block in an answer, or one a long prompt's
+  // fold cut (a whole block in or above that fold is copied alone)
+  function restOf(head) {
+    var fold = head.nextElementSibling, rest = fold && fold.matches("details.fold") && $(":scope > summary + .code", fold);
+    return rest && !$(":scope > .code-lang", rest) ? rest : null;
+  }
   function addCopyButtons(block) {
     if (block.classList.contains("code")) {
-      var pre = $("pre", block);
-      var after = block.nextElementSibling;  // a long block's folded rest: copied with it
-      var rest = after && after.matches("details.code-rest") ? $("pre", after) : null;
-      if (pre && !block.closest("details.fold") && !$(":scope > details.fold:not(.code-rest)", block.parentElement)) {
-        block.appendChild(copyButton("Copy", "this code", function () {
-          // a head ending on a blank line carries one more line break, for the eye only
-          return rest ? pre.textContent.replace(/\n$/, "") + "\n" + rest.textContent : pre.textContent;
-        }));
+      var pre = $("pre", block), rest = restOf(block), prior = block.parentElement.previousElementSibling;
+      // a rest is copied with its head, never alone
+      if (pre && !(prior && prior.matches(".code") && restOf(prior) === block)) {
+        block.appendChild(copyButton("Copy", "this code", rest ? joined(pre, $("pre", rest), rest.parentElement)
+          : function () { return pre.textContent; }));
       }
       return;
     }
@@ -921,12 +927,13 @@
     if (!head) return;
     var path = $("code.path", head);
     if (path) breakPath(path);
-    var cmd = $("code.cmd", head);
-    if (cmd && !$(":scope > details.cmd-rest", block)) {
-      head.appendChild(copyButton("Copy", "the command", function () { return cmd.textContent; }));
+    var cmd = $("code.cmd", head), cmdRest = $(":scope > details.cmd-rest", block);
+    if (cmd) {  // a long command copied whole, its folded lines too
+      head.appendChild(copyButton("Copy", "the command", cmdRest ? joined(cmd, $("pre", cmdRest), cmdRest)
+        : function () { return cmd.textContent; }));
     }
     var outs = $all(":scope > pre.out", block);  // an edit's or a write's is a status line
-    var folds = $all(":scope > details.fold", block), whole = null;
+    var folds = $all(":scope > details.fold:not(.cmd-rest)", block), whole = null;
     if (outs.length === 1 && !block.matches(".tool-edit, .tool-write")) {
       if (!folds.length) whole = function () { return outs[0].textContent; };
       else if (folds.length === 1) whole = foldedOutput(folds[0], outs[0]);
