@@ -20,7 +20,9 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,6 +252,8 @@ class _Converter:
         self.session_id = ""  # the last main-line message's: a resumed file's own id
         self.problems: list[Diagnostic] = []
         self.agent_roots: dict[str, str] = {}  # a sub-agent's first line -> the call's result
+        # a sub-agent still at work: its first line -> the line that made its call (no result)
+        self.agent_calls: dict[str, str] = {}
         self.shell_output: dict[str, str] = {}  # a `!` command's line -> its output's text
 
     # reading -----------------------------------------------------------------
@@ -480,6 +484,8 @@ class _Converter:
             entry["parentId"] = self.resolve(parent)
             if entry["id"] in self.agent_roots:  # right after the result of its Task call
                 entry["parentId"] = self.agent_roots[entry["id"]]
+            elif entry["id"] in self.agent_calls:  # at work: after the call, and its answer's
+                entry["parentId"] = self.resolve(self.agent_calls[entry["id"]])
         for answer in answers:  # its results and what came with them, one after another
             previous = answer.id
             for entry in answer.chain:
@@ -736,6 +742,7 @@ def convert(
             lines.append((number + offset, value))
         number += len(agent.lines)
         converter.agent_roots.update(agent.run_starts())
+        converter.agent_calls.update(agent.waiting_start())
     converted = converter.convert()
     diagnostics.append(
         Diagnostic(0, "claude-code", "a Claude Code transcript, read as a Pi session", "info")
@@ -746,8 +753,8 @@ def convert(
                 0,
                 SUB_AGENTS,
                 f"{plural(len(agents), 'sub-agent transcript')} "
-                "shown as a branch after the result of the call that ran it (their lines "
-                "are numbered after this file's)",
+                "shown as a branch after the result of the call that ran it (after the call, "
+                "while it runs; their lines are numbered after this file's)",
                 "info",
             )
         )
@@ -771,6 +778,9 @@ class SubAgent:
 
     lines: list[tuple[int, Any]]
     calls: list[tuple[str, str]]  # (the uuid of the line holding a call's result, its prompt)
+    # the uuid of the line that made the call, when its result is not written yet: the agent
+    # is at work (and ``calls`` empty)
+    waiting: str = ""
 
     def run_starts(self) -> dict[str, str]:
         """Each run's first line -> the result line of the call that made it, in the order
@@ -803,6 +813,12 @@ class SubAgent:
             starts.setdefault(root["uuid"], self.calls[0][0])
         return starts
 
+    def waiting_start(self) -> dict[str, str]:
+        """An agent still at work: its first line -> the line that made its call, which has
+        no result to follow yet."""
+        root = next((v for _, v in self.lines if isinstance(v, dict) and _is_root(v)), None)
+        return {root["uuid"]: self.waiting} if root is not None and self.waiting else {}
+
 
 def sub_agents(
     parsed: list[tuple[int, Any]], path: str | None, diagnostics: list[Diagnostic]
@@ -811,7 +827,11 @@ def sub_agents(
     once with the calls that ran it (the uuid of the line holding each call's result, its
     prompt): ``<session>/subagents/agent-<id>.jsonl`` (Claude Code 2.1) or
     ``agent-<id>.jsonl`` beside the file (2.0), named by the result's
-    ``toolUseResult.agentId``. Read-only; one that cannot be read is a warning."""
+    ``toolUseResult.agentId``. A call whose result does not name its agent (the agent is
+    still at work, or was stopped) is told by what else Claude Code writes of it: a
+    ``progress`` line of the agent's (``data.agentId``, ``parentToolUseID``), or the
+    transcript's ``agent-<id>.meta.json`` (``toolUseId``). Read-only; one that cannot be
+    read is a warning."""
     if not path:
         return []
     here = Path(path)
@@ -833,32 +853,147 @@ def sub_agents(
             "",
         )
         calls.setdefault(agent, []).append((value["uuid"], prompt.strip()))
+    waiting: dict[str, str] = {}  # agent id -> the line that made its call (no result yet)
+    made, answered = _task_call_lines(parsed)
+    for agent, call in _calls_of_unnamed_agents(parsed, here, set(calls)).items():
+        if call in answered:  # its result, which did not name it (a stopped agent)
+            calls[agent] = [(answered[call], asked.get(call, "").strip())]
+        elif call in made:
+            waiting[agent] = made[call]
     agents = []
-    for agent, its_calls in calls.items():
-        name = f"agent-{agent}.jsonl"
-        candidates = (here.parent / here.stem / "subagents" / name, here.parent / name)
-        agent_path = next((c for c in candidates if c.is_file()), None)
-        if agent_path is None:
-            continue
-        problems: list[Diagnostic] = []
-        try:
-            with open(agent_path, "rb") as handle:
-                lines = list(iter_parsed_lines(handle, problems, []))
-        except OSError as error:
-            why = error.strerror or type(error).__name__
-            diagnostics.append(Diagnostic(0, "sub-agent", f"{agent_path.name}: {why}"))
-            continue
-        if problems:
-            diagnostics.append(
-                Diagnostic(
-                    0,
-                    "sub-agent",
-                    f"{agent_path.name}: {plural(len(problems), 'line')} could not be read "
-                    f"(first: {problems[0]})",
-                )
-            )
-        agents.append(SubAgent(lines, its_calls))
+    for agent in [*calls, *waiting]:
+        lines = _sub_agent_lines(here, agent, diagnostics)
+        if lines is not None:
+            agents.append(SubAgent(lines, calls.get(agent, []), waiting.get(agent, "")))
     return agents
+
+
+#: While set (:func:`ended_sub_agent_lines_only`), a sub-agent transcript's last line without
+#: its newline is not read: the agent is still writing it.
+_ENDED_LINES_ONLY: ContextVar[bool] = ContextVar("ended_sub_agent_lines_only", default=False)
+
+
+@contextmanager
+def ended_sub_agent_lines_only() -> Iterator[None]:
+    """Within it, sub-agent transcripts are read up to their last newline: `watch` waits for
+    a line still being written, as it does for the session file's own, rather than show it
+    as damaged and warn of it (it reads them as they are once it has waited enough)."""
+    token = _ENDED_LINES_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _ENDED_LINES_ONLY.reset(token)
+
+
+def _ended_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines that end with their newline (only a file's last line can lack it)."""
+    return (line for line in lines if line.endswith(b"\n"))
+
+
+def _sub_agent_path(here: Path, agent: str) -> Path | None:
+    """Where Claude Code keeps sub-agent ``agent``'s transcript for the session at ``here``:
+    in the session's ``subagents`` folder (2.1), else beside it (2.0); None for neither."""
+    name = f"agent-{agent}.jsonl"
+    candidates = (here.parent / here.stem / "subagents" / name, here.parent / name)
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _sub_agent_lines(
+    here: Path, agent: str, diagnostics: list[Diagnostic]
+) -> list[tuple[int, Any]] | None:
+    """Sub-agent ``agent``'s transcript, parsed; None when it is not there or unreadable
+    (said in ``diagnostics``), as are lines that cannot be read."""
+    agent_path = _sub_agent_path(here, agent)
+    if agent_path is None:
+        return None
+    problems: list[Diagnostic] = []
+    try:
+        with open(agent_path, "rb") as handle:
+            source = _ended_lines(handle) if _ENDED_LINES_ONLY.get() else handle
+            lines = list(iter_parsed_lines(source, problems, []))
+    except OSError as error:
+        why = error.strerror or type(error).__name__
+        diagnostics.append(Diagnostic(0, "sub-agent", f"{agent_path.name}: {why}"))
+        return None
+    if problems:
+        diagnostics.append(
+            Diagnostic(
+                0,
+                "sub-agent",
+                f"{agent_path.name}: {plural(len(problems), 'line')} could not be read "
+                f"(first: {problems[0]})",
+            )
+        )
+    return lines
+
+
+def _task_call_lines(parsed: list[tuple[int, Any]]) -> tuple[dict[str, str], dict[str, str]]:
+    """The session's Task (Agent) calls: by the call's id, the uuid of the line that made it,
+    and of the line holding its result, where there is one."""
+    made: dict[str, str] = {}
+    answered: dict[str, str] = {}
+    for _, value in parsed:
+        if not isinstance(value, dict) or not isinstance(value.get("uuid"), str):
+            continue
+        for block in content_blocks(as_dict(value.get("message")).get("content")):
+            if (
+                value.get("type") == "assistant"
+                and block.get("type") == "tool_use"
+                and block.get("name") in ("Task", "Agent")
+                and isinstance(block.get("id"), str)
+            ):
+                made.setdefault(block["id"], value["uuid"])
+            elif value.get("type") == "user" and block.get("type") == "tool_result":
+                answered.setdefault(as_str(block.get("tool_use_id")) or "", value["uuid"])
+    return made, {call: line for call, line in answered.items() if call in made}
+
+
+def _calls_of_unnamed_agents(
+    parsed: list[tuple[int, Any]], here: Path, named: set[str]
+) -> dict[str, str]:
+    """The call that ran each sub-agent no result names (not in ``named``), by the agent's
+    id, as Claude Code says it elsewhere: its ``progress`` lines in the session's file
+    (``data.type`` ``agent_progress``, written before 2.1.71) name the agent and the call,
+    ``parentToolUseID``; its transcript's ``agent-<id>.meta.json`` names the call,
+    ``toolUseId``."""
+    calls: dict[str, str] = {}
+    for _, value in parsed:
+        if not isinstance(value, dict) or value.get("type") != "progress":
+            continue
+        data = as_dict(value.get("data"))
+        agent, call = data.get("agentId"), value.get("parentToolUseID")
+        if (
+            data.get("type") == "agent_progress"
+            and isinstance(agent, str)
+            and _AGENT_ID.fullmatch(agent)
+            and agent not in named
+            and isinstance(call, str)
+        ):
+            calls.setdefault(agent, call)
+    for file in sub_agent_files(here):
+        agent = file.name[len("agent-") : -len(".jsonl")]
+        if agent in named or agent in calls or not _AGENT_ID.fullmatch(agent):
+            continue
+        if (call := _call_in_meta(file.with_name(f"agent-{agent}.meta.json"))) is not None:
+            calls[agent] = call
+    return calls
+
+
+#: The most of a sub-agent's ``.meta.json`` read: a few fields (its type, description,
+#: call), not a file to read whole whatever its size.
+_META_BYTES = 64 * 1024
+
+
+def _call_in_meta(meta: Path) -> str | None:
+    """The id of the call that ran a sub-agent, as its ``agent-<id>.meta.json`` says it
+    (``toolUseId``); None when it is not there, not such a file or says no call."""
+    try:
+        with open(meta, "rb") as handle:
+            value = json.loads(handle.read(_META_BYTES))
+    except (OSError, ValueError):
+        return None
+    call = value.get("toolUseId") if isinstance(value, dict) else None
+    return call if isinstance(call, str) and call else None
 
 
 def _task_prompts(parsed: list[tuple[int, Any]]) -> dict[str, str]:
@@ -912,11 +1047,20 @@ def session_digest(path: Path, file_digest: str) -> str:
     return combined.hexdigest()
 
 
-def sub_agent_stamps(path: Path) -> str:
+def sub_agent_stamps(path: Path, agents: Collection[str] | None = None) -> str:
     """The sub-agent transcripts' names, sizes and times, as one digest ("" for none): what a
-    site compares to see that one changed without reading them."""
+    site compares to see that one changed without reading them. With ``agents``
+    (:func:`sub_agent_references`): only theirs, where the session finds them, and the
+    ``.meta.json`` files beside them all (a new one may name a call of the session's)."""
+    if agents is None:
+        files = sub_agent_files(path)
+    else:
+        folder = path.parent / path.stem / "subagents"
+        metas = sorted(folder.glob("agent-*.meta.json")) if folder.is_dir() else []
+        found = (_sub_agent_path(path, agent) for agent in sorted(agents))
+        files = [*(file for file in found if file is not None), *metas]
     stamps = []
-    for file in sub_agent_files(path):
+    for file in files:
         try:
             info = file.stat()
         except OSError:  # removed since the listing, or a dangling link: as the loader sees it
@@ -927,6 +1071,37 @@ def sub_agent_stamps(path: Path) -> str:
         return ""
     text = "\n".join(stamps).encode("utf-8", "surrogateescape")
     return hashlib.sha256(text).hexdigest()[:32]
+
+
+def sub_agent_transcripts(path: Path, agents: Collection[str] | None = None) -> list[Path]:
+    """The transcripts of ``agents`` (all in the session's ``subagents`` folder for None)
+    that are there, where the session finds them."""
+    if agents is None:
+        return sub_agent_files(path)
+    found = (_sub_agent_path(path, agent) for agent in sorted(agents))
+    return [file for file in found if file is not None]
+
+
+#: An ``"agentId": "<id>"`` field: how Claude Code names a sub-agent in the session's file
+#: (a Task result's ``toolUseResult``, a ``progress`` line's ``data``). In a JSON text a
+#: quote inside a string is escaped, so no text a message holds looks like one.
+_AGENT_ID_FIELD = re.compile(rb'"agentId"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+
+
+def sub_agent_references(path: Path, data: bytes) -> frozenset[str]:
+    """The sub-agents the Claude Code session at ``path``, whose file holds ``data`` (UTF-8),
+    may show: those its file names, and those whose ``.meta.json`` names a call its file
+    holds. More than :func:`sub_agents` reads, never fewer: `watch` looks at their
+    transcripts alone, as a change to another's cannot change the page."""
+    named = {match.decode("ascii") for match in _AGENT_ID_FIELD.findall(data)}
+    for file in sub_agent_files(path):
+        agent = file.name[len("agent-") : -len(".jsonl")]
+        if agent in named or not _AGENT_ID.fullmatch(agent):
+            continue
+        call = _call_in_meta(file.with_name(f"agent-{agent}.meta.json"))
+        if call is not None and json.dumps(call).encode("utf-8") in data:
+            named.add(agent)
+    return frozenset(named)
 
 
 def _queued_prompt(value: dict[str, Any]) -> dict[str, Any] | None:

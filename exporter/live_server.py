@@ -14,7 +14,9 @@ It answers one request at a time, in the thread that runs it, and between reques
 ``FIRST_BYTE_SECONDS`` to start its request and ``REQUEST_SECONDS`` in all, so a slow or
 idle one cannot hold the thread long; the answer then goes out in parts, each of which the
 client has ``WRITE_STALL_SECONDS`` to take (a big page over a slow link arrives whole; a
-client that stops reading is let go).
+client that stops reading is let go). A request whose head is over ``REQUEST_BYTES`` (the
+cookies other programs set for 127.0.0.1, which a browser sends to every port) is answered
+431, saying why, and said once on stderr.
 """
 
 from __future__ import annotations
@@ -57,8 +59,12 @@ FIRST_BYTE_SECONDS = 1.0
 WRITE_STALL_SECONDS = 30.0
 #: The parts an answer is sent in: each has its own WRITE_STALL_SECONDS.
 WRITE_PART_BYTES = 64 * 1024
-#: The most a request's head may be: a browser's GET is well under 2 KB.
+#: The most a request's head may be, its blank last line included: a browser's GET is well
+#: under 2 KB, but for the cookies other programs set for 127.0.0.1.
 REQUEST_BYTES = 16_384
+#: The most of a head over REQUEST_BYTES read (and dropped) to answer it: the client is
+#: sending it still, and a connection closed on unread bytes is reset, the answer with it.
+OVERSIZED_HEAD_BYTES = 1024 * 1024
 #: A program that starts watches on one port again and again (Pi's /live-html, across /new)
 #: keeps the page's address by passing its secret in this variable (not an argument: those
 #: are visible to every user in the process list).
@@ -97,6 +103,7 @@ class LiveServer(HTTPServer):
         self.idle = idle
         self.secret = secret or secrets.token_urlsafe(18)
         self.pages_served = 0  # answers of the page itself: whether a browser came (--open)
+        self.oversized_said = False  # a request head over REQUEST_BYTES, said on stderr once
         super().__init__((HOST, port), LiveHandler)
         self.port = int(self.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
@@ -133,30 +140,74 @@ class LiveHandler(BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         """Read the request's head under one deadline for all of it (a socket timeout is per
-        read: one byte every few seconds kept the only thread forever), then answer it."""
+        read: one byte every few seconds kept the only thread forever), then answer it; a
+        head over REQUEST_BYTES is answered 431."""
         started = time.monotonic()
         deadline = started + REQUEST_SECONDS
         head = b""
-        while b"\r\n\r\n" not in head and b"\n\n" not in head:
-            remaining = (deadline if head else min(deadline, started + FIRST_BYTE_SECONDS)) - (
-                time.monotonic()
-            )
-            if remaining <= 0 or len(head) > REQUEST_BYTES:
-                self.close_connection = True
-                return
-            self.connection.settimeout(remaining)
-            try:
-                chunk = self.connection.recv(4096)
-            except (TimeoutError, ConnectionError):
-                self.close_connection = True
-                return
+        while (end := _head_end(head)) is None and len(head) <= REQUEST_BYTES:
+            # never more than one byte past the limit: a head of REQUEST_BYTES passes, one
+            # byte more does not (checked before each 4 KB read, heads of ~20 KB passed)
+            chunk = self._receive(started, deadline, REQUEST_BYTES + 1 - len(head), head)
             if not chunk:
                 self.close_connection = True
                 return
             head += chunk
+        if end is None or end > REQUEST_BYTES:
+            self._refuse_oversized_head(started, deadline, head)
+            return
         self.rfile = io.BytesIO(head)  # a GET has no body: the head is all there is to read
         self.connection.settimeout(WRITE_STALL_SECONDS)  # the answer's time is its own
         super().handle_one_request()
+
+    def _receive(self, started: float, deadline: float, most: int, head: bytes) -> bytes:
+        """The next bytes of the request, at most ``most``; b"" when the client closed, went
+        quiet (FIRST_BYTE_SECONDS for its first byte) or ran out of time."""
+        first_by = deadline if head else min(deadline, started + FIRST_BYTE_SECONDS)
+        remaining = first_by - time.monotonic()
+        if remaining <= 0:
+            return b""
+        self.connection.settimeout(remaining)
+        try:
+            return self.connection.recv(most)
+        except (TimeoutError, ConnectionError):
+            return b""
+
+    def _refuse_oversized_head(self, started: float, deadline: float, head: bytes) -> None:
+        """431, in plain text, for a head over REQUEST_BYTES. The rest of it is read first
+        (up to OVERSIZED_HEAD_BYTES, within the request's time): closed on bytes not read,
+        the connection is reset, and the browser shows an empty answer instead. Said once on
+        stderr: the one at the terminal may be the one with such cookies."""
+        self.close_connection = True
+        seen, tail = len(head), head[-3:]  # (a blank line split between two reads is found)
+        complete = _head_end(head) is not None
+        while not complete and seen < OVERSIZED_HEAD_BYTES:
+            chunk = self._receive(started, deadline, 64 * 1024, head)
+            if not chunk:
+                break
+            seen += len(chunk)
+            tail = tail[-3:] + chunk
+            complete = _head_end(tail) is not None
+        limit = REQUEST_BYTES // 1024
+        if not self.server.oversized_said:
+            self.server.oversized_said = True
+            sys.stderr.write(
+                f"pi-session: warning: a request for the page had over {limit} KB of headers "
+                "(cookies other programs set for 127.0.0.1?) and was answered 431: clear "
+                "the browser's cookies for 127.0.0.1, or use localhost in place of "
+                "127.0.0.1 in the address\n"
+            )
+        body = (
+            f"Request headers over {limit} KB: this page's server reads no more.\n"
+            "Browsers send every cookie set for 127.0.0.1 to every port of it, so other "
+            "programs' cookies may be the cause: clear the cookies for 127.0.0.1, or open "
+            "this address with localhost in place of 127.0.0.1.\n"
+        ).encode("ascii")
+        self.request_version = self.protocol_version  # (no request line was parsed)
+        self.command, self.requestline = "", ""
+        self.connection.settimeout(WRITE_STALL_SECONDS)
+        kind = "text/plain; charset=utf-8"
+        self._send(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, kind, body, send_body=True)
 
     def end_headers(self) -> None:
         for name, value in COMMON_HEADERS.items():  # http.server's own error pages too
@@ -216,3 +267,9 @@ class LiveHandler(BaseHTTPRequestHandler):
             whole = memoryview(body)
             for start in range(0, len(whole), WRITE_PART_BYTES):
                 self.wfile.write(whole[start : start + WRITE_PART_BYTES])
+
+
+def _head_end(data: bytes) -> int | None:
+    """Where a request's head ends in ``data`` (just after its blank line), None before."""
+    ends = [at + len(blank) for blank in (b"\r\n\r\n", b"\n\n") if (at := data.find(blank)) >= 0]
+    return min(ends, default=None)

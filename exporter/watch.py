@@ -2,11 +2,13 @@
 again after each change, for :mod:`exporter.live_server` to serve.
 
 The file is only read, as everywhere. A change is seen by the file's identity, size and
-modification time (and a Claude Code session's sub-agent transcripts'); a last line still
-being written (no newline yet) is given a moment to end before the page is made, and the
-page is made of the bytes that were seen to end a line, read once (a line begun after that
-look waits for the next one). A page the same as the one on show (the file only touched, an
-empty file beside it) is no new version: the open page reloads only for something to see.
+modification time (and those of the transcripts of the sub-agents a Claude Code session
+names: another agent's, at work for no call the page shows, makes no page); a last line
+still being written (no newline yet), in the file or such a transcript, is given a moment
+to end before the page is made, and the page is made of the bytes that were seen to end a
+line, read once (a line begun after that look waits for the next one). A page the same as
+the one on show (the file only touched, an empty file beside it) is no new version: the
+open page reloads only for something to see.
 A file that disappears or stops being a session keeps its last page on show, with the
 problem named, until it is readable again.
 """
@@ -14,6 +16,7 @@ problem named, until it is readable again.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import os
 import secrets
@@ -24,7 +27,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from exporter.agent_context import AgentContext
-from exporter.claude_code import sub_agent_stamps
+from exporter.claude_code import (
+    ended_sub_agent_lines_only,
+    sub_agent_references,
+    sub_agent_stamps,
+    sub_agent_transcripts,
+)
+from exporter.formatting import plural
 from exporter.loader import (
     GZIP_MAGIC,
     SessionFormatError,
@@ -76,6 +85,10 @@ class LiveState:
 #: then the file's mode, looked at, not compared
 Stamp = tuple[int, int, int, int, str, int]
 
+#: Appended to a stamp's sub-agent part when a transcript's last line was left out, being
+#: written: no look gives it, so the next look waits for that line (then reads it as it is).
+_UNENDED = "+unended"
+
 #: A policy applied to each read (watch --redact): the session as the page shows it, and the
 #: agent's context (``options.agent_context``, as read) redacted with it, in the same report.
 Prepare = Callable[[Session, AgentContext | None], tuple[Session, AgentContext | None]]
@@ -88,6 +101,8 @@ class _Snapshot:
 
     stamp: Stamp
     data: bytes | None  # None: not a regular file (read as the loader reads a pipe)
+    # the sub-agents whose transcripts the stamp is of (None: all of them), as ``data`` names
+    agents: frozenset[str] | None = None
 
 
 class SessionWatch:
@@ -129,6 +144,9 @@ class SessionWatch:
         # whether to look at sub-agent transcripts: Claude Code's are the session's too; a
         # Pi or Codex session has none (a <session>/subagents/ folder beside it is not read)
         self._sub_agents = True
+        # the sub-agents the last read named (None: all): a transcript no call of the
+        # session's names cannot change the page, and a write to it made the page again
+        self._agents: frozenset[str] | None = None
         # the folder's sessions when the watch began, and each one it has followed since
         self._known = {path, *newest()} if newest is not None else {path}
         self._followed_at = clock()
@@ -141,7 +159,7 @@ class SessionWatch:
         in a few words for the terminal, or None when nothing did."""
         switched = self._follow()
         try:
-            stamp = _stamp_of(self.path, self._sub_agents)
+            stamp = _stamp_of(self.path, self._sub_agents, self._agents)
         except FileNotFoundError:
             return self._problem("the session file is gone")
         except OSError as error:
@@ -157,6 +175,8 @@ class SessionWatch:
             return switched
         if not _ends_a_line(self.path, stamp) and not self._waited_enough():
             return switched
+        if not self._sub_agent_lines_ended(self._agents) and not self._waited_enough():
+            return switched  # (looked at before the read: the file is not read meanwhile)
         before = self.state.page
         try:
             snapshot = _snapshot(self.path, self._sub_agents, stamp)
@@ -166,11 +186,19 @@ class SessionWatch:
             return self._problem("the session file is not a regular file now")
         if _whole_lines(snapshot.data) < len(snapshot.data) and not self._waited_enough():
             return switched  # rewritten since the look, and its last line not ended yet
+        # again after the read's stamp, of the sub-agents it names (one may be new): a line
+        # begun before that stamp is waited for; one begun after it is left out of the load,
+        # and its bytes are the next look's change
+        ended = self._sub_agent_lines_ended(snapshot.agents)
+        if not ended and not self._waited_enough():
+            return switched
         self._unfinished_since = None
         try:
-            session, context = self._load(snapshot)
+            # after the wait, the transcripts are read as they are, as the file is
+            session, context = self._load(snapshot, ended_lines_only=ended)
         except SessionFormatError as error:
             self._stamp = self._unreadable = snapshot.stamp[:5]  # not again until it changes
+            self._agents = snapshot.agents  # (the sub-agents that stamp is of)
             # without the file's path: the page may be on a screen others see (watch
             # --redact), and the terminal said which file it watches when it began
             why = _without_path(error, self.path)
@@ -183,7 +211,7 @@ class SessionWatch:
         self.state = LiveState(page)
         if switched:
             return switched
-        return f"updated: {page.entries:,} entries ({_change(before, page)})"
+        return f"updated: {plural(page.entries, 'entry', 'entries')} ({_change(before, page)})"
 
     def _follow(self) -> str | None:
         """Switch to a session that started after the watch did (Pi's /new): the newest such
@@ -201,6 +229,7 @@ class SessionWatch:
         self._reported.clear()  # its damaged lines are new, whatever their numbers
         self._read_from = None
         self._sub_agents = True  # until its first read says which agent wrote it
+        self._agents = None
         return f"now watching {fresh[0]}, a new session of this folder"
 
     def _waited_enough(self) -> bool:
@@ -209,6 +238,17 @@ class SessionWatch:
         if self._unfinished_since is None:
             self._unfinished_since = now
         return now - self._unfinished_since >= SETTLE_SECONDS
+
+    def _sub_agent_lines_ended(self, agents: frozenset[str] | None) -> bool:
+        """Whether the transcripts of ``agents`` (a Claude Code session's sub-agents) all end
+        a line: one still being written is waited for as the session file's own is (it was
+        read at once: a warning and a damaged line on the page, until the next write)."""
+        if not self._sub_agents:
+            return True
+        return all(
+            _ends_a_line_at(file, _size_of(file))
+            for file in sub_agent_transcripts(self.path, agents)
+        )
 
     def _problem(self, problem: str) -> str | None:
         """Keep the last page, say why it is not newer; tell the terminal once per problem."""
@@ -226,31 +266,45 @@ class SessionWatch:
         snapshot = _snapshot(self.path, True)
         data = snapshot.data
         whole = 0 if data is None else _whole_lines(data)
+        started = self.clock()
         if data is not None and 0 < whole < len(data):
-            started = self.clock()
             # the stamp of what was read: the file's size differs, so the next look reads
-            lines = _Snapshot((*snapshot.stamp[:2], whole, *snapshot.stamp[3:]), data[:whole])
+            stamp = (*snapshot.stamp[:2], whole, *snapshot.stamp[3:])
+            lines = replace(snapshot, stamp=stamp, data=data[:whole])
             try:
-                loaded = self._load(lines, first=True)
+                loaded = self._load(lines, first=True, ended_lines_only=True)
             except (SessionFormatError, KeyError):
                 pass  # read whole below, as the file is: its error or its page (the
                 # --leaf asked for may be on the line still unended)
             else:
                 self._unfinished_since = started
+                self._wait_for_sub_agent_lines(snapshot.agents, started)
                 return loaded
-        return self._load(snapshot, first=True)
+        loaded = self._load(snapshot, first=True, ended_lines_only=True)
+        self._wait_for_sub_agent_lines(snapshot.agents, started)
+        return loaded
+
+    def _wait_for_sub_agent_lines(self, agents: frozenset[str] | None, started: float) -> None:
+        """After the first read, which left out a sub-agent's line still being written: the
+        next looks wait for it, as for the file's own (its stamp is no look's)."""
+        if self._stamp is None or self._sub_agent_lines_ended(agents):
+            return
+        self._unfinished_since = started
+        self._stamp = (*self._stamp[:4], f"{self._stamp[4]}{_UNENDED}")
 
     def _load(
-        self, snapshot: _Snapshot, first: bool = False
+        self, snapshot: _Snapshot, first: bool = False, ended_lines_only: bool = False
     ) -> tuple[Session, AgentContext | None]:
         """Parse what ``snapshot`` read (prepared, with the agent's context beside it); the
         first time, a ``leaf`` it does not have is an error (KeyError), later a warning (a
-        rewritten file may have lost it)."""
+        rewritten file may have lost it). ``ended_lines_only``: a sub-agent transcript's
+        last line without its newline is left for the next read."""
         stamp = snapshot.stamp
-        if snapshot.data is None:  # not a regular file: as the loader reads a pipe
-            session = load_session(self.path)
-        else:
-            session = parse_session_bytes(snapshot.data, path=os.fspath(self.path))
+        with ended_sub_agent_lines_only() if ended_lines_only else contextlib.nullcontext():
+            if snapshot.data is None:  # not a regular file: as the loader reads a pipe
+                session = load_session(self.path)
+            else:
+                session = parse_session_bytes(snapshot.data, path=os.fspath(self.path))
         read_from = (stamp[0], stamp[1], stamp[2])
         if self._read_from is not None and (
             read_from[:2] != self._read_from[:2] or read_from[2] < self._read_from[2]
@@ -258,6 +312,7 @@ class SessionWatch:
             self._reported.clear()
         self._read_from = read_from
         self._stamp = stamp[:5]  # of the bytes read: a line added meanwhile is seen next time
+        self._agents = snapshot.agents
         self._sub_agents = session.agent == "Claude Code"
         if not self._sub_agents:  # as the next look sees it
             self._stamp = (*stamp[:4], "")
@@ -317,10 +372,18 @@ def _change(before: LivePage, after: LivePage) -> str:
     return ", ".join(said) or "no new entries"
 
 
-def _stamp_of(path: Path, sub_agents: bool = True) -> Stamp:
+def _stamp_of(path: Path, sub_agents: bool = True, agents: frozenset[str] | None = None) -> Stamp:
+    """The look's stamp: ``agents``' transcripts (None: all) for a Claude Code session."""
     info = os.stat(path)
-    subagents = sub_agent_stamps(path) if sub_agents else ""
+    subagents = sub_agent_stamps(path, agents) if sub_agents else ""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, subagents, info.st_mode)
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # gone since the listing: nothing to wait for (the read says what is wrong)
 
 
 def _digest_without_version(html: bytes) -> bytes:
@@ -336,10 +399,14 @@ def _digest_without_version(html: bytes) -> bytes:
 
 
 def _ends_a_line(path: Path, stamp: Stamp) -> bool:
-    """Whether the file ends a line at the size ``stamp`` saw (an empty file counts as
-    ended): the last character a newline, in the file's encoding. A gzip file's last byte is
-    its trailer's: it is read whole or not at all, so it never waits."""
-    size = stamp[2]
+    """Whether the file ends a line at the size ``stamp`` saw (see :func:`_ends_a_line_at`)."""
+    return _ends_a_line_at(path, stamp[2])
+
+
+def _ends_a_line_at(path: Path, size: int) -> bool:
+    """Whether the file ends a line at ``size`` (an empty file counts as ended): the last
+    character a newline, in the file's encoding. A gzip file's last byte is its trailer's:
+    it is read whole or not at all, so it never waits."""
     if size == 0:
         return True
     try:
@@ -386,20 +453,35 @@ def _whole_lines(data: bytes) -> int:
 def _snapshot(path: Path, sub_agents: bool, looked: Stamp | None = None) -> _Snapshot:
     """The file's bytes, one read: up to the size the look ``looked`` saw end a line, when
     the file is the same and no shorter; else as far as it is now. Opened without waiting
-    for a writer, so a FIFO put in its place is said, not waited on."""
-    agents = sub_agent_stamps(path) if sub_agents else ""  # before the file: never newer
+    for a writer, so a FIFO put in its place is said, not waited on. With ``sub_agents``,
+    the stamp is of the transcripts of the sub-agents those bytes name, taken after the
+    read and before the load reads them: never newer than what the page shows."""
 
     def opener(name: str, flags: int) -> int:
         return os.open(name, flags | os.O_NONBLOCK)
 
     with open(path, "rb", opener=opener) as handle:
         info = os.fstat(handle.fileno())
-        stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, agents, info.st_mode)
+        stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, "", info.st_mode)
         if not stat.S_ISREG(info.st_mode):
-            return _Snapshot(stamp, None)
+            agents = sub_agent_stamps(path) if sub_agents else ""
+            return _Snapshot((*stamp[:4], agents, stamp[5]), None)
         if looked is not None and looked[:2] == stamp[:2] and looked[2] <= stamp[2]:
             stamp = looked  # the bytes the look saw end a line, not a line begun since
-        return _Snapshot(stamp, handle.read(stamp[2]))
+        data = handle.read(stamp[2])
+    named = _sub_agents_named(path, data) if sub_agents else None
+    agents = sub_agent_stamps(path, named) if sub_agents else ""
+    return _Snapshot((*stamp[:4], agents, stamp[5]), data, named)
+
+
+def _sub_agents_named(path: Path, data: bytes) -> frozenset[str] | None:
+    """The sub-agents a Claude Code session file holding ``data`` names (None, all of them,
+    for gzip data, which is not read for this)."""
+    if data.startswith(GZIP_MAGIC):
+        return None
+    if (encoding := wide_encoding(data)) is not None:  # as the loader reads it
+        data = data.decode(encoding, errors="replace").encode("utf-8")
+    return sub_agent_references(path, data)
 
 
 def _without_path(error: SessionFormatError, path: Path) -> str:
