@@ -700,12 +700,14 @@ class _Converter:
         notes = []
         if self.skipped:
             kinds = ", ".join(f"{kind} ×{count:,}" for kind, count in self.skipped.most_common())
+            total = sum(self.skipped.values())
             notes.append(
                 Diagnostic(
                     0,
                     "claude-code-bookkeeping",
-                    f"{sum(self.skipped.values()):,} Claude Code bookkeeping lines are not "
-                    f"shown ({kinds}); the session file keeps them",
+                    f"{plural(total, 'Claude Code bookkeeping line')} "
+                    f"{'is' if total == 1 else 'are'} not shown ({kinds}); the session file "
+                    "keeps them",
                     "info",
                 )
             )

@@ -320,3 +320,17 @@ def test_one_entry_is_said_as_one(tmp_path: Path) -> None:
     assert watch.step() == "updated: 1 entry (+1)"
     _append_line(path, Build.user("e-0002", "e-0001", "the second"))
     assert watch.step() == "updated: 2 entries (+1)"
+
+
+def test_one_bookkeeping_line_is_said_as_one(tmp_path: Path) -> None:
+    """The Claude Code note said "1 Claude Code bookkeeping lines are not shown"."""
+    path = tmp_path / "one.jsonl"
+    lines = [
+        {"type": "summary", "summary": "a title", "leafUuid": "u1"},
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s1",
+         "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/srv",
+         "message": {"role": "user", "content": "hello"}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    said = [d.message for d in load_session(path).diagnostics if "bookkeeping" in d.message]
+    assert said and said[0].startswith("1 Claude Code bookkeeping line is not shown"), said
