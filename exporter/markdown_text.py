@@ -97,6 +97,10 @@ _WEB_ADDRESS = re.compile(
     r"|(?:(?<![A-Za-z])(?i:https?://)|(?<![^ *_~(])(?i:www\.))[^ \t\n\v\f\r<]+"
 )
 _IN_ADDRESS = re.compile(r"([\\`\[\]|!])")
+#: What an address written as ``<autolink>`` must not hold (a table cell's ``|`` too).
+_NOT_IN_ANGLES = re.compile(r"[\\`\[\]|!>]")
+#: What GitHub trims from a bare address's end (with ``&name;``, see :func:`_entity_tail`).
+_TRIMMED = frozenset("?!.,:*_~'\")")
 
 
 def shown(text: str) -> str:
@@ -121,10 +125,40 @@ def escaped(text: str) -> str:
     position = 0
     for link in _WEB_ADDRESS.finditer(flat):
         out.append(_escape_inline(flat[position : link.start()]))
-        out.append(link.group() if link.group(1) else _IN_ADDRESS.sub(r"\\\1", link.group()))
-        position = link.end()
+        if link.group(1):
+            out.append(link.group())
+            position = link.end()
+            continue
+        address = link.group()[: _entity_tail(link.group())]
+        if address != link.group() and "://" in address and not _NOT_IN_ANGLES.search(address):
+            out.append(f"<{address}>")  # ends there: its tail, escaped, stays text
+        else:
+            address = link.group()
+            out.append(_IN_ADDRESS.sub(r"\\\1", address))
+        position = link.start() + len(address)
     out.append(_escape_inline(flat[position:]))
     return "".join(out)
+
+
+def _entity_tail(address: str) -> int:
+    """Where a bare address's tail of character references (``&gt;``, with any trimmed
+    punctuation after it) starts, else its length: GitHub leaves such a tail out of the
+    link and then reads it as a reference (``https://a.b/x&gt;`` showed ``x>``), so it is
+    written as escaped text. Read from the end, so a long address costs one pass."""
+    end = cut = len(address)
+    while end:
+        if address[end - 1] in _TRIMMED:
+            end -= 1
+            continue
+        if address[end - 1] != ";":
+            break
+        start = end - 1
+        while start and address[start - 1].isascii() and address[start - 1].isalnum():
+            start -= 1
+        if start == end - 1 or not start or address[start - 1] != "&":
+            break
+        end = cut = start - 1
+    return cut
 
 
 def _escape_inline(text: str) -> str:
