@@ -14,6 +14,7 @@ _PRICES = {
     "opus-new": (5.0, 25.0, 0.5, 6.25),  # Opus 4.5 and later
     "opus": (15.0, 75.0, 1.5, 18.75),  # Claude 3 Opus, Opus 4 and 4.1
     "sonnet": (3.0, 15.0, 0.3, 3.75),  # 3.5 and later
+    "sonnet-3": (3.0, 15.0, 0.3, 0.3),  # Claude 3 Sonnet: Pi's table writes caches at 0.3
     "haiku-4": (1.0, 5.0, 0.1, 1.25),
     "haiku-3-5": (0.8, 4.0, 0.08, 1.0),
     "haiku-3": (0.25, 1.25, 0.03, 0.3),
@@ -23,6 +24,7 @@ _FAMILY = [
     (re.compile(r"claude-opus-4-([5-9]|\d\d)(\b|-|$)"), "opus-new"),
     (re.compile(r"claude-(3-opus|opus-4)(\b|-|$)"), "opus"),
     (re.compile(r"claude-(3-5-sonnet|3-7-sonnet|sonnet-4)(\b|-|$)"), "sonnet"),
+    (re.compile(r"claude-3-sonnet(\b|-|$)"), "sonnet-3"),
     (re.compile(r"claude-haiku-4(\b|-|$)"), "haiku-4"),
     (re.compile(r"claude-3-5-haiku(\b|-|$)"), "haiku-3-5"),
     (re.compile(r"claude-3-haiku(\b|-|$)"), "haiku-3"),

@@ -28,7 +28,10 @@ def fmt_cost(value: float) -> str:
     shows them), so a table's rows still add up to its total ($0.102 + $0.034 = $0.136,
     where cents would read $0.10 + $0.03 = $0.14); sub-cent amounts keep four. A negative
     amount (a damaged or hand-edited usage) reads "-$9.00", not "$-9.00"; one too small
-    for four decimals "<$0.0001", not "$0.0000", which reads as free."""
+    for four decimals "<$0.0001", not "$0.0000", which reads as free. Costs summed past the
+    float range read "overflow" (the JSON's null), not "$inf"."""
+    if not math.isfinite(value):  # inf, -inf, and their sum (nan)
+        return "overflow"
     if value < 0:
         shown = fmt_cost(-value)
         if shown.startswith("<"):

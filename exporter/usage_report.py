@@ -22,6 +22,11 @@ a touch changes. A Codex fork copies its parent's lines into its own file under 
 stamps and, one header line later, new entry ids: a Codex turn is known by its session's id,
 its place among the file's answers, its usage and its digest, and a fork's by its parent's
 id too, so a fork matches its parent and two unrelated sessions that answer alike do not.
+
+A report of one project (`stats --cwd`) also reads the sessions its forks came from in other
+projects (the parent each header names, and theirs, as far as the sessions folder holds
+them), only to know which of the forks' turns are theirs: those are counted in the parent's
+project, as `stats --all` counts them, not here.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -38,7 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from exporter.codex import KIND as CODEX
+from exporter.discover import files_active_since, id_from_name
 from exporter.entries import MessageEntry, as_str
+from exporter.jsonl_in import header_object
 from exporter.loader import LOAD_FAILURES, load_session, why_not_loaded
 from exporter.session import Session, parse_time
 from exporter.times import message_time
@@ -76,6 +83,10 @@ class UsageReport:
     by_day: dict[str, UsageTotals] = field(default_factory=dict)
     seen: set[tuple[Any, ...]] = field(default_factory=set)  # the turns counted, by key
     repeated_turns: int = 0  # turns of a file already counted from another
+    # the turns of sessions outside the report that its forks came from (another project's,
+    # under --cwd), by key, and the forks' turns that are theirs: counted in that project
+    held: set[tuple[Any, ...]] = field(default_factory=set)
+    counted_elsewhere: int = 0
     copies: int = 0  # files whose every turn was counted from another
     # models of turns whose cost was worked out from list prices (Claude Code, Codex record
     # tokens), and those of them no price is known for (counted as $0): said under the tables
@@ -92,6 +103,10 @@ class UsageReport:
         fresh = 0
         for (matched, owned), model, day, values in found["rows"]:
             repeated = any(turn_key in self.seen for turn_key in matched)
+            if not repeated and any(turn_key in self.held for turn_key in matched):
+                self.held.update(owned)  # (a fork of this fork holds it too)
+                self.counted_elsewhere += 1
+                continue
             self.seen.update(owned)  # (a repeated turn's too: a fork of a fork matches it)
             if repeated:
                 self.repeated_turns += 1
@@ -113,6 +128,13 @@ class UsageReport:
             self.total.usage.add(usage)
             self.total.sessions.add(key)
         self.copies += bool(found["rows"]) and not fresh
+
+    def hold(self, found: dict[str, Any]) -> None:
+        """Note the turns of a session outside the report that a fork in it came from (as
+        :func:`session_usage` found them): the fork's copies of them are not counted here,
+        as `stats --all` counts them in the parent's project. Nothing of it is counted."""
+        for (_matched, owned), *_ in found.get("rows", ()):
+            self.held.update(owned)
 
     def ranked(self, table: dict[str, UsageTotals]) -> list[tuple[str, UsageTotals]]:
         """Costliest first (then most turns, then by name): where the money went."""
@@ -308,24 +330,142 @@ def _local_day(moment: datetime | None) -> str:
 
 
 def build_report(
-    files: list[Path], since: datetime | None = None, jobs: int | None = None
+    files: list[Path],
+    since: datetime | None = None,
+    jobs: int | None = None,
+    others: Callable[[], Iterable[Path]] | None = None,
 ) -> UsageReport:
     """Load every file (in ``jobs`` processes, a progress bar on a terminal) and sum their
-    turns."""
+    turns. ``others`` lists the sessions not in ``files`` (the other projects' under
+    --cwd): the parents the forks among ``files`` name are looked for there, only when one
+    is named, and their turns held (:meth:`UsageReport.hold`), not counted."""
     report = UsageReport()
-    found = results_of(
-        files,
-        partial(session_usage, since=since),
-        jobs=jobs,
-        preload="exporter.usage_report",
-        label="reading",
-    )
     read: list[tuple[Path, dict[str, Any]]] = []
-    for path, result in zip(files, found, strict=True):
+    for path, result in zip(files, _usage_of_files(files, since, jobs, "reading"), strict=True):
         if "error" in result:  # said in the files' order
             report.add(path, result)
         else:
             read.append((path, result))
-    for index in counting_order([(str(path), result["lineage"]) for path, result in read]):
-        report.add(*read[index])
+    parents = _fork_parents(files, read, others, since, jobs) if others is not None else []
+    every = [*read, *parents]
+    for index in counting_order([(str(path), result["lineage"]) for path, result in every]):
+        if index < len(read):
+            report.add(*read[index])
+        else:
+            report.hold(every[index][1])
     return report
+
+
+def _usage_of_files(
+    files: Sequence[Path], since: datetime | None, jobs: int | None, label: str
+) -> list[dict[str, Any]]:
+    """:func:`session_usage` of each file, in ``jobs`` processes."""
+    work = partial(session_usage, since=since)
+    return results_of(files, work, jobs=jobs, preload="exporter.usage_report", label=label)
+
+
+def _fork_parents(
+    files: list[Path],
+    read: list[tuple[Path, dict[str, Any]]],
+    others: Callable[[], Iterable[Path]],
+    since: datetime | None,
+    jobs: int | None,
+) -> list[tuple[Path, dict[str, Any]]]:
+    """The sessions among ``others`` (less ``files``) that the forks in ``read`` (the
+    files loaded) came from, and theirs, as far as ``others`` holds them, those that
+    `stats --all --since` would count: each read, only when a header names a parent
+    ``read`` lacks, to know which turns are its.
+    A file is looked for by what a header calls it: its real path, or an id its name or
+    header carries; a file that cannot be read, or whose header turns out to be another
+    session's, holds nothing."""
+    known: set[str] = set()
+    parents: list[tuple[str, ...]] = []
+
+    def learn(result: dict[str, Any]) -> None:
+        known.update(result["lineage"].names)
+        if result["lineage"].parent:
+            parents.append(result["lineage"].parent)
+
+    for _path, result in read:
+        learn(result)
+    found: list[tuple[Path, dict[str, Any]]] = []
+    candidates: list[_Candidate] | None = None
+    looked_for: set[str] = set()
+    while True:
+        wanted = {
+            name for names in parents if known.isdisjoint(names) for name in names
+        } - looked_for
+        if not wanted:
+            break
+        looked_for |= wanted
+        if candidates is None:  # listed once, and only when a fork's parent is missing
+            inside = {str(path) for path in files}
+            try:
+                listed = list(others())
+            except OSError:  # a sessions folder that cannot be listed whole: no parent found
+                listed = []
+            candidates = [_Candidate(path) for path in listed if str(path) not in inside]
+        batch = [c for c in candidates if not c.taken and c.called(wanted)]
+        if not batch:
+            continue
+        for candidate in batch:
+            candidate.taken = True
+        paths = [candidate.path for candidate in batch]
+        loaded = _usage_of_files(paths, since, jobs, "forks' parents")
+        for path, result in zip(paths, loaded, strict=True):
+            if "error" not in result and not wanted.isdisjoint(result["lineage"].names):
+                found.append((path, result))
+                learn(result)
+    if since is None or not found:
+        return found
+    active = set(files_active_since([path for path, _ in found], since))
+    return [(path, result) for path, result in found if path in active]
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """A session file that may be a fork's parent, and what a header may call it: its real
+    path and the id in its name at once; the id in its own header only when those did not
+    find the parent (a renamed file), as that reads its first line."""
+
+    path: Path
+    taken: bool = False
+    _names: set[str] = field(default_factory=set)
+    _header_read: bool = False
+
+    def __post_init__(self) -> None:
+        self._names = {*_path_names(str(self.path)), f"id:{id_from_name(self.path)}"}
+
+    def called(self, wanted: set[str]) -> bool:
+        if not wanted.isdisjoint(self._names):
+            return True
+        if self._header_read or not any(_SESSION_ID.fullmatch(name) for name in wanted):
+            return False  # (a path a header names is found by its real path alone)
+        self._header_read = True
+        header_id = _header_id(self.path)
+        if header_id:
+            self._names.add(f"id:{header_id}")
+        return not wanted.isdisjoint(self._names)
+
+
+#: A session id as a lineage name (a path is one too, with "id:" before it, in case an id)
+_SESSION_ID = re.compile(r"id:[^/\\]+")
+
+#: A Codex rollout's first line carries its instructions (~20 KB): a longer one is not read.
+_HEADER_LIMIT = 256 * 1024
+
+
+def _header_id(path: Path) -> str | None:
+    """The session id a file's first line names: a Pi header's, or a Codex rollout's
+    ``session_meta``; None when it cannot be read or names none."""
+    try:
+        with open(path, "rb") as handle:
+            header = header_object(handle.readline(_HEADER_LIMIT))
+    except OSError:
+        return None
+    if header.get("type") == "session_meta":
+        payload = header.get("payload")
+        header = payload if isinstance(payload, dict) else {}
+    elif header.get("type") != "session":
+        return None
+    return as_str(header.get("id"))

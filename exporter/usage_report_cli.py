@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from exporter.cli import CliError, echo_json, echo_text, listed_session_files, warn
-from exporter.discover import files_active_since, no_sessions_said
+from exporter.discover import files_active_since, no_sessions_said, session_files
 from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
 from exporter.redact_cli import since_moment, since_said
 from exporter.usage_report import UsageReport, UsageTotals, build_report
@@ -37,7 +37,10 @@ def print_usage_report(
             when = since_said(since or "", since_at)
             raise CliError(no_sessions_said(sessions_dir, scope, since=when, older=len(files)), 2)
         files = recent
-    report = build_report(files, since_at, jobs)
+    # a project's forks of other projects' sessions: their parents' turns are counted there
+    # (as `stats --all` counts them), so the other sessions are looked at for the parents
+    others = (lambda: session_files(sessions_dir)) if scope else None
+    report = build_report(files, since_at, jobs, others)
     for path, error in report.failed:
         warn(f"{path}: {error}; left out")
     if files and not report.read:
@@ -64,6 +67,12 @@ def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) 
         + (
             f"; {plural(report.repeated_turns, 'turn')} found in more than one file counted once"
             if report.repeated_turns
+            else ""
+        )
+        + (
+            f"; {plural(report.counted_elsewhere, 'turn')} forked from another project's "
+            "session counted there"
+            if report.counted_elsewhere
             else ""
         )
     )
@@ -130,6 +139,8 @@ def _document(report: UsageReport, scope: str | None, since: datetime | None) ->
         "sessions_with_turns": len(report.total.sessions),
         "copies": report.copies,  # files whose every turn another file holds (counted once)
         "repeated_turns": report.repeated_turns,
+        # turns a fork here copied from another project's session: counted in that project
+        "turns_counted_elsewhere": report.counted_elsewhere,
         # models whose cost was computed from list prices, and those with no price ($0)
         "list_priced_models": sorted(report.list_priced),
         "unpriced_models": sorted(report.unpriced),
