@@ -383,7 +383,14 @@ def plain_text_shown(text: str, *, decode_tags: bool = True) -> str:
     return _TAG_RUN.sub(_terminal_tags, text) if decode_tags else text
 
 
-_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: In a terminal also the characters that draw nothing and join no script or emoji (a zero
+#: width space, word joiner, direction marks, a byte order mark): a session named
+#: "de\u200bploy" printed exactly as "deploy" beside the real one, and no search found it.
+#: The zero width (non-)joiners stay: emoji sequences and Persian or Indic words need them.
+_TERMINAL_CONTROLS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff]"
+)
 
 
 def terminal_text(text: str) -> str:
