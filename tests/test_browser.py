@@ -3048,7 +3048,10 @@ def test_the_status_line_follows_the_filter_without_javascript(
         page.click('label[for="flt-default"]')
         page.wait_for_timeout(50)
         lines[js, "default"] = page.inner_text("#tree-status")
-        assert lines[js, "default"].startswith(f"{shown_rows(page)} of {entries} entries shown")
+        matching = unfolded_count(page, "#tree li:not(.hide-default) > a")
+        kept = shown_rows(page) - matching  # fork rows Default keeps only for the shape
+        forks = f" · {kept} fork point{'s' if kept != 1 else ''} kept" if kept else ""
+        assert lines[js, "default"] == f"{matching} of {entries} entries shown{forks} · 7 branches"
     assert all(lines[False, k] == lines[True, k] for k in ("user", "labeled", "notools", "default"))
     clean(view)
 

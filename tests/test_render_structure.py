@@ -1978,10 +1978,13 @@ def test_status_line_counts_what_the_default_filter_shows(name: str) -> None:
     tree = page.one(lambda e: e.attrs.get("id") == "tree")
     rows = tree.find_all(lambda e: e.tag == "li" and not e.has_class("sub"))
     # a fork's row stays under Default where its branches show something
-    hidden = sum("hide-default" in r.classes and "br-default" not in r.classes for r in rows)
+    hidden = sum("hide-default" in r.classes for r in rows)
+    kept = sum("hide-default" in r.classes and "br-default" in r.classes for r in rows)
     entries = len(load_fixture(name).entries)
+    forks = f" · {kept:,} fork point{'s' if kept != 1 else ''} kept" if kept else ""
     if hidden:
-        assert status.text.startswith(f"{entries - hidden:,} of {entries:,} entries shown · ")
+        shown = f"{entries - hidden:,} of {entries:,} entries shown{forks} · "
+        assert status.text.startswith(shown)
     else:
         assert status.text.startswith(f"{entries:,} entries · ")
     assert status.attrs["data-all"].startswith(f"{entries:,} entries · ")
