@@ -216,6 +216,8 @@ def stats_document(session: Session) -> dict[str, Any]:
             "by_branch": [
                 {
                     "leaf_id": b.branch.leaf_id,
+                    # what --leaf takes for it: an id used twice names its latest copy
+                    "leaf_name": session.leaf_name(b.branch.leaf_id),
                     "fork_id": b.branch.fork_id,
                     "active": b.branch.is_active,
                     "entries": b.entries,
@@ -229,6 +231,17 @@ def stats_document(session: Session) -> dict[str, Any]:
         "tools": {name: {"calls": t.calls, "errors": t.errors} for name, t in stats.tools.items()},
         "diagnostics": [d.as_dict() for d in session.diagnostics],
     }
+
+
+def _leaf_said(session: Session, leaf_id: str, said: dict[str, str]) -> str:
+    """A branch's leaf as ``--leaf`` takes it: its id, cut (see ``said``) unless the cut
+    names another entry as a whole; an earlier copy of an id the file uses again (which
+    names the latest copy) by its own name: ``u2~1``, where "u2" chose the other branch."""
+    name = session.leaf_name(leaf_id)
+    if name != leaf_id:
+        return name
+    cut = said.get(leaf_id, leaf_id)
+    return cut if session.named_entry(cut) in (None, leaf_id) else leaf_id
 
 
 def _made_line(session: Session, stats: SessionStats) -> list[str]:
@@ -354,7 +367,7 @@ def stats_command(
             [
                 [
                     "*" if b.branch.is_active else "",
-                    said.get(b.branch.leaf_id, b.branch.leaf_id),
+                    _leaf_said(loaded, b.branch.leaf_id, said),
                     said.get(b.branch.fork_id, b.branch.fork_id) if b.branch.fork_id else "root",
                     fmt_int(b.entries),
                     fmt_int(b.usage.total_tokens),

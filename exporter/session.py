@@ -1,7 +1,8 @@
 """The in-memory session: header, typed entries and the tree queries everything else reads.
 
 A ``Session`` is built once by the loader and then only read, except that ``set_leaf``
-may choose another branch as the active path. Tree facts (children, roots,
+may choose another branch as the active path (saying in ``diagnostics`` when an id the
+file uses twice chose its latest copy). Tree facts (children, roots,
 active path, branches, tool-call pairing) are computed in O(n) on construction so renderers
 and publishers never scan.
 """
@@ -89,6 +90,25 @@ def _names_given_or_named(entries: list[Entry]) -> set[str]:
     return names
 
 
+def _names_for_earlier_copies(
+    entries: list[Entry], by_id: dict[str, Entry], latest: dict[str, str]
+) -> dict[str, str]:
+    """A name ``set_leaf`` takes for each entry whose own id chooses another: a later line
+    writes that id too, and an id used twice names its latest copy (as in Pi). The first
+    ``a`` is ``a~1``, as the second is kept as ``a~2``; a name the file has is skipped."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for entry in entries:
+        if latest.get(entry.id, entry.id) == entry.id:
+            continue
+        name, n = f"{entry.id}~1", 2
+        while name in by_id or name in latest or name in taken:
+            name, n = f"{entry.id}~1~{n}", n + 1
+        names[entry.id] = name
+        taken.add(name)
+    return names
+
+
 def _taken_by(holder: Entry) -> str:
     """Whose an id already is, said by what that line writes: the second ``a`` on line 4,
     kept as ``a~2``, not "already used on line 4" for a file whose line 4 says ``a``."""
@@ -131,6 +151,10 @@ class Session:
     _parent: dict[str, str | None] = field(default_factory=dict)
     _latest_with_id: dict[str, str] = field(default_factory=dict)  # file id -> latest entry
     _first_with_id: dict[str, str] = field(default_factory=dict)  # file id -> first entry
+    # entry -> the name set_leaf takes for it, where its own id chooses a later copy
+    _copy_names: dict[str, str] = field(default_factory=dict)
+    _named_copies: dict[str, str] = field(default_factory=dict)  # that name -> entry
+    _leaf_note: Diagnostic | None = field(default=None, repr=False, compare=False)
     #: a missing parent whose id a damaged line still shows -> that line's number
     parents_on_damaged_lines: dict[str, int] = field(default_factory=dict)
     # (leaf id, parent map, path): the active path is asked for ~10 times per page
@@ -209,6 +233,8 @@ class Session:
         self.by_id = by_id
         self._latest_with_id = latest
         self._first_with_id = first
+        self._copy_names = _names_for_earlier_copies(self.entries, by_id, latest)
+        self._named_copies = {name: entry_id for entry_id, name in self._copy_names.items()}
 
         parent: dict[str, str | None] = {}
         damaged_ids: dict[str, int] | None = None  # read only if an entry lacks its parent
@@ -404,18 +430,62 @@ class Session:
         """Choose which leaf is active (KeyError with a clear message when unknown).
 
         An id the file uses twice names its latest entry, as in Pi (whose id map keeps the
-        last one): Pi's /export-html passes that id for the branch the user is on.
+        last one): Pi's /export-html passes that id for the branch the user is on. The
+        earlier copies are chosen by the names :meth:`leaf_name` gives them (``a~1`` for
+        the first ``a``); a choice by such an id is said in a warning naming them.
         """
-        leaf_id = self._latest_with_id.get(leaf_id, leaf_id)
-        if leaf_id not in self.by_id:
-            matches = [i for i in self.by_id if i.startswith(leaf_id)]
-            if not matches:
-                raise KeyError(f"no entry with id {leaf_id!r} in this session")
-            if len(matches) > 1:
-                shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
-                raise KeyError(f"entry id prefix {leaf_id!r} is ambiguous: {shown}")
-            leaf_id = matches[0]
+        asked = leaf_id
+        leaf_id = self.find_leaf(asked)
         self.leaf_id = leaf_id
+        if self._leaf_note is not None:  # said of an earlier choice
+            self.diagnostics = [d for d in self.diagnostics if d is not self._leaf_note]
+            self._leaf_note = None
+        if leaf_id != asked and asked in self._latest_with_id:
+            self._leaf_note = self._copies_note(asked, leaf_id)
+            self.diagnostics = [self._leaf_note, *self.diagnostics]  # a CLI prints 20
+
+    def find_leaf(self, name: str) -> str:
+        """The entry :meth:`set_leaf` chooses for ``name``: see :meth:`named_entry`, else the
+        one id ``name`` begins; KeyError when none or several."""
+        leaf_id = self.named_entry(name)
+        if leaf_id is not None:
+            return leaf_id
+        matches = [i for i in self.by_id if i.startswith(name)]
+        if not matches:
+            raise KeyError(f"no entry with id {name!r} in this session")
+        if len(matches) > 1:
+            shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
+            raise KeyError(f"entry id prefix {name!r} is ambiguous: {shown}")
+        return matches[0]
+
+    def named_entry(self, name: str) -> str | None:
+        """The entry ``name`` names as a whole: an id as the file writes it (an id used twice:
+        its latest copy, as in Pi), a name from :meth:`leaf_name`, or an id this tool gave
+        (``L5``, ``a~2``); None when it names none."""
+        entry_id = self._latest_with_id.get(name) or self._named_copies.get(name, name)
+        return entry_id if entry_id in self.by_id else None
+
+    def leaf_name(self, entry_id: str) -> str:
+        """The name :meth:`set_leaf` takes for an entry: its id, or for an earlier copy of an
+        id the file uses again (which names the latest copy, as in Pi) ``a~1``."""
+        return self._copy_names.get(entry_id, entry_id)
+
+    def _copies_note(self, asked: str, chosen: str) -> Diagnostic:
+        """The warning for a leaf chosen by an id several entries are written with."""
+        others = [
+            entry
+            for entry in self.entries
+            if entry.id != chosen and (entry.id == asked or _written_id(entry) == asked)
+        ]
+        named = [f"{quoted_id(self.leaf_name(e.id))} (line {e.line})" for e in others[:4]]
+        said = ", ".join(named) + (f" and {len(others) - 4:,} more" if len(others) > 4 else "")
+        which = "the other is" if len(others) == 1 else "the others are"
+        return Diagnostic(
+            self.by_id[chosen].line,
+            "duplicate-leaf-id",
+            f"leaf {quoted_id(asked)} names {len(others) + 1:,} entries: the latest (kept as "
+            f"{quoted_id(chosen)}) is the leaf, as in Pi; {which} chosen as {said}",
+        )
 
     def parent_of(self, entry_id: str) -> str | None:
         return self._parent.get(entry_id)

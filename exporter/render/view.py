@@ -8,11 +8,14 @@ deep or pathological trees cannot overflow the stack the way Pi's page does.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -38,7 +41,7 @@ from exporter.render.model import (
 from exporter.render.odd_values import odd_values
 from exporter.render.tools import ToolView, json_text
 from exporter.session import Session, parse_time
-from exporter.usage import sum_usage
+from exporter.usage import turn_usage
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +121,7 @@ class PageBuilder:
         self.runs_open_at_end = 0  # out-of-context runs the page closes after its last item
         self._spans: dict[str, tuple[int, int]] | None = None  # see _tree_spans
         self._path_walks = 0  # is_before's questions answered by a walk up (see there)
+        self._facts: SubtreeFacts | None = None  # see _subtree_facts
 
     def anchor(self, entry_id: str) -> str:
         """The DOM id of an entry (see :func:`build_anchors`)."""
@@ -250,35 +254,46 @@ class PageBuilder:
         if not session.roots:
             return []
         main_root, other_roots = session.page_roots()
-        # Work: ("line", ids, id_set, position, depth) | ("open", id, depth[, fork id])
+        # Work: ("line", ids, id_set, position, depth) | ("open", id, depth, line[, fork id])
         #       | ("close", depth)
         #       | ("group_open", count) | ("group_close",)
         work: list[tuple[Any, ...]] = []
         for root in reversed(other_roots):
-            work += [("close", 1), ("line", *self._line(root), 0, 1), ("open", root, 1)]
+            line, line_set = self._line(root)
+            work += [("close", 1), ("line", line, line_set, 0, 1), ("open", root, 1, line)]
         work.append(("line", *self._line(main_root), 0, 0))
         items: list[Item] = []
         groups: list[tuple[Item, list[bool]]] = []  # open groups: [a label shown, a user message]
+        # per open block, the tasks of the branches that fork too deep inside it, in page
+        # order: they follow its close (see _run_line)
+        after_block: list[list[list[tuple[Any, ...]]]] = []
         while work:
             task = work.pop()
             if task[0] in ("close", "group_close"):
                 items.append(Item(task[0]))
                 if task[0] == "group_close":
-                    group, (labeled, user) = groups.pop()
-                    group.group_classes = empty_under_filters(labeled=labeled, user=user)
+                    group, holds = groups.pop()
+                    group.group_classes = empty_under_filters(labeled=holds[0], user=holds[1])
+                    if groups:  # a group's counts cover the groups inside it
+                        groups[-1][1][0] |= holds[0]
+                        groups[-1][1][1] |= holds[1]
+                else:
+                    for blocks in reversed(after_block.pop()):
+                        work += blocks
             elif task[0] == "group_open":
                 items.append(Item("group_open", group_size=task[1]))
                 groups.append((items[-1], [False, False]))
             elif task[0] == "open":
-                branch = self.branch_info(task[1], task[2])
-                if len(task) > 3:  # placed after the block its fork sits in (nesting cap)
-                    branch.forks_at = self.anchor(task[3])
+                branch = self.branch_info(task[1], task[2], task[3])
+                if len(task) > 4:  # placed after the block its fork sits in (nesting cap)
+                    branch.forks_at = self.anchor(task[4])
                 items.append(Item("open", branch=branch))
-                for _, holds in groups:  # a branch's counts cover the branches inside it
-                    holds[0] |= branch.has_label_shown
-                    holds[1] |= branch.has_user
+                after_block.append([])
+                if groups:  # a branch's counts cover the branches inside it
+                    groups[-1][1][0] |= branch.has_label_shown
+                    groups[-1][1][1] |= branch.has_user
             else:
-                self._run_line(task, work, items)
+                self._run_line(task, work, items, after_block)
         self._pick_shown()
         self._mark_context_runs(items)
         return items
@@ -319,8 +334,16 @@ class PageBuilder:
         line = self.main_line(start)
         return line, set(line)
 
-    def _run_line(self, task: tuple[Any, ...], work: list[Any], items: list[Item]) -> None:
-        """Emit a main line until a fork; then queue the rest behind the fork's branches."""
+    def _run_line(
+        self,
+        task: tuple[Any, ...],
+        work: list[Any],
+        items: list[Item],
+        after_block: list[list[list[tuple[Any, ...]]]],
+    ) -> None:
+        """Emit a main line until a fork; then queue the rest behind the fork's branches.
+        Past :data:`MAX_BRANCH_NESTING`, the fork's branches wait in ``after_block`` for the
+        block the line is in to close, in the order of their forks."""
         _, line, line_set, position, depth = task
         for index in range(position, len(line)):
             entry_id = line[index]
@@ -343,38 +366,50 @@ class PageBuilder:
                 if grouped:
                     blocks.append(("group_close",))
                 for alt in reversed(alternatives):
-                    blocks += [("close", level), ("line", *self._line(alt), 0, level)]
-                    blocks.append(("open", alt, level, *([entry_id] if capped else [])))
+                    alt_line, alt_set = self._line(alt)
+                    blocks += [("close", level), ("line", alt_line, alt_set, 0, level)]
+                    blocks.append(("open", alt, level, alt_line, *([entry_id] if capped else [])))
                 if grouped:
                     blocks.append(("group_open", len(alternatives)))
                 if capped:  # after this branch's own block closes, as its siblings
-                    at = max(i for i, t in enumerate(work) if t[0] == "close" and t[1] == depth)
-                    work[at:at] = blocks
+                    after_block[-1].append(blocks)
                 else:
                     work += blocks
                 return
 
-    def branch_info(self, first_id: str, depth: int) -> BranchInfo:
-        session = self.session
-        ids = list(session.walk(first_id))
-        entries = [session.by_id[i] for i in ids]
-        usage = sum_usage(entries)
-        times = [t for t in (e.moment for e in entries) if t]
+    def branch_info(self, first_id: str, depth: int, line: list[str] | None = None) -> BranchInfo:
+        """A branch block's summary: its first line's title, and what its whole subtree
+        holds (nested branches too), read from :meth:`_subtree_facts` (walking each
+        branch's subtree was quadratic in branches nested inside branches)."""
+        facts = self._subtree_facts()
+        start, end = facts.span(first_id)
         return BranchInfo(
             first_id=first_id,
             anchor="branch-" + self.anchor(first_id),
-            first_prompt=self.branch_title(self.main_line(first_id)),
-            entries=len(ids),
-            lines=sum(i not in session.children for i in ids),
-            cost=fmt_cost(usage.cost),
-            last_activity=max(times).isoformat() if times else None,
-            labels=[session.labels[i] for i in ids if i in session.labels],
+            first_prompt=self.branch_title(line if line is not None else self.main_line(first_id)),
+            entries=end - start + 1,
+            lines=facts.count(facts.leaves, start, end),
+            cost=fmt_cost(facts.cost(first_id)),
+            last_activity=facts.latest_time(start),
+            labels=facts.labels_in(start, end),
             # a label the Default rules hide (extension data) shows nothing under Labeled
-            has_label_shown=any(not self._outline_text(i)[2] for i in ids if i in session.labels),
-            has_user=any(getattr(e, "role", None) == "user" for e in entries),
+            has_label_shown=facts.count(facts.labels_shown, start, end) > 0,
+            has_user=facts.count(facts.users, start, end) > 0,
             depth=depth,
             separate=self._why_separate(first_id),
         )
+
+    def _subtree_facts(self) -> SubtreeFacts:
+        """Made once, at the first branch block (a linear session needs none)."""
+        if self._facts is None:
+            session, path_set = self.session, self.path_set
+            self._facts = SubtreeFacts(
+                session,
+                self._tree_spans(),
+                lambda entry_id: not self._outline_text(entry_id)[2],
+                lambda entry_id: session.next_on_line(entry_id, path_set),
+            )
+        return self._facts
 
     def _why_separate(self, first_id: str) -> str:
         """Why a line starts a tree of its own ("" when it is a branch): a cut parentId
@@ -476,52 +511,67 @@ class PageBuilder:
         it in the transcript; then the line goes on at its own level. Nesting one level per
         fork along a line pushed a session of retries off the sidebar (25 forks: 250 px of
         indent) and past the browser's nesting limit. "open"/"close" rows wrap a branch.
+        Sub-lists nest at most :data:`MAX_BRANCH_NESTING` deep, as the transcript's blocks
+        do, and deeper forks' branches follow the sub-list they fork in: Chromium's parser
+        stops nesting at 512 elements, and past ~253 levels rows landed in the wrong list.
         """
         session = self.session
         if not session.roots:
             return []
         main_root, other_roots = session.page_roots()
         rows: list[OutlineRow] = []
-        # work: ("line", ids, id_set, position) | ("open", fork row or None) | ("close",)
+        # work: ("line", ids, id_set, position) | ("close",)
+        #       | ("open", fork row or None, the sub-list holding that row or -1, moved)
         work: list[tuple[Any, ...]] = []
         for root in reversed(other_roots):
-            work += [("close",), ("line", *self._line(root), 0), ("open", None)]
+            work += [("close",), ("line", *self._line(root), 0), ("open", None, -1, False)]
         work.append(("line", *self._line(main_root), 0))
-        # open sub-lists: (the fork row they leave from, the filters that show a row in them,
-        # the entries listed before it)
-        open_lists: list[tuple[OutlineRow | None, OutlineRow, set[str], int]] = []
+        lists: list[_SubList] = []  # every sub-list, in page order
+        # the sub-lists open now (indexes into lists), each with the entries listed before it
+        # and the work of the sub-lists that fork too deep inside it (they follow it)
+        open_lists: list[tuple[int, int, list[list[tuple[Any, ...]]]]] = []
         listed = 0
         while work:
             task = work.pop()
             if task[0] == "open":
-                rows.append(OutlineRow("open", classes="" if task[1] else "root"))
-                open_lists.append((task[1], rows[-1], set(), listed))
+                _, fork_row, holder, moved = task
+                # "deep": it forks in the sub-list before it (a hook for the page's style)
+                classes = " ".join(c for c, on in (("root", not fork_row), ("deep", moved)) if on)
+                rows.append(OutlineRow("open", classes=classes))
+                open_lists.append((len(lists), listed, []))
+                lists.append(_SubList(rows[-1], fork_row, holder))
             elif task[0] == "close":
                 rows.append(OutlineRow("close"))
-                fork_row, opener, shows, before = open_lists.pop()
-                # a fork's row (and another tree's note) stays under a filter that shows
-                # something in its branches, so they never hang under nothing
-                (fork_row or opener).branch_shows |= shows
-                if fork_row is not None and listed - before >= FOLD_BRANCH_ROWS:
-                    opener.folded = listed - before  # the main line's rows come first
-                    opener.branch_shows |= shows  # its fold line shows where the fork does
-                if open_lists:
-                    open_lists[-1][2].update(shows)
+                index, before, after = open_lists.pop()
+                sub_list = lists[index]
+                if sub_list.fork_row is not None and listed - before >= FOLD_BRANCH_ROWS:
+                    sub_list.opener.folded = listed - before  # the main line's rows come first
+                for blocks in reversed(after):
+                    work += blocks
             else:
                 _, line, line_set, position = task
+                holder = open_lists[-1][0] if open_lists else -1
                 for index in range(position, len(line)):
                     entry_id = line[index]
                     row = self._outline_row(entry_id)
                     rows.append(row)
                     listed += 1
-                    if open_lists:
-                        open_lists[-1][2].update(row_filters(row))
+                    if holder >= 0:
+                        lists[holder].shows.update(row_filters(row))
                     alternatives = self.session.alternatives(entry_id, line_set)
                     if alternatives:
                         work.append(("line", line, line_set, index + 1))
+                        moved = len(open_lists) >= MAX_BRANCH_NESTING
+                        blocks: list[tuple[Any, ...]] = []
                         for alt in reversed(alternatives):
-                            work += [("close",), ("line", *self._line(alt), 0), ("open", row)]
+                            blocks += [("close",), ("line", *self._line(alt), 0)]
+                            blocks.append(("open", row, holder, moved))
+                        if moved:  # after the sub-list it forks in, as the transcript does
+                            open_lists[-1][2].append(blocks)
+                        else:
+                            work += blocks
                         break
+        _show_forks_for_their_branches(lists)
         for row in rows:
             if row.branch_shows:
                 kept = " ".join(f"br-{name}" for name in FILTERS if name in row.branch_shows)
@@ -573,6 +623,141 @@ class PageBuilder:
             on_path=on_path,
             is_leaf=entry_id == self.session.leaf_id,
         )
+
+
+class SubtreeFacts:
+    """What each entry's subtree holds (entries, leaves, users, labels, cost, latest time),
+    for every entry at once: a branch block's summary covers its whole subtree, nested
+    branches too, and walking each block's subtree was quadratic in branches nested inside
+    branches (2,500 of them: 12 s). In pre-order (``spans``) a subtree is one run of places,
+    so its counts are differences of running totals; its latest time comes up from its
+    children, and its cost from its own lines and the blocks inside (see _summed_from).
+    Each is one pass over the tree, without recursion."""
+
+    def __init__(
+        self,
+        session: Session,
+        spans: dict[str, tuple[int, int]],
+        label_shown: Callable[[str], bool],
+        next_on_line: Callable[[str], str | None],
+    ) -> None:
+        order = [""] * len(spans)
+        for entry_id, (place, _) in spans.items():
+            order[place] = entry_id
+        self._spans = spans
+        children, labels = session.children, session.labels
+        entries = [session.by_id[entry_id] for entry_id in order]
+        self.leaves = _running_count(entry_id not in children for entry_id in order)
+        self.users = _running_count(getattr(e, "role", None) == "user" for e in entries)
+        labeled = [place for place, entry_id in enumerate(order) if entry_id in labels]
+        self._label_places = labeled
+        self._label_texts = [labels[order[place]] for place in labeled]
+        self.labels_shown = _running_count(
+            entry_id in labels and label_shown(entry_id) for entry_id in order
+        )
+        # the latest time in each subtree, children before their parent (places backwards);
+        # the first of equal times in pre-order, as max() over the walk gave
+        latest: list[datetime | None] = [None] * len(order)
+        for place in range(len(order) - 1, -1, -1):
+            best = entries[place].moment
+            for kid in children.get(order[place], ()):
+                time = latest[spans[kid][0]]
+                if time is not None and (best is None or time > best):
+                    best = time
+            latest[place] = best
+        self._latest = latest
+        self._children = children
+        self._next_on_line = next_on_line
+        self._turn_cost = {
+            e.id: turn_usage(e).cost
+            for e in entries
+            if isinstance(e, MessageEntry) and e.role == "assistant"
+        }
+        self._block_cost: dict[str, float] = {}
+        for entry_id in reversed(order):  # a block inside another starts after it
+            parent = session.parent_of(entry_id)
+            if parent is None or next_on_line(parent) != entry_id:
+                self._block_cost[entry_id] = self._summed_from(entry_id)
+
+    def span(self, entry_id: str) -> tuple[int, int]:
+        """The places of an entry and of its subtree's last entry."""
+        return self._spans[entry_id]
+
+    @staticmethod
+    def count(running: list[int], start: int, end: int) -> int:
+        """How many of the places ``start`` to ``end`` a running count counts."""
+        return running[end + 1] - running[start]
+
+    def labels_in(self, start: int, end: int) -> list[str]:
+        """The labels set on the places ``start`` to ``end``, in pre-order."""
+        low = bisect.bisect_left(self._label_places, start)
+        high = bisect.bisect_right(self._label_places, end)
+        return self._label_texts[low:high]
+
+    def cost(self, entry_id: str) -> float:
+        """The dollars of the assistant turns in the subtree of ``entry_id``."""
+        cost = self._block_cost.get(entry_id)
+        return self._summed_from(entry_id) if cost is None else cost
+
+    def _summed_from(self, start: str) -> float:
+        """A block's dollars, added in the order of a walk of its subtree (as the table of
+        branches adds a branch's), each block inside it as its total: a block without
+        branches inside says what it said, to the cent at a half cent, and each entry is
+        added in one block only. The blocks inside must be summed already."""
+        children, next_on_line = self._children, self._next_on_line
+        total = 0.0
+        stack: list[tuple[bool, str]] = [(True, start)]  # (on the block's lines, entry)
+        while stack:
+            on_lines, entry_id = stack.pop()
+            if not on_lines:
+                total += self._block_cost[entry_id]
+                continue
+            cost = self._turn_cost.get(entry_id)
+            if cost is not None:
+                total += cost
+            kids = children.get(entry_id)
+            if kids:
+                goes_on = next_on_line(entry_id)
+                stack.extend((kid == goes_on, kid) for kid in reversed(kids))
+        return total
+
+    def latest_time(self, place: int) -> str | None:
+        """The latest time in the subtree at ``place``, as ISO text (None: no time)."""
+        time = self._latest[place]
+        return time.isoformat() if time is not None else None
+
+
+def _running_count(flags: Iterable[bool]) -> list[int]:
+    """``[0, f0, f0 + f1, ...]``: the count of the places ``a`` to ``b`` is
+    ``running[b + 1] - running[a]``."""
+    return [0, *itertools.accumulate(map(int, flags))]
+
+
+@dataclass(slots=True)
+class _SubList:
+    """An outline sub-list while the outline is made: its "open" row, the row of the fork it
+    leaves from (None: another tree), the sub-list holding that row (-1: none) and the
+    filters that show a row in it or in the sub-lists that fork inside it."""
+
+    opener: OutlineRow
+    fork_row: OutlineRow | None
+    holder: int
+    shows: set[str] = field(default_factory=set)
+
+
+def _show_forks_for_their_branches(lists: list[_SubList]) -> None:
+    """A fork's row (and another tree's note) stays under a filter that shows something in
+    its branches, so they never hang under nothing; a folded branch's fold line shows where
+    its fork does. A sub-list's filters go to the one holding its fork's row, which is not
+    the one around it when the sub-list follows the one it forks in (see ``outline``): a
+    sub-list holds only sub-lists made after it, so going backwards each is complete."""
+    for sub_list in reversed(lists):
+        shows = sub_list.shows
+        (sub_list.fork_row or sub_list.opener).branch_shows |= shows
+        if sub_list.opener.folded:
+            sub_list.opener.branch_shows |= shows
+        if sub_list.holder >= 0:
+            lists[sub_list.holder].shows |= shows
 
 
 #: A branch of this many outline rows or more is folded under one line in the outline (a
