@@ -138,7 +138,7 @@ def _document(session: Session, agent_context: AgentContext | None, timestamps: 
         "## Transcript",
         "",
         f"The active path, root → leaf ({plural(len(session.active_path), 'entry', 'entries')}"
-        f"{', leaf ' + code_span(session.leaf_id) if session.leaf_id else ''}).",
+        f"{', leaf ' + code_span(session.leaf_name(session.leaf_id)) if session.leaf_id else ''}).",
         "",
     ]
     if lines:
@@ -337,7 +337,7 @@ def _branch_heading(
     said = [plural(branch.entries, "entry", "entries"), fmt_cost(branch.usage.cost)]
     if branch.last_activity and timestamps:
         said.append(f"last activity {fmt_datetime(branch.last_activity)}")
-    said.append(f"leaf {code_span(branch.branch.leaf_id)}")
+    said.append(f"leaf {code_span(session.leaf_name(branch.branch.leaf_id))}")
     if not fork:
         said.insert(0, "a separate root")
     elif fork not in session.by_id:
