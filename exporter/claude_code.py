@@ -990,6 +990,8 @@ def _call_in_meta(meta: Path) -> str | None:
     """The id of the call that ran a sub-agent, as its ``agent-<id>.meta.json`` says it
     (``toolUseId``); None when it is not there, not such a file or says no call."""
     try:
+        if not meta.is_file():  # a FIFO of that name blocked the open: export hung
+            return None
         with open(meta, "rb") as handle:
             value = json.loads(handle.read(_META_BYTES))
     except (OSError, ValueError):
@@ -1053,14 +1055,18 @@ def sub_agent_stamps(path: Path, agents: Collection[str] | None = None) -> str:
     """The sub-agent transcripts' names, sizes and times, as one digest ("" for none): what a
     site compares to see that one changed without reading them. With ``agents``
     (:func:`sub_agent_references`): only theirs, where the session finds them, and the
-    ``.meta.json`` files beside them all (a new one may name a call of the session's)."""
+    ``.meta.json`` files beside them all with their transcripts (a new one may name a call
+    of the session's)."""
     if agents is None:
         files = sub_agent_files(path)
     else:
         folder = path.parent / path.stem / "subagents"
         metas = sorted(folder.glob("agent-*.meta.json")) if folder.is_dir() else []
         found = (_sub_agent_path(path, agent) for agent in sorted(agents))
-        files = [*(file for file in found if file is not None), *metas]
+        # and the transcript beside each meta: a meta written first named a call while no
+        # transcript was there to link, and the transcript's lines then changed no stamp
+        beside = [meta.with_name(meta.name[: -len(".meta.json")] + ".jsonl") for meta in metas]
+        files = [*(file for file in found if file is not None), *metas, *beside]
     stamps = []
     for file in files:
         try:

@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,52 @@ def test_a_proxy_that_cannot_be_used_is_said_as_nothing_sent(
     assert "may already have received" not in line and "redirected" not in line
     assert "proxypass99" not in result.output and "bob" not in result.output
     assert fake.requests == []
+
+
+class _ProxyAsking407:
+    """A loopback proxy that answers every request (CONNECT or a plain one) with 407."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://carol:proxypass77@127.0.0.1:{self.sock.getsockname()[1]}"
+        self.seen: list[bytes] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            with client:
+                self.seen.append(client.recv(65536))
+                client.sendall(
+                    b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: "
+                    b"Basic realm=x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+
+
+@pytest.mark.parametrize("api_url", ["https://api.github.com", "http://localhost:9/api/v3"])
+def test_a_proxy_asking_for_a_password_is_said_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api_url: str
+) -> None:
+    """A 407 to CONNECT was retried three times ("GitHub request failed ..."), though it
+    comes again; through an http:// --api-url (no tunnel) it was "GitHub API error on gist
+    create: HTTP 407", the proxy unnamed."""
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
+    proxy = _ProxyAsking407()
+    token = "ghp_" + "T" * 36
+    isolated_share_env(tmp_path, token, monkeypatch)
+    _through_proxy(monkeypatch, proxy.url)
+    args = ["share", str(FIXTURE), "--api-url", api_url, "--token", token]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 3, result.output
+    line = error_line(result)
+    assert f"the proxy 127.0.0.1:{proxy.url.rsplit(':', 1)[1]}" in line
+    assert "407" in line and "may already have received" not in line
+    assert len(proxy.seen) == 1 and "try 1/3" not in result.stderr  # not retried
+    assert "proxypass77" not in result.output and "carol" not in result.output
+    assert token not in result.output
 
 
 # --------------------------------------------------------------------------- #3 echoed token

@@ -6,6 +6,7 @@ read (431, saying why: another program's cookies for 127.0.0.1), and "1 entry"."
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -334,3 +335,31 @@ def test_one_bookkeeping_line_is_said_as_one(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     said = [d.message for d in load_session(path).diagnostics if "bookkeeping" in d.message]
     assert said and said[0].startswith("1 Claude Code bookkeeping line is not shown"), said
+
+
+def test_an_agent_whose_meta_comes_before_its_transcript_is_seen(tmp_path: Path) -> None:
+    """Claude Code without progress lines ties an agent at work by its .meta.json alone:
+    written before the transcript, the meta named a call no transcript was there for,
+    and the transcript's lines then changed no stamp: the agent was never on the page."""
+    path = _at_work(tmp_path, "meta")
+    agent = _agent_file(path)
+    transcript = agent.read_bytes()
+    agent.unlink()
+    watch = SessionWatch(path, RenderOptions())
+    assert u(10) not in watch.state.page.html.decode()
+    agent.write_bytes(transcript)
+    assert watch.step() is not None
+    assert watch.state.page.html.count(u(13).encode()) > 0
+
+
+def test_a_fifo_named_as_a_meta_file_is_passed_over(tmp_path: Path) -> None:
+    """Opening a FIFO named ``agent-<id>.meta.json`` waited for a writer for ever: export,
+    search and watch hung. Only a regular file is read."""
+    path = _at_work(tmp_path, "none")
+    os.mkfifo(_agent_file(path).with_name(f"agent-{AGENT}.meta.json"))
+    finished: list[object] = []
+    worker = threading.Thread(target=lambda: finished.append(load_session(path)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert finished, "loading the session blocked on the FIFO"
+    assert u(10) not in finished[0].by_id  # nothing ties the agent to its call

@@ -49,6 +49,8 @@ from exporter.publish.gist_answers import (
     maybe_received,
     proxy_failed,
     proxy_for,
+    proxy_refused,
+    proxy_shown,
     raw_rate_limit_wait,
     server_message,
     sso_required,
@@ -444,6 +446,11 @@ class GistClient:
                 failures += 1
                 proxy = proxy_for(self._session, url)
                 reason = connection_reason(exc, timeout, proxy)
+                if proxy_refused(exc):  # a 407 or 403 from the proxy comes again: not retried
+                    raise NetworkError(
+                        f"nothing was sent to GitHub at {self._where} ({reason}); "
+                        f"{_what_to_check(exc, proxy)}, then try again."
+                    ) from exc
                 received = maybe_received(exc)
                 if method == "POST" and received:
                     said = _MAYBE_CREATED.format(reason=reason, gists=self._gists_at)
@@ -644,6 +651,14 @@ class GistClient:
                 'read and write").'
             )
             raise AuthError(self._scrub(text), status=status)
+        if status == 407:  # an http:// --api-url through a proxy (no tunnel to refuse)
+            proxy = proxy_shown(proxy_for(self._session, resp.url or self.api_url))
+            text = (
+                f"the proxy {proxy or 'in use'} asked for authentication (HTTP 407) and did "
+                f"not pass the request on to {self._where}; check the proxy setting "
+                "(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY) and its user and password."
+            )
+            raise NetworkError(self._scrub(text))
         if status == 422:
             extra = f" ({'; '.join(details)})" if details else ""
             text = f"GitHub rejected the gist (422){said}{extra}."

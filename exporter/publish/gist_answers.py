@@ -156,6 +156,15 @@ def proxy_failed(exc: Exception, proxy: str | None) -> bool:
     return _proxy_reason(exc, proxy) is not None
 
 
+def proxy_refused(exc: Exception) -> bool:
+    """Whether the proxy answered ``CONNECT`` with a refusal (407: it wants a user and
+    password; 403: not allowed): the same answer comes again, so it is not retried."""
+    if not isinstance(exc, requests.exceptions.ProxyError):
+        return False
+    refused = _TUNNEL_REFUSED.search(str(exc))
+    return refused is not None and refused.group(1).startswith("4")
+
+
 #: What a proxy answered to ``CONNECT`` when it would not open the tunnel (urllib3's words).
 _TUNNEL_REFUSED = re.compile(r"tunnel connection failed: (\d{3})", re.IGNORECASE)
 
