@@ -162,8 +162,9 @@ def one_line(text: str | None, limit: int | None = 80) -> str:
 def fit_columns(text: str | None, columns: int) -> str:
     """:func:`one_line` cut to ``columns`` terminal columns, not characters: a CJK title
     cut at 48 characters took 96 columns of `list`'s row (and `stats`' one-line title
-    wrapped)."""
-    flat = one_line(text, None)
+    wrapped). Measured as :func:`terminal_text` shows it: a zero width space is printed as
+    an 8-column sign, and a title of them filled 500 columns."""
+    flat = terminal_text(one_line(text, None))
     if display_width(flat) <= columns:
         return flat
     width = 0
@@ -384,12 +385,14 @@ def plain_text_shown(text: str, *, decode_tags: bool = True) -> str:
 
 
 #: In a terminal also the characters that draw nothing and join no script or emoji (a zero
-#: width space, word joiner, direction marks, a byte order mark): a session named
+#: width space, word joiner, direction marks, a byte order mark, the grapheme joiner, the
+#: old format controls, the Hangul fillers, which draw a blank): a session named
 #: "de\u200bploy" printed exactly as "deploy" beside the real one, and no search found it.
-#: The zero width (non-)joiners stay: emoji sequences and Persian or Indic words need them.
+#: The zero width (non-)joiners, variation selectors and soft hyphen stay: emoji, CJK
+#: variants and Persian, Indic or hyphenated words need them.
 _TERMINAL_CONTROLS = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u2069\ufeff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]"
 )
 
 
