@@ -201,6 +201,8 @@ def lineage_of(session: Session, last_answer: float | None) -> Lineage:
         parents += [f"id:{parent}", *_path_names(parent)]
         if not os.path.isabs(parent) and header.cwd:
             parents += _path_names(os.path.join(header.cwd, parent))
+        if parent.endswith((".jsonl", ".jsonl.gz")):  # and the id its file name carries: a
+            parents.append(f"id:{id_from_name(Path(parent))}")  # folder restored or synced
     created = _epoch(parse_time(header.timestamp))
     return Lineage(created, last_answer, tuple(names), tuple(parents))
 

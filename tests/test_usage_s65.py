@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -293,3 +294,14 @@ def test_stats_all_says_overflow_for_costs_summed_past_the_float_range(tmp_path:
     assert "$inf" not in result.stdout
     total = [line for line in result.stdout.splitlines() if line.startswith("total")]
     assert total and all(line.split()[-1] == "overflow" for line in total), total
+
+
+def test_stats_cwd_finds_a_forks_parent_in_a_restored_folder(forks: Path, tmp_path: Path) -> None:
+    """Pi names a fork's parent by its absolute path: in a sessions folder restored from a
+    backup or synced from another machine that path is gone, and `--cwd` billed the copied
+    turns to the fork's project again (review 2026-12-07). The id in the path's file name
+    finds it."""
+    restored = tmp_path / "restored"
+    shutil.copytree(forks, restored)
+    assert _by_project(_stats(restored, "--cwd", OTHER)) == {OTHER: (1, 8.0)}
+    assert _by_project(_stats(restored, "--cwd", THIRD)) == {THIRD: (1, 16.0)}
