@@ -11,18 +11,28 @@ name ``<user>``. The report says what was replaced and where, never the secret i
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import functools
+import gc
 import json
 import math
 import os
 import re
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from exporter.detector_base import Detector
-from exporter.detectors import CONTEXT_DETECTORS, DETECTOR_VERSION, DETECTORS, Finding, Scanner
+from exporter.detectors import (
+    CONTEXT_DETECTORS,
+    DETECTOR_VERSION,
+    DETECTORS,
+    Finding,
+    Scanner,
+    UrlCredentialsDetector,
+)
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, MessageEntry, as_dict
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
@@ -74,6 +84,18 @@ _WORD_USER_NAMES = """
     brook river stone
     vscode codespace codespaces gitpod coder postgres mysql redis jenkins lib"""
 _WORD_USERS = frozenset(_WORD_USER_NAMES.split())
+#: Folders right under /home, /Users or C:\Users that are no one's home: macOS's and
+#: Windows' shared ones, and the project folders containers and guides put there
+#: (``/home/projects/app``, ``/home/src``, ``/home/workspace``). A session run in one has no
+#: user's name in its cwd: taken for one, "the Shared folder" became "the <user> folder"
+#: and ``src/x.py`` ``<user>/x.py``. (The accounts of CI runners and dev containers are
+#: users: ``/home/runner``, ``/home/vscode``, ``/home/node``, ``/home/dev`` are homes.)
+_NO_ONES_FOLDERS = frozenset((
+    "shared", "public", "all users", "default", "default user", "deleted users", "projects",
+    "project", "src", "source", "sources", "workspace", "workspaces", "work", "code", "repo",
+    "repos", "repositories", "app", "apps", "build", "builds", "data", "share", "common",
+    "tmp", "temp", "docs", "lost+found",
+))  # fmt: skip
 #: Home folders that name no person: service and CI accounts, macOS's and Windows' shared
 #: ones, and the names docs put in a path for "yours" (`/home/username/`)
 _SHARED_HOMES = _GENERIC_USERS | frozenset((
@@ -82,7 +104,7 @@ _SHARED_HOMES = _GENERIC_USERS | frozenset((
     "mysql", "redis", "centos", "fedora", "azureuser", "opc", "sandbox", "agent", "username",
     "yourname", "your-name", "your_name", "yourusername", "your-username", "your_username",
     "you", "name", "example", "someone", "somebody", "other", "foo", "bar", "me",
-))  # fmt: skip
+)) | _NO_ONES_FOLDERS  # fmt: skip
 #: Another user's home folder (``/home/carol``, ``/Users/carol``, ``C:\Users\carol``, also
 #: Fedora Atomic's, WSL's and JSON-escaped backslashes): the name is someone's. Not a URL's
 #: path (``https://x/home/abc``) nor a longer folder name (``/homework/``).
@@ -155,6 +177,23 @@ _OWNER_HOME = re.compile(  # also Fedora Atomic's /var/home and WSL's /mnt/c/Use
 )
 
 
+def _homes_and_users(
+    policy: RedactionPolicy, environ: Mapping[str, str], cwd: str
+) -> tuple[list[str], list[str]]:
+    """The home folders and user names to hide: this machine's, and the home the session's
+    cwd is in and its owner, unless that folder is no one's (``/Users/Shared/webapp``,
+    ``C:\\Users\\Public\\x``, ``/home/projects/app``: see ``_NO_ONES_FOLDERS``)."""
+    homes, users = policy.identity(environ)
+    owner = _OWNER_HOME.match(cwd)
+    if owner:
+        home = owner.group(1)
+        name = re.split(r"[\\/]", home)[-1]
+        if name.lower() not in _NO_ONES_FOLDERS:
+            homes.append(home)
+            users.append(name)
+    return homes, users
+
+
 def _format_fields(record: dict[str, Any], node: _Node) -> frozenset[str]:
     """The keys of ``record`` (at ``node``) whose values are the format's own, not text."""
     if node is None:  # an entry, or the header (a v1 header keeps its first model)
@@ -192,9 +231,12 @@ def action_counts(actions: Mapping[str, int]) -> list[str]:
 def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
     """Values of ``NAME=value`` pairs whose name looks sensitive and whose value looks real;
     and of an HTTP auth header's value (``Basic dXNl…``), its credential alone too, which a
-    session may hold without the scheme (decoded, or passed to ``curl -u``)."""
+    session may hold without the scheme (decoded, or passed to ``curl -u``); and the
+    password of a URL with credentials, whatever the name (``DATABASE_URL=postgres://app:
+    Pg_S3cret_77@db/app``): the agent shows it bare too (``PGPASSWORD=…``, a config file)."""
     found = []
     for name, value in pairs:
+        found += _url_passwords(value)
         credential = _header_credential(value)
         if is_secret_assignment(name, value, quoted=False, env_style=True):
             found.append(value)
@@ -203,6 +245,31 @@ def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
         if credential is not None:
             found += [value.strip(), credential]  # (the longest is replaced first)
     return list(dict.fromkeys(found))
+
+
+_URL_CREDENTIALS = UrlCredentialsDetector()
+
+
+def _url_passwords(value: str) -> list[str]:
+    """The passwords of the URLs with credentials in ``value`` (``redis://:pw@cache:6379``),
+    as written and percent-decoded, when they look real (as a ``PASSWORD=`` value would): a
+    default that repeats the user's name or the scheme (``postgres://postgres:postgres@…``,
+    ``amqp://guest:guest@…``) or a placeholder (``${DB_PASSWORD}``) would only shred the
+    text it is a word of."""
+    if "://" not in value:
+        return []
+    found = []
+    for start, end in _URL_CREDENTIALS.find(value, value.lower()):
+        scheme_end = value.rfind("://", 0, start)
+        scheme = re.split(r"[^A-Za-z0-9+.\-]", value[:scheme_end])[-1].lower()
+        user = value[scheme_end + 3 : start - 1].lower()
+        password = value[start:end]
+        for form in dict.fromkeys((password, urllib.parse.unquote(password))):
+            if form.lower() not in (user, scheme) and is_secret_assignment(
+                "password", form, quoted=False, env_style=True
+            ):
+                found.append(form)
+    return found
 
 
 #: An HTTP auth header's value, perhaps with its name: ``Bearer eyJ…``,
@@ -255,12 +322,24 @@ def env_secret_values(environ: Mapping[str, str]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One replaced secret: where (entry id, JSON path) and by which detector. No secret."""
+    """One replaced secret: where (entry id, JSON path) and by which detector. No secret.
+    ``place`` names where a hit outside the entries is (see ``_PLACES``); the summary
+    line says it (the header is no entry), the JSONL report keeps its four fields."""
 
     entry_id: str | None
     json_path: str
     detector: str
     placeholder: str
+    place: str = field(default="", compare=False)
+
+
+#: A hit's fields in the JSONL report (its place is the summary's).
+_REPORTED = ("entry_id", "json_path", "detector", "placeholder")
+#: Where a hit outside the entries is (``Hit.place``), as the summary line says it, in its
+#: order: a damaged line's place is ``damaged line <n>``, counted by lines.
+_HEADER, _FILE_NAME, _WARNINGS, _DAMAGED = "header", "file name", "warnings", "damaged line"
+_PLACES = {_HEADER: "the header", _DAMAGED: "damaged line", _WARNINGS: "the warnings",
+           _FILE_NAME: "the file name"}  # fmt: skip
 
 
 @dataclass
@@ -281,6 +360,10 @@ class RedactionReport:
     placeholders: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     #: Detector -> the last placeholder number it gave, so later text numbers on from it.
     numbers: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: The line of the session's file each record of the copy was read from, the header's
+    #: first (in memory only): a record the copy keeps as it was is written as that line
+    #: (``jsonl_out.copy_to_jsonl``), not as Python writes its numbers.
+    source_lines: list[int] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -308,13 +391,26 @@ class RedactionReport:
             parts.append("secret scan off")
         elif self.total:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=_by_count))
-            entries = len(self.per_entry())
-            parts.append(
-                f"{plural(self.total, 'secret')} in {plural(entries, 'entry', 'entries')} ({kinds})"
-            )
+            parts.append(f"{plural(self.total, 'secret')} in {self._where()} ({kinds})")
         else:
             parts.append("no secrets found")
         return "redact: " + "; ".join(parts + action_counts(self.actions))
+
+    def _where(self) -> str:
+        """Where the hits are: "2 entries", "the file name", "14 entries and the header"
+        (the header and a file's name were each counted as one more entry)."""
+        entries = {hit.entry_id for hit in self.hits if not hit.place}
+        places = {hit.place for hit in self.hits if hit.place}
+        said = [plural(len(entries), "entry", "entries")] if entries else []
+        for place, words in _PLACES.items():
+            if place == _DAMAGED:
+                lines = sum(1 for p in places if p.startswith(_DAMAGED))
+                said += [plural(lines, words)] if lines else []
+            elif place in places:
+                said.append(words)
+        if len(said) < 2:
+            return said[0] if said else plural(0, "entry", "entries")
+        return f"{', '.join(said[:-1])} and {said[-1]}"
 
     def page_heading(self) -> str:
         """The page's name for :meth:`page_note`: a copy that only leaves things out was not
@@ -348,7 +444,7 @@ class RedactionReport:
             "actions": dict(sorted(self.actions.items())),
         }
         for hit in self.hits:
-            yield {"type": "hit", **dataclasses.asdict(hit)}
+            yield {"type": "hit", **{name: getattr(hit, name) for name in _REPORTED}}
 
     def write_jsonl(self, path: str | os.PathLike[str]) -> None:
         """Write the full report atomically (temp file + rename)."""
@@ -471,6 +567,34 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
 
 _Node = tuple[Any, str | int] | None  # (parent node, key): a JSON path built only on a hit
 
+#: Numbers of the format's own, by where they are (see :func:`_format_number`): an entry's
+#: (a compaction's ``tokensBefore``, a v1 one's ``firstKeptEntryIndex``) and a message's
+#: (its time in ms, a ``!cmd``'s ``exitCode``)
+_ENTRY_NUMBERS = frozenset({"timestamp", "tokensBefore", "firstKeptEntryIndex", "version"})
+_MESSAGE_NUMBERS = frozenset({"timestamp", "exitCode"})
+_MESSAGE: _Node = (None, "message")
+#: Objects whose numbers are all the format's: an answer's usage and cost, the truncation
+#: a built-in tool's result reports (line and byte counts), a v1 attachment's size
+_NUMBER_OBJECTS = (
+    (_MESSAGE, "usage"),
+    ((_MESSAGE, "usage"), "cost"),
+    ((_MESSAGE, "details"), "truncation"),
+)
+
+
+def _format_number(node: _Node, key: str) -> bool:
+    """Whether a number under ``key`` (in the object at ``node``) is one of the format's own:
+    a count or a time, never a secret. A ``--secret 1000`` made an answer's
+    ``"cacheRead": 1000`` a string, and Pi's page then said "RNaNM" for its tokens."""
+    if node is None:  # an entry or the header
+        return key in _ENTRY_NUMBERS
+    if node == _MESSAGE:
+        return key in _MESSAGE_NUMBERS
+    if node in _NUMBER_OBJECTS:
+        return True
+    parent, index = node  # ("attachments", n): {"size": 2048, …}
+    return key == "size" and isinstance(index, int) and parent == (_MESSAGE, "attachments")
+
 
 def _json_path(node: _Node) -> str:
     parts: list[str] = []
@@ -564,6 +688,7 @@ class _Redactor:
         self.numbers = report.numbers  # detector -> its last number, shared as placeholders
         self.same_keys: set[str] = set()  # dict keys known to come through unchanged
         self.whole_fields: frozenset[str] = frozenset()  # of this record: secrets whole
+        self.place = ""  # where the text is when outside the entries (``Hit.place``)
 
     def record(self, record: dict[str, Any], entry_id: str | None) -> dict[str, Any]:
         """A deep copy of one JSON record, every string transformed; iterative (any depth)."""
@@ -605,6 +730,8 @@ class _Redactor:
                             target[new_key] = (
                                 value if keep else self.text(value, entry_id, here, field)
                             )
+                    elif type(value) in (int, float) and _format_number(node, key):
+                        target[new_key] = value  # a count or a time of Pi's: never a secret
                     elif type(value) in (int, float) and (
                         number := self._secret_number(key, value)
                     ):
@@ -746,7 +873,7 @@ class _Redactor:
                 given = self.given
                 inside = {secret} if secret in given else {g for g in given if g in secret}
                 self.report.given_values.update(inside)
-            self.report.hits.append(Hit(entry_id, path, detector, placeholder))
+            self.report.hits.append(Hit(entry_id, path, detector, placeholder, self.place))
         parts.append(value[position:])
         return "".join(parts)
 
@@ -815,13 +942,28 @@ def apply_policy(
     pass removes every other occurrence of those values too, under the same placeholder.
     """
     environ = os.environ if environ is None else environ
-    result, report, found = _redact_pass(session, policy, environ, {}, shows_name)
-    repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
-    if repeats:
-        result, report, _ = _redact_pass(session, policy, environ, repeats, shows_name)
+    with _gc_paused():
+        result, report, found = _redact_pass(session, policy, environ, {}, shows_name)
+        repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
+        if repeats:
+            result, report, _ = _redact_pass(session, policy, environ, repeats, shows_name)
     result.redaction_note = report.page_note()
     result.redaction_heading = report.page_heading()
     return result, report
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The copy is millions of new dicts and lists without a reference cycle: the cyclic GC
+    walked the session and the copy again and again for nothing (a quarter of the time at
+    200,000 entries, and more the bigger the session), as the loader found for its load."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def text_redactor(
@@ -844,12 +986,7 @@ def text_redactor(
     scanner = Scanner(literals, policy_detectors(policy))
     privacy = None
     if not policy.keep_paths:
-        homes, users = policy.identity(environ)
-        owner = _OWNER_HOME.match(cwd)
-        if owner:
-            homes.append(owner.group(1))
-            users.append(re.split(r"[\\/]", owner.group(1))[-1])
-        privacy = _PathPrivacy(homes, users, report)
+        privacy = _PathPrivacy(*_homes_and_users(policy, environ, cwd), report)
     redactor = _Redactor(scanner, privacy, report, given)  # numbers on from the session's
 
     def redact(text: str, where: tuple[str | int, ...]) -> str:
@@ -989,7 +1126,9 @@ def _scrubbed_source_path(
         return done
 
     folder, name = os.path.split(path)
+    redactor.place = _FILE_NAME
     name = redactor.text(name, None, (None, "path"), None) if count_name else uncounted(name)
+    redactor.place = ""
     return os.path.join(uncounted(folder), name) if folder else name
 
 
@@ -1015,14 +1154,13 @@ def _redact_pass(
         # the explicit literals last: theirs is the name a value keeps
         scanner = Scanner([*repeats.items(), *literals], policy_detectors(policy))
         if not policy.keep_paths:
-            homes, users = policy.identity(environ)
-            owner = _OWNER_HOME.match(session.header.cwd)
-            if owner:
-                homes.append(owner.group(1))
-                users.append(re.split(r"[\\/]", owner.group(1))[-1])
-            privacy = _PathPrivacy(homes, users, report)
+            identity = _homes_and_users(policy, environ, session.header.cwd)
+            privacy = _PathPrivacy(*identity, report)
     redactor = _Redactor(scanner, privacy, report, given)
+    redactor.place = _HEADER
     records = [redactor.record(session_records(session)[0], None)]
+    redactor.place = ""
+    report.source_lines = [session.header.line, *(entry.line for entry in kept)]
     kept_ids = {e.id for e in kept}
     for entry in kept:
         raw = cut_content(entry.raw, policy, report)
@@ -1047,28 +1185,37 @@ def _redact_pass(
         path = _scrubbed_source_path(redactor, report, path, count_name=shows_name)
     result = session_from_records(records, path=path)
 
-    def scrubbed(text: str) -> str:
-        return redactor.text(text, None, (None, "line"), None)
+    def scrubbed(text: str, place: str) -> str:
+        redactor.place = place
+        done = redactor.text(text, None, (None, "line"), None)
+        redactor.place = ""
+        return done
 
-    def damaged_text(text: str) -> str:
+    def damaged_text(text: str, place: str) -> str:
         """A line that parses is redacted value by value, as an entry is (written out
         again, a literal secret holding a quote or a newline no longer matched its JSON
         escapes); any other has its escapes decoded first (see :func:`_unescaped`)."""
         try:
             value = json.loads(text)
         except (ValueError, RecursionError):
-            return scrubbed(_unescaped(text))
+            return scrubbed(_unescaped(text), place)
         # (under an empty key: a "line" key was redacted too, by a --secret "line")
+        redactor.place = place
         redacted = redactor.record({"": value}, None)[""]
-        return scrubbed(json.dumps(redacted, ensure_ascii=False))
+        return scrubbed(json.dumps(redacted, ensure_ascii=False), place)
 
     result.damaged = [
-        DamagedLine(d.line, d.kind, scrubbed(d.message), damaged_text(d.text))
+        DamagedLine(
+            d.line,
+            d.kind,
+            scrubbed(d.message, f"{_DAMAGED} {d.line}"),
+            damaged_text(d.text, f"{_DAMAGED} {d.line}"),
+        )
         for d in session.damaged
     ]
     result.parents_on_damaged_lines = dict(session.parents_on_damaged_lines)
     # the loader's messages quote ids and values from the file: they go on the page too
     result.diagnostics = [
-        dataclasses.replace(d, message=scrubbed(d.message)) for d in session.diagnostics
+        dataclasses.replace(d, message=scrubbed(d.message, _WARNINGS)) for d in session.diagnostics
     ]
     return result, report, redactor.found

@@ -39,7 +39,7 @@ from exporter.entries import KNOWN_ENTRY_TYPES
 from exporter.formatting import local_minute, path_for_terminal, plural, terminal_text
 from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
 from exporter.jsonl_in import JS_SPACE, header_object
-from exporter.jsonl_out import session_to_jsonl
+from exporter.jsonl_out import copy_to_jsonl, read_source_bytes
 from exporter.loader import session_lines, wide_encoding
 from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
@@ -764,9 +764,17 @@ def source_stem(session_path: str | None, session_id: str | None) -> str:
     return name[: -len(".jsonl.gz")] if name.endswith(".jsonl.gz") else Path(session_path).stem
 
 
-def default_copy_name(session_path: str | None, session_id: str | None = None) -> str:
-    """``<input basename>.redacted.jsonl`` in the current folder."""
-    return f"{source_stem(session_path, session_id)}.redacted.jsonl"
+def default_copy_name(
+    session_path: str | None,
+    session_id: str | None = None,
+    scrub: Callable[[str], str] | None = None,
+) -> str:
+    """``<input basename>.redacted.jsonl`` in the current folder. ``scrub`` is redaction's
+    rule for a name that goes out (:func:`exporter.redact.name_scrubber`, the one a site's
+    and a dataset's names follow): a copy of ``debug-ghp_….jsonl`` was named after the
+    token it had just removed."""
+    stem = source_stem(session_path, session_id)
+    return f"{scrub(stem) if scrub is not None else stem}.redacted.jsonl"
 
 
 def refuse_default_in_sessions(
@@ -831,7 +839,17 @@ def redact_command(
     # an unreadable one: exit 2 (cli.py); its warnings are the redacted copy's
     loaded = open_session(session, demo, sessions_dir, warnings=False)
     check_exclusions(loaded, policy)
-    target = None if output == "-" else Path(output or default_copy_name(loaded.path, loaded.id))
+    renamed = False  # the default name left out a secret of the session's file name
+    if output is None:
+        scrub = None
+        if policy.redact:
+            from exporter.redact import name_scrubber
+
+            scrub = name_scrubber(policy)
+        target: Path | None = Path(default_copy_name(loaded.path, loaded.id, scrub))
+        renamed = target.name != default_copy_name(loaded.path, loaded.id)
+    else:
+        target = None if output == "-" else Path(output)
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)
     copy = "-o" if output else "the copy (default name; -o names another)"
@@ -845,7 +863,10 @@ def redact_command(
 
     redacted, report = apply_policy(loaded, policy, shows_name=False)  # JSONL: no file name
     report_diagnostics(redacted)
-    data = session_to_jsonl(redacted).encode("utf-8")
+    # (what the redaction left as it was goes out as the file had it, byte for byte)
+    source = read_source_bytes(loaded)
+    data = copy_to_jsonl(redacted, source, report.source_lines)
+    del source
     if output == "-":
         write_stdout_bytes(data)
         sys.stdout.flush()
@@ -855,7 +876,13 @@ def redact_command(
             data = gzip.compress(data, compresslevel=6, mtime=0)
         atomic_write_bytes(target, data)
         echo_path(target)  # like `export`: the file written, on stdout
-    if redacted.damaged:  # session_to_jsonl writes entries; a damaged line is none
+        if renamed:  # (the session's own name is not said: it holds the secret)
+            click.echo(
+                "pi-session: the session's file name holds a secret, left out of the "
+                f"copy's name: {path_for_terminal(target)}",
+                err=True,
+            )
+    if redacted.damaged:  # copy_to_jsonl writes entries; a damaged line is none
         count = len(redacted.damaged)
         click.echo(
             f"pi-session: {count} damaged line{'s' if count != 1 else ''} not copied (lines "
