@@ -47,11 +47,11 @@ from exporter.redact_cli import (
     not_empty,
     policy_from_options,
     policy_options,
+    public_stem,
     read_files,
     refuse_collisions,
     since_moment,
     since_said,
-    source_stem,
 )
 from exporter.render import RenderOptions, render_session
 from exporter.secret_warning import secrets_warning
@@ -73,10 +73,14 @@ _MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 
 
 def default_page_name(
-    session_path: str | None, session_id: str | None = None, suffix: str = ".html"
+    session_path: str | None,
+    session_id: str | None = None,
+    suffix: str = ".html",
+    policy: RedactionPolicy | None = None,
 ) -> str:
-    """Pi's convention: ``pi-session-<input basename>.html`` in the current folder."""
-    return f"pi-session-{source_stem(session_path, session_id)}{suffix}"
+    """Pi's convention: ``pi-session-<input basename>.html`` in the current folder; for a
+    redacted page with the secrets of that name replaced (``public_stem``)."""
+    return f"pi-session-{public_stem(session_path, session_id, policy)}{suffix}"
 
 
 def output_format(chosen: str | None, output: str | None) -> str:
@@ -296,7 +300,9 @@ def export_command(
     check_exclusions(loaded, policy, leaf=leaf)
     suffix = ".md" if kind == "md" else ".html"
     target = (
-        None if output == "-" else Path(output or default_page_name(loaded.path, loaded.id, suffix))
+        None
+        if output == "-"
+        else Path(output or default_page_name(loaded.path, loaded.id, suffix, policy))
     )
     written = "the Markdown document" if kind == "md" else "the page"
     page = "-o" if output else f"{written} (default name; -o names another)"

@@ -764,6 +764,20 @@ def source_stem(session_path: str | None, session_id: str | None) -> str:
     return name[: -len(".jsonl.gz")] if name.endswith(".jsonl.gz") else Path(session_path).stem
 
 
+def public_stem(
+    session_path: str | None, session_id: str | None, policy: RedactionPolicy | None
+) -> str:
+    """:func:`source_stem` for an output's name, with redaction's rule for a name that goes
+    out when the output is redacted: ``export --redact`` of ``debug-ghp_….jsonl`` wrote
+    ``pi-session-debug-ghp_….html``, the token it had just removed from the page."""
+    stem = source_stem(session_path, session_id)
+    if policy is None or not policy.redact:
+        return stem
+    from exporter.redact import name_scrubber  # the detectors load only when redacting
+
+    return name_scrubber(policy.resolved())(stem)
+
+
 def default_copy_name(
     session_path: str | None,
     session_id: str | None = None,

@@ -73,10 +73,10 @@ from exporter.redact_cli import (
     finish_report,
     policy_from_options,
     policy_options,
+    public_stem,
     read_files,
     refuse_collisions,
     refuse_default_in_sessions,
-    source_stem,
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
@@ -514,7 +514,7 @@ def share_command(
     if auth and policy.redact:  # a token pasted into the session goes no further than here
         policy = dataclasses.replace(policy, auth_tokens=(auth,))
     extras = (["session.jsonl"] if with_jsonl else []) + (["README.md"] if with_markdown else [])
-    targets = _dry_run_targets(loaded, extras, sessions_dir) if dry_run else {}
+    targets = _dry_run_targets(loaded, extras, sessions_dir, policy) if dry_run else {}
     _refuse_output_collisions(loaded, targets, policy_values, agent_context)
     _say_redacting_a_large_session(loaded, policy.redact)
     context = None if agent_context is None else read_agent_context(agent_context, default_warn)
@@ -596,10 +596,11 @@ _PI_VIEWER_IGNORED = (
 
 
 def _dry_run_targets(
-    loaded: Session, extras: list[str], sessions_dir: str | None
+    loaded: Session, extras: list[str], sessions_dir: str | None, policy: RedactionPolicy
 ) -> dict[str, Path]:
-    """Where a dry run writes each file it would upload: ./pi-session-share-<name>.<ext>."""
-    stem = source_stem(loaded.path, loaded.id)  # as export names a page: a pipe by its id
+    """Where a dry run writes each file it would upload: ./pi-session-share-<name>.<ext>
+    (a redacted share's without the secrets of that name)."""
+    stem = public_stem(loaded.path, loaded.id, policy)  # as export names a page
     names = ["session.html", *extras]
     targets = {name: Path(f"pi-session-share-{stem}.{name.split('.')[-1]}") for name in names}
     if "session.jsonl" in targets:  # a session copy run from Pi's folder: a 2nd session
