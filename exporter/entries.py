@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from exporter.times import parse_time
+from exporter.times import js_date_ms, js_number_text, js_text_ms, parse_time
 
 KNOWN_ENTRY_TYPES = frozenset(
     {
@@ -82,6 +82,18 @@ def whole_count(value: Any) -> int | None:
     return value if ok else None
 
 
+def id_key(value: Any, number_suffix: str = "") -> str | None:
+    """An id field (``id``, ``parentId``, ``targetId``, ``firstKeptEntryId``) as the key Pi's
+    JavaScript finds an entry by: a string as itself; a number as JavaScript writes it
+    (``1`` and ``1.0`` are one id there) plus the file's ``number_suffix`` (to Pi the number
+    ``1`` and the string ``"1"`` are two ids: a file writing both keeps them apart with it);
+    None for what names nothing: 0, which Pi's checks read as no id, and other values."""
+    if isinstance(value, str):
+        return value
+    text = js_number_text(value)
+    return None if text is None or text == "0" else text + number_suffix
+
+
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -111,6 +123,8 @@ class _Unparsed(enum.Enum):
 
 
 _UNPARSED = _Unparsed.TOKEN
+#: A field the line does not have (JavaScript's undefined: not null).
+_ABSENT = object()
 
 
 @dataclass(slots=True)
@@ -126,6 +140,9 @@ class Entry:
     id: str
     parent_id: str | None
     type: str
+    #: What this file's number ids end with as keys (see ``id_key``): "" unless the file
+    #: writes a number and a string that read the same (``1`` and ``"1"``).
+    id_number_suffix: str = field(default="", repr=False, compare=False)
     # The time parsed once: the loader's check, the tree's order, the statistics, the
     # branch blocks and every entry's heading all read it (~4 parses an entry before).
     moment_cache: Any = field(default=_UNPARSED, init=False, repr=False, compare=False)
@@ -142,6 +159,15 @@ class Entry:
         if moment is _UNPARSED:
             moment = self.moment_cache = parse_time(self.timestamp)
         return moment
+
+    @property
+    def order_time(self) -> float:
+        """The time Pi orders this entry among its siblings by, ``new Date(timestamp)`` in
+        milliseconds: epoch numbers count there (NaN: none JavaScript can read, or none)."""
+        value = self.raw.get("timestamp", _ABSENT)
+        if isinstance(value, str):
+            return js_text_ms(value, self.moment)
+        return math.nan if value is _ABSENT else js_date_ms(value)
 
     @property
     def is_known_type(self) -> bool:
@@ -254,7 +280,11 @@ class MessageEntry(Entry):
 
     @property
     def display(self) -> bool:
-        return self.message.get("display") is not False
+        """Shown in Pi's UI. A custom (extension's) message only with a truthy ``display``,
+        as Pi's chat view reads it (``if (message.display)``): one without it, or with null
+        or 0, was shown here. Other roles have no such field: only ``false`` hides them."""
+        display = self.message.get("display")
+        return js_truthy(display) if self.role == "custom" else display is not False
 
 
 class ThinkingLevelChangeEntry(Entry):
@@ -292,7 +322,7 @@ class CompactionEntry(Entry):
 
     @property
     def first_kept_entry_id(self) -> str | None:
-        return as_str(self.raw.get("firstKeptEntryId"))
+        return id_key(self.raw.get("firstKeptEntryId"), self.id_number_suffix)
 
     @property
     def tokens_before(self) -> int | None:
@@ -363,7 +393,7 @@ class LabelEntry(Entry):
 
     @property
     def target_id(self) -> str | None:
-        return as_str(self.raw.get("targetId"))
+        return id_key(self.raw.get("targetId"), self.id_number_suffix)
 
     @property
     def label(self) -> str | None:
@@ -403,10 +433,16 @@ ENTRY_CLASSES: dict[str, type[Entry]] = {
 }
 
 
-def make_entry(raw: dict[str, Any], line: int, entry_id: str, parent_id: str | None) -> Entry:
+def make_entry(
+    raw: dict[str, Any],
+    line: int,
+    entry_id: str,
+    parent_id: str | None,
+    id_number_suffix: str = "",
+) -> Entry:
     entry_type = as_str(raw.get("type")) or "unknown"
     cls = ENTRY_CLASSES.get(entry_type, UnknownEntry)
-    return cls(raw=raw, line=line, id=entry_id, parent_id=parent_id, type=entry_type)
+    return cls(raw, line, entry_id, parent_id, entry_type, id_number_suffix)
 
 
 @dataclass(slots=True)

@@ -25,9 +25,21 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from exporter import claude_code, codex
-from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, Header, as_str, make_entry
+from exporter.entries import (
+    KNOWN_ENTRY_TYPES,
+    DamagedLine,
+    Entry,
+    Header,
+    MessageEntry,
+    as_str,
+    id_key,
+    make_entry,
+)
 from exporter.jsonl_in import STRICT_JSON, iter_parsed_lines, shorten
 from exporter.session import Diagnostic, Session, parse_time
+from exporter.session_parts import quoted_id
+from exporter.times import js_number_text
+from exporter.usage import unusable_token_counts
 
 CURRENT_VERSION = 3
 
@@ -251,7 +263,7 @@ def build_session(
             header.version == 1
             and not (type(version) in (int, float) and version == 1)  # (a v1 file: no tree)
             and any(
-                isinstance(v, dict) and isinstance(v.get("id"), str) and "parentId" in v
+                isinstance(v, dict) and id_key(v.get("id")) is not None and "parentId" in v
                 for _, v in parsed
             )
         ):
@@ -291,9 +303,9 @@ def build_session(
     if not isinstance(header.raw.get("id"), str):
         header.raw["id"] = header_id_from_path(path)
     entries = _make_entries(parsed, header, diagnostics, damaged)
-    unreadable = _unreadable_times(header, entries)
-    if unreadable:
-        diagnostics.append(unreadable)
+    for note in (_unreadable_times(header, entries), _unusable_token_counts(entries)):
+        if note:
+            diagnostics.append(note)
     header.raw.setdefault("version", header.version)
     return Session.build(
         header, entries, damaged=damaged, diagnostics=diagnostics, path=path, leaf_id=leaf_id
@@ -344,6 +356,7 @@ def _make_entries(
     id_at_index: dict[int, str] = {}
     first_index = _header_slots(parsed, header, damaged) if legacy else 0
     names_written: set[str] | None = None  # read only if an entry has no id of its own
+    number_suffix: str | None = None  # read only if an id is a number
     for index, (number, value) in enumerate(parsed, start=first_index):
         if value is header.raw:
             continue
@@ -362,7 +375,7 @@ def _make_entries(
         typeless = not isinstance(entry_type, str)
         # v1 gives every object an id and a place in the chain, typed or not (Pi does, and a
         # compaction's firstKeptEntryIndex may name it); v3 keeps a typeless one with an id
-        if typeless and not legacy and (not isinstance(value.get("id"), str) or not value["id"]):
+        if typeless and not legacy and not id_key(value.get("id")):
             message = "object has no string 'type'; not a session entry"
             diagnostics.append(Diagnostic(number, "not-an-entry", message))
             damaged.append(DamagedLine(number, "not-an-entry", message, _dump_raw(value)))
@@ -379,9 +392,13 @@ def _make_entries(
             id_at_index[index] = entry_id
             parent_id = previous_id
         else:
-            if names_written is None and not (isinstance(value.get("id"), str) and value["id"]):
+            if names_written is None and not id_key(value.get("id")):
                 names_written = _names_written(parsed)
-            entry_id, parent_id = _v3_ids(value, number, diagnostics, names_written or set())
+            if number_suffix is None and _has_number_id(value):
+                number_suffix = _number_id_suffix(parsed, diagnostics)
+            entry_id, parent_id = _v3_ids(
+                value, number, diagnostics, names_written or set(), number_suffix or ""
+            )
         if header.version < 3 and entry_type == "message":
             message = value.get("message")
             if isinstance(message, dict) and message.get("role") == "hookMessage":
@@ -399,7 +416,7 @@ def _make_entries(
                     "info",
                 )
             )
-        entries.append(make_entry(value, number, entry_id, parent_id))
+        entries.append(make_entry(value, number, entry_id, parent_id, number_suffix or ""))
         previous_id = entry_id
     return entries
 
@@ -433,6 +450,27 @@ def _unreadable_times(header: Header, entries: list[Entry]) -> Diagnostic | None
         " not counted in the session's start, end or last activity"
     )
     return Diagnostic(line, "bad-timestamp", message)
+
+
+def _unusable_token_counts(entries: list[Entry]) -> Diagnostic | None:
+    """One warning for the assistant turns whose usage gives a token count that is no whole
+    number from 0 to 2**53 (``1e308``, ``-500``, ``1.5``, ``"100"``): each is counted as 0,
+    as another agent's are; 1e308 was a 309-digit count that widened every table."""
+    lines: list[tuple[int, Any]] = []
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            unusable = unusable_token_counts(entry.message.get("usage"))
+            if unusable:
+                lines.append((entry.line, unusable[0]))
+    if not lines:
+        return None
+    line, value = lines[0]
+    more = f" (and {len(lines) - 1:,} more turn{_s(len(lines) - 1)})" if len(lines) > 1 else ""
+    message = (
+        f"token count {_as_json(value)} in a turn's usage is not a whole number from 0 to "
+        f"2**53{more}; counted as 0 tokens"
+    )
+    return Diagnostic(line, "bad-usage", message)
 
 
 def _header_slots(parsed: list[tuple[int, Any]], header: Header, damaged: list[DamagedLine]) -> int:
@@ -476,12 +514,54 @@ def _made_up_id(number: int, names_written: set[str]) -> str:
     return entry_id
 
 
+def _has_number_id(value: dict[str, Any]) -> bool:
+    """Whether a line names an entry by a number (``"id": 1``), as a file another tool
+    wrote may: Pi's JavaScript finds entries by such ids too."""
+    return any(type(value.get(key)) in (int, float) for key in _ID_FIELDS)  # (not a bool)
+
+
+def _number_id_suffix(parsed: list[tuple[int, Any]], diagnostics: list[Diagnostic]) -> str:
+    """What a number id ends with as this file's key: nothing (``1`` is ``"1"`` here, the
+    name a page and ``--leaf`` use), unless the file also writes the string ``"1"``, which
+    Pi's JavaScript tells apart from the number (its Map does): then ``" (number)"``, and a
+    warning says why."""
+    strings: set[str] = set()
+    numbers: set[str] = set()
+    for _, value in parsed:
+        if isinstance(value, dict):
+            for key in _ID_FIELDS:
+                written = value.get(key)
+                if isinstance(written, str):
+                    strings.add(written)
+                elif (text := js_number_text(written)) is not None:
+                    numbers.add(text)
+    both = sorted(strings & numbers)
+    if not both:
+        return ""
+    suffix = " (number)"
+    while any(text + suffix in strings for text in numbers):
+        suffix += "'"
+    message = (
+        f"the file writes {_as_json(both[0])} both as a number and as a string: two ids to "
+        f"Pi, so its number ids are named like {quoted_id(both[0] + suffix)} here"
+    )
+    diagnostics.append(Diagnostic(0, "number-ids", message))
+    return suffix
+
+
 def _v3_ids(
-    value: dict[str, Any], number: int, diagnostics: list[Diagnostic], names_written: set[str]
+    value: dict[str, Any],
+    number: int,
+    diagnostics: list[Diagnostic],
+    names_written: set[str],
+    number_suffix: str = "",
 ) -> tuple[str, str | None]:
+    """An entry's id and its parent's as written: strings, or numbers as JavaScript writes
+    them (``1``, ``1.5``): Pi finds entries by those too, so ``"id":1`` … ``"parentId":1``
+    is one conversation (each was a root of its own here, with seven warnings)."""
     raw_id = value.get("id")
-    if isinstance(raw_id, str) and raw_id:
-        entry_id = raw_id
+    if key := id_key(raw_id, number_suffix):
+        entry_id = key
     else:
         entry_id = _made_up_id(number, names_written)
         taken = "" if entry_id == f"L{number}" else f" ('L{number}' is an id the file writes)"
@@ -492,6 +572,8 @@ def _v3_ids(
         return entry_id, None
     if isinstance(parent, str):
         return entry_id, parent
+    if (parent_key := id_key(parent, number_suffix)) is not None:
+        return entry_id, parent_key
     kind = "missing-parent" if parent is _MISSING else "bad-parent"
     diagnostics.append(Diagnostic(number, kind, "entry has no usable parentId; shown as a root"))
     return entry_id, None

@@ -9,9 +9,11 @@ and publishers never scan.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import re
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +27,7 @@ from exporter.entries import (
     MessageEntry,
     SessionInfoEntry,
     as_str,
+    id_key,
 )
 from exporter.formatting import prompt_line
 from exporter.session_parts import (
@@ -42,9 +45,59 @@ __all__ = ["Branch", "Diagnostic", "Entry", "Header", "Session", "ToolCallRef", 
 _READ_AS = 3
 
 
-def _sort_key(entry: Entry) -> float:
-    parsed = entry.moment
-    return parsed.timestamp() if parsed else float("inf")
+def pi_sibling_order(entries: list[Entry]) -> list[Entry]:
+    """Siblings as Pi's tree orders them: ``children.sort((a, b) => new Date(a.timestamp) -
+    new Date(b.timestamp))`` (``Entry.order_time``; epoch numbers counted as unreadable and
+    went last here before). A time JavaScript cannot read makes the comparison NaN, which
+    the sort takes as 0, "equal" to every other: such an entry is neither put last nor kept
+    in place, but lands where V8's TimSort leaves it (``_v8_sort_order``)."""
+    times = [entry.order_time for entry in entries]
+    if any(math.isnan(t) for t in times):
+        order = _v8_sort_order(times)
+    else:  # a consistent order: every stable sort gives V8's
+        order = sorted(range(len(entries)), key=times.__getitem__)
+    return [entries[i] for i in order]
+
+
+def _v8_sort_order(times: list[float]) -> list[int]:
+    """The order V8's ``Array.prototype.sort`` gives ``times`` with the comparator
+    ``a - b`` (NaN read as 0), where only "below 0" puts one item before another. Below 64
+    items V8's TimSort takes a first run (a falling one reversed) and inserts each further
+    item by binary search: done here step by step. Past that it merges runs too, as
+    CPython's sort does (V8's is a port of it; up to 3.12 the two take the same steps)."""
+    if len(times) >= _V8_MIN_MERGE:
+        return sorted(range(len(times)), key=functools.cmp_to_key(_js_compare(times)))
+    order = list(range(len(times)))
+    if len(order) < 2:
+        return order
+    falling = times[1] - times[0] < 0
+    run = 2
+    while run < len(order) and (times[run] - times[run - 1] < 0) == falling:
+        run += 1
+    if falling:
+        order[:run] = reversed(order[:run])
+    for start in range(run, len(order)):
+        pivot = order[start]
+        left, right = 0, start
+        while left < right:
+            middle = (left + right) >> 1
+            if times[pivot] - times[order[middle]] < 0:
+                right = middle
+            else:
+                left = middle + 1
+        order[left + 1 : start + 1] = order[left:start]
+        order[left] = pivot
+    return order
+
+
+#: From this many items on, V8's TimSort (as CPython's) merges runs.
+_V8_MIN_MERGE = 64
+
+
+def _js_compare(times: list[float]) -> Callable[[int, int], int]:
+    """Pi's comparator on indices into ``times``: -1 when the first is before (below 0),
+    else 0 (NaN included), which is all the sort asks."""
+    return lambda a, b: -1 if times[a] - times[b] < 0 else 0
 
 
 #: The diagnostics that say a file is another agent's transcript, read as a Pi session.
@@ -69,10 +122,10 @@ def prompt_words(text: str) -> str | None:
 
 
 def _written_id(entry: Entry) -> str | None:
-    """The id the file writes for an entry (a v1 entry's is the loader's ``L<line>``, which
-    a v1 file's migration writes too); None when this tool made one up (``entry.id``)."""
-    value = entry.raw.get("id")
-    return value if isinstance(value, str) and value else None
+    """The id the file writes for an entry, as the key Pi finds it by (a number as
+    JavaScript writes it: ``1``; a v1 entry's is the loader's ``L<line>``, which a v1 file's
+    migration writes too); None when this tool made one up (``entry.id``)."""
+    return id_key(entry.raw.get("id"), entry.id_number_suffix) or None
 
 
 def _names_given_or_named(entries: list[Entry]) -> set[str]:
@@ -266,6 +319,8 @@ class Session:
         self._break_cycles(parent)
         self._parent = parent
 
+        # Roots in file order, as Pi's tree and page keep them (sorted by time here before,
+        # a separate tree written after the main one was shown before it)
         children: dict[str, list[str]] = {}
         roots: list[str] = []
         for entry in self.entries:
@@ -274,11 +329,9 @@ class Session:
                 roots.append(entry.id)
             else:
                 children.setdefault(pid, []).append(entry.id)
-        for kids in children.values():
+        for pid, kids in children.items():
             if len(kids) > 1:
-                kids.sort(key=lambda i: _sort_key(by_id[i]))
-        if len(roots) > 1:
-            roots.sort(key=lambda i: _sort_key(by_id[i]))
+                children[pid] = [e.id for e in pi_sibling_order([by_id[i] for i in kids])]
         self.children = children
         self.roots = roots
         self.leaf_id = self.entries[-1].id if self.entries else None
@@ -538,7 +591,8 @@ class Session:
         return {entry_id: (i, last[i]) for i, entry_id in enumerate(order)}
 
     def walk(self, start: str | None = None) -> Iterator[str]:
-        """Depth-first pre-order over the tree (or a subtree), children in timestamp order."""
+        """Depth-first pre-order over the tree (or a subtree), children in Pi's order (by
+        time), roots in file order."""
         stack = [start] if start else list(reversed(self.roots))
         while stack:
             entry_id = stack.pop()
@@ -574,7 +628,8 @@ class Session:
 
     def page_roots(self) -> tuple[str, list[str]]:
         """The root the page's main line starts at (the active path's), and the others in
-        timestamp order, as the roots are (each a tree of its own). Needs at least one root."""
+        file order, as the roots are (each a tree of its own), as Pi's page puts them.
+        Needs at least one root."""
         path = self.active_path
         main_root = path[0] if path else self.roots[0]
         return main_root, [r for r in self.roots if r != main_root]
@@ -747,7 +802,7 @@ class Session:
         if not wanted or self._latest_with_id.get(wanted, wanted) == wanted:
             return wanted  # (an id used once: itself)
         for entry_id in self.path_to(compaction.id):
-            if self.by_id[entry_id].raw.get("id") == wanted:
+            if _written_id(self.by_id[entry_id]) == wanted:
                 return entry_id
         return wanted
 

@@ -22,6 +22,7 @@ from exporter.entries import (
     as_dict,
     as_number,
     as_str,
+    whole_count,
 )
 from exporter.formatting import fmt_cost, fmt_int, plural
 from exporter.session import Branch, Session, parse_time
@@ -57,7 +58,9 @@ class Usage:
 
     def as_dict(self) -> dict[str, Any]:
         """The `--json` form: every count, so a reader knows how many turns had no usage
-        (their tokens and cost are zeros, not what they spent)."""
+        (their tokens and cost are zeros, not what they spent). The cost to 12 significant
+        digits, which drops a sum's float noise (0.30000000000000004) and nothing a turn
+        cost: rounded to 6 decimals, a model's $0.0000004 read 0.0 under a total of 1e-06."""
         return {
             "turns": self.turns,
             "input": self.input,
@@ -65,7 +68,7 @@ class Usage:
             "cache_read": self.cache_read,
             "cache_write": self.cache_write,
             "total_tokens": self.total_tokens,
-            "cost": round(self.cost, 6),
+            "cost": float(f"{self.cost:.12g}"),
             "turns_without_usage": self.turns_without_usage,
         }
 
@@ -115,25 +118,35 @@ def usage_from_raw(raw: Any) -> Usage:
         cost_value = sum(
             as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
         )
-    tokens = (
-        _tokens(raw.get("input")),
-        _tokens(raw.get("output")),
-        _tokens(raw.get("cacheRead")),
-        _tokens(raw.get("cacheWrite")),
-    )
+    tokens = tuple(_tokens(raw.get(key)) for key in _TOKEN_FIELDS)
     # the sum of the four, as every table says ("tokens count input, output and cache reads
     # and writes"), not Pi's totalTokens: pi-ai fills that in as input + output alone where
     # a provider gives none (Bedrock, Mistral), 150 for a turn that read 5,000 cached tokens
     return Usage(1, *tokens, total_tokens=sum(tokens), cost=cost_value)
 
 
+#: The token counts of a turn's ``usage``, as Pi writes them.
+_TOKEN_FIELDS = ("input", "output", "cacheRead", "cacheWrite")
+
+
 def _tokens(value: Any) -> int:
-    """A token count as its exact whole number: through a float, 10**30 printed as
-    1,000,000,000,000,000,019,884,624,838,656. Anything ``as_number`` counts as none (a
-    bool, text, an integer too big for a float) is 0, a fraction its whole part."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if as_number(value) else 0
-    return int(as_number(value))
+    """A token count: a whole number from 0 to 2**53 (``100.0`` too, the same number to
+    Pi's JavaScript), as another agent's file's are read (``token_count``); anything else
+    is 0 (the loader warns): 1e308 became a 309-digit count that widened every table, and
+    -500 took tokens away from the total."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    count = whole_count(value)
+    return 0 if count is None else count
+
+
+def unusable_token_counts(raw: Any) -> list[Any]:
+    """The token counts a turn's ``usage`` gives that are counted as 0 (see ``_tokens``);
+    a count missing or null says nothing wrong."""
+    if not isinstance(raw, dict):
+        return []
+    values = (raw.get(key) for key in _TOKEN_FIELDS)
+    return [v for v in values if v is not None and _tokens(v) == 0 and v != 0]
 
 
 def sum_usage(entries: Iterable[Entry]) -> Usage:

@@ -1,7 +1,7 @@
 """Session 61's fidelity fixes: what the page, the Markdown export, `stats` and `search` say
 of odd but real files (a NUL in a message, an extension message's details, a Bedrock
-turn's total, a token count past a float's precision, a write cut off before its content,
-a header after an entry, content blocks of other types)."""
+turn's total, a token count past 2**53 (none, with a warning), a write cut off before its
+content, a header after an entry, content blocks of other types)."""
 
 from __future__ import annotations
 
@@ -144,19 +144,22 @@ def test_a_branch_counts_the_tokens_its_caption_says(
     viewer.assert_clean()
 
 
-def test_a_huge_token_count_is_its_exact_number(write_session: Any) -> None:
-    """JSON integers are exact; through a float, 10**30 printed as
-    1,000,000,000,000,000,019,884,624,838,656."""
-    assert usage_from_raw({"input": 10**30, "output": 1}).input == 10**30
-    assert usage_from_raw({"input": 2**1023}).input == 0  # past a float: counted as none
+def test_an_absurd_token_count_counts_as_none_with_a_warning(write_session: Any) -> None:
+    """A count past 2**53 is no count a provider gives: it counts as none, with a warning,
+    as another agent's are (session 65; 10**30 was printed as its 31 digits, and 1e308 as
+    309 that widened every table). Through a float it was 1,...,019,884,624,838,656."""
+    assert usage_from_raw({"input": 10**30, "output": 1}).input == 0
+    assert usage_from_raw({"input": 2**53, "output": 1}).input == 2**53
+    assert usage_from_raw({"input": 2**1023}).input == 0
     usage = Build.usage(10**30, 1)
     path = write_session([Build.header(), Build.user("u1", None),
                           Build.assistant("a2", "u1", usage=usage)])  # fmt: skip
-    printed = run("stats", str(path)).stdout
-    assert "1,000,000,000,000,000,000,000,000,000,000 " in printed, printed
-    assert "19,884,624,838,656" not in printed
+    done = run("stats", str(path))
+    assert "1,000,000,000,000,000,000,000,000,000,000" not in done.stdout, done.stdout
+    assert "19,884,624,838,656" not in done.stdout
+    assert "token count 1000000000000000000000000000000 in a turn's usage" in done.stderr
     stats = json.loads(run("stats", str(path), "--json").stdout)
-    assert stats["usage"]["all"]["input"] == 10**30
+    assert stats["usage"]["all"]["input"] == 0
 
 
 # --- 5. a write cut off before its content --------------------------------------------------

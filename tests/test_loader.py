@@ -491,11 +491,12 @@ def test_wrong_field_types_never_raise_and_are_reported(build, dump) -> None:
     lines = [
         build.header(),
         build.user("u1", None),
-        {"type": "message", "id": 5, "parentId": "u1", "timestamp": 7, "message": "text"},
+        # (a number is an id to Pi, as to this tool: tests/test_loader_s65.py)
+        {"type": "message", "id": True, "parentId": "u1", "timestamp": 7, "message": "text"},
         {"type": "message", "id": "m2", "parentId": ["u1"], "message": {"role": 3}},
-        {"type": "label", "id": "l1", "parentId": "m2", "targetId": 9, "label": {"x": 1}},
+        {"type": "label", "id": "l1", "parentId": "m2", "targetId": [9], "label": {"x": 1}},
         {"type": "session_info", "id": "n1", "parentId": "l1", "name": 12},
-        {"type": "compaction", "id": "c1", "parentId": "n1", "firstKeptEntryId": 4},
+        {"type": "compaction", "id": "c1", "parentId": "n1", "firstKeptEntryId": {"id": 4}},
         {"type": "model_change", "id": "mc", "parentId": "c1", "provider": [], "modelId": {}},
     ]
     session = parse(dump(lines))

@@ -257,7 +257,9 @@ def test_copies_of_overflowing_and_deeply_nested_json_stay_valid(
     for line in text.splitlines():
         json.loads(line, parse_constant=refuse)
     again = parse_session_bytes(text.encode("utf-8"))
-    assert len(again.entries) == 3 and not again.damaged and not again.diagnostics
+    assert len(again.entries) == 3 and not again.damaged
+    # (an infinite token count is none, and said so: tests/test_loader_s65.py)
+    assert [d.kind for d in again.diagnostics] == ["bad-usage"]
 
 
 def test_upload_token_is_hidden_but_leaves_the_key_alone(

@@ -353,12 +353,11 @@ def test_children_sorted_by_timestamp_stable_on_ties(build, dump) -> None:
     assert branches[0].entry_ids == ["r", "bad-time"]
 
 
-def test_roots_are_sorted_by_timestamp_not_file_order(
-    build: type[Build], dump: Callable[..., bytes]
-) -> None:
-    """Roots are ordered like children: by timestamp. Every other test wrote its roots in
-    time order, so dropping the sort passed (audit M2, mutation M24). Here the orphan ``a``
-    is written after ``b`` but dated before it; ``c`` (the leaf) heads the page."""
+def test_roots_keep_file_order_as_in_pi(build: type[Build], dump: Callable[..., bytes]) -> None:
+    """Roots keep file order, as Pi's getTree and its page keep them (only children are
+    sorted by time there); they were sorted by time here, which put the orphan ``a``,
+    written after ``b`` but dated before it, first (session 65). ``c`` (the leaf) heads the
+    page, as Pi's page puts the root holding the active leaf first."""
     lines = [
         build.header(),
         build.user("b", None, "root b", 10 * 3600 + 5),  # line 2, 10:00:05
@@ -367,19 +366,19 @@ def test_roots_are_sorted_by_timestamp_not_file_order(
     ]
     session = load(dump, lines)
     assert diag(session, "orphan") == [3]
-    assert session.roots == ["a", "b", "c"]
+    assert session.roots == ["b", "a", "c"]
     assert session.leaf_id == "c" and session.active_path == ["c"]
-    assert session.page_roots() == ("c", ["a", "b"])
+    assert session.page_roots() == ("c", ["b", "a"])
     assert_is_a_forest(session)
     page = parse_html(render_session(session))
     articles = page.all(lambda e: e.tag == "article" and e.get("data-entry-id") is not None)
-    assert [e.get("data-entry-id") for e in articles] == ["c", "a", "b"]
+    assert [e.get("data-entry-id") for e in articles] == ["c", "b", "a"]
     trees = page.all(lambda e: e.tag == "details" and e.get("aria-label") == "Separate tree")
     inside = [[x.get("data-entry-id") for x in t.iter() if x.get("data-entry-id")] for t in trees]
-    assert inside == [["a"], ["b"]]
+    assert inside == [["b"], ["a"]]
     outline = page.one(lambda e: e.tag == "ul" and e.get("id") == "tree")
     hrefs = [a.get("href") for a in outline.iter() if a.tag == "a"]
-    assert hrefs == [f"#{anchor_for(session, i)}" for i in ("c", "a", "b")]
+    assert hrefs == [f"#{anchor_for(session, i)}" for i in ("c", "b", "a")]
 
 
 def test_branches_partition_every_fixture(pi_fixture: Path) -> None:
