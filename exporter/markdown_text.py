@@ -97,8 +97,9 @@ _WEB_ADDRESS = re.compile(
     r"|(?:(?<![A-Za-z])(?i:https?://)|(?<![^ *_~(])(?i:www\.))[^ \t\n\v\f\r<]+"
 )
 _IN_ADDRESS = re.compile(r"([\\`\[\]|!])")
-#: What an address written as ``<autolink>`` must not hold (a table cell's ``|`` too).
-_NOT_IN_ANGLES = re.compile(r"[\\`\[\]|!>]")
+#: What an address written as ``<autolink>`` must not hold (a table cell's ``|`` too, and
+#: ``&``: inside ``<…>`` GitHub reads ``&amp;`` as ``&``, where in a bare address it did not).
+_NOT_IN_ANGLES = re.compile(r"[\\`\[\]|!>&]")
 #: What GitHub trims from a bare address's end (with ``&name;``, see :func:`_entity_tail`).
 _TRIMMED = frozenset("?!.,:*_~'\")")
 

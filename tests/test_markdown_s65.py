@@ -34,6 +34,13 @@ def test_a_bare_address_with_a_reference_at_its_end_reads_as_written(text: str) 
     assert 'href="https://a.b/' in github(escaped(text))  # still a link
 
 
+def test_a_reference_inside_the_address_stays_as_written() -> None:
+    """Written as <autolink> for its tail, "?a=1&amp;b=2" inside read as "?a=1&b=2"
+    (review 2026-12-07): such an address stays bare, its middle as written."""
+    text = "see https://a.b/?a=1&amp;b=2&gt; then"
+    assert "a=1&amp;b=2" in _seen(escaped(text))
+
+
 def test_a_long_address_of_references_is_read_in_one_pass() -> None:
     """The tail is read from the end: a run of references costs one pass, not one per."""
     text = "https://a.b/" + "&a;" * 50_000 + "x"
