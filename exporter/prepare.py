@@ -36,14 +36,11 @@ def prepare_session(
         return session, None
     from exporter.redact import apply_policy  # the detectors load only when a policy applies
 
-    prepared, report = apply_policy(session, policy)
-    # one branch left: its last line is its leaf, after the labels and name moved behind
-    # the chosen leaf (held at that leaf, they made a second branch; review 2026-12-02)
-    if policy.active_branch_only:
-        return prepared, report
-    if session.leaf_id and session.leaf_id in prepared.by_id:
-        prepared.set_leaf(session.leaf_id)
-    return prepared, report
+    # The chosen leaf (or its nearest kept ancestor) is the copy's last line, so its leaf as
+    # Pi opens it (with one branch left, the labels and name moved behind it stay off it;
+    # review 2026-12-02). Chosen again by id, an id the file uses twice, whose copies the
+    # copy reorders, chose the other copy, with a warning the user had not asked for.
+    return apply_policy(session, policy)
 
 
 def policy_transform(policy: RedactionPolicy, session: Session) -> Session:
