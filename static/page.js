@@ -909,9 +909,9 @@
   // The rest of a code block a fold cut through, first in the fold after the block's head
   // and with no language label again: a long block in an answer, or one a long prompt's
   // fold cut (a whole block in or above that fold is copied alone)
-  function restOf(head) {
-    var fold = head.nextElementSibling, rest = fold && fold.matches("details.fold") && $(":scope > summary + .code", fold);
-    return rest && !$(":scope > .code-lang", rest) ? rest : null;
+  function restOf(head) {  // the rest of a block a fold cut (the renderer marks it "cont")
+    var fold = head.nextElementSibling;
+    return fold && fold.matches("details.fold") && $(":scope > summary + .cont", fold) || null;
   }
   function addCopyButtons(block) {
     if (block.classList.contains("code")) {

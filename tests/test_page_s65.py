@@ -157,3 +157,20 @@ def test_a_block_the_prompts_fold_cuts_through_is_copied_whole_from_its_head(
     assert _code_buttons(page) == [1, 0, 1]  # half a block is never copied alone
     assert _copy_code(page, 0) == code
     viewer.assert_clean()
+
+
+def test_two_unlabelled_blocks_meeting_at_a_prompts_fold_copy_apart(
+    viewer: Viewer, page_server: PageServer
+) -> None:
+    """A block's rest was told by its missing label: two whole blocks without one meeting
+    at the fold copied as one from the first, and the second had no button (review
+    2026-12-07). The renderer marks a cut block's rest ("cont") instead."""
+    first = "\n".join(f"echo {k}" for k in range(37))
+    second = "\n".join(f"x{k} = {k}" for k in range(150))
+    html = _session(_prompt(f"```\n{first}\n```\n\n```\n{second}\n```"), ANSWER)
+    page = _open(viewer, page_server, "s65-unlabelled.html", html)
+    assert page.locator("details.fold.prose > summary + div.code").count() == 1
+    assert page.locator("div.code.cont").count() == 0  # whole blocks: nothing continued
+    assert _code_buttons(page) == [1, 1, 1]
+    assert [_copy_code(page, index) for index in range(2)] == [first, second]
+    viewer.assert_clean()

@@ -305,10 +305,14 @@ def _fence(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
         return (
             f'<div class="code">{label}<pre><code>{head}</code></pre></div>'
             f'<details class="fold fold-after code-rest"><summary>{hidden:,} more lines of this'
-            f' code</summary><div class="code"><pre><code>{rest}</code></pre></div></details>\n'
+            f' code</summary><div class="code cont"><pre><code>{rest}</code></pre></div>'
+            "</details>\n"
         )
     body = part_text(lines) if token.meta.get("cut_after") else "\n".join(lines)
-    return f'<div class="code">{label}<pre><code>{body}</code></pre></div>\n'
+    # "cont": the rest of a block a fold cut, copied with its head (page.js restOf); told
+    # by its missing label before, two whole unlabelled blocks at a fold were copied as one
+    kind = "code cont" if continued else "code"
+    return f'<div class="{kind}">{label}<pre><code>{body}</code></pre></div>\n'
 
 
 def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
