@@ -255,7 +255,8 @@ def _url_passwords(value: str) -> list[str]:
     as written and percent-decoded, when they look real (as a ``PASSWORD=`` value would): a
     default that repeats the user's name or the scheme (``postgres://postgres:postgres@…``,
     ``amqp://guest:guest@…``) or a placeholder (``${DB_PASSWORD}``) would only shred the
-    text it is a word of."""
+    text it is a word of, as would a short or plain word (``docker``, ``local``): each is
+    removed wherever it stands in the session."""
     if "://" not in value:
         return []
     found = []
@@ -265,8 +266,10 @@ def _url_passwords(value: str) -> list[str]:
         user = value[scheme_end + 3 : start - 1].lower()
         password = value[start:end]
         for form in dict.fromkeys((password, urllib.parse.unquote(password))):
-            if form.lower() not in (user, scheme) and is_secret_assignment(
-                "password", form, quoted=False, env_style=True
+            if (
+                form.lower() not in (user, scheme)
+                and is_secret_assignment("password", form, quoted=False, env_style=True)
+                and _worth_repeating(form)  # removed wherever it stands: no plain word
             ):
                 found.append(form)
     return found

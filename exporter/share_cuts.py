@@ -21,6 +21,7 @@ from exporter.entries import (
     MessageEntry,
     SessionInfoEntry,
     blocks_text,
+    id_key,
 )
 from exporter.policy import RedactionPolicy
 from exporter.session import Session
@@ -370,9 +371,10 @@ def _state_from_other_branches(
 
 
 def moved_first_kept(session: Session, entry: Entry, kept_ids: set[str]) -> str | None:
-    """A compaction's ``firstKeptEntryId`` moved to the next kept entry on its path."""
-    target = entry.raw.get("firstKeptEntryId")
-    if not isinstance(target, str) or target not in session.by_id or target in kept_ids:
+    """A compaction's ``firstKeptEntryId`` moved to the next kept entry on its path (a
+    number id too: ``id_key`` reads it as Pi does)."""
+    target = id_key(entry.raw.get("firstKeptEntryId"), entry.id_number_suffix)
+    if target is None or target not in session.by_id or target in kept_ids:
         return None
     path = session.path_to(entry.id)
     if target not in path:

@@ -433,3 +433,39 @@ def test_the_copy_is_made_without_the_cyclic_gc(tmp_path: Path, collections: lis
     # (one collection may come as it is turned on again: it takes what the pause left)
     assert len(collections) <= 1 and gc.isenabled()
     assert len(copy.entries) == 1500 and report.total == 0
+
+
+def test_a_plain_word_as_a_url_password_stays_a_word(tmp_path: Path) -> None:
+    """Every variable's URL password is a given secret, removed wherever it stands: a plain
+    word (``postgres://app:docker@db``, ``redis://u:local@cache``) took "docker" and "local"
+    out of every sentence (review 2026-12-07)."""
+    text = "Run docker compose up with the local config"
+    source = _lines(tmp_path / "s.jsonl", [_header(), _user("u1", None, 1, text)])
+    copy = tmp_path / "copy.jsonl"
+    env = {"DATABASE_URL": "postgres://app:docker@db/app", "REDIS_URL": "redis://u:local@cache"}
+    result = _redact(str(source), "-o", str(copy), env=env)
+    assert result.exit_code == 0, result.output
+    assert text in copy.read_text(encoding="utf-8")
+
+
+def test_a_number_first_kept_entry_id_moves_with_an_exclude(tmp_path: Path) -> None:
+    """Number ids are ids since stop 65; a compaction's ``firstKeptEntryId`` naming an entry
+    --exclude left out was moved only when it was a string, so Pi kept nothing before it."""
+
+    def entry(entry_id: int, role: str) -> dict[str, Any]:
+        text = [{"type": "text", "text": f"{role} {entry_id}"}]
+        return {"type": "message", "id": entry_id, "parentId": entry_id - 1 or None,
+                "timestamp": f"2025-06-01T10:00:0{entry_id}.000Z",
+                "message": {"role": role, "content": text, "timestamp": entry_id}}  # fmt: skip
+
+    compaction = {"type": "compaction", "id": 4, "parentId": 3, "summary": "sum",
+                  "timestamp": "2025-06-01T10:00:04.000Z", "firstKeptEntryId": 2,
+                  "tokensBefore": 100}  # fmt: skip
+    lines = [_header(), entry(1, "user"), entry(2, "assistant"), entry(3, "user"), compaction]
+    source = _lines(tmp_path / "s.jsonl", lines)
+    copy = tmp_path / "copy.jsonl"
+    result = _redact(str(source), "-o", str(copy), "--exclude", "2")
+    assert result.exit_code == 0, result.output
+    written = [json.loads(line) for line in copy.read_text(encoding="utf-8").splitlines()]
+    (kept,) = [line for line in written if line.get("type") == "compaction"]
+    assert kept["firstKeptEntryId"] == 3
