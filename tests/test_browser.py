@@ -2397,6 +2397,15 @@ def filter_status(page: Any, key: str, name: str, entries: int) -> str:
     return f"{matching - along} of {entries} entries shown ({name}){with_them}{forks}"
 
 
+def default_status(page: Any, entries: int) -> str:
+    """The Default filter's status line: the rows it shows, the fork rows it keeps only for
+    the tree's shape said apart (as the other filters say them), counted from the screen."""
+    matching = unfolded_count(page, "#tree li:not(.hide-default) > a")
+    kept = shown_rows(page) - matching
+    forks = f" · {kept} fork point{'s' if kept != 1 else ''} kept" if kept else ""
+    return f"{matching} of {entries} entries shown{forks} · 7 branches"
+
+
 def test_phone_controls_are_big_enough_to_tap(view: Viewer, published: dict[str, str]) -> None:
     page = view.open(published[BRANCHED], viewport=PHONE, is_mobile=True, has_touch=True)
     page.click(".outline-toggle")
@@ -3010,7 +3019,7 @@ def test_toggles_and_filters_report_their_state(view: Viewer, published: dict[st
     assert page.get_attribute("#toggle-thinking", "aria-pressed") == "false"
     entries = len(load_fixture(BRANCHED).entries)
     default_text = page.inner_text("#tree-status")  # Default hides extension data and markers
-    assert default_text == f"{shown_rows(page)} of {entries} entries shown · 7 branches"
+    assert default_text == default_status(page, entries)
     page.click('label[for="flt-user"]')
     page.wait_for_timeout(50)
     status = page.inner_text("#tree-status")
@@ -3048,10 +3057,7 @@ def test_the_status_line_follows_the_filter_without_javascript(
         page.click('label[for="flt-default"]')
         page.wait_for_timeout(50)
         lines[js, "default"] = page.inner_text("#tree-status")
-        matching = unfolded_count(page, "#tree li:not(.hide-default) > a")
-        kept = shown_rows(page) - matching  # fork rows Default keeps only for the shape
-        forks = f" · {kept} fork point{'s' if kept != 1 else ''} kept" if kept else ""
-        assert lines[js, "default"] == f"{matching} of {entries} entries shown{forks} · 7 branches"
+        assert lines[js, "default"] == default_status(page, entries)
     assert all(lines[False, k] == lines[True, k] for k in ("user", "labeled", "notools", "default"))
     clean(view)
 
