@@ -22,6 +22,7 @@ from exporter.formatting import escape_surrogates, surrogates_as_replacement_esc
 from exporter.jsonl_in import JS_SPACE, reject_constant
 from exporter.loader import CURRENT_VERSION
 from exporter.session import Session
+from exporter.times import js_number_text
 
 __all__ = [
     "copy_to_jsonl",
@@ -70,27 +71,9 @@ def _as_javascript_writes(token: re.Match[str]) -> str:
 def js_number(value: float) -> str:
     """A finite float as JavaScript's ``JSON.stringify`` writes it: the shortest digits
     that read back as the same number (Python's too), with no exponent from 1e-6 up to 1e21
-    (``0.00003``, ``15000000000000000``), else ``1e-7``, ``1.5e+21``; ``5.0`` is ``5``."""
-    if value == 0:
-        return "0"  # (-0 too)
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    point = len(whole) + int(exponent or 0)  # the value is 0.<digits> * 10**point
-    significant = digits.lstrip("0")
-    point -= len(digits) - len(significant)
-    significant = significant.rstrip("0")
-    count = len(significant)
-    if count <= point <= 21:
-        text = significant + "0" * (point - count)
-    elif 0 < point <= 21:
-        text = f"{significant[:point]}.{significant[point:]}"
-    elif -6 < point <= 0:
-        text = "0." + "0" * -point + significant
-    else:
-        rest = f".{significant[1:]}" if count > 1 else ""
-        text = f"{significant[0]}{rest}e{'+' if point > 0 else '-'}{abs(point - 1)}"
-    return f"-{text}" if value < 0 else text
+    (``0.00003``, ``15000000000000000``), else ``1e-7``, ``1.5e+21``; ``5.0`` is ``5``: the
+    rule of ``times.js_number_text`` (its ``String()``, the same for a finite number)."""
+    return js_number_text(value) or repr(value)
 
 
 class _Literal(str):
