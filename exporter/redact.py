@@ -11,10 +11,8 @@ name ``<user>``. The report says what was replaced and where, never the secret i
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
 import functools
-import gc
 import json
 import math
 import os
@@ -37,7 +35,7 @@ from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
 from exporter.formatting import plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
-from exporter.loader import session_from_records
+from exporter.loader import gc_paused, session_from_records
 from exporter.pii_detectors import PII_DETECTORS, PatternDetector
 from exporter.policy import GIVEN_SECRETS, RedactionPolicy
 from exporter.secret_commands import SECRET_OUTPUT, reads_a_secret
@@ -945,7 +943,7 @@ def apply_policy(
     pass removes every other occurrence of those values too, under the same placeholder.
     """
     environ = os.environ if environ is None else environ
-    with _gc_paused():
+    with gc_paused():
         result, report, found = _redact_pass(session, policy, environ, {}, shows_name)
         repeats = {value: label for value, label in found.items() if _worth_repeating(value)}
         if repeats:
@@ -953,20 +951,6 @@ def apply_policy(
     result.redaction_note = report.page_note()
     result.redaction_heading = report.page_heading()
     return result, report
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The copy is millions of new dicts and lists without a reference cycle: the cyclic GC
-    walked the session and the copy again and again for nothing (a quarter of the time at
-    200,000 entries, and more the bigger the session), as the loader found for its load."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def text_redactor(
