@@ -755,8 +755,9 @@ def convert(
                 0,
                 SUB_AGENTS,
                 f"{plural(len(agents), 'sub-agent transcript')} "
-                "shown as a branch after the result of the call that ran it (after the call, "
-                "while it runs; their lines are numbered after this file's)",
+                "shown as a branch after the result of the call that ran it"
+                f"{' (after the call, while it runs)' if converter.agent_calls else ''}; "
+                "their lines are numbered after this file's",
                 "info",
             )
         )

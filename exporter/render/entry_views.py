@@ -188,7 +188,8 @@ def _message(
         view.details = details_fold(entry.message.get("details"))
         if not entry.display:
             view.classes.append("hide-default")
-            view.notes.append(_hidden_in_pi_note(builder, entry.id))
+            display = entry.message.get("display", _NO_DISPLAY)
+            view.notes.append(_hidden_in_pi_note(builder, entry.id, display))
     else:
         unknown_view(builder, entry, view)
 
@@ -406,13 +407,21 @@ def _branch_summary(
     _made_by_extension(entry, view)
 
 
-def _hidden_in_pi_note(builder: PageBuilder, entry_id: str) -> str:
-    """What ``display: false`` means for this entry: Pi's UI hides it but the model reads
+def _hidden_in_pi_note(builder: PageBuilder, entry_id: str, display: object) -> str:
+    """What a falsy ``display`` means for this entry: Pi's UI hides it but the model reads
     it, unless a compaction has replaced it (the page said "still sent to the model" under
-    its "not in the model's context" mark)."""
+    its "not in the model's context" mark). The note names what the file says: a message
+    without ``display`` was said to have ``display: false``."""
+    why = "no display flag" if display is _NO_DISPLAY else f"display: {json_text(display)}"
+    if len(why) > 40:
+        why = why[:39] + "…"
     if entry_id in builder.compacted:
-        return "hidden in Pi's UI (display: false)"
-    return "hidden in Pi's UI (display: false), still sent to the model"
+        return f"hidden in Pi's UI ({why})"
+    return f"hidden in Pi's UI ({why}), still sent to the model"
+
+
+#: ``display`` missing from the entry (not the same as ``null``).
+_NO_DISPLAY = object()
 
 
 def _custom_message(
@@ -424,7 +433,8 @@ def _custom_message(
     view.details = details_fold(entry.raw.get("details"))  # Pi's UI may render from it
     if not entry.display:
         view.classes.append("hide-default")
-        view.notes.append(_hidden_in_pi_note(builder, entry.id))
+        display = entry.raw.get("display", _NO_DISPLAY)
+        view.notes.append(_hidden_in_pi_note(builder, entry.id, display))
     said = AGENT_CONTEXT.get(entry.custom_type) if builder.session.agent != "Pi" else None
     if said is not None:
         view.heading, note = said
