@@ -38,7 +38,7 @@ from exporter.entries import (
 )
 from exporter.formatting import plural
 from exporter.jsonl_in import iter_parsed_lines, line_value
-from exporter.session_parts import Diagnostic, parse_time
+from exporter.session_parts import Diagnostic, parse_time, unshown_lines_note
 
 #: How many parsed lines the format check looks at: bookkeeping lines (snapshots, titles,
 #: hook progress) can come before the first message.
@@ -699,18 +699,7 @@ class _Converter:
     def notes(self) -> list[Diagnostic]:
         notes = []
         if self.skipped:
-            kinds = ", ".join(f"{kind} ×{count:,}" for kind, count in self.skipped.most_common())
-            total = sum(self.skipped.values())
-            notes.append(
-                Diagnostic(
-                    0,
-                    "claude-code-bookkeeping",
-                    f"{plural(total, 'Claude Code bookkeeping line')} "
-                    f"{'is' if total == 1 else 'are'} not shown ({kinds}); the session file "
-                    "keeps them",
-                    "info",
-                )
-            )
+            notes.append(unshown_lines_note("claude-code-bookkeeping", "Claude Code", self.skipped))
         if self.copies:
             notes.append(
                 Diagnostic(

@@ -31,7 +31,7 @@ from exporter import codex_prices
 from exporter.entries import UNNAMED_TOOL, DamagedLine, as_dict, as_str, token_count
 from exporter.formatting import plural
 from exporter.jsonl_in import shorten
-from exporter.session_parts import Diagnostic, parse_time
+from exporter.session_parts import Diagnostic, parse_time, unshown_lines_note
 
 #: How many parsed lines the format check looks at.
 SNIFF_LINES = 20
@@ -645,18 +645,7 @@ class _Converter:
     def notes(self) -> list[Diagnostic]:
         notes = []
         if self.skipped:
-            kinds = ", ".join(f"{kind} ×{count:,}" for kind, count in self.skipped.most_common())
-            count = sum(self.skipped.values())
-            notes.append(
-                Diagnostic(
-                    0,
-                    "codex-bookkeeping",
-                    f"{plural(count, 'Codex bookkeeping line')} "
-                    f"{'is' if count == 1 else 'are'} not shown ({kinds}); the session file "
-                    "keeps them",
-                    "info",
-                )
-            )
+            notes.append(unshown_lines_note("codex-bookkeeping", "Codex", self.skipped))
         if self.repeats:
             notes.append(
                 Diagnostic(

@@ -5,14 +5,23 @@ and the ids damaged lines still show (``parse_time``, from ``exporter.times``, i
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from exporter.entries import DamagedLine
+from exporter.formatting import plural
 from exporter.times import parse_time
 
-__all__ = ["Branch", "Diagnostic", "ToolCallRef", "ids_on_damaged_lines", "parse_time"]
+__all__ = [
+    "Branch",
+    "Diagnostic",
+    "ToolCallRef",
+    "ids_on_damaged_lines",
+    "parse_time",
+    "unshown_lines_note",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +39,20 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line else ""
         return f"{where}{self.message} [{self.kind}]"
+
+
+def unshown_lines_note(kind: str, agent: str, skipped: Counter[str]) -> Diagnostic:
+    """The note that an importer (Claude Code's, Codex's) shows ``skipped`` of the agent's
+    bookkeeping lines nowhere, by kind, most first: the file keeps them, the page does not."""
+    kinds = ", ".join(f"{name} ×{count:,}" for name, count in skipped.most_common())
+    total = sum(skipped.values())
+    return Diagnostic(
+        0,
+        kind,
+        f"{plural(total, f'{agent} bookkeeping line')} {'is' if total == 1 else 'are'} "
+        f"not shown ({kinds}); the session file keeps them",
+        "info",
+    )
 
 
 def quoted_id(value: str, limit: int = 60) -> str:
