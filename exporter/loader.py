@@ -357,10 +357,15 @@ def _make_entries(
     first_index = _header_slots(parsed, header, damaged) if legacy else 0
     names_written: set[str] | None = None  # read only if an entry has no id of its own
     number_suffix: str | None = None  # read only if an id is a number
+    # v1 array lines: Pi gives them an id and a place in the chain (not a message, so what a
+    # compaction keeps from one it keeps from the next entry on), we show them as damaged
+    arrays_before: list[int] = []
     for index, (number, value) in enumerate(parsed, start=first_index):
         if value is header.raw:
             continue
         if not isinstance(value, dict):
+            if legacy and isinstance(value, list):
+                arrays_before.append(index)
             kind = "not-an-object"
             message = f"line is a JSON {_json_kind(value)}, not an object"
             diagnostics.append(Diagnostic(number, kind, message))
@@ -388,6 +393,9 @@ def _make_entries(
             entry_id = f"L{number}"
             value["id"] = entry_id
             value["parentId"] = previous_id
+            for array_index in arrays_before:
+                id_at_index[array_index] = entry_id
+            arrays_before.clear()
             _migrate_v1_compaction(value, id_at_index)
             id_at_index[index] = entry_id
             parent_id = previous_id

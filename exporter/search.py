@@ -376,6 +376,15 @@ def _found_in(expression: re.Pattern[str], text: str) -> tuple[str, int, int] | 
     return None
 
 
+
+def _kind(entry: Entry) -> str:
+    """What a match is: a message's role, another entry's type. An extension's message
+    (role ``custom``, a v2 ``hookMessage``) is a ``custom_message`` as the page shows it, not
+    the ``custom`` entry type: that is extension state the model never reads."""
+    if isinstance(entry, MessageEntry):
+        return "custom_message" if entry.role == "custom" else entry.role
+    return entry.type
+
 def search_file(
     path: Path,
     pattern: Pattern,
@@ -408,7 +417,7 @@ def search_file(
         for text in entry_texts(entry, session):
             if found := _found_in(expression, text):
                 snippet, start, end = found
-                kind = entry.role if isinstance(entry, MessageEntry) else entry.type
+                kind = _kind(entry)
                 matches.append(
                     Match(entry.id, kind, entry.timestamp, entry.id in on_path, snippet, start, end)
                 )

@@ -271,7 +271,7 @@ def _matches_said(matches: list[dict[str, Any]]) -> str:
 _KIND_SAID = {
     "compaction": "compaction",
     "branch_summary": "branch summary",
-    "custom_message": "custom message",
+    "custom_message": "extension message",
     "custom": "extension state",
     "label": "label",
     "model_change": "model change",

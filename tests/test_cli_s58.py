@@ -100,7 +100,7 @@ def test_search_names_entry_types_as_the_page_does() -> None:
     )
     assert result.exit_code == 0, result.output
     said = result.stdout
-    for words in ("thinking level", "shell command", "custom message", "branch summary",
+    for words in ("thinking level", "shell command", "extension message", "branch summary",
                   "extension state", "session name", "model change", "tool result"):  # fmt: skip
         assert f"  {words}" in said, (words, said)
     assert "…" not in "".join(line.split(":", 1)[0] for line in said.splitlines())
