@@ -376,7 +376,6 @@ def _found_in(expression: re.Pattern[str], text: str) -> tuple[str, int, int] | 
     return None
 
 
-
 def _kind(entry: Entry) -> str:
     """What a match is: a message's role, another entry's type. An extension's message
     (role ``custom``, a v2 ``hookMessage``) is a ``custom_message`` as the page shows it, not
@@ -384,6 +383,7 @@ def _kind(entry: Entry) -> str:
     if isinstance(entry, MessageEntry):
         return "custom_message" if entry.role == "custom" else entry.role
     return entry.type
+
 
 def search_file(
     path: Path,
