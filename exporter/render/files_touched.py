@@ -8,9 +8,11 @@ badge) or from the patch. A write or edit whose result is an error changed nothi
 counted as failed; one with no result never ran (its turn ended in an error or was aborted,
 as the Tools table's "no result" says) and is counted apart: neither made a change.
 
-One file is one row however the calls name it: ``src/a.py``, ``./src/a.py`` and
-``/home/alice/proj/src/a.py`` (cwd ``/home/alice/proj``) are the same file, as Pi resolves
-a relative path against the session's folder; the row shows the first spelling.
+One file is one row however the calls name it: ``src/a.py``, ``./src/a.py``, ``@src/a.py``,
+``~/proj/src/a.py`` and ``/home/alice/proj/src/a.py`` (cwd ``/home/alice/proj``) are the
+same file, as Pi resolves a path its tools are given (``resolveToCwd``: a leading ``@``
+dropped, ``~`` the home, a relative path against the session's folder); the row shows the
+first spelling, without Pi's ``@``.
 """
 
 from __future__ import annotations
@@ -29,12 +31,27 @@ __all__ = ["FileTouches", "files_touched"]
 
 _KINDS = ("read", "write", "edit", "apply_patch")
 _WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+#: The home a cwd is in, as the page's ``session_paths`` finds it (``~`` on the page).
+_HOME = re.compile(r"^(?:/home|/Users)/[^/]+(?=/|$)")
+#: The spaces Pi's ``expandPath`` reads as a plain space (a pasted path's no-break space).
+_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+#: Before a key for a ``~`` path whose home is not known: unlike any path resolved or not.
+_UNKNOWN_HOME = "\0"
 
 
-def file_key(path: str, cwd: str) -> str:
+def file_key(path: str, cwd: str, *, as_pi: bool = True) -> str:
     """Which file ``path`` names, for grouping only: resolved against ``cwd`` and
     normalised (``./``, ``a/../``, doubled slashes), case-folded on Windows. A path
-    that cannot be resolved (no absolute cwd) is only normalised."""
+    that cannot be resolved (no absolute cwd) is only normalised. ``as_pi``: first as
+    Pi's tools read a path (``@a.py`` is ``a.py``, ``~/a.py`` in the home of the cwd);
+    a ``~`` path whose home is not known is keyed apart from every other."""
+    if as_pi:
+        path = _UNICODE_SPACES.sub(" ", path.removeprefix("@"))
+        if path == "~" or path.startswith("~/"):
+            home = _HOME.match(cwd)
+            if home is None:
+                return _UNKNOWN_HOME + posixpath.normpath(path)
+            path = home.group(0) + path[1:]
     if _WINDOWS_ROOT.match(cwd) or _WINDOWS_ROOT.match(path):
         return ntpath.normcase(ntpath.normpath(ntpath.join(cwd, path)))
     if cwd.startswith("/"):
@@ -88,7 +105,8 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
             path = as_str(args.get("path")) or as_str(args.get("file_path"))
             if not path:
                 continue
-            touches = _row(files, path, show, cwd)
+            label = path.removeprefix("@") or path  # Pi's "@" mention is no part of the name
+            touches = _row(files, label, show, file_key(path, cwd))
             if name == "read":
                 touches.reads += 1
             elif name == "write":
@@ -102,10 +120,9 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
 
 
 def _row(
-    files: dict[str, FileTouches], path: str, show: Callable[[str], str], cwd: str
+    files: dict[str, FileTouches], path: str, show: Callable[[str], str], key: str
 ) -> FileTouches:
-    """The row of the file ``path`` names, made on its first mention."""
-    key = file_key(path, cwd)
+    """The row of the file ``key`` names, made on its first mention (as ``path``)."""
     touches = files.get(key)
     if touches is None:
         touches = files[key] = FileTouches(show(path))
@@ -161,13 +178,13 @@ def _count_patch(
     parsed = patch_diff(patch)
     for patched in parsed.files if parsed is not None else ():
         if result is None or result.is_error:  # counted where a made one would be
-            touches = _row(files, patched.path, show, cwd)
+            touches = _row(files, patched.path, show, _patch_key(patched.path, cwd))
             _not_made(touches, result, write=patched.op == "A")
             continue
         # a moved file is counted where it now is, which later edits name; its row says
         # where it came from
         where = patched.moved_to or patched.path
-        touches = _row(files, where, show, cwd)
+        touches = _row(files, where, show, _patch_key(where, cwd))
         if patched.moved_to and show(patched.path) not in touches.moved_from:
             touches.moved_from.append(show(patched.path))
         if patched.op == "A":
@@ -177,3 +194,8 @@ def _count_patch(
         touches.added += patched.added
         touches.removed += patched.removed
         touches.changes.append(result.id)
+
+
+def _patch_key(path: str, cwd: str) -> str:
+    """A Codex patch's path: relative to the cwd as written (no ``@`` or ``~`` of Pi's)."""
+    return file_key(path, cwd, as_pi=False)

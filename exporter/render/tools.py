@@ -21,12 +21,13 @@ from exporter.entries import UNNAMED_TOOL, MessageEntry, as_dict, as_str
 from exporter.render.folding import (
     Folded,
     fold,
+    fold_chars,
     fold_code,
     fold_command,
     fold_text,
     terminal_text,
 )
-from exporter.render.markup import highlight, language_for_path, safe_image_src
+from exporter.render.markup import highlight, highlight_lines, language_for_path, safe_image_src
 from exporter.render.odd_values import odd_values
 from exporter.share_cuts import LEFT_OUT_NOTE
 from exporter.tool_truncation import bash_output_cut, read_output_cut
@@ -159,7 +160,11 @@ def _diff_lines(diff: str) -> list[str]:
     return out
 
 
-_NUMBERED_LINE = re.compile(r"[+\- ] +\d+ ")  # Pi: marker, space, padded number, space
+#: Pi's diff line: its marker, the line number padded to the widest one's width (so the
+#: widest has no space before it: ``-150 x`` beside ``- 99 y``), a space.
+_NUMBERED_LINE = re.compile(r"[+\- ] *\d+ ")
+#: A unified diff's hunk header: its lines carry no numbers of their own (``-1 2`` is code).
+_UNIFIED_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 #: Widest gutter the page's CSS indents wrapped lines by (``.g2`` to ``.g8``).
 MAX_DIFF_GUTTER = 8
 
@@ -168,12 +173,13 @@ def diff_gutter(diff: str) -> int:
     """How many characters come before the code on the lines of a diff Pi's edit tool
     returned: the +/- marker, and the line number padded to the widest one (``+ 53 ``). A
     line that wraps on a phone or on paper is indented by it, so its rest does not read as
-    a line of its own. Lines that do not mostly start so (an old Pi's diff) have a marker
-    only."""
+    a line of its own. Lines that do not mostly start so (an old Pi's diff), or a unified
+    diff's (numbered in its ``@@ -1 +1 @@``), have a marker only."""
+    head = diff.split("\n", 400)[:400]
+    if any(_UNIFIED_HUNK.match(line) for line in head):
+        return 1
     lines = [
-        line
-        for line in diff.split("\n", 400)[:400]
-        if line[:1] in ("+", "-", " ") and line[:4] not in ("+++ ", "--- ")
+        line for line in head if line[:1] in ("+", "-", " ") and line[:4] not in ("+++ ", "--- ")
     ]
     widths = Counter(m.end() for line in lines if (m := _NUMBERED_LINE.match(line)))
     if sum(widths.values()) * 2 <= len(lines):  # a patch's lines, some starting with a number
@@ -311,7 +317,11 @@ def _bash(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sho
         view.notes.append(f"output truncated by Pi{where}")
         view.read_details |= {"truncation", "fullOutputPath"} if full else {"truncation"}
     text = terminal_text(_result_text(result))
-    match = EXIT_CODE.search(text[-200:])
+    # Pi's bash reports a code only when it fails ("Command exited with code N", last, as
+    # Codex's imported shell calls too): a command that succeeded and printed "exit code:
+    # 7" last reported none
+    failed = result is not None and result.is_error
+    match = EXIT_CODE.search(text[-200:]) if failed else None
     if match:
         view.exit_code = int(match.group(1))
     view.output = _output(text, BASH_TAIL_LINES, tail=True)
@@ -374,10 +384,38 @@ def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
     if content is None:  # cut off (the output limit, an abort): not an empty file written
         view.notes.append(WRITE_CUT_OFF)
         return
-    language = language_for_path(path)
-    view.body = fold_code(content.rstrip("\n"), language, READ_HEAD_LINES)
+    view.body, crlf = _written_lines(content, language_for_path(path))
     count = view.body.total_lines
     view.subtitle = f"{count:,} line{'s' if count != 1 else ''}"
+    if crlf:
+        view.subtitle += " · CRLF line ends" if crlf == count else f" · {crlf:,} CRLF line ends"
+
+
+def _written_lines(content: str, language: str | None) -> tuple[Folded, int]:
+    """A write's content as its lines, folded, and how many of them end in CRLF. Lines end
+    at ``\n`` (``\r\n`` too), as an editor and ``wc -l`` count them: blank lines at the
+    end are lines, and show. A ``\r`` cannot show in the page (HTML reads it as a line
+    break: a phantom line), so a CRLF end is counted and another ``\r`` shows as ␍."""
+    ends = content.count("\n")
+    lines = content.split("\n")
+    if not lines[-1]:  # after the last line's end (or no content at all)
+        lines.pop()
+    crlf = sum(1 for line in lines[:ends] if line.endswith("\r"))
+    shown = [
+        (line[:-1] if at < ends and line.endswith("\r") else line).replace("\r", "␍")
+        for at, line in enumerate(lines)
+    ]
+    folded = fold_chars(shown, READ_HEAD_LINES, False)
+    if folded is None:  # the highlighter ends its lines where the code ends: blanks after
+        code = "\n".join(shown).rstrip("\n")
+        html = highlight_lines(code, language, READ_HEAD_LINES) if code else []
+        folded = fold(html + [""] * (len(shown) - len(html)), READ_HEAD_LINES)
+    if shown and not shown[-1]:  # a <pre> draws no line after its last line break
+        if folded.hidden is not None and not folded.hidden_first:
+            folded.hidden = Markup(folded.hidden + "\n")
+        else:
+            folded.visible = Markup(folded.visible + "\n")
+    return folded, crlf
 
 
 #: A write call without its ``content``: it read as "0 lines", an empty file written.
