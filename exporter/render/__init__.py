@@ -56,6 +56,7 @@ from exporter.render.entry_views import default_hides
 from exporter.render.environment import jinja_environment
 from exporter.render.files_touched import files_touched
 from exporter.render.model import Item, OutlineRow
+from exporter.render.outline_html import outline_markup
 from exporter.render.parallel import ForkedMap, available_workers
 from exporter.render.pi_session_data import pi_session_data
 from exporter.render.tools import json_text
@@ -177,6 +178,7 @@ def _render_page(
     collected next to last, and the embedded copy (compressed meanwhile) is waited for last."""
     stats = compute_stats(session)
     outline = builder.outline()
+    outline_html = outline_markup(outline)
     context = {
         "anchor": builder.anchor,
         **_header_facts(session, builder, stats),
@@ -190,6 +192,7 @@ def _render_page(
         **_transcript(session, builder, items, rendering, outline),
         **_footer(session, options, embedded),
         "agent_context": agent_context_view(options.agent_context),
+        "outline_html": outline_html,
     }
     # last: whether the page needs the style of coloured output is known once the
     # entries are rendered
