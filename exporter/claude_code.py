@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
+import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -962,7 +965,7 @@ def _calls_of_unnamed_agents(
             and isinstance(call, str)
         ):
             calls.setdefault(agent, call)
-    for file in sub_agent_files(here):
+    for file in _subagents_folder_files(here):
         agent = file.name[len("agent-") : -len(".jsonl")]
         if agent in named or agent in calls or not _AGENT_ID.fullmatch(agent):
             continue
@@ -1021,10 +1024,83 @@ def is_beside_sub_agent(path: Path) -> bool:
 
 
 def sub_agent_files(path: Path) -> list[Path]:
-    """The sub-agent transcripts Claude Code 2.1 keeps for the session at ``path``
-    (``<session>/subagents/agent-*.jsonl``), for a reader of raw bytes (search's filter)."""
+    """The sub-agent transcripts Claude Code keeps for the session at ``path``, for a reader
+    of raw bytes (search's filter) and the stamps and digests that tell a change: 2.1's
+    (``<session>/subagents/agent-*.jsonl``), then the 2.0 ones beside the file that the
+    session names, as the loader links them (one that changed alone left the site's page
+    stale). Not every ``agent-*.jsonl`` beside it: the folder holds every session's."""
+    own = _subagents_folder_files(path)
+    return [*own, *_named_beside_agents(path, {file.name for file in own})]
+
+
+def _subagents_folder_files(path: Path) -> list[Path]:
+    """The transcripts in the session's ``subagents`` folder (Claude Code 2.1)."""
     folder = path.parent / path.stem / "subagents"
     return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+
+
+def _named_beside_agents(path: Path, taken: Collection[str]) -> list[Path]:
+    """The ``agent-<id>.jsonl`` files beside the session at ``path`` that it names
+    (:func:`sub_agent_references`) and its ``subagents`` folder does not hold (``taken``
+    names those): where :func:`_sub_agent_path` finds them. The session's file is read
+    only when its folder holds such files at all (Claude Code 2.0's layout)."""
+    beside = _beside_agent_names(path.parent)
+    if not beside:
+        return []
+    data = _regular_file_bytes(path)
+    if data is None:
+        return []
+    names = (f"agent-{agent}.jsonl" for agent in sorted(sub_agent_references(path, data)))
+    return [path.parent / name for name in names if name in beside and name not in taken]
+
+
+def _regular_file_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes; None for anything else (a FIFO would block the reader) or
+    when it cannot be read (the loader says why)."""
+    try:
+        with open(path, "rb", opener=_open_without_waiting) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _open_without_waiting(name: str, flags: int) -> int:
+    return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))  # (a flag POSIX has)
+
+
+#: A folder changed this recently is listed again, even at the same time: a file added in
+#: the same tick of the file system's clock leaves its time as it was.
+_SETTLED_NS = 2_000_000_000
+
+#: Of each project folder listed: its time then and its ``agent-*.jsonl`` names.
+_BESIDE_AGENTS: dict[str, tuple[int, frozenset[str]]] = {}
+
+
+def _beside_agent_names(folder: Path) -> frozenset[str]:
+    """The ``agent-*.jsonl`` names in a project folder, listed again only when it changed:
+    every session of the folder asks, and a listing of thousands listed it thousands of
+    times."""
+    try:
+        changed = folder.stat().st_mtime_ns
+    except OSError:
+        return frozenset()
+    key = os.fspath(folder)
+    known = _BESIDE_AGENTS.get(key)
+    if known is not None and known[0] == changed and time.time_ns() - changed > _SETTLED_NS:
+        return known[1]
+    try:
+        with os.scandir(folder) as entries:
+            names = frozenset(
+                entry.name
+                for entry in entries
+                if entry.name.startswith("agent-") and entry.name.endswith(".jsonl")
+            )
+    except OSError:
+        names = frozenset()
+    _BESIDE_AGENTS[key] = (changed, names)
+    return names
 
 
 def session_digest(path: Path, file_digest: str) -> str:
@@ -1072,8 +1148,8 @@ def sub_agent_stamps(path: Path, agents: Collection[str] | None = None) -> str:
 
 
 def sub_agent_transcripts(path: Path, agents: Collection[str] | None = None) -> list[Path]:
-    """The transcripts of ``agents`` (all in the session's ``subagents`` folder for None)
-    that are there, where the session finds them."""
+    """The transcripts of ``agents`` (for None, :func:`sub_agent_files`) that are there,
+    where the session finds them."""
     if agents is None:
         return sub_agent_files(path)
     found = (_sub_agent_path(path, agent) for agent in sorted(agents))
@@ -1092,7 +1168,7 @@ def sub_agent_references(path: Path, data: bytes) -> frozenset[str]:
     holds. More than :func:`sub_agents` reads, never fewer: `watch` looks at their
     transcripts alone, as a change to another's cannot change the page."""
     named = {match.decode("ascii") for match in _AGENT_ID_FIELD.findall(data)}
-    for file in sub_agent_files(path):
+    for file in _subagents_folder_files(path):
         agent = file.name[len("agent-") : -len(".jsonl")]
         if agent in named or not _AGENT_ID.fullmatch(agent):
             continue

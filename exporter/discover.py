@@ -186,7 +186,7 @@ def session_files(
     be looked at (a dangling link), is added to ``unreadable`` with its error, so a listing
     can say its sessions are missing instead of leaving them out unsaid."""
     root = sessions_root(sessions_dir)
-    codex_days = _codex_day_folders(root)
+    codex_days = codex_day_folders(root)
     folders = _session_folders(root, cwd, codex_days)
     # one path per file: a symlink (or hard link) to a session listed elsewhere would count
     # it, its tokens and its cost twice; the real path wins over a link to it
@@ -222,13 +222,19 @@ def session_files(
             if seen is None or _preferred(path, seen[1]):
                 by_file[key] = (info.st_mtime, path)
     files = sorted(by_file.values(), key=lambda item: (-item[0], str(item[1])))
-    if codex_days and cwd is not None:
-        heres = _project_paths(cwd)
-        return [path for _, path in files if codex.session_cwd(path) in heres]
-    if cwd is not None:
-        heres = _project_paths(cwd)
-        return [path for _, path in files if not _another_project_here(path, heres)]
-    return [path for _, path in files]
+    if cwd is None:
+        return [path for _, path in files]
+    heres = _project_paths(cwd)
+    codex_places = {*codex_days, root} if codex_days else set()
+    return [
+        path
+        for _, path in files
+        if (
+            codex.session_cwd(path) in heres  # a rollout: its first line names the project
+            if path.parent in codex_places
+            else not _another_project_here(path, heres)
+        )
+    ]
 
 
 def _another_project_here(path: Path, heres: list[str]) -> bool:
@@ -270,15 +276,21 @@ _HEADER_LIMIT = 64 * 1024
 
 
 def _session_folders(root: Path, cwd: str | None, codex_days: list[Path]) -> list[Path]:
-    """The folders :func:`session_files` looks in (some may not exist)."""
-    if codex_days:  # Codex's sessions/YYYY/MM/DD/ (a project's: told by each file's header)
-        return [*codex_days, root]
+    """The folders :func:`session_files` looks in (some may not exist). Codex's day folders
+    (sessions/YYYY/MM/DD/, a project's rollouts told by each file's first line) come on top
+    of the project folders beside them, not instead: one Codex day folder in a shared
+    sessions folder hid every Pi and Claude Code session, and a site build deleted their
+    pages."""
+    codex_folders = [*codex_days, root] if codex_days else []
     if cwd is not None:  # Pi's folder for it, or Claude Code's (a --sessions-dir of its)
-        return [root / encode(here) for here in _project_paths(cwd) for encode in _FOLDER_NAMES]
-    folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
-    if root.is_dir():
-        folders.append(root)
-    return folders
+        mine = [
+            root / encode(here) for here in _project_paths(cwd) for encode in PROJECT_FOLDER_NAMES
+        ]
+        return [*codex_folders, *mine]
+    if not root.is_dir():
+        return []
+    folders = [p for p in root.iterdir() if p.is_dir()]
+    return list(dict.fromkeys([*codex_folders, *folders, root]))
 
 
 def gzip_files_left_out(
@@ -290,7 +302,7 @@ def gzip_files_left_out(
     it) is a copy, not counted. Sorted by path."""
     root = sessions_root(sessions_dir)
     found: list[Path] = []
-    for folder in dict.fromkeys(_session_folders(root, cwd, _codex_day_folders(root))):
+    for folder in dict.fromkeys(_session_folders(root, cwd, codex_day_folders(root))):
         try:
             paths = list(folder.glob("*.jsonl.gz"))
         except OSError:
@@ -303,7 +315,7 @@ def gzip_files_left_out(
 
 
 #: The names a project's folder has under a sessions folder: Pi's, Claude Code's.
-_FOLDER_NAMES = (encode_cwd, claude_encode_cwd)
+PROJECT_FOLDER_NAMES = (encode_cwd, claude_encode_cwd)
 
 
 def _project_paths(cwd: str) -> list[str]:
@@ -323,7 +335,7 @@ def _project_paths(cwd: str) -> list[str]:
 _YEAR, _MONTH_OR_DAY = re.compile(r"\d{4}"), re.compile(r"\d{2}")
 
 
-def _codex_day_folders(root: Path) -> list[Path]:
+def codex_day_folders(root: Path) -> list[Path]:
     """The day folders under a Codex sessions folder, or [] for any other folder."""
     try:
         years = [p for p in root.iterdir() if _YEAR.fullmatch(p.name) and p.is_dir()]

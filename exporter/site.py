@@ -31,7 +31,7 @@ from typing import Any
 
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
-from exporter.discover import encode_cwd
+from exporter.discover import PROJECT_FOLDER_NAMES, codex_day_folders
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
@@ -955,12 +955,15 @@ def sessions_were_deleted(out_dir: Path, sessions_dir: str | os.PathLike[str]) -
 
     The manifest holds no path, only a digest of each (its key): each listed file's name is
     tried in the session's project folder and in every folder of ``sessions_dir``, and the
-    digest of that path compared. Never True for a redacted site (its digests are keyed
-    and its names may be redacted), nor for a folder that is not a site of ours."""
+    digest of that path compared. The project folder is tried as Pi and as Claude Code name
+    it, and a Codex rollout in the day folder its name dates (or any left there): the last
+    Codex or Claude Code session deleted left its page listed, with exit 2. Never True for
+    a redacted site (its digests are keyed and its names may be redacted), nor for a folder
+    that is not a site of ours."""
     entries = load_manifest(Path(out_dir) / MANIFEST_NAME).get("sessions") or {}
     root = Path(sessions_dir)
     try:
-        folders = [root, *(p for p in root.iterdir() if p.is_dir())]
+        folders = [root, *(p for p in root.iterdir() if p.is_dir()), *codex_day_folders(root)]
     except OSError:
         return False
     tries = 0
@@ -969,8 +972,10 @@ def sessions_were_deleted(out_dir: Path, sessions_dir: str | os.PathLike[str]) -
         if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name:
             continue
         cwd = row.get("cwd") if isinstance(row, dict) else None
-        own = [root / encode_cwd(cwd)] if isinstance(cwd, str) and cwd else []
-        for folder in [*own, *folders]:
+        named = isinstance(cwd, str) and cwd
+        own = [root / encode(cwd) for encode in PROJECT_FOLDER_NAMES] if named else []
+        own += _rollout_day_folder(root, name)
+        for folder in dict.fromkeys([*own, *folders]):
             path = folder / name
             if source_id(path) == sid and not os.path.lexists(path):
                 return True
@@ -978,6 +983,18 @@ def sessions_were_deleted(out_dir: Path, sessions_dir: str | os.PathLike[str]) -
             if tries >= _DELETED_TRIES:
                 return False
     return False
+
+
+#: Codex names a rollout by the moment it began, under that day's folder:
+#: ``YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl``
+_ROLLOUT_DAY = re.compile(r"rollout-(\d{4})-(\d{2})-(\d{2})T")
+
+
+def _rollout_day_folder(root: Path, name: str) -> list[Path]:
+    """The day folder a Codex rollout's name puts it in (gone too when the whole day was
+    deleted), or [] for a name that is no rollout's."""
+    match = _ROLLOUT_DAY.match(name)
+    return [root.joinpath(*match.groups())] if match else []
 
 
 def default_jobs() -> int:

@@ -450,6 +450,25 @@ function appendMarked(target, text, marks, from, to) {
     list.appendChild(more);
   }
 
+  // Where and when each session ran, as its row in the session table says (its project and
+  // last activity, in the table's local time): two sessions of one title in two projects
+  // were two results headed alike ("Sampler session · 1 match").
+  var facts = null;
+  function factsOf(href) {
+    if (!facts) {
+      facts = new Map();
+      Array.prototype.forEach.call(doc.querySelectorAll("#session-table tbody tr"), function (row) {
+        var link = row.cells[1] && row.cells[1].querySelector(":scope > a");
+        if (!link) return;
+        var project = row.querySelector("td.project"), when = row.cells[0].querySelector("time");
+        facts.set(link.getAttribute("href"), [project, when].map(function (cell) {
+          return cell ? cell.textContent.trim() : "";
+        }).filter(Boolean));
+      });
+    }
+    return facts.get(href) || [];
+  }
+
   function render(found, terms) {
     var frag = doc.createDocumentFragment();
     found.slice(0, SESSIONS_SHOWN).forEach(function (f) {
@@ -458,6 +477,13 @@ function appendMarked(target, text, marks, from, to) {
       link.href = f.session.href;
       link.textContent = f.session.title;
       head.appendChild(link);
+      var said = factsOf(f.session.href);
+      if (said.length) {
+        var where = doc.createElement("span");
+        where.className = "where muted";
+        where.textContent = " · " + said.join(" · ");
+        head.appendChild(where);
+      }
       var count = doc.createElement("span");
       count.className = "muted";
       count.textContent = " · " + plural(f.hits.length, "match", "matches");

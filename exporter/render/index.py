@@ -347,8 +347,11 @@ def _when(iso: str | None) -> str:
 
 
 def _sort_time(iso: str | None) -> str:
+    """The moment as the listing's script sorts it: seconds to the microsecond, as
+    :func:`_by_recency` orders rows (whole seconds tied sessions active in one second, and
+    a sort by last activity left them in the order of the column sorted before)."""
     moment = parse_time(iso)
-    return f"{moment.timestamp():.0f}" if moment else "0"
+    return f"{moment.timestamp():.6f}" if moment else "0"
 
 
 def project_names(cwds: set[str]) -> dict[str, str]:
