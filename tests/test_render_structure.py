@@ -3243,7 +3243,8 @@ def test_a_folded_file_s_first_lines_are_coloured_as_in_the_whole_file() -> None
 
 
 _FILE_ROW = re.compile(
-    r'<tr><th scope="row"><code>(?P<path>(?:[^<]|<wbr>)*)</code></th><td>(?P<reads>[\d,]+)</td>'
+    r'<tr><th scope="row"><code>(?P<path>(?:[^<]|<wbr>)*)</code></th><td>(?P<reads>[\d,]+)'
+    r"(?P<reads_left_out> <span[^>]*>[^<]*</span>)?</td>"
     r"<td>(?P<writes>[\d,]+)(?P<writes_left_out> <span[^>]*>[^<]*</span>)?</td>"
     r"<td>(?P<edits>[\d,]+)(?P<edits_left_out> <span[^>]*>[^<]*</span>)?"
     r"</td><td>(?P<lines>[^<]*)(?P<unknown><span[^>]*>[^<]*</span>)?</td><td>(?P<links>.*?)</td></tr>"

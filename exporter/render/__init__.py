@@ -294,6 +294,7 @@ def _files_table(session: Session, builder: PageBuilder) -> list[dict[str, Any]]
             "path": f.path,
             "moved_from": f.moved_from,
             "reads": f.reads,
+            "reads_left_out": _not_made(f.failed_reads, f.unrun_reads),
             "writes": f.writes,
             "writes_left_out": _not_made(f.failed_writes, f.unrun_writes),
             "edits": f.edits,

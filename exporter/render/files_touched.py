@@ -4,9 +4,9 @@ table, so a reviewer sees what a session changed without reading every tool call
 Counted from the calls of Pi's built-in ``read``, ``write`` and ``edit`` tools, and of
 Codex's ``apply_patch`` (a file it adds is a write, one it updates or deletes an edit). An
 edit's lines come from the diff its tool returned (``details.diff``, as the page's edit
-badge) or from the patch. A write or edit whose result is an error changed nothing and is
-counted as failed; one with no result never ran (its turn ended in an error or was aborted,
-as the Tools table's "no result" says) and is counted apart: neither made a change.
+badge) or from the patch. A read, write or edit whose result is an error read or changed
+nothing and is counted as failed; one with no result never ran (its turn ended in an error
+or was aborted, as the Tools table's "no result" says) and is counted apart.
 
 One file is one row however the calls name it: ``src/a.py``, ``./src/a.py``, ``@src/a.py``,
 ``~/proj/src/a.py`` and ``/home/alice/proj/src/a.py`` (cwd ``/home/alice/proj``) are the
@@ -67,9 +67,11 @@ class FileTouches:
     reads: int = 0
     writes: int = 0
     edits: int = 0
-    failed_writes: int = 0  # the tool said it failed
+    failed_reads: int = 0  # the tool said it failed (no such file, a folder, past its end)
+    failed_writes: int = 0
     failed_edits: int = 0
-    unrun_writes: int = 0  # no result: the turn ended before the tool ran
+    unrun_reads: int = 0  # no result: the turn ended before the tool ran
+    unrun_writes: int = 0
     unrun_edits: int = 0
     edits_without_diff: int = 0
     added: int = 0
@@ -108,7 +110,7 @@ def files_touched(session: Session, show: Callable[[str], str]) -> list[FileTouc
             label = path.removeprefix("@") or path  # Pi's "@" mention is no part of the name
             touches = _row(files, label, show, file_key(path, cwd))
             if name == "read":
-                touches.reads += 1
+                _count_read(touches, result)
             elif name == "write":
                 _count_write(touches, result)
             else:
@@ -145,6 +147,18 @@ def _not_made(touches: FileTouches, result: MessageEntry | None, write: bool) ->
     else:
         return False
     return True
+
+
+def _count_read(touches: FileTouches, result: MessageEntry | None) -> None:
+    """A read counts when the tool read the file; one it refused (no such file, a folder,
+    an offset past the end) or never ran is counted apart, as writes and edits are: "Reads
+    1" for a file that was never there said the agent had seen it."""
+    if result is None:
+        touches.unrun_reads += 1
+    elif result.is_error:
+        touches.failed_reads += 1
+    else:
+        touches.reads += 1
 
 
 def _count_write(touches: FileTouches, result: MessageEntry | None) -> None:
