@@ -12,6 +12,7 @@ or escaped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -69,6 +70,7 @@ from exporter.render.tools import (
     TODO_TOOLS,
     WRITE_CUT_OFF,
     ToolView,
+    build_tool_view,
     computed_diff,
     edit_diff_label,
     edit_pairs,
@@ -736,6 +738,8 @@ class _Writer:
         if role == "user":
             blocks = self._blocks(entry, level, prompt=True)
             attached = _attachments(entry.message.get("attachments"))
+            if not any(part.strip() for part in (*blocks, *attached)):
+                blocks = ["*(empty message)*"]  # as the page says it: the heading stood alone
             if attached and blocks and blocks[-1]:
                 attached = ["", *attached]  # (a prompt's text ends without its blank line)
             return [*self._heading(entry, level, "User"), *blocks, *attached, ""]
@@ -751,7 +755,7 @@ class _Writer:
             else:
                 note = "its call is on another branch"
             head = f"Tool result {code_span(entry.tool_name or '?')} ({note})"
-            return [*self._heading(entry, level, head), *_tool(call or {}, entry), ""]
+            return [*self._heading(entry, level, head), *_tool(call, entry), ""]
         if role == "bashExecution":
             return [*self._heading(entry, level, "Shell command (!)"), *_shell(entry), ""]
         if role == "custom":
@@ -878,7 +882,11 @@ def _block(block: dict[str, Any], level: int) -> list[str]:
         return [prose(as_str(block.get("text")) or "", level)]
     if kind == "thinking":
         text = as_str(block.get("thinking")) or ""
-        return [quoted("**Thinking**\n\n" + prose(text, level))] if text.strip() else []
+        redacted = block.get("redacted") is True  # Pi's placeholder text, not the thinking
+        said = "**Thinking** (redacted by the provider)" if redacted else "**Thinking**"
+        if text.strip():
+            return [quoted(f"{said}\n\n" + prose(text, level))]
+        return [quoted(said)] if redacted else []
     if kind == "image":
         return [_image_note(block)]
     if kind == "redacted_thinking":
@@ -975,16 +983,37 @@ def _said(label: str, said: str) -> list[str]:
 # --- tools --------------------------------------------------------------------------------
 
 
-def _tool(call: dict[str, Any], result: MessageEntry | None) -> list[str]:
+def _tool(call: dict[str, Any] | None, result: MessageEntry | None) -> list[str]:
     """One call and its result, per tool as the page shows them, nothing folded; a blank
-    line between the parts (two fences in a row read as one block)."""
+    line between the parts (two fences in a row read as one block). ``call`` None: a
+    result whose call was not found (its heading says so)."""
+    view = _page_view(call, result) if call is not None else None
     out: list[str] = []
-    shown: set[str] = set()  # the keys of the result's details the parts show
-    parts = [*_tool_parts(call, result, shown), *_odd_result(result), *_details(result, shown)]
+    read = view.read_details if view is not None else set()  # the details the parts show
+    parts = [*_tool_parts(call or {}, result, view), *_odd_result(result), *_details(result, read)]
     for part in parts:
         if part:
             out += [part, ""]
     return out[:-1]
+
+
+def _page_view(call: dict[str, Any], result: MessageEntry | None) -> ToolView:
+    """The page's view of a call (``render.tools``), for what it says beyond the
+    Markdown's own parts: the facts on its line (a timeout, a workdir), the arguments its
+    view does not show, its notes. The name is the one the Markdown goes by (the result's
+    when the call has none). Built on the result without its content: those facts come
+    from the call and the result's details and flags, and highlighting a read file's text
+    (most of the view's cost) would be thrown away."""
+    name = _tool_name(call, result)
+    bare = None
+    if result is not None:
+        message = {**result.message, "content": []}
+        bare = dataclasses.replace(result, raw={**result.raw, "message": message})
+    return build_tool_view({**call, "name": name}, bare, result_odd=False)
+
+
+def _tool_name(call: dict[str, Any], result: MessageEntry | None) -> str:
+    return as_str(call.get("name")) or (result.tool_name if result else None) or "?"
 
 
 def _odd_result(result: MessageEntry | None) -> list[str]:
@@ -1018,61 +1047,89 @@ def _output(text: str, info: str = "") -> str:
     return fenced(text, info)
 
 
-def _truncated(result: MessageEntry | None, shown: set[str], *, read: bool = False) -> str:
-    """Pi's note that it cut a bash output (and where the whole is) or a read file, from
-    the result's details, as the page says it."""
-    details = result.details if result else {}
-    truncation = details.get("truncation")
-    truncation = truncation if isinstance(truncation, dict) else {}
-    if read:
-        if not truncation or truncation.get("truncated") is False:
-            return ""
-        shown.add("truncation")
-        return "*The read tool truncated this file for the model (see the last line).*"
-    full = as_str(details.get("fullOutputPath"))
-    if truncation.get("truncated") is not True and not full:
-        return ""
-    shown.update(("truncation", "fullOutputPath") if full else ("truncation",))
-    return "*Output truncated by Pi*" + (f" *(full output: {code_span(full)})*" if full else "")
+#: How the page's notes on a call cut off before its arguments were whole begin (a write's,
+#: an edit's): the Markdown says an edit's its own way (``_cut_edit``).
+_INCOMPLETE = WRITE_CUT_OFF.partition(":")[0]
 
 
-def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[str]) -> list[str]:
-    name = as_str(call.get("name")) or (result.tool_name if result else None) or "?"
+def _notes(view: ToolView | None, *, own_cut_off: bool = False) -> list[str]:
+    """The page's notes on a call, each a line of its own as the page has them (Pi's
+    truncation, an update_plan's explanation, a search that ran on the provider's servers,
+    a result that names another tool), and its warnings of arguments that are not text.
+    ``own_cut_off``: the Markdown says the call's cut-off its own way."""
+    if view is None:
+        return []
+    notes = [n for n in view.notes if not (own_cut_off and n.startswith(_INCOMPLETE))]
+    notes += [f"[invalid arg] {name} is not a string" for name in view.invalid_args]
+    return [_note(note) for note in notes]
+
+
+def _note(note: str) -> str:
+    """A note in italics, as a sentence."""
+    said = escaped(note)
+    said = said[:1].upper() + said[1:]
+    return f"*{said}{'' if said.endswith(('.', ':', '!', '?')) else '.'}*"
+
+
+def _subtitle(view: ToolView | None) -> str:
+    """What the page's line says after the call's name and target (a timeout, a workdir,
+    an exec_command's limits; a write's lines, an edit's +/−)."""
+    return f" · {escaped(view.subtitle)}" if view is not None and view.subtitle else ""
+
+
+def _other_args(view: ToolView | None, args: dict[str, Any]) -> list[str]:
+    """The call's arguments the page's view of it does not show, as its "Other
+    arguments:" has them (a Claude Code Bash call's description, a write's append)."""
+    if view is None or view.other_args is None:
+        return []
+    rest = {key: value for key, value in args.items() if key not in view.used_args}
+    return ["*Other arguments:*", fenced(json_text(rest, 2), "json")] if rest else []
+
+
+def _tool_parts(
+    call: dict[str, Any], result: MessageEntry | None, view: ToolView | None
+) -> list[str]:
+    """The call and its result as the Markdown shows each tool; what the page's ``view``
+    says beyond that (the facts on its line, its notes, the arguments its view does not
+    show) with the tool's own parts, in the page's order."""
+    name = _tool_name(call, result)
     args = call.get("arguments")
     args = args if isinstance(args, dict) else {"arguments": args} if args is not None else {}
     text = result.text if result else ""
-    status = _status(result)
+    status = _status(result, view)
+    notes = _notes(view)
     if name == "bash" and isinstance(args.get("command"), str):
-        out = [f"**bash**{status}", "", fenced(args["command"], "sh")]
+        head = f"**bash**{_subtitle(view)}{status}"
         output = terminal_text(text)
-        match = EXIT_CODE.search(output[-200:])
-        if match and not status:
-            out[0] += f" · exit {match.group(1)}"
-        out += [_output(output)] if output else []
-        return [*out, _truncated(result, shown), *_images(result)]
+        # Pi's bash says a code ("Command exited with code N") only when the command
+        # failed: "exit 7" on a call that succeeded and printed "exit code: 7" was untrue
+        match = EXIT_CODE.search(output[-200:]) if result and result.is_error else None
+        if match:
+            head += f" · exit {match.group(1)}"
+        out = [head, *notes, fenced(args["command"], "sh"), *_other_args(view, args)]
+        return [*out, *([_output(output)] if output else []), *_images(result)]
     if name in ("read", "write") and isinstance(_path(args), str):
         path = _path(args)
-        said = code_span(path) + (read_line_range(args) if name == "read" else "")
-        if name == "write" and args.get("content") is None:  # not an empty file written
-            out = [f"**write** {said}{status}", "", f"*{escaped(WRITE_CUT_OFF.capitalize())}.*"]
+        said = code_span(path) + (read_line_range(args) if name == "read" else _subtitle(view))
+        out = [f"**{name}** {said}{status}", *notes, *_other_args(view, args)]
+        content = args.get("content")
+        if name == "write" and content is None:  # not an empty file written (a note says)
             return out + ([_output(text)] if text.strip() else []) + _images(result)
-        body = text if name == "read" else as_str(args.get("content")) or ""
-        out = [f"**{name}** {said}{status}", "", _output(body.rstrip("\n"), _language(path))]
+        if name == "write":  # every line written, blank ones at the end too, as the
+            # page counts and shows them (content not text: as the page shows it, its JSON)
+            body = content if isinstance(content, str) else json_text(content)
+        else:
+            body = text.rstrip("\n")
+        out += [_output(body, _language(path))]
         if name == "write" and text.strip():
             out += [_output(text)]
-        return (
-            out
-            + ([_truncated(result, shown, read=True)] if name == "read" else [])
-            + (_images(result))
-        )
+        return out + _images(result)
     if name == "edit" and isinstance(_path(args), str):
         path = _path(args)
         diff = as_str(result.details.get("diff")) if result else None
         cut: list[str] = []
         computed_from: int | None = None  # the call's replacements a diff was computed from
-        if diff:
-            shown.add("diff")
-        else:  # the pairs read once: a cut-off call's parts, else the diff of the whole ones
+        if not diff:  # the pairs read once: a cut-off call's parts, else the diff of the whole ones
             probe = ToolView(call_id="", name="edit", kind="edit")
             pairs = edit_pairs(args, probe)
             cut = _cut_edit(args, path, pairs, probe)
@@ -1080,30 +1137,35 @@ def _tool_parts(call: dict[str, Any], result: MessageEntry | None, shown: set[st
             if not cut:
                 diff = computed_diff(whole, path) if whole else ""
                 computed_from = len(whole)
-        out = [f"**edit** {code_span(path)}{status}", ""]
+        if cut:  # the Markdown says what is missing its own way
+            notes = _notes(view, own_cut_off=True)
+        out = [f"**edit** {code_span(path)}{_subtitle(view) if diff else ''}{status}", *notes]
         if diff:  # said as the page labels it: not the tool's diff, or not applied
             label = edit_diff_label(computed_from, bool(result and result.is_error))
+            out += _other_args(view, args)
             out += [f"*{escaped(label[:1].upper() + label[1:])}.*"] if label else []
             out += [fenced(diff.rstrip("\n"), "diff")]
+        elif cut:  # its other arguments are among its parts
+            out += cut
         else:
-            out += cut or [fenced(_json(args), "json")]
+            out += [fenced(_json(args), "json")]
         return out + ([_output(text)] if text.strip() else [])
     if name == "apply_patch" and (patch := patch_diff(as_str(args.get("input")) or "")):
         files = ", ".join(code_span(f.label()) for f in patch.files)
-        out = [f"**apply_patch** {files} · +{patch.added} −{patch.removed}{status}", ""]
-        out += [fenced(patch.diff.rstrip("\n"), "diff")]
+        out = [f"**apply_patch** {files} · +{patch.added} −{patch.removed}{status}", *notes]
+        out += [*_other_args(view, args), fenced(patch.diff.rstrip("\n"), "diff")]
         return out + ([_output(text)] if text.strip() else [])
     if name in TODO_TOOLS and (todos := todo_items(args)) is not None:
-        out = [f"**{name}** · {todo_done(todos)}{status}", ""]
+        out = [f"**{name}** · {todo_done(todos)}{status}", *notes, *_other_args(view, args)]
         out += ["\n".join(_todo_line(item) for item in todos)]
         return out + ([_output(text)] if text.strip() else [])
     if name in _LISTINGS:
         said = " ".join(f"{k}={_json(v)}" for k, v in args.items())
         listed = listing_count(name, text.rstrip()) if result and not result.is_error else ""
         count = f" · {listed}" if listed else ""  # none for a note of nothing listed
-        out = [f"**{name}** {code_span(said) if said else ''}{count}{status}", ""]
+        out = [f"**{name}** {code_span(said) if said else ''}{count}{status}", *notes]
         return out + ([_output(text.rstrip("\n"))] if text.strip() else [])
-    out = [f"**{escaped(name)}**{status}", "", fenced(_json(args), "json")]
+    out = [f"**{escaped(name)}**{status}", *notes, fenced(_json(args), "json")]
     return out + ([_output(text)] if text.strip() else []) + _images(result)
 
 
@@ -1147,9 +1209,10 @@ def _todo_line(item: dict[str, Any]) -> str:
     return f"- [{'x' if status == 'completed' else ' '}] {escaped(item['content'])}{said}"
 
 
-def _status(result: MessageEntry | None) -> str:
-    if result is None:
-        return " · *no result*"
+def _status(result: MessageEntry | None, view: ToolView | None = None) -> str:
+    if result is None:  # a search the provider ran has none to wait for (the page's words)
+        remote = view is not None and view.status == "remote"
+        return " · *results not recorded*" if remote else " · *no result*"
     return " · **failed**" if result.is_error else ""
 
 

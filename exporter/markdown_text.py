@@ -309,7 +309,7 @@ def _prose(text: str, below: int) -> str:
     if "\t" in text or " \n" in text or text.endswith(" "):
         text = "\n".join(_evened(text.split("\n"), marked_only=True))
     if not _MAY_NEED_WORK.search(text) and not (below and _MAY_BE_HEADING.search(text)):
-        return text.strip("\n")  # no markup to escape, no fence, no heading: as it is
+        return _hard_breaks(text.strip("\n"))  # no markup to escape, no fence, no heading
     lines = text.split("\n")
     parsed = lines
     code, open_fence, headings, definitions, paragraphs = _code_lines(parsed)
@@ -337,7 +337,124 @@ def _prose(text: str, below: int) -> str:
         while out and not out[-1].strip():
             out.pop()
         out.append(open_fence)
-    return "\n".join(out).strip("\n")
+    return _hard_breaks("\n".join(out).strip("\n"))
+
+
+#: A GFM table's delimiter row (``|---|:-:|``, ``:-:`` alone too), its containers' marks
+#: and its blanks at either end taken off first (no two runs of blanks meet: linear).
+_DELIMITER_ROW = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?")
+#: A line's end that a backslash would change: a run that could open or close emphasis or
+#: a strikethrough (a backslash after it let ``**`` open one: ``foo **`` then ``bar**``).
+_DELIMITER_END = ("*", "_", "~")
+
+
+def _hard_breaks(markdown: str) -> str:
+    """Each line break inside a paragraph written as a hard break: the page shows every
+    line of a message as a line (its markdown-it runs with ``breaks``), where GitHub joined
+    them (a prompt's "npm test" and "npm run build" on one line, a pasted stack trace run
+    together). Only the paragraph's own breaks: none after its last line (a backslash
+    there is text), in a code span (in any reading of it, ``_line_ends_in_code``), in a
+    link's destination or title, in a table or before one (cmark's too: a paragraph ends
+    above a table's header row), or on a line that ends in one already (a backslash, an
+    escaped one needs another; two spaces). A backslash (visible, and kept by editors
+    that trim spaces), but two spaces after a bare web address (GitHub takes the
+    backslash into the link) or a run of ``*``, ``_`` or ``~`` (``_DELIMITER_END``)."""
+    if "\n" not in markdown:
+        return markdown
+    try:
+        tokens = _table_parser().parse(markdown + "\n")
+    except Exception:  # a bug in the parser, not in the text: the breaks stay soft
+        return markdown
+    lines = markdown.split("\n")
+    for token in tokens:
+        if token.type != "paragraph_open" or not token.map:
+            continue
+        start, end = token.map[0], min(token.map[1], len(lines))
+        last = end - 1  # the paragraph's last line: no break after it
+        for number in range(start + 1, end):
+            if _table_starts(lines[number - 1], lines[number]):  # cmark: the paragraph ends
+                last = min(last, number - 2)  # above the header row
+                break
+        in_code = _line_ends_in_code(lines[start:end]) if last > start else set()
+        for number in range(start, last):
+            line = lines[number]
+            if number - start in in_code or _ends_in_break(line) or _destination_open(line):
+                continue
+            lines[number] = _with_break(line)
+    return "\n".join(lines)
+
+
+def _with_break(line: str) -> str:
+    """``line`` ending in a hard break, the blanks before it dropped (as GitHub drops
+    them). A backslash the blanks followed was text: it is escaped, not made the break."""
+    body = line.rstrip(" \t")
+    words = body.rsplit(None, 1)
+    if (words and _BARE_ADDRESS.search(words[-1])) or body.endswith(_DELIMITER_END):
+        return body + "  "
+    text_backslash = (len(body) - len(body.rstrip("\\"))) % 2  # (an odd run ends in a break)
+    return body + ("\\\\" if text_backslash else "\\")
+
+
+def _table_starts(header: str, delimiter: str) -> bool:
+    """GitHub reads a table from these lines: a delimiter row with as many cells as the
+    row above it (a pipe in a code span parts cells too; an escaped one does not)."""
+    row = delimiter.lstrip(" \t>").rstrip(" \t")
+    if not _DELIMITER_ROW.fullmatch(row):
+        return False
+    return _cell_count(header[len(_prefix(header)) :]) == _cell_count(row)
+
+
+_CELL_EDGE = re.compile(r"(?<!\\)\|")
+
+
+def _cell_count(row: str) -> int:
+    """A table row's cells as GFM counts them: a pipe at either end opens or closes it."""
+    row = row.strip(" \t")
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row and _CELL_EDGE.match(row, len(row) - 1) else row
+    return len(_CELL_EDGE.findall(row)) + 1
+
+
+def _ends_in_break(line: str) -> bool:
+    """The line ends in a hard break already: an odd run of backslashes, or two spaces."""
+    backslashes = len(line) - len(line.rstrip("\\"))
+    return backslashes % 2 == 1 or line.endswith("  ")
+
+
+def _destination_open(line: str) -> bool:
+    """A link's destination (or its title) goes on past the line's end: a backslash there
+    would be part of it."""
+    opened = line.rfind("](")
+    return opened >= 0 and ")" not in line[opened + 2 :]
+
+
+def _line_ends_in_code(lines: list[str]) -> set[int]:
+    """The lines of a paragraph whose end is inside a code span, as CommonMark, cmark and
+    GitHub's web addresses read the spans (``_inline_safe``): a backslash there is code."""
+    text = "\n".join(lines)
+    if "`" not in text:
+        return set()
+    whole = [(0, len(text))]
+    readings = [_spans(text, whole), _cmark_spans(text)]
+    if _BARE_ADDRESS.search(text):
+        readings.append(_spans(text, whole, addresses=True))
+    inside: set[int] = set()
+    position = -1
+    for number, line in enumerate(lines[:-1]):
+        position += len(line) + 1  # the line break after it
+        for spans in readings:
+            at = bisect.bisect_right(spans, (position, len(text) + 1)) - 1
+            if at >= 0 and spans[at][0] < position < spans[at][1]:
+                inside.add(number)
+                break
+    return inside
+
+
+@functools.cache
+def _table_parser() -> MarkdownIt:
+    """CommonMark with GFM tables, blocks only: which lines are a paragraph's, as the page
+    and GitHub read them (a table's rows are none)."""
+    return MarkdownIt("commonmark").enable("table").disable("inline")
 
 
 def _headings_moved(
