@@ -26,6 +26,7 @@ import click
 from exporter import __version__
 from exporter.discover import (
     SessionLookupError,
+    agent_dir,
     resolve_session_arg,
     session_files,
 )
@@ -212,6 +213,20 @@ def existing_sessions_dir(_ctx: click.Context, _param: click.Parameter, value: s
     raise CliError(f"--sessions-dir: {value} does not exist", 2)
 
 
+def refuse_a_missing_agent_dir(sessions_dir: str | None) -> None:
+    """PI_CODING_AGENT_DIR naming a file or nothing (a typo), when the sessions are looked
+    for under it, said as such (exit 2) by every command, as a --sessions-dir typo is: "no
+    Pi sessions for … under /typo/sessions (it does not exist)" read as Pi never having
+    run. An agent folder without sessions yet is no error (Pi has not saved one)."""
+    if sessions_dir or not os.environ.get("PI_CODING_AGENT_DIR"):
+        return
+    folder = agent_dir()
+    if folder.is_dir():
+        return
+    what = "is not a folder" if folder.exists() else "does not exist"
+    raise CliError(f"PI_CODING_AGENT_DIR: {folder} {what}", 2)
+
+
 #: --sessions-dir's type: checked by :func:`existing_sessions_dir`, not by click.
 SESSIONS_DIR_TYPE = click.Path(path_type=str)
 
@@ -312,7 +327,11 @@ def resolved_session(
     """:func:`resolve_session_arg`, with its note on stderr when an id named identical
     copies in several project folders and one of them was taken."""
     notes: list[str] = []
-    path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir, notes=notes)
+    try:
+        path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir, notes=notes)
+    except SessionLookupError:  # none found where it looked: the folder may not be there
+        refuse_a_missing_agent_dir(sessions_dir)
+        raise
     for note in notes:
         click.echo(terminal_text(f"pi-session: note: {note}"), err=True)
     return path
@@ -419,13 +438,22 @@ def _finite(value: Any) -> Any:
 def write_stdout_bytes(data: bytes) -> None:
     """All of ``data`` on stdout. Unbuffered (``python -u``, ``PYTHONUNBUFFERED``, common
     in containers) one write can take part of it when the reader goes away; the rest was
-    lost and the command said it succeeded. Looping makes the next write fail instead."""
+    lost and the command said it succeeded. Looping makes the next write fail instead.
+    A failure names standard output: "No space left on device" alone, after `export -o
+    page.html >/dev/full` had written the page, read as the page's write failing."""
     out = sys.stdout.buffer
     view = memoryview(data)
-    while view:
-        written = out.write(view)
-        view = view[written if written is not None else 0 :]
-    out.flush()
+    try:
+        while view:
+            written = out.write(view)
+            view = view[written if written is not None else 0 :]
+        out.flush()
+    except BrokenPipeError:  # the reader went away: quietly, as every command does
+        raise
+    except OSError as error:
+        if error.filename or stdout_closed():  # (closed: "standard output is closed")
+            raise
+        raise OSError(error.errno, error.strerror, "standard output") from None
 
 
 def echo_text(text: str) -> None:
@@ -515,6 +543,7 @@ def _is_loopback(host: str) -> bool:
 def listed_session_files(sessions_dir: str | None, cwd: str | None) -> list[Path]:
     """:func:`session_files`, saying on stderr which project folders could not be read:
     their sessions are missing from the listing, the site or the dataset."""
+    refuse_a_missing_agent_dir(sessions_dir)
     unreadable: list[tuple[Path, OSError]] = []
     files = session_files(sessions_dir, cwd, unreadable)
     for folder, error in unreadable:

@@ -49,6 +49,7 @@ from exporter.redact_cli import (
     policy_options,
     public_stem,
     read_files,
+    refuse_a_misnamed_output,
     refuse_collisions,
     since_moment,
     since_said,
@@ -94,6 +95,23 @@ def output_format(chosen: str | None, output: str | None) -> str:
     if chosen == "html" and suffix in _MARKDOWN_SUFFIXES:
         raise CliError(f"-o {output}: --format html writes a page; name the file .html", 1)
     return chosen
+
+
+def _why_not(kind: str, name: str) -> str | None:
+    """Why export's ``kind`` (html, md) does not go into a file of that name (None: it
+    may): a suffix that says another format, the other of the two included."""
+    suffix = Path(name).suffix
+    refused = _NOT_A_PAGE if kind == "html" else _NOT_MARKDOWN
+    if suffix.lower() in refused:
+        return (
+            f"export writes an HTML page (.html) or Markdown (.md), not {suffix} (redact "
+            "writes a session's JSONL)"
+        )
+    other = _MARKDOWN_SUFFIXES if kind == "html" else frozenset({".html", ".htm"})
+    if suffix.lower() in other:  # -o's own name chose the format: only a link's file here
+        made = "an HTML page" if kind == "html" else "Markdown"
+        return f"export writes {made} here, not {suffix}"
+    return None
 
 
 def page_options(func: F) -> F:
@@ -310,13 +328,12 @@ def export_command(
         {page: output if output else target, "--report": policy_values.get("report")},
         [*read_files([loaded.path], policy_values), ("--agent-context", agent_context)],
     )
-    refused = _NOT_A_PAGE if kind == "html" else _NOT_MARKDOWN
-    if output and output != "-" and Path(output).suffix.lower() in refused:
-        raise CliError(
-            f"-o {output}: export writes an HTML page (.html) or Markdown (.md), not "
-            f"{Path(output).suffix} (redact writes a session's JSONL)",
-            1,
-        )
+    # what is written, a link's file too (`-o page.html` linked to notes.txt overwrote it)
+    refuse_a_misnamed_output(
+        "-o" if output else "the default name",
+        output or target,
+        functools.partial(_why_not, kind),
+    )
     context = None if agent_context is None else read_agent_context(agent_context, default_warn)
     prepared, report = prepare_session(loaded, policy)
     context = redact_agent_context(context, policy, report, prepared, loaded.header.cwd)

@@ -120,6 +120,26 @@ def write_target(path: str | os.PathLike[str]) -> Path:
         raise OSError(error.errno, error.strerror, os.fspath(path)) from None
 
 
+def linked_file(path: str | os.PathLike[str]) -> Path | None:
+    """The file a write to ``path`` replaces when ``path`` is a symbolic link (its name may
+    say another kind of file than the link's: ``page.html`` -> ``notes.txt``); None for
+    anything else, a loop of links, and a process's own streams (``/dev/stdout``,
+    ``/dev/fd/1``: what the shell opened, written as it is)."""
+    if not os.path.islink(path):
+        return None
+    try:
+        through = os.readlink(path)
+        folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    except (OSError, ValueError):
+        return None
+    if os.fsdecode(through).startswith("/proc/") or folder.startswith("/proc/"):
+        return None
+    try:
+        return write_target(path)
+    except OSError:  # a loop: the write says so, naming the link
+        return None
+
+
 def _mode_for(target: Path) -> int:
     """The mode the file has now, else what a plain open() would create."""
     try:

@@ -5,7 +5,6 @@ and usage tables (this path vs all branches, per model, branch and tool).
 from __future__ import annotations
 
 import itertools
-import os
 from collections import Counter
 from typing import Any
 
@@ -33,7 +32,6 @@ from exporter.discover import (
     no_sessions_said,
     scan_summary,
     session_files,
-    sessions_root,
 )
 from exporter.formatting import (
     fit_columns,
@@ -100,11 +98,7 @@ def list_command(
         since_at = since_moment(since)
         when = since_said(since, since_at)
     scope = project_scope(cwd, all_projects)
-    root = sessions_root(sessions_dir)
-    if not sessions_dir and os.environ.get("PI_CODING_AGENT_DIR") and not root.parent.is_dir():
-        what = "is not a folder" if root.parent.exists() else "does not exist"  # a typo too
-        raise CliError(f"PI_CODING_AGENT_DIR: {root.parent} {what}", 2)
-    listed = listed_session_files(sessions_dir, scope)
+    listed = listed_session_files(sessions_dir, scope)  # (a missing PI_CODING_AGENT_DIR: exit 2)
     with remembered():  # other agents' transcripts are read whole: their summaries kept
         summaries = newest_first(scan_summary(p) for p in listed)
     older = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,9 @@ class ImageSink:
             name = f"image-{len(self._names) + 1:03d}.{extension}"
             self._names[digest] = name
             self.files[name] = raw
-        return f"![{alt}]({quote(self.folder)}/{name})"
+        # the folder's name as the file system holds it: a name of bytes that are no UTF-8
+        # (``-o $'img\xff.md'``) is in ``str`` as surrogates, which quote() cannot encode
+        return f"![{alt}]({quote(os.fsencode(self.folder))}/{name})"
 
 
 def assets_folder(document: Path) -> Path:

@@ -37,7 +37,13 @@ from exporter.cli import (
 from exporter.codex import is_codex
 from exporter.entries import KNOWN_ENTRY_TYPES
 from exporter.formatting import local_minute, path_for_terminal, plural, terminal_text
-from exporter.fsutil import atomic_write_bytes, file_in_the_way, is_special_file, write_target
+from exporter.fsutil import (
+    atomic_write_bytes,
+    file_in_the_way,
+    is_special_file,
+    linked_file,
+    write_target,
+)
 from exporter.jsonl_in import JS_SPACE, header_object
 from exporter.jsonl_out import copy_to_jsonl, read_source_bytes
 from exporter.loader import session_lines, wide_encoding
@@ -579,6 +585,31 @@ def _check_output_path(option: str, path: str) -> None:
         raise CliError(f"{option}: cannot write in the folder {target.parent}", 2)
 
 
+def refuse_a_misnamed_output(
+    option: str, path: str | os.PathLike[str] | None, why_not: Callable[[str], str | None]
+) -> None:
+    """An output whose name says another kind of file is refused (``why_not(name)`` says
+    why, None: the name fits), and so is a symbolic link to one: the write replaces the
+    file the link leads to, so ``-o page.html`` linked to ``notes.txt`` overwrote the notes
+    with a page. A device or pipe, and a process's own streams, are written as they are."""
+    if not path or path == "-":
+        return
+    shown = os.fspath(path)
+    why = why_not(shown)
+    if why is not None:
+        raise CliError(f"{option} {shown}: {why}", 1)
+    target = linked_file(path)
+    if target is None or is_special_file(target):
+        return
+    why = why_not(str(target))
+    if why is not None:
+        raise CliError(
+            f"{option} {shown} is a symbolic link to {target}, the file the write would "
+            f"replace: {why}",
+            1,
+        )
+
+
 _SESSION_HEADER = re.compile(rb'\s*\{\s*"type"\s*:\s*"session"\s*[,}]')
 
 
@@ -807,13 +838,19 @@ def refuse_default_in_sessions(
         )
 
 
-def _refuse_a_non_jsonl_name(output: str | None) -> None:
+def _refuse_a_non_jsonl_name(option: str, output: str | os.PathLike[str] | None) -> None:
     """``-o clean.md`` wrote JSONL into a .md file without a word (``export -o z.txt`` is
-    refused): a copy is named .jsonl (or .jsonl.gz); a device or pipe is taken as it is."""
-    if not output or output == "-" or is_special_file(output):
+    refused): a copy is named .jsonl (or .jsonl.gz), and so is the file a link named so
+    leads to; a device or pipe is taken as it is."""
+    if output and output != "-" and is_special_file(output):
         return
+    refuse_a_misnamed_output(option, output, _why_not_jsonl)
+
+
+def _why_not_jsonl(output: str) -> str | None:
+    """Why a redacted copy does not go into a file of that name (None: it is a .jsonl)."""
     if output.lower().endswith((".jsonl", ".jsonl.gz")):
-        return
+        return None
     page = Path(output).suffix.lower() in (".html", ".htm")
     other = (
         f"a redacted page: pi-session export --redact -o {shlex.quote(output)}"
@@ -823,11 +860,7 @@ def _refuse_a_non_jsonl_name(output: str | None) -> None:
             str(Path(output).with_suffix(".md")) if Path(output).suffix else output + ".md"
         )
     )
-    raise CliError(
-        f"-o {output}: redact writes a session's JSONL, which Pi opens: name the file .jsonl "
-        f"(for {other})",
-        1,
-    )
+    return f"redact writes a session's JSONL, which Pi opens: name the file .jsonl (for {other})"
 
 
 @click.command("redact")
@@ -872,7 +905,8 @@ def redact_command(
         read_files([loaded.path], options),
         copy_of={copy: loaded.id} if output is None else None,  # only at the default name
     )
-    _refuse_a_non_jsonl_name(output)  # (after: a folder, or the input, is said as such)
+    # (after: a folder, or the input, is said as such)
+    _refuse_a_non_jsonl_name("-o" if output else "the default name", output or target)
     from exporter.redact import apply_policy
 
     redacted, report = apply_policy(loaded, policy, shows_name=False)  # JSONL: no file name

@@ -358,22 +358,38 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
 
 
 def _first_match(expression: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """The first match in ``text`` that is not empty (an empty one shows nothing)."""
-    return next((m for m in expression.finditer(text) if m.end() > m.start()), None)
+    """The first match in ``text`` that is not empty, else its first empty one: a pattern
+    that matches only a place (``-E '(?=hello)'``, ``^``, ``\\b``) finds the text there, as
+    ``grep -P`` lists its lines; "no matches" was a lie. An empty text (a field the entry
+    does not have) holds no place to find."""
+    if not text:
+        return None
+    empty = None
+    for found in expression.finditer(text):
+        if found.end() > found.start():
+            return found
+        empty = empty or found
+    return empty
 
 
 def _found_in(expression: re.Pattern[str], text: str) -> tuple[str, int, int] | None:
-    """The snippet of the first match in ``text``, and where the match is in it. A
-    ``--regex`` (``re.MULTILINE``) reads a CRLF as the line break it is: Python's ``$``
-    matches only before ``\\n``, so ``end$`` found nothing in a Windows tool's output. A
-    pattern that names ``\\r`` itself still finds it in the text as written."""
+    """The snippet of the first match in ``text``, and where the match is in it (an empty
+    one only when no reading of the text has another). A ``--regex`` (``re.MULTILINE``)
+    reads a CRLF as the line break it is: Python's ``$`` matches only before ``\\n``, so
+    ``end$`` found nothing in a Windows tool's output. A pattern that names ``\\r`` itself
+    still finds it in the text as written."""
+    readings = [text]
     if expression.flags & re.MULTILINE and "\r\n" in text:
-        as_lines = text.replace("\r\n", "\n")
-        if found := _first_match(expression, as_lines):
-            return _snippet(as_lines, found.start(), found.end())
-    if found := _first_match(expression, text):
-        return _snippet(text, found.start(), found.end())
-    return None
+        readings.insert(0, text.replace("\r\n", "\n"))
+    place: tuple[str, int] | None = None  # the first empty match: where it is
+    for reading in readings:
+        found = _first_match(expression, reading)
+        if found is None:
+            continue
+        if found.end() > found.start():
+            return _snippet(reading, found.start(), found.end())
+        place = place or (reading, found.start())
+    return None if place is None else _snippet(place[0], place[1], place[1])
 
 
 def _kind(entry: Entry) -> str:

@@ -33,6 +33,9 @@ from exporter.redact_cli import policy_from_options, policy_options, since_momen
 from exporter.search import Pattern, search_file
 from exporter.workers import results_of
 
+#: The entries a session lists on a terminal without --limit (--json: every one).
+SHOWN_PER_SESSION = 5
+
 
 @click.command("search")
 @click.argument("pattern")
@@ -68,9 +71,8 @@ from exporter.workers import results_of
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
-    default=5,
-    show_default=True,
-    help="Entries shown per session (the rest are counted).",
+    help=f"Entries shown per session, the rest counted (default: {SHOWN_PER_SESSION}; with "
+    "--json every one unless --limit is given, the rest counted on stderr).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per matching entry.")
 @click.option(
@@ -92,7 +94,7 @@ def search_command(
     regex: bool,
     case_sensitive: bool,
     since: str | None,
-    limit: int,
+    limit: int | None,
     as_json: bool,
     jobs: int | None,
     **policy_values: Any,
@@ -205,13 +207,15 @@ def colour_wanted() -> bool:
 
 def _report(
     results: list[tuple[Path, dict[str, Any]]],
-    limit: int,
+    limit: int | None,
     as_json: bool,
     older: str = "",
     where: str = "",
 ) -> None:
-    """The matches per session on stdout; on stderr, how many (``where``: in what), and
-    the sessions that ``older`` says --since left out."""
+    """The matches per session on stdout, ``limit`` of each (None: the default, every one
+    for --json); on stderr, how many (``where``: in what), those --json left out, and the
+    sessions that ``older`` says --since left out."""
+    listed = SHOWN_PER_SESSION if limit is None else limit  # (--json: all without --limit)
     styled = not as_json and colour_wanted()
     sessions = unreadable = 0
     found: list[dict[str, Any]] = []  # every match: how many entries and damaged lines
@@ -230,21 +234,24 @@ def _report(
             continue
         sessions += 1
         found += matches
-        if as_json:
-            for match in matches:
+        if as_json:  # --limit as for the listing; the rest said on stderr, not dropped unsaid
+            for match in matches[:limit]:
                 echo_json({"session": result["id"], "path": str(path), **match})
+            if limit is not None and len(matches) > limit:
+                rest = f"{len(matches) - limit:,} more (--limit {len(matches)})"
+                click.echo(f"pi-session: {path_for_terminal(path)}: … and {rest}", err=True)
             continue
         count = _matches_said(matches)
         head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
         click.echo(terminal_text(head))
         click.echo(f"  {path_for_terminal(path)}")
-        shown = matches[:limit]
+        shown = matches[:listed]
         # the ids' column aligned (up to a uuid with a suffix: one odd id pads no other line)
         width = min(ID_COLUMN, max(len(_id_said(match)) for match in shown))
         for match in shown:
             click.echo("  " + _match_line(match, styled, width))
-        if len(matches) > limit:
-            click.echo(f"  … and {len(matches) - limit:,} more (--limit {len(matches)})")
+        if len(matches) > listed:
+            click.echo(f"  … and {len(matches) - listed:,} more (--limit {len(matches)})")
         click.echo("")
     if results and unreadable == len(results):  # "no matches" would be a lie
         raise CliError(f"no session could be searched ({plural(unreadable, 'file')} unreadable)", 2)
@@ -303,7 +310,8 @@ def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
     snippet, start, end = match["snippet"], match["start"], match["end"]
     before, hit, after = (terminal_text(part) for part in (
         snippet[:start], snippet[start:end], snippet[end:]))  # fmt: skip
-    hit = click.style(hit, bold=True, fg="yellow") if styled else f"[{hit}]"
+    if hit:  # an empty match (-E '^', '(?=x)') is a place: the text there, nothing marked
+        hit = click.style(hit, bold=True, fg="yellow") if styled else f"[{hit}]"
     if _damaged(match):  # on no branch: not "other branch"
         kind, where = "damaged line", ""
     else:
