@@ -33,6 +33,7 @@ from exporter.cli import (
     write_stdout_bytes,
 )
 from exporter.discover import no_sessions_said, sessions_root
+from exporter.early_scan import EarlyScan, start_early_scan
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, file_in_the_way
 from exporter.jsonl_out import download_bytes
@@ -314,6 +315,9 @@ def export_command(
         raise CliError("--since, --force and --skip only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
+    early = None  # the file read ahead: a page of it as it is (a copy is made as usual)
+    if kind == "html" and output != "-" and not demo and policy_changes_nothing(policy):
+        early = start_early_scan(session, not no_embed, CREDENTIALS_HOW)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy, leaf=leaf)
     suffix = ".md" if kind == "md" else ".html"
@@ -357,7 +361,11 @@ def export_command(
                 raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
     else:
         options = RenderOptions(
-            theme=theme, embed_jsonl=not no_embed, jobs=jobs or 0, agent_context=context
+            theme=theme,
+            embed_jsonl=not no_embed,
+            jobs=jobs or 0,
+            agent_context=context,
+            embedded_ahead=early.embedded_for if early is not None else None,
         )
         document = render_session(prepared, options)
     if output == "-":
@@ -370,7 +378,7 @@ def export_command(
     if report is not None:  # after the page: no report of a page that a full disk stopped
         finish_report(report, policy_values.get("report"), _not_redacted(kind))
     if not policy.redact:
-        _warn_of_credentials(prepared, context)
+        _warn_of_credentials(prepared, context, early)
     if output == "-":
         all_written()
         return
@@ -380,15 +388,28 @@ def export_command(
         all_written()
 
 
-def _warn_of_credentials(prepared: Session, context: AgentContext | None) -> None:
+#: How to make a page without the credentials the warning counts.
+CREDENTIALS_HOW = "--redact replaces them, as share does by default"
+
+
+def _warn_of_credentials(
+    prepared: Session, context: AgentContext | None, early: EarlyScan | None
+) -> None:
     """Say when a page made without redaction holds credentials of a well-known format
-    (what --redact would replace): it is one attachment away from leaking them."""
+    (what --redact would replace): it is one attachment away from leaking them. ``early``:
+    the file scanned ahead of the load, when the page's session is that file."""
+    known = early.warning_for(prepared) if early is not None and context is None else None
+    if known is not None:
+        line = known[0]
+        if line:
+            click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)
+        return
     text = download_bytes(prepared)
     if context is not None:  # every string the cards show: names, types, descriptions
         told: list[str] = []
         context.map_text(lambda value, _where: told.append(value) or value)
         text += b"\n" + "\n".join(told).encode("utf-8", "replace")
-    line = secrets_warning(text, "--redact replaces them, as share does by default")
+    line = secrets_warning(text, CREDENTIALS_HOW)
     if line:
         click.echo(terminal_text(f"pi-session: warning: {line}"), err=True)
 

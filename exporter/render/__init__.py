@@ -103,6 +103,9 @@ class RenderOptions:
     # Pi's own ``session-data`` block (``share --pi-viewer``): viewers of Pi's exports
     # (pi.dev, pi-share-viewer) show only a page that has it. Off: the page as it was.
     pi_session_data: bool = False
+    # The embedded copy made ahead of the load (``exporter.early_scan``): the session's, or
+    # None when the session is not that file as it was read (then made as usual).
+    embedded_ahead: Callable[[Session], str | None] | None = None
 
 
 def render_session(session: Session, options: RenderOptions | None = None) -> str:
@@ -158,7 +161,8 @@ def _render(session: Session, options: RenderOptions) -> str:
     rendering = ForkedMap(render_entry, entries, available_workers(options.jobs)).start()
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
-            embedded = pool.submit(_embed, session) if options.embed_jsonl else None
+            made = options.embedded_ahead
+            embedded = pool.submit(_embed, session, made) if options.embed_jsonl else None
             html = _render_page(session, options, builder, items, rendering, embedded)
     finally:
         rendering.close()
@@ -478,11 +482,19 @@ def session_paths(session: Session) -> Callable[[str], str]:
 EMBED_BEST_COMPRESSION_BYTES = 1_000_000
 
 
-def _embed(session: Session) -> str:
-    """The session's JSONL, gzip + base64, for the page's Download button."""
+def _embed(session: Session, made: Callable[[Session], str | None] | None) -> str:
+    """The session's JSONL, gzip + base64, for the page's Download button (``made``: the
+    copy made ahead of the load, when it is this session's)."""
+    if made is not None and (copy := made(session)) is not None:
+        return copy
     jsonl = read_source_bytes(session)
     if jsonl is None:
         jsonl = session_to_jsonl(session).encode("utf-8")
+    return embedded_copy(jsonl)
+
+
+def embedded_copy(jsonl: bytes) -> str:
+    """A session file's bytes as the page embeds them: gzip, then base64."""
     # Level 9 saves ~1% over 6 but takes 1.7x as long: on a 2.4 MB session 8 KB of page for
     # ~35 ms, which the export of a session that size feels; below 1 MB it costs little.
     level = 9 if len(jsonl) <= EMBED_BEST_COMPRESSION_BYTES else 6
