@@ -32,7 +32,7 @@ from exporter.detectors import (
     UrlCredentialsDetector,
 )
 from exporter.entries import KNOWN_ENTRY_TYPES, DamagedLine, Entry, MessageEntry, as_dict
-from exporter.formatting import plural
+from exporter.formatting import fmt_int, plural
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records
 from exporter.loader import gc_paused, session_from_records
@@ -634,30 +634,86 @@ def _image_bytes(value: str) -> bool:
     return start.startswith(_IMAGE_MAGIC) or start[4:8] == b"ftyp"
 
 
+#: How a PDF begins, and its base64 (``%PDF-`` encoded)
+_PDF_MAGIC, _PDF_BASE64 = "%PDF-", "JVBERi"
+
+
 def _base64_text(value: str) -> str | None:
     """The UTF-8 text base64 encodes (an SVG, a text file), which can be scanned; None when
-    the bytes are no text (or no base64)."""
+    the bytes are no text (or no base64). A PDF is none even when its bytes are ASCII: its
+    text may be hex strings or compressed streams, which no detector reads."""
     try:
-        return base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
+        text = base64.b64decode("".join(value.split()), validate=True).decode("utf-8")
     except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
         return None
+    return None if text.startswith(_PDF_MAGIC) else text
+
+
+def _media_type(source: dict[str, Any]) -> str:
+    """The API source's ``media_type``, lower case, without parameters (``; charset=…``)."""
+    media = source.get("media_type")
+    return media.split(";")[0].strip().lower() if isinstance(media, str) else ""
+
+
+def _base64_source(obj: dict[str, Any]) -> bool:
+    """The Anthropic API's inline bytes (``{"type": "base64", "media_type": …, "data": …}``),
+    the ``source`` of a document or image block in a Claude Code transcript."""
+    return obj.get("type") == "base64" and isinstance(obj.get("data"), str)
 
 
 def _opaque_fields(obj: dict[str, Any]) -> tuple[str, ...]:
     """Fields holding base64 image bytes: kept as they are (images are not scanned) when
-    they begin as an image does (`_image_bytes`); else text, scanned decoded or as written.
-    Only an image's: ``{"type": "image", "mimeType": "text/plain", "data": …}`` is text."""
+    they begin as an image does (`_image_bytes`); else text, scanned decoded, or bytes that
+    are neither, left out. Only an image's: ``{"type": "image", "mimeType": "text/plain",
+    "data": …}`` is text; an API source is an image's when its media type says so."""
+    if _base64_source(obj):
+        return ("data",) if _media_type(obj).startswith("image/") else ()
     if not _is_image(obj):
         return ()
     return ("data",) if "data" in obj else ("content", "preview")
 
 
 def _encoded_text_fields(obj: dict[str, Any]) -> tuple[str, ...]:
-    """Base64 fields of a v1 document attachment (``.env`` attached to a prompt): text to
-    decode and scan like any other, not opaque bytes."""
+    """Base64 fields of a document (a v1 attachment, ``.env`` attached to a prompt; an API
+    source that is no image's, a text file or a PDF): text to decode and scan like any
+    other, not opaque bytes; bytes that are no text are left out."""
+    if _base64_source(obj):
+        return () if _media_type(obj).startswith("image/") else ("data",)
     if obj.get("type") != "document" or _is_image(obj):
         return ()
     return ("content", "preview", "data")
+
+
+def _decoded_size(data: str) -> int:
+    """How many bytes base64 ``data`` holds (read from its length: it may not decode)."""
+    digits = "".join(data.split())
+    return max(0, len(digits) * 3 // 4 - len(digits) + len(digits.rstrip("=")))
+
+
+def _left_out_document(value: Any) -> dict[str, str] | None:
+    """The note that takes the place of an API document block whose bytes are no text (a PDF
+    attached to a prompt or read by a tool: ``{"type": "document", "source": {"type":
+    "base64", "media_type": "application/pdf", "data": "JVBER…"}}``), which cannot be
+    scanned, so the page and the Markdown say what was there; None for any other value (a
+    text document, its bytes decoded and scanned; a source by address, file id or text)."""
+    if not isinstance(value, dict) or value.get("type") != "document":
+        return None
+    source = value.get("source")
+    if not isinstance(source, dict) or not _base64_source(source):
+        return None
+    data, media = source["data"], _media_type(source)
+    if media != "application/pdf" and _BASE64.fullmatch(data) and _base64_text(data) is not None:
+        return None
+    if media == "application/pdf" or data.lstrip().startswith(_PDF_BASE64):
+        what = "PDF document"
+    else:  # (a media type as written only when it reads as one: the file's own text)
+        what = f"{media} document" if _MEDIA_TYPE.fullmatch(media) else "document"
+    size = _decoded_size(data)
+    said = f"{what}, {fmt_int(size)} byte{'' if size == 1 else 's'}"
+    return {"type": "text", "text": f"[{said}, left out: not text, so not scanned for secrets]"}
+
+
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+\-]{0,40}/[a-z0-9][a-z0-9.+\-]{0,60}")
 
 
 def _named_value(obj: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -724,8 +780,10 @@ class _Redactor:
                         elif key in own:
                             target[new_key] = self._format_value(key, value, entry_id, here)
                         elif decoded is not None or (
-                            key in encoded and base64_like and self.active
-                        ):
+                            (key in encoded or (key in opaque and not keep))
+                            and base64_like
+                            and self.active
+                        ):  # (bytes neither text nor a picture: left out, counted)
                             target[new_key] = self._encoded_text(value, decoded, entry_id, here)
                         else:
                             target[new_key] = (
@@ -753,6 +811,9 @@ class _Redactor:
                         number := self._secret_number(name := field or _nearest_key(node), value)
                     ):
                         target.append(self.text(number, entry_id, here, name))
+                    elif self.scanner is not None and (note := _left_out_document(value)):
+                        self.report.count("attachments_omitted")  # a PDF: its note instead
+                        target.append(self._container(note, here, stack))
                     else:
                         target.append(self._container(value, here, stack))
         return out
