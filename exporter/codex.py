@@ -762,11 +762,29 @@ def _content_block(item: Any) -> dict[str, Any] | None:
         if match:
             return {"type": "image", "data": match["data"], "mimeType": match["mime"]}
         return {"type": "text", "text": f"[image: {url}]" if url else "[image]"}
+    if kind == "input_file" and (document := _document_block(item)) is not None:
+        return document
     if kind == "refusal":
         return {"type": "text", "text": as_str(item.get("refusal")) or ""}
     if kind == "image" and as_str(item.get("data")) and as_str(item.get("mimeType")):
         return {"type": "image", "data": item["data"], "mimeType": item["mimeType"]}  # MCP's
     return {"type": "text", "text": json.dumps(item, ensure_ascii=False)}
+
+
+def _document_block(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A file attached to a prompt (``input_file``: a PDF as a data URL, its ``filename``)
+    as the Anthropic API's document block, the shape Claude Code's are in: the page and the
+    Markdown say it by its name and size, and the redactor leaves a PDF out, where its
+    JSON as text put its base64 on the page and past the redactor. None for a file given
+    otherwise (by id or address: its JSON as text, as before)."""
+    match = _DATA_URL.match(as_str(item.get("file_data")) or "")
+    if match is None:
+        return None
+    source = {"type": "base64", "media_type": match["mime"], "data": match["data"]}
+    document: dict[str, Any] = {"type": "document", "source": source}
+    if name := as_str(item.get("filename")):
+        document["title"] = name
+    return document
 
 
 def _thinking(item: dict[str, Any]) -> dict[str, Any] | None:

@@ -64,7 +64,12 @@ from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, no_usage_said
 from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path, safe_image_src
-from exporter.render.odd_values import odd_values
+from exporter.render.odd_values import (
+    DocumentView,
+    document_view,
+    odd_values,
+    shows_as_document,
+)
 from exporter.render.tools import (
     EXIT_CODE,
     TODO_TOOLS,
@@ -832,9 +837,45 @@ def _attachments(raw: Any) -> list[str]:
                 _image_note({"type": "image", "data": item.get("content"), "mimeType": mime}),
                 "",
             ]
-        if text := as_str(item.get("extractedText")):
-            out += [fenced(text), ""]
+        out += _attached_text(as_str(item.get("extractedText")))
     return out
+
+
+def _attached_text(text: str | None) -> list[str]:
+    """An attached document's text in a code block (nothing when it has none)."""
+    return [fenced(text), ""] if text else []
+
+
+def _document_said(document: DocumentView) -> list[str]:
+    """An API document (a PDF, a text file attached to a Claude Code prompt or read by a
+    tool) as the page says it: a line saying what it is, its name and size, not its base64
+    (a 1 MB PDF, 1.3 MB of it); a text document's text as an attachment's; its address
+    as text a renderer may link only when it is a web address (``escaped``)."""
+    line = f"*{document.kind}:* {code_span(document.title)}" if document.title else (
+        f"*{document.kind}*")  # fmt: skip
+    if document.facts:
+        line += f" ({escaped(document.facts)})"
+    if document.url is not None:
+        line += f" at {escaped(document.url)}"
+    out = [line, ""]
+    if document.context is not None:
+        out += [f"*Context given with it:* {escaped(document.context)}", ""]
+    if document.other:
+        out += [f"*Other fields of it:* {code_span(json_text(document.other))}", ""]
+    return out + _attached_text(document.text)
+
+
+def _holds_documents(result: MessageEntry | None) -> bool:
+    return result is not None and any(map(shows_as_document, result.content))
+
+
+def _result_documents(result: MessageEntry | None) -> list[str]:
+    """The API documents in a tool's result (a PDF Claude Code's Read returned), each part
+    a paragraph of :func:`_tool`'s."""
+    if result is None:
+        return []
+    documents = filter(None, map(document_view, result.content))
+    return [part for document in documents for part in _document_said(document) if part]
 
 
 def _extension_details(details: Any) -> list[str]:
@@ -891,6 +932,8 @@ def _block(block: dict[str, Any], level: int) -> list[str]:
         return [_image_note(block)]
     if kind == "redacted_thinking":
         return ["*(thinking the provider keeps encrypted)*"]
+    if (document := document_view(block)) is not None:
+        return _document_said(document)[:-1]
     return [fenced(json_text(_without_blobs(block), 2), "json")]
 
 
@@ -990,7 +1033,8 @@ def _tool(call: dict[str, Any] | None, result: MessageEntry | None) -> list[str]
     view = _page_view(call, result) if call is not None else None
     out: list[str] = []
     read = view.read_details if view is not None else set()  # the details the parts show
-    parts = [*_tool_parts(call or {}, result, view), *_odd_result(result), *_details(result, read)]
+    parts = [*_tool_parts(call or {}, result, view), *_result_documents(result)]
+    parts += [*_odd_result(result), *_details(result, read)]
     for part in parts:
         if part:
             out += [part, ""]
@@ -1120,7 +1164,8 @@ def _tool_parts(
             body = content if isinstance(content, str) else json_text(content)
         else:
             body = text.rstrip("\n")
-        out += [_output(body, _language(path))]
+        if not (name == "read" and not body and _holds_documents(result)):  # a PDF read
+            out += [_output(body, _language(path))]  # (said below: no empty block first)
         if name == "write" and text.strip():
             out += [_output(text)]
         return out + _images(result)

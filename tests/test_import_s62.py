@@ -405,8 +405,8 @@ def test_the_markdown_says_what_the_page_shows_of_a_result_as_written(tmp_path) 
     markdown = session_markdown(load_session(blocks_session(tmp_path)))
     assert "DOCRESULT" in markdown
     assert '"tool_reference"' in markdown and "mcp__x__TOOLREF" in markdown
-    assert markdown.count('"type": "document"') == 2  # the prompt's and the result's
-    assert "application/pdf, 300,018 bytes of base64: not in the Markdown" in markdown
+    assert markdown.count("*PDF document") == 2  # the prompt's and the result's
+    assert "(application/pdf, 300,016 bytes)" in markdown  # decoded: the real size
     assert PDF[:200] not in markdown and len(markdown) < 20_000
 
 

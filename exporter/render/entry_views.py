@@ -33,12 +33,14 @@ from exporter.render.environment import model_breaks
 from exporter.render.folding import fold_command, fold_text, terminal_text
 from exporter.render.markup import markdown, safe_image_src
 from exporter.render.model import EntryView, Part
+from exporter.render.odd_values import document_view
 from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
     ImageView,
     ToolView,
     build_tool_view,
     details_fold,
+    document_lines,
     json_fold,
     json_text,
     standalone_result_view,
@@ -78,9 +80,27 @@ def _attachments(raw: Any, view: EntryView) -> bool:
         if kind == "image":
             image = ImageView(safe_image_src(item.get("content")), mime)
             view.parts.append(Part("image", image=image))
-        if text := as_str(item.get("extractedText")):
-            view.parts.append(Part("attachment", html=Markup(escape(text)), name=name))
+        _attached_text(view, as_str(item.get("extractedText")), name)
     return True
+
+
+def _attached_text(view: EntryView, text: str | None, name: str) -> None:
+    """An attached document's text, folded under "Text of the attached <name>"."""
+    if text:
+        view.parts.append(Part("attachment", html=Markup(escape(text)), name=name))
+
+
+def _documents(blocks: list[dict[str, Any]], view: EntryView) -> bool:
+    """The API documents in a message's content (a PDF, a text file attached to a Claude
+    Code prompt), said as a v1 prompt's attachments are: a line each, not their base64,
+    and a text document's text folded. True when there were any."""
+    found = False
+    for block in blocks:
+        if (document := document_view(block)) is not None:
+            view.notes.extend(document_lines(document))
+            _attached_text(view, document.text, document.name)
+            found = True
+    return found
 
 
 def _finite(value: Any) -> bool:
@@ -144,6 +164,7 @@ def _message(
             view.parts.insert(0, Part("skill", html=markdown(body), name=name))
         view.html = _prompt_html(text)
         attached = _attachments(entry.message.get("attachments"), view)
+        attached = _documents(entry.content, view) or attached
         if not view.parts and not text.strip() and not attached:
             view.notes.append("(empty message)")
         view.meta = turn_summary(builder.session, entry.id, line_set)
@@ -185,6 +206,7 @@ def _message(
         view.kind = "customMessage"
         view.title = entry.custom_type or "custom"
         _custom_content(view, entry.content, entry.text)
+        _documents(entry.content, view)
         view.details = details_fold(entry.message.get("details"))
         if not entry.display:
             view.classes.append("hide-default")
@@ -430,6 +452,7 @@ def _custom_message(
     view.kind = "customMessage"
     view.title = entry.custom_type
     _custom_content(view, entry.content, entry.text)
+    _documents(entry.content, view)
     view.details = details_fold(entry.raw.get("details"))  # Pi's UI may render from it
     if not entry.display:
         view.classes.append("hide-default")

@@ -28,7 +28,7 @@ from exporter.render.folding import (
     terminal_text,
 )
 from exporter.render.markup import highlight, highlight_lines, language_for_path, safe_image_src
-from exporter.render.odd_values import odd_values
+from exporter.render.odd_values import DocumentView, document_view, odd_values
 from exporter.share_cuts import LEFT_OUT_NOTE
 from exporter.tool_truncation import bash_output_cut, read_output_cut
 
@@ -43,6 +43,16 @@ EXIT_CODE = re.compile(r"(?:Command exited with code|exit code:?)\s*(-?\d+)\s*$"
 class ImageView:
     src: str | None
     mime_type: str
+
+
+@dataclass(slots=True)
+class DocumentPart:
+    """An API document in a tool's result as the page shows it: its lines (what it is,
+    what the model was told of it), and a text document's text, folded."""
+
+    lines: list[Markup]
+    name: str
+    text: Markup | None = None
 
 
 @dataclass(slots=True)
@@ -64,6 +74,7 @@ class ToolView:
     diff_gutter: int = 1  # characters before a diff line's code: a wrapped line's indent
     output: Folded | None = None
     images: list[ImageView] = field(default_factory=list)
+    documents: list[DocumentPart] = field(default_factory=list)  # a PDF a Read returned
     status: str = "pending"  # ok | error | pending | remote (ran elsewhere, not recorded)
     exit_code: int | None = None
     notes: list[str] = field(default_factory=list)
@@ -124,6 +135,45 @@ def _output(text: str, keep: int, *, tail: bool = False) -> Folded:
     """A result's text folded; its terminal colour codes (a test runner's red FAIL, a
     diff's green +) show as colours (a read's file content is code, highlighted instead)."""
     return fold_text(text, keep, tail=tail, ansi=True)
+
+
+#: An address a document was given by that the page may link: the web's, whole, with no
+#: space or control (``javascript:`` and the like stay text).
+_WEB_ADDRESS = re.compile(r"https?://[^\s\x00-\x1f\x7f]{1,2048}", re.IGNORECASE)
+
+
+def document_lines(document: DocumentView) -> list[Markup]:
+    """What the page says of a document, a line each: "PDF document: report.pdf
+    (application/pdf, 735 bytes)", its address (a link only when it is a web address; it
+    is never fetched), what the block told the model of it, and any field said nowhere
+    else as written. Every word from the file escaped."""
+    line = Markup("{}").format(document.kind)
+    if document.title:
+        line += Markup(": {}").format(document.title)
+    if document.facts:
+        line += Markup(" ({})").format(document.facts)
+    if document.url is not None:
+        url = document.url
+        link = '<a href="{}" rel="noreferrer noopener">{}</a>'
+        shown = Markup(link).format(url, url) if _WEB_ADDRESS.fullmatch(url) else url
+        line += Markup(" at {}").format(shown)
+    lines = [line]
+    if document.context is not None:
+        lines.append(Markup("Context given with it: {}").format(document.context))
+    if document.other:
+        lines.append(Markup("Other fields of it: {}").format(json_text(document.other)))
+    return lines
+
+
+def _result_documents(result: MessageEntry) -> list[DocumentPart]:
+    """The API documents a result holds (a PDF Claude Code's Read returned), said in
+    words: their base64 was the page's biggest part."""
+    parts = []
+    for block in result.content:
+        if (document := document_view(block)) is not None:
+            text = Markup(escape(document.text)) if document.text else None
+            parts.append(DocumentPart(document_lines(document), document.name, text))
+    return parts
 
 
 def _result_images(result: MessageEntry | None) -> list[ImageView]:
@@ -278,6 +328,7 @@ def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None
     if isinstance(details, dict):
         details = {k: v for k, v in details.items() if k not in view.read_details}
     view.details = details_fold(details)
+    view.documents = _result_documents(result)
     named = result.message.get("toolName")
     if isinstance(named, str) and named and named != view.name:
         view.notes.append(f"The result names another tool: {named}")
