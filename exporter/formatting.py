@@ -145,6 +145,25 @@ def local_minute(moment: datetime | None) -> str:
         return fmt_datetime(moment)[:16] + " UTC"
 
 
+#: The whitespace a line collapses, as the page does: spaces, tabs, line breaks and the
+#: Unicode spaces and line separators, which draw as space. Not the controls Python's
+#: ``str.split()`` also splits at (VT, FF, U+001C-U+001F, NEL): the page and
+#: :func:`terminal_text` show them as signs, and a session named "de\x1fploy" printed as
+#: "de ploy" in `list`. (A regular expression character class.)
+SPACE_CLASS = "[ \t\n\r\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_SPACE_RUN = re.compile(SPACE_CLASS + "+")
+#: What ``str.split()`` splits at that is no space: text without them takes the faster split.
+_SPLIT_BUT_SHOWN = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+
+
+def collapse_spaces(text: str) -> str:
+    """Each run of whitespace (:data:`SPACE_CLASS`) one space, none at the ends; a control
+    that is no space stays, for a sign to show it."""
+    if not _SPLIT_BUT_SHOWN.search(text):
+        return " ".join(text.split())
+    return _SPACE_RUN.sub(" ", text).strip(" ")
+
+
 def one_line(text: str | None, limit: int | None = 80) -> str:
     """Collapse whitespace and cut to ``limit`` characters with an ellipsis (``None``: no
     cut, for an id or a path that must be shown whole). A cut drops the space or
@@ -152,7 +171,7 @@ def one_line(text: str | None, limit: int | None = 80) -> str:
     after one already there."""
     if not text:
         return ""
-    flat = " ".join(text.split())
+    flat = collapse_spaces(text)
     if limit is None or len(flat) <= limit:
         return flat
     kept = flat[: limit - 1].rstrip(" .,;:") or flat[: limit - 1]
@@ -179,7 +198,7 @@ def fit_columns(text: str | None, columns: int) -> str:
 def short_path(text: str | None, limit: int = 50) -> str:
     """A path on one line, cut in the middle when too long: its file name is what a reader
     looks for, and cutting the end (``~/work/pi-mono/packages/coding-agen…``) lost it."""
-    flat = " ".join(text.split()) if text else ""
+    flat = collapse_spaces(text) if text else ""
     if len(flat) <= limit:
         return flat
     head = flat[: max(1, limit // 3)]
@@ -396,14 +415,43 @@ _TERMINAL_CONTROLS = re.compile(
 )
 
 
+#: Bidi classes that make a run right-to-left: Hebrew and Arabic letters, Arabic digits.
+_RIGHT_TO_LEFT = frozenset({"R", "AL", "AN"})
+#: LEFT-TO-RIGHT MARK: a strong left-to-right character that draws nothing.
+LRM = "\u200e"
+
+
+def _beside_right_to_left(text: str, at: int) -> bool:
+    """Whether the character at ``at`` has right-to-left text just after it, or just before
+    it (past the combining marks of its last letter)."""
+    if at + 1 < len(text) and unicodedata.bidirectional(text[at + 1]) in _RIGHT_TO_LEFT:
+        return True
+    before = at - 1
+    while before >= 0 and unicodedata.bidirectional(text[before]) == "NSM":
+        before -= 1
+    return before >= 0 and unicodedata.bidirectional(text[before]) in _RIGHT_TO_LEFT
+
+
+def _visible_terminal_control(match: re.Match[str]) -> str:
+    """:func:`_visible_control`, but a LEFT-TO-RIGHT MARK beside right-to-left text stays a
+    mark: :func:`left_to_right` puts one there so a table's columns keep their order, and
+    the table is made terminal text again as it is printed. (A name that differs from
+    another only by such a mark prints as it: the one look-alike left, and only where the
+    table would put the mark anyway.)"""
+    if match.group() == LRM and _beside_right_to_left(match.string, match.start()):
+        return LRM
+    return _visible_control(match)
+
+
 def terminal_text(text: str) -> str:
     """Text for a terminal: a session's name, project or model can carry escape sequences
     (retitle the window, clear the screen, write the clipboard), so every control but tab
-    and newline is shown as a sign, escape codes included, and lone surrogates as U+FFFD."""
+    and newline is shown as a sign, escape codes included, and lone surrogates as U+FFFD
+    (not a left-to-right mark beside right-to-left text: :func:`left_to_right`)."""
     text = _TAG_RUN.sub(_terminal_tags, replace_surrogates(text))
     if not _TERMINAL_CONTROLS.search(text):
         return text
-    return _TERMINAL_CONTROLS.sub(_visible_control, text)
+    return _TERMINAL_CONTROLS.sub(_visible_terminal_control, text)
 
 
 _LINE_CONTROLS = str.maketrans({"\t": "\u2409", "\n": "\u240a"})
@@ -479,10 +527,31 @@ def char_width(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
+def left_to_right(cell: str) -> str:
+    """Terminal text of one cell of a line with its right-to-left stretch (its first to its
+    last Hebrew or Arabic letter or Arabic digit, with their combining marks) between two
+    LEFT-TO-RIGHT MARKs: in a bidi terminal, the numbers after an Arabic project name
+    counted as Arabic numbers and the whole run drew right to left, so the columns reversed
+    and slid under the wrong headings (the page isolates with <bdi>). The marks take no
+    column (:func:`display_width`), and :func:`terminal_text` keeps them, as it keeps any
+    such mark beside right-to-left text, so the cell may be made terminal text again."""
+    if cell.isascii():
+        return cell
+    classes = [unicodedata.bidirectional(c) for c in cell]
+    rtl = [i for i, kind in enumerate(classes) if kind in _RIGHT_TO_LEFT]
+    if not rtl:
+        return cell
+    first, end = rtl[0], rtl[-1] + 1
+    while end < len(cell) and classes[end] == "NSM":  # an Arabic vowel sign stays on its letter
+        end += 1
+    return f"{cell[:first]}{LRM}{cell[first:end]}{LRM}{cell[end:]}"
+
+
 def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
     """Aligned columns, measured as the terminal shows them (controls made visible first).
     Each cell on one line: a model, tool or project name with a newline in it (the session's
-    text) added lines to the table, a fake ``total`` row among them."""
+    text) added lines to the table, a fake ``total`` row among them. A cell of
+    right-to-left text keeps to its column in a bidi terminal (:func:`left_to_right`)."""
     right = right or set()
     rows = [[terminal_text(one_line(str(cell), None)) for cell in row] for row in rows]
     for col in right:  # decimal points in a column of amounts line up
@@ -495,6 +564,7 @@ def render_table(headers: list[str], rows: list[list[str]], right: set[int] | No
         cells = []
         for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
             pad = " " * (width - display_width(str(cell)))
+            cell = left_to_right(str(cell))  # after it is measured: the marks take no column
             cells.append(f"{pad}{cell}" if i in right else f"{cell}{pad}")
         return "  ".join(cells).rstrip()
 

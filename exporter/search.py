@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -40,7 +41,7 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import plural
+from exporter.formatting import SPACE_CLASS, collapse_spaces, plural
 from exporter.jsonl_in import line_value
 from exporter.loader import (
     LOAD_FAILURES,
@@ -63,6 +64,11 @@ MATCH_SHOWN = 2 * SNIPPET_CONTEXT
 #: Characters that ``re.IGNORECASE`` matches with ASCII letters (ı İ ſ K): a file holding one
 #: may match an ASCII pattern that its lower-cased bytes do not contain.
 _UNICODE_FOLDS = (b"\xc4\xb1", b"\xc4\xb0", b"\xc5\xbf", b"\xe2\x84\xaa")
+#: The characters NFC makes ASCII (the Kelvin sign, the Greek question mark, the Greek
+#: varia), as JSON writes them (as they are, or escaped): the text searched (composed:
+#: :func:`canonical`) holds them as the ASCII of ``_MADE_ASCII``, which their bytes lack.
+_NFC_TO_ASCII = re.compile(rb"\xe2\x84\xaa|\xcd\xbe|\xe1\xbf\xaf|\\u(?:212a|037e|1fef)", re.I)
+_MADE_ASCII = frozenset("K;`")
 #: Plain text JSON writes unchanged: no quote, backslash, slash (``\\/`` is valid JSON),
 #: control character or non-ASCII (another writer may escape it).
 _RAW_SAFE = re.compile(r"[ !#-.0-\[\]-~]+")
@@ -75,8 +81,16 @@ _PI_HEADER = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t]*"type"[ \t]*:[ \t]
 #: Words a Pi entry is searched under that its JSON does not hold (``entry_texts``): a
 #: pattern that may start in one is never ruled out by the bytes.
 _MADE_UP_WORDS = ("Thinking level: ",)
-#: A run of whitespace, which a plain pattern matches as any run (``Pattern.compiled``).
-_WHITESPACE = re.compile(r"(\s+)")
+#: A run of whitespace, which a plain pattern matches as any run (``Pattern.compiled``):
+#: the whitespace a snippet shows as one space, not the controls it shows as signs.
+_WHITESPACE = re.compile(f"({SPACE_CLASS}+)")
+
+
+def canonical(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC), as pattern and text are compared: a macOS
+    path or Hangul stored decomposed ("e" and a combining accent) was never found by the
+    same words typed composed ("é"), nor the other way round."""
+    return unicodedata.normalize("NFC", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,20 +106,22 @@ class Pattern:
         as the snippet shows it: a space (any run of whitespace) in it matches any run of
         whitespace, a line break too ("output second" finds "output\\nsecond"). A
         ``--regex`` is as written, but ``^`` and ``$`` match at each line's start and end
-        (before a CRLF too: ``_found_in``)."""
+        (before a CRLF too: ``_found_in``). Either is read composed (:func:`canonical`), as
+        the text is."""
         if self.regex:
-            source, flags = self.text, re.MULTILINE
-        else:  # the text's runs of whitespace (split out, odd places) as ``\s+``
-            parts = _WHITESPACE.split(self.text)
-            source = "".join(r"\s+" if n % 2 else re.escape(p) for n, p in enumerate(parts))
-            if source.startswith(r"\s+"):  # from a run's start only: tried inside a long
-                source = r"(?<!\s)" + source  # run too, it read the run again each time
+            source, flags = canonical(self.text), re.MULTILINE
+        else:  # the text's runs of whitespace (split out, odd places) as any run
+            parts = _WHITESPACE.split(canonical(self.text))
+            run = SPACE_CLASS + "+"
+            source = "".join(run if n % 2 else re.escape(p) for n, p in enumerate(parts))
+            if source.startswith(run):  # from a run's start only: tried inside a long
+                source = f"(?<!{SPACE_CLASS})" + source  # run too, it read the run again each time
             flags = 0
         return re.compile(source, flags if self.case_sensitive else flags | re.IGNORECASE)
 
     def _may_start_in(self, words: str) -> bool:
         """Whether a match could begin inside ``words`` (made-up text, then a value)."""
-        text = _WHITESPACE.sub(" ", self.text)  # any run matches the one space they say
+        text = _WHITESPACE.sub(" ", canonical(self.text))  # any run matches the one space
         text, words = (text, words) if self.case_sensitive else (text.lower(), words.lower())
         return text in words or any(words.endswith(text[:k]) for k in range(1, len(text) + 1))
 
@@ -121,6 +137,9 @@ class Pattern:
         if not _PI_HEADER.match(data) and _another_agents(data):
             return False
         if any(self._may_start_in(words) for words in _MADE_UP_WORDS):
+            return False
+        said = self.text if self.case_sensitive else self.text.upper()
+        if not _MADE_ASCII.isdisjoint(said) and _NFC_TO_ASCII.search(data):
             return False
         # each piece between spaces is in the bytes as it is; a space may be any run of
         # whitespace, which JSON writes escaped ("\\n"): the pieces are looked for alone
@@ -341,10 +360,10 @@ def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
     """The match with some context, on one line; where the match is inside it."""
     left = text[max(0, start - SNIPPET_CONTEXT) : start]
     right = text[end : end + SNIPPET_CONTEXT]
-    before = " ".join(left.split()) + (" " if left[-1:].isspace() else "")
-    after = (" " if right[:1].isspace() else "") + " ".join(right.split())
-    before = ("…" if start > SNIPPET_CONTEXT else "") + before.lstrip()
-    after = after.rstrip() + ("…" if end + SNIPPET_CONTEXT < len(text) else "")
+    before = collapse_spaces(left) + (" " if _WHITESPACE.fullmatch(left[-1:]) else "")
+    after = (" " if _WHITESPACE.fullmatch(right[:1]) else "") + collapse_spaces(right)
+    before = ("…" if start > SNIPPET_CONTEXT else "") + before.lstrip(" ")  # a "\x1f" there stays
+    after = after.rstrip(" ") + ("…" if end + SNIPPET_CONTEXT < len(text) else "")
     # each run of whitespace one space, those at its edges too (" word" is a space and the
     # word: "with[ word]", not "with[word]"), and no second space beside them
     found = _WHITESPACE.sub(" ", text[start:end])
@@ -377,7 +396,9 @@ def _found_in(expression: re.Pattern[str], text: str) -> tuple[str, int, int] | 
     one only when no reading of the text has another). A ``--regex`` (``re.MULTILINE``)
     reads a CRLF as the line break it is: Python's ``$`` matches only before ``\\n``, so
     ``end$`` found nothing in a Windows tool's output. A pattern that names ``\\r`` itself
-    still finds it in the text as written."""
+    still finds it in the text as written. The text is read composed (:func:`canonical`),
+    as the pattern is: the snippet is of the composed text."""
+    text = canonical(text)
     readings = [text]
     if expression.flags & re.MULTILINE and "\r\n" in text:
         readings.insert(0, text.replace("\r\n", "\n"))

@@ -26,7 +26,15 @@ from exporter.cli import (
     warn,
 )
 from exporter.discover import files_active_since, no_sessions_said
-from exporter.formatting import one_line, path_for_terminal, plural, role_label, terminal_text
+from exporter.formatting import (
+    display_width,
+    left_to_right,
+    one_line,
+    path_for_terminal,
+    plural,
+    role_label,
+    terminal_text,
+)
 from exporter.policy import RedactionPolicy
 from exporter.prepare import CUT_OPTIONS, policy_changes_nothing
 from exporter.redact_cli import policy_from_options, policy_options, since_moment, since_said
@@ -247,7 +255,7 @@ def _report(
         click.echo(f"  {path_for_terminal(path)}")
         shown = matches[:listed]
         # the ids' column aligned (up to a uuid with a suffix: one odd id pads no other line)
-        width = min(ID_COLUMN, max(len(_id_said(match)) for match in shown))
+        width = min(ID_COLUMN, max(display_width(_id_said(match)) for match in shown))
         for match in shown:
             click.echo("  " + _match_line(match, styled, width))
         if len(matches) > listed:
@@ -303,7 +311,7 @@ def _id_said(match: dict[str, Any]) -> str:
     (``line-N``), since it has no id."""
     if _damaged(match):
         return f"line-{match['line']}"
-    return terminal_text(one_line(match["entry_id"], None))
+    return left_to_right(terminal_text(one_line(match["entry_id"], None)))
 
 
 def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
@@ -316,7 +324,9 @@ def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
         kind, where = "damaged line", ""
     else:
         where = "" if match["on_active_path"] else " (other branch)"
-        kind = _KIND_SAID.get(match["kind"]) or terminal_text(
-            role_label(one_line(match["kind"], 24), 1)
+        kind = _KIND_SAID.get(match["kind"]) or left_to_right(
+            terminal_text(role_label(one_line(match["kind"], 24), 1))
         )
-    return f"{_id_said(match).ljust(width)}  {kind}{where}: {before}{hit}{after}"
+    said_id = _id_said(match)
+    pad = " " * (width - display_width(said_id))  # (an id's marks take no column)
+    return f"{said_id}{pad}  {kind}{where}: {before}{hit}{after}"

@@ -24,6 +24,7 @@ import io
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,10 @@ _ANCHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:~-]{0,200}")
 
 def _line(text: str) -> str:
     """One line as a reader should see it: colour codes dropped, hidden controls (bidi
-    overrides that reorder what is shown) as signs, as the pages show them."""
-    return " ".join(plain_text_shown(text).split())
+    overrides that reorder what is shown) as signs, as the pages show them; composed (NFC),
+    as the index page composes what is typed: a macOS path stored decomposed ("e" and a
+    combining accent) was never found by "café" typed."""
+    return unicodedata.normalize("NFC", " ".join(plain_text_shown(text).split()))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -309,6 +312,7 @@ def _read_records(path: Path, count: int) -> list[list[str]] | None:
                 record = json.loads(line)
                 if not _valid_record(record) or len(records) == count:
                     return None
+                record[2] = unicodedata.normalize("NFC", record[2])  # a shard written before
                 records.append(record)
     except (OSError, ValueError, RecursionError):
         return None

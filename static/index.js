@@ -19,6 +19,14 @@ function sayOncePaused(shown, said) {
   };
 }
 
+// Composed (NFC): "café" typed is found in a macOS path stored decomposed ("e" and a
+// combining accent), and the other way round. The site's search index is composed when it is
+// built; the filter's texts are composed here, before they are folded and shown.
+function composed(text) {
+  "use strict";
+  return String(text).normalize("NFC");
+}
+
 // Lower case, each character kept where it was: "İ".toLowerCase() is "i̇" (i and a combining
 // dot, two characters), so "istanbul" was not found in "İstanbul" and every offset after it
 // was one off (nothing marked). İ is the one character whose lower case is longer; it is
@@ -180,9 +188,9 @@ function appendMarked(target, text, marks, from, to) {
         });
         return {
           href: typeof item[0] === "string" ? item[0] : null,
-          words: typeof extra[1] === "string" ? foldCase(extra[1]) : "",
+          words: typeof extra[1] === "string" ? foldCase(composed(extra[1])) : "",
           prompts: (Array.isArray(item[1]) ? item[1] : []).map(function (p, i) {
-            var text = String(p && p[1]), more = rest[i] || "";
+            var text = composed(p && p[1]), more = composed(rest[i] || "");
             return { anchor: String(p && p[0]), text: text, lower: foldCase(text), rest: more, restLower: foldCase(more) };
           })
         };
@@ -270,9 +278,9 @@ function appendMarked(target, text, marks, from, to) {
     return parseFloat(counted !== null ? counted : row.cells[row.cells.length - 1].getAttribute("data-sort")) || 0;
   }
   function applyFilter() {
-    var terms = foldCase(input.value).split(/\s+/).filter(Boolean);
+    var terms = foldCase(composed(input.value)).split(/\s+/).filter(Boolean);
     if (terms.length && promptIndex === null) { unpackPrompts().then(applyFilter); return; }
-    if (!texts) texts = new Map(rows.map(function (r) { return [r, foldCase(r.textContent)]; }));
+    if (!texts) texts = new Map(rows.map(function (r) { return [r, foldCase(composed(r.textContent))]; }));
     var shown = 0, cost = 0, prompts = 0;
     rows.forEach(function (r) {
       var text = texts.get(r), own = promptsOf(r), hits = [];
@@ -509,7 +517,7 @@ function appendMarked(target, text, marks, from, to) {
     sayCount();
   }
   function find() {
-    var terms = foldCase(input.value).split(/\s+/).filter(Boolean);
+    var terms = foldCase(composed(input.value)).split(/\s+/).filter(Boolean);
     if (!terms.length) { out.textContent = ""; status.textContent = ""; return; }
     if (index === null) {
       status.textContent = "Reading the index…";

@@ -123,8 +123,10 @@
     return parts.join("");
   }
   // Case-folded for search: "İ" lowercases to "i" and a combining dot, which neither
-  // "istanbul" nor a mark's offsets would find; it folds to "i".
-  function fold(text) { return text.toLowerCase().replace(/i\u0307/g, "i"); }
+  // "istanbul" nor a mark's offsets would find; it folds to "i". Composed (NFC), query and
+  // text alike: "café" typed was not found in a macOS path stored decomposed ("e" and a
+  // combining accent). (A text node that composing shortens is not marked: termRanges.)
+  function fold(text) { return text.normalize().toLowerCase().replace(/i\u0307/g, "i"); }
   // Words, and "quoted phrases" kept whole (their quotes are no part of the text)
   function searchTerms() {
     var terms = [];
