@@ -292,8 +292,29 @@ def _odd_blocks(content: Any, shown: frozenset[str]) -> Iterator[str]:
         yield from _strings(content)
         return
     for block in content:
+        if isinstance(block, dict) and block.get("type") == "document":
+            said = _document_said(block)
+            if said is not None:  # as the page says it: its words, never its base64
+                yield from said
+                continue
         if not _read_as_text(block, shown):
             yield from _strings(block)
+
+
+def _document_said(block: dict[str, Any]) -> list[str] | None:
+    """What the page says of an API document block (a PDF a Claude Code prompt or Read
+    holds): its kind, name and size, address, context and a text document's text. Its
+    base64 and field names matched a search ("JVBER", "media_type") the page never shows.
+    None for a block the page shows as written."""
+    from exporter.render.odd_values import document_view  # (only for such a block)
+
+    view = document_view(block)
+    if view is None:
+        return None
+    titled = f"{view.kind}: {view.title}" if view.title else view.kind
+    said = [f"{titled} ({view.facts})" if view.facts else titled]
+    said += [text for text in (view.url, view.context, view.text) if text]
+    return said
 
 
 def _read_as_text(block: Any, shown: frozenset[str]) -> bool:

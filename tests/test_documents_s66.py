@@ -271,3 +271,17 @@ def test_redact_leaves_a_codex_pdf_out(rollout: Path, tmp_path: Path) -> None:
     note = f"[PDF document, {len(CODEX_PDF):,} bytes, left out: not text, so not scanned"
     assert note in data.decode("utf-8")
     assert "binary attachments omitted (not scannable): 1" in result.stderr
+
+
+def test_search_finds_what_the_page_says_of_a_document_not_its_base64(transcript: Path) -> None:
+    """Search read a document block as written: "JVBER" (a PDF's base64) and
+    "media_type" were matches the page never shows; the text of a text document and the
+    words the page says of it were not searched as such."""
+    path = transcript
+    said = CliRunner().invoke(cli, ["search", "JVBER", str(path)])
+    assert "no matches" in said.output, said.output
+    said = CliRunner().invoke(cli, ["search", "media_type", str(path)])
+    assert "no matches" in said.output, said.output
+    found = CliRunner().invoke(cli, ["search", "PDF document", str(path), "--json"])
+    kinds = [json.loads(line)["kind"] for line in found.stdout.splitlines()]
+    assert kinds == ["user", "toolResult"], found.output
