@@ -285,3 +285,19 @@ def test_search_finds_what_the_page_says_of_a_document_not_its_base64(transcript
     found = CliRunner().invoke(cli, ["search", "PDF document", str(path), "--json"])
     kinds = [json.loads(line)["kind"] for line in found.stdout.splitlines()]
     assert kinds == ["user", "toolResult"], found.output
+
+
+def test_the_outline_says_a_prompt_of_a_pdf_alone_holds_a_document(tmp_path: Path) -> None:
+    """A prompt of nothing but a PDF was "user: (empty message)" in the outline, though
+    its entry shows the document."""
+    lines = [
+        _line(1, "user", [_document("application/pdf", PROMPT_PDF, "report.pdf")]),
+        _line(2, "assistant", [{"type": "text", "text": "Read it."}]),
+    ]
+    folder = tmp_path / "claude" / "-work-app"
+    folder.mkdir(parents=True)
+    path = folder / f"{SESSION_ID}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    html = _export(path, tmp_path / "page.html")
+    assert ">user: (document)</a>" in html
+    assert "(empty message)" not in html

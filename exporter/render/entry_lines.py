@@ -146,8 +146,15 @@ def outline_text(
     if isinstance(entry, MessageEntry):
         role = entry.role
         if role == "user":
-            has_image = any(block.get("type") == "image" for block in entry.content)
-            empty = "(image)" if has_image else "(empty message)"
+            kinds = {block.get("type") for block in entry.content}
+            # what a prompt of no text holds (a PDF alone was "(empty message)")
+            empty = (
+                "(image)"
+                if "image" in kinds
+                else "(document)"
+                if "document" in kinds
+                else "(empty message)"
+            )
             prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS, empty)
             return f"{prefix}user: {line}", "user", False
         if role == "assistant":
