@@ -345,10 +345,49 @@ def test_bytes_that_are_neither_text_nor_a_picture_are_left_out_wherever_they_ar
     assert PDF_TOKEN.encode().hex() not in json.dumps(message)
     assert message["content"][0] == {
         "type": "text",
-        "text": f"[text/plain document, {len(latin1)} bytes, {LEFT_OUT}",
+        "text": f"[document, {len(latin1)} bytes, {LEFT_OUT}",
     }
     assert message["content"][1]["text"].startswith("[PDF document, ")
     assert message["content"][2]["data"] == ""  # no picture: not kept unscanned
     assert message["attachments"][0]["content"] == ""
     assert message["details"]["attached"]["source"]["data"] == ""
     assert actions["attachments_omitted"] == 5
+
+
+# --- review of 52196f9 --------------------------------------------------------------------
+
+
+def test_a_given_secret_in_a_media_type_is_not_carried_into_the_note(tmp_path: Path) -> None:
+    """The note said the media type lower-cased, so a --secret in it (matched as written)
+    went out past the note's scan: "no secrets found"."""
+    secret = "QzXyWvUtSrQpOnMlKjIhGfEdCbA98765"
+    block = _document(f"application/x-{secret}", b"\xff\xfe\x00binary")
+    lines = [_line(1, "user", [{"type": "text", "text": "see"}, block])]
+    path = tmp_path / f"{SESSION_ID}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "copy.jsonl"
+    result = _run("redact", str(path), "--secret", secret, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert secret.lower() not in text.lower(), text
+    assert "[document, " in text and LEFT_OUT in text
+
+
+def test_an_argument_shaped_like_an_api_source_without_a_media_type_stays_text(
+    tmp_path: Path,
+) -> None:
+    """Any ``{"type": "base64", "data": …}`` was emptied as bytes ("hello" fails to decode)
+    and counted as an attachment left out; an API source always says its media type."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "mcp__x__store"}
+    call["input"] = {"blob": {"type": "base64", "data": "hello"}}
+    lines = [
+        _line(1, "user", [{"type": "text", "text": "store it"}]),
+        _line(2, "assistant", [call]),
+    ]
+    path = tmp_path / f"{SESSION_ID}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "copy.jsonl"
+    result = _run("redact", str(path), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert '"data":"hello"' in out.read_text(encoding="utf-8").replace(": ", ":")
+    assert "omitted" not in result.output
