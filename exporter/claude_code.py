@@ -1040,67 +1040,77 @@ def _subagents_folder_files(path: Path) -> list[Path]:
 
 
 def _named_beside_agents(path: Path, taken: Collection[str]) -> list[Path]:
-    """The ``agent-<id>.jsonl`` files beside the session at ``path`` that it names
-    (:func:`sub_agent_references`) and its ``subagents`` folder does not hold (``taken``
-    names those): where :func:`_sub_agent_path` finds them. The session's file is read
-    only when its folder holds such files at all (Claude Code 2.0's layout)."""
-    beside = _beside_agent_names(path.parent)
-    if not beside:
-        return []
-    data = _regular_file_bytes(path)
-    if data is None:
-        return []
-    names = (f"agent-{agent}.jsonl" for agent in sorted(sub_agent_references(path, data)))
-    return [path.parent / name for name in names if name in beside and name not in taken]
-
-
-def _regular_file_bytes(path: Path) -> bytes | None:
-    """A regular file's bytes; None for anything else (a FIFO would block the reader) or
-    when it cannot be read (the loader says why)."""
-    try:
-        with open(path, "rb", opener=_open_without_waiting) as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            return handle.read()
-    except OSError:
-        return None
+    """The ``agent-<id>.jsonl`` files beside the session at ``path`` (Claude Code 2.0's
+    layout) whose lines name it as theirs (``sessionId``, the session file's name) and its
+    ``subagents`` folder does not hold (``taken`` names those). Only the agents' first lines
+    are read, once per listing of the folder: reading each session file whole to find the
+    agents it names made a cached `list` of a 2.0 folder read every session again."""
+    agents = _beside_agents(path.parent)
+    return [
+        path.parent / name
+        for name, session in sorted(agents.items())
+        if session == path.stem and name not in taken
+    ]
 
 
 def _open_without_waiting(name: str, flags: int) -> int:
     return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))  # (a flag POSIX has)
 
 
-#: A folder changed this recently is listed again, even at the same time: a file added in
-#: the same tick of the file system's clock leaves its time as it was.
+#: How much of an agent's transcript is read for the session it names.
+_AGENT_HEAD_BYTES = 64 * 1024
+
+
+def _agent_session(path: str) -> str:
+    """The ``sessionId`` the first lines of an agent's transcript name ("" for none, or a
+    file that cannot be read; a FIFO is not waited for)."""
+    try:
+        with open(path, "rb", opener=_open_without_waiting) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return ""
+            head = handle.read(_AGENT_HEAD_BYTES)
+    except OSError:
+        return ""
+    for line in head.splitlines():
+        value = line_value(line)
+        session = value.get("sessionId") if isinstance(value, dict) else None
+        if isinstance(session, str) and session:
+            return session
+    return ""
+
+
+#: A folder changed this close to its listing is listed again, even at the same time: a
+#: file added in the same tick of the file system's clock leaves its time as it was.
 _SETTLED_NS = 2_000_000_000
 
-#: Of each project folder listed: its time then and its ``agent-*.jsonl`` names.
-_BESIDE_AGENTS: dict[str, tuple[int, frozenset[str]]] = {}
+#: Of each project folder listed: its time then, when it was listed, and its
+#: ``agent-*.jsonl`` files with the session each names.
+_BESIDE_AGENTS: dict[str, tuple[int, int, dict[str, str]]] = {}
 
 
-def _beside_agent_names(folder: Path) -> frozenset[str]:
-    """The ``agent-*.jsonl`` names in a project folder, listed again only when it changed:
-    every session of the folder asks, and a listing of thousands listed it thousands of
-    times."""
+def _beside_agents(folder: Path) -> dict[str, str]:
+    """The ``agent-*.jsonl`` files in a project folder, each with the session it names,
+    read again only when the folder changed: every session of the folder asks, and a
+    listing of thousands listed it thousands of times."""
     try:
         changed = folder.stat().st_mtime_ns
     except OSError:
-        return frozenset()
+        return {}
     key = os.fspath(folder)
     known = _BESIDE_AGENTS.get(key)
-    if known is not None and known[0] == changed and time.time_ns() - changed > _SETTLED_NS:
-        return known[1]
+    if known is not None and known[0] == changed and known[1] - changed > _SETTLED_NS:
+        return known[2]
+    listed_at = time.time_ns()
+    agents: dict[str, str] = {}
     try:
         with os.scandir(folder) as entries:
-            names = frozenset(
-                entry.name
-                for entry in entries
-                if entry.name.startswith("agent-") and entry.name.endswith(".jsonl")
-            )
+            for entry in entries:
+                if entry.name.startswith("agent-") and entry.name.endswith(".jsonl"):
+                    agents[entry.name] = _agent_session(entry.path)
     except OSError:
-        names = frozenset()
-    _BESIDE_AGENTS[key] = (changed, names)
-    return names
+        agents = {}
+    _BESIDE_AGENTS[key] = (changed, listed_at, agents)
+    return agents
 
 
 def session_digest(path: Path, file_digest: str) -> str:
