@@ -6,6 +6,7 @@ is turned into a one-line message and an exit code (1 usage, 2 bad input, 3 remo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import importlib
@@ -16,7 +17,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -213,6 +214,13 @@ def existing_sessions_dir(_ctx: click.Context, _param: click.Parameter, value: s
     raise CliError(f"--sessions-dir: {value} does not exist", 2)
 
 
+def _names_a_file(session: str | None) -> bool:
+    """A SESSION argument written as a file's path, not an id looked up in the folder."""
+    if not session:
+        return False
+    return "/" in session or os.sep in session or session.endswith((".jsonl", ".gz"))
+
+
 def refuse_a_missing_agent_dir(sessions_dir: str | None) -> None:
     """PI_CODING_AGENT_DIR naming a file or nothing (a typo), when the sessions are looked
     for under it, said as such (exit 2) by every command, as a --sessions-dir typo is: "no
@@ -330,7 +338,8 @@ def resolved_session(
     try:
         path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir, notes=notes)
     except SessionLookupError:  # none found where it looked: the folder may not be there
-        refuse_a_missing_agent_dir(sessions_dir)
+        if not _names_a_file(session):  # (a mistyped file name is said as one)
+            refuse_a_missing_agent_dir(sessions_dir)
         raise
     for note in notes:
         click.echo(terminal_text(f"pi-session: note: {note}"), err=True)
@@ -417,7 +426,8 @@ def echo_json(document: Any, indent: int | None = None) -> None:
     """
     ascii_only = not _stdout_takes_utf8()  # a Latin-1 terminal gets \\u escapes, not an error
     text = json.dumps(_finite(document), ensure_ascii=ascii_only, indent=indent, allow_nan=False)
-    click.echo(json_safe_for_terminal(escape_surrogates(text)))
+    with stdout_named():
+        click.echo(json_safe_for_terminal(escape_surrogates(text)))
 
 
 def _stdout_takes_utf8() -> bool:
@@ -443,11 +453,20 @@ def write_stdout_bytes(data: bytes) -> None:
     page.html >/dev/full` had written the page, read as the page's write failing."""
     out = sys.stdout.buffer
     view = memoryview(data)
-    try:
+    with stdout_named():
         while view:
             written = out.write(view)
             view = view[written if written is not None else 0 :]
         out.flush()
+
+
+@contextlib.contextmanager
+def stdout_named() -> Iterator[None]:
+    """Writes to stdout whose failure names it ("standard output: No space left on
+    device"): the error alone, after a page had been written, read as its write failing;
+    `list --json >/dev/full` said no more than that either."""
+    try:
+        yield
     except BrokenPipeError:  # the reader went away: quietly, as every command does
         raise
     except OSError as error:
@@ -459,7 +478,8 @@ def write_stdout_bytes(data: bytes) -> None:
 def echo_text(text: str) -> None:
     """Print human text built from session strings: controls shown as signs
     (:func:`terminal_text`), a lone surrogate as U+FFFD instead of a crash."""
-    click.echo(terminal_text(text))
+    with stdout_named():
+        click.echo(terminal_text(text))
 
 
 def check_http_url(url: str, option: str) -> None:

@@ -81,7 +81,13 @@ class EarlyScan:
             return None
         if os.path.abspath(session.path) != self.path:
             return None
-        return answer if session.source_stamp == (answer.size, answer.mtime_ns) else None
+        if session.source_stamp != (answer.size, answer.mtime_ns):
+            return None
+        try:  # the load read on past lines appended meanwhile: then the file is not these bytes
+            now = os.stat(self.path)
+        except OSError:
+            return None
+        return answer if (now.st_size, now.st_mtime_ns) == (answer.size, answer.mtime_ns) else None
 
     def embedded_for(self, session: Session) -> str | None:
         """The page's embedded copy of ``session``, or None: make it as usual."""

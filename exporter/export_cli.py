@@ -317,7 +317,9 @@ def export_command(
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     early = None  # the file read ahead: a page of it as it is (a copy is made as usual)
     if kind == "html" and output != "-" and not demo and policy_changes_nothing(policy):
-        early = start_early_scan(session, not no_embed, CREDENTIALS_HOW)
+        # (with --agent-context the warning scans the cards too: made after the load)
+        how = CREDENTIALS_HOW if agent_context is None else None
+        early = start_early_scan(session, not no_embed, how)
     loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
     check_exclusions(loaded, policy, leaf=leaf)
     suffix = ".md" if kind == "md" else ".html"

@@ -127,17 +127,30 @@ def linked_file(path: str | os.PathLike[str]) -> Path | None:
     ``/dev/fd/1``: what the shell opened, written as it is)."""
     if not os.path.islink(path):
         return None
-    try:
-        through = os.readlink(path)
-        folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    except (OSError, ValueError):
-        return None
-    if os.fsdecode(through).startswith("/proc/") or folder.startswith("/proc/"):
+    if _through_a_stream(path):
         return None
     try:
         return write_target(path)
     except OSError:  # a loop: the write says so, naming the link
         return None
+
+
+def _through_a_stream(path: str | os.PathLike[str]) -> bool:
+    """A chain of links that passes a process's own streams (``/proc/…/fd/N``,
+    ``/dev/stdout``, ``/dev/fd/N``): the file at its end is wherever the shell sent them
+    (``page.html`` -> ``/dev/stdout`` -> ``out.txt``), written as it is."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # (the kernel's limit on a chain)
+        try:
+            if not os.path.islink(here):
+                return False
+            through = os.fsdecode(os.readlink(here))
+        except (OSError, ValueError):
+            return False
+        here = os.path.normpath(os.path.join(os.path.dirname(here), through))
+        if here.startswith(("/proc/", "/dev/")):
+            return True
+    return False
 
 
 def _mode_for(target: Path) -> int:

@@ -271,7 +271,7 @@ def test_a_full_stdout_after_the_page_is_said_as_standard_output(
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="Linux's always-full device")
 @pytest.mark.parametrize(
     "args",
-    [["export", "-o", "-"], ["redact", "-o", "copy.jsonl"]],
+    [["export", "-o", "-"], ["redact", "-o", "copy.jsonl"], ["stats", "--json"], ["stats"]],
     ids=lambda a: " ".join(a),
 )
 def test_every_write_to_a_full_stdout_names_it(
@@ -284,3 +284,33 @@ def test_every_write_to_a_full_stdout_names_it(
     assert done.stderr.decode("utf-8").splitlines() == [
         "pi-session: error: standard output: No space left on device"
     ]
+
+
+# --- review of d56fcf4 ----------------------------------------------------------------------
+
+
+def test_a_link_to_the_processes_stdout_writes_where_the_shell_sent_it(
+    small_session: Path, tmp_path: Path
+) -> None:
+    """`-o devout.html` linked to /dev/stdout, stdout sent to out.txt: refused as a link to
+    a .txt file (the chain was followed through /proc/self/fd/1); the page goes to stdout,
+    as `-o /dev/stdout` does."""
+    (tmp_path / "devout.html").symlink_to("/dev/stdout")
+    with open(tmp_path / "out.txt", "wb") as sent:
+        done = run_process("export", str(small_session), "-o", "devout.html", cwd=tmp_path,
+                           stdout=sent.fileno())  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8").rstrip().endswith("</html>")
+
+
+def test_a_mistyped_session_file_is_said_as_one_with_a_bad_agent_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`export nosuch.jsonl` with a missing PI_CODING_AGENT_DIR said the variable's
+    folder is missing, not the user's actual mistake: no such file."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "nope"))
+    line = one_error_line(run("export", "nosuch.jsonl"), 2)
+    assert "PI_CODING_AGENT_DIR" not in line and "nosuch.jsonl" in line
+    line = one_error_line(run("export", "someid"), 2)  # an id: looked up in the folder
+    assert "PI_CODING_AGENT_DIR" in line
