@@ -440,7 +440,9 @@
     // still being read in (27 of the script's 30 ms on a 25-entry page, before its load
     // event); the script runs before the browser scrolls to a #fragment or a restored place,
     // so it read 0 anyway, and their scroll events say where the reader is.
-    var pending = false, mark = null, markTop = 0, lastY = 0;
+    // ("moving", not "pending": that is the search's timer, in this same function scope: a
+    // search left it a number, and the link stayed away for the rest of the visit)
+    var moving = false, mark = null, markTop = 0, lastY = 0;
     var probe = function () {
       lastY = window.scrollY;
       mark = doc.elementFromPoint(innerWidth / 2, innerHeight / 2);
@@ -463,10 +465,10 @@
       else if (/^(PageUp|ArrowUp|Home)$/.test(ev.key) || ev.key === " ") ask(-1);
     });
     window.addEventListener("scroll", function () {
-      if (pending) return;
-      pending = true;
+      if (moving) return;
+      moving = true;
       requestAnimationFrame(function () {
-        pending = false;
+        moving = false;
         var y = window.scrollY;
         var box = mark && mark.isConnected && mark.getBoundingClientRect();  // (0 high: hidden since)
         var moved = Date.now() - askedAt < 1000 ? asked * 8

@@ -4726,3 +4726,25 @@ def test_the_header_facts_are_two_columns_at_most(
     )
     assert columns == (1 if width < 600 else 2)
     clean(view)
+
+
+def test_the_floating_link_comes_back_after_a_search(
+    view: Viewer, published: dict[str, str]
+) -> None:
+    """The search's timer and the link's scroll flag were one variable (``pending``): after
+    a search it held a timer's number, and the link stayed aside for the rest of the visit."""
+    page = view.open(published[BRANCHED], viewport=PHONE, is_mobile=True, has_touch=True)
+    page.fill("#tree-search", "bash")
+    page.wait_for_function("() => document.querySelector('#tree-search').value === 'bash'")
+    page.keyboard.press("Escape")
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.mouse.move(200, 400)
+    for _ in range(12):
+        page.mouse.wheel(0, 600)
+    page.wait_for_selector(".to-outline.away", state="attached")
+    page.wait_for_function("() => scrollY > 3000")
+    # up a little, in steps (entries laid out late may move the page under the first)
+    for _ in range(3):
+        page.wait_for_timeout(200)
+        page.mouse.wheel(0, -400)
+    page.wait_for_selector(".to-outline:not(.away)", state="attached", timeout=10_000)
