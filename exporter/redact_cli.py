@@ -845,6 +845,15 @@ def _refuse_a_non_jsonl_name(option: str, output: str | os.PathLike[str] | None)
     if output and output != "-" and is_special_file(output):
         return
     refuse_a_misnamed_output(option, output, _why_not_jsonl)
+    target = linked_file(output) if output and output != "-" else None
+    gzipped = str(output).lower().endswith(".gz")  # (the name says how the copy is written)
+    if target is not None and str(target).lower().endswith(".gz") != gzipped:
+        raise CliError(
+            f"{option} {output} is a symbolic link to {target}, the file the write would "
+            f"replace: the copy would be {'gzip' if gzipped else 'plain JSONL'} in a file "
+            f"named {'without' if gzipped else 'with'} .gz",
+            1,
+        )
 
 
 def _why_not_jsonl(output: str) -> str | None:

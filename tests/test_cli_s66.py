@@ -314,3 +314,19 @@ def test_a_mistyped_session_file_is_said_as_one_with_a_bad_agent_dir(
     assert "PI_CODING_AGENT_DIR" not in line and "nosuch.jsonl" in line
     line = one_error_line(run("export", "someid"), 2)  # an id: looked up in the folder
     assert "PI_CODING_AGENT_DIR" in line
+
+
+@pytest.mark.parametrize(
+    ("name", "target"), [("c.jsonl.gz", "clean.jsonl"), ("p.jsonl", "out.jsonl.gz")]
+)
+def test_redact_through_a_link_between_plain_and_gzip_names_is_refused(
+    small_session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, target: str
+) -> None:
+    """The copy's format follows the -o name: `c.jsonl.gz` linked to clean.jsonl wrote gzip
+    data into clean.jsonl, which Pi cannot open."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / target).write_text("keep\n", encoding="utf-8")
+    (tmp_path / name).symlink_to(target)
+    line = one_error_line(run("redact", str(small_session), "-o", name), 1)
+    assert "symbolic link" in line and target in line
+    assert (tmp_path / target).read_text(encoding="utf-8") == "keep\n"
