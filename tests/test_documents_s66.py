@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from exporter.cli import cli
 from exporter.loader import load_session
 from tests.browser_util import EMBEDDED, PageServer, Viewer
-from tests.test_redact_s66 import IDENTITY, SESSION_ID, _line, _pdf, _views
+from tests.test_redact_s66 import IDENTITY, SESSION_ID, _line, _pdf, _views, write_transcript
 
 pytest_plugins = ["tests.browser_util"]
 
@@ -83,10 +83,7 @@ def transcript(tmp_path: Path) -> Path:
         _line(3, "user", [result]),
         _line(4, "assistant", [{"type": "text", "text": "Read them."}]),
     ]
-    folder = tmp_path / "claude" / "-work-app"
-    folder.mkdir(parents=True)
-    path = folder / f"{SESSION_ID}.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    path = write_transcript(tmp_path, lines)
     return path
 
 
@@ -294,10 +291,7 @@ def test_the_outline_says_a_prompt_of_a_pdf_alone_holds_a_document(tmp_path: Pat
         _line(1, "user", [_document("application/pdf", PROMPT_PDF, "report.pdf")]),
         _line(2, "assistant", [{"type": "text", "text": "Read it."}]),
     ]
-    folder = tmp_path / "claude" / "-work-app"
-    folder.mkdir(parents=True)
-    path = folder / f"{SESSION_ID}.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    path = write_transcript(tmp_path, lines)
     html = _export(path, tmp_path / "page.html")
     assert ">user: (document)</a>" in html
     assert "(empty message)" not in html

@@ -6,12 +6,12 @@ each scenario runs in a fresh Python (as in test_render_parallel)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+import fresh_python
 import pytest
-from conftest import FIXTURE_FILES, REPO
+from conftest import FIXTURE_FILES
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
@@ -37,23 +37,8 @@ def _big_session(folder: Path) -> Path:
 
 
 def in_fresh_python(scenario: str, *args: str) -> None:
-    code = (
-        "import sys\n"
-        "import test_early_scan as t\n"
-        f"getattr(t, {scenario!r})(*sys.argv[1:])\n"
-        "print('scenario passed')\n"
-    )
-    path = os.pathsep.join([str(REPO / "tests"), str(REPO)])
-    result = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": path},
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip().endswith("scenario passed"), result.stdout[-1000:]
+    """Run ``scenario(*args)`` of this module in a new interpreter (no stray threads)."""
+    fresh_python.in_fresh_python("test_early_scan", scenario, *args)
 
 
 def test_the_copy_and_scan_made_ahead_are_the_ones_made_after(tmp_path: Path) -> None:

@@ -122,6 +122,12 @@ def transcript(tmp_path: Path) -> Path:
         _line(3, "user", [result]),
         _line(4, "assistant", [{"type": "text", "text": "Read them."}]),
     ]
+    path = write_transcript(tmp_path, lines)
+    return path
+
+
+def write_transcript(tmp_path: Path, lines: list[dict[str, Any]]) -> Path:
+    """``lines`` as a Claude Code transcript in its project folder (``-work-app``)."""
     folder = tmp_path / "claude" / "-work-app"
     folder.mkdir(parents=True)
     path = folder / f"{SESSION_ID}.jsonl"

@@ -7,14 +7,13 @@ The parallel path only forks when no other thread runs, and the test process has
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
+import fresh_python
 import pytest
-from conftest import FIXTURE_FILES, REPO
+from conftest import FIXTURE_FILES
 
 from exporter.loader import load_session
 from exporter.render import RenderOptions, render_session
@@ -34,23 +33,7 @@ BIG_FIXTURES = [p for p in FIXTURE_FILES if sum(1 for _ in p.open("rb")) > 4 * M
 
 def in_fresh_python(scenario: str, *args: str) -> None:
     """Run ``scenario(*args)`` of this module in a new interpreter (no stray threads)."""
-    code = (
-        "import sys\n"
-        "import test_render_parallel as t\n"
-        f"getattr(t, {scenario!r})(*sys.argv[1:])\n"
-        "print('scenario passed')\n"
-    )
-    path = os.pathsep.join([str(REPO / "tests"), str(REPO)])
-    result = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": path},
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip().endswith("scenario passed"), result.stdout[-1000:]
+    fresh_python.in_fresh_python("test_render_parallel", scenario, *args)
 
 
 def test_there_are_fixtures_big_enough_to_fork() -> None:
