@@ -58,6 +58,102 @@ function appendMarked(target, text, marks, from, to) {
   target.appendChild(document.createTextNode(text.slice(last, to)));
 }
 
+// A cost as the rows and the session pages write it: exporter/formatting.py's fmt_cost, rule
+// for rule (the filter's status chose its decimals from the amount before rounding, and
+// wrote "$0.0000" beside a row's "<$0.0001", "$1.000" beside "$1.00").
+function costText(value) {
+  "use strict";
+  if (!isFinite(value)) return "overflow";  // inf, -inf, and their sum (NaN)
+  if (value < 0) {
+    var shown = costText(-value);
+    if (shown.charAt(0) === "<") return ">-$0.0001";
+    return /^[$0.]*$/.test(shown) ? shown : "-" + shown;  // no "-$0.0000"
+  }
+  value = Math.abs(value);  // -0 too
+  if (!(value < 1e12)) return "$" + threeFigures(value);
+  if (value && Number(fixedDigits(value, 4)) === 0) return "<$0.0001";
+  if (value && Number(fixedDigits(value, 4)) < 0.01) return "$" + grouped(fixedDigits(value, 4));
+  if (value && Number(fixedDigits(value, 3)) < 1) return "$" + grouped(fixedDigits(value, 3));
+  return "$" + grouped(fixedDigits(value, 2));
+}
+
+// Python's f"{value:.{places}f}" for 0 <= value < 1e21: the number the float is exactly,
+// rounded half to even. toFixed rounds that number too, but a tie up ($1.125 is exactly a
+// float: Python writes "1.12", toFixed "1.13").
+function fixedDigits(value, places) {
+  "use strict";
+  var text = value.toFixed(places), exact = value.toFixed(100);
+  var cut = exact.indexOf(".") + 1 + places;
+  if (exact.charAt(cut) !== "5" || /[1-9]/.test(exact.slice(cut + 1))) return text;
+  var down = exact.slice(0, cut);
+  return Number(down.charAt(down.length - 1)) % 2 === 0 ? down : text;
+}
+
+// Python's f"{value:.3g}" for value >= 1e12 (always in e-notation there): "1e+12", "1.8e+308".
+function threeFigures(value) {
+  "use strict";
+  var exact = value < 1e21 ? value.toFixed(100) : BigInt(value).toString();
+  var point = exact.indexOf(".") === -1 ? exact.length : exact.indexOf(".");
+  var digits = exact.replace(".", ""), rest = digits.slice(3), exponent = point - 1;
+  var head = Number(digits.slice(0, 3)), next = rest.charAt(0);
+  if (next > "5" || (next === "5" && (/[1-9]/.test(rest.slice(1)) || head % 2 === 1))) head += 1;
+  if (head === 1000) { head = 100; exponent += 1; }
+  var mantissa = (String(head).charAt(0) + "." + String(head).slice(1)).replace(/\.?0+$/, "");
+  return mantissa + "e+" + (exponent < 10 ? "0" : "") + exponent;
+}
+
+// "1234567.891" as "1,234,567.891", as Python's "{:,}" groups the whole dollars.
+function grouped(text) {
+  "use strict";
+  return text.replace(/^\d+/, function (whole) { return whole.replace(/\B(?=(\d{3})+$)/g, ","); });
+}
+
+// What the reader set on this page (the sort, the text search and the matches listed under
+// it) and where they were, kept in the page's own entry of the tab's history. Back from a
+// session page loads a file:// page anew (Chrome's back-forward cache keeps http(s) pages
+// only): the order and the search results were gone while the browser put the scroll back,
+// so other sessions sat where the clicked one had been. (The filter box the browser refills.)
+var listingState = (function () {
+  "use strict";
+  var kept = {}, scroll = null, waiting = 0, readerMoved = false;
+  try {
+    var state = history.state;
+    if (state && typeof state === "object" && !Array.isArray(state)) kept = state;
+  } catch (e) { /* no history to read: nothing kept */ }
+  if (Array.isArray(kept.scroll) && kept.scroll.every(isFinite)) scroll = kept.scroll;
+  function save() {
+    try { history.replaceState(kept, ""); } catch (e) { /* a sandboxed frame: not kept */ }
+  }
+  // A link to a place on the page (#sessions) starts an entry of its own: it keeps the same.
+  window.addEventListener("hashchange", save);
+  window.addEventListener("pagehide", function () {
+    kept.scroll = [window.scrollX, window.scrollY];
+    save();
+  });
+  // A reader who scrolls, clicks or types before the restored results are drawn stays put.
+  ["wheel", "touchstart", "mousedown", "keydown"].forEach(function (type) {
+    window.addEventListener(type, function () { readerMoved = true; }, { capture: true, passive: true });
+  });
+  return {
+    get: function (name) { return kept[name]; },
+    set: function (name, value) { kept[name] = value; save(); },
+    // A filter or search put back after the browser restored the scroll (the rows it hides
+    // and the results it lists come from an index unpacked first): once every one is drawn,
+    // the page goes back to where the reader left it.
+    restoring: function (work) {
+      if (!scroll || !work || typeof work.then !== "function") return;
+      waiting += 1;
+      var done = function () {
+        waiting -= 1;
+        if (waiting || !scroll) return;
+        if (!readerMoved) window.scrollTo(scroll[0], scroll[1]);
+        scroll = null;
+      };
+      work.then(done, done);
+    }
+  };
+})();
+
 (function () {
   "use strict";
   var doc = document;
@@ -103,7 +199,9 @@ function appendMarked(target, text, marks, from, to) {
     }).join("");
   }
 
-  // Sorting: click a header (or Enter/Space on it); a second click reverses the order.
+  // Sorting: click a header (or Enter/Space on it); a second click reverses the order. The
+  // heading says the order ("newest first", "by cost, highest first"), a printed page too
+  // (its headers print without their arrows).
   var keys = new Map(), note = $("#sort-note");
   function key(row, col, numeric) {
     var cached = keys.get(row) || {};
@@ -128,7 +226,13 @@ function appendMarked(target, text, marks, from, to) {
     heads.forEach(function (h, i) {
       if (i === col) h.setAttribute("aria-sort", dir); else h.removeAttribute("aria-sort");
     });
-    if (note) note.hidden = !(col === 0 && dir === "descending");
+    if (note) note.textContent = "(" + orderWords(col, dir, numeric) + ")";
+  }
+  function orderWords(col, dir, numeric) {
+    var up = dir === "ascending";
+    if (col === 0) return up ? "oldest first" : "newest first";
+    var name = heads[col].textContent.trim().toLowerCase();
+    return "by " + name + ", " + (numeric ? (up ? "lowest first" : "highest first") : (up ? "A to Z" : "Z to A"));
   }
   heads.forEach(function (th, col) {
     var button = doc.createElement("button");
@@ -141,20 +245,23 @@ function appendMarked(target, text, marks, from, to) {
       var numeric = th.getAttribute("data-type") === "num";
       var dir = current ? (current === "ascending" ? "descending" : "ascending") : (numeric ? "descending" : "ascending");
       sortBy(col, dir);
+      listingState.set("sort", [col, dir]);
     });
   });
+  // Without this script the headers are plain text: the caption says they sort once they do.
+  if (table.caption) table.caption.textContent += " (the column headers sort them)";
+  // Back to this page: the order the reader chose, before anything is found in the rows.
+  var chosen = listingState.get("sort");
+  if (Array.isArray(chosen) && typeof chosen[0] === "number" && heads[chosen[0]] &&
+      (chosen[1] === "ascending" || chosen[1] === "descending")) sortBy(chosen[0], chosen[1]);
 
   // Filter: every whitespace-separated word must occur in the row's text or in one of its
   // session's prompts (AND), not all in one place: "alpha tango" finds the ~/alpha session
   // whose second prompt says "tango".
-  var input = $("#filter"), status = $("#filter-status"), texts = null;
+  var input = $("#filter"), status = $("#filter-status"), texts = null, printedFilter = null;
   var sayCount = sayOncePaused(status, $("#filter-said"));
   // Sessions that could not be read are rows too, but not sessions with a cost.
   var readable = rows.filter(function (r) { return !r.classList.contains("failed"); }).length;
-  function money(v) {  // as the page writes costs: 4 decimals under a cent, 3 under a dollar
-    var places = v && Math.abs(v) < 0.01 ? 4 : v && Math.abs(v) < 1 ? 3 : 2;
-    return "$" + v.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places });
-  }
   // Prompts: every prompt typed in each session (the index embeds them, each to its first
   // line's worth; beside them the other words of a long one, and the words of prompts past
   // the ones listed), so a session is found by what was asked in it; its matching prompts
@@ -277,11 +384,14 @@ function appendMarked(target, text, marks, from, to) {
     var counted = row.getAttribute("data-counted");
     return parseFloat(counted !== null ? counted : row.cells[row.cells.length - 1].getAttribute("data-sort")) || 0;
   }
+  // Returns the work still to do (the prompts unpacked first) as a promise, or nothing.
   function applyFilter() {
     var terms = foldCase(composed(input.value)).split(/\s+/).filter(Boolean);
-    if (terms.length && promptIndex === null) { unpackPrompts().then(applyFilter); return; }
+    if (terms.length && promptIndex === null) return unpackPrompts().then(applyFilter);
+    var typed = input.value.trim();
+    if (printedFilter) printedFilter.textContent = terms.length ? "Filter: " + typed : "";
     if (!texts) texts = new Map(rows.map(function (r) { return [r, foldCase(composed(r.textContent))]; }));
-    var shown = 0, cost = 0, prompts = 0;
+    var shown = 0, cost = 0, prompts = 0, unreadable = 0;
     rows.forEach(function (r) {
       var text = texts.get(r), own = promptsOf(r), hits = [];
       var lacking = terms.filter(function (t) { return text.indexOf(t) === -1; });
@@ -292,19 +402,27 @@ function appendMarked(target, text, marks, from, to) {
       showHits(r, own.href, hits, terms);
       prompts += hits.length;
       r.classList.toggle("filtered-out", !hit);
-      if (hit && !r.classList.contains("failed")) {
+      if (hit && r.classList.contains("failed")) unreadable++;
+      else if (hit) {
         shown++;
         cost += countedCost(r);
       }
     });
+    // the rows of files that could not be read are counted apart: "0 of 32 sessions" was
+    // said over three rows the filter found
     status.textContent = terms.length
-      ? shown + " of " + readable + " sessions · " + money(cost) +
+      ? shown + " of " + readable + " sessions" + (shown ? " · " + costText(cost) : "") +
+        (unreadable ? " · " + unreadable + " unreadable file" + (unreadable === 1 ? "" : "s") : "") +
         (prompts ? " · " + prompts + " matching prompt" + (prompts === 1 ? "" : "s") : "")
       : readable + " sessions";
     sayCount();
   }
   if (input) {
     input.hidden = false;
+    // a printed page has no box: it says what was filtered beside the count
+    printedFilter = doc.createElement("span");
+    printedFilter.className = "printed-query";
+    input.parentNode.insertBefore(printedFilter, input);
     var pending = 0;
     input.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(applyFilter, rows.length > 2000 ? 120 : 20); });
     input.addEventListener("keydown", function (ev) {
@@ -317,9 +435,9 @@ function appendMarked(target, text, marks, from, to) {
       try { keysOff = localStorage.getItem("pi-session-export:single-keys") === "off"; } catch (e) { /* ignore */ }
       if (ev.key === "/" && !keysOff && tag !== "input" && tag !== "textarea" && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); input.focus(); }
     });
-    if (input.value) applyFilter(); else status.textContent = readable + " sessions";
+    if (input.value) listingState.restoring(applyFilter()); else status.textContent = readable + " sessions";
     // Back to this page: the browser may refill the box after this script ran.
-    window.addEventListener("pageshow", function () { if (input.value) applyFilter(); });
+    window.addEventListener("pageshow", function () { if (input.value) listingState.restoring(applyFilter()); });
   }
 })();
 
@@ -340,6 +458,13 @@ function appendMarked(target, text, marks, from, to) {
   if (!input || !status || !out) return;
   var sayCount = sayOncePaused(status, doc.getElementById("text-said"));
   section.hidden = false;
+  // a printed page has no box: it says what was searched beside the count
+  var printedQuery = doc.createElement("span");
+  printedQuery.className = "printed-query";
+  input.parentNode.insertBefore(printedQuery, input);
+  // The sessions whose list of matches the reader lengthened ("Show all 6 matches"), by page,
+  // with how many each lists, for the words they were found by: put back with the search.
+  var lengthened = {}, lengthenedFor = "", shownQuery = "";
 
   var NAMES = { p: "Prompt", r: "Reply", e: "Error", s: "Summary", c: "Tool call", o: "Tool output" };
   var SESSIONS_SHOWN = 50, HITS_SHOWN = 5, ALL_HITS = 300, BEFORE = 60, AFTER = 140;
@@ -450,6 +575,8 @@ function appendMarked(target, text, marks, from, to) {
       : "Show " + next.toLocaleString("en-US") + " of the " + plural(hits.length, "match", "matches") + " in this session";
     button.addEventListener("click", function () {
       fillHits(list, session, hits, terms, upTo, next);
+      lengthened[session.href] = next;
+      listingState.set("text", { query: shownQuery, shown: lengthened });
       // the button is gone: the first match it added takes the focus
       var focus = list.children[upTo] && list.children[upTo].querySelector("a");
       if (focus) focus.focus();
@@ -497,8 +624,8 @@ function appendMarked(target, text, marks, from, to) {
       count.textContent = " · " + plural(f.hits.length, "match", "matches");
       head.appendChild(count);
       block.appendChild(head);
-      var list = doc.createElement("ul");
-      fillHits(list, f.session, f.hits, terms, 0, Math.min(f.hits.length, HITS_SHOWN));
+      var list = doc.createElement("ul"), listed = Number(lengthened[f.session.href]) || 0;
+      fillHits(list, f.session, f.hits, terms, 0, Math.min(f.hits.length, Math.max(HITS_SHOWN, listed)));
       block.appendChild(list);
       frag.appendChild(block);
     });
@@ -512,17 +639,24 @@ function appendMarked(target, text, marks, from, to) {
     out.appendChild(frag);
   }
 
+  // Returns the work still to do (the index unpacked first) as a promise, or nothing.
   function search() {
-    find();
+    var work = find();
     sayCount();
+    return work;
   }
+  function wordsOf(query) { return foldCase(composed(query)).split(/\s+/).filter(Boolean); }
   function find() {
-    var terms = foldCase(composed(input.value)).split(/\s+/).filter(Boolean);
+    var terms = wordsOf(input.value);
+    if (terms.join(" ") !== lengthenedFor) { lengthened = {}; lengthenedFor = terms.join(" "); }
+    shownQuery = input.value;
+    listingState.set("text", terms.length ? { query: shownQuery, shown: lengthened } : null);
+    section.classList.toggle("searched", terms.length > 0);
+    printedQuery.textContent = terms.length ? "Searched for: " + input.value.trim() : "";
     if (!terms.length) { out.textContent = ""; status.textContent = ""; return; }
     if (index === null) {
       status.textContent = "Reading the index…";
-      unpack().then(search);
-      return;
+      return unpack().then(search);
     }
     if (broken) { out.textContent = ""; status.textContent = "The search index could not be read."; return; }
     var found = [], total = 0;
@@ -545,7 +679,14 @@ function appendMarked(target, text, marks, from, to) {
     if (ev.key === "Escape") { input.value = ""; search(); }
     if (ev.key === "Enter") { clearTimeout(pending); search(); }
   });
-  if (input.value) search();
-  // Back to this page: the browser may refill the box after this script ran.
-  window.addEventListener("pageshow", function () { if (input.value) search(); });
+  // Back to this page: the words searched and the matches listed, as the reader left them
+  // (the box is not refilled by the browser: autocomplete="off" keeps its list of past
+  // entries from covering the results).
+  var kept = listingState.get("text");
+  if (!input.value && kept && typeof kept.query === "string") {
+    input.value = kept.query;
+    lengthenedFor = wordsOf(kept.query).join(" ");
+    if (kept.shown && typeof kept.shown === "object") lengthened = kept.shown;
+  }
+  if (input.value) listingState.restoring(search());
 })();

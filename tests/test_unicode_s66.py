@@ -368,10 +368,16 @@ def test_the_site_filter_finds_canonically_equivalent_prompts(
             continue  # a reply's words: the filter reads the prompts
         page.fill("#filter", typed)
         expect(page.locator("#session-table tbody tr:not(.filtered-out)")).to_have_count(sessions)
-        marks = page.locator("ul.prompt-hits mark")
-        expect(marks).to_have_count(sessions)
-        shown = {mark.lower() for mark in marks.all_inner_texts()}
-        assert shown == {unicodedata.normalize("NFC", typed)}  # composed, and marked whole
+        # the marks of this query, not the last one's (the filter runs after the input)
+        composed = unicodedata.normalize("NFC", typed)
+        page.wait_for_function(
+            """([word, count]) => {
+              const marks = [...document.querySelectorAll("ul.prompt-hits mark")];
+              return marks.length === count
+                && marks.every((m) => m.textContent.toLowerCase() === word);
+            }""",
+            arg=[composed, sessions],
+        )  # composed, and marked whole
 
 
 @pytest.mark.browser
