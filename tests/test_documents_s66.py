@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -24,7 +23,15 @@ from markdown_it import MarkdownIt
 from exporter.cli import cli
 from exporter.loader import load_session
 from tests.browser_util import EMBEDDED, PageServer, Viewer
-from tests.test_redact_s66 import IDENTITY, SESSION_ID, _line, _pdf, _views, write_transcript
+from tests.test_redact_s66 import (
+    IDENTITY,
+    SESSION_ID,
+    _line,
+    _pdf,
+    _views,
+    document_block,
+    write_transcript,
+)
 
 pytest_plugins = ["tests.browser_util"]
 
@@ -35,12 +42,6 @@ NOTES = "notes\nline two <b>not bold</b>\n"
 CODEX_TOKEN = "ghp_" + "CoDeX0aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV"
 CODEX_PDF = _pdf(f"deploy token {CODEX_TOKEN}")
 HOSTILE_TITLE = '<img src=x onerror="alert(1)">.pdf'
-
-
-def _document(media_type: str, data: bytes, title: str | None = None) -> dict[str, Any]:
-    source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()}
-    block: dict[str, Any] = {"type": "document", "source": source}
-    return block | ({"title": title} if title is not None else {})
 
 
 def _said(kind: str, data: bytes, media_type: str = "application/pdf", title: str = "") -> str:
@@ -71,11 +72,11 @@ def transcript(tmp_path: Path) -> Path:
     read = {"type": "tool_use", "id": "toolu_pdf", "name": "Read"}
     read["input"] = {"file_path": "/work/app/spec.pdf"}
     result = {"type": "tool_result", "tool_use_id": "toolu_pdf"}
-    result["content"] = [_document("application/pdf", READ_PDF)]
+    result["content"] = [document_block("application/pdf", READ_PDF)]
     prompt = [
         {"type": "text", "text": "See the attachments"},
-        _document("text/plain", NOTES.encode(), "notes.txt"),
-        _document("application/pdf", PROMPT_PDF, "report.pdf"),
+        document_block("text/plain", NOTES.encode(), "notes.txt"),
+        document_block("application/pdf", PROMPT_PDF, "report.pdf"),
     ]
     lines = [
         _line(1, "user", prompt),
@@ -138,13 +139,13 @@ def _pi_session(tmp_path: Path) -> Path:
             "type": "file", "file_id": "file_011CNha8iCJcU1wXNR6q"}},
         {"type": "document", "context": "from the wiki", "source": {
             "type": "text", "media_type": "text/plain", "data": "plain words"}},
-        _document("application/pdf", PROMPT_PDF, HOSTILE_TITLE),
+        document_block("application/pdf", PROMPT_PDF, HOSTILE_TITLE),
     ]  # fmt: skip
     header = {"type": "session", "version": 3, "id": "s66-docs", "cwd": "/tmp/project",
               "timestamp": "2026-12-06T10:00:00.000Z"}  # fmt: skip
     prompt = {"role": "user", "content": [{"type": "text", "text": "Read these"}, *documents],
               "timestamp": 1765015200000}  # fmt: skip
-    scan = _document("application/pdf", READ_PDF, "scan.pdf")
+    scan = document_block("application/pdf", READ_PDF, "scan.pdf")
     custom = [{"type": "text", "text": "scanned"}, scan]
     records = [
         header,
@@ -200,7 +201,7 @@ def test_bytes_that_are_no_text_or_no_base64_are_said_by_their_size(tmp_path: Pa
     docx = b"PK\x03\x04" + bytes(range(128, 256)) * 4
     word = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     broken = {"type": "base64", "media_type": "application/pdf", "data": "JVBER !!" + "A" * 60}
-    content = [_document(word, docx, "draft.docx"), {"type": "document", "source": broken}]
+    content = [document_block(word, docx, "draft.docx"), {"type": "document", "source": broken}]
     lines = [_line(1, "user", [{"type": "text", "text": "two files"}, *content])]
     path = tmp_path / "claude" / "-work-app" / f"{SESSION_ID}.jsonl"
     path.parent.mkdir(parents=True)
@@ -241,7 +242,7 @@ def rollout(tmp_path: Path) -> Path:
 def test_a_codex_file_is_read_as_a_document(rollout: Path) -> None:
     [prompt] = [e for e in load_session(rollout).entries if getattr(e, "role", "") == "user"]
     attached = prompt.message["content"][1]  # type: ignore[attr-defined]
-    assert attached == _document("application/pdf", CODEX_PDF, "spec.pdf")
+    assert attached == document_block("application/pdf", CODEX_PDF, "spec.pdf")
 
 
 def test_a_codex_pdf_is_said_on_the_page_and_in_the_markdown(
@@ -288,7 +289,7 @@ def test_the_outline_says_a_prompt_of_a_pdf_alone_holds_a_document(tmp_path: Pat
     """A prompt of nothing but a PDF was "user: (empty message)" in the outline, though
     its entry shows the document."""
     lines = [
-        _line(1, "user", [_document("application/pdf", PROMPT_PDF, "report.pdf")]),
+        _line(1, "user", [document_block("application/pdf", PROMPT_PDF, "report.pdf")]),
         _line(2, "assistant", [{"type": "text", "text": "Read it."}]),
     ]
     path = write_transcript(tmp_path, lines)

@@ -72,9 +72,11 @@ READ_PDF = _pdf(f"deploy token {READ_TOKEN}")
 NOTES = f"notes\nGITHUB_TOKEN={TEXT_TOKEN}\n"
 
 
-def _document(media_type: str, data: bytes) -> dict[str, Any]:
+def document_block(media_type: str, data: bytes, title: str | None = None) -> dict[str, Any]:
+    """The Anthropic API's document block of inline bytes, as Claude Code writes one."""
     source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()}
-    return {"type": "document", "source": source}
+    block: dict[str, Any] = {"type": "document", "source": source}
+    return block | ({"title": title} if title is not None else {})
 
 
 def _line(n: int, kind: str, content: list[dict[str, Any]]) -> dict[str, Any]:
@@ -107,15 +109,15 @@ def transcript(tmp_path: Path) -> Path:
     read = {"type": "tool_use", "id": "toolu_pdf", "name": "Read"}
     read["input"] = {"file_path": "/work/app/spec.pdf"}
     result = {"type": "tool_result", "tool_use_id": "toolu_pdf"}
-    result["content"] = [_document("application/pdf", READ_PDF)]
+    result["content"] = [document_block("application/pdf", READ_PDF)]
     lines = [
         _line(
             1,
             "user",
             [
                 {"type": "text", "text": "See the attachments"},
-                _document("text/plain", NOTES.encode()),
-                _document("application/pdf", PROMPT_PDF),
+                document_block("text/plain", NOTES.encode()),
+                document_block("application/pdf", PROMPT_PDF),
             ],
         ),
         _line(2, "assistant", [read]),
@@ -207,7 +209,7 @@ def test_without_redaction_the_pdf_stays_as_it_was(transcript: Path) -> None:
     )
     assert "attachments_omitted" not in report.actions
     prompt = copy.by_id["00000000-0000-4000-8000-000000000001"].raw["message"]
-    assert prompt["content"][2] == _document("application/pdf", PROMPT_PDF)
+    assert prompt["content"][2] == document_block("application/pdf", PROMPT_PDF)
 
 
 # --- the page, its download and the Markdown -------------------------------------------------
@@ -338,13 +340,13 @@ def test_bytes_that_are_neither_text_nor_a_picture_are_left_out_wherever_they_ar
     ascii_pdf = b"%PDF-1.4\nstream\nBT <" + hex_page + b"> Tj ET\nendstream\n%%EOF\n"
     broken = {"type": "base64", "media_type": "application/pdf", "data": f"JVBER {READ_TOKEN} !"}
     content = [
-        _document("text/plain", latin1),
+        document_block("text/plain", latin1),
         {"type": "document", "source": broken},
         {"type": "image", "mimeType": "image/png", "data": base64.b64encode(PROMPT_PDF).decode()},
     ]
     v1_attachment = {"type": "document", "fileName": "spec.pdf", "mimeType": "application/pdf",
                      "content": base64.b64encode(ascii_pdf).decode()}  # fmt: skip
-    details = {"attached": _document("application/pdf", READ_PDF)}
+    details = {"attached": document_block("application/pdf", READ_PDF)}
     path = _session_with(tmp_path, content, attachments=[v1_attachment], details=details)
     message, actions = _redacted(path)
     assert _leaked(json.dumps(message)) == []
@@ -367,7 +369,7 @@ def test_a_given_secret_in_a_media_type_is_not_carried_into_the_note(tmp_path: P
     """The note said the media type lower-cased, so a --secret in it (matched as written)
     went out past the note's scan: "no secrets found"."""
     secret = "QzXyWvUtSrQpOnMlKjIhGfEdCbA98765"
-    block = _document(f"application/x-{secret}", b"\xff\xfe\x00binary")
+    block = document_block(f"application/x-{secret}", b"\xff\xfe\x00binary")
     lines = [_line(1, "user", [{"type": "text", "text": "see"}, block])]
     path = tmp_path / f"{SESSION_ID}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
