@@ -6,6 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
+
+from exporter.cli import cli
+from tests.fakes.github import FakeGitHub
 
 
 def isolated_share_env(
@@ -28,3 +32,8 @@ def isolated_share_env(
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     return values
+
+
+def share(fake: FakeGitHub, *args: str) -> Result:
+    """`pi-session share ARGS` against the loopback fake GitHub ``fake``."""
+    return CliRunner().invoke(cli, ["share", *args, "--api-url", fake.base_url])

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from exporter.cli import cli
 from tests.fakes.github import FakeGitHub
 from tests.fakes.hub import TOKEN, FakeHub
-from tests.share_env import isolated_share_env
+from tests.share_env import isolated_share_env, share
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PI_SHARED_DIR") or REPO.parent / "shared")
@@ -190,10 +189,6 @@ def fake() -> FakeGitHub:
 def env(tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setattr("time.sleep", lambda seconds: None)  # retries' waits are said only
     return isolated_share_env(tmp_path, fake.token, monkeypatch)
-
-
-def share(fake: FakeGitHub, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["share", *args, "--api-url", fake.base_url])
 
 
 def error_line(result: Result, fake: FakeGitHub) -> str:

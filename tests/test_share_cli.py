@@ -19,7 +19,7 @@ from exporter.loader import load_session, parse_session_bytes
 from tests.browser_util import CLAUDE_CODE_PATH, CODEX_PATH, embedded_jsonl
 from tests.conftest import ctrl_c_as_at_a_terminal
 from tests.fakes.github import FakeGitHub, closed_port_url
-from tests.share_env import isolated_share_env
+from tests.share_env import isolated_share_env, share
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
 FIXTURE = FIXTURES / "fixtures" / "pi-branched-1.jsonl"
@@ -53,10 +53,6 @@ def secret_session(tmp_path: Path) -> Path:
     path = tmp_path / "planted.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
-
-
-def share(fake: FakeGitHub, *args: str) -> object:
-    return CliRunner().invoke(cli, ["share", *args, "--api-url", fake.base_url])
 
 
 def test_share_creates_a_secret_gist_with_the_rendered_page(fake: FakeGitHub, env: dict) -> None:

@@ -19,14 +19,13 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from click.testing import CliRunner
 
 import exporter.publish.gist_share as gist_share
-from exporter.cli import cli
 from exporter.loader import parse_session_bytes
 from exporter.render import RenderOptions, render_session
 from tests.browser_util import PageServer, Viewer, load_fixture
 from tests.fakes.github import FakeGitHub
+from tests.share_env import share
 
 pytest_plugins = ["tests.browser_util"]
 
@@ -58,10 +57,6 @@ def env(tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> Pa
     monkeypatch.setattr(gist_share, "is_enterprise", lambda api_url: False)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def share(fake: FakeGitHub, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["share", *args, "--api-url", fake.base_url])
 
 
 def uploaded(fake: FakeGitHub) -> dict[str, str]:

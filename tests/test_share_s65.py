@@ -22,7 +22,7 @@ from click.testing import CliRunner, Result
 
 from exporter.cli import cli
 from tests.fakes.github import FakeGitHub, closed_port_url
-from tests.share_env import isolated_share_env
+from tests.share_env import isolated_share_env, share
 
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
 FIXTURE = FIXTURES / "fixtures" / "pi-branched-1.jsonl"
@@ -45,10 +45,6 @@ def env(tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> di
     """An isolated environment: state dir, token, no gh, loopback without proxies."""
     monkeypatch.setattr("time.sleep", lambda seconds: None)  # retries' waits are said only
     return isolated_share_env(tmp_path, fake.token, monkeypatch)
-
-
-def share(fake: FakeGitHub, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["share", *args, "--api-url", fake.base_url])
 
 
 def state_text(env: dict[str, str]) -> str:
