@@ -44,13 +44,15 @@ REPO_TESTS = Path(__file__).resolve().parent
 COMPARED = ["id", "leaf_id", "leaf_index", "active_path", "labels", "name", "entries", "branches"]
 COMPARED_V1 = ["leaf_index", "labels", "name", "entries", "branches", "tree_shape"]
 
-# Pi's buildSessionContext roles, and what firstKeptEntryId points at (as a file-order index).
-CONTEXT_SCRIPT = r"""
+#: The head of a node script that opens a copy of each of ``spec.files`` (Pi may rewrite a
+#: file it opens) with Pi's SessionManager, as ``sm``: the loop's body follows. ``root`` is
+#: removed at the end.
+PI_EACH_FILE = r"""
 import { SessionManager } from "PKG_URL";
 import { copyFileSync, mkdtempSync, mkdirSync, rmSync } from "node:fs";
 import { join, basename } from "node:path";
 const spec = JSON.parse(process.argv[2]);
-const root = mkdtempSync(join(spec.tmp, "ctx-"));
+const root = mkdtempSync(join(spec.tmp, "pi-"));
 let n = 0;
 for (const file of spec.files) {
   const dir = join(root, String(n++));
@@ -58,6 +60,23 @@ for (const file of spec.files) {
   const copy = join(dir, basename(file));
   copyFileSync(file, copy);
   const sm = SessionManager.open(copy, join(dir, "sessions"));
+"""
+
+
+def run_pi_script(
+    script: str, pi_pkg: Path, spec: dict[str, Any], folder: Path, node_runner: Any
+) -> list[dict[str, Any]]:
+    """The JSON lines ``script`` prints, run by node against Pi's package ``pi_pkg``."""
+    path = folder / "pi.mjs"
+    path.write_text(script.replace("PKG_URL", pi_pkg.resolve().as_uri()), encoding="utf-8")
+    out = node_runner([str(path), json.dumps(spec)])
+    return [json.loads(line) for line in out.splitlines()]
+
+
+# Pi's buildSessionContext roles, and what firstKeptEntryId points at (as a file-order index).
+CONTEXT_SCRIPT = (
+    PI_EACH_FILE
+    + r"""
   const entries = sm.getEntries();
   const index = new Map(entries.map((e, i) => [e.id, i]));
   const compactions = entries
@@ -74,6 +93,7 @@ for (const cwd of spec.cwds) {
 }
 rmSync(root, { recursive: true, force: true });
 """
+)
 
 
 def python_facts(session: Session) -> dict[str, Any]:
@@ -454,14 +474,9 @@ CWDS = [
 @pytest.fixture(scope="module")
 def context_script_output(pi_pkg, adversarial, shared, tmp_path_factory, node_runner):
     folder = tmp_path_factory.mktemp("pi-context")
-    script = folder / "context.mjs"
-    script.write_text(
-        CONTEXT_SCRIPT.replace("PKG_URL", pi_pkg.resolve().as_uri()), encoding="utf-8"
-    )
     files = sorted((shared / "fixtures").glob("*.jsonl")) + [adversarial[n] for n in CONTEXT_FILES]
     spec = {"files": [str(f) for f in files], "cwds": CWDS, "tmp": str(folder)}
-    out = node_runner([str(script), json.dumps(spec)])
-    return [json.loads(line) for line in out.splitlines()]
+    return run_pi_script(CONTEXT_SCRIPT, pi_pkg, spec, folder, node_runner)
 
 
 @pytest.fixture(scope="module")

@@ -30,26 +30,16 @@ from exporter.markdown_doc import session_markdown
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session
 from tests.conftest import dump_lines, iso
-from tests.test_differential_pi import roles_in_context
+from tests.test_differential_pi import PI_EACH_FILE, roles_in_context, run_pi_script
 
 pytest_plugins = ["tests.browser_util"]
 
 #: What Pi's SessionManager makes of each file, entries named by their place in the file
 #: (Pi's getEntries order): getTree's roots and its children where there are several, the
 #: active path, the labels and the number of messages buildSessionContext sends.
-PI_TREE_SCRIPT = r"""
-import { SessionManager } from "PKG_URL";
-import { copyFileSync, mkdtempSync, mkdirSync, rmSync } from "node:fs";
-import { join, basename } from "node:path";
-const spec = JSON.parse(process.argv[2]);
-const root = mkdtempSync(join(spec.tmp, "tree-"));
-let n = 0;
-for (const file of spec.files) {
-  const dir = join(root, String(n++));
-  mkdirSync(dir);
-  const copy = join(dir, basename(file));
-  copyFileSync(file, copy);
-  const sm = SessionManager.open(copy, join(dir, "sessions"));
+PI_TREE_SCRIPT = (
+    PI_EACH_FILE
+    + r"""
   const place = new Map(sm.getEntries().map((e, i) => [e, i]));
   const tree = sm.getTree();
   const children = {};
@@ -69,6 +59,7 @@ for (const file of spec.files) {
 }
 rmSync(root, { recursive: true, force: true });
 """
+)
 
 HEADER = {"type": "session", "version": 3, "id": "s65", "timestamp": iso(0), "cwd": "/w/p"}
 
@@ -233,14 +224,8 @@ def pi_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def pi_trees(pi_pkg: Path, pi_files, node_runner, tmp_path_factory) -> dict[str, dict]:
     """One node process for every file: Pi's reading of each."""
     folder = tmp_path_factory.mktemp("s65-script")
-    script = folder / "tree.mjs"
-    script.write_text(
-        PI_TREE_SCRIPT.replace("PKG_URL", pi_pkg.resolve().as_uri()), encoding="utf-8"
-    )
     spec = {"files": [str(p) for p in pi_files.values()], "tmp": str(folder)}
-    records = [
-        json.loads(line) for line in node_runner([str(script), json.dumps(spec)]).splitlines()
-    ]
+    records = run_pi_script(PI_TREE_SCRIPT, pi_pkg, spec, folder, node_runner)
     by_file = {record.pop("file"): record for record in records}
     return {name: by_file[str(path)] for name, path in pi_files.items()}
 
