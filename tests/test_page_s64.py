@@ -14,13 +14,23 @@ pytest_plugins = ["tests.browser_util"]
 
 V1_COMPACTION = "pi-v1-before-compaction.jsonl"
 
-#: The entry at the middle of the screen, as the reader sees it, and the outline's current row.
+#: The entry being read, found as the page finds it, and the outline's current row.
 MIDDLE_AND_CURRENT = """() => {
   const c = document.querySelector('#transcript').getBoundingClientRect();
-  const hit = document.elementFromPoint(c.left + Math.min(40, c.width / 2), innerHeight / 2);
-  const entry = hit && hit.closest('[data-entry-id]');
   const row = document.querySelector('#tree li.current > a');
-  return [entry && entry.id, row && row.getAttribute('href').slice(1)];
+  const current = row && row.getAttribute('href').slice(1);
+  // the entry being read: at the middle, or, when the middle falls between two entries (or
+  // on a fork's summary), the nearest one a little below or above it, as the page takes it
+  for (let step = 0; step <= 120; step += 12) {
+    for (const sign of [1, -1]) {
+      for (let x = c.left + Math.min(40, c.width / 2); x < c.right; x += c.width / 4) {
+        const hit = document.elementFromPoint(x, innerHeight / 2 + sign * step);
+        const entry = hit && hit.closest('[data-entry-id]');
+        if (entry) return [entry.id, current];
+      }
+    }
+  }
+  return [null, current];
 }"""
 
 #: A late layout that no scroll answers: an entry far above the middle grows by 3,000 px
