@@ -12,8 +12,10 @@ changed meanwhile, a child that failed) the usual code runs, so the page is the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -40,7 +42,7 @@ class _Answer:
 
 class EarlyScan:
     """The child at work on the file at ``path``; :meth:`embedded_for` and
-    :meth:`warning_for` wait for it, once."""
+    :meth:`warning_for` wait for it, once; :meth:`close` stops it when no answer is due."""
 
     def __init__(self, path: str, embed: bool, warn_how: str | None) -> None:
         self.path = os.path.abspath(path)
@@ -73,6 +75,20 @@ class EarlyScan:
         finally:
             handle.close()
         return self._answer
+
+    def close(self) -> None:
+        """Stop the child if it still works (an export that failed before its page) and
+        reap it: it must not read on, or linger, after the export."""
+        if self._file is None:
+            return
+        handle, self._file = self._file, None
+        try:
+            with contextlib.suppress(OSError):  # (done already: a zombie until reaped)
+                os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
+        finally:
+            handle.close()
 
     def _for(self, session: Session) -> _Answer | None:
         """The answer when ``session`` is the file as the child read it."""

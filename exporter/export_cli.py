@@ -320,74 +320,78 @@ def export_command(
         # (with --agent-context the warning scans the cards too: made after the load)
         how = CREDENTIALS_HOW if agent_context is None else None
         early = start_early_scan(session, not no_embed, how)
-    loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
-    check_exclusions(loaded, policy, leaf=leaf)
-    suffix = ".md" if kind == "md" else ".html"
-    target = (
-        None
-        if output == "-"
-        else Path(output or default_page_name(loaded.path, loaded.id, suffix, policy))
-    )
-    written = "the Markdown document" if kind == "md" else "the page"
-    page = "-o" if output else f"{written} (default name; -o names another)"
-    refuse_collisions(
-        {page: output if output else target, "--report": policy_values.get("report")},
-        [*read_files([loaded.path], policy_values), ("--agent-context", agent_context)],
-    )
-    # what is written, a link's file too (`-o page.html` linked to notes.txt overwrote it)
-    refuse_a_misnamed_output(
-        "-o" if output else "the default name",
-        output or target,
-        functools.partial(_why_not, kind),
-    )
-    context = None if agent_context is None else read_agent_context(agent_context, default_warn)
-    prepared, report = prepare_session(loaded, policy)
-    context = redact_agent_context(context, policy, report, prepared, loaded.header.cwd)
-    report_diagnostics(prepared)  # from the redacted copy, when redacted: they quote the file
-    if kind == "md":
-        from exporter.markdown_doc import session_markdown
+    try:
+        loaded = open_session(session, demo, sessions_dir, leaf, warnings=False)
+        check_exclusions(loaded, policy, leaf=leaf)
+        suffix = ".md" if kind == "md" else ".html"
+        target = (
+            None
+            if output == "-"
+            else Path(output or default_page_name(loaded.path, loaded.id, suffix, policy))
+        )
+        written = "the Markdown document" if kind == "md" else "the page"
+        page = "-o" if output else f"{written} (default name; -o names another)"
+        refuse_collisions(
+            {page: output if output else target, "--report": policy_values.get("report")},
+            [*read_files([loaded.path], policy_values), ("--agent-context", agent_context)],
+        )
+        # what is written, a link's file too (`-o page.html` linked to notes.txt overwrote it)
+        refuse_a_misnamed_output(
+            "-o" if output else "the default name",
+            output or target,
+            functools.partial(_why_not, kind),
+        )
+        context = None if agent_context is None else read_agent_context(agent_context, default_warn)
+        prepared, report = prepare_session(loaded, policy)
+        context = redact_agent_context(context, policy, report, prepared, loaded.header.cwd)
+        report_diagnostics(prepared)  # from the redacted copy, when redacted: they quote the file
+        if kind == "md":
+            from exporter.markdown_doc import session_markdown
 
-        sink = None
-        if image_mode != "note":
-            folder = assets_folder(target).name if target is not None else ""
-            sink = ImageSink(image_mode, folder)
-        document = session_markdown(
-            prepared, agent_context=context, timestamps=not no_timestamps, images=sink
-        )
-        if sink is not None and target is not None and image_mode == "files":
-            folder = assets_folder(target)
-            try:
-                write_assets(folder, sink.files)
-            except OSError as error:  # a file of that name, a folder not writable
-                why = error.strerror or str(error)
-                raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
-    else:
-        options = RenderOptions(
-            theme=theme,
-            embed_jsonl=not no_embed,
-            jobs=jobs or 0,
-            agent_context=context,
-            embedded_ahead=early.embedded_for if early is not None else None,
-        )
-        document = render_session(prepared, options)
-    if output == "-":
-        write_stdout_bytes(document.encode("utf-8"))
-        sys.stdout.flush()
-    else:
-        assert target is not None
-        atomic_write_text(target, document)
-        echo_path(target)
-    if report is not None:  # after the page: no report of a page that a full disk stopped
-        finish_report(report, policy_values.get("report"), _not_redacted(kind))
-    if not policy.redact:
-        _warn_of_credentials(prepared, context, early)
-    if output == "-":
-        all_written()
-        return
-    if open_page:
-        open_in_browser(target)
-    else:
-        all_written()
+            sink = None
+            if image_mode != "note":
+                folder = assets_folder(target).name if target is not None else ""
+                sink = ImageSink(image_mode, folder)
+            document = session_markdown(
+                prepared, agent_context=context, timestamps=not no_timestamps, images=sink
+            )
+            if sink is not None and target is not None and image_mode == "files":
+                folder = assets_folder(target)
+                try:
+                    write_assets(folder, sink.files)
+                except OSError as error:  # a file of that name, a folder not writable
+                    why = error.strerror or str(error)
+                    raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
+        else:
+            options = RenderOptions(
+                theme=theme,
+                embed_jsonl=not no_embed,
+                jobs=jobs or 0,
+                agent_context=context,
+                embedded_ahead=early.embedded_for if early is not None else None,
+            )
+            document = render_session(prepared, options)
+        if output == "-":
+            write_stdout_bytes(document.encode("utf-8"))
+            sys.stdout.flush()
+        else:
+            assert target is not None
+            atomic_write_text(target, document)
+            echo_path(target)
+        if report is not None:  # after the page: no report of a page that a full disk stopped
+            finish_report(report, policy_values.get("report"), _not_redacted(kind))
+        if not policy.redact:
+            _warn_of_credentials(prepared, context, early)
+        if output == "-":
+            all_written()
+            return
+        if open_page:
+            open_in_browser(target)
+        else:
+            all_written()
+    finally:  # an error before the page: the child must not run on alone
+        if early is not None:
+            early.close()
 
 
 #: How to make a page without the credentials the warning counts.

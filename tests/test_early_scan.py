@@ -107,3 +107,23 @@ def export_uses_them(path: str, out: str) -> None:
     assert "1 credential of a known format in clear (github-token)" in result.stderr
     page = Path(out).read_text(encoding="utf-8")
     assert page == render_session(load_session(path), RenderOptions(jobs=1))
+
+
+def test_an_export_that_fails_after_the_fork_leaves_no_child(tmp_path: Path) -> None:
+    in_fresh_python("failed_export_reaps_the_child", str(_big_session(tmp_path)), str(tmp_path))
+
+
+def failed_export_reaps_the_child(path: str, folder: str) -> None:
+    """An unknown --leaf fails after the child was forked: the child is stopped and reaped
+    (it read on alone after the export's error, and was left a zombie meanwhile)."""
+    from click.testing import CliRunner
+
+    from exporter.cli import cli
+
+    result = CliRunner().invoke(cli, ["export", path, "--leaf", "nope", "-o", f"{folder}/p.html"])
+    assert result.exit_code != 0 and "nope" in result.output, result.output
+    try:
+        child = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return  # no child at all: the one forked was reaped
+    raise AssertionError(f"a child was left behind: {child}")
