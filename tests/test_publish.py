@@ -836,6 +836,33 @@ def test_damaged_lines_left_out_of_the_upload_are_reported(
     assert "2 damaged lines left out" in renamed.stderr and "\x1b" not in renamed.stderr
 
 
+def test_unusable_token_counts_are_reported_as_export_reports_them(
+    fake_hub: FakeHub, small: Corpus
+) -> None:
+    """A turn whose usage gives ``1e308`` tokens counts as 0 in the index row: export and
+    stats warn of it, publish said nothing and published the row's totals as if whole."""
+    source = small.files[0]
+    lines = source.read_bytes().splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        entry = json.loads(line)
+        message = entry.get("message") or {}
+        if message.get("role") == "assistant" and isinstance(message.get("usage"), dict):
+            message["usage"]["output"] = 1e308
+            lines[number] = json.dumps(entry).encode() + b"\n"
+            break
+    else:
+        raise AssertionError("no assistant turn with usage in the fixture")
+    source.write_bytes(b"".join(lines))
+    result = publish(fake_hub, small)
+    assert result.exit_code == 0, result.output
+    warning = f"warning: {source.name}: line {number + 1}: token count 1e+308 in a turn's usage"
+    assert warning in result.stderr, result.stderr
+    assert "counted as 0 tokens [bad-usage] (in the index row's tokens and cost too)" in (
+        result.stderr
+    )
+    assert result.stderr.count("[bad-usage]") == 1  # the other sessions' counts are whole
+
+
 def test_html_pages_come_from_the_published_copies_whatever_the_selection(
     fake_hub: FakeHub, small: Corpus
 ) -> None:

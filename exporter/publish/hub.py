@@ -523,6 +523,11 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
                 "surrogate, as a cut emoji leaves) written as U+FFFD in the upload: the "
                 "datasets library cannot read the file otherwise"
             )
+        if item.bad_usage:  # as export and stats warn: the row's tokens and cost leave it out
+            result.warnings.append(
+                f"{item.source.path.name}: {item.bad_usage} (in the index row's tokens and "
+                "cost too)"
+            )
         if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
             count, first = len(item.damaged), item.damaged[0]
             more = f" (first: {first})" if count > 1 else f" ({first})"

@@ -554,6 +554,7 @@ class Prepared:
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # lines left out: not JSON Pi can read
+    bad_usage: str = ""  # the loader's warning of token counts the index row counts as 0
     lone_surrogates: int = 0  # halves of a character written as U+FFFD
     given: list[str] = field(default_factory=list)  # given_digest of each given secret replaced
     #: (index of the --deny pattern, where it first matched): not to be published
@@ -605,6 +606,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
             "actions": dict(report.actions) if report else {},
             "records": list(report.records()) if report and task.want_records else [],
             "damaged": [f"line {d.line}: {d.message}" for d in redacted.damaged],
+            "bad_usage": next((str(d) for d in redacted.diagnostics if d.kind == "bad-usage"), ""),
             "lone_surrogates": halves,
             "given": sorted(given_digest(v) for v in report.given_values) if report else [],
         }
