@@ -66,6 +66,8 @@ from exporter.render.folding import terminal_text
 from exporter.render.markup import language_for_path, safe_image_src
 from exporter.render.odd_values import (
     DocumentView,
+    attachment_facts,
+    attachment_line,
     document_view,
     odd_values,
     shows_as_document,
@@ -826,17 +828,12 @@ def _attachments(raw: Any) -> list[str]:
         if not isinstance(item, dict):
             out += [f"*Attachment:* {code_span(json_text(item))}", ""]
             continue
-        name = as_str(item.get("fileName")) or "(no name)"
-        kind = as_str(item.get("type")) or "file"
-        mime = as_str(item.get("mimeType")) or "?"
-        size = item.get("size")
-        sized = f", {fmt_int(size)} bytes" if type(size) is int else ""
-        out += [f"*Attached {escaped(kind)}:* {code_span(name)} ({escaped(mime)}{sized})", ""]
-        if kind == "image":
-            out += [
-                _image_note({"type": "image", "data": item.get("content"), "mimeType": mime}),
-                "",
-            ]
+        facts = attachment_facts(item)
+        said = escaped(attachment_line(facts))
+        out += [f"*Attached {escaped(facts.kind)}:* {code_span(facts.name)} ({said})", ""]
+        if facts.kind == "image":
+            image = {"type": "image", "data": item.get("content"), "mimeType": facts.mime}
+            out += [_image_note(image), ""]
         out += _attached_text(as_str(item.get("extractedText")))
     return out
 

@@ -6,7 +6,6 @@ their results on the same main line, and long outputs are shown once (see PageBu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,7 @@ from exporter.render.environment import model_breaks
 from exporter.render.folding import fold_command, fold_text, terminal_text
 from exporter.render.markup import markdown, safe_image_src
 from exporter.render.model import EntryView, Part
-from exporter.render.odd_values import document_view
+from exporter.render.odd_values import attachment_facts, attachment_line, document_view
 from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
     ImageView,
@@ -71,16 +70,12 @@ def _attachments(raw: Any, view: EntryView) -> bool:
         if not isinstance(item, dict):
             view.notes.append(f"Attachment: {json_text(item)}")
             continue
-        name = as_str(item.get("fileName")) or "(no name)"
-        kind = as_str(item.get("type")) or "file"
-        mime = as_str(item.get("mimeType")) or "?"
-        size = item.get("size")
-        sized = f", {fmt_int(size)} bytes" if type(size) is int or _finite(size) else ""
-        view.notes.append(f"Attached {kind}: {name} ({mime}{sized})")
-        if kind == "image":
-            image = ImageView(safe_image_src(item.get("content")), mime)
+        facts = attachment_facts(item)
+        view.notes.append(f"Attached {facts.kind}: {facts.name} ({attachment_line(facts)})")
+        if facts.kind == "image":
+            image = ImageView(safe_image_src(item.get("content")), facts.mime)
             view.parts.append(Part("image", image=image))
-        _attached_text(view, as_str(item.get("extractedText")), name)
+        _attached_text(view, as_str(item.get("extractedText")), facts.name)
     return True
 
 
@@ -101,11 +96,6 @@ def _documents(blocks: list[dict[str, Any]], view: EntryView) -> bool:
             _attached_text(view, document.text, document.name)
             found = True
     return found
-
-
-def _finite(value: Any) -> bool:
-    """A float a page can print as a whole number (JSON's 1e400 reads as infinity)."""
-    return type(value) is float and math.isfinite(value)
 
 
 def _custom_content(view: EntryView, blocks: list[dict[str, Any]], text: str) -> None:

@@ -13,6 +13,7 @@ is instead, and they are not odd.
 from __future__ import annotations
 
 import base64
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -222,3 +223,46 @@ def _media_type(value: Any) -> str:
 
 def _bytes(count: int) -> str:
     return f"{fmt_int(count)} byte{'' if count == 1 else 's'}"
+
+
+#: Said of a v1 attachment whose bytes a redacted copy left out (not text: not scanned).
+ATTACHMENT_LEFT_OUT = "its bytes are not in this file: a redacted copy leaves out what is not text"
+
+
+@dataclass(frozen=True)
+class AttachmentFacts:
+    """What the page and the Markdown say of one file attached to a v1 prompt."""
+
+    name: str
+    kind: str  # "image", "document" or what the file says
+    mime: str
+    size: int | None  # in bytes, as the file says
+    left_out: bool  # a document whose bytes a redacted copy dropped: the size says what was
+
+
+def attachment_facts(item: dict[str, Any]) -> AttachmentFacts:
+    """One v1 attachment's facts; a document with empty content (and a size other than 0)
+    is one whose bytes ``redact`` left out (a PDF: no text to scan), said so rather than
+    left to read as whole."""
+    size = item.get("size")
+    if type(size) is float and math.isfinite(size) and abs(size) < 2**53:  # (1e400: inf)
+        size = int(size)
+    size = size if type(size) is int else None
+    kind = as_str(item.get("type")) or "file"
+    # (an empty file says size 0; one without a size and without bytes is taken as dropped)
+    left_out = kind != "image" and item.get("content") == "" and size != 0
+    return AttachmentFacts(
+        as_str(item.get("fileName")) or "(no name)",
+        kind,
+        as_str(item.get("mimeType")) or "?",
+        size,
+        left_out,
+    )
+
+
+def attachment_line(facts: AttachmentFacts) -> str:
+    """``application/pdf, 606 bytes`` and, when its bytes were left out, why not here."""
+    said = facts.mime
+    if facts.size is not None:
+        said += f", {fmt_int(facts.size)} bytes"
+    return f"{said}; {ATTACHMENT_LEFT_OUT}" if facts.left_out else said
