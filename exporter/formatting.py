@@ -13,6 +13,10 @@ from operator import methodcaller
 import markupsafe
 from markupsafe import Markup
 
+#: A user's home folder at the start of a path: ``/home/alice``, ``/Users/bob`` or root's
+#: ``/root`` (``user``: its owner's name, as ``~alice`` says it).
+HOME_FOLDER = re.compile(r"^(?:/home/|/Users/|/(?=root(?:/|$)))(?P<user>[^/]+)(?=/|$)")
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -13,7 +13,6 @@ import contextlib
 import functools
 import gc
 import gzip
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,6 +27,7 @@ from exporter import __version__
 from exporter.agent_context import AgentContext
 from exporter.entries import MessageEntry
 from exporter.formatting import (
+    HOME_FOLDER,
     decimal_pads,
     fmt_cost,
     fmt_duration,
@@ -453,29 +453,26 @@ def _footer(
 # --- what the sections are made of (render/index.py uses some too) ------------------------
 
 
-_HOME = re.compile(r"^(?:/home|/Users)/([^/]+)(?=/|$)")
-
-
 def display_path(path: str, owner_home: str | None = None) -> str:
     """A home folder shortened as its user's shell would: ``owner_home`` (where the session
     ran) as ``~``, another user's as ``~name``; without ``owner_home``, the path's own home
     as ``~`` (a project folder). For display only: the data is not changed."""
     if not path:
         return path
-    match = _HOME.match(path)
+    match = HOME_FOLDER.match(path)
     if match is None:
         return path
     rest = path[match.end() :]
     if owner_home is None or match.group(0) == owner_home:
         return "~" + rest
-    return f"~{match.group(1)}{rest}"
+    return f"~{match.group('user')}{rest}"
 
 
 def session_paths(session: Session) -> Callable[[str], str]:
     """``display_path`` for one session's page: ``~`` is the home its cwd is in, so
     ``/home/bob/x`` in Alice's session reads ``~bob/x``, not ``~/x``, and the page does not
     depend on who exports it."""
-    owner = _HOME.match(session.header.cwd or "")
+    owner = HOME_FOLDER.match(session.header.cwd or "")
     return functools.partial(display_path, owner_home=owner.group(0) if owner else "")
 
 

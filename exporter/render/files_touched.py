@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from exporter.entries import MessageEntry, as_dict, as_str
+from exporter.formatting import HOME_FOLDER
 from exporter.render.tools import diff_line_counts, patch_diff
 from exporter.session import Session
 
@@ -32,7 +33,6 @@ __all__ = ["FileTouches", "files_touched"]
 _KINDS = ("read", "write", "edit", "apply_patch")
 _WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 #: The home a cwd is in, as the page's ``session_paths`` finds it (``~`` on the page).
-_HOME = re.compile(r"^(?:/home|/Users)/[^/]+(?=/|$)")
 #: The spaces Pi's ``expandPath`` reads as a plain space (a pasted path's no-break space).
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 #: Before a key for a ``~`` path whose home is not known: unlike any path resolved or not.
@@ -48,7 +48,7 @@ def file_key(path: str, cwd: str, *, as_pi: bool = True) -> str:
     if as_pi:
         path = _UNICODE_SPACES.sub(" ", path.removeprefix("@"))
         if path == "~" or path.startswith("~/"):
-            home = _HOME.match(cwd)
+            home = HOME_FOLDER.match(cwd)
             if home is None:
                 return _UNKNOWN_HOME + posixpath.normpath(path)
             path = home.group(0) + path[1:]
