@@ -31,7 +31,7 @@ from typing import Any
 
 from exporter import claude_code, codex, summary_cache
 from exporter.entries import KNOWN_ENTRY_TYPES, as_dict, as_str, blocks_text
-from exporter.formatting import prompt_line
+from exporter.formatting import one_line, prompt_line, terminal_text
 from exporter.fsutil import expand_user, home
 from exporter.jsonl_in import JS_SPACE, STRICT_JSON, header_object, line_value
 from exporter.loader import (
@@ -415,8 +415,8 @@ def resolve_session_arg(
     else the newest, is taken and ``notes`` gets a line saying so."""
     if demo:
         return demo_session_path()
-    cwd = cwd or os.getcwd()
     if session is None:
+        cwd = cwd or os.getcwd()
         unreadable: list[tuple[Path, OSError]] = []
         latest = session_files(sessions_dir, cwd, unreadable)
         if not latest:  # in the words of every other command, then what to pass instead
@@ -442,8 +442,30 @@ def resolve_session_arg(
                 else (error.strerror or str(error))
             )
             raise SessionLookupError(f"{session}: {reason}") from None
+    # an id: this project's sessions first, none when the current folder was deleted (a
+    # removed worktree); a path (above) needs no current folder at all
+    cwd = cwd or _current_folder()
     unreadable = []
-    here = session_files(sessions_dir, cwd, unreadable)
+    found = _with_id(session, sessions_dir, cwd, notes, unreadable)
+    if found is None:  # an id as `list` shows it, of a name a terminal cannot show as it is
+        found = _with_shown_id(session, sessions_dir, cwd, notes)
+    if found is None:
+        raise SessionLookupError(
+            f"no session file or session id matches {session!r}{_unread(unreadable)}"
+        )
+    return found
+
+
+def _with_id(
+    session: str,
+    sessions_dir: str | os.PathLike[str] | None,
+    cwd: str | None,
+    notes: list[str] | None,
+    unreadable: list[tuple[Path, OSError]],
+) -> Path | None:
+    """The session file whose id (in its name, else its header) is ``session`` or starts
+    with it, this project's (``cwd``; None: no project's) first; None when there is none."""
+    here = session_files(sessions_dir, cwd, unreadable) if cwd else []
     exact = [p for p in here if id_from_name(p) == session]
     if len(exact) == 1:
         return exact[0]
@@ -465,9 +487,46 @@ def resolve_session_arg(
         return by_header[0]
     if len(by_header) > 1:
         return _one_of(session, by_header, here, notes)
-    raise SessionLookupError(
-        f"no session file or session id matches {session!r}{_unread(unreadable)}"
-    )
+    return None
+
+
+def shown_id(session_id: str) -> str:
+    """An id (or id prefix) as `list` shows it: on one line (a tab or a line break in a
+    file name as a space), a control as a sign, a byte that is no UTF-8 as U+FFFD."""
+    return terminal_text(one_line(session_id, None))
+
+
+def _with_shown_id(
+    session: str,
+    sessions_dir: str | os.PathLike[str] | None,
+    cwd: str | None,
+    notes: list[str] | None,
+) -> Path | None:
+    """The session file whose id `list` shows as ``session`` (or as a text that starts so),
+    when its file name holds what a terminal cannot show: `list` showed ``tab<TAB>name``
+    as ``tab name`` and ``bad<0xFE>name`` with a U+FFFD, which matched no session. This
+    project's first; None when there is none."""
+    here = session_files(sessions_dir, cwd) if cwd else []
+    for files in (here, None):
+        if files is None:
+            files = session_files(sessions_dir, None)
+        ids = [(path, id_from_name(path)) for path in files]
+        shown = [(path, said) for path, name in ids if (said := shown_id(name)) != name]
+        exact = [path for path, said in shown if said == session]
+        found = exact or [path for path, said in shown if said.startswith(session)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            return _one_of(session, found, here, notes)
+    return None
+
+
+def _current_folder() -> str | None:
+    """The current folder; None when it was deleted under the shell."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        return None
 
 
 def _unread(unreadable: list[tuple[Path, OSError]]) -> str:

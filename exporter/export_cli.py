@@ -19,6 +19,7 @@ from exporter.agent_context import (
     read_agent_context,
     redact_agent_context,
 )
+from exporter.assets_swap import ImagesNotWritten, images_folder, stage_images
 from exporter.browser_open import open_in_browser
 from exporter.cli import (
     CWD_TYPE,
@@ -35,9 +36,9 @@ from exporter.cli import (
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.early_scan import EarlyScan, start_early_scan
 from exporter.formatting import plural, terminal_text
-from exporter.fsutil import atomic_write_text, file_in_the_way
+from exporter.fsutil import atomic_write_text, file_in_the_way, is_special_file
 from exporter.jsonl_out import download_bytes
-from exporter.markdown_images import IMAGE_MODES, ImageSink, assets_folder, write_assets
+from exporter.markdown_images import IMAGE_MODES, ImageSink
 from exporter.policy import RedactionPolicy
 from exporter.prepare import policy_changes_nothing, policy_transform, prepare_session
 from exporter.redact_cli import (
@@ -276,6 +277,8 @@ def export_command(
     index; rebuilding only renders what changed (SESSION, --leaf, --report and --exclude
     are for one page: not with --all).
     """
+    output = home_expanded(output)  # `--output=~/x` and `-o '~/x'`: no shell expanded them
+    policy_values["report"] = home_expanded(policy_values.get("report"))
     policy = policy_from_options(**policy_values)
     if all_sessions and output:
         _refuse_a_file_for_a_site(output)
@@ -316,6 +319,8 @@ def export_command(
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
     early = None  # the file read ahead: a page of it as it is (a copy is made as usual)
+    sink: ImageSink | None = None  # --images inline or files: the document's images
+    images_at: Path | None = None  # --images files: the folder they go to
     if kind == "html" and output != "-" and not demo and policy_changes_nothing(policy):
         # (with --agent-context the warning scans the cards too: made after the load)
         how = CREDENTIALS_HOW if agent_context is None else None
@@ -341,6 +346,12 @@ def export_command(
             output or target,
             functools.partial(_why_not, kind),
         )
+        if image_mode == "files" and target is not None and is_special_file(target):
+            raise CliError(
+                f"--images files writes files beside the document: not with -o {output} "
+                "(a device or pipe)",
+                1,
+            )
         context = None if agent_context is None else read_agent_context(agent_context, default_warn)
         prepared, report = prepare_session(loaded, policy)
         context = redact_agent_context(context, policy, report, prepared, loaded.header.cwd)
@@ -348,20 +359,14 @@ def export_command(
         if kind == "md":
             from exporter.markdown_doc import session_markdown
 
-            sink = None
+            if image_mode == "files" and target is not None:
+                # beside the file written (a link's target), named after it: its links say so
+                images_at = images_folder(target)
             if image_mode != "note":
-                folder = assets_folder(target).name if target is not None else ""
-                sink = ImageSink(image_mode, folder)
+                sink = ImageSink(image_mode, images_at.name if images_at is not None else "")
             document = session_markdown(
                 prepared, agent_context=context, timestamps=not no_timestamps, images=sink
             )
-            if sink is not None and target is not None and image_mode == "files":
-                folder = assets_folder(target)
-                try:
-                    write_assets(folder, sink.files)
-                except OSError as error:  # a file of that name, a folder not writable
-                    why = error.strerror or str(error)
-                    raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
         else:
             options = RenderOptions(
                 theme=theme,
@@ -374,6 +379,10 @@ def export_command(
         if output == "-":
             write_stdout_bytes(document.encode("utf-8"))
             sys.stdout.flush()
+        elif images_at is not None and sink is not None:
+            assert target is not None
+            _write_with_images(target, document, images_at, sink.files)
+            echo_path(target)
         else:
             assert target is not None
             atomic_write_text(target, document)
@@ -392,6 +401,43 @@ def export_command(
     finally:  # an error before the page: the child must not run on alone
         if early is not None:
             early.close()
+
+
+def home_expanded(path: str | None) -> str | None:
+    """An output's ``~/x`` (or ``~alice/x``) as the home folder's ``x``, as a session's
+    path is read: the shell leaves ``--output=~/x`` and a quoted ``'~/x'`` as they are, and
+    "the folder ~ does not exist" followed. Anything else as given (a closing ``/`` says a
+    folder)."""
+    if path is None or not path.startswith("~"):
+        return path
+    return os.path.expanduser(path)
+
+
+def _write_with_images(target: Path, document: str, folder: Path, files: dict[str, bytes]) -> None:
+    """The Markdown document and its images, both or neither: the images are staged, the
+    document written, then the images moved in. A failed document write (a full disk)
+    left the old document linking images that were overwritten or removed."""
+    try:
+        staged = stage_images(folder, files)
+    except ImagesNotWritten as error:  # a file or a dead link where the folder goes
+        raise CliError(f"--images files: cannot write {folder}: {error}", 2) from None
+    except OSError as error:  # a folder not writable, a name too long, a full disk
+        why = error.strerror or str(error)
+        raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
+    try:
+        atomic_write_text(target, document)
+    except BaseException:
+        staged.discard()
+        raise
+    try:
+        staged.commit()
+    except OSError as error:  # (a move within one folder: hardly ever)
+        why = error.strerror or str(error)
+        raise CliError(
+            f"--images files: {target} is written, but its images could not be moved into "
+            f"{folder}: {why}",
+            2,
+        ) from None
 
 
 #: How to make a page without the credentials the warning counts.

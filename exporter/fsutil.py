@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -45,9 +45,9 @@ def atomic_open(
     target = write_target(path)
     folder = target.parent if str(target.parent) else Path(".")
     try:
-        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        handle, temp_name = create_temp_file(folder, target.name)
     except OSError as error:  # name the file asked for, not our temp file's random name
-        raise OSError(error.errno, error.strerror, str(target)) from None
+        raise OSError(error.errno, _why_no_temp(error, folder, target), str(target)) from None
     WRITING.add(temp_name)
     try:
         with os.fdopen(handle, mode, **kwargs) as stream:
@@ -65,6 +65,82 @@ def atomic_open(
         raise
     finally:
         WRITING.discard(temp_name)
+
+
+#: What ends the name of every temporary file or folder made here: the sweeps of a site's
+#: folder and the publish cache's copy (``.*.tmp``) know them by it and the leading dot.
+TEMP_SUFFIX = ".tmp"
+#: Random bytes in a temporary name, as hex (8 characters, as many as ``tempfile`` gives).
+_RANDOM_HEX_BYTES = 4
+#: The longest file name when the file system does not say (ext4, XFS, Btrfs, tmpfs).
+DEFAULT_NAME_MAX = 255
+
+
+def name_max(folder: str | os.PathLike[str]) -> int:
+    """The longest name (in bytes) a file in ``folder`` may have: 255 on the usual file
+    systems, 143 on an encrypted home (eCryptfs)."""
+    try:
+        value = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no such folder; Windows has no pathconf
+        return DEFAULT_NAME_MAX
+    return value if value > 0 else DEFAULT_NAME_MAX
+
+
+def temp_prefix(folder: str | os.PathLike[str], name: str) -> str:
+    """``.<name>.`` for a temporary file beside ``name``, the name cut short so that the
+    whole temporary name (random characters and ``.tmp`` after it) stays within the
+    folder's longest name: a legal name of 242 to 255 bytes was refused as "File name too
+    long" because of the 14 bytes our temporary name adds to it."""
+    budget = max(0, name_max(folder) - 2 - 2 * _RANDOM_HEX_BYTES - len(TEMP_SUFFIX))
+    kept = name[:budget]  # (a character is one byte or more)
+    while len(os.fsencode(kept)) > budget:  # whole characters: no UTF-8 cut in two
+        kept = kept[:-1]
+    return f".{kept}."
+
+
+def _temp_names(folder: str | os.PathLike[str], name: str) -> Iterator[str]:
+    """Paths for a temporary file or folder beside ``name`` in ``folder``, each with other
+    random characters. Relative when ``folder`` is: ``tempfile`` made them absolute, too
+    long to open in a working folder deeper than PATH_MAX."""
+    prefix = temp_prefix(folder, name)
+    for _ in range(100):
+        yield os.path.join(folder, f"{prefix}{secrets.token_hex(_RANDOM_HEX_BYTES)}{TEMP_SUFFIX}")
+
+
+def create_temp_file(folder: str | os.PathLike[str], name: str) -> tuple[int, str]:
+    """A new file, readable by the user only, for a write that will replace ``name`` in
+    ``folder``: its open descriptor and path."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for temp_name in _temp_names(folder, name):
+        try:
+            return os.open(temp_name, flags, 0o600), temp_name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", os.fspath(folder))
+
+
+def create_temp_folder(folder: str | os.PathLike[str], name: str) -> Path:
+    """A new empty folder, the user's only, for what will become ``name`` in ``folder``."""
+    for temp_name in _temp_names(folder, name):
+        try:
+            os.mkdir(temp_name, 0o700)
+        except FileExistsError:
+            continue
+        return Path(temp_name)
+    raise FileExistsError(errno.EEXIST, "no free temporary name", os.fspath(folder))
+
+
+def _why_no_temp(error: OSError, folder: Path, target: Path) -> str:
+    """Why the file could not be written when its temporary file could not be made, said
+    of the file asked for: in ``/proc`` a file that is there "does not exist" (no file may
+    be made beside it), and "File name too long" of a short name meant its folder's path."""
+    reason = error.strerror or str(error)
+    if error.errno == errno.ENOENT and folder.is_dir():
+        return f"the folder {folder} does not allow creating files"
+    if error.errno == errno.ENAMETOOLONG and len(os.fsencode(target.name)) <= name_max(folder):
+        return f"the path of its folder is too long ({reason}); use a shorter path"
+    return reason
 
 
 def remove_unfinished() -> None:
@@ -263,7 +339,20 @@ def _only_mine(folder: Path) -> bool:
 
 def home() -> Path:
     """The user's home folder; an OSError that says why when there is none to tell (no
-    ``HOME`` and no password entry: ``Path.home()`` raised a RuntimeError, a traceback)."""
+    ``HOME`` and no password entry: ``Path.home()`` raised a RuntimeError, a traceback).
+    An empty ``HOME`` (``HOME= pi-session …``) counts as unset: Python took it for "/", and
+    the cache was made in /.cache/pi-session-export."""
+    if os.environ.get("HOME") == "":
+        try:
+            import pwd
+
+            return Path(pwd.getpwuid(os.getuid()).pw_dir)
+        except (ImportError, KeyError):  # no pwd module (Windows), no password entry
+            raise OSError(
+                errno.ENOENT,
+                "cannot tell the home folder (HOME is empty and this user has no password "
+                "entry); set HOME",
+            ) from None
     try:
         return Path.home()
     except RuntimeError:

@@ -32,6 +32,7 @@ from exporter.discover import (
     no_sessions_said,
     scan_summary,
     session_files,
+    shown_id,
 )
 from exporter.formatting import (
     fit_columns,
@@ -130,7 +131,7 @@ def list_command(
             str(s.branches),
             fmt_int(s.tokens),
             fmt_cost(s.cost),
-            one_line(short_id, None),  # a file name may hold a newline
+            shown_id(short_id),  # one line (a name may hold a newline); SESSION takes it
         ]
         for s, short_id in zip(summaries, ids, strict=True)
     ]
