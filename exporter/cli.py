@@ -32,8 +32,10 @@ from exporter.discover import (
     session_files,
 )
 from exporter.formatting import (
+    decode_escaped_utf8,
     escape_surrogates,
     json_safe_for_terminal,
+    path_said,
     terminal_text,
 )
 from exporter.jsonl_in import allow_long_integers
@@ -51,7 +53,9 @@ class CliError(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file: Any = None) -> None:
-        click.echo(terminal_text(f"pi-session: error: {self.format_message()}"), err=True)
+        # a path or an argument in it says its UTF-8 (the C locale decoded it as ASCII)
+        said = decode_escaped_utf8(self.format_message())
+        click.echo(terminal_text(f"pi-session: error: {said}"), err=True)
 
 
 # Commands in their own modules, imported only when used: `export` must not pay for
@@ -100,6 +104,8 @@ class SessionGroup(click.Group):
             os.dup2(devnull, sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
         except OSError as error:  # `--help` or `--version` into a full disk
+            if stdout_closed():  # "standard output is closed" names it already
+                raise CliError(str(error.strerror or error), 2) from None
             raise CliError(f"standard output: {error.strerror or error}", 2) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -114,7 +120,8 @@ class SessionGroup(click.Group):
         if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
             module, attr = LAZY_COMMANDS[cmd_name]
             self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
-        return super().get_command(ctx, cmd_name)
+        command = super().get_command(ctx, cmd_name)
+        return None if command is None else _with_utf8_arguments(command)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -154,6 +161,10 @@ class SessionGroup(click.Group):
             os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
             ctx.exit(EXIT_BROKEN_PIPE)  # quietly, but not "done": the output was cut short
         except OSError as error:
+            gone = isinstance(error, FileNotFoundError) and current_folder_if_any() is None
+            if gone and not error.filename:
+                # os.getcwd() in a deleted folder: "No such file or directory" named nothing
+                raise CliError(f"{CWD_GONE}; cd to a folder that exists", 2) from None
             where = f"{error.filename}: " if error.filename else ""
             raise CliError(f"{where}{error.strerror or error}", 2) from None
         except Exception as error:
@@ -167,6 +178,60 @@ class SessionGroup(click.Group):
             if isinstance(error, SiteError):  # a site folder in use or not ours
                 raise CliError(str(error), 1) from None
             raise
+
+
+class Utf8Text(click.types.StringParamType):
+    """A text argument as the user typed it. With Python's UTF-8 mode off in the C locale
+    (``PYTHONUTF8=0 LC_ALL=C``) its UTF-8 bytes arrive decoded as ASCII, each one escaped
+    (``\\udce7…``): `search 登录` found nothing, and an id or a date in an error was
+    ``\\udcXX`` noise. Such a value is decoded as UTF-8 (:func:`decode_escaped_utf8`),
+    unless ``names_a_file`` says it names a file: Python opens a file by its escaped bytes,
+    and would not find it by its UTF-8 characters (nor one whose bytes are no UTF-8)."""
+
+    def __init__(self, names_a_file: Callable[[str], bool] | None = None) -> None:
+        self.names_a_file = names_a_file
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = super().convert(value, param, ctx)
+        if not isinstance(text, str) or (self.names_a_file and self.names_a_file(text)):
+            return text
+        return decode_escaped_utf8(text)
+
+
+def _is_there(value: str) -> bool:
+    """Whether ``value`` (``~`` expanded) is a name in the file system."""
+    return os.path.lexists(value) or os.path.lexists(os.path.expanduser(value))
+
+
+def _session_file(value: str) -> bool:
+    """A SESSION (or ``--skip``) value naming a file, as :func:`resolve_session_arg` takes
+    it: written as a path, or a file that is there; else it is an id or id prefix."""
+    return _names_a_file(value) or _is_there(value)
+
+
+#: Text options that name a file, whatever they hold (a click.Path type is one too).
+_FILE_OPTIONS = frozenset({"output", "pi_binary", "agent_context"})
+#: How the text parameters that name a file or something else tell them apart; the other
+#: text parameters (PATTERN, --leaf, --since, --redact-pattern, ...) never name a file.
+_FILE_OR_TEXT = {
+    "session": _session_file,
+    "sessions": _session_file,
+    "skip": _session_file,  # SESSION|FILE
+    "secret": _is_there,  # VALUE|FILE
+    "deny": _is_there,  # REGEX|FILE
+}
+
+
+def _with_utf8_arguments(command: click.Command) -> click.Command:
+    """``command`` with its text parameters typed :class:`Utf8Text`: one place for every
+    command's arguments, as click hands them over."""
+    for param in command.params:
+        if type(param.type) is not click.types.StringParamType:  # paths, flags, choices
+            continue
+        if param.name in _FILE_OPTIONS:
+            continue
+        param.type = Utf8Text(_FILE_OR_TEXT.get(param.name or ""))
+    return command
 
 
 def _one_line_usage_error(error: click.UsageError, where: str) -> CliError:
@@ -260,7 +325,29 @@ def project_scope(cwd: str | None, all_projects: bool) -> str | None:
     with or without ``--all``; ``--all`` alone is every project, neither this folder."""
     if cwd is not None:
         return os.path.abspath(cwd)
-    return None if all_projects else os.path.abspath(os.getcwd())
+    return None if all_projects else current_folder("pass --cwd DIR or --all")
+
+
+#: Said when the current folder was deleted under the shell (a removed git worktree).
+CWD_GONE = "the current folder no longer exists (deleted?)"
+
+
+def current_folder(instead: str) -> str:
+    """The current folder, which a command without SESSION or --cwd works on. Deleted
+    under the shell (``cd wt && git worktree remove wt``): a clean error saying so and what
+    to pass ``instead`` (exit 2); it was "error: No such file or directory", naming nothing."""
+    here = current_folder_if_any()
+    if here is None:
+        raise CliError(f"{CWD_GONE}; {instead}", 2)
+    return here
+
+
+def current_folder_if_any() -> str | None:
+    """The current folder; None when it was deleted under the shell."""
+    try:
+        return os.path.abspath(os.getcwd())
+    except FileNotFoundError:
+        return None
 
 
 #: --cwd's type: checked by :func:`project_folder`, not by click (which saw no ``~``).
@@ -335,8 +422,12 @@ def resolved_session(
     """:func:`resolve_session_arg`, with its note on stderr when an id named identical
     copies in several project folders and one of them was taken."""
     notes: list[str] = []
+    # this folder's latest: said as such when the folder is gone (not "No such file...")
+    here = current_folder(PASS_SESSION) if session is None and not demo else None
     try:
-        path = resolve_session_arg(session, demo=demo, sessions_dir=sessions_dir, notes=notes)
+        path = resolve_session_arg(
+            session, demo=demo, sessions_dir=sessions_dir, cwd=here, notes=notes
+        )
     except SessionLookupError:  # none found where it looked: the folder may not be there
         if not _names_a_file(session):  # (a mistyped file name is said as one)
             refuse_a_missing_agent_dir(sessions_dir)
@@ -344,6 +435,10 @@ def resolved_session(
     for note in notes:
         click.echo(terminal_text(f"pi-session: note: {note}"), err=True)
     return path
+
+
+#: What a command that reads one session can be given when this folder has none to use.
+PASS_SESSION = "pass SESSION (a session file, id or id prefix) or --pick"
 
 
 def named_session_files(
@@ -396,7 +491,7 @@ def _latest_readable(latest: Path, sessions_dir: str | None) -> Session:
         return load_session(latest)
     except (SessionFormatError, OSError) as error:
         first_error = error
-    older = session_files(sessions_dir, os.getcwd())[1 : 1 + FALLBACK_SESSIONS]
+    older = session_files(sessions_dir, current_folder(PASS_SESSION))[1 : 1 + FALLBACK_SESSIONS]
     for candidate in older:
         try:
             loaded = load_session(candidate)
@@ -425,7 +520,7 @@ def echo_json(document: Any, indent: int | None = None) -> None:
     (costs adding up past the float range) becomes null, as JSON has no Infinity.
     """
     ascii_only = not _stdout_takes_utf8()  # a Latin-1 terminal gets \\u escapes, not an error
-    text = json.dumps(_finite(document), ensure_ascii=ascii_only, indent=indent, allow_nan=False)
+    text = json.dumps(_for_json(document), ensure_ascii=ascii_only, indent=indent, allow_nan=False)
     with stdout_named():
         click.echo(json_safe_for_terminal(escape_surrogates(text)))
 
@@ -435,13 +530,19 @@ def _stdout_takes_utf8() -> bool:
     return encoding.lower().replace("_", "-") in ("utf-8", "utf8")
 
 
-def _finite(value: Any) -> Any:
+def _for_json(value: Any) -> Any:
+    """``value`` with its overflowed numbers None and its file paths (each ``"path"``) as
+    :func:`path_said` says them: a name Python decoded as ASCII (the C locale) held
+    ``\\udcXX`` escapes, which `jq` turns into U+FFFD, a path that does not exist."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
+        return {
+            key: path_said(item) if key == "path" and isinstance(item, str) else _for_json(item)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
+        return [_for_json(item) for item in value]
     return value
 
 
@@ -569,17 +670,14 @@ def listed_session_files(sessions_dir: str | None, cwd: str | None) -> list[Path
     for folder, error in unreadable:
         reason = error.strerror or type(error).__name__
         what = "it is" if folder.suffix == ".jsonl" else "its sessions are"  # a file's stat
-        click.echo(
-            terminal_text(f"pi-session: warning: cannot read {folder} ({reason}); {what} left out"),
-            err=True,
-        )
+        warn(f"cannot read {folder} ({reason}); {what} left out")
     return files
 
 
 def warn(message: str) -> None:
     """``pi-session: warning: …`` on stderr, safe for a terminal (a path or an error may
-    hold controls)."""
-    click.echo(terminal_text(f"pi-session: warning: {message}"), err=True)
+    hold controls), a path's UTF-8 said as such (:func:`decode_escaped_utf8`)."""
+    click.echo(terminal_text(f"pi-session: warning: {decode_escaped_utf8(message)}"), err=True)
 
 
 def report_diagnostics(session: Session, limit: int = 20) -> None:
@@ -719,6 +817,8 @@ __all__ = [
     "CliError",
     "all_written",
     "cli",
+    "current_folder",
+    "current_folder_if_any",
     "listed_session_files",
     "main",
     "open_session",

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import codecs
 import html
 import math
 import os
 import re
+import sys
 import unicodedata
 from datetime import datetime
 from operator import methodcaller
+from typing import Any
 
 import markupsafe
 from markupsafe import Markup
@@ -182,21 +185,86 @@ def one_line(text: str | None, limit: int | None = 80) -> str:
     return kept if kept.endswith("…") else kept + "…"
 
 
-def fit_columns(text: str | None, columns: int) -> str:
+def fit_columns(text: str | None, columns: int, stream: Any = None) -> str:
     """:func:`one_line` cut to ``columns`` terminal columns, not characters: a CJK title
     cut at 48 characters took 96 columns of `list`'s row (and `stats`' one-line title
     wrapped). Measured as :func:`terminal_text` shows it: a zero width space is printed as
-    an 8-column sign, and a title of them filled 500 columns."""
-    flat = terminal_text(one_line(text, None))
+    an 8-column sign, and a title of them filled 500 columns. And as ``stream`` (default
+    stdout) writes it: on a Latin-1 terminal an emoji is the 10 characters ``\\U0001f600``,
+    and a title cut to 50 columns before that took 300 (see :func:`as_printed`)."""
+    flat = as_printed(terminal_text(one_line(text, None)), stream)
     if display_width(flat) <= columns:
         return flat
+    ellipsis = "…" if prints_as_is("…", stream) else "..."  # not "\\u2026" or "?"
+    room = columns - display_width(ellipsis)
     width = 0
     for index, char in enumerate(flat):
         width += char_width(char)
-        if width > columns - 1:  # flat[:index] and the ellipsis fill the columns
+        if width > room:  # flat[:index] and the ellipsis fill the columns
             kept = flat[:index].rstrip(" .,;:") or flat[:index]
-            return kept if kept.endswith("…") else kept + "…"
+            return kept if kept.endswith(("…", ellipsis)) else kept + ellipsis
     return flat
+
+
+def as_printed(text: str, stream: Any = None) -> str:
+    """``text`` as pi-session's output writes it to ``stream`` (default stdout): where the
+    stream's encoding has no character for one, its escape (``\\u05e9``, ``\\U0001f600``:
+    the "backslashreplace" :func:`exporter.cli.main` gives a strict stream) or what the
+    stream's own error handler puts there. A table measured before the stream escaped its
+    cells lost its columns (rows of 114 to 309 characters on a Latin-1 terminal); escaped
+    first, each cell is measured as it will be seen."""
+    encoding, errors = printed_encoding(stream)
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, errors).decode(encoding, "replace")
+    return text
+
+
+def printed_encoding(stream: Any = None) -> tuple[str, str]:
+    """The encoding and error handler ``click.echo`` writes ``stream`` (default stdout)
+    with: an ASCII stream (the C locale) it writes as UTF-8, replacing what cannot be;
+    a strict one pi-session made "backslashreplace"; a surrogate escape, which only
+    bytes read from the system can pass, escapes the rest the same way."""
+    stream = sys.stdout if stream is None else stream
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return "utf-8", "replace"
+    if name == "ascii":  # click's own choice for a stream it finds misconfigured
+        return "utf-8", "replace"
+    errors = getattr(stream, "errors", None) or "strict"
+    if errors in ("strict", "surrogateescape", "surrogatepass"):
+        errors = "backslashreplace"
+    return name, errors
+
+
+def prints_as_is(text: str, stream: Any = None) -> bool:
+    """Whether ``stream`` (default stdout) writes ``text`` as itself, not escaped."""
+    return as_printed(text, stream) == text
+
+
+#: A run of the surrogates that stand for bytes the file system encoding could not decode
+#: (Python's "surrogateescape": U+DC80 to U+DCFF for the bytes 0x80 to 0xFF).
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+
+
+def decode_escaped_utf8(text: str) -> str:
+    """``text`` with each run of escaped bytes that is UTF-8 decoded as UTF-8: what a
+    command line argument or a file name says, when Python's UTF-8 mode is off in the C
+    locale (``PYTHONUTF8=0 LC_ALL=C``) and it decoded them as ASCII (``登录`` arrived as
+    ``\\udce7\\udc99\\udcbb…``). As ``os.fsencode(text).decode("utf-8",
+    "surrogateescape")`` for such a string, and for one that mixes them with characters
+    too. Bytes that are not UTF-8 stay escaped: lossless, for a file named by them."""
+    if not _ESCAPED_BYTES.search(text):
+        return text
+    return _ESCAPED_BYTES.sub(_decoded_run, text)
+
+
+def _decoded_run(match: re.Match[str]) -> str:
+    data = bytes(ord(char) - 0xDC00 for char in match.group())
+    return data.decode("utf-8", "surrogateescape")
 
 
 def short_path(text: str | None, limit: int = 50) -> str:
@@ -463,8 +531,17 @@ _LINE_CONTROLS = str.maketrans({"\t": "\u2409", "\n": "\u240a"})
 
 def path_for_terminal(path: str | os.PathLike[str]) -> str:
     """A file's path on one line for a terminal: every control in it shown as a sign, a tab
-    and a line break too (which :func:`terminal_text` keeps, as text may hold them)."""
-    return terminal_text(os.fspath(path).translate(_LINE_CONTROLS))
+    and a line break too (which :func:`terminal_text` keeps, as text may hold them). Its
+    UTF-8 bytes as their characters (:func:`path_said`), not U+FFFD each, where Python
+    decoded the file name as ASCII (the C locale without UTF-8 mode)."""
+    return terminal_text(path_said(path).translate(_LINE_CONTROLS))
+
+
+def path_said(path: str | os.PathLike[str]) -> str:
+    """A file's path as text to show or to put in JSON: what its bytes say in UTF-8
+    (:func:`decode_escaped_utf8`). A name whose bytes are not UTF-8 keeps its escapes, so
+    ``os.fsencode`` of what JSON gives back is the file's name again."""
+    return decode_escaped_utf8(os.fspath(path))
 
 
 def json_safe_for_terminal(text: str) -> str:
@@ -531,15 +608,17 @@ def char_width(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
-def left_to_right(cell: str) -> str:
+def left_to_right(cell: str, stream: Any = None) -> str:
     """Terminal text of one cell of a line with its right-to-left stretch (its first to its
     last Hebrew or Arabic letter or Arabic digit, with their combining marks) between two
     LEFT-TO-RIGHT MARKs: in a bidi terminal, the numbers after an Arabic project name
     counted as Arabic numbers and the whole run drew right to left, so the columns reversed
     and slid under the wrong headings (the page isolates with <bdi>). The marks take no
     column (:func:`display_width`), and :func:`terminal_text` keeps them, as it keeps any
-    such mark beside right-to-left text, so the cell may be made terminal text again."""
-    if cell.isascii():
+    such mark beside right-to-left text, so the cell may be made terminal text again. Not
+    on a ``stream`` (default stdout) that cannot write the mark: it printed as ``\\u200e``
+    beside every Hebrew or Arabic name of a Latin-1 terminal."""
+    if cell.isascii() or not prints_as_is(LRM, stream):
         return cell
     classes = [unicodedata.bidirectional(c) for c in cell]
     rtl = [i for i, kind in enumerate(classes) if kind in _RIGHT_TO_LEFT]
@@ -551,13 +630,24 @@ def left_to_right(cell: str) -> str:
     return f"{cell[:first]}{LRM}{cell[first:end]}{LRM}{cell[end:]}"
 
 
-def render_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
-    """Aligned columns, measured as the terminal shows them (controls made visible first).
-    Each cell on one line: a model, tool or project name with a newline in it (the session's
-    text) added lines to the table, a fake ``total`` row among them. A cell of
-    right-to-left text keeps to its column in a bidi terminal (:func:`left_to_right`)."""
+def render_table(
+    headers: list[str],
+    rows: list[list[str]],
+    right: set[int] | None = None,
+    stream: Any = None,
+) -> str:
+    """Aligned columns, measured as the terminal shows them (controls made visible first)
+    and as ``stream`` (default stdout) writes them (:func:`as_printed`: escaped where its
+    encoding has no character). Each cell on one line: a model, tool or project name with a
+    newline in it (the session's text) added lines to the table, a fake ``total`` row among
+    them. A cell of right-to-left text keeps to its column in a bidi terminal
+    (:func:`left_to_right`)."""
     right = right or set()
-    rows = [[terminal_text(one_line(str(cell), None)) for cell in row] for row in rows]
+    rows = [
+        [as_printed(terminal_text(one_line(str(cell), None)), stream) for cell in row]
+        for row in rows
+    ]
+    headers = [as_printed(header, stream) for header in headers]
     for col in right:  # decimal points in a column of amounts line up
         pads = decimal_pads([row[col] for row in rows])
         for row, pad in zip(rows, pads, strict=True):
@@ -568,7 +658,7 @@ def render_table(headers: list[str], rows: list[list[str]], right: set[int] | No
         cells = []
         for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
             pad = " " * (width - display_width(str(cell)))
-            cell = left_to_right(str(cell))  # after it is measured: the marks take no column
+            cell = left_to_right(str(cell), stream)  # after it is measured: marks take no column
             cells.append(f"{pad}{cell}" if i in right else f"{cell}{pad}")
         return "  ".join(cells).rstrip()
 

@@ -7,19 +7,19 @@ The answer is read from stdin: a terminal, or a number piped in by a script.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
-from exporter.cli import CliError, listed_session_files
+from exporter.cli import CliError, current_folder_if_any, listed_session_files
 from exporter.discover import newest_first, no_sessions_said, scan_summary
 from exporter.formatting import (
     fit_columns,
     fmt_cost,
     fmt_int,
     local_minute,
+    path_said,
     render_table,
     terminal_text,
 )
@@ -31,26 +31,29 @@ PICK_LIMIT = 30
 
 def pick_session(sessions_dir: str | None) -> Path:
     """Show the newest sessions numbered and return the path of the one chosen."""
-    here = os.getcwd()
-    files = listed_session_files(sessions_dir, here)
-    where = f"this folder ({here})"
-    if not files:
+    here = current_folder_if_any()  # deleted (a removed worktree): it has no sessions
+    files = listed_session_files(sessions_dir, here) if here is not None else []
+    every_project = not files  # (this folder's: no project column, as `list`)
+    if every_project:
         files = listed_session_files(sessions_dir, None)
-        where = "any project"
     if not files:  # as every command says it
         raise CliError(no_sessions_said(sessions_dir, None), 2)
+    if here is None:
+        where = "any project (this folder is deleted)"
+    else:
+        where = "any project" if every_project else f"this folder ({path_said(here)})"
     with remembered():
         summaries = newest_first(scan_summary(path) for path in files)
     shown = summaries[:PICK_LIMIT]
-    every_project = where == "any project"  # (this folder's: no project column, as `list`)
+    # measured as stderr writes them (escaped where its encoding has no character)
     rows = [
         [
             str(number),
             local_minute(s.modified),
-            fit_columns(s.title, 50),
+            fit_columns(s.title, 50, sys.stderr),
             fmt_int(s.messages),
             fmt_cost(s.cost),
-            *([fit_columns(s.cwd, 30)] if every_project else []),
+            *([fit_columns(s.cwd, 30, sys.stderr)] if every_project else []),
         ]
         for number, s in enumerate(shown, 1)
     ]
@@ -58,7 +61,7 @@ def pick_session(sessions_dir: str | None) -> Path:
     headers += ["project"] if every_project else []
     more = f" (the newest {len(shown)} of {len(summaries)})" if len(summaries) > len(shown) else ""
     click.echo(terminal_text(f"Sessions of {where}{more}:"), err=True)
-    click.echo(render_table(headers, rows, {0, 3, 4}), err=True)
+    click.echo(render_table(headers, rows, {0, 3, 4}, sys.stderr), err=True)
     if not sys.stdin.isatty():
         return shown[_piped_answer(len(shown)) - 1].path
     try:

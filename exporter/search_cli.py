@@ -27,6 +27,7 @@ from exporter.cli import (
 )
 from exporter.discover import files_active_since, no_sessions_said
 from exporter.formatting import (
+    as_printed,
     display_width,
     left_to_right,
     one_line,
@@ -136,7 +137,8 @@ def search_command(
     except RecursionError:  # groups nested about a thousand deep, deeper than re parses
         raise CliError(f"--regex {pattern!r}: nested too deeply", 1) from None
     since_at = since_moment(since)
-    scope = project_scope(cwd, all_projects)
+    # SESSION files given: no project, and no current folder needed (it may be deleted)
+    scope = None if sessions else project_scope(cwd, all_projects)
     if sessions:
         files = _named_files(sessions, sessions_dir)
     else:
@@ -308,10 +310,11 @@ def _damaged(match: dict[str, Any]) -> bool:
 def _id_said(match: dict[str, Any]) -> str:
     """An entry's id whole (a Claude Code uuid cut to 16 characters found no entry), on one
     line and with its controls made visible; a damaged line's place on the page
-    (``line-N``), since it has no id."""
+    (``line-N``), since it has no id. As stdout writes it (:func:`as_printed`): its column
+    is measured as seen on a Latin-1 terminal too."""
     if _damaged(match):
         return f"line-{match['line']}"
-    return left_to_right(terminal_text(one_line(match["entry_id"], None)))
+    return left_to_right(as_printed(terminal_text(one_line(match["entry_id"], None))))
 
 
 def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
@@ -325,7 +328,7 @@ def _match_line(match: dict[str, Any], styled: bool, width: int = 0) -> str:
     else:
         where = "" if match["on_active_path"] else " (other branch)"
         kind = _KIND_SAID.get(match["kind"]) or left_to_right(
-            terminal_text(role_label(one_line(match["kind"], 24), 1))
+            as_printed(terminal_text(role_label(one_line(match["kind"], 24), 1)))
         )
     said_id = _id_said(match)
     pad = " " * (width - display_width(said_id))  # (an id's marks take no column)

@@ -8,7 +8,15 @@ from typing import Any
 
 from exporter.cli import CliError, echo_json, echo_text, listed_session_files, warn
 from exporter.discover import files_active_since, no_sessions_said, session_files
-from exporter.formatting import fmt_cost, fmt_datetime, fmt_int, one_line, plural, render_table
+from exporter.formatting import (
+    fmt_cost,
+    fmt_datetime,
+    fmt_int,
+    one_line,
+    path_said,
+    plural,
+    render_table,
+)
 from exporter.redact_cli import since_moment, since_said
 from exporter.usage_report import UsageReport, UsageTotals, build_report
 
@@ -52,7 +60,7 @@ def print_usage_report(
 
 
 def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) -> str:
-    where = f"the project {one_line(scope, None)}" if scope else "all projects"
+    where = f"the project {one_line(path_said(scope), None)}" if scope else "all projects"
     when = f", turns since {fmt_datetime(since)}" if since else ""
     spent = len(report.total.sessions)
     idle = report.read - spent - report.copies
@@ -133,7 +141,7 @@ def _document(report: UsageReport, scope: str | None, since: datetime | None) ->
         ]
 
     return {
-        "cwd": scope,
+        "cwd": path_said(scope) if scope else None,  # its UTF-8, as the sessions' own cwd
         "since": since.isoformat() if since else None,
         "sessions_read": report.read,
         "sessions_with_turns": len(report.total.sessions),
