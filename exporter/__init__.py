@@ -40,6 +40,12 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    """The package's public names (its library names load lazily, so the module's own
+    namespace held only private ones: ``dir(exporter)`` and completion showed nothing)."""
+    return sorted(__all__)
+
+
 __all__ = [
     "Diagnostic",
     "Entry",

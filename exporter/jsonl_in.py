@@ -9,6 +9,7 @@ import codecs
 import contextlib
 import json
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -150,19 +151,66 @@ def allow_long_integers() -> None:
         sys.set_int_max_str_digits(max(limit, MAX_INT_DIGITS))
 
 
+def is_long_int_error(error: BaseException) -> bool:
+    """Whether ``error`` is Python's refusal of an integer over its digit limit (4,300 by
+    default), which ``json`` raises as a plain ValueError both ways."""
+    return isinstance(error, ValueError) and _LONG_INT in str(error)
+
+
+#: Threads inside :func:`long_integers_allowed`, and the limit the first found, which the
+#: last one out puts back (see its docstring).
+_LONG_INTS_LOCK = threading.Lock()
+_long_int_users = 0
+_limit_before: int | None = None
+
+
+@contextlib.contextmanager
+def long_integers_allowed() -> Iterator[None]:
+    """Integers of up to ``MAX_INT_DIGITS`` digits, read or written, while this lasts; the
+    process's own limit afterwards. The CLI raises it once for good
+    (:func:`allow_long_integers`); a library caller's limit is theirs, so the loader and the
+    writers raise it only around the line that needs it.
+
+    The limit is one per process (per interpreter), not per thread. Each thread saving and
+    restoring it on its own raced: two threads in at once, the second saved the first's
+    raised limit and put it back last, raised for good (and the first's restore lowered it
+    under the second, whose line then failed). So the threads inside are counted under a
+    lock: the first in saves the limit, the last out restores it, and in between every
+    thread sees the raised one. Meanwhile other threads of the process may read long
+    integers too: only more is accepted, for as long as a line takes. A limit the caller
+    changed meanwhile is theirs: it is left as they set it."""
+    global _long_int_users, _limit_before
+    if not hasattr(sys, "get_int_max_str_digits"):  # before 3.11 (and 3.10.7): no limit
+        yield
+        return
+    with _LONG_INTS_LOCK:
+        if _long_int_users == 0:
+            limit = sys.get_int_max_str_digits()
+            _limit_before = limit
+            if limit and limit < MAX_INT_DIGITS:  # (0: no limit at all)
+                sys.set_int_max_str_digits(MAX_INT_DIGITS)
+        _long_int_users += 1
+    try:
+        yield
+    finally:
+        with _LONG_INTS_LOCK:
+            _long_int_users -= 1
+            if _long_int_users == 0 and _limit_before is not None:
+                if sys.get_int_max_str_digits() == MAX_INT_DIGITS != _limit_before:
+                    sys.set_int_max_str_digits(_limit_before)
+                _limit_before = None
+
+
 def _with_long_ints(function: Callable[[str], Any], text: str) -> Any:
     """``function(text)`` with integers up to ``MAX_INT_DIGITS`` digits allowed (valid JSON
     that Pi reads was a damaged line); ``_NONE`` if it still fails."""
-    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-    if not limit:
-        return _NONE
-    sys.set_int_max_str_digits(max(limit, MAX_INT_DIGITS))
-    try:
-        return function(text)
-    except (ValueError, RecursionError):
-        return _NONE
-    finally:
-        sys.set_int_max_str_digits(limit)
+    if not getattr(sys, "get_int_max_str_digits", lambda: 0)():
+        return _NONE  # no limit: the line failed for another reason
+    with long_integers_allowed():
+        try:
+            return function(text)
+        except (ValueError, RecursionError):
+            return _NONE
 
 
 # What JavaScript's trim() removes, so a line Pi skips as blank is blank here too: \v and \f

@@ -19,7 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from exporter.formatting import escape_surrogates, surrogates_as_replacement_escapes
-from exporter.jsonl_in import JS_SPACE, reject_constant
+from exporter.jsonl_in import (
+    JS_SPACE,
+    is_long_int_error,
+    long_integers_allowed,
+    reject_constant,
+)
 from exporter.loader import CURRENT_VERSION
 from exporter.session import Session
 from exporter.times import js_number_text
@@ -40,14 +45,18 @@ def dumps_line(value: Any, *, escape: bool = True, javascript_numbers: bool = Fa
     ``javascript_numbers``, floats as JavaScript writes them (``0.00003``; see
     :func:`js_number`), as in a line Pi wrote; else as Python does (``3e-05``).
 
-    Two valid inputs ``json.dumps`` cannot write back: a number too big for a float (``1e400``
+    Valid inputs ``json.dumps`` cannot write back: a number too big for a float (``1e400``
     reads as infinity, which it would write as the non-JSON ``Infinity``) and nesting deeper
-    than Python's recursion limit. Both go through a slower encoder that handles them.
+    than Python's recursion limit go through a slower encoder that handles them; an integer
+    of more digits than Python's limit (4,300), which the loader reads, is written under the
+    loader's limit (:func:`~exporter.jsonl_in.long_integers_allowed`), so a library caller,
+    whose process keeps Python's limit, can write what it loaded.
     """
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (ValueError, RecursionError):
-        text = _encode_iteratively(value)
+        with long_integers_allowed():  # (only this rare line pays for it)
+            text = _encode_iteratively(value)
     if javascript_numbers and _PYTHON_FLOAT.search(text):  # (most lines have no such float)
         text = _JSON_TOKEN.sub(_as_javascript_writes, text)
     return escape_surrogates(text) if escape else text
@@ -198,11 +207,23 @@ def _as_written(line: bytes, record: dict[str, Any]) -> bytes | None:
     try:
         text = line.decode("utf-8")
         value = text.strip(JS_SPACE)
-        if not _compact(value) or _EXACT_JSON.decode(value) != record:
+        if not _compact(value) or _exact_value(value) != record:
             return None
     except (ValueError, RecursionError):  # (UnicodeDecodeError, a repeated key too)
         return None
     return line if value == text else value.encode("utf-8")
+
+
+def _exact_value(text: str) -> Any:
+    """``text``'s value by :data:`_EXACT_JSON`; an integer past Python's digit limit, which
+    the loader read, is read again as the loader did (the line was written out anew)."""
+    try:
+        return _EXACT_JSON.decode(text)
+    except ValueError as error:
+        if not is_long_int_error(error):
+            raise
+    with long_integers_allowed():
+        return _EXACT_JSON.decode(text)
 
 
 #: A JSON string, blanks and all.

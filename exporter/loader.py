@@ -307,9 +307,13 @@ def build_session(
         if note:
             diagnostics.append(note)
     header.raw.setdefault("version", header.version)
-    return Session.build(
-        header, entries, damaged=damaged, diagnostics=diagnostics, path=path, leaf_id=leaf_id
-    )
+    session = Session.build(header, entries, damaged=damaged, diagnostics=diagnostics, path=path)
+    if leaf_id is not None:
+        try:
+            session.set_leaf(leaf_id)
+        except KeyError as error:  # the loaders' errors are these two kinds (KeyError quoted)
+            raise SessionFormatError(str(error.args[0])) from None
+    return session
 
 
 #: A byte order mark (U+FEFF): the first character of a file some editors save.
@@ -696,10 +700,18 @@ _GZIP_PIECE = 1 << 16
 
 
 def parse_session_bytes(
-    data: bytes, *, path: str | None = None, leaf_id: str | None = None
+    data: bytes | bytearray | memoryview,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    leaf_id: str | None = None,
 ) -> Session:
     """Load a session from bytes already in memory (tests, stdin, downloads); gzip data
-    (the page's own download without a script is a ``.jsonl.gz``) is read uncompressed."""
+    (the page's own download without a script is a ``.jsonl.gz``) is read uncompressed.
+    ``path`` only names the source (messages, the page's footer). Raises SessionFormatError
+    (nothing usable, or a ``leaf_id`` that names no entry) and TypeError for text (a str:
+    the session's bytes are wanted, as the file holds them)."""
+    data = _session_bytes(data)
+    path = None if path is None else os.fsdecode(path)
     diagnostics: list[Diagnostic] = []
     if data[:2] == GZIP_MAGIC:
         data, note = _gunzip(data, path)
@@ -718,6 +730,26 @@ def parse_session_bytes(
     _keep_as_written(damaged, io.BytesIO(data))
     session.source_data = None if _holds_other_files(session) else data
     return session
+
+
+def _session_bytes(data: Any) -> bytes:
+    """``data`` as bytes: a bytearray or memoryview copied (the session keeps its source
+    bytes for the page's download, which must not change with the caller's buffer); text
+    and other types are refused with a TypeError that says what to pass."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        raise TypeError(
+            "parse_session_bytes takes the session's bytes, not a str: pass text.encode() "
+            "(UTF-8), or load_session(path) for a file"
+        )
+    try:
+        return bytes(memoryview(data))
+    except TypeError:
+        raise TypeError(
+            f"parse_session_bytes takes bytes (or a bytearray or memoryview), not "
+            f"{type(data).__name__}"
+        ) from None
 
 
 def session_lines(path: str | os.PathLike[str]) -> io.BufferedIOBase:
@@ -742,9 +774,13 @@ def _said_path(path: str) -> str:
     return "standard input (SESSION -)" if path == STDIN_PATH else path
 
 
-def load_session(path: str | os.PathLike[str], *, leaf_id: str | None = None) -> Session:
-    """Read a session file read-only. Raises SessionFormatError or OSError with clear text."""
-    file_path = os.fspath(path)
+def load_session(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes], *, leaf_id: str | None = None
+) -> Session:
+    """Read a session file read-only. Raises SessionFormatError (also for a ``leaf_id`` that
+    names no entry) or OSError with clear text. A bytes path is decoded as the file system
+    encodes names (``os.fsdecode``: odd bytes kept as surrogates): ``Session.path`` is a str."""
+    file_path = os.fsdecode(path)
     kind = os.stat(file_path).st_mode
     if stat_module.S_ISFIFO(kind):  # piped in (`-`, `<(...)`): read once, kept as read
         with open(file_path, "rb") as handle:

@@ -77,6 +77,27 @@ class RedactionPolicy:
     #: The environment's sensitive values, read once (``resolved``); None: read at each use.
     env_values: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        """Refuse what a library caller may pass by mistake, before anything goes out: a
+        bare str where a tuple of strings belongs (``secrets="hunter2"``) was read one
+        character at a time, each too short to look for, so the secret went out in clear
+        with a report that found none; a regex that does not compile failed late, as a bare
+        ``re.error``. Lists and other iterables of strings are taken (kept as tuples)."""
+        for name in ("exclude", "secrets", "auth_tokens", "env_values"):
+            value = getattr(self, name)
+            if value is not None or name != "env_values":
+                object.__setattr__(self, name, _strings(name, value))
+        object.__setattr__(self, "patterns", _patterns(self.patterns))
+        for name in ("home", "user"):
+            value = getattr(self, name)
+            if isinstance(value, os.PathLike):
+                value = os.fsdecode(value)
+                object.__setattr__(self, name, value)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(
+                    f"RedactionPolicy({name}=...) takes a str or None, not {_kind(value)}"
+                )
+
     def resolved(self, environ: Mapping[str, str] | None = None) -> RedactionPolicy:
         """This policy with what it reads from the environment fixed now: env secrets, home
         and user. Worker processes get it: a forkserver's environment is the one it started
@@ -150,6 +171,84 @@ class RedactionPolicy:
                 payload["identity"] = _slow_digest(tuple(map(tuple, self.identity(environ))))
         text = json.dumps(payload, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _kind(value: Any) -> str:
+    """A value's type for an error, never the value (it may be a secret)."""
+    return type(value).__name__
+
+
+def _strings(name: str, value: Any) -> tuple[str, ...]:
+    """A policy field's tuple of strings, from any iterable of them; a TypeError naming the
+    field (never the value: it may be a secret) for one str or an item that is no str."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(
+            f"RedactionPolicy({name}=...) takes a tuple of strings, not one {_kind(value)}: "
+            f"a str would be read one character at a time; write {name}=(value,)"
+        )
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(
+            f"RedactionPolicy({name}=...) takes a tuple of strings, not {_kind(value)}"
+        ) from None
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(
+                f"RedactionPolicy({name}=...): item {index} is {_kind(item)}, not a str"
+            )
+    return items
+
+
+def _patterns(value: Any) -> tuple[tuple[str, str], ...]:
+    """``patterns`` as (name, regex) pairs, each checked as ``--redact-pattern NAME=REGEX``
+    checks one (:func:`~exporter.pii_detectors.parse_pattern`): a TypeError for what is not
+    such a pair, a ValueError naming the pattern for a bad name or regex."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(
+            "RedactionPolicy(patterns=...) takes (name, regex) pairs, not one "
+            f"{_kind(value)}: write patterns=((name, regex),)"
+        )
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(
+            f"RedactionPolicy(patterns=...) takes (name, regex) pairs, not {_kind(value)}"
+        ) from None
+    pairs = []
+    for index, item in enumerate(items):
+        pair = () if isinstance(item, (str, bytes)) else tuple(item) if _iterable(item) else ()
+        if len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+            raise TypeError(
+                f"RedactionPolicy(patterns=...): item {index} is no (name, regex) pair of "
+                "strings: write patterns=((name, regex),)"
+            )
+        _check_pattern(*pair)
+        pairs.append(pair)
+    return tuple(pairs)
+
+
+def _iterable(value: Any) -> bool:
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=64)
+def _check_pattern(name: str, regex: str) -> None:
+    """A ValueError, in the CLI's words, when ``--redact-pattern name=regex`` would be
+    refused (its name and regex checked once: ``dataclasses.replace`` makes policies anew)."""
+    from exporter.pii_detectors import parse_pattern  # the detectors load only when used
+
+    if "=" in name or name != name.strip().lower():  # (the CLI takes "Cust " as "cust")
+        said = "a name is 1-32 lowercase letters, digits and dashes"
+        raise ValueError(f"RedactionPolicy patterns: {name!r}: {said}")
+    try:
+        parse_pattern(f"{name}={regex}")
+    except ValueError as error:
+        raise ValueError(f"RedactionPolicy patterns: {error}") from None
 
 
 def opt_in_cuts(policy: RedactionPolicy) -> list[str]:

@@ -31,7 +31,10 @@ def policy_changes_nothing(policy: RedactionPolicy) -> bool:
 def prepare_session(
     session: Session, policy: RedactionPolicy
 ) -> tuple[Session, RedactionReport | None]:
-    """Apply the share policy (keeping the chosen leaf); skip the copy when it is a no-op."""
+    """Apply the share policy (keeping the chosen leaf); skip the copy when it is a no-op.
+    An ``exclude`` id the session does not have raises
+    :class:`~exporter.share_cuts.UnknownExclusionError` (a ValueError): a typo would share
+    what it meant to leave out."""
     if policy_changes_nothing(policy):
         return session, None
     from exporter.redact import apply_policy  # the detectors load only when a policy applies

@@ -18,6 +18,7 @@ would, so a team can check that a name, a host or a customer is not in what goes
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -444,7 +445,7 @@ def _kind(entry: Entry) -> str:
 
 
 def search_file(
-    path: Path,
+    path: str | os.PathLike[str],
     pattern: Pattern,
     *,
     skip_by_bytes: bool = True,
@@ -454,7 +455,9 @@ def search_file(
     ``{"skipped": True}`` when its bytes cannot hold one (``skip_by_bytes``: a folder's
     many sessions; a file the user named is read, so a damaged one is said to be), or
     ``{"error": …}``. With a ``policy``, in the copy it makes (redacted, cut): every file
-    is read, since a placeholder or ``~`` it writes is in no file's bytes."""
+    is read, since a placeholder or ``~`` it writes is in no file's bytes. ``path``: a str
+    or any path (made a Path here: what finds a Claude Code session's sub-agents takes one)."""
+    path = Path(os.fsdecode(path))
     if policy is not None and policy_changes_nothing(policy):
         policy = None
     try:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from exporter.redact import RedactionReport
 
 __all__ = [
+    "UnknownExclusionError",
+    "check_known_exclusions",
     "cut_content",
     "excluded_ids",
     "moved_first_kept",
@@ -167,6 +169,21 @@ def unknown_exclusions(session: Session, specs: tuple[str, ...]) -> list[str]:
     return [spec for spec in specs if _excluded_entry(spec)[0] not in session.by_id]
 
 
+class UnknownExclusionError(ValueError):
+    """A policy's ``exclude`` names an entry the session does not have."""
+
+
+def check_known_exclusions(session: Session, specs: tuple[str, ...]) -> None:
+    """:class:`UnknownExclusionError` for ``exclude`` ids ``session`` does not have, in the
+    words of the CLI's check (``--exclude: no entry … in this session``), which refuses
+    them before any work: a library caller's typo left the entry in, silently."""
+    unknown = unknown_exclusions(session, specs)
+    if unknown:
+        listed = ", ".join(repr(spec) for spec in unknown[:5])
+        more = f" and {len(unknown) - 5:,} more" if len(unknown) > 5 else ""
+        raise UnknownExclusionError(f"exclude: no entry {listed}{more} in this session")
+
+
 def excluded_ids(session: Session, specs: tuple[str, ...]) -> set[str]:
     """The entries ``--exclude`` leaves out: each named entry, with the results of the tool
     calls it made (they show what it ran); with ``ID/``, its whole subtree; and the labels
@@ -217,8 +234,11 @@ def select_entries(
     entry that names the session are kept even when they were written while another branch
     was checked out (so they sit on that branch): they are chained after the leaf, so the
     copy is still one branch, and its entries keep their labels and the session its name.
-    An entry ``--exclude`` left out never comes back that way.
+    An entry ``--exclude`` left out never comes back that way. An ``exclude`` id the
+    session does not have is an :class:`UnknownExclusionError` (see
+    :func:`check_known_exclusions`).
     """
+    check_known_exclusions(session, policy.exclude)
     active = set(session.active_path) if policy.active_branch_only else None
     excluded = excluded_ids(session, policy.exclude) if policy.exclude else set()
 

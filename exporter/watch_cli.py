@@ -3,6 +3,7 @@ grows; the open page reloads itself and keeps the reader's place."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
 import os
@@ -42,6 +43,7 @@ from exporter.redact_cli import (
 from exporter.render import RenderOptions
 from exporter.secret_warning import likely_secret_values, secrets_warning_line
 from exporter.session import Session
+from exporter.share_cuts import unknown_exclusions
 from exporter.watch import SessionWatch
 
 if TYPE_CHECKING:
@@ -124,9 +126,9 @@ def watch_command(
         raise CliError("watch follows a session file as it grows; a pipe cannot be watched", 1)
     if policy.exclude:  # a typo would show what it meant to hide: refused before serving
         _check_exclusions_in(path, policy, leaf)
-    here = os.getcwd()
     newest = None
-    if session is None and not demo:
+    if session is None and not demo:  # (a session named needs no current folder)
+        here = os.getcwd()
 
         def newest() -> list[Path]:
             return session_files(sessions_dir, here)
@@ -181,7 +183,14 @@ def _prepared(
     policy: RedactionPolicy, session: Session, context: AgentContext | None
 ) -> tuple[Session, AgentContext | None]:
     """One version's session under the policy, and the agent's context redacted with it
-    (counted in the same report, so the page's redaction note says both), as export does."""
+    (counted in the same report, so the page's redaction note says both), as export does.
+    A newer session followed after Pi's /new has none of the --exclude ids (checked on the
+    first): they are left out of the policy, which would refuse them."""
+    unknown = unknown_exclusions(session, policy.exclude)
+    if unknown:
+        policy = dataclasses.replace(
+            policy, exclude=tuple(spec for spec in policy.exclude if spec not in unknown)
+        )
     prepared, report = prepare_session(session, policy)
     return prepared, redact_agent_context(context, policy, report, prepared, session.header.cwd)
 

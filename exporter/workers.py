@@ -46,11 +46,50 @@ def server_context(preload: str) -> Context:
         from multiprocessing import forkserver
 
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([preload])
-        with _started_ignoring_ctrl_c():
-            forkserver.ensure_running()  # a no-op while the one started before still runs
+        # (a lock: two batches in threads each put back the list the other had set)
+        with _SERVER_LOCK, _start_method_kept():
+            preloaded = _forkserver_preload()
+            context.set_forkserver_preload([preload])
+            try:
+                with _started_ignoring_ctrl_c():
+                    forkserver.ensure_running()  # a no-op while the one started before runs
+            finally:
+                # the caller's list for a server they start: ours is imported in this one
+                # (one that dies during a batch is started again with theirs, and its
+                # workers import what they need)
+                if preloaded is not None:
+                    context.set_forkserver_preload(preloaded)
         return context
     return multiprocessing.get_context("spawn")
+
+
+_SERVER_LOCK = threading.Lock()
+
+
+def _forkserver_preload() -> list[str] | None:
+    """The modules the forkserver imports when it starts (``set_forkserver_preload``'s
+    list: there is no getter), or None where this Python keeps them elsewhere."""
+    from multiprocessing import forkserver
+
+    modules = getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None)
+    return list(modules) if isinstance(modules, list) else None
+
+
+@contextlib.contextmanager
+def _start_method_kept() -> Iterator[None]:
+    """Leave multiprocessing's start method unset when it was: starting a forkserver or a
+    forkserver or spawn worker asks ``get_start_method()``, which fixes the default for good,
+    and a library caller's own ``set_start_method("spawn")`` later raised "context has
+    already been set". Only the default those calls fix is undone: a method the caller set
+    meanwhile (in another thread) stays."""
+    unset = multiprocessing.get_start_method(allow_none=True) is None
+    try:
+        yield
+    finally:
+        fixed = multiprocessing.get_start_method(allow_none=True)
+        # (the default is the first of the methods, as documented)
+        if unset and fixed is not None and fixed == multiprocessing.get_all_start_methods()[0]:
+            multiprocessing.set_start_method(None, force=True)
 
 
 @contextlib.contextmanager
@@ -245,7 +284,26 @@ def run_tasks(
     start the worker under load), and a healthy session was reported dead (a test run).
     """
     workers = min(jobs, len(tasks))
-    pool = _start_pool(workers, context()) if workers > 1 else None
+    if workers <= 1:
+        for task in tasks:
+            handle(task, work(task))
+        return
+    with _start_method_kept():  # each worker's start fixes it (see there)
+        _run_in_pools(tasks, work, handle, workers=workers, died=died, context=context)
+
+
+def _run_in_pools(
+    tasks: Sequence[T],
+    work: Callable[[T], dict[str, Any]],
+    handle: Callable[[T, dict[str, Any]], None],
+    *,
+    workers: int,
+    died: Callable[[T], dict[str, Any]],
+    context: Callable[[], Context],
+) -> None:
+    """:func:`run_tasks` with more than one worker: in a pool while one starts (else inline),
+    then one at a time after a worker died."""
+    pool = _start_pool(workers, context())
     if pool is None:
         for task in tasks:
             handle(task, work(task))

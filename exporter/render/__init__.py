@@ -13,6 +13,7 @@ import contextlib
 import functools
 import gc
 import gzip
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -129,17 +130,61 @@ def _session_frozen() -> Iterator[None]:
     the page's own long-lived objects (plan, views, outline rows) were walked again by
     ~600 collections, 3 of them full (~0.1 s of a 25 MB export), while rendering makes
     little cyclic garbage (~10,000 objects for that page).
+
+    The GC's state is the process's, and a library caller's: :class:`_RenderGcState` says
+    how it is kept for them (their frozen objects, their threshold, renders in threads).
     """
-    gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], RENDER_GC_YOUNG), *thresholds[1:])
+    _gc_state.enter()
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        _gc_state.leave()
 
 
+class _RenderGcState:
+    """The GC settings renders share, changed by the first render in and put back by the
+    last one out (renders in several threads at once: each saving and restoring on its own
+    left the raised threshold for good when their ends crossed, and the first one out
+    unfroze the session under the others).
+
+    ``gc.unfreeze()`` cannot tell objects apart: it thaws all, and undid a caller's own
+    ``gc.freeze()`` (a server freezing its start-up state before it forks workers). So
+    nothing is frozen when the caller has frozen objects already: what they froze stays
+    frozen, and the session is walked as usual (slower, never wrong). The threshold is put
+    back only when it is still the one set here (one the caller set meanwhile is theirs)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.renders = 0  # renders under way in this process
+        self.froze = False  # the first one froze (and the last one out thaws)
+        self.threshold: tuple[int, ...] = ()  # as the first one found it
+        self.raised: tuple[int, ...] = ()  # as it set it
+
+    def enter(self) -> None:
+        with self.lock:
+            self.renders += 1
+            if self.renders > 1:
+                return
+            self.froze = gc.get_freeze_count() == 0
+            if self.froze:
+                gc.freeze()
+            self.threshold = gc.get_threshold()
+            self.raised = (max(self.threshold[0], RENDER_GC_YOUNG), *self.threshold[1:])
+            gc.set_threshold(*self.raised)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.renders -= 1
+            if self.renders:
+                return
+            if gc.get_threshold() == self.raised:
+                gc.set_threshold(*self.threshold)
+            if self.froze:
+                gc.unfreeze()
+                self.froze = False
+
+
+_gc_state = _RenderGcState()
 RENDER_GC_YOUNG = 100_000
 
 
