@@ -136,11 +136,23 @@ def _why_no_temp(error: OSError, folder: Path, target: Path) -> str:
     of the file asked for: in ``/proc`` a file that is there "does not exist" (no file may
     be made beside it), and "File name too long" of a short name meant its folder's path."""
     reason = error.strerror or str(error)
+    if error.errno == errno.ENOENT and not folder.is_absolute() and _current_folder_gone():
+        return "the current folder no longer exists (deleted?); name a file in one that does"
     if error.errno == errno.ENOENT and folder.is_dir():
         return f"the folder {folder} does not allow creating files"
     if error.errno == errno.ENAMETOOLONG and len(os.fsencode(target.name)) <= name_max(folder):
         return f"the path of its folder is too long ({reason}); use a shorter path"
     return reason
+
+
+def _current_folder_gone() -> bool:
+    """Whether the current folder was deleted under the shell (its "." still reads as a
+    folder, but nothing can be made in it)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def remove_unfinished() -> None:

@@ -328,3 +328,14 @@ def test_an_empty_home_counts_as_unset(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     own = pwd.getpwuid(os.getuid()).pw_dir
     assert done.stdout.splitlines() == [own, f"{own}/.cache/pi-session-export"]
+
+
+def test_a_default_output_in_a_deleted_folder_says_the_folder_is_gone(
+    tmp_path: Path, project: dict[str, Path]
+) -> None:
+    """`export /abs/f.jsonl` writes its page in the current folder: deleted, that said "the
+    folder . does not allow creating files", as if of a folder that refused writes."""
+    done = _in_a_deleted_folder(tmp_path, ["export", str(project["first"])])
+    assert done.returncode == 2, done.stderr
+    assert "the current folder no longer exists (deleted?)" in done.stderr, done.stderr
+    assert "does not allow creating files" not in done.stderr
