@@ -47,7 +47,7 @@ from exporter.formatting import (
     split_skill,
 )
 from exporter.header_counts import entries_line, tree_said
-from exporter.markdown_images import ImageSink
+from exporter.markdown_images import ImageSink, read_image
 from exporter.markdown_text import (
     LIST_END,
     code_span,
@@ -63,7 +63,7 @@ from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, no_usage_said
 from exporter.render.folding import terminal_text
-from exporter.render.markup import language_for_path, safe_image_src
+from exporter.render.markup import files_api_image, language_for_path
 from exporter.render.odd_values import (
     DocumentView,
     attachment_facts,
@@ -970,17 +970,34 @@ def _blob(data: str) -> bool:
 
 
 def _image_note(block: dict[str, Any]) -> str:
+    """An image block as the document says it: where ``--images`` puts it, else a note of
+    its type and size (the bytes it holds: the length of its base64 counted its padding
+    and line breaks, 75 bytes for a 73-byte file) and whether the page shows it."""
+    held = _held_by_files_api(block)
+    if held is not None:
+        return held
     data = block.get("data")
-    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    image = read_image(data)
+    size = len(image[1]) if image is not None else _base64_size(data)
     mime = as_str(block.get("mimeType")) or "image"
     amount = f"{fmt_int(size)} bytes" if size < 1024 else f"{fmt_int(size // 1024)} KB"
-    sink = _IMAGES.get()
-    shown_here = sink.said(block, escaped(f"{mime}, {amount}")) if sink is not None else None
-    if shown_here is not None:
-        return shown_here
-    if safe_image_src(data) is None:  # the page shows none either
+    if image is None:  # the page shows none either (safe_image_src: the same test)
         return f"*[{escaped(mime)}, {amount}: not shown: unsupported or invalid data]*"
+    sink = _IMAGES.get()
+    if sink is not None:
+        return sink.said(data, *image, escaped(f"{mime}, {amount}"))
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
+
+
+def _base64_size(data: Any) -> int:
+    """How many bytes base64 ``data`` would hold, read from its length (it does not decode)."""
+    return len("".join(data.split()).rstrip("=")) * 3 // 4 if isinstance(data, str) else 0
+
+
+def _held_by_files_api(block: dict[str, Any]) -> str | None:
+    """The page's note for an image the Anthropic Files API holds, in the document's words."""
+    held = files_api_image(block)
+    return None if held is None else f"*[{escaped(held)}]*"
 
 
 #: The longest error message said on its line; longer ones, and any with a line break, are

@@ -3,14 +3,12 @@ what an image was; ``inline`` writes it into the document as a ``data:`` URI (VS
 Obsidian and Typora show it; GitHub does not), ``files`` writes it beside the document,
 in ``<name>.assets/``, and links it there (shown everywhere the folder goes along).
 
-Only the formats a page shows are written (PNG, JPEG, GIF, WebP whose bytes say so): an SVG
-could carry script, and a block that is not what it says stays a note.
+Only the formats a page shows are written (PNG, JPEG, GIF, WebP whose bytes say so, whole):
+an SVG could carry script, and a block that is not what it says, or is cut, stays a note.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import os
 import re
@@ -20,9 +18,9 @@ from typing import Any
 from urllib.parse import quote
 
 from exporter.fsutil import atomic_write_bytes
-from exporter.render.markup import safe_image_src
+from exporter.render.markup import image_bytes, whole_image_type
 
-__all__ = ["IMAGE_MODES", "ImageSink", "assets_folder", "write_assets"]
+__all__ = ["IMAGE_MODES", "ImageSink", "assets_folder", "read_image", "write_assets"]
 
 IMAGE_MODES = ("note", "inline", "files")
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
@@ -40,20 +38,12 @@ class ImageSink:
     files: dict[str, bytes] = field(default_factory=dict)
     _names: dict[str, str] = field(default_factory=dict)  # sha256 -> name
 
-    def said(self, block: dict[str, Any], alt: str) -> str | None:
-        """The Markdown image for ``block`` (``alt`` its escaped description), or None when
-        it is not an image a page would show (then the note stays)."""
-        src = safe_image_src(block.get("data"))
-        if src is None:
-            return None
-        mime, data = src[5:].split(";base64,", 1)
-        data = "".join(data.split())  # a line break would end the link's destination
+    def said(self, data: str, mime: str, raw: bytes, alt: str) -> str:
+        """The Markdown image for base64 ``data`` that :func:`read_image` found a whole
+        ``mime`` picture (``raw`` its bytes), ``alt`` its escaped description."""
         if self.mode == "inline":
-            return f"![{alt}](data:{mime};base64,{data})"
-        try:
-            raw = base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            return None
+            digits = "".join(data.split())  # a line break would end the link's destination
+            return f"![{alt}](data:{mime};base64,{digits})"
         digest = hashlib.sha256(raw).hexdigest()
         name = self._names.get(digest)
         if name is None:
@@ -64,6 +54,15 @@ class ImageSink:
         # the folder's name as the file system holds it: a name of bytes that are no UTF-8
         # (``-o $'img\xff.md'``) is in ``str`` as surrogates, which quote() cannot encode
         return f"![{alt}]({quote(os.fsencode(self.folder))}/{name})"
+
+
+def read_image(data: Any) -> tuple[str, bytes] | None:
+    """The type and bytes of an image block's base64 ``data`` when it is a picture a page
+    shows (a whole PNG, JPEG, GIF or WebP: ``safe_image_src``'s test, read once), else
+    None: the note says so, in every ``--images`` mode alike."""
+    raw = image_bytes(data)
+    mime = whole_image_type(raw) if raw is not None else None
+    return (mime, raw) if mime is not None and raw is not None else None
 
 
 def assets_folder(document: Path) -> Path:

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import struct
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -54,14 +55,18 @@ from exporter.share_cuts import cut_content, excluded_ids, moved_first_kept, sel
 
 __all__ = [
     "ACTION_LABELS",
+    "GPS_IMAGES",
     "Hit",
     "RedactionPolicy",
     "RedactionReport",
     "action_counts",
     "apply_policy",
     "env_secret_values",
+    "gps_warning",
+    "images_with_gps",
     "name_scrubber",
     "sensitive_env_values",
+    "session_images",
     "text_redactor",
 ]
 
@@ -127,6 +132,10 @@ ACTION_LABELS = {  # report.actions key -> how the summary line names it
     "images_omitted": "images omitted",
     "attachments_omitted": "binary attachments omitted (not scannable)",
 }
+#: report.actions key: images that go out as they are with a GPS location in their EXIF.
+#: Not an action (no label: the summary and the page's note leave it out); the commands
+#: that send a copy warn of it (`gps_warning`).
+GPS_IMAGES = "images_with_gps"
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 #: The names Pi's format gives its fields (entries, messages, content blocks, usage): never
 #: a secret, and a copy whose ``parentId`` became ``p[REDACTED…]Id`` (a short --secret, a
@@ -224,6 +233,19 @@ def _cycle_cut(session: Session, entry: Entry) -> bool:
 def action_counts(actions: Mapping[str, int]) -> list[str]:
     """``label: count`` for each share-policy action that happened, in a fixed order."""
     return [f"{label}: {actions[k]}" for k, label in ACTION_LABELS.items() if actions.get(k)]
+
+
+def gps_warning(count: int, fate: tuple[str, str] = ("goes out", "go out")) -> str:
+    """The warning for ``count`` images that carry a GPS location (:data:`GPS_IMAGES`) and
+    meet their ``fate`` (said of one, of several) as they are (README: images go out with
+    their metadata unless --no-images); empty for none."""
+    if not count:
+        return ""
+    if count == 1:
+        said = f"1 image carries a GPS location (EXIF) and {fate[0]} as it is"
+        return f"{said}; --no-images leaves it out"
+    said = f"{fmt_int(count)} images carry a GPS location (EXIF) and {fate[1]} as they are"
+    return f"{said}; --no-images leaves them out"
 
 
 def sensitive_env_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
@@ -386,8 +408,9 @@ class RedactionReport:
         """One line for stderr, e.g. ``redact: 3 secrets in 2 entries (jwt 2, …); …``; a
         copy that only left things out says why it was not scanned (``not_redacted``)."""
         parts = []
-        if not self.redacted and self.actions:  # only a choice of what to show, asked for
-            return f"left out: {'; '.join(action_counts(self.actions))} ({not_redacted})"
+        left_out = action_counts(self.actions)  # (not GPS_IMAGES: nothing done to them)
+        if not self.redacted and left_out:  # only a choice of what to show, asked for
+            return f"left out: {'; '.join(left_out)} ({not_redacted})"
         if not self.redacted:
             parts.append("secret scan off")
         elif self.total:
@@ -416,7 +439,7 @@ class RedactionReport:
     def page_heading(self) -> str:
         """The page's name for :meth:`page_note`: a copy that only leaves things out was not
         redacted, and a reader should not think it was."""
-        return "Left out" if not self.redacted and self.actions else "Redaction"
+        return "Left out" if not self.redacted and action_counts(self.actions) else "Redaction"
 
     def page_note(self) -> str:
         """What the reader of a page made from the copy is told about it."""
@@ -634,6 +657,163 @@ def _image_bytes(value: str) -> bool:
     return start.startswith(_IMAGE_MAGIC) or start[4:8] == b"ftyp"
 
 
+class _Base64Window:
+    """Bytes read here and there from base64 without decoding the whole (a 20 MB photo's
+    metadata is in its first kilobytes; a PNG's chunk headers are 12 bytes each)."""
+
+    def __init__(self, value: str) -> None:
+        blank = not value.isascii() or any(map(value.__contains__, _ASCII_BLANKS))
+        self.digits = "".join(value.split()) if blank else value
+        self.size = len(self.digits.rstrip("=")) * 3 // 4
+
+    def read(self, start: int, length: int) -> bytes:
+        """``length`` bytes from ``start`` (fewer at the end; none where it is no base64)."""
+        if start < 0 or length <= 0 or start >= self.size:
+            return b""
+        first, last = start // 3 * 4, -(-(start + length) // 3) * 4
+        try:
+            chunk = base64.b64decode(self.digits[first:last])
+        except ValueError:
+            return b""
+        return chunk[start % 3 : start % 3 + length]
+
+
+#: What ``str.split()`` takes for a blank in ASCII (``_BASE64``'s ``\s``)
+_ASCII_BLANKS = " \t\n\r\f\v\x1c\x1d\x1e\x1f"
+#: GPS IFD tags of a position: GPSLatitude, GPSLongitude
+_GPS_POSITION = frozenset({2, 4})
+#: How many segments, chunks or IFD entries are read before giving up (a hostile file)
+_MAX_PARTS = 100_000
+
+
+def _tiff_located(tiff: bytes) -> bool:
+    """EXIF (TIFF) whose first IFD points to a GPS IFD (tag 0x8825) holding a latitude or a
+    longitude (a camera with its location off may write one without); a pointer that cannot
+    be followed counts (a place may be there)."""
+    tiff = tiff.removeprefix(b"Exif\0\0")  # (a PNG's or WebP's EXIF may keep JPEG's prefix)
+    order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
+    if order is None or len(tiff) < 8:
+        return False
+    (ifd,) = struct.unpack_from(f"{order}I", tiff, 4)
+    gps = None
+    for tag, value in _ifd_entries(tiff, ifd, order):
+        if tag == 0x8825:
+            gps = value
+            break
+    if gps is None:
+        return False
+    if gps + 2 > len(tiff):  # beyond the EXIF: it may hold a place all the same
+        return True
+    return any(tag in _GPS_POSITION for tag, _ in _ifd_entries(tiff, gps, order))
+
+
+def _ifd_entries(tiff: bytes, at: int, order: str) -> Iterator[tuple[int, int]]:
+    """(tag, value or offset) of each whole entry of the IFD at ``at``."""
+    if at + 2 > len(tiff):
+        return
+    (count,) = struct.unpack_from(f"{order}H", tiff, at)
+    for index in range(min(count, _MAX_PARTS)):
+        entry = at + 2 + 12 * index
+        if entry + 12 > len(tiff):
+            return
+        tag, _, _, value = struct.unpack_from(f"{order}HHII", tiff, entry)
+        yield tag, value
+
+
+def _jpeg_located(image: _Base64Window) -> bool:
+    """An APP1 Exif segment before the first scan whose EXIF holds a GPS position."""
+    at = 2
+    for _ in range(_MAX_PARTS):
+        head = image.read(at, 4)
+        if len(head) < 4 or head[0] != 0xFF:
+            return False
+        if head[1] == 0xFF:  # a fill byte
+            at += 1
+            continue
+        if head[1] in (0x01, *range(0xD0, 0xD9)):  # no length (TEM, RSTn, SOI)
+            at += 2
+            continue
+        if head[1] in (0xD9, 0xDA):  # the end, or the first scan: metadata comes before it
+            return False
+        length = int.from_bytes(head[2:], "big")
+        if head[1] == 0xE1 and length > 8:
+            segment = image.read(at + 4, length - 2)
+            if segment.startswith(b"Exif\0\0") and _tiff_located(segment[6:]):
+                return True
+        at += 2 + max(length, 2)
+    return False
+
+
+def _png_located(image: _Base64Window) -> bool:
+    """An eXIf chunk (anywhere up to IEND) whose EXIF holds a GPS position."""
+    at = 8
+    for _ in range(_MAX_PARTS):
+        head = image.read(at, 8)
+        if len(head) < 8 or head[4:] == b"IEND":
+            return False
+        length = int.from_bytes(head[:4], "big")
+        if head[4:] == b"eXIf" and _tiff_located(image.read(at + 8, length)):
+            return True
+        at += 12 + length
+    return False
+
+
+def _webp_located(image: _Base64Window) -> bool:
+    """An EXIF chunk whose EXIF holds a GPS position."""
+    at = 12
+    for _ in range(_MAX_PARTS):
+        head = image.read(at, 8)
+        if len(head) < 8:
+            return False
+        length = int.from_bytes(head[4:], "little")
+        if head[:4] == b"EXIF" and _tiff_located(image.read(at + 8, length)):
+            return True
+        at += 8 + length + (length & 1)
+    return False
+
+
+def _carries_gps(value: str) -> bool:
+    """Base64 of a JPEG, PNG or WebP whose EXIF says where it was taken (a phone's photo):
+    read from its metadata only, a few small decodes (the picture is not decoded)."""
+    image = _Base64Window(value)
+    start = image.read(0, 12)
+    if start.startswith(b"\xff\xd8\xff"):
+        return _jpeg_located(image)
+    if start.startswith(b"\x89PNG\r\n\x1a\n"):
+        return _png_located(image)
+    if start[:4] == b"RIFF" and start[8:12] == b"WEBP":
+        return _webp_located(image)
+    return False
+
+
+def session_images(session: Session) -> Iterator[list[str]]:
+    """The base64 of each image object in ``session`` that goes out as it is (the fields
+    redaction keeps unread: a v1 attachment's ``content`` and ``preview``, an image
+    block's or an API source's ``data``), a list per object."""
+    stack: list[Any] = list(session_records(session))
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            pictures = [
+                data
+                for key in _opaque_fields(value)
+                if isinstance(data := value.get(key), str)
+                and _BASE64.fullmatch(data) is not None
+                and _image_bytes(data)
+            ]
+            if pictures:
+                yield pictures
+            stack += [item for item in value.values() if isinstance(item, (dict, list))]
+        elif isinstance(value, list):
+            stack += [item for item in value if isinstance(item, (dict, list))]
+
+
+def images_with_gps(session: Session) -> int:
+    """How many images of ``session`` (as it goes out) carry a GPS location in their EXIF:
+    for a copy no policy touched (``share --no-redact``), which no redaction walked."""
+    return sum(any(map(_carries_gps, pictures)) for pictures in session_images(session))
+
+
 #: How a PDF begins, and its base64 (``%PDF-`` encoded)
 _PDF_MAGIC, _PDF_BASE64 = "%PDF-", "JVBERi"
 
@@ -759,6 +939,7 @@ class _Redactor:
                 encoded = _encoded_text_fields(source)
                 value_key, value_name = _named_value(source)
                 own = _format_fields(source, node) if self.active else frozenset()
+                located = False  # an image kept as it is says where it was taken (EXIF GPS)
                 for key, value in source.items():
                     new_key = self._key(key, entry_id, node) if isinstance(key, str) else key
                     while new_key in target:
@@ -769,6 +950,7 @@ class _Redactor:
                         # there): placeholders are stable, so links between entries hold
                         base64_like = (key in opaque or key in encoded) and _BASE64.fullmatch(value)
                         keep = key in opaque and base64_like and _image_bytes(value)
+                        located = located or bool(keep and _carries_gps(value))
                         field = value_name if key == value_key else key
                         # (an SVG, or text an image's shape carries: scanned decoded)
                         decoded = (
@@ -800,6 +982,7 @@ class _Redactor:
                         target[new_key] = value  # a message's time in ms
                     else:
                         target[new_key] = self._container(value, here, stack)
+                self.report.count(GPS_IMAGES, located)
             else:
                 # ["Authorization", "Basic …"]: a header or variable as a two-item list.
                 pair = len(source) == 2 and isinstance(source[0], str)

@@ -916,7 +916,7 @@ def redact_command(
     )
     # (after: a folder, or the input, is said as such)
     _refuse_a_non_jsonl_name("-o" if output else "the default name", output or target)
-    from exporter.redact import apply_policy
+    from exporter.redact import GPS_IMAGES, apply_policy, gps_warning
 
     redacted, report = apply_policy(loaded, policy, shows_name=False)  # JSONL: no file name
     report_diagnostics(redacted)
@@ -947,3 +947,5 @@ def redact_command(
             err=True,
         )
     finish_report(report, options.get("report"))
+    if located := gps_warning(report.actions.get(GPS_IMAGES, 0), ("is copied", "are copied")):
+        warn(located)  # (README: images are copied as they are, metadata included)

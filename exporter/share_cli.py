@@ -38,7 +38,7 @@ from exporter.cli import (
 )
 from exporter.formatting import fmt_datetime, one_line, plural, terminal_text
 from exporter.fsutil import atomic_write_text
-from exporter.jsonl_out import session_to_jsonl
+from exporter.jsonl_out import session_records, session_to_jsonl
 from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.errors import (
@@ -49,6 +49,7 @@ from exporter.publish.errors import (
 )
 from exporter.publish.gist import (
     DEFAULT_API_URL,
+    GIST_WARN_BYTES,
     Gist,
     GistClient,
     InterruptedRequest,
@@ -531,7 +532,8 @@ def share_command(
         _refuse_weaker_policy(record, loaded, policy, given_now, excluded)
     files = _upload_files(prepared, extras, context, pi_viewer)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
-    size = _checked_size(files, force, dry_run)
+    _warn_of_located_images(prepared, report)
+    size = _checked_size(files, force, dry_run, prepared)
     if dry_run:
         _write_dry_run(files, targets, size)
         return
@@ -687,14 +689,16 @@ def _finish_redaction(
         click.echo("pi-session: warning: --no-redact: secrets are not looked for", err=True)
 
 
-def _checked_size(files: dict[str, str], force: bool, dry_run: bool) -> int:
+def _checked_size(files: dict[str, str], force: bool, dry_run: bool, prepared: Session) -> int:
     """The upload's size in bytes; above the gist limit a real share is refused (without
     --force), while a dry run says so and still writes the page. GitHub's API truncates
-    each file over 1 MiB: that warning names the files (the total warned when none was)."""
+    each file over 1 MiB: that warning names the files (the total warned when none was).
+    Either names --no-images where images are a large part of the upload."""
     sizes = file_sizes(files)
     size = sum(sizes.values())
+    share = _image_share(prepared) if size > GIST_WARN_BYTES else 0.0  # (else unsaid)
     try:
-        warning = check_size(size, force, sizes)
+        warning = check_size(size, force, sizes, share)
     except TooLargeError as error:
         if not dry_run:
             raise
@@ -702,6 +706,43 @@ def _checked_size(files: dict[str, str], force: bool, dry_run: bool) -> int:
     if warning:
         click.echo(f"pi-session: {warning}", err=True)
     return size
+
+
+def _image_share(prepared: Session) -> float:
+    """The part of the session's text that is its images' base64 (0 to 1), which is about
+    the part of the upload they make: the page shows each image and carries the session
+    in its download link, the JSONL copy is the session (a 27 MB session of screenshots
+    made a 54 MB page, 85 KB without them)."""
+    from exporter.redact import session_images
+
+    pictures = sum(len(data) for found in session_images(prepared) for data in found)
+    return pictures / max(_text_size(prepared), pictures) if pictures else 0.0
+
+
+def _text_size(session: Session) -> int:
+    """How many characters the strings of the session's records hold: what its size is."""
+    total = 0
+    stack: list[Any] = [*session_records(session)]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, dict):
+            stack += value.values()
+        elif isinstance(value, list):
+            stack += value
+    return total
+
+
+def _warn_of_located_images(prepared: Session, report: RedactionReport | None) -> None:
+    """The images that go out with a GPS location in their EXIF (README: images go out as
+    they are, metadata included, unless --no-images), counted by the redaction walk, or
+    looked for where no policy touched the copy (--no-redact)."""
+    from exporter.redact import GPS_IMAGES, gps_warning, images_with_gps
+
+    count = report.actions.get(GPS_IMAGES, 0) if report is not None else images_with_gps(prepared)
+    if warning := gps_warning(count):
+        _notify(terminal_text(f"warning: {warning}"))
 
 
 def _write_dry_run(files: dict[str, str], targets: dict[str, Path], size: int) -> None:

@@ -308,26 +308,51 @@ def _mb(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MiB"
 
 
+#: Images this large a part of an upload (or more) get ``--no-images`` named among the ways
+#: to make it smaller; the rest this large a part, the options that cut the rest.
+LARGE_PART = 0.25
+
+
+def _smaller_with(image_share: float) -> list[str]:
+    """The options that would make the upload smaller, ``image_share`` being the part of it
+    that images make: ``--no-images`` where they are a large part (a 54 MB page of
+    screenshots was told to use --no-tool-output or --active-branch-only, which left it at
+    54 MB: without its images it was 85 KB), the others where the rest is."""
+    options = ["--no-images"] if image_share >= LARGE_PART else []
+    if image_share <= 1 - LARGE_PART:
+        options += ["--no-tool-output", "--active-branch-only"]
+    return options
+
+
+def _either(choices: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return f"{', '.join(choices[:-1])} or {choices[-1]}" if len(choices) > 1 else choices[0]
+
+
 def check_size(
-    total_bytes: int, force: bool = False, sizes: Mapping[str, int] | None = None
+    total_bytes: int,
+    force: bool = False,
+    sizes: Mapping[str, int] | None = None,
+    image_share: float = 0.0,
 ) -> str | None:
     """Warning text for a file over 1 MiB (``sizes``: each file's; without them the total
     counts as one file), which GitHub's API truncates: judged on the total, it warned of
     truncation when no file was; ``TooLargeError`` when the whole upload is over 10 MiB,
-    unless ``force``."""
+    unless ``force``. ``image_share``: the part of the upload images make (0 to 1), which
+    says whether --no-images is the way to make it smaller."""
+    options = _smaller_with(image_share)
     if total_bytes > GIST_MAX_BYTES and not force:
         raise TooLargeError(
             f"the export is {_mb(total_bytes)}, above the {_mb(GIST_MAX_BYTES)} gist limit; "
-            "make it smaller with --no-tool-output or --active-branch-only, publish it to "
-            "Hugging Face instead, or pass --force to try anyway.",
+            f"make it smaller with {_either(options)}, publish it to Hugging Face instead, or pass "
+            "--force to try anyway.",
             size_bytes=total_bytes,
             limit_bytes=GIST_MAX_BYTES,
         )
     if total_bytes > GIST_MAX_BYTES:
         return (
             f"warning: the export is {_mb(total_bytes)}; GitHub often fails on gists this big "
-            "and viewers may not load it (consider --no-tool-output, --active-branch-only or "
-            "Hugging Face)."
+            f"and viewers may not load it (consider {_either([*options, 'Hugging Face'])})."
         )
     sizes = sizes if sizes is not None else {"the export": total_bytes}
     over = {name: size for name, size in sizes.items() if size > GIST_WARN_BYTES}
@@ -339,6 +364,6 @@ def check_size(
     return (
         f"warning: the export is {_mb(total_bytes)}{which}; GitHub truncates gist files over "
         "1 MiB in its API, so only viewers that follow raw_url (like gisthost) will show "
-        f"{'them' if len(over) > 1 else 'it'} (--no-tool-output or --active-branch-only "
-        "make it smaller)."
+        f"{'them' if len(over) > 1 else 'it'} ({_either(options)} "
+        f"make{'' if len(options) > 1 else 's'} it smaller)."
     )

@@ -30,7 +30,7 @@ from exporter.pasted_diff import fence_pasted_diffs
 from exporter.render.entry_lines import only_tool_calls
 from exporter.render.environment import model_breaks
 from exporter.render.folding import fold_command, fold_text, terminal_text
-from exporter.render.markup import markdown, safe_image_src
+from exporter.render.markup import files_api_image, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
 from exporter.render.odd_values import attachment_facts, attachment_line, document_view
 from exporter.render.prose_fold import fold_prose
@@ -57,7 +57,8 @@ def _images_of(blocks: list[dict[str, Any]]) -> list[Part]:
     for block in blocks:
         if block.get("type") == "image":
             mime = as_str(block.get("mimeType")) or "?"
-            parts.append(Part("image", image=ImageView(safe_image_src(block.get("data")), mime)))
+            image = ImageView(safe_image_src(block.get("data")), mime, files_api_image(block))
+            parts.append(Part("image", image=image))
     return parts
 
 

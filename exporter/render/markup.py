@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import itertools
 import re
+import struct
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
@@ -33,7 +34,6 @@ MAX_HIGHLIGHT_LINES = 1_500
 
 _SAFE_LINK = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.I)
-_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 
 # file extension / name -> Pygments alias (a superset of Pi's map, dockerfile included)
 _EXTENSIONS = {
@@ -118,7 +118,12 @@ _FILE_NAMES = {
 
 
 def _validate_link(url: str) -> bool:
-    return bool(_SAFE_LINK.match(url.strip())) or bool(_DATA_IMAGE.match(url.strip()))
+    """A web, mail or fragment address; or a data: image that is whole (a cut one would be
+    a broken image: its text stays, as an SVG's does)."""
+    url = url.strip()
+    if _SAFE_LINK.match(url):
+        return True
+    return bool(_DATA_IMAGE.match(url)) and safe_image_src(url.partition(",")[2]) is not None
 
 
 # Lexers that never finish on some short inputs (Pygments 2.19-2.21): a code fence tagged
@@ -614,23 +619,42 @@ def render_tokens(tokens: list[Any], env: dict[str, Any]) -> Markup:
 
 
 def safe_image_src(data: Any) -> str | None:
-    """A data: URI for an image block's base64 ``data``, or None when it is not a PNG, JPEG,
-    GIF or WebP. Its type is the one the bytes say, not the block's ``mimeType``: Pi shows a
-    JPEG labelled ``image/jpg`` and a PNG with none (it assumes PNG), a browser sniffs the
-    format anyway, and only the bytes say whether a page can show it safely (no SVG)."""
-    if not isinstance(data, str) or not _BASE64.match(data):
-        return None
-    head = "".join(data[:64].split())[:16]
-    try:
-        kind = image_type(base64.b64decode(head + "=" * (-len(head) % 4)))
-    except ValueError:
-        return None
+    """A data: URI for an image block's base64 ``data``, or None when it is not a whole PNG,
+    JPEG, GIF or WebP. Its type is the one the bytes say, not the block's ``mimeType``: Pi
+    shows a JPEG labelled ``image/jpg`` and a PNG with none (it assumes PNG), a browser sniffs
+    the format anyway, and only the bytes say whether a page can show it safely (no SVG).
+    The data is read whole (one strict decode): a cut or corrupt upload whose first bytes
+    were a PNG's drew a broken image, and the Markdown said the page showed it."""
+    raw = image_bytes(data)
+    kind = whole_image_type(raw) if raw is not None else None
     return f"data:{kind};base64,{data}" if kind else None
+
+
+#: What a data: URL's base64 may hold besides its digits: ASCII whitespace (a browser's
+#: "forgiving base64" drops it; any other blank, as U+00A0, breaks the image there).
+_BASE64_BLANKS = b"\t\n\f\r "
+
+
+def image_bytes(data: Any) -> bytes | None:
+    """The bytes base64 ``data`` holds, read strictly as a browser reads a data: URL (blanks
+    skipped, padding optional, nothing else but base64 digits); None when it is no base64."""
+    if not isinstance(data, str):
+        return None
+    try:
+        digits = data.encode("ascii").translate(None, _BASE64_BLANKS)
+    except UnicodeEncodeError:
+        return None
+    if len(digits) % 4 and not digits.endswith(b"="):  # (padding left out: still read)
+        digits += b"=" * (-len(digits) % 4)
+    try:
+        return base64.b64decode(digits, validate=True)
+    except ValueError:  # binascii.Error: a stray character, bad padding, a cut digit
+        return None
 
 
 def image_type(raw: bytes) -> str | None:
     """The MIME type a PNG, JPEG, GIF or WebP file's first bytes say, else None (text, a
-    PDF, an SVG, a truncated upload: a broken-image icon, or script, instead of a note)."""
+    PDF, an SVG: script, instead of a note). :func:`whole_image_type` reads on."""
     if raw.startswith(b"\x89PNG\r\n\x1a\n"):
         return "image/png"
     if raw.startswith(b"\xff\xd8\xff"):
@@ -640,3 +664,148 @@ def image_type(raw: bytes) -> str | None:
     if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
         return "image/webp"
     return None
+
+
+def whole_image_type(raw: bytes) -> str | None:
+    """:func:`image_type`, when the file is whole as far as its structure says without
+    decoding the picture (a truncated upload, or PNG magic before an SVG's text, drew a
+    broken image): a PNG's chunks run from IHDR to IEND; a JPEG's segments are complete up
+    to its first scan's header (its end is not asked for: browsers show a JPEG
+    without its end marker, as the 1x1 JPEG often passed around, and a photo with a video
+    after it); a GIF's blocks are complete (its trailer may be missing); a WebP's RIFF
+    size fits the bytes and holds a picture. Bytes after the end are allowed."""
+    kind = image_type(raw)
+    if kind is None:
+        return None
+    return kind if _WHOLE[kind](raw) else None
+
+
+def _png_whole(raw: bytes) -> bool:
+    """Chunks from the signature on, IHDR first (a size), an IDAT, up to IEND."""
+    at, end, pictured = 8, len(raw), False
+    first = True
+    while at + 12 <= end:
+        length, kind = struct.unpack_from(">I4s", raw, at)
+        after = at + 12 + length
+        if after > end:
+            return False
+        if first:
+            width, height = struct.unpack_from(">II", raw, at + 8) if length == 13 else (0, 0)
+            if kind != b"IHDR" or not width or not height:
+                return False
+            first = False
+        elif kind == b"IDAT":
+            pictured = True
+        elif kind == b"IEND":
+            return pictured
+        at = after
+    return False
+
+
+#: JPEG markers that carry no length (TEM, RSTn, SOI), and those that start a frame (SOFn)
+_JPEG_BARE = frozenset({0x01, *range(0xD0, 0xD9)})
+_JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def _jpeg_whole(raw: bytes) -> bool:
+    """Segments, each whole, up to the first scan's header, with a frame of some size
+    before it."""
+    at, end, framed = 2, len(raw), False
+    while at + 2 <= end:
+        if raw[at] != 0xFF:
+            return False
+        marker = raw[at + 1]
+        if marker == 0xFF:  # a fill byte
+            at += 1
+            continue
+        if marker in _JPEG_BARE:
+            at += 2
+            continue
+        if at + 4 > end:
+            return False
+        length = int.from_bytes(raw[at + 2 : at + 4], "big")
+        after = at + 2 + length
+        if length < 2 or after > end:
+            return False
+        if marker in _JPEG_FRAMES:
+            if length < 8:
+                return False
+            height, width = struct.unpack_from(">HH", raw, at + 5)
+            framed = framed or bool(width and height)
+        elif marker == 0xDA:  # start of scan (a browser shows one with no data yet)
+            return framed
+        elif marker == 0xD9:  # the end, before any scan
+            return False
+        at = after
+    return False
+
+
+def _gif_whole(raw: bytes) -> bool:
+    """The screen descriptor and colour table, then blocks (images, extensions), each with
+    its sub-blocks whole, up to the trailer or the end of the bytes, at least one image."""
+    end = len(raw)
+    if end < 13:
+        return False
+    at, images = 13, 0
+    if raw[10] & 0x80:
+        at += 3 << ((raw[10] & 7) + 1)
+    while at < end:
+        block = raw[at]
+        if block == 0x3B:  # the trailer
+            return images > 0
+        if block == 0x21:  # an extension: introducer, label, sub-blocks
+            at += 2
+        elif block == 0x2C:  # an image: descriptor, local colour table, LZW code size
+            if at + 10 > end:
+                return False
+            flags = raw[at + 9]
+            at += 10 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0) + 1
+            images += 1
+        else:
+            return False
+        while True:  # sub-blocks, up to an empty one
+            if at >= end:
+                return False
+            size = raw[at]
+            at += 1 + size
+            if not size:
+                break
+    return images > 0 and at == end
+
+
+def _webp_whole(raw: bytes) -> bool:
+    """The RIFF size within the bytes, its chunks whole, one of them a picture (VP8, VP8L,
+    or an animation's frame)."""
+    size = int.from_bytes(raw[4:8], "little")
+    end = 8 + size
+    if size < 12 or end > len(raw):
+        return False
+    at, pictured = 12, False
+    while at + 8 <= end:
+        kind, length = raw[at : at + 4], int.from_bytes(raw[at + 4 : at + 8], "little")
+        after = at + 8 + length
+        if after > end:
+            return False
+        pictured = pictured or kind in (b"VP8 ", b"VP8L", b"ANMF")
+        at = after + (length & 1)
+    return pictured
+
+
+_WHOLE = {
+    "image/png": _png_whole,
+    "image/jpeg": _jpeg_whole,
+    "image/gif": _gif_whole,
+    "image/webp": _webp_whole,
+}
+
+
+def files_api_image(block: dict[str, Any]) -> str | None:
+    """What an image the Anthropic Files API holds is (``"source": {"type": "file",
+    "file_id": …}``, in a Claude Code prompt): not invalid data, only not in the file (the
+    page and the Markdown called it "unsupported or invalid data"); None for any other."""
+    source = block.get("source")
+    if "data" in block or not isinstance(source, dict) or source.get("type") != "file":
+        return None
+    file_id = source.get("file_id")
+    named = f" ({file_id})" if isinstance(file_id, str) and file_id else ""
+    return f"an image held by the Files API{named}, not in the transcript"

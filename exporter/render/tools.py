@@ -27,7 +27,13 @@ from exporter.render.folding import (
     fold_text,
     terminal_text,
 )
-from exporter.render.markup import highlight, highlight_lines, language_for_path, safe_image_src
+from exporter.render.markup import (
+    files_api_image,
+    highlight,
+    highlight_lines,
+    language_for_path,
+    safe_image_src,
+)
 from exporter.render.odd_values import DocumentView, document_view, odd_values
 from exporter.share_cuts import LEFT_OUT_NOTE
 from exporter.tool_truncation import bash_output_cut, read_output_cut
@@ -43,6 +49,7 @@ EXIT_CODE = re.compile(r"(?:Command exited with code|exit code:?)\s*(-?\d+)\s*$"
 class ImageView:
     src: str | None
     mime_type: str
+    held: str | None = None  # where an image not in the file is (the Files API), said
 
 
 @dataclass(slots=True)
@@ -183,7 +190,8 @@ def _result_images(result: MessageEntry | None) -> list[ImageView]:
     for block in result.content:
         if block.get("type") == "image":
             mime = as_str(block.get("mimeType")) or "?"
-            images.append(ImageView(safe_image_src(block.get("data")), mime))
+            held = files_api_image(block)
+            images.append(ImageView(safe_image_src(block.get("data")), mime, held))
     return images
 
 
