@@ -575,11 +575,47 @@ def plain_block(text: str, why: str | None = None) -> Markup:
     return Markup(f'{note}<pre class="md-plain">{escape(text)}</pre>')
 
 
+#: What makes a text more than paragraphs of plain words for markdown-it as set up here: a
+#: character an inline rule starts at (escape, code, strike, emphasis, link, image, autolink,
+#: entity), a bare address, whitespace other than spaces and line breaks (tabs indent,
+#: str.strip knows more than markdown-it), a NUL or CR (rewritten before parsing), or a
+#: line that may open another block (heading, quote, list, rule, setext underline, table
+#: row, indented code). Conservative: any of them sends the text to markdown-it.
+_NOT_PLAIN = re.compile(
+    r"[\\`~*_\[<&\0\r]|[^\S \n]|://|www\.|^ *(?:[#>+=|:-]|\d+[.)]| {4})", re.MULTILINE
+)
+
+
+_BREAK = "<br />\n"  # (the commonmark preset writes XHTML breaks)
+
+
+def _plain_paragraphs(text: str) -> str | None:
+    """What markdown-it renders for a text of plain paragraphs, without parsing it (most
+    short answers and prompts): each run of non-blank lines is a ``<p>``, its lines joined
+    by ``<br />`` ("breaks" is on) with their outer spaces dropped; ``>`` and ``"`` escaped as
+    markdown-it escapes them (``&`` and ``<`` never get here). None for any other text."""
+    if _NOT_PLAIN.search(text) or text.count("\n") >= MAX_MARKDOWN_LINES:
+        return None
+    html, lines = [], []
+    for line in text.replace(">", "&gt;").replace('"', "&quot;").split("\n"):
+        if line := line.strip(" "):
+            lines.append(line)
+        elif lines:
+            html.append(f"<p>{_BREAK.join(lines)}</p>\n")
+            lines = []
+    if lines:
+        html.append(f"<p>{_BREAK.join(lines)}</p>\n")
+    return "".join(html)
+
+
 def markdown(text: str, *, fold_long_code: bool = False) -> Markup:
     """Render untrusted Markdown to safe HTML; ``fold_long_code``: a code block longer than
     ``FENCE_FOLD_LINES`` shows its head and folds the rest, nothing cut."""
     if not text:
         return Markup("")
+    plain = _plain_paragraphs(text)
+    if plain is not None:
+        return Markup(plain)
     parsed = parse_markdown(text)
     if isinstance(parsed, str):
         return plain_block(text, parsed)
