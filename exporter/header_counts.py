@@ -14,7 +14,7 @@ from exporter.usage import SessionStats
 if TYPE_CHECKING:
     from exporter.session import Session
 
-__all__ = ["entries_line", "entries_said", "tree_said"]
+__all__ = ["entries_line", "entries_said", "labels_said", "tree_said"]
 
 #: Entry types that are no message, as the "Entries" line names them.
 ENTRY_KIND_LABELS = {
@@ -55,6 +55,15 @@ def entries_line(
     return f"{total:,}{sep}{said}" if said else f"{total:,}"
 
 
+def labels_said(session: Session) -> str:
+    """``3 labels``: every label the file holds, as ``stats --json`` and the lists of
+    labels have them, those on an id no entry of the file has said as such (Pi's label
+    map keeps them too; counting only the others, the header said 7 over a list of 8)."""
+    lacking = sum(target not in session.by_id for target in session.labels)
+    said = plural(len(session.labels), "label")
+    return f"{said} ({lacking:,} on an entry not in the file)" if lacking else said
+
+
 def tree_said(stats: SessionStats, session: Session) -> str:
     """``2 branches (1 fork), 1 compaction, 3 labels; 1 error, 2 aborted``: the shape of the
     tree, then what went wrong; a count of none is left out (but the branches'). A
@@ -69,10 +78,11 @@ def tree_said(stats: SessionStats, session: Session) -> str:
         (stats.compactions, "compaction", None),
         (stats.branch_summaries, "branch summary", "branch summaries"),
         (stats.custom_messages, "custom message", None),
-        (stats.labels, "label", None),
     ):
         if count:
             shape.append(plural(count, one, many))
+    if session.labels:
+        shape.append(labels_said(session))
     tool_errors = sum(tool.errors for tool in stats.tools.values())
     wrong = [
         said

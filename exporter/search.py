@@ -479,8 +479,12 @@ def search_file(
             if found := _found_in(expression, text):
                 snippet, start, end = found
                 kind = _kind(entry)
+                # named as --leaf, --exclude and the page's #anchor take it: an id written
+                # twice names its latest copy, the earlier one is "a~1"
+                name = session.leaf_name(entry.id)
+                on_active_path = entry.id in on_path
                 matches.append(
-                    Match(entry.id, kind, entry.timestamp, entry.id in on_path, snippet, start, end)
+                    Match(name, kind, entry.timestamp, on_active_path, snippet, start, end)
                 )
                 break  # one line per entry: its first match
     # the lines that became no entry, which the page shows as written after the transcript

@@ -143,16 +143,18 @@ def _names_given_or_named(entries: list[Entry]) -> set[str]:
     return names
 
 
-def _names_for_earlier_copies(
+def _names_shown(
     entries: list[Entry], by_id: dict[str, Entry], latest: dict[str, str]
 ) -> dict[str, str]:
-    """A name ``set_leaf`` takes for each entry whose own id chooses another: a later line
-    writes that id too, and an id used twice names its latest copy (as in Pi). The first
-    ``a`` is ``a~1``, as the second is kept as ``a~2``; a name the file has is skipped."""
-    names: dict[str, str] = {}
+    """The name each entry is shown and chosen by where it is not its id here, so that
+    every output and option says the same: an id used twice names its latest copy (as in
+    Pi, whose ``?targetId=`` finds it), which is kept as ``a~2`` here but shown as ``a``;
+    an entry whose own id chooses another (a later line writes it too) is ``a~1`` for the
+    first ``a``, a name the file has being skipped."""
+    names = {entry_id: written for written, entry_id in latest.items() if entry_id != written}
     taken: set[str] = set()
     for entry in entries:
-        if latest.get(entry.id, entry.id) == entry.id:
+        if entry.id in names or latest.get(entry.id, entry.id) == entry.id:
             continue
         name, n = f"{entry.id}~1", 2
         while name in by_id or name in latest or name in taken:
@@ -160,17 +162,6 @@ def _names_for_earlier_copies(
         names[entry.id] = name
         taken.add(name)
     return names
-
-
-def _taken_by(holder: Entry) -> str:
-    """Whose an id already is, said by what that line writes: the second ``a`` on line 4,
-    kept as ``a~2``, not "already used on line 4" for a file whose line 4 says ``a``."""
-    written = _written_id(holder)
-    if written == holder.id:
-        return f"already used on line {holder.line}"
-    if written is None:
-        return f"was given to line {holder.line}, which has no id"
-    return f"was given to line {holder.line} (a repeated {quoted_id(written)})"
 
 
 @dataclass(slots=True)
@@ -204,7 +195,7 @@ class Session:
     _parent: dict[str, str | None] = field(default_factory=dict)
     _latest_with_id: dict[str, str] = field(default_factory=dict)  # file id -> latest entry
     _first_with_id: dict[str, str] = field(default_factory=dict)  # file id -> first entry
-    # entry -> the name set_leaf takes for it, where its own id chooses a later copy
+    # entry -> the name it is shown and chosen by, where that is not its id (_names_shown)
     _copy_names: dict[str, str] = field(default_factory=dict)
     _named_copies: dict[str, str] = field(default_factory=dict)  # that name -> entry
     _leaf_note: Diagnostic | None = field(default=None, repr=False, compare=False)
@@ -255,6 +246,7 @@ class Session:
         self_parent: set[int] = set()  # id() of entries whose parentId is their own id
         resolved: set[int] = set()  # id() of entries whose parent was written before them
         given: set[str] | None = None  # read only if an id repeats
+        renamed: list[Entry] = []  # entries kept under another id here: said once named
         for entry in self.entries:
             written = _written_id(entry)
             pid = entry.parent_id
@@ -271,14 +263,7 @@ class Session:
                 while f"{original}~{n}" in by_id or f"{original}~{n}" in given:
                     n += 1
                 entry.id = f"{original}~{n}"
-                diagnostics.append(
-                    Diagnostic(
-                        entry.line,
-                        "duplicate-id",
-                        f"id {quoted_id(original)} {_taken_by(by_id[original])}; "
-                        f"kept as {quoted_id(entry.id)}",
-                    )
-                )
+                renamed.append(entry)
             by_id[entry.id] = entry
             if written is not None:
                 latest[written] = entry.id
@@ -286,8 +271,9 @@ class Session:
         self.by_id = by_id
         self._latest_with_id = latest
         self._first_with_id = first
-        self._copy_names = _names_for_earlier_copies(self.entries, by_id, latest)
+        self._copy_names = _names_shown(self.entries, by_id, latest)
         self._named_copies = {name: entry_id for entry_id, name in self._copy_names.items()}
+        diagnostics.extend(filter(None, map(self._repeat_note, renamed)))
 
         parent: dict[str, str | None] = {}
         damaged_ids: dict[str, int] | None = None  # read only if an entry lacks its parent
@@ -310,7 +296,8 @@ class Session:
                     Diagnostic(
                         entry.line,
                         "orphan",
-                        f"parent {quoted_id(pid)} of entry {quoted_id(entry.id)} {where}; "
+                        f"parent {quoted_id(pid)} of entry "
+                        f"{quoted_id(self.leaf_name(entry.id))} {where}; "
                         "shown as a root",
                     )
                 )
@@ -357,7 +344,8 @@ class Session:
                     Diagnostic(
                         line_of[cut],
                         "cycle",
-                        f"parentId cycle through {len(cycle)} entries; entry {quoted_id(cut)} "
+                        f"parentId cycle through {len(cycle)} entries; entry "
+                        f"{quoted_id(self.leaf_name(cut))} "
                         "made a root to break it",
                     )
                 )
@@ -503,11 +491,13 @@ class Session:
         leaf_id = self.named_entry(name)
         if leaf_id is not None:
             return leaf_id
-        matches = [i for i in self.by_id if i.startswith(name)]
+        # by the names entries are shown by (a repeated id's copies: "a~1", "a")
+        matches = [i for i in self.by_id if self.leaf_name(i).startswith(name)]
         if not matches:
             raise KeyError(f"no entry with id {name!r} in this session")
         if len(matches) > 1:
-            shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
+            names = [self.leaf_name(i) for i in matches[:8]]
+            shown = ", ".join(names) + (" …" if len(matches) > 8 else "")
             raise KeyError(f"entry id prefix {name!r} is ambiguous: {shown}")
         return matches[0]
 
@@ -519,9 +509,33 @@ class Session:
         return entry_id if entry_id in self.by_id else None
 
     def leaf_name(self, entry_id: str) -> str:
-        """The name :meth:`set_leaf` takes for an entry: its id, or for an earlier copy of an
-        id the file uses again (which names the latest copy, as in Pi) ``a~1``."""
+        """The name an entry is shown by everywhere (search, the page's anchors, ``stats``,
+        warnings) and that ``--leaf`` and ``--exclude`` take: its id; for an id the file
+        uses twice, that id for its latest copy (as in Pi) and ``a~1`` for the earlier."""
         return self._copy_names.get(entry_id, entry_id)
+
+    def _repeat_note(self, entry: Entry) -> Diagnostic | None:
+        """The warning for a line that writes an id an earlier line wrote, in the names
+        the outputs use; None for a line whose id only a name given here took (``a~2``
+        for a repeated ``a``): it is still shown and chosen by the id it writes."""
+        written = _written_id(entry)
+        first = self._first_with_id.get(written) if written is not None else None
+        if written is None or first is None or first == entry.id:
+            return None
+        holder = self.by_id[first]
+        shown = self.leaf_name(entry.id)
+        if shown == written:  # the latest copy
+            said = (
+                f"as in Pi, it names this later copy, and line {holder.line}'s is "
+                f"{quoted_id(self.leaf_name(first))}"
+            )
+        else:
+            said = f"kept as {quoted_id(shown)} (the id names its latest copy, as in Pi)"
+        return Diagnostic(
+            entry.line,
+            "duplicate-id",
+            f"id {quoted_id(written)} already used on line {holder.line}; {said}",
+        )
 
     def _copies_note(self, asked: str, chosen: str) -> Diagnostic:
         """The warning for a leaf chosen by an id several entries are written with."""
@@ -536,8 +550,8 @@ class Session:
         return Diagnostic(
             self.by_id[chosen].line,
             "duplicate-leaf-id",
-            f"leaf {quoted_id(asked)} names {len(others) + 1:,} entries: the latest (kept as "
-            f"{quoted_id(chosen)}) is the leaf, as in Pi; {which} chosen as {said}",
+            f"leaf {quoted_id(asked)} names {len(others) + 1:,} entries: the latest (line "
+            f"{self.by_id[chosen].line}) is the leaf, as in Pi; {which} chosen as {said}",
         )
 
     def parent_of(self, entry_id: str) -> str | None:

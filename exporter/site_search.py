@@ -39,7 +39,7 @@ from exporter.entries import (
 from exporter.formatting import escape_surrogates, plain_text_shown
 from exporter.fsutil import atomic_write_bytes
 from exporter.render.index import SearchIndex
-from exporter.render.view import build_anchors
+from exporter.render.view import entry_anchors
 from exporter.session import Session
 from exporter.shown_rules import interrupted
 from exporter.site_manifest import SEARCH_DIR, stays_inside
@@ -163,7 +163,7 @@ def session_records(session: Session) -> tuple[list[list[str]], bool]:
     """Every entry's searchable text (every branch, file order) as ``[anchor, kind, text]``,
     and whether the session had more than :data:`SESSION_CHARS` (then it is cut: prompts
     and replies are kept before tools' output)."""
-    anchors = build_anchors([e.id for e in session.entries])
+    anchors = entry_anchors(session)
     records = [
         [anchor, kind, text]
         for entry in session.entries

@@ -5,11 +5,11 @@ Only tests need it: the page itself gets its ids from ``PageBuilder`` (``build_a
 
 from __future__ import annotations
 
-from exporter.render.view import build_anchors
+from exporter.render.view import entry_anchors
 from exporter.session import Session
 
 
 def anchor_for(session: Session, entry_id: str) -> str:
     """The DOM id the page gives ``entry_id``: every entry's id is worked out at once, in
     file order, as the page does (an id that collides takes a hashed one)."""
-    return build_anchors([e.id for e in session.entries])[entry_id]
+    return entry_anchors(session)[entry_id]

@@ -659,4 +659,4 @@ def test_a_huge_id_is_quoted_short_in_warnings(tmp_path: Path) -> None:
     warnings = [line for line in done.output.splitlines() if "warning:" in line]
     assert len(warnings) == 2 and all(len(line) < 400 for line in warnings), warnings
     assert "(100,000 characters) already used on line 2" in warnings[0]
-    assert "'xxxxxx~2' (100,002 characters)" in warnings[0]  # which one it was kept as
+    assert "'xxxxxx~1' (100,002 characters)" in warnings[0]  # which one it was kept as

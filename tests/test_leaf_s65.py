@@ -43,7 +43,7 @@ def test_the_first_copy_chosen_by_its_name_stays_chosen(tmp_path: Path, policy: 
     text = out.read_text(encoding="utf-8")
     transcript = text.split("## Transcript", 1)[1]
     # a policy's copy is written leaf last, so the copies of u2 swap places (and names) in it
-    leaf = "u2~2" if policy else "u2~1"
+    leaf = "u2" if policy else "u2~1"
     assert f"root → leaf (2 entries, leaf `{leaf}`)" in transcript
     main_line = transcript.split("\n## ", 1)[0]
     assert "the first copy's answer" in main_line and "after the second copy" not in main_line

@@ -373,14 +373,18 @@ def test_leaf_by_a_repeated_id_takes_the_latest_and_says_so(tmp_path: Path) -> N
     latest = runner.invoke(cli, ["export", str(path), "--leaf", "u2", "-o", str(out)])
     assert latest.exit_code == 0, latest.output
     warned = [line for line in latest.stderr.splitlines() if "duplicate-leaf-id" in line]
-    assert len(warned) == 1 and "'u2~2'" in warned[0] and "'u2~1' (line 3)" in warned[0]
+    assert (
+        len(warned) == 1
+        and "the latest (line 4) is the leaf" in warned[0]
+        and "'u2~1' (line 3)" in warned[0]
+    )
     page = out.read_text(encoding="utf-8")
-    assert re.search(r'class="[^"]* leaf"><a href="#u2~2"', page)
+    assert re.search(r'class="[^"]* leaf"><a href="#u2"', page)
     first = runner.invoke(cli, ["export", str(path), "--leaf", "u2~1", "-o", str(out)])
     assert first.exit_code == 0, first.output
     assert "duplicate-leaf-id" not in first.stderr
     page = out.read_text(encoding="utf-8")
-    assert re.search(r'class="[^"]* leaf"><a href="#u2"', page)
+    assert re.search(r'class="[^"]* leaf"><a href="#u2~1"', page)
     assert "duplicate-leaf-id" not in page  # said of the choice made, not of an earlier one
 
 

@@ -378,8 +378,14 @@ def _label_bookmarks(session: Session, builder: PageBuilder) -> list[dict[str, A
             # folded on screen, and not printed at all: the list says where it points
             "other_branch": target not in on_path,
         }
-        for target, label in session.labels.items()
         if target in session.by_id
+        else {
+            "anchor": None,
+            "label": label,
+            "other_branch": False,
+            "text": f"on {one_line(target, 80)}, an entry not in the file",
+        }
+        for target, label in session.labels.items()
     ]
 
 
@@ -436,7 +442,9 @@ def _branch_row(b: BranchStats, builder: PageBuilder) -> dict[str, Any]:
         "fork_text": one_line(said, FORK_TEXT_CHARS)
         if fork
         else ("root" if b.branch.is_active else "separate tree"),
-        "fork_title": f"entry {fork}: {one_line(said, 80)}" if fork else None,
+        "fork_title": f"entry {builder.session.leaf_name(fork)}: {one_line(said, 80)}"
+        if fork
+        else None,
         # the column holds the prompt; a branch that opens with something else says so after it
         "first_prompt": prompt_preview(prompt, BRANCH_TITLE_CHARS) if prompt else None,
         "opening": builder.opening_line(opening, half=bool(prompt)) if opening else None,

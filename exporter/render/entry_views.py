@@ -336,13 +336,14 @@ def diagnostic_notes(diagnostics: Any) -> list[str]:
 
 def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
     """``entry <id>`` as a link to it when the file has it (a #fragment the page resolves)."""
+    entry_id = builder.session.named_entry(entry_id) or entry_id
     if entry_id not in builder.session.by_id:
         return f"entry {entry_id}"
     said = one_line(builder.row_text(entry_id), 60)  # what is there, not only where
     # (a quote of another entry: the search leaves it out, or "think" found the compaction)
     # in quotation marks: "(assistant: (aborted))" nested its brackets (review 2026-12-03)
     link = Markup('<a href="#{}">entry {}</a> <span class="quoted">“{}”</span>')
-    return link.format(builder.anchor(entry_id), entry_id, said)
+    return link.format(builder.anchor(entry_id), builder.session.leaf_name(entry_id), said)
 
 
 MAX_LISTED_FILES = 20  # per list in a note; all of them are in the entry's Details

@@ -71,22 +71,23 @@ MAX_BRANCH_NESTING = 120
 BRANCH_TITLE_CHARS = 80  # a branch's title, in its block and in the table of branches
 
 
-def build_anchors(entry_ids: list[str]) -> dict[str, str]:
+def build_anchors(entry_ids: list[str], names: list[str] | None = None) -> dict[str, str]:
     """A unique, safe DOM id for every entry (in file order, so they are stable).
 
-    The entry id itself when it is a plain token that collides with nothing; else a
-    stable ``e-<hash>``. Session ids are untrusted and may look like the page's own ids.
+    The entry's name (``names``, in the same order; else its id) when it is a plain token
+    that collides with nothing; else a stable ``e-<hash>``. Session ids are untrusted and
+    may look like the page's own ids. A page's are :func:`entry_anchors`.
     """
     anchors: dict[str, str] = {}
     used: set[str] = set(RESERVED_IDS)
-    for entry_id in entry_ids:
-        candidate = entry_id
+    for entry_id, name in zip(entry_ids, entry_ids if names is None else names, strict=True):
+        candidate = name
         if (
             not _SAFE_ANCHOR.match(candidate)
             or candidate in used
             or candidate.startswith(RESERVED_PREFIXES)
         ):
-            digest = hashlib.sha256(entry_id.encode("utf-8", "surrogatepass")).hexdigest()
+            digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
             candidate = "e-" + digest[:24]
             n = 2
             while candidate in used:
@@ -95,6 +96,14 @@ def build_anchors(entry_ids: list[str]) -> dict[str, str]:
         anchors[entry_id] = candidate
         used.add(candidate)
     return anchors
+
+
+def entry_anchors(session: Session) -> dict[str, str]:
+    """Each entry's DOM id (keyed by its id here), made from the name the CLI shows and
+    takes for it (:meth:`Session.leaf_name`): ``#a`` is the copy ``--leaf a`` and Pi's
+    ``?targetId=a`` choose, the latest of an id written twice, and the earlier is ``#a~1``."""
+    entry_ids = [e.id for e in session.entries]
+    return build_anchors(entry_ids, [session.leaf_name(i) for i in entry_ids])
 
 
 #: is_before walks up the tree for this many questions, then uses the tree's spans (chained
@@ -111,7 +120,7 @@ class PageBuilder:
         self.path_set = set(session.active_path)
         self.compacted = session.context_status()
         self._mark_branch_compactions()
-        self.anchors = build_anchors([e.id for e in session.entries])
+        self.anchors = entry_anchors(session)
         # Filled by plan(): results shown inside their call, and repeated long outputs.
         self.consumed: set[str] = set()
         self.shown_in: dict[str, str] = {}  # result id -> the message showing it
@@ -460,7 +469,7 @@ class PageBuilder:
         line_set = item.line_set
         label = session.labels.get(entry.id)
         view = EntryView(
-            id=entry.id,
+            id=session.leaf_name(entry.id),  # data-entry-id: what ?targetId= names
             anchor=self.anchor(entry.id),
             kind=entry.type,
             type=entry.type,
@@ -476,6 +485,9 @@ class PageBuilder:
         builder = ENTRY_BUILDERS.get(type(entry)) or unknown_view
         try:
             builder(self, entry, view, line_set)
+            for part in view.parts:  # a result shown with its call: its data-entry-id too
+                if part.tool_entry_anchor and part.tool and part.tool.result_entry_id:
+                    part.tool.result_entry_id = session.leaf_name(part.tool.result_entry_id)
             if view.forks_here and "hide-default" in view.classes:
                 # a fork at extension state or a label: its header stays under the filters
                 # that show what follows it, so the branches below have a place to start
@@ -487,10 +499,11 @@ class PageBuilder:
             # ...but a bug in a view must not ship unseen either: it is said on stderr (the
             # id and the error may quote the file: no escape sequence reaches a terminal)
             said = f"{type(error).__name__}: {one_line(str(error), 200)}"
+            name = one_line(session.leaf_name(entry.id), 80)
             log.warning(
                 "%s",
                 terminal_text(
-                    f"pi-session: warning: entry {one_line(entry.id, 80)} could not be shown "
+                    f"pi-session: warning: entry {name} could not be shown "
                     f"({said}); please report it"
                 ),
             )
