@@ -4,10 +4,11 @@ or a notes app, where an HTML page cannot go.
 It says what the page says, in the page's order: the header's facts and usage tables, then
 the active path with each tool call followed by its result, then the other branches, each
 under a heading that says where it forks (a line at the fork's entry in the transcript says
-which branches leave there, with the id ``--leaf`` takes). Nothing is folded (Markdown has
-no fold every viewer honours) and nothing is cut. The messages' own Markdown passes
-through, made safe (``markdown_text.prose``); everything else a session supplies is fenced
-or escaped.
+which branches leave there, with the id ``--leaf`` takes; a run of entries a compaction took
+out of the model's context between a line that says so and one that says where it ends, as
+the page's dashed line marks it). Nothing is folded (Markdown has no fold every viewer
+honours) and nothing is cut. The messages' own Markdown passes through, made safe
+(``markdown_text.prose``); everything else a session supplies is fenced or escaped.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from exporter import __version__
 from exporter.agent_context import AgentContext
 from exporter.entries import (
+    CONTEXT_ENTRY_TYPES,
     BranchSummaryEntry,
     CompactionEntry,
     CustomMessageEntry,
@@ -60,6 +62,7 @@ from exporter.markdown_text import (
     shown,
 )
 from exporter.pasted_diff import fence_pasted_diffs
+from exporter.render import _path_tool_calls
 from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, no_usage_said
 from exporter.render.folding import terminal_text
@@ -88,6 +91,7 @@ from exporter.render.tools import (
     todo_done,
     todo_items,
 )
+from exporter.render.view import PageBuilder
 from exporter.session import Session
 from exporter.share_cuts import LEFT_OUT_NOTE
 from exporter.shown_rules import is_interrupt
@@ -139,7 +143,7 @@ def _document(session: Session, agent_context: AgentContext | None, timestamps: 
     for number, branch in enumerate(stats.branches[1:], 2):
         if branch.branch.fork_id:
             forks.setdefault(branch.branch.fork_id, []).append(number)
-    writer = _Writer(session, forks, len(lines), timestamps)
+    writer = _Writer(session, forks, lines, timestamps)
     parts = [
         *_header(session, stats, timestamps),
         *_usage(stats),
@@ -215,6 +219,7 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         *(when if timestamps else [("Duration", fmt_duration(stats.duration_seconds))]),
         ("Models", models_said(models_with_answers(session, stats), code_span)),
         ("Entries", entries_line(stats, len(session.entries), " · ", escaped)),
+        ("Tool calls", _tool_calls_said(session, stats)),
         ("Tree", tree_said(stats, session)),
         (
             "Cost",
@@ -233,6 +238,19 @@ def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> l
         marks = [_label_mark(session, target, label) for target, label in session.labels.items()]
         out += ["**Labels:**", "", *marks, ""]
     return out
+
+
+def _tool_calls_said(session: Session, stats: SessionStats) -> str:
+    """The page's "Tool calls" fact: with other branches, this path's calls apart from all
+    branches' (the per-tool counts are the whole tree's), counted as the page counts them;
+    the Markdown had only the all-branches table, and no word of what this path called."""
+    if not stats.tools:
+        return "none"
+    per_tool = ", ".join(f"{code_span(name)} {fmt_int(t.calls)}" for name, t in stats.tools.items())
+    if len(stats.branches) > 1:
+        on_path = fmt_int(_path_tool_calls(session))
+        return f"{on_path} on this path · {fmt_int(stats.tool_calls)} on all branches: {per_tool}"
+    return f"{fmt_int(stats.tool_calls)} · {per_tool}"
 
 
 def _redaction_row(session: Session) -> list[tuple[str, str]]:
@@ -494,16 +512,54 @@ def _problems(session: Session, not_shown: dict[tuple[str, str], int]) -> list[s
 # --- the transcript -----------------------------------------------------------------------
 
 
+#: How the Markdown says where a run of entries out of the model's context starts and ends
+#: (the page draws a dashed line beside it).
+_RUN_START = "Not in the model's context from here"
+_RUN_END = "End of the entries not in the model's context"
+
+
+@dataclasses.dataclass
+class _ContextRun:
+    """The run of entries out of the model's context a line is in, grouped as the page
+    groups them (``render.view``'s ``_mark_context_runs``): an entry the model sees ends it,
+    and so does an entry another compaction took out (a new run starts there); a marker
+    the model never sees (a model change, a label, a compaction it kept) does not. Its
+    start is said over the first entry shown in it."""
+
+    compaction_id: str | None = None
+    announced: bool = False  # its start has been said
+
+    def ends_at(self, entry: Entry | None, compaction_id: str | None) -> list[str]:
+        """The line that ends the run before ``entry`` (None: the end of the line), if it
+        ends there; the run that ``entry`` starts, if any, is taken up."""
+        if compaction_id == self.compaction_id or (
+            compaction_id is None and entry is not None and entry.type not in CONTEXT_ENTRY_TYPES
+        ):
+            return []
+        said = [f"*{_RUN_END}.*", ""] if self.announced else []
+        self.compaction_id, self.announced = compaction_id, False
+        return said
+
+
 class _Writer:
     """Writes lines of the tree; remembers what it left out, for the closing note."""
 
     def __init__(
-        self, session: Session, forks: dict[str, list[int]], lines: int, timestamps: bool = True
+        self,
+        session: Session,
+        forks: dict[str, list[int]],
+        lines: list[list[str]],
+        timestamps: bool = True,
     ) -> None:
         self.session = session
         self.timestamps = timestamps  # each entry's heading says its time
         self.forks = forks  # a fork's entry -> the numbers of the branches that leave it
-        self.lines = lines
+        self.lines = len(lines)
+        #: entry id -> the number of the line it is on (1: the active path; n: Branch n)
+        self.line_of = {entry_id: n for n, line in enumerate(lines, 1) for entry_id in line}
+        #: entry id -> the compaction that took it out of the model's context, as the page
+        #: marks them (the active path's, and a branch's own compactions on its line)
+        self.compacted = PageBuilder(session, str).compacted
         self.not_shown: dict[tuple[str, str], int] = {}  # (one, many) -> how many
         self._spans: dict[str, tuple[int, int]] | None = None
         #: (change kind, entry id) -> what the last change of that kind up to it set
@@ -514,6 +570,7 @@ class _Writer:
         shown_results: set[str] = set()
         out: list[str] = []
         changes: list[Entry] = []  # model and thinking-level changes in a row, not yet said
+        run = _ContextRun()
         for entry_id in entry_ids:
             if entry_id in shown_results:
                 continue
@@ -524,12 +581,17 @@ class _Writer:
                     out += self._changes(changes, level)  # its id is said under the run
                     changes = []
                 continue
+            ended = run.ends_at(entry, self.compacted.get(entry_id))
+            if ended:  # the changes before a kept entry are in the run, as on the page
+                out += self._changes(changes, level) + ended
+                changes = []
             before = len(shown_results)
             written = self.entry(entry, level, on_line, shown_results)
             if not written and entry_id not in self.forks:
                 continue  # nothing shown (a label, extension data): the run goes on
             out += self._changes(changes, level)
             changes = []
+            out += self._run_start(run) if written else []
             out += written
             headless = bool(written) and not written[0].startswith("#")
             out += self._headless_label(entry) if headless else []
@@ -539,7 +601,22 @@ class _Writer:
                 above=_headless_said(entry) if headless else "",
                 before_results=len(shown_results) > before,
             )
-        return out + self._changes(changes, level)
+        return out + self._changes(changes, level) + run.ends_at(None, None)
+
+    def _run_start(self, run: _ContextRun) -> list[str]:
+        """The line over the first entry shown of a run out of the model's context, in the
+        page's words (its dashed line's): which compaction replaced them, and when."""
+        if run.compaction_id is None or run.announced:
+            return []
+        run.announced = True
+        compaction = self.session.by_id.get(run.compaction_id)
+        when = compaction.moment if compaction is not None and self.timestamps else None
+        at = f" ({fmt_datetime(when)})" if when else ""  # (as an entry's time is said)
+        return [
+            f"*{_RUN_START}, to the line “{_RUN_END}”: the compaction below{at} replaced these "
+            "entries with its summary.*",
+            "",
+        ]
 
     def _changes(self, changes: list[Entry], level: int) -> list[str]:
         """Model and thinking-level changes with nothing between them as one line that
@@ -787,7 +864,11 @@ class _Writer:
                 result = self.session.result_for_call(entry.id, index, on_line)
                 if result is not None:
                     shown.add(result.id)
-                out += [*_tool(block, result if isinstance(result, MessageEntry) else None), ""]
+                    elsewhere = ""
+                else:
+                    elsewhere = self._result_elsewhere(entry.id, index)
+                answer = result if isinstance(result, MessageEntry) else None
+                out += [*_tool(block, answer, elsewhere), ""]
                 if result is not None:
                     out += self._headless_label(result)
                     out += self._fork_marker(result.id, above=_headless_said(result))
@@ -801,6 +882,20 @@ class _Writer:
             f"{fmt_cost(usage.cost)}"
         )
         return [*out, f"*{said}*", ""]
+
+    def _result_elsewhere(self, assistant_id: str, index: int) -> str:
+        """Where a call's result is when the tree forks between them, as the page's line
+        says it (its first in file order, the one the page links to), with a link to the
+        branch that shows it: "no result" was untrue, the result was further down. Empty
+        when the call has no result anywhere."""
+        result = self.session.result_for_call(assistant_id, index)
+        if result is None:
+            return ""
+        said = "result on another branch"
+        number = self.line_of.get(result.id, 1)
+        if number < 2:  # (a result is below its call: never on the active path's line)
+            return said
+        return f"{said} ({_branch_link(number, self.lines, f'Branch {number} of {self.lines}')})"
 
     def _blocks(self, entry: MessageEntry, level: int, *, prompt: bool = False) -> list[str]:
         """An entry's content; a diff pasted into a ``prompt`` without a fence gets one."""
@@ -1040,14 +1135,17 @@ def _said(label: str, said: str) -> list[str]:
 # --- tools --------------------------------------------------------------------------------
 
 
-def _tool(call: dict[str, Any] | None, result: MessageEntry | None) -> list[str]:
+def _tool(
+    call: dict[str, Any] | None, result: MessageEntry | None, elsewhere: str = ""
+) -> list[str]:
     """One call and its result, per tool as the page shows them, nothing folded; a blank
     line between the parts (two fences in a row read as one block). ``call`` None: a
-    result whose call was not found (its heading says so)."""
+    result whose call was not found (its heading says so). ``elsewhere``: where the
+    result of a call without one here is (``_Writer._result_elsewhere``)."""
     view = _page_view(call, result) if call is not None else None
     out: list[str] = []
     read = view.read_details if view is not None else set()  # the details the parts show
-    parts = [*_tool_parts(call or {}, result, view), *_result_documents(result)]
+    parts = [*_tool_parts(call or {}, result, view, elsewhere), *_result_documents(result)]
     parts += [*_odd_result(result), *_details(result, read)]
     for part in parts:
         if part:
@@ -1145,7 +1243,7 @@ def _other_args(view: ToolView | None, args: dict[str, Any]) -> list[str]:
 
 
 def _tool_parts(
-    call: dict[str, Any], result: MessageEntry | None, view: ToolView | None
+    call: dict[str, Any], result: MessageEntry | None, view: ToolView | None, elsewhere: str = ""
 ) -> list[str]:
     """The call and its result as the Markdown shows each tool; what the page's ``view``
     says beyond that (the facts on its line, its notes, the arguments its view does not
@@ -1154,7 +1252,7 @@ def _tool_parts(
     args = call.get("arguments")
     args = args if isinstance(args, dict) else {"arguments": args} if args is not None else {}
     text = result.text if result else ""
-    status = _status(result, view)
+    status = _status(result, view, elsewhere)
     notes = _notes(view)
     if name == "bash" and isinstance(args.get("command"), str):
         head = f"**bash**{_subtitle(view)}{status}"
@@ -1176,6 +1274,8 @@ def _tool_parts(
         if name == "write":  # every line written, blank ones at the end too, as the
             # page counts and shows them (content not text: as the page shows it, its JSON)
             body = content if isinstance(content, str) else json_text(content)
+        elif result is None:  # nothing was read: the line says so (an empty block said more)
+            return out
         else:
             body = text.rstrip("\n")
         if not (name == "read" and not body and _holds_documents(result)):  # a PDF read
@@ -1268,10 +1368,12 @@ def _todo_line(item: dict[str, Any]) -> str:
     return f"- [{'x' if status == 'completed' else ' '}] {escaped(item['content'])}{said}"
 
 
-def _status(result: MessageEntry | None, view: ToolView | None = None) -> str:
+def _status(result: MessageEntry | None, view: ToolView | None = None, elsewhere: str = "") -> str:
+    """What the page's line says of a call's result: none (or where it is), failed."""
     if result is None:  # a search the provider ran has none to wait for (the page's words)
-        remote = view is not None and view.status == "remote"
-        return " · *results not recorded*" if remote else " · *no result*"
+        if view is not None and view.status == "remote":
+            return " · *results not recorded*"
+        return f" · *{elsewhere}*" if elsewhere else " · *no result*"
     return " · **failed**" if result.is_error else ""
 
 
