@@ -269,9 +269,9 @@ def _cost_note(session: Session) -> str:
 def _label_mark(session: Session, target: str, label: str) -> str:
     """A label, its entry's id and what the entry says, as the page's bookmark list has it
     (a bare id told a reader nothing: visual review 2026-12-04)."""
-    mark = f"- {code_span(label)} on {code_span(target)}"
+    mark = f"- {code_span(label)} on {code_span(session.leaf_name(target))}"
     if target not in session.by_id:
-        return mark
+        return f"{mark}, an entry not in the file"
     return f"{mark}: {escaped(one_line(entry_row_text(session, target)[0], 100))}"
 
 
@@ -411,7 +411,7 @@ def _branch_link(number: int, total: int, said: str) -> str:
 def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
     """``entry `e01` (time) “user: Look at this…”``: an entry by its id (what --leaf and
     --exclude take) and its words (the outline's row, as the page quotes it)."""
-    said = f"entry {code_span(entry_id)}"
+    said = f"entry {code_span(session.leaf_name(entry_id))}"
     entry = session.by_id.get(entry_id)
     if entry is None:
         return said
@@ -452,12 +452,13 @@ def _fork_marker(
         )
     if before_results:
         return (
-            f"*⑂ {which} after entry {code_span(entry_id)}, the assistant message above, "
+            f"*⑂ {which} after entry {code_span(session.leaf_name(entry_id))}, "
+            "the assistant message above, "
             f"before its tool results: the results shown with its calls are on this path, "
             f"not on {them}.*"
         )
     said = f", {above} just above" if above else ""
-    return f"*⑂ {which} here, after entry {code_span(entry_id)}{said}.*"
+    return f"*⑂ {which} here, after entry {code_span(session.leaf_name(entry_id))}{said}.*"
 
 
 _CHANGES = (ModelChangeEntry, ThinkingLevelChangeEntry)
@@ -799,20 +800,22 @@ class _Writer:
         label = self.session.labels.get(entry.id)
         if not label:
             return []
-        return [f"**Label** {code_span(label)} · id {code_span(entry.id)}, "
+        name = self.session.leaf_name(entry.id)
+        return [f"**Label** {code_span(label)} · id {code_span(name)}, "
                 f"{said or _headless_said(entry)} above", ""]  # fmt: skip
 
     def _heading(self, entry: Entry, level: int, title: str) -> list[str]:
         when = entry.moment if self.timestamps else None
         said = [title, fmt_datetime(when)] if when else [title]
         if entry.id in self.forks:  # the id --leaf and --exclude take, where branches leave
-            said.append(f"id {code_span(entry.id)}")
+            said.append(f"id {code_span(self.session.leaf_name(entry.id))}")
         heading = " · ".join(said)
         if may_take_branch_anchor(heading):  # a role "Branch 2 of 2" (no time): that link
             heading = f"Entry · {heading}"
         out = [f"{'#' * level} {heading}", ""]
         label = self.session.labels.get(entry.id)
-        out += [f"**Label** {code_span(label)} · id {code_span(entry.id)}", ""] if label else []
+        name = self.session.leaf_name(entry.id)
+        out += [f"**Label** {code_span(label)} · id {code_span(name)}", ""] if label else []
         return out
 
     def message(
