@@ -16,6 +16,8 @@ from typing import Any
 import markupsafe
 from markupsafe import Markup
 
+from exporter.times import clock_text, utc_moment
+
 #: A user's home folder at the start of a path: ``/home/alice``, ``/Users/bob`` or root's
 #: ``/root`` (``user``: its owner's name, as ``~alice`` says it).
 HOME_FOLDER = re.compile(r"^(?:/home/|/Users/|/(?=root(?:/|$)))(?P<user>[^/]+)(?=/|$)")
@@ -131,14 +133,16 @@ def fmt_duration(seconds: float | None) -> str:
 
 
 def fmt_datetime(moment: datetime | None) -> str:
-    """ISO-like date and time with the UTC offset, e.g. ``2025-06-01 10:01:00 +00:00``."""
+    """ISO-like date and time in UTC, e.g. ``2025-06-01 10:01:00 +00:00``: one zone
+    throughout, as the page writes them (a start written at +05:30 above an end at +00:00
+    read as ending before it began), the year in four digits (``0999``)."""
     if moment is None:
         return "unknown"
-    return moment.strftime("%Y-%m-%d %H:%M:%S ") + (
-        moment.strftime("%z")[:3] + ":" + moment.strftime("%z")[3:]
-        if moment.utcoffset() is not None
-        else ""
-    )
+    try:
+        return clock_text(utc_moment(moment)) + " +00:00"
+    except OverflowError:  # a moment made elsewhere than parse_time: 9999-12-31T23:00-05:00
+        offset = moment.strftime("%z")
+        return f"{clock_text(moment)} {offset[:3]}:{offset[3:5]}".rstrip(" :")
 
 
 def local_minute(moment: datetime | None) -> str:
@@ -147,7 +151,7 @@ def local_minute(moment: datetime | None) -> str:
     if moment is None:
         return "unknown"
     try:
-        return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+        return clock_text(moment.astimezone(), "minutes")
     except (OverflowError, ValueError, OSError):  # year 9999 east of UTC: no local date
         return fmt_datetime(moment)[:16] + " UTC"
 

@@ -26,6 +26,7 @@ from exporter.cli import (
     session_argument,
 )
 from exporter.discover import (
+    SessionSummary,
     active_since,
     id_from_name,
     newest_first,
@@ -49,6 +50,7 @@ from exporter.formatting import (
 from exporter.header_counts import entries_line, tree_said
 from exporter.session import Session
 from exporter.summary_cache import remembered
+from exporter.times import utc_iso
 from exporter.usage import (
     SessionStats,
     compute_stats,
@@ -114,7 +116,7 @@ def list_command(
         return
     if as_json:
         for summary in summaries:
-            echo_json(summary.as_dict())
+            echo_json(_json_row(summary))
         return
     # unique among every session, not only those listed: SESSION is looked up in this
     # folder's project first, then everywhere, so the prefix must name one file anywhere
@@ -152,6 +154,16 @@ def list_command(
     )
 
 
+def _json_row(summary: SessionSummary) -> dict[str, Any]:
+    """A `list --json` row, its times in UTC in the other JSON times' form (``+00:00``):
+    each as its session wrote it, ``sort_by(.modified)`` put one written at +09:00 out of
+    order."""
+    row = summary.as_dict()
+    row["started"] = utc_iso(summary.started) if summary.started else None
+    row["modified"] = utc_iso(summary.modified) if summary.modified else None
+    return row
+
+
 def unique_prefixes(ids: list[str], shortest: int = 8) -> list[str]:
     """Each id cut to the shortest prefix (at least ``shortest``) no other id shares, so
     what ``list`` shows can be passed back as SESSION. Pi's ids are UUIDv7: sessions
@@ -186,9 +198,9 @@ def stats_document(session: Session) -> dict[str, Any]:
         "branches": len(stats.branches),
         "forks": len(session.fork_ids),
         "labels": dict(session.labels),
-        "created": stats.created.isoformat() if stats.created else None,
-        "started": stats.started.isoformat() if stats.started else None,
-        "ended": stats.ended.isoformat() if stats.ended else None,
+        "created": utc_iso(stats.created) if stats.created else None,
+        "started": utc_iso(stats.started) if stats.started else None,
+        "ended": utc_iso(stats.ended) if stats.ended else None,
         "duration_seconds": stats.duration_seconds,
         "models": stats.models_used,
         # picked (a model change) but no assistant turn of theirs said a word
@@ -217,7 +229,7 @@ def stats_document(session: Session) -> dict[str, Any]:
                     "active": b.branch.is_active,
                     "entries": b.entries,
                     "first_prompt": b.first_prompt,
-                    "last_activity": b.last_activity.isoformat() if b.last_activity else None,
+                    "last_activity": utc_iso(b.last_activity) if b.last_activity else None,
                     **b.usage.as_dict(),
                 }
                 for b in stats.branches

@@ -36,7 +36,7 @@ from exporter.cli import (
     report_diagnostics,
     session_argument,
 )
-from exporter.formatting import fmt_datetime, one_line, plural, terminal_text
+from exporter.formatting import local_minute, one_line, plural, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records, session_to_jsonl
 from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
@@ -92,7 +92,7 @@ def gist_description(session: Session) -> str:
     """``Pi session: <title> (<date>)`` as the gist list shows it (``Claude Code session``
     for one of its transcripts)."""
     started = parse_time(session.header.timestamp)
-    date = fmt_datetime(started)[:10] if started else "undated"
+    date = local_minute(started)[:10] if started else "undated"  # the day list says
     # as `list` shows it: a name's escape sequences and bidi overrides as visible signs
     # (GitHub's gist list and the terminals of people reading it, review s60 #6)
     title = one_line(terminal_text(session.title), 80)

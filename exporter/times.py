@@ -11,7 +11,16 @@ import re
 from datetime import MAXYEAR, MINYEAR, datetime, timezone
 from typing import Any
 
-__all__ = ["js_date_ms", "js_number_text", "js_text_ms", "message_time", "parse_time"]
+__all__ = [
+    "clock_text",
+    "js_date_ms",
+    "js_number_text",
+    "js_text_ms",
+    "message_time",
+    "parse_time",
+    "utc_iso",
+    "utc_moment",
+]
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -67,6 +76,32 @@ def _iso_fallback(text: str) -> datetime | None:
         )
     except ValueError:
         return None
+
+
+def utc_moment(moment: datetime) -> datetime:
+    """The moment in UTC, the one zone every output writes (times written at +05:30 and
+    +00:00 side by side read out of order); one without a zone is UTC, as ``parse_time``
+    reads it. (A moment ``parse_time`` made always has a UTC form.)"""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def clock_text(moment: datetime, timespec: str = "seconds", sep: str = " ") -> str:
+    """``YYYY-MM-DD HH:MM:SS`` (to ``timespec``) of the moment's own clock, without a zone,
+    the year in four digits: strftime's ``%Y`` wrote year 999 as "999" on Linux, a date
+    no browser or ISO 8601 reader takes."""
+    return moment.replace(tzinfo=None).isoformat(sep, timespec)
+
+
+def utc_iso(moment: datetime) -> str:
+    """The moment in UTC as the JSON outputs write times (``isoformat``: ``+00:00``); as
+    written when it has no UTC form (9999-12-31T23:00-05:00 made other than by
+    ``parse_time``)."""
+    try:
+        return utc_moment(moment).isoformat()
+    except OverflowError:
+        return moment.isoformat()
 
 
 def message_time(moment: datetime | None, raw: Any) -> datetime | None:

@@ -21,14 +21,16 @@
   // Local times (the server wrote UTC). Formatted by hand: Intl costs ~50 ms at start-up.
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
   function localTime(d) {
-    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
-      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+    var y = d.getFullYear();  // year 999 as 0999, as the server writes it
+    return (y < 1e3 ? ("000" + y).slice(-4) : y) + "-" + pad(d.getMonth() + 1) + "-" +
+      pad(d.getDate()) + " " + pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
   }
-  function utcOffset(d) {
-    var minutes = -d.getTimezoneOffset(), sign = minutes < 0 ? "−" : "+";
-    if (!minutes) return "UTC";  // not "UTC+00:00"
-    minutes = Math.abs(minutes);
-    return "UTC" + sign + pad(Math.floor(minutes / 60)) + ":" + pad(minutes % 60);
+  function utcOffset(d) {  // in seconds: before ~1883 a zone is local mean time (−07:52:58)
+    var s = Math.round(d.getTimezoneOffset() * -60), sign = s < 0 ? "−" : "+";
+    if (!s) return "UTC";  // not "UTC+00:00"
+    s = Math.abs(s);
+    return "UTC" + sign + pad(Math.floor(s / 3600)) + ":" + pad(Math.floor(s / 60) % 60) +
+      (s % 60 ? ":" + pad(s % 60) : "");
   }
   $all("time[datetime]").forEach(function (t) {
     var d = new Date(t.getAttribute("datetime"));

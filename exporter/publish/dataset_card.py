@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from exporter import __version__
@@ -19,6 +19,7 @@ from exporter.detectors import DETECTOR_VERSION
 from exporter.formatting import escape_surrogates, one_line, replace_surrogates
 from exporter.policy import RedactionPolicy
 from exporter.session import Session
+from exporter.times import clock_text, parse_time, utc_moment
 from exporter.usage import compute_stats
 
 __all__ = [
@@ -66,9 +67,10 @@ INDEX_FIELDS: dict[str, type | tuple[type, ...]] = {
 
 
 def _iso(moment: datetime | None) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SS.mmmZ``, the year in four digits (``0001-…``, not ``1-…``)."""
     if moment is None:
         return None
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return clock_text(utc_moment(moment), "milliseconds", "T") + "Z"
 
 
 #: The count columns: ``datasets`` types each column from its values, so one count beyond
@@ -421,9 +423,17 @@ def _totals_table(rows: list[Mapping[str, Any]], agents: list[str]) -> list[str]
 
 
 def _activity_span(rows: list[Mapping[str, Any]]) -> str:
-    """First to last day any session was active (UTC dates, as the index records them)."""
-    times = sorted(t for r in rows for t in (r.get("started_at"), r.get("ended_at")) if t)
-    return f"{times[0][:10]} to {times[-1][:10]}" if times else "n/a"
+    """First to last day any session was active (UTC dates, as the index records them):
+    the times read, not their text sorted (a year written as ``1-`` by an older publish
+    sorted after ``2025-``); a time nothing reads is left out."""
+    moments = [
+        parse_time(t)
+        for r in rows
+        for t in (r.get("started_at"), r.get("ended_at"))
+        if isinstance(t, str)
+    ]
+    days = sorted(utc_moment(m).date() for m in moments if m is not None)
+    return f"{days[0].isoformat()} to {days[-1].isoformat()}" if days else "n/a"
 
 
 def _files_section(has_html: bool) -> list[str]:

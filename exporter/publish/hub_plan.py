@@ -87,7 +87,8 @@ def _month(path: Path, header: dict[str, Any]) -> str:
     moment = parse_time(header.get("timestamp")) or _first_time(path)
     if moment is None:
         moment = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m")
+    moment = moment.astimezone(timezone.utc)
+    return f"{moment.year:04d}-{moment.month:02d}"  # strftime's %Y wrote year 1 as "1"
 
 
 def probe_sources(

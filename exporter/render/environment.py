@@ -8,7 +8,7 @@ rather than render as nothing.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
 
 import jinja2
@@ -18,6 +18,7 @@ from exporter.formatting import decimal_pads, exact_attribute, fmt_cost, label_b
 from exporter.render.assets import asset_dir
 from exporter.render.template_cache import template_cache
 from exporter.session import parse_time
+from exporter.times import clock_text, utc_moment
 
 __all__ = ["jinja_environment", "model_breaks", "pad_class", "path_breaks", "pre_text", "time_tag"]
 
@@ -69,17 +70,19 @@ def pad_class(pad: int) -> Markup:
 def time_tag(iso: datetime | str | None) -> Markup:
     """``<time>`` for a time (read already, or as written): machine-readable in UTC without
     sub-seconds (the page shows seconds at most), shown in UTC (``+14:00`` and ``-12:00``
-    times were shown in their own zone and called UTC); an unreadable time as written in
-    both; nothing without a time. ``parse_time`` reads a time without a zone as UTC, as Pi
-    writes every time in UTC. One ``strftime`` for both forms (every entry's header has
-    one: ~15,000 on a 25 MB session), and only a time as written needs escaping."""
+    times were shown in their own zone and called UTC), the year in four digits (a browser
+    reads no ``999-06-01``); nothing without a time. An unreadable time is shown as written,
+    without ``datetime``: the page's script localised what a browser reads of it
+    (``T24:00:00Z``, ``+002025-…``), a time the session's other outputs do not show.
+    ``parse_time`` reads a time without a zone as UTC, as Pi writes every time in UTC. One
+    text for both forms (every entry's header has one: ~15,000 on a 25 MB session), and only
+    a time as written needs escaping."""
     if not iso:
         return Markup("")
     moment = iso if isinstance(iso, datetime) else parse_time(iso)
     if moment is None:
-        written = escape(iso)
-        return Markup(f'<time datetime="{written}">{written}</time>')
-    stamp = moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")  # digits - : and space
+        return Markup(f"<time>{escape(iso)}</time>")
+    stamp = clock_text(utc_moment(moment))  # digits - : and space
     return Markup(f'<time datetime="{stamp.replace(" ", "T")}Z">{stamp} UTC</time>')
 
 

@@ -32,8 +32,9 @@ from exporter.render.chart import nice_ceiling, on_axis
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
 from exporter.render.environment import jinja_environment
-from exporter.render.view import build_anchors
+from exporter.render.view import entry_anchors
 from exporter.session import Session, parse_time
+from exporter.times import clock_text, message_time, utc_moment
 from exporter.usage import SessionStats, compute_stats, models_with_answers, turn_usage
 
 __all__ = [
@@ -110,11 +111,13 @@ def session_row(session: Session) -> dict[str, Any]:
 
 def answer_usage(session: Session, stats: SessionStats) -> list[tuple[str | None, int, float]]:
     """Each answer of the session (every branch, file order) as the index counts it: its
-    UTC day (None when nothing dates it), tokens and cost."""
+    UTC day (None when nothing dates it), tokens and cost. A turn is dated as ``stats
+    --all`` dates it (:func:`message_time`: its entry's time, else its message's); the
+    session's end dated a turn whose entry time was unreadable days after it happened."""
     out: list[tuple[str | None, int, float]] = []
     for entry in session.entries:
         if isinstance(entry, MessageEntry) and entry.role == "assistant":
-            moment = entry.moment or stats.ended
+            moment = message_time(entry.moment, entry.raw)
             usage = turn_usage(entry)
             out.append((_day(moment) if moment else None, usage.total_tokens, usage.cost))
     return out
@@ -148,7 +151,7 @@ def indexed_prompts(session: Session) -> tuple[list[list[str]], list[list[Any]],
     """:func:`prompt_index`'s prompts, the words of each long one after the shown text as
     ``[number of the prompt, words]``, and the words of the prompts past the ones listed:
     each word once per prompt, within :data:`SESSION_WORDS_CHARS` in all."""
-    anchors = build_anchors([e.id for e in session.entries])
+    anchors = entry_anchors(session)
     shown: list[list[str]] = []
     more: list[list[Any]] = []
     later: list[str] = []
@@ -338,12 +341,18 @@ def _money_tick(value: float) -> str:
 
 
 def _when(iso: str | None) -> str:
+    """A row's time as the listing shows it without its script: the UTC minute (year 999
+    as ``0999``)."""
     moment = parse_time(iso)
-    if moment is None:
-        return ""
-    if moment.utcoffset() is not None:
-        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return moment.strftime("%Y-%m-%d %H:%M")
+    return f"{clock_text(utc_moment(moment), 'minutes')} UTC" if moment else ""
+
+
+def _utc_stamp(iso: str | None) -> str:
+    """A row's time as its ``<time datetime>`` carries it: in UTC, as the script's tooltip
+    calls it (a row keeps the offset its session wrote: "…T10:00:00.000+09:00 (UTC)");
+    empty for a time nothing reads, which the script then leaves alone."""
+    moment = parse_time(iso)
+    return utc_moment(moment).isoformat(timespec="milliseconds") if moment else ""
 
 
 def _sort_time(iso: str | None) -> str:
@@ -378,7 +387,7 @@ def _session_view(
         "project": names.get(cwd, display_path(cwd)) if cwd else "",
         "project_href": base + project_links[cwd] if cwd in project_links else None,
         "when": _when(row.get("last_activity")),
-        "when_iso": row.get("last_activity") or "",
+        "when_iso": _utc_stamp(row.get("last_activity")),
         "when_sort": "0" if error else _sort_time(row.get("last_activity")),  # sorts last
         "messages": row.get("messages", 0),
         "branches": row.get("branches", 0),
@@ -442,8 +451,8 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "copies": sum(is_copy(r) for r in ok),
         "tokens": sum(counted(r, "tokens") or 0 for r in ok),
         "cost": sum(counted(r, "cost") or 0.0 for r in ok),
-        "first": starts[0] if starts else None,
-        "last": times[-1] if times else None,
+        "first": _utc_stamp(starts[0]) if starts else None,
+        "last": _utc_stamp(times[-1]) if times else None,
         "last_when": _when(times[-1]) if times else "",
         "first_when": _when(starts[0]) if starts else "",
         "last_sort": _sort_time(times[-1]) if times else "0",
