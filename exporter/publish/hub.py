@@ -72,6 +72,7 @@ from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
 from exporter.publish.hub_site import (
     build_html,
     copies_cache_dir,
+    copies_in_use,
     html_cache_dir,
     keep_copies,
     remote_copies,
@@ -650,8 +651,16 @@ def _site_ops(
     first (a real run) where the others' are: downloaded once per version and kept (a dry
     run uses the kept copies too: they are a local cache, not the dataset). So a page's
     source is the same file whichever run uploaded it, and is not rendered again."""
-    remote = run.remote
     cache = copies_cache_dir(run.repo.endpoint, run.req.repo_id)
+    with copies_in_use(cache, run.remote):  # (another publish's copies are not deleted)
+        return _site_from_copies(run, others, uploads, tmp, cache)
+
+
+def _site_from_copies(
+    run: _Run, others: set[str], uploads: dict[str, Prepared], tmp: Path, cache: Path
+) -> list[Op] | None:
+    """:func:`_site_ops` with the kept copies in ``cache`` held for this run's use."""
+    remote = run.remote
     elsewhere = sorted(others - set(uploads))
     copies, missing = remote_copies(
         elsewhere, remote, cache, lambda path: run.repo.download(path, remote.head or "main")
@@ -706,24 +715,40 @@ def _upload_copies(
     return files
 
 
+#: How ``exporter.site`` says that another build holds a site folder's lock.
+SITE_BUSY = "another pi-session build is writing "
+
+
 def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list[Op]:
     """Pages rendered into the kept site (only what changed is rendered), and the ops that
     bring the dataset's html/ to it; a dry run renders into a copy, leaving the kept one."""
+    from exporter.site_manifest import SiteError  # (as build_html: loaded for a site only)
+
     if not run.req.html:
         run.notify("the dataset has an html/ site: rebuilding it too")
     site = html_cache_dir(run.repo.endpoint, run.req.repo_id)
     if run.req.dry_run:  # a copy of the kept site: only what changed is rendered
         site = _scratch_copy(site, tmp / "site")
-    build_html(
-        copies,
-        site,
-        run.policy,
-        run.key,
-        jobs=run.req.jobs,
-        progress=run.req.progress,
-        public_name=run.public_name,
-        notes=notes,
-    )
+    try:
+        build_html(
+            copies,
+            site,
+            run.policy,
+            run.key,
+            jobs=run.req.jobs,
+            progress=run.req.progress,
+            public_name=run.public_name,
+            notes=notes,
+        )
+    except SiteError as error:
+        if not str(error).startswith(SITE_BUSY):
+            raise
+        # the kept site is this machine's publish cache: only another publish to this
+        # dataset builds it. Its folder and "build" meant nothing to the user (exit 1)
+        raise PublishError(
+            f"another publish to {run.req.repo_id} is running (its html/ pages are being "
+            "built); nothing was sent; run again when it ends"
+        ) from None
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
 
 
@@ -845,9 +870,7 @@ def _commit(run: _Run, commits: list[Commit], keep: dict[str, Prepared]) -> None
     try:
         parent = run.remote.head
         if not run.remote.exists:  # private unless --public
-            run.repo.create(private=not run.req.public)
-            run.result.created = True
-            parent = run.repo.read_state().head
+            parent = _created_head(run)
         run.result.commits = _commit_all(run.repo, commits, parent, run.notify)
         if keep:  # what it uploaded is the dataset's now: no download next run
             keep_copies(
@@ -857,6 +880,28 @@ def _commit(run: _Run, commits: list[Commit], keep: dict[str, Prepared]) -> None
     except PublishError as error:
         error.partial = run.result
         raise
+
+
+#: What the Hub puts in a dataset it creates: its first commit holds only this file.
+CREATION_FILES = frozenset({".gitattributes"})
+
+
+def _created_head(run: _Run) -> str | None:
+    """The dataset created (one made meanwhile is fine) and its head, the parent of the
+    first commit. This run planned against an empty dataset: a head holding more than what
+    creation makes is another publisher's work (two first runs at once), which a commit on
+    top of it would overwrite (its manifest, index and card, its sessions left listed
+    nowhere), so the run stops there, nothing sent, as at any other concurrent commit."""
+    run.repo.create(private=not run.req.public)
+    state = run.repo.read_state()
+    if not set(state.files) <= CREATION_FILES:
+        raise PublishError(
+            f"{run.req.repo_id} changed on the Hub while publishing (another publisher?): "
+            "another run published to it since this one found it missing; none of this run's "
+            "sessions was sent; re-run to publish on top of it"
+        )
+    run.result.created = True
+    return state.head
 
 
 def _commit_all(

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ __all__ = [
     "Counts",
     "build_html",
     "copies_cache_dir",
+    "copies_in_use",
     "html_cache_dir",
     "keep_copies",
     "page_transform",
@@ -66,18 +67,10 @@ def remote_copies(
     could not be downloaded (each copy is recorded as it arrives: a re-run resumes).
 
     A kept copy is used only while its bytes are the ones downloaded (a copy edited by hand
-    would have gone into the site); copies of sessions no longer in the dataset are deleted,
-    so the cache does not grow forever."""
+    would have gone into the site); copies of sessions no longer in the dataset are deleted
+    by :func:`copies_in_use`, so the cache does not grow forever."""
     index_file = folder / "copies.json"
     known = _kept_index(index_file)
-    gone = [path for path in known if path not in remote.files]
-    for path in gone:
-        if _stays_inside(path):
-            with contextlib.suppress(OSError, ValueError):
-                (folder / path).unlink(missing_ok=True)  # only a file we recorded writing
-        del known[path]
-    if gone:
-        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
     copies, missing = [], []
     for path in paths:
         if not _stays_inside(path):  # "sessions/../../x.jsonl" from a hostile endpoint
@@ -92,8 +85,11 @@ def remote_copies(
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(target, data)
-            known[path] = {"oid": git_oid(data), "sha256": hashlib.sha256(data).hexdigest()}
-            atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+            record = {"oid": git_oid(data), "sha256": hashlib.sha256(data).hexdigest()}
+            with _index_lock(folder):  # added to the index as it is now, not as first read
+                known = _kept_index(index_file)
+                known[path] = record
+                atomic_write_text(index_file, json.dumps(known, sort_keys=True))
         copies.append(target)
     return copies, missing
 
@@ -108,7 +104,7 @@ def keep_copies(uploads: dict[str, tuple[Path, str]], folder: Path) -> dict[str,
     ids recorded with it (its git id, or its SHA-256 for a file stored with LFS), and those
     are of these very bytes."""
     index_file = folder / "copies.json"
-    known = _kept_index(index_file)
+    records: dict[str, dict[str, str] | None] = {}  # None: not kept (a stale record goes)
     kept: dict[str, Path] = {}
     for path, (source, oid) in sorted(uploads.items()):
         if not _stays_inside(path):
@@ -119,15 +115,102 @@ def keep_copies(uploads: dict[str, tuple[Path, str]], folder: Path) -> dict[str,
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(target, data)
         except OSError:
-            known.pop(path, None)
+            records[path] = None
             continue
-        known[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
+        records[path] = {"oid": oid, "sha256": hashlib.sha256(data).hexdigest()}
         kept[path] = target
     try:
-        atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+        with _index_lock(folder):  # added to the index as it is now: another run's stay
+            known = _kept_index(index_file)
+            for path, record in records.items():
+                if record is None:
+                    known.pop(path, None)
+                else:
+                    known[path] = record
+            atomic_write_text(index_file, json.dumps(known, sort_keys=True))
     except OSError:
         return {}  # not recorded: not kept (a later run downloads them)
     return kept
+
+
+#: Held (shared) by each publish to the dataset while it uses the kept copies.
+IN_USE_LOCK = ".copies-in-use.lock"
+#: Held for moments by whoever reads, changes and writes ``copies.json``.
+INDEX_LOCK = ".copies.lock"
+
+
+@contextlib.contextmanager
+def copies_in_use(folder: Path, remote: RemoteState) -> Iterator[None]:
+    """Held while a publish keeps copies in ``folder`` and builds its pages from them.
+    Publishes to one dataset go on side by side (the lock is shared); copies of sessions
+    ``remote`` (the dataset as this run read it) does not hold are deleted only by a run
+    that is alone: another run's uploads, kept before its commit, are missing from this
+    run's view, and deleted under it, its site lost their pages. A later run alone deletes
+    what is gone for good. (No lock where the OS has none, Windows, as the site's.)"""
+    with _lock_file(folder / IN_USE_LOCK) as handle:
+        if handle is None:
+            _forget_gone(folder, remote)
+            yield
+            return
+        import fcntl
+
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # another publish is using them: what is gone is deleted another time
+        else:
+            _forget_gone(folder, remote)
+        fcntl.flock(handle, fcntl.LOCK_SH)  # (from exclusive: others may start now)
+        yield
+
+
+def _forget_gone(folder: Path, remote: RemoteState) -> None:
+    """The kept copies of sessions no longer in the dataset deleted, with their records."""
+    index_file = folder / "copies.json"
+    with _index_lock(folder):
+        known = _kept_index(index_file)
+        gone = [path for path in known if path not in remote.files]
+        for path in gone:
+            if _stays_inside(path):
+                with contextlib.suppress(OSError, ValueError):
+                    (folder / path).unlink(missing_ok=True)  # only a file we recorded writing
+            del known[path]
+        if gone:
+            atomic_write_text(index_file, json.dumps(known, sort_keys=True))
+
+
+@contextlib.contextmanager
+def _index_lock(folder: Path) -> Iterator[None]:
+    """``copies.json`` read, changed and written by one publish at a time: two publishes to
+    one dataset each wrote the index as they had read it, and the other's copies were
+    recorded nowhere. Held for moments."""
+    with _lock_file(folder / INDEX_LOCK) as handle:
+        if handle is None:
+            yield
+            return
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
+def _lock_file(path: Path) -> Iterator[int | None]:
+    """An open lock file's descriptor (flock's locks go with it when it closes); None where
+    there are no such locks (Windows) or the folder takes no file (the copies then fail as
+    they did)."""
+    try:
+        import fcntl  # noqa: F401 (only whether there is one)
+    except ImportError:
+        yield None
+        return
+    try:  # (the folder is made, private, by copies_cache_dir)
+        handle = open(path, "a+b")  # noqa: SIM115 (closed below)
+    except OSError:
+        yield None
+        return
+    with handle:
+        yield handle.fileno()
 
 
 def _kept_index(index_file: Path) -> dict[str, Any]:

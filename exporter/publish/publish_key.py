@@ -18,6 +18,8 @@ import hashlib
 import hmac
 import os
 import secrets
+import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -80,21 +82,75 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         return PublishKey(secrets.token_bytes(32), note)
 
 
+#: A key file shorter than a key is waited for this many times, KEY_POLL seconds apart,
+#: while it is younger than YOUNG_KEY seconds: another run may be writing it (a version that
+#: wrote it in place, or a file system without hard links). An older one is damaged.
+KEY_POLLS = 40
+KEY_POLL = 0.05
+YOUNG_KEY = 2.0
+
+
 def _read_or_create(path: Path) -> bytes:
-    with contextlib.suppress(FileNotFoundError):
-        key = path.read_bytes().strip()
-        if len(key) >= 32:
-            return key
-        raise PermissionError(0, "the key file is damaged (shorter than 32 bytes)")
+    """The key the file holds; made (whole, at once) when there is none. First runs started
+    together on a new machine all read the one key that the first of them made."""
+    key = _read_key(path)
+    if key is not None:
+        return key
     path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_hex(32).encode("ascii")
+    if _made_whole(path, key + b"\n"):
+        return key
+    theirs = _read_key(path)  # another run made it just now: theirs
+    if theirs is None:  # (and it is gone again)
+        raise PermissionError(0, "another run is writing the key file")
+    return theirs
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key in ``path`` (None: no file). A short file that was just written is read again
+    a few times before it counts as damaged: a reader of another run's file being written
+    (the first runs on a new machine) took a throw-away key, unlike the others'."""
+    for _ in range(KEY_POLLS):
+        try:
+            key = path.read_bytes().strip()
+            age = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return None
+        if len(key) >= 32:
+            return key
+        if age > YOUNG_KEY:
+            break
+        time.sleep(KEY_POLL)
+    raise PermissionError(0, "the key file is damaged (shorter than 32 bytes)")
+
+
+def _made_whole(path: Path, data: bytes) -> bool:
+    """``data`` as the new file ``path``, never half there: written to a temp file, then
+    hard-linked to its name, which fails when it exists (another run's key is never
+    replaced). False: another run made it first. Where no hard link can be made, the file
+    is made in place (exclusively), and a reader waits for it (:func:`_read_key`)."""
+    fd, temp = tempfile.mkstemp(prefix=".publish.key.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:  # (mkstemp: mode 0600)
+            out.write(data)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links on this file system (FAT, some network ones)
+            return _made_in_place(path, data)
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+
+
+def _made_in_place(path: Path, data: bytes) -> bool:
+    """``data`` written into a new file ``path``; False when it exists already."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another run created it just now: use theirs
-        key = path.read_bytes().strip()
-        if len(key) < 32:
-            raise PermissionError(0, "another run is writing the key file") from None
-        return key
+    except FileExistsError:
+        return False
     with os.fdopen(fd, "wb") as out:
-        out.write(key + b"\n")
-    return key
+        out.write(data)
+    return True
