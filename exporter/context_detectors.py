@@ -176,6 +176,10 @@ class AssignmentDetector(Detector):
         quoted = match.group("open") is not None
         group = "qv" if quoted else "uv"
         value = text[match.start(group) : match.end(group)]  # the match ran over lowercase
+        if _another_kind_in_prose(text, match, start, name):
+            return None  # "sort key: 2024-01-01#7f3c", "next token: CiAK…", "cache key: …"
+        if _psql_variable(text, match, start, name, value):
+            return None  # psql's `ALTER USER app WITH PASSWORD :'app_password'`: a reference
         if text[max(0, start - 3) : start] == "://":
             # `https://x-access-token:TOKEN@github.com/o/r`: a URL's user and password, which
             # url-credentials takes without the host and path after them
@@ -218,8 +222,15 @@ class AssignmentDetector(Detector):
             return _nested_quoted(text, name, match.start("oq") + len(_SHELL_QUOTE))
         if quoted and text[after : after + 1] != match.group("open")[-1]:
             # it stopped at the other quote or an escape: `PASSWORD="it's-X"`, `'pa"ss'`,
-            # `"ab\"cd"` hold them; read on to the quote that closes it
-            closing = _closing_quote(text, match.group("open"), after, match.start(group))
+            # `"ab\"cd"` hold them; read on to the quote that closes it (after Python's
+            # prefix too: `PASSWORD_RE = r"^(?=.*\d).{12,}$"` was cut at its backslash)
+            opener = match.group("open")
+            literal = opener[:1] in _STRING_PREFIXES
+            closing = _closing_quote(
+                text, opener.lstrip(_STRING_PREFIXES), after, match.start(group), python=literal
+            )
+            if closing is None and literal:
+                return None  # a literal is judged whole or not at all: never cut at a `\`
             if closing is not None:
                 value, after = text[match.start(group) : closing], closing
                 if _CONTRACTION.fullmatch(value):
@@ -554,13 +565,16 @@ def _in_english(name: str) -> str:
     return _FOREIGN_NAME.sub(lambda m: "PASSWORD" if m.group().isupper() else "password", name)
 
 
-def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | None:
+def _closing_quote(
+    text: str, opener: str, at: int, value_start: int, *, python: bool = False
+) -> int | None:
     """Where a value quoted by ``opener`` really ends, reading from ``at`` (the other quote
-    or a backslash): escapes count inside double quotes only, as in a shell and JSON. None
-    when it is not closed on its line within _QUOTED_MAX characters, or opened by an
-    escaped quote."""
+    or a backslash): escapes count inside double quotes only, as in a shell and JSON, and
+    in both after a Python prefix (``python``: ``r'…\\'…'``). None when it is not closed on
+    its line within _QUOTED_MAX characters, or opened by an escaped quote."""
     if opener not in ('"', "'"):
         return None
+    escapes = python or opener == '"'
     limit = min(len(text), value_start + _QUOTED_MAX)
     while at < limit:
         char = text[at]
@@ -568,8 +582,54 @@ def _closing_quote(text: str, opener: str, at: int, value_start: int) -> int | N
             return at
         if char in "\r\n":
             return None
-        at += 2 if char == "\\" and opener == '"' else 1
+        at += 2 if char == "\\" and escapes else 1
     return None
+
+
+#: The letters of Python's string prefixes (`r"…"`, `b'…'`, `rb"…"`), as the pattern's
+#: lowercase match holds them
+_STRING_PREFIXES = "rbu"
+#: The word right before a name in prose (`sort key:`, `Next token:`), a whole word
+_WORD_BEFORE = re.compile(r"(?<![\w.\-])([A-Za-z]{2,24})[ \t]{1,4}\Z")
+
+
+def _another_kind_in_prose(text: str, match: re.Match[str], start: int, name: str) -> bool:
+    """A bare ``key`` or ``token`` whose word before it in prose names another kind, as
+    ``sortKey`` or ``nextPageToken`` would (see ``secret_heuristics._NOT_A_SECRET_KIND``):
+    ``sort key: 2024-01-01#7f3c9a2b``, ``next token: CiAK…``, ``Using cache key: …``.
+    Only a word that makes the pair no secret counts (``api key: X`` is judged as before)."""
+    if _sep(match) != ":" or match.group("close") is not None or not name.isalpha():
+        return False
+    if name_strength(name) != "weak":
+        return False
+    before = _WORD_BEFORE.search(text, max(0, start - 32), start)
+    return before is not None and name_strength(f"{before.group(1)}_{name}") is None
+
+
+#: psql's interpolation of a variable, quoted as a literal (`:'pw'`) or an identifier (`:"pw"`)
+_PSQL_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+#: The role statement the PASSWORD option belongs to, on the same line before it
+_ROLE_STATEMENT = re.compile(r"(?i)\b(?:create|alter)[ \t]+(?:user|role)\b")
+
+
+def _psql_variable(text: str, match: re.Match[str], start: int, name: str, value: str) -> bool:
+    """``CREATE ROLE app WITH LOGIN PASSWORD :'app_password'`` (a psql script): the value is
+    the psql variable ``app_password``'s, interpolated, not a password. Only this shape: a
+    space before the colon and none after, the variable's name in quotes, a role statement
+    before it on its line (a password in quotes, ``PASSWORD 'R4nd0m!s3cr3t'``, is one)."""
+    if (
+        name.lower() != "password"
+        or _sep(match) != ":"
+        or not match.group("sp1")
+        or match.group("sp2")
+        or match.group("close") is not None
+        or match.group("open") not in ("'", '"')
+        or not _PSQL_VARIABLE.fullmatch(value)
+        or text[match.end("qv") : match.end("qv") + 1] != match.group("open")
+    ):
+        return False
+    line_start = text.rfind("\n", max(0, start - 256), start) + 1
+    return _ROLE_STATEMENT.search(text, line_start, start) is not None
 
 
 #: A single quote inside single quotes, as shells write it: close, `"'"`, open again

@@ -1469,9 +1469,9 @@ def test_a_token_wrapped_over_two_lines_loses_both_halves(text: str, halves: lis
 _PAT = (
     "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"
 )
-_JWT = (
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
-    "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+_JWT = (  # (not jwt.io's sample: a documented example, kept)
+    "eyJhbGciOiJSUzI1NiIsImtpZCI6IjNmNzg2ODUwIn0.eyJzdWIiOiJ1c2VyLTQyIiwiZXhwIjoxOTAwMDAwMDAw"
+    "LCJzY29wZSI6ImFkbWluIn0.Zk2mQ7vL4pX8sT1wR6yB3nF5hJ0cZ2aE7uG4iO1Xk9mP2vQ7rT4wZ8sLm3Nv8"
 )
 _ANT = (
     "sk-ant-api03-3M1XS0DRdJuPnBIKpi99lSi0tcL21pffWQJEeNajnez0LHtfROUrWW6XnI3EM3HMRb1OcWrhQ7TTJ-chc"
