@@ -8,6 +8,13 @@ system, so moving them in cannot run out of space), then the document is written
 and only then are the images moved into place and the old ones it no longer links removed.
 Any failure before that removes the staging folder (and the images' folder, when this export
 made it) and leaves the old document and its images as they were.
+
+A signal (Ctrl-C, SIGTERM) is held back from the document's rename until the images are moved
+in (the caller's :class:`~exporter.fsutil.HeldSignals`), and while a staging folder is removed:
+Ctrl-C there left a new document linking the old export's images, and a removal cut short
+said "Bad file descriptor" instead of "interrupted". A staging folder that a killed export
+left (SIGKILL, a second Ctrl-C) is removed by the next export to the same folder; one that
+another export still holds (a lock on it) is left alone.
 """
 
 from __future__ import annotations
@@ -15,14 +22,18 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from exporter.fsutil import create_temp_folder, write_target
+from exporter.fsutil import HeldSignals, create_temp_folder, temp_names_of, write_target
 from exporter.markdown_images import _OURS as OUR_IMAGE_NAMES
 from exporter.markdown_images import assets_folder, write_assets
 
 __all__ = ["ImagesNotWritten", "StagedImages", "images_folder", "stage_images"]
+
+#: What the staging folder is named after (``.images.<random>.tmp`` in the images' folder).
+STAGING_NAME = "images"
 
 
 class ImagesNotWritten(Exception):
@@ -46,30 +57,43 @@ class StagedImages:
     staging: Path | None
     names: frozenset[str]
     made_folder: bool  # this export made ``folder``: a failure removes it again
+    lock: int | None = None  # an open descriptor of ``staging``, locked: it is in use
 
     def discard(self) -> None:
         """Leave everything as it was before the export: the staged images go, and the
         images' folder when this export made it."""
-        if self.staging is not None:
-            shutil.rmtree(self.staging, ignore_errors=True)
-        if self.made_folder:
-            with contextlib.suppress(OSError):
-                self.folder.rmdir()  # only when empty: another writer's files stay
+        with HeldSignals():  # (a removal cut short raised "Bad file descriptor")
+            if self.staging is not None:
+                shutil.rmtree(self.staging, ignore_errors=True)
+            self._unlock()
+            if self.made_folder:
+                with contextlib.suppress(OSError):
+                    self.folder.rmdir()  # only when empty: another writer's files stay
 
     def commit(self) -> None:
         """The staged images into the folder, then the images an earlier export wrote there
         that the new document does not link removed (nothing else in it)."""
-        if self.staging is not None:
-            for name in sorted(self.names):
-                os.replace(self.staging / name, self.folder / name)
-            shutil.rmtree(self.staging, ignore_errors=True)
-        if not self.folder.is_dir():
-            return
-        for old in self.folder.iterdir():
-            if OUR_IMAGE_NAMES.fullmatch(old.name) and old.name not in self.names:
-                with contextlib.suppress(OSError):
-                    if old.is_file():
-                        old.unlink()
+        with HeldSignals():
+            try:
+                if self.staging is not None:
+                    for name in sorted(self.names):
+                        os.replace(self.staging / name, self.folder / name)
+                    shutil.rmtree(self.staging, ignore_errors=True)
+            finally:
+                self._unlock()
+            if not self.folder.is_dir():
+                return
+            for old in self.folder.iterdir():
+                if OUR_IMAGE_NAMES.fullmatch(old.name) and old.name not in self.names:
+                    with contextlib.suppress(OSError):
+                        if old.is_file():
+                            old.unlink()
+
+    def _unlock(self) -> None:
+        lock, self.lock = self.lock, None
+        if lock is not None:
+            with contextlib.suppress(OSError):
+                os.close(lock)
 
 
 def stage_images(folder: Path, files: dict[str, bytes]) -> StagedImages:
@@ -77,6 +101,7 @@ def stage_images(folder: Path, files: dict[str, bytes]) -> StagedImages:
     committed or discarded once the document is written. Nothing is staged without images
     (the commit still removes an earlier export's). An ``OSError`` names what failed; a
     folder that is a link leading nowhere or a file is an :class:`ImagesNotWritten`."""
+    sweep_stale_staging(folder)
     if not files:
         return StagedImages(folder, None, frozenset(), made_folder=False)
     _refuse_a_dead_end(folder)
@@ -86,13 +111,65 @@ def stage_images(folder: Path, files: dict[str, bytes]) -> StagedImages:
         made = True
     staged = StagedImages(folder, None, frozenset(files), made_folder=made)
     try:
-        staged.staging = create_temp_folder(folder, "images")
+        with HeldSignals():  # made and locked, or not made: never a folder no lock guards
+            staged.staging = create_temp_folder(folder, STAGING_NAME)
+            staged.lock = _locked(staged.staging)
         write_assets(staged.staging, files)
         _refuse_folders_in_the_way(folder, files)
     except BaseException:
         staged.discard()
         raise
     return staged
+
+
+def sweep_stale_staging(folder: Path) -> None:
+    """Remove the staging folders (``.images.<random>.tmp``, exactly) that an export stopped
+    at once (SIGKILL, a second Ctrl-C) left in ``folder``: no later run removed them, and
+    they held a whole export's images. One another export still works in is locked, and
+    stays. Nothing else in the folder is touched; a folder that cannot be read is left."""
+    try:
+        names = os.listdir(folder)
+    except OSError:  # not there yet, not a folder, not readable: nothing of ours to sweep
+        return
+    ours = temp_names_of(folder, STAGING_NAME)
+    for name in names:
+        if not ours.fullmatch(name):
+            continue
+        path = folder / name
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):  # a link or a file of that name
+                continue
+        except OSError:
+            continue
+        lock = _locked(path)
+        if lock is None:  # in use by another export (or no lock to tell): left alone
+            continue
+        try:
+            with HeldSignals():
+                shutil.rmtree(path, ignore_errors=True)
+        finally:
+            os.close(lock)
+
+
+def _locked(staging: Path) -> int | None:
+    """An open descriptor of the folder ``staging`` holding an exclusive lock on it (the
+    system drops it when the process ends, however it ends), or None when another process
+    holds it, or locks are not to be had (then nothing is swept)."""
+    try:
+        import fcntl
+    except ImportError:  # (Windows)
+        return None
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        handle = os.open(staging, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(handle)
+        return None
+    return handle
 
 
 def _refuse_a_dead_end(folder: Path) -> None:

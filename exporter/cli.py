@@ -154,8 +154,12 @@ class SessionGroup(click.Group):
                 "not enough memory: the input is too large to read (is it a Pi session?)", 2
             ) from None
         except KeyboardInterrupt:  # Ctrl-C: a shell's 128 + SIGINT, not click's 1 (usage)
-            click.echo("\npi-session: interrupted", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+            from exporter.launch import interrupted_exit  # (SIGTERM, SIGHUP: 143, 129)
+
+            said, code = interrupted_exit()
+            with contextlib.suppress(OSError, ValueError):  # (SIGHUP: the terminal may be gone)
+                click.echo(said, err=True)
+            ctx.exit(code)
         except BrokenPipeError:  # `pi-session list --json | head`: the reader stopped early
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
@@ -694,8 +698,9 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 done (warnings on stderr; also `list` finding no session); 1 a usage or "
     "setting error; 2 a session or file that cannot be found, read or written (also no "
     "session to work on); 3 a remote or authentication failure; "
-    "130 stopped by Ctrl-C (0 for `watch`, which runs until stopped); 141 (quietly) when "
-    "the command reading the output went away (`| head`)."
+    "130 stopped by Ctrl-C (0 for `watch`, which runs until stopped), 143 by SIGTERM and 129 "
+    "by SIGHUP (cleaned up as for Ctrl-C; 0 for `watch` too); 141 (quietly) when the command "
+    "reading the output went away (`| head`)."
 )
 
 

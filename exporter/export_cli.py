@@ -36,7 +36,7 @@ from exporter.cli import (
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.early_scan import EarlyScan, start_early_scan
 from exporter.formatting import plural, terminal_text
-from exporter.fsutil import atomic_write_text, file_in_the_way, is_special_file
+from exporter.fsutil import HeldSignals, atomic_write_text, file_in_the_way, is_special_file
 from exporter.jsonl_out import download_bytes
 from exporter.markdown_images import IMAGE_MODES, ImageSink
 from exporter.policy import RedactionPolicy
@@ -376,19 +376,28 @@ def export_command(
                 embedded_ahead=early.embedded_for if early is not None else None,
             )
             document = render_session(prepared, options)
-        if output == "-":
-            write_stdout_bytes(document.encode("utf-8"))
-            sys.stdout.flush()
-        elif images_at is not None and sink is not None:
-            assert target is not None
-            _write_with_images(target, document, images_at, sink.files)
-            echo_path(target)
-        else:
-            assert target is not None
-            atomic_write_text(target, document)
-            echo_path(target)
-        if report is not None:  # after the page: no report of a page that a full disk stopped
-            finish_report(report, policy_values.get("report"), _not_redacted(kind))
+        # --report: a Ctrl-C (or SIGTERM) from the page's rename to the report's is acted on
+        # once both are written; between the two it left the old report beside the new page
+        held = HeldSignals()
+        try:
+            hold = held if report is not None and policy_values.get("report") else None
+            if output == "-":
+                write_stdout_bytes(document.encode("utf-8"))
+                sys.stdout.flush()
+                if hold is not None:
+                    hold.hold()
+            elif images_at is not None and sink is not None:
+                assert target is not None
+                _write_with_images(target, document, images_at, sink.files, hold)
+                echo_path(target)
+            else:
+                assert target is not None
+                atomic_write_text(target, document, hold_from_replace=hold)
+                echo_path(target)
+            if report is not None:  # after the page: no report of a page a full disk stopped
+                finish_report(report, policy_values.get("report"), _not_redacted(kind))
+        finally:
+            held.release()
         if not policy.redact:
             _warn_of_credentials(prepared, context, early)
         if output == "-":
@@ -413,10 +422,21 @@ def home_expanded(path: str | None) -> str | None:
     return os.path.expanduser(path)
 
 
-def _write_with_images(target: Path, document: str, folder: Path, files: dict[str, bytes]) -> None:
+def _write_with_images(
+    target: Path,
+    document: str,
+    folder: Path,
+    files: dict[str, bytes],
+    held: HeldSignals | None = None,
+) -> None:
     """The Markdown document and its images, both or neither: the images are staged, the
     document written, then the images moved in. A failed document write (a full disk)
-    left the old document linking images that were overwritten or removed."""
+    left the old document linking images that were overwritten or removed. A Ctrl-C (or
+    SIGTERM) from the document's rename to the images' move is acted on once both are
+    done: between the two it left the new document linking the old export's images.
+    ``held``: the caller's, which it releases once its own next step is done too."""
+    own = held is None
+    held = HeldSignals() if held is None else held
     try:
         staged = stage_images(folder, files)
     except ImagesNotWritten as error:  # a file or a dead link where the folder goes
@@ -424,20 +444,24 @@ def _write_with_images(target: Path, document: str, folder: Path, files: dict[st
     except OSError as error:  # a folder not writable, a name too long, a full disk
         why = error.strerror or str(error)
         raise CliError(f"--images files: cannot write {folder}: {why}", 2) from None
-    try:
-        atomic_write_text(target, document)
-    except BaseException:
-        staged.discard()
-        raise
-    try:
-        staged.commit()
-    except OSError as error:  # (a move within one folder: hardly ever)
-        why = error.strerror or str(error)
-        raise CliError(
-            f"--images files: {target} is written, but its images could not be moved into "
-            f"{folder}: {why}",
-            2,
-        ) from None
+    try:  # (held by the write from just before its rename)
+        try:
+            atomic_write_text(target, document, hold_from_replace=held)
+        except BaseException:
+            staged.discard()
+            raise
+        try:
+            staged.commit()
+        except OSError as error:  # (a move within one folder: hardly ever)
+            why = error.strerror or str(error)
+            raise CliError(
+                f"--images files: {target} is written, but its images could not be moved "
+                f"into {folder}: {why}",
+                2,
+            ) from None
+    finally:
+        if own:
+            held.release()  # a Ctrl-C that came meanwhile is raised here: both are written
 
 
 #: How to make a page without the credentials the warning counts.

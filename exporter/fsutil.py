@@ -6,8 +6,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
+import signal
 import stat
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +26,7 @@ def atomic_open(
     *,
     permissions: int | None = None,
     durable: bool = False,
+    hold_from_replace: HeldSignals | None = None,
     **kwargs: Any,
 ) -> Iterator[IO[Any]]:
     """Write a temp file in the same folder, then rename it over ``path`` (only on success).
@@ -33,7 +37,9 @@ def atomic_open(
     ``permissions`` are set before the rename (0o600 for files holding secrets, so they are
     never readable by others); by default a file keeps the mode it had, and a new one gets
     what the user's umask gives (a session page may hold secrets: a umask of 077 must keep
-    it private). ``durable`` fsyncs the data first.
+    it private). ``durable`` fsyncs the data first. ``hold_from_replace`` starts holding
+    signals just before the rename, for a caller whose next step must go with the file (the
+    caller releases it, whatever happens).
     """
     if is_special_file(path):  # renaming a file over it would replace the device or pipe
         try:
@@ -44,27 +50,93 @@ def atomic_open(
         return
     target = write_target(path)
     folder = target.parent if str(target.parent) else Path(".")
+    # a Ctrl-C between the temp file's creation and the try below left it behind: held
+    # until the try, where its cleanup is, acts on it
+    held = HeldSignals().hold()
     try:
         handle, temp_name = create_temp_file(folder, target.name)
     except OSError as error:  # name the file asked for, not our temp file's random name
+        held.release()
         raise OSError(error.errno, _why_no_temp(error, folder, target), str(target)) from None
+    except BaseException:
+        held.release()
+        raise
     WRITING.add(temp_name)
     try:
         with os.fdopen(handle, mode, **kwargs) as stream:
+            held.release()
             yield stream
             if durable:
                 stream.flush()
                 os.fsync(stream.fileno())
         os.chmod(temp_name, permissions if permissions is not None else _mode_for(target))
+        if hold_from_replace is not None:  # the caller's next step goes with the file
+            hold_from_replace.hold()
         os.replace(temp_name, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
+        held.release()  # (fdopen failed: still held; a signal held meanwhile acts now)
         if isinstance(error, OSError):
             raise _saying_where(error, target) from None
         raise
     finally:
         WRITING.discard(temp_name)
+
+
+#: The signals that stop a command: held back across a step that must not be cut in two.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class HeldSignals:
+    """Ctrl-C, SIGTERM and SIGHUP held back from :meth:`hold` to :meth:`release`, then acted
+    on as they would have been (once each): a step cut in two by one (a document written and
+    its images not yet moved in, a temp file made and not yet known to its cleanup) left
+    things that no later run fixed. Only the main thread can set handlers: elsewhere, and
+    for a signal whose handler was not set from Python, nothing is held."""
+
+    def __init__(self, signums: tuple[int, ...] = STOP_SIGNALS) -> None:
+        self._signums = signums
+        self._previous: dict[int, Any] = {}
+        self._came: list[int] = []
+
+    def hold(self) -> HeldSignals:
+        """Start holding (again a no-op while held)."""
+        if self._previous or threading.current_thread() is not threading.main_thread():
+            return self
+        for signum in self._signums:
+            handler = signal.getsignal(signum)
+            if handler is None or handler == signal.SIG_IGN:  # (ignored: nothing to hold)
+                continue
+            try:
+                self._previous[signum] = signal.signal(signum, self._note)
+            except (OSError, ValueError):  # (a signal this system does not let us catch)
+                continue
+        return self
+
+    def _note(self, signum: int, _frame: object) -> None:
+        if signum not in self._came:
+            self._came.append(signum)
+
+    def release(self) -> None:
+        """The handlers as they were, then each signal that came meanwhile delivered again:
+        its handler runs here (a KeyboardInterrupt is raised from this call), or the
+        system's default ends the process."""
+        previous, self._previous = self._previous, {}
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        came, self._came = self._came, []
+        for signum in came:
+            if signum in previous and previous[signum] != signal.SIG_IGN:
+                signal.raise_signal(signum)
+
+    def __enter__(self) -> HeldSignals:
+        return self.hold()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.release()
 
 
 #: What ends the name of every temporary file or folder made here: the sweeps of a site's
@@ -118,6 +190,13 @@ def create_temp_file(folder: str | os.PathLike[str], name: str) -> tuple[int, st
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", os.fspath(folder))
+
+
+def temp_names_of(folder: str | os.PathLike[str], name: str) -> re.Pattern[str]:
+    """What the names of the temporary files and folders made for ``name`` in ``folder``
+    match (exactly: a sweep of what a stopped process left removes only those)."""
+    random = f"[0-9a-f]{{{2 * _RANDOM_HEX_BYTES}}}"
+    return re.compile(re.escape(temp_prefix(folder, name)) + random + re.escape(TEMP_SUFFIX))
 
 
 def create_temp_folder(folder: str | os.PathLike[str], name: str) -> Path:
@@ -261,14 +340,19 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    with atomic_open(path, "wb") as stream:
+def atomic_write_bytes(
+    path: str | os.PathLike[str], data: bytes, *, hold_from_replace: HeldSignals | None = None
+) -> Path:
+    with atomic_open(path, "wb", hold_from_replace=hold_from_replace) as stream:
         stream.write(data)
     return Path(path)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8", errors="surrogateescape"))
+def atomic_write_text(
+    path: str | os.PathLike[str], text: str, *, hold_from_replace: HeldSignals | None = None
+) -> Path:
+    data = text.encode("utf-8", errors="surrogateescape")
+    return atomic_write_bytes(path, data, hold_from_replace=hold_from_replace)
 
 
 def user_cache_dir(*parts: str) -> Path:

@@ -177,14 +177,22 @@ def html_ops(site: Path, remote: RemoteState, skip: Callable[[str], bool]) -> li
 
 
 def _chunks(ops: list[Op]) -> list[list[Op]]:
-    """At most MAX_FILES_PER_COMMIT files (metadata included) and ~MAX_BYTES per commit."""
+    """At most MAX_FILES_PER_COMMIT files (metadata included) and ~MAX_BYTES per commit. The
+    site's listings (the index and the project pages, which link one another) go in one
+    commit when they fit in one: a commit of its own when the one before is too full."""
     limit = MAX_FILES_PER_COMMIT - len(META_FILES)
+    listings = [op for op in ops if _is_listing(op)]
+    listings_size = sum(op.size for op in listings)
     chunks: list[list[Op]] = []
     current: list[Op] = []
     size = 0
     for op in ops:
         cost = op.size if op.uploads else 0
-        if current and (len(current) >= limit or size + cost > MAX_BYTES_PER_COMMIT):
+        full = len(current) >= limit or size + cost > MAX_BYTES_PER_COMMIT
+        if listings and op is listings[0]:
+            full = full or len(current) + len(listings) > limit
+            full = full or size + listings_size > MAX_BYTES_PER_COMMIT
+        if current and full:
             chunks.append(current)
             current, size = [], 0
         current.append(op)
@@ -195,10 +203,11 @@ def _chunks(ops: list[Op]) -> list[list[Op]]:
 def plan_commits(
     ops: list[Op], remote: RemoteState, render_meta: RenderMeta
 ) -> tuple[list[Commit], dict[str, dict[str, Any]]]:
-    """Removals, then sessions, then html, chunked; the metadata (manifest, index, card) as
-    of a commit goes with it when the files sent since it was last written weigh as much as
-    it does, when it removes sessions (a manifest naming removed files would outlive a run
-    stopped after it), and always with the last commit.
+    """Session removals, then sessions, then html (:func:`_commit_order`), chunked; the
+    metadata (manifest, index, card) as of a commit goes with it when the files sent since
+    it was last written weigh as much as it does, when it removes sessions (a manifest
+    naming removed files would outlive a run stopped after it), and always with the last
+    commit.
 
     Written with every commit, the manifest and index of 3,000 sessions were sent 31 times:
     77 MB for 2 MB of sessions, growing with the square of their number. A run stopped
@@ -212,11 +221,7 @@ def plan_commits(
     rows = {p: remote.rows[p] for p in keep}
     current = {name: remote.files[name] for name in META_FILES if name in remote.files}
     refresh = [op for op in ops if op.action == "refresh"]
-    order = {"remove": 0, "add": 1, "update": 1}
-    payload = sorted(
-        (op for op in ops if op.action != "refresh"),
-        key=lambda op: (not op.is_session, order[op.action], op.path),
-    )
+    payload = sorted((op for op in ops if op.action != "refresh"), key=_commit_order)
     commits = []
     chunks = _chunks(payload) or [[]]
     written = sum(remote.files[name].size for name in META_FILES if name in remote.files)
@@ -245,6 +250,32 @@ def plan_commits(
         current.update((name, RemoteFile.of(data)) for name, data in meta.items())
         commits.append(Commit(chunk, meta))
     return commits, entries
+
+
+#: The site's listings: the index and the project pages, which link the session pages.
+HTML_INDEX = HTML_DIR + "index.html"
+HTML_PROJECTS = HTML_DIR + "projects/"
+
+
+def _commit_order(op: Op) -> tuple[int, str]:
+    """Where ``op`` goes among a run's commits: session removals, then the sessions added or
+    updated; then the site as the local build writes it: its pages, then the project pages,
+    then the index (each listing after the pages it links), and only then the pages that
+    left (a page is never removed before the listing that linked it is replaced). Sorted by
+    path before, the index went first and the removals before it: a run stopped between two
+    commits (Ctrl-C, the network) left ``html/index.html`` linking pages never uploaded."""
+    if op.is_session:
+        return (0 if op.action == "remove" else 1), op.path
+    if op.action == "remove":
+        return 5, op.path
+    if op.path == HTML_INDEX:
+        return 4, op.path
+    return (3 if op.path.startswith(HTML_PROJECTS) else 2), op.path
+
+
+def _is_listing(op: Op) -> bool:
+    """An upload of the site's index or of a project page."""
+    return _commit_order(op)[0] in (3, 4)
 
 
 def _removes_sessions(chunk: list[Op]) -> bool:
