@@ -38,6 +38,7 @@ from exporter.codex import is_codex
 from exporter.entries import KNOWN_ENTRY_TYPES
 from exporter.formatting import local_minute, path_for_terminal, plural, terminal_text
 from exporter.fsutil import (
+    HeldSignals,
     atomic_write_bytes,
     file_in_the_way,
     is_special_file,
@@ -924,28 +925,35 @@ def redact_command(
     source = read_source_bytes(loaded)
     data = copy_to_jsonl(redacted, source, report.source_lines)
     del source
-    if output == "-":
-        write_stdout_bytes(data)
-        sys.stdout.flush()
-    else:
-        assert target is not None
-        if target.name.lower().endswith(".jsonl.gz"):  # what the name says (it was plain text)
-            data = gzip.compress(data, compresslevel=6, mtime=0)
-        atomic_write_bytes(target, data)
-        echo_path(target)  # like `export`: the file written, on stdout
-        if renamed:  # (the session's own name is not said: it holds the secret)
+    held = HeldSignals()  # the copy and its --report: both or neither under a signal
+    hold = held if options.get("report") else None
+    try:
+        if output == "-":
+            write_stdout_bytes(data)
+            sys.stdout.flush()
+            if hold is not None:
+                hold.hold()
+        else:
+            assert target is not None
+            if target.name.lower().endswith(".jsonl.gz"):  # what the name says (it was plain text)
+                data = gzip.compress(data, compresslevel=6, mtime=0)
+            atomic_write_bytes(target, data, hold_from_replace=hold)
+            echo_path(target)  # like `export`: the file written, on stdout
+            if renamed:  # (the session's own name is not said: it holds the secret)
+                click.echo(
+                    "pi-session: the session's file name holds a secret, left out of the "
+                    f"copy's name: {path_for_terminal(target)}",
+                    err=True,
+                )
+        if redacted.damaged:  # copy_to_jsonl writes entries; a damaged line is none
+            count = len(redacted.damaged)
             click.echo(
-                "pi-session: the session's file name holds a secret, left out of the "
-                f"copy's name: {path_for_terminal(target)}",
+                f"pi-session: {count} damaged line{'s' if count != 1 else ''} not copied (lines "
+                "not read as entries; the warnings above say why)",
                 err=True,
             )
-    if redacted.damaged:  # copy_to_jsonl writes entries; a damaged line is none
-        count = len(redacted.damaged)
-        click.echo(
-            f"pi-session: {count} damaged line{'s' if count != 1 else ''} not copied (lines "
-            "not read as entries; the warnings above say why)",
-            err=True,
-        )
-    finish_report(report, options.get("report"))
+        finish_report(report, options.get("report"))
+    finally:
+        held.release()
     if located := gps_warning(report.actions.get(GPS_IMAGES, 0), ("is copied", "are copied")):
         warn(located)  # (README: images are copied as they are, metadata included)

@@ -165,6 +165,8 @@ def _worker_start(build: int, int_digits: int | None) -> None:
     # terminal reaches them too, and is the build's to act on (a worker raising it went on
     # to a queued task)
     signal.signal(signal.SIGTERM, _stop_at_once)
+    if hasattr(signal, "SIGHUP"):  # a closed terminal hangs up the group: as SIGTERM
+        signal.signal(signal.SIGHUP, _stop_at_once)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if int_digits is not None:  # 0 means no limit: passed on too
         sys.set_int_max_str_digits(int_digits)

@@ -188,6 +188,41 @@ def test_a_signal_between_a_page_and_its_report_leaves_both_new(
     assert _temp_files(tmp_path) == []
 
 
+#: redact's copy written (its rename done), then Ctrl-C, before its --report.
+_SIGNAL_AFTER_THE_COPY = """
+import exporter.redact_cli as redact_cli
+write = redact_cli.atomic_write_bytes
+def write_then_signal(*args, **kwargs):
+    done = write(*args, **kwargs)
+    signal.raise_signal(signal.SIGINT)
+    return done
+redact_cli.atomic_write_bytes = write_then_signal
+"""
+
+
+def test_a_signal_between_a_redacted_copy_and_its_report_leaves_both_new(
+    tmp_path: Path,
+) -> None:
+    """`redact -o c2.jsonl --report r.jsonl`: a Ctrl-C after the copy's rename left the
+    report of the run before (another session's findings) beside the new copy."""
+    old = tmp_path / "old.jsonl"
+    new = tmp_path / "new.jsonl"
+    _session_with_images(old, "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8", [])
+    _session_with_images(new, "plain", [])
+    report = tmp_path / "r.jsonl"
+    first = CliRunner().invoke(
+        cli, ["redact", str(old), "-o", str(tmp_path / "c1.jsonl"), "--report", str(report)]
+    )
+    assert first.exit_code == 0, first.output
+    assert json.loads(report.read_text(encoding="utf-8").splitlines()[0])["total"] >= 1
+    args = ["redact", str(new), "-o", str(tmp_path / "c2.jsonl"), "--report", str(report)]
+    stopped = _run_hooked(_SIGNAL_AFTER_THE_COPY, args, tmp_path)
+    assert stopped.returncode == 130, stopped.stderr
+    assert "the plain screenshots" in (tmp_path / "c2.jsonl").read_text(encoding="utf-8")
+    assert json.loads(report.read_text(encoding="utf-8").splitlines()[0])["total"] == 0
+    assert _temp_files(tmp_path) == []
+
+
 #: The command killed (SIGKILL: no cleanup at all) once its images are staged.
 _KILLED_ONCE_STAGED = """
 import exporter.assets_swap as assets_swap
