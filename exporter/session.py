@@ -179,6 +179,8 @@ class Session:
     roots: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
     label_times: dict[str, str] = field(default_factory=dict)
+    #: label entry id -> the entry its ``targetId`` names (of an id written twice: a copy)
+    label_targets: dict[str, str] = field(default_factory=dict)
     name: str | None = None
     # Where this session's own bytes are, for the page's download: (size, mtime_ns) of the
     # file load_session read, or the bytes parse_session_bytes was given. The file as read
@@ -361,6 +363,7 @@ class Session:
         times: dict[str, str] = {}
         name: str | None = None
         latest: dict[str, str] = {}  # id as written -> the latest entry so far written with it
+        targets: dict[str, str] = {}
         for entry in self.entries:
             if (written := _written_id(entry)) is not None:
                 latest[written] = entry.id
@@ -369,6 +372,7 @@ class Session:
                 if target is None:
                     continue
                 target = latest.get(target) or self._first_with_id.get(target, target)
+                targets[entry.id] = target
                 if entry.label:
                     labels[target] = entry.label
                     times[target] = entry.timestamp or ""
@@ -380,7 +384,13 @@ class Session:
         # Labels of ids that do not exist are kept: they still say something about the file.
         self.labels = labels
         self.label_times = times
+        self.label_targets = targets
         self.name = name
+
+    def label_target(self, entry: LabelEntry) -> str | None:
+        """The entry a label entry is about: its ``targetId`` as :meth:`_replay_labels_and_name`
+        reads it (of an id written twice, the copy written before the label)."""
+        return self.label_targets.get(entry.id, entry.target_id)
 
     def _pair_tool_calls(self) -> None:
         """Pair each toolResult with the nearest call of the same id above it, per path.

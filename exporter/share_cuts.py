@@ -204,7 +204,11 @@ def excluded_ids(session: Session, specs: tuple[str, ...]) -> set[str]:
         ref = session.call_for_result(entry.id) if callers else None
         if ref is not None and ref.entry_id in callers:
             ids.add(entry.id)
-    ids.update(e.id for e in session.entries if isinstance(e, LabelEntry) and e.target_id in ids)
+    ids.update(
+        e.id
+        for e in session.entries
+        if isinstance(e, LabelEntry) and session.label_target(e) in ids
+    )
     return ids
 
 
@@ -331,7 +335,7 @@ def _moved_labels(
     for index, entry in enumerate(session.entries):
         if not isinstance(entry, LabelEntry) or entry.id in excluded:
             continue
-        target = entry.target_id
+        target = session.label_target(entry)
         if target is None or target not in session.by_id:
             continue
         position[entry.id] = index
@@ -374,10 +378,10 @@ def _state_from_other_branches(
     for entry in session.entries:
         if entry.id in excluded:
             continue
-        if isinstance(entry, LabelEntry) and entry.target_id in kept_ids:
-            last_label[entry.target_id] = entry
+        if isinstance(entry, LabelEntry) and (target := session.label_target(entry)) in kept_ids:
+            last_label[target] = entry
             if entry.id in kept_ids:
-                labelled_on_path.add(entry.target_id)
+                labelled_on_path.add(target)
         elif isinstance(entry, SessionInfoEntry):
             last_name = entry
     chosen = {

@@ -38,3 +38,30 @@ def test_the_page_and_the_document_list_every_label_they_count(tmp_path: Path) -
     assert runner.invoke(cli, ["export", str(path), "-o", str(doc)]).exit_code == 0
     assert "- `on-nothing` on `gone`, an entry not in the file" in doc.read_text(encoding="utf-8")
     assert len(json.loads(runner.invoke(cli, ["stats", "--json", str(path)]).stdout)["labels"]) == 2
+
+
+def test_exclude_takes_the_label_of_the_copy_it_names(tmp_path: Path) -> None:
+    """A label written after the latest copy of an id written twice is about that copy:
+    `--exclude a` left it in (moved onto the first copy, which it does not describe), and
+    `--exclude a~1` took it out with the other copy (review 2026-12-07)."""
+    lines = [
+        {"type": "session", "version": 3, "id": "dup2", "cwd": "/srv/app",
+         "timestamp": "2025-06-01T10:00:00.000Z"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:00:01.000Z",
+         "message": {"role": "user", "content": "question one", "timestamp": 0}},
+        {"type": "message", "id": "a", "parentId": "u1", "timestamp": "2025-06-01T10:00:02.000Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "first copy"}],
+                     "timestamp": 0}},
+        {"type": "message", "id": "a", "parentId": "u1", "timestamp": "2025-06-01T10:00:03.000Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "second copy"}],
+                     "timestamp": 0}},
+        {"type": "label", "id": "lb1", "parentId": "a", "timestamp": "2025-06-01T10:00:05.000Z",
+         "targetId": "a", "label": "about the second copy"},
+    ]  # fmt: skip
+    path = tmp_path / "dup2.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    for name, label_kept in (("a", False), ("a~1", True)):
+        out = tmp_path / f"cut-{name}.jsonl"
+        done = CliRunner().invoke(cli, ["redact", str(path), "--exclude", name, "-o", str(out)])
+        assert done.exit_code == 0, done.output
+        assert ("about the second copy" in out.read_text(encoding="utf-8")) is label_kept, name
