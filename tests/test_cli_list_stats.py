@@ -1160,7 +1160,7 @@ def test_a_session_without_entries_says_0_and_nothing_after(fixtures_dir: Path, 
     out = run("stats", str(path)).stdout
     assert "\n  entries   0\n  tree      0 branches\n" in out, out
     markdown = session_markdown(load_session(path))
-    assert "- **Entries:** 0\n- **Tree:** 0 branches\n" in markdown
+    assert "- **Entries:** 0\n- **Tool calls:** none\n- **Tree:** 0 branches\n" in markdown
 
 
 def test_the_cli_review_s_findings(tmp_path: Path, fixtures_dir: Path) -> None:
