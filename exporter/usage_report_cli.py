@@ -10,14 +10,15 @@ from exporter.cli import CliError, echo_json, echo_text, listed_session_files, w
 from exporter.discover import files_active_since, no_sessions_said, session_files
 from exporter.formatting import (
     fmt_cost,
-    fmt_datetime,
     fmt_int,
+    local_minute,
     one_line,
     path_said,
     plural,
     render_table,
 )
 from exporter.redact_cli import since_moment, since_said
+from exporter.times import utc_iso
 from exporter.usage_report import UsageReport, UsageTotals, build_report
 
 _HEADERS = ["sessions", "turns", "input", "output", "cache read", "cache write", "cost"]
@@ -61,7 +62,7 @@ def print_usage_report(
 
 def _scope_line(report: UsageReport, scope: str | None, since: datetime | None) -> str:
     where = f"the project {one_line(path_said(scope), None)}" if scope else "all projects"
-    when = f", turns since {fmt_datetime(since)}" if since else ""
+    when = f", turns since {local_minute(since)} (local time)" if since else ""  # as given
     spent = len(report.total.sessions)
     idle = report.read - spent - report.copies
     return (
@@ -142,7 +143,7 @@ def _document(report: UsageReport, scope: str | None, since: datetime | None) ->
 
     return {
         "cwd": path_said(scope) if scope else None,  # its UTF-8, as the sessions' own cwd
-        "since": since.isoformat() if since else None,
+        "since": utc_iso(since) if since else None,  # (UTC, as every JSON time)
         "sessions_read": report.read,
         "sessions_with_turns": len(report.total.sessions),
         "copies": report.copies,  # files whose every turn another file holds (counted once)

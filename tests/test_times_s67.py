@@ -318,3 +318,13 @@ def test_stats_json_and_the_gist_description_say_times_as_the_rest(sessions: Pat
             encoding="utf-8", env={**os.environ, "TZ": zone}, timeout=60, check=True,
         )  # fmt: skip
         assert done.stdout.strip().endswith(f"({day})"), (zone, done.stdout)
+
+
+def test_stats_since_says_the_local_moment_the_user_gave(sessions: Path) -> None:
+    """`stats --all --since 2025-01-01` in Tokyo said "turns since 2024-12-31 15:00:00
+    +00:00" under a day table in local time (review): the moment as the user gave it."""
+    args = ["stats", "--all", "--sessions-dir", str(sessions), "--since", "2025-01-01"]
+    text = _run(*args, env={"TZ": "Asia/Tokyo"})
+    assert "turns since 2025-01-01 00:00 (local time)" in text, text[:400]
+    document = json.loads(_run(*args, "--json", env={"TZ": "Asia/Tokyo"}))
+    assert document["since"] == "2024-12-31T15:00:00+00:00"
