@@ -62,7 +62,7 @@ from exporter.markdown_text import (
     shown,
 )
 from exporter.pasted_diff import fence_pasted_diffs
-from exporter.render import _path_tool_calls
+from exporter.render import path_tool_calls
 from exporter.render.entry_lines import entry_row_text
 from exporter.render.entry_views import AGENT_CONTEXT, diagnostic_notes, no_usage_said
 from exporter.render.folding import terminal_text
@@ -248,7 +248,7 @@ def _tool_calls_said(session: Session, stats: SessionStats) -> str:
         return "none"
     per_tool = ", ".join(f"{code_span(name)} {fmt_int(t.calls)}" for name, t in stats.tools.items())
     if len(stats.branches) > 1:
-        on_path = fmt_int(_path_tool_calls(session))
+        on_path = fmt_int(path_tool_calls(session))
         return f"{on_path} on this path · {fmt_int(stats.tool_calls)} on all branches: {per_tool}"
     return f"{fmt_int(stats.tool_calls)} · {per_tool}"
 

@@ -316,7 +316,7 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
         "tool_calls": stats.tool_calls,
         # the per-tool counts are the whole tree's: with other branches, what this path
         # called is said apart (every-entry-type said "8" where its path calls none)
-        "path_tool_calls": _path_tool_calls(session) if len(stats.branches) > 1 else None,
+        "path_tool_calls": path_tool_calls(session) if len(stats.branches) > 1 else None,
         "branch_count": len(stats.branches),
         "tree_said": tree_said(stats, session),
         "cost_path": fmt_cost(stats.active_path.cost),
@@ -324,7 +324,9 @@ def _session_counts(session: Session, stats: SessionStats) -> dict[str, Any]:
     }
 
 
-def _path_tool_calls(session: Session) -> int:
+def path_tool_calls(session: Session) -> int:
+    """The tool calls of the active path's assistant turns (the header's "on this path"; the
+    Markdown's header says the same)."""
     return sum(
         len(entry.tool_calls)
         for entry in session.active_entries()
