@@ -229,8 +229,6 @@ class AssignmentDetector(Detector):
             closing = _closing_quote(
                 text, opener.lstrip(_STRING_PREFIXES), after, match.start(group), python=literal
             )
-            if closing is None and literal:
-                return None  # a literal is judged whole or not at all: never cut at a `\`
             if closing is not None:
                 value, after = text[match.start(group) : closing], closing
                 if _CONTRACTION.fullmatch(value):
@@ -593,17 +591,21 @@ _STRING_PREFIXES = "rbu"
 _WORD_BEFORE = re.compile(r"(?<![\w.\-])([A-Za-z]{2,24})[ \t]{1,4}\Z")
 
 
+#: The pairs of words in prose that name a key or a token of no secret: a sort order's key,
+#: a page cursor (only these: "next key:" in a rotation log is the next secret, review
+#: 2026-12-07)
+_PROSE_KINDS = frozenset({("sort", "key"), ("partition", "key"), ("next", "token"),
+                          ("page", "token"), ("continuation", "token")})  # fmt: skip
+
+
 def _another_kind_in_prose(text: str, match: re.Match[str], start: int, name: str) -> bool:
     """A bare ``key`` or ``token`` whose word before it in prose names another kind, as
-    ``sortKey`` or ``nextPageToken`` would (see ``secret_heuristics._NOT_A_SECRET_KIND``):
-    ``sort key: 2024-01-01#7f3c9a2b``, ``next token: CiAK…``, ``Using cache key: …``.
-    Only a word that makes the pair no secret counts (``api key: X`` is judged as before)."""
+    ``sortKey`` or ``nextPageToken`` would: ``sort key: 2024-01-01#7f3c9a2b``, ``next
+    token: CiAK…`` (see ``_PROSE_KINDS``; ``api key: X`` is judged as before)."""
     if _sep(match) != ":" or match.group("close") is not None or not name.isalpha():
         return False
-    if name_strength(name) != "weak":
-        return False
     before = _WORD_BEFORE.search(text, max(0, start - 32), start)
-    return before is not None and name_strength(f"{before.group(1)}_{name}") is None
+    return before is not None and (before.group(1).lower(), name.lower()) in _PROSE_KINDS
 
 
 #: psql's interpolation of a variable, quoted as a literal (`:'pw'`) or an identifier (`:"pw"`)

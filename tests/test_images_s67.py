@@ -428,6 +428,8 @@ def test_publish_warns_of_located_images(tmp_path: Path, fake_hub: FakeHub, hub_
     assert f"pi-session: warning: photos.jsonl: {WARNED.removeprefix('warning: ')}" in result.stderr
     [sent] = [d for p, d in fake_hub.files("alice/photos").items() if p.startswith("sessions/")]
     assert b64(LOCATED["webp"]).encode() in sent  # sent as it is, and said so
+    manifest = fake_hub.files("alice/photos")["manifest.json"].decode()
+    assert "gps" not in manifest  # (a public manifest would point readers to the photos)
 
 
 # --- 5: an image the Files API holds is no invalid data ---------------------------------------

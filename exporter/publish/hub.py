@@ -80,7 +80,7 @@ from exporter.publish.hub_site import (
 )
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.publish.publish_key import PublishKey, load_publish_key
-from exporter.redact import GPS_IMAGES, gps_warning, name_scrubber
+from exporter.redact import gps_warning, name_scrubber
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 
@@ -529,7 +529,7 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
                 f"{item.source.path.name}: {item.bad_usage} (in the index row's tokens and "
                 "cost too)"
             )
-        if located := gps_warning(item.actions.get(GPS_IMAGES, 0)):  # (README: images go
+        if located := gps_warning(item.gps_images):  # (README: images go
             result.warnings.append(f"{item.source.path.name}: {located}")  # out as they are)
         if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
             count, first = len(item.damaged), item.damaged[0]

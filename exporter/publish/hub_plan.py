@@ -39,6 +39,7 @@ from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import index_row
 from exporter.publish.deny import first_match
 from exporter.publish.hub_state import RemoteState, git_oid
+from exporter.redact import GPS_IMAGES
 from exporter.session import parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
 
@@ -555,6 +556,7 @@ class Prepared:
     actions: dict[str, int] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # lines left out: not JSON Pi can read
+    gps_images: int = 0  # pictures sent with a GPS location (warned of, not recorded)
     bad_usage: str = ""  # the loader's warning of token counts the index row counts as 0
     lone_surrogates: int = 0  # halves of a character written as U+FFFD
     given: list[str] = field(default_factory=list)  # given_digest of each given secret replaced
@@ -604,7 +606,12 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
             "oid": git_oid(out),
             "row": index_row(redacted, path=task.repo_path, sha256=sha, size=len(out)),
             "redactions": dict(report.counts) if report else {},
-            "actions": dict(report.actions) if report else {},
+            # (what was done to the copy: not its located pictures, which a public manifest
+            # would point readers to; they are counted for the warning only)
+            "actions": {k: n for k, n in report.actions.items() if k != GPS_IMAGES}
+            if report
+            else {},
+            "gps_images": report.actions.get(GPS_IMAGES, 0) if report else 0,
             "records": list(report.records()) if report and task.want_records else [],
             "damaged": [f"line {d.line}: {d.message}" for d in redacted.damaged],
             "bad_usage": next((str(d) for d in redacted.diagnostics if d.kind == "bad-usage"), ""),
