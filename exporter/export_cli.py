@@ -36,7 +36,13 @@ from exporter.cli import (
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.early_scan import EarlyScan, start_early_scan
 from exporter.formatting import plural, terminal_text
-from exporter.fsutil import HeldSignals, atomic_write_text, file_in_the_way, is_special_file
+from exporter.fsutil import (
+    HeldSignals,
+    atomic_write_text,
+    expand_user,
+    file_in_the_way,
+    is_special_file,
+)
 from exporter.jsonl_out import download_bytes
 from exporter.markdown_images import IMAGE_MODES, ImageSink
 from exporter.policy import RedactionPolicy
@@ -419,7 +425,7 @@ def home_expanded(path: str | None) -> str | None:
     folder)."""
     if path is None or not path.startswith("~"):
         return path
-    return os.path.expanduser(path)
+    return str(expand_user(path))
 
 
 def _write_with_images(

@@ -461,7 +461,13 @@ def home() -> Path:
 
 def expand_user(path: str) -> Path:
     """``~/x`` and ``~alice/x`` expanded; left as written when they cannot be (``~typo/x``,
-    no home), so the path is then simply not found."""
+    no home), so the path is then simply not found. ``~`` is :func:`home` (an empty
+    ``HOME`` counts as unset: ``os.path.expanduser`` made ``~/x`` ``/x``)."""
+    if path == "~" or path.startswith(("~/", "~" + os.sep)):
+        try:
+            return home() / path[2:] if len(path) > 1 else home()
+        except OSError:
+            return Path(path)
     return Path(os.path.expanduser(path))
 
 

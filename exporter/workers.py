@@ -82,14 +82,26 @@ def _start_method_kept() -> Iterator[None]:
     and a library caller's own ``set_start_method("spawn")`` later raised "context has
     already been set". Only the default those calls fix is undone: a method the caller set
     meanwhile (in another thread) stays."""
-    unset = multiprocessing.get_start_method(allow_none=True) is None
+    with _METHOD_LOCK:  # builds in two threads: the first in looks, the last out undoes
+        if _METHOD_STATE["inside"] == 0:
+            _METHOD_STATE["unset"] = multiprocessing.get_start_method(allow_none=True) is None
+        _METHOD_STATE["inside"] += 1
     try:
         yield
     finally:
-        fixed = multiprocessing.get_start_method(allow_none=True)
-        # (the default is the first of the methods, as documented)
-        if unset and fixed is not None and fixed == multiprocessing.get_all_start_methods()[0]:
-            multiprocessing.set_start_method(None, force=True)
+        with _METHOD_LOCK:
+            _METHOD_STATE["inside"] -= 1
+            fixed = multiprocessing.get_start_method(allow_none=True)
+            # (the default is the first of the methods, as documented)
+            default = fixed is not None and fixed == multiprocessing.get_all_start_methods()[0]
+            if _METHOD_STATE["inside"] == 0 and _METHOD_STATE["unset"] and default:
+                multiprocessing.set_start_method(None, force=True)
+
+
+#: How many builds are inside :func:`_start_method_kept`, and whether the method was unset
+#: when the first came in (a build that left while another ran fixed it again: review)
+_METHOD_LOCK = threading.Lock()
+_METHOD_STATE = {"inside": 0, "unset": False}
 
 
 @contextlib.contextmanager
@@ -165,7 +177,9 @@ def _worker_start(build: int, int_digits: int | None) -> None:
     # terminal reaches them too, and is the build's to act on (a worker raising it went on
     # to a queued task)
     signal.signal(signal.SIGTERM, _stop_at_once)
-    if hasattr(signal, "SIGHUP"):  # a closed terminal hangs up the group: as SIGTERM
+    # a closed terminal hangs up the group: as SIGTERM (but under `nohup` it stays ignored,
+    # as the build's own does: a hang-up killed the workers of a nohup'd build, review)
+    if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) != signal.SIG_IGN:
         signal.signal(signal.SIGHUP, _stop_at_once)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if int_digits is not None:  # 0 means no limit: passed on too
