@@ -91,11 +91,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def ctrl_c_as_at_a_terminal() -> None:
-    """A child's ``preexec_fn``: SIGINT back to its default. A test run started in the
-    background (``cmd &`` in a script) has Ctrl-C ignored, every child keeps that, and Python
-    then installs no KeyboardInterrupt handler: a test that stops a child with SIGINT waited
-    for its timeout (the watch test, 2026-12-02). One signal() call: safe beside threads."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """A child's ``preexec_fn``: SIGINT (and SIGHUP, SIGTERM) back to their defaults. A test
+    run started in the background (``cmd &`` in a script) has Ctrl-C ignored, every child
+    keeps that, and Python then installs no KeyboardInterrupt handler: a test that stops a
+    child with SIGINT waited for its timeout (the watch test, 2026-12-02); under ``nohup``
+    SIGHUP is ignored, and the command then rightly leaves it so (the hang-up tests failed).
+    Plain signal() calls: safe beside threads."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def unavailable(reason: str) -> None:

@@ -381,8 +381,9 @@ def test_forked_children_get_the_default_sigterm_back(tmp_path: Path) -> None:
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env,
+        preexec_fn=ctrl_c_as_at_a_terminal,  # (a run under nohup has SIGHUP ignored)
+    )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
