@@ -6,19 +6,15 @@ header lacked the page's "Tool calls" fact (this path's calls apart from all bra
 
 from __future__ import annotations
 
-import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-import cmarkgfm
-from click.testing import CliRunner
-
-from exporter.cli import cli
 from exporter.loader import load_session
 from exporter.markdown_doc import session_markdown
 from tests.conftest import Build
+from tests.test_markdown_s66 import _export, _seen, github
 
 RUN_START = "*Not in the model's context from here"
 RUN_END = "*End of the entries not in the model's context.*"
@@ -27,23 +23,6 @@ WORDS = (
     "promptone", "turnone", "prompttwo", "turntwo", "readresultword", "promptfive",
     "turnfive", "promptsix", "turnsix", "promptthree", "turnthree", "promptfour", "turnfour",
 )  # fmt: skip
-
-
-def _export(source: Path, out: Path) -> str:
-    """``pi-session export source -o out`` (Markdown or HTML by its suffix): the text."""
-    done = CliRunner().invoke(cli, ["export", str(source), "-o", str(out)])
-    assert done.exit_code == 0, done.output
-    return out.read_text(encoding="utf-8")
-
-
-def github(markdown: str) -> str:
-    """``markdown`` as GitHub renders it (cmark-gfm, its extensions, raw HTML filtered)."""
-    return cmarkgfm.github_flavored_markdown_to_html(markdown)
-
-
-def _seen(rendered: str) -> str:
-    """The words of rendered HTML, tags out, references read, spaces made one."""
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split())
 
 
 def _turn(
