@@ -459,10 +459,11 @@ def home() -> Path:
         ) from None
 
 
-def expand_user(path: str) -> Path:
+def expand_user(path: str | os.PathLike[str]) -> Path:
     """``~/x`` and ``~alice/x`` expanded; left as written when they cannot be (``~typo/x``,
     no home), so the path is then simply not found. ``~`` is :func:`home` (an empty
     ``HOME`` counts as unset: ``os.path.expanduser`` made ``~/x`` ``/x``)."""
+    path = os.fspath(path)
     if path == "~" or path.startswith(("~/", "~" + os.sep)):
         try:
             return home() / path[2:] if len(path) > 1 else home()
