@@ -585,6 +585,13 @@ _TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     ("sendgrid-key", "SG.….… API keys", rf"SG\.{_ANY}{{22}}\.{_ANY}{{43}}", ("SG.",), not_dummy, 0),
     ("telegram-bot-token", "<bot id>:AA… bot tokens", rf"(?:bot)?([0-9]{{5,16}}:AA{_ANY}{{33}})",
      (":AA",), not_dummy, 1),
+    # `vault operator init` prints its unseal keys and root token so (the older `s.` tokens
+    # have no prefix of their own: hvs. ones are vault-token's)
+    ("vault-unseal-key", "Unseal Key N: … of vault operator init",
+     r"Unseal Key [0-9]{1,2}: ([A-Za-z0-9+/]{40,88}={0,2})", ("Unseal Key ",), not_dummy, 1),
+    ("vault-root-token", "Initial Root Token: … of vault operator init",
+     rf"Initial Root Token: ((?:s|hvs|hvb)\.{_ANY}{{24,300}})", ("Initial Root Token: ",),
+     not_dummy, 1),
 )
 SERVICE_TOKEN_LENGTH = 28
 # Services' tokens: none is shorter than 28 characters, so shorter strings skip their checks.

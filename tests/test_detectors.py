@@ -123,6 +123,12 @@ SERVICE_TOKENS = [
 ]
 WRAPPED_TAIL = "cF1hJ5sD0gA2eZ9u"
 POSITIVES = [
+    # `vault operator init` (its keys went out in clear, review 2026-12-07)
+    ("vault-unseal-key",
+     "Unseal Key 1: 4Jp7yV0Qn2kXs9Lm3Tb8Rc5Wd1Fg6Hh0Zq4Ae7Uo2Ix\nUnseal Key 2: x",
+     "4Jp7yV0Qn2kXs9Lm3Tb8Rc5Wd1Fg6Hh0Zq4Ae7Uo2Ix"),
+    ("vault-root-token", "Unseal Key 5: x\n\nInitial Root Token: s.Xk9mP2vQ7rT4wZ8sLm3Nv8Rt",
+     "s.Xk9mP2vQ7rT4wZ8sLm3Nv8Rt"),
     ("azure-function-key", "curl 'https://my-app.azurewebsites.net/api/HttpTrigger?code="
      "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mNw==&name=x'",
      "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mNw=="),
