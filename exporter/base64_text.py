@@ -75,3 +75,10 @@ def _reads_as_text(decoded: str) -> bool:
     """Printable text (line breaks and tabs allowed): not bytes that happen to be UTF-8."""
     shown = sum(1 for char in decoded if char.isprintable() or char in "\n\r\t")
     return shown >= 0.95 * len(decoded) and any(char.isalnum() for char in decoded)
+
+
+def decoded_size(data: str) -> int:
+    """How many bytes base64 ``data`` holds, read from its length (it may not decode):
+    whitespace and ``=`` padding are no bytes. The page's and the Markdown's notes of an
+    image or a document left out say it (one count for both)."""
+    return len("".join(data.split()).rstrip("=")) * 3 // 4

@@ -23,6 +23,7 @@ from typing import Any
 
 from exporter import __version__
 from exporter.agent_context import AgentContext
+from exporter.base64_text import decoded_size
 from exporter.entries import (
     CONTEXT_ENTRY_TYPES,
     BranchSummaryEntry,
@@ -1076,7 +1077,10 @@ def _image_note(block: dict[str, Any]) -> str:
         return held
     data = block.get("data")
     image = read_image(data)
-    size = len(image[1]) if image is not None else _base64_size(data)
+    if image is not None:
+        size = len(image[1])
+    else:  # (no image: its length says what it held)
+        size = decoded_size(data) if isinstance(data, str) else 0
     mime = as_str(block.get("mimeType")) or "image"
     amount = f"{fmt_int(size)} bytes" if size < 1024 else f"{fmt_int(size // 1024)} KB"
     if image is None:  # the page shows none either (safe_image_src: the same test)
@@ -1085,11 +1089,6 @@ def _image_note(block: dict[str, Any]) -> str:
     if sink is not None:
         return sink.said(data, *image, escaped(f"{mime}, {amount}"))
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
-
-
-def _base64_size(data: Any) -> int:
-    """How many bytes base64 ``data`` would hold, read from its length (it does not decode)."""
-    return len("".join(data.split()).rstrip("=")) * 3 // 4 if isinstance(data, str) else 0
 
 
 def _held_by_files_api(block: dict[str, Any]) -> str | None:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from exporter.base64_text import decoded_size
 from exporter.detector_base import Detector
 from exporter.detectors import (
     CONTEXT_DETECTORS,
@@ -868,12 +869,6 @@ def _encoded_text_fields(obj: dict[str, Any]) -> tuple[str, ...]:
     return ("content", "preview", "data")
 
 
-def _decoded_size(data: str) -> int:
-    """How many bytes base64 ``data`` holds (read from its length: it may not decode)."""
-    digits = "".join(data.split())
-    return max(0, len(digits) * 3 // 4 - len(digits) + len(digits.rstrip("=")))
-
-
 def _left_out_document(value: Any) -> dict[str, str] | None:
     """The note that takes the place of an API document block whose bytes are no text (a PDF
     attached to a prompt or read by a tool: ``{"type": "document", "source": {"type":
@@ -892,7 +887,7 @@ def _left_out_document(value: Any) -> dict[str, str] | None:
     # the note's scan, which matches given secrets as written)
     pdf = media == "application/pdf" or data.lstrip().startswith(_PDF_BASE64)
     what = "PDF document" if pdf else "document"
-    size = _decoded_size(data)
+    size = decoded_size(data)
     said = f"{what}, {fmt_int(size)} byte{'' if size == 1 else 's'}"
     return {"type": "text", "text": f"[{said}, left out: not text, so not scanned for secrets]"}
 
