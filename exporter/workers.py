@@ -205,9 +205,15 @@ def _new_pool(workers: int, context: Context) -> ProcessPoolExecutor:
 
 
 def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
-    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported)."""
+    """A pool whose workers answer, or None (e.g. ``__main__`` cannot be re-imported).
+
+    All its workers are started here, before any task. Forkserver and spawn pools otherwise
+    start them as tasks are submitted, and one started while another died changed the pool's
+    process list under CPython 3.11's manager thread ("dictionary changed size during
+    iteration"): that thread died, and a healthy task was reported dead (a CI run)."""
     pool = _new_pool(workers, context)
     try:
+        _start_all_workers(pool)
         pool.submit(os.getpid).result()
     except BrokenProcessPool:
         _end_workers(pool)
@@ -217,6 +223,14 @@ def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
         _abandon(pool)
         raise
     return pool
+
+
+def _start_all_workers(pool: ProcessPoolExecutor) -> None:
+    """Start every worker of a pool that has run nothing yet, with CPython's own launcher
+    (what it does for fork pools); a Python without it starts them as tasks come."""
+    launch = getattr(pool, "_launch_processes", None)
+    if callable(launch) and not getattr(pool, "_executor_manager_thread", None):
+        launch()
 
 
 def _submit(pool: ProcessPoolExecutor, work: Callable[[T], Any], task: T) -> Future[Any]:
@@ -359,7 +373,18 @@ def _run_in_pools(
         pending, workers = [pending[i] for i in left], 1
         struck = {0} if again else set()
         if pending:
-            pool = _new_pool(1, context())
+            pool = _answering_pool(context)
+
+
+def _answering_pool(context: Callable[[], Context]) -> ProcessPoolExecutor:
+    """A one-worker pool for what is left after a worker died, whose worker has answered
+    (a few tries): a start that failed under load must not count against the next task.
+    Else a pool as it comes, whose break the next task is struck for (twice to be blamed)."""
+    for _try in range(3):
+        pool = _start_pool(1, context())
+        if pool is not None:
+            return pool
+    return _new_pool(1, context())
 
 
 def results_of(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from exporter.workers import _new_pool, server_context
+from exporter.workers import _new_pool, _start_pool, server_context
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,6 +37,21 @@ def test_a_pool_s_workers_read_long_integers_and_end_with_the_build(
             "digits": 100_000,
             "watching": True,
         }
+    finally:
+        pool.shutdown(wait=True)
+
+
+def test_a_started_pool_has_all_its_workers_before_any_task() -> None:
+    """A forkserver pool started its second worker on the second task's submit; when the
+    first task's worker died meanwhile, CPython 3.11's manager thread iterated the process
+    list as it grew, died ("dictionary changed size during iteration") and a healthy task
+    was reported dead (CI, 2026-12-07). Every worker is now up before the first task."""
+    pool = _start_pool(2, server_context("exporter.workers"))
+    assert pool is not None
+    try:
+        processes = dict(pool._processes)  # type: ignore[attr-defined]
+        assert len(processes) == 2, processes
+        assert all(process.is_alive() for process in processes.values())
     finally:
         pool.shutdown(wait=True)
 
@@ -200,7 +215,7 @@ def test_a_pipe_closed_while_a_worker_starts_is_a_broken_pool(
 
     monkeypatch.setattr(workers, "_start_pool", lambda n, context: ClosingPool(n))
     monkeypatch.setattr(
-        workers, "_new_pool", lambda n, context: concurrent.futures.ThreadPoolExecutor(n)
+        workers, "_answering_pool", lambda context: concurrent.futures.ThreadPoolExecutor(1)
     )
     monkeypatch.setattr(workers, "_end_workers", lambda pool: None)
     handled: dict[int, dict] = {}
