@@ -524,8 +524,10 @@ _MODEL_FAMILIES = frozenset(
 
 
 class _PathPrivacy:
-    """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic; a
-    name that is also an everyday or code word only where it names someone)."""
+    """Home directories -> ``~`` and user names -> ``<user>`` (whole words, not generic, in
+    any case: "Thanks Hugo" and "HUGO" went out in clear for user "hugo"; a name that is
+    also an everyday or code word only where it names someone, see
+    :func:`_named_user_patterns`)."""
 
     def __init__(self, homes: Iterable[str], users: Iterable[str], report: RedactionReport):
         stripped = {h.rstrip("/\\") for h in homes}
@@ -533,13 +535,14 @@ class _PathPrivacy:
         names = {u for u in users if len(u) >= 3 and u.lower() not in _GENERIC_USERS}
         longest_first = sorted(names, key=len, reverse=True)
         plain = [u for u in longest_first if u.lower() not in _WORD_USERS]
-        words = [u for u in longest_first if u.lower() in _WORD_USERS]
-        self._plain, self._words = plain, [w.lower() for w in words]
+        words = dict.fromkeys(u.lower() for u in longest_first if u.lower() in _WORD_USERS)
+        self._plain = list(dict.fromkeys(u.lower() for u in plain))  # what `apply` looks for
+        self._words = list(words)
         self._home = _alternation(self.homes, _HOME_BEFORE, _HOME_AFTER)
-        self._user = _alternation(plain, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
+        self._user = _name_alternation(plain)
         in_models = [u for u in plain if u.lower() not in _MODEL_FAMILIES]
-        self._user_in_models = _alternation(in_models, r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])")
-        self._named = _named_user_patterns(words) if words else ()
+        self._user_in_models = _name_alternation(in_models)
+        self._named = _named_user_patterns(self._words) if words else ()
         self.report = report
 
     def apply(self, text: str, model_name: bool = False) -> str:
@@ -550,10 +553,11 @@ class _PathPrivacy:
             text, n = self._home.subn(_home_placeholder, text)
             self.report.count("home_paths", n)
         user = self._user_in_models if model_name else self._user
-        if user and any(name in text for name in self._plain):
+        low = text.lower() if user or self._named else ""  # once, not once per name
+        if user and any(name in low for name in self._plain):
             text, n = user.subn("<user>", text)
             self.report.count("user_names", n)
-        low = text.lower() if self._named else ""  # once, not once per name
+            low = text.lower() if self._named and n else low
         if self._named and any(word in low for word in self._words):
             for pattern in self._named:
                 text, n = pattern.subn(lambda m: m.group("pre") + "<user>", text)
@@ -564,12 +568,37 @@ class _PathPrivacy:
         return text
 
 
+def _name_alternation(names: list[str]) -> re.Pattern[str] | None:
+    """A user's name as a whole word in any case (``Hugo``, ``HUGO``, ``hugo's``), but a
+    model family's only as the account spells it: for user "claude", "Claude Code" and
+    "CLAUDE.md" name the assistant, not the user."""
+    spellings = dict.fromkeys(
+        re.escape(name) if name.lower() in _MODEL_FAMILIES else f"(?i:{re.escape(name.lower())})"
+        for name in names
+    )
+    if not spellings:
+        return None
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{'|'.join(spellings)})(?![A-Za-z0-9_])")
+
+
+#: Words that open a greeting or thanks: the capitalised word right after one names someone
+#: ("Thanks Max", "Hi, Mark", "Dear Will")
+_GREETING = (
+    r"(?<![\w-])(?i:hi|hey|hello|dear|thanks|thank[ \t]+you|thx|cheers|bye|goodbye"
+    r"|good[ \t]+(?:morning|afternoon|evening|night))[ \t]*,?[ \t]+"
+)
+
+
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
     """Where a user name that is also a word names someone: a home (/home/max, ~max),
     user@host and git@host:max/repo, ``id`` output (uid=1000(max)), ``sudo -u max``, ``chown
-    max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``.
-    Narrow on purpose: ``print(data)``, ``python -u main.py`` or ``HEAD:main/x.py`` are code."""
-    name = rf"(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9_])"
+    max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``
+    (the name in any case there), and "Max" or "MAX" right after a greeting ("Thanks Max").
+    Narrow on purpose: ``print(data)``, ``python -u main.py`` or ``HEAD:main/x.py`` are code,
+    and elsewhere "Max", "MAX" or "Mark" is as likely the word as the name ("Max tokens",
+    "MAX_RETRIES", "Mark this done", "Will you"), so prose keeps it."""
+    name = rf"(?P<name>(?i:{'|'.join(map(re.escape, words))}))(?![A-Za-z0-9_])"
+    spoken = "|".join(re.escape(form) for word in words for form in (word.title(), word.upper()))
     field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
     ls_owner = r"^[-bcdlps][-rwxsStT]{9}[.+@]?[ \t]+[0-9]+[ \t]+"
     chown = r"(?<![\w-])(?:chown|chgrp)[ \t]+(?:-[A-Za-z]+[ \t]+)*"
@@ -586,6 +615,7 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         (rf"(?P<pre>{ls_owner}){name}", re.MULTILINE),
         (rf"(?P<pre>{ls_owner}<user>[ \t]+){name}", re.MULTILINE),  # the group column
         (rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)", re.IGNORECASE),
+        (rf"(?P<pre>{_GREETING})(?:{spoken})(?![A-Za-z0-9_])", 0),  # Thanks Max, HI MAX
     )  # fmt: skip
     return tuple(re.compile(source, flags) for source, flags in sources)
 
