@@ -175,17 +175,69 @@ def collapse_spaces(text: str) -> str:
     return _SPACE_RUN.sub(" ", text).strip(" ")
 
 
+#: Characters a cut before never falls (:func:`cluster_cut`): the zero width joiner, the
+#: emoji skin tone modifiers, Hangul vowel and final jamo, tag characters (a subdivision
+#: flag's letters) and, by category, marks (combining accents, variation selectors, the
+#: keycap, Indic vowel signs).
+_CLUSTER_GLUE = re.compile(
+    "[\u200d\U0001f3fb-\U0001f3ff\u1160-\u11ff\ud7b0-\ud7ff\U000e0020-\U000e007f]"
+)
+_MARKS = frozenset({"Mn", "Mc", "Me"})
+_REGIONAL_INDICATORS = range(0x1F1E6, 0x1F200)
+
+
+def _joined(text: str, at: int) -> bool:
+    """Whether ``text[at - 1]`` and ``text[at]`` are in one grapheme cluster, by a small
+    conservative rule: a mark or joiner stays with what it follows, what follows a zero
+    width joiner with it, and regional indicators (flags) in pairs."""
+    char = text[at]
+    if _CLUSTER_GLUE.match(char) or unicodedata.category(char) in _MARKS:
+        return True
+    if text[at - 1] == "\u200d":
+        return True
+    if ord(char) in _REGIONAL_INDICATORS:
+        before = at
+        while before > 0 and ord(text[before - 1]) in _REGIONAL_INDICATORS:
+            before -= 1
+        return (at - before) % 2 == 1  # the second of a pair
+    return False
+
+
+def cluster_cut(text: str, at: int) -> int:
+    """Where to cut ``text`` to keep at most ``text[:at]``: ``at``, or back at the start of
+    the grapheme cluster (what a reader sees as one character) it falls in, so no emoji
+    sequence (a skin tone, a zero width joiner's family, a flag) or accented letter is
+    broken before an ellipsis. ``at`` itself when the cluster starts the text (one
+    cluster longer than any room: the cut cannot do better)."""
+    at = max(0, min(at, len(text)))
+    cut = at
+    while 0 < cut < len(text) and _joined(text, cut):
+        cut -= 1
+    return cut or at
+
+
+def cluster_start_after(text: str, at: int) -> int:
+    """Where to start a tail of ``text`` that keeps at most ``text[at:]``: ``at``, or on at
+    the start of the next grapheme cluster (see :func:`cluster_cut`)."""
+    at = max(0, min(at, len(text)))
+    start = at
+    while 0 < start < len(text) and _joined(text, start):
+        start += 1
+    return start if start < len(text) else at
+
+
 def one_line(text: str | None, limit: int | None = 80) -> str:
     """Collapse whitespace and cut to ``limit`` characters with an ellipsis (``None``: no
-    cut, for an id or a path that must be shown whole). A cut drops the space or
-    punctuation before the ellipsis ("selectors.…" read as two endings) and adds none
-    after one already there."""
+    cut, for an id or a path that must be shown whole), at a grapheme cluster's start
+    (:func:`cluster_cut`). A cut drops the space or punctuation before the ellipsis
+    ("selectors.…" read as two endings) and adds none after one already there."""
     if not text:
         return ""
     flat = collapse_spaces(text)
     if limit is None or len(flat) <= limit:
         return flat
-    kept = flat[: limit - 1].rstrip(" .,;:") or flat[: limit - 1]
+    whole = flat[: cluster_cut(flat, limit - 1)]
+    kept = whole.rstrip(" .,;:") or whole
     return kept if kept.endswith("…") else kept + "…"
 
 
@@ -195,7 +247,8 @@ def fit_columns(text: str | None, columns: int, stream: Any = None) -> str:
     wrapped). Measured as :func:`terminal_text` shows it: a zero width space is printed as
     an 8-column sign, and a title of them filled 500 columns. And as ``stream`` (default
     stdout) writes it: on a Latin-1 terminal an emoji is the 10 characters ``\\U0001f600``,
-    and a title cut to 50 columns before that took 300 (see :func:`as_printed`)."""
+    and a title cut to 50 columns before that took 300 (see :func:`as_printed`). Cut at a
+    grapheme cluster's start (:func:`cluster_cut`): no broken emoji before the ellipsis."""
     flat = as_printed(terminal_text(one_line(text, None)), stream)
     if display_width(flat) <= columns:
         return flat
@@ -205,7 +258,8 @@ def fit_columns(text: str | None, columns: int, stream: Any = None) -> str:
     for index, char in enumerate(flat):
         width += char_width(char)
         if width > room:  # flat[:index] and the ellipsis fill the columns
-            kept = flat[:index].rstrip(" .,;:") or flat[:index]
+            whole = flat[: cluster_cut(flat, index)]
+            kept = whole.rstrip(" .,;:") or whole
             return kept if kept.endswith(("…", ellipsis)) else kept + ellipsis
     return flat
 
@@ -273,11 +327,12 @@ def _decoded_run(match: re.Match[str]) -> str:
 
 def short_path(text: str | None, limit: int = 50) -> str:
     """A path on one line, cut in the middle when too long: its file name is what a reader
-    looks for, and cutting the end (``~/work/pi-mono/packages/coding-agen…``) lost it."""
+    looks for, and cutting the end (``~/work/pi-mono/packages/coding-agen…``) lost it.
+    Both cuts at a grapheme cluster's start (:func:`cluster_cut`)."""
     flat = collapse_spaces(text) if text else ""
     if len(flat) <= limit:
         return flat
-    head = flat[: max(1, limit // 3)]
+    head = flat[: cluster_cut(flat, max(1, limit // 3))]
     folder = head.rfind("/")
     if folder > 1:  # end the head at a folder: "~/workspaces/…", not "~/workspaces/p…"
         head = head[: folder + 1]
@@ -286,6 +341,7 @@ def short_path(text: str | None, limit: int = 50) -> str:
         head = flat[: flat.find("/", 1) + 1] or flat[:1]  # the whole file name before the head
     room = limit - len(head) - 1
     tail = flat[-room:]
+    tail = flat[cluster_start_after(flat, len(flat) - len(tail)) :]
     folder = tail.find("/")
     if 0 < folder < room // 2:  # and start the tail at one: "…/docs/refactor.md"
         tail = tail[folder:]
@@ -326,7 +382,7 @@ def plain_line(text: str | None, limit: int = 80) -> str:
     bug``), cut to ``limit``: for titles and previews, where markup would show as noise."""
     if not text:
         return ""
-    head = text[: limit * 4 + 200]  # only what can be shown; keeps huge texts cheap
+    head = text[: cluster_cut(text, limit * 4 + 200)]  # only what can be shown: cheap
     cut = len(head) < len(text)
     if _MD_ANY.search(head):
         head = _MD_LINE_MARKS.sub("", head)
