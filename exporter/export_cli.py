@@ -536,7 +536,13 @@ def export_site(
 ) -> None:
     """`export --all`: build or update the site; per-session failures are warnings."""
     from exporter.discover import files_active_since
-    from exporter.site import SiteError, SiteIncomplete, build_site, sessions_were_deleted
+    from exporter.site import (
+        SiteBusy,
+        SiteError,
+        SiteIncomplete,
+        build_site,
+        sessions_were_deleted,
+    )
 
     if not output or output == "-":
         raise CliError("--all needs -o SITE_DIR (a folder)", 1)
@@ -594,6 +600,8 @@ def export_site(
             public_name=public_name,
             count_credentials=not policy.redact,  # a cut without --redact holds them too
         )
+    except SiteBusy as error:  # a folder that cannot be written now, as a full disk's
+        raise CliError(str(error), 2) from None
     except SiteError as error:
         raise CliError(str(error), 1) from None
     except SiteIncomplete as error:

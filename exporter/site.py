@@ -32,6 +32,7 @@ from typing import Any
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
 from exporter.discover import PROJECT_FOLDER_NAMES, codex_day_folders
+from exporter.entries import MessageEntry
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
@@ -50,6 +51,7 @@ from exporter.site_manifest import (
     MANIFEST_NAME,
     SEARCH_DIR,
     Mark,
+    SiteBusy,
     SiteError,
     SiteIncomplete,
     check_folder,
@@ -81,6 +83,7 @@ from exporter.workers import ProgressBar, fork_context, run_tasks
 
 __all__ = [
     "MANIFEST_NAME",
+    "SiteBusy",
     "SiteError",
     "SiteIncomplete",
     "SiteReport",
@@ -235,10 +238,13 @@ def _turns(
     other keys as ``[answer number, key]`` pairs, ``"matched"`` (also found in the files
     counted before) and ``"owned"`` (also its own, for those counted after), and the
     session's lineage (:func:`_stored_lineage`), which decides which file counts a turn
-    several hold, as ``stats --all`` decides it. None when the page's answers cannot be
-    matched up with the file's (a policy cut some): the session is then counted in full."""
+    several hold, as ``stats --all`` decides it, and its messages' keys
+    (:func:`_message_keys`), by which the index counts a message once too. None when the
+    page's answers cannot be matched up with the file's (a policy cut some): the session
+    is then counted in full."""
     try:
-        answers = answer_usage(session, compute_stats(session))
+        stats = compute_stats(session)
+        answers = answer_usage(session, stats)
     except Exception:  # counting once is best effort: the page is made all the same
         return None
     if "error" in found:
@@ -266,7 +272,44 @@ def _turns(
         # (digests, as the manifest keeps of paths: the folder gets published)
         "names": [_lineage_key(name, mark) for name in lineage.names],
         "parent": [_lineage_key(name, mark) for name in lineage.parent],
+        "messages": _message_keys(session, [b.branch.entry_ids for b in stats.branches]),
     }
+
+
+def _message_keys(session: Session, branches: list[list[str]]) -> list[str]:
+    """Each branch's messages (the row's ``branches`` and ``messages``: every entry is on
+    one branch) as one string, a message's keys' digests (:func:`_turn_key`) joined and the
+    messages apart by a space: a message two files hold (a fork or a copy of a session; Pi
+    copies a fork's entries as they are) is counted once, as its turn's tokens and cost
+    are, and a branch whose every message another file holds is that file's.
+
+    A message is known by its words (role, time stamps and a digest of the message) and,
+    when dated, by its entry's id, time stamp and role too: a redacted copy's words differ,
+    and a Codex fork's copy or a v1 file's migrated by Pi has other ids. An undated
+    message's words keep its id (the loader's, in a file without ids): two undated messages
+    alike are not one. Made from the session as its page shows it (a redacted site's:
+    redacted), as the row's counts are."""
+    joined: list[str] = []
+    for line in branches:
+        said: list[str] = []
+        for entry_id in line:
+            entry = session.by_id.get(entry_id)
+            if isinstance(entry, MessageEntry):
+                said.append("".join(_turn_key(key) for key in _one_message_keys(entry)))
+        joined.append(" ".join(said))
+    return joined
+
+
+def _one_message_keys(entry: MessageEntry) -> list[tuple[str, ...]]:
+    """The keys a message is known by in any file (:func:`_message_keys`)."""
+    written, own = entry.raw.get("timestamp"), entry.message.get("timestamp")
+    text = json.dumps(entry.message, sort_keys=True, default=str, separators=(",", ":"))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    dated = written is not None or own is not None
+    keys = [("words", entry.role, str(written), str(own), digest, "" if dated else entry.id)]
+    if written is not None:
+        keys.append(("id", entry.id, str(written), entry.role))
+    return keys
 
 
 def _lineage_key(name: str, mark: Mark | None) -> str:
@@ -453,9 +496,10 @@ def _build_lock(out_dir: Path) -> Iterator[None]:
     with handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SiteError(
-                f"another pi-session build is writing {out_dir}; wait for it to finish"
+        except BlockingIOError:  # (before anything of the folder was changed)
+            raise SiteBusy(
+                f"another pi-session build is writing {out_dir}; nothing was changed; run "
+                "again when it ends"
             ) from None
         try:
             yield
@@ -688,7 +732,8 @@ def _plan_tasks(
             # nor one made before the index counted a copy's turns once (nor the words of
             # long prompts), nor before it counted them in the file they came from
             and "turns" in entry
-            and (entry["turns"] is None or "names" in entry["turns"])
+            # (nor before it counted a copy's messages once)
+            and (entry["turns"] is None or {"names", "messages"} <= entry["turns"].keys())
         ):
             state.report.unchanged += 1
             continue
@@ -841,21 +886,30 @@ def _counted_rows(sessions: dict[str, dict[str, Any]], order: list[str]) -> list
         (f"{n:012d}", _stored_lineage(entry.get("turns"))) for n, (_, entry) in enumerate(listed)
     ]
     holders: dict[str, str] = {}  # each turn's key -> the source id of the file counting it
+    message_holders: set[str] = set()  # the keys of the messages counted so far
     rows: dict[str, dict[str, Any]] = {}
     for index in counting_order(ages):
         sid, entry = listed[index]
-        rows[sid] = _counted_row(sid, entry, sessions, holders)
+        rows[sid] = _counted_row(sid, entry, sessions, holders, message_holders)
     return [rows[sid] for sid, _ in listed]
 
 
 def _counted_row(
-    sid: str, entry: dict[str, Any], sessions: dict[str, dict[str, Any]], holders: dict[str, str]
+    sid: str,
+    entry: dict[str, Any],
+    sessions: dict[str, dict[str, Any]],
+    holders: dict[str, str],
+    message_holders: set[str],
 ) -> dict[str, Any]:
     """One listing row, its turns that ``holders`` (the files counted before it) hold marked
-    as counted there; its own turns become theirs to hold."""
+    as counted there, and its messages that ``message_holders`` hold left out of its
+    ``messages``; its own turns and messages become theirs to hold."""
     row, turns = entry["row"], entry.get("turns")
     if row.get("error") or not isinstance(turns, dict):
         return row
+    messages_repeated, branches_repeated = _repeated_messages(
+        turns.get("messages"), message_holders
+    )
     days, each = turns["days"], turns["each"]
     matched, owned = _more_keys(turns, "matched"), _more_keys(turns, "owned")
     repeated, tokens, cost, source = 0, 0, 0.0, None
@@ -874,9 +928,9 @@ def _counted_row(
             by_day[days[day]] += turn_cost
         if source is None and holder != sid:
             source = holder
-    if not repeated:
+    if not repeated and not messages_repeated:
         return row
-    whole = repeated == len(each)
+    whole = repeated == len(each) and repeated > 0
     left = {d: c - by_day.get(d, 0.0) for d, c in (row.get("cost_by_day") or {}).items()}
     left = {d: round(c, 6) for d, c in left.items() if abs(c) >= 5e-7 and not whole}
     counted = {
@@ -885,12 +939,35 @@ def _counted_row(
         "tokens": 0 if whole else max(0, row.get("tokens", 0) - tokens),
         "cost": 0.0 if whole else round(row.get("cost", 0.0) - cost, 6),
         "cost_by_day": left,
+        "messages": max(0, row.get("messages", 0) - messages_repeated),
+        "branches": max(0, row.get("branches", 0) - branches_repeated),
     }
     if source is None:  # repeated within its own file only: counted once, nothing to name
         return {**row, "counted": counted}
     first = sessions[source]["row"]
     copy_of = {"title": first.get("title") or first.get("file"), "page": first.get("page")}
     return {**row, "counted": counted, "copy_of": copy_of}
+
+
+def _repeated_messages(stored: Any, holders: set[str]) -> tuple[int, int]:
+    """How many of a session's messages (:func:`_message_keys`, as stored: a manifest from
+    before them, or one edited by hand, holds none) were counted before (one of its keys is
+    in ``holders``, which then gets them all: a message repeated in its own file counts once
+    too), and how many of its branches hold only such messages."""
+    messages = branches = 0
+    for line in stored if isinstance(stored, list) else ():
+        if not isinstance(line, str) or not line:
+            continue  # (a branch without messages: counted as its own)
+        repeats = 0
+        said = line.split(" ")
+        for joined in said:
+            size = TURN_KEY_CHARS
+            keys = [joined[at : at + size] for at in range(0, len(joined), size)]
+            repeats += any(key in holders for key in keys)
+            holders.update(keys)
+        messages += repeats
+        branches += repeats == len(said)
+    return messages, branches
 
 
 def _more_keys(turns: dict[str, Any], kind: str) -> dict[int, list[str]]:

@@ -29,6 +29,7 @@ __all__ = [
     "MANIFEST_NAME",
     "SEARCH_DIR",
     "Mark",
+    "SiteBusy",
     "SiteError",
     "SiteIncomplete",
     "check_folder",
@@ -55,6 +56,12 @@ OWNED_PAGE = re.compile(r"^(?:sessions/[a-z0-9._-]+/[A-Za-z0-9._-]+|projects/[a-
 
 class SiteError(Exception):
     """The site folder cannot be used (e.g. it holds files this tool did not write)."""
+
+
+class SiteBusy(SiteError):
+    """Another build holds the site folder's lock: this one changed nothing and can run
+    again once that one ends. A type of its own, so a caller (``publish --html``, whose
+    site is its own cache) tells it from the other refusals without reading the text."""
 
 
 _DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -138,14 +145,18 @@ def _valid_entry(entry: Any) -> bool:
 
 
 def _valid_turns(turns: Any) -> bool:
-    """``{"days": [day...], "each": [[key, day number, tokens, cost]...]}`` (site._turns),
-    or None; read for every turn of the site at each build, so checked plainly."""
+    """``{"days": [day...], "each": [[key, day number, tokens, cost]...], "messages":
+    [keys...]}`` (site._turns), or None; read for every turn of the site at each build, so
+    checked plainly."""
     if turns is None:
         return True
     if not isinstance(turns, dict):
         return False
     days, each = turns.get("days"), turns.get("each")
     if not isinstance(days, list) or not isinstance(each, list):
+        return False
+    messages = turns.get("messages", [])
+    if not isinstance(messages, list) or not all(isinstance(m, str) for m in messages):
         return False
     if not all(isinstance(d, str) and _DAY.fullmatch(d) for d in days):
         return False

@@ -715,14 +715,10 @@ def _upload_copies(
     return files
 
 
-#: How ``exporter.site`` says that another build holds a site folder's lock.
-SITE_BUSY = "another pi-session build is writing "
-
-
 def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list[Op]:
     """Pages rendered into the kept site (only what changed is rendered), and the ops that
     bring the dataset's html/ to it; a dry run renders into a copy, leaving the kept one."""
-    from exporter.site_manifest import SiteError  # (as build_html: loaded for a site only)
+    from exporter.site_manifest import SiteBusy  # (as build_html: loaded for a site only)
 
     if not run.req.html:
         run.notify("the dataset has an html/ site: rebuilding it too")
@@ -740,11 +736,10 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
             public_name=run.public_name,
             notes=notes,
         )
-    except SiteError as error:
-        if not str(error).startswith(SITE_BUSY):
-            raise
+    except SiteBusy:
         # the kept site is this machine's publish cache: only another publish to this
-        # dataset builds it. Its folder and "build" meant nothing to the user (exit 1)
+        # dataset builds it. Its folder and "build" mean nothing to the user: said (exit 3)
+        # as another publish that changed the dataset meanwhile is
         raise PublishError(
             f"another publish to {run.req.repo_id} is running (its html/ pages are being "
             "built); nothing was sent; run again when it ends"

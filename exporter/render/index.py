@@ -425,9 +425,10 @@ def _more_words(row: dict[str, Any]) -> list[Any]:
 
 
 def counted(row: dict[str, Any], key: str) -> Any:
-    """A row's ``tokens``, ``cost`` or ``cost_by_day`` as the totals count them: without the
-    turns another listed file holds too (``row["counted"]``, which site.py adds to a copy's
-    row), so a copied session is not paid for twice."""
+    """A row's ``tokens``, ``cost``, ``cost_by_day``, ``messages`` or ``branches`` as the
+    totals count them: without the turns, messages and branches another listed file holds
+    too (``row["counted"]``, which site.py adds to a copy's row), so a copied session is not
+    paid for, nor its messages counted, twice."""
     numbers = row.get("counted")
     return numbers[key] if isinstance(numbers, dict) and key in numbers else row.get(key)
 
@@ -446,8 +447,8 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "sessions": len(ok),
         "failed": len(rows) - len(ok),
-        "messages": sum(r.get("messages", 0) for r in ok),
-        "branches": sum(r.get("branches", 0) for r in ok),
+        "messages": sum(counted(r, "messages") or 0 for r in ok),
+        "branches": sum(counted(r, "branches") or 0 for r in ok),
         "copies": sum(is_copy(r) for r in ok),
         "tokens": sum(counted(r, "tokens") or 0 for r in ok),
         "cost": sum(counted(r, "cost") or 0.0 for r in ok),
