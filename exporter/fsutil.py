@@ -8,6 +8,7 @@ import errno
 import os
 import re
 import secrets
+import shutil
 import signal
 import stat
 import threading
@@ -18,6 +19,27 @@ from typing import IO, Any
 #: The temporary files of the atomic writes under way in this process.
 WRITING: set[str] = set()
 
+#: Which file stands at a path and as written when (device, inode, size, modification time
+#: in ns), as :func:`file_state` tells; None: no file.
+FileState = tuple[int, int, int, int]
+#: ``atomic_open``'s default: the rename replaces whatever stands at the path.
+_ANY_FILE: Any = object()
+
+
+class WrittenMeanwhile(FileExistsError):
+    """An atomic write told to replace only the file it was shown (``only_over``) found
+    another there (another run's, another program's): that one was kept, nothing written."""
+
+
+def file_state(path: str | os.PathLike[str]) -> FileState | None:
+    """Which file stands at ``path`` itself (a link as a link), and as written when: another
+    run's rename gives another inode, a writer in place another size or time."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
 
 @contextlib.contextmanager
 def atomic_open(
@@ -27,6 +49,7 @@ def atomic_open(
     permissions: int | None = None,
     durable: bool = False,
     hold_from_replace: HeldSignals | None = None,
+    only_over: FileState | None = _ANY_FILE,
     **kwargs: Any,
 ) -> Iterator[IO[Any]]:
     """Write a temp file in the same folder, then rename it over ``path`` (only on success).
@@ -39,7 +62,11 @@ def atomic_open(
     what the user's umask gives (a session page may hold secrets: a umask of 077 must keep
     it private). ``durable`` fsyncs the data first. ``hold_from_replace`` starts holding
     signals just before the rename, for a caller whose next step must go with the file (the
-    caller releases it, whatever happens).
+    caller releases it, whatever happens). ``only_over``: the file (``file_state`` of
+    ``write_target(path)``, taken when the caller judged it) the write may replace, None for
+    none: a file written there since is kept and :class:`WrittenMeanwhile` raised (a new
+    file is made by a hard link, which fails when one appeared, where a rename would
+    replace it; a file still there is compared just before the rename).
     """
     if is_special_file(path):  # renaming a file over it would replace the device or pipe
         try:
@@ -72,7 +99,10 @@ def atomic_open(
         os.chmod(temp_name, permissions if permissions is not None else _mode_for(target))
         if hold_from_replace is not None:  # the caller's next step goes with the file
             hold_from_replace.hold()
-        os.replace(temp_name, target)
+        if only_over is _ANY_FILE:
+            os.replace(temp_name, target)
+        else:
+            _put_only_over(temp_name, target, only_over)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
@@ -82,6 +112,47 @@ def atomic_open(
         raise
     finally:
         WRITING.discard(temp_name)
+
+
+def _put_only_over(temp_name: str, target: Path, only_over: FileState | None) -> None:
+    """The finished temp file as ``target`` where ``only_over`` stands there, or nothing
+    does; else :class:`WrittenMeanwhile`, ``target`` untouched and the temp file left for
+    the caller's cleanup."""
+    now = file_state(target)
+    if now is not None and now != only_over:
+        raise WrittenMeanwhile(errno.EEXIST, "written by another program meanwhile", str(target))
+    if now is not None:
+        os.replace(temp_name, target)  # (compared a moment ago: as near as a rename allows)
+        return
+    try:
+        os.link(temp_name, target)
+    except FileExistsError:
+        raise WrittenMeanwhile(
+            errno.EEXIST, "written by another program meanwhile", str(target)
+        ) from None
+    except OSError:  # no hard links on this file system (FAT, some network ones)
+        _copy_into_a_new_file(temp_name, target)
+    os.unlink(temp_name)
+
+
+def _copy_into_a_new_file(temp_name: str, target: Path) -> None:
+    """The temp file's bytes into ``target``, made here exclusively (a reader may see it
+    half written; another file is still never replaced)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        handle = os.open(target, flags, stat.S_IMODE(os.stat(temp_name).st_mode))
+    except FileExistsError:
+        raise WrittenMeanwhile(
+            errno.EEXIST, "written by another program meanwhile", str(target)
+        ) from None
+    try:
+        with os.fdopen(handle, "wb") as out, open(temp_name, "rb") as source:
+            shutil.copyfileobj(source, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(target)  # ours, half written
+        raise
 
 
 #: The signals that stop a command: held back across a step that must not be cut in two.
@@ -341,18 +412,26 @@ def _umask() -> int:
 
 
 def atomic_write_bytes(
-    path: str | os.PathLike[str], data: bytes, *, hold_from_replace: HeldSignals | None = None
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    hold_from_replace: HeldSignals | None = None,
+    only_over: FileState | None = _ANY_FILE,
 ) -> Path:
-    with atomic_open(path, "wb", hold_from_replace=hold_from_replace) as stream:
-        stream.write(data)
+    with atomic_open(path, "wb", hold_from_replace=hold_from_replace, only_over=only_over) as out:
+        out.write(data)
     return Path(path)
 
 
 def atomic_write_text(
-    path: str | os.PathLike[str], text: str, *, hold_from_replace: HeldSignals | None = None
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    hold_from_replace: HeldSignals | None = None,
+    only_over: FileState | None = _ANY_FILE,
 ) -> Path:
     data = text.encode("utf-8", errors="surrogateescape")
-    return atomic_write_bytes(path, data, hold_from_replace=hold_from_replace)
+    return atomic_write_bytes(path, data, hold_from_replace=hold_from_replace, only_over=only_over)
 
 
 def user_cache_dir(*parts: str) -> Path:

@@ -17,6 +17,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,9 +39,12 @@ from exporter.codex import is_codex
 from exporter.entries import KNOWN_ENTRY_TYPES
 from exporter.formatting import local_minute, path_for_terminal, plural, terminal_text
 from exporter.fsutil import (
+    FileState,
     HeldSignals,
+    WrittenMeanwhile,
     atomic_write_bytes,
     file_in_the_way,
+    file_state,
     is_special_file,
     linked_file,
     write_target,
@@ -729,19 +733,27 @@ def refuse_collisions(
                 )
             raise CliError(f"refusing to overwrite {source} (read with {kind}) with {option}", 1)
         _check_output_path(option, path)
-        kind = session_kind(Path(path))  # `export -o` onto one turned a session into HTML
-        if kind is not None:
-            same = copy_of is not None and option in copy_of
-            if not same or _header_id(Path(path)) != copy_of[option]:
-                raise CliError(
-                    f"{option}: refusing to overwrite {path}, {kind} (a copy made "
-                    "earlier is one too): remove it first, or choose another path",
-                    1,
-                )
+        _refuse_a_session_file(option, path, copy_of)
     for index, (option, path) in enumerate(named):
         for other, other_path in named[index + 1 :]:
             if _same_file(path, other_path) and not is_special_file(path):  # /dev/null twice
                 raise CliError(f"{option} and {other} name the same file: {path}", 1)
+
+
+def _refuse_a_session_file(option: str, path: str, copy_of: dict[str, str] | None = None) -> None:
+    """A session file at an output is never replaced (`export -o` onto one turned a session
+    into HTML); ``copy_of`` as for :func:`refuse_collisions`. Judged before any work, and
+    again when what stands there changed before the write."""
+    kind = session_kind(Path(path))
+    if kind is None:
+        return
+    same = copy_of is not None and option in copy_of
+    if not same or _header_id(Path(path)) != copy_of[option]:
+        raise CliError(
+            f"{option}: refusing to overwrite {path}, {kind} (a copy made "
+            "earlier is one too): remove it first, or choose another path",
+            1,
+        )
 
 
 def _stdout_is(path: str) -> bool:
@@ -766,15 +778,87 @@ def finish_report(
     report: RedactionReport,
     report_path: str | None,
     not_redacted: str = "not redacted: --no-redact",
+    *,
+    looked: OutputLook | None = None,
 ) -> None:
     """The summary on stderr; the full JSONL report when ``--report`` asked for it (its
     path was checked by `refuse_collisions` before anything was written). A copy that only
     left things out says why it was not scanned (``not_redacted``): "(no secret scan)"
-    read like an error."""
+    read like an error. ``looked``: the report's file as it was when those checks ran
+    (:func:`look_at_output`); without it, as it is now, judged again: a session file
+    another run wrote there meanwhile was replaced by the report."""
     click.echo(f"pi-session: {report.summary_line(not_redacted)}", err=True)
-    if report_path:
-        report.write_jsonl(report_path)
-        click.echo(f"pi-session: report written to {report_path}", err=True)
+    if not report_path:
+        return
+    if looked is None:
+        looked = look_at_output(report_path)
+        _refuse_a_session_file("--report", report_path)
+    data = "".join(json.dumps(record) + "\n" for record in report.records())
+    write_output("--report", report_path, looked, data.encode("utf-8", "surrogateescape"))
+    click.echo(f"pi-session: report written to {report_path}", err=True)
+
+
+@dataclass(frozen=True)
+class OutputLook:
+    """An output file as the checks before any work judged it: the file a write replaces
+    (a symbolic link's target) and which file stood there then (None: none). Only that one
+    is replaced: a file another run or program wrote there since is kept."""
+
+    target: Path
+    state: FileState | None
+
+
+def look_at_output(path: str | os.PathLike[str] | None) -> OutputLook | None:
+    """``path`` as it is now: taken before its checks, so that what they judged is what the
+    write may replace. None for stdout, a device or a pipe (written as they are) and a loop
+    of links (the write says so)."""
+    if not path or path == "-" or is_special_file(path):
+        return None
+    try:
+        target = write_target(path)
+    except OSError:
+        return None
+    return OutputLook(target, file_state(target))
+
+
+def _still_as_looked(looked: OutputLook | None) -> bool:
+    """Nothing changed at the output since its look (or the file there went away)."""
+    if looked is None:
+        return True
+    return file_state(looked.target) in (looked.state, None)
+
+
+def write_output(
+    option: str,
+    path: str | os.PathLike[str],
+    looked: OutputLook | None,
+    data: bytes,
+    *,
+    copy_of: dict[str, str] | None = None,
+    hold_from_replace: HeldSignals | None = None,
+) -> None:
+    """``data`` written to the output ``path`` at once (temp file, then rename), replacing
+    only the file its checks judged (``looked``). A file written there since (two
+    ``redact -o`` at once: the second replaced the first's copy, a session file) is kept,
+    and the command stops: with the checks' own message when they refuse what is there
+    now, else saying it changed. ``copy_of`` as for :func:`refuse_collisions`."""
+    if looked is None:  # a device, a pipe: written as it is
+        atomic_write_bytes(path, data, hold_from_replace=hold_from_replace)
+        return
+    try:
+        atomic_write_bytes(path, data, hold_from_replace=hold_from_replace, only_over=looked.state)
+    except WrittenMeanwhile:
+        _refuse_a_changed_output(option, os.fspath(path), copy_of)
+
+
+def _refuse_a_changed_output(option: str, path: str, copy_of: dict[str, str] | None) -> None:
+    """Why an output that changed since its checks is not written (exit 1, as they do)."""
+    _refuse_a_session_file(option, path, copy_of)
+    raise CliError(
+        f"{option}: {path} was written to while this command ran (by another run?); "
+        "it was kept as it is: run again, or choose another path",
+        1,
+    )
 
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -910,10 +994,16 @@ def redact_command(
     if output is None and target is not None:
         refuse_default_in_sessions(target, sessions_dir)
     copy = "-o" if output else "the copy (default name; -o names another)"
+    copy_of = {copy: loaded.id} if output is None else None  # only at the default name
+    report_path = options.get("report")
+    # what the checks judge is all the writes may replace: a copy another run (or another
+    # program) wrote meanwhile is kept (two runs at once: the first's copy was replaced)
+    copy_look = look_at_output(target)
+    report_look = look_at_output(report_path)
     refuse_collisions(
-        {copy: output if output else target, "--report": options.get("report")},
+        {copy: output if output else target, "--report": report_path},
         read_files([loaded.path], options),
-        copy_of={copy: loaded.id} if output is None else None,  # only at the default name
+        copy_of=copy_of,
     )
     # (after: a folder, or the input, is said as such)
     _refuse_a_non_jsonl_name("-o" if output else "the default name", output or target)
@@ -925,8 +1015,10 @@ def redact_command(
     source = read_source_bytes(loaded)
     data = copy_to_jsonl(redacted, source, report.source_lines)
     del source
+    if report_path and not _still_as_looked(report_look):  # (the copy would go without it)
+        _refuse_a_changed_output("--report", report_path, None)
     held = HeldSignals()  # the copy and its --report: both or neither under a signal
-    hold = held if options.get("report") else None
+    hold = held if report_path else None
     try:
         if output == "-":
             write_stdout_bytes(data)
@@ -937,7 +1029,8 @@ def redact_command(
             assert target is not None
             if target.name.lower().endswith(".jsonl.gz"):  # what the name says (it was plain text)
                 data = gzip.compress(data, compresslevel=6, mtime=0)
-            atomic_write_bytes(target, data, hold_from_replace=hold)
+            shown = output if output else str(target)
+            write_output(copy, shown, copy_look, data, copy_of=copy_of, hold_from_replace=hold)
             echo_path(target)  # like `export`: the file written, on stdout
             if renamed:  # (the session's own name is not said: it holds the secret)
                 click.echo(
@@ -952,7 +1045,7 @@ def redact_command(
                 "not read as entries; the warnings above say why)",
                 err=True,
             )
-        finish_report(report, options.get("report"))
+        finish_report(report, report_path, looked=report_look)
     finally:
         held.release()
     if located := gps_warning(report.actions.get(GPS_IMAGES, 0), ("is copied", "are copied")):
