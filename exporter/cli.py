@@ -423,8 +423,9 @@ def session_path(
 def resolved_session(
     session: str | None, *, demo: bool = False, sessions_dir: str | None = None
 ) -> Path:
-    """:func:`resolve_session_arg`, with its note on stderr when an id named identical
-    copies in several project folders and one of them was taken."""
+    """:func:`resolve_session_arg`, with its note on stderr when an id named copies in
+    several project folders and one of them was taken (identical ones, or this project's
+    of copies that differ)."""
     notes: list[str] = []
     # this folder's latest: said as such when the folder is gone (not "No such file...")
     here = current_folder(PASS_SESSION) if session is None and not demo else None

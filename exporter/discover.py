@@ -56,6 +56,15 @@ class SessionLookupError(LookupError):
     """A SESSION argument matched no file, or several."""
 
 
+class AmbiguousSessionError(SessionLookupError):
+    """An id or prefix naming different sessions: ``files`` are all it names, so ``--skip``
+    can tell whether any of them is one its run selected."""
+
+    def __init__(self, message: str, files: list[Path]) -> None:
+        super().__init__(message)
+        self.files = files
+
+
 def agent_dir(env: dict[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     configured = env.get("PI_CODING_AGENT_DIR")
@@ -407,12 +416,17 @@ def resolve_session_arg(
     sessions_dir: str | os.PathLike[str] | None = None,
     cwd: str | None = None,
     notes: list[str] | None = None,
+    among: list[Path] | None = None,
 ) -> Path:
     """A path; else a session id or unique id prefix (this project first); else the latest.
 
     An id found in several files that are byte-identical copies (a project folder renamed
     or moved, its sessions copied) names one session: the copy in this project's folder,
-    else the newest, is taken and ``notes`` gets a line saying so."""
+    else the newest, is taken and ``notes`` gets a line saying so. Copies that differ are
+    two sessions: this project's is taken when it holds one of them (the id `list` printed
+    here), and ``notes`` names the others; from anywhere else the id is ambiguous.
+    ``among``: the files that count as "this project's" instead of ``cwd``'s sessions
+    (``--skip``: those its command selected)."""
     if demo:
         return demo_session_path()
     if session is None:
@@ -446,9 +460,13 @@ def resolve_session_arg(
     # removed worktree); a path (above) needs no current folder at all
     cwd = cwd or _current_folder()
     unreadable = []
-    found = _with_id(session, sessions_dir, cwd, notes, unreadable)
+    if among is not None:
+        here = among
+    else:
+        here = session_files(sessions_dir, cwd, unreadable) if cwd else []
+    found = _with_id(session, sessions_dir, here, notes, unreadable)
     if found is None:  # an id as `list` shows it, of a name a terminal cannot show as it is
-        found = _with_shown_id(session, sessions_dir, cwd, notes)
+        found = _with_shown_id(session, sessions_dir, here, notes)
     if found is None:
         raise SessionLookupError(
             f"no session file or session id matches {session!r}{_unread(unreadable)}"
@@ -459,16 +477,15 @@ def resolve_session_arg(
 def _with_id(
     session: str,
     sessions_dir: str | os.PathLike[str] | None,
-    cwd: str | None,
+    here: list[Path],
     notes: list[str] | None,
     unreadable: list[tuple[Path, OSError]],
 ) -> Path | None:
     """The session file whose id (in its name, else its header) is ``session`` or starts
-    with it, this project's (``cwd``; None: no project's) first; None when there is none."""
-    here = session_files(sessions_dir, cwd, unreadable) if cwd else []
+    with it, this project's (``here``, its session files) first; None when there is none."""
     exact = [p for p in here if id_from_name(p) == session]
     if len(exact) == 1:
-        return exact[0]
+        return _this_projects(session, exact[0], sessions_dir, notes)
     exact = _with_id_anywhere(sessions_root(sessions_dir), session)  # "notes" beside "notes2"
     if len(exact) == 1:
         return exact[0]
@@ -479,7 +496,7 @@ def _with_id(
             files = session_files(sessions_dir, None, unreadable)
         unique = [p for p in files if id_from_name(p).startswith(session)]
         if len(unique) == 1:
-            return unique[0]
+            return _this_projects(session, unique[0], sessions_dir, notes, files is here)
         if len(unique) > 1:
             return _one_of(session, unique, here, notes)
     by_header = _with_header_id(session_files(sessions_dir, None), session)
@@ -499,14 +516,13 @@ def shown_id(session_id: str) -> str:
 def _with_shown_id(
     session: str,
     sessions_dir: str | os.PathLike[str] | None,
-    cwd: str | None,
+    here: list[Path],
     notes: list[str] | None,
 ) -> Path | None:
     """The session file whose id `list` shows as ``session`` (or as a text that starts so),
     when its file name holds what a terminal cannot show: `list` showed ``tab<TAB>name``
     as ``tab name`` and ``bad<0xFE>name`` with a U+FFFD, which matched no session. This
     project's first; None when there is none."""
-    here = session_files(sessions_dir, cwd) if cwd else []
     for files in (here, None):
         if files is None:
             files = session_files(sessions_dir, None)
@@ -515,7 +531,7 @@ def _with_shown_id(
         exact = [path for path, said in shown if said == session]
         found = exact or [path for path, said in shown if said.startswith(session)]
         if len(found) == 1:
-            return found[0]
+            return _this_projects(session, found[0], sessions_dir, notes, files is here)
         if len(found) > 1:
             return _one_of(session, found, here, notes)
     return None
@@ -546,14 +562,54 @@ def _unread(unreadable: list[tuple[Path, OSError]]) -> str:
 _AMBIGUOUS_SHOWN = 8
 
 
+def _this_projects(
+    session: str,
+    chosen: Path,
+    sessions_dir: str | os.PathLike[str] | None,
+    notes: list[str] | None,
+    local: bool = True,
+) -> Path:
+    """``chosen``, the one file of this project ``session`` names; when a file of the same
+    id elsewhere differs from it (a moved project's copy that went on), ``notes`` says so,
+    as a user who saw the other copy's id in `list --all` would otherwise not know which
+    one was read. Copies with the same bytes are one session: nothing to say."""
+    if not local or notes is None:
+        return chosen
+    mine = os.path.realpath(chosen)
+    others = [
+        path
+        for path in _with_id_anywhere(sessions_root(sessions_dir), id_from_name(chosen))
+        if os.path.realpath(path) != mine and not _identical([chosen, path])
+    ]
+    if others:
+        notes.append(_other_copies_note(session, chosen, others))
+    return chosen
+
+
+def _other_copies_note(session: str, chosen: Path, others: list[Path]) -> str:
+    """The note for this project's file taken where ``others``, files that differ from it,
+    carry the same id (copies that went on apart) or another that ``session`` starts."""
+    listed = ", ".join(_pasteable(p) for p in others[:_AMBIGUOUS_SHOWN])
+    more = f" and {len(others) - _AMBIGUOUS_SHOWN} more" if len(others) > _AMBIGUOUS_SHOWN else ""
+    copies = all(id_from_name(p) == id_from_name(chosen) for p in others)
+    if len(others) == 1:
+        what = "a different copy in" if copies else "another session in"
+    else:
+        what = f"{len(others)} different copies:" if copies else f"{len(others)} other files:"
+    using = f"using this project's {_pasteable(chosen)}"
+    return f"{session!r} also names {what} {listed}{more}; {using}"
+
+
 def _one_of(session: str, files: list[Path], here: list[Path], notes: list[str] | None) -> Path:
     """The file an id naming several stands for, when they are copies of one file (the
-    same bytes): this project's copy, else the newest. Otherwise the id is ambiguous, and
-    the error lists the files as paths to pass instead (they were relative to the sessions
-    folder, which could not be pasted back)."""
+    same bytes): this project's copy, else the newest. Files that differ are different
+    sessions: this project's wins when its own files among them are one session (with a
+    note naming the others), as `list` here printed its id. Otherwise the id is
+    ambiguous, and the error lists the files as paths to pass instead (they were relative
+    to the sessions folder, which could not be pasted back)."""
+    mine = {os.path.realpath(p) for p in here}
+    local = [p for p in files if os.path.realpath(p) in mine]
     if _identical(files):
-        mine = {os.path.realpath(p) for p in here}
-        local = [p for p in files if os.path.realpath(p) in mine]
         chosen = local[0] if local else max(files, key=_mtime_then_name)
         if notes is not None:
             where = "this project's copy" if local else "the newest"
@@ -562,11 +618,18 @@ def _one_of(session: str, files: list[Path], here: list[Path], notes: list[str] 
                 f"{where}: {_pasteable(chosen)}"
             )
         return chosen
+    if local and _identical(local):  # this project holds one of the sessions: its own
+        chosen = local[0]
+        if notes is not None:
+            others = [p for p in files if p not in local and not _identical([chosen, p])]
+            notes.append(_other_copies_note(session, chosen, others))
+        return chosen
     listed = ", ".join(_pasteable(p) for p in files[:_AMBIGUOUS_SHOWN])
     more = f" and {len(files) - _AMBIGUOUS_SHOWN} more" if len(files) > _AMBIGUOUS_SHOWN else ""
-    raise SessionLookupError(
+    raise AmbiguousSessionError(
         f"session id prefix {session!r} is ambiguous, it names {len(files)} files: "
-        f"{listed}{more}; pass the path of the one you mean"
+        f"{listed}{more}; pass the path of the one you mean",
+        files,
     )
 
 

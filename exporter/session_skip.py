@@ -8,14 +8,13 @@ from __future__ import annotations
 import filecmp
 import os
 import re
-import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from exporter.cli import CliError
-from exporter.discover import SessionLookupError, id_from_name, resolve_session_arg, session_files
+from exporter.discover import AmbiguousSessionError, SessionLookupError, resolve_session_arg
 from exporter.formatting import plural, terminal_text
 from exporter.fsutil import expand_user
 
@@ -34,45 +33,41 @@ def skip_help(what_happens: str, condition: str = "") -> str:
     )
 
 
-def skipped_sessions(values: Iterable[str], sessions_dir: str | None, consequence: str) -> set[str]:
+def skipped_sessions(
+    values: Iterable[str], sessions_dir: str | None, consequence: str, selected: list[Path]
+) -> set[str]:
     """The real paths of the sessions ``--skip`` names. A value that names a list file is
     read as one; a value that names a session file, or no file, is a session. An unknown
     session or a list that cannot be read stops the run (exit 1, ``consequence`` saying what
     was left undone): a typo would put out what it was meant to keep out.
 
-    An id names its file in every project folder: byte-identical copies (a project folder
-    renamed, its sessions copied) are all kept out, and an id or prefix that names different
-    sessions is an error listing them, even when one of them is this project's (which a
-    SESSION argument would take): skipping one of them silently would put out the other."""
+    An id resolves among the ``selected`` sessions first, as a SESSION argument among this
+    project's: the id `list` printed for the sessions of ``--cwd .`` is taken there even
+    when another project holds a different copy of it (that copy is not in the run). An id
+    or prefix naming different sessions that the run selected is an error listing them:
+    skipping one of them would put out the other. One naming only sessions the run did not
+    select leaves nothing out. Byte-identical copies of a skipped session are kept out too
+    (:func:`without_skipped`)."""
     found: set[str] = set()
-    every: list[Path] | None = None  # every project's session files, listed once if needed
+    chosen = {os.path.realpath(path) for path in selected}
     for value in values:
         for session, where in _sessions_named(value, consequence):
             if session == "-":
                 raise CliError("--skip names a session file, id or list file, not -", 1)
             try:
-                path = resolve_session_arg(session, sessions_dir=sessions_dir)
+                path = resolve_session_arg(session, sessions_dir=sessions_dir, among=selected)
+            except AmbiguousSessionError as error:
+                named = {os.path.realpath(p) for p in error.files}
+                if not named & chosen:  # none of them is in this run: said as left out of 0
+                    found |= named
+                    continue
+                message = f"--skip {where}: {error}; {consequence}"
+                raise CliError(terminal_text(message), 1) from None
             except SessionLookupError as error:
                 message = f"--skip {where}: {error}; {consequence}"
                 raise CliError(terminal_text(message), 1) from None
             found.add(os.path.realpath(path))
-            if expand_user(session).exists():  # a path names that file (and its copies)
-                continue
-            if every is None:
-                every = session_files(sessions_dir, None)
-            named = _named_by_id(session, every)  # none: found by its header's id
-            if named and not _one_session(named):
-                message = f"--skip {where}: {_ambiguous(session, named)}; {consequence}"
-                raise CliError(terminal_text(message), 1)
-            found.update(os.path.realpath(p) for p in named)
     return found
-
-
-def _named_by_id(session: str, files: list[Path]) -> list[Path]:
-    """The files, in any project, whose name carries this whole id; else those whose id
-    starts with it (as ``resolve_session_arg`` matches names, without its this-project-first)."""
-    exact = [p for p in files if id_from_name(p) == session]
-    return exact or [p for p in files if id_from_name(p).startswith(session)]
 
 
 def _same_bytes(first: Path, other: Path) -> bool:
@@ -87,32 +82,12 @@ def _same_bytes(first: Path, other: Path) -> bool:
         return False
 
 
-def _one_session(files: list[Path]) -> bool:
-    """Whether the files are one session: one file, or byte-identical copies."""
-    return all(_same_bytes(files[0], p) for p in files[1:])
-
-
-#: How many of the sessions an ambiguous --skip names its error lists.
-_SHOWN = 8
-
-
-def _ambiguous(session: str, files: list[Path]) -> str:
-    """The error for an id or prefix naming different sessions, with paths to pass: in
-    ``resolve_session_arg``'s words, so it reads the same from any folder."""
-    listed = ", ".join(shlex.quote(os.path.abspath(p)) for p in files[:_SHOWN])
-    more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
-    return (
-        f"session id prefix {session!r} is ambiguous, it names {len(files)} files: "
-        f"{listed}{more}; pass the path of the one you mean"
-    )
-
-
 def without_skipped(
     files: list[Path], skip: Iterable[str], sessions_dir: str | None, consequence: str
 ) -> list[Path]:
     """The selection less the ``--skip`` sessions, said on stderr; all of it skipped is exit 2
     (a run that would put out nothing is a mistake a cron job must see)."""
-    skipped = skipped_sessions(skip, sessions_dir, consequence)
+    skipped = skipped_sessions(skip, sessions_dir, consequence, files)
     if not skipped:
         return files
     by_size = _by_size(skipped)
