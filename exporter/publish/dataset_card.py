@@ -9,6 +9,7 @@ infer a single table; the manifest is what the next ``publish`` diffs against.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -26,8 +27,10 @@ __all__ = [
     "CARD_BEGIN",
     "CARD_END",
     "CLAMPED",
+    "COST_DROPPED",
     "INDEX_FIELDS",
     "MANIFEST_SCHEMA",
+    "SUPERSEDED",
     "CardError",
     "card_problem",
     "has_card_block",
@@ -80,6 +83,13 @@ INT64_MAX = 2**63 - 1
 #: The key of a row (never written to ``index.jsonl``) naming the counts :func:`index_row`
 #: had to bring into 0..int64, for the run to warn about.
 CLAMPED = "clamped"
+#: The key of a row (never written out) saying its session's costs added up past the largest
+#: float: the row's cost is 0, as a single cost that is no finite number counts (the run warns).
+COST_DROPPED = "cost_dropped"
+#: The key (never written out) of a manifest entry and an index row whose path its session
+#: left (its name holds a secret found since): the index, card and manifest a run writes leave
+#: them out, so they neither name the secret in clear nor count the session twice.
+SUPERSEDED = "superseded"
 
 
 def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[str, Any]:
@@ -87,6 +97,7 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
     readable by Arrow: see :func:`_arrow_safe`); the counts it clamped are under ``CLAMPED``."""
     stats = compute_stats(session)
     usage = stats.all
+    cost = float(usage.cost)  # (two turns of 1e308 add up to inf, which JSON cannot hold)
     row = {
         "id": session.id,
         "agent": session.agent,  # Pi, or Claude Code or Codex (converted to Pi's format)
@@ -103,7 +114,7 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
         "output_tokens": usage.output,
         "cache_read_tokens": usage.cache_read,
         "cache_write_tokens": usage.cache_write,
-        "cost": round(float(usage.cost), 6),
+        "cost": round(cost, 6) if math.isfinite(cost) else 0.0,
         "path": path,
         "sha256": sha256,
         "bytes": size,
@@ -112,6 +123,8 @@ def index_row(session: Session, *, path: str, sha256: str, size: int) -> dict[st
     clamped = [name for name in COUNT_FIELDS if safe[name] != row[name]]
     if clamped:
         safe[CLAMPED] = clamped
+    if not math.isfinite(cost):
+        safe[COST_DROPPED] = True
     return safe
 
 
@@ -119,6 +132,14 @@ def _count(value: Any) -> Any:
     """A count within 0..int64 (the column's type); anything else as it is."""
     if isinstance(value, int) and not isinstance(value, bool):
         return min(max(value, 0), INT64_MAX)
+    return value
+
+
+def _finite(value: Any) -> Any:
+    """A float that JSON can hold: an infinite or NaN one (a row an earlier version wrote
+    from costs that added up past the largest float) as 0.0; anything else as it is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0.0
     return value
 
 
@@ -137,16 +158,21 @@ def _arrow_safe(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row as ``datasets`` can read it: counts in 0..int64, strings without halves of
     a character. Rows published by earlier versions are made so when the index is written."""
     return {
-        name: _count(value) if name in COUNT_FIELDS else _readable(value)
+        name: _count(value) if name in COUNT_FIELDS else _finite(_readable(value))
         for name, value in row.items()
     }
+
+
+def _listed(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The manifest entries or index rows a run writes: not those :data:`SUPERSEDED`."""
+    return [record for record in records if not record.get(SUPERSEDED)]
 
 
 def render_index(rows: Iterable[Mapping[str, Any]]) -> bytes:
     """``index.jsonl``: rows sorted by path, keys in ``INDEX_FIELDS`` order."""
     lines = [
         json.dumps(_arrow_safe({k: row.get(k) for k in INDEX_FIELDS}), ensure_ascii=False)
-        for row in sorted(rows, key=lambda r: str(r.get("path")))
+        for row in sorted(_listed(rows), key=lambda r: str(r.get("path")))
     ]
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
@@ -170,7 +196,11 @@ def render_manifest(
         "schema_version": MANIFEST_SCHEMA,
         "generator": f"pi-session-export {__version__}",
         "detector_version": DETECTOR_VERSION,
-        "sessions": {path: _current(sessions[path]) for path in sorted(sessions)},
+        "sessions": {
+            path: _current(sessions[path])
+            for path in sorted(sessions)
+            if not sessions[path].get(SUPERSEDED)
+        },
     }
     if card_oid:
         document["card_oid"] = card_oid
@@ -213,7 +243,8 @@ def render_card(
     With ``existing`` (the card on the Hub, which holds the markers), only its block is
     replaced: what its owner wrote around it stays, and so do their YAML keys, with our
     ``configs`` put right. Raises :class:`CardError` when that cannot be done."""
-    rows = list(rows)
+    rows = _listed(rows)
+    sessions = {path: entry for path, entry in sessions.items() if not entry.get(SUPERSEDED)}
     agents = _agents(rows)
     name = card_title(repo_id.split("/")[-1], agents)
     block = [
@@ -402,7 +433,13 @@ def _total(rows: list[Mapping[str, Any]], key: str) -> str:
 def _totals_table(rows: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
     """Totals over every session the dataset holds once the commit lands (its index rows),
     not only this run's."""
-    cost = sum(float(row.get("cost") or 0) for row in rows)
+    cost = sum(_finite(float(row.get("cost") or 0)) for row in rows)
+    # each row's is finite, but two of 1e308 add up to inf: no total, rather than "inf"
+    spent = (
+        f"{cost:,.2f}"
+        if math.isfinite(cost)
+        else "n/a (the recorded costs add up past the largest number)"
+    )
     # Claude Code's and Codex's files record tokens; their cost is computed from list prices
     how = "as recorded" if agents == ["Pi"] else "as recorded, else from list prices"
     return [
@@ -417,7 +454,7 @@ def _totals_table(rows: list[Mapping[str, Any]], agents: list[str]) -> list[str]
         f"{_total(rows, 'output_tokens')} |",
         f"| cache read / write tokens | {_total(rows, 'cache_read_tokens')} / "
         f"{_total(rows, 'cache_write_tokens')} |",
-        f"| cost (USD, {how}) | {cost:,.2f} |",
+        f"| cost (USD, {how}) | {spent} |",
         f"| activity | {_activity_span(rows)} |",
     ]
 

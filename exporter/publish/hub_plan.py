@@ -10,6 +10,7 @@ staging folder by worker processes; a session that fails is reported, never fata
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import os
@@ -36,11 +37,11 @@ from exporter.loader import (
 )
 from exporter.policy import RedactionPolicy, given_digest, given_secret_count, opt_in_cuts
 from exporter.prepare import CUT_OPTIONS, prepare_session
-from exporter.publish.dataset_card import index_row
+from exporter.publish.dataset_card import COST_DROPPED, SUPERSEDED, index_row
 from exporter.publish.deny import first_match
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.redact import GPS_IMAGES
-from exporter.session import parse_time
+from exporter.session import Diagnostic, parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
 
 __all__ = [
@@ -351,13 +352,26 @@ def claim_paths(
     public_name: Callable[[str], str] = lambda name: name,
     moved: list[str] | None = None,
     id_mark: Callable[[str], str] | None = None,
+    mark: Callable[[str], str] | None = None,
 ) -> list[Source]:
     """Each session keeps the repo path it was published at (a renamed file was published
     twice), and no file takes a path that holds another session (two projects can have files
     of the same name: the second replaced the first, reported as "1 updated"); such a file
     goes to the next ``-N`` path that is free. A session is known by its id, or (``id_mark``)
     by the mark of an id that was published redacted: matched by its id alone, it was taken
-    for another session and added again at each run."""
+    for another session and added again at each run.
+
+    Copies of one session that went on apart in two project folders hold one id at two
+    paths: each copy takes the path whose manifest ``source_mark`` its bytes, or an earlier
+    state of them, made (``mark``: the publish key's HMAC; by default the one ``id_mark``
+    is bound to). Known by its id alone, the copy a one-project run selected (``--cwd``,
+    ``--since``, a SESSION argument) took the first path, writing over the other copy's.
+
+    A path left because its name holds a secret found since (a new ``--secret``) has its
+    manifest entry and index row marked :data:`SUPERSEDED`: the index, card and manifest this
+    run writes leave it out (they named the secret in clear, and counted the session twice);
+    the file stays until ``--prune``."""
+    source_mark = mark or _key_mark(id_mark)
 
     def owners(entry: dict[str, Any] | None) -> set[str]:
         entry = entry or {}
@@ -386,17 +400,36 @@ def claim_paths(
         return not held or bool(held & mine)
 
     keys = [known_as(source) for source in sources]  # (an id's mark is an HMAC: once each)
+    helds = [
+        list(dict.fromkeys(p for k in sorted(mine) for p in published.get(k, ()))) for mine in keys
+    ]
+    selected = Counter(key for mine in keys for key in mine)
+    # first, each copy of a session held at several paths (or selected twice) takes the
+    # path its own bytes went up at; the others then keep out of those paths
+    claimed: list[str | None] = [None] * len(sources)
+    taken: set[str] = set()
+    for index, held in enumerate(helds):
+        copies = len(held) > 1 or any(selected[key] > 1 for key in keys[index])
+        if source_mark is None or not held or not copies:
+            continue
+        there = _published_from(sources[index], held, remote, source_mark)
+        if there is not None and there.lower() not in taken:
+            claimed[index] = there
+            taken.add(there.lower())
     paths: list[str | None] = [None] * len(sources)
     used: set[str] = set()
-    for index, mine in enumerate(keys):  # first, the sessions already on the Hub
-        held = [path for k in sorted(mine) for path in published.get(k, ())]
-        # its own path first: of two copies published (before 0.2.41), the one kept stays
-        own = sources[index].repo_path
-        there = own if own in held else next(iter(held), None)
+    for index, held in enumerate(helds):  # the sessions already on the Hub
+        there = claimed[index]
+        if there is None:
+            # its own path first: of two copies published (before 0.2.41), the one kept stays
+            free = [path for path in held if path.lower() not in taken]
+            own = sources[index].repo_path
+            there = own if own in free else next(iter(free), None)
         folder, _, name = (there or "").rpartition("/")
         if there and public_name(name) != name:  # published before its secret was known
             if moved is not None:  # (the folder is a month, not the file's name)
                 moved.append(f"{folder}/{public_name(name)}")
+            _supersede(remote, there)
             continue  # a new path; --prune deletes the old one (it names this session)
         if there and there.lower() not in used:
             paths[index] = there
@@ -416,6 +449,51 @@ def claim_paths(
         for source, path in zip(sources, paths, strict=True)
         if path is not None
     ]
+
+
+def _key_mark(id_mark: Callable[[str], str] | None) -> Callable[[str], str] | None:
+    """The publish key's mark an ``id_mark`` applies (:func:`session_id_mark` bound to it,
+    as ``publish`` passes it); None for any other callable."""
+    if isinstance(id_mark, functools.partial) and id_mark.func is session_id_mark:
+        bound = id_mark.args[0] if id_mark.args else None
+        return bound if callable(bound) else None
+    return None
+
+
+def _published_from(
+    source: Source, held: list[str], remote: RemoteState, mark: Callable[[str], str]
+) -> str | None:
+    """Which of ``held`` (paths of this session's id) went up from this file: the one whose
+    manifest ``source_mark`` is the mark of its digest, else of the digest of an earlier
+    state of it (Pi appends a session's entries: the file as it stood at one of its line
+    ends), the latest such; None when none did (another machine's key, a file rewritten)."""
+    wanted: dict[str, str] = {}
+    for path in held:
+        recorded = (remote.manifest.get(path) or {}).get("source_mark")
+        if isinstance(recorded, str):
+            wanted.setdefault(recorded, path)
+    if not wanted:
+        return None
+    if (now := wanted.get(mark(source.sha256))) is not None:
+        return now
+    found = None
+    digest = hashlib.sha256()
+    try:
+        with open(source.path, "rb") as handle:
+            for line in handle:
+                digest.update(line)
+                found = wanted.get(mark(digest.hexdigest()), found)
+    except OSError:  # (preparing it says why)
+        return None
+    return found
+
+
+def _supersede(remote: RemoteState, path: str) -> None:
+    """Leave ``path``'s manifest entry and index row out of what this run writes (the
+    :data:`SUPERSEDED` key): this run's ``--prune`` still finds the file by them."""
+    for record in (remote.manifest.get(path), remote.rows.get(path)):
+        if record is not None:
+            record[SUPERSEDED] = True
 
 
 def classify(
@@ -599,12 +677,13 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
         Path(task.staged).write_bytes(out)
         sha = hashlib.sha256(out).hexdigest()
+        row = index_row(redacted, path=task.repo_path, sha256=sha, size=len(out))
         return {
             "source_sha256": source_sha,
             "sha256": sha,
             "size": len(out),
             "oid": git_oid(out),
-            "row": index_row(redacted, path=task.repo_path, sha256=sha, size=len(out)),
+            "row": row,
             "redactions": dict(report.counts) if report else {},
             # (what was done to the copy: not its located pictures, which a public manifest
             # would point readers to; they are counted for the warning only)
@@ -614,7 +693,7 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
             "gps_images": report.actions.get(GPS_IMAGES, 0) if report else 0,
             "records": list(report.records()) if report and task.want_records else [],
             "damaged": [f"line {d.line}: {d.message}" for d in redacted.damaged],
-            "bad_usage": next((str(d) for d in redacted.diagnostics if d.kind == "bad-usage"), ""),
+            "bad_usage": _bad_usage(redacted.diagnostics, bool(row.pop(COST_DROPPED, False))),
             "lone_surrogates": halves,
             "given": sorted(given_digest(v) for v in report.given_values) if report else [],
         }
@@ -622,6 +701,21 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         name = Path(task.source).name
         text = " ".join(str(error).replace(task.source, name).split()).removeprefix(f"{name}: ")
         return {"error": text[:300] or type(error).__name__}
+
+
+#: What the run says (in its warning of unusable usage) of a session whose costs add up to
+#: more than a float holds: as a single cost that is no finite number, it is counted as 0.
+COST_OVERFLOW = (
+    "the costs its turns record add up past the largest number (about 1.8e308): the "
+    "session's cost is counted as 0"
+)
+
+
+def _bad_usage(diagnostics: Iterable[Diagnostic], cost_dropped: bool) -> str:
+    """The loader's warning of token counts counted as 0, and that of a cost counted as 0
+    when the turns' costs added up to infinity (index.jsonl cannot hold it: not JSON)."""
+    said = [str(d) for d in diagnostics if d.kind == "bad-usage"][:1]
+    return "; ".join([*said, COST_OVERFLOW] if cost_dropped else said)
 
 
 def prepare_all(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,6 +121,8 @@ def _fits(value: Any, kind: type | tuple[type, ...]) -> bool:
         return False
     if float in kinds and isinstance(value, int):  # JSON writes 0.0 as 0
         return True
+    if isinstance(value, float) and not math.isfinite(value):  # Infinity, NaN: no JSON
+        return False  # (an index an earlier version wrote from costs that added up past 1e308)
     if list in kinds and isinstance(value, list):
         return all(isinstance(item, str) for item in value)
     return isinstance(value, kinds)
