@@ -39,7 +39,7 @@ from exporter.jsonl_in import STRICT_JSON, iter_parsed_lines, shorten
 from exporter.session import Diagnostic, Session, parse_time
 from exporter.session_parts import quoted_id
 from exporter.times import js_number_text
-from exporter.usage import unusable_token_counts
+from exporter.usage import MAX_TURN_COST, unusable_costs, unusable_token_counts
 
 CURRENT_VERSION = 3
 
@@ -303,7 +303,12 @@ def build_session(
     if not isinstance(header.raw.get("id"), str):
         header.raw["id"] = header_id_from_path(path)
     entries = _make_entries(parsed, header, diagnostics, damaged)
-    for note in (_unreadable_times(header, entries), _unusable_token_counts(entries)):
+    notes = (
+        _unreadable_times(header, entries),
+        _unusable_token_counts(entries),
+        _unusable_costs(entries),
+    )
+    for note in notes:
         if note:
             diagnostics.append(note)
     header.raw.setdefault("version", header.version)
@@ -483,6 +488,33 @@ def _unusable_token_counts(entries: list[Entry]) -> Diagnostic | None:
         f"2**53{more}; counted as 0 tokens"
     )
     return Diagnostic(line, "bad-usage", message)
+
+
+def _unusable_costs(entries: list[Entry]) -> Diagnostic | None:
+    """One warning for the assistant turns whose usage gives a cost that is no amount from
+    $0 to ``MAX_TURN_COST`` (``-5``, ``1e300``, ``1e400``, which JavaScript reads as
+    Infinity): each is counted as $0, as a bad token count is counted as 0. -5 took $5 off
+    every total, 1e300 read "$1e+300", and 1e400 was $0 without a word."""
+    found: list[tuple[MessageEntry, tuple[str, Any]]] = []
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and entry.role == "assistant":
+            unusable = unusable_costs(entry.message.get("usage"))
+            if unusable:
+                found.append((entry, unusable[0]))
+    if not found:
+        return None
+    entry, (name, value) = found[0]
+    if isinstance(value, float) and not math.isfinite(value):  # not "Infinity", which
+        said = "a number past the float range"  # reads as JSON no file can hold
+        said = said if value > 0 else f"a negative {said.removeprefix('a ')}"
+    else:
+        said = _as_json(value)
+    more = f" (and {len(found) - 1:,} more turn{_s(len(found) - 1)})" if len(found) > 1 else ""
+    message = (
+        f"{name} in the usage of entry {quoted_id(entry.id)} is {said}, not an amount "
+        f"from $0 to ${MAX_TURN_COST:,.0f}{more}; counted as $0"
+    )
+    return Diagnostic(entry.line, "bad-usage", message)
 
 
 def _header_slots(parsed: list[tuple[int, Any]], header: Header, damaged: list[DamagedLine]) -> int:

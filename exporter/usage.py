@@ -20,7 +20,6 @@ from exporter.entries import (
     MessageEntry,
     ModelChangeEntry,
     as_dict,
-    as_number,
     as_str,
     whole_count,
 )
@@ -107,17 +106,16 @@ def turn_usage(entry: MessageEntry) -> Usage:
 
 def usage_from_raw(raw: Any) -> Usage:
     """One turn's ``usage`` object: ``cost.total``, else the sum of its parts; any bad value
-    counts as zero. Shared with the listing scan so both always agree."""
+    (a cost outside 0 to ``MAX_TURN_COST``) counts as zero. Shared with the listing scan so
+    both always agree."""
     if not isinstance(raw, dict):
         return Usage(turns=1, turns_without_usage=1)
     cost = as_dict(raw.get("cost"))
     total_cost = cost.get("total")
-    if isinstance(total_cost, (int, float)) and not isinstance(total_cost, bool):
-        cost_value = as_number(total_cost)
+    if _is_number(total_cost):
+        cost_value = _amount(total_cost)
     else:
-        cost_value = sum(
-            as_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
-        )
+        cost_value = sum(_amount(cost.get(k)) for k in _COST_PARTS)
     tokens = tuple(_tokens(raw.get(key)) for key in _TOKEN_FIELDS)
     # the sum of the four, as every table says ("tokens count input, output and cache reads
     # and writes"), not Pi's totalTokens: pi-ai fills that in as input + output alone where
@@ -138,6 +136,48 @@ def _tokens(value: Any) -> int:
         value = int(value)
     count = whole_count(value)
     return 0 if count is None else count
+
+
+#: The most one turn's cost (or one part of it) may be, in dollars: past it, a cost is no
+#: amount a model call was charged, and counts as 0 (the loader warns). A call that fills a
+#: million-token context at the dearest list prices costs hundreds of dollars; even a model
+#: configured with its prices per token, not per million (a million times too dear), stays
+#: under this. And a session's sum of such costs stays a finite number a table can print:
+#: 1e300 read "$1e+300", and 1e400 (JavaScript's Infinity) was 0 without a word.
+MAX_TURN_COST = 1e9
+
+#: The parts of a turn's cost Pi writes, summed where it gives no ``total``.
+_COST_PARTS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _dollars(value: Any) -> float | None:
+    """A cost as an amount from 0 to ``MAX_TURN_COST``; None for one outside it (negative:
+    it took money off every total; infinite, NaN, or past the bound) or no number."""
+    if not _is_number(value):
+        return None
+    if isinstance(value, int):  # (checked as an int: 10**400 has no float)
+        return float(value) if 0 <= value <= MAX_TURN_COST else None
+    return value if 0 <= value <= MAX_TURN_COST else None  # (inf and NaN fail both)
+
+
+def _amount(value: Any) -> float:
+    """A cost as counted: 0 for one that is no amount (``_dollars``)."""
+    amount = _dollars(value)
+    return 0.0 if amount is None else amount
+
+
+def unusable_costs(raw: Any) -> list[tuple[str, Any]]:
+    """The costs a turn's ``usage`` gives that are counted as 0, by name (``cost.total``,
+    else the parts summed for it: ``cost.output``); one that is no number at all (a string,
+    null) says nothing wrong, as before: the parts stand in for a total that is none."""
+    cost = as_dict(raw.get("cost")) if isinstance(raw, dict) else {}
+    names = ("total",) if _is_number(cost.get("total")) else _COST_PARTS
+    read = [(f"cost.{name}", cost.get(name)) for name in names]
+    return [(name, v) for name, v in read if _is_number(v) and _dollars(v) is None]
 
 
 def unusable_token_counts(raw: Any) -> list[Any]:

@@ -281,6 +281,8 @@ def _assistant(
     if reason == "error":
         view.status = "error"
         said = (entry.error_message or "").strip() or "the model call failed"
+        if _not_text(entry.message.get("errorMessage")):  # (odd_values shows it as written)
+            said += " (its errorMessage is not text: shown below as written)"
         # "Error: Error: …", "Error: API Error: 529 …" (a provider's message says it already)
         plain = said.lower().startswith(("error", "api error"))
         view.notes.append(said if plain else f"Error: {said}")
@@ -508,7 +510,17 @@ def _session_info(
     builder: PageBuilder, entry: SessionInfoEntry, view: EntryView, line_set: set[str]
 ) -> None:
     view.kind = "marker"
-    view.title = f"Session named “{entry.name}”" if entry.name else "Session name cleared"
+    if entry.name:
+        view.title = f"Session named “{entry.name}”"
+    elif _not_text(entry.raw.get("name")):  # a list is no name cleared: shown below as written
+        view.title = "Session named with a value that is not text"
+    else:
+        view.title = "Session name cleared"
+
+
+def _not_text(value: Any) -> bool:
+    """A field given, but not as text (odd_values shows it as written under the entry)."""
+    return value is not None and not isinstance(value, str)
 
 
 def _label(builder: PageBuilder, entry: LabelEntry, view: EntryView, line_set: set[str]) -> None:

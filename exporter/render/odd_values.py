@@ -21,9 +21,13 @@ from typing import Any
 from exporter.entries import (
     BranchSummaryEntry,
     CompactionEntry,
+    CustomEntry,
     CustomMessageEntry,
     Entry,
     MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
     as_str,
 )
 from exporter.formatting import fmt_int, one_line
@@ -34,22 +38,44 @@ _TEXT_FIELDS = {"text": "text", "thinking": "thinking"}  # block type -> its tex
 _SHOWN = {role: BLOCKS_SHOWN[role] for role in ("user", "toolResult", "custom")}
 
 
+#: A message's text fields its view reads besides its content, by role: of another type
+#: they read as none, so an ``errorMessage`` object left only "the model call failed", a
+#: ``toolName`` list nothing at all.
+_MESSAGE_TEXT_FIELDS = {
+    "assistant": ("provider", "model", "responseModel", "stopReason", "errorMessage"),
+    "toolResult": ("toolName",),
+    "custom": ("customType",),
+    "bashExecution": ("command", "output"),
+}
+#: The same for the entries that are no message (a model change's title, a session name).
+_ENTRY_TEXT_FIELDS: dict[type[Entry], tuple[str, ...]] = {
+    CompactionEntry: ("summary",),
+    BranchSummaryEntry: ("summary",),
+    CustomMessageEntry: ("customType",),
+    CustomEntry: ("customType",),
+    ModelChangeEntry: ("provider", "modelId"),
+    ThinkingLevelChangeEntry: ("thinkingLevel",),
+    SessionInfoEntry: ("name",),
+}
+
+
 def odd_values(entry: Entry) -> dict[str, Any]:
     """``{field: value}`` of the fields a view reads that hold another type than Pi's;
-    for list content, the blocks that are not shown (``content[2]``). Missing (null)
-    fields are not odd: they are just absent."""
+    for list content, the blocks that are not shown (``content[2]``) and a tool call's
+    name that is no text (``content[1].name``). Missing (null) fields are not odd: they
+    are just absent."""
     odd: dict[str, Any] = {}
     if isinstance(entry, MessageEntry):
         message = entry.message
         if entry.role in _SHOWN or entry.role == "assistant":
             _check_content(message.get("content"), odd, _SHOWN.get(entry.role))
-        elif entry.role == "bashExecution":
-            for field in ("command", "output"):
-                _check_text(field, message.get(field), odd)
-    elif isinstance(entry, (CompactionEntry, BranchSummaryEntry)):
-        _check_text("summary", entry.raw.get("summary"), odd)
-    elif isinstance(entry, CustomMessageEntry):
-        _check_content(entry.raw.get("content"), odd, _SHOWN["custom"])
+        for field in _MESSAGE_TEXT_FIELDS.get(entry.role, ()):
+            _check_text(field, message.get(field), odd)
+    else:
+        for field in _ENTRY_TEXT_FIELDS.get(type(entry), ()):
+            _check_text(field, entry.raw.get(field), odd)
+        if isinstance(entry, CustomMessageEntry):
+            _check_content(entry.raw.get("content"), odd, _SHOWN["custom"])
     return odd
 
 
@@ -74,6 +100,8 @@ def _check_content(content: Any, odd: dict[str, Any], shown: set[str] | None) ->
             value = block.get(_TEXT_FIELDS[kind])
             if value is not None and not isinstance(value, str):
                 odd[f"content[{index}]"] = block
+        elif kind == "toolCall":  # its box reads "(unnamed tool)": the name as written here
+            _check_text(f"content[{index}].name", block.get("name"), odd)
 
 
 # --- the Anthropic API's document blocks ---------------------------------------------------
