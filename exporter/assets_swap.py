@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exporter.fsutil import HeldSignals, create_temp_folder, temp_names_of, write_target
-from exporter.markdown_images import _OURS as OUR_IMAGE_NAMES
-from exporter.markdown_images import assets_folder, write_assets
+from exporter.markdown_images import assets_folder, remove_earlier_images, write_assets
 
 __all__ = ["ImagesNotWritten", "StagedImages", "images_folder", "stage_images"]
 
@@ -81,13 +80,7 @@ class StagedImages:
                     shutil.rmtree(self.staging, ignore_errors=True)
             finally:
                 self._unlock()
-            if not self.folder.is_dir():
-                return
-            for old in self.folder.iterdir():
-                if OUR_IMAGE_NAMES.fullmatch(old.name) and old.name not in self.names:
-                    with contextlib.suppress(OSError):
-                        if old.is_file():
-                            old.unlink()
+            remove_earlier_images(self.folder, self.names)
 
     def _unlock(self) -> None:
         lock, self.lock = self.lock, None

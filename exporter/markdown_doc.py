@@ -641,6 +641,8 @@ class _Writer:
             ]
             text = "; ".join(said)
             out = [f"*{text[0].upper()}{text[1:]}*", ""]
+            for change in changes:  # (the run's line names none of them)
+                out += _odd_said(change, f"entry {code_span(self.session.leaf_name(change.id))}")
             above = f"the last of the {len(changes)} changes"
         return [*out, *self._headless_label(last, above), *self._fork_marker(last.id, above=above)]
 
@@ -720,11 +722,13 @@ class _Writer:
         if isinstance(entry, CompactionEntry):
             size = entry.tokens_before
             head = "Compaction" + (f" · {fmt_int(size)} tokens before" if size is not None else "")
-            body = (
-                quoted(prose(entry.summary, level))
-                if entry.summary.strip()
-                else "*The file holds no summary for this compaction.*"
-            )
+            odd = _odd_said(entry)
+            if entry.summary.strip():
+                body = quoted(prose(entry.summary, level))
+            elif entry.raw.get("summary") is not None and odd:  # one, shown as written below
+                body = ""  # ("holds no summary" was untrue: a list of texts is one)
+            else:
+                body = "*The file holds no summary for this compaction.*"
             notes = self._summary_notes(entry)
             kept = self.session.first_kept_id(entry)
             if kept and kept in self.session.by_id and self._is_before(kept, entry.id):
@@ -736,14 +740,15 @@ class _Writer:
                     f"*Context kept from {_entry_said(self.session, kept)}, which {where}: by "
                     "Pi's rule nothing before this compaction stays in context.*"
                 )
-            return [*self._heading(entry, level, head), body, "", *_paragraphs(notes)]
+            return [*self._heading(entry, level, head), body, "", *_paragraphs(notes), *odd]
         if isinstance(entry, BranchSummaryEntry):
             body = prose(entry.summary, level)
             notes = self._summary_notes(entry)
             if entry.from_id:
                 notes.insert(0, f"*Branched away from {_entry_said(self.session, entry.from_id)}*")
             head = "Summary of an abandoned branch"
-            return [*self._heading(entry, level, head), *_paragraphs(notes), body, ""]
+            heading = self._heading(entry, level, head)
+            return [*heading, *_paragraphs(notes), body, "", *_odd_said(entry)]
         if isinstance(entry, CustomMessageEntry):
             agents = AGENT_CONTEXT if self.session.agent != "Pi" else {}
             said = agents.get(entry.custom_type)
@@ -751,7 +756,7 @@ class _Writer:
                 kind = f"{said[0]} message" if said else "hidden extension message"
                 return self._skip(kind, kind + "s")
             head = said[0] if said else f"Extension message {code_span(entry.custom_type)}"
-            details = _extension_details(entry.raw.get("details"))
+            details = [*_extension_details(entry.raw.get("details")), *_odd_said(entry)]
             if not isinstance(entry.raw.get("content"), list):
                 body = [prose(entry.text, level), ""]
                 return [*self._heading(entry, level, head), *body, *details]
@@ -761,12 +766,13 @@ class _Writer:
                 body += _after(body, _block(block, level))
             return [*self._heading(entry, level, head), *body, *details]
         if isinstance(entry, ModelChangeEntry):
-            return [f"*Model changed to {code_span(entry.model_key or '?')}*", ""]
+            said = f"*Model changed to {code_span(entry.model_key or '?')}*"
+            return [said, "", *_odd_said(entry)]
         if isinstance(entry, ThinkingLevelChangeEntry):
-            return [f"*Thinking level: {code_span(entry.thinking_level or '?')}*", ""]
+            said = f"*Thinking level: {code_span(entry.thinking_level or '?')}*"
+            return [said, "", *_odd_said(entry)]
         if isinstance(entry, SessionInfoEntry):
-            name = entry.name
-            return [f"*Session named {code_span(name)}*" if name else "*Session name cleared*", ""]
+            return [_session_named(entry), "", *_odd_said(entry)]
         if isinstance(entry, LabelEntry):
             return []  # shown on the entry it labels
         if entry.type == "custom":
@@ -824,13 +830,14 @@ class _Writer:
     ) -> list[str]:
         role = entry.role
         if role == "user":
+            odd = _odd_said(entry)
             blocks = self._blocks(entry, level, prompt=True)
             attached = _attachments(entry.message.get("attachments"))
-            if not any(part.strip() for part in (*blocks, *attached)):
+            if not any(part.strip() for part in (*blocks, *attached, *odd)):
                 blocks = ["*(empty message)*"]  # as the page says it: the heading stood alone
             if attached and blocks and blocks[-1]:
                 attached = ["", *attached]  # (a prompt's text ends without its blank line)
-            return [*self._heading(entry, level, "User"), *blocks, *attached, ""]
+            return [*self._heading(entry, level, "User"), *blocks, *attached, "", *odd]
         if role == "assistant":
             return self._assistant(entry, level, on_line, shown)
         if role == "toolResult":
@@ -845,12 +852,14 @@ class _Writer:
             head = f"Tool result {code_span(entry.tool_name or '?')} ({note})"
             return [*self._heading(entry, level, head), *_tool(call, entry), ""]
         if role == "bashExecution":
-            return [*self._heading(entry, level, "Shell command (!)"), *_shell(entry), ""]
+            head = self._heading(entry, level, "Shell command (!)")
+            return [*head, *_shell(entry), "", *_odd_said(entry)]
         if role == "custom":
             if not entry.display:
                 return self._skip("hidden extension message", "hidden extension messages")
             head = f"Extension message {code_span(entry.custom_type or 'custom')}"
             details = _extension_details(entry.message.get("details"))
+            details += _odd_said(entry)
             return [*self._heading(entry, level, head), *self._blocks(entry, level), "", *details]
         # a role no view knows (an extension's): the message as written, as the page shows
         # it (under "All"); its heading alone was empty, its data gone
@@ -878,7 +887,7 @@ class _Writer:
                     out += self._fork_marker(result.id, above=_headless_said(result))
             else:
                 out += _after(out, _block(block, level))
-        out += _stop_reason(entry)
+        out += _stop_reason(entry) + _odd_said(entry)
         usage = turn_usage(entry)
         said = no_usage_said(usage) or (  # the page's words for none (not "in 0 · … $0.00")
             f"in {fmt_int(usage.input)} · out {fmt_int(usage.output)} · cache read "
@@ -1077,18 +1086,41 @@ def _image_note(block: dict[str, Any]) -> str:
         return held
     data = block.get("data")
     image = read_image(data)
-    if image is not None:
-        size = len(image[1])
-    else:  # (no image: its length says what it held)
-        size = decoded_size(data) if isinstance(data, str) else 0
     mime = as_str(block.get("mimeType")) or "image"
-    amount = f"{fmt_int(size)} bytes" if size < 1024 else f"{fmt_int(size // 1024)} KB"
     if image is None:  # the page shows none either (safe_image_src: the same test)
-        return f"*[{escaped(mime)}, {amount}: not shown: unsupported or invalid data]*"
+        return f"*[{escaped(mime)}{_no_picture(data)}]*"
+    amount = _amount(len(image[1]))
     sink = _IMAGES.get()
     if sink is not None:
         return sink.said(data, *image, escaped(f"{mime}, {amount}"))
     return f"*[{escaped(mime)}, {amount}: not in the Markdown; the page shows it]*"
+
+
+#: Said of an image block whose data is empty: a redacted copy empties the data of an
+#: image that is no picture (its bytes cannot be scanned), which read "0 bytes".
+IMAGE_LEFT_OUT = (
+    "its bytes are not in this file (a redacted copy leaves out those of an image that are "
+    "neither a picture nor text)"
+)
+
+
+def _no_picture(data: Any) -> str:
+    """What the note says of an image's data that is no picture the page shows, after its
+    type: the bytes it holds (``decoded_size``), or why it holds none; never "0 bytes" for
+    data a redacted copy emptied, or that is not there or not text."""
+    if isinstance(data, str) and data.strip():
+        return f", {_amount(decoded_size(data))}: not shown: unsupported or invalid data"
+    if isinstance(data, str):
+        return f": not shown: {IMAGE_LEFT_OUT}"
+    if data is None:
+        return ": not shown: the block holds no data"
+    kind = {dict: "an object", list: "a list", bool: "true or false"}.get(type(data), "a number")
+    return f": not shown: its data is {kind}, not base64 text"
+
+
+def _amount(size: int) -> str:
+    """A count of bytes as the image notes say it (``1,000 bytes``, ``12 KB``)."""
+    return f"{fmt_int(size)} bytes" if size < 1024 else f"{fmt_int(size // 1024)} KB"
 
 
 def _held_by_files_api(block: dict[str, Any]) -> str | None:
@@ -1108,7 +1140,9 @@ def _stop_reason(entry: MessageEntry) -> list[str]:
     on a turn that stopped, the provider's diagnostics were left out)."""
     reason, said = entry.stop_reason, (entry.error_message or "").strip()
     out: list[str] = []
-    if reason == "error":
+    if reason == "error" and not said and "errorMessage" in odd_values(entry):
+        out += ["> **Error** (its errorMessage is not text: shown below as written)", ""]
+    elif reason == "error":
         out += _said("Error", said) if said else ["> **Error** (no message)", ""]
     elif reason == "aborted":
         out += ["> **Aborted** by the user", ""] if is_interrupt(said) else _said("Aborted", said)
@@ -1183,6 +1217,33 @@ def _odd_result(result: MessageEntry | None) -> list[str]:
         return []
     said = "*In the result, not of the type Pi writes, so shown as written:*"
     return [said, fenced(json_text(_without_blobs(odd), 2), "json")]
+
+
+#: The page's words over an entry's values it shows as written (``render.odd_values``).
+_ODD_SAID = "Not of the type Pi writes, so shown as written:"
+
+
+def _odd_said(entry: Entry, where: str = "") -> list[str]:
+    """The values of an entry that are not of the type Pi writes (a text block's ``text``
+    that is a list, a summary that is an object, a bare string as a block), under it as
+    written, as the page shows them: the Markdown dropped them without a word, or said
+    what was untrue ("empty message", "no summary"). ``where``: which entry, when the
+    line above does not say it (a run of changes)."""
+    odd = odd_values(entry)
+    if not odd:
+        return []
+    said = f"*In {where}, {_ODD_SAID[0].lower()}{_ODD_SAID[1:]}*" if where else f"*{_ODD_SAID}*"
+    return [said, "", fenced(json_text(_without_blobs(odd), 2), "json"), ""]
+
+
+def _session_named(entry: SessionInfoEntry) -> str:
+    """A session name entry's line; a name that is no text is not a name cleared (the
+    value is shown as written under it)."""
+    if entry.name:
+        return f"*Session named {code_span(entry.name)}*"
+    if entry.raw.get("name") is not None and not isinstance(entry.raw.get("name"), str):
+        return "*Session named with a value that is not text*"
+    return "*Session name cleared*"
 
 
 def _details(result: MessageEntry | None, shown: set[str]) -> list[str]:
@@ -1398,7 +1459,11 @@ def _images(result: MessageEntry | None) -> list[str]:
 
 
 def _shell(entry: MessageEntry) -> Iterator[str]:
-    yield fenced(entry.command, "sh")
+    """A ``!`` command, its output and how it ended; a command that is no text (a list of
+    arguments) is shown as written under the entry, not as an empty block."""
+    command = entry.message.get("command")
+    if command is None or isinstance(command, str):
+        yield fenced(entry.command, "sh")
     output = terminal_text(entry.output)
     if output:
         yield ""

@@ -9,9 +9,11 @@ an SVG could carry script, and a block that is not what it says, or is cut, stay
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,14 @@ from urllib.parse import quote
 from exporter.fsutil import atomic_write_bytes
 from exporter.render.markup import image_bytes, whole_image_type
 
-__all__ = ["IMAGE_MODES", "ImageSink", "assets_folder", "read_image", "write_assets"]
+__all__ = [
+    "IMAGE_MODES",
+    "ImageSink",
+    "assets_folder",
+    "read_image",
+    "remove_earlier_images",
+    "write_assets",
+]
 
 IMAGE_MODES = ("note", "inline", "files")
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
@@ -77,7 +86,18 @@ def write_assets(folder: Path, files: dict[str, bytes]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     for name, raw in files.items():
         atomic_write_bytes(folder / name, raw)
-    if folder.is_dir():
-        for old in folder.iterdir():
-            if _OURS.fullmatch(old.name) and old.name not in files and old.is_file():
-                old.unlink()
+    remove_earlier_images(folder, files)
+
+
+def remove_earlier_images(folder: Path, keep: Collection[str]) -> None:
+    """The images an earlier export wrote into ``folder`` (the names :class:`ImageSink`
+    gives) that ``keep`` does not name, removed; nothing else in it is touched, so a
+    folder the user shares with other files keeps them. One that cannot be removed stays
+    (the new document does not link it: a stale file, not a broken export)."""
+    if not folder.is_dir():
+        return
+    for old in folder.iterdir():
+        if _OURS.fullmatch(old.name) and old.name not in keep:
+            with contextlib.suppress(OSError):
+                if old.is_file():
+                    old.unlink()

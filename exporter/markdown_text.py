@@ -349,10 +349,11 @@ _DELIMITER_END = ("*", "_", "~")
 
 
 def _hard_breaks(markdown: str) -> str:
-    """Each line break inside a paragraph written as a hard break: the page shows every
-    line of a message as a line (its markdown-it runs with ``breaks``), where GitHub joined
-    them (a prompt's "npm test" and "npm run build" on one line, a pasted stack trace run
-    together). Only the paragraph's own breaks: none after its last line (a backslash
+    """Each line break inside a paragraph (or an underlined heading's title) written as a
+    hard break: the page shows every line of a message as a line (its markdown-it runs with
+    ``breaks``), where GitHub joined them (a prompt's "npm test" and "npm run build" on one
+    line, a pasted stack trace run together). Only the paragraph's own breaks: none after
+    its last line (a backslash
     there is text), in a code span (in any reading of it, ``_line_ends_in_code``), in a
     link's destination or title, in a table or before one (cmark's too: a paragraph ends
     above a table's header row), or on a line that ends in one already (a backslash, an
@@ -367,10 +368,12 @@ def _hard_breaks(markdown: str) -> str:
         return markdown
     lines = markdown.split("\n")
     for token in tokens:
-        if token.type != "paragraph_open" or not token.map:
+        if not token.map or not (token.type == "paragraph_open" or _setext_heading(token)):
             continue
         start, end = token.map[0], min(token.map[1], len(lines))
-        last = end - 1  # the paragraph's last line: no break after it
+        if token.type == "heading_open":  # its title's lines: the underline is no text
+            end -= 1
+        last = end - 1  # the paragraph's (or title's) last line: no break after it
         for number in range(start + 1, end):
             if _table_starts(lines[number - 1], lines[number]):  # cmark: the paragraph ends
                 last = min(last, number - 2)  # above the header row
@@ -382,6 +385,14 @@ def _hard_breaks(markdown: str) -> str:
                 continue
             lines[number] = _with_break(line)
     return "\n".join(lines)
+
+
+def _setext_heading(token: Token) -> bool:
+    """A heading underlined by ``===`` or ``---`` (a title of several lines can be one): its
+    title's lines are kept as a paragraph's are. Left soft, GitHub joined them, where the
+    page shows each line; moved below an entry's heading, such a heading is a ``#`` line
+    already (``_headings_moved``)."""
+    return token.type == "heading_open" and token.markup[:1] in ("=", "-")
 
 
 def _with_break(line: str) -> str:
