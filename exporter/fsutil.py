@@ -140,13 +140,17 @@ def _copy_into_a_new_file(temp_name: str, target: Path) -> None:
     half written; another file is still never replaced)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    mode = stat.S_IMODE(os.stat(temp_name).st_mode)
     try:
-        handle = os.open(target, flags, stat.S_IMODE(os.stat(temp_name).st_mode))
+        handle = os.open(target, flags, mode)
     except FileExistsError:
         raise WrittenMeanwhile(
             errno.EEXIST, "written by another program meanwhile", str(target)
         ) from None
     try:
+        if hasattr(os, "fchmod"):  # os.open's mode passes through the umask
+            with contextlib.suppress(OSError):
+                os.fchmod(handle, mode)
         with os.fdopen(handle, "wb") as out, open(temp_name, "rb") as source:
             shutil.copyfileobj(source, out)
     except BaseException:

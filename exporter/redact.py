@@ -85,7 +85,7 @@ _WORD_USER_NAMES = """
     rod sandy summer autumn amber crystal forest hunter mason cash chase miles drew cliff carter
     parker main data server master python java ruby rust swift alpha beta delta echo code work
     next react docker agent bot cloud linux mac box host client van val wade ward norm sly
-    brook river stone
+    brook river stone dom jan mar jun jul aug sep oct nov dec
     vscode codespace codespaces gitpod coder postgres mysql redis jenkins lib"""
 _WORD_USERS = frozenset(_WORD_USER_NAMES.split())
 #: Folders right under /home, /Users or C:\Users that are no one's home: macOS's and
@@ -537,6 +537,8 @@ class _PathPrivacy:
         plain = [u for u in longest_first if u.lower() not in _WORD_USERS]
         words = dict.fromkeys(u.lower() for u in longest_first if u.lower() in _WORD_USERS)
         self._plain = list(dict.fromkeys(u.lower() for u in plain))  # what `apply` looks for
+        # (a name whose lower case is longer, "İsmail", is not found in the text's lower case)
+        self._look_always = any(len(u.lower()) != len(u) for u in plain)
         self._words = list(words)
         self._home = _alternation(self.homes, _HOME_BEFORE, _HOME_AFTER)
         self._user = _name_alternation(plain)
@@ -554,7 +556,7 @@ class _PathPrivacy:
             self.report.count("home_paths", n)
         user = self._user_in_models if model_name else self._user
         low = text.lower() if user or self._named else ""  # once, not once per name
-        if user and any(name in low for name in self._plain):
+        if user and (self._look_always or any(name in low for name in self._plain)):
             text, n = user.subn("<user>", text)
             self.report.count("user_names", n)
             low = text.lower() if self._named and n else low
@@ -571,14 +573,23 @@ class _PathPrivacy:
 def _name_alternation(names: list[str]) -> re.Pattern[str] | None:
     """A user's name as a whole word in any case (``Hugo``, ``HUGO``, ``hugo's``), but a
     model family's only as the account spells it: for user "claude", "Claude Code" and
-    "CLAUDE.md" name the assistant, not the user."""
-    spellings = dict.fromkeys(
-        re.escape(name) if name.lower() in _MODEL_FAMILIES else f"(?i:{re.escape(name.lower())})"
-        for name in names
-    )
+    "CLAUDE.md" name the assistant, not the user. A name of three letters or fewer in
+    lower case or capitalised only: in capitals it is as likely an acronym (user "sam":
+    AWS SAM; "ann": an ANN index; "nat": a NAT gateway; review)."""
+    spellings = dict.fromkeys(_spellings(name) for name in names)
     if not spellings:
         return None
     return re.compile(rf"(?<![A-Za-z0-9_])(?:{'|'.join(spellings)})(?![A-Za-z0-9_])")
+
+
+def _spellings(name: str) -> str:
+    """How :func:`_name_alternation` finds one name (case-insensitively from its own
+    spelling: "İsmail".lower() gains a combining dot, and the name was found nowhere)."""
+    if name.lower() in _MODEL_FAMILIES:
+        return re.escape(name)
+    if len(name) <= 3:
+        return "|".join(dict.fromkeys(map(re.escape, (name, name.lower(), name.capitalize()))))
+    return f"(?i:{re.escape(name)})"
 
 
 #: Words that open a greeting or thanks: the capitalised word right after one names someone

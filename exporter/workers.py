@@ -214,6 +214,15 @@ def _start_pool(workers: int, context: Context) -> ProcessPoolExecutor | None:
     pool = _new_pool(workers, context)
     try:
         _start_all_workers(pool)
+    except OSError:  # no process or file left for one more (EAGAIN, EMFILE): fewer workers
+        started = len(getattr(pool, "_processes", None) or {})
+        _end_workers(pool)
+        pool.shutdown(wait=True)
+        return _start_pool(started, context) if started else None
+    except BaseException:  # Ctrl-C while the workers start: they must not outlive it
+        _abandon(pool)
+        raise
+    try:
         pool.submit(os.getpid).result()
     except BrokenProcessPool:
         _end_workers(pool)

@@ -179,3 +179,36 @@ def test_the_generic_and_no_ones_names_stay_in_any_case() -> None:
     """An account that names no one, or a folder that is no one's home, is no name."""
     assert _redacted("/home/ubuntu/p", "Ubuntu 24.04 on UBUNTU") == "Ubuntu 24.04 on UBUNTU"
     assert _redacted("/home/Shared/p", "the Shared folder, SHARED") == "the Shared folder, SHARED"
+
+
+@pytest.mark.parametrize(
+    ("cwd", "text", "expected"),
+    [
+        ("/home/İsmail/webapp", "Hi, I am İsmail (İSMAIL)", "Hi, I am <user> (<user>)"),
+        ("/home/İsmail/webapp", "ismail and ISMAIL", "<user> and <user>"),
+        ("/home/sam/webapp", "Sam said: deploy with AWS SAM", "<user> said: deploy with AWS SAM"),
+        ("/home/ann/webapp", "ask ann about an ANN index", "ask <user> about an ANN index"),
+        ("/home/nat/webapp", "Nat set up the NAT gateway", "<user> set up the NAT gateway"),
+    ],
+)
+def test_a_name_special_casing_changes_or_an_acronym_can_spell(
+    cwd: str, text: str, expected: str
+) -> None:
+    """Review of this change: "İsmail".lower() gains a combining dot, so the name was found
+    nowhere, not even as spelled (it had been before); and a short name in capitals is as
+    likely an acronym (AWS SAM, an ANN index, a NAT gateway), which went out as <user>."""
+    assert _redacted(cwd, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("cwd", "text"),
+    [
+        ("/home/dom/webapp", "Query the DOM; the virtual DOM diff; Dom is fine"),
+        ("/home/jan/webapp", "released in Jan 2026; Mon Jan  5 10:00; -rw-r--r-- 1 x y 0 Jan 5 a"),
+        ("/home/oct/webapp", "Oct 3 and OCT"),
+    ],
+)
+def test_month_names_and_the_dom_stay_for_users_so_named(cwd: str, text: str) -> None:
+    """Users "jan" and "dom": a date's month and the DOM are words (review), so these names
+    go only where they name someone, as "max" does."""
+    assert _redacted(cwd, text) == text

@@ -56,6 +56,42 @@ def test_a_started_pool_has_all_its_workers_before_any_task() -> None:
         pool.shutdown(wait=True)
 
 
+_A_WORKER_THAT_CANNOT_START = """
+import errno
+from exporter.workers import run_tasks, server_context
+import doubling
+
+context = server_context("exporter.workers")
+starts = {"n": 0}
+
+class NoSecondProcess(context.Process):
+    def start(self):
+        starts["n"] += 1
+        if starts["n"] == 2:  # the system has no process left for the second worker
+            raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+        return super().start()
+
+context.Process = NoSecondProcess
+results = {}
+run_tasks(list(range(6)), doubling.work, results.__setitem__, jobs=3,
+          died=lambda task: {"died": True}, context=lambda: context)
+assert results == {task: {"twice": task * 2} for task in range(6)}, results
+print("finished", starts["n"])
+"""
+
+
+def test_a_worker_that_cannot_start_leaves_the_batch_to_fewer(tmp_path: Path) -> None:
+    """Starting every worker up front raised the second one's fork failure (EAGAIN, or
+    EMFILE under a low open-files limit) out of the batch, where starting them as tasks
+    came had taken it for a broken pool and gone on (review of 0.2.51). The batch finishes
+    with the workers that did start."""
+    (tmp_path / "doubling.py").write_text(
+        "def work(task):\n    return {'twice': task * 2}\n", encoding="utf-8"
+    )
+    done = _run_batches(_A_WORKER_THAT_CANNOT_START, tmp_path)
+    assert done.stdout.startswith("finished"), done.stdout
+
+
 def _run_batches(script: str, modules: Path) -> subprocess.CompletedProcess[str]:
     """``script`` in a child Python that imports the tasks' module from ``modules``; it must
     finish, and without an error."""
