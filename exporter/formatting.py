@@ -196,7 +196,7 @@ def _joined(text: str, at: int) -> bool:
     if text[at - 1] == "\u200d":
         return True
     if ord(char) in _REGIONAL_INDICATORS:
-        before, far = at, max(0, at - 64)  # (a long run of flags: no scan over all of it)
+        before, far = at, max(0, at - 4096)  # (a run of flags past any title: scan no more)
         while before > far and ord(text[before - 1]) in _REGIONAL_INDICATORS:
             before -= 1
         return (at - before) % 2 == 1  # the second of a pair
