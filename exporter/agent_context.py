@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from exporter.formatting import cluster_cut
+
 if TYPE_CHECKING:
     from exporter.policy import RedactionPolicy
     from exporter.redact import RedactionReport
@@ -94,17 +96,23 @@ class AgentContext:
 
     @property
     def preview(self) -> str:
-        """The prompt's first lines, as the folded card shows them."""
+        """The prompt's first lines, as the folded card shows them (a long one cut at a
+        grapheme cluster's start: no emoji or accented letter broken before the "…")."""
         lines = "\n".join(self.system_prompt.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])
-        return lines if len(lines) <= PREVIEW_CHARS else lines[: PREVIEW_CHARS - 1] + "…"
+        if len(lines) <= PREVIEW_CHARS:
+            return lines
+        return lines[: cluster_cut(lines, PREVIEW_CHARS - 1)] + "…"
 
     def capped(self) -> AgentContext:
-        """The context as shown: the prompt and the descriptions cut at their caps."""
+        """The context as shown: the prompt and the descriptions cut at their caps, at a
+        grapheme cluster's start (the last emoji or accented letter shown is whole)."""
 
         def cut(text: str, path: tuple[str | int, ...]) -> str:
             if path == ("systemPrompt",):
-                return text[:MAX_PROMPT_CHARS]
-            return text[:MAX_DESCRIPTION_CHARS] if path[-1] == "description" else text
+                return text[: cluster_cut(text, MAX_PROMPT_CHARS)]
+            if path[-1] == "description":
+                return text[: cluster_cut(text, MAX_DESCRIPTION_CHARS)]
+            return text
 
         return self.map_text(cut)
 
@@ -307,7 +315,7 @@ def _type_said(prop: dict[str, Any]) -> str:
         inner = prop["items"].get("type")
         if isinstance(inner, str):
             said = f"{inner}[]"
-    return said[:80]
+    return said[: cluster_cut(said, 80)]
 
 
 def _kind(value: Any) -> str:

@@ -196,8 +196,8 @@ def _joined(text: str, at: int) -> bool:
     if text[at - 1] == "\u200d":
         return True
     if ord(char) in _REGIONAL_INDICATORS:
-        before, far = at, max(0, at - 4096)  # (a run of flags past any title: scan no more)
-        while before > far and ord(text[before - 1]) in _REGIONAL_INDICATORS:
+        before = at  # (linear in a run of flags: a cap cut a capped prompt's flags in half)
+        while before > 0 and ord(text[before - 1]) in _REGIONAL_INDICATORS:
             before -= 1
         return (at - before) % 2 == 1  # the second of a pair
     return False

@@ -15,6 +15,7 @@ import click
 from exporter.cli import CliError, current_folder_if_any, listed_session_files
 from exporter.discover import newest_first, no_sessions_said, scan_summary
 from exporter.formatting import (
+    cluster_cut,
     fit_columns,
     fmt_cost,
     fmt_int,
@@ -87,6 +88,7 @@ def _piped_answer(count: int) -> int:
         raise CliError("--pick needs the session's number (nothing was read)", 1)
     answer = line.strip() or "1"
     if not answer.isdecimal() or not 1 <= int(answer) <= count:
-        shown = terminal_text(answer if len(answer) <= 20 else answer[:20] + "…")
+        kept = answer if len(answer) <= 20 else answer[: cluster_cut(answer, 20)] + "…"
+        shown = terminal_text(kept)
         raise CliError(f"--pick: {shown!r} is not a session number from 1 to {count}", 1)
     return int(answer)

@@ -42,7 +42,13 @@ from exporter.entries import (
     ThinkingLevelChangeEntry,
     as_str,
 )
-from exporter.formatting import SPACE_CLASS, collapse_spaces, plural
+from exporter.formatting import (
+    SPACE_CLASS,
+    cluster_cut,
+    cluster_start_after,
+    collapse_spaces,
+    plural,
+)
 from exporter.jsonl_in import line_value
 from exporter.loader import (
     LOAD_FAILURES,
@@ -379,18 +385,23 @@ def _strings(value: Any, keys: bool = True) -> Iterator[str]:
 
 
 def _snippet(text: str, start: int, end: int) -> tuple[str, int, int]:
-    """The match with some context, on one line; where the match is inside it."""
-    left = text[max(0, start - SNIPPET_CONTEXT) : start]
-    right = text[end : end + SNIPPET_CONTEXT]
+    """The match with some context, on one line; where the match is inside it. The context
+    and a long match's parts are cut at grapheme clusters' starts: no emoji sequence, flag
+    or accented letter is broken beside an ellipsis."""
+    cut_left = start > SNIPPET_CONTEXT
+    left_start = cluster_start_after(text, start - SNIPPET_CONTEXT) if cut_left else 0
+    left = text[min(left_start, start) : start]
+    right = text[end : max(end, cluster_cut(text, end + SNIPPET_CONTEXT))]
     before = collapse_spaces(left) + (" " if _WHITESPACE.fullmatch(left[-1:]) else "")
     after = (" " if _WHITESPACE.fullmatch(right[:1]) else "") + collapse_spaces(right)
-    before = ("…" if start > SNIPPET_CONTEXT else "") + before.lstrip(" ")  # a "\x1f" there stays
+    before = ("…" if cut_left else "") + before.lstrip(" ")  # a "\x1f" there stays
     after = after.rstrip(" ") + ("…" if end + SNIPPET_CONTEXT < len(text) else "")
     # each run of whitespace one space, those at its edges too (" word" is a space and the
     # word: "with[ word]", not "with[word]"), and no second space beside them
     found = _WHITESPACE.sub(" ", text[start:end])
     if len(found) > MATCH_SHOWN:
-        found = found[:SNIPPET_CONTEXT] + "…" + found[-(MATCH_SHOWN - SNIPPET_CONTEXT - 1) :]
+        tail = cluster_start_after(found, len(found) - (MATCH_SHOWN - SNIPPET_CONTEXT - 1))
+        found = found[: cluster_cut(found, SNIPPET_CONTEXT)] + "…" + found[tail:]
     if found.startswith(" ") and before.endswith(" "):
         before = before[:-1]
     if found.endswith(" ") and after.startswith(" "):

@@ -36,7 +36,12 @@ from exporter.entries import (
     as_dict,
     as_str,
 )
-from exporter.formatting import escape_surrogates, plain_text_shown
+from exporter.formatting import (
+    cluster_cut,
+    cluster_start_after,
+    escape_surrogates,
+    plain_text_shown,
+)
 from exporter.fsutil import atomic_write_bytes
 from exporter.render.index import SearchIndex
 from exporter.render.view import entry_anchors
@@ -106,9 +111,21 @@ def _line(text: str) -> str:
     return unicodedata.normalize("NFC", " ".join(plain_text_shown(text).split()))
 
 
+def _head(text: str, size: int) -> str:
+    """At most ``size`` first characters of ``text``, ending at a grapheme cluster's
+    start: no emoji sequence, flag or accented letter is broken before an ellipsis."""
+    return text[: cluster_cut(text, size)]
+
+
+def _tail(text: str, size: int) -> str:
+    """At most ``size`` last characters of ``text`` (``size`` > 0), starting at a grapheme
+    cluster's start: no lone skin tone, flag half or accent after an ellipsis."""
+    return text[cluster_start_after(text, len(text) - size) :]
+
+
 def _cut(text: str, limit: int) -> str:
     text = _line(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else _head(text, limit - 1) + "…"
 
 
 def _head_tail(text: str) -> str:
@@ -116,7 +133,7 @@ def _head_tail(text: str) -> str:
     text = _line(text)
     if len(text) <= OUTPUT_HEAD + OUTPUT_TAIL + 3:
         return text
-    return f"{text[:OUTPUT_HEAD]} … {text[-OUTPUT_TAIL:]}"
+    return f"{_head(text, OUTPUT_HEAD)} … {_tail(text, OUTPUT_TAIL)}"
 
 
 def _call_text(block: dict[str, Any]) -> str:
@@ -184,8 +201,8 @@ def _shorten(record: list[str], limit: int) -> list[str]:
         return record
     if kind == "o":
         tail = limit // 3
-        return [anchor, kind, f"{text[: limit - tail - 3]} … {text[-tail:]}"]
-    return [anchor, kind, text[: limit - 1] + "…"]
+        return [anchor, kind, f"{_head(text, limit - tail - 3)} … {_tail(text, tail)}"]
+    return [anchor, kind, _head(text, limit - 1) + "…"]
 
 
 def _within(records: list[list[str]], budget: int) -> tuple[list[list[str]], bool]:
