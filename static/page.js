@@ -127,7 +127,7 @@
   // Case-folded for search: "İ" lowercases to "i" and a combining dot, which neither
   // "istanbul" nor a mark's offsets would find; it folds to "i". Composed (NFC), query and
   // text alike: "café" typed was not found in a macOS path stored decomposed ("e" and a
-  // combining accent). (A text node that composing shortens is not marked: termRanges.)
+  // combining accent). (A mark's offsets are mapped back to the text node: termRanges.)
   function fold(text) { return text.normalize().toLowerCase().replace(/i\u0307/g, "i"); }
   // Words, and "quoted phrases" kept whole (their quotes are no part of the text)
   function searchTerms() {
@@ -280,27 +280,37 @@
     while (el && INLINE.test(el.tagName)) el = el.parentElement;
     return el;
   }
+  // A node that folding shortens or lengthens ("cafe" and a combining accent, an "İ") is
+  // folded a letter and its marks at a time, each folded character mapped back to the
+  // letter and marks it came from: a match then covers them whole in the node.
   function termRanges(walker, terms, into, limit) {
-    var nodes = [], starts = [], run = "", block = null, node;
+    var nodes = [], starts = [], maps = [], run = "", block = null, node;
+    function place(k, offset, after) { return maps[k] ? maps[k][offset][after] : offset + after; }
     function flush() {
       terms.forEach(function (term) {
         for (var at = run.indexOf(term), n = 0; at !== -1 && into.length < limit; at = run.indexOf(term, at + term.length)) {
           var end = at + term.length, range = new Range();
           while (starts[n + 1] <= at) n++;  // the node the match starts in
           var m = n;
-          while (starts[m + 1] < end) m++;  // and the one it ends in
-          range.setStart(nodes[n], at - starts[n]); range.setEnd(nodes[m], end - starts[m]);
+          while (starts[m + 1] < end) m++;  // and the one it ends in (its last character)
+          range.setStart(nodes[n], place(n, at - starts[n], 0)); range.setEnd(nodes[m], place(m, end - starts[m] - 1, 1));
           into.push(range);
         }
       });
-      nodes = []; starts = []; run = "";
+      nodes = []; starts = []; maps = []; run = "";
     }
     while ((node = walker.nextNode()) && into.length < limit) {
-      var text = fold(node.data), here = blockOf(node);
-      if (here !== block || text.length !== node.data.length) flush();
+      var text = fold(node.data), here = blockOf(node), map = null;
+      if (here !== block) flush();
       block = here;
-      if (text.length !== node.data.length) continue;  // lowercasing moved the offsets
-      nodes.push(node); starts.push(run.length); run += text;
+      if (text.length !== node.data.length) {
+        text = ""; map = [];
+        node.data.replace(/[^][\p{M}\u1160-\u11ff]*/gu, function (part, from) {  // Hangul's vowel and final jamo compose too
+          for (var folded = fold(part), k = 0; k < folded.length; k++) map.push([from, from + part.length]);
+          text += folded;
+        });
+      }
+      nodes.push(node); starts.push(run.length); maps.push(map); run += text;
     }
     flush();
   }
