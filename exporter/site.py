@@ -218,6 +218,11 @@ def _render_task(task: _Task) -> dict[str, Any]:
 #: Characters of the digest that names a turn in the manifest (72 bits: two of a site's
 #: million turns share one about once in 10^10 sites).
 TURN_KEY_CHARS = 12
+#: The length of a message's key (:func:`_message_key`), stored with the keys: keys made
+#: otherwise (a manifest of before) are made again.
+MESSAGE_KEY_CHARS = 8
+#: A message stored without keys (no time of its own): counted in every file.
+UNKEYED = "."
 
 
 def _usage_rows(session: Session) -> dict[str, Any]:
@@ -273,43 +278,75 @@ def _turns(
         "names": [_lineage_key(name, mark) for name in lineage.names],
         "parent": [_lineage_key(name, mark) for name in lineage.parent],
         "messages": _message_keys(session, [b.branch.entry_ids for b in stats.branches]),
+        "message_key_chars": MESSAGE_KEY_CHARS,
     }
 
 
 def _message_keys(session: Session, branches: list[list[str]]) -> list[str]:
     """Each branch's messages (the row's ``branches`` and ``messages``: every entry is on
-    one branch) as one string, a message's keys' digests (:func:`_turn_key`) joined and the
-    messages apart by a space: a message two files hold (a fork or a copy of a session; Pi
-    copies a fork's entries as they are) is counted once, as its turn's tokens and cost
-    are, and a branch whose every message another file holds is that file's.
+    one branch) as one string, a message's keys' digests (:func:`_message_key`) joined and
+    the messages apart by a space: a message another file holds too (a fork or a copy of a
+    session; Pi copies a fork's entries as they are) is counted once, in the file counted
+    first, as its turn's tokens and cost are, and a branch whose every message that file
+    holds is that file's.
 
-    A message is known by its words (role, time stamps and a digest of the message) and,
-    when dated, by its entry's id, time stamp and role too: a redacted copy's words differ,
-    and a Codex fork's copy or a v1 file's migrated by Pi has other ids. An undated
-    message's words keep its id (the loader's, in a file without ids): two undated messages
-    alike are not one. Made from the session as its page shows it (a redacted site's:
-    redacted), as the row's counts are."""
+    A message is known by its words (role, time stamps and a digest of the message) and by
+    its entry's id, time stamp and role too: a redacted copy's words differ, and a Codex
+    fork's copy or a v1 file's migrated by Pi has other ids. Only a message with a time of
+    its own is known so (:func:`_unowned_times`); one without (``UNKEYED``) is always
+    counted, as a turn is when answers cannot be matched: an undated message's id is the
+    loader's (its position), and a legacy Codex rollout dates every line by its header, so
+    two sessions' "continue" would be one. Made from the session as its page shows it (a
+    redacted site's: redacted), as the row's counts are."""
+    unowned = _unowned_times(session)
     joined: list[str] = []
     for line in branches:
         said: list[str] = []
         for entry_id in line:
             entry = session.by_id.get(entry_id)
             if isinstance(entry, MessageEntry):
-                said.append("".join(_turn_key(key) for key in _one_message_keys(entry)))
+                keys = _one_message_keys(entry, unowned)
+                said.append("".join(_message_key(key) for key in keys) or UNKEYED)
         joined.append(" ".join(said))
     return joined
 
 
-def _one_message_keys(entry: MessageEntry) -> list[tuple[str, ...]]:
-    """The keys a message is known by in any file (:func:`_message_keys`)."""
+def _unowned_times(session: Session) -> set[str]:
+    """Entry times that are not a message's own: the session header's when several messages
+    carry it (a legacy Codex rollout gives each line its header's time)."""
+    header_time = session.header.timestamp
+    if header_time is None:
+        return set()
+    carrying = sum(
+        1
+        for entry in session.entries
+        if isinstance(entry, MessageEntry) and str(entry.raw.get("timestamp")) == header_time
+    )
+    return {header_time} if carrying > 1 else set()
+
+
+def _one_message_keys(entry: MessageEntry, unowned: set[str]) -> list[tuple[str, ...]]:
+    """The keys a message is known by in any file (:func:`_message_keys`): none without a
+    time of its own (undated, or dated by a time ``unowned`` names)."""
     written, own = entry.raw.get("timestamp"), entry.message.get("timestamp")
+    if written is None and own is None:
+        return []
+    if written is not None and str(written) in unowned:
+        return []
     text = json.dumps(entry.message, sort_keys=True, default=str, separators=(",", ":"))
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-    dated = written is not None or own is not None
-    keys = [("words", entry.role, str(written), str(own), digest, "" if dated else entry.id)]
+    keys = [("words", entry.role, str(written), str(own), digest)]
     if written is not None:
         keys.append(("id", entry.id, str(written), entry.role))
     return keys
+
+
+def _message_key(key: tuple[str, ...]) -> str:
+    """A short digest of one of a message's keys (shorter than a turn's: a site stores two
+    for each message; 48 bits keep a false match unlikely among millions)."""
+    text = json.dumps(key, separators=(",", ":"))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=6).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")
 
 
 def _lineage_key(name: str, mark: Mark | None) -> str:
@@ -734,7 +771,13 @@ def _plan_tasks(
             # long prompts), nor before it counted them in the file they came from
             and "turns" in entry
             # (nor before it counted a copy's messages once)
-            and (entry["turns"] is None or {"names", "messages"} <= entry["turns"].keys())
+            and (
+                entry["turns"] is None
+                or (
+                    {"names", "messages"} <= entry["turns"].keys()
+                    and entry["turns"].get("message_key_chars") == MESSAGE_KEY_CHARS
+                )
+            )
         ):
             state.report.unchanged += 1
             continue
@@ -908,9 +951,7 @@ def _counted_row(
     row, turns = entry["row"], entry.get("turns")
     if row.get("error") or not isinstance(turns, dict):
         return row
-    messages_repeated, branches_repeated = _repeated_messages(
-        turns.get("messages"), message_holders
-    )
+    messages_repeated, branches_repeated = _repeated_messages(turns, message_holders)
     days, each = turns["days"], turns["each"]
     matched, owned = _more_keys(turns, "matched"), _more_keys(turns, "owned")
     repeated, tokens, cost, source = 0, 0, 0.0, None
@@ -950,24 +991,30 @@ def _counted_row(
     return {**row, "counted": counted, "copy_of": copy_of}
 
 
-def _repeated_messages(stored: Any, holders: set[str]) -> tuple[int, int]:
+def _repeated_messages(turns: dict[str, Any], holders: set[str]) -> tuple[int, int]:
     """How many of a session's messages (:func:`_message_keys`, as stored: a manifest from
-    before them, or one edited by hand, holds none) were counted before (one of its keys is
-    in ``holders``, which then gets them all: a message repeated in its own file counts once
-    too), and how many of its branches hold only such messages."""
+    before them, or one edited by hand, holds none) files counted before hold (one of its
+    keys is in ``holders``), and how many of its branches hold only such messages; then its
+    keys join ``holders``. A message repeated in its own file is counted each time (a
+    prompt typed twice), and one without keys always."""
+    stored, size = turns.get("messages"), MESSAGE_KEY_CHARS
+    if not isinstance(stored, list) or turns.get("message_key_chars") != size:
+        return 0, 0  # (keys made otherwise: a manifest of before, or one edited by hand)
     messages = branches = 0
-    for line in stored if isinstance(stored, list) else ():
+    own: set[str] = set()
+    for line in stored:
         if not isinstance(line, str) or not line:
             continue  # (a branch without messages: counted as its own)
         repeats = 0
         said = line.split(" ")
         for joined in said:
-            size = TURN_KEY_CHARS
             keys = [joined[at : at + size] for at in range(0, len(joined), size)]
+            keys = [key for key in keys if len(key) == size]  # (not UNKEYED)
             repeats += any(key in holders for key in keys)
-            holders.update(keys)
+            own.update(keys)
         messages += repeats
         branches += repeats == len(said)
+    holders.update(own)
     return messages, branches
 
 

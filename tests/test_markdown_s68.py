@@ -280,3 +280,30 @@ def test_the_note_comes_before_the_turns_usage_as_on_the_page(
     document = _export(source, tmp_path / "order.md")
     turn = document.split("### Assistant", 1)[1]
     assert turn.index(ODD_SAID) < turn.index("MARK-ORDER") < turn.index("*in 10 · out 5")
+
+
+def test_an_entry_named_elsewhere_is_not_called_empty_when_its_value_is_shown(
+    write_session: Any, tmp_path: Path
+) -> None:
+    """A prompt whose text is a list is shown as written, but the lines that name it (a
+    compaction's kept context, a label's bookmark) still quoted it as "user: (empty
+    message)"; a prompt of truly no text still is one."""
+    odd = _user([{"type": "text", "text": ["MARK-KEPT"]}])
+    empty = Build.user("u2", "c1", "", second=7)
+    source = write_session(
+        [
+            Build.header(),
+            odd,
+            Build.assistant("a1", "u1", "done", second=2),
+            Build.entry("compaction", "c1", "a1", 6, summary="s", firstKeptEntryId="u1"),
+            empty,
+            Build.entry("label", "l1", "u2", 8, targetId="u1", label="odd-one"),
+            Build.entry("label", "l2", "l1", 9, targetId="u2", label="empty-one"),
+        ]
+    )
+    document = _export(source, tmp_path / "kept.md")
+    said = "user: (a value not of the type Pi writes, shown as written)"
+    assert f"*Context kept from entry `u1` “{said}”*" in document, document
+    assert f"- `odd-one` on `u1`: {said}" in document, document
+    assert "- `empty-one` on `u2`: user: (empty message)" in document, document
+    assert "“user: (empty message)”" not in document

@@ -236,3 +236,75 @@ def test_export_all_meeting_another_build_exits_2_not_1(tmp_path: Path, build: t
     said = f"pi-session: error: another pi-session build is writing {out}; nothing was changed"
     assert said in result.stderr, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [SITE_LOCK]
+
+
+# --- 3. messages without a time of their own are counted in full ------------------------------
+
+
+def _legacy_rollout(root: Path, session_id: str, stamp: str, prompts: list[str]) -> Path:
+    """A Codex rollout of before September 2025: a bare header, then bare items the loader
+    dates by the header's time (each line has no time of its own)."""
+    folder = root / "2025" / "08" / "20"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, Any]] = [{"id": session_id, "timestamp": stamp, "instructions": None}]
+    for prompt in prompts:
+        said = [{"type": "input_text", "text": prompt}]
+        lines.append({"type": "message", "role": "user", "content": said})
+        done = [{"type": "output_text", "text": "Done."}]
+        lines.append({"type": "message", "role": "assistant", "content": done})
+    path = folder / f"rollout-2025-08-20T13-20-47-{session_id}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_prompt_typed_again_in_one_legacy_codex_rollout_is_counted_each_time(
+    tmp_path: Path,
+) -> None:
+    """Every line of a legacy rollout has its header's time, so "continue" typed three times
+    (and its three alike answers) were one message: the index said "2 in 1 branch" over a
+    row of 6."""
+    root = tmp_path / "codex"
+    stamp = "2025-08-20T13:20:47.060Z"
+    _legacy_rollout(root, "c27a914d-0000-4000-8000-000000000001", stamp, ["continue"] * 3)
+    html = _built(root, tmp_path / "site")
+    assert _fact(html, "Messages") == "6 in 1 branch", _fact(html, "Messages")
+    # another rollout begun at the same moment is no copy of it: its "continue" counts too
+    _legacy_rollout(root, "c27a914d-0000-4000-8000-000000000002", stamp, ["continue"])
+    html = _built(root, tmp_path / "site")
+    assert _fact(html, "Messages") == "8 in 2 branches", _fact(html, "Messages")
+
+
+def _undated(session_id: str, answer: str) -> list[dict[str, Any]]:
+    """A session without ids or times: the loader's ids are the lines' positions."""
+    said = [{"type": "text", "text": answer}]
+    return [
+        {"type": "session", "id": session_id, "cwd": ALPHA},
+        {"type": "message", "message": {"role": "user", "content": "hi"}},
+        {"type": "message", "message": {"role": "assistant", "content": said}},
+        {"type": "message", "message": {"role": "user", "content": "thanks"}},
+    ]
+
+
+def test_two_undated_sessions_saying_the_same_at_the_same_place_are_both_counted(
+    tmp_path: Path,
+) -> None:
+    """Two different undated sessions opening with "hi" and ending with "thanks": those
+    were one message each (same words, same made-up id), "4 in 2 branches" for 6; and a
+    site built so before is counted again, not read from its manifest."""
+    root = tmp_path / "sessions"
+    _write(root, ALPHA, "a.jsonl", _undated("sess-a", "Answer A about topic one"))
+    _write(root, ALPHA, "b.jsonl", _undated("sess-b", "Totally different answer B"))
+    site = tmp_path / "site"
+    html = _built(root, site)
+    assert _fact(html, "Messages") == "6 in 2 branches", _fact(html, "Messages")
+    # a manifest whose message keys were made otherwise (no length stored with them) is
+    # not trusted: its sessions are rendered again and counted as they are now
+    manifest = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    for entry in manifest["sessions"].values():
+        entry["turns"].pop("message_key_chars", None)
+        entry["turns"]["messages"] = ["A" * 24 + " " + "B" * 24 + " " + "C" * 24]
+    (site / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    again = _site(root, site)
+    assert "2 rendered, 0 unchanged" in again.output, again.output
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert _fact(html, "Messages") == "6 in 2 branches", _fact(html, "Messages")
