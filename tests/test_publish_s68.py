@@ -220,3 +220,107 @@ def test_a_path_left_for_a_new_secret_is_no_longer_listed(
     assert pruned.exit_code == 0, pruned.output
     assert "1 removed" in pruned.output, pruned.output
     assert sorted(p for p in fake_hub.files(REPO_ID) if p.startswith("sessions/")) == [row["path"]]
+
+
+def test_a_project_published_alone_first_keeps_its_path_from_the_other_project(
+    fake_hub: FakeHub, forks: tuple[Path, Path, Path]
+) -> None:
+    """Per-project runs (one cron job per project) that never published both copies at once:
+    ``--cwd fork1`` put ONE up; ``--cwd fork2`` wrote TWO over it ("0 added, 1 updated", known
+    by the id alone) and the next ``--cwd fork1`` put ONE back, run after run."""
+    root, _, _ = forks
+    plain = f"sessions/2025-06/{FORK_NAME}"
+    second = plain.replace(".jsonl", "-2.jsonl")
+    first = _publish(fake_hub, root, "--cwd", FORK_ONE)
+    assert first.exit_code == 0, first.output
+    assert _holding(fake_hub, b"branch ONE") == [plain]
+    one_published = fake_hub.files(REPO_ID)[plain]
+
+    other = _publish(fake_hub, root, "--cwd", FORK_TWO)
+    assert other.exit_code == 0, other.output
+    assert "1 added, 0 updated, 0 removed" in other.output, other.output
+    assert fake_hub.files(REPO_ID)[plain] == one_published
+    assert _holding(fake_hub, b"branch TWO") == [second]
+
+    back = _publish(fake_hub, root, "--cwd", FORK_ONE)
+    assert back.exit_code == 0, back.output
+    assert "0 added, 0 updated, 0 removed, 1 unchanged" in back.output, back.output
+    both = _publish(fake_hub, root, "--all")
+    assert both.exit_code == 0, both.output
+    assert "0 added, 0 updated, 0 removed, 2 unchanged" in both.output, both.output
+    assert _holding(fake_hub, b"branch ONE") == [plain]
+    assert _holding(fake_hub, b"branch TWO") == [second]
+
+
+def test_a_copy_rewritten_in_place_keeps_its_own_path(
+    fake_hub: FakeHub, forks: tuple[Path, Path, Path]
+) -> None:
+    """A copy rewritten rather than appended (Pi migrating the file): no state of it went up,
+    so its bytes matched neither path; a ``--cwd fork2`` run took the first path, ONE's, and
+    the next --all swapped them back."""
+    root, _, two = forks
+    plain = f"sessions/2025-06/{FORK_NAME}"
+    second = plain.replace(".jsonl", "-2.jsonl")
+    assert _publish(fake_hub, root, "--all").exit_code == 0
+    one_published = fake_hub.files(REPO_ID)[plain]
+    two.write_bytes(two.read_bytes().replace(b"Partial answer", b"Partial ANSWER", 1))
+
+    rewritten = _publish(fake_hub, root, "--cwd", FORK_TWO)
+    assert rewritten.exit_code == 0, rewritten.output
+    assert "0 added, 1 updated, 0 removed" in rewritten.output, rewritten.output
+    assert fake_hub.files(REPO_ID)[plain] == one_published
+    assert _holding(fake_hub, b"Partial ANSWER") == [second]
+
+    both = _publish(fake_hub, root, "--all")
+    assert both.exit_code == 0, both.output
+    assert "0 added, 0 updated, 0 removed, 2 unchanged" in both.output, both.output
+
+
+@pytest.mark.parametrize("selection", ["all", "cwd"])
+def test_a_session_moved_to_another_project_folder_updates_its_one_path(
+    fake_hub: FakeHub, tmp_path: Path, fixtures_dir: Path, selection: str
+) -> None:
+    """One local copy, moved (a project folder renamed) and gone on: the path it went up at
+    is updated, not joined by a second copy under ``-2``."""
+    root = tmp_path / "sessions"
+    old = root / encode_cwd("/home/dev/before") / FORK_NAME
+    old.parent.mkdir(parents=True)
+    old.write_bytes((fixtures_dir / "every-entry-type.jsonl").read_bytes())
+    assert _publish(fake_hub, root, "--all").exit_code == 0
+    new = root / encode_cwd("/home/dev/after") / FORK_NAME
+    new.parent.mkdir(parents=True)
+    old.rename(new)
+    _went_on(new, "after the move")
+    picked = ["--all"] if selection == "all" else ["--cwd", "/home/dev/after"]
+
+    moved = _publish(fake_hub, root, *picked)
+    assert moved.exit_code == 0, moved.output
+    assert "0 added, 1 updated, 0 removed" in moved.output, moved.output
+    assert _holding(fake_hub, b"after the move") == [f"sessions/2025-06/{FORK_NAME}"]
+    assert len(_rows(fake_hub)) == 1
+
+
+def test_a_copy_mark_only_another_key_made_is_matched_as_before(tmp_path: Path) -> None:
+    """Another machine's marks (or none: an earlier version's entry) say nothing of this
+    machine's copies: the session keeps the one path its id holds. A mark this key made of
+    another copy sends the file, whose bytes never went up, to a new path."""
+    from exporter.publish.hub_plan import Source, claim_paths, publisher_mark
+    from exporter.publish.hub_state import RemoteFile
+
+    def mark(value: str) -> str:
+        return f"mark({value})"
+
+    file = tmp_path / "copy" / FORK_NAME
+    file.parent.mkdir()
+    file.write_bytes(b'{"type":"session","id":"s1"}\n')
+    path = f"sessions/2025-06/{FORK_NAME}"
+    source = Source(file, path, "sha", 1, "s1")
+    elsewhere = {"id": "s1", "source_mark": "mark(other)", "copy_mark": "mark(elsewhere)"}
+    for entry, expected in (
+        ({"id": "s1", "source_mark": "mark(other)"}, path),  # an earlier version's
+        ({**elsewhere, "publisher": "mark(another machine)"}, path),
+        ({**elsewhere, "publisher": publisher_mark(mark)}, path.replace(".jsonl", "-2.jsonl")),
+    ):
+        remote = RemoteState(exists=True, files={path: RemoteFile(1, "a")}, manifest={path: entry})
+        (claimed,) = claim_paths([source], remote, mark=mark)
+        assert claimed.repo_path == expected, entry

@@ -66,6 +66,7 @@ from exporter.publish.hub_plan import (
     prepare_all,
     probe_sources,
     published_stems,
+    publisher_mark,
     session_id_mark,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
@@ -355,7 +356,7 @@ def _begin(
         policy=policy,
         cuts=policy_cuts(req.policy),
         public_name=name_scrubber(policy, environ),
-        publisher=marks.mark("pi-session-export publisher"),  # this machine's key, not secret
+        publisher=publisher_mark(marks.mark),  # this machine's key, not secret
         # marks, not the patterns: the manifest is public and a pattern may name a customer
         deny_marks=sorted({marks.mark(f"pi-session deny: {p.text}") for p in req.deny}),
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporter.publish.hub_plan import Prepared, session_id_mark
+from exporter.publish.hub_plan import Prepared, copy_mark, session_id_mark
 from exporter.publish.hub_state import RemoteFile, RemoteState, file_holds
 
 __all__ = [
@@ -96,6 +96,9 @@ def session_ops(
         entry = {
             "id": str(item.row.get("id", "")),
             "source_mark": mark(item.source_sha256),
+            # which local copy (project folder and file name) it went up from, as a mark:
+            # two copies of one session keep their own paths, however each changes
+            "copy_mark": copy_mark(mark, item.source.path),
             "redaction_key": key,
             "sha256": item.sha256,
             "bytes": item.size,

@@ -51,6 +51,7 @@ __all__ = [
     "Source",
     "claim_paths",
     "classify",
+    "copy_mark",
     "dropped_cuts",
     "fewer_given_by_marks",
     "one_per_copy",
@@ -59,6 +60,7 @@ __all__ = [
     "prepare_all",
     "probe_sources",
     "published_stems",
+    "publisher_mark",
     "repo_stem",
     "session_id_mark",
 ]
@@ -346,6 +348,20 @@ def session_id_mark(mark: Callable[[str], str], session_id: str) -> str:
     return mark(f"pi-session id: {session_id}")
 
 
+def copy_mark(mark: Callable[[str], str], path: Path) -> str:
+    """The manifest's ``copy_mark``: which local copy of a session a path went up from (its
+    project folder and file name), as a mark, never in clear. Unlike ``source_mark`` it
+    survives the file growing or being rewritten (Pi migrating it), so two copies of one
+    session in two project folders each find their own path, whichever a run selects."""
+    return mark(f"pi-session copy: {path.parent.name}/{path.name}")
+
+
+def publisher_mark(mark: Callable[[str], str]) -> str:
+    """The manifest's ``publisher``: which machine's key made an entry's marks (only marks
+    made under this run's key can be compared with its own)."""
+    return mark("pi-session-export publisher")
+
+
 def claim_paths(
     sources: list[Source],
     remote: RemoteState,
@@ -362,16 +378,29 @@ def claim_paths(
     for another session and added again at each run.
 
     Copies of one session that went on apart in two project folders hold one id at two
-    paths: each copy takes the path whose manifest ``source_mark`` its bytes, or an earlier
-    state of them, made (``mark``: the publish key's HMAC; by default the one ``id_mark``
-    is bound to). Known by its id alone, the copy a one-project run selected (``--cwd``,
-    ``--since``, a SESSION argument) took the first path, writing over the other copy's.
+    paths: each copy takes the path whose manifest ``copy_mark`` (:func:`copy_mark`: its
+    project folder and file name) is its own, else the one whose ``source_mark`` its bytes,
+    or an earlier state of them, made (``mark``: the publish key's HMAC; by default the one
+    ``id_mark`` is bound to). A path another local copy went up from is never taken by
+    default: the copy goes to a new ``-N`` path. Known by its id alone, the copy a
+    one-project run selected (``--cwd``, ``--since``, a SESSION argument) took the first
+    path, writing over the other copy's, and the next run of the other project put it back.
+    An entry without a ``copy_mark`` this key made (an earlier version's, another
+    machine's) is matched as before.
 
     A path left because its name holds a secret found since (a new ``--secret``) has its
     manifest entry and index row marked :data:`SUPERSEDED`: the index, card and manifest this
     run writes leave it out (they named the secret in clear, and counted the session twice);
     the file stays until ``--prune``."""
     source_mark = mark or _key_mark(id_mark)
+    publisher = publisher_mark(source_mark) if source_mark is not None else None
+
+    def recorded_copy(path: str) -> str | None:
+        """The copy ``path`` went up from, when this key marked it (None: not known)."""
+        entry = remote.manifest.get(path) or {}
+        found = entry.get("copy_mark")
+        mine = publisher is not None and entry.get("publisher") == publisher
+        return found if mine and isinstance(found, str) else None
 
     def owners(entry: dict[str, Any] | None) -> set[str]:
         entry = entry or {}
@@ -404,13 +433,37 @@ def claim_paths(
         list(dict.fromkeys(p for k in sorted(mine) for p in published.get(k, ()))) for mine in keys
     ]
     selected = Counter(key for mine in keys for key in mine)
-    # first, each copy of a session held at several paths (or selected twice) takes the
-    # path its own bytes went up at; the others then keep out of those paths
+    own_copies = [
+        copy_mark(source_mark, source.path) if source_mark is not None else None
+        for source in sources
+    ]
+    # the held paths another local copy of the session went up from (by its copy_mark)
+    others = [
+        {path.lower() for path in held if recorded_copy(path) not in (None, own_copies[index])}
+        for index, held in enumerate(helds)
+    ]
     claimed: list[str | None] = [None] * len(sources)
     taken: set[str] = set()
+    # first, each local copy takes the path it went up from, however it changed since
     for index, held in enumerate(helds):
-        copies = len(held) > 1 or any(selected[key] > 1 for key in keys[index])
-        if source_mark is None or not held or not copies:
+        own_copy = own_copies[index]
+        if own_copy is None:
+            continue
+        there = next(
+            (p for p in held if p.lower() not in taken and recorded_copy(p) == own_copy), None
+        )
+        if there is not None:
+            claimed[index] = there
+            taken.add(there.lower())
+    # then each copy of a session held at several paths (or selected twice, or held at
+    # another copy's path) takes the path its own bytes went up at; the others then keep
+    # out of those paths. A session moved or renamed (one local file, a new folder or name)
+    # is known so: its bytes, or an earlier state of them, are what went up. The limit: a
+    # run sees only the files it selected, so a lone copy both moved and rewritten (no
+    # state of it went up) cannot be told from another copy, and goes to a new path.
+    for index, held in enumerate(helds):
+        copies = len(held) > 1 or any(selected[key] > 1 for key in keys[index]) or others[index]
+        if source_mark is None or not held or not copies or claimed[index] is not None:
             continue
         there = _published_from(sources[index], held, remote, source_mark)
         if there is not None and there.lower() not in taken:
@@ -422,7 +475,8 @@ def claim_paths(
         there = claimed[index]
         if there is None:
             # its own path first: of two copies published (before 0.2.41), the one kept stays
-            free = [path for path in held if path.lower() not in taken]
+            # (never another local copy's: a copy rewritten since went over it)
+            free = [p for p in held if p.lower() not in taken and p.lower() not in others[index]]
             own = sources[index].repo_path
             there = own if own in free else next(iter(free), None)
         folder, _, name = (there or "").rpartition("/")
@@ -439,7 +493,11 @@ def claim_paths(
             continue
         candidate, n = source.repo_path, 1
         stem = candidate.removesuffix(".jsonl")
-        while candidate.lower() in used or not free_for(candidate, keys[index]):
+        while (
+            candidate.lower() in used
+            or candidate.lower() in others[index]
+            or not free_for(candidate, keys[index])
+        ):
             n += 1
             candidate = f"{stem}-{n}.jsonl"
         paths[index] = candidate
