@@ -218,7 +218,8 @@ def _parse(data: Any) -> AgentContext | None:
     left_out: list[str] = []
     if len(prompt) > MAX_PROMPT_CHARS:
         left_out.append(
-            f"the system prompt is cut at {MAX_PROMPT_CHARS:,} of its {len(prompt):,} characters"
+            f"the system prompt is cut at {cluster_cut(prompt, MAX_PROMPT_CHARS):,} of its "
+            f"{len(prompt):,} characters"  # (at a whole character: a few before the cap)
         )
     tools: list[AgentTool] = []
     skipped = 0
@@ -239,7 +240,7 @@ def _parse(data: Any) -> AgentContext | None:
     if cut_descriptions:
         left_out.append(
             f"{cut_descriptions:,} tool description{'s' if cut_descriptions != 1 else ''} cut at "
-            f"{MAX_DESCRIPTION_CHARS:,} characters"
+            f"most at {MAX_DESCRIPTION_CHARS:,} characters (at a whole character)"
         )
     cut_params = sum(1 for t in tools if t.params_left_out)
     if cut_params:

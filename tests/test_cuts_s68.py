@@ -447,3 +447,20 @@ def test_ordinary_text_is_cut_where_it_was(tmp_path: Path) -> None:
     assert texts[2] == f"{output[:OUTPUT_HEAD]} … {output[-OUTPUT_TAIL:]}"
     (found,) = _search("MATCH", source)
     assert found["snippet"] == "…" + "a" * 60 + "MATCH" + "b" * 60 + "…"
+
+
+def test_the_agent_context_warning_says_where_a_cluster_straddling_the_cap_cut_it(
+    tmp_path: Path,
+) -> None:
+    """A cluster across the system prompt's cap (a letter and 300,000 accents) is kept
+    whole or not at all, so the prompt shown is shorter than the cap: the warning said
+    "cut at 262,144" though one character was kept (review)."""
+    prompt = "ab" + "\u0301" * 300_000
+    path = _agent_context(tmp_path / "context.json", prompt, "d", "string")
+    notes: list[str] = []
+    context = read_agent_context(str(path), notes.append)
+    assert context is not None
+    assert context.capped().system_prompt == "a"
+    said = "the system prompt is cut at 1 of its 300,002 characters"
+    assert [note for note in context.left_out if "system prompt" in note] == [said]
+    assert notes == [f"--agent-context: {said}"]
