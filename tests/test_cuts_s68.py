@@ -35,19 +35,8 @@ from exporter.cli import cli
 from exporter.loader import load_session
 from exporter.site import build_site
 from exporter.site_search import CALL_CHARS, OUTPUT_HEAD, OUTPUT_TAIL, TEXT_CHARS, session_records
+from tests.graphemes import EMOJI_AND_ACCENTS as CLUSTERS
 
-#: What a reader sees as one character, made of several code points.
-CLUSTERS = {
-    "person with a cane, skin tone, facing right": (
-        "\U0001f9d1\U0001f3ff\u200d\U0001f9af\u200d\u27a1\ufe0f"
-    ),
-    "family": "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",
-    "flags": "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea",
-    "thumbs up, skin tone": "\U0001f44d\U0001f3fd",
-    "keycap": "1\ufe0f\u20e3",
-    "e with an acute accent and a dot below": "e\u0301\u0323",
-    "heart in emoji form": "\u2764\ufe0f",
-}
 #: Each cluster with each pad: the cut falls at every offset inside the clusters.
 VARIANTS = [(cluster, pad) for cluster in CLUSTERS.values() for pad in range(1, 10)]
 _GLUE = {"\u200d", *map(chr, range(0x1F3FB, 0x1F400))}
