@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from tests.conftest import ctrl_c_as_at_a_terminal
 from tests.fakes.github import FakeGitHub
 from tests.fakes.hub import TOKEN, FakeHub
 from tests.share_env import isolated_share_env, share
@@ -128,6 +129,7 @@ def test_ctrl_c_while_the_forkserver_starts_says_interrupted_and_nothing_else(
             text=True,
             encoding="utf-8",
             start_new_session=True,  # a group of its own, as a terminal's job is
+            preexec_fn=ctrl_c_as_at_a_terminal,  # (a run in the background ignores it)
         )
         try:
             _wait_for(hold_dir / "holding", process)
