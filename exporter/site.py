@@ -344,9 +344,7 @@ def _one_message_keys(entry: MessageEntry, unowned: set[str]) -> list[tuple[str,
 def _message_key(key: tuple[str, ...]) -> str:
     """A short digest of one of a message's keys (shorter than a turn's: a site stores two
     for each message; 48 bits keep a false match unlikely among millions)."""
-    text = json.dumps(key, separators=(",", ":"))
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=6).digest()
-    return base64.urlsafe_b64encode(digest).decode("ascii")
+    return _short_digest(key, MESSAGE_KEY_CHARS)
 
 
 def _lineage_key(name: str, mark: Mark | None) -> str:
@@ -359,9 +357,16 @@ def _lineage_key(name: str, mark: Mark | None) -> str:
 def _turn_key(turn: Any) -> str:
     """A short digest of a turn's identity as usage_report makes it (a tuple of strings and
     numbers): the manifest stores this, not the ids and times themselves."""
-    text = json.dumps(turn, default=str, separators=(",", ":"))
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=9).digest()
-    return base64.urlsafe_b64encode(digest).decode("ascii")[:TURN_KEY_CHARS]
+    return _short_digest(turn, TURN_KEY_CHARS)
+
+
+def _short_digest(value: Any, chars: int) -> str:
+    """``value`` (JSON-able; any other part as its text) as a URL-safe digest of ``chars``
+    characters (a multiple of 4: six bits each, no padding), for a manifest to store."""
+    text = json.dumps(value, default=str, separators=(",", ":"))
+    size = chars * 3 // 4
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=size).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")
 
 
 def _turn_cost(cost: float) -> float:
