@@ -73,6 +73,7 @@ from exporter.render.odd_values import (
     attachment_facts,
     attachment_line,
     document_view,
+    not_text,
     odd_values,
     shows_as_document,
 )
@@ -886,7 +887,7 @@ class _Writer:
         # a role no view knows (an extension's): the message as written, as the page shows
         # it (under "All"); its heading alone was empty, its data gone
         said = "*A message of a role this exporter does not know, as written:*"
-        fence = fenced(json_text(_without_blobs(entry.message), 2), "json")
+        fence = _json_fence(entry.message)
         return [*self._heading(entry, level, escaped(role)), said, "", fence, ""]
 
     def _assistant(
@@ -1061,7 +1062,7 @@ def _block(block: dict[str, Any], level: int) -> list[str]:
         return ["*(thinking the provider keeps encrypted)*"]
     if (document := document_view(block)) is not None:
         return _document_said(document)[:-1]
-    return [fenced(json_text(_without_blobs(block), 2), "json")]
+    return [_json_fence(block)]
 
 
 #: How deep :func:`_without_blobs` looks (a value nested deeper is shown as it is).
@@ -1237,12 +1238,22 @@ def _odd_result(result: MessageEntry | None) -> list[str]:
     odd = odd_values(result) if result is not None else {}
     if not odd:
         return []
-    said = "*In the result, not of the type Pi writes, so shown as written:*"
-    return [said, fenced(json_text(_without_blobs(odd), 2), "json")]
+    return [_odd_heading("the result"), _json_fence(odd)]
 
 
 #: The page's words over an entry's values it shows as written (``render.odd_values``).
 _ODD_SAID = "Not of the type Pi writes, so shown as written:"
+
+
+def _odd_heading(where: str = "") -> str:
+    """The line over values shown as written (``where``: whose, when the line above does
+    not say it)."""
+    return f"*In {where}, {_ODD_SAID[0].lower()}{_ODD_SAID[1:]}*" if where else f"*{_ODD_SAID}*"
+
+
+def _json_fence(value: Any) -> str:
+    """Values shown as written: their JSON in a fence, without picture or document bytes."""
+    return fenced(json_text(_without_blobs(value), 2), "json")
 
 
 def _odd_said(entry: Entry, where: str = "") -> list[str]:
@@ -1254,8 +1265,7 @@ def _odd_said(entry: Entry, where: str = "") -> list[str]:
     odd = odd_values(entry)
     if not odd:
         return []
-    said = f"*In {where}, {_ODD_SAID[0].lower()}{_ODD_SAID[1:]}*" if where else f"*{_ODD_SAID}*"
-    return [said, "", fenced(json_text(_without_blobs(odd), 2), "json"), ""]
+    return [_odd_heading(where), "", _json_fence(odd), ""]
 
 
 def _session_named(entry: SessionInfoEntry) -> str:
@@ -1263,7 +1273,7 @@ def _session_named(entry: SessionInfoEntry) -> str:
     value is shown as written under it)."""
     if entry.name:
         return f"*Session named {code_span(entry.name)}*"
-    if entry.raw.get("name") is not None and not isinstance(entry.raw.get("name"), str):
+    if not_text(entry.raw.get("name")):
         return "*Session named with a value that is not text*"
     return "*Session name cleared*"
 

@@ -32,7 +32,12 @@ from exporter.render.environment import model_breaks
 from exporter.render.folding import fold_command, fold_text, terminal_text
 from exporter.render.markup import files_api_image, markdown, safe_image_src
 from exporter.render.model import EntryView, Part
-from exporter.render.odd_values import attachment_facts, attachment_line, document_view
+from exporter.render.odd_values import (
+    attachment_facts,
+    attachment_line,
+    document_view,
+    not_text,
+)
 from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
     ImageView,
@@ -281,7 +286,7 @@ def _assistant(
     if reason == "error":
         view.status = "error"
         said = (entry.error_message or "").strip() or "the model call failed"
-        if _not_text(entry.message.get("errorMessage")):  # (odd_values shows it as written)
+        if not_text(entry.message.get("errorMessage")):  # (odd_values shows it as written)
             said += " (its errorMessage is not text: shown below as written)"
         # "Error: Error: …", "Error: API Error: 529 …" (a provider's message says it already)
         plain = said.lower().startswith(("error", "api error"))
@@ -512,15 +517,10 @@ def _session_info(
     view.kind = "marker"
     if entry.name:
         view.title = f"Session named “{entry.name}”"
-    elif _not_text(entry.raw.get("name")):  # a list is no name cleared: shown below as written
+    elif not_text(entry.raw.get("name")):  # a list is no name cleared: shown below as written
         view.title = "Session named with a value that is not text"
     else:
         view.title = "Session name cleared"
-
-
-def _not_text(value: Any) -> bool:
-    """A field given, but not as text (odd_values shows it as written under the entry)."""
-    return value is not None and not isinstance(value, str)
 
 
 def _label(builder: PageBuilder, entry: LabelEntry, view: EntryView, line_set: set[str]) -> None:

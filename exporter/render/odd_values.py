@@ -79,8 +79,14 @@ def odd_values(entry: Entry) -> dict[str, Any]:
     return odd
 
 
+def not_text(value: Any) -> bool:
+    """A text field given, but not as text: shown as written under its entry (a view that
+    reads it says so rather than read it as none)."""
+    return value is not None and not isinstance(value, str)
+
+
 def _check_text(field: str, value: Any, odd: dict[str, Any]) -> None:
-    if value is not None and not isinstance(value, str):
+    if not_text(value):
         odd[field] = value
 
 
