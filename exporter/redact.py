@@ -598,22 +598,123 @@ _GREETING = (
     r"(?<![\w-])(?i:hi|hey|hello|dear|thanks|thank[ \t]+you|thx|cheers|bye|goodbye"
     r"|good[ \t]+(?:morning|afternoon|evening|night))[ \t]*,?[ \t]+"
 )
+#: The same before a name in lower case ("thanks max"), each of fixed width (see
+#: :func:`_after`); a bare "hi" only without a comma: "lo, hi, max" is code
+_LOWER_GREETINGS = (
+    *(
+        rf"(?<![\w-])(?i:{word}){between}"
+        for word in ("hey", "hello", "dear", "thanks", r"thank[ \t]you", "thx", "cheers", "bye",
+                     "goodbye", r"good[ \t]morning", r"good[ \t]afternoon", r"good[ \t]evening",
+                     r"good[ \t]night")
+        for between in (r"[ \t]", r",[ \t]")
+    ),
+    r"(?<![\w-])(?i:hi)[ \t]",
+)  # fmt: skip
+#: After a greeting, a lower-case name ends the phrase ("thanks max", "thanks max, merged",
+#: "thanks max for it"): in "thanks, max is 5" it is the word
+_LOWER_NAME_END = r"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)|[ \t]+for(?![\w-]))"
+#: Names that are also a verb or a modal ("will", "may", "mark", "hope"): after a greeting,
+#: one followed by a verb or an object is that verb ("Thanks, Will do", "Thanks, Mark it
+#: done", "Thanks, Hope this helps"), not the name
+_VERB_USER_NAMES = """
+    will may mark bill sue hope chase cash page rob chip jack echo code work react host box
+    cloud rust master stone wade mar nick kit don dawn"""
+_VERB_USERS = frozenset(_VERB_USER_NAMES.split())
+_USED_AS_VERB = (
+    r"[ \t]+(?i:do|be|have|get|go|try|fix|check|look|see|send|add|make|take|keep|let|need"
+    r"|work|update|run|help|not|it|this|that|these|those|them|all|as|you|we|i)(?![\w-])"
+)
+#: Word names that are things (software, machines, pages) rather than people: "Python says",
+#: "Docker wants", "tell Python to" are about the thing, so only the narrower rules apply
+_THING_USER_NAMES = """
+    main data server master python java ruby rust swift alpha beta delta echo code work next
+    react docker agent bot cloud linux mac box host client page vscode codespace codespaces
+    gitpod coder postgres mysql redis jenkins lib"""
+_THING_USERS = frozenset(_THING_USER_NAMES.split())
+#: Word names whose capitalised possessive names a person far more often than the word
+#: ("Max's laptop", "Mark's branch"); not months, seasons, things nor phrases ("June's
+#: release", "Python's", "Dean's list", "Christmas Eve's", "Chase's API")
+_POSSESSIVE_USER_NAMES = """
+    max min will mark bill pat sue rose frank jack rich ray rob don glen jean jay lily nick
+    penny rex rod sandy drew cliff carter parker mason miles wade ward norm dom val"""
+_POSSESSIVE_USERS = frozenset(_POSSESSIVE_USER_NAMES.split())
+#: What a person does, right after the name: "Max said", "Max wants"
+_PERSON_VERB = r"(?:said|says|wrote|writes|thinks|thought|wants|told|tells|replied|replies|asks)"
+#: Past forms that are also adjectives ("max approved amount", "Mark approved items as
+#: done"): a person's only when an object follows ("Max approved the change")
+_PERSON_DID = (
+    r"(?:asked|approved|mentioned|suggested|agreed|confirmed|reviewed|requested|wanted"
+    r"|merged)[ \t]+(?:the|this|that|these|those|it|a|an|my|your|our|his|her|their|me|us"
+    r"|him|them|you|about|if|whether)"
+)
+#: What makes the capitalised word before a verb no one's: more of a name or path
+#: (``Math.Max``, ``$Max``) or a determiner ("the Max said")
+_NOT_A_PERSON_BEFORE = (
+    r"[\w.\-/$@#]",
+    *(
+        rf"\b{form} "
+        for word in ("the", "a", "an", "this", "that", "my", "your", "our", "their", "his",
+                     "her", "its", "every", "each", "no", "any", "some", "other", "one")
+        for form in (word, word.capitalize())
+    ),
+)  # fmt: skip
+#: Verbs that take a person right after them: "ask Max", "tell Will", "cc Max"
+_ASKING = tuple(
+    rf"(?<![\w.\-])(?i:{verb})[ \t]"
+    for verb in ("ask", "asked", "asking", "tell", "told", "telling", "ping", "pinged", "thank",
+                 "cc", "cc:")
+)  # fmt: skip
+#: After one of those, a lower-case name ends the phrase or a preposition follows ("ask max",
+#: "tell max to merge"): "ask max tokens" is the word
+_LOWER_ASKED_END = (
+    r"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)"
+    r"|[ \t]+(?:about|to|for|if|whether|what|how|why|when|on|and)(?![\w-]))"
+)
+
+
+def _after(contexts: Iterable[str], form: str) -> str:
+    """``form`` (a name as written) right after one of ``contexts``: the name first and
+    what precedes it looked behind at (each context of fixed width), so a search skips
+    ahead to the name instead of trying every context at every character (several times
+    faster on a long output full of the word)."""
+    return f"{form}(?:{'|'.join(f'(?<={context}{form})' for context in contexts)})"
+
+
+def _not_after(contexts: Iterable[str], form: str) -> str:
+    """``form`` not right after any of ``contexts`` (see :func:`_after`)."""
+    return form + "".join(f"(?<!{context}{form})" for context in contexts)
 
 
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
     """Where a user name that is also a word names someone: a home (/home/max, ~max),
     user@host and git@host:max/repo, ``id`` output (uid=1000(max)), ``sudo -u max``, ``chown
     max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``
-    (the name in any case there), and "Max" or "MAX" right after a greeting ("Thanks Max").
-    Narrow on purpose: ``print(data)``, ``python -u main.py`` or ``HEAD:main/x.py`` are code,
-    and elsewhere "Max", "MAX" or "Mark" is as likely the word as the name ("Max tokens",
-    "MAX_RETRIES", "Mark this done", "Will you"), so prose keeps it."""
+    (the name in any case there); "Max" or "MAX" right after a greeting ("Thanks Max", not
+    "Thanks, Will do"), "max" ending one ("thanks max"); and, capitalised, before what a
+    person does ("Max said", "Max approved the change"), after "ask"/"tell"/"ping"/"cc"
+    ("ask Max", also "ask max about"), and a person's possessive ("Max's laptop"). Narrow on
+    purpose: ``print(data)``, ``python -u main.py`` or ``HEAD:main/x.py`` are code, and
+    elsewhere "Max", "MAX" or "Mark" is as likely the word as the name ("Max tokens",
+    "MAX_RETRIES", "Mark this done", "Will you", "Python says"), so prose keeps it."""
     name = rf"(?P<name>(?i:{'|'.join(map(re.escape, words))}))(?![A-Za-z0-9_])"
-    spoken = "|".join(re.escape(form) for word in words for form in (word.title(), word.upper()))
+    end = "(?![A-Za-z0-9_])"
+
+    def not_a_verb(word: str) -> str:
+        return f"(?!{_USED_AS_VERB})" if word in _VERB_USERS else ""
+
+    spoken = "|".join(
+        re.escape(form) + end + not_a_verb(word)
+        for word in words
+        for form in (word.title(), word.upper())
+    )
+    greeted = "|".join(
+        _after(_LOWER_GREETINGS, re.escape(word)) + end + not_a_verb(word) for word in words
+    )
+    people = [word for word in words if word not in _THING_USERS]
     field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
     ls_owner = r"^[-bcdlps][-rwxsStT]{9}[.+@]?[ \t]+[0-9]+[ \t]+"
     chown = r"(?<![\w-])(?:chown|chgrp)[ \t]+(?:-[A-Za-z]+[ \t]+)*"
-    sources = (
+    sources = [
         (rf"(?P<pre>/home/|/Users/|\\Users\\|[@~]){name}", re.IGNORECASE),
         (rf"(?P<pre>@[\w.\-]+:){name}(?=/)", re.IGNORECASE),  # git@github.com:max/repo
         (rf"(?P<pre>(?<![\w-])(?:[ug]id=|groups=|,)[0-9]+\(){name}(?=\))", 0),  # id output
@@ -626,8 +727,23 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         (rf"(?P<pre>{ls_owner}){name}", re.MULTILINE),
         (rf"(?P<pre>{ls_owner}<user>[ \t]+){name}", re.MULTILINE),  # the group column
         (rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)", re.IGNORECASE),
-        (rf"(?P<pre>{_GREETING})(?:{spoken})(?![A-Za-z0-9_])", 0),  # Thanks Max, HI MAX
-    )  # fmt: skip
+        (rf"(?P<pre>{_GREETING})(?:{spoken})", 0),  # Thanks Max, HI MAX
+        (rf"(?P<pre>)(?:{greeted}){_LOWER_NAME_END}", re.MULTILINE),  # thanks max
+    ]  # fmt: skip
+    if people:
+        doing = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in people)
+        asked = "|".join(_after(_ASKING, re.escape(w.title())) for w in people)
+        asked_lower = "|".join(_after(_ASKING, re.escape(w)) for w in people)
+        sources += [
+            # Max said, Max approved the change
+            (rf"(?P<pre>)(?:{doing})(?=[ \t]+(?:{_PERSON_VERB}|{_PERSON_DID})(?![\w-]))", 0),
+            # ask Max, cc: Max; ask max, tell max to merge
+            (rf"(?P<pre>)(?:(?:{asked})(?![A-Za-z0-9_]|[.\-]\w)"
+             rf"|(?:{asked_lower}){_LOWER_ASKED_END})", re.MULTILINE),
+        ]  # fmt: skip
+    if owners := [word for word in words if word in _POSSESSIVE_USERS]:  # Max's laptop
+        owned = "|".join(_not_after((r"[\w.\-/$@#]",), re.escape(w.title())) for w in owners)
+        sources.append((rf"(?P<pre>)(?:{owned})(?=['’]s(?![\w-]))", 0))
     return tuple(re.compile(source, flags) for source, flags in sources)
 
 
