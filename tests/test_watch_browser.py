@@ -19,7 +19,7 @@ from exporter.live_server import LiveServer
 from exporter.loader import load_session
 from exporter.render import RenderOptions
 from exporter.watch import SessionWatch
-from tests.browser_util import fixture_path
+from tests.browser_util import after_frames, fixture_path
 
 pytest_plugins = ["tests.browser_util"]
 pytestmark = pytest.mark.browser
@@ -31,7 +31,9 @@ def live(tmp_path: Path) -> Iterator[tuple[SessionWatch, LiveServer, Path]]:
     shutil.copyfile(fixture_path("pi-branched-1.jsonl"), path)
     watch = SessionWatch(path, RenderOptions())
     server = LiveServer(watch, 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # a short poll interval: shutdown() returns soon after it is called (see the stop at the
+    # end of test_the_page_follows_the_session_and_keeps_the_reader_s_place)
+    threading.Thread(target=server.serve_forever, args=(0.1,), daemon=True).start()
     try:
         yield watch, server, path
     finally:
@@ -54,14 +56,45 @@ def grow(watch: SessionWatch, path: Path, entry_id: str, text: str) -> None:
     assert watch.step() is not None
 
 
-def wait_for_entry(page: Any, entry_id: str) -> None:
-    page.wait_for_function(
-        "id => [...document.querySelectorAll('[data-entry-id]')]"
-        ".some(e => e.getAttribute('data-entry-id') === id)",
-        arg=entry_id,
-        timeout=20_000,
-    )
-    page.wait_for_timeout(300)  # the restored place is set again after two frames
+#: The page has ``id``'s entry and its live script has run: the status line is the script's,
+#: put there before it restores the reader's folds, filter and place (in the same task). The
+#: entry alone is not enough: the page is still being parsed when it appears.
+RELOADED = (
+    "id => !!document.querySelector('.live-status') && [...document.querySelectorAll("
+    "'[data-entry-id]')].some(e => e.getAttribute('data-entry-id') === id)"
+)
+
+
+class Grower:
+    """:func:`grow` in a thread: the test goes on acting on the page meanwhile."""
+
+    def __init__(self, watch: SessionWatch, path: Path, entry_id: str, text: str) -> None:
+        self.failed: list[BaseException] = []
+        self.thread = threading.Thread(target=self._grow, args=(watch, path, entry_id, text))
+        self.thread.start()
+
+    def _grow(self, *args: Any) -> None:
+        try:
+            grow(*args)
+        except BaseException as error:  # said in the test's thread by check()
+            self.failed.append(error)
+
+    def running(self) -> bool:
+        return self.thread.is_alive()
+
+    def check(self) -> None:
+        self.thread.join(60)
+        assert not self.thread.is_alive(), "the watch did not make the new version"
+        if self.failed:
+            raise self.failed[0]
+
+
+def wait_for_entry(page: Any, entry_id: str, frames: int = 20) -> None:
+    """Until the page reloaded with ``entry_id`` and live.js set the reader's place again for
+    ``frames`` frames (it does so each frame until the height is steady: 90 frames at most):
+    counted in frames, not in milliseconds, which a busy machine draws fewer of."""
+    page.wait_for_function(RELOADED, arg=entry_id, timeout=20_000)
+    after_frames(page, frames)
 
 
 def test_the_page_follows_the_session_and_keeps_the_reader_s_place(
@@ -126,10 +159,10 @@ def test_the_page_follows_the_session_and_keeps_the_reader_s_place(
     before = page.evaluate(where, middle)
     assert 0 < before < 150
     grow(watch, path, "live-0006", "Another prompt")
-    wait_for_entry(page, "live-0006")
+    wait_for_entry(page, "live-0006", frames=100)  # the place is set each frame, 90 at most
     assert abs(page.evaluate(where, middle) - before) < 3
     page.reload()  # by hand (F5): the place is kept too
-    page.wait_for_timeout(500)
+    wait_for_entry(page, "live-0006", frames=100)
     assert abs(page.evaluate(where, middle) - before) < 3
     assert page.evaluate("document.getElementById('flt-notools').checked") is True
 
@@ -137,6 +170,11 @@ def test_the_page_follows_the_session_and_keeps_the_reader_s_place(
     # the watcher stops: the page says so and keeps what it shows
     seen = viewer.watch(page)
     errors_before = len(seen.console_errors)
+    # stopped just after a poll was answered, well before the next (a second later): a poll
+    # that came while the server stopped waited unanswered in its socket's queue and was
+    # reset when the socket closed (ERR_CONNECTION_RESET), not refused
+    with page.expect_response(server.url + "version", timeout=15_000):
+        pass
     server.shutdown()
     server.server_close()
     page.wait_for_function(
@@ -202,8 +240,12 @@ def test_the_fold_the_reader_opened_is_the_one_open_again(viewer: Any, tmp_path:
         page.locator("details.diagnostics > summary").click()
         append_lines(path, eleventh)
         assert watch.step() is not None
-        page.wait_for_selector("details.all-labels", state="attached", timeout=20_000)
-        page.wait_for_timeout(300)
+        page.wait_for_function(  # the new version, its live script run (the folds restored)
+            "() => !!document.querySelector('details.all-labels')"
+            " && !!document.querySelector('.live-status')",
+            timeout=20_000,
+        )
+        after_frames(page, 2)
         assert page.evaluate("document.querySelector('details.diagnostics').open") is True
         assert page.evaluate("document.querySelector('details.all-labels').open") is False
         viewer.assert_clean()
@@ -221,7 +263,14 @@ def test_typing_in_the_search_is_not_cut_off_by_a_reload(
     page.click("#tree-search")
     page.keyboard.type("bra")
     page.evaluate("window.__samePage = true")
-    grow(watch, path, "live-0008", "While the reader types")
+    # the reader goes on pressing keys (the caret to the right: it is at the end already)
+    # while the new version is made: made first (~0.4 s, seconds on a busy machine), a poll
+    # after it saw no key for over 1.5 s and rightly reloaded before the next letter
+    grower = Grower(watch, path, "live-0008", "While the reader types")
+    while grower.running():
+        page.wait_for_timeout(400)
+        page.keyboard.press("ArrowRight")
+    grower.check()
     for key in "nch":  # typing goes on past a poll (every 1 s): no reload mid-word
         page.wait_for_timeout(400)  # well inside the 1.5 s pause, on a slow machine too
         page.keyboard.type(key)

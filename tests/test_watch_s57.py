@@ -13,9 +13,9 @@ import pytest
 from exporter.live_server import LiveServer
 from exporter.render import RenderOptions
 from exporter.watch import SETTLE_SECONDS, SessionWatch
-from tests.browser_util import fixture_path
+from tests.browser_util import after_page_timers, fixture_path
 from tests.test_watch import Clock, at, get, served, user_line, version_of
-from tests.test_watch_browser import grow, live
+from tests.test_watch_browser import RELOADED, grow, live
 
 pytest_plugins = ["tests.browser_util"]
 __all__ = ["live", "served"]  # fixtures, used by name
@@ -73,11 +73,11 @@ def test_the_address_without_its_slash_is_sent_to_the_page(served: Any) -> None:
 
 
 def _reloaded(page: Any, entry_id: str) -> None:
-    page.wait_for_function(
-        "id => document.querySelector(`[data-entry-id='${id}']`) !== null", arg=entry_id,
-        timeout=20_000,
-    )  # fmt: skip
-    page.wait_for_timeout(400)  # the outline's scroll is set again after the page settles
+    """Until the new version's live script has restored the outline, its scroll set again
+    150 ms later by the page's own timer (a fixed 400 ms began when the entry appeared, the
+    page still being parsed: on a busy machine the script had not run yet)."""
+    page.wait_for_function(RELOADED, arg=entry_id, timeout=20_000)
+    after_page_timers(page, 400)
 
 
 @pytest.mark.browser

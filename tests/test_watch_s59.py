@@ -162,7 +162,14 @@ def test_a_reload_waits_while_text_is_selected_or_the_pointer_is_down(
     page.mouse.move(box["x"] + 40, 300)
     page.mouse.down()
     grow(watch, path, "live-s59-5", "while the button is down")
-    page.wait_for_timeout(2500)  # two polls
+    # a poll saw the newer version and held it (2.5 s waited for two polls: on a busy machine
+    # none had come yet, and the status line still said "updated")
+    page.wait_for_function(
+        "() => /waits until the pointer is let go/"
+        ".test(document.querySelector('.live-status').textContent)",
+        timeout=10_000,
+    )
+    page.wait_for_timeout(1200)  # another poll
     assert page.evaluate("window.__samePage") is True
     status = page.evaluate("document.querySelector('.live-status').textContent")
     assert "a newer version waits until the pointer is let go" in status  # not "updated"
