@@ -274,7 +274,7 @@ def _label_mark(session: Session, target: str, label: str) -> str:
     mark = f"- {code_span(label)} on {code_span(session.leaf_name(target))}"
     if target not in session.by_id:
         return f"{mark}, an entry not in the file"
-    return f"{mark}: {escaped(one_line(_row_text(session, target), 100))}"
+    return f"{mark}: {escaped(one_line(entry_row_text(session, target)[0], 100))}"
 
 
 def _usage(stats: SessionStats) -> list[str]:
@@ -379,7 +379,7 @@ def _branch_heading(
     if summary is not None:  # it opened with no word of what it starts with (review #2)
         notes.append(summary)
     elif line and not (branch.first_prompt and (first is None or first.role == "user")):
-        opening = _row_text(session, first.id if first is not None else line[0])
+        opening = entry_row_text(session, first.id if first is not None else line[0])[0]
         notes.append(f"Starts with {escaped(one_line(opening, 120))}")
     if branch.first_prompt:
         notes.append(f"First prompt: {escaped(prompt_line(branch.first_prompt, 120))}")
@@ -410,28 +410,6 @@ def _branch_link(number: int, total: int, said: str) -> str:
     return f"[{said}](#branch-{number}-of-{total})"
 
 
-#: What a message's outline row says when it holds no text (``entry_lines.outline_text``).
-_NO_TEXT_SAID = ("(empty message)", "(no text)")
-#: What this document says instead when the message holds a value of another type: it is
-#: shown as written under the message (:func:`_odd_said`), so it is not empty.
-_OTHER_TYPE_SAID = "(a value not of the type Pi writes, shown as written)"
-
-
-def _row_text(session: Session, entry_id: str) -> str:
-    """The entry's outline row (``entry_row_text``), but a message whose only words are a
-    value of another type (its content, or a block's text) is not called empty: its words
-    are shown as written."""
-    row = entry_row_text(session, entry_id)[0]
-    entry = session.by_id.get(entry_id)
-    if isinstance(entry, MessageEntry) and any(
-        field.startswith("content") for field in odd_values(entry)
-    ):
-        for empty in _NO_TEXT_SAID:
-            if row.endswith(f": {empty}"):
-                return row[: -len(empty)] + _OTHER_TYPE_SAID
-    return row
-
-
 def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
     """``entry `e01` (time) “user: Look at this…”``: an entry by its id (what --leaf and
     --exclude take) and its words (the outline's row, as the page quotes it)."""
@@ -441,7 +419,7 @@ def _entry_said(session: Session, entry_id: str, *, timed: bool = False) -> str:
         return said
     when = entry.moment if timed else None
     said += f" ({fmt_datetime(when)})" if when else ""
-    return f"{said} “{escaped(one_line(_row_text(session, entry_id), 80))}”"
+    return f"{said} “{escaped(one_line(entry_row_text(session, entry_id)[0], 80))}”"
 
 
 def _fork_marker(

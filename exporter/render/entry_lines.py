@@ -30,6 +30,7 @@ from exporter.formatting import (
     skill_and_line,
 )
 from exporter.render.ansi import SGR
+from exporter.render.odd_values import OTHER_TYPE_SAID, odd_content
 from exporter.render.tools import TODO_TOOLS, patch_diff, read_line_range, todo_done, todo_items
 
 if TYPE_CHECKING:
@@ -89,6 +90,17 @@ def _skill_and_line(text: str, limit: int, empty: str = "(image)") -> tuple[str,
     return (f"skill: {skill} · " if skill is not None else ""), line or empty
 
 
+def _prompt_without_text(entry: MessageEntry) -> str:
+    """What a prompt of no text holds (a PDF alone was "(empty message)", and so was a value
+    of another type, which the page and the Markdown show as written under it)."""
+    kinds = {block.get("type") for block in entry.content}
+    if "image" in kinds:
+        return "(image)"
+    if "document" in kinds:
+        return "(document)"
+    return OTHER_TYPE_SAID if odd_content(entry) else "(empty message)"
+
+
 def only_tool_calls(entry: MessageEntry) -> bool:
     """An assistant turn that says nothing and only calls tools: "No tools" hides it whole
     (its tool boxes gone, it left pi-v1's transcript 203 empty cards)."""
@@ -146,17 +158,8 @@ def outline_text(
     if isinstance(entry, MessageEntry):
         role = entry.role
         if role == "user":
-            kinds = {block.get("type") for block in entry.content}
-            # what a prompt of no text holds (a PDF alone was "(empty message)")
-            empty = (
-                "(image)"
-                if "image" in kinds
-                else "(document)"
-                if "document" in kinds
-                else "(empty message)"
-            )
-            prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS, empty)
-            return f"{prefix}user: {line}", "user", False
+            prefix, line = _skill_and_line(entry.text, OUTLINE_CHARS, "")
+            return f"{prefix}user: {line or _prompt_without_text(entry)}", "user", False
         if role == "assistant":
             text = plain_line(entry.text, OUTLINE_CHARS)
             if entry.stop_reason == "aborted":
@@ -168,6 +171,8 @@ def outline_text(
             if not text and entry.tool_calls:
                 calls = " ".join(_short_tool(c, show) for c in entry.tool_calls[:3])
                 return f"assistant: {calls}", "assistant", False
+            if not text and odd_content(entry):  # its words are shown as written
+                return f"assistant: {OTHER_TYPE_SAID}", "assistant", False
             return f"assistant: {text or '(no text)'}", "assistant", False
         if role == "toolResult" and call is not None:
             failed = " → error" if entry.is_error else ""

@@ -37,6 +37,7 @@ from exporter.render.odd_values import (
     attachment_line,
     document_view,
     not_text,
+    odd_content,
 )
 from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
@@ -161,8 +162,8 @@ def _message(
         view.html = _prompt_html(text)
         attached = _attachments(entry.message.get("attachments"), view)
         attached = _documents(entry.content, view) or attached
-        if not view.parts and not text.strip() and not attached:
-            view.notes.append("(empty message)")
+        if not view.parts and not text.strip() and not attached and not odd_content(entry):
+            view.notes.append("(empty message)")  # (an odd value is shown as written below)
         view.meta = turn_summary(builder.session, entry.id, line_set)
     elif role == "assistant":
         _assistant(builder, entry, view, line_set)

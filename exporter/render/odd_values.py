@@ -79,6 +79,17 @@ def odd_values(entry: Entry) -> dict[str, Any]:
     return odd
 
 
+#: What a message's words are said to be when they are a value of another type (its
+#: content, or a block's text): shown as written under it, so it is not "empty".
+OTHER_TYPE_SAID = "(a value not of the type Pi writes, shown as written)"
+
+
+def odd_content(entry: MessageEntry) -> bool:
+    """Whether a message's content, or one of its blocks, holds a value of another type than
+    Pi's: a message of no text that is not empty (its value is shown as written)."""
+    return any(field.startswith("content") for field in odd_values(entry))
+
+
 def not_text(value: Any) -> bool:
     """A text field given, but not as text: shown as written under its entry (a view that
     reads it says so rather than read it as none)."""
