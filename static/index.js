@@ -347,6 +347,7 @@ var listingState = (function () {
     list.setAttribute("aria-label", "Prompts that match");
     hits.slice(0, SHOWN_HITS).forEach(function (p) {
       var item = doc.createElement("li"), target = item;
+      item.dir = "auto"; // a prompt in Hebrew or Arabic: its full stop at its end, the left
       if (href) {
         target = doc.createElement("a");
         target.href = href + "#" + encodeURIComponent(p.anchor);
@@ -555,7 +556,9 @@ var listingState = (function () {
     kind.textContent = NAMES[hit[1]] || "Text";
     link.appendChild(kind);
     link.appendChild(doc.createTextNode(" "));
-    snippet(link, hit[2], hit[3], terms);
+    var words = doc.createElement("bdi"); // its own direction, not the "kind" word's
+    snippet(words, hit[2], hit[3], terms);
+    link.appendChild(words);
     item.appendChild(link);
     return item;
   }
@@ -613,6 +616,7 @@ var listingState = (function () {
       block.className = "text-hits";
       link.href = f.session.href;
       link.textContent = f.session.title;
+      link.dir = "auto";
       head.appendChild(link);
       var said = factsOf(f.session.href);
       if (said.length) {
