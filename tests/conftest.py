@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -99,6 +100,21 @@ def ctrl_c_as_at_a_terminal() -> None:
     Plain signal() calls: safe beside threads."""
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
+
+
+def wait_until_reading_the_terminal(pid: int) -> None:
+    """Until the child waits in its read of the terminal (Linux: the tty read's wait), at
+    most 20 s. A Ctrl-C between the prompt's write and that read sets Python's flag and
+    no one looks at it: the read then waits for a line, as it would for a user."""
+    deadline = time.monotonic() + 20
+    wchan = Path(f"/proc/{pid}/wchan")
+    while time.monotonic() < deadline:
+        try:
+            if wchan.read_text(encoding="utf-8").strip() == "wait_woken":
+                return
+        except OSError:  # not Linux, or gone
+            return
+        time.sleep(0.01)
 
 
 def unavailable(reason: str) -> None:

@@ -25,7 +25,12 @@ from click.testing import CliRunner
 
 from exporter.cli import cli
 from exporter.discover import encode_cwd
-from tests.conftest import Build, ctrl_c_as_at_a_terminal, dump_lines
+from tests.conftest import (
+    Build,
+    ctrl_c_as_at_a_terminal,
+    dump_lines,
+    wait_until_reading_the_terminal,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(os.environ.get("PI_SHARED_DIR", "/work/shared")) / "fixtures"
@@ -191,21 +196,6 @@ def test_ctrl_c_at_the_pick_prompt_is_an_interrupt(
         os.close(controller)
     assert exit_code == code, shown
     assert said in shown and b"Traceback" not in shown, shown
-
-
-def wait_until_reading_the_terminal(pid: int) -> None:
-    """Until the child waits in its read of the terminal (Linux: the tty read's wait), at
-    most 10 s. A Ctrl-C between the prompt's write and that read sets Python's flag and
-    no one looks at it: the read then waits for a line, as it would for a user."""
-    deadline = time.monotonic() + 10
-    wchan = Path(f"/proc/{pid}/wchan")
-    while time.monotonic() < deadline:
-        try:
-            if wchan.read_text(encoding="utf-8").strip() == "wait_woken":
-                return
-        except OSError:  # not Linux, or gone
-            return
-        time.sleep(0.01)
 
 
 SEARCH = ["search", "-s", "no, dimGray", str(FIXTURES / "pi-branched-1.jsonl")]

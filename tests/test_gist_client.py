@@ -249,19 +249,26 @@ def test_two_shares_of_one_session_at_once_make_one_gist(
     import time
 
     create = GistClient.create
+    other_waits = threading.Event()
 
     def slow_create(self: GistClient, *args: object, **kwargs: object) -> Gist:
-        time.sleep(0.3)  # an upload takes a while: the other share starts meanwhile
+        # an upload takes a while: the other share starts meanwhile (until it waits, not
+        # a fixed 0.3 s: on a busy machine the other thread had not got there yet)
+        other_waits.wait(timeout=20)
         return create(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(GistClient, "create", slow_create)
     results: list[tuple[Gist, str]] = []
     waits: list[bool] = []
 
+    def waiting() -> None:
+        waits.append(True)
+        other_waits.set()
+
     def share() -> None:
         client = GistClient(fake_github.base_url, TOKEN, sleep=sleeps, timeout=5)
         state = ShareState(tmp_path / "gists.json")
-        with state.locked(on_wait=lambda: waits.append(True)):
+        with state.locked(on_wait=waiting):
             results.append(share_files(client, state, "sess-1", {"session.html": HTML}, "d"))
 
     threads = [threading.Thread(target=share) for _ in range(2)]

@@ -7,6 +7,7 @@ The parallel path only forks when no other thread runs, and the test process has
 from __future__ import annotations
 
 import os
+import select
 import threading
 import time
 from pathlib import Path
@@ -68,21 +69,34 @@ def test_work_really_runs_in_other_processes_and_keeps_its_order() -> None:
 def runs_in_children() -> None:
     items = list(range(4 * MIN_ITEMS_PER_WORKER))
     parent = os.getpid()
+    started = os.pipe()  # each child's pid, once per item (2,400 bytes: never blocks)
 
     def render(i: int) -> str:
-        time.sleep(0.001)  # long enough for every worker to take stripes
+        if os.getpid() == parent:
+            # this process is slower (it built the rest of the page first): a fixed share
+            # would leave it a third of the stripes, taking them as it is free leaves it few
+            time.sleep(0.01)
+        else:
+            os.write(started[1], os.getpid().to_bytes(4, "little"))
+            time.sleep(0.001)  # long enough for every worker to take stripes
         return f"{i}:{os.getpid()}"
 
     mapped = ForkedMap(render, items, workers=3).start()
     assert len(mapped._children) == 2  # and this process is the third worker
-    time.sleep(0.2)  # this process builds the rest of the page meanwhile
+    # this process builds the rest of the page meanwhile: until both children are under
+    # way (a fixed sleep here let them finish everything, or not start, on a busy machine)
+    assert _pids_seen(started[0], 2) == 2, "the children did not start"
     results = mapped.results()
+    os.close(started[1])
+    os.close(started[0])
     assert [int(r.split(":")[0]) for r in results] == items
     pids = [int(r.split(":")[1]) for r in results]
     assert len(set(pids)) == 3 and parent in pids
     # whoever is free takes the next stripe: the children, busy from the start, did more
     own = pids.count(parent)
-    assert 0 < own < min(pids.count(p) for p in set(pids) - {parent})
+    assert 0 < own < min(pids.count(p) for p in set(pids) - {parent}), sorted(
+        (pids.count(p), p == parent) for p in set(pids)
+    )
     # stripes: neighbours in the same stripe went to the same process
     assert all(len(set(pids[s : s + STRIPE])) == 1 for s in range(0, len(items), STRIPE))
 
@@ -103,15 +117,37 @@ def busy_parent() -> None:
         return f"{i}:{os.getpid()}"
 
     mapped = ForkedMap(render, items, workers=2).start()
-    time.sleep(0.5)  # the header, tables and outline
+    # the header, tables and outline take as long as the child needs for every item (a
+    # fixed 0.5 s was too short for a busy machine); a fixed share would never get there
+    rendered = _read_until(calls[0], len(items))
     results = mapped.results()
     os.close(calls[1])
-    rendered = b""
     while chunk := os.read(calls[0], 65536):
         rendered += chunk
     assert [int(r.split(":")[0]) for r in results] == items
     assert len(rendered) == len(items)  # no stripe rendered twice
     assert not any(r.endswith(f":{parent}") for r in results)
+
+
+def _read_until(fd: int, size: int, seconds: float = 30.0) -> bytes:
+    """What ``fd`` gives until ``size`` bytes have come or ``seconds`` have passed."""
+    data = b""
+    deadline = time.monotonic() + seconds
+    while len(data) < size and (left := deadline - time.monotonic()) > 0:
+        if select.select([fd], [], [], left)[0]:
+            data += os.read(fd, size - len(data))
+    return data
+
+
+def _pids_seen(fd: int, wanted: int, seconds: float = 30.0) -> int:
+    """Read 4-byte pids from ``fd`` until ``wanted`` different ones came (or time ran out)."""
+    pids: set[bytes] = set()
+    deadline = time.monotonic() + seconds
+    while len(pids) < wanted and time.monotonic() < deadline:
+        pid = _read_until(fd, 4, deadline - time.monotonic())
+        if len(pid) == 4:
+            pids.add(pid)
+    return len(pids)
 
 
 def test_small_inputs_and_one_worker_stay_in_this_process() -> None:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from exporter.cli import cli
 from exporter.loader import load_session, parse_session_bytes
 from tests.browser_util import CLAUDE_CODE_PATH, CODEX_PATH, embedded_jsonl
-from tests.conftest import ctrl_c_as_at_a_terminal
+from tests.conftest import ctrl_c_as_at_a_terminal, wait_until_reading_the_terminal
 from tests.fakes.github import FakeGitHub, closed_port_url
 from tests.share_env import isolated_share_env, share
 
@@ -1263,6 +1263,9 @@ def test_ctrl_c_at_the_token_prompt_is_an_interrupt(
         deadline = time.monotonic() + 120
         while b"GitHub token: " not in shown and time.monotonic() < deadline:
             shown += os.read(controller, 4096)
+        # a Ctrl-C between the prompt's write and the read of the terminal is not looked at
+        # until a line comes (as for any program): press it once the read waits
+        wait_until_reading_the_terminal(proc.pid)
         os.write(controller, key)  # Ctrl-C: the terminal sends SIGINT; Ctrl-D: end of input
         exit_code = proc.wait(timeout=120)
         try:

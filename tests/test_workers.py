@@ -164,10 +164,13 @@ import sys, time
 from exporter.workers import run_tasks, server_context
 import slow
 
+started = None
+
 def stop(task, result):
+    global started
+    started = time.monotonic()  # from the Ctrl-C: starting the pool may take seconds
     raise KeyboardInterrupt  # Ctrl-C while the first result is handled
 
-started = time.monotonic()
 try:
     run_tasks(
         [f"t{n}" for n in range(8)],
@@ -196,7 +199,7 @@ def test_a_stopped_batch_ends_its_workers_and_starts_no_queued_task(tmp_path: Pa
 
             def work(task):
                 if task != "t0":
-                    time.sleep(1.5)  # a big page
+                    time.sleep(4.0)  # a big page
                 Path({str(marks)!r}, task).write_text("done")
                 return {{}}
             """
@@ -209,10 +212,12 @@ def test_a_stopped_batch_ends_its_workers_and_starts_no_queued_task(tmp_path: Pa
         encoding="utf-8", timeout=60,
     )  # fmt: skip
     assert done.stdout.startswith("stopped"), done.stderr
-    assert float(done.stdout.split()[1]) < 1.0  # not after the tasks under way
+    # not after the tasks under way (4 s each; ending the workers of a busy machine may
+    # take a while, and 1 s was found short there)
+    assert float(done.stdout.split()[1]) < 3.0, done.stdout
     import time
 
-    time.sleep(2.0)  # long enough for a task left running to finish
+    time.sleep(4.5)  # long enough for a task left running to finish
     assert sorted(p.name for p in marks.iterdir()) == ["t0"]
 
 
