@@ -8,6 +8,7 @@ scripts inline (a page is one self-contained file), so they are minified once pe
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -89,21 +90,247 @@ NOSCRIPT_CSS = (
 )
 
 
-# Our own scripts only (static/*.js), written so that these are safe: comments are whole
-# lines, /* */ blocks or "  // " after ; { } ) , and no string contains "//".
-_JS_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_JS_LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.M)
-_JS_TRAILING_COMMENT = re.compile(r"(?<=[;{}),])[ \t]+// .*$", re.M)
-_JS_INDENT = re.compile(r"^[ \t]+|[ \t]+$", re.M)
+# --- scripts ---------------------------------------------------------------------------
+#
+# A real tokenizer, not regexes: strings, template literals, regular expressions and
+# comments are read whole, so nothing inside them is touched. Between two tokens the
+# minifier writes nothing, one space (where the two would otherwise read as one token, as
+# in ``a + +b``, ``return x`` or ``/re/ in``) or one line break: a break is kept wherever
+# the source had one, unless the token before it cannot end a statement (``{ ; , (`` or an
+# operator still waiting for its right side) or the token after it cannot start one
+# (``} ) ] , ;`` ``.`` or a binary operator): only there can a line break never decide
+# where a semicolon goes (``a\n++b``, ``return\nx`` keep theirs). Anything the tokenizer
+# cannot read leaves the script as written.
+
+
+def _spaced(words: str) -> frozenset[str]:
+    """The set of the space-separated ``words``."""
+    return frozenset(words.split())
+
+
+_JS_PUNCTUATORS = (
+    ">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
+    "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=",
+    "/=", "%=", "&=", "|=", "^=", "<<", ">>", "**",
+    "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|",
+    "^", "!", "~", "?", ":", "=", ".",
+)  # fmt: skip
+#: Every start of a punctuator, a comment (``//``, ``/*``) or an HTML-like comment or end
+#: tag: two tokens whose joint text begins one of these must stay apart.
+_JS_JOINS = frozenset(
+    text[:n]
+    for text in (*_JS_PUNCTUATORS, "//", "/*", "<!--", "-->", "</")
+    for n in range(1, len(text) + 1)
+)
+#: Words after which ``/`` starts a regular expression, not a division.
+_JS_REGEX_AFTER_WORDS = _spaced(
+    "return typeof instanceof in of new delete void throw case do else yield await"
+)
+#: Tokens after which a line break is never where a semicolon would go.
+_JS_BREAK_FREE_AFTER = _spaced(
+    "{ ( [ ; , . ?. ... : ? = += -= *= /= %= **= <<= >>= >>>= &= |= ^= &&= ||= ??= == != "
+    "=== !== < > <= >= << >> >>> + - * / % ** & | ^ ! ~ && || ??"
+)
+#: Tokens before which a line break is never where a semicolon would go (none can start
+#: a statement; ``++ -- ( [ + - /`` can, and keep their line break).
+_JS_BREAK_FREE_BEFORE = _spaced(
+    "} ) ] , ; . ?. : ? = += -= *= /= %= **= <<= >>= >>>= &= |= ^= &&= ||= ??= == != === "
+    "!== < > <= >= << >> >>> * % ** & | ^ && || ??"
+)
+#: Words that a line break after changes (``return\nx`` returns nothing): never joined.
+_JS_RESTRICTED_WORDS = _spaced("return throw break continue yield async await let get set static")
+_JS_LINE_BREAKS = "\n\r\u2028\u2029"
+_JS_NUMBER = re.compile(
+    r"0[xX][0-9a-fA-F_]+n?|0[oO][0-7_]+n?|0[bB][01_]+n?"
+    r"|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?n?"
+)
+_JS_WORD = re.compile(r"(?:[\w$]|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\}|[^\x00-\x7f\s\ufeff])+")
+
+
+class _UnreadableScript(ValueError):
+    """The tokenizer met something it does not read with certainty."""
+
+
+def _is_js_space(char: str) -> bool:
+    return char in " \t\v\f\u00a0\ufeff" or (char > "\x7f" and unicodedata.category(char) == "Zs")
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char in "_$\\" or (char > "\x7f" and not _is_js_space(char))
+
+
+def _skip_quoted(js: str, start: int, quote: str) -> int:
+    """The end of the string starting at ``start`` (its opening quote)."""
+    index = start + 1
+    while index < len(js):
+        char = js[index]
+        if char == "\\":
+            index += 2
+        elif char == quote:
+            return index + 1
+        elif char in "\n\r":
+            break
+        else:
+            index += 1
+    raise _UnreadableScript(f"unterminated string at {start}")
+
+
+def _skip_template_part(js: str, start: int) -> tuple[int, bool]:
+    """The end of the template text starting after ``start`` (its ` or }), and whether it
+    stopped at a ``${`` (a substitution follows) rather than the closing `."""
+    index = start + 1
+    while index < len(js):
+        char = js[index]
+        if char == "\\":
+            index += 2
+        elif char == "`":
+            return index + 1, False
+        elif js.startswith("${", index):
+            return index + 2, True
+        else:
+            index += 1
+    raise _UnreadableScript(f"unterminated template at {start}")
+
+
+def _skip_regex(js: str, start: int) -> int:
+    """The end of the regular expression literal starting at ``start`` (flags included)."""
+    index, in_class = start + 1, False
+    while index < len(js):
+        char = js[index]
+        if char in _JS_LINE_BREAKS:
+            break
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "/" and not in_class:
+            flags = _JS_WORD.match(js, index + 1)
+            return flags.end() if flags else index + 1
+        index += 1
+    raise _UnreadableScript(f"unterminated regular expression at {start}")
+
+
+def _js_tokens(js: str) -> list[tuple[str, str, bool]]:
+    """``(kind, text, broken)`` for each token: ``kind`` is word, number, string, template
+    (``template-open`` when a substitution follows), regex or punct; ``broken``: a line
+    break (or a comment holding one) stood between it and the token before."""
+    tokens: list[tuple[str, str, bool]] = []
+    braces: list[bool] = []  # one per open {, True where it opened a template substitution
+    index, broken = 0, False
+    while index < len(js):
+        char = js[index]
+        if char in _JS_LINE_BREAKS:
+            index, broken = index + 1, True
+            continue
+        if _is_js_space(char):
+            index += 1
+            continue
+        if js.startswith("//", index):
+            while index < len(js) and js[index] not in _JS_LINE_BREAKS:
+                index += 1
+            continue
+        if js.startswith("/*", index):
+            end = js.find("*/", index + 2)
+            if end < 0:
+                raise _UnreadableScript(f"unterminated comment at {index}")
+            broken = broken or any(c in js[index:end] for c in _JS_LINE_BREAKS)
+            index = end + 2
+            continue
+        if js.startswith("<!--", index) or (js.startswith("-->", index) and (not tokens or broken)):
+            raise _UnreadableScript(f"HTML-like comment at {index}")
+        last = tokens[-1] if tokens else None
+        start, kind = index, "punct"
+        if char in "\"'":
+            index, kind = _skip_quoted(js, index, char), "string"
+        elif char == "`" or (char == "}" and braces and braces[-1]):
+            if char == "}":
+                braces.pop()
+            index, opened = _skip_template_part(js, index)
+            kind = "template-open" if opened else "template"
+            if opened:
+                braces.append(True)
+        elif number := _JS_NUMBER.match(js, index):
+            index, kind = number.end(), "number"
+            if index < len(js) and _is_word_char(js[index]):
+                raise _UnreadableScript(f"number followed by a letter at {start}")
+        elif (word := _JS_WORD.match(js, index)) is not None:
+            index, kind = word.end(), "word"
+        elif char == "/" and _regex_may_start(last):
+            index, kind = _skip_regex(js, index), "regex"
+        else:
+            text = next((p for p in _JS_PUNCTUATORS if js.startswith(p, index)), None)
+            if text is None:
+                raise _UnreadableScript(f"unexpected {char!r} at {index}")
+            if text == "?." and js[index + 2 : index + 3].isdigit():  # a ?.5 : b
+                text = "?"
+            index += len(text)
+            if text == "{":
+                braces.append(False)
+            elif text == "}" and braces:
+                braces.pop()
+        tokens.append((kind, js[start:index], broken))
+        broken = False
+    return tokens
+
+
+def _regex_may_start(last: tuple[str, str, bool] | None) -> bool:
+    """Whether a ``/`` after ``last`` starts a regular expression (else it divides)."""
+    if last is None:
+        return True
+    kind, text, _ = last
+    if kind == "word":
+        return text in _JS_REGEX_AFTER_WORDS
+    if kind == "template-open":
+        return True
+    if kind != "punct":
+        return False
+    if text == "}":  # a block's end or an object's: the tokenizer cannot tell
+        raise _UnreadableScript("a / after }")
+    return text not in (")", "]", "++", "--")
+
+
+def _js_gap(before: tuple[str, str, bool], after: tuple[str, str, bool]) -> str:
+    """What must stand between two tokens for them to read as they did in the source."""
+    kind, text, _ = before
+    next_kind, next_text, broken = after
+    if broken and not (
+        (kind == "punct" and text in _JS_BREAK_FREE_AFTER)
+        or kind == "template-open"
+        or (
+            next_kind == "punct"
+            and next_text in _JS_BREAK_FREE_BEFORE
+            and text not in _JS_RESTRICTED_WORDS
+        )
+    ):
+        return "\n"
+    word_end = kind in ("word", "number", "regex")
+    if word_end and (_is_word_char(next_text[0]) or next_kind == "regex"):
+        return " "
+    if (kind == "number" and next_text[0] == ".") or (
+        next_kind == "number" and (next_text[0] == "." or text[-1] == ".")
+    ):
+        return " "
+    if kind == "punct" and text + next_text[0] in _JS_JOINS:
+        return " "
+    return ""
 
 
 def minify_js(js: str) -> str:
-    """Drop comments, indentation and blank lines: the script ships inside every page."""
-    js = _JS_BLOCK_COMMENT.sub("", js)
-    js = _JS_LINE_COMMENT.sub("", js)
-    js = _JS_TRAILING_COMMENT.sub("", js)
-    js = _JS_INDENT.sub("", js)
-    return "\n".join(line for line in js.split("\n") if line)
+    """Drop comments and every space and line break the script reads the same without: it
+    ships inside every page. A script the tokenizer cannot read is kept as written."""
+    try:
+        tokens = _js_tokens(js)
+    except _UnreadableScript:
+        return js
+    out: list[str] = []
+    for index, token in enumerate(tokens):
+        if index:
+            out.append(_js_gap(tokens[index - 1], token))
+        out.append(token[1])
+    return "".join(out)
 
 
 _CSS_STRING = re.compile(r'("(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')')
