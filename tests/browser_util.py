@@ -564,9 +564,17 @@ class Viewer:
         assert extra == [], f"the server saw requests for {extra}"
 
     def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-        self.contexts.clear()
+        """Closes every context, each even if one before it failed to: a context left open
+        goes on running its pages (timers, reloads) into the tests after this one."""
+        contexts, self.contexts = self.contexts, []
+        failed: list[Exception] = []
+        for context in contexts:
+            try:
+                context.close()
+            except Exception as error:  # raised once all are closed
+                failed.append(error)
+        if failed:
+            raise failed[0]
 
 
 @pytest.fixture

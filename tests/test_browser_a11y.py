@@ -12,7 +12,7 @@ import pytest
 
 from exporter.loader import parse_session_bytes
 from exporter.render import render_session
-from tests.browser_util import PageServer, Viewer, render_fixture
+from tests.browser_util import PageServer, Viewer, after_page_timers, render_fixture
 
 pytest_plugins = ["tests.browser_util"]
 pytestmark = pytest.mark.browser
@@ -78,6 +78,10 @@ def test_the_outline_row_tab_lands_on_mid_page_says_how_to_move(
     page = viewer.open(pages[BRANCHED])
     row = page.locator("#tree li:not(.sub) > a").nth(20)
     row.click()
+    # the row becomes current in the hashchange's own task: a Tab before it entered the
+    # outline at its first row
+    href = row.get_attribute("href")
+    page.wait_for_selector(f'#tree li.current > a[href="{href}"]', state="attached")
     page.focus('label[for="flt-default"]')
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.getAttribute('href')") == row.get_attribute("href")
@@ -221,6 +225,10 @@ def test_the_search_count_is_said_once_typing_pauses(viewer: Viewer, pages: dict
     )
     page.locator("#tree-search").press_sequentially("theme", delay=80)
     page.wait_for_timeout(1200)
+    # said 600 ms after the last search (itself on a 30 ms timer): on a busy machine the
+    # page's timers run late, past a fixed wait; then any later one has its turn too
+    page.wait_for_function("() => window.said.length > 0", timeout=15_000)
+    after_page_timers(page, 1000)
     said = page.evaluate("window.said")
     shown = page.text_content("#tree-status")
     assert said == [shown] and "entries match" in shown, said
