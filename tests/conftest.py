@@ -435,3 +435,29 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+#: How many times a CPU limit's seconds a body may take on the wall clock (a hang that
+#: sleeps instead of spinning still ends the test).
+WALL_PER_CPU = 20
+
+
+@contextmanager
+def cpu_time_limit(seconds: float, wall: float | None = None) -> Iterator[None]:
+    """Fail after ``seconds`` of this process's CPU time (a runaway regex or a loop), not of
+    the wall clock: on a machine busy with other tests a linear-time body may wait minutes
+    for a core (a run failed so, "took more than 60s: a hang?"), yet it spends its seconds.
+    ``wall``: the wall-clock backstop for a body that hangs without spinning (by default
+    ``WALL_PER_CPU`` times ``seconds``, at least a minute)."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"took more than {seconds}s of CPU time: a hang?")
+
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        with time_limit(wall if wall is not None else max(60, seconds * WALL_PER_CPU)):
+            yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)

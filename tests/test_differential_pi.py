@@ -36,7 +36,7 @@ from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import load_session
 from exporter.session import Session
 from exporter.usage import compute_stats
-from tests.conftest import time_limit
+from tests.conftest import cpu_time_limit
 
 pytestmark = pytest.mark.pi
 
@@ -291,7 +291,7 @@ def pi_records(pi_reference, generated_sessions, adversarial, shared) -> dict[Pa
 
 
 def ours(path: Path) -> tuple[Session, dict[str, Any]]:
-    with time_limit(30):
+    with cpu_time_limit(30):
         session = load_session(path)
     return session, python_facts(session)
 

@@ -25,7 +25,7 @@ from exporter.markdown_doc import session_markdown
 from exporter.markdown_text import code_span, escaped, fenced, prose
 from exporter.render import render_session
 from exporter.session import Session
-from tests.conftest import FIXTURE_FILES, FIXTURES_DIR, time_limit
+from tests.conftest import FIXTURE_FILES, FIXTURES_DIR, cpu_time_limit
 from tests.xss_corpus import build_corpus
 
 VIEWER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -166,7 +166,7 @@ def test_a_long_line_of_brackets_and_backticks_is_made_safe_in_linear_time(line:
     """Each ``<`` looked back over the whole line for backslashes, and each backtick run
     searched the rest of the line for its closer: 1,199 runs of every length took 48 s.
     (A guard against a hang, not a speed measurement.)"""
-    with time_limit(10):
+    with cpu_time_limit(10):
         shown = prose(line)
     assert "<" not in VIEWER.render(shown).replace("<p>", "").replace("</p>", "").replace(
         "<code>", ""
@@ -688,7 +688,7 @@ def test_a_prompt_of_blocks_leaves_one_blank_line() -> None:
     ids=["destinations", "one-long-destination", "definitions", "definition-like"],
 )
 def test_links_and_definitions_are_made_safe_in_linear_time(line: str) -> None:
-    with time_limit(10):
+    with cpu_time_limit(10):
         said = prose(line, 3)
     assert "href" not in UNFILTERED.render(said[:20_000])
 
@@ -785,7 +785,7 @@ def test_a_paragraphs_spans_are_found_in_linear_time(unit: str) -> None:
 
     def seconds(size: int) -> float:
         text = unit * (size // len(unit))
-        with time_limit(20):
+        with cpu_time_limit(20):
             began = time.process_time()  # CPU: a test beside it (pytest -n) takes no share
             said = prose(text, 3)
             took = time.process_time() - began
@@ -884,7 +884,7 @@ def test_links_are_made_safe_in_linear_time(unit: str) -> None:
 
     def seconds(size: int) -> float:
         text = unit * (size // len(unit))
-        with time_limit(60):
+        with cpu_time_limit(60):
             began = time.process_time()  # CPU: a test beside it (pytest -n) takes no share
             prose(text, 3)
             return time.process_time() - began

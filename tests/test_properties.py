@@ -27,7 +27,7 @@ from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.markdown_doc import session_markdown
 from exporter.session import Session
 from exporter.usage import Usage, compute_stats
-from tests.conftest import time_limit
+from tests.conftest import cpu_time_limit
 
 MARKDOWN_VIEWER = MarkdownIt("commonmark", {"html": True})
 SETTINGS = settings(
@@ -265,7 +265,7 @@ def assert_is_a_forest(session: Session) -> None:
 @given(damaged_files())
 def test_damaged_files_never_raise_lose_entries_or_hang(data: bytes) -> None:
     kinds = classify(data)
-    with time_limit(10):
+    with cpu_time_limit(10):
         try:
             session = parse_session_bytes(data)
         except SessionFormatError:
@@ -326,7 +326,7 @@ def test_scan_summary_never_raises_or_hangs(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "2025-01-01T00-00-00-000Z_x.jsonl"
         path.write_bytes(data)
-        with time_limit(10):
+        with cpu_time_limit(10):
             summary = scan_summary(path)
         if summary.error is not None:  # only for what load_session refuses too
             assert summary.error in ("not a Pi session file", "empty file")

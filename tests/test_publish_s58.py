@@ -14,7 +14,7 @@ from exporter.cli import cli
 from exporter.discover import encode_cwd
 from exporter.formatting import surrogates_as_replacement_escapes
 from tests.conftest import FIXTURES_DIR as FIXTURES
-from tests.conftest import time_limit
+from tests.conftest import cpu_time_limit
 from tests.fakes.hub import TOKEN, FakeHub, fake_hub_fixture
 from tests.test_publish import Corpus, assert_consistent, hub_env, index_rows, publish
 
@@ -192,7 +192,7 @@ def test_a_dataset_holding_both_copies_keeps_the_larger_where_it_was(
 
 def test_lone_surrogates_are_replaced_in_linear_time_after_a_run_of_backslashes() -> None:
     text = "\\" * 200_000 + "u001b \ud83d"  # a run, then a real half
-    with time_limit(5):  # the escapes' parser this replaced was quadratic: a minute and more
+    with cpu_time_limit(5):  # the escapes' parser this replaced was quadratic: a minute and more
         assert surrogates_as_replacement_escapes(text) == ("\\" * 200_000 + "u001b \\ufffd", 1)
 
 
