@@ -33,11 +33,12 @@ HEADER["timestamp"] = "2026-01-01T00:00:00.000Z"
 
 #: Every right-to-left letter followed by end punctuation in a shown text node, and whether
 #: the punctuation is drawn on the letter's left (as it is read: after it).
-BIDI_PLACES = r"""() => {
+BIDI_PLACES = r"""(skip) => {
   const found = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const pattern = /([\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF])([!?.\u2026\u061F]+)/g;
   for (let node; (node = walker.nextNode()); ) {
     if (!node.parentElement.getClientRects().length) continue;  // not shown
+    if (skip && node.parentElement.closest(skip)) continue;
     for (const m of node.nodeValue.matchAll(pattern)) {
       const range = document.createRange();
       range.setStart(node, m.index); range.setEnd(node, m.index + 1);
@@ -111,10 +112,13 @@ def page_fixture(pw_browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def misdrawn(page: Any, *, expected: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The places whose punctuation is drawn on the wrong side; each of ``expected`` must
-    be found among the places checked (else the check would pass by checking nothing)."""
-    places = page.evaluate(BIDI_PLACES)
+def misdrawn(
+    page: Any, *, expected: tuple[str, ...], skip: str | None = None
+) -> list[dict[str, Any]]:
+    """The places whose punctuation is drawn on the wrong side (but under ``skip``); each of
+    ``expected`` must be found among the places checked (else the check would pass by
+    checking nothing)."""
+    places = page.evaluate(BIDI_PLACES, skip)
     for text in expected:
         assert any(text[-3:] in place["text"] for place in places), (text, places)
     return [place for place in places if not place["left"]]
@@ -133,3 +137,18 @@ def test_the_index_search_results_keep_a_prompt_s_direction(site: Path, page: An
     page.get_by_label("Search text").fill("שלומך")
     page.wait_for_selector("#text-results li a")
     assert misdrawn(page, expected=(PROMPT,)) == []
+
+
+def test_the_page_draws_names_and_labels_in_their_own_direction(tmp_path: Path, page: Any) -> None:
+    from exporter.loader import load_session
+    from exporter.render import render_session
+
+    session = load_session(write_rtl_session(tmp_path))
+    out = tmp_path / "rtl.html"
+    out.write_text(render_session(session), encoding="utf-8")
+    page.goto(out.as_uri())
+    page.locator("label[for=flt-all]").click()  # the label and name entries too
+    # not yet: a row quoted with its role ("user: …", "[label: …]") takes the direction of
+    # its English prefix; isolating the words in every outline row would cost ~11 B a row
+    quoted_rows = "#tree, .quoted, .bookmarks .muted"
+    assert misdrawn(page, expected=(NAME, LABEL, PROMPT, REPLY), skip=quoted_rows) == []

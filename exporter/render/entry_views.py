@@ -517,7 +517,7 @@ def _session_info(
 ) -> None:
     view.kind = "marker"
     if entry.name:
-        view.title = f"Session named “{entry.name}”"
+        view.title = Markup("Session named “<bdi>{}</bdi>”").format(entry.name)  # its own dir
     elif not_text(entry.raw.get("name")):  # a list is no name cleared: shown below as written
         view.title = "Session named with a value that is not text"
     else:
@@ -528,7 +528,7 @@ def _label(builder: PageBuilder, entry: LabelEntry, view: EntryView, line_set: s
     view.kind = "marker"
     target = _entry_link(builder, entry.target_id) if entry.target_id else "entry ?"
     if entry.label:
-        view.title = Markup("Label “{}” on {}").format(entry.label, target)
+        view.title = Markup("Label “<bdi>{}</bdi>” on {}").format(entry.label, target)
     else:
         view.title = Markup("Label cleared on {}").format(target)
     view.classes.append("hide-default")
