@@ -651,7 +651,9 @@
       el.focus({ preventScroll: true });
     }
     el.classList.add("highlight");
-    setTimeout(function () { el.classList.remove("highlight"); }, 2000);
+    // for 2 s once the page is whole: from a deep link on a big page, a timer set while it
+    // was still loading ran out before a reader saw the page
+    afterLoad(function () { setTimeout(function () { el.classList.remove("highlight"); }, 2000); });
     revealAt = performance.now(); userScrollAt = -Infinity;  // this jump is not the reader's scrolling
     markCurrent(el);
     return true;
