@@ -454,14 +454,17 @@ _CLIENT_ADD_PASS = re.compile(
     r"\.addpass(?:word)?\([ \t]*(?P<q>[\"'])(?P<v>[^\s\"']{4,512})(?P=q)[ \t]*\)"
 )
 #: The comma before a raw command's next argument
-_CLIENT_COMMA = re.compile(r"\s*+,")
+_CLIENT_COMMA = re.compile(r"\s*,")
 #: One item of the list (argument of the call): a quoted string or a bare name (`name`,
 #: `*rules`, `enabled=True`), then the comma before the next or the closing bracket.
 #: Comments before it (`"+X",  # primary`) are passed over.
-#: Possessive blanks: a run of them is walked once, never split between two quantifiers.
+#: The blanks and comments before it are taken whole (a lookahead and its backreference: an
+#: atomic group that Python 3.10 can read, which has no possessive quantifiers), so a run of
+#: them is walked once, never split between two quantifiers.
 _CLIENT_ITEM = re.compile(
-    r"(?:\s*+#[^\n]*+)*+\s*+(?:(?P<q>[\"'])(?P<body>[^\"'\r\n]{0,512}+)(?P=q)|[^\s,()\[\]\"']{1,128}+)"
-    r"\s*+(?P<next>[,\])])?"
+    r"(?=(?P<lead>(?:\s*#[^\n]*)*\s*))(?P=lead)"
+    r"(?:(?P<q>[\"'])(?P<body>[^\"'\r\n]{0,512})(?P=q)|[^\s,()\[\]\"']{1,128})"
+    r"\s*(?P<next>[,\])])?"
 )
 #: A password after its `+`/`>`: 4 characters or more, no blank
 _CLIENT_VALUE = re.compile(r"[^\s\"']{4,512}")
@@ -469,7 +472,7 @@ _CLIENT_MAX_ITEMS = 64
 _CLIENT_MAX_SCAN = 8192  # characters of one call's arguments read at most
 _SKIP_MAX = 512  # characters of one item not read that are passed over at most
 #: Up to the next character _skip_item looks at
-_SKIP_PLAIN = re.compile(r"[^\"'#()\[\]{},]*+")
+_SKIP_PLAIN = re.compile(r"[^\"'#()\[\]{},]*")
 
 
 def _skip_item(lower: str, at: int, limit: int) -> tuple[int, bool]:

@@ -1,0 +1,107 @@
+"""Session 69: Python 3.10, which the project supports, could not import redaction.
+
+Three patterns in ``placement_detectors`` used possessive quantifiers (``\\s*+``), which
+Python's ``re`` reads only from 3.11: on 3.10 ``import exporter.redact`` raised "multiple
+repeat", so ``redact``, ``share``, ``publish`` and every ``--redact`` crashed. CI runs
+3.11, so these tests read every pattern the package compiles (at import, and while it
+exports and redacts a real session) and refuse the syntax 3.10 lacks: possessive
+quantifiers and atomic groups ``(?>…)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import exporter
+from exporter.cli import cli
+from tests.conftest import FIXTURES_DIR
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="3.10 itself refuses such patterns when it compiles them"
+)
+
+
+def _newer_syntax(pattern: str | bytes, flags: int) -> list[str]:
+    """The 3.11-only constructs in one pattern (empty when 3.10 reads it)."""
+    from re import _constants, _parser  # type: ignore[attr-defined]
+
+    newer = {_constants.POSSESSIVE_REPEAT: "possessive quantifier"}
+    newer[_constants.ATOMIC_GROUP] = "atomic group"
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, _parser.SubPattern):
+            for op, argument in node.data:
+                if op in newer:
+                    found.append(newer[op])
+                walk(argument)
+        elif isinstance(node, (tuple, list)):
+            for item in node:
+                walk(item)
+
+    walk(_parser.parse(pattern, flags & ~re.DEBUG))
+    return found
+
+
+def _module_patterns() -> dict[str, re.Pattern[Any]]:
+    found: dict[str, re.Pattern[Any]] = {}
+    for info in pkgutil.walk_packages(exporter.__path__, "exporter."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            for index, item in enumerate(values):
+                if isinstance(item, re.Pattern):
+                    found[f"{info.name}.{name}[{index}]"] = item
+    return found
+
+
+def test_the_finder_sees_possessive_quantifiers_and_atomic_groups() -> None:
+    assert _newer_syntax(r"\s*+,", 0) == ["possessive quantifier"]
+    assert _newer_syntax(r"(?>a|ab)c", 0) == ["atomic group"]
+    assert _newer_syntax(r"(?=(?P<x>\s*))(?P=x),", 0) == []  # the 3.10 way to say it
+
+
+def test_no_pattern_of_the_package_needs_python_3_11() -> None:
+    patterns = _module_patterns()
+    assert len(patterns) > 300  # the scan reached the package
+    newer = {
+        where: said
+        for where, pattern in patterns.items()
+        if (said := _newer_syntax(pattern.pattern, pattern.flags))
+    }
+    assert newer == {}
+
+
+def test_no_pattern_compiled_while_exporting_and_redacting_needs_python_3_11(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_pattern = re._compile  # type: ignore[attr-defined]
+    seen: dict[str | bytes, int] = {}
+
+    def recording(pattern: Any, flags: Any) -> Any:
+        if isinstance(pattern, (str, bytes)):
+            seen[pattern] = int(flags)
+        return compile_pattern(pattern, flags)
+
+    monkeypatch.setattr(re, "_compile", recording)
+    source = FIXTURES_DIR / "pi-branched-1.jsonl"
+    runner = CliRunner()
+    for args in (
+        ["export", str(source), "--redact", "-o", str(tmp_path / "page.html")],
+        ["redact", str(source), "-o", str(tmp_path / "redacted.jsonl")],
+    ):
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+    assert len(seen) > 50
+    newer = {
+        pattern: said for pattern, flags in seen.items() if (said := _newer_syntax(pattern, flags))
+    }
+    assert newer == {}
