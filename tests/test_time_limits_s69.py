@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from tests.conftest import cpu_time_limit
+from tests.conftest import Hang, cpu_time_limit
 
 
 def test_a_spinning_body_is_stopped_by_its_cpu_time() -> None:
-    with pytest.raises(TimeoutError, match="of CPU time"), cpu_time_limit(0.2):
+    with pytest.raises(Hang, match="of CPU time"), cpu_time_limit(0.2):
         while True:
             pass
 
@@ -25,6 +25,17 @@ def test_a_body_that_waits_is_not_charged_for_the_wall_clock() -> None:
         time.sleep(0.5)  # five times the limit, on the wall clock only
 
 
+def test_a_hang_is_not_swallowed_by_code_that_catches_os_errors() -> None:
+    caught = []
+    with pytest.raises(Hang), cpu_time_limit(0.2):
+        try:
+            while True:
+                pass
+        except (OSError, Exception) as error:  # as scan_summary catches OSError
+            caught.append(error)
+    assert caught == []
+
+
 def test_a_body_that_sleeps_forever_still_ends() -> None:
-    with pytest.raises(TimeoutError, match=r"more than 1s: a hang"), cpu_time_limit(0.05, 1):
+    with pytest.raises(Hang, match=r"more than 1s: a hang"), cpu_time_limit(0.05, 1):
         time.sleep(30)  # the wall-clock backstop
