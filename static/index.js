@@ -347,12 +347,14 @@ var listingState = (function () {
     list.setAttribute("aria-label", "Prompts that match");
     hits.slice(0, SHOWN_HITS).forEach(function (p) {
       var item = doc.createElement("li"), target = item;
-      item.dir = "auto"; // a prompt in Hebrew or Arabic: its full stop at its end, the left
       if (href) {
         target = doc.createElement("a");
         target.href = href + "#" + encodeURIComponent(p.anchor);
         item.appendChild(target);
       }
+      // a prompt in Hebrew or Arabic: its full stop at its end, the left (the words only:
+      // on the item, its bullet went right, under the cell's clip)
+      target.dir = "auto";
       // the shown words around the first word found, every word marked
       var marks = spans(p.lower, terms), first = marks[0] || [0, 0];
       var from = Math.max(0, first[0] - BEFORE), to = Math.min(p.text.length, first[1] + AFTER);
