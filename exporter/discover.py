@@ -399,13 +399,16 @@ def _with_id_anywhere(root: Path, session_id: str) -> list[Path]:
     if not session_id or "/" in session_id or not root.is_dir():
         return []
     name = glob.escape(session_id)
-    found = {
-        os.path.realpath(p): p
-        for pattern in (f"*_{name}.jsonl", f"{name}.jsonl", f"rollout-*-{name}.jsonl")
-        for folder in ("", "*/", "[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/")
-        for p in root.glob(folder + pattern)
-        if id_from_name(p) == session_id and p.is_file()
-    }
+    try:
+        found = {
+            os.path.realpath(p): p
+            for pattern in (f"*_{name}.jsonl", f"{name}.jsonl", f"rollout-*-{name}.jsonl")
+            for folder in ("", "*/", "[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/")
+            for p in root.glob(folder + pattern)
+            if id_from_name(p) == session_id and p.is_file()
+        }
+    except UnicodeEncodeError:  # an id no file name can hold here (LC_ALL=C): none has it
+        return []  # (Python 3.13's glob stats a part without wildcards, and raised)
     return list(found.values())
 
 

@@ -56,6 +56,7 @@ from exporter.policy import MIN_LITERAL, RedactionPolicy
 from exporter.prepare import CUT_OPTIONS
 from exporter.session import Session
 from exporter.share_cuts import excluded_ids, unknown_exclusions
+from exporter.times import read_iso
 
 if TYPE_CHECKING:
     from exporter.redact import RedactionReport
@@ -544,10 +545,8 @@ def since_said(text: str, moment: datetime) -> str:
 
 
 def _iso_year(text: str) -> int | None:
-    try:
-        return datetime.fromisoformat(text).year
-    except ValueError:
-        return None
+    moment = read_iso(text)
+    return None if moment is None else moment.year
 
 
 def echo_path(path: Path) -> None:

@@ -77,6 +77,7 @@ from exporter.site_search import (
     sweep_shards,
     write_shard,
 )
+from exporter.times import read_iso
 from exporter.usage import compute_stats
 from exporter.usage_report import Lineage, counting_order, usage_of
 from exporter.workers import ProgressBar, fork_context, run_tasks
@@ -148,7 +149,9 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
         if match:
             amount, unit = int(match.group(1)), match.group(2)
             return now - timedelta(hours=amount * {"h": 1, "d": 24, "w": 168}[unit])
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        moment = read_iso(text.strip().replace("Z", "+00:00"))
+        if moment is None:
+            raise ValueError(text)
         return moment if moment.tzinfo else moment.astimezone()
     except (ValueError, OverflowError):  # "1000000d" reaches before year 1
         message = f"--since {text!r}: use YYYY-MM-DD, an ISO date-time, or 7d/12h/2w"

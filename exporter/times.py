@@ -18,6 +18,7 @@ __all__ = [
     "js_text_ms",
     "message_time",
     "parse_time",
+    "read_iso",
     "utc_iso",
     "utc_moment",
 ]
@@ -74,6 +75,27 @@ def _iso_fallback(text: str) -> datetime | None:
         return datetime.fromisoformat(
             f"{year}-{month}-{day}T{hour}:{minute}:{second or '00'}.{micro}{zone}"
         )
+    except ValueError:
+        return None
+
+
+_BASIC_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})", re.ASCII)
+
+
+def read_iso(text: str) -> datetime | None:
+    """An ISO 8601 date or date-time as Python 3.11's ``fromisoformat`` reads it, on every
+    supported Python (3.10's refuses a fraction of other than 3 or 6 digits, nanoseconds and
+    the basic format: ``--since 2024-05-01T10:00:00.12Z`` was an error there); None when
+    it is not one."""
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    date = _BASIC_DATE.fullmatch(text)
+    if date is None:
+        return _iso_fallback(text)
+    try:
+        return datetime(int(date[1]), int(date[2]), int(date[3]))
     except ValueError:
         return None
 

@@ -105,3 +105,27 @@ def test_no_pattern_compiled_while_exporting_and_redacting_needs_python_3_11(
         pattern: said for pattern, flags in seen.items() if (said := _newer_syntax(pattern, flags))
     }
     assert newer == {}
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("2024-05-01T10:00:00.12Z", "2024-05-01T10:00:00.120000+00:00"),
+        ("2024-05-01T10:00:00.123456789Z", "2024-05-01T10:00:00.123456+00:00"),
+        ("20240501T100000Z", "2024-05-01T10:00:00+00:00"),
+    ],
+)
+def test_since_reads_what_python_3_11_reads(given: str, expected: str) -> None:
+    """``--since`` took these only on 3.11 and later (3.10's ``fromisoformat`` refused them;
+    CI's oldest-Python step reads them on 3.10 too)."""
+    from exporter.site import parse_since
+
+    assert parse_since(given).isoformat() == expected
+
+
+def test_since_reads_a_basic_date_as_local_midnight() -> None:
+    from exporter.site import parse_since
+
+    moment = parse_since("20240501")
+    assert (moment.year, moment.month, moment.day, moment.hour) == (2024, 5, 1, 0)
+    assert moment.tzinfo is not None
