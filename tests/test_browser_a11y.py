@@ -223,7 +223,19 @@ def test_the_search_count_is_said_once_typing_pauses(viewer: Viewer, pages: dict
                .observe(el, { childList: true, characterData: true, subtree: true });
            }"""
     )
-    page.locator("#tree-search").press_sequentially("theme", delay=80)
+    # typed by the page's own timers, 80 ms apart: keys sent from here came over 600 ms apart
+    # on a busy machine (the page then rightly said the count twice); the page's timers run
+    # in the order they are due, so a late machine still sees each key before the pause
+    page.evaluate(
+        """() => { const box = document.querySelector('#tree-search');
+           box.focus();
+           [...'theme'].forEach((key, i) => setTimeout(() => {
+             box.value += key;
+             box.dispatchEvent(new InputEvent('input', { bubbles: true, data: key,
+                                                         inputType: 'insertText' }));
+           }, 80 * i)); }"""
+    )
+    page.wait_for_function("() => document.querySelector('#tree-search').value === 'theme'")
     page.wait_for_timeout(1200)
     # said 600 ms after the last search (itself on a 30 ms timer): on a busy machine the
     # page's timers run late, past a fixed wait; then any later one has its turn too
