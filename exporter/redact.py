@@ -593,10 +593,11 @@ def _spellings(name: str) -> str:
 
 
 #: Words that open a greeting or thanks: the capitalised word right after one names someone
-#: ("Thanks Max", "Hi, Mark", "Dear Will")
+#: ("Thanks Max", "Hi, Mark", "Dear Will"); the group ``comma`` holds the comma if one
+#: separates them (see ``_VERB_USER_NAMES``)
 _GREETING = (
     r"(?<![\w-])(?i:hi|hey|hello|dear|thanks|thank[ \t]+you|thx|cheers|bye|goodbye"
-    r"|good[ \t]+(?:morning|afternoon|evening|night))[ \t]*,?[ \t]+"
+    r"|good[ \t]+(?:morning|afternoon|evening|night))[ \t]*(?P<comma>,)?[ \t]+"
 )
 #: The same before a name in lower case ("thanks max"), each of fixed width (see
 #: :func:`_after`); a bare "hi" only without a comma: "lo, hi, max" is code
@@ -613,17 +614,24 @@ _LOWER_GREETINGS = (
 #: After a greeting, a lower-case name ends the phrase ("thanks max", "thanks max, merged",
 #: "thanks max for it"): in "thanks, max is 5" it is the word
 _LOWER_NAME_END = r"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)|[ \t]+for(?![\w-]))"
-#: Names that are also a verb or a modal ("will", "may", "mark", "hope"): after a greeting,
-#: one followed by a verb or an object is that verb ("Thanks, Will do", "Thanks, Mark it
-#: done", "Thanks, Hope this helps"), not the name
+#: Names that are also a verb or a modal ("will", "may", "mark", "hope"): right after a
+#: greeting and a comma, one followed by what that verb takes is the verb ("Thanks, Will do",
+#: "Thanks, Mark it done", "Thanks, Hope this helps"), not the name; without the comma it is
+#: the name ("Hi Will I need help", "Thanks Mark I'll merge it", "Hi Sue we shipped it")
 _VERB_USER_NAMES = """
     will may mark bill sue hope chase cash page rob chip jack echo code work react host box
     cloud rust master stone wade mar nick kit don dawn"""
 _VERB_USERS = frozenset(_VERB_USER_NAMES.split())
-_USED_AS_VERB = (
+#: What follows a verb that is a name: its object ("Mark it done", "Mark all as read"); a
+#: pronoun that starts a clause is no object ("Thanks, Sue we shipped it" names Sue)
+_USED_AS_VERB = r"[ \t]+(?i:it|this|that|these|those|them|all|as)(?![\w-])"
+#: What follows a modal ("Will do", "Will be done", "May I ask", "Will you check?") or
+#: "hope", which takes a clause ("Hope this helps", "Hope you're well")
+_USED_AS_MODAL = (
     r"[ \t]+(?i:do|be|have|get|go|try|fix|check|look|see|send|add|make|take|keep|let|need"
-    r"|work|update|run|help|not|it|this|that|these|those|them|all|as|you|we|i)(?![\w-])"
+    r"|work|update|run|help|not|it|this|that|you|we|i|they|to)(?![\w-])"
 )
+_MODAL_USERS = frozenset({"will", "may", "hope"})
 #: Word names that are things (software, machines, pages) rather than people: "Python says",
 #: "Docker wants", "tell Python to" are about the thing, so only the narrower rules apply
 _THING_USER_NAMES = """
@@ -647,28 +655,46 @@ _PERSON_DID = (
     r"|merged)[ \t]+(?:the|this|that|these|those|it|a|an|my|your|our|his|her|their|me|us"
     r"|him|them|you|about|if|whether)"
 )
-#: What makes the capitalised word before a verb no one's: more of a name or path
-#: (``Math.Max``, ``$Max``) or a determiner ("the Max said")
+#: After one of these, what a person did takes no object ("Max asked for a refactor", "Max
+#: wanted to keep it", "Max suggested we split it"); not "approved", "reviewed" or
+#: "merged", adjectives before one ("Mark approved for release")
+_PERSON_DID_INTRANSITIVE = (
+    r"(?:asked|mentioned|suggested|agreed|confirmed|requested|wanted)[ \t]+(?:for|to|we)"
+)
+#: What makes the capitalised word before a verb or a possessive no one's: more of a name or
+#: path (``Math.Max``, ``$Max``) or a determiner ("the Max said", "the Bill's provisions");
+#: not "this", "that" nor "her", as often a pronoun or a conjunction ("I think that Max said
+#: so", "Is this Max's?", "give her Max's keys")
 _NOT_A_PERSON_BEFORE = (
     r"[\w.\-/$@#]",
     *(
         rf"\b{form} "
-        for word in ("the", "a", "an", "this", "that", "my", "your", "our", "their", "his",
-                     "her", "its", "every", "each", "no", "any", "some", "other", "one")
+        for word in ("the", "a", "an", "my", "your", "our", "their", "his", "its", "every",
+                     "each", "no", "any", "some", "other", "one")
         for form in (word, word.capitalize())
     ),
 )  # fmt: skip
 #: Verbs that take a person right after them: "ask Max", "tell Will", "cc Max"
 _ASKING = tuple(
     rf"(?<![\w.\-])(?i:{verb})[ \t]"
-    for verb in ("ask", "asked", "asking", "tell", "told", "telling", "ping", "pinged", "thank",
-                 "cc", "cc:")
+    for verb in ("ask", "asks", "asked", "asking", "tell", "tells", "told", "telling", "ping",
+                 "pings", "pinged", "pinging", "thank", "cc", "cc:")
 )  # fmt: skip
+#: After one of those, a capitalised name is no one's if more of a name or path follows
+#: ("ask Max-bot", "ping max.local")
+_ASKED_END = r"(?![A-Za-z0-9_]|[.\-]\w)"
+#: Names that are also a month or a season: after one of those, one a number follows is a
+#: date ("pinged June 3", "asked Mar 3", "cc Jan 2026 report"), not the person ("ask June")
+_DATE_USER_NAMES = """
+    jan january feb february mar march apr april may jun june jul july aug august sep sept
+    september oct october nov november dec december spring summer autumn fall winter"""
+_DATE_USERS = frozenset(_DATE_USER_NAMES.split())
+_DATE_AFTER = r"(?![ \t]+[0-9])"
 #: After one of those, a lower-case name ends the phrase or a preposition follows ("ask max",
-#: "tell max to merge"): "ask max tokens" is the word
+#: "tell max to merge"): "ask max tokens", "ask max and min" are the word
 _LOWER_ASKED_END = (
     r"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)"
-    r"|[ \t]+(?:about|to|for|if|whether|what|how|why|when|on|and)(?![\w-]))"
+    r"|[ \t]+(?:about|to|for|if|whether|what|how|why|when|on)(?![\w-]))"
 )
 
 
@@ -689,28 +715,33 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
     """Where a user name that is also a word names someone: a home (/home/max, ~max),
     user@host and git@host:max/repo, ``id`` output (uid=1000(max)), ``sudo -u max``, ``chown
     max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``
-    (the name in any case there); "Max" or "MAX" right after a greeting ("Thanks Max", not
-    "Thanks, Will do"), "max" ending one ("thanks max"); and, capitalised, before what a
-    person does ("Max said", "Max approved the change"), after "ask"/"tell"/"ping"/"cc"
-    ("ask Max", also "ask max about"), and a person's possessive ("Max's laptop"). Narrow on
-    purpose: ``print(data)``, ``python -u main.py`` or ``HEAD:main/x.py`` are code, and
-    elsewhere "Max", "MAX" or "Mark" is as likely the word as the name ("Max tokens",
-    "MAX_RETRIES", "Mark this done", "Will you", "Python says"), so prose keeps it."""
+    (the name in any case there); "Max" or "MAX" right after a greeting ("Thanks Max", "Hi
+    Will I need help", not "Thanks, Will do"), "max" ending one ("thanks max", not "the
+    thanks page"); and, capitalised, before a few things a person does ("Max said", "Max
+    approved the change", "Max asked for"), after "ask"/"tell"/"ping"/"cc" ("ask Max", also
+    "ask max about"; not "pinged June 3"), and a person's possessive ("Max's laptop", not
+    "the Bill's provisions"). Narrow on purpose: ``print(data)``, ``python -u main.py`` or
+    ``HEAD:main/x.py`` are code, and elsewhere "Max", "MAX" or "Mark" is as likely the word as
+    the name ("Max tokens", "MAX_RETRIES", "Mark this done", "Will you", "Python says"), so
+    prose keeps it."""
     name = rf"(?P<name>(?i:{'|'.join(map(re.escape, words))}))(?![A-Za-z0-9_])"
     end = "(?![A-Za-z0-9_])"
 
     def not_a_verb(word: str) -> str:
-        return f"(?!{_USED_AS_VERB})" if word in _VERB_USERS else ""
+        """After a greeting's comma only (the group ``comma``), the verb or modal itself."""
+        if word not in _VERB_USERS:
+            return ""
+        used = _USED_AS_MODAL if word in _MODAL_USERS else _USED_AS_VERB
+        return f"(?(comma)(?!{used}))"
 
     spoken = "|".join(
         re.escape(form) + end + not_a_verb(word)
         for word in words
         for form in (word.title(), word.upper())
     )
-    greeted = "|".join(
-        _after(_LOWER_GREETINGS, re.escape(word)) + end + not_a_verb(word) for word in words
-    )
     people = [word for word in words if word not in _THING_USERS]
+    # "thanks max", not "the thanks page", "a hello server"
+    greeted = "|".join(_after(_LOWER_GREETINGS, re.escape(word)) + end for word in people)
     field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
     ls_owner = r"^[-bcdlps][-rwxsStT]{9}[.+@]?[ \t]+[0-9]+[ \t]+"
     chown = r"(?<![\w-])(?:chown|chgrp)[ \t]+(?:-[A-Za-z]+[ \t]+)*"
@@ -728,21 +759,25 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         (rf"(?P<pre>{ls_owner}<user>[ \t]+){name}", re.MULTILINE),  # the group column
         (rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)", re.IGNORECASE),
         (rf"(?P<pre>{_GREETING})(?:{spoken})", 0),  # Thanks Max, HI MAX
-        (rf"(?P<pre>)(?:{greeted}){_LOWER_NAME_END}", re.MULTILINE),  # thanks max
     ]  # fmt: skip
     if people:
         doing = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in people)
-        asked = "|".join(_after(_ASKING, re.escape(w.title())) for w in people)
+        asked = "|".join(
+            _after(_ASKING, re.escape(w.title())) + (_DATE_AFTER if w in _DATE_USERS else "")
+            for w in people
+        )
         asked_lower = "|".join(_after(_ASKING, re.escape(w)) for w in people)
+        did = rf"{_PERSON_VERB}|{_PERSON_DID}|{_PERSON_DID_INTRANSITIVE}"
         sources += [
-            # Max said, Max approved the change
-            (rf"(?P<pre>)(?:{doing})(?=[ \t]+(?:{_PERSON_VERB}|{_PERSON_DID})(?![\w-]))", 0),
+            (rf"(?P<pre>)(?:{greeted}){_LOWER_NAME_END}", re.MULTILINE),  # thanks max
+            # Max said, Max approved the change, Max asked for a refactor
+            (rf"(?P<pre>)(?:{doing})(?=[ \t]+(?:{did})(?![\w-]))", 0),
             # ask Max, cc: Max; ask max, tell max to merge
-            (rf"(?P<pre>)(?:(?:{asked})(?![A-Za-z0-9_]|[.\-]\w)"
+            (rf"(?P<pre>)(?:(?:{asked}){_ASKED_END}"
              rf"|(?:{asked_lower}){_LOWER_ASKED_END})", re.MULTILINE),
         ]  # fmt: skip
     if owners := [word for word in words if word in _POSSESSIVE_USERS]:  # Max's laptop
-        owned = "|".join(_not_after((r"[\w.\-/$@#]",), re.escape(w.title())) for w in owners)
+        owned = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in owners)
         sources.append((rf"(?P<pre>)(?:{owned})(?=['’]s(?![\w-]))", 0))
     return tuple(re.compile(source, flags) for source, flags in sources)
 
