@@ -377,6 +377,40 @@ def pw_browser() -> Iterator[Any]:
             browser.close()
 
 
+#: The elements a jump highlighted, in order (init script). The page highlights its target
+#: for 2 s once it has loaded, but a first look from a busy test process can still come
+#: later than that (3.5 s measured before the 2 s waited for the load), and a wait for the
+#: class then found it gone.
+RECORD_HIGHLIGHTS = """window.__highlighted = [];
+new MutationObserver(records => { for (const r of records)
+    if (r.target.classList.contains('highlight') && !window.__highlighted.includes(r.target))
+      window.__highlighted.push(r.target); })
+  .observe(document, { subtree: true, attributes: true, attributeFilter: ['class'] });"""
+
+
+def open_recording_highlights(view: Viewer, url: str, **options: Any) -> Any:
+    """``view.open(url, **options)`` in a context of its own that records highlights."""
+    context = view.context(**options)
+    context.add_init_script(RECORD_HIGHLIGHTS)
+    return view.open(url, context=context)
+
+
+def wait_highlighted(page: Any, selector: str, timeout_ms: int = 15_000) -> None:
+    """Waits until an element matching ``selector`` has been highlighted (a page or a frame
+    opened by ``open_recording_highlights``); a jump's highlight lasts 2 s only."""
+    page.wait_for_function(
+        "sel => (window.__highlighted || []).some(e => e.matches(sel))",
+        arg=selector,
+        timeout=timeout_ms,
+        polling=50,
+    )
+
+
+def highlighted(page: Any) -> list[str]:
+    """The entry ids of the elements highlighted so far (``open_recording_highlights``)."""
+    return page.evaluate("window.__highlighted.map(e => e.dataset.entryId)")
+
+
 # Longer than page.js's wait before a search runs (30 ms; 120 ms past 3,000 rows).
 SEARCH_SETTLE_MS = 250
 

@@ -6,7 +6,9 @@ the title a screen away; the Thinking toggle said "not pressed" with every block
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -70,28 +72,49 @@ def context(pw_browser: Any) -> Iterator[Any]:
             one.close()
 
 
-def _open_index(context: Any, site: Path, **options: Any) -> Any:
+def _open_index(context: Any, site: Path, *, paused: bool = False, **options: Any) -> Any:
+    """The site's index in a new tab; ``paused``: its timers under the test's clock, which
+    stands still from the load on (``page.clock.run_for`` moves it)."""
     page = context(**options).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    if paused:
+        page.clock.install(time=CLOCK_START)
+        page.clock.pause_at(CLOCK_START + timedelta(hours=1))  # (ahead of it: it ran since)
     page.goto((site / "index.html").as_uri())
     page.errors = errors
     return page
+
+
+#: Where the paused clock stands (its timers only fire when the test moves it).
+CLOCK_START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def _type_paused(page: Any, selector: str, text: str, gap_ms: int) -> None:
+    """Types ``text`` a key at a time, ``gap_ms`` of the page's time between keys: a busy
+    machine's pauses between keys (a second, now and then) are not the page's."""
+    for key in text:
+        page.locator(selector).press(key)
+        page.clock.run_for(gap_ms)
 
 
 def test_the_index_says_its_counts_once_typing_pauses(context: Any, site: Path) -> None:
     """The filter's count (aria-live) changed at every key: "theme" queued five counts. It is
     said once the typing pauses, and not again while it stays the same; the count on screen
     still follows each key."""
-    page = _open_index(context, site)
+    page = _open_index(context, site, paused=True)
     page.evaluate(LISTEN)
-    page.locator("#filter").press_sequentially("theme", delay=80)
-    after_page_timers(page, 1000)
+    _type_paused(page, "#filter", "theme", 80)
+    # the first filtering unpacks the prompts (no timer: it takes what it takes), then runs
+    status = page.locator("#filter-status")
+    expect(status).to_contain_text("matching prompt")
+    assert page.evaluate("window.said") == []  # nothing said while the typing goes on
+    page.clock.run_for(1000)
     shown = page.text_content("#filter-status")
     assert "matching prompt" in shown
     assert page.evaluate("window.said") == [["filter-said", shown]]
-    page.locator("#filter").press_sequentially("  ", delay=80)  # the same words: nothing new
-    after_page_timers(page, 1000)
+    _type_paused(page, "#filter", "  ", 80)  # the same words: nothing new
+    page.clock.run_for(1000)
     assert page.evaluate("window.said") == [["filter-said", shown]]
     assert page.errors == []
 
@@ -99,10 +122,13 @@ def test_the_index_says_its_counts_once_typing_pauses(context: Any, site: Path) 
 def test_the_index_says_its_text_search_count_once_typing_pauses(context: Any, site: Path) -> None:
     """The text search's count (role status) changed at every key after the first pause:
     14 times for "dimgray color", five of them the same words."""
-    page = _open_index(context, site)
+    page = _open_index(context, site, paused=True)
     page.evaluate(LISTEN)
-    page.locator("#text-query").press_sequentially("light theme", delay=200)
-    after_page_timers(page, 1000)
+    _type_paused(page, "#text-query", "light theme", 200)
+    # the first search unpacks the index (no timer: it takes what it takes), then runs
+    status = page.locator("#text-status")
+    expect(status).to_have_text(re.compile(r" in \d+ sessions?$"))
+    page.clock.run_for(1000)
     found = page.text_content("#text-status")
     assert " in " in found and "match" in found, found
     assert page.evaluate("window.said") == [["text-said", found]]
@@ -119,8 +145,8 @@ def test_filtering_the_index_on_a_phone_scrolls_nothing_sideways(
         context, site, viewport={"width": width, "height": 700}, is_mobile=True, has_touch=True
     )
     page.fill("#filter", "theme")
-    after_page_timers(page, 300)
-    assert "matching prompt" in page.text_content("#filter-status")
+    # (the first filtering unpacks the prompts first: no timer says when it is done)
+    expect(page.locator("#filter-status")).to_contain_text("matching prompt")
     wide, shown = page.evaluate(
         "[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]"
     )
@@ -129,12 +155,20 @@ def test_filtering_the_index_on_a_phone_scrolls_nothing_sideways(
     assert status is not None and status["x"] + status["width"] <= width
     page.fill("#text-query", "light theme")
     page.locator("#text-query").press("Enter")
-    after_page_timers(page, 300)
+    expect(page.locator("#text-status")).to_have_text(re.compile(r"\bmatch(es)? in \d+ session"))
     wide, shown = page.evaluate(
         "[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]"
     )
     assert wide <= shown, (wide, shown)
     assert page.errors == []
+
+
+def expect(locator: Any) -> Any:
+    """Playwright's ``expect``, imported when a test runs (the fixture says when Playwright
+    is missing)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
 
 
 def _line(**fields: Any) -> str:

@@ -36,11 +36,14 @@ from tests.browser_util import (
     after_page_timers,
     branch_depth,
     fixture_path,
+    highlighted,
     load_fixture,
+    open_recording_highlights,
     parse_fixture,
     render_fixture,
     retry_session,
     search_for,
+    wait_highlighted,
 )
 from tests.page_anchors import anchor_for
 from tests.xss_corpus import corpus_text_markers
@@ -205,45 +208,13 @@ def set_hash(page: Any, fragment: str) -> None:
     """Sets ``location.hash`` and returns once the page's own hashchange handler has run
     (it runs in a task of its own: an evaluate right after could come first)."""
     page.evaluate(
-        """hash => new Promise(done => {
+        """hash => new Promise((done, failed) => {
+             if (location.hash === hash) return done();  // no change: no hashchange comes
              addEventListener('hashchange', () => setTimeout(done, 0), { once: true });
+             setTimeout(() => failed(new Error('no hashchange in 15 s')), 15000);
              location.hash = hash; })""",
         fragment,
     )
-
-
-#: The elements a jump highlighted, in order (init script). The page highlights its target
-#: for 2 s from the moment its script runs, before the load event: on a busy machine the
-#: load and a first look took longer than that (3.5 s measured), and a wait for the class
-#: found it gone.
-RECORD_HIGHLIGHTS = """window.__highlighted = [];
-new MutationObserver(records => { for (const r of records)
-    if (r.target.classList.contains('highlight') && !window.__highlighted.includes(r.target))
-      window.__highlighted.push(r.target); })
-  .observe(document, { subtree: true, attributes: true, attributeFilter: ['class'] });"""
-
-
-def open_recording_highlights(view: Viewer, url: str, **options: Any) -> Any:
-    """``view.open(url, **options)`` in a context of its own that records highlights."""
-    context = view.context(**options)
-    context.add_init_script(RECORD_HIGHLIGHTS)
-    return view.open(url, context=context)
-
-
-def wait_highlighted(page: Any, selector: str, timeout_ms: int = 15_000) -> None:
-    """Waits until an element matching ``selector`` has been highlighted (a page or a frame
-    opened by ``open_recording_highlights``); a jump's highlight lasts 2 s only."""
-    page.wait_for_function(
-        "sel => (window.__highlighted || []).some(e => e.matches(sel))",
-        arg=selector,
-        timeout=timeout_ms,
-        polling=50,
-    )
-
-
-def highlighted(page: Any) -> list[str]:
-    """The entry ids of the elements highlighted so far (``open_recording_highlights``)."""
-    return page.evaluate("window.__highlighted.map(e => e.dataset.entryId)")
 
 
 def settled_value(page: Any, expression: str, still_ms: int = 600, seconds: float = 15) -> Any:
@@ -4289,13 +4260,14 @@ def test_a_page_in_pi_s_srcdoc_viewer_follows_its_links_in_place(
     )
     page = view.open(url)
     frame = page.frame_locator("#f")
-    # what the jump leaves in place (the outline's current row, on its entry): its highlight
-    # lasts 2 s from the frame's script, which a busy machine spent before the load ended
-    # (and an init script to record it did not always run in this sandboxed frame)
+    # what the jump leaves in place: the outline's current row, on its entry, and the entry's
+    # highlight (2 s from the frame's load; an init script to record highlights did not
+    # always run in this sandboxed frame)
     anchor = anchor_for(session, target)
     frame.locator(f'#tree li.current > a[href="#{anchor}"]').wait_for(
         state="attached", timeout=15_000
     )
+    frame.locator(f'[id="{anchor}"].highlight').wait_for(state="attached", timeout=15_000)
     assert frame.locator(f'[id="{anchor}"]').get_attribute("data-entry-id") == target
     assert frame.locator(f'[data-entry-id="{target}"]').is_visible()  # its branch opened
     asked = len(view.watch(page).requests)
@@ -4305,6 +4277,7 @@ def test_a_page_in_pi_s_srcdoc_viewer_follows_its_links_in_place(
     frame.locator(f'#tree li.current > a[href="#{clicked}"]').wait_for(
         state="attached", timeout=15_000
     )
+    frame.locator(f'[id="{clicked}"].highlight').wait_for(state="attached", timeout=15_000)
     assert len(view.watch(page).requests) == asked  # the viewer was not loaded again
     assert [f.url for f in page.frames][1] == "about:srcdoc"
     clean(view)

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from exporter.cli import cli
 from exporter.loader import load_session
-from tests.browser_util import PageServer, Viewer
+from tests.browser_util import PageServer, Viewer, open_recording_highlights, wait_highlighted
 
 pytest_plugins = ["tests.browser_util"]
 
@@ -107,9 +107,11 @@ def test_the_pages_anchor_and_target_id_are_the_copy_the_cli_names(
     assert "a2~2" not in html.split("<main", 1)[1].split("session-jsonl", 1)[0]
     url = page_server.publish("s67-twice.html", html)
     for link in ("#a2", "?targetId=a2", "#" + quote("a2~1"), "?targetId=" + quote("a2~1")):
-        page = viewer.open(url + link)
-        page.wait_for_selector("article.highlight", timeout=5000)
-        shown = page.inner_text("article.highlight")
+        page = open_recording_highlights(viewer, url + link)  # (a highlight lasts 2 s)
+        wait_highlighted(page, "article")
+        (shown,) = page.evaluate(
+            "() => window.__highlighted.filter(e => e.matches('article')).map(e => e.innerText)"
+        )
         copy = "first" if "~1" in link else "second"
         assert f"{copy} copy words" in shown, (link, shown)
     viewer.assert_clean()

@@ -56,7 +56,7 @@ def test_a_deep_link_s_highlight_counts_its_seconds_from_the_loaded_page(
     )
     target = anchors[len(anchors) // 2]  # deep in the page
     page.goto(f"{out.as_uri()}#{target}", wait_until="load")
-    page.wait_for_function("window.__twoSecondTimers.length > 0")
+    page.wait_for_function("() => window.__twoSecondTimers.length > 0")
     assert page.evaluate(f"document.getElementById({target!r}).classList.contains('highlight')")
     assert set(page.evaluate("window.__twoSecondTimers")) == {"complete"}
     # ...and then it goes (the page's CSP allows no eval: a function, not an expression)

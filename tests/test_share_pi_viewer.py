@@ -241,8 +241,17 @@ def test_a_viewer_of_pi_exports_shows_the_page_and_opens_its_deep_link(
     data = page.evaluate("window.piData")
     assert len(data["entries"]) == len(session.entries) and data["leafId"] == session.leaf_id
     frame = page.frame_locator("#f")
-    frame.locator(".highlight").wait_for(timeout=3000)  # the viewer's ?targetId= was read
-    assert frame.locator(".highlight").get_attribute("data-entry-id") == target
+    # the viewer's ?targetId= was read: the entry is opened, focused (Tab goes on from it)
+    # and the outline's current row (its highlight lasts 2 s: a busy machine looked later)
+    shown = page.locator("#f").element_handle().content_frame()
+    shown.wait_for_function(
+        "() => document.activeElement.matches('article.entry')", polling=100, timeout=20_000
+    )
+    opened = shown.evaluate(
+        """() => [document.activeElement.getAttribute('data-entry-id'),
+                  document.querySelector('#tree li.current > a').getAttribute('href')]"""
+    )
+    assert opened == [target, f"#{target}"]
     assert frame.locator(f'[data-entry-id="{target}"]').is_visible()
     assert frame.locator("#transcript article.entry").count() > 20
     viewer.assert_clean()  # no script error in the sandbox (storage there throws)

@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,7 +71,10 @@ class Grower:
 
     def __init__(self, watch: SessionWatch, path: Path, entry_id: str, text: str) -> None:
         self.failed: list[BaseException] = []
-        self.thread = threading.Thread(target=self._grow, args=(watch, path, entry_id, text))
+        self.thread = threading.Thread(
+            target=self._grow, args=(watch, path, entry_id, text), daemon=True
+        )  # (a daemon: a hung grow cannot hold pytest's exit)
+        self.deadline = time.monotonic() + 60
         self.thread.start()
 
     def _grow(self, *args: Any) -> None:
@@ -80,10 +84,11 @@ class Grower:
             self.failed.append(error)
 
     def running(self) -> bool:
-        return self.thread.is_alive()
+        """Still making the new version, and not yet past its minute (then check() fails)."""
+        return self.thread.is_alive() and time.monotonic() < self.deadline
 
     def check(self) -> None:
-        self.thread.join(60)
+        self.thread.join(max(0.0, self.deadline - time.monotonic()))
         assert not self.thread.is_alive(), "the watch did not make the new version"
         if self.failed:
             raise self.failed[0]
