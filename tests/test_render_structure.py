@@ -1203,9 +1203,11 @@ def test_a_prompt_that_is_only_markup_is_previewed_as_written() -> None:
 
 @pytest.mark.parametrize("script", ["theme.js", "page.js", "index.js", "live.js"])
 def test_scripts_keep_to_what_the_minifier_can_strip_safely(script: str) -> None:
-    """The minifier is a few regexes, not a parser: a comment must be a whole line, a /* */
-    block starting a line, or "  // " after ; { } ) , and no "//" or "/*" may appear
-    anywhere else (a string holding one would lose code)."""
+    """The minifier (assets.minify_js) is a tokenizer, not a parser: it reads strings,
+    template literals, regular expressions and comments whole and ships a script it cannot
+    read as written, so this rule is house style rather than a safety need: a comment is a
+    whole line, a /* */ block starting a line, or "  // " after ; { } ) , and no "//" or
+    "/*" appears anywhere else."""
     from exporter.render import asset_dir
 
     source = (asset_dir("static") / script).read_text(encoding="utf-8")

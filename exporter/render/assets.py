@@ -100,7 +100,9 @@ NOSCRIPT_CSS = (
 # operator still waiting for its right side) or the token after it cannot start one
 # (``} ) ] , ;`` ``.`` or a binary operator): only there can a line break never decide
 # where a semicolon goes (``a\n++b``, ``return\nx`` keep theirs). Anything the tokenizer
-# cannot read leaves the script as written.
+# cannot read, or a ``/`` it cannot tell a division from a regular expression by without
+# parsing, leaves the script as written; so does an output that would hold more
+# ``</script``, ``<script`` or ``<!--`` than the source (the script is inlined into HTML).
 
 
 def _spaced(words: str) -> frozenset[str]:
@@ -115,6 +117,10 @@ _JS_PUNCTUATORS = (
     "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|",
     "^", "!", "~", "?", ":", "=", ".",
 )  # fmt: skip
+#: One pattern for every punctuator, longest first (Python tries alternatives in order).
+_JS_PUNCTUATOR = re.compile(
+    "|".join(re.escape(text) for text in sorted(_JS_PUNCTUATORS, key=len, reverse=True))
+)
 #: Every start of a punctuator, a comment (``//``, ``/*``) or an HTML-like comment or end
 #: tag: two tokens whose joint text begins one of these must stay apart.
 _JS_JOINS = frozenset(
@@ -122,28 +128,44 @@ _JS_JOINS = frozenset(
     for text in (*_JS_PUNCTUATORS, "//", "/*", "<!--", "-->", "</")
     for n in range(1, len(text) + 1)
 )
-#: Words after which ``/`` starts a regular expression, not a division.
-_JS_REGEX_AFTER_WORDS = _spaced(
-    "return typeof instanceof in of new delete void throw case do else yield await"
-)
+#: Words after which ``/`` starts a regular expression, not a division (unless the word
+#: is a property name: ``o.in / 2``).
+_JS_REGEX_AFTER_WORDS = _spaced("return typeof instanceof in new delete void throw case do else")
+#: Words that are keywords in one place and names in another (``for (x of /re/…)`` but
+#: ``of / 2``; ``await``, ``yield`` likewise): a ``/`` after one leaves the script as written.
+_JS_REGEX_OR_DIVISION_WORDS = _spaced("of await yield")
+#: Words whose ``( … )`` is followed by a statement, so a ``/`` after the ``)`` starts a
+#: regular expression (``if (s) /^ +$/.test(s)``), where after any other ``)`` it divides.
+_JS_CONDITION_WORDS = _spaced("if while for with")
+#: Tokens after which a word is a property name, never a keyword.
+_JS_MEMBER_ACCESS = _spaced(". ?.")
 #: Tokens after which a line break is never where a semicolon would go.
 _JS_BREAK_FREE_AFTER = _spaced(
     "{ ( [ ; , . ?. ... : ? = += -= *= /= %= **= <<= >>= >>>= &= |= ^= &&= ||= ??= == != "
     "=== !== < > <= >= << >> >>> + - * / % ** & | ^ ! ~ && || ??"
 )
 #: Tokens before which a line break is never where a semicolon would go (none can start
-#: a statement; ``++ -- ( [ + - /`` can, and keep their line break).
+#: a statement or a class member; ``++ -- ( [ + - /`` can start a statement and ``*`` a
+#: generator method after a field, ``class A { x\n*g() {} }``: they keep their line break).
 _JS_BREAK_FREE_BEFORE = _spaced(
     "} ) ] , ; . ?. : ? = += -= *= /= %= **= <<= >>= >>>= &= |= ^= &&= ||= ??= == != === "
-    "!== < > <= >= << >> >>> * % ** & | ^ && || ??"
+    "!== < > <= >= << >> >>> % ** & | ^ && || ??"
 )
 #: Words that a line break after changes (``return\nx`` returns nothing): never joined.
 _JS_RESTRICTED_WORDS = _spaced("return throw break continue yield async await let get set static")
 _JS_LINE_BREAKS = "\n\r\u2028\u2029"
+#: What the HTML parser reads inside a <script> element: an end tag, or the start of an
+#: escaped part in which ``<script`` changes where the element ends.
+_HTML_IN_SCRIPT = ("</script", "<script", "<!--")
 _JS_NUMBER = re.compile(
     r"0[xX][0-9a-fA-F_]+n?|0[oO][0-7_]+n?|0[bB][01_]+n?"
     r"|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?n?"
 )
+#: A run of ASCII spaces and line breaks (other spaces are read one at a time), and a line
+#: comment's text.
+_JS_BLANKS = " \t\v\f" + _JS_LINE_BREAKS
+_JS_BLANK_RUN = re.compile(f"[{_JS_BLANKS}]+")
+_JS_LINE_COMMENT = re.compile(r"//[^\n\r\u2028\u2029]*")
 _JS_WORD = re.compile(r"(?:[\w$]|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\}|[^\x00-\x7f\s\ufeff])+")
 
 
@@ -219,30 +241,33 @@ def _js_tokens(js: str) -> list[tuple[str, str, bool]]:
     break (or a comment holding one) stood between it and the token before."""
     tokens: list[tuple[str, str, bool]] = []
     braces: list[bool] = []  # one per open {, True where it opened a template substitution
-    index, broken = 0, False
+    parens: list[bool] = []  # one per open (, True where it holds an if/while/for/with's head
+    index, broken, after_condition = 0, False, False
     while index < len(js):
         char = js[index]
-        if char in _JS_LINE_BREAKS:
-            index, broken = index + 1, True
+        if char in _JS_BLANKS:
+            blank = _JS_BLANK_RUN.match(js, index).group()  # type: ignore[union-attr]
+            broken = broken or any(c in blank for c in _JS_LINE_BREAKS)
+            index += len(blank)
             continue
-        if _is_js_space(char):
+        if char > "\x7f" and _is_js_space(char):
             index += 1
             continue
-        if js.startswith("//", index):
-            while index < len(js) and js[index] not in _JS_LINE_BREAKS:
-                index += 1
+        if char == "/" and js.startswith("//", index):
+            index = _JS_LINE_COMMENT.match(js, index).end()  # type: ignore[union-attr]
             continue
-        if js.startswith("/*", index):
+        if char == "/" and js.startswith("/*", index):
             end = js.find("*/", index + 2)
             if end < 0:
                 raise _UnreadableScript(f"unterminated comment at {index}")
             broken = broken or any(c in js[index:end] for c in _JS_LINE_BREAKS)
             index = end + 2
             continue
-        if js.startswith("<!--", index) or (js.startswith("-->", index) and (not tokens or broken)):
+        if char in "<-" and (
+            js.startswith("<!--", index) or (js.startswith("-->", index) and (not tokens or broken))
+        ):
             raise _UnreadableScript(f"HTML-like comment at {index}")
-        last = tokens[-1] if tokens else None
-        start, kind = index, "punct"
+        start, kind, closes_condition = index, "punct", False
         if char in "\"'":
             index, kind = _skip_quoted(js, index, char), "string"
         elif char == "`" or (char == "}" and braces and braces[-1]):
@@ -252,18 +277,19 @@ def _js_tokens(js: str) -> list[tuple[str, str, bool]]:
             kind = "template-open" if opened else "template"
             if opened:
                 braces.append(True)
-        elif number := _JS_NUMBER.match(js, index):
+        elif (char.isdecimal() or char == ".") and (number := _JS_NUMBER.match(js, index)):
             index, kind = number.end(), "number"
             if index < len(js) and _is_word_char(js[index]):
                 raise _UnreadableScript(f"number followed by a letter at {start}")
         elif (word := _JS_WORD.match(js, index)) is not None:
             index, kind = word.end(), "word"
-        elif char == "/" and _regex_may_start(last):
+        elif char == "/" and (after_condition or _regex_may_start(tokens)):
             index, kind = _skip_regex(js, index), "regex"
         else:
-            text = next((p for p in _JS_PUNCTUATORS if js.startswith(p, index)), None)
-            if text is None:
+            punctuator = _JS_PUNCTUATOR.match(js, index)
+            if punctuator is None:
                 raise _UnreadableScript(f"unexpected {char!r} at {index}")
+            text = punctuator.group()
             if text == "?." and js[index + 2 : index + 3].isdigit():  # a ?.5 : b
                 text = "?"
             index += len(text)
@@ -271,17 +297,44 @@ def _js_tokens(js: str) -> list[tuple[str, str, bool]]:
                 braces.append(False)
             elif text == "}" and braces:
                 braces.pop()
+            elif text == "(":
+                parens.append(_opens_condition(tokens))
+            elif text == ")":
+                if not parens:
+                    raise _UnreadableScript(f"unmatched ) at {start}")
+                closes_condition = parens.pop()
         tokens.append((kind, js[start:index], broken))
-        broken = False
+        broken, after_condition = False, closes_condition
     return tokens
 
 
-def _regex_may_start(last: tuple[str, str, bool] | None) -> bool:
-    """Whether a ``/`` after ``last`` starts a regular expression (else it divides)."""
-    if last is None:
+def _is_property_name(tokens: list[tuple[str, str, bool]], at: int) -> bool:
+    """Whether the word ``tokens[at]`` follows ``.`` or ``?.`` (``o.in``, ``o?.if``)."""
+    return at > 0 and tokens[at - 1][0] == "punct" and tokens[at - 1][1] in _JS_MEMBER_ACCESS
+
+
+def _opens_condition(tokens: list[tuple[str, str, bool]]) -> bool:
+    """Whether a ``(`` after ``tokens`` opens the head of an if, while, for (``for await``
+    too) or with, after whose ``)`` a statement starts."""
+    at = len(tokens) - 1
+    if at >= 1 and tokens[at][1] == "await" and tokens[at - 1][1] == "for":
+        at -= 1
+    if at < 0 or tokens[at][0] != "word" or tokens[at][1] not in _JS_CONDITION_WORDS:
+        return False
+    return not _is_property_name(tokens, at)
+
+
+def _regex_may_start(tokens: list[tuple[str, str, bool]]) -> bool:
+    """Whether a ``/`` after ``tokens`` starts a regular expression (else it divides); the
+    ``)`` of an if/while/for/with head is the tokenizer's to know."""
+    if not tokens:
         return True
-    kind, text, _ = last
+    kind, text, _ = tokens[-1]
     if kind == "word":
+        if _is_property_name(tokens, len(tokens) - 1):
+            return False
+        if text in _JS_REGEX_OR_DIVISION_WORDS:
+            raise _UnreadableScript(f"a / after {text}")
         return text in _JS_REGEX_AFTER_WORDS
     if kind == "template-open":
         return True
@@ -289,7 +342,9 @@ def _regex_may_start(last: tuple[str, str, bool] | None) -> bool:
         return False
     if text == "}":  # a block's end or an object's: the tokenizer cannot tell
         raise _UnreadableScript("a / after }")
-    return text not in (")", "]", "++", "--")
+    if text in ("++", "--"):  # a++ / 2 divides, ++/re/.lastIndex does not
+        raise _UnreadableScript(f"a / after {text}")
+    return text not in (")", "]")
 
 
 def _js_gap(before: tuple[str, str, bool], after: tuple[str, str, bool]) -> str:
@@ -315,12 +370,22 @@ def _js_gap(before: tuple[str, str, bool], after: tuple[str, str, bool]) -> str:
         return " "
     if kind == "punct" and text + next_text[0] in _JS_JOINS:
         return " "
+    if _would_open_html_markup(text[-1], next_text):
+        return " "
     return ""
+
+
+def _would_open_html_markup(last_char: str, next_text: str) -> bool:
+    """Whether a token ending in ``last_char`` and then ``next_text`` with nothing between
+    would write ``</``, ``<!`` or ``<script`` (``a << /script>/``, ``a <<\\n!--b``), which
+    the HTML parser may read as the end of the <script> element or an escaped part."""
+    return last_char == "<" and (next_text[0] in "/!" or next_text[:6].lower() == "script")
 
 
 def minify_js(js: str) -> str:
     """Drop comments and every space and line break the script reads the same without: it
-    ships inside every page. A script the tokenizer cannot read is kept as written."""
+    ships inside every page. A script the tokenizer cannot read is kept as written, and so
+    is one whose minified text would hold more ``</script``, ``<script`` or ``<!--``."""
     try:
         tokens = _js_tokens(js)
     except _UnreadableScript:
@@ -330,7 +395,11 @@ def minify_js(js: str) -> str:
         if index:
             out.append(_js_gap(tokens[index - 1], token))
         out.append(token[1])
-    return "".join(out)
+    small = "".join(out)
+    source_lower, small_lower = js.lower(), small.lower()
+    if any(small_lower.count(markup) > source_lower.count(markup) for markup in _HTML_IN_SCRIPT):
+        return js  # a safety net: _js_gap never writes one
+    return small
 
 
 _CSS_STRING = re.compile(r'("(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')')
