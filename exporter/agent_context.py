@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from exporter.formatting import cluster_cut
+from exporter.formatting import clipped, cluster_cut
 
 if TYPE_CHECKING:
     from exporter.policy import RedactionPolicy
@@ -99,9 +99,7 @@ class AgentContext:
         """The prompt's first lines, as the folded card shows them (a long one cut at a
         grapheme cluster's start: no emoji or accented letter broken before the "…")."""
         lines = "\n".join(self.system_prompt.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])
-        if len(lines) <= PREVIEW_CHARS:
-            return lines
-        return lines[: cluster_cut(lines, PREVIEW_CHARS - 1)] + "…"
+        return clipped(lines, PREVIEW_CHARS)
 
     def capped(self) -> AgentContext:
         """The context as shown: the prompt and the descriptions cut at their caps, at a

@@ -216,6 +216,13 @@ def cluster_cut(text: str, at: int) -> int:
     return cut or at
 
 
+def clipped(text: str, limit: int) -> str:
+    """``text`` as it is when it has at most ``limit`` characters, else cut with an ellipsis
+    to ``limit`` at most, at a grapheme cluster's start (:func:`cluster_cut`): no emoji or
+    accented letter broken before the "…"."""
+    return text if len(text) <= limit else text[: cluster_cut(text, limit - 1)] + "…"
+
+
 def cluster_start_after(text: str, at: int) -> int:
     """Where to start a tail of ``text`` that keeps at most ``text[at:]``: ``at``, or on at
     the start of the next grapheme cluster (see :func:`cluster_cut`)."""

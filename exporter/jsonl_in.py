@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from exporter.entries import DamagedLine
-from exporter.formatting import cluster_cut
+from exporter.formatting import clipped
 from exporter.session import Diagnostic
 
 
@@ -33,7 +33,7 @@ def shorten(text: str, limit: int = 80) -> str:
     """One line of at most ``limit`` characters, for a diagnostic; cut at a grapheme
     cluster's start (no emoji or accented letter broken before the ellipsis)."""
     text = text.replace("\n", " ").replace("\r", " ")
-    return text if len(text) <= limit else text[: cluster_cut(text, limit - 1)] + "…"
+    return clipped(text, limit)
 
 
 def reject_constant(name: str) -> Any:

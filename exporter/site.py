@@ -33,7 +33,7 @@ from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
 from exporter.discover import PROJECT_FOLDER_NAMES, codex_day_folders
 from exporter.entries import MessageEntry
-from exporter.formatting import cluster_cut, plural, terminal_text
+from exporter.formatting import clipped, plural, terminal_text
 from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, parse_session_bytes
@@ -430,7 +430,7 @@ def _one_line(text: str, source: str, name: str, limit: int = 300) -> str:
     message is broken before the ellipsis."""
     text = text.replace(source, name).replace(Path(source).name, name)
     text = " ".join(text.split()).removeprefix(f"{name}: ")
-    return text if len(text) <= limit else text[: cluster_cut(text, limit - 1)] + "…"
+    return clipped(text, limit)
 
 
 _DIED = "the worker process died while rendering this session (crash or out of memory)"

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Container
 
 from exporter.entries import UNNAMED_TOOL, MessageEntry
-from exporter.formatting import cluster_cut, fmt_cost, fmt_duration, plural
+from exporter.formatting import clipped, fmt_cost, fmt_duration, plural
 from exporter.session import Session
 from exporter.usage import turn_usage
 
@@ -71,8 +71,7 @@ def _tool_name(call: dict) -> str:
     if not isinstance(name, str) or not name.strip():
         return UNNAMED_TOOL
     name = " ".join(name.split())
-    # cut at a grapheme cluster's start: no emoji or accented letter broken before the "…"
-    return name if len(name) <= 32 else name[: cluster_cut(name, 31)] + "…"
+    return clipped(name, 32)
 
 
 def _by_tool(tools: Counter[str]) -> str:
