@@ -70,6 +70,22 @@ def _debris(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
+def _assert_out_jsonl_written_meanwhile_is_kept(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another run writes its copy at out.jsonl after this run's checks: this run stops with
+    exit 1 and says so, their copy stays as they wrote it, and no temporary file is left."""
+    theirs: list[bytes] = []
+    _when_checked(
+        monkeypatch, redact_cli, "copy_to_jsonl", lambda: theirs.append(_other_run("out.jsonl"))
+    )
+    result = _redact("-o", "out.jsonl")
+    assert result.exit_code == 1, result.output
+    assert REFUSED.format(name="out.jsonl") in result.stderr
+    assert (in_tmp / "out.jsonl").read_bytes() == theirs[0]
+    assert _debris(in_tmp) == []
+
+
 def test_a_copy_another_run_wrote_meanwhile_is_not_replaced(
     in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -95,15 +111,7 @@ def test_a_file_that_became_a_session_meanwhile_is_not_replaced(
     """An out.jsonl that is no session may be replaced (the check lets it); another run's
     copy written over it after the check may not."""
     (in_tmp / "out.jsonl").write_text("scratch notes\n", "utf-8")
-    theirs: list[bytes] = []
-    _when_checked(
-        monkeypatch, redact_cli, "copy_to_jsonl", lambda: theirs.append(_other_run("out.jsonl"))
-    )
-    result = _redact("-o", "out.jsonl")
-    assert result.exit_code == 1, result.output
-    assert REFUSED.format(name="out.jsonl") in result.stderr
-    assert (in_tmp / "out.jsonl").read_bytes() == theirs[0]
-    assert _debris(in_tmp) == []
+    _assert_out_jsonl_written_meanwhile_is_kept(in_tmp, monkeypatch)
 
 
 def test_a_file_written_meanwhile_is_kept_and_said(
@@ -175,15 +183,7 @@ def test_without_hard_links_a_copy_is_made_whole_and_still_never_replaces(
     made = _redact("-o", "made.jsonl")
     assert made.exit_code == 0, made.output
     assert (in_tmp / "made.jsonl").read_bytes() == (in_tmp / "plain.jsonl").read_bytes()
-    theirs: list[bytes] = []
-    _when_checked(
-        monkeypatch, redact_cli, "copy_to_jsonl", lambda: theirs.append(_other_run("out.jsonl"))
-    )
-    raced = _redact("-o", "out.jsonl")
-    assert raced.exit_code == 1, raced.output
-    assert REFUSED.format(name="out.jsonl") in raced.stderr
-    assert (in_tmp / "out.jsonl").read_bytes() == theirs[0]
-    assert _debris(in_tmp) == []
+    _assert_out_jsonl_written_meanwhile_is_kept(in_tmp, monkeypatch)
 
 
 def test_what_the_checks_allow_is_still_written(in_tmp: Path) -> None:
