@@ -14,7 +14,6 @@ honours) and nothing is cut. The messages' own Markdown passes through, made saf
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -1459,7 +1458,7 @@ def _language(path: str) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2)
+    return json_text(value, 2)
 
 
 def _images(result: MessageEntry | None) -> list[str]:

@@ -110,11 +110,19 @@ def _arg(args: dict[str, Any], name: str, view: ToolView) -> str | None:
 TOO_DEEP = "(nested too deeply to show here; the entry is whole in the embedded JSONL)"
 
 
+#: Indented JSON may be at most this many times its one-line size (and this many characters)
+#: before the one line is shown instead. Every level of nesting indents each line inside it, so
+#: a value nested 900 deep, 4 KB on one line, is 3 MB indented (100 MB at 5,000 levels).
+INDENT_GROWTH_LIMIT = 8
+INDENT_FREE_SIZE = 64 * 1024
+
+
 def json_text(value: Any, indent: int | None = None) -> str:
     """``value`` as JSON for reading; JSON nested deeper than Python can walk (a session may
-    hold such a string or value) gets a note instead of a traceback."""
+    hold such a string or value) gets a note instead of a traceback, and JSON nested so deep
+    that its indentation would outweigh it stays on one line."""
     try:
-        return json.dumps(value, ensure_ascii=False, indent=indent)
+        one_line = json.dumps(value, ensure_ascii=False)
     except RecursionError:
         return TOO_DEEP
     except (TypeError, ValueError):
@@ -122,6 +130,25 @@ def json_text(value: Any, indent: int | None = None) -> str:
             return repr(value)
         except RecursionError:
             return TOO_DEEP
+    if indent is None:
+        return one_line
+    return _indented(value, indent, max(INDENT_FREE_SIZE, INDENT_GROWTH_LIMIT * len(one_line)))
+
+
+def _indented(value: Any, indent: int, budget: int) -> str:
+    """``value`` indented, or on one line if that takes more than ``budget`` characters
+    (written piece by piece, so a hostile value stops costing at the budget)."""
+    chunks: list[str] = []
+    size = 0
+    try:
+        for chunk in json.JSONEncoder(ensure_ascii=False, indent=indent).iterencode(value):
+            size += len(chunk)
+            if size > budget:
+                return json.dumps(value, ensure_ascii=False)
+            chunks.append(chunk)
+    except RecursionError:  # indenting walks deeper than the one-line encoder
+        return json.dumps(value, ensure_ascii=False)
+    return "".join(chunks)
 
 
 def json_fold(value: Any) -> Folded:
