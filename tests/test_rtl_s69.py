@@ -148,7 +148,5 @@ def test_the_page_draws_names_and_labels_in_their_own_direction(tmp_path: Path, 
     out.write_text(render_session(session), encoding="utf-8")
     page.goto(out.as_uri())
     page.locator("label[for=flt-all]").click()  # the label and name entries too
-    # not yet: a row quoted with its role ("user: …", "[label: …]") takes the direction of
-    # its English prefix; isolating the words in every outline row would cost ~11 B a row
-    quoted_rows = "#tree, .quoted, .bookmarks .muted"
-    assert misdrawn(page, expected=(NAME, LABEL, PROMPT, REPLY), skip=quoted_rows) == []
+    # rows quoted with their role ("user: …", "[label: …]") too: their words are isolated
+    assert misdrawn(page, expected=(NAME, LABEL, PROMPT, REPLY)) == []

@@ -39,6 +39,7 @@ from exporter.render.odd_values import (
     not_text,
     odd_content,
 )
+from exporter.render.outline_html import quoted_row
 from exporter.render.prose_fold import fold_prose
 from exporter.render.tools import (
     ImageView,
@@ -351,7 +352,9 @@ def _entry_link(builder: PageBuilder, entry_id: str) -> Markup | str:
     # (a quote of another entry: the search leaves it out, or "think" found the compaction)
     # in quotation marks: "(assistant: (aborted))" nested its brackets (review 2026-12-03)
     link = Markup('<a href="#{}">entry {}</a> <span class="quoted">“{}”</span>')
-    return link.format(builder.anchor(entry_id), builder.session.leaf_name(entry_id), said)
+    # its words in their own direction, as the outline's row (a Hebrew row's "!" inside “”)
+    name = builder.session.leaf_name(entry_id)
+    return link.format(builder.anchor(entry_id), name, quoted_row(said))
 
 
 MAX_LISTED_FILES = 20  # per list in a note; all of them are in the entry's Details

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from exporter.formatting import decimal_pads, exact_attribute, fmt_cost, label_badges
 from exporter.render.assets import asset_dir
+from exporter.render.outline_html import quoted_row
 from exporter.render.template_cache import template_cache
 from exporter.session import parse_time
 from exporter.times import clock_text, utc_moment
@@ -43,6 +44,7 @@ def jinja_environment() -> jinja2.Environment:
     env.filters["pad_class"] = pad_class
     env.filters["model_breaks"] = model_breaks
     env.filters["decimal_pads"] = decimal_pads
+    env.filters["row"] = quoted_row  # an outline row quoted: its words in their own direction
     env.globals["label_badges"] = label_badges
     return env
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from markupsafe import Markup
+
 from exporter.entries import CONTEXT_ENTRY_TYPES, DamagedLine, Entry, MessageEntry
 from exporter.formatting import fmt_cost, one_line, terminal_text
 from exporter.render.entry_lines import (
@@ -39,6 +41,7 @@ from exporter.render.model import (
     empty_under_filters,
 )
 from exporter.render.odd_values import odd_values
+from exporter.render.outline_html import isolated, quoted_row
 from exporter.render.tools import ToolView, json_text
 from exporter.session import Session, parse_time
 from exporter.usage import turn_usage
@@ -446,14 +449,17 @@ class PageBuilder:
     def branch_title(self, line: list[str]) -> str:
         """What a branch (a line of the page) is about, in its block's summary: its first
         prompt; a branch that starts at another answer says that answer first, then its
-        first prompt (if it has one)."""
+        first prompt (if it has one). A row's words and the prompt are each in their own
+        direction (markup: a Hebrew answer's "!" was drawn at its start after "assistant: ")."""
         prompt, opening = self.branch_opening(line)
         if opening is None:
             return prompt_preview(prompt, BRANCH_TITLE_CHARS)
         if not prompt:
-            return self.opening_line(opening)
+            return quoted_row(self.opening_line(opening))
         said = prompt_preview(prompt, BRANCH_TITLE_CHARS // 2)
-        return f"{self.opening_line(opening, half=True)} · first prompt: {said}"
+        return Markup("{} · first prompt: {}").format(
+            quoted_row(self.opening_line(opening, half=True)), isolated(said)
+        )
 
     @staticmethod
     def opening_line(opening: str, half: bool = False) -> str:
