@@ -611,9 +611,15 @@ _LOWER_GREETINGS = (
     ),
     r"(?<![\w-])(?i:hi)[ \t]",
 )  # fmt: skip
+#: A smiley or an emoji ends a phrase as a full stop does ("thanks max :)", "hi max 🙏");
+#: not when more of a word follows ("hey max:3000", "max:Debug")
+_EMOTICON = r"[ \t]*(?:[:;]-?[()DPp3]|<3|[\u2600-\u27bf\U0001f300-\U0001faff])(?!\w)"
 #: After a greeting, a lower-case name ends the phrase ("thanks max", "thanks max, merged",
-#: "thanks max for it"): in "thanks, max is 5" it is the word
-_LOWER_NAME_END = r"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)|[ \t]+for(?![\w-]))"
+#: "thanks max for it", "thanks max :)"): in "thanks, max is 5" it is the word
+_LOWER_NAME_END = rf"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)|[ \t]+for(?![\w-])|{_EMOTICON})"
+#: Markdown emphasis around a name ("**Max** said", "thanks *Max*"): its opening marks stay
+#: before ``<user>`` and its closing ones after
+_EMPHASIS = r"\*{1,2}|_{1,2}"
 #: Names that are also a verb or a modal ("will", "may", "mark", "hope"): right after a
 #: greeting and a comma, one followed by what that verb takes is the verb ("Thanks, Will do",
 #: "Thanks, Mark it done", "Thanks, Hope this helps"), not the name; without the comma it is
@@ -661,6 +667,13 @@ _PERSON_DID = (
 _PERSON_DID_INTRANSITIVE = (
     r"(?:asked|mentioned|suggested|agreed|confirmed|requested|wanted)[ \t]+(?:for|to|we)"
 )
+#: What a reviewer does, after a capitalised name or one in capitals only ("Max requested
+#: changes", "Max left a comment", "Max commented"): "max requested changes" in lower case
+#: may be a setting's name
+_PERSON_REVIEWED = (
+    r"(?:requested[ \t]+(?:changes|review)|left[ \t]+(?:a[ \t]+)?(?:comment|review)"
+    r"|commented)"
+)
 #: What makes the capitalised word before a verb or a possessive no one's: more of a name or
 #: path (``Math.Max``, ``$Max``) or a determiner ("the Max said", "the Bill's provisions");
 #: not "this", "that" nor "her", as often a pronoun or a conjunction ("I think that Max said
@@ -672,6 +685,24 @@ _NOT_A_PERSON_BEFORE = (
         for word in ("the", "a", "an", "my", "your", "our", "their", "his", "its", "every",
                      "each", "no", "any", "some", "other", "one")
         for form in (word, word.capitalize())
+    ),
+)  # fmt: skip
+#: The same before a capitalised name in Markdown emphasis ("**Max** said", "_Max_ said"): a
+#: lone ``_`` opens emphasis, one after more of a name (``SET_Max``) joins it to the name
+_NOT_A_PERSON_BEFORE_EMPHASIS = (
+    r"[^\W_]",
+    r"[.\-/$@#]",
+    r"[\w.\-/$@#]_",
+    *_NOT_A_PERSON_BEFORE[1:],
+)
+#: The same before a name in lower case, and a subject or a modal, after which it is a verb
+#: ("we will sue said company", "I hope said function works")
+_NOT_A_PERSON_BEFORE_LOWER = (
+    *_NOT_A_PERSON_BEFORE,
+    *(
+        rf"\b{word} "
+        for word in ("i", "I", "we", "you", "they", "to", "will", "would", "can", "could",
+                     "shall", "should", "must", "might", "may", "did", "do", "does")
     ),
 )  # fmt: skip
 #: Verbs that take a person right after them: "ask Max", "tell Will", "cc Max"
@@ -694,33 +725,83 @@ _DATE_AFTER = r"(?![ \t]+[0-9])"
 #: "tell max to merge"): "ask max tokens", "ask max and min" are the word
 _LOWER_ASKED_END = (
     r"(?=[ \t]*(?:[.!?](?!\w)|[,;][ \t]|$)"
-    r"|[ \t]+(?:about|to|for|if|whether|what|how|why|when|on)(?![\w-]))"
+    rf"|[ \t]+(?:about|to|for|if|whether|what|how|why|when|on)(?![\w-])|{_EMOTICON})"
 )
+#: A commit's trailers, which name a person in any case ("Reviewed-by: Max", "Co-authored-by:
+#: max <…>", "Signed-off-by: MAX")
+_TRAILERS = tuple(
+    rf"(?<![\w-]){kind}-by:{space}"
+    for kind in ("signed-off", "co-authored", "reviewed", "acked", "tested", "reported",
+                 "suggested", "helped")
+    for space in ("", " ")
+)  # fmt: skip
+#: Participles whose "by" names who did it: "reviewed by Max", "approved by max", "Created
+#: by Max" (not "sorted by Max", "set by max()", "reviewed by max-width rules")
+_DONE_BY = tuple(
+    rf"(?<![\w-])(?i:{done})[ \t]by[ \t]"
+    for done in ("reviewed", "approved", "written", "authored", "co-authored", "created",
+                 "maintained", "owned", "reported", "filed", "raised", "opened", "suggested",
+                 "proposed", "recommended", "requested", "merged", "committed", "pushed",
+                 "fixed", "tested", "edited", "posted", "sent", "shared", "signed",
+                 r"signed[ \t]off", "mentioned", "assigned")
+)  # fmt: skip
+#: A role in brackets right after a name shows a person: "Max (reviewer)", "max (me)"
+_ROLE = (
+    r"[ \t]?\((?i:reviewer|author|co-author|maintainer|owner|assignee|approver|committer"
+    r"|contributor|reporter|requester|lead|tech[ \t]lead|manager|pm|qa|me|he/him|she/her"
+    r"|they/them)\)"
+)
+#: Where a capitalised name signs a message, alone to the end of its line: after a dash
+#: that starts the line or follows a sentence ("— Max", "LGTM. — Max", "Done! -- Max"; not
+#: "Min — Max", "- Max", a list's item, nor "-- Max", an SQL comment) or after a sign-off
+#: and a line break ("Cheers,\nMax")
+_SIGNING = (
+    *(
+        rf"{before}{dash}{space}"
+        for before in ("^", r"[.!?)][ \t]")
+        for dash in ("—", "–")
+        for space in ("", r"[ \t]")
+    ),
+    r"[.!?)][ \t]--[ \t]",
+    *(
+        rf"(?<![\w-])(?i:{word}){mark}\n"
+        for word in ("thanks", "thank[ \t]you", "thx", "cheers", "best", "regards",
+                     r"best[ \t]regards", r"kind[ \t]regards", "sincerely", "yours",
+                     r"best[ \t]wishes")
+        for mark in (",", "!")
+    ),
+)  # fmt: skip
+_SIGNED_END = r"(?=[ \t]*[.!]?[ \t]*$)"
 
 
-def _after(contexts: Iterable[str], form: str) -> str:
+def _after(contexts: Iterable[str], form: str, ahead: str = "") -> str:
     """``form`` (a name as written) right after one of ``contexts``: the name first and
     what precedes it looked behind at (each context of fixed width), so a search skips
     ahead to the name instead of trying every context at every character (several times
-    faster on a long output full of the word)."""
-    return f"{form}(?:{'|'.join(f'(?<={context}{form})' for context in contexts)})"
+    faster on a long output full of the word). ``ahead``, what must follow the name, is
+    tried before the contexts: it rules out most of the word's uses at once ("max(")."""
+    return f"{form}{ahead}(?:{'|'.join(f'(?<={context}{form})' for context in contexts)})"
 
 
-def _not_after(contexts: Iterable[str], form: str) -> str:
+def _not_after(contexts: Iterable[str], form: str, ahead: str = "") -> str:
     """``form`` not right after any of ``contexts`` (see :func:`_after`)."""
-    return form + "".join(f"(?<!{context}{form})" for context in contexts)
+    return form + ahead + "".join(f"(?<!{context}{form})" for context in contexts)
 
 
 def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
     """Where a user name that is also a word names someone: a home (/home/max, ~max),
     user@host and git@host:max/repo, ``id`` output (uid=1000(max)), ``sudo -u max``, ``chown
-    max:max``, ``user:``/``author:``/``LOGNAME=`` fields and the owner columns of ``ls -l``
-    (the name in any case there); "Max" or "MAX" right after a greeting ("Thanks Max", "Hi
-    Will I need help", not "Thanks, Will do"), "max" ending one ("thanks max", not "the
-    thanks page"); and, capitalised, before a few things a person does ("Max said", "Max
-    approved the change", "Max asked for"), after "ask"/"tell"/"ping"/"cc" ("ask Max", also
-    "ask max about"; not "pinged June 3"), and a person's possessive ("Max's laptop", not
-    "the Bill's provisions"). Narrow on purpose: ``print(data)``, ``python -u main.py`` or
+    max:max``, ``user:``/``author:``/``LOGNAME=`` fields, a commit's ``Reviewed-by:`` and
+    the owner columns of ``ls -l`` (the name in any case there); "Max" or "MAX" right after a
+    greeting ("Thanks Max", "thanks **Max**", "Hi Will I need help", not "Thanks, Will do"),
+    "max" ending one ("thanks max", "thanks max :)", not "the thanks page"); before a few
+    things a person does ("Max said", "**Max** said", "max said", "MAX said", "Max approved
+    the change", "Max requested changes"), after "ask"/"tell"/"ping"/"cc" ("ask Max", also
+    "ask max about"; not "pinged June 3") and "reviewed by"/"approved by" ("reviewed by
+    Max"; not "reviewed by max-width rules", "merged by June"), before a role ("Max
+    (reviewer)"), signing ("— Max", "Cheers,\\nMax"; not "Min — Max") and a person's
+    possessive ("Max's laptop", not "the Bill's provisions"): see
+    :func:`_person_pattern`. Narrow on purpose: ``print(data)``, ``python -u main.py`` or
     ``HEAD:main/x.py`` are code, and elsewhere "Max", "MAX" or "Mark" is as likely the word as
     the name ("Max tokens", "MAX_RETRIES", "Mark this done", "Will you", "Python says"), so
     prose keeps it."""
@@ -732,10 +813,12 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         if word not in _VERB_USERS:
             return ""
         used = _USED_AS_MODAL if word in _MODAL_USERS else _USED_AS_VERB
-        return f"(?(comma)(?!{used}))"
+        return f"(?(comma)(?!(?:{_EMPHASIS})?{used}))"
 
+    # (in emphasis, "_" may close it: "Thanks _Max_")
+    spoken_end = r"(?(em)(?![A-Za-z0-9]|_+[A-Za-z0-9])|(?![A-Za-z0-9_]))"
     spoken = "|".join(
-        re.escape(form) + end + not_a_verb(word)
+        re.escape(form) + spoken_end + not_a_verb(word)
         for word in words
         for form in (word.title(), word.upper())
     )
@@ -757,29 +840,64 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         (rf"(?P<pre>{chown}<user>:){name}", 0),  # chown max:max
         (rf"(?P<pre>{ls_owner}){name}", re.MULTILINE),
         (rf"(?P<pre>{ls_owner}<user>[ \t]+){name}", re.MULTILINE),  # the group column
-        (rf"(?P<pre>)(?<![A-Za-z0-9_.]){name}(?=@)", re.IGNORECASE),
-        (rf"(?P<pre>{_GREETING})(?:{spoken})", 0),  # Thanks Max, HI MAX
+        # (an empty ``pre`` goes last: first, it kept the engine from skipping ahead to the
+        # name's first letter, and a pass over a long output took three times as long)
+        (rf"(?<![A-Za-z0-9_.]){name}(?=@)(?P<pre>)", re.IGNORECASE),
+        # a commit's trailers: Reviewed-by: Max, Co-authored-by: max <…>
+        (rf"(?:{'|'.join(_after(_TRAILERS, re.escape(w), end) for w in words)})(?P<pre>)",
+         re.IGNORECASE),
+        # Thanks Max, HI MAX, thanks **Max**
+        (rf"(?P<pre>{_GREETING}(?P<em>{_EMPHASIS})?)(?:{spoken})", 0),
     ]  # fmt: skip
     if people:
-        doing = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in people)
-        asked = "|".join(
-            _after(_ASKING, re.escape(w.title())) + (_DATE_AFTER if w in _DATE_USERS else "")
-            for w in people
-        )
-        asked_lower = "|".join(_after(_ASKING, re.escape(w)) for w in people)
-        did = rf"{_PERSON_VERB}|{_PERSON_DID}|{_PERSON_DID_INTRANSITIVE}"
         sources += [
-            (rf"(?P<pre>)(?:{greeted}){_LOWER_NAME_END}", re.MULTILINE),  # thanks max
-            # Max said, Max approved the change, Max asked for a refactor
-            (rf"(?P<pre>)(?:{doing})(?=[ \t]+(?:{did})(?![\w-]))", 0),
-            # ask Max, cc: Max; ask max, tell max to merge
-            (rf"(?P<pre>)(?:(?:{asked}){_ASKED_END}"
-             rf"|(?:{asked_lower}){_LOWER_ASKED_END})", re.MULTILINE),
-        ]  # fmt: skip
+            (rf"(?:{greeted}){_LOWER_NAME_END}(?P<pre>)", re.MULTILINE),  # thanks max
+            (_person_pattern(people), re.MULTILINE),
+        ]
     if owners := [word for word in words if word in _POSSESSIVE_USERS]:  # Max's laptop
         owned = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in owners)
-        sources.append((rf"(?P<pre>)(?:{owned})(?=['’]s(?![\w-]))", 0))
+        sources.append((rf"(?:{owned})(?=['’]s(?![\w-]))(?P<pre>)", 0))
     return tuple(re.compile(source, flags) for source, flags in sources)
+
+
+def _person_pattern(people: list[str]) -> str:
+    """The phrasings that show a person, for names that are no thing's (see
+    :func:`_named_user_patterns`), as one pattern (one pass over the text): what the person
+    does ("Max said", "**Max** said", "max said", "MAX said", "Max requested changes"), who
+    asks them or is asked ("ask Max", "tell max to merge"), what they did ("reviewed by
+    Max"), their role ("Max (reviewer)") and their signature ("— Max", "Cheers,\\nMax").
+    Months are no one's after "by" ("merged by June" is a date). Each name is followed by
+    what must come after it first: most of the word's uses fail there."""
+    did = rf"{_PERSON_VERB}|{_PERSON_DID}|{_PERSON_DID_INTRANSITIVE}"
+    forms = []
+    for word in people:
+        title, lower, upper = map(re.escape, (word.title(), word, word.upper()))
+        closing = rf"(?:(?<=\*{title})\*{{1,2}}|(?<=_{title})_{{1,2}})?"  # **Max** said
+        lower_did = _PERSON_VERB if word in _VERB_USERS else did  # not "mark approved the"
+        forms += [
+            # Max said, Max approved the change, Max asked for a refactor, MAX said, max said
+            _not_after(
+                _NOT_A_PERSON_BEFORE_EMPHASIS,
+                title,
+                rf"(?={closing}[ \t]+(?:{did}|{_PERSON_REVIEWED})(?![\w-]))",
+            ),
+            _not_after(_NOT_A_PERSON_BEFORE_LOWER, lower, rf"(?=[ \t]+(?:{lower_did})(?![\w-]))"),
+            _not_after(
+                _NOT_A_PERSON_BEFORE, upper, rf"(?=[ \t]+(?i:{did}|{_PERSON_REVIEWED})(?![\w-]))"
+            ),
+            # ask Max, cc: Max; ask max, tell max to merge
+            _after(_ASKING, title, _ASKED_END + (_DATE_AFTER if word in _DATE_USERS else "")),
+            _after(_ASKING, lower, _LOWER_ASKED_END),
+            # Max (reviewer), max (me)
+            *(_not_after(_NOT_A_PERSON_BEFORE, form, f"(?={_ROLE})") for form in (title, lower)),
+            _after(_SIGNING, title, _SIGNED_END),  # — Max, Cheers,\nMax
+        ]
+        if word not in _DATE_USERS:  # reviewed by Max, approved by max.
+            forms += [
+                _after(_DONE_BY, title, rf"{_ASKED_END}(?!\()"),
+                _after(_DONE_BY, lower, _LOWER_ASKED_END),
+            ]
+    return rf"(?:{'|'.join(forms)})(?P<pre>)"
 
 
 _Node = tuple[Any, str | int] | None  # (parent node, key): a JSON path built only on a hit

@@ -93,7 +93,7 @@ def test_a_handle_of_the_name_goes_in_any_case(cwd: str, text: str, expected: st
         ("/home/will/p", "I will ask; the will to live; Will you check? thanks, will do"),
         ("/home/max/p", "Max tokens; y = Math.max(a, b); MAX_RETRIES = 3; max(a, b)"),
         ("/home/max/p", "Max approved amount is 5; the Max said value; Math.Max said; $Max said"),
-        ("/home/max/p", "MAX said; max said; thanks, max is 5; lo, hi, max; ask max tokens"),
+        ("/home/max/p", "thanks, max is 5; lo, hi, max; ask max tokens"),
         ("/home/max/p", "on max's value; ask Max-bot; ping max.local; cc max.c"),
         ("/home/mark/p", "Mark this done. Mark approved items as done; Mark approved for release"),
         ("/home/mark/p", "Thanks, Mark it done. thanks, mark it done; Mark as read"),
