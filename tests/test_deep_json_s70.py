@@ -6,6 +6,7 @@ line when indenting would multiply its size; ordinary JSON is indented as before
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,22 @@ def test_deep_json_goes_on_one_line_and_too_deep_json_gets_the_note() -> None:
         too_deep = [too_deep]
     assert json_text(too_deep, 2) == TOO_DEEP
     assert json_text(too_deep) == TOO_DEEP
+
+
+def _under_frames(frames: int, call: Any) -> Any:
+    return call() if frames == 0 else _under_frames(frames - 1, call)
+
+
+def test_json_text_never_raises_near_the_recursion_limit() -> None:
+    """The one-line JSON was encoded a second time, a frame deeper, when indenting gave up:
+    a value the first encode just managed raised there (review of 0.2.52: an export died
+    with a traceback at depth 972)."""
+    limit = sys.getrecursionlimit()
+    for depth in range(max(limit - 80, 10), limit + 40, 3):
+        value: Any = []
+        for _ in range(depth):
+            value = [value]
+        for frames in (0, 7, 20, 41):
+            for indent in (None, 2):
+                said = _under_frames(frames, lambda: json_text(value, indent))  # noqa: B023
+                assert said == TOO_DEEP or said.count("[") == depth + 1, (depth, frames)

@@ -148,3 +148,34 @@ def test_a_page_without_right_to_left_text_isolates_nothing_more(name: str) -> N
     tree = html[start : html.index("</nav>", start)]
     assert tree.count("<li") > 20 and "<bdi>" not in tree
     assert html.count("<bdi>") == len(_ISOLATED_BEFORE.findall(html))
+
+
+def test_a_failed_turn_s_hebrew_error_is_drawn_in_its_own_direction(
+    page: Any, tmp_path: Path
+) -> None:
+    """A turn that failed with no text is the row "assistant: error: <message>": the
+    "error: " is the page's, not the words' (review of 0.2.52: its "!" was on the right)."""
+    from exporter.loader import load_session
+    from exporter.render import render_session
+
+    error, aborted = "השרת לא זמין!", "עצרתי כאן!"
+    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}
+
+    def turn(entry_id: str, parent: str, **message: Any) -> dict[str, Any]:
+        said = {"role": "assistant", "provider": "p", "model": "m", "usage": usage, **message}
+        return _line("message", entry_id, parent, message=said)
+
+    records = [
+        {**HEADER, "id": "e"},
+        _line("message", "u1", None, message={"role": "user", "content": "hi"}),
+        turn("a1", "u1", stopReason="error", errorMessage=error, content=[]),
+        _line("message", "u2", "a1", message={"role": "user", "content": "again"}),
+        turn("a2", "u2", stopReason="aborted", content=[{"type": "text", "text": aborted}]),
+    ]
+    source = tmp_path / "s.jsonl"
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    source.write_text(lines, encoding="utf-8")
+    out = tmp_path / "p.html"
+    out.write_text(render_session(load_session(source)), encoding="utf-8")
+    page.goto(out.as_uri())
+    assert misdrawn(page, expected=(error, aborted), skip="main") == []

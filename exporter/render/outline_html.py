@@ -22,11 +22,13 @@ _RTL = re.compile(
 
 #: An outline row as the page's English around the entry's own words: "[label: …]" and
 #: "[name: …]" (group 1), or after a prefix as "user: ", "skill: pdf · user: ", "assistant:
-#: (aborted) ", "[bash]: ", "[bash result] " (group 2). Other rows ("[model: …]",
-#: "[compaction: …]") are the page's words, or a call's name and path said left to right.
+#: (aborted) ", "assistant: error: ", "[bash]: ", "[bash result] " (group 2). Other rows
+#: ("[model: …]", "[compaction: …]") are the page's words, or a call's name and path said
+#: left to right.
 _ROW_WORDS = re.compile(
     r"\[(?:label|name): (.*?)\]?\Z"  # (a row cut short ends "…", not "]")
-    r"|(?:(?:skill: .*? · )?(?:user|assistant): (?:\((?:aborted|error)\) )?|\[[^\]]*\]:? )(.*)\Z",
+    r"|(?:(?:skill: .*? · )?(?:user|assistant): (?:\((?:aborted|error)\) |error: )?"
+    r"|\[[^\]]*\]:? )(.*)\Z",
     re.S,
 )
 

@@ -810,7 +810,7 @@ def row_filters(row: OutlineRow) -> set[str]:
 #: What an outline row says before its entry's own words: "user: ", "skill: pdf · user: ",
 #: "assistant: (aborted) ", "[bash]: ".
 _ROW_PREFIX = re.compile(
-    r"(?:skill: .*? · )?(?:user|assistant): (?:\((?:aborted|error)\) )?|\[[^\]]*\]: "
+    r"(?:skill: .*? · )?(?:user|assistant): (?:\((?:aborted|error)\) |error: )?|\[[^\]]*\]: "
 )
 
 
