@@ -597,7 +597,7 @@ def _spellings(name: str) -> str:
 #: separates them (see ``_VERB_USER_NAMES``)
 _GREETING = (
     r"(?<![\w-])(?i:hi|hey|hello|dear|thanks|thank[ \t]+you|thx|cheers|bye|goodbye"
-    r"|good[ \t]+(?:morning|afternoon|evening|night))[ \t]*(?P<comma>,)?[ \t]+"
+    r"|good[ \t]+(?:morning|afternoon|evening|night))(?:[ \t]*(?P<comma>,))?[ \t]+"
 )
 #: The same before a name in lower case ("thanks max"), each of fixed width (see
 #: :func:`_after`); a bare "hi" only without a comma: "lo, hi, max" is code
@@ -701,8 +701,9 @@ _NOT_A_PERSON_BEFORE_LOWER = (
     *_NOT_A_PERSON_BEFORE,
     *(
         rf"\b{word} "
-        for word in ("i", "I", "we", "you", "they", "to", "will", "would", "can", "could",
-                     "shall", "should", "must", "might", "may", "did", "do", "does")
+        for word in ("i", "I", "we", "you", "they", "to", "this", "This", "that", "these",
+                     "those", "whose", "will", "would", "can", "could", "shall", "should",
+                     "must", "might", "may", "did", "do", "does")
     ),
 )  # fmt: skip
 #: Verbs that take a person right after them: "ask Max", "tell Will", "cc Max"
@@ -745,6 +746,15 @@ _DONE_BY = tuple(
                  "fixed", "tested", "edited", "posted", "sent", "shared", "signed",
                  r"signed[ \t]off", "mentioned", "assigned")
 )  # fmt: skip
+#: Verbs after a lower-case name that only a person does: "max writes", "mark tells" and
+#: "max replies" are code's nouns and verbs ("limit max writes to 5", "this mark tells pytest")
+_LOWER_PERSON_VERB = r"(?:said|says|wrote|thinks|thought|wants|told|replied)"
+#: The same in lower case, only where the doer is a person: "raised by max when" is code
+_DONE_BY_LOWER = tuple(
+    rf"(?<![\w-])(?i:{done})[ \t]by[ \t]"
+    for done in ("reviewed", "approved", "authored", "co-authored", "signed",
+                 r"signed[ \t]off", "assigned")
+)  # fmt: skip
 #: A role in brackets right after a name shows a person: "Max (reviewer)", "max (me)"
 _ROLE = (
     r"[ \t]?\((?i:reviewer|author|co-author|maintainer|owner|assignee|approver|committer"
@@ -764,14 +774,15 @@ _SIGNING = (
     ),
     r"[.!?)][ \t]--[ \t]",
     *(
-        rf"(?<![\w-])(?i:{word}){mark}\n"
+        rf"(?<![\w-])(?i:{word}){mark}{nl}"
         for word in ("thanks", "thank[ \t]you", "thx", "cheers", "best", "regards",
                      r"best[ \t]regards", r"kind[ \t]regards", "sincerely", "yours",
                      r"best[ \t]wishes")
         for mark in (",", "!")
+        for nl in ("\n", "\r\n", "\n\n", "\r\n\r\n")
     ),
 )  # fmt: skip
-_SIGNED_END = r"(?=[ \t]*[.!]?[ \t]*$)"
+_SIGNED_END = r"(?=[ \t]*(?:[.!][ \t]*)?\r?$)"
 
 
 def _after(contexts: Iterable[str], form: str, ahead: str = "") -> str:
@@ -873,7 +884,11 @@ def _person_pattern(people: list[str]) -> str:
     for word in people:
         title, lower, upper = map(re.escape, (word.title(), word, word.upper()))
         closing = rf"(?:(?<=\*{title})\*{{1,2}}|(?<=_{title})_{{1,2}})?"  # **Max** said
-        lower_did = _PERSON_VERB if word in _VERB_USERS else did  # not "mark approved the"
+        lower_did = (
+            _LOWER_PERSON_VERB
+            if word in _VERB_USERS
+            else rf"{_LOWER_PERSON_VERB}|{_PERSON_DID}|{_PERSON_DID_INTRANSITIVE}"
+        )
         forms += [
             # Max said, Max approved the change, Max asked for a refactor, MAX said, max said
             _not_after(
@@ -883,7 +898,9 @@ def _person_pattern(people: list[str]) -> str:
             ),
             _not_after(_NOT_A_PERSON_BEFORE_LOWER, lower, rf"(?=[ \t]+(?:{lower_did})(?![\w-]))"),
             _not_after(
-                _NOT_A_PERSON_BEFORE, upper, rf"(?=[ \t]+(?i:{did}|{_PERSON_REVIEWED})(?![\w-]))"
+                _NOT_A_PERSON_BEFORE,  # what a lower-case name does: "MAX WRITES PER SECOND"
+                upper,
+                rf"(?=[ \t]+(?i:{lower_did}|{_PERSON_REVIEWED})(?![\w-]))",
             ),
             # ask Max, cc: Max; ask max, tell max to merge
             _after(_ASKING, title, _ASKED_END + (_DATE_AFTER if word in _DATE_USERS else "")),
@@ -895,7 +912,7 @@ def _person_pattern(people: list[str]) -> str:
         if word not in _DATE_USERS:  # reviewed by Max, approved by max.
             forms += [
                 _after(_DONE_BY, title, rf"{_ASKED_END}(?!\()"),
-                _after(_DONE_BY, lower, _LOWER_ASKED_END),
+                _after(_DONE_BY_LOWER, lower, _LOWER_ASKED_END),
             ]
     return rf"(?:{'|'.join(forms)})(?P<pre>)"
 

@@ -125,10 +125,50 @@ def test_their_siblings_lose_the_name(cwd: str, text: str, expected: str) -> Non
         ("/home/will/p", "Thanks,\nWill do"),
         # a thing is not a person
         ("/home/python/p", "Python (owner); reviewed by Python; python said"),
+        # code's plural nouns after a lower-case name, and what code does "by max" (review
+        # of session 70: these went as people)
+        ("/home/mark/p", "This mark tells the testing machinery; the random mark tells pytest"),
+        ("/home/max/p", "limit max writes to 5; Per-connection max replies: 100"),
+        ("/home/max/p", "max asks per minute; MAX WRITES PER SECOND"),
+        ("/home/max/p", "the ValueError raised by max when the iterable is empty"),
+        ("/home/max/p", "messages sent by max for each shard; issue fixed by max about x"),
+        ("/home/mark/p", "the checkpoint created by mark on save"),
+        ("/home/will/p", "Thanks,\n\nWill do"),
     ],
 )
 def test_the_words_stay(cwd: str, text: str) -> None:
     assert _redacted(cwd, text) == text
+
+
+@pytest.mark.parametrize(
+    ("cwd", "text", "expected"),
+    [
+        ("/home/max/p", "Thanks,\r\nMax", "Thanks,\r\n<user>"),
+        ("/home/max/p", "LGTM. — Max\r\n", "LGTM. — <user>\r\n"),
+        ("/home/max/p", "Thanks,\n\nMax", "Thanks,\n\n<user>"),
+    ],
+)
+def test_signatures_after_windows_line_ends_and_a_blank_line(
+    cwd: str, text: str, expected: str
+) -> None:
+    assert _redacted(cwd, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Max" + " " * 64_000 + "x",  # a signature's end was looked for in every split
+        "| Max " + " " * 64_000 + "|",
+        "thanks" + " " * 64_000 + "x max",  # a greeting's comma, in every split
+    ],
+)
+def test_long_runs_of_spaces_take_linear_time(text: str) -> None:
+    """Quadratic before the review's fix: 12 s of CPU at 64,000 spaces; now ~0.03 s. The
+    limit is CPU time, 100 times what it takes, so a busy machine cannot fail it."""
+    from tests.conftest import cpu_time_limit
+
+    with cpu_time_limit(3.0):
+        assert _redacted("/home/max/p", text) == text  # (no person in any of them)
 
 
 # --- 4. through the command ---------------------------------------------------------------
