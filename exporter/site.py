@@ -205,7 +205,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
         entry["error"] = _write_page(Path(task.out_dir), page, html)
         del html  # (a big page: not kept while the search records are made)
         if entry["error"] is None:
-            entry.update(page=page, row=row)
+            # its size, to tell a page cut short since (is_unchanged): rendered again
+            entry.update(page=page, row=row, page_bytes=os.stat(Path(task.out_dir) / page).st_size)
             if problem := _write_search_shard(task, session):
                 entry["search_error"] = problem
     except (SessionFormatError, OSError) as error:

@@ -366,7 +366,7 @@ def is_unchanged(
     same_build = (entry.get("tool_version"), entry.get("options_key")) == (__version__, key)
     page = entry.get("page")
     ours = isinstance(page, str) and OWNED_PAGE.match(page)  # the manifest is not trusted
-    if entry.get("error") or not same_build or not ours or not (out_dir / page).is_file():
+    if entry.get("error") or not same_build or not ours or not _page_whole(out_dir / page, entry):
         return False
     try:
         if sub_agent_stamps(Path(source)) != entry.get("sub_agents", ""):
@@ -383,6 +383,33 @@ def is_unchanged(
     if same:  # touched (or moved, or from before ctime was kept): stat matches next time
         entry.update(mtime_ns=info.st_mtime_ns, ctime_ns=info.st_ctime_ns)
     return same
+
+
+#: How every page this tool writes ends (page.html.j2), whitespace after it aside.
+PAGE_END = b"</html>"
+
+
+def _page_whole(page: Path, entry: dict[str, Any]) -> bool:
+    """Is the page as it was written: a regular file of the size the entry records, ending
+    as a page ends? One cut short (a full disk, an interrupted copy or sync) was kept, and
+    ``publish --html`` uploaded it. Cheap: a stat and its last bytes, not a hash. An entry
+    from before the size was recorded is judged by the ending alone, and given the size."""
+    try:
+        if not page.is_file():
+            return False
+        with open(page, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - 64))
+            tail = handle.read(64)
+    except OSError:
+        return False
+    if not tail.rstrip().endswith(PAGE_END):
+        return False
+    recorded = entry.get("page_bytes")
+    if recorded is None:  # (saved with the manifest: checked by size from the next build)
+        entry["page_bytes"] = size
+        return True
+    return type(recorded) is int and recorded == size
 
 
 def sweep(out_dir: Path, keep: set[Any]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import functools
 import hashlib
 import os
@@ -68,6 +69,7 @@ from exporter.publish.hub_plan import (
     published_stems,
     publisher_mark,
     session_id_mark,
+    unknown_policy_replaced,
 )
 from exporter.publish.hub_repo import DEFAULT_ENDPOINT, HubRepo, default_token
 from exporter.publish.hub_site import (
@@ -309,6 +311,12 @@ def _open_remote(req: PublishRequest, repo: HubRepo, result: PublishResult) -> R
     if result.exists and remote.private and req.public:
         result.warnings.append(f"{req.repo_id} exists and stays private (--public only creates)")
     result.warnings += remote.problems
+    if remote.manifest_gap() == "missing" and any(p.startswith("sessions/") for p in remote.files):
+        result.warnings.append(
+            "the dataset holds sessions but no manifest.json (deleted?): every session is "
+            "checked again, and one whose copy in the dataset this run would change is "
+            "refused (how that copy was redacted cannot be told)"
+        )
     return remote
 
 
@@ -548,6 +556,9 @@ def _refuse_fewer_secrets(run: _Run, prepared: list[Prepared]) -> None:
     fewer = fewer_given_secrets(run.remote, prepared, _given_marks(run), run.publisher)
     if fewer and not run.req.allow_weaker_policy:
         raise PublishError(_fewer_secrets_message(fewer), exit_code=1)
+    unknown = unknown_policy_replaced(run.remote, prepared)
+    if unknown and not run.req.allow_weaker_policy:
+        raise PublishError(_unknown_policy_message(run.remote, unknown), exit_code=1)
 
 
 def _fewer_secrets_message(fewer: dict[str, int]) -> str:
@@ -559,6 +570,34 @@ def _fewer_secrets_message(fewer: dict[str, int]) -> str:
         "the token it ran with, that this run lacks. Pass the same ones (a token replaced "
         "since: the old one with --secret), or --allow-weaker-policy if the values are gone "
         "for another reason"
+    )
+
+
+def _unknown_policy_message(remote: RemoteState, paths: list[str]) -> str:
+    """Why a run is refused that would replace copies whose redaction the dataset's
+    manifest.json cannot tell (deleted, damaged, from another version, or without them)."""
+    gap = remote.manifest_gap()
+    why = {
+        "missing": "the dataset has no manifest.json (deleted?), which records how each copy "
+        "was redacted",
+        "unreadable": "the dataset's manifest.json, which records how each copy was redacted, "
+        "is unreadable (damaged, or edited by hand)",
+        "from another version": "the dataset's manifest.json, which records how each copy was "
+        "redacted, is from another version of pi-session",
+    }.get(
+        gap or "",
+        "their manifest.json entries are missing or record nothing of how they were redacted",
+    )
+    one = len(paths) == 1
+    copies = "a copy that differs from the one" if one else "copies that differ from the ones"
+    return (
+        f"{plural(len(paths), 'session')} in the dataset (first: {paths[0]}) would be "
+        f"replaced by {copies} there, and {why}: the new {'copy' if one else 'copies'} may "
+        "hold what an earlier run removed (a --secret or --env-file value, thinking or tool "
+        "output it cut). Pass the options they were published with (a session that only "
+        "grew since is not refused then), and add --allow-weaker-policy to replace what is "
+        "still refused; the manifest.json written then records this run's options, and "
+        "later runs are checked against it"
     )
 
 
@@ -653,7 +692,7 @@ def _site_ops(
     first (a real run) where the others' are: downloaded once per version and kept (a dry
     run uses the kept copies too: they are a local cache, not the dataset). So a page's
     source is the same file whichever run uploaded it, and is not rendered again."""
-    cache = copies_cache_dir(run.repo.endpoint, run.req.repo_id)
+    cache = _cache_folder(run, lambda: copies_cache_dir(run.repo.endpoint, run.req.repo_id))
     with copies_in_use(cache, run.remote):  # (another publish's copies are not deleted)
         return _site_from_copies(run, others, uploads, tmp, cache)
 
@@ -724,20 +763,35 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
 
     if not run.req.html:
         run.notify("the dataset has an html/ site: rebuilding it too")
-    site = html_cache_dir(run.repo.endpoint, run.req.repo_id)
+    site = _cache_folder(run, lambda: html_cache_dir(run.repo.endpoint, run.req.repo_id))
     if run.req.dry_run:  # a copy of the kept site: only what changed is rendered
         site = _scratch_copy(site, tmp / "site")
+    build = functools.partial(
+        build_html,
+        copies,
+        site,
+        run.policy,
+        run.key,
+        jobs=run.req.jobs,
+        progress=run.req.progress,
+        public_name=run.public_name,
+        notes=notes,
+    )
     try:
-        build_html(
-            copies,
-            site,
-            run.policy,
-            run.key,
-            jobs=run.req.jobs,
-            progress=run.req.progress,
-            public_name=run.public_name,
-            notes=notes,
-        )
+        try:
+            build()
+        except OSError as error:
+            if error.errno not in _IN_THE_WAY:
+                raise
+            # a folder where the index or a page goes, a file where a folder goes: every
+            # run failed on it (exit 2). The site is a cache: made again, whole
+            shutil.rmtree(site, ignore_errors=True)
+            run.result.warnings.append(
+                f"the local cache of html/ pages ({site}) was damaged "
+                f"({os.strerror(error.errno or 0).lower()} where the site writes): dropped, "
+                "and every page rendered again"
+            )
+            build()
     except SiteBusy:
         # the kept site is this machine's publish cache: only another publish to this
         # dataset builds it. Its folder and "build" mean nothing to the user: said (exit 3)
@@ -747,6 +801,27 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
             "built); nothing was sent; run again when it ends"
         ) from None
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
+
+
+#: What writing into a damaged cache folder fails with: something else in a name's place.
+_IN_THE_WAY = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR})
+
+
+def _cache_folder(run: _Run, make: Callable[[], Path]) -> Path:
+    """The cache folder ``make`` gives (made if needed), made again when a file is in its
+    place (damaged): every run failed with "File exists" or "Not a directory" (exit 2)."""
+    folder = make()
+    if folder.is_dir() or not os.path.lexists(folder):
+        return folder
+    try:
+        folder.unlink()
+    except OSError:
+        return folder  # (its first write says why)
+    run.result.warnings.append(
+        f"the local publish cache {folder} was a file, not a folder (damaged): replaced by "
+        "an empty folder; what it kept is made or downloaded again"
+    )
+    return make()
 
 
 def _scratch_copy(folder: Path, scratch: Path) -> Path:

@@ -39,7 +39,7 @@ from exporter.policy import RedactionPolicy, given_digest, given_secret_count, o
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import COST_DROPPED, SUPERSEDED, index_row
 from exporter.publish.deny import first_match
-from exporter.publish.hub_state import RemoteState, git_oid
+from exporter.publish.hub_state import RemoteFile, RemoteState, git_oid
 from exporter.redact import GPS_IMAGES
 from exporter.session import Diagnostic, parse_time
 from exporter.workers import ProgressBar, run_tasks, server_context
@@ -63,6 +63,7 @@ __all__ = [
     "publisher_mark",
     "repo_stem",
     "session_id_mark",
+    "unknown_policy_replaced",
 ]
 
 #: What a dataset path's file name kept before 0.2.42 (``Привет мир.jsonl`` was ``session.jsonl``).
@@ -658,6 +659,50 @@ def lost_given_marks(entry: dict[str, Any], given: set[str], publisher: str) -> 
     if not isinstance(marks, list) or entry.get("publisher") != publisher:
         return None
     return len({m for m in marks if isinstance(m, str)} - given)
+
+
+def unknown_policy_replaced(remote: RemoteState, prepared: Iterable[Prepared]) -> list[str]:
+    """The dataset's copies this run would replace whose redaction nothing tells: no
+    manifest entry (manifest.json missing, unreadable, from another version; a file it does
+    not list), or an entry recording neither the given secrets' marks nor the replacement
+    counts (every version since 0.2.0 records the counts). Such a copy may hold a --secret
+    value, or content a cut removed, that this run would put back in clear.
+
+    A copy this run's would only extend (its bytes the start of the new copy's: the session
+    grew, redacted as before) or leave as it is loses nothing and is not listed: compared
+    by the ids the Hub lists, with no download."""
+    replaced = []
+    for item in prepared:
+        path = item.source.repo_path
+        there = remote.files.get(path)
+        if item.error is not None or item.staged is None or there is None:
+            continue
+        entry = remote.manifest.get(path)
+        told = entry is not None and (
+            isinstance(entry.get("given"), list) or isinstance(entry.get("redactions"), dict)
+        )
+        if not told and not _starts_with(item.staged, there):
+            replaced.append(path)
+    return sorted(replaced)
+
+
+def _starts_with(staged: Path, there: RemoteFile) -> bool:
+    """Do the staged copy's first ``there.size`` bytes make the dataset's file? Hashed as
+    the Hub knows it (LFS: SHA-256, else the git blob id), read in blocks."""
+    by_sha256 = there.sha256 is not None
+    digest = hashlib.sha256() if by_sha256 else hashlib.sha1(b"blob %d\0" % there.size)
+    left = there.size
+    try:
+        with open(staged, "rb") as handle:
+            while left > 0 and (block := handle.read(min(left, 1 << 20))):
+                digest.update(block)
+                left -= len(block)
+    except OSError:
+        return False
+    if left:  # the new copy is shorter
+        return False
+    found = digest.hexdigest()
+    return there.matches(None, found) if by_sha256 else there.matches(found, None)
 
 
 def fewer_given_by_marks(

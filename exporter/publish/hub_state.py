@@ -72,6 +72,18 @@ class RemoteState:
     card_oid: str | None = None
     #: README.md as the dataset holds it (None: there is none), to refresh its marked block
     card: bytes | None = None
+    #: why manifest.json, present, was not read ("unreadable", "from another version"):
+    #: its copies' redaction is unknown, as with no manifest (:meth:`manifest_gap`)
+    manifest_problem: str | None = None
+
+    def manifest_gap(self) -> str | None:
+        """Why the dataset's manifest cannot tell how any of its copies was redacted (None:
+        it can, or there is no dataset): missing, unreadable or from another version."""
+        if self.manifest_problem is not None:
+            return self.manifest_problem
+        if self.exists and "manifest.json" not in self.files:
+            return "missing"
+        return None
 
     def load_manifest(self, data: bytes) -> None:
         """Accept only our schema; anything else means "re-check every session"."""
@@ -81,7 +93,13 @@ class RemoteState:
             doc = None
         sessions = doc.get("sessions") if isinstance(doc, dict) else None
         if not isinstance(sessions, dict) or doc.get("schema_version") != MANIFEST_SCHEMA:
-            self.problems.append("remote manifest.json is unreadable or from another version")
+            known = isinstance(sessions, dict) and isinstance(doc.get("schema_version"), int)
+            self.manifest_problem = "from another version" if known else "unreadable"
+            self.problems.append(
+                f"remote manifest.json is {self.manifest_problem}: every session is checked "
+                "again, and one whose copy in the dataset this run would change is refused "
+                "(how that copy was redacted cannot be told)"
+            )
             return
         self.manifest = {p: e for p, e in sessions.items() if isinstance(e, dict)}
         odd = [path for path, entry in self.manifest.items() if _clean_counts(entry)]

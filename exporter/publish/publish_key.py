@@ -62,8 +62,15 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         note = f"no publish key in {path} yet: a dry run creates none (the first real run will)"
         return PublishKey(secrets.token_bytes(32), note)
     try:
-        key = PublishKey(_read_or_create(path))
-        if not existed:  # a new machine (or a CI runner): say why everything is re-checked
+        data, aside = _read_or_create(path, create)
+        key = PublishKey(data)
+        if aside is not None:  # said once: the next run reads the new key
+            key.note = (
+                f"the publish key in {path} was damaged (shorter than a key: an earlier "
+                f"version stopped while writing it): moved aside as {aside.name} and replaced "
+                "by a new key; what was made with the old one is re-checked once"
+            )
+        elif not existed:  # a new machine (or a CI runner): say why everything is re-checked
             key.note = (
                 f"created a publish key in {path} (what redacted sites and datasets record "
                 "of their sources is keyed by it): what was made with another key is "
@@ -72,6 +79,13 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         elif os.name == "posix" and path.stat().st_mode & 0o077:
             key.note = f"{path} can be read by other users: `chmod 600 {path}`"
         return key
+    except _DamagedKey:  # being written (or a dry run): not replaced by this run
+        note = (
+            f"the publish key in {path} is damaged (shorter than 32 bytes): the next run "
+            "that is not a dry run replaces it (unless another run is writing it just then); "
+            "this run uses a throw-away key"
+        )
+        return PublishKey(secrets.token_bytes(32), note)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         note = (
@@ -82,6 +96,15 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         return PublishKey(secrets.token_bytes(32), note)
 
 
+class _DamagedKey(OSError):
+    """A key file shorter than a key; ``old``: not written within YOUNG_KEY seconds of
+    now (no run is writing it), so it may be replaced; ``stat``: the file as read."""
+
+    def __init__(self, old: bool, stat: os.stat_result) -> None:
+        super().__init__(0, "the key file is damaged (shorter than 32 bytes)")
+        self.old, self.stat = old, stat
+
+
 #: A key file shorter than a key is waited for this many times, KEY_POLL seconds apart,
 #: while it is younger than YOUNG_KEY seconds: another run may be writing it (a version that
 #: wrote it in place, or a file system without hard links). An older one is damaged.
@@ -90,38 +113,70 @@ KEY_POLL = 0.05
 YOUNG_KEY = 2.0
 
 
-def _read_or_create(path: Path) -> bytes:
+def _read_or_create(path: Path, create: bool = True) -> tuple[bytes, Path | None]:
     """The key the file holds; made (whole, at once) when there is none. First runs started
-    together on a new machine all read the one key that the first of them made."""
-    key = _read_key(path)
+    together on a new machine all read the one key that the first of them made. A damaged
+    file (shorter than a key, not being written: left by a version up to 0.2.50 stopped
+    between creating and writing it) is moved aside and replaced, else every run used a
+    throw-away key and re-checked everything; the second value is where it went."""
+    aside = None
+    try:
+        key = _read_key(path)
+    except _DamagedKey as damaged:
+        if not (create and damaged.old):
+            raise
+        aside = _move_aside(path, damaged.stat)
+        key = None if aside is not None else _read_key(path)  # None: replaced meanwhile
     if key is not None:
-        return key
+        return key, None
     path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_hex(32).encode("ascii")
     if _made_whole(path, key + b"\n"):
-        return key
+        return key, aside
     theirs = _read_key(path)  # another run made it just now: theirs
     if theirs is None:  # (and it is gone again)
         raise PermissionError(0, "another run is writing the key file")
-    return theirs
+    return theirs, None
+
+
+def _move_aside(path: Path, read: os.stat_result) -> Path | None:
+    """Rename the damaged key file to an unused ``publish.key.damaged-<time>`` beside it
+    (kept: it is the user's file); None when it is no longer the file ``read`` (another
+    run replaced it just now: theirs is kept)."""
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return None
+    if (now.st_ino, now.st_dev) != (read.st_ino, read.st_dev):
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 100):
+        aside = path.with_name(f"{path.name}.damaged-{stamp}" + (f"-{n}" if n > 1 else ""))
+        if not aside.exists():
+            os.replace(path, aside)
+            return aside
+    raise FileExistsError(0, f"too many {path.name}.damaged-* files")
 
 
 def _read_key(path: Path) -> bytes | None:
     """The key in ``path`` (None: no file). A short file that was just written is read again
     a few times before it counts as damaged: a reader of another run's file being written
-    (the first runs on a new machine) took a throw-away key, unlike the others'."""
+    (the first runs on a new machine) took a throw-away key, unlike the others'. Damaged:
+    :class:`_DamagedKey`, ``old`` when its mtime is more than YOUNG_KEY from now (one set
+    in the future is not being written either)."""
     for _ in range(KEY_POLLS):
         try:
             key = path.read_bytes().strip()
-            age = time.time() - path.stat().st_mtime
+            info = path.stat()
         except FileNotFoundError:
             return None
+        old = abs(time.time() - info.st_mtime) > YOUNG_KEY
         if len(key) >= 32:
             return key
-        if age > YOUNG_KEY:
+        if old:
             break
         time.sleep(KEY_POLL)
-    raise PermissionError(0, "the key file is damaged (shorter than 32 bytes)")
+    raise _DamagedKey(old, info)
 
 
 def _made_whole(path: Path, data: bytes) -> bool:
