@@ -6,18 +6,23 @@ updates the same gist (so links keep working); `--dry-run` writes the exact uplo
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import functools
+import gzip
+import json
 import os
 import re
 import secrets
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import click
+import requests
 from click.core import ParameterSource
 
 from exporter.agent_context import (
@@ -39,7 +44,13 @@ from exporter.cli import (
 from exporter.formatting import local_minute, one_line, plural, terminal_text
 from exporter.fsutil import atomic_write_text
 from exporter.jsonl_out import session_records, session_to_jsonl
-from exporter.policy import RedactionPolicy, cut_option, given_digest, opt_in_cuts
+from exporter.policy import (
+    GIVEN_SECRETS,
+    RedactionPolicy,
+    cut_option,
+    given_digest,
+    opt_in_cuts,
+)
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.errors import (
     NotFoundError,
@@ -81,7 +92,7 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
-from exporter.share_cuts import excluded_ids
+from exporter.share_cuts import _is_hidden, excluded_ids
 from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
 
 if TYPE_CHECKING:
@@ -241,13 +252,18 @@ def _refuse_weaker_policy(
     _refuse_unredacted(record, policy.redact)
     _refuse_lost_removals(record, loaded, excluded, opt_in_cuts(policy))
     _refuse_lost_cuts(record, _cuts_of(policy))
+    _refuse_unread(record)
 
 
-def _given_record(values: set[str], excluded: set[str], policy: RedactionPolicy) -> dict[str, Any]:
+def _given_record(
+    values: set[str], excluded: set[str], policy: RedactionPolicy, salt: str | None = None
+) -> dict[str, Any]:
     """What the state keeps of the given secrets a share replaced (salted digests), of the
     entries it left out (their ids), of its opt-in redaction (``opt_in_cuts``), whether it
-    was redacted and its cuts (``_cuts_of``): what a later share must not put back."""
-    salt = secrets.token_hex(16)
+    was redacted and its cuts (``_cuts_of``): what a later share must not put back.
+    ``salt``: the session's record's, so that a share that changed nothing records the
+    same (and the file is not rewritten); a new one otherwise."""
+    salt = salt or secrets.token_hex(16)
     record: dict[str, Any] = {"given_salt": salt}
     record["given"] = sorted(given_digest(v, salt) for v in values)
     if excluded:
@@ -258,6 +274,305 @@ def _given_record(values: set[str], excluded: set[str], policy: RedactionPolicy)
     record["redacted"] = policy.redact
     record["cuts"] = _cuts_of(policy)  # written even empty: a record without it is older
     return record
+
+
+# --------------------------------------------------------------------------- older records
+
+
+#: What a record says its share left out, and since when: 0.2.0 to 0.2.9 kept only the gist,
+#: 0.2.10 added the given secrets (``given_salt``), 0.2.25 ``redacted`` and ``cuts``. (Its
+#: ``excluded`` and ``removed`` came with --exclude and --pii themselves: never unsaid.)
+_SAID_SINCE = ("given_salt", "redacted", "cuts")
+
+#: The key of a share whose record does not say what it left out and whose gist could not
+#: be read to tell (``_as_their_gists_say``); only ever made here, never kept.
+_UNREAD = "_unread"
+
+
+def _unsaid(shared: Mapping[str, Any]) -> bool:
+    """The record of this share (a pi-session before 0.2.25 wrote it) does not say all it
+    left out: taken as "nothing", a share without an earlier --secret or --no-thinking put
+    the secret or the thinking back in the same gist."""
+    return any(key not in shared for key in _SAID_SINCE)
+
+
+def _as_their_gists_say(
+    client: GistClient, record: dict[str, Any] | None, loaded: Session, prepared: Session
+) -> dict[str, Any] | None:
+    """The record with what each of its shares recorded before 0.2.25 left out read from
+    what its gist holds (``_left_out_by``), where the record does not say; a gist that
+    cannot be read is marked ``_UNREAD`` (refused: ``_refuse_unread``)."""
+    if not record or not any(_unsaid(shared) for shared in _every_share(record)):
+        return record
+    judged = [
+        _judged(client, shared, loaded, prepared) if _unsaid(shared) else shared
+        for shared in _every_share(record)
+    ]
+    latest, *earlier = judged
+    latest = {k: v for k, v in latest.items() if k != "earlier"}
+    return {**latest, "earlier": earlier} if earlier else latest
+
+
+def _judged(
+    client: GistClient, shared: dict[str, Any], loaded: Session, prepared: Session
+) -> dict[str, Any]:
+    """``shared`` with the fields its record lacks as its gist's session copy tells them
+    (what the record says stays as it is)."""
+    copy, why = _copy_in_gist(client, str(shared.get("gist_id", "")))
+    if copy is None:
+        return {**shared, _UNREAD: why}
+    return {**_left_out_by(copy, loaded, prepared), **shared}
+
+
+#: The copy of the session a page carries for its download link (gzip, then base64): in
+#: the footer's data: URL since 0.2.1, in a JSON string in a script element in 0.2.0.
+_EMBEDDED = re.compile(
+    r'id="session-jsonl"(?: href="data:application/gzip;base64,([A-Za-z0-9+/=]+)"'
+    r'|[^>]*>"([A-Za-z0-9+/=]+)"</script>)'
+)
+
+
+def _copy_in_gist(client: GistClient, gist_id: str) -> tuple[list[dict[str, Any]] | None, str]:
+    """The session copy the gist holds, as records (its session.jsonl, else the one its
+    page carries), or None and why not. Read from the file's raw address, without the
+    token (GitHub's answer carries at most 1 MB of a file)."""
+    try:
+        gist = client.get(gist_id)
+    except NotFoundError:
+        return None, "it is gone on GitHub"
+    except PublishError as error:
+        return None, terminal_text(one_line(str(error), 200))
+    name = "session.jsonl" if "session.jsonl" in gist.files else DEFAULT_FILENAME
+    raw = gist.files[name]["raw_url"] if name in gist.files else ""
+    if not raw:
+        return None, f"it holds no {name} that can be downloaded"
+    try:
+        answer = requests.get(
+            raw, timeout=client.timeout, headers={"User-Agent": client.user_agent}
+        )
+    except requests.RequestException:
+        return None, f"its {name} could not be downloaded"
+    if answer.status_code != 200:
+        return None, f"its {name} could not be downloaded (HTTP {answer.status_code})"
+    text = answer.content.decode("utf-8", "replace")
+    if name == DEFAULT_FILENAME:
+        found = _EMBEDDED.findall(text)
+        try:
+            blob = found[-1][0] or found[-1][1]
+            text = gzip.decompress(base64.b64decode(blob)).decode("utf-8", "replace")
+        except (IndexError, binascii.Error, OSError, EOFError):
+            return None, "its page carries no copy of the session"
+    return [r for r in _records_of(text) if isinstance(r, dict)], ""
+
+
+def _records_of(jsonl: str) -> Iterator[Any]:
+    """The lines of a JSONL copy that parse."""
+    for line in jsonl.splitlines():
+        try:
+            yield json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+
+
+#: The notes the cuts put in place of what they left out, as every version wrote them.
+_CUT_NOTES = {
+    "no_tool_output": re.compile(
+        r"\[tool output (?:omitted by share policy|left out \(--no-tool-output\)): "
+        r"[\d,]+ lines?, [\d,]+ characters.*\]", re.S
+    ),
+    "no_images": re.compile(
+        r"\[image (?:omitted by share policy|left out \(--no-images\)): [^\]]*\]"
+    ),
+    "no_tool_calls": re.compile(
+        r"\[[\d,]+ tool calls? (?:omitted by share policy|left out \(--no-tool-calls\)): .*\]",
+        re.S,
+    ),
+}  # fmt: skip
+_PLACEHOLDER = re.compile(r"\[REDACTED:([^\]\s]+):\d+\]")
+_ONLY_PLACEHOLDERS = re.compile(r"(?:\[REDACTED:[^\]\s]+:\d+\])+")
+
+
+def _left_out_by(copy: list[dict[str, Any]], loaded: Session, prepared: Session) -> dict[str, Any]:
+    """What an earlier share left out, read from the session copy it put in its gist
+    (``copy``), as a record keeps it: the given secrets it replaced that this share
+    (``prepared``) would put back in clear (salted digests of them), whether it was
+    redacted (a placeholder, the home folder as ``~``) and its cuts (their notes, no
+    thinking where the session has some, one branch of a branched session, no hidden
+    entries, the home folder hidden)."""
+    home_hidden = _home_hidden(copy, loaded)
+    redacted = home_hidden or _says(copy, "[REDACTED:")
+    salt = secrets.token_hex(16)
+    lost = _given_in_clear(copy, prepared)
+    cuts = _cut_notes(copy) + _entries_cut(copy, loaded, prepared)
+    return {
+        "given_salt": salt,
+        "given": sorted(given_digest(value, salt) for value in lost),
+        "redacted": redacted,
+        "cuts": [*cuts, _HOME_HIDDEN] if home_hidden else cuts,
+    }
+
+
+def _texts(value: Any) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """Every string in a record, with where it is."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            yield path, item
+        elif isinstance(item, dict):
+            stack += [((*path, k), v) for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [((*path, i), v) for i, v in enumerate(item)]
+
+
+def _key(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A record's kind and id (Claude Code's ``uuid``), which its copies keep."""
+    found = record.get("id", record.get("uuid"))
+    return (str(record.get("type")), found) if isinstance(found, str) and found else None
+
+
+def _given_in_clear(copy: list[dict[str, Any]], prepared: Session) -> set[str]:
+    """What this share would put in clear where the earlier copy has a given secret's
+    placeholder (``--secret``, ``--env-file``, the environment, the token), compared
+    string by string in the records both have; where a string cannot be lined up, each
+    placeholder this share's string has no counterpart for (its name stands for it)."""
+    mine = {_key(record): record for record in session_records(prepared)}
+    lost: set[str] = set()
+    for record in copy:
+        now = mine.get(_key(record)) if _key(record) else None
+        if now is None:
+            continue
+        texts = dict(_texts(now))
+        for path, text in _texts(record):
+            marks = list(_PLACEHOLDER.finditer(text))
+            there = texts.get(path)
+            if there is None or there == text or not any(_given(m) for m in marks):
+                continue
+            lost |= _replaced_values(text, marks, there)
+    return lost
+
+
+def _given(mark: re.Match[str]) -> bool:
+    return mark.group(1) in GIVEN_SECRETS
+
+
+def _replaced_values(text: str, marks: list[re.Match[str]], there: str) -> set[str]:
+    """What ``there`` has where ``text`` has a given secret's placeholder and is not one
+    itself: the text around the placeholders, in order, lines the two up."""
+    pieces, gaps, last = [], [], 0  # the text between placeholders; each gap's placeholders
+    for mark in marks:
+        if pieces and mark.start() == last:  # side by side: one gap
+            gaps[-1].append(mark)
+        else:
+            pieces.append(text[last : mark.start()])
+            gaps.append([mark])
+        last = mark.end()
+    pieces.append(text[last:])
+    values: set[str] = set()
+    pos = len(pieces[0])
+    if not there.startswith(pieces[0]):
+        return _unlined(marks, there)
+    for index, gap in enumerate(gaps):
+        after = pieces[index + 1]
+        if index + 1 == len(gaps):
+            end = len(there) - len(after) if there.endswith(after) else -1
+        else:
+            end = there.find(after, pos + 1)
+        if end <= pos:
+            return _unlined(marks, there)
+        value = there[pos:end]
+        if any(_given(m) for m in gap) and not _ONLY_PLACEHOLDERS.fullmatch(value):
+            values.add(value)
+        pos = end + len(after)
+    return values
+
+
+def _unlined(marks: list[re.Match[str]], there: str) -> set[str]:
+    """Strings that changed too much to line up: a given placeholder counts as put back
+    when this share's string has fewer placeholders."""
+    if len(_PLACEHOLDER.findall(there)) >= len(marks):
+        return set()
+    return {m.group(0) for m in marks if _given(m)}
+
+
+def _cut_notes(copy: list[dict[str, Any]]) -> list[str]:
+    """The cuts whose notes the copy holds (a content block that is one)."""
+    texts = [text for record in copy for _path, text in _texts(record) if text.startswith("[")]
+    return [cut for cut, note in _CUT_NOTES.items() if any(note.fullmatch(t) for t in texts)]
+
+
+def _entries_cut(copy: list[dict[str, Any]], loaded: Session, prepared: Session) -> list[str]:
+    """The cuts the copy shows by what it lacks of the session as it was then (the entries
+    up to the last one it has): thinking where the session had some in entries it holds,
+    every hidden entry, or all branches but one."""
+    held = {_key(record) for record in copy} - {None}
+    place = {_key(entry.raw): n for n, entry in enumerate(loaded.entries)}
+    reached = [place[key] for key in held if key in place]
+    if not reached:
+        return []
+    then = loaded.entries[: max(reached) + 1]
+    cuts = []
+    thought = any(_thinking(entry.raw) for entry in then if _key(entry.raw) in held)
+    if thought and not any(_thinking(record) for record in copy):
+        cuts.append("no_thinking")
+    if not held & {_key(e.raw) for e in then if _is_hidden(e)} and any(map(_is_hidden, then)):
+        cuts.append("drop_hidden")
+    existed = {_key(entry.raw) for entry in then}
+    shared_now = [r for r in session_records(prepared) if _key(r) in existed]
+    if _branched(shared_now) and not _branched([r for r in copy if _key(r) in existed]):
+        cuts.append("active_branch_only")
+    return cuts
+
+
+def _thinking(record: Mapping[str, Any]) -> bool:
+    """The record holds a thinking block with text."""
+    message = record.get("message")
+    blocks = message.get("content") if isinstance(message, dict) else None
+    return isinstance(blocks, list) and any(
+        isinstance(b, dict) and b.get("type") == "thinking" and bool(b.get("thinking"))
+        for b in blocks
+    )
+
+
+def _branched(records: list[dict[str, Any]]) -> bool:
+    """Two of the records have the same parent."""
+    parents = [r.get("parentId", r.get("parentUuid")) for r in records if _key(r)]
+    named = [p for p in parents if isinstance(p, str)]
+    return len(named) != len(set(named))
+
+
+def _home_hidden(copy: list[dict[str, Any]], loaded: Session) -> bool:
+    """The copy's header has the session's folder with the home folder as ``~``, or the
+    copy has the user name as ``<user>`` where the session has none."""
+    header = next((r for r in copy if r.get("type") == "session"), {})
+    shown, cwd = header.get("cwd"), loaded.header.cwd
+    if isinstance(shown, str) and shown.startswith("~") and bool(cwd) and shown != cwd:
+        return True
+    return _says(copy, _USER) and not _says(session_records(loaded), _USER)
+
+
+#: What redaction puts in place of the user name.
+_USER = "<user>"
+
+
+def _says(records: list[dict[str, Any]], word: str) -> bool:
+    return any(word in text for record in records for _path, text in _texts(record))
+
+
+def _refuse_unread(record: dict[str, Any] | None) -> None:
+    """A share recorded before 0.2.25 whose gist could not be read (``_UNREAD``): what it
+    left out is not known, so this share could put it back; refused, naming the way on."""
+    earlier = (record or {}).get("earlier")
+    for shared in [record or {}, *(earlier if isinstance(earlier, list) else [])]:
+        if isinstance(shared, dict) and _UNREAD in shared:
+            where = str(shared.get("gist_id", ""))
+            raise _weaker(
+                where,
+                "was made by a pi-session before 0.2.25, which did not record what it left "
+                f"out, and the gist could not be read to tell ({shared[_UNREAD]}): if this "
+                "share leaves out at least as much (the same --secret values, --no-thinking, "
+                "--no-tool-output...), pass",
+            )
 
 
 def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
@@ -530,6 +845,12 @@ def share_command(
         # review 2026-12-02: it updated the gist with a --secret value in clear), nor
         # does it find any (review 2026-12-03: a detector-found token went up in clear)
         _refuse_weaker_policy(record, loaded, policy, given_now, excluded)
+        if dry_run and record and any(_unsaid(shared) for shared in _every_share(record)):
+            _notify(
+                "note: this session's gist was shared by a pi-session before 0.2.25, which "
+                "did not record what it left out; a real share reads that from the gist "
+                "first, and is refused if it would put any of it back"
+            )
     files = _upload_files(prepared, extras, context, pi_viewer)
     _finish_redaction(report, policy.redact, policy_values.get("report"))
     _warn_of_located_images(prepared, report)
@@ -545,11 +866,13 @@ def share_command(
         _refuse_weaker_policy, loaded=loaded, policy=policy, given_now=given_now,
         excluded=excluded,
     )  # fmt: skip
-    kept = _given_record(report.given_values if report else set(), excluded, policy)
+    keep = functools.partial(
+        _given_record, report.given_values if report else set(), excluded, policy
+    )
     try:
         gist, action, earlier = _share_under_lock(
             client, state, loaded, prepared, files, public=public, new_gist=new_gist,
-            refuse=refuse, kept=kept,
+            refuse=refuse, keep=keep,
         )  # fmt: skip
     except InterruptedRequest as stop:  # Ctrl-C with the create or update on its way
         click.echo(err=True)  # past the terminal's ^C, as the plain "interrupted" line
@@ -767,13 +1090,14 @@ def _share_under_lock(
     public: bool,
     new_gist: bool,
     refuse: Callable[[dict[str, Any] | None], None] | None,
-    kept: dict[str, Any],
+    keep: Callable[[str | None], dict[str, Any]],
 ) -> tuple[Gist, str, dict[str, Any] | None]:
     """Create or update the session's gist holding the share state's lock, so a share of
     the same session running meanwhile neither makes a second gist nor slips past the
-    weaker-policy checks (``refuse``, run on the record; None with --allow-weaker-policy).
-    ``kept``: what the record keeps of this share's policy (``_given_record``). Returns the
-    gist, what was done and the session's record from before."""
+    weaker-policy checks (``refuse``, run on the record, with what shares recorded before
+    0.2.25 left out read from their gists; None with --allow-weaker-policy). ``keep``: what
+    the record keeps of this share's policy (``_given_record``, given the record's salt).
+    Returns the gist, what was done and the session's record from before."""
     description = gist_description(prepared)
     source = _source_file(loaded)
     lock = terminal_text(str(state.lock_path))
@@ -781,16 +1105,64 @@ def _share_under_lock(
     with state.locked(on_wait=lambda: _notify(waiting)):
         earlier = state.entry(client.api_url, loaded.id)  # reads the file: is it usable?
         if refuse is not None:  # again under the lock: a share that ran meanwhile counts too
-            refuse(earlier)
-        if state.corrupt:
-            _warn_unreadable_state(state)
+            refuse(_as_their_gists_say(client, earlier, loaded, prepared))
+        _warn_of_damaged_state(state, earlier)
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
             _note_another_file_with_this_id(earlier, source)
+        salt = (earlier or {}).get("given_salt")
+        unsaved: list[str] = []  # share_files' word on a failed write, said truly below
         gist, action = share_files(
             client, state, loaded.id, files, description, public=public, new=new_gist,
-            source=source, given=kept, warn=_notify,
+            source=source, given=keep(salt if isinstance(salt, str) else None),
+            warn=functools.partial(_warn_unless_unsaved, state, unsaved),
         )  # fmt: skip
+    if unsaved:
+        _warn_unsaved(state, client.api_url, loaded.id, gist.id, unsaved[0])
     return gist, action, earlier
+
+
+def _warn_unless_unsaved(state: ShareState, unsaved: list[str], message: str) -> None:
+    """Say ``message``, unless it is share_files' word that the state could not be saved
+    ("sharing this session again will make a new gist"): kept in ``unsaved`` for
+    ``_warn_unsaved``, which knows whether that is so."""
+    if state.save_error is not None and message.startswith("warning: could not save share"):
+        unsaved.append(message)
+    else:
+        _notify(message)
+
+
+def _warn_unsaved(
+    state: ShareState, api_url: str, session_id: str, gist_id: str, said: str
+) -> None:
+    """The state file could not be written (read-only, a full disk), and the record it
+    still holds is what sharing again goes by: this share's gist (updated again, only what
+    this share left out is not recorded), another one (updated instead of this share's), or
+    none (a new gist, as ``said``)."""
+    try:
+        still = state.entry(api_url, session_id)
+    except OSError:
+        still = None
+    if not still:
+        _notify(terminal_text(said))
+        return
+    error = state.save_error
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+    unsaved = f"warning: could not save share state to {state.path}: {reason}; it still names"
+    if still.get("gist_id") == gist_id:
+        _notify(
+            terminal_text(
+                f"{unsaved} gist {gist_id} for this session, so sharing it again updates the "
+                "same gist, but what this share left out is not recorded: a later share is "
+                "not held to it"
+            )
+        )
+        return
+    _notify(
+        terminal_text(
+            f"{unsaved} gist {still.get('gist_id')} for this session, so sharing it again "
+            f"updates that gist, not {gist_id}"
+        )
+    )
 
 
 def _source_file(loaded: Session) -> str | None:
@@ -800,15 +1172,36 @@ def _source_file(loaded: Session) -> str | None:
     return str(Path(loaded.path).resolve()) if is_file else None
 
 
-def _warn_unreadable_state(state: ShareState) -> None:
-    """An unreadable share state has forgotten the session's gist: said, since a new gist
-    (with a new link) is made and the old one stays up."""
-    kept = (
-        f"it is kept beside it as {state.backup_path.name}(-<time>) and "
-        if state.path.is_file()
-        else ""
-    )
-    _notify(f"warning: {state.path} could not be read; {kept}a new gist is created")
+def _warn_of_damaged_state(state: ShareState, record: dict[str, Any] | None) -> None:
+    """A damaged share state (``state.corrupt``) keeps the records it still holds whole and
+    is set aside: said, and whether this session's record was among them; where it was
+    not, a new gist (with a new link) is made and the old one stays up. A session whose
+    record is found nowhere while a copy set aside could not be read whole is warned at
+    each share, not only the one that found the damage: it may have a gist already."""
+    where = terminal_text(str(state.path))
+    unopened = not state.path.is_file() or not os.access(state.path, os.R_OK)
+    if state.corrupt and unopened:  # a folder there, or a file it may not read
+        _notify(f"warning: {where} could not be read; a new gist is created")
+    elif state.corrupt:
+        aside = f"the damaged file is kept beside it as {state.backup_path.name}(-<time>)"
+        if record is not None:
+            _notify(
+                f"warning: {where} is damaged: the records it still holds whole are used, "
+                f"this session's among them, and {aside}"
+            )
+        else:
+            _notify(
+                f"warning: {where} is damaged and this session's record is not among those "
+                f"it still holds whole; {aside}, and a new gist is created: if this session "
+                "was shared before, that gist is still up"
+            )
+    elif record is None and state.lossy:
+        names = ", ".join(terminal_text(path.name) for path in state.lossy)
+        _notify(
+            f"warning: {where} has no record of this session, and {names} beside it (set "
+            "aside when it was damaged) could not be read whole: a new gist is created; if "
+            "this session was shared before, that gist is still up"
+        )
 
 
 def _say_what_was_done(

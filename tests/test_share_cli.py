@@ -1416,11 +1416,12 @@ def test_a_re_share_with_keep_paths_after_one_without_is_refused(
     assert share(fake, str(FIXTURE), "--keep-paths").exit_code == 0  # now what it was given
 
 
-def test_a_record_from_before_redaction_and_cuts_were_kept_refuses_nothing(
+def test_a_record_from_before_redaction_and_cuts_were_kept_is_judged_by_its_gist(
     fake: FakeGitHub, env: dict, secret_session: Path
 ) -> None:
-    """gists.json written by an older version has no ``redacted`` or ``cuts``: unknown,
-    which is no reason to refuse (the share goes on as it did then)."""
+    """gists.json written by an older version has no ``redacted`` or ``cuts``: what the
+    gist holds tells (session 70: "unknown" refused nothing, and a removed secret went up
+    in clear). The usual way out still works."""
     assert share(fake, str(secret_session), "--no-thinking").exit_code == 0
     assert share(fake, str(secret_session), "--public", "--no-thinking").exit_code == 0
     state_file = Path(env["XDG_STATE_HOME"]) / "pi-session-export" / "gists.json"
@@ -1431,7 +1432,13 @@ def test_a_record_from_before_redaction_and_cuts_were_kept_refuses_nothing(
     for shared in (record, *record["earlier"]):
         del shared["redacted"], shared["cuts"]
     state_file.write_text(json.dumps(data), encoding="utf-8")
+    gist_before = json.dumps(fake.gists[record["gist_id"]], sort_keys=True)
     result = share(fake, str(secret_session), "--no-redact")
+    assert result.exit_code == 1 and "was redacted: with --no-redact" in result.stderr, (
+        result.output
+    )
+    assert json.dumps(fake.gists[record["gist_id"]], sort_keys=True) == gist_before
+    result = share(fake, str(secret_session), "--no-redact", "--allow-weaker-policy")
     assert result.exit_code == 0 and "gist updated (secret)" in result.stderr, result.output
 
 

@@ -261,14 +261,38 @@ def test_a_damaged_record_is_read_without_a_traceback(
 ) -> None:
     """``"removed": [null]`` in gists.json ended in a TypeError traceback (the refusal named
     the removal with terminal_text(None)); so did the hunt's ``"excluded": [1, 2]`` record,
-    which held that ``removed`` too. Values no version writes are left out on reading."""
+    which held that ``removed`` too. Values no version writes are left out on reading. (The
+    fields a record has written since 0.2.25 are there: without them the share reads the
+    gist to tell what it left out, and gist abc is on no server.)"""
     state_file(env).parent.mkdir(parents=True)
     host = fake.base_url.split("//")[1]
+    since_025 = {"given_salt": "0" * 32, "given": [], "redacted": True, "cuts": []}
+    earlier = [{**since_025, **e} if isinstance(e, dict) else e for e in record.get("earlier", [])]
+    record = {**since_025, **record, **({"earlier": earlier} if "earlier" in record else {})}
     state = {"version": 1, "gists": {host: {"sampler-0001": record}}}
     state_file(env).write_text(json.dumps(state), encoding="utf-8")
     result = share(fake, str(SAMPLER), *extra)
     assert "Traceback" not in result.output
-    assert result.exit_code == 0, result.output
+    if record["given_salt"] == 5:  # what it replaced is unreadable: refused, saying why
+        assert result.exit_code == 1, result.output
+        assert "could not be read to tell (it is gone on GitHub)" in result.stderr
+    else:
+        assert result.exit_code == 0, result.output
+
+
+def test_a_record_from_before_0_2_25_whose_gist_is_gone_is_refused(
+    fake: FakeGitHub, env: dict
+) -> None:
+    """A record that does not say what its share left out is judged by its gist; one that
+    cannot be read is refused, saying why, not taken for "nothing was left out"."""
+    state_file(env).parent.mkdir(parents=True)
+    host = fake.base_url.split("//")[1]
+    state = {"version": 1, "gists": {host: {"sampler-0001": {"gist_id": "abc"}}}}
+    state_file(env).write_text(json.dumps(state), encoding="utf-8")
+    result = share(fake, str(SAMPLER))
+    assert "Traceback" not in result.output
+    assert result.exit_code == 1, result.output
+    assert "could not be read to tell (it is gone on GitHub)" in result.stderr, result.stderr
 
 
 # --------------------------------------------------------------------------- #6 description

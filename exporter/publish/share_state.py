@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -108,6 +109,175 @@ def earlier_of(record: Mapping[str, Any]) -> dict[str, Any]:
     return {k: record[k] for k in EARLIER_FIELDS if k in record}
 
 
+# --------------------------------------------------------------------------- damaged files
+
+
+class _Cut(dict):
+    """An object the damage cut short: the members before it, in the file's order."""
+
+
+class _CutList(list):
+    """An array the damage cut short: the items before it."""
+
+
+class _Damaged(Exception):
+    """Where a damaged file stops making sense."""
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SCALARS = json.JSONDecoder()
+#: Deeper than any state file goes: a file nested further is no state file.
+_MAX_DEPTH = 32
+
+
+def _lenient_json(text: str) -> tuple[Any, bool]:
+    """A state file read as far as it makes sense, and whether all of it did: a hand edit's
+    trailing comma is skipped (the file is then read whole); at the damage (a file cut
+    short by a full disk or a crash) each container is closed where it stands, as a
+    ``_Cut``, without the member whose value was cut (a number or word just before the
+    end counts as cut too). Whole state records before the damage are kept: every share
+    of their sessions made a second gist when the whole file was set aside."""
+    try:
+        value, end, whole = _lenient_value(text, 0, 0)
+    except (_Damaged, RecursionError):
+        return None, False
+    return value, whole and _SPACE.match(text, end).end() == len(text)
+
+
+def _lenient_value(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
+    pos = _SPACE.match(text, pos).end()
+    if pos >= len(text) or depth > _MAX_DEPTH:
+        raise _Damaged
+    if text[pos] == "{":
+        return _lenient_members(text, pos + 1, depth)
+    if text[pos] == "[":
+        return _lenient_items(text, pos + 1, depth)
+    try:
+        value, end = _SCALARS.raw_decode(text, pos)
+    except ValueError:
+        raise _Damaged from None
+    # a scalar the file ends right after may be cut short (1 of 12, a string's end is its
+    # quote): only what a delimiter follows is whole
+    return value, end, _SPACE.match(text, end).end() < len(text)
+
+
+def _lenient_members(text: str, pos: int, depth: int) -> tuple[dict[str, Any], int, bool]:
+    found: dict[str, Any] = {}
+    while True:
+        pos = _SPACE.match(text, pos).end()
+        if pos < len(text) and text[pos] == "}":
+            return found, pos + 1, True
+        if pos < len(text) and text[pos] == ",":  # a trailing (or doubled) comma
+            pos += 1
+            continue
+        if pos >= len(text) or text[pos] != '"':
+            return _Cut(found), pos, False
+        try:
+            key, pos = json.decoder.scanstring(text, pos + 1)
+        except ValueError:
+            return _Cut(found), pos, False
+        pos = _SPACE.match(text, pos).end()
+        if pos >= len(text) or text[pos] != ":":
+            return _Cut(found), pos, False
+        try:
+            value, pos, whole = _lenient_value(text, pos + 1, depth + 1)
+        except _Damaged:
+            return _Cut(found), pos, False
+        if whole:
+            found[key] = value
+            continue
+        if isinstance(value, (dict, list)):  # what it holds up to the damage
+            found[key] = value
+        return _Cut(found), pos, False
+
+
+def _lenient_items(text: str, pos: int, depth: int) -> tuple[list[Any], int, bool]:
+    found: list[Any] = []
+    while True:
+        pos = _SPACE.match(text, pos).end()
+        if pos < len(text) and text[pos] == "]":
+            return found, pos + 1, True
+        if pos < len(text) and text[pos] == ",":
+            pos += 1
+            continue
+        try:
+            value, pos, whole = _lenient_value(text, pos, depth + 1)
+        except _Damaged:
+            return _CutList(found), pos, False
+        if whole:
+            found.append(value)
+            continue
+        if isinstance(value, (dict, list)):
+            found.append(value)
+        return _CutList(found), pos, False
+
+
+#: The last of ``GIVEN_FIELDS`` in the sorted order every version writes a record's keys in.
+_LAST_POLICY_KEY = max(GIVEN_FIELDS)
+
+
+def _whole_enough(entry: Any) -> bool:
+    """A record read whole, or cut short after every field that says what its share left
+    out: keys are written sorted, so once the last of them that a record can hold has gone
+    by (in order), none is missing. A record cut before that may lack its ``given`` or
+    ``cuts``, and a later share would not be refused what would undo them: left out."""
+    if not isinstance(entry, _Cut):
+        return True
+    keys = list(entry)
+    return keys == sorted(keys) and bool(keys) and keys[-1] >= _LAST_POLICY_KEY
+
+
+def _records(data: Any) -> dict[str, dict[str, dict[str, Any]]]:
+    """The usable records of a state file's JSON (``usable_record``), by API and session;
+    a record cut short is kept only when ``_whole_enough``."""
+    gists = data.get("gists") if isinstance(data, dict) else None
+    clean: dict[str, dict[str, dict[str, Any]]] = {}
+    if not isinstance(gists, dict):
+        return clean
+    for host, sessions in gists.items():
+        if not isinstance(sessions, dict):
+            continue
+        for session_id, entry in sessions.items():
+            record = usable_record(entry) if _whole_enough(entry) else None
+            if record is not None:
+                clean.setdefault(str(host), {})[str(session_id)] = record
+    return clean
+
+
+def _parsed(text: str) -> tuple[Any, bool]:
+    """A state file's JSON and whether it was read whole (``_lenient_json`` past damage)."""
+    try:
+        return json.loads(text), True
+    except (ValueError, RecursionError):
+        return _lenient_json(text)
+
+
+def _without_gists(entry: dict[str, Any], gone: set[str]) -> dict[str, Any] | None:
+    """A record from a copy set aside without the gists forgotten since it was written: a
+    forgotten gist of its own gives way to its latest earlier one, as ``forget_gist``
+    does; None when none is left."""
+    earlier = [g for g in earlier_gists(entry) if g["gist_id"] not in gone]
+    if entry["gist_id"] in gone:
+        if not earlier:
+            return None
+        entry = dict(earlier.pop())
+    entry = {k: v for k, v in entry.items() if k != "earlier"}
+    if earlier:
+        entry["earlier"] = earlier
+    return entry
+
+
+def _same_record(record: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
+    """The two records say the same but for when they were written."""
+    mine = {k: v for k, v in record.items() if k != "updated_at"}
+    return bool(before) and mine == {k: v for k, v in before.items() if k != "updated_at"}
+
+
+def _read_state_text(path: Path) -> str:
+    """The file's text; a UTF-8 byte order mark (a Windows editor's save) is no damage."""
+    return path.read_text(encoding="utf-8-sig")
+
+
 def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
     """``$XDG_STATE_HOME/pi-session-export/gists.json`` (XDG ignores relative values)."""
     return xdg_dir("XDG_STATE_HOME", ".local/state", "gists.json", env=env)
@@ -116,15 +286,26 @@ def default_state_path(env: Mapping[str, str] = os.environ) -> Path:
 class ShareState:
     """Remembers which gist holds which session, so re-sharing updates the same link.
 
-    Keyed by API root and session id. The file is rewritten atomically; an
-    unreadable or corrupt file counts as empty (and is replaced on the next write).
+    Keyed by API root and session id. The file is rewritten atomically. A damaged file
+    (``corrupt``) gives the whole records it still holds and is set aside on the next
+    write (``backup_path``); a session's record is looked for in the copies set aside too.
     """
 
     VERSION = 1
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_state_path()
+        #: The file was damaged (or could not be read): read as far as it went.
         self.corrupt = False
+        #: Where the last ``entry`` found the session's record (this file or a copy set
+        #: aside), None for nowhere.
+        self.found_in: Path | None = None
+        #: When ``entry`` found nothing: the damaged files set aside that could not be read
+        #: whole, so a record of the session may have been lost with them.
+        self.lossy: list[Path] = []
+        #: Why the last write failed (the file as it was is still there), None if it did not.
+        self.save_error: OSError | ValueError | None = None
+        self._forgotten: set[str] = set()  # gists forgotten that copies set aside still name
         self._depth = 0  # how deep this instance is in ``locked``
 
     @property
@@ -170,31 +351,72 @@ class ShareState:
 
     def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
         self.corrupt = False
+        self._forgotten = set()
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = _read_state_text(self.path)
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError):
             self.corrupt = True
             return {}
+        data, whole = _parsed(text)
+        if not isinstance(data, dict) or not isinstance(data.get("gists"), dict):
+            self.corrupt = True
+            return {}
+        self.corrupt = not whole
+        forgotten = data.get("forgotten")
+        if isinstance(forgotten, list):
+            self._forgotten = {g for g in forgotten if isinstance(g, str)}
+        return _records(data)
+
+    def _kept_aside(self) -> Iterator[tuple[Path, dict[str, dict[str, dict[str, Any]]], bool]]:
+        """The damaged copies set aside (``backup_path``), newest first: each with the
+        records it still holds and whether it was read whole."""
+        name = self.backup_path.name
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            self.corrupt = True
-            return {}
-        gists = data.get("gists") if isinstance(data, dict) else None
-        if not isinstance(gists, dict):
-            self.corrupt = True
-            return {}
-        clean: dict[str, dict[str, dict[str, Any]]] = {}
-        for host, sessions in gists.items():
-            if not isinstance(sessions, dict):
+            found = [
+                p for p in self.path.parent.iterdir()
+                if (p.name == name or p.name.startswith(name + "-")) and p.is_file()
+            ]  # fmt: skip
+        except OSError:
+            return
+        # (the time stamps sort as they were made; the first one set aside has none)
+        for path in sorted(found, key=lambda p: (p.name != name, p.name), reverse=True):
+            try:
+                data, whole = _parsed(_read_state_text(path))
+            except (OSError, UnicodeDecodeError):
+                yield path, {}, False
                 continue
-            for session_id, entry in sessions.items():
-                record = usable_record(entry)
-                if record is not None:
-                    clean.setdefault(str(host), {})[str(session_id)] = record
-        return clean
+            whole = whole and isinstance(data, dict) and isinstance(data.get("gists"), dict)
+            yield path, _records(data), whole
+
+    def _lookup(
+        self, gists: dict[str, dict[str, dict[str, Any]]], api_url: str, session_id: str
+    ) -> dict[str, Any] | None:
+        """The session's record in ``gists`` (this file), else in the newest copy set aside
+        that has one (without the gists forgotten since); sets ``found_in`` and ``lossy``."""
+        self.lossy = []
+        found = gists.get(_state_key(api_url), {}).get(session_id)
+        self.found_in = self.path if found else None
+        if found:
+            return found
+        for path, records, whole in self._kept_aside():
+            if not whole:
+                self.lossy.append(path)
+            aside = records.get(_state_key(api_url), {}).get(session_id)
+            if found is None and aside is not None:
+                found = _without_gists(aside, self._forgotten)
+                self.found_in = path if found else None
+        return found
+
+    def _named_aside(self, api_url: str, which: Callable[[str, dict[str, Any]], bool]) -> set[str]:
+        """The gists of the records ``which`` picks in the copies set aside, earlier ones too."""
+        named: set[str] = set()
+        for _path, records, _whole in self._kept_aside():
+            for sid, entry in records.get(_state_key(api_url), {}).items():
+                if which(sid, entry):
+                    named.update(g["gist_id"] for g in [entry, *earlier_gists(entry)])
+        return named
 
     @property
     def backup_path(self) -> Path:
@@ -203,6 +425,16 @@ class ShareState:
         return self.path.with_name(self.path.name + ".corrupt")
 
     def _save(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
+        """Write ``gists`` over the file (a damaged one is set aside first); a failure is
+        kept in ``save_error`` as well as raised."""
+        self.save_error = None
+        try:
+            self._write(gists)
+        except (OSError, ValueError) as error:
+            self.save_error = error
+            raise
+
+    def _write(self, gists: dict[str, dict[str, dict[str, Any]]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.corrupt and self.path.exists():
             backup = self.backup_path
@@ -210,9 +442,11 @@ class ShareState:
                 stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
                 backup = backup.with_name(f"{backup.name}-{stamp}")
             os.replace(self.path, backup)
-        text = json.dumps(
-            {"version": self.VERSION, "gists": gists}, ensure_ascii=False, indent=2, sort_keys=True
-        )
+        state: dict[str, Any] = {"version": self.VERSION, "gists": gists}
+        if self._forgotten and next(self._kept_aside(), None) is not None:
+            # a deleted gist a copy set aside still names is not taken from it again
+            state["forgotten"] = sorted(self._forgotten)
+        text = json.dumps(state, ensure_ascii=False, indent=2, sort_keys=True)
         text = escape_surrogates(text)  # a session id from Pi's JSON may hold a lone surrogate
         # 0600: secret gist ids are effectively access keys.
         with atomic_open(
@@ -221,8 +455,9 @@ class ShareState:
             handle.write(text + "\n")
 
     def entry(self, api_url: str, session_id: str) -> dict[str, Any] | None:
-        """The stored record (``gist_id``, ``public``, ``updated_at``) or None."""
-        return self._load().get(_state_key(api_url), {}).get(session_id)
+        """The stored record (``gist_id``, ``public``, ``updated_at``) or None; from a
+        damaged copy set aside when this file has none (``found_in`` says where)."""
+        return self._lookup(self._load(), api_url, session_id)
 
     def get(self, api_url: str, session_id: str) -> str | None:
         """The gist id last used for this session on this API, if any."""
@@ -257,8 +492,10 @@ class ShareState:
         source: str | None,
         given: Mapping[str, Any] | None = None,
     ) -> None:
+        self.save_error = None
         gists = self._load()
-        before = gists.get(_state_key(api_url), {}).get(session_id) or {}
+        before = self._lookup(gists, api_url, session_id) or {}
+        kept_here = self.found_in == self.path and not self.corrupt
         record: dict[str, Any] = {
             "gist_id": gist_id,
             "public": bool(public),
@@ -277,6 +514,8 @@ class ShareState:
         if source:
             record["source"] = source
         record.update(given or {})
+        if kept_here and _same_record(record, before):
+            return  # a share that changed nothing: the file is not rewritten for its time
         gists.setdefault(_state_key(api_url), {})[session_id] = record
         self._save(gists)
 
@@ -319,6 +558,11 @@ class ShareState:
                     entry["earlier"] = earlier
                 sessions[sid] = entry
                 changed = True
+            if gist_id not in self._forgotten and gist_id in self._named_aside(
+                api_url, lambda _sid, _entry: True
+            ):  # a copy set aside names it: not taken from there again
+                self._forgotten.add(gist_id)
+                changed = True
             if not changed:
                 return 0, False
             if not sessions:
@@ -333,8 +577,12 @@ class ShareState:
             gists = self._load()
             sessions = gists.get(_state_key(api_url), {})
             gone = [sid for sid, entry in sessions.items() if which(sid, entry)]
+            aside = self._named_aside(api_url, which) - self._forgotten
+            self._forgotten |= aside  # not taken from a copy set aside again
             if not gone:
-                return 0
+                if aside:
+                    self._save(gists)
+                return 1 if aside else 0  # a session only a copy set aside had
             for sid in gone:
                 del sessions[sid]
             if not sessions:
