@@ -11,11 +11,13 @@ import binascii
 import dataclasses
 import functools
 import gzip
+import io
 import json
 import os
 import re
 import secrets
 import shlex
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -332,6 +334,10 @@ _EMBEDDED = re.compile(
 )
 
 
+#: The most of a session copy an old gist's page is unpacked to (a gzip bomb stops here)
+MAX_GIST_COPY_BYTES = 512 * 1024 * 1024
+
+
 def _copy_in_gist(client: GistClient, gist_id: str) -> tuple[list[dict[str, Any]] | None, str]:
     """The session copy the gist holds, as records (its session.jsonl, else the one its
     page carries), or None and why not. Read from the file's raw address, without the
@@ -359,9 +365,13 @@ def _copy_in_gist(client: GistClient, gist_id: str) -> tuple[list[dict[str, Any]
         found = _EMBEDDED.findall(text)
         try:
             blob = found[-1][0] or found[-1][1]
-            text = gzip.decompress(base64.b64decode(blob)).decode("utf-8", "replace")
-        except (IndexError, binascii.Error, OSError, EOFError):
-            return None, "its page carries no copy of the session"
+            with gzip.GzipFile(fileobj=io.BytesIO(base64.b64decode(blob))) as unzipped:
+                copy = unzipped.read(MAX_GIST_COPY_BYTES + 1)
+        except (IndexError, binascii.Error, OSError, EOFError, zlib.error):
+            return None, "its page carries no copy of the session"  # (a damaged gzip too)
+        if len(copy) > MAX_GIST_COPY_BYTES:
+            return None, "its page's copy of the session is too big to read"
+        text = copy.decode("utf-8", "replace")
     return [r for r in _records_of(text) if isinstance(r, dict)], ""
 
 

@@ -12,6 +12,8 @@ next share will do.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import re
@@ -174,6 +176,33 @@ def test_an_old_record_whose_gist_cannot_tell_is_refused_naming_the_way_on(
     allowed = share(fake, str(FIXTURE), "--allow-weaker-policy")
     assert allowed.exit_code == 0, allowed.output
     assert writes(fake) == ["POST /gists", f"PATCH /gists/{gist_id}"]
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\xff" * 40,  # a gzip, damaged inside
+        gzip.compress(b"x" * 10)[:-3],  # cut short
+        b"not gzip at all",
+    ],
+)
+def test_an_old_gist_whose_copy_is_damaged_is_refused_without_a_traceback(
+    fake: FakeGitHub, env: dict, blob: bytes
+) -> None:
+    """A copy that starts as gzip but is damaged inside raised zlib.error, a traceback
+    (review of session 70); each damage is a refusal that says why."""
+    assert share(fake, str(FIXTURE)).exit_code == 0
+    (gist_id,) = fake.gists
+    files = fake.gists[gist_id]["files"]
+    encoded = base64.b64encode(blob).decode()
+    files["session.html"] = FOOTER_COPY.sub(
+        lambda m: m.group(0).replace(m.group(1), encoded), files["session.html"]
+    )
+    as_written_by_0_2_0(env)
+    refused = share(fake, str(FIXTURE))
+    assert refused.exception is None or isinstance(refused.exception, SystemExit)
+    assert refused.exit_code == 1, refused.output
+    assert "tell (its page carries no copy of the session)" in refused.stderr
 
 
 # --- F3: a damaged gists.json -------------------------------------------------------------------
