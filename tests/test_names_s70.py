@@ -14,20 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from exporter.cli import cli
-from exporter.policy import RedactionPolicy
-from exporter.redact import RedactionReport, text_redactor
-
-#: The machine's own identity in every run here: the names come from the session's cwd
-IDENTITY = {"HOME": "/home/tester", "USER": "tester", "LOGNAME": "tester"}
-
-
-def _redacted(cwd: str, text: str) -> str:
-    """``text`` redacted for the session of ``cwd`` (as the agent's prompt is: the same
-    rules as the entries)."""
-    policy = RedactionPolicy(env_secrets=False)
-    redact = text_redactor(policy, RedactionReport(), cwd=cwd, environ=IDENTITY)
-    return redact(text, ("systemPrompt",))
-
+from tests.test_user_names_s69 import IDENTITY, _redacted  # the same identity and rules
 
 # --- 1. the reported leaks ------------------------------------------------------------------
 
