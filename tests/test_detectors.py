@@ -1392,9 +1392,12 @@ DENSE_SMALL_SECONDS = 0.03
 @pytest.mark.parametrize("shape", DENSE_SHAPES)
 def test_dense_candidates_stay_linear(shape: str) -> None:
     unit = DENSE_SHAPES[shape]
-    probe = max(1, 100_000 // len(unit))
+    floor = max(1, 100_000 // len(unit))  # the smaller text: 100,000 characters at least
+    # (the probe only sizes the texts: a tenth of the floor times the scan as well, and a
+    # probe of the floor's size cost 8% of this test's time)
+    probe = max(1, 10_000 // len(unit))
     per_unit = max(_cpu_seconds(unit * probe) / probe, 1e-9)
-    count = min(1_000_000 // len(unit), max(probe, int(DENSE_SMALL_SECONDS / per_unit)))
+    count = min(1_000_000 // len(unit), max(floor, int(DENSE_SMALL_SECONDS / per_unit)))
     small = _cpu_seconds(unit * count)
     big = _cpu_seconds(unit * (10 * count))
     # ten times the text may take at most 15 times as long: linear, not quadratic. (An

@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from exporter.browser_open import FALLBACK_SECONDS
 from exporter.discover import encode_cwd
 from exporter.live_server import LiveServer
 from exporter.loader import load_session
@@ -76,11 +75,37 @@ sys.exit(int(release.read_text("utf-8") or 0) if release.exists() else 0)
 """
 
 
+#: FALLBACK_SECONDS in the watch of the tests that wait for it to pass: the same code, a
+#: shorter wait (15 s idled twice per run). No race: the fake browsers below fetch the page
+#: (or not) and exit before the opener ends, and the wait starts when the opener has ended.
+SHORT_FALLBACK = 2.0
+
+
+def _python_m_exporter(fallback: float | None) -> list[str]:
+    """``python -m exporter``, with ``browser_open.FALLBACK_SECONDS`` set to ``fallback``
+    first when one is given (it is read when the wait is checked)."""
+    if fallback is None:
+        return [sys.executable, "-m", "exporter"]
+    return [
+        sys.executable,
+        "-c",
+        "import exporter.browser_open as b; "
+        f"b.FALLBACK_SECONDS = {float(fallback)!r}; "
+        "from exporter.launch import run; run()",
+    ]
+
+
 class OpenedWatch:
     """A real `watch --open` whose browser is :data:`FAKE_BROWSER`; its stderr read as it
     comes (a thread), so a line said while it serves can be waited for."""
 
-    def __init__(self, folder: Path, session: Path, script: str = FAKE_BROWSER) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        session: Path,
+        script: str = FAKE_BROWSER,
+        fallback: float | None = None,
+    ) -> None:
         self.log = folder / "browser.json"
         browser = folder / "fakebrowser"
         browser.write_text(script.format(python=sys.executable, log=str(self.log)), "utf-8")
@@ -93,7 +118,7 @@ class OpenedWatch:
         }
         env |= {"BROWSER": str(browser), "PYTHONIOENCODING": "utf-8"}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "exporter", "watch", str(session), "--open"],
+            [*_python_m_exporter(fallback), "watch", str(session), "--open"],
             cwd=folder,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -258,7 +283,9 @@ def test_a_browser_that_cannot_read_the_redirect_file_gets_the_address(tmp_path:
     where it had opened the page. When no browser has asked for the page in time, the
     address itself is opened, and said."""
     script = GUI_BROWSER.replace("READS_TMP", "False")
-    watch = OpenedWatch(tmp_path, copy_of("every-entry-type.jsonl", tmp_path), script)
+    watch = OpenedWatch(
+        tmp_path, copy_of("every-entry-type.jsonl", tmp_path), script, SHORT_FALLBACK
+    )
     try:
         watch.wait_for_line("opening its address instead")
         (file_url, nothing), (address, fetched) = _browser_calls(watch.log, 2)
@@ -274,11 +301,13 @@ def test_a_browser_that_came_for_the_page_is_not_given_the_address(tmp_path: Pat
     watch began (always 0), so every --open also opened the address, secret and all, on a
     command line after the wait."""
     script = GUI_BROWSER.replace("READS_TMP", "True")
-    watch = OpenedWatch(tmp_path, copy_of("every-entry-type.jsonl", tmp_path), script)
+    watch = OpenedWatch(
+        tmp_path, copy_of("every-entry-type.jsonl", tmp_path), script, SHORT_FALLBACK
+    )
     try:
         ((file_url, fetched),) = _browser_calls(watch.log, 1)
         assert file_url.startswith("file://") and fetched == 200
-        time.sleep(FALLBACK_SECONDS + 2)  # past the wait: nothing more may be opened
+        time.sleep(SHORT_FALLBACK + 2)  # past the wait: nothing more may be opened
         assert len(_browser_calls(watch.log, 1)) == 1
     finally:
         _, errors = watch.stop()
