@@ -132,10 +132,18 @@ def test_a_right_to_left_prompts_outline_row_shows_its_start(
         where = page.evaluate(
             """() => {
               const a = document.querySelector('#tree a[href="#u0"]');
-              const box = a.getBoundingClientRect(), text = a.firstChild.data;
+              const box = a.getBoundingClientRect();
+              // the text node that holds the word (the prompt's words are in a <bdi>)
+              const holding = word => {
+                const walk = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+                for (let n = walk.nextNode(); n; n = walk.nextNode())
+                  if (n.data.includes(word)) return n;
+                return null;
+              };
               const place = word => {
-                const r = document.createRange(), at = text.indexOf(word);
-                r.setStart(a.firstChild, at); r.setEnd(a.firstChild, at + word.length);
+                const node = holding(word), r = document.createRange();
+                const at = node.data.indexOf(word);
+                r.setStart(node, at); r.setEnd(node, at + word.length);
                 const rect = r.getBoundingClientRect();
                 return rect.left >= box.left && rect.right <= box.right;
               };
