@@ -94,7 +94,7 @@ from exporter.redact_cli import (
 )
 from exporter.render import RenderOptions, render_session
 from exporter.session import Session, parse_time
-from exporter.share_cuts import _is_hidden, excluded_ids
+from exporter.share_cuts import excluded_ids, is_hidden
 from exporter.token_arg import TOKEN_HELP, stdin_reader, token_argument
 
 if TYPE_CHECKING:
@@ -525,7 +525,7 @@ def _entries_cut(copy: list[dict[str, Any]], loaded: Session, prepared: Session)
     thought = any(_thinking(entry.raw) for entry in then if _key(entry.raw) in held)
     if thought and not any(_thinking(record) for record in copy):
         cuts.append("no_thinking")
-    if not held & {_key(e.raw) for e in then if _is_hidden(e)} and any(map(_is_hidden, then)):
+    if not held & {_key(e.raw) for e in then if is_hidden(e)} and any(map(is_hidden, then)):
         cuts.append("drop_hidden")
     existed = {_key(entry.raw) for entry in then}
     shared_now = [r for r in session_records(prepared) if _key(r) in existed]

@@ -34,6 +34,7 @@ __all__ = [
     "check_known_exclusions",
     "cut_content",
     "excluded_ids",
+    "is_hidden",
     "moved_first_kept",
     "select_entries",
     "unknown_exclusions",
@@ -47,7 +48,7 @@ def _is_tool_entry(entry: Entry) -> bool:
     return isinstance(entry, MessageEntry) and entry.role in ("toolResult", "bashExecution")
 
 
-def _is_hidden(entry: Entry) -> bool:
+def is_hidden(entry: Entry) -> bool:
     """Never shown by Pi: custom state, ``display:false`` custom messages."""
     if entry.type == "custom":
         return True
@@ -214,7 +215,7 @@ def excluded_ids(session: Session, specs: tuple[str, ...]) -> set[str]:
 
 def _dropped_by_rule(entry: Entry, policy: RedactionPolicy) -> bool:
     """Left out by a rule about its kind (hidden, a tool's output), not by choice of entry."""
-    return (policy.drop_hidden and _is_hidden(entry)) or (
+    return (policy.drop_hidden and is_hidden(entry)) or (
         policy.no_tool_calls and _is_tool_entry(entry)
     )
 
