@@ -687,13 +687,21 @@ _NOT_A_PERSON_BEFORE = (
         for form in (word, word.capitalize())
     ),
 )  # fmt: skip
-#: The same before a capitalised name in Markdown emphasis ("**Max** said", "_Max_ said"): a
-#: lone ``_`` opens emphasis, one after more of a name (``SET_Max``) joins it to the name
+#: Markdown emphasis that may open right before a name ("**Max** said", "reviewed by
+#: _Max_"), each of fixed width (see :func:`_after`)
+_OPENING_MARKS = (r"\*", r"\*\*", "_", "__")
+#: The same before a capitalised name in Markdown emphasis ("**Max** said", "_Max_ said",
+#: "__Max__ said"): a ``_`` or ``__`` opens emphasis, one after more of a name (``SET_Max``,
+#: ``SET__Max``) joins it to the name; a determiner before the marks makes the word no one's
+#: as it does without them ("the **Max** said value")
 _NOT_A_PERSON_BEFORE_EMPHASIS = (
     r"[^\W_]",
     r"[.\-/$@#]",
-    r"[\w.\-/$@#]_",
+    r"[^\W_]_",
+    r"[.\-/$@#]_",
+    r"[\w.\-/$@#]__",
     *_NOT_A_PERSON_BEFORE[1:],
+    *(f"{context}{mark}" for context in _NOT_A_PERSON_BEFORE[1:] for mark in _OPENING_MARKS),
 )
 #: The same before a name in lower case, and a subject or a modal, after which it is a verb
 #: ("we will sue said company", "I hope said function works")
@@ -729,17 +737,40 @@ _LOWER_ASKED_END = (
     rf"|[ \t]+(?:about|to|for|if|whether|what|how|why|when|on)(?![\w-])|{_EMOTICON})"
 )
 #: A commit's trailers, which name a person in any case ("Reviewed-by: Max", "Co-authored-by:
-#: max <…>", "Signed-off-by: MAX")
-_TRAILERS = tuple(
-    rf"(?<![\w-]){kind}-by:{space}"
-    for kind in ("signed-off", "co-authored", "reviewed", "acked", "tested", "reported",
-                 "suggested", "helped")
-    for space in ("", " ")
+#: max <…>", "Signed-off-by: MAX"): git's and the Linux kernel's documented kinds and the
+#: ones their histories use often ("Co-developed-by", "Mentored-by", "Thanks-to")
+_TRAILER_KINDS = (
+    "signed-off-by", "co-authored-by", "reviewed-by", "acked-by", "tested-by", "reported-by",
+    "suggested-by", "helped-by", "co-developed-by", "mentored-by", "approved-by",
+    "requested-by", "noticed-by", "original-patch-by", "based-on-patch-by", "originally-by",
+    "improved-by", "diagnosed-by", "debugged-by", "bisected-by", "analyzed-by", "analysed-by",
+    "found-by", "inspired-by", "authored-by", "assisted-by", "reported-and-tested-by",
+    "thanks-to",
 )  # fmt: skip
+_TRAILERS = tuple(
+    rf"(?<![\w-]){kind}:{space}" for kind in _TRAILER_KINDS for space in ("", " ", "\t")
+)
+#: After a trailer's name: not more of a name joined by a dash ("Co-authored-by: Max-bot" is
+#: another account, a bot's, kept whole as "ask Max-bot" is; "<user>-bot" said it was the
+#: user's); a dotted login goes as before ("max.mustermann")
+_TRAILER_END = r"(?![A-Za-z0-9_]|-\w)"
+#: Any other trailer of who did it (``Fixes-reported-by:``, ``Reviewed-and-acked-by:``,
+#: ``Originally-by:``: a participle, an adverb, "off" or "patch" before "-by"; not
+#: ``Sort-By:``, ``Group-By:`` nor a header's ``X-Powered-By:``), at a line's start (``git
+#: log`` indents it), with the capitalised name or the name in capitals alone to the line's
+#: end or before an address ("Reviewed-and-acked-by: Max <max@x>"). Linear: anchored at a
+#: line's start, its letters and dashes are disjoint, each segment tried once
+_ANY_TRAILER = r"^[ \t]*[A-Z][a-z][A-Za-z]*(?:-[A-Za-z]+)*(?i:ed|ly|-off|-patch)-(?i:by):[ \t]*"
+#: (the address may hold the name already replaced: ``<<user>@x>``)
+_ANY_TRAILER_END = r"(?=(?:[ \t]+<[^\n]*>)?[ \t]*\r?$)"
+#: The "by" after one of those, also as a label ("Reviewed by: Max", "**Reviewed by:**
+#: Max", "**Reviewed by**: Max")
+_BY = tuple(rf"[ \t](?i:by){label}[ \t]" for label in ("", ":", r":\*\*", r"\*\*:"))
 #: Participles whose "by" names who did it: "reviewed by Max", "approved by max", "Created
-#: by Max" (not "sorted by Max", "set by max()", "reviewed by max-width rules")
-_DONE_BY = tuple(
-    rf"(?<![\w-])(?i:{done})[ \t]by[ \t]"
+#: by Max", "Reviewed by: Max" (not "sorted by Max", "set by max()", "reviewed by max-width
+#: rules); each goes before one of ``_BY`` (see :func:`_after_done`)
+_DONE = tuple(
+    rf"(?<![\w-])(?i:{done})"
     for done in ("reviewed", "approved", "written", "authored", "co-authored", "created",
                  "maintained", "owned", "reported", "filed", "raised", "opened", "suggested",
                  "proposed", "recommended", "requested", "merged", "committed", "pushed",
@@ -750,8 +781,8 @@ _DONE_BY = tuple(
 #: "max replies" are code's nouns and verbs ("limit max writes to 5", "this mark tells pytest")
 _LOWER_PERSON_VERB = r"(?:said|says|wrote|thinks|thought|wants|told|replied)"
 #: The same in lower case, only where the doer is a person: "raised by max when" is code
-_DONE_BY_LOWER = tuple(
-    rf"(?<![\w-])(?i:{done})[ \t]by[ \t]"
+_DONE_LOWER = tuple(
+    rf"(?<![\w-])(?i:{done})"
     for done in ("reviewed", "approved", "authored", "co-authored", "signed",
                  r"signed[ \t]off", "assigned")
 )  # fmt: skip
@@ -762,13 +793,13 @@ _ROLE = (
     r"|they/them)\)"
 )
 #: Where a capitalised name signs a message, alone to the end of its line: after a dash
-#: that starts the line or follows a sentence ("— Max", "LGTM. — Max", "Done! -- Max"; not
-#: "Min — Max", "- Max", a list's item, nor "-- Max", an SQL comment) or after a sign-off
-#: and a line break ("Cheers,\nMax")
+#: that starts the line, indented or not, or follows a sentence ("— Max", "  — Max", "LGTM.
+#: — Max", "Done! -- Max"; not "Min — Max", "- Max", a list's item, nor "-- Max", an SQL
+#: comment) or after a sign-off and a line break ("Cheers,\nMax")
 _SIGNING = (
     *(
         rf"{before}{dash}{space}"
-        for before in ("^", r"[.!?)][ \t]")
+        for before in ("^", r"[.!?)][ \t]", *(rf"^[ \t]{{{n}}}" for n in range(1, 9)))
         for dash in ("—", "–")
         for space in ("", r"[ \t]")
     ),
@@ -855,15 +886,18 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         # name's first letter, and a pass over a long output took three times as long)
         (rf"(?<![A-Za-z0-9_.]){name}(?=@)(?P<pre>)", re.IGNORECASE),
         # a commit's trailers: Reviewed-by: Max, Co-authored-by: max <…>
-        (rf"(?:{'|'.join(_after(_TRAILERS, re.escape(w), end) for w in words)})(?P<pre>)",
-         re.IGNORECASE),
+        (rf"(?:{'|'.join(_after(_TRAILERS, re.escape(w), _TRAILER_END) for w in words)})"
+         r"(?P<pre>)", re.IGNORECASE),
         # Thanks Max, HI MAX, thanks **Max**
         (rf"(?P<pre>{_GREETING}(?P<em>{_EMPHASIS})?)(?:{spoken})", 0),
     ]  # fmt: skip
     if people:
+        # any other trailer, alone on its line: Reported-and-acked-by: Max
+        trailed = "|".join(re.escape(form) for w in people for form in (w.title(), w.upper()))
         sources += [
             (rf"(?:{greeted}){_LOWER_NAME_END}(?P<pre>)", re.MULTILINE),  # thanks max
             (_person_pattern(people), re.MULTILINE),
+            (rf"(?P<pre>{_ANY_TRAILER})(?:{trailed}){_ANY_TRAILER_END}", re.MULTILINE),
         ]
     if owners := [word for word in words if word in _POSSESSIVE_USERS]:  # Max's laptop
         owned = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in owners)
@@ -884,6 +918,7 @@ def _person_pattern(people: list[str]) -> str:
     for word in people:
         title, lower, upper = map(re.escape, (word.title(), word, word.upper()))
         closing = rf"(?:(?<=\*{title})\*{{1,2}}|(?<=_{title})_{{1,2}})?"  # **Max** said
+        shut = rf"(?:(?<=\*{upper})\*{{1,2}}|(?<=_{upper})_{{1,2}})?"  # __MAX__ said
         lower_did = (
             _LOWER_PERSON_VERB
             if word in _VERB_USERS
@@ -897,24 +932,56 @@ def _person_pattern(people: list[str]) -> str:
                 rf"(?={closing}[ \t]+(?:{did}|{_PERSON_REVIEWED})(?![\w-]))",
             ),
             _not_after(_NOT_A_PERSON_BEFORE_LOWER, lower, rf"(?=[ \t]+(?:{lower_did})(?![\w-]))"),
+            # what a lower-case name does ("MAX WRITES PER SECOND" is no one's), also in
+            # emphasis ("__MAX__ said")
             _not_after(
-                _NOT_A_PERSON_BEFORE,  # what a lower-case name does: "MAX WRITES PER SECOND"
+                _NOT_A_PERSON_BEFORE_EMPHASIS,
                 upper,
-                rf"(?=[ \t]+(?i:{lower_did}|{_PERSON_REVIEWED})(?![\w-]))",
+                rf"(?={shut}[ \t]+(?i:{lower_did}|{_PERSON_REVIEWED})(?![\w-]))",
             ),
             # ask Max, cc: Max; ask max, tell max to merge
             _after(_ASKING, title, _ASKED_END + (_DATE_AFTER if word in _DATE_USERS else "")),
             _after(_ASKING, lower, _LOWER_ASKED_END),
-            # Max (reviewer), max (me)
-            *(_not_after(_NOT_A_PERSON_BEFORE, form, f"(?={_ROLE})") for form in (title, lower)),
+            # Max (reviewer), max (me), MAX (owner)
+            *(
+                _not_after(_NOT_A_PERSON_BEFORE, form, f"(?={_ROLE})")
+                for form in (title, lower, upper)
+            ),
             _after(_SIGNING, title, _SIGNED_END),  # — Max, Cheers,\nMax
         ]
-        if word not in _DATE_USERS:  # reviewed by Max, approved by max.
+        if word not in _DATE_USERS:  # reviewed by Max, reviewed by **Max**, approved by max.
             forms += [
-                _after(_DONE_BY, title, rf"{_ASKED_END}(?!\()"),
-                _after(_DONE_BY_LOWER, lower, _LOWER_ASKED_END),
+                *_done_by(title),
+                *_done_by(upper),
+                _after_done(_DONE_LOWER, _BY, lower, _LOWER_ASKED_END),
             ]
     return rf"(?:{'|'.join(forms)})(?P<pre>)"
+
+
+def _done_by(form: str) -> list[str]:
+    """``form`` after "reviewed by" and its kin (``_DONE``), bare or in Markdown emphasis
+    ("reviewed by **Max**", "approved by _MAX_"): an opening ``_`` may close after the name,
+    where a bare name ends at a letter, a digit or ``_`` ("reviewed by max_width")."""
+    end = rf"{_ASKED_END}(?!\()"
+    stars = [by + mark for by in _BY for mark in ("", *_OPENING_MARKS) if "_" not in mark]
+    underscores = [by + mark for by in _BY for mark in _OPENING_MARKS if "_" in mark]
+    return [
+        _after_done(_DONE, stars, form, end),
+        _after_done(_DONE, underscores, form, f"(?=_{{1,2}}{_ASKED_END})"),
+    ]
+
+
+def _after_done(verbs: Iterable[str], tails: Iterable[str], form: str, ahead: str) -> str:
+    """``form`` after one of ``verbs`` and one of ``tails`` (see :func:`_after`): each tail
+    looked behind at first, then the verbs before it, so a name after no "by" costs a few
+    look-behinds, not one per verb and tail (a text full of "Max " took four times as
+    long)."""
+    verbs = list(verbs)
+    groups = (
+        f"(?<={tail}{form})(?:{'|'.join(f'(?<={verb}{tail}{form})' for verb in verbs)})"
+        for tail in tails
+    )
+    return f"{form}{ahead}(?:{'|'.join(groups)})"
 
 
 _Node = tuple[Any, str | int] | None  # (parent node, key): a JSON path built only on a hit
