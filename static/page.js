@@ -959,6 +959,14 @@
     }
     // after the "#", outside the call's heading (its name was read with "Copy output")
     if (whole) head.appendChild(copyButton("Copy output", "output", whole));
+    // the file a write made, an edit's diff: whole, both parts of a long one
+    var body = block.matches(".tool-write, .tool-edit") && $(":scope > pre.code, :scope > pre.diff", block);
+    if (body) {
+      var bodyFold = body.nextElementSibling, bodyRest = bodyFold && bodyFold.matches("details.fold") && $(":scope > pre", bodyFold);
+      var isDiff = body.classList.contains("diff");
+      head.appendChild(copyButton(isDiff ? "Copy diff" : "Copy file", isDiff ? "the diff" : "the file written",
+        bodyRest ? joined(body, bodyRest, bodyFold) : function () { return body.textContent; }));
+    }
   }
   // A wide diff or code block scrolls sideways, so the browser makes it a Tab stop, which a
   // screen reader named with its whole text (2,025 characters): named when it gets focus
