@@ -1114,21 +1114,57 @@ def _share_under_lock(
     waiting = f"waiting for another share to finish (it holds {lock})"
     with state.locked(on_wait=lambda: _notify(waiting)):
         earlier = state.entry(client.api_url, loaded.id)  # reads the file: is it usable?
+        judged = None
         if refuse is not None:  # again under the lock: a share that ran meanwhile counts too
-            refuse(_as_their_gists_say(client, earlier, loaded, prepared))
+            judged = _as_their_gists_say(client, earlier, loaded, prepared)
+            refuse(judged)
         _warn_of_damaged_state(state, earlier)
         if earlier and not new_gist and bool(earlier.get("public")) == public:  # it is reused
             _note_another_file_with_this_id(earlier, source)
         salt = (earlier or {}).get("given_salt")
+        kept = keep(salt if isinstance(salt, str) else None)
         unsaved: list[str] = []  # share_files' word on a failed write, said truly below
         gist, action = share_files(
             client, state, loaded.id, files, description, public=public, new=new_gist,
-            source=source, given=keep(salt if isinstance(salt, str) else None),
+            source=source, given=kept, judged=_judged_to_keep(earlier, judged, kept),
             warn=functools.partial(_warn_unless_unsaved, state, unsaved),
         )  # fmt: skip
     if unsaved:
         _warn_unsaved(state, client.api_url, loaded.id, gist.id, unsaved[0])
     return gist, action, earlier
+
+
+def _judged_to_keep(
+    record: dict[str, Any] | None, judged: dict[str, Any] | None, kept: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """What the record of each gist shared before 0.2.25 is given once this share (whose
+    policy is ``kept``) has gone by its judging (``_as_their_gists_say``): its gist was
+    downloaded again at every share. By gist id, only the fields it lacks: ``redacted`` as
+    its gist showed it; its ``cuts`` as judged, with this share's (some were judged against
+    this share: one that left out all branches but one cannot tell whether the gist did);
+    and, for a record without ``given_salt``, this share's given secrets (judged against
+    this share, the gist's come out as "none it would put back", which says nothing of a
+    later share that is given fewer). None judged (--allow-weaker-policy), a gist that
+    could not be read, or one judged to hold given secrets this share has in clear: not
+    kept (judged again next time)."""
+    if not record or not judged:
+        return {}
+    pairs = zip(_every_share(record), [judged, *(judged.get("earlier") or [])], strict=False)
+    found: dict[str, dict[str, Any]] = {}
+    for shared, said in pairs:
+        if not _unsaid(shared) or _UNREAD in said or said.get("gist_id") != shared["gist_id"]:
+            continue
+        fields: dict[str, Any] = {}
+        if "given_salt" not in shared:
+            if said.get("given"):  # (refused, but for a value given yet left in clear)
+                continue
+            fields.update(given_salt=kept["given_salt"], given=list(kept["given"]))
+        if "redacted" not in shared:
+            fields["redacted"] = said.get("redacted") is True
+        if "cuts" not in shared:
+            fields["cuts"] = sorted({*(said.get("cuts") or []), *kept["cuts"]})
+        found[shared["gist_id"]] = fields
+    return found
 
 
 def _warn_unless_unsaved(state: ShareState, unsaved: list[str], message: str) -> None:

@@ -55,6 +55,7 @@ from exporter.site_manifest import (
     SiteError,
     SiteIncomplete,
     check_folder,
+    clear_in_the_way,
     delete_page,
     is_unchanged,
     load_manifest,
@@ -569,6 +570,7 @@ def _build(
 ) -> SiteReport:
     """The build itself, under the lock: forget what left, render what changed, list all."""
     started = time.monotonic()
+    clear_in_the_way(out_dir)  # before a page is rendered, which would be for nothing
     state = _BuildState.load(out_dir, f"{make_options_key(options)}:{options_key}")
     sources = {source_id(path, source_mark): path for path in map(os.path.abspath, files)}
     if source_mark is not None:

@@ -31,8 +31,10 @@ __all__ = [
     "Mark",
     "SiteBusy",
     "SiteError",
+    "SiteInTheWay",
     "SiteIncomplete",
     "check_folder",
+    "clear_in_the_way",
     "delete_page",
     "is_unchanged",
     "load_manifest",
@@ -62,6 +64,19 @@ class SiteBusy(SiteError):
     """Another build holds the site folder's lock: this one changed nothing and can run
     again once that one ends. A type of its own, so a caller (``publish --html``, whose
     site is its own cache) tells it from the other refusals without reading the text."""
+
+
+class SiteInTheWay(SiteError, IsADirectoryError):
+    """A folder (with something in it) where the build writes the site's index or manifest:
+    the user's to move, never deleted. Also an ``IsADirectoryError`` (``EISDIR``, with the
+    folder's path), as the write would have failed: ``publish --html``, whose site is its
+    own cache, drops and rebuilds a cache it finds so."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(errno.EISDIR, message, str(path))
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 _DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -304,6 +319,42 @@ def check_folder(out_dir: Path, manifest_path: Path) -> None:
         f"not a pi-session site; choose an empty or new folder (or, for a pi-session site "
         f"that lost its {MANIFEST_NAME}, {remedy})"
     )
+
+
+#: The files a build writes in the site folder itself, and what each is, as said.
+_SITE_FILES = ((MANIFEST_NAME, "the site's manifest"), ("index.html", "the site's index"))
+
+
+def clear_in_the_way(out_dir: Path) -> None:
+    """A folder where the build writes the site's manifest or index failed every build,
+    naming a temp file (the manifest's) or after rendering every page (the index's). An
+    empty one is removed (nothing is lost); for the manifest's, only in a folder that is
+    ours without it (its index is a site index of ours, or it holds none of a site's
+    names): it counts as a manifest lost, and every page is rendered again. Any other
+    (one that holds anything, a link) is refused, naming it: it is the user's to move."""
+    for name, what in _SITE_FILES:
+        path = out_dir / name
+        if not path.is_dir():
+            continue
+        ours = name != MANIFEST_NAME or _ours_without_manifest(out_dir)
+        if ours and not path.is_symlink():
+            try:
+                path.rmdir()  # only when empty
+                continue
+            except OSError:
+                pass
+        raise SiteInTheWay(
+            path,
+            f"{path} is a folder, not a file: {what} goes there; move the folder away (or "
+            "remove it) and build again (no page was written)",
+        )
+
+
+def _ours_without_manifest(out_dir: Path) -> bool:
+    """Is the folder a site of ours (its index says so) or does it hold none of a site's
+    names? Then an empty folder where the manifest goes claims nothing of the user's."""
+    names = ("index.html", "sessions", "projects")
+    return _index_is_ours(out_dir / "index.html") or not any((out_dir / n).exists() for n in names)
 
 
 #: What the head of a site's index says (``index.html.j2``; not a project page's, nor a

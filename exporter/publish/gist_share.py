@@ -191,10 +191,13 @@ def share_files(
     source: str | None = None,
     given: Mapping[str, Any] | None = None,
     warn: Callable[[str], None] = log.warning,
+    judged: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[Gist, str]:
     """Create or update the session's gist; returns the gist and what was done: "created",
     "updated", "unchanged" (the same files are there: no new revision) or "replaced" (the
-    remembered gist is gone, so a new one with a new link was made).
+    remembered gist is gone, so a new one with a new link was made). ``given`` and
+    ``judged``: what the record keeps of this share's policy and of earlier gists'
+    (``ShareState.remember``).
 
     A known gist is PATCHed so the link stays stable. Visibility can't be changed by PATCH,
     so a different ``public`` also creates a new gist.
@@ -232,7 +235,7 @@ def share_files(
         try:
             state.remember(
                 client.api_url, session_id, gist.id, public=public, content=digest,
-                source=source, given=given,
+                source=source, given=given, judged=judged,
             )  # fmt: skip
         except (OSError, ValueError) as exc:
             # The gist exists; failing now would hide its link. Re-share will just create anew.

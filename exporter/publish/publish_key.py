@@ -62,13 +62,13 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         note = f"no publish key in {path} yet: a dry run creates none (the first real run will)"
         return PublishKey(secrets.token_bytes(32), note)
     try:
-        data, aside = _read_or_create(path, create)
+        data, replaced = _read_or_create(path, create)
         key = PublishKey(data)
-        if aside is not None:  # said once: the next run reads the new key
+        if replaced is not None:  # said once: the next run reads the new key
+            aside, why = replaced
             key.note = (
-                f"the publish key in {path} was damaged (shorter than a key: an earlier "
-                f"version stopped while writing it): moved aside as {aside.name} and replaced "
-                "by a new key; what was made with the old one is re-checked once"
+                f"the publish key in {path} was damaged ({why}): moved aside as {aside.name} "
+                "and replaced by a new key; what was made with the old one is re-checked once"
             )
         elif not existed:  # a new machine (or a CI runner): say why everything is re-checked
             key.note = (
@@ -79,11 +79,14 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         elif os.name == "posix" and path.stat().st_mode & 0o077:
             key.note = f"{path} can be read by other users: `chmod 600 {path}`"
         return key
-    except _DamagedKey:  # being written (or a dry run): not replaced by this run
+    except _DamagedKey as damaged:  # being written (or a dry run): not replaced by this run
+        what, then = ("a folder, not a file", "moves it aside and makes a new key")
+        if not damaged.folder:
+            what, then = "shorter than 32 bytes", "replaces it"
         note = (
-            f"the publish key in {path} is damaged (shorter than 32 bytes): the next run "
-            "that is not a dry run replaces it (unless another run is writing it just then); "
-            "this run uses a throw-away key"
+            f"the publish key in {path} is damaged ({what}): the next run that is not a "
+            f"dry run {then} (unless another run is writing it just then); this run uses a "
+            "throw-away key"
         )
         return PublishKey(secrets.token_bytes(32), note)
     except OSError as error:
@@ -96,13 +99,19 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         return PublishKey(secrets.token_bytes(32), note)
 
 
-class _DamagedKey(OSError):
-    """A key file shorter than a key; ``old``: not written within YOUNG_KEY seconds of
-    now (no run is writing it), so it may be replaced; ``stat``: the file as read."""
+_SHORT = "shorter than a key: an earlier version stopped while writing it"
 
-    def __init__(self, old: bool, stat: os.stat_result) -> None:
-        super().__init__(0, "the key file is damaged (shorter than 32 bytes)")
-        self.old, self.stat = old, stat
+
+class _DamagedKey(OSError):
+    """A key file shorter than a key, or a folder where the key file goes (made by hand or
+    by a tool that took the name for a folder: every run then used a throw-away key);
+    ``old``: not written within YOUNG_KEY seconds of now (no run is writing it), so it may
+    be moved aside; ``stat``: the file (or folder) as read; ``why``: what is wrong, said."""
+
+    def __init__(self, old: bool, stat: os.stat_result, folder: bool = False) -> None:
+        self.why = "a folder, not a file" if folder else _SHORT
+        super().__init__(0, f"the key file is damaged ({self.why})")
+        self.old, self.stat, self.folder = old, stat, folder
 
 
 #: A key file shorter than a key is waited for this many times, KEY_POLL seconds apart,
@@ -113,26 +122,28 @@ KEY_POLL = 0.05
 YOUNG_KEY = 2.0
 
 
-def _read_or_create(path: Path, create: bool = True) -> tuple[bytes, Path | None]:
+def _read_or_create(path: Path, create: bool = True) -> tuple[bytes, tuple[Path, str] | None]:
     """The key the file holds; made (whole, at once) when there is none. First runs started
     together on a new machine all read the one key that the first of them made. A damaged
     file (shorter than a key, not being written: left by a version up to 0.2.50 stopped
     between creating and writing it) is moved aside and replaced, else every run used a
-    throw-away key and re-checked everything; the second value is where it went."""
-    aside = None
+    throw-away key and re-checked everything; so is a folder in its place. The second value
+    is where it went and what was wrong with it."""
+    replaced = None
     try:
         key = _read_key(path)
     except _DamagedKey as damaged:
         if not (create and damaged.old):
             raise
         aside = _move_aside(path, damaged.stat)
+        replaced = None if aside is None else (aside, damaged.why)
         key = None if aside is not None else _read_key(path)  # None: replaced meanwhile
     if key is not None:
         return key, None
     path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_hex(32).encode("ascii")
     if _made_whole(path, key + b"\n"):
-        return key, aside
+        return key, replaced
     theirs = _read_key(path)  # another run made it just now: theirs
     if theirs is None:  # (and it is gone again)
         raise PermissionError(0, "another run is writing the key file")
@@ -140,9 +151,9 @@ def _read_or_create(path: Path, create: bool = True) -> tuple[bytes, Path | None
 
 
 def _move_aside(path: Path, read: os.stat_result) -> Path | None:
-    """Rename the damaged key file to an unused ``publish.key.damaged-<time>`` beside it
-    (kept: it is the user's file); None when it is no longer the file ``read`` (another
-    run replaced it just now: theirs is kept)."""
+    """Rename the damaged key file (or the folder in its place) to an unused
+    ``publish.key.damaged-<time>`` beside it (kept: it is the user's); None when it is no
+    longer the one ``read`` (another run replaced it just now: theirs is kept)."""
     try:
         now = path.stat()
     except FileNotFoundError:
@@ -163,9 +174,13 @@ def _read_key(path: Path) -> bytes | None:
     a few times before it counts as damaged: a reader of another run's file being written
     (the first runs on a new machine) took a throw-away key, unlike the others'. Damaged:
     :class:`_DamagedKey`, ``old`` when its mtime is more than YOUNG_KEY from now (one set
-    in the future is not being written either)."""
+    in the future is not being written either). A folder (no run writes one) is damaged
+    at once, ``old``: reading it failed with "Is a directory" (on Windows "Permission
+    denied") and every run used a throw-away key."""
     for _ in range(KEY_POLLS):
         try:
+            if path.is_dir():
+                raise _DamagedKey(True, path.stat(), folder=True)
             key = path.read_bytes().strip()
             info = path.stat()
         except FileNotFoundError:

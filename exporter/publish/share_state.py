@@ -130,18 +130,19 @@ _SCALARS = json.JSONDecoder()
 _MAX_DEPTH = 32
 
 
-def _lenient_json(text: str) -> tuple[Any, bool]:
-    """A state file read as far as it makes sense, and whether all of it did: a hand edit's
-    trailing comma is skipped (the file is then read whole); at the damage (a file cut
-    short by a full disk or a crash) each container is closed where it stands, as a
-    ``_Cut``, without the member whose value was cut (a number or word just before the
-    end counts as cut too). Whole state records before the damage are kept: every share
-    of their sessions made a second gist when the whole file was set aside."""
+def _lenient_json(text: str) -> tuple[Any, bool, int]:
+    """A state file read as far as it makes sense, whether all of it did, and where the
+    reading stopped: a hand edit's trailing comma is skipped (the file is then read whole);
+    at the damage (a file cut short by a full disk or a crash) each container is closed
+    where it stands, as a ``_Cut``, without the member whose value was cut (a number or
+    word just before the end counts as cut too). Whole state records before the damage are
+    kept: every share of their sessions made a second gist when the whole file was set
+    aside. (Those after it: :func:`_records_after`.)"""
     try:
         value, end, whole = _lenient_value(text, 0, 0)
     except (_Damaged, RecursionError):
-        return None, False
-    return value, whole and _SPACE.match(text, end).end() == len(text)
+        return None, False, 0
+    return value, whole and _SPACE.match(text, end).end() == len(text), end
 
 
 def _lenient_value(text: str, pos: int, depth: int) -> tuple[Any, int, bool]:
@@ -245,11 +246,66 @@ def _records(data: Any) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 def _parsed(text: str) -> tuple[Any, bool]:
-    """A state file's JSON and whether it was read whole (``_lenient_json`` past damage)."""
+    """A state file's JSON and whether it was read whole (``_lenient_json`` up to damage,
+    with the whole records after it, ``_records_after``)."""
     try:
         return json.loads(text), True
     except (ValueError, RecursionError):
-        return _lenient_json(text)
+        pass
+    data, whole, stop = _lenient_json(text)
+    if whole:
+        return data, True
+    found = _records_after(text, stop)
+    if not found:
+        return data, False
+    if not isinstance(data, dict):
+        data = {}
+    gists = data.get("gists")
+    if gists is None:
+        gists = data["gists"] = {}
+    if isinstance(gists, dict):
+        for host, session_id, record in found:  # (what was read before the damage first)
+            sessions = gists.setdefault(host, {})
+            if isinstance(sessions, dict):
+                sessions.setdefault(session_id, record)
+    return data, False
+
+
+#: A record's first line and an API's, as every version writes the file (``json.dumps``,
+#: ``indent=2``, keys sorted): the session id (or API) as a JSON string at its depth
+#: (``gists`` -> API -> session), ``{`` closing the line. A line never starts inside a
+#: string (a newline in one is written ``\n``).
+_RECORD_HEAD = re.compile(r'^ {6}("(?:[^"\\\n]|\\.)*"): \{$', re.M)
+_API_HEAD = re.compile(r'^ {4}("(?:[^"\\\n]|\\.)*"): \{$', re.M)
+_RECORD_TAIL = "\n      }"
+
+
+def _records_after(text: str, stop: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """The whole records of a damaged state file that start after ``stop`` (where reading
+    it stopped, at or after the damage), as (API, session id, record): a file damaged in
+    the middle (a sync tool's merge, a block lost) kept the records before the damage, and
+    every session of those after it got a second gist. Each record is taken only as a
+    version wrote it: its first line whole, then one JSON object read to its end, which
+    closes at the record's depth, keys sorted; its API is the last one named before it
+    (the only one there is, for most: a wrong one would name a gist GitHub does not have
+    there, which a share finds gone). A record the damage went through is not taken: it
+    starts before ``stop``."""
+    apis = [(m.start(), m.group(1)) for m in _API_HEAD.finditer(text)]
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    for head in _RECORD_HEAD.finditer(text, stop):
+        named = [api for at, api in apis if at < head.start()]
+        try:
+            if not named:
+                continue
+            api, session_id = json.loads(named[-1]), json.loads(head.group(1))
+            entry, end = _SCALARS.raw_decode(text, head.end() - 1)
+        except (ValueError, RecursionError):
+            continue
+        as_written = text.startswith(_RECORD_TAIL, end - len(_RECORD_TAIL))
+        record = usable_record(entry) if as_written and list(entry) == sorted(entry) else None
+        if record is not None and isinstance(api, str) and isinstance(session_id, str):
+            found.append((api, session_id, record))
+    return found
 
 
 def _without_gists(entry: dict[str, Any], gone: set[str]) -> dict[str, Any] | None:
@@ -474,13 +530,18 @@ class ShareState:
         content: str | None = None,
         source: str | None = None,
         given: Mapping[str, Any] | None = None,
+        judged: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Record (or replace) the gist for a session, with a digest of what it holds, the
         file it was shared from (a copy of a session file keeps its id) and what it kept of
         the given secrets (``--secret``, environment) it replaced (``GIVEN_FIELDS``): a later
-        share must replace them too."""
+        share must replace them too. ``judged``: by gist id, what the record of an earlier
+        gist lacks (it was shared before 0.2.25) as this share judged it from the gist, kept
+        with it so that later shares need not download it again."""
         with self.locked():
-            self._remember(api_url, session_id, gist_id, public, content, source, given)
+            self._remember(
+                api_url, session_id, gist_id, public, content, source, given, judged or {}
+            )
 
     def _remember(
         self,
@@ -491,6 +552,7 @@ class ShareState:
         content: str | None,
         source: str | None,
         given: Mapping[str, Any] | None = None,
+        judged: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.save_error = None
         gists = self._load()
@@ -507,6 +569,8 @@ class ShareState:
                 {"gist_id": before["gist_id"], "public": bool(before.get("public")),
                  **earlier_of(before)}
             )  # fmt: skip
+        judged = judged or {}
+        earlier = [{**g, **judged.get(g["gist_id"], {})} for g in earlier]
         if earlier:  # still up: listed when sharing, for --delete; one may be reused
             record["earlier"] = earlier
         if content:
