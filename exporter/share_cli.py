@@ -1142,11 +1142,11 @@ def _judged_to_keep(
     downloaded again at every share. By gist id, only the fields it lacks: ``redacted`` as
     its gist showed it; its ``cuts`` as judged, with this share's (some were judged against
     this share: one that left out all branches but one cannot tell whether the gist did);
-    and, for a record without ``given_salt``, this share's given secrets (judged against
-    this share, the gist's come out as "none it would put back", which says nothing of a
-    later share that is given fewer). None judged (--allow-weaker-policy), a gist that
-    could not be read, or one judged to hold given secrets this share has in clear: not
-    kept (judged again next time)."""
+    and, for a record without ``given_salt``, this share's given secrets, left-out entries and
+    opt-in redaction (judged against this share, the gist's come out as "none it would put
+    back", which says nothing of a later share that is given fewer or leaves out less).
+    None judged (--allow-weaker-policy), a gist that could not be read, or one judged to
+    hold given secrets this share has in clear: not kept (judged again next time)."""
     if not record or not judged:
         return {}
     pairs = zip(_every_share(record), [judged, *(judged.get("earlier") or [])], strict=False)
@@ -1159,6 +1159,11 @@ def _judged_to_keep(
             if said.get("given"):  # (refused, but for a value given yet left in clear)
                 continue
             fields.update(given_salt=kept["given_salt"], given=list(kept["given"]))
+            # judged with this share's --exclude, --pii and --redact-pattern: a secret only
+            # they kept out came out as "none put back", so a later share must keep them too
+            for what in ("excluded", "removed"):
+                if kept.get(what) and what not in shared:
+                    fields[what] = list(kept[what])
         if "redacted" not in shared:
             fields["redacted"] = said.get("redacted") is True
         if "cuts" not in shared:

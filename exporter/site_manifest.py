@@ -328,33 +328,28 @@ _SITE_FILES = ((MANIFEST_NAME, "the site's manifest"), ("index.html", "the site'
 def clear_in_the_way(out_dir: Path) -> None:
     """A folder where the build writes the site's manifest or index failed every build,
     naming a temp file (the manifest's) or after rendering every page (the index's). An
-    empty one is removed (nothing is lost); for the manifest's, only in a folder that is
-    ours without it (its index is a site index of ours, or it holds none of a site's
-    names): it counts as a manifest lost, and every page is rendered again. Any other
-    (one that holds anything, a link) is refused, naming it: it is the user's to move."""
+    empty one is removed (nothing is lost); the manifest's is then a manifest lost, judged
+    as any (:func:`check_folder`: a folder holding a site's names without it is refused,
+    since nothing says which pages are ours). Any other (one that holds anything, a link)
+    is refused, naming it: it is the user's to move."""
     for name, what in _SITE_FILES:
         path = out_dir / name
         if not path.is_dir():
             continue
-        ours = name != MANIFEST_NAME or _ours_without_manifest(out_dir)
-        if ours and not path.is_symlink():
+        if not path.is_symlink():
             try:
                 path.rmdir()  # only when empty
-                continue
             except OSError:
                 pass
+            else:
+                if name == MANIFEST_NAME:
+                    check_folder(out_dir, path)
+                continue
         raise SiteInTheWay(
             path,
             f"{path} is a folder, not a file: {what} goes there; move the folder away (or "
             "remove it) and build again (no page was written)",
         )
-
-
-def _ours_without_manifest(out_dir: Path) -> bool:
-    """Is the folder a site of ours (its index says so) or does it hold none of a site's
-    names? Then an empty folder where the manifest goes claims nothing of the user's."""
-    names = ("index.html", "sessions", "projects")
-    return _index_is_ours(out_dir / "index.html") or not any((out_dir / n).exists() for n in names)
 
 
 #: What the head of a site's index says (``index.html.j2``; not a project page's, nor a

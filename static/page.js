@@ -964,7 +964,7 @@
     if (body) {
       var bodyFold = body.nextElementSibling, bodyRest = bodyFold && bodyFold.matches("details.fold") && $(":scope > pre", bodyFold);
       var isDiff = body.classList.contains("diff");
-      head.appendChild(copyButton(isDiff ? "Copy diff" : "Copy file", isDiff ? "the diff" : "the file written",
+      head.appendChild(copyButton(isDiff ? "Copy diff" : "Copy file", isDiff ? "the diff" : "the text written",
         bodyRest ? joined(body, bodyRest, bodyFold) : function () { return body.textContent; }));
     }
   }

@@ -35,14 +35,15 @@ def _answer(text: str) -> dict[str, Any]:
             "usage": USAGE, "stopReason": "stop", "content": words}  # fmt: skip
 
 
-def _selected_and_copied(page: Any, selector: str) -> str:
-    """What Ctrl+C puts on the clipboard with the element's whole contents selected."""
+def _selected_and_copied(page: Any, selector: str, opened: bool = True) -> str:
+    """What Ctrl+C puts on the clipboard with the element's whole contents selected (its
+    folds opened first, or as they are)."""
     page.evaluate(
-        """(sel) => { const el = document.querySelector(sel); el.scrollIntoView();
-        for (const d of el.querySelectorAll('details')) d.open = true;
+        """([sel, opened]) => { const el = document.querySelector(sel); el.scrollIntoView();
+        for (const d of el.querySelectorAll('details')) d.open = opened;
         const range = document.createRange(); range.selectNodeContents(el);
         const s = getSelection(); s.removeAllRanges(); s.addRange(range); }""",
-        selector,
+        [selector, opened],
     )
     page.evaluate("navigator.clipboard.writeText('')")
     page.keyboard.press("Control+c")
@@ -61,8 +62,8 @@ def test_a_written_file_and_an_edits_diff_are_copied_whole(
     page = _open(viewer, page_server, "s71-write.html", html)
     write, edit = page.locator(".tool-write"), page.locator(".tool-edit")
     assert write.locator("details.fold").count() == 1  # long: shown in two parts
-    copied = _copied(page, write, "Copy the file written")
-    assert copied.rstrip("\n") == FILE_WRITTEN.rstrip("\n")  # no "88 more lines" inside
+    copied = _copied(page, write, "Copy the text written")
+    assert copied == FILE_WRITTEN[:-1]  # as shown: whole, no "88 more lines" inside
     diff = _copied(page, edit, "Copy the diff")
     assert "-line 30\n+LINE 30" in diff and "-line 5\n+LINE 5" in diff, diff
     assert "more lines" not in diff
@@ -89,4 +90,8 @@ def test_a_selection_copies_the_sessions_words_not_the_pages_labels(
     tool = _selected_and_copied(page, ".tool-bash")
     assert "ls -la" in tool and "f0\n" in tool and "f119" in tool
     assert "#" not in tool and "Copy" not in tool and "more lines" not in tool, tool
+    # a closed fold's label stays in: it marks the lines the copy lacks (review of stop 71)
+    closed = _selected_and_copied(page, ".tool-bash", opened=False)
+    assert "ls -la" in closed and "f119" in closed and "f0\n" not in closed
+    assert "earlier lines" in closed and "Copy" not in closed, closed
     viewer.assert_clean()

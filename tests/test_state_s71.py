@@ -172,25 +172,34 @@ def test_a_folder_holding_something_where_a_site_file_goes_is_refused_by_its_pat
     assert {k: v for k, v in _pages(site).items() if k != name} == pages
 
 
-@pytest.mark.parametrize(
-    ("name", "rendered"),
-    [(SITE_MANIFEST, "3 rendered, 0 unchanged"), ("index.html", "0 rendered, 3 unchanged")],
-    ids=["manifest", "index"],
-)
-def test_an_empty_folder_where_a_site_file_goes_heals(
-    sessions: Path, site: Path, name: str, rendered: str
-) -> None:
-    """An empty folder holds nothing of anyone's: removed, and the file made in its
-    place (a manifest lost renders every page again, as a damaged one does)."""
+def test_an_empty_folder_where_the_index_goes_heals(sessions: Path, site: Path) -> None:
+    """An empty folder holds nothing of anyone's: removed, and the index made in its place."""
     index = (site / "index.html").read_bytes()
-    (site / name).unlink()
-    (site / name).mkdir()
+    (site / "index.html").unlink()
+    (site / "index.html").mkdir()
     healed = _export_site(sessions, site)
     assert healed.exit_code == 0, healed.output
-    assert rendered in healed.stderr
-    assert (site / name).is_file()
+    assert "0 rendered, 3 unchanged" in healed.stderr
     assert (site / "index.html").read_bytes() == index
     assert "0 rendered, 3 unchanged" in _export_site(sessions, site).stderr
+
+
+def test_an_empty_folder_where_the_manifest_goes_is_a_manifest_lost(
+    sessions: Path, site: Path
+) -> None:
+    """An empty folder where the manifest goes is removed, and the site is then one without
+    its manifest, refused as that is (review of stop 71: it was rebuilt, though a site
+    whose manifest is simply gone is refused: nothing says which pages are ours)."""
+    pages = _pages(site)
+    (site / SITE_MANIFEST).unlink()
+    (site / SITE_MANIFEST).mkdir()
+    refused = _export_site(sessions, site)
+    assert refused.exit_code == 1, refused.output
+    assert f"holds a pi-session site without its {SITE_MANIFEST}" in _said(refused)
+    assert not (site / SITE_MANIFEST).exists()
+    assert _pages(site) == pages  # nothing written
+    fresh = _export_site(sessions, site.parent / "fresh")  # the way on it names works
+    assert fresh.exit_code == 0, fresh.output
 
 
 def test_an_empty_manifest_folder_in_a_folder_not_ours_is_refused(
@@ -204,9 +213,8 @@ def test_an_empty_manifest_folder_in_a_folder_not_ours_is_refused(
     (folder / "index.html").write_text("<p>my own page</p>", "utf-8")
     refused = _export_site(sessions, folder)
     assert refused.exit_code == 1, refused.output
-    assert f"{folder / SITE_MANIFEST} is a folder, not a file" in _said(refused)
+    assert "index.html" in _said(refused)
     assert (folder / "index.html").read_text("utf-8") == "<p>my own page</p>"
-    assert (folder / SITE_MANIFEST).is_dir()
 
 
 # --- 3. gists.json damaged in the middle --------------------------------------------------
@@ -402,3 +410,34 @@ def test_an_old_earlier_gist_is_judged_again_after_allow_weaker_policy(
         refused.stderr
     )
     assert _downloads(github, old) == 1
+
+
+@pytest.mark.parametrize(
+    "kept_out",
+    [["--exclude", "7c756ead"], ["--redact-pattern", "horse=correct-horse-[a-z-]+42"]],
+    ids=["exclude", "pattern"],
+)
+def test_a_judgement_made_with_an_exclusion_keeps_refusing_without_it(
+    github: FakeGitHub, tmp_path: Path, fixtures_dir: Path, kept_out: list[str]
+) -> None:
+    """Review of stop 71: the old gist was judged against a share that left the secret out
+    (its entry excluded, or a pattern replaced it), so "none put back"; kept as "replaced
+    nothing", a later share (the new gist deleted) put the secret in the old gist in clear.
+    The judgement now keeps that share's exclusion too."""
+    text = (fixtures_dir / "pi-branched-1.jsonl").read_text("utf-8")
+    planted = tmp_path / "planted.jsonl"
+    planted.write_text(
+        text.replace(FIRST_USER_TEXT, f"{FIRST_USER_TEXT}pass {SECRET} ", 1), "utf-8"
+    )
+    assert share(github, str(planted), "--secret", SECRET).exit_code == 0
+    (old,) = github.gists
+    _as_written_by_0_2_0(_state_file(tmp_path))
+    second = share(github, str(planted), "--public", *kept_out)
+    assert second.exit_code == 0, second.output
+    (new,) = [g for g in github.gists if g != old]
+    assert SECRET not in github.content(new)
+    assert share(github, "--delete", new).exit_code == 0
+    third = share(github, str(planted))  # neither --secret nor the exclusion
+    assert third.exit_code == 1, third.output
+    assert f"gist {old}" in third.stderr
+    assert SECRET not in github.content(old)
