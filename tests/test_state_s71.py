@@ -441,3 +441,21 @@ def test_a_judgement_made_with_an_exclusion_keeps_refusing_without_it(
     assert third.exit_code == 1, third.output
     assert f"gist {old}" in third.stderr
     assert SECRET not in github.content(old)
+
+
+def test_recovering_records_is_linear_in_the_apis_named() -> None:
+    """Review of stop 71: each record after the damage looked through every API heading
+    before it: a hand-made file of 20,000 of each took a minute. One lookup each now."""
+    from exporter.publish.share_state import _records_after
+    from tests.conftest import cpu_time_limit
+
+    record = '      "s{0}": {{\n        "gist_id": "g{0}",\n        "public": false\n      }}'
+    blocks = [
+        f'    "https://h{k}.example/api": {{\n{record.format(k)}\n    }}' for k in range(20_000)
+    ]
+    text = '{\n  "gists": {\n' + ",\n".join(blocks) + "\n  }\n}\n"
+    with cpu_time_limit(10):
+        found = _records_after(text, 0)
+    assert len(found) == 20_000
+    assert found[-1][:2] == ("https://h19999.example/api", "s19999")
+    assert found[-1][2]["gist_id"] == "g19999"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import json
 import os
@@ -290,14 +291,15 @@ def _records_after(text: str, stop: int) -> list[tuple[str, str, dict[str, Any]]
     (the only one there is, for most: a wrong one would name a gist GitHub does not have
     there, which a share finds gone). A record the damage went through is not taken: it
     starts before ``stop``."""
-    apis = [(m.start(), m.group(1)) for m in _API_HEAD.finditer(text)]
+    heads = [(m.start(), m.group(1)) for m in _API_HEAD.finditer(text)]
+    starts = [at for at, _ in heads]  # in order: the API before a record found by bisection
     found: list[tuple[str, str, dict[str, Any]]] = []
     for head in _RECORD_HEAD.finditer(text, stop):
-        named = [api for at, api in apis if at < head.start()]
+        named = bisect.bisect_left(starts, head.start())
         try:
             if not named:
                 continue
-            api, session_id = json.loads(named[-1]), json.loads(head.group(1))
+            api, session_id = json.loads(heads[named - 1][1]), json.loads(head.group(1))
             entry, end = _SCALARS.raw_decode(text, head.end() - 1)
         except (ValueError, RecursionError):
             continue
