@@ -35,9 +35,10 @@ from exporter.cli import (
 )
 from exporter.discover import no_sessions_said, sessions_root
 from exporter.early_scan import EarlyScan, start_early_scan
-from exporter.formatting import plural, terminal_text
+from exporter.formatting import kept_page_bytes, page_bytes_kept, plural, terminal_text
 from exporter.fsutil import (
     HeldSignals,
+    atomic_write_bytes,
     atomic_write_text,
     expand_user,
     file_in_the_way,
@@ -373,6 +374,7 @@ def export_command(
             document = session_markdown(
                 prepared, agent_context=context, timestamps=not no_timestamps, images=sink
             )
+            data = None
         else:
             options = RenderOptions(
                 theme=theme,
@@ -381,14 +383,16 @@ def export_command(
                 agent_context=context,
                 embedded_ahead=early.embedded_for if early is not None else None,
             )
-            document = render_session(prepared, options)
+            with page_bytes_kept():  # the page's UTF-8, made by its last check, is written
+                document = render_session(prepared, options)
+                data = kept_page_bytes(document)
         # --report: a Ctrl-C (or SIGTERM) from the page's rename to the report's is acted on
         # once both are written; between the two it left the old report beside the new page
         held = HeldSignals()
         try:
             hold = held if report is not None and policy_values.get("report") else None
             if output == "-":
-                write_stdout_bytes(document.encode("utf-8"))
+                write_stdout_bytes(data if data is not None else document.encode("utf-8"))
                 sys.stdout.flush()
                 if hold is not None:
                     hold.hold()
@@ -398,7 +402,10 @@ def export_command(
                 echo_path(target)
             else:
                 assert target is not None
-                atomic_write_text(target, document, hold_from_replace=hold)
+                if data is not None:
+                    atomic_write_bytes(target, data, hold_from_replace=hold)
+                else:
+                    atomic_write_text(target, document, hold_from_replace=hold)
                 echo_path(target)
             if report is not None:  # after the page: no report of a page a full disk stopped
                 finish_report(report, policy_values.get("report"), _not_redacted(kind))
