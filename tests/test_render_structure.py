@@ -679,8 +679,10 @@ def test_every_id_the_page_itself_uses_is_reserved_from_entry_ids() -> None:
 
     templates = Path(__file__).resolve().parent.parent / "templates"
     fixed = set()
-    for name in ("page.html.j2", "entry.html.j2", "macros.html.j2"):
-        text = (templates / name).read_text(encoding="utf-8")
+    sources = [templates / "page.html.j2", templates / "macros.html.j2"]
+    sources.append(templates.parent / "exporter" / "render" / "entry_html.py")  # the entries
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
         fixed |= set(re.findall(r'\bid="([A-Za-z][\w-]*)"', text))
     for name in ("page.js", "theme.js"):  # and the elements its script makes
         text = (templates.parent / "static" / name).read_text(encoding="utf-8")

@@ -122,6 +122,25 @@ def test_a_loop_of_loads_stays_flat_while_the_caller_makes_cyclic_garbage() -> N
     assert gc.get_freeze_count() == 0
 
 
+def test_a_loop_of_renders_stays_flat_while_the_caller_makes_cyclic_garbage() -> None:
+    """The same for a render's own freeze (B's report, stop 71): what the caller left in the
+    young generations was thawed into the oldest one, uncounted towards its collection, so a
+    loop of renders (watch, a library user) grew by all the garbage made between them."""
+    session = load_session(EVERY)
+    render_session(session)
+    gc.collect()
+    start = len(gc.get_objects())
+    for _ in range(60):
+        junk: list[list[Any]] = [[] for _ in range(3000)]
+        for each in junk:
+            each.append(each)
+        del junk
+        render_session(session)
+    grown = len(gc.get_objects()) - start
+    assert grown < 60_000, grown  # (60 x 3,000 = 180,000 when the garbage stays)
+    assert gc.get_freeze_count() == 0
+
+
 # --- MessageEntry.message ---------------------------------------------------------------------
 
 

@@ -52,6 +52,7 @@ from exporter.render.assets import (
 )
 from exporter.render.chart import build_chart
 from exporter.render.csp import content_security_policy
+from exporter.render.entry_html import entry_article
 from exporter.render.entry_lines import prompt_preview
 from exporter.render.entry_views import default_hides
 from exporter.render.environment import jinja_environment
@@ -167,6 +168,10 @@ class _RenderGcState:
                 return
             self.froze = gc.get_freeze_count() == 0
             if self.froze:
+                # the young generations first: what the caller left there (cyclic garbage
+                # too) would be thawed into the oldest generation, uncounted towards its
+                # collection, and a loop of renders grew by all it made between them
+                gc.collect(1)
                 gc.freeze()
             self.threshold = gc.get_threshold()
             self.raised = (max(self.threshold[0], RENDER_GC_YOUNG), *self.threshold[1:])
@@ -194,12 +199,10 @@ def _render(session: Session, options: RenderOptions) -> str:
     builder = PageBuilder(session, session_paths(session))
     items = builder.plan()
     entries = [item for item in items if item.kind == "entry"]
-    environment = jinja_environment()
-    entry_macro = environment.get_template("entry.html.j2").module.entry  # type: ignore[attr-defined]
-    environment.get_template("page.html.j2")  # compiled once, before any fork
+    jinja_environment().get_template("page.html.j2")  # compiled once, before any fork
 
     def render_entry(item: Item) -> str:
-        return str(entry_macro(builder.entry_view(item)))
+        return entry_article(builder.entry_view(item))
 
     # Children fork first (no fork while another thread runs); then zlib, which releases
     # the GIL, compresses the embedded copy while this process builds the rest of the page.

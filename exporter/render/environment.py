@@ -21,12 +21,23 @@ from exporter.render.template_cache import template_cache
 from exporter.session import parse_time
 from exporter.times import clock_text, utc_moment
 
-__all__ = ["jinja_environment", "model_breaks", "pad_class", "path_breaks", "pre_text", "time_tag"]
+__all__ = [
+    "jinja_environment",
+    "kind_label",
+    "model_breaks",
+    "pad_class",
+    "path_breaks",
+    "pre_text",
+    "time_tag",
+]
 
 
 @lru_cache(maxsize=1)
 def jinja_environment() -> jinja2.Environment:
     """The environment over ``templates/``, built once per process."""
+    # here, not at the top: entry_html imports this module's filters
+    from exporter.render.entry_html import folded_html
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(asset_dir("templates"))),
         autoescape=True,
@@ -37,7 +48,7 @@ def jinja_environment() -> jinja2.Environment:
     )
     env.filters["time_tag"] = time_tag
     env.filters["cost"] = fmt_cost
-    env.filters["kind_label"] = lambda kind: _KIND_LABELS.get(kind, kind)
+    env.filters["kind_label"] = kind_label
     env.filters["pre_text"] = pre_text
     env.filters["exact"] = exact_attribute
     env.filters["path_breaks"] = path_breaks
@@ -46,7 +57,13 @@ def jinja_environment() -> jinja2.Environment:
     env.filters["decimal_pads"] = decimal_pads
     env.filters["row"] = quoted_row  # an outline row quoted: its words in their own direction
     env.globals["label_badges"] = label_badges
+    env.globals["folded"] = folded_html  # the entries' folds (exporter.render.entry_html)
     return env
+
+
+def kind_label(kind: str) -> str:
+    """An entry's heading by its kind; a kind not listed is shown as written."""
+    return _KIND_LABELS.get(kind, kind)
 
 
 def path_breaks(path: str) -> Markup:
