@@ -49,10 +49,21 @@ PI_ENTRY_TYPES = frozenset(
     }
 )
 
+
+def gen_seeds() -> list[int]:
+    """The run's gen-sessions seeds: ``PI_GEN_SEEDS``, or three drawn by the first process
+    that imports this file and left in ``PI_GEN_SEEDS``. The xdist workers it starts inherit
+    them: each drew its own before, so ``gen05`` was another session on each worker and the
+    seeds in the header reproduced none of them."""
+    seeds = [int(s) for s in os.environ.get("PI_GEN_SEEDS", "").split(",") if s.strip()]
+    if not seeds:
+        seeds = random.SystemRandom().sample(range(1, 1_000_000), 3)
+        os.environ["PI_GEN_SEEDS"] = ",".join(map(str, seeds))
+    return seeds
+
+
 # Sessions written by gen-sessions.mjs: GEN_PER_SEED sessions for each seed (>= 21 in all).
-GEN_SEEDS: list[int] = [
-    int(s) for s in os.environ.get("PI_GEN_SEEDS", "").split(",") if s.strip()
-] or random.SystemRandom().sample(range(1, 1_000_000), 3)
+GEN_SEEDS: list[int] = gen_seeds()
 GEN_PER_SEED = -(-21 // len(GEN_SEEDS))
 GEN_COUNT = GEN_PER_SEED * len(GEN_SEEDS)
 NODE_TIMEOUT = 180  # seconds; Pi hangs on some inputs and must never hang the suite

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ from exporter.jsonl_out import session_to_jsonl
 from exporter.loader import load_session
 from exporter.session import Session
 from exporter.usage import compute_stats
-from tests.conftest import cpu_time_limit
+from tests.conftest import GEN_SEEDS, cpu_time_limit
 
 pytestmark = pytest.mark.pi
 
@@ -321,6 +323,29 @@ def test_generated_sessions_are_varied(generated_sessions, pi_records) -> None:
     assert sum(r["branches"] > 1 for r in records) >= 5, generated_sessions.describe()
     assert sum(bool(r["labels"]) for r in records) >= 3, generated_sessions.describe()
     assert len({r["id"] for r in records}) == len(records)
+
+
+def test_every_process_of_a_run_draws_the_same_generated_sessions() -> None:
+    """An xdist worker is a process the run starts, and it imports the conftest again: it
+    must write the sessions the header's seeds name, as every other worker does (each drew
+    seeds of its own, so gen05 was another session on each worker)."""
+    conftest_file = str(REPO_TESTS / "conftest.py")
+    loaded = [
+        m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == conftest_file
+    ]
+    assert {tuple(m.GEN_SEEDS) for m in loaded} == {tuple(GEN_SEEDS)}  # (imported twice here)
+    code = "from tests.conftest import GEN_SEEDS; print(*GEN_SEEDS, sep=',')"
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_TESTS.parent,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == ",".join(map(str, GEN_SEEDS))
 
 
 # --- adversarial files: agreement ---------------------------------------------------------------
