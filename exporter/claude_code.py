@@ -229,7 +229,10 @@ class _Answer:
 
     @property
     def id(self) -> str:
-        return self.lines[-1].uuid
+        """Its first line's uuid: Claude Code appends an answer's blocks one line at a time,
+        so the last line's moved on as the session grew, and a link to the answer from an
+        earlier export (or a ``watch`` page before a reload) found nothing."""
+        return self.lines[0].uuid
 
     @property
     def tail(self) -> str:
@@ -250,7 +253,10 @@ class _Converter:
         self.answer_of: dict[str, _Answer] = {}  # uuid of an answer's line -> the answer
         self.caller: dict[str, _Answer] = {}  # tool_use id -> the answer that made the call
         self.result_owner: dict[str, _Answer] = {}  # uuid of a results line -> its answer
-        self.alias: dict[str, str] = {}  # a compaction's boundary line -> its summary line
+        # a line shown as part of another's entry -> that entry's line (a compaction's
+        # summary line -> its boundary line, a `!` command's output -> the command)
+        self.alias: dict[str, str] = {}
+        self.summary_of: dict[str, str] = {}  # a compaction's boundary line -> its summary line
         self.first: dict[str, Any] = {}  # the first message line (session id, cwd, version)
         self.session_id = ""  # the last main-line message's: a resumed file's own id
         self.problems: list[Diagnostic] = []
@@ -444,11 +450,14 @@ class _Converter:
             if line.raw.get("type") == "user" and line.raw.get("isCompactSummary"):
                 boundary = self.lines.get(self.shown_parent(line.parent) or "")
                 if boundary is not None and boundary.raw.get("subtype") == "compact_boundary":
-                    self.alias[boundary.uuid] = line.uuid
+                    self.summary_of[boundary.uuid] = line.uuid
             if line.raw.get("type") == "user" and (ran := self._shell_line(line)) is not None:
                 command, output = ran  # shown with the command: one entry
                 self.shell_output[command.uuid] = output
                 self.alias[line.uuid] = command.uuid
+        # the boundary's id, written first, names the entry: the summary line came after it
+        # (an export between the two had the boundary's id, then the link broke)
+        self.alias.update({summary: boundary for boundary, summary in self.summary_of.items()})
         placed: list[tuple[int, dict[str, Any]]] = []  # (line number, entry)
         parents: list[tuple[dict[str, Any], str | None]] = []  # resolved once all are known
         for line in self.order:
@@ -467,7 +476,7 @@ class _Converter:
             elif kind == "user":
                 self._user_line(line, placed, parents)
             elif line.raw.get("subtype") == "compact_boundary":
-                if line.uuid in self.alias:  # its summary line makes the entry
+                if line.uuid in self.summary_of:  # its summary line makes the entry
                     continue
                 entry = _compaction_entry(line, line, "")
                 parents.append((entry, self._compacted_after(line)))
@@ -600,7 +609,7 @@ class _Converter:
         after the line the boundary names as the conversation's end."""
         summary = _plain_text(line.message.get("content"))
         boundary = self.lines.get(self.shown_parent(line.parent) or "")
-        if boundary is None or self.alias.get(boundary.uuid) != line.uuid:
+        if boundary is None or self.summary_of.get(boundary.uuid) != line.uuid:
             return _compaction_entry(line, line, summary), line.parent
         entry = _compaction_entry(line, boundary, summary)
         return entry, self._compacted_after(boundary)
@@ -1259,7 +1268,7 @@ def _assistant_entry(answer: _Answer, asked: str = "") -> dict[str, Any]:
         message["errorMessage"] = _plain_text(content) or "API error"
         message["content"] = [b for b in content if not _is_text(b)]
     _stamp(message, last.raw)
-    return _entry(last, "message", message=message)
+    return _entry(last, "message", message=message) | {"id": answer.id}
 
 
 def _assistant_block(block: Any) -> Any:
@@ -1430,7 +1439,7 @@ def _patch_diff(outcome: Any) -> str | None:
 def _compaction_entry(line: _Line, boundary: _Line, summary: str) -> dict[str, Any]:
     meta = boundary.raw.get("compactMetadata")
     before = meta.get("preTokens") if isinstance(meta, dict) else None
-    entry = _entry(line, "compaction", summary=summary)
+    entry = _entry(line, "compaction", summary=summary) | {"id": boundary.uuid}
     if isinstance(before, int) and not isinstance(before, bool):
         entry["tokensBefore"] = before
     if isinstance(meta, dict) and isinstance(meta.get("trigger"), str):

@@ -9,6 +9,7 @@ stay as ``\\uXXXX`` escapes so that nothing is lost or replaced.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
 import json
@@ -30,7 +31,10 @@ from exporter.session import Session
 from exporter.times import js_number_text
 
 __all__ = [
+    "REWRITTEN_NOTE",
     "copy_to_jsonl",
+    "download_bytes",
+    "download_copy",
     "dumps_line",
     "js_number",
     "read_source_bytes",
@@ -255,26 +259,52 @@ def session_to_utf8_jsonl(session: Session) -> tuple[str, int]:
 def download_bytes(session: Session) -> bytes:
     """What a page's download of the session holds: the file's own bytes when they are the
     session, else the session written out (a copy, or one read from several files)."""
+    return download_copy(session)[0]
+
+
+#: What a page says of its copy when the file changed otherwise than by lines appended.
+REWRITTEN_NOTE = (
+    "the session as it was read, written out anew: the file has changed since "
+    "(not only grown), or can no longer be read"
+)
+
+
+def download_copy(session: Session) -> tuple[bytes, str | None]:
+    """:func:`download_bytes`, and what the page should say of it when it is not the file's
+    bytes though the session is that file as read (:data:`REWRITTEN_NOTE`); None when
+    it is the file's bytes, or a copy (redacted, several files) that says so itself."""
     data = read_source_bytes(session)
-    return data if data is not None else session_to_jsonl(session).encode("utf-8", "replace")
+    if data is not None:
+        return data, None
+    note = REWRITTEN_NOTE if session.source_stamp is not None else None
+    return session_to_jsonl(session).encode("utf-8", "replace"), note
 
 
 def read_source_bytes(session: Session) -> bytes | None:
     """The session's own bytes, as they were read (see ``Session.source_stamp``).
 
     The page's download is then the file itself, damaged lines and all, and no entry is
-    encoded again; None for a copy (redacted, rebuilt) or a file changed since it was read.
+    encoded again. Pi appends to a session while a page is made (and a ``watch`` page is
+    made again and again): the file's first bytes are then still the ones read, when they
+    are as many and hash the same (``Session.source_read``); not so when it was rewritten
+    (the size alone would not tell). None for a copy (redacted, rebuilt) or a file changed
+    otherwise since it was read.
     """
     if session.source_data is not None:
         return session.source_data
     if session.source_stamp is None or session.path is None:
         return None
+    read = session.source_read
     try:
         with open(session.path, "rb") as handle:
             stat = os.fstat(handle.fileno())
-            if (stat.st_size, stat.st_mtime_ns) != session.source_stamp:
+            unchanged = (stat.st_size, stat.st_mtime_ns) == session.source_stamp
+            if unchanged and (read is None or read[0] == stat.st_size):  # (no hash needed)
+                data = handle.read()
+                return data if len(data) == stat.st_size else None
+            if read is None:
                 return None
-            data = handle.read()
+            data = handle.read(read[0])  # (Pi's appended lines after them are left out)
     except OSError:
         return None
-    return data if len(data) == session.source_stamp[0] else None
+    return data if len(data) == read[0] and hashlib.sha256(data).digest() == read[1] else None

@@ -12,6 +12,7 @@ import codecs
 import contextlib
 import gc
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -831,8 +832,9 @@ def load_session(
             return parse_session_bytes(start + handle.read(), path=file_path, leaf_id=leaf_id)
         handle.seek(0)
         stat = os.fstat(handle.fileno())
+        read = _HashedLines(handle)
         with gc_paused():
-            parsed = list(iter_parsed_lines(_lines(handle), diagnostics, damaged))
+            parsed = list(iter_parsed_lines(read, diagnostics, damaged))
             session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
     if any(d.kind in _PARSED_BUT_DAMAGED for d in damaged):  # rare: read those lines again
         with open(file_path, "rb") as handle:  # unless the file changed since (Pi appends)
@@ -841,6 +843,7 @@ def load_session(
                 _keep_as_written(damaged, _lines(handle))
     if not _holds_other_files(session):
         session.source_stamp = (stat.st_size, stat.st_mtime_ns)
+        session.source_read = (read.size, read.digest.digest())
     return session
 
 
@@ -929,6 +932,24 @@ def promote_unwalked() -> None:
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:
     yield from handle
+
+
+class _HashedLines:
+    """A file's lines (:func:`_lines`), counted and hashed as the load reads them: Pi
+    appends while a page is made, and the page's copy is the file's first bytes only when
+    they are the ones read (``Session.source_read``; ~2 ms a MB)."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.size = 0
+        self.digest = hashlib.sha256()
+
+    def __iter__(self) -> Iterator[bytes]:
+        update = self.digest.update
+        for line in _lines(self.handle):
+            update(line)
+            self.size += len(line)
+            yield line
 
 
 def session_from_records(

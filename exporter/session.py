@@ -189,6 +189,9 @@ class Session:
     # serialised instead; code that edits entries in place must clear both.
     source_stamp: tuple[int, int] | None = None
     source_data: bytes | None = None
+    # (length, SHA-256) of the bytes load_session read: Pi appends while a page is made, and
+    # the file's first bytes are then still the session as read when they hash the same.
+    source_read: tuple[int, bytes] | None = None
     # A copy made under a share policy says so on its page: what was replaced and left out.
     redaction_note: str | None = None
     redaction_heading: str = "Redaction"  # or "Left out": a copy only trimmed, not redacted

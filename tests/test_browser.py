@@ -362,19 +362,19 @@ def test_a_claude_code_session_reads_like_a_pi_one(
     page = view.open(published[CLAUDE_CODE], js=js)
     assert page.locator("h1").inner_text() == "Dark mode for settings"
     assert "Claude Code 2.0.46" in page.inner_text("header")
-    answer = shown_text(page, anchor(5))  # four lines of the file, one answer
+    answer = shown_text(page, anchor(2))  # four lines of the file, one answer (the first's id)
     assert "I'll read the component" in answer and "npm test -- settings" in answer
-    assert page.locator(f"{anchor(5)} .tool").count() == 2  # each call with its result
+    assert page.locator(f"{anchor(2)} .tool").count() == 2  # each call with its result
     assert "export function Settings()" in answer and "1 passed" in answer
-    assert "+2   return <form><DarkModeToggle /></form>;" in shown_text(page, anchor(10))
+    assert "+2   return <form><DarkModeToggle /></form>;" in shown_text(page, anchor(9))
     assert shown_text(page, anchor(21)).endswith("/cost")
     branch = page.locator(f"details.branch:has({anchor(14)})")
     assert branch.count() == 1 and branch.get_attribute("open") is None
     branch.locator("summary").first.click()
     assert "system theme" in shown_text(page, anchor(14))
-    compaction = page.locator(f"{anchor(25)} details").first
+    compaction = page.locator(f"{anchor(24)} details").first  # the boundary line's id
     compaction.locator("summary").first.click()
-    assert "ran out of context" in shown_text(page, anchor(25))
+    assert "ran out of context" in shown_text(page, anchor(24))
     assert page.locator("#tree li:not(.sub)").count() == len(session.entries)
     clean(view)
 

@@ -71,10 +71,10 @@ def test_header_title_and_notes(session) -> None:
 
 
 def test_an_answers_lines_are_one_message_with_its_usage_once(session) -> None:
-    answer = message(session, u(5))  # the answer's last line names the entry
+    answer = message(session, u(2))  # the answer's first line names the entry (it stays)
     kinds = [(b["type"], b.get("name")) for b in answer["content"]]
     assert kinds == [("thinking", None), ("text", None), ("toolCall", "read"), ("toolCall", "bash")]
-    for gone in (u(2), u(3), u(4)):
+    for gone in (u(3), u(4), u(5)):
         assert gone not in session.by_id
     assert answer["usage"]["input"] == 3  # not 4 × 3
     assert answer["usage"]["output"] == 187  # the largest streaming count
@@ -88,9 +88,9 @@ def test_an_answers_lines_are_one_message_with_its_usage_once(session) -> None:
 
 def test_parallel_results_follow_their_answer_in_call_order_without_a_fork(session) -> None:
     read_result, bash_result = u(6), u(8)
-    assert session.parent_of(read_result) == u(5)
+    assert session.parent_of(read_result) == u(2)
     assert session.parent_of(bash_result) == read_result
-    assert session.parent_of(u(10)) == bash_result  # the next answer: after the last result
+    assert session.parent_of(u(9)) == bash_result  # the next answer: after the last result
     assert message(session, read_result)["toolName"] == "read"
     assert message(session, bash_result)["toolName"] == "bash"
     assert session.fork_ids == [u(12)]  # only the rewind forks
@@ -153,12 +153,13 @@ def test_prompts_commands_images_and_errors(session) -> None:
 
 
 def test_compaction_is_one_entry_in_the_tree(session) -> None:
-    compaction = session.by_id[u(25)]
+    compaction = session.by_id[u(24)]  # the boundary line's id: written first, it stays
     assert isinstance(compaction, CompactionEntry)
     assert compaction.raw["tokensBefore"] == 17520
     assert compaction.raw["summary"].startswith("This session is being continued")
-    assert session.parent_of(u(25)) == u(22)  # the boundary's logical parent, not a new root
-    assert u(24) not in session.by_id  # the boundary line is part of the entry
+    assert session.parent_of(u(24)) == u(22)  # the boundary's logical parent, not a new root
+    assert u(25) not in session.by_id  # the summary line is part of the entry
+    assert session.parent_of(u(26)) == u(24)  # the summary line's child follows it
     assert session.roots == [u(1)]
     out_of_context = session.context_status()
     assert u(1) in out_of_context and u(22) in out_of_context

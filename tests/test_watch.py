@@ -272,6 +272,7 @@ def test_a_claude_code_sub_agent_at_work_is_seen(tmp_path: Path) -> None:
     agent = tmp_path / path.stem / "subagents" / "agent-a1b2c3d.jsonl"
     line = json.loads(agent.read_text(encoding="utf-8").splitlines()[-1])
     line |= {"uuid": u(14), "parentUuid": u(13), "timestamp": "2026-11-21T09:00:14.000Z"}
+    line["message"] = {**line["message"], "id": "msg_14"}  # a new answer (not a block of 13's)
     before = path.read_bytes()
     with open(agent, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(line) + "\n")

@@ -38,7 +38,7 @@ from exporter.formatting import (
     writable_page,
 )
 from exporter.header_counts import entries_line, tree_said
-from exporter.jsonl_out import read_source_bytes, session_to_jsonl
+from exporter.jsonl_out import download_copy
 from exporter.render.agent_context import agent_context_view
 from exporter.render.ansi import has_colour
 from exporter.render.assets import (
@@ -223,7 +223,7 @@ def _render_page(
     builder: PageBuilder,
     items: list[Item],
     rendering: ForkedMap[Item],
-    embedded: Future[str] | None,
+    embedded: Future[tuple[str, str | None]] | None,
 ) -> str:
     """Fill the page template, section by section. The order matters for speed only: the
     header's facts are worked out while the forked children render the entries, which are
@@ -496,12 +496,14 @@ def _transcript(
 
 
 def _footer(
-    session: Session, options: RenderOptions, embedded: Future[str] | None
+    session: Session, options: RenderOptions, embedded: Future[tuple[str, str | None]] | None
 ) -> dict[str, Any]:
     """The footer: the source's name, and the embedded copy of the session to download."""
     source = options.source_name or (Path(session.path).name if session.path else "session.jsonl")
+    embed, embed_note = embedded.result() if embedded is not None else (None, None)
     return {
-        "embed": embedded.result() if embedded is not None else None,
+        "embed": embed,
+        "embed_note": embed_note,
         "download_name": f"{session.id or 'session'}.jsonl",
         "source_name": source,
         "pi_session_data": pi_session_data(session) if options.pi_session_data else None,
@@ -537,15 +539,16 @@ def session_paths(session: Session) -> Callable[[str], str]:
 EMBED_BEST_COMPRESSION_BYTES = 1_000_000
 
 
-def _embed(session: Session, made: Callable[[Session], str | None] | None) -> str:
+def _embed(
+    session: Session, made: Callable[[Session], str | None] | None
+) -> tuple[str, str | None]:
     """The session's JSONL, gzip + base64, for the page's Download button (``made``: the
-    copy made ahead of the load, when it is this session's)."""
+    copy made ahead of the load, when it is this session's), and what the page says of it
+    when it is not the file's bytes (``jsonl_out.download_copy``)."""
     if made is not None and (copy := made(session)) is not None:
-        return copy
-    jsonl = read_source_bytes(session)
-    if jsonl is None:
-        jsonl = session_to_jsonl(session).encode("utf-8")
-    return embedded_copy(jsonl)
+        return copy, None
+    jsonl, note = download_copy(session)
+    return embedded_copy(jsonl), note
 
 
 def embedded_copy(jsonl: bytes) -> str:
