@@ -747,9 +747,12 @@ _TRAILER_KINDS = (
     "found-by", "inspired-by", "authored-by", "assisted-by", "reported-and-tested-by",
     "thanks-to",
 )  # fmt: skip
-_TRAILERS = tuple(
-    rf"(?<![\w-]){kind}:{space}" for kind in _TRAILER_KINDS for space in ("", " ", "\t")
-)
+#: Each kind at its start, for :func:`_after_done`, which looks behind at one of
+#: ``_TRAILER_TAILS`` (the colon and a blank) first and at the kinds only after one: 84 look-
+#: behinds tried at each name (3 kinds of blank after 28 kinds) made a text full of the word
+#: several times slower
+_TRAILERS = tuple(rf"(?<![\w-]){kind}" for kind in _TRAILER_KINDS)
+_TRAILER_TAILS = (":", ": ", ":\t")
 #: After a trailer's name: not more of a name joined by a dash ("Co-authored-by: Max-bot" is
 #: another account, a bot's, kept whole as "ask Max-bot" is; "<user>-bot" said it was the
 #: user's); a dotted login goes as before ("max.mustermann")
@@ -757,10 +760,21 @@ _TRAILER_END = r"(?![A-Za-z0-9_]|-\w)"
 #: Any other trailer of who did it (``Fixes-reported-by:``, ``Reviewed-and-acked-by:``,
 #: ``Originally-by:``: a participle, an adverb, "off" or "patch" before "-by"; not
 #: ``Sort-By:``, ``Group-By:`` nor a header's ``X-Powered-By:``), at a line's start (``git
-#: log`` indents it), with the capitalised name or the name in capitals alone to the line's
-#: end or before an address ("Reviewed-and-acked-by: Max <max@x>"). Linear: anchored at a
-#: line's start, its letters and dashes are disjoint, each segment tried once
-_ANY_TRAILER = r"^[ \t]*[A-Z][a-z][A-Za-z]*(?:-[A-Za-z]+)*(?i:ed|ly|-off|-patch)-(?i:by):[ \t]*"
+#: log`` indents it), with the capitalised name alone to the line's end or before an address
+#: ("Reviewed-and-acked-by: Max <max@x>"). The name in capitals only where one of the kind's
+#: words is a person's (``_PERSON_TRAILER``): "Sorted-by: MAX", "Powered-By: MAX" and
+#: "Controlled-by: MAX" are data or settings. Linear: anchored at a line's start, its letters
+#: and dashes are disjoint, each segment tried once; the group ``kin`` is set when the kind
+#: names a person
+_PERSON_TRAILER = (
+    "reviewed|acked|tested|reported|suggested|helped|developed|mentored|approved|requested"
+    "|noticed|improved|diagnosed|debugged|bisected|analyzed|analysed|inspired|authored"
+    "|assisted|signed|written|committed|merged"
+)
+_ANY_TRAILER = (
+    rf"^[ \t]*(?:(?P<kin>(?=(?:[A-Za-z]+-)*?(?i:{_PERSON_TRAILER})-))|)"
+    r"[A-Z][a-z][A-Za-z]*(?:-[A-Za-z]+)*(?i:ed|ly|-off|-patch)-(?i:by):[ \t]*"
+)
 #: (the address may hold the name already replaced: ``<<user>@x>``)
 _ANY_TRAILER_END = r"(?=(?:[ \t]+<[^\n]*>)?[ \t]*\r?$)"
 #: The "by" after one of those, also as a label ("Reviewed by: Max", "**Reviewed by:**
@@ -786,11 +800,28 @@ _DONE_LOWER = tuple(
     for done in ("reviewed", "approved", "authored", "co-authored", "signed",
                  r"signed[ \t]off", "assigned")
 )  # fmt: skip
+#: The same in capitals, only where the doer is a person: "raised by MAX when", "rows created
+#: by MAX / 2" are code's; "merged by MAX" and "Created by __MAX__" are not
+_DONE_UPPER = (*_DONE_LOWER, *(rf"(?<![\w-])(?i:{done})" for done in ("merged", "committed")))
 #: A role in brackets right after a name shows a person: "Max (reviewer)", "max (me)"
-_ROLE = (
-    r"[ \t]?\((?i:reviewer|author|co-author|maintainer|owner|assignee|approver|committer"
-    r"|contributor|reporter|requester|lead|tech[ \t]lead|manager|pm|qa|me|he/him|she/her"
-    r"|they/them)\)"
+_ROLES = (
+    "reviewer", "author", "co-author", "maintainer", "owner", "assignee", "approver",
+    "committer", "contributor", "reporter", "requester", "lead", r"tech[ \t]lead", "manager",
+    "pm", "qa", "me", "he/him", "she/her", "they/them",
+)  # fmt: skip
+_ROLE = rf"[ \t]?\((?i:{'|'.join(_ROLES)})\)"
+#: In capitals a name before a bracket is as often a function ("SELECT MAX(owner)",
+#: "=MAX (Owner)"): there the role shows a person only after a blank and where a person's
+#: name stands, each of fixed width (see :func:`_after`): at a line's start, indented or
+#: after a list's bullet ("MAX (owner)", "  - MAX (owner)"), after "by", "ask" or "cc"
+#: ("cc MAX (owner)"; not "BY", SQL's "ORDER BY") or after another's role and a comma
+#: ("MAX (reviewer), MAX (me)"); never after SELECT, a bracket, "=" or another comma
+_ROLE_UPPER = rf"[ \t]\((?i:{'|'.join(_ROLES)})\)"
+_ROLE_UPPER_PLACES = (
+    *(rf"^[ \t]{{{n}}}{bullet}" for n in range(9) for bullet in ("", "[-*+•][ \t]")),
+    *_ASKING,
+    *(rf"(?<![\w-])[Bb]y{label}[ \t]" for label in ("", ":")),
+    *(rf"(?i:{role})\)[,;][ \t]" for role in _ROLES),
 )
 #: Where a capitalised name signs a message, alone to the end of its line: after a dash
 #: that starts the line, indented or not, or follows a sentence ("— Max", "  — Max", "LGTM.
@@ -799,7 +830,7 @@ _ROLE = (
 _SIGNING = (
     *(
         rf"{before}{dash}{space}"
-        for before in ("^", r"[.!?)][ \t]", *(rf"^[ \t]{{{n}}}" for n in range(1, 9)))
+        for before in ("^", r"[.!?)][ \t]")
         for dash in ("—", "–")
         for space in ("", r"[ \t]")
     ),
@@ -814,6 +845,18 @@ _SIGNING = (
     ),
 )  # fmt: skip
 _SIGNED_END = r"(?=[ \t]*(?:[.!][ \t]*)?\r?$)"
+#: The same dash indented ("  — Max"): its indent and its dash. A list's item there is no
+#: signature ("Fields:\n  — Min\n  — Max"; a list repeats its indent and dash): not when the
+#: next line starts with the same, nor the line before (up to ``_ITEM_LENGTH`` characters
+#: after its dash: a look-behind is of fixed width, so one per length, tried only where an
+#: indented dash and the line's end hold). "\t— Max\n    – Max" signs twice
+_INDENTED_SIGNING = tuple(
+    (rf"[ \t]{{{n}}}{dash}", space)
+    for n in range(1, 9)
+    for dash in ("—", "–")
+    for space in ("", r"[ \t]")
+)
+_ITEM_LENGTH = 32
 
 
 def _after(contexts: Iterable[str], form: str, ahead: str = "") -> str:
@@ -865,6 +908,7 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         for form in (word.title(), word.upper())
     )
     people = [word for word in words if word not in _THING_USERS]
+    trailed = (_after_done(_TRAILERS, _TRAILER_TAILS, re.escape(w), _TRAILER_END) for w in words)
     # "thanks max", not "the thanks page", "a hello server"
     greeted = "|".join(_after(_LOWER_GREETINGS, re.escape(word)) + end for word in people)
     field = r"(?:user(?:name)?|login|logname|author|owner|committer)[\"']?[ \t]*[=:][ \t]*[\"']?"
@@ -886,19 +930,24 @@ def _named_user_patterns(words: list[str]) -> tuple[re.Pattern[str], ...]:
         # name's first letter, and a pass over a long output took three times as long)
         (rf"(?<![A-Za-z0-9_.]){name}(?=@)(?P<pre>)", re.IGNORECASE),
         # a commit's trailers: Reviewed-by: Max, Co-authored-by: max <…>
-        (rf"(?:{'|'.join(_after(_TRAILERS, re.escape(w), _TRAILER_END) for w in words)})"
-         r"(?P<pre>)", re.IGNORECASE),
+        (rf"(?:{'|'.join(trailed)})(?P<pre>)", re.IGNORECASE),
         # Thanks Max, HI MAX, thanks **Max**
         (rf"(?P<pre>{_GREETING}(?P<em>{_EMPHASIS})?)(?:{spoken})", 0),
     ]  # fmt: skip
     if people:
-        # any other trailer, alone on its line: Reported-and-acked-by: Max
-        trailed = "|".join(re.escape(form) for w in people for form in (w.title(), w.upper()))
         sources += [
             (rf"(?:{greeted}){_LOWER_NAME_END}(?P<pre>)", re.MULTILINE),  # thanks max
             (_person_pattern(people), re.MULTILINE),
-            (rf"(?P<pre>{_ANY_TRAILER})(?:{trailed}){_ANY_TRAILER_END}", re.MULTILINE),
         ]
+    # any other trailer, alone on its line: Reported-and-acked-by: Max; not for a month's name
+    # ("Completed-by: June" is a date, as "merged by June" is)
+    if signers := [word for word in people if word not in _DATE_USERS]:
+        titles = "|".join(re.escape(word.title()) for word in signers)
+        capitals = "|".join(re.escape(word.upper()) for word in signers)
+        sources.append(
+            (rf"(?P<pre>{_ANY_TRAILER})(?:{titles}|(?(kin){capitals}|(?!))){_ANY_TRAILER_END}",
+             re.MULTILINE)
+        )  # fmt: skip
     if owners := [word for word in words if word in _POSSESSIVE_USERS]:  # Max's laptop
         owned = "|".join(_not_after(_NOT_A_PERSON_BEFORE, re.escape(w.title())) for w in owners)
         sources.append((rf"(?:{owned})(?=['’]s(?![\w-]))(?P<pre>)", 0))
@@ -942,33 +991,50 @@ def _person_pattern(people: list[str]) -> str:
             # ask Max, cc: Max; ask max, tell max to merge
             _after(_ASKING, title, _ASKED_END + (_DATE_AFTER if word in _DATE_USERS else "")),
             _after(_ASKING, lower, _LOWER_ASKED_END),
-            # Max (reviewer), max (me), MAX (owner)
-            *(
-                _not_after(_NOT_A_PERSON_BEFORE, form, f"(?={_ROLE})")
-                for form in (title, lower, upper)
-            ),
+            # Max (reviewer), max (me); MAX (owner) on its own line
+            *(_not_after(_NOT_A_PERSON_BEFORE, form, f"(?={_ROLE})") for form in (title, lower)),
+            _after(_ROLE_UPPER_PLACES, upper, f"(?={_ROLE_UPPER})"),
             _after(_SIGNING, title, _SIGNED_END),  # — Max, Cheers,\nMax
+            _indented_signature(title),  # LGTM\n  — Max
         ]
         if word not in _DATE_USERS:  # reviewed by Max, reviewed by **Max**, approved by max.
             forms += [
-                *_done_by(title),
-                *_done_by(upper),
+                *_done_by(title, _DONE),
+                *_done_by(upper, _DONE_UPPER),
                 _after_done(_DONE_LOWER, _BY, lower, _LOWER_ASKED_END),
             ]
     return rf"(?:{'|'.join(forms)})(?P<pre>)"
 
 
-def _done_by(form: str) -> list[str]:
-    """``form`` after "reviewed by" and its kin (``_DONE``), bare or in Markdown emphasis
-    ("reviewed by **Max**", "approved by _MAX_"): an opening ``_`` may close after the name,
-    where a bare name ends at a letter, a digit or ``_`` ("reviewed by max_width")."""
+def _done_by(form: str, bare: tuple[str, ...]) -> list[str]:
+    """``form`` after "reviewed by" and its kin (``_DONE``) in Markdown emphasis ("reviewed
+    by **Max**", "approved by _MAX_"), or bare after one of ``bare`` ("reviewed by MAX", not
+    "raised by MAX when": in capitals the word is as likely a function's): an opening ``_``
+    may close after the name, where a bare name ends at a letter, a digit or ``_``
+    ("reviewed by max_width")."""
     end = rf"{_ASKED_END}(?!\()"
-    stars = [by + mark for by in _BY for mark in ("", *_OPENING_MARKS) if "_" not in mark]
+    stars = [by + mark for by in _BY for mark in _OPENING_MARKS if "_" not in mark]
     underscores = [by + mark for by in _BY for mark in _OPENING_MARKS if "_" in mark]
     return [
+        _after_done(bare, _BY, form, end),
         _after_done(_DONE, stars, form, end),
         _after_done(_DONE, underscores, form, f"(?=_{{1,2}}{_ASKED_END})"),
     ]
+
+
+def _indented_signature(form: str) -> str:
+    """``form`` after an indented dash, alone to its line's end, in no list (see
+    ``_INDENTED_SIGNING``): the name and the line's end first, then each indent and dash
+    and, only where one holds, the next line and the line before."""
+    groups = (
+        rf"(?<=^{start}{space}{form})(?![^\n]*\n{start})"
+        + "".join(
+            rf"(?<!^{start}[^\n]{{{length}}}\n{start}{space}{form})"
+            for length in range(1, _ITEM_LENGTH + 1)
+        )
+        for start, space in _INDENTED_SIGNING
+    )
+    return f"{form}{_SIGNED_END}(?:{'|'.join(groups)})"
 
 
 def _after_done(verbs: Iterable[str], tails: Iterable[str], form: str, ahead: str) -> str:

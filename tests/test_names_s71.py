@@ -199,3 +199,113 @@ def test_redact_replaces_the_reported_phrasings_and_keeps_the_words(tmp_path: Pa
     ]
     assert contents == [expected for _, expected in REPORTED] + kept
     assert f"user names -> <user>: {len(REPORTED)}" in result.stderr
+
+
+# --- 6. the review: words the new phrasings took -------------------------------------------
+#
+# In capitals "MAX" is as often SQL's or a spreadsheet's function, and a "<done>-by:" line or
+# "<done> by" may sort or limit by it: the new rules took those. The name in capitals now
+# goes only where a person's name stands (a role on its own line, after "cc" or "by"; after
+# the verbs only a person does; a trailer whose kind is a person's), "Completed-by: June" is
+# a date as "merged by June" is, and an indented dash repeated on the next or previous line
+# is a list's, not a signature.
+
+KEPT_AFTER_REVIEW = [
+    # 1. a function before a bracket, a role's word as its argument
+    ("max", "SELECT MAX(owner), MAX(author) FROM commits"),
+    ("max", "SELECT MAX (reviewer) FROM commits"),
+    ("max", "=MAX(Owner)"),
+    ("max", "x = MAX(lead) + MAX(PM)"),
+    ("max", "SELECT COUNT(*), MAX (owner) FROM t; (MAX (owner))"),
+    # 2. a "<done>-by:" line that sorts, limits or serves, and a month's date
+    ("max", "Sorted-by: MAX\nOrdered-By: MAX\n  Grouped-by: MAX\nPartitioned-by: MAX"),
+    ("max", "Indexed-by: MAX\nLimited-by: MAX\nCapped-by: MAX\nBounded-by: MAX"),
+    ("max", "Powered-By: MAX\nControlled-by: MAX"),
+    ("june", "Completed-by: June\nExpected-by: JUNE"),
+    # 3. capitals after what code does "by"
+    ("max", "errors raised by MAX when; rows created by MAX / 2; fixed by MAX. sent by MAX, MIN"),
+    # 4. a list of dash items
+    ("max", "Fields:\n  — Min\n  — Max\n  — Avg"),
+    ("max", "Options:\n\t– Min\n\t– Max"),
+    ("max", "Options:\r\n  – Min\r\n  – Max\r\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("user", "text"), KEPT_AFTER_REVIEW, ids=[f"kept{n}" for n in range(len(KEPT_AFTER_REVIEW))]
+)
+def test_what_the_review_found_stays_as_written(user: str, text: str) -> None:
+    assert _redacted(f"/home/{user}/p", text) == text
+
+
+STILL_GOING = [
+    # 1. a role in capitals where a person's name stands
+    ("max", "MAX (owner)", "<user> (owner)"),
+    ("max", "LGTM\n  MAX (owner)\n  - MAX (reviewer)\n* MAX (lead)",
+     "LGTM\n  <user> (owner)\n  - <user> (reviewer)\n* <user> (lead)"),
+    ("max", "cc MAX (owner); reviewed by MAX (lead)",
+     "cc <user> (owner); reviewed by <user> (lead)"),
+    ("max", "MAX (reviewer), MAX (me); Max (owner)",
+     "<user> (reviewer), <user> (me); <user> (owner)"),
+    # 2. a trailer whose kind names a person, in capitals; the capitalised name in any other
+    ("max", "Suggested-and-fixed-by: MAX\nCo-reviewed-by: MAX\nVerified-by: Max",
+     "Suggested-and-fixed-by: <user>\nCo-reviewed-by: <user>\nVerified-by: <user>"),
+    ("max", "Signed-off-by:\tMAX\nThanks-to: max <m@x.org>\nAcked-By: MAX",
+     "Signed-off-by:\t<user>\nThanks-to: <user> <m@x.org>\nAcked-By: <user>"),
+    ("june", "Reviewed-by: June\nReviewed-by: JUNE", "Reviewed-by: <user>\nReviewed-by: <user>"),
+    # 3. capitals after what a person does, and in emphasis after any "by"
+    ("max", "reviewed by MAX; approved by MAX. signed off by MAX, assigned by MAX",
+     "reviewed by <user>; approved by <user>. signed off by <user>, assigned by <user>"),
+    ("max", "merged by MAX. committed by MAX; raised by **MAX**; created by __MAX__",
+     "merged by <user>. committed by <user>; raised by **<user>**; created by __<user>__"),
+    # 4. a signature: an indented dash not repeated; another dash is another signature
+    ("max", "LGTM\n  — Max", "LGTM\n  — <user>"),
+    ("max", "Fine.\n  — Max\n\nNext:\n  — Min", "Fine.\n  — <user>\n\nNext:\n  — Min"),
+    ("max", "Done.\n\t— Max\n    – Max", "Done.\n\t— <user>\n    – <user>"),
+    ("max", "LGTM — nice work.\n  — Max", "LGTM — nice work.\n  — <user>"),
+    ("max", "Fine.\n  — Max\n— Min\n    — Avg", "Fine.\n  — <user>\n— Min\n    — Avg"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("user", "text", "expected"), STILL_GOING, ids=[f"goes{n}" for n in range(len(STILL_GOING))]
+)
+def test_the_reported_phrasings_still_go(user: str, text: str, expected: str) -> None:
+    assert _redacted(f"/home/{user}/p", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "changed"),
+    [
+        (_filled("x MAX (owner) "), False),  # a role's places looked behind at
+        (_filled("MAX (owner), "), True),
+        (_filled("\n\t– Max"), False),  # a list's items: each line's neighbours
+        (_filled("  — Max\n  — Min\n"), False),
+        (_filled("a-", "Aa-", "reviewed-by: MAX"), True),  # a trailer's kind, in capitals
+        (_filled("a", "A", "ed-by: MAX"), False),
+        (_filled("raised by MAX "), False),  # capitals after "by"
+        (_filled("MAX: "), False),  # a colon before each name, no trailer's kind
+    ],
+    ids=lambda value: value if isinstance(value, bool) else repr(value[:24]),
+)
+def test_the_reviewed_rules_take_linear_time(text: str, changed: bool) -> None:
+    with cpu_time_limit(5.0):
+        assert (_redacted(MAX, text) != text) is changed
+
+
+def test_redact_keeps_the_query_and_the_list(tmp_path: Path) -> None:
+    """Through ``redact``: the SQL, the sort trailer and the list stay; the role on its own
+    line goes."""
+    kept = ["SELECT MAX(owner), MAX(author) FROM commits", "Sorted-by: MAX",
+            "Fields:\n  — Min\n  — Max\n  — Avg", "rows created by MAX / 2"]  # fmt: skip
+    source = _session(tmp_path, [*kept, "MAX (owner)"])
+    copy = tmp_path / "copy.jsonl"
+    args = ["redact", str(source), "-o", str(copy), "--no-env-secrets"]
+    result = CliRunner().invoke(cli, args, env=IDENTITY)
+    assert result.exit_code == 0, result.output
+    contents = [
+        json.loads(line)["message"]["content"]
+        for line in copy.read_text(encoding="utf-8").splitlines()[1:]
+    ]
+    assert contents == [*kept, "<user> (owner)"]
+    assert "user names -> <user>: 1" in result.stderr
