@@ -339,6 +339,17 @@ def _as_written_by_0_2_0(path: Path) -> None:
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", "utf-8")
 
 
+def _planted(tmp_path: Path, fixtures_dir: Path) -> Path:
+    """pi-branched-1 with SECRET in its first prompt."""
+    text = (fixtures_dir / "pi-branched-1.jsonl").read_text("utf-8")
+    assert FIRST_USER_TEXT in text
+    planted = tmp_path / "planted.jsonl"
+    planted.write_text(
+        text.replace(FIRST_USER_TEXT, f"{FIRST_USER_TEXT}pass {SECRET} ", 1), "utf-8"
+    )
+    return planted
+
+
 def _downloads(fake: FakeGitHub, gist_id: str) -> int:
     """The raw downloads of the gist's files (what judging an old record reads)."""
     return sum(1 for r in fake.requests if r.route.startswith(f"/raw/{gist_id}/"))
@@ -351,12 +362,7 @@ def test_an_old_earlier_gist_is_judged_once_and_keeps_refusing(
     as an earlier gist): every later share downloaded the old gist again to judge it. What
     was judged is kept once a share went by it; the old gist still refuses a share without
     the secret once it is the session's only gist again."""
-    text = (fixtures_dir / "pi-branched-1.jsonl").read_text("utf-8")
-    assert FIRST_USER_TEXT in text
-    planted = tmp_path / "planted.jsonl"
-    planted.write_text(
-        text.replace(FIRST_USER_TEXT, f"{FIRST_USER_TEXT}pass {SECRET} ", 1), "utf-8"
-    )
+    planted = _planted(tmp_path, fixtures_dir)
     assert share(github, str(planted), "--secret", SECRET).exit_code == 0
     (old,) = github.gists
     _as_written_by_0_2_0(_state_file(tmp_path))
@@ -424,11 +430,7 @@ def test_a_judgement_made_with_an_exclusion_keeps_refusing_without_it(
     (its entry excluded, or a pattern replaced it), so "none put back"; kept as "replaced
     nothing", a later share (the new gist deleted) put the secret in the old gist in clear.
     The judgement now keeps that share's exclusion too."""
-    text = (fixtures_dir / "pi-branched-1.jsonl").read_text("utf-8")
-    planted = tmp_path / "planted.jsonl"
-    planted.write_text(
-        text.replace(FIRST_USER_TEXT, f"{FIRST_USER_TEXT}pass {SECRET} ", 1), "utf-8"
-    )
+    planted = _planted(tmp_path, fixtures_dir)
     assert share(github, str(planted), "--secret", SECRET).exit_code == 0
     (old,) = github.gists
     _as_written_by_0_2_0(_state_file(tmp_path))
