@@ -113,14 +113,18 @@ def _temp_files(folder: Path) -> list[str]:
 
 #: The document's write returns (its rename done), then the signal comes, before the images'
 #: move: the worst moment there is.
+#: (a page goes out as the bytes it was made in, ``atomic_write_bytes``; a Markdown
+#: document as text)
 _SIGNAL_AFTER_THE_DOCUMENT = """
 import exporter.export_cli as export_cli
-write = export_cli.atomic_write_text
-def write_then_signal(*args, **kwargs):
-    done = write(*args, **kwargs)
-    signal.raise_signal(signal.{name})
-    return done
-export_cli.atomic_write_text = write_then_signal
+def then_signal(write):
+    def write_then_signal(*args, **kwargs):
+        done = write(*args, **kwargs)
+        signal.raise_signal(signal.{name})
+        return done
+    return write_then_signal
+export_cli.atomic_write_text = then_signal(export_cli.atomic_write_text)
+export_cli.atomic_write_bytes = then_signal(export_cli.atomic_write_bytes)
 """
 
 
