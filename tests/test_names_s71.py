@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from exporter.cli import cli
 from tests.conftest import cpu_time_limit
@@ -184,11 +184,9 @@ def _session(folder: Path, texts: list[str]) -> Path:
     return path
 
 
-def test_redact_replaces_the_reported_phrasings_and_keeps_the_words(tmp_path: Path) -> None:
-    """The reported session, through ``redact``: each reported phrasing in a message of its
-    own, then the over-redacted one and the words."""
-    kept = ["the **Max** said value", "Co-authored-by: Max-bot", "Max. max(a); the max value"]
-    source = _session(tmp_path, [text for text, _ in REPORTED] + kept)
+def _redacted_by_the_cli(tmp_path: Path, texts: list[str]) -> tuple[Result, list[str]]:
+    """``redact`` of a session of ``texts`` (a message each), and each message's text after."""
+    source = _session(tmp_path, texts)
     copy = tmp_path / "copy.jsonl"
     args = ["redact", str(source), "-o", str(copy), "--no-env-secrets"]
     result = CliRunner().invoke(cli, args, env=IDENTITY)
@@ -197,6 +195,14 @@ def test_redact_replaces_the_reported_phrasings_and_keeps_the_words(tmp_path: Pa
         json.loads(line)["message"]["content"]
         for line in copy.read_text(encoding="utf-8").splitlines()[1:]
     ]
+    return result, contents
+
+
+def test_redact_replaces_the_reported_phrasings_and_keeps_the_words(tmp_path: Path) -> None:
+    """The reported session, through ``redact``: each reported phrasing in a message of its
+    own, then the over-redacted one and the words."""
+    kept = ["the **Max** said value", "Co-authored-by: Max-bot", "Max. max(a); the max value"]
+    result, contents = _redacted_by_the_cli(tmp_path, [text for text, _ in REPORTED] + kept)
     assert contents == [expected for _, expected in REPORTED] + kept
     assert f"user names -> <user>: {len(REPORTED)}" in result.stderr
 
@@ -298,14 +304,6 @@ def test_redact_keeps_the_query_and_the_list(tmp_path: Path) -> None:
     line goes."""
     kept = ["SELECT MAX(owner), MAX(author) FROM commits", "Sorted-by: MAX",
             "Fields:\n  — Min\n  — Max\n  — Avg", "rows created by MAX / 2"]  # fmt: skip
-    source = _session(tmp_path, [*kept, "MAX (owner)"])
-    copy = tmp_path / "copy.jsonl"
-    args = ["redact", str(source), "-o", str(copy), "--no-env-secrets"]
-    result = CliRunner().invoke(cli, args, env=IDENTITY)
-    assert result.exit_code == 0, result.output
-    contents = [
-        json.loads(line)["message"]["content"]
-        for line in copy.read_text(encoding="utf-8").splitlines()[1:]
-    ]
+    result, contents = _redacted_by_the_cli(tmp_path, [*kept, "MAX (owner)"])
     assert contents == [*kept, "<user> (owner)"]
     assert "user names -> <user>: 1" in result.stderr

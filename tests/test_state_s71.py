@@ -23,15 +23,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from exporter.cli import cli
 from tests.fakes.github import FakeGitHub
-from tests.fakes.hub import TOKEN, FakeHub, isolate_hub
+from tests.fakes.hub import FakeHub, isolate_hub
 from tests.share_env import isolated_share_env, share
+from tests.test_publish_state_s70 import _export_site, _publish  # the same CLI calls
 
 PROJECT = "--home-alice-proj--"
-REPO_ID = "alice/s71"
 SITE_MANIFEST = ".pi-session-site.json"  # exporter.site_manifest.MANIFEST_NAME
 SESSION_FILES = ("pi-branched-1.jsonl", "pi-branched-2.jsonl", "every-entry-type.jsonl")
 
@@ -54,17 +53,6 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeHub]:
     isolate_hub(monkeypatch, tmp_path)
     with FakeHub() as fake:
         yield fake
-
-
-def _publish(fake: FakeHub, root: Path, *more: str) -> Result:
-    args = ["publish", REPO_ID, "--all", "--sessions-dir", str(root)]
-    args += ["--endpoint", fake.url, "--token", TOKEN, "-j", "1", *more]
-    return CliRunner().invoke(cli, args, catch_exceptions=False)
-
-
-def _export_site(root: Path, site: Path, *more: str) -> Result:
-    args = ["export", "--all", "--sessions-dir", str(root), "-o", str(site), "-j", "1", *more]
-    return CliRunner().invoke(cli, args, catch_exceptions=False)
 
 
 def _key_folder(tmp_path: Path) -> Path:

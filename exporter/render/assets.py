@@ -24,6 +24,7 @@ __all__ = [
     "asset_dir",
     "head_script",
     "live_css_and_script",
+    "minified_file",
     "minify_css",
     "minify_js",
     "page_css_and_script",
@@ -46,7 +47,7 @@ def page_css_and_script() -> tuple[str, str]:
     from exporter.render.pygments_css import pygments_css
 
     folder = asset_dir("static")
-    css = _minified_file(folder, "page.css") + pygments_css()
+    css = minified_file(folder, "page.css") + pygments_css()
     js = shared_script(folder, "page.js")
     return css, js
 
@@ -60,19 +61,19 @@ def shared_script(folder: Path, name: str) -> str:
 @lru_cache(maxsize=1)
 def head_script() -> str:
     """The stored theme, applied in <head> before the first paint."""
-    return _minified_file(asset_dir("static"), "theme-head.js")
+    return minified_file(asset_dir("static"), "theme-head.js")
 
 
 @lru_cache(maxsize=1)
 def agent_context_css() -> str:
     """The System prompt and Tools cards' style, on the pages that have them only."""
-    return _minified_file(asset_dir("static"), "agent-context.css")
+    return minified_file(asset_dir("static"), "agent-context.css")
 
 
 @lru_cache(maxsize=1)
 def ansi_css() -> str:
     """The terminal colours of tool output (``render/ansi.py``), on the pages that show some."""
-    return _minified_file(asset_dir("static"), "ansi.css")
+    return minified_file(asset_dir("static"), "ansi.css")
 
 
 @lru_cache(maxsize=1)
@@ -80,10 +81,10 @@ def live_css_and_script() -> tuple[str, str]:
     """What a page served by ``pi-session watch`` adds: its status line and the script that
     reloads the page when the session changed."""
     folder = asset_dir("static")
-    return _minified_file(folder, "live.css"), _minified_file(folder, "live.js")
+    return minified_file(folder, "live.css"), minified_file(folder, "live.js")
 
 
-def _minified_file(folder: Path, name: str) -> str:
+def minified_file(folder: Path, name: str) -> str:
     """A static ``.css`` or ``.js`` file minified (through the disk cache)."""
     kind = "css" if name.endswith(".css") else "js"
     return _minified(kind, name, (folder / name).read_text(encoding="utf-8"))

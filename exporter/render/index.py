@@ -27,7 +27,7 @@ from exporter import __version__
 from exporter.entries import MessageEntry
 from exporter.formatting import fmt_cost, plain_text_shown, plural, writable_page
 from exporter.render import _iso, display_path, page_title
-from exporter.render.assets import asset_dir, head_script, minify_css, shared_script
+from exporter.render.assets import asset_dir, head_script, minified_file, shared_script
 from exporter.render.chart import nice_ceiling, on_axis
 from exporter.render.csp import content_security_policy
 from exporter.render.entry_lines import prompt_preview
@@ -585,6 +585,5 @@ def render_listing(
 def _assets() -> tuple[str, str]:
     """page.css (for the shared look and themes) + index.css, and the listing script."""
     folder = asset_dir("static")
-    css = minify_css((folder / "page.css").read_text(encoding="utf-8"))
-    css += "\n" + minify_css((folder / "index.css").read_text(encoding="utf-8"))
+    css = minified_file(folder, "page.css") + "\n" + minified_file(folder, "index.css")
     return css, shared_script(folder, "index.js")
