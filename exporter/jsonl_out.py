@@ -299,8 +299,10 @@ def read_source_bytes(session: Session) -> bytes | None:
         with open(session.path, "rb") as handle:
             stat = os.fstat(handle.fileno())
             unchanged = (stat.st_size, stat.st_mtime_ns) == session.source_stamp
+            # only as many bytes as were read or stamped: Pi may append between the fstat
+            # and the read (then a whole read() brought one line more than was stamped)
             if unchanged and (read is None or read[0] == stat.st_size):  # (no hash needed)
-                data = handle.read()
+                data = handle.read(stat.st_size)
                 return data if len(data) == stat.st_size else None
             if read is None:
                 return None
