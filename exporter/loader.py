@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import dataclasses
 import gc
 import gzip
 import hashlib
@@ -837,10 +838,7 @@ def load_session(
             parsed = list(iter_parsed_lines(read, diagnostics, damaged))
             session = build_session(parsed, diagnostics, damaged, path=file_path, leaf_id=leaf_id)
     if any(d.kind in _PARSED_BUT_DAMAGED for d in damaged):  # rare: read those lines again
-        with open(file_path, "rb") as handle:  # unless the file changed since (Pi appends)
-            again = os.fstat(handle.fileno())
-            if (again.st_size, again.st_mtime_ns) == (stat.st_size, stat.st_mtime_ns):
-                _keep_as_written(damaged, _lines(handle))
+        _reread_damaged(file_path, damaged, read)
     if not _holds_other_files(session):
         session.source_stamp = (stat.st_size, stat.st_mtime_ns)
         session.source_read = (read.size, read.digest.digest())
@@ -856,6 +854,43 @@ def _holds_other_files(session: Session) -> bool:
 #: Damaged lines that parsed as JSON: their text was the value written out again ("1e5"
 #: became "100000.0", spacing and escapes changed), not the line "as it is in the file".
 _PARSED_BUT_DAMAGED = frozenset({"not-an-object", "extra-header", "not-an-entry"})
+
+
+def _reread_damaged(path: str, damaged: list[DamagedLine], read: _HashedLines) -> None:
+    """:func:`_keep_as_written` from the file read again, when its first ``read.size`` bytes
+    are still the ones loaded: Pi appends while a page is made, and a file that only grew
+    still holds those lines as written (they kept the text as parsed when it changed)."""
+    found = [dataclasses.replace(d) for d in damaged]
+    try:
+        with open(path, "rb") as handle:
+            again = _HashedLines(io.BufferedReader(_Prefix(handle, read.size)))
+            lines = iter(again)
+            _keep_as_written(found, lines)
+            for _ in lines:  # the rest of the bytes that were loaded, hashed
+                pass
+    except OSError:  # gone or unreadable since: the texts as parsed
+        return
+    if (again.size, again.digest.digest()) == (read.size, read.digest.digest()):
+        for mine, as_written in zip(damaged, found, strict=True):
+            mine.text = as_written.text
+
+
+class _Prefix(io.RawIOBase):
+    """A file's first ``size`` bytes as a raw stream (the lines appended after them are not
+    read)."""
+
+    def __init__(self, handle: BinaryIO, size: int) -> None:
+        self.handle = handle
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer)[: self.left]
+        count = self.handle.readinto(view)  # type: ignore[attr-defined]
+        self.left -= count or 0
+        return count or 0
 
 
 def _keep_as_written(damaged: list[DamagedLine], lines: Iterable[bytes]) -> None:

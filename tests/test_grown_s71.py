@@ -137,6 +137,45 @@ def test_a_line_appended_between_the_check_and_the_read_is_left_out(
     assert path.read_bytes() == original + v1_line(1)
 
 
+@pytest.mark.parametrize("grown", [False, True], ids=["unchanged", "grown-during-the-load"])
+def test_a_damaged_line_that_parsed_keeps_its_text_as_written_while_pi_appends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grown: bool
+) -> None:
+    """A line that is JSON but no entry (``[1e5, "\\u00e9"]``) is shown as the file has it,
+    not as parsed and written again (``[100000.0, "é"]``): also when Pi appended during the
+    load (the texts were read again only from a file unchanged since)."""
+    path = copy_of(V1, tmp_path)
+    odd = b'[1e5, "\\u00e9"]'
+    append(path, odd + b"\n")
+    if grown:
+        appending_during_the_load(monkeypatch, path, v1_line(1))
+    session = load_session(path)
+    monkeypatch.undo()
+    (damaged,) = session.damaged
+    assert damaged.kind == "not-an-object" and damaged.text == odd.decode("ascii")
+    assert ("one more 1" in path.read_text("utf-8")) is grown
+
+
+def test_a_damaged_line_keeps_its_parsed_text_when_the_file_was_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewritten after the load (its first bytes are no longer the ones read): the text as
+    parsed, not the line the file now has there."""
+    path = copy_of(V1, tmp_path)
+    append(path, b"[1e5]\n")
+    real = loader._reread_damaged
+
+    def rewritten_first(*args: object) -> None:
+        path.write_bytes(path.read_bytes().replace(b"[1e5]", b"[2e5]"))
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loader, "_reread_damaged", rewritten_first)
+    session = load_session(path)
+    monkeypatch.undo()
+    (damaged,) = session.damaged
+    assert damaged.text == "[100000.0]" and b"[2e5]" in path.read_bytes()
+
+
 def test_a_rewritten_file_is_written_out_and_the_page_says_so(tmp_path: Path) -> None:
     path = copy_of("pi-branched-1.jsonl", tmp_path)
     data = path.read_bytes()
