@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import json
 import math
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
@@ -54,6 +55,7 @@ from exporter.site_manifest import (
     SiteBusy,
     SiteError,
     SiteIncomplete,
+    SiteInTheWay,
     check_folder,
     clear_in_the_way,
     delete_page,
@@ -533,7 +535,7 @@ def _build_lock(out_dir: Path) -> Iterator[None]:
         return
     lock = out_dir / LOCK_NAME
     try:
-        handle = open(lock, "a+b")  # noqa: SIM115 (closed below)
+        handle = _open_lock(lock)
     except PermissionError as error:
         if lock.is_file() and os.access(out_dir, os.W_OK):  # another user's lock: a lock
             handle = open(lock, "rb")  # noqa: SIM115 (flock takes a read-only one too)
@@ -553,6 +555,47 @@ def _build_lock(out_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _open_lock(lock: Path) -> IO[bytes]:
+    """The lock file, opened to be locked. A folder in its place failed every build ("Is a
+    directory"): an empty one is removed (nothing is lost) and the lock made there; any
+    other (one that holds anything, a link) is refused, naming it: it is the user's."""
+    try:
+        return _open_lock_file(lock)
+    except IsADirectoryError:
+        try:
+            lock.rmdir()  # only when empty
+        except FileNotFoundError:  # (another build removed it just now)
+            pass
+        except OSError:
+            raise _lock_in_the_way(lock) from None
+    return _open_lock_file(lock)
+
+
+def _open_lock_file(lock: Path) -> IO[bytes]:
+    """``open(lock, "a+b")`` that never follows a symbolic link: one out of the site (a
+    clone or an archive can hold one) made the lock file wherever it pointed."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        descriptor = os.open(lock, flags, 0o666)
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise SiteError(
+            f"{LOCK_NAME} in {lock.parent} is a symbolic link: the site's lock goes there, "
+            "and a build would make it wherever the link points; remove the link"
+        ) from None
+    return os.fdopen(descriptor, "a+b")
+
+
+def _lock_in_the_way(lock: Path) -> SiteInTheWay:
+    return SiteInTheWay(
+        lock,
+        f"{lock} is a folder, not a file: the site's lock (which keeps two builds apart) "
+        "goes there; move the folder away (or remove it) and build again (nothing was "
+        "changed)",
+    )
 
 
 def _build(

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,7 @@ __all__ = [
     "Mark",
     "SiteBusy",
     "SiteError",
+    "SiteFileInTheWay",
     "SiteInTheWay",
     "SiteIncomplete",
     "check_folder",
@@ -74,6 +76,19 @@ class SiteInTheWay(SiteError, IsADirectoryError):
 
     def __init__(self, path: Path, message: str) -> None:
         super().__init__(errno.EISDIR, message, str(path))
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class SiteFileInTheWay(SiteError, NotADirectoryError):
+    """A file (not an empty one) where the build makes a folder of pages: the user's to
+    move, never deleted. Also a ``NotADirectoryError`` (``ENOTDIR``, with the file's
+    path), as the writes would have failed: ``publish --html`` drops and rebuilds a cache
+    it finds so."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(errno.ENOTDIR, message, str(path))
 
     def __str__(self) -> str:
         return str(self.strerror)
@@ -331,7 +346,8 @@ def clear_in_the_way(out_dir: Path) -> None:
     empty one is removed (nothing is lost); the manifest's is then a manifest lost, judged
     as any (:func:`check_folder`: a folder holding a site's names without it is refused,
     since nothing says which pages are ours). Any other (one that holds anything, a link)
-    is refused, naming it: it is the user's to move."""
+    is refused, naming it: it is the user's to move. A file where a folder of pages goes
+    is judged alike (:func:`_clear_file_in_the_way`)."""
     for name, what in _SITE_FILES:
         path = out_dir / name
         if not path.is_dir():
@@ -350,6 +366,35 @@ def clear_in_the_way(out_dir: Path) -> None:
             f"{path} is a folder, not a file: {what} goes there; move the folder away (or "
             "remove it) and build again (no page was written)",
         )
+    for name, what in _SITE_FOLDERS:
+        _clear_file_in_the_way(out_dir / name, what)
+
+
+#: The folders a build writes the site's pages in, and what each holds, as said.
+_SITE_FOLDERS = (("sessions", "the sessions' pages"), ("projects", "the project pages"))
+
+
+def _clear_file_in_the_way(path: Path, what: str) -> None:
+    """A file where the build makes a folder of pages: every page failed ("Not a
+    directory"), every build, or the project pages failed after every page was rendered
+    ("File exists"). An empty file is removed (nothing is lost); any other (one that holds
+    anything, a link, a device) is refused before a page is written, naming it."""
+    try:
+        info = os.lstat(path)
+    except OSError:  # nothing there (or nothing that can be told): the build says
+        return
+    if stat.S_ISDIR(info.st_mode) or (stat.S_ISLNK(info.st_mode) and path.is_dir()):
+        return  # (a link to a folder out of the site is refused by refuse_links_out)
+    if stat.S_ISREG(info.st_mode) and info.st_size == 0:
+        with contextlib.suppress(FileNotFoundError):  # (gone meanwhile: as well)
+            path.unlink()
+        return
+    kind = "a link to no folder" if stat.S_ISLNK(info.st_mode) else "a file, not a folder"
+    raise SiteFileInTheWay(
+        path,
+        f"{path} is {kind}: {what} go there; move it away (or remove it) and build again "
+        "(no page was written)",
+    )
 
 
 #: What the head of a site's index says (``index.html.j2``; not a project page's, nor a

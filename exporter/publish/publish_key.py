@@ -18,12 +18,13 @@ import hashlib
 import hmac
 import os
 import secrets
+import stat
 import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from exporter.fsutil import xdg_dir
+from exporter.fsutil import file_in_the_way, xdg_dir
 
 __all__ = ["KEY_ENV", "PublishKey", "key_file", "load_publish_key"]
 
@@ -57,6 +58,59 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
             raise ValueError(f"{KEY_ENV} is too short: use {_MIN_ENV_KEY}+ random characters")
         return PublishKey(from_env.encode("utf-8"))
     path = key_file(environ)
+    moved = None
+    if (blocker := file_in_the_way(path.parent)) is not None:  # a file where a folder goes
+        if not create or blocker != path.parent or not _is_plain_file(blocker):
+            return PublishKey(secrets.token_bytes(32), _file_in_the_way_note(path, blocker))
+        try:
+            moved = _move_aside(blocker, blocker.stat())
+        except OSError as error:
+            return PublishKey(secrets.token_bytes(32), _throw_away_note(path, error))
+    key = _key_from_file(path, create)
+    if moved is not None:  # said once: the next run reads the new key
+        said = f"{path.parent} was a file, not the folder of the publish key: moved aside as "
+        said += moved.name
+        made = f"a new key made in {path}; what was made with the old one is re-checked once"
+        key.note = f"{said}, and {made}" if path.is_file() else f"{said}; {key.note}"
+    return key
+
+
+def _is_plain_file(path: Path) -> bool:
+    """A regular file itself (not a link to one, nor a device): ours to move aside."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _file_in_the_way_note(path: Path, blocker: Path) -> str:
+    """Why this run's key is a throw-away one when a file stands where a folder of the key's
+    path goes: the folder of our own name is moved aside by the next run that is not a dry
+    run; a file elsewhere (``~/.config`` itself) is the user's to move."""
+    if blocker == path.parent and _is_plain_file(blocker):
+        return (
+            f"{blocker} is a file, not the folder of the publish key {path}: the next run "
+            f"that is not a dry run moves it aside and makes a new key; this run uses a "
+            "throw-away key"
+        )
+    return (
+        f"could not keep a publish key in {path}: {blocker} is a file, not a folder; move "
+        f"it away (or set XDG_CONFIG_HOME, or {KEY_ENV}); this run uses a throw-away key, "
+        "so the next run re-checks every session"
+    )
+
+
+def _throw_away_note(path: Path, error: OSError) -> str:
+    reason = error.strerror or type(error).__name__
+    return (
+        f"could not keep a publish key in {path} ({reason}): this run uses a throw-away "
+        f"key, so the next run re-checks every session (set {KEY_ENV} to keep one)"
+    )
+
+
+def _key_from_file(path: Path, create: bool) -> PublishKey:
+    """The key in the key file (made when missing, unless ``create`` is False), or a
+    throw-away one whose note says why."""
     existed = path.exists()
     if not existed and not create:  # a throw-away key re-checks everything, as a new one would
         note = f"no publish key in {path} yet: a dry run creates none (the first real run will)"
@@ -90,13 +144,7 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
         )
         return PublishKey(secrets.token_bytes(32), note)
     except OSError as error:
-        reason = error.strerror or type(error).__name__
-        note = (
-            f"could not keep a publish key in {path} ({reason}): this run uses a throw-away "
-            "key, so the next run re-checks every session (set "
-            f"{KEY_ENV} to keep one)"
-        )
-        return PublishKey(secrets.token_bytes(32), note)
+        return PublishKey(secrets.token_bytes(32), _throw_away_note(path, error))
 
 
 _SHORT = "shorter than a key: an earlier version stopped while writing it"
