@@ -963,10 +963,21 @@
     var body = block.matches(".tool-write, .tool-edit") && $(":scope > pre.code, :scope > pre.diff", block);
     if (body) {
       var bodyFold = body.nextElementSibling, bodyRest = bodyFold && bodyFold.matches("details.fold") && $(":scope > pre", bodyFold);
-      var isDiff = body.classList.contains("diff");
+      var isDiff = body.classList.contains("diff"), shown = bodyRest ? joined(body, bodyRest, bodyFold)
+        : function () { return body.textContent; };
       head.appendChild(copyButton(isDiff ? "Copy diff" : "Copy file", isDiff ? "the diff" : "the text written",
-        bodyRest ? joined(body, bodyRest, bodyFold) : function () { return body.textContent; }));
+        isDiff ? shown : fileWritten(shown, body.getAttribute("data-eol") || "")));
     }
+  }
+  // The file as written, not as a <pre> shows it: its last line break (or none: data-eol
+  // "n"), CRLF ends ("r"), a lone CR shown as ␍ ("c"); see tools.py _copy_ends
+  function fileWritten(shown, eol) {
+    return function () {
+      var text = shown();
+      if (eol.indexOf("n") < 0 && !/\n$/.test(text)) text += "\n";  // a blank last line shows its own
+      if (eol.indexOf("r") >= 0) text = text.replace(/\n/g, "\r\n");
+      return eol.indexOf("c") < 0 ? text : text.replace(/\u240d/g, "\r");
+    };
   }
   // A wide diff or code block scrolls sideways, so the browser makes it a Tab stop, which a
   // screen reader named with its whole text (2,025 characters): named when it gets focus

@@ -63,7 +63,7 @@ def test_a_written_file_and_an_edits_diff_are_copied_whole(
     write, edit = page.locator(".tool-write"), page.locator(".tool-edit")
     assert write.locator("details.fold").count() == 1  # long: shown in two parts
     copied = _copied(page, write, "Copy the text written")
-    assert copied == FILE_WRITTEN[:-1]  # as shown: whole, no "88 more lines" inside
+    assert copied == FILE_WRITTEN  # whole, no "88 more lines" inside, and its final newline
     diff = _copied(page, edit, "Copy the diff")
     assert "-line 30\n+LINE 30" in diff and "-line 5\n+LINE 5" in diff, diff
     assert "more lines" not in diff

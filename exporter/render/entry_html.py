@@ -158,24 +158,25 @@ def _part(add: Add, p: Part) -> None:
         _folded(add, p.fold, "args hl")  # type: ignore[arg-type]
 
 
-def _folded(add: Add, f: Folded, cls: str) -> None:
+def _folded(add: Add, f: Folded, cls: str, attrs: str = "") -> None:
     """Long text with its fold: the hidden part before (a command's output) or after.
-    ``cls`` is written as it is: this module's constants, or escaped by the caller."""
+    ``cls`` and ``attrs`` (more attributes of the visible part, which page.js copies
+    from) are written as they are: this module's constants, or escaped by the caller."""
     hidden = f.hidden
     if hidden is not None and f.hidden_first:
         add(
             f'<details class="fold fold-before"><summary>{escape(f.summary)}</summary>'
             f'<pre class="{cls}">{_html(pre_text(hidden))}</pre></details>'
-            f'<pre class="{cls}">{_html(pre_text(f.visible))}</pre>'
+            f'<pre class="{cls}"{attrs}>{_html(pre_text(f.visible))}</pre>'
         )
     elif hidden is not None:
         add(
-            f'<pre class="{cls}">{_html(pre_text(f.visible))}</pre>'
+            f'<pre class="{cls}"{attrs}>{_html(pre_text(f.visible))}</pre>'
             f'<details class="fold fold-after"><summary>{escape(f.summary)}</summary>'
             f'<pre class="{cls}">{_html(pre_text(hidden))}</pre></details>'
         )
     elif f.total_lines:
-        add(f'<pre class="{cls}">{_html(pre_text(f.visible))}</pre>')
+        add(f'<pre class="{cls}"{attrs}>{_html(pre_text(f.visible))}</pre>')
 
 
 def _command_rest(add: Add, f: Folded | None) -> None:
@@ -229,7 +230,8 @@ def _tool(
     if t.body is not None:
         if t.body_label:
             add(f'<p class="note">{escape(t.body_label)}</p>')
-        _folded(add, t.body, _body_class(t))
+        eol = f' data-eol="{t.body_eol}"' if t.body_eol else ""  # letters of tools.py
+        _folded(add, t.body, _body_class(t), eol)
     _tool_result(add, t)
     add("</div>")
 

@@ -77,6 +77,7 @@ class ToolView:
     args_json: Folded | None = None
     body: Folded | None = None  # content from the arguments (write) or the diff (edit)
     body_label: str = ""
+    body_eol: str = ""  # a write's line ends the shown text cannot tell (see _copy_ends)
     diff: bool = False
     diff_gutter: int = 1  # characters before a diff line's code: a wrapped line's indent
     output: Folded | None = None
@@ -492,6 +493,7 @@ def _write(view: ToolView, args: dict[str, Any], result: MessageEntry | None, sh
         view.notes.append(WRITE_CUT_OFF)
         return
     view.body, crlf = _written_lines(content, language_for_path(path))
+    view.body_eol = _copy_ends(content, crlf)
     count = view.body.total_lines
     view.subtitle = f"{count:,} line{'s' if count != 1 else ''}"
     if crlf:
@@ -523,6 +525,21 @@ def _written_lines(content: str, language: str | None) -> tuple[Folded, int]:
         else:
             folded.visible = Markup(folded.visible + "\n")
     return folded, crlf
+
+
+def _copy_ends(content: str, crlf: int) -> str:
+    """What "Copy file" needs besides the shown text to give the file as written, as
+    page.js reads it: ``n`` no line break at the end (the shown text cannot say: a ``<pre>``
+    draws none after its last line), ``r`` every line break is CRLF (shown without the
+    ``\r``), ``c`` every ␍ shown is a lone ``\r`` (no ␍ of the file's own). Mixed ends stay
+    LF: which lines had a CRLF would cost a list per write."""
+    ends = content.count("\n")
+    flags = "" if content.endswith("\n") else "n"
+    if ends and crlf == ends:
+        flags += "r"
+    if content.count("\r") > crlf and "\u240d" not in content:
+        flags += "c"
+    return flags
 
 
 #: A write call without its ``content``: it read as "0 lines", an empty file written.
