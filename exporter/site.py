@@ -56,6 +56,7 @@ from exporter.site_manifest import (
     SiteError,
     SiteIncomplete,
     SiteInTheWay,
+    SiteLinkInTheWay,
     check_folder,
     clear_in_the_way,
     delete_page,
@@ -566,8 +567,8 @@ def _open_lock(lock: Path) -> IO[bytes]:
     except IsADirectoryError:
         try:
             lock.rmdir()  # only when empty
-        except FileNotFoundError:  # (another build removed it just now)
-            pass
+        except (FileNotFoundError, NotADirectoryError):  # another build made it a lock
+            pass  # file just now (or removed the folder): that lock is opened
         except OSError:
             raise _lock_in_the_way(lock) from None
     return _open_lock_file(lock)
@@ -582,9 +583,10 @@ def _open_lock_file(lock: Path) -> IO[bytes]:
     except OSError as error:
         if error.errno != errno.ELOOP:
             raise
-        raise SiteError(
+        raise SiteLinkInTheWay(
+            lock,
             f"{LOCK_NAME} in {lock.parent} is a symbolic link: the site's lock goes there, "
-            "and a build would make it wherever the link points; remove the link"
+            "and a build would make it wherever the link points; remove the link",
         ) from None
     return os.fdopen(descriptor, "a+b")
 

@@ -35,6 +35,7 @@ __all__ = [
     "SiteFileInTheWay",
     "SiteInTheWay",
     "SiteIncomplete",
+    "SiteLinkInTheWay",
     "check_folder",
     "clear_in_the_way",
     "delete_page",
@@ -95,6 +96,19 @@ class SiteFileInTheWay(SiteError, NotADirectoryError):
 
 
 _DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+class SiteLinkInTheWay(SiteError, OSError):
+    """A symbolic link where the build makes its lock file: refused, never followed (it
+    would make the file wherever it points). Also an ``OSError`` (``ELOOP``, with the
+    link's path), as opening it without following fails: ``publish --html`` drops and
+    rebuilds a cache it finds so."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(errno.ELOOP, message, str(path))
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class SiteIncomplete(OSError):

@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+import exporter.publish.publish_key as publish_key
+import exporter.site as site_module
 from tests.fakes.hub import FakeHub, isolate_hub
 from tests.test_publish_state_s70 import REPO_ID, _export_site, _publish  # the same CLI calls
 
@@ -207,6 +209,52 @@ def test_publish_html_drops_a_cached_site_with_a_file_where_its_pages_go(
     assert quiet.exit_code == 0 and "damaged" not in quiet.stderr, quiet.output
 
 
+def test_publish_html_drops_a_cached_site_with_a_link_where_its_lock_goes(
+    hub: FakeHub, sessions: Path, tmp_path: Path
+) -> None:
+    """A link where the cached site's lock goes is refused by a build (never followed);
+    the cache is this machine's: dropped and made again, not refused at every run with
+    an internal path."""
+    assert _publish(hub, sessions, "--html").exit_code == 0
+    published = hub.files(REPO_ID)
+    (html,) = (tmp_path / "cache" / "pi-session-export" / "publish-html").iterdir()
+    outside = tmp_path / "elsewhere.txt"
+    (html / SITE_LOCK).unlink()
+    (html / SITE_LOCK).symlink_to(outside)
+    again = _publish(hub, sessions, "--html")
+    assert again.exit_code == 0, again.output
+    assert "the local cache of html/ pages" in _said(again) and not outside.exists()
+    assert hub.files(REPO_ID) == published
+    assert (html / SITE_LOCK).is_file() and not (html / SITE_LOCK).is_symlink()
+
+
+def test_two_builds_that_find_an_empty_folder_where_the_lock_goes_both_go_on(
+    sessions: Path, site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other build removed the empty folder and made the lock file between this one's
+    open and its removal of the folder: that lock is opened, not refused as "a folder"."""
+    lock = site / SITE_LOCK
+    lock.unlink()
+    lock.mkdir()
+    real = site_module._open_lock_file
+    calls = []
+
+    def the_other_build_first(path: Path) -> object:
+        calls.append(path)
+        if len(calls) == 1:  # this build found the folder; the other one then healed it
+            try:
+                return real(path)
+            finally:
+                path.rmdir()
+                real(path).close()
+        return real(path)
+
+    monkeypatch.setattr(site_module, "_open_lock_file", the_other_build_first)
+    built = _export_site(sessions, site)
+    assert built.exit_code == 0, built.output
+    assert len(calls) == 2 and lock.is_file()
+
+
 # --- 4. a file where the folder of publish.key goes ----------------------------------------
 
 
@@ -295,3 +343,28 @@ def test_a_file_in_place_of_the_config_folder_is_named_and_left(
     ) in _said(built), built.stderr
     assert config.read_text("utf-8") == "mine"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("config")] == ["config"]
+
+
+def test_a_key_folder_made_by_another_run_meanwhile_is_read_not_moved_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This run judged the file; another moved it aside and made the folder and its key
+    before this one moved it: the other's key is read (it was moved aside as "a file")."""
+    folder = _key_folder_a_file(tmp_path)
+    environ = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    real = publish_key._plain_file
+    theirs: list[str] = []
+
+    def judged_then_the_other_run(path: Path) -> object:
+        found = real(path)
+        if not theirs:
+            monkeypatch.setattr(publish_key, "_plain_file", real)
+            theirs.append(publish_key.load_publish_key(environ, create=True).mark("a"))
+        return found
+
+    monkeypatch.setattr(publish_key, "_plain_file", judged_then_the_other_run)
+    mine = publish_key.load_publish_key(environ, create=True)
+    assert theirs and mine.mark("a") == theirs[0]
+    assert "was a file" not in (mine.note or ""), mine.note
+    (aside,) = _moved_aside(folder)
+    assert aside.read_text("utf-8") == "mine" and (folder / "publish.key").is_file()

@@ -803,8 +803,9 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
 
 
-#: What writing into a damaged cache folder fails with: something else in a name's place.
-_IN_THE_WAY = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR})
+#: What writing into a damaged cache folder fails with: something else in a name's place
+#: (a link where its lock goes: ``site.SiteLinkInTheWay``).
+_IN_THE_WAY = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.ELOOP})
 
 
 def _cache_folder(run: _Run, make: Callable[[], Path]) -> Path:

@@ -60,34 +60,39 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
     path = key_file(environ)
     moved = None
     if (blocker := file_in_the_way(path.parent)) is not None:  # a file where a folder goes
-        if not create or blocker != path.parent or not _is_plain_file(blocker):
+        # the file as judged, moved only while it is that one (another run may have moved
+        # it and made the folder meanwhile: its key is then read, not moved aside)
+        judged = _plain_file(blocker) if create and blocker == path.parent else None
+        if judged is None:
             return PublishKey(secrets.token_bytes(32), _file_in_the_way_note(path, blocker))
         try:
-            moved = _move_aside(blocker, blocker.stat())
+            moved = _move_aside(blocker, judged)
         except OSError as error:
             return PublishKey(secrets.token_bytes(32), _throw_away_note(path, error))
     key = _key_from_file(path, create)
     if moved is not None:  # said once: the next run reads the new key
         said = f"{path.parent} was a file, not the folder of the publish key: moved aside as "
         said += moved.name
-        made = f"a new key made in {path}; what was made with the old one is re-checked once"
+        made = f"a new key made in {path}; what earlier runs made is re-checked once"
         key.note = f"{said}, and {made}" if path.is_file() else f"{said}; {key.note}"
     return key
 
 
-def _is_plain_file(path: Path) -> bool:
-    """A regular file itself (not a link to one, nor a device): ours to move aside."""
+def _plain_file(path: Path) -> os.stat_result | None:
+    """Its stat when ``path`` is a regular file itself (not a link to one, nor a device):
+    ours to move aside."""
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        found = os.lstat(path)
     except OSError:
-        return False
+        return None
+    return found if stat.S_ISREG(found.st_mode) else None
 
 
 def _file_in_the_way_note(path: Path, blocker: Path) -> str:
     """Why this run's key is a throw-away one when a file stands where a folder of the key's
     path goes: the folder of our own name is moved aside by the next run that is not a dry
     run; a file elsewhere (``~/.config`` itself) is the user's to move."""
-    if blocker == path.parent and _is_plain_file(blocker):
+    if blocker == path.parent and _plain_file(blocker) is not None:
         return (
             f"{blocker} is a file, not the folder of the publish key {path}: the next run "
             f"that is not a dry run moves it aside and makes a new key; this run uses a "
