@@ -970,13 +970,15 @@
     }
   }
   // The file as written, not as a <pre> shows it: its last line break (or none: data-eol
-  // "n"), CRLF ends ("r"), a lone CR shown as ␍ ("c"); see tools.py _copy_ends
+  // "n"), CRLF ends ("r"), a lone CR shown as ␍ ("c"), a byte-order mark ("b"); see
+  // tools.py _copy_ends
   function fileWritten(shown, eol) {
     return function () {
       var text = shown();
       if (eol.indexOf("n") < 0 && !/\n$/.test(text)) text += "\n";  // a blank last line shows its own
       if (eol.indexOf("r") >= 0) text = text.replace(/\n/g, "\r\n");
-      return eol.indexOf("c") < 0 ? text : text.replace(/\u240d/g, "\r");
+      if (eol.indexOf("c") >= 0) text = text.replace(/\u240d/g, "\r");
+      return eol.indexOf("b") >= 0 && text.charAt(0) !== "\ufeff" ? "\ufeff" + text : text;
     };
   }
   // A wide diff or code block scrolls sideways, so the browser makes it a Tab stop, which a

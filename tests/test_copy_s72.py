@@ -4,8 +4,10 @@ in one and a file without it look the same) and with LF for CRLF (the page shows
 line without its ``\\r``). Pasted into an editor it made another file: git said "No newline
 at end of file", a Windows .bat lost its CRLF. The renderer now says, on the few writes
 that need it, what the shown text cannot (``data-eol``: no line break at the end, all
-line breaks CRLF, each ␍ a lone CR), and the copy is the file byte for byte. A file with
-mixed line ends is still copied with LF (which lines had CRLF is not in the page)."""
+line breaks CRLF, each ␍ a lone CR, a byte-order mark the highlighter drops), and the copy
+is the file byte for byte. A file with mixed line ends is still copied with LF (which
+lines had CRLF is not in the page), and control characters as the page shows them (␀, ␌:
+the page's defence against hidden text)."""
 
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ WRITES: dict[str, tuple[str, str]] = {
     "folded in a line": (ONE_LINE + "\n", ONE_LINE + "\n"),
     "folded in a line, no final": (ONE_LINE, ONE_LINE),
     "hostile": (HOSTILE, HOSTILE),
+    "byte-order mark, CRLF": ("\ufeffparam($x)\r\necho $x\r\n", "\ufeffparam($x)\r\necho $x\r\n"),
+    "byte-order mark": ("\ufeffimport os\n", "\ufeffimport os\n"),
 }
 
 #: What the renderer marks: only what the shown text cannot tell.
@@ -61,6 +65,8 @@ EOL = {
     "folded, no final": "n",
     "folded CRLF": "r",
     "folded in a line, no final": "n",
+    "byte-order mark, CRLF": "rb",
+    "byte-order mark": "b",
 }
 
 

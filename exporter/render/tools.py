@@ -531,14 +531,17 @@ def _copy_ends(content: str, crlf: int) -> str:
     """What "Copy file" needs besides the shown text to give the file as written, as
     page.js reads it: ``n`` no line break at the end (the shown text cannot say: a ``<pre>``
     draws none after its last line), ``r`` every line break is CRLF (shown without the
-    ``\r``), ``c`` every ␍ shown is a lone ``\r`` (no ␍ of the file's own). Mixed ends stay
-    LF: which lines had a CRLF would cost a list per write."""
+    ``\r``), ``c`` every ␍ shown is a lone ``\r`` (no ␍ of the file's own), ``b`` a
+    byte-order mark first (the highlighter drops it: a Windows script's, say). Mixed ends
+    stay LF: which lines had a CRLF would cost a list per write."""
     ends = content.count("\n")
     flags = "" if content.endswith("\n") else "n"
     if ends and crlf == ends:
         flags += "r"
     if content.count("\r") > crlf and "\u240d" not in content:
         flags += "c"
+    if content.startswith("\ufeff"):
+        flags += "b"
     return flags
 
 
