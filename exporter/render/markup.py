@@ -8,9 +8,13 @@ links (never loaded), and highlighted code is escaped token by token.
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import re
+import signal
 import struct
+import threading
+import time
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
@@ -31,6 +35,15 @@ from exporter.render.autolink import use_bare_links
 # (still complete), which keeps big sessions fast to export and small to ship.
 MAX_HIGHLIGHT_CHARS = 60_000
 MAX_HIGHLIGHT_LINES = 1_500
+
+# Sizes do not bound the time: some Pygments lexers backtrack on some input (C#'s on lines
+# of one letter: ~1 s for a 3 KB fence; easytrieve's on 2,000 tabs: 12 s, as the cube of
+# the size), and a pasted fence names any lexer. A text gets this much of this thread's
+# CPU time (machine load does not count; a lexer does ~2 us a character), else it is shown
+# plain, and that lexer colours nothing more in this process (a page of such fences).
+HIGHLIGHT_CPU_SECONDS = 0.3
+HIGHLIGHT_CPU_SECONDS_PER_CHAR = 5e-6
+_TIME_CHECK_TOKENS = 16  # (the clock is a system call: read every 16 tokens)
 
 _SAFE_LINK = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.I)
@@ -198,7 +211,7 @@ def highlight_lines(text: str, language: str | None, first: int | None = None) -
     Oversized input is returned escaped but not highlighted.
     """
     lexer = lexer_for(language)
-    if lexer is None:
+    if lexer is None or lexer.name in _slow_lexers:
         return [escape(line, quote=False) for line in text.split("\n")]
     if first is not None and (
         len(text) > FULL_HIGHLIGHT_CHARS or text.count("\n") >= FULL_HIGHLIGHT_LINES
@@ -224,7 +237,12 @@ def _highlighted(text: str, language: str) -> tuple[str, ...]:
     lexer = lexer_for(language)
     if lexer is None:
         return tuple(escape(line, quote=False) for line in text.split("\n"))
-    lines = list(_html_lines(lexer, text))
+    try:
+        with _cpu_deadline(_budget(text)):
+            lines = list(_html_lines(lexer, text))
+    except _TooSlow:
+        _slow_lexers.add(lexer.name)
+        return tuple(escape(line, quote=False) for line in text.split("\n"))
     if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return tuple(lines)
@@ -238,7 +256,54 @@ def _highlighted_head(text: str, language: str, first: int) -> tuple[str, ...]:
     lazy, so this reads only as far as the last token that starts in those lines."""
     lexer = lexer_for(language)
     assert lexer is not None
-    return tuple(itertools.islice(_html_lines(lexer, text), first))
+    try:
+        with _cpu_deadline(_budget(text)):
+            return tuple(itertools.islice(_html_lines(lexer, text), first))
+    except _TooSlow:
+        _slow_lexers.add(lexer.name)
+        return tuple(escape(line, quote=False) for line in text.split("\n", first)[:first])
+
+
+class _TooSlow(Exception):
+    """The lexer ran out of its CPU time on a text (:data:`HIGHLIGHT_CPU_SECONDS`)."""
+
+
+def _budget(text: str) -> float:
+    return HIGHLIGHT_CPU_SECONDS + HIGHLIGHT_CPU_SECONDS_PER_CHAR * len(text)
+
+
+@contextlib.contextmanager
+def _cpu_deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`_TooSlow` in this block once the process has used ``seconds`` of CPU
+    time: a lexer stuck inside one regular expression match (easytrieve's on a run of tabs)
+    never returns to :func:`_merged_tokens`'s clock, and ``re`` gives way to a signal. Only
+    in the main thread with ``SIGVTALRM`` and its timer unused (a caller's own are kept);
+    elsewhere the clock between tokens is the only limit."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGVTALRM) != signal.SIG_DFL
+        or signal.getitimer(signal.ITIMER_VIRTUAL)[0]
+    ):
+        yield
+        return
+    armed = [True]
+
+    def out_of_time(signum: int, frame: object) -> None:
+        if armed[0]:  # (not one that was on its way as the block ended)
+            raise _TooSlow
+
+    signal.signal(signal.SIGVTALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
+
+
+#: Names of the lexers that ran out of time once in this process: plain from then on.
+_slow_lexers: set[str] = set()
 
 
 def _html_lines(lexer: Lexer, text: str) -> Iterator[str]:
@@ -266,7 +331,11 @@ def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
     punctuation and whitespace get no class (they are not coloured), so most of a file's
     tokens need no markup at all."""
     css_now, buffer = "", []
-    for token_type, value in lexer.get_tokens(text):
+    clock = time.thread_time
+    deadline = clock() + _budget(text)
+    for count, (token_type, value) in enumerate(lexer.get_tokens(text), start=1):
+        if count % _TIME_CHECK_TOKENS == 0 and clock() > deadline:
+            raise _TooSlow
         css = "" if token_type in _PLAIN else _css_class(token_type)
         if css != css_now and buffer:
             yield css_now, "".join(buffer)
