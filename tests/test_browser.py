@@ -12,6 +12,7 @@ import html as html_module
 import json
 import re
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,31 @@ def published(page_server: PageServer) -> dict[str, str]:
 def view(viewer: Viewer, published: dict[str, str]) -> Viewer:
     """The shared viewer, with the pages already published."""
     return viewer
+
+
+@pytest.fixture(scope="module")
+def _branched_as_loaded(
+    pw_browser: Any, page_server: PageServer, published: dict[str, str]
+) -> Iterator[tuple[Viewer, Any]]:
+    """pi-branched-1 opened once at the default size, for the tests that only read it (no
+    click, key, scroll, resize or script that changes it): each of them loaded it in a
+    context of its own, ~1 s of Chromium's CPU a load. Its load is checked clean here."""
+    shared = Viewer(pw_browser, page_server)
+    try:
+        page = shared.open(published[BRANCHED])
+        shared.assert_clean()
+        yield shared, page
+    finally:
+        shared.close()
+
+
+@pytest.fixture
+def branched_as_loaded(_branched_as_loaded: tuple[Viewer, Any]) -> tuple[Viewer, Any]:
+    """The shared pi-branched-1 page; the server's log is read from this test's start (the
+    tests between saw requests of their own pages)."""
+    shared, page = _branched_as_loaded
+    shared.log_start = len(shared.server.log)
+    return shared, page
 
 
 def clean(viewer: Viewer) -> None:
@@ -2035,26 +2061,34 @@ def test_the_files_table_fits_a_desktop_column(
     clean(view)
 
 
-@pytest.mark.parametrize("width", [601, 901, 1024, 1280])
+USAGE_TABLE_WIDTHS = (601, 901, 1024, 1280)
+
+
 def test_every_usage_table_fits_a_desktop_column(
-    view: Viewer, page_server: PageServer, published: dict[str, str], width: int
+    view: Viewer, page_server: PageServer, published: dict[str, str]
 ) -> None:
     """pi-branched-3's first branch opens with a prompt that is one 80-character path: the
     Branches table would not break it, grew past a 1280 px column, and its caption and its
     Tokens, Last activity and Cost columns were cut off. Beside the outline on a 901-1023 px
     screen, and on a 601-700 px tablet, every page's usage, branch and file tables were
-    10-150 px too wide (2026-12-02). (A phone's tables scroll under a sticky Cost column.)"""
+    10-150 px too wide (2026-12-02). (A phone's tables scroll under a sticky Cost column.)
+    Each page is loaded once and measured at every width: the tables' widths are the
+    stylesheet's alone (page.js sizes nothing by the window), which Chromium lays out anew
+    on a resize; a fresh context per width cost 12 page loads, 9 of them the same pages."""
     branched_3 = page_server.publish("branched-3.html", render_fixture("pi-branched-3.jsonl"))
-    context = view.context(viewport={"width": width, "height": 800})
+    context = view.context(viewport={"width": USAGE_TABLE_WIDTHS[0], "height": 800})
     for url in (branched_3, published[BRANCHED_4], published[CLAUDE_CODE]):
         page = view.open(url, context=context)
         page.evaluate("document.querySelectorAll('#usage details').forEach(d => d.open = true)")
-        widths = page.evaluate(
-            """[...document.querySelectorAll('#usage .tablewrap')]
-                 .map(w => [w.getAttribute('aria-label'), w.scrollWidth, w.clientWidth])"""
-        )
-        assert {"Branches", "Files"} <= {label for label, _, _ in widths}, (url, widths)
-        assert [w for w in widths if w[1] > w[2] + 1] == [], (url, width)
+        for width in USAGE_TABLE_WIDTHS:
+            page.set_viewport_size({"width": width, "height": 800})
+            widths = page.evaluate(
+                """[...document.querySelectorAll('#usage .tablewrap')]
+                     .map(w => [w.getAttribute('aria-label'), w.scrollWidth, w.clientWidth])"""
+            )
+            assert page.evaluate("innerWidth") == width
+            assert {"Branches", "Files"} <= {label for label, _, _ in widths}, (url, widths)
+            assert [w for w in widths if w[1] > w[2] + 1] == [], (url, width)
         page.close()
     clean(view)
 
@@ -2722,12 +2756,12 @@ def test_minifying_a_stylesheet_changes_none_of_its_rules(
 
 
 def test_a_screen_reader_steps_from_tool_call_to_tool_call(
-    view: Viewer, published: dict[str, str]
+    branched_as_loaded: tuple[Viewer, Any],
 ) -> None:
     """A turn's tool calls were plain text inside its entry: seven calls read as one stream,
     with no way to skip a long output but the outline (review 2026-12-03). Each call's head
     is a level-4 heading under its entry's, looking as before."""
-    page = view.open(published[BRANCHED])
+    view, page = branched_as_loaded
     shown = page.locator("#transcript .tool-head > h4 >> visible=true").count()
     heads = page.get_by_role("heading", level=4, name=re.compile(r"^(bash|read|edit|write) "))
     assert shown > 20 and heads.count() == shown, (heads.count(), shown)  # not in closed branches
@@ -3506,11 +3540,11 @@ def test_skip_links_land_at_the_start_of_what_they_skip_to(
 
 
 def test_outline_rows_show_their_role_on_the_active_path(
-    view: Viewer, published: dict[str, str]
+    branched_as_loaded: tuple[Viewer, Any],
 ) -> None:
     """On the active path user and assistant rows looked the same (UX review): the on-path
     colour outranked the role colours."""
-    page = view.open(published[BRANCHED])
+    view, page = branched_as_loaded
     user, assistant = page.evaluate(
         "(() => { const c = s => getComputedStyle(document.querySelector(s)).color;"
         " return [c('#tree li.r-user:not(.off) > a'),"
@@ -4393,11 +4427,11 @@ def test_esc_after_slash_gives_the_focus_back(view: Viewer, published: dict[str,
 
 
 def test_the_chart_is_one_named_image_to_assistive_technology(
-    view: Viewer, published: dict[str, str]
+    branched_as_loaded: tuple[Viewer, Any],
 ) -> None:
     """An image (role img) exposed 117 links and 9 tick texts inside it (a11y review): its
     title is what a screen reader reads; the points stay links for the mouse."""
-    page = view.open(published[BRANCHED])
+    view, page = branched_as_loaded
     chart = page.get_by_role("img", name=re.compile(r"^Context size per assistant turn"))
     assert chart.count() == 1
     assert page.get_by_role("link", name=re.compile(r"^turn \d+:")).count() == 0
@@ -4451,10 +4485,12 @@ def test_copying_an_entrys_link_leaves_the_reader_where_they_are(
     clean(view)
 
 
-def test_the_page_footer_is_its_own_landmark(view: Viewer, published: dict[str, str]) -> None:
+def test_the_page_footer_is_its_own_landmark(
+    branched_as_loaded: tuple[Viewer, Any],
+) -> None:
     """The footer (where the page came from, the session file's link) sat inside <main>, so
     it read as transcript and the page had no contentinfo landmark (a11y review)."""
-    page = view.open(published[BRANCHED])
+    view, page = branched_as_loaded
     footer = page.get_by_role("contentinfo")
     assert footer.count() == 1 and "Exported by pi-session-export" in footer.inner_text()
     assert page.evaluate("document.querySelector('footer.page-foot').closest('main')") is None

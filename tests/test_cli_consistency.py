@@ -455,6 +455,23 @@ def test_since_emptying_a_batch_is_said_as_list_says_it(home: Home, fake_hub: Fa
     assert fake_hub.requests == [] and not (home.work / "site").exists()
 
 
+#: What `publish` uploads for the fixture saved as UTF-8 (the same for every encoding below).
+_UTF8_UPLOADS: dict[str, bytes] = {}
+
+
+def _utf8_upload(home: Home, fake_hub: FakeHub, text: str) -> bytes:
+    """The dataset file `publish plain.jsonl` makes of ``text`` as UTF-8, by a real publish
+    once per process: each encoding's test published the same file again (a subprocess of
+    ~1.2 s CPU) to compare its upload with."""
+    if text not in _UTF8_UPLOADS:
+        hub = ("--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1")
+        plain = home.work / "plain.jsonl"
+        plain.write_text(text, encoding="utf-8")
+        assert home.run("publish", "alice/plain", str(plain), *hub).code == 0
+        _UTF8_UPLOADS[text] = fake_hub.files("alice/plain")["sessions/2026-11/plain.jsonl"]
+    return _UTF8_UPLOADS[text]
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
 def test_publish_takes_a_utf16_or_utf32_session_and_uploads_it_as_utf8(
     home: Home, fake_hub: FakeHub, encoding: str
@@ -467,10 +484,7 @@ def test_publish_takes_a_utf16_or_utf32_session_and_uploads_it_as_utf8(
     wide_bytes = ("\ufeff" + text).encode(encoding)  # -be codecs write no mark of their own
     assert wide_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") or wide_bytes[:4] == b"\x00\x00\xfe\xff"
     hub = ("--endpoint", fake_hub.url, "--token", TOKEN, "-j", "1")
-    plain = home.work / "plain.jsonl"
-    plain.write_text(text, encoding="utf-8")
-    assert home.run("publish", "alice/plain", str(plain), *hub).code == 0
-    expected = fake_hub.files("alice/plain")["sessions/2026-11/plain.jsonl"]
+    expected = _utf8_upload(home, fake_hub, text)
 
     named = home.work / "plain-wide" / "plain.jsonl"  # its dataset name as the UTF-8 copy's
     named.parent.mkdir()
