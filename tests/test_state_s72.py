@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,25 +27,18 @@ from click.testing import Result
 
 import exporter.publish.publish_key as publish_key
 import exporter.site as site_module
-from tests.fakes.hub import FakeHub, isolate_hub
+import tests.test_state_s71 as state_s71
+from tests.fakes.hub import FakeHub
 from tests.test_publish_state_s70 import REPO_ID, _export_site, _publish  # the same CLI calls
 
-PROJECT = "--home-alice-proj--"
 SITE_LOCK = ".pi-session-site.lock"  # exporter.site.LOCK_NAME
-SESSION_FILES = ("pi-branched-1.jsonl", "pi-branched-2.jsonl", "every-entry-type.jsonl")
+
+# the same fixtures as stop 71's: three real sessions of one project, the loopback Hub
+sessions = state_s71.sessions
+hub = state_s71.hub
+
 #: The folders a site's pages go in (exporter.site_manifest._SITE_FOLDERS).
 PAGE_FOLDERS = {"sessions": "the sessions' pages", "projects": "the project pages"}
-
-
-@pytest.fixture
-def sessions(tmp_path: Path, fixtures_dir: Path) -> Path:
-    """A sessions folder of one Pi project folder: three real fixtures as they are (their
-    sessions name two working folders: the site has project pages)."""
-    root = tmp_path / "sessions"
-    (root / PROJECT).mkdir(parents=True)
-    for name in SESSION_FILES:
-        shutil.copy(fixtures_dir / name, root / PROJECT / name)
-    return root
 
 
 @pytest.fixture
@@ -179,13 +171,6 @@ def test_a_lock_that_is_a_link_out_of_the_site_is_refused_and_nothing_made_there
 
 
 # --- 3. publish --html: a file where its cached site's sessions/ goes ----------------------
-
-
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeHub]:
-    isolate_hub(monkeypatch, tmp_path)
-    with FakeHub() as fake:
-        yield fake
 
 
 def test_publish_html_drops_a_cached_site_with_a_file_where_its_pages_go(
