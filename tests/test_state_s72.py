@@ -33,24 +33,14 @@ from tests.test_publish_state_s70 import REPO_ID, _export_site, _publish  # the 
 
 SITE_LOCK = ".pi-session-site.lock"  # exporter.site.LOCK_NAME
 
-# the same fixtures as stop 71's: three real sessions of one project, the loopback Hub
+# the same fixtures as stop 71's: three real sessions of one project, a site built from
+# them once (with project pages), the loopback Hub
 sessions = state_s71.sessions
+site = state_s71.site
 hub = state_s71.hub
 
 #: The folders a site's pages go in (exporter.site_manifest._SITE_FOLDERS).
 PAGE_FOLDERS = {"sessions": "the sessions' pages", "projects": "the project pages"}
-
-
-@pytest.fixture
-def site(sessions: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A site built once from ``sessions``."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    folder = tmp_path / "site"
-    built = _export_site(sessions, folder)
-    assert built.exit_code == 0, built.output
-    assert "3 rendered" in built.stderr
-    assert (folder / "projects").is_dir() and (folder / "sessions").is_dir()
-    return folder
 
 
 def _said(result: Result) -> str:
