@@ -38,9 +38,9 @@ MAX_HIGHLIGHT_LINES = 1_500
 
 # Sizes do not bound the time: some Pygments lexers backtrack on some input (C#'s on lines
 # of one letter: ~1 s for a 3 KB fence; easytrieve's on 2,000 tabs: 12 s, as the cube of
-# the size), and a pasted fence names any lexer. A text gets this much of this thread's
-# CPU time (machine load does not count; a lexer does ~2 us a character), else it is shown
-# plain, and that lexer colours nothing more in this process (a page of such fences).
+# the size), and a pasted fence names any lexer. A text gets this much CPU time (machine
+# load does not count; a lexer does ~2 us a character), else it is shown plain, and that
+# lexer colours nothing more in this process (a page of such fences): see _cpu_deadline.
 HIGHLIGHT_CPU_SECONDS = 0.3
 HIGHLIGHT_CPU_SECONDS_PER_CHAR = 5e-6
 _TIME_CHECK_TOKENS = 16  # (the clock is a system call: read every 16 tokens)
