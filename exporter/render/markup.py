@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gc
 import itertools
 import re
 import signal
@@ -39,8 +40,9 @@ MAX_HIGHLIGHT_LINES = 1_500
 # Sizes do not bound the time: some Pygments lexers backtrack on some input (C#'s on lines
 # of one letter: ~1 s for a 3 KB fence; easytrieve's on 2,000 tabs: 12 s, as the cube of
 # the size), and a pasted fence names any lexer. A text gets this much CPU time (machine
-# load does not count; a lexer does ~2 us a character), else it is shown plain, and that
-# lexer colours nothing more in this process (a page of such fences): see _cpu_deadline.
+# load does not count; a lexer does ~2 us a character), else it is shown plain: see
+# _cpu_deadline. Each text is judged alone (a page never depends on what else its process
+# rendered, or on -j); identical texts are highlighted once (the caches below).
 HIGHLIGHT_CPU_SECONDS = 0.3
 HIGHLIGHT_CPU_SECONDS_PER_CHAR = 5e-6
 _TIME_CHECK_TOKENS = 16  # (the clock is a system call: read every 16 tokens)
@@ -211,7 +213,7 @@ def highlight_lines(text: str, language: str | None, first: int | None = None) -
     Oversized input is returned escaped but not highlighted.
     """
     lexer = lexer_for(language)
-    if lexer is None or lexer.name in _slow_lexers:
+    if lexer is None:
         return [escape(line, quote=False) for line in text.split("\n")]
     if first is not None and (
         len(text) > FULL_HIGHLIGHT_CHARS or text.count("\n") >= FULL_HIGHLIGHT_LINES
@@ -240,8 +242,9 @@ def _highlighted(text: str, language: str) -> tuple[str, ...]:
     try:
         with _cpu_deadline(_budget(text)):
             lines = list(_html_lines(lexer, text))
-    except _TooSlow:
-        _slow_lexers.add(lexer.name)
+    except Exception as error:
+        if not _out_of_time(error):
+            raise
         return tuple(escape(line, quote=False) for line in text.split("\n"))
     if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
         lines.pop()
@@ -259,13 +262,28 @@ def _highlighted_head(text: str, language: str, first: int) -> tuple[str, ...]:
     try:
         with _cpu_deadline(_budget(text)):
             return tuple(itertools.islice(_html_lines(lexer, text), first))
-    except _TooSlow:
-        _slow_lexers.add(lexer.name)
+    except Exception as error:
+        if not _out_of_time(error):
+            raise
         return tuple(escape(line, quote=False) for line in text.split("\n", first)[:first])
 
 
 class _TooSlow(Exception):
     """The lexer ran out of its CPU time on a text (:data:`HIGHLIGHT_CPU_SECONDS`)."""
+
+
+def _out_of_time(error: BaseException) -> bool:
+    """``error`` is :class:`_TooSlow`, or was raised because of one: Pygments turns any
+    exception while it compiles a lexer's rules (a sub-lexer's, the first time an HTML
+    fence holds a script) into a ValueError, which dropped the whole entry."""
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        if isinstance(found, _TooSlow):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return False
 
 
 def _budget(text: str) -> float:
@@ -279,31 +297,34 @@ def _cpu_deadline(seconds: float) -> Iterator[None]:
     never returns to :func:`_merged_tokens`'s clock, and ``re`` gives way to a signal. Only
     in the main thread with ``SIGVTALRM`` and its timer unused (a caller's own are kept);
     elsewhere the clock between tokens is the only limit."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGVTALRM) != signal.SIG_DFL
-        or signal.getitimer(signal.ITIMER_VIRTUAL)[0]
-    ):
-        yield
-        return
-    armed = [True]
-
-    def out_of_time(signum: int, frame: object) -> None:
-        if armed[0]:  # (not one that was on its way as the block ended)
-            raise _TooSlow
-
-    signal.signal(signal.SIGVTALRM, out_of_time)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    collecting = gc.isenabled()
+    gc.disable()  # (a full collection of a big heap is not the lexer's time)
     try:
-        yield
+        if (
+            not hasattr(signal, "setitimer")  # (Windows: the clock between tokens only)
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGVTALRM) != signal.SIG_DFL
+            or signal.getitimer(signal.ITIMER_VIRTUAL)[0]
+        ):
+            yield
+            return
+        armed = [True]
+
+        def out_of_time(signum: int, frame: object) -> None:
+            if armed[0]:  # (not one that was on its way as the block ended)
+                raise _TooSlow
+
+        signal.signal(signal.SIGVTALRM, out_of_time)
+        signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+        try:
+            yield
+        finally:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+            signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
     finally:
-        armed[0] = False
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
-
-
-#: Names of the lexers that ran out of time once in this process: plain from then on.
-_slow_lexers: set[str] = set()
+        if collecting:
+            gc.enable()
 
 
 def _html_lines(lexer: Lexer, text: str) -> Iterator[str]:
@@ -334,7 +355,7 @@ def _merged_tokens(lexer: Lexer, text: str) -> Iterator[tuple[str, str]]:
     clock = time.thread_time
     deadline = clock() + _budget(text)
     for count, (token_type, value) in enumerate(lexer.get_tokens(text), start=1):
-        if count % _TIME_CHECK_TOKENS == 0 and clock() > deadline:
+        if (count == 1 or count % _TIME_CHECK_TOKENS == 0) and clock() > deadline:
             raise _TooSlow
         css = "" if token_type in _PLAIN else _css_class(token_type)
         if css != css_now and buffer:
