@@ -970,7 +970,11 @@ def test_a_site_folder_without_write_permission_is_named_not_our_lock_file(
             raise PermissionError(13, "Permission denied", str(file))  # not this user's
         return builtins.open(file, mode, *args, **kwargs)
 
+    def no_write(lock: Path) -> Any:  # (the lock is opened for writing with os.open)
+        return guarded_open(lock, "a+b")
+
     monkeypatch.setattr(site_module, "open", guarded_open, raising=False)
+    monkeypatch.setattr(site_module, "_open_lock_file", no_write)
     monkeypatch.setattr(
         site_module.os, "access", lambda path, mode: writable["folder"] or path != out
     )
