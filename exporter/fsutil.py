@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import re
 import secrets
@@ -576,3 +577,11 @@ def not_a_device_name(stem: str) -> str:
     there."""
     head, dot, rest = stem.partition(".")
     return f"{head}_{dot}{rest}" if head.lower() in _DEVICE_NAMES else stem
+
+
+def hashed_prefix(handle: IO[bytes], size: int, sha256: bytes) -> bytes | None:
+    """The next ``size`` bytes of ``handle`` when they are all there and hash to ``sha256``,
+    else None: a file Pi only appended to since it was read still starts with the bytes
+    read (its lines after them are left out); one rewritten does not."""
+    data = handle.read(size)
+    return data if len(data) == size and hashlib.sha256(data).digest() == sha256 else None

@@ -9,7 +9,6 @@ stay as ``\\uXXXX`` escapes so that nothing is lost or replaced.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import itertools
 import json
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from exporter.formatting import escape_surrogates, surrogates_as_replacement_escapes
+from exporter.fsutil import hashed_prefix
 from exporter.jsonl_in import (
     JS_SPACE,
     is_long_int_error,
@@ -304,9 +304,6 @@ def read_source_bytes(session: Session) -> bytes | None:
             if unchanged and (read is None or read[0] == stat.st_size):  # (no hash needed)
                 data = handle.read(stat.st_size)
                 return data if len(data) == stat.st_size else None
-            if read is None:
-                return None
-            data = handle.read(read[0])  # (Pi's appended lines after them are left out)
+            return None if read is None else hashed_prefix(handle, *read)
     except OSError:
         return None
-    return data if len(data) == read[0] and hashlib.sha256(data).digest() == read[1] else None

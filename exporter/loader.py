@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import dataclasses
 import gc
 import gzip
 import hashlib
@@ -37,6 +36,7 @@ from exporter.entries import (
     id_key,
     make_entry,
 )
+from exporter.fsutil import hashed_prefix
 from exporter.jsonl_in import STRICT_JSON, iter_parsed_lines, shorten
 from exporter.session import Diagnostic, Session, parse_time
 from exporter.session_parts import quoted_id
@@ -859,38 +859,14 @@ _PARSED_BUT_DAMAGED = frozenset({"not-an-object", "extra-header", "not-an-entry"
 def _reread_damaged(path: str, damaged: list[DamagedLine], read: _HashedLines) -> None:
     """:func:`_keep_as_written` from the file read again, when its first ``read.size`` bytes
     are still the ones loaded: Pi appends while a page is made, and a file that only grew
-    still holds those lines as written (they kept the text as parsed when it changed)."""
-    found = [dataclasses.replace(d) for d in damaged]
+    still holds those lines as written (they keep the text as parsed when it changed)."""
     try:
         with open(path, "rb") as handle:
-            again = _HashedLines(io.BufferedReader(_Prefix(handle, read.size)))
-            lines = iter(again)
-            _keep_as_written(found, lines)
-            for _ in lines:  # the rest of the bytes that were loaded, hashed
-                pass
+            data = hashed_prefix(handle, read.size, read.digest.digest())
     except OSError:  # gone or unreadable since: the texts as parsed
         return
-    if (again.size, again.digest.digest()) == (read.size, read.digest.digest()):
-        for mine, as_written in zip(damaged, found, strict=True):
-            mine.text = as_written.text
-
-
-class _Prefix(io.RawIOBase):
-    """A file's first ``size`` bytes as a raw stream (the lines appended after them are not
-    read)."""
-
-    def __init__(self, handle: BinaryIO, size: int) -> None:
-        self.handle = handle
-        self.left = size
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer)[: self.left]
-        count = self.handle.readinto(view)  # type: ignore[attr-defined]
-        self.left -= count or 0
-        return count or 0
+    if data is not None:
+        _keep_as_written(damaged, io.BytesIO(data))
 
 
 def _keep_as_written(damaged: list[DamagedLine], lines: Iterable[bytes]) -> None:

@@ -62,9 +62,10 @@ def load_publish_key(environ: Mapping[str, str] = os.environ, *, create: bool = 
     if (blocker := file_in_the_way(path.parent)) is not None:  # a file where a folder goes
         # the file as judged, moved only while it is that one (another run may have moved
         # it and made the folder meanwhile: its key is then read, not moved aside)
-        judged = _plain_file(blocker) if create and blocker == path.parent else None
-        if judged is None:
-            return PublishKey(secrets.token_bytes(32), _file_in_the_way_note(path, blocker))
+        judged = _plain_file(blocker) if blocker == path.parent else None
+        if judged is None or not create:
+            note = _file_in_the_way_note(path, blocker, ours=judged is not None)
+            return PublishKey(secrets.token_bytes(32), note)
         try:
             moved = _move_aside(blocker, judged)
         except OSError as error:
@@ -88,11 +89,12 @@ def _plain_file(path: Path) -> os.stat_result | None:
     return found if stat.S_ISREG(found.st_mode) else None
 
 
-def _file_in_the_way_note(path: Path, blocker: Path) -> str:
+def _file_in_the_way_note(path: Path, blocker: Path, *, ours: bool) -> str:
     """Why this run's key is a throw-away one when a file stands where a folder of the key's
-    path goes: the folder of our own name is moved aside by the next run that is not a dry
-    run; a file elsewhere (``~/.config`` itself) is the user's to move."""
-    if blocker == path.parent and _plain_file(blocker) is not None:
+    path goes: the folder of our own name (``ours``: a plain file there) is moved aside by
+    the next run that is not a dry run; a file elsewhere (``~/.config`` itself) is the
+    user's to move."""
+    if ours:
         return (
             f"{blocker} is a file, not the folder of the publish key {path}: the next run "
             f"that is not a dry run moves it aside and makes a new key; this run uses a "

@@ -17,7 +17,7 @@ import struct
 import threading
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from html import escape
 from typing import Any
@@ -239,16 +239,14 @@ def _highlighted(text: str, language: str) -> tuple[str, ...]:
     lexer = lexer_for(language)
     if lexer is None:
         return tuple(escape(line, quote=False) for line in text.split("\n"))
-    try:
-        with _cpu_deadline(_budget(text)):
-            lines = list(_html_lines(lexer, text))
-    except Exception as error:
-        if not _out_of_time(error):
-            raise
-        return tuple(escape(line, quote=False) for line in text.split("\n"))
-    if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return tuple(lines)
+
+    def lexed() -> tuple[str, ...]:
+        lines = list(_html_lines(lexer, text))
+        if text.endswith("\n") and len(lines) > 1 and lines[-1] == "":
+            lines.pop()
+        return tuple(lines)
+
+    return _within_budget(text, lexed)
 
 
 @lru_cache(maxsize=512)
@@ -259,13 +257,25 @@ def _highlighted_head(text: str, language: str, first: int) -> tuple[str, ...]:
     lazy, so this reads only as far as the last token that starts in those lines."""
     lexer = lexer_for(language)
     assert lexer is not None
+
+    def head() -> tuple[str, ...]:
+        return tuple(itertools.islice(_html_lines(lexer, text), first))
+
+    return _within_budget(text, head, first)
+
+
+def _within_budget(
+    text: str, lex: Callable[[], tuple[str, ...]], first: int | None = None
+) -> tuple[str, ...]:
+    """``lex()`` (the lines of ``text`` highlighted) within the text's CPU time, else its
+    lines (its first ``first``) escaped but not coloured."""
     try:
         with _cpu_deadline(_budget(text)):
-            return tuple(itertools.islice(_html_lines(lexer, text), first))
+            return lex()
     except Exception as error:
         if not _out_of_time(error):
             raise
-        return tuple(escape(line, quote=False) for line in text.split("\n", first)[:first])
+        return tuple(escape(line, quote=False) for line in text.split("\n")[:first])
 
 
 class _TooSlow(Exception):

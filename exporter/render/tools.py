@@ -8,7 +8,6 @@ folded, never cut (``folding``): the hidden part is in the page inside a <detail
 from __future__ import annotations
 
 import difflib
-import itertools
 import json
 import re
 from collections import Counter
@@ -345,10 +344,8 @@ def _unified(old: list[str], new: list[str]) -> tuple[list[str], bool]:
     was matched line by line (see :data:`MAX_DIFF_LINE_PAIRS`)."""
     if len(old) * len(new) <= MAX_DIFF_LINE_PAIRS or old == new:
         return list(difflib.unified_diff(old, new, n=2)), True
-    start = 0
-    for start, (a, b) in enumerate(itertools.zip_longest(old, new)):  # noqa: B007
-        if a != b:
-            break
+    shorter = min(len(old), len(new))
+    start = next((k for k in range(shorter) if old[k] != new[k]), shorter)
     end = 0
     while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
         end += 1
