@@ -547,6 +547,7 @@ def export_site(
         SiteBusy,
         SiteError,
         SiteIncomplete,
+        SitePagesUnwritten,
         build_site,
         sessions_were_deleted,
     )
@@ -593,6 +594,7 @@ def export_site(
         if marks.note:  # a new key, a throw-away one, or one others can read
             click.echo(terminal_text(f"pi-session: warning: {marks.note}"), err=True)
         options_key, source_mark = marks.mark(options_key), marks.mark
+    unwritten: SitePagesUnwritten | None = None
     try:
         report = build_site(
             files,
@@ -607,6 +609,8 @@ def export_site(
             public_name=public_name,
             count_credentials=not policy.redact,  # a cut without --redact holds them too
         )
+    except SitePagesUnwritten as error:  # the index is written: said as a build's, then exit 2
+        report, unwritten = error.report, error
     except SiteBusy as error:  # a folder that cannot be written now, as a full disk's
         raise CliError(str(error), 2) from None
     except SiteError as error:
@@ -621,6 +625,8 @@ def export_site(
         _warn_of_site_credentials(report.credential_pages, report.credentials)
     if report.unindexed:
         _warn_unindexed(report.unindexed)
+    if unwritten is not None:  # a full disk: a cron job must see it
+        raise CliError(unwritten.strerror or str(unwritten), 2)
     if report.failed and not report.rendered and not report.unchanged:  # a cron job must see it
         raise CliError("no session could be made into a page (the warnings above say why)", 2)
     if open_page:

@@ -91,6 +91,7 @@ __all__ = [
     "SiteBusy",
     "SiteError",
     "SiteIncomplete",
+    "SitePagesUnwritten",
     "SiteReport",
     "build_site",
     "default_jobs",
@@ -126,6 +127,11 @@ class SiteReport:
     # why a page rendered in this build has no text-search shard (its session is not found
     # by the index's search and is rendered again next build), by source file
     unindexed: list[tuple[Path, str]] = field(default_factory=list)
+    # pages the site folder could not take (a full disk, a file too large, a read-only
+    # folder), by source file, with the OS error: each is in ``failed`` too; its session
+    # keeps the page, row and search text of before (a new one is a failed row) and is
+    # rendered again next build
+    unwritten: list[tuple[Path, OSError]] = field(default_factory=list)
 
     def summary(self) -> str:
         many = "s" if self.sessions != 1 else ""
@@ -133,6 +139,32 @@ class SiteReport:
             f"{self.sessions} session{many}: {self.rendered} rendered, {self.unchanged} "
             f"unchanged, {self.removed} removed, {len(self.failed)} failed in {self.seconds:.1f} s"
         )
+
+
+#: What "make room" cures (``ulimit -f`` is a limit on a file's size).
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class SitePagesUnwritten(OSError):
+    """The site was finished (its index written) without pages the folder could not take
+    (``SiteReport.unwritten``): a session that had a page keeps it as it was, a new one is
+    a failed row. Raised, not only reported, so that no caller takes the folder for the
+    sessions' site (``publish --html`` would delete the missing pages from the dataset);
+    ``report`` is the build's, as a finished build's; ``reason`` the first page's OS
+    error, ``advice`` what to do."""
+
+    def __init__(self, report: SiteReport, out_dir: Path) -> None:
+        first = report.unwritten[0][1]
+        self.reason = first.strerror or str(first)
+        self.advice = f"{'make room and ' if first.errno in _NO_ROOM else ''}run again"
+        count = len(report.unwritten)
+        super().__init__(
+            first.errno,
+            f"{self.reason}: {plural(count, 'page')} could not be written in the site in "
+            f"{out_dir} (a session that had a page keeps its page of before, a new one is "
+            f"listed as failed); {self.advice}",
+        )
+        self.report = report
 
 
 def make_options_key(options: RenderOptions, *extra: str) -> str:
@@ -206,7 +238,11 @@ def _render_task(task: _Task) -> dict[str, Any]:
         options = task.options
         options = dataclasses.replace(options, index_href="../../index.html")
         html = render_session(session, options)
-        entry["error"] = _write_page(Path(task.out_dir), page, html)
+        try:
+            entry["error"] = _write_page(Path(task.out_dir), page, html)
+        except OSError as error:  # the site folder's failure (a full disk), not the session's
+            entry["error"] = f"cannot write {page}: {error.strerror or error}"
+            entry["unwritten"] = [error.errno, error.strerror or str(error), page]
         del html  # (a big page: not kept while the search records are made)
         if entry["error"] is None:
             # its size, to tell a page cut short since (is_unchanged): rendered again
@@ -416,16 +452,13 @@ def _search_problem(out_dir: Path, error: OSError) -> str:
 
 
 def _write_page(out_dir: Path, page: str, html: str) -> str | None:
-    """Write one page; the error, naming the page (not the session it was made from), or
-    None."""
+    """Write one page; why it was refused (a link out of the site), or None. An OSError
+    (the folder could not take it) is raised: that session's page of before is kept."""
     target = out_dir / page
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not stays_inside(out_dir, target):  # the page, or its folder, a link out
-            return f"{page} not written: it is a symbolic link out of the site folder"
-        atomic_write_text(target, html)
-    except OSError as error:
-        return f"cannot write {page}: {error.strerror or error}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not stays_inside(out_dir, target):  # the page, or its folder, a link out
+        return f"{page} not written: it is a symbolic link out of the site folder"
+    atomic_write_text(target, html)
     return None
 
 
@@ -642,6 +675,8 @@ def _build(
     state.report.sessions = len(state.sessions)
     _count_credentials(state)
     state.report.seconds = time.monotonic() - started
+    if state.report.unwritten:  # a finished site, but not the sessions' site
+        raise SitePagesUnwritten(state.report, out_dir)
     return state.report
 
 
@@ -903,6 +938,13 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
     """One task's result into the manifest and the report (a page that moved leaves its old
     file to :func:`_finish_site`'s sweep, after the index no longer links it)."""
     result.update(tool_version=__version__, options_key=state.key)
+    if unwritten := result.pop("unwritten", None):
+        error_number, why, page = unwritten
+        error = OSError(error_number, why, page)
+        state.report.unwritten.append((Path(task.source), error))
+        if _keeps_page(state, task.sid):  # its entry, page and search text as they were
+            state.report.failed.append((Path(task.source), result["error"]))
+            return
     if result["error"]:
         result.pop("turns", None)
         delete_shard(state.out_dir, task.sid)  # its old text is no longer what it holds
@@ -914,6 +956,17 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
         if problem := result.get("search_error"):
             state.report.unindexed.append((Path(task.source), problem))
     state.sessions[task.sid] = result
+
+
+def _keeps_page(state: _BuildState, sid: str) -> bool:
+    """May a session whose new page could not be written keep its page of before? Only a
+    page made with the same options (another redaction policy's may hold what this one
+    takes out) that is still there."""
+    entry = state.sessions.get(sid)
+    if entry is None or entry.get("error") or entry.get("options_key") != state.key:
+        return False
+    page = entry.get("page")
+    return isinstance(page, str) and (state.out_dir / page).is_file()
 
 
 def _place_failed_rows(state: _BuildState, sources: dict[str, str]) -> None:

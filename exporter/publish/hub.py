@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exporter import __version__
 from exporter.formatting import plural
@@ -84,6 +84,9 @@ from exporter.publish.hub_site import (
 from exporter.publish.hub_state import RemoteState, git_oid
 from exporter.publish.publish_key import PublishKey, load_publish_key
 from exporter.redact import gps_warning, name_scrubber
+
+if TYPE_CHECKING:
+    from exporter.site import SitePagesUnwritten
 
 __all__ = ["DEFAULT_ENDPOINT", "HubRepo", "PublishRequest", "PublishResult", "publish"]
 
@@ -759,7 +762,8 @@ def _upload_copies(
 def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list[Op]:
     """Pages rendered into the kept site (only what changed is rendered), and the ops that
     bring the dataset's html/ to it; a dry run renders into a copy, leaving the kept one."""
-    from exporter.site_manifest import SiteBusy  # (as build_html: loaded for a site only)
+    from exporter.site import SitePagesUnwritten  # (as build_html: loaded for a site only)
+    from exporter.site_manifest import SiteBusy
 
     if not run.req.html:
         run.notify("the dataset has an html/ site: rebuilding it too")
@@ -800,7 +804,25 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
             f"another publish to {run.req.repo_id} is running (its html/ pages are being "
             "built); nothing was sent; run again when it ends"
         ) from None
+    except SitePagesUnwritten as error:
+        raise _unwritten_pages(run, error) from None
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
+
+
+def _unwritten_pages(run: _Run, error: SitePagesUnwritten) -> PublishError:
+    """Pages the local cache of html/ could not take (a full disk): the site there lacks
+    them, and its diff would delete them from the dataset. The run stops before any
+    commit (exit 2, as for a cache that cannot be written at all); the next run with room
+    renders them and publishes."""
+    sent = "nothing would be sent" if run.req.dry_run else "nothing was sent"
+    stopped = PublishError(
+        f"{error.reason}: {plural(len(error.report.unwritten), 'html/ page')} could not be "
+        f"written in the local publish cache; {sent} (the dataset is as it was); "
+        f"{error.advice}",
+        exit_code=2,
+    )
+    stopped.partial = run.result  # (what was redacted is still said)
+    return stopped
 
 
 #: What writing into a damaged cache folder fails with: something else in a name's place
