@@ -109,7 +109,7 @@ def atomic_open(
             os.unlink(temp_name)
         held.release()  # (fdopen failed: still held; a signal held meanwhile acts now)
         if isinstance(error, OSError):
-            raise _saying_where(error, target) from None
+            raise _saying_where(error, target, temp_name) from None
         raise
     finally:
         WRITING.discard(temp_name)
@@ -318,10 +318,16 @@ def remove_unfinished() -> None:
             os.unlink(temp_name)
 
 
-def _saying_where(error: OSError, path: str | os.PathLike[str]) -> OSError:
-    """``error`` naming ``path`` when it names no file: a full disk says "File too large"
-    or "No space left on device" without saying where."""
-    if error.filename or not error.errno:
+def _saying_where(
+    error: OSError, path: str | os.PathLike[str], temp_name: str | None = None
+) -> OSError:
+    """``error`` naming ``path`` when it names no file (a full disk says "File too large"
+    or "No space left on device" without saying where) or names our temporary file
+    ``temp_name`` (its chmod, or its rename over ``path``: "Device or resource busy" of a
+    bind-mounted file was said of ``.p.html.d371646e.tmp``, a name the user never gave)."""
+    if not error.errno:
+        return error
+    if error.filename and (temp_name is None or os.fspath(error.filename) != temp_name):
         return error
     return OSError(error.errno, error.strerror, os.fspath(path))
 

@@ -349,7 +349,7 @@ def publish_command(
         want_records=bool(report_path),
         endpoint_typed=_endpoint_typed(),
     )
-    result = _publish_and_report(request, report_path, ask=not yes)
+    result, report_failed = _publish_and_report(request, report_path, ask=not yes)
     if dry_run:
         print_dry_run(result, repo_id)
         if not result.reached:
@@ -357,7 +357,9 @@ def publish_command(
     else:
         _print_published(result, repo_id, len(files))
     if sessions:  # sessions named one by one: each was wanted
-        _refuse_unpublished(result, len(files), dry_run)
+        _refuse_unpublished(result, len(files), dry_run, report_failed)
+    if report_failed is not None:  # said after the run's own outcome, which stands
+        raise report_failed
 
 
 def _deny_patterns(values: tuple[str, ...]) -> tuple[DenyPattern, ...]:
@@ -437,11 +439,13 @@ def _publish_policy(policy_values: dict[str, Any]) -> RedactionPolicy:
 
 def _publish_and_report(
     request: PublishRequest, report_path: str | None, *, ask: bool = False
-) -> PublishResult:
+) -> tuple[PublishResult, CliError | None]:
     """The run, with its progress on stderr; its warnings and redaction summary are said
     once the sessions are redacted, before anything is uploaded (as ``share`` does), then
     the rest; when a commit fails, what was redacted and uploaded before it is still said.
-    With ``ask``, a run that would send to a public dataset asks first at a terminal."""
+    With ``ask``, a run that would send to a public dataset asks first at a terminal.
+    A ``--report`` that cannot be written is returned, for the caller to say after the
+    run's outcome; when the run failed, its error is said first and keeps its exit code."""
     said: dict[str, int] = {}
 
     def before_upload(result: PublishResult) -> None:
@@ -454,14 +458,16 @@ def _publish_and_report(
         result = publish(request, notify=lambda m: click.echo(f"pi-session: {m}", err=True))
     except PublishError as error:
         if isinstance(error.partial, PublishResult):  # what was redacted (and uploaded,
-            _report(error.partial, report_path, said)  # when a commit failed) is still said
-            if error.landed is not None:
+            if error.landed is not None:  # when a commit failed) is still said
                 planned = error.partial.planned_commits
                 # a commit answered with an error may have landed all the same: "confirmed"
                 error.message += f" ({error.landed} of {planned} commits confirmed)"
+            failed = _report(error.partial, report_path, said)
+            if failed is not None:  # the Hub's error (exit 3) first, not lost behind it
+                CliError(str(error), error.exit_code).show()
+                raise CliError(failed.message, error.exit_code) from None
         raise
-    _report(result, report_path, said)
-    return result
+    return result, _report(result, report_path, said)
 
 
 def _confirm_public(result: PublishResult, repo_id: str) -> None:
@@ -509,14 +515,19 @@ def _print_published(result: PublishResult, repo_id: str, selected: int) -> None
         )
 
 
-def _refuse_unpublished(result: PublishResult, selected: int, dry_run: bool) -> None:
+def _refuse_unpublished(
+    result: PublishResult, selected: int, dry_run: bool, report_failed: CliError | None = None
+) -> None:
     """A session named on the command line that could not be published fails the run
-    (exit 2), after the rest was published and reported."""
+    (exit 2), after the rest was published and reported (and after ``report_failed``, the
+    ``--report`` that could not be written, is said)."""
     if result.failed:
         failed = len(result.failed)
         which = "the session" if selected == 1 else f"{failed} of the {selected} sessions"
         which += " you named"
         verb = "would not be published" if dry_run else "could not be published"
+        if report_failed is not None:
+            report_failed.show()
         raise CliError(f"{which} {verb}", 2)
 
 
@@ -570,9 +581,12 @@ def _denied_line(denied: Denied) -> str:
     return f"{line}; its published copy {denied.repo_path} stays (--prune deletes it)"
 
 
-def _report(result: PublishResult, report_path: str | None, said: dict[str, int]) -> None:
+def _report(
+    result: PublishResult, report_path: str | None, said: dict[str, int]
+) -> CliError | None:
     """What :func:`_report_found` did not say yet, the note on sessions left in the dataset
-    and the ``--report`` file."""
+    and the ``--report`` file; the error to say when that file cannot be written (a full
+    disk), else None."""
     _report_found(result, said)
     if result.without_file:  # deleted here (or, with --all, published elsewhere): kept
         many = result.without_file != 1
@@ -583,10 +597,16 @@ def _report(result: PublishResult, report_path: str | None, said: dict[str, int]
             f"{'them' if many else 'it'})",
             err=True,
         )
-    if report_path:
-        lines = [json.dumps(r, ensure_ascii=True) for r in result.records]
+    if not report_path:
+        return None
+    lines = [json.dumps(r, ensure_ascii=True) for r in result.records]
+    try:
         atomic_write_text(report_path, "".join(line + "\n" for line in lines))
-        click.echo(f"pi-session: report written to {report_path}", err=True)
+    except OSError as error:  # the sessions went up (or the Hub refused them) all the same
+        reason = error.strerror or str(error)
+        return CliError(f"could not write the report {report_path}: {reason}", 2)
+    click.echo(f"pi-session: report written to {report_path}", err=True)
+    return None
 
 
 # Publishing always redacts, drops hidden entries, hides the home folder and user name and

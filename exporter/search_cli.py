@@ -23,6 +23,7 @@ from exporter.cli import (
     project_folder,
     project_scope,
     scope_conflict,
+    stdout_named,
     warn,
 )
 from exporter.discover import files_active_since, no_sessions_said
@@ -253,16 +254,15 @@ def _report(
             continue
         count = _matches_said(matches)
         head = f"{one_line(result['title'], 70)}  ({one_line(result['id'], None)}, {count})"
-        click.echo(terminal_text(head))
-        click.echo(f"  {path_for_terminal(path)}")
+        lines = [terminal_text(head), f"  {path_for_terminal(path)}"]
         shown = matches[:listed]
         # the ids' column aligned (up to a uuid with a suffix: one odd id pads no other line)
         width = min(ID_COLUMN, max(display_width(_id_said(match)) for match in shown))
-        for match in shown:
-            click.echo("  " + _match_line(match, styled, width))
+        lines += ["  " + _match_line(match, styled, width) for match in shown]
         if len(matches) > listed:
-            click.echo(f"  … and {len(matches) - listed:,} more (--limit {len(matches)})")
-        click.echo("")
+            lines.append(f"  … and {len(matches) - listed:,} more (--limit {len(matches)})")
+        with stdout_named():  # `search … >/dev/full`: "standard output: No space …", as
+            click.echo("\n".join([*lines, ""]))  # every other command says it
     if results and unreadable == len(results):  # "no matches" would be a lie
         raise CliError(f"no session could be searched ({plural(unreadable, 'file')} unreadable)", 2)
     if not found:

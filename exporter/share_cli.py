@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import dataclasses
 import functools
 import gzip
@@ -44,7 +45,7 @@ from exporter.cli import (
     session_argument,
 )
 from exporter.formatting import local_minute, one_line, plural, terminal_text
-from exporter.fsutil import atomic_write_text
+from exporter.fsutil import atomic_open
 from exporter.jsonl_out import session_records, session_to_jsonl
 from exporter.policy import (
     GIVEN_SECRETS,
@@ -714,8 +715,25 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
         except PublishError:  # the second look failed: what the delete was answered
             raise refused from None
         raise
-    ShareState().forget_gist(api_url, gist_id)
     click.echo(f"Deleted gist {gist_id}")
+    _forget_deleted(api_url, gist_id)
+
+
+def _forget_deleted(api_url: str, gist_id: str) -> None:
+    """Drop the deleted gist from the share state; a state that cannot be written (a full
+    disk) is a warning: the gist is deleted all the same (exit 0), and sharing its session
+    again finds it gone and makes a new one."""
+    state = ShareState()
+    try:
+        state.forget_gist(api_url, gist_id)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        _notify(
+            terminal_text(
+                f"warning: could not save share state to {state.path}: {reason}; it still "
+                f"names the deleted gist {gist_id} (sharing its session again makes a new gist)"
+            )
+        )
 
 
 def _forgotten_if_known(gone: NotFoundError, api_url: str, gist_id: str) -> None:
@@ -1079,8 +1097,13 @@ def _warn_of_located_images(prepared: Session, report: RedactionReport | None) -
 
 
 def _write_dry_run(files: dict[str, str], targets: dict[str, Path], size: int) -> None:
-    for name, text in files.items():
-        atomic_write_text(targets[name], text)
+    """The dry run's files, all or none: each goes in place only once every one is written
+    (a full disk left a new page beside the .jsonl and .md of an earlier dry run)."""
+    with contextlib.ExitStack() as stack:
+        for name, text in files.items():
+            out = stack.enter_context(atomic_open(targets[name], "wb"))
+            out.write(text.encode("utf-8", errors="surrogateescape"))
+    for name in files:
         echo_path(targets[name])
     written = ", ".join(str(path) for path in targets.values())
     click.echo(

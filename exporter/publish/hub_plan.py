@@ -10,11 +10,13 @@ staging folder by worker processes; a session that fails is reported, never fata
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import hashlib
 import itertools
 import os
 import re
+import tempfile
 import unicodedata
 import zlib
 from collections import Counter
@@ -39,6 +41,7 @@ from exporter.policy import RedactionPolicy, given_digest, given_secret_count, o
 from exporter.prepare import CUT_OPTIONS, prepare_session
 from exporter.publish.dataset_card import COST_DROPPED, SUPERSEDED, index_row
 from exporter.publish.deny import first_match
+from exporter.publish.errors import PublishError
 from exporter.publish.hub_state import RemoteFile, RemoteState, git_oid
 from exporter.redact import GPS_IMAGES
 from exporter.session import Diagnostic, parse_time
@@ -745,6 +748,10 @@ class Prepared:
     denied: tuple[int, str] | None = None
 
 
+#: The key of a worker's answer when the staged copy could not be written: the run stops.
+_NO_ROOM = "staging_failed"
+
+
 @dataclass(frozen=True)
 class _Task:
     source: str
@@ -777,8 +784,11 @@ def _prepare_one(task: _Task) -> dict[str, Any]:
         text, halves = session_to_utf8_jsonl(redacted)
         out = text.encode("utf-8")
         del text
-        Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
-        Path(task.staged).write_bytes(out)
+        try:
+            Path(task.staged).parent.mkdir(parents=True, exist_ok=True)
+            Path(task.staged).write_bytes(out)
+        except OSError as error:  # the machine's problem (a full TMPDIR), not the session's
+            return {_NO_ROOM: (error.errno, error.strerror or str(error))}
         sha = hashlib.sha256(out).hexdigest()
         row = index_row(redacted, path=task.repo_path, sha256=sha, size=len(out))
         return {
@@ -821,6 +831,22 @@ def _bad_usage(diagnostics: Iterable[Diagnostic], cost_dropped: bool) -> str:
     return "; ".join([*said, COST_OVERFLOW] if cost_dropped else said)
 
 
+def _staging_failed(number: int | None, reason: str) -> PublishError:
+    """A redacted copy that could not be written to the temporary folder (full, read-only)
+    stops the run (exit 2): said as the session's failure, a full disk read as "none of the
+    sessions could be read", or published some sessions and left the rest out, exit 0."""
+    folder = tempfile.gettempdir()
+    if number in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # a full disk, quota, ulimit -f
+        cure = f"make room in {folder} (or set TMPDIR to a folder with room)"
+    else:
+        cure = "set TMPDIR to a folder that can be written"
+    return PublishError(
+        f"could not write a redacted copy to the temporary folder {folder}: {reason}; "
+        f"nothing was sent: {cure} and run again",
+        exit_code=2,
+    )
+
+
 def prepare_all(
     sources: list[Source],
     policy: RedactionPolicy,
@@ -842,6 +868,8 @@ def prepare_all(
     bar = ProgressBar(len(tasks), progress, label="redacting")
 
     def done(task: _Task, out: dict[str, Any]) -> None:
+        if _NO_ROOM in out:  # every session would fail alike: stopped before anything is sent
+            raise _staging_failed(*out[_NO_ROOM])
         item = Prepared(by_path[task.source], **out)
         if item.error is None and item.denied is None:
             item.staged = Path(task.staged)
