@@ -194,18 +194,22 @@ def _document_text(text: str) -> str:
 # --- the header ---------------------------------------------------------------------------
 
 
-# Pi names a session file <ISO time with dashes>_<session id>.jsonl
-_PI_FILE_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:-\d{1,9})?Z_(.+)\.jsonl")
+# Pi names a session file <ISO time with dashes>_<session id>.jsonl, Codex
+# rollout-<local time with dashes>-<session id>.jsonl (Claude Code <session id>.jsonl: no time)
+_PI_FILE_NAME = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:-\d{1,9})?Z_(.+)\.jsonl"
+    r"|rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-(.+)\.jsonl"
+)
 
 
 def _session_file(path: str, timestamps: bool) -> str:
     """A session's file (the parent this one was forked from, the one the document was
-    made from); without timestamps, a Pi file is named by its session id (its name starts
-    with the moment that session began)."""
+    made from); without timestamps, a Pi or Codex file is named by its session id (its name
+    starts with the moment that session began)."""
     named = _PI_FILE_NAME.fullmatch(path.replace("\\", "/").rsplit("/", 1)[-1])
     if timestamps or named is None:
         return code_span(path)
-    return f"session {code_span(named.group(1))}"
+    return f"session {code_span(named.group(1) or named.group(2))}"
 
 
 def _header(session: Session, stats: SessionStats, timestamps: bool = True) -> list[str]:
@@ -1483,7 +1487,12 @@ def _shell(entry: MessageEntry) -> Iterator[str]:
     if entry.message.get("cancelled") is True:
         said.append("cancelled")
     if entry.message.get("truncated") is True:
-        said.append("output truncated by Pi")
+        path = as_str(entry.message.get("fullOutputPath"))  # the page's words
+        said.append(
+            f"output truncated by Pi (full output: {code_span(path)})"
+            if path
+            else "output truncated by Pi"
+        )
     if entry.excluded_from_context:
         said.append("not sent to the model (!!)")
     if said:

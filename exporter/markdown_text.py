@@ -36,6 +36,9 @@ _MAY_NEED_WORK = re.compile(r"<|!\[|```|~~~|\][:(]")
 #: A "#" heading, or a line of "=" or "-" under a line of text (a setext heading's underline),
 #: also behind a quote's ">" or a list item's indent (they were left unmoved, an h1 mid-transcript)
 _MAY_BE_HEADING = re.compile(r"#|\n[ \t>]*(?:=+|-+)[ \t]*(?:\n|$)")
+#: Unicode's blanks past ASCII (``str.isspace`` and JavaScript's ``\\s``, U+FEFF too): marked
+#: trims them off a link's destination, so ``(\u00a0javascript:…)`` was a live link there.
+_WIDE_BLANKS = "\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 #: A ``<`` that would open a tag, a comment, a declaration or an autolink but a web or mail
 #: one (``<https://…>`` escaped was linked by GitHub with a "%3E" tail; its scheme is safe,
 #: and the look to its ">" stops at the next "<": linear); a ``![`` that would open an
@@ -47,7 +50,7 @@ _MAY_BE_HEADING = re.compile(r"#|\n[ \t>]*(?:=+|-+)[ \t]*(?:\n|$)")
 #: read too (``_links_near_backticks``). And every ``]:``, written ``]\:``: no link
 #: reference definition forms from the text (markdown-it refused ``[1\n]: https://a.b(``,
 #: so it was not made text, and GitHub took it: every "[1]" in the document linked there).
-_SKIPPED = r"[\x00-\x20\x7f<>]"
+_SKIPPED = rf"[\x00-\x20\x7f{_WIDE_BLANKS}<>]"
 _TAG_START = re.compile(
     r"(?<!\\)(\\*)(<(?=[A-Za-z/!?])(?!(?i:https?|mailto):[^\x00-\x20<>`]*>)|!(?=\[)"
     rf"|\](?=:|\((?:{_SKIPPED}*(?:[jvdfJVDF&\\]|\Z)|{_SKIPPED}{{150}})))"
@@ -83,7 +86,7 @@ _FIRST_TITLE_LINE = re.compile(rf"({_CONTAINERS})(.*)")
 _UNSAFE_SCHEMES = ("javascript", "vbscript", "data", "file")
 _SCHEME = re.compile(r"([a-z][a-z0-9+.-]{0,31}):")
 _BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_SPACE_AND_CONTROLS = re.compile(r"[\x00-\x20\x7f]+")
+_SPACE_AND_CONTROLS = re.compile(rf"[\x00-\x20\x7f{_WIDE_BLANKS}]+")
 #: How much of a destination is read for its scheme: an encoded scheme
 #: (``&#0000106;`` per letter) fits in it; a longer run without one is taken as unsafe.
 _DESTINATION_WINDOW = 160
@@ -99,7 +102,11 @@ _WEB_ADDRESS = re.compile(
 _IN_ADDRESS = re.compile(r"([\\`\[\]|!])")
 #: What an address written as ``<autolink>`` must not hold (a table cell's ``|`` too, and
 #: ``&``: inside ``<…>`` GitHub reads ``&amp;`` as ``&``, where in a bare address it did not).
-_NOT_IN_ANGLES = re.compile(r"[\\`\[\]|!>&]")
+_NOT_IN_ANGLES = re.compile(r"[\\`\[\]|!<>&]")
+#: What a bare address is written ``<…>`` for, as long as it holds none of the rest: an
+#: escape's backslash before them was in GitHub's link (``https://a.b/\\[x\\]``).
+_BRACKETS_AND_PIPES = re.compile(r"[\[\]|]")
+_NOT_IN_BRACKETED = re.compile(r"[\\`!>&]")
 #: What GitHub trims from a bare address's end (with ``&name;``, see :func:`_entity_tail`).
 _TRIMMED = frozenset("?!.,:*_~'\")")
 
@@ -131,7 +138,15 @@ def escaped(text: str) -> str:
             position = link.end()
             continue
         address = link.group()[: _entity_tail(link.group())]
-        if address != link.group() and "://" in address and not _NOT_IN_ANGLES.search(address):
+        before_tag = address == link.group() and flat.startswith("<", link.end())
+        if before_tag:  # GitHub's end is before the "<" (its "&lt;" it took in)
+            address = _untrimmed(address)
+        bracketed = address == link.group() and _BRACKETS_AND_PIPES.search(address)
+        if bracketed:  # escaped, GitHub showed (and linked) the backslashes too
+            address = _untrimmed(address)
+        if ((before_tag or address != link.group()) and _angles_take(address)) or (
+            bracketed and "://" in address and not _NOT_IN_BRACKETED.search(address)
+        ):
             out.append(f"<{address}>")  # ends there: its tail, escaped, stays text
         else:
             address = link.group()
@@ -139,6 +154,23 @@ def escaped(text: str) -> str:
         position = link.start() + len(address)
     out.append(_escape_inline(flat[position:]))
     return "".join(out)
+
+
+def _angles_take(address: str) -> bool:
+    """Whether a bare web ``address`` may be written as an autolink ``<…>``: one that ends
+    where the page's does, where GitHub took the ``&lt;`` (or ``&gt;``) after it in
+    (``http://a.b/users/&lt;id>`` linked ``…/&amp;lt;id%3E``)."""
+    return "://" in address and not _NOT_IN_ANGLES.search(address)
+
+
+def _untrimmed(address: str) -> str:
+    """A bare address without the punctuation GitHub and the page leave out of its end (a
+    ")" only when unbalanced)."""
+    while address and (
+        address[-1] in _TRIMMED and (address[-1] != ")" or address.count(")") > address.count("("))
+    ):
+        address = address[:-1]
+    return address
 
 
 def _entity_tail(address: str) -> int:
@@ -300,9 +332,29 @@ def prose(text: str, below: int = 0) -> str:
     never a traceback."""
     text = shown(text)
     try:
+        if _nested_too_deep(text):
+            return f"{_TOO_DEEP}\n\n{fenced(text)}"
         return _prose(text, below)
     except _Unreadable:
         return fenced(text)
+
+
+#: How deep a message's lists and quotes may nest (markdown-it's levels: a quote is one, a
+#: list two): markdown-it's CommonMark preset (VS Code's preview) stops at 20 and leaves out
+#: the rest of the document, every entry after the message; the quote a thinking block is
+#: shown in adds one. A deeper message is shown as plain text, as the page does past 50.
+MAX_DEPTH = 16
+_TOO_DEEP = f"*Nested more than {MAX_DEPTH} levels deep: shown as plain text, not Markdown.*"
+#: A line that could be that deep: eight characters of container marks, a mark among them
+#: (a list marker with a tab is two levels in two characters; indent alone is no level).
+_DEEP_LINE = re.compile(r"^(?=[ \t>*+0-9.)-]{8})[ \t]*(?:[>*+-]|\d{1,9}[.)])", re.MULTILINE)
+
+
+def _nested_too_deep(text: str) -> bool:
+    """Whether ``text``'s blocks nest past ``MAX_DEPTH`` (read only when a line could)."""
+    if not _DEEP_LINE.search(text):
+        return False
+    return any(t.level > MAX_DEPTH for t in _tokens(text) if t.type != "inline")
 
 
 def _prose(text: str, below: int) -> str:
@@ -331,6 +383,8 @@ def _prose(text: str, below: int) -> str:
         if any(one and not other for one, other in zip(always, final, strict=True)):
             out = _escaped_whole(lines, [False] * len(lines))  # still moving: all of it
             _, open_fence, headings, _, _ = _code_lines(out)
+    if _MARKED_CLOSER.search("\n".join(out)):
+        out, open_fence = _fences_lengthened(out, open_fence)
     if below and headings:
         out = _headings_moved(out, headings, below)
     if open_fence:
@@ -338,6 +392,45 @@ def _prose(text: str, below: int) -> str:
             out.pop()
         out.append(open_fence)
     return _hard_breaks("\n".join(out).strip("\n"))
+
+
+#: A line in a fence that marked reads as its end (the opening run, then any backticks and
+#: tildes: ``` ```~~~ ```), where CommonMark reads text: a closing fence has nothing after
+#: its run. Only a run of both signs can be one and not the other.
+_MARKED_CLOSER = re.compile(r"^ {0,3}(?:`{3,}~|~{3,}`)[`~]* *$", re.MULTILINE)
+
+
+def _fences_lengthened(out: list[str], open_fence: str | None) -> tuple[list[str], str | None]:
+    """``out`` with each fence at the top level that holds a line marked would end it on
+    (``_MARKED_CLOSER``) opened and closed by a run longer than any its lines start with:
+    marked ended it early, and the rest of the fence, then the document after the closing
+    fence this module adds to an open one, was read the other way round. Also the fence
+    left open, now its longer run."""
+    try:
+        tokens = _tokens("\n".join(out))
+    except _Unreadable:
+        return out, open_fence
+    out = list(out)
+    for token in tokens:
+        if token.type != "fence" or token.level or not token.map:
+            continue
+        start, end = token.map[0], min(token.map[1], len(out))
+        sign = token.markup[0]
+        inside = range(start + 1, end)
+        if not any(_MARKED_CLOSER.fullmatch(out[n]) for n in inside):
+            continue
+        runs = (
+            len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip(sign))
+            for line in out[start + 1 : end]
+        )
+        longer = sign * max(len(token.markup) + 1, max(runs, default=0) + 1)
+        out[start] = out[start].replace(token.markup, longer, 1)
+        closer = _FENCE.fullmatch(out[end - 1]) if end - 1 > start else None
+        if closer is not None and _closes(closer, token.markup):
+            out[end - 1] = out[end - 1].replace(closer.group(1), longer, 1)
+        elif open_fence == token.markup:
+            open_fence = longer
+    return out, open_fence
 
 
 #: A GFM table's delimiter row (``|---|:-:|``, ``:-:`` alone too), its containers' marks
@@ -613,7 +706,7 @@ _ROUNDS = 6
 #: Block tokens that hold a line's text (a line in none of them, not blank, is part of a
 #: link reference definition: markdown-it keeps those out of its tokens).
 _LEAF_BLOCKS = frozenset(
-    {"paragraph_open", "heading_open", "fence", "code_block", "html_block", "hr"}
+    {"paragraph_open", "heading_open", "fence", "code_block", "html_block", "hr", "table_open"}
 )
 
 
@@ -628,6 +721,7 @@ def _code_lines(
     open_fence = None
     headings: dict[int, tuple[int, int | None]] = {}
     paragraphs: dict[int, int] = {}
+    paragraph_lines: set[int] = set()
     env: dict = {}
     tokens = _tokens("\n".join(lines), env)
     held = [False] * len(lines) if env.get("references") else None
@@ -638,6 +732,8 @@ def _code_lines(
         multiline = token.map and token.map[1] - token.map[0] > 1
         if token.type in ("paragraph_open", "heading_open") and token.map and multiline:
             paragraphs[token.map[0]] = token.map[1]
+        if token.type == "paragraph_open" and token.map:
+            paragraph_lines.update(range(*token.map))
         if token.type == "heading_open" and token.map:
             start, end = token.map
             if token.markup[:1] == "#":
@@ -647,8 +743,8 @@ def _code_lines(
         if token.type not in ("fence", "code_block") or not token.map:
             continue
         start, end = token.map
-        if token.type == "code_block" and start and lines[start - 1].strip(" \t>"):
-            continue  # no indented code after a line of text: cmark's lazy continuation
+        if token.type == "code_block" and start - 1 in paragraph_lines:
+            continue  # no indented code after a paragraph's line: cmark's lazy continuation
         first = start + 1 if token.type == "fence" else start  # a fence's opening is text
         for number in range(first, min(end, len(lines))):
             code[number] = True
@@ -697,10 +793,11 @@ def _tokens(source: str, env: dict | None = None) -> list[Token]:
 
 @functools.cache
 def _block_parser() -> MarkdownIt:
-    """CommonMark, raw HTML on: this parse only finds the code, the headings and the link
-    reference definitions, as a viewer would; inline parsing (half the time) is not needed
-    for that."""
-    return MarkdownIt("commonmark").disable("inline")
+    """CommonMark with GFM tables, raw HTML on: this parse only finds the code, the
+    headings and the link reference definitions, as a viewer would (a table's rows over a
+    ``---`` are no setext heading there); inline parsing (half the time) is not needed for
+    that."""
+    return MarkdownIt("commonmark").enable("table").disable("inline")
 
 
 def _closes(match: re.Match[str], opening: str) -> bool:
@@ -756,10 +853,23 @@ def _inline_safe(text: str, following: str = "") -> str:
     position = 0
     for begin, end in code:
         out.append(_escape_tags(text, position, begin))
+        if text[begin - 1 : begin] == "~":
+            out[-1] = _tildes_escaped(out[-1])
         out.append(text[begin:end])
         position = end
     out.append(_escape_tags(text, position, len(text), following))
     return "".join(out)
+
+
+def _tildes_escaped(before: str) -> str:
+    """``before`` (the text up to a code span) with its closing run of ``~`` escaped: marked
+    read ``~~`` and the span's opening backticks as one run of text, the span's
+    ``<img onerror=…>`` as raw HTML. An escaped ``~`` shows the same everywhere."""
+    run = len(before) - len(before.rstrip("~"))
+    start = len(before) - run
+    if _backslashes_before(before, start) % 2:  # its first "~" is escaped already
+        start += 1
+    return before[:start] + "\\~" * (len(before) - start)
 
 
 _CELL_OR_LINE = re.compile(r"\n|(?<!\\)\|")
@@ -905,6 +1015,7 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
         if len(backslashes) % 2:  # escaped already: text ("\<" as "&lt;", the same text)
             out.append(backslashes[:-1] + "&lt;" if sign == "<" else found.group())
         elif sign == "<":
+            _address_closed(text, found.start(), out)
             out.append(backslashes + "&lt;")
         elif sign == "!":
             out.append(backslashes + "\\!")
@@ -916,6 +1027,35 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
         position = _link_checked(text, bracket, position, following, out)
     out.append(text[position:high])
     return "".join(out)
+
+
+def _address_closed(text: str, at: int, out: list[str]) -> None:
+    """The bare web address that ends at the ``<`` at ``at`` (the end of ``out``) written as
+    an autolink ``<…>``: GitHub took the ``&lt;`` written for that ``<`` into the address,
+    where the page ends it there. Not in a link's destination or text (``(`` or ``[``
+    before it, a ``](`` after it on the line): an autolink there would break the link."""
+    if at == 0 or text[at - 1] in " \t\n\\" or not out:
+        return
+    said = out[-1]
+    word = re.split(r"[ \t\n\v\f\r]", said)[-1]
+    found = next(reversed(list(_BARE_ADDRESS.finditer(word))), None)
+    if found is None or not word[found.start() :].lower().startswith(("http", "ftp")):
+        return
+    start = len(said) - len(word) + found.start()
+    address = _untrimmed(said[start:])
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    closing = text.find("](", at, line_end)  # the link text it may be in ends there
+    rest = _ADDRESS_END.search(text, at + 1)  # (a backtick in reach: GitHub's address took
+    if "`" in text[at : rest.start() if rest else len(text)]:  # it in, see _inline_safe)
+        return
+    if (
+        not _angles_take(address)
+        or said[start - 1 : start] in ("(", "[", "<")
+        or (closing >= 0 and text.find("[", at, closing) < 0)
+    ):
+        return
+    out[-1] = f"{said[:start]}<{address}>{said[start + len(address) :]}"
 
 
 def _links_near_backticks(text: str, low: int, high: int, following: str) -> list[int]:
