@@ -1384,22 +1384,22 @@ def _tool_parts(
             out += cut
         else:
             out += [fenced(_json(args), "json")]
-        return out + ([_output(text)] if text.strip() else [])
+        return out + ([_output(text)] if text.strip() else []) + _images(result)
     if name == "apply_patch" and (patch := patch_diff(as_str(args.get("input")) or "")):
         files = ", ".join(code_span(f.label()) for f in patch.files)
         out = [f"**apply_patch** {files} · +{patch.added} −{patch.removed}{status}", *notes]
         out += [*_other_args(view, args), fenced(patch.diff.rstrip("\n"), "diff")]
-        return out + ([_output(text)] if text.strip() else [])
+        return out + ([_output(text)] if text.strip() else []) + _images(result)
     if name in TODO_TOOLS and (todos := todo_items(args)) is not None:
         out = [f"**{name}** · {todo_done(todos)}{status}", *notes, *_other_args(view, args)]
         out += ["\n".join(_todo_line(item) for item in todos)]
-        return out + ([_output(text)] if text.strip() else [])
+        return out + ([_output(text)] if text.strip() else []) + _images(result)
     if name in _LISTINGS:
         said = " ".join(f"{k}={_json(v)}" for k, v in args.items())
         listed = listing_count(name, text.rstrip()) if result and not result.is_error else ""
         count = f" · {listed}" if listed else ""  # none for a note of nothing listed
         out = [f"**{name}** {code_span(said) if said else ''}{count}{status}", *notes]
-        return out + ([_output(text.rstrip("\n"))] if text.strip() else [])
+        return out + ([_output(text.rstrip("\n"))] if text.strip() else []) + _images(result)
     out = [f"**{escaped(name)}**{status}", *notes, fenced(_json(args), "json")]
     return out + ([_output(text)] if text.strip() else []) + _images(result)
 

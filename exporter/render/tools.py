@@ -410,7 +410,10 @@ def build_tool_view(
 
 def _result_extras(view: ToolView, result: MessageEntry, with_odd: bool) -> None:
     """What else the result holds: its ``details`` but what the view showed of them, a
-    tool name other than the call's, content not of Pi's types."""
+    tool name other than the call's, content not of Pi's types, its images (every tool's:
+    a view with no place of its own for them, an edit's or a listing's, dropped them)."""
+    if not view.images:
+        view.images = _result_images(result)
     details = result.message.get("details")
     if isinstance(details, dict):
         details = {k: v for k, v in details.items() if k not in view.read_details}
