@@ -256,8 +256,8 @@ def print_dry_run(result: PublishResult, repo_id: str) -> None:
 @click.option(
     "--prune",
     is_flag=True,
-    help="Delete remote sessions not in this selection: of its projects, or of every project "
-    "with --all.",
+    help="Delete remote sessions not in this selection: with --all every other one, else "
+    "those of its projects this machine published (its publish key's).",
 )
 @click.option(
     "--allow-weaker-policy",

@@ -154,6 +154,9 @@ def test_an_invalid_pattern_is_a_usage_error_before_any_request(
         "unterminated subpattern at position 0; nothing sent",
         "x*": "--deny 'x*': the pattern matches an empty string, so it would deny every "
         "session; nothing sent",
+        # (it read as this folder: "a folder, not a file of patterns")
+        "": "--deny '': the pattern matches an empty string, so it would deny every "
+        "session; nothing sent",
     }
     for value, message in cases.items():
         result = _publish(home, fake_hub, "--deny", "ok", "--deny", value)

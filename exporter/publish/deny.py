@@ -71,8 +71,9 @@ def deny_patterns(values: Iterable[str]) -> list[DenyPattern]:
     patterns: list[DenyPattern] = []
     for value in values:
         path = expand_user(value)
-        if not path.is_file():
-            _refuse_missing_list(value, path)
+        if not value or not path.is_file():  # ("" is no path: Path("") is this folder)
+            if value:
+                _refuse_missing_list(value, path)
             typed = shlex.quote(value)  # as it could be typed again
             patterns.append(_checked(value, f"pattern {typed}", f"--deny {typed}"))
             continue
