@@ -53,6 +53,13 @@ def server_context(preload: str) -> Context:
             try:
                 with _started_ignoring_ctrl_c():
                     forkserver.ensure_running()  # a no-op while the one started before runs
+            except OSError as error:
+                if not _socket_path_too_long(error):
+                    raise
+                # its socket goes in $TMPDIR, and a long TMPDIR (a CI runner's, a test's)
+                # is no socket name: every publish failed, saying only "AF_UNIX path too
+                # long". spawn needs no socket
+                return multiprocessing.get_context("spawn")
             finally:
                 # the caller's list for a server they start: ours is imported in this one
                 # (one that dies during a batch is started again with theirs, and its
@@ -64,6 +71,12 @@ def server_context(preload: str) -> Context:
 
 
 _SERVER_LOCK = threading.Lock()
+
+
+def _socket_path_too_long(error: OSError) -> bool:
+    """The forkserver's socket could not be named: its folder, in $TMPDIR, is longer than
+    a Unix socket's name may be (~107 bytes on Linux)."""
+    return "AF_UNIX path too long" in str(error)
 
 
 def _forkserver_preload() -> list[str] | None:
