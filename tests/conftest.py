@@ -95,6 +95,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that starts Chromium (its fixtures reach ``pw_browser``) is a ``browser``
+    test, marked or not: ``-m "not browser"`` started Chromium for 24 files' tests."""
+    for item in items:
+        if "pw_browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "pi_fixture" in metafunc.fixturenames:
         metafunc.parametrize("pi_fixture", FIXTURE_FILES, ids=[p.name for p in FIXTURE_FILES])
