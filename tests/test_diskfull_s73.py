@@ -22,12 +22,13 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.hub import TOKEN, FakeHub
+from tests.test_write_errors_s73 import _env, _files_up_to
 
 resource = pytest.importorskip("resource")  # POSIX only
 
@@ -47,41 +48,6 @@ UNWRITTEN = re.compile(
     r"that had a page keeps its page of before, a new one is listed as failed\); make room "
     r"and run again"
 )
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    """A process of its own: its HF home, caches, config and TMPDIR, no proxy but loopback,
-    this checkout's package."""
-    drop = ("HF_", "HUGGING", "XDG_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    for name in ("PI_SESSION_PUBLISH_KEY", "http_proxy", "https_proxy", "ALL_PROXY", "TMPDIR"):
-        env.pop(name, None)
-    for name in ("hf-home", "cache", "config", "state", "tmp"):
-        (tmp_path / name).mkdir(exist_ok=True)
-    env.update(
-        HF_HOME=str(tmp_path / "hf-home"),
-        HF_HUB_DISABLE_TELEMETRY="1",
-        HF_HUB_DISABLE_PROGRESS_BARS="1",
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        TMPDIR=str(tmp_path / "tmp"),
-        NO_PROXY="127.0.0.1,localhost",
-        HTTPS_PROXY="http://127.0.0.1:9",  # anything not loopback fails fast
-        HTTP_PROXY="http://127.0.0.1:9",
-        PYTHONPATH=str(REPO),
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    return env
-
-
-def _files_up_to(limit: int) -> Callable[[], None]:
-    """A child's ``preexec_fn``: no file written past ``limit`` bytes (a full disk)."""
-
-    def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return small_files
 
 
 def _cli(tmp_path: Path, *args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
