@@ -141,30 +141,44 @@ class SiteReport:
         )
 
 
-#: What "make room" cures (``ulimit -f`` is a limit on a file's size).
-_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+#: What "make room" cures (``ulimit -f`` is a limit on a file's size: raising it does too).
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+#: Something in a page's place (a folder where it goes, a file where its folder goes): the
+#: user's to move; another run alone cannot cure it.
+_IN_PLACE = frozenset({errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ELOOP})
 
 
 class SitePagesUnwritten(OSError):
     """The site was finished (its index written) without pages the folder could not take
-    (``SiteReport.unwritten``): a session that had a page keeps it as it was, a new one is
-    a failed row. Raised, not only reported, so that no caller takes the folder for the
-    sessions' site (``publish --html`` would delete the missing pages from the dataset);
-    ``report`` is the build's, as a finished build's; ``reason`` the first page's OS
-    error, ``advice`` what to do."""
+    (``SiteReport.unwritten``): a session whose page of before was made with the same
+    options keeps it as it was, any other is a failed row. Raised, not only reported, so
+    that no caller takes the folder for the sessions' site (``publish --html`` would delete
+    the missing pages from the dataset); ``report`` is the build's, as a finished build's;
+    ``reason`` the first page's OS error, ``advice`` what to do."""
 
     def __init__(self, report: SiteReport, out_dir: Path) -> None:
         first = report.unwritten[0][1]
         self.reason = first.strerror or str(first)
-        self.advice = f"{'make room and ' if first.errno in _NO_ROOM else ''}run again"
+        self.advice = _advice(first)
         count = len(report.unwritten)
         super().__init__(
             first.errno,
             f"{self.reason}: {plural(count, 'page')} could not be written in the site in "
-            f"{out_dir} (a session that had a page keeps its page of before, a new one is "
-            f"listed as failed); {self.advice}",
+            f"{out_dir} (a session whose page of before was made with these options keeps "
+            f"it; any other is listed as failed); {self.advice}",
         )
         self.report = report
+
+
+def _advice(error: OSError) -> str:
+    """What to do about a page the site folder could not take, by why."""
+    if error.errno in _NO_ROOM:
+        return "make room and run again"
+    if error.errno == errno.EFBIG:  # ulimit -f, or a file system's largest file
+        return "make room (or raise the file size limit: ulimit -f) and run again"
+    if error.errno in _IN_PLACE:
+        return f"move away what is in the place of {error.filename} and run again"
+    return "run again"
 
 
 def make_options_key(options: RenderOptions, *extra: str) -> str:
@@ -242,7 +256,8 @@ def _render_task(task: _Task) -> dict[str, Any]:
             entry["error"] = _write_page(Path(task.out_dir), page, html)
         except OSError as error:  # the site folder's failure (a full disk), not the session's
             entry["error"] = f"cannot write {page}: {error.strerror or error}"
-            entry["unwritten"] = [error.errno, error.strerror or str(error), page]
+            where = _where(error, task) or page
+            entry["unwritten"] = [error.errno, error.strerror or str(error), where]
         del html  # (a big page: not kept while the search records are made)
         if entry["error"] is None:
             # its size, to tell a page cut short since (is_unchanged): rendered again
@@ -449,6 +464,15 @@ def _search_problem(out_dir: Path, error: OSError) -> str:
     elif isinstance(error, IsADirectoryError):
         why = "a folder is in the place of this file"
     return f"cannot write {path.as_posix()} in the site folder: {why}"
+
+
+def _where(error: OSError, task: _Task) -> str | None:
+    """The path a page's write failed on, inside the site folder (its project folder, when
+    a file stands there), as the site's messages name paths."""
+    where = error.filename
+    if not isinstance(where, str) or not os.path.isabs(where):
+        return where if isinstance(where, str) else None
+    return os.path.relpath(where, task.out_dir)
 
 
 def _write_page(out_dir: Path, page: str, html: str) -> str | None:

@@ -45,8 +45,8 @@ LIMIT = 400_000
 GROWN = "one more question about the deploy"
 UNWRITTEN = re.compile(
     r"error: File too large: 1 page could not be written in the site in \S+ \(a session "
-    r"that had a page keeps its page of before, a new one is listed as failed\); make room "
-    r"and run again"
+    r"whose page of before was made with these options keeps it; any other is listed as "
+    r"failed\); make room \(or raise the file size limit: ulimit -f\) and run again"
 )
 
 
@@ -222,6 +222,24 @@ def test_an_unreadable_session_beside_a_page_that_does_not_fit_is_not_counted_as
 # --- publish --html -------------------------------------------------------------------------
 
 
+def test_a_folder_in_a_pages_place_is_named_to_be_moved(tmp_path: Path, sessions: Path) -> None:
+    """Not a full disk: a folder of the user's stands where a page goes. "Run again" could
+    never cure it (review): the run names what to move; its page of before is gone, so the
+    session is a failed row until then, exit 2."""
+    assert _export(tmp_path).returncode == 0
+    site = tmp_path / "site"
+    page = _page(site, "pi-branched-2")
+    rel = page.relative_to(site).as_posix()
+    page.unlink()
+    (page / "keep.txt").parent.mkdir()
+    (page / "keep.txt").write_text("mine\n", encoding="utf-8")
+    _grow(sessions / "pi-branched-2.jsonl")
+    run = _export(tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert _said(run).endswith(f"move away what is in the place of {rel} and run again"), run.stderr
+    assert (page / "keep.txt").read_text(encoding="utf-8") == "mine\n"
+
+
 @pytest.fixture
 def fake_hub() -> Iterator[FakeHub]:
     with FakeHub() as fake:
@@ -253,10 +271,12 @@ def test_publish_html_stops_before_any_commit_when_a_page_does_not_fit(
     full = _publish(fake_hub, tmp_path, limit=LIMIT)
     assert full.returncode == 2, full.stderr
     said = _said(full)
-    assert (
-        "error: File too large: 1 html/ page could not be written in the local publish "
-        "cache; nothing was sent (the dataset is as it was); make room and run again"
-    ) in said, said
+    assert re.search(
+        r"error: File too large: 1 html/ page could not be written in the local publish "
+        r"cache /\S+; nothing was sent \(the dataset is as it was\); make room \(or raise "
+        r"the file size limit: ulimit -f\) and run again",
+        said,
+    ), said
     assert "Traceback" not in full.stderr
     assert len(fake_hub.commits) == commits
     assert fake_hub.files(DATASET) == published
@@ -267,3 +287,25 @@ def test_publish_html_stops_before_any_commit_when_a_page_does_not_fit(
     (grown_page,) = (p for p in pages if p.endswith("/pi-branched-2.html"))
     assert after[grown_page] != published[grown_page]
     assert GROWN.encode() in after[grown_page]
+
+
+def test_a_dry_run_names_the_temporary_folder_it_renders_in(
+    tmp_path: Path, sessions: Path, fake_hub: FakeHub
+) -> None:
+    """A dry run renders into a copy of the cache in the temporary folder: a full one was
+    said to be "the local publish cache" (review), and clearing the cache cured nothing."""
+    assert _publish(fake_hub, tmp_path).returncode == 0
+    commits = len(fake_hub.commits)
+    _grow(sessions / "pi-branched-2.jsonl")
+    root = tmp_path / "sessions"
+    args = ("publish", DATASET, "--all", "--sessions-dir", str(root), "--html", "-j", "1")
+    dry = _cli(
+        tmp_path, *args, "--dry-run", "--endpoint", fake_hub.url, "--token", TOKEN, limit=LIMIT
+    )
+    assert dry.returncode == 2, dry.stderr
+    said = _said(dry)
+    assert (
+        f"1 html/ page could not be written in the temporary folder {tmp_path / 'tmp'} (a dry "
+        "run renders into a copy there); nothing would be sent"
+    ) in said, said
+    assert len(fake_hub.commits) == commits

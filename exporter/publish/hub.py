@@ -805,20 +805,25 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
             "built); nothing was sent; run again when it ends"
         ) from None
     except SitePagesUnwritten as error:
-        raise _unwritten_pages(run, error) from None
+        raise _unwritten_pages(run, error, site) from None
     return html_ops(site, run.remote, skip=lambda rel: rel.startswith("."))
 
 
-def _unwritten_pages(run: _Run, error: SitePagesUnwritten) -> PublishError:
-    """Pages the local cache of html/ could not take (a full disk): the site there lacks
-    them, and its diff would delete them from the dataset. The run stops before any
-    commit (exit 2, as for a cache that cannot be written at all); the next run with room
+def _unwritten_pages(run: _Run, error: SitePagesUnwritten, site: Path) -> PublishError:
+    """Pages the local cache of html/ (a dry run's copy of it, in the temporary folder)
+    could not take (a full disk): the site there lacks them, and its diff would delete
+    them from the dataset. The run stops before any commit (exit 2, as for a cache that
+    cannot be written at all), naming the folder that is full; the next run with room
     renders them and publishes."""
     sent = "nothing would be sent" if run.req.dry_run else "nothing was sent"
+    where = (
+        f"the temporary folder {tempfile.gettempdir()} (a dry run renders into a copy there)"
+        if run.req.dry_run
+        else f"the local publish cache {site}"
+    )
     stopped = PublishError(
         f"{error.reason}: {plural(len(error.report.unwritten), 'html/ page')} could not be "
-        f"written in the local publish cache; {sent} (the dataset is as it was); "
-        f"{error.advice}",
+        f"written in {where}; {sent} (the dataset is as it was); {error.advice}",
         exit_code=2,
     )
     stopped.partial = run.result  # (what was redacted is still said)
