@@ -454,7 +454,8 @@ def _wordless(tokens: list[Any], start: int) -> list[Any] | None:
     emphasis around blanks); None if they show something (an image shows its alt text or
     its URL)."""
     inside = []
-    for token in itertools.islice(tokens, start, None):
+    for at in range(start, len(tokens)):  # (islice walked from 0 to start: quadratic over
+        token = tokens[at]  # a message of 14,000 bare addresses, 1.4 s of 2.3)
         if token.type == "link_close":
             break
         if token.type == "image" or token.content.strip():
