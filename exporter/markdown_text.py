@@ -166,11 +166,15 @@ def _angles_take(address: str) -> bool:
 def _untrimmed(address: str) -> str:
     """A bare address without the punctuation GitHub and the page leave out of its end (a
     ")" only when unbalanced)."""
-    while address and (
-        address[-1] in _TRIMMED and (address[-1] != ")" or address.count(")") > address.count("("))
-    ):
-        address = address[:-1]
-    return address
+    end = len(address)
+    unbalanced = address.count(")") - address.count("(")  # counted once: linear
+    while end and address[end - 1] in _TRIMMED:
+        if address[end - 1] == ")":
+            if unbalanced <= 0:
+                break
+            unbalanced -= 1
+        end -= 1
+    return address[:end]
 
 
 def _entity_tail(address: str) -> int:
@@ -332,39 +336,46 @@ def prose(text: str, below: int = 0) -> str:
     never a traceback."""
     text = shown(text)
     try:
-        if _nested_too_deep(text):
+        parse = _deep_parse(text)
+        if parse and any(t.level > MAX_DEPTH for t in parse[0] if t.type != "inline"):
             return f"{_TOO_DEEP}\n\n{fenced(text)}"
-        return _prose(text, below)
+        return _prose(text, below, parse)
     except _Unreadable:
         return fenced(text)
 
 
-#: How deep a message's lists and quotes may nest (markdown-it's levels: a quote is one, a
-#: list two): markdown-it's CommonMark preset (VS Code's preview) stops at 20 and leaves out
-#: the rest of the document, every entry after the message; the quote a thinking block is
-#: shown in adds one. A deeper message is shown as plain text, as the page does past 50.
-MAX_DEPTH = 16
-_TOO_DEEP = f"*Nested more than {MAX_DEPTH} levels deep: shown as plain text, not Markdown.*"
+#: How deep a message's blocks may nest (markdown-it's token levels: a quote is one, a list
+#: two, the list and its item): markdown-it's CommonMark preset (VS Code's preview) stops at 20
+#: and leaves out the rest of the document, every entry after the message; the quote a
+#: thinking block is shown in adds one. 18 keeps nine lists in each other Markdown (every
+#: viewer shows them, in a thinking quote too) and makes ten plain text, as the page does
+#: past 50.
+MAX_DEPTH = 18
+_TOO_DEEP = "*Nested too deeply for Markdown viewers: shown as plain text.*"
 #: A line that could be that deep: eight characters of container marks, a mark among them
 #: (a list marker with a tab is two levels in two characters; indent alone is no level).
 _DEEP_LINE = re.compile(r"^(?=[ \t>*+0-9.)-]{8})[ \t]*(?:[>*+-]|\d{1,9}[.)])", re.MULTILINE)
 
 
-def _nested_too_deep(text: str) -> bool:
-    """Whether ``text``'s blocks nest past ``MAX_DEPTH`` (read only when a line could)."""
-    if not _DEEP_LINE.search(text):
-        return False
-    return any(t.level > MAX_DEPTH for t in _tokens(text) if t.type != "inline")
+#: A parse of a text: its block tokens and the environment (link references) they left.
+_Parse = tuple[list[Token], dict]
 
 
-def _prose(text: str, below: int) -> str:
+def _deep_parse(text: str) -> _Parse | None:
+    """``text``'s parse when a line could nest past ``MAX_DEPTH`` (else None: not read), for
+    the depth and then again for ``_code_lines`` (a date or a ``-----`` line could)."""
+    return _parse(text) if _DEEP_LINE.search(text) else None
+
+
+def _prose(text: str, below: int, parse: _Parse | None = None) -> str:
     if "\t" in text or " \n" in text or text.endswith(" "):
-        text = "\n".join(_evened(text.split("\n"), marked_only=True))
+        evened = "\n".join(_evened(text.split("\n"), marked_only=True))
+        parse, text = (parse if evened == text else None), evened
     if not _MAY_NEED_WORK.search(text) and not (below and _MAY_BE_HEADING.search(text)):
         return _hard_breaks(text.strip("\n"))  # no markup to escape, no fence, no heading
     lines = text.split("\n")
     parsed = lines
-    code, open_fence, headings, definitions, paragraphs = _code_lines(parsed)
+    code, open_fence, headings, definitions, paragraphs = _code_lines(parsed, parse)
     always = code  # the lines code in every parse
     for _ in range(_ROUNDS):
         out = _escaped_outside(lines, code, definitions, paragraphs)
@@ -383,7 +394,7 @@ def _prose(text: str, below: int) -> str:
         if any(one and not other for one, other in zip(always, final, strict=True)):
             out = _escaped_whole(lines, [False] * len(lines))  # still moving: all of it
             _, open_fence, headings, _, _ = _code_lines(out)
-    if _MARKED_CLOSER.search("\n".join(out)):
+    if _MAY_BE_MARKED_CLOSER.search("\n".join(out)):
         out, open_fence = _fences_lengthened(out, open_fence)
     if below and headings:
         out = _headings_moved(out, headings, below)
@@ -398,39 +409,51 @@ def _prose(text: str, below: int) -> str:
 #: tildes: ``` ```~~~ ```), where CommonMark reads text: a closing fence has nothing after
 #: its run. Only a run of both signs can be one and not the other.
 _MARKED_CLOSER = re.compile(r"^ {0,3}(?:`{3,}~|~{3,}`)[`~]* *$", re.MULTILINE)
+#: Such a line in a quote or a list item too (behind its container's marks).
+_MAY_BE_MARKED_CLOSER = re.compile(r"^[ \t>]*(?:`{3,}~|~{3,}`)[`~]* *$", re.MULTILINE)
 
 
 def _fences_lengthened(out: list[str], open_fence: str | None) -> tuple[list[str], str | None]:
-    """``out`` with each fence at the top level that holds a line marked would end it on
+    """``out`` with each fence that holds a line marked would end it on
     (``_MARKED_CLOSER``) opened and closed by a run longer than any its lines start with:
     marked ended it early, and the rest of the fence, then the document after the closing
-    fence this module adds to an open one, was read the other way round. Also the fence
-    left open, now its longer run."""
+    fence this module adds to an open one, was read the other way round (in a quote or a
+    list item, a ``<img onerror=…>`` line after it was raw HTML). Also the fence left
+    open, now its longer run. A fence in a container keeps the container's marks."""
     try:
         tokens = _tokens("\n".join(out))
     except _Unreadable:
         return out, open_fence
     out = list(out)
     for token in tokens:
-        if token.type != "fence" or token.level or not token.map:
+        if token.type != "fence" or not token.map:
             continue
         start, end = token.map[0], min(token.map[1], len(out))
         sign = token.markup[0]
-        inside = range(start + 1, end)
-        if not any(_MARKED_CLOSER.fullmatch(out[n]) for n in inside):
+        body = [_fence_text(line, token.level) for line in out[start + 1 : end]]
+        if not any(_MARKED_CLOSER.fullmatch(line) for line in body):
             continue
-        runs = (
-            len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip(sign))
-            for line in out[start + 1 : end]
-        )
+        runs = (len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip(sign)) for line in body)
         longer = sign * max(len(token.markup) + 1, max(runs, default=0) + 1)
-        out[start] = out[start].replace(token.markup, longer, 1)
-        closer = _FENCE.fullmatch(out[end - 1]) if end - 1 > start else None
-        if closer is not None and _closes(closer, token.markup):
-            out[end - 1] = out[end - 1].replace(closer.group(1), longer, 1)
-        elif open_fence == token.markup:
+        marks = out[start][: out[start].index(token.markup)]
+        out[start] = marks + out[start][len(marks) :].replace(token.markup, longer, 1)
+        last = out[end - 1]
+        closer = _FENCE.fullmatch(last.lstrip(" \t>")) if end - 1 > start else None
+        if (
+            closer is not None
+            and _closes(closer, token.markup)
+            and last[: len(last) - len(last.lstrip(" \t>"))].count(">") == marks.count(">")
+        ):
+            out[end - 1] = last.replace(closer.group(1), longer, 1)
+        elif open_fence == token.markup and not token.level:
             open_fence = longer
     return out, open_fence
+
+
+def _fence_text(line: str, level: int) -> str:
+    """A line of a fence at ``level`` without its containers' marks (at the top level a
+    ``>`` is the code's own)."""
+    return line[len(_prefix(line)) :] if level else line
 
 
 #: A GFM table's delimiter row (``|---|:-:|``, ``:-:`` alone too), its containers' marks
@@ -696,7 +719,7 @@ def _escaped_whole(lines: list[str], code: list[bool]) -> list[str]:
     return [
         line
         if code[number]
-        else _escape_tags(line, 0, len(line), "".join(lines[number + 1 : number + 2]))
+        else _escape_tags(line, 0, len(line), "".join(lines[number + 1 : number + 2]), None)
         for number, line in enumerate(lines)
     ]
 
@@ -711,19 +734,19 @@ _LEAF_BLOCKS = frozenset(
 
 
 def _code_lines(
-    lines: list[str],
+    lines: list[str], parse: _Parse | None = None
 ) -> tuple[list[bool], str | None, dict[int, tuple[int, int | None]], set[int], dict[int, int]]:
     """Which lines are inside a code block, the fence left open at the end (if any), the
     headings (first line -> level and the line of a setext heading's underline, None for
     an ATX heading), the lines of link reference definitions, and the paragraphs (and
-    headings) of more than one line (first line -> the line after)."""
+    headings) of more than one line (first line -> the line after). ``parse``: that of
+    these very lines, if read already."""
     code = [False] * len(lines)
     open_fence = None
     headings: dict[int, tuple[int, int | None]] = {}
     paragraphs: dict[int, int] = {}
     paragraph_lines: set[int] = set()
-    env: dict = {}
-    tokens = _tokens("\n".join(lines), env)
+    tokens, env = parse if parse is not None else _parse("\n".join(lines))
     held = [False] * len(lines) if env.get("references") else None
     for token in tokens:
         if held is not None and token.type in _LEAF_BLOCKS and token.map:
@@ -734,6 +757,9 @@ def _code_lines(
             paragraphs[token.map[0]] = token.map[1]
         if token.type == "paragraph_open" and token.map:
             paragraph_lines.update(range(*token.map))
+        if token.type == "table_open" and token.map and _one_column_over_dashes(token, lines):
+            headings[token.map[0]] = (2, token.map[0] + 1)  # as cmark and marked read it
+            paragraphs[token.map[0]] = token.map[0] + 2
         if token.type == "heading_open" and token.map:
             start, end = token.map
             if token.markup[:1] == "#":
@@ -800,6 +826,23 @@ def _block_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").disable("inline")
 
 
+def _one_column_over_dashes(table: Token, lines: list[str]) -> bool:
+    """Whether a table's delimiter row is a bare run of ``-`` (``Status |`` over ``---``):
+    markdown-it reads a table of one column, but cmark (GitHub) and marked read a setext
+    heading first, as the page's parser did before it read tables. Only such a row can be
+    both (a pipe or a colon is no underline, and a wider table's row has a pipe)."""
+    assert table.map is not None
+    number = table.map[0] + 1
+    row = lines[number].lstrip(" \t>").rstrip(" \t") if number < len(lines) else ""
+    return bool(row) and not row.strip("-")
+
+
+def _parse(source: str) -> _Parse:
+    """``source``'s block tokens and the link references they left."""
+    env: dict = {}
+    return _tokens(source, env), env
+
+
 def _closes(match: re.Match[str], opening: str) -> bool:
     """Whether a fence line closes the fence ``opening`` opened: only spaces and tabs may
     follow its run (a no-break space after it left the fence open on GitHub, and the
@@ -837,8 +880,9 @@ def _inline_safe(text: str, following: str = "") -> str:
     of many backticks and brackets)."""
     if "<" not in text and "![" not in text and "](" not in text and "]:" not in text:
         return text
+    addresses = _Addresses(text)
     if "`" not in text:
-        return _escape_tags(text, 0, len(text), following)
+        return _escape_tags(text, 0, len(text), following, addresses)
     whole = [(0, len(text))]
     code = _spans(text, whole)
     cells = _pieces(text, _CELL_OR_LINE) if "|" in text else None
@@ -851,14 +895,51 @@ def _inline_safe(text: str, following: str = "") -> str:
             code = _common(code, _spans(text, cells, addresses=True))
     out: list[str] = []
     position = 0
+    tildes: dict[int, list[int]] | None = None
     for begin, end in code:
-        out.append(_escape_tags(text, position, begin))
+        out.append(_escape_tags(text, position, begin, "", addresses))
         if text[begin - 1 : begin] == "~":
-            out[-1] = _tildes_escaped(out[-1])
+            tildes = _tilde_runs(text) if tildes is None else tildes
+            if not _struck(tildes, text, (begin, end), code):
+                out[-1] = _tildes_escaped(out[-1])
         out.append(text[begin:end])
         position = end
-    out.append(_escape_tags(text, position, len(text), following))
+    out.append(_escape_tags(text, position, len(text), following, addresses))
     return "".join(out)
+
+
+_TILDES = re.compile(r"~+")
+
+
+def _tilde_runs(text: str) -> dict[int, list[int]]:
+    """Where each run of ``~`` starts, by its length, in order (found once: linear)."""
+    runs: dict[int, list[int]] = {}
+    for found in _TILDES.finditer(text):
+        runs.setdefault(len(found.group()), []).append(found.start())
+    return runs
+
+
+def _struck(
+    runs: dict[int, list[int]], text: str, at: tuple[int, int], code: list[tuple[int, int]]
+) -> bool:
+    """Whether the run of ``~`` just before the code span ``at`` opens a strikethrough
+    that marked reads as one (``~~`old_api()`~~``), so its tildes stay as written: one or
+    two of them, and the first run of that length after them is past the span, outside
+    every code span and after a character that is no blank (marked's closing run). Else
+    marked read the tildes and the span's backticks as text, ``<img …>`` in it as HTML,
+    and a closing run inside a later span cut that span open the same way."""
+    begin, end = at
+    start = begin - 1
+    while start and text[start - 1] == "~":
+        start -= 1
+    same = runs.get(begin - start, [])
+    after = bisect.bisect_left(same, begin)
+    if begin - start > 2 or after == len(same):
+        return False
+    closer = same[after]
+    span = bisect.bisect_right(code, (closer, len(text) + 1)) - 1
+    inside = span >= 0 and code[span][0] <= closer < code[span][1]
+    return closer >= end and not inside and not text[closer - 1].isspace()
 
 
 def _tildes_escaped(before: str) -> str:
@@ -997,8 +1078,11 @@ def _backslashes_before(text: str, position: int) -> int:
     return count
 
 
-def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
-    """``text[low:high]``, outside code, made safe (see ``_inline_safe``)."""
+def _escape_tags(
+    text: str, low: int, high: int, following: str, addresses: _Addresses | None
+) -> str:
+    """``text[low:high]``, outside code, made safe (see ``_inline_safe``); ``addresses``
+    says where a bare web address before a "<" may be closed (None: nowhere)."""
     out: list[str] = []
     position = low
     near = _links_near_backticks(text, low, high, following)
@@ -1015,7 +1099,8 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
         if len(backslashes) % 2:  # escaped already: text ("\<" as "&lt;", the same text)
             out.append(backslashes[:-1] + "&lt;" if sign == "<" else found.group())
         elif sign == "<":
-            _address_closed(text, found.start(), out)
+            if addresses is not None and addresses.closable:
+                _address_closed(text, found.start(), out, addresses)
             out.append(backslashes + "&lt;")
         elif sign == "!":
             out.append(backslashes + "\\!")
@@ -1029,11 +1114,37 @@ def _escape_tags(text: str, low: int, high: int, following: str = "") -> str:
     return "".join(out)
 
 
-def _address_closed(text: str, at: int, out: list[str]) -> None:
+class _Addresses:
+    """What ``_address_closed`` reads of a paragraph, found once (a lookup per "<", not a
+    scan to the line's or the address's end: 1 MB of ``http://a.b/<x `` took 35 s).
+    Nothing is closed in a paragraph with a ``](``: the address could be in a link's text,
+    destination or title (over lines, after spaces, after ``?to=``), where an autolink
+    breaks the link; there it stays as the text was before."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.closable = "](" not in text
+        self._ticks: list[int] | None = None
+        self._ends: list[int] = []
+
+    def backtick_in_reach(self, at: int) -> bool:
+        """Whether a backtick lies between the "<" at ``at`` and where GitHub's address
+        would end after it (it took the backtick in, see ``_inline_safe``)."""
+        if "`" not in self.text:
+            return False
+        if self._ticks is None:
+            self._ticks = [found.start() for found in _BACKTICKS.finditer(self.text)]
+            self._ends = [found.start() for found in _ADDRESS_END.finditer(self.text)]
+        after = bisect.bisect_right(self._ends, at)
+        end = self._ends[after] if after < len(self._ends) else len(self.text)
+        tick = bisect.bisect_left(self._ticks, at)
+        return tick < len(self._ticks) and self._ticks[tick] < end
+
+
+def _address_closed(text: str, at: int, out: list[str], addresses: _Addresses) -> None:
     """The bare web address that ends at the ``<`` at ``at`` (the end of ``out``) written as
     an autolink ``<…>``: GitHub took the ``&lt;`` written for that ``<`` into the address,
-    where the page ends it there. Not in a link's destination or text (``(`` or ``[``
-    before it, a ``](`` after it on the line): an autolink there would break the link."""
+    where the page ends it there. Only where no link can hold it (``_Addresses``)."""
     if at == 0 or text[at - 1] in " \t\n\\" or not out:
         return
     said = out[-1]
@@ -1043,16 +1154,10 @@ def _address_closed(text: str, at: int, out: list[str]) -> None:
         return
     start = len(said) - len(word) + found.start()
     address = _untrimmed(said[start:])
-    line_end = text.find("\n", at)
-    line_end = len(text) if line_end < 0 else line_end
-    closing = text.find("](", at, line_end)  # the link text it may be in ends there
-    rest = _ADDRESS_END.search(text, at + 1)  # (a backtick in reach: GitHub's address took
-    if "`" in text[at : rest.start() if rest else len(text)]:  # it in, see _inline_safe)
-        return
     if (
         not _angles_take(address)
         or said[start - 1 : start] in ("(", "[", "<")
-        or (closing >= 0 and text.find("[", at, closing) < 0)
+        or addresses.backtick_in_reach(at)
     ):
         return
     out[-1] = f"{said[:start]}<{address}>{said[start + len(address) :]}"
