@@ -1891,15 +1891,20 @@ def test_a_branch_line_with_many_compactions_is_judged_once(monkeypatch) -> None
     session = parse_session_bytes(_records_bytes(lines))
     assert session.leaf_id == "alt"
     calls = []
-    real = SessionClass.context_status
+    real, real_line = SessionClass.context_status, SessionClass.line_context_status
 
     def counted(self, path=None):  # type: ignore[no-untyped-def]
         calls.append(path)
         return real(self, path)
 
+    def counted_line(self, line):  # type: ignore[no-untyped-def]
+        calls.append(line)
+        return real_line(self, line)
+
     monkeypatch.setattr(SessionClass, "context_status", counted)
+    monkeypatch.setattr(SessionClass, "line_context_status", counted_line)
     builder = PageBuilder(session, lambda p: p)
-    assert len(calls) == 2  # the active path, and the one branch line
+    assert len(calls) == 2  # the active path, and the one branch line (alone, stop 73)
     assert builder.compacted["b1"] == "b20" and "b395" not in builder.compacted
 
 

@@ -237,7 +237,7 @@ class PageBuilder:
             line = self._line_through(entry.id)
             members = set(line)
             judged |= members
-            dropped = session.context_status(session.path_to(line[-1]))
+            dropped = session.line_context_status(line)
             for entry_id, compaction_id in dropped.items():
                 if entry_id in members and entry_id not in self.path_set:
                     self.compacted.setdefault(entry_id, compaction_id)
