@@ -214,6 +214,10 @@ class Session:
     _subtree_cache: tuple[dict[str, str | None], dict[str, int], dict[str, int]] | None = field(
         default=None, repr=False, compare=False
     )
+    # (parent map, written id -> the entries written with it, in file order)
+    _copies_cache: tuple[dict[str, str | None], dict[str, list[str]]] | None = field(
+        default=None, repr=False, compare=False
+    )
     # (leaf id, parent map, entry -> its child on the active path): a line's next entry
     _successor_cache: tuple[str, dict[str, str | None], dict[str, str]] | None = field(
         default=None, repr=False, compare=False
@@ -873,6 +877,19 @@ class Session:
     def _is_above(self, ancestor: str, entry_id: str) -> bool:
         """Whether ``ancestor`` is on the path from a root down to ``entry_id``, before it
         (one look-up: each subtree is a run of the tree's pre-order, found once)."""
+        order, size = self._preorder(), self._subtree_sizes()
+        first, at = order.get(ancestor), order.get(entry_id)
+        return first is not None and at is not None and first < at < first + size[ancestor]
+
+    def _preorder(self) -> dict[str, int]:
+        """Each entry's place in the tree's pre-order (made once)."""
+        return self._subtrees()[0]
+
+    def _subtree_sizes(self) -> dict[str, int]:
+        """Each entry's subtree's size, itself included (made once)."""
+        return self._subtrees()[1]
+
+    def _subtrees(self) -> tuple[dict[str, int], dict[str, int]]:
         cached = self._subtree_cache
         if cached is None or cached[0] is not self._parent:
             order: dict[str, int] = {}
@@ -884,9 +901,7 @@ class Session:
                 if parent is not None and parent in size:
                     size[parent] += size[walked]
             cached = self._subtree_cache = (self._parent, order, size)
-        _, order, size = cached
-        first, at = order.get(ancestor), order.get(entry_id)
-        return first is not None and at is not None and first < at < first + size[ancestor]
+        return cached[1], cached[2]
 
     def first_kept_id(self, compaction: CompactionEntry) -> str | None:
         """The entry a compaction keeps the context from, as Pi finds it: by the id as
@@ -896,10 +911,24 @@ class Session:
         wanted = compaction.first_kept_entry_id
         if not wanted or self._latest_with_id.get(wanted, wanted) == wanted:
             return wanted  # (an id used once: itself)
-        for entry_id in self.path_to(compaction.id):
-            if _written_id(self.by_id[entry_id]) == wanted:
-                return entry_id
-        return wanted
+        on_line = [
+            copy
+            for copy in self._copies_of(wanted)
+            if copy == compaction.id or self._is_above(copy, compaction.id)
+        ]  # (a look-up each, not a walk from the root per compaction: quadratic)
+        order = self._preorder()  # (the nearest the root of them)
+        return min(on_line, key=lambda copy: order.get(copy, 0)) if on_line else wanted
+
+    def _copies_of(self, written: str) -> list[str]:
+        """The entries the file writes with the id ``written``, in file order (made once)."""
+        cached = self._copies_cache
+        if cached is None or cached[0] is not self._parent:
+            copies: dict[str, list[str]] = {}
+            for entry in self.entries:
+                if (key := _written_id(entry)) is not None:
+                    copies.setdefault(key, []).append(entry.id)
+            cached = self._copies_cache = (self._parent, copies)
+        return cached[1].get(written, [])
 
     def entry(self, entry_id: str) -> Entry:
         return self.by_id[entry_id]

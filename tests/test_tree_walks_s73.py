@@ -17,7 +17,7 @@ import pytest
 
 from exporter.loader import load_session, parse_session_bytes
 from exporter.render import RenderOptions, render_session
-from exporter.session import Session
+from exporter.session import Session, _written_id
 from tests.conftest import FIXTURES_DIR, Build, cpu_time_limit, dump_lines
 
 
@@ -44,7 +44,21 @@ def _random_tree(seed: int, size: int = 60) -> Session:
         else:
             lines.append(Build.assistant(entry_id, parent, f"a{number}", number + 1))
         ids.append(entry_id)
+    for line in rng.sample(lines[2:], size // 10):  # ids written twice (renamed x~2)
+        line["id"] = rng.choice(ids[: int(line["id"][1:])] or ["e0"])
     return parse_session_bytes(dump_lines(lines))
+
+
+def _first_kept_by_walk(session: Session, compaction: Any) -> str | None:
+    """``first_kept_id`` as it was (stop 72): the first entry written with the id, walking
+    from the root down to the compaction."""
+    wanted = compaction.first_kept_entry_id
+    if not wanted or session._latest_with_id.get(wanted, wanted) == wanted:
+        return wanted
+    for entry_id in session.path_to(compaction.id):
+        if _written_id(session.by_id[entry_id]) == wanted:
+            return entry_id
+    return wanted
 
 
 def _agree(session: Session, every_entry: bool = True) -> int:
@@ -68,7 +82,11 @@ def _agree(session: Session, every_entry: bool = True) -> int:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_a_branch_alone_is_judged_as_its_whole_path_is(seed: int) -> None:
-    assert _agree(_random_tree(seed)) > 0
+    session = _random_tree(seed)
+    assert _agree(session) > 0
+    compactions = [e for e in session.entries if e.type == "compaction"]
+    for compaction in compactions:  # an id written twice: the copy on the compaction's line
+        assert session.first_kept_id(compaction) == _first_kept_by_walk(session, compaction)
 
 
 #: The fixtures that hold a compaction.
@@ -98,6 +116,18 @@ def _side_compactions(branches: int, depth: int) -> bytes:
 def test_many_compacted_branches_off_a_deep_line_render_in_linear_time() -> None:
     session = parse_session_bytes(_side_compactions(branches=6_000, depth=12_000))
     with cpu_time_limit(12):  # ~2 s; the whole path per branch took ~30
+        page = render_session(session, RenderOptions())
+    assert page.count('data-entry-id="c') == 6_000
+
+
+def test_a_kept_id_written_twice_does_not_walk_from_the_root_per_compaction() -> None:
+    """The same shape, and one more entry written with the id the compactions keep from
+    (so each compaction's kept entry was looked for from the root: quadratic again)."""
+    data = _side_compactions(branches=6_000, depth=12_000)
+    again = Build.user("m0", "leaf", "the id m0 again", 99_999)
+    session = parse_session_bytes(data + dump_lines([again]))
+    assert "m0~2" in session.by_id
+    with cpu_time_limit(12):
         page = render_session(session, RenderOptions())
     assert page.count('data-entry-id="c') == 6_000
 
