@@ -1,5 +1,6 @@
-"""Inputs of a few KB that made an export take seconds to minutes (stop 72), timed against
-another checkout of the code in the same run (ratios: this machine is noisy).
+"""Inputs of a few KB that made an export take seconds to minutes (stop 72), and shapes
+whose time grew with the square of their size (stop 73), timed against another checkout of
+the code in the same run (ratios: this machine is noisy).
 
     .venv/bin/python bench/bench_time_bombs.py [--old DIR] [--runs 2]
 
@@ -72,16 +73,60 @@ def cases() -> dict[str, str]:
         "20 C# fences of 1,500 lines (60 KB)": _session(_text(csharp)),
         "edit, 32,000 lines a side of 200 kinds (250 KB)": _session(call, result="done"),
         "control: text fence of 30 KB": _session(_fence("text", "word " * 6000)),
+        "1 MB of bare addresses 'http://a.b/<x '": _session(_text("http://a.b/<x " * 71_428)),
+        f"{MARKDOWN}250 KB of ')' before '<'": _session(
+            _text("see http://a.b/" + ")" * 250_000 + "<x")
+        ),
+        "6,000 compacted branches off a 12,000-entry line": _side_compactions(6_000, 12_000),
+        "a fork of 24,000 answers": _fork(24_000),
     }
+
+
+#: A case exported as Markdown (``--format md``), not as a page.
+MARKDOWN = "Markdown: "
+
+
+def _side_compactions(branches: int, depth: int) -> str:
+    """A line of ``depth`` entries and, off its tip, ``branches`` branches of a prompt and
+    a compaction keeping from the line's start; the active leaf the tip's newest answer."""
+
+    def user(entry_id: str, parent: str | None, text: str) -> dict[str, Any]:
+        return _message(entry_id, parent, {"role": "user", "content": [_text(text)]})
+
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "shape", "cwd": "/p",
+         "timestamp": "2026-01-01T10:00:00.000Z"},
+        user("m0", None, "start"),
+    ]  # fmt: skip
+    lines += [user(f"m{n}", f"m{n - 1}", "go on") for n in range(1, depth)]
+    for n in range(branches):
+        lines.append(user(f"b{n}", f"m{depth - 1}", f"try {n}"))
+        lines.append({"type": "compaction", "id": f"c{n}", "parentId": f"b{n}",
+                      "timestamp": "2026-01-01T10:00:00.000Z", "summary": "s",
+                      "firstKeptEntryId": "m0", "tokensBefore": 1})  # fmt: skip
+    lines.append(user("leaf", f"m{depth - 1}", "done"))
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def _fork(answers: int) -> str:
+    """One prompt and ``answers`` answers to it (the active leaf the newest)."""
+    head = _session().splitlines(keepends=True)[:2]  # the header and the prompt
+    answer = {"role": "assistant", "api": "x", "provider": "x", "model": "m",
+              "stopReason": "stop"}  # fmt: skip
+    lines = [
+        _message(f"a{n}", "u", {**answer, "content": [_text(f"answer {n}")]})
+        for n in range(answers)
+    ]
+    return "".join(head) + "".join(json.dumps(line) + "\n" for line in lines)
 
 
 def _fence(language: str, code: str) -> dict[str, Any]:
     return _text(f"```{language}\n{code}\n```")
 
 
-def export_cpu(code: Path, session: Path, limit: float) -> float | None:
+def export_cpu(code: Path, session: Path, limit: float, markdown: bool = False) -> float | None:
     """CPU seconds of one export with ``code``'s exporter; None past ``limit`` wall seconds."""
-    out = session.with_suffix(".html")
+    out = session.with_suffix(".md" if markdown else ".html")
     env = {**os.environ, "PYTHONPATH": str(code)}
     process = subprocess.Popen(
         [sys.executable, "-m", "exporter", "export", str(session), "-o", str(out), "-j", "1"],
@@ -126,7 +171,8 @@ def main() -> None:
             spent: dict[str, list[float | None]] = {name: [] for name, _ in codes}
             for _ in range(args.runs):  # alternated: this, old, this, old
                 for name, code in codes:
-                    spent[name].append(export_cpu(code, session, args.limit))
+                    markdown = case.startswith(MARKDOWN)
+                    spent[name].append(export_cpu(code, session, args.limit, markdown))
             cells = [_cell(spent[name], args.limit) for name, _ in codes]
             print(f"| {case} | " + " | ".join(cells) + " |")
 
