@@ -318,6 +318,10 @@ def remove_unfinished() -> None:
             os.unlink(temp_name)
 
 
+#: What a full disk says (a quota's too): "make room" cures it.
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
 def _saying_where(
     error: OSError, path: str | os.PathLike[str], temp_name: str | None = None
 ) -> OSError:

@@ -877,19 +877,13 @@ class Session:
     def _is_above(self, ancestor: str, entry_id: str) -> bool:
         """Whether ``ancestor`` is on the path from a root down to ``entry_id``, before it
         (one look-up: each subtree is a run of the tree's pre-order, found once)."""
-        order, size = self._preorder(), self._subtree_sizes()
+        order, size = self._subtrees()
         first, at = order.get(ancestor), order.get(entry_id)
         return first is not None and at is not None and first < at < first + size[ancestor]
 
-    def _preorder(self) -> dict[str, int]:
-        """Each entry's place in the tree's pre-order (made once)."""
-        return self._subtrees()[0]
-
-    def _subtree_sizes(self) -> dict[str, int]:
-        """Each entry's subtree's size, itself included (made once)."""
-        return self._subtrees()[1]
-
     def _subtrees(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Each entry's place in the tree's pre-order, and its subtree's size (itself
+        included): made once per parent map."""
         cached = self._subtree_cache
         if cached is None or cached[0] is not self._parent:
             order: dict[str, int] = {}
@@ -916,7 +910,7 @@ class Session:
             for copy in self._copies_of(wanted)
             if copy == compaction.id or self._is_above(copy, compaction.id)
         ]  # (a look-up each, not a walk from the root per compaction: quadratic)
-        order = self._preorder()  # (the nearest the root of them)
+        order, _ = self._subtrees()  # (the nearest the root of them)
         return min(on_line, key=lambda copy: order.get(copy, 0)) if on_line else wanted
 
     def _copies_of(self, written: str) -> list[str]:

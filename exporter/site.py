@@ -35,7 +35,7 @@ from exporter.claude_code import sub_agent_stamps
 from exporter.discover import PROJECT_FOLDER_NAMES, codex_day_folders
 from exporter.entries import MessageEntry
 from exporter.formatting import clipped, plural, terminal_text
-from exporter.fsutil import atomic_write_text, not_a_device_name, write_target
+from exporter.fsutil import DISK_FULL, atomic_write_text, not_a_device_name, write_target
 from exporter.jsonl_out import download_bytes
 from exporter.loader import SessionFormatError, parse_session_bytes
 from exporter.render import RenderOptions, render_session
@@ -141,8 +141,6 @@ class SiteReport:
         )
 
 
-#: What "make room" cures (``ulimit -f`` is a limit on a file's size: raising it does too).
-_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: Something in a page's place (a folder where it goes, a file where its folder goes): the
 #: user's to move; another run alone cannot cure it.
 _IN_PLACE = frozenset({errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ELOOP})
@@ -172,7 +170,7 @@ class SitePagesUnwritten(OSError):
 
 def _advice(error: OSError) -> str:
     """What to do about a page the site folder could not take, by why."""
-    if error.errno in _NO_ROOM:
+    if error.errno in DISK_FULL:
         return "make room and run again"
     if error.errno == errno.EFBIG:  # ulimit -f, or a file system's largest file
         return "make room (or raise the file size limit: ulimit -f) and run again"

@@ -24,7 +24,7 @@ from typing import Any
 from exporter import __version__
 from exporter.claude_code import sub_agent_stamps
 from exporter.formatting import escape_surrogates, plural
-from exporter.fsutil import atomic_open, atomic_write_text
+from exporter.fsutil import DISK_FULL, atomic_open, atomic_write_text
 
 __all__ = [
     "MANIFEST_NAME",
@@ -95,9 +95,6 @@ class SiteFileInTheWay(SiteError, NotADirectoryError):
         return str(self.strerror)
 
 
-_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
-
-
 class SiteLinkInTheWay(SiteError, OSError):
     """A symbolic link where the build makes its lock file: refused, never followed (it
     would make the file wherever it points). Also an ``OSError`` (``ELOOP``, with the
@@ -122,7 +119,7 @@ class SiteIncomplete(OSError):
             error.errno,
             f"{reason}{where}: {plural(report.rendered, 'page')} written, but the site in "
             f"{out_dir} is not finished (its index may be missing or out of date); "
-            f"{'make room and ' if error.errno in _DISK_FULL else ''}run again (pages already "
+            f"{'make room and ' if error.errno in DISK_FULL else ''}run again (pages already "
             "made are kept)",
         )
         self.report = report

@@ -21,16 +21,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.hub import TOKEN, FakeHub
-from tests.test_write_errors_s73 import _env, _files_up_to
-
-resource = pytest.importorskip("resource")  # POSIX only
+from tests.test_write_errors_s73 import _cli
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PI_SHARED_DIR") or REPO.parent / "shared")
@@ -48,21 +45,6 @@ UNWRITTEN = re.compile(
     r"whose page of before was made with these options keeps it; any other is listed as "
     r"failed\); make room \(or raise the file size limit: ulimit -f\) and run again"
 )
-
-
-def _cli(tmp_path: Path, *args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    """`pi-session ARGS` as a process of its own (its workers inherit the limit)."""
-    return subprocess.run(
-        [sys.executable, "-m", "exporter", *args],
-        env=_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-        preexec_fn=None if limit is None else _files_up_to(limit),
-        check=False,
-    )
 
 
 def _said(run: subprocess.CompletedProcess[str]) -> str:

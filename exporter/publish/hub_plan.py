@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from exporter.claude_code import session_digest
-from exporter.fsutil import not_a_device_name
+from exporter.fsutil import DISK_FULL, not_a_device_name
 from exporter.jsonl_in import header_object
 from exporter.jsonl_out import session_records, session_to_utf8_jsonl
 from exporter.loader import (
@@ -836,7 +836,7 @@ def _staging_failed(number: int | None, reason: str) -> PublishError:
     stops the run (exit 2): said as the session's failure, a full disk read as "none of the
     sessions could be read", or published some sessions and left the rest out, exit 0."""
     folder = tempfile.gettempdir()
-    if number in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # a full disk, quota, ulimit -f
+    if number in DISK_FULL or number == errno.EFBIG:  # a full disk, a quota, ulimit -f
         cure = f"make room in {folder} (or set TMPDIR to a folder with room)"
     else:
         cure = "set TMPDIR to a folder that can be written"
