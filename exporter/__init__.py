@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.2.54"
+__version__ = "0.2.55"
 
 TYPE_CHECKING = False  # typing itself is a few ms of import: see _LAZY
 if TYPE_CHECKING:
