@@ -26,7 +26,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from exporter.fsutil import HeldSignals, create_temp_folder, temp_names_of, write_target
+from exporter.fsutil import (
+    HeldSignals,
+    create_temp_folder,
+    keep_owner_and_mode,
+    temp_names_of,
+    write_target,
+)
 from exporter.markdown_images import assets_folder, remove_earlier_images, write_assets
 
 __all__ = ["ImagesNotWritten", "StagedImages", "images_folder", "stage_images"]
@@ -70,12 +76,15 @@ class StagedImages:
                     self.folder.rmdir()  # only when empty: another writer's files stay
 
     def commit(self) -> None:
-        """The staged images into the folder, then the images an earlier export wrote there
-        that the new document does not link removed (nothing else in it)."""
+        """The staged images into the folder, each keeping the mode and group of the image it
+        replaces (as the document does: a shared image became the user's only, under umask
+        077), then the images an earlier export wrote there that the new document does not
+        link removed (nothing else in it)."""
         with HeldSignals():
             try:
                 if self.staging is not None:
                     for name in sorted(self.names):
+                        _like_the_old(self.staging / name, self.folder / name)
                         os.replace(self.staging / name, self.folder / name)
                     shutil.rmtree(self.staging, ignore_errors=True)
             finally:
@@ -87,6 +96,29 @@ class StagedImages:
         if lock is not None:
             with contextlib.suppress(OSError):
                 os.close(lock)
+
+
+def _like_the_old(staged: Path, old: Path) -> None:
+    """``staged`` given the mode and group (owner too, as root) of the image it replaces at
+    ``old``; a new image keeps what the umask gave it. Only the file this process staged
+    (opened without following a link, ours, one name): the staging folder sits in the
+    user's folder, where a link to any file could take its place before root's chown.
+    Best effort: the image counts more than its mode."""
+    try:
+        info = os.lstat(old)
+    except OSError:
+        return
+    if not stat.S_ISREG(info.st_mode):  # (a link there is replaced as a link is)
+        return
+    with contextlib.suppress(OSError):
+        descriptor = os.open(staged, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            mine = os.fstat(descriptor)
+            ours = not hasattr(os, "geteuid") or mine.st_uid == os.geteuid()
+            if stat.S_ISREG(mine.st_mode) and mine.st_nlink == 1 and ours:
+                keep_owner_and_mode(descriptor, info)
+        finally:
+            os.close(descriptor)
 
 
 def stage_images(folder: Path, files: dict[str, bytes]) -> StagedImages:

@@ -43,6 +43,7 @@ from exporter.fsutil import (
     expand_user,
     file_in_the_way,
     is_special_file,
+    own_stream,
 )
 from exporter.jsonl_out import download_bytes
 from exporter.markdown_images import IMAGE_MODES, ImageSink
@@ -325,6 +326,8 @@ def export_command(
         raise CliError("--since, --force and --skip only go with --all", 1)
     if output == "-" and open_page:
         raise CliError("--open needs a file to open; -o - writes the page to stdout", 1)
+    if output and open_page and own_stream(output) is not None:  # `-o /dev/stdout`, as `-o -`
+        raise CliError(f"--open needs a file to open; -o {output} writes the page to a stream", 1)
     early = None  # the file read ahead: a page of it as it is (a copy is made as usual)
     sink: ImageSink | None = None  # --images inline or files: the document's images
     images_at: Path | None = None  # --images files: the folder they go to
@@ -356,7 +359,7 @@ def export_command(
         if image_mode == "files" and target is not None and is_special_file(target):
             raise CliError(
                 f"--images files writes files beside the document: not with -o {output} "
-                "(a device or pipe)",
+                f"({'a stream' if own_stream(target) is not None else 'a device or pipe'})",
                 1,
             )
         context = None if agent_context is None else read_agent_context(agent_context, default_warn)
@@ -653,13 +656,18 @@ def _warn_of_site_credentials(pages: int, found: dict[str, int]) -> None:
 def _warn_unindexed(unindexed: list[tuple[Path, str]]) -> None:
     """Pages made whose text the index's search cannot find, said once with the first
     reason (one cause, e.g. a file where the search's folder should be, fails them all)."""
+    from exporter.site_manifest import NOT_CURED_BY_RUNNING_AGAIN  # (a site build only)
+
     _path, reason = unindexed[0]
     count = plural(len(unindexed), "session")
+    again = (
+        ""  # (the reason says what to do: the next build would fail alike)
+        if reason.endswith(NOT_CURED_BY_RUNNING_AGAIN)
+        else f"; {'it is' if len(unindexed) == 1 else 'they are'} rendered again at the next build"
+    )
     click.echo(
         terminal_text(
-            f"pi-session: warning: the text search cannot find {count} "
-            f"({reason}); {'it is' if len(unindexed) == 1 else 'they are'} "
-            "rendered again at the next build"
+            f"pi-session: warning: the text search cannot find {count} ({reason}){again}"
         ),
         err=True,
     )

@@ -12,6 +12,7 @@ import secrets
 import shutil
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -56,19 +57,28 @@ def atomic_open(
     """Write a temp file in the same folder, then rename it over ``path`` (only on success).
 
     A symlink is written through (the link stays, its file is replaced); a device, FIFO or
-    socket (``-o /dev/null``, ``-o >(gzip > x)``) is written as it is, not atomically.
+    socket (``-o /dev/null``, ``-o >(gzip > x)``) is written as it is, not atomically, and
+    so is one of the process's own streams (``-o /dev/stdout >> build.log``): through the
+    descriptor the shell opened, as ``-o -`` writes.
 
     ``permissions`` are set before the rename (0o600 for files holding secrets, so they are
     never readable by others); by default a file keeps the mode it had, and a new one gets
     what the user's umask gives (a session page may hold secrets: a umask of 077 must keep
-    it private). ``durable`` fsyncs the data first. ``hold_from_replace`` starts holding
-    signals just before the rename, for a caller whose next step must go with the file (the
-    caller releases it, whatever happens). ``only_over``: the file (``file_state`` of
-    ``write_target(path)``, taken when the caller judged it) the write may replace, None for
-    none: a file written there since is kept and :class:`WrittenMeanwhile` raised (a new
-    file is made by a hard link, which fails when one appeared, where a rename would
-    replace it; a file still there is compared just before the rename).
+    it private); a file replaced keeps its group too, and its owner when root writes it
+    (:func:`keep_owner_and_mode`). ``durable`` fsyncs the data first. ``hold_from_replace``
+    starts holding signals just before the rename, for a caller whose next step must go
+    with the file (the caller releases it, whatever happens). ``only_over``: the file
+    (``file_state`` of ``write_target(path)``, taken when the caller judged it) the write
+    may replace, None for none: a file written there since is kept and
+    :class:`WrittenMeanwhile` raised (a new file is made by a hard link, which fails when
+    one appeared, where a rename would replace it; a file still there is compared just
+    before the rename).
     """
+    stream = own_stream(path)
+    if stream is not None:  # reopened, `>> build.log` was truncated, and renamed over, lost
+        with _through_descriptor(stream, path, mode, **kwargs) as out:
+            yield out
+        return
     if is_special_file(path):  # renaming a file over it would replace the device or pipe
         try:
             with open(path, mode, **kwargs) as stream:
@@ -94,10 +104,12 @@ def atomic_open(
         with os.fdopen(handle, mode, **kwargs) as stream:
             held.release()
             yield stream
+            stream.flush()
+            # (by the open file, never by its name: the folder may be another user's, who
+            # could put a link to /etc/shadow there under that name for root to chown)
+            keep_owner_and_mode(stream.fileno(), stat_or_none(target), permissions)
             if durable:
-                stream.flush()
                 os.fsync(stream.fileno())
-        os.chmod(temp_name, permissions if permissions is not None else _mode_for(target))
         if hold_from_replace is not None:  # the caller's next step goes with the file
             hold_from_replace.hold()
         if only_over is _ANY_FILE:
@@ -113,6 +125,50 @@ def atomic_open(
         raise
     finally:
         WRITING.discard(temp_name)
+
+
+@contextlib.contextmanager
+def _through_descriptor(
+    descriptor: int, path: str | os.PathLike[str], mode: str, **kwargs: Any
+) -> Iterator[IO[Any]]:
+    """A stream on a copy of ``descriptor``: its offset and flags are the shell's (append
+    mode appends), and closing it leaves the process's own open."""
+    for python_stream in (sys.stdout, sys.stderr):  # what was printed before goes first
+        with contextlib.suppress(Exception):
+            python_stream.flush()
+    try:
+        with os.fdopen(os.dup(descriptor), mode, **kwargs) as stream:
+            yield stream
+    except OSError as error:
+        raise _saying_where(error, path) from None
+
+
+def stat_or_none(path: str | os.PathLike[str]) -> os.stat_result | None:
+    """The file at ``path`` (through links) as it is now; None when there is none."""
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def keep_owner_and_mode(
+    descriptor: int, old: os.stat_result | None, permissions: int | None = None
+) -> None:
+    """The open file ``descriptor``, about to be renamed over the file ``old`` was, given
+    that one's group (a page shared with www-data by its group became unreadable to it)
+    and, when root writes it, its owner (`sudo pi-session export` left a user's page
+    root's); then ``permissions``, else the old file's mode, else what a plain open() gives
+    under the umask. By descriptor, never by name: a name in another user's folder may be
+    swapped for a link to any file between our write and our chown. Owner and group are
+    best effort: a user may give a file only a group they are in, and some file systems
+    keep no owners."""
+    if old is not None and hasattr(os, "fchown"):
+        owner = old.st_uid if hasattr(os, "geteuid") and os.geteuid() == 0 else -1
+        with contextlib.suppress(OSError):  # (before the chmod: a chown clears setgid)
+            os.fchown(descriptor, owner, old.st_gid)
+    if permissions is None:
+        permissions = stat.S_IMODE(old.st_mode) if old is not None else 0o666 & ~_umask()
+    os.fchmod(descriptor, permissions)
 
 
 def _put_only_over(temp_name: str, target: Path, only_over: FileState | None) -> None:
@@ -337,12 +393,52 @@ def _saying_where(
 
 
 def is_special_file(path: str | os.PathLike[str]) -> bool:
-    """``path`` (through symlinks) is there and neither a regular file nor a folder."""
+    """``path`` (through symlinks) is there and neither a regular file nor a folder, or is
+    one of the process's own streams (:func:`own_stream`): written as it is, not replaced."""
+    if own_stream(path) is not None:
+        return True
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def own_stream(path: str | os.PathLike[str]) -> int | None:
+    """The open descriptor ``path`` names when it is one of this process's own streams
+    (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``, or a link to
+    one), else None. What the shell opened there is written through that descriptor, as
+    ``-o -`` is: opened again by its name, ``>> build.log`` was truncated, and a file put in
+    its place by a rename (the previous log lost)."""
+    try:
+        here = os.path.abspath(os.fspath(path))
+        ours = {os.path.realpath("/proc/self/fd"), os.path.realpath("/proc/thread-self/fd")}
+    except (TypeError, ValueError):
+        return None
+    for _ in range(40):  # (the kernel's limit on a chain of links)
+        folder, name = os.path.split(here)
+        try:
+            if re.fullmatch("[0-9]+", name) and os.path.realpath(folder) in ours:
+                descriptor = int(name)
+                os.fstat(descriptor)  # (a closed one: a path like any other)
+                if _read_only(descriptor):  # (`1</dev/null`: opened by name, as before)
+                    return None
+                return descriptor
+            if not os.path.islink(here):
+                return None
+            here = os.path.normpath(os.path.join(folder, os.fsdecode(os.readlink(here))))
+        except (OSError, ValueError):
+            return None
+    return None
+
+
+def _read_only(descriptor: int) -> bool:
+    """``descriptor`` is open for reading only (where the system can tell)."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    return fcntl.fcntl(descriptor, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
 
 
 def file_in_the_way(folder: str | os.PathLike[str]) -> Path | None:
@@ -404,14 +500,6 @@ def _through_a_stream(path: str | os.PathLike[str]) -> bool:
         if here.startswith(("/proc/", "/dev/")):
             return True
     return False
-
-
-def _mode_for(target: Path) -> int:
-    """The mode the file has now, else what a plain open() would create."""
-    try:
-        return stat.S_IMODE(target.stat().st_mode)
-    except OSError:
-        return 0o666 & ~_umask()
 
 
 def _umask() -> int:

@@ -47,6 +47,7 @@ from exporter.fsutil import (
     file_state,
     is_special_file,
     linked_file,
+    own_stream,
     write_target,
 )
 from exporter.jsonl_in import JS_SPACE, header_object
@@ -552,8 +553,12 @@ def _iso_year(text: str) -> int | None:
 def echo_path(path: Path) -> None:
     """The path just written, on stdout. To a script (``$(pi-session export …)``) exactly
     its bytes: click.echo drops escape codes when stdout is no terminal, and printed a path
-    that did not exist. To a terminal its controls as signs, which the terminal would act on."""
+    that did not exist. To a terminal its controls as signs, which the terminal would act on.
+    Not one of the process's own streams (``-o /dev/stdout``): the page went there itself,
+    and its name after it ran into the page's last line."""
     if stdout_closed():  # closed (`>&-`): the file is written, said nowhere
+        return
+    if own_stream(path) is not None:
         return
     out = sys.stdout
     if out.isatty():
@@ -570,6 +575,8 @@ def _check_output_path(option: str, path: str) -> None:
     any work, so a failure does not come after another output was written."""
     if os.path.basename(path) in ("", ".", ".."):  # pathlib drops a closing / or /.:
         raise CliError(f"{option}: {path} names a folder; give a file name", 1)  # a file `nodir`
+    if own_stream(path) is not None:  # written through the shell's descriptor, as `-o -`
+        return
     if is_special_file(path):  # a device or pipe is written as it is, not replaced
         if not os.access(path, os.W_OK):
             raise CliError(f"{option}: cannot write to {path}", 2)
@@ -585,8 +592,60 @@ def _check_output_path(option: str, path: str) -> None:
         if blocking is not None:
             raise CliError(f"{option}: {blocking} is a file, not a folder", 1)
         raise CliError(f"{option}: the folder {target.parent} does not exist", 1)
-    if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise CliError(f"{option}: cannot write in the folder {target.parent}", 2)
+    _check_replaceable(option, path, target)
+
+
+def _check_replaceable(option: str, path: str, target: Path) -> None:
+    """The file at ``target`` can be made, or replaced: a new file is written beside it and
+    renamed over it, which takes a writable folder, not a writable file. Said as what
+    stands in the way (the folder named absolute: "the folder ." told nothing)."""
+    place = os.fspath(target.parent)  # (relative as given: its absolute path may be too long)
+    folder = os.path.abspath(place)
+    if _read_only_mount(place):
+        raise CliError(f"{option}: cannot write {path}: {folder} is on a read-only file system", 2)
+    exists = os.path.lexists(target)
+    if not os.access(place, os.W_OK | os.X_OK):
+        if exists and os.access(target, os.W_OK):
+            hint = f"; to write into the file as it is: -o - > {shlex.quote(path)}"
+            raise CliError(
+                f"{option}: cannot replace {path}: replacing a file writes a new one beside it "
+                f"and needs its folder writable, and the folder {folder} is not writable to you"
+                + (hint if option == "-o" else ""),
+                2,
+            )
+        raise CliError(f"{option}: cannot write in the folder {folder}", 2)
+    if exists and _sticky_and_theirs(place, target):
+        raise CliError(
+            f"{option}: cannot replace {path}: the folder {folder} is sticky (as /tmp is: only "
+            "a file's owner may replace it) and the file belongs to another user; choose "
+            "another path",
+            2,
+        )
+
+
+def _read_only_mount(folder: str) -> bool:
+    """``folder`` is on a file system mounted read-only (said as that, not as a permission
+    the user could change)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 0))
+    except (OSError, AttributeError):  # (no statvfs on Windows)
+        return False
+
+
+def _sticky_and_theirs(folder: str, target: Path) -> bool:
+    """Whether the sticky ``folder`` keeps this user from renaming a file over ``target``:
+    it is another user's, in a folder that is not this user's either (root may)."""
+    if not hasattr(os, "geteuid") or os.geteuid() == 0:
+        return False
+    try:
+        folder_info, file_info = os.stat(folder), os.lstat(target)
+    except OSError:
+        return False
+    me = os.geteuid()
+    return bool(folder_info.st_mode & stat.S_ISVTX) and me not in (
+        folder_info.st_uid,
+        file_info.st_uid,
+    )
 
 
 def refuse_a_misnamed_output(

@@ -195,7 +195,8 @@ def _read_or_create(path: Path, create: bool = True) -> tuple[bytes, tuple[Path,
         key = None if aside is not None else _read_key(path)  # None: replaced meanwhile
     if key is not None:
         return key, None
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, exist_ok=True)  # ours, as the caches: 0775 under umask 002
     key = secrets.token_hex(32).encode("ascii")
     if _made_whole(path, key + b"\n"):
         return key, replaced
