@@ -60,9 +60,11 @@ from exporter.site_manifest import (
     check_folder,
     clear_in_the_way,
     delete_page,
+    is_temp_name,
     is_unchanged,
     load_manifest,
     marked_digest,
+    not_curable_by_running_again,
     refuse_links_out,
     save_manifest,
     source_digest,
@@ -132,12 +134,29 @@ class SiteReport:
     # keeps the page, row and search text of before (a new one is a failed row) and is
     # rendered again next build
     unwritten: list[tuple[Path, OSError]] = field(default_factory=list)
+    # pages the site no longer lists (of sessions that left: deleted, maybe for a secret
+    # they held) that could not be deleted (a folder of another user's, a read-only file
+    # system), by path in the site, with the OS error: still there, and still served; a
+    # session's is not counted removed, and its manifest entry is kept so the next build
+    # tries again
+    undeleted: list[tuple[str, OSError]] = field(default_factory=list)
+    # the same of search text (``.pi-session-search/<source id>.json``: the session's
+    # prompts, fetched by the index's search, so served as its page is)
+    undeleted_search: list[tuple[str, OSError]] = field(default_factory=list)
+    # temp files of an interrupted build that could not be deleted, by path in the site:
+    # no page links them, so only a warning
+    temps_left: list[tuple[str, OSError]] = field(default_factory=list)
 
     def summary(self) -> str:
         many = "s" if self.sessions != 1 else ""
+        left = [plural(len(self.undeleted), "page")] if self.undeleted else []
+        if texts := len(self.undeleted_search):
+            left.append(plural(texts, "session's search text", "sessions' search text"))
+        kept = f" ({' and '.join(left)} could not be deleted)" if left else ""
         return (
             f"{self.sessions} session{many}: {self.rendered} rendered, {self.unchanged} "
-            f"unchanged, {self.removed} removed, {len(self.failed)} failed in {self.seconds:.1f} s"
+            f"unchanged, {self.removed} removed{kept}, {len(self.failed)} failed in "
+            f"{self.seconds:.1f} s"
         )
 
 
@@ -149,33 +168,68 @@ _IN_PLACE = frozenset({errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ELOOP})
 class SitePagesUnwritten(OSError):
     """The site was finished (its index written) without pages the folder could not take
     (``SiteReport.unwritten``): a session whose page of before was made with the same
-    options keeps it as it was, any other is a failed row. Raised, not only reported, so
-    that no caller takes the folder for the sessions' site (``publish --html`` would delete
-    the missing pages from the dataset); ``report`` is the build's, as a finished build's;
-    ``reason`` the first page's OS error, ``advice`` what to do."""
+    options keeps it as it was, any other is a failed row; or with pages it no longer
+    lists that could not be deleted (``SiteReport.undeleted``: a session deleted for a
+    secret it held is still served). Raised, not only reported, so that no caller takes
+    the folder for the sessions' site (``publish --html`` would delete the missing pages
+    from the dataset, or upload the one left); ``report`` is the build's, as a finished
+    build's; ``reason`` the first page's OS error, ``advice`` what to do."""
 
     def __init__(self, report: SiteReport, out_dir: Path) -> None:
-        first = report.unwritten[0][1]
-        self.reason = first.strerror or str(first)
-        self.advice = _advice(first)
-        count = len(report.unwritten)
-        super().__init__(
-            first.errno,
-            f"{self.reason}: {plural(count, 'page')} could not be written in the site in "
-            f"{out_dir} (a session whose page of before was made with these options keeps "
-            f"it; any other is listed as failed); {self.advice}",
-        )
+        said: list[str] = []
+        advice: list[str] = []
+        errors: list[OSError] = []
+        if report.unwritten:
+            first = report.unwritten[0][1]
+            errors.append(first)
+            said.append(
+                f"{first.strerror or first}: {plural(len(report.unwritten), 'page')} could "
+                f"not be written in the site in {out_dir} (a session whose page of before was "
+                "made with these options keeps it; any other is listed as failed)"
+            )
+            where = first.filename  # (in the site folder: _where)
+            path = out_dir / where if isinstance(where, str) else None
+            advice.append(_advice(first, out_dir, path))
+        if report.undeleted:
+            page, error = report.undeleted[0]
+            errors.append(error)
+            count = len(report.undeleted)
+            more = f" and {count - 1} more" if count > 1 else ""
+            said.append(
+                f"{error.strerror or error}: {plural(count, 'page')} the site no longer lists "
+                f"could not be deleted from the site in {out_dir} ({page}{more}): still there, "
+                "and served by whatever serves the folder; the next build tries again"
+            )
+            advice.append(_advice(error, out_dir, out_dir / page))
+        if report.undeleted_search:
+            shard, error = report.undeleted_search[0]
+            errors.append(error)
+            count = len(report.undeleted_search)
+            more = f" and {count - 1} more" if count > 1 else ""
+            texts = plural(count, "session's search text", "sessions' search text")
+            said.append(
+                f"{error.strerror or error}: {texts} the site no longer lists could not be "
+                f"deleted from the site in {out_dir} ({shard}{more}): still there, and served "
+                "by whatever serves the folder; the next build tries again"
+            )
+            advice.append(_advice(error, out_dir, out_dir / shard))
+        self.reason = errors[0].strerror or str(errors[0])
+        self.advice = "; ".join(dict.fromkeys(advice))
+        super().__init__(errors[0].errno, f"{'; '.join(said)}; {self.advice}")
         self.report = report
 
 
-def _advice(error: OSError) -> str:
-    """What to do about a page the site folder could not take, by why."""
+def _advice(error: OSError, out_dir: Path, path: Path | None) -> str:
+    """What to do about a page (at ``path``, when known) the site folder ``out_dir`` could
+    not take, or a file it could not delete, by why."""
     if error.errno in DISK_FULL:
         return "make room and run again"
     if error.errno == errno.EFBIG:  # ulimit -f, or a file system's largest file
         return "make room (or raise the file size limit: ulimit -f) and run again"
     if error.errno in _IN_PLACE:
         return f"move away what is in the place of {error.filename} and run again"
+    if path is not None and (said := not_curable_by_running_again(error, path, out_dir)):
+        return said
     return "run again"
 
 
@@ -260,8 +314,7 @@ def _render_task(task: _Task) -> dict[str, Any]:
         if entry["error"] is None:
             # its size, to tell a page cut short since (is_unchanged): rendered again
             entry.update(page=page, row=row, page_bytes=os.stat(Path(task.out_dir) / page).st_size)
-            if problem := _write_search_shard(task, session):
-                entry["search_error"] = problem
+            _write_search_shard(task, session, entry)
     except (SessionFormatError, OSError) as error:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         entry["error"] = _one_line(text, task.source, task.name)
@@ -431,19 +484,23 @@ def _turn_cost(cost: float) -> float:
     return float(f"{cost:.10g}") if math.isfinite(cost) else 0.0
 
 
-def _write_search_shard(task: _Task, session: Session) -> str | None:
+def _write_search_shard(task: _Task, session: Session, entry: dict[str, Any]) -> None:
     """The session's searchable text beside its page (made from the session as the page
-    shows it: a redacted site's is redacted); why it could not be written, or None. Best
-    effort: without it the session is not found by the index's text search, the build
+    shows it: a redacted site's is redacted); why it could not be written goes into
+    ``entry`` (``search_error``; and ``search_oserror``, the OS error and its path, from
+    which :func:`_record_result` says what to do when running again alone cannot cure it).
+    Best effort: without it the session is not found by the index's text search, the build
     says why, and the next build renders it again."""
     try:
         records, cut = session_records(session)
         write_shard(Path(task.out_dir), task.sid, shard_bytes(records, cut))
     except OSError as error:  # e.g. .pi-session-search is a file, or read-only
-        return _search_problem(Path(task.out_dir), error)
+        entry["search_error"] = _search_problem(Path(task.out_dir), error)
+        where = error.filename2 or error.filename
+        if isinstance(where, str) and error.errno:
+            entry["search_oserror"] = [error.errno, error.strerror, where]
     except Exception as error:  # a bug: the page is made all the same
-        return f"{type(error).__name__}: {error}"
-    return None
+        entry["search_error"] = f"{type(error).__name__}: {error}"
 
 
 def _search_problem(out_dir: Path, error: OSError) -> str:
@@ -468,9 +525,9 @@ def _where(error: OSError, task: _Task) -> str | None:
     """The path a page's write failed on, inside the site folder (its project folder, when
     a file stands there), as the site's messages name paths."""
     where = error.filename
-    if not isinstance(where, str) or not os.path.isabs(where):
-        return where if isinstance(where, str) else None
-    return os.path.relpath(where, task.out_dir)
+    if not isinstance(where, str):
+        return None
+    return os.path.relpath(where, task.out_dir)  # (a relative one is of the current folder)
 
 
 def _write_page(out_dir: Path, page: str, html: str) -> str | None:
@@ -694,12 +751,32 @@ def _build(
     except KeyboardInterrupt:
         _finish_interrupted(state, sources, options.theme, order)
         raise
-    state.report.sessions = len(state.sessions)
+    state.report.sessions = sum(not e.get("left") for e in state.sessions.values())
     _count_credentials(state)
     state.report.seconds = time.monotonic() - started
-    if state.report.unwritten:  # a finished site, but not the sessions' site
-        raise SitePagesUnwritten(state.report, out_dir)
+    _warn_of_temps_left(state.report.temps_left, out_dir)
+    report = state.report
+    if report.unwritten or report.undeleted or report.undeleted_search:  # a finished site,
+        raise SitePagesUnwritten(report, out_dir)  # but not the sessions' site
     return state.report
+
+
+def _warn_of_temps_left(temps: list[tuple[str, OSError]], out_dir: Path) -> None:
+    """Temp files of an interrupted build that could not be deleted, said on stderr (once,
+    with the first and why): no page links them, so the site is made all the same."""
+    if not temps:
+        return
+    rel, error = temps[0]
+    path = out_dir / rel
+    more = f" (and {len(temps) - 1} more)" if len(temps) > 1 else ""
+    advice = not_curable_by_running_again(error, path, out_dir)
+    said = (
+        f"pi-session: warning: a temp file of an interrupted build could not be deleted: "
+        f"{path}{more}: {error.strerror or error}; no page links it"
+        f"{f'; {advice}' if advice else ''}"
+    )
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing to tell
+        print(terminal_text(said), file=sys.stderr, flush=True)
 
 
 def _finish_interrupted(
@@ -764,6 +841,8 @@ class _BuildState:
     # entries of sessions no longer among the sources, by source id: their pages and search
     # text go once the new index is written (_finish_site's sweep), not before
     leaving: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # those of them that are a selected session's under another key (not removed)
+    rekeyed: set[str] = field(default_factory=set)
 
     @classmethod
     def load(cls, out_dir: Path, key: str) -> _BuildState:
@@ -812,26 +891,31 @@ def _forget_removed(
     Only sessions no longer selected count as removed: an entry that is a selected
     session's under another key (``--redact`` switched on or off, another publish key, the
     sessions folder reached by another path) is that session's, made again."""
-    gone = [sid for sid in state.sessions if sid not in sources]
+    # (and the entry of a page a build could not delete: its session, back, is made anew)
+    gone = [sid for sid, e in state.sessions.items() if sid not in sources or e.get("left")]
     state.leaving = {sid: state.sessions.pop(sid) for sid in gone}
     new = [source for sid, source in sources.items() if sid not in state.sessions]
-    state.report.removed = len(state.leaving) - _rekeyed(state.leaving, new, public_name)
+    state.rekeyed = _rekeyed(state.leaving, new, public_name)
+    state.report.removed = len(state.leaving) - len(state.rekeyed)
 
 
 def _delete_leaving(state: _BuildState) -> None:
     """A redacted build deletes the pages and search text of the entries it forgot before
     rendering, not at the end's sweep: one a plain build made holds the secrets, and a full
     disk or a kill before the sweep left it in a folder made to be published (a Ctrl-C
-    lists the site again without them)."""
+    lists the site again without them). A page or search text that cannot be deleted
+    keeps its entry (:func:`_left_entry`), which the manifest saved meanwhile keeps too;
+    the sweep tries again, and the build says it."""
     for sid, entry in state.leaving.items():
-        delete_page(state.out_dir, entry.get("page"))
-        delete_shard(state.out_dir, sid)
+        page_left = delete_page(state.out_dir, entry.get("page")) is not None
+        if delete_shard(state.out_dir, sid) is not None or page_left:
+            state.sessions[sid] = _left_entry(entry, page_left)
 
 
 def _rekeyed(
     leaving: dict[str, dict[str, Any]], new: list[str], public_name: Callable[[str], str]
-) -> int:
-    """How many of the ``leaving`` entries are one of the ``new`` sources under another
+) -> set[str]:
+    """Which of the ``leaving`` entries are one of the ``new`` sources under another
     key: its plain id (a plain site built with ``--redact``), else the same file name (as
     shown) or the same size and mtime (the keyed ids of a redacted site cannot be made
     again without its key). Each entry is matched once."""
@@ -854,7 +938,7 @@ def _rekeyed(
         found = next((sid for sid in candidates if sid in leaving and sid not in matched), None)
         if found is not None:
             matched.add(found)
-    return len(matched)
+    return matched
 
 
 def _plan_tasks(
@@ -975,9 +1059,20 @@ def _record_result(state: _BuildState, task: _Task, result: dict[str, Any]) -> N
     else:
         state.report.rendered += 1
         result["row"].update(file=task.name, page=result["page"])
+        failed = result.pop("search_oserror", None)  # (not kept: it names this machine's paths)
         if problem := result.get("search_error"):
+            if failed and (advice := _search_advice(failed, state.out_dir)):
+                problem = f"{problem}; {advice}"  # (said, not kept)
             state.report.unindexed.append((Path(task.source), problem))
     state.sessions[task.sid] = result
+
+
+def _search_advice(failed: list[Any], out_dir: Path) -> str | None:
+    """What to do about search text the folder could not take (``search_oserror``: errno,
+    why, path) when the next build, which renders the session again for it, would fail
+    alike (a folder of another user's, a read-only file system)."""
+    error_number, why, where = failed
+    return not_curable_by_running_again(OSError(error_number, why, where), Path(where), out_dir)
 
 
 def _keeps_page(state: _BuildState, sid: str) -> bool:
@@ -1014,9 +1109,63 @@ def _finish_site(state: _BuildState, theme: str, order: list[str]) -> None:
     swept away: never before the index that linked them is replaced."""
     state.projects = _write_listings(state.out_dir, state.sessions, state.projects, theme, order)
     state.write_manifest()
-    pages = {e.get("page") for e in state.sessions.values()} | set(state.projects.values())
-    sweep(state.out_dir, pages)
-    sweep_shards(state.out_dir, set(_searchable(state.sessions)))
+    pages = {e.get("page") for e in state.sessions.values() if not e.get("left")}
+    left = sweep(state.out_dir, pages | set(state.projects.values()))
+    left += sweep_shards(state.out_dir, set(_searchable(state.sessions)))
+    _keep_undeleted(state, left)
+
+
+def _keep_undeleted(state: _BuildState, left: list[tuple[str, OSError]]) -> None:
+    """What the sweeps could not delete, into the report: a temp file is only said; a page
+    or search text is still served, so its session (if one that left) is not counted
+    removed and keeps an entry that lists nothing (``left``: for the next build to try
+    again). The old search text of a session still listed (its new one could not be
+    written) is said by ``unindexed`` already."""
+    state.report.temps_left = [(rel, e) for rel, e in left if is_temp_name(Path(rel).name)]
+    served = [(rel, e) for rel, e in left if not is_temp_name(Path(rel).name)]
+    state.report.undeleted = [(rel, e) for rel, e in served if not _is_shard(rel)]
+    state.report.undeleted_search = [
+        (rel, e) for rel, e in served if _is_shard(rel) and not _listed(state, Path(rel).stem)
+    ]
+    undeleted = {rel for rel, _ in state.report.undeleted}
+    texts = {Path(rel).stem for rel, _ in state.report.undeleted_search}
+    changed = False
+    for sid, entry in state.leaving.items():
+        now = state.sessions.get(sid)
+        if now is not None and not now.get("left"):
+            continue  # (its session came back, and was made again)
+        if (page_left := entry.get("page") in undeleted) or sid in texts:
+            state.sessions[sid] = _left_entry(entry, page_left)
+            if sid not in state.rekeyed:  # (a session's under another key: not counted)
+                state.report.removed -= 1
+            changed = True
+        elif now is not None:  # (kept by _delete_leaving, deleted since)
+            del state.sessions[sid]
+            changed = True
+    if changed:
+        state.write_manifest()
+
+
+def _left_entry(entry: dict[str, Any], page_left: bool) -> dict[str, Any]:
+    """The manifest entry of a session that left whose page or search text could not be
+    deleted: no row (the index lists it no more), its page when that is left, to be
+    deleted by the next build (its search text goes by its key), and its file's name
+    (``sessions_were_deleted`` reads it). A page deleted is not kept: the same session
+    under another key may have it now, and two entries of one page are both dropped."""
+    keys = ("file", "stem", "page") if page_left else ("file",)
+    kept = {key: entry[key] for key in keys if key in entry}
+    return {**kept, "left": True}
+
+
+def _is_shard(rel: str) -> bool:
+    return rel.startswith(f"{SEARCH_DIR}/")
+
+
+def _listed(state: _BuildState, sid: str) -> bool:
+    """Does the site list the session of source ``sid`` (an entry of a session that left
+    lists nothing)?"""
+    entry = state.sessions.get(sid)
+    return entry is not None and not entry.get("left")
 
 
 def _write_listings(

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import shlex
 import stat
 from collections import Counter
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from exporter.fsutil import DISK_FULL, atomic_open, atomic_write_text
 
 __all__ = [
     "MANIFEST_NAME",
+    "NOT_CURED_BY_RUNNING_AGAIN",
     "SEARCH_DIR",
     "Mark",
     "SiteBusy",
@@ -39,9 +41,11 @@ __all__ = [
     "check_folder",
     "clear_in_the_way",
     "delete_page",
+    "is_temp_name",
     "is_unchanged",
     "load_manifest",
     "marked_digest",
+    "not_curable_by_running_again",
     "refuse_links_out",
     "save_manifest",
     "source_digest",
@@ -115,14 +119,86 @@ class SiteIncomplete(OSError):
     def __init__(self, error: OSError, report: Any, out_dir: Path) -> None:
         reason = error.strerror or str(error)
         where = f" ({error.filename})" if error.filename else ""
+        named = isinstance(error.filename, (str, bytes)) and error.filename
+        path = Path(os.fsdecode(error.filename)) if named else None
+        advice = not_curable_by_running_again(error, path, out_dir) if path else None
+        if advice is None:
+            advice = f"{'make room and ' if error.errno in DISK_FULL else ''}run again"
         super().__init__(
             error.errno,
             f"{reason}{where}: {plural(report.rendered, 'page')} written, but the site in "
             f"{out_dir} is not finished (its index may be missing or out of date); "
-            f"{'make room and ' if error.errno in DISK_FULL else ''}run again (pages already "
-            "made are kept)",
+            f"{advice} (pages already made are kept)",
         )
         self.report = report
+
+
+#: What a folder of another user's (``sudo pi-session export --all`` made it), one without
+#: write permission, or a read-only file system fails with: every run alike.
+_NOT_ALLOWED = frozenset({errno.EACCES, errno.EPERM})
+
+#: How :func:`not_curable_by_running_again`'s advice ends (a caller that would add "it is
+#: rendered again at the next build" leaves that out after it).
+NOT_CURED_BY_RUNNING_AGAIN = "running again alone cannot help"
+
+
+def not_curable_by_running_again(error: OSError, path: Path, out_dir: Path) -> str | None:
+    """What to do about ``error``, met making or deleting ``path`` in the site folder
+    ``out_dir``, when running again alone cannot cure it (a folder of another user's or
+    without write permission, a read-only file system): the folder named, and its owner
+    when it is another user's; None for any other error."""
+    folder = path.parent
+    if error.errno == errno.EROFS:
+        return (
+            f"{folder} is on a read-only file system: build the site on a writable one (or "
+            f"mount it read-write); {NOT_CURED_BY_RUNNING_AGAIN}"
+        )
+    if error.errno not in _NOT_ALLOWED:
+        return None
+    try:
+        owner = os.stat(folder).st_uid
+    except OSError:
+        owner = None
+    me = os.geteuid() if hasattr(os, "geteuid") else None
+    if owner is None or me is None or owner == me:
+        return (
+            f"{folder} does not let you make or delete files in it: give yourself write "
+            f"permission (chmod -R u+w {shlex.quote(str(folder))}); "
+            f"{NOT_CURED_BY_RUNNING_AGAIN}"
+        )
+    top = _highest_owned_by(folder, owner, out_dir)
+    return (
+        f"{folder} belongs to {_user_name(owner)}, not to you ({_user_name(me)}): make it "
+        f"yours (sudo chown -R {shlex.quote(_user_name(me))} {shlex.quote(str(top))}); "
+        f"{NOT_CURED_BY_RUNNING_AGAIN}"
+    )
+
+
+def _highest_owned_by(folder: Path, owner: int, out_dir: Path) -> Path:
+    """The outermost folder from ``folder`` up to the site folder ``out_dir`` (itself too)
+    that ``owner`` owns, all the way down: a ``sudo`` build made the whole tree its user's,
+    and a ``chown`` of only the folder named fails at the next one."""
+    top, root = folder, os.path.realpath(out_dir)
+    if not stays_inside(out_dir, folder):  # (never a folder above the site: / is root's)
+        return folder
+    while os.path.realpath(top) != root and top.parent != top:
+        try:
+            if os.stat(top.parent).st_uid != owner:
+                break
+        except OSError:
+            break
+        top = top.parent
+    return top
+
+
+def _user_name(uid: int) -> str:
+    """The user ``uid`` is, by name (its number when it has none)."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return str(uid)
 
 
 def load_manifest(path: Path) -> dict[str, Any]:
@@ -311,17 +387,25 @@ def refuse_links_out(out_dir: Path) -> None:
             )
 
 
-def delete_page(out_dir: Path, page: Any) -> None:
-    """Delete a page this tool wrote (paths from the manifest are checked, never trusted)."""
+def delete_page(out_dir: Path, page: Any) -> OSError | None:
+    """Delete a page this tool wrote (paths from the manifest are checked, never trusted);
+    why a page that is there could not be deleted (a folder of another user's, a read-only
+    file system), or None: the page of a session deleted for a secret it held is still
+    served, which the build must say."""
     if not isinstance(page, str) or not OWNED_PAGE.match(page):
-        return
+        return None
     target = out_dir / page
     if not stays_inside(out_dir, target.parent):
-        return
-    with contextlib.suppress(OSError):
+        return None
+    try:
         target.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        return error
     with contextlib.suppress(OSError):
         target.parent.rmdir()  # only succeeds when the project folder is now empty
+    return None
 
 
 def check_folder(out_dir: Path, manifest_path: Path) -> None:
@@ -514,25 +598,41 @@ def _page_whole(page: Path, entry: dict[str, Any]) -> bool:
     return type(recorded) is int and recorded == size
 
 
-def sweep(out_dir: Path, keep: set[Any]) -> None:
+def is_temp_name(name: str) -> bool:
+    """A temp file's name, as ``fsutil.atomic_open`` makes them (``.page.html.1a2b.tmp``)."""
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def sweep(out_dir: Path, keep: set[Any]) -> list[tuple[str, OSError]]:
     """Delete pages and temp files no manifest entry owns (left by an interrupted build),
-    and the temp copies of the index and manifest in the site's own folder."""
+    and the temp copies of the index and manifest in the site's own folder; those that
+    could not be deleted (path in the site, why): never a failed build, as the site is
+    made, but a page left is still served, and the caller says so."""
+    left: list[tuple[str, OSError]] = []
     for path in out_dir.iterdir() if out_dir.is_dir() else []:
-        if path.name.startswith((".index.html.", f".{MANIFEST_NAME}.")) and path.name.endswith(
-            ".tmp"
-        ):
-            with contextlib.suppress(OSError):
-                path.unlink()
+        ours = path.name.startswith((".index.html.", f".{MANIFEST_NAME}."))
+        if ours and path.name.endswith(".tmp") and (error := _delete_temp(path)):
+            left.append((path.name, error))
     for folder in ("sessions", "projects"):
         root = out_dir / folder
         for path in sorted(root.rglob("*")) if root.is_dir() else []:
             rel = path.relative_to(out_dir).as_posix()
             if not path.is_file() or rel in keep:
                 continue
-            if path.name.startswith(".") and path.name.endswith(".tmp"):
-                path.unlink(missing_ok=True)
-            else:
-                delete_page(out_dir, rel)  # only names this tool writes
+            # (a page: only names this tool writes)
+            temp = is_temp_name(path.name)
+            error = _delete_temp(path) if temp else delete_page(out_dir, rel)
+            if error is not None:
+                left.append((rel, error))
+    return left
+
+
+def _delete_temp(path: Path) -> OSError | None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as error:
+        return error
+    return None
 
 
 def write_if_changed(path: Path, text: str) -> None:

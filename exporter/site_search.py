@@ -267,11 +267,22 @@ def has_shard(out_dir: Path, sid: str) -> bool:
     return path is not None and path.is_file()
 
 
-def delete_shard(out_dir: Path, sid: str) -> None:
+def delete_shard(out_dir: Path, sid: str) -> OSError | None:
+    """Delete the shard of source ``sid``; why one that is there could not be deleted (a
+    folder of another user's, a read-only file system), or None: the text of a session
+    deleted for a secret it held is still served (the index's search fetches it)."""
     path = _shard_path(out_dir, sid)
-    if path is not None and _inside(out_dir, path.parent):
-        with contextlib.suppress(OSError):
-            path.unlink()
+    if path is None or not _inside(out_dir, path.parent):
+        return None
+    return _unlink(path)
+
+
+def _unlink(path: Path) -> OSError | None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as error:
+        return error
+    return None
 
 
 def move_shard(out_dir: Path, old: str, new: str) -> None:
@@ -285,19 +296,24 @@ def move_shard(out_dir: Path, old: str, new: str) -> None:
             os.replace(before, after)
 
 
-def sweep_shards(out_dir: Path, keep: set[str]) -> None:
-    """Delete the shards (and temp files) of sessions the site no longer lists."""
+def sweep_shards(out_dir: Path, keep: set[str]) -> list[tuple[str, OSError]]:
+    """Delete the shards (and temp files) of sessions the site no longer lists; those that
+    could not be deleted (path in the site, why), as :func:`site_manifest.sweep` says
+    them: a shard left is still served, and the caller says so."""
     folder = out_dir / SEARCH_DIR
+    left: list[tuple[str, OSError]] = []
     if not folder.is_dir() or not _inside(out_dir, folder):
-        return
+        return left
     for path in folder.iterdir():
         name = path.name
         sid = name.removesuffix(_SUFFIX)
         ours = name.endswith(_SUFFIX) and _SID.fullmatch(sid)
         temp = name.startswith(".") and name.endswith(".tmp")
-        if (ours and sid not in keep) or temp:
-            with contextlib.suppress(OSError):
-                path.unlink()
+        if path.is_dir() and not path.is_symlink():
+            continue  # (no shard of ours)
+        if ((ours and sid not in keep) or temp) and (error := _unlink(path)):
+            left.append((f"{SEARCH_DIR}/{name}", error))
+    return left
 
 
 _HEAD_BYTES = 4096
