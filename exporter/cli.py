@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -272,15 +273,28 @@ EXIT_INTERRUPTED = 130
 def existing_sessions_dir(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
     """--sessions-dir as given, when it is a folder: a typo is said as such (exit 2), not
     as "no Pi sessions for <cwd> under <typo>"; a file there is a folder not found too (it
-    was click's exit 1, in click's words)."""
+    was click's exit 1, in click's words); a folder behind one the user may not enter, or
+    one they may not read, is said as that (it was "does not exist", or click's exit 1)."""
     if value is None:
         return value
     place = os.path.expanduser(value)
-    if os.path.isdir(place):
-        return value
-    if os.path.exists(place):
+    try:
+        is_folder = stat.S_ISDIR(os.stat(place).st_mode)
+    except PermissionError:
+        raise CliError(
+            f"--sessions-dir: {value} cannot be reached: a folder on its way does not let "
+            "you in (Permission denied)",
+            2,
+        ) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise CliError(f"--sessions-dir: {value} does not exist", 2) from None
+    except OSError as error:
+        raise CliError(f"--sessions-dir: {value}: {error.strerror or error}", 2) from None
+    if not is_folder:
         raise CliError(f"--sessions-dir: {value} is a file, not a folder", 2)
-    raise CliError(f"--sessions-dir: {value} does not exist", 2)
+    if not os.access(place, os.R_OK | os.X_OK):
+        raise CliError(f"--sessions-dir: {value} is not readable to you (Permission denied)", 2)
+    return value
 
 
 def _names_a_file(session: str | None) -> bool:
@@ -305,7 +319,7 @@ def refuse_a_missing_agent_dir(sessions_dir: str | None) -> None:
 
 
 #: --sessions-dir's type: checked by :func:`existing_sessions_dir`, not by click.
-SESSIONS_DIR_TYPE = click.Path(path_type=str)
+SESSIONS_DIR_TYPE = click.Path(path_type=str, readable=False)
 
 
 def project_folder(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
@@ -591,12 +605,14 @@ def echo_text(text: str) -> None:
 def check_http_url(url: str, option: str) -> None:
     """An API root must be an https URL with a host (plain http only on this machine: the
     token would cross the network readable); anything else is a usage error."""
-    # credentials are never printed: without "://" all before the host's "@" may be one
-    shown = repr(
+    # credentials are never printed: without "://" all before the host's "@" may be one;
+    # nor is a query or fragment ("?access_token=…"), cut from every message
+    masked = (
         _USERINFO.sub(r"\1***@", url, count=1)
         if "://" in url
         else re.sub(r"^[^/]*@", "***@", url, count=1)
     )
+    shown = repr(re.split(r"[?#]", masked, maxsplit=1)[0])
     try:
         parts = urlsplit(url)
         host = parts.hostname
@@ -610,6 +626,15 @@ def check_http_url(url: str, option: str) -> None:
         raise click.BadParameter(
             f"{shown} names a port that does not exist (ports are 1 to 65535)", param_hint=option
         ) from None
+    if "?" in url or "#" in url:
+        # the API's paths are added to the root as text: "/api/v3?per_page=1" + "/gists"
+        # sent everything after the "?" as the query (before the check below: a backslash
+        # in the query was said as an ambiguous host)
+        raise click.BadParameter(
+            f"{shown} is followed by a query or fragment ('?' or '#'), which an API root "
+            "cannot have: the request paths would go inside it; give the root alone",
+            param_hint=option,
+        )
     if _AMBIGUOUS_URL.search(url) or _sent_to_host(url) != host.lower():
         # urllib and the HTTP client end the host part at different characters:
         # "https://evil\@api.github.com" was checked as GitHub and sent to "evil"

@@ -398,9 +398,9 @@ def _check_arguments(
     if not _REPO_ID.fullmatch(repo_id):
         raise CliError(f"REPO_ID must look like namespace/name, not {repo_id!r}", 1)
     _check_hub_repo_id(repo_id)
-    check_http_url(endpoint, "--endpoint")
     source = click.get_current_context().get_parameter_source("endpoint")
     where = "HF_ENDPOINT" if source == click.core.ParameterSource.ENVIRONMENT else "--endpoint"
+    check_http_url(endpoint, where)  # (an HF_ENDPOINT error named --endpoint, never typed)
     refuse_url_credentials(endpoint, where, "the Hub", "--token, HF_TOKEN")
     if prune and (sessions or since):
         raise CliError("--prune needs a whole selection: not with SESSION arguments or --since", 1)

@@ -67,7 +67,6 @@ from exporter.publish.gist import (
     Gist,
     GistClient,
     InterruptedRequest,
-    resolve_github_token,
 )
 from exporter.publish.gist_share import (
     DEFAULT_FILENAME,
@@ -80,6 +79,7 @@ from exporter.publish.gist_share import (
     share_files,
     viewer_link,
 )
+from exporter.publish.github_auth import FoundToken, find_github_token
 from exporter.publish.share_state import ShareState, earlier_gists
 from exporter.redact_cli import (
     check_exclusions,
@@ -586,7 +586,7 @@ def _refuse_unread(record: dict[str, Any] | None) -> None:
             )
 
 
-def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | None:
+def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> FoundToken | None:
     """The GitHub token, found before anything is rendered (a missing one fails early);
     a dry run uploads nothing and needs none, but still hides one it can find."""
     try:
@@ -597,9 +597,9 @@ def _token_for_upload(token: str | None, api_url: str, dry_run: bool) -> str | N
         raise
 
 
-def _github_token(token: str | None, api_url: str) -> str:
-    """``resolve_github_token``, its warnings (``gh`` timed out) said on stderr."""
-    return resolve_github_token(token, api_url, warn=lambda said: _notify(terminal_text(said)))
+def _github_token(token: str | None, api_url: str) -> FoundToken:
+    """``find_github_token``, its warnings (``gh`` timed out) said on stderr."""
+    return find_github_token(token, api_url, warn=lambda said: _notify(terminal_text(said)))
 
 
 #: What --delete works with; any other option given with it meant something else.
@@ -697,7 +697,8 @@ def _delete(gist_id: str, api_url: str, token: str | None, dry_run: bool) -> Non
     if dry_run:
         click.echo(f"pi-session: dry run: would delete gist {gist_id}; nothing sent", err=True)
         return
-    client = GistClient(api_url, _github_token(token, api_url), notify=_notify)
+    found = _github_token(token, api_url)
+    client = GistClient(api_url, found.token, notify=_notify, token_source=found.source)
     try:
         there = client.get(gist_id)
     except NotFoundError as gone:
@@ -856,7 +857,7 @@ def share_command(
     check_exclusions(loaded, policy, leaf=leaf)
     auth = _token_for_upload(token, api_url, dry_run)
     if auth and policy.redact:  # a token pasted into the session goes no further than here
-        policy = dataclasses.replace(policy, auth_tokens=(auth,))
+        policy = dataclasses.replace(policy, auth_tokens=(auth.token,))
     extras = (["session.jsonl"] if with_jsonl else []) + (["README.md"] if with_markdown else [])
     targets = _dry_run_targets(loaded, extras, sessions_dir, policy) if dry_run else {}
     _refuse_output_collisions(loaded, targets, policy_values, agent_context)
@@ -867,6 +868,7 @@ def share_command(
     report_diagnostics(prepared)  # from the redacted copy: they quote the file
     given_now = policy.given_values() if policy.redact else set()
     excluded = excluded_ids(loaded, policy.exclude)
+    _refuse_unkept_state(dry_run)
     if not allow_weaker_policy:  # before the dry run too: it says what a share would do
         record = ShareState().entry(api_url, loaded.id)  # the state file, read once
         # --no-redact is given none of them: a gist that hid some would show them (code
@@ -888,7 +890,7 @@ def share_command(
         return
     if auth is None:  # only a dry run goes on without a token, and it has returned
         raise CliError("no GitHub token", 3)
-    client = GistClient(api_url, auth, notify=_notify)
+    client = GistClient(api_url, auth.token, notify=_notify, token_source=auth.source)
     state = ShareState()
     refuse = None if allow_weaker_policy else functools.partial(
         _refuse_weaker_policy, loaded=loaded, policy=policy, given_now=given_now,
@@ -909,6 +911,35 @@ def share_command(
         raise CliError("GitHub answered without a gist id", 3)
     _say_what_was_done(
         gist, action, public, api_url, viewer_url, earlier, state, loaded.id, pi_viewer
+    )
+
+
+def _refuse_unkept_state(dry_run: bool) -> None:
+    """A share whose state cannot be written (its folder read-only or another user's) is
+    refused before anything is uploaded: it made its gist, said "could not save share
+    state" and exited 0, and every share again made another gist, not held to what this one
+    left out (--secret...). A dry run uploads nothing: it goes on, warned."""
+    state = ShareState()
+    error = state.why_unwritable(create=not dry_run)  # a dry run makes no folder
+    if error is None:
+        return
+    folder = terminal_text(str(state.path.parent))
+    reason = terminal_text(error.strerror or str(error))
+    fix = (
+        "make that folder yours and writable (fix its ownership or permissions), or set "
+        "XDG_STATE_HOME to a folder you can write"
+    )
+    if dry_run:
+        _notify(
+            f"warning: the share state cannot be written in {folder} ({reason}): a real "
+            f"share would be refused; {fix}"
+        )
+        return
+    raise CliError(
+        f"the share state cannot be written in {folder} ({reason}), so the gist would not "
+        "be recorded: sharing again would make another, and not be held to what this share "
+        f"leaves out; nothing was uploaded. {fix[0].upper()}{fix[1:]}, then share again",
+        2,
     )
 
 

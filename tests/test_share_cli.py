@@ -1102,13 +1102,21 @@ def test_a_piped_session_records_no_file_as_its_source(
 def test_a_state_that_cannot_be_saved_is_said_with_what_it_means(
     fake: FakeGitHub, env: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """XDG_STATE_HOME naming a file: the share works, but the warning went through Python's
-    logging without the "pi-session:" prefix (the Pi extension, which keeps only prefixed
-    lines, never showed it), and an earlier one claimed a ".corrupt" copy that was never
-    written."""
-    blocker = tmp_path / "afile"
-    blocker.write_text("x\n", encoding="utf-8")
-    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
+    """A state folder that takes files but not gists.json when it is saved (the disk filled
+    up during the upload): the share works, but the warning went through Python's logging
+    without the "pi-session:" prefix (the Pi extension, which keeps only prefixed lines,
+    never showed it), and an earlier one claimed a ".corrupt" copy that was never written.
+    (A state folder that cannot be written at all is refused before sending:
+    test_share_s74.)"""
+    import errno
+
+    from exporter.publish import share_state
+
+    def disk_full(path: object, *args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(share_state, "atomic_open", disk_full)
     result = share(fake, str(FIXTURE))
     assert result.exit_code == 0, result.output
     assert len(fake.gists) == 1 and "Gist: " in result.stdout

@@ -356,34 +356,25 @@ def freeze_state(env: dict) -> Iterator[Callable[[], None]]:
                 folder.chmod(0o755)
 
 
-def test_a_state_that_cannot_be_written_is_warned_of_truly(
+def test_a_state_that_cannot_be_written_is_refused_before_sending(
     fake: FakeGitHub, env: dict, freeze_state: Callable[[], None]
 ) -> None:
     """gists.json that cannot be replaced: every share warned "sharing this session again
     will make a new gist", a share that changed nothing too, while the record still there
-    made the next share update the same gist."""
+    made the next share update the same gist. Since stop 74 such a share is refused before
+    anything is sent (what it leaves out could not be recorded), naming the folder."""
     assert share(fake, str(FIXTURE)).exit_code == 0
     (gist_id,) = fake.gists
     path = state_file(env)
     freeze_state()
     before = path.read_text(encoding="utf-8")
-
-    unchanged = share(fake, str(FIXTURE))
-    assert unchanged.exit_code == 0, unchanged.output
-    assert "gist unchanged (secret)" in unchanged.stderr
-    assert "warning:" not in unchanged.stderr
+    gist_before = json.dumps(fake.gists[gist_id], sort_keys=True, default=str)
 
     changed = share(fake, str(FIXTURE), "--no-thinking")
-    assert changed.exit_code == 0, changed.output
-    assert "gist updated (secret)" in changed.stderr
-    assert f"warning: could not save share state to {path}: " in changed.stderr
-    assert (
-        f"it still names gist {gist_id} for this session, so sharing it again updates the "
-        "same gist, but what this share left out is not recorded" in changed.stderr
-    )
+    assert changed.exit_code == 2, changed.output
+    assert f"the share state cannot be written in {path.parent}" in changed.stderr
+    assert "nothing was uploaded" in changed.stderr
     assert "will make a new gist" not in changed.stderr
-
-    later = share(fake, str(FIXTURE), "--no-thinking")  # as the warning said
-    assert later.exit_code == 0, later.output
     assert list(fake.gists) == [gist_id]
+    assert json.dumps(fake.gists[gist_id], sort_keys=True, default=str) == gist_before
     assert path.read_text(encoding="utf-8") == before

@@ -157,28 +157,36 @@ def bounded_wait(seconds: float) -> float:
     return seconds if math.isfinite(seconds) and seconds <= MAX_REPORTED_WAIT else MAX_REPORTED_WAIT
 
 
-def clean_token(token: str | None, service: str) -> str | None:
+def clean_token(token: str | None, service: str, source: str | None = None) -> str | None:
     """The token without surrounding whitespace; None when blank.
 
     Spaces or control characters inside (a pasted newline) would go into an HTTP header and
     the HTTP library's error would quote that header, token included: refuse them here with a
     message that never shows the token. Tokens are ASCII, and an HTTP header only takes
     Latin-1: other characters (a paste in the wrong script, curly quotes) failed later as
-    "'latin-1' codec can't encode" or a failed dataset read.
+    "'latin-1' codec can't encode" or a failed dataset read. ``source``: where it came from
+    (``--token`` or a variable's name), said: a token from GH_ENTERPRISE_TOKEN was told to
+    be "passed again", though nothing was passed.
     """
     if token is None or not token.strip():
         return None
     token = token.strip()
+    if source is None or source.startswith("--"):
+        what, fix = f"the {service} token", "pass it again without them"
+        if source:
+            what = f"the {service} token passed with {source}"
+    else:
+        what = f"the {service} token in {source}"
+        fix = f"set {source} again without them, or unset it"
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in token):
         raise AuthError(
-            f"the {service} token contains spaces or control characters (a pasted newline?); "
-            "pass it again without them",
+            f"{what} contains spaces or control characters (a pasted newline?); {fix}",
             exit_code=1,
         )
     if not token.isascii():
         raise AuthError(
-            f"the {service} token contains non-ASCII characters, which no token has (a paste "
-            "of the wrong text?); pass it again without them",
+            f"{what} contains non-ASCII characters, which no token has (a paste of the "
+            f"wrong text?); {fix}",
             exit_code=1,
         )
     return token

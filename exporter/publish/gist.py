@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import requests
+import urllib3.exceptions
 
 from exporter.formatting import escape_surrogates, one_line
 from exporter.publish.errors import (
@@ -61,6 +62,7 @@ from exporter.publish.github_auth import (
     is_enterprise,
     resolve_github_token,
     token_hint,
+    token_source_fix,
 )
 
 try:
@@ -93,6 +95,14 @@ GIST_WARN_BYTES = 1024 * 1024
 MAX_AUTO_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
+#: Longest the answer may take to arrive whole once its headers are in (seconds): the read
+#: timeout is per gap between bytes, so a server or proxy sending a byte every few seconds
+#: held a share (and the share state's lock) forever. Then the try counts as timed out
+#: (retried, or said). The upload is not counted: an answer that came whole after a slow
+#: upload was thrown away (and a create not retried: a gist made, said as failed).
+REQUEST_DEADLINE = 300.0
+#: The same for a body over 1 MB, whose answer echoes its files (up to 1 MB each).
+LARGE_BODY_DEADLINE = 900.0
 _MAYBE_CREATED = (
     "creating the gist failed ({reason}) after GitHub may already have received it; not "
     "retrying, so that no second copy is made. Check your secret gists {gists} before "
@@ -113,6 +123,10 @@ _INTERRUPTED_UPDATE = (
 
 #: A call's operation as an answer to it is named ("the answer to creating the gist").
 _DOING = {"create": "creating", "update": "updating", "get": "reading", "delete": "deleting"}
+
+
+class AnswerTooSlow(requests.exceptions.ReadTimeout):
+    """An answer not whole within the deadline (``REQUEST_DEADLINE``) after its headers came."""
 
 
 class InterruptedRequest(KeyboardInterrupt):
@@ -162,14 +176,20 @@ class GistClient:
         clock: Callable[[], float] = time.time,
         session: requests.Session | None = None,
         notify: Callable[[str], None] | None = None,
+        deadline: float | None = None,
+        token_source: str | None = None,
     ) -> None:
-        cleaned = clean_token(token, "GitHub")
+        cleaned = clean_token(token, "GitHub", source=token_source)
         if cleaned is None:
             raise NoTokenError(f"no GitHub token given: {token_hint(api_url)}.")
         self.api_url = api_url.rstrip("/")
         self._token = cleaned
+        #: Where the token was found (``FoundToken.source``), said when it is refused.
+        self._token_source = token_source
         self.timeout = float(timeout)
         self.max_tries = max(1, int(max_tries))
+        #: Longest one try may take (``REQUEST_DEADLINE``, read now: a test's patch holds).
+        self.deadline = float(REQUEST_DEADLINE if deadline is None else deadline)
         self.user_agent = user_agent or f"pi-session-export/{_VERSION}"
         self._sleep = sleep or time.sleep  # looked up now, not at import: a test's patch holds
         self._clock = clock
@@ -409,9 +429,10 @@ class GistClient:
         url = f"{self.api_url}{path}"
         payload = None if body is None else _json_bytes(body)
         headers = self._headers(payload is not None)
-        timeout = self.timeout
+        timeout, deadline = self.timeout, self.deadline
         if payload is not None and len(payload) > GIST_WARN_BYTES:
             timeout = max(timeout, LARGE_BODY_TIMEOUT)
+            deadline = max(deadline, LARGE_BODY_DEADLINE)
 
         failures = 0
         waited_for_rate_limit = False
@@ -423,12 +444,15 @@ class GistClient:
                     url,
                     data=payload,
                     headers=headers,
-                    timeout=timeout,
+                    timeout=timeout,  # (waiting for the headers: the deadline is not begun)
                     # a redirected POST or PATCH went on as a GET (requests' rule for 301
                     # and 302), and its 404 was said as a missing gist scope: only a read
                     # follows one (review s60 #3)
                     allow_redirects=method == "GET",
+                    stream=True,  # the body is read by ``_read_by``, bounded in time
                 )
+                # (here the headers are in: the deadline bounds reading the answer alone)
+                _read_by(resp, time.monotonic() + deadline, deadline)
             except KeyboardInterrupt:
                 if interrupted is None:
                     raise
@@ -445,7 +469,11 @@ class GistClient:
             ) as exc:
                 failures += 1
                 proxy = proxy_for(self._session, url)
-                reason = connection_reason(exc, timeout, proxy)
+                reason = (
+                    str(exc)
+                    if isinstance(exc, AnswerTooSlow)
+                    else connection_reason(exc, timeout, proxy)
+                )
                 if proxy_refused(exc):  # a 407 or 403 from the proxy comes again: not retried
                     raise NetworkError(
                         f"nothing was sent to GitHub at {self._where} ({reason}); "
@@ -601,9 +629,14 @@ class GistClient:
             page = _page_text(resp)
             said = f': "{page}"' if page else ""
         if status == 401:
-            text = (
-                f"GitHub rejected the token (401){said}; it is invalid, expired or revoked. "
-                f"Use a new one: {token_hint(self.api_url)}."
+            fix = (
+                token_source_fix(self._token_source)
+                if self._token_source
+                else f"use a new one: {token_hint(self.api_url)}"
+            )
+            text = _joined(
+                f"GitHub rejected the token (401){said}",
+                f"it is invalid, expired or revoked. {fix[0].upper()}{fix[1:]}.",
             )
             raise AuthError(self._scrub(text), status=status)
         sso, sso_url = sso_required(resp) if status in (403, 404) else (False, None)
@@ -615,7 +648,7 @@ class GistClient:
                 '(missing gist scope?); fine-grained tokens need "Gists: read and write", '
                 "and GitHub App installation tokens cannot use gists."
             )
-            raise AuthError(text, status=status)
+            raise AuthError(self._with_source(text), status=status)
         if status == 404 and operation in ("update", "delete"):
             # GitHub hides a gist the token may not write behind a 404 (no gist scope,
             # another account's gist), and a secret gist reads fine by its id alone
@@ -629,7 +662,7 @@ class GistClient:
                 "is gone, or this token may not write it (a classic token needs the gist "
                 f"scope; the gist may be another account's); {way_out}."
             )
-            raise NotFoundError(self._scrub(text), status=status)
+            raise NotFoundError(self._scrub(self._with_source(text)), status=status)
         if status == 404:  # a gist that cannot be found: exit 2, as a missing file
             text = f"gist {gist_id} was not found (deleted, or not visible to this token)"
             raise NotFoundError(self._scrub(text), status=status, exit_code=2)
@@ -638,19 +671,19 @@ class GistClient:
             # a sign-on's, GitHub's "administrative rules") is something else: its words
             # are said, and no missing gist scope is guessed (review s45 #5)
             answer = "a page, not GitHub's JSON" if said else "an empty answer"
-            text = (
-                f"{self._where} refused to {operation} the gist (HTTP 403, {answer}){said}; "
+            text = _joined(
+                f"{self._where} refused to {operation} the gist (HTTP 403, {answer}){said}",
                 "a proxy, firewall or sign-on page may be in the way: check your network "
-                "and --api-url."
+                "and --api-url.",
             )
             raise AuthError(self._scrub(text), status=status)
         if status == 403:
-            text = (
-                f"GitHub refused to {operation} the gist (403){said}; the token lacks "
-                'permission (classic tokens need the gist scope, fine-grained ones "Gists: '
-                'read and write").'
+            text = _joined(
+                f"GitHub refused to {operation} the gist (403){said}",
+                "the token lacks permission (classic tokens need the gist scope, fine-grained "
+                'ones "Gists: read and write").',
             )
-            raise AuthError(self._scrub(text), status=status)
+            raise AuthError(self._scrub(self._with_source(text)), status=status)
         if status == 407:  # an http:// --api-url through a proxy (no tunnel to refuse)
             proxy = proxy_shown(proxy_for(self._session, resp.url or self.api_url))
             text = (
@@ -661,12 +694,19 @@ class GistClient:
             raise NetworkError(self._scrub(text))
         if status == 422:
             extra = f" ({'; '.join(details)})" if details else ""
-            text = f"GitHub rejected the gist (422){said}{extra}."
+            # ("Validation Failed. (files: …)." was said: its stop goes before the details)
+            said = said.removesuffix(".") if extra else said
+            text = _joined(f"GitHub rejected the gist (422){said}{extra}")
             raise ValidationError(self._scrub(text), status=status)
-        raise PublishError(
-            self._scrub(f"GitHub API error on gist {operation}: HTTP {status}{said}."),
-            status=status,
-        )
+        text = _joined(f"GitHub API error on gist {operation}: HTTP {status}{said}")
+        raise PublishError(self._scrub(text), status=status)
+
+    def _with_source(self, text: str) -> str:
+        """A refusal of the token, with where it came from and what gives another one."""
+        if not self._token_source:
+            return text
+        fix = token_source_fix(self._token_source)
+        return f"{text} {fix[0].upper()}{fix[1:]}."
 
     def _sso_text(self, operation: str, status: int, url: str | None) -> str:
         """What a SAML single sign-on refusal means and where to fix it: the hint about the
@@ -708,6 +748,48 @@ def _id_in_location(location: str) -> str | None:
     if found is None or not path.endswith(found.group(0)) or not found.group(1).isascii():
         return None
     return found.group(1)
+
+
+def _joined(theirs: str, ours: str = "") -> str:
+    """What GitHub said (``theirs``, perhaps ending in its own full stop) and then what we
+    add (``ours``), as one sentence or two: "Validation Failed.." and "…personal access
+    token.; the token lacks…" were said. Ends in a full stop."""
+    theirs = theirs.rstrip()
+    stopped = theirs.endswith((".", "!", "?"))
+    if not ours:
+        return theirs if stopped else f"{theirs}."
+    if stopped:
+        return f"{theirs} {ours[0].upper()}{ours[1:]}"
+    return f"{theirs}; {ours}"
+
+
+def _read_by(resp: requests.Response, ends: float, deadline: float) -> None:
+    """Read ``resp``'s body (a ``stream=True`` answer) as it comes, until the monotonic
+    time ``ends``: then ``AnswerTooSlow``. Errors are requests' own, as for a body read
+    whole. (``read1`` is urllib3's from 2.2 on, which pyproject.toml requires: read whole
+    instead, as before, the body had no deadline.)"""
+    read1 = resp.raw.read1
+    chunks: list[bytes] = []
+    try:
+        while True:
+            if time.monotonic() > ends:
+                resp.close()
+                raise AnswerTooSlow(f"the answer did not arrive whole within {deadline:g} s")
+            chunk = read1(65536, decode_content=True)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except urllib3.exceptions.ProtocolError as error:  # (as requests' iter_content says them)
+        raise requests.exceptions.ChunkedEncodingError(error) from error
+    except urllib3.exceptions.DecodeError as error:
+        raise requests.exceptions.ContentDecodingError(error) from error
+    except urllib3.exceptions.ReadTimeoutError as error:
+        raise requests.exceptions.ReadTimeout(error) from error
+    except urllib3.exceptions.SSLError as error:
+        raise requests.exceptions.SSLError(error) from error
+    resp._content = b"".join(chunks)  # what ``resp.content`` and ``resp.json()`` give
+    resp._content_consumed = True
+    resp.raw.release_conn()
 
 
 def _what_to_check(exc: Exception, proxy: str | None) -> str:

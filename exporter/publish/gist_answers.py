@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, TypedDict
 from urllib.parse import urlsplit
@@ -288,18 +289,47 @@ def sso_required(resp: requests.Response) -> tuple[bool, str | None]:
     return True, url if plain else None
 
 
+#: Farthest an answer's ``Date`` may be from the local clock to be believed (seconds): one
+#: in 1970 made a reset 30 s away "try again in 24 h", one in year 9999 a wait of 1 s.
+MAX_CLOCK_SKEW = 12 * 3600.0
+
+
+def _http_date(text: str) -> float:
+    """An HTTP date's moment (epoch seconds); one without a zone is UTC, not local time."""
+    moment = parsedate_to_datetime(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def _server_now(resp: requests.Response, now: float) -> float:
+    """The time the answer was sent, by its ``Date`` header; ``now`` without a usable one,
+    or with one more than ``MAX_CLOCK_SKEW`` from this machine's clock (``time.time()``:
+    ``now`` is the client's clock, which a caller may fix at any moment). A date without a
+    zone ("-0000" too) is UTC, as HTTP dates are: it was read as local time."""
+    try:
+        sent = _http_date(resp.headers.get("date") or "")
+    except (TypeError, ValueError, OverflowError):
+        return now
+    believed = math.isfinite(sent) and abs(sent - time.time()) <= MAX_CLOCK_SKEW
+    return sent if believed else now
+
+
 def raw_rate_limit_wait(resp: requests.Response, now: float) -> float | None:
     """Seconds GitHub asks us to wait (``Retry-After``, an exhausted limit, a secondary
-    limit), or None when the answer is no rate limit at all."""
+    limit), or None when the answer is no rate limit at all. A moment (a reset epoch, an
+    HTTP date) is counted from the answer's ``Date`` when it has one, not from ``now``: a
+    local clock some minutes off had the wait said minutes too long or too short (no
+    wait at all, and a retry refused again)."""
+    now = _server_now(resp, now)
     retry_after = resp.headers.get("retry-after")
     if retry_after:
         try:
             return max(0.0, float(retry_after))
         except ValueError:
             try:
-                moment = parsedate_to_datetime(retry_after)
-                return max(0.0, moment.timestamp() - now)
-            except (TypeError, ValueError):
+                return max(0.0, _http_date(retry_after) - now)
+            except (TypeError, ValueError, OverflowError):
                 return SECONDARY_LIMIT_WAIT
     if resp.headers.get("x-ratelimit-remaining") == "0":
         try:

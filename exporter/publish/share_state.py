@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -403,6 +404,28 @@ class ShareState:
             self._depth -= 1
             if handle is not None:
                 handle.close()  # releases the lock
+
+    def why_unwritable(self, *, create: bool = True) -> OSError | None:
+        """Why the state could not be written now (the folder cannot be made, or no file
+        made in it: read-only, another user's), None when it can: a share that went on
+        made its gist, did not record it, and every share again made another (and was not
+        held to what this one left out). A file made and removed at once is the test,
+        as writing the state (a temp file renamed over it) and its lock need one. Without
+        ``create`` (a dry run) a missing folder is not made: its nearest folder is tried."""
+        folder = Path(os.path.realpath(self.path)).parent  # (a symlink is written through)
+        try:
+            if create:
+                folder.mkdir(parents=True, exist_ok=True)
+            else:
+                while not folder.exists() and folder.parent != folder:
+                    folder = folder.parent
+            handle, probe = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=folder)
+        except OSError as error:
+            return error
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+        return None
 
     def __repr__(self) -> str:
         return f"ShareState(path={str(self.path)!r})"

@@ -88,7 +88,9 @@ class Failure:
     """An injected misbehaviour, used for the next ``times`` matching requests.
 
     ``action``: "respond" (send ``status``/``headers``/``body``), "drop" (close the
-    connection without a response) or "hang" (wait ``delay`` seconds, then drop).
+    connection without a response), "hang" (wait ``delay`` seconds, then drop) or
+    "trickle" (a 200's headers, then one byte of its body every ``delay`` seconds, never
+    all of it: a stalled server or proxy that each read timeout lets through).
     ``method``/``path`` restrict which requests match (``path`` is a regex searched
     in the route, i.e. the path without the ``/api/v3`` prefix).
     """
@@ -423,6 +425,9 @@ class FakeGitHub(LoopbackFake):
             h.connection.shutdown(socket.SHUT_RDWR)
 
     def _apply_failure(self, h: _Handler, failure: Failure) -> None:
+        if failure.action == "trickle":
+            self._trickle(h, failure.delay)
+            return
         if failure.delay:
             time.sleep(failure.delay)
         if failure.action in ("drop", "hang"):
@@ -438,6 +443,21 @@ class FakeGitHub(LoopbackFake):
                 reason = "Error"
             body = {"message": reason, "documentation_url": DOCS}
         self._send(h, failure.status, body, failure.headers)
+
+    @staticmethod
+    def _trickle(h: _Handler, every: float, most: int = 600) -> None:
+        """Headers of a 200 with a long body, then a byte of it every ``every`` seconds
+        (at most ``most`` bytes) until the client hangs up."""
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", "100000")
+        h.end_headers()
+        h.close_connection = True
+        with contextlib.suppress(OSError):
+            for _ in range(most):
+                h.wfile.write(b" ")
+                h.wfile.flush()
+                time.sleep(every)
 
     def _rate_headers(self) -> dict[str, str]:
         with self._lock:
