@@ -824,9 +824,9 @@ def test_damaged_lines_left_out_of_the_upload_are_reported(
     source.write_bytes(b"".join(lines))
     result = publish(fake_hub, small)
     assert result.exit_code == 0, result.output
-    assert f"warning: {source.name}: 1 damaged line left out of the upload (line 3: " in (
+    assert f"/{source.name}: 1 damaged line left out of the upload (line 3: " in (
         result.stderr
-    )
+    )  # (named by its path in the dataset: a secret in the file's name is not printed)
     assert result.stderr.count("damaged line") == 1  # the other sessions are whole
     hostile = source.with_name(source.stem + "_\x1b]0;PWNED\x07.jsonl")
     source.rename(hostile)  # a file name is untrusted text too: no escape reaches a terminal
@@ -855,7 +855,7 @@ def test_unusable_token_counts_are_reported_as_export_reports_them(
     source.write_bytes(b"".join(lines))
     result = publish(fake_hub, small)
     assert result.exit_code == 0, result.output
-    warning = f"warning: {source.name}: line {number + 1}: token count 1e+308 in a turn's usage"
+    warning = f"/{source.name}: line {number + 1}: token count 1e+308 in a turn's usage"
     assert warning in result.stderr, result.stderr
     assert "counted as 0 tokens [bad-usage] (in the index row's tokens and cost too)" in (
         result.stderr

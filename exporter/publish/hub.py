@@ -533,22 +533,22 @@ def _tally(result: PublishResult, prepared: list[Prepared]) -> None:
         if item.lone_surrogates:
             n = item.lone_surrogates
             result.warnings.append(
-                f"{item.source.path.name}: {n} half character{'s' if n != 1 else ''} (a lone "
+                f"{item.source.repo_path}: {n} half character{'s' if n != 1 else ''} (a lone "
                 "surrogate, as a cut emoji leaves) written as U+FFFD in the upload: the "
                 "datasets library cannot read the file otherwise"
             )
         if item.bad_usage:  # as export and stats warn: the row's tokens and cost leave it out
             result.warnings.append(
-                f"{item.source.path.name}: {item.bad_usage} (in the index row's tokens and "
+                f"{item.source.repo_path}: {item.bad_usage} (in the index row's tokens and "
                 "cost too)"
             )
         if located := gps_warning(item.gps_images):  # (README: images go
-            result.warnings.append(f"{item.source.path.name}: {located}")  # out as they are)
+            result.warnings.append(f"{item.source.repo_path}: {located}")  # out as they are)
         if item.damaged:  # session_to_jsonl writes entries; a damaged line is none
             count, first = len(item.damaged), item.damaged[0]
             more = f" (first: {first})" if count > 1 else f" ({first})"
             result.warnings.append(
-                f"{item.source.path.name}: {count} damaged line{'s' if count != 1 else ''} "
+                f"{item.source.repo_path}: {count} damaged line{'s' if count != 1 else ''} "
                 f"left out of the upload{more}"
             )
 
@@ -695,9 +695,35 @@ def _site_ops(
     first (a real run) where the others' are: downloaded once per version and kept (a dry
     run uses the kept copies too: they are a local cache, not the dataset). So a page's
     source is the same file whichever run uploaded it, and is not rendered again."""
-    cache = _cache_folder(run, lambda: copies_cache_dir(run.repo.endpoint, run.req.repo_id))
-    with copies_in_use(cache, run.remote):  # (another publish's copies are not deleted)
-        return _site_from_copies(run, others, uploads, tmp, cache)
+    try:
+        cache = _cache_folder(run, lambda: copies_cache_dir(run.repo.endpoint, run.req.repo_id))
+        with copies_in_use(cache, run.remote):  # (another publish's copies are not deleted)
+            return _site_from_copies(run, others, uploads, tmp, cache)
+    except OSError as error:
+        raise _cache_unusable(error) or error from None
+
+
+#: What a cache folder of another user's, one without write permission, one on a read-only
+#: file system, or a file where a folder goes (HOME a file) fails with.
+_NOT_ALLOWED_HERE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EEXIST})
+
+
+def _cache_unusable(error: OSError) -> PublishError | None:
+    """A cache folder this user cannot make or write (another user's, HOME a file): it
+    was "error: …/pi-session-export: Permission denied", saying neither what the folder is
+    for nor what to do. None for an error elsewhere (it is said as it is)."""
+    if error.errno not in _NOT_ALLOWED_HERE:  # (a full disk is said as it is)
+        return None
+    where = error.filename
+    root = user_cache_dir()
+    if not isinstance(where, str) or not (where == str(root) or where.startswith(f"{root}/")):
+        return None
+    return PublishError(
+        f"the local publish cache cannot be written ({where}: {error.strerror or error}); "
+        "nothing was sent. Make that folder yours and writable, or set XDG_CACHE_HOME to "
+        "a folder you can write",
+        exit_code=2,
+    )
 
 
 def _site_from_copies(
@@ -812,18 +838,33 @@ def _rebuilt_site(run: _Run, copies: list[Path], notes: Path, tmp: Path) -> list
 def _unwritten_pages(run: _Run, error: SitePagesUnwritten, site: Path) -> PublishError:
     """Pages the local cache of html/ (a dry run's copy of it, in the temporary folder)
     could not take (a full disk): the site there lacks them, and its diff would delete
-    them from the dataset. The run stops before any commit (exit 2, as for a cache that
-    cannot be written at all), naming the folder that is full; the next run with room
-    renders them and publishes."""
+    them from the dataset; or pages (search text) it no longer lists that it could not
+    delete (a folder of another user's), which its diff would leave up. The run stops
+    before any commit (exit 2, as for a cache that cannot be written at all), naming the
+    folder; the next run with room (or rights) renders them and publishes."""
     sent = "nothing would be sent" if run.req.dry_run else "nothing was sent"
     where = (
         f"the temporary folder {tempfile.gettempdir()} (a dry run renders into a copy there)"
         if run.req.dry_run
         else f"the local publish cache {site}"
     )
+    report = error.report
+    what = [
+        f"{plural(len(report.unwritten), 'html/ page')} could not be written"
+        if report.unwritten
+        else "",
+        f"{plural(len(report.undeleted), 'html/ page')} of sessions no longer published could "
+        "not be deleted"
+        if report.undeleted
+        else "",
+        f"the search text of {plural(len(report.undeleted_search), 'session')} no longer "
+        "published could not be deleted"
+        if report.undeleted_search
+        else "",
+    ]
     stopped = PublishError(
-        f"{error.reason}: {plural(len(error.report.unwritten), 'html/ page')} could not be "
-        f"written in {where}; {sent} (the dataset is as it was); {error.advice}",
+        f"{error.reason}: {' and '.join(part for part in what if part)} in {where}; {sent} "
+        f"(the dataset is as it was); {error.advice}",
         exit_code=2,
     )
     stopped.partial = run.result  # (what was redacted is still said)
@@ -971,7 +1012,8 @@ def _commit(run: _Run, commits: list[Commit], keep: dict[str, Prepared]) -> None
         parent = run.remote.head
         if not run.remote.exists:  # private unless --public
             parent = _created_head(run)
-        run.result.commits = _commit_all(run.repo, commits, parent, run.notify)
+        check = functools.partial(_check_private, run)
+        run.result.commits = _commit_all(run.repo, commits, parent, run.notify, check)
         if keep:  # what it uploaded is the dataset's now: no download next run
             keep_copies(
                 {path: (p.staged, p.oid) for path, p in keep.items() if p.staged},
@@ -994,6 +1036,7 @@ def _created_head(run: _Run) -> str | None:
     nowhere), so the run stops there, nothing sent, as at any other concurrent commit."""
     run.repo.create(private=not run.req.public)
     state = run.repo.read_state()
+    _refuse_public(run, state.private)  # created public meanwhile (by someone else)
     if not set(state.files) <= CREATION_FILES:
         raise PublishError(
             f"{run.req.repo_id} changed on the Hub while publishing (another publisher?): "
@@ -1004,14 +1047,38 @@ def _created_head(run: _Run) -> str | None:
     return state.head
 
 
+def _check_private(run: _Run) -> None:
+    """The dataset's privacy read again right before the first commit is sent: it was read
+    before every session was redacted (minutes, for many), and made public since (by a
+    teammate, on the Hub's settings page) it takes this run only with --public."""
+    _refuse_public(run, run.repo.is_private())
+
+
+def _refuse_public(run: _Run, private: bool) -> None:
+    """Refused (nothing sent) when the dataset is public and --public was not given."""
+    run.result.private = private
+    if not private and not run.req.public:
+        raise PublishError(
+            f"{run.req.repo_id} is public on the Hub now (made or created public while this "
+            "run redacted): what is published is visible to all; none of this run's sessions "
+            "was sent; pass --public to publish to it",
+            exit_code=1,
+        )
+
+
 def _commit_all(
-    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify
+    repo: HubRepo,
+    commits: list[Commit],
+    parent: str | None,
+    notify: Notify,
+    check: Callable[[], None] | None = None,
 ) -> list[str]:
     """Commit in a chain: each commit names the previous head as its parent. Returns the
-    heads (appended as they land, so a failure leaves the ones that did in the list)."""
+    heads (appended as they land, so a failure leaves the ones that did in the list).
+    ``check`` runs right before the first commit is sent."""
     heads: list[str] = []
     try:
-        _commit_chain(repo, commits, parent, notify, heads)
+        _commit_chain(repo, commits, parent, notify, heads, check)
     except PublishError as error:
         error.landed = len(heads)
         raise
@@ -1034,7 +1101,12 @@ def _named_sessions(commit: Commit) -> str:
 
 
 def _commit_chain(
-    repo: HubRepo, commits: list[Commit], parent: str | None, notify: Notify, heads: list[str]
+    repo: HubRepo,
+    commits: list[Commit],
+    parent: str | None,
+    notify: Notify,
+    heads: list[str],
+    check: Callable[[], None] | None = None,
 ) -> None:
     for number, commit in enumerate(commits, start=1):
         notify(f"commit {number}/{len(commits)}: {plural(commit.files, 'file')}")
@@ -1051,5 +1123,6 @@ def _commit_chain(
             what = "manifest and card"  # re-checked sessions under new settings
         title = f"pi-session publish: {what} ({number}/{len(commits)}){_named_sessions(commit)}"
         description = f"Published with pi-session-export {__version__}."
-        parent = repo.commit(commit, parent, title, description)
+        first = check if number == 1 else None
+        parent = repo.commit(commit, parent, title, description, before_send=first)
         heads.append(parent)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from exporter import __version__
 from exporter.publish.errors import (
@@ -136,6 +138,15 @@ class TokenAccess:
         # to all of its user's repos, are not a list of names to look the namespace up in)
         return None
 
+    def may_write(self, repo_id: str) -> bool:
+        """Whether the Hub's answer confirms the token may write to ``repo_id``'s namespace
+        (a write token of its user, or of an organization's member with the write or admin
+        role: a contributor writes only to its own repositories there)."""
+        if self.role != "write" or self.user is None or self.orgs is None:
+            return False
+        ns = repo_id.split("/", 1)[0].lower()
+        return ns == self.user.lower() or self.orgs.get(ns) in ("write", "admin")
+
 
 class HubRepo:
     """One dataset repo on one endpoint; every call goes through ``_call``."""
@@ -160,6 +171,9 @@ class HubRepo:
         self.host = host_for_messages(self.endpoint)  # a user part may hold a token
         self.notify, self.max_wait = notify, max_wait
         self._token = token  # only to hide it should a server echo it back
+        #: whoami confirmed the token may write here: a 403 is then the Hub's own limit
+        #: (storage, a disabled dataset), said in its words, unless they are about access
+        self.write_confirmed = False
         self.api = HfApi(
             endpoint=self.endpoint,
             token=token or False,
@@ -238,13 +252,15 @@ class HubRepo:
             return self._http_failure(
                 what,
                 response.status_code,
-                detail=clipped(error.server_message or "", 200, self._token),
+                detail=clipped(_server_text(error), 200, self._token),
                 code=response.headers.get("x-error-code"),
                 request=_request_of(error),
                 large_upload=large_upload,
             )
         if unreadable:  # huggingface_hub read the answer as JSON before checking its status
             return self._unreadable_failure(what, large_upload)
+        if _in_xet_upload(error):
+            return self._xet_failure(error)
         if isinstance(error, ValueError) and "README.md" in str(error):
             return ValidationError(
                 f"the Hub refused the dataset card: {clipped(str(error), 300, self._token)}"
@@ -287,10 +303,27 @@ class HubRepo:
                 "set HF_TOKEN or run `hf auth login`",
                 status=status,
             )
+        if status == 403 and detail and self.write_confirmed and not _about_access(detail):
+            return PublishError(
+                f"{self.host} refused {what} (HTTP 403): {detail.rstrip('.')}; not the "
+                f"token (whoami confirmed it may write to '{ns}'): once that is resolved, a "
+                "re-run resumes where this one stopped",
+                status=status,
+            )
         if status == 403:
             return AuthError(
-                f"no write access to '{ns}' on {self.host}: the token needs the write role "
-                f"(or write access to {ns})" + said,
+                f"no write access to '{ns}' on {self.host}{said}: the token needs the write "
+                f"role (or write access to {ns})",
+                status=status,
+            )
+        if status == 404 and code in _MISSING_IN_DATASET:
+            # the dataset is there: a revision or a file in it is not (changed meanwhile)
+            at = f"revision {_revision_in(url) or '(unnamed)'}"
+            missing = at if code == "RevisionNotFound" else f"the file, at {at},"
+            return PublishError(
+                f"{self.host} answered that {missing} is not in {self.repo_id} while "
+                f"{what}{said}: the dataset changed meanwhile (another publisher?); a re-run "
+                "reads it again",
                 status=status,
             )
         if status in (401, 404):
@@ -311,6 +344,29 @@ class HubRepo:
                 status=status,
             )
         return PublishError(f"{what} failed: HTTP {status} {detail}".strip(), status=status)
+
+    def _xet_failure(self, error: Exception) -> PublishError:
+        """A failure inside hf_xet (a large file's bytes to the Xet storage): a bare
+        ConnectionError or RuntimeError whose text names the address and any HTTP status;
+        said as "cannot reach <the Hub> while committing" after minutes of hf_xet's retries."""
+        text = str(error)
+        url = re.search(r"(?:domain: |url \()(\w+://[^\s)]+)", text)
+        host = host_for_messages(url.group(1)) if url else self.host
+        status = re.search(r"\(([1-5]\d\d) [A-Z][a-z]", text)  # "(403 Forbidden)", not "(120 s)"
+        if status is not None:
+            code = int(status.group(1))
+            kind = NetworkError if code >= 500 else PublishError
+            return kind(
+                f"{host} answered HTTP {code} while {LARGE_FILES} (Xet storage): the large-file "
+                "upload failed; a re-run uploads the large files again",
+                status=code,
+            )
+        reason = re.sub(r"\s*\(?\w+://[^\s)]*\)?", "", text.removeprefix("Network error: "))
+        reason = clipped(reason, 160, self._token)
+        return NetworkError(
+            f"cannot reach {host} while {LARGE_FILES} (Xet storage: {reason}): nothing is "
+            "lost; a re-run resumes where this one stopped"
+        )
 
     def _unreadable_failure(self, what: str, large_upload: bool) -> PublishError:
         """An answer that is not JSON (an HTML error page from a proxy, an answer cut off):
@@ -344,7 +400,9 @@ class HubRepo:
             if isinstance(failure, AuthError) and failure.status == 401:
                 raise scrubbed(failure, self._token) from None
             return TokenAccess()  # rate limited or unreachable: the work itself will tell
-        return TokenAccess.from_whoami(answer)
+        access = TokenAccess.from_whoami(answer)
+        self.write_confirmed = access.may_write(self.repo_id)
+        return access
 
     def create(self, *, private: bool) -> None:
         """The dataset created (one that exists is fine). huggingface_hub sends a creation
@@ -389,18 +447,32 @@ class HubRepo:
                 state.card = self.download("README.md", info.sha)
         return state
 
-    def commit(self, commit: Commit, parent: str | None, title: str, description: str) -> str:
-        """One atomic commit on top of ``parent``; returns the new head.
+    def commit(
+        self,
+        commit: Commit,
+        parent: str | None,
+        title: str,
+        description: str,
+        *,
+        before_send: Callable[[], None] | None = None,
+    ) -> str:
+        """One atomic commit on top of ``parent``; returns the new head. ``before_send`` is
+        called first, before any byte of the commit leaves (a check that raises stops it:
+        nothing is sent; a large file pre-uploaded to a dataset made public meanwhile sat in
+        its storage).
 
         A failure names its step (the card's check, preupload, large files, the commit
-        itself). Only a 5xx answer to the card's check (sent before anything else) or to the
-        commit POST is tried again here, the latter only while the head is still ``parent``
+        itself). Only a 5xx answer to the card's check (sent after the preupload, before the
+        commit) or to the commit POST is tried again here, the latter only while the head is
+        still ``parent``
         (then it did not land, and the same commit is safe to send again): preupload and
         large files were already retried by huggingface_hub, and repeating the whole commit
         around them multiplied its retries (18 tries over 77 s). A commit POST whose answer
         was lost (a dropped connection, one cut off) is looked for in the dataset."""
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
+        if before_send is not None:
+            before_send()
         stage = [COMMITTING]
 
         def attempt() -> Any:
@@ -411,18 +483,31 @@ class HubRepo:
                 elif op.uploads:
                     ops.append(CommitOperationAdd(op.path, str(op.local)))
             ops += [CommitOperationAdd(name, data) for name, data in commit.metadata.items()]
+            adds = [op for op in ops if isinstance(op, CommitOperationAdd)]
             stage[0] = COMMITTING
             try:
-                return self.api.create_commit(
-                    self.repo_id,
-                    ops,
-                    commit_message=title,
-                    commit_description=description,
-                    repo_type="dataset",
-                    parent_commit=parent,
+                # pre-uploaded first (create_commit skips it then), to see what the Hub
+                # would leave out (a .gitignore of the dataset's) before the commit is sent
+                self.api.preupload_lfs_files(
+                    self.repo_id, adds, repo_type="dataset", free_memory=False
+                )
+                self._refuse_ignored(adds)
+                return self._readable(
+                    lambda: self.api.create_commit(
+                        self.repo_id,
+                        ops,
+                        commit_message=title,
+                        commit_description=description,
+                        repo_type="dataset",
+                        parent_commit=parent,
+                    )
                 )
             except Exception as error:
                 stage[0] = _stage_of(error, self.repo_id)
+                refused = self._refused_objects(error, adds)
+                if refused is not None:
+                    stage[0] = LARGE_FILES
+                    raise refused from None
                 raise
 
         for wait in (*SERVER_ERROR_WAITS, None):  # None: the last try
@@ -431,7 +516,7 @@ class HubRepo:
             except NetworkError as error:
                 if stage[0] in _RETRIED_BY_HUB:
                     raise
-                if stage[0] != COMMITTING:  # the card's check, before anything was sent
+                if stage[0] != COMMITTING:  # the card's check (after the preupload)
                     if wait is None or error.status not in _SERVER_ERRORS:
                         raise
                     self.notify(
@@ -463,6 +548,84 @@ class HubRepo:
                         "checks and publishes only what is missing",
                         status=error.status,
                     ) from None
+        raise AssertionError("unreachable")
+
+    def _readable(self, send: Callable[[], Any]) -> Any:
+        """The commit's answer, or a ``NetworkError`` (no status) when it has a success
+        status but not a commit's fields (a proxy's, a truncated one, a null commit id):
+        huggingface_hub failed on it with a KeyError, or returned no commit id. Like an
+        answer cut off, whether the commit landed is then read from the dataset."""
+        try:
+            info = send()
+            oid = getattr(info, "oid", None)
+            failure = None if isinstance(oid, str) and oid else "no commit id"
+        except (KeyError, TypeError, AttributeError) as error:
+            failure = f"{type(error).__name__}: {clipped(str(error), 80, self._token)}"
+        if failure is None:
+            return info
+        raise NetworkError(
+            f"{self.host} answered the commit with something that cannot be read ({failure}) "
+            "while committing: try again later; a re-run resumes where this one stopped"
+        )
+
+    def _refused_objects(self, error: Exception, adds: list[Any]) -> PublishError | None:
+        """The LFS batch answer refused some files one by one (an ``error`` per object):
+        huggingface_hub says so as a ValueError naming them by SHA-256, each reason behind an
+        unclosed backtick. Said here by path, with the Hub's reasons."""
+        text = str(error)
+        if not (isinstance(error, ValueError) and text.startswith(_LFS_OBJECT_ERRORS)):
+            return None
+        paths = {}
+        for op in adds:
+            with contextlib.suppress(AttributeError):
+                paths[op.upload_info.sha256.hex()] = op.path_in_repo
+        refused: dict[str, list[str]] = {}  # the Hub's reason -> paths
+        for oid, reason in re.findall(r"file with OID (\S+): `(.*)", text):
+            refused.setdefault(reason.strip() or "no reason given", []).append(paths.get(oid, oid))
+        said = "; ".join(
+            f"{_listed(names)}: {clipped(reason, 200, self._token)}"
+            for reason, names in refused.items()
+        )
+        count = sum(map(len, refused.values()))
+        return PublishError(
+            f"{self.host} refused {count} large file(s) while {LARGE_FILES} ({said}); nothing "
+            "was committed; a re-run tries them again"
+        )
+
+    def _refuse_ignored(self, adds: list[Any]) -> None:
+        """The Hub marks a file a ``.gitignore`` in the dataset matches ``shouldIgnore``, and
+        huggingface_hub then leaves it out of the commit without a word: the run would say
+        it added sessions the dataset does not hold (and add them again every run)."""
+        ignored = sorted(op.path_in_repo for op in adds if getattr(op, "_should_ignore", False))
+        if not ignored:
+            return
+        shown = _listed(ignored)
+        raise PublishError(
+            f"the .gitignore in {self.repo_id} matches {len(ignored)} of the files this run "
+            f"publishes ({shown}): the Hub would leave them out of the commit; edit or delete "
+            f"the dataset's .gitignore ({self.url}/blob/main/.gitignore), then re-run; "
+            "nothing was committed"
+        )
+
+    def is_private(self) -> bool:
+        """Whether the dataset is private now (read again: it may have changed since). A
+        5xx or a dropped connection is tried again, as the commit it comes before would be:
+        this one read ended runs that went through before it was made."""
+        for wait in (*SERVER_ERROR_WAITS, None):  # None: the last try
+            try:
+                info = self._call(
+                    "reading the dataset",
+                    lambda: self.api.repo_info(self.repo_id, repo_type="dataset"),
+                )
+                return bool(info.private)
+            except NetworkError as error:
+                if wait is None or error.status not in (None, *_SERVER_ERRORS):
+                    raise
+                said = f"HTTP {error.status}" if error.status else "no answer"
+                self.notify(
+                    f"{self.host}: {said} while reading the dataset; trying again in {wait} s"
+                )
+                time.sleep(wait)
         raise AssertionError("unreachable")
 
     def _landed(self, commit: Commit, parent: str | None, head: str | None = None) -> str | None:
@@ -559,6 +722,51 @@ def _unwrapped(error: Exception) -> Exception:
     return cause if isinstance(cause, Exception) else error
 
 
+#: The Hub's X-Error-Code of a 404 that is about a part of an existing dataset.
+_MISSING_IN_DATASET = ("RevisionNotFound", "EntryNotFound")
+
+
+def _revision_in(url: str) -> str:
+    """The revision a Hub address names (``.../tree/<rev>/...``, ``.../resolve/<rev>/...``)."""
+    found = re.search(r"/(?:tree|resolve|revision)/([^/?]+)", url)
+    return unquote(found.group(1)) if found else ""
+
+
+#: How huggingface_hub starts the ValueError for an LFS batch answer with per-object errors.
+_LFS_OBJECT_ERRORS = "LFS batch API returned errors"
+#: Words of a 403's text that say it is about the token or access (then the token is
+#: blamed); any other text (storage, quota, a disabled dataset) is the Hub's own limit.
+_ACCESS_WORDS = re.compile(
+    r"\b(?:permission|rights|forbidden|not allowed|unauthori[sz]|authori[sz]|authenticat"
+    r"|token|write access|read access|role|restricted|gated|log in)",
+    re.IGNORECASE,
+)  # (whole words' starts: "gated" is in "investigated", "rights" in "copyrights")
+
+
+def _listed(names: list[str], shown: int = 3) -> str:
+    """``a, b, c and 2 more``: a few paths of a long list, in order."""
+    names = sorted(names)
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def _about_access(text: str) -> bool:
+    return _ACCESS_WORDS.search(text) is not None
+
+
+def _server_text(error: Any) -> str:
+    """What the Hub said of a failure: huggingface_hub's reading of its answer, else the
+    ``message`` of a git-lfs error body (the LFS batch endpoint's: huggingface_hub reads
+    only ``error``)."""
+    if error.server_message:
+        return str(error.server_message)
+    with contextlib.suppress(Exception):
+        body = error.response.json()
+        if isinstance(body, dict) and isinstance(body.get("message"), str):
+            return body["message"]
+    return ""
+
+
 def _rate_limited(error: BaseException) -> Any:
     """The 429 answer behind ``error``, or None when it is another failure."""
     for cause in _causes(error):
@@ -585,7 +793,7 @@ def _stage_of(error: BaseException, repo_id: str) -> str:
             if part in rest:
                 return stage
         return LARGE_FILES
-    if _in_large_upload(error):
+    if _in_large_upload(error) or _in_xet_upload(error):
         return LARGE_FILES
     return COMMITTING
 
@@ -619,6 +827,19 @@ def _is_unreadable_answer(error: BaseException) -> bool:
 def _in_large_upload(error: BaseException) -> bool:
     """Whether ``error`` comes from inside huggingface_hub's upload of a large file."""
     return any(_is_large_upload(cause) for cause in _causes(error))
+
+
+def _in_xet_upload(error: BaseException) -> bool:
+    """Whether ``error`` was raised inside huggingface_hub's upload of files to Xet storage
+    (hf_xet's errors are bare ConnectionError/RuntimeError: only where they come from
+    tells them apart)."""
+    for cause in _causes(error):
+        frame = cause.__traceback__
+        while frame is not None:
+            if frame.tb_frame.f_code.co_name == "_upload_xet_files":
+                return True
+            frame = frame.tb_next
+    return False
 
 
 def _is_large_upload(error: BaseException) -> bool:

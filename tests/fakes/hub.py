@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fnmatch
 import hashlib
 import json
 import re
@@ -180,6 +181,8 @@ class FakeHub(LoopbackFake):
         self.requests: list[Request] = []
         self.commits: list[Commit] = []
         self.failures: list[Failure] = []
+        #: set: the LFS batch answers every object with this ``error`` (a per-object refusal)
+        self.lfs_object_error: dict[str, Any] | None = None
         self._lock = threading.RLock()
 
     @property
@@ -318,7 +321,10 @@ class FakeHub(LoopbackFake):
         # injected: instead of the answer (``applied``: after handling the request)
         if failure.action == "drop":
             return self._drop(h)
-        payload = failure.body if failure.body is not None else {"error": "injected failure"}
+        # (a 403 without a body of its own is the Hub's refusal of the token, as its answer
+        # to a token without rights reads: publish blames the token only for such words)
+        default = "Forbidden (injected failure)" if failure.status == 403 else "injected failure"
+        payload = failure.body if failure.body is not None else {"error": default}
         return self._send(h, failure.status, payload, failure.headers)
 
     @staticmethod
@@ -329,7 +335,9 @@ class FakeHub(LoopbackFake):
 
     @staticmethod
     def _send(h: _Handler, status: int, payload: Any, headers: dict[str, str]) -> None:
-        if isinstance(payload, bytes):
+        if isinstance(payload, str):  # an HTML error page (a proxy's)
+            data, ctype = payload.encode(), "text/html; charset=utf-8"
+        elif isinstance(payload, bytes):
             data, ctype = payload, "application/octet-stream"
         else:
             data, ctype = json.dumps(payload).encode(), "application/json; charset=utf-8"
@@ -552,7 +560,8 @@ class FakeHub(LoopbackFake):
             lfs = self.lfs_threshold is not None and size > self.lfs_threshold
             oid = self._remote_oid(repo.files[path]) if path in repo.files else None
             mode = "lfs" if lfs else "regular"
-            answer.append(dict(path=path, uploadMode=mode, shouldIgnore=False, oid=oid))
+            ignore = _gitignored(path, repo.files.get(".gitignore", b""))
+            answer.append(dict(path=path, uploadMode=mode, shouldIgnore=ignore, oid=oid))
         return 200, {"files": answer}, {}
 
     def _tree_file(self, path: str, data: bytes) -> dict[str, Any]:
@@ -584,6 +593,9 @@ class FakeHub(LoopbackFake):
                 oid, size = obj.get("oid"), obj.get("size")
                 if not (isinstance(oid, str) and _SHA256.fullmatch(oid) and type(size) is int):
                     return 422, {"error": f"malformed LFS object {obj!r}"}, {}
+                if self.lfs_object_error is not None:
+                    answer.append({"oid": oid, "size": size, "error": self.lfs_object_error})
+                    continue
                 stored = self.lfs_objects.get(oid)
                 if stored is not None and len(stored) == size:
                     answer.append({"oid": oid, "size": size})  # no actions: already there
@@ -717,3 +729,17 @@ def isolate_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         return real(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", loopback_only)
+
+
+def _gitignored(path: str, gitignore: bytes) -> bool:
+    """Whether the dataset's ``.gitignore`` matches ``path``: the real Hub's preupload answers
+    such a file ``shouldIgnore`` (and huggingface_hub leaves it out of the commit). Enough
+    of gitignore for the tests: a name or path glob, and ``dir/``."""
+    patterns = [line.strip() for line in gitignore.decode("utf-8", "replace").splitlines()]
+    for pattern in (p for p in patterns if p and not p.startswith("#")):
+        if pattern.endswith("/") and (path.startswith(pattern) or f"/{pattern}" in f"/{path}"):
+            return True
+        name = path.rsplit("/", 1)[-1]
+        if fnmatch.fnmatch(path, pattern.lstrip("/")) or fnmatch.fnmatch(name, pattern):
+            return True
+    return False
