@@ -19,6 +19,7 @@ import os
 import re
 import struct
 import urllib.parse
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -243,9 +244,9 @@ def gps_warning(count: int, fate: tuple[str, str] = ("goes out", "go out")) -> s
     if not count:
         return ""
     if count == 1:
-        said = f"1 image carries a GPS location (EXIF) and {fate[0]} as it is"
+        said = f"1 image carries a GPS location (EXIF or XMP) and {fate[0]} as it is"
         return f"{said}; --no-images leaves it out"
-    said = f"{fmt_int(count)} images carry a GPS location (EXIF) and {fate[1]} as they are"
+    said = f"{fmt_int(count)} images carry a GPS location (EXIF or XMP) and {fate[1]} as they are"
     return f"{said}; --no-images leaves them out"
 
 
@@ -545,6 +546,7 @@ class _PathPrivacy:
         in_models = [u for u in plain if u.lower() not in _MODEL_FAMILIES]
         self._user_in_models = _name_alternation(in_models)
         self._named = _named_user_patterns(self._words) if words else ()
+        self._encoded = _encoded_home_pattern(longest_first)
         self.report = report
 
     def apply(self, text: str, model_name: bool = False) -> str:
@@ -564,10 +566,26 @@ class _PathPrivacy:
             for pattern in self._named:
                 text, n = pattern.subn(lambda m: m.group("pre") + "<user>", text)
                 self.report.count("user_names", n)
+        if self._encoded and ("home-" in text or "Users-" in text):
+            text, n = self._encoded.subn(r"\g<pre><user>", text)
+            self.report.count("user_names", n)
         if "home/" in text or "Users" in text:  # someone else's home: /home/<user>/x
             text, n = _OTHER_HOME.subn(r"\g<pre><user>", text)
             self.report.count("user_names", n)
         return text
+
+
+def _encoded_home_pattern(names: list[str]) -> re.Pattern[str] | None:
+    """The home as Pi and Claude Code name a session folder after it (``--home-max-webapp--``,
+    ``-Users-max-webapp``, ``C--Users-max-webapp``): a path, whose user name is one whatever
+    word it is (user "max" kept its name there, a word found only where it names someone)."""
+    if not names:
+        return None
+    spellings = "|".join(dict.fromkeys(_spellings(name) for name in names))
+    return re.compile(
+        r"(?P<pre>(?<![\w.])-{1,2}(?:home|Users)-|(?<![\w.\-])[A-Za-z]--Users-)"
+        rf"(?:{spellings})(?=-|[^\w.]|$)"
+    )
 
 
 def _name_alternation(names: list[str]) -> re.Pattern[str] | None:
@@ -1181,8 +1199,25 @@ def _ifd_entries(tiff: bytes, at: int, order: str) -> Iterator[tuple[int, int]]:
         yield tag, value
 
 
+#: A GPS position in an XMP packet (``exif:GPSLatitude="48,51.29N"``, or as an element):
+#: a phone's or an editor's copy of the EXIF one, sometimes the only one left
+_XMP_POSITION = re.compile(rb"GPS(?:Latitude|Longitude)(?:\s*=\s*[\"'][^\"'\s]|\s*>\s*[^<\s])")
+#: How JPEG's APP1 XMP segments begin (the packet, and the rest of a long one)
+_XMP_APP1 = (b"http://ns.adobe.com/xap/1.0/\0", b"http://ns.adobe.com/xmp/extension/\0")
+#: The most a PNG text chunk is inflated to (its metadata is a few kilobytes; a zlib bomb
+#: of a few kilobytes would be gigabytes)
+_MAX_INFLATED = 1 << 22
+
+
+def _metadata_located(data: bytes) -> bool:
+    """EXIF (TIFF) or an XMP packet that holds a GPS position."""
+    if data.removeprefix(b"Exif\0\0")[:2] in (b"II", b"MM"):
+        return _tiff_located(data)
+    return _XMP_POSITION.search(data) is not None
+
+
 def _jpeg_located(image: _Base64Window) -> bool:
-    """An APP1 Exif segment before the first scan whose EXIF holds a GPS position."""
+    """An APP1 Exif or XMP segment before the first scan that holds a GPS position."""
     at = 2
     for _ in range(_MAX_PARTS):
         head = image.read(at, 4)
@@ -1201,26 +1236,72 @@ def _jpeg_located(image: _Base64Window) -> bool:
             segment = image.read(at + 4, length - 2)
             if segment.startswith(b"Exif\0\0") and _tiff_located(segment[6:]):
                 return True
+            if segment.startswith(_XMP_APP1) and _XMP_POSITION.search(segment):
+                return True
         at += 2 + max(length, 2)
     return False
 
 
 def _png_located(image: _Base64Window) -> bool:
-    """An eXIf chunk (anywhere up to IEND) whose EXIF holds a GPS position."""
+    """An eXIf chunk (anywhere up to IEND) whose EXIF holds a GPS position, or a text chunk
+    that does: XMP (``XML:com.adobe.xmp``) or ImageMagick's hex-encoded profiles (``Raw
+    profile type exif``, ``… APP1``, ``… xmp``)."""
     at = 8
     for _ in range(_MAX_PARTS):
         head = image.read(at, 8)
         if len(head) < 8 or head[4:] == b"IEND":
             return False
         length = int.from_bytes(head[:4], "big")
-        if head[4:] == b"eXIf" and _tiff_located(image.read(at + 8, length)):
+        kind = head[4:]
+        if kind == b"eXIf" and _tiff_located(image.read(at + 8, length)):
+            return True
+        if (
+            kind in _PNG_TEXT
+            and _PNG_METADATA.match(image.read(at + 8, min(length, 64)))
+            and _png_text_located(kind, image.read(at + 8, length))
+        ):
             return True
         at += 12 + length
     return False
 
 
+_PNG_TEXT = (b"tEXt", b"zTXt", b"iTXt")
+#: The keywords of the text chunks that hold metadata which may say where
+_PNG_METADATA = re.compile(rb"(?:XML:com\.adobe\.xmp|Raw profile type (?:exif|APP1|xmp))\0")
+
+
+def _png_text_located(kind: bytes, chunk: bytes) -> bool:
+    """Whether a metadata text chunk (see :data:`_PNG_METADATA`) holds a GPS position."""
+    keyword, _, rest = chunk.partition(b"\0")
+    compressed = kind == b"zTXt"
+    if kind == b"zTXt":
+        rest = rest[1:]  # the compression method
+    elif kind == b"iTXt":  # flag, method, language, translated keyword, then the text
+        compressed = rest[:1] == b"\1"
+        rest = rest[2:].split(b"\0", 2)[-1] if rest[2:].count(b"\0") >= 2 else b""
+    if compressed:
+        try:
+            rest = zlib.decompressobj().decompress(rest, _MAX_INFLATED)
+        except zlib.error:
+            return False
+    if keyword.startswith(b"Raw profile type "):
+        rest = _raw_profile(rest)
+    return _metadata_located(rest)
+
+
+def _raw_profile(text: bytes) -> bytes:
+    """The bytes of ImageMagick's raw profile (``\\nexif\\n  <size>\\n<hex in lines>``); none
+    when it is not one."""
+    parts = text.split(None, 2)
+    digits = re.sub(rb"\s+", b"", parts[2]) if len(parts) == 3 else b""
+    try:
+        return bytes.fromhex(digits[: len(digits) // 2 * 2].decode("ascii"))
+    except (ValueError, UnicodeDecodeError):
+        return b""
+
+
 def _webp_located(image: _Base64Window) -> bool:
-    """An EXIF chunk whose EXIF holds a GPS position."""
+    """An EXIF chunk whose EXIF holds a GPS position, or an XMP chunk that holds one."""
     at = 12
     for _ in range(_MAX_PARTS):
         head = image.read(at, 8)
@@ -1229,12 +1310,14 @@ def _webp_located(image: _Base64Window) -> bool:
         length = int.from_bytes(head[4:], "little")
         if head[:4] == b"EXIF" and _tiff_located(image.read(at + 8, length)):
             return True
+        if head[:4] == b"XMP " and _XMP_POSITION.search(image.read(at + 8, length)):
+            return True
         at += 8 + length + (length & 1)
     return False
 
 
 def _carries_gps(value: str) -> bool:
-    """Base64 of a JPEG, PNG or WebP whose EXIF says where it was taken (a phone's photo):
+    """Base64 of a JPEG, PNG or WebP whose EXIF or XMP says where it was taken (a phone's photo):
     read from its metadata only, a few small decodes (the picture is not decoded)."""
     image = _Base64Window(value)
     start = image.read(0, 12)
@@ -1701,10 +1784,15 @@ def name_scrubber(
 ) -> Callable[[str], str]:
     """What a file's name becomes where it goes out (a dataset path, a site's page and
     index): a copy saved as ``debug-ghp_….jsonl`` must not publish its token. Each secret
-    in the name is replaced by ``REDACTED-<kind>``; without redaction, the name as it is."""
+    in the name is replaced by ``REDACTED-<kind>``, and the user name by ``user`` (as in a
+    project's page name: ``alice-notes.jsonl`` went out beside text that said ``<user>``);
+    without redaction, the name as it is."""
     if not policy.redact:
         return _same_name
     scanner = Scanner(policy.literal_secrets(environ), policy_detectors(policy))
+    privacy = None
+    if not policy.keep_paths:
+        privacy = _PathPrivacy(*policy.identity(environ), RedactionReport())
 
     def scrubbed(name: str) -> str:
         # a name's words are joined by "-" and ".", which glue a token to them in text
@@ -1722,9 +1810,23 @@ def name_scrubber(
             if start >= position:  # (one overlapping the last makes that one longer)
                 parts += (name[position:start], f"REDACTED-{detector}")
             position = end
-        return "".join(parts) + name[position:] if parts else name
+        name = "".join(parts) + name[position:] if parts else name
+        return _without_user(privacy, name) if privacy else name
 
     return scrubbed
+
+
+def _without_user(privacy: _PathPrivacy, name: str) -> str:
+    """``name`` with the user name as ``user``, a stand-in a path can hold (``<`` and ``>``
+    cannot be in a Windows file name); read part by part between ``_`` too, which joins
+    words in a file's name (``alice_notes``) but not in text. A name without it is as it
+    was, to the byte (a renamed path is one more file in a dataset)."""
+    parts = name.split("_")
+    done = [privacy.apply(part) for part in parts]
+    if done == parts:
+        return name
+    pairs = zip(done, parts, strict=True)
+    return "_".join(d.replace("<user>", "user") if d != p else p for d, p in pairs)
 
 
 def _same_name(name: str) -> str:

@@ -371,7 +371,7 @@ def _photo_session(tmp_path: Path) -> Path:
 
 
 WARNED = (
-    "warning: 4 images carry a GPS location (EXIF) and go out as they are; --no-images "
+    "warning: 4 images carry a GPS location (EXIF or XMP) and go out as they are; --no-images "
     "leaves them out"
 )
 
@@ -388,7 +388,7 @@ def test_redact_counts_and_warns_of_located_images(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert (
-        "pi-session: warning: 4 images carry a GPS location (EXIF) and are copied as they "
+        "pi-session: warning: 4 images carry a GPS location (EXIF or XMP) and are copied as they "
         "are; --no-images leaves them out" in result.stderr
     )
     summary = json.loads(report.read_text(encoding="utf-8").splitlines()[0])
@@ -413,8 +413,8 @@ def test_share_warns_of_located_images_redacted_or_not(tmp_path: Path, sharing: 
     one.write_bytes(_session_lines([_image(b64(LOCATED["png"]))]))
     result = sharing(str(one))
     assert (
-        "1 image carries a GPS location (EXIF) and goes out as it is; --no-images leaves it out"
-        in result.stderr
+        "1 image carries a GPS location (EXIF or XMP) and goes out as it is; --no-images "
+        "leaves it out" in result.stderr
     )
     result = sharing(str(source), "--no-images")
     assert result.exit_code == 0 and "GPS" not in result.stderr, result.output
@@ -425,7 +425,7 @@ def test_publish_warns_of_located_images(tmp_path: Path, fake_hub: FakeHub, hub_
     args = ["publish", "alice/photos", str(source), "--endpoint", fake_hub.url, "-j", "1"]
     result = CliRunner().invoke(cli, [*args, "--token", HUB_TOKEN])
     assert result.exit_code == 0, result.output
-    assert f"pi-session: warning: photos.jsonl: {WARNED.removeprefix('warning: ')}" in result.stderr
+    assert f"/photos.jsonl: {WARNED.removeprefix('warning: ')}" in result.stderr
     [sent] = [d for p, d in fake_hub.files("alice/photos").items() if p.startswith("sessions/")]
     assert b64(LOCATED["webp"]).encode() in sent  # sent as it is, and said so
     manifest = fake_hub.files("alice/photos")["manifest.json"].decode()

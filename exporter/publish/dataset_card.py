@@ -568,6 +568,16 @@ def _policy_lines(
             lines.append(f"- Also: {text}.")
         elif n:
             lines.append(f"- Also, in {n:,} of the {total:,} sessions: {text}.")
+    with_images = sum(
+        "no_images" not in cuts if cuts is not None else not policy.no_images for cuts in held
+    )
+    if with_images or (not held and not policy.no_images):
+        # (how many carry a location is not said: the manifest does not record it, see
+        # hub_plan's `gps_images`; the publisher was warned of each)
+        lines.append(
+            "- Images are published as they are, their metadata (EXIF, XMP, PNG text) "
+            "included: a photo's may hold the GPS location where it was taken."
+        )
     patterns = {f"pattern:{name}" for name, _ in policy.patterns} if not held else set()
     for cuts in held:
         patterns |= {c for c in cuts or () if isinstance(c, str) and c.startswith("pattern:")}
