@@ -669,7 +669,8 @@ def refuse_url_credentials(url: str, where: str, service: str, token_from: str) 
 _AMBIGUOUS_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
 # a URL's user part (`scheme://user:password@`, also without `//` or a scheme at all, or
 # after a blank): everything before its host's "@" may be a credential
-_USERINFO = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:(?://)?)?)[^/?#]*@")
+#: (to the last "@" before the path: a password may hold "?" or "#", and its start was shown)
+_USERINFO = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:(?://)?)?)[^/]*@")
 
 
 def _sent_to_host(url: str) -> str:

@@ -354,9 +354,7 @@ def _copy_in_gist(client: GistClient, gist_id: str) -> tuple[list[dict[str, Any]
     if not raw:
         return None, f"it holds no {name} that can be downloaded"
     try:
-        answer = requests.get(
-            raw, timeout=client.timeout, headers={"User-Agent": client.user_agent}
-        )
+        answer = client.download(raw)
     except requests.RequestException:
         return None, f"its {name} could not be downloaded"
     if answer.status_code != 200:

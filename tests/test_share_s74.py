@@ -16,9 +16,10 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -534,3 +535,127 @@ def test_a_rejected_variable_token_names_the_one_used_next(
     both = {"GH_TOKEN": "a", "GITHUB_TOKEN": "b", "GH_ENTERPRISE_TOKEN": "c"}
     assert "unset GH_TOKEN and GITHUB_TOKEN to use" in token_source_fix("GH_TOKEN", both)
     assert "unset GITHUB_TOKEN to use" in token_source_fix("GITHUB_TOKEN", {"GITHUB_TOKEN": "b"})
+
+
+# --- second review: a trickle inside one read, a slow uplink, the raw download, credentials ----
+
+
+def _raw_server(answer: Callable[[Any], None]) -> tuple[Any, str]:
+    """A one-connection loopback server: reads the request (headers and a body of the
+    length they say) and lets ``answer`` write to the socket. The listener and its URL."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with contextlib.suppress(OSError), conn:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += conn.recv(65536)
+            header, _, body = head.partition(b"\r\n\r\n")
+            length = 0
+            for line in header.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            while len(body) < length:
+                body += conn.recv(65536)
+            answer(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
+def test_a_trickle_inside_one_read_is_cut_at_the_deadline() -> None:
+    """A chunk's extension (or a gzip comment, or trailers) trickled inside one read of
+    the library: the check between reads never ran, and the deadline was passed by as long
+    as the server went on (http.client reads a 64 KB line a byte at a time)."""
+
+    def trickle(conn: Any) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+        conn.sendall(b"Transfer-Encoding: chunked\r\n\r\n1;ext=")
+        for _ in range(100):
+            conn.sendall(b"a")
+            time.sleep(0.1)
+
+    listener, url = _raw_server(trickle)
+    with listener:
+        client = GistClient(url, "ghp_" + "a" * 36, max_tries=1, deadline=1.0)
+        started = time.monotonic()
+        with pytest.raises(PublishError) as error:
+            client.get("abc")
+        assert time.monotonic() - started < 5, "the trickle went on past the deadline"
+    assert "the answer did not arrive whole within 1 s" in str(error.value)
+
+
+def test_the_raw_copy_of_a_gist_is_read_under_the_deadline_too() -> None:
+    """An old record's gist copy is downloaded from its raw address under the share
+    state's lock: that download had no deadline, and held every share on the machine."""
+
+    def trickle(conn: Any) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        for _ in range(100):
+            conn.sendall(b"a")
+            time.sleep(0.1)
+
+    listener, url = _raw_server(trickle)
+    with listener:
+        client = GistClient(url, "ghp_" + "a" * 36, max_tries=1, deadline=1.0)
+        started = time.monotonic()
+        with pytest.raises(gist_module.AnswerTooSlow):
+            client.download(f"{url}/raw/session.jsonl")
+        assert time.monotonic() - started < 5
+
+
+def test_an_upload_still_going_out_from_the_send_buffer_gets_its_answer(
+    fake: FakeGitHub,
+) -> None:
+    """The system takes a body of up to a few MB into its send buffer at once; the wait
+    for the answer (30 s) then began while the upload still went out on a slow link, and
+    a steady 100 KB at 20 KB/s failed, said as "GitHub may have received it" (scaled
+    here: a 1 s timeout for 5 s of upload)."""
+    import socket
+
+    port = int(fake.base_url.rsplit(":", 1)[1].split("/")[0])
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def pipe(source: Any, sink: Any, rate: float | None) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(8192):
+                if rate:
+                    time.sleep(len(data) / rate)
+                sink.sendall(data)
+        for each in (source, sink):
+            with contextlib.suppress(OSError):
+                each.shutdown(socket.SHUT_RDWR)
+
+    def throttle() -> None:  # a slow uplink: the client is read at 20 KB/s
+        client_side, _ = listener.accept()
+        server_side = socket.create_connection(("127.0.0.1", port))
+        threading.Thread(target=pipe, args=(client_side, server_side, 20_000), daemon=True).start()
+        threading.Thread(target=pipe, args=(server_side, client_side, None), daemon=True).start()
+
+    threading.Thread(target=throttle, daemon=True).start()
+    with listener:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        client = GistClient(url, fake.token, timeout=1.0, max_tries=1, sleep=lambda _s: None)
+        made = client.create({"session.html": "<p>" + "x" * 100_000 + "</p>"}, "d")
+    assert made.id in fake.gists
+
+
+def test_a_password_holding_a_query_character_is_never_shown() -> None:
+    """The user part was masked only up to a "?" or "#": 'https://user:pa#SECRET@host/'
+    was said as 'https://user:pa'."""
+    import click
+
+    from exporter.cli import check_http_url
+
+    for url in ("https://user:pa#SECRET7@host:99999/", "https://SECRETC?@host/x?y"):
+        with pytest.raises(click.BadParameter) as error:
+            check_http_url(url, "--api-url")
+        assert "SECRET" not in str(error.value.message), error.value.message

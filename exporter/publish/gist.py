@@ -13,10 +13,14 @@ message, exception, log line or repr.
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
 import json
 import logging
 import re
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -95,6 +99,11 @@ GIST_WARN_BYTES = 1024 * 1024
 MAX_AUTO_WAIT = 60.0
 #: Read timeout for bodies over 1 MB: GitHub is slow to accept big gists.
 LARGE_BODY_TIMEOUT = 120.0
+#: The slowest upload a share waits for: the answer's wait is at least one second per this
+#: many bytes sent (at most 15 min). The system hands a body of up to a few MB to its send
+#: buffer at once, and the wait for the answer (30 s) began while it still went out:
+#: 900 KB at 25 KB/s failed, said as "GitHub may have received it".
+SLOW_UPLINK_BYTES_PER_SECOND = 10_000
 #: Longest the answer may take to arrive whole once its headers are in (seconds): the read
 #: timeout is per gap between bytes, so a server or proxy sending a byte every few seconds
 #: held a share (and the share state's lock) forever. Then the try counts as timed out
@@ -382,6 +391,16 @@ class GistClient:
         if resp.status_code not in (204, 200):
             self._raise_for(resp, operation="delete", gist_id=gist_id)
 
+    def download(self, url: str) -> requests.Response:
+        """A gist file's raw address, read without the token (it is another host's), its
+        answer bounded in time as an API call's: read under the share state's lock, a
+        trickle held every share on the machine."""
+        resp = requests.get(
+            url, timeout=self.timeout, headers={"User-Agent": self.user_agent}, stream=True
+        )
+        _read_by(resp, time.monotonic() + self.deadline, self.deadline)
+        return resp
+
     def _gone(self, gist_id: str) -> bool:
         """A read of the gist is answered 404 (any other failure says nothing)."""
         try:
@@ -433,6 +452,9 @@ class GistClient:
         if payload is not None and len(payload) > GIST_WARN_BYTES:
             timeout = max(timeout, LARGE_BODY_TIMEOUT)
             deadline = max(deadline, LARGE_BODY_DEADLINE)
+        if payload is not None:  # (the upload's tail may still be on its way, from the
+            # system's send buffer, when the wait for the answer begins)
+            timeout = max(timeout, min(len(payload) / SLOW_UPLINK_BYTES_PER_SECOND, 900.0))
 
         failures = 0
         waited_for_rate_limit = False
@@ -442,7 +464,10 @@ class GistClient:
                 resp = self._session.request(
                     method,
                     url,
-                    data=payload,
+                    # (a file, sent in blocks: bytes went in one sendall, which the timeout
+                    # bounds whole, so a big page on a slow link failed after 30 s or 2 min
+                    # however steadily it went, said as "GitHub may have received it")
+                    data=None if payload is None else io.BytesIO(payload),
                     headers=headers,
                     timeout=timeout,  # (waiting for the headers: the deadline is not begun)
                     # a redirected POST or PATCH went on as a GET (requests' rule for 301
@@ -765,31 +790,76 @@ def _joined(theirs: str, ours: str = "") -> str:
 
 def _read_by(resp: requests.Response, ends: float, deadline: float) -> None:
     """Read ``resp``'s body (a ``stream=True`` answer) as it comes, until the monotonic
-    time ``ends``: then ``AnswerTooSlow``. Errors are requests' own, as for a body read
-    whole. (``read1`` is urllib3's from 2.2 on, which pyproject.toml requires: read whole
-    instead, as before, the body had no deadline.)"""
-    read1 = resp.raw.read1
+    time ``ends``: then ``AnswerTooSlow``. A watchdog shuts the connection's socket at that
+    moment: a check between reads alone let a trickle inside one read (a gzip comment, a
+    chunk's extension, trailers) go on for days. Errors are requests' own, as for a body
+    read whole. (``read1`` is urllib3's from 2.2 on, which pyproject.toml requires.)"""
+    guard = threading.Lock()
+    state = {"late": False, "done": False}
+
+    def cut() -> None:
+        with guard:
+            if state["done"]:
+                return
+            state["late"] = True
+        _shut(resp)
+
+    watchdog = threading.Timer(max(0.0, ends - time.monotonic()), cut)
+    watchdog.daemon = True
+    watchdog.start()
+    too_slow = AnswerTooSlow(f"the answer did not arrive whole within {deadline:g} s")
     chunks: list[bytes] = []
     try:
         while True:
             if time.monotonic() > ends:
-                resp.close()
-                raise AnswerTooSlow(f"the answer did not arrive whole within {deadline:g} s")
-            chunk = read1(65536, decode_content=True)
+                raise too_slow
+            chunk = resp.raw.read1(65536, decode_content=True)
             if not chunk:
                 break
             chunks.append(chunk)
-    except urllib3.exceptions.ProtocolError as error:  # (as requests' iter_content says them)
-        raise requests.exceptions.ChunkedEncodingError(error) from error
-    except urllib3.exceptions.DecodeError as error:
-        raise requests.exceptions.ContentDecodingError(error) from error
-    except urllib3.exceptions.ReadTimeoutError as error:
-        raise requests.exceptions.ReadTimeout(error) from error
-    except urllib3.exceptions.SSLError as error:
-        raise requests.exceptions.SSLError(error) from error
+    except AnswerTooSlow:
+        resp.close()
+        raise
+    except Exception as error:
+        if state["late"]:  # (the watchdog's shut socket, as whatever error the read gives)
+            resp.close()
+            raise too_slow from None
+        said = _as_requests_error(error)
+        if said is error:
+            raise
+        raise said from error
+    finally:
+        watchdog.cancel()
+        with guard:
+            state["done"] = True
+    if state["late"]:  # (shut as it ended: what came may be cut short, as trailers are)
+        resp.close()
+        raise too_slow
     resp._content = b"".join(chunks)  # what ``resp.content`` and ``resp.json()`` give
     resp._content_consumed = True
     resp.raw.release_conn()
+
+
+def _shut(resp: requests.Response) -> None:
+    """Shut the socket ``resp`` is read from: a read blocked in it ends at once."""
+    connection = getattr(resp.raw, "connection", None) or getattr(resp.raw, "_connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _as_requests_error(error: Exception) -> Exception:
+    """urllib3's error of a body read, as requests says it reading a body whole."""
+    if isinstance(error, urllib3.exceptions.ProtocolError):  # (as iter_content says them)
+        return requests.exceptions.ChunkedEncodingError(error)
+    if isinstance(error, urllib3.exceptions.DecodeError):
+        return requests.exceptions.ContentDecodingError(error)
+    if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+        return requests.exceptions.ReadTimeout(error)
+    if isinstance(error, urllib3.exceptions.SSLError):
+        return requests.exceptions.SSLError(error)
+    return error
 
 
 def _what_to_check(exc: Exception, proxy: str | None) -> str:
