@@ -52,6 +52,7 @@ __all__ = [
     "source_id",
     "stays_inside",
     "sweep",
+    "unlink_or_error",
     "write_if_changed",
 ]
 
@@ -611,7 +612,7 @@ def sweep(out_dir: Path, keep: set[Any]) -> list[tuple[str, OSError]]:
     left: list[tuple[str, OSError]] = []
     for path in out_dir.iterdir() if out_dir.is_dir() else []:
         ours = path.name.startswith((".index.html.", f".{MANIFEST_NAME}."))
-        if ours and path.name.endswith(".tmp") and (error := _delete_temp(path)):
+        if ours and path.name.endswith(".tmp") and (error := unlink_or_error(path)):
             left.append((path.name, error))
     for folder in ("sessions", "projects"):
         root = out_dir / folder
@@ -621,13 +622,14 @@ def sweep(out_dir: Path, keep: set[Any]) -> list[tuple[str, OSError]]:
                 continue
             # (a page: only names this tool writes)
             temp = is_temp_name(path.name)
-            error = _delete_temp(path) if temp else delete_page(out_dir, rel)
+            error = unlink_or_error(path) if temp else delete_page(out_dir, rel)
             if error is not None:
                 left.append((rel, error))
     return left
 
 
-def _delete_temp(path: Path) -> OSError | None:
+def unlink_or_error(path: Path) -> OSError | None:
+    """Delete ``path`` (gone already is fine); why it could not be, or None."""
     try:
         path.unlink(missing_ok=True)
     except OSError as error:

@@ -47,7 +47,7 @@ from exporter.render.index import SearchIndex
 from exporter.render.view import entry_anchors
 from exporter.session import Session
 from exporter.shown_rules import interrupted
-from exporter.site_manifest import SEARCH_DIR, stays_inside
+from exporter.site_manifest import SEARCH_DIR, stays_inside, unlink_or_error
 
 __all__ = [
     "SEARCH_DIR",
@@ -274,15 +274,7 @@ def delete_shard(out_dir: Path, sid: str) -> OSError | None:
     path = _shard_path(out_dir, sid)
     if path is None or not _inside(out_dir, path.parent):
         return None
-    return _unlink(path)
-
-
-def _unlink(path: Path) -> OSError | None:
-    try:
-        path.unlink(missing_ok=True)
-    except OSError as error:
-        return error
-    return None
+    return unlink_or_error(path)
 
 
 def move_shard(out_dir: Path, old: str, new: str) -> None:
@@ -311,7 +303,7 @@ def sweep_shards(out_dir: Path, keep: set[str]) -> list[tuple[str, OSError]]:
         temp = name.startswith(".") and name.endswith(".tmp")
         if path.is_dir() and not path.is_symlink():
             continue  # (no shard of ours)
-        if ((ours and sid not in keep) or temp) and (error := _unlink(path)):
+        if ((ours and sid not in keep) or temp) and (error := unlink_or_error(path)):
             left.append((f"{SEARCH_DIR}/{name}", error))
     return left
 

@@ -568,19 +568,26 @@ def _raw_server(answer: Callable[[Any], None]) -> tuple[Any, str]:
     return listener, f"http://127.0.0.1:{listener.getsockname()[1]}"
 
 
+def _trickle(head: bytes) -> Callable[[Any], None]:
+    """An answer: ``head``, then a byte every 0.1 s for 10 s."""
+
+    def answer(conn: Any) -> None:
+        conn.sendall(head)
+        for _ in range(100):
+            conn.sendall(b"a")
+            time.sleep(0.1)
+
+    return answer
+
+
 def test_a_trickle_inside_one_read_is_cut_at_the_deadline() -> None:
     """A chunk's extension (or a gzip comment, or trailers) trickled inside one read of
     the library: the check between reads never ran, and the deadline was passed by as long
     as the server went on (http.client reads a 64 KB line a byte at a time)."""
 
-    def trickle(conn: Any) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
-        conn.sendall(b"Transfer-Encoding: chunked\r\n\r\n1;ext=")
-        for _ in range(100):
-            conn.sendall(b"a")
-            time.sleep(0.1)
-
-    listener, url = _raw_server(trickle)
+    listener, url = _raw_server(
+        _trickle(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;ext=")
+    )
     with listener:
         client = GistClient(url, "ghp_" + "a" * 36, max_tries=1, deadline=1.0)
         started = time.monotonic()
@@ -594,13 +601,7 @@ def test_the_raw_copy_of_a_gist_is_read_under_the_deadline_too() -> None:
     """An old record's gist copy is downloaded from its raw address under the share
     state's lock: that download had no deadline, and held every share on the machine."""
 
-    def trickle(conn: Any) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
-        for _ in range(100):
-            conn.sendall(b"a")
-            time.sleep(0.1)
-
-    listener, url = _raw_server(trickle)
+    listener, url = _raw_server(_trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"))
     with listener:
         client = GistClient(url, "ghp_" + "a" * 36, max_tries=1, deadline=1.0)
         started = time.monotonic()
