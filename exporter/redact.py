@@ -546,7 +546,8 @@ class _PathPrivacy:
         in_models = [u for u in plain if u.lower() not in _MODEL_FAMILIES]
         self._user_in_models = _name_alternation(in_models)
         self._named = _named_user_patterns(self._words) if words else ()
-        self._encoded = _encoded_home_pattern(longest_first)
+        encoded = {u for u in users if len(u) >= 2 and u.lower() not in _GENERIC_USERS}
+        self._encoded = _encoded_home_pattern(sorted(encoded, key=len, reverse=True))
         self.report = report
 
     def apply(self, text: str, model_name: bool = False) -> str:
@@ -567,7 +568,7 @@ class _PathPrivacy:
                 text, n = pattern.subn(lambda m: m.group("pre") + "<user>", text)
                 self.report.count("user_names", n)
         if self._encoded and ("home-" in text or "Users-" in text):
-            text, n = self._encoded.subn(r"\g<pre><user>", text)
+            text, n = self._encoded.subn(lambda m: f"{m['pi'] or m['cc']}<user>", text)
             self.report.count("user_names", n)
         if "home/" in text or "Users" in text:  # someone else's home: /home/<user>/x
             text, n = _OTHER_HOME.subn(r"\g<pre><user>", text)
@@ -577,14 +578,23 @@ class _PathPrivacy:
 
 def _encoded_home_pattern(names: list[str]) -> re.Pattern[str] | None:
     """The home as Pi and Claude Code name a session folder after it (``--home-max-webapp--``,
-    ``-Users-max-webapp``, ``C--Users-max-webapp``): a path, whose user name is one whatever
-    word it is (user "max" kept its name there, a word found only where it names someone)."""
+    ``-home-max-webapp``, ``-Users-max-webapp``, ``C--Users-max-webapp``): a path, whose user
+    name is one whatever word it is (user "max" kept its name there, a word found only
+    where it names someone), two letters too, and with its ``.`` and ``_`` as the ``-``
+    Claude Code makes of them. Pi's form is known by its closing ``--`` (``--home-page-url``
+    is an option); none is taken inside a word or after a dash (CSS's ``card--home-max``)."""
     if not names:
         return None
-    spellings = "|".join(dict.fromkeys(_spellings(name) for name in names))
+    spellings = "|".join(
+        dict.fromkeys(
+            "(?i:" + "".join("[-._]" if ch in "._" else re.escape(ch) for ch in name) + ")"
+            for name in names
+        )
+    )
     return re.compile(
-        r"(?P<pre>(?<![\w.])-{1,2}(?:home|Users)-|(?<![\w.\-])[A-Za-z]--Users-)"
-        rf"(?:{spellings})(?=-|[^\w.]|$)"
+        r"(?<![\w.\-])(?:"
+        rf"(?P<pi>--(?:home|Users)-)(?:{spellings})(?=--|-[^\s/\\\"'<>]*--)"
+        rf"|(?P<cc>-(?:home|Users)-|[A-Za-z]--Users-)(?:{spellings})(?=-|[^\w.]|$))"
     )
 
 
@@ -1201,12 +1211,18 @@ def _ifd_entries(tiff: bytes, at: int, order: str) -> Iterator[tuple[int, int]]:
 
 #: A GPS position in an XMP packet (``exif:GPSLatitude="48,51.29N"``, or as an element):
 #: a phone's or an editor's copy of the EXIF one, sometimes the only one left
-_XMP_POSITION = re.compile(rb"GPS(?:Latitude|Longitude)(?:\s*=\s*[\"'][^\"'\s]|\s*>\s*[^<\s])")
+_XMP_POSITION = re.compile(
+    rb"(?i:GPS(?:Latitude|Longitude))\s*=\s*[\"'][^\"'\s]"
+    rb"|<[\w.\-]+:(?i:GPS(?:Latitude|Longitude))(?:\s[^<>]{0,200})?>\s*[^<\s]"
+)  # (a drone's "drone-dji:GpsLatitude" too, and an element with attributes)
 #: How JPEG's APP1 XMP segments begin (the packet, and the rest of a long one)
 _XMP_APP1 = (b"http://ns.adobe.com/xap/1.0/\0", b"http://ns.adobe.com/xmp/extension/\0")
-#: The most a PNG text chunk is inflated to (its metadata is a few kilobytes; a zlib bomb
-#: of a few kilobytes would be gigabytes)
-_MAX_INFLATED = 1 << 22
+#: The most a PNG's text chunks are inflated to, all together (their metadata is a few
+#: kilobytes; a zlib bomb of a few kilobytes would be gigabytes, and one in each chunk took
+#: 15 s for a 0.4 MB image)
+_MAX_INFLATED = 1 << 20
+#: The most metadata text chunks of one PNG read whole (a camera writes one or two)
+_MAX_METADATA_CHUNKS = 16
 
 
 def _metadata_located(data: bytes) -> bool:
@@ -1247,6 +1263,8 @@ def _png_located(image: _Base64Window) -> bool:
     that does: XMP (``XML:com.adobe.xmp``) or ImageMagick's hex-encoded profiles (``Raw
     profile type exif``, ``… APP1``, ``… xmp``)."""
     at = 8
+    budget = [_MAX_INFLATED]  # bytes inflated, all chunks together (a bomb in each)
+    read = 0  # metadata text chunks read whole
     for _ in range(_MAX_PARTS):
         head = image.read(at, 8)
         if len(head) < 8 or head[4:] == b"IEND":
@@ -1257,10 +1275,14 @@ def _png_located(image: _Base64Window) -> bool:
             return True
         if (
             kind in _PNG_TEXT
+            and read < _MAX_METADATA_CHUNKS
             and _PNG_METADATA.match(image.read(at + 8, min(length, 64)))
-            and _png_text_located(kind, image.read(at + 8, length))
         ):
-            return True
+            read += 1
+            # (no more of it than its text could be: a 100 MB chunk was decoded whole)
+            chunk = image.read(at + 8, min(length, 2 * _MAX_INFLATED + 256))
+            if _png_text_located(kind, chunk, budget):
+                return True
         at += 12 + length
     return False
 
@@ -1270,8 +1292,9 @@ _PNG_TEXT = (b"tEXt", b"zTXt", b"iTXt")
 _PNG_METADATA = re.compile(rb"(?:XML:com\.adobe\.xmp|Raw profile type (?:exif|APP1|xmp))\0")
 
 
-def _png_text_located(kind: bytes, chunk: bytes) -> bool:
-    """Whether a metadata text chunk (see :data:`_PNG_METADATA`) holds a GPS position."""
+def _png_text_located(kind: bytes, chunk: bytes, budget: list[int]) -> bool:
+    """Whether a metadata text chunk (see :data:`_PNG_METADATA`) holds a GPS position;
+    ``budget``: the bytes the image's chunks may still inflate to, spent here."""
     keyword, _, rest = chunk.partition(b"\0")
     compressed = kind == b"zTXt"
     if kind == b"zTXt":
@@ -1280,10 +1303,13 @@ def _png_text_located(kind: bytes, chunk: bytes) -> bool:
         compressed = rest[:1] == b"\1"
         rest = rest[2:].split(b"\0", 2)[-1] if rest[2:].count(b"\0") >= 2 else b""
     if compressed:
+        if budget[0] <= 0:
+            return False
         try:
-            rest = zlib.decompressobj().decompress(rest, _MAX_INFLATED)
+            rest = zlib.decompressobj().decompress(rest, budget[0])
         except zlib.error:
             return False
+        budget[0] -= len(rest)
     if keyword.startswith(b"Raw profile type "):
         rest = _raw_profile(rest)
     return _metadata_located(rest)
@@ -1292,7 +1318,7 @@ def _png_text_located(kind: bytes, chunk: bytes) -> bool:
 def _raw_profile(text: bytes) -> bytes:
     """The bytes of ImageMagick's raw profile (``\\nexif\\n  <size>\\n<hex in lines>``); none
     when it is not one."""
-    parts = text.split(None, 2)
+    parts = text[: 2 * _MAX_INFLATED + 64].split(None, 2)  # (EXIF fits in 64 KB)
     digits = re.sub(rb"\s+", b"", parts[2]) if len(parts) == 3 else b""
     try:
         return bytes.fromhex(digits[: len(digits) // 2 * 2].decode("ascii"))

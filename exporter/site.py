@@ -560,13 +560,25 @@ def _died(task: _Task) -> dict[str, Any]:
 # --- build ----------------------------------------------------------------------------------
 
 
-def _stem_base(name: str) -> str:
-    """The page name a file's (public) name makes, before a number keeps it apart."""
-    return not_a_device_name(_STEM_UNSAFE.sub("-", Path(name).stem).strip("-.")[:120] or "session")
+def _stem_base(name: str, public_name: Callable[[str], str] | None = None) -> str:
+    """The page name a file's (public) name makes, before a number keeps it apart. A cut
+    may end a word ``public_name`` takes out (``…-alicebob`` cut to ``…-alice``): the cut
+    name is made public again, until it stays."""
+    base = _cut_stem(name)
+    for _ in range(3):
+        again = _cut_stem(public_name(f"{base}.jsonl")) if public_name else base
+        if again == base:
+            break
+        base = again
+    return not_a_device_name(base or "session")
 
 
-def _safe_stem(name: str, used: set[str]) -> str:
-    base = _stem_base(name)
+def _cut_stem(name: str) -> str:
+    return _STEM_UNSAFE.sub("-", Path(name).stem).strip("-.")[:120]
+
+
+def _safe_stem(name: str, used: set[str], public_name: Callable[[str], str] | None = None) -> str:
+    base = _stem_base(name, public_name)
     stem, n = base, 1
     while stem.lower() in used:
         n += 1
@@ -979,7 +991,7 @@ def _plan_tasks(
             state.report.unchanged += 1
             continue
         name = public_name(Path(source).name)
-        stem = _page_stem(entry, name, used)
+        stem = _page_stem(entry, name, used, public_name)
         out_dir = str(state.out_dir)
         task = _Task(
             sid, source, stem, out_dir, options, transform, source_mark, name, count_credentials
@@ -989,15 +1001,20 @@ def _plan_tasks(
     return tasks
 
 
-def _page_stem(entry: dict[str, Any] | None, name: str, used: set[str]) -> str:
+def _page_stem(
+    entry: dict[str, Any] | None,
+    name: str,
+    used: set[str],
+    public_name: Callable[[str], str] | None = None,
+) -> str:
     """The page's file name without ``.html``: the one it had while the file's public name
     still makes it (a secret or address redacted since moves the page: its old name was made
     from the text now redacted), else a new unused one."""
     old = entry.get("stem") if entry else None
-    base = _stem_base(name)
+    base = _stem_base(name, public_name)
     if isinstance(old, str) and re.fullmatch(rf"{re.escape(base)}(-[0-9]+)?", old):
         return old  # (never a path: the base is made of safe characters)
-    return _safe_stem(name, used)
+    return _safe_stem(name, used, public_name)
 
 
 def _worker_count(jobs: int | None, tasks: list[_Task], transform: Transform | None) -> int:

@@ -239,3 +239,69 @@ def test_the_card_says_images_go_out_with_their_metadata() -> None:
     sessions = {"sessions/a.jsonl": {"cuts": ["no_images"]}, "sessions/b.jsonl": {"cuts": []}}
     mixed = render_card("alice/s", [], sessions, RedactionPolicy(no_images=True)).decode("utf-8")
     assert IMAGES_LINE in mixed  # one session of the two kept its images
+
+
+# --- review: bombs in many chunks, names cut after the scrub, encoded homes in code -----------
+
+
+def test_many_zlib_bombs_in_one_png_are_judged_quickly() -> None:
+    """Each text chunk was allowed 4 MiB of inflating: a 0.4 MB image of 100 such bombs
+    took 15 s, in every redact, share and publish that met it."""
+    import time
+
+    bomb = zlib.compress(b"\nexif\n 1\n" + b"0" * (1 << 22), 9)
+    xmp_bomb = zlib.compress(b"GPSLatitude" * ((1 << 22) // 11), 9)
+    raws = _chunk(b"zTXt", b"Raw profile type exif\0\0" + bomb) * 100
+    xmps = _chunk(b"iTXt", b"XML:com.adobe.xmp\0\1\0\0\0" + xmp_bomb) * 100
+    for extra in (raws, xmps):
+        started = time.process_time()
+        assert not _carries_gps(_b64(png(extra=extra)))
+        assert time.process_time() - started < 2.0
+
+
+def test_a_location_in_a_drones_or_an_attributed_xmp_element_is_found() -> None:
+    for packet in (
+        b'<rdf:Description drone-dji:GpsLatitude="22.54" drone-dji:GpsLongitude="113.9"/>',
+        b'<exif:GPSLatitude rdf:parseType="Literal">48,51.29N</exif:GPSLatitude>',
+    ):
+        assert _carries_gps(_b64(_jpeg_xmp(packet))), packet
+
+
+def test_a_name_cut_after_the_scrub_is_scrubbed_again() -> None:
+    """A dataset path is cut to 150 bytes (a page name to 120 characters) after the user
+    name is taken out: a cut that ended "…-alicebob" at "…-alice" published the name, and
+    every publish after found the path "holding a secret" and committed again."""
+    from exporter.publish.hub_plan import repo_stem
+    from exporter.site import _stem_base
+
+    scrub = name_scrubber(RedactionPolicy(), {"HOME": "/home/alice", "USER": "alice"})
+    stem = repo_stem("x" * 144 + "-alicebob-notes.jsonl", scrub)
+    assert not stem.endswith("alice") and scrub(f"{stem}.jsonl") == f"{stem}.jsonl", stem
+    page = _stem_base(scrub("x" * 114 + "-alicebob.jsonl"), scrub)
+    assert not page.endswith("alice") and scrub(f"{page}.jsonl") == f"{page}.jsonl", page
+    same = "2026-12-08T00-54-00-117Z_01a25324-a4b4-76ad-944c-bdc04e163633"
+    assert repo_stem(f"{same}.jsonl", scrub) == same  # (names without it: as they were)
+
+
+def test_an_encoded_home_is_not_found_in_code_or_options() -> None:
+    """CSS's "card--home-max-width" and an option "--home-page-url" were taken for Pi's
+    encoded home of users max and page; two-letter names and Claude Code's dashes for "."
+    and "_" were not taken at all."""
+    from exporter.redact import RedactionReport, _PathPrivacy
+
+    def applied(user: str, text: str) -> str:
+        return _PathPrivacy([f"/home/{user}"], [user], RedactionReport()).apply(text)
+
+    assert applied("max", '<div class="card--home-max-width">') == (
+        '<div class="card--home-max-width">'
+    )
+    assert applied("page", "cli --home-page-url=x") == "cli --home-page-url=x"
+    assert applied("max", "sessions/--home-max-webapp--/a.jsonl") == (
+        "sessions/--home-<user>-webapp--/a.jsonl"
+    )
+    assert applied("li", "--home-li-webapp-- C--Users-li-proj") == (
+        "--home-<user>-webapp-- C--Users-<user>-proj"
+    )
+    assert applied("john_doe", "projects/-home-john-doe-webapp/") == (
+        "projects/-home-<user>-webapp/"
+    )

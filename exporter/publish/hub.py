@@ -205,9 +205,10 @@ def publish(req: PublishRequest, notify: Notify = lambda _: None) -> PublishResu
     sources = claim_paths(sources, remote, run.public_name, moved, id_mark, mark=run.marks.mark)
     for path in moved:  # said without the secret; the old path stays until --prune
         notify(
-            f"warning: {path}: the session was published at a path holding a secret this run "
-            "redacts (a --secret or sensitive value it was not given before, or one an earlier "
-            "version did not find): it goes up again at a path without it; the old file stays, "
+            f"warning: {path}: the session was published at a path holding a secret or your "
+            "user name, which this run redacts (a --secret or sensitive value it was not given "
+            "before, or what an earlier version did not find): it goes up again at a path "
+            "without it; the old file stays, "
             "left out of index.jsonl, manifest.json and the card, until --all --prune deletes it"
         )
     unchanged, todo = classify(sources, remote, run.key, run.marks.mark, run.deny_marks)

@@ -153,11 +153,23 @@ def repo_stem(name: str, public_name: Callable[[str], str]) -> str:
     ``.jsonl.gz``: the copy published is uncompressed): secrets out (``public_name``), and
     nothing a path cannot hold. Letters, digits and their marks of every script stay
     (``नमस्ते``, ``Привет``), as do ``.``, ``_`` and ``-``; any run of others is one ``-``."""
-    stem = unicodedata.normalize("NFC", _bare(public_name(name)))
+    stem = _path_part(public_name(name))
+    for _ in range(3):  # a cut may end a word it takes out (…-alicebob cut to …-alice):
+        # the cut name is made public again (else the user's name went up, and every run
+        # found the path "holding a secret" and committed again)
+        again = _path_part(public_name(f"{stem}.jsonl"))
+        if again == stem:
+            break
+        stem = again
+    return not_a_device_name(stem or "session")  # (a dataset is checked out on Windows too)
+
+
+def _path_part(name: str) -> str:
+    """``name`` without its extension, as a path can hold it, cut to ``_STEM_BYTES``."""
+    stem = unicodedata.normalize("NFC", _bare(name))
     kept = "".join(c if c.isalnum() or c in "._-" or _is_mark(c) else "\0" for c in stem)
     stem = re.sub("\0+", "-", kept).strip("-.")
-    stem = stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore").rstrip("-.")
-    return not_a_device_name(stem or "session")  # (a dataset is checked out on Windows too)
+    return stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore").rstrip("-.")
 
 
 def published_stems(name: str, public_name: Callable[[str], str]) -> set[str]:
