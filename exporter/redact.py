@@ -1930,9 +1930,12 @@ def _scrubbed_source_path(
     counted, and only when the output shows it: the counts are what the output holds
     (`redact` counted a home path it never wrote: one more than the file it wrote had)."""
 
-    def uncounted(text: str) -> str:
+    def redacted(text: str) -> str:
+        return redactor.text(text, None, (None, "path"), None)
+
+    def uncounted(text: str, redact: Callable[[str], str] = redacted) -> str:
         actions, counts, hits = dict(report.actions), dict(report.counts), len(report.hits)
-        done = redactor.text(text, None, (None, "path"), None)
+        done = redact(text)
         report.actions.clear()
         report.actions.update(actions)
         report.counts.clear()
@@ -1940,9 +1943,16 @@ def _scrubbed_source_path(
         del report.hits[hits:]
         return done
 
+    def named(text: str) -> str:  # as name_scrubber names the copies: "user", also
+        # between "_" ("badlogic_fix.jsonl" was shown beside its page user_fix.html)
+        text = redacted(text)
+        if redactor.privacy is None:
+            return text
+        return _without_user(redactor.privacy, text.replace("<user>", "user"))
+
     folder, name = os.path.split(path)
     redactor.place = _FILE_NAME
-    name = redactor.text(name, None, (None, "path"), None) if count_name else uncounted(name)
+    name = named(name) if count_name else uncounted(name, named)
     redactor.place = ""
     return os.path.join(uncounted(folder), name) if folder else name
 

@@ -1092,7 +1092,8 @@ def redact_command(
             echo_path(target)  # like `export`: the file written, on stdout
             if renamed:  # (the session's own name is not said: it holds the secret)
                 click.echo(
-                    "pi-session: the session's file name holds a secret, left out of the "
+                    "pi-session: the session's file name holds a secret (or your user "
+                    "name), left out of the "
                     f"copy's name: {path_for_terminal(target)}",
                     err=True,
                 )

@@ -305,3 +305,47 @@ def test_an_encoded_home_is_not_found_in_code_or_options() -> None:
     assert applied("john_doe", "projects/-home-john-doe-webapp/") == (
         "projects/-home-<user>-webapp/"
     )
+
+
+def test_a_session_moved_off_a_path_with_the_user_name_has_one_page(
+    tmp_path: Path, fake_hub: FakeHub, hub_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Published while its name was kept (as before 0.2.55; here: by another user, whose
+    name it is not), then again by its user: the session went up at its new path, and
+    html/ listed it twice (a page for the old copy too) until --prune."""
+    for name, value in {"HOME": "/home/bob", "USER": "bob", "LOGNAME": "bob"}.items():
+        monkeypatch.setenv(name, value)
+    named = tmp_path / "alice-notes.jsonl"
+    named.write_bytes(_session({"cwd": "/home/alice/acme"}, "hello"))
+    args = ["publish", "alice/sessions", str(named), "--endpoint", fake_hub.url, "-j", "1"]
+    args += ["--html", "--token", HUB_TOKEN]
+    before = CliRunner().invoke(cli, args)
+    assert before.exit_code == 0, before.output
+    for name, value in {**ALICE, "LOGNAME": "alice"}.items():
+        monkeypatch.setenv(name, value)
+    after = CliRunner().invoke(cli, args)
+    assert after.exit_code == 0, after.output
+    files = fake_hub.files("alice/sessions")
+    pages = sorted(p for p in files if p.startswith("html/sessions/"))
+    assert [p.rsplit("/", 1)[-1] for p in pages] == ["user-notes.html"], pages
+    assert "alice-notes" not in files["html/index.html"].decode()
+    assert "sessions/" in after.stderr and "your user name" in after.stderr
+
+
+def test_a_redacted_pages_footer_names_its_file_as_its_copies_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The footer's "from badlogic_fix-login.jsonl" kept the name ("_" is no word's end in
+    text) beside a page named user_fix-login.html; "<user>-notes.jsonl" beside user-notes."""
+    for name, value in {"HOME": "/home/badlogic", "USER": "badlogic"}.items():
+        monkeypatch.setenv(name, value)
+    for given, shown in (
+        ("badlogic_fix-login", "user_fix-login"),
+        ("badlogic-notes", "user-notes"),
+    ):
+        source = tmp_path / f"{given}.jsonl"
+        source.write_bytes(_session({"cwd": "/home/badlogic/x"}, "hello"))
+        page = tmp_path / f"{given}.html"
+        done = CliRunner().invoke(cli, ["export", str(source), "--redact", "-o", str(page)])
+        assert done.exit_code == 0, done.output
+        assert f"from <code>{shown}.jsonl</code>" in page.read_text(encoding="utf-8")

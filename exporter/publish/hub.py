@@ -652,10 +652,21 @@ def _sessions_beside_uploads(
     keeps: the unchanged ones here and those published from elsewhere."""
     names = _failed_names(run, failed)
     outside = _published_elsewhere(run.remote, sources, run.req.prune, failed, names, scope)
+    # a copy left at a path whose name holds what this run redacts (a secret, the user's
+    # name) went up again at a path without it: its page is not made twice (the old file
+    # stays, out of the index, until --prune)
+    outside = [path for path in outside if _name_kept(run.public_name, path)]
     kept = [s.repo_path for s in unchanged if s.path not in failed]
     # a denied session's published copy stays without --prune: so does its page
     denied = [d.repo_path for d in run.result.denied if d.published and not d.removed]
     return {*outside, *kept, *denied}
+
+
+def _name_kept(public_name: Callable[[str], str], path: str) -> bool:
+    """Whether the file name at dataset ``path`` is public as it is (``public_name``, a
+    redacted run's name scrubber, leaves it alone)."""
+    name = path.rsplit("/", 1)[-1]
+    return public_name(name) == name
 
 
 def _published_elsewhere(
