@@ -317,7 +317,8 @@ def test_a_page_counts_the_user_name_its_footer_hides(home: Home) -> None:
                    "--report", "copy.jsonl", env=env)  # fmt: skip
     assert page.code == 0 and copy.code == 0, page.stderr + copy.stderr
     html = (home.work / "p.html").read_text(encoding="utf-8")
-    assert "&lt;user&gt;-notes.jsonl" in html and "zebulon" not in html
+    # (named as its copies are, since 0.2.55: "user", as in user-notes.html)
+    assert "user-notes.jsonl" in html and "zebulon" not in html
     users_page = _summary(home.work / "page.jsonl")["actions"].get("user_names", 0)
     users_copy = _summary(home.work / "copy.jsonl")["actions"].get("user_names", 0)
     assert users_page == users_copy + 1
